@@ -234,6 +234,10 @@ end
 -- inside gpuplan.
 function M.entry(ctor, v)
   if type(v) ~= "table" or v._kind ~= nil then return v end
+  -- {} is neither an entry nor a list of ids (gp.infer's gpu = {...})
+  if next(v) == nil then
+    error(string.format("%s must be an id or a %s table (got an empty table)", ctor, ctor), 0)
+  end
   schema.si = true
   local val, e = schema.check(v, schema[ctor])
   schema.si = false

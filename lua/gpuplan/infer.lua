@@ -1151,7 +1151,7 @@ end
 -- that fit first, the priced by cost per token, then the rest by tokens/s
 -- per user; each id once, at most 64 (gpuplan.sweep.cards).
 function M.cards(a)
-  local ids = require("gpuplan.sweep").cards(a.gpu)
+  local ids = require("gpuplan.sweep").cards(a.gpu, "infer")
   local rows = {}
   for i, id in ipairs(ids) do
     local one = {}

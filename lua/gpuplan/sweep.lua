@@ -195,23 +195,25 @@ M.GPUS_MAX = 64
 
 -- The cards to search: one id or a list of ids, each once (a repeated id
 -- is the same search again: the first place is kept), at most GPUS_MAX.
-function M.cards(v)
+function M.cards(v, who)
+  -- who: the function whose gpu this is (gp.infer's list said "sweep:")
+  who = who or "sweep"
   local list = type(v) == "table" and v or { v }
   local out, seen = {}, {}
   for i = 1, #list do
     local id = list[i]
     if type(id) ~= "string" or not id:match("%S") then
-      fail("sweep: gpu[%d] must be a GPU id (got %s)", i, args.shown(id))
+      fail("%s: gpu[%d] must be a GPU id (got %s)", who, i, args.shown(id))
     end
     if not seen[id] then
       seen[id] = true
       out[#out + 1] = id
       if #out > M.GPUS_MAX then
-        fail("sweep: gpu: at most %d different cards in one search", M.GPUS_MAX)
+        fail("%s: gpu: at most %d different cards in one search", who, M.GPUS_MAX)
       end
     end
   end
-  if #out == 0 then fail("sweep: gpu must name at least one GPU id") end
+  if #out == 0 then fail("%s: gpu must name at least one GPU id", who) end
   return out
 end
 

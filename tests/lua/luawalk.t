@@ -218,4 +218,11 @@ check(function() gp.sweep { model = "llama3-8b", gpu = H, gpus = 8, progress = f
 check(function() gp.sweep { model = "llama3-8b", gpu = H, gpus = 8, progress = false, policy = function() return -math.huge end } end, "sweep: policy must return a finite number or nil (got -inf)", "sweep: a policy's -inf score")
 check(function() gp.sweep { model = "llama3-8b", gpu = H, gpus = 8, progress = false, policy = function() return 0 / 0 end } end, "sweep: policy must return a finite number or nil (got nan)", "sweep: a policy's NaN score, spelt one way")
 
+-- 17. gp.infer's list of cards named the wrong function ("sweep: gpu[2]
+-- must be a GPU id"), and gpu = {} (an empty list) was read as a card
+-- entry ("gpu 'nil': no achievable fractions").
+check(function() gp.infer { model = "llama3-8b", gpu = { H, 5 } } end, "infer: gpu[2] must be a GPU id (got 5)", "infer: a list's bad card names infer")
+check(function() gp.infer { model = "llama3-8b", gpu = {} } end, "gpu must be an id or a gpu table (got an empty table)", "infer: gpu = {}")
+check(function() gp.train { model = "llama3-8b", gpu = {}, gpus = 8 } end, "gpu must be an id or a gpu table (got an empty table)", "train: gpu = {}")
+
 t.done_testing()
