@@ -32,6 +32,13 @@ local function default_fmt(v)
     return string.format("%.4g", v)
   end
   if type(v) == "boolean" then return v and "yes" or "no" end
+  -- a table as JSON: its address ("table: 0x55...") differed every run
+  -- and said nothing (a train result's memory, parts ...)
+  if type(v) == "table" then
+    local ok, s = pcall(M.json, v)
+    return ok and s or "a table"
+  end
+  if type(v) ~= "string" then return "a " .. type(v) end
   return tostring(v)
 end
 
@@ -88,9 +95,16 @@ local function columns_of(rows, opts)
     end
     return cols
   end
+  -- the first row's keys; of a table (text, markdown, CSV) those of
+  -- plain values: a nested table (a result's memory, parts, ops) or a
+  -- function is no column (JSON keeps every key)
+  local json = opts.format == "json"
   local keys = {}
-  for k in pairs(rows[1] or {}) do
-    if type(k) == "string" and k:sub(1, 1) ~= "_" then keys[#keys + 1] = k end
+  for k, v in pairs(rows[1] or {}) do
+    if type(k) == "string" and k:sub(1, 1) ~= "_" and (json or (type(v) ~= "table"
+       and type(v) ~= "function" and type(v) ~= "userdata")) then
+      keys[#keys + 1] = k
+    end
   end
   table.sort(keys)
   local cols = {}

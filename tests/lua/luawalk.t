@@ -225,4 +225,17 @@ check(function() gp.infer { model = "llama3-8b", gpu = { H, 5 } } end, "infer: g
 check(function() gp.infer { model = "llama3-8b", gpu = {} } end, "gpu must be an id or a gpu table (got an empty table)", "infer: gpu = {}")
 check(function() gp.train { model = "llama3-8b", gpu = {}, gpus = 8 } end, "gpu must be an id or a gpu table (got an empty table)", "train: gpu = {}")
 
+-- 18. gp.render of a result (a train step, its memory and parts nested)
+-- printed each nested table as its address ("table: 0x55..."), which
+-- differs every run: the default columns of a table are its plain
+-- values, and a table asked for by its key prints as JSON.
+do
+  local r = gp.train { model = "llama3-8b", gpu = H, gpus = 8 }
+  local a = gp.render({ r }, { format = "csv" })
+  t.ok(not a:find("table: 0x", 1, true), "render: no table address in a result's CSV")
+  t.is(a, gp.render({ r }, { format = "csv" }), "... the same text every time")
+  t.ok(a:find("step_s", 1, true) ~= nil, "... and its plain fields are columns")
+  t.is(gp.render({ { a = 1, t = { x = 1 } } }, { columns = { "a", "t" }, format = "csv" }), "a,t\n1,\"{\"\"x\"\":1}\"\n", "render: a nested table asked for prints as JSON")
+end
+
 t.done_testing()
