@@ -896,7 +896,16 @@ local function search_card(a, job, space, counts, policy, gi, gid,
     local f = a.progress
     if f == true then f = M.progress_bar()
     elseif type(f) ~= "function" then fail("sweep: progress must be true, false or a function") end
-    if f then sp.progress = function(done, total) f(done, total, gid) end end
+    -- a script's own function's error is named as the where and policy
+    -- functions' are ("sweep: pg" lost the function and its line)
+    local user = a.progress ~= true
+    if f then
+      sp.progress = function(done, total)
+        if user then calling = "progress function" end
+        f(done, total, gid)
+        calling = nil
+      end
+    end
   end
   local ok, r = pcall(core().sweep, s.model, s.device, s.topo, s.cfg, sp)
   if not ok then

@@ -238,4 +238,14 @@ do
   t.is(gp.render({ { a = 1, t = { x = 1 } } }, { columns = { "a", "t" }, format = "csv" }), "a,t\n1,\"{\"\"x\"\":1}\"\n", "render: a nested table asked for prints as JSON")
 end
 
+-- 19. An error in gp.sweep's progress function was "sweep: pg": neither
+-- that it came from the script's function nor its line, where the where
+-- and policy functions' errors say both.
+do
+  local line
+  check(function() gp.sweep { model = "llama3-8b", gpu = H, gpus = 8, progress = function() line = debug.getinfo(1, "l").currentline; error("pg") end } end, "sweep: error in the progress function: ", "sweep: a progress function's error is named as the script's")
+  local ok, e = pcall(gp.sweep, { model = "llama3-8b", gpu = H, gpus = 8, progress = function() line = debug.getinfo(1, "l").currentline; error("pg") end })
+  t.ok(not ok and tostring(e):find(me .. ":" .. tostring(line) .. ": pg", 1, true) ~= nil, "... with its own line")
+end
+
 t.done_testing()
