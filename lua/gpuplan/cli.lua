@@ -177,7 +177,9 @@ end
 -- helper every error path goes through.
 local function classify(e)
   local oneline = require("gpuplan.units").oneline
-  if type(e) == "table" and not (getmetatable(e) or {}).__tostring then
+  -- cli.usage / cli.fail (whose __tostring is for a script's pcall),
+  -- or a table without one: its code from its fields
+  if type(e) == "table" and (getmetatable(e) == ERROR or not (getmetatable(e) or {}).__tostring) then
     return oneline(describe(e)), e.usage and 2 or 1
   end
   local s = describe(e)
