@@ -203,9 +203,22 @@ local function flags_named(e, name)
   local options = require("gpuplan.options")
   local fn = options.FUNCTION[name]:match("^gp%.(.+)$")
   local function flags(cmd, msg)
+    -- A catalog lookup's "unknown gpu 'x'" named neither the command nor
+    -- the option it read (train, fit, plan and infer said "gpuplan:
+    -- unknown gpu 'dgx-h100'" where comm said "comm: --gpu: ..."): the
+    -- id came from --gpu or --system, the command's own flags.
+    local head = msg:match("^[%w_]+: ") or ""
+    local kind = msg:match("^unknown (%a+) '", #head + 1)
+    if (kind == "gpu" or kind == "system") and options.takes(cmd, kind, "cli") then
+      msg = head .. "--" .. kind .. ": " .. msg:sub(#head + 1)
+    end
     msg = options.flags_named(cmd, msg)
     if fn ~= cmd and msg:sub(1, #fn + 2) == fn .. ": " then
       msg = cmd .. ": " .. msg:sub(#fn + 3)
+    end
+    -- The catalog's lookup names no command either: it is this one's.
+    if msg:match("^%-%-%a+: unknown ") or msg:match("^unknown model '") then
+      msg = cmd .. ": " .. msg
     end
     return msg
   end

@@ -49,6 +49,9 @@ function C.run(opts, args)
   -- decode step roofline places).  Said as roofline's, by its flags.
   local function own(e)
     e = clean(e)
+    -- the catalog's "unknown gpu 'x'" named neither the command nor --gpu
+    if type(e) == "string" and e:match("^unknown gpu '") then return "roofline: --gpu: " .. e end
+    if type(e) == "string" and e:match("^unknown model '") then return "roofline: --model: " .. e end
     if type(e) ~= "string" or not e:match("^infer: ") then return e end
     e = e:gsub(" %+ output 1 tokens exceed", " tokens and the decoded one exceed")
     e = require("gpuplan.options").flags_named("infer", e)

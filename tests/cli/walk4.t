@@ -1,0 +1,28 @@
+# What a fourth new-user walk found: each input said the wrong thing,
+# nothing, or something a reader could not act on.  One block a fix.
+use strict;
+use warnings;
+use Test::More;
+require './tests/cli/lib.pl';
+
+my ($c, $o, $e);
+
+# 1. A catalog lookup's refusal named neither the command nor the flag:
+# train, fit, plan and infer said "gpuplan: unknown gpu 'x'", where comm
+# said "comm: --gpu: unknown gpu 'x'".
+for my $cmd (['train', 'llama3-8b', '--gpus', '8'], ['fit', 'llama3-8b'], ['plan', 'llama3-8b'],
+             ['infer', 'llama3-8b'], ['rl', 'qwen2.5-7b'], ['roofline']) {
+    my ($name, @rest) = @$cmd;
+    ($c, $o, $e) = run_gp($name, @rest, '--gpu', 'no-such-card');
+    is($c, 1, "$name --gpu no-such-card: exit 1");
+    like($e, qr/^gpuplan: \Q$name\E: --gpu: unknown gpu 'no-such-card' \(see 'gpuplan catalog list gpus'\)$/m,
+         "$name: names the command and --gpu") or diag $e;
+}
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--system', 'no-such-node');
+like($e, qr/^gpuplan: train: --system: unknown system 'no-such-node'/m, 'train --system: names it') or diag $e;
+($c, $o, $e) = run_gp('fit', 'no-such-model', '--gpu', 'h100-sxm');
+like($e, qr/^gpuplan: fit: unknown model 'no-such-model'/m, 'fit MODEL: names the command') or diag $e;
+($c, $o, $e) = run_gp('roofline', '--gpu', 'h100-sxm', '--model', 'no-such-model');
+like($e, qr/^gpuplan: roofline: --model: unknown model 'no-such-model'/m, 'roofline --model: names it') or diag $e;
+
+done_testing();
