@@ -220,6 +220,24 @@ function methods.get(cat, kind, id)
   local s = suggest(tbl, tostring(id))
   local hint = #s > 0 and (" (did you mean " .. table.concat(s, ", ") .. "?)")
     or string.format(" (see 'gpuplan catalog list %s')", kind)
+  -- An id of another table (a system where a gpu goes, --gpu dgx-h100; a
+  -- card as the model) or a list where one id goes (train --gpu a,b) was
+  -- "unknown gpu 'dgx-h100' (see ...)", as if the id were misspelt.
+  local others = {}
+  for k in pairs(singular) do others[#others + 1] = k end
+  table.sort(others)
+  for _, k in ipairs(others) do
+    if k ~= kind and type(cat[k]) == "table" and rawget(cat[k], id) ~= nil then
+      local function a(w) return (w:match("^[aeiou]") and "an " or "a ") .. w end
+      hint = string.format(": that is %s, not %s (see 'gpuplan catalog list %s')",
+        a(singular[k]), a(singular[kind]), kind)
+      break
+    end
+  end
+  if type(id) == "string" and id:find(",", 1, true) and #s > 0 then
+    hint = string.format(": one %s here, not a list (plan and infer compare several)",
+      singular[kind])
+  end
   error(string.format("unknown %s '%s'%s", singular[kind],
     require("gpuplan.units").oneline(tostring(id)), hint), 0)
 end

@@ -25,4 +25,24 @@ like($e, qr/^gpuplan: fit: unknown model 'no-such-model'/m, 'fit MODEL: names th
 ($c, $o, $e) = run_gp('roofline', '--gpu', 'h100-sxm', '--model', 'no-such-model');
 like($e, qr/^gpuplan: roofline: --model: unknown model 'no-such-model'/m, 'roofline --model: names it') or diag $e;
 
+# 2. An id of another catalog table, or a list where one id goes, was
+# refused as a misspelling ("unknown gpu 'dgx-h100' (see ...)"): it says
+# what the id is.
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'dgx-h100', '--gpus', '8');
+like($e, qr/^gpuplan: train: --gpu: unknown gpu 'dgx-h100': that is a system, not a gpu/m,
+     'a system given as --gpu') or diag $e;
+($c, $o, $e) = run_gp('fit', 'h100-sxm', '--gpu', 'llama3-8b');
+like($e, qr/^gpuplan: fit: unknown model 'h100-sxm': that is a gpu, not a model/m,
+     'a card given as the model') or diag $e;
+($c, $o, $e) = run_gp('fit', 'llama3-8b', '--gpu', 'hopper');
+like($e, qr/unknown gpu 'hopper': that is an arch, not a gpu/, 'an arch, with its article') or diag $e;
+($c, $o, $e) = run_gp('comm', '--system', 'h100-sxm');
+like($e, qr/^gpuplan: comm: --system: unknown system 'h100-sxm': that is a gpu, not a system/m,
+     'a card given as --system') or diag $e;
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm,a100-sxm-80gb', '--gpus', '8');
+like($e, qr/^gpuplan: train: --gpu: unknown gpu 'h100-sxm,a100-sxm-80gb': one gpu here, not a list \(plan and infer compare several\)$/m,
+     'a list of cards where one goes') or diag $e;
+($c, $o, $e) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxmm');
+like($e, qr/unknown gpu 'h100-sxmm' \(did you mean .*h100-sxm/, 'a misspelling still gets suggestions') or diag $e;
+
 done_testing();
