@@ -76,7 +76,21 @@ function M.output_problem(path, ext)
       ext:upper(), ext)
   end
   local mode = lfs.symlinkattributes(path, "mode")
-  if mode == nil or mode == "file" then return nil end
+  if mode == nil then
+    -- A new file in a directory that is not there failed only when
+    -- written, after the command had printed its table (comm --svg,
+    -- infer --sweep-batch --svg): the directory is checked here.
+    local dir = path:match("^(.*)/[^/]*$")
+    if dir == "" then dir = "/" end
+    local dmode = dir and lfs.attributes(dir, "mode")
+    if dir and dmode == nil then
+      return string.format("its directory '%s' does not exist", dir)
+    elseif dir and dmode ~= "directory" then
+      return string.format("'%s' is not a directory", dir)
+    end
+    return nil
+  end
+  if mode == "file" then return nil end
   if mode == "link" then
     return "it is a symbolic link (output files replace a regular file and never "
       .. "write through a link; give the link's target)"

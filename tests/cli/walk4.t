@@ -45,4 +45,19 @@ like($e, qr/^gpuplan: train: --gpu: unknown gpu 'h100-sxm,a100-sxm-80gb': one gp
 ($c, $o, $e) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxmm');
 like($e, qr/unknown gpu 'h100-sxmm' \(did you mean .*h100-sxm/, 'a misspelling still gets suggestions') or diag $e;
 
+# 3. An output file in a directory that does not exist failed only when
+# written: comm --svg and infer --sweep-batch --svg printed their whole
+# table, then exited 1.  Now refused before anything prints.
+for my $cmd (['comm', '--gpu', 'h100-sxm', '--gpus', '8'],
+             ['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--sweep-batch'],
+             ['roofline', '--gpu', 'h100-sxm']) {
+    ($c, $o, $e) = run_gp(@$cmd, '--svg', 'no-such-dir-w4/x.svg');
+    is($c, 1, "$cmd->[0] --svg into a missing directory: exit 1");
+    is($o, '', "$cmd->[0]: nothing printed before the refusal");
+    like($e, qr/^gpuplan: cannot write 'no-such-dir-w4\/x.svg': its directory 'no-such-dir-w4' does not exist$/m,
+         "$cmd->[0]: names the directory") or diag $e;
+}
+($c, $o, $e) = run_gp('comm', '--gpu', 'h100-sxm', '--gpus', '8', '--svg', 'README.md/x.svg');
+like($e, qr/'README.md' is not a directory/, 'a file where the directory goes') or diag $e;
+
 done_testing();
