@@ -63,6 +63,21 @@ function M.read(path, kind)
   return text
 end
 
+-- The decoder's message for text that is not JSON, as "PATH:LINE:
+-- invalid JSON: ... at column C": lua-cjson counts "at character N" from
+-- the start of the whole text, which a reader of a many-line case file
+-- cannot find.
+function M.json_error(path, text, msg)
+  msg = tostring(msg):match("^[^\n]*")
+  local n = tonumber(msg:match(" at character (%d+)$"))
+  if not n then return string.format("%s: invalid JSON: %s", path, msg) end
+  local before = text:sub(1, n - 1)
+  local line = select(2, before:gsub("\n", "")) + 1
+  local col = n - (before:match(".*()\n") or 0)
+  return string.format("%s:%d: invalid JSON: %s at column %d", path, line,
+    msg:gsub(" at character %d+$", ""), col)
+end
+
 -- Why path cannot be an output file, or nil: the checks outfile_write
 -- makes, run before any work so a command fails before it prints.
 -- ext (optional): the extension the file is written as ("svg"); a name

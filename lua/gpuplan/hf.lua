@@ -134,7 +134,8 @@ local function read_json(path)
   -- decoder's errors.
   local ok, v = pcall(cjson.decode, text)
   if not ok then
-    fail(path, "invalid JSON: %s", (tostring(v):match("^[^\n]*"):gsub("^.-: ", "")))
+    error(require("gpuplan.units").oneline(require("gpuplan.files").json_error(path, text,
+      (tostring(v):match("^[^\n]*"):gsub("^.-: ", "")))), 0)
   end
   return v
 end

@@ -522,7 +522,7 @@ local function read(path, seen)
   -- decoder's errors.
   local ok, data = pcall(cjson.decode, text_)
   if not ok then
-    error(string.format("%s: invalid JSON: %s", path, tostring(data):match("^[^\n]*")), 0)
+    error(require("gpuplan.files").json_error(path, text_, data), 0)
   end
   -- cjson decodes [] and {} alike: ask the text.
   if type(data) ~= "table" or not text_:match("^%s*%[") then

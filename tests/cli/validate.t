@@ -23,7 +23,7 @@ is($c, 0, 'no case file: the shipped cases');
 like($o, qr/^collective\s+105\s+105\s/m, 'all 105 collective cases of validation/cases.json');
 ($c, $o, $e) = run_gp('validate', 'tests/fixtures/validation/bad_json.json');
 is($c, 1, 'bad JSON exits 1');
-like($e, qr/^gpuplan: tests\/fixtures\/validation\/bad_json.json: invalid JSON/, 'bad JSON names the file');
+like($e, qr/^gpuplan: tests\/fixtures\/validation\/bad_json.json:2: invalid JSON: .* at column 1$/m, 'bad JSON names the file and line');
 ($c, $o, $e) = run_gp('validate', 'tests/fixtures/validation/mini.json', '--kind', 'bogus');
 is($c, 2, 'bad --kind is a usage error');
 

@@ -4,6 +4,7 @@ use strict;
 use warnings;
 use Test::More;
 require './tests/cli/lib.pl';
+use File::Temp ();
 
 my ($c, $o, $e);
 
@@ -59,5 +60,17 @@ for my $cmd (['comm', '--gpu', 'h100-sxm', '--gpus', '8'],
 }
 ($c, $o, $e) = run_gp('comm', '--gpu', 'h100-sxm', '--gpus', '8', '--svg', 'README.md/x.svg');
 like($e, qr/'README.md' is not a directory/, 'a file where the directory goes') or diag $e;
+
+# 4. A case file (or config.json) that is not JSON was placed by the
+# decoder's "at character 58", an offset into the whole text: now
+# FILE:LINE and the column.  The broken pair is on line 5, from column 8.
+{
+    my $dir = File::Temp::tempdir(CLEANUP => 1);
+    write_file("$dir/cases.json", qq([\n{"id": "x",\n "kind": "train",\n "model": "llama3-8b",\n"oops" "a"}]\n));
+    ($c, $o, $e) = run_gp('validate', "$dir/cases.json");
+    is($c, 1, 'validate a broken case file: exit 1');
+    like($e, qr/^gpuplan: \Q$dir\E\/cases.json:5: invalid JSON: Expected colon but found T_STRING at column 8$/m,
+         'names file:line and the column') or diag $e;
+}
 
 done_testing();

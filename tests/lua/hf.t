@@ -194,7 +194,8 @@ local broken = {
     .. "disagree" },
   { "bad-top-k.json", "num_experts_per_tok 10 exceeds the expert count 8" },
   { "bad-mla.json", "missing field 'qk_nope_head_dim'" },
-  { "bad-syntax.json", "bad%-syntax%.json: invalid JSON" },
+  -- file:line and the column, not the offset in the whole text
+  { "bad-syntax.json", "bad%-syntax%.json:5: invalid JSON: Expected object key string but found T_OBJ_END at column 1" },
   { "bad-type.json", "hidden_size must be an integer in 1%.%.16777216 %(got '4096'%)" },
   { "bad-dtype.json", "torch_dtype 'float64' is not one of" },
   { "bad-encdec.json", "bad%-encdec%.json: model_type 'bart' is an "

@@ -9,7 +9,7 @@ t.is(cases[1].notes, nil, "JSON null becomes nil")
 t.raises(function() v.read("tests/fixtures/validation/bad_case.json") end,
   "bad_case.json: case 'x': 'measured' needs a metric and a numeric value", "incomplete case named", true)
 t.raises(function() v.read("tests/fixtures/validation/bad_json.json") end,
-  "bad_json.json: invalid JSON", "bad JSON named", true)
+  "bad_json.json:2: invalid JSON: Expected object key string but found T_END at column 1", "bad JSON named by file:line", true)
 t.raises(function() v.read("tests/fixtures/validation/none.json") end,
   "cannot open case file", "missing file named", true)
 
@@ -38,7 +38,7 @@ t.ok(row.predicted == nil and row.reason ~= nil, "unpredicted case has a reason"
 -- Numbers JSON does not have, and shapes that are not a case list.
 local V = "tests/fixtures/validation/"
 t.raises(function() v.read(V .. "nan_value.json") end,
-  "nan_value.json: invalid JSON", "NaN is not JSON", true)
+  "nan_value.json:1: invalid JSON: Expected value but found invalid token at column 84", "NaN is not JSON: file:line and column", true)
 t.raises(function() v.read(V .. "inf_value.json") end,
   "inf_value.json: case 'inf-value': measured value must be a positive finite number",
   "1e999 overflows to infinity: refused", true)
