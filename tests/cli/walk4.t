@@ -73,4 +73,18 @@ like($e, qr/'README.md' is not a directory/, 'a file where the directory goes') 
          'names file:line and the column') or diag $e;
 }
 
+# 5. catalog check and catalog --explain print sentences; a --format json
+# there printed the text with exit 0, as if honoured (validate --explain
+# already refuses it).
+for my $args (['check', 'catalog', '--format', 'json'], ['--explain', 'h100-sxm', '--format', 'csv'],
+              ['show', 'h100-sxm', '--explain', '--format', 'json']) {
+    ($c, $o, $e) = run_gp('catalog', @$args);
+    is($c, 2, "catalog @$args: a usage error");
+    is($o, '', "catalog @$args: no text on stdout");
+    like($e, qr/^gpuplan: catalog: (check|--explain) prints a sentence a line; it takes no --format \(list and show do\)$/m,
+         "catalog @$args: says why") or diag $e;
+}
+($c, $o, $e) = run_gp('catalog', 'check', 'catalog', '--format', 'text');
+is($c, 0, 'catalog check --format text: the default, still taken') or diag $e;
+
 done_testing();

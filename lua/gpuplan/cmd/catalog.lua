@@ -214,6 +214,12 @@ function C.run(opts, args)
   if opts.explain and (sub == "list" or sub == "check") then
     error(cli.usage("catalog: --explain goes with an ID (catalog --explain ID, catalog show ID --explain)"), 0)
   end
+  -- check and --explain print sentences, not rows: a --format json there
+  -- printed text, as if the format had been honoured.
+  if opts.format and opts.format ~= "text" and (sub == "check" or opts.explain) then
+    error(cli.usage(string.format("catalog: %s prints a sentence a line; it takes no --format "
+      .. "(list and show do)", opts.explain and "--explain" or "check")), 0)
+  end
   if opts.explain and sub ~= "show" then
     at_most(1)
     local id = sub
