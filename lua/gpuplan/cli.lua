@@ -84,10 +84,17 @@ function M.parse(cmdname, spec, argv, first, hint)
   local opts, args = {}, {}
   local i = first or 1
   local only_args = false
+  -- The arguments that came right after a flag (--sweep-batch 1,8): a
+  -- value given to an option that takes none, which a command refusing
+  -- its extra argument names (dispatch).
+  local after_flag, flag = {}, nil
   while i <= #argv do
     local a = argv[i]
+    local prev_flag = flag
+    flag = nil
     if only_args or a == "-" or a:sub(1, 1) ~= "-" then
       args[#args + 1] = a
+      if prev_flag and not only_args then after_flag[#after_flag + 1] = { a, prev_flag } end
     elseif a == "--" then
       only_args = true
     elseif a == "-h" or a == "--help" then
@@ -113,6 +120,7 @@ function M.parse(cmdname, spec, argv, first, hint)
       if ty == "flag" then
         if value then error(M.usage(string.format("%s: option '--%s' takes no value", cmdname, name)), 0) end
         opts[key] = on
+        flag = a
       else
         if not value then
           i = i + 1
@@ -158,7 +166,7 @@ function M.parse(cmdname, spec, argv, first, hint)
     end
     i = i + 1
   end
-  return opts, args
+  return opts, args, after_flag
 end
 
 -- The text of an error value: strings as they are, objects with
@@ -401,8 +409,22 @@ local function dispatch(argv)
   if not mod then
     error(M.usage(string.format("unknown command '%s' (see 'gpuplan --help')", name)), 0)
   end
-  local ok, opts, args = pcall(M.parse, name, mod.options or {}, argv, 2, mod.hint)
+  local ok, opts, args, after_flag = pcall(M.parse, name, mod.options or {}, argv, 2, mod.hint)
   if not ok then return report_error(opts, mod.usage, name) end
+  -- A usage error over the arguments ("infer: one MODEL at a time") when
+  -- one of them followed a flag: "--sweep-batch 1,8" gave a value to an
+  -- option that takes none, which the message did not say.
+  local function with_flag_value(e)
+    local last = after_flag[#after_flag]
+    if last and last[1] == args[#args] and type(e) == "table" and e.usage
+       and type(e.msg) == "string" and (e.msg:find("MODEL", 1, true) or e.msg:find("argument")) then
+      local t = {}
+      for k, v in pairs(e) do t[k] = v end
+      t.msg = string.format("%s ('%s' follows %s, which takes no value)", e.msg, last[1], last[2])
+      return setmetatable(t, getmetatable(e))
+    end
+    return e
+  end
   if opts.help then
     io.stdout:write(mod.usage or ("usage: gpuplan " .. name), "\n")
     return 0
@@ -431,7 +453,7 @@ local function dispatch(argv)
   end, opts, args)
   if not rok then
     if options.FUNCTION[name] then res = flags_named(res, name) end
-    return report_error(res, mod.usage, name)
+    return report_error(with_flag_value(res), mod.usage, name)
   end
   return exit_status(res, "command '" .. name .. "'")
 end

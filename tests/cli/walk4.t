@@ -87,4 +87,21 @@ for my $args (['check', 'catalog', '--format', 'json'], ['--explain', 'h100-sxm'
 ($c, $o, $e) = run_gp('catalog', 'check', 'catalog', '--format', 'text');
 is($c, 0, 'catalog check --format text: the default, still taken') or diag $e;
 
+# 6. A value given to a flag that takes none ("--sweep-batch 1,8") became
+# a second argument, refused as "infer: one MODEL at a time": the message
+# did not say where the extra argument came from.
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--sweep-batch', '1,8');
+is($c, 2, 'infer --sweep-batch 1,8: a usage error');
+like($e, qr/^gpuplan: infer: one MODEL at a time \('1,8' follows --sweep-batch, which takes no value\)$/m,
+     'names the value and the flag') or diag $e;
+($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--per-card', '8');
+like($e, qr/^gpuplan: plan: expected one MODEL id \('8' follows --per-card, which takes no value\)$/m,
+     'plan --per-card 8') or diag $e;
+# not said where the extra argument did not follow a flag
+($c, $o, $e) = run_gp('train', '--no-flash', 'llama3-8b', 'extra', '--gpu', 'h100-sxm');
+like($e, qr/^gpuplan: train: expected one MODEL id$/m, 'an extra word after the model: as before') or diag $e;
+# nor on another usage error: the model after a flag is the model
+($c, $o, $e) = run_gp('train', '--no-flash', 'llama3-8b', '--gpus', '8');
+like($e, qr/^gpuplan: train: --gpu ID is required$/m, 'the model after --no-flash is no stray value') or diag $e;
+
 done_testing();
