@@ -104,4 +104,15 @@ like($e, qr/^gpuplan: train: expected one MODEL id$/m, 'an extra word after the 
 ($c, $o, $e) = run_gp('train', '--no-flash', 'llama3-8b', '--gpus', '8');
 like($e, qr/^gpuplan: train: --gpu ID is required$/m, 'the model after --no-flash is no stray value') or diag $e;
 
+# 7. plan --format csv with no layout that fits printed the text title
+# and "no layout fits" on stdout: not a CSV.  Now the header alone, the
+# reason on stderr.  (70B pre-training on one 24 GB L4 cannot fit.)
+($c, $o, $e) = run_gp('plan', 'llama3-70b', '--gpu', 'l4', '--gpus', '1', '--format', 'csv');
+is($c, 0, 'plan csv, nothing fits: answers');
+is($o, "gpu,gpus,layout,step_s,step_s_lo,step_s_hi,mfu,days,days_lo,days_hi,cost,cost_lo,cost_hi,currency,mem_gib\n",
+   'the CSV header alone, as with rows') or diag $o;
+like($e, qr/^gpuplan: note: plan: no layout fits$/m, 'the reason on stderr') or diag $e;
+($c, $o, $e) = run_gp('plan', 'llama3-70b', '--gpu', 'l4', '--gpus', '1');
+like($o, qr/^no layout fits$/m, 'text: still said on stdout');
+
 done_testing();

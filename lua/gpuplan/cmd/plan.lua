@@ -593,12 +593,17 @@ function C.show(r, job, head, format, top)
   local title = string.format("%s: best layouts by %s%s%s", head.model, head.policy,
     head.deadline and (", deadline " .. head.deadline) or "",
     head.budget and (", budget " .. head.budget) or "")
-  if #shown == 0 then
+  if #shown == 0 and format == "csv" then
+    -- A CSV stays a table a spreadsheet opens: its header without rows,
+    -- the reason on stderr (it printed the title and the reason as text).
+    io.stderr:write("gpuplan: note: plan: ", C.none_reason(r, head), "\n")
+  elseif #shown == 0 then
     -- Nothing within a deadline or budget said nothing of how far the
     -- nearest layout is: --per-card shows each card's best and by how
     -- much it misses.
     io.write(title, "\n", C.none_reason(r, head), "\n")
-  else
+  end
+  if #shown > 0 or format == "csv" then
     -- The 80% ranges (gpuplan.ranges): beside the value in a table, as
     -- columns of their own in a CSV.
     local csv = format == "csv"
