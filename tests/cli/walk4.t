@@ -115,4 +115,17 @@ like($e, qr/^gpuplan: note: plan: no layout fits$/m, 'the reason on stderr') or 
 ($c, $o, $e) = run_gp('plan', 'llama3-70b', '--gpu', 'l4', '--gpus', '1');
 like($o, qr/^no layout fits$/m, 'text: still said on stdout');
 
+# 8. infer --sweep-batch and --target on a card the model does not fit
+# printed the text "does not fit: ..." line under --format csv and json.
+# Llama 3 70B in bf16 (141 GB of weights) on one 80 GB H100 cannot fit.
+for my $x (['--sweep-batch'], ['--target', '1000']) {
+    ($c, $o, $e) = run_gp('infer', 'llama3-70b', '--gpu', 'h100-sxm', @$x, '--format', 'csv');
+    is($c, 0, "infer @$x csv, not fitting: an answer");
+    like($o, qr/\Afits,why\nno,"needs 144\.55 GB per GPU .*"\n\z/s, "infer @$x csv: one record, fits and why") or diag $o;
+    ($c, $o, $e) = run_gp('infer', 'llama3-70b', '--gpu', 'h100-sxm', @$x, '--format', 'json');
+    like($o, qr/\A\{"fits":false,"why":"needs 144\.55 GB per GPU [^"]*"\}\n\z/, "infer @$x json: one object") or diag $o;
+    ($c, $o, $e) = run_gp('infer', 'llama3-70b', '--gpu', 'h100-sxm', @$x);
+    like($o, qr/^does not fit: needs 144\.55 GB/, "infer @$x text: as before");
+}
+
 done_testing();

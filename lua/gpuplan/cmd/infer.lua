@@ -282,6 +282,22 @@ local function checked(opts, args)
   return a, moe
 end
 
+-- A deployment that does not fit, in the format asked (--sweep-batch,
+-- --target): text says so; a CSV or JSON is one record {fits, why}, as
+-- the replica's own CSV and JSON carry them (both printed the text line,
+-- which neither a spreadsheet nor a JSON reader takes).
+local function unfit(opts, why)
+  local f = opts.format or "text"
+  if f == "json" then
+    io.stdout:write(report.json({ fits = false, why = why }), "\n")
+  elseif f == "csv" then
+    report.print({ { fits = "no", why = why } },
+                 { format = "csv", columns = { { key = "fits" }, { key = "why" } } })
+  else
+    io.stdout:write(report.does_not_fit(why))
+  end
+end
+
 -- --sweep-batch: throughput against latency over doubling batches, and
 -- its plot.
 local function sweep_batch(opts, a)
@@ -295,8 +311,8 @@ local function sweep_batch(opts, a)
   if not top.fits then
     -- no curve to plot: said, where --svg FILE was asked for and is not
     -- written (before, it was left out in silence)
-    io.stdout:write(report.does_not_fit(tostring(top.why) .. (opts.svg and
-      ("; no curve, so nothing written to " .. opts.svg) or "")))
+    unfit(opts, tostring(top.why) .. (opts.svg and
+      ("; no curve, so nothing written to " .. opts.svg) or ""))
     return 0
   end
   report.print(rows, {
@@ -396,7 +412,7 @@ local function dense_target(opts, a)
   local okf, one = pcall(infer.infer, a)
   if not okf then error(clean(one), 0) end
   if not one.fits then
-    io.stdout:write(report.does_not_fit(tostring(one.why) .. "; " .. hint(opts, one.why)))
+    unfit(opts, tostring(one.why) .. "; " .. hint(opts, one.why))
     return 0
   end
   local ok, g = pcall(infer.gpus_for, a, opts.target, (opts.itl_max or 50) / 1e3)
