@@ -340,7 +340,8 @@ like($e, qr/^gpuplan: cannot write '\Q$ro\E': it is a directory/m, 'names the pa
 ok(!-e "$ro.tmp", 'no temporary file left beside it');
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--sweep-batch', '--svg', "$ro/no/such/x.svg");
 is($c, 1, '--svg under a missing directory: exit 1');
-like($e, qr/^gpuplan: cannot write '\Q$ro\E\/no\/such\/x\.svg': .*No such file/m, 'names the path');
+like($e, qr/^gpuplan: cannot write '\Q$ro\E\/no\/such\/x\.svg': its directory '\Q$ro\E\/no\/such' does not exist$/m, 'names the path and the missing directory');
+is($o, '', 'and printed nothing before (the table came first)');
 
 # roofline: the model options only shape the chart's points; without
 # --model they were ignored in silence.  A bad --model is found before the
