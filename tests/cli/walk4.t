@@ -128,4 +128,10 @@ for my $x (['--sweep-batch'], ['--target', '1000']) {
     like($o, qr/^does not fit: needs 144\.55 GB/, "infer @$x text: as before");
 }
 
+# 9. train's title said "(1 micro-batches of 1)" where each rank runs one.
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--global-batch', '8');
+like($o, qr/, global batch 8 \(1 micro-batch of 1\)$/m, 'one micro-batch, singular') or diag $o;
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--global-batch', '16');
+like($o, qr/, global batch 16 \(2 micro-batches of 1\)$/m, 'two, plural');
+
 done_testing();

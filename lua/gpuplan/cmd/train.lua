@@ -52,12 +52,13 @@ function C.run(opts, args)
     range = r.step_s_lo and string.format("%.4f-%.4f", r.step_s_lo, r.step_s_hi) }
   local sharding = memory.sharding_words(o.fsdp, o.grad_sync, r.zero, r.hsdp)
   local title = string.format("%s on %d x %s (tp %d, pp %d%s, dp %d, cp %d%s, %s%s), %s %s, "
-    .. "seq %d, global batch %d (%d micro-batches of %d)",
+    .. "seq %d, global batch %d (%d micro-batch%s of %d)",
     r.model, r.gpus, r.gpu, r.tp, r.pp, r.vpp > 1 and (", vpp " .. r.vpp) or "", r.dp, r.cp,
     (r.ep > 1 and (", ep " .. r.ep) or "") .. (r.etp ~= r.tp and (", etp " .. r.etp) or ""),
     sharding, r.sp and ", sp" or "", r.method .. (o.train_llm == false and " (LLM frozen)" or ""),
     r.precision,
-    r.seq, r.global_batch, r.microbatches, r.micro_batch)
+    -- "1 micro-batches of 1" where a rank runs one (dp = global batch)
+    r.seq, r.global_batch, r.microbatches, r.microbatches == 1 and "" or "es", r.micro_batch)
   local columns = {
     { key = "part", label = "part" },
     { key = "seconds", label = "seconds", fmt = "%.4f" },
