@@ -134,4 +134,15 @@ like($o, qr/, global batch 8 \(1 micro-batch of 1\)$/m, 'one micro-batch, singul
 ($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--global-batch', '16');
 like($o, qr/, global batch 16 \(2 micro-batches of 1\)$/m, 'two, plural');
 
+# 10. roofline --model --format csv on a card the model does not fit wrote
+# the text "does not fit one l4: ..." line as the CSV.  Now the operators'
+# header without rows, the reason on stderr.  (70B bf16 weights, 141 GB,
+# on one 24 GB L4.)
+($c, $o, $e) = run_gp('roofline', '--gpu', 'l4', '--model', 'llama3-70b', '--format', 'csv');
+is($c, 0, 'roofline csv, not fitting: an answer');
+is($o, "phase,name,count,intensity,tflops,bound,time_s\n", 'the operators\' header alone') or diag $o;
+like($e, qr/^gpuplan: note: roofline: llama3-70b does not fit one l4: needs 144\.46 GB per GPU/m, 'the reason on stderr') or diag $e;
+($c, $o, $e) = run_gp('roofline', '--gpu', 'h100-sxm', '--model', 'llama3-8b', '--format', 'csv');
+like($o, qr/\Aphase,name,count,intensity,tflops,bound,time_s\nprefill,attn_norm,32,/, 'a fitting model: its rows under the same header') or diag $o;
+
 done_testing();

@@ -98,12 +98,18 @@ function C.run(opts, args)
   if format ~= "csv" then report.print(rows, ridge_table) end
   if not res.fits then
     -- an answer, not an error: the model's operators need it on one GPU
-    io.write(string.format("%s does not fit one %s: %s; no operators to place\n",
-      res.model, r.device.id, res.why or "too large"))
-    return 0
+    local line = string.format("%s does not fit one %s: %s; no operators to place",
+      res.model, r.device.id, res.why or "too large")
+    if format ~= "csv" then
+      io.write(line, "\n")
+      return 0
+    end
+    -- a CSV stays the operators' table, without rows; the reason on
+    -- stderr (the line was written into the CSV)
+    io.stderr:write("gpuplan: note: roofline: ", line, "\n")
   end
   if format ~= "csv" then io.write("\n") end
-  report.print(r.ops, {
+  report.print(res.fits and r.ops or {}, {
     format = format,
     title = string.format("%s on %s: prefill of %d tokens, decode at batch %d, %s weights "
       .. "(time per call; bound by the roofline's side)", res.model, r.device.id, res.input,
