@@ -198,6 +198,13 @@ M.GPUS_MAX = 64
 function M.cards(v, who)
   -- who: the function whose gpu this is (gp.infer's list said "sweep:")
   who = who or "sweep"
+  -- A GPU's own table (gp.train, gp.memory and gp.infer take one) was
+  -- read as an empty list: "gpu must name at least one GPU id".  The
+  -- search looks its cards up by id in the job's catalog.
+  if type(v) == "table" and v[1] == nil and type(v.id) == "string" then
+    fail("%s: gpu: a GPU's table (id '%s') is not searched: put its entry in a catalog "
+      .. "directory and give its id with cat = gp.catalog{dirs = {...}}", who, v.id)
+  end
   local list = type(v) == "table" and v or { v }
   local out, seen = {}, {}
   for i = 1, #list do

@@ -224,4 +224,10 @@ check(function() gp.catalog{ dirs = { 5 } } end, "catalog: dirs[1] must be a dir
 check(function() gp.catalog():ids("gpu") end, "unknown catalog table 'gpu'", "cat:ids of an unknown table")
 check(function() gp.comm{ system = "dgx-h100", op = "all_reduce", bytes = 0 / 0 } end, "comm: bytes must be a number >= 0 (got NaN)", "comm: NaN bytes")
 
+-- A GPU's own table, which gp.train and gp.infer take, read as an empty
+-- list of ids: "gpu must name at least one GPU id".
+check(function() gp.sweep{ model = "llama3-8b", gpu = gp.catalog():get("gpus", H), gpus = 8 } end,
+  "sweep: gpu: a GPU's table (id 'h100-sxm') is not searched: put its entry in a catalog directory",
+  "sweep: a GPU table says what to do")
+
 t.done_testing()
