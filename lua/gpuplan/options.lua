@@ -216,8 +216,11 @@ opt { name = "weights", type = "string", metavar = "W", commands = ALL, kind = "
     .. "gptq-g64, awq-g32-fp32 (default g128, fp16); qlora's base is nf4-dq (4.127 bits; "
     .. "nf4 is 4.5)",
   suggest = { "quant", "quantization", "weight_format", "weight_dtype" } }
+-- methods: a training step holds no KV cache; fit --method full --kv fp8
+-- was taken and ignored (the RL methods' rollout engines hold one).
 opt { name = "kv", type = "string", metavar = "K", commands = "fit rl infer", value = "bf16",
   kind = "dtype", default = { infer = "bf16; fp16 on a card without bf16" },
+  methods = "infer grpo ppo",
   help = "KV-cache dtype: bf16|fp16|fp8|int8|fp4 (rl: the rollout engine's); fp4 is NVFP4, "
     .. "0.5625 B an element with its scales, attended by Blackwell kernels only: elsewhere "
     .. "infer takes it only with --runtime sglang, which dequantises its whole pool every step",

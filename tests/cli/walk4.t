@@ -145,4 +145,14 @@ like($e, qr/^gpuplan: note: roofline: llama3-70b does not fit one l4: needs 144\
 ($c, $o, $e) = run_gp('roofline', '--gpu', 'h100-sxm', '--model', 'llama3-8b', '--format', 'csv');
 like($o, qr/\Aphase,name,count,intensity,tflops,bound,time_s\nprefill,attn_norm,32,/, 'a fitting model: its rows under the same header') or diag $o;
 
+# 11. fit --kv with a training method was taken and ignored: a training
+# step holds no KV cache (the RL methods' rollout engines do).
+($c, $o, $e) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'full', '--kv', 'fp8');
+is($c, 2, 'fit --method full --kv fp8: a usage error');
+like($e, qr/^gpuplan: fit: --kv applies to --method infer\|grpo\|ppo$/m, 'names the methods that hold one') or diag $e;
+($c, $o, $e) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'infer', '--kv', 'fp8');
+is($c, 0, 'fit --method infer --kv fp8: taken') or diag $e;
+($c, $o, $e) = run_gp('fit', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '3', '--method', 'grpo', '--kv', 'fp8');
+is($c, 0, 'fit --method grpo --kv fp8: taken (the rollout engines\' cache)') or diag $e;
+
 done_testing();
