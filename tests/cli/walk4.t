@@ -155,4 +155,20 @@ is($c, 0, 'fit --method infer --kv fp8: taken') or diag $e;
 ($c, $o, $e) = run_gp('fit', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '3', '--method', 'grpo', '--kv', 'fp8');
 is($c, 0, 'fit --method grpo --kv fp8: taken (the rollout engines\' cache)') or diag $e;
 
+# 12. docs/output.md said every CSV header names its columns as the JSON
+# does, citing comm's busbw_gbps; comm's JSON key is busbw, in bytes/s.
+# The text now says so; held here: the same row, GB/s = bytes/s / 1e9.
+($c, $o, $e) = run_gp('comm', '--gpu', 'h100-sxm', '--gpus', '8', '--min', '1MiB', '--max', '1MiB', '--format', 'csv');
+my ($csv_busbw) = $o =~ /^1048576,\d+,[\d.]+,[\d.]+,([\d.]+),/m;
+like($o, qr/^bytes,count,time_us,algbw_gbps,busbw_gbps,algo,proto$/m, 'comm CSV: the GB/s columns name their unit');
+($c, $o, $e) = run_gp('comm', '--gpu', 'h100-sxm', '--gpus', '8', '--min', '1MiB', '--max', '1MiB', '--format', 'json');
+my ($json_busbw) = $o =~ /"busbw":([\d.e+]+)/;
+ok(defined $csv_busbw && defined $json_busbw && abs($json_busbw / 1e9 - $csv_busbw) < 0.006,
+   "comm JSON busbw is bytes/s: $json_busbw / 1e9 = the CSV's $csv_busbw (to its 2 decimals)");
+{
+    open my $fh, '<', 'docs/output.md' or die;
+    local $/; my $doc = <$fh>;
+    like($doc, qr/comm's `algbw_gbps` and `busbw_gbps` are GB\/s\s+where its JSON's `algbw` and `busbw` are bytes\/s/, 'docs/output.md says so');
+}
+
 done_testing();
