@@ -1154,7 +1154,12 @@ function M.train(o)
     model = model.id or model.name, gpu = gpu.id, gpus = p.gpus, method = p.method,
     tp = cfg.tp, pp = cfg.pp, dp = cfg.dp, cp = cfg.cp, ep = cfg.ep, vpp = cfg.vpp or 1,
     etp = cfg.etp or cfg.tp,
-    zero = cfg.zero, hsdp = cfg.hsdp or 0, sp = cfg.sp == true,
+    -- sequence parallelism splits over the TP group: at tp 1 there is
+    -- none, and Megatron turns it off ("if args.tensor_model_parallel_size
+    -- == 1: args.sequence_parallel = False", megatron/training/arguments.py
+    -- validate_args); the step priced none, but the result said "sp"
+    -- where plan names the same layout without it
+    zero = cfg.zero, hsdp = cfg.hsdp or 0, sp = cfg.sp == true and cfg.tp > 1,
     micro_batch = cfg.micro_batch or 1, global_batch = gb, seq = cfg.seq, recompute = cfg.recompute, precision = precision,
     recipe = cfg.recipe.id, stack = cfg.stack,
     fits = r.fits, step_s = r.step_s, microbatches = r.microbatches,

@@ -171,4 +171,14 @@ ok(defined $csv_busbw && defined $json_busbw && abs($json_busbw / 1e9 - $csv_bus
     like($doc, qr/comm's `algbw_gbps` and `busbw_gbps` are GB\/s\s+where its JSON's `algbw` and `busbw` are bytes\/s/, 'docs/output.md says so');
 }
 
+# 13. train --sp at tp 1 titled its layout "zero 0, sp" (and JSON sp:
+# true) where plan names the same layout without SP: with no TP group
+# there is nothing to split, and Megatron turns it off.
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--stack', 'megatron', '--sp');
+like($o, qr/^llama3-8b on 8 x h100-sxm \(tp 1, pp 1, dp 8, cp 1, zero 0\), /m, 'tp 1: no sp in the title') or diag $o;
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--stack', 'megatron', '--sp', '--format', 'json');
+like($o, qr/"sp":false/, 'tp 1: JSON sp false');
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--stack', 'megatron', '--sp', '--tp', '2');
+like($o, qr/\(tp 2, pp 1, dp 4, cp 1, zero 0, sp\)/, 'tp 2: sp as before');
+
 done_testing();
