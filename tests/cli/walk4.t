@@ -181,4 +181,14 @@ like($o, qr/"sp":false/, 'tp 1: JSON sp false');
 ($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--stack', 'megatron', '--sp', '--tp', '2');
 like($o, qr/\(tp 2, pp 1, dp 4, cp 1, zero 0, sp\)/, 'tp 2: sp as before');
 
+# 14. validate on a file of no cases, or --kind matching none of a file's,
+# printed empty tables and nothing else: now a note on stderr says so
+# (still exit 0, the empty frame on stdout as before).
+($c, $o, $e) = run_gp('validate', 'tests/fixtures/validation/empty.json');
+is($c, 0, 'an empty case list: exit 0 as before');
+like($o, qr/^Summary by kind/m, 'the frame as before');
+is($e, "gpuplan: note: validate: tests/fixtures/validation/empty.json holds no cases\n", 'said on stderr');
+($c, $o, $e) = run_gp('validate', '--kind', 'rl', 'tests/fixtures/validation/mini.json');
+like($e, qr/^gpuplan: note: validate: no rl case in tests\/fixtures\/validation\/mini.json$/m, '--kind that keeps none: said') or diag $e;
+
 done_testing();

@@ -171,9 +171,20 @@ function C.run(opts, args)
   end
   local cases, seen = {}, {}
   for _, path in ipairs(args) do
-    for _, c in ipairs(validate.read(path, seen)) do
+    local read = validate.read(path, seen)
+    -- an empty array printed empty tables with exit 0: a filter that
+    -- kept nothing looked like a run that predicted nothing wrong
+    if #read == 0 then
+      io.stderr:write(string.format("gpuplan: note: validate: %s holds no cases\n",
+        require("gpuplan.units").oneline(path)))
+    end
+    for _, c in ipairs(read) do
       if not opts.kind or c.kind == opts.kind then cases[#cases + 1] = c end
     end
+  end
+  if #cases == 0 and opts.kind and #args > 0 then
+    io.stderr:write(string.format("gpuplan: note: validate: no %s case in %s\n", opts.kind,
+      require("gpuplan.units").oneline(table.concat(args, ", "))))
   end
   -- A broken catalog is an error naming its file and line, as in every
   -- command: predictions against part of a catalog would be wrong.
