@@ -234,6 +234,12 @@ function methods.get(cat, kind, id)
       break
     end
   end
+  -- A Hugging Face config.json where a model id goes (model params takes
+  -- one; fit, train, infer ... take catalog ids): how to make it one.
+  if kind == "models" and type(id) == "string" and id:match("%.json$") then
+    hint = string.format(": a config.json is imported first: gpuplan model import %s --id ID "
+      .. "> DIR/ID.lua, with DIR on $GPUPLAN_CATALOG", require("gpuplan.units").oneline(id))
+  end
   if type(id) == "string" and id:find(",", 1, true) and #s > 0 then
     hint = string.format(": one %s here, not a list (plan and infer compare several)",
       singular[kind])

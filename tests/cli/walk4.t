@@ -191,4 +191,12 @@ is($e, "gpuplan: note: validate: tests/fixtures/validation/empty.json holds no c
 ($c, $o, $e) = run_gp('validate', '--kind', 'rl', 'tests/fixtures/validation/mini.json');
 like($e, qr/^gpuplan: note: validate: no rl case in tests\/fixtures\/validation\/mini.json$/m, '--kind that keeps none: said') or diag $e;
 
+# 15. A Hugging Face config.json given as MODEL to fit or train (model
+# params takes one) was "unknown model 'config.json' (see catalog list)":
+# the message now says how to import it.
+($c, $o, $e) = run_gp('fit', 'tests/fixtures/hf/llama-3.1-8b.json', '--gpu', 'h100-sxm');
+is($c, 1, 'fit CONFIG.json: exit 1');
+like($e, qr{^gpuplan: fit: unknown model 'tests/fixtures/hf/llama-3\.1-8b\.json': a config\.json is imported first: gpuplan model import tests/fixtures/hf/llama-3\.1-8b\.json --id ID > DIR/ID.lua, with DIR on \$GPUPLAN_CATALOG$}m,
+     'says how to import it') or diag $e;
+
 done_testing();
