@@ -66,7 +66,9 @@ for i = 1, n do
     local why = fz.unclean(e)
     if why then
       fz.finding(why .. ": " .. tostring(e), input)
-    elseif e:sub(1, #file + 2) ~= file .. ": " and not e:find("^model_from_hf: ") then
+    -- the file, or its file:line (invalid JSON is placed by its line)
+    elseif not (e:sub(1, #file) == file and (e:sub(#file + 1):match("^: ")
+                or e:sub(#file + 1):match("^:%d+: "))) and not e:find("^model_from_hf: ") then
       fz.finding("error does not name the file: " .. e, input)
     end
   end
