@@ -451,9 +451,13 @@ static int prepare(const gp_model *m, const roof_device *d,
 	double mb;
 
 	/* All but the collectives' scratch list, which ncache says how much
-	 * of holds anything. */
-	memset(xp, 0, offsetof(ctx, e.cache));
-	memset(&xp->k, 0, sizeof *xp - offsetof(ctx, k));
+	 * of holds anything, the topology (place_job copies the caller's
+	 * whole before anything reads it: zeroed first, its 2.7 kB were
+	 * written twice a phase) and the device as eager kernels see it
+	 * (read only where it is copied whole, below). */
+	memset(xp, 0, offsetof(ctx, e.t));
+	memset(&xp->e.p, 0, offsetof(ctx, e.cache) - offsetof(ctx, e.p));
+	memset(&xp->k, 0, offsetof(ctx, dev) - offsetof(ctx, k));
 	*warn = 0;
 	xp->e.m = m;
 	xp->e.d = d;
