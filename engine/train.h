@@ -548,6 +548,8 @@ typedef struct train_cache {
 	roof_device d;
 	gp_topo t;               /* nodes 0: the layer costs' topology */
 	int checked_nodes;       /* t.nodes comm_topo_check passed for */
+	int topo_kept;           /* phase.x.e.t holds t (its nodes aside):
+				  * train_prep.c place_job */
 	int n, next, valid, last;   /* last: the entry last hit or kept */
 	long hits, misses;
 	gp_params p;             /* model_params(m) */
