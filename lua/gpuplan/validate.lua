@@ -338,6 +338,13 @@ local case_schema = T.record {
     -- the run's kernels where its source says (gp.train's kernels: eager
     -- for a PyTorch model run without torch.compile)
     kernels = declared("kernels"),
+    -- the training switches a launch script or config sets (SCHEMA.md):
+    -- dropout on or off (gp.train's dropout: Megatron's --attention-dropout
+    -- and --hidden-dropout both 0.0 is false) and the loss as Megatron-Core's
+    -- unfused vocab-parallel cross-entropy (gp.train's unfused_loss:
+    -- --cross-entropy-loss-fusion is false); the kinds that read them are
+    -- M.WORKLOAD_READ's
+    dropout = declared("dropout"), unfused_loss = declared("unfused_loss"),
     method = T.enum { "pretrain", "full", "lora", "qlora", "infer", "grpo", "ppo" },
     lora = T.record { rank = count(), targets = T.array(T.string()) },
     optimizer = T.enum { "adamw", "adamw8bit", "sgd" },
@@ -480,6 +487,30 @@ do
   end
   M.PARALLEL_READ.memory = mem
 end
+-- The workload's training switches and the kinds whose predictors hand
+-- them to their calls: the train predictor both (gp.train's dropout and
+-- unfused_loss), the memory predictor dropout (gp.memory's: the masks it
+-- keeps; gp.memory prices no loss kernels).  The rl and infer predictors
+-- read neither, so a case of theirs that stated one would be priced
+-- without it: refused, as an unread parallel field is.
+M.WORKLOAD_READ = { dropout = set "train memory", unfused_loss = set "train" }
+
+-- The first of those switches (sorted) case c states that its kind does
+-- not read: its name and that kind as a message names it, or nil.
+local function unread_switch(c)
+  local wl = c.workload
+  if type(wl) ~= "table" then return nil end
+  local names = {}
+  for k in pairs(M.WORKLOAD_READ) do names[#names + 1] = k end
+  table.sort(names)
+  -- a memory case of a serving job (method infer) trains nothing: no
+  -- dropout to keep
+  local kind = c.kind == "memory" and wl.method == "infer" and "memory (method infer)" or c.kind
+  for _, k in ipairs(names) do
+    if wl[k] ~= nil and not M.WORKLOAD_READ[k][kind] then return k, kind end
+  end
+end
+
 -- A field a kind does not read may still state the value its predictor
 -- takes without it -- no context parallelism, no sequence parallelism, no
 -- FSDP, no ZeRO -- as the inference and RL cases write their layouts in
@@ -601,6 +632,16 @@ local function read(path, seen)
         .. "do), so it would be ignored; remove it or model it for %s", where, unread, c.kind,
         #users > 1 and table.concat(users, ", ", 1, #users - 1) .. " and " .. users[#users]
           or users[1] or "no", c.kind), 0)
+    end
+    local switch, skind = unread_switch(c)
+    if switch then
+      local users = {}
+      for _, k in ipairs { "train", "memory", "rl", "infer" } do
+        if M.WORKLOAD_READ[switch][k] then users[#users + 1] = k end
+      end
+      error(string.format("%s: field 'workload.%s': %s cases do not use it (only %s cases "
+        .. "do), so it would be ignored; remove it or model it for %s", where, switch, skind,
+        table.concat(users, " and "), skind), 0)
     end
     if c.kind == "collective" and (c.collective == nil or c.bytes == nil) then
       error(string.format("%s: a collective case needs 'collective' and 'bytes'", where), 0)

@@ -28,6 +28,9 @@ local FIELDS = {
   { "workload", "attn_clamp" }, { "workload", "eager_softmax" }, { "workload", "flash" },
   -- a PyTorch model run without torch.compile (torchtitan's rows)
   { "workload", "kernels" },
+  -- a launch script's training switches (the DeepSeek-V3 GB200 guide's
+  -- --attention-dropout 0.0, --hidden-dropout 0.0, --cross-entropy-loss-fusion)
+  { "workload", "dropout" }, { "workload", "unfused_loss" },
   -- the RL flags (rl.ema: DeepSpeed-Chat's --enable_ema)
   { "rl", "colocated" }, { "rl", "refit_drain" }, { "rl", "colocate_critic_reward" },
   { "rl", "rollout_eager" }, { "rl", "rollout_dp_attention" }, { "rl", "offload_states" },

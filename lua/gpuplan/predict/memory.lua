@@ -218,6 +218,11 @@ return function(case, cat)
   -- A model whose own code has no fused attention (SCHEMA.md
   -- workload.flash), as the training sibling reads it.
   if o.method ~= "infer" then o.flash = v(wl.flash) end
+  -- Dropout as the run's script sets it (SCHEMA.md workload.dropout), as
+  -- the training sibling hands it to gp.train: gp.memory's dropout, the
+  -- masks (and with unfused attention the dropped probabilities) it keeps.
+  -- (gpuplan.validate refuses it on a serving memory case, method infer).
+  if o.method ~= "infer" then o.dropout = v(wl.dropout) end
   -- DeepSeek-V3's savings (SCHEMA.md): the modules' list, the fp8 cache.
   if type(v(par.recompute_modules)) == "table" then o.recompute_modules = par.recompute_modules end
   -- The training layout's fields that size the breakdown, as the train

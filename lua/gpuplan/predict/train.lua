@@ -789,6 +789,12 @@ local function predict(case, cat)
   o.eager_softmax = v(wl.eager_softmax)
   o.flash = v(wl.flash)
   o.kernels = v(wl.kernels)
+  -- The run's training switches as its launch script sets them (SCHEMA.md
+  -- workload.dropout, workload.unfused_loss): gp.train's options of those
+  -- names, before the stack profile, whose dropout and loss then stand
+  -- only where the case says nothing.
+  o.dropout = v(wl.dropout)
+  o.unfused_loss = v(wl.unfused_loss)
   if v(par.schedule) == "dualpipe" then o.schedule = "dualpipe" end
   o.ep_overlap = v(par.ep_overlap)
   o.tp_overlap = v(par.tp_overlap)
