@@ -44,19 +44,26 @@ local M = {}
 --   positions: "learned" (GPT2Model's wpe, an n_positions x n_embd table
 --     added at the input) or "alibi" (BloomModel's build_alibi_tensor);
 --     absent: rope (LlamaRotaryEmbedding and its kin)
+--   split: the model's split_proj (catalog FORMAT.md): which projections
+--     the modeling file keeps as nn.Linear each, as the catalog's entries of
+--     that family declare it (models/llama.lua, qwen.lua, moe.lua,
+--     multimodal.lua: q_proj, k_proj, v_proj, gate_proj and up_proj;
+--     gpt.lua: GPT-2's c_attn and BLOOM's query_key_value fused); absent
+--     where the catalog declares none for the family
 M.rules = {
-  llama = { gated = true, norm = "rms", tied = false },
-  mistral = { gated = true, norm = "rms", tied = false },
-  mixtral = { gated = true, norm = "rms", tied = false },
-  qwen2 = { gated = true, norm = "rms", qkv_bias = true, tied = false },
-  qwen2_moe = { gated = true, norm = "rms", qkv_bias = true, tied = false },
-  qwen2_vl = { gated = true, norm = "rms", qkv_bias = true, tied = false },
-  qwen2_vl_text = { gated = true, norm = "rms", qkv_bias = true, tied = false },
-  qwen2_5_vl = { gated = true, norm = "rms", qkv_bias = true, tied = false },
+  llama = { gated = true, norm = "rms", tied = false, split = "both" },
+  mistral = { gated = true, norm = "rms", tied = false, split = "both" },
+  mixtral = { gated = true, norm = "rms", tied = false, split = "both" },
+  qwen2 = { gated = true, norm = "rms", qkv_bias = true, tied = false, split = "both" },
+  qwen2_moe = { gated = true, norm = "rms", qkv_bias = true, tied = false, split = "both" },
+  qwen2_vl = { gated = true, norm = "rms", qkv_bias = true, tied = false, split = "both" },
+  qwen2_vl_text = { gated = true, norm = "rms", qkv_bias = true, tied = false,
+                    split = "both" },
+  qwen2_5_vl = { gated = true, norm = "rms", qkv_bias = true, tied = false, split = "both" },
   qwen2_5_vl_text = { gated = true, norm = "rms", qkv_bias = true,
-                      tied = false },
-  qwen3 = { gated = true, norm = "rms", tied = false, qk_norm = true },
-  qwen3_moe = { gated = true, norm = "rms", tied = false, qk_norm = true },
+                      tied = false, split = "both" },
+  qwen3 = { gated = true, norm = "rms", tied = false, qk_norm = true, split = "both" },
+  qwen3_moe = { gated = true, norm = "rms", tied = false, qk_norm = true, split = "both" },
   deepseek_v2 = { gated = true, norm = "rms", tied = false },
   deepseek_v3 = { gated = true, norm = "rms", tied = false },
   -- gpt-oss (transformers modeling_gpt_oss.py): GptOssAttention's q, k, v
@@ -68,9 +75,10 @@ M.rules = {
   gemma2 = { gated = true, norm = "rms", tied = true },
   phi3 = { gated = true, norm = "rms", tied = false },
   gpt2 = { gated = false, norm = "layer", linear_bias = true, qkv_bias = true,
-           ffn_mult = 4, tied = true, positions = "learned" },
+           ffn_mult = 4, tied = true, positions = "learned", split = "none" },
   bloom = { gated = false, norm = "layer", linear_bias = true,
-            qkv_bias = true, ffn_mult = 4, tied = true, positions = "alibi" },
+            qkv_bias = true, ffn_mult = 4, tied = true, positions = "alibi",
+            split = "none" },
   gpt_neox = { gated = false, norm = "layer", linear_bias = true,
                qkv_bias = true, tied = false },
   -- T5 (T5Config: tie_word_embeddings True) and mT5 / mT0 (MT5Config:
@@ -592,6 +600,7 @@ local function basics_of(e, rd, rule, notes)
   if rule.linear_bias or (ab and mb) then e.linear_bias = true end
   e.norm = rule.norm or "rms"
   if rule.qk_norm then e.qk_norm = true end
+  e.split_proj = rule.split
   e.max_seq = rd.int({ "max_position_embeddings", "n_positions",
                        "seq_length" })
   e.positions = rule.positions
@@ -797,7 +806,7 @@ local order = {
   top = { "id", "name", "family", "layers", "encoder_layers", "hidden", "heads",
           "kv_heads", "head_dim", "ffn_hidden", "ffn_gated", "ffn_act", "vocab",
           "tied_embeddings", "qkv_bias", "linear_bias", "qk_norm", "norm", "rel_buckets",
-          "ffn_clamp", "positions", "pos_embeddings", "rope_attention_factor", "max_seq", "dtype", "moe", "mla", "mtp_layers",
+          "ffn_clamp", "positions", "pos_embeddings", "rope_attention_factor", "split_proj", "max_seq", "dtype", "moe", "mla", "mtp_layers",
           "sliding_window", "vision", "params_b", "active_params_b",
           "source", "notes" },
   moe = { "experts", "top_k", "shared_experts", "ffn_hidden",

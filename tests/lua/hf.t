@@ -29,7 +29,7 @@ local pairs_ = {
 }
 local shape = { "layers", "hidden", "heads", "kv_heads", "ffn_gated",
                 "tied_embeddings", "qkv_bias", "norm", "encoder_layers",
-                "rel_buckets", "ffn_act", "qk_norm" }
+                "rel_buckets", "ffn_act", "qk_norm", "split_proj" }
 for _, pr in ipairs(pairs_) do
   local file, id = pr[1], pr[2]
   local ok, e = pcall(hf.model_from_hf, F .. file)
@@ -56,6 +56,23 @@ for _, pr in ipairs(pairs_) do
       string.format("%s: %.3fB vs published %gB", file, total / 1e9,
                     c.params_b))
   end
+end
+
+-- An import prices as its catalog entry: every field the step reads comes
+-- across (split_proj from the model type: transformers' LlamaAttention and
+-- LlamaMLP keep q_proj, k_proj, v_proj, gate_proj, up_proj apart, a GEMM
+-- each on the hf stack).  Same inputs, same engine: equal to 1e-12
+-- (float noise only); without split_proj the import priced 1.6% faster.
+do
+  local gp = require "gpuplan"
+  local job = { gpu = "h100-sxm", gpus = 8 }
+  local function step(m)
+    job.model = m
+    return gp.train(job).step_s
+  end
+  local imported = step(hf.model_from_hf(F .. "llama-3.1-8b.json"))
+  t.near(imported / step("llama3.1-8b"), 1, 1e-12,
+    "llama-3.1-8b.json: the train step equals the catalog's llama3.1-8b")
 end
 
 -- Specific mappings, each with where it comes from.
