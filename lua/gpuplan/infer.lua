@@ -516,14 +516,23 @@ local function tokens_arg(a, k)
   return v
 end
 
--- Scale-up topology of one TP group on this GPU (for comm_cost).
-local function tp_topology(g, sys, cat)
-  local comm = require "gpuplan.comm"
+-- The scale-up fabric and the GPUs of the node one TP group runs on, on
+-- GPU g of system sys (nil: its NVLink domain, else 8); nil where the card
+-- has no scale-up fabric.
+local function tp_node(g, sys)
   local fab = sys and sys.scaleup or (g.scaleup and g.scaleup.fabric)
     or (g.pcie and ("pcie" .. g.pcie.gen))
   if not fab then return nil end
+  return fab, (sys and sys.gpus) or (g.scaleup and g.scaleup.domain) or 8
+end
+
+-- Scale-up topology of one TP group on this GPU (for comm_cost).
+local function tp_topology(g, sys, cat)
+  local comm = require "gpuplan.comm"
+  local fab, per = tp_node(g, sys)
+  if not fab then return nil end
   local ok, t = pcall(comm.from_fabrics, { scaleup = fab, nodes = 1, nics = 0,
-    gpus_per_node = (sys and sys.gpus) or (g.scaleup and g.scaleup.domain) or 8 }, cat)
+    gpus_per_node = per }, cat)
   return ok and t or nil
 end
 
@@ -705,7 +714,7 @@ local function setup_memory(a, cat, model, g, sys, d, c, tp, pp, default, info)
   if not okb then error(buyer, 0) end
   local currency = buyer.currency
   c.price = price_of(a.price, cat, g, buyer, default)
-  info.currency, info.gpu = currency, g
+  info.currency, info.gpu, info.system = currency, g, sys
   return model, d, c, info
 end
 
@@ -1051,13 +1060,21 @@ end
 -- "16 gpus exceed the topology (1 nodes x 8 gpus)", naming neither tp nor
 -- what to give instead.  (gp.rl's rollout engines, which set up their own
 -- topology beyond a node, do not come here.)
-local function tp_within_node(d, c)
-  local per = c.topo and c.topo.gpus_per_node
-  if per and c.tp > per then
-    error(string.format("infer: tp %d is more than the %d GPUs of a %s node, whose scale-up "
+-- The one rule, for gp.infer and gp.memory's method infer (gpuplan fit
+-- --method infer planned the memory of a TP group infer refuses): the
+-- refusal's words for tp over the node of GPU g (system sys), nil within.
+function M.tp_beyond_node(tp, pp, g, sys)
+  local _, per = tp_node(g, sys)
+  if per and tp > per then
+    return string.format("tp %d is more than the %d GPUs of a %s node, whose scale-up "
       .. "fabric the TP group's all-reduces run on; for more GPUs a replica give pp "
-      .. "(tp %d, pp %d)", c.tp, per, d.id, per, c.tp // per * c.pp), 3)
+      .. "(tp %d, pp %d)", tp, per, tostring(g.id), per, tp // per * pp)
   end
+end
+
+local function tp_within_node(g, sys, c)
+  local msg = M.tp_beyond_node(c.tp, c.pp, g, sys)
+  if msg then error("infer: " .. msg, 3) end
 end
 
 -- gp.infer{...}: see the header; the MoE serving options (ep, dp_attention,
@@ -1079,7 +1096,7 @@ function M.infer(a)
     return require("gpuplan.ranges").apply("infer", a, require("gpuplan.serve").infer(a))
   end
   local model, d, c, info = M.setup(a)
-  tp_within_node(d, c)
+  tp_within_node(info.gpu, info.system, c)
   local ok, r = pcall(core().infer, model, d, c)
   if not ok then error("infer: " .. tostring(r), 2) end
   if info.offload_said and (r.offload_layers or 0) == 0 then
@@ -1200,7 +1217,7 @@ end
 -- x gpus / 3600 / (tokens/s) x 1e6, nil without a price.
 function M.gpus_for(a, target, itl_limit)
   local model, d, c, info = M.setup(a)
-  tp_within_node(d, c)
+  tp_within_node(info.gpu, info.system, c)
   local ok, g, b, tps = pcall(core().infer_gpus_for, model, d, c, target, itl_limit)
   if not ok then error("infer: " .. tostring(g), 2) end
   return { gpus = g, batch = b, tokens_per_s = tps, currency = info.currency,

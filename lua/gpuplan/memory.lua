@@ -409,7 +409,7 @@ end
 -- default (gpuplan.options) for the job and records it.
 
 -- Inference: the replica's weights, KV cache, sequences and context.
-local function prepare_infer(o, cfg, model, gpus, tp, pp, dflt)
+local function prepare_infer(o, cfg, model, gpu, gpus, tp, pp, dflt)
   for _, k in ipairs { "images", "train_vision", "train_llm", "video_frames", "image_size",
                        "frame_size" } do
     if o[k] ~= nil then
@@ -419,6 +419,9 @@ local function prepare_infer(o, cfg, model, gpus, tp, pp, dflt)
   if gpus % (tp * pp) ~= 0 then
     fail("gpus %d is not a multiple of tp*pp = %d", gpus, tp * pp)
   end
+  -- A replica's TP group within one node: gp.infer's rule, from there.
+  local beyond = gpu and require("gpuplan.infer").tp_beyond_node(tp, pp, gpu)
+  if beyond then fail("%s", beyond) end
   cfg.kind = "infer"
   local job = { method = "infer", model = model }
   cfg.weights = M.weight_format(o.weights or dflt("weights", job))
@@ -1085,7 +1088,7 @@ prepare_fn = function(o, cmd, who)
     for _, d in ipairs(media.defaults) do defaults[#defaults + 1] = d end
   end
   if method == "infer" then
-    prepare_infer(o, cfg, model, gpus, tp, pp, dflt)
+    prepare_infer(o, cfg, model, gpu, gpus, tp, pp, dflt)
   else
     sharding = prepare_layout(o, cfg, method, gpus, tp, pp, cp, ep, dflt)
     -- Hybrid sharding shards in a node: the node's GPUs (gp.train's

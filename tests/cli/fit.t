@@ -128,7 +128,7 @@ is($c, 2, 'missing --gpu is a usage error');
 like($e, qr/--gpu ID is required/, 'says --gpu is required');
 ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--method', 'dpo');
 is($c, 1, 'unknown method exits 1');
-like($e, qr/^gpuplan: unknown method 'dpo'/, 'names the method');
+like($e, qr/^gpuplan: fit: unknown method 'dpo'/, 'names the method');
 ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--recompute', 'some');
 is($c, 1, 'unknown recompute exits 1');
 like($e, qr/recompute must be none, selective, full, op or auto \(got string 'some'\)/, 'names the policy');
@@ -283,7 +283,7 @@ unlike($o, qr/^(master|optimizer) /m, 'no master or optimizer states on the GPU'
 ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--zero', '2',
                       '--offload', 'params+optimizer');
 is($c, 1, 'parameter offload below ZeRO-3: an error');
-like($e, qr/^gpuplan: offloading the parameters needs --zero 3 \(DeepSpeed offload_param is a ZeRO-3 feature\), got --zero 2$/m, 'says which stage');
+like($e, qr/^gpuplan: fit: offloading the parameters needs --zero 3 \(DeepSpeed offload_param is a ZeRO-3 feature\), got --zero 2$/m, 'says which stage');
 
 # Plans that run but waste something print a warning, in gpuplan train's
 # codes; fp8 on a GPU without fp8 tensor cores is an error.
@@ -295,7 +295,7 @@ like($o, qr/^warnings: tp_leaves_node \(tp 64 spans 8 nodes, 8 ranks on each/m,
      'tp 64 over 8-GPU nodes warned');
 ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'a100-sxm-80gb', '--precision', 'fp8');
 is($c, 1, 'fp8 on A100: exit 1');
-like($e, qr/^gpuplan: fp8 training needs fp8 tensor cores; gpu a100-sxm-80gb has none/m,
+like($e, qr/^gpuplan: fit: fp8 training needs fp8 tensor cores; gpu a100-sxm-80gb has none/m,
      'names the GPU');
 ($c, $o, $e) = run_gp('train', 'llama2-7b', '--gpu', 'a100-sxm-80gb', '--gpus', '8',
                       '--precision', 'fp8');
@@ -376,7 +376,7 @@ for my $cmd (['fit'], ['train'], ['plan'], ['rl', '--gpus', '8'], ['infer']) {
 # for Llama 3 8B's 8192); at the context itself, as before.
 ($c, $o, $e) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'infer', '--seq', '1000000');
 is($c, 1, 'fit --method infer --seq 1000000: exit 1');
-like($e, qr/^gpuplan: --seq 1000000 tokens exceed llama3-8b's context of 8192 tokens \(max_seq\)$/m,
+like($e, qr/^gpuplan: fit: --seq 1000000 tokens exceed llama3-8b's context of 8192 tokens \(max_seq\)$/m,
      'names --seq and the context');
 ($c, $o, $e) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'infer', '--seq', '8192');
 is($c, 0, 'fit --method infer --seq 8192: the whole context') or diag $e;
@@ -388,5 +388,22 @@ is($c, 0, 'fit --method infer --seq 8192: the whole context') or diag $e;
 like($o, qr/^defaults: weights=bf16, kv=bf16, batch=1, ctx=8192$/m, 'fit --method infer: the defaults name --batch');
 ($c, $o, $e) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'infer', '--concurrency', '1');
 is($c, 2, 'and fit has no --concurrency');
+
+# fit --method infer's TP group within a node, in gpuplan infer's words
+# (one rule, gpuplan.infer's tp_beyond_node): --tp 16 on 8-GPU H100 nodes
+# was planned here while infer refused it; --tp 8 --pp 2 is the way.
+($c, $o, $e) = run_gp('fit', 'llama3-70b', '--gpu', 'h100-sxm', '--method', 'infer', '--tp', '16', '--gpus', '16');
+is($c, 1, 'fit --method infer --tp 16: exit 1');
+like($e, qr/^gpuplan: fit: --tp 16 is more than the 8 GPUs of a h100-sxm node, .* give pp \(--tp 8, --pp 2\)$/m,
+     'fit --method infer --tp 16: refused as infer refuses it');
+my ($ic, $io, $ie) = run_gp('infer', 'llama3-70b', '--gpu', 'h100-sxm', '--tp', '16', '--gpus', '16');
+(my $rest = $e) =~ s/^gpuplan: fit: //;
+is($ie, "gpuplan: infer: $rest", 'the same words as gpuplan infer');
+($c, $o, $e) = run_gp('fit', 'llama3-70b', '--gpu', 'h100-sxm', '--method', 'infer', '--tp', '8', '--pp', '2', '--gpus', '16');
+is($c, 0, 'fit --method infer --tp 8 --pp 2: planned') or diag $e;
+
+# gp.memory's refusals name the command, as train's do ("gpuplan: train: ...").
+($c, $o, $e) = run_gp('fit', 'llama3-70b', '--gpu', 'h100-sxm', '--tp', '3');
+like($e, qr/^gpuplan: fit: --gpus 1 is not a multiple of tp\*pp\*cp = 3$/m, 'fit --tp 3: the refusal opens with fit:');
 
 done_testing();

@@ -236,13 +236,13 @@ like($e, qr/stack traceback/, 'and keeps the traceback');
 # Absurd values are errors, not answers.
 for my $t (
     [['fit', 'llama2-7b', '--gpu', 'h100-sxm', '--method', 'infer', '--weights', '1e-300'],
-     qr/^gpuplan: weights: 1e-300 bits per weight is out of \[1, 32\]$/m],
+     qr/^gpuplan: fit: --weights: 1e-300 bits per weight is out of \[1, 32\]$/m],
     [['fit', 'llama2-7b', '--gpu', 'h100-sxm', '--seq', '1000000000000000'],
      qr/^gpuplan: fit: --seq must be a whole number of tokens, 1\.\.16777216 \(got 1000000000000000\)$/m],
     [['fit', 'llama2-7b', '--gpu', 'h100-sxm', '--vpp', '2'],
-     qr/^gpuplan: --vpp 2 needs a pipeline \(--pp > 1; got --pp 1\)$/m],
+     qr/^gpuplan: fit: --vpp 2 needs a pipeline \(--pp > 1; got --pp 1\)$/m],
     [['fit', 'llama2-7b', '--gpu', 'h100-sxm', '--capacity-factor', '1.5'],
-     qr/^gpuplan: --capacity-factor applies to MoE models; llama2-7b has no experts$/m],
+     qr/^gpuplan: fit: --capacity-factor applies to MoE models; llama2-7b has no experts$/m],
     [['infer', 'llama2-7b', '--gpu', 'h100-sxm', '--price', '12XYZ/h'],
      qr/^gpuplan: infer: --price: unknown currency 'XYZ' \(the catalog has CNY, USD\)$/m],
     [['infer', 'llama2-7b', '--gpu', 'h100-sxm', '--input', '100000000'],
@@ -286,7 +286,7 @@ for my $t (
      qr/^gpuplan: train: --first-stage-layers 10 and --last-stage-layers 10: with --pp 2 the two ends are every stage, so they hold all 32 layers$/m],
     # RL trains the policy's LLM: freezing it is refused, not ignored.
     [['fit', 'llava-1.5-7b', '--gpu', 'a100-sxm-80gb', '--method', 'grpo', '--no-train-llm'],
-     qr/^gpuplan: --no-train-llm: --method grpo trains the policy's language model$/m],
+     qr/^gpuplan: fit: --no-train-llm: --method grpo trains the policy's language model$/m],
     # The advantage loop is PPO's: GRPO has no critic to estimate with.
     [['rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--gae-ops', '5'],
      qr/^gpuplan: rl: --gae-ops is PPO's advantage estimate \(GAE over the critic's values\); --algo grpo has no value function$/m],
@@ -313,7 +313,7 @@ for my $t (
     [['rl', 'qwen3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '2', '--offload', 'nvme'],
      qr/^gpuplan: rl: --offload must be none, optimizer or params\+optimizer \(got string 'nvme'\)$/m],
     [['fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'full', '--zero', '2', '--offload', 'nvme'],
-     qr/^gpuplan: --offload must be none, optimizer or params\+optimizer \(got string 'nvme'\)$/m],
+     qr/^gpuplan: fit: --offload must be none, optimizer or params\+optimizer \(got string 'nvme'\)$/m],
     # The rollout engine's size, named by the flags that set it (it read
     # "tp x --pp 3", the training pipeline's flag).
     [['rl', 'qwen3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--rollout-tp', '3'],
@@ -704,7 +704,7 @@ for my $t (
     [['fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'infer', '--batch', '2147483648'], 1,
      qr/^gpuplan: fit: --batch must be a number in \[1, 16777216\] \(got 2147483648\)$/],
     [['fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'lora', '--lora-rank', '100000'], 1,
-     qr/^gpuplan: --lora-rank 100000 is above the model's hidden size 4096/],
+     qr/^gpuplan: fit: --lora-rank 100000 is above the model's hidden size 4096/],
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--disagg'], 1,
      qr/^gpuplan: infer: --disagg needs --gpus N: the prefill and decode pools together \(at least 2\)$/],
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--mtp', '0'], 1,

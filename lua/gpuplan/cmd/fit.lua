@@ -196,7 +196,13 @@ end
 function C.run(opts, args)
   local o = fit_options(opts, args)
   local ok, r = pcall(memory.memory, o)
-  if not ok then error(cli.clean(r), 0) end
+  -- gp.memory's refusals open with the command's name, as train's and
+  -- infer's do ("fit: --tp 3 ..." where it read "gpuplan: --tp 3 ...").
+  if not ok then
+    local msg = cli.clean(r):gsub("^memory: ", "")
+    if msg:sub(1, 5) ~= "fit: " then msg = "fit: " .. msg end
+    error(msg, 0)
+  end
   local rows = component_rows(r)
   local format = opts.format or "text"
   if format == "json" then
