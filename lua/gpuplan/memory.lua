@@ -410,12 +410,8 @@ end
 
 -- Inference: the replica's weights, KV cache, sequences and context.
 local function prepare_infer(o, cfg, model, gpu, gpus, tp, pp, dflt)
-  for _, k in ipairs { "images", "train_vision", "train_llm", "video_frames", "image_size",
-                       "frame_size" } do
-    if o[k] ~= nil then
-      fail("%s: applies to training; for inference count the image tokens in ctx", k)
-    end
-  end
+  -- (images, train_vision ... under method infer: refused with every
+  -- option of other methods, in prepare_fn)
   if gpus % (tp * pp) ~= 0 then
     fail("gpus %d is not a multiple of tp*pp = %d", gpus, tp * pp)
   end
@@ -1035,6 +1031,7 @@ prepare_fn = function(o, cmd, who)
   -- The resolve step: keys checked, quantities parsed, defaults declared.
   local ok, r = pcall(options.resolve, cmd, o, who)
   if not ok then fail("%s", r) end
+  local given = o
   o = r.values
   local defaults, sharding, dflt, precision = r.defaults, nil, r.dflt, nil
   local model = get("model", o.model or fail("memory: model is required"), o.cat)
@@ -1054,12 +1051,14 @@ prepare_fn = function(o, cmd, who)
   -- response_max ...) with a method that runs no rollout were dropped in
   -- silence: refused against their declared methods, naming the option,
   -- as gpuplan fit refuses their flags.
-  local given = { lora_rank = o.lora_rank, lora_targets = o.lora_targets,
-    lora_dropout = o.lora_dropout }
-  for _, d in ipairs(options.list) do
-    if d.methods == options.get("prompts").methods then given[d.name] = o[d.name] end
-  end
+  -- Every option the caller gave that is declared for some methods
+  -- (options.lua `methods`; not the values resolve filled in), the check
+  -- gpuplan fit makes on its flags: kv or block with method full
+  -- (an inference cache on a training step) was accepted here.
   local bad, methods = options.misplaced(given, method)
+  if bad and method == "infer" and methods:find("pretrain", 1, true) then
+    fail("%s applies to training, not method infer", bad)
+  end
   if bad then
     fail("%s applies to method %s (got %s)", bad, (methods:gsub(" ", "|")), method)
   end

@@ -5,7 +5,7 @@ local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 local core = require "gpuplan.core"
 
-t.plan(143)
+t.plan(146)
 
 local GiB = 2 ^ 30
 -- Llama-2-7B params: 32 (4 h^2 + 3 h f + 2h) + h + 2 V h = 6,738,415,616.
@@ -377,7 +377,7 @@ do
     "train_vision must be true or false (got string 'yes')", "train_vision type checked", true)
   t.raises(function() gp.memory { model = "qwen2-vl-7b", gpu = "h100-sxm", method = "infer",
                                   images = 2 } end,
-    "images: applies to training; for inference count the image tokens in ctx",
+    "images applies to training, not method infer",
     "images are not silently ignored in inference")
 end
 
@@ -557,6 +557,15 @@ t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, response_m
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "infer",
   prompts = 32 } end,
   "prompts applies to method grpo|ppo (got infer)", "prompts under infer refused", true)
+-- Every method-bound option, as gpuplan fit checks its flags: an
+-- inference KV cache under a training method, and a training layout's
+-- ZeRO under method infer, were taken in silence.
+t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "full", kv = "fp8" } end,
+  "kv applies to method infer|grpo|ppo (got full)", "kv under full refused", true)
+t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "infer", zero = 1 } end,
+  "zero applies to training, not method infer", "zero under infer refused", true)
+t.ok(pcall(gp.memory, { model = "llama2-7b", capacity = 80e9, method = "infer", kv = "fp8" }),
+  "kv under infer taken")
 -- (512 + 3072 tokens: within Llama 2's 4096-token context)
 t.ok(pcall(gp.memory, { model = "llama2-7b", gpu = "h100-sxm", method = "grpo",
   response_max = 3072 }), "response_max under grpo taken")

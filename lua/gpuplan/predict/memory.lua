@@ -313,6 +313,16 @@ return function(case, cat)
   -- A measured run ran: whatever a choice hangs on "fits" (recompute =
   -- "auto") asks whether it starts, not whether it is safe.
   o.margin = 0
+  -- A case's fields of other methods (a serving case's precision or
+  -- zero, read above for every case) size nothing under its method, and
+  -- gp.memory refuses an option its method does not take (options.lua
+  -- `methods`): left out here, as gp.memory left them unread before.
+  local options = require "gpuplan.options"
+  while true do
+    local bad = options.misplaced(o, o.method)
+    if not bad then break end
+    o[bad] = nil
+  end
   local r = memory.memory(o)
   for _, d in ipairs(r.defaults) do defaults[#defaults + 1] = d end
   local unit = metric == "peak_memory_gb" and units.GB or units.GiB
