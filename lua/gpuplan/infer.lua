@@ -1121,6 +1121,14 @@ function M.infer(a)
     out.ttft_s, out.itl_s, out.itl_batch1_s = r.ttft, r.itl, r.itl_batch1
     out.tokens_per_s, out.per_gpu = r.tokens_per_s, r.tokens_per_s_gpu
     out.stream_tokens_per_s = r.stream_tokens_per_s
+    -- One output token is the prefill's own (the first token comes out of
+    -- the prompt's forward): no decode step runs, so a decode step's
+    -- latency and one user's decode rate have no value -- absent here,
+    -- "-" in the command's text, null in its JSON -- not the figures of
+    -- a step that never runs.
+    if c.output <= 1 then
+      out.itl_s, out.itl_batch1_s, out.stream_tokens_per_s = nil, nil, nil
+    end
     out.prefill_share_s = r.prefill_share
     out.eager_steps, out.eager_s = r.eager_steps, r.eager
     -- price 0 is a free card: cost 0 a token (tokens/s per price has
@@ -1151,7 +1159,7 @@ function M.sweep(a)
     for k, v in pairs(base) do args[k] = v end
     args.batch = math.min(b, top.max_batch_kv)
     local r = M.infer(args)
-    rows[#rows + 1] = { batch = r.batch, itl_s = r.itl_s, itl_ms = r.itl_s * 1e3,
+    rows[#rows + 1] = { batch = r.batch, itl_s = r.itl_s, itl_ms = r.itl_s and r.itl_s * 1e3,
                         tokens_per_s = r.tokens_per_s, per_gpu = r.per_gpu,
                         stream_tokens_per_s = r.stream_tokens_per_s, ttft_s = r.ttft_s }
     if args.batch >= top.max_batch_kv then break end
@@ -1186,7 +1194,7 @@ function M.cards(a)
     if x.fits and px and x.cost_per_mtok ~= y.cost_per_mtok then
       return x.cost_per_mtok < y.cost_per_mtok
     end
-    if x.fits and x.stream_tokens_per_s ~= y.stream_tokens_per_s then
+    if x.fits and x.stream_tokens_per_s and x.stream_tokens_per_s ~= y.stream_tokens_per_s then
       return x.stream_tokens_per_s > y.stream_tokens_per_s
     end
     return x.gpu_order < y.gpu_order
@@ -1203,8 +1211,10 @@ function M.cards(a)
         t[#t + 1] = require("gpuplan.report").against(r.cost_per_mtok, w.cost_per_mtok,
           "more cost per token", "less cost per token", "the cost per token")
       elseif w.cost_per_mtok then t[#t + 1] = "no price in the buyer's market" end
-      t[#t + 1] = rel(w.stream_tokens_per_s / r.stream_tokens_per_s, "slower per user",
-                      "faster per user", "slower per user")
+      if w.stream_tokens_per_s then
+        t[#t + 1] = rel(w.stream_tokens_per_s / r.stream_tokens_per_s, "slower per user",
+                        "faster per user", "slower per user")
+      end
       r.loses = table.concat(t, ", ")
     end
   end

@@ -44,7 +44,7 @@ end
 
 local function cell(col, row)
   local v = row[col.key]
-  if v == nil then return nil end
+  if v == nil or v == M.null then return nil end
   local nf = nonfinite(v)
   if nf then return nf end
   if type(col.fmt) == "function" then
@@ -101,7 +101,7 @@ local function columns_of(rows, opts)
   local json = opts.format == "json"
   local keys = {}
   for k, v in pairs(rows[1] or {}) do
-    if type(k) == "string" and k:sub(1, 1) ~= "_" and (json or (type(v) ~= "table"
+    if type(k) == "string" and k:sub(1, 1) ~= "_" and (json or v == M.null or (type(v) ~= "table"
        and type(v) ~= "function" and type(v) ~= "userdata")) then
       keys[#keys + 1] = k
     end

@@ -539,4 +539,19 @@ is($c, 1, 'infer --no-xqa --runtime vllm: exit 1');
 like($e, qr/^gpuplan: infer: --xqa picks TensorRT-LLM's generation attention .*--runtime trtllm only \(got runtime vllm\)$/m,
      '--no-xqa on vLLM: refused, naming the flag and the runtime');
 
+# --output 1: no decode step runs (the one token is the prefill's), so its
+# ITL and per-user rate are not applicable: "-" in text, null in JSON,
+# empty in CSV (were 31.86 ms and 31.4 tok/s of a step that never runs).
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--output', '1');
+is($c, 0, 'infer --output 1: exit 0') or diag $e;
+like($o, qr/^ITL at batch\s+- \(output 1: no decode step\)$/m, '--output 1: ITL at batch -');
+like($o, qr/^tokens\/s per user\s+- \(output 1: no decode step\)$/m, '--output 1: tokens/s per user -');
+like($o, qr/^TTFT \(one prompt\)\s+\d/m, '--output 1: TTFT still priced');
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--output', '1', '--format', 'json');
+like($o, qr/"itl_s":null/, '--output 1 json: itl_s null');
+like($o, qr/"stream_tokens_per_s":null/, '--output 1 json: stream_tokens_per_s null');
+unlike($o, qr/"itl_s_lo"/, '--output 1 json: no range for it');
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--output', '2', '--format', 'json');
+like($o, qr/"itl_s":0\.0\d+/, '--output 2 json: a decode step, an ITL');
+
 done_testing();

@@ -1018,4 +1018,16 @@ do
   t.ok(said(tr, "max_num_tokens=8192 (TensorRT-LLM's;"), "trtllm: TensorRT-LLM's 8192")
 end
 
+-- --output 1: the one token is the prefill's, no decode step runs, so the
+-- decode step's figures are absent (were 31.9 ms and 31.4 tok/s of a step
+-- that never runs); the prefill's stay, and output 2 has them again.
+do
+  local one = infer.infer { model = "llama3-8b", gpu = "h100-sxm", output = 1 }
+  t.ok(one.fits and one.ttft_s > 0 and one.tokens_per_s > 0, "output 1: TTFT and tokens/s")
+  t.is(tostring(one.itl_s) .. tostring(one.itl_batch1_s) .. tostring(one.stream_tokens_per_s),
+    "nilnilnil", "output 1: no ITL, no per-user decode rate")
+  local two = infer.infer { model = "llama3-8b", gpu = "h100-sxm", output = 2 }
+  t.ok(two.itl_s > 0 and two.stream_tokens_per_s > 0, "output 2: the decode step's figures")
+end
+
 t.done_testing()

@@ -449,6 +449,13 @@ local function machine_report(r, opts)
   for k, v in pairs(r) do
     if type(v) ~= "table" then row[k] = v end
   end
+  -- a decode step's figures at --output 1: null (JSON) or empty (CSV),
+  -- their columns kept
+  if r.fits and r.itl_s == nil then
+    for _, k in ipairs { "itl_s", "itl_batch1_s", "stream_tokens_per_s" } do
+      row[k] = report.null
+    end
+  end
   if opts.format == "json" then
     -- one object, as train and rl print: fits at its top level
     row.ops, row.defaults = r.ops, r.defaults
@@ -459,6 +466,10 @@ local function machine_report(r, opts)
   report.print({ row }, { format = opts.format })
   return 0
 end
+
+-- What a decode step's figures read at --output 1 (gp.infer leaves them
+-- out: the one token is the prefill's).
+local NO_DECODE = "- (output 1: no decode step)"
 
 -- One replica's answer as a quantity / value table.
 local function replica_report(r, opts)
@@ -477,9 +488,9 @@ local function replica_report(r, opts)
     { k = "KV budget per GPU", v = string.format("%.2f GB (%d sequences)", r.kv_budget / 1e9, r.max_batch_kv) },
     { k = "batch per replica", v = string.format("%d (x %d replicas)", r.batch, r.replicas) },
     { k = "TTFT (one prompt)", v = ranges.text(r, "ttft_s", "%.2f", "ms", 1e3) },
-    { k = "ITL at batch", v = ranges.text(r, "itl_s", "%.2f", "ms", 1e3) },
-    { k = "ITL at batch 1", v = ranges.text(r, "itl_batch1_s", "%.2f", "ms", 1e3) },
-    { k = "tokens/s per user", v = ranges.text(r, "stream_tokens_per_s", "%.1f") },
+    { k = "ITL at batch", v = ranges.text(r, "itl_s", "%.2f", "ms", 1e3) or NO_DECODE },
+    { k = "ITL at batch 1", v = ranges.text(r, "itl_batch1_s", "%.2f", "ms", 1e3) or NO_DECODE },
+    { k = "tokens/s per user", v = ranges.text(r, "stream_tokens_per_s", "%.1f") or NO_DECODE },
     { k = "tokens/s system", v = ranges.text(r, "tokens_per_s", "%.0f") },
     { k = "tokens/s per GPU", v = ranges.text(r, "per_gpu", "%.0f") },
     { k = "compute precision", v = r.compute .. string.format(" (ridge %.0f FLOP/B)", r.ridge) },
