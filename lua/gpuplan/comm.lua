@@ -565,9 +565,16 @@ function M.comm(a)
   local op = M.op_name(a.op or "all_reduce")
   local bytes = a.bytes
   if type(bytes) == "string" then bytes = units.parse(bytes, "bytes") end
-  if type(bytes) ~= "number" or bytes ~= bytes or bytes < 0 or bytes == math.huge then
-    error("comm: bytes must be a number >= 0 (got " .. require("gpuplan.args").shown(a.bytes)
-          .. ")", 2)
+  -- A whole number of bytes: nccl-tests' -b and -e are byte counts (its
+  -- parsesize's double cast to size_t, src/common.cu), a collective moves
+  -- whole elements; 1.5 B was priced as such.  Below one element of the
+  -- caller's dtype the count is 0 (nccl-tests' setupArgs: "count = size /
+  -- wordSize(type)"), which NCCL returns from at once: gp.comm is
+  -- dtype-free (1 B is one int8), the command's table says count 0.
+  if type(bytes) ~= "number" or bytes ~= bytes or bytes < 0 or bytes == math.huge
+     or bytes ~= math.floor(bytes) then
+    error("comm: bytes must be a whole number of bytes >= 0 (got "
+          .. require("gpuplan.args").shown(a.bytes) .. ")", 2)
   end
   local given = {}
   for _, k in ipairs { "system", "gpu", "topology" } do
@@ -685,7 +692,8 @@ local shown = require("gpuplan.args").shown
 -- "comm: ..." for a range that is not 1 <= lo <= hi <= SWEEP_MAX_BYTES, a
 -- factor that is not a finite number > 1 (the sizes would never pass hi)
 -- or a range that makes more than SWEEP_MAX_SIZES sizes.  Sizes are
--- integers where they are whole numbers.
+-- whole bytes, as nccl-tests' size_t sizes are: a step by a factor that
+-- is not whole (nccl-tests' -f is an integer) rounds down, 1.5 to 1.
 function M.sizes(lo, hi, factor)
   factor = factor or 2
   local function size(name, v)
@@ -708,11 +716,12 @@ function M.sizes(lo, hi, factor)
     error(string.format("comm: min %s .. max %s by factor %s makes %d sizes (at most %d)",
       shown(lo), shown(hi), shown(factor), n, M.SWEEP_MAX_SIZES), 0)
   end
-  local out, s = {}, lo
+  local out, s = {}, math.floor(lo)
   while s <= hi and #out < M.SWEEP_MAX_SIZES do
     out[#out + 1] = s
-    local nx = s * 1.0 * factor
+    local nx = math.floor(s * 1.0 * factor)
     s = math.tointeger(nx) or nx
+    if s == out[#out] then s = s + 1 end
   end
   return out
 end
