@@ -738,7 +738,7 @@ int lgp_roof_op(lua_State *L)
 	/* strict while reading: a misspelt key (flops) is named before
 	 * the field it stands for is missed ("op.flop is required") */
 	lgp_read(L, 2, 0, &roof_op_desc, &in, LGP_DEFAULTS | LGP_STRICT);
-	in.op.name = "op";
+	in.op.name = NULL;	/* the caller's one op: "op: ..." */
 	if (roof_op_time(&d, &in.op, in.graphs, &r, &err) != GP_OK)
 		return luaL_error(L, "%s", err.msg);
 	lua_createtable(L, 0, 12);

@@ -872,45 +872,48 @@ int roof_op_time(const roof_device *d, const roof_op *op, int graphs,
 int roof_checked_op_time(const roof_device *d, const roof_op *op,
                          int graphs, roof_result *out, gp_error *err)
 {
-	const char *nm;
+	const char *sp, *nm;
 	double peak, frac;
 
 	if (!d || !op || !out)
 		return gp_fail(err, "roofline: missing argument");
-	nm = op->name ? op->name : "op";
+	/* "op qkv: ..." for a named op; a caller's one op (core.roof_op,
+	 * unnamed) reads "op: ...", not "op op: ...". */
+	sp = op->name ? " " : "";
+	nm = op->name ? op->name : "";
 	if (bad(op->flop) || op->flop > ROOF_MAX_WORK)
-		return gp_fail(err, "op %s: flop must be a non-negative "
-		               "number up to %g (got %g)", nm,
+		return gp_fail(err, "op%s%s: flop must be a non-negative "
+		               "number up to %g (got %g)", sp, nm,
 		               ROOF_MAX_WORK, op->flop);
 	if (bad(op->bytes) || op->bytes > ROOF_MAX_WORK)
-		return gp_fail(err, "op %s: bytes must be a non-negative "
-		               "number up to %g (got %g)", nm,
+		return gp_fail(err, "op%s%s: bytes must be a non-negative "
+		               "number up to %g (got %g)", sp, nm,
 		               ROOF_MAX_WORK, op->bytes);
 	if (bad(op->m) || bad(op->n) || bad(op->k) || bad(op->count) ||
 	    op->m > ROOF_MAX_DIM || op->n > ROOF_MAX_DIM ||
 	    op->k > ROOF_MAX_DIM || op->count > ROOF_MAX_DIM)
-		return gp_fail(err, "op %s: GEMM m, n, k and count must be "
-		               "0..%g", nm, ROOF_MAX_DIM);
+		return gp_fail(err, "op%s%s: GEMM m, n, k and count must be "
+		               "0..%g", sp, nm, ROOF_MAX_DIM);
 	if ((int)op->prec < 0 || op->prec >= GP_DTYPE_COUNT)
-		return gp_fail(err, "op %s: unknown precision", nm);
+		return gp_fail(err, "op%s%s: unknown precision", sp, nm);
 	if (bad(op->dequant) || op->dequant > ROOF_MAX_DEQUANT ||
 	    op->gemv < 0 || op->gemv > 2)
-		return gp_fail(err, "op %s: dequant must be 0..%g FLOP per "
-		               "weight and gemv 0, 1 or 2", nm, ROOF_MAX_DEQUANT);
+		return gp_fail(err, "op%s%s: dequant must be 0..%g FLOP per "
+		               "weight and gemv 0, 1 or 2", sp, nm, ROOF_MAX_DEQUANT);
 	if (bad_frac(op->stream))
-		return gp_fail(err, "op %s: stream must be 0 or in [%g, 1] "
-		               "(got %g)", nm, ROOF_MIN_FRAC, op->stream);
+		return gp_fail(err, "op%s%s: stream must be 0 or in [%g, 1] "
+		               "(got %g)", sp, nm, ROOF_MIN_FRAC, op->stream);
 	/* A fixed tile is at least the MMA's smallest N, 8 ("N must be a
 	 * multiple of 8", Ant Group's H20 blog on WGMMA). */
 	if (bad(op->m_tile) || op->m_tile > ROOF_TILE ||
 	    (op->m_tile > 0.0 && op->m_tile < 8.0))
-		return gp_fail(err, "op %s: m_tile must be 0 or 8..%g rows",
-		               nm, ROOF_TILE);
+		return gp_fail(err, "op%s%s: m_tile must be 0 or 8..%g rows",
+		               sp, nm, ROOF_TILE);
 	/* A GEMM needs the precision's tensor peak; other ops run on the
 	 * fp32 vector units when the device has them (op_peak). */
 	op_peak(d, op, &peak, &frac);
 	if (op->flop > 0.0 && (!(peak > 0.0) || !(frac > 0.0)))
-		return gp_fail(err, "op %s: device has no %s compute", nm,
+		return gp_fail(err, "op%s%s: device has no %s compute", sp, nm,
 		               gp_dtype_name(op->prec));
 	roof_eval(d, op, graphs, out);
 	return GP_OK;

@@ -249,6 +249,13 @@ function M.roofline(a)
     end
   end
   if a.op then
+    -- count is how many times the op runs (total = count x time): a whole
+    -- number of calls; 0 priced a total of 0 s for an op given to price.
+    local n = a.op.count
+    if n ~= nil and (type(n) ~= "number" or n ~= math.floor(n) or n < 1 or n > 1e15) then
+      error("roofline: op.count must be a whole number of calls 1..1e15 (got "
+        .. require("gpuplan.args").shown(n) .. ")", 2)
+    end
     local ok, res = pcall(core().roof_op, d, a.op)
     if not ok then error("roofline: " .. tostring(res), 2) end
     r.op = res

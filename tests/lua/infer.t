@@ -228,7 +228,7 @@ t.raises(function() require("gpuplan.core").infer(sm2, sd2, sc2) end,
          "wo_stream must be 0 or in [0.01, 1] (got 2)", "engine: a streaming fraction above 1", true)
 t.raises(function() require("gpuplan.core").roof_op(roofline.device("h100-sxm"),
            { flop = 1, bytes = 1, m = 1, n = 1, k = 1, stream = 0.001 }) end,
-         "op op: stream must be 0 or in [0.01, 1] (got 0.001)", "roof_op: a stream below 1%", true)
+         "op: stream must be 0 or in [0.01, 1] (got 0.001)", "roof_op: a stream below 1%", true)
 
 -- SGLang's fp8 dense linears run DeepGEMM on Hopper (infer.lua M.m_tile):
 -- a decode step of 1..64 tokens pays for a 64-row M tile where the
