@@ -1609,10 +1609,10 @@ opt { name = "attn_kernel", type = "string", metavar = "K", commands = "train pl
 -- The GPUs' board power limit (nvidia-smi -pl): below the TDP the SM
 -- clock falls until the board's draw fits, and the tensor-bound work
 -- with it (roofline.lua clock_at, the arch's power_curve).
-opt { name = "power_limit", type = "number", metavar = "W", commands = "train plan rl infer",
-  range = { 1, 1e5 },
+opt { name = "power_limit", type = "string", metavar = "W", commands = "train plan rl infer",
+  kind = "power", range = { 1, 1e5 },
   default = "the card's default limit (catalog power_limit), else its TDP",
-  help = "the GPUs' board power limit in W (nvidia-smi -pl; at most the TDP): below the TDP "
+  help = "the GPUs' board power limit in W, or with its unit (300W, 0.7kW) (nvidia-smi -pl; at most the TDP): below the TDP "
     .. "the SM clock falls until the board's draw fits, slowing GEMMs and attention with it; "
     .. "memory-bound kernels and communication keep their rate",
   suggest = { "power_cap", "power", "tdp", "pl" } }
@@ -1854,6 +1854,7 @@ M.KINDS = {
   fraction = "a share of a whole, in [0, 1]",
   bytes = "a size with its unit: 6GB, 80GiB", bandwidth = "a rate with its unit: 200GB/s",
   duration = "a time with its unit: 50ms, 2s",
+  power = "a power in W, or with its unit: 300W, 0.7kW",
   dtype = "a number format: bf16, fp8 ...", enum = "one of a fixed set of names",
   name = "a catalog id or a free text", flag = "on or off",
   list = "a list of values to search", table = "a Lua table", ["function"] = "a Lua function",
@@ -1863,7 +1864,8 @@ local KIND_OF_TYPE = { int = "count", number = "number", string = "name", flag =
   boolean = "flag", format = "enum", format_html = "enum", table = "table",
   ["string|table"] = "name", ["number|string"] = "number", ["function"] = "function" }
 -- The units module's name of each quantity kind.
-local UNIT_KIND = { bytes = "bytes", bandwidth = "bandwidth", duration = "time" }
+local UNIT_KIND = { bytes = "bytes", bandwidth = "bandwidth", duration = "time",
+  power = "power" }
 
 -- 2^24, the engine's bound on every count (engine/common.h GP_COUNT_MAX).
 M.COUNT_MAX = 1 << 24
@@ -2083,12 +2085,17 @@ end
 -- the message ("memory '6' needs a unit, e.g. 6GB"); shown: the name the
 -- message gives (the CLI's --flag; default name).  Other values come
 -- back unchanged for the caller's own check.
-local UNIT_EXAMPLE = { bytes = "6GB", bandwidth = "200GB/s", duration = "50ms" }
+local UNIT_EXAMPLE = { bytes = "6GB", bandwidth = "200GB/s", duration = "50ms", power = "300W" }
+-- The kinds whose bare number is in their SI unit, on the command line as
+-- in Lua: a power in W (nvidia-smi -pl takes watts; docs/catalog.md
+-- "--power-limit in watts").
+local BARE_SI = { power = true }
 function M.quantity(name, v, shown_name)
   local d = BY[name]
   local kind = d and UNIT_KIND[d.kind]
   shown_name = shown_name or name
   if not kind or type(v) ~= "string" then return v end
+  if BARE_SI[d.kind] and tonumber(v) then return tonumber(v) end
   if tonumber(v) then
     return nil, string.format("%s '%s' needs a unit, e.g. %s", shown_name, v,
       UNIT_EXAMPLE[d.kind])
@@ -2102,7 +2109,7 @@ end
 local KIND_RANGE = {
   count = { 1, M.COUNT_MAX }, tokens = { 1, M.TOKENS_MAX }, fraction = { 0, 1 },
   number = { -math.huge, math.huge }, bytes = { 0, math.huge },
-  bandwidth = { 0, math.huge }, duration = { 0, math.huge },
+  bandwidth = { 0, math.huge }, duration = { 0, math.huge }, power = { 0, math.huge },
 }
 M.KIND_RANGE = KIND_RANGE
 

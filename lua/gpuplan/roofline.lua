@@ -55,6 +55,13 @@ function M.clock_at(g, arch, limit)
   local tdp = g.tdp
   limit = limit or g.power_limit
   if limit == nil then return 1, tdp end
+  -- "300W", "0.7kW" or a bare number of W: the power_limit option's kind
+  -- (gpuplan.options), one parser for the CLI's flag and every planner's key.
+  if type(limit) == "string" then
+    local n, msg = require("gpuplan.options").quantity("power_limit", limit)
+    if msg then error(msg, 0) end
+    limit = n
+  end
   if type(limit) ~= "number" or limit ~= limit or limit <= 0 or limit == math.huge then
     error("power_limit must be a positive number of W (got " .. tostring(limit) .. ")", 0)
   end

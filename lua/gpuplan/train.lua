@@ -960,10 +960,8 @@ function M.setup(o, sweep)
   if o.attn_kernel ~= nil and type(o.attn_kernel) ~= "string" then
     fail("train: attn_kernel must be a kernel name (got %s)", type(o.attn_kernel))
   end
-  if o.power_limit ~= nil and (type(o.power_limit) ~= "number" or o.power_limit ~= o.power_limit
-      or o.power_limit <= 0 or o.power_limit == math.huge) then
-    fail("train: power_limit must be a positive number of W (got %s)", args.shown(o.power_limit))
-  end
+  -- power_limit: a number of W or a power with its unit, read (and
+  -- refused) by roofline.clock_at under roofline.device below
   local roofline = require("gpuplan.roofline")
   local okd, device, clock, limit = pcall(roofline.device, gpu, cat, o.attn_kernel,
     o.power_limit)

@@ -109,6 +109,8 @@ local function declared(name)
   if d.kind == "enum" and d.values then return T.enum(d.values) end
   if d.type == "int" and d.range then return T.integer { min = d.range[1], max = d.range[2] } end
   if d.type == "number" and d.range then return T.number { min = d.range[1], max = d.range[2] } end
+  -- a power (power_limit): a case states its W as a number
+  if d.kind == "power" and d.range then return T.number { min = d.range[1], max = d.range[2] } end
   -- a share of a whole: its kind's range, [0, 1]
   local kr = require("gpuplan.options").KIND_RANGE
   if d.type == "number" and d.kind == "fraction" then

@@ -538,8 +538,17 @@ like($eav, qr/async-tp-allreduce/, '--async-tp-allreduce=yes: refused, naming th
     is($c, 1, 'above the TDP: exit 1');
     like($e, qr/--power-limit 800 W is above h100-sxm-96gb's TDP, 700 W/, 'the flag and the TDP named');
     ($c, $o, $e) = run_gp('train', @job, '--power-limit', '5OO');
-    is($c, 2, 'not a number: exit 2');
-    like($e, qr/option '--power-limit' expects a number, got '5OO'/, 'the flag named');
+    is($c, 1, 'not a power: exit 1, as --memory 6X');
+    like($e, qr/^gpuplan: train: --power-limit: bad power '5OO': unknown unit 'OO' \(use W or kW\)$/m,
+         'the flag and the units named');
+    # With its unit, as --memory and --host-bw take theirs (gpuplan.units
+    # power): 600W and 0.6kW are the 600 of the bare number, to the digit.
+    for my $v ('600W', '0.6kW') {
+        ($c, $o, $e) = run_gp('train', @job, '--power-limit', $v);
+        is($c, 0, "train --power-limit $v") or diag $e;
+        my ($s) = $o =~ /^step\s+([\d.]+)/m;
+        is($s, $s600, "--power-limit $v: the step of 600 W");
+    }
 }
 
 # 20 GPUs on 8-GPU nodes: the launcher fills 8 + 8 + 4 (engine/

@@ -72,7 +72,7 @@ for _, f in ipairs(FIELDS) do
   -- the option's values: a flag's true and false, an enum's declared
   -- names, a number's range ends; nothing else
   local d = options.get(f[2])
-  local values = d.values or (d.type == "number" and d.range and { d.range[1], d.range[2] })
+  local values = d.values or ((d.type == "number" or d.kind == "power") and d.range and { d.range[1], d.range[2] })
     or { true, false }
   local all = true
   for _, x in ipairs(values) do all = all and pcall(spec.check, x, path) end

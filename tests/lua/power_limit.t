@@ -9,7 +9,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local roofline = require "gpuplan.roofline"
 
-t.plan(28)
+t.plan(31)
 
 local cat = gp.catalog()
 local hopper = cat.archs.hopper
@@ -117,3 +117,10 @@ case.hardware.power_limit = 700
 local at_tdp = predict(case, cat).value
 t.ok(stated == unstated and at_tdp / stated > 1.05 and at_tdp / stated < 1 / c500,
      "the case's power_limit handed on: 700 W gives more tokens/s, by less than the clock")
+
+-- With its unit, as the other quantities (gpuplan.units power): "500W",
+-- "0.5kW" and the bare number 500 are one limit, the same step exactly.
+t.is(gp.train(t.with(job, { power_limit = "500W" })).step_s, r[500].step_s, "power_limit '500W' = 500")
+t.is(gp.train(t.with(job, { power_limit = "0.5kW" })).step_s, r[500].step_s, "power_limit '0.5kW' = 500")
+t.raises(function() gp.train(t.with(job, { power_limit = "500V" })) end,
+         "power_limit: bad power '500V': unknown unit 'V' (use W or kW)", "a unit not of power: refused", true)
