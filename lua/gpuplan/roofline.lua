@@ -99,6 +99,17 @@ function M.device(gpu, cat, attn_kernel, power_limit)
   local arch = g.arch and cat.archs and cat.archs[g.arch] or {}
   local ach = g.achievable or arch.achievable
   if not ach or not ach.hbm then
+    -- An arch the catalog does not have is named so, with the nearest
+    -- known one, as a misspelt key is ("hoper": did you mean 'hopper'?).
+    if g.arch ~= nil and cat.archs and cat.archs[g.arch] == nil then
+      local ids = {}
+      for id in pairs(cat.archs) do ids[#ids + 1] = id end
+      table.sort(ids)
+      local near = require("gpuplan.args").nearest(tostring(g.arch), ids)
+      error("gpu '" .. tostring(g.id) .. "': unknown arch '" .. tostring(g.arch) .. "' ("
+        .. (near and ("did you mean '" .. near .. "'?") or "see 'gpuplan catalog list archs'")
+        .. "), and the gpu gives no achievable fractions of its own", 0)
+    end
     error("gpu '" .. tostring(g.id) .. "': no achievable fractions (neither the gpu nor its arch '"
           .. tostring(g.arch) .. "' has them)", 0)
   end

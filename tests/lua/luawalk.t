@@ -47,7 +47,7 @@ end
 -- position in the middle of its message ("infer: x.lua:6: gpu ...").
 local noarch = { id = "my-gpu", arch = "hoper", memory = 80 * 2 ^ 30, mem_bw = 3.35e12, peak = { bf16 = 989e12 },
   scaleup = { domain = 8, fabric = "nvlink4" } }
-check(function() gp.infer { model = "llama3-8b", gpu = noarch } end, "infer: gpu 'my-gpu': no achievable fractions", "infer: a user GPU without an arch, one position")
+check(function() gp.infer { model = "llama3-8b", gpu = noarch } end, "infer: gpu 'my-gpu': unknown arch 'hoper' (did you mean 'hopper'?)", "infer: a user GPU of an unknown arch, one position, the nearest arch suggested")
 
 -- 3. cat that is not a catalog: every planner raised a Lua error from
 -- inside gpuplan ("attempt to index a number value (local 'cat')",
