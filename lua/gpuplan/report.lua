@@ -196,6 +196,13 @@ encode = function(v, out, open)
     end
     open[v] = nil
   else
+    -- A resolved job's step result (train_job / rl_job :step, a
+    -- userdata): encoded as its :table(), every field, as gp.train's and
+    -- gp.rl's results are; other userdata are refused.
+    if t == "userdata" then
+      local okf, f = pcall(function() return v.table end)
+      if okf and type(f) == "function" then return encode(f(v), out, open) end
+    end
     error("cannot encode a " .. t .. " as JSON", 2)
   end
 end
