@@ -101,7 +101,8 @@ field("tp_overlap", "", "TP communication overlapped with the GEMMs", "plan cand
 field("overlap_grad_reduce", "", "the DP gradient reduction overlapped with backward",
   "plan candidate")
 field("overlaps", "", "{overlap_grad_reduce, overlap_param_gather, tp_overlap, overlap_p2p, "
-  .. "ep_overlap}: what ran under compute", "train")
+  .. "ep_overlap}: what ran under compute (tp_overlap, overlap_p2p and ep_overlap off with "
+  .. "a group of one: tp, pp or ep 1)", "train")
 field("layout", "", "the layout as a label (TP4 PP2 DP8 ZeRO-1 SP mb1 selective; "
   .. "infer: the instance's)", "plan infer infer_plan")
 field("precision", "", "the training precision (bf16, fp8 ...)", "train rl")

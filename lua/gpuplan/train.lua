@@ -1172,6 +1172,16 @@ function M.train(o)
     recompute_auto = auto or nil,
   }
   for _, k in ipairs(M.OVERLAP_KEYS) do out.overlaps[k] = cfg[k] end
+  -- What ran under compute, as sp above: an overlap of a group of one
+  -- rank has nothing to hide (the step prices no TP collective at tp 1,
+  -- no pipeline send at pp 1, no expert all-to-all at ep 1), so it is
+  -- off here whatever the stack's default or the caller said (it read
+  -- overlap_p2p true at pp 1; Megatron v0.7 turns overlap_p2p_comm off
+  -- without the interleaved schedule, and refuses tp_comm_overlap
+  -- without sequence_parallel, which is off at tp 1).
+  out.overlaps.tp_overlap = out.overlaps.tp_overlap and cfg.tp > 1
+  out.overlaps.overlap_p2p = out.overlaps.overlap_p2p and cfg.pp > 1
+  out.overlaps.ep_overlap = out.overlaps.ep_overlap and (cfg.ep or 1) > 1
   if not r.fits then
     -- what the verdict line says (gpuplan.memory.verdict, without "fits: no")
     out.why = string.format("memory: needs %.1f GiB per GPU, %s", r.memory.total / 2 ^ 30,

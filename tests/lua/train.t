@@ -4,7 +4,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local train = require "gpuplan.train"
 
-t.plan(126)
+t.plan(128)
 
 local part = t.step_part
 
@@ -54,6 +54,20 @@ for k, v in pairs(base) do o2[k] = v end
 o2.overlap_grad_reduce = false
 local r2 = gp.train(o2)
 t.ok(part(r2, "dp_comm").seconds > part(r, "dp_comm").seconds, "no overlap: the reduction is exposed")
+-- The overlaps are what ran: at tp 1 and pp 1 there is no TP collective
+-- and no pipeline send to hide, so tp_overlap and overlap_p2p read off
+-- (megatron's overlap_p2p default read true at pp 1); at tp 2 and pp 2
+-- the settings stand.
+do
+  local one = gp.train { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, stack = "megatron",
+    tp_overlap = true }
+  t.is(tostring(one.overlaps.tp_overlap) .. " " .. tostring(one.overlaps.overlap_p2p), "false false",
+    "tp 1, pp 1: no TP overlap, no p2p overlap")
+  local two = gp.train { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, stack = "megatron",
+    tp = 2, pp = 2, tp_overlap = true }
+  t.is(tostring(two.overlaps.tp_overlap) .. " " .. tostring(two.overlaps.overlap_p2p), "true true",
+    "tp 2, pp 2: both")
+end
 
 -- Time and cost: 1e12 tokens at the given price.  days = tokens / (tokens/s)
 -- / 86400; cost = days x 24 h x 8 GPUs x $2/h.
