@@ -12,6 +12,12 @@
 --
 -- Which cases are "like it": the job's regime, the features that change
 -- how well a model does, in this order --
+--   vendor  the card's maker (catalog vendor: NVIDIA | AMD | Intel): each
+--           runs its own kernel libraries and collectives (cuBLAS/cuDNN and
+--           NCCL; hipBLASLt and RCCL; SynapseAI's MME/TPC kernels and HCCL),
+--           so one maker's errors are another population and do not widen
+--           another's ranges (one Gaudi 2 run at +99% made the H100
+--           tensor-parallel training range 4.26-10.84 s of a 5.5 s step)
 --   stack   who runs it (train, rl, memory: megatron | deepspeed | hf;
 --           infer: how kernels reach the GPU, graphs | kernels | eager)
 --   moe     dense | moe
@@ -55,10 +61,10 @@ local M = {}
 
 M.LEVEL = 0.8
 M.MIN_CASES = 8
-M.FEATURES = { "stack", "moe", "style", "scale", "balance", "gen" }
+M.FEATURES = { "vendor", "stack", "moe", "style", "scale", "balance", "gen" }
 M.CUT_RIDGE = 64
 -- A job is "like no published run" when one of these is new to its kind.
-M.NOVEL = { "stack", "moe", "gen" }
+M.NOVEL = { "vendor", "stack", "moe", "gen" }
 
 -- Metric -> orientation: 1 time-like (f = measured / predicted),
 -- -1 rate-like (f = predicted / measured).  Memory is a size: 1.
@@ -136,6 +142,10 @@ function M.regime(kind, job, res, cat)
     (gpu and gpu.scaleup and gpu.scaleup.domain) or 8
   f.scale = scale_of(tonumber(get("gpus")), per_node)
   f.gen = gpu and gpu.arch or nil
+  -- A card without a vendor (a user's entry may omit it) has no maker
+  -- feature: its path starts at the stack, which no shipped regime has,
+  -- so it takes the whole kind's range.
+  f.vendor = gpu and gpu.vendor or nil
   local peak = gpu and type(gpu.peak) == "table" and tonumber(gpu.peak.bf16)
   local bw = gpu and tonumber(gpu.mem_bw)
   if kind == "infer" and peak and bw and bw > 0 then
