@@ -399,7 +399,7 @@ M.FIELDS = {
 
 -- Give result res of gp.train / gp.rl / gp.infer (kind) its ranges: every
 -- M.FIELDS number F gains F_lo and F_hi, and res.range says where they
--- came from: { kind, level = 0.8, cases = n, regime = "stack=megatron/...",
+-- came from: { kind, level = 0.8, cases = n, regime = "vendor=NVIDIA/stack=megatron/...",
 -- novel = "gen cdna3" (only for a job like no published run) }.  job: the
 -- call's options.  Returns res.  A few multiplications per result: never
 -- called per layout of a sweep, only on the results it returns.
