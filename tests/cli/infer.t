@@ -12,7 +12,7 @@ like($o, qr/^llama3-70b on 2 x h100-sxm \(tp 2, pp 1\), fp8 weights, bf16 KV, in
 like($o, qr/^batch per replica\s+64 \(x 1 replicas\)$/m, 'batch from concurrency');
 like($o, qr/^ITL at batch\s+\d+\.\d\d ms \(\d+\.\d\d-\d+\.\d\d\)$/m, 'ITL in ms, with its 80% range');
 like($o, qr/^cost per 1M output tokens\s+\d+\.\d+ USD \(\d+\.\d+-\d+\.\d+\)$/m, 'cost per token, with its range');
-like($o, qr/^ranges\s+where 80% of published runs like this landed \(\d+ cases: stack=graphs\S*\)$/m,
+like($o, qr/^ranges\s+where 80% of published runs like this landed \(\d+ cases: vendor=NVIDIA\/stack=graphs\S*\)$/m,
      'where the ranges come from');
 is($e, '', 'nothing on stderr');
 

@@ -35,7 +35,7 @@ my @rows = grep { /^(h100-sxm|h800-sxm|b200)\s+\d+\s/ } split /\n/, $o;
 # Each answer with its 80% range (gpuplan.ranges): step, days and cost.
 my $ranged = grep { /\s[\d.]+ \([\d.]+-[\d.]+\)\s+[\d.]+\s+[\d.]+ \([\d.]+-[\d.]+\)\s+\d+ \(\d+-\d+\)\s+USD/ } @rows;
 is($ranged, scalar(@rows), 'every row: step, days and cost with their ranges');
-like($o, qr/^ranges \(best layout\): where 80% of published runs like this landed \(\d+ cases: stack=megatron\S*\)$/m,
+like($o, qr/^ranges \(best layout\): where 80% of published runs like this landed \(\d+ cases: vendor=NVIDIA\/stack=megatron\S*\)$/m,
      'where the ranges come from');
 is(scalar @rows, 5, 'five layouts');
 # A cell is "value (lo-hi)": the value is its leading number.

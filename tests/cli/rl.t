@@ -50,7 +50,7 @@ like($o, qr/^throughput: [\d.]+ samples\/s \([\d.]+-[\d.]+\)\*, \d+ tokens\/s \(
      'its ranges marked "*"');
 like($o, qr/^run: 500 steps in [\d.]+ hours \([\d.]+-[\d.]+\)\* on 8 GPUs; cost \d+ USD \(\d+-\d+\)\*$/m,
      'its run line too');
-like($o, qr/^ranges: \*no published run like this \(no validated rl case has stack hf, gen cdna3\): the 80% range of all \d+ rl cases$/m,
+like($o, qr/^ranges: \*no published run like this \(no validated rl case has vendor AMD, stack hf, gen cdna3\): the 80% range of all \d+ rl cases$/m,
      'an RL card generation never measured: said plainly');
 
 # The same job on one MI300X node without naming NICs: its 8 GPUs fit
