@@ -289,6 +289,16 @@ typedef struct gp_comm_result {
  * achievable and NVLS efficiency in (0, 1].  GP_OK or GP_EINVAL. */
 int comm_topo_check(const gp_topo *t, gp_error *err);
 
+/* 1 when a node of t is an NVLink domain of several hosts (host_gpus
+ * set below gpus_per_node: GB200 NVL72), where training places its
+ * groups in equal shares a domain (layout.h layout_fill_place, its
+ * gp_place_key domain); 0 when a node is one host.  The one place of
+ * this rule. */
+static inline int comm_topo_domain(const gp_topo *t)
+{
+	return t->host_gpus > 0 && t->host_gpus < t->gpus_per_node;
+}
+
 /* Cost of collective `op` on `gpus` ranks of topology t moving `bytes`
  * (see the conventions above).  Ranks fill nodes in order: gpus <=
  * gpus_per_node stays in one node; more span ceil(gpus / gpus_per_node)

@@ -194,7 +194,7 @@ int sweep_begin(sweep_iter *it, const gp_model *m, const gp_topo *t,
 	it->base = base;
 	it->s = s;
 	it->G = t->gpus_per_node;
-	it->domain = t->host_gpus > 0 && t->host_gpus < t->gpus_per_node;
+	it->domain = comm_topo_domain(t);
 	it->nodes = t->nodes;
 	if (ends_fit(it, err) || job_opts_fit(it, err))
 		return GP_EINVAL;

@@ -159,7 +159,7 @@ static int place(const ctx *x, train_cache *cc, int G,
 	int i;
 
 	layout_place_key(&x->y, G, &key);
-	key.domain = x->e.t.host_gpus > 0 && x->e.t.host_gpus < G;
+	key.domain = comm_topo_domain(&x->e.t);
 	if (!cc)
 		return layout_fill_place(&key, g, err);
 	for (i = 0; i < cc->nplace; i++)
