@@ -253,9 +253,10 @@ function M.roofline(a)
     error("roofline: infer must be a table of gp.infer arguments, with model", 2)
   end
   local cat = a.cat or a.catalog
-  if cat ~= nil and not require("gpuplan.options").is_catalog(cat) then
-    error("roofline: " .. (a.cat and "cat" or "catalog") .. " must be a catalog, as "
-      .. "gp.catalog() returns (got " .. require("gpuplan.args").shown(cat) .. ")", 2)
+  if cat ~= nil then
+    -- said as every planner says it (gpuplan.options check)
+    local _, msg = require("gpuplan.options").check(a.cat and "cat" or "catalog", cat, "roofline")
+    if msg then error("roofline: " .. msg, 2) end
   end
   local d = M.device(a.gpu, cat)
   local r = { device = d, ridges = {} }

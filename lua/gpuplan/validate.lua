@@ -733,9 +733,9 @@ local function check_case(case, cat, who, level)
     error(string.format("validate.%s: case must be a case as gp.validate.read returns (got %s)",
       who, shown(case)), level + 1)
   end
-  if cat ~= nil and (type(cat) ~= "table" or type(cat.ids) ~= "function") then
-    error(string.format("validate.%s: cat must be a catalog, as gp.catalog() returns (got %s)",
-      who, shown(cat)), level + 1)
+  if cat ~= nil then
+    local _, msg = require("gpuplan.options").check("cat", cat)
+    if msg then error(string.format("validate.%s: %s", who, msg), level + 1) end
   end
 end
 
