@@ -101,8 +101,10 @@ static gp_place_key key(int tp, int cp, int dp, int pp, int ep, int G)
  * in_node's product 3 x 2 takes as 6 a node; but its CP groups straddle
  * nodes, 6, 7 | 8.)  Returns the number of disagreements (the first
  * few printed), and counts in *unequal the layouts layout_place_of
- * places where some kind's shares are not equal (priced today as if
- * they were). */
+ * places where some kind's shares are not equal (layout_place_of takes
+ * them as equal, as the step still prices them on NVLink domains of
+ * hosts; on nodes that are hosts it prices the launcher's shares,
+ * layout_fill_place, held to layout_fill_of by fill_place_agrees). */
 static int fill_agrees(int G, int most, int *unequal)
 {
 	static const char *ords[] = { "tp-cp-dp-pp", "dp-tp-cp-pp" };

@@ -506,16 +506,22 @@ end
 -- 2S / (8 x 16.69e9) = 4021.5 us.  Tolerance 1 ns: the
 -- hand figures are exact but for float rounding.
 do
-  local function ll128_tree(nodes, cap, gpu)
-    local topo = comm.from_fabrics({ scaleup = "nvlink4", gpus_per_node = 8, nodes = nodes,
-                                     nics = 32, nic_fabric = "efa-100",
-                                     gpu = cat.gpus[gpu or "h100-sxm"], cpu_vendor = "amd" }, cat)
+  -- EFA's NCCL terms with a region that picks the LL128 tree at every
+  -- size and rank count (the tuner's choice forced; one place for both
+  -- uses below)
+  local function ll128_region(topo)
     local n = {}
     for k, v in pairs(cat.fabrics["efa-100"].nccl) do n[k] = v end
     n.tree_share = 1
     n.regions = { { algo = "tree", proto = "ll128",
       vertices = { { 0, 1 }, { 2 ^ 40, 1 }, { 2 ^ 40, 2 ^ 20 }, { 0, 2 ^ 20 } } } }
     topo.nic_nccl = n
+  end
+  local function ll128_tree(nodes, cap, gpu)
+    local topo = comm.from_fabrics({ scaleup = "nvlink4", gpus_per_node = 8, nodes = nodes,
+                                     nics = 32, nic_fabric = "efa-100",
+                                     gpu = cat.gpus[gpu or "h100-sxm"], cpu_vendor = "amd" }, cat)
+    ll128_region(topo)
     if cap then topo.tree_ll128_ch_bw2, topo.tree_ll128_ch_bw3 = cap, cap end
     -- On 2 nodes AWS's tuner leaves the choice to NCCL's (no region):
     -- the tree is forced there, and NCCL's ranking keeps it on LL128.
@@ -544,12 +550,7 @@ do
                                 nic_fabric = "efa-100", gpu = cat.gpus["h100-sxm"],
                                 cpu_vendor = "amd" }, cat)
   local function forced(topo)
-    local n = {}
-    for k, v in pairs(cat.fabrics["efa-100"].nccl) do n[k] = v end
-    n.tree_share = 1
-    n.regions = { { algo = "tree", proto = "ll128",
-      vertices = { { 0, 1 }, { 2 ^ 40, 1 }, { 2 ^ 40, 2 ^ 20 }, { 0, 2 ^ 20 } } } }
-    topo.nic_nccl = n
+    ll128_region(topo)
     local r = gp.comm { op = "all_reduce", bytes = S256, gpus = 128, topology = topo }
     assert(r.algo == "tree" and r.proto == "ll128", r.algo .. "/" .. r.proto)
     return r
