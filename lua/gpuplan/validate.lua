@@ -492,10 +492,14 @@ end
 -- The workload's training switches and the kinds whose predictors hand
 -- them to their calls: the train predictor both (gp.train's dropout and
 -- unfused_loss), the memory predictor dropout (gp.memory's: the masks it
--- keeps; gp.memory prices no loss kernels).  The rl and infer predictors
--- read neither, so a case of theirs that stated one would be priced
--- without it: refused, as an unread parallel field is.
-M.WORKLOAD_READ = { dropout = set "train memory", unfused_loss = set "train" }
+-- keeps; gp.memory prices no loss kernels).  workload.flash likewise (a
+-- model whose own code has no fused attention): the train and memory
+-- predictors hand it to gp.train and gp.memory, a serving memory case
+-- (method infer) does not.  The rl and infer predictors read none of
+-- them, so a case of theirs that stated one would be priced without it:
+-- refused, as an unread parallel field is.
+M.WORKLOAD_READ = { dropout = set "train memory", unfused_loss = set "train",
+                    flash = set "train memory" }
 
 -- The first of those switches (sorted) case c states that its kind does
 -- not read: its name and that kind as a message names it, or nil.

@@ -12,7 +12,7 @@ local cjson = require "cjson"
 local validate = require "gpuplan.validate"
 local predict = require "gpuplan.predict.train"
 
-t.plan(10)
+t.plan(11)
 
 local cat = gp.catalog()
 -- GPT 1.7B (24 layers, hidden 2048, vocabulary 131072) on one H100 SXM,
@@ -135,6 +135,13 @@ serve.workload.dropout = false
 ok, err = read_with(serve)
 t.ok(not ok and err:find("field 'workload.dropout': memory (method infer) cases do not use it",
      1, true), "a serving memory case stating dropout is refused")
+-- workload.flash (a model's code without fused attention) is read by the
+-- train and memory predictors alone: an infer case's was priced without it
+local inf = first("infer")
+inf.workload.flash = false
+ok, err = read_with(inf)
+t.ok(not ok and err:find("field 'workload.flash': infer cases do not use it (only train and "
+     .. "memory cases do)", 1, true), "an infer case stating flash is refused: " .. err:gsub("^.-: ", ""))
 -- a training memory case takes dropout and hands it to gp.memory as its
 -- option (the masks it keeps): not a number derived here (the peak's
 -- moment moves with what is held; engine/memory_act.c sizes the masks),
