@@ -313,10 +313,11 @@ int comm_cost(const gp_topo *t, gp_coll op, double bytes, int gpus,
 	      gp_comm_result *out, gp_error *err);
 
 /* Cost of collective `op` on the placed group g of topology t (see
- * gp_group): per_node in 1..gpus_per_node dividing ranks, the nodes it
- * spans at most t->nodes, sharing >= 1 with per_node * sharing <=
- * gpus_per_node; with nodes > 0, ranks >= per_node * nodes and at most
- * nodes * gpus_per_node.  Otherwise as comm_cost, which is this function
+ * gp_group): per_node in 1..gpus_per_node, the nodes it spans at most
+ * t->nodes, sharing >= 1 with per_node * sharing <= gpus_per_node; with
+ * nodes 0 (equal shares) per_node divides ranks; with nodes > 0 ranks is
+ * at least per_node * nodes and at most nodes * gpus_per_node (nodes 1:
+ * per_node = ranks).  Otherwise as comm_cost, which is this function
  * with ranks filling nodes in order (nodes = ceil(gpus / gpus_per_node),
  * per_node the last node's, sharing 1). */
 int comm_group_cost(const gp_topo *t, gp_coll op, double bytes,
