@@ -105,6 +105,8 @@ int lgp_model_params(lua_State *L);
 
 int lgp_model_flops(lua_State *L);
 
+int lgp_model_vision(lua_State *L);
+
 int lgp_model_kv(lua_State *L);
 
 int lgp_model_cross_kv(lua_State *L);

@@ -290,6 +290,22 @@ int lgp_model_flops(lua_State *L)
 	return 1;
 }
 
+/* core.model_vision(model) -> tokens, patches: what one image is to the
+ * LLM and to its vision tower (model_vision_tokens, model_vision_patches,
+ * the one place of each rule); 0, 0 without a tower. */
+int lgp_model_vision(lua_State *L)
+{
+	gp_model m;
+	gp_error err;
+
+	lgp_tomodel(L, 1, &m);
+	if (model_check(&m, &err) != GP_OK)
+		return luaL_error(L, "%s", err.msg);
+	lua_pushnumber(L, model_vision_tokens(&m));
+	lua_pushnumber(L, model_vision_patches(&m));
+	return 2;
+}
+
 /* A model's bytes per sequence of K/V: fn(model, n, elem_bytes), n the
  * argument named what (tokens, >= 0). */
 static int lgp_kv_of(lua_State *L, double (*fn)(const gp_model *, double,

@@ -76,6 +76,7 @@ static int lgp_check(lua_State *L)
 static const luaL_Reg corelib[] = {
 	{"model_params", lgp_model_params},
 	{"model_flops_per_token", lgp_model_flops},
+	{"model_vision", lgp_model_vision},
 	{"model_kv_bytes", lgp_model_kv},
 	{"model_cross_kv_bytes", lgp_model_cross_kv},
 	{"memory", lgp_memory},

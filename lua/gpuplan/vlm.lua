@@ -101,20 +101,18 @@ function M.media(model, o)
     v2.image_size = s
     v2.tokens_per_image = nil
   end
-  local tside = v2.image_size // (patch * merge)
-  local tok = v2.tokens_per_image or tside * tside
+  -- An image's tokens and the patches its tower encodes (a resampler
+  -- such as Qwen-VL's leaves fewer tokens than patches: 1024 patches at
+  -- 448 px, 256 tokens): the engine's rules, model_vision_tokens and
+  -- model_vision_patches.
+  local tok, ppu = require("gpuplan.core").model_vision(m2)
+  tok, ppu = math.tointeger(tok) or tok, math.tointeger(ppu) or ppu
   local units = images + (frames > 0 and (frames + tpt - 1) // tpt or 0)
   if frames > 0 and frames % tpt ~= 0 then
     defaults[#defaults + 1] = string.format("%d frames padded to %d (%d per temporal patch)",
       frames, (frames + tpt - 1) // tpt * tpt, tpt)
   end
   local vunits = units - images
-  -- The patches the tower encodes, the engine's model_vision_patches: its
-  -- grid in whole merge x merge groups, or the tokens' own patches where
-  -- they are more (a resampler such as Qwen-VL's leaves fewer tokens than
-  -- patches: 1024 patches at 448 px, 256 tokens).
-  local gside = (v2.image_size // patch) // merge * merge
-  local ppu = math.max(gside * gside, tok * merge * merge)
   return {
     model = m2, units = units, size = v2.image_size, tokens_per_unit = tok,
     patches_per_unit = ppu, image_tokens = images * tok,
