@@ -133,6 +133,9 @@ do
   t.ok(off { title = title, date = "2023-11-15" }, "no release, dated 2023-11-15: no XQA")
   t.ok(not off { title = title, date = "2023-12-15" }, "no release, dated 2023-12-15: XQA")
   t.ok(not off { title = title }, "neither release nor date: XQA")
+  t.ok(off { title = title, version = "v0.5.0" }, "a release written v0.5.0 is 0.5.0: no XQA")
+  t.ok(off { title = title, version = "main", date = "2023-11-15" },
+       "a version that is no release: the date says (before 2023-12-01: no XQA)")
   t.ok(not off { title = "vLLM benchmark_throughput.py", version = "0.2.1" },
        "the rule is TensorRT-LLM's alone")
 end

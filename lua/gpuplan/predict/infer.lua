@@ -157,10 +157,12 @@ local PROFILES = {
     -- one reads the cache once either way.
     local src = case and case.source or {}
     local ver, date = v(src.version), v(src.date)
+    -- a release as written ("0.5.0", "v0.5.0"); one that does not read
+    -- as MAJOR.MINOR leaves the date to say
+    local maj, min = tostring(ver or ""):match("^v?(%d+)%.(%d+)")
     local pre
-    if ver then
-      local maj, min = tostring(ver):match("^(%d+)%.(%d+)")
-      pre = maj ~= nil and tonumber(maj) == 0 and tonumber(min) < 6
+    if maj then
+      pre = tonumber(maj) == 0 and tonumber(min) < 6
     elseif date then
       pre = tostring(date) < "2023-12-01"
     end
