@@ -768,6 +768,15 @@ static int mmha_decode(builder *b, const gp_op *o, double count,
 		   b->c->compute);
 }
 
+double infer_kv_reads(const gp_model *m, const infer_cfg *c)
+{
+	/* Query heads a KV head serves on this rank. */
+	double group = (m->heads / (double)c->tp) /
+		model_kv_heads_rank(m, c->tp);
+
+	return c->kv_per_qhead && group > 1.0 ? group : 1.0;
+}
+
 /* Price the layer's operators (model_layer_ops) for batch sequences of
  * q tokens at a mean KV length kv_mean. */
 static int step_layers(builder *b, const gp_model *m, const shape *s,
@@ -782,9 +791,8 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 	/* The attention reads the cache as stored, or the 16-bit copy an
 	 * unfused dequantisation wrote (kv_dequant). */
 	double kvb = c->kv_unfused ? ACT_BYTES : c->kv_bytes;
-	/* Query heads a KV head serves on this rank (mmha_decode). */
-	double qgroup = (m->heads / (double)c->tp) /
-		model_kv_heads_rank(m, c->tp);
+	/* The cache reads a decode step (mmha_decode). */
+	double qgroup = infer_kv_reads(m, c);
 
 	/* The layer's operators (model_layer_ops), priced at this step's
 	 * dtypes: linears at the weight format, the router in 16 bits,
@@ -846,8 +854,7 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 
 		if (mla && strcmp(o->name, "qkv") == 0)
 			continue;      /* mla_decode's */
-		if (c->kv_per_qhead && q <= 1.0 && o->kind == GP_OP_ATTN &&
-		    qgroup > 1.0) {
+		if (q <= 1.0 && o->kind == GP_OP_ATTN && qgroup > 1.0) {
 			if (mmha_decode(b, o, count, kvb, qgroup))
 				return GP_EINVAL;
 			continue;

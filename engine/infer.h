@@ -250,6 +250,8 @@ typedef struct infer_result {
 	double eager;         /* s those steps add to a decode step on
 	                         average (eager_steps x their extra launch
 	                         time) */
+	double kv_reads;      /* times a decode step's attention reads a
+	                         rank's KV cache: infer_kv_reads */
 	double tokens_per_s;  /* output tokens/s, whole system */
 	double tokens_per_s_gpu;
 	double stream_tokens_per_s; /* 1 / itl: what one user sees */
@@ -299,6 +301,15 @@ double infer_eager_host(const infer_cfg *c, double layers);
  * there is no room or no step to spread over. */
 double infer_prompt_share(double prompts, double len, double steps,
                           double room);
+
+/* Times a decode step's attention reads the KV cache of a rank: under
+ * kv_per_qhead (the masked MHA kernel, infer.c mmha_decode) the query
+ * heads a KV head serves on the rank, heads / tp over the rank's KV heads
+ * (model_kv_heads_rank: a KV head replicated where there are fewer than
+ * tp), when that is more than one; else 1 (XQA, the fused kernels, MHA).
+ * The one rule: the decode attention is priced with it, and gp.infer's
+ * note on xqa = false says it (the result's kv_reads). */
+double infer_kv_reads(const gp_model *m, const infer_cfg *c);
 
 /* Time one step on one GPU of a replica: `batch` sequences each
  * processing q tokens (q = prompt length for a prefill, 1 for decode)

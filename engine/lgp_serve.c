@@ -230,7 +230,7 @@ int lgp_infer(lua_State *L)
 	lgp_strict(L, 3, 3, "infer");
 	if (infer_run(&m, &d, &c, &r, &err) != GP_OK)
 		return luaL_error(L, "%s", err.msg);
-	lua_createtable(L, 0, 28);
+	lua_createtable(L, 0, 29);
 	lgp_setbool(L, "fits", r.fits);
 	if (!r.fits)
 		lgp_setstr(L, "why", r.why);
@@ -245,6 +245,7 @@ int lgp_infer(lua_State *L)
 	lgp_setint(L, "max_batch_kv", r.max_batch_kv);
 	lgp_setint(L, "replicas", r.replicas);
 	lgp_setint(L, "batch", r.batch);
+	lgp_setnum(L, "kv_reads", r.kv_reads);
 	if (r.fits) {
 		lgp_setnum(L, "ttft", r.ttft);
 		lgp_setnum(L, "itl", r.itl);
@@ -271,7 +272,7 @@ int lgp_infer(lua_State *L)
 }
 
 /* core.infer_gpus_for(model, device, cfg, target_tps, itl_limit_s) ->
- * gpus, batch, tokens_per_s (whole system). */
+ * gpus, batch, tokens_per_s (whole system), kv_reads (infer_kv_reads). */
 int lgp_infer_gpus_for(lua_State *L)
 {
 	gp_model m;
@@ -295,7 +296,10 @@ int lgp_infer_gpus_for(lua_State *L)
 	lua_pushinteger(L, gpus);
 	lua_pushinteger(L, batch);
 	lua_pushnumber(L, tps);
-	return 3;
+	/* the decode attention's cache reads, the same at every gpus the
+	 * search tries (infer_kv_reads: the model and tp alone) */
+	lua_pushnumber(L, infer_kv_reads(&m, &c));
+	return 4;
 }
 
 /* ---- serve (MoE across many GPUs) ---- */

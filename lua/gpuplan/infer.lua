@@ -88,6 +88,9 @@ local roofline = require "gpuplan.roofline"
 local M = {}
 
 local function core() return require "gpuplan.core" end
+-- The place of the xqa = false note among M.setup's defaults, worded by
+-- xqa_note from the engine's result (M.infer, M.gpus_for).
+local XQA_NOTE = "xqa=false"
 local function catalog(cat) return cat or require("gpuplan").catalog() end
 
 -- Bytes per cached element by KV dtype: one table, gpuplan.memory's.
@@ -951,17 +954,10 @@ function M.setup(a)
       .. "(max_seq)", c.input, c.output, model.id or "the model", model.max_seq), 3)
   end
   if a.runtime == nil then default("runtime=graphs") end
-  if a.xqa == false then
-    local group = (model.heads / tp) / math.max(1, (model.kv_heads or model.heads) / tp)
-    if group > 1 then
-      default(string.format("xqa=false: TensorRT-LLM's masked MHA kernel, one thread block a "
-        .. "query head: the KV cache read %.4g times a decode step (%.4g query heads a KV "
-        .. "head), on the CUDA cores", group, group))
-    else
-      default("xqa=false: no change for a model of one query head a KV head (MHA): the "
-        .. "masked MHA kernel reads its cache once, as XQA would")
-    end
-  end
+  -- The note on xqa = false says the factor the engine priced (its
+  -- result's kv_reads, engine/infer.c infer_kv_reads): its place in the
+  -- line is held here, its words are M.xqa_note's once the engine ran.
+  if a.xqa == false then default(XQA_NOTE) end
   if a.enforce_eager then
     default(string.format("enforce_eager: %.4g host ops a layer at %.4g us (%s's eager launches)",
       c.host_ops_per_layer, (c.host_op_time or core().DEFAULTS.host_op_time) * 1e6, a.runtime))
@@ -1077,6 +1073,20 @@ local function tp_within_node(g, sys, c)
   if msg then error("infer: " .. msg, 3) end
 end
 
+-- The xqa = false note in defaults (M.setup's XQA_NOTE), in the words of
+-- the engine's kv_reads: the times a decode step reads the KV cache.
+local function xqa_note(defaults, reads)
+  for i, e in ipairs(defaults) do
+    if e == XQA_NOTE then
+      defaults[i] = reads > 1 and string.format("xqa=false: TensorRT-LLM's masked MHA kernel, "
+        .. "one thread block a query head: the KV cache read %.4g times a decode step (%.4g "
+        .. "query heads a KV head), on the CUDA cores", reads, reads)
+        or "xqa=false: no change for a model of one query head a KV head (MHA): the "
+        .. "masked MHA kernel reads its cache once, as XQA would"
+    end
+  end
+end
+
 -- gp.infer{...}: see the header; the MoE serving options (ep, dp_attention,
 -- disagg, mtp, ...: gpuplan.serve) take the MoE serving model.
 function M.infer(a)
@@ -1099,6 +1109,7 @@ function M.infer(a)
   tp_within_node(info.gpu, info.system, c)
   local ok, r = pcall(core().infer, model, d, c)
   if not ok then error("infer: " .. tostring(r), 2) end
+  xqa_note(info.defaults, r.kv_reads)
   if info.offload_said and (r.offload_layers or 0) == 0 then
     local kept = {}
     for _, e in ipairs(info.defaults) do
@@ -1228,8 +1239,9 @@ end
 function M.gpus_for(a, target, itl_limit)
   local model, d, c, info = M.setup(a)
   tp_within_node(info.gpu, info.system, c)
-  local ok, g, b, tps = pcall(core().infer_gpus_for, model, d, c, target, itl_limit)
+  local ok, g, b, tps, reads = pcall(core().infer_gpus_for, model, d, c, target, itl_limit)
   if not ok then error("infer: " .. tostring(g), 2) end
+  xqa_note(info.defaults, reads)
   return { gpus = g, batch = b, tokens_per_s = tps, currency = info.currency,
            cost_per_mtok = c.price and tps > 0 and c.price * g / 3600 / tps * 1e6 or nil,
            defaults = info.defaults }

@@ -75,6 +75,34 @@ t.near(b4n.bytes - act4, 8 * (b4.bytes - act4), 1e-9 * b4n.bytes,
 t.ok(said(t4n, "read 8 times a decode step (8 query heads a KV head)"),
      "... as the defaults line says")
 
+-- The note says the factor the engine priced (its result's kv_reads,
+-- engine/infer.c infer_kv_reads), not a rule of its own: Llama 2 70B (64
+-- query heads, 8 KV heads of 128) on GB200 NVL72 (one NVLink domain, so TP
+-- 16 is a TP group), 16 sequences.  A rank holds 64 / tp query heads and
+-- max(1, 8 / tp) KV heads (a KV head replicated past 8 ranks): the group
+-- is 64/8 = 8 at TP 1, 32/4 = 8 at TP 2, 8/1 = 8 at TP 8, 4/1 = 4 at TP 16.
+-- The attention's Q and O per layer: 16 x (64 / tp) x (128 + 128) x 2 B;
+-- the rest of its bytes is the cache, read kv_reads times without XQA.
+-- Exact (1e-9 relative): the same sums.
+for _, c in ipairs { { 1, 8 }, { 2, 8 }, { 8, 8 }, { 16, 4 } } do
+  local tp, group = c[1], c[2]
+  local sys = { model = "llama2-70b", gpu = "gb200", system = "gb200-nvl72", gpus = tp,
+                tp = tp, batch = 16 }
+  local x = run(sys)
+  sys.xqa = false
+  local nx = run(sys)
+  local n
+  for _, d in ipairs(nx.defaults) do
+    n = n or tonumber(d:match("^xqa=false: .*the KV cache read (%S+) times a decode step %(%1 query heads a KV head%)"))
+  end
+  local ax, anx = row(x.decode, "attention"), row(nx.decode, "attention")
+  local actp = 16 * (64 / tp) * 256 * 2
+  t.is(n, group, string.format("TP %d: the note says %d query heads a KV head", tp, group))
+  t.near((anx.bytes - actp) / (ax.bytes - actp), n or 0, 1e-9 * group,
+         string.format("TP %d: ... and the decode attention is priced reading the cache that "
+                       .. "many times", tp))
+end
+
 -- MHA (Llama 2 13B: 40 heads, 40 KV heads): a group of one reads the
 -- cache once either way, so nothing moves.
 local m_on = run { model = "llama2-13b" }
