@@ -91,8 +91,79 @@ static gp_place_key key(int tp, int cp, int dp, int pp, int ep, int G)
 	return k;
 }
 
+/* What a grid_walk check says of one layout. */
+enum { GRID_SAME, GRID_DIFF, GRID_FAIL };
+
+typedef int (*grid_check)(const gp_place_key *k, void *ctx);
+
 /* Every layout of up to `most` GPUs (tp 1..8, cp 1..4, dp 1..24, pp
- * 1..12; ep 1 or all of dp x cp) on nodes of G, in two rank orders:
+ * 1..12; ep 1 or all of dp x cp) on nodes of G, in each of the nords
+ * rank orders ords, handed to check as a placement key.  Returns the
+ * layouts check finds GRID_DIFF (the first few printed), or that count
+ * plus 1000 at the first GRID_FAIL (a refused key, an impossible
+ * answer).  The one grid of fill_agrees and fill_place_agrees. */
+static int grid_walk(int G, int most, const char *const *ords, int nords,
+		     grid_check check, void *ctx)
+{
+	int tp, cp, dp, pp, ep, o, bad = 0;
+	gp_place_key k;
+	gp_error e;
+
+	for (o = 0; o < nords; o++)
+	for (tp = 1; tp <= 8; tp++)
+	for (cp = 1; cp <= 4; cp++)
+	for (dp = 1; dp <= 24; dp++)
+	for (pp = 1; pp <= 12; pp++)
+	for (ep = 1; ep <= dp * cp;
+	     ep = ep == 1 && dp * cp > 1 ? dp * cp : dp * cp + 1) {
+		int r;
+
+		if (tp * cp * dp * pp > most)
+			continue;
+		k = key(tp, cp, dp, pp, ep, G);
+		layout_order_parse(ords[o], k.order, &e);
+		r = check(&k, ctx);
+		if (r == GRID_FAIL)
+			return bad + 1000;
+		if (r == GRID_DIFF && bad++ < 5)
+			printf("#   G %d %s tp %d cp %d dp %d pp %d ep %d\n",
+			       G, ords[o], tp, cp, dp, pp, ep);
+	}
+	return bad;
+}
+
+/* fill_agrees's check of one layout; ctx counts the unequal ones. */
+static int fill_agrees_one(const gp_place_key *k, void *ctx)
+{
+	int *unequal = ctx, i, placed = 1, equal = 1, same = 1;
+	int s = k->size[GP_DIM_TP] * k->size[GP_DIM_CP] *
+		k->size[GP_DIM_DP] * k->size[GP_DIM_PP];
+	int nodes = (s + k->gpus_per_node - 1) / k->gpus_per_node;
+	gp_group g[GP_GRP_COUNT];
+	gp_fill f[GP_GRP_COUNT];
+	gp_error e;
+
+	if (layout_place_of(k, g, &e) || layout_fill_of(k, f, &e))
+		return GRID_FAIL;
+	for (i = 0; i < GP_GRP_COUNT; i++) {
+		if (f[i].nodes > nodes || f[i].ranks != g[i].ranks)
+			return GRID_FAIL;
+		placed &= g[i].ranks / g[i].per_node <= nodes;
+		equal &= f[i].min_share == f[i].max_share;
+		same &= f[i].max_share == g[i].per_node &&
+			f[i].nodes * f[i].max_share == g[i].ranks &&
+			f[i].sharing == g[i].sharing;
+	}
+	if (!placed)
+		return GRID_SAME;
+	if (!equal) {
+		(*unequal)++;
+		return GRID_SAME;
+	}
+	return same ? GRID_SAME : GRID_DIFF;
+}
+
+/* Every layout of grid_walk's grid on nodes of G, in two rank orders:
  * where layout_place_of places every kind within the job's ceil(GPUs /
  * G) nodes and the launcher places every group of every kind in equal
  * shares (min_share == max_share), the two agree: per_node, nodes and
@@ -107,94 +178,45 @@ static gp_place_key key(int tp, int cp, int dp, int pp, int ep, int G)
  * layout_fill_place, held to layout_fill_of by fill_place_agrees). */
 static int fill_agrees(int G, int most, int *unequal)
 {
-	static const char *ords[] = { "tp-cp-dp-pp", "dp-tp-cp-pp" };
-	int tp, cp, dp, pp, ep, o, i, bad = 0;
-	gp_group g[GP_GRP_COUNT];
-	gp_fill f[GP_GRP_COUNT];
-	gp_place_key k;
-	gp_error e;
+	static const char *const ords[] = { "tp-cp-dp-pp", "dp-tp-cp-pp" };
 
 	*unequal = 0;
-	for (o = 0; o < 2; o++)
-	for (tp = 1; tp <= 8; tp++)
-	for (cp = 1; cp <= 4; cp++)
-	for (dp = 1; dp <= 24; dp++)
-	for (pp = 1; pp <= 12; pp++)
-	for (ep = 1; ep <= dp * cp;
-	     ep = ep == 1 && dp * cp > 1 ? dp * cp : dp * cp + 1) {
-		int s = tp * cp * dp * pp, nodes = (s + G - 1) / G;
-		int placed, equal, same;
+	return grid_walk(G, most, ords, 2, fill_agrees_one, unequal);
+}
 
-		if (s > most)
-			continue;
-		k = key(tp, cp, dp, pp, ep, G);
-		layout_order_parse(ords[o], k.order, &e);
-		if (layout_place_of(&k, g, &e) || layout_fill_of(&k, f, &e))
-			return bad + 1000;
-		placed = equal = same = 1;
-		for (i = 0; i < GP_GRP_COUNT; i++) {
-			if (f[i].nodes > nodes || f[i].ranks != g[i].ranks)
-				return bad + 1000;
-			placed &= g[i].ranks / g[i].per_node <= nodes;
-			equal &= f[i].min_share == f[i].max_share;
-			same &= f[i].max_share == g[i].per_node &&
-				f[i].nodes * f[i].max_share == g[i].ranks &&
-				f[i].sharing == g[i].sharing;
-		}
-		if (!placed)
-			continue;
-		if (!equal)
-			(*unequal)++;
-		else if (!same && bad++ < 5)
-			printf("#   G %d %s tp %d cp %d dp %d pp %d ep %d\n",
-			       G, ords[o], tp, cp, dp, pp, ep);
-	}
-	return bad;
+/* fill_place_agrees's check of one layout. */
+static int fill_place_agrees_one(const gp_place_key *k, void *ctx)
+{
+	int i, same = 1;
+	gp_group g[GP_GRP_COUNT];
+	gp_fill f[GP_GRP_COUNT];
+	gp_error e;
+
+	(void)ctx;
+	if (layout_fill_of(k, f, &e) || layout_fill_place(k, g, &e))
+		return GRID_FAIL;
+	for (i = 0; i < GP_GRP_COUNT; i++)
+		same &= g[i].ranks == f[i].ranks &&
+			g[i].per_node == f[i].min_share &&
+			g[i].nodes == f[i].nodes &&
+			g[i].sharing == f[i].sharing;
+	return same ? GRID_SAME : GRID_DIFF;
 }
 
 /* layout_fill_place, the groups every command prices its collectives
  * on, against the launcher's placement it stands for (layout_fill_of):
  * per kind, per_node the fewest members on a node, nodes, sharing and
- * ranks alike, for every layout of up to `most` GPUs on nodes of G in
- * three rank orders (the grid of fill_agrees).  Its shortcut, equal
- * shares where the strides nest with the node, must give what the walk
- * gives.  Returns the disagreements (the first few printed). */
+ * ranks alike, for every layout of grid_walk's grid on nodes of G in
+ * three rank orders.  Its shortcut, equal shares where the strides nest
+ * with the node, must give what the walk gives.  Returns the
+ * disagreements (the first few printed). */
 static int fill_place_agrees(int G, int most)
 {
-	static const char *ords[] = {
+	static const char *const ords[] = {
 		"tp-cp-dp-pp", "dp-tp-cp-pp", "tp-dp-pp-cp"
 	};
-	int tp, cp, dp, pp, ep, o, i, bad = 0;
-	gp_group g[GP_GRP_COUNT];
-	gp_fill f[GP_GRP_COUNT];
-	gp_place_key k;
-	gp_error e;
 
-	for (o = 0; o < 3; o++)
-	for (tp = 1; tp <= 8; tp++)
-	for (cp = 1; cp <= 4; cp++)
-	for (dp = 1; dp <= 24; dp++)
-	for (pp = 1; pp <= 12; pp++)
-	for (ep = 1; ep <= dp * cp;
-	     ep = ep == 1 && dp * cp > 1 ? dp * cp : dp * cp + 1) {
-		int same = 1;
-
-		if (tp * cp * dp * pp > most)
-			continue;
-		k = key(tp, cp, dp, pp, ep, G);
-		layout_order_parse(ords[o], k.order, &e);
-		if (layout_fill_of(&k, f, &e) || layout_fill_place(&k, g, &e))
-			return bad + 1000;
-		for (i = 0; i < GP_GRP_COUNT; i++)
-			same &= g[i].ranks == f[i].ranks &&
-				g[i].per_node == f[i].min_share &&
-				g[i].nodes == f[i].nodes &&
-				g[i].sharing == f[i].sharing;
-		if (!same && bad++ < 5)
-			printf("#   G %d %s tp %d cp %d dp %d pp %d ep %d\n",
-			       G, ords[o], tp, cp, dp, pp, ep);
-	}
-	return bad;
+	return grid_walk(G, most, ords, 3, fill_place_agrees_one, NULL);
 }
 
 /* A placed group: ranks, nodes, the fewest on a node, sharing. */

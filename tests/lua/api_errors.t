@@ -7,16 +7,9 @@ local gp = require "gpuplan"
 local me = debug.getinfo(1, "S").short_src
 
 -- fn (written on the caller's line) must raise "<this file>:<that
--- line>: " followed by text containing want.
-local function check(fn, want, name)
-  local line = debug.getinfo(2, "l").currentline
-  local ok, e = pcall(fn)
-  e = tostring(e)
-  local head = me .. ":" .. line .. ": "
-  local good = not ok and e:sub(1, #head) == head and e:find(want, 1, true) ~= nil
-    and not e:find("lua/gpuplan/", 1, true)
-  if not t.ok(good, name) then t.diag(ok and "no error" or e) end
-end
+-- line>: " followed by text containing want, naming no gpuplan file
+-- (tap's raises_here).
+local check = t.raises_here
 
 local M7, H = "llama2-7b", "h100-sxm"
 check(function() gp.memory { model = M7, gpu = H, gpus = "8" } end, "gpus must be a whole number 1..16777216 (got string '8')", "memory: gpus a string")

@@ -9,25 +9,9 @@ local gp = require "gpuplan"
 
 local me = debug.getinfo(1, "S").short_src
 
--- pcall's (ok, e) must be an error "<this file>:<line>: " followed by
--- text containing want, and no gpuplan file.  For an API function called
--- by pcall itself (no Lua frame of the script between) line is the
--- pcall's.
-local function placed(ok, e, line, want, name)
-  e = tostring(e)
-  local head = me .. ":" .. line .. ": "
-  local good = not ok and e:sub(1, #head) == head and e:find(want, 1, true) ~= nil
-    and not e:find("lua/gpuplan/", 1, true)
-  if not t.ok(good, name) then t.diag(ok and "no error" or e) end
-end
-
--- fn (written on the caller's line) must raise as placed says, at that
--- line.
-local function check(fn, want, name)
-  local line = debug.getinfo(2, "l").currentline
-  local ok, e = pcall(fn)
-  placed(ok, e, line, want, name)
-end
+-- The misuse placed at this script's line (tap's placed and raises_here:
+-- the error names the line, never a gpuplan file).
+local placed, check = t.placed, t.raises_here
 
 local H = "h100-sxm"
 

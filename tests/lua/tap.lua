@@ -6,6 +6,7 @@
 --   t.is(got, want, "exact")
 --   t.near(got, want, 0.01, "within 1%")   -- relative; NaN fails
 --   t.raises(fn, "pattern", "error text")
+--   t.raises_here(fn, "text", "a misuse named at this script's line")
 --   t.with(o, { tp = 2 })                  -- a copy of o with tp = 2
 local M = {}
 local n, failed, planned = 0, 0, nil
@@ -120,6 +121,32 @@ function M.raises(fn, pattern, name, plain)
     M.diag(ok and "no error raised" or ("error was: " .. tostring(err)))
   end
   return good
+end
+
+-- A misuse of the API is placed at the script's line: pcall's (ok, e) must
+-- be an error "<the calling script>:<line>: " followed by text containing
+-- want (plain), and name no gpuplan file.  For an API function called by
+-- pcall itself (no Lua frame of the script between) line is the pcall's.
+function M.placed(ok, e, line, want, name)
+  return M.placed_in(debug.getinfo(2, "S").short_src, ok, e, line, want, name)
+end
+
+-- M.placed with the script's file src given.
+function M.placed_in(src, ok, e, line, want, name)
+  e = tostring(e)
+  local head = src .. ":" .. line .. ": "
+  local good = not ok and e:sub(1, #head) == head and e:find(want, 1, true) ~= nil
+    and not e:find("lua/gpuplan/", 1, true)
+  if not M.ok(good, name) then M.diag(ok and "no error" or e) end
+  return good
+end
+
+-- fn (written on the caller's line) must raise as M.placed says, at that
+-- line of the caller's file.
+function M.raises_here(fn, want, name)
+  local at = debug.getinfo(2, "Sl")
+  local ok, e = pcall(fn)
+  return M.placed_in(at.short_src, ok, e, at.currentline, want, name)
 end
 
 function M.like(s, pattern, name, plain)
