@@ -377,6 +377,15 @@ function C.run(opts, args)
     end
     if not first then
       first, total = head, n
+      -- Each shard kept only its own best max(--top, 2): the layouts
+      -- ranked below that in the whole search may lie in any shard's
+      -- dropped tail, so a longer list than the shards hold is not the
+      -- search's best and is refused rather than printed as if it were.
+      if opts.top and opts.top > math.max(first.top, 2) then
+        fail("merge: --top %d is more than the %d each shard kept (the plan's --top %d): "
+             .. "the best beyond them are not in the files; rerun plan with --top %d",
+             opts.top, math.max(first.top, 2), first.top, opts.top)
+      end
       -- Only the best `keep` of all shards are shown: the rest are
       -- dropped as each shard is read, so memory holds one shard's.
       keep = math.max(opts.top or first.top, 2)
