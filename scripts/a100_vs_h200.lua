@@ -21,6 +21,13 @@ if not (opt.min_speed > 0) then
   error(require("gpuplan.cli").usage("a100_vs_h200: --min-speed must be a positive rate "
     .. "(tokens/s), got " .. opt.min_speed), 0)
 end
+-- One output token is the prefill's: no decode step runs, so gp.infer has
+-- no speed a user sees (stream_tokens_per_s is nil) for --min-speed to
+-- hold against.  A 0 or a fraction stays gp.infer's refusal below.
+if opt.output == 1 then
+  error(require("gpuplan.cli").usage("a100_vs_h200: --output 1 is the prefill's token alone, "
+    .. "with no decode step to reach --min-speed; give --output 2 or more"), 0)
+end
 
 -- {model, card, GPUs (TP), weights}: what each card needs to hold the model.
 local SETUPS = {

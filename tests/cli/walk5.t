@@ -38,4 +38,28 @@ my ($c, $o, $e);
     is_deeply(\@m, \@w, 'merge --top 2: the same two layouts as the plan run whole');
 }
 
+# 2. scripts/a100_vs_h200.lua --output 1: one output token is the
+# prefill's, gp.infer gives no per-user speed (nil), and the script died
+# comparing it ("attempt to compare nil with number", a traceback).  Now
+# refused naming --output; --output 2 still prints its table.
+($c, $o, $e) = run_gp('run', 'scripts/a100_vs_h200.lua', '--output', '1');
+is($c, 2, 'a100_vs_h200 --output 1: a usage error');
+unlike($e, qr/traceback|attempt to/, 'a100_vs_h200 --output 1: no Lua traceback') or diag $e;
+like($e, qr/^gpuplan: a100_vs_h200: --output 1 is the prefill's token alone/m,
+     'a100_vs_h200 --output 1: names --output') or diag $e;
+($c, $o, $e) = run_gp('run', 'scripts/a100_vs_h200.lua', '--output', '2');
+is($c, 0, 'a100_vs_h200 --output 2 runs') or diag $e;
+like($o, qr/^llama3\.1-8b\s+1 x h200-sxm fp8\s+\d/m, 'a100_vs_h200 --output 2: a row with a speed');
+
+# 3. scripts/custom_catalog.lua --dir in a missing directory died on an
+# assert with a traceback.  Now the error names --dir and the reason.
+{
+    my $dir = File::Temp::tempdir(CLEANUP => 1);
+    ($c, $o, $e) = run_gp('run', 'scripts/custom_catalog.lua', '--dir', "$dir/no/such");
+    is($c, 1, 'custom_catalog --dir under a missing directory: exit 1');
+    unlike($e, qr/traceback/, 'custom_catalog --dir: no traceback') or diag $e;
+    like($e, qr/^gpuplan: custom_catalog: --dir '\Q$dir\E\/no\/such': cannot make the directory: /m,
+         'custom_catalog --dir: names --dir') or diag $e;
+}
+
 done_testing();
