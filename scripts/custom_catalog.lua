@@ -34,7 +34,14 @@ if temp then
   dir = os.tmpname()
   os.remove(dir)
 end
-assert(lfs.mkdir(dir) or lfs.attributes(dir, "mode") == "directory", "cannot make " .. dir)
+-- A --dir that cannot be made (its parent missing, a file there) is the
+-- user's argument: named, with the system's reason, not an assert's
+-- traceback.
+local made, why = lfs.mkdir(dir)
+if not made and lfs.attributes(dir, "mode") ~= "directory" then
+  error(string.format("custom_catalog: %s '%s': cannot make the directory: %s",
+    temp and "a temporary directory" or "--dir", dir, tostring(why)), 0)
+end
 
 local files = require "gpuplan.files"
 files.write(dir .. "/my-cluster.lua", string.format([[
