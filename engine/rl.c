@@ -1143,6 +1143,16 @@ int rl_best_split(const gp_model *m, const roof_device *d,
 		k.colocated = 0;
 		k.rollout_gpus = R;
 		k.train.mem.lay.dp = dp;
+		/* The trainer's reserve as a given split of tg training GPUs
+		 * has it (lgp_totraincfg: NCCL buffers with more than one
+		 * GPU): the config was read for one replica, unit GPUs, and
+		 * at unit 1 held none, 0.5 GiB under the same split given. */
+		{
+			gp_mem_reserve rs;
+
+			mem_reserve_default(&rs, tg > 1 ? 2 : 1);
+			k.train.reserve.comm = rs.comm;
+		}
 		if (rl_step(m, d, t, &k, &r, err))
 			return GP_EINVAL;
 		if (!found || (r.fits && !out->fits) ||
