@@ -87,4 +87,23 @@ like($o, qr/^llama3\.1-8b\s+1 x h200-sxm fp8\s+\d/m, 'a100_vs_h200 --output 2: a
        join(',', map { $_->{mem_bytes} } @{ $g->{phases} }), 'auto: every phase\'s memory too');
 }
 
+# 5. plan --svg with an empty BASE ('' or '.svg', whose .svg is dropped)
+# or a directory ('DIR/') wrote '-pareto.svg', '-memory.svg' and
+# '-step.svg' (or DIR/-pareto.svg ...) and said nothing.  Now refused
+# before the search; a named BASE still writes its three files.
+{
+    my $dir = File::Temp::tempdir(CLEANUP => 1);
+    for my $base ('', '.svg', "$dir/") {
+        ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--svg', $base);
+        is($c, 2, "plan --svg '$base': a usage error");
+        like($e, qr/^gpuplan: plan: --svg '\Q$base\E': BASE is the start of the files' names/m,
+             "plan --svg '$base': names --svg") or diag $e;
+    }
+    ok(!-e "-pareto.svg" && !-e "$dir/-pareto.svg", 'no -pareto.svg written');
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--svg', "$dir/p.svg");
+    is($c, 0, 'plan --svg DIR/p.svg runs') or diag $e;
+    ok(-s "$dir/p-pareto.svg" && -s "$dir/p-memory.svg" && -s "$dir/p-step.svg",
+       'plan --svg DIR/p.svg: its three files');
+}
+
 done_testing();

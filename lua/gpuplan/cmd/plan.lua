@@ -159,7 +159,18 @@ function C.run(opts, args)
   o.gpu = cards
   -- --svg BASE names three files (BASE-pareto.svg ...): a BASE given as
   -- a file name, plan.svg, wrote plan.svg-pareto.svg; its .svg is dropped
-  if opts.svg then opts.svg = opts.svg:gsub("%.[sS][vV][gG]$", "") end
+  if opts.svg then
+    local given = opts.svg
+    opts.svg = opts.svg:gsub("%.[sS][vV][gG]$", "")
+    -- An empty BASE ("", ".svg") or a directory ("out/") has no name of
+    -- its own: the files came out hidden-looking, "-pareto.svg" in the
+    -- working directory or "out/-pareto.svg", with nothing said.
+    if opts.svg == "" or opts.svg:match("/$") then
+      error(cli.usage(string.format("plan: --svg '%s': BASE is the start of the files' names "
+        .. "(BASE-pareto.svg ...); give one, e.g. --svg %splan", given,
+        opts.svg:match("^(.*/)$") or "")), 0)
+    end
+  end
   if opts.top ~= nil and opts.top < 1 then
     error(cli.usage("plan: --top must be at least 1, got " .. opts.top), 0)
   end
