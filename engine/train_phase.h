@@ -113,6 +113,12 @@ struct train_phase {
 	gp_mem_split msplit;
 	gp_train_cfg mc;        /* and the config and layout it was made */
 	gp_layout my;           /* with (the step's micro-batches set) */
+	/* The ends' gradient reductions a micro-batch under ZeRO 2 and 3
+	 * (train_stage.c ends_block), [0] the embedding's, [1] the output
+	 * layer's: they read the phase's groups, sharding, TP split and
+	 * reduce dtype, not the ZeRO stage, so both stages share them. */
+	int ends_ok[2];
+	double ends_rs[2];
 	int kc_ok;              /* kind_colls of both kinds, when sharded */
 	int kc_zero;            /* the ZeRO stage they were priced at */
 	double kc[2][2];

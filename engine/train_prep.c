@@ -704,6 +704,7 @@ int train_phase_get(const gp_model *m, const roof_device *d,
 	ph->layers_ok = ph->flops_ok = ph->kc_ok = ph->msplit_ok = 0;
 	memset(ph->opt_ok, 0, sizeof ph->opt_ok);
 	ph->ag_ok = 0;
+	ph->ends_ok[0] = ph->ends_ok[1] = 0;
 	ph->sl_ok[0] = ph->sl_ok[1] = 0;
 	memset(ph->base_ok, 0, sizeof ph->base_ok);
 	for (z = 0; z < 5; z++) {

@@ -1182,9 +1182,10 @@ static void fsdp_copies(ctx *x, double w, int reduced,
  * second embedding gather, run beside a layer's forward or backward
  * when overlap is on.  A frozen base's ends (LoRA) are gathered, never
  * reduced; they stay 16-bit.  l: the stage's first layer kind. */
-static void ends_block(ctx *x, const stage_rec *r, const train_lcost *l,
+static void ends_block(phase *ph, const stage_rec *r, const train_lcost *l,
 		       double z[TRAIN_ZB_N])
 {
+	ctx *x = &ph->x;
 	const train_cfg *c = x->c;
 	double tp = x->y.tp, emb = 0, head = 0, g2 = 0, re = 0, rh = 0;
 	int zero = x->y.zero, on_b;
@@ -1229,12 +1230,22 @@ static void ends_block(ctx *x, const stage_rec *r, const train_lcost *l,
 		z[TRAIN_ZB_DP] += g2;
 		g2 = 0.0;
 	}
-	z[TRAIN_ZB_DP] += overlap(g2 + (reduce ? train_zero_coll(x, rs,
-		head * x->rb, 0) + rh + ds_bucket_time(x, head) +
+	/* The reductions once a phase (ends_rs): the same for ZeRO 2 and
+	 * 3. */
+	if (reduce && r->k == 0 && !ph->ends_ok[0]) {
+		ph->ends_rs[0] = train_zero_coll(x, rs, emb * x->rb, 0);
+		ph->ends_ok[0] = 1;
+	}
+	if (reduce && r->k == x->y.pp - 1 && !ph->ends_ok[1]) {
+		ph->ends_rs[1] = train_zero_coll(x, rs, head * x->rb, 0);
+		ph->ends_ok[1] = 1;
+	}
+	z[TRAIN_ZB_DP] += overlap(g2 + (reduce ? (head > 0 ?
+		ph->ends_rs[1] : 0.0) + rh + ds_bucket_time(x, head) +
 		ds_offload_accum(x, head / x->y.shard) : 0.0), l->bwd.t,
 		on_b, &z[TRAIN_ZB_DP_HID]);
 	if (reduce)
-		z[TRAIN_ZB_DP] += train_zero_coll(x, rs, emb * x->rb, 0) + re +
+		z[TRAIN_ZB_DP] += (emb > 0 ? ph->ends_rs[0] : 0.0) + re +
 			ds_bucket_time(x, emb) +
 			ds_offload_accum(x, emb / x->y.shard);
 }
@@ -1255,13 +1266,116 @@ static void ends_block(ctx *x, const stage_rec *r, const train_lcost *l,
  * al. 2023, PyTorch FSDP, sec. 3.3.1 and Fig. 5: AG0 before FWD0, RS0
  * after BWD0).  The stage's first layer is of the first kind present
  * (dense layers lead).  kc: each kind's kind_colls. */
-static void zero_block(ctx *x, const train_lcost *ld, const train_lcost *lm,
-		       const double kc[2][2], const stage_rec *r,
-		       double z[TRAIN_ZB_N])
+/* One layer kind's ZeRO terms a layer (zero_block): what a layer with
+ * neighbours on both sides adds, and what the stage's first layer adds
+ * beside it.  They read the kind's costs and collectives (l, its
+ * kind_colls kc), the ZeRO stage and the config -- not the stage, whose
+ * layer counts only scale them -- so train_phase_blocks prices each
+ * kind once for all its stages. */
+typedef struct kind_terms {
+	int ok;                 /* priced (a kind no stage holds is not) */
+	double cout, gb, ef, eb, x3, hz, hd;    /* each layer */
+	double f, dp1, h1;      /* the stage's first layer, more */
+} kind_terms;
+
+static void kind_block(ctx *x, const train_lcost *l, const double kc[2],
+		       kind_terms *t)
 {
 	const train_cfg *c = x->c;
-	int i, zero = x->y.zero, nd = r->nd;
+	int zero = x->y.zero;
 	int fsdp_full = zero == 3, fsdp_sgo = zero == 2 && c->fsdp;
+	double agw, rsw, f, b, hz = 0, hd = 0, ef, eb, x3, cout, cin, rs1;
+	int on_b;
+
+	agw = fsdp_full || fsdp_sgo ? kc[0] : 0.0;
+	/* Whole gradients: reduce-scattered once per step (phase_post),
+	 * not per micro-batch. */
+	rsw = c->mem.grads_whole ? 0.0 : kc[1];
+	fsdp_copies(x, l->params, rsw > 0, &rsw, &cout, &cin);
+	f = agw;
+	b = c->forward_only ? 0.0 : (fsdp_full ? agw : 0.0) + rsw;
+	/* DeepSpeed's stage 3 gathers again in the backward what its
+	 * recompute forward released (reuse_regather). */
+	if (zero == 3 && !c->fsdp && !c->forward_only &&
+	    c->mem.recompute == GP_RECOMPUTE_FULL)
+		b += agw * reuse_regather(x, l, 0);
+	/* An activation checkpoint around the FSDP unit
+	 * (ckpt_outside_fsdp): its recompute forward runs the unit's pre-
+	 * and post-forward hooks, gathering it (the prefetched gather) and
+	 * freeing it again, and the backward's pre-backward hook gathers
+	 * it once more -- "checkpoint(FSDP(module)): fwd during fwd - all
+	 * gather, fwd during bwd - all gather, bwd during bwd - all
+	 * gather" (fairscale issue #777, by FSDP's author; PyTorch's FSDP1
+	 * frees a non-root FULL_SHARD unit in every post-forward,
+	 * _post_forward_reshard).  That third gather is issued when the
+	 * backward already needs it: exposed. */
+	x3 = c->ckpt_outside_fsdp && c->fsdp && fsdp_full &&
+		!c->forward_only &&
+		c->mem.recompute == GP_RECOMPUTE_FULL ? agw : 0.0;
+	on_b = fsdp_bwd_overlap(c);
+	if (ds_no_prefetch(x)) {
+		/* Nothing gathered ahead: each gather is issued when its
+		 * module is reached and waited on at once, under no
+		 * compute, forward and backward; the reduce-scatters still
+		 * run beside. */
+		double bg = b - rsw;
+
+		ef = f;
+		eb = bg + overlap(b - bg, l->bwd.t, on_b, &hd);
+	} else {
+		ef = overlap(f, fsdp_fwd_window(x, l),
+			     c->overlap_param_gather, &hz);
+		eb = overlap(ds_side_streams(x, l, b, rsw), l->bwd.t, on_b,
+			     &hd);
+	}
+	/* FSDP2's copies run on the compute stream: serial, in every
+	 * layer, the first included.  A copy-out for each gather (the
+	 * forward's, full_shard's backward one and a checkpoint's third),
+	 * the copy-in for the reduction. */
+	t->gb = c->forward_only ? 0.0 : (fsdp_full ? cout : 0.0) +
+		(x3 > 0 ? cout : 0.0) + cin;
+	t->cout = cout;
+	t->ef = ef;
+	t->eb = eb;
+	t->x3 = x3;
+	t->hz = hz;
+	t->hd = hd;
+	/* The first layer: its gather before the first forward, its
+	 * reduce-scatter after the last backward, beside no compute. */
+	t->h1 = 0;
+	rs1 = c->forward_only ? 0.0 : rsw;
+	t->f = f;
+	t->dp1 = (ds_no_prefetch(x) ? b - rs1 :
+		  overlap(b - rs1, l->bwd.t, on_b, &t->h1)) + rs1;
+	t->ok = 1;
+}
+
+/* The ZeRO terms of a stage: its ZeRO and DP parts and their hidden
+ * seconds (stage_base leaves all four at zero).
+ *
+ * ZeRO-3 / FSDP: gather each layer's 16-bit parameters over the
+ * sharding group for its forward (and, resharded after forward under
+ * full sharding, again for its backward); reduce-scatter its gradients
+ * in backward, in the reduction's dtype (FSDP's reduce_dtype,
+ * DeepSpeed's communication_data_type).  DeepSpeed ZeRO-2 reduce-
+ * scatters each micro-batch's gradients.  Each layer's gather is
+ * prefetched under the layer before and its reduce-scatter runs under
+ * the layer after -- except at the ends of the micro-batch: the first
+ * layer's gather precedes the first forward and its reduce-scatter
+ * follows the last backward, with no computation beside either (Zhao et
+ * al. 2023, PyTorch FSDP, sec. 3.3.1 and Fig. 5: AG0 before FWD0, RS0
+ * after BWD0).  The stage's first layer is of the first kind present
+ * (dense layers lead).  kc: each kind's kind_colls; kt: each kind's
+ * terms a layer (kind_block), priced here for the first stage that
+ * holds the kind and taken as they are by the stages after it. */
+static void zero_block(phase *ph, const train_lcost *ld,
+		       const train_lcost *lm, const double kc[2][2],
+		       kind_terms kt[2], const stage_rec *r,
+		       double z[TRAIN_ZB_N])
+{
+	ctx *x = &ph->x;
+	const train_cfg *c = x->c;
+	int i, zero = x->y.zero, nd = r->nd;
 	const train_lcost *L[2];
 	double cnt[2];
 
@@ -1271,89 +1385,34 @@ static void zero_block(ctx *x, const train_lcost *ld, const train_lcost *lm,
 	cnt[0] = nd;
 	cnt[1] = r->nl - nd;
 	for (i = 0; i < 2 && zero >= 2 && gathers(x); i++) {
-		const train_lcost *l = L[i];
-		double n = cnt[i];
-		double agw, rsw, f, b, hz = 0, hd = 0, ef, eb, mid, x3;
-		double cout, cin, gb;
-		int on_b;
+		const kind_terms *t = &kt[i];
+		double n = cnt[i], mid;
 
 		if (n <= 0)
 			continue;
 		if (zero == 3 && c->zero3_per_param) {
-			per_param_block(x, l, n, z);
+			per_param_block(x, L[i], n, z);
 			continue;
 		}
-		agw = fsdp_full || fsdp_sgo ? kc[i][0] : 0.0;
-		/* Whole gradients: reduce-scattered once per step
-		 * (phase_post), not per micro-batch. */
-		rsw = c->mem.grads_whole ? 0.0 : kc[i][1];
-		fsdp_copies(x, l->params, rsw > 0, &rsw, &cout, &cin);
-		f = agw;
-		b = c->forward_only ? 0.0 : (fsdp_full ? agw : 0.0) + rsw;
-		/* DeepSpeed's stage 3 gathers again in the backward what
-		 * its recompute forward released (reuse_regather). */
-		if (zero == 3 && !c->fsdp && !c->forward_only &&
-		    c->mem.recompute == GP_RECOMPUTE_FULL)
-			b += agw * reuse_regather(x, l, 0);
-		/* An activation checkpoint around the FSDP unit
-		 * (ckpt_outside_fsdp): its recompute forward runs the
-		 * unit's pre- and post-forward hooks, gathering it (the
-		 * prefetched gather) and freeing it again, and the
-		 * backward's pre-backward hook gathers it once more --
-		 * "checkpoint(FSDP(module)): fwd during fwd - all gather,
-		 * fwd during bwd - all gather, bwd during bwd - all
-		 * gather" (fairscale issue #777, by FSDP's author;
-		 * PyTorch's FSDP1 frees a non-root FULL_SHARD unit in
-		 * every post-forward, _post_forward_reshard).  That
-		 * third gather is issued when the backward already needs
-		 * it: exposed. */
-		x3 = c->ckpt_outside_fsdp && c->fsdp && fsdp_full &&
-			!c->forward_only &&
-			c->mem.recompute == GP_RECOMPUTE_FULL ? agw : 0.0;
-		on_b = fsdp_bwd_overlap(c);
-		if (ds_no_prefetch(x)) {
-			/* Nothing gathered ahead: each gather is issued
-			 * when its module is reached and waited on at
-			 * once, under no compute, forward and backward;
-			 * the reduce-scatters still run beside. */
-			double bg = b - rsw;
-
-			ef = f;
-			eb = bg + overlap(b - bg, l->bwd.t, on_b, &hd);
-		} else {
-			ef = overlap(f, fsdp_fwd_window(x, l),
-				     c->overlap_param_gather, &hz);
-			eb = overlap(ds_side_streams(x, l, b, rsw), l->bwd.t,
-				     on_b, &hd);
-		}
+		if (!kt[i].ok)
+			kind_block(x, L[i], kc[i], &kt[i]);
 		/* The layers of this kind that have neighbours on both
 		 * sides, and the stage's first layer. */
 		mid = i == (nd > 0 ? 0 : 1) ? n - 1.0 : n;
-		/* FSDP2's copies run on the compute stream: serial, in
-		 * every layer, the first included.  A copy-out for each
-		 * gather (the forward's, full_shard's backward one and a
-		 * checkpoint's third), the copy-in for the reduction. */
-		gb = c->forward_only ? 0.0 : (fsdp_full ? cout : 0.0) +
-			(x3 > 0 ? cout : 0.0) + cin;
-		z[TRAIN_ZB_ZERO] += n * cout;
-		z[TRAIN_ZB_DP] += n * gb;
-		z[TRAIN_ZB_ZERO] += mid * ef;
-		z[TRAIN_ZB_DP] += mid * eb + n * x3;
-		z[TRAIN_ZB_ZERO_HID] += mid * hz;
-		z[TRAIN_ZB_DP_HID] += mid * hd;
+		z[TRAIN_ZB_ZERO] += n * t->cout;
+		z[TRAIN_ZB_DP] += n * t->gb;
+		z[TRAIN_ZB_ZERO] += mid * t->ef;
+		z[TRAIN_ZB_DP] += mid * t->eb + n * t->x3;
+		z[TRAIN_ZB_ZERO_HID] += mid * t->hz;
+		z[TRAIN_ZB_DP_HID] += mid * t->hd;
 		if (mid < n) {
-			double h1 = 0;
-			double rs1 = c->forward_only ? 0.0 : rsw;
-
-			z[TRAIN_ZB_ZERO] += f;
-			z[TRAIN_ZB_DP] += (ds_no_prefetch(x) ? b - rs1 :
-					   overlap(b - rs1, l->bwd.t, on_b,
-						   &h1)) + rs1;
-			z[TRAIN_ZB_DP_HID] += h1;
+			z[TRAIN_ZB_ZERO] += t->f;
+			z[TRAIN_ZB_DP] += t->dp1;
+			z[TRAIN_ZB_DP_HID] += t->h1;
 		}
 	}
 	if (zero >= 2 && gathers(x))
-		ends_block(x, r, nd > 0 ? ld : lm, z);
+		ends_block(ph, r, nd > 0 ? ld : lm, z);
 }
 
 
@@ -1395,6 +1454,7 @@ int train_phase_blocks(phase *ph, const double (**blk)[TRAIN_ZB_N])
 	const train_cfg *c = ph->x.c;
 	struct zslot *zs = train_zslot(ph, c, ph->x.y.zero);
 	int o = block_set(c), j;
+	kind_terms kt[2];
 
 	/* Unsharded parameters and gradients: no ZeRO terms (zero_block's
 	 * zeros). */
@@ -1424,10 +1484,11 @@ int train_phase_blocks(phase *ph, const double (**blk)[TRAIN_ZB_N])
 			ph->kc_ok = 1;
 			ph->kc_zero = ph->x.y.zero;
 		}
+		kt[0].ok = kt[1].ok = 0;
 		for (j = 0; j < ph->nrec; j++)
-			zero_block(&ph->x, ph->ld, ph->lm,
-				   (const double (*)[2])ph->kc, &ph->rec[j],
-				   zs->blk[o][j]);
+			zero_block(ph, ph->ld, ph->lm,
+				   (const double (*)[2])ph->kc, kt,
+				   &ph->rec[j], zs->blk[o][j]);
 		if (ph->x.e.bad)
 			return GP_EINVAL;
 		zs->blk_ok[o] = 1;
