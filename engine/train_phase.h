@@ -95,6 +95,10 @@ struct train_phase {
 	 * the most layers, which the bound prices. */
 	int nrec, kb;
 	train_stage_rec rec[TRAIN_PHASE_STAGES];
+	/* The pipeline split the records were made for (pp, balanced, n0,
+	 * m; pp 0: none): they read it and the memo's model alone, so a
+	 * sweep's phases within one split keep them (phase_stages). */
+	int rec_pp, rec_balanced, rec_n0, rec_m;
 	int layers_ok, flops_ok;
 	/* The layer costs: the memo's entries (only a new phase's layers
 	 * replace one), or without a memo the phase's own copies. */

@@ -526,6 +526,13 @@ static int phase_stages(phase *ph, gp_error *err)
 	const ctx *x = &ph->x;
 	int k, first = 0, nl, nd, best = -1;
 
+	/* The same split as the phase before (a memo's phase, whose model
+	 * is the memo's: a new model clears it): its records as they
+	 * are. */
+	if (ph->rec_pp == x->y.pp && ph->rec_balanced == x->y.balanced &&
+	    ph->rec_n0 == x->y.n0 && ph->rec_m == x->y.m)
+		return GP_OK;
+	ph->rec_pp = 0;
 	ph->nrec = 0;
 	ph->kb = 0;
 	for (k = 0; k < x->y.pp; k++) {
@@ -555,6 +562,10 @@ static int phase_stages(phase *ph, gp_error *err)
 		}
 		first += nl;
 	}
+	ph->rec_pp = x->y.pp;
+	ph->rec_balanced = x->y.balanced;
+	ph->rec_n0 = x->y.n0;
+	ph->rec_m = x->y.m;
 	return GP_OK;
 }
 
@@ -694,6 +705,8 @@ int train_phase_get(const gp_model *m, const roof_device *d,
 			return GP_EINVAL;
 	} else if (check(m, d, t, c, err)) {
 		return GP_EINVAL;
+	} else {
+		ph->rec_pp = 0;   /* a phase of its own: no records yet */
 	}
 	if (prepare(m, d, t, c, cache, &ph->x, &ph->sb, &ph->per_step,
 		    ph->groups, &ph->warn, err) ||
