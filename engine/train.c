@@ -97,19 +97,18 @@ int train_step(const gp_model *m, const roof_device *d, const gp_topo *t,
  * train_step's bit for bit (tests/c/t_sweep.c). */
 
 
-/* The memory of the most loaded GPU under c's ZeRO stage: the split of
- * the memory model (uniform for Megatron, DeepSpeed's balanced
- * partition when configured) with the step's micro-batches. */
-static int phase_mem(phase *ph, const gp_model *m, const train_cfg *c,
-		     train_cache *cache, int brief, gp_mem_result *out,
-		     gp_error *err)
+/* The memory of the most loaded GPU under c's ZeRO stage into its slot
+ * zs (train_zslot): the split of the memory model (uniform for
+ * Megatron, DeepSpeed's balanced partition when configured) with the
+ * step's micro-batches. */
+static int phase_mem_price(phase *ph, struct zslot *zs, const gp_model *m,
+			   const train_cfg *c, train_cache *cache, int brief,
+			   gp_error *err)
 {
-	struct zslot *zs = train_zslot(ph, c, c->mem.lay.zero);
 	const gp_mem_result *res;
 	int ovl = train_ds_overlap_comm(c, c->mem.lay.zero);
 
-	if (!zs->mem_ok && !(brief && zs->brief_ok) && cache &&
-	    ph->msplit_ok) {
+	if (cache && ph->msplit_ok) {
 		/* The ZeRO stage's share only, on the config and layout the
 		 * split was made with. */
 		ph->mc.lay.zero = ph->my.zero = c->mem.lay.zero;
@@ -162,6 +161,18 @@ static int phase_mem(phase *ph, const gp_model *m, const train_cfg *c,
 		zs->total = zs->mem.total;
 		zs->fits = zs->mem.fits;
 	}
+	return GP_OK;
+}
+
+/* phase_mem_price's result, once a slot: the total and whether it fits
+ * (brief), or all of it. */
+static int phase_mem(phase *ph, struct zslot *zs, const gp_model *m,
+		     const train_cfg *c, train_cache *cache, int brief,
+		     gp_mem_result *out, gp_error *err)
+{
+	if (!zs->mem_ok && !(brief && zs->brief_ok) &&
+	    phase_mem_price(ph, zs, m, c, cache, brief, err))
+		return GP_EINVAL;
 	if (brief) {
 		out->total = zs->total;
 		out->fits = zs->fits;
@@ -335,11 +346,12 @@ static void post_keep(struct train_post_memo *pm, const phase *ph,
  * was this one's (a sweep's next micro-batch, recompute or
  * interleaving: the same weights on the same groups) are taken as
  * they are. */
-static int phase_post(phase *ph, const scost *base)
+/* zs: the ZeRO stage's slot (train_zslot), whose terms are not kept
+ * yet (the caller tests post_ok). */
+static int phase_post(phase *ph, struct zslot *zs, const scost *base)
 {
 	ctx *x = &ph->x;
 	const train_cfg *c = x->c;
-	struct zslot *zs = train_zslot(ph, c, x->y.zero);
 	struct train_post_memo *pm = NULL;
 	double rb = x->rb;
 	/* Local states: sharded over dp x cp (experts over the expert-
@@ -349,8 +361,6 @@ static int phase_post(phase *ph, const scost *base)
 	int gather = x->y.zero >= 1 && !(x->y.zero == 3 ||
 					 (x->y.zero == 2 && c->fsdp));
 
-	if (zs->post_ok)
-		return GP_OK;
 	/* Offloaded, the host's step reads more (offload_step). */
 	if (x->e.cc && !c->mem.offload_optimizer &&
 	    !c->mem.offload_params) {
@@ -827,7 +837,7 @@ static void step_sum(const phase *ph, const train_cfg *c, const scost *base,
 	}
 	bubble = x->y.pp == 1 ? 0.0 : v == 1.0 ? tsum - tmax :
 		(tsum - tmax) / v;
-	if (x->y.schedule == GP_SCHED_DUALPIPE && x->y.pp > 1 && jw >= 0) {
+	if (ph->dual && jw >= 0) {
 		/* DualPipe (DeepSeek-V3 report sec. 3.2.1, Table 2): a
 		 * bubble of (PP/2 - 1)(F&B + B - 3W), F&B two overlapped
 		 * chunks' forward and backward (their compute; the
@@ -958,7 +968,7 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 		stage_with(&base[ph->kb], blk[ph->kb], &s);
 		/* DualPipe's rank runs that stage for half its micro-batches
 		 * (dual_pair): a pair's mean is at least half its heavier. */
-		if (x->y.schedule == GP_SCHED_DUALPIPE && x->y.pp > 1)
+		if (ph->dual)
 			s.t *= 0.5;
 		if (!gate(ud, per_step * s.t)) {
 			memset(&out->mem, 0, sizeof out->mem);
@@ -969,7 +979,7 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 	}
 	/* The activation offload's copies need a layer's saved bytes
 	 * (the full memory result). */
-	if (phase_mem(ph, m, c, cache, brief && !c->mem.act_offload_layers,
+	if (phase_mem(ph, zs, m, c, cache, brief && !c->mem.act_offload_layers,
 		      &out->mem, err))
 		return GP_EINVAL;
 	out->fits = out->mem.fits;
@@ -987,8 +997,8 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 	if ((!base && train_phase_base(ph, cache, &base)) ||
 	    (!blk && train_phase_blocks(ph, &blk)))
 		return GP_EINVAL;
-	post = !(x->k.frozen || c->forward_only);
-	if (post && phase_post(ph, base))
+	post = ph->post;
+	if (post && !zs->post_ok && phase_post(ph, zs, base))
 		return GP_EINVAL;
 	if (!brief) {
 		out->nops = ph->lm->nops;
@@ -1046,7 +1056,7 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 	 * slowest stage (dual_pair). */
 	sbase = base;
 	sblk = blk;
-	if (x->y.schedule == GP_SCHED_DUALPIPE && x->y.pp > 1 && jw >= 0 &&
+	if (ph->dual && jw >= 0 &&
 	    dual_pair(ph, base, blk, &dual, dual_blk, &tmax, out)) {
 		sbase = &dual;
 		sblk = (const double (*)[TRAIN_ZB_N])dual_blk;
@@ -1063,8 +1073,9 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 	 * of the optimizer's fp32 gradient buffer (bf16_optimizer.py
 	 * update_hp_grads): 4 bytes an element, not the 16-bit reduce
 	 * dtype. */
-	if (x->y.pp > 1 && x->e.p.lm_head == 0 && !x->k.frozen &&
-	    !c->forward_only) {
+	if (ph->tied && !ph->tied_ok) {
+		/* Once a phase: it reads the phase's groups, TP split and
+		 * reduce dtype (train_hp_acc: the phase keeps it). */
 		gp_group eg;
 		double tb = train_hp_acc(c) ? 4.0 : rb;
 
@@ -1074,13 +1085,15 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 		eg.sharing = G / eg.per_node;
 		if (eg.sharing < 1)
 			eg.sharing = 1;
-		pp.dp += coll(x, GP_ALL_REDUCE,
-				x->e.p.embedding / x->y.tp * tb, &eg);
+		ph->tied_t = coll(x, GP_ALL_REDUCE,
+				  x->e.p.embedding / x->y.tp * tb, &eg);
 		if (x->e.bad)
 			return GP_EINVAL;
+		ph->tied_ok = 1;
 	}
-	if (c->mem.act_offload_layers > 0 && jw >= 0 &&
-	    sbase[jw].layers > 1 && !c->forward_only) {
+	if (ph->tied)
+		pp.dp += ph->tied_t;
+	if (ph->act_off && jw >= 0 && sbase[jw].layers > 1) {
 		int L = sbase[jw].layers;
 
 		pp.act_off = act_offload_time(L, c->mem.act_offload_layers,
@@ -1130,7 +1143,8 @@ int train_step_next(const gp_model *m, const roof_device *d,
 	 * the pass of the stage before). */
 	if (!((how & TRAIN_NEXT_REUSE) && ph->valid &&
 	      c->mem.lay.zero >= 0 && c->mem.lay.zero <= 3 &&
-	      ph->key.mem.lay.zero == train_hp_acc(c)) &&
+	      ph->key.mem.lay.zero == (ph->hp_any &&
+				       c->mem.lay.zero < 2)) &&
 	    train_phase_get(m, d, t, c, cache, 1, !!(how & TRAIN_NEXT_FRESH),
 			    &local, &ph, err)) {
 		ph->valid = 0;

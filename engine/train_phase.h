@@ -87,6 +87,20 @@ struct train_phase {
 	gp_group groups[GP_GRP_COUNT];
 	unsigned warn;          /* without TRAIN_WARN_ZERO_DP1 */
 	double per_step;
+	/* step_of's choices that read only the phase's config and layout
+	 * (train_prep.c train_phase_get sets them with it), not per
+	 * layout: post, it reduces and steps (not frozen, not forward
+	 * only: k.frozen, forward_only); dual, DualPipe over pp > 1
+	 * (y.schedule, y.pp); tied, the tied embedding's all-reduce
+	 * between the pipeline's ends (y.pp, p.lm_head, post); act_off,
+	 * the activation offload's copies (act_offload_layers,
+	 * forward_only); hp_any, BF16_Optimizer's pass at ZeRO 0 and 1
+	 * (train_hp_acc but for the ZeRO stage). */
+	int post, dual, tied, act_off, hp_any;
+	int tied_ok;            /* tied_t priced (step_of) */
+	double tied_t;          /* that all-reduce's seconds: it reads the
+				 * phase's groups, TP split and reduce
+				 * dtype, not the ZeRO stage or overlaps */
 	/* The optimizer step's bytes a local parameter, without [0] and
 	 * with [1] Megatron-Core's DDP buffer (train_ddp_buffer). */
 	double opt_bytes[2];

@@ -712,6 +712,13 @@ int train_phase_get(const gp_model *m, const roof_device *d,
 		    ph->groups, &ph->warn, err) ||
 	    phase_stages(ph, err))
 		return GP_EINVAL;
+	ph->post = !(ph->x.k.frozen || c->forward_only);
+	ph->dual = ph->x.y.schedule == GP_SCHED_DUALPIPE && ph->x.y.pp > 1;
+	ph->tied = ph->x.y.pp > 1 && ph->x.e.p.lm_head == 0 && ph->post;
+	ph->act_off = c->mem.act_offload_layers > 0 && !c->forward_only;
+	ph->hp_any = c->mem.recipe.reduce_phase && c->mem.lora_rank == 0 &&
+		!c->mem.llm_frozen && !c->mem.offload_optimizer &&
+		!c->mem.offload_params && !c->forward_only;
 	ph->opt_bytes[0] = opt_bytes_of(c, &ph->sb, 0);
 	ph->opt_bytes[1] = opt_bytes_of(c, &ph->sb, 1);
 	ph->layers_ok = ph->flops_ok = ph->kc_ok = ph->msplit_ok = 0;
@@ -720,6 +727,7 @@ int train_phase_get(const gp_model *m, const roof_device *d,
 	ph->ends_ok[0] = ph->ends_ok[1] = 0;
 	ph->sl_ok[0] = ph->sl_ok[1] = 0;
 	memset(ph->base_ok, 0, sizeof ph->base_ok);
+	ph->tied_ok = 0;
 	for (z = 0; z < 5; z++) {
 		ph->z[z].mem_ok = ph->z[z].post_ok = ph->z[z].brief_ok = 0;
 		ph->z[z].blk_ok[0] = ph->z[z].blk_ok[1] = 0;
