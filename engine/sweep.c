@@ -928,7 +928,7 @@ int sweep_run(const gp_model *m, const roof_device *d, const gp_topo *t,
 	gp_error e2;
 	gate_ctx g;
 	long total = 0, done = 0, step = SWEEP_PROGRESS_N;
-	int use_gate;
+	int use_gate, gate_all;
 
 	if (!top || !ntop || k < 0 || !cache)
 		return gp_fail(err, "sweep: no result buffer or memo");
@@ -948,6 +948,16 @@ int sweep_run(const gp_model *m, const roof_device *d, const gp_topo *t,
 			SWEEP_PROGRESS_N : step;
 	}
 	*ntop = 0;
+	/* The gate's context but the count kept (the search's, the same
+	 * for every layout), and whether a deadline or budget gates every
+	 * layout (the space's). */
+	g.s = s;
+	g.key = key;
+	g.c = &c;
+	g.cand = &cand;
+	g.top = top;
+	g.k = k;
+	gate_all = !s->no_bound && (s->max_time > 0 || s->max_cost > 0);
 	while (next_inner(&it, &c, &cand) ||
 	       next_layout(&it, &c, &cand, it.st.divided == 0)) {
 		if (s->progress && ++done % step == 0)
@@ -955,16 +965,9 @@ int sweep_run(const gp_model *m, const roof_device *d, const gp_topo *t,
 		/* The bound first (once k are kept, or against a deadline or
 		 * budget), then memory: what cannot rank or does not fit is
 		 * not timed. */
-		g.s = s;
-		g.key = key;
-		g.c = &c;
-		g.cand = &cand;
-		g.top = top;
-		g.k = k;
 		g.ntop = *ntop;
 		c.skip_unfit = !s->time_all;
-		use_gate = !s->no_bound && (*ntop == k || s->max_time > 0 ||
-					    s->max_cost > 0);
+		use_gate = gate_all || (!s->no_bound && *ntop == k);
 		/* After the first layout the memo holds the model, device
 		 * and topology; when only the innermost levels moved, the
 		 * step's phase of the layout before is this one's. */
