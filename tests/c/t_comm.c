@@ -67,7 +67,7 @@ int main(void)
 	double S, want, intra;
 	int i, rc, mono;
 
-	plan(126);
+	plan(128);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -760,6 +760,28 @@ int main(void)
 		ok(rc == GP_OK && r2.proto == GP_PROTO_SIMPLE, "ring: Simple");
 		is_num(r2.bw_time, GiB * 22.0 / 12.0 / 180e9, 1e-9,
 		       "8 + 4: the ring at the 4-GPU node's NICs");
+		/* The chains inside a node take the fullest node (comm_int.h
+		 * gmax = ranks - (nodes - 1) x per_node): the tree's latency
+		 * is base + 2((gmax - 1) hop_up + log2(nodes) (hop_net +
+		 * fill)) (comm_algo.c price_tree), so 8 + 4 on 2 nodes
+		 * (gmax 8) and 4 + 4 (gmax 4) differ by 2 x (8 - 4) hops of
+		 * 0.6 us (nvl) plus NCCL's tree step for the protocol; the
+		 * rest is the same (2 nodes, 4 GPUs on the poorer one).  8 B:
+		 * latency alone.  1e-9 relative: float sums. */
+		{
+			gp_group even = {8, 4, 1, 2};
+
+			MUST(comm_group_cost_algo(&t, GP_ALL_REDUCE,
+						  GP_ALGO_TREE, 8, &part, &r, &e));
+			MUST(comm_group_cost_algo(&t, GP_ALL_REDUCE,
+						  GP_ALGO_TREE, 8, &even, &r2,
+						  &e));
+			ok(r.proto == r2.proto, "tree at 8 B: one protocol");
+			is_num(r.latency - r2.latency,
+			       8.0 * (0.6 * US + t.up_nccl.tree_step[r.proto]),
+			       1e-9, "8 + 4: the tree's chain is the node "
+			       "of 8's, 4 hops longer up and down than 4 + 4");
+		}
 		part.nodes = 4;
 		einval(comm_group_cost(&t, GP_ALL_REDUCE, GiB, &part, &r2, &e),
 		       &e, "4 nodes of at least 4 hold more than 12");
