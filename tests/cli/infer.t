@@ -41,6 +41,14 @@ is($c, 0, 'sweep exits 0');
 like($o, qr/^batch\s+ITL ms\s+tok\/s\/user\s+tok\/s system\s+tok\/s\/GPU$/m, 'sweep header');
 ok(-s "$dir/sweep.svg", 'sweep SVG written');
 ok(!-e "$dir/sweep.svg.tmp", 'no temporary file left');
+# --output 1 runs no decode step (the one token is the prefill's): the
+# sweep's rows have no ITL, so its plot (tokens/s against ITL) would be
+# empty axes.  Refused before anything is written.
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--output', '1',
+                      '--sweep-batch', '--svg', "$dir/one.svg");
+is($c, 2, '--svg with --output 1: a usage error');
+like($e, qr/--output 1 runs no decode step: there is no ITL to plot/, '... saying why');
+ok(!-e "$dir/one.svg", '... and no SVG written');
 
 ($c, $o, $e) = run_gp('roofline', '--gpu', 'h100-sxm', '--model', 'llama3-8b', '--svg', "$dir/roof.svg");
 is($c, 0, 'roofline exits 0');

@@ -262,6 +262,13 @@ local function checked(opts, args)
   local a = args_of(opts, model)
   local moe = moe_opts(a)
   needs("svg", "--sweep-batch", opts.sweep_batch)
+  -- The plot is tokens/s against ITL, which --output 1 has none of (the
+  -- one token is the prefill's: gp.infer leaves itl_s out); it wrote an
+  -- SVG of empty axes.
+  if opts.svg and opts.output == 1 then
+    error(cli.usage("infer: --svg plots tokens/s against ITL, and --output 1 runs no "
+      .. "decode step: there is no ITL to plot"), 0)
+  end
   needs("itl_max", "--target or the MoE serving options", opts.target or moe)
   if opts.sweep_batch and moe then
     error(cli.usage("infer: --sweep-batch does not go with the MoE serving options"), 0)
