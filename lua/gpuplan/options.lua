@@ -1866,6 +1866,8 @@ local KIND_OF_TYPE = { int = "count", number = "number", string = "name", flag =
 -- The units module's name of each quantity kind.
 local UNIT_KIND = { bytes = "bytes", bandwidth = "bandwidth", duration = "time",
   power = "power" }
+-- The SI unit a quantity kind's bounds (declared ranges) are in.
+local UNIT_SI = { bytes = "B", bandwidth = "B/s", duration = "s", power = "W" }
 
 -- 2^24, the engine's bound on every count (engine/common.h GP_COUNT_MAX).
 M.COUNT_MAX = 1 << 24
@@ -2194,8 +2196,14 @@ function M.check(name, v, cmd, shown_name)
       if x == math.huge or x == -math.huge then return x > 0 and "inf" or "-inf" end
       return math.tointeger(x) and string.format("%d", x) or string.format("%g", x)
     end
-    return nil, string.format("%s must be a number in %s%s, %s%s (got %s)", shown_name,
-      gt and "(" or "[", bound(lo), bound(hi), open and ")" or "]", shown(v))
+    -- a quantity's bounds are in its SI unit, and a value given with its
+    -- unit is shown as typed: "--power-limit must be a number in [1,
+    -- 100000] (got string '0.5W')" named neither the W of the bounds nor
+    -- the 0.5 W the text was read as
+    local si = UNIT_SI[d.kind]
+    return nil, string.format("%s must be a number in %s%s, %s%s%s (got %s)", shown_name,
+      gt and "(" or "[", bound(lo), bound(hi), open and ")" or "]", si and (" " .. si) or "",
+      si and type(v) == "string" and string.format("'%s' = %g %s", v, n, si) or shown(v))
   end
   return n
 end

@@ -9,7 +9,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local roofline = require "gpuplan.roofline"
 
-t.plan(31)
+t.plan(33)
 
 local cat = gp.catalog()
 local hopper = cat.archs.hopper
@@ -124,3 +124,11 @@ t.is(gp.train(t.with(job, { power_limit = "500W" })).step_s, r[500].step_s, "pow
 t.is(gp.train(t.with(job, { power_limit = "0.5kW" })).step_s, r[500].step_s, "power_limit '0.5kW' = 500")
 t.raises(function() gp.train(t.with(job, { power_limit = "500V" })) end,
          "power_limit: bad power '500V': unknown unit 'V' (use W or kW)", "a unit not of power: refused", true)
+-- Out of its range (1..1e5 W, options.lua): the bounds in W, and a value
+-- with its unit shown as typed and as read (0.5 W), not "(got string
+-- '0.5W')".
+t.raises(function() gp.train(t.with(job, { power_limit = "0.5W" })) end,
+         "power_limit must be a number in [1, 100000] W (got '0.5W' = 0.5 W)",
+         "below the range, with its unit: the bounds' unit and the value read", true)
+t.raises(function() gp.train(t.with(job, { power_limit = 0 })) end,
+         "power_limit must be a number in [1, 100000] W (got 0)", "a bare 0 W: refused", true)
