@@ -517,6 +517,20 @@ local function unread_switch(c)
   end
 end
 
+-- The refusal of a case's field that its kind (kind: the kind as said)
+-- does not read, naming the kinds that do (reads(k) true), one message
+-- for the parallel and workload fields.
+local function unread_error(where, field, kind, reads)
+  local users = {}
+  for _, k in ipairs { "train", "memory", "rl", "infer" } do
+    if reads(k) then users[#users + 1] = k end
+  end
+  error(string.format("%s: field '%s': %s cases do not use it (only %s cases do), so it "
+    .. "would be ignored; remove it or model it for %s", where, field, kind,
+    #users > 1 and table.concat(users, ", ", 1, #users - 1) .. " and " .. users[#users]
+      or users[1] or "no", kind), 0)
+end
+
 -- A field a kind does not read may still state the value its predictor
 -- takes without it -- no context parallelism, no sequence parallelism, no
 -- FSDP, no ZeRO -- as the inference and RL cases write their layouts in
@@ -630,24 +644,13 @@ local function read(path, seen)
     end
     local unread = unread_field(c)
     if unread then
-      local users = {}
-      for _, k in ipairs { "train", "memory", "rl", "infer" } do
-        if M.PARALLEL_READ[k][unread] then users[#users + 1] = k end
-      end
-      error(string.format("%s: field 'parallel.%s': %s cases do not use it (only %s cases "
-        .. "do), so it would be ignored; remove it or model it for %s", where, unread, c.kind,
-        #users > 1 and table.concat(users, ", ", 1, #users - 1) .. " and " .. users[#users]
-          or users[1] or "no", c.kind), 0)
+      unread_error(where, "parallel." .. unread, c.kind,
+        function(k) return M.PARALLEL_READ[k][unread] end)
     end
     local switch, skind = unread_switch(c)
     if switch then
-      local users = {}
-      for _, k in ipairs { "train", "memory", "rl", "infer" } do
-        if M.WORKLOAD_READ[switch][k] then users[#users + 1] = k end
-      end
-      error(string.format("%s: field 'workload.%s': %s cases do not use it (only %s cases "
-        .. "do), so it would be ignored; remove it or model it for %s", where, switch, skind,
-        table.concat(users, " and "), skind), 0)
+      unread_error(where, "workload." .. switch, skind,
+        function(k) return M.WORKLOAD_READ[switch][k] end)
     end
     if c.kind == "collective" and (c.collective == nil or c.bytes == nil) then
       error(string.format("%s: a collective case needs 'collective' and 'bytes'", where), 0)
