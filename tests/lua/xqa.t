@@ -156,6 +156,20 @@ do
   local v05, p05 = off { title = title, version = "0.5.0" }
   local v07, p07 = off { title = title, version = "0.7.0" }
   t.ok(v05 and not v07, "0.5.0: no XQA; 0.7.0: XQA")
+  -- One entry says it: the profile's reason joined to gp.infer's note (the
+  -- kernel, and the 8 reads of 64 query heads over 8 KV heads), not two
+  -- entries each saying xqa=false.
+  do
+    local r = assert(predict(case { title = title, version = "0.5.0" }, gp.catalog()))
+    local said = {}
+    for _, d in ipairs(r.defaults) do
+      if d:find("xqa", 1, true) then said[#said + 1] = d end
+    end
+    t.ok(#said == 1 and said[1]:find("xqa=false (TensorRT-LLM before 0.6: no XQA kernel): "
+           .. "TensorRT-LLM's masked MHA kernel", 1, true)
+         and said[1]:find("read 8 times a decode step", 1, true),
+         "the reason and the engine's note in one defaults entry")
+  end
   t.ok(p05 < p07 / 1.5, "... and 0.5.0's long decode is priced well under 0.7.0's")
   t.ok(not (off({ title = title, version = "0.5.0" }, 64)), "an MHA model keeps its price")
   t.ok(off { title = title, date = "2023-11-15" }, "no release, dated 2023-11-15: no XQA")

@@ -76,6 +76,22 @@ local function trtllm_bench_limits(model, g, tp, pp, isl, osl, wbytes, kvbytes)
   return math.tointeger(max_bs), math.tointeger(max_tok)
 end
 
+-- gp.infer's note on xqa = false (d: "xqa=false: the kernel, the reads")
+-- joined to the TensorRT-LLM profile's reason for it ("xqa=false
+-- (release)") as one entry, where there are both: true when joined.  Two
+-- entries each said xqa=false, the second the first's mechanism again.
+local function join_xqa(defaults, d)
+  local rest = d:match("^xqa=false: (.*)")
+  if not rest then return false end
+  for i, e in ipairs(defaults) do
+    if e:match("^xqa=false %(") then
+      defaults[i] = e .. ": " .. rest
+      return true
+    end
+  end
+  return false
+end
+
 -- Runtime profiles: what a runtime does where the case is silent, each
 -- setting read from the runtime's own code or documentation.  A value the
 -- case states always wins; every setting used is listed in the defaults.
@@ -170,8 +186,9 @@ local PROFILES = {
     local mla = type(model.mla) == "table" and (model.mla.kv_lora_rank or 0) > 0
     if pre and gqa and not mla and a.xqa == nil then
       a.xqa = false
-      defaults[#defaults + 1] = "xqa=false (TensorRT-LLM before 0.6: no XQA kernel, the masked "
-        .. "MHA kernel decodes GQA one query head a thread block)"
+      -- the reason; gp.infer's note on xqa = false, joined to it below
+      -- (join_xqa), says the kernel and the reads it priced
+      defaults[#defaults + 1] = "xqa=false (TensorRT-LLM before 0.6: no XQA kernel)"
     end
   end,
   -- vLLM's scheduler cap on the running batch, max_num_seqs, where the case
@@ -500,7 +517,9 @@ return function(case, cat)
   local ok, r = pcall(infer.infer, a)
   if not ok then return nil, require("gpuplan.cli").clean(r) end
   if not r.fits then return nil, "does not fit: " .. tostring(r.why) end
-  for _, d in ipairs(r.defaults) do defaults[#defaults + 1] = d end
+  for _, d in ipairs(r.defaults) do
+    if not join_xqa(defaults, d) then defaults[#defaults + 1] = d end
+  end
   defaults[#defaults + 1] = string.format("batch=%d", r.batch)
   local shows = { output_tokens_per_s = "r.tokens_per_s",
                   decode_tokens_per_s = "r.stream_tokens_per_s", itl_ms = "r.itl_s * 1e3",
