@@ -863,9 +863,17 @@ function M.setup(a)
       .. "counted for runtime vllm only (got runtime " .. tostring(a.runtime or "graphs")
       .. "; runtime eager, eager-pytorch or litgpt price plain PyTorch)", 3)
   end
-  if a.enforce_eager and require("gpuplan.serve").wants(a) then
-    error("infer: enforce_eager: the MoE serving model (gpuplan.serve) prices its own steps "
-      .. "under CUDA graphs", 3)
+  -- the MoE serving model named by the argument that chose it (it said
+  -- "(gpuplan.serve)", a module the command line's user never named)
+  local serving, by = require("gpuplan.serve").wants(a)
+  if serving then
+    local v = a[by]
+    by = (type(v) == "number" or type(v) == "boolean" or type(v) == "string")
+      and string.format("%s = %s", by, tostring(v)) or by
+  end
+  if a.enforce_eager and serving then
+    error("infer: enforce_eager: the MoE serving model (chosen by " .. by .. ") prices its "
+      .. "own steps under CUDA graphs", 3)
   end
   if a.enforce_eager and a.graph_sizes ~= nil then
     error("infer: give enforce_eager or graph_sizes, not both: an eager run captures no "
@@ -875,17 +883,14 @@ function M.setup(a)
   -- mmha_decode): its masked MHA kernel, whose KV reads are counted per
   -- query head; a runtime of its own kernels only, and not the MoE
   -- serving model's steps.
-  if a.xqa ~= nil and type(a.xqa) ~= "boolean" then
-    error("infer: xqa must be true or false (got " .. tostring(a.xqa) .. ")", 3)
-  end
   if a.xqa ~= nil and a.runtime ~= "trtllm" then
     error("infer: xqa picks TensorRT-LLM's generation attention (its XQA kernel or the "
       .. "masked MHA kernel before it): --runtime trtllm only (got runtime "
       .. tostring(a.runtime or "graphs") .. ")", 3)
   end
-  if a.xqa == false and require("gpuplan.serve").wants(a) then
-    error("infer: xqa = false: the MoE serving model (gpuplan.serve) prices its own "
-      .. "attention; TensorRT-LLM's masked MHA kernel is priced for one model only", 3)
+  if a.xqa == false and serving then
+    error("infer: xqa = false: the MoE serving model (chosen by " .. by .. ") prices its "
+      .. "own attention; TensorRT-LLM's masked MHA kernel is priced for one model only", 3)
   end
   if a.xqa == false and type(model.mla) == "table" and (model.mla.kv_lora_rank or 0) > 0 then
     error("infer: xqa = false: TensorRT-LLM's masked MHA kernel over a latent (MLA) "

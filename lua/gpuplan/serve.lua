@@ -140,14 +140,18 @@ M.ARGS = table.concat(require("gpuplan.options").serve_keys(), " ")
 local ONLY = args.set(M.ARGS)
 
 -- Does gp.infer{a} ask for the MoE serving model?  Any of its arguments,
--- other than a plain ep = 1 / false flag.
+-- other than a plain ep = 1 / false flag: true and the first such
+-- argument (by name, so a refusal names the same one every run), or false.
 function M.wants(a)
-  for k in pairs(ONLY) do
+  local keys = {}
+  for k in pairs(ONLY) do keys[#keys + 1] = k end
+  table.sort(keys)
+  for _, k in ipairs(keys) do
     local v = a[k]
     -- two_batch_overlap = false is a choice too (--no-two-batch-overlap),
     -- which the serving model checks.
     if v ~= nil and (v ~= false or k == "two_batch_overlap") and not (k == "ep" and v == 1) then
-      return true
+      return true, k
     end
   end
   return false

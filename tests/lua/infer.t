@@ -307,6 +307,11 @@ t.raises(function() ve(1, { graph_sizes = { 1, 2 } }) end, "enforce_eager or gra
          "enforce_eager with graph_sizes: refused")
 t.raises(function() ve(1, { enforce_eager = "yes" }) end, "enforce_eager must be true or false",
          "enforce_eager not a boolean: refused")
+-- The MoE serving model (chosen here by ep = 8) prices its own steps under
+-- CUDA graphs: refused, naming the argument that chose it.
+t.raises(function() ve(8, { model = "mixtral-8x7b", ep = 8 }) end,
+         "infer: enforce_eager: the MoE serving model (chosen by ep = 8) prices its own steps",
+         "enforce_eager with the MoE serving model: refused, naming what chose it", true)
 
 -- The era rule of the validation predictor's vLLM profile: a run dated
 -- before vllm PR #1926 (2023-12-17) is eager; before PR #1667

@@ -122,7 +122,8 @@ t.raises(function() run { xqa = "no" } end, "xqa must be true or false", "xqa no
 t.raises(function() run { model = "deepseek-v3", gpus = 8, tp = 8, xqa = false } end,
          "latent %(MLA%) cache is not modelled", "xqa = false on an MLA model: refused")
 t.raises(function() run { model = "deepseek-v3", gpus = 16, ep = 16, xqa = false } end,
-         "MoE serving model", "xqa = false with the MoE serving model: refused")
+         "the MoE serving model (chosen by ep = 16) prices its own attention",
+         "xqa = false with the MoE serving model: refused, naming what chose it", true)
 
 -- The predictor's TensorRT-LLM release rule.  XQA reached the main branch
 -- on 2023-12-01 (version 0.6.0) behind TRTLLM_ENABLE_XQA and was on by
