@@ -1224,6 +1224,27 @@ end
 -- than the node (TP ranks are innermost, Megatron's default order; the
 -- node is gp.train's: the catalog system of the GPU, else its NVLink
 -- domain, else 8).
+--
+-- The TP groups are then blocks of tp consecutive ranks, which the
+-- launcher puts on nodes of g in order (engine/layout_fill.c, as gp.train
+-- places them): a block of 12 on nodes of 8 is 8 + 4 or 4 + 8.  Its
+-- fewest ranks on a node and the most nodes a block spans, over the job's
+-- gpus / tp blocks (their starts repeat mod g every g / gcd(tp, g)).
+local function tp_blocks(tp, g, gpus)
+  local a, b = tp, g
+  while b ~= 0 do a, b = b, a % b end
+  local share, nodes = tp, 1
+  for i = 0, math.min(g // a, gpus // tp) - 1 do
+    local s = i * tp
+    local first, last = s // g, (s + tp - 1) // g
+    if last > first then
+      nodes = math.max(nodes, last - first + 1)
+      share = math.min(share, (first + 1) * g - s, s + tp - last * g)
+    end
+  end
+  return share, nodes
+end
+
 local function plan_warnings(cfg, gpu, cat)
   local w, j = {}, { zero = cfg.zero, tp = cfg.tp, pp = cfg.pp }
   if (cfg.zero or 0) > 0 and (cfg.dp or 1) * (cfg.cp or 1) == 1 and
@@ -1232,8 +1253,13 @@ local function plan_warnings(cfg, gpu, cat)
   end
   if gpu then
     local _, g = require("gpuplan.train").default_node(gpu, cat or require("gpuplan").catalog())
-    j.tp_per_node = math.min(cfg.tp or 1, g)
-    if (cfg.tp or 1) > g then w[#w + 1] = "tp_leaves_node" end
+    local tp = cfg.tp or 1
+    j.tp_per_node = math.min(tp, g)
+    if tp > g then
+      w[#w + 1] = "tp_leaves_node"
+      j.tp_per_node, j.tp_nodes = tp_blocks(tp, g,
+        tp * (cfg.pp or 1) * (cfg.dp or 1) * (cfg.cp or 1))
+    end
   end
   return w, j
 end

@@ -5,7 +5,7 @@ local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 local core = require "gpuplan.core"
 
-t.plan(146)
+t.plan(148)
 
 local GiB = 2 ^ 30
 -- Llama-2-7B params: 32 (4 h^2 + 3 h f + 2h) + h + 2 V h = 6,738,415,616.
@@ -679,6 +679,19 @@ t.is(table.concat(r.warnings, ","), "tp_leaves_node", "tp 64 over 8-GPU nodes: t
 t.is(memory.warning_line(r.warnings, r.job),
   "warnings: tp_leaves_node (tp 64 spans 8 nodes, 8 ranks on each: every layer's TP "
   .. "collectives cross the NICs)", "the warning says how far it spans")
+-- A TP group the node does not divide: GPT-3 175B (96 heads) at TP 12, PP 2
+-- on 24 GPUs of 8-GPU nodes.  TP innermost, the launcher puts ranks 0-11
+-- on nodes 0 (0-7) and 1 (8-11) and ranks 12-23 on nodes 1 (12-15) and 2
+-- (16-23): each group spans 2 nodes, 4 ranks on its poorer one (8 + 4,
+-- 4 + 8), as gp.train places the same layout (engine/layout_fill.c).  It
+-- said "8 ranks on each" (min(tp, 8)).
+r = gp.memory { model = "gpt3-175b", gpu = "h100-sxm", gpus = 24, tp = 12, pp = 2 }
+t.is(memory.warning_line(r.warnings, r.job),
+  "warnings: tp_leaves_node (tp 12 spans 2 nodes, at least 4 ranks on each: every layer's "
+  .. "TP collectives cross the NICs)", "tp 12 on 8-GPU nodes: 8 + 4, at least 4 on each")
+local tr = gp.train { model = "gpt3-175b", gpu = "h100-sxm", gpus = 24, tp = 12, pp = 2 }
+t.ok(tr.groups.tp.per_node == r.job.tp_per_node and tr.groups.tp.nodes == r.job.tp_nodes,
+  "... the share and span gp.train prices the same layout on")
 t.is(#gp.memory { model = "llama2-70b", gpu = "a100-sxm-80gb", gpus = 16, tp = 8, zero = 1 }.warnings,
   0, "tp 8 on 8-GPU nodes, ZeRO over dp 2: no warning")
 
