@@ -354,7 +354,12 @@ local function step_choices(o, p, cfg, sweep, default)
       v = ov[k] or false
       if dual and (k == "ep_overlap" or k == "overlap_p2p") and not v then
         v = true
-        default(k .. "=true (dualpipe overlaps it)")
+        -- said where it runs: at ep 1 there is no all-to-all, and the
+        -- result's overlaps read ep_overlap off (M.train), which the
+        -- note contradicted
+        if k ~= "ep_overlap" or sweep or (cfg.ep or 1) > 1 then
+          default(k .. "=true (dualpipe overlaps it)")
+        end
       end
     end
     cfg[k] = v

@@ -4,7 +4,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local train = require "gpuplan.train"
 
-t.plan(128)
+t.plan(130)
 
 local part = t.step_part
 
@@ -67,6 +67,18 @@ do
     tp = 2, pp = 2, tp_overlap = true }
   t.is(tostring(two.overlaps.tp_overlap) .. " " .. tostring(two.overlaps.overlap_p2p), "true true",
     "tp 2, pp 2: both")
+  -- DualPipe turns ep_overlap on by itself: at ep 1 (Mixtral on 8 GPUs,
+  -- PP 2 x DP 4) there is no all-to-all to hide, so the result reads it
+  -- off and the defaults do not say it; at ep 4 both say it.
+  local function said(r, s) return table.concat(r.defaults, "; "):find(s, 1, true) ~= nil end
+  local d1 = gp.train { model = "mixtral-8x7b", gpu = "h100-sxm", gpus = 8, stack = "megatron",
+    schedule = "dualpipe", pp = 2 }
+  t.ok(d1.overlaps.ep_overlap == false and not said(d1, "ep_overlap=true"),
+    "dualpipe at ep 1: ep_overlap off, and not said on")
+  local d4 = gp.train { model = "mixtral-8x7b", gpu = "h100-sxm", gpus = 8, stack = "megatron",
+    schedule = "dualpipe", pp = 2, ep = 4 }
+  t.ok(d4.overlaps.ep_overlap == true and said(d4, "ep_overlap=true (dualpipe overlaps it)"),
+    "dualpipe at ep 4: ep_overlap on, and said")
 end
 
 -- Time and cost: 1e12 tokens at the given price.  days = tokens / (tokens/s)
