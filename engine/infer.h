@@ -329,7 +329,8 @@ int infer_run(const gp_model *m, const roof_device *d, const infer_cfg *c,
 
 /* Smallest GPU count meeting target output tokens/s with every decode
  * step within itl_limit (s): the largest batch whose ITL fits the limit
- * sets tokens/s per replica; replicas = ceil(target / that).  *gpus,
+ * (any that fits at output 1: no decode step) sets tokens/s per replica;
+ * replicas = ceil(target / that).  *gpus,
  * *batch and *tps (whole system) filled; GP_EINVAL when no batch meets
  * the limit or the model does not fit. */
 int infer_gpus_for(const gp_model *m, const roof_device *d,

@@ -897,7 +897,10 @@ int infer_gpus_for(const gp_model *m, const roof_device *d,
 	if (!r.fits)
 		return gp_fail(err, "%s", r.why);
 	/* ITL grows with the batch: bisect for the largest batch within
-	 * the limit. */
+	 * the limit.  With one output token, the prefill's own, no decode
+	 * step runs (gp.infer reports no ITL): the limit binds nothing, and
+	 * was refused as "no batch meets ITL" by the ITL of a step that
+	 * never runs. */
 	lo = 0;
 	hi = r.max_batch_kv;
 	while (lo < hi) {
@@ -906,7 +909,7 @@ int infer_gpus_for(const gp_model *m, const roof_device *d,
 		k.batch = mid;
 		if (infer_run(m, d, &k, &r, err) != GP_OK)
 			return GP_EINVAL;
-		if (r.fits && r.itl <= itl_limit)
+		if (r.fits && (c->output <= 1.0 || r.itl <= itl_limit))
 			lo = mid;
 		else
 			hi = mid - 1;

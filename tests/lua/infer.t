@@ -1033,6 +1033,19 @@ do
     "nilnilnil", "output 1: no ITL, no per-user decode rate")
   local two = infer.infer { model = "llama3-8b", gpu = "h100-sxm", output = 2 }
   t.ok(two.itl_s > 0 and two.stream_tokens_per_s > 0, "output 2: the decode step's figures")
+  -- The target search likewise: with no decode step an ITL limit binds
+  -- nothing (1 ms was refused, "no batch meets ITL 1 ms (one sequence
+  -- alone takes 7.21 ms)", by the step that never runs).  The search then
+  -- takes the largest batch the KV holds, as with no limit at all (an
+  -- hour, the largest the search takes): the same GPUs, batch and tokens/s.
+  local a = { model = "llama3-8b", gpu = "h100-sxm", output = 1 }
+  local tight, free = infer.gpus_for(a, 1000, 1e-3), infer.gpus_for(a, 1000, 3600)
+  t.ok(tight.gpus == free.gpus and tight.batch == free.batch
+    and tight.tokens_per_s == free.tokens_per_s and tight.batch == one.max_batch_kv,
+    "output 1: an ITL limit of 1 ms binds nothing, the KV's largest batch")
+  -- with a decode step the limit binds: 1 ms is below one sequence's step
+  t.raises(function() infer.gpus_for(t.with(a, { output = 2 }), 1000, 1e-3) end,
+    "no batch meets ITL 1 ms", "output 2: the 1 ms limit refused")
 end
 
 t.done_testing()
