@@ -1144,13 +1144,14 @@ int rl_best_split(const gp_model *m, const roof_device *d,
 		k.rollout_gpus = R;
 		k.train.mem.lay.dp = dp;
 		/* The trainer's reserve as a given split of tg training GPUs
-		 * has it (lgp_totraincfg: NCCL buffers with more than one
-		 * GPU): the config was read for one replica, unit GPUs, and
-		 * at unit 1 held none, 0.5 GiB under the same split given. */
+		 * has it (mem_reserve_default: NCCL buffers with more than
+		 * one GPU): the config was read for one replica, unit GPUs,
+		 * and at unit 1 held none, 0.5 GiB under the same split
+		 * given. */
 		{
 			gp_mem_reserve rs;
 
-			mem_reserve_default(&rs, tg > 1 ? 2 : 1);
+			mem_reserve_default(&rs, tg);
 			k.train.reserve.comm = rs.comm;
 		}
 		if (rl_step(m, d, t, &k, &r, err))
