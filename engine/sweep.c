@@ -402,8 +402,10 @@ static inline int ok_etp(const sweep_iter *it, int lv)
  * nodes puts each PP group 2 + 2 + 1 on 3 nodes, priced on the node of 1
  * (comm.h gp_group).  On NVLink domains of several hosts (it->domain)
  * the groups keep equal shares a domain, and a group whose stride does
- * not divide the domain takes one rank a domain: 144 GB200s with a PP 9
- * group at stride 16 needs 3 domains of the job's 2.  Such a split is
+ * not divide the domain takes the largest share of its ranks that both
+ * fits one and divides the group (layout.c in_node): 144 GB200s with a
+ * PP 9 group at stride 16 hold floor(72 / 16) = 4, down to 3 (a divisor
+ * of 9), a domain, and need 3 domains of the job's 2.  Such a split is
  * not a layout of this GPU count, as one whose degrees do not divide it
  * is not: skipped (counted in unplaced), so that the counts' other
  * splits are still searched.  The job's nodes are train_prep.c
