@@ -256,8 +256,23 @@ end
 -- ignored, a peak of "989TFLOPS" raised "attempt to compare number with
 -- string" and a scale-up domain of 0 "attempt to divide by zero" from
 -- inside gpuplan.
+-- The entries checked: the catalog's and those M.entry returned (weak:
+-- a set, not a reference that keeps them).  A copy of one that a script
+-- edited is not one of them, though it carries _kind: it is checked
+-- again (a copy of h100-sxm with memory = 0 or usable_memory = 1e15 was
+-- priced as given: infer's batch went from 205 to 2048).
+local checked = setmetatable({}, { __mode = "k" })
+
 function M.entry(ctor, v)
-  if type(v) ~= "table" or v._kind ~= nil then return v end
+  if type(v) ~= "table" or checked[v] then return v end
+  -- the script's copy of an entry: its fields less the catalog's own
+  -- bookkeeping (_kind, _file, _line, _raw ...), which no entry is
+  -- written with
+  local t = {}
+  for k, x in pairs(v) do
+    if type(k) ~= "string" or k:sub(1, 1) ~= "_" then t[k] = x end
+  end
+  v = t
   -- {} is neither an entry nor a list of ids (gp.infer's gpu = {...})
   if next(v) == nil then
     error(string.format("%s must be an id or a %s table (got an empty table)", ctor, ctor), 0)
@@ -272,6 +287,7 @@ function M.entry(ctor, v)
   end
   if val then
     val._kind = ctor
+    checked[val] = true
     return val
   end
   error(string.format("%s%s: %s%s (the fields of a catalog %s{...}: catalog/FORMAT.md)", ctor, id,
@@ -413,6 +429,7 @@ local function file_env(cat, path, layer, errs, spent)
     -- A copy: the file keeps its own table and may change it afterwards.
     val._raw = copy(fields)
     tbl[val.id] = val
+    checked[val] = true
   end
 
   -- Constructors return nothing, so a file cannot edit a checked entry.
