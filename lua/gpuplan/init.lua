@@ -22,15 +22,40 @@ local catalog = require "gpuplan.catalog"
 -- units.lua:266, and gp.prices' and gp.vlm's errors under pcall no line.
 local MODULES = {}
 for _, m in ipairs(require("gpuplan.api").MODULES) do MODULES[m[1]:match("^gp%.(.+)$")] = true end
-local function api_copy(v)
+-- The functions declared to take one table of options (gpuplan.api's
+-- call "gp.train{...}"): a second argument was dropped in silence, so
+-- gp.train({...}, {gpus = 4}) priced one GPU.  It is refused, at the
+-- script's line (a tail call: the position the function names is the
+-- caller's, as without the check).
+local ONE_TABLE = {}
+for _, f in ipairs(require("gpuplan.api").FUNCTIONS) do
+  if f.call:match("^gp[%w_.]*{") then ONE_TABLE[f.name] = true end
+end
+local function one_table(name, f)
+  if type(f) ~= "function" or not ONE_TABLE[name] then return f end
+  return function(...)
+    local n = select("#", ...)
+    if n > 1 then
+      -- the first line of a script up the stack (pcall's caller too)
+      error(require("gpuplan.args").where(1) .. string.format(
+        "%s: takes one table of options (%s{...}), got %d arguments",
+        name:gsub("^gp%.", ""), name, n), 0)
+    end
+    return f(...)
+  end
+end
+
+local function api_copy(v, name)
   local w = {}
-  for name, f in pairs(v) do w[name] = f end
-  return require("gpuplan.args").api_module(w)
+  for k, f in pairs(v) do w[k] = f end
+  require("gpuplan.args").api_module(w)
+  for k, f in pairs(w) do w[k] = one_table(name .. "." .. k, f) end
+  return w
 end
 
 local gp = {
   version = config.version,
-  units = api_copy(units),
+  units = api_copy(units, "gp.units"),
   KB = units.KB, MB = units.MB, GB = units.GB, TB = units.TB,
   KiB = units.KiB, MiB = units.MiB, GiB = units.GiB, TiB = units.TiB,
 }
@@ -153,7 +178,8 @@ return setmetatable(gp, {
     end
     local v = mod
     if type(mod) == "table" and mod[k] ~= nil then v = mod[k] end
-    if MODULES[k] and type(v) == "table" then v = api_copy(v) end
+    if MODULES[k] and type(v) == "table" then v = api_copy(v, "gp." .. k) end
+    v = one_table("gp." .. k, v)
     rawset(t, k, v)
     return v
   end,

@@ -36,4 +36,22 @@ do
   t.is(gp.train { model = "llama3-8b", gpu = e, gpus = 8 }.step_s, a.step_s, "the catalog's own entry prices as its id")
 end
 
+-- 2. A second argument to a planner was dropped in silence:
+-- gp.train({...}, {gpus = 4}) priced one GPU.  Every function declared to
+-- take one table (gp.X{...}) refuses more, at the script's line.
+do
+  local L = { model = "llama3-8b", gpu = H }
+  check(function() gp.train(L, { gpus = 4 }) end, "train: takes one table of options (gp.train{...}), got 2 arguments", "train: a second table")
+  check(function() gp.infer(L, 5) end, "infer: takes one table of options (gp.infer{...}), got 2 arguments", "infer: a second argument")
+  check(function() gp.comm({ gpu = H, bytes = 1e6 }, { gpus = 4 }) end, "comm: takes one table", "comm: a second table")
+  check(function() gp.sweep({ model = "llama3-8b", gpu = H, gpus = 8 }, { top = 3 }) end, "sweep: takes one table", "sweep: a second table")
+  check(function() gp.policy.cheapest({ deadline = "30d" }, { budget = "$5" }) end, "policy.cheapest: takes one table", "policy.cheapest: a second table")
+  check(function() gp.memory(L, nil) end, "memory: takes one table of options (gp.memory{...}), got 2 arguments", "memory: a trailing nil is an argument too")
+  -- the position is the script's under pcall too (pcall calls the API
+  -- function itself: the line is the pcall's)
+  local ok, e = pcall(gp.rl, { model = "qwen2.5-7b", gpu = H, gpus = 8 }, 5); local line = debug.getinfo(1, "l").currentline
+  t.placed(ok, e, line, "rl: takes one table of options", "rl under pcall: the pcall's line")
+  t.is(gp.train(L).gpus, 1, "... and one table is taken")
+end
+
 t.done_testing()
