@@ -80,7 +80,15 @@ function gp.catalog(opts)
   end
   if opts and opts.dirs then
     local cat, errs = catalog.load(opts.dirs)
-    if #errs > 0 then error(catalog.error(errs[1]), 0) end
+    if #errs > 0 then
+      -- a file's problem names its file:line; a directory that is not
+      -- there named nothing ("no such directory: x"): the script's line
+      local msg = errs[1]
+      if not msg:match("^[^%s:]+:%d+: ") then
+        msg = require("gpuplan.args").where(1) .. "catalog: dirs: " .. msg
+      end
+      error(catalog.error(msg), 0)
+    end
     return cat
   end
   return catalog.get()

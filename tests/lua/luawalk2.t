@@ -54,4 +54,18 @@ do
   t.is(gp.train(L).gpus, 1, "... and one table is taken")
 end
 
+-- 3. gp.catalog{dirs = {...}} with a directory that is not there said
+-- "no such directory: x" with no position: neither the script's line nor
+-- the function.  A catalog file's own problem still names its file:line.
+do
+  local s = t.scratch()
+  check(function() gp.catalog { dirs = { s.dir .. "/nope" } } end, "catalog: dirs: no such directory: " .. s.dir .. "/nope", "catalog: a missing directory, at the script's line")
+  local f = s.put("x.lua", "")
+  check(function() gp.catalog { dirs = { f } } end, "catalog: dirs: not a directory: " .. f, "catalog: a file where a directory goes")
+  s.put("bad.lua", "gpu { id = 5 }\n")
+  local ok, e = pcall(gp.catalog, { dirs = { s.dir } })
+  t.like(tostring(e), "^" .. s.dir:gsub("%p", "%%%0") .. "/bad.lua:1: ", "... a file's problem still names the file's line")
+  s.remove()
+end
+
 t.done_testing()
