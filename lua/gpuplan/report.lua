@@ -42,17 +42,39 @@ local function default_fmt(v)
   return tostring(v)
 end
 
+-- The public function rendering now (render, report): cell's errors name it.
+local rendering
+
 local function cell(col, row)
   local v = row[col.key]
   if v == nil or v == M.null then return nil end
   local nf = nonfinite(v)
   if nf then return nf end
+  -- a fmt that cannot format the value raised Lua's own "bad argument
+  -- #2 to 'format'", naming neither the column nor its fmt, and a
+  -- function's table came out as its address
+  local function bad(what)
+    local who = rendering
+    rendering = nil
+    error(string.format("%scolumn '%s': fmt %s", who and who .. ": " or "", tostring(col.key),
+      what), 0)
+  end
   if type(col.fmt) == "function" then
     local s = col.fmt(v, row)
     if s == nil then return nil end
+    if type(s) ~= "string" and type(s) ~= "number" then
+      bad("function returned " .. require("gpuplan.args").shown(s) .. ", not a string")
+    end
     return tostring(s)
   end
-  if type(col.fmt) == "string" and type(v) == "number" then return string.format(col.fmt, v) end
+  if type(col.fmt) == "string" and type(v) == "number" then
+    local ok, s = pcall(string.format, col.fmt, v)
+    if not ok then
+      bad(string.format("'%s' cannot format %s (%s)", col.fmt, tostring(v),
+        tostring(s):match("%((.*)%)%s*$") or tostring(s)))
+    end
+    return s
+  end
   return default_fmt(v)
 end
 
@@ -377,6 +399,13 @@ local function check_args(rows, opts, who)
       error(string.format("%s: row %d must be a table (got %s)", who, i, shown(r)), 3)
     end
   end
+  -- a table keyed by name ({h100 = {...}}) printed nothing at all
+  for k in pairs(rows) do
+    if math.type(k) ~= "integer" or k < 1 or k > #rows then
+      error(string.format("%s: rows must be a list of tables (got a table with key %s)", who,
+        type(k) == "string" and ("'" .. k .. "'") or shown(k)), 3)
+    end
+  end
   if opts ~= nil and type(opts) ~= "table" then
     error(string.format("%s: opts must be a table (got %s)", who, shown(opts)), 3)
   end
@@ -384,6 +413,11 @@ local function check_args(rows, opts, who)
   -- every key, or a column headed "nil" with "-" in every row
   local args = require "gpuplan.args"
   if opts then args.check_keys(opts, { "columns", "format", "title" }, who .. ": opts", 3, "key") end
+  -- a title table raised "invalid value (table) at index 1 in table for
+  -- 'concat'" from inside gpuplan
+  if opts and opts.title ~= nil and type(opts.title) ~= "string" and type(opts.title) ~= "number" then
+    error(string.format("%s: opts.title must be a string (got %s)", who, shown(opts.title)), 3)
+  end
   if opts and opts.columns ~= nil then
     if type(opts.columns) ~= "table" then
       error(string.format("%s: opts.columns must be a list (got %s)", who,
@@ -400,6 +434,19 @@ local function check_args(rows, opts, who)
         if c.key == nil then
           error(string.format("%s: column %d has no key", who, i), 3)
         end
+        -- a label table headed the column with its address, an align of
+        -- "center" was taken as the default, a fmt of 5 as none
+        local function field(k, ok, want)
+          if c[k] ~= nil and not ok then
+            error(string.format("%s: column %d: %s must be %s (got %s)", who, i, k, want,
+              shown(c[k])), 3)
+          end
+        end
+        field("label", type(c.label) == "string" or type(c.label) == "number", "a string")
+        field("align", c.align == "left" or c.align == "right", "'left' or 'right'")
+        field("fmt", type(c.fmt) == "string" or type(c.fmt) == "function",
+          "a format string or a function(value, row)")
+        field("csv", type(c.csv) == "string", "a string (the CSV header)")
       end
     end
   end
@@ -468,15 +515,25 @@ function M.against(x, w, worse, better, times)
 end
 
 -- Render rows to a string.
+-- render(rows, opts) for the public function who (a column's bad fmt,
+-- found by cell, is named with it).
+local function rendered(rows, opts, who)
+  local was = rendering
+  rendering = who
+  local r = render(rows, opts)
+  rendering = was
+  return r
+end
+
 function M.render(rows, opts)
   check_args(rows, opts, "render")
-  return render(rows, opts)
+  return rendered(rows, opts, "render")
 end
 
 -- Render rows to stdout.
 function M.print(rows, opts)
   check_args(rows, opts, "report")
-  io.stdout:write(render(rows, opts))
+  io.stdout:write(rendered(rows, opts, "report"))
 end
 
 -- A document of several tables in one format, as scripts print them:

@@ -68,4 +68,25 @@ do
   s.remove()
 end
 
+-- 4. gp.render and gp.report: a title table raised Lua's "invalid value
+-- (table) at index 1 in table for 'concat'"; a column fmt that cannot
+-- format its value raised "bad argument #2 to 'format'" naming neither
+-- the column nor the fmt; a fmt function's table, or a label table,
+-- printed as an address; align = "middle" was taken as the default; and
+-- rows keyed by name ({h100 = {...}}) printed an empty table.
+do
+  local rows = { { a = 1.5, b = "x" } }
+  check(function() gp.render(rows, { title = {} }) end, "render: opts.title must be a string (got a table)", "render: a title table")
+  check(function() gp.render(rows, { columns = { { key = "a", fmt = "%d" } } }) end, "render: column 'a': fmt '%d' cannot format 1.5 (number has no integer representation)", "render: a fmt that cannot format the value")
+  check(function() gp.report(rows, { columns = { { key = "a", fmt = "%s %s" } } }) end, "report: column 'a': fmt '%s %s' cannot format 1.5", "report: a fmt that wants two values")
+  check(function() gp.render(rows, { columns = { { key = "a", fmt = function() return {} end } } }) end, "render: column 'a': fmt function returned a table, not a string", "render: a fmt function's table")
+  check(function() gp.render(rows, { columns = { { key = "a", label = {} } } }) end, "render: column 1: label must be a string (got a table)", "render: a label table")
+  check(function() gp.render(rows, { columns = { { key = "a", align = "middle" } } }) end, "render: column 1: align must be 'left' or 'right' (got string 'middle')", "render: an unknown align")
+  check(function() gp.render(rows, { columns = { { key = "a", fmt = 5 } } }) end, "render: column 1: fmt must be a format string or a function(value, row) (got 5)", "render: a fmt number")
+  check(function() gp.render({ h100 = { a = 1 } }) end, "render: rows must be a list of tables (got a table with key 'h100')", "render: rows keyed by name")
+  -- what is right still renders: the fmt's text, the label, the title
+  t.is(gp.render(rows, { title = "T", columns = { { key = "a", label = "A", fmt = "%.2f", align = "left" } } }), "T\nA\n----\n1.50\n", "... a good column renders as before")
+  t.is(gp.render(rows, { columns = { { key = "a", fmt = function(v) return v * 2 end } } }), "  a\n---\n3.0\n", "... a fmt function's number is its text")
+end
+
 t.done_testing()
