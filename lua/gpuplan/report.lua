@@ -203,16 +203,33 @@ encode = function(v, out, open)
       end
       out[#out + 1] = "]"
     else
-      local keys = {}
+      -- A number key is named by its text, as JSON's keys are strings
+      -- (lua-cjson's rule): {1, 2, x = 3} lost its list and came out as
+      -- {"x":3}.  A key of another kind has no JSON name: refused.
+      local keys, of = {}, {}
       for k in pairs(v) do
-        if type(k) == "string" and k:sub(1, 1) ~= "_" then keys[#keys + 1] = k end
+        local name = k
+        if type(k) == "number" then
+          if k ~= k or k == math.huge or k == -math.huge then
+            error("cannot encode a table keyed by " .. tostring(k) .. " as JSON", 0)
+          end
+          name = encode_number(k)
+        elseif type(k) ~= "string" then
+          error("cannot encode a table keyed by a " .. type(k) .. " as JSON", 0)
+        end
+        if type(k) ~= "string" or k:sub(1, 1) ~= "_" then
+          if of[name] ~= nil then
+            error("cannot encode a table with two keys named " .. json_string(name) .. " as JSON", 0)
+          end
+          keys[#keys + 1], of[name] = name, k
+        end
       end
       table.sort(keys)
       out[#out + 1] = "{"
-      for i, k in ipairs(keys) do
+      for i, name in ipairs(keys) do
         if i > 1 then out[#out + 1] = "," end
-        out[#out + 1] = json_string(k) .. ":"
-        encode(v[k], out, open)
+        out[#out + 1] = json_string(name) .. ":"
+        encode(v[of[name]], out, open)
       end
       out[#out + 1] = "}"
     end

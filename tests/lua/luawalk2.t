@@ -89,4 +89,17 @@ do
   t.is(gp.render(rows, { columns = { { key = "a", fmt = function(v) return v * 2 end } } }), "  a\n---\n3.0\n", "... a fmt function's number is its text")
 end
 
+-- 5. gp.json dropped a table's number keys where it had others: {1, 2,
+-- x = 3} came out as {"x":3}, {[1.5] = 1} as {}.  A number key is named
+-- by its text (JSON's keys are strings, lua-cjson's rule); a key with no
+-- JSON name is refused.
+do
+  t.is(gp.json { 1, 2, x = 3 }, '{"1":1,"2":2,"x":3}', "json: a list with a named key keeps the list")
+  t.is(gp.json { [1.5] = 1, [10] = 2 }, '{"1.5":1,"10":2}', "json: number keys are named by their text")
+  t.is(gp.json { 1, 2, 3 }, "[1,2,3]", "... a list is still an array")
+  t.is(gp.json { b = 1, a = { 2 }, _hidden = 3 }, '{"a":[2],"b":1}', "... and a record an object, its _ keys left out")
+  check(function() gp.json { [true] = 1 } end, "cannot encode a table keyed by a boolean as JSON", "json: a boolean key")
+  check(function() gp.json { [1] = "a", [3] = "b", ["1"] = "c" } end, 'cannot encode a table with two keys named "1" as JSON', "json: a number and a string key of the same name")
+end
+
 t.done_testing()
