@@ -124,8 +124,8 @@ M.FUNCTIONS = {
     help = "A Hugging Face config turned into a catalog model (`gpuplan model import`)." },
   { name = "gp.parse", call = "gp.parse(s, kind) -> value",
     args = "s: a quantity with its unit (\"80GiB\", \"3.35TB/s\", \"$2/h\"); kind: bytes, "
-      .. "bandwidth, flops, time, money ...",
-    result = "the value in SI units (money: {amount, currency})",
+      .. "bandwidth, link (\"900GB/s bidir\"), compute (\"989TFLOPS\"), power, time or price",
+    result = "the value in SI units (price: {amount, currency})",
     help = "Parses a quantity; a missing or wrong unit is an error quoting it." },
   -- Output
   { name = "gp.report", call = "gp.report(rows, opts)",

@@ -173,8 +173,13 @@ end
 function M.parse(s, kind)
   local p = parsers[kind]
   if not p then
+    -- gp.parse's reference named kinds it has not (flops, money):
+    -- the message lists those it has
+    local names = {}
+    for k in pairs(kinds) do names[#names + 1] = k end
+    table.sort(names)
     error("units.parse: unknown kind " .. (type(kind) == "string" and ("'" .. kind .. "'")
-      or require("gpuplan.args").shown(kind)), 2)
+      or require("gpuplan.args").shown(kind)) .. " (one of " .. table.concat(names, ", ") .. ")", 2)
   end
   return p(s)
 end

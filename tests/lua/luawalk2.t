@@ -102,4 +102,17 @@ do
   check(function() gp.json { [1] = "a", [3] = "b", ["1"] = "c" } end, 'cannot encode a table with two keys named "1" as JSON', "json: a number and a string key of the same name")
 end
 
+-- 6. gp.parse's reference named kinds it has not ("bytes, bandwidth,
+-- flops, time, money ..."): gp.parse(s, "flops") and (s, "money") were
+-- refused as unknown kinds, naming none it has.
+do
+  check(function() gp.parse("989TFLOPS", "flops") end, "units.parse: unknown kind 'flops' (one of bandwidth, bytes, compute, link, power, price, time)", "parse: an unknown kind lists the kinds")
+  t.is(gp.parse("989TFLOPS", "compute"), 989e12, "parse: compute, as the reference now says")
+  t.is(gp.parse("$2/h", "price").amount, 2, "parse: price, as the reference now says")
+  local f = assert(io.open("docs/lua.md"))
+  local doc = f:read("a")
+  f:close()
+  t.like(doc, "kind: bytes, bandwidth, link (\"900GB/s bidir\"), compute (\"989TFLOPS\"), power, time or price", "docs/lua.md names the kinds gp.parse has", true)
+end
+
 t.done_testing()
