@@ -165,6 +165,12 @@ end
 -- Parameter counts of a model (id or table), in elements.
 function gp.params(model)
   if type(model) == "string" then model = gp.catalog():get("models", model) end
+  -- nil or a number raised the binding's "bad argument #1 to
+  -- 'model_params' (table expected, got nil)", a name the script never wrote
+  if type(model) ~= "table" then
+    error("params: model must be a catalog model id or a model table (got "
+      .. require("gpuplan.args").shown(model) .. ")", 2)
+  end
   return gp.core().model_params(model)
 end
 

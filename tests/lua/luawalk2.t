@@ -115,4 +115,11 @@ do
   t.like(doc, "kind: bytes, bandwidth, link (\"900GB/s bidir\"), compute (\"989TFLOPS\"), power, time or price", "docs/lua.md names the kinds gp.parse has", true)
 end
 
+-- 7. gp.params() and gp.params(5) raised the binding's "bad argument #1
+-- to 'model_params' (table expected, got nil)": a name the script never
+-- wrote.
+check(function() gp.params() end, "params: model must be a catalog model id or a model table (got nil)", "params: no model")
+check(function() gp.params(5) end, "params: model must be a catalog model id or a model table (got 5)", "params: a number")
+t.is(gp.params("llama3-8b").total, gp.params(gp.catalog():get("models", "llama3-8b")).total, "... an id and its table count the same")
+
 t.done_testing()
