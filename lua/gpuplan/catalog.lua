@@ -215,6 +215,13 @@ function methods.get(cat, kind, id)
   if type(tbl) ~= "table" or not singular[kind] then
     error("unknown catalog table '" .. tostring(kind) .. "'", 2)
   end
+  -- An id is a string: a table or a function where one goes (system =
+  -- {}, nic_fabric = print) was "unknown system 'table: 0x55...'", an
+  -- address, and a number was looked up as if misspelt
+  if type(id) ~= "string" then
+    error(string.format("%s must be an id, a string (got %s)", singular[kind],
+      require("gpuplan.args").shown(id)), 0)
+  end
   local e = tbl[id]
   if e then return e end
   local s = suggest(tbl, tostring(id))

@@ -122,4 +122,17 @@ check(function() gp.params() end, "params: model must be a catalog model id or a
 check(function() gp.params(5) end, "params: model must be a catalog model id or a model table (got 5)", "params: a number")
 t.is(gp.params("llama3-8b").total, gp.params(gp.catalog():get("models", "llama3-8b")).total, "... an id and its table count the same")
 
+-- 8. An id that is not a string: gp.train{system = {}} and nic_fabric =
+-- print were "unknown system 'table: 0x55...'" (an address), cat:get's
+-- number id was looked up as if misspelt.
+do
+  local L = { model = "llama3-8b", gpu = H }
+  check(function() gp.train(t.with(L, { system = {} })) end, "system must be an id, a string (got a table)", "train: a system table")
+  check(function() gp.train(t.with(L, { nic_fabric = print })) end, "fabric must be an id, a string (got a function)", "train: a function for the NIC fabric")
+  check(function() gp.infer { model = "llama3-8b", gpu = print } end, "gpu must be an id, a string (got a function)", "infer: a function for the gpu")
+  check(function() gp.catalog():get("gpus", 5) end, "gpu must be an id, a string (got 5)", "cat:get: a number id")
+  check(function() gp.catalog():get("gpus") end, "gpu must be an id, a string (got nil)", "cat:get: no id")
+  check(function() gp.catalog():get("gpus", "h10-sxm") end, "unknown gpu 'h10-sxm' (did you mean", "... a misspelt id is still suggested")
+end
+
 t.done_testing()
