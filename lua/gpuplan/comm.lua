@@ -515,7 +515,8 @@ local function node_topology(a)
     fab = a.fabric
   end
   if a.system ~= nil then
-    local sys = type(a.system) == "table" and a.system or cat:get("systems", a.system)
+    local sys = type(a.system) == "table" and require("gpuplan.catalog").entry("system", a.system)
+      or cat:get("systems", a.system)
     if fab then
       local copy = {}
       for k, v in pairs(sys) do copy[k] = v end

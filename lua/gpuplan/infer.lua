@@ -788,7 +788,10 @@ function M.setup(a)
   local model = type(a.model) == "table" and a.model or cat:get("models", a.model)
   local g = type(a.gpu) == "table" and require("gpuplan.catalog").entry("gpu", a.gpu)
     or cat:get("gpus", a.gpu)
-  local sys = a.system and (type(a.system) == "table" and a.system or cat:get("systems", a.system))
+  -- a system table is checked as a catalog system{...} is (system = {1}
+  -- was priced as no system at all, in silence)
+  local sys = a.system and (type(a.system) == "table"
+    and require("gpuplan.catalog").entry("system", a.system) or cat:get("systems", a.system))
   -- A system of another card: its host memory, NICs and NVLink domain
   -- priced this card's serving in silence ("--gpu h100-sxm --system
   -- dgx-a100"); gp.train refuses it in the same words.

@@ -135,4 +135,18 @@ do
   check(function() gp.catalog():get("gpus", "h10-sxm") end, "unknown gpu 'h10-sxm' (did you mean", "... a misspelt id is still suggested")
 end
 
+-- 9. gp.infer and gp.comm take a system table where an id goes, and
+-- took it unchecked: infer{system = {1}} priced as no system at all, and
+-- comm{system = {}} said "unknown fabric 'nil'".  It is checked as a
+-- catalog system{...} is, and a copy of a catalog system prices as its id.
+do
+  local sys = gp.catalog():get("systems", "dgx-h100")
+  check(function() gp.infer { model = "llama3-8b", gpu = H, system = { 1 } } end, "system: keys must be field names, found a number key (1)", "infer: system = {1}")
+  check(function() gp.comm { system = {}, bytes = 1 } end, "system must be an id or a system table (got an empty table)", "comm: system = {}")
+  local c = copy(sys); c.gpus = 0
+  check(function() gp.comm { system = c, nodes = 2, bytes = 1e8 } end, "system 'dgx-h100': field 'gpus': must be >= 1, got 0", "comm: a copy with gpus = 0")
+  t.is(gp.comm { system = copy(sys), nodes = 2, bytes = 1e8 }.time, gp.comm { system = "dgx-h100", nodes = 2, bytes = 1e8 }.time, "comm: a copy of dgx-h100 prices as its id")
+  t.is(gp.infer { model = "llama3-70b", gpu = H, system = copy(sys), tp = 8 }.tokens_per_s, gp.infer { model = "llama3-70b", gpu = H, system = "dgx-h100", tp = 8 }.tokens_per_s, "infer: ... and so does it serving")
+end
+
 t.done_testing()
