@@ -874,6 +874,12 @@ local function search_card(a, job, space, counts, policy, gi, gid,
         local keep = where_user(c)
         calling = nil
         unchanged("where function")
+        -- a predicate's answer: "no" or 1 kept every candidate, and one
+        -- that forgot its return (nil) dropped them all, in silence
+        if type(keep) ~= "boolean" then
+          error(string.format("where must return true or false (got %s)",
+            require("gpuplan.args").shown(keep)), 0)
+        end
         if not keep then return false end
       end
       if type(policy) == "function" then

@@ -149,4 +149,19 @@ do
   t.is(gp.infer { model = "llama3-70b", gpu = H, system = copy(sys), tp = 8 }.tokens_per_s, gp.infer { model = "llama3-70b", gpu = H, system = "dgx-h100", tp = 8 }.tokens_per_s, "infer: ... and so does it serving")
 end
 
+-- 10. gp.sweep's where is a predicate, function(candidate) -> boolean,
+-- and its answer was taken by truth: "no" or 1 kept every candidate, and
+-- a function that forgot its return (nil) dropped them all -- no row, no
+-- word.
+do
+  local S = { model = "llama3-8b", gpu = H, gpus = 8, top = 2 }
+  check(function() gp.sweep(t.with(S, { where = function() return "no" end })) end, "sweep: where must return true or false (got string 'no')", "sweep: where returns a string")
+  check(function() gp.sweep(t.with(S, { where = function(c) local _ = c.tp <= 2 end })) end, "sweep: where must return true or false (got nil)", "sweep: where forgot its return")
+  local r = gp.sweep(t.with(S, { where = function(c) return c.tp <= 2 end }))
+  local ok = #r.results > 0
+  for _, x in ipairs(r.results) do ok = ok and x.tp <= 2 end
+  t.ok(ok, "... a boolean where still keeps what it says")
+  t.is(#gp.sweep(t.with(S, { where = function() return false end })).results, 0, "... and false drops every candidate")
+end
+
 t.done_testing()
