@@ -552,7 +552,23 @@ local function merged(o)
   local policy = o.policy
   local a = {}
   for k, v in pairs(o) do a[k] = v end
+  -- A table with a __call is a function to its caller: it was merged as
+  -- a policy table of no fields, so the search ranked by time and never
+  -- called it.
+  local mt = type(policy) == "table" and getmetatable(policy)
+  if type(mt) == "table" and mt.__call ~= nil then
+    local callable = policy
+    policy = function(c, cat) return callable(c, cat) end
+  end
   if type(policy) == "table" then
+    -- gp.policy.*'s fields: another (gpus = 16) was dropped wherever the
+    -- options gave it too, the options winning in silence
+    for k in pairs(policy) do
+      if k ~= "key" and k ~= "deadline" and k ~= "budget" then
+        fail("sweep: policy: unknown field %s (a gp.policy.* table has key, deadline and budget)",
+          type(k) == "string" and ("'" .. k .. "'") or args.shown(k))
+      end
+    end
     for k, v in pairs(policy) do if a[k] == nil then a[k] = v end end
   elseif policy ~= nil and type(policy) ~= "function" then
     fail("sweep: policy must be a gp.policy.* table or a function")
@@ -560,6 +576,10 @@ local function merged(o)
   if a.gpu == nil then fail("sweep: gpu is required (an id or a list)") end
   if a.per_card ~= nil and type(a.per_card) ~= "boolean" then
     fail("sweep: per_card must be a boolean (got %s)", args.shown(a.per_card))
+  end
+  -- scaling = "no" was true to the search, which computed it
+  if a.scaling ~= nil and type(a.scaling) ~= "boolean" then
+    fail("sweep: scaling must be a boolean (got %s)", args.shown(a.scaling))
   end
   return a, policy
 end

@@ -164,4 +164,20 @@ do
   t.is(#gp.sweep(t.with(S, { where = function() return false end })).results, 0, "... and false drops every candidate")
 end
 
+-- 11. gp.sweep's policy: a callable table (a __call metatable) was
+-- merged as a policy table of no fields -- ranked by time, never called;
+-- a policy table's other fields (gpus = 16) were dropped where the
+-- options gave them too; scaling = "no" was true to the search.
+do
+  local S = { model = "llama3-8b", gpu = H, gpus = 8, top = 2 }
+  local calls = 0
+  local by_gpus = setmetatable({}, { __call = function(_, c) calls = calls + 1 return -c.tp end })
+  local r = gp.sweep(t.with(S, { policy = by_gpus }))
+  t.ok(calls > 0 and r.results[1].tp == 8, "sweep: a callable table is called as the policy (widest TP first)")
+  check(function() gp.sweep(t.with(S, { policy = { gpus = 16 } })) end, "sweep: policy: unknown field 'gpus' (a gp.policy.* table has key, deadline and budget)", "sweep: a policy table's stray field")
+  check(function() gp.sweep(t.with(S, { scaling = "no" })) end, "sweep: scaling must be a boolean (got string 'no')", "sweep: scaling = 'no'")
+  t.is(gp.sweep(t.with(S, { policy = { key = "gpus" } })).key, "gpus", "... a policy table of gp.policy's fields is taken")
+  t.is(gp.sweep(t.with(S, { scaling = false })).results[1].scaling, nil, "... and scaling = false skips the efficiency")
+end
+
 t.done_testing()
