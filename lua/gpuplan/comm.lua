@@ -113,7 +113,7 @@ local function apply_overrides(t, o, strict)
       end
       if ty == "int" and math.type(v) ~= "integer" then
         if type(v) == "number" and v == math.floor(v) then v = math.tointeger(v)
-        else error("comm: " .. k .. " must be an integer (got " .. tostring(v) .. ")", 3) end
+        else error("comm: " .. k .. " must be an integer (got " .. require("gpuplan.args").shown(v) .. ")", 3) end
       elseif (ty == "number" and type(v) ~= "number") or (ty ~= "int" and ty ~= "number" and type(v) ~= ty) then
         error("comm: " .. k .. " must be a " .. ty .. " (got " .. type(v) .. ")", 3)
       end
@@ -424,7 +424,8 @@ local function count_arg(a, k)
   if math.type(v) ~= "integer" then
     v = type(v) == "number" and v == math.floor(v) and math.tointeger(v) or nil
     -- a string shown as one: "8" would read as the integer it is not
-    local got = type(a[k]) == "string" and string.format("string %q", a[k]) or tostring(a[k])
+    local got = type(a[k]) == "string" and string.format("string %q", a[k])
+      or require("gpuplan.args").shown(a[k])
     if not v then error("comm: " .. k .. " must be an integer (got " .. got .. ")", 4) end
   end
   if v < 1 then error("comm: " .. k .. " must be >= 1 (got " .. tostring(a[k]) .. ")", 4) end
@@ -662,7 +663,7 @@ function M.comm(a)
   if a.nccl ~= nil then
     local code, why = M.nccl_code(a.nccl)
     if not code then
-      local got = type(a.nccl) == "string" and string.format("%q", a.nccl) or tostring(a.nccl)
+      local got = type(a.nccl) == "string" and string.format("%q", a.nccl) or require("gpuplan.args").shown(a.nccl)
       error("comm: nccl " .. why .. " (got " .. got .. ")", 2)
     end
     local known, which = M.nccl_known(a.nccl)

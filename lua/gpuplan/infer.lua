@@ -932,11 +932,13 @@ function M.setup(a)
     moe_expand = M.moe_expand[a.runtime or "graphs"] or nil,
   }
   if not c.runtime then
-    error("infer: unknown runtime '" .. tostring(a.runtime) .. "' (graphs, kernels, eager, "
+    error("infer: " .. (type(a.runtime) == "string" and ("unknown runtime '" .. a.runtime .. "'")
+          or ("runtime must be a name, a string (got " .. shown(a.runtime) .. ")"))
+          .. " (graphs, kernels, eager, "
           .. "trtllm, vllm, sglang, nim-http, eager-pytorch, litgpt, llama.cpp, gpt-fast)", 3)
   end
   if a.kv_policy ~= nil and a.kv_policy ~= "max" and a.kv_policy ~= "mean" then
-    error("infer: kv_policy must be 'mean' or 'max' (got " .. tostring(a.kv_policy) .. ")", 3)
+    error("infer: kv_policy must be 'mean' or 'max' (got " .. shown(a.kv_policy) .. ")", 3)
   end
   if a.kv_policy == nil then default("kv_policy=mean") end
   if c.batch and c.concurrency then error(M.BATCH_AND_CONCURRENCY, 3) end

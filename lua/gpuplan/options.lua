@@ -2150,6 +2150,18 @@ function M.check(name, v, cmd, shown_name)
   end
   local range = d and KIND_RANGE[d.kind]
   local variant = d and cmd and d.variants and d.variants[cmd]
+  -- A function where a name goes (currency = print: "currency a function:
+  -- no exchange rate"), or a table where one of a fixed set of names goes
+  -- (method = {}: "unknown method 'table: 0x55...'", its address): the
+  -- readers quoted it as text.  Left to them: policy (a function in Lua),
+  -- a command's own variant (plan's lists) and an enum whose help says
+  -- Lua takes a list (weights takes a table too: {bits, group ...}).
+  if d and d.type == "string" and name ~= "policy" and not variant
+     and (type(v) == "function" or (type(v) == "table"
+       and (d.kind == "enum" or name == "precision" or name == "kv")
+       and not d.help:find("Lua also a list", 1, true))) then
+    return nil, string.format("%s must be a name, a string (got %s)", shown_name or name, shown(v))
+  end
   -- An enum that declares its values: one of them.
   if d and d.values and not (variant and (variant.own or variant.type)) then
     for _, x in ipairs(d.values) do if v == x then return v end end

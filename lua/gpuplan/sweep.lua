@@ -759,7 +759,10 @@ local function space_of(a, job, counts, policy)
     local k, n = tostring(a.shard):match("^%s*(%d+)%s*/%s*(%d+)%s*$")
     k, n = math.tointeger(tonumber(k)), math.tointeger(tonumber(n))
     if not k or not (n >= 1 and k >= 1 and k <= n) then
-      fail("sweep: shard '%s' must be K/N with 1 <= K <= N", tostring(a.shard))
+      if type(a.shard) ~= "string" then
+        fail("sweep: shard must be a string 'K/N' (got %s)", args.shown(a.shard))
+      end
+      fail("sweep: shard '%s' must be K/N with 1 <= K <= N", a.shard)
     end
     if n > M.SHARDS_MAX then
       fail("sweep: shard '%s': at most %d shards (N)", tostring(a.shard), M.SHARDS_MAX)

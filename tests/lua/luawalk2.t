@@ -128,8 +128,8 @@ t.is(gp.params("llama3-8b").total, gp.params(gp.catalog():get("models", "llama3-
 do
   local L = { model = "llama3-8b", gpu = H }
   check(function() gp.train(t.with(L, { system = {} })) end, "system must be an id, a string (got a table)", "train: a system table")
-  check(function() gp.train(t.with(L, { nic_fabric = print })) end, "fabric must be an id, a string (got a function)", "train: a function for the NIC fabric")
-  check(function() gp.infer { model = "llama3-8b", gpu = print } end, "gpu must be an id, a string (got a function)", "infer: a function for the gpu")
+  check(function() gp.train(t.with(L, { system = "dgx-h101" })) end, "unknown system 'dgx-h101' (did you mean", "train: a misspelt system is still suggested")
+  check(function() gp.comm { system = 5, bytes = 1 } end, "system must be an id, a string (got 5)", "comm: a number for the system")
   check(function() gp.catalog():get("gpus", 5) end, "gpu must be an id, a string (got 5)", "cat:get: a number id")
   check(function() gp.catalog():get("gpus") end, "gpu must be an id, a string (got nil)", "cat:get: no id")
   check(function() gp.catalog():get("gpus", "h10-sxm") end, "unknown gpu 'h10-sxm' (did you mean", "... a misspelt id is still suggested")
@@ -178,6 +178,26 @@ do
   check(function() gp.sweep(t.with(S, { scaling = "no" })) end, "sweep: scaling must be a boolean (got string 'no')", "sweep: scaling = 'no'")
   t.is(gp.sweep(t.with(S, { policy = { key = "gpus" } })).key, "gpus", "... a policy table of gp.policy's fields is taken")
   t.is(gp.sweep(t.with(S, { scaling = false })).results[1].scaling, nil, "... and scaling = false skips the efficiency")
+end
+
+-- 12. A table or a function where a name goes was quoted by its address,
+-- different every run: method = {} "unknown method 'table: 0x55...'",
+-- kv = {}, runtime = {}, nccl = {}, comm's nodes = {}, sweep's shard =
+-- {}, and currency = print "currency a function: no exchange rate".
+do
+  local L = { model = "llama3-8b", gpu = H }
+  check(function() gp.train(t.with(L, { method = {} })) end, "train: method must be a name, a string (got a table)", "train: method = {}")
+  check(function() gp.memory(t.with(L, { precision = print })) end, "memory: precision must be a name, a string (got a function)", "memory: precision = print")
+  check(function() gp.infer(t.with(L, { kv = {} })) end, "infer: kv must be a name, a string (got a table)", "infer: kv = {}")
+  check(function() gp.infer(t.with(L, { currency = print })) end, "infer: currency must be a name, a string (got a function)", "infer: currency = print")
+  check(function() gp.infer(t.with(L, { runtime = {} })) end, "infer: runtime must be a name, a string (got a table)", "infer: runtime = {}")
+  check(function() gp.comm { gpu = H, bytes = 1, nccl = {} } end, "(got a table)", "comm: nccl = {}")
+  check(function() gp.comm { gpu = H, bytes = 1, nodes = {} } end, "comm: nodes must be an integer (got a table)", "comm: nodes = {}")
+  check(function() gp.sweep { model = "llama3-8b", gpu = H, gpus = 8, shard = {} } end, "sweep: shard must be a string 'K/N' (got a table)", "sweep: shard = {}")
+  -- the lists Lua takes where the CLI takes a name stay taken
+  t.ok(pcall(gp.train, t.with(L, { gpus = 8, recompute_modules = { "layernorm" } })), "... recompute_modules as a list is taken")
+  t.ok(pcall(gp.sweep, { model = "llama3-8b", gpu = H, gpus = 8, top = 1, recompute = { "full", "none" } }), "... plan's list of recompute policies is taken")
+  t.ok(pcall(gp.sweep, { model = "llama3-8b", gpu = H, gpus = 8, top = 1, policy = function() return 1 end }), "... and a policy function is taken")
 end
 
 t.done_testing()
