@@ -265,7 +265,7 @@ local function exit_status(res, what)
   if n and n >= 0 and n <= 255 then return n end
   io.stdout:flush()
   io.stderr:write(string.format("gpuplan: %s returned %s, not an exit status 0..255\n",
-    what, tostring(res)))
+    what, require("gpuplan.args").shown(res)))
   return 1
 end
 

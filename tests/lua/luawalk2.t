@@ -200,4 +200,17 @@ do
   t.ok(pcall(gp.sweep, { model = "llama3-8b", gpu = H, gpus = 8, top = 1, policy = function() return 1 end }), "... and a policy function is taken")
 end
 
+-- 13. A script that returns NaN was told "returned -nan, not an exit
+-- status" (the C library's spelling on this platform): NaN, as every
+-- other message spells it.
+do
+  local s = t.scratch()
+  local f = s.put("nan.lua", "return 0/0\n")
+  local p = assert(io.popen("./gpuplan run " .. f .. " 2>&1; echo rc=$?"))
+  local out = p:read("a")
+  p:close()
+  t.like(out, "returned NaN, not an exit status 0..255\nrc=1\n", "run: a NaN return is spelt NaN, exit 1", true)
+  s.remove()
+end
+
 t.done_testing()
