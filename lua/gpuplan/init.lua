@@ -119,13 +119,32 @@ function gp.options(params, argv)
   if argv ~= nil and type(argv) ~= "table" then
     error("gp.options: arg must be the script's arg table (got " .. shown(argv) .. ")", 2)
   end
+  -- the script's arguments are strings (a number in arg raised
+  -- "cli.lua:95: attempt to index a number value" from inside gpuplan)
+  for i, x in ipairs(argv or {}) do
+    if type(x) ~= "string" then
+      error(string.format("gp.options: arg[%d] must be a string, as the command line's are (got %s)",
+        i, shown(x)), 2)
+    end
+  end
   local spec, names = {}, {}
   for name, p in pairs(params) do
+    -- a name no command line can give (a number, "bad name") or a
+    -- default no option can carry (a table, a function: returned as it
+    -- was, while --n x gave a string) was taken in silence
+    if type(name) ~= "string" or not name:match("^[%a][%w_]*$") then
+      error(string.format("gp.options: parameter name %s must be a word (letters, digits, _)",
+        type(name) == "string" and ("'" .. name .. "'") or shown(name)), 2)
+    end
     if type(p) ~= "table" or type(p[1]) ~= "string" then
       error(string.format("gp.options: parameter '%s' must be {description, default}",
         tostring(name)), 2)
     end
     local d = p[2]
+    if d ~= nil and type(d) ~= "number" and type(d) ~= "string" and type(d) ~= "boolean" then
+      error(string.format("gp.options: parameter '%s': default must be a number, a string or "
+        .. "a boolean (got %s)", name, shown(d)), 2)
+    end
     spec[name] = math.type(d) == "integer" and "int" or type(d) == "number" and "number"
       or type(d) == "boolean" and "flag" or "string"
     names[#names + 1] = name

@@ -213,4 +213,17 @@ do
   s.remove()
 end
 
+-- 14. gp.options: a number in arg raised "cli.lua:95: attempt to index a
+-- number value" from inside gpuplan; a parameter no command line can give
+-- (named 1 or "bad name") and a default no option carries (a table,
+-- returned as it was while --n x gave a string) were taken in silence.
+do
+  check(function() gp.options({ n = { "a count", 1 } }, { 1, 2 }) end, "gp.options: arg[1] must be a string, as the command line's are (got 1)", "options: a number in arg")
+  check(function() gp.options({ n = { "a list", {} } }, {}) end, "gp.options: parameter 'n': default must be a number, a string or a boolean (got a table)", "options: a table default")
+  check(function() gp.options({ ["bad name"] = { "x", 1 } }, {}) end, "gp.options: parameter name 'bad name' must be a word", "options: a name with a space")
+  check(function() gp.options({ { "x", 1 } }, {}) end, "gp.options: parameter name 1 must be a word", "options: a list for params")
+  local v = gp.options({ n = { "a count", 1 }, dry = { "no run", false } }, { "--n", "3", "--dry", "rest" })
+  t.ok(v.n == 3 and v.dry == true and v[0][1] == "rest", "... good parameters still parse")
+end
+
 t.done_testing()
