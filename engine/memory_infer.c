@@ -19,6 +19,8 @@ static double kv_share(const gp_model *m, int tp)
 
 typedef struct mem_infer_parts {
 	double weights;      /* bytes on this GPU, all its layers */
+	double params;       /* parameters on this GPU (elements): what the
+			      * weights bytes hold, whatever their format */
 	double layer_w;      /* bytes of one layer on this GPU */
 	double workspace;    /* one forward of T tokens + seqs logits rows */
 	double ws_token;     /* workspace bytes per token of the forward */
@@ -180,6 +182,7 @@ static int mem_infer_parts_of(const gp_model *m, const gp_infer_cfg *c,
 		double ends = pp == 1 ? e_first + e_last :
 			(e_first > e_last ? e_first : e_last);
 		ip->weights = ip->layer_w * ip->L_s + ends * eb;
+		ip->params = lin + rest + ends;
 	}
 	A = c->act_bytes > 0 ? c->act_bytes : 2.0;
 	ip->T_cap = c->chunk_tokens > 0 ? c->chunk_tokens : 8192.0;
@@ -313,6 +316,9 @@ int mem_infer(const gp_model *m, const gp_infer_cfg *c, double capacity,
 				    out->bytes[GP_MEM_KV]);
 		}
 	}
-	out->params = ip.weights;
+	/* gp_mem_result.params counts parameters (elements), as training's
+	 * does: the weights' bytes were returned here, 2x the count in bf16
+	 * (llama3-8b: 16.06e9 "params"), the quantised bytes in int4. */
+	out->params = ip.params;
 	return GP_OK;
 }

@@ -226,4 +226,23 @@ do
   t.ok(v.n == 3 and v.dry == true and v[0][1] == "rest", "... good parameters still parse")
 end
 
+-- 15. gp.memory{method = "infer"}.params was the weights' bytes, not the
+-- parameters its field declares (unit count): llama3-8b in bf16 gave
+-- 16.06e9 "params", in int4 5.73e9.  The parameters one GPU holds, as
+-- training's params is: the whole model on one GPU is gp.params' total
+-- (8,030,261,248, exact: the same elements summed), whatever the format.
+do
+  local total = gp.params("llama3-8b").total
+  for _, w in ipairs { "bf16", "fp8", "int4" } do
+    local m = gp.memory { model = "llama3-8b", gpu = H, method = "infer", weights = w }
+    t.is(m.params, total, "memory infer " .. w .. ": params is the model's parameter count")
+  end
+  local one = gp.memory { model = "llama3-8b", gpu = H, method = "full" }
+  t.is(one.params, total, "... as training's params on one GPU is")
+  -- TP 2 holds half of each layer and of the embedding and head: the
+  -- parameters one GPU holds, halved (norms too: the engine's split)
+  local m2 = gp.memory { model = "llama3-8b", gpu = H, method = "infer", gpus = 2, tp = 2 }
+  t.near(m2.params, total / 2, 1e-12, "memory infer tp 2: half the parameters on each GPU")
+end
+
 t.done_testing()
