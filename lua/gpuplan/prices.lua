@@ -252,7 +252,13 @@ function M.per_hour(cat, p, gpu, buyer, default)
     error("price must be a number, a string like '$2.49/h' or a price id (got " .. type(p)
       .. ")", 0)
   elseif cat.prices and cat.prices[p] then
-    v = cat.prices[p].price
+    -- an offer is for its card: --gpu h100-sxm --price
+    -- a100-sxm-80gb/guide/cn priced the H100s at the A100's 14 CNY/h
+    local e, gid = cat.prices[p], type(gpu) == "table" and gpu.id or gpu
+    if type(gid) == "string" and e.gpu ~= gid then
+      error(string.format("price '%s' is an offer for %s, not %s", p, tostring(e.gpu), gid), 0)
+    end
+    v = e.price
   else
     local ok, parsed = pcall(require("gpuplan.units").parse, p, "price")
     if not ok then

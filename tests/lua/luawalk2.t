@@ -245,4 +245,16 @@ do
   t.near(m2.params, total / 2, 1e-12, "memory infer tp 2: half the parameters on each GPU")
 end
 
+-- 16. A catalog price id names an offer for one card: gp.train{gpu =
+-- "h100-sxm", price = "a100-sxm-80gb/guide/cn"} priced the H100s at the
+-- A100 guide's 14 CNY/h, in silence (gpuplan train --price alike).
+do
+  local L = { model = "llama3-8b", gpu = H, gpus = 8, tokens = 1e9 }
+  check(function() gp.train(t.with(L, { price = "a100-sxm-80gb/guide/cn" })) end, "train: price 'a100-sxm-80gb/guide/cn' is an offer for a100-sxm-80gb, not h100-sxm", "train: another card's offer")
+  check(function() gp.infer { model = "llama3-8b", gpu = H, price = "a100-sxm-80gb/guide/cn" } end, "price 'a100-sxm-80gb/guide/cn' is an offer for a100-sxm-80gb, not h100-sxm", "infer: another card's offer")
+  -- the card's own offer is its price: h100-sxm/guide/overseas is $3.00/h
+  local r = gp.train(t.with(L, { price = "h100-sxm/guide/overseas" }))
+  t.ok(r.price == 3 and r.currency == "USD", "... the card's own offer is taken ($3.00/h)")
+end
+
 t.done_testing()
