@@ -218,8 +218,10 @@ end
 -- the fixed form they had.  Past 9 decimals (below 1e-8): "%.2g".
 function M.amount_fmt(x, min_dec)
   min_dec = min_dec or 0
-  if type(min_dec) ~= "number" or min_dec < 0 or min_dec ~= math.floor(min_dec) then
-    error("units.amount_fmt: min_dec must be a whole number of decimals >= 0 (got "
+  -- at most 99: string.format's own limit ("%.100f" raised "invalid
+  -- conversion specification", naming neither the function nor min_dec)
+  if type(min_dec) ~= "number" or min_dec < 0 or min_dec > 99 or min_dec ~= math.floor(min_dec) then
+    error("units.amount_fmt: min_dec must be a whole number of decimals 0..99 (got "
       .. require("gpuplan.args").shown(min_dec) .. ")", 2)
   end
   local base = "%." .. min_dec .. "f"
@@ -237,7 +239,13 @@ end
 
 -- x formatted by amount_fmt: "62", "0.071", "0.0069".
 function M.fmt_amount(x, min_dec)
-  return string.format(M.amount_fmt(x, min_dec), x)
+  local f = M.amount_fmt(x, min_dec)
+  -- NaN is "nan" as units.fmt spells it (C's "%f" said "-nan" here), and
+  -- a non-number is named ("bad argument #2 to 'format'" was not)
+  if type(x) ~= "number" then
+    error("units.fmt_amount: x must be a number (got " .. require("gpuplan.args").shown(x) .. ")", 2)
+  end
+  return nonfinite(x) or string.format(f, x)
 end
 
 -- The format that tells x from limit, a value it is past: min_dec
@@ -245,6 +253,11 @@ end
 -- budget of 1048.59 read "over the budget (1049 USD)"; 3.034 days past a
 -- 3-day deadline read "misses the deadline (3.0 days)"), at most 6.
 function M.past_fmt(x, limit, min_dec)
+  -- a limit that is not a number raised "bad argument #2 to 'format'"
+  if type(limit) ~= "number" then
+    error("units.past_fmt: limit must be a number (got " .. require("gpuplan.args").shown(limit)
+      .. ")", 2)
+  end
   local f = M.amount_fmt(x, min_dec)
   if f == "%.2g" then return f end
   local d = tonumber(f:match("^%%%.(%d+)f$"))

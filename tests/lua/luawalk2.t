@@ -257,4 +257,21 @@ do
   t.ok(r.price == 3 and r.currency == "USD", "... the card's own offer is taken ($3.00/h)")
 end
 
+-- 17. gp.units' amount formats: fmt_amount(0/0) printed C's "-nan" here
+-- (units.fmt says "nan"); min_dec = 100 raised string.format's "invalid
+-- conversion specification: '%.100f'", naming neither function nor
+-- argument; past_fmt(x) without a limit raised "bad argument #2 to
+-- 'format'" from inside gpuplan.
+do
+  t.is(gp.units.fmt_amount(0 / 0), "nan", "fmt_amount: NaN is nan")
+  t.is(gp.units.fmt_amount(-math.huge), "-inf", "fmt_amount: -inf")
+  check(function() gp.units.fmt_amount(1, 100) end, "units.amount_fmt: min_dec must be a whole number of decimals 0..99 (got 100)", "fmt_amount: min_dec past format's limit")
+  check(function() gp.units.past_fmt(1.0001) end, "units.past_fmt: limit must be a number (got nil)", "past_fmt: no limit")
+  check(function() gp.units.fmt_amount("x") end, "units.fmt_amount: x must be a number (got string 'x')", "fmt_amount: a string")
+  -- 1234.5 shows no decimals (>= 10: the minimum, 0); 0.0712 two
+  -- significant digits (d = 1 - floor(log10 0.0712) = 3)
+  t.is(gp.units.fmt_amount(1234.5), "1234", "... fmt_amount(1234.5) is still %.0f (round half to even: 1234)")
+  t.is(gp.units.fmt_amount(0.0712), "0.071", "... and 0.0712 still two significant digits")
+end
+
 t.done_testing()
