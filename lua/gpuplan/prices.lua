@@ -55,8 +55,9 @@ end
 -- only when nothing else is there (flagged `guide`).  opts.market keeps
 -- one region ("cn"); ties go to the price quoted in the wanted currency,
 -- then to the id, so the choice does not depend on table order.
-function M.cheapest(cat, gpu, opts)
-  need_catalog(cat, "cheapest")
+-- (the caller's gpu may be a script's own card, which no offer names:
+-- M.offer asks this, and gets nil)
+local function cheapest(cat, gpu, opts)
   if opts ~= nil and type(opts) ~= "table" then
     error("prices.cheapest: opts must be a table {currency, market, markets} (got "
       .. require("gpuplan.args").shown(opts) .. ")", 2)
@@ -80,6 +81,19 @@ function M.cheapest(cat, gpu, opts)
     end
   end
   return best
+end
+
+-- The cheapest offer for a catalog card: an id the catalog does not have
+-- (a typo, "h10-sxm") or none at all answered nil, as a card with no
+-- offer does; it is refused as cat:get refuses it.
+function M.cheapest(cat, gpu, opts)
+  need_catalog(cat, "cheapest")
+  if type(gpu) ~= "string" then
+    error("prices.cheapest: gpu must be a GPU id (got " .. require("gpuplan.args").shown(gpu)
+      .. ")", 2)
+  end
+  if type(cat.gpus) == "table" and cat.gpus[gpu] == nil then cat:get("gpus", gpu) end
+  return cheapest(cat, gpu, opts)
 end
 
 -- The markets a buyer rents in when they name none: a buyer paying in CNY
@@ -179,7 +193,7 @@ end
 function M.offer(cat, gpu, buyer)
   need_catalog(cat, "offer")
   need_buyer(buyer, "offer")
-  local q = M.cheapest(cat, gpu, { currency = buyer.currency, markets = buyer.markets })
+  local q = cheapest(cat, gpu, { currency = buyer.currency, markets = buyer.markets })
   if q then return q end
   local elsewhere, seen = {}, {}
   for _, id in ipairs(cat:ids("prices")) do

@@ -274,4 +274,19 @@ do
   t.is(gp.units.fmt_amount(0.0712), "0.071", "... and 0.0712 still two significant digits")
 end
 
+-- 18. gp.prices.cheapest(cat, "h10") -- a misspelt card -- and
+-- cheapest(cat) answered nil, as a card with no offer does.  They are
+-- refused; a card with no offer in the market asked still answers nil,
+-- and a planner's own gpu table (no catalog id) still prices by offer.
+do
+  local cat = gp.catalog()
+  check(function() gp.prices.cheapest(cat, "h10") end, "unknown gpu 'h10' (did you mean", "prices.cheapest: a misspelt card")
+  check(function() gp.prices.cheapest(cat) end, "prices.cheapest: gpu must be a GPU id (got nil)", "prices.cheapest: no card")
+  check(function() gp.prices.cheapest(cat, H, { curency = "CNY" }) end, "prices.cheapest: opts: unknown key 'curency'", "... a misspelt option is still named")
+  t.is(gp.prices.cheapest(cat, "h800-sxm", { market = "us" }), nil, "... h800-sxm has no us offer: nil")
+  t.is(gp.prices.cheapest(cat, H).id, "h100-sxm/aiapiplaybook/global", "... and h100-sxm's cheapest is found ($1.80/h)")
+  local g = copy(cat:get("gpus", H)); g.id = "my-h100"
+  t.ok(pcall(gp.train, { model = "llama3-8b", gpu = g, gpus = 8, tokens = 1e9 }), "... a script's own card with no offer still trains")
+end
+
 t.done_testing()
