@@ -31,6 +31,27 @@ local ONE_TABLE = {}
 for _, f in ipairs(require("gpuplan.api").FUNCTIONS) do
   if f.call:match("^gp[%w_.]*{") then ONE_TABLE[f.name] = true end
 end
+-- An options table that inherits (setmetatable(o, {__index = base})):
+-- its keys and its chain's, nearest first, as one plain table.  gp.sweep
+-- and gp.rl copied the table by pairs and lost what it inherited (a base's
+-- gpus = 64 searched 8 GPUs; zero = 3 priced ZeRO 0), while gp.train,
+-- gp.infer and gp.memory read it through __index -- and no planner
+-- checked an inherited key's name (tpp = 2 was ignored).  An __index
+-- function, whose keys cannot be listed, stays the copy's __index.
+local function flattened(o)
+  local mt = getmetatable(o)
+  if mt == nil then return o end
+  local t, seen, at = {}, {}, o
+  while type(at) == "table" and not seen[at] do
+    seen[at] = true
+    for k, v in pairs(at) do if t[k] == nil then t[k] = v end end
+    local m = getmetatable(at)
+    at = type(m) == "table" and rawget(m, "__index") or nil
+  end
+  if type(at) == "function" then setmetatable(t, { __index = at }) end
+  return t
+end
+
 local function one_table(name, f)
   if type(f) ~= "function" or not ONE_TABLE[name] then return f end
   return function(...)
@@ -41,6 +62,8 @@ local function one_table(name, f)
         "%s: takes one table of options (%s{...}), got %d arguments",
         name:gsub("^gp%.", ""), name, n), 0)
     end
+    local o = ...
+    if type(o) == "table" then return f(flattened(o)) end
     return f(...)
   end
 end

@@ -289,4 +289,24 @@ do
   t.ok(pcall(gp.train, { model = "llama3-8b", gpu = g, gpus = 8, tokens = 1e9 }), "... a script's own card with no offer still trains")
 end
 
+-- 19. An options table that inherits its base (setmetatable(o, {__index
+-- = base})): gp.train, gp.infer and gp.memory read the base through
+-- __index, but gp.sweep and gp.rl copied the table by pairs and lost it --
+-- a base's gpus = 64 searched 8 GPUs, zero = 3 priced ZeRO 0 -- and no
+-- planner checked an inherited key's name (tpp = 2 was ignored).
+do
+  local function inherit(o, base) return setmetatable(o, { __index = base }) end
+  local s = gp.sweep(inherit({ model = "llama3-8b", gpu = H, top = 1 }, { gpus = 64, tokens = 1e9 }))
+  local d = gp.sweep { model = "llama3-8b", gpu = H, top = 1, gpus = 64, tokens = 1e9 }
+  t.ok(s.results[1].gpus == 64 and s.results[1].days == d.results[1].days, "sweep: the base's gpus and tokens are the search's")
+  local r = gp.rl(inherit({ model = "qwen2.5-7b", gpu = H }, { gpus = 16, zero = 3 }))
+  t.ok(r.zero == 3 and r.step_s == gp.rl { model = "qwen2.5-7b", gpu = H, gpus = 16, zero = 3 }.step_s, "rl: the base's zero = 3 is priced, as given directly")
+  check(function() gp.train(inherit({}, { model = "llama3-8b", gpu = H, gpus = 8, tpp = 2 })) end, "train: unknown option 'tpp' (did you mean 'tp'?)", "train: an inherited misspelt key")
+  -- the nearest wins, as __index reads it; an __index function still reads
+  local near = gp.train(inherit({ tp = 2 }, inherit({ tp = 4 }, { model = "llama3-8b", gpu = H, gpus = 8 })))
+  t.is(near.step_s, gp.train { model = "llama3-8b", gpu = H, gpus = 8, tp = 2 }.step_s, "... the nearest table's tp wins")
+  local viafn = gp.train(setmetatable({ gpus = 8 }, { __index = function(_, k) return ({ model = "llama3-8b", gpu = H })[k] end }))
+  t.is(viafn.gpus, 8, "... and an __index function is still read")
+end
+
 t.done_testing()
