@@ -62,7 +62,7 @@ static int run_weights(const gp_model *m, const infer_cfg *c, int stage,
 		snprintf(r->why, sizeof r->why, "needs %.2f GB per GPU "
 		         "(weights %.2f, one sequence's KV %.2f, workspace "
 		         "%.2f, reserve %.2f), has %.2f GB after the margin",
-		         mr->total / 1e9, mr->params / 1e9,
+		         mr->total / 1e9, mr->weight_bytes / 1e9,
 		         r->kv_per_seq / 1e9, r->workspace / 1e9,
 		         (mr->total - mr->allocated) / 1e9, mr->budget / 1e9);
 		return GP_OK;
@@ -89,7 +89,7 @@ static int run_weights(const gp_model *m, const infer_cfg *c, int stage,
 			return GP_OK;
 		}
 		r->offload_layers = *n_off;
-		r->offload_bytes = mr->params - mr->bytes[GP_MEM_WEIGHTS];
+		r->offload_bytes = mr->weight_bytes - mr->bytes[GP_MEM_WEIGHTS];
 	}
 	return GP_OK;
 }

@@ -265,6 +265,9 @@ typedef struct gp_mem_result {
 	int stage;          /* most loaded pipeline stage (0-based) */
 	int stage_layers;   /* transformer layers on that stage */
 	double params;      /* parameters held on this GPU (elements) */
+	double weight_bytes; /* inference: the weights' bytes on this GPU,
+			      * host-resident layers included (its
+			      * offload reads them) */
 	double trainable;   /* trainable parameters, whole model */
 	double inflight;    /* micro-batches in flight on this stage */
 	double act_layer;   /* saved activations per layer per micro-batch */

@@ -320,5 +320,6 @@ int mem_infer(const gp_model *m, const gp_infer_cfg *c, double capacity,
 	 * does: the weights' bytes were returned here, 2x the count in bf16
 	 * (llama3-8b: 16.06e9 "params"), the quantised bytes in int4. */
 	out->params = ip.params;
+	out->weight_bytes = ip.weights;
 	return GP_OK;
 }
