@@ -911,7 +911,17 @@ int roof_checked_op_time(const roof_device *d, const roof_op *op,
 		               sp, nm, ROOF_TILE);
 	/* A GEMM needs the precision's tensor peak; other ops run on the
 	 * fp32 vector units when the device has them (op_peak). */
-	op_peak(d, op, &peak, &frac);
+	/* A GEMM at a precision with a peak but no GEMM fraction (fp32 on
+	 * H100: 67 TFLOPS on the vector units, no achievable.gemm.fp32) was
+	 * "device has no fp32 compute", which the same op without its shape
+	 * contradicted: the missing figure is the GEMM's. */
+	if (op_peak(d, op, &peak, &frac) && op->flop > 0.0 && peak > 0.0 &&
+	    !(frac > 0.0))
+		return gp_fail(err, "op%s%s: device has no %s GEMM rate (no "
+		               "achievable.gemm.%s): a GEMM (m, n, k given) "
+		               "runs at a precision the device's achievable."
+		               "gemm names", sp, nm, gp_dtype_name(op->prec),
+		               gp_dtype_name(op->prec));
 	if (op->flop > 0.0 && (!(peak > 0.0) || !(frac > 0.0)))
 		return gp_fail(err, "op%s%s: device has no %s compute", sp, nm,
 		               gp_dtype_name(op->prec));

@@ -309,4 +309,19 @@ do
   t.is(viafn.gpus, 8, "... and an __index function is still read")
 end
 
+-- 20. gp.roofline's op: an fp32 GEMM on h100-sxm (an fp32 peak of 67
+-- TFLOPS, no achievable.gemm.fp32) was refused as "device has no fp32
+-- compute", which the same op without its shape contradicted (it ran at
+-- 67 TFLOPS); and the reference did not say that an op without m, n, k
+-- is priced on the vector units whatever its prec.
+do
+  local vec = gp.roofline { gpu = H, op = { flop = 1e12, bytes = 1e9, prec = "fp32" } }.op
+  t.is(vec.compute_rate, 67e12, "roofline: an op without a shape runs at the fp32 peak (67 TFLOPS)")
+  check(function() gp.roofline { gpu = H, op = { flop = 1e12, bytes = 1e9, prec = "fp32", m = 8192, n = 8192, k = 8192 } } end, "roofline: op: device has no fp32 GEMM rate (no achievable.gemm.fp32)", "roofline: an fp32 GEMM names the missing GEMM fraction")
+  local f = assert(io.open("docs/lua.md"))
+  local doc = f:read("a")
+  f:close()
+  t.like(doc, "an op without m, n and k is no GEMM: it runs on the fp32 vector units", "docs/lua.md says where an op without a shape runs", true)
+end
+
 t.done_testing()
