@@ -2148,6 +2148,23 @@ function M.check(name, v, cmd, shown_name)
     return nil, string.format("%s must be a catalog, as gp.catalog() returns (got %s)",
       shown_name or name, shown(v))
   end
+  -- A script's model table: the engine checks its shape, but max_seq and
+  -- id are gpuplan's Lua's to read (defaults, context limits, messages),
+  -- and were read unchecked: max_seq = "4096" raised "attempt to compare
+  -- number with string", 2.5 "bad argument #5 to 'format'", and 0 or NaN
+  -- were priced (gp.memory's ctx=0).
+  if (name == "model" or name == "reward_model" or name == "critic_model")
+     and type(v) == "table" then
+    local ms = v.max_seq
+    if ms ~= nil and not (type(ms) == "number" and ms == math.floor(ms) and ms >= 1
+                          and ms < math.huge) then
+      return nil, string.format("%s.max_seq must be a whole number of tokens >= 1 (got %s)",
+        shown_name or name, shown(ms))
+    end
+    if v.id ~= nil and type(v.id) ~= "string" then
+      return nil, string.format("%s.id must be a string (got %s)", shown_name or name, shown(v.id))
+    end
+  end
   local range = d and KIND_RANGE[d.kind]
   local variant = d and cmd and d.variants and d.variants[cmd]
   -- A function where a name goes (currency = print: "currency a function:

@@ -324,4 +324,20 @@ do
   t.like(doc, "an op without m, n and k is no GEMM: it runs on the fp32 vector units", "docs/lua.md says where an op without a shape runs", true)
 end
 
+-- 21. A script's model table: the engine checks its shape, but max_seq
+-- is read by gpuplan's Lua (defaults, context limits) and was read
+-- unchecked: max_seq = "4096" raised "attempt to compare number with
+-- string" from gp.train and gp.infer, 2.5 "bad argument #5 to 'format'",
+-- and 0 was priced (gp.memory's ctx=0).
+do
+  local base = gp.catalog():get("models", "llama3-8b")
+  local function m(ms) local c = copy(base); c.max_seq = ms return c end
+  check(function() gp.train { model = m("4096"), gpu = H, gpus = 8, method = "pretrain" } end, "train: model.max_seq must be a whole number of tokens >= 1 (got string '4096')", "train: a string max_seq")
+  check(function() gp.infer { model = m(2.5), gpu = H } end, "infer: model.max_seq must be a whole number of tokens >= 1 (got 2.5)", "infer: a fractional max_seq")
+  check(function() gp.memory { model = m(0), gpu = H, method = "infer" } end, "memory: model.max_seq must be a whole number of tokens >= 1 (got 0)", "memory: max_seq 0")
+  check(function() gp.rl { model = m(0 / 0), gpu = H, gpus = 8 } end, "rl: model.max_seq must be a whole number of tokens >= 1 (got NaN)", "rl: a NaN max_seq")
+  check(function() gp.sweep { model = m(-1), gpu = H, gpus = 8 } end, "model.max_seq must be a whole number of tokens >= 1 (got -1)", "sweep: a negative max_seq")
+  t.is(gp.train { model = m(8192), gpu = H, gpus = 8 }.step_s, gp.train { model = "llama3-8b", gpu = H, gpus = 8 }.step_s, "... the catalog's own max_seq (8192) prices as the id")
+end
+
 t.done_testing()
