@@ -165,6 +165,12 @@ function M.plan(o)
   if type(model) ~= "table" then
     fail("vlm.plan: model must be a model id or table (got %s)", shown(o.model))
   end
+  -- a text model was planned as one with vision_s 0 in every row, in
+  -- silence (gp.vlm.tokens refuses it)
+  if type(model.vision) ~= "table" then
+    fail("vlm.plan: %s has no vision tower (gp.sweep searches a text model's layouts)",
+      tostring(model.id or "the model"))
+  end
   local gpus = o.gpus or 8
   if math.type(gpus) ~= "integer" and not (type(gpus) == "number" and gpus == math.floor(gpus)) then
     fail("vlm.plan: gpus must be a whole number 1..16777216 (got %s)", shown(gpus))
@@ -182,15 +188,17 @@ function M.plan(o)
     fail("%s", options.unknown_message("train", bad, "vlm.plan", "option",
       { "tps", "cps", "pps", "recomputes", "top" }))
   end
-  local function list(v, def)
+  -- the key named: "vlm.plan: 5 must be a list" named only the value
+  local function list(k, def)
+    local v = o[k]
     if v == nil then return def end
-    if type(v) ~= "table" then fail("vlm.plan: %s must be a list", shown(v)) end
+    if type(v) ~= "table" then fail("vlm.plan: %s must be a list (got %s)", k, shown(v)) end
     return v
   end
-  local tps = list(o.tps, { 1, 2, 4, 8 })
-  local cps = list(o.cps, { 1, 2, 4, 8 })
-  local pps = list(o.pps, { 1, 2, 4, 8 })
-  local rcs = list(o.recomputes, { "selective", "full" })
+  local tps = list("tps", { 1, 2, 4, 8 })
+  local cps = list("cps", { 1, 2, 4, 8 })
+  local pps = list("pps", { 1, 2, 4, 8 })
+  local rcs = list("recomputes", { "selective", "full" })
   local refused
   for _, tp in ipairs(tps) do
     for _, cp in ipairs(cps) do

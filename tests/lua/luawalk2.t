@@ -340,4 +340,13 @@ do
   t.is(gp.train { model = m(8192), gpu = H, gpus = 8 }.step_s, gp.train { model = "llama3-8b", gpu = H, gpus = 8 }.step_s, "... the catalog's own max_seq (8192) prices as the id")
 end
 
+-- 22. gp.vlm.plan of a text model (llama3-8b) planned it as a
+-- vision-language fine-tune with vision_s 0 in every row, in silence;
+-- tps = 5 was "vlm.plan: 5 must be a list", naming no key.
+do
+  check(function() gp.vlm.plan { model = "llama3-8b", gpu = H, gpus = 8 } end, "vlm.plan: llama3-8b has no vision tower", "vlm.plan: a text model")
+  check(function() gp.vlm.plan { model = "qwen2-vl-7b", gpu = H, gpus = 8, tps = 5 } end, "vlm.plan: tps must be a list (got 5)", "vlm.plan: tps names its key")
+  t.ok(#gp.vlm.plan { model = "qwen2-vl-7b", gpu = H, gpus = 8, tps = { 1, 2 } } > 0, "... a vision-language model still plans")
+end
+
 t.done_testing()
