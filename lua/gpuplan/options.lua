@@ -1744,7 +1744,9 @@ section "cost"
 opt { name = "tokens", type = "number", metavar = "N", commands = "train plan",
   help = "tokens to train on (e.g. 2e12): days and cost",
   suggest = { "train_tokens", "total_tokens" } }
-opt { name = "steps", type = "number", metavar = "N", commands = "rl",
+-- Whole steps: 0.5 was priced as half a step and printed "run: 0 steps
+-- in 0.0045 hours"; 2^63 as a run of 1.2e18 USD.
+opt { name = "steps", type = "number", metavar = "N", commands = "rl", kind = "count",
   help = "RL steps in the run: hours and cost",
   suggest = { "total_steps", "num_steps", "total_training_steps" } }
 opt { name = "price", type = "string", metavar = "P", commands = "train plan rl infer",

@@ -349,4 +349,16 @@ do
   t.ok(#gp.vlm.plan { model = "qwen2-vl-7b", gpu = H, gpus = 8, tps = { 1, 2 } } > 0, "... a vision-language model still plans")
 end
 
+-- 23. gp.rl's steps took half a step (0.5: "run: 0 steps in 0.0045
+-- hours" on the command line) and 2^63 of them (a 1.2e18 USD run): a
+-- whole count now, as every count is.
+do
+  local R = { model = "qwen2.5-7b", gpu = H, gpus = 8, zero = 3 }
+  check(function() gp.rl(t.with(R, { steps = 0.5 })) end, "rl: steps must be a whole number 1..16777216 (got 0.5)", "rl: half a step")
+  check(function() gp.rl(t.with(R, { steps = math.maxinteger })) end, "rl: steps must be a whole number 1..16777216", "rl: 2^63 steps")
+  -- 10 steps: hours = 10 x step_s / 3600 (rl.lua run_steps), exact
+  local r = gp.rl(t.with(R, { steps = 10 }))
+  t.near(r.hours, 10 * r.step_s / 3600, 1e-12, "... 10 steps still cost 10 steps' hours")
+end
+
 t.done_testing()
