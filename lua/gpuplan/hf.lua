@@ -783,9 +783,17 @@ function M.model_from_hf(src, opts)
     end
   end
   local is = opts.image_size
-  if is ~= nil and not (math.type(is) == "integer" and is >= 1 and is <= M.COUNT_MAX) then
+  -- a whole float (448.0) is the integer it is, as every count gpuplan
+  -- takes (gpus = 8.0); it was refused, and a table quoted by address
+  if is ~= nil and not (type(is) == "number" and is == math.floor(is) and is >= 1
+                        and is <= M.COUNT_MAX) then
     error(string.format("model_from_hf: opts.image_size must be an integer in 1..%d (got %s)",
-      M.COUNT_MAX, tostring(is)), 2)
+      M.COUNT_MAX, require("gpuplan.args").shown(is)), 2)
+  end
+  if is ~= nil and math.type(is) ~= "integer" then
+    local c = {}
+    for k, v in pairs(opts) do c[k] = v end
+    c.image_size, opts = math.tointeger(is), c
   end
   local cfg, file
   if type(src) == "string" then

@@ -361,4 +361,15 @@ do
   t.near(r.hours, 10 * r.step_s / 3600, 1e-12, "... 10 steps still cost 10 steps' hours")
 end
 
+-- 24. gp.model_from_hf's image_size = 448.0 -- a whole float, as
+-- gpus = 8.0 is taken everywhere -- was refused as "must be an integer",
+-- and a table quoted by its address.
+do
+  local a = gp.model_from_hf("tests/fixtures/hf/qwen2-vl-7b.json", { image_size = 448.0 })
+  local b = gp.model_from_hf("tests/fixtures/hf/qwen2-vl-7b.json", { image_size = 448 })
+  t.ok(a.vision.image_size == 448 and math.type(a.vision.image_size) == "integer" and a.vision.tokens_per_image == b.vision.tokens_per_image, "model_from_hf: image_size 448.0 is 448")
+  check(function() gp.model_from_hf("tests/fixtures/hf/qwen2-vl-7b.json", { image_size = {} }) end, "model_from_hf: opts.image_size must be an integer in 1..16777216 (got a table)", "model_from_hf: a table image_size")
+  check(function() gp.model_from_hf("tests/fixtures/hf/qwen2-vl-7b.json", { image_size = 448.5 }) end, "(got 448.5)", "... and 448.5 is still refused")
+end
+
 t.done_testing()
