@@ -1082,7 +1082,14 @@ prepare_fn = function(o, cmd, who)
   local media
   if method ~= "infer" and (o.video_frames ~= nil or o.image_size ~= nil or
                             o.frame_size ~= nil) then
-    media = require("gpuplan.vlm").media(model, o)
+    -- An image size alone sizes the default image (options.lua images:
+    -- "1 for a vision-language model without --video-frames"); without
+    -- it the tower would price no image at all.
+    local mo = o
+    if o.images == nil and o.video_frames == nil and model.vision then
+      mo = setmetatable({ images = dflt("images", { model = model }) }, { __index = o })
+    end
+    media = require("gpuplan.vlm").media(model, mo)
     model = media.model
     for _, d in ipairs(media.defaults) do defaults[#defaults + 1] = d end
   end

@@ -69,6 +69,12 @@ function M.media(model, o)
   local images = count("images", o.images) or 0
   local frames = count("video_frames", o.video_frames) or 0
   local isz, fsz = side("image_size", o.image_size), side("frame_size", o.frame_size)
+  -- A frame size sizes video frames only: without frames it would be
+  -- taken as the images' size, or dropped.
+  if fsz and frames == 0 then
+    fail("frame_size %d sizes video frames, and none is given: give video_frames "
+      .. "(image_size sizes images)", fsz)
+  end
   local defaults = {}
   local base = v.image_size
   local size = isz or fsz or base

@@ -1,0 +1,46 @@
+# What a sixth walk (a buyer's fine-tune, RL run and serving deployment,
+# options combined across commands) found: an answer that was wrong,
+# silent or malformed.  One block a fix.
+use strict;
+use warnings;
+use Test::More;
+require './tests/cli/lib.pl';
+use File::Temp ();
+use JSON::PP ();
+
+my ($c, $o, $e);
+my @vl = ('train', 'qwen2.5-vl-7b', '--gpu', 'a100-sxm-80gb', '--gpus', '1', '--method', 'lora');
+
+# 1. --image-size without --images priced no image at all: the media were
+# built from --images (absent: 0), so the declared default of one image
+# a sequence was dropped and the step lost its vision tower line (47.09 s
+# against 48.44 s with --images 1 at the same 448 px, the catalog's size).
+# Now the size applies to the default image: the same step as --images 1.
+{
+    my ($c1, $with) = run_gp(@vl, '--image-size', '448', '--images', '1', '--format', 'json');
+    ($c, $o, $e) = run_gp(@vl, '--image-size', '448', '--format', 'json');
+    is($c, 0, '--image-size alone runs') or diag $e;
+    my ($a, $b) = (JSON::PP::decode_json($o), JSON::PP::decode_json($with));
+    is($a->{step_s}, $b->{step_s}, '--image-size 448 alone: the step of --images 1 at 448 px');
+    ($c, $o, $e) = run_gp(@vl, '--image-size', '448');
+    like($o, qr/^vision tower: 1024 patches/m, '--image-size alone: the tower is priced') or diag $o;
+    like($o, qr/^defaults: images=1,/m, '--image-size alone: the default image is stated');
+    # 4096 px: 146 x 146 merged tokens (4088 / 28 = 146) = 21316 > seq 2048.
+    ($c, $o, $e) = run_gp(@vl, '--image-size', '4096');
+    is($c, 1, '--image-size 4096 alone: its image does not fit seq 2048');
+    like($e, qr/21316 tokens do not fit in a sequence of 2048/, '--image-size 4096: the tokens named') or diag $e;
+}
+
+# 2. --frame-size without --video-frames: with no frames it was taken as
+# the images' size (--frame-size 896 --images 2 priced 896 px images) or
+# dropped.  Now refused, naming both options.
+for my $extra ([], ['--images', '2']) {
+    ($c, $o, $e) = run_gp(@vl, '--frame-size', '448', @$extra);
+    is($c, 1, "--frame-size without --video-frames (@$extra): refused");
+    like($e, qr/--frame-size 448 sizes video frames, and none is given: give --video-frames/,
+         '--frame-size alone: says to give --video-frames') or diag $e;
+}
+($c, $o, $e) = run_gp(@vl, '--frame-size', '448', '--video-frames', '4');
+is($c, 0, '--frame-size with --video-frames still runs') or diag $e;
+
+done_testing();
