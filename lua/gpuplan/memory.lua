@@ -931,7 +931,27 @@ local function prepare_vision(o, cfg, model, method, lora, media, dflt)
     end
     cfg.images = o.images
   end
-  if media then cfg.images = media.units end
+  if media then
+    cfg.images = media.units
+    -- The engine's check counts image units; say what the user gave
+    -- (video frames go temporal_patch to a unit).
+    if cfg.seq and media.tokens > cfg.seq then
+      local parts = {}
+      local ni = media.image_tokens // media.tokens_per_unit
+      if ni > 0 then
+        parts[#parts + 1] = string.format("%d image%s", ni, ni == 1 and "" or "s")
+      end
+      local nv = media.video_tokens // media.tokens_per_unit
+      if nv > 0 then
+        parts[#parts + 1] = string.format("%d video frame%s (%d unit%s of %d frames)",
+          o.video_frames, o.video_frames == 1 and "" or "s", nv, nv == 1 and "" or "s",
+          media.frames_per_unit)
+      end
+      fail("%s of %d tokens each (%d px) make %d tokens, more than the sequence of %d "
+        .. "(seq counts them)", table.concat(parts, " and "), media.tokens_per_unit,
+        media.size, media.tokens, cfg.seq)
+    end
+  end
   -- A vision-language model trained on nothing stated: one image per
   -- sequence, as its instruction data are built (LLaVA-1.5's
   -- llava_v1_5_mix665k, "one image per sample"); stated in the

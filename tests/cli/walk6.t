@@ -28,7 +28,8 @@ my @vl = ('train', 'qwen2.5-vl-7b', '--gpu', 'a100-sxm-80gb', '--gpus', '1', '--
     # 4096 px: 146 x 146 merged tokens (4088 / 28 = 146) = 21316 > seq 2048.
     ($c, $o, $e) = run_gp(@vl, '--image-size', '4096');
     is($c, 1, '--image-size 4096 alone: its image does not fit seq 2048');
-    like($e, qr/21316 tokens do not fit in a sequence of 2048/, '--image-size 4096: the tokens named') or diag $e;
+    like($e, qr/1 image of 21316 tokens each \(4088 px\) make 21316 tokens, more than the sequence of 2048/,
+         '--image-size 4096: the tokens named') or diag $e;
 }
 
 # 2. --frame-size without --video-frames: with no frames it was taken as
@@ -42,5 +43,14 @@ for my $extra ([], ['--images', '2']) {
 }
 ($c, $o, $e) = run_gp(@vl, '--frame-size', '448', '--video-frames', '4');
 is($c, 0, '--frame-size with --video-frames still runs') or diag $e;
+
+# 3. Video frames past the sequence were reported as images: --video-frames
+# 100 said "50 images of 256 tokens do not fit".  Qwen2-VL encodes
+# temporal_patch = 2 frames a unit: 100 frames = 50 units x 256 tokens
+# (448 px: (448 / 28)^2 = 256) = 12800 > 2048.
+($c, $o, $e) = run_gp(@vl, '--video-frames', '100');
+is($c, 1, '--video-frames 100 at seq 2048: refused');
+like($e, qr/100 video frames \(50 units of 2 frames\) of 256 tokens each \(448 px\) make 12800 tokens, more than the sequence of 2048/,
+     '--video-frames 100: counted as frames, not images') or diag $e;
 
 done_testing();

@@ -623,7 +623,7 @@ t.is(tv.vision_patches, 32 * 1024, "32 units x 1024 patches per micro-batch")
 t.raises(function()
   gp.train { model = "qwen2-vl-7b", gpu = "h100-sxm", gpus = 8, seq = 4096, video_frames = 64,
              global_batch = 8 }
-end, "do not fit in a sequence of 4096 tokens", "media longer than seq", true)
+end, "64 video frames (32 units of 2 frames) of 256 tokens each (448 px) make 8192 tokens, more than the sequence of 4096", "media longer than seq", true)
 
 -- vlm.plan: fitting layouts first, fastest first.
 local rows = vlm.plan { model = "qwen2-vl-7b", gpu = "h100-sxm", gpus = 8, seq = 32768,
