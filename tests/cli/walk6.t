@@ -53,4 +53,12 @@ is($c, 1, '--video-frames 100 at seq 2048: refused');
 like($e, qr/100 video frames \(50 units of 2 frames\) of 256 tokens each \(448 px\) make 12800 tokens, more than the sequence of 2048/,
      '--video-frames 100: counted as frames, not images') or diag $e;
 
+# 4. One GPU was "on 1 GPUs" in train's time line and rl's run line.
+($c, $o, $e) = run_gp('train', 'llama3.2-1b', '--gpu', 'h100-sxm', '--gpus', '1', '--tokens', '1e9');
+like($o, qr/^time to train 1e\+09 tokens: .* on 1 GPU; cost/m, 'train on one GPU: "1 GPU"') or diag $o;
+($c, $o, $e) = run_gp('train', 'llama3.2-1b', '--gpu', 'h100-sxm', '--gpus', '2', '--tokens', '1e9');
+like($o, qr/ on 2 GPUs; cost/, 'train on two: "2 GPUs"');
+($c, $o, $e) = run_gp('rl', 'llama3.2-1b', '--gpu', 'h100-sxm', '--gpus', '1', '--steps', '10');
+like($o, qr/^run: 10 steps in .* on 1 GPU; cost/m, 'rl on one GPU: "1 GPU"') or diag $o;
+
 done_testing();

@@ -133,9 +133,10 @@ local function write_lines(r, noroll, iff)
       units.fmt_amount(r.price, 2), r.currency))
   end
   if r.hours then
-    io.write(string.format("run%s: %.0f step%s in %s on %d GPUs%s\n", iff, r.steps,
+    io.write(string.format("run%s: %.0f step%s in %s on %d GPU%s%s\n", iff, r.steps,
       r.steps == 1 and "" or "s",
       ranges.text(r, "hours", units.amount_fmt(r.hours, 1), "hours"), r.gpus,
+      r.gpus == 1 and "" or "s",
       r.cost and ("; cost " .. ranges.text(r, "cost", units.amount_fmt(r.cost, 0), r.currency))
         or ""))
   end

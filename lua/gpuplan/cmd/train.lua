@@ -97,8 +97,9 @@ function C.run(opts, args)
     local hl = memory.host_line(m, r.gpus)
     if hl then io.write(hl, "\n") end
     if r.days then
-      io.write(string.format("time to train %.3g tokens%s: %s on %d GPUs", r.tokens, iff,
-        ranges.text(r, "days", units.amount_fmt(r.days, 1), "days"), r.gpus))
+      io.write(string.format("time to train %.3g tokens%s: %s on %d GPU%s", r.tokens, iff,
+        ranges.text(r, "days", units.amount_fmt(r.days, 1), "days"), r.gpus,
+        r.gpus == 1 and "" or "s"))
       if r.cost then
         io.write(string.format("; cost %s at %s %s/GPU-h",
           ranges.text(r, "cost", units.amount_fmt(r.cost, 0), r.currency),
