@@ -269,8 +269,9 @@ function M.per_hour(cat, p, gpu, buyer, default)
     -- an offer is for its card: --gpu h100-sxm --price
     -- a100-sxm-80gb/guide/cn priced the H100s at the A100's 14 CNY/h
     local e, gid = cat.prices[p], type(gpu) == "table" and gpu.id or gpu
-    if type(gid) == "string" and e.gpu ~= gid then
-      error(string.format("price '%s' is an offer for %s, not %s", p, tostring(e.gpu), gid), 0)
+    if type(gid) == "string" and e.gpu ~= nil and e.gpu ~= gid then
+      error(string.format("price '%s' is an offer for %s, not %s (its offers: gpuplan catalog "
+        .. "list prices; or an amount like '$2.49/h')", p, tostring(e.gpu), gid), 0)
     end
     v = e.price
   else

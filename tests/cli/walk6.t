@@ -61,4 +61,21 @@ like($o, qr/ on 2 GPUs; cost/, 'train on two: "2 GPUs"');
 ($c, $o, $e) = run_gp('rl', 'llama3.2-1b', '--gpu', 'h100-sxm', '--gpus', '1', '--steps', '10');
 like($o, qr/^run: 10 steps in .* on 1 GPU; cost/m, 'rl on one GPU: "1 GPU"') or diag $o;
 
+# 5. --price with another card's catalog offer priced this card at it:
+# train --gpu h100-sxm --price a100-sxm-80gb/autodl/cn costed 8 H100s at
+# the A100's 6.68 CNY/GPU-h.  Now refused in every command; the card's
+# own offer still prices it.
+for my $cmd (['train', 'llama3-8b', '--gpus', '8', '--tokens', '1e9'],
+             ['infer', 'llama3-8b'], ['rl', 'llama3.2-1b', '--gpus', '2'],
+             ['plan', 'llama3-8b', '--gpus', '8']) {
+    ($c, $o, $e) = run_gp(@$cmd, '--gpu', 'h100-sxm', '--price', 'a100-sxm-80gb/autodl/cn');
+    is($c, 1, "$cmd->[0] --price of another card's offer: refused");
+    like($e, qr/^gpuplan: $cmd->[0]: --price 'a100-sxm-80gb\/autodl\/cn' is an offer for a100-sxm-80gb, not h100-sxm/m,
+         "$cmd->[0]: names the offer's card") or diag $e;
+}
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'a100-sxm-80gb', '--gpus', '8', '--tokens', '1e9',
+                      '--price', 'a100-sxm-80gb/autodl/cn');
+is($c, 0, 'the card\'s own offer still prices it') or diag $e;
+like($o, qr/at 6\.68 CNY\/GPU-h/, 'at its rent');
+
 done_testing();
