@@ -78,6 +78,28 @@ function M.json_error(path, text, msg)
     msg:gsub(" at character %d+$", ""), col)
 end
 
+-- Why no file can be created in directory dir, or nil.  outfile_write
+-- (engine/outfile.c) writes a temporary beside the file and renames it,
+-- so a directory that takes no new file (read-only, /proc) failed only
+-- when written, after the command had printed its table.  A probe file
+-- is created and removed at once.
+function M.create_problem(dir)
+  if dir == "" then dir = "/" end
+  local probe
+  for _ = 1, 8 do
+    local p = string.format("%s/.gpuplan-probe.%012x.tmp", dir, math.random(0, (1 << 48) - 1))
+    if lfs.symlinkattributes(p, "mode") == nil then probe = p break end
+  end
+  if not probe then return nil end
+  local f, msg = io.open(probe, "w")
+  if not f then
+    return "cannot create a file in its directory: " .. tostring(msg):gsub("^.-: ", "")
+  end
+  f:close()
+  os.remove(probe)
+  return nil
+end
+
 -- Why path cannot be an output file, or nil: the checks outfile_write
 -- makes, run before any work so a command fails before it prints.
 -- ext (optional): the extension the file is written as ("svg"); a name
@@ -103,9 +125,9 @@ function M.output_problem(path, ext)
     elseif dir and dmode ~= "directory" then
       return string.format("'%s' is not a directory", dir)
     end
-    return nil
+    return M.create_problem(dir or ".")
   end
-  if mode == "file" then return nil end
+  if mode == "file" then return M.create_problem(path:match("^(.*)/[^/]*$") or ".") end
   if mode == "link" then
     return "it is a symbolic link (output files replace a regular file and never "
       .. "write through a link; give the link's target)"

@@ -90,4 +90,29 @@ for my $s ('0.5', '1.5', '1e300', '0') {
 ($c, $o, $e) = run_gp('rl', 'llama3.2-1b', '--gpu', 'h100-sxm', '--gpus', '2', '--steps', '1');
 like($o, qr/^run: 1 step in /m, 'rl --steps 1 still runs') or diag $e;
 
+# 7. An output file in a directory that takes no new file (/proc here; a
+# read-only mount alike): the check before the work looked only for the
+# directory, so infer --sweep-batch and comm printed their whole table
+# and then failed.  Now they fail first and print nothing; a writable
+# directory still gets its file, and no probe file is left behind.
+SKIP: {
+    skip 'no /proc directory', 6 unless -d '/proc';
+    for my $cmd (['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--sweep-batch'],
+                 ['comm', '--gpu', 'h100-sxm', '--gpus', '8'],
+                 ['roofline', '--gpu', 'h100-sxm']) {
+        ($c, $o, $e) = run_gp(@$cmd, '--svg', '/proc/gpuplan-x.svg');
+        is($o, '', "$cmd->[0] --svg in /proc: nothing printed before the refusal");
+        like($e, qr/cannot write '\/proc\/gpuplan-x\.svg': cannot create a file in its directory/,
+             "$cmd->[0] --svg in /proc: says why") or diag $e;
+    }
+}
+{
+    my $dir = File::Temp::tempdir(CLEANUP => 1);
+    ($c, $o, $e) = run_gp('comm', '--gpu', 'h100-sxm', '--gpus', '8', '--svg', "$dir/c.svg");
+    is($c, 0, 'comm --svg in a writable directory runs') or diag $e;
+    opendir(my $dh, $dir) or die;
+    my @left = grep { !/^\.\.?$/ } readdir $dh;
+    is_deeply(\@left, ['c.svg'], 'only the file is left: the probe is removed');
+}
+
 done_testing();
