@@ -115,4 +115,10 @@ SKIP: {
     is_deeply(\@left, ['c.svg'], 'only the file is left: the probe is removed');
 }
 
+# 8. validate --kind with a wrong kind did not say what it got.
+($c, $o, $e) = run_gp('validate', '--kind', 'training');
+is($c, 2, 'validate --kind training: a usage error');
+like($e, qr/^gpuplan: validate: --kind must be train, memory, infer, collective or rl \(got 'training'\)/m,
+     'validate --kind: names the value given') or diag $e;
+
 done_testing();

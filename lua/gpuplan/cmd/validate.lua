@@ -150,7 +150,8 @@ function C.run(opts, args)
     args = { require("gpuplan.config").root .. "/validation/cases.json" }
   end
   if opts.kind and not validate.kinds[opts.kind] then
-    error(cli.usage("validate: --kind must be train, memory, infer, collective or rl"), 0)
+    error(cli.usage(string.format("validate: --kind must be train, memory, infer, collective "
+      .. "or rl (got '%s')", tostring(opts.kind))), 0)
   end
   -- One view at a time (the usage's [--summary | --coverage | --ranges]):
   -- with two, one was printed and the other dropped in silence.
