@@ -121,4 +121,17 @@ is($c, 2, 'validate --kind training: a usage error');
 like($e, qr/^gpuplan: validate: --kind must be train, memory, infer, collective or rl \(got 'training'\)/m,
      'validate --kind: names the value given') or diag $e;
 
+# 9. infer --target for a dense model counted GPUs in replicas it never
+# named: Llama 3 70B fp8 on H100 said "158 GPUs, batch/replica 1" without
+# saying each replica was one GPU (tp 1, the default) whose KV holds one
+# sequence; --tp 2 needs 10.  The row now names the replica.
+($c, $o, $e) = run_gp('infer', 'llama3-70b', '--gpu', 'h100-sxm', '--weights', 'fp8', '--target', '5000');
+is($c, 0, 'infer --target dense: runs') or diag $e;
+like($o, qr/^target tok\/s\s+ITL limit ms\s+GPUs\s+replica\s+batch\/replica/m, 'a replica column');
+like($o, qr/^\s+5000\s+50\.0\s+\d+\s+TP1\s+1\s/m, 'tp 1 said, with its batch of one') or diag $o;
+($c, $o, $e) = run_gp('infer', 'llama3-70b', '--gpu', 'h100-sxm', '--weights', 'fp8', '--target', '5000',
+                      '--tp', '2', '--pp', '2', '--format', 'csv');
+like($o, qr/^target,itl_max_ms,gpus,replica,batch,/m, 'csv: the replica column') or diag $o;
+like($o, qr/^5000,50\.0,\d+,TP2 PP2,/m, 'csv: TP2 PP2') or diag $o;
+
 done_testing();

@@ -424,8 +424,13 @@ local function dense_target(opts, a)
   end
   local ok, g = pcall(infer.gpus_for, a, opts.target, (opts.itl_max or 50) / 1e3)
   if not ok then error(clean(g), 0) end
+  -- The replica the GPUs are counted in: the table said "158 GPUs" and
+  -- "batch/replica 1" for Llama 3 70B on H100 without saying each
+  -- replica was one GPU (tp 1, the default), whose KV holds one sequence.
+  local tp, pp = one.tp or opts.tp or 1, one.pp or opts.pp or 1
+  local replica = string.format("TP%d%s", tp, pp > 1 and string.format(" PP%d", pp) or "")
   report.print({ { target = opts.target, itl_max_ms = opts.itl_max or 50, gpus = g.gpus,
-                   batch = g.batch, tokens_per_s = g.tokens_per_s,
+                   replica = replica, batch = g.batch, tokens_per_s = g.tokens_per_s,
                    cost = g.cost_per_mtok and string.format(require("gpuplan.units").amount_fmt(g.cost_per_mtok, 3) .. " %s",
                      g.cost_per_mtok,
                      g.currency) or "-" } },
@@ -433,6 +438,7 @@ local function dense_target(opts, a)
                  columns = { { key = "target", label = "target tok/s", fmt = "%.0f" },
                              { key = "itl_max_ms", label = "ITL limit ms", fmt = "%.1f" },
                              { key = "gpus", label = "GPUs" },
+                             { key = "replica", label = "replica" },
                              { key = "batch", label = "batch/replica" },
                              { key = "tokens_per_s", label = "tok/s", fmt = "%.0f" },
                              { key = "cost", label = "cost/Mtok" } } })
