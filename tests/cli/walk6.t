@@ -134,4 +134,17 @@ like($o, qr/^\s+5000\s+50\.0\s+\d+\s+TP1\s+1\s/m, 'tp 1 said, with its batch of 
 like($o, qr/^target,itl_max_ms,gpus,replica,batch,/m, 'csv: the replica column') or diag $o;
 like($o, qr/^5000,50\.0,\d+,TP2 PP2,/m, 'csv: TP2 PP2') or diag $o;
 
+# 10. fit --method infer said "max context at this concurrency: 447980
+# tokens" for Llama 3 8B (8192-token context) on one H100: the KV's room,
+# a context fit --method infer itself refuses.  Capped at the model's
+# context, the KV's room said beside it.  Below the context it is as
+# before: at batch 300 the KV holds 1489 tokens a sequence.
+($c, $o, $e) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'infer');
+like($o, qr/max context at this concurrency: 8192 tokens, the model's context \(the KV would hold \d+\)/,
+     'fit --method infer: the context capped at the model\'s') or diag $o;
+($c, $o, $e) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'infer', '--ctx', '100000');
+is($c, 1, '... and a context past it is refused, as before');
+($c, $o, $e) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'infer', '--batch', '300');
+like($o, qr/max context at this concurrency: \d+ tokens$/m, 'below the context: the KV\'s room alone') or diag $o;
+
 done_testing();

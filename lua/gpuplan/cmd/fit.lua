@@ -167,8 +167,19 @@ end
 local function detail_lines(r, opts)
   local details = {}
   if r.method == "infer" then
+    -- The KV's room is not a context the model takes: Llama 3 8B on an
+    -- H100 read "max context at this concurrency: 447980 tokens", which
+    -- fit --method infer itself refuses past its 8192 (gp.memory's rule,
+    -- a decoder's max_seq).
+    local ctx = string.format("%d tokens", r.max_ctx)
+    local cat = require("gpuplan").catalog()
+    local m = cat.models and cat.models[r.model]
+    if m and m.max_seq and (m.encoder_layers or 0) == 0 and r.max_ctx > m.max_seq then
+      ctx = string.format("%d tokens, the model's context (the KV would hold %d)", m.max_seq,
+        r.max_ctx)
+    end
     details[#details + 1] = string.format("max concurrent sequences at this context: %d; " ..
-      "max context at this concurrency: %d tokens", r.max_seqs, r.max_ctx)
+      "max context at this concurrency: %s", r.max_seqs, ctx)
     if r.cpu_layers > 0 then
       details[#details + 1] = string.format("layers offloaded to the CPU: %d (%.1f GiB host)",
         r.cpu_layers, r.cpu_bytes / units.GiB)
