@@ -907,6 +907,14 @@ local function prepare_recipe(o, cfg, model, gpu, method, stack, dflt, defaults)
     cfg.lora_dropout = d == true or (type(d) == "number" and d > 0)
     if method == "qlora" then
       cfg.base = M.weight_format(o.weights or dflt("weights", { method = method }))
+      -- QLoRA is LoRA on a quantised frozen base (Dettmers et al. 2023):
+      -- a 16- or 32-bit base priced method lora under qlora's name.
+      if (cfg.base.bits or 0) >= 16 then
+        local wn = type(o.weights) == "table" and string.format("{bits = %g}", cfg.base.bits)
+          or tostring(o.weights)
+        fail("weights %s: method qlora quantises the frozen base (nf4-dq by default, "
+          .. "int4, fp8 ...); a %s base is method lora", wn, wn)
+      end
     else
       cfg.base = M.weight_format(o.weights or (precision == "fp32" and "fp32" or "bf16"))
     end

@@ -147,4 +147,20 @@ is($c, 1, '... and a context past it is refused, as before');
 ($c, $o, $e) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'infer', '--batch', '300');
 like($o, qr/max context at this concurrency: \d+ tokens$/m, 'below the context: the KV\'s room alone') or diag $o;
 
+# 11. --method qlora --weights bf16 priced method lora under qlora's name
+# (the same 23.73 s step and 27.6 GiB on one H100 for Llama 3 8B): QLoRA
+# is LoRA on a quantised base.  A base of 16 bits or more is refused in
+# every command; fp8, int8 and nf4 bases still run.
+for my $cmd (['fit'], ['train', '--gpus', '1'], ['plan', '--gpus', '8']) {
+    ($c, $o, $e) = run_gp($cmd->[0], 'llama3-8b', '--gpu', 'h100-sxm', @$cmd[1 .. $#$cmd],
+                          '--method', 'qlora', '--weights', 'bf16');
+    is($c, 1, "$cmd->[0] --method qlora --weights bf16: refused");
+    like($e, qr/--weights bf16: method qlora quantises the frozen base .* a bf16 base is method lora/,
+         "$cmd->[0]: says it is method lora") or diag $e;
+}
+for my $w ('fp8', 'int8', 'nf4') {
+    ($c, $o, $e) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'qlora', '--weights', $w);
+    is($c, 0, "fit --method qlora --weights $w still runs") or diag $e;
+}
+
 done_testing();
