@@ -9,7 +9,7 @@ my ($c, $o, $e) = run_gp('infer', 'llama3-70b', '--gpu', 'h100-sxm', '--gpus', '
                          '--weights', 'fp8', '--concurrency', '64', '--price', '$2.99/h');
 is($c, 0, 'infer exits 0');
 like($o, qr/^llama3-70b on 2 x h100-sxm \(tp 2, pp 1\), fp8 weights, bf16 KV, in 2048 \/ out 256$/m, 'title');
-like($o, qr/^batch per replica\s+64 \(x 1 replicas\)$/m, 'batch from concurrency');
+like($o, qr/^batch per replica\s+64 \(x 1 replica\)$/m, 'batch from concurrency');
 like($o, qr/^ITL at batch\s+\d+\.\d\d ms \(\d+\.\d\d-\d+\.\d\d\)$/m, 'ITL in ms, with its 80% range');
 like($o, qr/^cost per 1M output tokens\s+\d+\.\d+ USD \(\d+\.\d+-\d+\.\d+\)$/m, 'cost per token, with its range');
 like($o, qr/^ranges\s+where 80% of published runs like this landed \(\d+ cases: vendor=NVIDIA\/stack=graphs\S*\)$/m,

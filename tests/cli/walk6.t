@@ -163,4 +163,11 @@ for my $w ('fp8', 'int8', 'nf4') {
     is($c, 0, "fit --method qlora --weights $w still runs") or diag $e;
 }
 
+# 12. infer's table said "(1 sequences)" and "(x 1 replicas)".
+($c, $o, $e) = run_gp('infer', 'llama3-70b', '--gpu', 'h100-sxm', '--weights', 'fp8');
+like($o, qr/^KV budget per GPU\s+[\d.]+ GB \(1 sequence\)$/m, 'one sequence') or diag $o;
+like($o, qr/^batch per replica\s+1 \(x 1 replica\)$/m, 'one replica');
+($c, $o, $e) = run_gp('infer', 'llama3-70b', '--gpu', 'h100-sxm', '--gpus', '4', '--tp', '2', '--weights', 'fp8');
+like($o, qr/^batch per replica\s+\d+ \(x 2 replicas\)$/m, 'two replicas');
+
 done_testing();

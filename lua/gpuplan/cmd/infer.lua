@@ -498,8 +498,10 @@ local function replica_report(r, opts)
   local rows = {
     { k = "weights per GPU", v = string.format("%.2f GB", r.weights_gpu / 1e9) },
     { k = "KV per sequence per GPU", v = string.format("%.3f GB", r.kv_per_seq / 1e9) },
-    { k = "KV budget per GPU", v = string.format("%.2f GB (%d sequences)", r.kv_budget / 1e9, r.max_batch_kv) },
-    { k = "batch per replica", v = string.format("%d (x %d replicas)", r.batch, r.replicas) },
+    { k = "KV budget per GPU", v = string.format("%.2f GB (%d sequence%s)", r.kv_budget / 1e9,
+      r.max_batch_kv, r.max_batch_kv == 1 and "" or "s") },
+    { k = "batch per replica", v = string.format("%d (x %d replica%s)", r.batch, r.replicas,
+      r.replicas == 1 and "" or "s") },
     { k = "TTFT (one prompt)", v = ranges.text(r, "ttft_s", "%.2f", "ms", 1e3) },
     { k = "ITL at batch", v = ranges.text(r, "itl_s", "%.2f", "ms", 1e3) or NO_DECODE },
     { k = "ITL at batch 1", v = ranges.text(r, "itl_batch1_s", "%.2f", "ms", 1e3) or NO_DECODE },
