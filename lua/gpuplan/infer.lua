@@ -942,6 +942,17 @@ function M.setup(a)
   end
   if a.kv_policy == nil then default("kv_policy=mean") end
   if c.batch and c.concurrency then error(M.BATCH_AND_CONCURRENCY, 3) end
+  -- One batch prices every replica (engine/infer_run.c run_batch:
+  -- ceil(concurrency / replicas) each), so a concurrency the replicas do
+  -- not split evenly was priced with more requests in flight than given:
+  -- 3 over 2 H100 replicas of Llama 3 8B ran 2 + 2, 519 tok/s where 2 + 1
+  -- make 395.
+  local reps = c.tp * c.pp > 0 and c.gpus // (c.tp * c.pp) or 1
+  if c.concurrency and reps > 1 and c.gpus % (c.tp * c.pp) == 0 and c.concurrency % reps ~= 0 then
+    error(string.format("infer: concurrency %d does not split evenly over %d replicas "
+      .. "of %d GPUs: every replica is priced at one batch; give a multiple of %d",
+      c.concurrency, reps, c.tp * c.pp, reps), 3)
+  end
   -- The default prompt in a model whose context is shorter than it and the
   -- output (2048-token GPT-3, BLOOM, the Megatron-GPT family): the context
   -- less the output, said, where it was refused as "input 2048 + output 256
@@ -1120,6 +1131,15 @@ function M.infer(a)
   local ok, r = pcall(core().infer, model, d, c)
   if not ok then error("infer: " .. tostring(r), 2) end
   xqa_note(info.defaults, r.kv_reads)
+  -- A concurrency past what the replicas' KV holds runs that many at once
+  -- (run_batch caps the batch at the KV's); the rest wait.  It was capped
+  -- without a word.
+  if r.fits and c.concurrency and r.batch * r.replicas < c.concurrency then
+    local n = r.batch * r.replicas
+    info.defaults[#info.defaults + 1] = string.format("concurrency=%d: %d run at once (%d a "
+      .. "replica, what its KV holds), the other %d wait", c.concurrency, n, r.batch,
+      c.concurrency - n)
+  end
   if info.offload_said and (r.offload_layers or 0) == 0 then
     local kept = {}
     for _, e in ipairs(info.defaults) do

@@ -170,4 +170,21 @@ like($o, qr/^batch per replica\s+1 \(x 1 replica\)$/m, 'one replica');
 ($c, $o, $e) = run_gp('infer', 'llama3-70b', '--gpu', 'h100-sxm', '--gpus', '4', '--tp', '2', '--weights', 'fp8');
 like($o, qr/^batch per replica\s+\d+ \(x 2 replicas\)$/m, 'two replicas');
 
+# 13. infer --concurrency: one batch prices every replica, ceil(C /
+# replicas) each.  3 over 2 H100 replicas of Llama 3 8B ran 2 + 2: 519
+# tok/s, where 2 + 1 make 2 x 130 + 135 = 395.  Now refused with the
+# multiple to give.  A concurrency past what the KV holds was capped at
+# 205 a replica without a word; the assumed line now says how many wait.
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '2', '--concurrency', '3');
+is($c, 1, 'infer --concurrency 3 over 2 replicas: refused');
+like($e, qr/--concurrency 3 does not split evenly over 2 replicas of 1 GPUs: .* give a multiple of 2/,
+     '... with the multiple to give') or diag $e;
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '2', '--concurrency', '4');
+like($o, qr/^batch per replica\s+2 \(x 2 replicas\)$/m, '--concurrency 4 over 2: 2 a replica') or diag $e;
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--concurrency', '1000');
+like($o, qr/concurrency=1000: 205 run at once \(205 a replica, what its KV holds\), the other 795 wait/,
+     '--concurrency past the KV: says how many wait') or diag $o;
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--concurrency', '100');
+unlike($o, qr/concurrency=100:/, '... and nothing when they all run');
+
 done_testing();
