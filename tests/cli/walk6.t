@@ -187,4 +187,16 @@ like($o, qr/concurrency=1000: 205 run at once \(205 a replica, what its KV holds
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--concurrency', '100');
 unlike($o, qr/concurrency=100:/, '... and nothing when they all run');
 
+# 15. rl --vpp, a documented rl option, always failed: the command set
+# the Lua key schedule = "interleaved" (as fit does for gp.memory), which
+# gp.rl does not take: "rl: unknown option 'schedule' (an option of
+# gp.memory, gp.train and gp.sweep)", a key the user never gave.  gp.rl's
+# training step sets the schedule from vpp itself (train.lua).
+($c, $o, $e) = run_gp('rl', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--pp', '4', '--vpp', '2', '--zero', '1');
+is($c, 0, 'rl --pp 4 --vpp 2 runs') or diag $e;
+unlike($e, qr/schedule/, '... no word of a schedule key');
+like($o, qr/^step\s+8\s+[\d.]+\s+100\.0%/m, '... and prices the step') or diag $o;
+($c, $o, $e) = run_gp('rl', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--vpp', '2');
+like($e, qr/^gpuplan: rl: --vpp 2 needs a pipeline/m, 'rl --vpp without pp: the pipeline refusal') or diag $e;
+
 done_testing();

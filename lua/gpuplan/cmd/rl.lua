@@ -152,7 +152,6 @@ function C.run(opts, args)
   if #args ~= 1 then error(cli.usage("rl: expected one MODEL id"), 0) end
   if not opts.gpu then error(cli.usage("rl: --gpu ID is required"), 0) end
   local o = options.lua_args("rl", opts, { model = args[1] })
-  if o.vpp and o.vpp > 1 then o.schedule = "interleaved" end
   if o.rollout_gpus and o.rollout_gpus ~= "auto" then
     local n = math.tointeger(tonumber(o.rollout_gpus))
     if not n then
