@@ -843,6 +843,13 @@ local function search_card(a, job, space, counts, policy, gi, gid,
     if not (msg and msg:find("^train: ")) then error(s, 0) end
     error("sweep: " .. msg:sub(#"train: " + 1), 0)
   end
+  -- The job's own refusal, not a layout's: engine/train_prep.c refuses
+  -- an encoder-decoder's step in every layout, and plan blamed the first
+  -- ("h100-sxm x 8 (TP1 DP8 ZeRO-1 mb1 none): the training step ...").
+  if (s.model.encoder_layers or 0) > 0 then
+    error("sweep: the training step of an encoder-decoder model is not modelled (its memory "
+      .. "is: gpuplan fit)", 0)
+  end
   local first = defaults == nil
   defaults = card_defaults(defaults, s, gid, method_default)
   -- DualPipe's overlaps where the stack leaves them off, as gp.train

@@ -199,4 +199,15 @@ like($o, qr/^step\s+8\s+[\d.]+\s+100\.0%/m, '... and prices the step') or diag $
 ($c, $o, $e) = run_gp('rl', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--vpp', '2');
 like($e, qr/^gpuplan: rl: --vpp 2 needs a pipeline/m, 'rl --vpp without pp: the pipeline refusal') or diag $e;
 
+# 16. plan of an encoder-decoder model blamed its first layout: "plan:
+# h100-sxm x 8 (TP1 DP8 ZeRO-1 mb1 none): the training step of an
+# encoder-decoder model is not modelled", a refusal of the job in every
+# layout, as train says it.
+for my $gpus (['--gpu', 'h100-sxm'], ['--gpu', 'h100-sxm,a100-sxm-80gb', '--per-card']) {
+    ($c, $o, $e) = run_gp('plan', 't5-3b', @$gpus, '--gpus', '8');
+    is($c, 1, "plan t5-3b (@$gpus): refused");
+    like($e, qr/^gpuplan: plan: the training step of an encoder-decoder model is not modelled/m,
+         '... as the job\'s refusal, no layout named') or diag $e;
+}
+
 done_testing();
