@@ -1421,13 +1421,38 @@ end
 -- optimizer's, and with params+optimizer the parameters'): per GPU by kind
 -- and the job's sum, the line `gpuplan fit` and `gpuplan train` print.
 -- m: a memory result with cpu_bytes and host; nil when nothing is offloaded.
-function M.host_line(m, gpus)
+-- node (optional): { gpu = id, system = id, gpus_per_node = n, cat }: the
+-- node's share of the offload is held against its catalog system's
+-- host_memory.  The line said "7559.61 GiB for the 16 GPUs" beside
+-- "fits: yes" for Llama 3.1 405B over two DGX H100s, whose nodes hold
+-- 2 TB each: ZeRO-Offload keeps every GPU's partition in its own node's
+-- DRAM (DeepSpeed's pinned CPU buffers), 3780 GiB a node of 8.
+function M.host_line(m, gpus, node)
   if (m.cpu_bytes or 0) <= 0 or not m.host then return nil end
   local h, g = m.host, units.GiB
-  return string.format("host memory (offload): %.2f GiB per GPU (weights "
+  local line = string.format("host memory (offload): %.2f GiB per GPU (weights "
     .. "%.2f + grads %.2f + master %.2f + optimizer %.2f GiB), %.2f GiB for the %d GPU%s",
     m.cpu_bytes / g, h.weights / g, h.grads / g, h.master / g, h.optimizer / g,
     m.cpu_bytes * gpus / g, gpus, gpus == 1 and "" or "s")
+  if node then
+    local cat = node.cat or require("gpuplan").catalog()
+    local sys
+    if node.system then
+      sys = cat.systems and cat.systems[node.system]
+    elseif cat.gpus and cat.gpus[node.gpu] then
+      sys = require("gpuplan.train").default_node(cat.gpus[node.gpu], cat)
+    end
+    if sys and sys.host_memory then
+      local per = math.min(gpus, node.gpus_per_node or sys.gpus or gpus)
+      local need = m.cpu_bytes * per
+      if need > sys.host_memory then
+        line = line .. string.format("; past the host: %.2f GiB on a node of %d, %s holds "
+          .. "%.2f GiB, so the offload does not fit", need / g, per, sys.id,
+          sys.host_memory / g)
+      end
+    end
+  end
+  return line
 end
 
 function M.verdict(r)

@@ -210,4 +210,21 @@ for my $gpus (['--gpu', 'h100-sxm'], ['--gpu', 'h100-sxm,a100-sxm-80gb', '--per-
          '... as the job\'s refusal, no layout named') or diag $e;
 }
 
+# 17. ZeRO-Offload past the node's host memory was priced as fitting:
+# Llama 3.1 405B, ZeRO-3 params+optimizer offload on 16 H100s (two DGX
+# H100s of 2 TB = 1862.65 GiB each) printed "7559.61 GiB for the 16 GPUs"
+# and "fits: yes".  Each node holds its 8 GPUs' partitions: 472.48 x 8 =
+# 3779.80 GiB.  The host line now says the offload does not fit; 70B on
+# one node (1314.17 GiB) still reads as before.
+my @off = ('--zero', '3', '--offload', 'params+optimizer', '--stack', 'deepspeed');
+for my $cmd (['train', '--method', 'full'], ['fit']) {
+    ($c, $o, $e) = run_gp($cmd->[0], 'llama3.1-405b', '--gpu', 'h100-sxm', '--gpus', '16', @off,
+                          @$cmd[1 .. $#$cmd], '--recompute', 'full', '--seq', '512');
+    is($c, 0, "$cmd->[0] 405B offload on 16: runs") or diag $e;
+    like($o, qr/past the host: 3779\.80 GiB on a node of 8, dgx-h100 holds 1862\.65 GiB, so the offload does not fit/,
+         "$cmd->[0]: the node's host memory is short") or diag $o;
+}
+($c, $o, $e) = run_gp('fit', 'llama3-70b', '--gpu', 'h100-sxm', '--gpus', '8', @off);
+like($o, qr/^host memory \(offload\): .*1314\.17 GiB for the 8 GPUs$/m, '70B on one node: fits the host, no clause') or diag $o;
+
 done_testing();

@@ -187,7 +187,8 @@ local function detail_lines(r, opts)
   elseif r.cpu_bytes > 0 then
     -- Offloaded training: host bytes per GPU by kind, and the job's sum
     -- (a node needs its GPUs' share).
-    details[#details + 1] = memory.host_line(r, r.gpus)
+    details[#details + 1] = memory.host_line(r, r.gpus, { gpu = opts.gpu, system = opts.system,
+      gpus_per_node = opts.gpus_per_node })
   end
   if r.rl_state then
     details[#details + 1] = string.format("RL step: the %s state needs the most of the "
