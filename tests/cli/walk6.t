@@ -227,4 +227,22 @@ for my $cmd (['train', '--method', 'full'], ['fit']) {
 ($c, $o, $e) = run_gp('fit', 'llama3-70b', '--gpu', 'h100-sxm', '--gpus', '8', @off);
 like($o, qr/^host memory \(offload\): .*1314\.17 GiB for the 8 GPUs$/m, '70B on one node: fits the host, no clause') or diag $o;
 
+# 18. infer --target's JSON and CSV gave the cost as a formatted string,
+# "cost":"0.176 USD" (and "6.962 CNY" for the MoE search), for a reader
+# to split.  Now the number and its currency apart; text is as before.
+for my $job (['llama3-8b', '--gpu', 'h100-sxm', '--target', '5000'],
+             ['qwen3-235b-a22b', '--gpu', 'h20', '--weights', 'fp8', '--target', '20000', '--currency', 'CNY']) {
+    ($c, $o, $e) = run_gp('infer', @$job, '--format', 'json');
+    is($c, 0, "infer --target $job->[0] json runs") or diag $e;
+    my $row = JSON::PP::decode_json($o)->[0];
+    ok(defined $row->{cost_per_mtok} && $row->{cost_per_mtok} =~ /^[\d.eE+-]+$/ && $row->{cost_per_mtok} > 0,
+       "$job->[0]: cost_per_mtok a number") or diag $o;
+    like($row->{currency} // '', qr/^(USD|CNY)$/, "$job->[0]: its currency apart");
+    ok(!exists $row->{cost}, "$job->[0]: no formatted cost string");
+    ($c, $o, $e) = run_gp('infer', @$job);
+    like($o, qr/\s\d+\.\d{3} (USD|CNY)$/m, "$job->[0] text: the cost as before") or diag $o;
+}
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--target', '5000', '--format', 'csv');
+like($o, qr/^target,itl_max_ms,gpus,replica,batch,tokens_per_s,cost_per_mtok,currency$/m, 'csv: cost_per_mtok and currency columns') or diag $o;
+
 done_testing();

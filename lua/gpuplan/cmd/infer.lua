@@ -363,6 +363,21 @@ end
 
 -- --target for a MoE model: the layout search (EP / TP, colocated or
 -- not).
+-- The cost column of a --target table: "0.176 USD" in text and
+-- markdown; in csv and json the number and its currency apart (the JSON
+-- read "cost":"6.962 CNY", a string a reader had to split).
+local function cost_cell(opts, row, cols, amount, currency)
+  if opts.format == "csv" or opts.format == "json" then
+    row.cost_per_mtok, row.currency = amount, amount and (currency or "USD") or nil
+    cols[#cols + 1] = { key = "cost_per_mtok", label = "cost_per_mtok" }
+    cols[#cols + 1] = { key = "currency", label = "currency" }
+  else
+    row.cost = amount and (string.format(require("gpuplan.units").amount_fmt(amount, 3), amount)
+      .. " " .. (currency or "USD")) or "-"
+    cols[#cols + 1] = { key = "cost", label = "cost/Mtok" }
+  end
+end
+
 local function moe_target(opts, a)
   local pa = {}
   for k, v in pairs(a) do pa[k] = v end
@@ -377,27 +392,25 @@ local function moe_target(opts, a)
     error(p, 0)
   end
   local r = p.result
-  report.print({ { target = opts.target, itl_max_ms = opts.itl_max or 50, gpus = p.gpus,
-                   decode = p.disagg and string.format("%d x %s", p.decode_gpus, p.layout)
-                     or p.layout,
-                   prefill = p.disagg and string.format("%d x %s", p.prefill_gpus,
-                     p.prefill_layout) or "colocated",
-                   batch = p.batch, tokens_per_s = p.tokens_per_s, itl_ms = p.itl_s * 1e3,
-                   ttft_ms = p.ttft_s * 1e3,
-                   cost = p.cost_per_mtok and string.format(require("gpuplan.units").amount_fmt(p.cost_per_mtok, 3) .. " %s",
-                     p.cost_per_mtok,
-                     p.currency or "USD") or "-" } },
-               { format = opts.format, title = "GPUs for a target throughput",
-                 columns = { { key = "target", label = "target tok/s", fmt = "%.0f" },
-                             { key = "itl_max_ms", label = "ITL limit ms", fmt = "%.1f" },
-                             { key = "gpus", label = "GPUs" },
-                             { key = "decode", label = "decode" },
-                             { key = "prefill", label = "prefill" },
-                             { key = "batch", label = "batch/GPU" },
-                             { key = "tokens_per_s", label = "tok/s", fmt = "%.0f" },
-                             { key = "itl_ms", label = "ITL ms", fmt = "%.1f" },
-                             { key = "ttft_ms", label = "TTFT ms", fmt = "%.0f" },
-                             { key = "cost", label = "cost/Mtok" } } })
+  local row = { target = opts.target, itl_max_ms = opts.itl_max or 50, gpus = p.gpus,
+                decode = p.disagg and string.format("%d x %s", p.decode_gpus, p.layout)
+                  or p.layout,
+                prefill = p.disagg and string.format("%d x %s", p.prefill_gpus,
+                  p.prefill_layout) or "colocated",
+                batch = p.batch, tokens_per_s = p.tokens_per_s, itl_ms = p.itl_s * 1e3,
+                ttft_ms = p.ttft_s * 1e3 }
+  local cols = { { key = "target", label = "target tok/s", fmt = "%.0f" },
+                 { key = "itl_max_ms", label = "ITL limit ms", fmt = "%.1f" },
+                 { key = "gpus", label = "GPUs" },
+                 { key = "decode", label = "decode" },
+                 { key = "prefill", label = "prefill" },
+                 { key = "batch", label = "batch/GPU" },
+                 { key = "tokens_per_s", label = "tok/s", fmt = "%.0f" },
+                 { key = "itl_ms", label = "ITL ms", fmt = "%.1f" },
+                 { key = "ttft_ms", label = "TTFT ms", fmt = "%.0f" } }
+  cost_cell(opts, row, cols, p.cost_per_mtok, p.currency)
+  report.print({ row }, { format = opts.format, title = "GPUs for a target throughput",
+                          columns = cols })
   if r and #r.defaults > 0 and (opts.format or "text") == "text" then
     io.stdout:write("assumed: ", options.cli_defaults("infer", r.defaults), "\n")
   end
@@ -429,19 +442,17 @@ local function dense_target(opts, a)
   -- replica was one GPU (tp 1, the default), whose KV holds one sequence.
   local tp, pp = one.tp or opts.tp or 1, one.pp or opts.pp or 1
   local replica = string.format("TP%d%s", tp, pp > 1 and string.format(" PP%d", pp) or "")
-  report.print({ { target = opts.target, itl_max_ms = opts.itl_max or 50, gpus = g.gpus,
-                   replica = replica, batch = g.batch, tokens_per_s = g.tokens_per_s,
-                   cost = g.cost_per_mtok and string.format(require("gpuplan.units").amount_fmt(g.cost_per_mtok, 3) .. " %s",
-                     g.cost_per_mtok,
-                     g.currency) or "-" } },
-               { format = opts.format, title = "GPUs for a target throughput",
-                 columns = { { key = "target", label = "target tok/s", fmt = "%.0f" },
-                             { key = "itl_max_ms", label = "ITL limit ms", fmt = "%.1f" },
-                             { key = "gpus", label = "GPUs" },
-                             { key = "replica", label = "replica" },
-                             { key = "batch", label = "batch/replica" },
-                             { key = "tokens_per_s", label = "tok/s", fmt = "%.0f" },
-                             { key = "cost", label = "cost/Mtok" } } })
+  local row = { target = opts.target, itl_max_ms = opts.itl_max or 50, gpus = g.gpus,
+                replica = replica, batch = g.batch, tokens_per_s = g.tokens_per_s }
+  local cols = { { key = "target", label = "target tok/s", fmt = "%.0f" },
+                 { key = "itl_max_ms", label = "ITL limit ms", fmt = "%.1f" },
+                 { key = "gpus", label = "GPUs" },
+                 { key = "replica", label = "replica" },
+                 { key = "batch", label = "batch/replica" },
+                 { key = "tokens_per_s", label = "tok/s", fmt = "%.0f" } }
+  cost_cell(opts, row, cols, g.cost_per_mtok, g.currency)
+  report.print({ row }, { format = opts.format, title = "GPUs for a target throughput",
+                          columns = cols })
   if #g.defaults > 0 and (opts.format or "text") == "text" then
     io.stdout:write("assumed: ", options.cli_defaults("infer", g.defaults), "\n")
   end
