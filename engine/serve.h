@@ -89,7 +89,8 @@ typedef struct serve_cfg {
 	                         fit, within itl_max when set.  With TP
 	                         attention a GPU's share of its instance's:
 	                         one stream on a TP8 instance is 1/8 */
-	double itl_max;       /* s; 0 = no bound on the inter-token latency */
+	double itl_max;       /* s; 0 = no bound on the inter-token latency
+	                         (none either at output 1: no decode step) */
 	double prefill_tokens; /* prompt tokens per attention group (a GPU
 	                          with dp_attention, else the instance) per
 	                          prefill step */

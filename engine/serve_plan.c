@@ -279,8 +279,12 @@ static int decode_side(const gp_model *m, const roof_device *d,
 			return GP_OK;
 		}
 		B = c->batch;
-	} else if (c->itl_max > 0) {
-		/* The largest batch within the bound (ITL grows with it). */
+	} else if (c->itl_max > 0 && c->base.output > 1) {
+		/* The largest batch within the bound (ITL grows with it).
+		 * With one output token, the prefill's own, no decode step
+		 * runs (the result has no ITL): the bound binds nothing, as
+		 * in infer_gpus_for, and takes the KV's batch below; it was
+		 * refused "no batch meets ITL" by a step that never runs. */
 		if (itl_at(m, d, c, L, coloc, 1.0, o, &o->st, &itl, err))
 			return GP_EINVAL;
 		if (itl > c->itl_max) {

@@ -660,6 +660,14 @@ function M.result(r, model, d, s, info)
   out.accept = r.accept
   out.tokens_per_s, out.per_gpu = r.tokens_per_s, r.tokens_per_s_gpu
   out.stream_tokens_per_s = 1 / r.itl
+  -- One output token is the prefill's own (the first token comes out of
+  -- the prompt's forward): no decode step runs, so a decode step's
+  -- latency and one user's decode rate have no value -- absent, as
+  -- gpuplan.infer leaves them out for one model -- not the figures of a
+  -- step that never runs.
+  if s.output <= 1 then
+    out.itl_s, out.tpot_s, out.stream_tokens_per_s = nil, nil, nil
+  end
   out.input_tokens_per_s = r.input_tokens_per_s
   out.decode_per_gpu = dec.tokens_per_s_gpu
   out.prefill_per_gpu = pre.tokens_per_s_gpu
@@ -684,7 +692,7 @@ function M.result(r, model, d, s, info)
   out.remote_bytes = st.remote_bytes
   if r.disagg then
     out.coloc = { fits = r.coloc_fits, per_gpu = r.coloc_tokens_per_s_gpu,
-                  itl_s = r.coloc_itl, batch = r.coloc_batch }
+                  itl_s = s.output > 1 and r.coloc_itl or nil, batch = r.coloc_batch }
   end
   local op_rows = require("gpuplan.infer").op_rows
   out.ops, out.prefill_ops = op_rows(st), op_rows(pre.step)

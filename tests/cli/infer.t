@@ -562,4 +562,22 @@ unlike($o, qr/"itl_s_lo"/, '--output 1 json: no range for it');
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--output', '2', '--format', 'json');
 like($o, qr/"itl_s":0\.0\d+/, '--output 2 json: a decode step, an ITL');
 
+# The MoE serving model likewise at --output 1 (Mixtral on 8 H200, EP8):
+# no decode step, so "-" for its ITL and per-user rate (were 65.79 ms and
+# 15.2 tok/s), null in JSON, and the target table's ITL cell empty.
+($c, $o, $e) = run_gp('infer', 'mixtral-8x7b', '--gpu', 'h200-sxm', '--ep', '8', '--gpus', '8',
+                      '--output', '1');
+is($c, 0, 'MoE infer --output 1: exit 0') or diag $e;
+like($o, qr/^ITL\s+- \(output 1: no decode step\)$/m, 'MoE --output 1: ITL -');
+like($o, qr/^tokens\/s per user\s+- \(output 1: no decode step\)$/m, 'MoE --output 1: tokens/s per user -');
+($c, $o, $e) = run_gp('infer', 'mixtral-8x7b', '--gpu', 'h200-sxm', '--ep', '8', '--gpus', '8',
+                      '--output', '1', '--format', 'json');
+like($o, qr/"itl_s":null/, 'MoE --output 1 json: itl_s null');
+like($o, qr/"tpot_s":null/, 'MoE --output 1 json: tpot_s null');
+unlike($o, qr/"itl_batch1_s"/, 'MoE --output 1 json: no one-model field added');
+($c, $o, $e) = run_gp('infer', 'mixtral-8x7b', '--gpu', 'h200-sxm', '--ep', '8', '--output', '1',
+                      '--target', '1000', '--itl-max', '1', '--format', 'json');
+is($c, 0, 'MoE --output 1 --target --itl-max 1: not refused by a step that never runs') or diag $e;
+like($o, qr/"itl_ms":null/, '... and its ITL null');
+
 done_testing();

@@ -572,4 +572,30 @@ do
          "MoE serving, fp8 weights: the 16-bit lm_head's logits GEMM at the bf16 rate")
   t.near(q.time, b.time, 1e-12, "... the same op as a bf16 run's")
 end
+-- --output 1: the one token is the prefill's, no decode step runs, so the
+-- MoE serving result has no ITL, time per output token or per-user rate
+-- (Mixtral on 8 H200, EP8: were 65.79 ms and 15.2 tok/s of a step that
+-- never runs), and an ITL bound binds nothing: 1 ms was refused "no batch
+-- meets ITL 1 ms (one sequence alone takes 9.55 ms)"; it now takes the
+-- KV's batch, as with no bound, and the same tokens/s.  Output 2 has a
+-- decode step: its figures, and 1 ms refused.
+do
+  local a = { model = "mixtral-8x7b", gpu = "h200-sxm", ep = 8, gpus = 8, output = 1 }
+  local one = gp.infer(a)
+  t.ok(one.fits and one.ttft_s > 0 and one.tokens_per_s > 0, "MoE output 1: TTFT and tokens/s")
+  t.is(tostring(one.itl_s) .. tostring(one.tpot_s) .. tostring(one.stream_tokens_per_s),
+    "nilnilnil", "MoE output 1: no ITL, no time per output token, no per-user rate")
+  local bound = gp.infer(t.with(a, { itl_max = "1ms" }))
+  t.ok(bound.fits and bound.batch == one.max_batch_kv and bound.batch == one.batch
+    and bound.tokens_per_s == one.tokens_per_s, "MoE output 1: a 1 ms bound binds nothing")
+  local p1 = gp.infer_plan({ model = "mixtral-8x7b", gpu = "h200-sxm", ep = 8, output = 1,
+    target = 1000, itl_max = "1ms" })
+  t.ok(p1.gpus > 0 and p1.itl_s == nil, "MoE output 1: the target search under 1 ms, no ITL")
+  local two = gp.infer(t.with(a, { output = 2 }))
+  t.ok(two.itl_s > 0 and two.tpot_s > 0 and two.stream_tokens_per_s > 0,
+    "MoE output 2: the decode step's figures")
+  local b2 = gp.infer(t.with(a, { output = 2, itl_max = "1ms" }))
+  t.ok(not b2.fits and b2.why:find("no batch meets ITL 1 ms", 1, true),
+    "MoE output 2: the 1 ms bound refused")
+end
 t.done_testing()

@@ -59,6 +59,10 @@ end
 
 local function gb(v) return string.format("%.2f GB", v / 1e9) end
 
+-- What a decode step's figures read at --output 1 (gp.infer leaves them
+-- out: the one token is the prefill's).
+local NO_DECODE = "- (output 1: no decode step)"
+
 -- The MoE serving answer: layout, memory by part, steps, pools.
 
 -- A MoE batch per GPU: whole sequences, or a GPU's share of its TP
@@ -97,11 +101,12 @@ local function moe_report(r, opts)
         string.format(" (%d MTP draft%s)", r.mtp, r.mtp > 1 and "s" or "") or "") },
     { k = "TTFT", v = ranges.text(r, "ttft_s", "%.2f", "ms", 1e3) .. (r.disagg and
         string.format("; KV transfer %.2f ms", r.kv_transfer_s * 1e3) or "") },
-    { k = "ITL", v = ranges.text(r, "itl_s", "%.2f", "ms", 1e3) .. (r.disagg and "" or
+    { k = "ITL", v = r.itl_s == nil and NO_DECODE or
+        ranges.text(r, "itl_s", "%.2f", "ms", 1e3) .. (r.disagg and "" or
         string.format("; decode %.2f + prefill stalls%s", r.tpot_s * 1e3,
           (r.eager_steps or 0) >= 0.005 and string.format(" (%.0f%% of steps off the CUDA graph, "
           .. "+%.2f ms a step)", 100 * r.eager_steps, r.eager_s * 1e3) or "")) },
-    { k = "tokens/s per user", v = ranges.text(r, "stream_tokens_per_s", "%.1f") },
+    { k = "tokens/s per user", v = ranges.text(r, "stream_tokens_per_s", "%.1f") or NO_DECODE },
     { k = "tokens/s system", v = ranges.text(r, "tokens_per_s", "%.0f") },
     { k = "tokens/s per GPU", v = ranges.text(r, "per_gpu", "%.0f") },
   }
@@ -111,7 +116,8 @@ local function moe_report(r, opts)
       r.prefill_layout, r.prefill_per_gpu, r.decode_gpus, r.decode_per_gpu, r.pool_ratio) }
     local c = r.coloc
     rows[#rows + 1] = { k = "colocated instead", v = c.fits and string.format(
-      "%.0f tok/s per GPU at ITL %.2f ms (batch %d)", c.per_gpu, c.itl_s * 1e3, c.batch)
+      "%.0f tok/s per GPU%s (batch %d)", c.per_gpu,
+      c.itl_s and string.format(" at ITL %.2f ms", c.itl_s * 1e3) or "", c.batch)
       or "does not fit" }
   end
   if r.cost_per_mtok then
@@ -397,7 +403,9 @@ local function moe_target(opts, a)
                   or p.layout,
                 prefill = p.disagg and string.format("%d x %s", p.prefill_gpus,
                   p.prefill_layout) or "colocated",
-                batch = p.batch, tokens_per_s = p.tokens_per_s, itl_ms = p.itl_s * 1e3,
+                batch = p.batch, tokens_per_s = p.tokens_per_s,
+                -- none at --output 1 (no decode step): an empty cell
+                itl_ms = p.itl_s and p.itl_s * 1e3,
                 ttft_ms = p.ttft_s * 1e3 }
   local cols = { { key = "target", label = "target tok/s", fmt = "%.0f" },
                  { key = "itl_max_ms", label = "ITL limit ms", fmt = "%.1f" },
@@ -476,7 +484,7 @@ local function machine_report(r, opts)
   -- a decode step's figures at --output 1: null (JSON) or empty (CSV),
   -- their columns kept
   if r.fits and r.itl_s == nil then
-    for _, k in ipairs { "itl_s", "itl_batch1_s", "stream_tokens_per_s" } do
+    for _, k in ipairs { "itl_s", r.moe and "tpot_s" or "itl_batch1_s", "stream_tokens_per_s" } do
       row[k] = report.null
     end
   end
@@ -490,10 +498,6 @@ local function machine_report(r, opts)
   report.print({ row }, { format = opts.format })
   return 0
 end
-
--- What a decode step's figures read at --output 1 (gp.infer leaves them
--- out: the one token is the prefill's).
-local NO_DECODE = "- (output 1: no decode step)"
 
 -- One replica's answer as a quantity / value table.
 local function replica_report(r, opts)

@@ -413,7 +413,8 @@ local function serve_case(case, cat, model, defaults)
   local pick = {
     output_tokens_per_s_per_gpu = r.decode_per_gpu,
     input_tokens_per_s_per_gpu = r.prefill_per_gpu,
-    itl_ms = r.itl_s * 1e3, output_tokens_per_s = r.tokens_per_s,
+    -- no ITL at output 1 (no decode step: the prefill cases)
+    itl_ms = r.itl_s and r.itl_s * 1e3, output_tokens_per_s = r.tokens_per_s,
   }
   if pick[metric] == nil then return nil, "metric " .. tostring(metric) .. " is not a MoE serving metric" end
   defaults[#defaults + 1] = string.format("batch=%s per GPU",
