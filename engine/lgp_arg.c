@@ -155,6 +155,12 @@ void lgp_setnum(lua_State *L, const char *key, double v)
 	lua_setfield(L, -2, key);
 }
 
+void lgp_setcount(lua_State *L, const char *key, double v)
+{
+	lgp_pushcount(L, v);
+	lua_setfield(L, -2, key);
+}
+
 void lgp_setint(lua_State *L, const char *key, lua_Integer v)
 {
 	lua_pushinteger(L, v);

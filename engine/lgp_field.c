@@ -163,6 +163,7 @@ static void set_default(lua_State *L, int arg, const lgp_desc *d,
 		*AT(dst, f->off, int) = (int)f->def;
 		break;
 	case LGP_F_NUM:
+	case LGP_F_COUNT:
 		*AT(dst, f->off, double) = f->def;
 		break;
 	case LGP_F_DTYPE:
@@ -219,7 +220,7 @@ static void read_number(lua_State *L, int arg, const lgp_desc *d,
 		fail(L, arg, lua_pushfstring(L, "%s.%s must be an "
 			"integer in %d..%d (got %f)", d->what, f->name,
 			(int)f->lo, (int)f->hi, (lua_Number)v));
-	if (f->type == LGP_F_NUM && (v < f->lo || v > f->hi))
+	if (f->type != LGP_F_INT && (v < f->lo || v > f->hi))
 		fail(L, arg, lua_pushfstring(L, "%s.%s must be in "
 			"[%f, %f] (got %f)", d->what, f->name,
 			(lua_Number)f->lo, (lua_Number)f->hi,
@@ -266,6 +267,7 @@ static void read_value(lua_State *L, int arg, const lgp_desc *d,
 	switch (f->type) {
 	case LGP_F_INT:
 	case LGP_F_NUM:
+	case LGP_F_COUNT:
 		read_number(L, arg, d, f, dst);
 		break;
 	case LGP_F_BOOL:
@@ -467,6 +469,9 @@ void lgp_push_value(lua_State *L, const lgp_field *f, const void *src)
 	case LGP_F_NUM:
 		lua_pushnumber(L, *(const double *)p);
 		break;
+	case LGP_F_COUNT:
+		lgp_pushcount(L, *(const double *)p);
+		break;
 	case LGP_F_BOOL:
 		lua_pushboolean(L, *(const int *)p);
 		break;
@@ -478,13 +483,22 @@ void lgp_push_value(lua_State *L, const lgp_field *f, const void *src)
 	}
 }
 
+void lgp_pushcount(lua_State *L, double v)
+{
+	if (v == floor(v) && fabs(v) < 9007199254740992.0)
+		lua_pushinteger(L, (lua_Integer)v);
+	else
+		lua_pushnumber(L, v);
+}
+
 void lgp_push(lua_State *L, const lgp_desc *d, const void *src)
 {
 	const lgp_field *f;
 
 	for (f = d->fields; f->name; f++) {
 		if (f->type != LGP_F_INT && f->type != LGP_F_NUM &&
-		    f->type != LGP_F_BOOL && f->type != LGP_F_NAME)
+		    f->type != LGP_F_COUNT && f->type != LGP_F_BOOL &&
+		    f->type != LGP_F_NAME)
 			continue;
 		lgp_push_value(L, f, src);
 		lua_setfield(L, -2, f->name);

@@ -16,6 +16,9 @@
 typedef enum lgp_ftype {
 	LGP_F_INT,       /* int in [lo, hi] */
 	LGP_F_NUM,       /* finite double in [lo, hi] */
+	LGP_F_COUNT,     /* a double that counts (micro-batches, sequences):
+	                    read as NUM, pushed as an integer while whole
+	                    (lgp_pushcount) */
 	LGP_F_BOOL,      /* int 0 or 1 from a boolean */
 	LGP_F_NAME,      /* int: the index of a string in names[] */
 	LGP_F_PARSE,     /* a string through parse(s, dst, err) */
@@ -64,12 +67,18 @@ void lgp_read(lua_State *L, int idx, int arg, const lgp_desc *desc,
 /* Push the fields of src that d describes into the table on top of the
  * stack, each under its name: the way back of lgp_read, so a result
  * reaches Lua under the one name its description gives (INT as an
- * integer, NUM as a number, BOOL as a boolean, NAME as names[value]);
+ * integer, NUM as a number, COUNT as lgp_pushcount pushes it, BOOL as a
+ * boolean, NAME as names[value]);
  * other types are left to the caller. */
 void lgp_push(lua_State *L, const lgp_desc *d, const void *src);
 /* Push field f of src alone, as lgp_push sets it (nil for a type it
  * leaves to the caller). */
 void lgp_push_value(lua_State *L, const lgp_field *f, const void *src);
+/* A count held in a double, pushed as Lua sees a count: an integer
+ * (tostring 16, not 16.0, as gpus and tp are) while it is whole and
+ * exact (|v| < 2^53), else the number it is (an interleaved schedule's
+ * 5.5 micro-batches in flight). */
+void lgp_pushcount(lua_State *L, double v);
 
 /* A result handle's __index: a loop reads fields by the million, so a
  * name is looked up in a table built once rather than compared one by

@@ -64,6 +64,8 @@ int luaopen_gpuplan_core(lua_State *L);
 /* A result's field for lgp_push: its Lua name, the struct and member. */
 #define O_NUM(n, S, m) F_NUM(n, offsetof(S, m), 0)
 #define O_INT(n, S, m) F_INT(n, offsetof(S, m), 0, 0, 0)
+/* A result's count held in a double (lgp_pushcount). */
+#define O_CNT(n, S, m) { n, LGP_F_COUNT, offsetof(S, m), 0, -HUGE_VAL, HUGE_VAL, 0, NULL, NULL, NULL, NULL, NULL }
 #define O_BOOL(n, S, m) F_BOOL(n, offsetof(S, m), 0)
 
 /* ---- lgp_arg.c ---- */
@@ -92,6 +94,9 @@ gp_dtype lgp_field_dtype(lua_State *L, int idx, const char *what,
 void lgp_setnum(lua_State *L, const char *key, double v);
 
 void lgp_setint(lua_State *L, const char *key, lua_Integer v);
+
+/* A count held in a double, as lgp_pushcount pushes it. */
+void lgp_setcount(lua_State *L, const char *key, double v);
 
 void lgp_setstr(lua_State *L, const char *key, const char *v);
 

@@ -106,10 +106,12 @@ static const lgp_field mem_result_fields[] = {
 	MR("short_by", short_by), O_INT("stage", gp_mem_result, stage),
 	O_INT("stage_layers", gp_mem_result, stage_layers),
 	MR("params", params),
-	MR("trainable", trainable), MR("inflight", inflight),
+	MR("trainable", trainable),
+	O_CNT("inflight", gp_mem_result, inflight),
 	MR("act_layer", act_layer), MR("cpu_bytes", cpu_bytes),
-	MR("kv_per_seq", kv_per_seq), MR("max_seqs", max_seqs),
-	MR("max_ctx", max_ctx), MR("kv_room", kv_room),
+	MR("kv_per_seq", kv_per_seq),
+	O_CNT("max_seqs", gp_mem_result, max_seqs),
+	O_CNT("max_ctx", gp_mem_result, max_ctx), MR("kv_room", kv_room),
 	O_INT("cpu_layers", gp_mem_result, cpu_layers), F_END
 };
 static const lgp_desc mem_result_desc = { "memory result",

@@ -184,19 +184,21 @@ int lgp_torlcfg(lua_State *L, int idx, rl_cfg *c, gp_topo *rt,
 /* core.rl's result: its scalars and its rollout's under their Lua names
  * (lua/gpuplan/rl.lua reads them; results.lua declares gp.rl's). */
 #define RR(n) O_NUM(#n, rl_result, n)
+#define RC(n) O_CNT(#n, rl_result, n)
 static const lgp_field rl_result_fields[] = {
 	O_NUM("step", rl_result, step), O_BOOL("fits", rl_result, fits),
-	RR(gpus), RR(samples), RR(generated), RR(train_seq), RR(pack_bins),
-	RR(opt_steps), RR(samples_per_s), RR(tokens_per_s),
+	RR(gpus), RR(samples), RR(generated), RC(train_seq), RC(pack_bins),
+	RC(opt_steps), RR(samples_per_s), RR(tokens_per_s),
 	RR(tokens_per_s_gpu), RR(gen_tokens_per_s), RR(loss_host),
 	RR(gae_host), RR(ema_host),
 	RR(logit_update), RR(logit_forward),
-	RR(ipc_transfers), RR(val_rollout), RR(val_sync), RR(swap_bytes),
+	RC(ipc_transfers), RR(val_rollout), RR(val_sync), RR(swap_bytes),
 	RR(sync_bytes), RR(cost_step),
 	RR(cost_1k_prompts),
 	F_END
 };
 #undef RR
+#undef RC
 static const lgp_desc rl_result_desc = { "rl result", rl_result_fields };
 #define RO(n) O_NUM(#n, rl_rollout, n)
 static const lgp_field rl_rollout_fields[] = {

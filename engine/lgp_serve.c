@@ -236,7 +236,7 @@ int lgp_infer(lua_State *L)
 		lgp_setstr(L, "why", r.why);
 	lgp_setnum(L, "weights_total", r.weights_total);
 	lgp_setnum(L, "weights_gpu", r.weights_gpu);
-	lgp_setnum(L, "offload_layers", r.offload_layers);
+	lgp_setcount(L, "offload_layers", r.offload_layers);
 	lgp_setnum(L, "offload_bytes", r.offload_bytes);
 	lgp_setnum(L, "workspace", r.workspace);
 	lgp_setnum(L, "kv_per_seq", r.kv_per_seq);

@@ -47,7 +47,7 @@ void lgp_totraincfg(lua_State *L, int idx, train_cfg *c)
  * their Lua names (lua/gpuplan/results.lua declares them). */
 #define TR(n, m) O_NUM(n, train_result, m)
 static const lgp_field train_result_fields[] = {
-	TR("step_s", step), TR("microbatches", microbatches),
+	TR("step_s", step), O_CNT("microbatches", train_result, microbatches),
 	TR("bubble_frac", bubble_frac), O_INT("stage", train_result, stage),
 	O_INT("stage_layers", train_result, stage_layers),
 	TR("stage_time_s", stage_time), TR("tokens_per_step", tokens_per_step),
@@ -57,7 +57,8 @@ static const lgp_field train_result_fields[] = {
 	TR("mfu", mfu), TR("hfu", hfu),
 	TR("model_tflops_gpu", model_tflops_gpu),
 	TR("hw_tflops_gpu", hw_tflops_gpu), TR("peak", peak),
-	TR("vision_s", vision_time), TR("vision_patches", vision_patches),
+	TR("vision_s", vision_time),
+	O_CNT("vision_patches", train_result, vision_patches),
 	TR("train_s", train_time), TR("cost", cost),
 	O_BOOL("fits", train_result, fits), F_END
 };
@@ -161,7 +162,8 @@ static void lgp_pushcand(lua_State *L, const sweep_cand *c)
 	PUSH_##lua(#name, c->name);
 #define PUSH_int(key, v) lgp_setint(L, key, v)
 #define PUSH_bool(key, v) lgp_setbool(L, key, v)
-#define PUSH_num(key, v) lgp_setnum(L, key, v)
+/* the one num dimension is micro_batch, a count of sequences */
+#define PUSH_num(key, v) lgp_setcount(L, key, v)
 #define PUSH_rec(key, v) lgp_setstr(L, key, mem_recompute_name(v))
 #define PUSH_sched(key, v) lgp_setstr(L, key, mem_schedule_name(v))
 	SWEEP_DIMS(PUSH)

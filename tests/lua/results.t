@@ -6,6 +6,9 @@ local t = require "tap"
 local gp = require "gpuplan"
 local results = require "gpuplan.results"
 
+-- Counts left floats (declared below, with why).
+local FLOAT_COUNTS = { params = true, trainable = true, tokens_per_step = true, tokens = true }
+
 -- Every key of r is declared for the result `kind`.
 local function declared(kind, r, label)
   local missing = {}
@@ -16,6 +19,26 @@ local function declared(kind, r, label)
   table.sort(missing)
   t.is(table.concat(missing, " "), "", label .. ": every field is declared for " .. kind
     .. " in gpuplan.results")
+  -- A count reads as one: an integer while whole (tostring 16, not 16.0),
+  -- as gpus and tp always were (the engine's doubles pushed by
+  -- lgp_pushcount); train's memory table is gp.memory's.  Left floats:
+  -- params, trainable and tokens_per_step, whose products (6 N D, a
+  -- step's FLOP) pass Lua's integer range, where integer arithmetic
+  -- wraps around without a word; tokens, as given.
+  local floats = {}
+  local function whole_floats(x, prefix)
+    for k, v in pairs(x) do
+      local f = results.BY_NAME[k]
+      if f and f.unit == "count" and math.type(v) == "float" and v == math.floor(v)
+         and not FLOAT_COUNTS[k] then
+        floats[#floats + 1] = prefix .. k
+      end
+    end
+  end
+  whole_floats(r, "")
+  if kind == "train" and type(r.memory) == "table" then whole_floats(r.memory, "memory.") end
+  table.sort(floats)
+  t.is(table.concat(floats, " "), "", label .. ": every whole count is a Lua integer")
 end
 
 local job = { model = "llama2-7b", gpu = "h100-sxm", gpus = 16, method = "pretrain",
@@ -104,6 +127,14 @@ for _, f in ipairs(results.FIELDS) do
     t.ok(pcall(function() return r[f.name] end), "job:step result reads " .. f.name)
   end
 end
+-- job:step's counts as gp.train's: an integer.
+t.is(math.type(r.microbatches), "integer", "job:step microbatches is an integer")
+-- A count that is not whole stays the number it is: an interleaved
+-- schedule's first stage holds p (1 + (p - 1) / (p v)) micro-batches,
+-- 4 (1 + 3/8) = 5.5 at pp 4, vpp 2 (Korthikanti et al. 2022 sec. 4.2.3).
+t.is(tostring(gp.train { model = "llama2-7b", gpu = "h100-sxm", gpus = 16, seq = 4096,
+                         pp = 4, vpp = 2 }.memory.inflight), "5.5",
+  "inflight 5.5 at pp 4, vpp 2: a float")
 t.near(r.step_s, gp.train { model = "llama2-7b", gpu = "h100-sxm", gpus = 16,
                             method = "pretrain", seq = 4096, tp = 2, zero = 1 }.step_s,
   1e-12, "job:step step_s = gp.train's")
