@@ -337,6 +337,55 @@ static void strict_fail(lua_State *L, int arg, const lgp_desc *d,
 	unknown(L, arg, d->what, key, names, n);
 }
 
+void lgp_flat(lua_State *L, int idx)
+{
+	int t, at, depth;
+
+	idx = lua_absindex(L, idx);
+	if (lua_type(L, idx) != LUA_TTABLE || !lua_getmetatable(L, idx))
+		return;
+	lua_pop(L, 1);
+	lua_newtable(L);
+	t = lua_gettop(L);
+	lua_pushvalue(L, idx);
+	/* A chain that loops adds nothing after its first turn: the bound
+	 * ends it, as init.lua's seen set does. */
+	for (depth = 0; depth < 100 && lua_type(L, -1) == LUA_TTABLE;
+	     depth++) {
+		at = lua_gettop(L);
+		lua_pushnil(L);
+		while (lua_next(L, at)) {
+			lua_pushvalue(L, -2);
+			if (lua_rawget(L, t) == LUA_TNIL) {
+				lua_pop(L, 1);
+				lua_pushvalue(L, -2);
+				lua_pushvalue(L, -2);
+				lua_rawset(L, t);
+			} else {
+				lua_pop(L, 1);
+			}
+			lua_pop(L, 1);
+		}
+		if (lua_getmetatable(L, at)) {
+			lua_pushliteral(L, "__index");
+			lua_rawget(L, -2);
+			lua_remove(L, -2);
+		} else {
+			lua_pushnil(L);
+		}
+		lua_remove(L, at);
+	}
+	if (lua_type(L, -1) == LUA_TFUNCTION) {
+		lua_createtable(L, 0, 1);
+		lua_insert(L, -2);
+		lua_setfield(L, -2, "__index");
+		lua_setmetatable(L, t);
+	} else {
+		lua_pop(L, 1);
+	}
+	lua_replace(L, idx);
+}
+
 void lgp_read(lua_State *L, int idx, int arg, const lgp_desc *d, void *dst,
 	      int mode)
 {

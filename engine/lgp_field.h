@@ -64,6 +64,15 @@ enum {
 void lgp_read(lua_State *L, int idx, int arg, const lgp_desc *desc,
 	      void *dst, int mode);
 
+/* The table at idx, when it inherits (setmetatable(o, {__index =
+ * base})), replaced there by one plain table of its keys and its
+ * chain's, nearest first -- the rule by which gp.X{...} reads an options
+ * table (lua/gpuplan/init.lua, flattened) -- for a reader that walks raw
+ * keys (lgp_read) called from a script directly: job:step(layout).  An
+ * __index function, whose keys cannot be listed, stays the copy's
+ * __index.  A plain table, or anything else, is left as it is. */
+void lgp_flat(lua_State *L, int idx);
+
 /* Push the fields of src that d describes into the table on top of the
  * stack, each under its name: the way back of lgp_read, so a result
  * reaches Lua under the one name its description gives (INT as an

@@ -409,6 +409,8 @@ static int lgp_rl_job_step(lua_State *L)
 	if (j->follow_tp)
 		c.roll.tp = 0;
 	if (!lua_isnoneornil(L, 2)) {
+		/* a layout's inherited keys too, as gp.rl reads them */
+		lgp_flat(L, 2);
 		lgp_read(L, 2, 2, &lgp_rl_step_desc, &c, LGP_STRICT);
 		lgp_step_batches(L, 2, c.train.mem.lay.micro_batch,
 				 c.minibatch);

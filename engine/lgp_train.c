@@ -734,6 +734,8 @@ static int lgp_job_step(lua_State *L)
 	int rep;
 
 	if (!lua_isnoneornil(L, 2)) {
+		/* a layout's inherited keys too, as gp.train reads them */
+		lgp_flat(L, 2);
 		lgp_read(L, 2, 2, &lgp_step_desc, &c, LGP_STRICT);
 		lgp_step_batches(L, 2, c.mem.lay.micro_batch, c.global_batch);
 	}

@@ -372,4 +372,24 @@ do
   check(function() gp.model_from_hf("tests/fixtures/hf/qwen2-vl-7b.json", { image_size = 448.5 }) end, "(got 448.5)", "... and 448.5 is still refused")
 end
 
+-- 20. job:step(layout) reads a layout's inherited keys as gp.train does
+-- (its C reader walked raw keys: setmetatable({}, {__index = {tp = 2}})
+-- priced TP 1, 4.09 s against TP 2's 4.93 s for Llama 3 8B on 8 H100), and
+-- checks their names; gp.rl_job's step likewise (zero 3 on 16: 20.13 s
+-- at TP 1 against 22.94 s at TP 2).  The same train_step either way: exact.
+do
+  local function inherit(o, base) return setmetatable(o, { __index = base }) end
+  local j = gp.train_job { model = "llama3-8b", gpu = H, gpus = 8, seq = 2048 }
+  local tp2, tp1 = j:step { tp = 2 }.step_s, j:step {}.step_s
+  t.ok(tp2 ~= tp1, "job:step: TP 2 and TP 1 differ (the test can fail)")
+  t.is(j:step(inherit({}, { tp = 2 })).step_s, tp2, "job:step: an inherited tp = 2 is TP 2's step")
+  t.is(j:step(inherit({ tp = 2 }, { tp = 4 })).step_s, tp2, "job:step: the nearest table's tp wins")
+  check(function() j:step(inherit({}, { tpp = 2 })) end, "step: unknown field 'tpp' (did you mean 'tp'?)",
+    "job:step: an inherited misspelt key")
+  local rj = gp.rl_job { model = "qwen2.5-7b", gpu = H, gpus = 16, zero = 3, steps = 10 }
+  local r2, r1 = rj:step { tp = 2 }:table().step, rj:step {}:table().step
+  t.ok(r2 ~= r1, "rl_job:step: TP 2 and TP 1 differ")
+  t.is(rj:step(inherit({}, { tp = 2 })):table().step, r2, "rl_job:step: an inherited tp = 2 is TP 2's step")
+end
+
 t.done_testing()
