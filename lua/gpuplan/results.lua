@@ -391,7 +391,8 @@ field("algbw", "B/s", "bytes / time", "comm")
 field("busbw", "B/s", "algbw scaled as nccl-tests does (2(n-1)/n for all-reduce)", "comm")
 field("proto", "", "NCCL's protocol (ll, ll128, simple)", "comm")
 field("nodes", "count", "nodes the ranks span", "comm")
-field("ppn", "count", "ranks per node", "comm")
+field("ppn", "count", "ranks per node; an uneven fill: the fewest on one of its nodes "
+  .. "(12 GPUs on 8-GPU nodes are 8 + 4: ppn 4)", "comm")
 field("launch_bound", "", "one thread driving several GPUs (gpus_per_thread) launched "
   .. "slower than the GPUs ran: the launches set the time", "comm")
 field("system", "", "the node's id", "comm")

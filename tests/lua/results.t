@@ -156,6 +156,19 @@ declared("infer_plan", gp.infer_plan { model = "deepseek-v3", gpu = "h200-sxm", 
 declared("comm", gp.comm { op = "all_reduce", bytes = 2 ^ 30, gpus = 16, system = "dgx-h100" },
   "comm")
 
+-- comm's ppn on an uneven fill is what its declaration says: 12 GPUs of
+-- 8-GPU nodes are 8 + 4, ppn the fewest, 4 (engine/comm.c, the launcher's
+-- placement); 20 are 8 + 8 + 4, ppn 4 again (the reference said "ranks
+-- per node" alone).
+do
+  local a = gp.comm { op = "all_reduce", bytes = 2 ^ 30, gpus = 12, system = "dgx-h100" }
+  local b = gp.comm { op = "all_reduce", bytes = 2 ^ 30, gpus = 20, system = "dgx-h100" }
+  t.is(string.format("%d %d %d %d", a.nodes, a.ppn, b.nodes, b.ppn), "2 4 3 4",
+    "comm: an uneven fill's ppn is its fewest ranks on a node")
+  t.ok(results.BY_NAME.ppn.help:find("the fewest on one of its nodes", 1, true),
+    "... as results.lua declares it")
+end
+
 -- Each declared result kind is one of M.RESULTS; each field says what it is.
 local kinds = {}
 for _, k in ipairs(results.RESULTS) do kinds[k[1]] = true end
