@@ -167,7 +167,7 @@ M.FUNCTIONS = {
     help = "One price entry in currency `to`, or in its own without one." },
   { name = "gp.prices.origin", call = "gp.prices.origin(quote) -> string",
     help = "Where a quote comes from, for a table cell (\"cn\", \"us, converted from "
-      .. "$0.95/h\")." },
+      .. "$0.95/h\"); nil for nil, a card gp.prices.cheapest found no offer for." },
   { name = "gp.prices.rate", call = "gp.prices.rate(cat, from, to) -> string",
     help = "The conversion rate used, as a phrase (\"7.0197 CNY/USD, 2026-01-08\")." },
   { name = "gp.prices.buyer", call = "gp.prices.buyer(cat, o, who) -> buyer",
@@ -188,7 +188,9 @@ M.FUNCTIONS = {
       .. "converted at the catalog's rate; nil: gp.prices.default_price.  What gp.train, "
       .. "gp.sweep, gp.rl and gp.infer read their price option with." },
   { name = "gp.prices.currency_of", call = "gp.prices.currency_of(cat, price) -> currency",
-    help = "The currency a price names (\"6.98CNY/h\", \"$2/h\", a table or a price id)." },
+    help = "The currency a price names (\"6.98CNY/h\", \"$2/h\", a table or a price id); "
+      .. "nil where it names none: a bare number (the buyer's currency), nil, or a string "
+      .. "that is no price (the price's own check says why)." },
   -- gp.units
   { name = "gp.units.parse", call = "gp.units.parse(s, kind) -> value",
     help = "As gp.parse." },

@@ -85,7 +85,13 @@ local gp = {
 
 -- The catalog of the search path (cached).  gp.catalog{dirs = {...}} loads
 -- exactly those directories instead, uncached, raising on the first error.
-function gp.catalog(opts)
+function gp.catalog(opts, ...)
+  -- an argument past the one table was dropped in silence (gp.catalog's
+  -- call is not gp.X{...}, whose wrapper counts them)
+  if select("#", ...) > 0 then
+    error(string.format("catalog: takes nothing or one table ({dirs = {...}}), got %d "
+      .. "arguments", 1 + select("#", ...)), 2)
+  end
   if opts ~= nil then
     if type(opts) ~= "table" then error("catalog: expected nothing or {dirs = {...}}", 2) end
     require("gpuplan.args").check_keys(opts, { "dirs" }, "catalog")

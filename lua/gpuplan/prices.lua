@@ -316,7 +316,14 @@ end
 function M.rate(cat, from, to)
   need_catalog(cat, "rate")
   local parts = {}
-  for _, c in ipairs { from, to } do
+  -- each of the two named (ipairs of {nil, "CNY"} stopped at the nil:
+  -- rate(cat) and rate(cat, nil, "CNY") were "", no rate, in silence)
+  for _, arg in ipairs { { "from", from }, { "to", to } } do
+    local c = arg[2]
+    if type(c) ~= "string" then
+      error(string.format("prices.rate: %s must be a currency code (got %s)", arg[1],
+        require("gpuplan.args").shown(c)), 2)
+    end
     if c ~= "USD" then
       local e = type(c) == "string" and cat.currencies[c]
       if not e then

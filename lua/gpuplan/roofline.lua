@@ -277,6 +277,10 @@ function M.roofline(a)
     end
     local ok, res = pcall(core().roof_op, d, a.op)
     if not ok then error("roofline: " .. tostring(res), 2) end
+    -- An op that moves no bytes has no finite intensity (FLOP per byte):
+    -- math.huge with FLOP (compute-bound on any ridge; gp.json writes it
+    -- null), none without; the engine's 0 read as the least intense op.
+    if a.op.bytes == 0 then res.intensity = a.op.flop > 0 and math.huge or nil end
     r.op = res
   end
   if a.model ~= nil then

@@ -39,6 +39,11 @@ local MAX_LEN = 64
 local escapes = { ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
 -- s with its control characters escaped (\n, \009): one line.
 function M.oneline(s)
+  -- a table's or a function's text is its address: not a line to show
+  local mt = getmetatable(s)
+  if type(s) ~= "string" and type(s) ~= "number" and not (mt and mt.__tostring) then
+    error("units.oneline: s must be a string (got " .. require("gpuplan.args").shown(s) .. ")", 2)
+  end
   return (tostring(s):gsub("%c", function(c) return escapes[c] or string.format("\\%03d", c:byte()) end))
 end
 local function quoted(s)

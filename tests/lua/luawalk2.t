@@ -392,4 +392,40 @@ do
   t.is(rj:step(inherit({}, { tp = 2 })):table().step, r2, "rl_job:step: an inherited tp = 2 is TP 2's step")
 end
 
+-- 21. Small silent answers, now said.
+do
+  local cat = gp.catalog()
+  -- prices.rate names both currencies: rate(cat) and rate(cat, nil, "CNY")
+  -- were "" (ipairs of {nil, "CNY"} stopped at the nil); USD to USD is
+  -- still no conversion, ""
+  check(function() gp.prices.rate(cat) end, "prices.rate: from must be a currency code (got nil)",
+    "prices.rate(cat): refused, naming from")
+  check(function() gp.prices.rate(cat, "CNY") end, "prices.rate: to must be a currency code (got nil)",
+    "prices.rate(cat, 'CNY'): refused, naming to")
+  t.is(gp.prices.rate(cat, "USD", "USD"), "", "prices.rate USD to USD: no rate, as before")
+  -- units.oneline of a table gave its address ("table: 0x...")
+  check(function() gp.units.oneline({}) end, "units.oneline: s must be a string (got a table)",
+    "units.oneline({}): refused")
+  t.is(gp.units.oneline("a\nb"), "a\\nb", "units.oneline of a string: its newline escaped")
+  -- gp.catalog's second argument was dropped in silence
+  check(function() gp.catalog({}, 5) end,
+    "catalog: takes nothing or one table ({dirs = {...}}), got 2 arguments", "gp.catalog({}, 5): refused")
+  -- origin(nil) and currency_of(cat, 5) are nil by design (a card with no
+  -- offer: scripts/guide.lua's market cell; a bare number names no
+  -- currency): the reference says so now
+  local api = {}
+  for _, f in ipairs(require("gpuplan.api").FUNCTIONS) do api[f.name] = f.help end
+  t.ok(gp.prices.origin(nil) == nil and api["gp.prices.origin"]:find("nil for nil", 1, true),
+    "prices.origin(nil): nil, as its reference says")
+  t.ok(gp.prices.currency_of(cat, 5) == nil and api["gp.prices.currency_of"]:find("a bare number", 1, true),
+    "prices.currency_of(cat, 5): nil, as its reference says")
+  -- a roofline op that moves no bytes: no finite intensity (was 0, the
+  -- least intense op); with no FLOP either, none.  1e12 FLOP over 1e9 B is
+  -- 1000 FLOP/B (exact).
+  local function inten(flop, bytes) return gp.roofline { gpu = H, op = { flop = flop, bytes = bytes } }.op.intensity end
+  t.is(inten(1e12, 0), math.huge, "roofline op, bytes 0: intensity infinite")
+  t.is(inten(0, 0), nil, "roofline op, no FLOP and no bytes: no intensity")
+  t.is(inten(1e12, 1e9), 1000.0, "roofline op, 1e12 FLOP over 1e9 B: 1000 FLOP/B")
+end
+
 t.done_testing()
