@@ -9,7 +9,8 @@
  *   DeepSeek-V3 technical report (arXiv:2412.19437) sec. 3.4 and the
  *   "DeepSeek-V3/R1 Inference System Overview" (open-infra-index, day 6):
  *   prefill EP32 and decode EP144 with MLA and the shared expert data-
- *   parallel, 32 redundant experts, two micro-batches overlapping the
+ *   parallel, 32 redundant experts (given with redundant_experts: the
+ *   runtimes ship none, serve_redundant), two micro-batches overlapping the
  *   all-to-all, fp8 GEMMs and dispatch, bf16 attention and combine.
  *   SGLang "PD Disaggregation and Large-scale EP" (LMSYS blog, 2025-05-05):
  *   DP attention, DP dense FFN, DeepEP normal / low-latency dispatch,
@@ -131,8 +132,11 @@ int serve_check_layout_named(const gp_model *m, const serve_cfg *c,
 		if (slots % L->ep != 0)
 			return gp_fail(err, "%s ep %d does not divide the %d "
 			               "expert slots (%d experts + %d "
-			               "redundant)", pool, L->ep, slots,
-			               m->moe.experts, r);
+			               "redundant): give redundant_experts "
+			               "%d, or that plus a multiple of %d",
+			               pool, L->ep, slots, m->moe.experts, r,
+			               (L->ep - m->moe.experts % L->ep) % L->ep,
+			               L->ep);
 	}
 	return GP_OK;
 }
@@ -239,10 +243,26 @@ int serve_redundant(const gp_model *m, const serve_cfg *c,
 		return c->redundant;
 	if (L->ep <= 1 || L->ep != L->tp || E <= 0)
 		return 0;
-	/* DeepSeek's 32 redundant slots (prefill EP32 and decode EP144,
-	 * day 6; SGLang's and TensorRT-LLM's 288), rounded up to whole
-	 * slots on every GPU of the group. */
-	return (int)(ceil((E + SERVE_REDUNDANT_MIN) / ep) * ep - E);
+	/* What the runtimes ship: no redundant slots.  SGLang's
+	 * --ep-num-redundant-experts "Allocate this number of redundant
+	 * experts in expert parallel." defaults to 0 (server_args.py,
+	 * ep_num_redundant_experts: int = 0); vLLM's EPLBConfig
+	 * num_redundant_experts "Number of redundant experts to use for
+	 * expert parallelism." defaults to 0 with enable_eplb False
+	 * (vllm/config/parallel.py); TensorRT-LLM's wide EP has no load
+	 * balancer unless moe_config.load_balancer is given (examples/
+	 * wide_ep/README.md: load_balancer "Default None"; num_slots "Set
+	 * to 0. MoE load balancing is disabled.").  DeepSeek's own 32
+	 * (day 6) and the large-EP posts' 288 slots are their deployments'
+	 * choice, given with redundant_experts.
+	 *
+	 * Where ep does not divide the experts the runtime does not start
+	 * with 0: SGLang asserts num_physical_experts % ep_size == 0
+	 * (managers/expert_location.py, physical = logical +
+	 * ep_num_redundant_experts), so a user running EP72 on 256 experts
+	 * must give at least 32.  The default is then the fewest slots that
+	 * start: whole slots on every GPU of the group. */
+	return (int)(ceil(E / ep) * ep - E);
 }
 void serve_shape(const gp_model *m, const serve_cfg *c,
                      const serve_layout *L, shp *s)

@@ -39,11 +39,10 @@
 
 #define SERVE_MAX_OPS 32
 
-/* redundant = SERVE_REDUNDANT_AUTO: at least SERVE_REDUNDANT_MIN slots,
- * rounded up to whole slots per GPU of each EP layout
- * (serve_redundant). */
+/* redundant = SERVE_REDUNDANT_AUTO: the runtimes' default, none, or
+ * where ep does not divide the experts the fewest slots that give every
+ * GPU of the EP layout whole slots (serve_redundant). */
 #define SERVE_REDUNDANT_AUTO (-1)
-#define SERVE_REDUNDANT_MIN 32
 
 /* Who moves the tokens of an EP group. */
 typedef enum serve_a2a {
@@ -265,8 +264,9 @@ int serve_check(const gp_model *m, const roof_device *d, const serve_cfg *c,
                 gp_error *err);
 
 /* Redundant slots of layout L: c->redundant, or with
- * SERVE_REDUNDANT_AUTO ceil((experts + 32) / ep) x ep - experts for
- * ep > 1 (0 for ep 1). */
+ * SERVE_REDUNDANT_AUTO ceil(experts / ep) x ep - experts for ep = tp > 1
+ * (0 where ep divides the experts, SGLang's, vLLM's and TensorRT-LLM's
+ * default; 0 for ep 1). */
 int serve_redundant(const gp_model *m, const serve_cfg *c,
                     const serve_layout *L);
 

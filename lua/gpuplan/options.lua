@@ -691,8 +691,9 @@ opt { name = "a2a", type = "string", metavar = "K", commands = "infer", serve = 
   suggest = { "all_to_all", "a2a_backend" } }
 opt { name = "redundant_experts", type = "int", metavar = "N", commands = "infer", serve = true,
   range = { 0, 1 << 24 },
-  default = ">= 32, whole slots per GPU",
-  help = "EPLB slots",
+  default = "the runtime's 0 (SGLang, vLLM, TensorRT-LLM); where --ep does not divide the "
+    .. "experts, the fewest for whole slots per GPU",
+  help = "EPLB slots (DeepSeek's deployment: 32)",
   suggest = { "ep_num_redundant_experts", "redundant" } }
 opt { name = "imbalance", type = "number", metavar = "X", commands = "infer", serve = true,
   default = "with --ep per step: EPLB's spread and the step's chance",

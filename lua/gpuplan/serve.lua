@@ -30,8 +30,12 @@
 --               ep > 1: on, as DeepSeek's and SGLang's large-EP deployments,
 --               unless one micro-batch delivers more tokens/s per GPU; with
 --               disagg each pool's own)
---   redundant_experts  extra expert slots (EPLB replicas; default: at least 32,
---               DeepSeek's, rounded up to whole slots per GPU)
+--   redundant_experts  extra expert slots (EPLB replicas; default: the runtimes'
+--               none -- SGLang's --ep-num-redundant-experts 0, vLLM's
+--               num_redundant_experts 0, TensorRT-LLM without a load balancer --
+--               or, where ep does not divide the experts, the fewest that give
+--               every GPU whole slots, as SGLang needs to start; DeepSeek's 32
+--               are its own deployment's, given here)
 --   imbalance   hottest GPU's routed tokens / the mean (default with ep > 1:
 --               modelled per step, 1 + z_N sqrt(0.04236^2 + 1 / (tokens x
 --               top_k)): the spread EPLB's placement leaves and the
@@ -278,7 +282,20 @@ local function setup_config(a, model, d, c, info, cat, default, L)
   end
   local red = int_of(a, "redundant_experts", 0)
   if red == nil and (ep > 1 or (disagg and pep > 1)) then
-    default("redundant_experts=auto (>= 32, whole slots per GPU)")
+    -- the engine's serve_redundant (SERVE_REDUNDANT_AUTO), said with its
+    -- count: none, as SGLang, vLLM and TensorRT-LLM ship, or where ep does
+    -- not divide the experts the fewest slots that fill every GPU alike
+    -- (SGLang asserts (experts + redundant) % ep == 0)
+    local E = model.moe and model.moe.experts or 0
+    local function slots(e, t)
+      if e and t and e > 1 and e == t and E > 0 then return -(-E // e) * e - E end
+      return 0
+    end
+    local n, pn = slots(ep, tp), disagg and slots(pep, ptp) or nil
+    local said = (pn and pn ~= n) and string.format("%d decode, %d prefill", n, pn) or tostring(n)
+    default("redundant_experts=" .. said .. " (the runtimes' default: SGLang's, vLLM's, "
+      .. "TensorRT-LLM's 0; where ep does not divide the experts, the fewest for whole "
+      .. "slots per GPU)")
   end
   -- a duration with its unit ("50ms") as seconds; a number as it is
   local itl, msg = require("gpuplan.options").quantity("itl_max", a.itl_max)

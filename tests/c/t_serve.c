@@ -210,7 +210,7 @@ int main(void)
 	double attn, down, want, t_disp, t_comb, ll[6][2], x;
 	int i, ep;
 
-	plan(123);
+	plan(125);
 	dsv3(&m);
 	hopper(&d);
 
@@ -1109,6 +1109,37 @@ int main(void)
 	ok(serve_check(&m, &d, &c, &err) == GP_EINVAL &&
 	   strstr(err.msg, "does not divide the 256 expert slots"),
 	   "EP48 needs redundant slots (256 % 48 != 0)");
+	ok(strstr(err.msg, "give redundant_experts 32, or that plus a "
+	          "multiple of 48") != NULL,
+	   "EP48 with 0: the error names the fewest that fit, 32");
+	/* SERVE_REDUNDANT_AUTO: the runtimes' 0 (SGLang's
+	 * --ep-num-redundant-experts, vLLM's num_redundant_experts,
+	 * TensorRT-LLM without a load balancer) where ep divides the 256
+	 * experts; else ceil(256 / ep) x ep - 256, the fewest that SGLang
+	 * starts with ((experts + redundant) % ep == 0).  By hand: EP16 and
+	 * EP32 divide 256: 0; EP48: ceil(5.33) = 6, 288 - 256 = 32; EP72:
+	 * 4 x 72 - 256 = 32; EP144: 2 x 144 - 256 = 32; EP96: 3 x 96 - 256
+	 * = 32; EP24: 11 x 24 - 256 = 8.  Integers, exact. */
+	{
+		static const int eps[] = { 16, 32, 48, 72, 144, 96, 24 };
+		static const int slots_want[] = { 0, 0, 32, 32, 32, 32, 8 };
+		int k, good = 1;
+
+		for (k = 0; k < 7; k++) {
+			serve_layout L = { 0 };
+
+			cfg(&c, eps[k], 1);
+			c.redundant = SERVE_REDUNDANT_AUTO;
+			L.tp = L.ep = eps[k];
+			if (serve_redundant(&m, &c, &L) != slots_want[k]) {
+				printf("#   ep %d: got %d, want %d\n", eps[k],
+				     serve_redundant(&m, &c, &L), slots_want[k]);
+				good = 0;
+			}
+		}
+		ok(good, "auto redundant slots: 0 where ep divides the experts, "
+		   "else the fewest for whole slots per GPU");
+	}
 	cfg(&c, 16, 1);
 	c.decode.ep = 4;
 	ok(serve_check(&m, &d, &c, &err) == GP_EINVAL && strstr(err.msg, "ep 4"),

@@ -13,10 +13,14 @@ my ($c, $o, $e) = run_gp(@ds, '--gpu', 'h20', '--gpus', '16', '--ep', '16', '--d
 is($c, 0, 'EP16 DP attention on 16 H20: exit 0') or diag $e;
 like($o, qr/^deepseek-v3 on 16 x h20: EP16, DP attention, two-batch overlap, fp8 weights/m,
      'title names the layout');
-# 18 slots x 58 layers x 3 x 7168 x 2048 B = 45.98 GB of routed experts:
-# 18 x 2.55 GB per slot (all layers).
-like($o, qr/^weights per GPU\s+65\.\d\d GB \(experts 18\.0 x 2\.55 GB, shared 2\.55 GB, attention 11\.41 GB/m,
-     'weights by part: 18 expert slots, shared, attention whole');
+# No redundant experts given: the runtimes' default, none (SGLang's
+# --ep-num-redundant-experts 0), so 256 / 16 = 16 slots x 58 layers x 3 x
+# 7168 x 2048 B = 40.87 GB of routed experts: 16 x 2.55 GB per slot (all
+# layers), 59.xx GB in all; 65.xx with DeepSeek's 32 redundant (18 slots).
+like($o, qr/^weights per GPU\s+59\.\d\d GB \(experts 16\.0 x 2\.55 GB, shared 2\.55 GB, attention 11\.41 GB/m,
+     'weights by part: 16 expert slots (none redundant), shared, attention whole');
+like($o, qr/redundant_experts=0 \(the runtimes' default: SGLang's, vLLM's, TensorRT-LLM's 0; /,
+     'the assumed line says the redundant slots and the rule');
 # 32 x 8 x 7168 x 1.03125 B = 1.89 MB per MoE layer, half over the NICs.
 like($o, qr/^dispatch \/ combine\s+[\d.]+ \/ [\d.]+ us per MoE layer \(1\.89 MB out, 50% leaves the node\)$/m,
      'dispatch bytes and the share leaving the node');

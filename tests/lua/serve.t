@@ -13,18 +13,49 @@ local function with(x)
   return a
 end
 
--- DeepSeek-V3 on 16 H20, EP16, DP attention, batch 32 per GPU.
+-- DeepSeek-V3 on 16 H20, EP16, DP attention, batch 32 per GPU, with
+-- DeepSeek's own 32 redundant experts (day 6), given.
 -- Routed experts: (256 + 32 redundant) / 16 = 18 slots, each 58 MoE layers
 -- x 3 x 7168 x 2048 fp8 weights = 2,554,331,136 B; 18 of them =
 -- 45,977,960,448 B.  Attention whole (DP): 61 x 187,105,280 B.  Exact.
 local r = gp.infer(with { gpus = 16, ep = 16, dp_attention = true, batch = 32,
-                          two_batch_overlap = true })
+                          two_batch_overlap = true, redundant_experts = 32 })
 t.ok(r.moe and r.fits, "EP16 DP attention on 16 H20 fits at batch 32")
 t.is(r.layout, "EP16, DP attention, two-batch overlap", "the layout, named")
 t.near(r.memory.expert_slots, 18, 0, "18 expert slots per GPU (288 / 16)")
 t.near(r.memory.experts, 18 * 58 * 3 * 7168 * 2048, 1e-12, "routed experts per GPU")
 t.near(r.memory.shared, 58 * 3 * 7168 * 2048, 1e-12, "the shared expert whole")
 t.near(r.memory.attention, 61 * 187105280, 1e-12, "attention whole under DP attention")
+
+-- Without redundant_experts the slots are what SGLang, vLLM and
+-- TensorRT-LLM ship: none where ep divides the experts (SGLang's
+-- --ep-num-redundant-experts 0), else the fewest that start (SGLang
+-- asserts (experts + redundant) % ep == 0).  Hand counts:
+--   EP16 on 256 experts: 256 / 16 = 16 slots, 16 x 2,554,331,136 B;
+--   EP72: ceil(256 / 72) = 4 slots a GPU, 288 - 256 = 32 redundant;
+--   EP8 on Mixtral's 8 experts: 1 slot.  Slot counts exact (integers).
+local function said(res, key)
+  for _, d in ipairs(res.defaults or {}) do
+    if d:find("^" .. key .. "=") then return d end
+  end
+end
+local r0 = gp.infer(with { gpus = 16, ep = 16, dp_attention = true, batch = 32,
+                           two_batch_overlap = true })
+t.near(r0.memory.expert_slots, 16, 0, "default: 16 slots per GPU at EP16 (256 / 16, none redundant)")
+t.near(r0.memory.experts, 16 * 58 * 3 * 7168 * 2048, 1e-12, "default: routed experts per GPU")
+t.like(said(r0, "redundant_experts") or "", "^redundant_experts=0 %(the runtimes' default",
+       "the defaults line says 0 and the rule")
+local r72 = gp.infer(with { gpu = "h800-sxm", gpus = 72, ep = 72, dp_attention = true,
+                            batch = 32 })
+t.near(r72.memory.expert_slots, 4, 0, "default at EP72: 4 slots a GPU (288 / 72)")
+t.like(said(r72, "redundant_experts") or "", "^redundant_experts=32 ",
+       "EP72: the fewest that fill every GPU alike, 32, said")
+t.raises(function()
+  gp.infer(with { gpu = "h800-sxm", gpus = 72, ep = 72, dp_attention = true, batch = 32,
+                  redundant_experts = 0 })
+end, "give redundant_experts 32, or that plus a multiple of 72", "EP72 with 0: refused, naming the count", true)
+local rm = gp.infer { model = "mixtral-8x7b", gpu = "h100-sxm", gpus = 8, ep = 8 }
+t.near(rm.memory.expert_slots, 1, 0, "Mixtral EP8: one expert a GPU by default")
 -- Dispatch: 32 tokens x top-8 x 7168 x (1 + 4/128) B = 1,892,352 B;
 -- combine at 2 B = 3,670,016 B; EP16 on 8-GPU nodes: half leaves the node.
 t.near(r.dispatch_bytes, 32 * 8 * 7168 * (1 + 4 / 128), 1e-12, "dispatch bytes")
