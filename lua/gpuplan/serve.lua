@@ -292,7 +292,8 @@ local function setup_config(a, model, d, c, info, cat, default, L)
       return 0
     end
     local n, pn = slots(ep, tp), disagg and slots(pep, ptp) or nil
-    local said = (pn and pn ~= n) and string.format("%d decode, %d prefill", n, pn) or tostring(n)
+    local said = (pn and pn ~= n) and string.format("%d decode, %d prefill", n, pn)
+      or string.format("%d", n)
     default("redundant_experts=" .. said .. " (the runtimes' default: SGLang's, vLLM's, "
       .. "TensorRT-LLM's 0; where ep does not divide the experts, the fewest for whole "
       .. "slots per GPU)")
