@@ -251,8 +251,9 @@ int serve_redundant(const gp_model *m, const serve_cfg *c,
 	 * expert parallelism." defaults to 0 with enable_eplb False
 	 * (vllm/config/parallel.py); TensorRT-LLM's wide EP has no load
 	 * balancer unless moe_config.load_balancer is given (examples/
-	 * wide_ep/README.md: load_balancer "Default None"; num_slots "Set
-	 * to 0. MoE load balancing is disabled.").  DeepSeek's own 32
+	 * wide_ep/README.md: "load_balancer: ... # (optional) enable load
+	 * balancer", its options table's default None; num_slots "Set to
+	 * 0. MoE load balancing is disabled.").  DeepSeek's own 32
 	 * (day 6) and the large-EP posts' 288 slots are their deployments'
 	 * choice, given with redundant_experts.
 	 *
