@@ -214,6 +214,11 @@ typedef struct gp_topo {
 			       * at, and what bounds scale-up traffic staged
 			       * through host memory (up_crosses_cpu); 0 =
 			       * unknown (train.c's HOST_BW_MIN, no bound) */
+	double host_memory;   /* bytes of host DRAM of one node, all its
+			       * hosts (a catalog system's host_memory):
+			       * what the offloaded states of its GPUs
+			       * share (memory.h mem_host_fit); 0 =
+			       * unknown, not checked */
 	gp_nccl up_nccl;      /* NCCL's terms for the scale-up link */
 	gp_nccl nic_nccl;     /* and for the network (NET defaults) */
 	int host_gpus;        /* GPUs of one host (the OS a launcher starts

@@ -369,6 +369,9 @@ int comm_topo_check(const gp_topo *t, gp_error *err)
 	if (!gp_finite(t->host_mem_bw) || t->host_mem_bw < 0.0)
 		return gp_fail(err, "host_mem_bw must be a finite number >= 0 "
 			       "(got %g)", t->host_mem_bw);
+	if (!gp_finite(t->host_memory) || t->host_memory < 0.0)
+		return gp_fail(err, "host_memory must be a finite number >= 0 "
+			       "(got %g)", t->host_memory);
 	if (!gp_finite(t->ll_max_bw) || t->ll_max_bw < 0.0)
 		return gp_fail(err, "ll_max_bw must be a finite number >= 0 "
 			       "(got %g)", t->ll_max_bw);

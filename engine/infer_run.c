@@ -80,8 +80,12 @@ static int run_weights(const gp_model *m, const infer_cfg *c, int stage,
 			         mr->budget / 1e9);
 			return GP_OK;
 		}
-		x = mr->cpu_bytes * c->gpus;
-		if (x > c->host_capacity) {
+		/* The replica's GPUs hold their layers in the host memory
+		 * the caller gives (memory.h mem_host_fit, the rule
+		 * training's offload follows). */
+		mem_host_fit(mr, c->host_capacity, c->gpus, 0, c->gpus);
+		x = mr->host_need;
+		if (!mr->fits) {
 			snprintf(r->why, sizeof r->why, "offloading %.0f of "
 			         "%d layers needs %.2f GB of host memory, has "
 			         "%.2f GB", *n_off, stage, x / 1e9,

@@ -109,6 +109,8 @@ static const lgp_field mem_result_fields[] = {
 	MR("trainable", trainable),
 	O_CNT("inflight", gp_mem_result, inflight),
 	MR("act_layer", act_layer), MR("cpu_bytes", cpu_bytes),
+	MR("host_need", host_need), MR("host_memory", host_memory),
+	O_INT("host_ranks", gp_mem_result, host_ranks),
 	MR("kv_per_seq", kv_per_seq),
 	O_CNT("max_seqs", gp_mem_result, max_seqs),
 	O_CNT("max_ctx", gp_mem_result, max_ctx), MR("kv_room", kv_room),
@@ -171,6 +173,11 @@ typedef struct memory_head {
 	int kind;                /* 0 train, 1 infer */
 	double capacity;
 	int gpus;
+	/* training's host check (memory.h mem_host_fit): the DRAM of one
+	 * node of node_gpus GPUs (0: none known, nothing checked) and the
+	 * GPUs of one host where the node spans several (0: one host) */
+	double host_memory;
+	int node_gpus, host_gpus;
 } memory_head;
 
 static const char *const memory_kinds[] = {"train", "infer", NULL};
@@ -179,6 +186,9 @@ static const lgp_field memory_head_fields[] = {
 	  memory_kinds, NULL, NULL, NULL, NULL },
 	F_REQNUM("capacity", offsetof(memory_head, capacity)),
 	F_INT("gpus", offsetof(memory_head, gpus), 1, 1, INT_MAX),
+	F_NUM("host_memory", offsetof(memory_head, host_memory), 0),
+	F_INT("node_gpus", offsetof(memory_head, node_gpus), 0, 1, INT_MAX),
+	F_INT("host_gpus", offsetof(memory_head, host_gpus), 0, 1, INT_MAX),
 	F_END
 };
 static const lgp_desc memory_head_desc = { "memory", memory_head_fields };
@@ -221,6 +231,14 @@ int lgp_memory(lua_State *L)
 		lgp_mark_desc(L, 2, &lgp_train_desc);
 		lgp_totrain(L, 2, &tc);
 		rc = mem_train(&m, &tc, h.capacity, &rs, &r, &err);
+		if (rc == GP_OK && !(gp_finite(h.host_memory) &&
+				     h.host_memory >= 0))
+			rc = gp_fail(&err, "host_memory must be a finite "
+				     "number >= 0 (got %g)", h.host_memory);
+		if (rc == GP_OK)
+			mem_host_fit(&r, h.host_memory, h.node_gpus > 0 ?
+				     h.node_gpus : h.gpus, h.host_gpus,
+				     h.gpus);
 	}
 	lgp_strict(L, 2, 2, "memory");
 	if (rc != GP_OK)

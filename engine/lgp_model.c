@@ -476,6 +476,7 @@ static const lgp_field topo_fields[] = {
 	F_BOOL("nic_sharp", offsetof(gp_topo, nic_sharp), 0),
 	T_NUM("nic_path_bw", nic_path_bw, 0),
 	T_NUM("host_mem_bw", host_mem_bw, 0),
+	T_NUM("host_memory", host_memory, 0),
 	T_NUM("nvls_tree_bw2", nvls_tree_bw[0], 0),
 	T_NUM("nvls_tree_bw3", nvls_tree_bw[1], 0),
 	T_NUM("ll_max_bw", ll_max_bw, 0),
@@ -509,7 +510,7 @@ static void lgp_given(lua_State *L, double *v, int need, const char *path)
  * nic_achievable, nic_sharp, nic_path_bw, nvls_tree_bw2, nvls_tree_bw3,
  * ll_max_bw, tree_ch_bw2, tree_ch_bw3, tree_ll128_ch_bw2,
  * tree_ll128_ch_bw3, ring_ll128_ch_bw, host_amd,
- * host_mem_bw,
+ * host_mem_bw, host_memory,
  * nccl_version, and the links' NCCL
  * terms up_nccl, nic_nccl (tables, nccl_fields).  Range checks are the
  * kernel's. */

@@ -477,6 +477,11 @@ static void lgp_pushsweep(lua_State *L, const sweep_cand *top, int ntop,
 	lgp_setint(L, "within", st->within);
 	lgp_setint(L, "errors", st->errors);
 	lgp_setint(L, "unplaced", st->unplaced);
+	lgp_setint(L, "past_host", st->past_host);
+	if (st->past_host > 0) {
+		lgp_setnum(L, "host_least", st->host_least);
+		lgp_setnum(L, "host_memory", st->host_memory);
+	}
 	lgp_setint(L, "cache_hits", cache->hits);
 	lua_setfield(L, -2, "stats");
 	if (st->errors > 0) {
@@ -488,7 +493,9 @@ static void lgp_pushsweep(lua_State *L, const sweep_cand *top, int ntop,
 }
 
 /* core.sweep(model, device, topo, base, space) -> {results = {...},
- * stats = {space, layouts, bounded, fitting, within, errors}, error,
+ * stats = {space, layouts, bounded, fitting, within, errors, unplaced,
+ * past_host (layouts past their host's memory) and then host_least,
+ * host_memory (the least such host's bytes and its DRAM)}, error,
  * error_at}: error the first refusal's reason and error_at its layout
  * (only when the training step refused one).  base is
  * a train config (as core.train's; its layout fields are ignored);

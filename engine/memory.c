@@ -63,3 +63,19 @@ void mem_finish(gp_mem_result *o, double capacity, const gp_mem_reserve *r,
 		sum += o->bytes[i];
 	finish_sum(o, sum, capacity, r, pooled);
 }
+
+void mem_host_fit(gp_mem_result *o, double node_memory, int gpus_per_node,
+		  int host_gpus, double gpus)
+{
+	int slots = gpus_per_node > 0 ? gpus_per_node : 1;
+
+	if (host_gpus > 0 && host_gpus < slots) {
+		node_memory *= (double)host_gpus / slots;
+		slots = host_gpus;
+	}
+	o->host_ranks = gpus < slots ? (int)(gpus > 1 ? gpus : 1) : slots;
+	o->host_need = o->cpu_bytes > 0 ? o->cpu_bytes * o->host_ranks : 0.0;
+	o->host_memory = node_memory > 0 ? node_memory : 0.0;
+	if (o->host_memory > 0 && o->host_need > o->host_memory)
+		o->fits = 0;
+}

@@ -278,6 +278,13 @@ typedef struct gp_mem_result {
 	 * DeepSpeed's 16-bit accumulation partition), fp32 master and
 	 * optimizer states.  A node needs the sum over its GPUs. */
 	double host_weights, host_grads, host_master, host_optimizer;
+	/* The host check (mem_host_fit): host_ranks of the job's GPUs on
+	 * its fullest host, host_need = cpu_bytes x host_ranks what their
+	 * offload holds there, host_memory that host's DRAM (0: no host
+	 * capacity known, not checked).  host_need > host_memory makes
+	 * fits 0 whatever the GPU holds. */
+	double host_need, host_memory;
+	int host_ranks;
 	/* inference and rollouts */
 	double kv_per_seq;  /* KV bytes per sequence on this GPU */
 	double max_seqs;    /* sequences of ctx tokens that fit (floor) */
@@ -309,6 +316,23 @@ typedef struct gp_mem_result {
  * every memory result follows (mem_train, mem_infer, the RL phases). */
 void mem_finish(gp_mem_result *o, double capacity, const gp_mem_reserve *r,
 		double pooled);
+
+/* Whether the host memory holds the offload (ZeRO-Offload's optimizer
+ * states and parameters, FSDP's CPU offload, an RL trainer's parked
+ * states, a serving replica's offloaded layers): every GPU's partition
+ * lives in its own host's DRAM (DeepSpeed's pinned CPU buffers, one per
+ * rank; PyTorch FSDP CPUOffload's .cpu() shards), so a host holds
+ * o->cpu_bytes for each of the job's GPUs it carries.  node_memory: the
+ * DRAM of one node of gpus_per_node GPUs (a catalog system's
+ * host_memory; 0 = unknown, nothing checked); host_gpus: the GPUs of one
+ * host where the node is an NVLink domain of several hosts (GB200 NVL72:
+ * 4 of 72, each tray its share of the rack's DRAM), 0 = the node is one
+ * host; gpus: the job's (or the replica's) GPUs.  The fullest host holds
+ * min(gpus, its GPUs) ranks.  Sets host_need, host_memory, host_ranks,
+ * and fits 0 when the host is short.  The one host rule for training,
+ * RL and serving. */
+void mem_host_fit(gp_mem_result *o, double node_memory, int gpus_per_node,
+		  int host_gpus, double gpus);
 
 /* Training (pretrain, full fine-tune, LoRA, QLoRA) on capacity bytes per
  * GPU.  The most loaded pipeline stage is reported.  GP_OK (fits or not:

@@ -265,3 +265,29 @@ void rl_mem_fits(const rl_cfg *c, rl_result *out)
 			 mr->budget / 1073741824.0);
 	}
 }
+
+void rl_host_fits(const gp_topo *t, double gpus, rl_result *out)
+{
+	static const int ph[] = { RL_MEM_UPDATE, RL_MEM_FORWARD,
+				  RL_MEM_ROLLOUT };
+	gp_mem_result *worst = NULL;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		gp_mem_result *o = &out->mem[ph[i]];
+		int was = o->fits;
+
+		mem_host_fit(o, t->host_memory, t->gpus_per_node,
+			     t->host_gpus, gpus);
+		if (was && !o->fits && (!worst ||
+		    o->host_need > worst->host_need))
+			worst = o;
+	}
+	if (!worst || !out->fits)
+		return;
+	out->fits = 0;
+	snprintf(out->why, sizeof out->why, "host memory: the offload "
+		 "holds %.1f GiB on a host of %d GPUs, which has %.1f GiB",
+		 worst->host_need / 1073741824.0, worst->host_ranks,
+		 worst->host_memory / 1073741824.0);
+}

@@ -995,8 +995,17 @@ int sweep_run(const gp_model *m, const roof_device *d, const gp_topo *t,
 		}
 		if (r.step > 0)
 			it.st.timed++;
-		if (!r.fits)
+		if (!r.fits) {
+			if (r.mem.host_memory > 0 &&
+			    r.mem.host_need > r.mem.host_memory) {
+				if (it.st.past_host++ == 0 ||
+				    r.mem.host_need < it.st.host_least) {
+					it.st.host_least = r.mem.host_need;
+					it.st.host_memory = r.mem.host_memory;
+				}
+			}
 			continue;
+		}
 		it.st.fitting++;
 		sweep_fill(&cand, &r);
 		if (!sweep_within(s, &cand))

@@ -188,6 +188,11 @@ typedef struct sweep_stats {
 			      * but whose groups, placed in equal shares
 			      * a node, need more nodes than the job's
 			      * (sweep.c places): not layouts, skipped */
+	long past_host;      /* of the layouts, not fitting because their
+			      * offload holds more on the fullest host
+			      * than its DRAM (memory.h mem_host_fit) */
+	double host_least;   /* of those, the least that host holds, and */
+	double host_memory;  /* its DRAM (bytes) */
 	long errors;         /* refused by the training step */
 	gp_error error;      /* the first refusal's reason ("" if none) */
 	sweep_cand error_at; /* the layout it refused */

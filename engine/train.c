@@ -97,6 +97,17 @@ int train_step(const gp_model *m, const roof_device *d, const gp_topo *t,
  * train_step's bit for bit (tests/c/t_sweep.c). */
 
 
+/* The host memory the layout's offload holds on its fullest host, against
+ * the node's (memory.h mem_host_fit): a split cached without offload
+ * holds none on the host. */
+static void phase_host_fit(const phase *ph, gp_mem_result *o)
+{
+	const gp_topo *t = &ph->x.e.t;
+
+	mem_host_fit(o, t->host_memory, t->gpus_per_node, t->host_gpus,
+		     ph->x.y.gpus);
+}
+
 /* The memory of the most loaded GPU under c's ZeRO stage into its slot
  * zs (train_zslot): the split of the memory model (uniform for
  * Megatron, DeepSpeed's balanced partition when configured) with the
@@ -123,6 +134,7 @@ static int phase_mem_price(phase *ph, struct zslot *zs, const gp_model *m,
 		if (!brief) {
 			zs->mem = *res;
 			zs->mem_ok = 1;
+			phase_host_fit(ph, &zs->mem);
 		}
 	}
 	if (!zs->mem_ok && !(brief && zs->brief_ok)) {
@@ -158,6 +170,7 @@ static int phase_mem_price(phase *ph, struct zslot *zs, const gp_model *m,
 			return GP_EINVAL;
 		}
 		zs->mem_ok = zs->brief_ok = 1;
+		phase_host_fit(ph, &zs->mem);
 		zs->total = zs->mem.total;
 		zs->fits = zs->mem.fits;
 	}
@@ -176,6 +189,10 @@ static int phase_mem(phase *ph, struct zslot *zs, const gp_model *m,
 	if (brief) {
 		out->total = zs->total;
 		out->fits = zs->fits;
+		/* what a sweep counts a host-memory refusal by (a split
+		 * kept without the full result offloads nothing) */
+		out->host_need = zs->mem_ok ? zs->mem.host_need : 0.0;
+		out->host_memory = zs->mem_ok ? zs->mem.host_memory : 0.0;
 	} else {
 		*out = zs->mem;
 	}
