@@ -82,7 +82,7 @@ local function catalog(cat) return cat or require("gpuplan").catalog() end
 local field_kind = {
   up_bw = "link", nic_bw = "link", up_latency = "time", nic_latency = "time",
   nic_path_bw = "bandwidth", nvls_tree_bw2 = "bandwidth", nvls_tree_bw3 = "bandwidth",
-  host_mem_bw = "bandwidth", ll_max_bw = "bandwidth",
+  host_mem_bw = "bandwidth", ll_max_bw = "bandwidth", host_memory = "bytes",
   tree_ch_bw2 = "bandwidth", tree_ch_bw3 = "bandwidth", ring_ll128_ch_bw = "bandwidth",
   tree_ll128_ch_bw2 = "bandwidth", tree_ll128_ch_bw3 = "bandwidth",
 }
@@ -92,7 +92,7 @@ local topo_fields = {
   up_crosses_cpu = "boolean", nics = "int", nic_bw = "number",
   nic_latency = "number", nic_achievable = "number", nic_sharp = "boolean",
   nic_path_bw = "number", nvls_tree_bw2 = "number", nvls_tree_bw3 = "number",
-  host_mem_bw = "number", ll_max_bw = "number", host_amd = "boolean",
+  host_mem_bw = "number", ll_max_bw = "number", host_amd = "boolean", host_memory = "number",
   tree_ch_bw2 = "number", tree_ch_bw3 = "number", ring_ll128_ch_bw = "number",
   tree_ll128_ch_bw2 = "number", tree_ll128_ch_bw3 = "number",
   up_nccl = "table", nic_nccl = "table",
@@ -211,6 +211,19 @@ function M.node_spec(sys, gpu, default, who, o)
       .. "system with larger nodes)", who, o.gpus_per_node, spec.gpus_per_node, spec.name:gsub("^the ", "")), 0)
   end
   if o.gpus_per_node ~= nil then spec.gpus_per_node = o.gpus_per_node end
+  -- The node's host DRAM, what its GPUs' offloaded states share
+  -- (engine/memory.h mem_host_fit): the system's host_memory.  A rack
+  -- whose NVLink domain spans hosts (host_gpus) has it by tray, so a
+  -- node of fewer of its GPUs holds their trays' share; a server used
+  -- on fewer of its GPUs keeps its whole DRAM.  A node built from the
+  -- GPU alone, or a user system without host_memory, has none known:
+  -- nothing is checked (its defaults line says so, train.lua).
+  if sys and sys.host_memory then
+    spec.host_memory = sys.host_memory
+    if sys.host_gpus and sys.host_gpus < sys.gpus then
+      spec.host_memory = sys.host_memory * spec.gpus_per_node / sys.gpus
+    end
+  end
   if o.nics ~= nil then spec.nics = o.nics end
   if o.nic_fabric ~= nil then spec.nic_fabric = o.nic_fabric end
   if (spec.nics or 0) > 0 and not spec.nic_fabric then
@@ -276,6 +289,7 @@ function M.from_fabrics(spec, cat)
   end
   t.ring_ll128_ch_bw = arch and arch.nccl_ring_ll128_ch_bw or nil
   t.host_amd = spec.cpu_vendor == "amd"
+  t.host_memory = spec.host_memory
   -- A node that is an NVLink domain of several hosts: training places its
   -- groups in equal shares a domain (engine/layout.h layout_fill_place).
   if spec.host_gpus and spec.host_gpus < spec.gpus_per_node then
@@ -305,7 +319,8 @@ function M.topology(system_id, nodes, overrides, cat)
   local t = M.from_fabrics({ scaleup = sys.scaleup, gpus_per_node = sys.gpus,
                              nodes = nodes or 1, nics = sys.nics,
                              nic_fabric = sys.nic_fabric, gpu = sys.gpu,
-                             cpu_vendor = sys.cpu_vendor }, cat)
+                             cpu_vendor = sys.cpu_vendor,
+                             host_memory = sys.host_memory }, cat)
   -- The host's DRAM, at what streaming reaches (M.host_bw's 0.8): traffic
   -- staged through host memory shares it (engine/comm.c).
   if sys.host_mem_bw then t.host_mem_bw = sys.host_mem_bw * 0.8 end

@@ -1380,12 +1380,24 @@ function M.memory(o)
     p.method, p.gpus
   local core = require "gpuplan.core"
   local r
+  -- A training job's offload against its node's host memory (the
+  -- engine's mem_host_fit, the rule gp.train and gp.sweep follow): the
+  -- node train would run on, its DRAM the system's host_memory.
+  local node = cfg.kind == "train" and gpu and M.host_node(o, gpu, o.cat) or nil
+  if node then
+    cfg.host_memory, cfg.node_gpus, cfg.host_gpus = node.host_memory, node.gpus_per_node,
+      node.host_gpus
+  end
   if cfg.kind == "rl" then
     r = rl_memory(o, p)
   elseif cfg.recompute == "auto" then
     r = M.auto_recompute(model, cfg, defaults)
   else
     r = core.memory(model, cfg)
+  end
+  if node then
+    cfg.host_memory, cfg.node_gpus, cfg.host_gpus = nil, nil, nil
+    r.host_system = node.system
   end
   -- The recomputation policy the breakdown is of (training): with
   -- recompute = "auto" the one chosen, and recompute_auto = true.
@@ -1415,46 +1427,70 @@ function M.memory(o)
   return r
 end
 
--- One-line verdict: "fits: yes (headroom 3.2 GiB)" or
--- "fits: no (short by 27.9 GiB; largest term optimizer 50.2 GiB)".
+-- The node a training job's offload lives on, as gpuplan.train places it:
+-- { host_memory = bytes of one node's DRAM (its catalog system's
+-- host_memory, nil when the system gives none or there is no system),
+-- gpus_per_node, host_gpus, system = id or nil }, or nil where no node
+-- can be built (train refuses that job itself).
+function M.host_node(o, gpu, cat)
+  cat = cat or require("gpuplan").catalog()
+  local sys
+  if o.system ~= nil then
+    sys = cat.systems and cat.systems[o.system]
+    if not sys or sys.gpu ~= gpu.id then return nil end
+  else
+    sys = require("gpuplan.train").default_node(gpu, cat)
+  end
+  local ok, spec = pcall(require("gpuplan.comm").node_spec, sys, gpu, function() end,
+    "memory", o)
+  if not ok then return nil end
+  return { host_memory = spec.host_memory, gpus_per_node = spec.gpus_per_node,
+           host_gpus = spec.host_gpus and spec.host_gpus < spec.gpus_per_node
+             and spec.host_gpus or nil,
+           system = sys and sys.id or nil }
+end
+
+-- What makes an offload not fit its host (the engine's host_need past
+-- host_memory), as one phrase, or nil: "host memory: the offload holds
+-- 3779.8 GiB on a host of 8 GPUs, which has 1862.6 GiB".
+function M.host_short(r)
+  if (r.host_memory or 0) > 0 and (r.host_need or 0) > r.host_memory then
+    return string.format("host memory: the offload holds %.1f GiB on a host of %d GPU%s, "
+      .. "which has %.1f GiB", r.host_need / units.GiB, r.host_ranks,
+      r.host_ranks == 1 and "" or "s", r.host_memory / units.GiB)
+  end
+  return nil
+end
+
 -- The host memory an offloaded training job holds (ZeRO-Offload: the
 -- optimizer's, and with params+optimizer the parameters'): per GPU by kind
 -- and the job's sum, the line `gpuplan fit` and `gpuplan train` print.
 -- m: a memory result with cpu_bytes and host; nil when nothing is offloaded.
--- node (optional): { gpu = id, system = id, gpus_per_node = n, cat }: the
--- node's share of the offload is held against its catalog system's
--- host_memory.  The line said "7559.61 GiB for the 16 GPUs" beside
--- "fits: yes" for Llama 3.1 405B over two DGX H100s, whose nodes hold
--- 2 TB each: ZeRO-Offload keeps every GPU's partition in its own node's
--- DRAM (DeepSpeed's pinned CPU buffers), 3780 GiB a node of 8.
-function M.host_line(m, gpus, node)
+-- Where the fullest host cannot hold its GPUs' share (the engine's
+-- host_need past host_memory, which also made m.fits false) the line says
+-- so: Llama 3.1 405B over two DGX H100s read "7559.61 GiB for the 16
+-- GPUs" beside "fits: yes", where ZeRO-Offload keeps every GPU's
+-- partition in its own node's DRAM (DeepSpeed's pinned CPU buffers),
+-- 3780 GiB a node of 8 against its 2 TB.
+function M.host_line(m, gpus)
   if (m.cpu_bytes or 0) <= 0 or not m.host then return nil end
   local h, g = m.host, units.GiB
   local line = string.format("host memory (offload): %.2f GiB per GPU (weights "
     .. "%.2f + grads %.2f + master %.2f + optimizer %.2f GiB), %.2f GiB for the %d GPU%s",
     m.cpu_bytes / g, h.weights / g, h.grads / g, h.master / g, h.optimizer / g,
     m.cpu_bytes * gpus / g, gpus, gpus == 1 and "" or "s")
-  if node then
-    local cat = node.cat or require("gpuplan").catalog()
-    local sys
-    if node.system then
-      sys = cat.systems and cat.systems[node.system]
-    elseif cat.gpus and cat.gpus[node.gpu] then
-      sys = require("gpuplan.train").default_node(cat.gpus[node.gpu], cat)
-    end
-    if sys and sys.host_memory then
-      local per = math.min(gpus, node.gpus_per_node or sys.gpus or gpus)
-      local need = m.cpu_bytes * per
-      if need > sys.host_memory then
-        line = line .. string.format("; past the host: %.2f GiB on a node of %d, %s holds "
-          .. "%.2f GiB, so the offload does not fit", need / g, per, sys.id,
-          sys.host_memory / g)
-      end
-    end
+  if M.host_short(m) then
+    line = line .. string.format("; past the host: %.2f GiB on a host of %d GPU%s, which "
+      .. "holds %.2f GiB (%s), so the offload does not fit", m.host_need / g, m.host_ranks,
+      m.host_ranks == 1 and "" or "s", m.host_memory / g,
+      m.host_system and (m.host_system .. "'s host_memory") or "host_memory")
   end
   return line
 end
 
+-- One-line verdict: "fits: yes (headroom 3.2 GiB)" or
+-- "fits: no (short by 27.9 GiB; largest term optimizer 50.2 GiB)", or
+-- with the host the reason "fits: no (host memory: ...)".
 function M.verdict(r)
   local big
   for _, c in ipairs(r.components) do
@@ -1465,7 +1501,14 @@ function M.verdict(r)
   if r.fits then
     return string.format("fits: yes (headroom %.1f GiB; %s)", -r.short_by / units.GiB, largest)
   end
-  return string.format("fits: no (short by %.1f GiB; %s)", r.short_by / units.GiB, largest)
+  -- The GPU holds it and its host does not: the host is the reason.
+  local host = M.host_short(r)
+  if host and r.short_by <= 0 then
+    return string.format("fits: no (%s; the GPU's headroom %.1f GiB)", host,
+      -r.short_by / units.GiB)
+  end
+  return string.format("fits: no (short by %.1f GiB; %s%s)", r.short_by / units.GiB, largest,
+    host and "; and " .. host or "")
 end
 
 -- A misuse found anywhere inside names the caller's line (gpuplan.args).

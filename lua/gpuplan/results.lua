@@ -186,7 +186,16 @@ field("budget", "B", "usable less the margin: what total must fit in", "memory")
 field("allocated", "B", "total as the allocator rounds it", "memory")
 field("short_by", "B", "how much more the job needs than the budget: positive when it does not fit, negative (the headroom) when it fits", "memory")
 field("host", "", "bytes offloaded to host memory per GPU, by kind", "memory")
-field("cpu_bytes", "B", "weights held in host memory (inference offload)", "memory")
+field("cpu_bytes", "B", "bytes held in host memory per GPU (training: the offloaded states; "
+  .. "inference: the offloaded layers)", "memory")
+field("host_need", "B", "what the offload holds on the job's fullest host: cpu_bytes x "
+  .. "host_ranks", "memory")
+field("host_memory", "B", "that host's DRAM (the node's system host_memory, its tray's share "
+  .. "where a node spans hosts; 0: none known, not checked); host_need past it: fits false",
+  "memory")
+field("host_ranks", "count", "the job's GPUs on its fullest host", "memory")
+field("host_system", "", "the catalog system whose host_memory the offload was held against",
+  "memory")
 field("cpu_layers", "count", "layers held in host memory", "memory")
 field("state_bytes", "", "bytes per parameter by state (weights, grads, master, optimizer)",
   "memory")
@@ -401,7 +410,9 @@ field("topology", "", "the topology as the engine read it", "comm")
 -- The search
 field("results", "", "the ranked layouts, best first (the plan fields)", "sweep")
 field("stats", "", "per card: space (combinations), layouts (dividing the model, nodes and "
-  .. "batch), bounded (skipped by the lower bound), fitting, within", "sweep")
+  .. "batch), bounded (skipped by the lower bound), fitting, within, past_host (not fitting: "
+  .. "the offload past a host's memory; host_least and host_memory: the least such host's "
+  .. "bytes and its DRAM)", "sweep")
 field("key", "", "what the results are ranked by (time, cost, per_dollar, mfu, gpus)",
   "sweep")
 field("score", "", "the rank's value, lower first", "plan candidate")

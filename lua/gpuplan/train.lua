@@ -926,6 +926,12 @@ function M.setup(o, sweep)
       "the offloaded optimizer steps on the CPU")
     if not okh then fail("%s", bw) end
     topo.host_mem_bw = bw
+    -- The offload is held against the node's host DRAM (comm.node_spec:
+    -- the system's host_memory); where none is known nothing checks it.
+    if not topo.host_memory then
+      default(string.format("host memory not checked (%s gives no host_memory)",
+        sys and ("system '" .. sys.id .. "'") or "a node built from the GPU"))
+    end
     -- Megatron-Core steps an offloaded optimizer in its
     -- HybridDeviceOptimizer: a fused torch.optim.AdamW per parameter on
     -- the rank's own process, not DeepSpeed's AVX CPUAdam
@@ -1128,7 +1134,9 @@ function M.setup(o, sweep)
            -- GPUs one host (OS) runs: the node's, fewer where the
            -- system's NVLink domain spans hosts (catalog host_gpus)
            host_gpus = math.min(topo.gpus_per_node,
-             sys and sys.host_gpus or topo.gpus_per_node) }
+             sys and sys.host_gpus or topo.gpus_per_node),
+           -- the catalog system of the node (nil: built from the GPU)
+           system = sys and sys.id or nil }
 end
 
 -- An error raised inside gpuplan's own Lua, without the position Lua
@@ -1187,10 +1195,18 @@ function M.train(o)
   out.overlaps.tp_overlap = out.overlaps.tp_overlap and cfg.tp > 1
   out.overlaps.overlap_p2p = out.overlaps.overlap_p2p and cfg.pp > 1
   out.overlaps.ep_overlap = out.overlaps.ep_overlap and (cfg.ep or 1) > 1
+  -- whose host_memory the offload was held against (gpuplan.memory.host_line)
+  if out.memory then out.memory.host_system = s.system end
   if not r.fits then
-    -- what the verdict line says (gpuplan.memory.verdict, without "fits: no")
-    out.why = string.format("memory: needs %.1f GiB per GPU, %s", r.memory.total / 2 ^ 30,
-      (memory.verdict(r.memory):gsub("^fits: no %((.*)%)$", "%1")))
+    -- what the verdict line says (gpuplan.memory.verdict, without "fits: no");
+    -- a GPU that holds the job on a host that cannot: the host alone
+    local host = memory.host_short(out.memory)
+    if host and out.memory.short_by <= 0 then
+      out.why = host
+    else
+      out.why = string.format("memory: needs %.1f GiB per GPU, %s", r.memory.total / 2 ^ 30,
+        (memory.verdict(r.memory):gsub("^fits: no %((.*)%)$", "%1")))
+    end
   end
   out.parts = {}
   for _, name in ipairs(M.PARTS) do

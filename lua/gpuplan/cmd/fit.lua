@@ -157,6 +157,12 @@ local function json_result(r)
     stage_layers = r.stage_layers,
     max_seqs = r.max_seqs, max_ctx = r.max_ctx, cpu_layers = r.cpu_layers,
     cpu_bytes = r.cpu_bytes, components = r.components, defaults = r.defaults,
+    -- the offload against its host (training): what the fullest host
+    -- holds, its DRAM (0: none known) and whose
+    host_need = r.method ~= "infer" and r.host_need or nil,
+    host_memory = r.method ~= "infer" and r.host_memory or nil,
+    host_ranks = r.method ~= "infer" and r.host_ranks or nil,
+    host_system = r.method ~= "infer" and r.host_system or nil,
     host = r.method ~= "infer" and r.host or nil, warnings = r.warnings,
     rl_state = r.rl_state,
   }
@@ -187,8 +193,7 @@ local function detail_lines(r, opts)
   elseif r.cpu_bytes > 0 then
     -- Offloaded training: host bytes per GPU by kind, and the job's sum
     -- (a node needs its GPUs' share).
-    details[#details + 1] = memory.host_line(r, r.gpus, { gpu = opts.gpu, system = opts.system,
-      gpus_per_node = opts.gpus_per_node })
+    details[#details + 1] = memory.host_line(r, r.gpus)
   end
   if r.rl_state then
     details[#details + 1] = string.format("RL step: the %s state needs the most of the "

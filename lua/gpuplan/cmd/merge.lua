@@ -142,7 +142,10 @@ C.RESULT = RESULT
 local STATS = { space = NONNEG, layouts = { "int", 0, BIG }, bounded = { "int", 0, BIG },
                 fitting = { "int", 0, BIG }, within = { "int", 0, BIG },
                 errors = { "int", 0, BIG }, cache_hits = { "int", 0, BIG, opt = true },
-                unplaced = { "int", 0, BIG, opt = true } }
+                unplaced = { "int", 0, BIG, opt = true },
+                past_host = { "int", 0, BIG, opt = true },
+                host_least = { "number", 0, BIG, opt = true },
+                host_memory = { "number", 0, BIG, opt = true } }
 local KEYS = args_.set("time cost per_dollar mfu gpus")
 local PLAN = {
   model = { "string" }, policy = { "string" }, job = { "table" }, stats = { "table" },
@@ -424,6 +427,13 @@ function C.run(opts, args)
       t.unplaced = s.unplaced
       for _, f in ipairs { "layouts", "bounded", "fitting", "within", "errors" } do
         t[f] = t[f] + s[f]
+      end
+      -- layouts past the host memory: summed, the least host's kept
+      if (s.past_host or 0) > 0 then
+        t.past_host = (t.past_host or 0) + s.past_host
+        if not t.host_least or s.host_least < t.host_least then
+          t.host_least, t.host_memory = s.host_least, s.host_memory
+        end
       end
       stats[g] = t
     end

@@ -97,6 +97,10 @@ local function searched(r, head)
       .. ((x.unplaced or 0) > 0 and string.format(", %d split%s not placed (a group in equal "
         .. "shares a node needs more nodes than the job's)", x.unplaced, x.unplaced == 1 and "" or "s")
         or "")
+      -- layouts whose offload overflows a host's DRAM (the engine's
+      -- mem_host_fit), refused as memory is and said apart
+      .. ((x.past_host or 0) > 0 and string.format(", %d past the host memory", x.past_host)
+        or "")
   end
   return (head.shards and string.format("searched (%d shards): ", head.shards) or "searched: ")
     .. table.concat(st, "; ")
@@ -589,8 +593,17 @@ function C.none_reason(r, head)
       .. "in equal shares a node within the job's nodes (" .. unplaced .. " split"
       .. (unplaced == 1 and "" or "s") .. " did not)") or "")
   end
+  -- Layouts the GPU would hold whose offload a host cannot: the least
+  -- of them said, with the host's DRAM (sweep.c past_host).
+  local host
+  for _, x in pairs(r.stats) do
+    if (x.past_host or 0) > 0 and (not host or x.host_least < host.host_least) then host = x end
+  end
+  local why = host and string.format(" (%d layout%s past the host memory: the least holds "
+    .. "%.1f GiB of offload on one host, which has %.1f GiB)", host.past_host,
+    host.past_host == 1 and "" or "s", host.host_least / 2 ^ 30, host.host_memory / 2 ^ 30) or ""
   -- plan without --gpus searched one count: the miss names it
-  return "no layout" .. (head.one_count and (" of " .. head.one_count) or "") .. " fits"
+  return "no layout" .. (head.one_count and (" of " .. head.one_count) or "") .. " fits" .. why
     .. ((head.deadline or head.budget) and " within the deadline and budget "
     .. "(--per-card shows each card's best layout and what it misses by)" or "")
 end

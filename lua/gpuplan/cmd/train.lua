@@ -94,8 +94,7 @@ function C.run(opts, args)
     io.write(string.format("memory: %.1f GiB of %.1f GiB per GPU; %s\n", m.total / units.GiB,
       m.capacity / units.GiB, memory.verdict(m)))
     -- --offload: what the host holds, as gpuplan fit prints it
-    local hl = memory.host_line(m, r.gpus, { gpu = opts.gpu, system = opts.system,
-      gpus_per_node = opts.gpus_per_node })
+    local hl = memory.host_line(m, r.gpus)
     if hl then io.write(hl, "\n") end
     if r.days then
       io.write(string.format("time to train %.3g tokens%s: %s on %d GPU%s", r.tokens, iff,
