@@ -221,7 +221,7 @@ for my $cmd (['train', '--method', 'full'], ['fit']) {
     ($c, $o, $e) = run_gp($cmd->[0], 'llama3.1-405b', '--gpu', 'h100-sxm', '--gpus', '16', @off,
                           @$cmd[1 .. $#$cmd], '--recompute', 'full', '--seq', '512');
     is($c, 0, "$cmd->[0] 405B offload on 16: runs") or diag $e;
-    like($o, qr/past the host: 3779\.80 GiB on a node of 8, dgx-h100 holds 1862\.65 GiB, so the offload does not fit/,
+    like($o, qr/past the host: 3779\.80 GiB on a host of 8 GPUs, which holds 1862\.65 GiB \(dgx-h100's host_memory\), so the offload does not fit/,
          "$cmd->[0]: the node's host memory is short") or diag $o;
 }
 ($c, $o, $e) = run_gp('fit', 'llama3-70b', '--gpu', 'h100-sxm', '--gpus', '8', @off);

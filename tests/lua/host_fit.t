@@ -1,0 +1,117 @@
+-- The host memory an offload holds, against its host (engine/memory.c
+-- mem_host_fit, one rule for gp.memory, gp.train, gp.sweep and gp.rl).
+-- ZeRO-Offload keeps every GPU's partition of the offloaded states in its
+-- own host's DRAM (DeepSpeed's pinned CPU buffers, one set per rank), so a
+-- host holds cpu_bytes for each of the job's GPUs it carries; the node's
+-- DRAM is its catalog system's host_memory (the DGX H100 datasheet's
+-- "System Memory 2TB"; a GB200 NVL72 rack's 17 TB by tray of 4 GPUs).
+-- Past it the job does not fit, whatever the GPU holds.
+-- Run with ./gpuplan run tests/lua/host_fit.t.
+local t = require "tap"
+local gp = require "gpuplan"
+local memory = require "gpuplan.memory"
+
+t.plan(26)
+
+local GiB = 2 ^ 30
+-- 1e-9: the bytes are sums and products of the same doubles the engine
+-- forms; only their rounding can differ.
+local EXACT = 1e-9
+
+local job405 = { model = "llama3.1-405b", gpu = "h100-sxm", gpus = 16, zero = 3,
+                 offload = "params+optimizer", stack = "deepspeed", recompute = "full",
+                 seq = 512 }
+local function with(base, o)
+  local c = {}
+  for k, v in pairs(base) do c[k] = v end
+  for k, v in pairs(o or {}) do c[k] = v end
+  return c
+end
+
+-- 1. The colleague's case: Llama 3.1 405B, ZeRO-3 params+optimizer
+-- offload on 16 H100s (two DGX H100s).  DeepSpeed's bf16 recipe holds
+-- 20 B per trainable parameter on the host (16-bit weights 2 + fp32
+-- gradient 4 and the 16-bit accumulation partition 2 + fp32 master 4 +
+-- Adam's two moments 8), each GPU its 1/16 partition: P x 20 / 16 a GPU,
+-- and a node of 8 holds 8 of them, P x 10 = 4058.5e9 B = 3779.8 GiB,
+-- against 2 TB = 2e12 B = 1862.65 GiB.
+local r = gp.memory(job405)
+local P = r.trainable
+t.near(r.cpu_bytes, P * 20 / 16, EXACT, "405B: 20 B/param over 16 partitions a GPU")
+t.near(r.host_need, P * 20 / 16 * 8, EXACT, "405B: a node holds its 8 GPUs' partitions")
+t.is(r.host_ranks, 8, "405B: 8 of the 16 GPUs on one DGX H100")
+t.is(r.host_memory, 2e12, "405B: dgx-h100's host_memory, 2 TB")
+t.is(string.format("%.2f/%.2f", r.host_need / GiB, r.host_memory / GiB), "3779.80/1862.65",
+  "405B: 3779.80 GiB a node against 1862.65 GiB")
+t.ok(r.short_by < 0 and r.fits == false, "405B: the GPU holds it, the host does not: fits false")
+t.like(memory.verdict(r), "fits: no (host memory: the offload holds 3779.8 GiB on a host of 8 "
+  .. "GPUs, which has 1862.6 GiB; the GPU's headroom", "405B: the verdict names the host", true)
+t.is(r.host_system, "dgx-h100", "405B: the system the host came from")
+
+-- 2. The same job's step: refused by the same rule, the reason the host's.
+local tr = gp.train(with(job405, { method = "full" }))
+t.is(tr.fits, false, "train 405B: does not fit")
+t.is(tr.why, "host memory: the offload holds 3779.8 GiB on a host of 8 GPUs, which has "
+  .. "1862.6 GiB", "train 405B: why is the host")
+t.near(tr.memory.host_need, r.host_need, EXACT, "train 405B: the host bytes gp.memory gives")
+
+-- 3. 70B on one node: P x 20 = 1314.17 GiB under 1862.65 GiB, the host
+-- is not the reason (the GPU's own verdict stands).
+local r70 = gp.memory { model = "llama3-70b", gpu = "h100-sxm", gpus = 8, zero = 3,
+                        offload = "params+optimizer", stack = "deepspeed" }
+t.near(r70.host_need, r70.trainable * 20, EXACT, "70B on 8: the node holds P x 20 B")
+t.ok(r70.host_need < r70.host_memory and not memory.verdict(r70):find("host", 1, true),
+  "70B on 8: within the host, the verdict is the GPU's")
+
+-- 4. gp.sweep (plan) refuses every layout past the host, and says how many;
+-- with the node's DRAM raised to 8 TB (a user catalog) the same layouts run:
+-- the host was the reason.
+local sw = with(job405, { method = "full", gpus = 16, zero = { 3 } })
+local s = gp.sweep(sw)
+local st = s.stats["h100-sxm"]
+t.is(#s.results, 0, "sweep 405B on 16: no layout fits")
+t.ok(st.layouts > 0 and st.past_host == st.layouts, "sweep 405B: every layout past the host")
+t.ok(st.host_least <= r.host_need * (1 + EXACT) and st.host_memory == 2e12,
+  "sweep 405B: the least host need and the host's 2 TB")
+local big = gp.catalog { dirs = { "catalog" } }
+big.systems["dgx-h100"].host_memory = 8e12
+local s8 = gp.sweep(with(sw, { cat = big }))
+t.ok(#s8.results > 0 and s8.stats["h100-sxm"].past_host == 0,
+  "sweep 405B with 8 TB nodes: layouts fit")
+
+-- 5. A rack whose NVLink domain spans hosts: GB200 NVL72's 17 TB is its
+-- 18 trays' (host_gpus 4), 17e12 x 4 / 72 = 944.4e9 B a host of 4 GPUs.
+local g = gp.memory { model = "llama3-70b", gpu = "gb200", gpus = 8, zero = 3,
+                      offload = "params+optimizer", stack = "deepspeed" }
+t.near(g.host_memory, 17e12 * 4 / 72, EXACT, "gb200: a tray's share of the rack's DRAM")
+t.is(g.host_ranks, 4, "gb200: 4 GPUs a host")
+t.near(g.host_need, g.cpu_bytes * 4, EXACT, "gb200: the host holds its 4 GPUs' partitions")
+
+-- 6. gp.rl: an RL trainer's offload follows the same rule.  Llama 3 8B,
+-- ZeRO-3 optimizer offload on 8 H100s: 18 B per parameter on the host
+-- (fp32 gradient 4 + accumulation 2 + master 4 + moments 8), P x 18 / 8 a
+-- GPU, x 8 = 144.5e9 B a node.  Fine on 2 TB; a node of 50 GB is short.
+local small = gp.catalog { dirs = { "catalog" } }
+small.systems["dgx-h100"].host_memory = 50e9
+local rl = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, zero = 3, offload = "optimizer",
+             stack = "deepspeed" }
+local ok = gp.rl(rl)
+local u = ok.memory.update
+t.near(u.host_need, u.trainable * 18, EXACT, "rl 8B: a node holds P x 18 B")
+t.is(ok.fits, true, "rl 8B on a DGX H100: fits")
+local short = gp.rl(with(rl, { cat = small }))
+t.is(short.fits, false, "rl 8B on 50 GB nodes: does not fit")
+t.is(short.why, string.format("host memory: the offload holds %.1f GiB on a host of 8 GPUs, "
+  .. "which has %.1f GiB", u.host_need / GiB, 50e9 / GiB), "rl 8B: why is the host")
+
+-- 7. A system that gives no host_memory (a user catalog's): nothing to
+-- hold the offload against, and train says the host was not checked.
+local none = gp.catalog { dirs = { "catalog" } }
+none.systems["dgx-h100"].host_memory = nil
+local tn = gp.train(with(job405, { method = "full", cat = none }))
+t.is(tn.memory.host_memory, 0, "no host_memory: not checked")
+local said = false
+for _, d in ipairs(tn.defaults) do
+  if d == "host memory not checked (system 'dgx-h100' gives no host_memory)" then said = true end
+end
+t.ok(said and tn.fits == true, "no host_memory: fits on the GPU, and the defaults say so")
