@@ -82,7 +82,7 @@ local function catalog(cat) return cat or require("gpuplan").catalog() end
 local field_kind = {
   up_bw = "link", nic_bw = "link", up_latency = "time", nic_latency = "time",
   nic_path_bw = "bandwidth", nvls_tree_bw2 = "bandwidth", nvls_tree_bw3 = "bandwidth",
-  host_mem_bw = "bandwidth", ll_max_bw = "bandwidth", host_memory = "bytes",
+  host_mem_bw = "bandwidth", ll_max_bw = "bandwidth",
   tree_ch_bw2 = "bandwidth", tree_ch_bw3 = "bandwidth", ring_ll128_ch_bw = "bandwidth",
   tree_ll128_ch_bw2 = "bandwidth", tree_ll128_ch_bw3 = "bandwidth",
 }
@@ -92,7 +92,7 @@ local topo_fields = {
   up_crosses_cpu = "boolean", nics = "int", nic_bw = "number",
   nic_latency = "number", nic_achievable = "number", nic_sharp = "boolean",
   nic_path_bw = "number", nvls_tree_bw2 = "number", nvls_tree_bw3 = "number",
-  host_mem_bw = "number", ll_max_bw = "number", host_amd = "boolean", host_memory = "number",
+  host_mem_bw = "number", ll_max_bw = "number", host_amd = "boolean",
   tree_ch_bw2 = "number", tree_ch_bw3 = "number", ring_ll128_ch_bw = "number",
   tree_ll128_ch_bw2 = "number", tree_ll128_ch_bw3 = "number",
   up_nccl = "table", nic_nccl = "table",
