@@ -289,6 +289,8 @@ function M.from_fabrics(spec, cat)
   end
   t.ring_ll128_ch_bw = arch and arch.nccl_ring_ll128_ch_bw or nil
   t.host_amd = spec.cpu_vendor == "amd"
+  -- a job's node (node_spec): the DRAM its offload is held against; not a
+  -- collective's field, so not one gpuplan comm takes
   t.host_memory = spec.host_memory
   -- A node that is an NVLink domain of several hosts: training places its
   -- groups in equal shares a domain (engine/layout.h layout_fill_place).
@@ -319,8 +321,7 @@ function M.topology(system_id, nodes, overrides, cat)
   local t = M.from_fabrics({ scaleup = sys.scaleup, gpus_per_node = sys.gpus,
                              nodes = nodes or 1, nics = sys.nics,
                              nic_fabric = sys.nic_fabric, gpu = sys.gpu,
-                             cpu_vendor = sys.cpu_vendor,
-                             host_memory = sys.host_memory }, cat)
+                             cpu_vendor = sys.cpu_vendor }, cat)
   -- The host's DRAM, at what streaming reaches (M.host_bw's 0.8): traffic
   -- staged through host memory shares it (engine/comm.c).
   if sys.host_mem_bw then t.host_mem_bw = sys.host_mem_bw * 0.8 end
