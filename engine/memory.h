@@ -387,6 +387,13 @@ typedef struct gp_mem_memo {
  * memo (may be NULL).  The same results as mem_layout and mem_train. */
 int mem_layout_prepared(const gp_model *m, const gp_params *p,
 			const gp_train_cfg *c, gp_layout *out, gp_error *err);
+/* mem_layout_prepared for a config whose own checks -- those that read
+ * neither its layout nor its ZeRO stage, seq's included -- passed
+ * mem_layout_prepared before (a caller that keeps the config and moves
+ * its layout: train_prep.c, a split's later phases): only the rest are
+ * made, in their order, so the refusal of a layout is the same. */
+int mem_layout_kept(const gp_model *m, const gp_params *p,
+		    const gp_train_cfg *c, gp_layout *out, gp_error *err);
 int mem_train_prepared(const gp_model *m, const gp_params *p,
 		       const gp_train_cfg *c, const gp_layout *y,
 		       double capacity, const gp_mem_reserve *r,

@@ -133,12 +133,13 @@ typedef struct stage_acts {
 /* ---- memory_layout.c: a training config's checks and stage split ---- */
 
 int mem_check_train_cfg(const gp_model *m, const gp_train_cfg *c,
-			gp_layout *y, int model_checked, gp_error *err);
+			gp_layout *y, int model_checked, int cfg_checked,
+			gp_error *err);
 
 static inline int check_train(const gp_model *m, const gp_train_cfg *c,
 			      gp_layout *y, gp_error *err)
 {
-	return mem_check_train_cfg(m, c, y, 0, err);
+	return mem_check_train_cfg(m, c, y, 0, 0, err);
 }
 
 void mem_stage_split(const gp_model *m, const gp_train_cfg *c,

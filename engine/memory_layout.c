@@ -185,15 +185,10 @@ static int stage_ends_check(const gp_model *m, const gp_train_cfg *c,
 	return GP_OK;
 }
 
-/* The checks of a training config; the model's own only when
- * !model_checked (a sweep checks its model once). */
-int mem_check_train_cfg(const gp_model *m, const gp_train_cfg *c,
-			gp_layout *y, int model_checked, gp_error *err)
+/* The config's own checks that come before its layout's: its recipe,
+ * optimizer, pipeline engine and partition rule. */
+static int cfg_head_check(const gp_train_cfg *c, gp_error *err)
 {
-	if (!c)
-		return gp_fail(err, "training config: NULL");
-	if (!model_checked && model_check(m, err) != GP_OK)
-		return GP_EINVAL;
 	if (mem_recipe_check(&c->recipe, &c->optim, err))
 		return GP_EINVAL;
 	if ((int)c->pipe < 0 || c->pipe >= GP_PIPE_COUNT)
@@ -202,6 +197,68 @@ int mem_check_train_cfg(const gp_model *m, const gp_train_cfg *c,
 	if ((int)c->partition < 0 || c->partition >= GP_PART_COUNT)
 		return gp_fail(err, "unknown pipeline partition %d",
 			       (int)c->partition);
+	return GP_OK;
+}
+
+/* The config's own checks that come after its layout's: LoRA, the
+ * activation and logit bytes, the accumulator's, the images and the
+ * encoder length, against the model. */
+static int cfg_tail_check(const gp_model *m, const gp_train_cfg *c,
+			  gp_error *err)
+{
+	if (gp_check_count(c->lora_rank, 0, "lora_rank", err) ||
+	    gp_check_nonneg(c->act_bytes, "act_bytes", err) ||
+	    gp_check_nonneg(c->logit_bytes, "logit_bytes", err) ||
+	    gp_check_num(c->ds_accum_bytes, 0, 4, "grad_accum_bytes", err))
+		return GP_EINVAL;
+	if (c->lora_rank > 0 && c->lora_targets == 0)
+		return gp_fail(err, "LoRA rank %d given without targets",
+			       c->lora_rank);
+	if (c->lora_rank > 0 && c->base.bits > 0 &&
+	    mem_quant_bits(&c->base) < 0)
+		return gp_fail(err, "bad base weight format (bits %g, group "
+			       "%d, group_bits %g)", c->base.bits,
+			       c->base.group, c->base.group_bits);
+	if (gp_check_nonneg(c->images, "images", err))
+		return GP_EINVAL;
+	if (c->images != floor(c->images))
+		return gp_fail(err, "images must be a whole number per "
+			       "sequence (got %g)", c->images);
+	if (c->images > 0 && m->vision.layers <= 0)
+		return gp_fail(err, "images %g given for a model without a "
+			       "vision tower", c->images);
+	if (c->images > 0 && c->seq > 0 &&
+	    c->images * model_vision_tokens(m) > c->seq)
+		return gp_fail(err, "%g images of %g tokens do not fit in a "
+			       "sequence of %g tokens (seq counts the image "
+			       "tokens)", c->images, model_vision_tokens(m),
+			       c->seq);
+	if (gp_check_tokens(c->enc_seq, "enc_seq", err))
+		return GP_EINVAL;
+	if (c->enc_seq > 0 && m->encoder_layers == 0)
+		return gp_fail(err, "enc_seq %g given for a decoder-only model "
+			       "(it is the encoder length of an "
+			       "encoder-decoder)", c->enc_seq);
+	return GP_OK;
+}
+
+/* The checks of a training config; the model's own only when
+ * !model_checked (a sweep checks its model once).  cfg_checked: the
+ * config's own checks (cfg_head_check, cfg_tail_check), which read
+ * neither its layout nor its ZeRO stage, passed for this same config
+ * before (train_prep.c: a split's later phases), and are not made
+ * again; the rest run in their order, so the first that fails -- and
+ * its message -- is the one it would be with them. */
+int mem_check_train_cfg(const gp_model *m, const gp_train_cfg *c,
+			gp_layout *y, int model_checked, int cfg_checked,
+			gp_error *err)
+{
+	if (!c)
+		return gp_fail(err, "training config: NULL");
+	if (!model_checked && model_check(m, err) != GP_OK)
+		return GP_EINVAL;
+	if (!cfg_checked && cfg_head_check(c, err))
+		return GP_EINVAL;
 	{
 		/* The ends' slots let a chunk hold only the embedding or
 		 * the loss (layout.c check_vpp). */
@@ -239,39 +296,8 @@ int mem_check_train_cfg(const gp_model *m, const gp_train_cfg *c,
 				       "offloading does not work when activation "
 				       "recomputation is enabled\"");
 	}
-	if (gp_check_count(c->lora_rank, 0, "lora_rank", err) ||
-	    gp_check_nonneg(c->act_bytes, "act_bytes", err) ||
-	    gp_check_nonneg(c->logit_bytes, "logit_bytes", err) ||
-	    gp_check_num(c->ds_accum_bytes, 0, 4, "grad_accum_bytes", err))
+	if (!cfg_checked && cfg_tail_check(m, c, err))
 		return GP_EINVAL;
-	if (c->lora_rank > 0 && c->lora_targets == 0)
-		return gp_fail(err, "LoRA rank %d given without targets",
-			       c->lora_rank);
-	if (c->lora_rank > 0 && c->base.bits > 0 &&
-	    mem_quant_bits(&c->base) < 0)
-		return gp_fail(err, "bad base weight format (bits %g, group "
-			       "%d, group_bits %g)", c->base.bits,
-			       c->base.group, c->base.group_bits);
-	if (gp_check_nonneg(c->images, "images", err))
-		return GP_EINVAL;
-	if (c->images != floor(c->images))
-		return gp_fail(err, "images must be a whole number per "
-			       "sequence (got %g)", c->images);
-	if (c->images > 0 && m->vision.layers <= 0)
-		return gp_fail(err, "images %g given for a model without a "
-			       "vision tower", c->images);
-	if (c->images > 0 && c->seq > 0 &&
-	    c->images * model_vision_tokens(m) > c->seq)
-		return gp_fail(err, "%g images of %g tokens do not fit in a "
-			       "sequence of %g tokens (seq counts the image "
-			       "tokens)", c->images, model_vision_tokens(m),
-			       c->seq);
-	if (gp_check_tokens(c->enc_seq, "enc_seq", err))
-		return GP_EINVAL;
-	if (c->enc_seq > 0 && m->encoder_layers == 0)
-		return gp_fail(err, "enc_seq %g given for a decoder-only model "
-			       "(it is the encoder length of an "
-			       "encoder-decoder)", c->enc_seq);
 	/* One stage, one context chunk: the encoder and decoder stacks are
 	 * not split over pipeline stages or sequence chunks here. */
 	if (m->encoder_layers > 0 && (y->pp > 1 || y->cp > 1))
@@ -322,17 +348,30 @@ int mem_check_train_cfg(const gp_model *m, const gp_train_cfg *c,
 	return GP_OK;
 }
 
-int mem_layout_prepared(const gp_model *m, const gp_params *p,
-			const gp_train_cfg *c, gp_layout *out, gp_error *err)
+static int layout_prepared(const gp_model *m, const gp_params *p,
+			   const gp_train_cfg *c, int cfg_checked,
+			   gp_layout *out, gp_error *err)
 {
 	if (!m || !p || !out)
 		return gp_fail(err, "mem_layout_prepared: missing argument");
-	if (mem_check_train_cfg(m, c, out, 1, err) ||
-	    gp_check_pos(c->seq, "seq", err) ||
+	if (mem_check_train_cfg(m, c, out, 1, cfg_checked, err) ||
+	    (!cfg_checked && gp_check_pos(c->seq, "seq", err)) ||
 	    gp_check_pos(c->lay.micro_batch, "micro_batch", err))
 		return GP_EINVAL;
 	mem_stage_split(m, c, p, out);
 	return GP_OK;
+}
+
+int mem_layout_prepared(const gp_model *m, const gp_params *p,
+			const gp_train_cfg *c, gp_layout *out, gp_error *err)
+{
+	return layout_prepared(m, p, c, 0, out, err);
+}
+
+int mem_layout_kept(const gp_model *m, const gp_params *p,
+		    const gp_train_cfg *c, gp_layout *out, gp_error *err)
+{
+	return layout_prepared(m, p, c, 1, out, err);
 }
 
 int mem_stage_layers(const gp_model *m, const gp_train_cfg *c, int stage,

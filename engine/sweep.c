@@ -777,6 +777,9 @@ static int next_layout(sweep_iter *it, train_cfg *out, sweep_cand *c,
 			if (s->shard_n > 0 && idx % s->shard_n != s->shard_k)
 				continue;
 			it->inner = it->moved >= LV_Z;
+			it->split = it->moved > LV_EP &&
+				it->cur[LV_HS] == it->last_hs;
+			it->last_hs = it->cur[LV_HS];
 			it->moved = LV_N;
 			it->st.divided++;
 			write_layout(it, out, c, whole, idx);
@@ -803,7 +806,7 @@ static inline int next_inner(sweep_iter *it, train_cfg *out, sweep_cand *c)
 	it->cur[LV_Z] = t3[0];
 	it->cur[LV_TPO] = t3[1];
 	it->cur[LV_DPO] = t3[2];
-	it->inner = 1;
+	it->inner = it->split = 1;
 	it->st.divided++;
 	write_layout(it, out, c, 0, it->index++);
 	return 1;
@@ -972,11 +975,15 @@ int sweep_run(const gp_model *m, const roof_device *d, const gp_topo *t,
 		use_gate = gate_all || (!s->no_bound && *ntop == k);
 		/* After the first layout the memo holds the model, device
 		 * and topology; when only the innermost levels moved, the
-		 * step's phase of the layout before is this one's. */
+		 * step's phase of the layout before is this one's, and when
+		 * only levels inside the split moved (it.split), what that
+		 * phase kept of its split is this one's. */
 		if ((it.st.divided > 1 ?
 		     train_step_next(m, d, t, &c, cache, TRAIN_NEXT_BRIEF |
 				     (it.inner ? TRAIN_NEXT_REUSE :
-				      TRAIN_NEXT_FRESH), use_gate ? gate :
+				      it.split ? TRAIN_NEXT_FRESH |
+				      TRAIN_NEXT_SPLIT : TRAIN_NEXT_FRESH),
+				     use_gate ? gate :
 				     NULL, &g, &r, &e2) :
 		     train_step_gated(m, d, t, &c, cache,
 				      use_gate ? gate : NULL, &g, &r, &e2))) {

@@ -222,6 +222,11 @@ typedef struct sweep_iter {
 	int moved;           /* outermost level moved since the last yield */
 	int inner;           /* the last yield differs from the one before
 			      * only in ZeRO stage, TP and DP overlap */
+	int split;           /* ... and its split -- GPUs, TP, PP, CP, ETP,
+			      * EP, hybrid sharding -- is that one's (only
+			      * levels from micro-batch in moved, and the
+			      * hybrid level's value the same) */
+	int last_hs;         /* the hybrid level's value at the last yield */
 	sweep_stats st;
 } sweep_iter;
 

@@ -378,11 +378,14 @@ static int phase_post(phase *ph, struct zslot *zs, const scost *base)
 	int gather = x->y.zero >= 1 && !(x->y.zero == 3 ||
 					 (x->y.zero == 2 && c->fsdp));
 
-	/* Offloaded, the host's step reads more (offload_step). */
+	/* Offloaded, the host's step reads more (offload_step).  Its key
+	 * reads the split, its weights and groups and the config alone
+	 * (train_post_memo): once kept or found in a split, its later
+	 * phases take it without comparing (sp_post). */
 	if (x->e.cc && !c->mem.offload_optimizer &&
 	    !c->mem.offload_params) {
 		pm = &x->e.cc->post[x->y.zero];
-		if (post_kept(pm, ph, base)) {
+		if (ph->sp_post[x->y.zero] || post_kept(pm, ph, base)) {
 			for (j = 0; j < ph->nrec; j++) {
 				zs->dp[j] = pm->dp[j];
 				zs->zg[j] = pm->zg[j];
@@ -390,6 +393,7 @@ static int phase_post(phase *ph, struct zslot *zs, const scost *base)
 				zs->opt[j] = pm->opt[j];
 			}
 			zs->post_ok = 1;
+			ph->sp_post[x->y.zero] = 1;
 			return GP_OK;
 		}
 	}
@@ -477,8 +481,10 @@ static int phase_post(phase *ph, struct zslot *zs, const scost *base)
 	ph->opt_ok[slot] = 1;
 	ph->ag_ok |= gather;
 	zs->post_ok = 1;
-	if (pm)
+	if (pm) {
 		post_keep(pm, ph, base, zs);
+		ph->sp_post[x->y.zero] = 1;
+	}
 	return GP_OK;
 }
 
@@ -1133,7 +1139,7 @@ int train_step_gated(const gp_model *m, const roof_device *d,
 		return gp_fail(err, "train: NULL result");
 	if (!c)
 		return gp_fail(err, "train: missing argument");
-	if (train_phase_get(m, d, t, c, cache, 0, 0, &local, &ph, err) ||
+	if (train_phase_get(m, d, t, c, cache, 0, 0, 0, &local, &ph, err) ||
 	    step_of(ph, m, d, c, cache, gate, ud, 0, out, err)) {
 		/* What failed part way is not kept. */
 		if (cache)
@@ -1163,7 +1169,9 @@ int train_step_next(const gp_model *m, const roof_device *d,
 	      ph->key.mem.lay.zero == (ph->hp_any &&
 				       c->mem.lay.zero < 2)) &&
 	    train_phase_get(m, d, t, c, cache, 1, !!(how & TRAIN_NEXT_FRESH),
-			    &local, &ph, err)) {
+			    (how & TRAIN_NEXT_REUSE) ||
+			    ((how & TRAIN_NEXT_FRESH) &&
+			     (how & TRAIN_NEXT_SPLIT)), &local, &ph, err)) {
 		ph->valid = 0;
 		return GP_EINVAL;
 	}

@@ -627,6 +627,15 @@ int train_step_gated(const gp_model *m, const roof_device *d,
  *                    without comparing the configs;
  *  TRAIN_NEXT_FRESH  something else moved: the phase is prepared afresh
  *                    without comparing either;
+ *  TRAIN_NEXT_SPLIT  with FRESH: of the layout only the micro-batch,
+ *                    recompute policy, schedule, VPP and SP moved
+ *                    besides those three (and of the rest of the config
+ *                    only what sweep.c write_layout derives from the
+ *                    schedule: ep_overlap, overlap_p2p, moe_fp8_copy) --
+ *                    the split, GPUs, TP, PP, CP, ETP, EP and hybrid
+ *                    sharding, is the last layout's: what reads only
+ *                    the split, the weights, the groups and the config
+ *                    (train_phase.h, the split's fields) is kept;
  *  neither           the configs are compared (train_step_cached's way);
  *  TRAIN_NEXT_BRIEF  what a sweep ranks by -- the step, tokens per
  *                    second, MFU, time, cost, fits and the memory's
@@ -636,7 +645,8 @@ int train_step_gated(const gp_model *m, const roof_device *d,
  *                    tokens_per_s_gpu, hw_tflops_gpu and hfu are 0.
  * Otherwise the same results as train_step_gated; a caller that cannot
  * vouch for the model, device and topology calls train_step_gated. */
-enum { TRAIN_NEXT_REUSE = 1, TRAIN_NEXT_FRESH = 2, TRAIN_NEXT_BRIEF = 4 };
+enum { TRAIN_NEXT_REUSE = 1, TRAIN_NEXT_FRESH = 2, TRAIN_NEXT_BRIEF = 4,
+       TRAIN_NEXT_SPLIT = 8 };
 int train_step_next(const gp_model *m, const roof_device *d,
 		    const gp_topo *t, const train_cfg *c, train_cache *cache,
 		    unsigned how, int (*gate)(void *ud, double step_lb),

@@ -298,7 +298,7 @@ int train_ep_hides(const train_cfg *c, int sched);
 
 int train_phase_get(const gp_model *m, const roof_device *d,
 		    const gp_topo *t, const train_cfg *c, train_cache *cache,
-		    int taken, int moved, phase *local, phase **php,
-		    gp_error *err);
+		    int taken, int moved, int split, phase *local,
+		    phase **php, gp_error *err);
 
 #endif

@@ -133,13 +133,37 @@ struct train_phase {
 	gp_layout my;           /* with (the step's micro-batches set) */
 	/* The ends' gradient reductions a micro-batch under ZeRO 2 and 3
 	 * (train_stage.c ends_block), [0] the embedding's, [1] the output
-	 * layer's: they read the phase's groups, sharding, TP split and
-	 * reduce dtype, not the ZeRO stage, so both stages share them. */
+	 * layer's: they read the split's groups, sharding, TP split and
+	 * the reduce dtype, not the ZeRO stage, so both stages and the
+	 * split's phases share them. */
 	int ends_ok[2];
 	double ends_rs[2];
+	/* The ends' parameter gathers (ends_block), [0] the embedding's,
+	 * [1] the output layer's: the same reads, no reduce dtype. */
+	int ends_ag_ok[2];
+	double ends_ag[2];
 	int kc_ok;              /* kind_colls of both kinds, when sharded */
 	int kc_zero;            /* the ZeRO stage they were priced at */
 	double kc[2][2];
+	/* The split's own (train_prep.c split_clear): what reads only the
+	 * split -- GPUs, TP, PP, CP, ETP, EP, hybrid sharding -- the
+	 * weights it places, its groups and the config, kept across the
+	 * phases of one split (a sweep's micro-batches, recompute
+	 * policies, schedules, VPPs and SPs: train.h TRAIN_NEXT_SPLIT),
+	 * cleared when the split may have moved:
+	 *  sp_checked  the config's own checks passed -- check_cfg, the
+	 *              memory model's (mem_check_train_cfg's config half),
+	 *              those of prepare that read only the split -- and
+	 *              sb and opt_bytes are the config's;
+	 *  sp_placed   groups, x.e.t.nodes and sp_warn (the TP and EP
+	 *              groups' node warnings) are the split's placement;
+	 *  sp_post[z]  the memo's post[z] (train.c phase_post) holds the
+	 *              split's terms under ZeRO stage z;
+	 *  ends_ok, ends_ag_ok, and kc_ok unless offloaded (kind_colls then
+	 *              reads the micro-batches a step: ds_offload_accum):
+	 *              the ends' collectives and the kinds' (above). */
+	int sp_checked, sp_placed, sp_post[4];
+	unsigned sp_warn;
 	/* step_of's pass over the stages by TP overlap off/on: for the
 	 * base and ZeRO terms it read (their arrays hold one value each
 	 * for the phase), the summed and largest stage time, the slowest

@@ -208,7 +208,9 @@ static int micro_per_step(const ctx *xp, const train_cfg *c, double mb,
 }
 
 /* The topology that holds the job (as many nodes as it needs) into
- * xp->e.t, and its groups placed (warnings when TP or EP leave a node). */
+ * xp->e.t, and its groups placed; *warn: TRAIN_WARN_TP_NODES and
+ * TRAIN_WARN_EP_NODES when TP or EP leave a node, or 0.  What it reads
+ * is the split's (GPUs, TP, PP, CP, ETP, EP) and the topology's. */
 static int place_job(ctx *xp, const gp_topo *t, train_cache *cache,
 		     gp_group *groups, unsigned *warn, gp_error *err)
 {
@@ -238,6 +240,7 @@ static int place_job(ctx *xp, const gp_topo *t, train_cache *cache,
 			       "system has no NICs", xp->y.gpus, nodes, G);
 	if (place(xp, cache, G, groups, err))
 		return GP_EINVAL;
+	*warn = 0;
 	if (groups[GP_GRP_TP].per_node < xp->y.tp)
 		*warn |= TRAIN_WARN_TP_NODES;
 	if (groups[GP_GRP_EP].per_node < xp->y.ep)
@@ -452,14 +455,22 @@ static int check_pad_share(const gp_model *m, const train_cfg *c,
 
 /* What every use of a config shares: the checks, the layout and its
  * placement, the precisions, and the two kinds of layer's costs (from
- * the memo when it has them).  Fills *xp, out's groups and warnings,
- * *sb and the micro-batches per step. */
+ * the memo when it has them).  Fills ph's context, groups, warnings,
+ * state bytes and micro-batches per step.  What the split's phases
+ * share (train_phase.h sp_checked, sp_placed) is taken as the phase
+ * before left it: the checks that read only the config and the split
+ * passed then, and are not made again (the first check that fails is
+ * the same: the rest run in their order), the state bytes are the
+ * config's, and the placement is the split's. */
 static int prepare(const gp_model *m, const roof_device *d,
 		   const gp_topo *t, const train_cfg *c, train_cache *cache,
-		   ctx *xp, gp_state_bytes *sb, double *per_step_out,
-		   gp_group *groups, unsigned *warn, gp_error *err)
+		   phase *ph, gp_error *err)
 {
+	ctx *xp = &ph->x;
+	gp_group *groups = ph->groups;
+	unsigned *warn = &ph->warn;
 	double mb;
+	int checked = ph->sp_checked;
 
 	/* All but the collectives' scratch list, which ncache says how much
 	 * of holds anything, the topology (place_job copies the caller's
@@ -488,29 +499,45 @@ static int prepare(const gp_model *m, const roof_device *d,
 	xp->e.cc = cache;
 	if (cache) {
 		xp->e.p = cache->p;
-		if (mem_layout_prepared(m, &xp->e.p, &c->mem, &xp->y, err))
+		if ((checked ? mem_layout_kept : mem_layout_prepared)(m,
+			&xp->e.p, &c->mem, &xp->y, err))
 			return GP_EINVAL;
 	} else if (mem_layout(m, &c->mem, &xp->y, err) ||
 		   model_params(m, &xp->e.p, err)) {
 		return GP_EINVAL;
 	}
-	if (check_ep_overlap(c, &xp->y, err) ||
-	    check_fused_mlp(m, c, &xp->y, err) ||
-	    check_pad_share(m, c, &xp->y, err) ||
-	    mem_state_bytes(&c->mem.recipe, &c->mem.optim, sb, err))
+	if (check_ep_overlap(c, &xp->y, err))
 		return GP_EINVAL;
-	if (c->mem.seq < xp->y.cp)
-		return gp_fail(err, "cp %d is larger than seq %g", xp->y.cp,
-			       c->mem.seq);
+	/* The split's and the config's: passed by the split's first
+	 * phase. */
+	if (!checked) {
+		if (check_fused_mlp(m, c, &xp->y, err) ||
+		    check_pad_share(m, c, &xp->y, err) ||
+		    mem_state_bytes(&c->mem.recipe, &c->mem.optim, &ph->sb,
+				    err))
+			return GP_EINVAL;
+		if (c->mem.seq < xp->y.cp)
+			return gp_fail(err, "cp %d is larger than seq %g",
+				       xp->y.cp, c->mem.seq);
+	}
 	if (gp_check_pos(xp->y.micro_batch, "micro_batch", err))
 		return GP_EINVAL;
 	mb = xp->y.micro_batch;
-	if (micro_per_step(xp, c, mb, per_step_out, warn, err) ||
-	    place_job(xp, t, cache, groups, warn, err))
+	if (micro_per_step(xp, c, mb, &ph->per_step, warn, err))
 		return GP_EINVAL;
+	if (ph->sp_placed) {
+		/* The split's topology and groups, as placed (place_job
+		 * reads nothing else). */
+		*warn |= ph->sp_warn;
+	} else {
+		if (place_job(xp, t, cache, groups, &ph->sp_warn, err))
+			return GP_EINVAL;
+		*warn |= ph->sp_warn;
+		ph->sp_placed = cache != NULL;
+	}
 	layer_key(xp, d, c, mb, groups);
 	xp->rb = reduce_bytes(c);
-	xp->per_step = *per_step_out;
+	xp->per_step = ph->per_step;
 	return GP_OK;
 }
 
@@ -669,19 +696,33 @@ static void phase_key(const train_cfg *c, train_cfg *k)
 	k->overlap_grad_reduce = 0;
 }
 
+/* What a phase keeps of its split (train_phase.h, the split's fields):
+ * nothing, when the split may have moved. */
+static void split_clear(phase *ph)
+{
+	ph->sp_checked = ph->sp_placed = 0;
+	memset(ph->sp_post, 0, sizeof ph->sp_post);
+	ph->kc_ok = 0;
+	ph->ends_ok[0] = ph->ends_ok[1] = 0;
+	ph->ends_ag_ok[0] = ph->ends_ag_ok[1] = 0;
+}
+
 /* The phase of c: the memo's when it was prepared for a config that
  * differs from c at most in the ZeRO stage and the TP and DP overlaps,
  * else prepared now (into the memo, or into *local without one).  An
  * offloaded config is prepared every time (its checks read the ZeRO
- * stage); so is a ZeRO stage out of range (its error is the check's). */
+ * stage); so is a ZeRO stage out of range (its error is the check's).
+ * split: the caller vouches that c's split, and its config but the
+ * layout's other levels, are those of the last config this memo saw
+ * (train.h TRAIN_NEXT_SPLIT): what the phase keeps of its split stays. */
 int train_phase_get(const gp_model *m, const roof_device *d,
 		    const gp_topo *t, const train_cfg *c, train_cache *cache,
-		    int taken, int moved, phase *local, phase **php,
-		    gp_error *err)
+		    int taken, int moved, int split, phase *local,
+		    phase **php, gp_error *err)
 {
 	phase *ph = local;
 	train_cfg k;
-	int zero = c->mem.lay.zero, z;
+	int zero = c->mem.lay.zero, z, kept;
 
 	if (cache) {
 		/* taken: the memo holds m, d and t already (its caller
@@ -701,17 +742,22 @@ int train_phase_get(const gp_model *m, const roof_device *d,
 			return GP_OK;
 		}
 		ph->valid = 0;
-		if (check_cfg(m, d, c, err))
+		if (!split)
+			split_clear(ph);
+		if (!ph->sp_checked && check_cfg(m, d, c, err))
 			return GP_EINVAL;
 	} else if (check(m, d, t, c, err)) {
 		return GP_EINVAL;
 	} else {
 		ph->rec_pp = 0;   /* a phase of its own: no records yet */
+		split_clear(ph);
 	}
-	if (prepare(m, d, t, c, cache, &ph->x, &ph->sb, &ph->per_step,
-		    ph->groups, &ph->warn, err) ||
+	/* The config's state and optimizer bytes stay with its checks. */
+	kept = ph->sp_checked;
+	if (prepare(m, d, t, c, cache, ph, err) ||
 	    phase_stages(ph, err))
 		return GP_EINVAL;
+	ph->sp_checked = cache != NULL;
 	ph->post = !(ph->x.k.frozen || c->forward_only);
 	ph->dual = ph->x.y.schedule == GP_SCHED_DUALPIPE && ph->x.y.pp > 1;
 	ph->tied = ph->x.y.pp > 1 && ph->x.e.p.lm_head == 0 && ph->post;
@@ -719,12 +765,17 @@ int train_phase_get(const gp_model *m, const roof_device *d,
 	ph->hp_any = c->mem.recipe.reduce_phase && c->mem.lora_rank == 0 &&
 		!c->mem.llm_frozen && !c->mem.offload_optimizer &&
 		!c->mem.offload_params && !c->forward_only;
-	ph->opt_bytes[0] = opt_bytes_of(c, &ph->sb, 0);
-	ph->opt_bytes[1] = opt_bytes_of(c, &ph->sb, 1);
-	ph->layers_ok = ph->flops_ok = ph->kc_ok = ph->msplit_ok = 0;
+	if (!kept) {
+		ph->opt_bytes[0] = opt_bytes_of(c, &ph->sb, 0);
+		ph->opt_bytes[1] = opt_bytes_of(c, &ph->sb, 1);
+	}
+	ph->layers_ok = ph->flops_ok = ph->msplit_ok = 0;
+	/* kind_colls reads the step's micro-batches when offloaded
+	 * (ds_offload_accum): then a phase's own. */
+	if (c->mem.offload_optimizer || c->mem.offload_params)
+		ph->kc_ok = 0;
 	memset(ph->opt_ok, 0, sizeof ph->opt_ok);
 	ph->ag_ok = 0;
-	ph->ends_ok[0] = ph->ends_ok[1] = 0;
 	ph->sl_ok[0] = ph->sl_ok[1] = 0;
 	memset(ph->base_ok, 0, sizeof ph->base_ok);
 	ph->tied_ok = 0;

@@ -1182,6 +1182,23 @@ static void fsdp_copies(ctx *x, double w, int reduced,
  * second embedding gather, run beside a layer's forward or backward
  * when overlap is on.  A frozen base's ends (LoRA) are gathered, never
  * reduced; they stay 16-bit.  l: the stage's first layer kind. */
+/* ends_block's gather of one end's w parameters on this GPU (i 0: the
+ * embedding, 1: the output layer; w 0 on a stage without it), once a
+ * split (ends_ag): w is the same in each of its phases (the end's
+ * parameters over TP) and so are the groups it is priced on. */
+static double ends_gather(phase *ph, int i, double w)
+{
+	ctx *x = &ph->x;
+
+	if (!(w > 0))
+		return train_zero_coll(x, GP_ALL_GATHER, w * 2.0, 0);
+	if (!ph->ends_ag_ok[i]) {
+		ph->ends_ag[i] = train_zero_coll(x, GP_ALL_GATHER, w * 2.0, 0);
+		ph->ends_ag_ok[i] = !x->e.bad;
+	}
+	return ph->ends_ag[i];
+}
+
 static void ends_block(phase *ph, const stage_rec *r, const train_lcost *l,
 		       double z[TRAIN_ZB_N])
 {
@@ -1215,12 +1232,11 @@ static void ends_block(phase *ph, const stage_rec *r, const train_lcost *l,
 		z[TRAIN_ZB_DP] += ie + ih;
 	}
 	if (gathered) {
-		double ge = train_zero_coll(x, GP_ALL_GATHER, emb * 2.0, 0);
+		double ge = ends_gather(ph, 0, emb);
 
-		z[TRAIN_ZB_ZERO] += ge + overlap(train_zero_coll(x,
-			GP_ALL_GATHER, head * 2.0, 0), l->fwd.t,
-			c->overlap_param_gather && !(c->fsdp &&
-						     c->fsdp_version == 1) &&
+		z[TRAIN_ZB_ZERO] += ge + overlap(ends_gather(ph, 1, head),
+			l->fwd.t, c->overlap_param_gather &&
+			!(c->fsdp && c->fsdp_version == 1) &&
 			!ds_no_prefetch(x), &z[TRAIN_ZB_ZERO_HID]);
 		if (zero == 3 && !c->fsdp && !c->forward_only)
 			g2 = ge;
@@ -1230,15 +1246,15 @@ static void ends_block(phase *ph, const stage_rec *r, const train_lcost *l,
 		z[TRAIN_ZB_DP] += g2;
 		g2 = 0.0;
 	}
-	/* The reductions once a phase (ends_rs): the same for ZeRO 2 and
-	 * 3. */
+	/* The reductions once a split (ends_rs): the same for ZeRO 2 and
+	 * 3 and the split's phases; not kept when a collective failed. */
 	if (reduce && r->k == 0 && !ph->ends_ok[0]) {
 		ph->ends_rs[0] = train_zero_coll(x, rs, emb * x->rb, 0);
-		ph->ends_ok[0] = 1;
+		ph->ends_ok[0] = !x->e.bad;
 	}
 	if (reduce && r->k == x->y.pp - 1 && !ph->ends_ok[1]) {
 		ph->ends_rs[1] = train_zero_coll(x, rs, head * x->rb, 0);
-		ph->ends_ok[1] = 1;
+		ph->ends_ok[1] = !x->e.bad;
 	}
 	z[TRAIN_ZB_DP] += overlap(g2 + (reduce ? (head > 0 ?
 		ph->ends_rs[1] : 0.0) + rh + ds_bucket_time(x, head) +
