@@ -130,6 +130,7 @@ static int recheck_where(void *ud, const sweep_cand *k)
 	c.mem.lay.schedule = k->vpp > 1 ? GP_SCHED_INTERLEAVED :
 		GP_SCHED_1F1B;
 	c.mem.lay.sp = k->sp;
+	c.mem.lay.hsdp = k->hybrid;
 	c.mem.recompute = k->recompute;
 	c.tp_overlap = k->tp_overlap;
 	c.overlap_grad_reduce = k->overlap_grad_reduce;
@@ -160,7 +161,7 @@ int main(void)
 	long count = 0;
 	double lb;
 
-	plan(48);
+	plan(50);
 	fx_a100(&d);
 
 	/* Space of fx_gpt(4 layers, 8 heads) on 8 GPUs, tp <= 8, pp <= 4,
@@ -367,6 +368,70 @@ int main(void)
 		   GP_OK && rc.seen > 1000 && rc.differ == 0 &&
 		   st.timed == st.divided - st.errors && st.timed > st.fitting,
 		   "sweep_run's own pricing == train_step on every layout");
+	}
+
+	/* What a split keeps across its phases (train.h TRAIN_NEXT_SPLIT:
+	 * the config's checks, the placement, the ends' and layers' ZeRO
+	 * collectives, the post memo's key): sweep_run under FSDP with
+	 * hybrid sharding searched on 16 and 32 GPUs (two nodes and four:
+	 * the hybrid level, inside the split's levels, moves the sharding
+	 * its value is compared for) is train_step on each fitting layout
+	 * alone (recheck_where); and on 8 and 16 GPUs of a system with no
+	 * NICs, where every 16-GPU layout is refused at its placement -- a
+	 * split's refusal, which its later phases must make again -- the
+	 * same layouts are refused as train_step refuses alone, the first
+	 * with the same message. */
+	{
+		static const int g1632[] = {16, 32}, g816[] = {8, 16};
+		gp_topo tn = t;
+		train_cfg bf = bw;
+		recheck rc;
+		sweep_space s2;
+		long refused = 0;
+		char first[sizeof err.msg] = "";
+
+		bf.fsdp = 1;
+		memset(&rc, 0, sizeof rc);
+		rc.m = &w;
+		rc.d = &d;
+		rc.t = &t;
+		rc.base = &bf;
+		wide(&s2, g1632, 2, mb3, 3);
+		s2.hybrid_mask = 3;
+		s2.dpo_mask = 3;
+		s2.no_bound = 1;
+		s2.time_all = 1;
+		MUST(sweep_begin(&it, &w, &t, &bf, &s2, &err));
+		while (sweep_next(&it, &c, &cand))
+			refused += train_step(&w, &d, &t, &c, &r1, &err) !=
+				GP_OK;
+		memset(&cache, 0, sizeof cache);
+		/* refused: hybrid sharding at ZeRO 0 and 1 (layout.c
+		 * check_hsdp), a refusal of a phase's first layout */
+		ok(sweep_run(&w, &d, &t, &bf, &s2, SWEEP_TIME, &cache,
+			     recheck_where, &rc, top, 5, &n, &st, &err) ==
+		   GP_OK && rc.seen > 500 && rc.differ == 0 &&
+		   refused > 0 && st.errors == refused,
+		   "a split's phases, hybrid sharding searched: sweep_run == "
+		   "train_step on every fitting layout, the same refused");
+		refused = 0;
+		tn.nics = 0;
+		wide(&s2, g816, 2, mb3, 3);
+		s2.no_bound = 1;
+		s2.time_all = 1;
+		MUST(sweep_begin(&it, &w, &tn, &bf, &s2, &err));
+		while (sweep_next(&it, &c, &cand))
+			if (train_step(&w, &d, &tn, &c, &r1, &err) != GP_OK &&
+			    refused++ == 0)
+				snprintf(first, sizeof first, "%s", err.msg);
+		memset(&cache, 0, sizeof cache);
+		MUST(sweep_run(&w, &d, &tn, &bf, &s2, SWEEP_TIME, &cache, NULL,
+			       NULL, top, 5, &n, &st, &err));
+		ok(refused > 100 && st.errors == refused &&
+		   strcmp(st.error.msg, first) == 0 &&
+		   strstr(first, "no NICs") != NULL,
+		   "a split refused at its placement: every layout of it "
+		   "refused, the first refusal's message the same");
 	}
 
 	/* The memory's ZeRO split on the recipes whose states take their
