@@ -818,8 +818,11 @@ static int next_stage(const gp_model *m, const gp_train_cfg *c,
 	}
 	for (j = k + 1; j < y->pp; j++) {
 		*nl = stage_layers(m, y, j);
-		key = stage_key(m, y, j);
-		if (j > 0 && j < y->pp - 1 && *nl == prev && key == pk)
+		/* stage_key(m, y, j) of the layers just counted, asked only
+		 * when it decides */
+		if (j > 0 && j < y->pp - 1 && *nl == prev &&
+		    ((long long)*nl << 32 |
+		     (unsigned)stage_dense(m, y, j, *nl)) == pk)
 			continue;
 		return j;
 	}
