@@ -410,6 +410,15 @@ int mem_train_prepared(const gp_model *m, const gp_params *p,
  * mem_train_prepared.  An offloaded config is refused (its checks read
  * the ZeRO stage).  The fields are memory_train.c's. */
 #define GP_MEM_SPLIT_N 8
+/* One stage's full-training states under one ZeRO stage, as
+ * memory_train.c's stage_states wrote them (its fields). */
+typedef struct gp_mem_states {
+	int ok, stage, nl, qhead, ovl;
+	double expert, dense, mine, shard, eshard;
+	double bytes[4], paged, trainable, pg[2];
+	int paged_on, pg_on[2];
+} gp_mem_states;
+
 typedef struct gp_mem_split {
 	int n;
 	gp_state_bytes sb;
@@ -417,7 +426,19 @@ typedef struct gp_mem_split {
 	gp_mem_result rest[GP_MEM_SPLIT_N];
 	gp_mem_result work[GP_MEM_SPLIT_N];   /* mem_train_zero's */
 	double head[GP_MEM_SPLIT_N][5];       /* each stage's shares */
+	/* Each stage's states by ZeRO stage, kept across mem_train_split
+	 * calls (a sweep's phases of one split) until mem_split_forget:
+	 * mem_train_zero reuses an entry whose stage, layers, shares,
+	 * shard groups and DeepSpeed overlap_comm match; the rest of what
+	 * they read -- the model, its parameters, the config's recipe,
+	 * optimizer, ZeRO and DeepSpeed options, TP, PP, EP and ETP -- the
+	 * caller vouches is the same until it forgets them. */
+	gp_mem_states st[4][GP_MEM_SPLIT_N];
 } gp_mem_split;
+
+/* What s keeps across its splits: nothing (the split, the config or the
+ * model may have moved). */
+void mem_split_forget(gp_mem_split *s);
 
 int mem_train_split(const gp_model *m, const gp_params *p,
 		    const gp_train_cfg *c, const gp_layout *y,

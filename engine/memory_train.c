@@ -340,7 +340,8 @@ static double ds_gather_window(const gp_model *m, const gp_train_cfg *c,
 static void stage_states(const gp_model *m, const gp_train_cfg *c,
 			 const gp_layout *y, const gp_params *p,
 			 const gp_state_bytes *sb, const double *sh,
-			 int first, int last, int qhead, gp_mem_result *o)
+			 int first, int last, int qhead, gp_mem_result *o,
+			 gp_mem_states *st)
 {
 	stage_off so = { 0, 2, 0 };
 	double frozen_bits = 0, per_layer_w, wb = sb->weights;
@@ -379,22 +380,98 @@ static void stage_states(const gp_model *m, const gp_train_cfg *c,
 	 * (DeepSpeed's coordinator, mem_ds_offload): the reuse window
 	 * instead, and the gradient bucket is in grads. */
 	per_layer_w = (p->per_layer_max / y->tp);
+	if (st) {
+		/* Full training's (a store is asked for no other): what
+		 * stage_full wrote, the gathers' two terms below. */
+		memcpy(st->bytes, &o->bytes[GP_MEM_WEIGHTS],
+		       sizeof st->bytes);
+		st->paged = o->bytes[GP_MEM_PAGED];
+		st->paged_on = c->paged_optimizer;
+		st->trainable = o->trainable;
+		st->pg_on[0] = st->pg_on[1] = 0;
+	}
 	if (zero == 3) {
 		double gb = c->lora_rank > 0 ? frozen_bits / 8.0 : wb;
-
-		o->bytes[GP_MEM_PARAM_GATHER] += gb * (c->ds_zero ?
+		double g = gb * (c->ds_zero ?
 			ds_gather_window(m, c, y, p, sh, first, last) : off ?
 			fmin(sh[SH_MINE], DS_REUSE_DISTANCE / 2.0 +
 			     per_layer_w) :
 			2.0 * per_layer_w);
+
+		o->bytes[GP_MEM_PARAM_GATHER] += g;
+		if (st) {
+			st->pg[0] = g;
+			st->pg_on[0] = 1;
+		}
 	}
 	if ((zero >= 2 || (zero == 1 && !sb->master_shard0)) &&
-	    c->ds_zero && !off)
-		o->bytes[GP_MEM_PARAM_GATHER] += c->ds_reduce_bucket * wb *
+	    c->ds_zero && !off) {
+		double g = c->ds_reduce_bucket * wb *
 			(zero <= 2 && c->ds_overlap_comm ? 2.0 : 1.0);
-	else if (zero >= 2 && c->lora_rank == 0 && !c->llm_frozen && !off &&
-		 !c->grads_whole)
-		o->bytes[GP_MEM_PARAM_GATHER] += per_layer_w * 2.0;
+
+		o->bytes[GP_MEM_PARAM_GATHER] += g;
+		if (st) {
+			st->pg[1] = g;
+			st->pg_on[1] = 1;
+		}
+	} else if (zero >= 2 && c->lora_rank == 0 && !c->llm_frozen &&
+		   !off && !c->grads_whole) {
+		double g = per_layer_w * 2.0;
+
+		o->bytes[GP_MEM_PARAM_GATHER] += g;
+		if (st) {
+			st->pg[1] = g;
+			st->pg_on[1] = 1;
+		}
+	}
+}
+
+/* The key of a stored stage's states (gp_mem_states): what of
+ * stage_states' inputs a split's phases may move -- the stage and its
+ * layers (the split's stage list), its shares (stage_shares reads the
+ * schedule), the shard groups, DeepSpeed's overlap_comm (by ZeRO stage)
+ * and the quantised head. */
+static int states_match(const gp_mem_states *st, const gp_train_cfg *c,
+			const gp_layout *y, const double *sh, int stage,
+			int nl, int qhead)
+{
+	return st->ok && st->stage == stage && st->nl == nl &&
+		st->qhead == qhead && st->ovl == c->ds_overlap_comm &&
+		memcmp(&st->expert, &sh[SH_EXPERT], sizeof(double)) == 0 &&
+		memcmp(&st->dense, &sh[SH_DENSE], sizeof(double)) == 0 &&
+		memcmp(&st->mine, &sh[SH_MINE], sizeof(double)) == 0 &&
+		memcmp(&st->shard, &y->shard, sizeof(double)) == 0 &&
+		memcmp(&st->eshard, &y->eshard, sizeof(double)) == 0;
+}
+
+static void states_key(gp_mem_states *st, const gp_train_cfg *c,
+		       const gp_layout *y, const double *sh, int stage,
+		       int nl, int qhead)
+{
+	st->stage = stage;
+	st->nl = nl;
+	st->qhead = qhead;
+	st->ovl = c->ds_overlap_comm;
+	st->expert = sh[SH_EXPERT];
+	st->dense = sh[SH_DENSE];
+	st->mine = sh[SH_MINE];
+	st->shard = y->shard;
+	st->eshard = y->eshard;
+	st->ok = 1;
+}
+
+/* stage_states again from its store: the same writes, the gathers
+ * added onto the split's share in their order. */
+static void states_replay(const gp_mem_states *st, gp_mem_result *o)
+{
+	memcpy(&o->bytes[GP_MEM_WEIGHTS], st->bytes, sizeof st->bytes);
+	if (st->paged_on)
+		o->bytes[GP_MEM_PAGED] = st->paged;
+	o->trainable = st->trainable;
+	if (st->pg_on[0])
+		o->bytes[GP_MEM_PARAM_GATHER] += st->pg[0];
+	if (st->pg_on[1])
+		o->bytes[GP_MEM_PARAM_GATHER] += st->pg[1];
 }
 
 /* The buffers PyTorch's context_parallel ring holds while one layer's
@@ -613,7 +690,7 @@ static void stage_one(const gp_model *m, const gp_train_cfg *c,
 		      const gp_layout *y, const gp_params *p,
 		      const stage_acts *sa, const gp_state_bytes *sbp,
 		      int stage, int nl, unsigned parts, double *head,
-		      gp_mem_result *o);
+		      gp_mem_states *st, gp_mem_result *o);
 
 /* DualPipe (DeepSeek-V3 report arXiv:2412.19437 sec. 3.2.1, Table 2):
  * rank r holds stage r and its mirror pp-1-r -- "two copies of the
@@ -647,9 +724,9 @@ static void stage_dual(const gp_model *m, const gp_train_cfg *c,
 	/* nl: the stage's own layers (a result handed back holds the
 	 * rank's two chunks'). */
 	nl = stage_layers(m, y, stage);
-	stage_one(m, c, y, p, sa, sbp, stage, nl, ST_ALL, NULL, o);
+	stage_one(m, c, y, p, sa, sbp, stage, nl, ST_ALL, NULL, NULL, o);
 	stage_one(m, c, y, p, sa, sbp, k, stage_layers(m, y, k), ST_ALL,
-		  NULL, &b);
+		  NULL, NULL, &b);
 	for (i = 0; i < GP_MEM_NTENSOR; i++)
 		if (i == GP_MEM_RECOMPUTE)
 			o->bytes[i] = fmax(o->bytes[i], b.bytes[i]);
@@ -669,19 +746,20 @@ static inline void train_stage(const gp_model *m, const gp_train_cfg *c,
 			const gp_layout *y, const gp_params *p,
 			const stage_acts *sa, const gp_state_bytes *sbp,
 			int stage, int nl, unsigned parts, double *head,
-			gp_mem_result *o)
+			gp_mem_states *st, gp_mem_result *o)
 {
 	if (c->lay.schedule == GP_SCHED_DUALPIPE && y->pp > 1)
 		stage_dual(m, c, y, p, sa, sbp, stage, nl, o);
 	else
-		stage_one(m, c, y, p, sa, sbp, stage, nl, parts, head, o);
+		stage_one(m, c, y, p, sa, sbp, stage, nl, parts, head, st,
+			  o);
 }
 
 static void stage_one(const gp_model *m, const gp_train_cfg *c,
 		      const gp_layout *y, const gp_params *p,
 		      const stage_acts *sa, const gp_state_bytes *sbp,
 		      int stage, int nl, unsigned parts, double *head,
-		      gp_mem_result *o)
+		      gp_mem_states *st, gp_mem_result *o)
 {
 	double sh[SH_N], inflight = 0, A = sa->A;
 	int first = stage == 0, last = stage == y->pp - 1;
@@ -706,8 +784,21 @@ static void stage_one(const gp_model *m, const gp_train_cfg *c,
 		if (head)
 			memcpy(head, sh, sizeof sh);
 	}
-	if (parts & ST_ZERO)
-		stage_states(m, c, y, p, sbp, sh, first, last, qhead, o);
+	if (parts & ST_ZERO) {
+		/* st: a split's store (mem_train_zero), used for full
+		 * training states alone (stage_full's writes). */
+		if (st && (c->lora_rank > 0 || c->offload_optimizer ||
+			   c->offload_params))
+			st = NULL;
+		if (st && states_match(st, c, y, sh, stage, nl, qhead)) {
+			states_replay(st, o);
+		} else {
+			stage_states(m, c, y, p, sbp, sh, first, last, qhead,
+				     o, st);
+			if (st)
+				states_key(st, c, y, sh, stage, nl, qhead);
+		}
+	}
 	if (parts & ST_REST)
 		inflight = stage_activations(m, c, y, sa, stage, nl,
 					     sh[SH_TOK], qhead, o);
@@ -844,10 +935,11 @@ static int train_stages(const gp_model *m, const gp_params *p,
 	if (mem_state_bytes(&c->recipe, &c->optim, &sb, err))
 		return GP_EINVAL;
 	k = next_stage(m, c, y, -1, &nl);
-	train_stage(m, c, y, p, sa, &sb, k, nl, ST_ALL, NULL, out);
+	train_stage(m, c, y, p, sa, &sb, k, nl, ST_ALL, NULL, NULL, out);
 	best = tensor_sum(out);
 	while ((k = next_stage(m, c, y, k, &nl)) >= 0) {
-		train_stage(m, c, y, p, sa, &sb, k, nl, ST_ALL, NULL, &r0);
+		train_stage(m, c, y, p, sa, &sb, k, nl, ST_ALL, NULL, NULL,
+			    &r0);
 		v = tensor_sum(&r0);
 		if (v > best) {
 			best = v;
@@ -928,11 +1020,20 @@ int mem_train_split(const gp_model *m, const gp_params *p,
 				       "than %d distinct stages", y->pp,
 				       GP_MEM_SPLIT_N);
 		train_stage(m, c, y, p, sa, &s->sb, k, nl, ST_REST,
-			    s->head[s->n], &s->rest[s->n]);
+			    s->head[s->n], NULL, &s->rest[s->n]);
 		s->work[s->n] = s->rest[s->n];
 		s->n++;
 	}
 	return GP_OK;
+}
+
+void mem_split_forget(gp_mem_split *s)
+{
+	int z, i;
+
+	for (z = 0; z < 4; z++)
+		for (i = 0; i < GP_MEM_SPLIT_N; i++)
+			s->st[z][i].ok = 0;
 }
 
 static int train_zero(const gp_model *m, const gp_params *p,
@@ -963,7 +1064,7 @@ static int train_zero(const gp_model *m, const gp_params *p,
 		       GP_MEM_NTENSOR * sizeof w->bytes[0]);
 		w->trainable = s->rest[i].trainable;
 		train_stage(m, c, y, p, sa, &s->sb, w->stage, w->stage_layers,
-			    ST_ZERO, s->head[i], w);
+			    ST_ZERO, s->head[i], &s->st[c->lay.zero][i], w);
 		v = tensor_sum(w);
 		if (i == 0 || v > best) {
 			best = v;

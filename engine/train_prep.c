@@ -705,6 +705,7 @@ static void split_clear(phase *ph)
 	ph->kc_ok = 0;
 	ph->ends_ok[0] = ph->ends_ok[1] = 0;
 	ph->ends_ag_ok[0] = ph->ends_ag_ok[1] = 0;
+	mem_split_forget(&ph->msplit);
 }
 
 /* The phase of c: the memo's when it was prepared for a config that
