@@ -545,6 +545,33 @@ int lgp_serve_target(lua_State *L)
 	return 2;
 }
 
+/* core.serve_redundant(experts, ep, tp) -> the redundant expert slots
+ * the serving model takes by default (serve_redundant under
+ * SERVE_REDUNDANT_AUTO) for a layout of ep and tp GPUs: the defaults
+ * line says the engine's count, not a second copy of its rule. */
+int lgp_serve_redundant(lua_State *L)
+{
+	lua_Integer e = luaL_checkinteger(L, 1);
+	lua_Integer ep = luaL_checkinteger(L, 2);
+	lua_Integer tp = luaL_checkinteger(L, 3);
+	gp_model m;
+	serve_cfg c;
+	serve_layout y;
+
+	luaL_argcheck(L, e >= 0 && e <= INT_MAX, 1, "experts must be >= 0");
+	luaL_argcheck(L, ep >= 1 && ep <= INT_MAX, 2, "ep must be >= 1");
+	luaL_argcheck(L, tp >= 1 && tp <= INT_MAX, 3, "tp must be >= 1");
+	memset(&m, 0, sizeof m);
+	memset(&c, 0, sizeof c);
+	memset(&y, 0, sizeof y);
+	m.moe.experts = (int)e;
+	c.redundant = SERVE_REDUNDANT_AUTO;
+	y.ep = (int)ep;
+	y.tp = (int)tp;
+	lua_pushinteger(L, serve_redundant(&m, &c, &y));
+	return 1;
+}
+
 /* core.serve_accept(mtp, acceptance [, decay]) -> tokens per decode step
  * (decay: serve_accept_length's r, default 1: i.i.d.). */
 int lgp_serve_accept(lua_State *L)

@@ -100,6 +100,7 @@ static const luaL_Reg corelib[] = {
 	{"serve", lgp_serve},
 	{"serve_target", lgp_serve_target},
 	{"serve_accept", lgp_serve_accept},
+	{"serve_redundant", lgp_serve_redundant},
 	{"check", lgp_check},
 	{"hash", lgp_hash},
 	{NULL, NULL}

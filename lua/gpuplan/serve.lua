@@ -288,8 +288,8 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     -- (SGLang asserts (experts + redundant) % ep == 0)
     local E = model.moe and model.moe.experts or 0
     local function slots(e, t)
-      if e and t and e > 1 and e == t and E > 0 then return -(-E // e) * e - E end
-      return 0
+      if not (e and t) then return 0 end
+      return core().serve_redundant(E, e, t)
     end
     local n, pn = slots(ep, tp), disagg and slots(pep, ptp) or nil
     local said = (pn and pn ~= n) and string.format("%d decode, %d prefill", n, pn)

@@ -629,4 +629,25 @@ do
   t.ok(not b2.fits and b2.why:find("no batch meets ITL 1 ms", 1, true),
     "MoE output 2: the 1 ms bound refused")
 end
+-- The defaults line's redundant count is the engine's rule itself
+-- (serve.c serve_redundant, through core.serve_redundant), not a copy:
+-- ceil(E / ep) x ep - E where ep = tp > 1, else 0.  By hand, E = 256
+-- (DeepSeek-V3's routed experts): ep 72 -> ceil(3.56) = 4 slots a GPU,
+-- 288 - 256 = 32; ep 24 -> 11 a GPU, 264 - 256 = 8; ep 16 divides
+-- them -> 0; ep 72 over tp 8 (experts not split by the instance's
+-- GPUs) -> 0; ep 1 -> 0.  Exact integers.
+do
+  local core = require "gpuplan.core"
+  t.is(core.serve_redundant(256, 72, 72), 32, "EP72 on 256 experts: 32 slots")
+  t.is(core.serve_redundant(256, 24, 24), 8, "EP24 on 256 experts: 8 slots")
+  t.is(core.serve_redundant(256, 16, 16), 0, "EP16 divides 256 experts: none")
+  t.is(core.serve_redundant(256, 72, 8), 0, "ep not tp: none")
+  t.is(core.serve_redundant(256, 1, 1), 0, "ep 1: none")
+  local ok, msg = pcall(core.serve_redundant, 256, 0, 1)
+  t.ok(not ok and tostring(msg):find("ep must be >= 1", 1, true), "ep 0 refused, named")
+  local r24 = gp.infer(with { gpu = "h800-sxm", gpus = 24, ep = 24, dp_attention = true,
+                              batch = 24 })
+  t.like(said(r24, "redundant_experts") or "", "^redundant_experts=8 ",
+         "EP24: the defaults line says the engine's 8")
+end
 t.done_testing()
