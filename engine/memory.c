@@ -64,16 +64,25 @@ void mem_finish(gp_mem_result *o, double capacity, const gp_mem_reserve *r,
 	finish_sum(o, sum, capacity, r, pooled);
 }
 
+double mem_host_share(int gpus_per_node, int host_gpus, double gpus,
+		      int *ranks)
+{
+	int slots = gpus_per_node > 0 ? gpus_per_node : 1;
+	double share = 1.0;
+
+	if (host_gpus > 0 && host_gpus < slots) {
+		share = (double)host_gpus / slots;
+		slots = host_gpus;
+	}
+	*ranks = gpus < slots ? (int)(gpus > 1 ? gpus : 1) : slots;
+	return share;
+}
+
 void mem_host_fit(gp_mem_result *o, double node_memory, int gpus_per_node,
 		  int host_gpus, double gpus)
 {
-	int slots = gpus_per_node > 0 ? gpus_per_node : 1;
-
-	if (host_gpus > 0 && host_gpus < slots) {
-		node_memory *= (double)host_gpus / slots;
-		slots = host_gpus;
-	}
-	o->host_ranks = gpus < slots ? (int)(gpus > 1 ? gpus : 1) : slots;
+	node_memory *= mem_host_share(gpus_per_node, host_gpus, gpus,
+				      &o->host_ranks);
 	o->host_need = o->cpu_bytes > 0 ? o->cpu_bytes * o->host_ranks : 0.0;
 	o->host_memory = node_memory > 0 ? node_memory : 0.0;
 	if (o->host_memory > 0 && o->host_need > o->host_memory)

@@ -334,6 +334,16 @@ void mem_finish(gp_mem_result *o, double capacity, const gp_mem_reserve *r,
 void mem_host_fit(gp_mem_result *o, double node_memory, int gpus_per_node,
 		  int host_gpus, double gpus);
 
+/* One host's share of a node's host resource (its DRAM's bytes or its
+ * bandwidth) where the node is an NVLink domain of several hosts
+ * (host_gpus of gpus_per_node GPUs: each tray holds its own CPUs and
+ * DRAM), 1 where the node is one host; *ranks: the job's GPUs on the
+ * fullest host, min(gpus, that host's GPUs), at least 1.  The rule
+ * mem_host_fit holds the offload's bytes by and train.c offload_step
+ * shares the host's bandwidth by. */
+double mem_host_share(int gpus_per_node, int host_gpus, double gpus,
+		      int *ranks);
+
 /* Training (pretrain, full fine-tune, LoRA, QLoRA) on capacity bytes per
  * GPU.  The most loaded pipeline stage is reported.  GP_OK (fits or not:
  * see out->fits) or GP_EINVAL for impossible input. */

@@ -249,9 +249,18 @@ static double offload_step(const ctx *x, double n)
 {
 	int z3 = x->y.zero == 3, up = !x->c->mem.offload_params;
 	double pcie = host_link_bw(x);
-	double host = x->e.t.host_mem_bw > 0 ? x->e.t.host_mem_bw : HOST_BW_MIN;
-	double ranks = x->y.gpus < x->e.t.gpus_per_node ? x->y.gpus :
-		x->e.t.gpus_per_node;
+	/* The ranks on one host share that host's DRAM bandwidth: the
+	 * node's, or where the node is an NVLink domain of several hosts
+	 * (GB200 NVL72: 18 trays of 2 Grace CPUs and 4 GPUs, the catalog's
+	 * host_gpus 4; its host_mem_bw 18.4 TB/s is the rack's 36 Graces)
+	 * the tray's share of it, as mem_host_fit holds the offload's
+	 * bytes against the tray's share of the DRAM. */
+	int hr;
+	double share = mem_host_share(x->e.t.gpus_per_node, x->e.t.host_gpus,
+				      x->y.gpus, &hr);
+	double host = x->e.t.host_mem_bw > 0 ? x->e.t.host_mem_bw * share :
+		HOST_BW_MIN;
+	double ranks = hr;
 	/* Stage 3's boundary copy moves the accumulator as it is
 	 * (grad_accum_dtype: mem.ds_accum_bytes; the parameter's 2 B
 	 * unless set), and the CPU upcasts only a 16-bit one.  DeepSpeed

@@ -11,7 +11,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 
-t.plan(26)
+t.plan(28)
 
 local GiB = 2 ^ 30
 -- 1e-9: the bytes are sums and products of the same doubles the engine
@@ -115,3 +115,35 @@ for _, d in ipairs(tn.defaults) do
   if d == "host memory not checked (system 'dgx-h100' gives no host_memory)" then said = true end
 end
 t.ok(said and tn.fits == true, "no host_memory: fits on the GPU, and the defaults say so")
+
+-- The offloaded optimizer's step shares its host's DRAM bandwidth
+-- (engine/train.c offload_step), by the same host rule as the bytes
+-- (memory.h mem_host_share): a GB200 NVL72 rack is one 72-GPU node of 18
+-- trays, each tray 2 Grace CPUs for 4 GPUs (catalog host_gpus 4), so 4
+-- GPUs step at their tray's 4/72 of the node's host_bw, not the whole
+-- rack's.  llama3-70b (P = 70553706496 parameters, r.memory.params) on 4
+-- GB200 at ZeRO 3, optimizer offloaded: each rank steps P/4 elements at
+-- 44 B each on the host (offload_step's hb: 12 + 2 x 8 for Adam's two
+-- fp32 states + 2 + 2 + 4 for stage 3's 16-bit accumulator landing and
+-- upcast + 6 + 2 for the parameters copied up), the 4 ranks together.  Raising host_bw from 1 to 2 TB/s takes away half the
+-- host term: on a node of 4 GPUs (gpus_per_node = 4, one host)
+-- P x 44 x (1/1e12 - 1/2e12) = P x 22e-12 = 1.552181543 s; on the rack's
+-- node of 72 the same 4 GPUs hold 4/72 of it, 18 times that.
+do
+  local function opt_s(o)
+    local r = gp.train(o)
+    for _, p in ipairs(r.parts) do
+      if p.name == "optimizer" then return p.seconds, r end
+    end
+  end
+  local rack = { model = "llama3-70b", gpu = "gb200", system = "gb200-nvl72", gpus = 4,
+                 zero = 3, offload = "optimizer" }
+  local a1, r1 = opt_s(with(rack, { host_bw = "1TB/s", gpus_per_node = 4 }))
+  local a2 = opt_s(with(rack, { host_bw = "2TB/s", gpus_per_node = 4 }))
+  local b1 = opt_s(with(rack, { host_bw = "1TB/s" }))
+  local b2 = opt_s(with(rack, { host_bw = "2TB/s" }))
+  t.near(a1 - a2, r1.memory.params * 22e-12, EXACT,
+         "a node of one host: the host term P x 44 B over the 4 ranks' host_bw")
+  t.near((b1 - b2) / (a1 - a2), 18, EXACT,
+         "a tray of the NVL72 rack: its 4 GPUs share 4/72 of the node's host_bw")
+end
