@@ -919,13 +919,27 @@ static int step_comm(const infer_cfg *c, const shape *s, double L,
 	return GP_OK;
 }
 
+double infer_host_share(const infer_cfg *c, int *ranks)
+{
+	return mem_host_share(c->host_node_gpus > 0 ? c->host_node_gpus :
+			      c->gpus, c->host_gpus, c->gpus, ranks);
+}
+
 /* The time n_off offloaded layers add to a step of T tokens. */
 static int step_offload(const roof_device *d, const infer_cfg *c,
                         const shape *s, double T, double n_off,
                         infer_phase *out, gp_error *err)
 {
-	int cpu = T <= c->offload_cpu_max && c->offload_bw > 0;
+	int cpu = T <= c->offload_cpu_max && c->offload_bw > 0, ranks;
 	double bw = cpu ? c->offload_bw : c->offload_link_bw, t;
+
+	/* The CPU computing them reads its own host's DRAM: where the node
+	 * spans hosts (GB200 NVL72: 18 trays of 2 Grace CPUs and 4 GPUs;
+	 * the catalog's host_mem_bw, 18.4 TB/s, is the 36 Graces
+	 * together) that is its tray's share, as the layers' bytes are
+	 * held against the tray's share of the DRAM (infer_run). */
+	if (cpu)
+		bw *= infer_host_share(c, &ranks);
 
 	/* Offloaded layers, by where they run.  llama.cpp computes a
 	 * step of fewer than 32 tokens on the CPU, which reads the

@@ -188,7 +188,15 @@ typedef struct infer_cfg {
 	                         host-resident layers on the CPU (llama.cpp
 	                         31: larger batches go to the GPU); 0: every
 	                         step copies them over the link */
-	double host_capacity; /* bytes of host memory for offloaded layers */
+	double host_capacity; /* bytes of host memory for offloaded layers:
+	                         one node's (host_node_gpus) */
+	int host_node_gpus;   /* > 0: the GPUs of the node host_capacity
+	                         and offload_bw are the figures of (the
+	                         catalog system's); 0: the run's gpus */
+	int host_gpus;        /* > 0: the GPUs of one host where the node
+	                         spans several (GB200 NVL72: a tray's 4),
+	                         which has its share of both figures
+	                         (memory.h mem_host_share); 0: one host */
 	int offload_layers;   /* > 0: this many layers of each GPU's stage
 	                         in host memory, as the run placed them
 	                         (llama.cpp -ngl, accelerate's device_map);
@@ -284,6 +292,13 @@ void infer_defaults(infer_cfg *cfg);
  * GP_EINVAL naming the field. */
 int infer_check(const gp_model *m, const roof_device *d, const infer_cfg *c,
                 gp_error *err);
+
+/* The share of the node's host memory and DRAM bandwidth (host_capacity,
+ * offload_bw) that the host of this run's GPUs has, and in *ranks how
+ * many of them it holds: memory.h mem_host_share over host_node_gpus
+ * (else gpus) and host_gpus, the one rule training's offload follows for
+ * both (mem_host_fit, train.c offload_step). */
+double infer_host_share(const infer_cfg *c, int *ranks);
 
 /* Host seconds an eager runtime (INFER_EAGER) dispatches for one step of
  * `layers` layers: (layers x host_ops_per_layer + the ops outside the

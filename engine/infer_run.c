@@ -80,16 +80,20 @@ static int run_weights(const gp_model *m, const infer_cfg *c, int stage,
 			         mr->budget / 1e9);
 			return GP_OK;
 		}
-		/* The replica's GPUs hold their layers in the host memory
-		 * the caller gives (memory.h mem_host_fit, the rule
-		 * training's offload follows). */
-		mem_host_fit(mr, c->host_capacity, c->gpus, 0, c->gpus);
+		/* The GPUs on one host hold their layers in that host's
+		 * memory: the node's the caller gives, or where the node
+		 * spans hosts their host's share of it (memory.h
+		 * mem_host_fit, the rule training's offload follows;
+		 * infer_host_share). */
+		mem_host_fit(mr, c->host_capacity, c->host_node_gpus > 0 ?
+			     c->host_node_gpus : c->gpus, c->host_gpus,
+			     c->gpus);
 		x = mr->host_need;
 		if (!mr->fits) {
 			snprintf(r->why, sizeof r->why, "offloading %.0f of "
 			         "%d layers needs %.2f GB of host memory, has "
 			         "%.2f GB", *n_off, stage, x / 1e9,
-			         c->host_capacity / 1e9);
+			         mr->host_memory / 1e9);
 			return GP_OK;
 		}
 		r->offload_layers = *n_off;

@@ -280,3 +280,26 @@ int lgp_state_bytes(lua_State *L)
 		   sb.optimizer);
 	return 1;
 }
+
+/* core.host_share(gpus_per_node, host_gpus, gpus) -> share, ranks: the
+ * share of a node's host memory and DRAM bandwidth that one host of a
+ * run's gpus has, and how many of them it holds (memory.h
+ * mem_host_share; host_gpus 0: the node is one host).  Lua prices the
+ * host's bandwidth with the engine's rule, not a second copy of it. */
+int lgp_host_share(lua_State *L)
+{
+	lua_Integer n = luaL_checkinteger(L, 1);
+	lua_Integer h = luaL_checkinteger(L, 2);
+	lua_Integer g = luaL_checkinteger(L, 3);
+	int ranks;
+	double share;
+
+	luaL_argcheck(L, n >= 1 && n <= INT_MAX, 1,
+		      "gpus_per_node must be >= 1");
+	luaL_argcheck(L, h >= 0 && h <= INT_MAX, 2, "host_gpus must be >= 0");
+	luaL_argcheck(L, g >= 1 && g <= INT_MAX, 3, "gpus must be >= 1");
+	share = mem_host_share((int)n, (int)h, (double)g, &ranks);
+	lua_pushnumber(L, share);
+	lua_pushinteger(L, ranks);
+	return 2;
+}

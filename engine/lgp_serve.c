@@ -89,6 +89,8 @@ static const lgp_field infer_fields[] = {
 	IF_NUM("offload_link_bw", offload_link_bw),
 	IF_INT("offload_cpu_max", offload_cpu_max, 0),
 	IF_NUM("host_capacity", host_capacity),
+	IF_INT("host_node_gpus", host_node_gpus, 0),
+	IF_INT("host_gpus", host_gpus, 0),
 	IF_INT("offload_layers", offload_layers, 0),
 	IF_NUM("ar_latency", ar_latency),
 	IF_NUM("ar_bw", ar_bw),

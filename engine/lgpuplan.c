@@ -101,6 +101,7 @@ static const luaL_Reg corelib[] = {
 	{"serve_target", lgp_serve_target},
 	{"serve_accept", lgp_serve_accept},
 	{"serve_redundant", lgp_serve_redundant},
+	{"host_share", lgp_host_share},
 	{"check", lgp_check},
 	{"hash", lgp_hash},
 	{NULL, NULL}

@@ -45,7 +45,8 @@
 --             (default: the system's host_mem_bw x 0.8, else 60 GB/s), every
 --             other step (and runtime) copies them to the GPU at pcie_bw
 --             (default: the GPU's PCIe x 0.8); host_memory (default: the
---             system's, else 32 GB)
+--             system's, else 32 GB); on a rack of several hosts (host_gpus)
+--             both host figures are the rack's, each host having its share
 --   system    catalog system id (host memory, NVLink domain)
 --   price     per GPU-hour: a number (in currency), "$2.49/h", {amount =,
 --             currency =} or a catalog price id (default: the cheapest
@@ -680,6 +681,14 @@ local function setup_memory(a, cat, model, g, sys, d, c, tp, pp, default, info)
       c.host_capacity = sys and sys.host_memory or 32e9
       default(string.format("host_memory=%.0fGB", c.host_capacity / 1e9))
     end
+    -- host_memory and host_bw are the node's (the system's); where its
+    -- NVLink domain spans hosts (GB200 NVL72: 18 trays of 2 Grace CPUs
+    -- and 4 GPUs, the catalog's host_gpus 4) the engine holds each
+    -- host's GPUs to that host's share of both (engine/infer.h
+    -- infer_host_share: memory.h mem_host_share, training's rule).
+    if sys and sys.host_gpus then
+      c.host_node_gpus, c.host_gpus = sys.gpus, sys.host_gpus
+    end
     -- The copies cross PCIe at gpuplan.comm.pcie_bw (0.8 of the link,
     -- pinned copies).  From pageable memory the driver's staging copy
     -- (a read and a write of host DRAM at host_bw) and the DMA take
@@ -689,8 +698,11 @@ local function setup_memory(a, cat, model, g, sys, d, c, tp, pp, default, info)
       local comm = require "gpuplan.comm"
       local link = comm.pcie_bw(g) or 25e9
       if M.offload_pageable[a.runtime or "graphs"] then
+        -- The staging copy runs in its own host's DRAM: that host's
+        -- share (core.host_share, the engine's rule above).
         local hbw = comm.host_bw(a.host_bw, sys, default, "infer",
           "the driver stages pageable copies through host DRAM")
+          * (c.host_gpus and core().host_share(c.host_node_gpus, c.host_gpus, c.gpus) or 1)
         c.offload_link_bw = 1 / (1 / link + 2 / hbw)
         default(string.format("pcie_bw=%.1fGB/s (pageable copies: PCIe %.1f, staged at "
                               .. "host_bw %.0f)", c.offload_link_bw / 1e9, link / 1e9,

@@ -11,7 +11,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 
-t.plan(28)
+t.plan(35)
 
 local GiB = 2 ^ 30
 -- 1e-9: the bytes are sums and products of the same doubles the engine
@@ -146,4 +146,36 @@ do
          "a node of one host: the host term P x 44 B over the 4 ranks' host_bw")
   t.near((b1 - b2) / (a1 - a2), 18, EXACT,
          "a tray of the NVL72 rack: its 4 GPUs share 4/72 of the node's host_bw")
+end
+
+-- Inference's offloaded layers on a rack follow the same host rule
+-- (engine/infer.h infer_host_share -> memory.h mem_host_share): the
+-- llama.cpp CPU reads them from its own tray's DRAM, a GB200 NVL72 tray
+-- (catalog host_gpus 4 of the node's 72) having 4/72 of the rack's host_bw
+-- and host_memory.  llama3.1-405b bf16 on one GB200, llama.cpp, batch 1:
+-- decode steps of 1 token run the host layers on the CPU at host_bw, so
+-- decode offload_time = B/(host_bw x 4/72) - B/(HBM rate), B = r.offload_bytes
+-- (the layers in host memory).  From host_bw 1 to 2 TB/s it falls by
+-- B x (1/1e12 - 1/2e12) x 72/4 = B x 9e-12 s (main: B x 0.5e-12, the
+-- rack's whole bandwidth).  Bytes: B = 643.92 GB a GPU (engine's); the
+-- tray holds 17 TB x 4/72 = 944.44 GB, so one GPU fits and 4 GPUs on the
+-- tray (4 x 643.92 = 2575.7 GB) do not (main held them to 17 TB: fit).
+do
+  local rack = { model = "llama3.1-405b", gpu = "gb200", system = "gb200-nvl72",
+                 runtime = "llama.cpp", offload = true, batch = 1 }
+  local r1 = gp.infer(with(rack, { host_bw = "1TB/s" }))
+  local r2 = gp.infer(with(rack, { host_bw = "2TB/s" }))
+  t.ok(r1.fits and r1.offload_bytes > 0, "405B bf16 offloads layers on one GB200")
+  t.near(r1.decode.offload_time - r2.decode.offload_time, r1.offload_bytes * 9e-12, EXACT,
+         "infer on a NVL72 tray: the CPU reads at 4/72 of the rack's host_bw")
+  local r4 = gp.infer(with(rack, { gpus = 4 }))
+  t.ok(not r4.fits and r4.why:find("has 944.44 GB", 1, true),
+       "infer on a NVL72 tray: 4 GPUs' layers held to 17 TB x 4/72 = 944.44 GB")
+  local core = require "gpuplan.core"
+  local s, n = core.host_share(72, 4, 8)
+  t.near(s, 4 / 72, EXACT, "core.host_share: a tray's 4 of the node's 72")
+  t.is(n, 4, "core.host_share: 8 GPUs, 4 on a tray")
+  s, n = core.host_share(8, 0, 2)
+  t.ok(s == 1 and n == 2, "core.host_share: a server of one host keeps all of it")
+  t.ok(not pcall(core.host_share, 0, 4, 8), "core.host_share refuses gpus_per_node 0")
 end
