@@ -919,10 +919,15 @@ static int step_comm(const infer_cfg *c, const shape *s, double L,
 	return GP_OK;
 }
 
+int infer_host_node(const infer_cfg *c)
+{
+	return c->host_node_gpus > 0 ? c->host_node_gpus : c->gpus;
+}
+
 double infer_host_share(const infer_cfg *c, int *ranks)
 {
-	return mem_host_share(c->host_node_gpus > 0 ? c->host_node_gpus :
-			      c->gpus, c->host_gpus, c->gpus, ranks);
+	return mem_host_share(infer_host_node(c), c->host_gpus, c->gpus,
+			      ranks);
 }
 
 /* The time n_off offloaded layers add to a step of T tokens. */

@@ -300,6 +300,10 @@ int infer_check(const gp_model *m, const roof_device *d, const infer_cfg *c,
  * both (mem_host_fit, train.c offload_step). */
 double infer_host_share(const infer_cfg *c, int *ranks);
 
+/* The GPUs of the node host_capacity and offload_bw are the figures of:
+ * host_node_gpus, else the run's gpus. */
+int infer_host_node(const infer_cfg *c);
+
 /* Host seconds an eager runtime (INFER_EAGER) dispatches for one step of
  * `layers` layers: (layers x host_ops_per_layer + the ops outside the
  * layers) x host_op_time; the host runs ahead of the GPU, so a step

@@ -85,9 +85,8 @@ static int run_weights(const gp_model *m, const infer_cfg *c, int stage,
 		 * spans hosts their host's share of it (memory.h
 		 * mem_host_fit, the rule training's offload follows;
 		 * infer_host_share). */
-		mem_host_fit(mr, c->host_capacity, c->host_node_gpus > 0 ?
-			     c->host_node_gpus : c->gpus, c->host_gpus,
-			     c->gpus);
+		mem_host_fit(mr, c->host_capacity, infer_host_node(c),
+			     c->host_gpus, c->gpus);
 		x = mr->host_need;
 		if (!mr->fits) {
 			snprintf(r->why, sizeof r->why, "offloading %.0f of "

@@ -688,6 +688,10 @@ local function setup_memory(a, cat, model, g, sys, d, c, tp, pp, default, info)
     -- infer_host_share: memory.h mem_host_share, training's rule).
     if sys and sys.host_gpus then
       c.host_node_gpus, c.host_gpus = sys.gpus, sys.host_gpus
+      if sys.host_gpus < sys.gpus then
+        default(string.format("host share=%d/%d of host_memory and host_bw (one host's GPUs)",
+                              sys.host_gpus, sys.gpus))
+      end
     end
     -- The copies cross PCIe at gpuplan.comm.pcie_bw (0.8 of the link,
     -- pinned copies).  From pageable memory the driver's staging copy

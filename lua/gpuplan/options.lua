@@ -594,7 +594,7 @@ opt { name = "host_bw", type = "string", metavar = "BW", commands = "train plan 
 opt { name = "host_memory", type = "string", metavar = "SIZE", commands = "infer",
   kind = "bytes",
   default = "32GB or the system's",
-  help = "host memory for offloaded layers",
+  help = "host memory for offloaded layers (a rack's: each tray of GPUs has its share)",
   suggest = { "host_mem", "cpu_memory" } }
 opt { name = "offload_layers", type = "int", metavar = "N", commands = "infer",
   default = "as many as do not fit",

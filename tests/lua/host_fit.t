@@ -11,7 +11,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 
-t.plan(35)
+t.plan(36)
 
 local GiB = 2 ^ 30
 -- 1e-9: the bytes are sums and products of the same doubles the engine
@@ -171,6 +171,15 @@ do
   local r4 = gp.infer(with(rack, { gpus = 4 }))
   t.ok(not r4.fits and r4.why:find("has 944.44 GB", 1, true),
        "infer on a NVL72 tray: 4 GPUs' layers held to 17 TB x 4/72 = 944.44 GB")
+  -- The eager runtime copies them from pageable memory, the driver
+  -- staging each chunk through host DRAM: B/rate = B/PCIe + 2B/host_bw,
+  -- host_bw the tray's 4/72, so 1 -> 2 TB/s takes away
+  -- 2B x (1/1e12 - 1/2e12) x 72/4 = B x 18e-12 s (main: B x 1e-12).
+  local eager = with(rack, { runtime = "eager" })
+  local e1 = gp.infer(with(eager, { host_bw = "1TB/s" }))
+  local e2 = gp.infer(with(eager, { host_bw = "2TB/s" }))
+  t.near(e1.decode.offload_time - e2.decode.offload_time, e1.offload_bytes * 18e-12, EXACT,
+         "infer on a NVL72 tray: pageable copies staged at 4/72 of the rack's host_bw")
   local core = require "gpuplan.core"
   local s, n = core.host_share(72, 4, 8)
   t.near(s, 4 / 72, EXACT, "core.host_share: a tray's 4 of the node's 72")
