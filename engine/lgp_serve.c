@@ -350,6 +350,7 @@ static const lgp_field serve_fields[] = {
 	F_INT("redundant", offsetof(serve_cfg, redundant), 0,
 	      SERVE_REDUNDANT_AUTO, INT_MAX),
 	F_NUM("imbalance", offsetof(serve_cfg, imbalance), 0),
+	F_BOOL("eplb", offsetof(serve_cfg, eplb), 0),
 	F_INT("mtp", offsetof(serve_cfg, mtp), 0, 0, INT_MAX),
 	F_INT("mtp_layers", offsetof(serve_cfg, mtp_layers), 0, 0, INT_MAX),
 	F_NUM("m_tile", offsetof(serve_cfg, m_tile), 0),
@@ -378,7 +379,7 @@ static const lgp_desc serve_desc = { "serve", serve_fields };
  * serve_fields: disagg, gpus (default: decode's tp), prefill_gpus,
  * batch_per_gpu (a GPU's share with TP attention: 1/8 of a stream on
  * TP8; the infer base's batch is not read), itl_max (s), prefill_tokens, mixed, redundant (-1 or absent:
- * SERVE_REDUNDANT_AUTO), imbalance, mtp, mtp_layers, m_tile, acceptance,
+ * SERVE_REDUNDANT_AUTO), imbalance, eplb (boolean), mtp, mtp_layers, m_tile, acceptance,
  * accept_decay,
  * spec_host and spec_host_dp (s: with TP and with DP attention), a2a ("deepep" | "nccl"), dispatch_bytes, combine_bytes,
  * expert_bits (0 or absent: weight_bits), expert_compute (a dtype name),

@@ -400,47 +400,71 @@ int model_moe_layers(const gp_model *m)
 	return m->moe.experts > 0 ? m->layers - m->moe.dense_layers : 0;
 }
 
-/* Routing without balancing (no auxiliary loss, no bias updates, no
- * redundant experts) as TensorRT-LLM measured it (tech blog 4, "Scaling
- * Expert Parallelism in TensorRT-LLM (Part 1)", Table 1: DeepSeek R1 on
- * 32 GB200, no EPLB, 8 experts per rank): "by rank" the tokens a rank
- * receives average 1024 with a standard deviation of 491.6, and the
- * hottest rank's excess over the mean, (max - mean) / mean "average of
- * per-layer and per-iteration metrics", is 1.564 -- the hottest receives
- * 2.564 times the mean.  ("The EP rank level imbalance issue can be
- * caused by a certain hottest expert or multiple hot experts staying on
- * the same EP rank"; "The EP rank imbalance distribution is relatively
- * stable across tens to hundreds of iterations".)  Other layouts: a rank
- * of El experts sums El experts' loads, whose spread relative to their
- * mean falls as 1 / sqrt(El) (the same table's per-expert figures, std
- * 164.1 over a mean of 128, give 1.282 / sqrt(8) = 0.453 for 8 experts a
- * rank, against the 0.480 measured), and the largest of N ranks lies
- * about sqrt(2 ln N) spreads above the mean (the maximum of N samples of
- * a light-tailed load), scaled to the measured 1.564 at N = 32:
- *   skew = 1 + 1.564 sqrt(8 / El) sqrt(ln N / ln 32).
+/* Routing without balancing (no auxiliary loss, no bias updates, no EPLB
+ * placement: experts in order, E / N to a rank) as TensorRT-LLM measured
+ * it (tech blog 4, "Scaling Expert Parallelism in TensorRT-LLM (Part
+ * 1)", Table 1: DeepSeek R1 on 32 GB200, "No EPLB (8 per-rank slots and
+ * EP 32)"; examples/ep_load_balancer/report_load_statistics.py takes the
+ * standard deviation and the imbalance ratio of every layer's and
+ * iteration's rank loads, then their mean): "by rank" the picks a rank
+ * receives average 1024 with a standard deviation of 491.6 (0.48008 of
+ * the mean), and the hottest rank's excess, (max - mean) / mean, is
+ * 1.564 -- 3.2578 of those standard deviations.  ("The EP rank level
+ * imbalance issue can be caused by a certain hottest expert or multiple
+ * hot experts staying on the same EP rank"; "The EP rank imbalance
+ * distribution is relatively stable across tens to hundreds of
+ * iterations".)  A rank's load strays from the mean two ways, as
+ * SERVE_EPLB_SD (serve_int.h) takes them apart for the same table's EPLB
+ * rows: the placement (which experts it holds, fixed over a step) and
+ * the chance of where the step's picks land (Poisson: variance the mean,
+ * 1024).  Independent, their variances add, so the placement's share is
+ * sqrt(491.6^2 - 1024) / 1024 = 0.47906.  Other layouts: a rank of El
+ * experts sums El experts' loads, whose spread relative to their mean
+ * falls as 1 / sqrt(El) (the same table's per-expert figures, std 164.1
+ * over a mean of 128, give 1.282 / sqrt(8) = 0.453 for 8 experts a rank,
+ * against the 0.480 measured), and the largest of N ranks lies about
+ * sqrt(2 ln N) spreads above the mean (the maximum of N samples of a
+ * light-tailed load), scaled to the measured 3.2578 at N = 32.  With
+ * picks (a rank's mean picks in the step; 0: so many that chance is
+ * gone, a training step's thousands):
+ *   skew = 1 + 3.2578 sqrt(ln N / ln 32) sqrt(0.47906^2 8 / El + 1 / picks),
+ * 2.564 at the measured 1024 picks, 2.561 with the placement alone.
  * The excess is the layer's wait: every rank's combine waits for the
  * hottest rank's experts and its received tokens.  The spread is a
  * fine-grained MoE's (256 experts of DeepSeek R1); none is measured for
  * a few large experts.  A rank can take at most min(top_k, El) of a
  * token's top_k picks, so no more than N min(k, El) / k times the mean:
  * the skew stops there (two ranks of one expert each: 2). */
-#define EP_SKEW_EXCESS 1.564
-#define EP_SKEW_EXPERTS 8.0
+#define EP_SKEW_SD 491.6         /* Table 1, no EPLB, by rank: std */
+#define EP_SKEW_MEAN 1024.0      /* ... and the mean */
+#define EP_SKEW_EXCESS 1.564     /* ... and (max - mean) / mean */
+#define EP_SKEW_EXPERTS 8.0      /* 256 experts over EP 32 */
 #define EP_SKEW_RANKS 32.0
+
+double model_ep_skew_at(double ranks, double el, double top_k, double picks)
+{
+	double sd = EP_SKEW_SD / EP_SKEW_MEAN, tail = EP_SKEW_EXCESS / sd;
+	double place, chance, cap;
+
+	if (!(ranks > 1.0))
+		return 1.0;
+	if (!(el >= 1.0))
+		el = 1.0;
+	if (!(top_k >= 1.0))
+		top_k = 1.0;
+	place = (sd * sd - 1.0 / EP_SKEW_MEAN) * EP_SKEW_EXPERTS / el;
+	chance = picks > 0.0 ? 1.0 / picks : 0.0;
+	cap = ranks * fmin(top_k, el) / top_k;
+	return fmin(cap, 1.0 + tail * sqrt(log(ranks) / log(EP_SKEW_RANKS)) *
+		    sqrt(place + chance));
+}
 
 double model_ep_skew(const gp_model *m, int ep)
 {
-	double el, k, cap;
-
 	if (ep <= 1 || m->moe.experts <= 0)
 		return 1.0;
-	el = (double)m->moe.experts / ep;
-	if (el < 1.0)
-		el = 1.0;
-	k = m->moe.top_k > 0 ? m->moe.top_k : 1.0;
-	cap = ep * fmin(k, el) / k;
-	return fmin(cap, 1.0 + EP_SKEW_EXCESS * sqrt(EP_SKEW_EXPERTS / el) *
-		    sqrt(log((double)ep) / log(EP_SKEW_RANKS)));
+	return model_ep_skew_at(ep, (double)m->moe.experts / ep,
+				m->moe.top_k > 0 ? m->moe.top_k : 1.0, 0.0);
 }
 
 /* Derived parameter count of the vision tower and projector. */

@@ -185,7 +185,12 @@ double model_mla_down_weights(const gp_model *m);
 double model_shared_ffn(const gp_model *m);
 int model_moe_layers(const gp_model *m);
 /* The routed tokens the hottest of ep expert-parallel ranks receives over
- * the mean when nothing balances the router (model.c); 1 without EP. */
+ * the mean when nothing balances the router (model.c); 1 without EP.
+ * model_ep_skew_at: the same rule for `ranks` ranks of el experts each,
+ * top_k picks a token, a rank receiving `picks` picks in the step on
+ * average (0: so many that only the placement's spread is left);
+ * model_ep_skew is it with m's experts over ep and picks 0. */
+double model_ep_skew_at(double ranks, double el, double top_k, double picks);
 double model_ep_skew(const gp_model *m, int ep);
 
 /* Widths of one layer's tensors per token, in elements, for the whole

@@ -80,8 +80,9 @@ typedef struct dparts {
  * one of them.  Priced by the serving model's MoE step (serve.h) with
  * what such an engine runs in RL: no redundant experts (vLLM's EPLB is
  * off unless asked), so routing is as skewed as TensorRT-LLM measured
- * without EPLB (model_ep_skew: the hottest GPU receives 2.56x the mean at
- * EP 32 with 8 experts a GPU); vLLM's default all-to-all backend (allgather_reducescatter:
+ * without EPLB (the serving model's step without EPLB, model_ep_skew_at:
+ * the hottest GPU receives 2.56x the mean at EP 32 with 8 experts a GPU,
+ * more in a step of few tokens); vLLM's default all-to-all backend (allgather_reducescatter:
  * NCCL collectives of bf16 hidden states, 2 B an element each way); no
  * two-batch overlap (vLLM's dual-batch overlap is opt-in); an eager
  * engine (rollout_eager) is held to its host's dispatch as infer_step's
@@ -110,7 +111,8 @@ static void ep_setup(rollctx *r)
 		r->sc.topo = *r->ic.topo;
 	r->sc.gpus = r->ic.tp;
 	r->sc.redundant = 0;
-	r->sc.imbalance = model_ep_skew(r->m, r->ic.tp);
+	r->sc.imbalance = SERVE_IMBALANCE_AUTO;
+	r->sc.eplb = 0;
 	r->sc.a2a = SERVE_A2A_NCCL;
 	r->sc.dispatch_bytes = r->sc.combine_bytes = ROLL_EP_ELEM_BYTES;
 	r->sl.tp = r->sl.ep = r->ic.tp;

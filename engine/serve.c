@@ -465,7 +465,7 @@ int serve_memory(const gp_model *m, const serve_cfg *c,
 		Tmb = c->prefill_tokens / tbo;
 		/* EP: the hottest GPU's routed tokens; TP experts: every
 		 * token of the instance through a slice. */
-		recv = s.ep > 1 ? Tr / tbo * s.k * serve_skew(c) :
+		recv = s.ep > 1 ? Tr / tbo * s.k * serve_skew(c, &s) :
 			Tr * s.N * s.k;
 		seqs = fmax(1.0, c->prefill_tokens / c->base.input);
 		fixed = (Tmb * (4.0 * s.h + 3.0 * fmax(s.fd, s.fs)) +
@@ -481,7 +481,7 @@ int serve_memory(const gp_model *m, const serve_cfg *c,
 		/* per decode sequence per GPU: its tokens' activations */
 		per = q * s.a * (4.0 * s.h + 3.0 * fmax(s.fd, s.fs)) * ACT /
 			tbo + (s.nm > 0 ? q * s.k * (s.ep > 1 ?
-			       serve_skew(c) / tbo : s.N) *
+			       serve_skew(c, &s) / tbo : s.N) *
 			       (s.h + 3.0 * s.fx) * ACT : 0.0) +
 			q * s.a * m->vocab / s.a * 4.0;
 	}

@@ -106,8 +106,14 @@ typedef struct serve_cfg {
 	                         SERVE_REDUNDANT_AUTO */
 	double imbalance;     /* routed tokens of the hottest GPU / the mean,
 	                         in [1, 64], or SERVE_IMBALANCE_AUTO: per
-	                         step, the spread EPLB's placement leaves
-	                         and the step's chance (serve_step.c) */
+	                         step, the placement's spread and the step's
+	                         chance (serve_step.c sx_imbalance) */
+	int eplb;             /* 1: an EPLB placement (experts moved and
+	                         replicated from the traffic's statistics:
+	                         SERVE_EPLB_SD's spread); 0: the runtimes'
+	                         default, experts in order (SGLang's and
+	                         vLLM's enable_eplb False, TensorRT-LLM
+	                         without a load_balancer: model_ep_skew_at) */
 	int mtp;              /* draft tokens per decode step; 0 = off */
 	int mtp_layers;       /* layers of the model's MTP module */
 	double acceptance;    /* probability that a draft token is accepted */
@@ -249,7 +255,7 @@ typedef struct serve_result {
 
 /* Fill c with the documented defaults (serve.c): infer_defaults for the
  * base, one 8-GPU NVLink-4 node without NICs, decode = prefill = tp 1,
- * ep 1, prefill_tokens 16384, redundant 0, imbalance 1, mtp off,
+ * ep 1, prefill_tokens 16384, redundant 0, imbalance 1, eplb 0, mtp off,
  * acceptance 0.85, DeepEP with fp8 dispatch (1 + 4/128 B) and bf16
  * combine (2 B), the routed experts in the base weight format
  * (expert_bits 0).  The caller then sets capacity, topo and layouts. */

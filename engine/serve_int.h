@@ -28,14 +28,6 @@
  * replicates whole experts). */
 #define SERVE_EPLB_SD 0.04236
 
-/* c->imbalance, or SERVE_EPLB_SKEW when it is modelled: the skew a
- * buffer is sized for (serve.c). */
-static inline double serve_skew(const serve_cfg *c)
-{
-	return c->imbalance == SERVE_IMBALANCE_AUTO ? SERVE_EPLB_SKEW :
-		c->imbalance;
-}
-
 /* Counts and widths of layout L on model m (both checked). */
 typedef struct shp {
 	double N, a, G;        /* instance, attention TP, GPUs per node */
@@ -56,6 +48,18 @@ typedef struct shp {
 
 void serve_shape(const gp_model *m, const serve_cfg *c,
                  const serve_layout *L, shp *s);
+
+/* c->imbalance, or when it is modelled the skew a buffer is sized for
+ * (serve.c): with EPLB SERVE_EPLB_SKEW, without it the placement's alone
+ * (model_ep_skew_at with no chance term), as the runtimes ship. */
+static inline double serve_skew(const serve_cfg *c, const shp *s)
+{
+	if (c->imbalance != SERVE_IMBALANCE_AUTO)
+		return c->imbalance;
+	if (c->eplb)
+		return SERVE_EPLB_SKEW;
+	return model_ep_skew_at(s->N, s->E / s->N, s->k, 0.0);
+}
 
 /* KV bytes one GPU holds for one sequence of ctx tokens in its attention
  * group (see serve.c); -1 when the model cannot size it. */

@@ -367,10 +367,12 @@ static double max_dev(double G)
 
 /* The hottest GPU's routed tokens over the mean in a step whose GPUs
  * route Tr tokens each (SERVE_IMBALANCE_AUTO).  A GPU's share of the
- * step's picks strays from the mean two ways: the placement EPLB leaves
- * (relative sd SERVE_EPLB_SD, fixed for the step) and the chance of
- * which experts the step's picks land on (about Poisson(lam), lam = Tr x
- * top_k: relative sd 1 / sqrt(lam)).  Independent, their variances add;
+ * step's picks strays from the mean two ways: the placement (fixed for
+ * the step) and the chance of which experts the step's picks land on
+ * (about Poisson(lam), lam = Tr x top_k: relative sd 1 / sqrt(lam)).
+ * Independent, their variances add.
+ *
+ * With EPLB (c->eplb) the placement leaves relative sd SERVE_EPLB_SD and
  * the hottest of N GPUs whose loads sum to the step's total lies
  * max_dev(N) of those sds above the mean:
  *   1 + max_dev(N) sqrt(SERVE_EPLB_SD^2 + 1 / lam).
@@ -379,13 +381,26 @@ static double max_dev(double G)
  * layer and iteration, averaged): EP36 of 8 slots at 1024 picks a GPU,
  * 1 + 2.1482 x 0.05265 = 1.1131 (measured 1.1154); EP32 of 9 slots,
  * 1.1107 (measured 1.109).  Few tokens a step: 1.28 at 8 tokens a GPU
- * over EP32; a prefill's 131,072 picks: 1.089 (the placement alone). */
+ * over EP32; a prefill's 131,072 picks: 1.089 (the placement alone).
+ *
+ * Without it (the runtimes' default: SGLang's enable_eplb False with
+ * init_expert_location "trivial", vLLM's enable_eplb False, TensorRT-LLM
+ * without a moe_config.load_balancer) the experts sit in order, E / N to
+ * a GPU, and the same table's "No EPLB" row gives the spread and its
+ * heavier tail: model_ep_skew_at (model.c), the rule training and the
+ * rollout engine price unbalanced routing with, here with the step's
+ * lam.  2.564 at EP32 of 8 experts and 1024 picks (measured 2.564);
+ * EP8 of 32 experts: 1.61 at 1024 picks, 1.68 at 64 (8 tokens a GPU). */
 double sx_imbalance(const sx *x, double Tr)
 {
 	double lam = Tr * x->s.k, N = x->s.N;
 
 	if (x->c->imbalance != SERVE_IMBALANCE_AUTO)
 		return x->c->imbalance;
+	if (!x->c->eplb)
+		return x->s.ep <= 1 || N < 2 ? 1.0 :
+			model_ep_skew_at(N, x->s.E / N, x->s.k,
+					 lam > 0 ? lam : 0.0);
 	if (x->s.ep <= 1 || N < 2 || !(lam > 0))
 		return SERVE_EPLB_SKEW;
 	return 1.0 + max_dev(N) * sqrt(SERVE_EPLB_SD * SERVE_EPLB_SD +

@@ -695,8 +695,17 @@ opt { name = "redundant_experts", type = "int", metavar = "N", commands = "infer
     .. "experts, the fewest for whole slots per GPU",
   help = "EPLB slots (DeepSeek's deployment: 32)",
   suggest = { "ep_num_redundant_experts", "redundant" } }
+opt { name = "eplb", type = "flag", commands = "infer", serve = true, form = "both",
+  default = "off, as the runtimes ship (SGLang's and vLLM's enable_eplb False, TensorRT-LLM "
+    .. "without a load_balancer)",
+  help = "experts placed by an expert-parallel load balancer from the traffic's statistics "
+    .. "(DeepSeek's EPLB; SGLang --enable-eplb or --init-expert-location, vLLM --enable-eplb, "
+    .. "TensorRT-LLM moe_config.load_balancer); off: experts in order, as skewed as "
+    .. "TensorRT-LLM measured without it",
+  suggest = { "enable_eplb", "load_balancer", "expert_load_balancer" } }
 opt { name = "imbalance", type = "number", metavar = "X", commands = "infer", serve = true,
-  default = "with --ep per step: EPLB's spread and the step's chance",
+  default = "with --ep per step: the placement's spread (--eplb or the runtimes' experts in "
+    .. "order) and the step's chance",
   help = "hottest GPU's routed tokens / mean" }
 opt { name = "disagg", type = "flag", commands = "infer", serve = true,
   help = "separate prefill and decode pools",

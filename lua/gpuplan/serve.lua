@@ -36,11 +36,14 @@
 --               or, where ep does not divide the experts, the fewest that give
 --               every GPU whole slots, as SGLang needs to start; DeepSeek's 32
 --               are its own deployment's, given here)
+--   eplb        an EPLB placement (default false, as SGLang, vLLM and
+--               TensorRT-LLM ship: experts in order)
 --   imbalance   hottest GPU's routed tokens / the mean (default with ep > 1:
---               modelled per step, 1 + z_N sqrt(0.04236^2 + 1 / (tokens x
---               top_k)): the spread EPLB's placement leaves and the
---               step's chance, hottest of N; 1.11 at 128 tokens a GPU
---               over EP36 as TensorRT-LLM tech blog 4 measures it)
+--               modelled per step from the placement's spread and the step's
+--               chance, hottest of N: with eplb 1 + z_N sqrt(0.04236^2 + 1 /
+--               (tokens x top_k)), 1.11 at 128 tokens a GPU over EP36;
+--               without, model_ep_skew_at, 2.56 at EP32 of 8 experts and
+--               1024 picks a GPU, as TensorRT-LLM tech blog 4 measures them)
 --   a2a         deepep (low-latency decode, normal prefill kernels; default) |
 --               nccl
 --   expert_weights  the routed experts' weight format (default weights: one
@@ -171,6 +174,22 @@ local function bool_of(a, k)
   return a[k]
 end
 
+-- What the defaults line says of the experts' placement with expert
+-- parallelism: EPLB off unless given, as the runtimes ship it (SGLang's
+-- enable_eplb False with init_expert_location "trivial", vLLM's
+-- enable_eplb False, TensorRT-LLM's moe_config.load_balancer None), and
+-- the imbalance modelled from that placement (gp.infer and gp.infer_plan's
+-- search alike).
+local function say_placement(default, eplb)
+  if eplb == nil then
+    default("eplb=false (the runtimes' default: SGLang's and vLLM's enable_eplb False, "
+      .. "TensorRT-LLM without a load_balancer)")
+  end
+  default("imbalance=auto (per step: " .. (eplb and "EPLB's placement spread"
+    or "the spread of experts in order, TensorRT-LLM's no-EPLB measurement")
+    .. " and the step's chance)")
+end
+
 local function num_of(a, k, lo, hi)
   local v = a[k]
   if v == nil then return nil end
@@ -273,12 +292,13 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     L.dispatch_bytes
   local sbo, bw, sbo_down = L.sbo, L.bw, L.sbo_down
   local imb = num_of(a, "imbalance", 1, 64)
+  local eplb = bool_of(a, "eplb")
   if imb == nil then
-    -- 0: the engine models it per step (SERVE_IMBALANCE_AUTO)
-    imb = ep > 1 and 0 or 1
-    if ep > 1 then
-      default("imbalance=auto (per step: EPLB's placement spread and the step's chance)")
-    end
+    -- 0: the engine models it per step (SERVE_IMBALANCE_AUTO) wherever
+    -- the experts are split whole (without EP it prices none), so that
+    -- gp.infer_plan's search prices its EP layouts with it too
+    imb = (model.moe and model.moe.experts or 0) > 0 and 0 or 1
+    if ep > 1 or (disagg and pep > 1) then say_placement(default, eplb) end
   end
   local red = int_of(a, "redundant_experts", 0)
   if red == nil and (ep > 1 or (disagg and pep > 1)) then
@@ -327,6 +347,7 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     prefill = { tp = ptp, ep = pep, dp_attention = pdp, tbo = tbo },
     disagg = disagg, gpus = gpus, prefill_gpus = pg, batch_per_gpu = L.batch,
     itl_max = itl, prefill_tokens = pt, mixed = mixed, redundant = red, imbalance = imb,
+    eplb = eplb == true,
     mtp = mtp, mtp_layers = model.mtp_layers or 0, acceptance = acc, a2a = a2a,
     accept_decay = (mtp > 1 and acc == nil) and M.ACCEPT_DECAY or 1.0,
     spec_host = L.spec_host, spec_host_dp = L.spec_host_dp,
@@ -561,11 +582,12 @@ function M.setup(a)
   end
   -- The expert-parallel options priced nothing without expert
   -- parallelism (a dense model's step was the same with any of them).
-  for _, k in ipairs { "a2a", "imbalance", "redundant_experts" } do
+  for _, k in ipairs { "a2a", "imbalance", "eplb", "redundant_experts" } do
     if a[k] ~= nil and ep == 1 and not (disagg and pep > 1) then
       no_ep(k, ({
         a2a = "it picks the experts' all-to-all kernel",
         imbalance = "it is the hottest expert-parallel GPU's share of the routed tokens",
+        eplb = "it places the experts over the expert-parallel GPUs",
         redundant_experts = "EPLB's extra expert slots spread over the expert-parallel GPUs",
       })[k])
     end
@@ -838,9 +860,14 @@ function M.plan(a)
   if b.concurrency ~= nil then
     error("infer_plan: concurrency does not go with target: the plan picks the batch", 2)
   end
-  local m, d, s, info = M.setup(b)
   local fix_layout = false
   for k in pairs(LAYOUT) do if b[k] ~= nil then fix_layout = true end end
+  -- eplb places the experts of whatever EP layout the search picks: kept
+  -- aside so that M.setup (ep 1 until the search) does not refuse it
+  local eplb = bool_of(b, "eplb")
+  if not fix_layout then b.eplb = nil end
+  local m, d, s, info = M.setup(b)
+  if not fix_layout then s.eplb = eplb == true end
   local ok, r, p = pcall(core().serve_target, m, d, s, target, itl, fix_layout, b.disagg ~= nil)
   if s._tbo_auto and fix_layout then
     -- The layout is fixed but the overlap open: both ways, the fewer GPUs
@@ -860,6 +887,10 @@ function M.plan(a)
   if p.disagg then
     s.prefill = { tp = r.prefill.tp, ep = r.prefill.ep,
                   dp_attention = r.prefill.dp_attention, tbo = r.prefill.tbo }
+  end
+  if not fix_layout and s.imbalance == 0 and (r.decode.ep > 1 or
+      (p.disagg and r.prefill.ep > 1)) then
+    say_placement(function(t) info.defaults[#info.defaults + 1] = t end, eplb)
   end
   local out = M.result(r, m, d, s, info)
   return require("gpuplan.ranges").apply("infer", { model = m, gpu = d.id, tp = out.tp,

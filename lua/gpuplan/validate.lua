@@ -310,6 +310,8 @@ local case_schema = T.record {
     fused_grouped_mlp = declared("fused_grouped_mlp"),
     offload = T.enum { "optimizer", "params+optimizer" },
     dp_attention = declared("dp_attention"), redundant_experts = count(0),
+    -- experts placed by an expert-parallel load balancer (gp.infer's eplb)
+    eplb = declared("eplb"),
   },
   workload = T.record(media_fields {
     seq_len = count(), precision = T.enum { "fp32", "tf32", "bf16", "fp16", "fp8", "fp4" },
@@ -470,7 +472,7 @@ M.PARALLEL_READ = {
   rl = set [[tp pp cp ep etp sp zero micro_batch global_batch recompute first_stage_layers
     last_stage_layers moe_permute_fusion bias_activation_fusion apply_rope_fusion moe_router_dtype numa_bind offload
     grad_accum_dtype moe_dispatcher moe_flex_backend moe_flex_sms moe_balance]],
-  infer = set [[tp pp ep micro_batch dp_attention redundant_experts]],
+  infer = set [[tp pp ep micro_batch dp_attention redundant_experts eplb]],
   collective = {},
 }
 -- The memory kind reads the training layout's fields that size the

@@ -953,10 +953,11 @@ int main(void)
 		/* The serving model's MoE step as rollout.c sets it: the
 		 * engine's infer_cfg, attention TP 2 with the experts split
 		 * (ep = tp), no redundant experts and the imbalance of a
-		 * router nothing balances (vLLM without EPLB; model_ep_skew,
-		 * TensorRT-LLM tech blog 4: 1 + 1.564 sqrt(8 / El) sqrt(ln
-		 * ep / ln 32), El = 16 experts / ep 2 = 8: 1 + 1.564
-		 * sqrt(0.2) = 1.69945), NCCL collectives of
+		 * router nothing balances, per step (vLLM without EPLB: the
+		 * serving model's auto imbalance with eplb 0, model_ep_skew_at
+		 * from TensorRT-LLM tech blog 4; at the decode's 512 tokens a
+		 * GPU x top-2 = 1024 picks, El = 16 / 2 = 8 experts a GPU,
+		 * 1 + 1.564 sqrt(ln 2 / ln 32) = 1.69945), NCCL collectives of
 		 * bf16 (vLLM's allgather_reducescatter), no two-batch
 		 * overlap. */
 		serve_defaults(&sc);
@@ -971,7 +972,8 @@ int main(void)
 		sc.topo = t;
 		sc.gpus = 2;
 		sc.redundant = 0;
-		sc.imbalance = 1.0 + 1.564 * sqrt(0.2);
+		sc.imbalance = SERVE_IMBALANCE_AUTO;
+		sc.eplb = 0;
 		sc.a2a = SERVE_A2A_NCCL;
 		sc.dispatch_bytes = sc.combine_bytes = 2.0;
 		sl.tp = sl.ep = 2;

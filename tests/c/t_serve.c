@@ -210,7 +210,7 @@ int main(void)
 	double attn, down, want, t_disp, t_comb, ll[6][2], x;
 	int i, ep;
 
-	plan(125);
+	plan(129);
 	dsv3(&m);
 	hopper(&d);
 
@@ -398,6 +398,7 @@ int main(void)
 	 * Tolerance 1e-4 relative: z_N quoted to 5-6 digits. */
 	c2 = c;
 	c2.imbalance = SERVE_IMBALANCE_AUTO;
+	c2.eplb = 1;
 	MUST(serve_step_time(&m, &d, &c2, &c2.decode, SERVE_DECODE, 8, &st2,
 			     &err));
 	{
@@ -421,6 +422,7 @@ int main(void)
 	c2.topo.gpus_per_node = 4;   /* the source's GB200 trays: 9 of 4 */
 	c2.decode.tbo = 0;
 	c2.imbalance = SERVE_IMBALANCE_AUTO;
+	c2.eplb = 1;
 	MUST(serve_step_time(&m, &d, &c2, &c2.decode, SERVE_DECODE, 128,
 			     &st2, &err));
 	{
@@ -430,6 +432,53 @@ int main(void)
 		is_num(imb, 1.11307, 1e-4, "EP36, 1024 picks a GPU: 1.1131");
 		ok(fabs(imb - 1.1154) < 0.005, "within 0.005 of TensorRT-LLM's "
 		   "measured per-step 1.1154");
+	}
+
+	/* --- imbalance without EPLB (eplb 0, the default: the runtimes'
+	 * experts in order) ----------------------------------------------
+	 * model_ep_skew_at: 1 + t sqrt(ln N / ln 32) sqrt(p^2 8 / El +
+	 * 1 / lam) from the same Table 1's "No EPLB (8 per-rank slots and
+	 * EP 32)" row: std 491.6 over a mean of 1024, hottest excess 1.564,
+	 * so t = 1.564 / (491.6 / 1024) = 3.257803 and the placement's
+	 * p^2 = (491.6 / 1024)^2 - 1 / 1024 = 0.2294941.  El is the
+	 * logical experts a GPU, 256 / N.
+	 * EP32 (El 8) at 128 tokens a GPU, the row's own 1024 picks: the
+	 * measured 2.564 (1e-9: the same constants, no rounding).
+	 * 8 tokens a GPU (64 picks): 1 + 3.257803 sqrt(0.2294941 + 1/64)
+	 * = 2.612936.  EP8 (El 32), 1024 picks: 1 + 3.257803 sqrt(ln 8 /
+	 * ln 32) sqrt(0.2294941 / 4 + 1 / 1024) = 1.609572 (1e-6: the
+	 * digits quoted). */
+	cfg(&c2, 32, 1);
+	c2.decode.tbo = 0;
+	c2.imbalance = SERVE_IMBALANCE_AUTO;
+	ok(c2.eplb == 0, "serve_defaults: no EPLB, as the runtimes ship");
+	{
+		static const struct { int ep, batch; double want, tol;
+				      const char *what; } row[] = {
+			{ 32, 128, 2.564, 1e-9,
+			  "no EPLB, EP32, 1024 picks a GPU: TensorRT-LLM's "
+			  "measured 2.564" },
+			{ 32, 8, 2.612936, 1e-6,
+			  "no EPLB, EP32, 64 picks: 2.6129 (chance adds)" },
+			{ 8, 128, 1.609572, 1e-6,
+			  "no EPLB, EP8 of 32 experts a GPU: 1.6096" },
+		};
+		size_t ri;
+
+		for (ri = 0; ri < sizeof row / sizeof row[0]; ri++) {
+			const infer_op_row *o;
+
+			cfg(&c2, row[ri].ep, 1);
+			c2.decode.tbo = 0;
+			c2.imbalance = SERVE_IMBALANCE_AUTO;
+			MUST(serve_step_time(&m, &d, &c2, &c2.decode,
+					     SERVE_DECODE, row[ri].batch,
+					     &st2, &err));
+			o = op_row(&st2, "experts_up");
+			is_num(o ? o->flop / (2.0 * row[ri].batch * 8 * 7168 *
+					      4096) : 0, row[ri].want,
+			       row[ri].tol, row[ri].what);
+		}
 	}
 
 	/* --- experts' TP inside EP (ep dividing tp, TP attention) ----------

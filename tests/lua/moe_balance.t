@@ -19,12 +19,18 @@ local none = gp.train(t.with(job, { moe_balance = "none" }))
 t.is(gp.train(t.with(job, { moe_balance = "balanced" })).step_s, bal.step_s,
      "balanced is the default")
 
--- The skew: 1 + 1.564 sqrt(8 / El) sqrt(ln N / ln 32) -- TensorRT-LLM's
--- hottest-rank excess 1.564 at EP 32 with 8 experts a rank, scaled to El
--- experts a rank and N ranks; here El = 128 / 16 = 8, N = 16:
--- 1 + 1.564 sqrt(0.8) = 2.39888 (checked through the all-to-all below:
--- the engine's skew is not a result field).
-local skew = 1 + 1.564 * math.sqrt(math.log(16) / math.log(32))
+-- The skew (engine/model.c model_ep_skew_at, the rule serving without
+-- EPLB uses too): 1 + t sqrt(ln N / ln 32) sqrt(p^2 8 / El + 1 / picks)
+-- from TensorRT-LLM's measurement without EPLB (tech blog 4 Table 1, EP 32
+-- with 8 experts a rank: std 491.6 over a mean of 1024 picks, hottest
+-- excess 1.564): t = 1.564 / (491.6 / 1024), p^2 = (491.6 / 1024)^2 -
+-- 1 / 1024 the placement's share.  A training step's picks are many (4096
+-- x 8 a rank): no chance term.  Here El = 128 / 16 = 8, N = 16:
+-- 1 + 3.257803 x 0.8944272 x 0.4790600 = 2.39592 (checked through the
+-- all-to-all below: the engine's skew is not a result field).
+local sd = 491.6 / 1024
+local skew = 1 + 1.564 / sd * math.sqrt(math.log(16) / math.log(32)) *
+  math.sqrt(sd * sd - 1 / 1024)
 
 -- The all-to-all: each token's 8 copies out and back in each pass, 4096 x
 -- 8 x 2048 hidden x 2 B per rank, the hottest rank's skew times that; 4

@@ -650,4 +650,46 @@ do
   t.like(said(r24, "redundant_experts") or "", "^redundant_experts=8 ",
          "EP24: the defaults line says the engine's 8")
 end
+-- EPLB: off unless given (SGLang's and vLLM's enable_eplb False,
+-- TensorRT-LLM without a load_balancer), and the imbalance modelled from
+-- the placement the runtime has.  DeepSeek-V3 on 32 H800, EP32 (8 experts
+-- a GPU), batch 128 a GPU, one token each: 1024 picks a GPU, the load of
+-- TensorRT-LLM tech blog 4's Table 1.  Without EPLB its "No EPLB" row:
+-- 1 + (1.564 / 0.480078) sqrt(0.480078^2 - 1/1024 + 1/1024) = 2.564
+-- exactly, so the decode step is the one imbalance = 2.564 gives (1e-12:
+-- the same step).  With EPLB: 1 + z_32 sqrt(0.04236^2 + 1/1024), z_32 =
+-- 2.10279, = 1.1107 (1e-4: z quoted to 6 digits, the step less than
+-- proportional to it).  The buffers are sized for the placement's skew
+-- alone: 1 + 3.257803 x 0.4790600 = 2.560683 without EPLB (1e-6: digits).
+do
+  local a = with { gpu = "h800-sxm", kv = "fp8", gpus = 32, ep = 32, dp_attention = true,
+                   batch = 128, two_batch_overlap = false }
+  local off = gp.infer(a)
+  t.like(said(off, "eplb") or "", "^eplb=false %(the runtimes' default: SGLang's and vLLM's "
+    .. "enable_eplb False", "the defaults line: EPLB off, as the runtimes ship")
+  t.like(said(off, "imbalance") or "", "no%-EPLB measurement", "and the imbalance it implies")
+  t.near(off.step_ms, gp.infer(t.with(a, { imbalance = 2.564 })).step_ms, 1e-12,
+    "no EPLB, EP32 at 1024 picks a GPU: TensorRT-LLM's measured 2.564")
+  t.near(off.memory.workspace, gp.infer(t.with(a, { imbalance = 2.560683 })).memory.workspace,
+    1e-6, "no EPLB: the buffers sized for the placement's 2.5607")
+  local on = gp.infer(t.with(a, { eplb = true }))
+  t.is(said(on, "eplb"), nil, "eplb given: not assumed")
+  t.near(on.step_ms, gp.infer(t.with(a, { imbalance = 1.1107 })).step_ms, 1e-4,
+    "EPLB, EP32 at 1024 picks a GPU: 1.1107")
+  t.ok(on.step_ms < 0.8 * off.step_ms, string.format(
+    "EPLB shortens the step: %.1f ms against %.1f", on.step_ms, off.step_ms))
+  t.raises(function() gp.infer(with { gpus = 8, tp = 8, eplb = true }) end,
+    "eplb applies with expert parallelism", "eplb without EP: refused, named")
+  t.raises(function() gp.infer(t.with(a, { eplb = "yes" })) end, "eplb must be true or false",
+    "eplb not a boolean: refused, named")
+  -- The plan's search prices its EP layouts with the same rule: 100k
+  -- tokens/s on B200 needs no more GPUs with EPLB than without, and the
+  -- plan says which it assumed.
+  local q = { model = "deepseek-v3", gpu = "b200", weights = "fp8", input = 4096,
+              output = 1536, target = 1e5, itl_max = "50ms", price = 5 }
+  local p0, p1 = gp.infer_plan(q), gp.infer_plan(t.with(q, { eplb = true }))
+  t.ok(p1.gpus < p0.gpus, string.format("infer_plan: %d GPUs with EPLB, %d without",
+    p1.gpus, p0.gpus))
+  t.like(said(p0.result, "eplb") or "", "^eplb=false ", "the plan says EPLB is off")
+end
 t.done_testing()

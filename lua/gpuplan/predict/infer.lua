@@ -378,6 +378,7 @@ local function serve_case(case, cat, model, defaults)
     two_batch_overlap = v(wl.two_batch_overlap), swap_ab = v(wl.swap_ab),
     single_batch_overlap = v(wl.single_batch_overlap),
     redundant_experts = v(par.redundant_experts), imbalance = v(wl.imbalance),
+    eplb = v(par.eplb),
     weights = v(wl.weight_dtype) or v(wl.precision) or "bf16", kv = v(wl.kv_dtype),
     expert_weights = v(wl.expert_weight_dtype),
     input = v(wl.input_len), output = v(wl.output_len) or 2,
