@@ -16,8 +16,13 @@
 -- Every number is gp.infer / gp.infer_plan (engine/serve.h): change the
 -- parameters to ask about your own deployment.
 --
+-- The experts sit where the runtimes put them unless --eplb says an
+-- expert-parallel load balancer placed them (DeepSeek's deployment, SGLang's
+-- large-EP posts): without it the hottest GPU of a large EP group receives
+-- several times the mean routed tokens (TensorRT-LLM tech blog 4).
+--
 --   gpuplan run scripts/moe_serving.lua [--target 100000] [--itl-max 50]
---       [--input 4096] [--output 1536] [--currency USD] [--format markdown]
+--       [--input 4096] [--output 1536] [--eplb] [--currency USD] [--format markdown]
 local gp = require "gpuplan"
 local cat = gp.catalog()
 
@@ -26,6 +31,7 @@ local opt = gp.options({
   itl_max = { "inter-token latency bound, ms", 50 },
   input = { "prompt tokens per request", 4096 },
   output = { "generated tokens per request", 1536 },
+  eplb = { "experts placed by EPLB (DeepSeek's deployment); default: the runtimes' none", false },
   gpus = { "cards compared (comma-separated catalog ids)", "h20,h800-sxm,h200-sxm" },
   currency = { "currency of prices", "USD" },
   format = { "output format: text, markdown, csv or json", "text" },
@@ -46,7 +52,8 @@ if opt.currency ~= "USD" and not cat.currencies[opt.currency] then
 end
 
 local MODEL = "deepseek-v3"
-local base = { model = MODEL, weights = "fp8", input = opt.input, output = opt.output }
+local base = { model = MODEL, weights = "fp8", input = opt.input, output = opt.output,
+               eplb = opt.eplb or nil }
 local function with(t)
   local a = {}
   for k, v in pairs(base) do a[k] = v end
@@ -99,8 +106,9 @@ local cols = {
   { key = "cost", label = opt.currency .. "/Mtok", fmt = "%.3f" },
   { key = "market", label = "price from", align = "left" },
 }
-local title = string.format("%s, %d in / %d out: GPUs for %.0f output tok/s at ITL <= %g ms",
-                            MODEL, opt.input, opt.output, opt.target, opt.itl_max)
+local title = string.format("%s, %d in / %d out: GPUs for %.0f output tok/s at ITL <= %g ms, %s",
+                            MODEL, opt.input, opt.output, opt.target, opt.itl_max,
+                            opt.eplb and "experts placed by EPLB" or "no EPLB")
 local plain = plans {}
 section(title, plain, cols)
 local mtp = plans { mtp = 1 }

@@ -147,7 +147,7 @@ like($e, qr/a2a must be 'deepep' or 'nccl'/, 'names the choices');
 ($c, $o, $e) = run_gp('run', 'scripts/moe_serving.lua');
 is($c, 0, 'scripts/moe_serving.lua exits 0') or diag $e;
 is($e, '', 'nothing on stderr');
-my ($plain) = $o =~ /^(deepseek-v3, 4096 in \/ 1536 out: GPUs for 100000 output tok\/s at ITL <= 50 ms\n.*?)\n\n/ms;
+my ($plain) = $o =~ /^(deepseek-v3, 4096 in \/ 1536 out: GPUs for 100000 output tok\/s at ITL <= 50 ms, no EPLB\n.*?)\n\n/ms;
 ok(defined $plain, 'the plan table');
 my %g;
 for my $l (split /\n/, $plain // '') {
@@ -180,6 +180,16 @@ if ($maxgap >= 0.5) {
 } else {
     like($o, qr/^H800 matches H100 within 0\.5% at every EP size shown/m,
          'the gap conclusion follows the table');
+}
+# --eplb: DeepSeek's deployment, the experts placed from the traffic; each
+# card's hottest GPU receives less, so no card needs more GPUs.
+($c, $o, $e) = run_gp('run', 'scripts/moe_serving.lua', '--eplb');
+is($c, 0, 'moe_serving --eplb exits 0') or diag $e;
+my ($eplb) = $o =~ /^(deepseek-v3, 4096 in \/ 1536 out: GPUs for 100000 output tok\/s at ITL <= 50 ms, experts placed by EPLB\n.*?)\n\n/ms;
+ok(defined $eplb, '--eplb: the title says the placement');
+for my $l (split /\n/, $eplb // '') {
+    next unless $l =~ /^(h20|h800-sxm|h200-sxm)\s+(\d+)\s/;
+    ok($2 <= $g{$1}, "--eplb: $1 on $2 GPUs, without $g{$1}");
 }
 ($c, $o, $e) = run_gp('run', 'scripts/moe_serving.lua', '--format', 'csv');
 is($c, 0, 'csv exits 0');
