@@ -754,8 +754,12 @@ static int lgp_job_step(lua_State *L)
 		return luaL_error(L, "step: gpus %d is not a multiple of "
 				  "tp*pp*cp = %d", j->gpus, rep);
 	c.mem.lay.dp = j->gpus / rep;
-	c.mem.lay.schedule = c.mem.lay.vpp > 1 ? GP_SCHED_INTERLEAVED :
-		GP_SCHED_1F1B;
+	/* The step's vpp picks Megatron's schedule; a DualPipe job's stays
+	 * DualPipe (its defaults -- ep_overlap, overlap_p2p -- are that
+	 * schedule's: under 1F1B they are refused or wrong). */
+	if (c.mem.lay.schedule != GP_SCHED_DUALPIPE)
+		c.mem.lay.schedule = c.mem.lay.vpp > 1 ?
+			GP_SCHED_INTERLEAVED : GP_SCHED_1F1B;
 	/* A result given back (job:step(layout, r)) is filled again: a
 	 * loop over layouts allocates nothing. */
 	r = lua_isnoneornil(L, 3) ? NULL : luaL_checkudata(L, 3, LGP_RESULT);

@@ -1169,14 +1169,15 @@ int train_step_next(const gp_model *m, const roof_device *d,
 		return train_step_gated(m, d, t, c, cache, gate, ud, out,
 					err);
 	/* The phase keeps the ZeRO stage through BF16_Optimizer's
-	 * per-micro-batch pass (train_hp_acc, phase_key): a sweep moving
-	 * from ZeRO 0 or 1 to 2 under the deepspeed-bf16 recipe moved it,
-	 * so its phase is compared, not reused (reused, ZeRO 2 and 3 paid
-	 * the pass of the stage before). */
+	 * per-micro-batch pass and DeepSpeed stage 3's hooks
+	 * (train_phase_zero, phase_key): a sweep moving from ZeRO 0 or 1
+	 * to 2 under the deepspeed-bf16 recipe, or from 2 to 3 on eager
+	 * DeepSpeed, moved it, so its phase is compared, not reused
+	 * (reused, the stage paid the pass, or the layers the hooks, of
+	 * the stage before). */
 	if (!((how & TRAIN_NEXT_REUSE) && ph->valid &&
 	      c->mem.lay.zero >= 0 && c->mem.lay.zero <= 3 &&
-	      ph->key.mem.lay.zero == (ph->hp_any &&
-				       c->mem.lay.zero < 2)) &&
+	      ph->key.mem.lay.zero == train_phase_zero(c)) &&
 	    train_phase_get(m, d, t, c, cache, 1, !!(how & TRAIN_NEXT_FRESH),
 			    (how & TRAIN_NEXT_REUSE) ||
 			    ((how & TRAIN_NEXT_FRESH) &&

@@ -85,6 +85,25 @@ static inline int train_hp_acc(const train_cfg *c)
 		!c->forward_only;
 }
 
+/* Whether c's layers run DeepSpeed stage 3's module hooks (train.h
+ * ds_hooks, with a gathering layout: train_prep.c layer_key): a layer's
+ * cost that reads the ZeRO stage. */
+static inline int train_ds_hooks_cfg(const train_cfg *c)
+{
+	return c->eager && c->mem.lay.zero == 3 && !c->fsdp &&
+		!c->zero3_per_param;
+}
+
+/* The ZeRO stage as a phase's key holds it (train_prep.c phase_key):
+ * what of it the phase reads -- BF16_Optimizer's per-micro-batch pass
+ * (train_hp_acc, stage_base) and DeepSpeed stage 3's hooks in the layer
+ * costs (train_ds_hooks_cfg) -- so layouts that differ only there share
+ * a phase, and no others. */
+static inline int train_phase_zero(const train_cfg *c)
+{
+	return train_hp_acc(c) + 2 * train_ds_hooks_cfg(c);
+}
+
 /* A block-scaled cast that writes both copies -- the rowwise one and the
  * columnwise one the wgrad GEMM reads, each with its block scales -- runs
  * below the streaming rate; the rowwise one alone does not.  Measured on
@@ -273,11 +292,17 @@ static inline double stage_total(const scost *base, const double z[TRAIN_ZB_N])
 	return base->t05 + z[TRAIN_ZB_DP] + z[TRAIN_ZB_ZERO];
 }
 
-/* Which of a ZeRO slot's two block sets c's overlaps use: zero_block
- * reads the DP overlap only as "either overlap on". */
+/* Which of a ZeRO slot's two block sets c's overlaps use: by the DP
+ * overlap.  overlap_param_gather is the phase's (phase_key keeps it), so
+ * within a phase overlap_grad_reduce is the one overlap that moves, and
+ * zero_block reads it alone in places -- FSDP's backward
+ * (fsdp_bwd_overlap), the per-parameter path's reduction
+ * (per_param_block), DeepSpeed stage 3's side streams (ds_side_streams)
+ * -- so "either overlap on" shared the blocks of two layouts that
+ * differ (a sweep's DP-overlap-off block priced its -on twin). */
 static inline int block_set(const train_cfg *c)
 {
-	return c->overlap_param_gather || c->overlap_grad_reduce;
+	return c->overlap_grad_reduce != 0;
 }
 
 /* The ZeRO terms of unsharded parameters and gradients: none. */

@@ -94,9 +94,8 @@ struct train_phase {
 	 * (y.schedule, y.pp); tied, the tied embedding's all-reduce
 	 * between the pipeline's ends (y.pp, p.lm_head, post); act_off,
 	 * the activation offload's copies (act_offload_layers,
-	 * forward_only); hp_any, BF16_Optimizer's pass at ZeRO 0 and 1
-	 * (train_hp_acc but for the ZeRO stage). */
-	int post, dual, tied, act_off, hp_any;
+	 * forward_only). */
+	int post, dual, tied, act_off;
 	int tied_ok;            /* tied_t priced (step_of) */
 	double tied_t;          /* that all-reduce's seconds: it reads the
 				 * phase's groups, TP split and reduce

@@ -302,8 +302,7 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.dropout = c->mem.dropout;
 	xp->k.eager = c->eager;
 	xp->k.forward_only = c->forward_only;
-	xp->k.ds_hooks = c->eager && xp->y.zero == 3 && !c->fsdp &&
-		!c->zero3_per_param && gathers(xp);
+	xp->k.ds_hooks = train_ds_hooks_cfg(c) && gathers(xp);
 	xp->k.unfused_loss = c->unfused_loss;
 	xp->k.eager_loss = c->eager_loss && !c->eager;
 	xp->k.kv_repeat = c->mem.kv_repeat;
@@ -690,8 +689,9 @@ static void phase_key(const train_cfg *c, train_cfg *k)
 {
 	memcpy(k, c, sizeof *k);
 	/* The stage stays the ZeRO stage's only through BF16_Optimizer's
-	 * per-micro-batch pass (train_hp_acc, stage_base). */
-	k->mem.lay.zero = train_hp_acc(c);
+	 * per-micro-batch pass and DeepSpeed stage 3's hooks
+	 * (train_phase_zero). */
+	k->mem.lay.zero = train_phase_zero(c);
 	k->tp_overlap = 0;
 	k->overlap_grad_reduce = 0;
 }
@@ -763,9 +763,6 @@ int train_phase_get(const gp_model *m, const roof_device *d,
 	ph->dual = ph->x.y.schedule == GP_SCHED_DUALPIPE && ph->x.y.pp > 1;
 	ph->tied = ph->x.y.pp > 1 && ph->x.e.p.lm_head == 0 && ph->post;
 	ph->act_off = c->mem.act_offload_layers > 0 && !c->forward_only;
-	ph->hp_any = c->mem.recipe.reduce_phase && c->mem.lora_rank == 0 &&
-		!c->mem.llm_frozen && !c->mem.offload_optimizer &&
-		!c->mem.offload_params && !c->forward_only;
 	if (!kept) {
 		ph->opt_bytes[0] = opt_bytes_of(c, &ph->sb, 0);
 		ph->opt_bytes[1] = opt_bytes_of(c, &ph->sb, 1);
