@@ -18,8 +18,11 @@ sub entries_typeable {
     my @bad;
     # an entry opens the line or follows ", " (plan: after "card: ")
     while ($line =~ /(?:^|, )(?:[\w.-]+: )?([a-z][a-z0-9_]*)=/g) {
-        my $flag = '--' . ($1 =~ s/_/-/gr);
-        push @bad, $1 unless $help =~ /\Q$flag\E\b/;
+        # the name is kept before s///r and the match below reset $1
+        # (a flag of both forms is listed --[no-]NAME)
+        my $key = $1;
+        my $flag = $key =~ s/_/-/gr;
+        push @bad, $key unless $help =~ /--(?:\[no-\])?\Q$flag\E\b/;
     }
     while ($line =~ /(?:^|, )(--[a-z][a-z0-9-]*)/g) {
         # the parser takes --NAME and --no-NAME of every flag; help shows one
