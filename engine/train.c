@@ -87,11 +87,15 @@ int train_step(const gp_model *m, const roof_device *d, const gp_topo *t,
  * Layouts that differ only in their ZeRO stage, TP overlap and DP
  * overlap share everything else the step prices: the checked and
  * placed layout, the layer costs, which stages differ, the activations
- * and the FLOPs.  A sweep enumerates those three innermost (sweep.c),
+ * and the FLOPs -- but for what of the ZeRO stage the phase reads
+ * itself (train_int.h train_phase_zero: BF16_Optimizer's pass,
+ * DeepSpeed stage 3's hooks in the layer costs), which keys it.  A
+ * sweep enumerates those three innermost (sweep.c),
  * so the memo keeps what the last layout prepared -- its phase -- and a
  * layout that changes only them pays for what they change: its memory
  * (kept per ZeRO stage), the stages' base costs (kept per TP overlap),
- * and its own ZeRO and DP terms, schedule and figures.  Without a memo
+ * and its own ZeRO and DP terms (kept per ZeRO stage and DP overlap:
+ * train_int.h block_set), schedule and figures.  Without a memo
  * the phase lives on the stack for one call.  Every value is computed
  * by the same expression in the same order either way: the results are
  * train_step's bit for bit (tests/c/t_sweep.c). */
