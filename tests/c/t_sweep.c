@@ -391,6 +391,11 @@ int main(void)
 		char first[sizeof err.msg] = "";
 
 		bf.fsdp = 1;
+		/* With the parameter gathers' overlap on, the ZeRO blocks of
+		 * the DP overlap off and on differ only where FSDP's backward
+		 * reads overlap_grad_reduce alone (train_int.h block_set): a
+		 * set shared by "either overlap on" priced on as off. */
+		bf.overlap_param_gather = 1;
 		memset(&rc, 0, sizeof rc);
 		rc.m = &w;
 		rc.d = &d;
