@@ -966,8 +966,8 @@ function M.setup(a)
   local reps = c.tp * c.pp > 0 and c.gpus // (c.tp * c.pp) or 1
   if c.concurrency and reps > 1 and c.gpus % (c.tp * c.pp) == 0 and c.concurrency % reps ~= 0 then
     error(string.format("infer: concurrency %d does not split evenly over %d replicas "
-      .. "of %d GPUs: every replica is priced at one batch; give a multiple of %d",
-      c.concurrency, reps, c.tp * c.pp, reps), 3)
+      .. "of %d GPU%s: every replica is priced at one batch; give a multiple of %d",
+      c.concurrency, reps, c.tp * c.pp, c.tp * c.pp == 1 and "" or "s", reps), 3)
   end
   -- The default prompt in a model whose context is shorter than it and the
   -- output (2048-token GPT-3, BLOOM, the Megatron-GPT family): the context

@@ -177,7 +177,7 @@ like($o, qr/^batch per replica\s+\d+ \(x 2 replicas\)$/m, 'two replicas');
 # 205 a replica without a word; the assumed line now says how many wait.
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '2', '--concurrency', '3');
 is($c, 1, 'infer --concurrency 3 over 2 replicas: refused');
-like($e, qr/--concurrency 3 does not split evenly over 2 replicas of 1 GPUs: .* give a multiple of 2/,
+like($e, qr/--concurrency 3 does not split evenly over 2 replicas of 1 GPU: .* give a multiple of 2/,
      '... with the multiple to give') or diag $e;
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '2', '--concurrency', '4');
 like($o, qr/^batch per replica\s+2 \(x 2 replicas\)$/m, '--concurrency 4 over 2: 2 a replica') or diag $e;
