@@ -386,6 +386,17 @@ void lgp_flat(lua_State *L, int idx)
 	lua_replace(L, idx);
 }
 
+/* Whether t[name] is nil without its metatable (lua_rawget by name). */
+static int raw_nil(lua_State *L, int t, const char *name)
+{
+	int nil;
+
+	lua_pushstring(L, name);
+	nil = lua_rawget(L, t) == LUA_TNIL;
+	lua_pop(L, 1);
+	return nil;
+}
+
 void lgp_read(lua_State *L, int idx, int arg, const lgp_desc *d, void *dst,
 	      int mode)
 {
@@ -428,6 +439,24 @@ void lgp_read(lua_State *L, int idx, int arg, const lgp_desc *d, void *dst,
 		lua_pop(L, 1);
 		read_value(L, arg, d, &d->fields[i], dst, mode);
 		lua_pop(L, 1);       /* the value; the key stays for lua_next */
+	}
+	/* A proxy whose keys come from an __index function (lgp_flat keeps
+	 * one as the flat table's __index): lua_next cannot list them, so a
+	 * layout job:step(setmetatable({}, {__index = f})) priced the job's
+	 * own, in silence.  Each field it does not hold is asked of it. */
+	if (lua_getmetatable(L, idx)) {
+		int fn = lua_getfield(L, -1, "__index") == LUA_TFUNCTION;
+
+		lua_pop(L, 2);
+		for (i = 0; fn && d->fields[i].name; i++) {
+			if (raw_nil(L, idx, d->fields[i].name)) {
+				if (lua_getfield(L, idx, d->fields[i].name) !=
+				    LUA_TNIL)
+					read_value(L, arg, d, &d->fields[i],
+						   dst, mode);
+				lua_pop(L, 1);
+			}
+		}
 	}
 	/* A required field is looked up again (rawget, as lua_next saw
 	 * it): no mask, so no limit on the number of fields. */

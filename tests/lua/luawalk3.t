@@ -1,0 +1,32 @@
+-- A user who scripts gpuplan (round 4): proxies, edited model tables,
+-- the catalog's methods and the docs' promises.  Each misuse below was
+-- answered with a wrong figure, a Lua runtime error or a doc that said
+-- otherwise; it must be refused naming the key and the script's line,
+-- and what is accepted must price as the same job given another way.
+-- Run with ./gpuplan run tests/lua/luawalk3.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+local check = t.raises_here
+
+-- 1. job:step with a proxy layout (keys from an __index function): the
+-- C reader listed the table's own keys only, so the proxy's tp = 2 was
+-- dropped and the job's TP 1 priced in silence.  It must price exactly
+-- as the plain table does (the same C step, so equality is exact).
+do
+  local job = gp.train_job { model = "llama3-8b", gpu = "h100-sxm", gpus = 8 }
+  local plain = job:step { tp = 2 }.step_s
+  local one = job:step {}.step_s
+  local px = setmetatable({}, { __index = function(_, k) if k == "tp" then return 2 end end })
+  t.is(job:step(px).step_s, plain, "train_job:step, a proxy's tp = 2 prices as {tp = 2}")
+  t.ok(plain ~= one, "... which differs from TP 1 (the test can fail)")
+  local bad = setmetatable({}, { __index = function(_, k) if k == "tp" then return "2" end end })
+  check(function() job:step(bad) end, "step.tp must be a number (got string)", "a proxy's value is checked as a plain one")
+  local rj = gp.rl_job { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 16, prompts = 64, group = 8,
+                         response_len = 2048, response_max = 8192 }
+  local z3 = rj:step { zero = 3 }.step_s
+  t.is(rj:step(setmetatable({}, { __index = function(_, k) if k == "zero" then return 3 end end })).step_s, z3,
+    "rl_job:step, a proxy's zero = 3 prices as {zero = 3}")
+end
+
+t.done_testing()
