@@ -41,14 +41,27 @@ end
 local function flattened(o)
   local mt = getmetatable(o)
   if mt == nil then return o end
-  local t, seen, at = {}, {}, o
+  local t, seen, at, owner = {}, {}, o, o
   while type(at) == "table" and not seen[at] do
     seen[at] = true
     for k, v in pairs(at) do if t[k] == nil then t[k] = v end end
     local m = getmetatable(at)
-    at = type(m) == "table" and rawget(m, "__index") or nil
+    owner, at = at, type(m) == "table" and rawget(m, "__index") or nil
   end
-  if type(at) == "function" then setmetatable(t, { __index = at }) end
+  if type(at) == "function" then
+    -- gp.sweep and gp.rl copy their options by pairs, which cannot list
+    -- a function's keys: a proxy's gpu or model was "required".  Each
+    -- declared option the chain does not hold is asked of the function
+    -- (as gp.train's reads do, o.name), so every planner sees the same.
+    local f = at
+    setmetatable(t, { __index = function(_, k) return f(owner, k) end })
+    for _, d in ipairs(require("gpuplan.options").list) do
+      if rawget(t, d.name) == nil then
+        local v = at(owner, d.name)
+        if v ~= nil then t[d.name] = v end
+      end
+    end
+  end
   return t
 end
 

@@ -29,4 +29,25 @@ do
     "rl_job:step, a proxy's zero = 3 prices as {zero = 3}")
 end
 
+-- 2. gp.sweep and gp.rl copied their options by pairs: a proxy options
+-- table (setmetatable({}, {__index = function ...})) lost every key, and
+-- "sweep: gpu is required" / "rl: model is required" was the answer,
+-- while gp.train read the same proxy.  Each must read it as the plain
+-- table (the same search and step, so the figures are equal exactly).
+do
+  local function proxy(o) return setmetatable({}, { __index = function(_, k) return o[k] end }) end
+  local so = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, top = 1 }
+  t.is(gp.sweep(proxy(so)).results[1].step_s, gp.sweep(so).results[1].step_s, "sweep: a proxy's options search as the plain table")
+  local ro = { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 16, prompts = 64, group = 8,
+               response_len = 2048, response_max = 8192, zero = 3 }
+  t.is(gp.rl(proxy(ro)).step_s, gp.rl(ro).step_s, "rl: a proxy's options price as the plain table")
+  t.is(gp.rl_job(proxy(ro)):step {}.step_s, gp.rl_job(ro):step {}.step_s, "rl_job: ... and resolve as it")
+  -- a chain: the function answers for the table whose metatable holds it
+  local seen
+  local mid = setmetatable({ gpus = 8 }, { __index = function(self, k) seen = self; return so[k] end })
+  local o = setmetatable({ top = 1 }, { __index = mid })
+  t.is(gp.sweep(o).results[1].step_s, gp.sweep(so).results[1].step_s, "sweep: a chain ending in a function")
+  t.ok(seen == mid, "... whose function is called with its own table, as Lua's __index is")
+end
+
 t.done_testing()
