@@ -2176,6 +2176,29 @@ function M.check(name, v, cmd, shown_name)
     if v.id ~= nil and type(v.id) ~= "string" then
       return nil, string.format("%s.id must be a string (got %s)", shown_name or name, shown(v.id))
     end
+    -- Read by gpuplan's Lua before the engine sees the table: moe = 5 or
+    -- true raised "attempt to index a number value (field 'moe')", a
+    -- moe.experts of "x" "attempt to compare number with string", and
+    -- split_proj = true "attempt to concatenate a boolean value".
+    local moe = v.moe
+    if moe ~= nil and moe ~= false and type(moe) ~= "table" then
+      return nil, string.format("%s.moe must be a table {experts =, top_k = ...} (got %s)",
+        shown_name or name, shown(moe))
+    end
+    if type(moe) == "table" and moe.experts ~= nil and type(moe.experts) ~= "number" then
+      return nil, string.format("%s.moe.experts must be a number (got %s)", shown_name or name,
+        shown(moe.experts))
+    end
+    local sp = v.split_proj
+    if sp ~= nil then
+      local ok = false
+      for _, x in ipairs(require("gpuplan.schema").SPLIT_PROJ) do ok = ok or sp == x end
+      if not ok then
+        local sps = require("gpuplan.schema").SPLIT_PROJ
+        return nil, string.format("%s.split_proj must be %s or %s (got %s)", shown_name or name,
+          table.concat(sps, ", ", 1, #sps - 1), sps[#sps], shown(sp))
+      end
+    end
   end
   local range = d and KIND_RANGE[d.kind]
   local variant = d and cmd and d.variants and d.variants[cmd]

@@ -50,4 +50,30 @@ do
   t.ok(seen == mid, "... whose function is called with its own table, as Lua's __index is")
 end
 
+-- 3. A script's model table, edited: gpuplan's Lua reads moe and
+-- split_proj before the engine sees the table, so moe = 5 raised
+-- "attempt to index a number value (field 'moe')", moe.experts = "x"
+-- "attempt to compare number with string" and split_proj = true "attempt
+-- to concatenate a boolean value (local 'sp')", in train, memory, rl and
+-- sweep.  Each is refused naming the field; moe = false is no MoE.
+do
+  local cat = gp.catalog()
+  local function copy(e) if type(e) ~= "table" then return e end local c = {} for k, v in pairs(e) do c[k] = copy(v) end return c end
+  local m = copy(cat:get("models", "deepseek-v3")); m.moe = 5
+  for _, f in ipairs { "train", "memory", "rl", "sweep" } do
+    check(function() gp[f] { model = m, gpu = "h100-sxm", gpus = 64 } end,
+      f .. ": model.moe must be a table {experts =, top_k = ...} (got 5)", f .. ": model.moe = 5")
+  end
+  m.moe = copy(cat:get("models", "deepseek-v3").moe); m.moe.experts = "x"
+  check(function() gp.train { model = m, gpu = "h100-sxm", gpus = 64, ep = 8 } end,
+    "train: model.moe.experts must be a number (got string 'x')", "train: model.moe.experts = 'x'")
+  local q = copy(cat:get("models", "qwen2-vl-7b")); q.split_proj = true
+  check(function() gp.train { model = q, gpu = "h100-sxm", gpus = 8 } end,
+    "train: model.split_proj must be none, qkv, mlp or both (got true)", "train: model.split_proj = true")
+  local l = copy(cat:get("models", "llama3-8b"))
+  local base = gp.train { model = l, gpu = "h100-sxm", gpus = 8 }.step_s
+  l.moe = false
+  t.is(gp.train { model = l, gpu = "h100-sxm", gpus = 8 }.step_s, base, "moe = false prices as no moe (the same step)")
+end
+
 t.done_testing()
