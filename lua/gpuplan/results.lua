@@ -205,8 +205,8 @@ field("grad_phase", "", "DeepSpeed ZeRO-2/3 (ZeRO-1, and ZeRO-0 in fp16: its ste
   .. "stage 3's kept 16-bit partition, nothing at stage 2); absent: the recipe's", "memory")
 field("grad_bytes", "B", "with grad_phase: the grads component's bytes per element of the "
   .. "gradient partition", "memory")
-field("params", "count", "the parameters one GPU holds (its pipeline stage's, split by TP; the whole model on one GPU)", "memory")
-field("trainable", "count", "parameters that train (LoRA: the adapter's)", "memory")
+field("params", "count", "the parameters one GPU holds (its pipeline stage's, split by TP and its experts by EP; the whole model on one GPU), before ZeRO-3 or FSDP shards them (the weights component has that)", "memory")
+field("trainable", "count", "parameters that train, in the whole model, not one GPU's share as params is (LoRA: the adapter's; a frozen vision tower or LLM left out; 0 when serving)", "memory")
 field("act_layer", "B", "activations saved by one layer", "memory")
 field("inflight", "count", "micro-batches whose activations the stage holds", "memory")
 field("job", "", "the job as the engine read it", "memory")

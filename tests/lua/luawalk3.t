@@ -76,4 +76,25 @@ do
   t.is(gp.train { model = l, gpu = "h100-sxm", gpus = 8 }.step_s, base, "moe = false prices as no moe (the same step)")
 end
 
+-- 4. memory.trainable against memory.params: the reference said only
+-- "parameters that train", not that trainable counts the whole model
+-- while params is one GPU's share (engine/memory.h: "trainable
+-- parameters, whole model").  At TP 2 llama3-8b's params halve (every
+-- weight is split by TP in the engine's count: 8,030,261,248 / 2 =
+-- 4,015,130,624) while trainable stays the total; ZeRO-3 does not
+-- shard params; serving trains nothing.  The reference now says so.
+do
+  local total = gp.params("llama3-8b").total
+  local m = gp.memory { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, tp = 2 }
+  t.is(m.trainable, total, "trainable at TP 2 is the whole model's count")
+  t.is(m.params * 2, total, "params at TP 2 is one GPU's half")
+  t.is(gp.memory { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, zero = 3 }.params, total,
+    "params before ZeRO-3's sharding")
+  t.is(gp.memory { model = "llama3-8b", gpu = "h100-sxm", method = "infer" }.trainable, 0, "serving: trainable 0")
+  local doc = io.open(require("gpuplan.config").root .. "/docs/lua.md"):read("a")
+  t.like(doc, "| `trainable` | count | parameters that train, in the whole model, not one GPU's share as params is",
+    "docs/lua.md says trainable is the whole model's")
+  t.like(doc, "before ZeRO%-3 or FSDP shards them", "... and that params is before ZeRO-3's shards")
+end
+
 t.done_testing()
