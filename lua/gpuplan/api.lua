@@ -113,7 +113,7 @@ M.FUNCTIONS = {
     args = "nothing: the search path (built-in, $GPUPLAN_CATALOG, the user's), loaded "
       .. "once; or dirs: exactly those directories",
     result = "the catalog: cat:get(kind, id), cat:ids(kind) (sorted), cat:achievable(gpu), "
-      .. "cat:convert({amount, currency}, to) -> amount, to; kinds gpus, archs, fabrics, "
+      .. "cat:convert({amount =, currency =}, to) -> amount, to (a price as gp.parse(s, \"price\") gives it; to: a currency code, default the catalog's); kinds gpus, archs, fabrics, "
       .. "systems, prices, currencies, models, recipes, optimizers",
     help = "The catalog of GPUs, fabrics, systems, prices and models." },
   { name = "gp.params", call = "gp.params(model) -> counts",

@@ -333,20 +333,38 @@ end
 -- Convert a price {amount, currency} to currency `to` (default: settings).
 function methods.convert(cat, price, to)
   -- a price that is not {amount, currency} failed inside here ("attempt
-  -- to index a nil value"), and a NaN amount converted to -nan
-  if type(price) ~= "table" or type(price.amount) ~= "number" or price.amount ~= price.amount
-     or type(price.currency) ~= "string" then
-    error("convert: price must be {amount = a number, currency = 'USD' ...} (got "
-      .. require("gpuplan.args").shown(type(price) == "table" and price.amount or price) .. ")", 0)
+  -- to index a nil value"), and a NaN amount converted to -nan.  Each
+  -- part is said as it is wrong: a bad currency was quoted as the
+  -- amount ("(got 3)"), a list {3, "USD"} as "(got a table)", an
+  -- infinite amount converted to inf, and a table for to raised
+  -- "catalog.lua:346: attempt to concatenate a table value".
+  local shown = require("gpuplan.args").shown
+  local function bad(what, v)
+    error(string.format("convert: %s (got %s)", what, shown(v)), 0)
   end
+  if type(price) ~= "table" then
+    bad("price must be {amount = a number, currency = 'USD' ...}", price)
+  end
+  local a = price.amount
+  if type(a) ~= "number" or a ~= a or a == math.huge or a == -math.huge then
+    bad("price.amount must be a finite number", a)
+  end
+  if type(price.currency) ~= "string" then bad("price.currency must be a currency code", price.currency) end
+  if to ~= nil and type(to) ~= "string" then bad("to must be a currency code", to) end
   to = to or cat.settings.currency
   local function per_usd(c)
     if c == "USD" then return 1 end
     local e = cat.currencies[c]
-    if not e then error("no exchange rate for currency " .. c, 0) end
+    if not e then
+      local known = { "USD" }
+      for k in pairs(cat.currencies) do known[#known + 1] = k end
+      table.sort(known)
+      error(string.format("convert: no exchange rate for currency '%s' (the catalog's: %s)",
+        c, table.concat(known, ", ")), 0)
+    end
     return e.per_usd
   end
-  return price.amount / per_usd(price.currency) * per_usd(to), to
+  return a / per_usd(price.currency) * per_usd(to), to
 end
 
 -- cat:get("gpus", "h100-sxmm") from a script names the script's line.

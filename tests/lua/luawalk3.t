@@ -97,4 +97,29 @@ do
   t.like(doc, "before ZeRO%-3 or FSDP shards them", "... and that params is before ZeRO-3's shards")
 end
 
+-- 5. cat:convert: a table for to raised "catalog.lua:346: attempt to
+-- concatenate a table value"; an infinite amount converted to inf; a bad
+-- currency was quoted as the amount ("(got 3)"); a list {3, "USD"}, as
+-- the reference's "{amount, currency}" reads, was "(got a table)"; and an
+-- unknown currency named no function and no currency the catalog has.
+do
+  local cat = gp.catalog()
+  local P = { amount = 3, currency = "USD" }
+  check(function() cat:convert(P, {}) end, "convert: to must be a currency code (got a table)", "convert: to = {}")
+  check(function() cat:convert({ amount = math.huge, currency = "USD" }, "CNY") end,
+    "convert: price.amount must be a finite number (got inf)", "convert: an infinite amount")
+  check(function() cat:convert({ amount = 3, currency = 5 }, "CNY") end,
+    "convert: price.currency must be a currency code (got 5)", "convert: a bad currency is the one quoted")
+  check(function() cat:convert({ 3, "USD" }, "CNY") end,
+    "convert: price.amount must be a finite number (got nil)", "convert: a list says which field is missing")
+  check(function() cat:convert(P, "cny") end,
+    "convert: no exchange rate for currency 'cny' (the catalog's: CNY, USD)", "convert: an unknown currency, the known listed")
+  -- 3 USD at the catalog's CNY rate (per_usd from its currency entry)
+  local a, to = cat:convert(P, "CNY")
+  t.is(to, "CNY", "a good conversion still answers")
+  t.is(a, 3 * cat:get("currencies", "CNY").per_usd, "... at 3 x per_usd")
+  local doc = io.open(require("gpuplan.config").root .. "/docs/lua.md"):read("a")
+  t.like(doc, "cat:convert({amount =, currency =}, to)", "docs: convert's price has named fields", true)
+end
+
 t.done_testing()

@@ -27,7 +27,7 @@ refused(function() return gp.prices.rate(cat, "XYZ", "USD") end,
 refused(function() return cat:convert(nil, "USD") end,
   "convert: price must be {amount = a number", "convert: nil")
 refused(function() return cat:convert({ amount = 0 / 0, currency = "USD" }, "CNY") end,
-  "convert: price must be {amount = a number", "convert: a NaN amount")
+  "convert: price.amount must be a finite number (got NaN)", "convert: a NaN amount")
 
 -- No default function: the price is the buyer's offer, said to nobody.
 -- The same amount as with one (gp.prices.cheapest's, in USD).
