@@ -83,6 +83,18 @@ end
 local singular = {}
 for ctor, tbl in pairs(schema.kinds) do singular[tbl] = ctor end
 
+-- cat:get and cat:ids with a kind the catalog has not: "unknown catalog
+-- table 'gpu'" named none it has, nor the nearest (the singular).
+local function unknown_kind(kind)
+  local kinds = {}
+  for tbl in pairs(singular) do kinds[#kinds + 1] = tbl end
+  table.sort(kinds)
+  local near = require("gpuplan.args").nearest(kind, kinds)
+  error(string.format("unknown catalog table %s (%s)",
+    type(kind) == "string" and ("'" .. kind .. "'") or require("gpuplan.args").shown(kind),
+    near and ("did you mean '" .. near .. "'?") or ("one of " .. table.concat(kinds, ", "))), 3)
+end
+
 -- Sorted list of *.lua files under dir (recursive) and a list of
 -- warnings (what was skipped and why); nil, err if dir is not a readable
 -- directory.  A directory reached twice (two links to it, or a link back
@@ -212,9 +224,7 @@ end
 -- cat:get("gpus", id) -> entry; raises "unknown gpu 'x' (did you mean ...)".
 function methods.get(cat, kind, id)
   local tbl = cat[kind]
-  if type(tbl) ~= "table" or not singular[kind] then
-    error("unknown catalog table '" .. tostring(kind) .. "'", 2)
-  end
+  if type(tbl) ~= "table" or not singular[kind] then unknown_kind(kind) end
   -- An id is a string: a table or a function where one goes (system =
   -- {}, nic_fabric = print) was "unknown system 'table: 0x55...'", an
   -- address, and a number was looked up as if misspelt
@@ -305,9 +315,7 @@ end
 function methods.ids(cat, kind)
   local out = {}
   -- as get: an unknown table raised "bad argument #1 to 'for iterator'"
-  if type(cat[kind]) ~= "table" or not singular[kind] then
-    error("unknown catalog table '" .. tostring(kind) .. "'", 2)
-  end
+  if type(cat[kind]) ~= "table" or not singular[kind] then unknown_kind(kind) end
   for k in pairs(cat[kind]) do out[#out + 1] = k end
   table.sort(out)
   return out

@@ -122,4 +122,15 @@ do
   t.like(doc, "cat:convert({amount =, currency =}, to)", "docs: convert's price has named fields", true)
 end
 
+-- 6. cat:get and cat:ids with a kind the catalog has not ("gpu" for
+-- "gpus"): "unknown catalog table 'gpu'" named neither the nearest kind
+-- nor the kinds there are.
+do
+  local cat = gp.catalog()
+  check(function() cat:get("gpu", "h100-sxm") end, "unknown catalog table 'gpu' (did you mean 'gpus'?)", "get: the singular")
+  check(function() cat:ids("model") end, "unknown catalog table 'model' (did you mean 'models'?)", "ids: the singular")
+  check(function() cat:ids() end, "unknown catalog table nil (one of archs, currencies, fabrics, gpus, models, optimizers, prices, recipes, systems)", "ids: no kind lists them")
+  t.is(cat:get("gpus", "h100-sxm").id, "h100-sxm", "a good kind still answers")
+end
+
 t.done_testing()
