@@ -40,8 +40,13 @@ end
 function M.quote(cat, id, to)
   need_catalog(cat, "quote")
   local units = require "gpuplan.units"
-  local e = cat.prices[id]
-  if not e then error("unknown price '" .. tostring(id) .. "'", 2) end
+  -- looked up as cat:get does: "unknown price 'nil'" for no id, and a
+  -- misspelt id ("h100-sxm/guid/us") named no price the catalog has
+  local e = type(id) == "string" and cat.prices[id]
+  if not e then
+    local _, why = pcall(cat.get, cat, "prices", id)
+    error("prices.quote: " .. tostring(why):gsub("^[^:]*:%d+: ", ""), 0)
+  end
   to = to or e.price.currency
   local amount = cat:convert(e.price, to)
   return { amount = amount, currency = to, id = id, entry = e, market = e.region,
@@ -122,6 +127,14 @@ end
 -- where the market came from, or nil when the caller gave it}.
 function M.buyer(cat, o, who)
   need_catalog(cat, "buyer")
+  -- who names gp.prices.buyer when a script calls it without one (its
+  -- errors read "nil: currency 'XXX' ..."); an o that is no table raised
+  -- "prices.lua:126: attempt to index a number value (local 'o')"
+  who = who or "prices.buyer"
+  if o ~= nil and type(o) ~= "table" then
+    error(string.format("%s: o must be a table {currency =, market =} (got %s)", who,
+      require("gpuplan.args").shown(o)), 0)
+  end
   o = o or {}
   local cur, cfrom = o.currency, nil
   if cur == nil then

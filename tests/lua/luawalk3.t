@@ -133,4 +133,26 @@ do
   t.is(cat:get("gpus", "h100-sxm").id, "h100-sxm", "a good kind still answers")
 end
 
+-- 7. gp.prices.buyer(cat, o) called by a script, as documented: with no
+-- who its errors began "nil: currency 'XXX' ...", and an o that is no
+-- table raised "prices.lua:126: attempt to index a number value".
+do
+  local cat = gp.catalog()
+  check(function() gp.prices.buyer(cat, { currency = "XXX" }) end,
+    "prices.buyer: currency 'XXX': no exchange rate in the catalog (CNY, USD)", "buyer: no who, the function named")
+  check(function() gp.prices.buyer(cat, 5) end, "prices.buyer: o must be a table {currency =, market =} (got 5)", "buyer: o = 5")
+  t.is(gp.prices.buyer(cat, { currency = "CNY" }).market, "cn", "a good buyer still answers (a CNY buyer rents in cn)")
+end
+
+-- 8. gp.prices.quote: an unknown id named no price the catalog has
+-- ("unknown price 'h100-sxm/guid/us'") and no function; nil was
+-- "unknown price 'nil'".  Looked up as cat:get does.
+do
+  local cat = gp.catalog()
+  check(function() gp.prices.quote(cat, "h100-sxm/guid/us") end,
+    "prices.quote: unknown price 'h100-sxm/guid/us' (did you mean ", "quote: a misspelt id, the nearest named")
+  check(function() gp.prices.quote(cat, nil) end, "prices.quote: price must be an id, a string (got nil)", "quote: no id")
+  t.is(gp.prices.quote(cat, "h100-sxm/guide/overseas").id, "h100-sxm/guide/overseas", "a good id still answers")
+end
+
 t.done_testing()
