@@ -815,6 +815,20 @@ function M.percentile(sorted, q)
   end
   local n = #sorted
   if n == 0 then return nil end
+  -- The nearest rank is read off the list as given: an unsorted list
+  -- ({3, 1, 2}) answered its middle element (1) as the median, and a
+  -- list of strings answered one of them, in silence.  One pass checks
+  -- what the reference asks for.
+  for i = 1, n do
+    local v = sorted[i]
+    if type(v) ~= "number" or v ~= v then
+      error(string.format("validate.percentile: sorted[%d] must be a number (got %s)", i, shown(v)), 2)
+    end
+    if i > 1 and v < sorted[i - 1] then
+      error(string.format("validate.percentile: sorted must be in ascending order (sorted[%d] = %s "
+        .. "after %s; table.sort it first)", i, shown(v), shown(sorted[i - 1])), 2)
+    end
+  end
   local k = math.ceil(q * n)
   if k < 1 then k = 1 end
   return sorted[k]

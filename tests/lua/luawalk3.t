@@ -155,4 +155,16 @@ do
   t.is(gp.prices.quote(cat, "h100-sxm/guide/overseas").id, "h100-sxm/guide/overseas", "a good id still answers")
 end
 
+-- 9. gp.validate.percentile reads the nearest rank off the list as
+-- given: {3, 1, 2} answered 1 as its median (sorted, it is 2), and a
+-- list of strings answered a string, in silence.  Both are refused.
+do
+  check(function() gp.validate.percentile({ 3, 1, 2 }, 0.5) end,
+    "validate.percentile: sorted must be in ascending order (sorted[2] = 1 after 3; table.sort it first)", "percentile: unsorted")
+  check(function() gp.validate.percentile({ "a", "b" }, 0.5) end,
+    "validate.percentile: sorted[1] must be a number (got string 'a')", "percentile: strings")
+  -- nearest rank: ceil(0.5 x 4) = 2nd of {1, 2, 3, 4}
+  t.is(gp.validate.percentile({ 1, 2, 3, 4 }, 0.5), 2, "a sorted list still answers (rank ceil(0.5 x 4) = 2)")
+end
+
 t.done_testing()
