@@ -787,9 +787,28 @@ static const lgp_field handle_fields[] = {
 
 /* result.step_s, .fits, .mfu ... (numbers), result:table() -> the whole
  * table core.train returns. */
+/* A job given no tokens has no run to time or price: the engine's 0
+ * (train.h: "tokens to train on; 0 = no time/cost") reached the script as
+ * train_s = 0 and cost = 0, where gp.train's result has neither -- a
+ * loop that summed costs over layouts summed zeros.  train_time is 0
+ * exactly then (tokens / a positive rate otherwise). */
+static int no_run(const train_result *r, const char *name)
+{
+	return r->train_time == 0 &&
+		(strcmp(name, "train_s") == 0 || strcmp(name, "cost") == 0);
+}
+
 static int lgp_result_table(lua_State *L)
 {
-	lgp_pushtrain(L, luaL_checkudata(L, 1, LGP_RESULT));
+	const train_result *r = luaL_checkudata(L, 1, LGP_RESULT);
+
+	lgp_pushtrain(L, r);
+	if (r->train_time == 0) {
+		lua_pushnil(L);
+		lua_setfield(L, -2, "train_s");
+		lua_pushnil(L);
+		lua_setfield(L, -2, "cost");
+	}
 	return 1;
 }
 
@@ -803,7 +822,9 @@ static int lgp_result_index(lua_State *L)
 		"train result", "step_s, fits, tokens_per_s, mfu, mem_bytes, "
 		"...");
 
-	if (f)
+	if (f && no_run(r, f->name))
+		lua_pushnil(L);
+	else if (f)
 		lgp_push_value(L, f, r);
 	return 1;
 }

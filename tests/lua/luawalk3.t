@@ -167,4 +167,32 @@ do
   t.is(gp.validate.percentile({ 1, 2, 3, 4 }, 0.5), 2, "a sorted list still answers (rank ceil(0.5 x 4) = 2)")
 end
 
+-- 10. gp.train_job without tokens: its step said train_s = 0 and cost = 0
+-- (the engine's "0 = no time/cost"), where gp.train's result has neither
+-- -- a loop summing costs over layouts summed zeros.  Both are nil, in
+-- the handle and its :table(); with tokens they are gp.train's exactly.
+do
+  local o = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8 }
+  local s = gp.train_job(o):step {}
+  t.is(s.train_s, nil, "train_job:step, no tokens: train_s nil, as gp.train's")
+  t.is(s.cost, nil, "... and cost nil")
+  t.is(s:table().cost, nil, "... in :table() too")
+  t.is(gp.train(o).cost, nil, "(gp.train's own: nil)")
+  o.tokens = 1e9
+  local r, s2 = gp.train(o), gp.train_job(o):step {}
+  t.is(s2.train_s, r.train_s, "with tokens: gp.train's train_s exactly")
+  t.is(s2.cost, r.cost, "... and its cost")
+  t.ok(type(s2.cost) == "number" and s2.cost > 0, "... a positive cost (the test can fail)")
+end
+
+-- 11. gp.rl_job's step said gpus = 16.0, a float, where gp.rl's result
+-- says 16 (docs/lua.md: a count); tostring and %s showed "16.0".
+do
+  local o = { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 16, prompts = 64, group = 8,
+              response_len = 2048, response_max = 8192, zero = 3 }
+  local g = gp.rl_job(o):step {}.gpus
+  t.is(math.type(g), "integer", "rl_job:step gpus is an integer")
+  t.is(g, gp.rl(o).gpus, "... and gp.rl's")
+end
+
 t.done_testing()
