@@ -484,7 +484,7 @@ static const lgp_field rl_price_fields[] = {
 	F_END
 };
 static const lgp_field rl_fields[] = {
-	O_NUM("gpus", rl_result, gpus),
+	O_CNT("gpus", rl_result, gpus),
 	O_BOOL("fits", rl_result, fits),
 	F_END
 };
