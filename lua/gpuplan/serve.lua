@@ -826,6 +826,18 @@ function M.plan(a)
   if bad ~= nil then
     error(options.unknown_message("infer", bad, "infer_plan", "argument", { "target" }), 2)
   end
+  -- gp.infer's gpus is what this search finds: given, it was dropped and
+  -- the plan's own count returned (gpus = 8 answered 32), in silence; a
+  -- list of cards (which gp.infer compares) was read as one card's
+  -- table ("gpu: keys must be field names, found a number key").
+  if a.gpus ~= nil then
+    error("infer_plan: gpus does not go with target, as the CLI's --gpus and --target "
+          .. "(the search finds the fewest GPUs; got gpus " .. shown(a.gpus) .. "): gp.infer prices a given count", 2)
+  end
+  if type(a.gpu) == "table" and a.gpu[1] ~= nil then
+    error("infer_plan: gpu must be one card, an id or a gpu table (got a list): "
+          .. "plan each card, or compare them with gp.infer", 2)
+  end
   local target = a.target
   if type(target) ~= "number" or target ~= target or target <= 0 or target == math.huge then
     error("infer_plan: target must be a positive number of output tokens/s (got "

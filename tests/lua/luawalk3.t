@@ -206,4 +206,18 @@ do
   t.is(gp.vlm.media(m, { images = 2 }).tokens, gp.vlm.tokens { model = "qwen2-vl-7b", images = 2 }.tokens, "... as gp.vlm.tokens")
 end
 
+-- 13. gp.infer_plan took gp.infer's gpus and dropped it: gpus = 8 (or 4,
+-- or 64) answered the plan's own 32 GPUs, in silence, where the CLI
+-- refuses --gpus with --target.  A list of cards was read as one card's
+-- table ("gpu: keys must be field names, found a number key").
+do
+  local o = { model = "deepseek-v3", gpu = "h200-sxm", target = 1e4, itl_max = 0.05 }
+  local r = gp.infer_plan(o)
+  o.gpus = 8
+  check(function() gp.infer_plan(o) end, "infer_plan: gpus does not go with target, as the CLI's --gpus and --target", "infer_plan: gpus refused")
+  o.gpus, o.gpu = nil, { "h200-sxm", "h100-sxm" }
+  check(function() gp.infer_plan(o) end, "infer_plan: gpu must be one card, an id or a gpu table (got a list)", "infer_plan: a list of cards")
+  t.ok(r.gpus > 8, "without gpus the plan still answers (" .. r.gpus .. " GPUs: more than the 8 refused)")
+end
+
 t.done_testing()
