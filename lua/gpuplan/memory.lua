@@ -397,7 +397,15 @@ local RECORD_FIELDS = {
   optimizer = { "states", "state", "foreach_adamw" },
 }
 function M.recipe_record(kind, name, cat)
-  if type(name) ~= "string" then fail("%s must be a name (got %s)", kind, type(name)) end
+  -- A script's own recipe table (as its own gpu and model tables are
+  -- taken) was "recipe must be a name (got table)": neither the form the
+  -- other refusals quote a value in nor where such an entry goes.
+  if type(name) ~= "string" then
+    fail("%s must be a name, a string (got %s)%s", kind, require("gpuplan.args").shown(name),
+      type(name) == "table" and string.format(": %s %s of your own goes in a catalog file's "
+        .. "%s{...} (gp.catalog{dirs = ...}, catalog/FORMAT.md)", kind == "optimizer" and "an" or "a",
+        kind, kind) or "")
+  end
   local e = get(kind, name, cat)
   local r = { id = e.id }
   for _, k in ipairs(RECORD_FIELDS[kind]) do r[k] = e[k] end

@@ -220,4 +220,29 @@ do
   t.ok(r.gpus > 8, "without gpus the plan still answers (" .. r.gpus .. " GPUs: more than the 8 refused)")
 end
 
+-- 14. A script's own recipe or optimizer table (as its gpu and model
+-- tables are taken) was refused as "recipe must be a name (got table)":
+-- neither the form the other refusals quote a value in nor where such an
+-- entry goes.  The message names the catalog file, and that way works:
+-- a recipe{} in a directory of the script's, loaded with gp.catalog,
+-- prices as the built-in it copies (the same bytes, so the same total).
+do
+  local cat = gp.catalog()
+  local rc = {} for k, v in pairs(cat:get("recipes", "mixed-16")) do rc[k] = v end
+  check(function() gp.memory { model = "llama3-8b", gpu = "h100-sxm", recipe = rc } end,
+    "recipe must be a name, a string (got a table): a recipe of your own goes in a catalog file's recipe{...}", "memory: a recipe table")
+  check(function() gp.train { model = "llama3-8b", gpu = "h100-sxm", optimizer = {} } end,
+    "optimizer must be a name, a string (got a table): an optimizer of your own goes in a catalog file's optimizer{...}", "train: an optimizer table")
+  local lfs = require "lfs"
+  local dir = os.tmpname(); os.remove(dir); assert(lfs.mkdir(dir))
+  local f = assert(io.open(dir .. "/r.lua", "w"))
+  f:write([[recipe { id = "my-16", name = "mixed-16 again", weights = 2, grads = 2, master = 4, state = 4,
+  reduce = 2, activations = 2, offload = 2, source = "a copy of mixed-16" }
+]]); f:close()
+  local mine = gp.catalog { dirs = { require("gpuplan.config").root .. "/catalog", dir } }
+  os.remove(dir .. "/r.lua"); lfs.rmdir(dir)
+  t.is(gp.memory { cat = mine, model = "llama3-8b", gpu = "h100-sxm", recipe = "my-16" }.total,
+    gp.memory { model = "llama3-8b", gpu = "h100-sxm", recipe = "mixed-16" }.total, "a catalog file's recipe prices as the one it copies")
+end
+
 t.done_testing()
