@@ -2,7 +2,7 @@
 --
 -- rows: a list of tables.  opts.columns: a list of
 --   { key = "busbw", label = "busbw GB/s", fmt = "%.1f" | function(v, row) }
--- (default: the sorted keys of the first row).  opts.format: text (default),
+-- (default: the sorted keys of the rows).  opts.format: text (default),
 -- markdown, csv, json.  opts.title: a heading (text/markdown only).  The
 -- label heads text and markdown; CSV heads a column with its key (or its
 -- csv = "..."), the name JSON gives the value.
@@ -117,15 +117,20 @@ local function columns_of(rows, opts)
     end
     return cols
   end
-  -- the first row's keys; of a table (text, markdown, CSV) those of
-  -- plain values: a nested table (a result's memory, parts, ops) or a
-  -- function is no column (JSON keeps every key)
+  -- every row's keys (the first row's alone dropped what later rows
+  -- had: {{a = 1}, {b = 2}} rendered as JSON [{"a":1}, {"a":null}]); of a
+  -- table (text, markdown, CSV) those of plain values: a nested table (a
+  -- result's memory, parts, ops) or a function is no column (JSON keeps
+  -- every key)
   local json = opts.format == "json"
-  local keys = {}
-  for k, v in pairs(rows[1] or {}) do
-    if type(k) == "string" and k:sub(1, 1) ~= "_" and (json or v == M.null or (type(v) ~= "table"
-       and type(v) ~= "function" and type(v) ~= "userdata")) then
-      keys[#keys + 1] = k
+  local keys, seen = {}, {}
+  for _, row in ipairs(rows) do
+    for k, v in pairs(row) do
+      if not seen[k] and type(k) == "string" and k:sub(1, 1) ~= "_" and (json or v == M.null
+         or (type(v) ~= "table" and type(v) ~= "function" and type(v) ~= "userdata")) then
+        seen[k] = true
+        keys[#keys + 1] = k
+      end
     end
   end
   table.sort(keys)

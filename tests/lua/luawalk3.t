@@ -245,4 +245,16 @@ do
     gp.memory { model = "llama3-8b", gpu = "h100-sxm", recipe = "mixed-16" }.total, "a catalog file's recipe prices as the one it copies")
 end
 
+-- 15. gp.render and gp.report without columns took the first row's keys
+-- alone: rows {a = 1} and {b = 2} rendered as JSON [{"a":1}, {"a":null}]
+-- -- the second row's value lost and a null it never had -- and as CSV
+-- a column a with an empty second row.  The columns are every row's keys.
+do
+  local rows = { { a = 1 }, { b = 2 } }
+  t.is(gp.render(rows, { format = "json" }), '[\n {"a":1,"b":null},\n {"a":null,"b":2}\n]\n', "json: each row's own key kept")
+  t.is(gp.render(rows, { format = "csv" }), "a,b\n1,\n,2\n", "csv: a column for b")
+  -- one row: as before
+  t.is(gp.render({ { b = 1, a = 2 } }, { format = "csv" }), "a,b\n2,1\n", "a single row's sorted keys, as before")
+end
+
 t.done_testing()
