@@ -60,7 +60,20 @@ local function cell(col, row)
       what), 0)
   end
   if type(col.fmt) == "function" then
-    local s = col.fmt(v, row)
+    -- the script's function failing was its message alone ("x.lua:4:
+    -- attempt to index a number value"), naming neither render nor the
+    -- column, as sweep names its where and policy functions; an error
+    -- object that is not a message goes on as it is
+    local ok, s = pcall(col.fmt, v, row)
+    if not ok then
+      local mt = getmetatable(s)
+      if type(s) == "string" or type(s) == "number"
+         or (type(mt) == "table" and mt.__tostring) then
+        bad("function failed: " .. tostring(s))
+      end
+      rendering = nil
+      error(s, 0)
+    end
     if s == nil then return nil end
     if type(s) ~= "string" and type(s) ~= "number" then
       bad("function returned " .. require("gpuplan.args").shown(s) .. ", not a string")

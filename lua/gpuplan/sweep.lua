@@ -956,7 +956,11 @@ local function search_card(a, job, space, counts, policy, gi, gid,
       -- The script's message as it is (its position names its line); an
       -- error object that is not one described.
       local msg = r
+      local mt = getmetatable(r)
       if type(r) == "table" and type(r.msg) == "string" then msg = r.msg
+      -- an object that says itself (__tostring), as error objects of a
+      -- script's own class do: "an error object that is a table" hid it
+      elseif type(mt) == "table" and mt.__tostring then msg = tostring(r)
       elseif type(r) ~= "string" and type(r) ~= "number" then
         msg = "an error object that is a " .. type(r) .. ", not a message"
       end

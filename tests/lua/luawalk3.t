@@ -257,4 +257,25 @@ do
   t.is(gp.render({ { b = 1, a = 2 } }, { format = "csv" }), "a,b\n2,1\n", "a single row's sorted keys, as before")
 end
 
+-- 16. An error inside a column's fmt function was the script's message
+-- alone ("x.lua:4: attempt to index a number value"), naming neither
+-- render nor the column -- sweep names its where, policy and progress
+-- functions.  And sweep described an error object with a __tostring as
+-- "an error object that is a table", hiding what it says.
+do
+  local ok, e = pcall(gp.render, { { a = 1 } }, { columns = { { key = "a", fmt = function(v) return v.x end } } })
+  t.ok(not ok and tostring(e):find("render: column 'a': fmt function failed: ", 1, true)
+    and tostring(e):find("attempt to index a number value", 1, true), "render: the fmt function's failure names the column (" .. tostring(e) .. ")")
+  local obj = setmetatable({}, { __tostring = function() return "my error" end })
+  ok, e = pcall(gp.render, { { a = 1 } }, { columns = { { key = "a", fmt = function() error(obj) end } } })
+  t.ok(not ok and tostring(e):find("fmt function failed: my error", 1, true), "render: an error object's own words")
+  local plain = {}
+  ok, e = pcall(gp.render, { { a = 1 } }, { columns = { { key = "a", fmt = function() error(plain) end } } })
+  t.ok(not ok and e == plain, "render: any other error object goes on as it is")
+  ok, e = pcall(gp.sweep, { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, policy = function() error(obj) end })
+  t.ok(not ok and tostring(e):find("sweep: error in the policy function: my error", 1, true), "sweep: an error object's __tostring said")
+  t.is(gp.render({ { a = 1 } }, { format = "csv", columns = { { key = "a", fmt = function(v) return v * 2 end } } }), "a\n2\n",
+    "a good fmt function still formats")
+end
+
 t.done_testing()
