@@ -105,7 +105,14 @@ function M.parse(cmdname, spec, argv, first, hint)
       if value == "" then
         error(M.usage(string.format("%s: option '--%s' needs a value", cmdname, name)), 0)
       end
-      if not name then error(M.usage(string.format("%s: bad option '%s'", cmdname, a)), 0) end
+      if not name then
+        -- a Lua key typed as a flag (--global_batch): "bad option" alone
+        -- did not say that flags spell their words with '-'
+        local u = a:match("^%-%-([%w][%w_%-]*)=?")
+        local known = u and spec[(u:gsub("%-", "_"))]
+        error(M.usage(string.format("%s: bad option '%s'%s", cmdname, a, known
+          and string.format(" (did you mean '--%s'?)", (u:gsub("_", "-"))) or "")), 0)
+      end
       local key = name:gsub("%-", "_")
       local ty = spec[key]
       local on = true

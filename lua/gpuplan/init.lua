@@ -193,7 +193,13 @@ function gp.options(params, argv)
   end
   table.sort(names)
   local script = argv and argv[0] or "script"
-  local opts, rest = cli.parse(script, spec, argv or {}, 1)
+  -- an unknown option names the nearest parameter, as gpuplan's own
+  -- commands do ("unknown option '--nn'" alone)
+  local function hint(key)
+    local near = require("gpuplan.args").nearest(key, names)
+    return near and string.format(" (did you mean '--%s'?)", (near:gsub("_", "-"))) or ""
+  end
+  local opts, rest = cli.parse(script, spec, argv or {}, 1, hint)
   if opts.help then
     io.stdout:write("usage: gpuplan run ", script, " [options]\n")
     for _, n in ipairs(names) do

@@ -278,4 +278,20 @@ do
     "a good fmt function still formats")
 end
 
+-- 17. gp.options: an unknown option named no parameter ("script: unknown
+-- option '--cont'") where gpuplan's own commands name the nearest flag,
+-- and a parameter typed with its Lua spelling (--max_n) was "bad option
+-- '--max_n'", not saying that flags spell their words with '-' (the
+-- commands' flags too: gpuplan train --global_batch).
+do
+  local function err(params, argv)
+    local ok, e = pcall(gp.options, params, argv)
+    return not ok and tostring(e) or "no error"
+  end
+  t.like(err({ count = { "x", 1 } }, { "--cont", "1" }), "unknown option '--cont' (did you mean '--count'?)", "options: the nearest parameter", true)
+  t.like(err({ max_n = { "x", 1 } }, { "--max_n", "2" }), "bad option '--max_n' (did you mean '--max-n'?)", "options: --max_n, the flag's spelling", true)
+  t.like(err({ max_n = { "x", 1 } }, { "--max_q", "2" }), "bad option '%-%-max_q'$", "options: no such parameter, no suggestion")
+  t.is(gp.options({ max_n = { "x", 1 } }, { "--max-n", "2" }).max_n, 2, "the flag's spelling still reads")
+end
+
 t.done_testing()
