@@ -452,7 +452,14 @@ local function prepare_infer(o, cfg, model, gpu, gpus, tp, pp, dflt)
     fail("kv_free_fraction must be in (0, 1] (got %s)", shown(kf))
   end
   cfg.kv_free_fraction = kf
-  cfg.offload = o.offload == true or o.offload == "layers"
+  -- Serving's offload is the layers (gp.infer's flag, fit's --offload
+  -- layers): anything else -- 40, "optimizer", "bogus" -- was dropped in
+  -- silence and the job priced with no offload, where fit refuses it.
+  local off = o.offload
+  if off ~= nil and off ~= true and off ~= false and off ~= "layers" then
+    fail("offload for method infer is 'layers' or a boolean (got %s)", shown(off))
+  end
+  cfg.offload = off == true or off == "layers"
 end
 
 -- Training layout: data parallelism, interleaving, ZeRO / FSDP

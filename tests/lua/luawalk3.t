@@ -294,4 +294,21 @@ do
   t.is(gp.options({ max_n = { "x", 1 } }, { "--max-n", "2" }).max_n, 2, "the flag's spelling still reads")
 end
 
+-- 18. gp.memory{method = "infer"} took any offload: 40, "optimizer" or
+-- "bogus" was dropped and the job priced with no layer on the host
+-- (fits false, cpu_bytes 0), where fit --method infer refuses all but
+-- 'layers'.  Refused; 'layers' and true still offload.
+do
+  local o = { model = "llama3-70b", gpu = "h100-sxm", gpus = 1, method = "infer" }
+  for _, v in ipairs { 40, "optimizer" } do
+    o.offload = v
+    check(function() gp.memory(o) end, "offload for method infer is 'layers' or a boolean (got ", "memory infer: offload = " .. tostring(v))
+  end
+  o.offload = "layers"
+  local m = gp.memory(o)
+  t.ok(m.cpu_layers > 0 and m.cpu_bytes > 0, "offload = 'layers' still puts layers on the host (" .. m.cpu_layers .. ")")
+  o.offload = true
+  t.is(gp.memory(o).cpu_bytes, m.cpu_bytes, "... as offload = true does")
+end
+
 t.done_testing()
