@@ -1132,7 +1132,7 @@ prepare_fn = function(o, cmd, who)
     if o.images == nil and o.video_frames == nil and model.vision then
       mo = setmetatable({ images = dflt("images", { model = model }) }, { __index = o })
     end
-    media = require("gpuplan.vlm").media_of(model, mo)
+    media = require("gpuplan.vlm").media(model, mo, true)
     model = media.model
     for _, d in ipairs(media.defaults) do defaults[#defaults + 1] = d end
   end

@@ -53,8 +53,15 @@ end
 -- of a square image / frame; default the catalog's image_size).  Returns
 -- { model, units, tokens_per_unit, patches_per_unit, image_tokens,
 -- video_tokens, tokens, patches, size, defaults }.  gpuplan's own callers
--- (memory, the predictors) pass a planner's whole options as o.
-function M.media_of(model, o)
+-- (memory, the predictors) pass a planner's whole options as o, and
+-- planner = true; a script's o (gp.vlm.media) has only these keys, which
+-- are checked as vlm.tokens checks its own -- a misspelt {imagse = 1} was
+-- dropped and the media of no image returned, in silence.
+function M.media(model, o, planner)
+  if type(o) == "table" and not planner then
+    require("gpuplan.args").check_keys(o, { "images", "video_frames", "image_size", "frame_size" },
+      "vlm.media", 2)
+  end
   if type(model) ~= "table" then
     fail("vlm.media: model must be a model table (got %s)", shown(model))
   end
@@ -128,17 +135,6 @@ function M.media_of(model, o)
   }
 end
 
--- gp.vlm.media(model, o): M.media_of with o's keys checked, as
--- vlm.tokens checks its own -- a misspelt {imagse = 1} was dropped and the
--- media of no image returned, in silence.
-function M.media(model, o)
-  if type(o) == "table" then
-    require("gpuplan.args").check_keys(o, { "images", "video_frames", "image_size", "frame_size" },
-      "vlm.media", 3)
-  end
-  return M.media_of(model, o)
-end
-
 local internal = require("gpuplan.args").unplaced
 
 local tokens
@@ -160,7 +156,7 @@ tokens = function(o)
     model = (o.cat or require("gpuplan").catalog()):get("models", model)
   end
   if type(model) ~= "table" then fail("vlm.tokens: model is required") end
-  local r = M.media_of(model, o)
+  local r = M.media(model, o, true)
   r.model = nil
   return r
 end

@@ -859,7 +859,7 @@ local function predict(case, cat)
   -- became, and the patches the tower encoded per micro-batch.
   local media = ""
   if model.vision and (r.vision_patches or 0) > 0 then
-    local m = r.media or require("gpuplan.vlm").media_of(model, o)
+    local m = r.media or require("gpuplan.vlm").media(model, o, true)
     media = string.format("; %d image tokens/sample, %.0f patches/micro-batch", m.tokens,
       r.vision_patches)
   end
