@@ -2195,8 +2195,8 @@ function M.check(name, v, cmd, shown_name)
       for _, x in ipairs(require("gpuplan.schema").SPLIT_PROJ) do ok = ok or sp == x end
       if not ok then
         local sps = require("gpuplan.schema").SPLIT_PROJ
-        return nil, string.format("%s.split_proj must be %s or %s (got %s)", shown_name or name,
-          table.concat(sps, ", ", 1, #sps - 1), sps[#sps], shown(sp))
+        return nil, string.format("%s.split_proj must be one of %s (got %s)", shown_name or name,
+          table.concat(sps, ", "), shown(sp))
       end
     end
   end

@@ -69,7 +69,7 @@ do
     "train: model.moe.experts must be a number (got string 'x')", "train: model.moe.experts = 'x'")
   local q = copy(cat:get("models", "qwen2-vl-7b")); q.split_proj = true
   check(function() gp.train { model = q, gpu = "h100-sxm", gpus = 8 } end,
-    "train: model.split_proj must be none, qkv, mlp or both (got true)", "train: model.split_proj = true")
+    "train: model.split_proj must be one of none, qkv, mlp, both (got true)", "train: model.split_proj = true")
   local l = copy(cat:get("models", "llama3-8b"))
   local base = gp.train { model = l, gpu = "h100-sxm", gpus = 8 }.step_s
   l.moe = false
