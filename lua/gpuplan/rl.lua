@@ -1158,7 +1158,7 @@ end
 -- are (comm.no_nics): "the system has no NICs" named neither.
 local function no_nics(o, s, gpus, who)
   local comm, train = require "gpuplan.comm", require "gpuplan.train"
-  local sys = o.system ~= nil and s.cat:get("systems", o.system) or train.default_node(s.gpu, s.cat)
+  local sys = o.system ~= nil and train.system_of(o.system, s.cat) or train.default_node(s.gpu, s.cat)
   local spec = comm.node_spec(sys, s.gpu, function() end, "rl", o)
   return comm.no_nics(spec, gpus, who, s.cat)
     or string.format("%s spans nodes, but the node has no NICs", who)

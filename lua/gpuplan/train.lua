@@ -170,14 +170,23 @@ function M.default_node(gpu, cat)
   return nil, gpu.scaleup and gpu.scaleup.domain or 8
 end
 
+-- A system option: an id, or a script's own system table checked as a
+-- catalog system{...} is -- as gp.infer and gp.comm take one; gp.train,
+-- gp.rl and gp.sweep refused it ("system must be an id, a string (got a
+-- table)"), so a node of one's own needed a catalog file for training.
+function M.system_of(v, cat)
+  if type(v) == "table" then return require("gpuplan.catalog").entry("system", v) end
+  return cat:get("systems", v)
+end
+
 -- The node the job runs on: a catalog system, or one built from the GPU.
 local function topology(o, gpu, cat, default, gpus)
   local comm = require "gpuplan.comm"
   local sys
   if o.system ~= nil then
-    sys = cat:get("systems", o.system)
+    sys = M.system_of(o.system, cat)
     if gpu and sys.gpu ~= gpu.id then
-      fail("train: system '%s' holds %s, not %s", o.system, tostring(sys.gpu), gpu.id)
+      fail("train: system '%s' holds %s, not %s", tostring(sys.id), tostring(sys.gpu), gpu.id)
     end
   elseif gpu then
     sys = M.default_node(gpu, cat)

@@ -311,4 +311,33 @@ do
   t.is(gp.memory(o).cpu_bytes, m.cpu_bytes, "... as offload = true does")
 end
 
+-- 19. A script's own system table: gp.infer and gp.comm take one (checked
+-- as a catalog system{...}), but gp.train, gp.rl and gp.sweep refused it
+-- ("system must be an id, a string (got a table)"), so a node of one's
+-- own needed a catalog file to train on.  A copy of dgx-h100 prices
+-- exactly as its id (the same node, so the same figures); an edited one
+-- is checked.
+do
+  local cat = gp.catalog()
+  local function copy(x) if type(x) ~= "table" then return x end local c = {} for k, v in pairs(x) do c[k] = copy(v) end return c end
+  local sys = copy(cat:get("systems", "dgx-h100"))
+  local o = { model = "llama3-8b", gpu = "h100-sxm", gpus = 16 }
+  local function with(v) local c = copy(o); c.system = v; return c end
+  local a, b = gp.train(with("dgx-h100")), gp.train(with(sys))
+  t.is(b.step_s, a.step_s, "train: a system table prices as its id")
+  t.is(b.memory.host_system, "dgx-h100", "... and names it as the host's system")
+  local ro = { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 16, prompts = 64, group = 8,
+               response_len = 2048, response_max = 8192, zero = 3 }
+  local r1 = copy(ro); r1.system = "dgx-h100"
+  local r2 = copy(ro); r2.system = sys
+  t.is(gp.rl(r2).step_s, gp.rl(r1).step_s, "rl: a system table prices as its id")
+  local s1, s2 = gp.sweep(with("dgx-h100")), gp.sweep(with(sys))
+  t.is(s2.results[1].step_s, s1.results[1].step_s, "sweep: a system table searches as its id")
+  t.ok(not table.concat(b.defaults, "; "):find("table: 0x", 1, true), "no address in the defaults")
+  local bad = copy(sys); bad.gpu = "a100-sxm-80gb"
+  check(function() gp.train(with(bad)) end, "train: system 'dgx-h100' holds a100-sxm-80gb, not h100-sxm", "train: a system table of another card")
+  bad = copy(sys); bad.host_memory = "x"
+  check(function() gp.train(with(bad)) end, "system 'dgx-h100': field 'host_memory': bad bytes 'x'", "train: a system table's bad field")
+end
+
 t.done_testing()
