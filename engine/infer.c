@@ -924,10 +924,10 @@ int infer_host_node(const infer_cfg *c)
 	return c->host_node_gpus > 0 ? c->host_node_gpus : c->gpus;
 }
 
-double infer_host_share(const infer_cfg *c, int *ranks)
+double infer_host_bw_each(const infer_cfg *c, double bw)
 {
-	return mem_host_share(infer_host_node(c), c->host_gpus, c->gpus,
-			      ranks);
+	return mem_host_bw_each(bw, infer_host_node(c), c->host_gpus,
+				c->gpus, c->pp);
 }
 
 /* The time n_off offloaded layers add to a step of T tokens. */
@@ -935,16 +935,22 @@ static int step_offload(const roof_device *d, const infer_cfg *c,
                         const shape *s, double T, double n_off,
                         infer_phase *out, gp_error *err)
 {
-	int cpu = T <= c->offload_cpu_max && c->offload_bw > 0, ranks;
+	int cpu = T <= c->offload_cpu_max && c->offload_bw > 0;
 	double bw = cpu ? c->offload_bw : c->offload_link_bw, t;
 
 	/* The CPU computing them reads its own host's DRAM: where the node
 	 * spans hosts (GB200 NVL72: 18 trays of 2 Grace CPUs and 4 GPUs;
 	 * the catalog's host_mem_bw, 18.4 TB/s, is the 36 Graces
 	 * together) that is its tray's share, as the layers' bytes are
-	 * held against the tray's share of the DRAM (infer_run). */
+	 * held against the tray's share of the DRAM (infer_run).  Every
+	 * GPU of the run on that host has its replica's layers computed
+	 * there each step at once (one llama.cpp process a replica, all
+	 * decoding together), so the host's DRAM is divided among them:
+	 * infer_host_bw_each, training's rule (train.c offload_step).
+	 * The copies over the link (offload_link_bw) are the caller's
+	 * rate, already its share (lua/gpuplan/infer.lua). */
 	if (cpu)
-		bw *= infer_host_share(c, &ranks);
+		bw = infer_host_bw_each(c, bw);
 
 	/* Offloaded layers, by where they run.  llama.cpp computes a
 	 * step of fewer than 32 tokens on the CPU, which reads the

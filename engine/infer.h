@@ -176,14 +176,18 @@ typedef struct infer_cfg {
 	                         Hopper: 64; lua/gpuplan/infer.lua
 	                         M.m_tile); 0: the library's tiles
 	                         (roofline.h roof_op.m_tile) */
-	double offload_bw;    /* B/s of host memory the CPU reads the
-	                         host-resident layers at when it computes
-	                         them (steps of at most offload_cpu_max
-	                         tokens: llama.cpp) */
+	double offload_bw;    /* B/s of the node's host memory, from which
+	                         the CPU reads the host-resident layers
+	                         when it computes them (steps of at most
+	                         offload_cpu_max tokens: llama.cpp); each
+	                         GPU gets its share (infer_host_bw_each) */
 	double offload_link_bw; /* B/s of the host link over which every
 	                         other step copies them to the GPU (vLLM
-	                         cpu_offload_gb, HF accelerate); offload is
-	                         allowed when either rate is > 0 */
+	                         cpu_offload_gb, HF accelerate), each GPU's
+	                         while all copy at once (the caller's:
+	                         lua/gpuplan/infer.lua prices the shared
+	                         DRAM); offload is allowed when either rate
+	                         is > 0 */
 	int offload_cpu_max;  /* steps of at most this many tokens run the
 	                         host-resident layers on the CPU (llama.cpp
 	                         31: larger batches go to the GPU); 0: every
@@ -293,12 +297,13 @@ void infer_defaults(infer_cfg *cfg);
 int infer_check(const gp_model *m, const roof_device *d, const infer_cfg *c,
                 gp_error *err);
 
-/* The share of the node's host memory and DRAM bandwidth (host_capacity,
- * offload_bw) that the host of this run's GPUs has, and in *ranks how
- * many of them it holds: memory.h mem_host_share over host_node_gpus
- * (else gpus) and host_gpus, the one rule training's offload follows for
- * both (mem_host_fit, train.c offload_step). */
-double infer_host_share(const infer_cfg *c, int *ranks);
+/* The DRAM bandwidth bw (the node's, as offload_bw) gives each GPU of
+ * this run when all of them stream from host memory at once: memory.h
+ * mem_host_bw_each over host_node_gpus (else gpus) and host_gpus -- the
+ * host's share divided among the run's GPUs it carries that stream at
+ * once (a replica's pp stages step in turn: infer_step sums them), the
+ * rule training's offload follows (train.c offload_step). */
+double infer_host_bw_each(const infer_cfg *c, double bw);
 
 /* The GPUs of the node host_capacity and offload_bw are the figures of:
  * host_node_gpus, else the run's gpus. */

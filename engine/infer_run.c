@@ -84,7 +84,7 @@ static int run_weights(const gp_model *m, const infer_cfg *c, int stage,
 		 * memory: the node's the caller gives, or where the node
 		 * spans hosts their host's share of it (memory.h
 		 * mem_host_fit, the rule training's offload follows;
-		 * infer_host_share). */
+		 * mem_host_share). */
 		mem_host_fit(mr, c->host_capacity, infer_host_node(c),
 			     c->host_gpus, c->gpus);
 		x = mr->host_need;

@@ -172,6 +172,7 @@ int lgp_serve_target(lua_State *L);
 int lgp_serve_accept(lua_State *L);
 int lgp_serve_redundant(lua_State *L);
 int lgp_host_share(lua_State *L);
+int lgp_host_bw_each(lua_State *L);
 
 /* An inference engine's config at idx (core.infer's third argument) into
  * c, its TP topology into t; core.rl reads its rollout engine with it. */

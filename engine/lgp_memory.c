@@ -303,3 +303,30 @@ int lgp_host_share(lua_State *L)
 	lua_pushinteger(L, ranks);
 	return 2;
 }
+
+/* core.host_bw_each(bw, gpus_per_node, host_gpus, gpus, turns) -> B/s:
+ * the host DRAM bandwidth bw of a node gives each of a run's gpus when
+ * they stream from host memory at once, turns (>= 1) pipeline stages
+ * stepping in turn (memory.h mem_host_bw_each: its host's share over
+ * the GPUs that host carries that stream together).  Lua prices the
+ * pageable staging and the pinned copies' DRAM with it, as the engine
+ * prices llama.cpp's CPU reads and the offloaded optimizer step. */
+int lgp_host_bw_each(lua_State *L)
+{
+	lua_Number bw = luaL_checknumber(L, 1);
+	lua_Integer n = luaL_checkinteger(L, 2);
+	lua_Integer h = luaL_checkinteger(L, 3);
+	lua_Integer g = luaL_checkinteger(L, 4);
+	lua_Integer pp = luaL_checkinteger(L, 5);
+
+	luaL_argcheck(L, bw > 0 && bw < HUGE_VAL, 1,
+		      "host_bw must be a positive bandwidth");
+	luaL_argcheck(L, n >= 1 && n <= INT_MAX, 2,
+		      "gpus_per_node must be >= 1");
+	luaL_argcheck(L, h >= 0 && h <= INT_MAX, 3, "host_gpus must be >= 0");
+	luaL_argcheck(L, g >= 1 && g <= INT_MAX, 4, "gpus must be >= 1");
+	luaL_argcheck(L, pp >= 1 && pp <= INT_MAX, 5, "turns must be >= 1");
+	lua_pushnumber(L, mem_host_bw_each((double)bw, (int)n, (int)h,
+					   (double)g, (int)pp));
+	return 1;
+}

@@ -102,6 +102,7 @@ static const luaL_Reg corelib[] = {
 	{"serve_accept", lgp_serve_accept},
 	{"serve_redundant", lgp_serve_redundant},
 	{"host_share", lgp_host_share},
+	{"host_bw_each", lgp_host_bw_each},
 	{"check", lgp_check},
 	{"hash", lgp_hash},
 	{NULL, NULL}

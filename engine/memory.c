@@ -78,6 +78,19 @@ double mem_host_share(int gpus_per_node, int host_gpus, double gpus,
 	return share;
 }
 
+double mem_host_bw_each(double bw, int gpus_per_node, int host_gpus,
+			double gpus, int turns)
+{
+	int ranks, streams;
+	double share = mem_host_share(gpus_per_node, host_gpus, gpus,
+				      &ranks);
+
+	if (turns < 1)
+		turns = 1;
+	streams = (ranks + turns - 1) / turns;
+	return bw * share / (streams > 1 ? streams : 1);
+}
+
 void mem_host_fit(gp_mem_result *o, double node_memory, int gpus_per_node,
 		  int host_gpus, double gpus)
 {

@@ -344,6 +344,23 @@ void mem_host_fit(gp_mem_result *o, double node_memory, int gpus_per_node,
 double mem_host_share(int gpus_per_node, int host_gpus, double gpus,
 		      int *ranks);
 
+/* The host DRAM bandwidth each of the job's GPUs streams its offload at
+ * when every one of them streams at once: the node's bw (a catalog
+ * system's host_mem_bw, derated) x its host's share (mem_host_share),
+ * divided among the ranks that host carries that stream together.
+ * ZeRO-Offload's CPU Adam steps every rank's partition in the same step,
+ * llama.cpp's CPU runs every replica's offloaded layers each token, and
+ * the DMA of pinned or staged copies reads the same DRAM: the memory
+ * controllers serve them together, so each gets its part of the host's.
+ * turns (>= 1): the pipeline stages a step runs one after another (a
+ * serving replica's pp, whose stages hold the GPU in turn, so only
+ * ceil(ranks / turns) of a host's ranks stream at once); 1 where all
+ * ranks stream together (training's optimizer step).  The one rule
+ * train.c offload_step and infer (step_offload, the Lua link rates
+ * through core.host_bw_each) price the shared host by. */
+double mem_host_bw_each(double bw, int gpus_per_node, int host_gpus,
+			double gpus, int turns);
+
 /* Training (pretrain, full fine-tune, LoRA, QLoRA) on capacity bytes per
  * GPU.  The most loaded pipeline stage is reported.  GP_OK (fits or not:
  * see out->fits) or GP_EINVAL for impossible input. */

@@ -258,13 +258,19 @@ static double offload_step(const ctx *x, double n)
 	 * (GB200 NVL72: 18 trays of 2 Grace CPUs and 4 GPUs, the catalog's
 	 * host_gpus 4; its host_mem_bw 18.4 TB/s is the rack's 36 Graces)
 	 * the tray's share of it, as mem_host_fit holds the offload's
-	 * bytes against the tray's share of the DRAM. */
+	 * bytes against the tray's share of the DRAM; each rank streams at
+	 * its 1/ranks of that (memory.h mem_host_bw_each, the rule infer's
+	 * offload shares too). */
 	int hr;
-	double share = mem_host_share(x->e.t.gpus_per_node, x->e.t.host_gpus,
-				      x->y.gpus, &hr);
-	double host = x->e.t.host_mem_bw > 0 ? x->e.t.host_mem_bw * share :
-		HOST_BW_MIN;
-	double ranks = hr;
+	double each = x->e.t.host_mem_bw > 0 ?
+		mem_host_bw_each(x->e.t.host_mem_bw, x->e.t.gpus_per_node,
+				 x->e.t.host_gpus, x->y.gpus, 1) : 0.0;
+
+	if (!(each > 0)) {
+		mem_host_share(x->e.t.gpus_per_node, x->e.t.host_gpus,
+			       x->y.gpus, &hr);
+		each = HOST_BW_MIN / hr;
+	}
 	/* Stage 3's boundary copy moves the accumulator as it is
 	 * (grad_accum_dtype: mem.ds_accum_bytes; the parameter's 2 B
 	 * unless set), and the CPU upcasts only a 16-bit one.  DeepSpeed
@@ -281,13 +287,11 @@ static double offload_step(const ctx *x, double n)
 		(z3 ? acc + (acc < 4.0 ? acc + 4.0 : 0.0) : 4.0) + 6.0 +
 		(up ? 2.0 : 0.0);
 
-	if (ranks < 1)
-		ranks = 1;
 	if (x->c->cpu_adam_s > 0)
 		return fmax(fmax(n * x->c->cpu_adam_s, n * 8.0 / pcie),
-			    n * ranks * 36.0 / host);
+			    n * 36.0 / each);
 	return n * (down + (up ? 2.0 : 0.0)) / pcie +
-		fmax(n * ranks * hb / host, n * x->c->cpu_step_s);
+		fmax(n * hb / each, n * x->c->cpu_step_s);
 }
 
 /* The same double, bit for bit (== would take -0 for 0). */

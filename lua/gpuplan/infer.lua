@@ -684,36 +684,64 @@ local function setup_memory(a, cat, model, g, sys, d, c, tp, pp, default, info)
     -- host_memory and host_bw are the node's (the system's); where its
     -- NVLink domain spans hosts (GB200 NVL72: 18 trays of 2 Grace CPUs
     -- and 4 GPUs, the catalog's host_gpus 4) the engine holds each
-    -- host's GPUs to that host's share of both (engine/infer.h
-    -- infer_host_share: memory.h mem_host_share, training's rule).
-    if sys and sys.host_gpus then
-      c.host_node_gpus, c.host_gpus = sys.gpus, sys.host_gpus
-      if sys.host_gpus < sys.gpus then
+    -- host's GPUs to that host's share of both (memory.h
+    -- mem_host_share, training's rule).  A run of more GPUs than the
+    -- system has spans nodes, each holding its own GPUs' layers.
+    if sys then
+      c.host_node_gpus, c.host_gpus = sys.gpus, sys.host_gpus or 0
+      if sys.host_gpus and sys.host_gpus < sys.gpus then
         default(string.format("host share=%d/%d of host_memory and host_bw (one host's GPUs)",
                               sys.host_gpus, sys.gpus))
       end
     end
+    -- Every GPU of the run on one host streams its layers from that
+    -- host's DRAM at once (each replica's CPU computing them, or each
+    -- GPU's copies: the DMA reads the pinned pages, the driver's staging
+    -- copy reads and writes the pageable ones), so each gets the host's
+    -- share divided among them: core.host_bw_each, the engine's rule
+    -- (memory.h mem_host_bw_each; train.c offload_step alike).
+    -- A replica's pp stages hold the GPU in turn (the engine sums
+    -- them a step), so they stream one at a time.
+    local hnode, hgpus = c.host_node_gpus or c.gpus, c.host_gpus or 0
+    local _, ranks = core().host_share(hnode, hgpus, c.gpus)
+    ranks = (ranks + pp - 1) // pp
+    local function each(bw) return core().host_bw_each(bw, hnode, hgpus, c.gpus, pp) end
+    local function split(bw)
+      return ranks > 1 and string.format(", %.0f / %d GPUs of a host", bw / 1e9, ranks) or ""
+    end
+    if c.offload_cpu_max > 0 and ranks > 1 then
+      default(string.format("host_bw each=%.0fGB/s (the CPU reads %d GPUs' layers at once)",
+                            each(c.offload_bw) / 1e9, ranks))
+    end
     -- The copies cross PCIe at gpuplan.comm.pcie_bw (0.8 of the link,
     -- pinned copies).  From pageable memory the driver's staging copy
     -- (a read and a write of host DRAM at host_bw) and the DMA take
-    -- turns on each chunk: 1/rate = 1/pcie + 2/host_bw.
+    -- turns on each chunk: 1/rate = 1/pcie + 2/host_bw.  Pinned, the
+    -- DMA reads each byte from DRAM once: a GPU copies at the smaller
+    -- of its link and its part of the host's DRAM bandwidth.
     c.offload_link_bw = num_arg(a, "pcie_bw", "bandwidth", true)
     if not c.offload_link_bw then
       local comm = require "gpuplan.comm"
       local link = comm.pcie_bw(g) or 25e9
       if M.offload_pageable[a.runtime or "graphs"] then
         -- The staging copy runs in its own host's DRAM: that host's
-        -- share (core.host_share, the engine's rule above).
-        local hbw = comm.host_bw(a.host_bw, sys, default, "infer",
+        -- share, divided among the GPUs copying at once.
+        local node_bw = comm.host_bw(a.host_bw, sys, default, "infer",
           "the driver stages pageable copies through host DRAM")
-          * (c.host_gpus and core().host_share(c.host_node_gpus, c.host_gpus, c.gpus) or 1)
+        local hbw = each(node_bw)
         c.offload_link_bw = 1 / (1 / link + 2 / hbw)
         default(string.format("pcie_bw=%.1fGB/s (pageable copies: PCIe %.1f, staged at "
-                              .. "host_bw %.0f)", c.offload_link_bw / 1e9, link / 1e9,
-                              hbw / 1e9))
+                              .. "host_bw %.0f%s)", c.offload_link_bw / 1e9, link / 1e9,
+                              hbw / 1e9, split(node_bw)))
       else
         c.offload_link_bw = link
-        if c.offload_cpu_max == 0 then
+        local dram = c.offload_bw or (sys and sys.host_mem_bw and sys.host_mem_bw * 0.8)
+        if dram and each(dram) < link then
+          c.offload_link_bw = each(dram)
+          default(string.format("pcie_bw=%.1fGB/s (offloaded layers copied to the GPU each step "
+                                .. "from the host's DRAM%s; PCIe %.1f)",
+                                c.offload_link_bw / 1e9, split(dram), link / 1e9))
+        elseif c.offload_cpu_max == 0 then
           default(string.format("pcie_bw=%.1fGB/s (offloaded layers copied to the GPU "
                                 .. "each step)", c.offload_link_bw / 1e9))
         end

@@ -11,7 +11,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 
-t.plan(36)
+t.plan(50)
 
 local GiB = 2 ^ 30
 -- 1e-9: the bytes are sums and products of the same doubles the engine
@@ -187,4 +187,63 @@ do
   s, n = core.host_share(8, 0, 2)
   t.ok(s == 1 and n == 2, "core.host_share: a server of one host keeps all of it")
   t.ok(not pcall(core.host_share, 0, 4, 8), "core.host_share refuses gpus_per_node 0")
+end
+
+-- The GPUs on one host stream their offloaded layers from its DRAM at
+-- once, so each has its part of the host's bandwidth (memory.h
+-- mem_host_bw_each, training's rule: train.c offload_step divides the
+-- host's by its ranks).  llama3.1-70b bf16, llama.cpp, batch 1, on a DGX
+-- H100 (one host of 8 GPUs, catalog host_mem_bw 614.4 GB/s): decode steps
+-- of 1 token run the host layers on the CPU, offload_time = B/each -
+-- B/(HBM rate), B = r.offload_bytes a GPU.  From host_bw 1 to 2 TB/s:
+--   1 GPU:  B x (1/1e12 - 1/2e12)     = B x 0.5e-12 s
+--   8 GPUs: B x (1/1e12 - 1/2e12) x 8 = B x 4e-12 s (8 replicas' CPUs
+--           read one host's DRAM together; main: B x 0.5e-12, each at
+--           the whole host's).
+-- A replica's pp stages step in turn (infer_step sums them), so they read
+-- one at a time: llama3.1-405b on 4 GPUs, pp 2 = 2 replicas, 2 streams
+-- (not 4); a step passes both stages, each reading its B: 2 x B x 0.5e-12
+-- x 2 = B x 2e-12 s (4 streams would give B x 4e-12; host_memory 16 TB so
+-- the layers fit).
+-- The eager runtime's pageable staging reads and writes DRAM twice:
+-- 2B x 0.5e-12 x 8 = B x 8e-12 s on the 8 GPUs.  Pinned copies (vLLM)
+-- read each byte once: a GPU copies at min(PCIe, host_bw x 0.8 / 8);
+-- with a user catalog's host_mem_bw of 200 GB/s that is 20 GB/s, below
+-- PCIe 5 x16's 16 x 0.985e9 x 4 x 0.8 = 50.43 GB/s, so offload_time =
+-- B / 20e9 exactly.  Tolerance EXACT: the same doubles, no fit.
+do
+  local dgx = { model = "llama3.1-70b", gpu = "h100-sxm", system = "dgx-h100",
+                runtime = "llama.cpp", offload = true, batch = 1 }
+  local function delta(a)
+    local r1 = gp.infer(with(a, { host_bw = "1TB/s" }))
+    local r2 = gp.infer(with(a, { host_bw = "2TB/s" }))
+    t.ok(r1.fits and r1.offload_bytes > 0, "offloads and fits: " .. tostring(r1.why))
+    return (r1.decode.offload_time - r2.decode.offload_time) / r1.offload_bytes
+  end
+  t.near(delta(dgx), 0.5e-12, EXACT, "llama.cpp, 1 GPU: the host's whole host_bw")
+  t.near(delta(with(dgx, { gpus = 8 })), 4e-12, EXACT,
+         "llama.cpp, 8 GPUs on a DGX H100: each reads at host_bw / 8")
+  t.near(delta({ model = "llama3.1-405b", gpu = "h100-sxm", system = "dgx-h100",
+                 runtime = "llama.cpp", offload = true, batch = 1, gpus = 4, pp = 2,
+                 host_memory = "16TB" }), 2e-12, EXACT,
+         "llama.cpp, 4 GPUs pp 2: 2 stages in turn, 2 streams, host_bw / 2")
+  t.near(delta(with(dgx, { gpus = 8, runtime = "eager" })), 8e-12, EXACT,
+         "eager, 8 GPUs: pageable staging at host_bw / 8")
+  local slow = gp.catalog { dirs = { "catalog" } }
+  slow.systems["dgx-h100"].host_mem_bw = 200e9
+  local v = gp.infer(with(dgx, { runtime = "vllm", gpus = 8, cat = slow }))
+  t.near(v.decode.offload_time, v.offload_bytes / 20e9, EXACT,
+         "vllm, 8 GPUs, 200 GB/s host: pinned copies at 200 x 0.8 / 8 = 20 GB/s")
+  local v1 = gp.infer(with(dgx, { runtime = "vllm", cat = slow }))
+  t.near(v1.decode.offload_time, v1.offload_bytes / (16 * 0.985e9 * 4 * 0.8), EXACT,
+         "vllm, 1 GPU: 160 GB/s of DRAM is more than its PCIe 5 x16 link")
+  local core = require "gpuplan.core"
+  t.near(core.host_bw_each(18.4e12, 72, 4, 8, 1), 18.4e12 * 4 / 72 / 4, EXACT,
+         "core.host_bw_each: a tray's 4/72 over its 4 GPUs")
+  t.near(core.host_bw_each(100, 8, 0, 8, 2), 25, EXACT,
+         "core.host_bw_each: 8 GPUs in stages of 2, 4 streams")
+  t.near(core.host_bw_each(100, 8, 0, 8, 16), 100, EXACT,
+         "core.host_bw_each: more stages than GPUs, one stream")
+  local okb, e = pcall(core.host_bw_each, 100, 8, 0, 8, 0)
+  t.ok(not okb and e:find("turns", 1, true), "core.host_bw_each refuses turns 0, naming it")
 end
