@@ -120,7 +120,8 @@ static const lgp_desc mem_result_desc = { "memory result",
 					  mem_result_fields };
 static const lgp_field mem_host_fields[] = {
 	MR("weights", host_weights), MR("grads", host_grads),
-	MR("master", host_master), MR("optimizer", host_optimizer), F_END
+	MR("master", host_master), MR("optimizer", host_optimizer),
+	MR("activations", host_acts), F_END
 };
 #undef MR
 static const lgp_desc mem_host_desc = { "memory host", mem_host_fields };

@@ -272,12 +272,16 @@ typedef struct gp_mem_result {
 	double inflight;    /* micro-batches in flight on this stage */
 	double act_layer;   /* saved activations per layer per micro-batch */
 	double cpu_bytes;   /* host memory of offloaded states / layers
-			     * (training: the sum of the host_* below) */
+			     * (training: the sum of the host_* below,
+			     * activations included) */
 	/* Training with offload: host bytes per GPU of its offloaded
 	 * parameter partition, gradient partitions (fp32, and at zero 3
 	 * DeepSpeed's 16-bit accumulation partition), fp32 master and
 	 * optimizer states.  A node needs the sum over its GPUs. */
 	double host_weights, host_grads, host_master, host_optimizer;
+	/* Activation offload (act_offload_layers): host bytes per GPU of
+	 * the offloaded layers' saved activations, in cpu_bytes too. */
+	double host_acts;
 	/* The host check (mem_host_fit): host_ranks of the job's GPUs on
 	 * its fullest host, host_need = cpu_bytes x host_ranks what their
 	 * offload holds there, host_memory that host's DRAM (0: no host

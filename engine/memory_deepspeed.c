@@ -179,7 +179,7 @@ void mem_ds_offload(const gp_train_cfg *c, double tr, double pb,
 				   DS_REDUCE_BUCKET) +
 				  (z3 ? 1.0 : 2.0) * big) * pb;
 	o->cpu_bytes = o->host_weights + o->host_grads + o->host_master +
-		o->host_optimizer;
+		o->host_optimizer + o->host_acts;
 }
 
 /* DeepSpeed's ZeRO optimizer at stages 2 and 3 (not offloaded): where

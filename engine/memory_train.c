@@ -591,6 +591,15 @@ static double stage_activations(const gp_model *m,
 			nl - 1;
 
 		o->bytes[GP_MEM_ACTIVATIONS] -= avg * (n - 1) * inflight;
+		/* The host holds what left the GPU: each of the N groups
+		 * is copied into pinned CPU tensors of its own (cpu_offload.
+		 * py's offload: "torch.empty(..., device="cpu",
+		 * pin_memory=...)" per saved tensor) and kept until the
+		 * backward reloads it, for every micro-batch in flight --
+		 * N x avg x inflight a GPU, held on its host beside any
+		 * optimizer offload (mem_host_fit). */
+		o->host_acts = avg * n * inflight;
+		o->cpu_bytes += o->host_acts;
 		if (o->bytes[GP_MEM_ACTIVATIONS] < 0)
 			o->bytes[GP_MEM_ACTIVATIONS] = 0;
 	}
@@ -740,6 +749,7 @@ static void stage_dual(const gp_model *m, const gp_train_cfg *c,
 	o->host_grads += b.host_grads;
 	o->host_master += b.host_master;
 	o->host_optimizer += b.host_optimizer;
+	o->host_acts += b.host_acts;
 }
 
 static inline void train_stage(const gp_model *m, const gp_train_cfg *c,

@@ -1478,7 +1478,8 @@ function M.host_short(r)
 end
 
 -- The host memory an offloaded training job holds (ZeRO-Offload: the
--- optimizer's, and with params+optimizer the parameters'): per GPU by kind
+-- optimizer's, and with params+optimizer the parameters'; Megatron-Core's
+-- activation offload: the offloaded layers' saved activations): per GPU by kind
 -- and the job's sum, the line `gpuplan fit` and `gpuplan train` print.
 -- m: a memory result with cpu_bytes and host; nil when nothing is offloaded.
 -- Where the fullest host cannot hold its GPUs' share (the engine's
@@ -1490,9 +1491,12 @@ end
 function M.host_line(m, gpus)
   if (m.cpu_bytes or 0) <= 0 or not m.host then return nil end
   local h, g = m.host, units.GiB
+  -- Activation offload (activation_offload_layers) adds its own term.
+  local acts = (h.activations or 0) > 0 and string.format(" + activations %.2f",
+    h.activations / g) or ""
   local line = string.format("host memory (offload): %.2f GiB per GPU (weights "
-    .. "%.2f + grads %.2f + master %.2f + optimizer %.2f GiB), %.2f GiB for the %d GPU%s",
-    m.cpu_bytes / g, h.weights / g, h.grads / g, h.master / g, h.optimizer / g,
+    .. "%.2f + grads %.2f + master %.2f + optimizer %.2f%s GiB), %.2f GiB for the %d GPU%s",
+    m.cpu_bytes / g, h.weights / g, h.grads / g, h.master / g, h.optimizer / g, acts,
     m.cpu_bytes * gpus / g, gpus, gpus == 1 and "" or "s")
   if M.host_short(m) then
     line = line .. string.format("; past the host: %.2f GiB on a host of %d GPU%s, which "

@@ -11,7 +11,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 
-t.plan(50)
+t.plan(56)
 
 local GiB = 2 ^ 30
 -- 1e-9: the bytes are sums and products of the same doubles the engine
@@ -246,4 +246,32 @@ do
          "core.host_bw_each: more stages than GPUs, one stream")
   local okb, e = pcall(core.host_bw_each, 100, 8, 0, 8, 0)
   t.ok(not okb and e:find("turns", 1, true), "core.host_bw_each refuses turns 0, naming it")
+end
+
+-- Activation offload (Megatron-Core's cpu_offloading_num_layers, TE's
+-- cpu_offload.py) keeps the first N layers' saved activations in pinned
+-- host tensors until the backward reloads them: N x act_layer x inflight
+-- a GPU on its host, in cpu_bytes and so in the host check.  Llama 3.2 1B,
+-- seq 8192 on 8 B200 (pp 1: one micro-batch in flight), N = 15:
+-- host.activations = 15 x act_layer (0.579 GiB a layer: 8.69 GiB), the
+-- node of 8 holds 8 x that = 69.49 GiB, within a DGX B200's 2 TB; a user
+-- catalog's 50 GB node (46.57 GiB) is short, the GPU still has room.
+-- Before: cpu_bytes 0, no host term, "fits: yes" on the 50 GB node.
+do
+  local a = { model = "llama3.2-1b", gpu = "b200", gpus = 8, stack = "megatron", seq = 8192,
+              activation_offload_layers = 15 }
+  local r = gp.memory(a)
+  t.near(r.host.activations, 15 * r.act_layer * r.inflight, EXACT,
+         "activation offload: N x act_layer x inflight on the host")
+  t.near(r.host_need, 8 * r.cpu_bytes, EXACT, "activation offload: a host of 8 GPUs holds 8 x it")
+  t.ok(r.cpu_bytes > 0 and r.host_need < r.host_memory and r.fits, "activation offload: fits 2 TB")
+  local tiny = gp.catalog { dirs = { "catalog" } }
+  tiny.systems["dgx-b200"].host_memory = 50e9
+  local s = gp.memory(with(a, { cat = tiny }))
+  t.ok(not s.fits and s.short_by < 0, "activation offload on a 50 GB node: the host refuses it")
+  local tr = gp.train(with(a, { cat = tiny }))
+  t.ok(not tr.fits and tr.why:find("host memory", 1, true), "gp.train: the host is why")
+  local line = memory.host_line(r, 8)
+  t.ok(line:find("+ activations 8.69 GiB), 69.49 GiB for the 8 GPUs", 1, true),
+       "the host line names the activations: " .. line)
 end
