@@ -1056,7 +1056,7 @@ static int rl_step_memo(const gp_model *m, const roof_device *d,
 		return gp_fail(err, "rollout: %.200s", sub.msg);
 	rl_rollout_mem(c, out, critic);
 	rl_mem_fits(c, out);
-	rl_host_fits(t, tgpus, out);
+	rl_host_fits(t, c, tgpus, out);
 	rl_phase_times(c, out, N, &others);
 	if (rl_weight_sync(m, d, t, c, &out->update, out->gpus, engines,
 			   &sync, &out->sync_bytes, err))

@@ -44,9 +44,12 @@ void rl_rollout_mem(const rl_cfg *c, rl_result *out, double critic);
  * does not fit, out->why. */
 void rl_mem_fits(const rl_cfg *c, rl_result *out);
 /* The trainer's offload against its hosts' memory (memory.h
- * mem_host_fit) on the gpus of its pool: its phases' host bytes, and
- * out->fits 0 with why when a host is short. */
-void rl_host_fits(const gp_topo *t, double gpus, rl_result *out);
+ * mem_host_fit) on the gpus of its pool: its phases' host bytes (the
+ * frozen models' and the critic's included: rl_frozen), each model on a
+ * group of its own on that group's GPUs, and out->fits 0 with why when a
+ * host is short. */
+void rl_host_fits(const gp_topo *t, const rl_cfg *c, double gpus,
+		  rl_result *out);
 
 /* The weight sync's time and the bytes each rollout rank receives: u is
  * the training pass, gpus_total the step's GPUs, engines the rollout

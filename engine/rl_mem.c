@@ -86,6 +86,36 @@ double rl_frozen(const rl_cfg *c, const rl_others_t *o, rl_result *out)
 		mu->bytes[GP_MEM_REF] = mu->bytes[GP_MEM_REWARD] = 0.0;
 	}
 	mu->bytes[GP_MEM_CRITIC] = critic;
+	/* What else the actor's GPUs keep in their hosts' memory, beside
+	 * the actor's own offload (mu->cpu_bytes, ZeRO-Offload's), for as
+	 * long as the job runs -- every phase's host check holds it
+	 * (rl_host_fits, memory.h mem_host_fit):
+	 *  - ref_host: the reference's 16-bit weights, the pinned state
+	 *    dict NeMo RL's setup_reference_model_state keeps on the CPU
+	 *    (rl_sched.c), laid out as the GPU would hold them (frozen);
+	 *  - ref_reward_offload: the frozen models' ZeRO-3 partitions in
+	 *    DeepSpeed's offload_param pinned buffers (frozen_in);
+	 *  - a critic on these GPUs whose states offload as the actor's do
+	 *    (its GPU bytes above leave them out: DeepSpeed-Chat's
+	 *    --offload and OpenRLHF's --adam_offload configure both
+	 *    models): its own host bytes, part by part. */
+	if (c->ref_model && c->ref_host && !c->group_gpus[RL_GRP_REF]) {
+		mu->host_weights += frozen;
+		mu->cpu_bytes += frozen;
+	}
+	mu->host_weights += out->frozen_in[0] + out->frozen_in[1];
+	mu->cpu_bytes += out->frozen_in[0] + out->frozen_in[1];
+	if (c->ppo && !c->group_gpus[RL_GRP_CRITIC]) {
+		const gp_mem_result *cm = c->critic_model ?
+			&o->act[RL_GRP_CRITIC].mem : &out->update.mem;
+
+		mu->host_weights += cm->host_weights;
+		mu->host_grads += cm->host_grads;
+		mu->host_master += cm->host_master;
+		mu->host_optimizer += cm->host_optimizer;
+		mu->cpu_bytes += cm->host_weights + cm->host_grads +
+			cm->host_master + cm->host_optimizer;
+	}
 	/* The actor's moving average (DeepSpeed-Chat's --enable_ema, rl.c
 	 * rl_ema): a 16-bit copy laid out as the reference, on the GPUs
 	 * through every phase -- nothing offloads it. */
@@ -180,15 +210,17 @@ void rl_rollout_mem(const rl_cfg *c, rl_result *out, double critic)
 			mu->bytes[GP_MEM_REWARD] + critic + out->roll.weights :
 			0.0;
 		/* what waits in host memory while the engine generates:
-		 * the trainer's parked tensors (none unless offloaded) */
-		mr->cpu_bytes = c->offload_states ?
-			out->swap_bytes - out->roll.weights : 0.0;
+		 * what the trainer keeps there always (rl_frozen: its
+		 * offload, the frozen models' and the critic's) and its
+		 * parked tensors (none unless offloaded) */
+		mr->cpu_bytes = mu->cpu_bytes + (c->offload_states ?
+			out->swap_bytes - out->roll.weights : 0.0);
 		mr->params = mu->params;
 		/* the engine's weights beside the trainer's while it
 		 * trains, or parked; an engine on the actor's own modules
 		 * has none of its own */
 		if (c->offload_states)
-			mu->cpu_bytes = out->roll.weights;
+			mu->cpu_bytes += out->roll.weights;
 		else if (!c->shared_weights)
 			mu->bytes[GP_MEM_ROLLOUT_WEIGHTS] = out->roll.weights;
 	}
@@ -266,19 +298,27 @@ void rl_mem_fits(const rl_cfg *c, rl_result *out)
 	}
 }
 
-void rl_host_fits(const gp_topo *t, double gpus, rl_result *out)
+void rl_host_fits(const gp_topo *t, const rl_cfg *c, double gpus,
+		  rl_result *out)
 {
 	static const int ph[] = { RL_MEM_UPDATE, RL_MEM_FORWARD,
-				  RL_MEM_ROLLOUT };
+				  RL_MEM_ROLLOUT, RL_MEM_REF, RL_MEM_REWARD,
+				  RL_MEM_CRITIC };
 	gp_mem_result *worst = NULL;
 	int i;
 
-	for (i = 0; i < 3; i++) {
+	/* The trainer's phases on its gpus; a model on a group of its own
+	 * (ref_gpus, reward_gpus, critic_gpus) on that group's, its own
+	 * offload (a critic trained with the actor's offload) held by its
+	 * own hosts. */
+	for (i = 0; i < 6; i++) {
 		gp_mem_result *o = &out->mem[ph[i]];
-		int was = o->fits;
+		int was = o->fits, g = ph[i] - RL_MEM_REF;
 
+		if (i >= 3 && !c->group_gpus[g])
+			continue;
 		mem_host_fit(o, t->host_memory, t->gpus_per_node,
-			     t->host_gpus, gpus);
+			     t->host_gpus, i >= 3 ? c->group_gpus[g] : gpus);
 		if (was && !o->fits && (!worst ||
 		    o->host_need > worst->host_need))
 			worst = o;

@@ -11,7 +11,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 
-t.plan(56)
+t.plan(68)
 
 local GiB = 2 ^ 30
 -- 1e-9: the bytes are sums and products of the same doubles the engine
@@ -274,4 +274,57 @@ do
   local line = memory.host_line(r, 8)
   t.ok(line:find("+ activations 8.69 GiB), 69.49 GiB for the 8 GPUs", 1, true),
        "the host line names the activations: " .. line)
+end
+
+-- gp.rl: what the frozen models and the critic keep in host memory is held
+-- against the host too (engine/rl_mem.c rl_frozen), in every phase, and a
+-- model on a group of its own is held by its own hosts (rl_host_fits).
+-- By hand, Llama 3 8B (P = u.params), 8 H100s:
+--  - ZeRO-3 optimizer offload, GRPO: the actor's P x 18 / 8 a GPU (test 6);
+--    PPO adds the critic's, offloaded as the actor's (DeepSpeed-Chat's
+--    --offload configures both): exactly twice that (before: once);
+--  - the colocated rollout keeps that offload on the host too (before: 0),
+--    and with offload_states the update also holds the engine's parked
+--    16-bit weights, P x 2 (tp 1), on top of it (before: instead of it);
+--  - ref_reward_offload (ZeRO-3): the reference's and the reward model's
+--    16-bit partitions, 2 x P x 2 / 8 = P / 2 a GPU (before: 0);
+--  - ref_host (Megatron, tp 1): the reference's 16-bit weights, P x 2 a
+--    GPU; Llama 3.2 1B x 2 x 8 GPUs = 19.77 GB a node, past a 10 GB node
+--    (before: 0, fits).
+-- Exact: the engine's own doubles, summed as written.
+do
+  local zo = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, zero = 3, stack = "deepspeed",
+               offload = "optimizer" }
+  local g = gp.rl(zo)
+  local P = g.memory.update.params
+  local one = g.memory.update.cpu_bytes
+  t.near(one, P * 18 / 8, EXACT, "rl GRPO offload: the actor's P x 18 / 8")
+  t.near(g.memory.rollout.cpu_bytes, one, EXACT, "rl colocated: the rollout keeps the offload on the host")
+  local ppo = gp.rl(with(zo, { algo = "ppo" }))
+  t.near(ppo.memory.update.cpu_bytes, 2 * one, EXACT, "rl PPO offload: the critic's as much again")
+  t.near(ppo.memory.update.host_need, 16 * one, EXACT, "rl PPO offload: a host of 8 holds both")
+  local os = gp.rl(with(zo, { offload_states = true }))
+  t.near(os.memory.update.cpu_bytes, one + P * 2, EXACT,
+         "rl offload_states: the engine's parked weights beside the optimizer offload")
+  t.near(os.memory.rollout.cpu_bytes, one + 2 * P * 2 / 8, EXACT,
+         "rl offload_states rollout: the offload and the parked actor and reference partitions")
+  local rr = gp.rl({ model = "llama3-8b", gpu = "h100-sxm", gpus = 8, zero = 3, stack = "deepspeed",
+                     reward_model = true, ref_reward_offload = true })
+  t.near(rr.memory.update.cpu_bytes, P / 2, EXACT, "rl ref_reward_offload: 2 x P x 2 / 8 on the host")
+  t.near(rr.memory.update.host.weights, P / 2, EXACT, "... counted as weights")
+  local small = gp.catalog { dirs = { "catalog" } }
+  small.systems["dgx-h100"].host_memory = 10e9
+  local rh = { model = "llama3.2-1b", gpu = "h100-sxm", gpus = 8, ref_host = true, stack = "megatron" }
+  local ok = gp.rl(rh)
+  local p1 = ok.memory.update.params
+  t.near(ok.memory.update.cpu_bytes, p1 * 2, EXACT, "rl ref_host: the reference's P x 2 on the host")
+  t.ok(ok.fits, "rl ref_host 1B on a DGX H100: fits")
+  local no = gp.rl(with(rh, { cat = small }))
+  t.is(no.why, string.format("host memory: the offload holds %.1f GiB on a host of 8 GPUs, "
+    .. "which has %.1f GiB", 8 * p1 * 2 / GiB, 10e9 / GiB), "rl ref_host on a 10 GB node: refused")
+  small.systems["dgx-h100"].host_memory = 100e9
+  local cg = gp.rl(with(zo, { algo = "ppo", gpus = 16, critic_gpus = 8, cat = small }))
+  local cm = cg.memory.critic
+  t.ok(cm.cpu_bytes > 0 and cm.host_ranks == 8 and cm.host_need == 8 * cm.cpu_bytes
+       and not cm.fits, "rl critic on its own 8 GPUs: its hosts hold its offload, past 100 GB")
 end
