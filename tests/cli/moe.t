@@ -196,4 +196,20 @@ is($c, 0, 'csv exits 0');
 like($o, qr/^section,GPU,GPUs,/, 'csv: one table with a section column');
 ($c, $o, $e) = run_gp('run', 'scripts/moe_serving.lua', '--target', '0');
 is($c, 2, 'a bad --target is a usage error');
+# --disagg --output 1 (tests/lua/serve.t derives the figures): the
+# decode pool keeps one whole instance (8 of 40), no ITL, and the system
+# rate is the prefill pool's 32 GPUs x 9243 prompt tok/s / 2048 = 144.
+($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'b200', '--gpus', '40', '--ep', '8',
+                      '--disagg', '--output', '1');
+is($c, 0, 'disagg output 1: exit 0') or diag $e;
+like($o, qr/^pools\s+prefill 32 GPUs \(.*\) : decode 8 GPUs \(400 tok\/s each\)/m,
+     'disagg output 1: decode pool of one instance, 400 first tokens/s a GPU');
+like($o, qr/^ITL\s+- \(output 1: no decode step\)$/m, 'disagg output 1: no ITL');
+like($o, qr/^tokens\/s system\s+144 /m, 'disagg output 1: the prefill pool binds');
+unlike($o, qr/\b(?:nan|-?inf)\b/i, 'disagg output 1: no NaN or inf');
+($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'b200', '--gpus', '40', '--ep', '8',
+                      '--disagg', '--output', '1', '--prefill-gpus', '40');
+isnt($c, 0, 'disagg: no GPU left for decode is refused');
+like($e, qr/--prefill-gpus 40 must be whole decode instances of 8/, '... naming --prefill-gpus');
+
 done_testing();

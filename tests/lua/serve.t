@@ -691,5 +691,37 @@ do
   t.ok(p1.gpus < p0.gpus, string.format("infer_plan: %d GPUs with EPLB, %d without",
     p1.gpus, p0.gpus))
   t.like(said(p0.result, "eplb") or "", "^eplb=false ", "the plan says EPLB is off")
+-- Disaggregated at --output 1: the one token is the prefill pool's, the
+-- decode pool runs no step a user waits on (no ITL), and the split still
+-- gives it one whole instance (serve_plan.c serve_run: k from 1 while
+-- k x prefill tp + decode tp <= gpus), never 0 GPUs and no division by
+-- output - 1 = 0.  DeepSeek-V3 on 40 B200, EP8 / TP8 attention both pools:
+-- the engine charges the decode pool one step for the B first tokens it
+-- receives (decode rate B / step, 17 / 42.48 ms = 400 requests/s a GPU),
+-- against 9243 prompt tokens/s a prefill GPU over 2048-token prompts
+-- (4.5 requests/s): the prefill pool binds, so the search takes the most
+-- of it, 4 instances = 32 GPUs, and the decode pool the 8 left.
+-- tokens/s = min(8 x 400, 32 x 9243 / 2048) x 1 = 32 x prefill / 2048;
+-- pool_ratio = decode rate x 2048 / prefill rate.  On 16 GPUs: 8 + 8.
+-- Exact: the engine's own doubles.
+do
+  local a = { model = "deepseek-v3", gpu = "b200", gpus = 40, ep = 8, disagg = true, output = 1 }
+  local r = gp.infer(a)
+  t.ok(r.fits and r.decode_gpus == 8 and r.prefill_gpus == 32,
+       "disagg output 1: decode one instance of 8, prefill 32")
+  t.near(r.decode_per_gpu, r.batch / (r.step_ms / 1e3), 1e-9,
+         "disagg output 1: the decode pool takes B first tokens a step")
+  t.near(r.tokens_per_s, 32 * r.prefill_per_gpu / 2048, 1e-12,
+         "disagg output 1: tokens/s = the prefill pool's requests/s")
+  t.near(r.pool_ratio, r.decode_per_gpu * 2048 / r.prefill_per_gpu, 1e-12,
+         "disagg output 1: a finite pool ratio")
+  t.is(tostring(r.itl_s) .. tostring(r.stream_tokens_per_s), "nilnil",
+       "disagg output 1: no ITL, no per-user rate")
+  local s = gp.infer(t.with(a, { gpus = 16 }))
+  t.ok(s.fits and s.decode_gpus == 8 and s.prefill_gpus == 8,
+       "disagg output 1 on 16: one instance each")
+  t.raises(function() gp.infer(t.with(a, { prefill_gpus = 40 })) end,
+    "prefill_gpus 40 must be whole decode instances of 8",
+    "disagg output 1: no room left for the decode pool is refused, naming prefill_gpus")
 end
 t.done_testing()
