@@ -46,7 +46,8 @@
 --             other step (and runtime) copies them to the GPU at pcie_bw
 --             (default: the GPU's PCIe x 0.8); host_memory (default: the
 --             system's, else 32 GB); on a rack of several hosts (host_gpus)
---             both host figures are the rack's, each host having its share
+--             both host figures are the rack's, each host having its share;
+--             the GPUs of one host streaming at once divide its host_bw
 --   system    catalog system id (host memory, NVLink domain)
 --   price     per GPU-hour: a number (in currency), "$2.49/h", {amount =,
 --             currency =} or a catalog price id (default: the cheapest

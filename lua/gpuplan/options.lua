@@ -589,8 +589,9 @@ opt { name = "memory", type = "string", metavar = "SIZE", commands = "infer", ki
 opt { name = "host_bw", type = "string", metavar = "BW", commands = "train plan infer",
   kind = "bandwidth",
   default = "0.8 x the system's host_mem_bw, else 60GB/s",
-  help = "host-memory bandwidth the CPU streams at: the offloaded optimizer's step (train "
-    .. "--offload), offloaded layers (infer --runtime llama.cpp)" }
+  help = "a node's host-memory bandwidth, which its GPUs streaming at once share: the "
+    .. "offloaded optimizer's step (train --offload), offloaded layers (infer --runtime "
+    .. "llama.cpp)" }
 opt { name = "host_memory", type = "string", metavar = "SIZE", commands = "infer",
   kind = "bytes",
   default = "32GB or the system's",
