@@ -711,8 +711,8 @@ local function setup_memory(a, cat, model, g, sys, d, c, tp, pp, default, info)
       return ranks > 1 and string.format(", %.0f / %d GPUs of a host", bw / 1e9, ranks) or ""
     end
     if c.offload_cpu_max > 0 and ranks > 1 then
-      default(string.format("host_bw each=%.0fGB/s (the CPU reads %d GPUs' layers at once)",
-                            each(c.offload_bw) / 1e9, ranks))
+      default(string.format("CPU reads at %.0fGB/s a GPU (host_bw over the %d GPUs of a host "
+                            .. "reading their layers at once)", each(c.offload_bw) / 1e9, ranks))
     end
     -- The copies cross PCIe at gpuplan.comm.pcie_bw (0.8 of the link,
     -- pinned copies).  From pageable memory the driver's staging copy
