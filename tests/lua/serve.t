@@ -691,6 +691,7 @@ do
   t.ok(p1.gpus < p0.gpus, string.format("infer_plan: %d GPUs with EPLB, %d without",
     p1.gpus, p0.gpus))
   t.like(said(p0.result, "eplb") or "", "^eplb=false ", "the plan says EPLB is off")
+end
 -- Disaggregated at --output 1: the one token is the prefill pool's, the
 -- decode pool runs no step a user waits on (no ITL), and the split still
 -- gives it one whole instance (serve_plan.c serve_run: k from 1 while
