@@ -698,9 +698,9 @@ end
 -- k x prefill tp + decode tp <= gpus), never 0 GPUs and no division by
 -- output - 1 = 0.  DeepSeek-V3 on 40 B200, EP8 / TP8 attention both pools:
 -- the engine charges the decode pool one step for the B first tokens it
--- receives (decode rate B / step, 17 / 42.48 ms = 400 requests/s a GPU),
--- against 9243 prompt tokens/s a prefill GPU over 2048-token prompts
--- (4.5 requests/s): the prefill pool binds, so the search takes the most
+-- receives (decode rate B / step, 17 / 42.63 ms = 399 requests/s a GPU),
+-- against 7676 prompt tokens/s a prefill GPU over 2048-token prompts
+-- (3.7 requests/s; EPLB off): the prefill pool binds, so the search takes the most
 -- of it, 4 instances = 32 GPUs, and the decode pool the 8 left.
 -- tokens/s = min(8 x 400, 32 x 9243 / 2048) x 1 = 32 x prefill / 2048;
 -- pool_ratio = decode rate x 2048 / prefill rate.  On 16 GPUs: 8 + 8.
