@@ -232,7 +232,10 @@ local function flags_named(e, name)
       msg = cmd .. ": " .. msg:sub(#fn + 3)
     end
     -- The catalog's lookup names no command either: it is this one's.
-    if msg:match("^%-%-%a+: unknown ") or msg:match("^unknown model '") then
+    -- So does a message that starts with the flag it refuses (plan's
+    -- "--budget '0': must be a positive amount", from gp.sweep's policy).
+    if msg:match("^%-%-%a+: unknown ") or msg:match("^unknown model '")
+       or msg:match("^%-%-%a[%w%-]* ") then
       msg = cmd .. ": " .. msg
     end
     return msg

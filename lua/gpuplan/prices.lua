@@ -266,7 +266,12 @@ function M.per_hour(cat, p, gpu, buyer, default)
       .. shown(default) .. ")", 2)
   end
   if p == nil then return M.default_price(cat, gpu, buyer, default) end
-  if type(p) == "string" and tonumber(p) then p = tonumber(p) end
+  -- a plain decimal number; Lua's tonumber also reads "0x10" as 16, which
+  -- every other number option refuses (gpuplan.cli): a hexadecimal price
+  -- falls through to the amount parser, which says what it wanted
+  if type(p) == "string" and tonumber(p) and not p:match("^%s*[%+%-]?0[xX]") then
+    p = tonumber(p)
+  end
   local v
   if type(p) == "number" then
     v = { amount = p, currency = cur }

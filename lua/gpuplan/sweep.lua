@@ -82,6 +82,8 @@ function M.duration(v, what)
   local n, u = v:match("^%s*([%d.eE+]+)%s*([smhdw]?)%s*$")
   local mult = { s = 1, m = 60, h = 3600, d = 86400, w = 7 * 86400 }
   n = tonumber(n)
+  -- "0d" is a duration, of the wrong size: said as such, as a budget's 0 is
+  if n == 0 then fail("%s '%s': must be a positive duration", what, v) end
   if not n or not (n > 0 and n < math.huge) then
     fail("%s '%s': expected a duration like 30d, 12h or 2w", what, v)
   end

@@ -164,12 +164,15 @@ end
 function parsers.price(s)
   if type(s) ~= "string" then fail("price", s, "expected a string like '$2.49/h'") end
   if #s > MAX_LEN then fail("price", s, "too long for a quantity") end
-  local amount, cur = s:match("^%s*%$%s*([%d%.]+)%s*/h%s*$"), "USD"
+  -- "/GPU-h" as well as "/h": every command prints a price as "1.80
+  -- USD/GPU-h", and that form, copied back into --price, was refused
+  local t = s:gsub("/%s*[Gg][Pp][Uu]%-h%s*$", "/h")
+  local amount, cur = t:match("^%s*%$%s*([%d%.]+)%s*/h%s*$"), "USD"
   if not amount then
-    amount, cur = s:match("^%s*([%d%.]+)%s*(%u%u%u)%s*/h%s*$")
+    amount, cur = t:match("^%s*([%d%.]+)%s*(%u%u%u)%s*/h%s*$")
   end
   local n = amount and tonumber(amount)
-  if not n then fail("price", s, "expected an amount per GPU-hour like '$2.49/h' or '12CNY/h'") end
+  if not n then fail("price", s, "expected an amount per GPU-hour like '$2.49/h', '12CNY/h' or '2.49 USD/GPU-h'") end
   check_num("price", s, n)
   return { amount = n, currency = cur }
 end

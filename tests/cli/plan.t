@@ -474,7 +474,7 @@ for my $x (['--price', '-1', qr/^gpuplan: plan: --price must be a non-negative n
     my ($cx, $ox, $ex) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--tokens', '1e9',
                                 '--deadline', '30');
     is($cx, 1, 'plan --deadline 30: exit 1');
-    like($ex, qr/^gpuplan: --deadline '30' needs a unit, e\.g\. 30d \(s, m, h, d or w\)$/m,
+    like($ex, qr/^gpuplan: plan: --deadline '30' needs a unit, e\.g\. 30d \(s, m, h, d or w\)$/m,
          'names the option and the units');
     is($ox, '', 'and no "no layout fits"');
     ($cx, $ox, $ex) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--tokens', '1e9',
@@ -575,7 +575,7 @@ for my $x (['--price', '-1', qr/^gpuplan: plan: --price must be a non-negative n
     my ($cx, $ox, $ex) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--tokens', '1e10',
                                 '--budget', '1kXYZ');
     is($cx, 1, 'plan --budget 1kXYZ: exit 1');
-    like($ex, qr/^gpuplan: --budget '1kXYZ': no exchange rate for XYZ in the catalog \(CNY, USD\)$/m,
+    like($ex, qr/^gpuplan: plan: --budget '1kXYZ': no exchange rate for XYZ in the catalog \(CNY, USD\)$/m,
          'names --budget, the value and where the rates are');
     ($cx, $ox, $ex) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--tokens', '1e10',
                              '--budget', '1kCNY');
@@ -587,7 +587,7 @@ for my $x (['--price', '-1', qr/^gpuplan: plan: --price must be a non-negative n
 for my $g ('8,', ',8', '8,,16') {
     my ($cx, $ox, $ex) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', $g);
     is($cx, 1, "plan --gpus '$g': exit 1");
-    like($ex, qr/^gpuplan: --gpus '\Q$g\E': expected counts like 64\.\.1024 or 8,16,32 \(an empty entry\)$/m,
+    like($ex, qr/^gpuplan: plan: --gpus '\Q$g\E': expected counts like 64\.\.1024 or 8,16,32 \(an empty entry\)$/m,
          "plan --gpus '$g': names the value");
 }
 

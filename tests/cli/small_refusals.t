@@ -11,7 +11,7 @@ my ($c, $o, $e);
 for my $b ('0', '$0', '0k', '-5k') {
     ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--tokens', '1e12', '--budget', $b);
     isnt($c, 0, "--budget $b: refused");
-    like($e, qr/^gpuplan: --budget '\Q$b\E': must be a positive amount \(a free card, --price 0, meets any budget\)$/m, "--budget $b: must be positive") or diag $e;
+    like($e, qr/^gpuplan: plan: --budget '\Q$b\E': must be a positive amount \(a free card, --price 0, meets any budget\)$/m, "--budget $b: must be positive") or diag $e;
 }
 ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--tokens', '1e12', '--budget', 'abc');
 like($e, qr/--budget 'abc': expected an amount like \$50k/, '--budget abc: still not an amount');

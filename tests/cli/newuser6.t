@@ -1,0 +1,50 @@
+# What a sixth new-user walk (a platform engineer's budget: pre-training,
+# a multimodal QLoRA, GRPO, a serving fleet) found: an answer that was
+# wrong, silent or unreadable.  One block a fix.
+use strict;
+use warnings;
+use Test::More;
+require './tests/cli/lib.pl';
+
+my ($c, $o, $e);
+my @train = ('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--tokens', '1e9');
+my @plan = ('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--tokens', '1e9');
+
+# 1. Every command prints a price as "2.14 USD/GPU-h"; that form, copied
+# back into --price, was refused ("expected an amount per GPU-hour like
+# '$2.49/h'").  Now read as $2.14/h: the same cost line as '$2.14/h'.
+{
+    my ($c1, $want) = run_gp(@train, '--price', '$2.14/h');
+    is($c1, 0, "--price '\$2.14/h' runs");
+    my ($cw) = $want =~ /^(time to train .*)$/m;
+    for my $p ('2.14 USD/GPU-h', '2.14USD/GPU-h', '$2.14/GPU-h') {
+        ($c, $o, $e) = run_gp(@train, '--price', $p);
+        is($c, 0, "--price '$p' runs") or diag $e;
+        my ($got) = $o =~ /^(time to train .*)$/m;
+        is($got, $cw, "--price '$p': the cost line of \$2.14/h");
+    }
+    ($c, $o, $e) = run_gp(@train, '--price', '15CNY/GPU-h');
+    like($o, qr/at 15\.00 CNY\/GPU-h$/m, "--price 15CNY/GPU-h: a CNY price") or diag $e;
+}
+
+# 2. --price 0x10 was read by Lua's tonumber as 16 USD a GPU-hour, while
+# every other number option refuses a hexadecimal value.
+($c, $o, $e) = run_gp(@train, '--price', '0x10');
+is($c, 1, '--price 0x10: refused');
+like($e, qr/^gpuplan: train: --price '0x10': bad price/m, '--price 0x10: names --price') or diag $e;
+
+# 3. plan's --budget and --deadline refusals named no command ("gpuplan:
+# --budget '0': ..."), unlike every other option's ("gpuplan: plan: ...").
+for my $a (['--budget', '0'], ['--budget', '-5'], ['--deadline', '1y']) {
+    ($c, $o, $e) = run_gp(@plan, @$a);
+    is($c, 1, "plan @$a: exit 1");
+    like($e, qr/^gpuplan: plan: $a->[0] '\Q$a->[1]\E': /m, "plan @$a: names plan") or diag $e;
+}
+
+# 4. --deadline 0d said "expected a duration like 30d, 12h or 2w": it is
+# one, of the wrong size (a budget of 0 already says "must be positive").
+($c, $o, $e) = run_gp(@plan, '--deadline', '0d');
+like($e, qr/^gpuplan: plan: --deadline '0d': must be a positive duration$/m,
+     '--deadline 0d: says it must be positive') or diag $e;
+
+done_testing();
