@@ -47,4 +47,15 @@ for my $a (['--budget', '0'], ['--budget', '-5'], ['--deadline', '1y']) {
 like($e, qr/^gpuplan: plan: --deadline '0d': must be a positive duration$/m,
      '--deadline 0d: says it must be positive') or diag $e;
 
+# 5. comm --max 4 alone said "need 1 <= --min <= --max", naming a --min
+# the user never gave (the default 8B); --min 1GB --max 1MB did not say
+# which values.  Each bound is now named with its value.
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--max', '4');
+is($c, 2, 'comm --max 4: a usage error');
+like($e, qr/^gpuplan: comm: 8B \(the default --min\) is above --max 4: /m,
+     'comm --max 4: names the default --min') or diag $e;
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--min', '1GB', '--max', '1MB');
+like($e, qr/^gpuplan: comm: --min 1GB is above --max 1MB: /m, 'comm --min 1GB --max 1MB: both values')
+  or diag $e;
+
 done_testing();

@@ -95,7 +95,16 @@ function C.run(opts, args)
   -- ranges (gpuplan.options), checked before this runs.
   local lo = size_arg(opts.min, "min", 8)
   local hi = size_arg(opts.max, "max", 8 * 1024 ^ 3)
-  if lo < 1 or hi < lo then error(cli.usage("comm: need 1 <= --min <= --max"), 0) end
+  -- each bound named with its value, a default one said as such: --max 4
+  -- alone read "need 1 <= --min <= --max", a --min the user never gave
+  if lo < 1 then
+    error(cli.usage(string.format("comm: --min %s is below 1 byte", tostring(opts.min))), 0)
+  end
+  if hi < lo then
+    local function said(v, name, d) return v and ("--" .. name .. " " .. v) or (d .. " (the default --" .. name .. ")") end
+    error(cli.usage(string.format("comm: %s is above %s: give --min at most --max",
+      said(opts.min, "min", "8B"), said(opts.max, "max", "8GiB"))), 0)
+  end
   -- The range before any row: 5000PB would double past 2^63 forever.
   local okr, why = pcall(comm.sizes, lo, hi)
   if not okr then
