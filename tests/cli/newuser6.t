@@ -5,6 +5,7 @@ use strict;
 use warnings;
 use Test::More;
 require './tests/cli/lib.pl';
+use JSON::PP ();
 
 my ($c, $o, $e);
 my @train = ('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--tokens', '1e9');
@@ -57,5 +58,19 @@ like($e, qr/^gpuplan: comm: 8B \(the default --min\) is above --max 4: /m,
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--min', '1GB', '--max', '1MB');
 like($e, qr/^gpuplan: comm: --min 1GB is above --max 1MB: /m, 'comm --min 1GB --max 1MB: both values')
   or diag $e;
+
+# 6. roofline --model --format csv headed its per-call time `time_s`
+# while the values were microseconds (4.9 for a 4.9 us norm); the JSON's
+# time_s is seconds.  The CSV's header now carries the unit it prints.
+($c, $o, $e) = run_gp('roofline', '--gpu', 'h100-sxm', '--model', 'llama3-8b', '--format', 'csv');
+is($c, 0, 'roofline csv runs') or diag $e;
+like($o, qr/\Aphase,name,count,intensity,tflops,bound,time_us\n/, 'roofline csv: time_us');
+{
+    my ($c2, $j) = run_gp('roofline', '--gpu', 'h100-sxm', '--model', 'llama3-8b', '--format', 'json');
+    my $t = JSON::PP::decode_json($j)->{ops}[0]{time_s};
+    my ($us) = $o =~ /^prefill,attn_norm,\d+,[^,]*,[^,]*,[^,]*,([^,\n]+)$/m;
+    # the CSV prints the JSON's seconds x 1e6 to one decimal
+    ok(abs($us - $t * 1e6) <= 0.05, "roofline csv time_us $us is the JSON's time_s x 1e6");
+}
 
 done_testing();

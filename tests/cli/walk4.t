@@ -140,10 +140,10 @@ like($o, qr/, global batch 16 \(2 micro-batches of 1\)$/m, 'two, plural');
 # on one 24 GB L4.)
 ($c, $o, $e) = run_gp('roofline', '--gpu', 'l4', '--model', 'llama3-70b', '--format', 'csv');
 is($c, 0, 'roofline csv, not fitting: an answer');
-is($o, "phase,name,count,intensity,tflops,bound,time_s\n", 'the operators\' header alone') or diag $o;
+is($o, "phase,name,count,intensity,tflops,bound,time_us\n", 'the operators\' header alone') or diag $o;
 like($e, qr/^gpuplan: note: roofline: llama3-70b does not fit one l4: needs 144\.46 GB per GPU/m, 'the reason on stderr') or diag $e;
 ($c, $o, $e) = run_gp('roofline', '--gpu', 'h100-sxm', '--model', 'llama3-8b', '--format', 'csv');
-like($o, qr/\Aphase,name,count,intensity,tflops,bound,time_s\nprefill,attn_norm,32,/, 'a fitting model: its rows under the same header') or diag $o;
+like($o, qr/\Aphase,name,count,intensity,tflops,bound,time_us\nprefill,attn_norm,32,/, 'a fitting model: its rows under the same header') or diag $o;
 
 # 11. fit --kv with a training method was taken and ignored: a training
 # step holds no KV cache (the RL methods' rollout engines do).

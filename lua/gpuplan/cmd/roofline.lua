@@ -120,7 +120,7 @@ function C.run(opts, args)
                 { key = "intensity", label = "FLOP/B", fmt = "%.1f" },
                 { key = "tflops", label = "TFLOP/s", fmt = "%.1f" },
                 { key = "bound", label = "bound" },
-                { key = "time_s", label = "us per call",
+                { key = "time_s", label = "us per call", csv = "time_us",
                   fmt = function(v) return string.format("%.1f", v * 1e6) end } } })
   return 0
 end
