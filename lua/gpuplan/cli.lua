@@ -214,6 +214,13 @@ end
 -- message's "sweep: " (gp.sweep's, the function plan runs: options
 -- FUNCTION) the command's "plan: "; the traceback dispatch's handler
 -- appends, as it is.
+-- A command line's values are all strings: "(got string 'dpo')", the
+-- Lua API's way to tell "5" from 5 (args.shown), is "(got 'dpo')" in a
+-- command's message, as cli.parse's own refusals say it.
+local function cli_got(msg)
+  return (msg:gsub("%(got string '", "(got '"))
+end
+
 local function flags_named(e, name)
   local options = require("gpuplan.options")
   local fn = options.FUNCTION[name]:match("^gp%.(.+)$")
@@ -224,17 +231,29 @@ local function flags_named(e, name)
     -- id came from --gpu or --system, the command's own flags.
     local head = msg:match("^[%w_]+: ") or ""
     local kind = msg:match("^unknown (%a+) '", #head + 1)
-    if (kind == "gpu" or kind == "system") and options.takes(cmd, kind, "cli") then
-      msg = head .. "--" .. kind .. ": " .. msg:sub(#head + 1)
+    -- So did --optimizer, --recipe and --nic-fabric ("gpuplan: unknown
+    -- optimizer 'x'"): each catalog kind is named by the one flag of this
+    -- command that reads it (a fabric: --fabric or --nic-fabric, where the
+    -- command has only one of them).
+    local flag
+    if kind == "gpu" or kind == "system" or kind == "optimizer" or kind == "recipe" then
+      flag = options.takes(cmd, kind, "cli") and kind
+    elseif kind == "fabric" then
+      local f, n = options.takes(cmd, "fabric", "cli"), options.takes(cmd, "nic_fabric", "cli")
+      flag = (f and not n and "fabric") or (n and not f and "nic-fabric") or nil
+    end
+    if flag then
+      msg = head .. "--" .. flag .. ": " .. msg:sub(#head + 1)
     end
     msg = options.flags_named(cmd, msg)
+    msg = cli_got(msg)
     if fn ~= cmd and msg:sub(1, #fn + 2) == fn .. ": " then
       msg = cmd .. ": " .. msg:sub(#fn + 3)
     end
     -- The catalog's lookup names no command either: it is this one's.
     -- So does a message that starts with the flag it refuses (plan's
     -- "--budget '0': must be a positive amount", from gp.sweep's policy).
-    if msg:match("^%-%-%a+: unknown ") or msg:match("^unknown model '")
+    if msg:match("^%-%-%a[%w%-]*: unknown ") or msg:match("^unknown model '")
        or msg:match("^%-%-%a[%w%-]* ") then
       msg = cmd .. ": " .. msg
     end
@@ -444,7 +463,7 @@ local function dispatch(argv)
   local options = require "gpuplan.options"
   if options.FUNCTION[name] then
     local bad = options.check_cli(name, opts)
-    if bad then return report_error(M.fail(name .. ": " .. bad), mod.usage, name) end
+    if bad then return report_error(M.fail(name .. ": " .. cli_got(bad)), mod.usage, name) end
   end
   -- A broken catalog (a user file on the search path) is one error naming
   -- its file and line, loaded here before the command runs: inside it the

@@ -309,11 +309,11 @@ for my $t (
     # train opens with its name as rl does (gpuplan.memory's refusals
     # said none under gp.train, where train's own say "train:").
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '2', '--offload', 'nvme'],
-     qr/^gpuplan: train: --offload must be none, optimizer or params\+optimizer \(got string 'nvme'\)$/m],
+     qr/^gpuplan: train: --offload must be none, optimizer or params\+optimizer \(got 'nvme'\)$/m],
     [['rl', 'qwen3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '2', '--offload', 'nvme'],
-     qr/^gpuplan: rl: --offload must be none, optimizer or params\+optimizer \(got string 'nvme'\)$/m],
+     qr/^gpuplan: rl: --offload must be none, optimizer or params\+optimizer \(got 'nvme'\)$/m],
     [['fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'full', '--zero', '2', '--offload', 'nvme'],
-     qr/^gpuplan: fit: --offload must be none, optimizer or params\+optimizer \(got string 'nvme'\)$/m],
+     qr/^gpuplan: fit: --offload must be none, optimizer or params\+optimizer \(got 'nvme'\)$/m],
     # The rollout engine's size, named by the flags that set it (it read
     # "tp x --pp 3", the training pipeline's flag).
     [['rl', 'qwen3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--rollout-tp', '3'],
@@ -327,7 +327,7 @@ for my $t (
     [['plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--recompute', 'full,bogus'],
      qr/^gpuplan: plan: value 2 of --recompute must be none, selective, full or op \(got 'bogus'\)$/m],
     [['plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--etp', 'tp,2'],
-     qr/^gpuplan: plan: value 2 of --etp must be "tp" or 1 \(got string '2'\)$/m],
+     qr/^gpuplan: plan: value 2 of --etp must be "tp" or 1 \(got '2'\)$/m],
     # Megatron-Core's unfused loss on eager modules would change nothing:
     # refused by flag, not ignored.
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--kernels', 'eager',
@@ -750,7 +750,7 @@ for my $t (
      "gpuplan: train: --fp8-scaling current is how fp8 casts are scaled: it needs --precision fp8 (got bf16)\n"],
     # fp8_scaling's values are its declaration's, checked where the flag is read.
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--precision', 'fp8', '--fp8-scaling', 'tensorwise'],
-     "gpuplan: train: --fp8-scaling must be delayed, current or block (got string 'tensorwise')\n"],
+     "gpuplan: train: --fp8-scaling must be delayed, current or block (got 'tensorwise')\n"],
     # Packed samples longer than the sequence they are packed into.
     [['train', 'llama2-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--seq', '4096', '--packed-len', '5000'],
      "gpuplan: train: --packed-len is the length of the samples packed into each sequence: at most seq (got --packed-len 5000, --seq 4096)\n"],
@@ -1031,7 +1031,7 @@ for my $t (
      "gpuplan: train: --moe-flex-backend hybridep is the flex dispatcher's backend; give "
      . "--moe-dispatcher flex (got alltoall)\n"],
     [['train', @q3f, '--moe-dispatcher', 'flex', '--moe-flex-backend', 'nccl'],
-     "gpuplan: train: --moe-flex-backend must be deepep or hybridep (got string 'nccl')\n"],
+     "gpuplan: train: --moe-flex-backend must be deepep or hybridep (got 'nccl')\n"],
     [['train', @q3f, '--moe-flex-sms', '32'],
      "gpuplan: train: --moe-flex-sms is the flex dispatcher's SMs; give --moe-dispatcher flex "
      . "(got alltoall)\n"],

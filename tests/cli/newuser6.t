@@ -73,4 +73,26 @@ like($o, qr/\Aphase,name,count,intensity,tflops,bound,time_us\n/, 'roofline csv:
     ok(abs($us - $t * 1e6) <= 0.05, "roofline csv time_us $us is the JSON's time_s x 1e6");
 }
 
+# 7. An unknown --optimizer, --recipe or --nic-fabric named neither the
+# command nor the flag ("gpuplan: unknown optimizer 'x'" from plan and
+# train), where --gpu and --system already said both.
+for my $t (['train', '--optimizer', 'adamx', qr/^gpuplan: train: --optimizer: unknown optimizer 'adamx'/m],
+           ['plan', '--optimizer', 'adamx', qr/^gpuplan: plan: --optimizer: unknown optimizer 'adamx'/m],
+           ['train', '--recipe', 'mixed-17', qr/^gpuplan: train: --recipe: unknown recipe 'mixed-17'/m],
+           ['train', '--nic-fabric', 'ib-x', qr/^gpuplan: train: --nic-fabric: unknown fabric 'ib-x'/m]) {
+    my ($cmd, $flag, $v, $re) = @$t;
+    ($c, $o, $e) = run_gp($cmd, 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '16', $flag, $v);
+    isnt($c, 0, "$cmd $flag $v: refused");
+    like($e, $re, "$cmd $flag $v: names the command and the flag") or diag $e;
+}
+
+# 8. A command line's refusals said "(got string 'dpo')": the Lua API's
+# way to tell "5" from 5, noise where every value is a string.  A Lua
+# script's call keeps it.
+($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--algo', 'dpo');
+like($e, qr/^gpuplan: rl: --algo must be grpo or ppo \(got 'dpo'\)$/m, "rl --algo dpo: (got 'dpo')")
+  or diag $e;
+($c, $o, $e) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--partition', 'balanced');
+like($e, qr/\(got 'balanced'\)$/m, "fit --partition balanced: (got 'balanced')") or diag $e;
+
 done_testing();

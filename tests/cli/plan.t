@@ -332,7 +332,7 @@ like($e, qr/^gpuplan: plan: --scaling-base 4: no layout of the job fits 4 x /m, 
     is($strip->($om), $strip->($od), 'merged == the whole search');
     my ($cb, undef, $eb) = run_gp('plan', @dj[0 .. $#dj - 4], '--schedule', 'gpipe');
     is($cb, 1, '--schedule gpipe: exit 1');
-    like($eb, qr/--schedule must be 1f1b, interleaved or dualpipe \(got string 'gpipe'\)/,
+    like($eb, qr/--schedule must be 1f1b, interleaved or dualpipe \(got 'gpipe'\)/,
          'names the flag and the values');
     # DualPipe alone with --vpp-max 2: no layout would take a second chunk
     my ($cv, undef, $ev) = run_gp('plan', @dj[0 .. $#dj - 4], '--schedule', 'dualpipe',
@@ -409,7 +409,7 @@ is($c, 2, '--per-card with --shard: a usage error');
     my ($c, undef, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '16',
                                 '--fsdp', 'full_shard', '--grad-sync', 'bogus');
     is($c, 1, 'plan --grad-sync bogus: exit 1');
-    like($e, qr/^gpuplan: plan: --grad-sync must be micro_batch or step \(got string 'bogus'\)$/m,
+    like($e, qr/^gpuplan: plan: --grad-sync must be micro_batch or step \(got 'bogus'\)$/m,
          'lists the values, not the --micro-batch option');
 }
 # The job's split_ends, activation_offload_layers, fp8_attention and

@@ -85,14 +85,14 @@ like($o, qr/^warnings: zero_dp1 \(ZeRO-3 over shard groups of one rank \(one dat
 ($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '16',
                       '--fsdp', 'hybrid', '--global-batch', '64');
 isnt($c, 0, 'an unknown fsdp strategy fails');
-like($e, qr/fsdp must be full_shard, shard_grad_op or hybrid_shard \(got string 'hybrid'\)/,
+like($e, qr/fsdp must be full_shard, shard_grad_op or hybrid_shard \(got 'hybrid'\)/,
      'and names the strategies');
 unlike($e, qr/\.lua:\d+/, 'without an internal file:line');
 # A misspelt recompute policy is the user's key, not the engine's argument
 # ("bad argument #4 to 'gpuplan.core.train'" before).
 ($c, $o, $e) = run_gp('train', @job[0 .. 4], '--recompute', 'fool');
 isnt($c, 0, 'an unknown recompute policy fails');
-like($e, qr/recompute must be none, selective, full, op or auto \(got string 'fool'\)/,
+like($e, qr/recompute must be none, selective, full, op or auto \(got 'fool'\)/,
      'and names the policies');
 unlike($e, qr/bad argument|core\.train/, 'without the engine\'s argument position');
 
@@ -208,7 +208,7 @@ like($e, qr/^gpuplan: train: --no-train-llm freezes .*llama2-7b has no vision to
 ($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8',
                       '--attn-kernel', 'sdpa');
 isnt($c, 0, 'an unknown --attn-kernel fails');
-like($e, qr/^gpuplan: train: --attn-kernel must be fa2, fa3, fa4, cudnn, triton or efficient \(got string 'sdpa'\)$/m,
+like($e, qr/^gpuplan: train: --attn-kernel must be fa2, fa3, fa4, cudnn, triton or efficient \(got 'sdpa'\)$/m,
      'one line naming the flag and the kernels');
 ($c, $o, $e) = run_gp('train', '--help');
 like($o, qr/--attn-kernel K\s+fa2\|fa3\|fa4\|cudnn\|triton\|efficient \(efficient:/,
