@@ -854,6 +854,13 @@ end
 -- divide it); sweep may be the largest GPU count it tries, then checked
 -- against the node's NICs.  gpuplan.rl prices its training phases with it.
 function M.setup(o, sweep)
+  -- A method no command knows, refused with the training steps this
+  -- takes: memory.prepare's list (grpo, ppo, infer too) named methods
+  -- that train and plan then refuse.
+  if type(o.method) == "string" and not M.METHODS[o.method] and not memory.METHODS[o.method] then
+    fail("%s: unknown method '%s' (expected pretrain|full|lora|qlora)",
+      sweep and "sweep" or "train", o.method)
+  end
   local p = memory.prepare(o, sweep and "plan" or "train", sweep and "sweep" or "train")
   local model, gpu, cfg, defaults = p.model, p.gpu, p.cfg, p.defaults
   local function default(s) defaults[#defaults + 1] = s end

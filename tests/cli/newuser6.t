@@ -95,4 +95,13 @@ like($e, qr/^gpuplan: rl: --algo must be grpo or ppo \(got 'dpo'\)$/m, "rl --alg
 ($c, $o, $e) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--partition', 'balanced');
 like($e, qr/\(got 'balanced'\)$/m, "fit --partition balanced: (got 'balanced')") or diag $e;
 
+# 9. train/plan --method x listed grpo, ppo and infer among the values
+# expected, each of which train and plan then refuse ("is not a training
+# step").  Now the training methods alone.
+for my $cmd ('train', 'plan') {
+    ($c, $o, $e) = run_gp($cmd, 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'sft');
+    like($e, qr/^gpuplan: $cmd: unknown method 'sft' \(expected pretrain\|full\|lora\|qlora\)$/m,
+         "$cmd --method sft: the training methods") or diag $e;
+}
+
 done_testing();
