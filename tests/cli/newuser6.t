@@ -104,4 +104,17 @@ for my $cmd ('train', 'plan') {
          "$cmd --method sft: the training methods") or diag $e;
 }
 
+# 10. infer --runtime x listed the runtimes but not the value given, where
+# every other choice's refusal says "(got 'x')".
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--runtime', 'vlm');
+like($e, qr/^gpuplan: infer: --runtime must be graphs, .* or gpt-fast \(got 'vlm'\)$/m,
+     'infer --runtime vlm: the value given') or diag $e;
+
+# 11. model params with an unknown id said "gpuplan: unknown model 'x'",
+# naming no command (every job command names itself).
+($c, $o, $e) = run_gp('model', 'params', 'llama3_8b');
+is($c, 1, 'model params llama3_8b: exit 1');
+like($e, qr/^gpuplan: model params: unknown model 'llama3_8b' \(did you mean [^)]*llama3-8b/m,
+     'model params llama3_8b: names the subcommand and the nearest id') or diag $e;
+
 done_testing();

@@ -54,7 +54,16 @@ local function params(opts, what)
   if what:match("%.json$") then
     m = hf.model_from_hf(what, { id = opts.id, image_size = opts.image_size })
   else
-    m = require("gpuplan").catalog():get("models", what)
+    -- an unknown id named the model but not the command ("gpuplan:
+    -- unknown model 'x'"), as every other command's lookup does
+    local okm, got = pcall(function() return require("gpuplan").catalog():get("models", what) end)
+    if not okm then
+      if type(got) == "string" and cli.clean(got):match("^unknown model '") then
+        error(cli.fail("model params: " .. cli.clean(got)), 0)
+      end
+      error(got, 0)
+    end
+    m = got
   end
   local core = require "gpuplan.core"
   local okp, p = pcall(core.model_params, m)
