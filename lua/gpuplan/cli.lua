@@ -482,6 +482,12 @@ local function dispatch(argv)
   end, opts, args)
   if not rok then
     if options.FUNCTION[name] then res = flags_named(res, name) end
+    -- An output file that cannot be written named neither the command
+    -- nor the option ("gpuplan: cannot write 'out/': it is a directory"):
+    -- the only file a command writes is its --svg.
+    if opts.svg and type(res) == "string" and res:match("^cannot write '") then
+      res = name .. ": --svg: " .. res
+    end
     return report_error(with_flag_value(res), mod.usage, name)
   end
   return exit_status(res, "command '" .. name .. "'")

@@ -97,7 +97,7 @@ ok(!-e "$d2/c.svg", 'no chart written');
 is($c, 2, 'comm with an argument: usage error');
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--svg', $d2);
 is($c, 1, '--svg to a directory: exit 1');
-like($e, qr/^gpuplan: cannot write '\Q$d2\E': it is a directory/m, 'names the path');
+like($e, qr/^gpuplan: comm: --svg: cannot write '\Q$d2\E': it is a directory/m, 'names the path');
 # 3,000,000 nodes x 8 GPUs = 24M ranks > 2^24 = 16,777,216, the engine's
 # bound; the largest allowed is 2^24 / 8 = 2,097,152 nodes.
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--nodes', '3000000');

@@ -51,7 +51,7 @@ is_deeply([sort @left], ['out.svg', 'out.svg.tmp'], 'no temporary left in the di
 symlink("$tmp/victim", "$d/link.svg") or die "symlink: $!";
 ($c, $o, $e) = run_gp('roofline', '--gpu', 'h100-sxm', '--svg', "$d/link.svg");
 is($c, 1, '--svg onto a symbolic link exits 1');
-like($e, qr/^gpuplan: cannot write '\Q$d\E\/link.svg': it is a symbolic link/, 'and says it is a link');
+like($e, qr/^gpuplan: roofline: --svg: cannot write '\Q$d\E\/link.svg': it is a symbolic link/, 'and says it is a link');
 is($o, '', 'nothing printed when the chart cannot be written');
 ok(-l "$d/link.svg", 'the link is still a link');
 is(do { local (@ARGV, $/) = ("$tmp/victim"); <> }, "KEEP\n", 'its target is untouched');
@@ -59,11 +59,11 @@ is(do { local (@ARGV, $/) = ("$tmp/victim"); <> }, "KEEP\n", 'its target is unto
 system('mkfifo', "$d/fifo") == 0 or die "mkfifo";
 ($c, $o, $e) = run_gp('roofline', '--gpu', 'h100-sxm', '--svg', "$d/fifo");
 is($c, 1, '--svg onto a FIFO exits 1, no hang');
-like($e, qr/^gpuplan: cannot write '\Q$d\E\/fifo': it is a FIFO, not a regular file$/m, 'and names the FIFO');
+like($e, qr/^gpuplan: roofline: --svg: cannot write '\Q$d\E\/fifo': it is a FIFO, not a regular file$/m, 'and names the FIFO');
 ok(-p "$d/fifo", 'the FIFO is still a FIFO');
 ($c, $o, $e) = run_gp('roofline', '--gpu', 'h100-sxm', '--svg', $d);
 is($c, 1, '--svg onto a directory exits 1');
-like($e, qr/^gpuplan: cannot write '\Q$d\E': it is a directory, not a regular file$/m, 'and names the directory');
+like($e, qr/^gpuplan: roofline: --svg: cannot write '\Q$d\E': it is a directory, not a regular file$/m, 'and names the directory');
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--max', '1MiB', '--svg', "$d/link.svg");
 is($c, 1, 'comm --svg onto a link exits 1');
 is($o, '', 'comm prints no table when the chart cannot be written');

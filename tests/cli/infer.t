@@ -344,11 +344,11 @@ like($o, qr/^  --max-num-tokens N  the engine's tokens per step at most/m, 'infe
 my $ro = tempdir(CLEANUP => 1);
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--sweep-batch', '--svg', $ro);
 is($c, 1, '--svg to a directory: exit 1');
-like($e, qr/^gpuplan: cannot write '\Q$ro\E': it is a directory/m, 'names the path');
+like($e, qr/^gpuplan: infer: --svg: cannot write '\Q$ro\E': it is a directory/m, 'names the path');
 ok(!-e "$ro.tmp", 'no temporary file left beside it');
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--sweep-batch', '--svg', "$ro/no/such/x.svg");
 is($c, 1, '--svg under a missing directory: exit 1');
-like($e, qr/^gpuplan: cannot write '\Q$ro\E\/no\/such\/x\.svg': its directory '\Q$ro\E\/no\/such' does not exist$/m, 'names the path and the missing directory');
+like($e, qr/^gpuplan: infer: --svg: cannot write '\Q$ro\E\/no\/such\/x\.svg': its directory '\Q$ro\E\/no\/such' does not exist$/m, 'names the path and the missing directory');
 is($o, '', 'and printed nothing before (the table came first)');
 
 # roofline: the model options only shape the chart's points; without

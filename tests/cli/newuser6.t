@@ -6,6 +6,7 @@ use warnings;
 use Test::More;
 require './tests/cli/lib.pl';
 use JSON::PP ();
+use File::Temp ();
 
 my ($c, $o, $e);
 my @train = ('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--tokens', '1e9');
@@ -116,5 +117,18 @@ like($e, qr/^gpuplan: infer: --runtime must be graphs, .* or gpt-fast \(got 'vlm
 is($c, 1, 'model params llama3_8b: exit 1');
 like($e, qr/^gpuplan: model params: unknown model 'llama3_8b' \(did you mean [^)]*llama3-8b/m,
      'model params llama3_8b: names the subcommand and the nearest id') or diag $e;
+
+# 12. An --svg that cannot be written said "gpuplan: cannot write 'x/':
+# it is a directory", naming neither the command nor the option.
+{
+    my $d = File::Temp::tempdir(CLEANUP => 1);
+    for my $cmd (['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--sweep-batch'],
+                 ['comm', '--system', 'dgx-h100'], ['roofline', '--gpu', 'h100-sxm']) {
+        ($c, $o, $e) = run_gp(@$cmd, '--svg', "$d/");
+        is($c, 1, "$cmd->[0] --svg DIR/: exit 1");
+        like($e, qr/^gpuplan: $cmd->[0]: --svg: cannot write '\Q$d\E\/': it is a directory/m,
+             "$cmd->[0] --svg DIR/: names the command and --svg") or diag $e;
+    }
+}
 
 done_testing();

@@ -55,7 +55,7 @@ for my $cmd (['comm', '--gpu', 'h100-sxm', '--gpus', '8'],
     ($c, $o, $e) = run_gp(@$cmd, '--svg', 'no-such-dir-w4/x.svg');
     is($c, 1, "$cmd->[0] --svg into a missing directory: exit 1");
     is($o, '', "$cmd->[0]: nothing printed before the refusal");
-    like($e, qr/^gpuplan: cannot write 'no-such-dir-w4\/x.svg': its directory 'no-such-dir-w4' does not exist$/m,
+    like($e, qr/^gpuplan: $cmd->[0]: --svg: cannot write 'no-such-dir-w4\/x.svg': its directory 'no-such-dir-w4' does not exist$/m,
          "$cmd->[0]: names the directory") or diag $e;
 }
 ($c, $o, $e) = run_gp('comm', '--gpu', 'h100-sxm', '--gpus', '8', '--svg', 'README.md/x.svg');
