@@ -225,9 +225,15 @@ int serve_check(const gp_model *m, const roof_device *d, const serve_cfg *c,
 			               "whole decode instances of %d",
 			               c->gpus, c->prefill_gpus, c->decode.tp);
 		if ((double)c->prefill.tp + c->decode.tp > c->gpus)
-			return gp_fail(err, "gpus %d hold no prefill instance "
-			               "(%d) and decode instance (%d)", c->gpus,
-			               c->prefill.tp, c->decode.tp);
+			/* "gpus 32 hold no prefill instance (32) and decode
+			 * instance (32)" read as if no instance fit at all:
+			 * the pools need one instance each, side by side */
+			return gp_fail(err, "gpus %d cannot hold a prefill "
+			               "instance of %d GPUs beside a decode "
+			               "instance of %d: disaggregated serving "
+			               "needs at least %d", c->gpus,
+			               c->prefill.tp, c->decode.tp,
+			               c->prefill.tp + c->decode.tp);
 	}
 	return GP_OK;
 }

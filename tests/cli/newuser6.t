@@ -131,4 +131,13 @@ like($e, qr/^gpuplan: model params: unknown model 'llama3_8b' \(did you mean [^)
     }
 }
 
+# 13. infer --disagg on too few GPUs said "--gpus 32 hold no prefill
+# instance (32) and decode instance (32)", which reads as if no instance
+# fit at all; it needs one of each side by side.
+($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'h200-sxm', '--gpus', '32', '--ep', '32',
+                      '--dp-attention', '--disagg');
+is($c, 1, 'disagg on 32 GPUs of EP32: exit 1');
+like($e, qr/^gpuplan: infer: --gpus 32 cannot hold a prefill instance of 32 GPUs beside a decode instance of 32: disaggregated serving needs at least 64$/m,
+     'disagg on 32 GPUs: says it needs 64') or diag $e;
+
 done_testing();
