@@ -932,8 +932,10 @@ function M.setup(a)
   -- query head; a runtime of its own kernels only, and not the MoE
   -- serving model's steps.
   if a.xqa ~= nil and a.runtime ~= "trtllm" then
-    error("infer: xqa picks TensorRT-LLM's generation attention (its XQA kernel or the "
-      .. "masked MHA kernel before it): --runtime trtllm only (got runtime "
+    -- said with its value: the command line's flag is --no-xqa, which
+    -- "xqa picks ..." named as "--xqa"
+    error("infer: xqa = " .. tostring(a.xqa) .. " picks TensorRT-LLM's generation attention "
+      .. "(its XQA kernel or the masked MHA kernel before it): --runtime trtllm only (got runtime "
       .. tostring(a.runtime or "graphs") .. ")", 3)
   end
   if a.xqa == false and serving then

@@ -544,7 +544,7 @@ like($o, qr/xqa=false: TensorRT-LLM's masked MHA kernel, one thread block a quer
      '--no-xqa: the assumed line says the kernel and the factor');
 ($c, $o, $e) = run_gp('infer', 'llama2-70b', '--gpu', 'h200-sxm', '--runtime', 'vllm', '--no-xqa');
 is($c, 1, 'infer --no-xqa --runtime vllm: exit 1');
-like($e, qr/^gpuplan: infer: --xqa picks TensorRT-LLM's generation attention .*--runtime trtllm only \(got runtime vllm\)$/m,
+like($e, qr/^gpuplan: infer: --no-xqa picks TensorRT-LLM's generation attention .*--runtime trtllm only \(got runtime vllm\)$/m,
      '--no-xqa on vLLM: refused, naming the flag and the runtime');
 
 # --output 1: no decode step runs (the one token is the prefill's), so its

@@ -114,7 +114,7 @@ t.ok(said(m_off, "xqa=false: no change for a model of one query head a KV head (
 -- Refused: another runtime (XQA is TensorRT-LLM's), a non-boolean, a
 -- latent (MLA) cache, the MoE serving model's own steps.
 t.raises(function() run { runtime = "vllm", xqa = false } end,
-         "xqa picks TensorRT%-LLM's generation attention.*runtime trtllm only %(got runtime vllm%)",
+         "xqa = false picks TensorRT%-LLM's generation attention.*runtime trtllm only %(got runtime vllm%)",
          "xqa on vLLM: refused")
 t.raises(function() run { runtime = "graphs", xqa = true } end,
          "runtime trtllm only %(got runtime graphs%)", "xqa on the plain graphs runtime: refused")
