@@ -140,4 +140,22 @@ is($c, 1, 'disagg on 32 GPUs of EP32: exit 1');
 like($e, qr/^gpuplan: infer: --gpus 32 cannot hold a prefill instance of 32 GPUs beside a decode instance of 32: disaggregated serving needs at least 64$/m,
      'disagg on 32 GPUs: says it needs 64') or diag $e;
 
+# 14. validate --explain of an rl mfu case wrote a script that printed
+# nothing (its metric, verl's actor MFU, is a formula over the result,
+# not a field), where validate --help says "gpuplan run runs it (it
+# prints the prediction)".  Now it prints the case's predicted figure:
+# the CSV's predicted column, to its 6 significant digits.
+for my $id ('verl-0.5-grpo-deepseek-v3-h20-96-mfu', 'verl-dapo-qwen2.5-14b-h20-32-tp8pp2-mfu') {
+    my ($c1, $script) = run_gp('validate', '--explain', $id);
+    is($c1, 0, "explain $id") or next;
+    my $dir = File::Temp::tempdir(CLEANUP => 1);
+    write_file("$dir/x.lua", $script);
+    ($c, $o, $e) = run_gp('run', "$dir/x.lua");
+    is($c, 0, "$id: the script runs") or diag $e;
+    my ($c2, $csv) = run_gp('validate', '--format', 'csv');
+    my ($pred) = $csv =~ /^\Q$id\E,rl,mfu,[^,]*,([^,]+),/m;
+    ok(defined $pred && $o =~ /^([\d.]+)$/ && abs($1 - $pred) <= 5e-7 * 2 + 1e-6 * $pred,
+       "$id: the script prints the predicted MFU ($pred)") or diag $o;
+}
+
 done_testing();

@@ -716,7 +716,26 @@ local RELEASE_FLAGS = {
       .. "engines (the Ray executor of larger ones turns it off)" },
 }
 
-return function(case, cat)
+-- A value as Lua source (the model verl_mfu reads, an id or a case's own
+-- record of numbers, strings, booleans and tables): keys sorted, numbers
+-- to the bit.
+local function lua_literal(x)
+  if type(x) == "string" then return string.format("%q", x) end
+  if math.type(x) == "integer" then return tostring(x) end
+  if type(x) == "number" then return string.format("%.17g", x) end
+  if type(x) ~= "table" then return tostring(x) end
+  local keys = {}
+  for k in pairs(x) do keys[#keys + 1] = k end
+  table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+  local parts = {}
+  for _, k in ipairs(keys) do
+    local key = type(k) == "string" and k:match("^[%a_][%w_]*$") and k or ("[" .. lua_literal(k) .. "]")
+    parts[#parts + 1] = key .. " = " .. lua_literal(x[k])
+  end
+  return "{ " .. table.concat(parts, ", ") .. " }"
+end
+
+local function predict(case, cat)
   local fw = case_.framework(case, FRAMEWORKS)
   local ver = release(case)
   local model, why = model_of(case.model, cat)
@@ -943,7 +962,13 @@ return function(case, cat)
   end
   return { value = pick[metric](r), defaults = defaults,
            job = o, call = "rl", read = pick[metric],
-           shows = ({ step_time_s = "r.step_s", tokens_per_s_per_gpu = "r.tokens_per_s_gpu" })[metric],
+           shows = ({ step_time_s = "r.step_s", tokens_per_s_per_gpu = "r.tokens_per_s_gpu",
+                      -- the MFU is verl's formula over r (verl_mfu, exported
+                      -- below): the script printed nothing for an mfu case,
+                      -- where validate --help says it prints the prediction
+                      mfu = string.format('require("gpuplan.predict.rl").verl_mfu(%s, r, %.17g)',
+                        lua_literal(o.model), (cat.gpus[hw.gpu] and (cat.gpus[hw.gpu].peak.bf16
+                          or cat.gpus[hw.gpu].peak.fp16)) or r.update.peak) })[metric],
            reads = "verl's actor MFU (perf/mfu/actor): the update's model FLOPs over its time "
              .. "and the card's dense bf16 peak",
            regime = require("gpuplan.ranges").regime("rl", o, r, cat),
@@ -951,3 +976,13 @@ return function(case, cat)
              r.colocated and "" or string.format("; rollout %d + train %d GPUs",
                r.rollout_gpus, r.train_gpus)) }
 end
+
+-- The predictor, callable as predict(case, cat); verl_mfu(model, r,
+-- peak), the actor MFU verl reports, for the script validate --explain
+-- writes of an mfu case.
+-- (model: a catalog id or a model record).
+return setmetatable({ verl_mfu = function(m, r, peak)
+    if type(m) == "string" then m = require("gpuplan").catalog():get("models", m) end
+    return verl_mfu(m, r, peak)
+  end }, {
+  __call = function(_, case, cat) return predict(case, cat) end })
