@@ -41,7 +41,8 @@ if #opt[0] > 0 then
   error(require("gpuplan.cli").usage("guide: unexpected argument '" .. opt[0][1] .. "' (see --help)"), 0)
 end
 if not require("gpuplan.report").formats[opt.format] then
-  error(require("gpuplan.cli").usage("guide: --format must be text, markdown, csv or json"), 0)
+  error(require("gpuplan.cli").usage("guide: --format must be text, markdown, csv or json (got '"
+    .. tostring(opt.format) .. "')"), 0)
 end
 if opt.currency ~= "USD" and not cat.currencies[opt.currency] then
   error(require("gpuplan.cli").usage("guide: --currency: no exchange rate for '" .. opt.currency

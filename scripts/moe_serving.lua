@@ -41,7 +41,8 @@ if #opt[0] > 0 then
   error(cli.usage("moe_serving: unexpected argument '" .. opt[0][1] .. "' (see --help)"), 0)
 end
 if not require("gpuplan.report").formats[opt.format] then
-  error(cli.usage("moe_serving: --format must be text, markdown, csv or json"), 0)
+  error(cli.usage("moe_serving: --format must be text, markdown, csv or json (got '"
+    .. tostring(opt.format) .. "')"), 0)
 end
 if opt.target <= 0 or opt.itl_max <= 0 or opt.input < 1 or opt.output < 2 then
   error(cli.usage("moe_serving: --target, --itl-max must be positive, --input >= 1, "

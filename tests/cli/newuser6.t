@@ -158,4 +158,13 @@ for my $id ('verl-0.5-grpo-deepseek-v3-h20-96-mfu', 'verl-dapo-qwen2.5-14b-h20-3
        "$id: the script prints the predicted MFU ($pred)") or diag $o;
 }
 
+# 15. The guide's (and moe_serving's) --format html listed the formats
+# but not the value given.
+($c, $o, $e) = run_gp('--format', 'html');
+like($e, qr/^gpuplan: guide: --format must be text, markdown, csv or json \(got 'html'\)$/m,
+     "guide --format html: the value given") or diag $e;
+($c, $o, $e) = run_gp('run', 'scripts/moe_serving.lua', '--format', 'html');
+like($e, qr/^gpuplan: moe_serving: --format must be .* \(got 'html'\)$/m,
+     "moe_serving --format html: the value given") or diag $e;
+
 done_testing();
