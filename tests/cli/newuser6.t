@@ -167,4 +167,18 @@ like($e, qr/^gpuplan: guide: --format must be text, markdown, csv or json \(got 
 like($e, qr/^gpuplan: moe_serving: --format must be .* \(got 'html'\)$/m,
      "moe_serving --format html: the value given") or diag $e;
 
+# 16. catalog/FORMAT.md listed a model's params_b like its optional
+# fields, while the loader refuses a model without it.  The doc now says
+# "required"; this holds the doc to the loader.
+{
+    my $dir = File::Temp::tempdir(CLEANUP => 1);
+    write_file("$dir/m.lua", qq{model { id = "nu6-m", name = "x", family = "llama", layers = 2, hidden = 256,
+  heads = 4, ffn_hidden = 512, vocab = 1000, max_seq = 512, source = "test" }\n});
+    ($c, $o, $e) = run_gp('catalog', 'check', $dir);
+    like($e, qr/field 'params_b': required field is missing/, 'a model without params_b: refused')
+      or diag $e;
+    my $fmt = do { local (@ARGV, $/) = ('catalog/FORMAT.md'); <> };
+    like($fmt, qr/^  params_b = [\d.]+, +-- required:/m, 'FORMAT.md says params_b is required');
+}
+
 done_testing();
