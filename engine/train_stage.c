@@ -288,6 +288,63 @@ static double ep_slowdown(const ctx *x)
  * is not Megatron's and keeps its pairing. */
 #define EP_OVERLAP_ONE_QUEUE ((1.0 - 184.2 / 191.1) / (1.0 - 184.2 / 198.5))
 
+/* Each kind's layers on stage r (dense, MoE): multi-token prediction:
+ * Megatron-Core builds the MTP block on the last pipeline stage
+ * (gpt_model.py: "if self.mtp_process" from mtp_on_this_rank, the
+ * post-process stage; Megatron-Bridge's DeepSeek-V3 pipeline layouts end
+ * in ["decoder", "mtp", "loss"]), each module one transformer layer of
+ * the model's last kind -- Megatron-Bridge's flop_utils.py
+ * "num_moe_layers += last_layer_is_moe * mtp_num_layers" -- priced as the
+ * stage's own layers (compute, recompute, TP, EP), its norms, eh_proj and
+ * second head in stage_base. */
+static void stage_counts(const ctx *x, const stage_rec *r, double cnt[2])
+{
+	const train_cfg *c = x->c;
+
+	cnt[0] = r->nd;
+	cnt[1] = r->nl - r->nd;
+	if (r->k == x->y.pp - 1 && c->mem.mtp_layers > 0)
+		cnt[model_moe_layers(x->e.m) > 0 ? 1 : 0] +=
+			c->mem.mtp_layers;
+}
+
+/* The share of the TP collectives the recomputed forward runs again:
+ * recompute op (act.c) keeps reduce_scatter_tensor's outputs: with SP
+ * the forward's all-gathers (half its TP traffic) run again; without,
+ * its all-reduces, which the list does not hold.  rec: rec_share. */
+static double tp_rec(const train_cfg *c, double rec)
+{
+	if (c->mem.recompute == GP_RECOMPUTE_OP && !c->forward_only)
+		return c->mem.lay.sp ? 0.5 : 1.0;
+	return rec;
+}
+
+/* TP of n layers like l: exposed per pass beyond the GEMMs it overlaps
+ * with (Userbuffers), else all of it; the recomputed forward runs its
+ * collectives again.  Reads the layer's TP costs, c's TP overlap,
+ * recompute, forward_only and SP, and tprec (tp_rec). */
+static void tp_kind(const train_cfg *c, const train_lcost *l, double n,
+		    double tprec, scost *s)
+{
+	if (c->tp_overlap && l->tps_on) {
+		/* PyTorch's async TP, each collective under its own
+		 * matmuls (train_layer.c symm_tp); the recomputed forward
+		 * runs them again, only its all-gathers under recompute
+		 * op with SP (tprec) */
+		int ago = c->mem.recompute == GP_RECOMPUTE_OP &&
+			!c->forward_only && c->mem.lay.sp;
+
+		s->part[TRAIN_TP] += n * (l->tps_f + l->tps_b +
+			(ago ? l->tps_fag : tprec * l->tps_f));
+		s->hidden[TRAIN_TP] += n * (l->tps_hf + l->tps_hb +
+			(ago ? l->tps_hfag : tprec * l->tps_hf));
+	} else {
+		pass_overlap(s, TRAIN_TP, n, l->tp_fwd, l->fwd.gemm,
+			     l->tp_bwd, l->bwd.gemm, c->tp_overlap,
+			     tprec, OVERLAP_SLOWDOWN);
+	}
+}
+
 /* What a stage costs one micro-batch before the ZeRO terms: compute,
  * recompute, the TP, CP, EP and PP communication, its ends and its
  * weights (zero_block adds the rest).  None of it depends on the DP
@@ -314,26 +371,9 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 	s->layers = nl;
 	L[0] = ld;
 	L[1] = lm;
-	cnt[0] = r->nd;
-	cnt[1] = nl - r->nd;
-	/* Multi-token prediction: Megatron-Core builds the MTP block on
-	 * the last pipeline stage (gpt_model.py: "if self.mtp_process"
-	 * from mtp_on_this_rank, the post-process stage; Megatron-Bridge's
-	 * DeepSeek-V3 pipeline layouts end in ["decoder", "mtp", "loss"]),
-	 * each module one transformer layer of the model's last kind --
-	 * Megatron-Bridge's flop_utils.py "num_moe_layers +=
-	 * last_layer_is_moe * mtp_num_layers" -- priced as the stage's own
-	 * layers (compute, recompute, TP, EP), its norms, eh_proj and
-	 * second head below. */
-	if (k == x->y.pp - 1 && c->mem.mtp_layers > 0)
-		cnt[model_moe_layers(m) > 0 ? 1 : 0] += c->mem.mtp_layers;
+	stage_counts(x, r, cnt);
 	rec = rec_share(x, nl);
-	/* recompute op (act.c) keeps reduce_scatter_tensor's outputs: with
-	 * SP the forward's all-gathers (half its TP traffic) run again;
-	 * without, its all-reduces, which the list does not hold. */
-	tprec = rec;
-	if (c->mem.recompute == GP_RECOMPUTE_OP && !c->forward_only)
-		tprec = c->mem.lay.sp ? 0.5 : 1.0;
+	tprec = tp_rec(c, rec);
 	for (i = 0; i < 2; i++) {
 		const train_lcost *l = L[i];
 		double n = cnt[i];
@@ -349,23 +389,7 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		/* TP: exposed per pass beyond the GEMMs it overlaps with
 		 * (Userbuffers), else all of it; the recomputed forward
 		 * runs its collectives again. */
-		if (c->tp_overlap && l->tps_on) {
-			/* PyTorch's async TP, each collective under its own
-			 * matmuls (train_layer.c symm_tp); the recomputed
-			 * forward runs them again, only its all-gathers
-			 * under recompute op with SP (tprec above) */
-			int ago = c->mem.recompute == GP_RECOMPUTE_OP &&
-				!c->forward_only && c->mem.lay.sp;
-
-			s->part[TRAIN_TP] += n * (l->tps_f + l->tps_b +
-				(ago ? l->tps_fag : tprec * l->tps_f));
-			s->hidden[TRAIN_TP] += n * (l->tps_hf + l->tps_hb +
-				(ago ? l->tps_hfag : tprec * l->tps_hf));
-		} else {
-			pass_overlap(s, TRAIN_TP, n, l->tp_fwd, l->fwd.gemm,
-				     l->tp_bwd, l->bwd.gemm, c->tp_overlap,
-				     tprec, OVERLAP_SLOWDOWN);
-		}
+		tp_kind(c, l, n, tprec, s);
 		s->part[TRAIN_CP] += n * (l->cp_fwd * (1.0 + rec) +
 					  l->cp_bwd + OVERLAP_SLOWDOWN *
 					  l->cp_hid);
@@ -1432,10 +1456,45 @@ static void zero_block(phase *ph, const train_lcost *ld,
 }
 
 
-/* The stages' base costs under c's TP overlap. */
+/* Stage r's TP part and hidden seconds under c's TP overlap, written
+ * over s's, in stage_base's order: each kind's layers (tp_kind), the
+ * embedding's, the head's and the MTP modules'.  It reads the layer
+ * costs' TP terms, the ends' emb_tp and head_tp, the stage's counts
+ * (stage_counts), rec_share and tp_rec's inputs, and c's TP overlap;
+ * a vision tower's TP (tower_costs, first stage) it does not add, so
+ * the caller asks it only without one. */
+static void stage_tp(const ctx *x, const train_lcost *ld,
+		     const train_lcost *lm, const stage_rec *r, scost *s)
+{
+	const train_cfg *c = x->c;
+	double cnt[2], tprec = tp_rec(c, rec_share(x, r->nl));
+
+	stage_counts(x, r, cnt);
+	s->part[TRAIN_TP] = 0;
+	s->hidden[TRAIN_TP] = 0;
+	if (cnt[0] > 0)
+		tp_kind(c, ld, cnt[0], tprec, s);
+	if (cnt[1] > 0)
+		tp_kind(c, lm, cnt[1], tprec, s);
+	if (r->k == 0)
+		s->part[TRAIN_TP] += ld->emb_tp;
+	if (r->k == x->y.pp - 1) {
+		s->part[TRAIN_TP] += ld->head_tp;
+		s->part[TRAIN_TP] += c->mem.mtp_layers * ld->head_tp;
+	}
+}
+
+/* The stages' base costs under c's TP overlap.  Of stage_base's terms
+ * only TP's reads the TP overlap: when the phase holds the other
+ * overlap's base, each stage is that one with its TP part and hidden
+ * seconds made again (stage_tp) -- unless a vision tower adds TP on the
+ * first stage, when stage_base runs whole. */
 int train_phase_base(phase *ph, train_cache *cache, const scost **base)
 {
 	int o = ph->x.c->tp_overlap != 0, j;
+	const train_cfg *c = ph->x.c;
+	int again = ph->base_ok[!o] &&
+		!(c->mem.images > 0 && ph->x.e.m->vision.layers > 0);
 
 	if (train_phase_layers(ph, cache))
 		return GP_EINVAL;
@@ -1444,7 +1503,14 @@ int train_phase_base(phase *ph, train_cache *cache, const scost **base)
 			scost *b = &ph->base[o][j];
 			int i;
 
-			stage_base(&ph->x, ph->ld, ph->lm, &ph->rec[j], b);
+			if (again) {
+				*b = ph->base[!o][j];
+				stage_tp(&ph->x, ph->ld, ph->lm, &ph->rec[j],
+					 b);
+			} else {
+				stage_base(&ph->x, ph->ld, ph->lm,
+					   &ph->rec[j], b);
+			}
 			/* The totals' first terms, added in their order. */
 			b->t05 = 0;
 			b->step05 = 0;
