@@ -9,7 +9,10 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DESTDIR    ?=
 CC         ?= cc
 PKG_CONFIG ?= pkg-config
-CFLAGS     ?= -O2 -g
+# -O3: the sweep's kernel (bench/sweep_bench's plan sweep) runs ~3% fewer
+# instructions a layout than at -O2 and ~5% faster; every output is
+# bit-for-bit the same (no option here lets GCC reorder floating point).
+CFLAGS     ?= -O3 -g
 LDFLAGS    ?=
 PROVE      ?= prove
 SANITIZE   ?=
