@@ -1032,8 +1032,9 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 		base = ph->base[c->tp_overlap != 0];
 	if (!blk && (x->y.zero < 2 || !gathers(x)))
 		blk = train_no_blocks;
-	else if (!blk && zs->blk_ok[block_set(c)])
-		blk = (const double (*)[TRAIN_ZB_N])zs->blk[block_set(c)];
+	else if (!blk && zs->blk_ok[block_set(c, x->y.zero)])
+		blk = (const double (*)[TRAIN_ZB_N])
+			zs->blk[block_set(c, x->y.zero)];
 	if ((!base && train_phase_base(ph, cache, &base)) ||
 	    (!blk && train_phase_blocks(ph, &blk)))
 		return GP_EINVAL;

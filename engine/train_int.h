@@ -292,17 +292,30 @@ static inline double stage_total(const scost *base, const double z[TRAIN_ZB_N])
 	return base->t05 + z[TRAIN_ZB_DP] + z[TRAIN_ZB_ZERO];
 }
 
-/* Which of a ZeRO slot's two block sets c's overlaps use: by the DP
- * overlap.  overlap_param_gather is the phase's (phase_key keeps it), so
- * within a phase overlap_grad_reduce is the one overlap that moves, and
- * zero_block reads it alone in places -- FSDP's backward
- * (fsdp_bwd_overlap), the per-parameter path's reduction
- * (per_param_block), DeepSpeed stage 3's side streams (ds_side_streams)
- * -- so "either overlap on" shared the blocks of two layouts that
- * differ (a sweep's DP-overlap-off block priced its -on twin). */
-static inline int block_set(const train_cfg *c)
+/* Which of a ZeRO slot's two block sets c's overlaps use at ZeRO stage
+ * zero: the DP overlap as zero_block (train_stage.c) reads it.
+ * overlap_param_gather is the phase's (phase_key keeps it), so within a
+ * phase overlap_grad_reduce is the one overlap that moves.  zero_block
+ * reads it alone in three places -- FSDP's backward (fsdp_bwd_overlap:
+ * c->fsdp), the per-parameter path's reduction (per_param_block: zero 3
+ * with zero3_per_param) and DeepSpeed stage 3's side streams
+ * (ds_side_streams: zero 3, off FSDP, with an offloaded optimizer --
+ * its ds_offload_accum is 0 without one, and it then returns its input
+ * whatever the overlap) -- and everywhere else only through
+ * fsdp_bwd_overlap's "either overlap on".  So the set is keyed by
+ * overlap_grad_reduce alone where one of those three can read it, and
+ * by "either overlap on" elsewhere, where a DP-overlap-off layout with
+ * overlap_param_gather on gets the very blocks of its -on twin (each
+ * block a function of what zero_block reads).  (An offloaded
+ * optimizer keeps no phase between layouts today, train_prep.c
+ * train_phase_get, so that term only keeps the rule whole.)  Keep this
+ * in step with those three functions. */
+static inline int block_set(const train_cfg *c, int zero)
 {
-	return c->overlap_grad_reduce != 0;
+	if (c->fsdp || (zero == 3 && (c->zero3_per_param ||
+				      c->mem.offload_optimizer)))
+		return c->overlap_grad_reduce != 0;
+	return c->overlap_param_gather || c->overlap_grad_reduce;
 }
 
 /* The ZeRO terms of unsharded parameters and gradients: none. */

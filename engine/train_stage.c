@@ -998,7 +998,9 @@ static double reuse_regather(const ctx *x, const train_lcost *l, int fused)
  * synchronize leaves the GPU idle while the host runs its hooks and
  * launches its first kernel: one host_op_time per submodule per pass
  * (forward, backward, and the recompute forward under full
- * recompute). */
+ * recompute).
+ * It reads overlap_grad_reduce alone: train_int.h block_set keys the
+ * blocks by it here. */
 static void per_param_block(ctx *x, const train_lcost *l, double n,
 			    double z[TRAIN_ZB_N])
 {
@@ -1028,7 +1030,8 @@ static void per_param_block(ctx *x, const train_lcost *l, double n,
  * FSDP the backward follows overlap_grad_reduce alone ("the DP gradient
  * reduction under backward"), overlap_param_gather being the forward's
  * ("the ZeRO parameter all-gather under forward").  Elsewhere (DeepSpeed
- * stage 3, Megatron's distributed optimizer) either flag puts it there. */
+ * stage 3, Megatron's distributed optimizer) either flag puts it there.
+ * train_int.h block_set keys the ZeRO blocks by what this reads. */
 static int fsdp_bwd_overlap(const train_cfg *c)
 {
 	return c->fsdp ? c->overlap_grad_reduce :
@@ -1092,7 +1095,10 @@ static int ds_no_prefetch(const ctx *x)
  * gather stream moves the next layers' weights: the layer's side work is
  * the longer of the links' chains, gathers + reduce-scatter on the GPU
  * links and reduce-scatter + copies on the reduce stream.  b: the layer's
- * backward side work summed; rsw: its reduction, copies included. */
+ * backward side work summed; rsw: its reduction, copies included.  It
+ * reads overlap_grad_reduce alone where an optimizer is offloaded (else
+ * ds_offload_accum is 0 and b returns): train_int.h block_set keys the
+ * blocks by it there. */
 static double ds_side_streams(const ctx *x, const train_lcost *l, double b,
 			      double rsw)
 {
@@ -1535,7 +1541,7 @@ int train_phase_blocks(phase *ph, const double (**blk)[TRAIN_ZB_N])
 {
 	const train_cfg *c = ph->x.c;
 	struct zslot *zs = train_zslot(ph, c, ph->x.y.zero);
-	int o = block_set(c), j;
+	int o = block_set(c, ph->x.y.zero), j;
 	kind_terms kt[2];
 
 	/* Unsharded parameters and gradients: no ZeRO terms (zero_block's

@@ -22,7 +22,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(8)
+t.plan(10)
 
 -- gp.train of a sweep row's layout, with the search's fixed options.
 local function alone(o, x)
@@ -92,3 +92,19 @@ t.is(dj:step(t.with(S, { recompute = "full" })).step_s,
 t.ok(gp.train(t.with(mx, t.with(S, { recompute = "none" }))).step_s ~=
   gp.train(t.with(mx, t.with(S, { recompute = "none", schedule = "1f1b" }))).step_s,
   "mixtral: DualPipe and 1F1B differ (so a 1F1B step would show)")
+
+-- DeepSpeed stage 3 per parameter (zero3_gather per_param), llama3-8b on 16
+-- H100s, overlap_param_gather on: per_param_block hides the gradients'
+-- reduce-scatters under the backward by overlap_grad_reduce alone, so the
+-- ZeRO blocks are keyed by it there (train_int.h block_set), while the
+-- megatron stack's blocks, which read the DP overlap only as "either
+-- overlap on", are shared by its two values.
+local pp3 = { model = "llama3-8b", gpu = "h100-sxm", stack = "deepspeed", method = "pretrain",
+  zero3_gather = "per_param", overlap_param_gather = true, tokens = 1e10 }
+sw = gp.sweep(t.with(pp3, { gpus = { 16 }, zero = { 3 }, tp_overlap = { false },
+  overlap_grad_reduce = { false, true }, top = 100000 }))
+all_alone("deepspeed per_param, overlap_param_gather on, DP overlap searched", pp3, sw)
+local P = { gpus = 16, tp = 8, zero = 3, sp = true, batch = 1, recompute = "full", tp_overlap = false }
+t.ok(gp.train(t.with(pp3, t.with(P, { overlap_grad_reduce = false }))).step_s ~=
+  gp.train(t.with(pp3, t.with(P, { overlap_grad_reduce = true }))).step_s,
+  "deepspeed per_param ZeRO 3: the DP overlap moves the step (so a shared block would show)")
