@@ -103,12 +103,12 @@ int layout_order_parse(const char *s, unsigned char order[GP_DIM_COUNT],
 			    strncmp(p, dim_names[i], k) == 0)
 				found = i;
 		if (found < 0 && !(k == 2 && strncmp(p, "ep", 2) == 0))
-			return gp_fail(err, "rank order '%s': unknown dimension "
+			return gp_fail(err, "order '%s': unknown dimension "
 				       "'%.*s' (expected tp, cp, ep, dp, pp)",
 				       s, (int)k, p);
 		if (found >= 0) {
 			if (seen[found])
-				return gp_fail(err, "rank order '%s' names %s "
+				return gp_fail(err, "order '%s' names %s "
 					       "twice", s, dim_names[found]);
 			seen[found] = 1;
 			order[n++] = (unsigned char)found;
@@ -118,7 +118,7 @@ int layout_order_parse(const char *s, unsigned char order[GP_DIM_COUNT],
 			p++;
 	}
 	if (n != GP_DIM_COUNT)
-		return gp_fail(err, "rank order '%s' must name each of tp, cp, "
+		return gp_fail(err, "order '%s' must name each of tp, cp, "
 			       "dp and pp once (ep optional)", s);
 	return GP_OK;
 }

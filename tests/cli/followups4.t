@@ -1,0 +1,22 @@
+# Hardening follow-ups left by the day's walks (newuser6, luawalk3,
+# review54): a refusal that did not name the flag the user gave, or two
+# commands answering the same misuse differently.  One block a fix.
+use strict;
+use warnings;
+use Test::More;
+require './tests/cli/lib.pl';
+
+my ($c, $o, $e);
+my @train = ('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8');
+
+# 1. A bad --order was refused as "rank order 'x': ..." (the engine's
+# words), naming no flag.  Each of the three refusals names --order.
+for my $case (['x', qr/--order 'x': unknown dimension 'x'/],
+              ['tp-tp-dp-pp-cp', qr/--order 'tp-tp-dp-pp-cp' names tp twice/],
+              ['tp-dp', qr/--order 'tp-dp' must name each of tp, cp, dp and pp once/]) {
+    ($c, $o, $e) = run_gp(@train, '--order', $case->[0]);
+    is($c, 1, "--order $case->[0]: refused (exit 1, an error in a value)");
+    like($e, $case->[1], "--order $case->[0]: the refusal names --order");
+}
+
+done_testing();
