@@ -1117,8 +1117,8 @@ opt { name = "nccl", type = "string", metavar = "X.Y.Z", commands = "comm",
   suggest = { "nccl_version" } }
 opt { name = "min", type = "string", metavar = "SIZE", commands = "comm", cli_only = true,
   default = "8B",
-  help = "smallest message; sizes double (nccl-tests -f 2) up to --max.  SIZE: 8, 1MiB, "
-    .. "4GB ..." }
+  help = "smallest message, at least 4 B (one float); sizes double (nccl-tests -f 2) up "
+    .. "to --max.  SIZE: 8, 1MiB, 4GB ..." }
 opt { name = "max", type = "string", metavar = "SIZE", commands = "comm", cli_only = true,
   default = "8GiB",
   help = "largest message" }

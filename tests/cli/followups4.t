@@ -19,4 +19,17 @@ for my $case (['x', qr/--order 'x': unknown dimension 'x'/],
     like($e, $case->[1], "--order $case->[0]: the refusal names --order");
 }
 
+# 2. comm --min 3 priced an all_reduce of count 0 (3 bytes of 4-byte
+# floats: no data at all) at the launch latency.  The smallest message
+# is one float; 4 bytes is taken and is count 1.
+{
+    my @comm = ('comm', '--system', 'dgx-h100');
+    ($c, $o, $e) = run_gp(@comm, '--min', '3', '--max', '3');
+    is($c, 2, "comm --min 3: a usage error, as --min 0 was");
+    like($e, qr/--min 3 is below 4 bytes, one 4-byte float/, "... naming --min and the floor");
+    ($c, $o, $e) = run_gp(@comm, '--min', '4', '--max', '4');
+    is($c, 0, "comm --min 4 runs");
+    like($o, qr/^\s+4\s+1\s/m, "... a row of 4 B, count 1");
+}
+
 done_testing();

@@ -97,8 +97,12 @@ function C.run(opts, args)
   local hi = size_arg(opts.max, "max", 8 * 1024 ^ 3)
   -- each bound named with its value, a default one said as such: --max 4
   -- alone read "need 1 <= --min <= --max", a --min the user never gave
-  if lo < 1 then
-    error(cli.usage(string.format("comm: --min %s is below 1 byte", tostring(opts.min))), 0)
+  -- The smallest message is one element: count is in 4-byte floats, as
+  -- nccl-tests sends them (its count is the size over the word size), so
+  -- 3 bytes was a count of 0 -- no data -- priced at the launch latency.
+  if lo < 4 then
+    error(cli.usage(string.format("comm: --min %s is below 4 bytes, one 4-byte float "
+      .. "(count is in floats, as nccl-tests counts)", tostring(opts.min))), 0)
   end
   if hi < lo then
     local function said(v, name, d) return v and ("--" .. name .. " " .. v) or (d .. " (the default --" .. name .. ")") end
