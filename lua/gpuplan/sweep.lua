@@ -85,7 +85,10 @@ function M.duration(v, what)
   -- "0d" is a duration, of the wrong size: said as such, as a budget's 0 is
   if n == 0 then fail("%s '%s': must be a positive duration", what, v) end
   if not n or not (n > 0 and n < math.huge) then
-    fail("%s '%s': expected a duration like 30d, 12h or 2w", what, v)
+    -- the units taken said, months and years not being among them
+    -- (a month has no one length): "6mo" left the user guessing
+    fail("%s '%s': expected a duration like 30d, 12h or 2w (a number and one unit: s, m, "
+      .. "h, d or w; no months or years: half a year is 26w)", what, v)
   end
   -- A string without its unit is refused, as every quantity option's
   -- bare number is (gpuplan.options quantity): --deadline 30 was 30

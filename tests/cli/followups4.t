@@ -32,4 +32,15 @@ for my $case (['x', qr/--order 'x': unknown dimension 'x'/],
     like($o, qr/^\s+4\s+1\s/m, "... a row of 4 B, count 1");
 }
 
+# 3. --deadline 6mo said "expected a duration like 30d, 12h or 2w" and
+# not which units are taken: now it lists them and says months and years
+# are not among them.
+{
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8',
+                          '--tokens', '1e9', '--deadline', '6mo');
+    isnt($c, 0, "--deadline 6mo: refused");
+    like($e, qr/--deadline '6mo': expected a duration like 30d, 12h or 2w \(a number and one unit: s, m, h, d or w; no months or years: half a year is 26w\)/,
+         "... listing the units taken");
+}
+
 done_testing();
