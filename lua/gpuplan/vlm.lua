@@ -57,7 +57,26 @@ end
 -- planner = true; a script's o (gp.vlm.media) has only these keys, which
 -- are checked as vlm.tokens checks its own -- a misspelt {imagse = 1} was
 -- dropped and the media of no image returned, in silence.
+local media
+local internal = require("gpuplan.args").unplaced
+
+-- A refusal of gp.vlm.tokens / gp.vlm.media opens with the function's
+-- name, as every gp.* refusal does ("images must be a whole number >= 0"
+-- named no function); a planner's keeps the planner's (memory's caller).
+local function named(fn, e)
+  local m = internal(e)
+  if not m:find("^vlm%.") then m = fn .. ": " .. m end
+  return m
+end
+
 function M.media(model, o, planner)
+  if planner then return media(model, o, true) end
+  local ok, r = pcall(media, model, o, false)
+  if not ok then error(named("vlm.media", r), 2) end
+  return r
+end
+
+media = function(model, o, planner)
   if type(o) == "table" and not planner then
     require("gpuplan.args").check_keys(o, { "images", "video_frames", "image_size", "frame_size" },
       "vlm.media", 2)
@@ -135,15 +154,13 @@ function M.media(model, o, planner)
   }
 end
 
-local internal = require("gpuplan.args").unplaced
-
 local tokens
 
 -- vlm.tokens{model = id or table, images, video_frames, image_size,
 -- frame_size, cat}: M.media of a catalog model.
 function M.tokens(o)
   local ok, r = pcall(tokens, o)
-  if not ok then error(internal(r), 2) end
+  if not ok then error(named("vlm.tokens", r), 2) end
   return r
 end
 
