@@ -27,13 +27,14 @@ is($c, 2, 'comm --max 5000PB: a usage error, not a hang');
 like($e, qr/^gpuplan: comm: --max must be a size of 1 B to 2\^50 B \(1 PiB\), got 5000000000000000000$/m,
      'comm --max 5000PB: the limit and the value');
 clean_error($e, 'comm --max 5000PB');
-($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--min', '1', '--max', '4611686018427387904');
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--min', '4', '--max', '4611686018427387904');
 is($c, 2, 'comm --max 2^62: a usage error');
 like($e, qr/--max must be a size of 1 B to 2\^50 B/, 'comm --max 2^62: the limit');
-($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--min', '1', '--max', '1PiB', '--format', 'csv');
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--min', '4', '--max', '1PiB', '--format', 'csv');
 is($c, 0, 'comm up to the limit, 1 PiB, answers');
-# 1 B .. 2^50 B doubling: 51 sizes, a header line.
-is(scalar(split /\n/, $o), 52, '1 B .. 1 PiB is 51 rows');
+# 4 B (one float, the least --min) .. 2^50 B doubling: 2^2 .. 2^50 is
+# 49 sizes, a header line.
+is(scalar(split /\n/, $o), 50, '4 B .. 1 PiB is 49 rows');
 
 # --- 2. Output files: never through a link, never over a non-file ------
 my $d = "$tmp/d";
