@@ -43,4 +43,25 @@ for my $case (['x', qr/--order 'x': unknown dimension 'x'/],
          "... listing the units taken");
 }
 
+# 4. infer's "needs" refusals exited 2 (a usage error, infer's rule: an
+# option the chosen mode does not read) for --host-memory without
+# --offload, but 1 for --offload-layers without --offload and for the
+# prefill pool's options without --disagg (gp.infer's own refusals).
+# Each is now the command's usage error, with its usage line.
+{
+    my @infer = ('infer', 'llama3-8b', '--gpu', 'h100-sxm');
+    for my $case (['--host-memory', '1TB', '--offload'], ['--offload-layers', '3', '--offload'],
+                  ['--prefill-gpus', '2', '--disagg'], ['--prefill-tp', '2', '--disagg'],
+                  ['--prefill-ep', '2', '--disagg'], ['--prefill-dp-attention', undef, '--disagg']) {
+        my ($flag, $v, $need) = @$case;
+        ($c, $o, $e) = run_gp(@infer, $flag, defined $v ? ($v) : ());
+        is($c, 2, "infer $flag without $need: exit 2");
+        like($e, qr/^gpuplan: infer: \Q$flag\E needs \Q$need\E/m, "... naming both flags");
+        like($e, qr/^usage: gpuplan infer /m, "... with the usage line");
+    }
+    # given with the mode, each is taken (the test can fail)
+    ($c, $o, $e) = run_gp(@infer, '--disagg', '--gpus', '4', '--prefill-gpus', '2');
+    is($c, 0, "--prefill-gpus with --disagg runs") or diag $e;
+}
+
 done_testing();

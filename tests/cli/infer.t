@@ -119,8 +119,8 @@ like($o, qr/^does not fit: needs [\d.]+ GB per GPU even with 80 of its 80 layers
 unlike($o, qr/larger --offload-layers|--host-memory/,
        '... and neither a larger count nor more host memory offered (the GPU is short)');
 ($c, $o, $e) = run_gp('infer', 'llama2-13b', '--gpu', 'rtx-4090', '--offload-layers', '3');
-isnt($c, 0, '--offload-layers without --offload refused');
-like($e, qr/^gpuplan: infer: --offload-layers places layers in host memory; give --offload too$/m,
+is($c, 2, '--offload-layers without --offload refused: a usage error, as --host-memory is');
+like($e, qr/^gpuplan: infer: --offload-layers needs --offload \(it places layers in host memory\)$/m,
      '... naming the option');
 ($c, $o, $e) = run_gp('infer', 'llama3.1-405b', '--gpu', 'rtx-4090', '--weights', 'nf4-dq',
                       '--kv', 'int8', '--target', '100');

@@ -282,6 +282,12 @@ local function checked(opts, args)
   end
   needs("host_bw", "--offload", opts.offload)
   needs("host_memory", "--offload", opts.offload)
+  -- by the same rule here, where gp.infer's own refusals (the same
+  -- words) exited 1 beside --host-memory's 2
+  needs("offload_layers", "--offload (it places layers in host memory)", opts.offload)
+  for _, o in ipairs { "prefill_gpus", "prefill_tp", "prefill_ep", "prefill_dp_attention" } do
+    needs(o, "--disagg", opts.disagg)
+  end
   -- the sweep sets the batch itself and prints no operator table; the
   -- target search picks GPUs and batch itself
   -- a finite run prices one deployment's batch: the sweep and the search
