@@ -1406,6 +1406,11 @@ function M.memory(o)
   -- A training job's offload against its node's host memory (the
   -- engine's mem_host_fit, the rule gp.train and gp.sweep follow): the
   -- node train would run on, its DRAM the system's host_memory.
+  -- The node is the training offload's host; inference's memory reads
+  -- none of it (a system there was dropped in silence).
+  if o.system ~= nil and cfg.kind == "infer" then
+    fail("memory: system applies to training (the host an offload lives in), not method = infer")
+  end
   local node = cfg.kind == "train" and gpu and M.host_node(o, gpu, o.cat) or nil
   if node then
     cfg.host_memory, cfg.node_gpus, cfg.host_gpus = node.host_memory, node.gpus_per_node,
@@ -1459,8 +1464,17 @@ function M.host_node(o, gpu, cat)
   cat = cat or require("gpuplan").catalog()
   local sys
   if o.system ~= nil then
-    sys = cat.systems and cat.systems[o.system]
-    if not sys or sys.gpu ~= gpu.id then return nil end
+    -- the job's node, as gp.train takes it (an id or a system table):
+    -- fit checked the offload against the card's default node only, where
+    -- train --system a node of more DRAM said it does not fit
+    local train = require("gpuplan.train")
+    local ok, v = pcall(train.system_of, o.system, cat)
+    if not ok then error("memory: system: " .. require("gpuplan.args").unplaced(v), 0) end
+    sys = v
+    if sys.gpu ~= gpu.id then
+      error(string.format("memory: system '%s' holds %s, not %s", tostring(sys.id),
+        tostring(sys.gpu), gpu.id), 0)
+    end
   else
     sys = require("gpuplan.train").default_node(gpu, cat)
   end

@@ -1172,7 +1172,7 @@ end
 ---------------------------------------------------------------------------
 section "node"
 
-opt { name = "system", type = "string", metavar = "ID", commands = "train plan rl infer comm",
+opt { name = "system", type = "string", metavar = "ID", commands = "train plan rl infer comm fit",
   default = "the catalog's system of this GPU",
   help = "the node: a catalog system (GPUs, NVLink, NICs, host memory)",
   suggest = { "node", "server" },

@@ -5,6 +5,9 @@ use strict;
 use warnings;
 use Test::More;
 require './tests/cli/lib.pl';
+use JSON::PP ();
+use File::Temp ();
+use File::Path ();
 
 my ($c, $o, $e);
 my @train = ('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8');
@@ -62,6 +65,47 @@ for my $case (['x', qr/--order 'x': unknown dimension 'x'/],
     # given with the mode, each is taken (the test can fail)
     ($c, $o, $e) = run_gp(@infer, '--disagg', '--gpus', '4', '--prefill-gpus', '2');
     is($c, 0, "--prefill-gpus with --disagg runs") or diag $e;
+}
+
+# 5. fit took no --system: it checked an offload's host fit against the
+# card's default node (dgx-h100, 2 TB) only, where train --system a node
+# of more DRAM answers for that node.  Llama 3.1 405B, ZeRO-3
+# params+optimizer offload on 16 H100s holds 3779.8 GiB a node of 8
+# (tests/cli/host_fit.t): past the default node's 2 TB = 1862.6 GiB,
+# within a user node's 8 TB = 8e12 / 2^30 = 7450.6 GiB.
+{
+    my $xdg = File::Temp::tempdir(CLEANUP => 1);
+    my $dir = "$xdg/gpuplan/catalog";
+    File::Path::make_path($dir);
+    open(my $fh, '>', "$dir/node.lua") or die;
+    print $fh <<'LUA';
+system {
+  id = "my-h100-8tb", name = "DGX H100 with 8 TB of DRAM", gpu = "h100-sxm", gpus = 8,
+  scaleup = "nvlink4", nics = 8, nic_fabric = "ib-ndr-400",
+  host_memory = "8TB", host_mem_bw = "614.4GB/s", source = "user test",
+}
+LUA
+    close $fh;
+    local $ENV{XDG_CONFIG_HOME} = $xdg;
+    local $ENV{GPUPLAN_CATALOG} = '';
+    my @job = ('llama3.1-405b', '--gpu', 'h100-sxm', '--gpus', '16', '--zero', '3', '--offload',
+               'params+optimizer', '--stack', 'deepspeed', '--recompute', 'full', '--seq', '512');
+    ($c, $o, $e) = run_gp('fit', @job, '--system', 'my-h100-8tb', '--format', 'json');
+    is($c, 0, 'fit --system my-h100-8tb runs') or diag $e;
+    my $j = eval { JSON::PP::decode_json($o) } || {};
+    ok($j->{fits} && $j->{host_memory} == 8e12 && $j->{host_system} eq 'my-h100-8tb',
+       'fit --system: the offload checked against that node, which holds it') or diag $o;
+    ($c, $o, $e) = run_gp('train', @job, '--method', 'full', '--system', 'my-h100-8tb', '--format', 'json');
+    my $t = eval { JSON::PP::decode_json($o) } || {};
+    is(!!$t->{fits}, !!$j->{fits}, 'train --system agrees');
+    ($c, $o, $e) = run_gp('fit', @job, '--format', 'json');
+    $j = eval { JSON::PP::decode_json($o) } || {};
+    ok(!$j->{fits} && $j->{host_system} eq 'dgx-h100', 'without --system: the default node, short');
+    ($c, $o, $e) = run_gp('fit', @job, '--system', 'hgx-h800');
+    is($c, 1, 'fit --system of another card: refused');
+    like($e, qr/^gpuplan: fit: --system 'hgx-h800' holds h800-sxm, not h100-sxm$/m, '... naming --system');
+    ($c, $o, $e) = run_gp('fit', @job, '--system', 'nope');
+    like($e, qr/^gpuplan: fit: --system: unknown system 'nope'/m, 'an unknown --system named');
 }
 
 done_testing();

@@ -43,4 +43,30 @@ do
   t.is(gp.vlm.media(m, { images = 2 }).tokens, 512, "vlm.media: 2 default images are 512 tokens")
 end
 
+-- 3. gp.memory took no system: its host fit was the card's default
+-- node's (dgx-h100, 2 TB).  Llama 3.1 405B, ZeRO-3 params+optimizer
+-- offload on 16 H100s holds 4058533888000 B a node of 8
+-- (tests/lua/host_fit.t derives it): past 2e12 B, within a node table
+-- of 8 TB = 8e12 B.
+do
+  local sys = {}
+  for k, v in pairs(gp.catalog():get("systems", "dgx-h100")) do sys[k] = v end
+  sys.id, sys.host_memory = "big-node", "8TB"
+  local o = { model = "llama3.1-405b", gpu = "h100-sxm", gpus = 16, zero = 3,
+              offload = "params+optimizer", stack = "deepspeed", recompute = "full", seq = 512,
+              method = "full" }
+  local r0 = gp.memory(o)
+  t.ok(not r0.fits and r0.host_memory == 2e12 and r0.host_system == "dgx-h100",
+    "gp.memory: the default node's 2 TB is short")
+  local r1 = gp.memory(t.with(o, { system = sys }))
+  t.ok(r1.fits and r1.host_memory == 8e12 and r1.host_system == "big-node"
+    and r1.host_need == 4058533888000, "gp.memory{system = a node of 8 TB}: it holds the offload")
+  t.is(gp.train(t.with(o, { system = sys })).fits, r1.fits, "... as gp.train with that node says")
+  check(function() gp.memory(t.with(o, { system = "hgx-h800" })) end,
+    "memory: system 'hgx-h800' holds h800-sxm, not h100-sxm", "a node of another card refused")
+  check(function() gp.memory { model = "llama3-8b", gpu = "h100-sxm", method = "infer",
+                               system = "dgx-h100" } end,
+    "memory: system applies to training", "method infer reads no node: refused, not dropped")
+end
+
 t.done_testing()
