@@ -28,6 +28,51 @@ static const void *lgp_handle(lua_State *L, int idx, const char *type)
  * once for lgp_read.  A default of -1 marks one that follows from other
  * fields (lgp_tomodel fills it); the range refuses -1 from the user. */
 #define IMAX 2147483647.0
+
+/* Fields of a model table that price nothing here but that a reader does
+ * use (validate's case reader reads mtp_layers, the catalog listing
+ * params_b): checked as the catalog's schema checks them (schema.lua
+ * model: mtp_layers an integer >= 0 up to a count's 2^24, params_b and
+ * active_params_b positive billions up to 1e6), so that a script's table
+ * with params_b = "x", NaN or -1 is refused, not carried on. */
+/* "%s <why> (got X)": a whole X said as one ("got -1", not "-1.0"), as
+ * lgp_field's read_number says it. */
+static void model_meta_fail(lua_State *L, const char *path, const char *why,
+			    lua_Number x)
+{
+	if (x == floor(x) && fabs(x) < 9e15)
+		luaL_error(L, "%s %s (got %I)", path, why, (lua_Integer)x);
+	luaL_error(L, "%s %s (got %f)", path, why, x);
+}
+
+static void c_model_billions(lua_State *L, int v, void *dst, const char *path)
+{
+	lua_Number x;
+
+	(void)dst;
+	if (lua_type(L, v) != LUA_TNUMBER)
+		luaL_error(L, "%s must be a number (got %s)", path,
+			   luaL_typename(L, v));
+	x = lua_tonumber(L, v);
+	if (!(x > 0 && x <= 1e6))
+		model_meta_fail(L, path, "must be a positive number of "
+				"billions, at most 1e6", x);
+}
+
+static void c_model_mtp(lua_State *L, int v, void *dst, const char *path)
+{
+	lua_Number x;
+
+	(void)dst;
+	if (lua_type(L, v) != LUA_TNUMBER)
+		luaL_error(L, "%s must be a number (got %s)", path,
+			   luaL_typename(L, v));
+	x = lua_tonumber(L, v);
+	if (!(x >= 0 && x <= GP_COUNT_MAX && x == floor(x)))
+		model_meta_fail(L, path, "must be an integer in 0..16777216",
+				x);
+}
+
 #define M_INT(n, f, d, lo) F_INT(n, offsetof(gp_model, f), d, lo, IMAX)
 #define M_REQ(n, f) F_REQINT(n, offsetof(gp_model, f), 1, IMAX)
 #define M_BOOL(n, f) F_BOOL(n, offsetof(gp_model, f), 0)
@@ -52,9 +97,11 @@ static const lgp_field model_fields[] = {
 	F_IGNORE("vision"),
 	/* the catalog's fields the Lua side reads, not priced here */
 	F_IGNORE("id"), F_IGNORE("name"), F_IGNORE("family"),
-	F_IGNORE("max_seq"), F_IGNORE("mtp_layers"), F_IGNORE("params_b"),
+	F_IGNORE("max_seq"), F_CUSTOM("mtp_layers", c_model_mtp),
+	F_CUSTOM("params_b", c_model_billions),
 	F_IGNORE("split_proj"),  /* the split_proj option's default */
-	F_IGNORE("active_params_b"), F_IGNORE("dtype"), F_IGNORE("source"),
+	F_CUSTOM("active_params_b", c_model_billions), F_IGNORE("dtype"),
+	F_IGNORE("source"),
 	F_IGNORE("notes"), F_END
 };
 static const lgp_desc model_desc = { "model", model_fields };

@@ -69,4 +69,34 @@ do
     "memory: system applies to training", "method infer reads no node: refused, not dropped")
 end
 
+-- 4. A script's model table took any mtp_layers, params_b and
+-- active_params_b ("x", NaN, -1): the engine's reader ignored them while
+-- validate's case reader and the listing read them.  Now checked as the
+-- catalog's schema checks them, in the one reader every model table
+-- passes (engine/lgp_model.c).
+do
+  local function model(k, v)
+    local m = {}
+    for key, x in pairs(gp.catalog():get("models", "llama3-8b")) do m[key] = x end
+    m[k] = v
+    return m
+  end
+  local function job(m) return { model = m, gpu = "h100-sxm", gpus = 8 } end
+  check(function() gp.train(job(model("mtp_layers", "x"))) end,
+    "train: model.mtp_layers must be a number (got string)", "mtp_layers 'x' refused")
+  check(function() gp.train(job(model("mtp_layers", -1))) end,
+    "model.mtp_layers must be an integer in 0..16777216 (got -1)", "mtp_layers -1 refused")
+  check(function() gp.memory(job(model("params_b", 0 / 0))) end,
+    "model.params_b must be a positive number of billions", "params_b NaN refused (gp.memory)")
+  check(function() gp.train(job(model("active_params_b", -1))) end,
+    "model.active_params_b must be a positive number of billions, at most 1e6 (got -1)",
+    "active_params_b -1 refused")
+  check(function() gp.infer { model = model("params_b", "x"), gpu = "h100-sxm" } end,
+    "model.params_b must be a number (got string)", "gp.infer: the same reader")
+  -- a valid value prices nothing: the step is the catalog model's (the
+  -- same C step, exact)
+  t.is(gp.train(job(model("params_b", 8.1))).step_s, gp.train(job("llama3-8b")).step_s,
+    "a valid params_b changes nothing")
+end
+
 t.done_testing()
