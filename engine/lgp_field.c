@@ -11,6 +11,7 @@
 #include "lauxlib.h"
 
 #include "common.h"
+#include "lgp_int.h"  /* lgp_step_desc, lgp_train_desc (strict_fail) */
 
 /* The most names a suggestion is chosen among (a table's first 256):
  * the largest reader, core.rl's, takes 40. */
@@ -332,6 +333,14 @@ static void strict_fail(lua_State *L, int arg, const lgp_desc *d,
 	const char *names[LGP_NAMES_MAX];
 	int n;
 
+	/* job:step{seq = 4096} suggested 'ep', the nearest step name: seq
+	 * is the job's (gp.train_job's, read by lgp_train_desc), which the
+	 * message now says. */
+	for (n = 0; d == &lgp_step_desc && lgp_train_desc.fields[n].name; n++)
+		if (strcmp(lgp_train_desc.fields[n].name, key) == 0)
+			fail(L, arg, lua_pushfstring(L, "%s: '%s' is the job's, "
+				"not a step's: give it where the job is made "
+				"(the job's own table)", d->what, key));
 	for (n = 0; n < LGP_NAMES_MAX && d->fields[n].name; n++)
 		names[n] = d->fields[n].name;
 	unknown(L, arg, d->what, key, names, n);

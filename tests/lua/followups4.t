@@ -99,4 +99,22 @@ do
     "a valid params_b changes nothing")
 end
 
+-- 5. job:step{seq = 4096} said "unknown field 'seq' (did you mean
+-- 'ep'?)": seq is the job's option (gp.train_job's), not a layout's,
+-- and the nearest layout name misled.  A misspelt step name keeps its
+-- suggestion.
+do
+  local job = gp.train_job { model = "llama3-8b", gpu = "h100-sxm", gpus = 8 }
+  check(function() job:step { seq = 4096 } end,
+    "step: 'seq' is the job's, not a step's: give it where the job is made",
+    "job:step{seq}: said to be the job's")
+  check(function() job:step { tpp = 2 } end, "step: unknown field 'tpp' (did you mean 'tp'?)",
+    "a misspelt step key keeps its suggestion")
+  -- and given to the job it is taken (the test can fail): the job at
+  -- seq 4096 prices as gp.train at seq 4096 (the same C step, exact)
+  local j2 = gp.train_job { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, seq = 4096 }
+  t.is(j2:step {}.step_s, gp.train { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, seq = 4096 }.step_s,
+    "seq given to the job: the step is gp.train's at that seq")
+end
+
 t.done_testing()
