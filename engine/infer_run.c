@@ -657,8 +657,10 @@ static int mixed_steps(const gp_model *m, const roof_device *d,
 	if (!(room >= 0.0))
 		return gp_fail(err, "chunked prefill needs max_num_tokens "
 		               "(%g) at least the decode batch (%g): a step "
-		               "holds one token of each decoding sequence",
-		               c->max_num_tokens, bm);
+		               "holds one token of each decoding sequence "
+		               "(give batch = %g, or max_num_tokens = %g)",
+		               c->max_num_tokens, bm,
+		               floor(c->max_num_tokens), ceil(bm));
 	/* The B sequences are the running batch (vLLM's max_num_seqs,
 	 * the sequences the KV pool holds): one whose prompt is still in
 	 * chunks holds a slot and emits no token until the step that

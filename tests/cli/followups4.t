@@ -108,4 +108,18 @@ LUA
     like($e, qr/^gpuplan: fit: --system: unknown system 'nope'/m, 'an unknown --system named');
 }
 
+# 6. infer --max-num-tokens 16 --chunked-prefill named the default decode
+# batch (209) but not --batch as a way out.  It names both ways, each
+# with the value that meets the rule (batch <= max_num_tokens): 16 or
+# 209; and --batch 16 then runs (the test can fail).
+{
+    my @infer = ('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--max-num-tokens', '16', '--chunked-prefill');
+    ($c, $o, $e) = run_gp(@infer);
+    is($c, 1, "--max-num-tokens 16 --chunked-prefill: refused");
+    like($e, qr/at least the decode batch \(209\): a step holds one token of each decoding sequence \(give --batch 16, or --max-num-tokens 209\)$/m,
+         "... naming --batch and --max-num-tokens with the values that meet it");
+    ($c, $o, $e) = run_gp(@infer, '--batch', '16');
+    is($c, 0, "... and --batch 16 runs") or diag $e;
+}
+
 done_testing();
