@@ -1132,7 +1132,11 @@ prepare_fn = function(o, cmd, who)
     if o.images == nil and o.video_frames == nil and model.vision then
       mo = setmetatable({ images = dflt("images", { model = model }) }, { __index = o })
     end
-    media = require("gpuplan.vlm").media(model, mo, true)
+    -- its refusals open with the planner's name, as the others here do
+    -- (gp.train's "frame_size 448 sizes video frames ..." had none)
+    local okm, m = pcall(require("gpuplan.vlm").media, model, mo, true)
+    if not okm then fail("%s", require("gpuplan.args").unplaced(m)) end
+    media = m
     model = media.model
     for _, d in ipairs(media.defaults) do defaults[#defaults + 1] = d end
   end

@@ -37,6 +37,11 @@ do
     "vlm.media: frame_size 448 sizes video frames", "vlm.media: a misplaced size, prefixed")
   check(function() gp.vlm.tokens {} end, "vlm.tokens: model is required",
     "a message that had its prefix keeps one (not two)")
+  -- a planner's call keeps the planner's name: gp.train's refusal of a
+  -- frame size without frames opened with no function at all
+  check(function() gp.train { model = "qwen2.5-vl-7b", gpu = "h100-sxm", gpus = 8,
+                              frame_size = 448 } end,
+    "train: frame_size 448 sizes video frames", "gp.train: a media refusal opens with train:")
   -- what it answers is unchanged: 2 images of Qwen2.5-VL's default
   -- 448 px (catalog image_size) at patch 14, merge 2 are
   -- 2 x (448 / 28)^2 = 512 tokens
