@@ -482,6 +482,11 @@ static void lgp_pushsweep(lua_State *L, const sweep_cand *top, int ntop,
 		lgp_setnum(L, "host_least", st->host_least);
 		lgp_setnum(L, "host_memory", st->host_memory);
 	}
+	lgp_setint(L, "past_gpu", st->past_gpu);
+	if (st->past_gpu > 0) {
+		lgp_setnum(L, "gpu_least", st->gpu_least);
+		lgp_setnum(L, "gpu_budget", st->gpu_budget);
+	}
 	lgp_setint(L, "cache_hits", cache->hits);
 	lua_setfield(L, -2, "stats");
 	if (st->errors > 0) {
@@ -495,7 +500,9 @@ static void lgp_pushsweep(lua_State *L, const sweep_cand *top, int ntop,
 /* core.sweep(model, device, topo, base, space) -> {results = {...},
  * stats = {space, layouts, bounded, fitting, within, errors, unplaced,
  * past_host (layouts past their host's memory) and then host_least,
- * host_memory (the least such host's bytes and its DRAM)}, error,
+ * host_memory (the least such host's bytes and its DRAM), past_gpu
+ * (layouts past a GPU's budget) and then gpu_least, gpu_budget (the
+ * least such GPU's bytes and its budget)}, error,
  * error_at}: error the first refusal's reason and error_at its layout
  * (only when the training step refused one).  base is
  * a train config (as core.train's; its layout fields are ignored);

@@ -1010,6 +1010,15 @@ int sweep_run(const gp_model *m, const roof_device *d, const gp_topo *t,
 					it.st.host_least = r.mem.host_need;
 					it.st.host_memory = r.mem.host_memory;
 				}
+			} else if (r.mem.total > r.mem.budget) {
+				/* how far the nearest layout is from the
+				 * card: "no layout fits" said nothing of
+				 * whether one more GPU or ten would do */
+				if (it.st.past_gpu++ == 0 ||
+				    r.mem.total < it.st.gpu_least) {
+					it.st.gpu_least = r.mem.total;
+					it.st.gpu_budget = r.mem.budget;
+				}
 			}
 			continue;
 		}

@@ -193,6 +193,11 @@ typedef struct sweep_stats {
 			      * than its DRAM (memory.h mem_host_fit) */
 	double host_least;   /* of those, the least that host holds, and */
 	double host_memory;  /* its DRAM (bytes) */
+	long past_gpu;       /* of the layouts, not fitting because a GPU
+			      * must hold more than its budget (the rest
+			      * of those not fitting) */
+	double gpu_least;    /* of those, the least a GPU must hold, and */
+	double gpu_budget;   /* the GPU's budget (capacity less margin) */
 	long errors;         /* refused by the training step */
 	gp_error error;      /* the first refusal's reason ("" if none) */
 	sweep_cand error_at; /* the layout it refused */

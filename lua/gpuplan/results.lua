@@ -414,7 +414,8 @@ field("results", "", "the ranked layouts, best first (the plan fields)", "sweep"
 field("stats", "", "per card: space (combinations), layouts (dividing the model, nodes and "
   .. "batch), bounded (skipped by the lower bound), fitting, within, past_host (not fitting: "
   .. "the offload past a host's memory; host_least and host_memory: the least such host's "
-  .. "bytes and its DRAM)", "sweep")
+  .. "bytes and its DRAM), past_gpu (not fitting: more than a GPU's budget; gpu_least and "
+  .. "gpu_budget: the least such GPU's bytes and its budget)", "sweep")
 field("key", "", "what the results are ranked by (time, cost, per_dollar, mfu, gpus)",
   "sweep")
 field("score", "", "the rank's value, lower first", "plan candidate")

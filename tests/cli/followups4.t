@@ -122,4 +122,33 @@ LUA
     is($c, 0, "... and --batch 16 runs") or diag $e;
 }
 
+# 7. plan for a job that fits nowhere said "no layout fits" and not how
+# far the nearest layout is.  The search now keeps the least a GPU of
+# the refused layouts must hold (sweep.c past_gpu), said in train's
+# words.  Llama 3 70B on 1 H100: the nearest of the 9 layouts is
+# recompute full at micro-batch 1, which train prices the same
+# (1259.5 GiB of a 79.1 GiB budget, short by 1188.3 GiB): the two must
+# agree to the printed 0.1 GiB.
+{
+    ($c, $o, $e) = run_gp('plan', 'llama3-70b', '--gpu', 'h100-sxm', '--gpus', '1');
+    is($c, 0, 'plan 70B on 1 GPU answers') or diag $e;
+    my ($need, $short) = $o =~ /^no layout fits \(the nearest layout needs ([\d.]+) GiB per GPU, short by ([\d.]+) GiB\)$/m;
+    ok(defined $need, '... saying how far the nearest layout is') or diag $o;
+    ($c, $o, $e) = run_gp('train', 'llama3-70b', '--gpu', 'h100-sxm', '--gpus', '1', '--method', 'pretrain',
+                          '--recompute', 'full', '--batch', '1');
+    my ($tneed, $tshort) = $o =~ /^memory: ([\d.]+) GiB of [\d.]+ GiB per GPU; fits: no \(short by ([\d.]+) GiB/m;
+    is($need, $tneed, '... the bytes train gives that layout');
+    is($short, $tshort, '... and its shortfall');
+    # 2 shards merged keep the least (merge.lua sums past_gpu, keeps the least)
+    my $dir = File::Temp::tempdir(CLEANUP => 1);
+    my @plan = ('plan', 'llama3-70b', '--gpu', 'h100-sxm', '--gpus', '1', '--format', 'json');
+    for my $k (1 .. 2) {
+        ($c, $o, $e) = run_gp(@plan, '--shard', "$k/2");
+        open(my $fh, '>', "$dir/s$k.jsonl") or die; print $fh $o; close $fh;
+    }
+    ($c, $o, $e) = run_gp('merge', "$dir/s1.jsonl", "$dir/s2.jsonl");
+    like($o, qr/^no layout fits \(the nearest layout needs \Q$need\E GiB per GPU, short by \Q$short\E GiB\)$/m,
+         'merged shards say the same nearest layout') or diag "$o$e";
+}
+
 done_testing();

@@ -145,7 +145,10 @@ local STATS = { space = NONNEG, layouts = { "int", 0, BIG }, bounded = { "int", 
                 unplaced = { "int", 0, BIG, opt = true },
                 past_host = { "int", 0, BIG, opt = true },
                 host_least = { "number", 0, BIG, opt = true },
-                host_memory = { "number", 0, BIG, opt = true } }
+                host_memory = { "number", 0, BIG, opt = true },
+                past_gpu = { "int", 0, BIG, opt = true },
+                gpu_least = { "number", 0, BIG, opt = true },
+                gpu_budget = { "number", 0, BIG, opt = true } }
 local KEYS = args_.set("time cost per_dollar mfu gpus")
 local PLAN = {
   model = { "string" }, policy = { "string" }, job = { "table" }, stats = { "table" },
@@ -433,6 +436,13 @@ function C.run(opts, args)
         t.past_host = (t.past_host or 0) + s.past_host
         if not t.host_least or s.host_least < t.host_least then
           t.host_least, t.host_memory = s.host_least, s.host_memory
+        end
+      end
+      -- layouts past a GPU's budget: the same, the least GPU's kept
+      if (s.past_gpu or 0) > 0 then
+        t.past_gpu = (t.past_gpu or 0) + s.past_gpu
+        if not t.gpu_least or s.gpu_least < t.gpu_least then
+          t.gpu_least, t.gpu_budget = s.gpu_least, s.gpu_budget
         end
       end
       stats[g] = t

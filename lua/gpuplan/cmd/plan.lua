@@ -602,6 +602,24 @@ function C.none_reason(r, head)
   local why = host and string.format(" (%d layout%s past the host memory: the least holds "
     .. "%.1f GiB of offload on one host, which has %.1f GiB)", host.past_host,
     host.past_host == 1 and "" or "s", host.host_least / 2 ^ 30, host.host_memory / 2 ^ 30) or ""
+  -- Nothing fits a GPU: how far the nearest layout is (sweep.c
+  -- past_gpu), the words train uses for one layout ("needs X GiB per
+  -- GPU, short by Y GiB"); the card named where several were searched.
+  local fitting, near, cards = 0, nil, 0
+  for g, x in pairs(r.stats) do
+    cards = cards + 1
+    fitting = fitting + (x.fitting or 0)
+    if (x.past_gpu or 0) > 0 and (not near or x.gpu_least - x.gpu_budget
+                                  < near.gpu_least - near.gpu_budget) then
+      near = x
+      near.id = g
+    end
+  end
+  if why == "" and fitting == 0 and near then
+    why = string.format(" (the nearest layout%s needs %.1f GiB per GPU, short by %.1f GiB)",
+      cards > 1 and (", on " .. tostring(near.id) .. ",") or "", near.gpu_least / 2 ^ 30,
+      (near.gpu_least - near.gpu_budget) / 2 ^ 30)
+  end
   -- plan without --gpus searched one count: the miss names it
   return "no layout" .. (head.one_count and (" of " .. head.one_count) or "") .. " fits" .. why
     .. ((head.deadline or head.budget) and " within the deadline and budget "
