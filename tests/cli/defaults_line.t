@@ -57,7 +57,9 @@ like($o, qr/^assumed .*\bkv policy: mean,/m, 'infer: gp.infer\'s kv_policy said 
 unlike($o, qr/kv_policy/, 'infer: no kv_policy key');
 ($c, $o, $e) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--method', 'grpo');
 like($o, qr/max batch: 1024, max num tokens: 16384/, 'fit --method grpo: the rollout engine\'s limits in words');
-unlike($o, qr/\b(attn_kernel|max_batch|max_num_tokens|split_proj|system)=/, 'fit --method grpo: no key fit refuses');
+# (system is fit's since it takes --system: "system=dgx-h100" is typeable)
+unlike($o, qr/\b(attn_kernel|max_batch|max_num_tokens|split_proj)=/, 'fit --method grpo: no key fit refuses');
+like($o, qr/\bsystem=dgx-h100\b/, 'fit --method grpo: the node as fit\'s --system takes it');
 # gp.* results keep the Lua key (the Lua surface).
 my $dir = tempdir(CLEANUP => 1);
 open(my $fh, '>', "$dir/d.lua") or die;
