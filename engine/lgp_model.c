@@ -45,15 +45,20 @@ static void model_meta_fail(lua_State *L, const char *path, const char *why,
 	luaL_error(L, "%s %s (got %f)", path, why, x);
 }
 
-static void c_model_billions(lua_State *L, int v, void *dst, const char *path)
+/* The number at v, or an error naming path when v holds none. */
+static lua_Number model_meta_number(lua_State *L, int v, const char *path)
 {
-	lua_Number x;
-
-	(void)dst;
 	if (lua_type(L, v) != LUA_TNUMBER)
 		luaL_error(L, "%s must be a number (got %s)", path,
 			   luaL_typename(L, v));
-	x = lua_tonumber(L, v);
+	return lua_tonumber(L, v);
+}
+
+static void c_model_billions(lua_State *L, int v, void *dst, const char *path)
+{
+	lua_Number x = model_meta_number(L, v, path);
+
+	(void)dst;
 	if (!(x > 0 && x <= 1e6))
 		model_meta_fail(L, path, "must be a positive number of "
 				"billions, at most 1e6", x);
@@ -61,13 +66,9 @@ static void c_model_billions(lua_State *L, int v, void *dst, const char *path)
 
 static void c_model_mtp(lua_State *L, int v, void *dst, const char *path)
 {
-	lua_Number x;
+	lua_Number x = model_meta_number(L, v, path);
 
 	(void)dst;
-	if (lua_type(L, v) != LUA_TNUMBER)
-		luaL_error(L, "%s must be a number (got %s)", path,
-			   luaL_typename(L, v));
-	x = lua_tonumber(L, v);
 	if (!(x >= 0 && x <= GP_COUNT_MAX && x == floor(x)))
 		model_meta_fail(L, path, "must be an integer in 0..16777216",
 				x);
