@@ -357,6 +357,18 @@ local function read_shard(name)
   return head, results
 end
 
+-- Shard s's layouts past a limit (count field past, the least need
+-- beyond it least, that limit lim) folded into t: the counts summed, the
+-- least need of all the shards kept with its own limit.
+local function past_least(t, s, past, least, lim)
+  if (s[past] or 0) > 0 then
+    t[past] = (t[past] or 0) + s[past]
+    if not t[least] or s[least] < t[least] then
+      t[least], t[lim] = s[least], s[lim]
+    end
+  end
+end
+
 local function same(a, b)
   return report.json(a) == report.json(b)
 end
@@ -431,20 +443,10 @@ function C.run(opts, args)
       for _, f in ipairs { "layouts", "bounded", "fitting", "within", "errors" } do
         t[f] = t[f] + s[f]
       end
-      -- layouts past the host memory: summed, the least host's kept
-      if (s.past_host or 0) > 0 then
-        t.past_host = (t.past_host or 0) + s.past_host
-        if not t.host_least or s.host_least < t.host_least then
-          t.host_least, t.host_memory = s.host_least, s.host_memory
-        end
-      end
-      -- layouts past a GPU's budget: the same, the least GPU's kept
-      if (s.past_gpu or 0) > 0 then
-        t.past_gpu = (t.past_gpu or 0) + s.past_gpu
-        if not t.gpu_least or s.gpu_least < t.gpu_least then
-          t.gpu_least, t.gpu_budget = s.gpu_least, s.gpu_budget
-        end
-      end
+      -- layouts past the host memory, and past a GPU's budget: each
+      -- summed, the least need kept with its limit
+      past_least(t, s, "past_host", "host_least", "host_memory")
+      past_least(t, s, "past_gpu", "gpu_least", "gpu_budget")
       stats[g] = t
     end
     for _, c in ipairs(results) do all[#all + 1] = c end
