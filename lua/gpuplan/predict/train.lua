@@ -280,6 +280,15 @@ local PROFILES = {
     -- 32" under "# !Used for 1F1B overlap" commented out), exported by
     -- sbatch_benchmarking.sh for every run line, the 1F1B one included.
     { "cuda_device_max_connections", 1, "the yaml's ENV_VARS: CUDA_DEVICE_MAX_CONNECTIONS: 1" },
+    -- The tables' and scripts' TFLOPS are Megatron-LM's logged model
+    -- TFLOP/s (--log-throughput, training.py num_floating_point_operations),
+    -- which has counted causal attention at half since Megatron-LM commit
+    -- 8873b55d6a (2025-03-06, "Only half of the attention matrix is
+    -- non-zero and needs to be multiplied with V"), before the ModelZoo's
+    -- first table (May 2025). It changes only the model-FLOP count a
+    -- TFLOP/s or MFU metric reads, not the priced step.
+    { "causal_flops", true, "num_floating_point_operations: causal attention at half "
+      .. "(Megatron-LM since 2025-03-06)" },
   },
   -- Megatron-DeepSpeed as BLOOM-176B ran it (tr11-176B-ml.slurm).
   ["megatron-deepspeed"] = {
