@@ -927,7 +927,7 @@ int infer_host_node(const infer_cfg *c)
 double infer_host_bw_each(const infer_cfg *c, double bw)
 {
 	return mem_host_bw_each(bw, infer_host_node(c), c->host_gpus,
-				c->gpus, c->pp);
+				c->gpus, c->tp, c->pp);
 }
 
 /* The time n_off offloaded layers add to a step of T tokens. */

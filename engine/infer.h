@@ -301,7 +301,8 @@ int infer_check(const gp_model *m, const roof_device *d, const infer_cfg *c,
  * this run when all of them stream from host memory at once: memory.h
  * mem_host_bw_each over host_node_gpus (else gpus) and host_gpus -- the
  * host's share divided among the run's GPUs it carries that stream at
- * once (a replica's pp stages step in turn: infer_step sums them), the
+ * once (a replica's pp stages of tp GPUs step in turn, infer_step
+ * summing them, and those on one host take turns there), the
  * rule training's offload follows (train.c offload_step). */
 double infer_host_bw_each(const infer_cfg *c, double bw);
 

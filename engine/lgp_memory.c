@@ -305,13 +305,15 @@ int lgp_host_share(lua_State *L)
 	return 2;
 }
 
-/* core.host_bw_each(bw, gpus_per_node, host_gpus, gpus, turns) -> B/s:
- * the host DRAM bandwidth bw of a node gives each of a run's gpus when
- * they stream from host memory at once, turns (>= 1) pipeline stages
- * stepping in turn (memory.h mem_host_bw_each: its host's share over
- * the GPUs that host carries that stream together).  Lua prices the
- * pageable staging and the pinned copies' DRAM with it, as the engine
- * prices llama.cpp's CPU reads and the offloaded optimizer step. */
+/* core.host_bw_each(bw, gpus_per_node, host_gpus, gpus, turns[, width])
+ * -> B/s, streams: the host DRAM bandwidth bw of a node gives each of a
+ * run's gpus when they stream from host memory at once, turns (>= 1)
+ * pipeline stages of width (>= 1, default 1: its tp) GPUs stepping in
+ * turn, and how many of a host's GPUs stream at once (memory.h
+ * mem_host_bw_each: its host's share over the GPUs that host carries
+ * that stream together).  Lua prices the pageable staging and the
+ * pinned copies' DRAM with it, as the engine prices llama.cpp's CPU
+ * reads and the offloaded optimizer step. */
 int lgp_host_bw_each(lua_State *L)
 {
 	lua_Number bw = luaL_checknumber(L, 1);
@@ -319,6 +321,8 @@ int lgp_host_bw_each(lua_State *L)
 	lua_Integer h = luaL_checkinteger(L, 3);
 	lua_Integer g = luaL_checkinteger(L, 4);
 	lua_Integer pp = luaL_checkinteger(L, 5);
+	lua_Integer w = luaL_optinteger(L, 6, 1);
+	int ranks;
 
 	luaL_argcheck(L, bw > 0 && bw < HUGE_VAL, 1,
 		      "host_bw must be a positive bandwidth");
@@ -327,7 +331,10 @@ int lgp_host_bw_each(lua_State *L)
 	luaL_argcheck(L, h >= 0 && h <= INT_MAX, 3, "host_gpus must be >= 0");
 	luaL_argcheck(L, g >= 1 && g <= INT_MAX, 4, "gpus must be >= 1");
 	luaL_argcheck(L, pp >= 1 && pp <= INT_MAX, 5, "turns must be >= 1");
+	luaL_argcheck(L, w >= 1 && w <= INT_MAX, 6, "width must be >= 1");
+	mem_host_share((int)n, (int)h, (double)g, &ranks);
 	lua_pushnumber(L, mem_host_bw_each((double)bw, (int)n, (int)h,
-					   (double)g, (int)pp));
-	return 1;
+					   (double)g, (int)w, (int)pp));
+	lua_pushinteger(L, mem_host_streams(ranks, (int)w, (int)pp));
+	return 2;
 }

@@ -78,17 +78,30 @@ double mem_host_share(int gpus_per_node, int host_gpus, double gpus,
 	return share;
 }
 
-double mem_host_bw_each(double bw, int gpus_per_node, int host_gpus,
-			double gpus, int turns)
+int mem_host_streams(int ranks, int width, int turns)
 {
-	int ranks, streams;
+	int held;
+
+	if (ranks < 1)
+		ranks = 1;
+	if (width < 1)
+		width = 1;
+	held = ranks / width;
+	if (held < 1)
+		held = 1;
+	if (turns < held)
+		held = turns < 1 ? 1 : turns;
+	return (ranks + held - 1) / held;
+}
+
+double mem_host_bw_each(double bw, int gpus_per_node, int host_gpus,
+			double gpus, int width, int turns)
+{
+	int ranks;
 	double share = mem_host_share(gpus_per_node, host_gpus, gpus,
 				      &ranks);
 
-	if (turns < 1)
-		turns = 1;
-	streams = (ranks + turns - 1) / turns;
-	return bw * share / (streams > 1 ? streams : 1);
+	return bw * share / mem_host_streams(ranks, width, turns);
 }
 
 void mem_host_fit(gp_mem_result *o, double node_memory, int gpus_per_node,

@@ -357,13 +357,20 @@ double mem_host_share(int gpus_per_node, int host_gpus, double gpus,
  * the DMA of pinned or staged copies reads the same DRAM: the memory
  * controllers serve them together, so each gets its part of the host's.
  * turns (>= 1): the pipeline stages a step runs one after another (a
- * serving replica's pp, whose stages hold the GPU in turn, so only
- * ceil(ranks / turns) of a host's ranks stream at once); 1 where all
- * ranks stream together (training's optimizer step).  The one rule
- * train.c offload_step and infer (step_offload, the Lua link rates
- * through core.host_bw_each) price the shared host by. */
+ * serving replica's pp, whose stages hold the GPU in turn); 1 where all
+ * ranks stream together (training's optimizer step).  width (>= 1): the
+ * GPUs of one stage (its tp), which stream together.  Only the stages
+ * on the same host take turns there: a replica's stages are laid out
+ * one after another, width GPUs each, so a host of ranks GPUs holds
+ * min(turns, max(1, ranks / width)) of them, and ceil(ranks / that)
+ * of its GPUs stream at once (mem_host_streams): 8 GPUs at tp 1 pp 2,
+ * 4; 16 GPUs over two hosts of 8 at tp 8 pp 2, a stage a host, all 8;
+ * at tp 4 pp 4, two stages a host, 4.  The one rule train.c
+ * offload_step and infer (step_offload, the Lua link rates through
+ * core.host_bw_each) price the shared host by. */
+int mem_host_streams(int ranks, int width, int turns);
 double mem_host_bw_each(double bw, int gpus_per_node, int host_gpus,
-			double gpus, int turns);
+			double gpus, int width, int turns);
 
 /* Training (pretrain, full fine-tune, LoRA, QLoRA) on capacity bytes per
  * GPU.  The most loaded pipeline stage is reported.  GP_OK (fits or not:

@@ -264,7 +264,7 @@ static double offload_step(const ctx *x, double n)
 	int hr;
 	double each = x->e.t.host_mem_bw > 0 ?
 		mem_host_bw_each(x->e.t.host_mem_bw, x->e.t.gpus_per_node,
-				 x->e.t.host_gpus, x->y.gpus, 1) : 0.0;
+				 x->e.t.host_gpus, x->y.gpus, 1, 1) : 0.0;
 
 	if (!(each > 0)) {
 		mem_host_share(x->e.t.gpus_per_node, x->e.t.host_gpus,

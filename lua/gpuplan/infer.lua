@@ -701,12 +701,12 @@ local function setup_memory(a, cat, model, g, sys, d, c, tp, pp, default, info)
     -- copy reads and writes the pageable ones), so each gets the host's
     -- share divided among them: core.host_bw_each, the engine's rule
     -- (memory.h mem_host_bw_each; train.c offload_step alike).
-    -- A replica's pp stages hold the GPU in turn (the engine sums
-    -- them a step), so they stream one at a time.
+    -- A replica's pp stages of tp GPUs hold the GPU in turn (the
+    -- engine sums them a step), so those on one host stream one at a
+    -- time; ranks: the GPUs of a host that stream at once.
     local hnode, hgpus = c.host_node_gpus or c.gpus, c.host_gpus or 0
-    local _, ranks = core().host_share(hnode, hgpus, c.gpus)
-    ranks = (ranks + pp - 1) // pp
-    local function each(bw) return core().host_bw_each(bw, hnode, hgpus, c.gpus, pp) end
+    local _, ranks = core().host_bw_each(1, hnode, hgpus, c.gpus, pp, tp)
+    local function each(bw) return (core().host_bw_each(bw, hnode, hgpus, c.gpus, pp, tp)) end
     local function split(bw)
       return ranks > 1 and string.format(", %.0f / %d GPUs of a host", bw / 1e9, ranks) or ""
     end

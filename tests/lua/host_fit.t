@@ -11,7 +11,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 
-t.plan(68)
+t.plan(75)
 
 local GiB = 2 ^ 30
 -- 1e-9: the bytes are sums and products of the same doubles the engine
@@ -244,6 +244,27 @@ do
          "core.host_bw_each: 8 GPUs in stages of 2, 4 streams")
   t.near(core.host_bw_each(100, 8, 0, 8, 16), 100, EXACT,
          "core.host_bw_each: more stages than GPUs, one stream")
+  -- Only the stages on one host take turns there (mem_host_streams): a
+  -- replica's stages of tp GPUs laid out one after another, a host of 8
+  -- holds min(pp, 8 / tp) of them.  llama3.1-405b over two DGX H100s
+  -- (usable memory 40 GB so every stage offloads): tp 4 pp 4, two stages
+  -- a host, 4 GPUs stream at once: a step's 4 stages x 0.5e-12 x 4 =
+  -- 8e-12 (pp alone, 16 / 4 = 4 turns of 8 GPUs, would give 2 streams,
+  -- 4e-12); tp 8 pp 2, a stage a host, all 8 stream: 2 x 0.5e-12 x 8 =
+  -- 8e-12 (not 4 streams, 4e-12).
+  local two = { model = "llama3.1-405b", gpu = "h100-sxm", system = "dgx-h100",
+                runtime = "llama.cpp", offload = true, batch = 1, gpus = 16,
+                host_memory = "16TB", memory = "40GB" }
+  t.near(delta(with(two, { tp = 4, pp = 4 })), 8e-12, EXACT,
+         "llama.cpp, tp 4 pp 4 over two hosts of 8: 2 stages a host take turns, 4 streams")
+  t.near(delta(with(two, { tp = 8, pp = 2 })), 8e-12, EXACT,
+         "llama.cpp, tp 8 pp 2 over two hosts of 8: a stage a host, all 8 stream")
+  local bw, n = core.host_bw_each(100, 8, 0, 16, 4, 4)
+  t.ok(bw == 25 and n == 4, "core.host_bw_each: 16 GPUs, 4 stages of 4, 2 a host: 4 streams")
+  bw, n = core.host_bw_each(100, 8, 0, 16, 2, 8)
+  t.ok(bw == 12.5 and n == 8, "core.host_bw_each: 16 GPUs, 2 stages of 8, one a host: 8 streams")
+  local okw, ew = pcall(core.host_bw_each, 100, 8, 0, 8, 2, 0)
+  t.ok(not okw and ew:find("width", 1, true), "core.host_bw_each refuses width 0, naming it")
   local okb, e = pcall(core.host_bw_each, 100, 8, 0, 8, 0)
   t.ok(not okb and e:find("turns", 1, true), "core.host_bw_each refuses turns 0, naming it")
 end
