@@ -49,22 +49,29 @@ local function all_alone(name, o, sw)
     name, n, bad, first and ("; " .. first) or ""))
 end
 
+-- base on 16 H100s with the ZeRO stages zero and both DP overlaps
+-- searched: every row as gp.train prices it, and the DP overlap moving a
+-- ZeRO-3 step at tp 8 (so a block shared by its two values would show).
+local function dp_overlap_searched(name, base, zero)
+  all_alone(name .. ", DP overlap searched", base, gp.sweep(t.with(base, { gpus = { 16 },
+    zero = zero, tp_overlap = { false }, overlap_grad_reduce = { false, true }, top = 100000 })))
+  local L = { gpus = 16, tp = 8, zero = 3, sp = true, batch = 1, recompute = "full",
+    tp_overlap = false }
+  t.ok(gp.train(t.with(base, t.with(L, { overlap_grad_reduce = false }))).step_s ~=
+    gp.train(t.with(base, t.with(L, { overlap_grad_reduce = true }))).step_s,
+    name .. " ZeRO 3: the DP overlap moves the step (so a shared block would show)")
+end
+
 -- LoRA on llama3-8b, 16 H100s, ZeRO 2 and 3, both DP overlaps (the
 -- megatron stack's overlap_param_gather on).
-local lora = { model = "llama3-8b", gpu = "h100-sxm", method = "lora", tokens = 1e10 }
-local sw = gp.sweep(t.with(lora, { gpus = { 16 }, zero = { 2, 3 }, tp_overlap = { false },
-  overlap_grad_reduce = { false, true }, top = 100000 }))
-all_alone("lora, DP overlap searched", lora, sw)
-local L = { gpus = 16, tp = 8, zero = 3, sp = true, batch = 1, recompute = "full", tp_overlap = false }
-t.ok(gp.train(t.with(lora, t.with(L, { overlap_grad_reduce = false }))).step_s ~=
-  gp.train(t.with(lora, t.with(L, { overlap_grad_reduce = true }))).step_s,
-  "lora ZeRO 3: the DP overlap moves the step (so a shared block would show)")
+dp_overlap_searched("lora", { model = "llama3-8b", gpu = "h100-sxm", method = "lora",
+  tokens = 1e10 }, { 2, 3 })
 
 -- GPT-3 175B on the deepspeed stack (eager kernels), 128 H100s, ZeRO 2
 -- and 3: the ZeRO-3 rows come after their ZeRO-2 twins.
 local ds = { model = "gpt3-175b", gpu = "h100-sxm", stack = "deepspeed", method = "pretrain",
   tokens = 1e10 }
-sw = gp.sweep(t.with(ds, { gpus = { 128 }, zero = { 2, 3 }, tp_overlap = { false },
+local sw = gp.sweep(t.with(ds, { gpus = { 128 }, zero = { 2, 3 }, tp_overlap = { false },
   overlap_grad_reduce = { true }, top = 100000 }))
 all_alone("deepspeed, ZeRO 2 and 3 searched", ds, sw)
 -- job:step prices ZeRO 2 and then 3 on one memo as a fresh job does.
@@ -99,12 +106,6 @@ t.ok(gp.train(t.with(mx, t.with(S, { recompute = "none" }))).step_s ~=
 -- ZeRO blocks are keyed by it there (train_int.h block_set), while the
 -- megatron stack's blocks, which read the DP overlap only as "either
 -- overlap on", are shared by its two values.
-local pp3 = { model = "llama3-8b", gpu = "h100-sxm", stack = "deepspeed", method = "pretrain",
-  zero3_gather = "per_param", overlap_param_gather = true, tokens = 1e10 }
-sw = gp.sweep(t.with(pp3, { gpus = { 16 }, zero = { 3 }, tp_overlap = { false },
-  overlap_grad_reduce = { false, true }, top = 100000 }))
-all_alone("deepspeed per_param, overlap_param_gather on, DP overlap searched", pp3, sw)
-local P = { gpus = 16, tp = 8, zero = 3, sp = true, batch = 1, recompute = "full", tp_overlap = false }
-t.ok(gp.train(t.with(pp3, t.with(P, { overlap_grad_reduce = false }))).step_s ~=
-  gp.train(t.with(pp3, t.with(P, { overlap_grad_reduce = true }))).step_s,
-  "deepspeed per_param ZeRO 3: the DP overlap moves the step (so a shared block would show)")
+dp_overlap_searched("deepspeed per_param, overlap_param_gather on", { model = "llama3-8b",
+  gpu = "h100-sxm", stack = "deepspeed", method = "pretrain", zero3_gather = "per_param",
+  overlap_param_gather = true, tokens = 1e10 }, { 3 })
