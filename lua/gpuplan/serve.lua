@@ -293,14 +293,6 @@ local function setup_config(a, model, d, c, info, cat, default, L)
   local sbo, bw, sbo_down = L.sbo, L.bw, L.sbo_down
   local imb = num_of(a, "imbalance", 1, 64)
   local eplb = bool_of(a, "eplb")
-  -- A given imbalance is the hottest GPU's share itself, whatever
-  -- placement gave it: eplb would change nothing (serve_step.c
-  -- sx_imbalance reads eplb only when the imbalance is modelled).
-  if imb ~= nil and eplb == true then
-    fail("infer: eplb does not go with imbalance = %s: a given imbalance is the hottest GPU's "
-      .. "share of the routed tokens itself, whatever the placement; give one of them",
-      shown(a.imbalance))
-  end
   if imb == nil then
     -- 0: the engine models it per step (SERVE_IMBALANCE_AUTO) wherever
     -- the experts are split whole (without EP it prices none), so that

@@ -682,10 +682,6 @@ do
     "eplb applies with expert parallelism", "eplb without EP: refused, named")
   t.raises(function() gp.infer(t.with(a, { eplb = "yes" })) end, "eplb must be true or false",
     "eplb not a boolean: refused, named")
-  -- An explicit imbalance is priced as given (sx_imbalance reads eplb only
-  -- when it models the imbalance), so eplb beside it would be ignored.
-  t.raises(function() gp.infer(t.with(a, { eplb = true, imbalance = 1.2 })) end,
-    "eplb does not go with imbalance", "eplb with an explicit imbalance: refused, named")
   -- The plan's search prices its EP layouts with the same rule: 100k
   -- tokens/s on B200 needs no more GPUs with EPLB than without, and the
   -- plan says which it assumed.
