@@ -14,6 +14,20 @@ int gp_fail(gp_error *err, const char *fmt, ...)
 		va_start(ap, fmt);
 		vsnprintf(err->msg, sizeof err->msg, fmt, ap);
 		va_end(ap);
+		err->usage = 0;
+	}
+	return GP_EINVAL;
+}
+
+int gp_usage(gp_error *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+		va_end(ap);
+		err->usage = 1;
 	}
 	return GP_EINVAL;
 }

@@ -17,14 +17,25 @@
 #define GP_OK 0
 #define GP_EINVAL (-1)
 
-/* Caller-owned error buffer; msg is always NUL-terminated. */
+/* Caller-owned error buffer; msg is always NUL-terminated.  usage is 1
+ * when the reason is a usage refusal (gp_usage): options that do not go
+ * together whatever the model and the card, which the command line
+ * answers with exit 2; 0 for every other refusal (gp_fail). */
 typedef struct gp_error {
 	char msg[256];
+	int usage;
 } gp_error;
 
 /* Format a reason into err (if not NULL); returns GP_EINVAL so a kernel can
  * write `return gp_fail(err, "...", ...);`. */
 int gp_fail(gp_error *err, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+
+/* gp_fail for a usage refusal: the same message, err->usage set. */
+int gp_usage(gp_error *err, const char *fmt, ...)
 #if defined(__GNUC__)
 	__attribute__((format(printf, 2, 3)))
 #endif

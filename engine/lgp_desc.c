@@ -183,7 +183,7 @@ static void c_order(lua_State *L, int v, void *dst, const char *path)
 		luaL_error(L, "%s must be a string (got %s)", path,
 			   luaL_typename(L, v));
 	if (layout_order_parse(lua_tostring(L, v), c->mem.lay.order, &err))
-		luaL_error(L, "%s", err.msg);
+		lgp_error(L, &err, "");
 }
 
 static void c_train_offload(lua_State *L, int v, void *dst, const char *path)

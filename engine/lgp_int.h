@@ -26,6 +26,12 @@
 
 int luaopen_gpuplan_core(lua_State *L);
 
+/* Raise a kernel's refusal as a Lua error: prefix and err->msg.  A usage
+ * refusal (err->usage, gp_usage) is recorded first with gpuplan.args'
+ * usage, so the command line exits 2 on it; the error is the same string
+ * either way (lgpuplan.c). */
+int lgp_error(lua_State *L, const gp_error *err, const char *prefix);
+
 /* The handles' metatables (lgp_model.c). */
 #define LGP_MODEL "gpuplan.model"
 #define LGP_DEVICE "gpuplan.device"

@@ -243,7 +243,7 @@ int lgp_memory(lua_State *L)
 	}
 	lgp_strict(L, 2, 2, "memory");
 	if (rc != GP_OK)
-		return luaL_error(L, "%s", err.msg);
+		return lgp_error(L, &err, "");
 
 	lgp_pushmem(L, &r);
 	return 1;
@@ -274,7 +274,7 @@ int lgp_state_bytes(lua_State *L)
 	lgp_read(L, 2, 2, &lgp_optim_desc, &opt, LGP_DEFAULTS | LGP_STRICT);
 	if (mem_recipe_check(&rec, &opt, &err) ||
 	    mem_state_bytes(&rec, &opt, &sb, &err))
-		return luaL_error(L, "%s", err.msg);
+		return lgp_error(L, &err, "");
 	lua_createtable(L, 0, 6);
 	lgp_push(L, &state_bytes_desc, &sb);
 	lgp_setnum(L, "total", sb.weights + sb.grads + sb.master +

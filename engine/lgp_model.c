@@ -291,7 +291,7 @@ void lgp_tomodel(lua_State *L, int idx, gp_model *m)
 	lgp_strict(L, idx, 0, "model");
 	lua_settop(L, top);
 	if (model_check(m, &err) != GP_OK)
-		luaL_error(L, "%s", err.msg);
+		lgp_error(L, &err, "");
 }
 
 /* A model's parameter counts under their Lua names. */
@@ -315,7 +315,7 @@ int lgp_model_params(lua_State *L)
 
 	lgp_tomodel(L, 1, &m);
 	if (model_params(&m, &p, &err) != GP_OK)
-		return luaL_error(L, "%s", err.msg);
+		return lgp_error(L, &err, "");
 	lua_createtable(L, 0, 13);
 	lgp_push(L, &params_desc, &p);
 	return 1;
@@ -348,7 +348,7 @@ int lgp_model_vision(lua_State *L)
 
 	lgp_tomodel(L, 1, &m);
 	if (model_check(&m, &err) != GP_OK)
-		return luaL_error(L, "%s", err.msg);
+		return lgp_error(L, &err, "");
 	lua_pushnumber(L, model_vision_tokens(&m));
 	lua_pushnumber(L, model_vision_patches(&m));
 	return 2;
@@ -654,7 +654,7 @@ int lgp_comm_cost(lua_State *L)
 			      comm_group_cost(&t, op, bytes, &g, &r, &err);
 	}
 	if (rc != GP_OK)
-		return luaL_error(L, "%s", err.msg);
+		return lgp_error(L, &err, "");
 	lua_createtable(L, 0, 9);
 	lgp_push(L, &comm_result_desc, &r);
 	lgp_setstr(L, "algo", comm_algo_name(r.algo));
@@ -732,7 +732,7 @@ void lgp_todevice(lua_State *L, int idx, roof_device *d)
 	lgp_read(L, idx, 0, &device_desc, d, LGP_DEFAULTS);
 	lgp_strict(L, idx, 0, w);
 	if (roof_device_check(d, &err) != GP_OK)
-		luaL_error(L, "%s", err.msg);
+		lgp_error(L, &err, "");
 }
 
 static gp_dtype lgp_checkdtype(lua_State *L, const char *what,
@@ -805,7 +805,7 @@ int lgp_roof_op(lua_State *L)
 	lgp_read(L, 2, 0, &roof_op_desc, &in, LGP_DEFAULTS | LGP_STRICT);
 	in.op.name = NULL;	/* the caller's one op: "op: ..." */
 	if (roof_op_time(&d, &in.op, in.graphs, &r, &err) != GP_OK)
-		return luaL_error(L, "%s", err.msg);
+		return lgp_error(L, &err, "");
 	lua_createtable(L, 0, 12);
 	lgp_pushroof(L, &r);
 	return 1;
@@ -854,7 +854,7 @@ int lgp_topo_handle(lua_State *L)
 
 	lgp_totopo(L, 1, t);
 	if (comm_topo_check(t, &err) != GP_OK)
-		return luaL_error(L, "%s", err.msg);
+		return lgp_error(L, &err, "");
 	luaL_setmetatable(L, LGP_TOPO);
 	return 1;
 }

@@ -325,7 +325,7 @@ int lgp_rl(lua_State *L)
 	out = (rl_result *)lua_newuserdatauv(L, sizeof *out, 0);
 	if ((split > 0 ? rl_best_split(&m, &d, &t, &c, split, out, &err) :
 	     rl_step(&m, &d, &t, &c, out, &err)) != GP_OK)
-		return luaL_error(L, "%s", err.msg);
+		return lgp_error(L, &err, "");
 	lgp_pushrl(L, out);
 	/* E[L^2] of the response lengths (tokens^2): the quadratic term
 	 * of attention over the step's sequences, as a framework's FLOP
@@ -463,7 +463,7 @@ static int lgp_rl_job_step(lua_State *L)
 		luaL_setmetatable(L, LGP_RL_RESULT);
 	}
 	if (rl_step_cached(&j->m, &j->d, &j->t, &c, &j->cache, r, &err))
-		return luaL_error(L, "step: %s", err.msg);
+		return lgp_error(L, &err, "step: ");
 	return 1;
 }
 

@@ -231,7 +231,7 @@ int lgp_infer(lua_State *L)
 	lgp_toserve(L, 3, &c, &t);
 	lgp_strict(L, 3, 3, "infer");
 	if (infer_run(&m, &d, &c, &r, &err) != GP_OK)
-		return luaL_error(L, "%s", err.msg);
+		return lgp_error(L, &err, "");
 	lua_createtable(L, 0, 29);
 	lgp_setbool(L, "fits", r.fits);
 	if (!r.fits)
@@ -294,7 +294,7 @@ int lgp_infer_gpus_for(lua_State *L)
 	limit = luaL_checknumber(L, 5);
 	if (infer_gpus_for(&m, &d, &c, target, limit, &gpus, &batch, &tps,
 			   &err) != GP_OK)
-		return luaL_error(L, "%s", err.msg);
+		return lgp_error(L, &err, "");
 	lua_pushinteger(L, gpus);
 	lua_pushinteger(L, batch);
 	lua_pushnumber(L, tps);
@@ -510,7 +510,7 @@ int lgp_serve(lua_State *L)
 	lgp_toservemoe(L, 3, &c);
 	lgp_strict(L, 3, 3, "serve");
 	if (serve_run(&m, &d, &c, &r, &err) != GP_OK)
-		return luaL_error(L, "%s", err.msg);
+		return lgp_error(L, &err, "");
 	lgp_pushserve(L, &r);
 	return 1;
 }
@@ -539,7 +539,7 @@ int lgp_serve_target(lua_State *L)
 	fd = lua_toboolean(L, 7);
 	if (serve_target(&m, &d, &c, target, limit, fl, fd, &out, &r, &err)
 	    != GP_OK)
-		return luaL_error(L, "%s", err.msg);
+		return lgp_error(L, &err, "");
 	lgp_pushserve(L, &r);
 	lua_createtable(L, 0, 5);
 	lgp_setint(L, "gpus", out.gpus);

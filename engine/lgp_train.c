@@ -133,7 +133,7 @@ int lgp_train(lua_State *L)
 	lgp_totopo(L, 3, &t);
 	lgp_totraincfg_arg(L, 4, 4, &c);
 	if (train_step(&m, &d, &t, &c, &r, &err) != GP_OK)
-		return luaL_error(L, "%s", err.msg);
+		return lgp_error(L, &err, "");
 	lgp_pushtrain(L, &r);
 	return 1;
 }
@@ -431,7 +431,7 @@ static void lgp_tospace(lua_State *L, int idx, sweep_space *s,
 	s->max_cost = lgp_field_num(L, idx, w, "budget", 0, 0);
 	if (sweep_key_parse(lgp_field_str(L, idx, w, "key", "time"), &in->key,
 			    &err))
-		luaL_error(L, "%s", err.msg);
+		lgp_error(L, &err, "");
 	in->k = lgp_field_int(L, idx, w, "top", 0, 10, 1);
 	if (in->k > 100000)
 		luaL_error(L, "sweep.top must be at most 100000");
@@ -492,6 +492,12 @@ static void lgp_pushsweep(lua_State *L, const sweep_cand *top, int ntop,
 	if (st->errors > 0) {
 		/* the first layout the training step refused, and why */
 		lgp_setstr(L, "error", st->error.msg);
+		/* a usage refusal (gp_usage): options the user fixed that
+		 * do not go together in any layout (gpuplan.sweep) */
+		if (st->error.usage) {
+			lua_pushboolean(L, 1);
+			lua_setfield(L, -2, "error_usage");
+		}
 		lgp_pushcand(L, &st->error_at);
 		lua_setfield(L, -2, "error_at");
 	}
@@ -544,7 +550,7 @@ int lgp_sweep(lua_State *L)
 	if (sweep_run(&m, &d, &t, &base, &s, in.key, cache,
 		      in.has_where ? lgp_where_call : NULL, &wh, top, in.k,
 		      &ntop, &st, &err))
-		return luaL_error(L, "%s", err.msg);
+		return lgp_error(L, &err, "");
 	lgp_pushsweep(L, top, ntop, &st, cache);
 	return 1;
 }
@@ -781,7 +787,7 @@ static int lgp_job_step(lua_State *L)
 	if ((j->stepped ? train_step_next(&j->m, &j->d, &j->t, &c,
 					  &j->cache, 0, NULL, NULL, r, &err) :
 	     train_step_cached(&j->m, &j->d, &j->t, &c, &j->cache, r, &err)))
-		return luaL_error(L, "step: %s", err.msg);
+		return lgp_error(L, &err, "step: ");
 	j->stepped = 1;
 	return 1;
 }

@@ -67,7 +67,7 @@ static int lgp_check(lua_State *L)
 
 		lgp_totopo(L, 2, &t);
 		if (comm_topo_check(&t, &err) != GP_OK)
-			return luaL_error(L, "%s", err.msg);
+			return lgp_error(L, &err, "");
 	}
 	lua_pushboolean(L, 1);
 	return 1;
@@ -229,4 +229,23 @@ int luaopen_gpuplan_core(lua_State *L)
 	lgp_push_tables(L);
 	lgp_push_defaults(L);
 	return 1;
+}
+
+int lgp_error(lua_State *L, const gp_error *err, const char *prefix)
+{
+	if (err->usage) {
+		lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+		lua_getfield(L, -1, "gpuplan.args");
+		if (lua_istable(L, -1)) {
+			lua_getfield(L, -1, "usage");
+			if (lua_isfunction(L, -1)) {
+				lua_pushfstring(L, "%s%s", prefix, err->msg);
+				lua_call(L, 1, 0);
+			} else {
+				lua_pop(L, 1);
+			}
+		}
+		lua_pop(L, 2);
+	}
+	return luaL_error(L, "%s%s", prefix, err->msg);
 }

@@ -151,6 +151,56 @@ function M.set(names)
   return s
 end
 
+-- Usage refusals ------------------------------------------------------
+--
+-- A refusal of the request as written -- two options that do not go
+-- together ("vpp 2 needs a pipeline (pp > 1; got pp 1)", "base_checkpoint
+-- needs response_max"), decided by the options' values alone -- is a
+-- usage error: the command line exits 2 on it, as on a parse error, where
+-- a job that cannot run (a model or card that cannot do it, a layout that
+-- does not divide, a broken file) exits 1.  The error stays a plain
+-- string, raised with error() as every other refusal is: a script's pcall
+-- gets the message it always got (positioned at the script's line), and
+-- the modules that catch a setup's refusal and re-raise it under their own
+-- name ("train: ..." as "sweep: ..." or "rl: ...", "infer: ..." as "rl:
+-- rollout: ...") keep working on a string.  The mark is kept beside it:
+-- M.usage records the message's words, and the command line asks
+-- M.is_usage of the message its command failed with.
+local usage_said, said_count = {}, 0
+
+-- The forms of a message a re-raise can leave: the whole, then without
+-- each leading "name: " (the refusing function's, the command's).
+local function heads_off(msg, f)
+  local s = msg
+  while true do
+    if f(s) then return true end
+    local rest = s:match("^[%w_]+: (.+)$")
+    if not rest then return false end
+    s = rest
+  end
+end
+
+-- msg recorded as a usage refusal; returns msg (error(M.usage(msg), level)).
+function M.usage(msg)
+  -- A script pricing many jobs under pcall records each distinct message:
+  -- past a few thousand the record starts again (a usage error then
+  -- forgotten exits 1, as before the mark, never a wrong 2).
+  if said_count > 4096 then usage_said, said_count = {}, 0 end
+  said_count = said_count + 1
+  heads_off(msg, function(s) usage_said[s] = true end)
+  return msg
+end
+
+-- Whether error message e (a string: its position and a traceback after
+-- it are set aside) is a usage refusal M.usage recorded, under whatever
+-- "name: " heads a re-raise put in front of it.
+function M.is_usage(e)
+  if type(e) ~= "string" then return false end
+  local s = e:match("^(.-)\nstack traceback:") or e
+  s = s:gsub("^[^%s:]+:%d+: ", "")
+  return heads_off(s, function(x) return usage_said[x] == true end)
+end
+
 -- Errors at the caller's level ---------------------------------------
 
 -- Where gpuplan's own Lua lives: chunk sources "@ROOT/lua/...".

@@ -7,7 +7,9 @@
 -- (fit, train, plan, rl, infer) and comm make options, usage and hint from the
 -- declarations in gpuplan.options.  `--sweep-batch`
 -- arrives as opts.sweep_batch.  Exit codes: 0 ok, 1 error (a one-line
--- message naming the file:line or the argument), 2 usage.
+-- message naming the file:line or the argument), 2 usage -- the command's
+-- own cli.usage, and a library refusal marked one (gpuplan.args usage:
+-- options that do not go together), docs/output.md.
 
 local config = require "gpuplan.config"
 local argmod = require "gpuplan.args"
@@ -481,6 +483,12 @@ local function dispatch(argv)
     return debug.traceback(tostring(m), 2)
   end, opts, args)
   if not rok then
+    -- A refusal the library marked as a usage error (args.usage: options
+    -- that do not go together) is the command's usage error, exit 2, as
+    -- the command's own checks are.
+    if argmod.is_usage(res) then
+      res = M.usage(M.clean(res:match("^(.-)\nstack traceback:") or res))
+    end
     if options.FUNCTION[name] then res = flags_named(res, name) end
     -- An output file that cannot be written named neither the command
     -- nor the option ("gpuplan: cannot write 'out/': it is a directory"):
