@@ -463,13 +463,15 @@ local function placement(a, G, topo_nodes)
     nodes = nodes or (gpus and -(-gpus // per)) or topo_nodes or 1
     gpus = gpus or per * nodes
     if gpus ~= per * nodes then
-      error(string.format("comm: %d gpus are not %d nodes x %d gpus_per_node", gpus, nodes, per), 3)
+      error(require("gpuplan.args").usage(string.format("comm: %d gpus are not %d nodes x %d "
+        .. "gpus_per_node", gpus, nodes, per)), 3)
     end
     return gpus, per, nodes
   end
   if nodes and gpus then
     if gpus % nodes ~= 0 then
-      error(string.format("comm: %d gpus do not split evenly over %d nodes", gpus, nodes), 3)
+      error(require("gpuplan.args").usage(string.format("comm: %d gpus do not split evenly "
+        .. "over %d nodes", gpus, nodes)), 3)
     end
     per = gpus // nodes
     if per > G then
@@ -597,12 +599,12 @@ function M.comm(a)
     if a[k] ~= nil then given[#given + 1] = k end
   end
   if #given > 1 then
-    error("comm: give one of system = ID, gpu = ID or topology = {...} (got "
-      .. table.concat(given, " and ") .. ")", 2)
+    error(require("gpuplan.args").usage("comm: give one of system = ID, gpu = ID or "
+      .. "topology = {...} (got " .. table.concat(given, " and ") .. ")"), 2)
   end
   if a.topology and a.fabric ~= nil then
-    error("comm: fabric joins a system's or a gpu's node; a topology table gives its own "
-      .. "up_* fields", 2)
+    error(require("gpuplan.args").usage("comm: fabric joins a system's or a gpu's node; a "
+      .. "topology table gives its own up_* fields"), 2)
   end
   local topo
   if a.topology then

@@ -828,8 +828,8 @@ M.BATCH_AND_CONCURRENCY = "infer: give batch = N or concurrency = N, not both"
 function M.setup(a)
   check_args(a, 3)
   local cat = catalog(a.cat or a.catalog)
-  if a.model == nil then error("infer: model is required", 3) end
-  if a.gpu == nil then error("infer: gpu is required", 3) end
+  if a.model == nil then error(args.usage("infer: model is required"), 3) end
+  if a.gpu == nil then error(args.usage("infer: gpu is required"), 3) end
   local model = type(a.model) == "table" and a.model or cat:get("models", a.model)
   local g = type(a.gpu) == "table" and require("gpuplan.catalog").entry("gpu", a.gpu)
     or cat:get("gpus", a.gpu)
@@ -1167,8 +1167,8 @@ function M.infer(a)
     -- of the wrong kind is left to the serving model's resolve step, which
     -- says what requests takes.
     if type(a.requests) == "number" then
-      error("infer: requests (a finite run's fill and drain) is priced for one model on "
-        .. "its replicas, not by the MoE serving model, which prices the steady state", 2)
+      error(args.usage("infer: requests (a finite run's fill and drain) is priced for one model on "
+        .. "its replicas, not by the MoE serving model, which prices the steady state"), 2)
     end
     -- The 80% ranges of the latencies, throughputs and cost (gpuplan.ranges).
     return require("gpuplan.ranges").apply("infer", a, require("gpuplan.serve").infer(a))

@@ -105,7 +105,8 @@ local function caller()
   end
 end
 
-local function fail(fmt, ...)
+-- A refusal's message, opening with the caller's name.
+local function named(fmt, ...)
   local msg = string.format(fmt, ...)
   local who = caller()
   -- gp.memory's (gpuplan fit's) refusals keep their words: the command
@@ -118,8 +119,13 @@ local function fail(fmt, ...)
       msg = who .. ": " .. msg
     end
   end
-  error(msg, 3)
+  return msg
 end
+
+local function fail(fmt, ...) error(named(fmt, ...), 3) end
+-- A usage refusal (gpuplan.args usage): options that do not go together,
+-- whatever the model and the card; the command line exits 2 on it.
+local function usage(fmt, ...) error(require("gpuplan.args").usage(named(fmt, ...)), 3) end
 
 -- A training job's offload values (the engine's c_offload reads the same
 -- four; "params" is params+optimizer's short name).
@@ -284,13 +290,13 @@ function M.sharding(fsdp, grad_sync, zero)
   end
   if fsdp == nil then
     if grad_sync ~= nil then
-      fail("grad_sync %s needs fsdp (ZeRO 0/1 reduce once per step, ZeRO 2/3 per "
+      usage("grad_sync %s needs fsdp (ZeRO 0/1 reduce once per step, ZeRO 2/3 per "
         .. "micro-batch)", grad_sync)
     end
     return nil, zero
   end
   local z = M.FSDP_ZERO[fsdp]
-  if zero ~= nil and zero ~= z then fail("fsdp %s is zero %d, not %s", fsdp, z, shown(zero)) end
+  if zero ~= nil and zero ~= z then usage("fsdp %s is zero %d, not %s", fsdp, z, shown(zero)) end
   -- full_shard under no_sync still gathers every layer for each
   -- micro-batch's forward and backward, but accumulates whole gradients
   -- and reduce-scatters them once per step (PyTorch pull request 126166
@@ -421,7 +427,7 @@ local function prepare_infer(o, cfg, model, gpu, gpus, tp, pp, dflt)
   -- (images, train_vision ... under method infer: refused with every
   -- option of other methods, in prepare_fn)
   if gpus % (tp * pp) ~= 0 then
-    fail("gpus %d is not a multiple of tp*pp = %d", gpus, tp * pp)
+    usage("gpus %d is not a multiple of tp*pp = %d", gpus, tp * pp)
   end
   -- A replica's TP group within one node: gp.infer's rule, from there.
   local beyond = gpu and require("gpuplan.infer").tp_beyond_node(tp, pp, gpu)
@@ -466,7 +472,7 @@ end
 -- sharding; returns the sharding.
 local function prepare_layout(o, cfg, method, gpus, tp, pp, cp, ep, dflt)
   if gpus % (tp * pp * cp) ~= 0 then
-    fail("gpus %d is not a multiple of tp*pp*cp = %d", gpus, tp * pp * cp)
+    usage("gpus %d is not a multiple of tp*pp*cp = %d", gpus, tp * pp * cp)
   end
   cfg.kind = (method == "grpo" or method == "ppo") and "rl" or "train"
   cfg.dp = gpus // (tp * pp * cp)
@@ -475,7 +481,7 @@ local function prepare_layout(o, cfg, method, gpus, tp, pp, cp, ep, dflt)
   -- Interleaving splits each pipeline stage into chunks: with one stage
   -- there is nothing to interleave, and the option would do nothing.
   if (cfg.vpp or 1) > 1 and pp == 1 then
-    fail("vpp %d needs a pipeline (pp > 1; got pp 1)", cfg.vpp)
+    usage("vpp %d needs a pipeline (pp > 1; got pp 1)", cfg.vpp)
   end
   boolean("sp", o.sp)
   local sharding, zero, whole = M.sharding(o.fsdp, o.grad_sync, o.zero)
@@ -518,11 +524,11 @@ local function prepare_shape(o, cfg, model, method, dflt)
   -- (one of its declared values: the resolve step checked it)
   -- Interleaving is vpp's: without chunks it ran 1F1B under its name.
   if o.schedule == "interleaved" and (o.vpp or 1) < 2 then
-    fail("schedule interleaved runs vpp model chunks a stage: give vpp >= 2 (got vpp %s)",
+    usage("schedule interleaved runs vpp model chunks a stage: give vpp >= 2 (got vpp %s)",
       shown(o.vpp or 1))
   end
   if o.schedule == "dualpipe" and (o.vpp or 1) > 1 then
-    fail("schedule dualpipe holds two chunks a rank by itself; vpp %s is interleaved's",
+    usage("schedule dualpipe holds two chunks a rank by itself; vpp %s is interleaved's",
       shown(o.vpp))
   end
   cfg.schedule = o.schedule
@@ -534,7 +540,7 @@ local function prepare_shape(o, cfg, model, method, dflt)
   if o.recompute_layers ~= nil then
     cfg.recompute_layers = posint("recompute_layers", o.recompute_layers)
     if cfg.recompute ~= "full" then
-      fail("recompute_layers applies to recompute = full (got recompute = %s)", tostring(cfg.recompute))
+      usage("recompute_layers applies to recompute = full (got recompute = %s)", tostring(cfg.recompute))
     end
   end
   -- Megatron-Core's recompute_modules (output-discarding checkpointing;
@@ -564,7 +570,7 @@ local function prepare_shape(o, cfg, model, method, dflt)
       end
     end
     if cfg.recompute == "full" or cfg.recompute == "op" then
-      fail("recompute_modules applies to recompute = none or selective (%s keeps only "
+      usage("recompute_modules applies to recompute = none or selective (%s keeps only "
         .. "what its policy lists)", cfg.recompute)
     end
     cfg.recompute_modules = rm
@@ -638,18 +644,18 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
     cfg.activation_offload_layers = posint("activation_offload_layers",
       o.activation_offload_layers)
     if stack ~= "megatron" then
-      fail("activation_offload_layers is Megatron-Core's cpu_offloading (Transformer "
+      usage("activation_offload_layers is Megatron-Core's cpu_offloading (Transformer "
         .. "Engine's offload context); stack = %s has no such option (the megatron stack "
         .. "takes it)", stack)
     end
     -- In a search pp and recompute are the search's: it keeps pp 1 and
     -- recompute none (engine/sweep.c job_pp_ok, ok_rec).
     if pp > 1 and not searched then
-      fail("activation_offload_layers needs pp = 1 (got pp %d): Megatron-Core has \"no "
+      usage("activation_offload_layers needs pp = 1 (got pp %d): Megatron-Core has \"no "
         .. "support for Pipeline parallelism with CPU offloading\"", pp)
     end
     if cfg.recompute ~= "none" and not searched then
-      fail("activation_offload_layers needs recompute = none (got recompute = %s): "
+      usage("activation_offload_layers needs recompute = none (got recompute = %s): "
         .. "Megatron-Core's \"CPU offloading does not work when activation recomputation "
         .. "is enabled\"", tostring(cfg.recompute))
     end
@@ -667,7 +673,7 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
                        "max_reuse_distance" } do
     if o[k] ~= nil then
       if stack ~= "deepspeed" then
-        fail("%s is DeepSpeed's ZeRO config (zero_optimization); stack = %s has no such "
+        usage("%s is DeepSpeed's ZeRO config (zero_optimization); stack = %s has no such "
           .. "option (the deepspeed stack takes it)", k, stack)
       end
       cfg[k] = o[k]
@@ -679,7 +685,7 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
   -- accumulator bytes (engine/memory.h ds_accum_bytes), 0 the model's.
   if o.grad_accum_dtype ~= nil and o.grad_accum_dtype ~= "model" then
     if stack ~= "deepspeed" then
-      fail("grad_accum_dtype is DeepSpeed's ds_config (data_types); stack = %s has no such "
+      usage("grad_accum_dtype is DeepSpeed's ds_config (data_types); stack = %s has no such "
         .. "option (the deepspeed stack takes it)", stack)
     end
     cfg.grad_accum_bytes = ({ fp32 = 4, bf16 = 2, fp16 = 2 })[o.grad_accum_dtype]
@@ -692,9 +698,9 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
   for _, k in ipairs { "first_stage_layers", "last_stage_layers" } do
     if o[k] ~= nil then
       cfg[k] = posint(k, o[k])
-      if pp < 2 and not searched then fail("%s applies to pipeline stages (pp >= 2; got pp %d)", k, pp) end
+      if pp < 2 and not searched then usage("%s applies to pipeline stages (pp >= 2; got pp %d)", k, pp) end
       if stack ~= "megatron" then
-        fail("%s is Megatron-Core's split (num_layers_in_%s_pipeline_stage); stack = %s "
+        usage("%s is Megatron-Core's split (num_layers_in_%s_pipeline_stage); stack = %s "
           .. "partitions by its own rule (the megatron stack takes it)", k, k:match("^(%a+)_"),
           stack)
       end
@@ -709,10 +715,10 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
     end
     -- in a search the pp it divides over (engine/sweep.c job_pp_ok)
     if o.split_ends and pp < 2 and not searched then
-      fail("split_ends applies to pipeline stages (pp >= 2; got pp %d)", pp)
+      usage("split_ends applies to pipeline stages (pp >= 2; got pp %d)", pp)
     end
     if o.split_ends and stack == "deepspeed" then
-      fail("split_ends is Megatron-Core's split; stack = deepspeed partitions by its own rule")
+      usage("split_ends is Megatron-Core's split; stack = deepspeed partitions by its own rule")
     end
     cfg.split_ends = o.split_ends
   end
@@ -747,7 +753,7 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
       fail("attn_clamp must be true or false (got %s)", shown(o.attn_clamp))
     end
     if o.attn_clamp and cfg.flash ~= false then
-      fail("attn_clamp is the eager attention's torch.max over the masked scores: "
+      usage("attn_clamp is the eager attention's torch.max over the masked scores: "
         .. "it needs flash = false (a fused attention kernel keeps no scores)")
     end
     cfg.attn_clamp = o.attn_clamp
@@ -855,7 +861,7 @@ local function prepare_recipe(o, cfg, model, gpu, method, stack, dflt, defaults)
   -- dropped in silence (--weights int4, even --weights foo, planned a
   -- bf16 full fine-tune): refused, naming what sets that dtype.
   if o.weights ~= nil and not lora then
-    fail("weights applies to an adapter's frozen base (method lora|qlora, or lora_rank with "
+    usage("weights applies to an adapter's frozen base (method lora|qlora, or lora_rank with "
       .. "method grpo|ppo) and to inference; method %s trains every weight in its recipe's "
       .. "dtype (precision, recipe)", method)
   end
@@ -877,11 +883,11 @@ local function prepare_recipe(o, cfg, model, gpu, method, stack, dflt, defaults)
       fail("fp8_activations must be a boolean (got %s)", shown(o.fp8_activations))
     end
     if o.fp8_activations and precision ~= "fp8" and o.recipe ~= "fp8" then
-      fail("fp8_activations needs precision = fp8 (got %s): the fp8 weight-gradient GEMM "
+      usage("fp8_activations needs precision = fp8 (got %s): the fp8 weight-gradient GEMM "
         .. "reads the cached fp8 inputs", tostring(precision))
     end
     if o.fp8_activations and lora then
-      fail("fp8_activations applies to full training, not to adapters (%s)", method)
+      usage("fp8_activations applies to full training, not to adapters (%s)", method)
     end
     cfg.fp8_activations = o.fp8_activations
   end
@@ -927,7 +933,7 @@ local function prepare_recipe(o, cfg, model, gpu, method, stack, dflt, defaults)
       if (cfg.base.bits or 0) >= 16 then
         local wn = type(o.weights) == "table" and string.format("{bits = %g}", cfg.base.bits)
           or tostring(o.weights)
-        fail("weights %s: method qlora quantises the frozen base (nf4-dq by default, "
+        usage("weights %s: method qlora quantises the frozen base (nf4-dq by default, "
           .. "int4, fp8 ...); a %s base is method lora", wn, wn)
       end
     else
@@ -986,7 +992,7 @@ local function prepare_vision(o, cfg, model, method, lora, media, dflt)
     cfg.images = dflt("images", { model = model })
   end
   if model.vision and o.train_vision and (cfg.images or 0) == 0 then
-    fail("train_vision: no image reaches the tower (images 0, no video_frames): "
+    usage("train_vision: no image reaches the tower (images 0, no video_frames): "
       .. "give images or video_frames")
   end
   if o.train_vision ~= nil then
@@ -997,7 +1003,7 @@ local function prepare_vision(o, cfg, model, method, lora, media, dflt)
       fail("train_vision given for %s, which has no vision tower", tostring(model.id or model.name))
     end
     if lora and o.train_vision then
-      fail("train_vision: LoRA/QLoRA freeze the whole base, the vision tower included")
+      usage("train_vision: LoRA/QLoRA freeze the whole base, the vision tower included")
     end
   end
   if model.vision and not lora then
@@ -1015,13 +1021,13 @@ local function prepare_vision(o, cfg, model, method, lora, media, dflt)
           .. "%s has no vision tower", tostring(model.id or model.name))
       end
       if lora then
-        fail("train_llm false: LoRA/QLoRA already freeze the base (their adapters train)")
+        usage("train_llm false: LoRA/QLoRA already freeze the base (their adapters train)")
       end
       if o.offload then
-        fail("train_llm false with offload: only the projector trains, nothing to offload")
+        usage("train_llm false with offload: only the projector trains, nothing to offload")
       end
       if method == "grpo" or method == "ppo" then
-        fail("train_llm false: method = %s trains the policy's language model", method)
+        usage("train_llm false: method = %s trains the policy's language model", method)
       end
       cfg.llm_frozen = true
     end
@@ -1077,11 +1083,11 @@ prepare_fn = function(o, cmd, who)
   local given = o
   o = r.values
   local defaults, sharding, dflt, precision = r.defaults, nil, r.dflt, nil
-  local model = get("model", o.model or fail("memory: model is required"), o.cat)
+  local model = get("model", o.model or usage("memory: model is required"), o.cat)
   local capacity = o.capacity
   local gpu
   if capacity == nil then
-    gpu = get("gpu", o.gpu or fail("memory: gpu (or capacity) is required"), o.cat)
+    gpu = get("gpu", o.gpu or usage("memory: gpu (or capacity) is required"), o.cat)
     capacity = M.capacity(gpu)
   end
   local method = o.method or dflt("method")
@@ -1100,10 +1106,10 @@ prepare_fn = function(o, cmd, who)
   -- (an inference cache on a training step) was accepted here.
   local bad, methods = options.misplaced(given, method)
   if bad and method == "infer" and methods:find("pretrain", 1, true) then
-    fail("%s applies to training, not method infer", bad)
+    usage("%s applies to training, not method infer", bad)
   end
   if bad then
-    fail("%s applies to method %s (got %s)", bad, (methods:gsub(" ", "|")), method)
+    usage("%s applies to method %s (got %s)", bad, (methods:gsub(" ", "|")), method)
   end
   local gpus = posint("gpus", o.gpus, 1)
   local tp = posint("tp", o.tp, 1)
@@ -1149,7 +1155,7 @@ prepare_fn = function(o, cmd, who)
     if sharding == "hybrid_shard" then
       cfg.hsdp = o.gpus_per_node
       if cfg.hsdp == nil and gpu == nil then
-        fail("memory: fsdp hybrid_shard shards within a node: give gpu (the node is its "
+        usage("memory: fsdp hybrid_shard shards within a node: give gpu (the node is its "
           .. "catalog system's)")
       end
       if cfg.hsdp == nil then
@@ -1164,7 +1170,7 @@ prepare_fn = function(o, cmd, who)
     -- step, gp.train_job never (its own layout passed unchecked, as a
     -- vpp without pp here does not).  A search's pp is its own.
     if cfg.schedule == "dualpipe" and who ~= "sweep" and (pp < 2 or pp % 2 ~= 0) then
-      fail("dualpipe needs an even pp of 2 or more and no vpp (got pp %d, vpp %d)", pp,
+      usage("dualpipe needs an even pp of 2 or more and no vpp (got pp %d, vpp %d)", pp,
         cfg.vpp or 1)
     end
     local stack = prepare_stack(o, cfg, model, method, pp, dflt, who == "sweep")
@@ -1177,7 +1183,7 @@ prepare_fn = function(o, cmd, who)
     -- sharding_rule; fit's here).
     local s3 = cmd == "fit" and M.stage3_key(o)
     if s3 and cfg.zero ~= 3 then
-      fail("%s is DeepSpeed's stage 3 (stage3_%s): it needs zero 3 (got zero %s)", s3, s3,
+      usage("%s is DeepSpeed's stage 3 (stage3_%s): it needs zero 3 (got zero %s)", s3, s3,
         tostring(math.tointeger(cfg.zero) or cfg.zero))
     end
     local lora
@@ -1332,9 +1338,9 @@ end
 -- needs the most, and says which.  Separate pools: the fit's GPUs train
 -- and as many more roll out.
 local function rl_memory(o, p)
-  if not p.gpu then fail("memory: method %s needs gpu (the rollout engine runs on it)", p.method) end
+  if not p.gpu then usage("memory: method %s needs gpu (the rollout engine runs on it)", p.method) end
   if o.seq ~= nil then
-    fail("memory: seq: an RL step trains on prompt_len + response_len tokens per sample")
+    usage("memory: seq: an RL step trains on prompt_len + response_len tokens per sample")
   end
   -- The step's own options pass on, those the caller's table inherits
   -- through an __index table too (a script's setmetatable({ method =
@@ -1413,7 +1419,7 @@ function M.memory(o)
   -- The node is the training offload's host; inference's memory reads
   -- none of it (a system there was dropped in silence).
   if o.system ~= nil and cfg.kind == "infer" then
-    fail("memory: system applies to training (the host an offload lives in), not method = infer")
+    usage("memory: system applies to training (the host an offload lives in), not method = infer")
   end
   local node = cfg.kind == "train" and gpu and M.host_node(o, gpu, o.cat) or nil
   if node then

@@ -247,6 +247,9 @@ local M = {}
 
 local function core() return require "gpuplan.core" end
 local function fail(fmt, ...) error(string.format(fmt, ...), 3) end
+-- A usage refusal (gpuplan.args usage): options that do not go together,
+-- whatever the model and the card; the command line exits 2 on it.
+local function usage(fmt, ...) error(args.usage(string.format(fmt, ...)), 3) end
 local shown = args.shown
 
 -- The RL step's own options (the others are gp.train's), declared in
@@ -648,7 +651,7 @@ local function check_options(o)
   for _, k in ipairs { "tokens", "scaling", "seq", "microbatches", "ctx", "block",
                        "concurrency", "chunk_tokens", "images", "train_vision",
                        "video_frames", "image_size", "frame_size" } do
-    if o[k] ~= nil then fail("rl: %s: %s", k, NOT_RL[k]) end
+    if o[k] ~= nil then usage("rl: %s: %s", k, NOT_RL[k]) end
   end
 end
 
@@ -697,27 +700,27 @@ local function lengths(o, dflt)
   -- response_len, and the limit response_max.
   if rmin ~= nil then
     if rmax == nil then
-      fail("rl: response_min is the bottom of a range of response lengths: it needs "
+      usage("rl: response_min is the bottom of a range of response lengths: it needs "
         .. "response_max, its top")
     elseif rmin > rmax then
-      fail("rl: response_min %d is above response_max %d", rmin, rmax)
+      usage("rl: response_min %d is above response_max %d", rmin, rmax)
     elseif base then
-      fail("rl: base_checkpoint assumes the mean response; response_min and response_max "
+      usage("rl: base_checkpoint assumes the mean response; response_min and response_max "
         .. "state it (their middle): give one of them")
     elseif o.response_dist ~= nil and o.response_dist ~= "uniform" then
-      fail("rl: response_min states lengths uniform up to response_max; response_dist %s "
+      usage("rl: response_min states lengths uniform up to response_max; response_dist %s "
         .. "contradicts it", shown(o.response_dist))
     elseif rlen ~= nil and rlen ~= (rmin + rmax) / 2 then
-      fail("rl: response_len %d is not the middle of response_min %d and response_max %d "
+      usage("rl: response_len %d is not the middle of response_min %d and response_max %d "
         .. "(uniform lengths between them): give the range or the mean", rlen, rmin, rmax)
     end
     rlen = (rmin + rmax) / 2
   end
   if base and rlen ~= nil then
-    fail("rl: base_checkpoint assumes the mean response, response_len %d states it: give "
+    usage("rl: base_checkpoint assumes the mean response, response_len %d states it: give "
       .. "one of them", rlen)
   elseif base and rmax == nil then
-    fail("rl: base_checkpoint needs response_max: the mean is assumed as a share of the limit")
+    usage("rl: base_checkpoint needs response_max: the mean is assumed as a share of the limit")
   end
   if rlen == nil and rmax ~= nil and base then
     -- A base policy's mean, assumed from measured runs of base
@@ -743,13 +746,13 @@ local function lengths(o, dflt)
   end
   if rmax == nil then
     if dist ~= nil and dist ~= "fixed" then
-      fail("rl: response_dist %s needs response_max (the generation limit)", dist)
+      usage("rl: response_dist %s needs response_max (the generation limit)", dist)
     end
     dist = "fixed"
     dflt(string.format("response_max=%d (every response %d tokens)", rlen, rlen))
   else
     if rmax < rlen then
-      fail("rl: response_max %d is below response_len %d (the mean)", rmax, rlen)
+      usage("rl: response_max %d is below response_len %d (the mean)", rmax, rlen)
     end
     if dist == nil and rmin ~= nil then
       dist = rmax > rlen and "uniform" or "fixed"
@@ -764,7 +767,7 @@ local function lengths(o, dflt)
       fail("rl: response_clip must be a share in [0, 1) (got %s)", shown(clip))
     end
     if dist ~= "exp" then
-      fail("rl: response_clip needs exp lengths, a limit above the mean (got %s)", dist)
+      usage("rl: response_clip needs exp lengths, a limit above the mean (got %s)", dist)
     end
   elseif dist == "exp" then
     -- A mean of one token leaves the responses that end no room below it
@@ -774,10 +777,10 @@ local function lengths(o, dflt)
       .. "is cut at response_max, as published GRPO logs show; give it when known)", clip))
   end
   if clip and clip * rmax > rlen then
-    fail("rl: response_clip %g puts %g tokens a response at response_max %d, above "
+    usage("rl: response_clip %g puts %g tokens a response at response_max %d, above "
       .. "response_len %d", clip, clip * rmax, rmax, rlen)
   elseif clip and clip * rmax > rlen - (1 - clip) then
-    fail("rl: response_clip %g puts %g tokens a response at response_max %d, leaving the "
+    usage("rl: response_clip %g puts %g tokens a response at response_max %d, leaving the "
       .. "responses that end a mean under one token (response_len %d)", clip, clip * rmax,
       rmax, rlen)
   end
@@ -794,12 +797,12 @@ local function pools_of(o, gpus, offload)
   elseif rgpus ~= nil then
     rgpus = posint("rollout_gpus", rgpus)
     if rgpus >= gpus then
-      fail("rl: rollout_gpus %d leaves none of the %d GPUs to train", rgpus, gpus)
+      usage("rl: rollout_gpus %d leaves none of the %d GPUs to train", rgpus, gpus)
     end
   end
   if colocated == nil then colocated = rgpus == nil end
   if colocated and rgpus ~= nil then
-    fail("rl: rollout_gpus gives the rollout its own pool; it contradicts colocated = true")
+    usage("rl: rollout_gpus gives the rollout its own pool; it contradicts colocated = true")
   end
   if not colocated and rgpus == nil then auto = true end
   local staleness = o.staleness
@@ -808,11 +811,11 @@ local function pools_of(o, gpus, offload)
     fail("rl: staleness must be a whole number 0..1024 (got %s)", shown(staleness))
   end
   if colocated and staleness ~= nil then
-    fail("rl: staleness applies to separate pools (colocated = false)")
+    usage("rl: staleness applies to separate pools (colocated = false)")
   end
-  if colocated and auto then fail("rl: rollout_gpus = auto needs colocated = false") end
+  if colocated and auto then usage("rl: rollout_gpus = auto needs colocated = false") end
   if not colocated and offload then
-    fail("rl: offload_states applies to one colocated pool")
+    usage("rl: offload_states applies to one colocated pool")
   end
   if staleness == nil then staleness = 1 end
   return colocated, rgpus, auto, staleness
@@ -833,7 +836,7 @@ end
 local function window_of(o, colocated, staleness)
   local drain = boolean("refit_drain", o.refit_drain, false)
   if drain and (colocated or staleness < 1) then
-    fail("rl: refit_drain applies to separate pools at staleness >= 1 (got %s): the "
+    usage("rl: refit_drain applies to separate pools at staleness >= 1 (got %s): the "
       .. "pools take turns there, with no generation pending at a refit",
       colocated and "colocated" or "staleness " .. staleness)
   end
@@ -898,7 +901,7 @@ local function models_of(o, ppo)
   end
   local cshape
   if o.critic_model ~= nil then
-    if not ppo then fail("rl: critic_model is PPO's critic (algo = ppo)") end
+    if not ppo then usage("rl: critic_model is PPO's critic (algo = ppo)") end
     cshape = own_model("critic_model", o.critic_model, o.cat)
   end
   return reward, rshape, cshape
@@ -913,25 +916,25 @@ local function groups_of(o, gpus, ppo, ref, reward, ref_host)
               critic = posint("critic_gpus", o.critic_gpus) }
   local cr = boolean("colocate_critic_reward", o.colocate_critic_reward, false)
   if g.critic and not ppo then
-    fail("rl: critic_gpus is the critic's own group; the critic is PPO's (algo = ppo)")
+    usage("rl: critic_gpus is the critic's own group; the critic is PPO's (algo = ppo)")
   end
   if g.reward and not reward then
-    fail("rl: reward_gpus is the reward model's own group; give reward_model")
+    usage("rl: reward_gpus is the reward model's own group; give reward_model")
   end
   if g.ref and (not ref or ref_host) then
-    fail("rl: ref_gpus is the reference's own group; it needs ref_model on the GPUs "
+    usage("rl: ref_gpus is the reference's own group; it needs ref_model on the GPUs "
       .. "(not ref_host)")
   end
   if cr and not (g.critic and reward) then
-    fail("rl: colocate_critic_reward puts the reward model on the critic's group: it "
+    usage("rl: colocate_critic_reward puts the reward model on the critic's group: it "
       .. "needs critic_gpus and reward_model")
   end
   if cr and g.reward then
-    fail("rl: colocate_critic_reward and reward_gpus both place the reward model")
+    usage("rl: colocate_critic_reward and reward_gpus both place the reward model")
   end
   local n = (g.ref or 0) + (g.reward or 0) + (g.critic or 0)
   if n >= gpus then
-    fail("rl: the models' own groups (%d GPUs) leave none of the %d GPUs to the actor", n,
+    usage("rl: the models' own groups (%d GPUs) leave none of the %d GPUs to the actor", n,
       gpus)
   end
   return g, cr, gpus - n
@@ -944,12 +947,12 @@ local function batches_of(o, gpus, colocated, rgpus, auto, samples)
   local unit = tp * pp * cp
   local tgpus = colocated and gpus or (auto and unit or gpus - rgpus)
   if tgpus % unit ~= 0 then
-    fail("rl: the %d training GPUs are not a multiple of tp*pp*cp = %d", tgpus, unit)
+    usage("rl: the %d training GPUs are not a multiple of tp*pp*cp = %d", tgpus, unit)
   end
   local mbs = posint("batch", o.batch or o.micro_batch) or 1
   local minib = posint("global_batch", o.global_batch) or samples
   if samples % minib ~= 0 then
-    fail("rl: the %d samples (prompts x group) are not a whole number of mini-batches of %d "
+    usage("rl: the %d samples (prompts x group) are not a whole number of mini-batches of %d "
       .. "(global_batch)", samples, minib)
   end
   if not auto then
@@ -959,10 +962,10 @@ local function batches_of(o, gpus, colocated, rgpus, auto, samples)
       -- what the user gave ("--global-batch 1" for --prompts 1 --group 1
       -- named an option the command line never had).
       if o.global_batch == nil then
-        fail("rl: the %d samples (prompts x group) must be a multiple of dp x batch = %d x %d",
+        usage("rl: the %d samples (prompts x group) must be a multiple of dp x batch = %d x %d",
           samples, dp, mbs)
       end
-      fail("rl: global_batch %d and the %d samples must be multiples of dp x batch = %d x %d",
+      usage("rl: global_batch %d and the %d samples must be multiples of dp x batch = %d x %d",
         minib, samples, dp, mbs)
     end
   end
@@ -1183,13 +1186,13 @@ local function rollout_setup(o, s, tp, dflt, hybrid)
   if o.kv == nil then dflt("kv=bf16") end
   local eager = boolean("rollout_eager", o.rollout_eager, false)
   if hybrid and eager then
-    fail("rl: rollout_eager is vLLM's; the hybrid engine runs DeepSpeed's kernels")
+    usage("rl: rollout_eager is vLLM's; the hybrid engine runs DeepSpeed's kernels")
   end
   -- vLLM's fused grouped top-k kernel for the MLA models' routers
   -- (engine/infer.c MOE_FUSED_GROUPED_TOPK_KERNELS).
   local fused_topk = boolean("rollout_fused_grouped_topk", o.rollout_fused_grouped_topk, false)
   if hybrid and fused_topk then
-    fail("rl: rollout_fused_grouped_topk is vLLM's routing kernel; the hybrid engine runs "
+    usage("rl: rollout_fused_grouped_topk is vLLM's routing kernel; the hybrid engine runs "
       .. "DeepSpeed's kernels")
   end
   -- and its topk_softmax with the cast and renormalisation inside, for
@@ -1197,7 +1200,7 @@ local function rollout_setup(o, s, tp, dflt, hybrid)
   local fused_softmax = boolean("rollout_fused_topk_softmax", o.rollout_fused_topk_softmax,
     false)
   if hybrid and fused_softmax then
-    fail("rl: rollout_fused_topk_softmax is vLLM's routing kernel; the hybrid engine runs "
+    usage("rl: rollout_fused_topk_softmax is vLLM's routing kernel; the hybrid engine runs "
       .. "DeepSpeed's kernels")
   end
   -- Each kernel routes one kind of router (moe_route, eager_ops_per_layer):
@@ -1212,7 +1215,7 @@ local function rollout_setup(o, s, tp, dflt, hybrid)
   end
   local rpp = posint("rollout_pp", o.rollout_pp) or 1
   if hybrid and rpp > 1 then
-    fail("rl: rollout_pp is a vLLM or SGLang engine's pipeline stages; the hybrid engine "
+    usage("rl: rollout_pp is a vLLM or SGLang engine's pipeline stages; the hybrid engine "
       .. "generates with the actor's own layout")
   end
   local infer = require "gpuplan.infer"
@@ -1260,19 +1263,19 @@ local function rollout_setup(o, s, tp, dflt, hybrid)
   local rep = posint("rollout_ep", o.rollout_ep) or 1
   if rep > 1 then
     if hybrid then
-      fail("rl: rollout_ep is the expert parallelism of a vLLM or SGLang engine; the hybrid "
+      usage("rl: rollout_ep is the expert parallelism of a vLLM or SGLang engine; the hybrid "
         .. "engine generates with the actor's own layout")
     end
     if not model.moe then fail("rl: rollout_ep %d given for a dense model", rep) end
     if rep ~= rtp then
-      fail("rl: rollout_ep %d: the engine's experts are split over its %d GPUs (rollout_ep = "
+      usage("rl: rollout_ep %d: the engine's experts are split over its %d GPUs (rollout_ep = "
         .. "rollout_tp) or sliced by its TP (1)", rep, rtp)
     end
     if model.moe.experts % rep ~= 0 then
       fail("rl: rollout_ep %d does not divide the model's %d experts", rep, model.moe.experts)
     end
     if rpp > 1 then
-      fail("rl: rollout_ep %d with rollout_pp %d: an engine with expert parallelism is priced "
+      usage("rl: rollout_ep %d with rollout_pp %d: an engine with expert parallelism is priced "
         .. "without pipeline stages", rep, rpp)
     end
   end
@@ -1280,7 +1283,7 @@ local function rollout_setup(o, s, tp, dflt, hybrid)
   -- sequences over its GPUs beside the experts: it needs rollout_ep.
   local rdp = boolean("rollout_dp_attention", o.rollout_dp_attention, false)
   if rdp and rep <= 1 then
-    fail("rl: rollout_dp_attention needs rollout_ep = rollout_tp > 1 (the experts over the "
+    usage("rl: rollout_dp_attention needs rollout_ep = rollout_tp > 1 (the experts over the "
       .. "engine's GPUs)")
   end
   local G = s.topo.gpus_per_node
@@ -1393,7 +1396,7 @@ local function validation(o)
   if o.val_every == nil and o.val_prompts == nil then return nil end
   local every, vp = posint("val_every", o.val_every), posint("val_prompts", o.val_prompts)
   if not (every and vp) then
-    fail("rl: val_every and val_prompts come together (a validation pass of val_prompts "
+    usage("rl: val_every and val_prompts come together (a validation pass of val_prompts "
       .. "prompts every val_every steps); got only %s", every and "val_every" or "val_prompts")
   end
   return every, vp
@@ -1456,7 +1459,7 @@ end
 -- The job of a prepared step (core.rl_job).
 local function job_of(o, model, s, c, follow_tp)
   if c.split_gpus then
-    fail("rl_job: rollout_gpus = auto searches the split; a job prices given pools")
+    usage("rl_job: rollout_gpus = auto searches the split; a job prices given pools")
   end
   if c.train.recompute == "auto" then c.train.recompute = "none" end
   -- A step may give the engine a TP the job's has not: its all-reduces
@@ -1491,12 +1494,12 @@ local function step_flags(o, dflt)
   local offload = boolean("offload_states", o.offload_states, false)
   local param_offload = boolean("param_offload", o.param_offload, false)
   local ref_host = boolean("ref_host", o.ref_host, false)
-  if ref_host and not ref then fail("rl: ref_host keeps the reference in host memory; ref_model is false") end
+  if ref_host and not ref then usage("rl: ref_host keeps the reference in host memory; ref_model is false") end
   local pad = boolean("pad", o.pad, false)
   local hybrid, gen_batch = engine_of(o, dflt)
   local async = boolean("async_scheduling", o.async_scheduling, false)
   if hybrid and o.async_scheduling ~= nil then
-    fail("rl: async_scheduling is vLLM's; the hybrid engine generates with Hugging Face's "
+    usage("rl: async_scheduling is vLLM's; the hybrid engine generates with Hugging Face's "
       .. "generate")
   end
   if o.async_scheduling == nil and not hybrid then
@@ -1507,7 +1510,7 @@ local function step_flags(o, dflt)
   local xhost = bounded("engine_xhost_step", o.engine_xhost_step, 1,
     "seconds per decode step, 0 to 1")
   if hybrid and xhost ~= nil then
-    fail("rl: engine_xhost_step is a vLLM or SGLang engine's executor; the hybrid engine "
+    usage("rl: engine_xhost_step is a vLLM or SGLang engine's executor; the hybrid engine "
       .. "generates within the actor's processes")
   end
   local overhead = bounded("step_overhead", o.step_overhead, 1e6,
@@ -1516,11 +1519,11 @@ local function step_flags(o, dflt)
   -- (gpuplan.options), checked when the job's options were resolved.
   local pack = o.pack_tokens
   if pack and pack > 0 and pad then
-    fail("rl: pack_tokens packs sequences to their lengths; pad = true pads them to the limit")
+    usage("rl: pack_tokens packs sequences to their lengths; pad = true pads them to the limit")
   end
   local lp_pack = o.logprob_pack_tokens
   if lp_pack and lp_pack > 0 and not (pack and pack > 0) then
-    fail("rl: logprob_pack_tokens sizes the packed log-probability forwards; give "
+    usage("rl: logprob_pack_tokens sizes the packed log-probability forwards; give "
       .. "pack_tokens too")
   end
   local loss_ops = bounded("loss_ops", o.loss_ops, 1e6,
@@ -1528,7 +1531,7 @@ local function step_flags(o, dflt)
   local gae_ops = bounded("gae_ops", o.gae_ops, 1e6,
     "host ops per response position, 0 to 1e6")
   if gae_ops and gae_ops > 0 and (o.algo or "grpo") ~= "ppo" then
-    fail("rl: gae_ops is PPO's advantage estimate (GAE over the critic's values); algo = %s "
+    usage("rl: gae_ops is PPO's advantage estimate (GAE over the critic's values); algo = %s "
       .. "has no value function", tostring(o.algo or "grpo"))
   end
   local token_host = bounded("token_host", o.token_host, 1,
@@ -1538,7 +1541,7 @@ local function step_flags(o, dflt)
   local function vllm_host(key, whose)
     local v = bounded(key, o[key], 1, "seconds per sequence per decode step, 0 to 1")
     if hybrid and v then
-      fail("rl: %s is vLLM's %s; the hybrid engine generates with Hugging Face's generate",
+      usage("rl: %s is vLLM's %s; the hybrid engine generates with Hugging Face's generate",
         key, whose)
     end
     return v
@@ -1584,19 +1587,19 @@ run = function(o, job)
   local window, refit_drain = window_of(o, colocated, staleness)
   local lp_offload = boolean("logprob_offload", o.logprob_offload, false)
   if lp_offload and colocated then
-    fail("rl: logprob_offload is a training pool's of its own; colocated, offload_states "
+    usage("rl: logprob_offload is a training pool's of its own; colocated, offload_states "
       .. "parks the states for the rollout")
   end
   if param_offload and not colocated then
-    fail("rl: param_offload applies to one colocated pool")
+    usage("rl: param_offload applies to one colocated pool")
   end
   local ipc = bounded("ipc_transfer", o.ipc_transfer, 60, "seconds per hand-off, 0 to 60")
   if ipc and ipc > 0 and not colocated then
-    fail("rl: ipc_transfer is a colocated weight sync's (the engines on the trainer's GPUs); "
+    usage("rl: ipc_transfer is a colocated weight sync's (the engines on the trainer's GPUs); "
       .. "separate pools broadcast the weights")
   end
   if ipc and ipc > 0 and hybrid then
-    fail("rl: ipc_transfer hands vLLM's workers the weights; the hybrid engine generates with "
+    usage("rl: ipc_transfer hands vLLM's workers the weights; the hybrid engine generates with "
       .. "the actor's own")
   end
   local tp, pp, cp, unit, tgpus, minib =
@@ -1627,11 +1630,11 @@ run = function(o, job)
   -- holds fp8 weights casts to them.
   local fp8_cast = boolean("sync_fp8_cast", o.sync_fp8_cast, false)
   if fp8_cast and roll_weights ~= "fp8" then
-    fail("rl: sync_fp8_cast is the engine's cast of the synced weights to fp8; this engine's "
+    usage("rl: sync_fp8_cast is the engine's cast of the synced weights to fp8; this engine's "
       .. "weights are %s (give rollout_weights fp8)", roll_weights)
   end
   if hybrid and not colocated then
-    fail("rl: rollout_engine = %s generates with the actor's own weights: colocated only",
+    usage("rl: rollout_engine = %s generates with the actor's own weights: colocated only",
       hf and "hf" or "hybrid")
   end
   -- Hugging Face generate runs on each actor rank's own modules: no
@@ -1641,11 +1644,11 @@ run = function(o, job)
   -- ... and with the actor's own weights, which offload_states would park
   -- in host memory for the rollout.
   if hf and offload then
-    fail("rl: rollout_engine = hf generates with the actor's own weights; offload_states "
+    usage("rl: rollout_engine = hf generates with the actor's own weights; offload_states "
       .. "would park them in host memory during the rollout")
   end
   if hf and rtp ~= tp then
-    fail("rl: rollout_engine = hf generates on each actor rank's own modules: rollout_tp %d "
+    usage("rl: rollout_engine = hf generates on each actor rank's own modules: rollout_tp %d "
       .. "is not the actor's tp %d", rtp, tp)
   end
   -- The trainer's copies to and from host memory: a superchip's CPU link
@@ -1659,14 +1662,14 @@ run = function(o, job)
   -- stretches it on a slower host (GB200's Grace: 2.75, catalog).
   local onehot = boolean("logit_onehot", o.logit_onehot, false)
   if onehot and not boolean("fp32_logits", o.fp32_logits, false) then
-    fail("rl: logit_onehot is the backward of the fp32 log-probabilities; give fp32_logits too")
+    usage("rl: logit_onehot is the backward of the fp32 log-probabilities; give fp32_logits too")
   end
   -- The actor's moving average (DeepSpeed-Chat's --enable_ema): a loop
   -- over its parameter tensors after each training micro-batch and a
   -- 16-bit copy on its GPUs (engine/rl.c rl_ema).
   local ema = boolean("ema", o.ema, false)
   if ema and cfg.zero == 3 then
-    fail("rl: ema under zero 3 gathers each parameter pair before averaging it "
+    usage("rl: ema under zero 3 gathers each parameter pair before averaging it "
       .. "(DeepSpeed-Chat's moving_average: GatheredParameters), which is not priced; ema "
       .. "takes zero 0-2")
   end
@@ -1677,13 +1680,13 @@ run = function(o, job)
   -- each optimizer step, the EMA engine offloaded): not this mechanism,
   -- and not priced; verl and NeMo RL keep none.
   if ema and not (hybrid and not hf) then
-    fail("rl: ema is DeepSpeed-Chat's average on the actor's GPUs, beside its hybrid engine "
+    usage("rl: ema is DeepSpeed-Chat's average on the actor's GPUs, beside its hybrid engine "
       .. "(rollout_engine = hybrid); OpenRLHF's --enable_ema keeps its average in host memory "
       .. "(openrlhf/utils/deepspeed.py moving_average: param.data.to(\"cpu\") each optimizer "
       .. "step), which is not priced")
   end
   if ema and method ~= "full" then
-    fail("rl: ema averages every tensor of the actor's module, the frozen base's and the "
+    usage("rl: ema averages every tensor of the actor's module, the frozen base's and the "
       .. "adapters' under method = %s, which are not counted; ema takes method full", method)
   end
   -- DeepSpeed's hybrid engine generates on the trainer's own tensors
@@ -1692,7 +1695,7 @@ run = function(o, job)
   -- v fused into a copy of its own (engine/rl.c rl_qkv_copy).
   local shared_hybrid = hybrid and not hf and cfg.zero ~= 3 and rtp == 1
   if shared_hybrid and offload then
-    fail("rl: rollout_engine = hybrid below zero 3 generates with the trainer's own tensors "
+    usage("rl: rollout_engine = hybrid below zero 3 generates with the trainer's own tensors "
       .. "(DeepSpeed's set_params_wo_copy); offload_states would park them in host memory "
       .. "during the rollout")
   end
@@ -1717,11 +1720,11 @@ run = function(o, job)
   -- on the GPU's timeline, not the host's (no host_op_scale).
   local piecewise = boolean("rollout_piecewise", o.rollout_piecewise, false)
   if piecewise and hybrid then
-    fail("rl: rollout_piecewise is vLLM's CUDA graph mode; the hybrid engine runs DeepSpeed's "
+    usage("rl: rollout_piecewise is vLLM's CUDA graph mode; the hybrid engine runs DeepSpeed's "
       .. "kernels")
   end
   if piecewise and o.rollout_eager == true then
-    fail("rl: rollout_piecewise replays CUDA graphs; rollout_eager runs none")
+    usage("rl: rollout_piecewise replays CUDA graphs; rollout_eager runs none")
   end
   local gaps = piecewise and M.PIECEWISE_LAYER * model.layers or 0
   -- DeepSpeed's kernels beyond the serving model's a decode step
@@ -1803,7 +1806,7 @@ run = function(o, job)
   }
   if job then
     if o.val_every ~= nil or o.val_prompts ~= nil then
-      fail("rl: val_every and val_prompts are gp.rl's; gp.rl_job prices the training step")
+      usage("rl: val_every and val_prompts are gp.rl's; gp.rl_job prices the training step")
     end
     return job_of(o, model, s, c, o.rollout_tp == nil)
   end

@@ -85,6 +85,9 @@ local M = {}
 local function core() return require "gpuplan.core" end
 local function catalog(cat) return cat or require("gpuplan").catalog() end
 local function fail(fmt, ...) error(string.format(fmt, ...), 4) end
+-- A usage refusal (gpuplan.args usage): options that do not go together,
+-- whatever the model and the card; the command line exits 2 on it.
+local function usage(fmt, ...) error(args.usage(string.format(fmt, ...)), 4) end
 
 -- The arguments that only the MoE serving model reads; any of them sends
 -- gp.infer here.
@@ -276,7 +279,7 @@ local function setup_config(a, model, d, c, info, cat, default, L)
   if L.tp_of_ep and model.moe and (model.moe.experts or 0) > 0 then
     local n = not disagg and int_of(a, "gpus", 1)
     if n and n % ep ~= 0 then
-      fail("infer: gpus %d is not a multiple of ep %d, the instance's GPUs (without tp, "
+      usage("infer: gpus %d is not a multiple of ep %d, the instance's GPUs (without tp, "
         .. "the experts' split sets the instance)", n, ep)
     end
     local h, kv = model.heads, model.kv_heads or model.heads
@@ -441,11 +444,11 @@ local function setup_kernels(a, model, d, c, info, cat, default, L)
   -- (enable_dispatch_shared_overlap: "not is_blackwell()").
   local sbo = bool_of(a, "single_batch_overlap")
   if sbo and ep == 1 then
-    fail("infer: single_batch_overlap applies with expert parallelism (ep > 1): it hides "
+    usage("infer: single_batch_overlap applies with expert parallelism (ep > 1): it hides "
       .. "the experts' combine")
   end
   if sbo and bool_of(a, "two_batch_overlap") then
-    fail("infer: single_batch_overlap is the overlap of a step without two_batch_overlap; "
+    usage("infer: single_batch_overlap is the overlap of a step without two_batch_overlap; "
       .. "give one of them")
   end
   local bw = info.gpu.arch == "blackwell"
@@ -469,9 +472,9 @@ function M.setup(a)
   local conc
   if a.concurrency ~= nil then
     conc = int_of(a, "concurrency", 1)
-    if a.batch ~= nil then fail("%s", infer.BATCH_AND_CONCURRENCY) end
+    if a.batch ~= nil then usage("%s", infer.BATCH_AND_CONCURRENCY) end
     if a.itl_max ~= nil then
-      fail("infer: concurrency fixes the batch; itl_max searches it: give one of them")
+      usage("infer: concurrency fixes the batch; itl_max searches it: give one of them")
     end
     local b = {}
     for k, v in pairs(a) do b[k] = v end
@@ -484,7 +487,7 @@ function M.setup(a)
   -- prompts by prefill_tokens itself (engine/serve_plan.c chunk_steps)
   -- and prices them apart: the flag would change nothing, in silence.
   if a.chunked_prefill ~= nil and a.chunked_prefill ~= false then
-    fail("infer: chunked_prefill is priced for one model on its replicas; the MoE serving "
+    usage("infer: chunked_prefill is priced for one model on its replicas; the MoE serving "
       .. "model always chunks its prompts itself, "
       .. "prefill_tokens a step (default 16384): give prefill_tokens instead")
   end
@@ -496,7 +499,7 @@ function M.setup(a)
   -- the batch given.  Taken, it would change nothing, in silence.  After
   -- infer.setup, which refuses a value of the wrong kind in its words.
   if a.max_num_tokens ~= nil then
-    fail("infer: max_num_tokens is the step budget of one model on its replicas; the MoE "
+    usage("infer: max_num_tokens is the step budget of one model on its replicas; the MoE "
       .. "serving model does not read it: its prompts go prefill_tokens a step (default "
       .. "16384): give prefill_tokens instead")
   end
@@ -534,7 +537,7 @@ function M.setup(a)
   local groups = 1
   if ep > 1 and ep ~= tp then
     if ep > tp or tp % ep ~= 0 or dp then
-      fail("infer: ep %d: the experts are split over the whole instance (ep = tp = %d), "
+      usage("infer: ep %d: the experts are split over the whole instance (ep = tp = %d), "
            .. "sliced by TP (ep 1), or, with TP attention, into ep groups sliced over "
            .. "tp / ep GPUs (ep dividing tp)", ep, tp)
     end
@@ -555,7 +558,7 @@ function M.setup(a)
   local pdp = bool_of(a, "prefill_dp_attention")
   if pdp == nil then pdp = dp end
   for _, k in ipairs { "prefill_gpus", "prefill_tp", "prefill_ep", "prefill_dp_attention" } do
-    if a[k] ~= nil and not disagg then fail("infer: %s needs disagg = true", k) end
+    if a[k] ~= nil and not disagg then usage("infer: %s needs disagg = true", k) end
   end
   local pg = int_of(a, "prefill_gpus", 1) or 0
   -- Options that change nothing where they were given are errors, not
@@ -563,7 +566,7 @@ function M.setup(a)
   -- experts' all-to-all (none without EP), DP attention splits an
   -- instance of several GPUs.
   if disagg and a.gpus == nil and a.prefill_gpus == nil then
-    fail("infer: disagg needs gpus = N: the prefill and decode pools together (at least %d)",
+    usage("infer: disagg needs gpus = N: the prefill and decode pools together (at least %d)",
       ptp + tp)
   end
   -- An expert-parallel option where no all-to-all runs: refused, and
@@ -571,11 +574,11 @@ function M.setup(a)
   -- split has none, since the user did give an ep above 1.
   local function no_ep(k, why)
     if groups > 1 then
-      fail("infer: %s applies with the experts split over the whole instance (ep equal to tp): "
+      usage("infer: %s applies with the experts split over the whole instance (ep equal to tp): "
         .. "ep %d inside tp %d slices them in groups with no all-to-all; %s", k, groups, tp,
         why)
     end
-    fail("infer: %s applies with expert parallelism (ep > 1): %s", k, why)
+    usage("infer: %s applies with expert parallelism (ep > 1): %s", k, why)
   end
   if a.two_batch_overlap ~= nil and ep == 1 and not (disagg and pep > 1) then
     no_ep("two_batch_overlap", "it hides the experts' all-to-all")
@@ -593,20 +596,20 @@ function M.setup(a)
     end
   end
   if dp and tp == 1 and ep == 1 then
-    fail("infer: dp_attention needs an instance of more than one GPU (tp > 1 or ep > 1); on one "
+    usage("infer: dp_attention needs an instance of more than one GPU (tp > 1 or ep > 1); on one "
       .. "GPU attention is whole already")
   end
   local gpus = int_of(a, "gpus", 1) or (disagg and (pg > 0 and pg or ptp) + tp) or tp
   local batch = c.batch
   if conc then
     if disagg then
-      fail("infer: concurrency with disagg: the pools' split is not known; give batch = N "
+      usage("infer: concurrency with disagg: the pools' split is not known; give batch = N "
            .. "(sequences per decode GPU)")
     end
     -- each instance (tp GPUs) runs whole requests; each GPU whole ones with DP attention
     local group, groups = dp and 1 or tp, dp and gpus or gpus // tp
     if groups < 1 or conc % groups ~= 0 then
-      fail("infer: concurrency %d over %d %s: each runs whole requests (give a multiple of %d)",
+      usage("infer: concurrency %d over %d %s: each runs whole requests (give a multiple of %d)",
            conc, groups, dp and "GPUs with DP attention" or
            string.format("instance%s of TP%d", groups == 1 and "" or "s", tp), groups)
     end
@@ -619,7 +622,7 @@ function M.setup(a)
   local mtp = int_of(a, "mtp", 1) or 0
   local acc = num_of(a, "acceptance", 0, 1)
   if acc ~= nil and mtp == 0 then
-    fail("infer: acceptance is the MTP drafts' acceptance: it needs mtp = N (draft tokens per step)")
+    usage("infer: acceptance is the MTP drafts' acceptance: it needs mtp = N (draft tokens per step)")
   end
   if mtp > 0 and acc == nil then
     default(mtp > 1 and string.format("acceptance=0.85 for the first draft (DeepSeek-V3: "
@@ -831,8 +834,8 @@ function M.plan(a)
   -- list of cards (which gp.infer compares) was read as one card's
   -- table ("gpu: keys must be field names, found a number key").
   if a.gpus ~= nil then
-    error("infer_plan: gpus does not go with target, as the CLI's --gpus and --target "
-          .. "(the search finds the fewest GPUs; got gpus " .. shown(a.gpus) .. "): gp.infer prices a given count", 2)
+    error(args.usage("infer_plan: gpus does not go with target, as the CLI's --gpus and --target "
+          .. "(the search finds the fewest GPUs; got gpus " .. shown(a.gpus) .. "): gp.infer prices a given count"), 2)
   end
   if type(a.gpu) == "table" and a.gpu[1] ~= nil then
     error("infer_plan: gpu must be one card, an id or a gpu table (got a list): "
@@ -870,7 +873,7 @@ function M.plan(a)
   end
   b.batch = nil
   if b.concurrency ~= nil then
-    error("infer_plan: concurrency does not go with target: the plan picks the batch", 2)
+    error(args.usage("infer_plan: concurrency does not go with target: the plan picks the batch"), 2)
   end
   local fix_layout = false
   for k in pairs(LAYOUT) do if b[k] ~= nil then fix_layout = true end end

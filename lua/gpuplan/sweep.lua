@@ -65,6 +65,9 @@ local function core() return require "gpuplan.core" end
 -- where the reason is): plan refuses more, merge a shard claiming more.
 M.SHARDS_MAX = core().SWEEP_SHARDS_MAX
 local function fail(fmt, ...) error(string.format(fmt, ...), 3) end
+-- A usage refusal (gpuplan.args usage): options that do not go together,
+-- whatever the model and the card; the command line exits 2 on it.
+local function usage(fmt, ...) error(args.usage(string.format(fmt, ...)), 3) end
 
 -- What gp.sweep reads itself rather than passing on as the job's (the
 -- search, and what it searches: gpu and gpus lists, zero, micro_batch,
@@ -275,13 +278,13 @@ local function sched_list(v, a)
     end
   end
   if #out == 1 and out[1] == "interleaved" and (a.vpp_max or 1) < 2 then
-    fail("sweep: schedule interleaved runs vpp >= 2 model chunks a stage: give vpp_max 2 or "
+    usage("sweep: schedule interleaved runs vpp >= 2 model chunks a stage: give vpp_max 2 or "
       .. "more (got %s)", args.shown(a.vpp_max or 1))
   end
   -- DualPipe alone runs one chunk a stage (each rank its stages r and
   -- pp-1-r): a vpp_max above 1 would search nothing, taken in silence.
   if #out == 1 and out[1] == "dualpipe" and (a.vpp_max or 1) > 1 then
-    fail("sweep: schedule dualpipe runs one model chunk a stage: vpp_max %s searches "
+    usage("sweep: schedule dualpipe runs one model chunk a stage: vpp_max %s searches "
       .. "nothing (give 1f1b or interleaved too)", args.shown(a.vpp_max))
   end
   return out
@@ -578,7 +581,7 @@ local function merged(o)
   elseif policy ~= nil and type(policy) ~= "function" then
     fail("sweep: policy must be a gp.policy.* table or a function")
   end
-  if a.gpu == nil then fail("sweep: gpu is required (an id or a list)") end
+  if a.gpu == nil then usage("sweep: gpu is required (an id or a list)") end
   if a.per_card ~= nil and type(a.per_card) ~= "boolean" then
     fail("sweep: per_card must be a boolean (got %s)", args.shown(a.per_card))
   end
@@ -613,12 +616,12 @@ local function job_of(o, a)
         end
         top = m
       end
-      fail("sweep: %s is searched, not given; bound it with %s_max%s", k, k,
+      usage("sweep: %s is searched, not given; bound it with %s_max%s", k, k,
            type(top) == "number" and string.format(" (e.g. %s_max = %s)", k,
              tostring(math.tointeger(top) or top)) or "")
     end
   end
-  if o.batch ~= nil then fail("sweep: batch is swept; give micro_batch a list") end
+  if o.batch ~= nil then usage("sweep: batch is swept; give micro_batch a list") end
   -- The resolve step of every command: keys, and quantities' units.
   local ok, err = pcall(options.resolve, "plan", job, "sweep")
   if not ok then fail("%s", err) end
@@ -640,9 +643,9 @@ local function fsdp_space(a, space, job)
     end
     list = list_of(list, "fsdp")
     if #list > 1 and a.grad_sync == "step" then
-      fail("sweep: grad_sync step takes one fsdp strategy (shard_grad_op's is zero 1's)")
+      usage("sweep: grad_sync step takes one fsdp strategy (shard_grad_op's is zero 1's)")
     end
-    if a.zero ~= nil then fail("sweep: fsdp fixes the ZeRO stage; give no zero list") end
+    if a.zero ~= nil then usage("sweep: fsdp fixes the ZeRO stage; give no zero list") end
     space.zero = {}
     local named = {}
     -- A bad grad_sync is the job's, not a strategy's: checked once by the
@@ -664,7 +667,7 @@ local function fsdp_space(a, space, job)
     -- a hybrid ZeRO-2 that was not asked for.
     if named.hybrid_shard then
       if named.shard_grad_op then
-        fail("sweep: fsdp hybrid_shard and shard_grad_op are not searched together (the "
+        usage("sweep: fsdp hybrid_shard and shard_grad_op are not searched together (the "
           .. "search would add a hybrid ZeRO-2); give full_shard,hybrid_shard or one of them")
       end
       space.hybrid = named.full_shard and { false, true } or { true }
@@ -699,7 +702,7 @@ local function space_of(a, job, counts, policy)
         -- pad (the engine drops the copy in its layouts), as gp.train
         -- refuses the copy with dualpipe
         if a.moe_fp8_pad == "copy" then
-          fail("sweep: moe_fp8_pad copy with schedule dualpipe: DualPipe is DeepSeek's own "
+          usage("sweep: moe_fp8_pad copy with schedule dualpipe: DualPipe is DeepSeek's own "
             .. "framework, not Megatron-Core's grouped MLP")
         end
       end
@@ -810,7 +813,7 @@ local function card_space(a, space, s, gid)
     sp.budget = amount
   end
   if sp.deadline or sp.budget then
-    if not s.cfg.tokens then fail("sweep: a deadline or budget needs tokens = (the run's size)") end
+    if not s.cfg.tokens then usage("sweep: a deadline or budget needs tokens = (the run's size)") end
   end
   -- ep_overlap's layouts: the engine skips those Megatron-Core refuses
   -- (engine/train_prep.c check_ep_overlap: ep 1, pp > 1 without vpp,
@@ -818,13 +821,13 @@ local function card_space(a, space, s, gid)
   -- why, rather than searched to "no layout fits".
   if s.cfg.ep_overlap then
     if sp.ep_max < 2 then
-      fail("sweep: ep_overlap needs expert parallelism (ep >= 2): give ep_max 2 or more "
+      usage("sweep: ep_overlap needs expert parallelism (ep >= 2): give ep_max 2 or more "
         .. "(got %d)", sp.ep_max)
     end
     local other = false
     for _, r in ipairs(sp.recompute) do other = other or r ~= "full" end
     if not other then
-      fail("sweep: recompute full is the only policy to try, and Megatron-Core refuses it "
+      usage("sweep: recompute full is the only policy to try, and Megatron-Core refuses it "
         .. "with ep_overlap: give selective or none too")
     end
   end
@@ -979,7 +982,10 @@ local function search_card(a, job, space, counts, policy, gi, gid,
   -- nothing (or less) with the refusals only counted.
   if r.error then
     local c = r.error_at
-    error(string.format("sweep: %s x %d (%s): %s", gid, c.gpus, M.label(c), r.error), 2)
+    local msg = string.format("sweep: %s x %d (%s): %s", gid, c.gpus, M.label(c), r.error)
+    -- the engine's usage refusal (options the user fixed that do not go
+    -- together: offload at zero 0) is the job's, whichever layout met it
+    error(r.error_usage and args.usage(msg) or msg, 2)
   end
   stats[gid] = r.stats
   local list = type(policy) == "function" and collected or r.results

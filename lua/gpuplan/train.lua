@@ -110,6 +110,9 @@ M.DEEPSPEED_CPU_STEP_THREAD_S = 42 / 28 * M.MEGATRON_CPU_ADAM_S
 local function core() return require "gpuplan.core" end
 local function catalog(cat) return cat or require("gpuplan").catalog() end
 local function fail(fmt, ...) error(string.format(fmt, ...), 3) end
+-- A usage refusal (gpuplan.args usage): options that do not go together,
+-- whatever the model and the card; the command line exits 2 on it.
+local function usage(fmt, ...) error(args.usage(string.format(fmt, ...)), 3) end
 
 -- The options, declared in gpuplan.options: gp.train takes those of
 -- `gpuplan train`, gp.sweep those of `gpuplan plan`.  EXTRA and
@@ -238,7 +241,7 @@ local function global_batch(o, p, cfg, sweep, default)
   -- "from the global batch", as if not given.
   local mbs = o.microbatches ~= 0 and o.microbatches or nil
   if mbs ~= nil and gb ~= nil and gb ~= mbs * per then
-    fail("train: microbatches %d and global_batch %d disagree: the global batch is the "
+    usage("train: microbatches %d and global_batch %d disagree: the global batch is the "
       .. "micro-batches x dp x batch = %d x %d x %d = %d", mbs, gb, mbs, cfg.dp,
       cfg.micro_batch or 1, mbs * per)
   elseif mbs ~= nil then
@@ -259,7 +262,7 @@ local function global_batch(o, p, cfg, sweep, default)
       args.shown(gb))
   end
   if not sweep and (gb < per or gb % per ~= 0) then
-    fail("train: global_batch %d is not a multiple of dp x batch = %d x %d", gb, cfg.dp,
+    usage("train: global_batch %d is not a multiple of dp x batch = %d x %d", gb, cfg.dp,
       cfg.micro_batch or 1)
   end
   return gb
@@ -384,7 +387,7 @@ local function step_choices(o, p, cfg, sweep, default)
         .. "at least 1 token, or 0 for none (got packed_len %s)", args.shown(o.packed_len))
     end
     if cfg.seq and o.packed_len > cfg.seq then
-      fail("train: packed_len is the length of the samples packed into each sequence: "
+      usage("train: packed_len is the length of the samples packed into each sequence: "
         .. "at most seq (got packed_len %s, seq %s)", args.shown(o.packed_len),
         tostring(cfg.seq))
     end
@@ -448,12 +451,12 @@ local function step_choices(o, p, cfg, sweep, default)
   -- none is given); given beside another dispatcher they would change
   -- nothing, in silence
   if o.moe_flex_sms ~= nil and not cfg.moe_flex then
-    fail("train: moe_flex_sms is the flex dispatcher's SMs; give moe_dispatcher = flex "
+    usage("train: moe_flex_sms is the flex dispatcher's SMs; give moe_dispatcher = flex "
       .. "(got %s)", tostring(o.moe_dispatcher or "alltoall"))
   end
   cfg.moe_flex_sms = o.moe_flex_sms
   if o.moe_flex_backend == "hybridep" and not cfg.moe_flex then
-    fail("train: moe_flex_backend hybridep is the flex dispatcher's backend; give "
+    usage("train: moe_flex_backend hybridep is the flex dispatcher's backend; give "
       .. "moe_dispatcher = flex (got %s)", tostring(o.moe_dispatcher or "alltoall"))
   end
   -- ep_overlap is Megatron-Core's overlap_moe_expert_parallel_comm (its
@@ -478,11 +481,11 @@ local function step_choices(o, p, cfg, sweep, default)
     if not (p.model.moe and (p.model.moe.experts or 0) > 0) then
       fail("train: ep_overlap overlaps the expert all-to-all; %s has no experts", id)
     elseif o.moe_dispatcher == "allgather" then
-      fail("train: moe_dispatcher allgather with ep_overlap: Megatron-Core overlaps the "
+      usage("train: moe_dispatcher allgather with ep_overlap: Megatron-Core overlaps the "
         .. "alltoall and flex dispatchers only (\"supported with alltoall/flex token "
         .. "dispatcher\")")
     elseif cfg.compute == "fp32" or cfg.compute == "tf32" then
-      fail("train: precision %s with ep_overlap: Megatron-Core's overlap \"is only "
+      usage("train: precision %s with ep_overlap: Megatron-Core's overlap \"is only "
         .. "supported with bf16 or fp16 model\" (fp8 runs on one)", tostring(cfg.compute))
     end
   end
@@ -495,7 +498,7 @@ local function step_choices(o, p, cfg, sweep, default)
       fail("train: unfused_permute is the MoE dispatcher's token permutation; %s has no "
         .. "experts", id)
     elseif o.moe_dispatcher == "flex" or o.moe_dispatcher == "allgather" then
-      fail("train: unfused_permute is the alltoall dispatcher's permutation (Megatron-Core's "
+      usage("train: unfused_permute is the alltoall dispatcher's permutation (Megatron-Core's "
         .. "moe_permute_fusion off); moe_dispatcher %s permutes otherwise: give "
         .. "moe_dispatcher = alltoall", o.moe_dispatcher)
     end
@@ -557,7 +560,7 @@ local function step_choices(o, p, cfg, sweep, default)
   elseif fs ~= nil then
     -- one of its declared values: the resolve step checked it
     if cfg.compute ~= "fp8" then
-      fail("train: fp8_scaling %s is how fp8 casts are scaled: it needs precision = "
+      usage("train: fp8_scaling %s is how fp8 casts are scaled: it needs precision = "
         .. "fp8 (got %s)", fs, tostring(cfg.compute))
     end
   end
@@ -572,7 +575,7 @@ local function step_choices(o, p, cfg, sweep, default)
   local fsdp_rule = p.sharding ~= nil or cfg.stack == "hf"
   local refusal = sharding_rule(cfg, o.fsdp, require("gpuplan.memory").stage3_key(o))
   local why = refusal(cfg.zero, fsdp_rule, cfg.recompute, sweep)
-  if why then fail("train: %s", why) end
+  if why then usage("train: %s", why) end
   cfg.fsdp = fsdp_rule
   -- PyTorch FSDP's version (engine/train_stage.c fsdp_copies): only the
   -- hf stack's sharding is PyTorch FSDP (Megatron-FSDP and DeepSpeed
@@ -627,7 +630,7 @@ local function step_choices(o, p, cfg, sweep, default)
       end
     end
   elseif fusion and (not cfg.te_modules or cfg.eager) then
-    fail("train: gradient_accumulation_fusion is Megatron-Core's wgrad GEMM accumulating into "
+    usage("train: gradient_accumulation_fusion is Megatron-Core's wgrad GEMM accumulating into "
       .. "its main grad (Transformer Engine's fuse_wgrad_accumulation): it needs stack = "
       .. "megatron with kernels = fused (got stack = %s, kernels = %s)", tostring(cfg.stack),
       cfg.eager and "eager" or "fused")
@@ -640,7 +643,7 @@ local function step_choices(o, p, cfg, sweep, default)
   if mcopy == nil then
     mcopy = options.default("master_copy", { stack = cfg.stack, eager = cfg.eager })
   elseif mcopy and (not cfg.te_modules or cfg.eager) then
-    fail("train: master_copy is Megatron's optimizer copying its fp32 master to the 16-bit "
+    usage("train: master_copy is Megatron's optimizer copying its fp32 master to the 16-bit "
       .. "weights after Adam: it needs stack = megatron with kernels = fused (got stack = %s, "
       .. "kernels = %s)", tostring(cfg.stack), cfg.eager and "eager" or "fused")
   end
@@ -666,17 +669,17 @@ local function step_choices(o, p, cfg, sweep, default)
       fail("train: moe_fp8_pad %s is how fp8 experts get their row counts; %s has no experts",
         pad, id)
     elseif cfg.compute ~= "fp8" then
-      fail("train: moe_fp8_pad %s pads the experts' rows for fp8 GEMMs: it needs precision = "
+      usage("train: moe_fp8_pad %s pads the experts' rows for fp8 GEMMs: it needs precision = "
         .. "fp8 (got %s)", pad, tostring(cfg.compute))
     elseif pad == "copy" and not grouped then
-      fail("train: moe_fp8_pad copy is Megatron-Core's grouped MLP (Transformer Engine's "
+      usage("train: moe_fp8_pad copy is Megatron-Core's grouped MLP (Transformer Engine's "
         .. "Fp8Padding): it needs stack = megatron with kernels = fused (got stack = %s, "
         .. "kernels = %s)", tostring(cfg.stack), cfg.eager and "eager" or "fused")
     elseif pad == "copy" and cfg.moe_flex then
-      fail("train: moe_fp8_pad copy with moe_dispatcher flex: HybridEP pads the experts' rows "
+      usage("train: moe_fp8_pad copy with moe_dispatcher flex: HybridEP pads the experts' rows "
         .. "in its dispatch (pad_multiple), the grouped MLP copies nothing")
     elseif pad == "copy" and dual then
-      fail("train: moe_fp8_pad copy with schedule = dualpipe: DualPipe is DeepSeek's own "
+      usage("train: moe_fp8_pad copy with schedule = dualpipe: DualPipe is DeepSeek's own "
         .. "framework, not Megatron-Core's grouped MLP")
     end
     cfg.moe_fp8_copy = pad == "copy"
@@ -702,11 +705,11 @@ local function step_choices(o, p, cfg, sweep, default)
     if not has_moe then
       fail("train: fused_grouped_mlp is the MoE experts' fused MLP; %s has no experts", id)
     elseif not cfg.te_modules or cfg.eager then
-      fail("train: fused_grouped_mlp is Megatron-Core's TEGroupedMLP under Transformer "
+      usage("train: fused_grouped_mlp is Megatron-Core's TEGroupedMLP under Transformer "
         .. "Engine's op fuser: it needs stack = megatron with kernels = fused (got stack = %s, "
         .. "kernels = %s)", tostring(cfg.stack), cfg.eager and "eager" or "fused")
     elseif cfg.compute ~= "fp8" or not cfg.fp8_block then
-      fail("train: fused_grouped_mlp runs only with an MXFP8 recipe: it needs precision = "
+      usage("train: fused_grouped_mlp runs only with an MXFP8 recipe: it needs precision = "
         .. "fp8 with fp8_scaling = block (got precision %s%s)", tostring(cfg.compute),
         cfg.compute == "fp8" and ", fp8_scaling " .. tostring(fs or "delayed") or "")
     elseif not p.model.ffn_gated then
@@ -721,14 +724,14 @@ local function step_choices(o, p, cfg, sweep, default)
   -- fused modules, an fp8 recipe or the fused kernel nothing runs in FP8.
   if cfg.fp8_attention then
     if not cfg.te_modules or cfg.eager then
-      fail("train: fp8_attention is Transformer Engine's fused attention in FP8: it needs "
+      usage("train: fp8_attention is Transformer Engine's fused attention in FP8: it needs "
         .. "stack = megatron with kernels = fused (got stack = %s, kernels = %s)",
         tostring(cfg.stack), cfg.eager and "eager" or "fused")
     elseif cfg.compute ~= "fp8" then
-      fail("train: fp8_attention is part of the fp8 recipe (Transformer Engine's fp8_dpa): "
+      usage("train: fp8_attention is part of the fp8 recipe (Transformer Engine's fp8_dpa): "
         .. "it needs precision = fp8 (got %s)", tostring(cfg.compute))
     elseif p.cfg.flash == false then
-      fail("train: fp8_attention is cuDNN's fused FP8 attention; the run's attention is "
+      usage("train: fp8_attention is cuDNN's fused FP8 attention; the run's attention is "
         .. "unfused (flash = false)")
     end
   end
@@ -736,14 +739,14 @@ local function step_choices(o, p, cfg, sweep, default)
   -- skips them for eager modules): asked for with eager kernels they
   -- would change nothing, in silence.
   if cfg.eager and (cfg.graph_attn or cfg.graph_router or cfg.graph_prep or cfg.graph_full) then
-    fail("train: cuda_graph_scope captures Transformer Engine's fused kernels; with kernels = "
+    usage("train: cuda_graph_scope captures Transformer Engine's fused kernels; with kernels = "
       .. "eager (stack = %s) there are none to capture: give kernels = fused", tostring(cfg.stack))
   end
   -- Eager modules already price their loss op by op (Hugging Face's
   -- log_softmax and nll_loss, engine/train_layer.c train_ends_costs), so
   -- Megatron-Core's unfused loss would change nothing, in silence.
   if cfg.eager and cfg.unfused_permute then
-    fail("train: unfused_permute is Megatron-Core's dispatcher; with kernels = eager "
+    usage("train: unfused_permute is Megatron-Core's dispatcher; with kernels = eager "
       .. "(stack = %s) the experts are Hugging Face's loop, op by op: give kernels = fused",
       tostring(cfg.stack))
   end
@@ -751,11 +754,11 @@ local function step_choices(o, p, cfg, sweep, default)
   -- eager kernels only.
   for _, k in ipairs { "attn_clamp", "attn_scale_q" } do
     if o[k] and not cfg.eager then
-      fail("train: %s is Hugging Face's eager attention; with kernels = fused (stack = %s) "
+      usage("train: %s is Hugging Face's eager attention; with kernels = fused (stack = %s) "
         .. "there is none: give kernels = eager", k, tostring(cfg.stack))
     end
     if o[k] and p.cfg.flash ~= false then
-      fail("train: %s changes the eager attention's pass over the scores: it needs flash = "
+      usage("train: %s changes the eager attention's pass over the scores: it needs flash = "
         .. "false (a fused attention kernel holds no scores)", k)
     end
   end
@@ -767,7 +770,7 @@ local function step_choices(o, p, cfg, sweep, default)
   if cfg.unfused_act then
     local id = tostring(p.model.id or p.model.name)
     if cfg.eager then
-      fail("train: unfused_act is Megatron-Core's MLP without bias_activation_fusion; with "
+      usage("train: unfused_act is Megatron-Core's MLP without bias_activation_fusion; with "
         .. "kernels = eager (stack = %s) the activation is already Hugging Face's, op by op: "
         .. "give kernels = fused", tostring(cfg.stack))
     elseif not p.model.ffn_gated then
@@ -784,11 +787,11 @@ local function step_choices(o, p, cfg, sweep, default)
   if cfg.unfused_rope then
     local id = tostring(p.model.id or p.model.name)
     if cfg.eager then
-      fail("train: unfused_rope is Megatron-Core's RoPE without apply_rope_fusion; with "
+      usage("train: unfused_rope is Megatron-Core's RoPE without apply_rope_fusion; with "
         .. "kernels = eager (stack = %s) the rotary embedding is already Hugging Face's, op "
         .. "by op: give kernels = fused", tostring(cfg.stack))
     elseif not cfg.te_modules then
-      fail("train: unfused_rope is Megatron-Core's RoPE without apply_rope_fusion: it needs "
+      usage("train: unfused_rope is Megatron-Core's RoPE without apply_rope_fusion: it needs "
         .. "stack = megatron (got stack = %s)", tostring(cfg.stack))
     else
       local pos = p.model.positions or ((p.model.pos_embeddings or 0) > 0 and "learned"
@@ -801,7 +804,7 @@ local function step_choices(o, p, cfg, sweep, default)
   end
   -- The loop is the unfused thd path's: alone it would change nothing.
   if cfg.rope_seq_loop and not cfg.unfused_rope then
-    fail("train: rope_seq_loop is a form of the unfused RoPE's packed path: it needs "
+    usage("train: rope_seq_loop is a form of the unfused RoPE's packed path: it needs "
       .. "unfused_rope")
   end
   if o.moe_router_dtype ~= nil then
@@ -812,7 +815,7 @@ local function step_choices(o, p, cfg, sweep, default)
         not p.cfg.moe_probs_in_act) then
       -- fp64 prices the router's own GEMMs too (router_fp64); fp32
       -- keeps Transformer Engine's 16-bit GEMM and costs only there
-      fail("train: moe_router_dtype fp32 prices the probabilities' product in the experts' "
+      usage("train: moe_router_dtype fp32 prices the probabilities' product in the experts' "
         .. "unfused activation: it needs unfused_act and moe_probs = activation (the fused "
         .. "kernel casts in registers; the router's GEMM stays Transformer Engine's)")
     end
@@ -822,25 +825,25 @@ local function step_choices(o, p, cfg, sweep, default)
   -- inside their kernel, and without flash the mask is added to the
   -- eager scores -- either would change nothing, in silence.
   if o.pad_mask and not cfg.eager then
-    fail("train: pad_mask is transformers' FlashAttention-2 path under a padding mask; with "
+    usage("train: pad_mask is transformers' FlashAttention-2 path under a padding mask; with "
       .. "kernels = fused (stack = %s) there is none: give kernels = eager", tostring(cfg.stack))
   end
   if o.pad_mask and p.cfg.flash == false then
-    fail("train: pad_mask prices transformers' FlashAttention-2 gathers of a padded "
+    usage("train: pad_mask prices transformers' FlashAttention-2 gathers of a padded "
       .. "micro-batch: it needs flash (without it the mask is added to the eager scores)")
   end
   if cfg.eager and cfg.unfused_loss then
-    fail("train: unfused_loss is Megatron-Core's vocab-parallel cross-entropy; with kernels = "
+    usage("train: unfused_loss is Megatron-Core's vocab-parallel cross-entropy; with kernels = "
       .. "eager (stack = %s) the loss is already Hugging Face's, op by op: give kernels = fused",
       tostring(cfg.stack))
   end
   if cfg.eager and cfg.eager_loss then
-    fail("train: eager_loss is a loss left out of the compiled layers; with kernels = eager "
+    usage("train: eager_loss is a loss left out of the compiled layers; with kernels = eager "
       .. "(stack = %s) every operator already runs op by op: give kernels = fused",
       tostring(cfg.stack))
   end
   if cfg.unfused_loss and cfg.eager_loss then
-    fail("train: unfused_loss (Megatron-Core's vocab-parallel cross-entropy) and eager_loss "
+    usage("train: unfused_loss (Megatron-Core's vocab-parallel cross-entropy) and eager_loss "
       .. "(torch's cross_entropy outside torch.compile) are two different losses: give one")
   end
   return by_fsdp, refusal
@@ -868,7 +871,7 @@ function M.setup(o, sweep)
     fail("train: method '%s' is not a training step (pretrain|full|lora|qlora; an RL step: gpuplan rl, gp.rl)",
       p.method)
   end
-  if not gpu then fail("train: gpu is required") end
+  if not gpu then usage("train: gpu is required") end
   local cat = catalog(o.cat)
   -- memory.prepare's: the declared default, or fp16 on a card without
   -- bf16 tensor cores (prepare_recipe)
@@ -889,7 +892,7 @@ function M.setup(o, sweep)
         .. "Blackwell); %s is %s", tostring(gpu.id), tostring(gpu.arch))
     end
     if (o.etp or o.tp or 1) > 1 then
-      fail("train: fused_grouped_mlp needs the experts unsplit: Megatron-Core refuses it "
+      usage("train: fused_grouped_mlp needs the experts unsplit: Megatron-Core refuses it "
         .. "with expert tensor parallelism (got etp %s)", tostring(o.etp or o.tp))
     end
   end
@@ -928,13 +931,13 @@ function M.setup(o, sweep)
   -- The offloaded optimizer steps on the host at its DRAM bandwidth.
   local offloaded = o.offload ~= nil and o.offload ~= "none"
   if o.host_bw ~= nil and not offloaded then
-    fail("train: host_bw is what the offloaded optimizer steps at; give offload = optimizer "
+    usage("train: host_bw is what the offloaded optimizer steps at; give offload = optimizer "
       .. "or params+optimizer too")
   end
   local threads = o.host_threads
   -- (a whole number >= 1: the options' resolver checked it)
   if threads ~= nil and not offloaded then
-    fail("train: host_threads are what the offloaded optimizer steps on; give offload = "
+    usage("train: host_threads are what the offloaded optimizer steps on; give offload = "
       .. "optimizer or params+optimizer too")
   end
   if offloaded then

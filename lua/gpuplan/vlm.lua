@@ -21,6 +21,9 @@
 local M = {}
 
 local function fail(fmt, ...) error(string.format(fmt, ...), 3) end
+-- A usage refusal (gpuplan.args usage): options that do not go together,
+-- whatever the model and the card; the command line exits 2 on it.
+local function usage(fmt, ...) error(require("gpuplan.args").usage(string.format(fmt, ...)), 3) end
 local shown = require("gpuplan.args").shown
 
 -- Towers that read every image at its own resolution (Qwen2-VL and
@@ -99,14 +102,14 @@ media = function(model, o, planner)
   -- A frame size sizes video frames only: without frames it would be
   -- taken as the images' size, or dropped.
   if fsz and frames == 0 then
-    fail("frame_size %d sizes video frames, and none is given: give video_frames "
+    usage("frame_size %d sizes video frames, and none is given: give video_frames "
       .. "(image_size sizes images)", fsz)
   end
   local defaults = {}
   local base = v.image_size
   local size = isz or fsz or base
   if images > 0 and frames > 0 and (isz or base) ~= (fsz or isz or base) then
-    fail("images at %d px and video frames at %d px: the step prices one resolution per "
+    usage("images at %d px and video frames at %d px: the step prices one resolution per "
       .. "sequence (give frame_size = image_size)", isz or base, fsz)
   end
   if frames > 0 then size = fsz or isz or base end
