@@ -182,7 +182,7 @@ static int check_vpp(const gp_model *m, const gp_layout *y, gp_error *err)
 	    (double)y->pp * y->vpp <= (double)m->layers + y->ends)
 		return GP_OK;
 	if (y->pp == 1)
-		return gp_fail(err, "vpp %d needs pipeline parallelism "
+		return gp_usage(err, "vpp %d needs pipeline parallelism "
 			       "(pp > 1)", y->vpp);
 	if (y->ends > 0)
 		return gp_fail(err, "pp %d x vpp %d model chunks exceed the "
@@ -211,7 +211,7 @@ static int check_etp(const gp_model *m, const gp_layout *y, gp_error *err)
 		return gp_fail(err, "etp %d given for a dense model (it must "
 			       "equal tp %d)", y->etp, y->tp);
 	if (y->tp > 1 && !y->sp)
-		return gp_fail(err, "etp %d differs from tp %d: folding the "
+		return gp_usage(err, "etp %d differs from tp %d: folding the "
 			       "expert layers needs sequence parallelism "
 			       "(sp) when tp > 1", y->etp, y->tp);
 	return GP_OK;
@@ -242,7 +242,7 @@ static int check_hsdp(const gp_model *m, const gp_layout *y, gp_error *err)
 	(void)m;
 	if (y->hsdp == 0 || y->zero >= 2)
 		return GP_OK;
-	return gp_fail(err, "hsdp %d (hybrid sharding in a node) shards the "
+	return gp_usage(err, "hsdp %d (hybrid sharding in a node) shards the "
 		       "ZeRO 2/3 states: it needs zero 2 or 3 (got zero %d)",
 		       y->hsdp, y->zero);
 }
@@ -320,7 +320,7 @@ int layout_check(const gp_model *m, const gp_layout *in, gp_layout *out,
 			       (int)in->schedule);
 	if (in->schedule == GP_SCHED_DUALPIPE &&
 	    !layout_dualpipe_ok(in->pp, in->vpp, 0))
-		return gp_fail(err, "dualpipe needs an even pp of 2 or more "
+		return gp_usage(err, "dualpipe needs an even pp of 2 or more "
 			       "and no vpp (got pp %d, vpp %d)", in->pp,
 			       in->vpp);
 	if (!all_zero(in->order) && !order_ok(in->order))

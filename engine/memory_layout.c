@@ -325,19 +325,19 @@ int mem_check_train_cfg(const gp_model *m, const gp_train_cfg *c,
 	 * under no_sync; at zero 0-2 the gradients' sharding is the
 	 * stage's. */
 	if (c->grads_whole && y->zero != 3)
-		return gp_fail(err, "grads_whole needs zero 3 (got zero %d)",
+		return gp_usage(err, "grads_whole needs zero 3 (got zero %d)",
 			       y->zero);
 	if ((c->offload_optimizer || c->offload_params) && y->zero < 1)
-		return gp_fail(err, "offload needs a ZeRO stage (zero 1, 2 "
+		return gp_usage(err, "offload needs a ZeRO stage (zero 1, 2 "
 			       "or 3: DeepSpeed offloads through its ZeRO "
 			       "optimizer), got zero 0");
 	if (c->offload_params && y->zero != 3)
-		return gp_fail(err, "offloading the parameters needs zero 3 "
+		return gp_usage(err, "offloading the parameters needs zero 3 "
 			       "(DeepSpeed offload_param is a ZeRO-3 "
 			       "feature), got zero %d", y->zero);
 	if ((c->offload_optimizer || c->offload_params) &&
 	    (c->paged_optimizer || c->grads_in_bwd))
-		return gp_fail(err, "offload does not combine with %s",
+		return gp_usage(err, "offload does not combine with %s",
 			       c->paged_optimizer ?
 			       "paged_optimizer (bitsandbytes pages GPU "
 			       "states through unified memory; an 8-bit "

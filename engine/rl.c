@@ -171,7 +171,7 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 	    (c->train.mem.lay.zero != 3 || c->ref_host ||
 	     c->group_gpus[RL_GRP_REF] || c->group_gpus[RL_GRP_REWARD] ||
 	     c->critic_reward || !(c->ref_model || c->reward_model)))
-		return gp_fail(err, "ref_reward_offload: ZeRO-3's parameter "
+		return gp_usage(err, "ref_reward_offload: ZeRO-3's parameter "
 			       "offload of a reference or reward model on "
 			       "the actor's GPUs; it needs zero 3, a "
 			       "reference or a reward model, and neither "
@@ -721,8 +721,13 @@ static int rl_train_passes(const gp_model *m, const roof_device *d,
 	if (rl_train_pass(m, d, t, &u, cc ? &cc->update : NULL,
 			  cc && cc->stepped, &out->update, &sub) ||
 	    rl_train_pass(m, d, t, &f, cc ? &cc->forward : NULL,
-			  cc && cc->stepped, &out->forward, &sub))
-		return gp_fail(err, "training step: %.200s", sub.msg);
+			  cc && cc->stepped, &out->forward, &sub)) {
+		/* the pass's refusal, a usage one staying one */
+		gp_fail(err, "training step: %.200s", sub.msg);
+		if (err)
+			err->usage = sub.usage;
+		return GP_EINVAL;
+	}
 	if (cc)
 		cc->stepped = 1;
 	if (c->fwd_bwd_scale > 1.0) {

@@ -399,18 +399,18 @@ static int check_ep_overlap(const train_cfg *c, const gp_layout *y,
 	if (!c->ep_overlap || y->schedule == GP_SCHED_DUALPIPE)
 		return GP_OK;
 	if (c->mem.recompute == GP_RECOMPUTE_FULL)
-		return gp_fail(err, "recompute full with ep_overlap: "
+		return gp_usage(err, "recompute full with ep_overlap: "
 			       "Megatron-Core refuses it (\"disable full "
 			       "recomputation when enabling overlap_moe_"
 			       "expert_parallel_comm\"); selective or none "
 			       "can run");
 	if (y->ep < 2)
-		return gp_fail(err, "ep_overlap needs expert parallelism, "
+		return gp_usage(err, "ep_overlap needs expert parallelism, "
 			       "ep >= 2 (got ep %d): Megatron-Core's overlap_"
 			       "moe_expert_parallel_comm \"is only supported "
 			       "with expert model parallelism\"", y->ep);
 	if (y->pp > 1 && y->vpp < 2)
-		return gp_fail(err, "ep_overlap at pp %d needs the "
+		return gp_usage(err, "ep_overlap at pp %d needs the "
 			       "interleaved schedule, vpp >= 2: Megatron-Core "
 			       "requires virtual_pipeline_model_parallel_size "
 			       "\"when pipeline_model_parallel_size > 1\"",
@@ -431,7 +431,7 @@ static int check_fused_mlp(const gp_model *m, const train_cfg *c,
 
 	if (!c->fused_mlp || !(m->moe.experts > 0) || etp <= 1)
 		return GP_OK;
-	return gp_fail(err, "fused_grouped_mlp needs the experts unsplit: "
+	return gp_usage(err, "fused_grouped_mlp needs the experts unsplit: "
 		       "Megatron-Core refuses it with expert tensor "
 		       "parallelism (got etp %d; give etp 1)", etp);
 }
