@@ -64,7 +64,7 @@ my @col = split ' ', $row // '';
 ok(@col == 7 && $col[4] <= 47.0 && $col[4] > 40, "busbw within one NIC's 47 GB/s (got $col[4])");
 is($col[5], 'ring', 'a ring across the 8 nodes');
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--nodes', '3', '--gpus', '8');
-is($c, 1, '8 GPUs over 3 nodes exits 1');
+is($c, 2, '8 GPUs over 3 nodes: a usage error (--gpus and --nodes), exit 2');
 like($e, qr/^gpuplan: comm: 8 gpus do not split evenly over 3 nodes/m, 'and says why');
 
 my $dir = tempdir(CLEANUP => 1);

@@ -282,7 +282,7 @@ like($o, qr/^grads\s+1\.18\s+1\.26\s+DeepSpeed gradient bucket/m,
 unlike($o, qr/^(master|optimizer) /m, 'no master or optimizer states on the GPU');
 ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--zero', '2',
                       '--offload', 'params+optimizer');
-is($c, 1, 'parameter offload below ZeRO-3: an error');
+is($c, 2, 'parameter offload below ZeRO-3: a usage error (--offload with --zero)');
 like($e, qr/^gpuplan: fit: offloading the parameters needs --zero 3 \(DeepSpeed offload_param is a ZeRO-3 feature\), got --zero 2$/m, 'says which stage');
 
 # Plans that run but waste something print a warning, in gpuplan train's

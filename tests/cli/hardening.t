@@ -11,6 +11,15 @@ require './tests/cli/lib.pl';
 my $tmp = tempdir(CLEANUP => 1);
 my ($c, $o, $e);
 
+# A refusal's message: stderr without the usage lines a usage error
+# (exit 2) prints after it (the command's usage and where its help is).
+sub message_of {
+    my ($err, $code, $cmd) = @_;
+    return $err unless $code == 2;
+    $err =~ s/\nusage: gpuplan \Q$cmd\E .*\z/\n/s or return "no usage lines: $err";
+    return $err;
+}
+
 # An error is one line naming the input, without gpuplan's own file:line
 # or a traceback.
 sub clean_error {
@@ -706,8 +715,8 @@ for my $t (
      qr/^gpuplan: fit: --batch must be a number in \[1, 16777216\] \(got 2147483648\)$/],
     [['fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'lora', '--lora-rank', '100000'], 1,
      qr/^gpuplan: fit: --lora-rank 100000 is above the model's hidden size 4096/],
-    [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--disagg'], 1,
-     qr/^gpuplan: infer: --disagg needs --gpus N: the prefill and decode pools together \(at least 2\)$/],
+    [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--disagg'], 2,
+     qr/^gpuplan: infer: --disagg needs --gpus N: the prefill and decode pools together \(at least 2\)$/m],
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--mtp', '0'], 1,
      qr/^gpuplan: infer: --mtp must be a whole number 1\.\.16 \(got 0\)$/],
     # --mtp's declared range is the engine's (serve.c: 0..16, 0 left out):
@@ -723,16 +732,16 @@ for my $t (
      ['train', 'llama3-8b', '--gpu', 'h100-sxm'], ['rl', 'llama3-8b', '--gpu', 'h100-sxm'],
      ['infer', 'llama3-8b', '--gpu', 'h100-sxm'], ['fit', 'llama3-8b', '--gpu', 'h100-sxm'],
      ['fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'infer']),
-    [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--acceptance', '0.5'], 1,
+    [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--acceptance', '0.5'], 2,
      qr/^gpuplan: infer: --acceptance is the MTP drafts' acceptance: it needs --mtp N/],
-    [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--dp-attention'], 1,
+    [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--dp-attention'], 2,
      qr/^gpuplan: infer: --dp-attention needs an instance of more than one GPU/],
-    [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--no-two-batch-overlap'], 1,
+    [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--no-two-batch-overlap'], 2,
      qr/^gpuplan: infer: --two-batch-overlap applies with expert parallelism \(--ep > 1\)/],
-    [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--two-batch-overlap'], 1,
+    [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--two-batch-overlap'], 2,
      qr/^gpuplan: infer: --two-batch-overlap applies with expert parallelism \(--ep > 1\)/],
     [['infer', 'deepseek-v3', '--gpu', 'h200-sxm', '--gpus', '8', '--tp', '8', '--ep', '4',
-      '--weights', 'fp8', '--imbalance', '2'], 1,
+      '--weights', 'fp8', '--imbalance', '2'], 2,
      qr/^gpuplan: infer: --imbalance applies with the experts split over the whole instance \(ep equal to tp\): --ep 4 inside --tp 8 slices them in groups with no all-to-all;/],
     ) {
     my ($args, $code, $re) = @$t;
@@ -748,26 +757,28 @@ for my $t (
 # in the sentence it is a word: "the MTP drafts' acceptance".
 for my $t (
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--fp8-scaling', 'current'],
-     "gpuplan: train: --fp8-scaling current is how fp8 casts are scaled: it needs --precision fp8 (got bf16)\n"],
+     "gpuplan: train: --fp8-scaling current is how fp8 casts are scaled: it needs --precision fp8 (got bf16)\n", 2],
     # fp8_scaling's values are its declaration's, checked where the flag is read.
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--precision', 'fp8', '--fp8-scaling', 'tensorwise'],
      "gpuplan: train: --fp8-scaling must be delayed, current or block (got 'tensorwise')\n"],
     # Packed samples longer than the sequence they are packed into.
     [['train', 'llama2-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--seq', '4096', '--packed-len', '5000'],
-     "gpuplan: train: --packed-len is the length of the samples packed into each sequence: at most seq (got --packed-len 5000, --seq 4096)\n"],
+     "gpuplan: train: --packed-len is the length of the samples packed into each sequence: at most seq (got --packed-len 5000, --seq 4096)\n", 2],
     # ... and shorter than one token (0 alone means not packed).
     [['train', 'llama2-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--seq', '4096', '--packed-len', '0.5'],
      "gpuplan: train: --packed-len is the length of the samples packed into each sequence: at least 1 token, or 0 for none (got --packed-len 0.5)\n"],
     [['infer', 'deepseek-v3', '--gpu', 'h20', '--gpus', '16', '--ep', '16', '--single-batch-overlap',
       '--two-batch-overlap'],
-     "gpuplan: infer: --single-batch-overlap is the overlap of a step without --two-batch-overlap; give one of them\n"],
+     "gpuplan: infer: --single-batch-overlap is the overlap of a step without --two-batch-overlap; give one of them\n", 2],
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--acceptance', '0.5'],
-     "gpuplan: infer: --acceptance is the MTP drafts' acceptance: it needs --mtp N (draft tokens per step)\n"],
+     "gpuplan: infer: --acceptance is the MTP drafts' acceptance: it needs --mtp N (draft tokens per step)\n", 2],
     ) {
-    my ($args, $want) = @$t;
+    # options that do not go together are a usage error (exit 2, the
+    # usage lines after the message); a bad value is an error (exit 1)
+    my ($args, $want, $code) = (@$t, 1);
     ($c, $o, $e) = run_gp(@$args);
-    is($c, 1, "@$args[0, -1]: exit 1");
-    is($e, $want, "@$args[0, -1]: names the flags typed");
+    is($c, $code, "@$args[0, -1]: exit $code");
+    is(message_of($e, $code, $args->[0]), $want, "@$args[0, -1]: names the flags typed");
 }
 # An option nobody typed is named by its flag too: the user reads the
 # command line's names only (output's default is --output 256).
@@ -895,8 +906,8 @@ like($e, qr/^\Q$lo\E\/a.lua:1: gpu 'no-gemm': field 'achievable.gemm' \(gpu\): n
 # nothing, so it is refused, naming the flag and the kernels.
 ($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8',
                       '--cuda-graph-scope', 'attn');
-is($c, 1, '--cuda-graph-scope with eager kernels: refused');
-is($e, "gpuplan: train: --cuda-graph-scope captures Transformer Engine's fused kernels; with "
+is($c, 2, '--cuda-graph-scope with eager kernels: refused, a usage error (two options)');
+is(message_of($e, 2, 'train'), "gpuplan: train: --cuda-graph-scope captures Transformer Engine's fused kernels; with "
        . "--kernels eager (--stack hf) there are none to capture: give --kernels fused\n",
    '... naming the flag and the kernels');
 
@@ -995,55 +1006,56 @@ my @q3 = ('qwen3-30b-a3b', '--gpu', 'h100-sxm', '--gpus', '16', '--ep-overlap');
 for my $t (
     [['train', @q3, '--ep', '8', '--recompute', 'full'],
      "gpuplan: train: --recompute full with --ep-overlap: Megatron-Core refuses it (\"disable full "
-     . "recomputation when enabling overlap_moe_expert_parallel_comm\"); selective or none can run\n"],
+     . "recomputation when enabling overlap_moe_expert_parallel_comm\"); selective or none can run\n", 2],
     [['train', @q3, '--ep', '8', '--pp', '2'],
      "gpuplan: train: --ep-overlap at --pp 2 needs the interleaved schedule, --vpp >= 2: Megatron-Core "
-     . "requires virtual_pipeline_model_parallel_size \"when pipeline_model_parallel_size > 1\"\n"],
+     . "requires virtual_pipeline_model_parallel_size \"when pipeline_model_parallel_size > 1\"\n", 2],
     [['train', @q3],
      "gpuplan: train: --ep-overlap needs expert parallelism, --ep >= 2 (got --ep 1): Megatron-Core's "
-     . "overlap_moe_expert_parallel_comm \"is only supported with expert model parallelism\"\n"],
+     . "overlap_moe_expert_parallel_comm \"is only supported with expert model parallelism\"\n", 2],
     [['train', @q3, '--ep', '8', '--moe-dispatcher', 'allgather'],
      "gpuplan: train: --moe-dispatcher allgather with --ep-overlap: Megatron-Core overlaps the "
-     . "alltoall and flex dispatchers only (\"supported with alltoall/flex token dispatcher\")\n"],
+     . "alltoall and flex dispatchers only (\"supported with alltoall/flex token dispatcher\")\n", 2],
     [['train', @q3, '--ep', '8', '--precision', 'fp32'],
      "gpuplan: train: --precision fp32 with --ep-overlap: Megatron-Core's overlap \"is only "
-     . "supported with bf16 or fp16 model\" (fp8 runs on one)\n"],
+     . "supported with bf16 or fp16 model\" (fp8 runs on one)\n", 2],
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--ep-overlap'],
      "gpuplan: train: --ep-overlap overlaps the expert all-to-all; llama3-8b has no experts\n"],
     [['plan', @q3, '--recompute', 'full', '--ep-max', '8'],
      "gpuplan: plan: --recompute full is the only policy to try, and Megatron-Core refuses it "
-     . "with --ep-overlap: give selective or none too\n"],
+     . "with --ep-overlap: give selective or none too\n", 2],
     [['plan', @q3, '--ep-max', '1'],
      "gpuplan: plan: --ep-overlap needs expert parallelism (ep >= 2): give --ep-max 2 or more "
-     . "(got 1)\n"],
+     . "(got 1)\n", 2],
     ) {
-    my ($args, $want) = @$t;
+    my ($args, $want, $code) = (@$t, 1);
     ($c, $o, $e) = run_gp(@$args);
     my $name = join(' ', @$args[0, 1, 6 .. $#$args]);
-    is($c, 1, "$name: exit 1");
-    is($e, $want, "$name: names the flags typed");
+    is($c, $code, "$name: exit $code");
+    is(message_of($e, $code, $args->[0]), $want, "$name: names the flags typed");
 }
 # --- the flex dispatcher's backend and CUDA_DEVICE_MAX_CONNECTIONS: a
 # backend beside another dispatcher, an unknown one, and connections
-# outside CUDA's 1..32, each one line naming the flag, exit 1.
+# outside CUDA's 1..32, each one line naming the flag: exit 2 for an
+# option beside a dispatcher it is not (a usage error), 1 for a bad value.
 my @q3f = ('qwen3-30b-a3b', '--gpu', 'h100-sxm', '--gpus', '16', '--ep', '16');
 for my $t (
     [['train', @q3f, '--moe-flex-backend', 'hybridep'],
      "gpuplan: train: --moe-flex-backend hybridep is the flex dispatcher's backend; give "
-     . "--moe-dispatcher flex (got alltoall)\n"],
+     . "--moe-dispatcher flex (got alltoall)\n", 2],
     [['train', @q3f, '--moe-dispatcher', 'flex', '--moe-flex-backend', 'nccl'],
      "gpuplan: train: --moe-flex-backend must be deepep or hybridep (got 'nccl')\n"],
     [['train', @q3f, '--moe-flex-sms', '32'],
      "gpuplan: train: --moe-flex-sms is the flex dispatcher's SMs; give --moe-dispatcher flex "
-     . "(got alltoall)\n"],
+     . "(got alltoall)\n", 2],
     [['train', @q3f, '--cuda-device-max-connections', '33'],
      "gpuplan: train: --cuda-device-max-connections must be a whole number 1..32 (got 33)\n"],
     ) {
-    my ($args, $want) = @$t;
+    my ($args, $want, $code) = (@$t, 1);
     ($c, $o, $e) = run_gp(@$args);
     my $name = join(' ', @$args[0, 1, 8 .. $#$args]);
-    is($c, 1, "$name: exit 1");
-    is($e, $want, "$name: names the flag typed");
+    is($c, $code, "$name: exit $code");
+    is(message_of($e, $code, $args->[0]), $want, "$name: names the flag typed");
 }
 # Both given as a run states them: exit 0, the EP time of one connection
 # with the overlap above that of 32 (0.501 of it hides, not all).

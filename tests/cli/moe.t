@@ -117,13 +117,14 @@ is($c, 0, 'json exits 0');
 like($o, qr/"moe":true/, 'json marks the MoE serving model');
 like($o, qr/"dispatch_bytes":/, 'json carries the all-to-all');
 
-# Errors: exit 1 naming the argument; usage errors exit 2.
+# Errors: exit 1 naming the argument; usage errors (options that do not
+# go together) exit 2.
 ($c, $o, $e) = run_gp(@ds, '--gpu', 'h20', '--gpus', '16', '--tp', '16', '--ep', '6');
-is($c, 1, 'ep neither tp, 1 nor a divisor of tp: exit 1');
+is($c, 2, 'ep neither tp, 1 nor a divisor of tp: a usage error, exit 2');
 like($e, qr/^gpuplan: infer: --ep 6: the experts are split over the whole instance/m, 'ep named');
 ($c, $o, $e) = run_gp(@ds, '--gpu', 'h20', '--gpus', '16', '--tp', '16', '--ep', '8',
                       '--dp-attention');
-is($c, 1, 'ep inside tp with DP attention: exit 1');
+is($c, 2, 'ep inside tp with DP attention: a usage error, exit 2');
 like($e, qr/^gpuplan: infer: --ep 8: .*with TP attention/m, 'the rule named');
 # --ep dividing --tp with TP attention: TensorRT-LLM's --tp 8 --ep 4, four
 # groups of experts each sliced over two GPUs (the experts' TP 2).

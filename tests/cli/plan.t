@@ -337,7 +337,7 @@ like($e, qr/^gpuplan: plan: --scaling-base 4: no layout of the job fits 4 x /m, 
     # DualPipe alone with --vpp-max 2: no layout would take a second chunk
     my ($cv, undef, $ev) = run_gp('plan', @dj[0 .. $#dj - 4], '--schedule', 'dualpipe',
                                   '--vpp-max', '2');
-    is($cv, 1, '--schedule dualpipe --vpp-max 2: exit 1');
+    is($cv, 2, '--schedule dualpipe --vpp-max 2: a usage error, exit 2');
     like($ev, qr/--schedule dualpipe runs one model chunk a stage: --vpp-max 2 searches nothing/,
          'names both flags');
     my (undef, $oh) = run_gp('plan', '--help');

@@ -105,7 +105,7 @@ unlike($e, qr/\.lua:\d+/, 'no internal file:line in the message');
 ($c, $o, $e) = run_gp('rl', @job, '--tokens', '1e9');
 is($c, 2, '--tokens is not an RL option');
 ($c, $o, $e) = run_gp('rl', @job, '--global-batch', '100');
-is($c, 1, 'a mini-batch that does not divide the samples exits 1');
+is($c, 2, 'a mini-batch that does not divide the samples: a usage error, exit 2');
 like($e, qr/not a whole number of mini-batches of 100/, 'and says why');
 
 # scripts/grpo.lua: the conclusion follows from its table.
@@ -165,7 +165,7 @@ ok(defined $said && abs($said - $save) <= 1, 'grpo.lua: the saving from the prin
 # Samples that no data-parallel split divides: without --global-batch the
 # error names the samples, not a --global-batch the user never gave.
 ($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--prompts', '1', '--group', '1');
-is($c, 1, 'rl --prompts 1 --group 1 on dp 8: exit 1');
+is($c, 2, 'rl --prompts 1 --group 1 on dp 8: a usage error, exit 2');
 like($e, qr/^gpuplan: rl: the 1 samples \(prompts x group\) must be a multiple of dp x batch = 8 x 1$/m,
      'names the samples, no --global-batch');
 ($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--prompts', '8', '--group', '1',
@@ -357,7 +357,7 @@ my ($u0) = $of0 =~ /1 optimizer step of ([\d.]+) s/;
 my ($u1) = $of1 =~ /1 optimizer step of ([\d.]+) s/;
 ok(defined $u0 && defined $u1 && $u1 < $u0, "--fused-grouped-mlp: optimizer step $u1 s < $u0 s");
 my ($cf2, $of2, $ef2) = run_gp(@fm, '--fused-grouped-mlp', '--tp', '2');
-is($cf2, 1, 'rl --fused-grouped-mlp --tp 2: exit 1');
+is($cf2, 2, 'rl --fused-grouped-mlp --tp 2: a usage error, exit 2');
 like($ef2, qr/^gpuplan: rl: --fused-grouped-mlp needs the experts unsplit/m, '... naming why');
 # The rollout holds each prompt and its longest response in one sequence:
 # `fit --method grpo` and `infer` refused a sequence past the model's

@@ -135,7 +135,7 @@ like($e, qr/--gpu ID is required/, 'says so');
 is($c, 1, 'fp8 on A100 exits 1');
 like($e, qr/fp8 training needs fp8 tensor cores/, 'and says why');
 ($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--global-batch', '12');
-is($c, 1, 'a global batch that does not divide exits 1');
+is($c, 2, 'a global batch that does not divide: a usage error, exit 2');
 like($e, qr/--global-batch 12 is not a multiple of dp x batch = 8 x 1/, 'names the numbers');
 ($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--kv', 'fp8');
 is($c, 2, '--kv is not a training option');

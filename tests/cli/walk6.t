@@ -37,7 +37,7 @@ my @vl = ('train', 'qwen2.5-vl-7b', '--gpu', 'a100-sxm-80gb', '--gpus', '1', '--
 # dropped.  Now refused, naming both options.
 for my $extra ([], ['--images', '2']) {
     ($c, $o, $e) = run_gp(@vl, '--frame-size', '448', @$extra);
-    is($c, 1, "--frame-size without --video-frames (@$extra): refused");
+    is($c, 2, "--frame-size without --video-frames (@$extra): refused, a usage error");
     like($e, qr/--frame-size 448 sizes video frames, and none is given: give --video-frames/,
          '--frame-size alone: says to give --video-frames') or diag $e;
 }
@@ -154,7 +154,7 @@ like($o, qr/max context at this concurrency: \d+ tokens$/m, 'below the context: 
 for my $cmd (['fit'], ['train', '--gpus', '1'], ['plan', '--gpus', '8']) {
     ($c, $o, $e) = run_gp($cmd->[0], 'llama3-8b', '--gpu', 'h100-sxm', @$cmd[1 .. $#$cmd],
                           '--method', 'qlora', '--weights', 'bf16');
-    is($c, 1, "$cmd->[0] --method qlora --weights bf16: refused");
+    is($c, 2, "$cmd->[0] --method qlora --weights bf16: refused, a usage error");
     like($e, qr/--weights bf16: method qlora quantises the frozen base .* a bf16 base is method lora/,
          "$cmd->[0]: says it is method lora") or diag $e;
 }
