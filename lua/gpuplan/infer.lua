@@ -664,10 +664,10 @@ local function setup_memory(a, cat, model, g, sys, d, c, tp, pp, default, info)
           "the CPU runs offloaded layers")
       end
     elseif a.host_bw ~= nil and not M.offload_pageable[a.runtime or "graphs"] then
-      error("infer: host_bw is the CPU's memory bandwidth, which llama.cpp (runtime "
+      error(args.usage("infer: host_bw is the CPU's memory bandwidth, which llama.cpp (runtime "
             .. "llama.cpp or kernels) computes offloaded layers at and the eager runtimes "
             .. "stage their pageable copies at; runtime " .. tostring(a.runtime or "graphs")
-            .. " copies them from pinned memory over PCIe (pcie_bw)", 3)
+            .. " copies them from pinned memory over PCIe (pcie_bw)"), 3)
     end
     -- The layers the run placed in host memory, when stated (at most a
     -- stage's: the model's layers over pp, the first stages holding the
@@ -750,7 +750,8 @@ local function setup_memory(a, cat, model, g, sys, d, c, tp, pp, default, info)
     end
   end
   if a.offload_layers ~= nil and not a.offload then
-    error("infer: offload_layers places layers in host memory; give offload = true too", 3)
+    error(args.usage("infer: offload_layers places layers in host memory; give offload = true "
+      .. "too"), 3)
   end
   if tp > 1 or pp > 1 then
     c.topo = tp_topology(g, sys, cat)
@@ -907,9 +908,10 @@ function M.setup(a)
     error("infer: enforce_eager must be true or false (got " .. tostring(a.enforce_eager) .. ")", 3)
   end
   if a.enforce_eager and not M.eager_host_ops[a.runtime or ""] then
-    error("infer: enforce_eager runs a graph runtime's steps eagerly, and its host ops are "
+    error(args.usage("infer: enforce_eager runs a graph runtime's steps eagerly, and its host ops "
+      .. "are "
       .. "counted for runtime vllm only (got runtime " .. tostring(a.runtime or "graphs")
-      .. "; runtime eager, eager-pytorch or litgpt price plain PyTorch)", 3)
+      .. "; runtime eager, eager-pytorch or litgpt price plain PyTorch)"), 3)
   end
   -- the MoE serving model named by the argument that chose it (it said
   -- "(gpuplan.serve)", a module the command line's user never named)
@@ -920,12 +922,12 @@ function M.setup(a)
       and string.format("%s = %s", by, tostring(v)) or by
   end
   if a.enforce_eager and serving then
-    error("infer: enforce_eager: the MoE serving model (chosen by " .. by .. ") prices its "
-      .. "own steps under CUDA graphs", 3)
+    error(args.usage("infer: enforce_eager: the MoE serving model (chosen by " .. by .. ") prices its "
+      .. "own steps under CUDA graphs"), 3)
   end
   if a.enforce_eager and a.graph_sizes ~= nil then
-    error("infer: give enforce_eager or graph_sizes, not both: an eager run captures no "
-      .. "CUDA graphs", 3)
+    error(args.usage("infer: give enforce_eager or graph_sizes, not both: an eager run captures no "
+      .. "CUDA graphs"), 3)
   end
   -- TensorRT-LLM's generation attention without XQA (engine/infer.c
   -- mmha_decode): its masked MHA kernel, whose KV reads are counted per
@@ -934,13 +936,13 @@ function M.setup(a)
   if a.xqa ~= nil and a.runtime ~= "trtllm" then
     -- said with its value: the command line's flag is --no-xqa, which
     -- "xqa picks ..." named as "--xqa"
-    error("infer: xqa = " .. tostring(a.xqa) .. " picks TensorRT-LLM's generation attention "
+    error(args.usage("infer: xqa = " .. tostring(a.xqa) .. " picks TensorRT-LLM's generation attention "
       .. "(its XQA kernel or the masked MHA kernel before it): --runtime trtllm only (got runtime "
-      .. tostring(a.runtime or "graphs") .. ")", 3)
+      .. tostring(a.runtime or "graphs") .. ")"), 3)
   end
   if a.xqa == false and serving then
-    error("infer: xqa = false: the MoE serving model (chosen by " .. by .. ") prices its "
-      .. "own attention; TensorRT-LLM's masked MHA kernel is priced for one model only", 3)
+    error(args.usage("infer: xqa = false: the MoE serving model (chosen by " .. by .. ") prices its "
+      .. "own attention; TensorRT-LLM's masked MHA kernel is priced for one model only"), 3)
   end
   if a.xqa == false and type(model.mla) == "table" and (model.mla.kv_lora_rank or 0) > 0 then
     error("infer: xqa = false: TensorRT-LLM's masked MHA kernel over a latent (MLA) "
@@ -988,7 +990,7 @@ function M.setup(a)
     error("infer: kv_policy must be 'mean' or 'max' (got " .. shown(a.kv_policy) .. ")", 3)
   end
   if a.kv_policy == nil then default("kv_policy=mean") end
-  if c.batch and c.concurrency then error(M.BATCH_AND_CONCURRENCY, 3) end
+  if c.batch and c.concurrency then error(args.usage(M.BATCH_AND_CONCURRENCY), 3) end
   -- One batch prices every replica (engine/infer_run.c run_batch:
   -- ceil(concurrency / replicas) each), so a concurrency the replicas do
   -- not split evenly was priced with more requests in flight than given:
@@ -996,9 +998,9 @@ function M.setup(a)
   -- make 395.
   local reps = c.tp * c.pp > 0 and c.gpus // (c.tp * c.pp) or 1
   if c.concurrency and reps > 1 and c.gpus % (c.tp * c.pp) == 0 and c.concurrency % reps ~= 0 then
-    error(string.format("infer: concurrency %d does not split evenly over %d replicas "
+    error(args.usage(string.format("infer: concurrency %d does not split evenly over %d replicas "
       .. "of %d GPU%s: every replica is priced at one batch; give a multiple of %d",
-      c.concurrency, reps, c.tp * c.pp, c.tp * c.pp == 1 and "" or "s", reps), 3)
+      c.concurrency, reps, c.tp * c.pp, c.tp * c.pp == 1 and "" or "s", reps)), 3)
   end
   -- The default prompt in a model whose context is shorter than it and the
   -- output (2048-token GPT-3, BLOOM, the Megatron-GPT family): the context
@@ -1075,10 +1077,10 @@ function M.setup(a)
   -- user's: a longer prompt under it keeps that pricing.
   if a.max_num_tokens ~= nil and c.input > c.max_num_tokens and
      (not c.chunked or c.whole_prompts) then
-    error(string.format("infer: max_num_tokens (%s) is below the prompt (input %d tokens): "
+    error(args.usage(string.format("infer: max_num_tokens (%s) is below the prompt (input %d tokens): "
       .. "without chunked prefill no step can hold that prompt (vLLM and TensorRT-LLM refuse "
       .. "it); give chunked_prefill, or max_num_tokens of %d or more", shown(a.max_num_tokens),
-      c.input, c.input), 3)
+      c.input, c.input)), 3)
   end
   if mixes then default("chunked_prefill (" .. mixes .. ")") end
   -- With chunked_prefill the step's token budget decides how many steps
@@ -1095,10 +1097,10 @@ function M.setup(a)
   -- (M.trtllm_graph_cap).  The MoE serving model prices its own steps.
   local serve_model = require("gpuplan.serve").wants(a)
   if a.graph_sizes ~= nil and (c.runtime ~= "graphs" or serve_model) then
-    error("infer: graph_sizes is the batch sizes a CUDA-graph runtime captures for one model "
+    error(args.usage("infer: graph_sizes is the batch sizes a CUDA-graph runtime captures for one model "
       .. "on its replicas (runtime graphs, trtllm, vllm, sglang, nim-http, gpt-fast); "
       .. (serve_model and "the MoE serving model does not read it" or
-          ("runtime " .. tostring(a.runtime) .. " runs no graphs")), 3)
+          ("runtime " .. tostring(a.runtime) .. " runs no graphs"))), 3)
   end
   if c.runtime == "graphs" and not serve_model then
     local gs, rt = graph_sizes_arg(a), a.runtime or "graphs"

@@ -322,7 +322,7 @@ like($e, qr/--max-num-tokens/, '... naming the flag');
 # --chunked-prefill is given; vllm (V1) always chunks: priced.
 for my $rt ([], ['--runtime', 'trtllm'], ['--runtime', 'vllm', '--no-chunked-prefill']) {
   ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', @$rt, '--max-num-tokens', '16');
-  is($c, 1, "--max-num-tokens 16 below the 2048-token prompt (@$rt): exit 1");
+  is($c, 2, "--max-num-tokens 16 below the 2048-token prompt (@$rt): a usage error, exit 2");
   like($e, qr/^gpuplan: infer: --max-num-tokens \(16\) is below the prompt \(--input 2048 tokens\): without chunked prefill no step can hold that prompt .*give --chunked-prefill, or --max-num-tokens of 2048 or more$/m,
        '... naming the flag and what to give');
 }
@@ -546,7 +546,7 @@ is($c, 0, 'infer --no-xqa: exit 0');
 like($o, qr/xqa=false: TensorRT-LLM's masked MHA kernel, one thread block a query head: the KV cache read 8 times a decode step \(8 query heads a KV head\), on the CUDA cores/,
      '--no-xqa: the assumed line says the kernel and the factor');
 ($c, $o, $e) = run_gp('infer', 'llama2-70b', '--gpu', 'h200-sxm', '--runtime', 'vllm', '--no-xqa');
-is($c, 1, 'infer --no-xqa --runtime vllm: exit 1');
+is($c, 2, 'infer --no-xqa --runtime vllm: a usage error, exit 2');
 like($e, qr/^gpuplan: infer: --no-xqa picks TensorRT-LLM's generation attention .*--runtime trtllm only \(got runtime vllm\)$/m,
      '--no-xqa on vLLM: refused, naming the flag and the runtime');
 

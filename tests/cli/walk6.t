@@ -176,7 +176,7 @@ like($o, qr/^batch per replica\s+\d+ \(x 2 replicas\)$/m, 'two replicas');
 # multiple to give.  A concurrency past what the KV holds was capped at
 # 205 a replica without a word; the assumed line now says how many wait.
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '2', '--concurrency', '3');
-is($c, 1, 'infer --concurrency 3 over 2 replicas: refused');
+is($c, 2, 'infer --concurrency 3 over 2 replicas: refused, a usage error');
 like($e, qr/--concurrency 3 does not split evenly over 2 replicas of 1 GPU: .* give a multiple of 2/,
      '... with the multiple to give') or diag $e;
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '2', '--concurrency', '4');
