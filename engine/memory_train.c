@@ -765,11 +765,21 @@ static inline void train_stage(const gp_model *m, const gp_train_cfg *c,
 			  o);
 }
 
-static void stage_one(const gp_model *m, const gp_train_cfg *c,
-		      const gp_layout *y, const gp_params *p,
-		      const stage_acts *sa, const gp_state_bytes *sbp,
-		      int stage, int nl, unsigned parts, double *head,
-		      gp_mem_states *st, gp_mem_result *o)
+/* stage_one's body, inlined where parts is a constant: train_zero's
+ * ST_ZERO pass over a split's stages (each ZeRO stage of each phase)
+ * then runs without the call and the tests of the parts it does not
+ * ask.  The same statements in the same order: the same result. */
+#if defined(__GNUC__)
+#define STAGE_INLINE static inline __attribute__((always_inline))
+#else
+#define STAGE_INLINE static inline
+#endif
+STAGE_INLINE void stage_parts(const gp_model *m, const gp_train_cfg *c,
+			      const gp_layout *y, const gp_params *p,
+			      const stage_acts *sa,
+			      const gp_state_bytes *sbp, int stage, int nl,
+			      unsigned parts, double *head,
+			      gp_mem_states *st, gp_mem_result *o)
 {
 	double sh[SH_N], inflight = 0, A = sa->A;
 	int first = stage == 0, last = stage == y->pp - 1;
@@ -849,6 +859,15 @@ static void stage_one(const gp_model *m, const gp_train_cfg *c,
 	    c->lora_rank == 0 && !c->grads_in_bwd && !c->paged_optimizer &&
 	    sbp->weights < 4 && sbp->grads > 0)
 		mem_ds_fp16_step(c, sbp, o);
+}
+
+static void stage_one(const gp_model *m, const gp_train_cfg *c,
+		      const gp_layout *y, const gp_params *p,
+		      const stage_acts *sa, const gp_state_bytes *sbp,
+		      int stage, int nl, unsigned parts, double *head,
+		      gp_mem_states *st, gp_mem_result *o)
+{
+	stage_parts(m, c, y, p, sa, sbp, stage, nl, parts, head, st, o);
 }
 
 /* The tensors' bytes added in order, four a round: the same sums as
@@ -1054,7 +1073,7 @@ static int train_zero(const gp_model *m, const gp_params *p,
 {
 	const stage_acts *sa;
 	double best = 0, v;
-	int i, bi = 0;
+	int i, bi = 0, dual;
 
 	if (!m || !p || !c || !y || !s || !res || s->n < 1)
 		return gp_fail(err, "mem_train_zero: missing argument");
@@ -1062,6 +1081,8 @@ static int train_zero(const gp_model *m, const gp_params *p,
 		return gp_fail(err, "zero must be 0, 1, 2 or 3 (got %d)",
 			       c->lay.zero);
 	sa = (const stage_acts *)(const void *)s->acts;
+	/* train_stage's choice, once for the stages */
+	dual = c->lay.schedule == GP_SCHED_DUALPIPE && y->pp > 1;
 	/* Each stage on its scratch copy: the split's share back in place
 	 * (what the ZeRO stage's own share writes or reads: the tensors
 	 * and the trainable count; the rest finish writes or the stage
@@ -1073,8 +1094,13 @@ static int train_zero(const gp_model *m, const gp_params *p,
 		memcpy(w->bytes, s->rest[i].bytes,
 		       GP_MEM_NTENSOR * sizeof w->bytes[0]);
 		w->trainable = s->rest[i].trainable;
-		train_stage(m, c, y, p, sa, &s->sb, w->stage, w->stage_layers,
-			    ST_ZERO, s->head[i], &s->st[c->lay.zero][i], w);
+		if (dual)
+			stage_dual(m, c, y, p, sa, &s->sb, w->stage,
+				   w->stage_layers, w);
+		else
+			stage_parts(m, c, y, p, sa, &s->sb, w->stage,
+				    w->stage_layers, ST_ZERO, s->head[i],
+				    &s->st[c->lay.zero][i], w);
 		v = tensor_sum(w);
 		if (i == 0 || v > best) {
 			best = v;
