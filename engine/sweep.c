@@ -654,6 +654,33 @@ static void iter_start(sweep_iter *it)
 	it->moved = 0;
 }
 
+/* write_layout's step when only the innermost levels moved: their
+ * values into *out and *c, the rest of them the last yield's (inline:
+ * next_inner, most of a sweep's steps, writes them without a call). */
+static inline void write_inner(const sweep_iter *it, train_cfg *out,
+			       sweep_cand *c, long idx)
+{
+	const int *v = it->cur;
+	const int all = 0;
+	int N = 0;       /* the GPU count's level is not inner: unwritten */
+
+#define CFG(member) (&out->member)
+#define NOCFG (&N)
+#define SET(ID, name, type, lua, at, vals, bound, count, hi, def, ok) \
+	if (all || LV_##ID >= LV_Z) { \
+		*(at) = (type)VALUE_##vals(bound, count, v[LV_##ID]); \
+		c->name = (type)VALUE_##vals(bound, count, v[LV_##ID]); \
+	}
+	SWEEP_DIMS(SET)
+#undef SET
+#undef CFG
+#undef NOCFG
+	c->index = idx;
+	c->step = c->tokens_per_s = c->mfu = 0;
+	c->cost = c->train_time = c->mem_total = 0;
+	c->score = 0;
+}
+
 /* The layout at the odometer's position, the idx-th, into *out and *c:
  * each level's value into the config and the candidate, the innermost
  * only when only they moved since the last yield and whole is 0 (the
@@ -672,13 +699,7 @@ static void write_layout(const sweep_iter *it, train_cfg *out,
 		c->name = (type)VALUE_##vals(bound, count, v[LV_##ID]); \
 	}
 	if (!whole && it->inner) {
-		const int all = 0;
-
-		SWEEP_DIMS(SET)
-		c->index = idx;
-		c->step = c->tokens_per_s = c->mfu = 0;
-		c->cost = c->train_time = c->mem_total = 0;
-		c->score = 0;
+		write_inner(it, out, c, idx);
 		return;
 	}
 	if (whole)
@@ -808,7 +829,7 @@ static inline int next_inner(sweep_iter *it, train_cfg *out, sweep_cand *c)
 	it->cur[LV_DPO] = t3[2];
 	it->inner = it->split = 1;
 	it->st.divided++;
-	write_layout(it, out, c, 0, it->index++);
+	write_inner(it, out, c, it->index++);
 	return 1;
 }
 
