@@ -142,16 +142,18 @@ static int phase_mem_price(phase *ph, struct zslot *zs, const gp_model *m,
 		}
 	}
 	if (!zs->mem_ok && !(brief && zs->brief_ok)) {
-		gp_train_cfg mc = c->mem;
+		if (cache && !c->mem.offload_optimizer &&
+		    !c->mem.offload_params) {
+			/* The rest once per phase, on the config made in
+			 * place (one copy of it, not two). */
+			gp_train_cfg *mc = &ph->mc;
 
-		mc.ds_overlap_comm = ovl;
-		mc.lay.microbatches = mc.lay.microbatches > 0 ?
-			mc.lay.microbatches : ph->per_step;
-		if (cache && !mc.offload_optimizer && !mc.offload_params) {
-			/* The rest once per phase. */
-			ph->mc = mc;
+			*mc = c->mem;
+			mc->ds_overlap_comm = ovl;
+			mc->lay.microbatches = mc->lay.microbatches > 0 ?
+				mc->lay.microbatches : ph->per_step;
 			ph->my = ph->x.y;
-			ph->my.microbatches = mc.lay.microbatches;
+			ph->my.microbatches = mc->lay.microbatches;
 			if (mem_train_split(m, &ph->x.e.p, &ph->mc, &ph->my,
 					    c->capacity, &c->reserve,
 					    &cache->mem, &ph->msplit, err) ||
@@ -161,17 +163,26 @@ static int phase_mem_price(phase *ph, struct zslot *zs, const gp_model *m,
 				return GP_EINVAL;
 			ph->msplit_ok = 1;
 			zs->mem = *res;
-		} else if (cache) {
-			gp_layout y = ph->x.y;
+		} else {
+			gp_train_cfg mc = c->mem;
 
-			y.microbatches = mc.lay.microbatches;
-			if (mem_train_prepared(m, &ph->x.e.p, &mc, &y,
-					       c->capacity, &c->reserve,
-					       &cache->mem, &zs->mem, err))
+			mc.ds_overlap_comm = ovl;
+			mc.lay.microbatches = mc.lay.microbatches > 0 ?
+				mc.lay.microbatches : ph->per_step;
+			if (cache) {
+				gp_layout y = ph->x.y;
+
+				y.microbatches = mc.lay.microbatches;
+				if (mem_train_prepared(m, &ph->x.e.p, &mc, &y,
+						       c->capacity,
+						       &c->reserve,
+						       &cache->mem, &zs->mem,
+						       err))
+					return GP_EINVAL;
+			} else if (mem_train(m, &mc, c->capacity, &c->reserve,
+					     &zs->mem, err)) {
 				return GP_EINVAL;
-		} else if (mem_train(m, &mc, c->capacity, &c->reserve,
-				     &zs->mem, err)) {
-			return GP_EINVAL;
+			}
 		}
 		zs->mem_ok = zs->brief_ok = 1;
 		phase_host_fit(ph, &zs->mem);
