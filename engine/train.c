@@ -49,6 +49,19 @@
 #include <stddef.h>
 #include <string.h>
 
+/* A sweep's per-layout path -- step_of and the parts of the step it
+ * adds (post_of, step_sum, step_rates) -- inlined whole into step_of's
+ * two callers (train_step_next, train_step_gated).  Left to itself GCC
+ * called step_of, or kept it inline and called those three: ~1,434
+ * instructions a layout in bench/sweep_bench's plan sweep, ~1,354 inlined
+ * (no calls, and the brief and cached flags folded across the parts).
+ * Inlining moves no rounding: every result is the same. */
+#if defined(__GNUC__)
+#define TRAIN_INLINE static inline __attribute__((always_inline))
+#else
+#define TRAIN_INLINE static inline
+#endif
+
 static const char *const part_names[TRAIN_NPARTS] = {
 	"compute", "recompute", "tp_comm", "cp_comm", "ep_comm", "pp_comm",
 	"dp_comm", "zero_gather", "bubble", "optimizer"
@@ -741,8 +754,9 @@ static double act_offload_time(int L, int n, double t, double lf,
 	return e;
 }
 
-static void post_of(phase *ph, const train_cfg *c, const scost *base,
-		    struct zslot *zs, step_post *pp)
+TRAIN_INLINE void post_of(phase *ph, const train_cfg *c,
+			  const scost *base, struct zslot *zs,
+			  step_post *pp)
 {
 	int j, o = c->overlap_grad_reduce != 0;
 
@@ -866,10 +880,11 @@ static int dual_pair(const phase *ph, const scost *base,
  * micro-batch times), the reductions and the optimizer, summed in the
  * parts' order (its first six terms as the slowest stage's base added
  * them).  A brief step writes no breakdown. */
-static void step_sum(const phase *ph, const train_cfg *c, const scost *base,
-		     const double (*blk)[TRAIN_ZB_N], int jw, double tsum,
-		     double tmax, const step_post *pp, int brief,
-		     train_result *out)
+TRAIN_INLINE void step_sum(const phase *ph, const train_cfg *c,
+			   const scost *base,
+			   const double (*blk)[TRAIN_ZB_N], int jw,
+			   double tsum, double tmax, const step_post *pp,
+			   int brief, train_result *out)
 {
 	const ctx *x = &ph->x;
 	double per_step = ph->per_step, v;
@@ -950,9 +965,10 @@ static void step_sum(const phase *ph, const train_cfg *c, const scost *base,
 
 /* Throughput, FLOPs and their fractions of the peak, the run's time and
  * cost, from the step. */
-static int step_rates(phase *ph, const gp_model *m, const roof_device *d,
-		      const train_cfg *c, train_cache *cache, int brief,
-		      train_result *out, gp_error *err)
+TRAIN_INLINE int step_rates(phase *ph, const gp_model *m,
+			    const roof_device *d, const train_cfg *c,
+			    train_cache *cache, int brief,
+			    train_result *out, gp_error *err)
 {
 	const ctx *x = &ph->x;
 	double sg;
@@ -982,10 +998,11 @@ static int step_rates(phase *ph, const gp_model *m, const roof_device *d,
 	return GP_OK;
 }
 
-static int step_of(phase *ph, const gp_model *m, const roof_device *d,
-		   const train_cfg *c, train_cache *cache,
-		   int (*gate)(void *ud, double step_lb), void *ud,
-		   int brief, train_result *out, gp_error *err)
+TRAIN_INLINE int step_of(phase *ph, const gp_model *m,
+			 const roof_device *d, const train_cfg *c,
+			 train_cache *cache,
+			 int (*gate)(void *ud, double step_lb), void *ud,
+			 int brief, train_result *out, gp_error *err)
 {
 	ctx *x = &ph->x;
 	const scost *base = NULL;
