@@ -30,6 +30,9 @@ local function show(v)
   end
   return tostring(v)
 end
+-- A value as a schema message quotes it (case files' own checks use it:
+-- validate.lua's kind, source.version, commit and date).
+M.show = show
 
 -- The fields a script's own entry (M.si) may leave out: they describe
 -- the entry for its reader (a catalog file's are required so that every

@@ -417,14 +417,14 @@ local case_schema = T.record {
     name = "commit", check = function(x, path)
       if type(x) ~= "string" or not x:match("^%x+$") or #x < 7 or #x > 40 then
         error({ path = path, msg = 'expected a git commit as "9dec370" (7 to 40 hex digits), got '
-          .. (type(x) == "string" and string.format("%q", x) or tostring(x)) }, 0)
+          .. schema.show(x) }, 0)
       end
       return x:lower()
     end }, version = {
     name = "release", check = function(x, path)
       if type(x) ~= "string" or not (x:match("^%d+%.%d+$") or x:match("^%d+%.%d+%.%d+$")) then
         error({ path = path, msg = 'expected a release as "0.3.0" (major.minor[.patch]), got '
-          .. (type(x) == "string" and string.format("%q", x) or tostring(x)) }, 0)
+          .. schema.show(x) }, 0)
       end
       return x
     end }, date = {
@@ -437,7 +437,7 @@ local case_schema = T.record {
       local days = m and ({ 31, leap and 29 or 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 })[m]
       if not days or d < 1 or d > days then
         error({ path = path, msg = 'expected a date as "2024-04-01" (YYYY-MM-DD), got '
-          .. (type(x) == "string" and string.format("%q", x) or tostring(x)) }, 0)
+          .. schema.show(x) }, 0)
       end
       return x
     end } },
@@ -612,8 +612,8 @@ local function read(path, seen)
       error(where .. ": missing 'kind' (train, memory, infer, collective, rl)", 0)
     end
     if not M.kinds[c.kind] then
-      error(string.format("%s: unknown kind '%s' (train, memory, infer, collective, rl)", where,
-        tostring(c.kind)), 0)
+      error(string.format("%s: unknown kind %s (train, memory, infer, collective, rl)", where,
+        type(c.kind) == "string" and ("'" .. c.kind .. "'") or schema.show(c.kind)), 0)
     end
     local m = c.measured
     if type(m) ~= "table" or type(m.metric) ~= "string" or type(m.value) ~= "number" then
@@ -622,6 +622,9 @@ local function read(path, seen)
     if not (m.value > 0 and m.value < math.huge) then
       error(where .. ": measured value must be a positive finite number", 0)
     end
+    -- _file is this reader's own mark (below): a case read, edited and
+    -- written back (cjson.encode) reads again, marked with its new file.
+    c._file = nil
     local _, e = schema.check(c, case_schema)
     if e then
       error(string.format("%s: %s%s", where, e.path ~= "" and ("field '" .. e.path .. "': ") or "",
@@ -764,7 +767,20 @@ function M.predict(case, cat)
   end
   local ok, res, why = pcall(p, case, cat)
   if not ok then
-    row.reason = "prediction failed: " .. tostring(type(res) == "table" and res.msg or res)
+    local msg = tostring(type(res) == "table" and res.msg or res)
+    -- A planner's refusal names the line of the script that called into
+    -- gpuplan (args.where): here the line that called gp.validate.predict,
+    -- which says nothing of the case, and which `gpuplan validate` (no
+    -- script) does not print.  The reason is the case's, the same in both.
+    local here = require("gpuplan.args").where(1)
+    if here ~= "" then
+      local at = msg:find(here, 1, true)
+      while at do
+        msg = msg:sub(1, at - 1) .. msg:sub(at + #here)
+        at = msg:find(here, at, true)
+      end
+    end
+    row.reason = "prediction failed: " .. msg
   elseif type(res) ~= "table" or type(res.value) ~= "number" then
     row.reason = why or "not predicted"
   elseif res.value ~= res.value or res.value == math.huge or res.value < 0 then

@@ -1,0 +1,93 @@
+-- A team that builds its own planning tool on gpuplan (round 5): its own
+-- case files, sweeps, job loops and post-processing.  Each misuse below
+-- was answered with an address, a wrong figure, a position that is not
+-- the user's or a Lua runtime error; it must be refused naming the key
+-- (and the script's line), and what is accepted must read as the CLI
+-- reads the same job.  Run with ./gpuplan run tests/lua/luawalk4.t.
+local t = require "tap"
+local gp = require "gpuplan"
+local cjson = require "cjson"
+
+local check = t.raises_here
+local scratch = t.scratch()
+local cat = gp.catalog()
+
+-- A memory case of the shipped file (bloom176b-mem-per-gpu), as a team
+-- copies one to edit.
+local function shipped(id)
+  for _, c in ipairs(gp.validate.read(require("gpuplan.config").root .. "/validation/cases.json")) do
+    if c.id == id then return c end
+  end
+end
+local function case_file(name, c)
+  return scratch.put(name, cjson.encode { c })
+end
+local MEM = "bloom176b-mem-per-gpu"
+
+-- 1. A case file's kind or source.version of the wrong JSON type was quoted
+-- by its address ("unknown kind 'table: 0x55...'"), a number kind as
+-- '0.0': the schema's own fields say "got a table" and "got 0".
+do
+  local raw = cjson.decode(cjson.encode(shipped(MEM)))
+  raw.kind = { "train" }
+  local p = case_file("kind.json", raw)
+  check(function() gp.validate.read(p) end, "case '" .. MEM .. "': unknown kind a table (train, memory",
+    "validate.read: a table kind is named by its type")
+  raw.kind = 0
+  p = case_file("kind0.json", raw)
+  check(function() gp.validate.read(p) end, "unknown kind 0 (train,", "a number kind as the file writes it")
+  raw.kind = "training"
+  p = case_file("kind1.json", raw)
+  check(function() gp.validate.read(p) end, "unknown kind 'training' (train,", "a string kind keeps its quotes")
+  raw.kind = "memory"
+  raw.source.version = { "0.3" }
+  p = case_file("ver.json", raw)
+  check(function() gp.validate.read(p) end,
+    "field 'source.version': expected a release as \"0.3.0\" (major.minor[.patch]), got a table",
+    "source.version: a table by its type")
+  raw.source.version = nil
+  raw.source.commit = 12345678
+  p = case_file("commit.json", raw)
+  check(function() gp.validate.read(p) end, "expected a git commit as \"9dec370\" (7 to 40 hex digits), got 12345678",
+    "source.commit: a number as written")
+end
+
+-- 2. A case whose prediction fails: gp.validate.predict's reason carried
+-- the line of the script that called predict ("prediction failed:
+-- x.lua:7: model.moe.experts is required"), which says nothing of the
+-- case, and which `gpuplan validate` does not print.  The reason must be
+-- the CLI's, wherever the call is.
+do
+  local raw = cjson.decode(cjson.encode(shipped(MEM)))
+  raw.model.moe = {}
+  local p = case_file("moe.json", raw)
+  local c = gp.validate.read(p)[1]
+  local r1 = gp.validate.predict(c, cat)
+  local _, r2 = pcall(gp.validate.predict, c, cat)
+  t.is(r1.reason, "prediction failed: model.moe.experts is required", "predict: the reason names no script line")
+  t.is(r2.reason, r1.reason, "... called under pcall too")
+  local fh = io.popen(string.format("%s validate --format csv %q 2>&1", arg[-1] or "./gpuplan", p))
+  local out = fh:read("a")
+  fh:close()
+  t.like(out, "prediction failed: model.moe.experts is required", "... as `gpuplan validate` gives it", true)
+end
+
+-- 3. A case read by gp.validate.read, edited and written back with cjson
+-- (a team's own case file) was refused when read again: "field '_file':
+-- unknown field", the reader's own mark on each case.  It must read
+-- again, and predict as the case it was.
+do
+  local c = shipped(MEM)
+  t.ok(c._file ~= nil, "read marks a case with its file")
+  local p = case_file("again.json", c)
+  local ok, again = pcall(gp.validate.read, p)
+  t.ok(ok, "a read case written back reads again") 
+  if ok then
+    t.is(again[1]._file, p, "... marked with its new file")
+    t.is(gp.validate.predict(again[1], cat).predicted, gp.validate.predict(c, cat).predicted,
+      "... and predicts as it did (the same job, so exactly)")
+  end
+end
+
+scratch.remove()
+t.done_testing()
