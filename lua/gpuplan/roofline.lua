@@ -275,6 +275,29 @@ function M.roofline(a)
       error("roofline: op.count must be a whole number of calls 1..1e15 (got "
         .. require("gpuplan.args").shown(n) .. ")", 2)
     end
+    -- A GEMM is its whole shape: m alone, m and n, or m = 0 with n and k
+    -- was read as no GEMM at all (the engine's 0 = no shape) and priced on
+    -- the fp32 vector units, 9x slower on an H100 than the bf16 GEMM the
+    -- op describes; a fraction of a row is no shape either.  Other types
+    -- are the C reader's to refuse.
+    local dims, given = { "m", "n", "k" }, {}
+    for _, k in ipairs(dims) do
+      if a.op[k] ~= nil then given[#given + 1] = k end
+    end
+    if #given > 0 then
+      for _, k in ipairs(dims) do
+        local v = a.op[k]
+        if v == nil then
+          error(string.format("roofline: op: a GEMM needs m, n and k (got %s only; an op "
+            .. "without all three runs on the vector units)", table.concat(given, ", ")), 2)
+        end
+        if type(v) == "number" and v == v and v ~= math.huge
+          and (v ~= math.floor(v) or v < 1) then
+          error(string.format("roofline: op.%s must be a whole number >= 1 (got %s)", k,
+            require("gpuplan.args").shown(v)), 2)
+        end
+      end
+    end
     local ok, res = pcall(core().roof_op, d, a.op)
     if not ok then error("roofline: " .. tostring(res), 2) end
     -- An op that moves no bytes has no finite intensity (FLOP per byte):

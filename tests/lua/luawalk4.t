@@ -89,5 +89,23 @@ do
   end
 end
 
+-- 4. gp.roofline's op with part of a GEMM's shape (m alone, m and n, or
+-- m = 0 beside n and k) was read as no GEMM and priced on the fp32
+-- vector units: on an H100 at 67 TFLOPS where the bf16 GEMM the op
+-- describes runs at 989 x 0.8 (x the shape's wave fill).  A fraction of a
+-- row was priced too.  Each must be refused naming the field.
+do
+  local H = "h100-sxm"
+  local function op(o) o.flop, o.bytes = 1e12, 1e9 return gp.roofline { gpu = H, op = o } end
+  check(function() op { m = 4096 } end, "roofline: op: a GEMM needs m, n and k (got m only", "roofline: m alone is refused")
+  check(function() op { m = 4096, n = 4096 } end, "roofline: op: a GEMM needs m, n and k (got m, n only", "roofline: m and n without k")
+  check(function() op { m = 0, n = 4096, k = 4096 } end, "roofline: op.m must be a whole number >= 1 (got 0)", "roofline: m = 0 in a shape")
+  check(function() op { m = 4096, n = 4096, k = 0.5 } end, "roofline: op.k must be a whole number >= 1 (got 0.5)", "roofline: a fraction of a row")
+  -- what is right still prices: the whole shape on the tensor cores (above
+  -- the 67 TFLOPS fp32 vector rate), no shape on the vector units
+  t.ok(op { m = 4096, n = 4096, k = 4096 }.op.compute_rate > 67e12, "a whole shape runs on the tensor cores")
+  t.is(op {}.op.compute_rate, 67e12, "no shape runs at the fp32 vector peak (the H100's 67 TFLOPS, achievable 1)")
+end
+
 scratch.remove()
 t.done_testing()
