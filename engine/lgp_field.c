@@ -604,6 +604,27 @@ void lgp_push_names(lua_State *L, const lgp_field *const *tables)
 		}
 }
 
+static int readonly(lua_State *L)
+{
+	int t = lua_type(L, 2);
+
+	return luaL_error(L, "%s: read-only: cannot set %s%s%s (%s)",
+			  lua_tostring(L, lua_upvalueindex(1)),
+			  t == LUA_TSTRING ? "'" : "",
+			  t == LUA_TSTRING || t == LUA_TNUMBER ?
+			  luaL_tolstring(L, 2, NULL) : "a key that is not a name",
+			  t == LUA_TSTRING ? "'" : "",
+			  lua_tostring(L, lua_upvalueindex(2)));
+}
+
+void lgp_set_readonly(lua_State *L, const char *what, const char *hint)
+{
+	lua_pushstring(L, what);
+	lua_pushstring(L, hint);
+	lua_pushcclosure(L, readonly, 2);
+	lua_setfield(L, -2, "__newindex");
+}
+
 const lgp_field *lgp_index_field(lua_State *L, int names, const char *what,
 				 const char *hint)
 {

@@ -99,6 +99,13 @@ void lgp_pushcount(lua_State *L, double v);
  * on the stack and NULL returned; a name not there raises "<what>: no
  * field 'name' (<hint>)". */
 void lgp_push_names(lua_State *L, const lgp_field *const *tables);
+
+/* Sets the __newindex of the metatable on the stack's top: a handle
+ * (a job, a step result) is read-only, and an assignment raises
+ * "<what>: read-only (<hint>)" -- Lua's own answer was "attempt to
+ * index a gpuplan.train_result value", which names neither the handle
+ * nor what to do. */
+void lgp_set_readonly(lua_State *L, const char *what, const char *hint);
 const lgp_field *lgp_index_field(lua_State *L, int names, const char *what,
 				 const char *hint);
 

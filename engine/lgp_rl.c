@@ -601,6 +601,7 @@ void lgp_rl_handle_types(lua_State *L)
 	luaL_newmetatable(L, LGP_RL_JOB);
 	luaL_newlib(L, job_methods);
 	lua_setfield(L, -2, "__index");
+	lgp_set_readonly(L, "rl job", "a new job: gp.rl_job{...}");
 	lua_pop(L, 1);
 	luaL_newmetatable(L, LGP_RL_RESULT);
 	lgp_push_names(L, tables);
@@ -612,5 +613,7 @@ void lgp_rl_handle_types(lua_State *L)
 	lua_setfield(L, -2, "table");
 	lua_pushcclosure(L, lgp_rl_result_index, 1);
 	lua_setfield(L, -2, "__index");
+	lgp_set_readonly(L, "rl result",
+			 "result:table() gives a table of its fields to edit");
 	lua_pop(L, 1);
 }

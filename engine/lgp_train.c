@@ -871,9 +871,12 @@ void lgp_handle_types(lua_State *L)
 	luaL_newmetatable(L, LGP_JOB);
 	luaL_newlib(L, job_methods);
 	lua_setfield(L, -2, "__index");
+	lgp_set_readonly(L, "train job", "a new job: gp.train_job{...}");
 	lua_pop(L, 1);
 	luaL_newmetatable(L, LGP_RESULT);
 	lgp_push_result_index(L);
 	lua_setfield(L, -2, "__index");
+	lgp_set_readonly(L, "train result",
+			 "result:table() gives a table of its fields to edit");
 	lua_pop(L, 1);
 }

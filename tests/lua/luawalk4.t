@@ -107,5 +107,46 @@ do
   t.is(op {}.op.compute_rate, 67e12, "no shape runs at the fp32 vector peak (the H100's 67 TFLOPS, achievable 1)")
 end
 
+-- 5. A loop that edits a job's step before storing it (s.cost = s.cost *
+-- 1.2) got Lua's "attempt to index a gpuplan.train_result value", which
+-- names neither the handle nor that :table() gives an editable copy.
+do
+  local job = gp.train_job { model = "llama3-8b", gpu = "h100-sxm", gpus = 8 }
+  local s = job:step { tp = 2 }
+  check(function() s.step_s = 5 end,
+    "train result: read-only: cannot set 'step_s' (result:table() gives a table of its fields to edit)",
+    "train_job step: an assignment names the handle and :table()")
+  check(function() job.step = 5 end, "train job: read-only: cannot set 'step'", "train_job: read-only")
+  local rj = gp.rl_job { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 16, prompts = 64, group = 8,
+                         response_len = 2048 }
+  local rs = rj:step {}
+  check(function() rs.cost_step = 0 end, "rl result: read-only: cannot set 'cost_step'", "rl_job step: read-only")
+  check(function() s[{}] = 0 end, "train result: read-only: cannot set a key that is not a name",
+    "a table key is not quoted by its address")
+  local tb = s:table()
+  tb.step_s = 5
+  t.is(tb.step_s, 5, ":table() is the editable copy")
+end
+
+-- 6. The reference said job_step's :table() holds "all of gp.train's step
+-- fields", but it is core.train's table: parts is keyed by part name
+-- (gp.train's is a list of {name, seconds, hidden, share}), and hidden
+-- is a table of its own.  A loop written for gp.train's parts read
+-- nothing.  The reference now says what the table holds; this pins it.
+do
+  local o = { model = "llama3-8b", gpu = "h100-sxm", gpus = 16, tp = 2 }
+  local tb = gp.train_job(o):step { tp = 2 }:table()
+  local r = gp.train(o)
+  t.is(#tb.parts, 0, ":table().parts is keyed by name, not a list")
+  t.is(tb.parts.tp_comm, r.parts[3].seconds, "... its tp_comm the seconds of gp.train's parts[3] (tp_comm)")
+  t.is(r.parts[3].name, "tp_comm", "... (which is tp_comm)")
+  t.is(tb.hidden.dp_comm, (function() for _, p in ipairs(r.parts) do if p.name == "dp_comm" then return p.hidden end end end)(),
+    ":table().hidden keyed by name is gp.train's parts[i].hidden")
+  local fh = io.open(require("gpuplan.config").root .. "/docs/lua.md")
+  local doc = fh:read("a")
+  fh:close()
+  t.like(doc, "with parts and hidden each a table of seconds keyed by part name", "the reference says so", true)
+end
+
 scratch.remove()
 t.done_testing()
