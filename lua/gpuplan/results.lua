@@ -33,7 +33,8 @@ M.RESULTS = {
     "one fitting layout, as gp.sweep's policy or where function reads it" },
   { "job_step", "gp.train_job(...):step(...)",
     "a step priced by a resolved job (a userdata: these fields, and :table() for all "
-      .. "of gp.train's step fields)" },
+      .. "of core.train's: gp.train's step fields, with parts and hidden each a table of "
+      .. "seconds keyed by part name, where gp.train's parts is a list)" },
   { "rl", "gp.rl", "one GRPO / PPO step and the run" },
   { "rl_job_step", "gp.rl_job(...):step(...)",
     "an RL step priced by a resolved job (a userdata: these fields, and :table() for all "
