@@ -202,6 +202,8 @@ field("host_system", "", "the catalog system whose host_memory the offload was h
 field("cpu_layers", "count", "layers held in host memory", "memory")
 field("state_bytes", "", "bytes per parameter by state (weights, grads, master, optimizer)",
   "memory")
+field("rl_state", "", "method grpo or ppo: the RL step's state whose memory this is, the "
+  .. "largest of rollout, forward and update (gp.rl's memory has each)", "memory")
 field("grad_phase", "", "DeepSpeed ZeRO-2/3 (ZeRO-1, and ZeRO-0 in fp16: its step alone): the phase whose gradients the grads component "
   .. "and state_bytes.grads hold, \"backward\" (16-bit partition), \"step\" (with the fp32 "
   .. "gradient) or \"idle\" (between step and backward: an RL step's rollout and forwards; "

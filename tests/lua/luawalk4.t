@@ -148,5 +148,27 @@ do
   t.like(doc, "with parts and hidden each a table of seconds keyed by part name", "the reference says so", true)
 end
 
+-- 7. gp.memory{method = "grpo"} (or ppo) returned rl_state, the RL state
+-- whose memory it reports, which the result reference did not declare:
+-- a team's report keyed on the reference's fields never showed it.  Every
+-- key of these results must be declared for its result.
+do
+  local R = require "gpuplan.results"
+  local function undeclared(kind, r)
+    local out = {}
+    for k in pairs(r) do
+      local f = R.BY_NAME[k]
+      if not (f and f.results[kind]) then out[#out + 1] = k end
+    end
+    table.sort(out)
+    return table.concat(out, " ")
+  end
+  local m = gp.memory { model = "llama3-8b", gpu = "h100-sxm", method = "grpo", gpus = 8 }
+  t.ok(m.rl_state == "rollout" or m.rl_state == "forward" or m.rl_state == "update", "memory grpo: rl_state names a state")
+  t.is(undeclared("memory", m), "", "memory grpo: every field is declared")
+  t.is(undeclared("memory", gp.memory { model = "llama3-8b", gpu = "h100-sxm", method = "ppo", gpus = 8 }), "",
+    "memory ppo: every field is declared")
+end
+
 scratch.remove()
 t.done_testing()
