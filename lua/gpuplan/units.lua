@@ -260,7 +260,18 @@ end
 -- decimals, more while the two read the same (a cost of 1048.592 over a
 -- budget of 1048.59 read "over the budget (1049 USD)"; 3.034 days past a
 -- 3-day deadline read "misses the deadline (3.0 days)"), at most 6.
+-- A number argument checked: a string or a table raised from inside
+-- this file ("attempt to perform arithmetic on a table value (local 'n')",
+-- "bad argument #2 to 'format'"), naming neither the function nor n.
+local function need_number(who, name, n, level)
+  if type(n) ~= "number" then
+    error(string.format("units.%s: %s must be a number (got %s)", who, name,
+      require("gpuplan.args").shown(n)), level + 1)
+  end
+end
+
 function M.past_fmt(x, limit, min_dec)
+  need_number("past_fmt", "x", x, 2)
   -- a limit that is not a number raised "bad argument #2 to 'format'"
   if type(limit) ~= "number" then
     error("units.past_fmt: limit must be a number (got " .. require("gpuplan.args").shown(limit)
@@ -277,6 +288,7 @@ end
 
 -- fmt_bytes(n, "GiB") -> "1.25GiB"; unit defaults to the best decimal one.
 function M.fmt_bytes(n, unit)
+  need_number("fmt_bytes", "n", n, 2)
   local nf = nonfinite(n)
   if nf then return nf end
   if unit then
@@ -305,6 +317,15 @@ local si = { { "P", 1e15 }, { "T", 1e12 }, { "G", 1e9 }, { "M", 1e6 }, { "K", 1e
 
 function M.fmt(n, kind)
   if type(n) == "number" and nonfinite(n) then return nonfinite(n) end
+  if kind == "price" then
+    -- a price is what units.parse(s, "price") gives
+    if type(n) ~= "table" or type(n.amount) ~= "number" or type(n.currency) ~= "string" then
+      error("units.fmt: a price must be {amount = a number, currency = 'USD' ...} (got "
+        .. require("gpuplan.args").shown(n) .. ")", 2)
+    end
+  elseif M.kinds[kind] then
+    need_number("fmt", "n", n, 2)
+  end
   if kind == "bytes" then return M.fmt_bytes(n) end
   if kind == "bandwidth" then return fmt_scaled(n, si, "B/s") end
   if kind == "link" then return fmt_scaled(n, si, "B/s per-dir") end

@@ -90,7 +90,7 @@ t.ok(pcall(gp.policy.cheapest, { deadline = "30d", budget = "$50k" }), "... and 
 -- units.lua:266; gp.prices', gp.vlm's and gp.policy.monthly's errors
 -- under pcall named no line at all.
 check(function() gp.units.fmt_amount(5, -1) end, "units.amount_fmt: min_dec must be a whole number of decimals 0..99 (got -1)", "units.fmt_amount: min_dec -1 names the script's line")
-check(function() gp.units.fmt("x", "bytes") end, "number expected, got string", "units.fmt of a string names the script's line")
+check(function() gp.units.fmt("x", "bytes") end, "units.fmt: n must be a number (got string 'x')", "units.fmt of a string names the script's line")
 check(function() gp.units.fmt(5, "byts") end, "units.fmt: unknown kind 'byts'", "units.fmt: unknown kind")
 check(function() gp.vlm.tokens { model = "qwen2-vl-7b", images = 1.5 } end, "images must be a whole number >= 0 (got 1.5)", "vlm.tokens: 1.5 images")
 check(function() gp.validate.percentile({ 1, 2 }, 2) end, "validate.percentile: q must be a number in (0, 1] (got 2)", "validate.percentile: q 2")

@@ -170,5 +170,22 @@ do
     "memory ppo: every field is declared")
 end
 
+-- 8. gp.units' formatters given a value of the wrong type raised from
+-- inside gpuplan: fmt_bytes({}) "units.lua:289: attempt to perform
+-- arithmetic on a table value (local 'n')", fmt("x", "time") "bad argument
+-- #1 to 'abs'", fmt(5, "price") "attempt to index a number value",
+-- past_fmt("x", 1) "bad argument #2 to 'format'".  Each must name the
+-- function and the argument, at the script's line.
+do
+  check(function() gp.units.fmt_bytes({}) end, "units.fmt_bytes: n must be a number (got a table)", "fmt_bytes: a table")
+  check(function() gp.units.fmt_bytes("1e9") end, "units.fmt_bytes: n must be a number (got string '1e9')", "fmt_bytes: a numeric string")
+  check(function() gp.units.fmt("x", "time") end, "units.fmt: n must be a number (got string 'x')", "fmt: a string")
+  check(function() gp.units.fmt(5, "price") end, "units.fmt: a price must be {amount = a number, currency = 'USD' ...} (got 5)", "fmt: a price that is a number")
+  check(function() gp.units.past_fmt("x", 1) end, "units.past_fmt: x must be a number (got string 'x')", "past_fmt: x a string")
+  t.is(gp.units.fmt({ amount = 1, currency = "USD" }, "price"), "$1.00/h", "a price still formats")
+  t.is(gp.units.fmt(1e9, "bytes"), "1GB", "bytes still format")
+  t.is(gp.units.fmt(0 / 0, "bytes"), "nan", "NaN is still nan")
+end
+
 scratch.remove()
 t.done_testing()
