@@ -222,17 +222,41 @@ function M.plan(o)
     fail("%s", options.unknown_message("train", bad, "vlm.plan", "option",
       { "tps", "cps", "pps", "recomputes", "top" }))
   end
-  -- the key named: "vlm.plan: 5 must be a list" named only the value
-  local function list(k, def)
+  -- the key named: "vlm.plan: 5 must be a list" named only the value.
+  -- Each entry checked too: a split of 0 raised "vlm.lua:236: attempt to
+  -- perform 'n%%0'", a table or a string raised Lua's arithmetic errors,
+  -- and {a = 1} (no list) searched nothing and answered no rows.
+  local function list(k, def, each, what)
     local v = o[k]
     if v == nil then return def end
     if type(v) ~= "table" then fail("vlm.plan: %s must be a list (got %s)", k, shown(v)) end
+    local n = #v
+    for key in pairs(v) do
+      if math.type(key) ~= "integer" or key < 1 or key > n then
+        fail("vlm.plan: %s must be a list (got a table with key %s)", k,
+          type(key) == "string" and ("'" .. key .. "'") or shown(key))
+      end
+    end
+    for i, x in ipairs(v) do
+      if not each(x) then fail("vlm.plan: %s[%d] must be %s (got %s)", k, i, what, shown(x)) end
+    end
     return v
   end
-  local tps = list("tps", { 1, 2, 4, 8 })
-  local cps = list("cps", { 1, 2, 4, 8 })
-  local pps = list("pps", { 1, 2, 4, 8 })
-  local rcs = list("recomputes", { "selective", "full" })
+  local function split(x)
+    return type(x) == "number" and x == math.floor(x) and x >= 1 and x <= 2 ^ 24
+  end
+  local tps = list("tps", { 1, 2, 4, 8 }, split, "a whole number 1..16777216")
+  local cps = list("cps", { 1, 2, 4, 8 }, split, "a whole number 1..16777216")
+  local pps = list("pps", { 1, 2, 4, 8 }, split, "a whole number 1..16777216")
+  local rcs = list("recomputes", { "selective", "full" },
+    function(x) return type(x) == "string" end, "a recompute policy's name")
+  -- top as gp.sweep's: NaN ran the trimming loop below from the rows
+  -- down to math.mininteger (the script never returned), a string raised
+  -- Lua's arithmetic error, and 0 or -1 answered no rows or every row
+  local top = o.top == nil and 10 or math.tointeger(o.top)
+  if not top or top < 1 or top > 100000 then
+    fail("vlm.plan: top must be an integer 1..100000 (got %s)", shown(o.top))
+  end
   local refused
   for _, tp in ipairs(tps) do
     for _, cp in ipairs(cps) do
@@ -275,7 +299,6 @@ function M.plan(o)
     if x.tokens_per_s ~= y.tokens_per_s then return x.tokens_per_s > y.tokens_per_s end
     return x.layout < y.layout
   end)
-  local top = o.top or 10
   for i = #rows, top + 1, -1 do rows[i] = nil end
   return rows
 end

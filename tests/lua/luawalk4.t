@@ -187,5 +187,32 @@ do
   t.is(gp.units.fmt(0 / 0, "bytes"), "nan", "NaN is still nan")
 end
 
+-- 9. gp.vlm.plan's top and its lists of splits were unchecked: top = 0/0
+-- never returned (the trimming loop ran from the rows down to
+-- math.mininteger), top = "x" raised Lua's arithmetic error, top = 0
+-- answered no rows; tps = {0} raised "vlm.lua:236: attempt to perform
+-- 'n%%0'", tps = {1, {}} an arithmetic error inside gpuplan, and tps =
+-- {a = 1} searched nothing and answered no rows.  Each must be refused
+-- naming the key, as gp.sweep's top is.
+do
+  local function vp(k, v)
+    local o = { model = "qwen2-vl-7b", gpu = "h100-sxm", gpus = 8 }
+    o[k] = v
+    return gp.vlm.plan(o)
+  end
+  check(function() vp("top", 0 / 0) end, "vlm.plan: top must be an integer 1..100000 (got NaN)", "vlm.plan: top NaN")
+  check(function() vp("top", "x") end, "vlm.plan: top must be an integer 1..100000 (got string 'x')", "vlm.plan: top a string")
+  check(function() vp("top", 0) end, "vlm.plan: top must be an integer 1..100000 (got 0)", "vlm.plan: top 0")
+  check(function() vp("tps", { 0 }) end, "vlm.plan: tps[1] must be a whole number 1..16777216 (got 0)", "vlm.plan: a split of 0")
+  check(function() vp("pps", { 1, {} }) end, "vlm.plan: pps[2] must be a whole number 1..16777216 (got a table)", "vlm.plan: a table in a list")
+  check(function() vp("cps", { a = 1 }) end, "vlm.plan: cps must be a list (got a table with key 'a')", "vlm.plan: a table that is no list")
+  check(function() vp("recomputes", { 1 }) end, "vlm.plan: recomputes[1] must be a recompute policy's name (got 1)", "vlm.plan: a recompute that is no name")
+  t.is(#vp("top", 2.0), 2, "top = 2.0 is two rows, as gp.sweep's")
+  -- tps = {1}: cp x pp dividing 8 GPUs, pp dividing qwen2-vl-7b's 28
+  -- layers (pp 8 does not): 9 pairs x 2 recomputes = 18 layouts, the
+  -- default top 10 of them come back
+  t.is(#vp("tps", { 1 }), 10, "a good list still searches (18 layouts, top 10)")
+end
+
 scratch.remove()
 t.done_testing()
