@@ -917,6 +917,19 @@ function M.plan(a)
       currency = out.currency, result = out })
 end
 -- gp.infer_plan: a misuse names the script's line (gpuplan.args).
-M.infer_plan = require("gpuplan.args").api(M.plan)
+-- gp.infer's refusals of the options they share (input, kv, price ...)
+-- read "infer: ..." from inside the plan, naming a function the script
+-- did not call: they are infer_plan's here, as the CLI's `infer --target`
+-- keeps them its own (cmd/infer.lua rewrites the other way).
+local plan_api = require("gpuplan.args").api(M.plan)
+function M.infer_plan(...)
+  local r = table.pack(pcall(plan_api, ...))
+  if r[1] then return table.unpack(r, 2, r.n) end
+  local e = r[2]
+  if type(e) == "string" then
+    e = e:gsub("^infer: ", "infer_plan: ", 1):gsub("^([^%s:]+:%d+: )infer: ", "%1infer_plan: ", 1)
+  end
+  error(e, 0)
+end
 
 return M

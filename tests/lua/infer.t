@@ -708,8 +708,9 @@ t.raises(function() infer.infer { model = "deepseek-v3", gpu = "h20", gpus = 16,
   weights = "fp8", max_num_tokens = 4096 } end, MNT,
   "the MoE serving model refuses max_num_tokens", true)
 t.raises(function() require("gpuplan").infer_plan { model = "deepseek-v3", gpu = "h800-sxm",
-  target = 1e5, itl_max = "50ms", weights = "fp8", max_num_tokens = 4096 } end, MNT,
-  "gp.infer_plan on a MoE model refuses it the same", true)
+  target = 1e5, itl_max = "50ms", weights = "fp8", max_num_tokens = 4096 } end,
+  (MNT:gsub("^infer: ", "infer_plan: ")),
+  "gp.infer_plan on a MoE model refuses it the same (naming infer_plan)", true)
 -- Without it the same deployment prices (the refusal is the key's).
 t.ok(infer.infer { model = "deepseek-v3", gpu = "h20", gpus = 16, ep = 16,
   weights = "fp8" }.tokens_per_s > 0, "the same deployment without max_num_tokens prices")

@@ -214,5 +214,23 @@ do
   t.is(#vp("tps", { 1 }), 10, "a good list still searches (18 layouts, top 10)")
 end
 
+-- 10. gp.infer_plan's refusals of the options it shares with gp.infer
+-- read "infer: input must be ...", "infer: unknown kv dtype ...", naming
+-- a function the script did not call.  They must name infer_plan; the
+-- CLI's `infer --target` keeps "infer:".
+do
+  local o = { model = "deepseek-v3", gpu = "h200-sxm", target = 1e5, input = 0.5, output = 1000 }
+  check(function() gp.infer_plan(o) end, "infer_plan: input must be a whole number of tokens, 1..16777216 (got 0.5)",
+    "infer_plan: input names infer_plan")
+  o.input, o.kv = 1000, "fp9"
+  check(function() gp.infer_plan(o) end, "infer_plan: unknown kv dtype 'fp9'", "infer_plan: kv names infer_plan")
+  local dense = { model = "llama3-8b", gpu = "h100-sxm", target = 1e4, input = 1000, output = 100, price = "xx" }
+  check(function() gp.infer_plan(dense) end, "infer_plan: price 'xx': bad price", "infer_plan on a dense model too")
+  local fh = io.popen((arg[-1] or "./gpuplan") .. " infer deepseek-v3 --gpu h200-sxm --target 1e5 --input 1000 --output 1000 --kv fp9 2>&1")
+  local out = fh:read("a")
+  fh:close()
+  t.like(out, "infer: unknown kv dtype 'fp9'", "the CLI keeps its command's name", true)
+end
+
 scratch.remove()
 t.done_testing()
