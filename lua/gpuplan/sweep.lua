@@ -577,6 +577,15 @@ local function merged(o)
           type(k) == "string" and ("'" .. k .. "'") or args.shown(k))
       end
     end
+    -- the ranking key named as the script wrote it: the engine's reader
+    -- said "sweep.key must be a string" and "unknown sweep key 'nope'",
+    -- keys the script never gave
+    local key = policy.key
+    if key ~= nil and (type(key) ~= "string" or not ({ time = true, cost = true,
+        per_dollar = true, mfu = true, gpus = true })[key]) then
+      fail("sweep: policy.key must be one of time, cost, per_dollar, mfu, gpus (got %s)",
+        args.shown(key))
+    end
     for k, v in pairs(policy) do if a[k] == nil then a[k] = v end end
   elseif policy ~= nil and type(policy) ~= "function" then
     fail("sweep: policy must be a gp.policy.* table or a function")

@@ -232,5 +232,23 @@ do
   t.like(out, "infer: unknown kv dtype 'fp9'", "the CLI keeps its command's name", true)
 end
 
+-- 11. A policy table with a bad key (policy = {key = "nope"}, or a
+-- function as the key) was refused by the engine's reader as "unknown
+-- sweep key 'nope'" and "sweep.key must be a string", names the script
+-- never wrote.  It must name policy.key and the keys there are.
+do
+  local o = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, top = 1 }
+  o.policy = { key = "nope" }
+  check(function() gp.sweep(o) end, "sweep: policy.key must be one of time, cost, per_dollar, mfu, gpus (got string 'nope')",
+    "sweep: policy.key names itself")
+  o.policy = { key = function(c) return c.step_s end }
+  check(function() gp.sweep(o) end, "sweep: policy.key must be one of time, cost, per_dollar, mfu, gpus (got a function)",
+    "sweep: a function key (the policy is the function itself)")
+  o.policy = { key = "cost" }
+  local cheap = gp.sweep(o).results[1]
+  o.policy = gp.policy.cheapest {}
+  t.is(cheap.layout, gp.sweep(o).results[1].layout, "policy = {key = 'cost'} ranks as gp.policy.cheapest")
+end
+
 scratch.remove()
 t.done_testing()
