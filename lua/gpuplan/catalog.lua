@@ -916,6 +916,13 @@ end
 local error_meta = { __tostring = function(e) return e.msg end }
 function M.error(msg) return setmetatable({ msg = msg, catalog = true }, error_meta) end
 
+-- The first of a load's errors, and how many more there are: one line
+-- of a command's (or gp.catalog{dirs = ...}'s) refusal.
+function M.first_error(errs, first)
+  return (first or errs[1]) .. (#errs > 1 and string.format(" (and %d more error%s: "
+    .. "'gpuplan catalog check DIR' lists them)", #errs - 1, #errs > 2 and "s" or "") or "")
+end
+
 local cached
 
 -- The catalog of the search path, loaded once.  Raises a catalog error
@@ -928,10 +935,7 @@ function M.get()
     io.stdout:flush()
     io.stderr:write("gpuplan: warning: ", w, "\n")
   end
-  if #errs > 0 then
-    error(M.error(errs[1] .. (#errs > 1 and string.format(" (and %d more error%s: "
-      .. "'gpuplan catalog check DIR' lists them)", #errs - 1, #errs > 2 and "s" or "") or "")), 0)
-  end
+  if #errs > 0 then error(M.error(M.first_error(errs)), 0) end
   cached = cat
   return cat
 end

@@ -129,7 +129,9 @@ function gp.catalog(opts, ...)
       if not msg:match("^[^%s:]+:%d+: ") then
         msg = require("gpuplan.args").where(1) .. "catalog: dirs: " .. msg
       end
-      error(catalog.error(msg), 0)
+      -- the others counted, as the CLI counts them: a team's catalog
+      -- directory with five bad entries showed one, and no word of more
+      error(catalog.error(catalog.first_error(errs, msg)), 0)
     end
     return cat
   end

@@ -250,5 +250,25 @@ do
   t.is(cheap.layout, gp.sweep(o).results[1].layout, "policy = {key = 'cost'} ranks as gp.policy.cheapest")
 end
 
+-- 12. gp.catalog{dirs = ...} over a directory with several bad entries
+-- raised the first and no word of the others, where a command (the
+-- search path's catalog) says "(and N more errors: 'gpuplan catalog check
+-- DIR' lists them)": a team fixed its fleet file one error a run.
+do
+  local fleet = t.scratch()
+  fleet.put("fleet.lua", [[
+price { id = "nogpu/own/us", gpu = "h999", provider = "Own", provider_kind = "specialty",
+  region = "us", price = "$2/h", date = "2026-06", source = "x" }
+system { id = "s1", name = "S1", gpu = "h100-sxm", gpus = 8, scaleup = "nvlink99", nics = 8,
+  nic_fabric = "ib-ndr-400", host_memory = "2TB", cpu = "x", source = "x" }
+]])
+  local dirs = { require("gpuplan.config").root .. "/catalog", fleet.dir }
+  -- a file's problem names the file's line (not the script's)
+  t.raises(function() gp.catalog { dirs = dirs } end,
+    "fleet.lua:1: price 'nogpu/own/us': field 'gpu': unknown gpu 'h999' (and 1 more error: 'gpuplan catalog check DIR' lists them)",
+    "catalog{dirs}: the first error and how many more", true)
+  fleet.remove()
+end
+
 scratch.remove()
 t.done_testing()
