@@ -733,6 +733,8 @@ local function predictor(kind)
   return predictors[kind]
 end
 
+local row_figures
+
 -- Predict one case.  Returns a result row.
 -- The arguments of predict and explain checked, named at the caller's
 -- line (level: the caller's, from here): a catalog of another type was
@@ -806,6 +808,20 @@ end
 -- One case as the Lua script of the job it was priced as (gpuplan.explain):
 -- predicts it, and returns the script and the row.  row (optional) is the
 -- case's row already predicted, with its 80% range attached.
+-- A row's figures, as gp.validate.predict gives them, checked: an edited
+-- row's string raised "bad argument #1 to 'abs'" (summarise, explain) and
+-- NaN "validate.percentile: sorted[1] must be a number", naming neither
+-- the function nor the row; inf made a kind's p90 inf.
+row_figures = function(r, who, what, level)
+  for _, k in ipairs { "error", "measured", "predicted", "predicted_lo", "predicted_hi" } do
+    local v = r[k]
+    if v ~= nil and (type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge) then
+      error(string.format("validate.%s: %s %s must be a finite number or nil (got %s); rows "
+        .. "are gp.validate.predict's", who, what, k, require("gpuplan.args").shown(v)), level + 1)
+    end
+  end
+end
+
 function M.explain(case, cat, row)
   check_case(case, cat, "explain", 2)
   -- another case's row gave this case's script with its figures
@@ -815,6 +831,7 @@ function M.explain(case, cat, row)
       and ("the row of case '" .. tostring(row.id) .. "'")
       or require("gpuplan.args").shown(row)), 2)
   end
+  if row ~= nil then row_figures(row, "explain", "row's", 2) end
   row = row or M.predict(case, cat)
   return require("gpuplan.explain").script(case, row, cat), row
 end
@@ -879,6 +896,7 @@ function M.summarise(rows)
       error(string.format("validate.summarise: row %d has no kind (got %s); rows are "
         .. "gp.validate.predict's", i, shown(r.kind)), 2)
     end
+    row_figures(r, "summarise", string.format("row %d's", i), 3)
   end
   local by = {}
   local function add(name, r)

@@ -270,5 +270,32 @@ system { id = "s1", name = "S1", gpu = "h100-sxm", gpus = 8, scaleup = "nvlink99
   fleet.remove()
 end
 
+-- 13. Rows of gp.validate.predict edited by the script and passed back to
+-- summarise or explain: an error of "x" raised "bad argument #1 to 'abs'",
+-- NaN "validate.percentile: sorted[1] must be a number (got NaN)" (a
+-- function the script did not call), and inf made the kind's p90 inf.
+-- Each must be refused naming the function, the row and the field.
+do
+  local c = shipped(MEM)
+  local row = gp.validate.predict(c, cat)
+  local function edited(k, v)
+    local e = {}
+    for a, b in pairs(row) do e[a] = b end
+    e[k] = v
+    return e
+  end
+  check(function() gp.validate.summarise { edited("error", "x") } end,
+    "validate.summarise: row 1's error must be a finite number or nil (got string 'x')", "summarise: an error that is a string")
+  check(function() gp.validate.summarise { row, edited("error", 0 / 0) } end,
+    "validate.summarise: row 2's error must be a finite number or nil (got NaN)", "summarise: NaN, naming the row")
+  check(function() gp.validate.summarise { edited("error", math.huge) } end,
+    "validate.summarise: row 1's error must be a finite number or nil (got inf)", "summarise: inf")
+  check(function() gp.validate.explain(c, cat, edited("predicted", "x")) end,
+    "validate.explain: row's predicted must be a finite number or nil (got string 'x')", "explain: an edited row")
+  -- |error| of the one row: its median and p90 (nearest rank of one)
+  local k = gp.validate.summarise { row }[1]
+  t.is(k.median, math.abs(row.error), "an unedited row still summarises (median = |error|)")
+end
+
 scratch.remove()
 t.done_testing()
