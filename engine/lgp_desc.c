@@ -336,7 +336,8 @@ static const char *said(lua_State *L, double v)
 	return lua_pushfstring(L, "%f", (lua_Number)v);
 }
 
-void lgp_step_batches(lua_State *L, int arg, double batch, double global)
+void lgp_step_batches(lua_State *L, int arg, double batch, double global,
+		      double job_batch, double job_global)
 {
 	if (!(batch > 0 && batch <= GP_COUNT_MAX))
 		luaL_argerror(L, arg, lua_pushfstring(L, "step.batch must be a "
@@ -346,4 +347,18 @@ void lgp_step_batches(lua_State *L, int arg, double batch, double global)
 		luaL_argerror(L, arg, lua_pushfstring(L, "step.global_batch "
 			"must be a number in [0, 1e+15] (got %s)",
 			said(L, global)));
+	/* What the layout gave (a value other than the job's own) in
+	 * gp.train's ranges: batch 0.5 was priced (gp.train refuses it:
+	 * "batch must be a number in [1, 16777216]"), and global_batch 0
+	 * priced one micro-batch per rank where gp.train refuses 0 -- the
+	 * job's own 0 (an RL job's undivided mini-batch) stays the job's. */
+	if (batch != job_batch && batch < 1)
+		luaL_argerror(L, arg, lua_pushfstring(L, "step.batch must be a "
+			"number in [1, %d] (got %s)", GP_COUNT_MAX,
+			said(L, batch)));
+	if (global != job_global &&
+	    !(global >= 1 && global <= GP_COUNT_MAX && global == floor(global)))
+		luaL_argerror(L, arg, lua_pushfstring(L, "step.global_batch "
+			"must be a whole number of sequences, 1..%d (got %s)",
+			GP_COUNT_MAX, said(L, global)));
 }

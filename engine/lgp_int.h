@@ -148,7 +148,8 @@ extern const lgp_desc lgp_mem_train_desc;
 extern const lgp_desc lgp_train_desc;
 extern const lgp_desc lgp_step_desc;
 extern const lgp_desc lgp_rl_step_desc;
-void lgp_step_batches(lua_State *L, int arg, double batch, double global);
+void lgp_step_batches(lua_State *L, int arg, double batch, double global,
+		      double job_batch, double job_global);
 
 /* ---- lgp_memory.c ---- */
 

@@ -413,7 +413,8 @@ static int lgp_rl_job_step(lua_State *L)
 		lgp_flat(L, 2);
 		lgp_read(L, 2, 2, &lgp_rl_step_desc, &c, LGP_STRICT);
 		lgp_step_batches(L, 2, c.train.mem.lay.micro_batch,
-				 c.minibatch);
+				 c.minibatch, j->base.train.mem.lay.micro_batch,
+				 j->base.minibatch);
 	}
 	lgp_job_sharding(L, 1, 2, &c.train);
 	c.train.grad_acc_fusion = j->fusion[c.train.fsdp != 0];

@@ -757,7 +757,9 @@ static int lgp_job_step(lua_State *L)
 		/* a layout's inherited keys too, as gp.train reads them */
 		lgp_flat(L, 2);
 		lgp_read(L, 2, 2, &lgp_step_desc, &c, LGP_STRICT);
-		lgp_step_batches(L, 2, c.mem.lay.micro_batch, c.global_batch);
+		lgp_step_batches(L, 2, c.mem.lay.micro_batch, c.global_batch,
+				 j->base.mem.lay.micro_batch,
+				 j->base.global_batch);
 	}
 	lgp_job_sharding(L, 1, 2, &c);
 	c.grad_acc_fusion = j->fusion[c.fsdp != 0];

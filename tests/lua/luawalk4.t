@@ -297,5 +297,29 @@ do
   t.is(k.median, math.abs(row.error), "an unedited row still summarises (median = |error|)")
 end
 
+-- 14. job:step took a batch and a global_batch gp.train refuses: batch
+-- = 0.5 was priced (gp.train: "batch must be a number in [1, 16777216]"),
+-- global_batch = 0 priced one micro-batch per rank (gp.train: "must be a
+-- whole number 1..16777216").  The reference says job:step refuses what
+-- gp.train refuses of a layout.
+do
+  local o = { model = "llama3-8b", gpu = "h100-sxm", gpus = 16 }
+  local job = gp.train_job(o)
+  check(function() job:step { batch = 0.5 } end, "step.batch must be a number in [1, 16777216] (got 0.5)",
+    "train_job:step: batch 0.5 refused")
+  check(function() job:step { global_batch = 0 } end,
+    "step.global_batch must be a whole number of sequences, 1..16777216 (got 0)", "train_job:step: global_batch 0 refused")
+  o.batch = 0.5
+  check(function() gp.train(o) end, "train: batch must be a number in [1, 16777216] (got 0.5)", "... as gp.train refuses them")
+  o.batch = nil
+  -- what is right still prices as gp.train: batch 2, global_batch 64
+  o.batch, o.global_batch = 2, 64
+  t.is(job:step { batch = 2, global_batch = 64 }.step_s, gp.train(o).step_s, "a good batch prices as gp.train's (the same step, exactly)")
+  local rj = gp.rl_job { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 16, prompts = 64, group = 8, response_len = 2048 }
+  t.ok(pcall(function() return rj:step {} end), "an RL job's own mini-batch still steps")
+  check(function() rj:step { global_batch = 0.5 } end,
+    "step.global_batch must be a whole number of sequences, 1..16777216 (got 0.5)", "rl_job:step: a fractional global_batch")
+end
+
 scratch.remove()
 t.done_testing()
