@@ -296,7 +296,11 @@ function M.sharding(fsdp, grad_sync, zero)
     return nil, zero
   end
   local z = M.FSDP_ZERO[fsdp]
-  if zero ~= nil and zero ~= z then usage("fsdp %s is zero %d, not %s", fsdp, z, shown(zero)) end
+  -- a whole float as the count it is: a case file's "zero": 1 (JSON,
+  -- read as 1.0) or a script's 1.0 read "not 1.0"
+  if zero ~= nil and zero ~= z then
+    usage("fsdp %s is zero %d, not %s", fsdp, z, math.tointeger(zero) or shown(zero))
+  end
   -- full_shard under no_sync still gathers every layer for each
   -- micro-batch's forward and backward, but accumulates whole gradients
   -- and reduce-scatters them once per step (PyTorch pull request 126166
