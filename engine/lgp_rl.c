@@ -408,6 +408,9 @@ static int lgp_rl_job_step(lua_State *L)
 
 	if (j->follow_tp)
 		c.roll.tp = 0;
+	if (lua_gettop(L) > 3)
+		luaL_argerror(L, 4, "job:step takes a layout and a result to "
+			      "refill, no more");
 	if (!lua_isnoneornil(L, 2)) {
 		/* a layout's inherited keys too, as gp.rl reads them */
 		lgp_flat(L, 2);

@@ -753,6 +753,11 @@ static int lgp_job_step(lua_State *L)
 	gp_error err;
 	int rep;
 
+	/* job:step(layout, s) and no more: a third argument (a second
+	 * layout, a misplaced option table) was dropped in silence */
+	if (lua_gettop(L) > 3)
+		luaL_argerror(L, 4, "job:step takes a layout and a result to "
+			      "refill, no more");
 	if (!lua_isnoneornil(L, 2)) {
 		/* a layout's inherited keys too, as gp.train reads them */
 		lgp_flat(L, 2);

@@ -321,5 +321,27 @@ do
     "step.global_batch must be a whole number of sequences, 1..16777216 (got 0.5)", "rl_job:step: a fractional global_batch")
 end
 
+-- 15. job:step(layout, s, more): a third argument (a second layout, an
+-- option table put in the wrong place) was dropped in silence, where the
+-- gp.X{...} functions refuse a second table (luawalk2 fix 2).
+do
+  local job = gp.train_job { model = "llama3-8b", gpu = "h100-sxm", gpus = 16 }
+  check(function() job:step({ tp = 2 }, nil, { pp = 2 }) end,
+    "bad argument #3 to 'step' (job:step takes a layout and a result to refill, no more)", "train_job:step: a third argument")
+  local rj = gp.rl_job { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 16, prompts = 64, group = 8, response_len = 2048 }
+  check(function() rj:step({}, nil, 5) end, "job:step takes a layout and a result to refill, no more", "rl_job:step: a third argument")
+  local s = job:step {}
+  t.is(job:step({ tp = 2 }, s), s, "job:step(layout, s) still refills s")
+end
+
+-- 16. A zero that fsdp contradicts, given as a whole float (a case file's
+-- "zero": 1 reads as 1.0 through JSON; a script's 1.0), was quoted "not
+-- 1.0"; the count is 1.
+do
+  local ok, e = pcall(gp.train, { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, fsdp = true, zero = 1.0 })
+  t.ok(not ok, "fsdp against zero 1.0 is refused")
+  t.like(tostring(e), "train: fsdp full_shard is zero 3, not 1$", "... quoted as the count (not 1.0)")
+end
+
 scratch.remove()
 t.done_testing()
