@@ -119,9 +119,12 @@ local function write_lines(r, noroll, iff)
   end
   if not r.colocated and not noroll then
     local pr, pt = r.pools.rollout, r.pools.train
-    io.write(string.format("pools: rollout %d GPUs busy %.2f s, idle %.2f s (%s); training "
-      .. "%d GPUs busy %.2f s, idle %.2f s (%s)\n", pr.gpus, pr.busy, pr.idle,
-      pct(pr.idle / r.step_s), pt.gpus, pt.busy, pt.idle, pct(pt.idle / r.step_s)))
+    -- "rollout 1 GPUs busy" on a 1 + 1 split: a pool's count as the run
+    -- line and the title say theirs
+    io.write(string.format("pools: rollout %d GPU%s busy %.2f s, idle %.2f s (%s); training "
+      .. "%d GPU%s busy %.2f s, idle %.2f s (%s)\n", pr.gpus, pr.gpus == 1 and "" or "s",
+      pr.busy, pr.idle, pct(pr.idle / r.step_s), pt.gpus, pt.gpus == 1 and "" or "s", pt.busy,
+      pt.idle, pct(pt.idle / r.step_s)))
   end
   io.write(string.format("memory: peak %.1f GiB of %.1f GiB per GPU; %s\n",
     r.peak_memory / units.GiB, r.capacity / units.GiB,
