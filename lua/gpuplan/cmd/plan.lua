@@ -223,6 +223,23 @@ function C.run(opts, args)
     r.defaults[#r.defaults + 1] = "gpus=8 (--gpus 8..64 tries more counts)"
   end
   if opts.per_card then return C.cards(r, o, head, opts) end
+  -- The pictures before the JSON lines: --svg with --format json (a
+  -- shard's, or a script's) returned before them, so the files the help
+  -- promises were never written and nothing said so.
+  local pics
+  if opts.format == "html" or opts.svg then
+    pics = C.pictures(r, o, head, opts.top or 5)
+    if opts.svg then
+      local files = require "gpuplan.files"
+      for _, k in ipairs { "pareto", "memory", "step" } do
+        files.check_output(opts.svg .. "-" .. k .. ".svg")
+      end
+      for _, k in ipairs { "pareto", "memory", "step" } do
+        local okw, err = pcall(pics[k].write, pics[k], opts.svg .. "-" .. k .. ".svg")
+        if not okw then error(cli.clean(err), 0) end
+      end
+    end
+  end
   if (opts.format or "text") == "json" then
     -- JSON lines, what gpuplan merge reads: one line for the run (the
     -- job, the policy, the counts), then one per result.
@@ -241,22 +258,9 @@ function C.run(opts, args)
     return 0
   end
   local format = opts.format or "text"
-  if format == "html" or opts.svg then
-    local pics = C.pictures(r, o, head, opts.top or 5)
-    if opts.svg then
-      local files = require "gpuplan.files"
-      for _, k in ipairs { "pareto", "memory", "step" } do
-        files.check_output(opts.svg .. "-" .. k .. ".svg")
-      end
-      for _, k in ipairs { "pareto", "memory", "step" } do
-        local okw, err = pcall(pics[k].write, pics[k], opts.svg .. "-" .. k .. ".svg")
-        if not okw then error(cli.clean(err), 0) end
-      end
-    end
-    if format == "html" then
-      io.write(C.html(r, o, head, opts.top or 5, pics))
-      return 0
-    end
+  if format == "html" then
+    io.write(C.html(r, o, head, opts.top or 5, pics))
+    return 0
   end
   C.show(r, o, head, format, opts.top or 5)
   return 0
@@ -365,6 +369,15 @@ function C.cards(r, job, head, opts)
   local title = string.format("%s: the best layout of each card, by %s%s%s", head.model,
     head.policy, head.deadline and (", deadline " .. head.deadline) or "",
     head.budget and (", budget " .. head.budget) or "")
+  -- the chart before the JSON lines, which returned without writing it
+  -- (as the whole plan's pictures, above)
+  local chart = (format == "html" or opts.svg) and C.cards_chart(rows, job, head)
+  if opts.svg then
+    local path = opts.svg .. "-cards.svg"
+    require("gpuplan.files").check_output(path)
+    local okw, err = pcall(chart.write, chart, path)
+    if not okw then error(cli.clean(err), 0) end
+  end
   if format == "json" then
     io.write(report.json { kind = "plan", per_card = true, model = head.model,
                            policy = head.policy, deadline = head.deadline,
@@ -374,13 +387,6 @@ function C.cards(r, job, head, opts)
       io.write(report.json(row), "\n")
     end
     return 0
-  end
-  local chart = (format == "html" or opts.svg) and C.cards_chart(rows, job, head)
-  if opts.svg then
-    local path = opts.svg .. "-cards.svg"
-    require("gpuplan.files").check_output(path)
-    local okw, err = pcall(chart.write, chart, path)
-    if not okw then error(cli.clean(err), 0) end
   end
   local w = rows[1] and rows[1].winner and rows[1] or nil
   local verdict = w and string.format("winner: %s x %d (%s)", w.gpu, w.gpus, w.layout)
