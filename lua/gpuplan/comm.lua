@@ -639,6 +639,16 @@ function M.comm(a)
       .. "which has no NICs: give system = ID (a catalog system with NICs)", gpus, nodes,
       topo.gpus_per_node, type(a.gpu) == "table" and tostring(a.gpu.id) or a.gpu), 2)
   end
+  -- A catalog system without NICs (the PCIe servers: nics = 0, no
+  -- nic_fabric) cannot span nodes either. The engine's "2 nodes need nics
+  -- > 0 to talk" sent the user to --nics, which such a system then refuses
+  -- for want of a NIC fabric: name the system and what it lacks.
+  if a.system ~= nil and nodes > 1 and (topo.nics or 0) == 0 and a.nics == nil then
+    local sid = type(a.system) == "table" and tostring(a.system.id) or a.system
+    error(string.format("comm: %d gpus span %d nodes of %d, but system %s has no NICs (its "
+      .. "catalog entry lists none%s): give system = ID (a catalog system with NICs)", gpus,
+      nodes, topo.gpus_per_node, sid, topo.nic_bw and "" or ", nor a NIC fabric"), 2)
+  end
   -- NICs given to a node built from a GPU have no fabric to run at: say
   -- so, as gpuplan comm does for --nics with --gpu, rather than the
   -- binding's "topology.nic_bw is required".
