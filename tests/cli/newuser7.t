@@ -1,0 +1,73 @@
+# What a seventh new-user walk (a PhD student's mixed cluster: A100 PCIe,
+# L40S, RTX 4090/5090, H100 NVL; continued pre-training of a 3B, QLoRA of a
+# 32B and a VLM, GRPO of a 7B, serving a 70B and an MoE) found: an answer
+# that was wrong, silent or unreadable.  One block a fix.
+use strict;
+use warnings;
+use Test::More;
+require './tests/cli/lib.pl';
+use JSON::PP ();
+use File::Temp ();
+
+my ($c, $o, $e);
+my $dir = File::Temp::tempdir(CLEANUP => 1);
+
+# 1. rl on a 1 + 1 split said "pools: rollout 1 GPUs busy ...; training
+# 1 GPUs busy", where the title and the run line say "1 GPU".
+($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-nvl', '--gpus', '2', '--method', 'lora',
+                      '--rollout-gpus', '1');
+is($c, 0, 'rl --rollout-gpus 1 of 2 runs') or diag $e;
+like($o, qr/^pools: rollout 1 GPU busy [\d.]+ s, idle [\d.]+ s \([\d.]+%\); training 1 GPU busy /m,
+     'rl: one GPU a pool is "1 GPU"');
+
+# 2. plan --svg BASE with --format json (a shard's, or any JSON) returned
+# before the pictures: no BASE-*.svg was written and nothing said so.
+# Same with --per-card (BASE-cards.svg).
+{
+    my @p = ('plan', 'llama3.2-3b', '--gpu', 'l40s', '--gpus', '1,2', '--tokens', '1e8');
+    ($c, $o, $e) = run_gp(@p, '--svg', "$dir/pl", '--format', 'json');
+    is($c, 0, 'plan --svg --format json runs') or diag $e;
+    ok(-s "$dir/pl-$_.svg", "plan --format json --svg wrote pl-$_.svg") for qw(pareto memory step);
+    my @lines = split /\n/, $o;
+    ok(eval { JSON::PP::decode_json($lines[0]); 1 }, 'plan --svg --format json: still JSON lines');
+    ($c, $o, $e) = run_gp(@p, '--gpu', 'l40s,rtx-4090', '--per-card', '--svg', "$dir/pc",
+                          '--format', 'json');
+    is($c, 0, 'plan --per-card --svg --format json runs') or diag $e;
+    ok(-s "$dir/pc-cards.svg", 'plan --per-card --format json --svg wrote pc-cards.svg');
+    ($c, $o, $e) = run_gp(@p, '--svg', "$dir/none/pl", '--format', 'json');
+    is($c, 1, 'plan --format json --svg into a missing directory: refused');
+    is($o, '', '... before any JSON line');
+}
+
+# 3. comm on a catalog system without NICs (the PCIe servers) over two
+# nodes said "2 nodes need --nics > 0 to talk"; --nics then was refused,
+# the system naming no NIC fabric, and comm has no --nic-fabric.
+for my $a (['--nodes', '2'], ['--gpus', '9']) {
+    ($c, $o, $e) = run_gp('comm', '--system', 'pcie-8x-4090', @$a);
+    is($c, 1, "comm --system pcie-8x-4090 @$a: refused");
+    like($e, qr/^gpuplan: comm: \d+ gpus span 2 nodes of 8, but system pcie-8x-4090 has no NICs \(its catalog entry lists none, nor a NIC fabric\): give --system ID \(a catalog system with NICs\)$/m,
+         "comm @$a: names the system and what it lacks") or diag $e;
+}
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--nodes', '2', '--min', '1MB', '--max', '1MB');
+is($c, 0, 'comm over two DGX H100 nodes (NICs) still runs') or diag $e;
+
+# 4. GRPO with --group 1 was priced: a group of one response has no other
+# to compare its reward with, every advantage 0.  TRL refuses it
+# (grpo_config.py: "GRPO requires at least 2 generations per prompt").
+# PPO keeps --group 1.
+($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '2', '--group', '1');
+is($c, 1, 'rl --group 1 (GRPO): refused');
+like($e, qr/^gpuplan: rl: --group 1: GRPO needs at least 2 responses a prompt/m, 'rl --group 1: says why')
+    or diag $e;
+($c, $o, $e) = run_gp('fit', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--method', 'grpo', '--group', '1');
+is($c, 1, 'fit --method grpo --group 1: refused');
+like($e, qr/^gpuplan: fit: --group 1: GRPO needs .*--method ppo\)$/m, 'fit: names --method ppo')
+    or diag $e;
+($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '2', '--group', '1',
+                      '--algo', 'ppo');
+is($c, 0, 'rl --algo ppo --group 1 still runs') or diag $e;
+($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '2', '--group', '2',
+                      '--method', 'lora');
+is($c, 0, 'rl --group 2 (GRPO) runs') or diag $e;
+
+done_testing();
