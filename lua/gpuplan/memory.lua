@@ -1047,8 +1047,6 @@ local function prepare_rl(o, cfg, method, prompt_len, response_len, dflt)
     cfg.ref_model = o.ref_model ~= false
     cfg.prompts = o.prompts or dflt("prompts", { dp = cfg.dp })
     cfg.group = o.group or dflt("group")
-    local bad = require("gpuplan.rl").group_problem(method, cfg.group, "method")
-    if bad then fail("memory: %s", bad) end
     cfg.prompt_len = prompt_len or dflt("prompt_len")
     cfg.response_len = response_len or dflt("response_len")
     cfg.kv_bytes = kv_elem(o.kv)

@@ -659,13 +659,14 @@ end
 -- standard deviation): a group of one has none to compare with, every
 -- advantage 0. TRL refuses it (trl/trainer/grpo_config.py: "GRPO requires
 -- at least 2 generations per prompt to calculate the advantages"); PPO's
--- critic needs no group. gp.rl and gp.memory (fit --method grpo) share it.
--- ppo: the key that picks PPO in the caller ("algo", gp.memory's "method").
+-- critic needs no group. The commands (rl, fit --method grpo) refuse it;
+-- gp.rl itself prices one-answer rollouts (its validation pass, a script's
+-- reference rollout), so the API keeps it.  ppo: the flag that picks PPO.
 function M.group_problem(algo, group, ppo)
-  if algo == "grpo" and group < 2 then
-    return string.format("group %d: GRPO needs at least 2 responses a prompt, its advantage "
-      .. "is each response's reward against its group's (PPO's critic needs no group: %s = "
-      .. "ppo)", group, ppo or "algo")
+  if algo == "grpo" and group and group < 2 then
+    return string.format("--group %d: GRPO needs at least 2 responses a prompt, its advantage "
+      .. "is each response's reward against its group's (PPO's critic needs no group: %s ppo)",
+      group, ppo)
   end
 end
 
@@ -1584,8 +1585,6 @@ run = function(o, job)
     fail("rl: fwd_bwd_scale must be the passes' compute multiple, 1 to 10 (got %s)", shown(fbs))
   end
   local prompts, group, plen, rlen, rmax, dist, clip = lengths(o, dflt)
-  local bad = M.group_problem(algo, group)
-  if bad then fail("rl: %s", bad) end
   local samples = prompts * group
   local ppo = algo == "ppo"
   local reward, reward_shape, critic_shape = models_of(o, ppo)

@@ -54,13 +54,14 @@ is($c, 0, 'comm over two DGX H100 nodes (NICs) still runs') or diag $e;
 # 4. GRPO with --group 1 was priced: a group of one response has no other
 # to compare its reward with, every advantage 0.  TRL refuses it
 # (grpo_config.py: "GRPO requires at least 2 generations per prompt").
-# PPO keeps --group 1.
+# PPO keeps --group 1, and gp.rl (whose validation pass prices a rollout
+# of one answer a prompt) keeps it.
 ($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '2', '--group', '1');
-is($c, 1, 'rl --group 1 (GRPO): refused');
+is($c, 2, 'rl --group 1 (GRPO): a usage error');
 like($e, qr/^gpuplan: rl: --group 1: GRPO needs at least 2 responses a prompt/m, 'rl --group 1: says why')
     or diag $e;
 ($c, $o, $e) = run_gp('fit', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--method', 'grpo', '--group', '1');
-is($c, 1, 'fit --method grpo --group 1: refused');
+is($c, 2, 'fit --method grpo --group 1: a usage error');
 like($e, qr/^gpuplan: fit: --group 1: GRPO needs .*--method ppo\)$/m, 'fit: names --method ppo')
     or diag $e;
 ($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '2', '--group', '1',
@@ -69,5 +70,12 @@ is($c, 0, 'rl --algo ppo --group 1 still runs') or diag $e;
 ($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '2', '--group', '2',
                       '--method', 'lora');
 is($c, 0, 'rl --group 2 (GRPO) runs') or diag $e;
+{
+    my $lua = "$dir/g1.lua";
+    write_file($lua, 'local r = require("gpuplan").rl{ model = "qwen2.5-7b", gpu = "h100-sxm", '
+                   . 'gpus = 2, group = 1, method = "lora" } print(r.samples)' . "\n");
+    ($c, $o, $e) = run_gp('run', $lua);
+    is($o, "64\n", 'gp.rl{group = 1} still prices a one-answer rollout') or diag $e;
+}
 
 done_testing();

@@ -164,12 +164,14 @@ ok(defined $said && abs($said - $save) <= 1, 'grpo.lua: the saving from the prin
 
 # Samples that no data-parallel split divides: without --global-batch the
 # error names the samples, not a --global-batch the user never gave.
-($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--prompts', '1', '--group', '1');
+# (PPO: GRPO refuses a group of one.)
+($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--prompts', '1', '--group', '1',
+                      '--algo', 'ppo');
 is($c, 2, 'rl --prompts 1 --group 1 on dp 8: a usage error, exit 2');
 like($e, qr/^gpuplan: rl: the 1 samples \(prompts x group\) must be a multiple of dp x batch = 8 x 1$/m,
      'names the samples, no --global-batch');
 ($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--prompts', '8', '--group', '1',
-                      '--global-batch', '4');
+                      '--algo', 'ppo', '--global-batch', '4');
 like($e, qr/^gpuplan: rl: --global-batch 4 and the 8 samples must be multiples of dp x batch = 8 x 1$/m,
      'a --global-batch given is named');
 

@@ -70,6 +70,8 @@ local function fit_options(opts, args)
   -- plan a different job in silence with another: say so.  An unknown
   -- method is gp.memory's to name.
   local method = opts.method or options.default("method")
+  local nogroup = require("gpuplan.rl").group_problem(method, opts.group, "--method")
+  if nogroup then error(cli.usage("fit: " .. nogroup), 0) end
   local bad, methods = options.misplaced(opts, method)
   if bad and memory.METHODS[method] then
     local flag = "--" .. bad:gsub("_", "-")

@@ -155,6 +155,8 @@ function C.run(opts, args)
   if #args ~= 1 then error(cli.usage("rl: expected one MODEL id"), 0) end
   if not opts.gpu then error(cli.usage("rl: --gpu ID is required"), 0) end
   local o = options.lua_args("rl", opts, { model = args[1] })
+  local bad = rl.group_problem(opts.algo or "grpo", opts.group, "--algo")
+  if bad then error(cli.usage("rl: " .. bad), 0) end
   if o.rollout_gpus and o.rollout_gpus ~= "auto" then
     local n = math.tointeger(tonumber(o.rollout_gpus))
     if not n then
