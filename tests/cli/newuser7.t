@@ -78,4 +78,35 @@ is($c, 0, 'rl --group 2 (GRPO) runs') or diag $e;
     is($o, "64\n", 'gp.rl{group = 1} still prices a one-answer rollout') or diag $e;
 }
 
+# 5. plan --policy cheapest (or best-per-dollar) where no card has a price
+# ranked every layout at an infinite cost: the order fell to the sort's
+# ties under "best layouts by cheapest", the cost column all "-".  A
+# budget without a price was already refused.  A user GPU (no offer in
+# the catalog) is such a card.
+{
+    my $cat = File::Temp::tempdir(CLEANUP => 1);
+    write_file("$cat/a100-40.lua", <<'LUA');
+gpu {
+  id = "my-a100-pcie-40gb", name = "A100 PCIe 40GB", vendor = "NVIDIA", arch = "ampere",
+  memory = "40GiB", mem_bw = "1.555TB/s",
+  peak = { fp32 = "19.5TFLOPS", tf32 = "156TFLOPS", bf16 = "312TFLOPS", fp16 = "312TFLOPS" },
+  scaleup = { fabric = "pcie4", domain = 4 }, pcie = { gen = 4, lanes = 16 },
+  source = "NVIDIA A100 datasheet",
+}
+LUA
+    local $ENV{GPUPLAN_CATALOG} = $cat;
+    my @p = ('plan', 'llama3.2-3b', '--gpu', 'my-a100-pcie-40gb', '--gpus', '4', '--tokens', '1e9');
+    for my $pol ('cheapest', 'best-per-dollar') {
+        ($c, $o, $e) = run_gp(@p, '--policy', $pol);
+        is($c, 1, "plan --policy $pol, no price: refused");
+        like($e, qr/^gpuplan: plan: ranking by .*\($pol\) needs a price, and my-a100-pcie-40gb has none in the buyer's markets: give --price P$/m,
+             "plan --policy $pol: says what is missing") or diag $e;
+    }
+    ($c, $o, $e) = run_gp(@p, '--policy', 'cheapest', '--price', '1.1');
+    is($c, 0, 'plan --policy cheapest --price 1.1 runs') or diag $e;
+    ($c, $o, $e) = run_gp(@p, '--gpu', 'my-a100-pcie-40gb,l40s', '--gpus', '2', '--policy', 'cheapest');
+    is($c, 0, 'plan --policy cheapest: one priced card among them is enough') or diag $e;
+    like($o, qr/^l40s\s/m, '... and the priced card ranks first');
+}
+
 done_testing();
