@@ -1113,6 +1113,17 @@ prepare_fn = function(o, cmd, who)
     usage("%s applies to training, not method infer", bad)
   end
   if bad then
+    -- gp.train, gp.sweep and gp.rl take method pretrain|full|lora|qlora
+    -- (rl: the actor's): "lora_rank applies to method lora|qlora|grpo|ppo"
+    -- named methods they refuse (grpo and ppo are gp.memory's, an RL
+    -- step's memory).  gp.memory's own refusal keeps them.
+    if who ~= "memory" then
+      local kept = {}
+      for m in methods:gmatch("%S+") do
+        if m ~= "grpo" and m ~= "ppo" and m ~= "infer" then kept[#kept + 1] = m end
+      end
+      if #kept > 0 then methods = table.concat(kept, " ") end
+    end
     usage("%s applies to method %s (got %s)", bad, (methods:gsub(" ", "|")), method)
   end
   local gpus = posint("gpus", o.gpus, 1)

@@ -109,4 +109,18 @@ LUA
     like($o, qr/^l40s\s/m, '... and the priced card ranks first');
 }
 
+# 6. train, plan and rl refused a LoRA option without a LoRA method as
+# "--lora-rank applies to method lora|qlora|grpo|ppo": two methods those
+# commands refuse (rl's --method is the actor's; grpo and ppo are fit's
+# RL-step methods).  fit and gp.memory keep all four.
+for my $cmd (['train'], ['plan'], ['rl', '--gpus', '2']) {
+    ($c, $o, $e) = run_gp($cmd->[0], 'qwen2.5-7b', '--gpu', 'h100-sxm', @{$cmd}[1 .. $#$cmd],
+                          '--lora-rank', '8');
+    is($c, 1, "$cmd->[0] --lora-rank without a LoRA method: refused");
+    like($e, qr/^gpuplan: $cmd->[0]: --lora-rank applies to method lora\|qlora \(got \w+\)$/m,
+         "$cmd->[0]: names only the methods it takes") or diag $e;
+}
+($c, $o, $e) = run_gp('fit', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--lora-rank', '8');
+like($e, qr/--lora-rank applies to --method lora\|qlora\|grpo\|ppo$/m, 'fit keeps grpo|ppo') or diag $e;
+
 done_testing();

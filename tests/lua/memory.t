@@ -571,10 +571,10 @@ t.ok(pcall(gp.memory, { model = "llama2-7b", gpu = "h100-sxm", method = "grpo",
   response_max = 3072 }), "response_max under grpo taken")
 t.raises(function() gp.train { model = "llama3-8b", gpu = "h100-sxm", gpus = 8,
   method = "pretrain", lora_targets = "q,k,v" } end,
-  "train: lora_targets applies to method lora|qlora|grpo|ppo (got pretrain)",
+  "train: lora_targets applies to method lora|qlora (got pretrain)",
   "gp.train: lora_targets under pretrain refused", true)
 t.raises(function() gp.rl { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, lora_rank = 16 } end,
-  "rl: lora_rank applies to method lora|qlora|grpo|ppo (got full)",
+  "rl: lora_rank applies to method lora|qlora (got full)",
   "gp.rl: an adapter needs the actor's method lora", true)
 t.ok(pcall(gp.rl, { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, method = "lora",
   lora_rank = 16 }), "gp.rl: method lora with its rank")
