@@ -504,6 +504,13 @@ end
 -- times and costs shown are what it would take if it fit, each line so
 -- labelled), or nil (none are shown).  The exit status stays 0: a
 -- well-formed question answered "no" is not an error.
+-- A weight format as a title says it: a bare GGUF-style bits-per-weight
+-- figure read "4.85 weights", as if a count; it is "4.85-bit weights".
+function M.weights_words(w)
+  w = tostring(w)
+  return tonumber(w) and (w .. "-bit") or w
+end
+
 function M.does_not_fit(why, figures)
   return string.format("does not fit: %s%s\n", tostring(why), figures == "if"
     and "; the times and costs below are what it would take if it fit" or "")

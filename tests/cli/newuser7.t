@@ -123,4 +123,17 @@ for my $cmd (['train'], ['plan'], ['rl', '--gpus', '2']) {
 ($c, $o, $e) = run_gp('fit', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--lora-rank', '8');
 like($e, qr/--lora-rank applies to --method lora\|qlora\|grpo\|ppo$/m, 'fit keeps grpo|ppo') or diag $e;
 
+# 7. A GGUF-style bits-per-weight figure read as a count in the titles:
+# "4.85 weights".  Now "4.85-bit weights"; a format's name is unchanged,
+# and the JSON keeps the value given.
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'rtx-4090', '--weights', '4.85');
+like($o, qr/^llama3-8b on 1 x rtx-4090 \(tp 1, pp 1\), 4\.85-bit weights, bf16 KV,/m, 'infer: 4.85-bit weights')
+    or diag $e;
+($c, $o, $e) = run_gp('roofline', '--gpu', 'rtx-4090', '--model', 'llama3-8b', '--weights', '4.85');
+like($o, qr/decode at batch 1, 4\.85-bit weights \(/m, 'roofline: 4.85-bit weights') or diag $e;
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'rtx-4090', '--weights', 'awq');
+like($o, qr/, awq weights, /m, 'infer: a named format is unchanged');
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'rtx-4090', '--weights', '4.85', '--format', 'json');
+is(JSON::PP::decode_json($o)->{weights}, '4.85', 'infer JSON: the value as given');
+
 done_testing();

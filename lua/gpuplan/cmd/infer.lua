@@ -72,7 +72,7 @@ local function per_gpu_batch(b)
 end
 local function moe_report(r, opts)
   local title = string.format("%s on %d x %s: %s%s, %s weights%s, %s KV, in %d / out %d",
-    r.model, r.gpus, r.gpu, r.disagg and "decode " or "", r.layout, r.weights,
+    r.model, r.gpus, r.gpu, r.disagg and "decode " or "", r.layout, report.weights_words(r.weights),
     r.expert_weights and (" (" .. r.expert_weights .. " experts)") or "", r.kv,
     r.input, r.output)
   if not r.fits then
@@ -338,7 +338,7 @@ local function sweep_batch(opts, a)
   report.print(rows, {
     format = opts.format,
     title = string.format("%s on %d x %s (tp %d, %s weights): throughput vs latency",
-                          top.model, top.gpus, top.gpu, top.tp, top.weights),
+                          top.model, top.gpus, top.gpu, top.tp, report.weights_words(top.weights)),
     columns = { { key = "batch", label = "batch" },
                 { key = "itl_ms", label = "ITL ms", fmt = "%.2f" },
                 { key = "stream_tokens_per_s", label = "tok/s/user", fmt = "%.1f" },
@@ -351,7 +351,8 @@ local function sweep_batch(opts, a)
                          xlabel = "inter-token latency (ms)", ylabel = "output tokens/s (system)",
                          xlog = true, ylog = true,
                          note = string.format("batch doubles up to the KV limit (%d); in %d, out %d, %s weights, %s KV",
-                                              top.max_batch_kv, top.input, top.output, top.weights, top.kv) }
+                                              top.max_batch_kv, top.input, top.output,
+                                              report.weights_words(top.weights), top.kv) }
     local pts = {}
     for i, r in ipairs(rows) do pts[i] = { r.itl_ms, r.tokens_per_s, "b=" .. r.batch } end
     p:line(pts, { label = "continuous batching", color = "#1f77b4" })
@@ -509,7 +510,8 @@ end
 -- One replica's answer as a quantity / value table.
 local function replica_report(r, opts)
   local title = string.format("%s on %d x %s (tp %d, pp %d), %s weights, %s KV, in %d / out %d",
-                              r.model, r.gpus, r.gpu, r.tp, r.pp, r.weights, r.kv, r.input, r.output)
+                              r.model, r.gpus, r.gpu, r.tp, r.pp, report.weights_words(r.weights), r.kv,
+                              r.input, r.output)
   -- Not fitting is an answer, not an error (as in `gpuplan fit`): say
   -- what it needs and what would help, exit 0.
   if not r.fits then

@@ -113,7 +113,7 @@ function C.run(opts, args)
     format = format,
     title = string.format("%s on %s: prefill of %d tokens, decode at batch %d, %s weights "
       .. "(time per call; bound by the roofline's side)", res.model, r.device.id, res.input,
-      res.batch, res.weights),
+      res.batch, report.weights_words(res.weights)),
     columns = { { key = "phase", label = "phase" },
                 { key = "name", label = "op" },
                 { key = "count", label = "calls", fmt = "%d" },
