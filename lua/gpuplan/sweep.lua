@@ -1059,17 +1059,19 @@ function M.sweep(o)
   end
   -- Rank across cards: by the key with each card's own price.
   local key = space.key
-  -- Ranked by cost with no price anywhere, every score was math.huge: the
-  -- order fell to the sort's ties and the table said "by cheapest" over
-  -- costs of "-" (a budget without a price is refused in card_space; a
-  -- card without one among priced cards ranks last, M.score).
+  -- Ranked by cost with no price anywhere, every score is math.huge and
+  -- the ties go by GPU-seconds a token (M.before: the cost at any one
+  -- price), which nothing said: the table read "by cheapest" over costs
+  -- of "-".  Said on the defaults line (a budget without a price is
+  -- refused in card_space).
   if (key == "cost" or key == "per_dollar") and #results > 0 then
     local priced = false
     for _, c in ipairs(results) do priced = priced or c.price ~= nil end
     if not priced then
-      fail("sweep: ranking by %s needs a price, and %s has none in the buyer's markets: "
-        .. "give price = P", key == "cost" and "cost (cheapest)" or "tokens per dollar "
-        .. "(best-per-dollar)", table.concat(gpus_list, ", "))
+      defaults = defaults or {}
+      defaults[#defaults + 1] = string.format("%s: no price for %s in the buyer's markets, "
+        .. "ranked by GPU-hours a token (the cost at any one price)",
+        key == "cost" and "cheapest" or "best_per_dollar", table.concat(gpus_list, ", "))
     end
   end
   for _, c in ipairs(results) do c._s = c.policy_score or M.score(key, c) end
