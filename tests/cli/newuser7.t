@@ -79,10 +79,10 @@ is($c, 0, 'rl --group 2 (GRPO) runs') or diag $e;
 }
 
 # 5. plan --policy cheapest (or best-per-dollar) where no card has a price
-# ranked every layout at an infinite cost: the order fell to the sort's
-# ties under "best layouts by cheapest", the cost column all "-".  A
-# budget without a price was already refused.  A user GPU (no offer in
-# the catalog) is such a card.
+# ranked every layout at an infinite cost, the ties by GPU-seconds a token
+# (plan.t: the cost at any one price), under "best layouts by cheapest"
+# with every cost "-" and nothing said.  The defaults line says it.  A
+# user GPU (no offer in the catalog) is such a card.
 {
     my $cat = File::Temp::tempdir(CLEANUP => 1);
     write_file("$cat/a100-40.lua", <<'LUA');
@@ -96,17 +96,18 @@ gpu {
 LUA
     local $ENV{GPUPLAN_CATALOG} = $cat;
     my @p = ('plan', 'llama3.2-3b', '--gpu', 'my-a100-pcie-40gb', '--gpus', '4', '--tokens', '1e9');
-    for my $pol ('cheapest', 'best-per-dollar') {
-        ($c, $o, $e) = run_gp(@p, '--policy', $pol);
-        is($c, 1, "plan --policy $pol, no price: refused");
-        like($e, qr/^gpuplan: plan: ranking by .*\($pol\) needs a price, and my-a100-pcie-40gb has none in the buyer's markets: give --price P$/m,
-             "plan --policy $pol: says what is missing") or diag $e;
+    for my $pol (['cheapest', 'cheapest'], ['best-per-dollar', 'best_per_dollar']) {
+        ($c, $o, $e) = run_gp(@p, '--policy', $pol->[0]);
+        is($c, 0, "plan --policy $pol->[0], no price: runs") or diag $e;
+        like($o, qr/^defaults: .*\Q$pol->[1]\E: no price for my-a100-pcie-40gb in the buyer's markets, ranked by GPU-hours a token \(the cost at any one price\)/m,
+             "plan --policy $pol->[0]: says how it ranked") or diag $o;
     }
     ($c, $o, $e) = run_gp(@p, '--policy', 'cheapest', '--price', '1.1');
-    is($c, 0, 'plan --policy cheapest --price 1.1 runs') or diag $e;
+    unlike($o, qr/ranked by GPU-hours/, 'plan --policy cheapest --price 1.1: nothing to say');
     ($c, $o, $e) = run_gp(@p, '--gpu', 'my-a100-pcie-40gb,l40s', '--gpus', '2', '--policy', 'cheapest');
-    is($c, 0, 'plan --policy cheapest: one priced card among them is enough') or diag $e;
-    like($o, qr/^l40s\s/m, '... and the priced card ranks first');
+    is($c, 0, 'plan --policy cheapest: one priced card among them') or diag $e;
+    like($o, qr/^l40s\s/m, '... ranks first');
+    unlike($o, qr/ranked by GPU-hours/, '... and nothing to say');
 }
 
 # 6. train, plan and rl refused a LoRA option without a LoRA method as
@@ -135,5 +136,21 @@ like($o, qr/decode at batch 1, 4\.85-bit weights \(/m, 'roofline: 4.85-bit weigh
 like($o, qr/, awq weights, /m, 'infer: a named format is unchanged');
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'rtx-4090', '--weights', '4.85', '--format', 'json');
 is(JSON::PP::decode_json($o)->{weights}, '4.85', 'infer JSON: the value as given');
+
+# 8. plan's searched line said "5 fit and 5 within of 27 timed" with no
+# deadline or budget: within nothing the user set (the engine counts the
+# layouts within both), and "within of" did not parse.  It names the limit
+# and only with one.
+{
+    my @p = ('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--tokens', '1e9');
+    ($c, $o, $e) = run_gp(@p);
+    like($o, qr/^searched: h100-sxm \d+ layouts: \d+ timed \(\d+ skipped by the bound\), \d+ fit$/m,
+         'plan without a deadline: no "within"') or diag $e;
+    ($c, $o, $e) = run_gp(@p, '--deadline', '1d');
+    like($o, qr/^searched: h100-sxm \d+ layouts: \d+ timed \(\d+ skipped by the bound\), \d+ fit, \d+ within the deadline$/m,
+         'plan --deadline: within the deadline') or diag $e;
+    ($c, $o, $e) = run_gp(@p, '--deadline', '1d', '--budget', '1000');
+    like($o, qr/, \d+ fit, \d+ within the deadline and budget$/m, 'plan --deadline --budget: both');
+}
 
 done_testing();

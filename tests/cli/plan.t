@@ -46,7 +46,7 @@ my @sorted = sort { $a <=> $b } @cost;
 is_deeply(\@cost, \@sorted, 'ranked by cost, cheapest first');
 like($o, qr/^runner-up \S+ x \d+ \(.*\): [\d.]+% (more|less) time per token, [\d.]+% more cost/m,
      'why the runner-up lost: its time and its cost against the winner');
-like($o, qr/^searched: b200 \d+ layouts, \d+ fit and \d+ within of \d+ timed \(\d+ skipped by the bound\); h100-sxm/m,
+like($o, qr/^searched: b200 \d+ layouts: \d+ timed \(\d+ skipped by the bound\), \d+ fit, \d+ within the deadline; h100-sxm/m,
      'what was searched, per card');
 like($o, qr/^defaults: method=pretrain, seq=8192 \(the model's context, at most 8192\)/m,
      'a search plans pre-training at the model context unless told');
@@ -538,7 +538,7 @@ for my $x (['--price', '-1', qr/^gpuplan: plan: --price must be a non-negative n
     is($cx, 0, 'plan gb200 --gpus 144: exit 0') or diag $ex;
     like($ox, qr/^no layout: no split of these GPU counts divides the model's heads and layers, the node and the global batch and places each of its groups in equal shares a node within the job's nodes \(\d+ splits? did not\)$/m,
          'nothing placed: said, and how many splits did not place') or diag $ox;
-    like($ox, qr/^searched: gb200 \d+ layouts, .*, \d+ splits? not placed \(a group in equal shares a node needs more nodes than the job's\)$/m,
+    like($ox, qr/^searched: gb200 \d+ layouts: .*, \d+ splits? not placed \(a group in equal shares a node needs more nodes than the job's\)$/m,
          'the splits left out are counted');
     unlike($ox, qr/no layout fits/, 'not blamed on memory');
     # shards count the splits not placed on the whole grid, as space: the

@@ -80,8 +80,8 @@ function C.coin_flip(a, b, policy)
     "throughput" or field, ranges.text(a, field, fmt, unit), ranges.text(b, field, fmt, unit))
 end
 
--- "searched: b200 675 layouts, 137 fit and 112 within of 252 timed (423
--- skipped by the bound); ...": what the search did per card.
+-- "searched: b200 675 layouts: 252 timed (423 skipped by the bound), 137
+-- fit, 112 within the deadline; ...": what the search did per card.
 local function searched(r, head)
   local names = {}
   for g in pairs(r.stats) do names[#names + 1] = g end
@@ -89,8 +89,14 @@ local function searched(r, head)
   local st = {}
   for _, g in ipairs(names) do
     local x = r.stats[g]
-    st[#st + 1] = string.format("%s %d layouts, %d fit and %d within of %d timed (%d skipped by the bound)",
-      g, x.layouts, x.fitting, x.within, x.layouts - x.bounded, x.bounded)
+    -- "within" is within the deadline and the budget: without either it
+    -- was every fitting layout, "5 fit and 5 within of 27 timed", within
+    -- nothing the user set.  Said only with one, and of which.
+    local limit = head.deadline and head.budget and "the deadline and budget"
+      or head.deadline and "the deadline" or head.budget and "the budget"
+    st[#st + 1] = string.format("%s %d layouts: %d timed (%d skipped by the bound), %d fit%s",
+      g, x.layouts, x.layouts - x.bounded, x.bounded, x.fitting,
+      limit and string.format(", %d within %s", x.within, limit) or "")
       -- splits whose groups need more nodes than the job's (sweep.c
       -- places): said, so that a count short of a whole node is not
       -- "no layout fits" alone
