@@ -153,4 +153,25 @@ is(JSON::PP::decode_json($o)->{weights}, '4.85', 'infer JSON: the value as given
     like($o, qr/, \d+ fit, \d+ within the deadline and budget$/m, 'plan --deadline --budget: both');
 }
 
+# 9. rl with pools of their own on H100 NVL pairs (a bridge, no catalog
+# system, no NICs): --gpus 4 --rollout-gpus 2 (or auto) said "the rollout
+# and training pools span nodes, but the system has no NICs" -- "the
+# system" where there is none, and nothing to give; --gpus 5 with auto
+# said "training step: 4 GPUs span 2 nodes of 2, but the system has no
+# NICs".  Now the refusal the colocated job gives, naming the node and
+# the flags.
+for my $a (['--gpus', '4', '--rollout-gpus', '2'], ['--gpus', '4', '--rollout-gpus', 'auto'],
+           ['--gpus', '5', '--rollout-gpus', 'auto']) {
+    ($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-nvl', '--method', 'lora', @$a);
+    is($c, 1, "rl h100-nvl @$a: refused");
+    like($e, qr/^gpuplan: rl: the rollout and training pools: \d GPUs span \d nodes of 2, but the node built from h100-nvl \(nvlink-bridge, no catalog system\) has no NICs: give --nics N and --nic-fabric ID /m,
+         "rl @$a: names the node and what to give") or diag $e;
+}
+($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-nvl', '--method', 'lora', '--gpus', '4',
+                      '--rollout-gpus', '2', '--nics', '1', '--nic-fabric', 'ib-ndr-400');
+is($c, 0, 'rl h100-nvl --gpus 4 --rollout-gpus 2 with a NIC a node: runs') or diag $e;
+($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-nvl', '--method', 'lora', '--gpus', '2',
+                      '--rollout-gpus', '1');
+is($c, 0, 'rl h100-nvl 1 + 1 within the pair: runs') or diag $e;
+
 done_testing();
