@@ -174,4 +174,33 @@ is($c, 0, 'rl h100-nvl --gpus 4 --rollout-gpus 2 with a NIC a node: runs') or di
                       '--rollout-gpus', '1');
 is($c, 0, 'rl h100-nvl 1 + 1 within the pair: runs') or diag $e;
 
+# 10. infer over several cards as CSV: the header said ttft_s and itl_s
+# over the text's milliseconds (198.1 for 0.198 s), and cost over
+# "0.373 USD", a string.  Now seconds, as the JSON's fields (docs/output.md:
+# a CSV column is the JSON's unless its name carries another unit), and
+# cost_per_mtok and currency apart, as one card's CSV has them.
+{
+    my @j = ('infer', 'llama3-8b', '--gpu', 'l40s,rtx-4090,h100-nvl');
+    ($c, $o, $e) = run_gp(@j, '--format', 'json');
+    my %js = map { $_->{gpu} => $_ } @{ JSON::PP::decode_json($o)->{per_card} };
+    ($c, $o, $e) = run_gp(@j, '--format', 'csv');
+    is($c, 0, 'infer several cards --format csv runs') or diag $e;
+    my ($head, @rows) = split /\n/, $o;
+    is($head, 'gpu,gpus,layout_name,batch,ttft_s,itl_s,stream_tokens_per_s,per_gpu,cost_per_mtok,currency,fits,loses',
+       'the header: seconds, the cost and its currency apart');
+    for my $row (@rows) {
+        my @f = split /,/, $row;
+        my $x = $js{$f[0]};
+        # the CSV prints 15 significant digits of the JSON's value
+        ok(abs($f[4] - $x->{ttft_s}) <= 1e-12 * $x->{ttft_s}, "$f[0]: ttft_s is the JSON's seconds");
+        ok(abs($f[5] - $x->{itl_s}) <= 1e-12 * $x->{itl_s}, "$f[0]: itl_s is the JSON's seconds");
+        if (defined $x->{cost_per_mtok}) {
+            ok(abs($f[8] - $x->{cost_per_mtok}) <= 1e-12 * $x->{cost_per_mtok} && $f[9] eq 'USD',
+               "$f[0]: cost_per_mtok a number, currency USD");
+        } else {
+            ok($f[8] eq '' && $f[9] eq '', "$f[0]: no price, no cost and no currency");
+        }
+    }
+}
+
 done_testing();

@@ -209,20 +209,35 @@ function C.cards(opts, a)
     if not x.fits then x.batch = nil end
   end
   local w = rows[1] and rows[1].winner and rows[1] or nil
+  -- A CSV's header is its keys: "ttft_s,itl_s" sat over the text's
+  -- milliseconds (198.1 for 0.198 s) and "cost" over "0.373 USD", a
+  -- string.  There the seconds as the JSON gives them, and the cost and
+  -- its currency apart (cost_cell's rule for one replica).
+  local csv = opts.format == "csv"
+  local function ms(f) return not csv and function(v) return string.format(f, v * 1e3) end or nil end
+  local cols = {
+      { key = "gpu", label = "card" }, { key = "gpus", label = "GPUs" },
+      { key = "layout_name", label = "layout" }, { key = "batch", label = "batch" },
+      { key = "ttft_s", label = "TTFT ms", fmt = ms("%.1f") },
+      { key = "itl_s", label = "ITL ms", fmt = ms("%.2f") },
+      { key = "stream_tokens_per_s", label = "tok/s/user", fmt = "%.1f" },
+      { key = "per_gpu", label = "tok/s/GPU", fmt = "%.0f" } }
+  if csv then
+    for _, x in ipairs(rows) do
+      if not x.cost_per_mtok then x.currency = nil end
+    end
+    cols[#cols + 1] = { key = "cost_per_mtok" }
+    cols[#cols + 1] = { key = "currency" }
+  else
+    cols[#cols + 1] = { key = "cost", label = "cost/Mtok" }
+  end
+  cols[#cols + 1] = { key = "fits", label = "fits" }
+  cols[#cols + 1] = { key = "loses", label = "against the winner" }
   report.print(rows, { format = opts.format, title = string.format(
     "%s on each card: in %d / out %d%s", r.model, rows[1].input or 0, rows[1].output or 0,
     w and string.format("; winner %s (%s)", w.gpu, w.cost_per_mtok and "cost per token"
                         or "tokens/s per user") or "; no card fits"),
-    columns = {
-      { key = "gpu", label = "card" }, { key = "gpus", label = "GPUs" },
-      { key = "layout_name", label = "layout" }, { key = "batch", label = "batch" },
-      { key = "ttft_s", label = "TTFT ms", fmt = function(v) return string.format("%.1f", v * 1e3) end },
-      { key = "itl_s", label = "ITL ms", fmt = function(v) return string.format("%.2f", v * 1e3) end },
-      { key = "stream_tokens_per_s", label = "tok/s/user", fmt = "%.1f" },
-      { key = "per_gpu", label = "tok/s/GPU", fmt = "%.0f" },
-      { key = "cost", label = "cost/Mtok" },
-      { key = "fits", label = "fits" },
-      { key = "loses", label = "against the winner" } } })
+    columns = cols })
   if (opts.format or "text") == "text" or opts.format == "markdown" then
     for _, x in ipairs(rows) do
       if not x.fits then io.stdout:write(x.gpu, " does not fit: ", tostring(x.why), "\n") end
