@@ -755,7 +755,18 @@ local function setup_memory(a, cat, model, g, sys, d, c, tp, pp, default, info)
   end
   if tp > 1 or pp > 1 then
     c.topo = tp_topology(g, sys, cat)
-    if not c.topo then default("tp all-reduce: alpha-beta placeholder (no scale-up fabric)") end
+    -- A card with neither a scale-up fabric nor a PCIe link in its entry
+    -- (a user's gpu{} without scaleup or pcie) and no system: the engine
+    -- fell back to its alpha-beta placeholder, 360 GB/s -- an NVLink's
+    -- rate for a card that states no link at all -- said only as "a
+    -- placeholder".  gp.train refuses that card past one GPU (comm.node_spec:
+    -- "has no scale-up fabric; give system = ID"); so does this.
+    if not c.topo then
+      error(string.format("infer: gpu '%s' has no scale-up fabric (nor a pcie link in its "
+        .. "catalog entry) for the %s to cross: give system = ID, or scaleup or pcie in the "
+        .. "gpu's entry", tostring(g.id), tp > 1 and "TP all-reduce" or "pipeline's hand-offs"),
+        3)
+    end
     if c.topo then c.custom_ar_gpus = M.custom_ar_gpus(a.runtime, g, sys, cat) end
     if c.topo then c.p2p_bw = c.topo.up_bw * (c.topo.up_achievable or 1) end
   end

@@ -203,4 +203,32 @@ is($c, 0, 'rl h100-nvl 1 + 1 within the pair: runs') or diag $e;
     }
 }
 
+# 11. infer --tp 2 on a user GPU whose entry gives neither a scale-up
+# fabric nor a PCIe link, with no system: the engine's alpha-beta
+# placeholder priced the all-reduce at 360 GB/s, an NVLink's rate (TTFT
+# 35 ms against 77 ms with a PCIe 4 link), said only as "a placeholder".
+# train refuses that card past one GPU; so does infer now.
+{
+    my $cat = File::Temp::tempdir(CLEANUP => 1);
+    write_file("$cat/g.lua", <<'LUA');
+gpu { id = "nolink", name = "x", vendor = "NVIDIA", arch = "ampere", memory = "40GiB",
+      mem_bw = "1.5TB/s", peak = { bf16 = "312TFLOPS" }, source = "x" }
+gpu { id = "pcielink", name = "x", vendor = "NVIDIA", arch = "ampere", memory = "40GiB",
+      mem_bw = "1.5TB/s", peak = { bf16 = "312TFLOPS" }, pcie = { gen = 4, lanes = 16 }, source = "x" }
+LUA
+    local $ENV{GPUPLAN_CATALOG} = $cat;
+    for my $a (['--tp', '2'], ['--pp', '2']) {
+        ($c, $o, $e) = run_gp('infer', 'llama3.2-1b', '--gpu', 'nolink', '--gpus', '2', @$a);
+        is($c, 1, "infer on a card with no link, @$a: refused");
+        like($e, qr/^gpuplan: infer: --gpu 'nolink' has no scale-up fabric \(nor a pcie link in its catalog entry\) for the .* to cross: give --system ID/m,
+             "infer @$a: names the card and the fix") or diag $e;
+    }
+    ($c, $o, $e) = run_gp('infer', 'llama3.2-1b', '--gpu', 'nolink');
+    is($c, 0, 'infer on that card alone (tp 1): runs') or diag $e;
+    ($c, $o, $e) = run_gp('infer', 'llama3.2-1b', '--gpu', 'pcielink', '--tp', '2', '--gpus', '2');
+    is($c, 0, 'infer --tp 2 on a card with a PCIe link: runs') or diag $e;
+    ($c, $o, $e) = run_gp('train', 'llama3.2-1b', '--gpu', 'nolink', '--gpus', '2');
+    like($e, qr/has no scale-up fabric; give --system ID/, 'train refuses the same card (as before)');
+}
+
 done_testing();
