@@ -231,4 +231,12 @@ LUA
     like($e, qr/has no scale-up fabric; give --system ID/, 'train refuses the same card (as before)');
 }
 
+# 12. A VLM's one image of one token read "media: 1 units of 1 tokens".
+($c, $o, $e) = run_gp('train', 'qwen2.5-vl-7b', '--gpu', 'h100-sxm', '--method', 'lora',
+                      '--images', '1', '--image-size', '20');
+like($o, qr/; media: 1 unit of 1 token \(28 px\) = 1 of 2048 tokens$/m, 'train: 1 unit of 1 token') or diag $e;
+($c, $o, $e) = run_gp('train', 'qwen2.5-vl-7b', '--gpu', 'h100-sxm', '--method', 'lora',
+                      '--images', '4', '--image-size', '448');
+like($o, qr/; media: 4 units of 256 tokens \(448 px\) = 1024 of 2048 tokens$/m, 'train: 4 units of 256 tokens') or diag $e;
+
 done_testing();

@@ -80,8 +80,10 @@ function C.run(opts, args)
       local md = r.media
       io.write(string.format("vision tower: %.0f patches per micro-batch on the first stage, "
         .. "%.2f s per step (%s)%s\n", r.vision_patches, r.vision_s, pct(r.vision_s / r.step_s),
-        md and string.format("; media: %d units of %d tokens (%d px%s) = %d of %d tokens",
-          md.units, md.tokens_per_unit, md.size, md.frames_per_unit > 1 and md.video_tokens > 0
+        -- "1 units of 1 tokens" at --images 1 and a small --image-size
+        md and string.format("; media: %d unit%s of %d token%s (%d px%s) = %d of %d tokens",
+          md.units, md.units == 1 and "" or "s", md.tokens_per_unit,
+          md.tokens_per_unit == 1 and "" or "s", md.size, md.frames_per_unit > 1 and md.video_tokens > 0
           and string.format(", %d frames each", md.frames_per_unit) or "", md.tokens, r.seq)
         or ""))
     end
