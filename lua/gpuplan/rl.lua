@@ -962,7 +962,14 @@ local function batches_of(o, gpus, colocated, rgpus, auto, samples)
   local unit = tp * pp * cp
   local tgpus = colocated and gpus or (auto and unit or gpus - rgpus)
   if tgpus % unit ~= 0 then
-    usage("rl: the %d training GPUs are not a multiple of tp*pp*cp = %d", tgpus, unit)
+    -- colocated, the training GPUs are the job's: named as gp.train names
+    -- them ("the 1 training GPUs are not ..." at the default gpus 1)
+    if colocated then
+      usage("rl: gpus %d is not a multiple of tp*pp*cp = %d", tgpus, unit)
+    end
+    usage("rl: the %d training GPU%s (the job's less the rollout pool's) %s not a multiple of "
+      .. "tp*pp*cp = %d",
+      tgpus, tgpus == 1 and "" or "s", tgpus == 1 and "is" or "are", unit)
   end
   local mbs = posint("batch", o.batch or o.micro_batch) or 1
   local minib = posint("global_batch", o.global_batch) or samples

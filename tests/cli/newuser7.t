@@ -239,4 +239,14 @@ like($o, qr/; media: 1 unit of 1 token \(28 px\) = 1 of 2048 tokens$/m, 'train: 
                       '--images', '4', '--image-size', '448');
 like($o, qr/; media: 4 units of 256 tokens \(448 px\) = 1024 of 2048 tokens$/m, 'train: 4 units of 256 tokens') or diag $e;
 
+# 13. rl --tp 2 at the default --gpus 1 said "the 1 training GPUs are not
+# a multiple of tp*pp*cp = 2"; train says "--gpus 1 is not a multiple".
+# Colocated, the training GPUs are --gpus; split, the job's less the
+# rollout pool's, in the singular for one.
+($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--tp', '2');
+like($e, qr/^gpuplan: rl: --gpus 1 is not a multiple of tp\*pp\*cp = 2$/m, 'rl colocated: names --gpus') or diag $e;
+($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '3', '--rollout-gpus', '2', '--tp', '2');
+like($e, qr/^gpuplan: rl: the 1 training GPU \(the job's less the rollout pool's\) is not a multiple of tp\*pp\*cp = 2$/m,
+     'rl split: the training pool, singular') or diag $e;
+
 done_testing();
