@@ -224,12 +224,63 @@ static void serve_reserve(const gp_infer_cfg *c, double capacity,
 		out->margin = 0.0;
 }
 
+/* The sequences of c->ctx tokens and the context of c->seqs sequences
+ * that fit beside `weights` on the GPU, the KV of its L layers each
+ * (out->max_seqs, out->max_ctx); out->usable is set. */
+static void infer_room(const gp_model *m, const gp_infer_cfg *c,
+		       const mem_infer_parts *ip, const gp_mem_reserve *rr,
+		       double weights, double L, gp_mem_result *out)
+{
+	double free_b, per, lo, hi, n;
+	int i;
+
+	/* What fits: n sequences of ctx tokens, each with its KV and its
+	 * logits row, once the weights and the forward's workspace are
+	 * placed.  The workspace holds the engine's budget T_cap, or only
+	 * n ctx tokens when n sequences are fewer (the second case is
+	 * solved exactly: workspace linear in n). */
+	per = kv_seq(m, c, c->ctx, L) + (1.0 + rr->frag) * ip->ws_seq;
+	free_b = out->usable - weights - (1.0 + rr->frag) *
+		ws_tokens(ip, ip->T_cap);
+	out->kv_room = free_b > 0 ? free_b : 0;
+	n = per > 0 && free_b > 0 ? floor(free_b / per) : 0;
+	if (c->chunk_tokens <= 0 && n * c->ctx < ip->T_cap) {
+		double lin = out->usable - weights;
+		/* n ctx < T_cap = 8192 tokens, within one MoE chunk */
+		double per2 = per + (1.0 + rr->frag) * c->ctx *
+			(ip->ws_token + ip->ws_moe);
+
+		n = per2 > 0 && lin > 0 ? floor(lin / per2) : 0;
+	}
+	out->max_seqs = n;
+	/* KV room at this job's workspace (c->seqs sequences). */
+	free_b = out->usable - weights - (1.0 + rr->frag) * ip->workspace;
+	out->max_ctx = 0;
+	if (c->seqs > 0 && free_b > 0) {
+		/* KV grows monotonically with ctx (sliding-window layers
+		 * flatten it): bisect on whole tokens. */
+		lo = 0;
+		hi = 1;
+		while (hi < GP_COUNT_MAX &&
+		       c->seqs * kv_seq(m, c, hi, L) <= free_b)
+			hi *= 2;
+		for (i = 0; i < 64 && hi - lo > 1; i++) {
+			double mid = floor((lo + hi) / 2);
+			if (c->seqs * kv_seq(m, c, mid, L) <= free_b)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		out->max_ctx = lo;
+	}
+}
+
 int mem_infer(const gp_model *m, const gp_infer_cfg *c, double capacity,
 	      const gp_mem_reserve *r, gp_mem_result *out, gp_error *err)
 {
 	mem_infer_parts ip;
 	gp_mem_reserve rr;
-	double free_b, per, lo, hi, n, placed;
+	double per, placed;
 	int i;
 
 	if (!out)
@@ -254,46 +305,7 @@ int mem_infer(const gp_model *m, const gp_infer_cfg *c, double capacity,
 	placed = ip.weights + (1.0 + r->frag) * ws_tokens(&ip, ip.T_cap);
 	serve_reserve(c, capacity, r, placed, &rr);
 	mem_finish(out, capacity, &rr, ip.weights + out->bytes[GP_MEM_KV]);
-
-	/* What fits: n sequences of ctx tokens, each with its KV and its
-	 * logits row, once the weights and the forward's workspace are
-	 * placed.  The workspace holds the engine's budget T_cap, or only
-	 * n ctx tokens when n sequences are fewer (the second case is
-	 * solved exactly: workspace linear in n). */
-	per = out->kv_per_seq + (1.0 + rr.frag) * ip.ws_seq;
-	free_b = out->usable - ip.weights - (1.0 + rr.frag) *
-		ws_tokens(&ip, ip.T_cap);
-	out->kv_room = free_b > 0 ? free_b : 0;
-	n = per > 0 && free_b > 0 ? floor(free_b / per) : 0;
-	if (c->chunk_tokens <= 0 && n * c->ctx < ip.T_cap) {
-		double lin = out->usable - ip.weights;
-		/* n ctx < T_cap = 8192 tokens, within one MoE chunk */
-		double per2 = per + (1.0 + rr.frag) * c->ctx *
-			(ip.ws_token + ip.ws_moe);
-
-		n = per2 > 0 && lin > 0 ? floor(lin / per2) : 0;
-	}
-	out->max_seqs = n;
-	/* KV room at this job's workspace (c->seqs sequences). */
-	free_b = out->usable - ip.weights - (1.0 + rr.frag) * ip.workspace;
-	out->max_ctx = 0;
-	if (c->seqs > 0 && free_b > 0) {
-		/* KV grows monotonically with ctx (sliding-window layers
-		 * flatten it): bisect on whole tokens. */
-		lo = 0;
-		hi = 1;
-		while (hi < GP_COUNT_MAX &&
-		       c->seqs * kv_seq(m, c, hi, ip.L_s) <= free_b)
-			hi *= 2;
-		for (i = 0; i < 64 && hi - lo > 1; i++) {
-			double mid = floor((lo + hi) / 2);
-			if (c->seqs * kv_seq(m, c, mid, ip.L_s) <= free_b)
-				lo = mid;
-			else
-				hi = mid;
-		}
-		out->max_ctx = lo;
-	}
+	infer_room(m, c, &ip, &rr, ip.weights, ip.L_s, out);
 	/* CPU offload (llama.cpp -ngl): move whole layers, their weights
 	 * and their share of the KV cache, until the rest fits, or the
 	 * stated count (offload_layers); at most every layer of the
@@ -315,6 +327,14 @@ int mem_infer(const gp_model *m, const gp_infer_cfg *c, double capacity,
 				    out->bytes[GP_MEM_WEIGHTS] +
 				    out->bytes[GP_MEM_KV]);
 		}
+		/* What the GPU then holds is its resident layers' weights
+		 * and their KV share: the sequences and the context, sized
+		 * before the offload for every layer, read "max concurrent
+		 * sequences at this context: 0" beside "fits: yes" (gp.infer
+		 * sizes its batch the same way, infer_run.c run_kv). */
+		if (out->cpu_layers > 0)
+			infer_room(m, c, &ip, &rr, out->bytes[GP_MEM_WEIGHTS],
+				   ip.L_s - out->cpu_layers, out);
 	}
 	/* gp_mem_result.params counts parameters (elements), as training's
 	 * does: the weights' bytes were returned here, 2x the count in bf16

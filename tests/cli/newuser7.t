@@ -249,4 +249,33 @@ like($e, qr/^gpuplan: rl: --gpus 1 is not a multiple of tp\*pp\*cp = 2$/m, 'rl c
 like($e, qr/^gpuplan: rl: the 1 training GPU \(the job's less the rollout pool's\) is not a multiple of tp\*pp\*cp = 2$/m,
      'rl split: the training pool, singular') or diag $e;
 
+# 14. fit --method infer --offload layers: the concurrency and context
+# were sized before the offload, for every layer's KV on the GPU: a 70B
+# AWQ on one RTX 4090 read "max concurrent sequences at this context: 0;
+# max context at this concurrency: 0 tokens" beside "fits: yes" with 43
+# layers in host memory.  Now they are the resident layers'.
+{
+    my @j = ('fit', 'llama3.3-70b', '--gpu', 'rtx-4090', '--method', 'infer', '--offload', 'layers',
+             '--weights', 'awq', '--seq', '4096');
+    ($c, $o, $e) = run_gp(@j, '--format', 'json');
+    is($c, 0, 'fit --offload layers runs') or diag $e;
+    my $r = JSON::PP::decode_json($o);
+    my %b = map { $_->{name} => $_->{bytes} } @{ $r->{components} };
+    my $gpu_layers = 80 - $r->{cpu_layers};
+    # Hand: Llama 3.3 70B's KV is 8 heads x 128 x 2 (K, V) x 2 B = 4096 B
+    # a layer a token; the GPU keeps 80 - cpu_layers layers.  The context
+    # that fits: the usable memory less the weights and the workspace with
+    # its 5% fragmentation (fit's fragmentation row / workspace), over the
+    # resident layers' KV a token.  Exact: the engine bisects whole tokens.
+    is($b{kv_cache}, $gpu_layers * 4096 * 4096, 'the resident layers hold the KV (4096 tokens)');
+    my $frag = $b{fragmentation} / $b{workspace};
+    my $ctx = int(($r->{usable} - $b{weights} - (1 + $frag) * $b{workspace}) / ($gpu_layers * 4096));
+    is($r->{max_ctx}, $ctx, "max context: the resident layers' ($ctx tokens)");
+    is($r->{max_seqs}, 1, 'one sequence fits, as the verdict says');
+    ok($r->{fits}, '... and it fits');
+    ($c, $o, $e) = run_gp(@j);
+    like($o, qr/^max concurrent sequences at this context: 1; max context at this concurrency: $ctx tokens$/m,
+         'the text says the same') or diag $o;
+}
+
 done_testing();
