@@ -865,6 +865,14 @@ local function prepare_recipe(o, cfg, model, gpu, method, stack, dflt, defaults)
   -- dropped in silence (--weights int4, even --weights foo, planned a
   -- bf16 full fine-tune): refused, naming what sets that dtype.
   if o.weights ~= nil and not lora then
+    -- gp.train, gp.sweep and gp.rl take no method grpo|ppo|infer (those
+    -- are gp.memory's): their refusal names only what they take, as the
+    -- LoRA options' does (prepare_fn)
+    local who = caller()
+    if who and who ~= "memory" then
+      usage("weights applies to an adapter's frozen base (method lora|qlora); method %s trains "
+        .. "every weight in its recipe's dtype (precision, recipe)", method)
+    end
     usage("weights applies to an adapter's frozen base (method lora|qlora, or lora_rank with "
       .. "method grpo|ppo) and to inference; method %s trains every weight in its recipe's "
       .. "dtype (precision, recipe)", method)

@@ -121,6 +121,16 @@ for my $cmd (['train'], ['plan'], ['rl', '--gpus', '2']) {
     like($e, qr/^gpuplan: $cmd->[0]: --lora-rank applies to method lora\|qlora \(got \w+\)$/m,
          "$cmd->[0]: names only the methods it takes") or diag $e;
 }
+# The same for --weights with a method that trains every weight: train,
+# plan and rl named fit's "--lora-rank with method grpo|ppo" and inference.
+for my $cmd (['train'], ['plan'], ['rl', '--gpus', '2']) {
+    ($c, $o, $e) = run_gp($cmd->[0], 'qwen2.5-7b', '--gpu', 'h100-sxm', @{$cmd}[1 .. $#$cmd],
+                          '--weights', 'int4');
+    like($e, qr/^gpuplan: $cmd->[0]: --weights applies to an adapter's frozen base \(method lora\|qlora\); method \w+ trains every weight/m,
+         "$cmd->[0] --weights: names only the methods it takes") or diag $e;
+}
+($c, $o, $e) = run_gp('fit', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--weights', 'int4');
+like($e, qr/with method grpo\|ppo\) and to inference; /, 'fit --weights keeps grpo|ppo and inference') or diag $e;
 ($c, $o, $e) = run_gp('fit', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--lora-rank', '8');
 like($e, qr/--lora-rank applies to --method lora\|qlora\|grpo\|ppo$/m, 'fit keeps grpo|ppo') or diag $e;
 
