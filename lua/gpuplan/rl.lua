@@ -1647,12 +1647,14 @@ run = function(o, job)
     fail("rl: rollout_engine = hf counts the ops of a Llama decoder layer (rotary positions, "
       .. "a gated MLP, no experts); %s is not one", tostring(model.id or model.name))
   end
+  local rtp, roll_weights, rc, rep, rpp, rdp = rollout_setup(o, s, tp, dflt, hybrid)
   -- Pools of their own over a node without NICs: the weight sync from the
   -- training pool to the rollout's crosses nodes, which the engine
   -- refused as "the rollout and training pools span nodes, but the system
   -- has no NICs" -- "the system" where there is none (a node built from
   -- the card), and nothing to give.  The same refusal as the actor's and
-  -- the engine's (comm.no_nics), naming the node and the fix.
+  -- the engine's (comm.no_nics), naming the node and the fix.  After
+  -- rollout_setup: an engine that itself spans nodes is named there.
   if not colocated then
     local comm, train = require "gpuplan.comm", require "gpuplan.train"
     local sys = o.system ~= nil and train.system_of(o.system, s.cat)
@@ -1661,7 +1663,6 @@ run = function(o, job)
       "rl: the rollout and training pools", s.cat)
     if bad then fail("%s", bad) end
   end
-  local rtp, roll_weights, rc, rep, rpp, rdp = rollout_setup(o, s, tp, dflt, hybrid)
   -- The engine's own cast of what the sync sends it: only an engine that
   -- holds fp8 weights casts to them.
   local fp8_cast = boolean("sync_fp8_cast", o.sync_fp8_cast, false)
