@@ -257,7 +257,7 @@ like($e, qr/^gpuplan: train: --price must be a non-negative number \(got -1\)$/m
 ($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8',
                       '--lora-rank', '16');
 isnt($c, 0, '--lora-rank with the default method fails');
-like($e, qr/^gpuplan: train: --lora-rank applies to method lora\|qlora\|grpo\|ppo \(got full\)$/m,
+like($e, qr/^gpuplan: train: --lora-rank applies to method lora\|qlora \(got full\)$/m,
      'naming the option and its methods');
 ($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8',
                       '--lora-rank', '16', '--method', 'lora');
