@@ -117,7 +117,7 @@ LUA
 for my $cmd (['train'], ['plan'], ['rl', '--gpus', '2']) {
     ($c, $o, $e) = run_gp($cmd->[0], 'qwen2.5-7b', '--gpu', 'h100-sxm', @{$cmd}[1 .. $#$cmd],
                           '--lora-rank', '8');
-    is($c, 1, "$cmd->[0] --lora-rank without a LoRA method: refused");
+    is($c, 2, "$cmd->[0] --lora-rank without a LoRA method: a usage error, exit 2");
     like($e, qr/^gpuplan: $cmd->[0]: --lora-rank applies to method lora\|qlora \(got \w+\)$/m,
          "$cmd->[0]: names only the methods it takes") or diag $e;
 }
