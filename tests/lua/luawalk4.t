@@ -343,5 +343,26 @@ do
   t.like(tostring(e), "train: fsdp full_shard is zero 3, not 1$", "... quoted as the count (not 1.0)")
 end
 
+-- 17. A memory case whose hardware.gpu is no catalog card was priced at
+-- an assumed 80 GB, said only in its row's defaults ("capacity=80GB (gpu
+-- not in catalog)"), where the train and infer predictors refuse it: the
+-- row is unpriced, its reason naming the case file, the case and the key.
+do
+  local raw = cjson.decode(cjson.encode(shipped(MEM)))
+  raw.hardware.gpu = "x"
+  local p = case_file("badgpu.json", raw)
+  local row = gp.validate.predict(gp.validate.read(p)[1], cat)
+  t.is(row.predicted, nil, "memory case with an unknown gpu: not priced")
+  local want = p .. ": case '" .. MEM .. "': field 'hardware.gpu': unknown gpu 'x' (did you mean "
+  t.is((row.reason or ""):sub(1, #want), want, "... the reason names the file, case and key")
+  raw.hardware.gpu = nil
+  row = gp.validate.predict(gp.validate.read(case_file("nogpu.json", raw))[1], cat)
+  t.is(row.reason, "hardware.gpu not given", "... and a case without a gpu is refused as train's is")
+  -- the shipped card still prices, with no capacity default
+  row = gp.validate.predict(shipped(MEM), cat)
+  t.ok(type(row.predicted) == "number" and not (row.defaults or ""):find("capacity=", 1, true),
+    "the shipped case (a100-sxm-80gb) is priced on its card")
+end
+
 scratch.remove()
 t.done_testing()
