@@ -736,6 +736,21 @@ local function check_refs(cat, errs)
         break
       end
     end
+    -- range is the offer's { low, high } (FORMAT.md), compared in one
+    -- currency: a range given high-to-low, or of another count, is a
+    -- typo a reader of the offer would take at its word.
+    local r = p.range
+    if r and not p._bad then
+      local units = require "gpuplan.units"
+      local function usd(q) return q.currency == "USD" and q.amount
+        or q.amount / cat.currencies[q.currency].per_usd end
+      if #r ~= 2 then
+        bad(p, "range", "expected { low, high }, got %d value%s", #r, #r == 1 and "" or "s")
+      elseif usd(r[1]) > usd(r[2]) then
+        bad(p, "range", "low %s is above high %s (expected { low, high })",
+          units.fmt(r[1], "price"), units.fmt(r[2], "price"))
+      end
+    end
   end
 end
 

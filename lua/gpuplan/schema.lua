@@ -157,6 +157,23 @@ function T.enum(values)
   end }
 end
 
+-- A day of the calendar as "2026-01-08" (YYYY-MM-DD), a real one:
+-- "2026-13-01" would order among dated strings (comm.nccl_at compares a
+-- case's source.date as text) and print beside a rate as a date that
+-- never was.
+function T.day()
+  return { name = "date", check = function(x, path)
+    local y, m, d = (type(x) == "string" and x or ""):match("^(%d%d%d%d)%-(%d%d)%-(%d%d)$")
+    y, m, d = tonumber(y), tonumber(m), tonumber(d)
+    local leap = y and (y % 4 == 0 and y % 100 ~= 0 or y % 400 == 0)
+    local days = m and ({ 31, leap and 29 or 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 })[m]
+    if not days or d < 1 or d > days then
+      fail(path, 'expected a date as "2024-04-01" (YYYY-MM-DD), got %s', show(x))
+    end
+    return x
+  end }
+end
+
 function T.array(item)
   return { name = "array", check = function(v, path)
     if type(v) ~= "table" then fail(path, "expected a list, got %s", show(v)) end
@@ -494,7 +511,8 @@ M.currency = T.record {
   -- Units per US dollar: the currencies above run from ~0.8 (GBP, EUR)
   -- to ~1,400 (KRW); 1e-3 .. 1e5 leaves room and keeps prices finite.
   per_usd = R(num { min = 1e-3, max = 1e5 }),
-  date = R(str()), source = R(str()), notes = str(),
+  -- the day of the published reference rate (a central bank's is daily)
+  date = R(T.day()), source = R(str()), notes = str(),
 }
 
 M.settings = T.record {

@@ -427,20 +427,7 @@ local case_schema = T.record {
           .. schema.show(x) }, 0)
       end
       return x
-    end }, date = {
-    name = "date", check = function(x, path)
-      -- a day of the calendar: "2024-13-45" would order among the NCCL
-      -- tags (comm.nccl_at compares the strings) as a date that never was
-      local y, m, d = (type(x) == "string" and x or ""):match("^(%d%d%d%d)%-(%d%d)%-(%d%d)$")
-      y, m, d = tonumber(y), tonumber(m), tonumber(d)
-      local leap = y and (y % 4 == 0 and y % 100 ~= 0 or y % 400 == 0)
-      local days = m and ({ 31, leap and 29 or 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 })[m]
-      if not days or d < 1 or d > days then
-        error({ path = path, msg = 'expected a date as "2024-04-01" (YYYY-MM-DD), got '
-          .. schema.show(x) }, 0)
-      end
-      return x
-    end } },
+    end }, date = T.day() },
   notes = text(),
   collective = T.enum { "all_reduce", "all_gather", "reduce_scatter", "all_to_all",
                         "broadcast", "reduce", "send_recv" },
