@@ -289,6 +289,14 @@ const gp_layout_dim layout_dims[] = {
 
 #define DIM_AT(y, d) ((int *)(void *)((char *)(y) + (d)->off))
 
+int layout_check_dualpipe(int pp, int vpp, gp_error *err)
+{
+	if (layout_dualpipe_ok(pp, vpp, 0))
+		return GP_OK;
+	return gp_usage(err, "dualpipe needs an even pp of 2 or more and no "
+			"vpp (got pp %d, vpp %d)", pp, vpp);
+}
+
 int layout_check(const gp_model *m, const gp_layout *in, gp_layout *out,
 		 gp_error *err)
 {
@@ -319,10 +327,8 @@ int layout_check(const gp_model *m, const gp_layout *in, gp_layout *out,
 		return gp_fail(err, "unknown pipeline schedule %d",
 			       (int)in->schedule);
 	if (in->schedule == GP_SCHED_DUALPIPE &&
-	    !layout_dualpipe_ok(in->pp, in->vpp, 0))
-		return gp_usage(err, "dualpipe needs an even pp of 2 or more "
-			       "and no vpp (got pp %d, vpp %d)", in->pp,
-			       in->vpp);
+	    layout_check_dualpipe(in->pp, in->vpp, err) != GP_OK)
+		return GP_EINVAL;
 	if (!all_zero(in->order) && !order_ok(in->order))
 		return gp_fail(err, "rank order must be a permutation of tp, "
 			       "cp, dp, pp");

@@ -233,6 +233,11 @@ static inline int layout_ep_ok(const gp_model *m, int ep, int etp,
 /* layout_tp_ok with its reason: GP_OK or GP_EINVAL. */
 int layout_check_tp(const gp_model *m, int tp, gp_error *err);
 
+/* layout_dualpipe_ok on the layout alone (per unknown) with its reason, a
+ * usage refusal: GP_OK or GP_EINVAL.  layout_check's words, and gp.train_job's
+ * before a step (core.check "dualpipe"). */
+int layout_check_dualpipe(int pp, int vpp, gp_error *err);
+
 /* The integer dimensions of gp_layout as one table, which layout_check
  * walks (layout.c's layout_dims, ended by a NULL name) and the binding's
  * field tables expand (lgpuplan.c).  Columns: the field, which is also

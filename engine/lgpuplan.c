@@ -45,11 +45,14 @@ static int lgp_hash(lua_State *L)
  * that every command runs on a catalog-shaped table -- kind "model"
  * (lgp_tomodel, model_check), "device" (lgp_todevice, roof_device_check)
  * or "topology" (lgp_totopo, comm_topo_check) -- and raise its message,
- * so `catalog check` refuses what the commands would. */
+ * so `catalog check` refuses what the commands would.  Kind "dualpipe"
+ * ({pp =, vpp =}, each 1 when absent): layout_check's DualPipe rule
+ * (layout_check_dualpipe), a usage refusal, for gp.train_job to refuse
+ * before a step in the engine's words. */
 static int lgp_check(lua_State *L)
 {
 	static const char *const kinds[] = {"model", "device", "topology",
-					    NULL};
+					    "dualpipe", NULL};
 	int kind = luaL_checkoption(L, 1, NULL, kinds);
 	gp_error err;
 
@@ -62,6 +65,17 @@ static int lgp_check(lua_State *L)
 		roof_device d;
 
 		lgp_todevice(L, 2, &d);
+	} else if (kind == 3) {
+		lua_Integer pp, vpp;
+
+		lua_getfield(L, 2, "pp");
+		lua_getfield(L, 2, "vpp");
+		pp = luaL_optinteger(L, -2, 1);
+		vpp = luaL_optinteger(L, -1, 1);
+		luaL_argcheck(L, pp >= 0 && pp <= INT_MAX && vpp >= 0 &&
+			      vpp <= INT_MAX, 2, "pp and vpp must be counts");
+		if (layout_check_dualpipe((int)pp, (int)vpp, &err) != GP_OK)
+			return lgp_error(L, &err, "");
 	} else {
 		gp_topo t;
 

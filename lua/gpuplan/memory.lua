@@ -1188,13 +1188,14 @@ prepare_fn = function(o, cmd, who)
     end
     local prompt_len, response_len =
       prepare_shape(o, cfg, model, method, dflt)
-    -- DualPipe pairs the pipeline's two ends (layout.c's
-    -- layout_dualpipe_ok, the engine's words): gp.train met it at its
-    -- step, gp.train_job never (its own layout passed unchecked, as a
-    -- vpp without pp here does not).  A search's pp is its own.
-    if cfg.schedule == "dualpipe" and who ~= "sweep" and (pp < 2 or pp % 2 ~= 0) then
-      usage("dualpipe needs an even pp of 2 or more and no vpp (got pp %d, vpp %d)", pp,
-        cfg.vpp or 1)
+    -- DualPipe pairs the pipeline's two ends: gp.train met the rule at
+    -- its step, gp.train_job never (its own layout passed unchecked, as
+    -- a vpp without pp here does not).  The rule and its words are the
+    -- engine's (layout.c layout_check_dualpipe, through core.check).  A
+    -- search's pp is its own.
+    if cfg.schedule == "dualpipe" and who ~= "sweep" then
+      local okd, e = pcall(require("gpuplan.core").check, "dualpipe", { pp = pp, vpp = cfg.vpp or 1 })
+      if not okd then usage("%s", tostring(type(e) == "table" and e.msg or e)) end
     end
     local stack = prepare_stack(o, cfg, model, method, pp, dflt, who == "sweep")
     -- The kernels the stack's default runs (eager_kernels above) change

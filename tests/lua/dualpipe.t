@@ -60,6 +60,19 @@ t.raises(function() gp.train(t.with(tj, { pp = 3, gpus = 24, schedule = "dualpip
          "dualpipe needs an even pp", "odd pp", true)
 t.raises(function() gp.train(t.with(tj, { vpp = 2, schedule = "dualpipe" })) end,
          "schedule dualpipe holds two chunks a rank by itself", "not with vpp", true)
+-- The rule is the engine's alone (layout.c layout_check_dualpipe): the
+-- binding gp.train_job asks before a step raises its words as a usage
+-- refusal, and takes an even pp of 2 or more.
+local core = require "gpuplan.core"
+local okc, ec = pcall(core.check, "dualpipe", { pp = 3 })
+t.ok(not okc and require("gpuplan.args").is_usage(ec), "core.check dualpipe: pp 3 refused as usage")
+t.like(tostring(ec), "dualpipe needs an even pp of 2 or more and no vpp (got pp 3, vpp 1)",
+       "... in layout_check's words", true)
+t.ok(core.check("dualpipe", { pp = 2 }) and core.check("dualpipe", { pp = 4, vpp = 1 }),
+     "... pp 2 and 4 taken")
+t.raises(function() gp.train_job(t.with(tj, { pp = 3, gpus = 24, schedule = "dualpipe" })) end,
+         "train: dualpipe needs an even pp of 2 or more and no vpp (got pp 3, vpp 1)",
+         "gp.train_job refuses an odd pp before a step", true)
 
 -- Each chunk holds what 1F1B's stage of its place holds, stage s pp - s
 -- micro-batches (DualPipe's dualpipe.py: rank 0 runs pp - 2 forwards of
