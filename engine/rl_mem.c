@@ -288,13 +288,20 @@ void rl_mem_fits(const rl_cfg *c, rl_result *out)
 	    strncmp(out->why, "rollout engine: ", 16) != 0) {
 		char was[sizeof out->why];
 		int keep = out->why[0] && strncmp(out->why, "rollout", 7);
+		int n;
 
 		memcpy(was, out->why, sizeof was);
-		snprintf(out->why, sizeof out->why, "%s%srollout: no room for "
-			 "the engines' KV cache (%.1f GiB per GPU held before "
-			 "it, the budget is %.1f GiB)", keep ? was : "",
-			 keep ? "; " : "", mr->total / 1073741824.0,
-			 mr->budget / 1073741824.0);
+		n = snprintf(out->why, sizeof out->why, "%s%srollout: no room "
+			     "for the engines' KV cache (%.1f GiB per GPU held "
+			     "before it, the budget is %.1f GiB)",
+			     keep ? was : "", keep ? "; " : "",
+			     mr->total / 1073741824.0,
+			     mr->budget / 1073741824.0);
+		/* An earlier cause and this one past why[] (each is ~80
+		 * bytes; a pool's name and two figures) end on "...", said
+		 * cut, not on half a word. */
+		if (n < 0 || n >= (int)sizeof out->why)
+			memcpy(out->why + sizeof out->why - 4, "...", 4);
 	}
 }
 
