@@ -229,6 +229,22 @@ like($o, qr/"rollout_fits":false/, 'json: rollout_fits false');
     my @present = grep { exists $j->{$_} } qw(step_s cost_step cost_1k_prompts samples_per_s);
     is("@present", '', 'json: no step time, cost or throughput');
 }
+# csv: idle is the JSON's seconds (docs/output.md), so the rollout's and
+# the step's cells are empty where text says "does not fit" and "no
+# rollout"; fits and rollout_fits say why.
+($c, $o, $e) = run_gp('rl', 'llama3-70b', '--gpu', 'h100-sxm', '--gpus', '8', '--format', 'csv');
+{
+    my @l = split /\n/, $o;
+    my @h = split /,/, $l[0];
+    my ($ii) = grep { $h[$_] eq 'idle' } 0 .. $#h;
+    my ($ri) = grep { $h[$_] eq 'rollout_fits' } 0 .. $#h;
+    ok(defined $ii && defined $ri, 'csv: idle and rollout_fits columns');
+    my %row = map { my @f = split /,/, $_, -1; ($f[0] => \@f) } @l[1 .. $#l];
+    is($row{rollout}[$ii], '', 'csv: the rollout row leaves idle empty (not "does not fit")');
+    is($row{step}[$ii], '', 'csv: the step row leaves idle empty (not "no rollout")');
+    is($row{rollout}[$ri], 'no', 'csv: rollout_fits says the rollout cannot run');
+    unlike($o, qr/does not fit|no rollout/, 'csv: no words in a numeric column');
+}
 # Training that does not fit beside a rollout that runs (separate pools):
 # every figure is labelled as what it would be if it fit.
 ($c, $o, $e) = run_gp('rl', 'llama3-70b', '--gpu', 'h100-sxm', '--gpus', '16', '--zero', '3',

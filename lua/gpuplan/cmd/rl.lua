@@ -196,8 +196,17 @@ function C.run(opts, args)
   }
   if format == "csv" then
     -- a step without its rollout has no time or cost (as text shows none)
-    report.csv_totals(rows, columns, r, noroll and { "fits" } or { "fits", "step_s",
+    report.csv_totals(rows, columns, r, noroll and { "fits", "rollout_fits" } or { "fits", "step_s",
       "tokens_per_s", "cost_step", "cost_1k_prompts", "hours", "cost", "price", "currency" })
+    -- idle is the JSON's seconds (docs/output.md: a CSV column is named
+    -- as its JSON key, and holds its values): the words text puts there
+    -- for a rollout that cannot run ("does not fit", "no rollout") leave
+    -- it empty, as seconds is, and fits and rollout_fits say why.
+    if noroll then
+      for _, row in ipairs(rows) do
+        if type(row.idle) == "string" and not tonumber(row.idle) then row.idle = "" end
+      end
+    end
   end
   report.print(rows, { format = format, title = title, columns = columns })
   if text then write_lines(r, noroll, iff) end
