@@ -5,7 +5,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(16)
+t.plan(20)
 
 local function comp(r, n)
   for _, c in ipairs(r.components) do if c.name == n then return c.bytes end end
