@@ -911,7 +911,8 @@ static int may_enter(const sweep_space *s, sweep_key key, const train_cfg *c,
 
 	b.tokens_per_s = tps;
 	if (c->tokens > 0) {
-		b.train_time = c->tokens / tps;
+		/* at least one step, as train.c's run time */
+		b.train_time = fmax(c->tokens, c->global_batch * c->mem.seq) / tps;
 		if (s->max_time > 0 && b.train_time > s->max_time)
 			return 0;
 		b.cost = b.train_time / 3600.0 * b.gpus * c->price;

@@ -990,9 +990,19 @@ TRAIN_INLINE int step_rates(phase *ph, const gp_model *m,
 		out->hfu = out->hw_flops / (sg * out->peak);
 	}
 	if (c->tokens > 0) {
-		out->train_time = c->tokens * out->step / out->tokens_per_step;
+		/* A run is at least one step: fewer tokens than a step's
+		 * still run one (Hugging Face Trainer's
+		 * num_update_steps_per_epoch = max(len_dataloader //
+		 * gradient_accumulation_steps, 1)); 1 token priced at
+		 * 2e-10 days.  Past one step the time stays proportional:
+		 * Megatron floors (train_iters = train_samples //
+		 * global_batch_size) and HF's last partial batch is smaller,
+		 * so no trainer rounds a run up to a whole extra step. */
+		double tok = fmax(c->tokens, out->tokens_per_step);
+
+		out->train_time = tok * out->step / out->tokens_per_step;
 		if (c->price > 0)
-			out->cost = c->tokens * sg * c->price /
+			out->cost = tok * sg * c->price /
 				(3600.0 * out->tokens_per_step);
 	}
 	return GP_OK;

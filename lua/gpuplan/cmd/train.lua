@@ -99,7 +99,12 @@ function C.run(opts, args)
     local hl = memory.host_line(m, r.gpus)
     if hl then io.write(hl, "\n") end
     if r.days then
-      io.write(string.format("time to train %.3g tokens%s: %s on %d GPU%s", r.tokens, iff,
+      -- fewer tokens than a step: the engine prices the one step a run
+      -- takes at least (engine/train.c), which the line says
+      local one = r.tokens_per_step and r.tokens < r.tokens_per_step
+        and string.format(" (one step of %.0f tokens: a run is at least one step)",
+          r.tokens_per_step) or ""
+      io.write(string.format("time to train %.3g tokens%s%s: %s on %d GPU%s", r.tokens, one, iff,
         ranges.text(r, "days", units.amount_fmt(r.days, 1), "days"), r.gpus,
         r.gpus == 1 and "" or "s"))
       if r.cost then
