@@ -1648,6 +1648,24 @@ run = function(o, job)
       .. "a gated MLP, no experts); %s is not one", tostring(model.id or model.name))
   end
   local rtp, roll_weights, rc, rep, rpp, rdp = rollout_setup(o, s, tp, dflt, hybrid)
+  -- The rollout pool in whole engines, said in what the user gave: the
+  -- engine's refusal (engine/rl.c rl_pools) named rollout_tp x rollout_pp
+  -- where neither was given ("rollout_tp x rollout_pp = 2 does not divide
+  -- the 1 GPUs of the rollout pool" for rl --tp 2 --rollout-gpus 1).
+  local pool = colocated and gpus or (not auto and rgpus or nil)
+  if pool and pool % (rtp * rpp) ~= 0 then
+    -- rollout_tp's default is the actor's tp: named as tp where given,
+    -- in words where that too is a default
+    local eng = o.rollout_tp ~= nil and string.format("rollout_tp %d", rtp)
+      or o.tp ~= nil and string.format("the actor's tp %d", rtp)
+      or string.format("the actor's tensor parallel size %d", rtp)
+    if o.rollout_pp ~= nil then eng = string.format("%s x rollout_pp %d", eng, rpp) end
+    local n = rtp * rpp
+    fail("rl: the rollout engine's %d GPU%s (%s) do%s not divide %s", n, n == 1 and "" or "s",
+      eng, n == 1 and "es" or "", colocated
+      and string.format("gpus %d (the colocated pools)", pool)
+      or string.format("rollout_gpus %d (the rollout pool)", pool))
+  end
   -- Pools of their own over a node without NICs: the weight sync from the
   -- training pool to the rollout's crosses nodes, which the engine
   -- refused as "the rollout and training pools span nodes, but the system

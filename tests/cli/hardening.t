@@ -325,9 +325,10 @@ for my $t (
     [['fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'full', '--zero', '2', '--offload', 'nvme'],
      qr/^gpuplan: fit: --offload must be none, optimizer or params\+optimizer \(got 'nvme'\)$/m],
     # The rollout engine's size, named by the flags that set it (it read
-    # "tp x --pp 3", the training pipeline's flag).
+    # "tp x --pp 3", the training pipeline's flag; then --rollout-pp,
+    # not given either).
     [['rl', 'qwen3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--rollout-tp', '3'],
-     qr/^gpuplan: rl: the rollout engine's --rollout-tp x --rollout-pp = 3 does not divide the 8 GPUs of the rollout pool$/m],
+     qr/^gpuplan: rl: the rollout engine's 3 GPUs \(--rollout-tp 3\) do not divide --gpus 8 \(the colocated pools\)$/m],
     # plan's lists are checked by their flag and place, not by the engine's
     # binding ("sweep: sweep.zero: values are 0..3 (got 5)") nor by the
     # Lua key and index gp.sweep names ("sweep: zero[2] must be ..."), and
