@@ -459,6 +459,10 @@ local function file_env(cat, path, layer, errs, spent)
       table.insert(val._overrides, prev._file .. ":" .. prev._line)
     end
     val._file, val._line, val._layer, val._kind = path, line, layer, ctor
+    -- The layer that first defined this id (an override keeps it): the
+    -- base catalog's cards and systems stay its own when a user file
+    -- redefines them (gpuplan.train.default_node).
+    val._home = prev and prev._home or layer
     -- A copy: the file keeps its own table and may change it afterwards.
     val._raw = copy(fields)
     tbl[val.id] = val

@@ -184,15 +184,27 @@ end
 -- through default(text).  who names the caller in errors.  spec.name says
 -- which node it is ("system 'dgx-h100'", "the node built from h800-pcie
 -- (pcie5, no catalog system)") for the caller's messages.
-function M.node_spec(sys, gpu, default, who, o)
+function M.node_spec(sys, gpu, default, who, o, gpus)
   o = o or {}
   local spec
-  if sys then
+  local fab = not sys and (gpu.scaleup and gpu.scaleup.fabric or (gpu.pcie and ("pcie" .. gpu.pcie.gen)))
+  if not sys and not fab and gpus == 1 then
+    -- A job of one GPU (gpus: the most the caller's job spans, nil where
+    -- it does not say) on a card whose entry states no link: no
+    -- collective and no hand-off crosses a link, so the node is that one
+    -- GPU, with no fabric to price (the engine needs a link's rate only
+    -- on a node of more than one GPU, lgp_totopo's topology.up_bw).
+    -- Refusing it ("has no scale-up fabric") asked for a system the job
+    -- does not use.
+    spec = { gpus_per_node = 1, nics = 0,
+             name = string.format("the node built from %s (one GPU, no link)", gpu.id) }
+    default(string.format("one GPU, no link (%s's entry states no scale-up fabric nor pcie)",
+      gpu.id))
+  elseif sys then
     spec = { scaleup = sys.scaleup, gpus_per_node = sys.gpus, nics = sys.nics,
              nic_fabric = sys.nic_fabric, cpu_vendor = sys.cpu_vendor,
              host_gpus = sys.host_gpus, name = "system '" .. sys.id .. "'" }
   else
-    local fab = gpu.scaleup and gpu.scaleup.fabric or (gpu.pcie and ("pcie" .. gpu.pcie.gen))
     if not fab then
       error(string.format("%s: gpu '%s' has no scale-up fabric; give system = ID", who, gpu.id), 0)
     end
@@ -229,7 +241,7 @@ function M.node_spec(sys, gpu, default, who, o)
   if (spec.nics or 0) > 0 and not spec.nic_fabric then
     error(string.format("%s: nics = %s needs nic_fabric", who, tostring(spec.nics)), 0)
   end
-  if not sys then
+  if not sys and spec.scaleup then
     local said = {}
     if o.gpus_per_node == nil then said[#said + 1] = "gpus_per_node=" .. spec.gpus_per_node end
     if o.nics == nil then said[#said + 1] = "nics=0" end
@@ -264,7 +276,8 @@ end
 -- flat table.
 function M.from_fabrics(spec, cat)
   cat = catalog(cat)
-  local up = cat:get("fabrics", spec.scaleup)
+  -- no scale-up fabric: a node of one GPU (node_spec), no link to price
+  local up = spec.scaleup and cat:get("fabrics", spec.scaleup) or {}
   local t = {
     gpus_per_node = spec.gpus_per_node, nodes = spec.nodes or 1,
     up_kind = up.kind, up_bw = up.bw, up_latency = up.latency or 0,

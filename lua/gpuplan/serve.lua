@@ -202,18 +202,20 @@ local function num_of(a, k, lo, hi)
   return v
 end
 
--- The node the instances run on: the catalog system (given, or the first
--- whose GPU this is), its NICs overridable.  A flat topology table.
+-- The node the instances run on: the catalog system (given, or
+-- gpuplan.train.default_node's), its NICs overridable.  A flat topology table.
 local function node_of(a, g, cat, default, span)
   local comm = require "gpuplan.comm"
   local sys
   if a.system ~= nil then
     sys = type(a.system) == "table" and a.system or cat:get("systems", a.system)
   else
-    for _, id in ipairs(cat:ids("systems")) do
-      if cat.systems[id].gpu == g.id then sys = cat.systems[id]; break end
+    -- gpuplan.train.default_node's rule: a shipped card's shipped system.
+    local note
+    sys, _, note = require("gpuplan.train").default_node(g, cat)
+    if sys or note then
+      default((sys and "system=" .. sys.id or "no system") .. (note and " (" .. note .. ")" or ""))
     end
-    if sys then default("system=" .. sys.id) end
   end
   if a.nic_fabric ~= nil and type(a.nic_fabric) ~= "string" then
     fail("infer: nic_fabric must be a fabric id (got %s)", shown(a.nic_fabric))

@@ -846,7 +846,7 @@ end
 -- Search one card gid (the gi-th): its candidates go to results, its
 -- counts to stats; returns the defaults.
 local function search_card(a, job, space, counts, policy, gi, gid,
-                           defaults, method_default, stats, results)
+                           defaults, method_default, stats, results, several)
   local where_user = a.where
   -- The job, resolved once per card: the first count stands in for the
   -- layout, which the enumeration then replaces.
@@ -855,6 +855,28 @@ local function search_card(a, job, space, counts, policy, gi, gid,
   -- search the user ran is gp.sweep's (gpuplan plan's), as gp.rl says
   -- "rl: " of its actor's setup.
   local oks, s = pcall(train.setup, job, math.max(table.unpack(counts)))
+  -- Several cards compared: a card whose node (no NICs, or no link at
+  -- all) cannot reach the largest counts is searched at the counts it
+  -- reaches, the others named on the defaults line, rather than the
+  -- comparison refused for every card (plan --gpu rtx-4090,h100-nvl
+  -- --gpus 1,2,4: the H100 NVL's bridged pair has no NICs).  One card
+  -- alone is still refused: the counts asked are its whole question.
+  -- A card that reaches none of them is refused as before.
+  local skipped
+  if not oks and several then
+    local low = math.min(table.unpack(counts))
+    local okl, sl = pcall(train.setup, job, low)
+    if okl and (sl.topo.nics or 0) == 0 then
+      local keep, drop = {}, {}
+      for _, n in ipairs(counts) do
+        local t = n <= sl.topo.gpus_per_node and keep or drop
+        t[#t + 1] = n
+      end
+      if #drop > 0 then
+        oks, s, counts, skipped = true, sl, keep, drop
+      end
+    end
+  end
   if not oks then
     local msg = type(s) == "string" and s:gsub("^[^\n]-:%d+: ", "")
     if not (msg and msg:find("^train: ")) then error(s, 0) end
@@ -869,6 +891,12 @@ local function search_card(a, job, space, counts, policy, gi, gid,
   end
   local first = defaults == nil
   defaults = card_defaults(defaults, s, gid, method_default)
+  if skipped then
+    local gpn = s.topo.gpus_per_node
+    defaults[#defaults + 1] = string.format("%s: %s GPU%s skipped (more than its node of %d "
+      .. "holds, and the node has no NICs: %s)", gid, table.concat(skipped, ","),
+      (#skipped > 1 or skipped[1] > 1) and "s" or "", gpn, s.node_name or "its node")
+  end
   -- DualPipe's overlaps where the stack leaves them off, as gp.train
   -- states them under dualpipe.
   for _, k in ipairs { "ep_overlap", "overlap_p2p" } do
@@ -890,6 +918,7 @@ local function search_card(a, job, space, counts, policy, gi, gid,
         .. "tp > 1 with the experts folded)"
   end
   local sp = card_space(a, space, s, gid)
+  sp.gpus = counts
   local collected = {}
   -- Which of the script's functions is running (where, policy):
   -- an error it raises is reported as its own, not as the engine's.
@@ -1055,7 +1084,7 @@ function M.sweep(o)
   if where_user ~= nil and type(where_user) ~= "function" then fail("sweep: where must be a function") end
   for gi, gid in ipairs(gpus_list) do
     defaults = search_card(a, job, space, counts, policy, gi, gid,
-                           defaults, method_default, stats, results)
+                           defaults, method_default, stats, results, #gpus_list > 1)
   end
   -- Rank across cards: by the key with each card's own price.
   local key = space.key

@@ -162,15 +162,43 @@ local COMPUTE = { bf16 = "bf16", fp16 = "fp16", fp8 = "fp8", fp32 = "fp32", tf32
 -- the same rule as gpuplan.infer's prefill offload).
 function M.pcie_bw(g) return require("gpuplan.comm").pcie_bw(g) end
 
--- The catalog system that holds this GPU (the first by id), or nil; and
--- the GPUs per node a job of this GPU gets by default: that system's, else
--- the GPU's scale-up domain, else 8.  gpuplan fit's node warnings use the
--- same rule.
+-- The catalog system a job of this GPU runs on when none is given, or
+-- nil; the GPUs per node a job of this GPU gets by default (that system's,
+-- else the GPU's scale-up domain, else 8); and a note for the defaults
+-- line when the choice passed over another system or is a user's.
+-- gpuplan fit's node warnings use the same rule.
+--
+-- A card of the base catalog (the search path's first directory: the
+-- shipped one) takes a system of the base catalog, the first by id; a
+-- user system that holds it is used only when asked (system = ID): a
+-- user's 3-card box without NICs became the default node of every job of
+-- the card, ahead of the shipped pcie-8x, only because its id sorted
+-- first.  A card of a user catalog takes its catalog's systems (the
+-- earliest layer first, then by id).
 function M.default_node(gpu, cat)
+  local home = cat.gpus[gpu.id] == gpu and gpu._home or nil
+  local best, others = nil, {}
   for _, id in ipairs(cat:ids("systems")) do
-    if cat.systems[id].gpu == gpu.id then return cat.systems[id], cat.systems[id].gpus end
+    local s = cat.systems[id]
+    if s.gpu == gpu.id then
+      if home == 1 and s._home ~= 1 then
+        others[#others + 1] = id
+      elseif not best or (s._home or 1) < (best._home or 1) then
+        best = s
+      end
+    end
   end
-  return nil, gpu.scaleup and gpu.scaleup.domain or 8
+  -- The passed-over user systems, named: one is used only when asked.
+  local asked = #others > 0 and string.format("user system%s %s only when asked",
+    #others > 1 and "s" or "", table.concat(others, ", ")) or nil
+  if not best then return nil, gpu.scaleup and gpu.scaleup.domain or 8, asked end
+  local note
+  if (best._home or 1) > 1 then
+    note = string.format("a user system, %s:%d", best._file or "?", best._line or 0)
+  elseif asked then
+    note = "the shipped node; " .. asked
+  end
+  return best, best.gpus, note
 end
 
 -- A system option: an id, or a script's own system table checked as a
@@ -192,17 +220,20 @@ local function topology(o, gpu, cat, default, gpus)
       fail("train: system '%s' holds %s, not %s", tostring(sys.id), tostring(sys.gpu), gpu.id)
     end
   elseif gpu then
-    sys = M.default_node(gpu, cat)
-    if sys then default("system=" .. sys.id) end
+    local note
+    sys, _, note = M.default_node(gpu, cat)
+    if sys or note then
+      default((sys and "system=" .. sys.id or "no system") .. (note and " (" .. note .. ")" or ""))
+    end
   end
-  local spec = comm.node_spec(sys, gpu, default, "train", o)
+  local spec = comm.node_spec(sys, gpu, default, "train", o, gpus)
   -- A job (or a sweep's largest count) that cannot span the nodes is
   -- refused here.
   local bad = gpus and comm.no_nics(spec, gpus, "train", cat)
   if bad then fail("%s", bad) end
   local t = comm.from_fabrics(spec, cat)
   t.nic_path_bw = M.pcie_bw(gpu) or nil
-  return t, sys
+  return t, sys, spec.name
 end
 
 -- Price per GPU-hour: the caller's, else the cheapest catalog offer of
@@ -910,7 +941,7 @@ function M.setup(o, sweep)
   if o.order ~= nil then cfg.order = o.order end
   -- A sweep passes its largest GPU count (a number): past one node
   -- without NICs it is refused as one job would be, naming what to give.
-  local topo, sys = topology(o, gpu, cat, default,
+  local topo, sys, node_name = topology(o, gpu, cat, default,
     math.type(sweep) == "integer" and sweep or not sweep and p.gpus or nil)
   -- Hybrid sharding shards within the job's node.
   if cfg.hsdp then cfg.hsdp = topo.gpus_per_node end
@@ -1139,7 +1170,7 @@ function M.setup(o, sweep)
     end
     return table.unpack(a, 1, a.n)
   end
-  return { p = p, model = model, gpu = gpu, cfg = cfg, topo = topo, device = device,
+  return { p = p, model = model, gpu = gpu, cfg = cfg, topo = topo, node_name = node_name, device = device,
            defaults = defaults, currency = currency, precision = precision, cat = cat,
            global_batch = gb, host_op_scale = host_scale,
            -- the gradient accumulation fusion of a step without FSDP
