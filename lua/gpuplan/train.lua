@@ -165,7 +165,7 @@ function M.pcie_bw(g) return require("gpuplan.comm").pcie_bw(g) end
 -- The catalog system a job of this GPU runs on when none is given, or
 -- nil; the GPUs per node a job of this GPU gets by default (that system's,
 -- else the GPU's scale-up domain, else 8); and a note for the defaults
--- line when the choice passed over another system or is a user's.
+-- line when the choice passed over a user system.
 -- gpuplan fit's node warnings use the same rule.
 --
 -- A card of the base catalog (the search path's first directory: the
@@ -192,13 +192,7 @@ function M.default_node(gpu, cat)
   local asked = #others > 0 and string.format("user system%s %s only when asked",
     #others > 1 and "s" or "", table.concat(others, ", ")) or nil
   if not best then return nil, gpu.scaleup and gpu.scaleup.domain or 8, asked end
-  local note
-  if (best._home or 1) > 1 then
-    note = string.format("a user system, %s:%d", best._file or "?", best._line or 0)
-  elseif asked then
-    note = "the shipped node; " .. asked
-  end
-  return best, best.gpus, note
+  return best, best.gpus, asked and "the shipped node; " .. asked or nil
 end
 
 -- A system option: an id, or a script's own system table checked as a

@@ -45,8 +45,7 @@ LUA
          '... on the node built from the card, the user system named') or diag $o;
     ($c, $o, $e) = run_gp(@t, '--gpu', 'my-card', '--gpus', '4');
     is($c, 0, 'a user card: runs') or diag $e;
-    like($o, qr/^defaults: .*system=my-box \(a user system, [^,]*lab\.lua:\d+\)/m,
-         '... on its user system, said') or diag $o;
+    like($o, qr/^defaults: .*system=my-box,/m, '... on its user system') or diag $o;
     # plan: the walk's comparison ran into lab-l40sx3's missing NICs.
     ($c, $o, $e) = run_gp('plan', 'qwen2.5-32b', '--gpu', 'rtx-4090,rtx-5090,l40s', '--gpus', '1,2,4',
                           '--method', 'qlora');

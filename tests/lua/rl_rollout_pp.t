@@ -52,7 +52,7 @@ t.is(x.rollout.engines, 1, "16 / (8 x 2) = 1 engine")
 t.raises(function() gp.rl(with(base, { prompts = 64, rollout_pp = 0 })) end,
   "rollout_pp", "rollout_pp 0 is refused, named", true)
 t.raises(function() gp.rl(with(base, { prompts = 64, rollout_pp = 3 })) end,
-  "the rollout engine's rollout_tp x rollout_pp = 6 does not divide the 16 GPUs", "an engine that does not divide "
+  "the rollout engine's 6 GPUs (rollout_tp 2 x rollout_pp 3) do not divide gpus 16", "an engine that does not divide "
   .. "the pool", true)
 t.raises(function() gp.rl(with(base, { prompts = 64, tp = 2, rollout_tp = 2, rollout_pp = 6 })) end,
   "rollout_tp 2 x rollout_pp 6 = 12 GPUs spans nodes of 8 GPUs", "stages over part of a node", true)
