@@ -255,6 +255,10 @@ typedef struct infer_result {
 	double ttft;          /* s, prefill of one prompt (no queueing) */
 	double itl;           /* s, decode step at batch, mean context */
 	double itl_batch1;    /* s, same at batch 1 */
+	double itl_load;      /* s, the mean gap between a user's tokens at
+	                         batch: the decode step and the other
+	                         sequences' prompts between them
+	                         (infer_itl_loaded) */
 	double prefill_share; /* s of replica time per request for prefill */
 	double eager_steps;   /* graphs runtime: the share of decode steps
 	                         that carry prompt tokens, run without the
@@ -316,6 +320,28 @@ int infer_host_node(const infer_cfg *c);
  * lasts at least this long.  0 for the other runtimes. */
 double infer_eager_host(const infer_cfg *c, double layers);
 
+/* The mean gap between one user's tokens at a batch of B sequences
+ * (infer_run's itl_load, the colocated serving ITL of serve_plan.c): the
+ * decode step itl, plus the prompt work the other B - 1 sequences' next
+ * requests put between its tokens.  cycle is the time in which the B
+ * sequences each finish a request (B x output / the tokens/s of the GPU
+ * or replica that holds them), steps the output - 1 tokens after the
+ * first; cycle - steps x itl is then the prompts' time of the cycle
+ * (prefill steps or the time chunks add to mixed steps, and the eager
+ * launches they cost), and B - 1 of its B requests' prompts fall in one
+ * user's decode (its own precedes its first token: TTFT).  Exactly itl
+ * at B = 1.  What a benchmark reports: vLLM's benchmark_serving TPOT is
+ * "(outputs[i].latency - outputs[i].ttft) / (output_len - 1)", and with
+ * continuous batching the other requests' prompts run between its tokens
+ * (vLLM V1, docs/configuration/optimization.md: "the scheduling policy
+ * prioritizes decode requests. It batches all pending decode requests
+ * before scheduling any prefill operations. When there are available
+ * tokens in the max_num_batched_tokens budget, it schedules pending
+ * prefills"; SGLang runs a chunk in a step of its own between decode
+ * steps unless --enable-mixed-chunk).  itl when there is no step or no
+ * prompt time. */
+double infer_itl_loaded(double itl, double cycle, double steps, double B);
+
 /* The share of a batch's decode steps that also carry prompt tokens:
  * `prompts` prompts of `len` tokens arrive over `steps` steps, each step
  * with `room` tokens beside its decodes for them (max_num_tokens less
@@ -352,8 +378,10 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 int infer_run(const gp_model *m, const roof_device *d, const infer_cfg *c,
               infer_result *out, gp_error *err);
 
-/* Smallest GPU count meeting target output tokens/s with every decode
- * step within itl_limit (s): the largest batch whose ITL fits the limit
+/* Smallest GPU count meeting target output tokens/s with every user's
+ * mean ITL within itl_limit (s): the largest batch whose itl_load (the
+ * decode step and the other sequences' prompts, infer_itl_loaded: the
+ * rule serve_target bounds) fits the limit
  * (any that fits at output 1: no decode step) sets tokens/s per replica;
  * replicas = ceil(target / that).  *gpus,
  * *batch and *tps (whole system) filled; GP_EINVAL when no batch meets

@@ -729,6 +729,14 @@ static int mixed_steps(const gp_model *m, const roof_device *d,
 	r->eager = f * fmax(0.0, te - t);
 	r->tokens_per_s = (double)r->replicas * B * scale * c->output /
 		(n * ((1.0 - f) * r->itl + f * tc));
+	/* The bm slots each finish a request in the n steps; in n - steps
+	 * of them (its own chunks) a slot emits nothing, so the cycle
+	 * beyond (steps + those) decode steps is the time the chunks add
+	 * (tc - itl each), B - 1 of B slots' in one user's decode.  The
+	 * budget-bound state has no such steps (n = steps). */
+	r->itl_load = infer_itl_loaded(r->itl, n * ((1.0 - f) * r->itl +
+	                                            f * tc) -
+	                               (n - steps) * r->itl, steps, bm);
 	if (c->requests > 0 && run_finite(m, d, c, B, n_off, r->prefill_share,
 	                                  cavg, r, err) != GP_OK)
 		return GP_EINVAL;
@@ -792,11 +800,22 @@ static int run_times(const gp_model *m, const roof_device *d,
 	}
 	r->tokens_per_s = (double)r->replicas * B * c->output /
 		(B * share + steps * (r->itl + r->eager));
+	r->itl_load = infer_itl_loaded(r->itl, B * share + steps *
+	                               (r->itl + r->eager), steps, B);
 	if (c->requests > 0 && run_finite(m, d, c, B, n_off, share, cavg,
 	                                  r, err) != GP_OK)
 		return GP_EINVAL;
 	r->tokens_per_s_gpu = r->tokens_per_s / c->gpus;
 	return GP_OK;
+}
+
+double infer_itl_loaded(double itl, double cycle, double steps, double B)
+{
+	double x = cycle - steps * itl;
+
+	if (!(steps > 0.0) || !(B > 1.0) || !(x > 0.0))
+		return itl;
+	return itl + x * (B - 1.0) / (B * steps);
 }
 
 double infer_prompt_share(double prompts, double len, double steps,
@@ -918,7 +937,7 @@ int infer_gpus_for(const gp_model *m, const roof_device *d,
 		k.batch = mid;
 		if (infer_run(m, d, &k, &r, err) != GP_OK)
 			return GP_EINVAL;
-		if (r.fits && (c->output <= 1.0 || r.itl <= itl_limit))
+		if (r.fits && (c->output <= 1.0 || r.itl_load <= itl_limit))
 			lo = mid;
 		else
 			hi = mid - 1;

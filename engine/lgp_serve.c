@@ -252,6 +252,7 @@ int lgp_infer(lua_State *L)
 		lgp_setnum(L, "ttft", r.ttft);
 		lgp_setnum(L, "itl", r.itl);
 		lgp_setnum(L, "itl_batch1", r.itl_batch1);
+		lgp_setnum(L, "itl_load", r.itl_load);
 		lgp_setnum(L, "prefill_share", r.prefill_share);
 		lgp_setnum(L, "eager_steps", r.eager_steps);
 		lgp_setnum(L, "eager", r.eager);

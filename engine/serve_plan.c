@@ -8,7 +8,10 @@
  * gaining `accept` tokens per step.  Colocated, the same GPUs also
  * prefill every request (`share` GPU-seconds each), and with EP every
  * GPU of the instance steps together, so a user waits for the prefills
- * of its GPU too: ITL = tpot + B share / (output - 1).  Disaggregated
+ * of its GPU too: ITL = tpot + (n - 1) / n B share / (output - 1), the
+ * prompts of the instance's n = B tp sequences but the user's own
+ * (infer_itl_loaded; its own prompt is its TTFT).
+ * Disaggregated
  * (DistServe, Zhong et al. OSDI 2024; Splitwise, Patel et al. ISCA 2024;
  * DeepSeek day 6), decode steps are never interrupted, prefill runs on
  * its own pool and each request's KV cache crosses the network once.
@@ -240,8 +243,18 @@ static int itl_at(const gp_model *m, const roof_device *d,
 		if (eager_cost(m, d, c, L, B, st, o->accept, &eager, &share,
 		               err))
 			return GP_EINVAL;
-		*itl += prompt_cost(c, L, B, o) / (c->base.output - 1.0) +
-			eager / o->accept;
+		/* the one rule gp.infer's itl_load takes (infer_itl_loaded):
+		 * the GPU's cycle for its B requests is their prompts plus
+		 * (output - 1) / accept steps, each with its eager part.  The
+		 * instance steps together, its B x tp sequences (B a GPU,
+		 * each rank's own with DP attention, the group's with TP)
+		 * each a like share of its prompts' time: all but a user's
+		 * own fall in its decode (its own is its TTFT), none for a
+		 * single stream (concurrency 1 on TP8: B = 1/8) */
+		*itl = infer_itl_loaded(*itl, prompt_cost(c, L, B, o) +
+		                        (c->base.output - 1.0) / o->accept *
+		                        (st->time + eager),
+		                        c->base.output - 1.0, B * L->tp);
 	}
 	return GP_OK;
 }

@@ -46,7 +46,7 @@ return {
         ["vendor=NVIDIA/stack=graphs/moe=dense"] = { cases = 72, lo = 0.920, hi = 1.646 },
         ["vendor=NVIDIA/stack=graphs/moe=dense/style=single"] = { cases = 57, lo = 0.917, hi = 1.729 },
         ["vendor=NVIDIA/stack=graphs/moe=dense/style=single/scale=node"] = { cases = 57, lo = 0.917, hi = 1.729 },
-        ["vendor=NVIDIA/stack=graphs/moe=dense/style=single/scale=node/balance=full"] = { cases = 53, lo = 0.938, hi = 1.632 },
+        ["vendor=NVIDIA/stack=graphs/moe=dense/style=single/scale=node/balance=full"] = { cases = 53, lo = 0.935, hi = 1.632 },
         ["vendor=NVIDIA/stack=graphs/moe=dense/style=single/scale=node/balance=full/gen=ampere"] = { cases = 19, lo = 0.899, hi = 1.095 },
         ["vendor=NVIDIA/stack=graphs/moe=dense/style=single/scale=node/balance=full/gen=blackwell"] = { cases = 10, lo = 0.953, hi = 1.073 },
         ["vendor=NVIDIA/stack=graphs/moe=dense/style=single/scale=node/balance=full/gen=hopper"] = { cases = 24, lo = 0.917, hi = 1.805 },

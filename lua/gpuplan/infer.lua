@@ -77,6 +77,9 @@
 --
 -- Result: a plain table.  fits (false: why), model, gpu, batch, replicas,
 -- ttft_s, itl_s (decode step at the batch and mean context), itl_batch1_s,
+-- itl_load_s (the mean gap between a user's tokens at the batch: the decode
+-- step and the other sequences' prompts between them, what gp.infer_plan's
+-- itl_max bounds and the MoE serving model's itl_s is),
 -- tokens_per_s (system output), per_gpu, stream_tokens_per_s, cost_per_mtok,
 -- tokens_per_s_per_dollar_hour, weights_gpu/kv_per_seq/kv_budget (bytes),
 -- max_batch_kv, offload_layers, ops (decode step, one GPU) and prefill_ops:
@@ -1220,6 +1223,7 @@ function M.infer(a)
   }
   if r.fits then
     out.ttft_s, out.itl_s, out.itl_batch1_s = r.ttft, r.itl, r.itl_batch1
+    out.itl_load_s = r.itl_load
     out.tokens_per_s, out.per_gpu = r.tokens_per_s, r.tokens_per_s_gpu
     out.stream_tokens_per_s = r.stream_tokens_per_s
     -- One output token is the prefill's own (the first token comes out of
@@ -1229,6 +1233,7 @@ function M.infer(a)
     -- a step that never runs.
     if c.output <= 1 then
       out.itl_s, out.itl_batch1_s, out.stream_tokens_per_s = nil, nil, nil
+      out.itl_load_s = nil
     end
     out.prefill_share_s = r.prefill_share
     out.eager_steps, out.eager_s = r.eager_steps, r.eager
@@ -1322,7 +1327,8 @@ function M.cards(a)
   return { model = rows[1] and rows[1].model, per_card = rows, winner = w and w.gpu or nil }
 end
 
--- GPUs for a target output tokens/s with every decode step within itl_limit
+-- GPUs for a target output tokens/s with every user's mean ITL (itl_load_s:
+-- the decode step and the other sequences' prompts) within itl_limit
 -- (s): returns {gpus, batch, tokens_per_s, cost_per_mtok, currency,
 -- defaults}; cost_per_mtok as engine/infer.c prices one deployment: price/h
 -- x gpus / 3600 / (tokens/s) x 1e6, nil without a price.
@@ -1332,7 +1338,13 @@ function M.gpus_for(a, target, itl_limit)
   local ok, g, b, tps, reads = pcall(core().infer_gpus_for, model, d, c, target, itl_limit)
   if not ok then error("infer: " .. tostring(g), 2) end
   xqa_note(info.defaults, reads)
+  -- the chosen batch's mean ITL (itl_load, the limit's measure)
+  local k = {}
+  for key, v in pairs(a) do k[key] = v end
+  k.gpus, k.batch, k.concurrency = c.tp * c.pp, b, nil
+  local okr, r = pcall(M.infer, k)
   return { gpus = g, batch = b, tokens_per_s = tps, currency = info.currency,
+           itl_s = okr and r.fits and r.itl_load_s or nil,
            cost_per_mtok = c.price and tps > 0 and c.price * g / 3600 / tps * 1e6 or nil,
            defaults = info.defaults }
 end

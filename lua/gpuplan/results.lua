@@ -343,6 +343,8 @@ field("input", "count", "prompt tokens", "infer")
 field("output", "count", "output tokens", "infer")
 field("ttft_s", "s", "time to first token", "infer infer_plan")
 field("itl_s", "s", "inter-token latency at the batch", "infer infer_plan")
+field("itl_load_s", "s", "mean gap between a user's tokens at the batch, other requests' prompts "
+  .. "between them (what a target's ITL limit bounds)", "infer")
 field("itl_batch1_s", "s", "inter-token latency of one sequence alone", "infer")
 field("tpot_s", "s", "time per output token of one stream (MTP included)", "infer")
 field("per_gpu", "tokens/s", "output tokens per second per GPU", "infer infer_plan")

@@ -129,15 +129,17 @@ t.near(m.accept, 1.85, 1e-12, "accept length 1 + 0.85")
 -- (prefill_experts_s) runs every rank's tokens together and keeps its own
 -- time; and the steps that carry a chunk on some rank, 1 - (1 - p)^16 of
 -- them (eager_steps), run off the CUDA graph, eager_s a step on average
--- (per token: / 1.85).  Exact but for rounding (1e-12).
+-- (per token: / 1.85).  A user waits for all of the instance's prompts
+-- but its own (its TTFT): of its 32 x 16 = 512 sequences, 511 / 512 of
+-- that time (infer_itl_loaded).  Exact but for rounding (1e-12).
 local pst = 32 * 1.85 / 1535 * 4096 / 16384
 t.near(m.prefill_stall, (1 - (1 - pst)^16) / pst, 1e-12, "16 DP ranks: each waits for the others' prompts")
 t.ok(m.prefill_experts_s > 0 and m.prefill_experts_s < m.prefill_share_s,
      "the routed experts are part of a prompt's prefill")
 t.near(m.eager_steps, 1 - (1 - pst)^16, 1e-12, "steps with a chunk somewhere: off the graph")
 t.ok(m.eager_s > 0, "... which launch their kernels one by one")
-t.near(m.itl_s, m.tpot_s + m.batch * ((m.prefill_share_s - m.prefill_experts_s) * m.prefill_stall
-         + m.prefill_experts_s) / (1536 - 1) + m.eager_s / 1.85, 1e-12,
+t.near(m.itl_s, m.tpot_s + (m.batch * ((m.prefill_share_s - m.prefill_experts_s) * m.prefill_stall
+         + m.prefill_experts_s) / (1536 - 1) + m.eager_s / 1.85) * 511 / 512, 1e-12,
        "colocated ITL = decode step / accept + the instance's prefills over the output")
 local mk = gp.infer(with { gpus = 16, ep = 16, dp_attention = true, batch = 32, mtp = 1,
                            runtime = "kernels" })
@@ -212,8 +214,11 @@ do
        "a prompt's chunks cost less in the decodes' step than in steps of their own")
   t.ok(mix.prefill_experts > 0 and mix.prefill_experts < add.prefill_experts,
        "... the routed experts' part too")
-  t.near(mx.itl_s, mx.tpot_s + mx.batch * ((mx.prefill_share_s - mx.prefill_experts_s)
-           * mx.prefill_stall + mx.prefill_experts_s) / (2048 - 1) + mx.eager_s, 1e-12,
+  -- (64 x 8 = 512 sequences in the instance: 511 / 512 of the prompts'
+  -- time between a user's tokens, infer_itl_loaded)
+  t.near(mx.itl_s, mx.tpot_s + (mx.batch * ((mx.prefill_share_s - mx.prefill_experts_s)
+           * mx.prefill_stall + mx.prefill_experts_s) / (2048 - 1) + mx.eager_s) * 511 / 512,
+         1e-12,
          "mixed: ITL = decode step + the instance's prompt chunks over the output")
 end
 
@@ -457,17 +462,19 @@ t.raises(function() gp.infer(with { gpus = 16, ep = 16, a2a = "mpi" }) end,
          "a2a must be 'deepep' or 'nccl'", "unknown all-to-all")
 -- concurrency: requests in flight, each decoded by its attention group.
 -- One stream on a TP8 instance (TensorRT-LLM's min-latency runs) is 1/8 of
--- a sequence per GPU: the instance steps one sequence, so the system's
--- tokens/s is the one user's: its output over its (output - 1) ITLs (the
--- colocated ITL carries the prompt's share: itl (output - 1) = prompt +
--- decode steps; gpus x batch = 1; exact up to rounding), and its step is
+-- a sequence per GPU: the instance steps one sequence, so no other
+-- prompt falls between its tokens: its ITL is the decode step (tpot,
+-- infer_itl_loaded with one sequence; exact), and the system's tokens/s
+-- is the one user's, its output over its prompt and its (output - 1)
+-- ITLs, so less than output / ((output - 1) ITL); and its step is
 -- shorter than batch 1 per GPU's 8 sequences.  With DP attention
 -- 64 requests on 16 GPUs are 4 per GPU, the same as batch = 4 (exact).
 do
   local one = gp.infer(with { gpu = "h200-sxm", gpus = 8, tp = 8, mtp = 1, concurrency = 1 })
   t.ok(one.fits and one.batch == 0.125, "concurrency 1 on TP8: 1/8 of a sequence per GPU")
-  t.near(one.tokens_per_s, base.output / ((base.output - 1) * one.itl_s), 1e-9,
-         "system tokens/s is the one user's")
+  t.near(one.itl_s, one.tpot_s, 1e-12, "one stream: no other prompt between its tokens")
+  t.ok(one.tokens_per_s < base.output / ((base.output - 1) * one.itl_s),
+       "system tokens/s is the one user's: its prompt besides its ITLs")
   local eight = gp.infer(with { gpu = "h200-sxm", gpus = 8, tp = 8, mtp = 1, batch = 1 })
   t.ok(one.step_ms < eight.step_ms, "one stream steps faster than 8 sequences")
   local c64 = gp.infer(with { gpus = 16, ep = 16, dp_attention = true, concurrency = 64,

@@ -378,9 +378,15 @@ local function sweep_batch(opts, a)
   return 0
 end
 
--- Whether --target is for a MoE model (the layout search).
+-- Whether --target is for a MoE model (the layout search).  A MoE model
+-- with --tp (or --pp) and no MoE serving option is a plain TP replica,
+-- the deployment `infer --gpus N --tp T` prices with gpuplan.infer's
+-- model: its target counts those replicas with the same model
+-- (dense_target), so that the two answer alike (gp.infer_plan's rule
+-- too: serve.lua M.plan).
 local function target_is_moe(opts, model, moe)
   local ismoe = moe
+  if opts.target and not moe and (opts.tp or opts.pp) then return false end
   if opts.target and not moe then
     local okm, m = pcall(function()
       return type(model) == "table" and model or require("gpuplan").catalog():get("models", model)
@@ -473,14 +479,18 @@ local function dense_target(opts, a)
   -- replica was one GPU (tp 1, the default), whose KV holds one sequence.
   local tp, pp = one.tp or opts.tp or 1, one.pp or opts.pp or 1
   local replica = string.format("TP%d%s", tp, pp > 1 and string.format(" PP%d", pp) or "")
+  -- ITL ms: the mean a user sees at that batch (itl_load_s), what the
+  -- limit bounds, as the MoE table's column
   local row = { target = opts.target, itl_max_ms = opts.itl_max or 50, gpus = g.gpus,
-                replica = replica, batch = g.batch, tokens_per_s = g.tokens_per_s }
+                replica = replica, batch = g.batch, tokens_per_s = g.tokens_per_s,
+                itl_ms = g.itl_s and g.itl_s * 1e3 }
   local cols = { { key = "target", label = "target tok/s", fmt = "%.0f" },
                  { key = "itl_max_ms", label = "ITL limit ms", fmt = "%.1f" },
                  { key = "gpus", label = "GPUs" },
                  { key = "replica", label = "replica" },
                  { key = "batch", label = "batch/replica" },
-                 { key = "tokens_per_s", label = "tok/s", fmt = "%.0f" } }
+                 { key = "tokens_per_s", label = "tok/s", fmt = "%.0f" },
+                 { key = "itl_ms", label = "ITL ms", fmt = "%.1f" } }
   cost_cell(opts, row, cols, g.cost_per_mtok, g.currency)
   report.print({ row }, { format = opts.format, title = "GPUs for a target throughput",
                           columns = cols })
@@ -543,6 +553,9 @@ local function replica_report(r, opts)
       r.replicas == 1 and "" or "s") },
     { k = "TTFT (one prompt)", v = ranges.text(r, "ttft_s", "%.2f", "ms", 1e3) },
     { k = "ITL at batch", v = ranges.text(r, "itl_s", "%.2f", "ms", 1e3) or NO_DECODE },
+    -- the mean a user sees, other requests' prompts between its tokens:
+    -- what --target's ITL limit bounds (infer_itl_loaded)
+    { k = "ITL with prompts", v = ranges.text(r, "itl_load_s", "%.2f", "ms", 1e3) or NO_DECODE },
     { k = "ITL at batch 1", v = ranges.text(r, "itl_batch1_s", "%.2f", "ms", 1e3) or NO_DECODE },
     { k = "tokens/s per user", v = ranges.text(r, "stream_tokens_per_s", "%.1f") or NO_DECODE },
     { k = "tokens/s system", v = ranges.text(r, "tokens_per_s", "%.0f") },

@@ -471,7 +471,11 @@ return function(case, cat)
   local pick = {
     output_tokens_per_s = function(r) return r.tokens_per_s end,
     decode_tokens_per_s = function(r) return r.stream_tokens_per_s end,
-    itl_ms = function(r) return r.itl_s * 1e3 end,
+    -- a benchmark's mean ITL / TPOT, other requests' prompts between a
+    -- user's tokens ("(latency - ttft) / (output_len - 1)", vLLM's
+    -- benchmark_serving): gp.infer's itl_load_s, the decode step at one
+    -- sequence (infer_itl_loaded)
+    itl_ms = function(r) return r.itl_load_s * 1e3 end,
     ttft_ms = function(r) return r.ttft_s * 1e3 end,
   }
   if not pick[metric] then return nil, "metric " .. tostring(metric) .. " is not an infer metric" end
@@ -524,7 +528,7 @@ return function(case, cat)
   end
   defaults[#defaults + 1] = string.format("batch=%d", r.batch)
   local shows = { output_tokens_per_s = "r.tokens_per_s",
-                  decode_tokens_per_s = "r.stream_tokens_per_s", itl_ms = "r.itl_s * 1e3",
+                  decode_tokens_per_s = "r.stream_tokens_per_s", itl_ms = "r.itl_load_s * 1e3",
                   ttft_ms = "r.ttft_s * 1e3" }
   return { value = pick[metric](r), defaults = defaults,
            job = a, call = "infer", read = pick[metric], shows = shows[metric],
