@@ -859,7 +859,14 @@ function M.plan(a)
   b.target, b.itl_max = nil, nil
   local cat = catalog(b.cat or b.catalog)
   local model = type(b.model) == "table" and b.model or cat:get("models", b.model)
-  if not model.moe and not M.wants(b) then
+  -- A dense model, or a MoE model as plain TP replicas (tp or pp given,
+  -- no MoE serving argument): gp.infer prices such a deployment with
+  -- gpuplan.infer's model, so the target counts its replicas with that
+  -- same model, and gp.infer at the plan's gpus and batch answers its
+  -- ITL and tokens/s exactly (serve_target priced them with this file's
+  -- steps: 2330 tokens/s at 49.1 ms where gp.infer said 2187 at 52.8,
+  -- qwen3-30b-a3b awq on 4 rtx-4090 as TP2 replicas of 58).
+  if (not model.moe or b.tp ~= nil or b.pp ~= nil) and not M.wants(b) then
     local g = require("gpuplan.infer").gpus_for(b, target, itl)
     local r = require("gpuplan.infer").infer(
       (function() local x = {} for k, v in pairs(b) do x[k] = v end
@@ -869,7 +876,8 @@ function M.plan(a)
       pp = r.pp, gpus = g.gpus, runtime = b.runtime },
       { gpus = g.gpus, decode_gpus = g.gpus, prefill_gpus = 0, disagg = false,
         layout = string.format("TP%d", r.tp), batch = g.batch,
-        tokens_per_s = r.tokens_per_s, per_gpu = r.per_gpu, itl_s = r.itl_s,
+        -- the mean ITL the limit bounds (itl_load_s), as the MoE plan's
+        tokens_per_s = r.tokens_per_s, per_gpu = r.per_gpu, itl_s = r.itl_load_s,
         ttft_s = r.ttft_s, cost_per_mtok = r.cost_per_mtok, currency = r.currency,
         result = r })
   end
@@ -879,12 +887,20 @@ function M.plan(a)
   end
   local fix_layout = false
   for k in pairs(LAYOUT) do if b[k] ~= nil then fix_layout = true end end
-  -- eplb places the experts of whatever EP layout the search picks: kept
-  -- aside so that M.setup (ep 1 until the search) does not refuse it
+  -- eplb places the experts of whatever EP layout the search picks, and
+  -- imbalance is that layout's hottest GPU: both kept aside so that
+  -- M.setup (ep 1 until the search) does not refuse them -- imbalance was
+  -- refused ("applies with expert parallelism") where eplb was taken.
+  -- The engine prices imbalance only in an EP layout's all-to-all and
+  -- routed experts (serve_step.c sx_imbalance), as it prices eplb.
   local eplb = bool_of(b, "eplb")
-  if not fix_layout then b.eplb = nil end
+  local imb = not fix_layout and num_of(b, "imbalance", 1, 64) or nil
+  if not fix_layout then b.eplb, b.imbalance = nil, nil end
   local m, d, s, info = M.setup(b)
-  if not fix_layout then s.eplb = eplb == true end
+  if not fix_layout then
+    s.eplb = eplb == true
+    if imb then s.imbalance = imb end
+  end
   local ok, r, p = pcall(core().serve_target, m, d, s, target, itl, fix_layout, b.disagg ~= nil)
   if s._tbo_auto and fix_layout then
     -- The layout is fixed but the overlap open: both ways, the fewer GPUs
