@@ -156,11 +156,36 @@ int mem_recompute_modules_parse(const char *s, unsigned *out,
 				gp_error *err)
 {
 	static const char *const names[] = {
-		"layernorm", "mla_up_proj", "moe_act"
+		"layernorm", "mla_up_proj", "moe_act", "core_attn"
 	};
+	int rc = parse_mask(s, names, 4, 0, 1, "recompute module",
+			    "layernorm, mla_up_proj, moe_act, core_attn",
+			    out, err);
 
-	return parse_mask(s, names, 3, 0, 1, "recompute module",
-			  "layernorm, mla_up_proj, moe_act", out, err);
+	if (rc == GP_OK)
+		*out |= GP_RECMOD_LISTED;
+	return rc;
+}
+
+/* Megatron-Core's rule (megatron/core/transformer/transformer_config.py):
+ * recompute_modules "default: ["core_attn"]", and in __post_init__ "if
+ * self.recompute_modules is None: self.recompute_modules =
+ * ["core_attn"]" -- a stated list replaces the default, so
+ * `--recompute-granularity selective --recompute-modules moe_act
+ * layernorm` rebuilds those two and keeps the core attention's
+ * tensors, and an empty list ("if len(self.recompute_modules) > 0")
+ * rebuilds nothing.  So: with a list (policy none or selective; none
+ * with a list is gpuplan's spelling of the same job) the core attention
+ * is re-run only when the list names core_attn; without one, selective
+ * is the core attention (Korthikanti et al. 2022 sec. 5).  Full and op
+ * price their own re-run. */
+int mem_core_attn_recomputed(gp_recompute r, unsigned mods)
+{
+	if (r != GP_RECOMPUTE_NONE && r != GP_RECOMPUTE_SELECTIVE)
+		return 0;
+	if (mods & (GP_RECMOD_ALL | GP_RECMOD_LISTED))
+		return (mods & GP_RECMOD_CORE_ATTN) != 0;
+	return r == GP_RECOMPUTE_SELECTIVE;
 }
 
 static int dflt(int v)
@@ -302,7 +327,8 @@ static int act_check(const gp_model *m, const gp_act_cfg *c, int moe,
 		return gp_fail(err, "recompute op is priced for dense decoder "
 			       "layers in full training (not MoE, MLA, "
 			       "adapters or cross-attention)");
-	if (c->recompute_modules & ~(unsigned)GP_RECMOD_ALL)
+	if (c->recompute_modules &
+	    ~(unsigned)(GP_RECMOD_ALL | GP_RECMOD_LISTED))
 		return gp_fail(err, "bad recompute module mask %u",
 			       c->recompute_modules);
 	if (c->lora_targets > 127)
@@ -755,17 +781,17 @@ int mem_act_layer(const gp_model *m, const gp_act_cfg *c, int moe,
 	case GP_RECOMPUTE_OP:
 		out->total = act_op_saved(m, c, &x, out->core);
 		break;
-	case GP_RECOMPUTE_SELECTIVE:
-		/* Korthikanti sec. 5: recompute the core attention. */
-		out->total = out->full - out->core;
-		break;
 	case GP_RECOMPUTE_FULL:
 		/* Only the layer input survives (Table 2: 2sbh; split over
 		 * t when SP keeps it sharded). */
 		out->total = m->hidden * A * tok * rep;
 		break;
 	default:
-		out->total = out->full;
+		/* Korthikanti sec. 5: the core attention recomputed
+		 * (selective, or core_attn listed). */
+		out->total = mem_core_attn_recomputed(c->recompute,
+						      c->recompute_modules) ?
+			out->full - out->core : out->full;
 	}
 	return GP_OK;
 }

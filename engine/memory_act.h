@@ -31,13 +31,24 @@ enum {
 	GP_RECMOD_MLA_UP = 2,     /* "mla_up_proj": MLA's q, k, v */
 	GP_RECMOD_MOE_ACT = 4,    /* "moe_act": the routed experts' SwiGLU
 				   * output (the down-projection input) */
-	GP_RECMOD_ALL = 7
+	GP_RECMOD_CORE_ATTN = 8,  /* "core_attn": the attention core
+				   * (Korthikanti et al. 2022 sec. 5) */
+	GP_RECMOD_ALL = 15,
+	GP_RECMOD_LISTED = 16     /* set by the parser: a list was stated,
+				   * even an empty one (it replaces the
+				   * default; mem_core_attn_recomputed) */
 };
 
-/* Parse "layernorm,mla_up_proj,moe_act" (any of them; "" is none) into
- * a GP_RECMOD_* mask; GP_OK or GP_EINVAL naming the bad entry. */
+/* Parse "layernorm,mla_up_proj,moe_act,core_attn" (any of them; "" is
+ * none) into a GP_RECMOD_* mask with GP_RECMOD_LISTED set; GP_OK or
+ * GP_EINVAL naming the bad entry. */
 int mem_recompute_modules_parse(const char *s, unsigned *out,
 				gp_error *err);
+
+/* Whether the core attention is re-run in the backward under policy r
+ * with the module mask mods: Megatron-Core's rule, the one place it is
+ * decided (memory_act.c). */
+int mem_core_attn_recomputed(gp_recompute r, unsigned mods);
 
 /* What one transformer layer saves for backward, per micro-batch, on one
  * GPU.  Defaults are what zero-initialised fields mean. */

@@ -608,13 +608,15 @@ static double stage_activations(const gp_model *m,
 		o->bytes[GP_MEM_ACTIVATIONS] += tok * m->hidden * inflight /
 			(c->lay.sp ? y->tp : 1);
 	/* One layer re-run during backward: full recompute rebuilds a
-	 * whole layer, selective its core attention. */
+	 * whole layer, selective (or a listed core_attn:
+	 * mem_core_attn_recomputed) its core attention. */
 	if (nl == 0)
 		;  /* no layer on this stage to re-run */
 	else if (c->recompute == GP_RECOMPUTE_FULL)
 		o->bytes[GP_MEM_RECOMPUTE] = (ndense ? al->full : 0) >
 			(nmoe ? alm->full : 0) ? al->full : alm->full;
-	else if (c->recompute == GP_RECOMPUTE_SELECTIVE)
+	else if (mem_core_attn_recomputed(c->recompute,
+					  c->recompute_modules))
 		o->bytes[GP_MEM_RECOMPUTE] = al->core;
 	else if (c->recompute == GP_RECOMPUTE_OP)
 		/* the op policy (act.c): what a layer did not keep is
@@ -630,7 +632,9 @@ static double stage_activations(const gp_model *m,
 			o->bytes[GP_MEM_RECOMPUTE] = r;
 	}
 	/* An encoder layer re-run may be the larger working set. */
-	if (m->encoder_layers > 0 && c->recompute != GP_RECOMPUTE_NONE) {
+	if (m->encoder_layers > 0 &&
+	    (c->recompute == GP_RECOMPUTE_FULL ||
+	     mem_core_attn_recomputed(c->recompute, c->recompute_modules))) {
 		double e = c->recompute == GP_RECOMPUTE_FULL ? sa->ale.full :
 			sa->ale.core;
 

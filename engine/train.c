@@ -591,7 +591,8 @@ static int phase_flops(phase *ph, const gp_model *m, const train_cfg *c,
 			rec = layer_fwd * (c->mem.recompute_layers > 0 ?
 				fmin(1.0, c->mem.recompute_layers * x->y.pp /
 				     (double)m->layers) : 1.0);
-		else if (c->mem.recompute == GP_RECOMPUTE_SELECTIVE)
+		else if (mem_core_attn_recomputed(c->mem.recompute,
+						  c->mem.recompute_modules))
 			rec = attn;
 		else if (c->mem.recompute == GP_RECOMPUTE_OP) {
 			/* the layers' forward but fused attention and the

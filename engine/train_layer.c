@@ -2068,7 +2068,7 @@ static void layer_recompute(const train_lkey *k, double mod, double attn_t,
 	default:
 		break;
 	}
-	if (k->recompute != GP_RECOMPUTE_SELECTIVE)
+	if (!mem_core_attn_recomputed(k->recompute, k->rec_mods))
 		lc->rec_sel = 0;
 	lc->rec_sel += mod;
 	/* recompute op re-runs the forward but fused attention and the

@@ -548,7 +548,11 @@ local function prepare_shape(o, cfg, model, method, dflt)
     end
   end
   -- Megatron-Core's recompute_modules (output-discarding checkpointing;
-  -- engine/act.c): a list, or its names joined by commas.
+  -- engine/memory_act.c): a list, or its names joined by commas.  A
+  -- stated list replaces selective's default core_attn, as Megatron-
+  -- Core's does (engine/memory_act.c mem_core_attn_recomputed, the one
+  -- place the rule is applied): selective or none with a list re-run
+  -- exactly the listed modules, core_attn only when listed.
   local rm = o.recompute_modules
   if rm ~= nil then
     local e
@@ -568,15 +572,22 @@ local function prepare_shape(o, cfg, model, method, dflt)
       elseif name == "moe_act" and not (model.moe and (model.moe.experts or 0) > 0) then
         fail("recompute_modules: moe_act needs a MoE model; %s has no experts",
           tostring(model.id or model.name))
-      elseif name ~= "layernorm" and name ~= "mla_up_proj" and name ~= "moe_act" then
+      elseif name ~= "layernorm" and name ~= "mla_up_proj" and name ~= "moe_act"
+          and name ~= "core_attn" then
         fail("recompute_modules: unknown module '%s' (expected layernorm, mla_up_proj, "
-          .. "moe_act; core_attn is recompute = selective)", name)
+          .. "moe_act, core_attn)", name)
       end
     end
     if cfg.recompute == "full" or cfg.recompute == "op" then
       usage("recompute_modules applies to recompute = none or selective (%s keeps only "
         .. "what its policy lists)", cfg.recompute)
     end
+  end
+  -- An empty list goes to the engine too: stated, it replaces
+  -- selective's default core_attn (Megatron-Core re-runs no module when
+  -- "len(self.recompute_modules)" is 0).  Full and op keep only what
+  -- their policy lists.
+  if rm ~= nil and not (rm == "" and (cfg.recompute == "full" or cfg.recompute == "op")) then
     cfg.recompute_modules = rm
   end
   if o.moe_probs ~= nil then
@@ -1188,6 +1199,14 @@ prepare_fn = function(o, cmd, who)
     end
     local prompt_len, response_len =
       prepare_shape(o, cfg, model, method, dflt)
+    -- selective with a list that leaves out core_attn keeps the core
+    -- attention's tensors (Megatron-Core's rule, engine/memory_act.c
+    -- mem_core_attn_recomputed): said, as selective alone means more.
+    if cfg.recompute == "selective" and cfg.recompute_modules ~= nil
+        and not ("," .. cfg.recompute_modules .. ","):find(",core_attn,", 1, true) then
+      defaults[#defaults + 1] = "recompute=selective rebuilds recompute_modules' list alone, "
+        .. "not core_attn (Megatron-Core: a list replaces the default [\"core_attn\"])"
+    end
     -- DualPipe pairs the pipeline's two ends: gp.train met the rule at
     -- its step, gp.train_job never (its own layout passed unchecked, as
     -- a vpp without pp here does not).  The rule and its words are the

@@ -340,10 +340,11 @@ section "memory"
 
 opt { name = "recompute", type = "string", metavar = "R", commands = TRAIN4,
   value = "none", kind = "enum", methods = TRAINING,
-  help = "none|selective|full|op|auto (auto: the least that fits the budget; op: "
-    .. "torchtitan's per-op selective checkpointing, which keeps the attention output "
-    .. "and every other 16-bit matmul output and re-runs the rest, fp8 matmuls "
-    .. "included)",
+  help = "none|selective|full|op|auto (selective: the core attention, or with "
+    .. "--recompute-modules exactly the listed modules, as in Megatron-Core; auto: the "
+    .. "least that fits the budget; op: torchtitan's per-op selective checkpointing, which "
+    .. "keeps the attention output and every other 16-bit matmul output and re-runs the "
+    .. "rest, fp8 matmuls included)",
   suggest = { "activation_checkpointing", "gradient_checkpointing", "checkpointing",
               "recompute_granularity" },
   variants = { plan = { metavar = "LIST", default = "none,selective,full", own = true,
@@ -390,8 +391,9 @@ opt { name = "recompute_modules", type = "string", metavar = "LIST", commands = 
   help = "outputs dropped after the forward and rebuilt in the backward (Megatron-Core's "
     .. "recompute_modules; DeepSeek-V3 sec. 3.2.3): layernorm (every RMSNorm's output), "
     .. "mla_up_proj (MLA's q, k, v from the latents), moe_act (the experts' SwiGLU "
-    .. "output), e.g. layernorm,mla_up_proj,moe_act (Lua also a list); core_attn is "
-    .. "--recompute selective",
+    .. "output), core_attn (the attention core), e.g. layernorm,mla_up_proj,moe_act (Lua "
+    .. "also a list); as in Megatron-Core, a list replaces --recompute selective's default "
+    .. "core_attn: selective (or none) with a list rebuilds exactly the listed modules",
   suggest = { "recompute_module", "recompute_submodules" } }
 opt { name = "fp8_activations", type = "flag", commands = TRAIN4, methods = TRAINING,
   help = "with --precision fp8: the linears' inputs kept for backward in fp8 (1 B and an "

@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(26)
+t.plan(40)
 
 -- The router weights at the combine (moe_probs combine), which every
 -- derivation below starts from; the megatron stack's own default is the
@@ -167,12 +167,104 @@ local e1 = gp.train(t.with(base, { recompute_modules = {} }))
 t.near(r0.memory.act_layer - e1.memory.act_layer, 0, 1e-9, "an empty list drops nothing")
 t.near(e1.step_s, r0.step_s, 1e-9, "an empty list: the same step")
 
+-- Megatron-Core's rule for a stated list (transformer_config.py:
+-- recompute_modules "default: ["core_attn"]", "if self.recompute_modules is
+-- None: self.recompute_modules = ["core_attn"]"): a list replaces selective's
+-- default, so selective with a list re-runs exactly the listed modules, and
+-- none with a list is the same job.  Each pair below is the same saved
+-- bytes and the same step by construction (the engine's same sums: 1e-9).
+local function same(a, b, what)
+  local ra, rb = gp.train(t.with(base, a)), gp.train(t.with(base, b))
+  t.near(ra.memory.act_layer, rb.memory.act_layer, 1e-9, what .. ": the saved bytes")
+  t.near(ra.step_s, rb.step_s, 1e-9, what .. ": the step")
+end
+-- ["core_attn"] is the default list stated: selective alone.
+same({ recompute = "selective", recompute_modules = "core_attn" }, { recompute = "selective" },
+     "selective with [core_attn] is selective")
+-- none with ["core_attn"]: the same list, so the same job.
+same({ recompute = "none", recompute_modules = "core_attn" }, { recompute = "selective" },
+     "none with [core_attn] is selective")
+-- selective with [layernorm]: the norms alone, the core attention kept.
+same({ recompute = "selective", recompute_modules = "layernorm" },
+     { recompute = "none", recompute_modules = "layernorm" },
+     "selective with [layernorm] keeps the core attention")
+-- An empty list ("if len(self.recompute_modules) > 0" guards the modules):
+-- nothing re-run, recompute none's job.
+same({ recompute = "selective", recompute_modules = {} }, { recompute = "none" },
+     "selective with [] re-runs nothing")
+-- [layernorm, core_attn]: both savings, each its own tensors (the norms'
+-- outputs and the attention core's saved tensors are disjoint, engine/
+-- memory_act.c total = full - core with the norm outputs already out of
+-- full): dact(both) = dact(layernorm alone) + (act none - act selective),
+-- to 1e-9 relative (sums of the same terms in another order).
+local sel = gp.train(t.with(base, { recompute = "selective" })).memory.act_layer
+local core = r0.memory.act_layer - sel
+t.ok(core > 0, "the base's core attention keeps some bytes (else the next check is empty)")
+t.near(dact { recompute = "selective", recompute_modules = "layernorm,core_attn" },
+       dact { recompute_modules = "layernorm" } + core, 1e-9,
+       "layernorm,core_attn: both savings")
+
+-- gp.memory and gp.sweep read the list by the same rule (the engine's one
+-- predicate): on a MoE model a list without core_attn gives selective the
+-- saved bytes of none with that list (the same sums: equal), and naming
+-- core_attn too keeps fewer (the core attention re-run), so the check is not
+-- of a list the engine ignores; in a
+-- search over none and selective with a list the two policies are one job,
+-- the same step on every layout both reach (1e-9).
+do
+  local mb = { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 16, seq = 4096, tp = 2,
+               ep = 8, method = "pretrain" }
+  local ms = gp.memory(t.with(mb, { recompute = "selective", recompute_modules = "moe_act" }))
+  local mn = gp.memory(t.with(mb, { recompute = "none", recompute_modules = "moe_act" }))
+  local mc = gp.memory(t.with(mb, { recompute = "selective",
+                                    recompute_modules = "moe_act,core_attn" }))
+  t.ok(ms.act_layer == mn.act_layer and mc.act_layer < mn.act_layer,
+       string.format("gp.memory: selective with [moe_act] %.0f B = none with it %.0f B > "
+         .. "with [moe_act, core_attn] %.0f B", ms.act_layer, mn.act_layer, mc.act_layer))
+  local sw = gp.sweep { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 16, seq = 4096,
+                        global_batch = 256, method = "pretrain", ep_max = 8,
+                        recompute = { "none", "selective" }, recompute_modules = "moe_act" }
+  local by, pairs_, worst = {}, 0, 0
+  for _, r in ipairs(sw.results) do
+    local k = table.concat({ r.tp, r.pp, r.ep, r.zero, r.micro_batch, tostring(r.vpp),
+                             tostring(r.schedule), tostring(r.sp) }, " ")
+    by[k] = by[k] or {}
+    by[k][r.recompute] = r.step_s
+  end
+  for _, v in pairs(by) do
+    if v.none and v.selective then
+      pairs_ = pairs_ + 1
+      worst = math.max(worst, math.abs(v.none / v.selective - 1))
+    end
+  end
+  t.ok(pairs_ > 0 and worst < 1e-9,
+       string.format("gp.sweep: none and selective with [moe_act] the same step (%d layouts, "
+         .. "worst %.2g)", pairs_, worst))
+end
+
+-- The defaults line says how selective was read when its list leaves out
+-- core_attn, and says nothing when the list names it.
+do
+  local function said(o)
+    for _, d in ipairs(gp.train(t.with(base, o)).defaults) do
+      if d:find("recompute=selective rebuilds recompute_modules' list alone", 1, true) then
+        return true
+      end
+    end
+    return false
+  end
+  t.ok(said { recompute = "selective", recompute_modules = "layernorm" }
+       and not said { recompute = "selective", recompute_modules = "layernorm,core_attn" },
+       "defaults: selective with a list that leaves out core_attn is said")
+end
+
 -- Refusals, each naming the input.
 t.raises(function() gp.train(t.with(base, { model = "llama3-8b", gpus = 8, pp = 1, ep = 1,
                                             recompute_modules = "mla_up_proj" })) end,
          "mla_up_proj needs an MLA model", "mla_up_proj on a model without MLA", true)
-t.raises(function() gp.train(t.with(base, { recompute_modules = "core_attn" })) end,
-         "unknown module 'core_attn'", "core_attn is recompute selective", true)
+t.raises(function() gp.train(t.with(base, { recompute_modules = "attn" })) end,
+         "unknown module 'attn' (expected layernorm, mla_up_proj, moe_act, core_attn)",
+         "an unknown module named with the four known", true)
 t.raises(function() gp.train(t.with(base, { recompute_modules = "layernorm",
                                             recompute = "full" })) end,
          "recompute_modules applies to recompute = none or selective", "not with full", true)
