@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(40)
+t.plan(39)
 
 -- The router weights at the combine (moe_probs combine), which every
 -- derivation below starts from; the megatron stack's own default is the
