@@ -6,30 +6,36 @@
 #include <stdio.h>
 #include <string.h>
 
+/* gp_fail and gp_usage differ only in the mark: one body writes both */
+static int gp_vset(gp_error *err, int usage, const char *fmt, va_list ap)
+{
+	if (err) {
+		vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+		err->usage = usage;
+	}
+	return GP_EINVAL;
+}
+
 int gp_fail(gp_error *err, const char *fmt, ...)
 {
 	va_list ap;
+	int rc;
 
-	if (err) {
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-		va_end(ap);
-		err->usage = 0;
-	}
-	return GP_EINVAL;
+	va_start(ap, fmt);
+	rc = gp_vset(err, 0, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 int gp_usage(gp_error *err, const char *fmt, ...)
 {
 	va_list ap;
+	int rc;
 
-	if (err) {
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-		va_end(ap);
-		err->usage = 1;
-	}
-	return GP_EINVAL;
+	va_start(ap, fmt);
+	rc = gp_vset(err, 1, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 int gp_finite(double x)
