@@ -348,7 +348,8 @@ opt { name = "recompute", type = "string", metavar = "R", commands = TRAIN4,
   suggest = { "activation_checkpointing", "gradient_checkpointing", "checkpointing",
               "recompute_granularity" },
   variants = { plan = { metavar = "LIST", default = "none,selective,full", own = true,
-    help = "recompute policies to try" } } }
+    help = "recompute policies to try (with recompute_modules, none and selective are one "
+      .. "job, tried once as selective)" } } }
 opt { name = "recompute_layers", type = "int", metavar = "N", commands = "train rl",
   lua = "fit plan",
   help = "with --recompute full: only the first N layers of each stage (Megatron's "

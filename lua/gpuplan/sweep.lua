@@ -685,6 +685,22 @@ local function fsdp_space(a, space, job)
   end
 end
 
+-- The recompute policies a search tries.  With a recompute_modules list,
+-- selective and none are one job (Megatron-Core's rule, engine/memory_act.c
+-- mem_core_attn_recomputed: the list replaces selective's core_attn, and
+-- none re-runs the list alone too), so the search keeps selective -- the
+-- granularity Megatron's flags name with a list -- and prices it once.
+local function recompute_space(a)
+  local list = list_of(a.recompute, "recompute") or { "none", "selective", "full" }
+  if a.recompute_modules == nil then return list end
+  local has_sel = false
+  for _, r in ipairs(list) do if r == "selective" then has_sel = true end end
+  if not has_sel then return list end
+  local kept = {}
+  for _, r in ipairs(list) do if r ~= "none" then kept[#kept + 1] = r end end
+  return kept
+end
+
 -- The search space the engine enumerates, checked.
 local function space_of(a, job, counts, policy)
   local space = {
@@ -692,7 +708,7 @@ local function space_of(a, job, counts, policy)
     ep_max = a.ep_max or 1, vpp_max = a.vpp_max or 1,
     zero = list_of(a.zero, "zero") or { 1 },
     micro_batch = list_of(a.micro_batch, "micro_batch") or { 1, 2, 4 },
-    recompute = list_of(a.recompute, "recompute") or { "none", "selective", "full" },
+    recompute = recompute_space(a),
     sp = list_of(a.sp, "sp") or { true },
     etp = etp_list(a.etp),
     schedule = sched_list(a.schedule, a),

@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(39)
+t.plan(40)
 
 -- The router weights at the combine (moe_probs combine), which every
 -- derivation below starts from; the megatron stack's own default is the
@@ -221,25 +221,42 @@ do
   t.ok(ms.act_layer == mn.act_layer and mc.act_layer < mn.act_layer,
        string.format("gp.memory: selective with [moe_act] %.0f B = none with it %.0f B > "
          .. "with [moe_act, core_attn] %.0f B", ms.act_layer, mn.act_layer, mc.act_layer))
-  local sw = gp.sweep { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 16, seq = 4096,
-                        global_batch = 256, method = "pretrain", ep_max = 8,
-                        recompute = { "none", "selective" }, recompute_modules = "moe_act" }
-  local by, pairs_, worst = {}, 0, 0
-  for _, r in ipairs(sw.results) do
-    local k = table.concat({ r.tp, r.pp, r.ep, r.zero, r.micro_batch, tostring(r.vpp),
-                             tostring(r.schedule), tostring(r.sp) }, " ")
-    by[k] = by[k] or {}
-    by[k][r.recompute] = r.step_s
+  -- searched apart (one policy each), none and selective with the list
+  -- price every layout alike; searched together the search keeps
+  -- selective alone (sweep.lua recompute_space), the same rows once
+  local function sweep(rc)
+    return gp.sweep { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 16, seq = 4096,
+                      global_batch = 256, method = "pretrain", ep_max = 8, top = 1000,
+                      recompute = rc, recompute_modules = "moe_act" }
   end
-  for _, v in pairs(by) do
-    if v.none and v.selective then
+  local function keyed(sw)
+    local by, n = {}, 0
+    for _, r in ipairs(sw.results) do
+      local k = table.concat({ r.tp, r.pp, r.ep, r.zero, r.micro_batch, tostring(r.vpp),
+                               tostring(r.schedule), tostring(r.sp), r.recompute }, " ")
+      by[k] = r.step_s
+      n = n + 1
+    end
+    return by, n
+  end
+  local bn, nn = keyed(sweep { "none" })
+  local bs, ns = keyed(sweep { "selective" })
+  local bb, nb = keyed(sweep { "none", "selective" })
+  local pairs_, worst, none_rows = 0, 0, 0
+  for k, s in pairs(bs) do
+    local kn = k:gsub("selective$", "none")
+    if bn[kn] then
       pairs_ = pairs_ + 1
-      worst = math.max(worst, math.abs(v.none / v.selective - 1))
+      worst = math.max(worst, math.abs(bn[kn] / s - 1))
     end
   end
-  t.ok(pairs_ > 0 and worst < 1e-9,
+  for k in pairs(bb) do if k:find("none$") then none_rows = none_rows + 1 end end
+  t.ok(pairs_ > 0 and pairs_ == nn and pairs_ == ns and worst < 1e-9,
        string.format("gp.sweep: none and selective with [moe_act] the same step (%d layouts, "
          .. "worst %.2g)", pairs_, worst))
+  t.ok(none_rows == 0 and nb == ns,
+       string.format("gp.sweep over none and selective with a list: %d none rows, %d rows "
+         .. "(selective alone %d)", none_rows, nb, ns))
 end
 
 -- The defaults line says how selective was read when its list leaves out
