@@ -9,12 +9,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 
 local q = { model = "qwen3-30b-a3b", gpu = "rtx-4090", weights = "awq" }
-local function with(x)
-  local a = {}
-  for k, v in pairs(q) do a[k] = v end
-  for k, v in pairs(x) do a[k] = v end
-  return a
-end
+local function with(x) return t.with(q, x) end
 
 -- gp.infer, qwen3-30b-a3b awq on 4 RTX 4090 as two TP2 replicas of 58
 -- (newuser7's deployment).  A replica's cycle, in which its 58 sequences

@@ -278,12 +278,7 @@ end
 do
   local c = shipped(MEM)
   local row = gp.validate.predict(c, cat)
-  local function edited(k, v)
-    local e = {}
-    for a, b in pairs(row) do e[a] = b end
-    e[k] = v
-    return e
-  end
+  local function edited(k, v) return t.with(row, { [k] = v }) end
   check(function() gp.validate.summarise { edited("error", "x") } end,
     "validate.summarise: row 1's error must be a finite number or nil (got string 'x')", "summarise: an error that is a string")
   check(function() gp.validate.summarise { row, edited("error", 0 / 0) } end,
