@@ -674,6 +674,14 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
         .. "Megatron-Core's \"CPU offloading does not work when activation recomputation "
         .. "is enabled\"", tostring(cfg.recompute))
     end
+    -- A module list is re-run under none too (the same job as selective
+    -- with the list: engine/memory_act.c mem_core_attn_recomputed), in
+    -- every layout a search tries.
+    if (cfg.recompute_modules or "") ~= "" then
+      usage("activation_offload_layers needs no recompute_modules (got %s: its modules are "
+        .. "re-run in the backward, and Megatron-Core's \"CPU offloading does not work when "
+        .. "activation recomputation is enabled\")", cfg.recompute_modules)
+    end
     if model.layers and cfg.activation_offload_layers >= model.layers then
       fail("activation_offload_layers %d: Megatron-Core offloads fewer layers than the "
         .. "model's %d (\"CPU offloading can be done only for layers less than %d\")",

@@ -10,7 +10,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local comm = require "gpuplan.comm"
 
-t.plan(14)
+t.plan(16)
 
 local function train(o)
   local b = { model = "llama3.2-1b", gpu = "b200", gpus = 1, seq = 8192, batch = 1,
@@ -73,6 +73,17 @@ t.raises(function() train { activation_offload_layers = 16 } end,
 t.raises(function() train { activation_offload_layers = 4, recompute = "full" } end,
   "activation_offload_layers needs recompute = none (got recompute = full)",
   "recompute is refused", true)
+-- none with a module list re-runs the list (the same job as selective with
+-- it, memory_act.c mem_core_attn_recomputed): recomputation too, refused
+-- as selective is; a search's every layout carries the list.
+t.raises(function() train { activation_offload_layers = 4, recompute_modules = "layernorm" } end,
+  "activation_offload_layers needs no recompute_modules (got layernorm",
+  "none with a module list is refused", true)
+t.raises(function() gp.sweep { model = "llama3-8b", gpu = "b200", gpus = { 2 }, seq = 8192,
+    global_batch = 8, recompute = { "none" }, recompute_modules = "core_attn",
+    activation_offload_layers = 4 } end,
+  "activation_offload_layers needs no recompute_modules (got core_attn",
+  "a search with a module list is refused", true)
 t.raises(function() train { model = "llama3-8b", gpus = 2, pp = 2, activation_offload_layers = 4 } end,
   "activation_offload_layers needs pp = 1 (got pp 2)", "pipeline parallelism is refused", true)
 t.raises(function() train { activation_offload_layers = 4, stack = "hf", precision = "bf16" } end,
