@@ -286,18 +286,18 @@ int mem_check_train_cfg(const gp_model *m, const gp_train_cfg *c,
 				       "than the model's %d", c->act_offload_layers,
 				       m->layers);
 		if (y->pp > 1)
-			return gp_fail(err, "activation_offload_layers needs "
-				       "pp 1 (got pp %d): Megatron-Core has "
-				       "\"no support for Pipeline parallelism "
-				       "with CPU offloading\"", y->pp);
+			return gp_usage(err, "activation_offload_layers needs "
+					"pp 1 (got pp %d): Megatron-Core has "
+					"\"no support for Pipeline parallelism "
+					"with CPU offloading\"", y->pp);
 		/* none with a module list re-runs the list (the same job
 		 * as selective with it: mem_core_attn_recomputed) */
 		if (c->recompute != GP_RECOMPUTE_NONE ||
 		    (c->recompute_modules & GP_RECMOD_ALL))
-			return gp_fail(err, "activation_offload_layers needs "
-				       "recompute none: Megatron-Core's \"CPU "
-				       "offloading does not work when activation "
-				       "recomputation is enabled\"");
+			return gp_usage(err, "activation_offload_layers needs "
+					"recompute none: Megatron-Core's \"CPU "
+					"offloading does not work when activation "
+					"recomputation is enabled\"");
 	}
 	if (!cfg_checked && cfg_tail_check(m, c, err))
 		return GP_EINVAL;

@@ -138,11 +138,11 @@ static int job_opts_fit(const sweep_iter *it, gp_error *err)
 	if (it->base->mem.act_offload_layers > 0 &&
 	    it->s->rec_mask != 0 &&
 	    !(it->s->rec_mask & 1u << GP_RECOMPUTE_NONE))
-		return gp_fail(err, "activation_offload_layers needs "
-			       "recompute none (Megatron-Core's \"CPU "
-			       "offloading does not work when activation "
-			       "recomputation is enabled\"): give none among "
-			       "the recompute policies to try");
+		return gp_usage(err, "activation_offload_layers needs "
+				"recompute none (Megatron-Core's \"CPU "
+				"offloading does not work when activation "
+				"recomputation is enabled\"): give none among "
+				"the recompute policies to try");
 	return GP_OK;
 }
 

@@ -444,7 +444,7 @@ is($c, 2, '--per-card with --shard: a usage error');
     unlike($oa, qr/ PP\d| full/, 'with the offload: pp 1 and recompute none only');
     my ($cf, undef, $ef) = run_gp('plan', @j, '--activation-offload-layers', '2',
                                   '--recompute', 'full');
-    is($cf, 1, 'plan --activation-offload-layers --recompute full: exit 1');
+    is($cf, 2, 'plan --activation-offload-layers --recompute full: a usage error, exit 2');
     like($ef, qr/^gpuplan: plan: --activation-offload-layers needs recompute none .*: give none among the recompute policies to try$/m,
          'names the option and what to give');
     # fp8_attention is priced from cuDNN's Blackwell kernels: a B200.
