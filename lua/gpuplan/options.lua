@@ -1827,7 +1827,8 @@ opt { name = "itl_max", type = "number", metavar = "MS", commands = "infer", ser
   -- [0, inf]) refused -1 in other words than 0
   variants = { infer = { type = "number" } },
   default = "50",
-  help = "with --target, every decode step within MS milliseconds; MoE serving: also the "
+  help = "with --target, every user's mean ITL within MS milliseconds (the decode step and "
+    .. "the other requests' prompts between its tokens); MoE serving: also the "
     .. "largest batch within MS without --target (Lua: a time, \"50ms\" or seconds)",
   suggest = { "max_itl", "itl_limit", "tpot_max" } }
 
