@@ -49,14 +49,24 @@ static int vision_act(const gp_model *m, const gp_acts_key *k, double A,
 	ac.act_bytes = A;
 	ac.flash = k->ac.flash;
 	ac.recompute = k->ac.recompute;
+	/* The tower's core attention follows the decoder's rule
+	 * (mem_core_attn_recomputed): Megatron's vision config is a copy of
+	 * the language model's (Megatron-LM examples/multimodal/model.py:
+	 * "vision_config = deepcopy(base_config)" before
+	 * get_vision_model_config), its recompute_modules with it, so
+	 * none and selective with the same list are the same tower.  The
+	 * list's other modules are the decoder's (MoE, MLA, its norms). */
+	ac.recompute_modules = k->ac.recompute_modules &
+		(GP_RECMOD_CORE_ATTN | GP_RECMOD_LISTED);
 	ac.eager_swiglu = k->ac.eager_swiglu;
 	ac.eager_softmax = k->ac.eager_softmax;
 	if (mem_act_layer(&v, &ac, 0, &al, err))
 		return GP_EINVAL;
 	*saved += v.layers * al.total;
-	if (k->ac.recompute != GP_RECOMPUTE_NONE)
-		*full = k->ac.recompute == GP_RECOMPUTE_FULL ? al.full :
-			al.core;
+	if (k->ac.recompute == GP_RECOMPUTE_FULL)
+		*full = al.full;
+	else if (mem_core_attn_recomputed(ac.recompute, ac.recompute_modules))
+		*full = al.core;
 	return GP_OK;
 }
 

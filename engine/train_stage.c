@@ -113,8 +113,10 @@ static void tower_costs(ctx *x, scost *s)
 	b = v.layers * lb;
 	if (trains && c->mem.recompute == GP_RECOMPUTE_FULL)
 		rec = f;
-	else if (trains && c->mem.recompute == GP_RECOMPUTE_SELECTIVE)
-		rec = v.layers * la;
+	else if (trains && mem_core_attn_recomputed(c->mem.recompute,
+						    c->mem.recompute_modules))
+		rec = v.layers * la;  /* the tower's core attention, as the
+				       * decoder's (memory_stage_act.c) */
 	/* Tensor parallelism over the tower: two all-reduces of the
 	 * P x hidden activations per layer per pass, again in a full
 	 * recompute. */
