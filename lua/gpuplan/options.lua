@@ -362,7 +362,8 @@ opt { name = "activation_offload_layers", type = "int", metavar = "N", commands 
     .. "Engine's offload context): the saved activations of the first N layers go to host "
     .. "memory over the GPU's host link in the forward and come back in the backward, each "
     .. "copy under (layers / N) layers' compute, what it outlasts added; N - 1 layers' "
-    .. "activations leave the GPU; pp 1, recompute none, fewer than the model's layers",
+    .. "activations leave the GPU; pp 1, recompute none without recompute_modules, fewer "
+    .. "than the model's layers",
   suggest = { "cpu_offloading_num_layers", "cpu_offloading", "activation_offload" } }
 opt { name = "first_stage_layers", type = "int", metavar = "N", commands = "train rl plan",
   lua = "fit",
