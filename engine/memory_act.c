@@ -402,7 +402,14 @@ static void act_ctx_of(const gp_model *m, const gp_act_cfg *c, act_ctx *x)
 		x->Lo = x->A + 1.0;
 		x->Ls = x->A;
 	}
-	x->rm = c->recompute_modules;
+	/* Megatron-Core reads recompute_modules under the selective
+	 * granularity only (TransformerLayer: "if
+	 * self.config.recompute_granularity == 'selective'" before its
+	 * layernorm, mlp and moe_act flags): a full re-run keeps what a
+	 * layer keeps without them, as the step's time prices it
+	 * (train_layer.c, train.c: no module re-run under full).  auto
+	 * and a search reach full with the job's list. */
+	x->rm = c->recompute == GP_RECOMPUTE_FULL ? 0u : c->recompute_modules;
 	x->k.A = x->L;
 	x->k.r = c->frozen ? c->lora_rank : 0;
 	tg = x->tg = c->frozen && c->lora_rank > 0 ? c->lora_targets : 0;

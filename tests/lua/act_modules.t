@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(43)
+t.plan(45)
 
 -- The router weights at the combine (moe_probs combine), which every
 -- derivation below starts from; the megatron stack's own default is the
@@ -297,6 +297,24 @@ do
   t.is(mem { recompute = "selective", recompute_modules = "layernorm" },
        mem { recompute = "none", recompute_modules = "layernorm" },
        "tower memory: a list without core_attn keeps the tower's core attention under either")
+end
+
+-- Megatron-Core reads recompute_modules under the selective granularity
+-- only (TransformerLayer: "if self.config.recompute_granularity ==
+-- 'selective':"), so full with a list -- which auto and a search reach
+-- with the job's list -- re-runs a whole layer keeping what it keeps
+-- without the list: the same working set as full alone (the step's time
+-- already ignored the list under full).  Llama 3 70B at TP8, 16k, batch
+-- 2 fits under nothing, so auto ends at full; before, its layer re-run
+-- dropped the layernorm outputs: 218.28e9 B against full's 219.41e9.
+-- The same sums: exact.
+do
+  local m = { model = "llama3-70b", gpu = "h100-sxm", method = "pretrain", tp = 8, gpus = 8,
+              seq = 16384, batch = 2 }
+  local a = gp.memory(t.with(m, { recompute = "auto", recompute_modules = "layernorm" }))
+  t.is(a.recompute, "full", "auto with a list ends at full here")
+  t.is(a.total, gp.memory(t.with(m, { recompute = "full" })).total,
+       "full reached with a list keeps full's working set")
 end
 
 -- Refusals, each naming the input.
