@@ -287,6 +287,12 @@ local function sched_list(v, a)
     usage("sweep: schedule dualpipe runs one model chunk a stage: vpp_max %s searches "
       .. "nothing (give 1f1b or interleaved too)", args.shown(a.vpp_max))
   end
+  -- and pairs the pipeline's two ends: a pp_max below 2 leaves it no
+  -- layout ("no split ... divides the model's heads and layers" said it).
+  if #out == 1 and out[1] == "dualpipe" and type(a.pp_max) == "number" and a.pp_max < 2 then
+    usage("sweep: schedule dualpipe needs an even pp of 2 or more: pp_max %s searches "
+      .. "nothing (give 1f1b or interleaved too)", args.shown(a.pp_max))
+  end
   return out
 end
 

@@ -25,6 +25,8 @@ my @usage = (
     # search's first layout (the job's options, whichever layout)
     [['plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--schedule', 'dualpipe', '--vpp-max', '2'],
      "gpuplan: plan: --schedule dualpipe runs one model chunk a stage: --vpp-max 2 searches nothing (give 1f1b or interleaved too)"],
+    [['plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--schedule', 'dualpipe', '--pp-max', '1'],
+     "gpuplan: plan: --schedule dualpipe needs an even pp of 2 or more: --pp-max 1 searches nothing (give 1f1b or interleaved too)"],
     [['plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--offload', 'optimizer', '--zero', '0'],
      "gpuplan: plan: h100-sxm x 8 (TP1 DP8 mb1 none): offload needs a ZeRO stage (--zero 1, 2 or 3: DeepSpeed offloads through its ZeRO optimizer), got --zero 0"],
     # the engine's search (sweep.c, gp_usage): an offload whose policies
