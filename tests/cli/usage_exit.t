@@ -25,15 +25,17 @@ my @usage = (
     # search's first layout (the job's options, whichever layout)
     [['plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--schedule', 'dualpipe', '--vpp-max', '2'],
      "gpuplan: plan: --schedule dualpipe runs one model chunk a stage: --vpp-max 2 searches nothing (give 1f1b or interleaved too)"],
+    # (a later refusal: it printed "no layout: no split ..." and exited 0)
     [['plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--schedule', 'dualpipe', '--pp-max', '1'],
      "gpuplan: plan: --schedule dualpipe needs an even pp of 2 or more: --pp-max 1 searches nothing (give 1f1b or interleaved too)"],
     [['plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--offload', 'optimizer', '--zero', '0'],
      "gpuplan: plan: h100-sxm x 8 (TP1 DP8 mb1 none): offload needs a ZeRO stage (--zero 1, 2 or 3: DeepSpeed offloads through its ZeRO optimizer), got --zero 0"],
     # the engine's search (sweep.c, gp_usage): an offload whose policies
-    # to try leave out none
+    # to try leave out none (it exited 1 with these words)
     [['plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--recompute', 'selective', '--activation-offload-layers', '4'],
      "gpuplan: plan: --activation-offload-layers needs recompute none (Megatron-Core's \"CPU offloading does not work when activation recomputation is enabled\"): give none among the recompute policies to try"],
-    # gpuplan.memory: none with a module list is recomputation too
+    # gpuplan.memory: none with a module list is recomputation too (a
+    # later refusal: the run was priced)
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--stack', 'megatron', '--recompute-modules', 'layernorm', '--activation-offload-layers', '4'],
      "gpuplan: train: --activation-offload-layers needs no --recompute-modules (got layernorm: its modules are re-run in the backward, and Megatron-Core's \"CPU offloading does not work when activation recomputation is enabled\")"],
     # gpuplan.rl, and the engine's refusal under rl's "training step: "
