@@ -284,6 +284,13 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	if (gp_check_num(c->max_num_tokens, 1, GP_AMOUNT_MAX,
 	                 "max_num_tokens", err))
 		return GP_EINVAL;
+	/* At least one prompt token is computed: its logits give the first
+	 * output token (vLLM's KV cache manager: "When all tokens hit the
+	 * cache, we must recompute the last token to obtain logits"). */
+	if (!gp_finite(c->cached) || c->cached < 0.0 ||
+	    !(c->cached <= c->input - 1.0))
+		return gp_fail(err, "cached must be in [0, input - 1] prompt "
+		               "tokens (got %g of %g)", c->cached, c->input);
 	if (c->requests != 0.0 &&
 	    gp_check_num(c->requests, 1, GP_COUNT_MAX, "requests", err))
 		return GP_EINVAL;

@@ -110,6 +110,14 @@ typedef struct infer_cfg {
 	                         included (trtllm-bench's Total Output
 	                         Throughput; infer_run.c run_finite);
 	                         0: the steady state */
+	double cached;        /* prompt tokens of a request found in the
+	                         prefix cache, [0, input): its prefill
+	                         computes the other input - cached tokens
+	                         (linears, norms, their attention over the
+	                         whole prompt's keys, their KV writes), while
+	                         the cached tokens' KV is still held and read
+	                         by every decode step (infer_run.c
+	                         new_prompt); 0: every prompt computed */
 	int max_batch;        /* the engine's cap on sequences per batch */
 	int fused_grouped_topk; /* 1: a grouped-top-k router (the MLA
 	                         models', DeepSeek's) routes in one fused

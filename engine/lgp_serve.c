@@ -74,6 +74,7 @@ static const lgp_field infer_fields[] = {
 	IF_BOOL("chunked", chunked),
 	IF_BOOL("whole_prompts", whole_prompts),
 	IF_NUM("requests", requests),
+	IF_NUM("cached", cached),
 	IF_INT("max_batch", max_batch, 1),
 	IF_INT("gemv_max", gemv_max, 0),
 	IF_INT("gemv_packed", gemv_packed, 0),

@@ -1037,6 +1037,23 @@ function M.setup(a)
     error(string.format("infer: input %d + output %d tokens exceed %s's context of %d tokens "
       .. "(max_seq)", c.input, c.output, model.id or "the model", model.max_seq), 3)
   end
+  -- A prefix-cache hit (prefix_hit, a share of the prompt tokens, the
+  -- engines' hit rate): the engine prefills input - cached tokens of each
+  -- request (engine/infer_run.c new_prompt), at least the last, whose
+  -- logits give the first output token (vLLM's KVCacheManager: "When all
+  -- tokens hit the cache, we must recompute the last token to obtain
+  -- logits. Thus, set max_cache_hit_length to prompt_length - 1.").  The
+  -- KV is priced as each request's own: requests that share a cached
+  -- prefix at once share its blocks, which this leaves out (a batch that
+  -- KV holds is not raised by it).
+  if a.prefix_hit ~= nil then
+    local h = a.prefix_hit
+    c.cached = math.min(h * c.input, c.input - 1)
+    if c.cached < h * c.input then
+      default(string.format("prefix_hit=%s: %d of %d prompt tokens from the prefix cache, the "
+        .. "last computed for its logits", shown(h), math.floor(c.cached), math.floor(c.input)))
+    end
+  end
   if a.runtime == nil then default("runtime=graphs") end
   -- The note on xqa = false says the factor the engine priced (its
   -- result's kv_reads, engine/infer.c infer_kv_reads): its place in the
@@ -1182,6 +1199,14 @@ function M.infer(a)
     -- drain (requests, run_finite) would be dropped in silence.  A value
     -- of the wrong kind is left to the serving model's resolve step, which
     -- says what requests takes.
+    -- The prefix cache's skipped prefill is priced for one model on its
+    -- replicas (engine/infer_run.c new_prompt), not in the MoE serving
+    -- model's prefill pool: refused, not dropped in silence.
+    if a.prefix_hit ~= nil then
+      error(args.usage("infer: prefix_hit (prompt tokens from the prefix cache) is priced for one "
+        .. "model on its replicas, not by the MoE serving model, whose prefill computes every "
+        .. "prompt token"), 2)
+    end
     if type(a.requests) == "number" then
       error(args.usage("infer: requests (a finite run's fill and drain) is priced for one model on "
         .. "its replicas, not by the MoE serving model, which prices the steady state"), 2)

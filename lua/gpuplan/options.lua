@@ -565,6 +565,21 @@ opt { name = "requests", type = "int", metavar = "N", commands = "infer",
     .. "(trtllm-bench's Total Output Throughput, its --num_requests); not with the MoE "
     .. "serving options, --sweep-batch or --target",
   suggest = { "num_requests", "num_prompts" } }
+-- A share, not a token count: the engines report it so (vLLM's logged
+-- "Prefix cache hit rate", its prefix_cache_hits over prefix_cache_queries,
+-- both in prompt tokens, vllm/v1/metrics/loggers.py; SGLang's "cache hit
+-- rate"), and one share holds for every prompt length a --target search or
+-- a sweep prices (a shared system prompt of S tokens in prompts of P is S / P).
+opt { name = "prefix_hit", type = "number", metavar = "F", commands = "infer",
+  kind = "fraction", range = { 0, 1 },
+  default = "0: every prompt token computed",
+  help = "share of the prompt tokens found in the prefix cache (vLLM's prefix cache hit "
+    .. "rate, SGLang's RadixAttention, TensorRT-LLM's KV cache reuse): their prefill is "
+    .. "skipped (at least the last token is computed, for its logits), their KV is still "
+    .. "held by each request and read by every decode step; not with the MoE serving "
+    .. "options",
+  suggest = { "prefix_cache_hit_rate", "cache_hit_rate", "prefix_cache_hit", "hit_rate",
+              "enable_prefix_caching", "prefix_caching", "cached_tokens", "cached_fraction" } }
 opt { name = "chunk_tokens", type = "number", lua_only = true, commands = "fit",
   help = "tokens per forward (prefill chunk) for the activation workspace" }
 opt { name = "kv_free_fraction", type = "number", lua_only = true, commands = "fit infer",
