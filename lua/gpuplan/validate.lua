@@ -359,6 +359,9 @@ local case_schema = T.record {
     num_requests = count(),
     -- the batch sizes the run captured CUDA graphs at (gp.infer's graph_sizes)
     graph_sizes = T.array(count()),
+    -- the share of the prompt tokens the engine found in its prefix cache
+    -- (gp.infer's prefix_hit): their prefill skipped
+    prefix_hit = declared("prefix_hit"),
     -- MoE serving (SCHEMA.md): one pool measured alone, MTP, the overlap.
     phase = T.enum { "decode", "prefill" }, itl_max_ms = T.number { positive = true, max = 1e6 },
     mtp = count(0), acceptance = declared("acceptance"),
@@ -486,9 +489,10 @@ end
 -- predictors hand it to gp.train and gp.memory, a serving memory case
 -- (method infer) does not.  The rl and infer predictors read none of
 -- them, so a case of theirs that stated one would be priced without it:
--- refused, as an unread parallel field is.
+-- refused, as an unread parallel field is.  workload.prefix_hit the other
+-- way: the infer predictor alone hands it on (gp.infer's prefix_hit).
 M.WORKLOAD_READ = { dropout = set "train memory", unfused_loss = set "train",
-                    flash = set "train memory" }
+                    flash = set "train memory", prefix_hit = set "infer" }
 
 -- The first of those switches (sorted) case c states that its kind does
 -- not read: its name and that kind as a message names it, or nil.

@@ -459,6 +459,10 @@ return function(case, cat)
       return nil, "hardware.power_limit: MoE serving (gpuplan.serve) does not price a board "
         .. "power limit (gp.infer and gp.train do)"
     end
+    if v(wl.prefix_hit) then
+      return nil, "workload.prefix_hit: MoE serving (gpuplan.serve) prefills every prompt "
+        .. "token (gp.infer prices the prefix cache's hits)"
+    end
     if v(wl.num_requests) then
       return nil, "workload.num_requests: MoE serving (gpuplan.serve) prices the steady "
         .. "state, not a finite run's fill and drain (gp.infer does)"
@@ -510,6 +514,9 @@ return function(case, cat)
   -- A run of num_requests requests issued at once, measured over the run
   -- (gp.infer's requests): the batch's fill and drain count.
   a.requests = v(wl.num_requests)
+  -- The share of the prompt tokens the run found in its engine's prefix
+  -- cache (gp.infer's prefix_hit): their prefill is skipped.
+  a.prefix_hit = v(wl.prefix_hit)
   -- The batch sizes the run captured CUDA graphs at, where its config
   -- states them (gp.infer's graph_sizes; else the runtime's own).
   a.graph_sizes = v(wl.graph_sizes)
