@@ -583,4 +583,16 @@ unlike($o, qr/"itl_batch1_s"/, 'MoE --output 1 json: no one-model field added');
 is($c, 0, 'MoE --output 1 --target --itl-max 1: not refused by a step that never runs') or diag $e;
 like($o, qr/"itl_ms":null/, '... and its ITL null');
 
+# --prefix-hit: a share of the prompt tokens, [0, 1]; a value out of it, or
+# no number, is refused naming the flag, with a non-zero exit.
+for my $bad ('-0.1', '1.5', 'half') {
+    ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--prefix-hit', $bad);
+    isnt($c, 0, "--prefix-hit $bad: non-zero exit");
+    like($e, qr/--prefix-hit/, "--prefix-hit $bad: the error names the flag") or diag $e;
+}
+($c, $o, $e) = run_gp('infer', 'mixtral-8x7b', '--gpu', 'h200-sxm', '--ep', '8', '--gpus', '8',
+                      '--prefix-hit', '0.5');
+isnt($c, 0, 'MoE serving --prefix-hit: refused');
+like($e, qr/--prefix-hit .*MoE serving model/, '... naming the flag and why') or diag $e;
+
 done_testing();
