@@ -341,6 +341,8 @@ field("replicas", "count", "model replicas (gpus / (tp x pp))", "infer")
 field("instances", "count", "serving instances", "infer")
 field("input", "count", "prompt tokens", "infer")
 field("output", "count", "output tokens", "infer")
+field("cached_tokens", "count", "prompt tokens a request finds in the prefix cache, their "
+  .. "prefill skipped (with prefix_hit)", "infer")
 field("ttft_s", "s", "time to first token", "infer infer_plan")
 field("itl_s", "s", "inter-token latency at the batch", "infer infer_plan")
 field("itl_load_s", "s", "mean gap between a user's tokens at the batch, other requests' prompts "

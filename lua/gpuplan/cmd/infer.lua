@@ -537,6 +537,12 @@ local function replica_report(r, opts)
   local title = string.format("%s on %d x %s (tp %d, pp %d), %s weights, %s KV, in %d / out %d",
                               r.model, r.gpus, r.gpu, r.tp, r.pp, report.weights_words(r.weights), r.kv,
                               r.input, r.output)
+  -- the prompt tokens found in the prefix cache (prefix_hit), whose
+  -- prefill the figures skip
+  if r.cached_tokens then
+    title = title .. string.format(" (%.4g of the prompt from the prefix cache)",
+      r.cached_tokens)
+  end
   -- Not fitting is an answer, not an error (as in `gpuplan fit`): say
   -- what it needs and what would help, exit 0.
   if not r.fits then
