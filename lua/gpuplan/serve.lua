@@ -893,6 +893,18 @@ function M.plan(a)
   -- refused ("applies with expert parallelism") where eplb was taken.
   -- The engine prices imbalance only in an EP layout's all-to-all and
   -- routed experts (serve_step.c sx_imbalance), as it prices eplb.
+  -- Set aside, they are checked by no one for a dense model, whose
+  -- search has no EP layout to place or skew: refused, as gp.infer
+  -- refuses them without expert parallelism (an --eplb target for
+  -- llama2-13b was answered as if it had not been given).
+  if not (model.moe and (model.moe.experts or 0) > 0) then
+    for _, k in ipairs { "eplb", "imbalance" } do
+      if b[k] ~= nil then
+        fail("infer: %s applies to a MoE model's experts: model '%s' has no routed experts",
+          k, tostring(model.id or model.name))
+      end
+    end
+  end
   local eplb = bool_of(b, "eplb")
   local imb = not fix_layout and num_of(b, "imbalance", 1, 64) or nil
   if not fix_layout then b.eplb, b.imbalance = nil, nil end

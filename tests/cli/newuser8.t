@@ -1,0 +1,31 @@
+# What an eighth new-user walk (an ML platform lead pricing a year:
+# pre-training a 7B-13B dense model and a 30B-A3B MoE, LoRA on rented and
+# export cards, serving two models to an SLO with --target, rent against
+# buy across markets, from the CLI and from Lua) found: an answer that was
+# wrong, silent or unreadable.  One block a fix.
+use strict;
+use warnings;
+use Test::More;
+require './tests/cli/lib.pl';
+use JSON::PP ();
+use File::Temp ();
+
+my ($c, $o, $e);
+my $dir = File::Temp::tempdir(CLEANUP => 1);
+
+# 1. infer --target for a dense model with --eplb or --imbalance was
+# answered as if they placed experts: --eplb sent llama2-13b down the MoE
+# search (8 GPUs as one TP8 instance) where the plain target gives 5 TP1
+# replicas, and nothing said the flags meant nothing.  gp.infer refuses
+# them on a dense model.
+for my $a (['--eplb'], ['--imbalance', '1.5']) {
+    ($c, $o, $e) = run_gp('infer', 'llama2-13b', '--gpu', 'h200-sxm', '--target', '5000', @$a);
+    is($c, 1, "infer --target @$a on a dense model: refused");
+    is($o, '', "... nothing on stdout");
+    like($e, qr/^gpuplan: infer: \Q$a->[0]\E applies to a MoE model's experts: model 'llama2-13b' has no routed experts$/m,
+         "infer --target @$a: names the flag and the model") or diag $e;
+}
+($c, $o, $e) = run_gp('infer', 'qwen3-30b-a3b', '--gpu', 'h200-sxm', '--target', '5000', '--eplb');
+is($c, 0, 'infer --target --eplb on a MoE model still runs') or diag $e;
+
+done_testing();
