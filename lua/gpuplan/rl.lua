@@ -1290,8 +1290,8 @@ local function rollout_setup(o, s, tp, dflt, hybrid)
     end
     if not model.moe then fail("rl: rollout_ep %d given for a dense model", rep) end
     if rep ~= rtp then
-      usage("rl: rollout_ep %d: the engine's experts are split over its %d GPUs (rollout_ep = "
-        .. "rollout_tp) or sliced by its TP (1)", rep, rtp)
+      usage("rl: rollout_ep %d must equal rollout_tp (%d: each expert whole on one of the "
+        .. "engine's GPUs) or be 1 (the experts sliced by its TP)", rep, rtp)
     end
     if model.moe.experts % rep ~= 0 then
       fail("rl: rollout_ep %d does not divide the model's %d experts", rep, model.moe.experts)

@@ -28,4 +28,12 @@ for my $a (['--eplb'], ['--imbalance', '1.5']) {
 ($c, $o, $e) = run_gp('infer', 'qwen3-30b-a3b', '--gpu', 'h200-sxm', '--target', '5000', '--eplb');
 is($c, 0, 'infer --target --eplb on a MoE model still runs') or diag $e;
 
+# 2. rl --rollout-ep other than the rollout TP said "the engine's experts
+# are split over its 1 GPUs (--rollout-ep rollout_tp) or sliced by its TP
+# (1)": "1 GPUs", half a flag, and a bare "(1)" for "--rollout-ep 1".
+($c, $o, $e) = run_gp('rl', 'qwen3-30b-a3b', '--gpu', 'h20', '--gpus', '16', '--rollout-ep', '8');
+is($c, 2, 'rl --rollout-ep 8 with --rollout-tp 1: a usage error');
+like($e, qr/^gpuplan: rl: --rollout-ep 8 must equal --rollout-tp \(1: each expert whole on one of the engine's GPUs\) or be 1 \(the experts sliced by its TP\)$/m,
+     'rl --rollout-ep: names both flags and the two values it may take') or diag $e;
+
 done_testing();

@@ -36,8 +36,8 @@ t.is(gp.rl_job(base):step { rollout_ep = 8 }.step_s, ep.step_s,
 
 -- What an engine's EP cannot be.
 t.raises(function() gp.rl(with(base, { rollout_ep = 4 })) end,
-  "rl: rollout_ep 4: the engine's experts are split over its 8 GPUs (rollout_ep = rollout_tp) or "
-  .. "sliced by its TP (1)", "rollout_ep other than the rollout tp", true)
+  "rl: rollout_ep 4 must equal rollout_tp (8: each expert whole on one of the engine's GPUs) "
+  .. "or be 1 (the experts sliced by its TP)", "rollout_ep other than the rollout tp", true)
 t.raises(function() gp.rl(with(base, { model = "qwen3-8b", ep = 1, rollout_ep = 8 })) end,
   "rl: rollout_ep 8 given for a dense model", "rollout_ep on a dense model", true)
 t.raises(function() gp.rl(with(base, { rollout_ep = 0 })) end, "rollout_ep", "rollout_ep 0", true)
