@@ -1835,6 +1835,9 @@ opt { name = "ops", type = "flag", commands = "infer", cli_only = true,
 opt { name = "sweep_batch", type = "flag", commands = "infer", cli_only = true,
   help = "throughput vs latency as the batch doubles up to the KV limit" }
 opt { name = "target", type = "number", metavar = "TPS", commands = "infer", cli_only = true,
+  -- output tokens/s, an amount: above 0, at most the engine's bound
+  -- (GP_AMOUNT_MAX), checked here for the dense and the MoE search alike
+  range = { 0, 1e15, gt = true },
   help = "GPUs needed for TPS output tokens/s (Lua: gp.infer_plan{target = ...})" }
 opt { name = "itl_max", type = "number", metavar = "MS", commands = "infer", serve = true,
   kind = "duration",

@@ -848,6 +848,11 @@ function M.plan(a)
     error("infer_plan: target must be a positive number of output tokens/s (got "
           .. shown(target) .. ")", 2)
   end
+  -- The engine's bound on an amount (docs/output.md "Value bounds"),
+  -- named here: past it the engine's check named "the ITL limit" too.
+  if target > 1e15 then
+    error("infer_plan: target must be at most 1e15 output tokens/s (got " .. shown(target) .. ")", 2)
+  end
   local itl, msg = require("gpuplan.options").quantity("itl_max", a.itl_max or 0.050)
   if msg then fail("infer: %s", msg) end
   if type(itl) ~= "number" or itl ~= itl or itl <= 0 or itl > 3600 then

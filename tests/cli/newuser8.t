@@ -36,4 +36,18 @@ is($c, 2, 'rl --rollout-ep 8 with --rollout-tp 1: a usage error');
 like($e, qr/^gpuplan: rl: --rollout-ep 8 must equal --rollout-tp \(1: each expert whole on one of the engine's GPUs\) or be 1 \(the experts sliced by its TP\)$/m,
      'rl --rollout-ep: names both flags and the two values it may take') or diag $e;
 
+# 3. infer --target 0, -1 or 1e30 for a dense model said "--target
+# tokens/s must be in (0, 1e+15] and the ITL limit in (0, 3600] s (got 0,
+# 0.05)": the engine's check, naming a limit the user did not give; a MoE
+# model said "must be a positive number" for 0 and the engine's words for
+# 1e30.  The option's declaration now bounds it, for both searches.
+for my $m (qw(llama2-7b qwen3-30b-a3b)) {
+    for my $t (qw(0 -1 1e30)) {
+        ($c, $o, $e) = run_gp('infer', $m, '--gpu', 'h200-sxm', '--target', $t);
+        is($c, 1, "infer $m --target $t: refused");
+        like($e, qr/^gpuplan: infer: --target must be a number in \(0, 1000000000000000\] \(got \Q@{[$t eq '1e30' ? '1e+30' : $t]}\E\)$/m,
+             "infer $m --target $t: the option's range, no ITL limit") or diag $e;
+    }
+}
+
 done_testing();
