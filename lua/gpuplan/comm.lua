@@ -236,7 +236,7 @@ function M.node_spec(sys, gpu, default, who, o, gpus)
       spec.host_memory = sys.host_memory * spec.gpus_per_node / sys.gpus
     end
   end
-  if o.nics ~= nil then spec.nics = o.nics end
+  if o.nics ~= nil then spec.nics, spec.nics_given = o.nics, true end
   if o.nic_fabric ~= nil then spec.nic_fabric = o.nic_fabric end
   if (spec.nics or 0) > 0 and not spec.nic_fabric then
     error(string.format("%s: nics = %s needs nic_fabric", who, tostring(spec.nics)), 0)
@@ -262,6 +262,13 @@ function M.no_nics(spec, gpus, who, cat)
   local fabs = {}
   for _, id in ipairs(catalog(cat):ids("fabrics")) do
     if catalog(cat).fabrics[id].scope == "scaleout" then fabs[#fabs + 1] = id end
+  end
+  -- nics = 0 given over a system with NICs: the user took them away,
+  -- which "system 'hgx-h20' has no NICs" denied (its entry lists 8).
+  -- (A node without a NIC fabric needs one too: the message below.)
+  if spec.nics_given and spec.nic_fabric then
+    return string.format("%s: %d GPUs span %d nodes of %d, but nics = 0 leaves %s no NICs to "
+      .. "reach the others: give nics = N above 0", who, gpus, -(-gpus // g), g, spec.name)
   end
   return string.format("%s: %d GPUs span %d nodes of %d, but %s has no NICs: give nics = N "
     .. "and nic_fabric = ID (scale-out fabrics: %s), or a system with NICs", who, gpus, -(-gpus // g), g, spec.name, table.concat(fabs, ", "))

@@ -50,4 +50,18 @@ for my $m (qw(llama2-7b qwen3-30b-a3b)) {
     }
 }
 
+# 4. --nics 0 over a system with NICs, on more than one node, said
+# "system 'hgx-h20' has no NICs: give --nics N and --nic-fabric ID (...)":
+# its entry lists 8 NICs and a fabric; the user's --nics 0 took them.
+for my $cmd (['train', 'llama2-13b', '--gpus', '16'], ['infer', 'llama2-13b', '--gpus', '16', '--tp', '16'],
+             ['rl', 'qwen2.5-7b', '--gpus', '16']) {
+    ($c, $o, $e) = run_gp(@$cmd, '--gpu', 'h20', '--nics', '0');
+    is($c, 1, "$cmd->[0] --nics 0 over two HGX H20 nodes: refused");
+    like($e, qr/^gpuplan: $cmd->[0]: 16 GPUs span 2 nodes of 8, but --nics 0 leaves system 'hgx-h20' no NICs to reach the others: give --nics N above 0$/m,
+         "$cmd->[0] --nics 0: says the flag took the NICs") or diag $e;
+}
+# A node built from a GPU has no NIC fabric either: both flags still named.
+($c, $o, $e) = run_gp('train', 'llama2-13b', '--gpu', 'h100-nvl', '--gpus', '4', '--nics', '0');
+like($e, qr/has no NICs: give --nics N and --nic-fabric ID/, 'train --nics 0 on a bridged pair: --nic-fabric named too');
+
 done_testing();

@@ -56,7 +56,8 @@ end, "rollout_tp 12 spans nodes of 8 GPUs: it must fill whole nodes (a multiple 
 t.raises(function()
   gp.rl(with(base, { gpus = 24, colocated = false, rollout_gpus = 16, rollout_tp = 16,
                      nics = 0 }))
-end, "rl: the rollout engine (rollout_tp 16): 16 GPUs span 2 nodes of 8, but system 'dgx-h100' "
-  .. "has no NICs: give nics = N and nic_fabric = ID", "no NICs: names the node and what to give", true)
+end, "rl: the rollout engine (rollout_tp 16): 16 GPUs span 2 nodes of 8, but nics = 0 leaves "
+  .. "system 'dgx-h100' no NICs to reach the others: give nics = N above 0",
+  "nics = 0: names the node and what to give", true)
 
 t.done_testing()
