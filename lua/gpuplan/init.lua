@@ -254,8 +254,20 @@ return setmetatable(gp, {
     local modname = aliases[k] or ("gpuplan." .. k)
     local ok, mod = pcall(require, modname)
     if not ok then
+      -- A name gpuplan does not have, called: "attempt to call a nil
+      -- value (field 'plan')", which named nothing to call instead
+      -- (gp.plan for the CLI's plan is gp.sweep).  Refused at the
+      -- script's line with the nearest function, or the list.
       if tostring(mod):find("module '" .. modname .. "' not found", 1, true) then
-        return nil
+        local names, said = {}, { plan = "sweep" }
+        for _, f in ipairs(require("gpuplan.api").FUNCTIONS) do
+          local n = f.name:match("^gp%.([%w_]+)$")
+          if n then names[#names + 1] = n end
+        end
+        local near = said[k] or require("gpuplan.args").nearest(k, names)
+        error(string.format("gp.%s: gpuplan has no such function or module (%s)", k,
+          near and ("did you mean gp." .. near .. "?")
+            or ("its functions: gp." .. table.concat(names, ", gp."))), 2)
       end
       error(mod, 2)
     end
