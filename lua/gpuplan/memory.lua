@@ -1271,9 +1271,15 @@ end
 
 -- What the "defaults assumed" line says of auto's choice for cfg.
 function M.auto_said(cfg, fits)
-  if fits then return string.format("recompute=%s (auto: the least that fits)", cfg.recompute) end
-  return string.format("recompute=%s (auto: nothing fits; the most saving%s)", cfg.recompute,
-    #M.auto_policies(cfg) < 3 and " ep_overlap allows" or "")
+  -- A recompute_modules list is none's and selective's (full refuses one
+  -- given with it): auto's full leaves the list aside, which was unsaid.
+  local list = cfg.recompute == "full" and cfg.recompute_modules ~= nil
+    and "; full re-runs whole layers, recompute_modules' list unused" or ""
+  if fits then
+    return string.format("recompute=%s (auto: the least that fits%s)", cfg.recompute, list)
+  end
+  return string.format("recompute=%s (auto: nothing fits; the most saving%s%s)", cfg.recompute,
+    #M.auto_policies(cfg) < 3 and " ep_overlap allows" or "", list)
 end
 
 -- The least recomputation that fits: none, then selective, then full

@@ -64,4 +64,21 @@ for my $cmd (['train', 'llama2-13b', '--gpus', '16'], ['infer', 'llama2-13b', '-
 ($c, $o, $e) = run_gp('train', 'llama2-13b', '--gpu', 'h100-nvl', '--gpus', '4', '--nics', '0');
 like($e, qr/has no NICs: give --nics N and --nic-fabric ID/, 'train --nics 0 on a bridged pair: --nic-fabric named too');
 
+# 5. --recompute auto with --recompute-modules: where auto ends at full
+# (which refuses a list given with it), the list was dropped and the
+# defaults said only "recompute=full (auto: nothing fits; the most
+# saving)".  The step is full's, list or not.
+{
+    my @j = ('train', 'llama2-13b', '--gpu', 'h100-sxm', '--gpus', '64', '--recompute', 'auto');
+    ($c, $o, $e) = run_gp(@j, '--recompute-modules', 'layernorm');
+    is($c, 0, 'train --recompute auto --recompute-modules runs') or diag $e;
+    like($o, qr/recompute=full \(auto: nothing fits; the most saving; full re-runs whole layers, recompute_modules' list unused\)/,
+         'auto at full says the list is unused');
+    my ($step) = $o =~ /^step\s+([\d.]+)/m;
+    ($c, my $o2, $e) = run_gp(@j);
+    my ($step2) = $o2 =~ /^step\s+([\d.]+)/m;
+    is($step, $step2, 'the same step as auto without the list');
+    unlike($o2, qr/list unused/, 'no list, nothing said of one');
+}
+
 done_testing();
