@@ -840,7 +840,14 @@ local function card_space(a, space, s, gid)
     local b = M.money(a.budget, "budget", s.currency, s.cat)
     local amount = s.cat:convert(b, s.currency)
     if not amount then fail("sweep: budget: no exchange rate for %s", tostring(b.currency)) end
-    if not s.cfg.price then fail("sweep: a budget needs a price for %s (price = P)", gid) end
+    -- Why the card has none, as its defaults say it ("no offer for
+    -- h100-sxm in cn (it is offered in ...: --market global or --price)"):
+    -- "(price = P)" alone asked for one price for every card searched.
+    if not s.cfg.price then
+      local why
+      for _, d in ipairs(s.defaults or {}) do why = why or d:match("^price=none: (.+)$") end
+      fail("sweep: a budget needs a price for %s%s", gid, why and (": " .. why) or " (price = P)")
+    end
     sp.budget = amount
   end
   if sp.deadline or sp.budget then

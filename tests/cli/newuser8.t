@@ -81,4 +81,13 @@ like($e, qr/has no NICs: give --nics N and --nic-fabric ID/, 'train --nics 0 on 
     unlike($o2, qr/list unused/, 'no list, nothing said of one');
 }
 
+# 6. plan --budget over cards one of which has no offer in the buyer's
+# market said "a budget needs a price for h100-sxm (--price P)": one
+# --price for every card searched.  It now says where the card is offered.
+($c, $o, $e) = run_gp('plan', 'llama2-13b', '--gpu', 'h20,h100-sxm', '--gpus', '16', '--market', 'cn',
+                      '--tokens', '1e11', '--budget', '200kCNY');
+is($c, 1, 'plan --budget with an unpriced card: refused');
+like($e, qr/^gpuplan: plan: a budget needs a price for h100-sxm: no offer for h100-sxm in cn \(it is offered in [\w, ]+: --market \w+ or --price\)$/m,
+     'plan --budget: says where the card is offered') or diag $e;
+
 done_testing();
