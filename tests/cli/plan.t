@@ -200,8 +200,8 @@ like($o, qr/^no layout fits within the deadline and budget \(--per-card shows ea
 ($c, $o, $e) = run_gp('plan', 'llama3-70b', '--gpu', 'h100-sxm', '--gpus', '8', '--budget', '5000',
                       '--tokens', '1e12', '--currency', 'CNY');
 is($c, 1, 'a budget without a price: an error');
-like($e, qr/^gpuplan: plan: a budget needs a price for h100-sxm \(--price P\)$/m,
-     'a budget without a price: names --price');
+like($e, qr/^gpuplan: plan: a budget needs a price for h100-sxm: no offer for h100-sxm in cn \(it is offered in [\w, ]+: --market \w+ or --price\)$/m,
+     'a budget without a price: names --price, and --market where the card is offered');
 
 # One market rule (gpuplan.prices.buyer, the guide's): the H800 is offered
 # in China only (catalog/prices/cny.lua), so a USD buyer gets no price for
