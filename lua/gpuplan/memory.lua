@@ -225,6 +225,8 @@ local function get(cat_kind, v, cat)
 end
 
 local shown = require("gpuplan.args").shown
+-- The LoRA target names (engine/memory_act.c mem_lora_targets_parse).
+local LORA_TARGETS = { q = true, k = true, v = true, o = true, gate = true, up = true, down = true }
 -- The recompute policies a job may name: the engine's (engine/memory_act.c)
 -- and auto, the least that fits.
 local RECOMPUTE = { none = true, selective = true, full = true, op = true, auto = true }
@@ -943,6 +945,26 @@ local function prepare_recipe(o, cfg, model, gpu, method, stack, dflt, defaults)
   if lora then
     cfg.lora_rank = lora_rank or dflt("lora_rank")
     cfg.lora_targets = o.lora_targets or dflt("lora_targets")
+    -- Checked here, naming the key: train passed a misspelt target to
+    -- the engine's binding, which said "bad argument #4 to
+    -- 'gpuplan.core.train' (unknown LoRA target 'foo' ...)", and fit
+    -- named no option.  The names are engine/memory_act.c's
+    -- mem_lora_targets_parse.
+    local lt = o.lora_targets
+    if lt ~= nil then
+      if type(lt) ~= "string" or lt == "" then
+        fail("lora_targets must be a comma-separated list of q,k,v,o,gate,up,down or all (got %s)",
+          shown(lt))
+      end
+      if lt ~= "all" then
+        for name in (lt .. ","):gmatch("([^,]*),") do
+          if not LORA_TARGETS[name] then
+            fail("lora_targets: unknown LoRA target '%s' (expected q,k,v,o,gate,up,down or all)",
+              name)
+          end
+        end
+      end
+    end
     -- Adapter dropout: any p > 0 keeps a dropout output and a mask per
     -- adapted input (memory.c, keep_input).  Default on: the QLoRA
     -- recipe (Dettmers et al. 2023, appendix: 0.1 up to 13B, 0.05

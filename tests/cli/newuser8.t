@@ -90,4 +90,20 @@ is($c, 1, 'plan --budget with an unpriced card: refused');
 like($e, qr/^gpuplan: plan: a budget needs a price for h100-sxm: no offer for h100-sxm in cn \(it is offered in [\w, ]+: --market \w+ or --price\)$/m,
      'plan --budget: says where the card is offered') or diag $e;
 
+# 7. A misspelt LoRA target: train said "bad argument #4 to
+# 'gpuplan.core.train' (unknown LoRA target 'foo' ...)", the engine
+# binding's name; fit named no option.
+for my $cmd (['train', '--gpus', '8'], ['fit'], ['rl', '--gpus', '8'], ['plan', '--gpus', '8']) {
+    my $name = $cmd->[0];
+    ($c, $o, $e) = run_gp($name, 'qwen2.5-7b', @$cmd[1 .. $#$cmd], '--gpu', 'h20', '--method', 'lora',
+                          '--lora-targets', 'q,experts');
+    is($c, 1, "$name --lora-targets q,experts: refused");
+    like($e, qr/^gpuplan: $name: --lora-targets: unknown LoRA target 'experts' \(expected q,k,v,o,gate,up,down or all\)$/m,
+         "$name: names the flag and the target") or diag $e;
+    unlike($e, qr/bad argument|gpuplan\.core/, "$name: no binding's name");
+}
+($c, $o, $e) = run_gp('train', 'qwen2.5-7b', '--gpu', 'h20', '--gpus', '8', '--method', 'lora',
+                      '--lora-targets', 'q,k,v,o,gate,up,down');
+is($c, 0, 'train --lora-targets with every name runs') or diag $e;
+
 done_testing();
