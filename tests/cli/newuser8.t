@@ -106,4 +106,17 @@ for my $cmd (['train', '--gpus', '8'], ['fit'], ['rl', '--gpus', '8'], ['plan', 
                       '--lora-targets', 'q,k,v,o,gate,up,down');
 is($c, 0, 'train --lora-targets with every name runs') or diag $e;
 
+# 8. catalog show / --explain of an id no table holds said "gpuplan:
+# unknown id 'h2O' (see 'gpuplan catalog list')": no command, and no
+# nearest id, where --gpu h2O says "did you mean".
+for my $a (['show', 'h2O', 'h20'], ['--explain', 'h100-sxn', 'h100-sxm']) {
+    ($c, $o, $e) = run_gp('catalog', $a->[0], $a->[1]);
+    is($c, 1, "catalog $a->[0] $a->[1]: refused");
+    is($e, "gpuplan: catalog $a->[0]: unknown id '$a->[1]' (did you mean '$a->[2]'?)\n",
+       "catalog $a->[0]: names the subcommand and the nearest id");
+}
+($c, $o, $e) = run_gp('catalog', 'show', 'zzzzzzzzzz');
+is($e, "gpuplan: catalog show: unknown id 'zzzzzzzzzz' (see 'gpuplan catalog list')\n",
+   'nothing near: where to look');
+
 done_testing();

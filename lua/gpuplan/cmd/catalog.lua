@@ -127,9 +127,21 @@ local function flatten(prefix, v, out)
   end
 end
 
+-- An id no table holds: named with the subcommand that read it ("gpuplan:
+-- unknown id 'h2O'" named neither), and the nearest id where one is near.
+local function unknown(cat, id, how)
+  local ids = {}
+  for _, kind in ipairs(tables) do
+    for _, i in ipairs(cat:ids(kind)) do ids[#ids + 1] = i end
+  end
+  local near = require("gpuplan.args").nearest(id, ids)
+  error(cli.fail(string.format("catalog %s: unknown id '%s' (%s)", how, id,
+    near and ("did you mean '" .. near .. "'?") or "see 'gpuplan catalog list'")), 0)
+end
+
 local function explain(cat, id)
   local hits = find(cat, id)
-  if #hits == 0 then error(cli.fail(string.format("unknown id '%s' (see 'gpuplan catalog list')", id)), 0) end
+  if #hits == 0 then unknown(cat, id, "--explain") end
   for _, h in ipairs(hits) do
     local e = h.entry
     io.stdout:write(string.format("%s '%s' defined at %s:%d\n", e._kind, id, e._file, e._line))
@@ -141,7 +153,7 @@ end
 
 local function show(cat, id, format)
   local hits = find(cat, id)
-  if #hits == 0 then error(cli.fail(string.format("unknown id '%s' (see 'gpuplan catalog list')", id)), 0) end
+  if #hits == 0 then unknown(cat, id, "show") end
   -- csv is one table: with an id in several tables (a gpu and a model
   -- of the same name), one table with a `kind` column.
   local all = format == "csv" and #hits > 1 and {} or nil
