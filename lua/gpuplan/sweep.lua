@@ -918,6 +918,12 @@ local function search_card(a, job, space, counts, policy, gi, gid,
     error("sweep: the training step of an encoder-decoder model is not modelled (its memory "
       .. "is: gpuplan fit)", 0)
   end
+  -- An expert-parallel bound for a model without experts searched ep 1
+  -- alone and said nothing; gp.train refuses ep > 1 for it.
+  if (tonumber(a.ep_max) or 1) > 1 and not (s.model.moe and (s.model.moe.experts or 0) > 0) then
+    fail("sweep: ep_max %s given for a dense model (%s has no experts)", tostring(a.ep_max),
+      tostring(s.model.id or s.model.name))
+  end
   local first = defaults == nil
   defaults = card_defaults(defaults, s, gid, method_default)
   if skipped then

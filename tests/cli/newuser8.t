@@ -119,4 +119,14 @@ for my $a (['show', 'h2O', 'h20'], ['--explain', 'h100-sxn', 'h100-sxm']) {
 is($e, "gpuplan: catalog show: unknown id 'zzzzzzzzzz' (see 'gpuplan catalog list')\n",
    'nothing near: where to look');
 
+# 9. plan --ep-max 2 for a dense model searched ep 1 alone and said
+# nothing (train --ep 2 refuses it: "given for a dense model").
+($c, $o, $e) = run_gp('plan', 'llama2-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--ep-max', '2');
+is($c, 1, 'plan --ep-max 2 on a dense model: refused');
+is($o, '', '... nothing on stdout');
+like($e, qr/^gpuplan: plan: --ep-max 2 given for a dense model \(llama2-7b has no experts\)$/m,
+     'plan --ep-max: names the flag and the model') or diag $e;
+($c, $o, $e) = run_gp('plan', 'qwen3-30b-a3b', '--gpu', 'h100-sxm', '--gpus', '8', '--ep-max', '8', '--top', '1');
+is($c, 0, 'plan --ep-max 8 on a MoE model runs') or diag $e;
+
 done_testing();
