@@ -1754,6 +1754,9 @@ opt { name = "per_card", type = "flag", commands = "plan",
     .. "the result's per_card)",
   suggest = { "by_card", "per_gpu", "cards" } }
 opt { name = "top", type = "int", metavar = "N", commands = "plan", default = "5; Lua: 10",
+  -- gp.sweep's bound (sweep.lua: "top must be an integer 1..100000"):
+  -- the count kind's 1..16777216 was said for 0, 100001 then refused
+  kind = "count", range = { 1, 100000 },
   help = "how many layouts to keep" }
 opt { name = "shard", type = "string", metavar = "K/N", commands = "plan",
   help = "this shard of a deterministic split (for gpuplan merge)" }

@@ -146,4 +146,12 @@ like($e, qr/^gpuplan: rl: rollout: --kv int8: vLLM has no INT8 KV cache/m, 'rl: 
 ($c, $o, $e) = run_gp('infer', 'llama2-13b', '--gpu', 'h100-sxm', '--kv', 'int8', '--runtime', 'trtllm');
 is($c, 0, 'infer --kv int8 --runtime trtllm runs') or diag $e;
 
+# 11. plan --top 0 said "must be a whole number 1..16777216"; --top 100001
+# then said "must be an integer 1..100000" (gp.sweep's bound).  One range.
+for my $t (qw(0 100001)) {
+    ($c, $o, $e) = run_gp('plan', 'llama2-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--top', $t);
+    is($c, 1, "plan --top $t: refused");
+    is($e, "gpuplan: plan: --top must be a whole number 1..100000 (got $t)\n", "plan --top $t: the one range");
+}
+
 done_testing();
