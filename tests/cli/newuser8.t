@@ -154,4 +154,23 @@ for my $t (qw(0 100001)) {
     is($e, "gpuplan: plan: --top must be a whole number 1..100000 (got $t)\n", "plan --top $t: the one range");
 }
 
+# 12. merge --top 0 was a usage error (exit 2, "--top must be at least 1,
+# got 0") where plan --top 0 is a value out of range (exit 1), and merge
+# took --top 1000000.  One range, one exit status.
+{
+    for my $k (1, 2) {
+        ($c, $o, $e) = run_gp('plan', 'llama2-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--top', '1',
+                              '--shard', "$k/2", '--format', 'json');
+        is($c, 0, "plan --shard $k/2 runs") or diag $e;
+        write_file("$dir/s$k.jsonl", $o);
+    }
+    for my $t (qw(0 1000000)) {
+        ($c, $o, $e) = run_gp('merge', "$dir/s1.jsonl", "$dir/s2.jsonl", '--top', $t);
+        is($c, 1, "merge --top $t: exit 1, as plan's");
+        is($e, "gpuplan: merge: --top must be a whole number 1..100000 (got $t)\n", "merge --top $t: plan's words");
+    }
+    ($c, $o, $e) = run_gp('merge', "$dir/s1.jsonl", "$dir/s2.jsonl", '--top', '1');
+    is($c, 0, 'merge --top 1 runs') or diag $e;
+}
+
 done_testing();

@@ -375,8 +375,12 @@ end
 
 function C.run(opts, args)
   if #args == 0 then error(cli.usage("merge: expected the shards' files"), 0) end
-  if opts.top ~= nil and opts.top < 1 then
-    error(cli.usage("merge: --top must be at least 1, got " .. opts.top), 0)
+  -- plan's --top range (its declaration, gp.sweep's bound), and its exit
+  -- status: a value out of the option's range is an error (exit 1), not
+  -- a usage error (docs/output.md), where merge said 2 for the --top 0
+  -- that plan says 1 for.
+  if opts.top ~= nil and (opts.top < 1 or opts.top > 100000) then
+    error(cli.fail("merge: --top must be a whole number 1..100000 (got " .. opts.top .. ")"), 0)
   end
   local first, all, seen, total = nil, {}, {}, nil
   local stats, keep = {}, nil
