@@ -173,4 +173,10 @@ for my $t (qw(0 100001)) {
     is($c, 0, 'merge --top 1 runs') or diag $e;
 }
 
+# 13. rl with one prompt a step said "1 prompts x 2 = 2 samples".
+($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '2', '--rollout-gpus', '1',
+                      '--prompts', '1', '--group', '2');
+is($c, 0, 'rl --prompts 1 runs') or diag $e;
+like($o, qr/\): 1 prompt x 2 = 2 samples, /, 'rl: one prompt is "1 prompt"');
+
 done_testing();

@@ -59,12 +59,13 @@ local function title_of(r, o)
   local engine_ep = (r.rollout_ep or 1) > 1 and string.format(" ep %d%s", r.rollout_ep,
     r.rollout_dp_attention and ", DP attention" or "") or ""
   return string.format("%s %s on %d x %s, %s (train tp %d, pp %d, dp %d, cp %d%s, %s; "
-    .. "rollout tp %d%s%s, %d engine%s): %d prompts x %d = %d samples%s, prompt %d + response %g "
+    .. "rollout tp %d%s%s, %d engine%s): %d prompt%s x %d = %d samples%s, prompt %d + response %g "
     .. "(%s%s)",
     r.model, r.algo:upper(), r.gpus, r.gpu, placement, r.tp, r.pp, r.dp, r.cp, experts,
     memory.sharding_words(o.fsdp, o.grad_sync, r.zero, r.hsdp),
     r.rollout_tp, r.rollout_pp > 1 and string.format(" pp %d", r.rollout_pp) or "", engine_ep,
-    r.rollout.engines, r.rollout.engines == 1 and "" or "s", r.prompts, r.group, r.samples,
+    r.rollout.engines, r.rollout.engines == 1 and "" or "s", r.prompts, r.prompts == 1 and "" or "s",
+    r.group, r.samples,
     r.generated > r.samples and string.format(" (%d generated: dynamic sampling keeps %g)",
       r.generated, r.filter_keep) or "", r.prompt_len,
     r.response_len, r.response_dist,
