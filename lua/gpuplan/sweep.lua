@@ -184,7 +184,7 @@ function M.counts(v)
   end
   if type(v) ~= "table" or #v == 0 then fail("gpus must be counts (a list, a number or 'A..B')") end
   if #v > 64 then fail("gpus: at most 64 counts (got %d)", #v) end
-  local out = {}
+  local out, seen = {}, {}
   for i, n in ipairs(v) do
     -- One rule with the CLI, which reads "1e6" as 1000000: a whole
     -- number is a count, whether Lua holds it as an integer or a float.
@@ -192,6 +192,10 @@ function M.counts(v)
     if not k or k < 1 or k > 2 ^ 24 then
       fail("gpus[%d] must be a whole number 1..16777216 (got %s)", i, args.shown(n))
     end
+    -- A count given twice was searched twice: every layout of it came
+    -- back twice, the runner-up the winner again ("0.0% more").
+    if seen[k] then fail("gpus lists %d twice", k) end
+    seen[k] = true
     out[i] = k
   end
   return out
@@ -236,6 +240,18 @@ local function list_of(v, name)
   if v == nil then return nil end
   if type(v) ~= "table" then v = { v } end
   if #v == 0 then fail("sweep: %s must not be empty", name) end
+  -- A value given twice (zero = {1, 1}, --micro-batch 2,2) put each of
+  -- its layouts in the results twice, pushing others out of the top.
+  local seen = {}
+  for _, x in ipairs(v) do
+    if type(x) ~= "table" then
+      local key = tostring(tonumber(x) or x)
+      if seen[key] then
+        fail("sweep: %s lists %s twice", name, type(x) == "string" and ("'" .. x .. "'") or args.shown(x))
+      end
+      seen[key] = true
+    end
+  end
   return v
 end
 

@@ -179,4 +179,21 @@ for my $t (qw(0 100001)) {
 is($c, 0, 'rl --prompts 1 runs') or diag $e;
 like($o, qr/\): 1 prompt x 2 = 2 samples, /, 'rl: one prompt is "1 prompt"');
 
+# 14. plan with a value listed twice (--gpus 8,8, --zero 1,1,
+# --micro-batch 2,2) searched it twice: each layout came back twice, the
+# runner-up the winner again, other layouts pushed out of the top.
+for my $a (['--gpus', '8,8', '--gpus lists 8 twice'], ['--zero', '1,1', '--zero lists 1 twice'],
+           ['--micro-batch', '2,2', '--micro-batch lists 2 twice'],
+           ['--recompute', 'full,full', "--recompute lists 'full' twice"]) {
+    ($c, $o, $e) = run_gp('plan', 'llama2-7b', '--gpu', 'h100-sxm', '--gpus', '8', @$a[0, 1]);
+    is($c, 1, "plan $a->[0] $a->[1]: refused");
+    is($e, "gpuplan: plan: $a->[2]\n", "plan $a->[0] $a->[1]: names the value");
+}
+($c, $o, $e) = run_gp('plan', 'llama2-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '0,1',
+                      '--micro-batch', '1,2', '--top', '4');
+is($c, 0, 'plan --zero 0,1 --micro-batch 1,2 runs') or diag $e;
+my @rows = $o =~ /^h100-sxm\s+8\s+(\S.*?)\s{2,}/mg;
+my %n; $n{$_}++ for @rows;
+is(scalar(grep { $n{$_} > 1 } keys %n), 0, 'no layout twice in the table');
+
 done_testing();
