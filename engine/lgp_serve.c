@@ -518,7 +518,7 @@ int lgp_serve(lua_State *L)
 }
 
 /* core.serve_target(model, device, cfg, target_tps, itl_max_s,
- * fix_layout, fix_disagg) -> result (serve_run of the plan) and the
+ * fix_layout, fix_disagg, skip_tp) -> result (serve_run of the plan) and the
  * plan {gpus, prefill_gpus, disagg, decode = layout, prefill = layout}. */
 int lgp_serve_target(lua_State *L)
 {
@@ -528,7 +528,7 @@ int lgp_serve_target(lua_State *L)
 	serve_result r;
 	gp_error err;
 	double target, limit;
-	int fl, fd;
+	int fl, fd, st;
 
 	lgp_tomodel(L, 1, &m);
 	lgp_todevice(L, 2, &d);
@@ -539,7 +539,9 @@ int lgp_serve_target(lua_State *L)
 	limit = luaL_checknumber(L, 5);
 	fl = lua_toboolean(L, 6);
 	fd = lua_toboolean(L, 7);
-	if (serve_target(&m, &d, &c, target, limit, fl, fd, &out, &r, &err)
+	st = lua_toboolean(L, 8);
+	if (serve_target(&m, &d, &c, target, limit, fl, fd, st, &out, &r,
+	                 &err)
 	    != GP_OK)
 		return lgp_error(L, &err, "");
 	lgp_pushserve(L, &r);

@@ -347,12 +347,15 @@ int serve_run(const gp_model *m, const roof_device *d, const serve_cfg *c,
  * prefill pool (TP nodes, or EP instances with DP attention and
  * overlap).  Fields the
  * caller fixes are kept: fix_layout (c->decode and c->prefill as given),
- * fix_disagg (c->disagg as given).  *best is the plan's serve_run result
- * and *cfg_out its configuration.  GP_EINVAL when nothing meets the
- * bound. */
+ * fix_disagg (c->disagg as given).  skip_tp (with the layout searched):
+ * leave out the colocated tensor-parallel instances (ep 1, TP attention),
+ * which are plain TP replicas the caller prices with the model plain
+ * inference prices them with (gp.infer_plan: gpuplan.infer's).  *best is
+ * the plan's serve_run result and *cfg_out its configuration.  GP_EINVAL
+ * when nothing meets the bound. */
 int serve_target(const gp_model *m, const roof_device *d, const serve_cfg *c,
                  double target, double itl_max, int fix_layout,
-                 int fix_disagg, serve_cfg *cfg_out, serve_result *best,
-                 gp_error *err);
+                 int fix_disagg, int skip_tp, serve_cfg *cfg_out,
+                 serve_result *best, gp_error *err);
 
 #endif

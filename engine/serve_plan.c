@@ -627,8 +627,8 @@ static void note_miss(const dec *o, double *best1, char *why, size_t n)
 
 int serve_target(const gp_model *m, const roof_device *d, const serve_cfg *c,
                  double target, double itl_max, int fix_layout,
-                 int fix_disagg, serve_cfg *cfg_out, serve_result *best,
-                 gp_error *err)
+                 int fix_disagg, int skip_tp, serve_cfg *cfg_out,
+                 serve_result *best, gp_error *err)
 {
 	serve_layout dl[MAX_CAND], pl[MAX_CAND];
 	double pin[MAX_CAND], bestg = -1, bestp = 0, bestt = 0, best1 = -1;
@@ -670,6 +670,11 @@ int serve_target(const gp_model *m, const roof_device *d, const serve_cfg *c,
 			double D, P = 0, tot;
 			int jb = -1;
 
+			/* A colocated tensor-parallel instance is plain TP
+			 * replicas, which the caller prices itself (skip_tp). */
+			if (skip_tp && !fix_layout && !mode && dl[i].ep == 1 &&
+			    !dl[i].dp_attention)
+				continue;
 			if (decode_side(m, d, &t, &dl[i], !mode, &o, err))
 				return GP_EINVAL;
 			if (!o.fits) {

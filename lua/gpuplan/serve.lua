@@ -815,6 +815,26 @@ end
 local LAYOUT = args.set [[tp ep dp_attention two_batch_overlap prefill_tp prefill_ep
   prefill_dp_attention]]
 
+-- The fewest TP replicas (b.tp, b.pp) of gpuplan.infer's model for the
+-- target within itl (gp.infer.gpus_for), as gp.infer_plan's table: the
+-- deployment plain gp.infer{gpus, tp, batch} prices, with that model.
+local function replicas(b, model, target, itl)
+  local g = require("gpuplan.infer").gpus_for(b, target, itl)
+  local x = {}
+  for k, v in pairs(b) do x[k] = v end
+  x.gpus, x.batch = g.gpus, g.batch
+  local r = require("gpuplan.infer").infer(x)
+  -- The 80% ranges: the chosen deployment's own (gpuplan.ranges).
+  return require("gpuplan.ranges").apply("infer", { model = model, gpu = b.gpu, tp = r.tp,
+    pp = r.pp, gpus = g.gpus, runtime = b.runtime },
+    { gpus = g.gpus, decode_gpus = g.gpus, prefill_gpus = 0, disagg = false,
+      layout = string.format("TP%d", r.tp), batch = g.batch,
+      -- the mean ITL the limit bounds (itl_load_s), as the MoE plan's
+      tokens_per_s = r.tokens_per_s, per_gpu = r.per_gpu, itl_s = r.itl_load_s,
+      ttft_s = r.ttft_s, cost_per_mtok = r.cost_per_mtok, currency = r.currency,
+      result = r })
+end
+
 -- gp.infer_plan{target = tok/s, itl_max = s or "50ms", <gp.infer arguments>}:
 -- the fewest GPUs delivering target output tokens/s with every user within
 -- itl_max (default 50 ms).  A MoE model searches EP and TP instances,
@@ -872,19 +892,7 @@ function M.plan(a)
   -- steps: 2330 tokens/s at 49.1 ms where gp.infer said 2187 at 52.8,
   -- qwen3-30b-a3b awq on 4 rtx-4090 as TP2 replicas of 58).
   if (not model.moe or b.tp ~= nil or b.pp ~= nil) and not M.wants(b) then
-    local g = require("gpuplan.infer").gpus_for(b, target, itl)
-    local r = require("gpuplan.infer").infer(
-      (function() local x = {} for k, v in pairs(b) do x[k] = v end
-        x.gpus, x.batch = g.gpus, g.batch; return x end)())
-    -- The 80% ranges: the chosen deployment's own (gpuplan.ranges).
-    return require("gpuplan.ranges").apply("infer", { model = model, gpu = b.gpu, tp = r.tp,
-      pp = r.pp, gpus = g.gpus, runtime = b.runtime },
-      { gpus = g.gpus, decode_gpus = g.gpus, prefill_gpus = 0, disagg = false,
-        layout = string.format("TP%d", r.tp), batch = g.batch,
-        -- the mean ITL the limit bounds (itl_load_s), as the MoE plan's
-        tokens_per_s = r.tokens_per_s, per_gpu = r.per_gpu, itl_s = r.itl_load_s,
-        ttft_s = r.ttft_s, cost_per_mtok = r.cost_per_mtok, currency = r.currency,
-        result = r })
+    return replicas(b, model, target, itl)
   end
   b.batch = nil
   if b.concurrency ~= nil then
@@ -913,12 +921,43 @@ function M.plan(a)
   local eplb = bool_of(b, "eplb")
   local imb = not fix_layout and num_of(b, "imbalance", 1, 64) or nil
   if not fix_layout then b.eplb, b.imbalance = nil, nil end
+  -- The search's colocated TP instances (TP of one and two nodes, ep 1)
+  -- are plain TP replicas when no serving option is given: gp.infer{gpus,
+  -- tp} prices that deployment with gpuplan.infer's model, so the search
+  -- prices them with it too (replicas, above) and the engine's search the
+  -- rest.  The serving model's own TP8 steps gave qwen3-30b-a3b on 8
+  -- h100-sxm 12898 tokens/s at 80 a GPU where gp.infer of that plan said
+  -- 10450 at a mean ITL of 61 ms, past the 50 ms the plan promised.  With
+  -- a serving option (mtp, disagg ...) gp.infer prices TP with the serving
+  -- model too, as the search then does.
+  local plain_tp = not fix_layout and not M.wants(b)
   local m, d, s, info = M.setup(b)
   if not fix_layout then
     s.eplb = eplb == true
     if imb then s.imbalance = imb end
   end
-  local ok, r, p = pcall(core().serve_target, m, d, s, target, itl, fix_layout, b.disagg ~= nil)
+  local ok, r, p = pcall(core().serve_target, m, d, s, target, itl, fix_layout, b.disagg ~= nil,
+                         plain_tp)
+  if plain_tp then
+    -- the fewest GPUs, then the most tokens/s (serve_target's order); a
+    -- TP plain inference refuses (past a node) or that cannot meet the
+    -- target is no candidate
+    local best, G = nil, s.topo.gpus_per_node
+    for _, t in ipairs { G, 2 * G } do
+      local x = {}
+      for k, v in pairs(b) do x[k] = v end
+      x.tp = t
+      local okt, pt = pcall(replicas, x, model, target, itl)
+      if okt and (not best or pt.gpus < best.gpus or
+                  (pt.gpus == best.gpus and pt.tokens_per_s > best.tokens_per_s)) then
+        best = pt
+      end
+    end
+    if best and (not ok or best.gpus < p.gpus or
+                 (best.gpus == p.gpus and best.tokens_per_s > r.tokens_per_s)) then
+      return best
+    end
+  end
   if s._tbo_auto and fix_layout then
     -- The layout is fixed but the overlap open: both ways, the fewer GPUs
     -- (then the more tokens/s) kept, as gp.infer keeps the faster.

@@ -1133,7 +1133,7 @@ int main(void)
 	{
 		serve_cfg out;
 
-		ok(serve_target(&m, &d, &c, 1e5, 0.050, 0, 0, &out, &r, &err)
+		ok(serve_target(&m, &d, &c, 1e5, 0.050, 0, 0, 0, &out, &r, &err)
 		   == GP_OK && r.fits && r.tokens_per_s >= 1e5 &&
 		   r.itl <= 0.050, "target 100k tok/s at ITL <= 50 ms met");
 		ok(out.gpus % out.decode.tp == 0 || out.disagg,
@@ -1144,7 +1144,7 @@ int main(void)
 			gp_error e1;
 
 			infer_target_check(-1.0, 0.050, &e1);
-			ok(serve_target(&m, &d, &c, -1.0, 0.050, 0, 0, &out, &r,
+			ok(serve_target(&m, &d, &c, -1.0, 0.050, 0, 0, 0, &out, &r,
 			                &err) == GP_EINVAL &&
 			   strcmp(err.msg, e1.msg) == 0 &&
 			   strstr(err.msg, "target tokens/s must be in (0, "),

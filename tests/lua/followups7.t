@@ -1,0 +1,41 @@
+-- followups7: hardening follow-ups.  Each section: the input, the old
+-- answer, and what is checked.
+local t = require "tap"
+local gp = require "gpuplan"
+
+-- 1. A MoE model's --target with no layout searched its colocated TP
+-- instances with the serving model's steps, while gp.infer prices a MoE
+-- model's TP replicas (no serving option) with gpuplan.infer's model: the
+-- plan for mixtral-8x7b on h100-sxm at 1000 tokens/s said TP8 on 8 GPUs,
+-- 60 sequences a GPU (480), 9672 tokens/s at a mean ITL of 49.8 ms, where
+-- gp.infer of that deployment (gpus 8, tp 8, batch 480) gives 8647
+-- tokens/s at 55.7 ms, past the limit.
+-- Now such a candidate is priced with gpuplan.infer's model, so gp.infer
+-- at the plan's GPUs, tp and batch answers the plan's tokens/s, mean ITL
+-- and TTFT exactly (the same engine call: 1e-12, rounding only).
+do
+  local a = { model = "mixtral-8x7b", gpu = "h100-sxm" }
+  local p = gp.infer_plan(t.with(a, { target = 1000 }))
+  t.is(p.layout, "TP8", "mixtral-8x7b on h100-sxm, 1000 tok/s: TP8 replicas")
+  t.is(p.gpus, 8, "one replica of 8 GPUs")
+  local r = gp.infer(t.with(a, { gpus = p.gpus, tp = 8, batch = p.batch }))
+  t.ok(r.fits and r.replicas == 1, "plain gp.infer of the plan's deployment fits")
+  t.near(r.tokens_per_s, p.tokens_per_s, 1e-12, "plan's tokens/s = gp.infer's")
+  t.near(r.itl_load_s, p.itl_s, 1e-12, "plan's ITL = gp.infer's mean ITL (with prompts)")
+  t.near(r.ttft_s, p.ttft_s, 1e-12, "plan's TTFT = gp.infer's")
+  t.ok(p.itl_s <= 0.050, "within the 50 ms limit")
+  -- one rule: the search's pick is what the fixed-TP plan gives
+  local f = gp.infer_plan(t.with(a, { target = 1000, tp = 8 }))
+  t.is(f.batch, p.batch, "the search's TP8 = the plan given tp = 8 (batch)")
+  t.is(f.tokens_per_s, p.tokens_per_s, "the search's TP8 = the plan given tp = 8 (tokens/s)")
+  -- a serving layout still wins where it delivers more from as many GPUs:
+  -- qwen3-30b-a3b, 8 h100-sxm, EP8 against TP8 replicas
+  local q = { model = "qwen3-30b-a3b", gpu = "h100-sxm", target = 1000 }
+  local e = gp.infer_plan(q)
+  local tp8 = gp.infer_plan(t.with(q, { tp = 8 }))
+  t.is(e.gpus, tp8.gpus, "qwen3-30b-a3b: the search and TP8 replicas both take 8 GPUs")
+  t.ok(e.layout ~= "TP8" and e.tokens_per_s > tp8.tokens_per_s,
+       "the search keeps the EP layout that gives more tokens/s (" .. e.layout .. ")")
+end
+
+t.done_testing()
