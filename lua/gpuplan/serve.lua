@@ -832,7 +832,7 @@ local function replicas(b, model, target, itl)
       -- the mean ITL the limit bounds (itl_load_s), as the MoE plan's
       tokens_per_s = r.tokens_per_s, per_gpu = r.per_gpu, itl_s = r.itl_load_s,
       ttft_s = r.ttft_s, cost_per_mtok = r.cost_per_mtok, currency = r.currency,
-      result = r })
+      target = target, itl_max = itl, result = r })
 end
 
 -- gp.infer_plan{target = tok/s, itl_max = s or "50ms", <gp.infer arguments>}:
@@ -841,7 +841,8 @@ end
 -- colocated or disaggregated (what the arguments fix stays fixed); a dense
 -- model takes TP replicas (gp.infer.gpus_for).  Returns {gpus, decode_gpus,
 -- prefill_gpus, disagg, layout, prefill_layout, batch, tokens_per_s, per_gpu,
--- itl_s, ttft_s, cost_per_mtok, currency, result (gp.infer's table)}.
+-- itl_s, ttft_s, cost_per_mtok, currency, target, itl_max, result (gp.infer's
+-- table)}.
 function M.plan(a)
   if type(a) ~= "table" then error("infer_plan: expected a table of arguments", 2) end
   -- A misspelt key is named before the target is checked (target_tokens_per_s
@@ -988,7 +989,7 @@ function M.plan(a)
       disagg = p.disagg, layout = out.layout, prefill_layout = out.prefill_layout,
       batch = out.batch, tokens_per_s = out.tokens_per_s, per_gpu = out.per_gpu,
       itl_s = out.itl_s, ttft_s = out.ttft_s, cost_per_mtok = out.cost_per_mtok,
-      currency = out.currency, result = out })
+      currency = out.currency, target = target, itl_max = itl, result = out })
 end
 -- gp.infer_plan: a misuse names the script's line (gpuplan.args).
 -- gp.infer's refusals of the options they share (input, kv, price ...)

@@ -581,7 +581,7 @@ unlike($o, qr/"itl_batch1_s"/, 'MoE --output 1 json: no one-model field added');
 ($c, $o, $e) = run_gp('infer', 'mixtral-8x7b', '--gpu', 'h200-sxm', '--ep', '8', '--output', '1',
                       '--target', '1000', '--itl-max', '1', '--format', 'json');
 is($c, 0, 'MoE --output 1 --target --itl-max 1: not refused by a step that never runs') or diag $e;
-like($o, qr/"itl_ms":null/, '... and its ITL null');
+like($o, qr/"itl_s":null/, '... and its ITL null (itl_s, gp.infer_plan\'s key)');
 
 # --prefix-hit: a share of the prompt tokens, [0, 1]; a value out of it, or
 # no number, is refused naming the flag, with a non-zero exit.

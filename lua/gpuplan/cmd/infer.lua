@@ -413,6 +413,14 @@ local function cost_cell(opts, row, cols, amount, currency)
   end
 end
 
+-- A --target table in csv or json: its keys are gp.infer_plan's.
+local function machine(opts) return opts.format == "csv" or opts.format == "json" end
+local function plan_columns(keys)
+  local cols = {}
+  for i, k in ipairs(keys) do cols[i] = { key = k, label = k } end
+  return cols
+end
+
 local function moe_target(opts, a)
   local pa = {}
   for k, v in pairs(a) do pa[k] = v end
@@ -451,6 +459,18 @@ local function moe_target(opts, a)
                  { key = "itl_ms", label = "ITL ms", fmt = "%.1f" },
                  { key = "ttft_ms", label = "TTFT ms", fmt = "%.0f" } }
   cost_cell(opts, row, cols, p.cost_per_mtok, p.currency)
+  if machine(opts) then
+    -- JSON keys and CSV headers: gp.infer_plan's names (results.lua), in
+    -- its units; the text's ms columns and "8 x EP8" cells are labels
+    row = { target = p.target, itl_max = p.itl_max, gpus = p.gpus, disagg = p.disagg,
+            decode_gpus = p.decode_gpus, prefill_gpus = p.prefill_gpus, layout = p.layout,
+            prefill_layout = p.prefill_layout or report.null, batch = p.batch,
+            tokens_per_s = p.tokens_per_s, itl_s = p.itl_s or report.null, ttft_s = p.ttft_s,
+            cost_per_mtok = row.cost_per_mtok, currency = row.currency }
+    cols = plan_columns { "target", "itl_max", "gpus", "disagg", "decode_gpus", "prefill_gpus",
+      "layout", "prefill_layout", "batch", "tokens_per_s", "itl_s", "ttft_s", "cost_per_mtok",
+      "currency" }
+  end
   report.print({ row }, { format = opts.format, title = "GPUs for a target throughput",
                           columns = cols })
   if r and #r.defaults > 0 and (opts.format or "text") == "text" then
@@ -497,6 +517,16 @@ local function dense_target(opts, a)
                  { key = "tokens_per_s", label = "tok/s", fmt = "%.0f" },
                  { key = "itl_ms", label = "ITL ms", fmt = "%.1f" } }
   cost_cell(opts, row, cols, g.cost_per_mtok, g.currency)
+  if machine(opts) then
+    -- gp.infer_plan's names and units, as the MoE table's (layout: the
+    -- replica)
+    row = { target = opts.target, itl_max = (opts.itl_max or 50) / 1e3, gpus = g.gpus,
+            layout = replica, batch = g.batch, tokens_per_s = g.tokens_per_s,
+            itl_s = g.itl_s or report.null, cost_per_mtok = row.cost_per_mtok,
+            currency = row.currency }
+    cols = plan_columns { "target", "itl_max", "gpus", "layout", "batch", "tokens_per_s",
+      "itl_s", "cost_per_mtok", "currency" }
+  end
   report.print({ row }, { format = opts.format, title = "GPUs for a target throughput",
                           columns = cols })
   if #g.defaults > 0 and (opts.format or "text") == "text" then
