@@ -202,7 +202,11 @@ static const lgp_field rl_result_fields[] = {
 static const lgp_desc rl_result_desc = { "rl result", rl_result_fields };
 #define RO(n) O_NUM(#n, rl_rollout, n)
 static const lgp_field rl_rollout_fields[] = {
-	RO(engines), RO(samples), RO(prompts), RO(batch),
+	/* counts: integers where whole */
+	O_CNT("engines", rl_rollout, engines),
+	O_CNT("samples", rl_rollout, samples),
+	O_CNT("prompts", rl_rollout, prompts),
+	O_CNT("batch", rl_rollout, batch),
 	O_BOOL("queued", rl_rollout, queued), RO(prefill), RO(prefill_stall),
 	RO(decode),
 	RO(tail), RO(longest), RO(steps), RO(mean_batch), RO(itl_first),
@@ -231,7 +235,7 @@ void lgp_pushrl(lua_State *L, const rl_result *out)
 		lgp_setstr(L, "name", rl_phase_name(i));
 		lgp_setnum(L, "seconds", ph->time);
 		lgp_setnum(L, "idle", ph->idle);
-		lgp_setnum(L, "gpus", ph->gpus);
+		lgp_setcount(L, "gpus", ph->gpus);
 		lgp_setstr(L, "pool", rl_pool_name(ph->pool));
 		lgp_setstr(L, "memory", rl_mems[ph->mem]);
 		lua_rawseti(L, -2, i + 1);
@@ -240,7 +244,7 @@ void lgp_pushrl(lua_State *L, const rl_result *out)
 	lua_createtable(L, 0, 2);
 	for (i = 0; i < 2; i++) {
 		lua_createtable(L, 0, 3);
-		lgp_setnum(L, "gpus", out->pool_gpus[i]);
+		lgp_setcount(L, "gpus", out->pool_gpus[i]);
 		lgp_setnum(L, "busy", out->pool_busy[i]);
 		lgp_setnum(L, "idle", out->pool_idle[i]);
 		lua_setfield(L, -2, rl_pool_name(i));

@@ -188,7 +188,7 @@ static void lgp_pushops(lua_State *L, const infer_op_row *ops, int n)
 
 		lua_createtable(L, 0, 18);
 		lgp_setstr(L, "name", o->name);
-		lgp_setnum(L, "count", o->count);
+		lgp_setcount(L, "count", o->count);
 		lgp_setnum(L, "flop", o->flop);
 		lgp_setnum(L, "bytes", o->bytes);
 		lgp_setnum(L, "total", o->total);
@@ -201,9 +201,10 @@ static void lgp_pushops(lua_State *L, const infer_op_row *ops, int n)
 static void lgp_pushphase(lua_State *L, const infer_phase *p)
 {
 	lua_createtable(L, 0, 12);
-	lgp_setnum(L, "batch", p->batch);
-	lgp_setnum(L, "tokens", p->tokens);
-	lgp_setnum(L, "ctx", p->ctx);
+	/* counts: integers where whole (a TP share of a sequence is not) */
+	lgp_setcount(L, "batch", p->batch);
+	lgp_setcount(L, "tokens", p->tokens);
+	lgp_setcount(L, "ctx", p->ctx);
 	lgp_setnum(L, "time", p->time);
 	lgp_setnum(L, "gpu_time", p->gpu_time);
 	lgp_setnum(L, "comm_time", p->comm_time);
@@ -409,8 +410,8 @@ static void lgp_toservemoe(lua_State *L, int idx, serve_cfg *c)
 static void lgp_pushstep(lua_State *L, const serve_step *s)
 {
 	lua_createtable(L, 0, 16);
-	lgp_setnum(L, "batch", s->batch);
-	lgp_setnum(L, "tokens", s->tokens);
+	lgp_setcount(L, "batch", s->batch);
+	lgp_setcount(L, "tokens", s->tokens);
 	lgp_setnum(L, "compute", s->compute);
 	lgp_setnum(L, "tp_comm", s->tp_comm);
 	lgp_setnum(L, "a2a", s->a2a);

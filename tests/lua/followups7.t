@@ -38,4 +38,40 @@ do
        "the search keeps the EP layout that gives more tokens/s (" .. e.layout .. ")")
 end
 
+-- 3. Counts came back as Lua floats (205.0): gp.infer's decode.batch,
+-- decode.tokens, prefill.tokens, ctx and every operator's count,
+-- gp.train's tokens_per_step and memory.params / trainable, gp.rl's
+-- rollout engines / samples / prompts / batch and its pools' and phases'
+-- gpus.  A count held as a whole double is now an integer (the engine's
+-- lgp_pushcount, as microbatches already was); a fractional one (a TP
+-- GPU's share of a sequence) stays a float.
+do
+  local function int(v) return math.type(v) == "integer" end
+  local r = gp.infer { model = "llama3-8b", gpu = "h100-sxm", gpus = 8 }
+  t.ok(int(r.decode.batch) and int(r.decode.tokens) and int(r.decode.ctx),
+       "gp.infer decode batch, tokens, ctx: integers (" .. tostring(r.decode.batch) .. ")")
+  t.ok(int(r.prefill.tokens) and int(r.prefill.batch), "gp.infer prefill tokens, batch: integers")
+  local allint = true
+  for _, o in ipairs(r.ops) do allint = allint and int(o.count) end
+  t.ok(allint, "gp.infer operators' counts: integers")
+  local m = gp.infer { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 8, ep = 8 }
+  t.ok(int(m.decode.batch) and int(m.decode.tokens) and int(m.prefill.tokens),
+       "MoE gp.infer decode batch, tokens, prefill tokens: integers")
+  -- one stream on a TP8 instance: 1/8 of a sequence a GPU, a share
+  local c1 = gp.infer { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 8, tp = 8, ep = 8,
+                        concurrency = 1 }
+  t.is(c1.decode.batch, 0.125, "a TP8 GPU's share of one stream stays 1/8")
+  local tr = gp.train { model = "llama3-8b", gpu = "h100-sxm", gpus = 16 }
+  t.ok(int(tr.tokens_per_step) and int(tr.memory.params) and int(tr.memory.trainable),
+       "gp.train tokens_per_step, memory.params, trainable: integers")
+  t.is(string.format("%s", tr.tokens_per_step), "262144", "tokens_per_step prints as 262144")
+  local rl = gp.rl { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 16, algo = "grpo" }
+  t.ok(int(rl.rollout.engines) and int(rl.rollout.samples) and int(rl.rollout.prompts)
+       and int(rl.rollout.batch), "gp.rl rollout engines, samples, prompts, batch: integers")
+  t.ok(int(rl.pools.rollout.gpus) and int(rl.pools.train.gpus) and int(rl.phases[1].gpus),
+       "gp.rl pools' and phases' gpus: integers")
+  local mem = gp.memory { model = "llama3-8b", gpu = "h100-sxm", gpus = 8 }
+  t.ok(int(mem.params) and int(mem.trainable), "gp.memory params, trainable: integers")
+end
+
 t.done_testing()
