@@ -461,6 +461,35 @@ static int lgp_rl_job_step(lua_State *L)
 		return luaL_error(L, "step: the %d training GPUs are not a "
 				  "multiple of tp*pp*cp = %d", j->gpus, rep);
 	lay->dp = j->gpus / rep;
+	/* The rollout engine's GPUs in the pool, said in what the caller
+	 * gave (gp.rl's wording): the engine's own refusal (rl_pools) named
+	 * rollout_tp x rollout_pp where a step gave tp = 4 and neither ("...
+	 * = 4 does not divide the 6 GPUs of the rollout pool"). */
+	{
+		int n = c.roll.tp * (c.roll.pp > 0 ? c.roll.pp : 1);
+		int pool = c.colocated ? j->gpus : c.rollout_gpus;
+		int given = !j->follow_tp;
+		char eng[96];
+
+		if (!given && lua_istable(L, 2)) {
+			lua_getfield(L, 2, "rollout_tp");
+			given = !lua_isnil(L, -1);
+			lua_pop(L, 1);
+		}
+		snprintf(eng, sizeof eng, "%s %d", given ? "rollout_tp" :
+			 "the actor's tp", c.roll.tp);
+		if (c.roll.pp > 1)
+			snprintf(eng + strlen(eng), sizeof eng - strlen(eng),
+				 " x rollout_pp %d", c.roll.pp);
+		if (pool > 0 && pool % n != 0)
+			return luaL_error(L, "step: the rollout engine's %d "
+					  "GPU%s (%s) do%s not divide %s %d "
+					  "(%s)", n, n == 1 ? "" : "s", eng,
+					  n == 1 ? "es" : "", c.colocated ?
+					  "gpus" : "rollout_gpus", pool,
+					  c.colocated ? "the colocated pools" :
+					  "the rollout pool");
+	}
 	lay->schedule = lay->vpp > 1 ? GP_SCHED_INTERLEAVED : GP_SCHED_1F1B;
 	r = lua_isnoneornil(L, 3) ? NULL : luaL_checkudata(L, 3,
 							   LGP_RL_RESULT);

@@ -74,4 +74,32 @@ do
   t.ok(int(mem.params) and int(mem.trainable), "gp.memory params, trainable: integers")
 end
 
+-- 4. gp.rl_job's step reached the engine's refusal (engine/rl.c rl_pools)
+-- "the rollout engine's rollout_tp x rollout_pp = 4 does not divide the 6
+-- GPUs of the rollout pool" for step{tp = 4}: neither rollout option was
+-- given (the rollout's tp follows the actor's).  The step now says it in
+-- what was given, as gp.rl does (its own check, newuser7).
+do
+  local a = { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 14, algo = "grpo",
+              rollout_gpus = 6 }
+  local job = gp.rl_job(a)
+  local ok, e = pcall(job.step, job, { tp = 4 })
+  t.ok(not ok, "step{tp = 4} on a rollout pool of 6: refused")
+  t.like(tostring(e), "step: the rollout engine's 4 GPUs (the actor's tp 4) do not divide "
+    .. "rollout_gpus 6 (the rollout pool)", "names the actor's tp and rollout_gpus", true)
+  t.ok(not tostring(e):find("rollout_pp", 1, true), "no rollout_pp, which nobody gave")
+  -- gp.rl's words for the same job
+  local okr, er = pcall(gp.rl, t.with(a, { tp = 4 }))
+  t.like(tostring(er), "the rollout engine's 4 GPUs (the actor's tp 4) do not divide "
+    .. "rollout_gpus 6 (the rollout pool)", "gp.rl says the same", true)
+  t.ok(not okr, "gp.rl refuses it too")
+  -- rollout_tp given in the step, on the colocated pools of 8
+  local j8 = gp.rl_job { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 8, algo = "grpo" }
+  ok, e = pcall(j8.step, j8, { tp = 2, rollout_tp = 3 })
+  t.like(tostring(e), "step: the rollout engine's 3 GPUs (rollout_tp 3) do not divide gpus 8 "
+    .. "(the colocated pools)", "a step's rollout_tp named as given", true)
+  -- what divides still steps
+  t.ok(job:step { tp = 2 }.step_s > 0, "step{tp = 2} on the pool of 6 still prices")
+end
+
 t.done_testing()
