@@ -102,4 +102,37 @@ do
   t.ok(job:step { tp = 2 }.step_s > 0, "step{tp = 2} on the pool of 6 still prices")
 end
 
+-- 5. A train, infer (one model or MoE serving), rl or collective case
+-- whose hardware.gpu is no catalog card gave "unknown gpu 'x' (did you
+-- mean ...)" ("rl: unknown gpu ..." for rl, "unknown gpu 'x'" for a
+-- collective): neither the file nor the key.  Every predictor now says it
+-- as the memory predictor does (followups6): the case's file, the case
+-- and the key, from one helper (gpuplan.predict.case.gpu).
+do
+  local cjson = require "cjson"
+  local scratch = t.scratch()
+  local cat = gp.catalog()
+  local all = gp.validate.read(require("gpuplan.config").root .. "/validation/cases.json")
+  local function shipped(id)
+    for _, c in ipairs(all) do if c.id == id then return c end end
+  end
+  for i, id in ipairs { "automodel-h100-llama31-70b-bf16-fsdp2-cp2",
+                        "accelerate-opt30b-fp16-2xtitanrtx-cpu-offload",
+                        "deepseek-day6-dsv3-h800-ep144-decode",
+                        "dschat-readme-step3-opt66b-critic-opt350m-a100-80gb-64",
+                        "coll-allgather-h100-sxm-128g-efa-256MiB-hyperpod" } do
+    local c = shipped(id)
+    t.ok(c ~= nil, id .. ": shipped")
+    local raw = cjson.decode(cjson.encode(c))
+    raw._file = nil
+    raw.hardware.gpu = "x"
+    local p = scratch.put("badgpu" .. i .. ".json", cjson.encode { raw })
+    local row = gp.validate.predict(gp.validate.read(p)[1], cat)
+    t.is(row.predicted, nil, c.kind .. " case with an unknown gpu: not priced")
+    local want = p .. ": case '" .. id .. "': field 'hardware.gpu': unknown gpu 'x' (did you mean "
+    t.is((row.reason or ""):sub(1, #want), want, c.kind .. ": the reason names the file, case and key")
+  end
+  scratch.remove()
+end
+
 t.done_testing()

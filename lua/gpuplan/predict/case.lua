@@ -258,4 +258,18 @@ function M.profile(o, model, sets, defaults)
   return taken
 end
 
+-- The case's catalog card (hardware.gpu, given), or nil and the reason:
+-- the case's file, the case and the key, as a schema error is said
+-- (cat:get's own message names the line of the script that called into
+-- gpuplan -- gp.validate.predict's caller -- which says nothing of the
+-- case).  One wording for every predictor.
+function M.gpu(case, cat)
+  local id = (case.hardware or {}).gpu
+  local ok, g = pcall(cat.get, cat, "gpus", id)
+  if ok then return g end
+  local msg = require("gpuplan.cli").clean(g):gsub("^[^%s:]+:%d+: ", "")
+  return nil, string.format("%scase '%s': field 'hardware.gpu': %s",
+    case._file and (case._file .. ": ") or "", tostring(case.id), msg)
+end
+
 return M

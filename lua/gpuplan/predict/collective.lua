@@ -24,8 +24,10 @@ return function(case, cat)
   if metric ~= "busbw_gbps" and metric ~= "time_us" then
     return nil, "collective metric must be busbw_gbps or time_us (got " .. tostring(metric) .. ")"
   end
-  local gpu = h.gpu and cat.gpus[h.gpu]
-  if not gpu then return nil, "unknown gpu '" .. tostring(h.gpu) .. "'" end
+  local case_ = require "gpuplan.predict.case"
+  if case_.v(h.gpu) == nil then return nil, "hardware.gpu not given" end
+  local gpu, gwhy = case_.gpu(case, cat)
+  if not gpu then return nil, gwhy end
   local defaults = {}
   local intra = h.intra_node or (gpu.scaleup and gpu.scaleup.fabric)
   if not intra then return nil, "gpu " .. h.gpu .. " has no scale-up fabric in the catalog" end

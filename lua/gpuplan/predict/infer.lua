@@ -452,6 +452,8 @@ return function(case, cat)
   end
   if is_serve(case) then
     if not v(hw.gpu) then return nil, "hardware.gpu not given" end
+    local okg, gwhy = case_.gpu(case, cat)
+    if not okg then return nil, gwhy end
     if v(wl.offload) then
       return nil, "workload.offload: MoE serving (gpuplan.serve) keeps every layer on the GPUs"
     end
@@ -484,6 +486,8 @@ return function(case, cat)
   }
   if not pick[metric] then return nil, "metric " .. tostring(metric) .. " is not an infer metric" end
   if not v(hw.gpu) then return nil, "hardware.gpu not given" end
+  local okg, gwhy = case_.gpu(case, cat)
+  if not okg then return nil, gwhy end
   local defaults = {}
   local runtime, rnote = runtime_of(case)
   defaults[#defaults + 1] = rnote

@@ -309,14 +309,8 @@ return function(case, cat)
   -- a case without a catalog card is refused, as the train and infer
   -- predictors refuse it, not priced at an assumed 80 GB.
   if not v(hw.gpu) then return nil, "hardware.gpu not given" end
-  local ok, g = pcall(cat.get, cat, "gpus", hw.gpu)
-  if not ok then
-    -- cat:get names the line of the script that called into gpuplan
-    -- (here gp.validate.predict's caller), which says nothing of the case.
-    local msg = require("gpuplan.cli").clean(g):gsub("^[^%s:]+:%d+: ", "")
-    return nil, string.format("%scase '%s': field 'hardware.gpu': %s",
-      case._file and (case._file .. ": ") or "", tostring(case.id), msg)
-  end
+  local g, why = case_.gpu(case, cat)
+  if not g then return nil, why end
   o.gpu = g
   -- A measured run ran: whatever a choice hangs on "fits" (recompute =
   -- "auto") asks whether it starts, not whether it is safe.

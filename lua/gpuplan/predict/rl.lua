@@ -755,6 +755,8 @@ local function predict(case, cat)
   }
   if not pick[metric] then return nil, "metric " .. tostring(metric) .. " is not an RL metric" end
   if not v(hw.gpu) then return nil, "hardware.gpu not given" end
+  local okg, gwhy = case_.gpu(case, cat)
+  if not okg then return nil, gwhy end
   local prompts, group, resp = v(c.prompts), v(c.group), v(c.response_len)
   if not prompts or not group then
     return nil, "rl.prompts and rl.group are needed"

@@ -746,6 +746,8 @@ local function predict(case, cat)
                   hfu_tflops_per_gpu = "r.hw_tflops_gpu", mfu_tflops_per_gpu = "r.model_tflops_gpu",
                   mfu = "r.mfu" }
   if not v(hw.gpu) then return nil, "hardware.gpu not given" end
+  local okg, gwhy = case_.gpu(case, cat)
+  if not okg then return nil, gwhy end
   if model.moe and not v(model.moe.ffn_hidden) then
     return nil, "model.moe without its expert width"
   end
