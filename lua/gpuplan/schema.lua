@@ -174,6 +174,26 @@ function T.day()
   end }
 end
 
+-- When a price was quoted: a day (as T.day), a month "2026-06" or a year
+-- "2023", real ones, or "undated" (a seed guide's rule of thumb).  A
+-- listing's page often gives only the month; free text ("last week",
+-- "2026-13") printed beside the price as a date that never was.
+function T.when()
+  local day = T.day()
+  return { name = "date", check = function(x, path)
+    local s = type(x) == "string" and x or ""
+    local good = s == "undated" or s:match("^%d%d%d%d$") ~= nil
+    local m = s:match("^%d%d%d%d%-(%d%d)$")
+    if m then good = tonumber(m) >= 1 and tonumber(m) <= 12 end
+    if s:match("^%d%d%d%d%-%d%d%-%d%d$") then good = pcall(day.check, s, path) end
+    if not good then
+      fail(path, 'expected a date as "2026-06-01", "2026-06" or "2026", or "undated", got %s',
+           show(x))
+    end
+    return x
+  end }
+end
+
 function T.array(item)
   return { name = "array", check = function(v, path)
     if type(v) ~= "table" then fail(path, "expected a list, got %s", show(v)) end
@@ -503,7 +523,7 @@ M.price = T.record {
   region = R(str()),
   price = R(per_hour()),
   range = T.array(per_hour()),
-  date = R(str()), source = R(str()), notes = str(),
+  date = R(T.when()), source = R(str()), notes = str(),
 }
 
 M.currency = T.record {

@@ -135,4 +135,25 @@ do
   scratch.remove()
 end
 
+-- 6. A price's date was free text: date = "2026-13" or "last week" was
+-- taken, and printed beside the price.  It is now a day (as a currency's
+-- date), a month or a year, real ones, or "undated" (the shipped seed
+-- guides'), refused at the entry's file:line otherwise
+-- (tests/fixtures/catalog/semantic lines 48-49 hold the refusals).
+do
+  local schema = require "gpuplan.schema"
+  local base = { id = "t/x/us", gpu = "h100-sxm", provider = "x", provider_kind = "guide",
+                 region = "us", price = "$2/h", source = "t" }
+  for _, d in ipairs { "2026-06-01", "2026-06", "2023", "undated", "2024-02-29" } do
+    t.ok(pcall(schema.price.check, t.with(base, { date = d }), "price"), "date " .. d .. ": taken")
+  end
+  for _, d in ipairs { "2026-13", "2026-00", "last week", "2025-02-29", "26-06", "2026-6",
+                       "2026-06-01T00:00" } do
+    local ok, e = pcall(schema.price.check, t.with(base, { date = d }), "price")
+    e = type(e) == "table" and (e.path .. ": " .. e.msg) or tostring(e)
+    t.ok(not ok and e:find("price.date: expected a date as", 1, true),
+         "date " .. d .. ": refused (" .. e .. ")")
+  end
+end
+
 t.done_testing()
