@@ -29,7 +29,7 @@ const char *mem_schedule_name(gp_schedule s)
 
 int mem_schedule_parse(const char *s, gp_schedule *out, gp_error *err)
 {
-	int v;
+	int v = -1; /* set by gp_parse_name on GP_OK */
 
 	if (gp_parse_name(s, schedule_names, GP_SCHED_COUNT, &v,
 			  "pipeline schedule", err))
@@ -45,7 +45,7 @@ const char *mem_pipe_name(gp_pipe_engine p)
 
 int mem_pipe_parse(const char *s, gp_pipe_engine *out, gp_error *err)
 {
-	int v;
+	int v = -1; /* set by gp_parse_name on GP_OK */
 
 	if (gp_parse_name(s, pipe_names, GP_PIPE_COUNT, &v,
 			  "pipeline engine", err))
@@ -61,7 +61,7 @@ const char *mem_partition_name(gp_partition p)
 
 int mem_partition_parse(const char *s, gp_partition *out, gp_error *err)
 {
-	int v;
+	int v = -1; /* set by gp_parse_name on GP_OK */
 
 	if (gp_parse_name(s, partition_names, GP_PART_COUNT, &v,
 			  "pipeline partition", err))

@@ -284,7 +284,7 @@ static void read_value(lua_State *L, int arg, const lgp_desc *d,
 			fail(L, arg, lua_pushfstring(L, "%s", err.msg));
 		break;
 	case LGP_F_DTYPE: {
-		gp_dtype p;
+		gp_dtype p = GP_DTYPE_COUNT; /* none until parsed */
 
 		want(L, arg, d, f, t, LUA_TSTRING, "a string");
 		if (gp_dtype_parse(lua_tostring(L, -1), &p) != GP_OK)

@@ -451,7 +451,7 @@ static void c_regions(lua_State *L, int v, void *dst, const char *path)
 	for (i = 1; i <= count; i++) {
 		gp_region *r = &n->region[i - 1];
 		const char *a, *pr;
-		gp_algo algo;
+		gp_algo algo = GP_ALGO_COUNT; /* none until parsed */
 
 		lua_rawgeti(L, v, i);
 		if (lua_type(L, -1) != LUA_TTABLE)
@@ -738,7 +738,8 @@ void lgp_todevice(lua_State *L, int idx, roof_device *d)
 static gp_dtype lgp_checkdtype(lua_State *L, const char *what,
 			       const char *name)
 {
-	gp_dtype t;
+	gp_dtype t = GP_DTYPE_COUNT; /* none until parsed (luaL_error
+	                              * does not return) */
 
 	if (!name || gp_dtype_parse(name, &t) != GP_OK)
 		luaL_error(L, "%s: unknown precision '%s'", what,

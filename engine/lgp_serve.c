@@ -285,8 +285,11 @@ int lgp_infer_gpus_for(lua_State *L)
 	infer_cfg c;
 	gp_topo t;
 	gp_error err;
-	double target, limit, tps;
-	int gpus, batch;
+	double target, limit;
+	/* set by infer_gpus_for on GP_OK; its refusal does not return here
+	 * (gcc cannot see that gp_fail, a variadic call, returns GP_EINVAL) */
+	double tps = 0.0;
+	int gpus = 0, batch = 0;
 
 	lgp_tomodel(L, 1, &m);
 	lgp_todevice(L, 2, &d);
@@ -541,6 +544,7 @@ int lgp_serve_target(lua_State *L)
 	fl = lua_toboolean(L, 6);
 	fd = lua_toboolean(L, 7);
 	st = lua_toboolean(L, 8);
+	out = c; /* serve_target's plan on GP_OK (as infer_gpus_for's above) */
 	if (serve_target(&m, &d, &c, target, limit, fl, fd, st, &out, &r,
 	                 &err)
 	    != GP_OK)

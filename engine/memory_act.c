@@ -98,7 +98,7 @@ const char *mem_recompute_name(gp_recompute r)
 
 int mem_recompute_parse(const char *s, gp_recompute *out, gp_error *err)
 {
-	int v;
+	int v = -1; /* set by gp_parse_name on GP_OK */
 
 	if (gp_parse_name(s, recompute_names, GP_RECOMPUTE_COUNT, &v,
 			  "recompute policy", err))

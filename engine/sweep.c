@@ -18,7 +18,7 @@ const char *sweep_key_name(sweep_key k)
 
 int sweep_key_parse(const char *s, sweep_key *out, gp_error *err)
 {
-	int v;
+	int v = -1; /* set by gp_parse_name on GP_OK */
 
 	if (gp_parse_name(s, key_names, SWEEP_KEYS, &v, "sweep key", err))
 		return GP_EINVAL;
