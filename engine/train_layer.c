@@ -1251,6 +1251,54 @@ static double moe_permute_costs(tenv *e, const train_lkey *k,
 	return 0.5 * tf + (more > 0 ? (t - tf) * (us - u) / more : 0.0);
 }
 
+static double flex_ranks(double experts, double k, double ep);
+
+/* DeepEP's flex dispatcher leaves the local permute to Megatron-Core.
+ * DeepEP's dispatch delivers each token once to each rank holding any
+ * of its experts (flex_ranks), not once per expert: "The Flex Dispatcher
+ * of DeepEP or HybridEP fuses the global permute into the communication
+ * kernel, eliminating the need to explicitly copy the tokens top-k
+ * times, but still requires a permute kernel to copy and rearrange the
+ * tokens distributed to different local experts after EP communication"
+ * (Megatron-LM docs/discussions/deepseek-v3-gb200-optimization, sec.
+ * 2.1.1, Nov 2025).  Megatron-Core's _DeepepManager (token_dispatcher.py,
+ * at 3c1b98e and d98e8a6) does it in get_permuted_hidden_states_by_
+ * experts -- fused_indices_to_multihot (or _indices_to_multihot) of the
+ * received indices, then "permute(hidden_states, self.dispatched_
+ * routing_map, probs=..., num_out_tokens=self.tokens_per_expert.sum().
+ * item(), fused=self.permute_fusion)" -- and undoes it in get_restored_
+ * hidden_states_by_experts ("unpermute(hidden_states, self.reversed_
+ * mapping_for_combine, ...)") before the combine: Transformer Engine's
+ * fused moe_permute and moe_unpermute, memory-bound passes over the bf16
+ * rows.  Forward: the permute reads the rr received rows and writes
+ * their ur expert copies, the unpermute reads the ur and writes rr sums;
+ * the backward is each kernel's reverse, the same bytes: 2 (rr + ur)
+ * each way.  HybridEP does this inside its dispatch and combine
+ * (_HybridEPManager.get_permuted_hidden_states_by_experts returns the
+ * dispatch's output as it is: "we choose to fuse this D2D copy with the
+ * subsequent permute", the guide's sec. 2.5), so it has none.  Host:
+ * the multihot, the permute and the unpermute, one launch each, the
+ * first two after the dispatcher's wait.  Returns the forward seconds
+ * before the experts (the permute: half). */
+#define MOE_DEEPEP_PERMUTE_OPS 3.0
+#define MOE_DEEPEP_POST_OPS 2.0
+
+static double moe_deepep_permute_costs(tenv *e, const train_lkey *k,
+				       train_lcost *lc)
+{
+	const gp_model *m = e->m;
+	double cf = k->capacity_factor > 0 ? k->capacity_factor : 1.0;
+	double sk = k->skew > 1.0 ? k->skew : 1.0;
+	double row = m->hidden * k->A * cf * sk;
+	double rr = k->Tn * flex_ranks(m->moe.experts, m->moe.top_k, k->ep) *
+		row;
+	double ur = k->Tn * m->moe.top_k * row;
+	double t = t_mem(e, k->half, 2.0 * (rr + ur));
+
+	add_op(lc, "moe_permute", t, t, 0, 0);
+	return 0.5 * t;
+}
+
 /* The dropless dispatchers' host wait (MOE_DISPATCH_OPS, MOE_FLEX_OPS)
  * splits a layer's forward: the host waits there until the GPU has run
  * everything before it, so it starts what follows with nothing queued
@@ -2446,6 +2494,14 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 		/* its passes before the experts: permutation 1 and the
 		 * sort */
 		ge += moe_permute_costs(e, k, lc);
+	}
+	/* DeepEP's local permute and unpermute, Megatron-Core's
+	 * (moe_deepep_permute_costs; the megatron stack's dispatcher) */
+	if (moe && k->ep > 1 && !eager && k->ep_flex && !k->ep_hybridep &&
+	    k->te_modules) {
+		ge += moe_deepep_permute_costs(e, k, lc);
+		nk += MOE_DEEPEP_PERMUTE_OPS;
+		ne += MOE_DEEPEP_POST_OPS;
 	}
 	if (moe && k->moe_fp8_copy && k->lin == GP_FP8 && !eager) {
 		moe_fp8_pad_costs(e, k, &nk, &nb, lc);

@@ -1309,8 +1309,8 @@ opt { name = "moe_balance", type = "string", metavar = "B", commands = "train pl
   suggest = { "moe_router_load_balancing_type", "load_balancing", "router_balance" } }
 opt { name = "moe_fp8_pad", type = "string", metavar = "P", commands = "train plan rl",
   kind = "enum", values = { "copy", "none" },
-  default = "copy with precision fp8 on the alltoall and allgather dispatchers of the "
-    .. "megatron stack, else none",
+  default = "copy with precision fp8 on the megatron stack's alltoall and allgather "
+    .. "dispatchers and DeepEP's flex, else none",
   help = "how an fp8 MoE layer's experts get the row counts their fp8 GEMMs take "
     .. "(multiples of 16, 32 for MXFP8): copy (Megatron-Core's grouped MLP pads them "
     .. "itself: Transformer Engine's Fp8Padding copies the received rows into a padded "

@@ -676,7 +676,13 @@ local function step_choices(o, p, cfg, sweep, default)
   -- fp8 experts' row counts (engine/train_layer.c moe_fp8_pad_costs):
   -- Megatron-Core's grouped MLP copies them to aligned counts where the
   -- dispatcher hands them over unaligned -- alltoall and allgather
-  -- without moe_router_padding_for_quantization, its default; HybridEP
+  -- without moe_router_padding_for_quantization, its default, and the
+  -- flex dispatcher's DeepEP backend, whose local permute pads nothing
+  -- (TEGroupedMLP.forward at 3c1b98e, Nov 2025: "if self.config.fp8 or
+  -- self.config.fp4: ... self.quantization_padding(...)" whatever the
+  -- dispatcher; at d98e8a6 skip_routed_expert_padding skips it for
+  -- DeepEP only under moe_use_grouped_tensor, "DeepEP's fused
+  -- permutation kernel"); HybridEP
   -- pads in its dispatch, and DualPipe is DeepSeek's own framework, not
   -- Megatron-Core's grouped MLP.  fused_grouped_mlp keeps the copy:
   -- Megatron-Core core_v0.18.0 experts.py _fused_forward runs the same
@@ -700,16 +706,16 @@ local function step_choices(o, p, cfg, sweep, default)
       usage("train: moe_fp8_pad copy is Megatron-Core's grouped MLP (Transformer Engine's "
         .. "Fp8Padding): it needs stack = megatron with kernels = fused (got stack = %s, "
         .. "kernels = %s)", tostring(cfg.stack), cfg.eager and "eager" or "fused")
-    elseif pad == "copy" and cfg.moe_flex then
-      usage("train: moe_fp8_pad copy with moe_dispatcher flex: HybridEP pads the experts' rows "
-        .. "in its dispatch (pad_multiple), the grouped MLP copies nothing")
+    elseif pad == "copy" and cfg.moe_hybridep then
+      usage("train: moe_fp8_pad copy with moe_flex_backend hybridep: HybridEP pads the experts' "
+        .. "rows in its dispatch (pad_multiple), the grouped MLP copies nothing")
     elseif pad == "copy" and dual then
       usage("train: moe_fp8_pad copy with schedule = dualpipe: DualPipe is DeepSeek's own "
         .. "framework, not Megatron-Core's grouped MLP")
     end
     cfg.moe_fp8_copy = pad == "copy"
   else
-    cfg.moe_fp8_copy = grouped and not cfg.moe_flex and not dual or false
+    cfg.moe_fp8_copy = grouped and not cfg.moe_hybridep and not dual or false
     if cfg.moe_fp8_copy then
       default("moe_fp8_pad=copy (Megatron-Core's grouped MLP pads the experts' rows for fp8: "
         .. "moe_router_padding_for_quantization off)")

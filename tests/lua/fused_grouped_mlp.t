@@ -107,8 +107,10 @@ t.ok(grew("moe_down") > 1 and grew("moe_down") <= 8.983379 / 8.491706,
 -- get_align_size_for_quantization(self.config)", 256 under the op fuser,
 -- moe_utils.py), where the grouped MLP then copies nothing: the expert
 -- GEMMs are the copy path's padded ones, bit for bit (the same counts, the
--- same 256-row blocks).  DeepEP's flex backend pads nothing here (no
--- router padding): its GEMMs are the unpadded ones.
+-- same 256-row blocks).  DeepEP's flex backend pads nothing itself (no
+-- router padding, no moe_use_grouped_tensor: skip_routed_expert_padding
+-- false), so the grouped MLP's copy pads them: its GEMMs are the copy
+-- path's padded ones too.
 local hy = run { seq = 4096, fused_grouped_mlp = true, moe_dispatcher = "flex",
                  moe_flex_backend = "hybridep" }
 local dp = run { seq = 4096, fused_grouped_mlp = true, moe_dispatcher = "flex",
@@ -117,8 +119,8 @@ t.is(op(hy, "moe_up").fwd, op(f4, "moe_up").fwd,
      "HybridEP's 256-row padding: fused fc1's forward as the copy path's")
 t.is(op(hy, "moe_down").bwd, op(f4, "moe_down").bwd,
      "HybridEP's 256-row padding: fused fc2's backward (wgrad's K too) as the copy path's")
-t.is(op(dp, "moe_up").fwd, op(fn4, "moe_up").fwd,
-     "DeepEP without router padding: fused fc1's forward unpadded")
+t.is(op(dp, "moe_up").fwd, op(f4, "moe_up").fwd,
+     "DeepEP without router padding: the grouped MLP's copy, fused fc1's forward padded")
 
 -- The per-expert launches: the fused kernels are one launch for the 16
 -- local experts, where TEGroupedMLP pays 15 more GEMM gaps (GB200's

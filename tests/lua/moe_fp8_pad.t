@@ -13,7 +13,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(13)
+t.plan(14)
 
 local op = t.op
 -- H100 SXM streams at 3.35e12 B/s x 0.84 (the hopper arch's hbm).
@@ -47,8 +47,12 @@ t.like(table.concat(s4.defaults, "; "), "moe_fp8_pad=copy",
 -- Where the counts arrive aligned nothing is copied.
 t.is(op(run { seq = 4096, moe_fp8_pad = "none" }, "moe_fp8_pad"), nil,
      "moe_fp8_pad none: no copies")
-t.is(op(run { seq = 4096, moe_dispatcher = "flex" }, "moe_fp8_pad"), nil,
-     "flex: HybridEP pads in its dispatch")
+t.is(op(run { seq = 4096, moe_dispatcher = "flex", moe_flex_backend = "hybridep" },
+        "moe_fp8_pad"), nil, "HybridEP pads in its dispatch")
+-- DeepEP's local permute pads nothing: the grouped MLP copies, as with
+-- the alltoall dispatcher (the same rows: k u each way, balanced).
+t.near(op(run { seq = 4096, moe_dispatcher = "flex" }, "moe_fp8_pad").fwd,
+       op(s4, "moe_fp8_pad").fwd, 1e-12, "DeepEP: the grouped MLP's copies, the alltoall's")
 t.is(op(gp.train(t.with(job16, { seq = 4096 })), "moe_fp8_pad"), nil,
      "bf16: no fp8 GEMMs to pad for")
 -- The copies only add time: the same job without them is faster.
@@ -79,9 +83,9 @@ end
 t.like(err({ moe_fp8_pad = "copy" }, job16),
        "moe_fp8_pad copy pads the experts' rows for fp8 GEMMs: it needs precision = fp8",
        "copy without fp8: refused, named")
-t.like(err { moe_fp8_pad = "copy", moe_dispatcher = "flex" },
-       "moe_fp8_pad copy with moe_dispatcher flex: HybridEP pads",
-       "copy with the flex dispatcher: refused, named")
+t.like(err { moe_fp8_pad = "copy", moe_dispatcher = "flex", moe_flex_backend = "hybridep" },
+       "moe_fp8_pad copy with moe_flex_backend hybridep: HybridEP pads",
+       "copy with HybridEP: refused, named")
 t.like(err { model = "llama3-8b", ep = 1, moe_fp8_pad = "none" },
        "moe_fp8_pad none is how fp8 experts get their row counts; llama3%-8b has no experts",
        "a dense model: refused, named")

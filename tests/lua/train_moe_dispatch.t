@@ -89,11 +89,12 @@ t.near(fg, 2.75 * ((14 + 32) * op + 32 * te), 1e-9, "GB200: the host's forward x
 -- tokens, EP 8 on H100s, flex: the stretch's host time is 5 x 24.84 us +
 -- 32 x 33.375 us = 1.192 ms against the experts' ~0.67 ms on the GPU;
 -- the whole layer's (12 + 18) x 24.84 us + 32 x 33.375 us = 1.813 ms
--- against its ~1.39 ms would leave the smaller wait.
+-- against its ~1.39 ms would leave the smaller wait.  HybridEP's: DeepEP
+-- adds Megatron-Core's local permute (below).
 do
   local r = gp.train { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 8, ep = 8, seq = 4096,
                        batch = 1, global_batch = 8, stack = "megatron", zero = 1,
-                       kernels = "fused", moe_dispatcher = "flex" }
+                       kernels = "fused", moe_dispatcher = "flex", moe_flex_backend = "hybridep" }
   local g, ge, wait = 0, 0, 0
   for _, o in ipairs(r.ops) do
     if o.name == "host_wait" then wait = o.fwd else g = g + o.fwd end
@@ -104,6 +105,25 @@ do
   t.near(wait, he - ge, 1e-9, "flex, 4096 tokens: the forward waits the experts' host time beyond their GPU time")
   t.ok(wait > (12 + 18) * op + 32 * te - g,
        "flex, 4096 tokens: more than the whole layer's host time beyond its GPU time")
+end
+-- DeepEP (engine/train_layer.c moe_deepep_permute_costs): Megatron-Core's
+-- multihot and permute are 2 more launches in that stretch, and the
+-- permute's kernel (half of the moe_permute op's forward: the unpermute
+-- is after the experts) more GPU work in it: the wait is (5 + 2) x
+-- 24.84 us + 32 x 33.375 us less the experts' and the permute's GPU time
+-- (1e-9: the same sums).
+do
+  local r = gp.train { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 8, ep = 8, seq = 4096,
+                       batch = 1, global_batch = 8, stack = "megatron", zero = 1,
+                       kernels = "fused", moe_dispatcher = "flex" }
+  local ge, wait = 0, 0
+  for _, o in ipairs(r.ops) do
+    if o.name == "host_wait" then wait = o.fwd end
+    if o.name == "moe_up" or o.name == "moe_act" or o.name == "moe_down" then ge = ge + o.fwd end
+    if o.name == "moe_permute" then ge = ge + 0.5 * o.fwd end
+  end
+  t.near(wait, 7 * op + 32 * te - ge, 1e-9,
+         "DeepEP, 4096 tokens: the local permute's 2 launches and its kernel in the experts' stretch")
 end
 
 t.done_testing()

@@ -3,8 +3,9 @@
 -- the local tokens into their k copies, the received rows sorted by
 -- local expert and back, the unpermute summing the k copies
 -- (engine/train_layer.c moe_permute_costs: 2 u + 2 us + 4 ur bytes each
--- pass, u = Tn h A, us = k u, ur the received rows).  The flex dispatcher
--- (HybridEP) does them inside its dispatch and combine.  The experts' up
+-- pass, u = Tn h A, us = k u, ur the received rows).  HybridEP does
+-- them inside its dispatch and combine; DeepEP leaves the local permute
+-- to Megatron-Core.  The experts' up
 -- projection casts the dispatched bf16 tokens to fp8 in a kernel of its
 -- own: no norm writes them (gemm_costs).  Transformer Engine's grouped
 -- linear casts each expert's rows apart unless the scaling is delayed
@@ -14,7 +15,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(9)
+t.plan(10)
 
 local op = t.op
 -- H100 SXM streams at 3.35e12 B/s x 0.84 (the hopper arch's hbm).
@@ -42,9 +43,22 @@ t.near(op(s4, "moe_permute").bwd, op(s4, "moe_permute").fwd, 1e-12,
 local e1 = gp.train(t.with(job, { seq = 4096, gpus = 128, ep = 128, global_batch = 128 }))
 t.near(op(s4, "moe_permute").fwd - op(e1, "moe_permute").fwd, 32 * u / bw, 1e-6,
        "one local expert: the two sorts drop out (32 u)")
--- The flex dispatcher permutes inside its own kernels.
-t.is(op(run { seq = 4096, moe_dispatcher = "flex" }, "moe_permute"), nil,
-     "flex: no permute kernels of the dispatcher's own")
+-- HybridEP permutes inside its own kernels.
+t.is(op(run { seq = 4096, moe_dispatcher = "flex", moe_flex_backend = "hybridep" },
+        "moe_permute"), nil, "HybridEP: no permute kernels of the dispatcher's own")
+-- DeepEP delivers a token once to each rank holding any of its experts
+-- and Megatron-Core permutes the received rows into their expert copies
+-- and back (moe_deepep_permute_costs): 2 (rr + ur) bytes a pass, rr = f u
+-- received, f = 8 (1 - prod_{i<8} (112 - i) / (128 - i)) = 5.34 of the 8
+-- picks reach a rank (16 local experts of 128), ur = k u = 8 u copies.
+-- Doubling the tokens adds 2 (f + 8) u / bw; fixed parts cancel: 1e-6.
+local miss = 1
+for i = 0, 7 do miss = miss * (112 - i) / (128 - i) end
+local f = 8 * (1 - miss)
+local d4 = run { seq = 4096, moe_dispatcher = "flex" }
+local d8 = run { seq = 8192, moe_dispatcher = "flex" }
+t.near(op(d8, "moe_permute").fwd - op(d4, "moe_permute").fwd, 2 * (f + 8) * u / bw, 1e-6,
+       "DeepEP: Megatron-Core's local permute and unpermute, 2 (rr + ur) bytes a pass")
 -- Without expert parallelism there is no dispatcher's exchange to price.
 t.is(op(gp.train(t.with(job, { seq = 4096, ep = 1 })), "moe_permute"), nil, "EP 1: none")
 
