@@ -1250,8 +1250,9 @@ opt { name = "moe_dispatcher", type = "string", metavar = "D", commands = "train
     .. "alltoall (each token's top_k copies sent to their experts' ranks and back), "
     .. "allgather (every rank gathers the EP group's tokens once each, the outputs "
     .. "reduce-scattered back) or flex (DeepEP's or HybridEP's fused kernels: the "
-    .. "permute, the all-to-all and the experts' sort in one call each way, each token "
-    .. "sent once to each rank holding any of its experts)",
+    .. "permute and the all-to-all in one call each way, each token sent once to each "
+    .. "rank holding any of its experts; HybridEP sorts the received rows by expert in "
+    .. "the same call, after DeepEP's Megatron-Core runs a permute kernel of its own)",
   suggest = { "moe_token_dispatcher_type", "token_dispatcher", "dispatcher" } }
 opt { name = "moe_flex_backend", type = "string", metavar = "B", commands = "train plan rl",
   value = "deepep", kind = "enum", values = { "deepep", "hybridep" },
