@@ -974,7 +974,7 @@ TRAIN_INLINE int step_rates(phase *ph, const gp_model *m,
 	const ctx *x = &ph->x;
 	double sg;
 
-	if (phase_flops(ph, m, c, cache, err))
+	if (!ph->flops_ok && phase_flops(ph, m, c, cache, err))
 		return GP_EINVAL;
 	out->tokens_per_step = ph->tokens_per_step;
 	out->tokens_per_s = out->tokens_per_step / out->step;
@@ -999,7 +999,8 @@ TRAIN_INLINE int step_rates(phase *ph, const gp_model *m,
 		 * Megatron floors (train_iters = train_samples //
 		 * global_batch_size) and HF's last partial batch is smaller,
 		 * so no trainer rounds a run up to a whole extra step. */
-		double tok = fmax(c->tokens, out->tokens_per_step);
+		double tok = out->tokens_per_step > c->tokens ?
+			out->tokens_per_step : c->tokens;
 
 		out->train_time = tok * out->step / out->tokens_per_step;
 		if (c->price > 0)
