@@ -802,6 +802,10 @@ static int next_layout(sweep_iter *it, train_cfg *out, sweep_cand *c,
 				it->cur[LV_HS] == it->last_hs;
 			it->last_hs = it->cur[LV_HS];
 			it->moved = LV_N;
+			/* next_inner's list until the innermost levels
+			 * leave it (tp, so one, stays) */
+			it->trow = (const int (*)[3])it->tri[one];
+			it->inner_n = s->shard_n > 0 ? 0 : it->ntri[one];
 			it->st.divided++;
 			write_layout(it, out, c, whole, idx);
 			return 1;
@@ -818,12 +822,12 @@ static int next_layout(sweep_iter *it, train_cfg *out, sweep_cand *c,
 static inline int next_inner(sweep_iter *it, train_cfg *out, sweep_cand *c)
 {
 	const int *t3;
-	int one = it->cur[LV_TP] == 1;
 
-	if (!it->started || it->s->shard_n > 0 ||
-	    it->tri_i + 1 >= it->ntri[one])
+	/* inner_n: 0 before the first yield (sweep_begin's memset) and
+	 * under a shard (next_layout) */
+	if (it->tri_i + 1 >= it->inner_n)
 		return 0;
-	t3 = it->tri[one][++it->tri_i];
+	t3 = it->trow[++it->tri_i];
 	it->cur[LV_Z] = t3[0];
 	it->cur[LV_TPO] = t3[1];
 	it->cur[LV_DPO] = t3[2];
@@ -955,7 +959,7 @@ int sweep_run(const gp_model *m, const roof_device *d, const gp_topo *t,
 	gp_error e2;
 	gate_ctx g;
 	long total = 0, done = 0, step = SWEEP_PROGRESS_N;
-	int use_gate, gate_all;
+	int use_gate, gate_all, skip_unfit, bound;
 
 	if (!top || !ntop || k < 0 || !cache)
 		return gp_fail(err, "sweep: no result buffer or memo");
@@ -985,6 +989,9 @@ int sweep_run(const gp_model *m, const roof_device *d, const gp_topo *t,
 	g.top = top;
 	g.k = k;
 	gate_all = !s->no_bound && (s->max_time > 0 || s->max_cost > 0);
+	/* the space's, the same for every layout: read once */
+	skip_unfit = !s->time_all;
+	bound = !s->no_bound;
 	while (next_inner(&it, &c, &cand) ||
 	       next_layout(&it, &c, &cand, it.st.divided == 0)) {
 		if (s->progress && ++done % step == 0)
@@ -993,8 +1000,8 @@ int sweep_run(const gp_model *m, const roof_device *d, const gp_topo *t,
 		 * budget), then memory: what cannot rank or does not fit is
 		 * not timed. */
 		g.ntop = *ntop;
-		c.skip_unfit = !s->time_all;
-		use_gate = gate_all || (!s->no_bound && *ntop == k);
+		c.skip_unfit = skip_unfit;
+		use_gate = gate_all || (bound && *ntop == k);
 		/* After the first layout the memo holds the model, device
 		 * and topology; when only the innermost levels moved, the
 		 * step's phase of the layout before is this one's, and when
