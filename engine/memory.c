@@ -64,6 +64,11 @@ void mem_finish(gp_mem_result *o, double capacity, const gp_mem_reserve *r,
 	finish_sum(o, sum, capacity, r, pooled);
 }
 
+void mem_largest(gp_mem_result *o)
+{
+	o->largest = largest_of(o->bytes);
+}
+
 double mem_host_share(int gpus_per_node, int host_gpus, double gpus,
 		      int *ranks)
 {

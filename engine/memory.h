@@ -494,6 +494,10 @@ int mem_train_zero_fit(const gp_model *m, const gp_params *p,
 		       gp_mem_split *s, const gp_mem_result **res,
 		       gp_error *err);
 
+/* The largest component of a result mem_train_zero_fit finished: what
+ * mem_train_zero's finish sets (its bytes unchanged since). */
+void mem_largest(gp_mem_result *o);
+
 /* Inference is priced for decoder-only models: GP_OK, or GP_EINVAL for
  * an encoder-decoder one (mem_infer's and infer_run's one refusal). */
 int mem_infer_model_ok(const gp_model *m, gp_error *err);

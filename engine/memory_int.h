@@ -42,6 +42,21 @@ typedef char paged_after_reserves[GP_MEM_PAGED == GP_MEM_NCOMP - 1 &&
 	GP_MEM_FRAG == GP_MEM_PAGED - 1 &&
 	GP_MEM_CONTEXT == GP_MEM_NTENSOR ? 1 : -1];
 
+/* The index of the largest component that counts (the paged states
+ * do not), the earliest of equals. */
+static inline int largest_of(const double *b)
+{
+	double top = b[0];
+	int i, largest = 0;
+
+	for (i = 0; i < GP_MEM_PAGED; i++)
+		if (b[i] > top) {
+			top = b[i];
+			largest = i;
+		}
+	return largest;
+}
+
 /* mem_finish with the tensors' sum (their bytes added in order) known;
  * finish_fit without the largest component (left as it was: a caller
  * that reads the total and the fit alone skips its scan). */
@@ -49,8 +64,8 @@ static inline void finish_pick(gp_mem_result *o, double sum,
 			       double capacity, const gp_mem_reserve *r,
 			       double pooled, int pick)
 {
-	double *b = o->bytes, top;
-	int i, largest = 0;
+	double *b = o->bytes;
+	int i;
 
 	o->allocated = sum;
 	b[GP_MEM_CONTEXT] = r->context;
@@ -65,15 +80,8 @@ static inline void finish_pick(gp_mem_result *o, double sum,
 	for (i = GP_MEM_NTENSOR; i < GP_MEM_PAGED; i++)
 		sum += b[i];
 	o->total = sum;
-	if (pick) {
-		top = b[0];
-		for (i = 0; i < GP_MEM_PAGED; i++)
-			if (b[i] > top) {
-				top = b[i];
-				largest = i;
-			}
-		o->largest = largest;
-	}
+	if (pick)
+		o->largest = largest_of(b);
 	o->capacity = capacity;
 	o->margin = r->margin * capacity;
 	o->budget = capacity - o->margin;

@@ -150,7 +150,7 @@ static int phase_mem_price(phase *ph, struct zslot *zs, const gp_model *m,
 		zs->brief_ok = 1;
 		if (!brief) {
 			zs->mem = *res;
-			zs->mem_ok = 1;
+			zs->mem_ok = zs->largest_ok = 1;
 			phase_host_fit(ph, &zs->mem);
 		}
 	}
@@ -170,12 +170,16 @@ static int phase_mem_price(phase *ph, struct zslot *zs, const gp_model *m,
 			if (mem_train_split(m, &ph->x.e.p, &ph->mc, &ph->my,
 					    c->capacity, &c->reserve,
 					    &cache->mem, &ph->msplit, err) ||
-			    mem_train_zero(m, &ph->x.e.p, &ph->mc, &ph->my,
+			    (brief ? mem_train_zero_fit : mem_train_zero)(m,
+					   &ph->x.e.p, &ph->mc, &ph->my,
 					   c->capacity, &c->reserve,
 					   &ph->msplit, &res, err))
 				return GP_EINVAL;
 			ph->msplit_ok = 1;
 			zs->mem = *res;
+			/* brief: the largest component only when a full
+			 * step asks (phase_mem), from these same bytes */
+			zs->largest_ok = !brief;
 		} else {
 			gp_train_cfg mc = c->mem;
 
@@ -196,6 +200,7 @@ static int phase_mem_price(phase *ph, struct zslot *zs, const gp_model *m,
 					     &zs->mem, err)) {
 				return GP_EINVAL;
 			}
+			zs->largest_ok = 1;
 		}
 		zs->mem_ok = zs->brief_ok = 1;
 		phase_host_fit(ph, &zs->mem);
@@ -222,6 +227,10 @@ static int phase_mem(phase *ph, struct zslot *zs, const gp_model *m,
 		out->host_need = zs->mem_ok ? zs->mem.host_need : 0.0;
 		out->host_memory = zs->mem_ok ? zs->mem.host_memory : 0.0;
 	} else {
+		if (!zs->largest_ok) {
+			mem_largest(&zs->mem);
+			zs->largest_ok = 1;
+		}
 		*out = zs->mem;
 	}
 	return GP_OK;

@@ -183,6 +183,8 @@ struct train_phase {
 		int mem_ok, post_ok, blk_ok[2];
 		gp_mem_result mem;
 		int brief_ok;           /* total and fits alone */
+		int largest_ok;         /* mem.largest set (a brief split
+					 * leaves it: phase_mem sets it) */
 		double total;
 		int fits;
 		double dp[TRAIN_PHASE_STAGES], zg[TRAIN_PHASE_STAGES];
