@@ -141,9 +141,13 @@ static int phase_mem_price(phase *ph, struct zslot *zs, const gp_model *m,
 		 * split was made with. */
 		ph->mc.lay.zero = ph->my.zero = c->mem.lay.zero;
 		ph->mc.ds_overlap_comm = ovl;
-		if ((brief ? mem_train_zero_fit : mem_train_zero)(m,
-			&ph->x.e.p, &ph->mc, &ph->my, c->capacity,
-			&c->reserve, &ph->msplit, &res, err))
+		if (brief ? mem_train_zero_fit(m, &ph->x.e.p, &ph->mc,
+					       &ph->my, c->capacity,
+					       &c->reserve, &ph->msplit,
+					       &res, err) :
+		    mem_train_zero(m, &ph->x.e.p, &ph->mc, &ph->my,
+				   c->capacity, &c->reserve, &ph->msplit,
+				   &res, err))
 			return GP_EINVAL;
 		zs->total = res->total;
 		zs->fits = res->fits;
@@ -170,10 +174,13 @@ static int phase_mem_price(phase *ph, struct zslot *zs, const gp_model *m,
 			if (mem_train_split(m, &ph->x.e.p, &ph->mc, &ph->my,
 					    c->capacity, &c->reserve,
 					    &cache->mem, &ph->msplit, err) ||
-			    (brief ? mem_train_zero_fit : mem_train_zero)(m,
-					   &ph->x.e.p, &ph->mc, &ph->my,
-					   c->capacity, &c->reserve,
-					   &ph->msplit, &res, err))
+			    (brief ? mem_train_zero_fit(m, &ph->x.e.p,
+					&ph->mc, &ph->my, c->capacity,
+					&c->reserve, &ph->msplit, &res,
+					err) :
+			     mem_train_zero(m, &ph->x.e.p, &ph->mc, &ph->my,
+					    c->capacity, &c->reserve,
+					    &ph->msplit, &res, err)))
 				return GP_EINVAL;
 			ph->msplit_ok = 1;
 			zs->mem = *res;
