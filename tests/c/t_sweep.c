@@ -161,7 +161,7 @@ int main(void)
 	long count = 0;
 	double lb;
 
-	plan(50);
+	plan(51);
 	fx_a100(&d);
 
 	/* Space of fx_gpt(4 layers, 8 heads) on 8 GPUs, tp <= 8, pp <= 4,
@@ -368,6 +368,61 @@ int main(void)
 		   GP_OK && rc.seen > 1000 && rc.differ == 0 &&
 		   st.timed == st.divided - st.errors && st.timed > st.fitting,
 		   "sweep_run's own pricing == train_step on every layout");
+	}
+
+	/* A brief sweep finishes its split's first ZeRO stage without the
+	 * largest component (train.c phase_mem_price: a sweep reads the
+	 * total and the fit alone); a full step on that phase after it
+	 * (train_step_next REUSE, no BRIEF: the sweep's own slots) sets it
+	 * then, from the same bytes.  w on 8 GPUs, tp 1, pp 1, no
+	 * recompute, mb 2 then 4 (a sweep prices its first layout whole:
+	 * the brief split is the second phase's), ZeRO 0..3 (the first, 0,
+	 * is the split's): each memory of the mb-4 phase is train_step's,
+	 * its largest component included.  Not every largest is the
+	 * weights (index 0, what the scan starts from): 4 x 2,048 tokens'
+	 * activations over 24 layers outweigh the states, so a largest
+	 * left unset shows (without phase_mem's mem_largest, ZeRO 0's
+	 * largest reads 0 where train_step's is the activations, 6). */
+	{
+		static const int g8b[] = {8};
+		static const double mb24[] = {2, 4};
+		sweep_space s5;
+		int z, same = 1, other = 0;
+
+		memset(&s5, 0, sizeof s5);
+		s5.gpus = g8b;
+		s5.ngpus = 1;
+		s5.tp_max = 1;
+		s5.pp_max = 1;
+		s5.zero_mask = 0xf;
+		s5.mbs = mb24;
+		s5.nmb = 2;
+		s5.rec_mask = 1u << GP_RECOMPUTE_NONE;
+		s5.no_bound = 1;
+		s5.time_all = 1;
+		memset(&cache, 0, sizeof cache);
+		MUST(sweep_run(&w, &d, &t, &bw, &s5, SWEEP_TIME, &cache, NULL,
+			       NULL, top, 5, &n, &st, &err));
+		for (z = 0; z < 4; z++) {
+			c = bw;
+			c.mem.lay.tp = c.mem.lay.pp = 1;
+			c.mem.lay.dp = 8;
+			c.mem.lay.zero = z;
+			c.mem.lay.micro_batch = 4;
+			c.mem.recompute = GP_RECOMPUTE_NONE;
+			if (train_step_next(&w, &d, &t, &c, &cache,
+					    TRAIN_NEXT_REUSE, NULL, NULL, &r1,
+					    &err) != GP_OK ||
+			    train_step(&w, &d, &t, &c, &r2, &err) != GP_OK ||
+			    r1.mem.largest != r2.mem.largest ||
+			    r1.mem.total != r2.mem.total ||
+			    !same_result(&r1, &r2))
+				same = 0;
+			other += r2.mem.largest != GP_MEM_WEIGHTS;
+		}
+		ok(same && other > 0 && st.divided == 8,
+		   "a full step after a brief sweep on its phase: train_step's "
+		   "memory, the largest component included");
 	}
 
 	/* What a split keeps across its phases (train.h TRAIN_NEXT_SPLIT:
