@@ -36,8 +36,17 @@ enum { SH_FRAC, SH_EXPERT, SH_DENSE, SH_MINE, SH_TOK, SH_N };
 
 /* Dense layers on stage `stage` of nl layers (layout.h layout_dense_in:
  * the first moe.dense_layers of a dense-first MoE model). */
-static int stage_dense(const gp_model *m, const gp_layout *y, int stage,
-		       int nl)
+static int stage_dense_in(const gp_model *m, const gp_layout *y, int stage,
+			  int nl)
+{
+	return layout_dense_in(m, layout_stage_first(y, m->layers, stage),
+			       nl);
+}
+
+/* Inline: most models are dense, and the stage loops ask this of every
+ * stage; only an MoE model with dense layers makes the call. */
+static inline int stage_dense(const gp_model *m, const gp_layout *y,
+			      int stage, int nl)
 {
 	/* a dense model's are all, an MoE model's without dense ones none:
 	 * no stage's first layer to find */
@@ -45,8 +54,7 @@ static int stage_dense(const gp_model *m, const gp_layout *y, int stage,
 		return nl;
 	if (m->moe.dense_layers <= 0)
 		return 0;
-	return layout_dense_in(m, layout_stage_first(y, m->layers, stage),
-			       nl);
+	return stage_dense_in(m, y, stage, nl);
 }
 
 /* The shares of stage `stage` of nl layers into sh[SH_N]: its fraction of
