@@ -222,7 +222,9 @@ typedef struct sweep_iter {
 	int tri[2][16][3];   /* the innermost levels' valid values (tp 1,
 			      * tp > 1) */
 	int ntri[2], tri_i;
-	const int (*trow)[3];/* the last yield's list (tri[tp == 1]) */
+	const int (*trow)[3];/* the last yield's list (tri[tp == 1]): a
+			      * pointer into this iterator, read only by
+			      * sweep_run's step on its own (next_inner) */
 	int inner_n;         /* its length when next_inner may step it (no
 			      * shard filters), else 0 */
 	unsigned mask[SWEEP_NDIMS]; /* the MASK levels' masks in force */
