@@ -116,8 +116,8 @@ typedef struct infer_cfg {
 	                         (linears, norms, their attention over the
 	                         whole prompt's keys, their KV writes), while
 	                         the cached tokens' KV is still held and read
-	                         by every decode step (infer_run.c
-	                         new_prompt); 0: every prompt computed */
+	                         by every decode step
+	                         (infer_new_prompt); 0: every prompt computed */
 	int max_batch;        /* the engine's cap on sequences per batch */
 	int fused_grouped_topk; /* 1: a grouped-top-k router (the MLA
 	                         models', DeepSeek's) routes in one fused
@@ -349,6 +349,24 @@ double infer_eager_host(const infer_cfg *c, double layers);
  * steps unless --enable-mixed-chunk).  itl when there is no step or no
  * prompt time. */
 double infer_itl_loaded(double itl, double cycle, double steps, double B);
+
+/* The prompt tokens of a request its prefill computes: those the prefix
+ * cache does not hold, input - cached.  The one rule for a prefix-cache
+ * hit, which both serving models price their prefills with (infer_run.c
+ * and the MoE serving model, serve_step.c and serve_plan.c).  A hit
+ * skips the cached tokens' forward -- their linears, norms, attention and
+ * KV writes -- as vLLM's scheduler schedules only "num_new_tokens = ... -
+ * num_computed_tokens" of a request whose cached blocks it found
+ * (vllm/v1/core/sched/scheduler.py, kv_cache_manager.get_computed_blocks),
+ * SGLang's RadixAttention "extends" only the tokens past the matched
+ * prefix (its extend_input_len; on by default, DeepSeek deployments
+ * included), and TensorRT-LLM's KV cache reuse ("reused blocks ... do
+ * not need to be recomputed", docs, KV cache reuse).  The computed
+ * tokens still attend to the cached keys (their context ends at input),
+ * and the decode steps read the whole prompt's KV, which stays held:
+ * only the prompt's compute is skipped, so every prefill runs these
+ * tokens at context input. */
+double infer_new_prompt(const infer_cfg *c);
 
 /* The share of a batch's decode steps that also carry prompt tokens:
  * `prompts` prompts of `len` tokens arrive over `steps` steps, each step

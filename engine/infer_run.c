@@ -317,26 +317,8 @@ static int graph_step(const gp_model *m, const roof_device *d,
 	return GP_OK;
 }
 
-/* The prompt tokens of a request its prefill computes: those the prefix
- * cache does not hold (c->cached).  A prefix-cache hit skips the cached
- * tokens' forward -- their linears, norms, attention and KV writes --
- * as vLLM's scheduler schedules only "num_new_tokens = ... -
- * num_computed_tokens" of a request whose cached blocks it found
- * (vllm/v1/core/sched/scheduler.py, kv_cache_manager.get_computed_blocks),
- * SGLang's RadixAttention "extends" only the tokens past the matched
- * prefix (its extend_input_len), and TensorRT-LLM's KV cache reuse
- * ("reused blocks ... do not need to be recomputed", docs, KV cache
- * reuse).  The computed tokens still attend to the cached keys (their
- * context ends at input), and the decode steps read the whole prompt's
- * KV, which stays held: only the prompt's compute is skipped, so every
- * prefill below runs new_prompt tokens at context input. */
-static double new_prompt(const infer_cfg *c)
-{
-	return c->input - c->cached;
-}
-
 /* The attention of k prompt tokens of prompts whose computed part is plen
- * tokens (new_prompt), after c->cached keys found in the prefix cache, s:
+ * tokens (infer_new_prompt), after c->cached keys found in the prefix cache, s:
  * whole prompts when k holds one (k / plen of them, each attending
  * causally to the cached keys and its own), else one chunk of k tokens of
  * a prompt cut into chunks of k, whose ends fall on average at cached +
@@ -390,7 +372,7 @@ static int mixed_prices(const gp_model *m, const roof_device *d,
 		double b = fmin(x, tmax);
 
 		if (infer_step(m, d, &e, b, 1, ctx, n_off, &ph, err) != GP_OK ||
-		    prompt_attn(m, d, c, b, new_prompt(c), n_off,
+		    prompt_attn(m, d, c, b, infer_new_prompt(c), n_off,
 		                &mt->pattn[mt->n], err) != GP_OK)
 			return GP_EINVAL;
 		mt->x[mt->n] = b;
@@ -472,9 +454,10 @@ static int mixed_step(const gp_model *m, const roof_device *d,
 		e.runtime = INFER_KERNELS;
 	if (infer_step(m, d, &e, dec + k, 1, ctx, n_off, &ph, err) != GP_OK ||
 	    infer_step(m, d, &e, dec, 1, ctx, n_off, &pd, err) != GP_OK ||
-	    infer_step(m, d, &e, dec + k / new_prompt(c), 1, ctx, n_off, &hs,
-	               err) != GP_OK ||
-	    prompt_attn(m, d, c, k, new_prompt(c), n_off, &p, err) != GP_OK)
+	    infer_step(m, d, &e, dec + k / infer_new_prompt(c), 1, ctx,
+	               n_off, &hs, err) != GP_OK ||
+	    prompt_attn(m, d, c, k, infer_new_prompt(c), n_off, &p,
+	                err) != GP_OK)
 		return GP_EINVAL;
 	*t = mixed_of(ph.gpu_time + ph.comm_time + ph.offload_time -
 	              attn_time(&ph) - head_time(&ph), ph.host_time,
@@ -509,7 +492,7 @@ static int run_finite(const gp_model *m, const roof_device *d,
 {
 	double tb[RUN_TABLE], tt[RUN_TABLE], te[RUN_TABLE], ta[RUN_TABLE];
 	double cn[RUN_COHORTS], ce[RUN_COHORTS];
-	double N, L = c->output, P = new_prompt(c), W, bm, x, t = 0.0, it;
+	double N, L = c->output, P = infer_new_prompt(c), W, bm, x, t = 0.0, it;
 	double queue, pend = 0.0, adm = 0.0, dec = 0.0, done = 0.0;
 	double start, budget, proc, fin, step, tmax, xd, g;
 	int nt = 0, head = 0, cnt = 0, last = -1;
@@ -695,9 +678,9 @@ static int mixed_steps(const gp_model *m, const roof_device *d,
 	 * exactly where the budget-bound branch's D + X sequences (its
 	 * decodes and the prompts it admits) reach B: the branches meet
 	 * there. */
-	chunks = room >= 1.0 ? ceil(new_prompt(c) / room) : 0.0;
+	chunks = room >= 1.0 ? ceil(infer_new_prompt(c) / room) : 0.0;
 	n = steps + chunks;
-	P = bm * new_prompt(c) / n;
+	P = bm * infer_new_prompt(c) / n;
 	if (room < 1.0 || bm * steps / n + P >= c->max_num_tokens) {
 		/* Budget-bound: the prompts cannot be fed as fast as B
 		 * decodes would finish them, so B sequences are not all
@@ -720,7 +703,7 @@ static int mixed_steps(const gp_model *m, const roof_device *d,
 		 * just fill max_num_tokens (a prompt in one chunk), where
 		 * the two branches meet. */
 		double D = c->max_num_tokens * steps /
-			(new_prompt(c) + steps);
+			(infer_new_prompt(c) + steps);
 
 		scale = D / bm;
 		bm = D;
@@ -773,16 +756,16 @@ static int run_times(const gp_model *m, const roof_device *d,
 	infer_phase ph;
 	double pb, share, cavg, bm, steps;
 
-	if (infer_step(m, d, c, 1, new_prompt(c), c->input, n_off,
+	if (infer_step(m, d, c, 1, infer_new_prompt(c), c->input, n_off,
 	               &r->prefill, err) != GP_OK)
 		return GP_EINVAL;
 	r->ttft = r->prefill.time;
 	/* Prefill of a serving batch: as many prompts as max_num_tokens
 	 * holds are prefilled together (TensorRT-LLM / vLLM batch prefill
 	 * and decode); its time is shared by those requests. */
-	pb = floor(c->max_num_tokens / new_prompt(c));
+	pb = floor(c->max_num_tokens / infer_new_prompt(c));
 	pb = pb < 1 ? 1 : (pb > B ? B : pb);
-	if (infer_step(m, d, c, pb, new_prompt(c), c->input, n_off, &ph,
+	if (infer_step(m, d, c, pb, infer_new_prompt(c), c->input, n_off, &ph,
 	               err) != GP_OK)
 		return GP_EINVAL;
 	share = ph.time / pb;
@@ -815,7 +798,7 @@ static int run_times(const gp_model *m, const roof_device *d,
 
 		if (eager_step(m, d, c, bm, cavg, n_off, &te, err) != GP_OK)
 			return GP_EINVAL;
-		r->eager_steps = infer_prompt_share(B, new_prompt(c), steps,
+		r->eager_steps = infer_prompt_share(B, infer_new_prompt(c), steps,
 		                                    room);
 		r->eager = r->eager_steps * (te - r->itl);
 	}
@@ -837,6 +820,11 @@ double infer_itl_loaded(double itl, double cycle, double steps, double B)
 	if (!(steps > 0.0) || !(B > 1.0) || !(x > 0.0))
 		return itl;
 	return itl + x * (B - 1.0) / (B * steps);
+}
+
+double infer_new_prompt(const infer_cfg *c)
+{
+	return c->input - c->cached;
 }
 
 double infer_prompt_share(double prompts, double len, double steps,

@@ -473,7 +473,10 @@ int serve_memory(const gp_model *m, const serve_cfg *c,
 		 * token of the instance through a slice. */
 		recv = s.ep > 1 ? Tr / tbo * s.k * serve_skew(c, &s) :
 			Tr * s.N * s.k;
-		seqs = fmax(1.0, c->prefill_tokens / c->base.input);
+		/* the chunk's prompts: their computed tokens fill it
+		 * (infer_new_prompt), each holding its whole prompt's KV */
+		seqs = fmax(1.0, c->prefill_tokens /
+		            infer_new_prompt(&c->base));
 		fixed = (Tmb * (4.0 * s.h + 3.0 * fmax(s.fd, s.fs)) +
 		         (s.nm > 0 ? recv * (s.h + 3.0 * s.fx) : 0.0)) * ACT +
 			seqs * m->vocab / s.a * 4.0;

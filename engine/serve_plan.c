@@ -112,7 +112,8 @@ static double coloc_stall(const serve_cfg *c, const serve_layout *L,
 	    c->base.output <= 1 || !(B > 0))
 		return 1.0;
 	steps = (c->base.output - 1.0) / accept;
-	return serve_prefill_stall(infer_prompt_share(B, c->base.input,
+	return serve_prefill_stall(infer_prompt_share(B,
+	                                              infer_new_prompt(&c->base),
 	                                              steps,
 	                                              c->prefill_tokens),
 	                           L->tp);
@@ -132,7 +133,7 @@ static double chunk_steps(const serve_cfg *c, const serve_layout *L,
 	if (c->base.output <= 1 || !(B > 0))
 		return 1.0;
 	steps = (c->base.output - 1.0) / accept;
-	p = infer_prompt_share(B * a, c->base.input, steps,
+	p = infer_prompt_share(B * a, infer_new_prompt(&c->base), steps,
 	                       c->prefill_tokens);
 	return fmin(1.0, p * coloc_stall(c, L, B, accept));
 }
@@ -197,7 +198,7 @@ static int prompt_share(const gp_model *m, const roof_device *d,
                         double B, const serve_step *st, dec *o,
                         gp_error *err)
 {
-	double per = c->base.input / c->prefill_tokens *
+	double per = infer_new_prompt(&c->base) / c->prefill_tokens *
 		(L->dp_attention ? 1.0 : L->tp), dt, de;
 	serve_step mx;
 
@@ -365,10 +366,16 @@ static int prefill_side(const gp_model *m, const roof_device *d,
 	}
 	if (serve_step_time(m, d, c, L, SERVE_PREFILL, 0, &o->st, err))
 		return GP_EINVAL;
-	o->in_gpu = o->st.tokens / o->st.time;
+	/* Prompt tokens taken in: the step computes st.tokens of them, the
+	 * part of each prompt the prefix cache does not hold
+	 * (infer_new_prompt); the pool serves input / that per computed. */
+	o->in_gpu = o->st.tokens / o->st.time * c->base.input /
+		infer_new_prompt(&c->base);
 	/* KV sent per prompt token: the whole model's cache (the MLA
 	 * latent; every KV head), the MTP layers' too; an attention
-	 * group's GPUs send their requests' share in parallel. */
+	 * group's GPUs send their requests' share in parallel.  Every
+	 * prompt token's, the cached ones' too: the decode pool holds the
+	 * whole prompt's KV for its decode steps. */
 	per_tok = model_kv_bytes_per_token(m, c->base.kv_bytes);
 	if (c->mtp > 0)
 		per_tok += c->mtp_layers * per_tok / m->layers;
@@ -418,8 +425,11 @@ static int colocated(const gp_model *m, const roof_device *d,
 	}
 	r->fits = 1;
 	pool_of(&r->decode, &c->decode, c->gpus, &o.mem, &o.st, o.tps_gpu, c);
+	/* prompt tokens taken in per GPU-second of prefill steps, the
+	 * cached ones too (as prefill_side's in_gpu) */
 	pool_of(&r->prefill, &c->decode, c->gpus, &o.mem, &o.pst,
-	        o.pst.tokens / o.pst.time, c);
+	        o.pst.tokens / o.pst.time * c->base.input /
+	        infer_new_prompt(&c->base), c);
 	r->tpot = o.tpot;
 	r->itl = o.itl;
 	r->ttft = o.pst.time;

@@ -207,15 +207,15 @@ static int layer_ops(sx *x, double B, double q, double kv, int decode,
 			 * layer's weights (the linears after it are the
 			 * step's, read once). */
 			double k = x->mix / x->passes, qp = fmin(
-				x->c->base.input, k);
+				infer_new_prompt(&x->c->base), k);
 			blk bp;
 			sx y = *x;
 
 			memset(&bp, 0, sizeof bp);
 			y.st = NULL;
 			if (mla_attention(x, x->mix_bg, q, kv, 1, b) ||
-			    mla_attention(&y, k / qp, qp, (qp + 1.0) / 2.0,
-			                  0, &bp))
+			    mla_attention(&y, k / qp, qp, x->c->base.cached +
+			                  (qp + 1.0) / 2.0, 0, &bp))
 				return GP_EINVAL;
 			b->prep += bp.prep;
 			b->core += bp.core;
@@ -594,7 +594,7 @@ static int block_mixed(sx *x, double B, double q, double kv, blk *b)
 	blk bd, bp;
 	sx y = *x;
 
-	qp = fmin(c->base.input, k);
+	qp = fmin(infer_new_prompt(&c->base), k);
 	memset(b, 0, sizeof *b);
 	x->mix_bg = Bg;
 	if (layer_ops(x, B + k / (a * q), q, kv, 1, b))
@@ -608,7 +608,8 @@ static int block_mixed(sx *x, double B, double q, double kv, blk *b)
 		memset(&bd, 0, sizeof bd);
 		memset(&bp, 0, sizeof bp);
 		if (layer_ops(&y, B, q, kv, 1, &bd) ||
-		    layer_ops(&y, k / qp / a, qp, (qp + 1.0) / 2.0, 0, &bp))
+		    layer_ops(&y, k / qp / a, qp, c->base.cached +
+		              (qp + 1.0) / 2.0, 0, &bp))
 			return GP_EINVAL;
 		d_attn = bd.attn + bp.attn - b->attn;
 		b->core += d_attn;
@@ -622,7 +623,8 @@ static int block_mixed(sx *x, double B, double q, double kv, blk *b)
 	                  moe_routed(x, Tinst / s->N, Tr + k / a, Tinst, 1,
 	                             b)))
 		return GP_EINVAL;
-	return outer_pass(x, Tg + k / c->base.input, Tg + k, 0, b);
+	return outer_pass(x, Tg + k / infer_new_prompt(&c->base), Tg + k, 0,
+	                  b);
 }
 
 /* One pass of the model over a micro-batch of B sequences per GPU, each
@@ -876,11 +878,19 @@ int serve_step_time(const gp_model *m, const roof_device *d,
 	/* Prefill: a chunk of prefill_tokens per attention group (per GPU
 	 * with DP attention, per instance with TP): whole prompts (or one
 	 * chunk of a longer one), causal, mean KV (q + 1) / 2; each GPU
-	 * routes prefill_tokens / a of them. */
+	 * routes prefill_tokens / a of them.  The prompt tokens computed are
+	 * those the prefix cache does not hold (infer_new_prompt, the rule
+	 * gp.infer's prefills take): a chunk then carries more prompts, each
+	 * of fewer tokens, whose queries also see the cached keys before
+	 * them (cached more keys each).  SGLang's scheduler counts a
+	 * request's extend_input_len, the tokens past its matched prefix,
+	 * against the chunk (schedule_policy.py PrefillAdder).  Not priced
+	 * apart: the MHA form's up-projection of the cached latent (the
+	 * prompt's own tokens' kv_b GEMM is). */
 	Tg = c->prefill_tokens;
-	q = fmin(c->base.input, Tg);
+	q = fmin(infer_new_prompt(&c->base), Tg);
 	B = Tg / q / x.s.a;
-	kv = (q + 1.0) / 2.0;
+	kv = c->base.cached + (q + 1.0) / 2.0;
 	out->batch = B;
 	out->tokens = Tg / x.s.a;
 	return pass(&x, B, q, kv, 0, 1, out, &layer);

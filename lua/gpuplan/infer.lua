@@ -1210,15 +1210,6 @@ function M.infer(a)
     -- drain (requests, run_finite) would be dropped in silence.  A value
     -- of the wrong kind is left to the serving model's resolve step, which
     -- says what requests takes.
-    -- The prefix cache's skipped prefill is priced for one model on its
-    -- replicas (engine/infer_run.c new_prompt), not in the MoE serving
-    -- model's prefill pool: refused, not dropped in silence (a value of
-    -- the wrong kind is the resolve step's, which says what it takes).
-    if type(a.prefix_hit) == "number" then
-      error(args.usage("infer: prefix_hit (prompt tokens from the prefix cache) is priced for one "
-        .. "model on its replicas, not by the MoE serving model, whose prefill computes every "
-        .. "prompt token"), 2)
-    end
     if type(a.requests) == "number" then
       error(args.usage("infer: requests (a finite run's fill and drain) is priced for one model on "
         .. "its replicas, not by the MoE serving model, which prices the steady state"), 2)

@@ -345,6 +345,9 @@ local function setup_config(a, model, d, c, info, cat, default, L)
   local s = {
     weight_bits = c.weight_bits, embed_bits = c.embed_bits, kv_bytes = c.kv_bytes,
     compute = c.compute, input = c.input, output = c.output, flash = c.flash,
+    -- prompt tokens found in the prefix cache (infer.setup's, from
+    -- prefix_hit): the engine prefills the rest (infer_new_prompt)
+    cached = c.cached,
     runtime = c.runtime, capacity = c.capacity, kv_reserve_max = c.kv_reserve_max,
     max_batch = c.max_batch, price = c.price,
     topo = node_of(a, info.gpu, cat, default, math.max(tp, ptp or tp)),
@@ -682,6 +685,8 @@ function M.result(r, model, d, s, info)
     two_batch_overlap = s.decode.tbo, disagg = r.disagg,
     weights = info.weights, expert_weights = info.expert_weights, kv = info.kv,
     compute = s.compute, input = s.input,
+    -- prompt tokens a request finds in the prefix cache (prefix_hit)
+    cached_tokens = s.cached,
     output = s.output, mtp = s.mtp,
     layout = M.layout_name(s.decode, s.sbo),
     prefill_layout = r.disagg and M.layout_name(s.prefill) or nil,

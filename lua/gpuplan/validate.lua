@@ -490,7 +490,8 @@ end
 -- (method infer) does not.  The rl and infer predictors read none of
 -- them, so a case of theirs that stated one would be priced without it:
 -- refused, as an unread parallel field is.  workload.prefix_hit the other
--- way: the infer predictor alone hands it on (gp.infer's prefix_hit).
+-- way: the infer predictor alone hands it on (gp.infer's prefix_hit, for
+-- one model's replicas and the MoE serving model alike).
 M.WORKLOAD_READ = { dropout = set "train memory", unfused_loss = set "train",
                     flash = set "train memory", prefix_hit = set "infer" }
 

@@ -70,11 +70,20 @@ local NO_DECODE = "- (output 1: no decode step)"
 local function per_gpu_batch(b)
   return math.tointeger(b) and string.format("%d", b) or string.format("%.4g", b)
 end
+-- The prompt tokens found in the prefix cache (prefix_hit), whose
+-- prefill the figures skip, as the title says them (one model's replicas
+-- and the MoE serving model alike); "" without prefix_hit.
+local function cached_words(r)
+  if not r.cached_tokens then return "" end
+  return string.format(" (%.4g of the prompt from the prefix cache)", r.cached_tokens)
+end
+
 local function moe_report(r, opts)
   local title = string.format("%s on %d x %s: %s%s, %s weights%s, %s KV, in %d / out %d",
     r.model, r.gpus, r.gpu, r.disagg and "decode " or "", r.layout, report.weights_words(r.weights),
     r.expert_weights and (" (" .. r.expert_weights .. " experts)") or "", r.kv,
     r.input, r.output)
+  title = title .. cached_words(r)
   if not r.fits then
     io.stdout:write(report.does_not_fit(r.why), title, "\n")
     return 0
@@ -572,12 +581,7 @@ local function replica_report(r, opts)
   local title = string.format("%s on %d x %s (tp %d, pp %d), %s weights, %s KV, in %d / out %d",
                               r.model, r.gpus, r.gpu, r.tp, r.pp, report.weights_words(r.weights), r.kv,
                               r.input, r.output)
-  -- the prompt tokens found in the prefix cache (prefix_hit), whose
-  -- prefill the figures skip
-  if r.cached_tokens then
-    title = title .. string.format(" (%.4g of the prompt from the prefix cache)",
-      r.cached_tokens)
-  end
+  title = title .. cached_words(r)
   -- Not fitting is an answer, not an error (as in `gpuplan fit`): say
   -- what it needs and what would help, exit 0.
   if not r.fits then

@@ -382,6 +382,9 @@ local function serve_case(case, cat, model, defaults)
     weights = v(wl.weight_dtype) or v(wl.precision) or "bf16", kv = v(wl.kv_dtype),
     expert_weights = v(wl.expert_weight_dtype),
     input = v(wl.input_len), output = v(wl.output_len) or 2,
+    -- the share of the prompt tokens found in the prefix cache
+    -- (gp.infer's prefix_hit, priced by both serving models alike)
+    prefix_hit = v(wl.prefix_hit),
     mtp = v(wl.mtp), acceptance = v(wl.acceptance),
     prefill_tokens = v(wl.prefill_tokens), runtime = runtime_of(case),
     nics = v(hw.nics_per_node), nic_fabric = v(hw.inter_node),
@@ -460,10 +463,6 @@ return function(case, cat)
     if v(hw.power_limit) then
       return nil, "hardware.power_limit: MoE serving (gpuplan.serve) does not price a board "
         .. "power limit (gp.infer and gp.train do)"
-    end
-    if v(wl.prefix_hit) then
-      return nil, "workload.prefix_hit: MoE serving (gpuplan.serve) prefills every prompt "
-        .. "token (gp.infer prices the prefix cache's hits)"
     end
     if v(wl.num_requests) then
       return nil, "workload.num_requests: MoE serving (gpuplan.serve) prices the steady "
