@@ -576,8 +576,8 @@ opt { name = "prefix_hit", type = "number", metavar = "F", commands = "infer",
   help = "share of the prompt tokens found in the prefix cache (vLLM's prefix cache hit "
     .. "rate, SGLang's RadixAttention, TensorRT-LLM's KV cache reuse): their prefill is "
     .. "skipped (at least the last token is computed, for its logits), their KV is still "
-    .. "held by each request and read by every decode step; not with the MoE serving "
-    .. "options",
+    .. "held by each request and read by every decode step (one model's replicas and the "
+    .. "MoE serving model alike)",
   suggest = { "prefix_cache_hit_rate", "cache_hit_rate", "prefix_cache_hit", "hit_rate",
               "enable_prefix_caching", "prefix_caching", "cached_tokens", "cached_fraction" } }
 opt { name = "chunk_tokens", type = "number", lua_only = true, commands = "fit",

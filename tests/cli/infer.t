@@ -590,9 +590,17 @@ for my $bad ('-0.1', '1.5', 'half') {
     isnt($c, 0, "--prefix-hit $bad: non-zero exit");
     like($e, qr/--prefix-hit/, "--prefix-hit $bad: the error names the flag") or diag $e;
 }
+# The MoE serving model prices it (the same rule, engine/infer.h
+# infer_new_prompt): 0.5 of 4096 is 2048 tokens from the cache, in the title;
+# out of [0, 1] it is refused there too, naming the flag.
 ($c, $o, $e) = run_gp('infer', 'mixtral-8x7b', '--gpu', 'h200-sxm', '--ep', '8', '--gpus', '8',
-                      '--prefix-hit', '0.5');
-isnt($c, 0, 'MoE serving --prefix-hit: refused');
-like($e, qr/--prefix-hit .*MoE serving model/, '... naming the flag and why') or diag $e;
+                      '--input', '4096', '--prefix-hit', '0.5');
+is($c, 0, 'MoE serving --prefix-hit 0.5: priced') or diag $e;
+like($o, qr/in 4096 \/ out \d+ \(2048 of the prompt from the prefix cache\)/,
+     '... its title says the 2048 cached tokens') or diag $o;
+($c, $o, $e) = run_gp('infer', 'mixtral-8x7b', '--gpu', 'h200-sxm', '--ep', '8', '--gpus', '8',
+                      '--prefix-hit', '1.5');
+isnt($c, 0, 'MoE serving --prefix-hit 1.5: non-zero exit');
+like($e, qr/--prefix-hit/, '... the error names the flag') or diag $e;
 
 done_testing();

@@ -1,5 +1,5 @@
--- A prefix-cache hit (gp.infer's prefix_hit; engine/infer_run.c
--- new_prompt): the share of the prompt tokens the engine finds in its
+-- A prefix-cache hit (gp.infer's prefix_hit; engine/infer.h
+-- infer_new_prompt): the share of the prompt tokens the engine finds in its
 -- prefix cache.  Their prefill is skipped -- the step computes the other
 -- tokens, which attend to the whole prompt's keys -- while the KV stays
 -- held and every decode step reads it.  Run with
@@ -109,10 +109,11 @@ for _, bad in ipairs { -0.1, 1.5, "half" } do
   t.ok(not ok and tostring(err):find("prefix_hit", 1, true),
     "prefix_hit = " .. tostring(bad) .. " refused, naming it: " .. tostring(err))
 end
--- The MoE serving model prices its own prefill: refused, not dropped.
+-- ... with the MoE serving options too (which price it: prefix_hit_moe.t).
 local ok, err = pcall(gp.infer, { model = "deepseek-v3", gpu = "h200-sxm", gpus = 16, tp = 16,
-                                  ep = 16, dp_attention = true, prefix_hit = 0.5 })
-t.ok(not ok and tostring(err):find("prefix_hit", 1, true), "MoE serving refuses prefix_hit")
+                                  ep = 16, dp_attention = true, prefix_hit = 1.5 })
+t.ok(not ok and tostring(err):find("prefix_hit", 1, true),
+  "MoE serving refuses prefix_hit 1.5, naming it: " .. tostring(err))
 
 -- The validation reader: an infer case's workload.prefix_hit reaches
 -- gp.infer (a ROCm benchmark_latency row with and without it), a train
