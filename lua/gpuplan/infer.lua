@@ -1359,8 +1359,8 @@ end
 
 -- GPUs for a target output tokens/s with every user's mean ITL (itl_load_s:
 -- the decode step and the other sequences' prompts) within itl_limit
--- (s): returns {gpus, batch, tokens_per_s, cost_per_mtok, currency,
--- defaults}; cost_per_mtok as engine/infer.c prices one deployment: price/h
+-- (s): returns {gpus, batch, tokens_per_s, itl_s, ttft_s, cost_per_mtok,
+-- currency, defaults}; cost_per_mtok as engine/infer.c prices one deployment: price/h
 -- x gpus / 3600 / (tokens/s) x 1e6, nil without a price.
 function M.gpus_for(a, target, itl_limit)
   local model, d, c, info = M.setup(a)
@@ -1368,13 +1368,15 @@ function M.gpus_for(a, target, itl_limit)
   local ok, g, b, tps, reads = pcall(core().infer_gpus_for, model, d, c, target, itl_limit)
   if not ok then error("infer: " .. tostring(g), 2) end
   xqa_note(info.defaults, reads)
-  -- the chosen batch's mean ITL (itl_load, the limit's measure)
+  -- the chosen batch's mean ITL (itl_load, the limit's measure) and its
+  -- TTFT (one replica at that batch, as gp.infer_plan's ttft_s)
   local k = {}
   for key, v in pairs(a) do k[key] = v end
   k.gpus, k.batch, k.concurrency = c.tp * c.pp, b, nil
   local okr, r = pcall(M.infer, k)
   return { gpus = g, batch = b, tokens_per_s = tps, currency = info.currency,
            itl_s = okr and r.fits and r.itl_load_s or nil,
+           ttft_s = okr and r.fits and r.ttft_s or nil,
            cost_per_mtok = c.price and tps > 0 and c.price * g / 3600 / tps * 1e6 or nil,
            defaults = info.defaults }
 end

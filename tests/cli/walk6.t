@@ -244,6 +244,6 @@ for my $job (['llama3-8b', '--gpu', 'h100-sxm', '--target', '5000'],
     like($o, qr/\s\d+\.\d{3} (USD|CNY)$/m, "$job->[0] text: the cost as before") or diag $o;
 }
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--target', '5000', '--format', 'csv');
-like($o, qr/^target,itl_max,gpus,layout,batch,tokens_per_s,itl_s,cost_per_mtok,currency$/m, 'csv: cost_per_mtok and currency columns') or diag $o;
+like($o, qr/^target,itl_max,gpus,layout,batch,tokens_per_s,itl_s,ttft_s,cost_per_mtok,currency$/m, 'csv: cost_per_mtok and currency columns') or diag $o;
 
 done_testing();

@@ -514,27 +514,29 @@ local function dense_target(opts, a)
   local tp, pp = one.tp or opts.tp or 1, one.pp or opts.pp or 1
   local replica = string.format("TP%d%s", tp, pp > 1 and string.format(" PP%d", pp) or "")
   -- ITL ms: the mean a user sees at that batch (itl_load_s), what the
-  -- limit bounds, as the MoE table's column
+  -- limit bounds, as the MoE table's column; TTFT ms as the MoE table's
+  -- too (an SLO states both; the dense table had none)
   local row = { target = opts.target, itl_max_ms = opts.itl_max or 50, gpus = g.gpus,
                 replica = replica, batch = g.batch, tokens_per_s = g.tokens_per_s,
-                itl_ms = g.itl_s and g.itl_s * 1e3 }
+                itl_ms = g.itl_s and g.itl_s * 1e3, ttft_ms = g.ttft_s and g.ttft_s * 1e3 }
   local cols = { { key = "target", label = "target tok/s", fmt = "%.0f" },
                  { key = "itl_max_ms", label = "ITL limit ms", fmt = "%.1f" },
                  { key = "gpus", label = "GPUs" },
                  { key = "replica", label = "replica" },
                  { key = "batch", label = "batch/replica" },
                  { key = "tokens_per_s", label = "tok/s", fmt = "%.0f" },
-                 { key = "itl_ms", label = "ITL ms", fmt = "%.1f" } }
+                 { key = "itl_ms", label = "ITL ms", fmt = "%.1f" },
+                 { key = "ttft_ms", label = "TTFT ms", fmt = "%.0f" } }
   cost_cell(opts, row, cols, g.cost_per_mtok, g.currency)
   if machine(opts) then
     -- gp.infer_plan's names and units, as the MoE table's (layout: the
     -- replica)
     row = { target = opts.target, itl_max = (opts.itl_max or 50) / 1e3, gpus = g.gpus,
             layout = replica, batch = g.batch, tokens_per_s = g.tokens_per_s,
-            itl_s = g.itl_s or report.null, cost_per_mtok = row.cost_per_mtok,
-            currency = row.currency }
+            itl_s = g.itl_s or report.null, ttft_s = g.ttft_s or report.null,
+            cost_per_mtok = row.cost_per_mtok, currency = row.currency }
     cols = plan_columns { "target", "itl_max", "gpus", "layout", "batch", "tokens_per_s",
-      "itl_s", "cost_per_mtok", "currency" }
+      "itl_s", "ttft_s", "cost_per_mtok", "currency" }
   end
   report.print({ row }, { format = opts.format, title = "GPUs for a target throughput",
                           columns = cols })
