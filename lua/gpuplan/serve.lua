@@ -845,9 +845,9 @@ end
 -- itl_max (default 50 ms).  A MoE model searches EP and TP instances,
 -- colocated or disaggregated (what the arguments fix stays fixed); a dense
 -- model takes TP replicas (gp.infer.gpus_for).  Returns {gpus, decode_gpus,
--- prefill_gpus, disagg, layout, prefill_layout, batch, tokens_per_s, per_gpu,
--- itl_s, ttft_s, cost_per_mtok, currency, target, itl_max, result (gp.infer's
--- table)}.
+-- prefill_gpus, disagg, layout, prefill_layout, batch (a decode replica's:
+-- a layout's instance of tp GPUs), tokens_per_s, per_gpu, itl_s, ttft_s,
+-- cost_per_mtok, currency, target, itl_max, result (gp.infer's table)}.
 function M.plan(a)
   if type(a) ~= "table" then error("infer_plan: expected a table of arguments", 2) end
   -- A misspelt key is named before the target is checked (target_tokens_per_s
@@ -992,7 +992,14 @@ function M.plan(a)
     ep = out.ep, gpus = p.gpus, runtime = b.runtime },
     { gpus = p.gpus, decode_gpus = out.decode_gpus, prefill_gpus = out.prefill_gpus,
       disagg = p.disagg, layout = out.layout, prefill_layout = out.prefill_layout,
-      batch = out.batch, tokens_per_s = out.tokens_per_s, per_gpu = out.per_gpu,
+      -- per replica, as results.lua declares batch and as the TP-replica
+      -- route (replicas, above) returns it: the serving model's batch is
+      -- a GPU's (SGLang's "batch size per GPU"), and one decode instance
+      -- of the layout is tp GPUs (out.instances = decode_gpus // tp), so
+      -- it decodes batch x tp sequences together.  EP8 at 72 a GPU
+      -- returned 72 where the TP route's 421 was a replica's.
+      -- out.batch (gp.infer's own table, result) stays a GPU's.
+      batch = out.batch * out.tp, tokens_per_s = out.tokens_per_s, per_gpu = out.per_gpu,
       itl_s = out.itl_s, ttft_s = out.ttft_s, cost_per_mtok = out.cost_per_mtok,
       currency = out.currency, target = target, itl_max = itl, result = out })
 end

@@ -449,11 +449,12 @@ local function moe_target(opts, a)
                   or p.layout,
                 prefill = p.disagg and string.format("%d x %s", p.prefill_gpus,
                   p.prefill_layout) or "colocated",
-                -- the column is a GPU's share: TP replicas (gp.infer's
-                -- model, r.replicas) count theirs a replica, whose tp
-                -- GPUs share its sequences, as the serving model's TP
-                -- instance does (its batch a GPU is the instance's / tp)
-                batch = r and r.replicas and p.batch / r.tp or p.batch,
+                -- the column is a GPU's share: gp.infer_plan's batch is
+                -- a replica's (TP replicas, r.replicas, or the serving
+                -- model's decode instance), whose tp GPUs share its
+                -- sequences (the serving model's batch a GPU is the
+                -- instance's / tp)
+                batch = r and r.tp and p.batch / r.tp or p.batch,
                 tokens_per_s = p.tokens_per_s,
                 -- none at --output 1 (no decode step): an empty cell
                 itl_ms = p.itl_s and p.itl_s * 1e3,
