@@ -35,4 +35,47 @@ LUA
        "dense --target json: ttft_s is gp.infer_plan's ($lo)") or diag $o;
 }
 
+# 3. plan --format json --top 1 wrote two "result" lines (docs/plan.md:
+# "no more results than --top"): merge needs each shard's second best for
+# its runner-up line.  Now the result lines are --top's, and --top 1's
+# second best is a line of kind runner_up; merging two --top 1 shards
+# still gives the whole search's table and runner-up line.
+{
+    my @job = ('plan', 'llama2-7b', '--gpu', 'h100-sxm', '--gpus', '8');
+    ($c, $o, $e) = run_gp(@job, '--top', '1', '--format', 'json');
+    is($c, 0, 'plan --top 1 json: runs') or diag $e;
+    # the line's own kind (a result's nested train record has one too)
+    my @kinds = map { (JSON::PP::decode_json($_) // {})->{kind} // '?' } split /\n/, $o;
+    is_deeply(\@kinds, ['plan', 'result', 'runner_up'], '--top 1: the plan, one result, its runner-up')
+        or diag $o;
+    ($c, $o, $e) = run_gp(@job, '--top', '3', '--format', 'json');
+    @kinds = map { (JSON::PP::decode_json($_) // {})->{kind} // '?' } split /\n/, $o;
+    is_deeply(\@kinds, ['plan', ('result') x 3], '--top 3: three results, no runner_up line') or diag $o;
+    my @files;
+    for my $k (1, 2) {
+        ($c, $o, $e) = run_gp(@job, '--top', '1', '--shard', "$k/2", '--format', 'json');
+        write_file("$dir/s$k.jsonl", $o);
+        push @files, "$dir/s$k.jsonl";
+    }
+    my ($cw, $whole) = run_gp(@job, '--top', '1');
+    ($c, $o, $e) = run_gp('merge', @files);
+    is($c, 0, 'merge of two --top 1 shards runs') or diag $e;
+    my ($wr) = $whole =~ /^(runner-up .*)$/m;
+    my ($mr) = $o =~ /^(runner-up .*)$/m;
+    ok(defined $wr, 'the whole search names its runner-up') or diag $whole;
+    is($mr, $wr, 'the merge names the same runner-up, in the same words') or diag $o;
+    is((split /\n/, $o)[3], (split /\n/, $whole)[3], 'and the same best layout');
+    ($c, $o, $e) = run_gp('merge', @files, '--format', 'json');
+    @kinds = map { (JSON::PP::decode_json($_) // {})->{kind} // '?' } split /\n/, $o;
+    is_deeply(\@kinds, ['plan', 'result', 'runner_up'], "merge's JSON: the same lines as plan's");
+    # a runner_up line in a --top 5 shard is not one plan writes
+    ($c, $o, $e) = run_gp(@job, '--format', 'json');
+    my @l = split /\n/, $o;
+    (my $ru = $l[-1]) =~ s/"kind":"result"(?!.*"kind":"result")/"kind":"runner_up"/;
+    write_file("$dir/bad.jsonl", join("\n", @l[0 .. $#l - 1], $ru) . "\n");
+    ($c, $o, $e) = run_gp('merge', "$dir/bad.jsonl");
+    is($c, 1, 'a runner_up line in a --top 5 shard: refused');
+    like($e, qr/bad\.jsonl:\d+: a runner_up line is a --top 1 shard's second best/, '... named') or diag $e;
+}
+
 done_testing();

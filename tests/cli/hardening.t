@@ -843,7 +843,7 @@ like($e, qr/^\Q$lo\E\/a.lua:1: gpu 'no-gemm': field 'achievable.gemm' \(gpu\): n
         [1, qr/"fingerprint":"[^"]*",/, '', qr/plan line without 'fingerprint'/],
         [1, qr/"policy":"fastest"/, '"policy":"x"', qr/the plan's policy is not one plan writes/],
         [2, qr/^.*$/, '{"kind":"result"', qr/not a JSON object/],
-        [2, qr/^.*$/, '[1,2]', qr/kind must be "plan" or "result" \(got nil\)/],
+        [2, qr/^.*$/, '[1,2]', qr/kind must be "plan", "result" or "runner_up" \(got nil\)/],
         # found by tests/lua/fuzz_merge.t: a hole in a list, a range's
         # record or one end of it (plan.lua and ranges.lua raised on them)
         [1, qr/"defaults":\["[^"]*"/, '"defaults":[null', qr/plan field 'defaults' must be a list of strings, each one line/],

@@ -20,7 +20,7 @@ usage: gpuplan merge FILE... [--top N] [--format F]
   those its figures give), and prints the best layouts of all of them as
   `gpuplan plan` would have printed the search run whole, the counts
   summed over the shards.  A line is at most 1 MiB and a shard holds at
-  most its plan's --top results.
+  most its plan's --top results (with --top 1, then its runner_up line).
 
   --top N            how many layouts to print (default: the plan's --top)
   --format F         text|markdown|csv|json (json: the merged JSON lines)
@@ -319,7 +319,7 @@ local function read_shard(name)
   local fh, err
   if name == "-" then fh = io.stdin else fh, err = io.open(name, "rb") end
   if not fh then fail("merge: cannot read %s: %s", name, tostring(err)) end
-  local head, plan, results, seen = nil, nil, {}, {}
+  local head, plan, results, seen, runner = nil, nil, {}, {}, false
   for n, line in lines_of(fh, name) do
     if line:match("%S") then
       local where = name .. ":" .. n
@@ -334,11 +334,20 @@ local function read_shard(name)
         plan = check_plan(v, where)
         plan.job = v.job
         head = v
-      elseif v.kind == "result" then
+      elseif v.kind == "result" or v.kind == "runner_up" then
         if not head then fail("merge: %s: a result before the plan line", where) end
         check_result(v, plan, where)
-        if #results >= math.max(head.top, 2) then
+        -- at most --top results, then with --top 1 one runner_up line
+        -- (plan's write_results): the second best, after the one result
+        if v.kind == "result" and (#results >= head.top or runner) then
           fail("merge: %s: more results than the plan's --top (%d)", where, head.top)
+        end
+        if v.kind == "runner_up" then
+          if head.top ~= 1 or #results ~= 1 or runner then
+            fail("merge: %s: a runner_up line is a --top 1 shard's second best, once, after "
+                 .. "its one result (the plan's --top is %d)", where, head.top)
+          end
+          runner = true
         end
         local id = v.gpu_order .. "/" .. v.index
         if seen[id] then fail("merge: %s: the layout of %s again", where, seen[id]) end
@@ -347,7 +356,7 @@ local function read_shard(name)
         v._line = where
         results[#results + 1] = v
       else
-        fail("merge: %s: kind must be \"plan\" or \"result\" (got %s)", where,
+        fail("merge: %s: kind must be \"plan\", \"result\" or \"runner_up\" (got %s)", where,
              shown(v.kind))
       end
     end
@@ -480,11 +489,9 @@ function C.run(opts, args)
                            deadline = first.deadline, budget = first.budget, job = job,
                            stats = stats, defaults = r.defaults, top = top,
                            fingerprint = first.fingerprint }, "\n")
-    for i = 1, math.min(#all, math.max(top, 2)) do
-      local c = all[i]
-      c.kind, c._line = "result", nil
-      io.write(report.json(c), "\n")
-    end
+    for _, c in ipairs(all) do c._line = nil end
+    -- plan's lines: the best --top, and with --top 1 the runner_up
+    require("gpuplan.cmd.plan").write_results(all, top)
     return 0
   end
   first.job.shard = nil

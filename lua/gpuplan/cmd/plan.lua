@@ -257,10 +257,7 @@ function C.run(opts, args)
                            top = opts.top or 5,
                            fingerprint = sweep.fingerprint(job, require("gpuplan").catalog()) },
              "\n")
-    for _, c in ipairs(r.results) do
-      c.kind = "result"
-      io.write(report.json(c), "\n")
-    end
+    C.write_results(r.results, opts.top or 5)
     return 0
   end
   local format = opts.format or "text"
@@ -270,6 +267,27 @@ function C.run(opts, args)
   end
   C.show(r, o, head, format, opts.top or 5)
   return 0
+end
+
+-- The result lines of a plan's (or a merge's) JSON: the best `top`, each
+-- of kind "result" -- no more than --top, as docs/plan.md says.  The
+-- search keeps max(top, 2) (o.top above) for the runner-up line ("why
+-- the runner-up lost"), and with --top 1 that second best is written
+-- once more as kind "runner_up": merge ranks it with the results, so the
+-- merged runner-up line is the whole search's.  --top 1 wrote it as a
+-- second "result", two result lines where --top said one.
+function C.write_results(results, top)
+  for i, c in ipairs(results) do
+    if i > top then
+      if i == 2 then
+        c.kind = "runner_up"
+        io.write(report.json(c), "\n")
+      end
+      break
+    end
+    c.kind = "result"
+    io.write(report.json(c), "\n")
+  end
 end
 
 local function esc(s)
