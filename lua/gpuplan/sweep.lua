@@ -490,10 +490,17 @@ function M.why(best, second, job)
   end
   local a, b = parts(best), parts(second)
   if not a or not b then return nil end
-  local worst, diff, sa, sb = nil, -math.huge, 0, 0
+  -- the part whose share of the step grew most, among those whose shown
+  -- percentages differ: the largest difference alone picked a part at
+  -- equal shares, "its dp_comm is 0% of the step against 0%" (llama2-13b,
+  -- 64 x h100-sxm/h800-sxm, megatron); with none, no part is named
+  local worst, diff, sa, sb = nil, 0, 0, 0
+  local function pct(x) return string.format("%.0f", 100 * x) end
   for i, p in ipairs(b.parts) do
     local d = p.share - a.parts[i].share
-    if d > diff then worst, diff, sa, sb = p.name, d, a.parts[i].share, p.share end
+    if d > diff and pct(p.share) ~= pct(a.parts[i].share) then
+      worst, diff, sa, sb = p.name, d, a.parts[i].share, p.share
+    end
   end
   local cost = (best.cost and second.cost)
     and ", " .. (best.cost == 0 and require("gpuplan.report").against(second.cost, 0,
@@ -502,9 +509,11 @@ function M.why(best, second, job)
     cost = cost .. string.format(" (%.2f against %.2f %s/GPU-h)", second.price, best.price,
                                  second.currency or "")
   end
-  return string.format("runner-up %s x %d (%s): %s per token%s; its %s is %.0f%% of the step against %.0f%%",
-    second.gpu, second.gpus, second.layout, more(best.tokens_per_s / second.tokens_per_s, "time"),
-    cost, worst, 100 * sb, 100 * sa)
+  local head = string.format("runner-up %s x %d (%s): %s per token%s", second.gpu, second.gpus,
+    second.layout, more(best.tokens_per_s / second.tokens_per_s, "time"), cost)
+  if not worst then return head end
+  return string.format("%s; its %s is %s%% of the step against %s%%", head, worst, pct(sb),
+    pct(sa))
 end
 
 -- Every timed layout of gp.sweep(o) that fits (within its deadline and

@@ -78,4 +78,24 @@ LUA
     like($e, qr/bad\.jsonl:\d+: a runner_up line is a --top 1 shard's second best/, '... named') or diag $e;
 }
 
+# 4. The runner-up line named the part whose share grew most even when
+# no share grew as shown: llama2-13b on 64 x h100-sxm/h800-sxm said "its
+# dp_comm is 0% of the step against 0%".  Now it names a part only where
+# the shown percentages differ (and the runner-up's is the larger), and
+# otherwise ends after the time and cost.
+{
+    ($c, $o, $e) = run_gp('plan', 'llama2-13b', '--gpu', 'h100-sxm,h800-sxm', '--gpus', '64');
+    is($c, 0, 'llama2-13b on h100/h800: runs') or diag $e;
+    my ($line) = $o =~ /^(runner-up .*)$/m;
+    like($line // '', qr/^runner-up h800-sxm x 64 \(.*\): [\d.]+% more time per token$/,
+         'no part named where none differs as shown') or diag $o;
+    for my $job (['llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8'],
+                 ['llama3-70b', '--gpu', 'h100-sxm', '--gpus', '64']) {
+        ($c, $o, $e) = run_gp('plan', @$job);
+        my ($x, $y) = $o =~ /^runner-up .*; its \S+ is (\d+)% of the step against (\d+)%$/m;
+        ok(defined $x && $x > $y, "$job->[0]: a part still named where it differs ($x% > $y%)")
+            or diag $o;
+    }
+}
+
 done_testing();
