@@ -181,9 +181,6 @@ function C.run(opts, args)
         opts.svg:match("^(.*/)$") or "")), 0)
     end
   end
-  if opts.top ~= nil and opts.top < 1 then
-    error(cli.usage("plan: --top must be at least 1, got " .. opts.top), 0)
-  end
   o.gpus = opts.gpus or "8"
   if opts.zero then o.zero = ints(opts.zero, "zero") end
   if opts.etp then
