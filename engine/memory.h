@@ -222,6 +222,15 @@ typedef struct gp_mem_reserve {
 
 void mem_reserve_default(gp_mem_reserve *r, int gpus);
 
+/* A GPU's budget: its capacity less the margin (a fraction of it), the
+ * bytes a job's total must stay within.  mem_finish's budget field, and
+ * what a caller that priced only the total (a sweep's brief step) compares
+ * it with. */
+static inline double mem_budget(double capacity, const gp_mem_reserve *r)
+{
+	return capacity - r->margin * capacity;
+}
+
 /* Components of the breakdown, in this order. */
 typedef enum gp_mem_comp {
 	GP_MEM_WEIGHTS = 0, GP_MEM_GRADS, GP_MEM_MASTER, GP_MEM_OPTIMIZER,

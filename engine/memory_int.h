@@ -84,7 +84,7 @@ static inline void finish_pick(gp_mem_result *o, double sum,
 		o->largest = largest_of(b);
 	o->capacity = capacity;
 	o->margin = r->margin * capacity;
-	o->budget = capacity - o->margin;
+	o->budget = mem_budget(capacity, r);
 	o->usable = o->budget - r->context - r->workspace - r->comm;
 	o->short_by = o->total - o->budget;
 	o->fits = o->total <= o->budget;

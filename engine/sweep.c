@@ -1039,14 +1039,25 @@ int sweep_run(const gp_model *m, const roof_device *d, const gp_topo *t,
 					it.st.host_least = r.mem.host_need;
 					it.st.host_memory = r.mem.host_memory;
 				}
-			} else if (r.mem.total > r.mem.budget) {
+			} else {
+				/* The layout's own budget: a brief step
+				 * writes only the total, fits and the host
+				 * fields, so r.mem.budget was whatever the
+				 * sweep's first, whole step left there (the
+				 * same value only while that step priced
+				 * memory and every layout shares its
+				 * capacity and margin). */
+				double budget = mem_budget(c.capacity,
+							   &c.reserve);
+
 				/* how far the nearest layout is from the
 				 * card: "no layout fits" said nothing of
 				 * whether one more GPU or ten would do */
-				if (it.st.past_gpu++ == 0 ||
-				    r.mem.total < it.st.gpu_least) {
+				if (r.mem.total > budget &&
+				    (it.st.past_gpu++ == 0 ||
+				     r.mem.total < it.st.gpu_least)) {
 					it.st.gpu_least = r.mem.total;
-					it.st.gpu_budget = r.mem.budget;
+					it.st.gpu_budget = budget;
 				}
 			}
 			continue;

@@ -36,4 +36,26 @@ do
   t.near(g.tokens_per_s, m.tokens_per_s, 1e-12, "and its tokens/s (same engine call)")
 end
 
+-- 6. sweep_run's count of layouts past a GPU's memory compared each
+-- brief step's total with r.mem.budget, which a brief step never writes:
+-- the value the sweep's first, whole step left.  Now each layout's budget
+-- is its own capacity less the margin (mem_budget, the formula mem_finish
+-- writes).  llama3-70b on 8 h100-sxm fits no layout (bf16 weights and
+-- Adam states are ~170 GB a GPU at best), so every layout is past the
+-- budget: gpu_budget = capacity x (1 - margin), with gp.train's capacity
+-- (84.93e9 B usable) -- 76.44e9 at the 10% default, 67.95e9 at 20%.
+-- Tolerance 1e-12 relative: the same two operations, rounding only.
+do
+  local a = { model = "llama3-70b", gpu = "h100-sxm", gpus = 8 }
+  local cap = gp.train(t.with(a, { tp = 8 })).memory.capacity
+  for _, margin in ipairs { 0.10, 0.20 } do
+    local r = gp.sweep(t.with(a, { margin = margin }))
+    local st = r.stats["h100-sxm"]
+    t.is(st.fitting, 0, "margin " .. margin .. ": nothing fits")
+    t.is(st.past_gpu, st.layouts, "margin " .. margin .. ": every layout counted past the GPU")
+    t.near(st.gpu_budget, cap - margin * cap, 1e-12,
+           "margin " .. margin .. ": the budget is capacity x (1 - margin)")
+  end
+end
+
 t.done_testing()
