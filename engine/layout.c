@@ -235,16 +235,18 @@ static int check_ep(const gp_model *m, const gp_layout *y, gp_error *err)
 		       "; etp defaults to tp" : "");
 }
 
-/* Hybrid sharding shards what ZeRO 2 and 3 shard (FSDP's HYBRID_SHARD is
- * FULL_SHARD in a node, _HYBRID_SHARD_ZERO2 SHARD_GRAD_OP in a node). */
+/* Hybrid sharding shards what ZeRO 1, 2 and 3 shard (FSDP's HYBRID_SHARD
+ * is FULL_SHARD in a node, _HYBRID_SHARD_ZERO2 SHARD_GRAD_OP in a node;
+ * InternEvo's Hybrid Zero shards the ZeRO-1 optimizer states in a group
+ * of zero1 ranks, gpuplan.memory's zero_group). */
 static int check_hsdp(const gp_model *m, const gp_layout *y, gp_error *err)
 {
 	(void)m;
-	if (y->hsdp == 0 || y->zero >= 2)
+	if (y->hsdp == 0 || y->zero >= 1)
 		return GP_OK;
-	return gp_usage(err, "hsdp %d (hybrid sharding in a node) shards the "
-		       "ZeRO 2/3 states: it needs zero 2 or 3 (got zero %d)",
-		       y->hsdp, y->zero);
+	return gp_usage(err, "hsdp %d (sharding in groups of that many GPUs) "
+		       "shards the ZeRO states: it needs zero 1, 2 or 3 (got "
+		       "zero %d)", y->hsdp, y->zero);
 }
 
 /* The pipeline groups of the experts' grid are attention's

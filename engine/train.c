@@ -504,9 +504,18 @@ static int phase_post(phase *ph, struct zslot *zs, const scost *base)
 						    4.0);
 			ph->opt[slot][j] = mem_time(x, opt);
 		}
+		/* Under shard groups (layout.h hsdp at ZeRO 1) each rank
+		 * gathers the updated parameters of its own group only:
+		 * InternEvo's broadcast_params, "group=gpc.get_group(
+		 * ParallelMode.ZERO1)" (hybrid_zero_optim.py). */
 		if (gather && !ph->ag_ok)
-			ph->ag[j] = coll(x, GP_ALL_GATHER, lp * 2.0,
-					 &x->g[GP_GRP_DPCP]) +
+			ph->ag[j] = x->y.hsdp > 0 ?
+				train_zero_coll(x, GP_ALL_GATHER, lp * 2.0,
+						0) +
+				train_zero_coll(x, GP_ALL_GATHER, le * 2.0,
+						1) :
+				coll(x, GP_ALL_GATHER, lp * 2.0,
+				     &x->g[GP_GRP_DPCP]) +
 				coll(x, GP_ALL_GATHER, le * 2.0,
 				     &x->g[GP_GRP_EDP]);
 		/* Gradient reduction once per step (ZeRO 0/1, and ZeRO 3

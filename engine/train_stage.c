@@ -536,25 +536,49 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 double train_zero_coll_of(ctx *x, gp_coll op, double bytes, int expert)
 {
 	const gp_group *g = &x->g[expert ? GP_GRP_EDP : GP_GRP_DPCP];
-	double sh = expert ? x->y.eshard : x->y.shard, G, t;
+	double sh = expert ? x->y.eshard : x->y.shard, G, pn;
 	gp_group in, across;
+	double t;
 
 	if (x->y.hsdp == 0 || sh >= g->ranks)
 		return coll(x, op, bytes, g);
+	/* An all-reduce of whole gradients spans every replica: InternEvo's
+	 * Hybrid Zero reduces each gradient bucket with reduce_tensor(...,
+	 * dst_rank=None, parallel_mode=ParallelMode.DATA) -- "If dst_rank
+	 * is None, all-reduce will be used" -- over the whole data-parallel
+	 * group, its zero1 group only holding the optimizer's shards
+	 * (internlm/solver/optimizer/hybrid_zero_optim.py _reduce_and_copy,
+	 * utils.py reduce_tensor); DeepSpeed's use_multi_rank_bucket_
+	 * allreduce likewise over its dp group. */
+	if (op == GP_ALL_REDUCE)
+		return coll(x, op, bytes, g);
 	/* PyTorch FSDP HYBRID_SHARD (torch/distributed/fsdp/
 	 * _runtime_utils.py _reduce_grad): the gather and the reduce-
-	 * scatter run on the intra-node shard group; the reduce-scattered
-	 * shard is then all-reduced on the inter-node replicate group,
-	 * whose ranks sit one per node, each of the node's G GPUs driving
-	 * its own such group over the node's NICs. */
+	 * scatter run on the shard group; the reduce-scattered shard is
+	 * then all-reduced on the replicate group, which holds the same
+	 * shard index of every shard group.  FSDP2 HSDP on a 2-D
+	 * (replicate, shard) mesh of any shard size does the same
+	 * (torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py
+	 * foreach_reduce: reduce-scatter on the shard group, then
+	 * "all_reduce_group" on the replicate group), as do DeepSpeed's
+	 * MiCS (mics_shard_size: gather and reduce-scatter in the shard
+	 * group, an all-reduce across the replication groups) and
+	 * InternEvo's broadcast of each owner's updated shard in its zero1
+	 * group (the gather's bytes).  Placed on the launcher's nodes: the
+	 * pn ranks of the dense (expert) group a node holds split into
+	 * pn / sh shard groups when the group fits in a node, each GPU of
+	 * the node then in a replicate group with pn / sh of its ranks
+	 * there; a shard group larger than a node spans sh / pn nodes of
+	 * pn ranks and its replicate groups hold one rank a node. */
 	G = fmin(x->y.gpus, x->e.t.gpus_per_node);
+	pn = g->per_node > 0 ? g->per_node : 1;
 	in.nodes = across.nodes = 0;
 	in.ranks = (int)sh;
-	in.per_node = (int)sh;
-	in.sharing = (int)(G / sh);
+	in.per_node = (int)fmin(sh, pn);
+	in.sharing = (int)(G / in.per_node);
 	across.ranks = (int)(g->ranks / sh);
-	across.per_node = 1;
-	across.sharing = (int)G;
+	across.per_node = (int)fmax(1.0, floor(pn / sh));
+	across.sharing = (int)(G / across.per_node);
 	t = coll(x, op, bytes, &in);
 	if (op == GP_REDUCE_SCATTER)
 		t += coll(x, GP_ALL_REDUCE, bytes / sh, &across);

@@ -1227,6 +1227,7 @@ prepare_fn = function(o, cmd, who)
         cfg.hsdp = g
       end
     end
+    M.zero_group(o, cfg, sharding)
     local prompt_len, response_len =
       prepare_shape(o, cfg, model, method, dflt)
     -- selective with a list that leaves out core_attn keeps the core
@@ -1320,6 +1321,38 @@ function M.auto_recompute(model, cfg, defaults)
   r.recompute, r.recompute_auto = cfg.recompute, true
   defaults[#defaults + 1] = M.auto_said(cfg, r.fits)
   return r
+end
+
+-- Sharding in groups smaller than data parallel, replicated across them
+-- (zero_group N): InternEvo's Hybrid Zero ("zero1=8: optimizer states are
+-- distributed within 8 GPUs in a single node", InternLM doc/en/
+-- train_performance.md), DeepSpeed's MiCS (mics_shard_size) and PyTorch
+-- FSDP2's HSDP on a 2-D (replicate, shard) mesh.  The states shard over
+-- the N ranks of a group (memory: 1/N of what ZeRO shards); the engine's
+-- hsdp is the GPUs one group spans, N x tp in the default rank order
+-- (tp, cp, dp, pp: N consecutive ranks of the dp x cp group), its
+-- collectives engine/train_stage.c train_zero_coll_of.  N = dp x cp is
+-- today's one group over all data parallel (hsdp 0).
+function M.zero_group(o, cfg, sharding)
+  local n = o.zero_group
+  if n == nil then return end
+  n = posint("zero_group", n)
+  if sharding == "hybrid_shard" then
+    usage("zero_group %d and fsdp hybrid_shard both set the shard group (hybrid_shard is "
+      .. "zero_group of a node's data-parallel ranks): give one", n)
+  end
+  if (cfg.zero or 0) < 1 then
+    usage("zero_group %d shards the ZeRO states: it needs zero 1, 2 or 3 or fsdp (got zero %s)",
+      n, tostring(math.tointeger(cfg.zero) or cfg.zero))
+  end
+  local group = cfg.dp * (cfg.cp or 1)
+  if group % n ~= 0 then
+    usage("zero_group %d must divide the data-parallel group dp x cp = %d", n, group)
+  end
+  if o.order ~= nil then
+    usage("zero_group %d is placed in the default rank order (tp, cp, dp, pp); give no order", n)
+  end
+  cfg.hsdp = n < group and n * cfg.tp or nil
 end
 
 -- Warnings of a plan that runs but wastes something, by code (the codes

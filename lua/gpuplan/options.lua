@@ -308,6 +308,16 @@ opt { name = "fsdp", type = "string", metavar = "S", commands = TRAIN4, methods 
     help = "FSDP strategies to search, e.g. full_shard,shard_grad_op (their ZeRO stages: "
       .. "ZeRO-3 is full_shard, ZeRO-2 shard_grad_op; Lua: a list); hybrid_shard (HSDP in the "
       .. "layout) alone or beside full_shard" } } }
+opt { name = "zero_group", type = "int", metavar = "N", commands = "fit train",
+  kind = "count", range = { 1, 1 << 24 },  -- 1..COUNT_MAX, the engine's bound on a count
+  methods = TRAINING, default = "dp x cp (one group over all data parallel)",
+  help = "ZeRO states shard within groups of N data-parallel ranks, replicated across "
+    .. "the dp x cp / N groups (InternEvo's zero1, DeepSpeed MiCS's mics_shard_size, "
+    .. "FSDP2 HSDP's shard dimension): memory 1/N; gradients reduce-scattered in the "
+    .. "group and each shard all-reduced across groups (--zero-reduce allreduce: one "
+    .. "all-reduce over all data parallel), parameters gathered in the group; N must "
+    .. "divide dp x cp",
+  suggest = { "zero1", "mics_shard_size", "zero_hpz_partition_size", "shard_size", "hsdp" } }
 opt { name = "grad_sync", type = "string", metavar = "W", commands = TRAIN4,
   value = "micro_batch", kind = "enum", methods = TRAINING,
   help = "with --fsdp: when gradients are reduce-scattered, micro_batch or step (no_sync "

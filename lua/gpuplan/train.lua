@@ -944,7 +944,7 @@ function M.setup(o, sweep)
   local topo, sys, node_name = topology(o, gpu, cat, default,
     math.type(sweep) == "integer" and sweep or not sweep and p.gpus or nil)
   -- Hybrid sharding shards within the job's node.
-  if cfg.hsdp then cfg.hsdp = topo.gpus_per_node end
+  if cfg.hsdp and o.zero_group == nil then cfg.hsdp = topo.gpus_per_node end
   -- The host's launch time per op is an x86 server's; the system's
   -- host_op_scale stretches it on a slower host core (catalog/FORMAT.md).
   local host_scale = sys and sys.host_op_scale or 1

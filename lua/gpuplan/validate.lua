@@ -237,6 +237,9 @@ local case_schema = T.record {
     zero3_gather = declared("zero3_gather"),
     -- the collective ZeRO 1/2 reduce gradients with (gp.train's zero_reduce)
     zero_reduce = declared("zero_reduce"),
+    -- the ranks of data parallel each ZeRO shard group holds (gp.train's
+    -- zero_group: InternEvo's zero1, MiCS's mics_shard_size)
+    zero_group = declared("zero_group"),
     -- DeepSpeed's reduce_bucket_size and stage3_prefetch_bucket_size, in
     -- elements (gp.train's of the same names)
     reduce_bucket_size = declared("reduce_bucket_size"),
@@ -452,7 +455,7 @@ M.case_schema = case_schema
 -- that each predictor reads no field outside its set.
 local function set(names) return require("gpuplan.args").set(names) end
 M.PARALLEL_READ = {
-  train = set [[tp pp cp ep etp vpp sp zero fsdp fsdp_version overlap_grad_reduce overlap_param_gather grad_sync zero3_gather zero_reduce
+  train = set [[tp pp cp ep etp vpp sp zero zero_group fsdp fsdp_version overlap_grad_reduce overlap_param_gather grad_sync zero3_gather zero_reduce
     reduce_bucket_size prefetch_bucket_size max_live_parameters max_reuse_distance
     grad_accum_dtype grad_reduce gradient_accumulation_fusion micro_batch global_batch recompute
     recompute_layers recompute_modules activation_offload_layers first_stage_layers
@@ -473,7 +476,7 @@ M.PARALLEL_READ = {
 -- bucket sizes, dispatchers -- set the step's time, not its bytes.
 do
   local mem = {}
-  for name in ([[tp pp cp ep etp vpp sp zero fsdp grad_sync micro_batch global_batch recompute
+  for name in ([[tp pp cp ep etp vpp sp zero zero_group fsdp grad_sync micro_batch global_batch recompute
       recompute_layers recompute_modules activation_offload_layers first_stage_layers
       last_stage_layers split_ends schedule offload]]):gmatch("%S+") do
     assert(M.PARALLEL_READ.train[name], "memory reads train's parallel." .. name)

@@ -212,6 +212,7 @@ return function(case, cat)
   end
   if v(par.fsdp) then o.fsdp = par.fsdp end
   o.grad_sync = v(par.grad_sync)
+  o.zero_group = v(par.zero_group)
   -- How the model's operators ran (SCHEMA.md workload.kernels), as the
   -- training sibling reads it: the stack profile fills it when unstated.
   if o.method ~= "infer" then o.kernels = v(wl.kernels) end

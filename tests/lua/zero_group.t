@@ -1,0 +1,83 @@
+-- ZeRO shard groups smaller than data parallel (zero_group: InternEvo's
+-- zero1, DeepSpeed MiCS's mics_shard_size, FSDP2 HSDP's shard size).
+-- Run with ./gpuplan run tests/lua/zero_group.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(14)
+
+local function comp(r, name)
+  for _, c in ipairs(r.memory.components) do if c.name == name then return c.bytes end end
+end
+local function both(r, name)
+  local p = t.step_part(r, name)
+  return p.seconds + p.hidden
+end
+
+-- llama3-8b pretraining on H100 nodes of 8, tp = pp = 1, micro-batch 1,
+-- no recompute; the global batch is 1 sequence per rank, so every job
+-- below runs the same micro-batches on each GPU.
+local base = { model = "llama3-8b", gpu = "h100-sxm", method = "pretrain", seq = 2048,
+               batch = 1, recompute = "none" }
+local function train(extra) return gp.train(t.with(base, extra)) end
+
+do
+  -- The default is one group over all data parallel: zero_group = dp
+  -- prices exactly what no zero_group does.
+  local d = train { gpus = 16, global_batch = 16, zero = 1 }
+  local g16 = train { gpus = 16, global_batch = 16, zero = 1, zero_group = 16 }
+  t.is(g16.step_s, d.step_s, "zero_group = dp: the default's step")
+  t.is(g16.memory.total, d.memory.total, "zero_group = dp: the default's memory")
+
+  -- Memory: ZeRO-1 shards the fp32 master and Adam states (12 B a
+  -- parameter) over the group, so over 8 ranks instead of 16 they are
+  -- exactly twice as large; the bf16 weights stay whole (ZeRO-1).
+  local g8 = train { gpus = 16, global_batch = 16, zero = 1, zero_group = 8 }
+  t.near(comp(g8, "optimizer") / comp(d, "optimizer"), 2, 1e-12,
+    "zero_group 8 of 16: optimizer states over 8 ranks, twice over 16")
+  t.is(comp(g8, "weights"), comp(d, "weights"), "zero_group at ZeRO-1: weights whole either way")
+
+  -- The parameter all-gather runs in the group: 8 ranks of one node,
+  -- the same collective (bf16 weights over 8 NVLink ranks) as the one-
+  -- node job's whole-group gather, under the same compute (1 micro-batch
+  -- a rank), so the same seconds (exact: the same collective priced).
+  local one = train { gpus = 8, global_batch = 8, zero = 1 }
+  t.near(both(g8, "zero_gather"), both(one, "zero_gather"), 1e-12,
+    "zero_group 8: the parameter gather is the one node's gather")
+  t.ok(both(g8, "zero_gather") < both(d, "zero_gather"),
+    "zero_group 8: the gather stays off the NICs (less than over 16 ranks on 2 nodes)")
+
+  -- The reduction: reduce-scatter in the group, then the all-reduce of
+  -- each rank's 1/8 shard across the 2 groups: more than the flat
+  -- reduce-scatter over 16 (it sends the inter-node bytes twice: an
+  -- all-reduce's 2 (n-1)/n against a reduce-scatter's (n-1)/n).
+  t.ok(both(g8, "dp_comm") > both(d, "dp_comm"),
+    "zero_group 8: reduce-scatter in the node plus the shard's all-reduce across")
+  -- zero_reduce allreduce: one all-reduce of whole gradients over all
+  -- data parallel (InternEvo's reduce_tensor over ParallelMode.DATA),
+  -- whatever the group: exactly the flat job's.
+  local a8 = train { gpus = 16, global_batch = 16, zero = 1, zero_group = 8,
+                     zero_reduce = "allreduce" }
+  local a = train { gpus = 16, global_batch = 16, zero = 1, zero_reduce = "allreduce" }
+  t.near(both(a8, "dp_comm"), both(a, "dp_comm"), 1e-12,
+    "zero_group with zero_reduce allreduce: the all-reduce over all data parallel")
+end
+
+do
+  -- fsdp hybrid_shard is zero_group of a node's ranks at ZeRO-3: the
+  -- same job priced the same (step and memory, exactly).
+  local h = train { gpus = 16, global_batch = 16, fsdp = "hybrid_shard" }
+  local z = train { gpus = 16, global_batch = 16, fsdp = "full_shard", zero_group = 8 }
+  t.is(z.step_s, h.step_s, "full_shard with zero_group 8: hybrid_shard's step")
+  t.is(z.memory.total, h.memory.total, "full_shard with zero_group 8: hybrid_shard's memory")
+end
+
+-- Refused, naming the argument.
+t.raises(function() train { gpus = 16, zero = 1, zero_group = 3 } end,
+  "zero_group 3 must divide the data-parallel group dp x cp = 16", "not a divisor", true)
+t.raises(function() train { gpus = 16, zero = 0, zero_group = 8 } end,
+  "zero_group 8 shards the ZeRO states: it needs zero 1, 2 or 3", "no ZeRO stage", true)
+t.raises(function() train { gpus = 16, fsdp = "hybrid_shard", zero_group = 8 } end,
+  "zero_group 8 and fsdp hybrid_shard both set the shard group", "with hybrid_shard", true)
+t.raises(function() train { gpus = 16, zero = 1, zero_group = 0 } end,
+  "zero_group", "zero_group 0", true)
