@@ -320,10 +320,12 @@ end
 -- strategy (and its gradient sync) by name, then the ZeRO stage it prices
 -- as -- shard_grad_op with grad_sync step is ZeRO 1 (M.sharding above),
 -- and "zero 1" alone would lose the words the user typed.  hsdp: the
--- hybrid shard group's GPUs (0 or nil: none).
-function M.sharding_words(fsdp, grad_sync, zero, hsdp)
+-- hybrid shard group's GPUs (0 or nil: none); group: the zero_group the
+-- user gave (its shard groups' data-parallel ranks), said as such.
+function M.sharding_words(fsdp, grad_sync, zero, hsdp, group)
   if fsdp == true then fsdp = "full_shard" elseif fsdp == false then fsdp = nil end
   local s = string.format("zero %d%s", zero,
+    group and string.format(" in groups of %d ranks", group) or
     (hsdp or 0) > 0 and string.format(" hybrid in %d-GPU nodes", hsdp) or "")
   if not fsdp then return s end
   return string.format("fsdp %s%s (= %s)", fsdp, grad_sync and (", grad-sync " .. grad_sync) or "",

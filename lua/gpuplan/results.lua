@@ -83,8 +83,8 @@ field("etp", "count", "expert-tensor-parallel degree (the experts' TP; plan: 0 =
   "train plan candidate rl")
 field("dp", "count", "data-parallel replicas", LAYOUT .. " memory")
 field("zero", "count", "ZeRO stage (1: the distributed optimizer)", LAYOUT)
-field("hsdp", "count", "hybrid sharding (fsdp hybrid_shard): the GPUs of the node each "
-  .. "shard group stays in; 0: none", "train rl")
+field("hsdp", "count", "hybrid sharding (fsdp hybrid_shard, zero_group): the GPUs one "
+  .. "shard group spans (hybrid_shard: the node); 0: none", "train rl")
 field("vpp", "count", "interleaved virtual stages per pipeline rank", "train plan candidate")
 field("schedule", "", "the pipeline schedule: 1f1b, interleaved (vpp > 1) or dualpipe "
   .. "(DeepSeek-V3's)", "plan candidate")

@@ -50,7 +50,7 @@ function C.run(opts, args)
   end
   rows[#rows + 1] = { part = "step", seconds = r.step_s, share = "100.0%", hidden = "",
     range = r.step_s_lo and string.format("%.4f-%.4f", r.step_s_lo, r.step_s_hi) }
-  local sharding = memory.sharding_words(o.fsdp, o.grad_sync, r.zero, r.hsdp)
+  local sharding = memory.sharding_words(o.fsdp, o.grad_sync, r.zero, r.hsdp, o.zero_group)
   local title = string.format("%s on %d x %s (tp %d, pp %d%s, dp %d, cp %d%s, %s%s), %s %s, "
     .. "seq %d, global batch %d (%d micro-batch%s of %d)",
     r.model, r.gpus, r.gpu, r.tp, r.pp, r.vpp > 1 and (", vpp " .. r.vpp) or "", r.dp, r.cp,
