@@ -1125,6 +1125,13 @@ function M.setup(o, sweep)
   -- this job, so a loop over stages asks options.default once each.
   local versions = {}
   local function sharding_of(fsdp, given, zero)
+    -- A job's zero_group is its stage's shard groups (memory.zero_group
+    -- checks it against that stage): a step at another sharding would
+    -- drop the groups silently, so it is refused.
+    if o.zero_group ~= nil and (given ~= nil or fsdp ~= nil) then
+      return string.format("zero_group %s is the job's (its zero %s): a step cannot set zero "
+        .. "or fsdp; make a job at that sharding", tostring(o.zero_group), tostring(cfg.zero))
+    end
     if fsdp == nil then fsdp = o.fsdp end
     local ok, st, z, whole = pcall(memory.sharding, fsdp, grad_sync, given)
     if not ok then

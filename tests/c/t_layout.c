@@ -263,7 +263,7 @@ int main(void)
 	double S = GiB, want;
 	int i, mono;
 
-	plan(73);
+	plan(74);
 
 	/* --- layout_check ------------------------------------------------ */
 	y = lay(8, 1, 8, 1);
@@ -311,12 +311,19 @@ int main(void)
 	MUST(layout_check(&m, &y, &z, &e));
 	is_num(z.shard, 8, 0,
 	       "hsdp 16 (the job in one node): the whole group");
+	/* ZeRO-1 in groups (InternEvo's zero1, gpuplan.memory's
+	 * zero_group): the optimizer states shard over the same 4 DP ranks
+	 * of each 8-GPU block. */
 	y.hsdp = 8;
 	y.zero = 1;
+	MUST(layout_check(&m, &y, &z, &e));
+	is_num(z.shard, 4, 0, "hsdp 8 at zero 1: the optimizer over 4 DP ranks");
+	y.zero = 0;
 	ok(layout_check(&m, &y, &z, &e) == GP_EINVAL &&
-	   strstr(e.msg, "hsdp 8 (hybrid sharding in a node) shards the "
-		  "ZeRO 2/3 states: it needs zero 2 or 3 (got zero 1)"),
-	   "hybrid sharding needs zero 2 or 3");
+	   strstr(e.msg, "hsdp 8 (sharding in groups of that many GPUs) "
+		  "shards the ZeRO states: it needs zero 1, 2 or 3 (got "
+		  "zero 0)"),
+	   "sharding in groups needs a ZeRO stage");
 
 	/* --- stage split ------------------------------------------------- */
 	/* 70 layers on 12 stages, uniform: 70 = 12 * 5 + 10, so the first 10

@@ -4,7 +4,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(14)
+t.plan(16)
 
 local function comp(r, name)
   for _, c in ipairs(r.memory.components) do if c.name == name then return c.bytes end end
@@ -81,3 +81,12 @@ t.raises(function() train { gpus = 16, fsdp = "hybrid_shard", zero_group = 8 } e
   "zero_group 8 and fsdp hybrid_shard both set the shard group", "with hybrid_shard", true)
 t.raises(function() train { gpus = 16, zero = 1, zero_group = 0 } end,
   "zero_group", "zero_group 0", true)
+
+-- A job's step keeps the job's groups: one that sets zero or fsdp would
+-- price another sharding without them, so it is refused by name.
+do
+  local j = gp.train_job(t.with(base, { gpus = 16, global_batch = 16, zero = 1, zero_group = 8 }))
+  local g8 = train { gpus = 16, global_batch = 16, zero = 1, zero_group = 8 }
+  t.is(j:step {}.step_s, g8.step_s, "train_job: a step prices the job's groups")
+  t.raises(function() j:step { zero = 1 } end, "zero_group 8 is the job's", "train_job: step{zero} refused", true)
+end
