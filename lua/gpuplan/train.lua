@@ -1125,12 +1125,13 @@ function M.setup(o, sweep)
   -- this job, so a loop over stages asks options.default once each.
   local versions = {}
   local function sharding_of(fsdp, given, zero)
-    -- A job's zero_group is its stage's shard groups (memory.zero_group
-    -- checks it against that stage): a step at another sharding would
-    -- drop the groups silently, so it is refused.
-    if o.zero_group ~= nil and (given ~= nil or fsdp ~= nil) then
-      return string.format("zero_group %s is the job's (its zero %s): a step cannot set zero "
-        .. "or fsdp; make a job at that sharding", tostring(o.zero_group), tostring(cfg.zero))
+    -- A job's zero_group keeps its shard groups at the step's sharding
+    -- (as a job without the FSDP rule keeps them: the engine's hsdp
+    -- stays); hybrid_shard sets groups of its own, and zero 0 has no
+    -- states to shard: both refused, as gp.train refuses them.
+    if o.zero_group ~= nil and (fsdp == "hybrid_shard" or given == 0) then
+      return string.format("zero_group %s is the job's: a step cannot take %s",
+        tostring(o.zero_group), fsdp == "hybrid_shard" and "fsdp hybrid_shard" or "zero 0")
     end
     if fsdp == nil then fsdp = o.fsdp end
     local ok, st, z, whole = pcall(memory.sharding, fsdp, grad_sync, given)
@@ -1149,7 +1150,8 @@ function M.setup(o, sweep)
     end
     local fv, bad = memo.fv, memo.bad
     if bad then return bad end
-    return st and z or nil, st == "hybrid_shard" and topo.gpus_per_node or 0, whole == true,
+    return st and z or nil, st == "hybrid_shard" and topo.gpus_per_node or
+      o.zero_group ~= nil and cfg.hsdp or 0, whole == true,
       rule, fv
   end
   -- Its answer by (fsdp, given, zero): the same for every step of this job

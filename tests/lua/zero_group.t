@@ -4,7 +4,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(16)
+t.plan(17)
 
 local function comp(r, name)
   for _, c in ipairs(r.memory.components) do if c.name == name then return c.bytes end end
@@ -82,11 +82,19 @@ t.raises(function() train { gpus = 16, fsdp = "hybrid_shard", zero_group = 8 } e
 t.raises(function() train { gpus = 16, zero = 1, zero_group = 0 } end,
   "zero_group", "zero_group 0", true)
 
--- A job's step keeps the job's groups: one that sets zero or fsdp would
--- price another sharding without them, so it is refused by name.
+-- A job's step keeps the job's groups at the step's stage, as gp.train
+-- prices that stage with them (the default stack, and the hf stack whose
+-- ZeRO is FSDP's); zero 0 has nothing to shard: refused.
 do
-  local j = gp.train_job(t.with(base, { gpus = 16, global_batch = 16, zero = 1, zero_group = 8 }))
-  local g8 = train { gpus = 16, global_batch = 16, zero = 1, zero_group = 8 }
-  t.is(j:step {}.step_s, g8.step_s, "train_job: a step prices the job's groups")
-  t.raises(function() j:step { zero = 1 } end, "zero_group 8 is the job's", "train_job: step{zero} refused", true)
+  for _, stack in ipairs { "megatron", "hf" } do
+    local jb = t.with(base, { gpus = 16, global_batch = 16, zero = 1, zero_group = 8,
+                              stack = stack })
+    local j = gp.train_job(jb)
+    local z3 = gp.train(t.with(jb, { zero = 3 }))
+    t.is(j:step { zero = 3 }.step_s, z3.step_s, stack .. ": a job's step{zero = 3} keeps the groups")
+  end
+  local j = gp.train_job(t.with(base, { gpus = 16, global_batch = 16, zero = 1, zero_group = 8,
+                                        stack = "hf" }))
+  t.raises(function() j:step { zero = 0 } end, "zero_group 8 is the job's: a step cannot take zero 0",
+    "train_job: step{zero = 0} refused", true)
 end
