@@ -805,18 +805,19 @@ end
 --     FMHA); without them converted in the kernel and multiplied in 16 bits
 --     (vLLM's paged attention on Ampere, its fp8 "scaled_convert" in
 --     csrc/attention), the cache read at 1 B an element either way.
---   int8 is TensorRT-LLM's (and llama.cpp's q8_0), no cache dtype of
---     vLLM's (the CacheDType list above has none) nor SGLang's (its
---     quantized KV cache docs: "lower-precision data types (FP8 or
---     FP4)"): refused there, as fp4 is where no kernel takes it.
+--   int8 is TensorRT-LLM's (and llama.cpp's q8_0) and vLLM's (its
+--     CacheDType, vllm/config/cache.py, lists "int8_per_token_head" since
+--     the list above was read), no cache dtype of SGLang's (server_args.py
+--     --kv-cache-dtype choices "auto", "fp8_e5m2", "fp8_e4m3", "bf16",
+--     "bfloat16", "fp4_e2m1"; its quantized KV cache docs: "lower-precision
+--     data types (FP8 or FP4)"): refused there, as fp4 is where no kernel
+--     takes it.
 function M.kv_path(kv, g, runtime, model, serve_model)
   local peak = type(g.peak) == "table" and g.peak or {}
-  if kv == "int8" and (runtime == "vllm" or runtime == "sglang") then
-    error(string.format("infer: --kv int8: %s has no INT8 KV cache (%s); TensorRT-LLM has one "
-      .. "(gpuplan infer --runtime trtllm), or give --kv fp8",
-      runtime == "vllm" and "vLLM" or "SGLang", runtime == "vllm"
-        and "its cache dtypes are bf16 and fp8 ones, vllm/config/cache.py CacheDType"
-        or "its quantized KV cache is FP8 or FP4"), 3)
+  if kv == "int8" and runtime == "sglang" then
+    error("infer: --kv int8: SGLang has no INT8 KV cache (its --kv-cache-dtype is FP8 or FP4); "
+      .. "TensorRT-LLM and vLLM have one (gpuplan infer --runtime trtllm or vllm), or give --kv fp8",
+      3)
   end
   if kv == "int8" then return { half_math = true } end
   if kv == "fp8" and not ((tonumber(peak.fp8) or 0) > 0) then

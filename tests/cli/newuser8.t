@@ -129,22 +129,22 @@ like($e, qr/^gpuplan: plan: --ep-max 2 given for a dense model \(llama2-7b has n
 ($c, $o, $e) = run_gp('plan', 'qwen3-30b-a3b', '--gpu', 'h100-sxm', '--gpus', '8', '--ep-max', '8', '--top', '1');
 is($c, 0, 'plan --ep-max 8 on a MoE model runs') or diag $e;
 
-# 10. --kv int8 with --runtime vllm or sglang was priced (and rl's vLLM
-# rollout took it): neither has an INT8 KV cache -- vLLM's cache dtypes
-# are auto, bfloat16 and fp8 ones (vllm/config/cache.py CacheDType),
-# SGLang's quantized KV cache is "FP8 or FP4" (its docs).  TensorRT-LLM's
-# INT8 KV cache still runs.
-for my $rt (['vllm', 'vLLM'], ['sglang', 'SGLang']) {
-    ($c, $o, $e) = run_gp('infer', 'llama2-13b', '--gpu', 'h100-sxm', '--kv', 'int8', '--runtime', $rt->[0]);
-    is($c, 1, "infer --kv int8 --runtime $rt->[0]: refused");
-    like($e, qr/^gpuplan: infer: --kv int8: $rt->[1] has no INT8 KV cache \(.*\); TensorRT-LLM has one \(gpuplan infer --runtime trtllm\), or give --kv fp8$/m,
-         "$rt->[0]: says which runtime has one") or diag $e;
+# 10. --kv int8 with --runtime sglang was priced: SGLang has no INT8 KV
+# cache (server_args.py --kv-cache-dtype choices: auto, fp8_e5m2,
+# fp8_e4m3, bf16, bfloat16, fp4_e2m1; its docs: "FP8 or FP4").  vLLM's
+# CacheDType (vllm/config/cache.py) lists int8_per_token_head, and
+# TensorRT-LLM has an INT8 KV cache: both run, and rl's vLLM rollout too.
+($c, $o, $e) = run_gp('infer', 'llama2-13b', '--gpu', 'h100-sxm', '--kv', 'int8', '--runtime', 'sglang');
+is($c, 1, 'infer --kv int8 --runtime sglang: refused');
+like($e, qr/^gpuplan: infer: --kv int8: SGLang has no INT8 KV cache \(.*\); TensorRT-LLM and vLLM have one \(gpuplan infer --runtime trtllm or vllm\), or give --kv fp8$/m,
+     'sglang: says which runtimes have one') or diag $e;
+for my $rt ('vllm', 'trtllm') {
+    ($c, $o, $e) = run_gp('infer', 'llama2-13b', '--gpu', 'h100-sxm', '--kv', 'int8', '--runtime', $rt);
+    is($c, 0, "infer --kv int8 --runtime $rt runs") or diag $e;
+    like($o, qr/int8 KV/, "$rt: the title says the int8 cache") or diag $o;
 }
 ($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--kv', 'int8');
-is($c, 1, 'rl --kv int8 (a vLLM rollout): refused');
-like($e, qr/^gpuplan: rl: rollout: --kv int8: vLLM has no INT8 KV cache/m, 'rl: names the rollout engine') or diag $e;
-($c, $o, $e) = run_gp('infer', 'llama2-13b', '--gpu', 'h100-sxm', '--kv', 'int8', '--runtime', 'trtllm');
-is($c, 0, 'infer --kv int8 --runtime trtllm runs') or diag $e;
+unlike($e, qr/INT8 KV cache/, 'rl --kv int8 (a vLLM rollout): not refused for the cache dtype') or diag $e;
 
 # 11. plan --top 0 said "must be a whole number 1..16777216"; --top 100001
 # then said "must be an integer 1..100000" (gp.sweep's bound).  One range.
