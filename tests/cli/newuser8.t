@@ -146,6 +146,18 @@ for my $rt ('vllm', 'trtllm') {
 ($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--kv', 'int8');
 unlike($e, qr/INT8 KV cache/, 'rl --kv int8 (a vLLM rollout): not refused for the cache dtype') or diag $e;
 
+# 10b. --prefix-hit with a MoE model's --target: the MoE serving model
+# prices the hit in its prefill pool (engine infer_new_prompt), so at hit
+# 0.9 the pool computes a tenth of each prompt and needs fewer GPUs than
+# without (deepseek-v3 at 1e5 tok/s on h200-sxm: 176 against 352; the
+# decode pool, 144 GPUs, is the same either way).
+($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'h200-sxm', '--target', '100000', '--prefix-hit', '0.9');
+is($c, 0, 'infer --target --prefix-hit on a MoE model: priced') or diag $e;
+my ($hit) = $o =~ /^\s*100000\s+\S+\s+(\d+)\s/m;
+($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'h200-sxm', '--target', '100000');
+my ($nohit) = $o =~ /^\s*100000\s+\S+\s+(\d+)\s/m;
+ok(defined $hit && defined $nohit && $hit < $nohit, "the hit shrinks the plan ($hit GPUs against $nohit)");
+
 # 11. plan --top 0 said "must be a whole number 1..16777216"; --top 100001
 # then said "must be an integer 1..100000" (gp.sweep's bound).  One range.
 for my $t (qw(0 100001)) {
