@@ -115,9 +115,10 @@ gpu {
     -- hbm: a 1 GiB device-to-device copy kernel (read + write counted,
     -- timed with CUDA events) sustains 904.3-921.9 GB/s on an RTX 4090 over
     -- five vector widths, median 920.2 of the rated 1008 = 0.913; the same
-    -- program on an A100-SXM4-40GB reads 1316-1380 of 1555 (0.85-0.89),
-    -- where BabelStream's triad gives 0.886 (catalog/archs.lua ampere), so
-    -- the copy measures what BabelStream does.  0.91, not the ada arch's
+    -- program on an A100-SXM4-40GB reads 1316-1380 of 1555 (0.85-0.89)
+    -- at vector widths 1 to 8 (1117, 0.72, at 16), where BabelStream's
+    -- triad gives 0.886 (catalog/archs.lua ampere), so the copy measures
+    -- what BabelStream does.  0.91, not the ada arch's
     -- unmeasured 0.85: GDDR6X streams at a larger share of its pin rate
     -- than the assumed HBM figure.
     hbm = 0.91,
