@@ -9,7 +9,7 @@ local gp = require "gpuplan"
 local cjson = require "cjson"
 local validate = require "gpuplan.validate"
 
-t.plan(27)
+t.plan(25)
 
 local job = { model = "llama3.1-8b", gpu = "h100-sxm", input = 2048, output = 256 }
 local function op(ops, name)
