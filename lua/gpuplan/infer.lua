@@ -1244,7 +1244,9 @@ function M.infer(a)
     gpu = d.id, gpus = c.gpus, tp = c.tp, pp = c.pp, weights = info.weights, kv = info.kv,
     compute = c.compute, input = c.input, output = c.output,
     -- prompt tokens a request finds in the prefix cache (prefix_hit)
-    cached_tokens = a.prefix_hit ~= nil and c.cached or nil,
+    -- (a count: an integer where whole, as the result's other counts;
+    -- prefix_hit 0.5 of 2048 gave 1024.0)
+    cached_tokens = a.prefix_hit ~= nil and (math.tointeger(c.cached) or c.cached) or nil,
     batch = r.batch, replicas = r.replicas, max_batch_kv = r.max_batch_kv,
     weights_total = r.weights_total, weights_gpu = r.weights_gpu,
     kv_per_seq = r.kv_per_seq, kv_budget = r.kv_budget, workspace = r.workspace,

@@ -865,6 +865,18 @@ function M.plan(a)
     error(args.usage("infer_plan: gpus does not go with target, as the CLI's --gpus and --target "
           .. "(the search finds the fewest GPUs; got gpus " .. shown(a.gpus) .. "): gp.infer prices a given count"), 2)
   end
+  -- What the CLI's --target refuses beside it (cmd/infer.lua): the
+  -- search picks the batch and the pools, and prices the steady state.
+  -- Given here, batch was overwritten and requests and prefill_gpus were
+  -- dropped in silence, and a dense model's concurrency read "give batch
+  -- = N or concurrency = N, not both" with no batch given.
+  for _, k in ipairs { "batch", "concurrency", "prefill_gpus", "requests" } do
+    if a[k] ~= nil then
+      error(args.usage("infer_plan: " .. k .. " does not go with target, as the CLI's --"
+        .. k:gsub("_", "-") .. " and --target (the plan picks the batch and the GPUs; got "
+        .. k .. " " .. shown(a[k]) .. ")"), 2)
+    end
+  end
   if type(a.gpu) == "table" and a.gpu[1] ~= nil then
     error("infer_plan: gpu must be one card, an id or a gpu table (got a list): "
           .. "plan each card, or compare them with gp.infer", 2)
@@ -901,6 +913,16 @@ function M.plan(a)
     return replicas(b, model, target, itl)
   end
   b.batch = nil
+  -- The prefix cache's skipped prefill is priced for one model on its
+  -- replicas (engine/infer_run.c new_prompt, above), not by the MoE
+  -- serving search, whose prefill computes every prompt token: refused,
+  -- as gp.infer refuses it there (it was dropped in silence: prefix_hit
+  -- 0.5 planned deepseek-v3 on the same 352 GPUs as none).
+  if b.prefix_hit ~= nil then
+    error(args.usage("infer_plan: prefix_hit (prompt tokens from the prefix cache) is priced for one "
+      .. "model on its replicas (a dense model, or tp or pp given), not by the MoE serving search, "
+      .. "whose prefill computes every prompt token"), 2)
+  end
   if b.concurrency ~= nil then
     error(args.usage("infer_plan: concurrency does not go with target: the plan picks the batch"), 2)
   end

@@ -1,0 +1,43 @@
+-- A researcher scripting gpuplan in Lua (round 6): every gp.* function
+-- with normal and odd-but-valid inputs.  Each case below was answered
+-- with a float count, a dropped key, a message naming an internal file or
+-- a CLI flag, or a disagreement with the CLI; it must be refused naming
+-- the Lua key (and the script's line), and what is accepted must read as
+-- the CLI reads the same job.  Run with ./gpuplan run tests/lua/luawalk5.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+local check = t.raises_here
+
+-- 1. gp.infer's cached_tokens is a count: prefix_hit 0.5 of a 2048-token
+-- prompt is 0.5 x 2048 = 1024 tokens, returned as the float 1024.0.
+do
+  local r = gp.infer { model = "llama3-8b", gpu = "h100-sxm", input = 2048, output = 256, prefix_hit = 0.5 }
+  t.is(math.type(r.cached_tokens), "integer", "cached_tokens: an integer where whole")
+  t.is(r.cached_tokens, 1024, "cached_tokens = 0.5 x 2048 = 1024")
+end
+
+-- 2. gp.infer_plan's MoE search prefills every prompt token: prefix_hit was
+-- dropped in silence (deepseek-v3 planned on the same GPUs as without it),
+-- where gp.infer refuses it for the MoE serving model.
+check(function()
+  gp.infer_plan { model = "deepseek-v3", gpu = "h200-sxm", target = 1e5, prefix_hit = 0.5 }
+end, "infer_plan: prefix_hit (prompt tokens from the prefix cache) is priced for one model",
+  "infer_plan: prefix_hit refused by the MoE search")
+-- a dense model's replicas take it (gp.infer prices them)
+do
+  local r = gp.infer_plan { model = "llama3-8b", gpu = "h100-sxm", target = 1e4, prefix_hit = 0.5 }
+  t.is(r.result.cached_tokens, 1024, "infer_plan: a dense model's replicas skip the cached prefill")
+end
+
+-- 3. What the CLI's --target refuses beside it, gp.infer_plan refuses too:
+-- batch was overwritten, requests dropped, and a dense model's concurrency
+-- read "give batch = N or concurrency = N, not both" with no batch given.
+for _, k in ipairs { "batch", "concurrency", "requests", "prefill_gpus" } do
+  for _, m in ipairs { "llama3-8b", "deepseek-v3" } do
+    check(function()
+      gp.infer_plan { model = m, gpu = "h200-sxm", target = 1e4, [k] = 8 }
+    end, "infer_plan: " .. k .. " does not go with target, as the CLI's --" .. k:gsub("_", "-"),
+      "infer_plan: " .. k .. " refused (" .. m .. ")")
+  end
+end
