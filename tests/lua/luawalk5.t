@@ -41,3 +41,4 @@ for _, k in ipairs { "batch", "concurrency", "requests", "prefill_gpus" } do
       "infer_plan: " .. k .. " refused (" .. m .. ")")
   end
 end
+t.done_testing()
