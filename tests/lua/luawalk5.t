@@ -20,9 +20,8 @@ end
 -- 2. gp.infer_plan's MoE search prefills every prompt token: prefix_hit was
 -- dropped in silence (deepseek-v3 planned on the same GPUs as without it),
 -- where gp.infer refuses it for the MoE serving model.
-check(function()
-  gp.infer_plan { model = "deepseek-v3", gpu = "h200-sxm", target = 1e5, prefix_hit = 0.5 }
-end, "infer_plan: prefix_hit (prompt tokens from the prefix cache) is priced for one model",
+check(function() gp.infer_plan { model = "deepseek-v3", gpu = "h200-sxm", target = 1e5, prefix_hit = 0.5 } end,
+  "infer_plan: prefix_hit (prompt tokens from the prefix cache) is priced for one model",
   "infer_plan: prefix_hit refused by the MoE search")
 -- a dense model's replicas take it (gp.infer prices them)
 do
@@ -35,9 +34,8 @@ end
 -- read "give batch = N or concurrency = N, not both" with no batch given.
 for _, k in ipairs { "batch", "concurrency", "requests", "prefill_gpus" } do
   for _, m in ipairs { "llama3-8b", "deepseek-v3" } do
-    check(function()
-      gp.infer_plan { model = m, gpu = "h200-sxm", target = 1e4, [k] = 8 }
-    end, "infer_plan: " .. k .. " does not go with target, as the CLI's --" .. k:gsub("_", "-"),
+    check(function() gp.infer_plan { model = m, gpu = "h200-sxm", target = 1e4, [k] = 8 } end,
+      "infer_plan: " .. k .. " does not go with target, as the CLI's --" .. k:gsub("_", "-"),
       "infer_plan: " .. k .. " refused (" .. m .. ")")
   end
 end
