@@ -187,7 +187,9 @@ int lgp_torlcfg(lua_State *L, int idx, rl_cfg *c, gp_topo *rt,
 #define RC(n) O_CNT(#n, rl_result, n)
 static const lgp_field rl_result_fields[] = {
 	O_NUM("step", rl_result, step), O_BOOL("fits", rl_result, fits),
-	RR(gpus), RR(samples), RR(generated), RC(train_seq), RC(pack_bins),
+	/* gpus, samples and generated are counts: an integer where whole,
+	 * as gp.rl's (rl_job:step{}:table() gave gpus 16.0) */
+	RC(gpus), RC(samples), RC(generated), RC(train_seq), RC(pack_bins),
 	RC(opt_steps), RR(samples_per_s), RR(tokens_per_s),
 	RR(tokens_per_s_gpu), RR(gen_tokens_per_s), RR(loss_host),
 	RR(gae_host), RR(ema_host),

@@ -521,7 +521,8 @@ local function tokens_arg(a, k)
     error(string.format("infer: %s must be a whole number of tokens, 1..%d (got %s)", k, max,
       shown(v)), 0)
   end
-  return v
+  -- a count, an integer: input = 1024.0 came back in the result as 1024.0
+  return math.tointeger(v)
 end
 
 -- The scale-up fabric and the GPUs of the node one TP group runs on, on

@@ -527,7 +527,9 @@ local function prepare_shape(o, cfg, model, method, dflt)
     fail("%s must be a number of sequences in (0, %d] (got %s)",
       o.batch ~= nil and "batch" or "micro_batch", M.COUNT_MAX, shown(mb))
   end
-  cfg.micro_batch = mb or dflt("batch")
+  -- a whole one an integer: batch = 2.0 (as JSON gives it) came back
+  -- in train's result as micro_batch 2.0
+  cfg.micro_batch = mb and (math.tointeger(mb) or mb) or dflt("batch")
   cfg.microbatches = o.microbatches
   -- (one of its declared values: the resolve step checked it)
   -- Interleaving is vpp's: without chunks it ran 1F1B under its name.

@@ -290,7 +290,9 @@ local function global_batch(o, p, cfg, sweep, default)
     usage("train: global_batch %d is not a multiple of dp x batch = %d x %d", gb, cfg.dp,
       cfg.micro_batch or 1)
   end
-  return gb
+  -- a count, an integer (global_batch = 64.0, as JSON and a division
+  -- give it, came back in the result as 64.0 where 64 gives 64)
+  return math.tointeger(gb)
 end
 
 -- The rule of the options that hold under one sharding only (DeepSpeed's

@@ -39,4 +39,27 @@ for _, k in ipairs { "batch", "concurrency", "requests", "prefill_gpus" } do
       "infer_plan: " .. k .. " refused (" .. m .. ")")
   end
 end
+-- 4. Counts given as floats (as JSON and a division give them) came back
+-- as floats: gp.train's global_batch 64.0 and micro_batch 2.0, gp.infer's
+-- input 1024.0 and output 128.0; and rl_job:step{}:table()'s gpus 16.0,
+-- samples and generated 512.0 (64 prompts x 8 samples, gp.rl's default).
+do
+  local r = gp.train { model = "llama3-8b", gpu = "h100-sxm", gpus = 8.0, seq = 4096.0,
+                       global_batch = 64.0, batch = 2.0, tp = 2.0 }
+  t.is(math.type(r.global_batch), "integer", "train: global_batch 64.0 -> 64")
+  t.is(math.type(r.micro_batch), "integer", "train: batch 2.0 -> micro_batch 2")
+  -- a fraction stays a fraction (an average of uneven micro-batches)
+  local r2 = gp.infer { model = "llama3-8b", gpu = "h100-sxm", gpus = 2.0, tp = 2.0,
+                        input = 1024.0, output = 128.0 }
+  t.is(math.type(r2.input), "integer", "infer: input 1024.0 -> 1024")
+  t.is(math.type(r2.output), "integer", "infer: output 128.0 -> 128")
+  local j = gp.rl_job { model = "llama3-8b", gpu = "h100-sxm", gpus = 16.0, prompts = 64.0,
+                        prompt_len = 512.0, response_len = 1024.0 }
+  local s = j:step {}:table()
+  for _, k in ipairs { "gpus", "samples", "generated" } do
+    t.is(math.type(s[k]), "integer", "rl_job step :table(): " .. k .. " an integer")
+  end
+  t.is(s.samples, 512, "rl_job: 64 prompts x 8 samples = 512")
+end
+
 t.done_testing()
