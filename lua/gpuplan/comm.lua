@@ -614,6 +614,13 @@ function M.comm(a)
     error("comm: bytes must be a number >= 0 (got " .. require("gpuplan.args").shown(a.bytes)
           .. ")", 2)
   end
+  -- The sweep's bound (M.SWEEP_MAX_BYTES, 2^50 B: docs/output.md "Value
+  -- bounds"), the message of one collective alike: 1e30 B was priced at
+  -- 3.6e18 s, where the command's --max refuses past 1 PiB.
+  if bytes > 2 ^ 50 then
+    error("comm: bytes must be at most 2^50 B (1 PiB) (got " .. require("gpuplan.args").shown(a.bytes)
+          .. ")", 2)
+  end
   local given = {}
   for _, k in ipairs { "system", "gpu", "topology" } do
     if a[k] ~= nil then given[#given + 1] = k end

@@ -619,7 +619,15 @@ local function merged(o)
     end
     for k, v in pairs(policy) do if a[k] == nil then a[k] = v end end
   elseif policy ~= nil and type(policy) ~= "function" then
-    fail("sweep: policy must be a gp.policy.* table or a function")
+    -- the CLI's --policy is a name (fewest-gpus ...): a script that gave
+    -- the same name was told neither what it gave nor the table to give
+    local hint = ""
+    local name = type(policy) == "string" and policy:gsub("-", "_")
+    if name and M.policy[name] and name ~= "monthly" then
+      hint = ": gp.policy." .. name .. "{}"
+    end
+    fail("sweep: policy must be a gp.policy.* table or a function (got %s%s)",
+      args.shown(policy), hint)
   end
   if a.gpu == nil then usage("sweep: gpu is required (an id or a list)") end
   if a.per_card ~= nil and type(a.per_card) ~= "boolean" then

@@ -62,4 +62,17 @@ do
   t.is(s.samples, 512, "rl_job: 64 prompts x 8 samples = 512")
 end
 
+-- 5. gp.comm's message had no upper bound: bytes = 1e30 was priced at
+-- 3.6e18 s, where the command refuses a size past 2^50 B (1 PiB,
+-- docs/output.md "Value bounds").  2^50 itself is still priced.
+check(function() gp.comm { system = "dgx-h100", bytes = 1e30 } end,
+  "comm: bytes must be at most 2^50 B (1 PiB) (got 1e+30)", "comm: bytes past 1 PiB refused")
+t.ok(gp.comm { system = "dgx-h100", bytes = 2 ^ 50 }.time > 0, "comm: 2^50 B is priced")
+
+-- 6. gp.sweep{policy = "cheapest"} (the CLI's --policy name) was refused
+-- without saying what was given or which table to give.
+check(function() gp.sweep { model = "llama3-8b", gpu = "h100-sxm", policy = "fewest-gpus" } end,
+  "sweep: policy must be a gp.policy.* table or a function (got string 'fewest-gpus': gp.policy.fewest_gpus{})",
+  "sweep: a policy name points at its gp.policy table")
+
 t.done_testing()
