@@ -268,8 +268,10 @@ function M.roofline(a)
     end
   end
   if a.op then
-    -- count is how many times the op runs (total = count x time): a whole
-    -- number of calls; 0 priced a total of 0 s for an op given to price.
+    -- count is how many GEMMs of the shape m x n x k the op's flop and
+    -- bytes total (engine/roofline.h roof_op.count: a batched GEMM, one per
+    -- head, whose waves it prices): a whole number of them; 0 priced a
+    -- total of 0 s for an op given to price.
     local n = a.op.count
     if n ~= nil and (type(n) ~= "number" or n ~= math.floor(n) or n < 1 or n > 1e15) then
       error("roofline: op.count must be a whole number of calls 1..1e15 (got "
@@ -283,6 +285,13 @@ function M.roofline(a)
     local dims, given = { "m", "n", "k" }, {}
     for _, k in ipairs(dims) do
       if a.op[k] ~= nil then given[#given + 1] = k end
+    end
+    -- Without a shape there is nothing to repeat: count 2 priced the op
+    -- as count 1 (the same time), in silence.
+    if #given == 0 and n ~= nil and n ~= 1 then
+      error("roofline: op.count counts the GEMMs of the shape m x n x k that flop and bytes "
+        .. "total (a batched GEMM): an op without m, n and k has no shape to repeat (got count "
+        .. require("gpuplan.args").shown(n) .. ")", 2)
     end
     if #given > 0 then
       for _, k in ipairs(dims) do

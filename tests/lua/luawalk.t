@@ -59,7 +59,7 @@ check(function() gp.roofline { gpu = H, op = { flops = 1e9, bytes = 1e6 } } end,
 check(function() gp.roofline { gpu = H, op = { flop = 1e9, bytes = 1e6, counts = 2 } } end, "roofline: op: unknown field 'counts' (did you mean 'count'?)", "roofline: op's misspelt optional key is not ignored")
 check(function() gp.roofline { gpu = H, op = { bytes = 1e6 } } end, "roofline: op.flop is required", "roofline: op without flop")
 do
-  local r = gp.roofline { gpu = H, op = { flop = 1e12, bytes = 1e9, count = 2 } }
+  local r = gp.roofline { gpu = H, op = { flop = 1e12, bytes = 1e9, count = 2, m = 1024, n = 1024, k = 1024 } }
   t.ok(r.op.time > 0 and r.op.time < math.huge, "... and a good op is priced")
 end
 

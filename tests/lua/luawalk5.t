@@ -75,4 +75,20 @@ check(function() gp.sweep { model = "llama3-8b", gpu = "h100-sxm", policy = "few
   "sweep: policy must be a gp.policy.* table or a function (got string 'fewest-gpus': gp.policy.fewest_gpus{})",
   "sweep: a policy name points at its gp.policy table")
 
+-- 7. gp.roofline's op.count is the GEMMs of the shape m x n x k that flop
+-- and bytes total (engine/roofline.h: a batched GEMM, priced by its
+-- waves).  An op without a shape took count = 2 and priced it as count 1,
+-- in silence; with a shape, more GEMMs fill more of the SMs.
+check(function() gp.roofline { gpu = "h100-sxm", op = { flop = 1e12, bytes = 1e9, count = 2 } } end,
+  "roofline: op.count counts the GEMMs of the shape m x n x k", "roofline: count without a shape refused")
+do
+  -- 128^3 GEMMs: one is one 128x128 tile on 132 SMs; 64 fill 64 of them,
+  -- so the shape efficiency rises with count (strictly: not a tolerance)
+  local function eff(c)
+    return gp.roofline { gpu = "h100-sxm", op = { flop = 2 * 128 ^ 3 * c, bytes = 6 * 128 ^ 2 * c,
+      m = 128, n = 128, k = 128, count = c } }.op.shape_eff
+  end
+  t.ok(eff(64) > eff(1), "roofline: count with a shape is read (64 GEMMs fill more SMs than 1)")
+end
+
 t.done_testing()
