@@ -859,6 +859,11 @@ function M.setup(a)
   if a.model == nil then error(args.usage("infer: model is required"), 3) end
   if a.gpu == nil then error(args.usage("infer: gpu is required"), 3) end
   local model = type(a.model) == "table" and a.model or cat:get("models", a.model)
+  -- gpu = 5 was told the catalog's "gpu must be an id, a string", though
+  -- a gpu table is taken too (gp.train's words)
+  if type(a.gpu) ~= "string" and type(a.gpu) ~= "table" then
+    error(args.usage("infer: gpu must be an id or a table (got " .. shown(a.gpu) .. ")"), 3)
+  end
   local g = type(a.gpu) == "table" and require("gpuplan.catalog").entry("gpu", a.gpu)
     or cat:get("gpus", a.gpu)
   -- a system table is checked as a catalog system{...} is (system = {1}

@@ -258,6 +258,12 @@ function M.roofline(a)
     local _, msg = require("gpuplan.options").check(a.cat and "cat" or "catalog", cat, "roofline")
     if msg then error("roofline: " .. msg, 2) end
   end
+  -- gpu = 5 was told the catalog's "gpu must be an id, a string", with no
+  -- function named, though a gpu table is taken too
+  if type(a.gpu) ~= "string" and type(a.gpu) ~= "table" then
+    error("roofline: gpu must be an id or a table (got " .. require("gpuplan.args").shown(a.gpu)
+      .. ")", 2)
+  end
   local d = M.device(a.gpu, cat)
   local r = { device = d, ridges = {} }
   for _, p in ipairs(M.precisions) do

@@ -91,4 +91,12 @@ do
   t.ok(eff(64) > eff(1), "roofline: count with a shape is read (64 GEMMs fill more SMs than 1)")
 end
 
+-- 8. gp.infer{gpu = 5} and gp.roofline{gpu = 5} were told the catalog's
+-- "gpu must be an id, a string", naming no function, though both take a
+-- gpu table too; gp.train says "train: gpu must be an id or a table".
+check(function() gp.infer { model = "llama3-8b", gpu = 5 } end,
+  "infer: gpu must be an id or a table (got 5)", "infer: gpu = 5 named")
+check(function() gp.roofline { gpu = true } end,
+  "roofline: gpu must be an id or a table (got true)", "roofline: gpu = true named")
+
 t.done_testing()
