@@ -1146,6 +1146,11 @@ prepare_fn = function(o, cmd, who)
   if capacity == nil then
     gpu = get("gpu", o.gpu or usage("memory: gpu (or capacity) is required"), o.cat)
     capacity = M.capacity(gpu)
+  elseif o.gpu ~= nil then
+    -- capacity in place of the card's memory, the card still the one
+    -- given: it was dropped, so gp.train{gpu = "h100-sxm", capacity =
+    -- "40GiB"} said "gpu is required" and gp.memory priced no card
+    gpu = get("gpu", o.gpu, o.cat)
   end
   local method = o.method or dflt("method")
   if not METHODS[method] then

@@ -238,8 +238,14 @@ opt { name = "margin", type = "number", metavar = "F", commands = ALL,
   suggest = { "safety_margin" } }
 opt { name = "capacity", type = "number|string", lua_only = true, commands = TRAIN4,
   kind = "bytes",
-  help = "bytes per GPU (a number or '80GiB') instead of the GPU's; gpu may then be "
-    .. "left out" }
+  -- an amount: above 0, at most the engine's bound (GP_AMOUNT_MAX,
+  -- docs/output.md "Value bounds"), said in this key's words (1e30 was
+  -- refused by the engine's reader with no function named)
+  range = { 0, 1e15, gt = true },
+  -- gp.train, gp.sweep and gp.rl price the card's step time too: they
+  -- said "gpu is required" where this promised it could be left out
+  help = "bytes per GPU (a number or '80GiB') instead of the GPU's; gp.memory may then "
+    .. "leave gpu out (train, sweep and rl still time the card's step)" }
 opt { name = "cat", type = "table", lua_only = true, commands = ALL .. " comm",
   help = "the catalog (gp.catalog{dirs = ...}) instead of the search path's" }
 opt { name = "catalog", type = "table", lua_only = true, commands = "infer comm",

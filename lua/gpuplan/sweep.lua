@@ -629,7 +629,10 @@ local function merged(o)
     fail("sweep: policy must be a gp.policy.* table or a function (got %s%s)",
       args.shown(policy), hint)
   end
-  if a.gpu == nil then usage("sweep: gpu is required (an id or a list)") end
+  if a.gpu == nil then
+    usage("sweep: gpu is required (an id or a list)%s", a.capacity ~= nil
+      and "; capacity sets the memory per GPU, not the card the steps are timed on" or "")
+  end
   if a.per_card ~= nil and type(a.per_card) ~= "boolean" then
     fail("sweep: per_card must be a boolean (got %s)", args.shown(a.per_card))
   end

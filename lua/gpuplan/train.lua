@@ -904,7 +904,10 @@ function M.setup(o, sweep)
     fail("train: method '%s' is not a training step (pretrain|full|lora|qlora; an RL step: gpuplan rl, gp.rl)",
       p.method)
   end
-  if not gpu then usage("train: gpu is required") end
+  if not gpu then
+    usage("train: gpu is required%s", o.capacity ~= nil
+      and " (capacity sets the memory per GPU, not the card the step is timed on)" or "")
+  end
   local cat = catalog(o.cat)
   -- memory.prepare's: the declared default, or fp16 on a card without
   -- bf16 tensor cores (prepare_recipe)

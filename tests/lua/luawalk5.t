@@ -99,4 +99,23 @@ check(function() gp.infer { model = "llama3-8b", gpu = 5 } end,
 check(function() gp.roofline { gpu = true } end,
   "roofline: gpu must be an id or a table (got true)", "roofline: gpu = true named")
 
+-- 9. capacity beside a gpu: gp.train{gpu = "h100-sxm", capacity = ...}
+-- said "train: gpu is required" (the card was dropped once a capacity was
+-- given), though the reference promised only that gp.memory may leave gpu
+-- out.  Now the card is timed and the capacity is its memory: the same
+-- step as without, and the memory's capacity is the one given
+-- (40 GiB = 40 x 2^30 = 42949672960 B, exact).
+do
+  local a = gp.train { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, zero = 3 }
+  local b = gp.train { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, zero = 3, capacity = "40GiB" }
+  t.is(b.step_s, a.step_s, "train: gpu and capacity: the card's step")
+  t.is(b.memory.capacity, 40 * 2 ^ 30, "... and the given capacity")
+  check(function() gp.train { model = "llama3-8b", capacity = "40GiB" } end,
+    "train: gpu is required (capacity sets the memory per GPU", "train: capacity without a gpu says why")
+end
+-- and capacity past the engine's bound (1e15 B) was refused by the
+-- engine's reader with no function named
+check(function() gp.memory { model = "llama3-8b", capacity = 1e30 } end,
+  "memory: capacity must be a number in (0, 1000000000000000] B (got 1e+30)", "memory: capacity bound named")
+
 t.done_testing()
