@@ -913,16 +913,6 @@ function M.plan(a)
     return replicas(b, model, target, itl)
   end
   b.batch = nil
-  -- The prefix cache's skipped prefill is priced for one model on its
-  -- replicas (engine/infer_run.c new_prompt, above), not by the MoE
-  -- serving search, whose prefill computes every prompt token: refused,
-  -- as gp.infer refuses it there (it was dropped in silence: prefix_hit
-  -- 0.5 planned deepseek-v3 on the same 352 GPUs as none).
-  if b.prefix_hit ~= nil then
-    error(args.usage("infer_plan: prefix_hit (prompt tokens from the prefix cache) is priced for one "
-      .. "model on its replicas (a dense model, or tp or pp given), not by the MoE serving search, "
-      .. "whose prefill computes every prompt token"), 2)
-  end
   if b.concurrency ~= nil then
     error(args.usage("infer_plan: concurrency does not go with target: the plan picks the batch"), 2)
   end

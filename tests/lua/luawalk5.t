@@ -17,12 +17,16 @@ do
   t.is(r.cached_tokens, 1024, "cached_tokens = 0.5 x 2048 = 1024")
 end
 
--- 2. gp.infer_plan's MoE search prefills every prompt token: prefix_hit was
--- dropped in silence (deepseek-v3 planned on the same GPUs as without it),
--- where gp.infer refuses it for the MoE serving model.
-check(function() gp.infer_plan { model = "deepseek-v3", gpu = "h200-sxm", target = 1e5, prefix_hit = 0.5 } end,
-  "infer_plan: prefix_hit (prompt tokens from the prefix cache) is priced for one model",
-  "infer_plan: prefix_hit refused by the MoE search")
+-- 2. gp.infer_plan's MoE search prices prefix_hit in its prefill pool
+-- (engine infer_new_prompt): at hit 0.5 the pool computes half of each
+-- prompt, so the plan needs fewer GPUs than without (it was dropped in
+-- silence before: the same GPUs either way).
+do
+  local h = gp.infer_plan { model = "deepseek-v3", gpu = "h200-sxm", target = 1e5, prefix_hit = 0.5 }
+  local n = gp.infer_plan { model = "deepseek-v3", gpu = "h200-sxm", target = 1e5 }
+  t.ok(h.gpus < n.gpus, string.format("infer_plan: the MoE search prices prefix_hit (%d GPUs against %d)",
+    h.gpus, n.gpus))
+end
 -- a dense model's replicas take it (gp.infer prices them)
 do
   local r = gp.infer_plan { model = "llama3-8b", gpu = "h100-sxm", target = 1e4, prefix_hit = 0.5 }
