@@ -420,6 +420,7 @@ static void lgp_tospace(lua_State *L, int idx, sweep_space *s,
 	s->dual_on = (lgp_field_bool(L, idx, w, "dual_ep_overlap", 0) ? 1u : 0u) |
 		(lgp_field_bool(L, idx, w, "dual_overlap_p2p", 0) ? 2u : 0u);
 	s->no_bound = !lgp_field_bool(L, idx, w, "bound", 1);
+	s->zero_group = lgp_field_int(L, idx, w, "zero_group", 0, 0, 0);
 	{
 		int sh[2], nsh = lgp_field_ints(L, idx, w, "shard", sh, 2);
 
@@ -478,6 +479,7 @@ static void lgp_pushsweep(lua_State *L, const sweep_cand *top, int ntop,
 	lgp_setint(L, "within", st->within);
 	lgp_setint(L, "errors", st->errors);
 	lgp_setint(L, "unplaced", st->unplaced);
+	lgp_setint(L, "ungrouped", st->ungrouped);
 	lgp_setint(L, "past_host", st->past_host);
 	if (st->past_host > 0) {
 		lgp_setnum(L, "host_least", st->host_least);

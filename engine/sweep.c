@@ -327,8 +327,20 @@ static void level_range(const sweep_iter *it, int lv, int *lo, int *hi)
 #define VALUE_MASK(bound, count, v) (v)
 #define VALUE_LIST(bound, count, v) \
 	(it->s->count > 0 ? it->s->bound[v] : 1)
-/* Hybrid sharding's 1 is the node's GPU count (layout.h hsdp). */
-#define VALUE_NODE(bound, count, v) ((v) ? it->G : 0)
+/* Hybrid sharding's 1 is the node's GPU count (layout.h hsdp), or with
+ * a zero_group N the GPUs of N consecutive dp * cp ranks, N x tp in the
+ * default rank order (gpuplan.memory zero_group sets the same), and 0,
+ * one group over all data parallel, where N is all of dp * cp. */
+static inline int hybrid_gpus(const sweep_iter *it)
+{
+	const int *v = it->cur;
+	int N = it->s->gpus[v[LV_G]], zg = it->s->zero_group;
+
+	if (zg <= 0)
+		return it->G;
+	return zg < N / v[LV_TP] / v[LV_PP] ? zg * v[LV_TP] : 0;
+}
+#define VALUE_NODE(bound, count, v) ((v) ? hybrid_gpus(it) : 0)
 
 static double level_mb(const sweep_iter *it)
 {
@@ -374,8 +386,18 @@ static inline int ok_cp(const sweep_iter *it, int lv)
 	const int *v = it->cur;
 	int N = it->s->gpus[v[LV_G]], cp = v[lv];
 
-	return (N / v[LV_TP] / v[LV_PP]) % cp == 0 &&
-		(cp == 1 || fmod(it->base->mem.seq, 2.0 * cp) == 0);
+	if ((N / v[LV_TP] / v[LV_PP]) % cp != 0 ||
+	    !(cp == 1 || fmod(it->base->mem.seq, 2.0 * cp) == 0))
+		return 0;
+	/* a zero_group shards within groups of that many dp * cp ranks:
+	 * dp * cp = N / (tp pp) must be a multiple (gpuplan.memory
+	 * zero_group refuses the layout otherwise) */
+	if (it->s->zero_group > 0 &&
+	    (N / v[LV_TP] / v[LV_PP]) % it->s->zero_group != 0) {
+		((sweep_iter *)it)->st.ungrouped++;
+		return 0;
+	}
+	return 1;
 }
 
 /* The experts' TP (layout.h): 0 as tp, 1 folded.  Folding with tp 1 is

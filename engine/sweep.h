@@ -62,6 +62,13 @@ typedef struct sweep_space {
 			       * group, bit 1: hybrid sharding within
 			       * each node (FSDP HYBRID_SHARD; layout.h
 			       * hsdp) (0 = {bit 0}) */
+	int zero_group;      /* > 0: hybrid sharding's shard group is this
+			      * many of the dp * cp ranks in every layout
+			      * (gpuplan's zero_group: hsdp = zero_group *
+			      * tp, 0 where it is all of dp * cp), and a
+			      * split whose dp * cp it does not divide is
+			      * skipped (counted in ungrouped); 0: the
+			      * group is the node */
 	int tpo_mask;        /* TP overlap (Userbuffers): bit 0 off, bit 1
 			      * on (0 = base's tp_overlap) */
 	int dpo_mask;        /* DP reduction under the backward: bit 0
@@ -107,7 +114,8 @@ typedef struct sweep_space {
  *          LIST: the space's list `bound` of `count` values (0: {1});
  *          MASK: the bits of the space's mask `bound`, values 0..hi;
  *          NODE: a MASK of 0 and 1 whose 1 sets the node's GPU count
- *          (hybrid sharding's shard group, layout.h hsdp)
+ *          (hybrid sharding's shard group, layout.h hsdp), or with
+ *          the space's zero_group that group's GPUs
  *   dflt   MASK: the mask when the space's is 0 (1, 2, 3: that mask;
  *          BASE: the base
  *          config's value); RANGE: the binding's bound when the space
@@ -188,6 +196,8 @@ typedef struct sweep_stats {
 			      * but whose groups, placed in equal shares
 			      * a node, need more nodes than the job's
 			      * (sweep.c places): not layouts, skipped */
+	long ungrouped;      /* splits whose dp * cp the space's zero_group
+			      * does not divide: not layouts, skipped */
 	long past_host;      /* of the layouts, not fitting because their
 			      * offload holds more on the fullest host
 			      * than its DRAM (memory.h mem_host_fit) */

@@ -314,7 +314,7 @@ opt { name = "fsdp", type = "string", metavar = "S", commands = TRAIN4, methods 
     help = "FSDP strategies to search, e.g. full_shard,shard_grad_op (their ZeRO stages: "
       .. "ZeRO-3 is full_shard, ZeRO-2 shard_grad_op; Lua: a list); hybrid_shard (HSDP in the "
       .. "layout) alone or beside full_shard" } } }
-opt { name = "zero_group", type = "int", metavar = "N", commands = "fit train",
+opt { name = "zero_group", type = "int", metavar = "N", commands = "fit train plan rl",
   kind = "count", range = { 1, 1 << 24 },  -- 1..COUNT_MAX, the engine's bound on a count
   methods = TRAINING, default = "dp x cp (one group over all data parallel)",
   help = "ZeRO states shard within groups of N data-parallel ranks, replicated across "
@@ -323,7 +323,16 @@ opt { name = "zero_group", type = "int", metavar = "N", commands = "fit train",
     .. "group and each shard all-reduced across groups (--zero-reduce allreduce: one "
     .. "all-reduce over all data parallel), parameters gathered in the group; N must "
     .. "divide dp x cp",
-  suggest = { "zero1", "mics_shard_size", "zero_hpz_partition_size", "shard_size", "hsdp" } }
+  suggest = { "zero1", "mics_shard_size", "zero_hpz_partition_size", "shard_size", "hsdp" },
+  variants = { plan = {
+    help = "ZeRO states shard within groups of N data-parallel ranks in every searched "
+      .. "layout, as train --zero-group N prices it (not searched: one N for all); layouts "
+      .. "whose dp x cp N does not divide are skipped, counted on the searched: line; not "
+      .. "with --fsdp hybrid_shard or a zero list holding 0" },
+    rl = {
+      help = "the actor's training step shards its ZeRO states within groups of N "
+        .. "data-parallel ranks, as train --zero-group N (the same step); N must divide "
+        .. "the training pool's dp x cp" } } }
 opt { name = "grad_sync", type = "string", metavar = "W", commands = TRAIN4,
   value = "micro_batch", kind = "enum", methods = TRAINING,
   help = "with --fsdp: when gradients are reduce-scattered, micro_batch or step (no_sync "

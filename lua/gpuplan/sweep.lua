@@ -323,7 +323,8 @@ function M.label(c)
   if c.etp == 1 and c.tp > 1 then s[#s + 1] = "ETP1" end
   s[#s + 1] = "DP" .. c.dp
   if c.zero > 0 then s[#s + 1] = "ZeRO-" .. c.zero end
-  if c.hybrid then s[#s + 1] = "HSDP" end
+  -- a zero_group's shard groups: "G8", N data-parallel ranks a group
+  if c.hybrid then s[#s + 1] = c.zero_group and ("G" .. c.zero_group) or "HSDP" end
   if c.sp and c.tp > 1 then s[#s + 1] = "SP" end
   if c.tp_overlap and c.tp > 1 then s[#s + 1] = "TP-overlap" end
   s[#s + 1] = string.format("mb%g", c.micro_batch)
@@ -407,7 +408,9 @@ function M.train_options(o, c)
   -- FSDP's strategy by the candidate's stage and hybrid sharding
   -- (fsdp_space); without fsdp the stage alone.
   if o.fsdp ~= nil and o.fsdp ~= false and c.zero >= 1 then
-    t.fsdp = c.hybrid and "hybrid_shard" or c.zero == 3 and "full_shard" or "shard_grad_op"
+    -- (with zero_group the groups are its, kept in t)
+    t.fsdp = c.hybrid and o.zero_group == nil and "hybrid_shard"
+      or c.zero == 3 and "full_shard" or "shard_grad_op"
     if c.zero == 1 then t.zero = nil end  -- shard_grad_op + grad_sync step
   end
   t.hybrid = nil
@@ -776,6 +779,31 @@ local function space_of(a, job, counts, policy)
     end
   end
   fsdp_space(a, space, job)
+  -- zero_group N: every layout's ZeRO states shard within groups of N of
+  -- its dp x cp ranks (gpuplan.memory zero_group, as gp.train takes it):
+  -- the engine's hybrid dimension on, its group N x tp GPUs in each
+  -- layout (engine/sweep.c hybrid_gpus), the layouts whose dp x cp N
+  -- does not divide skipped and counted (ungrouped).  The job's setup
+  -- runs without it: its stand-in layout is not one searched.  What
+  -- gp.train refuses with it is refused here, before the search.
+  if job.zero_group ~= nil then
+    local n = job.zero_group
+    job.zero_group = nil
+    if space.hybrid then
+      usage("sweep: zero_group %d and fsdp hybrid_shard both set the shard group "
+        .. "(hybrid_shard is zero_group of a node's data-parallel ranks): give one", n)
+    end
+    for _, z in ipairs(space.zero) do
+      if z == 0 then
+        usage("sweep: zero_group %d shards the ZeRO states: the zero list must not hold 0", n)
+      end
+    end
+    if job.order ~= nil then
+      usage("sweep: zero_group %d is placed in the default rank order (tp, cp, dp, pp); "
+        .. "give no order", n)
+    end
+    space.zero_group, space.hybrid = n, { true }
+  end
   -- Each list's values, refused by the key and the place in the list: the
   -- engine's binding named its own field ("sweep.zero: values are 0..3",
   -- "sweep.sp[1] must be a boolean").
@@ -1100,6 +1128,7 @@ local function search_card(a, job, space, counts, policy, gi, gid,
   local list = type(policy) == "function" and collected or r.results
   for _, c in ipairs(list) do
     c.gpu, c.gpu_order = gid, gi
+    if c.hybrid and space.zero_group then c.zero_group = space.zero_group end
     c.price = s.cfg.price
     c.currency = s.currency
     results[#results + 1] = c

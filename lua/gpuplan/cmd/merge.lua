@@ -143,6 +143,7 @@ local STATS = { space = NONNEG, layouts = { "int", 0, BIG }, bounded = { "int", 
                 fitting = { "int", 0, BIG }, within = { "int", 0, BIG },
                 errors = { "int", 0, BIG }, cache_hits = { "int", 0, BIG, opt = true },
                 unplaced = { "int", 0, BIG, opt = true },
+                ungrouped = { "int", 0, BIG, opt = true },
                 past_host = { "int", 0, BIG, opt = true },
                 host_least = { "number", 0, BIG, opt = true },
                 host_memory = { "number", 0, BIG, opt = true },
@@ -453,6 +454,7 @@ function C.run(opts, args)
       -- the splits that do not place are counted on the whole grid, as
       -- space is: every shard's count is the search's
       t.unplaced = s.unplaced
+      t.ungrouped = s.ungrouped
       for _, f in ipairs { "layouts", "bounded", "fitting", "within", "errors" } do
         t[f] = t[f] + s[f]
       end

@@ -103,6 +103,11 @@ local function searched(r, head)
       .. ((x.unplaced or 0) > 0 and string.format(", %d split%s not placed (a group in equal "
         .. "shares a node needs more nodes than the job's)", x.unplaced, x.unplaced == 1 and "" or "s")
         or "")
+      -- splits whose dp x cp the zero_group does not divide (sweep.c
+      -- ok_cp): skipped as gp.train refuses them, said
+      .. ((x.ungrouped or 0) > 0 and string.format(", %d split%s skipped (the zero_group does not "
+        .. "divide its dp x cp)", x.ungrouped, x.ungrouped == 1 and "" or "s")
+        or "")
       -- layouts whose offload overflows a host's DRAM (the engine's
       -- mem_host_fit), refused as memory is and said apart
       .. ((x.past_host or 0) > 0 and string.format(", %d past the host memory", x.past_host)
@@ -609,16 +614,19 @@ end
 -- divides the model, the nodes and the global batch, or places in the
 -- job's nodes), "no layout fits" would blame memory: it says which.
 function C.none_reason(r, head)
-  local layouts, unplaced = 0, 0
+  local layouts, unplaced, ungrouped = 0, 0, 0
   for _, x in pairs(r.stats) do
     layouts = layouts + x.layouts
     unplaced = unplaced + (x.unplaced or 0)
+    ungrouped = ungrouped + (x.ungrouped or 0)
   end
   if layouts == 0 then
     return "no layout: no split of these GPU counts divides the model's heads and layers, "
       .. "the node and the global batch" .. (unplaced > 0 and (" and places each of its groups "
       .. "in equal shares a node within the job's nodes (" .. unplaced .. " split"
       .. (unplaced == 1 and "" or "s") .. " did not)") or "")
+      .. (ungrouped > 0 and (" and has a dp x cp that the zero_group divides (" .. ungrouped .. " split" .. (ungrouped == 1 and "" or "s") .. " did not)")
+      or "")
   end
   -- Layouts the GPU would hold whose offload a host cannot: the least
   -- of them said, with the host's DRAM (sweep.c past_host).

@@ -62,7 +62,7 @@ local function title_of(r, o)
     .. "rollout tp %d%s%s, %d engine%s): %d prompt%s x %d = %d samples%s, prompt %d + response %g "
     .. "(%s%s)",
     r.model, r.algo:upper(), r.gpus, r.gpu, placement, r.tp, r.pp, r.dp, r.cp, experts,
-    memory.sharding_words(o.fsdp, o.grad_sync, r.zero, r.hsdp),
+    memory.sharding_words(o.fsdp, o.grad_sync, r.zero, r.hsdp, o.zero_group),
     r.rollout_tp, r.rollout_pp > 1 and string.format(" pp %d", r.rollout_pp) or "", engine_ep,
     r.rollout.engines, r.rollout.engines == 1 and "" or "s", r.prompts, r.prompts == 1 and "" or "s",
     r.group, r.samples,
