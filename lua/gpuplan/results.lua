@@ -90,7 +90,10 @@ field("schedule", "", "the pipeline schedule: 1f1b, interleaved (vpp > 1) or dua
   .. "(DeepSeek-V3's)", "plan candidate")
 field("sp", "", "sequence parallelism on", "train plan candidate")
 field("hybrid", "", "hybrid sharding (fsdp hybrid_shard): ZeRO-3 shard groups inside each "
-  .. "node", "plan candidate")
+  .. "node; with zero_group: the layout's groups of zero_group ranks (false where that is "
+  .. "all of dp x cp)", "plan candidate")
+field("zero_group", "count", "the zero_group given: data-parallel ranks a ZeRO shard group "
+  .. "holds (only where hybrid is true)", "plan")
 field("micro_batch", "count", "sequences per micro-batch", "train plan candidate")
 field("global_batch", "count", "sequences per optimizer step (rl: samples)", "train rl")
 field("microbatches", "count", "micro-batches per step per pipeline", "train job_step")

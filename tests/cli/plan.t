@@ -591,4 +591,40 @@ for my $g ('8,', ',8', '8,,16') {
          "plan --gpus '$g': names the value");
 }
 
+# --zero-group N: one group size for every searched layout (gp.train's
+# --zero-group); the splits whose dp x cp N does not divide are skipped
+# and counted.  llama3-8b on 64 GPUs, tp and pp in {1, 2, 4, 8}, cp 1:
+# dp x cp = 64 / (tp pp) is a multiple of 8 unless tp pp > 8 -- (2,8),
+# (4,4), (4,8), (8,2), (8,4), (8,8): 6 splits.
+{
+    my ($cz, $oz, $ez) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '64',
+                                '--zero-group', '8');
+    is($cz, 0, 'plan --zero-group 8 exits 0') or diag $ez;
+    like($oz, qr/^h100-sxm\s+64\s+TP\d .*ZeRO-1 G8 /m, 'the layouts name their groups');
+    like($oz, qr/^searched: h100-sxm \d+ layouts: .*, 6 splits skipped \(the zero_group does not divide its dp x cp\)$/m,
+         'the 6 splits skipped are counted') or diag $oz;
+    # the count is the whole grid's, kept whole by merge as the splits not placed
+    for my $k (1, 2) {
+        my ($cs, $os, $es) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '64',
+                                    '--zero-group', '8', '--shard', "$k/2", '--format', 'json');
+        is($cs, 0, "zero-group shard $k/2 exits 0") or diag $es;
+        open(my $fh, '>', "$dir/zg-$k.jsonl") or die $!;
+        print $fh $os;
+        close $fh;
+    }
+    my ($cm, $om, $em) = run_gp('merge', "$dir/zg-1.jsonl", "$dir/zg-2.jsonl");
+    is($cm, 0, 'merge of zero-group shards exits 0') or diag $em;
+    like($om, qr/, 6 splits skipped \(the zero_group/, 'merged: the same 6') or diag $om;
+    # 8 GPUs and groups of 16: no layout, and why (tp 1..8 x pp 1, 2: 8
+    # ranks or fewer, never a multiple of 16)
+    my ($cn, $on) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8',
+                           '--zero-group', '16');
+    like($on, qr/no layout: .* has a dp x cp that the zero_group divides \(\d+ splits did not\)/,
+         'no layout: the groups said') or diag $on;
+    my ($cr, undef, $er) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '64',
+                                  '--zero-group', '8', '--zero', '0,1');
+    is($cr, 2, 'zero 0 listed with --zero-group: usage exit');
+    like($er, qr/--zero-group 8 shards the ZeRO states: the zero list must not hold 0/, 'named');
+}
+
 done_testing();
