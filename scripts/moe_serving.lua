@@ -86,8 +86,8 @@ local function plans(extra)
       row.gpus, row.decode = p.gpus, p.decode_gpus .. " x " .. p.layout
       row.prefill = p.disagg and (p.prefill_gpus .. " x " .. p.prefill_layout) or "colocated"
       -- batch/GPU: gp.infer_plan's batch is a decode replica's (its
-      -- instance of tp GPUs); a GPU's is gp.infer's, the result's
-      row.batch, row.tps, row.itl, row.ttft = p.result.batch, p.tokens_per_s, p.itl_s * 1e3,
+      -- instance of tp GPUs), as gp.infer's is; a GPU's is batch_per_gpu
+      row.batch, row.tps, row.itl, row.ttft = p.result.batch_per_gpu, p.tokens_per_s, p.itl_s * 1e3,
         p.ttft_s
       row.price = q and q.amount
       row.cost = p.cost_per_mtok

@@ -340,6 +340,8 @@ field("refit_drain", "", "each refit waits for every pending generation (as give
 
 -- Serving
 field("batch", "count", "sequences decoded together per replica", "infer infer_plan")
+field("batch_per_gpu", "count", "MoE serving: sequences each GPU decodes (the batch argument's "
+  .. "meaning, SGLang's batch size per GPU); batch is its x tp, a decode instance's", "infer")
 field("replicas", "count", "model replicas (gpus / (tp x pp))", "infer")
 field("instances", "count", "serving instances", "infer")
 field("input", "count", "prompt tokens", "infer")

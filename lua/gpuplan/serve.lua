@@ -64,17 +64,19 @@
 --   nics, nic_fabric  override the node's NICs (count, fabric id)
 -- batch is per GPU here (SGLang's and Ant Group's "batch size per GPU").
 --
--- Result: gp.infer's fields where they apply (fits, why, batch, ttft_s, itl_s,
+-- Result: gp.infer's fields where they apply (fits, why, batch -- per replica:
+-- a decode instance of tp GPUs, batch_per_gpu x tp --, ttft_s, itl_s,
 -- tokens_per_s, per_gpu, stream_tokens_per_s, cost_per_mtok, weights_gpu,
 -- kv_per_seq, kv_budget, max_batch_kv, ops, prefill_ops, defaults) and moe =
--- true, tp, ep, dp_attention, two_batch_overlap, disagg, instances, memory
+-- true, batch_per_gpu (the batch argument's meaning), tp, ep, dp_attention,
+-- two_batch_overlap, disagg, instances, memory
 -- {attention, dense, shared, experts, embed, other, mtp, weights, a2a_buffer,
 -- workspace, expert_slots}, tpot_s, accept, dispatch_ms / combine_ms (one MoE
 -- layer, one micro-batch), a2a_ms / a2a_exposed_ms / tp_comm_ms / compute_ms /
 -- step_ms (a decode step), decode_gpus, prefill_gpus, decode_per_gpu (output
 -- tok/s per decode GPU), prefill_per_gpu (prompt tok/s per prefill GPU),
 -- pool_ratio, kv_transfer_s, input_tokens_per_s, coloc {fits, per_gpu, itl_s,
--- batch} (disagg: the same GPUs colocated).
+-- batch, batch_per_gpu} (disagg: the same GPUs colocated).
 
 local units = require "gpuplan.units"
 local args = require "gpuplan.args"
@@ -702,7 +704,16 @@ function M.result(r, model, d, s, info)
     defaults = info.defaults, currency = info.currency,
   }
   if not r.fits then return out end
-  out.batch = math.tointeger(st.batch) or st.batch
+  -- batch per replica, as results.lua declares it for infer and
+  -- infer_plan alike: the serving model's batch (the input batch, SGLang's
+  -- "batch size per GPU") is a GPU's, and one decode instance is tp GPUs
+  -- (instances = decode_gpus // tp; serve_step.c's block: an attention
+  -- group of a GPUs decodes B x a sequences, Tinst = B x q x N tokens an
+  -- instance), so the instance decodes batch_per_gpu x tp sequences
+  -- together.  Here it was a GPU's while gp.infer_plan's was a replica's.
+  out.batch_per_gpu = math.tointeger(st.batch) or st.batch
+  local per_inst = out.batch_per_gpu * s.decode.tp
+  out.batch = math.tointeger(per_inst) or per_inst
   out.decode_gpus = dec.gpus
   out.prefill_gpus = r.disagg and pre.gpus or 0
   out.instances = dec.gpus // s.decode.tp
@@ -742,7 +753,9 @@ function M.result(r, model, d, s, info)
   out.remote_bytes = st.remote_bytes
   if r.disagg then
     out.coloc = { fits = r.coloc_fits, per_gpu = r.coloc_tokens_per_s_gpu,
-                  itl_s = s.output > 1 and r.coloc_itl or nil, batch = r.coloc_batch }
+                  itl_s = s.output > 1 and r.coloc_itl or nil,
+                  -- per replica as out.batch (the same decode layout, colocated)
+                  batch = r.coloc_batch * s.decode.tp, batch_per_gpu = r.coloc_batch }
   end
   local op_rows = require("gpuplan.infer").op_rows
   out.ops, out.prefill_ops = op_rows(st), op_rows(pre.step)
@@ -1005,13 +1018,10 @@ function M.plan(a)
     { gpus = p.gpus, decode_gpus = out.decode_gpus, prefill_gpus = out.prefill_gpus,
       disagg = p.disagg, layout = out.layout, prefill_layout = out.prefill_layout,
       -- per replica, as results.lua declares batch and as the TP-replica
-      -- route (replicas, above) returns it: the serving model's batch is
-      -- a GPU's (SGLang's "batch size per GPU"), and one decode instance
-      -- of the layout is tp GPUs (out.instances = decode_gpus // tp), so
-      -- it decodes batch x tp sequences together.  EP8 at 72 a GPU
-      -- returned 72 where the TP route's 421 was a replica's.
-      -- out.batch (gp.infer's own table, result) stays a GPU's.
-      batch = out.batch * out.tp, tokens_per_s = out.tokens_per_s, per_gpu = out.per_gpu,
+      -- route (replicas, above) returns it: M.result's (a GPU's is
+      -- out.batch_per_gpu).  EP8 at 72 a GPU returned 72 where the TP
+      -- route's 421 was a replica's.
+      batch = out.batch, tokens_per_s = out.tokens_per_s, per_gpu = out.per_gpu,
       itl_s = out.itl_s, ttft_s = out.ttft_s, cost_per_mtok = out.cost_per_mtok,
       currency = out.currency, target = target, itl_max = itl, result = out })
 end

@@ -16,17 +16,18 @@ do
   local r = p.result
   t.ok(r.moe and r.ep > 1 and r.tp > 1, "qwen3-30b-a3b, 2000 tok/s: a serving-model EP layout ("
        .. p.layout .. ")")
-  t.is(p.batch, r.batch * r.tp, "its batch is the decode instance's: a GPU's x tp")
+  t.is(p.batch, r.batch_per_gpu * r.tp, "its batch is the decode instance's: a GPU's x tp")
+  t.is(p.batch, r.batch, "gp.infer's batch is the same replica's (followups9)")
   -- the pool's sequences in flight: replicas x a replica's batch = GPUs x
   -- a GPU's batch
-  t.is(p.batch * (p.decode_gpus // r.tp), r.batch * p.decode_gpus,
+  t.is(p.batch * (p.decode_gpus // r.tp), r.batch_per_gpu * p.decode_gpus,
        "replicas x batch = decode GPUs x batch a GPU")
   -- the same for a disaggregated plan (decode pool of several instances)
   local d = gp.infer_plan { model = "deepseek-v3", gpu = "h200-sxm", weights = "fp8",
                             target = 20000 }
   t.ok(d.disagg and d.decode_gpus > d.result.tp, "deepseek-v3, 20000 tok/s: disaggregated, "
        .. d.decode_gpus .. " decode GPUs")
-  t.is(d.batch, d.result.batch * d.result.tp, "deepseek-v3: a decode instance's batch")
+  t.is(d.batch, d.result.batch_per_gpu * d.result.tp, "deepseek-v3: a decode instance's batch")
   -- and the TP-replica route keeps its replica's batch: gp.infer at the
   -- plan's GPUs and that batch is the plan (followups7 checks the figures)
   local m = gp.infer_plan { model = "mixtral-8x7b", gpu = "h100-sxm", target = 1000 }

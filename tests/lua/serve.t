@@ -61,7 +61,9 @@ t.near(rm.memory.expert_slots, 1, 0, "Mixtral EP8: one expert a GPU by default")
 t.near(r.dispatch_bytes, 32 * 8 * 7168 * (1 + 4 / 128), 1e-12, "dispatch bytes")
 t.near(r.combine_bytes, 32 * 8 * 7168 * 2, 1e-12, "combine bytes")
 t.near(r.remote_bytes, r.dispatch_bytes / 2, 1e-12, "EP16: half of it over the NICs")
-t.is(r.batch, 32, "batch per GPU as given")
+t.is(r.batch_per_gpu, 32, "batch per GPU as given")
+-- batch is a replica's (results.lua): 32 a GPU x the instance's tp GPUs
+t.is(r.batch, 32 * r.tp, "batch per replica: 32 x tp")
 t.ok(r.instances == 1 and r.decode_gpus == 16, "one instance of 16")
 
 -- The attention core runs at the catalog's fused-attention fraction of the
@@ -138,7 +140,7 @@ t.ok(m.prefill_experts_s > 0 and m.prefill_experts_s < m.prefill_share_s,
      "the routed experts are part of a prompt's prefill")
 t.near(m.eager_steps, 1 - (1 - pst)^16, 1e-12, "steps with a chunk somewhere: off the graph")
 t.ok(m.eager_s > 0, "... which launch their kernels one by one")
-t.near(m.itl_s, m.tpot_s + (m.batch * ((m.prefill_share_s - m.prefill_experts_s) * m.prefill_stall
+t.near(m.itl_s, m.tpot_s + (m.batch_per_gpu * ((m.prefill_share_s - m.prefill_experts_s) * m.prefill_stall
          + m.prefill_experts_s) / (1536 - 1) + m.eager_s / 1.85) * 511 / 512, 1e-12,
        "colocated ITL = decode step / accept + the instance's prefills over the output")
 local mk = gp.infer(with { gpus = 16, ep = 16, dp_attention = true, batch = 32, mtp = 1,
@@ -216,7 +218,7 @@ do
        "... the routed experts' part too")
   -- (64 x 8 = 512 sequences in the instance: 511 / 512 of the prompts'
   -- time between a user's tokens, infer_itl_loaded)
-  t.near(mx.itl_s, mx.tpot_s + (mx.batch * ((mx.prefill_share_s - mx.prefill_experts_s)
+  t.near(mx.itl_s, mx.tpot_s + (mx.batch_per_gpu * ((mx.prefill_share_s - mx.prefill_experts_s)
            * mx.prefill_stall + mx.prefill_experts_s) / (2048 - 1) + mx.eager_s) * 511 / 512,
          1e-12,
          "mixed: ITL = decode step + the instance's prompt chunks over the output")
@@ -471,7 +473,7 @@ t.raises(function() gp.infer(with { gpus = 16, ep = 16, a2a = "mpi" }) end,
 -- 64 requests on 16 GPUs are 4 per GPU, the same as batch = 4 (exact).
 do
   local one = gp.infer(with { gpu = "h200-sxm", gpus = 8, tp = 8, mtp = 1, concurrency = 1 })
-  t.ok(one.fits and one.batch == 0.125, "concurrency 1 on TP8: 1/8 of a sequence per GPU")
+  t.ok(one.fits and one.batch_per_gpu == 0.125 and one.batch == 1, "concurrency 1 on TP8: 1/8 of a sequence per GPU")
   t.near(one.itl_s, one.tpot_s, 1e-12, "one stream: no other prompt between its tokens")
   t.ok(one.tokens_per_s < base.output / ((base.output - 1) * one.itl_s),
        "system tokens/s is the one user's: its prompt besides its ITLs")
@@ -481,7 +483,10 @@ do
                               two_batch_overlap = false })
   local b4 = gp.infer(with { gpus = 16, ep = 16, dp_attention = true, batch = 4,
                              two_batch_overlap = false })
-  t.ok(c64.batch == 4, "concurrency 64 over 16 DP-attention GPUs: 4 per GPU")
+  t.ok(c64.batch_per_gpu == 4, "concurrency 64 over 16 DP-attention GPUs: 4 per GPU")
+  -- batch per replica (results.lua): the instances' batches together are
+  -- the concurrency, 64 = instances x batch (exact integers)
+  t.is(c64.instances * c64.batch, 64, "concurrency 64: instances x batch per replica")
   t.near(c64.tokens_per_s, b4.tokens_per_s, 1e-12, "the same as batch = 4")
 end
 -- Drafts past the first (serve.ACCEPT_DECAY): DeepSeek's one MTP module
@@ -624,7 +629,7 @@ do
   t.is(tostring(one.itl_s) .. tostring(one.tpot_s) .. tostring(one.stream_tokens_per_s),
     "nilnilnil", "MoE output 1: no ITL, no time per output token, no per-user rate")
   local bound = gp.infer(t.with(a, { itl_max = "1ms" }))
-  t.ok(bound.fits and bound.batch == one.max_batch_kv and bound.batch == one.batch
+  t.ok(bound.fits and bound.batch_per_gpu == one.max_batch_kv and bound.batch == one.batch
     and bound.tokens_per_s == one.tokens_per_s, "MoE output 1: a 1 ms bound binds nothing")
   local p1 = gp.infer_plan({ model = "mixtral-8x7b", gpu = "h200-sxm", ep = 8, output = 1,
     target = 1000, itl_max = "1ms" })
@@ -717,7 +722,7 @@ do
   local r = gp.infer(a)
   t.ok(r.fits and r.decode_gpus == 8 and r.prefill_gpus == 32,
        "disagg output 1: decode one instance of 8, prefill 32")
-  t.near(r.decode_per_gpu, r.batch / (r.step_ms / 1e3), 1e-9,
+  t.near(r.decode_per_gpu, r.batch_per_gpu / (r.step_ms / 1e3), 1e-9,
          "disagg output 1: the decode pool takes B first tokens a step")
   t.near(r.tokens_per_s, 32 * r.prefill_per_gpu / 2048, 1e-12,
          "disagg output 1: tokens/s = the prefill pool's requests/s")

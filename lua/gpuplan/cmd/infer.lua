@@ -97,7 +97,7 @@ local function moe_report(r, opts)
     { k = "KV per sequence per GPU", v = string.format("%.3f GB", r.kv_per_seq / 1e9) },
     { k = "all-to-all buffers", v = gb(m.a2a_buffer) },
     { k = "batch per GPU", v = string.format("%s (KV holds %d; x %d instances)",
-        per_gpu_batch(r.batch), r.max_batch_kv, r.instances) },
+        per_gpu_batch(r.batch_per_gpu), r.max_batch_kv, r.instances) },
     { k = "decode step", v = string.format("%.2f ms (compute %.2f, TP %.2f, all-to-all %.2f "
         .. "of which exposed %.2f%s)", r.step_ms, r.compute_ms, r.tp_comm_ms, r.a2a_ms,
         r.a2a_exposed_ms, (r.draft_ms > 0 and string.format(", MTP drafts %.2f", r.draft_ms)
@@ -126,7 +126,7 @@ local function moe_report(r, opts)
     local c = r.coloc
     rows[#rows + 1] = { k = "colocated instead", v = c.fits and string.format(
       "%.0f tok/s per GPU%s (batch %d)", c.per_gpu,
-      c.itl_s and string.format(" at ITL %.2f ms", c.itl_s * 1e3) or "", c.batch)
+      c.itl_s and string.format(" at ITL %.2f ms", c.itl_s * 1e3) or "", c.batch_per_gpu)
       or "does not fit" }
   end
   if r.cost_per_mtok then
@@ -135,7 +135,7 @@ local function moe_report(r, opts)
                           require("gpuplan.units").amount_fmt(r.cost_per_mtok, 3), cur) }
   end
   return finish(rows, r, opts, title,
-    string.format("decode step, batch %s per GPU, the most loaded GPU", per_gpu_batch(r.batch)))
+    string.format("decode step, batch %s per GPU, the most loaded GPU", per_gpu_batch(r.batch_per_gpu)))
 end
 
 -- What could make a deployment that does not fit fit: only the levers this
