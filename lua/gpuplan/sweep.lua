@@ -1293,9 +1293,15 @@ function M.per_card(o, a, gpus_list, bests, stats)
     if row == w then row.winner, row.loses = true, "(the winner)"
     elseif not row.fits then
       -- a card with no layout at all (no split divides or places, the
-      -- searched line's count) is not one whose layouts overflow memory
+      -- searched line's count) is not one whose layouts overflow memory;
+      -- splits a zero_group left out are named with it, as the verdict
+      -- line (cmd/plan.lua none_reason) names them: "divides and places"
+      -- alone did not say that the group was why
       local st = stats and stats[row.gpu]
-      row.loses = st and st.layouts == 0 and "no layout: no split divides and places"
+      local ug = st and st.ungrouped or 0
+      row.loses = st and st.layouts == 0 and ("no layout: no split divides and places"
+        .. (ug > 0 and string.format(" (%d split%s: zero_group %s does not divide the dp x cp)",
+          ug, ug == 1 and "" or "s", tostring(a.zero_group)) or ""))
         or "no layout fits"
     elseif not row.meets then
       local why = {}

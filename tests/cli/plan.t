@@ -565,6 +565,15 @@ for my $x (['--price', '-1', qr/^gpuplan: plan: --price must be a non-negative n
     like($ox, qr/^gb200\s+-\s.*\s+no layout: no split divides and places$/m, 'the card\'s row says why');
     like($ox, qr/^no card meets the job: no layout: no split of these GPU counts divides/m, 'and the verdict');
     unlike($ox, qr/no layout fits/, 'not memory');
+    # --zero-group 3 on 8 GPUs: dp x cp is 1, 2, 4 or 8, none of which 3
+    # divides, so every split is left out by the group; the card's row
+    # said only "no split divides and places", not that the group was why
+    ($cx, $ox, $ex) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8',
+                             '--zero-group', '3', '--per-card');
+    is($cx, 0, 'plan --zero-group 3 --per-card: exit 0') or diag $ex;
+    like($ox, qr/^h100-sxm\s+-\s.*\s+no layout: no split divides and places \(\d+ splits: zero_group 3 does not divide the dp x cp\)$/m,
+         'the card\'s row names the zero_group');
+    like($ox, qr/^no card meets the job: .* the zero_group divides \(\d+ splits did not\)$/m, 'as the verdict does');
     ($cx, $ox, $ex) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '1', '--per-card');
     like($ox, qr/^h100-sxm\s+-\s.*\s+no layout fits$/m, '1 GPU: layouts that overflow memory still "no layout fits"');
 }
