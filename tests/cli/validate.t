@@ -263,4 +263,12 @@ for my $two (['--summary', '--coverage'], ['--coverage', '--ranges'], ['--summar
     like($oi, qr/^u-inf-infer\s+infer\s+output_tokens_per_s\s+1000\s+\d+/m, 'with method infer: predicted');
 }
 
+# A MoE serving case states its batch per GPU (workload.batch); the
+# defaults line says the GPU's batch, not the replica's: the Ant Group
+# EP16 bs1 decode row is batch 1 per GPU (a replica of 16 GPUs holds 16,
+# which the line once printed as "batch=16 per GPU").
+($c, $o, $e) = run_gp('validate', '--format', 'csv');
+my ($ant) = $o =~ /^(ant-dsr1-h20-ep16-decode-bs1-mtp1,.*)$/m;
+like($ant // '', qr/batch=1 per GPU"$/, 'MoE case defaults: batch=1 per GPU (the case\'s, not the replica\'s 16)');
+
 done_testing();

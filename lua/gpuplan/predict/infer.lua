@@ -421,8 +421,10 @@ local function serve_case(case, cat, model, defaults)
     itl_ms = r.itl_s and r.itl_s * 1e3, output_tokens_per_s = r.tokens_per_s,
   }
   if pick[metric] == nil then return nil, "metric " .. tostring(metric) .. " is not a MoE serving metric" end
+  -- r.batch is a replica's (results.lua); the case states a GPU's
+  local per_gpu = r.batch_per_gpu
   defaults[#defaults + 1] = string.format("batch=%s per GPU",
-    math.tointeger(r.batch) and string.format("%d", r.batch) or string.format("%.4g", r.batch))
+    math.tointeger(per_gpu) and string.format("%d", per_gpu) or string.format("%.4g", per_gpu))
   local shows = { output_tokens_per_s_per_gpu = "r.decode_per_gpu",
                   input_tokens_per_s_per_gpu = "r.prefill_per_gpu",
                   itl_ms = "r.itl_s * 1e3", output_tokens_per_s = "r.tokens_per_s" }
