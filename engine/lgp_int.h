@@ -211,6 +211,8 @@ void lgp_set_refusal(lua_State *L, int job, int idx);
 void lgp_job_refusal(lua_State *L, int job, const train_cfg *c);
 void lgp_set_sharding(lua_State *L, int job, int idx);
 void lgp_job_sharding(lua_State *L, int job, int step, train_cfg *c);
+int lgp_job_zero_group_arg(lua_State *L, int idx);
+void lgp_job_zero_group(lua_State *L, int n, gp_layout *y);
 
 void lgp_handle_types(lua_State *L);
 

@@ -363,11 +363,15 @@ typedef struct rl_job_ud {
 				  * a step gives rollout_tp */
 	int gpus;                /* of the training pool: dp = gpus / (tp
 				  * pp cp) */
+	int zero_group;          /* the actor's zero_group (0: none):
+				  * each step's own groups
+				  * (lgp_job_zero_group) */
 	rl_cache cache;
 } rl_job_ud;
 
 /* core.rl_job(model, device, topo, cfg [, follow_tp [, fusion [,
- * refusal [, sharding]]]]) -> job: cfg as core.rl's (no split_gpus: a
+ * refusal [, sharding [, zero_group]]]]]) -> job: cfg as core.rl's (no
+ * split_gpus: a
  * job prices given pools), its actor's layout the default of each step; follow_tp true: a step's rollout TP
  * is its actor's tp unless it gives rollout_tp (gp.rl's default); fusion
  * the actor's gradient accumulation fusion without FSDP and with it, as
@@ -378,7 +382,7 @@ int lgp_rl_job(lua_State *L)
 	rl_job_ud *j;
 	const gp_layout *lay;
 
-	lua_settop(L, 8);
+	lua_settop(L, 9);
 	j = lua_newuserdatauv(L, sizeof *j, 2);
 	memset(j, 0, sizeof *j);
 	lgp_tomodel(L, 1, &j->m);
@@ -389,8 +393,9 @@ int lgp_rl_job(lua_State *L)
 				  "a job prices the pools it is given");
 	j->follow_tp = lua_toboolean(L, 5);
 	lgp_tofusion(L, 6, j->base.train.grad_acc_fusion, j->fusion);
-	lgp_set_refusal(L, 9, 7);
-	lgp_set_sharding(L, 9, 8);
+	lgp_set_refusal(L, 10, 7);
+	lgp_set_sharding(L, 10, 8);
+	j->zero_group = lgp_job_zero_group_arg(L, 9);
 	lay = &j->base.train.mem.lay;
 	j->gpus = lay->tp * lay->pp * lay->cp * lay->dp;
 	luaL_setmetatable(L, LGP_RL_JOB);
@@ -463,6 +468,7 @@ static int lgp_rl_job_step(lua_State *L)
 		return luaL_error(L, "step: the %d training GPUs are not a "
 				  "multiple of tp*pp*cp = %d", j->gpus, rep);
 	lay->dp = j->gpus / rep;
+	lgp_job_zero_group(L, j->zero_group, lay);
 	/* The rollout engine's GPUs in the pool, said in what the caller
 	 * gave (gp.rl's wording): the engine's own refusal (rl_pools) named
 	 * rollout_tp x rollout_pp where a step gave tp = 4 and neither ("...

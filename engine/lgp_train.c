@@ -573,6 +573,8 @@ typedef struct lgp_job {
 	int fusion[2];           /* grad_acc_fusion of a step without
 				  * fsdp ([0]) and with it ([1]) */
 	int gpus;                /* dp = gpus / (tp pp cp) */
+	int zero_group;          /* the job's zero_group (0: none): each
+				  * step's own groups (lgp_job_zero_group) */
 	int stepped;             /* the memo holds m, d and t */
 	train_cache cache;
 } lgp_job;
@@ -695,6 +697,40 @@ void lgp_job_sharding(lua_State *L, int job, int step, train_cfg *c)
 	lua_pop(L, 5);
 }
 
+/* A job made with zero_group n (gp.train_job's, gp.rl_job's: idx, nil or
+ * none for none) keeps n, not the GPUs of its own layout's groups: the
+ * group is n dp x cp ranks, n x tp GPUs (gpuplan.memory zero_group), so a
+ * step at another tp spans other GPUs -- a step at tp 2 of a tp-1 job
+ * kept the job's 8 GPUs, groups of 4 ranks, where gp.train at tp 2 says
+ * 8 ranks on 16 GPUs. */
+int lgp_job_zero_group_arg(lua_State *L, int idx)
+{
+	if (lua_isnoneornil(L, idx))
+		return 0;
+	return (int)luaL_checkinteger(L, idx);
+}
+
+/* The step's hybrid sharding under the job's zero_group n (0: the step
+ * keeps what lgp_job_sharding left), once its dp is known: n must divide
+ * its dp x cp and it needs a ZeRO stage, as gp.train refuses those
+ * layouts (gpuplan.memory zero_group, its words); hsdp is then n x tp,
+ * or 0 where n is all of dp x cp. */
+void lgp_job_zero_group(lua_State *L, int n, gp_layout *y)
+{
+	long long g = (long long)y->dp * (y->cp > 0 ? y->cp : 1);
+
+	if (n <= 0)
+		return;
+	if (y->zero < 1)
+		luaL_error(L, "step: zero_group %d shards the ZeRO states: it "
+			   "needs zero 1, 2 or 3 or fsdp (got zero %d)", n,
+			   y->zero);
+	if (g % n != 0)
+		luaL_error(L, "step: zero_group %d must divide the "
+			   "data-parallel group dp x cp = %d", n, (int)g);
+	y->hsdp = n < g ? n * (y->tp > 0 ? y->tp : 1) : 0;
+}
+
 /* A job's step c refused as gp.train refuses that layout: the job's
  * refusal function asked (zero, fsdp, recompute) where c takes one of
  * the options it rules (zero_reduce allreduce, zero3_gather per_param,
@@ -719,14 +755,15 @@ void lgp_job_refusal(lua_State *L, int job, const train_cfg *c)
 }
 
 /* core.train_job(model, device, topo, cfg [, fusion [, refusal [,
- * sharding]]]) -> job: cfg as core.train's (its layout the default of
- * each step), with gpus the job's size; fusion as lgp_tofusion reads it,
- * refusal as lgp_set_refusal, sharding as lgp_set_sharding. */
+ * sharding [, zero_group]]]]) -> job: cfg as core.train's (its layout the
+ * default of each step), with gpus the job's size; fusion as lgp_tofusion
+ * reads it, refusal as lgp_set_refusal, sharding as lgp_set_sharding,
+ * zero_group as lgp_job_zero_group_arg. */
 int lgp_train_job(lua_State *L)
 {
 	lgp_job *j;
 
-	lua_settop(L, 7);
+	lua_settop(L, 8);
 	j = lua_newuserdatauv(L, sizeof *j, 2);
 	memset(j, 0, sizeof *j);
 	lgp_tomodel(L, 1, &j->m);
@@ -734,8 +771,9 @@ int lgp_train_job(lua_State *L)
 	lgp_totopo(L, 3, &j->t);
 	lgp_totraincfg_arg(L, 4, 4, &j->base);
 	lgp_tofusion(L, 5, j->base.grad_acc_fusion, j->fusion);
-	lgp_set_refusal(L, 8, 6);
-	lgp_set_sharding(L, 8, 7);
+	lgp_set_refusal(L, 9, 6);
+	lgp_set_sharding(L, 9, 7);
+	j->zero_group = lgp_job_zero_group_arg(L, 8);
 	j->gpus = lgp_field_int(L, 4, "train", "gpus", 0,
 				j->base.mem.lay.tp * j->base.mem.lay.pp *
 				j->base.mem.lay.cp * j->base.mem.lay.dp, 1);
@@ -777,6 +815,7 @@ static int lgp_job_step(lua_State *L)
 		return luaL_error(L, "step: gpus %d is not a multiple of "
 				  "tp*pp*cp = %d", j->gpus, rep);
 	c.mem.lay.dp = j->gpus / rep;
+	lgp_job_zero_group(L, j->zero_group, &c.mem.lay);
 	/* The step's vpp picks Megatron's schedule; a DualPipe job's stays
 	 * DualPipe (its defaults -- ep_overlap, overlap_p2p -- are that
 	 * schedule's: under 1F1B they are refused or wrong). */

@@ -1499,8 +1499,10 @@ local function job_of(o, model, s, c, follow_tp)
     c.rollout.custom_ar_gpus = rc2.custom_ar_gpus
   end
   local h = core()
+  -- the zero_group itself: each step's groups from its own layout
+  -- (engine lgp_job_zero_group)
   local ok, j = pcall(h.rl_job, h.model(model), h.device(s.device), h.topology(s.topo), c,
-    follow_tp, s.fusion, s.refusal, s.sharding)
+    follow_tp, s.fusion, s.refusal, s.sharding, o.zero_group)
   if not ok then error("rl_job: " .. require("gpuplan.cli").clean(j), 0) end
   return j
 end

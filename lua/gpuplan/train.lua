@@ -1340,8 +1340,10 @@ function M.train_job(o)
   if c.recompute == "auto" then c.recompute = "none" end
   c.gpus = s.p.gpus
   local h = core()
+  -- the zero_group itself, not its GPUs: a step's groups are n of its
+  -- own dp x cp ranks, n x its tp GPUs (engine lgp_job_zero_group)
   local ok, job = pcall(h.train_job, h.model(s.model), h.device(s.device), h.topology(s.topo), c,
-    s.fusion, s.refusal, s.sharding)
+    s.fusion, s.refusal, s.sharding, o.zero_group)
   if not ok then error("train_job: " .. require("gpuplan.cli").clean(job), 2) end
   return job
 end

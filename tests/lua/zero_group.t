@@ -4,7 +4,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(17)
+t.plan(24)
 
 local function comp(r, name)
   for _, c in ipairs(r.memory.components) do if c.name == name then return c.bytes end end
@@ -98,3 +98,33 @@ do
   t.raises(function() j:step { zero = 0 } end, "zero_group 8 is the job's: a step cannot take zero 0",
     "train_job: step{zero = 0} refused", true)
 end
+
+-- A step at another tp or pp than the job's takes its own groups: N
+-- ranks of its own dp x cp, N x tp GPUs (gpuplan.memory zero_group).  The
+-- job kept the GPUs of its own layout's group (8 at tp 1), so a step at
+-- tp 2 sharded over 8 / 2 = 4 ranks: 45.6 GB a GPU and 0.568 s where
+-- gp.train at tp 2 (groups of 8 ranks on 16 GPUs) says 39.3 GB and
+-- 0.527 s.  Exact: the same train_step on the same config.
+do
+  local jb = t.with(base, { gpus = 64, global_batch = 64, zero = 1, zero_group = 8 })
+  local j = gp.train_job(jb)
+  for _, L in ipairs { { tp = 2 }, { tp = 4, pp = 2 } } do
+    local s, r = j:step(L), gp.train(t.with(jb, L))
+    local what = string.format("tp %d pp %d", L.tp, L.pp or 1)
+    t.is(s.step_s, r.step_s, "train_job, step at " .. what .. ": gp.train's step")
+    t.is(s.mem_bytes, r.memory.total, "train_job, step at " .. what .. ": gp.train's memory")
+  end
+  -- 8 ranks of dp 32 at tp 2: the group spans 8 x 2 = 16 GPUs
+  t.is(gp.train(t.with(jb, { tp = 2 })).hsdp, 16, "gp.train at tp 2: groups of 8 ranks, 16 GPUs")
+  -- tp 8 x pp 8 leaves dp x cp = 1, which 8 does not divide: refused as
+  -- gp.train refuses it (it was priced with the job's 8-GPU groups)
+  t.raises(function() j:step { tp = 8, pp = 8 } end,
+    "zero_group 8 must divide the data-parallel group dp x cp = 1",
+    "train_job: a step whose dp x cp the group does not divide", true)
+  -- gp.rl_job: the actor's step the same way (Llama 3.2 1B: the 64-GPU
+  -- actor fits at tp 2)
+  local rb = { model = "llama3.2-1b", gpu = "h100-sxm", gpus = 64, zero = 1, zero_group = 8 }
+  t.is(gp.rl_job(rb):step { tp = 2 }.step_s, gp.rl(t.with(rb, { tp = 2 })).step_s,
+    "rl_job, step at tp 2: gp.rl's step")
+end
+
