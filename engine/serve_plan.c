@@ -287,7 +287,7 @@ static int decode_side(const gp_model *m, const roof_device *d,
 	if (c->batch > 0) {
 		if (c->batch > o->mem.max_batch) {
 			snprintf(o->why, sizeof o->why, "batch %g per GPU does "
-			         "not fit: the KV budget holds %d sequences "
+			         "not fit: the KV budget holds %d per GPU "
 			         "(%.3f GB each)", c->batch, o->mem.max_batch,
 			         o->mem.kv_admit / 1e9);
 			return GP_OK;

@@ -1299,15 +1299,18 @@ function M.sweep(a)
   local top = M.infer(base)
   if not top.fits then return {}, top end
   local rows, b = {}, 1
+  -- the batch argument's most: a replica's for one model; the MoE
+  -- serving model's batch argument is a GPU's (max_batch_kv_per_gpu)
+  local most = top.max_batch_kv_per_gpu or top.max_batch_kv
   while true do
     local args = {}
     for k, v in pairs(base) do args[k] = v end
-    args.batch = math.min(b, top.max_batch_kv)
+    args.batch = math.min(b, most)
     local r = M.infer(args)
     rows[#rows + 1] = { batch = r.batch, itl_s = r.itl_s, itl_ms = r.itl_s and r.itl_s * 1e3,
                         tokens_per_s = r.tokens_per_s, per_gpu = r.per_gpu,
                         stream_tokens_per_s = r.stream_tokens_per_s, ttft_s = r.ttft_s }
-    if args.batch >= top.max_batch_kv then break end
+    if args.batch >= most then break end
     b = b * 2
   end
   return rows, top

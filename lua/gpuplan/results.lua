@@ -367,6 +367,8 @@ field("weights_total", "B", "weights of the model", "infer")
 field("workspace", "B", "the runtime's workspace per GPU", "infer")
 field("kv", "", "the KV-cache dtype", "infer")
 field("max_batch_kv", "count", "sequences whose KV fits per replica", "infer")
+field("max_batch_kv_per_gpu", "count", "MoE serving: the most batch_per_gpu can be (the KV "
+  .. "budget's sequences a GPU); max_batch_kv is its x tp, a decode instance's", "infer")
 field("offload_layers", "count", "layers offloaded to the host", "infer")
 field("offload_bytes", "B", "bytes offloaded to the host", "infer")
 field("compute", "", "the compute precision", "infer")

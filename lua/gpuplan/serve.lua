@@ -67,8 +67,9 @@
 -- Result: gp.infer's fields where they apply (fits, why, batch -- per replica:
 -- a decode instance of tp GPUs, batch_per_gpu x tp --, ttft_s, itl_s,
 -- tokens_per_s, per_gpu, stream_tokens_per_s, cost_per_mtok, weights_gpu,
--- kv_per_seq, kv_budget, max_batch_kv, ops, prefill_ops, defaults) and moe =
--- true, batch_per_gpu (the batch argument's meaning), tp, ep, dp_attention,
+-- kv_per_seq, kv_budget, max_batch_kv -- per replica too, the most batch can
+-- be --, ops, prefill_ops, defaults) and moe = true, batch_per_gpu (the batch
+-- argument's meaning), max_batch_kv_per_gpu (its most), tp, ep, dp_attention,
 -- two_batch_overlap, disagg, instances, memory
 -- {attention, dense, shared, experts, embed, other, mtp, weights, a2a_buffer,
 -- workspace, expert_slots}, tpot_s, accept, dispatch_ms / combine_ms (one MoE
@@ -699,7 +700,15 @@ function M.result(r, model, d, s, info)
       expert_slots = mem.expert_slots, kv_budget = mem.kv_budget,
     },
     weights_gpu = mem.weights, kv_per_seq = mem.kv_per_seq, kv_budget = mem.kv_budget,
-    max_batch_kv = mem.max_batch,
+    -- per replica, as results.lua declares it and as batch is (below): the
+    -- engine's mem.max_batch is the batch per GPU the budget holds
+    -- (serve.h), and a decode instance of tp GPUs decodes that x tp
+    -- sequences (an attention group of a GPUs holds B x a; tp / a groups).
+    -- It was the GPU's, so an EP8 default run said batch 1416 beside
+    -- max_batch_kv 177 (qwen3-30b-a3b, 8 x H100).  The GPU's is kept
+    -- beside it: the batch argument's unit (batch_per_gpu).
+    max_batch_kv = mem.max_batch * s.decode.tp,
+    max_batch_kv_per_gpu = mem.max_batch,
     ridge = core().roof_ridge(d, s.compute, true),
     defaults = info.defaults, currency = info.currency,
   }

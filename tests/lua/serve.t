@@ -111,7 +111,7 @@ t.near(attn_frac(amp, 312e12), 0.61, 1e-9, "Ampere: FA2, the arch's kernel")
 -- TP rank holds the whole group's -- 16 x the KV per GPU's sequence.
 local tp = gp.infer(with { gpus = 16, ep = 16, batch = 1 })
 t.near(tp.kv_per_seq, 16 * r.kv_per_seq, 1e-12, "TP16 attention: 16 latents per sequence")
-t.ok(tp.max_batch_kv < r.max_batch_kv, "DP attention holds more sequences per GPU")
+t.ok(tp.max_batch_kv_per_gpu < r.max_batch_kv_per_gpu, "DP attention holds more sequences per GPU")
 
 -- One node: EP8 on H200 (141 GB holds 36 slots) never leaves NVLink.
 local one = gp.infer(with { gpu = "h200-sxm", gpus = 8, ep = 8, dp_attention = true, batch = 16 })
@@ -629,7 +629,7 @@ do
   t.is(tostring(one.itl_s) .. tostring(one.tpot_s) .. tostring(one.stream_tokens_per_s),
     "nilnilnil", "MoE output 1: no ITL, no time per output token, no per-user rate")
   local bound = gp.infer(t.with(a, { itl_max = "1ms" }))
-  t.ok(bound.fits and bound.batch_per_gpu == one.max_batch_kv and bound.batch == one.batch
+  t.ok(bound.fits and bound.batch_per_gpu == one.max_batch_kv_per_gpu and bound.batch == one.batch
     and bound.tokens_per_s == one.tokens_per_s, "MoE output 1: a 1 ms bound binds nothing")
   local p1 = gp.infer_plan({ model = "mixtral-8x7b", gpu = "h200-sxm", ep = 8, output = 1,
     target = 1000, itl_max = "1ms" })
@@ -736,5 +736,43 @@ do
   t.raises(function() gp.infer(t.with(a, { prefill_gpus = 40 })) end,
     "prefill_gpus 40 must be whole decode instances of 8",
     "disagg output 1: no room left for the decode pool is refused, naming prefill_gpus")
+end
+-- max_batch_kv is a replica's, as results.lua declares it and as batch is:
+-- the budget's sequences a GPU (max_batch_kv_per_gpu) x tp, a decode
+-- instance's.  qwen3-30b-a3b (48 layers, 4 KV heads of 128, bf16 KV) on 8
+-- H100 SXM, EP8, TP8 attention, in 2048 / out 256, KV policy mean: each
+-- rank holds one KV head of each of the instance's 8 x B sequences, so per
+-- unit of the GPU's batch 8 x 48 x 2 (K, V) x 128 x 2 B = 196,608 B a
+-- token; the budget admits input + output / 2 = 2176 tokens a sequence:
+-- 196,608 x 2176 = 427,819,008 B.  The KV budget the run reports (at its
+-- batch) over that is 177.55: 177 a GPU, 8 x 177 = 1416 a replica.  Before,
+-- max_batch_kv said 177 beside batch 1416.  Exact: integer counts.
+do
+  -- one micro-batch (the faster here, and what the default picks): two-batch
+  -- overlap halves the activations and holds 178
+  local a = { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 8, ep = 8,
+              two_batch_overlap = false }
+  local top = gp.infer(a)
+  t.is(top.kv_per_seq, 196608 * 2304, "EP8 TP8 attention: 196,608 B a token x 2304 tokens")
+  t.is(math.floor(top.kv_budget / (196608 * 2176)), 177, "... the budget holds 177 a GPU")
+  t.is(top.max_batch_kv_per_gpu, 177, "max_batch_kv_per_gpu: 177, the GPU's")
+  t.is(top.max_batch_kv, 8 * 177, "max_batch_kv: 8 x 177 = 1416, a replica's")
+  t.is(top.batch, top.max_batch_kv, "with no batch given the batch is what the KV holds, both a replica's")
+  -- DP attention: each GPU holds its own sequences whole (4 heads): 4 x
+  -- 24,576 B a token, and the instance is still 8 GPUs
+  local dp = gp.infer(t.with(a, { dp_attention = true }))
+  t.is(dp.kv_per_seq, 98304 * 2304, "DP attention: a sequence's whole KV on its GPU")
+  t.is(dp.max_batch_kv, 8 * dp.max_batch_kv_per_gpu, "DP attention: a replica's is 8 GPUs' sequences")
+  t.is(dp.max_batch_kv_per_gpu, math.floor(dp.kv_budget / (98304 * 2176)),
+    "... each GPU's what its budget holds at 98,304 x 2176 B a sequence")
+  -- a GPU's batch past it is refused naming the GPU's count
+  local over = gp.infer(t.with(a, { batch = 178 }))
+  t.ok(not over.fits and over.why:find("holds 177 per GPU", 1, true),
+    "batch 178 per GPU does not fit: 'holds 177 per GPU'")
+  -- gp.infer_plan: its batch (a replica's) within its result's max_batch_kv
+  local p = gp.infer_plan { model = "qwen3-30b-a3b", gpu = "h100-sxm", ep = 8, target = 20000 }
+  t.ok(p.batch <= p.result.max_batch_kv and
+    p.result.max_batch_kv == p.result.tp * p.result.max_batch_kv_per_gpu,
+    "gp.infer_plan: batch within max_batch_kv, both a replica's")
 end
 t.done_testing()

@@ -97,7 +97,7 @@ local function moe_report(r, opts)
     { k = "KV per sequence per GPU", v = string.format("%.3f GB", r.kv_per_seq / 1e9) },
     { k = "all-to-all buffers", v = gb(m.a2a_buffer) },
     { k = "batch per GPU", v = string.format("%s (KV holds %d; x %d instances)",
-        per_gpu_batch(r.batch_per_gpu), r.max_batch_kv, r.instances) },
+        per_gpu_batch(r.batch_per_gpu), r.max_batch_kv_per_gpu, r.instances) },
     { k = "decode step", v = string.format("%.2f ms (compute %.2f, TP %.2f, all-to-all %.2f "
         .. "of which exposed %.2f%s)", r.step_ms, r.compute_ms, r.tp_comm_ms, r.a2a_ms,
         r.a2a_exposed_ms, (r.draft_ms > 0 and string.format(", MTP drafts %.2f", r.draft_ms)
