@@ -27,8 +27,8 @@
 --             or a runtime name: trtllm, vllm, sglang, nim-http (= graphs),
 --             eager-pytorch (= eager), litgpt (= eager, LitGPT's op count),
 --             llama.cpp (= kernels), gpt-fast (= graphs, its own int4 and
---             int8 weight-only kernels: M.wo_stream); see M.runtimes and
---             M.host_ops
+--             int8 weight-only kernels: M.wo_stream), exllamav2 (= graphs,
+--             its own memory: M.exllamav2); see M.runtimes and M.host_ops
 --   flash     fused attention (default true)
 --   memory    bytes per GPU the runtime may allocate (default: the GPU's usable
 --             memory, the rule of gpuplan fit); the CUDA context, library
@@ -36,7 +36,8 @@
 --             off it in the one inference-memory model gp.memory uses, so both
 --             count the same sequences
 --   margin    safety margin, fraction of memory (default: the catalog settings'
---             safety_margin, else 0.10: vLLM's gpu_memory_utilization 0.9)
+--             safety_margin, else 0.10: vLLM's gpu_memory_utilization 0.9;
+--             runtime exllamav2: 0, M.exllamav2)
 --   kv_free_fraction  the KV pool is this fraction of the memory free once the
 --             model is loaded (TensorRT-LLM kv_cache_free_gpu_mem_fraction),
 --             instead of what the margin leaves of the whole (default: off)
@@ -114,8 +115,37 @@ M.runtimes = {
   graphs = "graphs", kernels = "kernels", eager = "eager",
   trtllm = "graphs", vllm = "graphs", sglang = "graphs", ["nim-http"] = "graphs",
   ["eager-pytorch"] = "eager", litgpt = "eager", ["llama.cpp"] = "kernels",
-  ["gpt-fast"] = "graphs",
+  ["gpt-fast"] = "graphs", exllamav2 = "graphs",
 }
+
+-- ExLlamaV2 (turboderp/exllamav2; the same at 373bcc1, its README's
+-- benchmark, and b9c025b) allocates by its own rule, not a serving
+-- engine's fraction of the card, and test_inference.py -s (the README's
+-- speed test) loads it that way: with no --gpu_split model_init's
+-- post_init_load calls model.load(split = None), whose
+-- set_device_map(gpu_split or [99999]) places the modules in a 99999 GB
+-- allocation -- nothing held back (load_autosplit's 192 + 256 MiB
+-- reserve is the --gpu_split auto path only).  So the margin is 0 where
+-- the user gives none (vLLM's gpu_memory_utilization 0.9, the other
+-- runtimes' default, is vLLM's), the CUDA context and the allocator's
+-- fragmentation still priced (gpuplan.memory's reserve).  Its modules
+-- size their scratch for max_input_len x max_batch_size tokens a forward
+-- (attn.py temp_state_size and temp_q_size, mlp.py temp_state_size and
+-- temp_a_size: "cfg.max_input_len * cfg.max_batch_size * ... * 2"), and
+-- ExLlamaV2Config's defaults are "self.max_input_len = 2048" ("Maximum
+-- length of input IDs in a single forward pass. Sequences longer than
+-- this will be processed in multiple steps") and "self.max_batch_size =
+-- 1" (exllamav2/config.py): the workspace's token budget and the
+-- prefill's chunk are 2048 x the sequences a forward runs (max_batch: 1
+-- where no batch or concurrency is given, else that many), in place of
+-- TensorRT-LLM's 8192 / vLLM's profile budget.  Not priced alike: the
+-- token embedding, which set_device_map keeps on the CPU (embed_cpu =
+-- True), is counted on the GPU at 16 bits with a 16-bit head (EXL2
+-- quantises the head, convert_exl2.py --head_bits default 6); the dequant
+-- buffer (linear.py temp_dq_size, 2 x min(in x out, max_dq_size 512 Mi)
+-- elements, 0.47 GB for Llama 2 70B's MLP) is not; ExLlamaV2Cache holds
+-- max_seq_len tokens a sequence where gp.infer holds input + output.
+M.exllamav2 = { max_input_len = 2048, max_batch_size = 1, margin = 0 }
 
 -- Kernel-launching framework ops per Llama block at decode, for eager
 -- runtimes whose model code was counted (the engine's default, 49, is
@@ -645,7 +675,13 @@ local function setup_memory(a, cat, model, g, sys, d, c, tp, pp, default, info)
   if c.kv_free_fraction and (c.kv_free_fraction == 0 or c.kv_free_fraction > 1) then
     error("infer: kv_free_fraction must be in (0, 1] (got " .. shown(a.kv_free_fraction) .. ")", 3)
   end
-  if margin == nil then
+  if margin == nil and a.runtime == "exllamav2" then
+    -- ExLlamaV2 holds nothing back (M.exllamav2)
+    margin = M.exllamav2.margin
+    if not c.kv_free_fraction then
+      default(string.format("margin=%.2f (ExLlamaV2's model.load holds no memory back)", margin))
+    end
+  elseif margin == nil then
     margin = (cat.settings and cat.settings.safety_margin) or 0.10
     -- With kv_free_fraction the rest of the free memory is the margin.
     if not c.kv_free_fraction then default(string.format("margin=%.2f", margin)) end
@@ -1016,7 +1052,8 @@ function M.setup(a)
     error("infer: " .. (type(a.runtime) == "string" and ("unknown runtime '" .. a.runtime .. "'")
           or ("runtime must be a name, a string (got " .. shown(a.runtime) .. ")"))
           .. " (graphs, kernels, eager, "
-          .. "trtllm, vllm, sglang, nim-http, eager-pytorch, litgpt, llama.cpp, gpt-fast)", 3)
+          .. "trtllm, vllm, sglang, nim-http, eager-pytorch, litgpt, llama.cpp, gpt-fast, "
+          .. "exllamav2)", 3)
   end
   if a.kv_policy ~= nil and a.kv_policy ~= "max" and a.kv_policy ~= "mean" then
     error("infer: kv_policy must be 'mean' or 'max' (got " .. shown(a.kv_policy) .. ")", 3)
@@ -1114,6 +1151,25 @@ function M.setup(a)
     default(string.format("max_batch=%d (vLLM's max_num_seqs on %s)", c.max_batch,
       tostring(g.id or g.name)))
   end
+  -- ExLlamaV2's config (M.exllamav2): one sequence where none is given
+  -- (max_batch_size 1), and a forward's tokens at most max_input_len x
+  -- the sequences it runs -- the workspace's budget and the prefill's
+  -- chunk.
+  if a.runtime == "exllamav2" then
+    local x = M.exllamav2
+    if a.max_batch == nil and a.batch == nil and a.concurrency == nil then
+      c.max_batch = x.max_batch_size
+      default(string.format("max_batch=%d (ExLlamaV2Config max_batch_size)", c.max_batch))
+    end
+    if a.max_num_tokens == nil then
+      local seqs = c.batch or c.concurrency or c.max_batch or x.max_batch_size
+      c.max_num_tokens = x.max_input_len * seqs
+      budget_said = "ExLlamaV2's"
+      default(string.format("max_num_tokens=%d (ExLlamaV2Config max_input_len %d x %d "
+        .. "sequence%s a forward)", c.max_num_tokens, x.max_input_len, seqs,
+        seqs == 1 and "" or "s"))
+    end
+  end
   -- A step budget below the prompt, where the prompt is not cut into
   -- chunks, leaves the prompt no step to run in: vLLM refuses the
   -- configuration ("max_num_batched_tokens ... is smaller than
@@ -1147,7 +1203,7 @@ function M.setup(a)
   local serve_model = require("gpuplan.serve").wants(a)
   if a.graph_sizes ~= nil and (c.runtime ~= "graphs" or serve_model) then
     error(args.usage("infer: graph_sizes is the batch sizes a CUDA-graph runtime captures for one model "
-      .. "on its replicas (runtime graphs, trtllm, vllm, sglang, nim-http, gpt-fast); "
+      .. "on its replicas (runtime graphs, trtllm, vllm, sglang, nim-http, gpt-fast, exllamav2); "
       .. (serve_model and "the MoE serving model does not read it" or
           ("runtime " .. tostring(a.runtime) .. " runs no graphs"))), 3)
   end

@@ -228,7 +228,7 @@ opt { name = "kv", type = "string", metavar = "K", commands = "fit rl infer", va
 opt { name = "margin", type = "number", metavar = "F", commands = ALL,
   -- the catalog's settings.safety_margin (catalog.lua: 0.10 unless a
   -- user catalog's settings set it; memory.lua and infer.lua read it)
-  default = "the catalog settings' safety_margin, 0.1 built in",
+  default = "the catalog settings' safety_margin, 0.1 built in; infer --runtime exllamav2: 0",
   -- A margin of the whole capacity leaves no budget: each command
   -- refused 1 its own way (fit and infer "must be in [0, 1)" as a usage
   -- error, train "must be below 1", plan naming a layout), and -0.5 as
@@ -623,7 +623,7 @@ opt { name = "output", type = "int", metavar = "N", commands = "infer", value = 
   suggest = { "out", "output_len", "output_tokens", "output_length", "osl", "max_tokens" } }
 opt { name = "runtime", type = "string", metavar = "R", commands = "infer", default = "graphs",
   help = "graphs (CUDA graphs) | kernels | eager (plain PyTorch), or trtllm, vllm, sglang, "
-    .. "nim-http, eager-pytorch, litgpt, llama.cpp, gpt-fast",
+    .. "nim-http, eager-pytorch, litgpt, llama.cpp, gpt-fast, exllamav2",
   suggest = { "engine", "backend", "framework" } }
 opt { name = "memory", type = "string", metavar = "SIZE", commands = "infer", kind = "bytes",
   default = "the GPU's usable memory",

@@ -263,7 +263,7 @@ local function checked(opts, args)
   if not opts.gpu then error(cli.usage("infer: --gpu ID is required"), 0) end
   if opts.runtime and not require("gpuplan.infer").runtimes[opts.runtime] then
     error(cli.usage("infer: --runtime must be graphs, kernels, eager, trtllm, vllm, sglang, "
-                    .. "nim-http, eager-pytorch, litgpt, llama.cpp or gpt-fast (got '"
+                    .. "nim-http, eager-pytorch, litgpt, llama.cpp, gpt-fast or exllamav2 (got '"
                     .. opts.runtime .. "')"), 0)
   end
   if #args > 1 then error(cli.usage("infer: one MODEL at a time"), 0) end

@@ -36,6 +36,9 @@ local runtime_rules = {   -- whole words (Lua frontier patterns), first match wi
   -- llama.cpp and its benchmark tool: ggml's kernels, and offloaded layers
   -- computed on the CPU (gpuplan.infer's offload_cpu_max)
   { "llama%.cpp", "llama.cpp" }, { "llama%-bench", "llama.cpp" },
+  -- ExLlamaV2: CUDA-graph kernels, its own memory (gpuplan.infer's
+  -- M.exllamav2)
+  { "exllamav2", "exllamav2" },
 }
 local function runtime_of(case)
   local rt, word = case_.framework(case, runtime_rules)
