@@ -108,7 +108,7 @@ for my $cmd ('train', 'plan') {
 # 10. infer --runtime x listed the runtimes but not the value given, where
 # every other choice's refusal says "(got 'x')".
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--runtime', 'vlm');
-like($e, qr/^gpuplan: infer: --runtime must be graphs, .* or gpt-fast \(got 'vlm'\)$/m,
+like($e, qr/^gpuplan: infer: --runtime must be graphs, .* or exllamav2 \(got 'vlm'\)$/m,
      'infer --runtime vlm: the value given') or diag $e;
 
 # 11. model params with an unknown id said "gpuplan: unknown model 'x'",
