@@ -52,6 +52,8 @@ local M = {}
 M.ops = { "all_reduce", "all_gather", "reduce_scatter", "all_to_all",
           "broadcast", "reduce", "send_recv" }
 M.algos = { "ring", "tree", "nvls", "sharp", "hierarchical", "p2p", "pxn" }
+-- gp.comm's nvls: NCCL_NVLS_ENABLE's three settings (M.comm).
+M.NVLS_MODES = { "auto", "on", "off" }
 
 local op_alias = { allreduce = "all_reduce", allgather = "all_gather",
                    reducescatter = "reduce_scatter", alltoall = "all_to_all",
@@ -418,7 +420,7 @@ function M.nccl_at(date)
 end
 
 -- M.comm{op=, bytes=, gpus=, system= | gpu= | topology=, fabric=, nodes=,
--- gpus_per_node=, algo=, gpus_per_thread=, nccl=, <topology fields>}: one
+-- gpus_per_node=, algo=, gpus_per_thread=, nccl=, nvls=, <topology fields>}: one
 -- collective.  The node is the system's, or the one built from the GPU
 -- alone (its NVLink domain joined by its scale-up fabric, an H100 PCIe's
 -- bridged pair; or 8 cards on its PCIe generation; no NICs: node_spec),
@@ -427,7 +429,8 @@ end
 -- `gpus_per_node` say where the ranks sit (see the top of this file);
 -- `gpus_per_thread` how many GPUs one thread drives (nccl-tests -g,
 -- M.launch_floor); `nccl` the NCCL release ("2.20.5") whose tuner picks
--- the algorithm (default: the latest modelled).  Returns {op, bytes, gpus, time,
+-- the algorithm (default: the latest modelled); `nvls` "auto" (NCCL's
+-- default), "off" (NCCL_NVLS_ENABLE=0: no NVLS nor NVLS_TREE) or "on".  Returns {op, bytes, gpus, time,
 -- latency, bw_time, algbw, busbw, algo, proto, nodes, ppn, system,
 -- launch_bound}.
 -- The keys M.comm takes are gp.comm's options, declared once in
@@ -698,6 +701,33 @@ function M.comm(a)
     -- a table was quoted by its address ("unknown algo 'table: 0x55...'")
     error("comm: " .. (type(a.algo) == "string" and "unknown algo '" .. a.algo .. "'"
       or "algo must be a string (got " .. require("gpuplan.args").shown(a.algo) .. ")") .. " (one of " .. table.concat(M.algos, ", ") .. ")", 2)
+  end
+  -- NVLink SHARP as NCCL_NVLS_ENABLE sets it (NCCL src/transport/nvls.cc
+  -- ncclNvlsInit, NCCL_PARAM(NvlsEnable, "NVLS_ENABLE", 2)): 2, NCCL's
+  -- default, asks the driver whether the GPU multicasts
+  -- (CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED) -- the node's up_nvls, "auto";
+  -- 0 leaves comm->nvlsSupport 0, so the tuner disables NVLS and NVLS_TREE
+  -- and picks among the others (tuning.cc) -- "off"; 1 sets it without
+  -- asking -- "on", refused here where the switch has no multicast (NCCL's
+  -- own multicast set-up would fail there).
+  if a.nvls ~= nil then
+    if type(a.nvls) ~= "string" or not is_in(M.NVLS_MODES, a.nvls) then
+      error("comm: nvls must be one of " .. table.concat(M.NVLS_MODES, ", ") .. " (got "
+        .. require("gpuplan.args").shown(a.nvls) .. ")", 2)
+    end
+    if a.nvls == "off" then
+      if a.up_nvls == true then
+        error("comm: nvls off contradicts up_nvls = true: give one", 2)
+      end
+      if a.algo == "nvls" then
+        error("comm: algo nvls needs NVLS, which nvls off disables (NCCL_NVLS_ENABLE=0)", 2)
+      end
+      topo.up_nvls = false
+    elseif a.nvls == "on" and not topo.up_nvls then
+      error("comm: nvls on (NCCL_NVLS_ENABLE=1) needs a scale-up switch that reduces "
+        .. "in-network (NVLink SHARP multicast); this node's " .. tostring(topo.up_kind or "link")
+        .. " has none", 2)
+    end
   end
   local gpt = count_arg(a, "gpus_per_thread")
   if gpt and gpt > gpus then

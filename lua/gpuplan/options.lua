@@ -1159,6 +1159,12 @@ opt { name = "nccl", type = "string", metavar = "X.Y.Z", commands = "comm",
   default = "the latest modelled, 2.30.7",
   help = "the NCCL release whose tuner picks the algorithm, e.g. 2.20.5",
   suggest = { "nccl_version" } }
+opt { name = "nvls", type = "string", metavar = "M", commands = "comm", kind = "enum",
+  values = { "auto", "on", "off" }, default = "auto",
+  help = "NVLink SHARP as NCCL_NVLS_ENABLE sets it: auto (NCCL's default: NVLS and "
+    .. "NVLS_TREE where the NVLink switch multicasts), off (=0: the tuner picks among the "
+    .. "others) or on (=1: refused where the switch has no NVLS)",
+  suggest = { "nvls_enable", "nccl_nvls_enable" } }
 opt { name = "min", type = "string", metavar = "SIZE", commands = "comm", cli_only = true,
   default = "8B",
   help = "smallest message, at least 4 B (one float); sizes double (nccl-tests -f 2) up "

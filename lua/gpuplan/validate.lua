@@ -439,6 +439,8 @@ local case_schema = T.record {
                         "broadcast", "reduce", "send_recv" },
   -- Message bytes, up to gpuplan comm's sweep limit of 2^50 (1 PiB).
   bytes = T.integer { min = 0, max = 2 ^ 50 },
+  -- NCCL_NVLS_ENABLE as the run set it (gp.comm's nvls): a collective's
+  nvls = declared("nvls"),
 }
 
 -- The case reader's schema (tests/lua/validate_schema.t checks that it
@@ -654,6 +656,12 @@ local function read(path, seen)
     end
     if c.kind == "collective" and (c.collective == nil or c.bytes == nil) then
       error(string.format("%s: a collective case needs 'collective' and 'bytes'", where), 0)
+    end
+    -- NCCL's NVLS setting prices a collective case alone: another kind's
+    -- predictor would ignore it in silence.
+    if c.kind ~= "collective" and c.nvls ~= nil then
+      error(string.format("%s: field 'nvls' (NCCL_NVLS_ENABLE) is a collective case's; a %s "
+        .. "case does not read it", where, c.kind), 0)
     end
     -- parallel.dp is what the layout leaves of the training GPUs (the
     -- cluster, or those beside a separate rollout pool): one that

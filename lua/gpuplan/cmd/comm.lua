@@ -81,6 +81,10 @@ function C.run(opts, args)
       error(cli.usage("comm: --algo must be one of " .. table.concat(comm.algos, ", ") .. ", got '" .. opts.algo .. "'"), 0)
     end
   end
+  -- Two options that contradict each other: a usage error, as the others.
+  if opts.nvls == "off" and opts.algo == "nvls" then
+    error(cli.usage("comm: --algo nvls needs NVLS, which --nvls off disables (NCCL_NVLS_ENABLE=0)"), 0)
+  end
   -- The engine prices at most 2^24 ranks (engine/common.h GP_COUNT_MAX).
   if opts.nodes and opts.system then
     local okc, sys = pcall(function() return require("gpuplan").catalog():get("systems", opts.system) end)
@@ -122,12 +126,14 @@ function C.run(opts, args)
                                           fabric = opts.fabric, nodes = opts.nodes,
                                           gpus = opts.gpus, algo = opts.algo, min = lo, max = hi,
                                           gpus_per_thread = opts.gpus_per_thread,
-                                          nccl = opts.nccl, nics = opts.nics })
+                                          nccl = opts.nccl, nvls = opts.nvls,
+                                          nics = opts.nics })
     -- a user error: drop the Lua source position, keep the reason, name
     -- the flag the user typed
     if not okr then
       error((cli.clean(rows):gsub("gpus_per_thread", "--gpus-per-thread")
                             :gsub("comm: nccl ", "comm: --nccl ")
+                            :gsub("comm: nvls on ", "comm: --nvls on ")
                             :gsub("comm: fabric", "comm: --fabric"):gsub("comm: gpu:", "comm: --gpu:")
                             :gsub("built from gpu ", "built from --gpu ")
                             :gsub("give system = ID %(a catalog system with NICs%)",

@@ -12,7 +12,8 @@
 -- (NCCL's default) unless the case notes say one was forced ("algorithm: Ring (forced)"): the tuner of
 -- the case's NCCL release, source.version, or where the source names none but gives its date
 -- (source.date), the newest release tagged by then (comm.nccl_at), said in the defaults as assumed;
--- neither: the latest modelled.
+-- neither: the latest modelled.  case.nvls the run's NCCL_NVLS_ENABLE where its source sets
+-- it ("off": NVLS and NVLS_TREE not run).
 local comm = require "gpuplan.comm"
 
 local forced_names = { ring = "ring", tree = "tree", nvls = "nvls", nvlstree = "nvls",
@@ -97,8 +98,15 @@ return function(case, cat)
   if nccl and not comm.nccl_code(nccl) then
     return nil, "source.version " .. nccl .. " is not an NCCL 2.x release"
   end
+  -- NCCL_NVLS_ENABLE where the run's environment sets it (case.nvls):
+  -- "off" takes NVLS and NVLS_TREE from the tuner's choice (gp.comm's nvls).
+  local nvls = case.nvls
+  if nvls ~= nil and nvls ~= "auto" then
+    defaults[#defaults + 1] = "nvls=" .. nvls .. " (the case's NCCL_NVLS_ENABLE)"
+  end
   local job = { op = case.collective, bytes = case.bytes, gpus = gpus,
-                topology = topo, algo = algo, gpus_per_thread = gpt, nccl = nccl }
+                topology = topo, algo = algo, gpus_per_thread = gpt, nccl = nccl,
+                nvls = nvls }
   local r = comm.comm(job)
   local value = metric == "busbw_gbps" and r.busbw / 1e9 or r.time * 1e6
   return { value = value, defaults = defaults,

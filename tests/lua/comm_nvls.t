@@ -1,0 +1,79 @@
+-- gp.comm's nvls (NCCL_NVLS_ENABLE) and the collective case key nvls.
+-- NCCL (src/transport/nvls.cc ncclNvlsInit): 2, the default, asks the
+-- driver whether the GPU multicasts; 0 leaves nvlsSupport 0, and the tuner
+-- (src/graph/tuning.cc) then runs neither NVLS nor NVLS_TREE; 1 sets it
+-- without asking.
+local t = require "tap"
+local gp = require "gpuplan"
+local validate = require "gpuplan.validate"
+
+local GiB = 2 ^ 30
+local job = { system = "dgx-h100", bytes = GiB }
+local auto = gp.comm(job)
+-- 8 x H100 at 1 GiB: the tuner runs NVLS (470 GB/s against the ring's
+-- 365; both from the nvlink4 fabric), so off has something to change.
+t.is(auto.algo, "nvls", "dgx-h100 1 GiB all_reduce: NVLS by default")
+local on = gp.comm { system = "dgx-h100", bytes = GiB, nvls = "on" }
+t.is(on.time, auto.time, "nvls on = auto where the switch multicasts (same time, to the bit)")
+local off = gp.comm { system = "dgx-h100", bytes = GiB, nvls = "off" }
+t.ok(off.algo ~= "nvls", "nvls off: the tuner picks another algorithm (got " .. off.algo .. ")")
+-- Off is the node whose switch does not reduce: the same price, to the bit.
+local nosw = gp.comm { system = "dgx-h100", bytes = GiB, up_nvls = false }
+t.is(off.time, nosw.time, "nvls off prices as up_nvls = false")
+t.is(off.algo, nosw.algo, "nvls off: the algorithm of up_nvls = false")
+t.ok(off.time > auto.time, "nvls off is slower here (the ring's 1.75 S at 0.82 x 450 GB/s "
+  .. "against NVLS's S (1 + 1/8) at 0.85)")
+-- Across nodes: NVLS_TREE goes too (2 x dgx-h100, 1 GiB).
+local two = { system = "dgx-h100", nodes = 2, bytes = GiB }
+t.is(gp.comm(two).algo, "nvls", "2 x dgx-h100 1 GiB: NVLS_TREE by default")
+two.nvls = "off"
+t.ok(gp.comm(two).algo ~= "nvls", "2 x dgx-h100, nvls off: no NVLS_TREE")
+
+-- Refusals, each naming the argument.
+t.raises(function() gp.comm { system = "dgx-h100", bytes = GiB, nvls = "yes" } end,
+  "nvls must be one of auto, on, off", "an unknown setting refused", true)
+t.raises(function() gp.comm { system = "dgx-h100", bytes = GiB, nvls = true } end,
+  "nvls must be one of auto, on, off (got true)", "a boolean refused", true)
+t.raises(function() gp.comm { system = "pcie-8x-4090", bytes = GiB, nvls = "on" } end,
+  "nvls on (NCCL_NVLS_ENABLE=1) needs a scale-up switch", "on without NVLS refused", true)
+t.raises(function() gp.comm { system = "dgx-h100", bytes = GiB, nvls = "off", algo = "nvls" } end,
+  "algo nvls needs NVLS, which nvls off disables", "off with algo nvls refused", true)
+t.raises(function() gp.comm { system = "dgx-h100", bytes = GiB, nvls = "off", up_nvls = true } end,
+  "nvls off contradicts up_nvls = true", "off with up_nvls = true refused", true)
+-- A PCIe box has no NVLS: off changes nothing there.
+t.is(gp.comm { system = "pcie-8x-4090", bytes = GiB, nvls = "off" }.time,
+     gp.comm { system = "pcie-8x-4090", bytes = GiB }.time, "pcie box: off = auto")
+
+-- The case key: a collective case with nvls off is priced as gp.comm's.
+local function case_file(c)
+  local path = os.tmpname()
+  local f = assert(io.open(path, "w"))
+  f:write(c)
+  f:close()
+  return path
+end
+local coll = [[[{"id": "x", "kind": "collective", "collective": "all_reduce",
+  "bytes": 1073741824, "nvls": "off",
+  "hardware": {"gpu": "h100-sxm", "gpus": 8, "gpus_per_node": 8},
+  "measured": {"metric": "busbw_gbps", "value": 365},
+  "source": {"title": "t", "where": "w", "id": "i"}}]
+]]
+local path = case_file(coll)
+local cases = validate.read(path)
+local r = validate.predict(cases[1], gp.catalog())
+r.value = r.predicted
+local want = gp.comm { gpu = "h100-sxm", bytes = GiB, nvls = "off" }
+t.near(r.value, want.busbw / 1e9, 1e-12, "case nvls off: gp.comm's busbw with nvls off")
+t.ok(r.value < gp.comm { gpu = "h100-sxm", bytes = GiB }.busbw / 1e9,
+  "case nvls off: below the NVLS default")
+os.remove(path)
+-- Another kind does not read it: refused, not ignored.
+local bad = case_file((coll:gsub('"kind": "collective"', '"kind": "train"')
+  :gsub('"busbw_gbps"', '"step_time_s"')))
+t.raises(function() validate.read(bad) end, "field 'nvls' (NCCL_NVLS_ENABLE) is a collective case's",
+  "nvls in a train case refused", true)
+os.remove(bad)
+local badv = case_file((coll:gsub('"nvls": "off"', '"nvls": "no"')))
+t.raises(function() validate.read(badv) end, "nvls", "an unknown case nvls refused", true)
+os.remove(badv)
+t.done_testing()
