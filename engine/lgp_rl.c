@@ -147,6 +147,7 @@ static const lgp_field rl_cfg_fields[] = {
 	RL_NUM("static_batch", static_batch),
 	RL_BOOL("engine_shared_weights", shared_weights),
 	RL_BOOL("engine_qkv_copy", engine_qkv_copy),
+	RL_BOOL("engine_released", engine_released),
 	F_CUSTOM("critic_model", c_rl_critic),
 	F_CUSTOM("reward_shape", c_rl_reward),
 	F_INT("split_gpus", offsetof(rl_in, split), 0, 0, INT_MAX),
@@ -310,7 +311,9 @@ void lgp_pushrl(lua_State *L, const rl_result *out)
  * static batches: DeepSpeed-Chat's hybrid engine; 0 = continuous
  * batching), engine_shared_weights (boolean: the engine generates on
  * the actor's own modules, rl.h), engine_qkv_copy (boolean: with them,
- * q, k and v fused into a copy of the engine's own, rl.h), and
+ * q, k and v fused into a copy of the engine's own, rl.h),
+ * engine_released (boolean: the engine's weights exist only while it
+ * generates, rl.h), and
  * split_gpus (> 0: search the disaggregated split of that many GPUs);
  * seconds, bytes, tokens. */
 int lgp_rl(lua_State *L)

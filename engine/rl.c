@@ -131,6 +131,15 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 		return gp_fail(err, "engine_shared_weights generates with the "
 			       "trainer's weights, which offload_states "
 			       "parks in host memory for the rollout");
+	/* An engine that gathers the actor's ZeRO-3 shards for each
+	 * generate (DeepSpeed's hybrid engine) is the actor's own, on its
+	 * GPUs, with weights of its own only while it runs. */
+	if (c->engine_released && (c->shared_weights || !c->colocated ||
+				   c->train.mem.lay.zero != 3))
+		return gp_fail(err, "engine_released is an engine that "
+			       "gathers the actor's ZeRO-3 shards on its "
+			       "GPUs: it needs colocated and zero 3, and "
+			       "no engine_shared_weights");
 	/* The key the user set opens the message (the command line names
 	 * it by its flag there). */
 	if (c->pad_batch && (c->pad || c->pack_tokens > 0))

@@ -408,6 +408,13 @@ typedef struct rl_cfg {
 			     * of its own (DeepSpeed's hybrid engine at ZeRO
 			     * 0-2: rl.c rl_qkv_copy), on the GPUs through
 			     * every phase */
+	int engine_released; /* 1: the rollout engine's weights exist
+			     * only while it generates: DeepSpeed's hybrid
+			     * engine under ZeRO-3 gathers the actor's
+			     * layers for generate and frees what it built
+			     * from them after (rl_mem.c rl_rollout_mem);
+			     * its TP slices are cut from the gathered whole
+			     * tensors on each rank (rl_sync.c) */
 	int group_gpus[RL_NGRP]; /* GPUs of the reference's, the reward
 			     * model's and the critic's own groups, each
 			     * laid out as the actor (tp, pp, cp; dp from

@@ -207,19 +207,33 @@ void rl_rollout_mem(const rl_cfg *c, rl_result *out, double critic)
 		out->swap_bytes = c->offload_states ?
 			mu->bytes[GP_MEM_WEIGHTS] + mu->bytes[GP_MEM_MASTER] +
 			mu->bytes[GP_MEM_OPTIMIZER] + mu->bytes[GP_MEM_REF] +
-			mu->bytes[GP_MEM_REWARD] + critic + out->roll.weights :
-			0.0;
+			mu->bytes[GP_MEM_REWARD] + critic +
+			(c->engine_released ? 0.0 : out->roll.weights) : 0.0;
 		/* what waits in host memory while the engine generates:
 		 * what the trainer keeps there always (rl_frozen: its
 		 * offload, the frozen models' and the critic's) and its
 		 * parked tensors (none unless offloaded) */
 		mr->cpu_bytes = mu->cpu_bytes + (c->offload_states ?
-			out->swap_bytes - out->roll.weights : 0.0);
+			out->swap_bytes - (c->engine_released ? 0.0 :
+					   out->roll.weights) : 0.0);
 		mr->params = mu->params;
 		/* the engine's weights beside the trainer's while it
 		 * trains, or parked; an engine on the actor's own modules
-		 * has none of its own */
-		if (c->offload_states)
+		 * has none of its own, and one that gathers them for each
+		 * generate (engine_released) none left after it: DeepSpeed's
+		 * hybrid engine under ZeRO-3 (runtime/hybrid_engine.py
+		 * v0.9.0 generate) gathers the layers (GatheredParameters,
+		 * its ZeRO-3 partitions back to empty on exit) and, at
+		 * inference_tp_size > 1, cuts each rank's slices into
+		 * tensors of the inference containers that it frees after
+		 * the generate ("for layer_id in range(len(
+		 * self.layer_params)): self._inference_containers[
+		 * layer_id].release_memory()": containers/base.py deletes
+		 * the sliced attention and MLP weights and points the
+		 * module back at the training tensors). */
+		if (c->engine_released)
+			;
+		else if (c->offload_states)
 			mu->cpu_bytes += out->roll.weights;
 		else if (!c->shared_weights)
 			mu->bytes[GP_MEM_ROLLOUT_WEIGHTS] = out->roll.weights;

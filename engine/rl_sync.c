@@ -157,7 +157,12 @@ int rl_weight_sync(const gp_model *m, const roof_device *d,
 			g.per_node--;
 		if (sync_coll(&tt, GP_ALL_GATHER, slice, &g, &s, err))
 			return GP_EINVAL;
-	} else if (tp < rtp) {
+	} else if (tp < rtp && !c->engine_released) {
+		/* An engine_released one (DeepSpeed's hybrid engine) cuts
+		 * its slices from the whole tensors the ZeRO-3 gather above
+		 * left on every rank (hybrid_engine.py v0.9.0:
+		 * apply_tensor_parallelism inside GatheredParameters): no
+		 * send. */
 		g.ranks = 2;
 		g.per_node = G >= 2 ? 2 : 1;
 		g.sharing = 1;

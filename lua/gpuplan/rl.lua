@@ -872,6 +872,18 @@ end
 -- answers): static batches of that many sequences an engine, each round
 -- ended by its own batch's longest (engine_static_own); without it
 -- vLLM batches every prompt of the step continuously.
+-- The host time of one gc.collect() and of one torch.cuda.empty_cache()
+-- (the release and the re-allocation it forces on the next pass), on an
+-- x86 host: a training loop that called both once a step took 108 s for
+-- 250 steps with them, 65 s without gc.collect() and 45 s without either
+-- (huggingface/peft PR #2894, "ENH: Improve MetaMath training script
+-- runtime"): (108 - 65) / 250 = 0.172 s and (65 - 45) / 250 = 0.080 s.
+-- A lower bound for a process holding more Python objects and more
+-- memory than that script (Megatron-LM PR #5678: an empty_cache() in its
+-- checkpoint save "took multiple seconds").
+M.GC_COLLECT = (108 - 65) / 250
+M.EMPTY_CACHE = (65 - 45) / 250
+
 M.GENERATION_BATCH = 16   -- DeepSpeed-Chat step 3's per_device_generation_batch_size
 local function engine_of(o, dflt)
   local e = o.rollout_engine
@@ -1767,6 +1779,25 @@ run = function(o, job)
   end
   local qkv_copy = shared_hybrid or nil
   local hs = s.host_op_scale
+  -- DeepSpeed's hybrid engine under ZeRO-3 (runtime/hybrid_engine.py
+  -- v0.9.0, DeepSpeed-Chat's, with its default pin_parameters: the
+  -- gather_all_layers path) gathers the actor's shards for each generate
+  -- and frees what it built from them after (engine/rl_mem.c: its weights
+  -- are not held while the trainer runs; engine/rl_sync.c: its TP slices
+  -- are cut on each rank from the gathered tensors).  Around that, on the
+  -- actor's processes: eval() ends with "if self.Z3_enabled: gc.collect();
+  -- get_accelerator().empty_cache()" (DeepSpeed-Chat's generate_experience
+  -- calls it before each generate), and at inference_tp_size > 1 generate
+  -- runs gc.collect() and empty_cache() again once the layers are
+  -- gathered and sliced -- host stalls of the step, at peft PR #2894's
+  -- measured rates (M.GC_COLLECT, M.EMPTY_CACHE), each generate call: one
+  -- per generation batch of an actor rank.
+  local released = hybrid and not hf and cfg.zero == 3 or nil
+  local cleanup = 0
+  if released then
+    local calls = math.ceil(samples / (tgpus * gen_batch))
+    cleanup = calls * (rtp > 1 and 2 or 1) * (M.GC_COLLECT + M.EMPTY_CACHE) * hs
+  end
   -- the actor's host time per eager op (the hybrid engine's generate
   -- runs on the trainer's processes)
   local op_t = s.cfg.host_op_time or core().DEFAULTS.host_op_time
@@ -1851,7 +1882,10 @@ run = function(o, job)
     -- (set_params_wo_copy) but for q, k and v, fused into a copy of
     -- their own (engine/rl.c rl_qkv_copy)
     engine_qkv_copy = qkv_copy,
-    step_overhead = overhead and overhead * hs, keep = keep,
+    -- ... and under ZeRO-3 gathers them for each generate and frees them
+    -- after (released, above)
+    engine_released = released,
+    step_overhead = (overhead or 0) * hs + cleanup, keep = keep,
     loss_ops = loss_ops, gae_ops = gae_ops, token_host = token_host and token_host * hs,
     fwd_bwd_scale = fbs,
     ema_tensors = ema and M.param_tensors(model) or 0,
@@ -1904,7 +1938,7 @@ run = function(o, job)
     rollout_fused_grouped_topk = rc.fused_grouped_topk,
     rollout_fused_topk_softmax = rc.fused_topk_softmax,
     engine_xhost_step = xh,
-    step_overhead = overhead or 0,
+    step_overhead = overhead or 0, engine_cleanup = cleanup,
     rollout_engine = hf and "hf" or hybrid and "hybrid" or "vllm", generation_batch = gen_batch,
     loss_ops = loss_ops or 0, token_host = token_host or 0, loss_host = r.loss_host,
     fwd_bwd_scale = fbs or 1,

@@ -13,7 +13,7 @@ local gp = require "gpuplan"
 
 local with = t.with
 
-t.plan(9)
+t.plan(14)
 
 local function comp(m, name)
   for _, c in ipairs(m.components) do if c.name == name then return c.bytes end end
@@ -37,13 +37,39 @@ t.is(comp(r.memory.rollout, "weights"), 0, "generating: the trainer's weights ar
 t.is(comp(r.memory.rollout, "rollout_weights"), W + copy,
   "generating: the engine's weights are the trainer's (2 B x P) and the fused copy")
 
--- ZeRO-3 gathers the layers into the containers: an engine of its own as
--- before (a whole 16-bit model beside the trainer's shards).
+-- ZeRO-3 gathers the layers for each generate (GatheredParameters over
+-- every layer at inference_tp_size 1) and frees them after: a whole
+-- 16-bit model while generating, none while training or scoring
+-- (hybrid_engine.py v0.9.0 generate; engine/rl_mem.c engine_released).
 local z3 = gp.rl(with(base, { zero = 3 }))
-t.is(comp(z3.memory.update, "rollout_weights"), comp(z3.memory.rollout, "rollout_weights"),
-  "ZeRO-3: the engine's whole weights held beside the trainer's")
-t.ok(comp(z3.memory.update, "rollout_weights") > W * 0.99,
-  "ZeRO-3: a whole model's 16-bit weights")
+t.ok(comp(z3.memory.rollout, "rollout_weights") > W * 0.99,
+  "ZeRO-3 generating: a whole model's 16-bit weights gathered")
+t.is(comp(z3.memory.update, "rollout_weights"), 0,
+  "ZeRO-3 training: the gathered weights were freed after the generate")
+t.is(comp(z3.memory.forward, "rollout_weights"), 0,
+  "ZeRO-3 log-prob forwards: none held either")
+-- Its host stalls: eval() under ZeRO-3 runs gc.collect() and
+-- empty_cache() before each generate, and generate at inference_tp_size
+-- > 1 once more after slicing.  64 prompts over 8 ranks of 4 a generate:
+-- ceil(64 / (8 x 4)) = 2 generates a step; at TP 1, 2 x (0.172 + 0.080)
+-- = 0.504 s; at TP 2, 2 x 2 x 0.252 = 1.008 s (peft PR #2894's rates,
+-- gpuplan.rl GC_COLLECT and EMPTY_CACHE; the A100 node's host_op_scale
+-- is 1).  Exact up to rounding: 1e-9.
+t.ok(math.abs(z3.engine_cleanup - 0.504) < 1e-9, "ZeRO-3, TP 1: 2 x (gc + empty_cache)")
+local z3t = gp.rl(with(base, { zero = 3, rollout_tp = 2 }))
+t.ok(math.abs(z3t.engine_cleanup - 1.008) < 1e-9, "ZeRO-3, TP 2: 2 x 2 x (gc + empty_cache)")
+t.is(r.engine_cleanup, 0, "below ZeRO-3: no clean-ups (eval's are ZeRO-3's)")
+-- The TP engine's slices are cut on each rank from the gathered whole
+-- tensors (apply_tensor_parallelism inside GatheredParameters): its
+-- weight sync is the ZeRO-3 gather and the copy, where a vLLM engine of
+-- the same TP 2 also receives its slice from a neighbour (a send).
+local function phase(res, name)
+  for _, p in ipairs(res.phases) do if p.name == name then return p.seconds end end
+end
+local vz = with(base, { zero = 3, rollout_tp = 2, rollout_engine = "vllm" })
+vz.generation_batch = nil
+t.ok(phase(gp.rl(vz), "weight_sync") > phase(z3t, "weight_sync"),
+  "ZeRO-3, TP 2: the hybrid engine's sync sends nothing after the gather")
 
 -- vLLM's engine keeps its own weights: no change there.
 local vo = with(base, { rollout_engine = "vllm" })

@@ -570,8 +570,8 @@ end
 -- bound here: a Megatron worker holds more Python objects than that
 -- script, and frees and re-allocates more memory (Megatron-LM PR #5678:
 -- an empty_cache() in its checkpoint save "took multiple seconds").
-local NEMO_GC_COLLECT = (108 - 65) / 250
-local NEMO_EMPTY_CACHE = (65 - 45) / 250
+local NEMO_GC_COLLECT = rl.GC_COLLECT
+local NEMO_EMPTY_CACHE = rl.EMPTY_CACHE
 
 -- The clean-ups of one NeMo RL step (above): gc.collect() calls,
 -- empty_cache() calls.
