@@ -388,6 +388,12 @@ PROFILES["deepspeed-chat"] = {
   -- slices are views).
   { "gae_ops", 5, "get_advantages_and_returns: a Python loop over the response, 5 ops "
     .. "a position" },
+  -- --actor_lora_dim: utils/module/lora.py convert_linear_layer_to_lora
+  -- builds LinearLayer_LoRA(module.weight, lora_dim, lora_scaling,
+  -- lora_droppout) with lora_droppout = 0, "self.lora_dropout =
+  -- nn.Identity()" below p > 0: no dropout output or mask kept.
+  { "lora_dropout", 0, "convert_linear_layer_to_lora: lora_droppout=0 (nn.Identity)",
+    function(oo) return oo.method == "lora" end },
 }
 for _, e in ipairs(require("gpuplan.predict.train").profiles["deepspeed-chat"]) do
   table.insert(PROFILES["deepspeed-chat"], e)
@@ -859,6 +865,15 @@ local function predict(case, cat)
     -- per-sequence loss (the profile's loss_ops).
     loss_ops = v(c.fuse_loss) and 0 or nil,
   }
+  -- The actor's adapters where the case states them (SCHEMA.md
+  -- workload.lora): its base frozen, gp.rl's method lora, as the training
+  -- predictor reads them for a train case.
+  local lora = v(wl.lora)
+  if type(lora) == "table" then
+    o.method = "lora"
+    o.lora_rank = v(lora.rank)
+    if type(lora.targets) == "table" then o.lora_targets = table.concat(lora.targets, ",") end
+  end
   if o.colocated == nil then o.colocated = v(c.rollout_gpus) == nil end
   if not o.colocated then o.rollout_gpus = v(c.rollout_gpus) or "auto" end
   if o.ep == 1 then o.ep = nil end
