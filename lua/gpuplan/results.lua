@@ -282,6 +282,7 @@ field("ipc_transfers", "count", "staging-buffer hand-offs of a colocated weight 
   .. "(ipc_transfer; 0: none)", "rl")
 field("peak_memory", "B", "the most loaded GPU's peak over the phases", "rl rl_job_step")
 field("step_overhead", "s", "the framework's host work per step", "rl")
+field("engine_cleanup", "s", "the hybrid engine's gc.collect() and empty_cache() a step under ZeRO-3 (in step_overhead's phase, framework)", "rl")
 field("validation", "", "the validation pass of val_every / val_prompts: every, prompts, "
   .. "rollout_s (its rollout over the step's engines), sync_s (the step's weight sync), "
   .. "pass_s (rollout_s + sync_s), step_s (pass_s / every: the validation phase); "
