@@ -230,6 +230,23 @@ static inline int layout_ep_ok(const gp_model *m, int ep, int etp,
 			     m->moe.experts % ep == 0));
 }
 
+/* A zero_group's shard group (gpuplan's zero_group n: the ZeRO states
+ * shard within groups of n data-parallel ranks, replicated across them --
+ * InternEvo's Hybrid Zero, DeepSpeed MiCS's mics_shard_size, FSDP2's HSDP
+ * shard dimension): n must divide the layout's dp * cp ranks (dpcp), -1
+ * where it does not; the group is n consecutive ranks of that group in
+ * the default rank order (tp, cp, dp, pp), so it spans n * tp GPUs, the
+ * layout's hsdp; 0 where n is all of dp * cp, one group over all data
+ * parallel (no hybrid sharding).  One rule for gp.train (gpuplan.memory
+ * zero_group, through core.zero_group_gpus) and the search (sweep.c
+ * ok_cp skips and counts the splits it refuses, hybrid_gpus). */
+static inline int layout_zero_group_gpus(int n, long long dpcp, int tp)
+{
+	if (n <= 0 || dpcp % n != 0)
+		return -1;
+	return n < dpcp ? n * tp : 0;
+}
+
 /* layout_tp_ok with its reason: GP_OK or GP_EINVAL. */
 int layout_check_tp(const gp_model *m, int tp, gp_error *err);
 

@@ -181,6 +181,8 @@ int lgp_serve_redundant(lua_State *L);
 int lgp_host_share(lua_State *L);
 int lgp_host_bw_each(lua_State *L);
 
+int lgp_zero_group_gpus(lua_State *L);
+
 /* An inference engine's config at idx (core.infer's third argument) into
  * c, its TP topology into t; core.rl reads its rollout engine with it. */
 void lgp_toserve(lua_State *L, int idx, infer_cfg *c, gp_topo *t);

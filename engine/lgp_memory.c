@@ -338,3 +338,28 @@ int lgp_host_bw_each(lua_State *L)
 	lua_pushinteger(L, mem_host_streams(ranks, (int)w, (int)pp));
 	return 2;
 }
+
+/* core.zero_group_gpus(n, dpcp, tp) -> hsdp or nil: the GPUs a zero_group
+ * n's shard group spans in a layout of dpcp = dp * cp data-parallel ranks
+ * and tensor parallelism tp (0: n is all of dp * cp, one group), nil
+ * where n does not divide dpcp (layout.h layout_zero_group_gpus, the
+ * rule the search skips splits by).  gpuplan.memory zero_group words the
+ * refusal. */
+int lgp_zero_group_gpus(lua_State *L)
+{
+	lua_Integer n = luaL_checkinteger(L, 1);
+	lua_Integer dpcp = luaL_checkinteger(L, 2);
+	lua_Integer tp = luaL_checkinteger(L, 3);
+	int g;
+
+	luaL_argcheck(L, n >= 1 && n <= INT_MAX, 1, "zero_group must be >= 1");
+	luaL_argcheck(L, dpcp >= 1 && dpcp <= INT_MAX, 2, "dp x cp must be >= 1");
+	luaL_argcheck(L, tp >= 1 && tp <= INT_MAX && (long long)n * tp <= INT_MAX,
+		      3, "tp must be >= 1");
+	g = layout_zero_group_gpus((int)n, dpcp, (int)tp);
+	if (g < 0)
+		lua_pushnil(L);
+	else
+		lua_pushinteger(L, g);
+	return 1;
+}

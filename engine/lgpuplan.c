@@ -117,6 +117,7 @@ static const luaL_Reg corelib[] = {
 	{"serve_redundant", lgp_serve_redundant},
 	{"host_share", lgp_host_share},
 	{"host_bw_each", lgp_host_bw_each},
+	{"zero_group_gpus", lgp_zero_group_gpus},
 	{"check", lgp_check},
 	{"hash", lgp_hash},
 	{NULL, NULL}

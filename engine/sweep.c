@@ -328,9 +328,9 @@ static void level_range(const sweep_iter *it, int lv, int *lo, int *hi)
 #define VALUE_LIST(bound, count, v) \
 	(it->s->count > 0 ? it->s->bound[v] : 1)
 /* Hybrid sharding's 1 is the node's GPU count (layout.h hsdp), or with
- * a zero_group N the GPUs of N consecutive dp * cp ranks, N x tp in the
- * default rank order (gpuplan.memory zero_group sets the same), and 0,
- * one group over all data parallel, where N is all of dp * cp. */
+ * a zero_group the GPUs of its group (layout.h layout_zero_group_gpus,
+ * the rule gpuplan.memory zero_group asks too; ok_cp kept only the
+ * splits whose dp * cp it divides). */
 static inline int hybrid_gpus(const sweep_iter *it)
 {
 	const int *v = it->cur;
@@ -338,7 +338,7 @@ static inline int hybrid_gpus(const sweep_iter *it)
 
 	if (zg <= 0)
 		return it->G;
-	return zg < N / v[LV_TP] / v[LV_PP] ? zg * v[LV_TP] : 0;
+	return layout_zero_group_gpus(zg, N / v[LV_TP] / v[LV_PP], v[LV_TP]);
 }
 #define VALUE_NODE(bound, count, v) ((v) ? hybrid_gpus(it) : 0)
 
@@ -390,10 +390,12 @@ static inline int ok_cp(const sweep_iter *it, int lv)
 	    !(cp == 1 || fmod(it->base->mem.seq, 2.0 * cp) == 0))
 		return 0;
 	/* a zero_group shards within groups of that many dp * cp ranks:
-	 * dp * cp = N / (tp pp) must be a multiple (gpuplan.memory
-	 * zero_group refuses the layout otherwise) */
+	 * the splits whose dp * cp = N / (tp pp) it does not divide are
+	 * skipped and counted (layout.h layout_zero_group_gpus, the rule
+	 * gpuplan.memory zero_group refuses the layout by) */
 	if (it->s->zero_group > 0 &&
-	    (N / v[LV_TP] / v[LV_PP]) % it->s->zero_group != 0) {
+	    layout_zero_group_gpus(it->s->zero_group, N / v[LV_TP] / v[LV_PP],
+				   v[LV_TP]) < 0) {
 		((sweep_iter *)it)->st.ungrouped++;
 		return 0;
 	}

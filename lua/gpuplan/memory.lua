@@ -1341,7 +1341,9 @@ end
 -- hsdp is the GPUs one group spans, N x tp in the default rank order
 -- (tp, cp, dp, pp: N consecutive ranks of the dp x cp group), its
 -- collectives engine/train_stage.c train_zero_coll_of.  N = dp x cp is
--- today's one group over all data parallel (hsdp 0).
+-- today's one group over all data parallel (hsdp 0).  The count and the
+-- rule that N divides dp x cp are the engine's, the search's too
+-- (engine/layout.h layout_zero_group_gpus, core.zero_group_gpus).
 function M.zero_group(o, cfg, sharding)
   local n = o.zero_group
   if n == nil then return end
@@ -1355,13 +1357,14 @@ function M.zero_group(o, cfg, sharding)
       n, tostring(math.tointeger(cfg.zero) or cfg.zero))
   end
   local group = cfg.dp * (cfg.cp or 1)
-  if group % n ~= 0 then
+  local hsdp = require("gpuplan.core").zero_group_gpus(n, group, cfg.tp)
+  if hsdp == nil then
     usage("zero_group %d must divide the data-parallel group dp x cp = %d", n, group)
   end
   if o.order ~= nil then
     usage("zero_group %d is placed in the default rank order (tp, cp, dp, pp); give no order", n)
   end
-  cfg.hsdp = n < group and n * cfg.tp or nil
+  cfg.hsdp = hsdp > 0 and hsdp or nil
 end
 
 -- Warnings of a plan that runs but wastes something, by code (the codes

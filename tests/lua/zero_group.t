@@ -4,7 +4,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(24)
+t.plan(28)
 
 local function comp(r, name)
   for _, c in ipairs(r.memory.components) do if c.name == name then return c.bytes end end
@@ -128,3 +128,16 @@ do
     "rl_job, step at tp 2: gp.rl's step")
 end
 
+-- The group's GPUs are one engine rule (engine/layout.h
+-- layout_zero_group_gpus) that gpuplan.memory and the search both ask:
+-- n consecutive dp x cp ranks in the default order (tp innermost) span
+-- n x tp GPUs; n = dp x cp is one group (0, no hybrid sharding); an n
+-- that does not divide dp x cp has none (nil).  Exact integers.
+do
+  local core = require "gpuplan.core"
+  t.is(core.zero_group_gpus(8, 32, 2), 16, "zero_group 8 of dp x cp 32 at tp 2: 8 x 2 = 16 GPUs")
+  t.is(core.zero_group_gpus(32, 32, 2), 0, "zero_group = dp x cp: one group (0)")
+  t.is(core.zero_group_gpus(5, 32, 2), nil, "zero_group 5 does not divide 32: none")
+  t.raises(function() core.zero_group_gpus(0, 32, 2) end, "zero_group must be >= 1",
+    "zero_group 0 refused by the binding", true)
+end
