@@ -546,11 +546,9 @@ end
 local function tokens_arg(a, k)
   local v = a[k]
   if v == nil then return nil end
-  local max = require("gpuplan.memory").TOKENS_MAX
-  if type(v) ~= "number" or v ~= math.floor(v) or v < 1 or v > max then
-    error(string.format("infer: %s must be a whole number of tokens, 1..%d (got %s)", k, max,
-      shown(v)), 0)
-  end
+  -- the tokens rule and its words are gpuplan.options bad_tokens's
+  local msg = require("gpuplan.options").bad_tokens(k, v)
+  if msg then error("infer: " .. msg, 0) end
   -- a count, an integer: input = 1024.0 came back in the result as 1024.0
   return math.tointeger(v)
 end
@@ -628,10 +626,8 @@ local function graph_sizes_arg(a)
   end
   local seen = {}
   for i, n in ipairs(t) do
-    if type(n) ~= "number" or n ~= n or n < 1 or n > options.COUNT_MAX or n % 1 ~= 0 then
-      error(string.format("infer: graph_sizes[%d] must be a whole number 1..%d (got %s)", i,
-        options.COUNT_MAX, args.shown(n)), 4)
-    end
+    local bad = options.bad_count(string.format("graph_sizes[%d]", i), n)
+    if bad then error("infer: " .. bad, 4) end
     if seen[n] then error(string.format("infer: graph_sizes names %d twice", n), 4) end
     seen[n] = true
     t[i] = math.tointeger(n)

@@ -274,10 +274,9 @@ local NOT_RL = {
 
 local function posint(name, v, def)
   if v == nil then return def end
-  local max = require("gpuplan.memory").COUNT_MAX
-  if type(v) ~= "number" or v ~= math.floor(v) or v < 1 or v > max then
-    fail("rl: %s must be a whole number 1..%d (got %s)", name, max, shown(v))
-  end
+  -- the count rule and its words are gpuplan.options bad_count's
+  local msg = require("gpuplan.options").bad_count(name, v)
+  if msg then fail("rl: %s", msg) end
   return math.tointeger(v)
 end
 

@@ -206,12 +206,9 @@ function M.plan(o)
       tostring(model.id or "the model"))
   end
   local gpus = o.gpus or 8
-  if math.type(gpus) ~= "integer" and not (type(gpus) == "number" and gpus == math.floor(gpus)) then
-    fail("vlm.plan: gpus must be a whole number 1..16777216 (got %s)", shown(gpus))
-  end
-  if gpus < 1 or gpus > 2 ^ 24 then
-    fail("vlm.plan: gpus must be a whole number 1..16777216 (got %s)", shown(gpus))
-  end
+  -- the count rule and its words are gpuplan.options bad_count's
+  local bad = require("gpuplan.options").bad_count("gpus", gpus)
+  if bad then fail("vlm.plan: %s", bad) end
   local rows = {}
   local search = { tps = true, cps = true, pps = true, recomputes = true, top = true }
   -- Every other key is gp.train's: a misspelt one would fail each layout's
