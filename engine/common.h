@@ -123,6 +123,15 @@ static inline int gp_check_tokens(double v, const char *name,
 	return GP_OK;
 }
 
+/* The price of 1e6 tokens served at tps tokens/s by gpus GPUs at price
+ * per GPU-hour: price x gpus / 3600 / tps x 1e6, in that order (one
+ * rounding for gp.infer's deployment, the serving plan and gpuplan.infer
+ * gpus_for, through core.cost_per_mtok). */
+static inline double gp_cost_per_mtok(double price, double gpus, double tps)
+{
+	return price * gpus / 3600.0 / tps * 1e6;
+}
+
 /* Bytes per cached KV element: 0 = the default, else one bit (1/8 B) to
  * 16 B.  Below a bit no format exists, and the sequences that fit are
  * free bytes / KV bytes: a denormal width made that count inf. */

@@ -876,9 +876,8 @@ int infer_run(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	              r, err))
 		return GP_EINVAL;
 	if (c->price > 0) {
-		/* cost per 1e6 tokens = price/h * gpus / 3600 / (tokens/s) */
-		r->cost_per_mtok = c->price * c->gpus / 3600.0 /
-			r->tokens_per_s * 1e6;
+		r->cost_per_mtok = gp_cost_per_mtok(c->price, c->gpus,
+						    r->tokens_per_s);
 		r->tokens_per_s_per_price = r->tokens_per_s /
 			(c->price * c->gpus);
 	}

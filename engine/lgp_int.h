@@ -172,6 +172,8 @@ int lgp_infer(lua_State *L);
 
 int lgp_infer_gpus_for(lua_State *L);
 
+int lgp_cost_per_mtok(lua_State *L);
+
 int lgp_serve(lua_State *L);
 
 int lgp_serve_target(lua_State *L);

@@ -310,6 +310,24 @@ int lgp_infer_gpus_for(lua_State *L)
 	return 4;
 }
 
+/* core.cost_per_mtok(price, gpus, tps) -> the price of 1e6 tokens at tps
+ * tokens/s on gpus GPUs at price per GPU-hour (common.h gp_cost_per_mtok,
+ * the rule gp.infer and the serving plan price by); gpuplan.infer
+ * gpus_for asks it for its pick. */
+int lgp_cost_per_mtok(lua_State *L)
+{
+	lua_Number price = luaL_checknumber(L, 1);
+	lua_Number gpus = luaL_checknumber(L, 2);
+	lua_Number tps = luaL_checknumber(L, 3);
+
+	luaL_argcheck(L, price >= 0 && price < HUGE_VAL, 1,
+		      "price must be a finite number >= 0");
+	luaL_argcheck(L, gpus >= 1 && gpus < HUGE_VAL, 2, "gpus must be >= 1");
+	luaL_argcheck(L, tps > 0 && tps < HUGE_VAL, 3, "tokens/s must be > 0");
+	lua_pushnumber(L, gp_cost_per_mtok(price, gpus, tps));
+	return 1;
+}
+
 /* ---- serve (MoE across many GPUs) ---- */
 
 /* A layout table {tp, ep, dp_attention, tbo}: one description per key

@@ -109,6 +109,7 @@ static const luaL_Reg corelib[] = {
 	{"roof_ridge", lgp_roof_ridge},
 	{"infer", lgp_infer},
 	{"infer_gpus_for", lgp_infer_gpus_for},
+	{"cost_per_mtok", lgp_cost_per_mtok},
 	{"infer_weight_format", lgp_infer_wformat},
 	{"infer_compute_dtype", lgp_infer_cdtype},
 	{"serve", lgp_serve},

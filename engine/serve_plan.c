@@ -404,8 +404,8 @@ static void pool_of(serve_pool *p, const serve_layout *L, int gpus,
 static void cost(const serve_cfg *c, serve_result *r)
 {
 	if (c->base.price > 0 && r->tokens_per_s > 0)
-		r->cost_per_mtok = c->base.price * c->gpus / 3600.0 /
-			r->tokens_per_s * 1e6;
+		r->cost_per_mtok = gp_cost_per_mtok(c->base.price, c->gpus,
+						    r->tokens_per_s);
 }
 
 static int colocated(const gp_model *m, const roof_device *d,

@@ -1424,8 +1424,8 @@ end
 -- GPUs for a target output tokens/s with every user's mean ITL (itl_load_s:
 -- the decode step and the other sequences' prompts) within itl_limit
 -- (s): returns {gpus, batch, tokens_per_s, itl_s, ttft_s, cost_per_mtok,
--- currency, defaults}; cost_per_mtok as engine/infer.c prices one deployment: price/h
--- x gpus / 3600 / (tokens/s) x 1e6, nil without a price.
+-- currency, defaults}; cost_per_mtok as the engine prices one deployment
+-- (engine/common.h gp_cost_per_mtok, core.cost_per_mtok), nil without a price.
 function M.gpus_for(a, target, itl_limit)
   local model, d, c, info = M.setup(a)
   tp_within_node(info.gpu, info.system, c)
@@ -1441,7 +1441,7 @@ function M.gpus_for(a, target, itl_limit)
   return { gpus = g, batch = b, tokens_per_s = tps, currency = info.currency,
            itl_s = okr and r.fits and r.itl_load_s or nil,
            ttft_s = okr and r.fits and r.ttft_s or nil,
-           cost_per_mtok = c.price and tps > 0 and c.price * g / 3600 / tps * 1e6 or nil,
+           cost_per_mtok = c.price and tps > 0 and core().cost_per_mtok(c.price, g, tps) or nil,
            defaults = info.defaults }
 end
 

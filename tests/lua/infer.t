@@ -1049,4 +1049,18 @@ do
     "no batch meets ITL 1 ms", "output 2: the 1 ms limit refused")
 end
 
+-- The target search's cost per 1e6 tokens is the engine's deployment
+-- rule (engine/common.h gp_cost_per_mtok, core.cost_per_mtok): price/h
+-- x gpus / 3600 / (tokens/s) x 1e6.  By hand: 2 x 9 / 3600 / 1000 x 1e6
+-- = 5 exactly in binary (18 / 3600 = 0.005, x 1e6 / 1000); and the
+-- search's pick is priced by it: 1.5/h with its gpus and tokens/s.
+-- Tolerance 1e-12 relative: the same operations in the same order.
+do
+  local core = require "gpuplan.core"
+  t.ok(math.abs(core.cost_per_mtok(2, 9, 1000) - 5) < 5e-12, "2/h x 9 GPUs at 1000 tok/s: 5 per Mtok")
+  local g = infer.gpus_for({ model = "llama3-8b", gpu = "h100-sxm", price = 1.5 }, 1000, 0.05)
+  local want = 1.5 * g.gpus / 3600 / g.tokens_per_s * 1e6
+  t.ok(math.abs(g.cost_per_mtok - want) <= 1e-12 * want, "gpus_for: price x gpus / 3600 / tok/s x 1e6")
+end
+
 t.done_testing()
