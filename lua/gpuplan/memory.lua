@@ -1344,14 +1344,22 @@ end
 -- today's one group over all data parallel (hsdp 0).  The count and the
 -- rule that N divides dp x cp are the engine's, the search's too
 -- (engine/layout.h layout_zero_group_gpus, core.zero_group_gpus).
+--
+-- What a zero_group goes with in no job, by gp.train and the search
+-- alike (gpuplan.sweep refuses a space by these words, "sweep: " before
+-- them): hybrid_shard, whose group is a node's, and an order other than
+-- the default its groups are placed in.
+M.ZERO_GROUP_REFUSED = {
+  hybrid = "zero_group %d and fsdp hybrid_shard both set the shard group (hybrid_shard is "
+    .. "zero_group of a node's data-parallel ranks): give one",
+  order = "zero_group %d is placed in the default rank order (tp, cp, dp, pp); give no order",
+}
+
 function M.zero_group(o, cfg, sharding)
   local n = o.zero_group
   if n == nil then return end
   n = posint("zero_group", n)
-  if sharding == "hybrid_shard" then
-    usage("zero_group %d and fsdp hybrid_shard both set the shard group (hybrid_shard is "
-      .. "zero_group of a node's data-parallel ranks): give one", n)
-  end
+  if sharding == "hybrid_shard" then usage(M.ZERO_GROUP_REFUSED.hybrid, n) end
   if (cfg.zero or 0) < 1 then
     usage("zero_group %d shards the ZeRO states: it needs zero 1, 2 or 3 or fsdp (got zero %s)",
       n, tostring(math.tointeger(cfg.zero) or cfg.zero))
@@ -1361,9 +1369,7 @@ function M.zero_group(o, cfg, sharding)
   if hsdp == nil then
     usage("zero_group %d must divide the data-parallel group dp x cp = %d", n, group)
   end
-  if o.order ~= nil then
-    usage("zero_group %d is placed in the default rank order (tp, cp, dp, pp); give no order", n)
-  end
+  if o.order ~= nil then usage(M.ZERO_GROUP_REFUSED.order, n) end
   cfg.hsdp = hsdp > 0 and hsdp or nil
 end
 

@@ -789,19 +789,14 @@ local function space_of(a, job, counts, policy)
   if job.zero_group ~= nil then
     local n = job.zero_group
     job.zero_group = nil
-    if space.hybrid then
-      usage("sweep: zero_group %d and fsdp hybrid_shard both set the shard group "
-        .. "(hybrid_shard is zero_group of a node's data-parallel ranks): give one", n)
-    end
+    local refused = require("gpuplan.memory").ZERO_GROUP_REFUSED
+    if space.hybrid then usage("sweep: " .. refused.hybrid, n) end
     for _, z in ipairs(space.zero) do
       if z == 0 then
         usage("sweep: zero_group %d shards the ZeRO states: the zero list must not hold 0", n)
       end
     end
-    if job.order ~= nil then
-      usage("sweep: zero_group %d is placed in the default rank order (tp, cp, dp, pp); "
-        .. "give no order", n)
-    end
+    if job.order ~= nil then usage("sweep: " .. refused.order, n) end
     space.zero_group, space.hybrid = n, { true }
   end
   -- Each list's values, refused by the key and the place in the list: the
