@@ -141,6 +141,22 @@ function M.media(o, wl)
   return o
 end
 
+-- The training layout's fields that size a step's memory, handed as the
+-- case states them by both training predictors: the train predictor to
+-- gp.train, the memory predictor to gpuplan.memory (gpuplan.validate
+-- PARALLEL_READ.memory, the parallel fields a memory case may state);
+-- DeepSeek-V3's savings among them (SCHEMA.md: the recompute modules'
+-- list, the fp8 cache).  Copied into the predictor's options o.
+local SIZING_PARALLEL = { "grad_sync", "zero_group", "recompute_layers",
+  "activation_offload_layers", "first_stage_layers", "last_stage_layers", "split_ends" }
+local SIZING_WORKLOAD = { "fp8_activations", "moe_probs" }
+function M.sizing(o, par, wl)
+  for _, k in ipairs(SIZING_PARALLEL) do o[k] = v(par[k]) end
+  for _, k in ipairs(SIZING_WORKLOAD) do o[k] = v(wl[k]) end
+  if type(v(par.recompute_modules)) == "table" then o.recompute_modules = par.recompute_modules end
+  return o
+end
+
 -- The MTP module of a case's model that does not state mtp_layers: the
 -- catalog model of the same architecture -- every shape field the engine
 -- reads equal (layers, hidden, heads, ffn_hidden, vocab, the MoE and the MLA

@@ -211,8 +211,10 @@ return function(case, cat)
     return nil, "metric " .. tostring(metric) .. " is not a memory peak"
   end
   if v(par.fsdp) then o.fsdp = par.fsdp end
-  o.grad_sync = v(par.grad_sync)
-  o.zero_group = v(par.zero_group)
+  -- The training layout's fields that size the breakdown, as the train
+  -- predictor hands them to gp.train (gpuplan.validate
+  -- PARALLEL_READ.memory): predict/case.lua sizing.
+  case_.sizing(o, par, wl)
   -- How the model's operators ran (SCHEMA.md workload.kernels), as the
   -- training sibling reads it: the stack profile fills it when unstated.
   if o.method ~= "infer" then o.kernels = v(wl.kernels) end
@@ -224,17 +226,6 @@ return function(case, cat)
   -- masks (and with unfused attention the dropped probabilities) it keeps.
   -- (gpuplan.validate refuses it on a serving memory case, method infer).
   if o.method ~= "infer" then o.dropout = v(wl.dropout) end
-  -- DeepSeek-V3's savings (SCHEMA.md): the modules' list, the fp8 cache.
-  if type(v(par.recompute_modules)) == "table" then o.recompute_modules = par.recompute_modules end
-  -- The training layout's fields that size the breakdown, as the train
-  -- predictor hands them to gp.train (gpuplan.validate PARALLEL_READ.memory).
-  o.recompute_layers = v(par.recompute_layers)
-  o.activation_offload_layers = v(par.activation_offload_layers)
-  o.first_stage_layers = v(par.first_stage_layers)
-  o.last_stage_layers = v(par.last_stage_layers)
-  o.split_ends = v(par.split_ends)
-  o.fp8_activations = v(wl.fp8_activations)
-  o.moe_probs = v(wl.moe_probs)
   if v(par.schedule) == "dualpipe" then o.schedule = "dualpipe" end
   -- An encoder-decoder trains on an input (encoder) and a target
   -- (decoder) sequence: input_len and output_len when the case gives
