@@ -230,6 +230,23 @@ static inline int layout_ep_ok(const gp_model *m, int ep, int etp,
 			     m->moe.experts % ep == 0));
 }
 
+/* Micro-batches per pipeline per step: the global batch over dp ranks
+ * of micro-batches of mb sequences (Megatron-LM's num_microbatches =
+ * global_batch_size / (micro_batch_size x data_parallel_size)), and its
+ * rule: a whole count of at least one.  One rule for gp.train
+ * (train_prep.c micro_per_step refuses and words it) and the search
+ * (sweep.c level_per, ok_mb skips the layout). */
+static inline double layout_micro_per_step(double global, double dp,
+					   double mb)
+{
+	return global / (dp * mb);
+}
+
+static inline int layout_micro_per_step_ok(double per)
+{
+	return per >= 1 && per == floor(per);
+}
+
 /* A zero_group's shard group (gpuplan's zero_group n: the ZeRO states
  * shard within groups of n data-parallel ranks, replicated across them --
  * InternEvo's Hybrid Zero, DeepSpeed MiCS's mics_shard_size, FSDP2's HSDP

@@ -492,15 +492,13 @@ static inline double level_per(const sweep_iter *it)
 	const int *v = it->cur;
 	double dp = it->s->gpus[v[LV_G]] / v[LV_TP] / v[LV_PP] / v[LV_CP];
 
-	return it->base->global_batch / (dp * level_mb(it));
+	return layout_micro_per_step(it->base->global_batch, dp, level_mb(it));
 }
 
 static inline int ok_mb(const sweep_iter *it, int lv)
 {
-	double per = level_per(it);
-
 	(void)lv;
-	return per >= 1 && per == floor(per);
+	return layout_micro_per_step_ok(level_per(it));
 }
 
 static inline int ok_mask(const sweep_iter *it, int lv)

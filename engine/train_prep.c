@@ -184,9 +184,9 @@ static int micro_per_step(const ctx *xp, const train_cfg *c, double mb,
 	double per_step;
 
 	per_step = c->global_batch > 0 ?
-		c->global_batch / (xp->y.dp * mb) :
+		layout_micro_per_step(c->global_batch, xp->y.dp, mb) :
 		(c->mem.lay.microbatches > 0 ? c->mem.lay.microbatches : 1.0);
-	if (per_step < 1 || per_step != floor(per_step))
+	if (!layout_micro_per_step_ok(per_step))
 		return gp_fail(err, "global batch %g is not a multiple of dp "
 			       "x micro_batch = %g", c->global_batch,
 			       xp->y.dp * mb);
