@@ -132,6 +132,15 @@ static inline double gp_cost_per_mtok(double price, double gpus, double tps)
 	return price * gpus / 3600.0 / tps * 1e6;
 }
 
+/* The price of running gpus GPUs for seconds at price per GPU-hour:
+ * seconds / 3600 x gpus x price, in that order.  A searched layout's run
+ * (sweep.c) and an RL step (rl_sched.c) are priced by it. */
+static inline double gp_gpu_hours_cost(double seconds, double gpus,
+				       double price)
+{
+	return seconds / 3600.0 * gpus * price;
+}
+
 /* Bytes per cached KV element: 0 = the default, else one bit (1/8 B) to
  * 16 B.  Below a bit no format exists, and the sequences that fit are
  * free bytes / KV bytes: a denormal width made that count inf. */

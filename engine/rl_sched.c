@@ -377,7 +377,8 @@ void rl_rates(const rl_cfg *c, rl_result *out, double N)
 	out->gen_tokens_per_s = out->generated * c->response.mean /
 		out->step;
 	if (c->price > 0) {
-		out->cost_step = out->step / 3600.0 * out->gpus * c->price;
+		out->cost_step = gp_gpu_hours_cost(out->step, out->gpus,
+						   c->price);
 		out->cost_1k_prompts = out->cost_step / c->prompts * 1000.0;
 	}
 }

@@ -941,7 +941,7 @@ static int may_enter(const sweep_space *s, sweep_key key, const train_cfg *c,
 		b.train_time = fmax(c->tokens, c->global_batch * c->mem.seq) / tps;
 		if (s->max_time > 0 && b.train_time > s->max_time)
 			return 0;
-		b.cost = b.train_time / 3600.0 * b.gpus * c->price;
+		b.cost = gp_gpu_hours_cost(b.train_time, b.gpus, c->price);
 		if (s->max_cost > 0 && b.cost > s->max_cost)
 			return 0;
 	}
