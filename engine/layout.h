@@ -141,10 +141,17 @@ int layout_order_parse(const char *s, unsigned char order[GP_DIM_COUNT],
  *  ep   1, or on an MoE model dividing its experts, with etp * ep
  *       dividing the tp * cp * dp ranks of a stage the expert grid
  *       folds over (Megatron-Core's MoE parallel folding). */
+static inline int layout_heads_tp_ok(int heads, int kv_heads, int tp)
+{
+	return heads % tp == 0 && (kv_heads % tp == 0 || tp % kv_heads == 0);
+}
+
+/* The rule above on a model: every command's (layout_check, the search,
+ * serving; gpuplan.serve words it for an ep that sets tp, through
+ * core.heads_tp_ok). */
 static inline int layout_tp_ok(const gp_model *m, int tp)
 {
-	return m->heads % tp == 0 &&
-		(m->kv_heads % tp == 0 || tp % m->kv_heads == 0);
+	return layout_heads_tp_ok(m->heads, m->kv_heads, tp);
 }
 
 static inline int layout_pp_ok(const gp_model *m, int pp)

@@ -174,6 +174,8 @@ int lgp_infer_gpus_for(lua_State *L);
 
 int lgp_cost_per_mtok(lua_State *L);
 
+int lgp_heads_tp_ok(lua_State *L);
+
 int lgp_serve(lua_State *L);
 
 int lgp_serve_target(lua_State *L);

@@ -328,6 +328,25 @@ int lgp_cost_per_mtok(lua_State *L)
 	return 1;
 }
 
+/* core.heads_tp_ok(heads, kv_heads, tp) -> boolean: may tp split the
+ * attention of heads query and kv_heads KV heads (layout.h
+ * layout_heads_tp_ok: tp divides the heads and divides or is a multiple
+ * of the KV heads, the rule serving's layout check refuses by)?
+ * gpuplan.serve asks it for an ep that sets tp, to word the refusal
+ * in terms of ep. */
+int lgp_heads_tp_ok(lua_State *L)
+{
+	lua_Integer h = luaL_checkinteger(L, 1);
+	lua_Integer kv = luaL_checkinteger(L, 2);
+	lua_Integer tp = luaL_checkinteger(L, 3);
+
+	luaL_argcheck(L, h >= 1 && h <= INT_MAX, 1, "heads must be >= 1");
+	luaL_argcheck(L, kv >= 1 && kv <= INT_MAX, 2, "kv_heads must be >= 1");
+	luaL_argcheck(L, tp >= 1 && tp <= INT_MAX, 3, "tp must be >= 1");
+	lua_pushboolean(L, layout_heads_tp_ok((int)h, (int)kv, (int)tp));
+	return 1;
+}
+
 /* ---- serve (MoE across many GPUs) ---- */
 
 /* A layout table {tp, ep, dp_attention, tbo}: one description per key

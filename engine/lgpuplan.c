@@ -110,6 +110,7 @@ static const luaL_Reg corelib[] = {
 	{"infer", lgp_infer},
 	{"infer_gpus_for", lgp_infer_gpus_for},
 	{"cost_per_mtok", lgp_cost_per_mtok},
+	{"heads_tp_ok", lgp_heads_tp_ok},
 	{"infer_weight_format", lgp_infer_wformat},
 	{"infer_compute_dtype", lgp_infer_cdtype},
 	{"serve", lgp_serve},

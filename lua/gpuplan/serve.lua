@@ -287,8 +287,9 @@ local function setup_config(a, model, d, c, info, cat, default, L)
       usage("infer: gpus %d is not a multiple of ep %d, the instance's GPUs (without tp, "
         .. "the experts' split sets the instance)", n, ep)
     end
+    -- the engine's rule (engine/layout.h layout_heads_tp_ok), worded here
     local h, kv = model.heads, model.kv_heads or model.heads
-    if not dp and h and (h % ep ~= 0 or (kv % ep ~= 0 and ep % kv ~= 0)) then
+    if not dp and h and not core().heads_tp_ok(h, kv, ep) then
       fail("infer: ep %d without tp runs attention TP over the instance's %d GPUs, and %d "
         .. "must divide the %d attention heads%s: give dp_attention, or tp with ep dividing "
         .. "it", ep, ep, ep, h, h % ep == 0 and string.format(" and divide or be a multiple "

@@ -1063,4 +1063,17 @@ do
   t.ok(math.abs(g.cost_per_mtok - want) <= 1e-12 * want, "gpus_for: price x gpus / 3600 / tok/s x 1e6")
 end
 
+-- TP over attention (engine/layout.h layout_heads_tp_ok, core.heads_tp_ok,
+-- the rule gpuplan.serve words for an ep that sets tp): tp divides the
+-- query heads and divides or is a multiple of the KV heads.  By hand:
+-- 32 heads / 8 KV at tp 4 (8 % 4 = 0) and tp 16 (16 % 8 = 0) split; 48 / 12
+-- at tp 8 does not (12 % 8 = 4, 8 % 12 = 8); 32 at tp 3 does not (32 % 3).
+do
+  local core = require "gpuplan.core"
+  t.is(core.heads_tp_ok(32, 8, 4), true, "32 heads, 8 KV, tp 4: splits")
+  t.is(core.heads_tp_ok(32, 8, 16), true, "32 heads, 8 KV, tp 16: KV heads replicated")
+  t.is(core.heads_tp_ok(48, 12, 8), false, "48 heads, 12 KV, tp 8: the KV heads do not split")
+  t.is(core.heads_tp_ok(32, 8, 3), false, "32 heads at tp 3: no")
+end
+
 t.done_testing()
