@@ -264,7 +264,7 @@ static inline int layout_micro_per_step_ok(double per)
  * parallel (no hybrid sharding).  One rule for gp.train (gpuplan.memory
  * zero_group, through core.zero_group_gpus) and the search (sweep.c
  * ok_cp skips and counts the splits it refuses, hybrid_gpus). */
-static inline int layout_zero_group_gpus(int n, long long dpcp, int tp)
+static inline int layout_zero_group_gpus(int n, int dpcp, int tp)
 {
 	if (n <= 0 || dpcp % n != 0)
 		return -1;

@@ -356,7 +356,7 @@ int lgp_zero_group_gpus(lua_State *L)
 	luaL_argcheck(L, dpcp >= 1 && dpcp <= INT_MAX, 2, "dp x cp must be >= 1");
 	luaL_argcheck(L, tp >= 1 && tp <= INT_MAX && (long long)n * tp <= INT_MAX,
 		      3, "tp must be >= 1");
-	g = layout_zero_group_gpus((int)n, dpcp, (int)tp);
+	g = layout_zero_group_gpus((int)n, (int)dpcp, (int)tp);
 	if (g < 0)
 		lua_pushnil(L);
 	else
