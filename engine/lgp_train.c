@@ -713,8 +713,8 @@ int lgp_job_zero_group_arg(lua_State *L, int idx)
 /* The step's hybrid sharding under the job's zero_group n (0: the step
  * keeps what lgp_job_sharding left), once its dp is known: n must divide
  * its dp x cp and it needs a ZeRO stage, as gp.train refuses those
- * layouts (gpuplan.memory zero_group, its words); hsdp is then n x tp,
- * or 0 where n is all of dp x cp. */
+ * layouts (gpuplan.memory zero_group, its words); hsdp from the one rule,
+ * layout_zero_group_gpus (n x tp, or 0 where n is all of dp x cp). */
 void lgp_job_zero_group(lua_State *L, int n, gp_layout *y)
 {
 	long long g = (long long)y->dp * (y->cp > 0 ? y->cp : 1);
@@ -725,10 +725,10 @@ void lgp_job_zero_group(lua_State *L, int n, gp_layout *y)
 		luaL_error(L, "step: zero_group %d shards the ZeRO states: it "
 			   "needs zero 1, 2 or 3 or fsdp (got zero %d)", n,
 			   y->zero);
-	if (g % n != 0)
+	y->hsdp = layout_zero_group_gpus(n, (int)g, y->tp > 0 ? y->tp : 1);
+	if (y->hsdp < 0)
 		luaL_error(L, "step: zero_group %d must divide the "
 			   "data-parallel group dp x cp = %d", n, (int)g);
-	y->hsdp = n < g ? n * (y->tp > 0 ? y->tp : 1) : 0;
 }
 
 /* A job's step c refused as gp.train refuses that layout: the job's
