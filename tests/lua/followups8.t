@@ -12,7 +12,8 @@ local gp = require "gpuplan"
 -- serving plan's batch = its result's (a GPU's, gp.infer's own table) x
 -- the instance's tp GPUs, exactly (integers).
 do
-  local p = gp.infer_plan { model = "qwen3-30b-a3b", gpu = "h100-sxm", target = 2000 }
+  -- (ep = 8: the search alone now takes TP2 replicas, newuser9)
+  local p = gp.infer_plan { model = "qwen3-30b-a3b", gpu = "h100-sxm", target = 2000, ep = 8 }
   local r = p.result
   t.ok(r.moe and r.ep > 1 and r.tp > 1, "qwen3-30b-a3b, 2000 tok/s: a serving-model EP layout ("
        .. p.layout .. ")")

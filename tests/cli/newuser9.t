@@ -1,0 +1,35 @@
+# What a ninth new-user walk (a lab's compute lead: pre-training 1B-8B
+# dense models on 64-512 GPUs with FSDP/HSDP, QLoRA and full fine-tuning
+# of a 70B, GRPO on 7B-32B with split and colocated rollouts, serving a
+# MoE and a dense model, H200 against B200 against H20, from the CLI and
+# from Lua) found: an answer that was wrong, silent or unreadable.  One
+# block a fix.
+use strict;
+use warnings;
+use Test::More;
+require './tests/cli/lib.pl';
+use JSON::PP ();
+use File::Temp ();
+
+my ($c, $o, $e);
+my $dir = File::Temp::tempdir(CLEANUP => 1);
+
+# 1. infer --target on a MoE model with no layout searched TP instances of
+# one and two nodes only (TP8, TP16 on h200-sxm) beside its EP layouts:
+# qwen3-30b-a3b (61 GB of bf16 weights, one H200 holds it) at 20000 tok/s
+# took 16 GPUs, where the same plan held to --tp 1 takes 6.  The search
+# now tries TP1 up to two nodes, so it never answers more GPUs than a TP
+# it could have tried: its count is at most --tp 1's and --tp 2's.
+sub target_gpus {
+    my ($c, $o, $e) = run_gp('infer', 'qwen3-30b-a3b', '--gpu', 'h200-sxm', '--target', '20000',
+                             '--format', 'json', @_);
+    is($c, 0, "infer --target 20000 @_") or diag $e;
+    return JSON::PP::decode_json($o)->{gpus};
+}
+my $search = target_gpus();
+my $tp1 = target_gpus('--tp', '1');
+my $tp2 = target_gpus('--tp', '2');
+ok($search <= $tp1 && $search <= $tp2, "the search ($search GPUs) takes no more than --tp 1 ($tp1) or --tp 2 ($tp2)");
+is($search, 6, 'qwen3-30b-a3b at 20000 tok/s: 6 GPUs (it said 16)');
+
+done_testing();
