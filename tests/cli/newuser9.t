@@ -24,7 +24,7 @@ sub target_gpus {
     my ($c, $o, $e) = run_gp('infer', 'qwen3-30b-a3b', '--gpu', 'h200-sxm', '--target', '20000',
                              '--format', 'json', @_);
     is($c, 0, "infer --target 20000 @_") or diag $e;
-    return JSON::PP::decode_json($o)->{gpus};
+    return JSON::PP::decode_json($o)->[0]{gpus};
 }
 my $search = target_gpus();
 my $tp1 = target_gpus('--tp', '1');
