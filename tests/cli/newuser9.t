@@ -32,4 +32,16 @@ my $tp2 = target_gpus('--tp', '2');
 ok($search <= $tp1 && $search <= $tp2, "the search ($search GPUs) takes no more than --tp 1 ($tp1) or --tp 2 ($tp2)");
 is($search, 6, 'qwen3-30b-a3b at 20000 tok/s: 6 GPUs (it said 16)');
 
+# 2. plan with a budget and no deadline that nothing meets said "no layout
+# fits within the deadline and budget" (plan.lua's miss line), naming a
+# deadline never given; the searched line already names the limits given.
+for my $t ([['--budget', '50000'], 'the budget'], [['--deadline', '1d'], 'the deadline'],
+           [['--budget', '50000', '--deadline', '1d'], 'the deadline and budget']) {
+    my ($lim, $words) = @$t;
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h20', '--gpus', '64', '--tokens', '1e11',
+                          '--price', '7CNY/h', '--top', '1', @$lim);
+    is($c, 0, "plan @$lim: nothing meets it, an answer") or diag $e;
+    like($o, qr/^no layout fits within \Q$words\E \(--per-card/m, "plan @$lim: names $words") or diag $o;
+}
+
 done_testing();

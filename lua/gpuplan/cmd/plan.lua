@@ -657,8 +657,12 @@ function C.none_reason(r, head)
   end
   -- plan without --gpus searched one count: the miss names it
   return "no layout" .. (head.one_count and (" of " .. head.one_count) or "") .. " fits" .. why
-    .. ((head.deadline or head.budget) and " within the deadline and budget "
-    .. "(--per-card shows each card's best layout and what it misses by)" or "")
+    -- the limits given, as the searched line names them (a budget alone
+    -- read "within the deadline and budget")
+    .. ((head.deadline or head.budget) and (" within "
+    .. (head.deadline and head.budget and "the deadline and budget"
+        or head.deadline and "the deadline" or "the budget")
+    .. " (--per-card shows each card's best layout and what it misses by)") or "")
 end
 
 -- Print a plan: the best layouts, why the runner-up lost, what was
