@@ -42,6 +42,9 @@ for my $t ([['--budget', '50000'], 'the budget'], [['--deadline', '1d'], 'the de
                           '--price', '7CNY/h', '--top', '1', @$lim);
     is($c, 0, "plan @$lim: nothing meets it, an answer") or diag $e;
     like($o, qr/^no layout fits within \Q$words\E \(--per-card/m, "plan @$lim: names $words") or diag $o;
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h20', '--gpus', '64', '--tokens', '1e11',
+                          '--price', '7CNY/h', '--per-card', @$lim);
+    like($o, qr/^no card meets \Q$words\E$/m, "plan --per-card @$lim: the verdict names $words") or diag $o;
 }
 
 done_testing();

@@ -80,6 +80,13 @@ function C.coin_flip(a, b, policy)
     "throughput" or field, ranges.text(a, field, fmt, unit), ranges.text(b, field, fmt, unit))
 end
 
+-- The limits the user set, as the messages name them: "the deadline and
+-- budget", "the deadline", "the budget", or nil without either.
+local function limits(head)
+  return head.deadline and head.budget and "the deadline and budget"
+    or head.deadline and "the deadline" or head.budget and "the budget" or nil
+end
+
 -- "searched: b200 675 layouts: 252 timed (423 skipped by the bound), 137
 -- fit, 112 within the deadline; ...": what the search did per card.
 local function searched(r, head)
@@ -92,8 +99,7 @@ local function searched(r, head)
     -- "within" is within the deadline and the budget: without either it
     -- was every fitting layout, "5 fit and 5 within of 27 timed", within
     -- nothing the user set.  Said only with one, and of which.
-    local limit = head.deadline and head.budget and "the deadline and budget"
-      or head.deadline and "the deadline" or head.budget and "the budget"
+    local limit = limits(head)
     st[#st + 1] = string.format("%s %d layouts: %d timed (%d skipped by the bound), %d fit%s",
       g, x.layouts, x.layouts - x.bounded, x.bounded, x.fitting,
       limit and string.format(", %d within %s", x.within, limit) or "")
@@ -416,8 +422,8 @@ function C.cards(r, job, head, opts)
   end
   local w = rows[1] and rows[1].winner and rows[1] or nil
   local verdict = w and string.format("winner: %s x %d (%s)", w.gpu, w.gpus, w.layout)
-    or "no card meets the " .. ((head.deadline or head.budget) and "deadline and budget"
-                                or "job: " .. C.none_reason(r, head))
+    or (limits(head) and "no card meets " .. limits(head)
+        or "no card meets the job: " .. C.none_reason(r, head))
   if format == "html" then
     local out = {}
     local function o(x) out[#out + 1] = x end
@@ -659,9 +665,7 @@ function C.none_reason(r, head)
   return "no layout" .. (head.one_count and (" of " .. head.one_count) or "") .. " fits" .. why
     -- the limits given, as the searched line names them (a budget alone
     -- read "within the deadline and budget")
-    .. ((head.deadline or head.budget) and (" within "
-    .. (head.deadline and head.budget and "the deadline and budget"
-        or head.deadline and "the deadline" or "the budget")
+    .. (limits(head) and (" within " .. limits(head)
     .. " (--per-card shows each card's best layout and what it misses by)") or "")
 end
 
