@@ -166,11 +166,14 @@ function M.counts(v)
       -- an empty entry ("8,", ",8", "8,,16") is a count left out, as
       -- --gpu's "h100-sxm," is refused; gmatch("[^,]+") skipped it
       if (v .. ","):find("^%s*,") or (v .. ","):find(",%s*,") then
-        fail("gpus '%s': expected counts like 64..1024 or 8,16,32 (an empty entry)", v)
+        usage("gpus '%s': expected counts like 64..1024 or 8,16,32 (an empty entry)", v)
       end
       for x in v:gmatch("[^,]+") do
         local n = math.tointeger(tonumber(x))
-        if not n then fail("gpus '%s': expected counts like 64..1024 or 8,16,32", v) end
+        -- text that is no count list is a usage error (exit 2), as
+        -- --zero abc and train's --gpus abc are (docs/output.md: "a value
+        -- the option cannot parse"); a count out of range below is exit 1
+        if not n then usage("gpus '%s': expected counts like 64..1024 or 8,16,32", v) end
         list[#list + 1] = n
       end
       v = list

@@ -47,4 +47,19 @@ for my $t ([['--budget', '50000'], 'the budget'], [['--deadline', '1d'], 'the de
     like($o, qr/^no card meets \Q$words\E$/m, "plan --per-card @$lim: the verdict names $words") or diag $o;
 }
 
+# 3. plan --gpus with text that is no count list ('abc', '8..', '1.5')
+# exited 1 with no usage lines, where train --gpus abc and plan --zero abc
+# exit 2 (docs/output.md: a value the option cannot parse is a usage
+# error).  A count list that parses but is out of range stays exit 1.
+for my $g ('abc', '8..', '1.5') {
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h200-sxm', '--gpus', $g);
+    is($c, 2, "plan --gpus '$g': a usage error");
+    like($e, qr/^gpuplan: plan: --gpus '\Q$g\E': expected counts like 64\.\.1024 or 8,16,32\nusage: gpuplan plan /m,
+         "plan --gpus '$g': the message, then the usage line") or diag $e;
+}
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h200-sxm', '--gpus', 'abc');
+is($c, 2, 'train --gpus abc: the same exit');
+($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h200-sxm', '--gpus', '100..64');
+is($c, 1, 'plan --gpus 100..64: a bad value, still exit 1');
+
 done_testing();

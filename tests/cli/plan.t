@@ -595,7 +595,7 @@ for my $x (['--price', '-1', qr/^gpuplan: plan: --price must be a non-negative n
 # is refused: an empty entry is refused alike.
 for my $g ('8,', ',8', '8,,16') {
     my ($cx, $ox, $ex) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', $g);
-    is($cx, 1, "plan --gpus '$g': exit 1");
+    is($cx, 2, "plan --gpus '$g': a usage error, as --gpu's (newuser9)");
     like($ex, qr/^gpuplan: plan: --gpus '\Q$g\E': expected counts like 64\.\.1024 or 8,16,32 \(an empty entry\)$/m,
          "plan --gpus '$g': names the value");
 }
