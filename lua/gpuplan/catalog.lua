@@ -641,6 +641,7 @@ local function display(dir)
   if cwd and dir:sub(1, #cwd + 1) == cwd .. "/" then return dir:sub(#cwd + 2) end
   return dir
 end
+M.display = display
 
 -- Load every file of dir as one layer into cat; problems go to errs,
 -- what was skipped to cat.warnings.

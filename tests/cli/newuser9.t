@@ -62,4 +62,23 @@ is($c, 2, 'train --gpus abc: the same exit');
 ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h200-sxm', '--gpus', '100..64');
 is($c, 1, 'plan --gpus 100..64: a bad value, still exit 1');
 
+# 4. catalog check DIR with DIR an absolute path under the working
+# directory said "ok: 0 entries": the loader names each entry's file
+# relative to the working directory there, and the count compared it with
+# the absolute DIR.  Relative or absolute, the count is the same.
+{
+    require Cwd;
+    my $udir = File::Temp::tempdir(DIR => Cwd::getcwd(), CLEANUP => 1);
+    open(my $fh, '>', "$udir/p.lua") or die;
+    print $fh 'price { id = "h20/nu9/cn", gpu = "h20", provider = "own", provider_kind = "marketplace", '
+            . 'region = "cn", price = "4CNY/h", date = "2026-01", source = "test" }' . "\n";
+    close $fh;
+    (my $rel = $udir) =~ s{^\Q@{[Cwd::getcwd()]}\E/}{};
+    for my $d ($udir, $rel) {
+        ($c, $o, $e) = run_gp('catalog', 'check', $d);
+        is($c, 0, "catalog check $d") or diag $e;
+        like($o, qr/^ok: 1 entries in /, "catalog check $d: counts the one entry") or diag $o;
+    }
+}
+
 done_testing();

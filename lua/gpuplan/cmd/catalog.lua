@@ -206,7 +206,11 @@ local function check(dirs)
   for _, kind in ipairs(tables) do
     for _, e in pairs(cat[kind]) do
       for _, d in ipairs(dirs) do
-        if e._file:sub(1, #d + 1) == d .. "/" then n = n + 1 break end
+        -- an entry's file as the loader names it: relative to the
+        -- working directory when under it (catalog.display), so an
+        -- absolute DIR there counted "ok: 0 entries"
+        local shown = catalog.display(d)
+        if e._file:sub(1, #shown + 1) == shown .. "/" then n = n + 1 break end
       end
     end
   end
