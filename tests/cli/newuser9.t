@@ -77,7 +77,7 @@ is($c, 1, 'plan --gpus 100..64: a bad value, still exit 1');
     for my $d ($udir, $rel) {
         ($c, $o, $e) = run_gp('catalog', 'check', $d);
         is($c, 0, "catalog check $d") or diag $e;
-        like($o, qr/^ok: 1 entries in /, "catalog check $d: counts the one entry") or diag $o;
+        like($o, qr/^ok: 1 entry in /, "catalog check $d: counts the one entry (1 entry, not 1 entries)") or diag $o;
     }
 }
 

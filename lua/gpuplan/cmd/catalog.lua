@@ -214,7 +214,7 @@ local function check(dirs)
       end
     end
   end
-  io.stdout:write(string.format("ok: %d entries in %s\n", n,
+  io.stdout:write(string.format("ok: %d %s in %s\n", n, n == 1 and "entry" or "entries",
     require("gpuplan.units").oneline(table.concat(dirs, ", "))))
   return 0
 end
