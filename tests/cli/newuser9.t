@@ -81,4 +81,31 @@ is($c, 1, 'plan --gpus 100..64: a bad value, still exit 1');
     }
 }
 
+# 5. rl with models on groups of their own (OpenRLHF's --ref_num_gpus_per_node
+# ...): the reference, reward and critic groups showed no idle time, so 8
+# reference GPUs busy 3.9 s of a 31.8 s step read as never waiting.  Each
+# group's idle is now the step less its phases (on its last phase, as the
+# rollout's and the training pool's): reference = step - reference;
+# critic = step - values - critic_update.  Tolerance 1e-9 s: sums of the
+# same doubles.
+{
+    ($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h200-sxm', '--gpus', '32', '--algo', 'ppo',
+        '--critic-model', 'qwen2.5-7b', '--reward-model', 'qwen2.5-7b', '--rollout-gpus', '8',
+        '--ref-gpus', '8', '--critic-gpus', '8', '--reward-gpus', '4', '--zero', '3',
+        '--format', 'json');
+    is($c, 0, 'rl with reference, reward and critic groups') or diag $e;
+    my $r = JSON::PP::decode_json($o);
+    my %ph = map { $_->{name} => $_ } @{$r->{phases}};
+    my $step = $r->{step_s};
+    ok(abs($ph{reference}{idle} - ($step - $ph{reference}{seconds})) < 1e-9,
+       "reference group idle = step - its forward ($ph{reference}{idle})");
+    ok(abs($ph{reward}{idle} - ($step - $ph{reward}{seconds})) < 1e-9, 'reward group idle likewise');
+    ok(abs($ph{critic_update}{idle} - ($step - $ph{values}{seconds} - $ph{critic_update}{seconds})) < 1e-9,
+       'critic group idle = step - values - critic_update');
+    ok($ph{reference}{idle} > 20, 'the reference group waits most of the step');
+    # the training pool's own idle stays on the actor's update (0 here: it
+    # is the longest side), and pools.train is unchanged
+    is($ph{actor_update}{idle}, $r->{pools}{train}{idle}, "the training pool's idle on actor_update");
+}
+
 done_testing();
