@@ -311,8 +311,17 @@ int comm_group_cost_algo(const gp_topo *t, gp_coll op, gp_algo algo,
 		return GP_EINVAL;
 	if ((int)algo < 0 || algo >= GP_ALGO_COUNT)
 		return gp_fail(err, "unknown algorithm %d", (int)algo);
-	if (best_proto(&c, algo, &r, NULL, &why))
-		return gp_fail(err, "%s: %s", comm_algo_name(algo), why);
+	if (best_proto(&c, algo, &r, NULL, &why)) {
+		/* Most reasons name their algorithm already ("sharp needs
+		 * >= 2 nodes ..."): the prefix said it twice, "sharp: sharp
+		 * needs ..." */
+		const char *name = comm_algo_name(algo);
+		size_t n = strlen(name);
+
+		if (strncmp(why, name, n) == 0 && why[n] == ' ')
+			return gp_fail(err, "%s", why);
+		return gp_fail(err, "%s: %s", name, why);
+	}
 	if (trivial(&c, &r))
 		r.algo = algo;
 	*out = r;
