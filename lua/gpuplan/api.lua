@@ -143,7 +143,8 @@ M.FUNCTIONS = {
     args = "params: {name = {description, default}}; arg: the script's arguments",
     result = "each parameter's value (the default's type), and [0] the other arguments",
     help = "A script's own command-line parameters, declared as data: --help lists them, an "
-      .. "unknown or ill-typed one is a usage error." },
+      .. "unknown or ill-typed one is a usage error, and so is a format parameter (its default "
+      .. "text, markdown, csv or json) given another value." },
   { name = "gp.core", call = "gp.core() -> core",
     help = "The engine's binding (model, device and topology handles, the raw step and "
       .. "search); its names are gpuplan's own and may change." },

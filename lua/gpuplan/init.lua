@@ -216,6 +216,15 @@ function gp.options(params, argv)
   for _, n in ipairs(names) do
     if opts[n] == nil then out[n] = params[n][2] else out[n] = opts[n] end
   end
+  -- A format parameter whose default is an output format is gp.report's:
+  -- another value is refused here, naming --format, before the script
+  -- prices anything (--format xml failed after the work, at the script's
+  -- gp.report line: "a100_vs_h200.lua:81: unknown format 'xml'", exit 1).
+  local formats = report.formats
+  if spec.format == "string" and formats[params.format[2]] and not formats[out.format] then
+    error(cli.usage(string.format("%s: --format must be text, markdown, csv or json (got '%s')",
+      script, tostring(out.format))), 0)
+  end
   out[0] = rest
   return out
 end

@@ -164,7 +164,7 @@ for my $id ('verl-0.5-grpo-deepseek-v3-h20-96-mfu', 'verl-dapo-qwen2.5-14b-h20-3
 like($e, qr/^gpuplan: guide: --format must be text, markdown, csv or json \(got 'html'\)$/m,
      "guide --format html: the value given") or diag $e;
 ($c, $o, $e) = run_gp('run', 'scripts/moe_serving.lua', '--format', 'html');
-like($e, qr/^gpuplan: moe_serving: --format must be .* \(got 'html'\)$/m,
+like($e, qr/^gpuplan: scripts\/moe_serving\.lua: --format must be .* \(got 'html'\)$/m,
      "moe_serving --format html: the value given") or diag $e;
 
 # 16. catalog/FORMAT.md listed a model's params_b like its optional
