@@ -30,6 +30,14 @@ local opt = gp.options({
   format = { "output format: text, markdown, csv or json", "text" },
 }, arg)
 
+-- --group 1 was priced as GRPO, which compares each response with its
+-- group's (the rl command refuses it: gpuplan.rl group_problem).
+local cli = require "gpuplan.cli"
+if opt.group < 2 then
+  error(cli.usage(string.format("grpo: --group %d: GRPO needs at least 2 responses a prompt, "
+    .. "its advantage is each response's reward against its group's", opt.group)), 0)
+end
+
 local MODELS = { "qwen2.5-7b", "qwen2.5-32b" }
 local RESPONSES = { { name = "8k", max = 8192 }, { name = "32k", max = 32768 } }
 local GPUS = { "h100-sxm", "h200-sxm", "b200" }
