@@ -40,13 +40,17 @@ local cli = require "gpuplan.cli"
 if #opt[0] > 0 then
   error(cli.usage("moe_serving: unexpected argument '" .. opt[0][1] .. "' (see --help)"), 0)
 end
-if not require("gpuplan.report").formats[opt.format] then
-  error(cli.usage("moe_serving: --format must be text, markdown, csv or json (got '"
-    .. tostring(opt.format) .. "')"), 0)
-end
-if opt.target <= 0 or opt.itl_max <= 0 or opt.input < 1 or opt.output < 2 then
-  error(cli.usage("moe_serving: --target, --itl-max must be positive, --input >= 1, "
-                  .. "--output >= 2"), 0)
+-- --format: gp.options refuses a value gp.report cannot write
+-- Each bound named with the value given: one message for all four
+-- ("--target, --itl-max must be positive, --input >= 1, --output >= 2")
+-- said neither which was wrong nor what it was.
+for _, b in ipairs { { "target", 0 }, { "itl_max", 0 }, { "input", 1, true }, { "output", 2, true } } do
+  local k, lo, incl = b[1], b[2], b[3]
+  local v = opt[k]
+  if incl and v < lo or not incl and v <= lo then
+    error(cli.usage(string.format("moe_serving: --%s must be %s %d (got %s)", k:gsub("_", "-"),
+      incl and "at least" or "above", lo, tostring(v))), 0)
+  end
 end
 if opt.currency ~= "USD" and not cat.currencies[opt.currency] then
   error(cli.usage("moe_serving: --currency: no exchange rate for '" .. opt.currency .. "'"), 0)
@@ -64,8 +68,15 @@ end
 
 local cards = {}
 for id in opt.gpus:gmatch("[^,%s]+") do
-  cat:get("gpus", id)   -- an unknown id is an error naming it
+  -- an unknown id named with the option (it read "moe_serving.lua:67:
+  -- unknown gpu 'foo'", this file's line)
+  local okg, err = pcall(cat.get, cat, "gpus", id)
+  if not okg then error("moe_serving: --gpus: " .. cli.clean(err), 0) end
   cards[#cards + 1] = id
+end
+-- no card: every table came out empty, exit 0
+if #cards == 0 then
+  error(cli.usage("moe_serving: --gpus names no card (comma-separated catalog ids, e.g. h20,h200-sxm)"), 0)
 end
 
 -- Text and markdown: one table per section; csv one table a spreadsheet

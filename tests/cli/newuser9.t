@@ -118,4 +118,39 @@ for my $t ([['--algo', 'sharp'], 'sharp needs >= 2 nodes'],
     like($e, qr/^gpuplan: comm: \Q$t->[1]\E/m, "comm @{$t->[0]}: the algorithm named once") or diag $e;
 }
 
+# 7. A script's --format that gp.report cannot write (--format xml) failed
+# after the script had priced its jobs, at the script's own gp.report line
+# ("scripts/a100_vs_h200.lua:81: unknown format 'xml'", exit 1): four of
+# the shipped scripts.  gp.options now refuses it, naming --format, when
+# the declared default is an output format: a usage error, nothing printed.
+for my $s ('a100_vs_h200', 'grid_sweep', 'h800_vs_h100', 'video_sft') {
+    ($c, $o, $e) = run_gp('run', "scripts/$s.lua", '--format', 'xml');
+    is($c, 2, "run scripts/$s.lua --format xml: a usage error");
+    is($o, '', '... nothing on stdout');
+    like($e, qr/^gpuplan: scripts\/$s\.lua: --format must be text, markdown, csv or json \(got 'xml'\)$/m,
+         '... naming --format and the value') or diag $e;
+}
+
+# 8. scripts/grpo.lua --group 1 priced "128 prompts x 1" as GRPO (exit 0),
+# whose advantage compares each response with its group's; the rl command
+# refuses it.  The script now refuses it too.
+($c, $o, $e) = run_gp('run', 'scripts/grpo.lua', '--group', '1');
+is($c, 2, 'grpo.lua --group 1: a usage error');
+like($e, qr/^gpuplan: grpo: --group 1: GRPO needs at least 2 responses a prompt/m, '... says why') or diag $e;
+
+# 9. scripts/moe_serving.lua: one message for four bounds ("--target,
+# --itl-max must be positive, --input >= 1, --output >= 2") named neither
+# the option nor the value; --gpus '' printed empty tables and exit 0; an
+# unknown card named the script's line, not --gpus.
+for my $t ([['--target', '-1'], qr/--target must be above 0 \(got -1\)/],
+           [['--output', '1'], qr/--output must be at least 2 \(got 1\)/],
+           [['--gpus', ''], qr/--gpus names no card/]) {
+    ($c, $o, $e) = run_gp('run', 'scripts/moe_serving.lua', @{$t->[0]});
+    is($c, 2, "moe_serving.lua @{$t->[0]}: a usage error");
+    like($e, qr/^gpuplan: moe_serving: $t->[1]/m, "moe_serving.lua @{$t->[0]}: names it") or diag $e;
+}
+($c, $o, $e) = run_gp('run', 'scripts/moe_serving.lua', '--gpus', 'h20,foo');
+is($c, 1, 'moe_serving.lua --gpus h20,foo: an unknown card, exit 1');
+like($e, qr/^gpuplan: moe_serving: --gpus: unknown gpu 'foo'/m, '... named with --gpus') or diag $e;
+
 done_testing();
