@@ -1350,7 +1350,9 @@ end
 -- them): hybrid_shard, whose group is a node's, and an order other than
 -- the default its groups are placed in.
 M.ZERO_GROUP_REFUSED = {
-  hybrid = "zero_group %d and fsdp hybrid_shard both set the shard group (hybrid_shard is "
+  -- "fsdp = hybrid_shard" reads "--fsdp hybrid_shard" on the command line
+  -- (gpuplan.options flags_named)
+  hybrid = "zero_group %d and fsdp = hybrid_shard both set the shard group (hybrid_shard is "
     .. "zero_group of a node's data-parallel ranks): give one",
   order = "zero_group %d is placed in the default rank order (tp, cp, dp, pp); give no order",
 }

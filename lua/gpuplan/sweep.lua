@@ -796,7 +796,10 @@ local function space_of(a, job, counts, policy)
     if space.hybrid then usage("sweep: " .. refused.hybrid, n) end
     for _, z in ipairs(space.zero) do
       if z == 0 then
-        usage("sweep: zero_group %d shards the ZeRO states: the zero list must not hold 0", n)
+        -- "zero 0" reads "--zero 0" on the command line ("the zero list"
+        -- named neither the flag nor the stage)
+        usage("sweep: zero_group %d shards the ZeRO states: zero 0 cannot be searched with it "
+          .. "(give stages 1, 2 or 3)", n)
       end
     end
     if job.order ~= nil then usage("sweep: " .. refused.order, n) end

@@ -153,4 +153,20 @@ for my $t ([['--target', '-1'], qr/--target must be above 0 \(got -1\)/],
 is($c, 1, 'moe_serving.lua --gpus h20,foo: an unknown card, exit 1');
 like($e, qr/^gpuplan: moe_serving: --gpus: unknown gpu 'foo'/m, '... named with --gpus') or diag $e;
 
+# 10. --zero-group beside --fsdp hybrid_shard, or a --zero list holding 0:
+# the refusal named the Lua key and a list ("zero_group 8 and fsdp
+# hybrid_shard both set ...", "the zero list must not hold 0"), not the
+# flags the user typed.
+for my $t ([['train', 'llama3-8b', '--gpus', '64', '--fsdp', 'hybrid_shard'],
+            qr/^gpuplan: train: --zero-group 8 and --fsdp hybrid_shard both set the shard group/],
+           [['plan', 'llama3-8b', '--gpus', '64', '--fsdp', 'hybrid_shard'],
+            qr/^gpuplan: plan: --zero-group 8 and --fsdp hybrid_shard both set the shard group/],
+           [['plan', 'llama3-8b', '--gpus', '64', '--zero', '0,1'],
+            qr/^gpuplan: plan: --zero-group 8 shards the ZeRO states: --zero 0 cannot be searched with it/]) {
+    my ($args, $want) = @$t;
+    ($c, $o, $e) = run_gp(@$args, '--gpu', 'h200-sxm', '--zero-group', '8');
+    is($c, 2, "@$args --zero-group 8: a usage error");
+    like($e, $want, "@$args --zero-group 8: the flags named") or diag $e;
+}
+
 done_testing();

@@ -78,7 +78,7 @@ t.raises(function() train { gpus = 16, zero = 1, zero_group = 3 } end,
 t.raises(function() train { gpus = 16, zero = 0, zero_group = 8 } end,
   "zero_group 8 shards the ZeRO states: it needs zero 1, 2 or 3", "no ZeRO stage", true)
 t.raises(function() train { gpus = 16, fsdp = "hybrid_shard", zero_group = 8 } end,
-  "zero_group 8 and fsdp hybrid_shard both set the shard group", "with hybrid_shard", true)
+  "zero_group 8 and fsdp = hybrid_shard both set the shard group", "with hybrid_shard", true)
 t.raises(function() train { gpus = 16, zero = 1, zero_group = 0 } end,
   "zero_group", "zero_group 0", true)
 
