@@ -169,4 +169,19 @@ for my $t ([['train', 'llama3-8b', '--gpus', '64', '--fsdp', 'hybrid_shard'],
     like($e, $want, "@$args --zero-group 8: the flags named") or diag $e;
 }
 
+# 11. catalog list prices --format csv/json gave the price as a string
+# ("$2.10/h", "6.68CNY/h") under the key price_s; a machine format's money
+# is a number and its currency apart (infer's cost_per_mtok, currency).
+{
+    ($c, $o, $e) = run_gp('catalog', 'list', 'prices', '--format', 'json');
+    is($c, 0, 'catalog list prices --format json') or diag $e;
+    my ($h20) = grep { $_->{id} eq 'h20/autodl/cn' } @{JSON::PP::decode_json($o)};
+    is($h20->{price}, 6.98, 'h20/autodl/cn: price 6.98 (catalog/prices/cny.lua: autodl("h20", "6.98"))');
+    is($h20->{currency}, 'CNY', '... in CNY');
+    ok(!exists $h20->{price_s}, '... and no price string');
+    ($c, $o, $e) = run_gp('catalog', 'list', 'prices', '--format', 'csv');
+    like($o, qr/^id,gpu,provider,provider_kind,region,price,currency,date$/m, 'csv: price and currency columns');
+    like($o, qr/^h20\/autodl\/cn,h20,AutoDL,specialty,cn,6\.98,CNY,/m, 'csv: the h20 row');
+}
+
 done_testing();

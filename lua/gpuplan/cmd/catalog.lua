@@ -72,6 +72,7 @@ local function row_of(kind, e, cat)
     r.gemm_bf16 = e.achievable.gemm and e.achievable.gemm.bf16
   elseif kind == "prices" then
     r.price_s = units.fmt(e.price, "price")
+    r.price, r.currency = e.price.amount, e.price.currency
   elseif kind == "models" then
     r.kv_heads = e.kv_heads or e.heads
     r.moe_s = e.moe and string.format("%d×top%d", e.moe.experts, e.moe.top_k) or nil
@@ -90,7 +91,23 @@ local function list(cat, kind, format)
     end
   end
   for _, id in ipairs(cat:ids(kind)) do rows[#rows + 1] = row_of(kind, cat[kind][id], cat) end
-  report.print(rows, { columns = list_columns[kind], format = format })
+  local cols = list_columns[kind]
+  if kind == "prices" and (format == "csv" or format == "json") then
+    -- A machine format's price is a number and its currency apart, as
+    -- infer's cost_per_mtok and currency (docs/output.md): the cell read
+    -- "$2.10/h" or "6.68CNY/h", a string under the key price_s.
+    local c2 = {}
+    for _, c in ipairs(cols) do
+      if c.key == "price_s" then
+        c2[#c2 + 1] = { key = "price", label = "price" }
+        c2[#c2 + 1] = { key = "currency", label = "currency" }
+      else
+        c2[#c2 + 1] = c
+      end
+    end
+    cols = c2
+  end
+  report.print(rows, { columns = cols, format = format })
 end
 
 local function find(cat, id)
