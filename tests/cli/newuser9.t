@@ -184,4 +184,20 @@ for my $t ([['train', 'llama3-8b', '--gpus', '64', '--fsdp', 'hybrid_shard'],
     like($o, qr/^h20\/autodl\/cn,h20,AutoDL,specialty,cn,6\.98,CNY,/m, 'csv: the h20 row');
 }
 
+# 12. catalog list gpus/fabrics/archs --format csv headed converted cells
+# with the JSON's SI key: "mem_bw" over 0.600 (TB/s) where the JSON's
+# mem_bw is 600000000000 bytes/s; bf16 in TFLOPS, a fabric's bw in GB/s
+# and latency in us.  docs/output.md: a unit the CSV changes is carried by
+# its name (comm's algbw_gbps).
+{
+    ($c, $o, $e) = run_gp('catalog', 'list', 'gpus', '--format', 'csv');
+    like($o, qr/^id,name,memory_s,mem_bw_tbs,bf16_tflops,fp8_tflops,fabric,source$/m, 'gpus: the units in the header');
+    # h20: 4.0TB/s, 148TFLOPS bf16 (catalog/gpus/nvidia-hopper.lua)
+    like($o, qr/^h20,NVIDIA H20 96GB,96GiB,4\.000,148\.0,296\.0,/m, 'h20: TB/s and TFLOPS under those names');
+    ($c, $o, $e) = run_gp('catalog', 'list', 'fabrics', '--format', 'csv');
+    like($o, qr/^id,name,scope,bw_gbps,latency_us,achievable,in_switch_reduction$/m, 'fabrics: the units in the header');
+    ($c, $o, $e) = run_gp('catalog', 'list', 'archs', '--format', 'csv');
+    like($o, qr/^id,name,hbm,gemm_bf16,launch_overhead_us$/m, 'archs: the unit in the header');
+}
+
 done_testing();

@@ -30,19 +30,26 @@ local list_columns = {
   gpus = {
     { key = "id", label = "id" }, { key = "name", label = "name" },
     { key = "memory_s", label = "memory" },
-    { key = "mem_bw", label = "HBM TB/s", fmt = function(v) return string.format("%.3f", v / 1e12) end },
-    { key = "bf16", label = "bf16 TFLOPS", fmt = tflops },
-    { key = "fp8", label = "fp8 TFLOPS", fmt = tflops },
+    -- a CSV header carries the unit its cell is in where that is not the
+    -- JSON's SI unit (docs/output.md: comm's algbw_gbps): "mem_bw" headed
+    -- 0.600, TB/s, where the JSON's mem_bw is 6e11 bytes/s
+    { key = "mem_bw", label = "HBM TB/s", csv = "mem_bw_tbs",
+      fmt = function(v) return string.format("%.3f", v / 1e12) end },
+    { key = "bf16", label = "bf16 TFLOPS", csv = "bf16_tflops", fmt = tflops },
+    { key = "fp8", label = "fp8 TFLOPS", csv = "fp8_tflops", fmt = tflops },
     { key = "fabric", label = "scale-up" },
     { key = "source", label = "source" },
   },
   archs = { { key = "id" }, { key = "name" }, { key = "hbm", label = "hbm frac", fmt = "%.2f" },
             { key = "gemm_bf16", label = "gemm bf16 frac", fmt = "%.2f" },
-            { key = "launch_overhead", label = "launch us", fmt = function(v) return string.format("%.1f", v * 1e6) end } },
+            { key = "launch_overhead", label = "launch us", csv = "launch_overhead_us",
+              fmt = function(v) return string.format("%.1f", v * 1e6) end } },
   fabrics = {
     { key = "id" }, { key = "name" }, { key = "scope" },
-    { key = "bw", label = "GB/s per dir", fmt = function(v) return string.format("%.1f", v / 1e9) end },
-    { key = "latency", label = "latency us", fmt = function(v) return string.format("%.2f", v * 1e6) end },
+    { key = "bw", label = "GB/s per dir", csv = "bw_gbps",
+      fmt = function(v) return string.format("%.1f", v / 1e9) end },
+    { key = "latency", label = "latency us", csv = "latency_us",
+      fmt = function(v) return string.format("%.2f", v * 1e6) end },
     { key = "achievable", label = "achievable", fmt = "%.2f" },
     { key = "in_switch_reduction", label = "in-switch" },
   },
