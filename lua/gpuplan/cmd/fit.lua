@@ -254,8 +254,13 @@ function C.run(opts, args)
     report.print(rows, { format = "csv", columns = columns })
     return 0
   end
+  -- a zero_group is named as train and rl name it (memory.sharding_words'
+  -- "zero 1 in groups of 8 ranks"): "(dp 64)" alone read as one group
   local title = string.format("%s on %s x%d, method %s%s", r.model, r.gpu, r.gpus,
-    r.method, r.dp and string.format(" (dp %d)", r.dp) or "")
+    r.method, r.dp and string.format(" (dp %d%s)", r.dp, o.zero_group and (", "
+      .. memory.sharding_words(o.fsdp, o.grad_sync,
+        select(2, memory.sharding(o.fsdp, o.grad_sync, o.zero)), nil, o.zero_group))
+      or "") or "")
   report.print(rows, { format = format, title = title, columns = columns })
   for _, line in ipairs(details) do io.write(line, "\n") end
   if #r.defaults > 0 then
