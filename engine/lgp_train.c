@@ -480,6 +480,7 @@ static void lgp_pushsweep(lua_State *L, const sweep_cand *top, int ntop,
 	lgp_setint(L, "errors", st->errors);
 	lgp_setint(L, "unplaced", st->unplaced);
 	lgp_setint(L, "ungrouped", st->ungrouped);
+	lgp_setint(L, "expert_cut", st->expert_cut);
 	lgp_setint(L, "past_host", st->past_host);
 	if (st->past_host > 0) {
 		lgp_setnum(L, "host_least", st->host_least);

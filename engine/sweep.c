@@ -470,6 +470,23 @@ static int places(sweep_iter *it, int ep, int etp)
 	return 1;
 }
 
+/* Does the split's shard group under hybrid sharding (hybrid_gpus: the
+ * zero_group's N x tp GPUs, or the node) cut an expert group of etp x ep
+ * GPUs?  layout_check refuses such a layout (layout.c: the group would
+ * hold no expert replica to shard the experts' states with, Megatron-
+ * Core's rule), so the search skips it: counted at the ep level when
+ * every layout of the split shards in groups (a zero_group, or hybrid
+ * sharding alone searched), else ok_hybrid drops the hybrid variant. */
+static inline int cuts_experts(const sweep_iter *it, int ep, int etp)
+{
+	int hs;
+
+	if (!(it->m->moe.experts > 0))
+		return 0;
+	hs = hybrid_gpus(it);
+	return hs > 0 && hs % (etp * ep) != 0;
+}
+
 static inline int ok_ep(const sweep_iter *it, int lv)
 {
 	const int *v = it->cur;
@@ -479,11 +496,17 @@ static inline int ok_ep(const sweep_iter *it, int lv)
 	/* the stage's ranks tp * cp * dp = N / pp; ep_overlap needs
 	 * ep > 1 (train_prep.c check_ep_overlap), pad_share on a MoE
 	 * model ep 1 (check_pad_share) */
-	return (v[lv] > 1 || !it->base->ep_overlap) &&
-		(v[lv] < 2 || !(it->base->pad_share > 0.0) ||
-		 !(it->m->moe.experts > 0)) &&
-		layout_ep_ok(it->m, v[lv], etp, N / v[LV_PP]) &&
-		places((sweep_iter *)it, v[lv], etp);
+	if (!((v[lv] > 1 || !it->base->ep_overlap) &&
+	      (v[lv] < 2 || !(it->base->pad_share > 0.0) ||
+	       !(it->m->moe.experts > 0)) &&
+	      layout_ep_ok(it->m, v[lv], etp, N / v[LV_PP])))
+		return 0;
+	if (cuts_experts(it, v[lv], etp) &&
+	    (it->s->zero_group > 0 || !(it->mask[LV_HS] & 1u))) {
+		((sweep_iter *)it)->st.expert_cut++;
+		return 0;
+	}
+	return places((sweep_iter *)it, v[lv], etp);
 }
 
 /* Micro-batches per pipeline per step: global_batch / (dp mb). */
@@ -591,7 +614,10 @@ static inline int ok_sp(const sweep_iter *it, int lv)
 static inline int ok_hybrid(const sweep_iter *it, int lv)
 {
 	return ok_mask(it, lv) && !(it->cur[lv] && (it->mask[lv] & 1u) &&
-				    it->s->gpus[it->cur[LV_G]] <= it->G);
+				    it->s->gpus[it->cur[LV_G]] <= it->G) &&
+		!(it->cur[lv] && cuts_experts(it, it->cur[LV_EP],
+					      it->cur[LV_ETP] ? 1 :
+					      it->cur[LV_TP]));
 }
 
 static int level_ok(const sweep_iter *it, int lv)

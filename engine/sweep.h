@@ -198,6 +198,11 @@ typedef struct sweep_stats {
 			      * (sweep.c places): not layouts, skipped */
 	long ungrouped;      /* splits whose dp * cp the space's zero_group
 			      * does not divide: not layouts, skipped */
+	long expert_cut;     /* splits of a MoE model whose shard groups
+			      * (the zero_group's N x tp GPUs, or a node
+			      * when only hybrid sharding is searched) cut
+			      * an expert group etp x ep (layout.c's
+			      * refusal): not layouts, skipped */
 	long past_host;      /* of the layouts, not fitting because their
 			      * offload holds more on the fullest host
 			      * than its DRAM (memory.h mem_host_fit) */

@@ -1372,6 +1372,21 @@ function M.zero_group(o, cfg, sharding)
     usage("zero_group %d must divide the data-parallel group dp x cp = %d", n, group)
   end
   if o.order ~= nil then usage(M.ZERO_GROUP_REFUSED.order, n) end
+  -- The experts shard over the group's expert replicas: a group of
+  -- hsdp = N x tp GPUs holds hsdp / (etp x ep) of them, so a group that
+  -- cuts an expert group (etp x ep) holds none and is refused, as
+  -- Megatron-Core refuses a num_distributed_optimizer_instances that does
+  -- not divide the expert data-parallel size (engine/layout.c, its source
+  -- and the engine's words for a step or a search; these name the flag).
+  local ep = cfg.ep or 1
+  if ep > 1 and hsdp > 0 then
+    local etp = (cfg.etp or 0) > 0 and cfg.etp or cfg.tp
+    if hsdp % (etp * ep) ~= 0 then
+      usage("zero_group %d shards in groups of %d GPUs (zero_group x tp %d), which cut the expert "
+        .. "group etp %d x ep %d: the experts' states shard only over whole expert groups; "
+        .. "give a zero_group whose N x tp is a multiple of etp x ep", n, hsdp, cfg.tp, etp, ep)
+    end
+  end
   cfg.hsdp = hsdp > 0 and hsdp or nil
 end
 

@@ -322,7 +322,9 @@ opt { name = "zero_group", type = "int", metavar = "N", commands = "fit train pl
     .. "FSDP2 HSDP's shard dimension): memory 1/N; gradients reduce-scattered in the "
     .. "group and each shard all-reduced across groups (--zero-reduce allreduce: one "
     .. "all-reduce over all data parallel), parameters gathered in the group; N must "
-    .. "divide dp x cp",
+    .. "divide dp x cp, and on a MoE model N x tp GPUs hold whole expert groups (a multiple "
+    .. "of etp x ep: the experts shard over N x tp / (etp x ep) ranks, Megatron-Core's "
+    .. "expert data-parallel split)",
   suggest = { "zero1", "mics_shard_size", "zero_hpz_partition_size", "shard_size", "hsdp" },
   variants = { plan = {
     help = "ZeRO states shard within groups of N data-parallel ranks in every searched "

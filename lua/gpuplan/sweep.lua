@@ -1302,7 +1302,9 @@ function M.per_card(o, a, gpus_list, bests, stats)
       local ug = st and st.ungrouped or 0
       row.loses = st and st.layouts == 0 and ("no layout: no split divides and places"
         .. (ug > 0 and string.format(" (%d split%s: zero_group %s does not divide the dp x cp)",
-          ug, ug == 1 and "" or "s", tostring(a.zero_group)) or ""))
+          ug, ug == 1 and "" or "s", tostring(a.zero_group)) or "")
+        .. ((st.expert_cut or 0) > 0 and string.format(" (%d split%s: a shard group cuts the "
+          .. "expert group etp x ep)", st.expert_cut, st.expert_cut == 1 and "" or "s") or ""))
         or "no layout fits"
     elseif not row.meets then
       local why = {}

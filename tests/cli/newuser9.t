@@ -200,4 +200,30 @@ for my $t ([['train', 'llama3-8b', '--gpus', '64', '--fsdp', 'hybrid_shard'],
     like($o, qr/^id,name,hbm,gemm_bf16,launch_overhead_us$/m, 'archs: the unit in the header');
 }
 
+# 13. MoE under a small --zero-group: a group of N x tp GPUs that cuts an
+# expert group (etp x ep) was priced with the experts' states whole
+# (mixtral ep 8, --zero-group 4: 44.99 GiB of optimizer a GPU against
+# 5.44 without a group); Megatron-Core refuses that split of the expert
+# data-parallel group, so train and rl refuse it naming the flags (exit
+# 2), plan skips those splits and counts them, and fit's title names the
+# groups, as train's and rl's do.
+for my $cmd ('train', 'rl') {
+    ($c, $o, $e) = run_gp($cmd, 'mixtral-8x7b', '--gpu', 'h100-sxm', '--gpus', '64', '--ep', '8',
+                          '--zero', '1', '--zero-group', '4');
+    is($c, 2, "$cmd mixtral --ep 8 --zero-group 4: a usage error");
+    like($e, qr/^gpuplan: $cmd: --zero-group 4 shards in groups of 4 GPUs \(--zero-group x --tp 1\), which cut the expert group --etp 1 x --ep 8/m,
+         "$cmd: the group and the expert group named") or diag $e;
+}
+($c, $o, $e) = run_gp('plan', 'mixtral-8x7b', '--gpu', 'h100-sxm', '--gpus', '64', '--zero-group', '2',
+                      '--ep-max', '8');
+is($c, 0, 'plan mixtral --zero-group 2') or diag $e;
+like($o, qr/^searched: .*, \d+ splits? skipped \(a shard group cuts its expert group etp x ep\)/m,
+     'plan: the cut splits counted on the searched: line');
+unlike($o, qr/ EP[48] .* G2 /, 'plan: no kept layout at ep 4 or 8 (a 2-GPU group at tp 1 cuts them)');
+($c, $o, $e) = run_gp('fit', 'mixtral-8x7b', '--gpu', 'h100-sxm', '--gpus', '64', '--zero', '1',
+                      '--zero-group', '8');
+is($c, 0, 'fit --zero-group 8') or diag $e;
+like($o, qr/^mixtral-8x7b on h100-sxm x64, method full \(dp 64, zero 1 in groups of 8 ranks\)$/m,
+     'fit: the title names the groups');
+
 done_testing();

@@ -8,7 +8,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local sweep = require "gpuplan.sweep"
 
-t.plan(16)
+t.plan(19)
 
 -- llama3-8b pretraining on 64 H100s (8-GPU nodes), the plan defaults:
 -- tp 1..8, pp 1..8, cp 1, ZeRO-1.
@@ -77,3 +77,20 @@ local g = gp.rl(t.with(rl, { zero_group = 8 }))
 local d = gp.rl(rl)
 t.is(g.hsdp, 8, "rl: the actor's step in groups of 8 GPUs")
 t.ok(g.peak_memory > d.peak_memory, "rl: groups of 8 hold more than one group of 16")
+
+-- MoE: a split whose group of N x tp GPUs cuts an expert group (etp x ep
+-- GPUs) is skipped and counted (stats.expert_cut), as gp.train refuses
+-- it (engine/layout.c, Megatron-Core's expert data-parallel split).
+-- Mixtral 8x7B on 64 GPUs at tp 1, pp 1 (etp 1: no folding at tp 1):
+-- ep in {1, 2, 4, 8} (dividing its 8 experts).  Groups of 2 GPUs hold
+-- ep 1 and 2 whole and cut ep 4 and 8: 2 splits; groups of 8 cut none.
+-- Every ep split has the same inner grid, so half the layouts remain.
+do
+  local mx = { model = "mixtral-8x7b", gpu = "h100-sxm", gpus = 64, tp_max = 1, pp_max = 1,
+               ep_max = 8 }
+  local s2 = gp.sweep(t.with(mx, { zero_group = 2 })).stats["h100-sxm"]
+  local s8 = gp.sweep(t.with(mx, { zero_group = 8 })).stats["h100-sxm"]
+  t.is(s2.expert_cut, 2, "zero_group 2: ep 4 and 8 cut by 2-GPU groups, skipped")
+  t.is(s8.expert_cut, 0, "zero_group 8: no expert group cut")
+  t.is(s2.layouts * 2, s8.layouts, "zero_group 2 keeps the ep 1 and 2 halves of the layouts")
+end

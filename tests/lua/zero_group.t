@@ -4,7 +4,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(28)
+t.plan(36)
 
 local function comp(r, name)
   for _, c in ipairs(r.memory.components) do if c.name == name then return c.bytes end end
@@ -140,4 +140,63 @@ do
   t.is(core.zero_group_gpus(5, 32, 2), nil, "zero_group 5 does not divide 32: none")
   t.raises(function() core.zero_group_gpus(0, 32, 2) end, "zero_group must be >= 1",
     "zero_group 0 refused by the binding", true)
+end
+
+-- MoE: the experts' ZeRO states shard over the expert replicas a group
+-- holds.  A group of N x tp GPUs holds N x tp / (etp x ep) replicas of
+-- each expert shard (Megatron-Core: the expert data-parallel group split
+-- into as many instances as the dense one, intra size edp / (dp cp / N);
+-- torchtitan's HSDP: ep carved from the shard dimension), and a group
+-- that cuts an expert group is refused (engine/layout.c).
+-- Mixtral 8x7B, 64 H100s, tp 1, ep 8 (edp 8), ZeRO-1, megatron stack:
+-- its optimizer component is 8 B a parameter (Adam m and v in fp32).
+-- Parameters by hand (hidden 4096, 32 layers, ffn 14336, 8 experts, 32
+-- heads and 8 KV heads of 128, vocab 32000, untied):
+--   E, experts: 8 x 3 x 4096 x 14336 x 32 = 45,097,156,608;
+--   D, the rest: 32 x (q, o 2 x 4096^2 + k, v 2 x 4096 x 1024 + router
+--   4096 x 8 + 2 norms 2 x 4096) + embedding and head 2 x 32000 x 4096
+--   + final norm 4096 = 1,605,636,096 (E + D = 46.70 B, Mixtral's).
+-- A GPU holds E / ep of the experts, sharded over the group's replicas,
+-- and D sharded over the group's N ranks:
+--   N 8:  8 (E/8 / (8/8) + D/8)  = 46,702,792,704 B (43.50 GiB: the
+--         experts whole, a group of 8 GPUs holds one replica of each);
+--   N 16: 8 (E/8 / (16/8) + D/16) = 23,351,396,352 B (2 replicas);
+--   none: 8 (E/8 / 8 + D/64)     =  5,837,849,088 B (all 8).
+-- Exact (1e-12 relative: integer byte counts in doubles).
+do
+  local E = 8 * 3 * 4096 * 14336 * 32
+  local D = 32 * (2 * 4096 * 4096 + 2 * 4096 * 1024 + 4096 * 8 + 2 * 4096)
+    + 2 * 32000 * 4096 + 4096
+  local mx = { model = "mixtral-8x7b", gpu = "h100-sxm", gpus = 64, tp = 1, ep = 8, zero = 1,
+               stack = "megatron", method = "pretrain", seq = 4096, batch = 1,
+               global_batch = 64, recompute = "full" }
+  local function opt(n) return comp(gp.train(t.with(mx, { zero_group = n })), "optimizer") end
+  t.near(opt(8) / (8 * (E / 8 + D / 8)), 1, 1e-12,
+    "MoE zero_group 8 of ep 8: experts over 1 replica, the rest over 8 ranks")
+  t.near(opt(16) / (8 * (E / 8 / 2 + D / 16)), 1, 1e-12,
+    "MoE zero_group 16 of ep 8: experts over 2 replicas, the rest over 16 ranks")
+  t.near(opt(nil) / (8 * (E / 64 + D / 64)), 1, 1e-12,
+    "MoE, no zero_group: experts over edp 8, the rest over 64")
+  -- N 4 x tp 1 = 4 GPUs cut the 8-GPU expert group: refused (it was
+  -- priced with the experts whole, 44.99 GiB), naming the option
+  t.raises(function() gp.train(t.with(mx, { zero_group = 4 })) end,
+    "zero_group 4 shards in groups of 4 GPUs (zero_group x tp 1), which cut the expert group "
+      .. "etp 1 x ep 8", "MoE zero_group 4 of ep 8: refused", true)
+  -- at tp 2 with the experts folded (etp 1, sp on), N 4 spans 8 GPUs: one
+  -- whole expert group, so priced
+  t.ok(gp.train(t.with(mx, { zero_group = 4, tp = 2, etp = 1, sp = true })).step_s > 0,
+    "MoE zero_group 4 x tp 2 = 8 GPUs holds the etp 1 x ep 8 group: priced")
+  -- a job's step at another ep: the engine's rule (the job's setup had ep 1)
+  local j = gp.train_job(t.with(mx, { ep = 1, zero_group = 2 }))
+  t.raises(function() j:step { ep = 8 } end,
+    "a shard group of 2 GPUs (zero_group x tp, or a node under hybrid_shard) cuts the expert "
+      .. "group etp 1 x ep 8", "train_job: a step whose group cuts the expert group", true)
+  -- hybrid_shard's group is the node (8 GPUs): Qwen3-30B-A3B (128
+  -- experts) at ep 16 across 2 nodes is refused (it was priced with the
+  -- experts unsharded), at ep 8 priced
+  local q = { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 32, stack = "hf",
+              fsdp = "hybrid_shard", seq = 4096, batch = 1, global_batch = 32, recompute = "full" }
+  t.raises(function() gp.train(t.with(q, { ep = 16 })) end,
+    "a shard group of 8 GPUs", "hybrid_shard: ep 16 across the 8-GPU node refused", true)
+  t.ok(gp.train(t.with(q, { ep = 8 })).step_s > 0, "hybrid_shard: ep 8 in the node priced")
 end

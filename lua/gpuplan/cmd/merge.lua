@@ -144,6 +144,7 @@ local STATS = { space = NONNEG, layouts = { "int", 0, BIG }, bounded = { "int", 
                 errors = { "int", 0, BIG }, cache_hits = { "int", 0, BIG, opt = true },
                 unplaced = { "int", 0, BIG, opt = true },
                 ungrouped = { "int", 0, BIG, opt = true },
+                expert_cut = { "int", 0, BIG, opt = true },
                 past_host = { "int", 0, BIG, opt = true },
                 host_least = { "number", 0, BIG, opt = true },
                 host_memory = { "number", 0, BIG, opt = true },
@@ -455,6 +456,7 @@ function C.run(opts, args)
       -- space is: every shard's count is the search's
       t.unplaced = s.unplaced
       t.ungrouped = s.ungrouped
+      t.expert_cut = s.expert_cut
       for _, f in ipairs { "layouts", "bounded", "fitting", "within", "errors" } do
         t[f] = t[f] + s[f]
       end

@@ -114,6 +114,11 @@ local function searched(r, head)
       .. ((x.ungrouped or 0) > 0 and string.format(", %d split%s skipped (the zero_group does not "
         .. "divide its dp x cp)", x.ungrouped, x.ungrouped == 1 and "" or "s")
         or "")
+      -- MoE splits whose shard groups cut an expert group (sweep.c
+      -- cuts_experts): skipped as gp.train refuses them, said
+      .. ((x.expert_cut or 0) > 0 and string.format(", %d split%s skipped (a shard group cuts "
+        .. "its expert group etp x ep)", x.expert_cut, x.expert_cut == 1 and "" or "s")
+        or "")
       -- layouts whose offload overflows a host's DRAM (the engine's
       -- mem_host_fit), refused as memory is and said apart
       .. ((x.past_host or 0) > 0 and string.format(", %d past the host memory", x.past_host)
@@ -620,11 +625,12 @@ end
 -- divides the model, the nodes and the global batch, or places in the
 -- job's nodes), "no layout fits" would blame memory: it says which.
 function C.none_reason(r, head)
-  local layouts, unplaced, ungrouped = 0, 0, 0
+  local layouts, unplaced, ungrouped, cut = 0, 0, 0, 0
   for _, x in pairs(r.stats) do
     layouts = layouts + x.layouts
     unplaced = unplaced + (x.unplaced or 0)
     ungrouped = ungrouped + (x.ungrouped or 0)
+    cut = cut + (x.expert_cut or 0)
   end
   if layouts == 0 then
     return "no layout: no split of these GPU counts divides the model's heads and layers, "
@@ -633,6 +639,8 @@ function C.none_reason(r, head)
       .. (unplaced == 1 and "" or "s") .. " did not)") or "")
       .. (ungrouped > 0 and (" and has a dp x cp that the zero_group divides (" .. ungrouped .. " split" .. (ungrouped == 1 and "" or "s") .. " did not)")
       or "")
+      .. (cut > 0 and (" and has shard groups that hold whole expert groups etp x ep (" .. cut
+      .. " split" .. (cut == 1 and "" or "s") .. " did not)") or "")
   end
   -- Layouts the GPU would hold whose offload a host cannot: the least
   -- of them said, with the host's DRAM (sweep.c past_host).
