@@ -37,7 +37,8 @@
 --             count the same sequences
 --   margin    safety margin, fraction of memory (default: the catalog settings'
 --             safety_margin, else 0.10: vLLM's gpu_memory_utilization 0.9;
---             runtime exllamav2: 0, M.exllamav2)
+--             runtime exllamav2: 0, M.exllamav2; llama.cpp: 0, trtllm:
+--             kv_free_fraction 0.90, M.runtime_memory)
 --   kv_free_fraction  the KV pool is this fraction of the memory free once the
 --             model is loaded (TensorRT-LLM kv_cache_free_gpu_mem_fraction),
 --             instead of what the margin leaves of the whole (default: off)
@@ -146,6 +147,43 @@ M.runtimes = {
 -- elements, 0.47 GB for Llama 2 70B's MLP) is not; ExLlamaV2Cache holds
 -- max_seq_len tokens a sequence where gp.infer holds input + output.
 M.exllamav2 = { max_input_len = 2048, max_batch_size = 1, margin = 0 }
+
+-- What a serving runtime holds back of the card where the user gives
+-- neither margin nor kv_free_fraction, each by its own source (the
+-- catalog's safety_margin, 0.10, is vLLM's: "gpu_memory_utilization
+-- ... default 0.9", the fraction of the card its profile run may use).
+--   trtllm: TensorRT-LLM's KV pool is a fraction of the memory FREE once
+--     the model is loaded, not of the card: llmapi/llm_args.py
+--     KvCacheConfig "free_gpu_memory_fraction: Optional[float] =
+--     Field(default=0.9, ... "The fraction of GPU memory fraction that
+--     should be allocated for the KV cache. Default is 90%."" -- the rule
+--     gp.infer's kv_free_fraction prices (memory_infer.c serve_reserve:
+--     the margin is 0.1 of what weights, workspace and the reserve leave).
+--     predict/infer.lua's trtllm profile sets the same for the cases.
+--   llama.cpp: no fraction of the card.  llama_context allocates the
+--     model's layers (-ngl of them on the GPU), the KV cache of n_ctx
+--     cells and the compute buffer ggml-alloc reserves for the worst-case
+--     graph ("compute buffer size = ... MiB", src/llama-context.cpp), and
+--     nothing more; llama-bench and llama-cli take no utilization option.
+--     So margin 0; the compute buffer is priced as the engine's workspace
+--     and the CUDA context and fragmentation as gpuplan.memory's reserve.
+--     (Newer builds' --fit sets only what the user left unset so that
+--     --fit-target, 1024 MiB, stays free a device; priced here are runs
+--     that give their layers and context, as the llama-bench cases do.)
+--   sglang: not here.  ServerArgs' mem_fraction_static holds weights and
+--     KV pool; the rest, 1 - fraction, holds activations and CUDA-graph
+--     buffers (model_runner profile_max_num_token: "rest_memory =
+--     available_gpu_memory - total_gpu_memory * (1 - mem_fraction_static)"),
+--     so its rest is the engine's workspace plus a margin, not a margin
+--     alone, and the fraction's default changed by release (0.88 to 0.79
+--     by TP in 0.4.x; (gpu_mem - reserved_mem) / gpu_mem by card size
+--     later): it keeps the catalog's 0.10.
+M.runtime_memory = {
+  trtllm = { kv_free_fraction = 0.90,
+             said = "kv_free_fraction=0.90 (TensorRT-LLM free_gpu_memory_fraction default)" },
+  ["llama.cpp"] = { margin = 0,
+                    said = "margin=0.00 (llama.cpp holds no fraction of the card back)" },
+}
 
 -- Kernel-launching framework ops per Llama block at decode, for eager
 -- runtimes whose model code was counted (the engine's default, 49, is
@@ -670,6 +708,12 @@ local function setup_memory(a, cat, model, g, sys, d, c, tp, pp, default, info)
   c.kv_free_fraction = num_arg(a, "kv_free_fraction")
   if c.kv_free_fraction and (c.kv_free_fraction == 0 or c.kv_free_fraction > 1) then
     error("infer: kv_free_fraction must be in (0, 1] (got " .. shown(a.kv_free_fraction) .. ")", 3)
+  end
+  if margin == nil and not c.kv_free_fraction and M.runtime_memory[a.runtime] then
+    -- the runtime's own memory rule (M.runtime_memory)
+    local rule = M.runtime_memory[a.runtime]
+    margin, c.kv_free_fraction = rule.margin, rule.kv_free_fraction
+    default(rule.said)
   end
   if margin == nil and a.runtime == "exllamav2" then
     -- ExLlamaV2 holds nothing back (M.exllamav2)

@@ -1,0 +1,52 @@
+#!/usr/bin/env lua
+-- Each serving runtime holds back what its own source says (gpuplan.infer
+-- M.runtime_memory): TensorRT-LLM 10% of the memory FREE after the model
+-- (KvCacheConfig free_gpu_memory_fraction 0.9), llama.cpp nothing,
+-- vLLM and SGLang the catalog's 0.10 of the card (vLLM's
+-- gpu_memory_utilization 0.9; SGLang's rule is not priced, see there).
+local t = require "tap"
+local gp = require "gpuplan"
+
+-- Llama 3 8B, bf16, on one H100 SXM: capacity C = 84,932,978,278 B (the
+-- catalog's usable_memory, gpuplan.memory.capacity).  F = what the CUDA
+-- context, workspace and weights leave with no margin (runtime graphs or
+-- kernels, margin 0); each runtime's KV budget is derived from F and C.
+local base = { model = "llama3-8b", gpu = "h100-sxm" }
+local C = require("gpuplan.memory").capacity(gp.catalog():get("gpus", "h100-sxm"))
+t.is(C, 84932978278, "H100 SXM capacity: usable_memory 84,932,978,278 B")
+local F = gp.infer(t.with(base, { runtime = "graphs", margin = 0 })).kv_budget
+local Fk = gp.infer(t.with(base, { runtime = "kernels", margin = 0 })).kv_budget
+
+-- TensorRT-LLM: the pool is 0.9 x F (memory_infer.c serve_reserve: the
+-- margin is 0.1 of what is left after the weights, workspace and reserve),
+-- not F - 0.1 x C.  Float products: reltol 1e-12.
+local tr = gp.infer(t.with(base, { runtime = "trtllm" }))
+t.near(tr.kv_budget, 0.9 * F, 1e-12, "trtllm: KV budget 0.9 x the free memory")
+t.ok(table.concat(tr.defaults, "; "):find("kv_free_fraction=0.90 (TensorRT-LLM", 1, true),
+     "trtllm: the defaults say the free-memory fraction")
+-- F - 0.1 C would be 8,493,297,827.8 B less than F; 0.1 F is less than
+-- that, so the rule is not the card's 10% (this fails on the old default).
+t.ok(tr.kv_budget > F - 0.1 * C + 1e9, "trtllm: more than the card's 10% leaves")
+
+-- llama.cpp: no margin, the budget is runtime kernels' with margin 0
+-- (the same kernels and workspace); exact, same arithmetic.
+local l = gp.infer(t.with(base, { runtime = "llama.cpp" }))
+t.is(l.kv_budget, Fk, "llama.cpp: KV budget F, nothing held back")
+t.ok(table.concat(l.defaults, "; "):find("margin=0.00 (llama.cpp", 1, true),
+     "llama.cpp: the defaults say margin 0")
+
+-- vLLM and SGLang: F - 0.1 x C = F - 8,493,297,827.8 B; reltol 1e-12.
+for _, rt in ipairs { "vllm", "sglang" } do
+  local r = gp.infer(t.with(base, { runtime = rt }))
+  t.near(r.kv_budget, F - 0.1 * C, 1e-12, rt .. ": KV budget F - 0.1 x C")
+end
+
+-- A margin or kv_free_fraction the user gives wins over the runtime's rule.
+t.near(gp.infer(t.with(base, { runtime = "llama.cpp", margin = 0.1 })).kv_budget,
+       Fk - 0.1 * C, 1e-12, "llama.cpp: a given margin is taken")
+t.near(gp.infer(t.with(base, { runtime = "trtllm", margin = 0.1 })).kv_budget,
+       F - 0.1 * C, 1e-12, "trtllm: a given margin is taken")
+t.near(gp.infer(t.with(base, { runtime = "trtllm", kv_free_fraction = 0.5 })).kv_budget,
+       0.5 * F, 1e-12, "trtllm: a given kv_free_fraction is taken")
+
+t.done_testing()
