@@ -1483,10 +1483,67 @@ function M.gpus_for(a, target, itl_limit)
   k.gpus, k.batch, k.concurrency = c.tp * c.pp, b, nil
   local okr, r = pcall(M.infer, k)
   return { gpus = g, batch = b, tokens_per_s = tps, currency = info.currency,
+           tp = c.tp, pp = c.pp,
            itl_s = okr and r.fits and r.itl_load_s or nil,
            ttft_s = okr and r.fits and r.ttft_s or nil,
            cost_per_mtok = c.price and tps > 0 and core().cost_per_mtok(c.price, g, tps) or nil,
            defaults = info.defaults }
+end
+
+-- A TP replica's name in a target's table: "TP4", "TP8 PP2" (the CLI's
+-- and gp.infer_plan's layout alike).
+function M.replica_layout(tp, pp)
+  tp, pp = tp or 1, pp or 1
+  return string.format("TP%d%s", tp, pp > 1 and string.format(" PP%d", pp) or "")
+end
+
+-- The TP sizes a target's replica search tries when the caller fixes
+-- neither tp nor pp: every power of two from one GPU up to the node's
+-- scale-up domain (tp_node; 8 when the card names none), and the domain
+-- itself where it is no power of two.  Past it a replica needs pp
+-- (M.tp_beyond_node), which the caller gives.
+function M.target_tps(a)
+  local _, _, _, info = M.setup(a)
+  local _, per = tp_node(info.gpu, info.system)
+  per = per or 8
+  local tps, t = {}, 1
+  while t <= per do tps[#tps + 1] = t; t = t * 2 end
+  if tps[#tps] ~= per then tps[#tps + 1] = per end
+  return tps
+end
+
+-- The one search for a target served by plain TP replicas (a dense
+-- model, or a MoE model as TP replicas), which `infer --target` and
+-- gp.infer_plan both call: with tp or pp given, that replica's count
+-- (M.gpus_for); without, each of M.target_tps's sizes, keeping the fewest
+-- GPUs, then the most tokens/s (the MoE layout search's order,
+-- engine/serve_plan.c serve_target).  A larger TP splits the weights
+-- over more GPUs, leaving each more room for KV (a larger batch) and
+-- a shorter step, at the price of its all-reduces: which wins is the
+-- model's to say.  Llama 3 70B on h200-sxm at 20000 tok/s answered "does
+-- not fit" at TP1, where TP2 replicas take 78 GPUs and TP4 72.  Returns
+-- gpus_for's table (its tp and pp the replica's); when no size serves
+-- the target, the largest size's refusal (the most memory and the
+-- shortest step a replica of one node has).
+function M.replicas_for(a, target, itl_limit)
+  if a.tp ~= nil or a.pp ~= nil then return M.gpus_for(a, target, itl_limit) end
+  local best, err
+  for _, t in ipairs(M.target_tps(a)) do
+    local x = {}
+    for k, v in pairs(a) do x[k] = v end
+    x.tp = t
+    local ok, g = pcall(M.gpus_for, x, target, itl_limit)
+    if ok then
+      if not best or g.gpus < best.gpus or
+         (g.gpus == best.gpus and g.tokens_per_s > best.tokens_per_s) then
+        best = g
+      end
+    else
+      err = g
+    end
+  end
+  if not best then error(err, 0) end
+  return best
 end
 
 -- A misuse found anywhere inside names the caller's line (gpuplan.args).

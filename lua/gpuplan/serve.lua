@@ -843,20 +843,22 @@ end
 local LAYOUT = args.set [[tp ep dp_attention two_batch_overlap prefill_tp prefill_ep
   prefill_dp_attention]]
 
--- The fewest TP replicas (b.tp, b.pp) of gpuplan.infer's model for the
--- target within itl (gp.infer.gpus_for), as gp.infer_plan's table: the
--- deployment plain gp.infer{gpus, tp, batch} prices, with that model.
+-- The fewest TP replicas of gpuplan.infer's model for the target within
+-- itl (gp.infer.replicas_for: b.tp, b.pp when given, else the TP sizes up
+-- to a node, the search `infer --target` runs too), as gp.infer_plan's
+-- table: the deployment plain gp.infer{gpus, tp, pp, batch} prices, with
+-- that model.
 local function replicas(b, model, target, itl)
-  local g = require("gpuplan.infer").gpus_for(b, target, itl)
+  local g = require("gpuplan.infer").replicas_for(b, target, itl)
   local x = {}
   for k, v in pairs(b) do x[k] = v end
-  x.gpus, x.batch = g.gpus, g.batch
+  x.gpus, x.batch, x.tp, x.pp = g.gpus, g.batch, g.tp, g.pp
   local r = require("gpuplan.infer").infer(x)
   -- The 80% ranges: the chosen deployment's own (gpuplan.ranges).
   return require("gpuplan.ranges").apply("infer", { model = model, gpu = b.gpu, tp = r.tp,
     pp = r.pp, gpus = g.gpus, runtime = b.runtime },
     { gpus = g.gpus, decode_gpus = g.gpus, prefill_gpus = 0, disagg = false,
-      layout = string.format("TP%d", r.tp), batch = g.batch,
+      layout = require("gpuplan.infer").replica_layout(r.tp, r.pp), batch = g.batch,
       -- the mean ITL the limit bounds (itl_load_s), as the MoE plan's
       tokens_per_s = r.tokens_per_s, per_gpu = r.per_gpu, itl_s = r.itl_load_s,
       ttft_s = r.ttft_s, cost_per_mtok = r.cost_per_mtok, currency = r.currency,
@@ -983,23 +985,13 @@ function M.plan(a)
     -- the fewest GPUs, then the most tokens/s (serve_target's order); a
     -- TP plain inference refuses (past a node) or that cannot meet the
     -- target is no candidate
-    -- Every power-of-two TP up to two nodes: a MoE model that fits one
-    -- GPU is served by TP1 replicas as a dense one is (gpus_for's
-    -- route); with only TP of one and two nodes, qwen3-30b-a3b at 20000
-    -- tok/s on h200-sxm took 16 GPUs where --tp 1 found 6.
-    local best, G = nil, s.topo.gpus_per_node
-    local tps, t0 = {}, 1
-    while t0 <= 2 * G do tps[#tps + 1] = t0; t0 = t0 * 2 end
-    for _, t in ipairs(tps) do
-      local x = {}
-      for k, v in pairs(b) do x[k] = v end
-      x.tp = t
-      local okt, pt = pcall(replicas, x, model, target, itl)
-      if okt and (not best or pt.gpus < best.gpus or
-                  (pt.gpus == best.gpus and pt.tokens_per_s > best.tokens_per_s)) then
-        best = pt
-      end
-    end
+    -- Every TP size up to a node (gp.infer.target_tps), the dense
+    -- model's search: a MoE model that fits one GPU is served by TP1
+    -- replicas as a dense one is; with only TP of one and two nodes,
+    -- qwen3-30b-a3b at 20000 tok/s on h200-sxm took 16 GPUs where --tp 1
+    -- found 6.  (TP past a node is refused by plain inference.)
+    local okb, best = pcall(replicas, b, model, target, itl)
+    if not okb then best = nil end
     if best and (not ok or best.gpus < p.gpus or
                  (best.gpus == p.gpus and best.tokens_per_s > r.tokens_per_s)) then
       return best

@@ -123,7 +123,8 @@ is($c, 2, '--offload-layers without --offload refused: a usage error, as --host-
 like($e, qr/^gpuplan: infer: --offload-layers needs --offload \(it places layers in host memory\)$/m,
      '... naming the option');
 ($c, $o, $e) = run_gp('infer', 'llama3.1-405b', '--gpu', 'rtx-4090', '--weights', 'nf4-dq',
-                      '--kv', 'int8', '--target', '100');
+                      '--kv', 'int8', '--target', '100', '--tp', '1');
+# (--tp 1: the searched TP's hint is --pp, tests/cli/densetarget.t)
 like($o, qr/^does not fit: .*; try more GPUs with --tp or --offload$/m,
      'the --target path uses the same hint (nf4-dq and int8 KV count as pulled)');
 
@@ -159,7 +160,9 @@ is($c, 2, 'roofline without --gpu: usage error');
 
 # A target the model cannot serve (one replica does not fit) is an answer,
 # as in plain infer: "does not fit", exit 0.
-($c, $o, $e) = run_gp('infer', 'llama2-7b', '--gpu', 'rtx-4090', '--memory', '6GB', '--target', '1000');
+# (--tp 1 given: the TP search finds TP8 replicas of 6 GB GPUs)
+($c, $o, $e) = run_gp('infer', 'llama2-7b', '--gpu', 'rtx-4090', '--memory', '6GB', '--target', '1000',
+                      '--tp', '1');
 is($c, 0, '--target for a model that does not fit: exit 0');
 like($o, qr/^does not fit: needs [\d.]+ GB per GPU/m, '--target says it does not fit');
 is($e, '', '--target not fitting: nothing on stderr');

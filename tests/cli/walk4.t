@@ -121,7 +121,9 @@ like($o, qr/^no layout fits \(the nearest layout needs [\d.]+ GiB per GPU, short
 # 8. infer --sweep-batch and --target on a card the model does not fit
 # printed the text "does not fit: ..." line under --format csv and json.
 # Llama 3 70B in bf16 (141 GB of weights) on one 80 GB H100 cannot fit.
-for my $x (['--sweep-batch'], ['--target', '1000']) {
+# (--tp 1: without it --target searches TP up to a node, and TP4 replicas
+# serve it: tests/cli/densetarget.t)
+for my $x (['--sweep-batch'], ['--target', '1000', '--tp', '1']) {
     ($c, $o, $e) = run_gp('infer', 'llama3-70b', '--gpu', 'h100-sxm', @$x, '--format', 'csv');
     is($c, 0, "infer @$x csv, not fitting: an answer");
     like($o, qr/\Afits,why\nno,"needs 144\.55 GB per GPU .*"\n\z/s, "infer @$x csv: one record, fits and why") or diag $o;

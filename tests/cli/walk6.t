@@ -125,7 +125,9 @@ like($e, qr/^gpuplan: validate: --kind must be train, memory, infer, collective 
 # named: Llama 3 70B fp8 on H100 said "158 GPUs, batch/replica 1" without
 # saying each replica was one GPU (tp 1, the default) whose KV holds one
 # sequence; --tp 2 needs 10.  The row now names the replica.
-($c, $o, $e) = run_gp('infer', 'llama3-70b', '--gpu', 'h100-sxm', '--weights', 'fp8', '--target', '5000');
+# (--tp 1 given: without it the search takes TP2, tests/cli/densetarget.t)
+($c, $o, $e) = run_gp('infer', 'llama3-70b', '--gpu', 'h100-sxm', '--weights', 'fp8', '--target', '5000',
+                      '--tp', '1');
 is($c, 0, 'infer --target dense: runs') or diag $e;
 like($o, qr/^target tok\/s\s+ITL limit ms\s+GPUs\s+replica\s+batch\/replica/m, 'a replica column');
 like($o, qr/^\s+5000\s+50\.0\s+\d+\s+TP1\s+1\s/m, 'tp 1 said, with its batch of one') or diag $o;

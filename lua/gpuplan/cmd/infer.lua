@@ -149,13 +149,15 @@ end
 -- is ("needs ... of host memory"), where more host layers need more; more
 -- host memory helps only there (with the GPU short even with its layers on
 -- the host, the host's room is not what is missing).
-local function hint(opts, why)
+local function hint(opts, why, node_tp)
   local memory = require "gpuplan.memory"
   local t = {}
   local ok, w = pcall(memory.weight_format, opts.weights or "bf16")
   if not ok or memory.weight_bits(w) > 5 then t[#t + 1] = "--weights int4" end
   if (memory.kv_bytes[opts.kv or "bf16"] or 2) > 1 then t[#t + 1] = "--kv fp8" end
-  t[#t + 1] = "more GPUs with --tp"
+  -- node_tp: the replica already a node's TP (--target's search), past
+  -- which a replica grows by pipeline stages
+  t[#t + 1] = node_tp and "more GPUs with --pp" or "more GPUs with --tp"
   -- A stated count of host layers can be raised (the GPU short of room).
   local n, of = tostring(why):match("even with (%d+) of its (%d+) layers in host memory")
   if opts.offload and opts.offload_layers and n and tonumber(n) < tonumber(of) then
@@ -500,20 +502,34 @@ local function dense_target(opts, a)
   for k, v in pairs(a) do da[k] = v end
   da.itl_max = nil
   a = da
-  -- One replica that does not fit is an answer (as below), not an error.
-  local okf, one = pcall(infer.infer, a)
+  -- One replica that does not fit is an answer (as below), not an error:
+  -- the given --tp/--pp, or without them the largest TP the search tries
+  -- (infer.target_tps: a node's), past which only --pp adds GPUs to a
+  -- replica.
+  local searched = a.tp == nil and a.pp == nil
+  local probe = a
+  if searched then
+    local okt, tps = pcall(infer.target_tps, a)
+    if not okt then error(clean(tps), 0) end
+    probe = {}
+    for k, v in pairs(a) do probe[k] = v end
+    probe.tp = tps[#tps]
+  end
+  local okf, one = pcall(infer.infer, probe)
   if not okf then error(clean(one), 0) end
   if not one.fits then
-    unfit(opts, tostring(one.why) .. "; " .. hint(opts, one.why))
+    local why = tostring(one.why)
+    if searched then why = string.format("TP%d (a node, the largest TP tried): %s", probe.tp, why) end
+    unfit(opts, why .. "; " .. hint(opts, one.why, searched))
     return 0
   end
-  local ok, g = pcall(infer.gpus_for, a, opts.target, (opts.itl_max or 50) / 1e3)
+  -- The one search gp.infer_plan runs too (infer.replicas_for).
+  local ok, g = pcall(infer.replicas_for, a, opts.target, (opts.itl_max or 50) / 1e3)
   if not ok then error(clean(g), 0) end
   -- The replica the GPUs are counted in: the table said "158 GPUs" and
   -- "batch/replica 1" for Llama 3 70B on H100 without saying each
   -- replica was one GPU (tp 1, the default), whose KV holds one sequence.
-  local tp, pp = one.tp or opts.tp or 1, one.pp or opts.pp or 1
-  local replica = string.format("TP%d%s", tp, pp > 1 and string.format(" PP%d", pp) or "")
+  local replica = infer.replica_layout(g.tp, g.pp)
   -- ITL ms: the mean a user sees at that batch (itl_load_s), what the
   -- limit bounds, as the MoE table's column; TTFT ms as the MoE table's
   -- too (an SLO states both; the dense table had none)
