@@ -608,13 +608,51 @@ static inline int ok_sp(const sweep_iter *it, int lv)
 		(it->cur[LV_TP] == 1 || !it->cur[LV_ETP] || it->cur[lv]);
 }
 
-/* Hybrid sharding as the mask gives it, but not twice: a job inside one
- * node has a shard group of the whole dp * cp group either way, the
- * same layout as without it when that is searched too. */
+/* Does hybrid sharding at the current tp, pp, cp, ep and etp shard
+ * exactly as full sharding does: each shard group (layout_check's
+ * shard, eshard: the part of the dp * cp and edp groups one node of
+ * hybrid_gpus holds, in the rank order) the whole group?  Then the
+ * replicate groups hold one rank each, and the step prices the same
+ * collectives on the same groups (train_stage.c train_zero_coll_of: "sh
+ * >= g->ranks" takes the whole group's) and the same memory: one layout
+ * under two names.  Llama 3 70B on 32 h200-sxm listed "TP4 PP4 DP2 ZeRO-3"
+ * and "TP4 PP4 DP2 ZeRO-3 HSDP" at the same 122.16 s: the stage's
+ * tp x dp = 8 ranks sit in one 8-GPU node, so its shard group is the
+ * whole DP2 group.  A layout the step refuses is the step's to report. */
+static int hybrid_whole(const sweep_iter *it)
+{
+	const int *v = it->cur;
+	int N = it->s->gpus[v[LV_G]];
+	gp_layout y, full, hs;
+	gp_error e;
+
+	memset(&y, 0, sizeof y);
+	y.tp = v[LV_TP];
+	y.pp = v[LV_PP];
+	y.cp = v[LV_CP];
+	y.dp = N / v[LV_TP] / v[LV_PP] / v[LV_CP];
+	y.ep = v[LV_EP];
+	y.etp = v[LV_ETP] ? 1 : v[LV_TP];
+	y.micro_batch = 1;
+	y.zero = 3;             /* the shard groups are alike at any stage */
+	memcpy(y.order, it->base->mem.lay.order, sizeof y.order);
+	if (layout_check(it->m, &y, &full, &e))
+		return 0;
+	y.hsdp = hybrid_gpus(it);
+	if (y.hsdp <= 0 || layout_check(it->m, &y, &hs, &e))
+		return 0;
+	return hs.shard >= full.shard && hs.eshard >= full.eshard;
+}
+
+/* Hybrid sharding as the mask gives it, but not twice: where its shard
+ * groups are the whole groups (hybrid_whole; a job inside one node
+ * always), the layout is full sharding's, kept under that name when
+ * full sharding is searched too. */
 static inline int ok_hybrid(const sweep_iter *it, int lv)
 {
 	return ok_mask(it, lv) && !(it->cur[lv] && (it->mask[lv] & 1u) &&
-				    it->s->gpus[it->cur[LV_G]] <= it->G) &&
+				    (it->s->gpus[it->cur[LV_G]] <= it->G ||
+				     hybrid_whole(it))) &&
 		!(it->cur[lv] && cuts_experts(it, it->cur[LV_EP],
 					      it->cur[LV_ETP] ? 1 :
 					      it->cur[LV_TP]));
