@@ -147,6 +147,16 @@ static int all_zero(const unsigned char o[GP_DIM_COUNT])
 
 /* ---- checks ------------------------------------------------------------ */
 
+int layout_check_cp_seq(int cp, double seq, gp_error *err)
+{
+	if (cp <= 1 || fmod(seq, 2.0 * cp) == 0)
+		return GP_OK;
+	return gp_fail(err, "cp %d needs seq a multiple of 2 x cp = %d "
+		       "(each sequence splits into 2 cp chunks, two a rank, "
+		       "to balance causal attention; got seq %g)",
+		       cp, 2 * cp, seq);
+}
+
 int layout_check_tp(const gp_model *m, int tp, gp_error *err)
 {
 	if (tp < 1)

@@ -271,6 +271,19 @@ static inline int layout_zero_group_gpus(int n, int dpcp, int tp)
 	return n < dpcp ? n * tp : 0;
 }
 
+/* Context parallelism splits each sequence into 2 x cp chunks, rank r
+ * taking chunks r and 2 cp - 1 - r, so that every rank's causal
+ * attention does the same work ("we split sequence into 2*CP ranks ...
+ * so that we can get balanced workload among GPUs in a context parallel
+ * group": Megatron-LM megatron/training/utils.py get_batch_on_this_cp_rank,
+ * whose val.view(..., 2 * cp_size, val.shape[seq_dim] // (2 * cp_size),
+ * ...) fails unless 2 cp divides the sequence).  GP_OK when cp is 1 or
+ * seq is a multiple of 2 cp, else GP_EINVAL saying so.  One rule for the
+ * layout search (sweep.c ok_cp) and the step a user names (gp.train and
+ * train_job's steps: lgp_train.c); RL's training sequence is a mean of
+ * its lengths, not one length, and keeps train_prep.c's seq >= cp. */
+int layout_check_cp_seq(int cp, double seq, gp_error *err);
+
 /* layout_tp_ok with its reason: GP_OK or GP_EINVAL. */
 int layout_check_tp(const gp_model *m, int tp, gp_error *err);
 

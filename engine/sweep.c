@@ -380,14 +380,15 @@ static inline int ok_pp(const sweep_iter *it, int lv)
 		job_pp_ok(it, v[lv]);
 }
 
-/* Megatron's CP splits each sequence into 2 cp chunks. */
+/* CP splits each sequence into 2 cp chunks (layout_check_cp_seq, the
+ * rule gp.train refuses a layout by). */
 static inline int ok_cp(const sweep_iter *it, int lv)
 {
 	const int *v = it->cur;
 	int N = it->s->gpus[v[LV_G]], cp = v[lv];
 
 	if ((N / v[LV_TP] / v[LV_PP]) % cp != 0 ||
-	    !(cp == 1 || fmod(it->base->mem.seq, 2.0 * cp) == 0))
+	    layout_check_cp_seq(cp, it->base->mem.seq, NULL) != GP_OK)
 		return 0;
 	/* a zero_group shards within groups of that many dp * cp ranks:
 	 * the splits whose dp * cp = N / (tp pp) it does not divide are
