@@ -149,7 +149,7 @@ static int all_zero(const unsigned char o[GP_DIM_COUNT])
 
 int layout_check_cp_seq(int cp, double seq, gp_error *err)
 {
-	if (cp <= 1 || fmod(seq, 2.0 * cp) == 0)
+	if (layout_cp_seq_ok(cp, seq))
 		return GP_OK;
 	return gp_fail(err, "cp %d needs seq a multiple of 2 x cp = %d "
 		       "(each sequence splits into 2 cp chunks, two a rank, "

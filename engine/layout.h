@@ -277,11 +277,16 @@ static inline int layout_zero_group_gpus(int n, int dpcp, int tp)
  * so that we can get balanced workload among GPUs in a context parallel
  * group": Megatron-LM megatron/training/utils.py get_batch_on_this_cp_rank,
  * whose val.view(..., 2 * cp_size, val.shape[seq_dim] // (2 * cp_size),
- * ...) fails unless 2 cp divides the sequence).  GP_OK when cp is 1 or
- * seq is a multiple of 2 cp, else GP_EINVAL saying so.  One rule for the
- * layout search (sweep.c ok_cp) and the step a user names (gp.train and
+ * ...) fails unless 2 cp divides the sequence).  layout_cp_seq_ok: cp
+ * is 1 or seq a multiple of 2 cp; layout_check_cp_seq: GP_OK then, else
+ * GP_EINVAL saying so.  One rule for the layout search (sweep.c ok_cp)
+ * and the step a user names (gp.train and
  * train_job's steps: lgp_train.c); RL's training sequence is a mean of
  * its lengths, not one length, and keeps train_prep.c's seq >= cp. */
+static inline int layout_cp_seq_ok(int cp, double seq)
+{
+	return cp <= 1 || fmod(seq, 2.0 * cp) == 0;
+}
 int layout_check_cp_seq(int cp, double seq, gp_error *err);
 
 /* layout_tp_ok with its reason: GP_OK or GP_EINVAL. */

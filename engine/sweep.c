@@ -388,7 +388,7 @@ static inline int ok_cp(const sweep_iter *it, int lv)
 	int N = it->s->gpus[v[LV_G]], cp = v[lv];
 
 	if ((N / v[LV_TP] / v[LV_PP]) % cp != 0 ||
-	    layout_check_cp_seq(cp, it->base->mem.seq, NULL) != GP_OK)
+	    !layout_cp_seq_ok(cp, it->base->mem.seq))
 		return 0;
 	/* a zero_group shards within groups of that many dp * cp ranks:
 	 * the splits whose dp * cp = N / (tp pp) it does not divide are
