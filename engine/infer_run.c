@@ -142,6 +142,15 @@ static int run_batch(const infer_cfg *c, infer_result *r)
 	int B;
 
 	if (c->batch > 0) {
+		/* Over the engine's cap (TensorRT-LLM's max_batch_size, vLLM's
+		 * max_num_seqs) the batch is refused by that cap, not by the KV
+		 * (the KV message quoted the cap as the budget's sequences). */
+		if (c->batch > c->max_batch) {
+			snprintf(r->why, sizeof r->why, "batch %d is over "
+			         "max_batch %d (the engine's sequences a step)",
+			         c->batch, c->max_batch);
+			return 0;
+		}
 		if (c->batch > r->max_batch_kv) {
 			snprintf(r->why, sizeof r->why, "batch %d needs %.2f GB"
 			         " of KV per GPU, the budget is %.2f GB (%d "
