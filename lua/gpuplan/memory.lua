@@ -109,8 +109,10 @@ end
 local function named(fmt, ...)
   local msg = string.format(fmt, ...)
   local who = caller()
-  -- gp.memory's (gpuplan fit's) refusals keep their words: the command
-  -- line's fit names the option the user typed, not the Lua function.
+  -- gp.memory's refusals open with "memory: " as its others do (zero_group's
+  -- and the layout's read bare); gpuplan fit drops that head and names the
+  -- option the user typed (cmd/fit.lua).
+  if who == "memory" and msg:sub(1, 8) ~= "memory: " then return "memory: " .. msg end
   if who and who ~= "memory" then
     local head = msg:match("^memory: ")
     if head and who ~= "memory" then
