@@ -438,6 +438,52 @@ static int lgp_rl_job_step(lua_State *L)
 	lgp_job_refusal(L, 1, &c.train);
 	if (c.roll.tp == 0)
 		c.roll.tp = lay->tp;
+	/* DeepSpeed's hybrid engine (rollout_engine hybrid: static batches
+	 * gathered over its inference TP, not a rank's own as OpenRLHF's
+	 * engines run them) and the actor's own Hugging Face modules
+	 * (rollout_engine hf: a rank's own static batches on the trainer's
+	 * weights) are resolved by gp.rl with the job's inference TP, and
+	 * hybrid with its ZeRO stage: its batch (generation batch x TP), its
+	 * gc.collect()/empty_cache() calls (step_overhead), whether it
+	 * generates on the trainer's tensors or gathers ZeRO-3 shards.  A step
+	 * changing them was priced with the job's terms (hybrid: a tp 1 job's
+	 * step at rollout_tp 2, 44.4 s where gp.rl says 30.9 s; hf: a tp 1
+	 * job's step at tp 2, 221 s where gp.rl says 119 s) or refused naming
+	 * engine_released, the binding's key: refused here, naming the step's
+	 * key. */
+	if (j->base.static_batch >= 1 &&
+	    (!j->base.host.own_rounds || j->base.shared_weights)) {
+		const gp_layout *jl = &j->base.train.mem.lay;
+		const char *eng = j->base.host.own_rounds ? "hf" : "hybrid";
+
+		if (c.roll.tp != j->base.roll.tp) {
+			int given = !j->follow_tp;
+
+			if (!given && lua_istable(L, 2)) {
+				lua_getfield(L, 2, "rollout_tp");
+				given = !lua_isnil(L, -1);
+				lua_pop(L, 1);
+			}
+			return luaL_error(L, "step: %s %d%s: the %s engine "
+					  "(rollout_engine = %s) is the job's, "
+					  "at inference TP %d (its batch and "
+					  "host work): make a job with %s = "
+					  "%d", given ? "rollout_tp" : "tp",
+					  c.roll.tp, given ? "" : " (the "
+					  "rollout's TP follows it)", eng, eng,
+					  j->base.roll.tp, given ? "rollout_tp"
+					  : "tp", c.roll.tp);
+		}
+		if (!j->base.host.own_rounds &&
+		    (lay->zero == 3) != (jl->zero == 3))
+			return luaL_error(L, "step: zero %d: the hybrid engine "
+					  "(rollout_engine = hybrid) is the "
+					  "job's, %s the actor's ZeRO-3 shards "
+					  "(zero %d): make a job with zero %d",
+					  lay->zero, jl->zero == 3 ?
+					  "gathering" : "not gathering",
+					  jl->zero, lay->zero);
+	}
 	/* An engine beyond a node fills whole nodes and runs its
 	 * all-reduces on the job's topology, across the NICs (gp.rl's
 	 * rollout_setup). */
