@@ -1,0 +1,69 @@
+-- A user scripting gpuplan in Lua (round 7): the session's new surfaces
+-- (zero_group, comm's nvls, runtime exllamav2, prefix_hit, rl's
+-- engine_cleanup, infer's max_batch_kv, catalog list CSV).  Each case
+-- below was answered wrongly (a reason that contradicts itself, a
+-- refusal with no function named, a job's step that disagrees with
+-- gp.rl for the same layout); it must be refused naming the key, or
+-- answer as gp.rl / the CLI does.  Run with ./gpuplan run tests/lua/luawalk6.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+local check = t.raises_here
+
+-- 1. gp.infer: a batch over max_batch is refused by that cap, not by the
+-- KV.  llama3-8b on one H100 holds 205 sequences of 2048 + 256 tokens
+-- (the default run's max_batch_kv); batch 10 with max_batch 4 read "batch
+-- 10 needs 2.85 GB of KV per GPU, the budget is 58.72 GB (4 sequences)".
+do
+  local r = gp.infer { model = "llama3-8b", gpu = "h100-sxm", input = 2048, output = 256,
+                       batch = 10, max_batch = 4 }
+  t.is(r.fits, false, "infer: batch 10 over max_batch 4 does not run")
+  t.like(r.why, "batch 10 is over max_batch 4", "infer: the why names max_batch", true)
+  -- within the cap the KV still decides (205 sequences fit)
+  local k = gp.infer { model = "llama3-8b", gpu = "h100-sxm", input = 2048, output = 256, batch = 300 }
+  t.like(k.why, "of KV per GPU", "infer: batch 300 over the KV's 205 is the KV's refusal", true)
+end
+
+-- 2. gp.memory's refusals open with "memory: " as its others do: the
+-- zero_group ones and the layout's read bare (gpuplan fit names the flag).
+check(function() gp.memory { model = "llama3-8b", gpu = "h100-sxm", zero = 3, zero_group = 8 } end,
+  "memory: zero_group 8 must divide the data-parallel group dp x cp = 1", "memory: zero_group's divisor")
+check(function() gp.memory { model = "llama3-8b", gpu = "h100-sxm", zero = 0, zero_group = 8 } end,
+  "memory: zero_group 8 shards the ZeRO states", "memory: zero_group without ZeRO")
+check(function() gp.memory { model = "llama3-8b", gpu = "h100-sxm", tp = 3 } end,
+  "memory: gpus 1 is not a multiple of tp*pp*cp = 3", "memory: the layout's refusal")
+
+-- 3. gp.rl_job with DeepSpeed's hybrid engine: the engine's batch
+-- (generation batch x inference TP), its cleanup and whether it gathers
+-- ZeRO-3 shards are resolved with the job.  A step at another rollout TP
+-- was priced with the job's (44.4 s where gp.rl says 30.9 s at rollout_tp
+-- 2), and a step's zero 2 was refused naming engine_released, the
+-- binding's key.  Refused, naming the step's key; the job's own TP and
+-- stage still price as gp.rl does.
+do
+  local base = { model = "llama3-8b", gpu = "h100-sxm", gpus = 16, zero = 3, rollout_engine = "hybrid" }
+  local j = gp.rl_job(base)
+  t.raises(function() j:step { rollout_tp = 2 } end,
+    "step: rollout_tp 2: the hybrid engine (rollout_engine = hybrid) is the job's, at inference TP 1",
+    "rl_job hybrid: another rollout_tp refused", true)
+  t.raises(function() j:step { tp = 2 } end, "make a job with tp = 2",
+    "rl_job hybrid: a tp the rollout follows refused", true)
+  t.raises(function() j:step { zero = 2 } end, "step: zero 2: the hybrid engine",
+    "rl_job hybrid: leaving ZeRO-3 refused by its key", true)
+  -- the job's own layout, and a pp of its own, price as gp.rl's
+  t.near(j:step { pp = 2 }.step_s, gp.rl(t.with(base, { pp = 2 })).step_s, 1e-12,
+    "rl_job hybrid: a pp step is gp.rl's")
+  local b2 = t.with(base, { rollout_tp = 2 })
+  t.near(gp.rl_job(b2):step {}.step_s, gp.rl(b2).step_s, 1e-12, "rl_job hybrid: rollout_tp 2 job is gp.rl's")
+  -- rollout_engine hf generates on the actor's modules: a step's tp was
+  -- priced at double the rollout (221 s where gp.rl says 119 s)
+  local hf = gp.rl_job { model = "llama3-8b", gpu = "h100-sxm", gpus = 16, zero = 2, rollout_engine = "hf" }
+  t.raises(function() hf:step { tp = 2 } end, "the hf engine (rollout_engine = hf) is the job's",
+    "rl_job hf: another tp refused", true)
+  -- vLLM engines follow a step's TP (the engine re-prices them)
+  local v = { model = "llama3-8b", gpu = "h100-sxm", gpus = 16, zero = 2 }
+  t.near(gp.rl_job(v):step { tp = 2 }.step_s, gp.rl(t.with(v, { tp = 2 })).step_s, 1e-12,
+    "rl_job vllm: a tp step is gp.rl's")
+end
+
+t.done_testing()
