@@ -339,11 +339,25 @@ function M.run_script(path, args, shown)
     -- Raised by gpuplan's own code (a misuse the API reported, naming
     -- the script's line): that line, no traceback through gpuplan.
     local lib = false
+    -- A runtime error raised inside one of Lua's own C functions has no
+    -- position (for i in ipairs(nil): "attempt to index a nil value",
+    -- raised in ipairs' iterator): the script's line that called it is
+    -- put before it, as Lua puts it before an error in the script's own
+    -- code.  error(msg, 0) keeps its bare message.
+    local stdc = false
     for level = 2, 4 do
-      local info = debug.getinfo(level, "Sf")
+      local info = debug.getinfo(level, "Sfl")
       if not info then break end
-      if info.what ~= "C" then lib = argmod.is_library(info.source) break end
+      if info.what ~= "C" then
+        lib = argmod.is_library(info.source)
+        if stdc and not lib and type(m) == "string" and not s:match("^[^\n]-:%d+: ")
+           and info.currentline > 0 then
+          s = info.short_src .. ":" .. info.currentline .. ": " .. s
+        end
+        break
+      end
       if argmod.is_core(info.func) then lib = true break end
+      stdc = stdc or (level == 2 and info.func ~= error)
     end
     -- The script's frames, not the runner's: below the script's chunk
     -- come this xpcall and gpuplan's own dispatch (cli.lua, with the
