@@ -382,24 +382,26 @@ int comm_topo_check(const gp_topo *t, gp_error *err)
 	    (t->nccl_version < 20000 || t->nccl_version > 99999))
 		return gp_fail(err, "nccl_version must be 0 or a release code "
 			       "20000..99999 (got %d)", t->nccl_version);
-	if (!gp_finite(t->tree_ch_bw[0]) || t->tree_ch_bw[0] < 0.0 ||
-	    !gp_finite(t->tree_ch_bw[1]) || t->tree_ch_bw[1] < 0.0)
-		return gp_fail(err, "tree_ch_bw must be finite numbers >= 0 "
-			       "(got %g, %g)", t->tree_ch_bw[0],
-			       t->tree_ch_bw[1]);
-	if (!gp_finite(t->tree_ll128_ch_bw[0]) ||
-	    t->tree_ll128_ch_bw[0] < 0.0 ||
-	    !gp_finite(t->tree_ll128_ch_bw[1]) || t->tree_ll128_ch_bw[1] < 0.0)
-		return gp_fail(err, "tree_ll128_ch_bw must be finite numbers "
-			       ">= 0 (got %g, %g)", t->tree_ll128_ch_bw[0],
-			       t->tree_ll128_ch_bw[1]);
+	/* Each pair by the keys that set it (tree_ch_bw2 / tree_ch_bw3 ...:
+	 * "nvls_tree_bw must be ... (got -1, 4.55e+10)" named neither). */
+	for (int i = 0; i < 2; i++) {
+		if (!gp_finite(t->tree_ch_bw[i]) || t->tree_ch_bw[i] < 0.0)
+			return gp_fail(err, "tree_ch_bw%d must be a finite "
+				       "number >= 0 (got %g)", i + 2,
+				       t->tree_ch_bw[i]);
+		if (!gp_finite(t->tree_ll128_ch_bw[i]) ||
+		    t->tree_ll128_ch_bw[i] < 0.0)
+			return gp_fail(err, "tree_ll128_ch_bw%d must be a "
+				       "finite number >= 0 (got %g)", i + 2,
+				       t->tree_ll128_ch_bw[i]);
+	}
 	if (!gp_finite(t->ring_ll128_ch_bw) || t->ring_ll128_ch_bw < 0.0)
 		return gp_fail(err, "ring_ll128_ch_bw must be a finite number "
 			       ">= 0 (got %g)", t->ring_ll128_ch_bw);
-	if (!gp_finite(t->nvls_tree_bw[0]) || t->nvls_tree_bw[0] < 0.0 ||
-	    !gp_finite(t->nvls_tree_bw[1]) || t->nvls_tree_bw[1] < 0.0)
-		return gp_fail(err, "nvls_tree_bw must be finite numbers >= 0 "
-			       "(got %g, %g)", t->nvls_tree_bw[0],
-			       t->nvls_tree_bw[1]);
+	for (int i = 0; i < 2; i++)
+		if (!gp_finite(t->nvls_tree_bw[i]) || t->nvls_tree_bw[i] < 0.0)
+			return gp_fail(err, "nvls_tree_bw%d must be a finite "
+				       "number >= 0 (got %g)", i + 2,
+				       t->nvls_tree_bw[i]);
 	return GP_OK;
 }

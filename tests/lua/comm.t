@@ -545,7 +545,7 @@ do
          "P5 2 nodes, LL128 tree: 8 channels x 36.7 GB/s, over the NICs' rate")
   t.near(ll128_tree(16, nil, "a100-sxm-80gb").bw_time, 2 * S256 / (8 * 17.8e9 * 120 / 128), 1e-9,
          "A100's ceilings on the same nodes: the tree's 17.8 GB/s x 120/128 under LL128's 20")
-  t.raises(function() ll128_tree(16, -1) end, "tree_ll128_ch_bw must be finite numbers >= 0",
+  t.raises(function() ll128_tree(16, -1) end, "tree_ll128_ch_bw2 must be a finite number >= 0",
            "a negative ceiling is refused, naming the field", true)
   -- The ceilings are NCCL's tuner: where only the LL128 figure is given
   -- it binds alone, 2S / (8 x 29e9) = 2314.2 us (it was dropped with the

@@ -66,4 +66,14 @@ do
     "rl_job vllm: a tp step is gp.rl's")
 end
 
+-- 4. A topology's paired ceilings are refused by the key that set them:
+-- nvls_tree_bw2 = -1 read "nvls_tree_bw must be finite numbers >= 0 (got
+-- -1, 4.55e+10)", naming neither nvls_tree_bw2 nor nvls_tree_bw3 (and
+-- tree_ch_bw2/3, tree_ll128_ch_bw2/3 alike).
+for _, k in ipairs { "nvls_tree_bw2", "nvls_tree_bw3", "tree_ch_bw2", "tree_ch_bw3",
+                     "tree_ll128_ch_bw2", "tree_ll128_ch_bw3" } do
+  check(function() gp.comm { system = "dgx-h100", gpus = 16, op = "allreduce", bytes = 1e9, [k] = -1 } end,
+    "comm: " .. k .. " must be a finite number >= 0 (got -1)", "comm: " .. k .. " named")
+end
+
 t.done_testing()
