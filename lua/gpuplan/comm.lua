@@ -105,13 +105,19 @@ local function apply_overrides(t, o, strict)
   for k, v in pairs(o or {}) do
     local ty = topo_fields[k]
     if ty then
+      -- a field of topology = {...} by its path; a top-level key (gp.comm's
+      -- own nvls_tree_bw2 = ...) by its name, as the call wrote it
+      local name = strict and "topology." .. k or k
       if type(v) == "string" and field_kind[k] then
         -- name the field: units.parse's message names only the text
         local okp, pv = pcall(units.parse, v, field_kind[k])
         if not okp then
-          error("comm: topology." .. k .. ": " .. tostring(pv):gsub("^[^\n]-%.lua:%d+: ", ""), 3)
+          error("comm: " .. name .. ": " .. tostring(pv):gsub("^[^\n]-%.lua:%d+: ", ""), 3)
         end
         v = pv
+      end
+      if type(v) == "number" and (v ~= v or v == math.huge or v == -math.huge) then
+        error("comm: " .. name .. " must be finite (got " .. require("gpuplan.args").shown(v) .. ")", 3)
       end
       if ty == "int" and math.type(v) ~= "integer" then
         if type(v) == "number" and v == math.floor(v) then v = math.tointeger(v)

@@ -76,4 +76,16 @@ for _, k in ipairs { "nvls_tree_bw2", "nvls_tree_bw3", "tree_ch_bw2", "tree_ch_b
     "comm: " .. k .. " must be a finite number >= 0 (got -1)", "comm: " .. k .. " named")
 end
 
+-- 5. gp.comm's top-level topology keys are named as the call wrote them:
+-- nvls_tree_bw2 = 0/0 read "comm: topology.nvls_tree_bw2 must be finite"
+-- (a topology = {...} field's path the call did not write), and "x" read
+-- "comm: topology.nvls_tree_bw2: bad bandwidth".  A topology table's
+-- field keeps its path.
+check(function() gp.comm { system = "dgx-h100", gpus = 16, op = "allreduce", bytes = 1e9, nvls_tree_bw2 = 0 / 0 } end,
+  "comm: nvls_tree_bw2 must be finite (got NaN)", "comm: a NaN top-level key named as written")
+check(function() gp.comm { system = "dgx-h100", gpus = 8, op = "allreduce", bytes = 1e9, up_bw = "x" } end,
+  "comm: up_bw: bad link bandwidth 'x'", "comm: a bad unit in a top-level key named as written")
+check(function() gp.comm { topology = { gpus_per_node = 8, up_bw = 1 / 0 }, gpus = 8, op = "allreduce", bytes = 1e9 } end,
+  "comm: topology.up_bw must be finite (got inf)", "comm: a topology table's field keeps its path")
+
 t.done_testing()
