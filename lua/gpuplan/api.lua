@@ -87,7 +87,8 @@ M.FUNCTIONS = {
       .. "vpp =, zero =, sp =, batch =, recompute =, recompute_layers =, global_batch =, fsdp =, "
       .. "the overlaps, rollout_tp =} prices one by the same step as gp.rl (fsdp as gp.rl's: "
       .. "a strategy name or a boolean), with a memo of "
-      .. "the rollouts and layer costs; job:step(layout, s) refills s." },
+      .. "the rollouts and layer costs (rollout_engine hybrid or hf: the engine is the job's, so a "
+      .. "step keeps its inference TP, and hybrid's whether zero is 3); job:step(layout, s) refills s." },
   { name = "gp.infer", call = "gp.infer{...} -> r", options = "infer", result = "infer",
     help = "TTFT, inter-token latency, tokens/s and cost of a serving deployment; with EP, "
       .. "DP attention, disaggregation or MTP options, the MoE serving model (`gpuplan "
