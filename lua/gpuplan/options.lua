@@ -228,7 +228,12 @@ opt { name = "kv", type = "string", metavar = "K", commands = "fit rl infer", va
 opt { name = "margin", type = "number", metavar = "F", commands = ALL,
   -- the catalog's settings.safety_margin (catalog.lua: 0.10 unless a
   -- user catalog's settings set it; memory.lua and infer.lua read it)
-  default = "the catalog settings' safety_margin, 0.1 built in; infer --runtime exllamav2 or llama.cpp: 0, --runtime trtllm: 0.1 of the memory free after the model (kv_free_fraction 0.9)",
+  -- (the runtimes' own rules are infer's alone: fit, train, plan and rl
+  -- take no runtime)
+  default = { "the catalog settings' safety_margin, 0.1 built in",
+    infer = "the catalog settings' safety_margin, 0.1 built in; --runtime exllamav2 or "
+      .. "llama.cpp: 0, --runtime trtllm: 0.1 of the memory free after the model "
+      .. "(kv_free_fraction 0.9)" },
   -- A margin of the whole capacity leaves no budget: each command
   -- refused 1 its own way (fit and infer "must be in [0, 1)" as a usage
   -- error, train "must be below 1", plan naming a layout), and -0.5 as

@@ -25,4 +25,18 @@ my $dir = File::Temp::tempdir(CLEANUP => 1);
     is($e, "gpuplan: plain words\n", 'error(msg, 0): bare, as before');
 }
 
+# 2. --margin's default named "infer --runtime exllamav2: 0" in the help of
+# fit, train, plan and rl (and gp.memory's, gp.train's ... Lua tables),
+# which take no runtime: said by infer alone.
+{
+    for my $cmd (qw(fit train plan rl)) {
+        ($c, $o, $e) = run_gp($cmd, '--help');
+        my ($m) = $o =~ /(--margin F.*?)\n  --/s;
+        unlike($m // '', qr/exllamav2/, "$cmd --help: margin's default names no runtime");
+    }
+    ($c, $o, $e) = run_gp('infer', '--help');
+    my ($m) = $o =~ /(--margin F.*?)\n  --/s;
+    like($m // '', qr/--runtime\s+exllamav2: 0/, "infer --help: margin's ExLlamaV2 default");
+}
+
 done_testing();
