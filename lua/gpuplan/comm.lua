@@ -214,7 +214,12 @@ function M.node_spec(sys, gpu, default, who, o, gpus)
              host_gpus = sys.host_gpus, name = "system '" .. sys.id .. "'" }
   else
     if not fab then
-      error(string.format("%s: gpu '%s' has no scale-up fabric; give system = ID", who, gpu.id), 0)
+      -- the card's own fields first: a script's gpu table is held by no
+      -- catalog system, so "give system = ID" alone was a dead end there
+      -- ("system 'dgx-h100' holds h100-sxm, not tiny")
+      -- (infer's refusal of the same card says both)
+      error(string.format("%s: gpu '%s' has no scale-up fabric; give system = ID, or scaleup "
+        .. "or pcie in the gpu's entry (scaleup = {fabric = ID, domain = N})", who, gpu.id), 0)
     end
     spec = { scaleup = fab, gpus_per_node = gpu.scaleup and gpu.scaleup.domain or 8, nics = 0,
              name = string.format("the node built from %s (%s, no catalog system)", gpu.id, fab) }

@@ -88,4 +88,21 @@ check(function() gp.comm { system = "dgx-h100", gpus = 8, op = "allreduce", byte
 check(function() gp.comm { topology = { gpus_per_node = 8, up_bw = 1 / 0 }, gpus = 8, op = "allreduce", bytes = 1e9 } end,
   "comm: topology.up_bw must be finite (got inf)", "comm: a topology table's field keeps its path")
 
+-- 6. A script's gpu table with no link, past one GPU: "give system = ID"
+-- alone was a dead end (no catalog system holds the script's card:
+-- "system 'dgx-h100' holds h100-sxm, not tiny"); the card's own scaleup
+-- or pcie is named too, as infer's refusal of the same card does, and
+-- with scaleup = {fabric = "nvlink4", domain = 8} the job runs.
+do
+  local tiny = { id = "tiny", arch = "hopper", memory = "24GB", mem_bw = "1TB/s",
+                 peak = { bf16 = "200TFLOPS" } }
+  check(function() gp.train { model = "llama3.2-1b", gpu = tiny, gpus = 8 } end,
+    "train: gpu 'tiny' has no scale-up fabric; give system = ID, or scaleup or pcie in the gpu's entry",
+    "train: a linkless gpu table names its own fields")
+  check(function() gp.comm { gpu = tiny, gpus = 8, op = "allreduce", bytes = 1e9 } end,
+    "or scaleup or pcie in the gpu's entry", "comm: a linkless gpu table names its own fields")
+  tiny.scaleup = { fabric = "nvlink4", domain = 8 }
+  t.ok(gp.train { model = "llama3.2-1b", gpu = tiny, gpus = 8 }.step_s > 0, "train: with scaleup it runs")
+end
+
 t.done_testing()
