@@ -1619,6 +1619,14 @@ run = function(o, job)
   local grp, critic_reward, gpus = groups_of(o, posint("gpus", o.gpus) or 1, ppo, ref, reward,
     ref_host)
   local colocated, rgpus, auto, staleness = pools_of(o, gpus, offload)
+  -- The split search (engine split_gpus) sizes the training pool itself
+  -- and places no shard groups in it: a zero_group was checked against a
+  -- pool of one layout's GPUs ("must divide the data-parallel group dp x
+  -- cp = 1", a dp no one chose).
+  if auto and o.zero_group ~= nil then
+    usage("rl: zero_group shards within the training pool, which the split search sizes "
+      .. "(rollout_gpus = auto, the default of separate pools): give rollout_gpus = N")
+  end
   local window, refit_drain = window_of(o, colocated, staleness)
   local lp_offload = boolean("logprob_offload", o.logprob_offload, false)
   if lp_offload and colocated then

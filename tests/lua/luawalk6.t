@@ -105,4 +105,18 @@ do
   t.ok(gp.train { model = "llama3.2-1b", gpu = tiny, gpus = 8 }.step_s > 0, "train: with scaleup it runs")
 end
 
+-- 7. gp.rl with zero_group and the split searched (rollout_gpus = auto):
+-- the group was checked against one layout's pool, "zero_group 4 must
+-- divide the data-parallel group dp x cp = 1", a dp no one chose.  Refused
+-- naming the split; with rollout_gpus = 8 the 8 training GPUs hold dp 8,
+-- which 4 divides.
+do
+  local a = { model = "llama3-8b", gpu = "h100-sxm", gpus = 16, zero = 3, zero_group = 4,
+              colocated = false, rollout_gpus = "auto" }
+  check(function() gp.rl(a) end, "rl: zero_group shards within the training pool, which the split search sizes",
+    "rl: zero_group with the split searched refused, naming it")
+  a.rollout_gpus = 8
+  t.is(gp.rl(a).hsdp, 4, "rl: rollout_gpus 8: shard groups of 4 ranks (tp 1: 4 GPUs)")
+end
+
 t.done_testing()
