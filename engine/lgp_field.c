@@ -341,6 +341,15 @@ static void strict_fail(lua_State *L, int arg, const lgp_desc *d,
 			fail(L, arg, lua_pushfstring(L, "%s: '%s' is the job's, "
 				"not a step's: give it where the job is made "
 				"(the job's own table)", d->what, key));
+	/* So is zero_group, which a job takes beside its config
+	 * (lgp_job_zero_group_arg), train's and rl's alike: a step's
+	 * zero_group = 8 read "unknown field 'zero_group' (did you mean
+	 * 'zero'?)". */
+	if (strcmp(d->what, "step") == 0 && strcmp(key, "zero_group") == 0)
+		fail(L, arg, lua_pushfstring(L, "%s: 'zero_group' is the job's, "
+			"not a step's: give it where the job is made (the "
+			"job's own table); each step's groups are its own dp x "
+			"cp ranks' (it must divide them)", d->what));
 	for (n = 0; n < LGP_NAMES_MAX && d->fields[n].name; n++)
 		names[n] = d->fields[n].name;
 	unknown(L, arg, d->what, key, names, n);

@@ -119,4 +119,16 @@ do
   t.is(gp.rl(a).hsdp, 4, "rl: rollout_gpus 8: shard groups of 4 ranks (tp 1: 4 GPUs)")
 end
 
+-- 8. A step's zero_group is the job's (each step's groups are n of its
+-- own dp x cp ranks): job:step{zero_group = 8} read "unknown field
+-- 'zero_group' (did you mean 'zero'?)", as if misspelt.
+do
+  local j = gp.train_job { model = "llama3-8b", gpu = "h100-sxm", gpus = 16, zero = 3 }
+  t.raises(function() j:step { zero_group = 8 } end, "step: 'zero_group' is the job's, not a step's",
+    "train_job step: zero_group named the job's", true)
+  local r = gp.rl_job { model = "llama3-8b", gpu = "h100-sxm", gpus = 16, zero = 3 }
+  t.raises(function() r:step { zero_group = 8 } end, "step: 'zero_group' is the job's, not a step's",
+    "rl_job step: zero_group named the job's", true)
+end
+
 t.done_testing()
