@@ -39,8 +39,9 @@ caught(function() local r = gp.sweep { model = M8, gpu = H, gpus = 8, offload = 
   .. "offloads through its ZeRO optimizer), got zero 0", true, "sweep offload at zero 0")
 
 -- Refusals of a job that cannot run on this card or model: not marked.
+-- (gp.memory's refusals open with "memory: " as its others do; gpuplan fit drops it)
 caught(function() local r = gp.memory { model = M8, gpu = "a100-sxm-80gb", precision = "fp8" } return r end, debug.getinfo(1, "l").currentline,
-  "fp8 training needs fp8 tensor cores; gpu a100-sxm-80gb has none (bf16 or fp16 instead)", false,
+  "memory: fp8 training needs fp8 tensor cores; gpu a100-sxm-80gb has none (bf16 or fp16 instead)", false,
   "fp8 on an A100")
 caught(function() local r = gp.rl { model = M8, gpu = H, gpus = 8, rollout_ep = 2 } return r end, debug.getinfo(1, "l").currentline,
   "rl: rollout_ep 2 given for a dense model", false, "rollout_ep on a dense model")
