@@ -36,7 +36,7 @@ my $dir = File::Temp::tempdir(CLEANUP => 1);
     }
     ($c, $o, $e) = run_gp('infer', '--help');
     my ($m) = $o =~ /(--margin F.*?)\n  --/s;
-    like($m // '', qr/--runtime\s+exllamav2: 0/, "infer --help: margin's ExLlamaV2 default");
+    like($m // '', qr/--runtime\s+exllamav2\s+or\s+llama\.cpp: 0, --runtime trtllm/, "infer --help: margin's runtime defaults (ExLlamaV2, llama.cpp, TensorRT-LLM)");
 }
 
 done_testing();
