@@ -1727,6 +1727,18 @@ run = function(o, job)
     usage("rl: rollout_engine = hf generates on each actor rank's own modules: rollout_tp %d "
       .. "is not the actor's tp %d", rtp, tp)
   end
+  -- ... whose parameters ZeRO-3 (and FSDP's full_shard) keeps as
+  -- partitions, gathered for every forward by each module's pre-forward
+  -- hook (DeepSpeed runtime/zero/parameter_offload.py
+  -- pre_sub_module_forward_function: "param_coordinator.fetch_sub_module(
+  -- sub_module, forward=True)", released again by the post-forward hook):
+  -- Hugging Face generate would gather the whole model once per decode
+  -- step, which the rollout does not price (it priced ZeRO-2's decode).
+  if hf and cfg.zero == 3 then
+    usage("rl: rollout_engine = hf generates through the actor's own modules, whose ZeRO-3 "
+      .. "partitions are gathered again for every decode step's forward, which is not "
+      .. "priced; rollout_engine = hf takes zero 0-2")
+  end
   -- The trainer's copies to and from host memory: a superchip's CPU link
   -- (GB200's NVLink-C2C, catalog host_link), else PCIe.
   local host_bw = require("gpuplan.comm").host_link_bw(gpu) or 25e9

@@ -13,7 +13,7 @@ local gp = require "gpuplan"
 
 local with = t.with
 
-t.plan(14)
+t.plan(16)
 
 local function comp(m, name)
   for _, c in ipairs(m.components) do if c.name == name then return c.bytes end end
@@ -87,3 +87,14 @@ t.ok(not ok and tostring(e):find("offload_states would park them", 1, true),
 ok, e = pcall(gp.rl, with(base, { model = "deepseek-v3", gpus = 16, zero = 3 }))
 t.ok(not ok and tostring(e):find("no inference container for deepseek-v3's MLA", 1, true),
   "hybrid on an MLA model: refused")
+
+-- rollout_engine hf (OpenRLHF without vLLM engines) generates through the
+-- actor's own modules: under ZeRO-3 their partitions are gathered again by
+-- each module's pre-forward hook on every decode step (DeepSpeed
+-- parameter_offload.py pre_sub_module_forward_function), which the rollout
+-- does not price; it is refused there, and runs at ZeRO-2.  The same
+-- call fails or runs on zero alone, so the refusal is the zero rule's.
+local hfb = with(base, { rollout_engine = "hf", algo = "grpo", group = 2 })
+t.ok(gp.rl(hfb).rollout_engine == "hf", "hf at ZeRO-2 runs")
+t.raises(function() gp.rl(with(hfb, { zero = 3 })) end,
+  "rollout_engine = hf generates through the actor's own modules, whose ZeRO-3", "hf at ZeRO-3: refused, not priced as ZeRO-2's decode", true)
