@@ -118,6 +118,19 @@ M.runtimes = {
   ["eager-pytorch"] = "eager", litgpt = "eager", ["llama.cpp"] = "kernels",
   ["gpt-fast"] = "graphs", exllamav2 = "graphs",
 }
+-- The names in the order the messages list them (the three kinds first),
+-- and the names of those whose kind is `kind` (runtime_names("graphs"):
+-- the CUDA-graph runtimes), ", "-joined: one list for every message that
+-- names the runtimes (gp.infer's and the infer command's refusals).
+M.RUNTIME_ORDER = { "graphs", "kernels", "eager", "trtllm", "vllm", "sglang", "nim-http",
+  "eager-pytorch", "litgpt", "llama.cpp", "gpt-fast", "exllamav2" }
+function M.runtime_names(kind)
+  local out = {}
+  for _, n in ipairs(M.RUNTIME_ORDER) do
+    if kind == nil or M.runtimes[n] == kind then out[#out + 1] = n end
+  end
+  return table.concat(out, ", ")
+end
 
 -- ExLlamaV2 (turboderp/exllamav2; the same at 373bcc1, its README's
 -- benchmark, and b9c025b) allocates by its own rule, not a serving
@@ -1091,9 +1104,7 @@ function M.setup(a)
   if not c.runtime then
     error("infer: " .. (type(a.runtime) == "string" and ("unknown runtime '" .. a.runtime .. "'")
           or ("runtime must be a name, a string (got " .. shown(a.runtime) .. ")"))
-          .. " (graphs, kernels, eager, "
-          .. "trtllm, vllm, sglang, nim-http, eager-pytorch, litgpt, llama.cpp, gpt-fast, "
-          .. "exllamav2)", 3)
+          .. " (" .. M.runtime_names() .. ")", 3)
   end
   if a.kv_policy ~= nil and a.kv_policy ~= "max" and a.kv_policy ~= "mean" then
     error("infer: kv_policy must be 'mean' or 'max' (got " .. shown(a.kv_policy) .. ")", 3)
@@ -1243,7 +1254,7 @@ function M.setup(a)
   local serve_model = require("gpuplan.serve").wants(a)
   if a.graph_sizes ~= nil and (c.runtime ~= "graphs" or serve_model) then
     error(args.usage("infer: graph_sizes is the batch sizes a CUDA-graph runtime captures for one model "
-      .. "on its replicas (runtime graphs, trtllm, vllm, sglang, nim-http, gpt-fast, exllamav2); "
+      .. "on its replicas (runtime " .. M.runtime_names("graphs") .. "); "
       .. (serve_model and "the MoE serving model does not read it" or
           ("runtime " .. tostring(a.runtime) .. " runs no graphs"))), 3)
   end

@@ -55,4 +55,25 @@ t.near(u.workspace, 512 * 241664 + 32000 * 4, 1e-12, "max_num_tokens given: 512 
 t.raises(function() gp.infer(t.with(base, { runtime = "exllama" })) end, "exllamav2",
   "an unknown runtime's refusal lists exllamav2")
 
+-- The runtimes' names are one list (gpuplan.infer RUNTIME_ORDER) that
+-- every refusal reads: it holds each runtime once, and the --runtime
+-- option's help (its one declaration) names each.
+local inf = require "gpuplan.infer"
+local listed, missing, extra = {}, {}, {}
+for _, n in ipairs(inf.RUNTIME_ORDER) do
+  if listed[n] or not inf.runtimes[n] then extra[#extra + 1] = n end
+  listed[n] = true
+end
+for n in pairs(inf.runtimes) do if not listed[n] then missing[#missing + 1] = n end end
+t.ok(#missing == 0 and #extra == 0, "RUNTIME_ORDER holds every runtime once: missing "
+  .. table.concat(missing, ",") .. ", extra " .. table.concat(extra, ","))
+local help, unnamed = require("gpuplan.options").get("runtime").help, {}
+for _, n in ipairs(inf.RUNTIME_ORDER) do
+  if not help:find(n, 1, true) then unnamed[#unnamed + 1] = n end
+end
+t.is(table.concat(unnamed, ","), "", "--runtime's help names every runtime")
+t.raises(function() gp.infer(t.with(base, { runtime = "eager", graph_sizes = { 1, 2 } })) end,
+  "(runtime graphs, trtllm, vllm, sglang, nim-http, gpt-fast, exllamav2)",
+  "graph_sizes' refusal names the CUDA-graph runtimes, exllamav2 among them", true)
+
 t.done_testing()

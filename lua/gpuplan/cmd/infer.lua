@@ -264,8 +264,8 @@ local function checked(opts, args)
   if not model then error(cli.usage("infer: MODEL is required"), 0) end
   if not opts.gpu then error(cli.usage("infer: --gpu ID is required"), 0) end
   if opts.runtime and not require("gpuplan.infer").runtimes[opts.runtime] then
-    error(cli.usage("infer: --runtime must be graphs, kernels, eager, trtllm, vllm, sglang, "
-                    .. "nim-http, eager-pytorch, litgpt, llama.cpp, gpt-fast or exllamav2 (got '"
+    error(cli.usage("infer: --runtime must be one of "
+                    .. require("gpuplan.infer").runtime_names() .. " (got '"
                     .. opts.runtime .. "')"), 0)
   end
   if #args > 1 then error(cli.usage("infer: one MODEL at a time"), 0) end
