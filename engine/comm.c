@@ -314,13 +314,15 @@ int comm_group_cost_algo(const gp_topo *t, gp_coll op, gp_algo algo,
 	if (best_proto(&c, algo, &r, NULL, &why)) {
 		/* Most reasons name their algorithm already ("sharp needs
 		 * >= 2 nodes ..."): the prefix said it twice, "sharp: sharp
-		 * needs ..." */
+		 * needs ...".  The word "algo" before the name keeps it the
+		 * algorithm's: a bare "nvls needs ..." read as the nvls
+		 * setting (the command line's "--nvls needs ..."). */
 		const char *name = comm_algo_name(algo);
 		size_t n = strlen(name);
 
 		if (strncmp(why, name, n) == 0 && why[n] == ' ')
-			return gp_fail(err, "%s", why);
-		return gp_fail(err, "%s: %s", name, why);
+			return gp_fail(err, "algo %s", why);
+		return gp_fail(err, "algo %s: %s", name, why);
 	}
 	if (trivial(&c, &r))
 		r.algo = algo;

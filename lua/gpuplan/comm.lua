@@ -730,8 +730,11 @@ function M.comm(a)
       if a.up_nvls == true then
         error("comm: nvls off contradicts up_nvls = true: give one", 2)
       end
+      -- two settings that contradict each other: a usage error (the
+      -- command line's exit 2, its flags named there)
       if a.algo == "nvls" then
-        error("comm: algo nvls needs NVLS, which nvls off disables (NCCL_NVLS_ENABLE=0)", 2)
+        error(require("gpuplan.args").usage("comm: algo nvls needs NVLS, which nvls off "
+          .. "disables (NCCL_NVLS_ENABLE=0)"), 2)
       end
       topo.up_nvls = false
     elseif a.nvls == "on" and not topo.up_nvls then

@@ -111,8 +111,9 @@ is($c, 1, 'plan --gpus 100..64: a bad value, still exit 1');
 # 6. comm --algo A that cannot run named the algorithm twice: "comm:
 # sharp: sharp needs >= 2 nodes ...", "comm: tree: tree is priced for
 # all_reduce only" (engine/comm.c prefixed reasons that begin with it).
-for my $t ([['--algo', 'sharp'], 'sharp needs >= 2 nodes'],
-           [['--op', 'broadcast', '--algo', 'tree'], 'tree is priced for all_reduce only']) {
+# The name is said as the flag that gave it, --algo sharp.
+for my $t ([['--algo', 'sharp'], '--algo sharp needs >= 2 nodes'],
+           [['--op', 'broadcast', '--algo', 'tree'], '--algo tree is priced for all_reduce only']) {
     ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h200', @{$t->[0]});
     is($c, 1, "comm @{$t->[0]}: refused");
     like($e, qr/^gpuplan: comm: \Q$t->[1]\E/m, "comm @{$t->[0]}: the algorithm named once") or diag $e;

@@ -81,10 +81,6 @@ function C.run(opts, args)
       error(cli.usage("comm: --algo must be one of " .. table.concat(comm.algos, ", ") .. ", got '" .. opts.algo .. "'"), 0)
     end
   end
-  -- Two options that contradict each other: a usage error, as the others.
-  if opts.nvls == "off" and opts.algo == "nvls" then
-    error(cli.usage("comm: --algo nvls needs NVLS, which --nvls off disables (NCCL_NVLS_ENABLE=0)"), 0)
-  end
   -- The engine prices at most 2^24 ranks (engine/common.h GP_COUNT_MAX).
   if opts.nodes and opts.system then
     local okc, sys = pcall(function() return require("gpuplan").catalog():get("systems", opts.system) end)
