@@ -52,7 +52,8 @@ local M = {}
 M.ops = { "all_reduce", "all_gather", "reduce_scatter", "all_to_all",
           "broadcast", "reduce", "send_recv" }
 M.algos = { "ring", "tree", "nvls", "sharp", "hierarchical", "p2p", "pxn" }
--- gp.comm's nvls: NCCL_NVLS_ENABLE's three settings (M.comm).
+-- gp.comm's nvls: NCCL_NVLS_ENABLE's three settings (M.comm); the
+-- --nvls option's declared values (gpuplan.options) are this list.
 M.NVLS_MODES = { "auto", "on", "off" }
 
 local op_alias = { allreduce = "all_reduce", allgather = "all_gather",

@@ -1167,7 +1167,8 @@ opt { name = "nccl", type = "string", metavar = "X.Y.Z", commands = "comm",
   help = "the NCCL release whose tuner picks the algorithm, e.g. 2.20.5",
   suggest = { "nccl_version" } }
 opt { name = "nvls", type = "string", metavar = "M", commands = "comm", kind = "enum",
-  values = { "auto", "on", "off" }, default = "auto",
+  -- gp.comm's own list, which its nvls check reads
+  values = require("gpuplan.comm").NVLS_MODES, default = "auto",
   help = "NVLink SHARP as NCCL_NVLS_ENABLE sets it: auto (NCCL's default: NVLS and "
     .. "NVLS_TREE where the NVLink switch multicasts), off (=0: the tuner picks among the "
     .. "others) or on (=1: refused where the switch has no NVLS)",
