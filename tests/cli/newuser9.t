@@ -192,9 +192,18 @@ for my $t ([['train', 'llama3-8b', '--gpus', '64', '--fsdp', 'hybrid_shard'],
 # its name (comm's algbw_gbps).
 {
     ($c, $o, $e) = run_gp('catalog', 'list', 'gpus', '--format', 'csv');
-    like($o, qr/^id,name,memory_s,mem_bw_tbs,bf16_tflops,fp8_tflops,fabric,source$/m, 'gpus: the units in the header');
-    # h20: 4.0TB/s, 148TFLOPS bf16 (catalog/gpus/nvidia-hopper.lua)
-    like($o, qr/^h20,NVIDIA H20 96GB,96GiB,4\.000,148\.0,296\.0,/m, 'h20: TB/s and TFLOPS under those names');
+    like($o, qr/^id,name,memory,mem_bw_tbs,bf16_tflops,fp8_tflops,fabric,source$/m, 'gpus: the units in the header');
+    # h20: 96GiB = 96 x 2^30 = 103079215104 B (a number in bytes, as the
+    # JSON's memory: the text's "96GiB" had been the CSV's and the JSON's
+    # too, under memory_s), 4.0TB/s, 148TFLOPS bf16
+    # (catalog/gpus/nvidia-hopper.lua)
+    like($o, qr/^h20,NVIDIA H20 96GB,103079215104,4\.000,148\.0,296\.0,/m, 'h20: bytes, TB/s and TFLOPS under those names');
+    ($c, $o, $e) = run_gp('catalog', 'list', 'gpus', '--format', 'json');
+    my ($h20) = grep { $_->{id} eq 'h20' } @{JSON::PP::decode_json($o)};
+    is($h20->{memory}, 96 * 2**30, 'gpus --format json: memory in bytes, a number');
+    ok(!exists $h20->{memory_s}, '... and no memory string');
+    ($c, $o, $e) = run_gp('catalog', 'list', 'gpus');
+    like($o, qr/^h20 .* 96GiB /m, 'the text keeps 96GiB');
     ($c, $o, $e) = run_gp('catalog', 'list', 'fabrics', '--format', 'csv');
     like($o, qr/^id,name,scope,bw_gbps,latency_us,achievable,in_switch_reduction$/m, 'fabrics: the units in the header');
     ($c, $o, $e) = run_gp('catalog', 'list', 'archs', '--format', 'csv');

@@ -29,7 +29,9 @@ local function tflops(v) return v and string.format("%.1f", v / 1e12) or nil end
 local list_columns = {
   gpus = {
     { key = "id", label = "id" }, { key = "name", label = "name" },
-    { key = "memory_s", label = "memory" },
+    -- a machine format's memory is bytes, a number (the text's "80GiB"
+    -- was the JSON's and the CSV's too, under memory_s)
+    { key = "memory_s", label = "memory", machine = { { key = "memory", label = "memory" } } },
     -- a CSV header carries the unit its cell is in where that is not the
     -- JSON's SI unit (docs/output.md: comm's algbw_gbps): "mem_bw" headed
     -- 0.600, TB/s, where the JSON's mem_bw is 6e11 bytes/s
@@ -56,7 +58,13 @@ local list_columns = {
   systems = { { key = "id" }, { key = "name" }, { key = "gpu" }, { key = "gpus" },
               { key = "scaleup", label = "scale-up" }, { key = "nics" }, { key = "nic_fabric", label = "NIC fabric" } },
   prices = { { key = "id" }, { key = "gpu" }, { key = "provider" }, { key = "provider_kind", label = "kind" },
-             { key = "region" }, { key = "price_s", label = "price/GPU-h" }, { key = "date" } },
+             { key = "region" },
+             -- A machine format's price is a number and its currency
+             -- apart, as infer's cost_per_mtok and currency
+             -- (docs/output.md): the cell read "$2.10/h" or "6.68CNY/h".
+             { key = "price_s", label = "price/GPU-h",
+               machine = { { key = "price", label = "price" }, { key = "currency", label = "currency" } } },
+             { key = "date" } },
   currencies = { { key = "id" }, { key = "per_usd", label = "per USD" }, { key = "date" }, { key = "source" } },
   models = { { key = "id" }, { key = "name" }, { key = "layers" }, { key = "hidden" }, { key = "heads" },
              { key = "kv_heads", label = "kv heads" }, { key = "params_b", label = "params B" },
@@ -98,21 +106,17 @@ local function list(cat, kind, format)
     end
   end
   for _, id in ipairs(cat:ids(kind)) do rows[#rows + 1] = row_of(kind, cat[kind][id], cat) end
-  local cols = list_columns[kind]
-  if kind == "prices" and (format == "csv" or format == "json") then
-    -- A machine format's price is a number and its currency apart, as
-    -- infer's cost_per_mtok and currency (docs/output.md): the cell read
-    -- "$2.10/h" or "6.68CNY/h", a string under the key price_s.
-    local c2 = {}
-    for _, c in ipairs(cols) do
-      if c.key == "price_s" then
-        c2[#c2 + 1] = { key = "price", label = "price" }
-        c2[#c2 + 1] = { key = "currency", label = "currency" }
-      else
-        c2[#c2 + 1] = c
-      end
+  -- a column shown as text with its unit is, in a machine format, the
+  -- numbers its `machine` columns name (report.print takes no `machine`)
+  local cols, machine = {}, format == "csv" or format == "json"
+  for _, c in ipairs(list_columns[kind]) do
+    if machine and c.machine then
+      for _, m in ipairs(c.machine) do cols[#cols + 1] = m end
+    else
+      local d = {}
+      for k, v in pairs(c) do if k ~= "machine" then d[k] = v end end
+      cols[#cols + 1] = d
     end
-    cols = c2
   end
   report.print(rows, { columns = cols, format = format })
 end
