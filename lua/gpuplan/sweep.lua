@@ -166,38 +166,37 @@ function M.counts(v)
       -- an empty entry ("8,", ",8", "8,,16") is a count left out, as
       -- --gpu's "h100-sxm," is refused; gmatch("[^,]+") skipped it
       if (v .. ","):find("^%s*,") or (v .. ","):find(",%s*,") then
-        usage("gpus '%s': expected counts like 64..1024 or 8,16,32 (an empty entry)", v)
+        usage("sweep: gpus '%s': expected counts like 64..1024 or 8,16,32 (an empty entry)", v)
       end
       for x in v:gmatch("[^,]+") do
         local n = math.tointeger(tonumber(x))
         -- text that is no count list is a usage error (exit 2), as
         -- --zero abc and train's --gpus abc are (docs/output.md: "a value
         -- the option cannot parse"); a count out of range below is exit 1
-        if not n then usage("gpus '%s': expected counts like 64..1024 or 8,16,32", v) end
+        if not n then usage("sweep: gpus '%s': expected counts like 64..1024 or 8,16,32", v) end
         list[#list + 1] = n
       end
       v = list
     else
       a, b = tonumber(a), tonumber(b)
-      if a < 1 or b < a then fail("gpus '%s': need 1 <= A <= B", v) end
+      if a < 1 or b < a then fail("sweep: gpus '%s': need 1 <= A <= B", v) end
       local list, n = {}, a
       while n <= b do list[#list + 1] = n; n = n * 2 end
       v = list
     end
   end
-  if type(v) ~= "table" or #v == 0 then fail("gpus must be counts (a list, a number or 'A..B')") end
-  if #v > 64 then fail("gpus: at most 64 counts (got %d)", #v) end
+  if type(v) ~= "table" or #v == 0 then fail("sweep: gpus must be counts (a list, a number or 'A..B')") end
+  if #v > 64 then fail("sweep: gpus: at most 64 counts (got %d)", #v) end
   local out, seen = {}, {}
   for i, n in ipairs(v) do
     -- One rule with the CLI, which reads "1e6" as 1000000: a whole
     -- number is a count, whether Lua holds it as an integer or a float.
+    local bad = options.bad_count(string.format("gpus[%d]", i), n)
+    if bad then fail("sweep: %s", bad) end
     local k = math.tointeger(n)
-    if not k or k < 1 or k > 2 ^ 24 then
-      fail("gpus[%d] must be a whole number 1..16777216 (got %s)", i, args.shown(n))
-    end
     -- A count given twice was searched twice: every layout of it came
     -- back twice, the runner-up the winner again ("0.0% more").
-    if seen[k] then fail("gpus lists %d twice", k) end
+    if seen[k] then fail("sweep: gpus lists %d twice", k) end
     seen[k] = true
     out[i] = k
   end
@@ -831,11 +830,9 @@ local function space_of(a, job, counts, policy)
   for _, d in ipairs(core().SWEEP_DIMS) do
     if d.values == "range" then
       local k = d.name .. "_max"
-      local v = math.tointeger(space[k])
-      if not v or v < 1 or v > 2 ^ 24 then
-        fail("sweep: %s must be a whole number 1..16777216 (got %s)", k, args.shown(space[k]))
-      end
-      space[k] = v
+      local bad = options.bad_count(k, space[k])
+      if bad then fail("sweep: %s", bad) end
+      space[k] = math.tointeger(space[k])
     end
   end
   -- A policy function scores every candidate itself: the engine's lower

@@ -236,4 +236,17 @@ is($c, 0, 'fit --zero-group 8') or diag $e;
 like($o, qr/^mixtral-8x7b on h100-sxm x64, method full \(dp 64, zero 1 in groups of 8 ranks\)$/m,
      'fit: the title names the groups');
 
+# 14. plan --gpus with a count out of range or more than 64 counts named
+# no command ("gpuplan: value 1 of --gpus must be ...", "gpuplan: gpus: at
+# most 64 counts"): gp.sweep's count-list reasons had no "sweep: " head,
+# so the command's name was never put in its place.  The range is the
+# count kind's (gpuplan.options bad_count: 1..2^24 = 16777216).
+for my $t (['0', 'value 1 of --gpus must be a whole number 1..16777216 (got 0)'],
+           ['8,0', 'value 2 of --gpus must be a whole number 1..16777216 (got 0)'],
+           [join(',', 1 .. 70), '--gpus: at most 64 counts (got 70)']) {
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', $t->[0]);
+    is($c, 1, "plan --gpus $t->[0]: refused");
+    like($e, qr/^gpuplan: plan: \Q$t->[1]\E$/m, "... naming plan and --gpus") or diag $e;
+}
+
 done_testing();

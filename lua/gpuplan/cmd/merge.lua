@@ -258,7 +258,10 @@ local function check_plan(v, where)
     end
   end
   local ok, counts = pcall(sweep.counts, job.gpus)
-  if not ok then fail("merge: %s: the plan's job.gpus: %s", where, cli.clean(counts)) end
+  -- the count list's own reason, without gp.sweep's head
+  if not ok then
+    fail("merge: %s: the plan's job.gpus: %s", where, (cli.clean(counts):gsub("^sweep: ", "")))
+  end
   local key = type(job.policy) == "table" and job.policy.key
   if not require("gpuplan.cmd.plan").POLICIES[v.policy] or not KEYS[key] then
     fail("merge: %s: the plan's policy is not one plan writes", where)
