@@ -1006,11 +1006,12 @@ local function batches_of(o, gpus, colocated, rgpus, auto, samples)
 end
 
 -- The actor's training step (gp.train's setup) on the training pool.
-local function actor_setup(o, method, tgpus, seq, minib, defaults)
+local function actor_setup(o, method, tgpus, seq, minib, defaults, stack)
   local ot = {}
   for k, v in pairs(o) do
     if not M.OPTIONS[k] and k ~= "steps" then ot[k] = v end
   end
+  if stack then ot.stack = stack end
   ot.method = method
   ot.gpus = tgpus
   -- The trainer's sequence and mini-batch come from the RL options: past
@@ -1649,8 +1650,24 @@ run = function(o, job)
     batches_of(o, gpus, colocated, rgpus, auto, samples)
   -- The trainer's sequence in whole tokens (a stated range's middle may
   -- fall on a half).
+  -- DeepSpeed's hybrid engine is a DeepSpeed engine's (deepspeed.initialize
+  -- with "hybrid_engine": {"enabled": true}, DeepSpeed-Chat's
+  -- rlhf_engine.py): the actor trains under DeepSpeed ZeRO, stack
+  -- deepspeed where none is given (the default stack, hf, priced it as
+  -- PyTorch FSDP), and no other.
+  local stack
+  if hybrid and not hf then
+    if o.stack == nil then
+      stack = "deepspeed"
+      dflt("stack=deepspeed (rollout_engine hybrid is DeepSpeed's hybrid engine)")
+    elseif o.stack ~= "deepspeed" then
+      usage("rl: rollout_engine = hybrid is DeepSpeed's hybrid engine, whose actor trains "
+        .. "under DeepSpeed ZeRO: stack = %s is not it (give stack = deepspeed, or none)",
+        tostring(o.stack))
+    end
+  end
   local s = actor_setup(o, method, tgpus,
-    plen + (pad and (rmax or rlen) or math.floor(rlen + 0.5)), minib, defaults)
+    plen + (pad and (rmax or rlen) or math.floor(rlen + 0.5)), minib, defaults, stack)
   local cfg, gpu, model = s.cfg, s.gpu, s.model
   -- The rollout engine holds each prompt and its longest response in one
   -- sequence: past the model's context its positions run out, and vLLM

@@ -13,7 +13,7 @@ local gp = require "gpuplan"
 
 local with = t.with
 
-t.plan(16)
+t.plan(19)
 
 local function comp(m, name)
   for _, c in ipairs(m.components) do if c.name == name then return c.bytes end end
@@ -98,3 +98,15 @@ local hfb = with(base, { rollout_engine = "hf", algo = "grpo", group = 2 })
 t.ok(gp.rl(hfb).rollout_engine == "hf", "hf at ZeRO-2 runs")
 t.raises(function() gp.rl(with(hfb, { zero = 3 })) end,
   "rollout_engine = hf generates through the actor's own modules, whose ZeRO-3", "hf at ZeRO-3: refused, not priced as ZeRO-2's decode", true)
+
+-- The hybrid engine is a DeepSpeed engine's (DeepSpeed-Chat's
+-- rlhf_engine.py: deepspeed.initialize with "hybrid_engine": {"enabled":
+-- true}): its actor trains under DeepSpeed ZeRO, stack deepspeed where
+-- none is given (the default stack, hf, had priced it as PyTorch FSDP),
+-- and another stack is refused.
+t.is(r.stack, "deepspeed", "rollout_engine hybrid: the actor's stack is DeepSpeed's")
+t.ok(table.concat(r.defaults, "; "):find("stack=deepspeed (rollout_engine hybrid", 1, true),
+  "... said among the defaults")
+t.raises(function() gp.rl(with(base, { stack = "megatron" })) end,
+  "rollout_engine = hybrid is DeepSpeed's hybrid engine, whose actor trains under DeepSpeed ZeRO: "
+    .. "stack = megatron is not it", "another stack refused", true)

@@ -98,7 +98,8 @@ t.near(p and p.value or 0, gp.rl(with(base, { margin = 0, model = cm(case.model,
 -- refused (the engine's setup once checked infer's own default lengths,
 -- 2048 + 256).  Its critic update is gp.train's of the 350M model on the
 -- actor's layout (ZeRO-3 over 64, micro-batch 16, 1024 sequences of 512
--- tokens in one optimizer step), exactly.
+-- tokens in one optimizer step) and stack (DeepSpeed's: the hybrid engine
+-- is a DeepSpeed engine's), exactly.
 local function opt(id, l, h, a)
   return { id = id, name = id, family = "opt", layers = l, hidden = h, heads = a, kv_heads = a,
            ffn_hidden = 4 * h, ffn_gated = false, vocab = 50272, tied_embeddings = true,
@@ -111,7 +112,8 @@ local ds = gp.rl { model = opt("opt-13b", 40, 5120, 40), gpu = "a100-sxm-80gb", 
   critic_model = o350, reward_model = o350 }
 t.ok(ds.fits, "DeepSpeed-Chat's OPT-13B + OPT-350M step on 64 A100s is priced and fits")
 local t350 = gp.train { model = o350, gpu = "a100-sxm-80gb", gpus = 64, zero = 3,
-  recompute = "full", method = "full", batch = 16, seq = 512, global_batch = 1024 }
+  recompute = "full", method = "full", batch = 16, seq = 512, global_batch = 1024,
+  stack = "deepspeed" }
 t.is(phase(ds, "critic_update").seconds, t350.step_s, "its critic update: gp.train's 350M step")
 
 -- Bad input: one line naming the key.
