@@ -264,8 +264,9 @@ local function checked(opts, args)
   if not model then error(cli.usage("infer: MODEL is required"), 0) end
   if not opts.gpu then error(cli.usage("infer: --gpu ID is required"), 0) end
   if opts.runtime and not require("gpuplan.infer").runtimes[opts.runtime] then
-    error(cli.usage("infer: --runtime must be one of "
-                    .. require("gpuplan.infer").runtime_names() .. " (got '"
+    -- "a, b or c", as an option's values are listed
+    local names = require("gpuplan.infer").runtime_names():gsub(", ([^,]+)$", " or %1")
+    error(cli.usage("infer: --runtime must be " .. names .. " (got '"
                     .. opts.runtime .. "')"), 0)
   end
   if #args > 1 then error(cli.usage("infer: one MODEL at a time"), 0) end
