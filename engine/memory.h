@@ -231,6 +231,18 @@ static inline double mem_budget(double capacity, const gp_mem_reserve *r)
 	return capacity - r->margin * capacity;
 }
 
+/* The margin a serving engine holds back from its KV pool, as a fraction
+ * of `capacity`: with kv_free_fraction > 0 the KV pool is that fraction
+ * of `left`, the memory free once the model is loaded (TensorRT-LLM's
+ * KvCacheConfig.free_gpu_memory_fraction, default 0.9, measured after the
+ * weights and the activations' profile), so the margin is the rest of
+ * `left`; else `margin`, the caller's fraction of the capacity (vLLM's
+ * gpu_memory_utilization).  The one rule mem_infer (memory_infer.c
+ * serve_reserve) and the MoE serving model (serve.c serve_memory) size
+ * the KV with. */
+double mem_kv_margin(double capacity, double margin, double kv_free_fraction,
+		     double left);
+
 /* Components of the breakdown, in this order. */
 typedef enum gp_mem_comp {
 	GP_MEM_WEIGHTS = 0, GP_MEM_GRADS, GP_MEM_MASTER, GP_MEM_OPTIMIZER,

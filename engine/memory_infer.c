@@ -203,25 +203,30 @@ static int mem_infer_parts_of(const gp_model *m, const gp_infer_cfg *c,
 	return GP_OK;
 }
 
-/* The reserve as the KV sizing rule sees it: with kv_free_fraction the
- * margin is (1 - fraction) of what is free after weights, workspace and
- * the fixed reserve (TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction,
- * default 0.9, measured after the model is loaded), else the caller's
- * fraction of the capacity (vLLM's gpu_memory_utilization). */
+double mem_kv_margin(double capacity, double margin, double kv_free_fraction,
+		     double left)
+{
+	double m;
+
+	if (!(kv_free_fraction > 0))
+		return margin;
+	m = left > 0 && capacity > 0 ? (1.0 - kv_free_fraction) * left /
+		capacity : 0.0;
+	return m >= 1.0 ? 0.0 : m;
+}
+
+/* The reserve as the KV sizing rule sees it (mem_kv_margin): with
+ * kv_free_fraction the margin is (1 - fraction) of what is free after
+ * weights, workspace and the fixed reserve, else the caller's fraction of
+ * the capacity. */
 static void serve_reserve(const gp_infer_cfg *c, double capacity,
 			  const gp_mem_reserve *r, double placed,
 			  gp_mem_reserve *out)
 {
-	double left;
-
 	*out = *r;
-	if (!(c->kv_free_fraction > 0))
-		return;
-	left = capacity - r->context - r->workspace - r->comm - placed;
-	out->margin = left > 0 ? (1.0 - c->kv_free_fraction) * left /
-		capacity : 0.0;
-	if (out->margin >= 1.0)
-		out->margin = 0.0;
+	out->margin = mem_kv_margin(capacity, r->margin, c->kv_free_fraction,
+				    capacity - r->context - r->workspace -
+				    r->comm - placed);
 }
 
 /* The sequences of c->ctx tokens and the context of c->seqs sequences

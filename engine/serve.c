@@ -385,8 +385,21 @@ static void weights_of(const gp_model *m, const serve_cfg *c,
 		o->embed + o->other + o->mtp;
 }
 
+/* The bytes the runtime holds back from the KV pool once `placed` (the
+ * weights, buffers and the step's activations) is on the GPU: the dense
+ * path's one rule (memory.h mem_kv_margin), the base's margin of the
+ * capacity (vLLM's and SGLang's fraction) or, with kv_free_fraction,
+ * the rest of what is free (TensorRT-LLM's free_gpu_memory_fraction). */
+static double kv_margin(const serve_cfg *c, double placed)
+{
+	double cap = c->base.capacity;
+
+	return cap * mem_kv_margin(cap, c->base.reserve.margin,
+				   c->base.kv_free_fraction, cap - placed);
+}
+
 /* The largest decode batch whose KV, activations and low-latency
- * buffer fit the card. */
+ * buffer fit the card less the margin. */
 static double largest_batch(const serve_cfg *c, const shp *s,
                             serve_phase phase, const serve_mem *o,
                             double fixed, double per, double q,
@@ -410,7 +423,8 @@ static double largest_batch(const serve_cfg *c, const shp *s,
 		if (s->ep > 1 && c->a2a == SERVE_A2A_DEEPEP)
 			buf = ll_buffer(s, mid * q / tbo) +
 				(phase == SERVE_COLOCATED ? ht_buffer(s) : 0);
-		if (o->weights + buf + fixed + mid * (per + o->kv_admit) <=
+		if (o->weights + buf + fixed + mid * (per + o->kv_admit) +
+		    kv_margin(c, o->weights + buf + fixed + mid * per) <=
 		    c->base.capacity)
 			lo = mid;
 		else
@@ -496,7 +510,9 @@ int serve_memory(const gp_model *m, const serve_cfg *c,
 	}
 	ws = fixed + per * batch;
 	o->workspace = ws;
-	o->kv_budget = c->base.capacity - o->weights - o->a2a_buffer - ws;
+	o->margin = kv_margin(c, o->weights + o->a2a_buffer + ws);
+	o->kv_budget = c->base.capacity - o->weights - o->a2a_buffer - ws -
+		o->margin;
 	o->used = o->weights + o->a2a_buffer + ws +
 		(phase == SERVE_PREFILL ? 0.0 : batch * o->kv_admit);
 	if (phase == SERVE_PREFILL)

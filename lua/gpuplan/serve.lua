@@ -353,6 +353,10 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     -- prefix_hit): the engine prefills the rest (infer_new_prompt)
     cached = c.cached,
     runtime = c.runtime, capacity = c.capacity, kv_reserve_max = c.kv_reserve_max,
+    -- the margin by gpuplan.infer's rule for the runtime (setup_memory,
+    -- M.runtime_memory), priced in serve.c kv_margin by the dense path's
+    -- memory.h mem_kv_margin
+    margin = c.margin, kv_free_fraction = c.kv_free_fraction,
     max_batch = c.max_batch, price = c.price,
     topo = node_of(a, info.gpu, cat, default, math.max(tp, ptp or tp)),
     decode = { tp = tp, ep = L.groups > 1 and L.groups or ep, dp_attention = dp, tbo = tbo },

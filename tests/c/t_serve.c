@@ -74,6 +74,8 @@ static void cfg(serve_cfg *c, int ep, int dp)
 	c->base.input = 4096;
 	c->base.output = 1536;
 	c->base.capacity = 71.2e9;     /* 79.1 GiB x 0.9 */
+	c->base.reserve.margin = 0.0;  /* the 0.9 above is the margin:
+	                                  not held back twice */
 	c->decode.tp = c->decode.ep = ep;
 	c->decode.dp_attention = dp;
 	c->gpus = ep;
@@ -210,7 +212,7 @@ int main(void)
 	double attn, down, want, t_disp, t_comb, ll[6][2], x;
 	int i, ep;
 
-	plan(129);
+	plan(132);
 	dsv3(&m);
 	hopper(&d);
 
@@ -293,6 +295,33 @@ int main(void)
 	       "DeepEP low-latency buffer (config.hpp layout)");
 	ok(mem.max_batch > 0 && mem.used <= c.base.capacity,
 	   "a batch fits the H800 at EP16");
+	/* The margin (memory.h mem_kv_margin, the dense path's rule): at
+	 * the same batch (same workspace) F = kv_budget at margin 0; a
+	 * margin m of the 71.2e9 B holds back m x 71.2e9 B (0.1: F -
+	 * 7.12e9 B); kv_free_fraction 0.9 makes the pool 0.9 F.  Sums of
+	 * the same doubles: reltol 1e-12. */
+	{
+		serve_mem m0;
+		double F;
+
+		MUST(serve_memory(&m, &c, &c.decode, SERVE_DECODE, 1, &m0,
+				  &err));
+		F = m0.kv_budget;
+		c.base.reserve.margin = 0.1;
+		MUST(serve_memory(&m, &c, &c.decode, SERVE_DECODE, 1, &mem,
+				  &err));
+		is_num(mem.kv_budget, F - 7.12e9, 1e-12,
+		       "margin 0.1: KV budget F - 0.1 x capacity");
+		ok(mem.max_batch < m0.max_batch,
+		   "margin 0.1: the KV holds fewer sequences");
+		c.base.kv_free_fraction = 0.9;
+		MUST(serve_memory(&m, &c, &c.decode, SERVE_DECODE, 1, &mem,
+				  &err));
+		is_num(mem.kv_budget, 0.9 * F, 1e-12,
+		       "kv_free_fraction 0.9: KV budget 0.9 F");
+		c.base.reserve.margin = 0.0;
+		c.base.kv_free_fraction = 0.0;
+	}
 
 	/* --- all-to-all bytes per MoE layer --------------------------------
 	 * 32 sequences per GPU, 1 token each, top-8, hidden 7168:

@@ -201,8 +201,10 @@ is($c, 2, 'a bad --target is a usage error');
 # decode pool keeps one whole instance (8 of 40), no ITL, and the system
 # rate is the prefill pool's 32 GPUs x 7676 prompt tok/s / 2048 = 120
 # (EPLB off, the runtimes' default: the hottest GPU's share slows both pools).
+# --margin 0: bf16 weights (169.56 GB a GPU) do not fit beside the default
+# 10% margin of B200's 191.1 GB (tests/lua/serve.t).
 ($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'b200', '--gpus', '40', '--ep', '8',
-                      '--disagg', '--output', '1');
+                      '--disagg', '--output', '1', '--margin', '0');
 is($c, 0, 'disagg output 1: exit 0') or diag $e;
 like($o, qr/^pools\s+prefill 32 GPUs \(.*\) : decode 8 GPUs \(399 tok\/s each\)/m,
      'disagg output 1: decode pool of one instance, 399 first tokens/s a GPU');
@@ -213,5 +215,21 @@ unlike($o, qr/\b(?:nan|-?inf)\b/i, 'disagg output 1: no NaN or inf');
                       '--disagg', '--output', '1', '--prefill-gpus', '40');
 isnt($c, 0, 'disagg: no GPU left for decode is refused');
 like($e, qr/--prefill-gpus 40 must be whole decode instances of 8/, '... naming --prefill-gpus');
+
+# The margin is priced on the MoE path too (serve.c kv_margin, the dense
+# path's mem_kv_margin): Qwen3-30B-A3B EP8 on 8 H100 SXM, --margin 0 vs 0.3.
+# 0.3 x 84,932,978,278 B = 25.48 GB less room per GPU, at 427,819,008 B of
+# admitted KV per sequence (mean length 2176 of 2304 tokens) 59.56 sequences;
+# the activations and DeepEP buffer each one adds are a few MB, under 10%
+# of that: the batch falls by 53 to 60 per GPU (the old code gave 177 both).
+my %mb;
+for my $m ('0', '0.3') {
+    ($c, $o, $e) = run_gp('infer', 'qwen3-30b-a3b', '--gpu', 'h100-sxm', '--gpus', '8',
+                          '--ep', '8', '--margin', $m);
+    is($c, 0, "moe --margin $m exits 0");
+    ($mb{$m}) = $o =~ /^batch per GPU\s+(\d+) \(KV holds/m;
+}
+ok(defined $mb{0} && defined $mb{0.3} && $mb{0} - $mb{0.3} >= 53 && $mb{0} - $mb{0.3} <= 60,
+   "moe: --margin 0.3 holds 53-60 fewer sequences per GPU than --margin 0 ($mb{0} -> $mb{0.3})");
 
 done_testing();
