@@ -479,7 +479,12 @@ local function dispatch(argv)
   local options = require "gpuplan.options"
   if options.FUNCTION[name] then
     local bad = options.check_cli(name, opts)
-    if bad then return report_error(M.fail(name .. ": " .. cli_got(bad)), mod.usage, name) end
+    if bad then
+      -- a value its kind cannot parse (options.quantity marks it) is a
+      -- usage error, exit 2; one out of its range an error, exit 1
+      local mk = argmod.is_usage(bad) and M.usage or M.fail
+      return report_error(mk(name .. ": " .. cli_got(bad)), mod.usage, name)
+    end
   end
   -- A broken catalog (a user file on the search path) is one error naming
   -- its file and line, loaded here before the command runs: inside it the

@@ -2181,8 +2181,12 @@ function M.quantity(name, v, shown_name)
     return nil, string.format("%s '%s' needs a unit, e.g. %s", shown_name, v,
       UNIT_EXAMPLE[d.kind])
   end
+  -- Text the units parser cannot read ("abc", "5xx") is a value the
+  -- option cannot parse: a usage error, exit 2 on the command line
+  -- (docs/output.md), marked here for every quantity option at once; a
+  -- value that parses but is out of its range stays a plain refusal.
   local ok, n = pcall(require("gpuplan.units").parse, v, kind)
-  if not ok then return nil, shown_name .. ": " .. tostring(n) end
+  if not ok then return nil, args.usage(shown_name .. ": " .. tostring(n)) end
   return n
 end
 

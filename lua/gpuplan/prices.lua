@@ -295,7 +295,10 @@ function M.per_hour(cat, p, gpu, buyer, default)
   else
     local ok, parsed = pcall(require("gpuplan.units").parse, p, "price")
     if not ok then
-      error(string.format("price '%s': %s", p, (tostring(parsed):gsub("^.-:%d+: ", ""))), 0)
+      -- text that is neither a price id nor an amount: a value the option
+      -- cannot parse, a usage error on the command line (docs/output.md)
+      error(require("gpuplan.args").usage(string.format("price '%s': %s", p,
+        (tostring(parsed):gsub("^.-:%d+: ", "")))), 0)
     end
     v = parsed
   end

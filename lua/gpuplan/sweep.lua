@@ -90,7 +90,9 @@ function M.duration(v, what)
   if not n or not (n > 0 and n < math.huge) then
     -- the units taken said, months and years not being among them
     -- (a month has no one length): "6mo" left the user guessing
-    fail("%s '%s': expected a duration like 30d, 12h or 2w (a number and one unit: s, m, "
+    -- text that is no duration is a value the option cannot parse: a
+    -- usage error (docs/output.md), where 0d above parses and is refused
+    usage("%s '%s': expected a duration like 30d, 12h or 2w (a number and one unit: s, m, "
       .. "h, d or w; no months or years: half a year is 26w)", what, v)
   end
   -- A string without its unit is refused, as every quantity option's
@@ -136,7 +138,9 @@ function M.money(v, what, default_currency, cat)
          what, v)
   end
   if not n or not (n > 0 and n < math.huge) then
-    fail("%s '%s': expected an amount like $50k, 100kCNY or 1.2MUSD", what, v)
+    -- text that is no amount: a usage error (docs/output.md), where a
+    -- negative or zero amount above parses and is refused
+    usage("%s '%s': expected an amount like $50k, 100kCNY or 1.2MUSD", what, v)
   end
   -- a currency the catalog cannot convert, named with the argument
   -- (it was "no exchange rate for currency XYZ", raised later, from the

@@ -31,16 +31,23 @@ my @plan = ('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--tokens',
 
 # 2. --price 0x10 was read by Lua's tonumber as 16 USD a GPU-hour, while
 # every other number option refuses a hexadecimal value.
+# A price that does not parse is a usage error, exit 2: docs/output.md
+# "A usage error is a command line that cannot be read as a question: ...
+# a value the option cannot parse".
 ($c, $o, $e) = run_gp(@train, '--price', '0x10');
-is($c, 1, '--price 0x10: refused');
+is($c, 2, '--price 0x10: refused, a usage error');
 like($e, qr/^gpuplan: train: --price '0x10': bad price/m, '--price 0x10: names --price') or diag $e;
 
 # 3. plan's --budget and --deadline refusals named no command ("gpuplan:
 # --budget '0': ..."), unlike every other option's ("gpuplan: plan: ...").
-for my $a (['--budget', '0'], ['--budget', '-5'], ['--deadline', '1y']) {
-    ($c, $o, $e) = run_gp(@plan, @$a);
-    is($c, 1, "plan @$a: exit 1");
-    like($e, qr/^gpuplan: plan: $a->[0] '\Q$a->[1]\E': /m, "plan @$a: names plan") or diag $e;
+# '0' and '-5' parse as amounts and are refused (exit 1, docs/output.md:
+# "a value the job commands' declarations refuse"); '1y' is no duration,
+# "a value the option cannot parse", a usage error (exit 2).
+for my $a (['--budget', '0', 1], ['--budget', '-5', 1], ['--deadline', '1y', 2],
+           ['--budget', 'xyz', 2]) {
+    ($c, $o, $e) = run_gp(@plan, @$a[0, 1]);
+    is($c, $a->[2], "plan @$a[0, 1]: exit $a->[2]");
+    like($e, qr/^gpuplan: plan: $a->[0] '\Q$a->[1]\E': /m, "plan @$a[0, 1]: names plan") or diag $e;
 }
 
 # 4. --deadline 0d said "expected a duration like 30d, 12h or 2w": it is

@@ -61,6 +61,23 @@ for my $g ('abc', '8..', '1.5') {
 is($c, 2, 'train --gpus abc: the same exit');
 ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h200-sxm', '--gpus', '100..64');
 is($c, 1, 'plan --gpus 100..64: a bad value, still exit 1');
+# A quantity whose text the units parser cannot read (--memory abc,
+# --host-bw 5xx) and a price that is no amount exited 1: docs/output.md
+# "A usage error is a command line that cannot be read as a question: ...
+# a value the option cannot parse" -- exit 2, with the usage line.  One
+# that parses but is out of range (--memory 0GB) stays exit 1.
+for my $t (['infer', '--memory', 'abc', qr/--memory: bad bytes 'abc'/],
+           ['train', '--host-bw', '5xx', qr/--host-bw: bad bandwidth '5xx'/],
+           ['infer', '--price', 'abc', qr/--price 'abc': bad price 'abc'/]) {
+    my ($cmd, $f, $v, $re) = @$t;
+    ($c, $o, $e) = run_gp($cmd, 'llama3-8b', '--gpu', 'h200-sxm',
+                          $cmd eq 'train' ? ('--gpus', '8') : (), $f, $v);
+    is($c, 2, "$cmd $f $v: a usage error");
+    like($e, qr/^gpuplan: $cmd: .*$re.*\nusage: gpuplan $cmd /m, "$cmd $f $v: the message, then the usage line")
+        or diag $e;
+}
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h200-sxm', '--memory', '0GB');
+is($c, 1, 'infer --memory 0GB: parses, out of range, exit 1') or diag $e;
 
 # 4. catalog check DIR with DIR an absolute path under the working
 # directory said "ok: 0 entries": the loader names each entry's file
