@@ -202,6 +202,31 @@ for my $t ([['train', 'llama3-8b', '--gpus', '64', '--fsdp', 'hybrid_shard'],
     like($o, qr/^h20\/autodl\/cn,h20,AutoDL,specialty,cn,6\.98,CNY,/m, 'csv: the h20 row');
 }
 
+# 11b. catalog list models --format csv/json gave the MoE shape as text
+# ("256×top8", key moe_s), as the prices' "$2.10/h" was: a machine format
+# gives numbers -- experts, top_k, shared_experts -- empty (JSON null) for
+# a dense model; the text table keeps its "256×top8" cell.
+{
+    ($c, $o, $e) = run_gp('catalog', 'list', 'models', '--format', 'json');
+    is($c, 0, 'catalog list models --format json') or diag $e;
+    my %m = map { $_->{id} => $_ } @{JSON::PP::decode_json($o)};
+    # catalog/models/moe.lua: deepseek-v3 experts = 256, top_k = 8,
+    # shared_experts = 1 (config.json n_routed_experts 256, n_shared_experts 1)
+    is_deeply([@{$m{'deepseek-v3'}}{qw(experts top_k shared_experts)}], [256, 8, 1],
+              'deepseek-v3: 256 experts, top 8, 1 shared, as numbers');
+    ok(!exists $m{'deepseek-v3'}{moe_s}, '... and no shape string');
+    is_deeply([@{$m{'bloom-176b'}}{qw(experts top_k shared_experts)}], [undef, undef, undef],
+              'bloom-176b, dense: null');
+    ($c, $o, $e) = run_gp('catalog', 'list', 'models', '--format', 'csv');
+    like($o, qr/^id,name,layers,hidden,heads,kv_heads,params_b,experts,top_k,shared_experts$/m,
+         'csv: the three MoE columns');
+    like($o, qr/^deepseek-v3,DeepSeek-V3,61,7168,128,128,671,256,8,1$/m, 'csv: the deepseek-v3 row');
+    like($o, qr/^bloom-176b,BLOOM 176B,[^\n]*,,,$/m, 'csv: a dense model, empty');
+    ($c, $o, $e) = run_gp('catalog', 'list', 'models');
+    like($o, qr/^deepseek-v3\s.*\s256(?:\x{d7}|\xc3\x97)top8$/m, 'text: the shape cell as before')
+        or diag $o;
+}
+
 # 12. catalog list gpus/fabrics/archs --format csv headed converted cells
 # with the JSON's SI key: "mem_bw" over 0.600 (TB/s) where the JSON's
 # mem_bw is 600000000000 bytes/s; bf16 in TFLOPS, a fabric's bw in GB/s

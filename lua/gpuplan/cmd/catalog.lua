@@ -68,7 +68,12 @@ local list_columns = {
   currencies = { { key = "id" }, { key = "per_usd", label = "per USD" }, { key = "date" }, { key = "source" } },
   models = { { key = "id" }, { key = "name" }, { key = "layers" }, { key = "hidden" }, { key = "heads" },
              { key = "kv_heads", label = "kv heads" }, { key = "params_b", label = "params B" },
-             { key = "moe_s", label = "MoE" } },
+             -- A machine format's MoE shape is numbers, as a price's is
+             -- (the cell read "256×top8"): routed experts, experts a
+             -- token is routed to, shared experts; empty for a dense model.
+             { key = "moe_s", label = "MoE",
+               machine = { { key = "experts", label = "experts" }, { key = "top_k", label = "top_k" },
+                           { key = "shared_experts", label = "shared_experts" } } } },
   recipes = { { key = "id" }, { key = "weights" }, { key = "grads" }, { key = "master" },
               { key = "state" }, { key = "reduce" }, { key = "activations" }, { key = "name" } },
   optimizers = { { key = "id" }, { key = "states" }, { key = "state" }, { key = "name" } },
@@ -91,6 +96,10 @@ local function row_of(kind, e, cat)
   elseif kind == "models" then
     r.kv_heads = e.kv_heads or e.heads
     r.moe_s = e.moe and string.format("%d×top%d", e.moe.experts, e.moe.top_k) or nil
+    if e.moe then
+      r.experts, r.top_k = e.moe.experts, e.moe.top_k
+      r.shared_experts = e.moe.shared_experts or 0
+    end
   end
   return r
 end
