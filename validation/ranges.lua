@@ -11,7 +11,11 @@ return {
         gen = { "ada", "ampere", "blackwell", "cdna3", "hopper", "volta" },
       },
       regimes = {
-        [""] = { cases = 162, lo = 0.896, hi = 1.279 },
+        [""] = { cases = 167, lo = 0.896, hi = 1.281 },
+        ["vendor=AMD"] = { cases = 10, lo = 0.825, hi = 1.699 },
+        ["vendor=AMD/style=all_reduce"] = { cases = 10, lo = 0.825, hi = 1.699 },
+        ["vendor=AMD/style=all_reduce/scale=node"] = { cases = 10, lo = 0.825, hi = 1.699 },
+        ["vendor=AMD/style=all_reduce/scale=node/gen=cdna3"] = { cases = 10, lo = 0.825, hi = 1.699 },
         ["vendor=NVIDIA"] = { cases = 157, lo = 0.896, hi = 1.279 },
         ["vendor=NVIDIA/style=all_gather"] = { cases = 20, lo = 0.980, hi = 1.284 },
         ["vendor=NVIDIA/style=all_gather/scale=nodes"] = { cases = 16, lo = 0.940, hi = 1.817 },
