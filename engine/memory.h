@@ -231,6 +231,24 @@ static inline double mem_budget(double capacity, const gp_mem_reserve *r)
 	return capacity - r->margin * capacity;
 }
 
+/* The fixed reserve of one GPU: what the runtime holds before any tensor
+ * of the job is placed, whatever the batch -- the CUDA context (r->context,
+ * 0.5 GiB by default: the driver state and lazily loaded kernels of an idle
+ * PyTorch process, NVIDIA CUDA C Programming Guide "Lazy Loading"), the
+ * libraries' workspaces (r->workspace, 64 MiB: cuBLAS's per-handle
+ * workspace, PyTorch's CUBLAS_WORKSPACE_CONFIG :4096:8, and cuBLASLt's,
+ * PyTorch CUDA semantics notes) and NCCL's buffers where the GPUs talk
+ * (r->comm, 0.5 GiB on more than one GPU: NCCL_BUFFSIZE, 4 MiB per
+ * channel per peer, NCCL environment variable docs), the figures
+ * mem_reserve_default sets (memory.c, with the sources in full) unless the
+ * caller states its own.  The one rule every breakdown places it by: the
+ * dense path's usable (finish_pick) and its KV sizing (memory_infer.c
+ * serve_reserve), and the MoE serving model's (serve.c serve_memory). */
+static inline double mem_fixed_reserve(const gp_mem_reserve *r)
+{
+	return r->context + r->workspace + r->comm;
+}
+
 /* The margin a serving engine holds back from its KV pool, as a fraction
  * of `capacity`: with kv_free_fraction > 0 the KV pool is that fraction
  * of `left`, the memory free once the model is loaded (TensorRT-LLM's

@@ -225,8 +225,7 @@ static void serve_reserve(const gp_infer_cfg *c, double capacity,
 {
 	*out = *r;
 	out->margin = mem_kv_margin(capacity, r->margin, c->kv_free_fraction,
-				    capacity - r->context - r->workspace -
-				    r->comm - placed);
+				    capacity - mem_fixed_reserve(r) - placed);
 }
 
 /* The sequences of c->ctx tokens and the context of c->seqs sequences

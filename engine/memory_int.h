@@ -85,7 +85,7 @@ static inline void finish_pick(gp_mem_result *o, double sum,
 	o->capacity = capacity;
 	o->margin = r->margin * capacity;
 	o->budget = mem_budget(capacity, r);
-	o->usable = o->budget - r->context - r->workspace - r->comm;
+	o->usable = o->budget - mem_fixed_reserve(r);
 	o->short_by = o->total - o->budget;
 	o->fits = o->total <= o->budget;
 }

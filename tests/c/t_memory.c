@@ -176,7 +176,7 @@ int main(void)
 	unsigned mask;
 	int rc;
 
-	plan(168);
+	plan(171);
 	mem_reserve_default(&rs, 1);
 
 	/* --- recipes: bytes per parameter (exact sums) --- */
@@ -704,6 +704,22 @@ int main(void)
 	 * / (1.25 GiB / 8 + 1.05 x 32000 x 4 B / 8 = 167788960) = 319.72
 	 * -> 319 sequences. */
 	is_num(r.max_seqs, 319, 0, "... and 319 sequences of 4096 at most");
+	/* The fixed reserve, memory.h mem_fixed_reserve (the rule the MoE
+	 * serving model places too, serve.c fixed_reserve): 0.5 GiB context
+	 * 536870912 + 64 MiB cuBLAS 67108864 = 603979776 B on one GPU, with
+	 * 0.5 GiB of NCCL buffers 1140850688 on 8; usable = 0.9 x 80e9 -
+	 * 603979776 = 71396020224 (above).  Exact: integers below 2^53. */
+	{
+		gp_mem_reserve r8;
+
+		mem_reserve_default(&r8, 8);
+		is_num(mem_fixed_reserve(&rs), 603979776.0, 0,
+		       "fixed reserve, one GPU: context + cuBLAS");
+		is_num(mem_fixed_reserve(&r8), 1140850688.0, 0,
+		       "fixed reserve, 8 GPUs: + NCCL buffers");
+		is_num(r.usable, 71396020224.0, 0,
+		       "usable: 0.9 x 80e9 less the fixed reserve");
+	}
 	/* max_seqs is floor(room / kv_per_seq): one more must not fit. */
 	ic.seqs = r.max_seqs + 1;
 	MUST(mem_infer(&l70, &ic, 80e9, &rs, &r1, &err));
