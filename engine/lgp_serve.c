@@ -494,6 +494,7 @@ static void lgp_pushpool(lua_State *L, const serve_pool *p)
 	lgp_setnum(L, "kv_admit", m->kv_admit);
 	lgp_setnum(L, "a2a_buffer", m->a2a_buffer);
 	lgp_setnum(L, "workspace", m->workspace);
+	lgp_setnum(L, "reserve", m->reserve);
 	lgp_setnum(L, "margin", m->margin);
 	lgp_setnum(L, "kv_budget", m->kv_budget);
 	lgp_setnum(L, "used", m->used);

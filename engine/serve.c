@@ -386,16 +386,42 @@ static void weights_of(const gp_model *m, const serve_cfg *c,
 }
 
 /* The bytes the runtime holds back from the KV pool once `placed` (the
- * weights, buffers and the step's activations) is on the GPU: the dense
- * path's one rule (memory.h mem_kv_margin), the base's margin of the
- * capacity (vLLM's and SGLang's fraction) or, with kv_free_fraction,
- * the rest of what is free (TensorRT-LLM's free_gpu_memory_fraction). */
+ * weights, the fixed reserve, buffers and the step's activations) is on
+ * the GPU: the dense path's one rule (memory.h mem_kv_margin), the base's
+ * margin of the capacity (vLLM's and SGLang's fraction) or, with
+ * kv_free_fraction, the rest of what is free (TensorRT-LLM's
+ * free_gpu_memory_fraction). */
 static double kv_margin(const serve_cfg *c, double placed)
 {
 	double cap = c->base.capacity;
 
 	return cap * mem_kv_margin(cap, c->base.reserve.margin,
 				   c->base.kv_free_fraction, cap - placed);
+}
+
+/* The fixed reserve on each GPU of an instance of L->tp GPUs: the dense
+ * path's rule, memory.h mem_fixed_reserve (the CUDA context, the cuBLAS /
+ * cuBLASLt workspaces, NCCL's buffers where the GPUs talk; the figures and
+ * their sources in memory.c mem_reserve_default), placed before the KV as
+ * mem_infer does.  The base's reserve is that of its tp * pp GPUs
+ * (lgp_toserve), which a serving config does not read: its GPUs are the
+ * layout's, so NCCL's buffers are the default's for L->tp GPUs unless the
+ * base states its own.  The runtimes size the pool the same way: SGLang's
+ * model_runner.py profile_max_num_token takes "rest_memory =
+ * available_gpu_memory - total_gpu_memory * (1 - self.mem_fraction_static)",
+ * the memory free once the context, the communicators and the weights are
+ * in, less the margin. */
+static double fixed_reserve(const serve_cfg *c, const serve_layout *L)
+{
+	gp_mem_reserve r = c->base.reserve;
+
+	if (!(r.comm > 0)) {
+		gp_mem_reserve d;
+
+		mem_reserve_default(&d, L->tp);
+		r.comm = d.comm;
+	}
+	return mem_fixed_reserve(&r);
 }
 
 /* The largest decode batch whose KV, activations and low-latency
@@ -411,7 +437,7 @@ static double largest_batch(const serve_cfg *c, const shp *s,
 	/* The largest batch: KV, activations and the low-latency buffer
 	 * all grow with it; bisect on whole sequences. */
 	lo = 0;
-	hi = floor((c->base.capacity - o->weights - fixed) /
+	hi = floor((c->base.capacity - o->weights - o->reserve - fixed) /
 	           (o->kv_admit + per));
 	if (hi > c->base.max_batch)
 		hi = c->base.max_batch;
@@ -423,9 +449,10 @@ static double largest_batch(const serve_cfg *c, const shp *s,
 		if (s->ep > 1 && c->a2a == SERVE_A2A_DEEPEP)
 			buf = ll_buffer(s, mid * q / tbo) +
 				(phase == SERVE_COLOCATED ? ht_buffer(s) : 0);
-		if (o->weights + buf + fixed + mid * (per + o->kv_admit) +
-		    kv_margin(c, o->weights + buf + fixed + mid * per) <=
-		    c->base.capacity)
+		if (o->weights + o->reserve + buf + fixed +
+		    mid * (per + o->kv_admit) +
+		    kv_margin(c, o->weights + o->reserve + buf + fixed +
+		              mid * per) <= c->base.capacity)
 			lo = mid;
 		else
 			hi = mid - 1;
@@ -510,10 +537,11 @@ int serve_memory(const gp_model *m, const serve_cfg *c,
 	}
 	ws = fixed + per * batch;
 	o->workspace = ws;
-	o->margin = kv_margin(c, o->weights + o->a2a_buffer + ws);
-	o->kv_budget = c->base.capacity - o->weights - o->a2a_buffer - ws -
-		o->margin;
-	o->used = o->weights + o->a2a_buffer + ws +
+	o->reserve = fixed_reserve(c, L);
+	o->margin = kv_margin(c, o->weights + o->reserve + o->a2a_buffer + ws);
+	o->kv_budget = c->base.capacity - o->weights - o->reserve -
+		o->a2a_buffer - ws - o->margin;
+	o->used = o->weights + o->reserve + o->a2a_buffer + ws +
 		(phase == SERVE_PREFILL ? 0.0 : batch * o->kv_admit);
 	if (phase == SERVE_PREFILL)
 		return GP_OK;

@@ -172,12 +172,15 @@ typedef struct serve_mem {
 	                         kv_per_seq; paged: input + output / 2) */
 	double a2a_buffer;    /* DeepEP buffers */
 	double workspace;     /* activations of a step */
+	double reserve;       /* the fixed reserve: CUDA context, library
+	                         workspaces, NCCL buffers on more than one
+	                         GPU (serve.c fixed_reserve) */
 	double margin;        /* bytes the runtime holds back from the KV
 	                         pool (mem_kv_margin: the base's margin of
 	                         the capacity, or with kv_free_fraction the
 	                         rest of what the model leaves free) */
 	double kv_budget;     /* capacity - weights - buffers - workspace
-	                         - margin */
+	                         - reserve - margin */
 	double used;          /* all of it at the batch */
 	int max_batch;        /* sequences per GPU the KV budget holds */
 } serve_mem;

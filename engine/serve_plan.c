@@ -66,11 +66,11 @@ static void no_fit_mem(char *why, size_t n, const serve_mem *m,
                        const serve_cfg *c, const char *pool)
 {
 	snprintf(why, n, "%s: needs %.2f GB per GPU (weights %.2f, one "
-	         "sequence's KV %.3f, buffers %.2f, workspace %.2f), has "
-	         "%.2f GB after the margin", pool,
-	         (m->weights + m->kv_admit + m->a2a_buffer + m->workspace) /
-	         1e9, m->weights / 1e9, m->kv_admit / 1e9,
-	         m->a2a_buffer / 1e9, m->workspace / 1e9,
+	         "sequence's KV %.3f, buffers %.2f, workspace %.2f, reserve "
+	         "%.2f), has %.2f GB after the margin", pool,
+	         (m->weights + m->kv_admit + m->a2a_buffer + m->workspace +
+	          m->reserve) / 1e9, m->weights / 1e9, m->kv_admit / 1e9,
+	         m->a2a_buffer / 1e9, m->workspace / 1e9, m->reserve / 1e9,
 	         (c->base.capacity - m->margin) / 1e9);
 }
 
@@ -358,10 +358,11 @@ static int prefill_side(const gp_model *m, const roof_device *d,
 	if (o->mem.used + o->mem.margin > c->base.capacity) {
 		snprintf(o->why, sizeof o->why, "prefill: needs %.2f GB per "
 		         "GPU (weights %.2f, buffers %.2f, a chunk's "
-		         "activations and KV %.2f), has %.2f GB after the "
-		         "margin",
+		         "activations and KV %.2f, reserve %.2f), has %.2f GB "
+		         "after the margin",
 		         o->mem.used / 1e9, o->mem.weights / 1e9,
 		         o->mem.a2a_buffer / 1e9, o->mem.workspace / 1e9,
+		         o->mem.reserve / 1e9,
 		         (c->base.capacity - o->mem.margin) / 1e9);
 		return GP_OK;
 	}

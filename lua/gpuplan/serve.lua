@@ -72,7 +72,8 @@
 -- argument's meaning), max_batch_kv_per_gpu (its most), tp, ep, dp_attention,
 -- two_batch_overlap, disagg, instances, memory
 -- {attention, dense, shared, experts, embed, other, mtp, weights, a2a_buffer,
--- workspace, expert_slots}, tpot_s, accept, dispatch_ms / combine_ms (one MoE
+-- workspace, reserve (the fixed reserve: CUDA context, library workspaces,
+-- NCCL buffers; engine/serve.c fixed_reserve), expert_slots, kv_budget}, tpot_s, accept, dispatch_ms / combine_ms (one MoE
 -- layer, one micro-batch), a2a_ms / a2a_exposed_ms / tp_comm_ms / compute_ms /
 -- step_ms (a decode step), decode_gpus, prefill_gpus, decode_per_gpu (output
 -- tok/s per decode GPU), prefill_per_gpu (prompt tok/s per prefill GPU),
@@ -702,7 +703,7 @@ function M.result(r, model, d, s, info)
       attention = mem.attention, dense = mem.dense, shared = mem.shared,
       experts = mem.experts, embed = mem.embed, other = mem.other, mtp = mem.mtp,
       weights = mem.weights, a2a_buffer = mem.a2a_buffer, workspace = mem.workspace,
-      expert_slots = mem.expert_slots, kv_budget = mem.kv_budget,
+      reserve = mem.reserve, expert_slots = mem.expert_slots, kv_budget = mem.kv_budget,
     },
     weights_gpu = mem.weights, kv_per_seq = mem.kv_per_seq, kv_budget = mem.kv_budget,
     -- per replica, as results.lua declares it and as batch is (below): the

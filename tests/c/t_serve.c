@@ -212,7 +212,7 @@ int main(void)
 	double attn, down, want, t_disp, t_comb, ll[6][2], x;
 	int i, ep;
 
-	plan(132);
+	plan(137);
 	dsv3(&m);
 	hopper(&d);
 
@@ -321,6 +321,52 @@ int main(void)
 		       "kv_free_fraction 0.9: KV budget 0.9 F");
 		c.base.reserve.margin = 0.0;
 		c.base.kv_free_fraction = 0.0;
+	}
+	/* The fixed reserve the dense path places too (memory.c
+	 * mem_reserve_default): 0.5 GiB CUDA context + 64 MiB cuBLAS
+	 * workspace, and on an instance of more than one GPU 0.5 GiB of NCCL
+	 * buffers: 536,870,912 + 67,108,864 + 536,870,912 = 1,140,850,688 B
+	 * on the EP16 instance, 603,979,776 B on one GPU.  The KV budget is
+	 * the capacity less every part placed (same doubles: 1e-12). */
+	MUST(serve_memory(&m, &c, &c.decode, SERVE_DECODE, 1, &mem, &err));
+	is_num(mem.reserve, 1140850688.0, 1e-12,
+	       "reserve on 16 GPUs: context + cuBLAS + NCCL");
+	is_num(mem.kv_budget, c.base.capacity - mem.weights - mem.reserve -
+	       mem.a2a_buffer - mem.workspace - mem.margin, 1e-12,
+	       "KV budget: capacity less weights, reserve, buffers, "
+	       "workspace, margin");
+	{
+		serve_layout one = c.decode;
+		serve_mem m1;
+
+		one.tp = one.ep = 1;
+		one.dp_attention = 0;
+		c.redundant = 0;
+		MUST(serve_memory(&m, &c, &one, SERVE_DECODE, 0, &m1, &err));
+		is_num(m1.reserve, 603979776.0, 1e-12,
+		       "reserve on one GPU: no NCCL buffers");
+		c.redundant = 32;
+	}
+	/* A reserve the base states is the one placed (mem_fixed_reserve,
+	 * the dense path's sum): context 1e9 + workspace 0.25e9 + NCCL 2e9
+	 * = 3.25e9 B, 2,109,149,312 B more than the default's 1,140,850,688,
+	 * which the KV budget loses byte for byte at margin 0 (the weights,
+	 * buffers and workspace of batch 1 do not depend on it).  Sums of
+	 * ~1e10 B doubles: reltol 1e-12. */
+	{
+		serve_mem ms;
+		gp_mem_reserve keep = c.base.reserve;
+
+		c.base.reserve.context = 1e9;
+		c.base.reserve.workspace = 0.25e9;
+		c.base.reserve.comm = 2e9;
+		MUST(serve_memory(&m, &c, &c.decode, SERVE_DECODE, 1, &ms,
+				  &err));
+		is_num(ms.reserve, 3.25e9, 1e-12,
+		       "a stated reserve: 1e9 + 0.25e9 + 2e9");
+		is_num(ms.kv_budget, mem.kv_budget - 2109149312.0, 1e-12,
+		       "... the KV budget 2,109,149,312 B smaller");
+		c.base.reserve = keep;
 	}
 
 	/* --- all-to-all bytes per MoE layer --------------------------------

@@ -256,7 +256,9 @@ t.ok(pd.gpus >= 1 and pd.tokens_per_s >= 2e4, "a dense model plans TP replicas")
 -- per GPU at the time of writing: colocated, every step also waits for the
 -- prompt chunks of all 16 DP ranks, which keeps both batches small).  On
 -- EP32 (half the all-to-all crosses nodes) at batch 128 the overlap hides
--- it and stays.
+-- it and stays (input 2048: one micro-batch's 128 sequences of the base's
+-- 4096-token prompt no longer fit the 80 GB beside the fixed reserve,
+-- 0.5 GiB + 64 MiB + 0.5 GiB of NCCL buffers; 125 do).
 local h8 = { gpu = "h800-sxm", gpus = 16, ep = 16, dp_attention = true, kv = "fp8" }
 local function h8w(x)
   local a = with(h8)
@@ -270,8 +272,9 @@ t.ok(off.per_gpu > on.per_gpu, "small batches: one micro-batch is faster")
 t.is(auto.two_batch_overlap, false, "left open, the search turns the overlap off")
 t.near(auto.per_gpu, off.per_gpu, 0, "and delivers what one micro-batch does")
 t.ok(t.said(auto, "^two_batch_overlap=false"), "and says so among the assumptions")
-local big = gp.infer(h8w { gpus = 32, ep = 32, batch = 128 })
-local big_off = gp.infer(h8w { gpus = 32, ep = 32, batch = 128, two_batch_overlap = false })
+local big = gp.infer(h8w { gpus = 32, ep = 32, batch = 128, input = 2048 })
+local big_off = gp.infer(h8w { gpus = 32, ep = 32, batch = 128, two_batch_overlap = false,
+                               input = 2048 })
 t.ok(big.two_batch_overlap and big_off.fits and big.per_gpu > big_off.per_gpu,
      "EP32 at batch 128: the overlap is faster and kept")
 
@@ -675,8 +678,11 @@ end
 -- proportional to it).  The buffers are sized for the placement's skew
 -- alone: 1 + 3.257803 x 0.4790600 = 2.560683 without EPLB (1e-6: digits).
 do
+  -- input 2048: 128 sequences of the base's 4096-token prompt (0.171 GB
+  -- of KV each) no longer fit an 80 GB H800 beside the fixed reserve
+  -- (125 do); the imbalance is the batch's and the picks', not the lengths'
   local a = with { gpu = "h800-sxm", kv = "fp8", gpus = 32, ep = 32, dp_attention = true,
-                   batch = 128, two_batch_overlap = false }
+                   batch = 128, two_batch_overlap = false, input = 2048 }
   local off = gp.infer(a)
   t.like(said(off, "eplb") or "", "^eplb=false %(the runtimes' default: SGLang's and vLLM's "
     .. "enable_eplb False", "the defaults line: EPLB off, as the runtimes ship")
@@ -751,20 +757,27 @@ end
 -- unit of the GPU's batch 8 x 48 x 2 (K, V) x 128 x 2 B = 196,608 B a
 -- token; the budget admits input + output / 2 = 2176 tokens a sequence:
 -- 196,608 x 2176 = 427,819,008 B.  The KV budget the run reports (at its
--- batch) over that is 177.55: 177 a GPU, 8 x 177 = 1416 a replica.  Before,
--- max_batch_kv said 177 beside batch 1416.  Exact: integer counts.  Margin
+-- batch) over that is 174.91: 174 a GPU, 8 x 174 = 1392 a replica (177.55
+-- before the fixed reserve was placed: 0.5 GiB CUDA context + 64 MiB
+-- cuBLAS workspace + 0.5 GiB NCCL buffers = 1,140,850,688 B, 2.67
+-- sequences, memory.c mem_reserve_default).  Before, max_batch_kv said the
+-- GPU's count beside the replica's batch.  Exact: integer counts.  Margin
 -- 0, the budget this derivation states (the default 0.10 of the card holds
--- 157: moe_margin.t).
+-- fewer: moe_margin.t).
 do
   -- one micro-batch (the faster here, and what the default picks): two-batch
-  -- overlap halves the activations and holds 178
+  -- overlap halves the activations and holds one more
   local a = { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 8, ep = 8,
               two_batch_overlap = false, margin = 0 }
   local top = gp.infer(a)
   t.is(top.kv_per_seq, 196608 * 2304, "EP8 TP8 attention: 196,608 B a token x 2304 tokens")
-  t.is(math.floor(top.kv_budget / (196608 * 2176)), 177, "... the budget holds 177 a GPU")
-  t.is(top.max_batch_kv_per_gpu, 177, "max_batch_kv_per_gpu: 177, the GPU's")
-  t.is(top.max_batch_kv, 8 * 177, "max_batch_kv: 8 x 177 = 1416, a replica's")
+  t.is(math.floor(top.kv_budget / (196608 * 2176)), 174, "... the budget holds 174 a GPU")
+  t.is(top.max_batch_kv_per_gpu, 174, "max_batch_kv_per_gpu: 174, the GPU's")
+  t.is(top.max_batch_kv, 8 * 174, "max_batch_kv: 8 x 174 = 1392, a replica's")
+  -- the reserve the budget lost, in the result as gp.infer's memory table
+  -- gives the other parts: 536,870,912 + 67,108,864 + 536,870,912 B on the
+  -- instance's 8 GPUs (exact: integers below 2^53)
+  t.near(top.memory.reserve, 1140850688, 0, "memory.reserve: context + cuBLAS + NCCL on 8 GPUs")
   t.is(top.batch, top.max_batch_kv, "with no batch given the batch is what the KV holds, both a replica's")
   -- DP attention: each GPU holds its own sequences whole (4 heads): 4 x
   -- 24,576 B a token, and the instance is still 8 GPUs
@@ -774,9 +787,9 @@ do
   t.is(dp.max_batch_kv_per_gpu, math.floor(dp.kv_budget / (98304 * 2176)),
     "... each GPU's what its budget holds at 98,304 x 2176 B a sequence")
   -- a GPU's batch past it is refused naming the GPU's count
-  local over = gp.infer(t.with(a, { batch = 178 }))
-  t.ok(not over.fits and over.why:find("holds 177 per GPU", 1, true),
-    "batch 178 per GPU does not fit: 'holds 177 per GPU'")
+  local over = gp.infer(t.with(a, { batch = 175 }))
+  t.ok(not over.fits and over.why:find("holds 174 per GPU", 1, true),
+    "batch 175 per GPU does not fit: 'holds 174 per GPU'")
   -- gp.infer_plan: its batch (a replica's) within its result's max_batch_kv
   local p = gp.infer_plan { model = "qwen3-30b-a3b", gpu = "h100-sxm", ep = 8, target = 20000 }
   t.ok(p.batch <= p.result.max_batch_kv and
