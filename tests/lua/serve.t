@@ -717,17 +717,19 @@ end
 -- k x prefill tp + decode tp <= gpus), never 0 GPUs and no division by
 -- output - 1 = 0.  DeepSeek-V3 on 40 B200, EP8 / TP8 attention both pools:
 -- the engine charges the decode pool one step for the B first tokens it
--- receives (decode rate B / step, 17 / 42.63 ms = 399 requests/s a GPU),
+-- receives (decode rate B / step, 16 / 42.18 ms = 379 requests/s a GPU;
+-- 17 / 42.63 ms = 399 before the fixed reserve took its 1.14 GB a GPU),
 -- against 7676 prompt tokens/s a prefill GPU over 2048-token prompts
 -- (3.7 requests/s; EPLB off): the prefill pool binds, so the search takes the most
 -- of it, 4 instances = 32 GPUs, and the decode pool the 8 left.
--- tokens/s = min(8 x 400, 32 x 9243 / 2048) x 1 = 32 x prefill / 2048;
+-- tokens/s = min(8 x 379, 32 x 7676 / 2048) x 1 = 32 x prefill / 2048;
 -- pool_ratio = decode rate x 2048 / prefill rate.  On 16 GPUs: 8 + 8.
 -- Exact: the engine's own doubles.
 -- Margin 0: bf16 DeepSeek-V3 puts 169.56 GB of weights on each of a decode
--- instance's GPUs, and with 1.91 GB of DeepEP buffers and a sequence's
--- 1.15 GB of KV needs 172.62 GB; the default margin (0.10 of 191.1 GB)
--- leaves 172.03 GB, so it is refused there (moe_margin.t prices the margin).
+-- instance's GPUs, and with 1.91 GB of DeepEP buffers, a sequence's
+-- 1.15 GB of KV and the fixed reserve's 1.14 GB needs 173.76 GB; the
+-- default margin (0.10 of 191.1 GB) leaves 172.03 GB, so it is refused
+-- there (moe_margin.t prices the margin).
 do
   local a = { model = "deepseek-v3", gpu = "b200", gpus = 40, ep = 8, disagg = true, output = 1,
               margin = 0 }
