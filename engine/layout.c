@@ -374,29 +374,10 @@ int layout_check(const gp_model *m, const gp_layout *in, gp_layout *out,
 
 		if (layout_place(&y, y.hsdp, g, err))
 			return GP_EINVAL;
-		/* A shard group of hsdp GPUs that cuts an expert group
-		 * (etp x ep GPUs) holds no expert replica to shard with:
-		 * its experts' states would stay whole.  Megatron-Core
-		 * splits the expert data-parallel group by the same
-		 * instance count as dense (parallel_state.py
-		 * initialize_model_parallel: intra_partial_expert_data_
-		 * parallel_size = expert_data_parallel_size //
-		 * num_distributed_optimizer_instances, after "Expert data
-		 * parallel size should be divisible by partial DistOpt
-		 * shard factor"), so a group of hsdp GPUs shards the
-		 * experts over hsdp / (etp ep) ranks, and a layout where
-		 * etp ep does not divide hsdp is one it refuses.  FSDP2's
-		 * HSDP with EP agrees (torchtitan ParallelDims
-		 * _build_mesh_with_ep: ep is carved from the shard
-		 * dimension, "dp_shard_mod_ep = dp_shard * cp // ep" the
-		 * experts' shard mesh, dp_replicate apart), so a node's
-		 * group under hybrid_shard follows the same rule.
-		 * (InternEvo shards expert states over the whole expert
-		 * data-parallel group whatever its zero1 size, optimizer_
-		 * mode ParallelMode.EXPERT_DATA, internlm/train/utils.py;
-		 * no stack here is InternEvo's.) */
-		if (m->moe.experts > 0 &&
-		    y.hsdp % ((long long)y.etp * y.ep) != 0)
+		/* A shard group that cuts an expert group is no layout
+		 * (layout.h layout_hsdp_experts_ok: Megatron-Core's rule). */
+		if (!layout_hsdp_experts_ok(m->moe.experts, y.hsdp, y.etp,
+					    y.ep))
 			return gp_fail(err, "a shard group of %d GPUs (zero_group "
 				       "x tp, or a node under hybrid_shard) cuts "
 				       "the expert group etp %d x ep %d: it must "

@@ -271,6 +271,34 @@ static inline int layout_zero_group_gpus(int n, int dpcp, int tp)
 	return n < dpcp ? n * tp : 0;
 }
 
+/* Does a shard group of hsdp GPUs (a zero_group's n x tp, layout_zero_
+ * group_gpus, or a node under hybrid_shard) hold whole expert groups of
+ * etp x ep GPUs?  A group that cuts one holds no expert replica to shard
+ * the experts' states with.  Megatron-Core splits the expert data-
+ * parallel group by the same instance count as the dense one
+ * (parallel_state.py initialize_model_parallel: intra_partial_expert_
+ * data_parallel_size = expert_data_parallel_size //
+ * num_distributed_optimizer_instances, after "Expert data parallel size
+ * should be divisible by partial DistOpt shard factor"), so a group of
+ * hsdp GPUs shards the experts over hsdp / (etp ep) ranks and a layout
+ * where etp ep does not divide hsdp does not exist.  FSDP2's HSDP with
+ * EP agrees (torchtitan ParallelDims _build_mesh_with_ep: ep is carved
+ * from the shard dimension, "dp_shard_mod_ep = dp_shard * cp // ep" the
+ * experts' shard mesh, dp_replicate apart), so a node's group under
+ * hybrid_shard follows the same rule.  (InternEvo shards expert states
+ * over the whole expert data-parallel group whatever its zero1 size,
+ * optimizer_mode ParallelMode.EXPERT_DATA, internlm/train/utils.py; no
+ * stack here is InternEvo's.)  A dense model (experts 0) or no shard
+ * group (hsdp 0) holds them trivially.  One rule for layout_check, the
+ * search (sweep.c cuts_experts) and gpuplan.memory zero_group (through
+ * core.hsdp_experts_ok, which words the refusal by the flags). */
+static inline int layout_hsdp_experts_ok(int experts, int hsdp, int etp,
+					 int ep)
+{
+	return experts <= 0 || hsdp <= 0 ||
+		hsdp % ((long long)etp * ep) == 0;
+}
+
 /* Context parallelism splits each sequence into 2 x cp chunks, rank r
  * taking chunks r and 2 cp - 1 - r, so that every rank's causal
  * attention does the same work ("we split sequence into 2*CP ranks ...

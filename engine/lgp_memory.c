@@ -339,6 +339,28 @@ int lgp_host_bw_each(lua_State *L)
 	return 2;
 }
 
+/* core.hsdp_experts_ok(experts, hsdp, etp, ep) -> boolean: does a shard
+ * group of hsdp GPUs (0: none) hold whole expert groups of etp x ep GPUs
+ * of a model with that many experts (0: dense)?  layout.h
+ * layout_hsdp_experts_ok, the rule layout_check and the search refuse
+ * by; gpuplan.memory zero_group words the refusal by the flags. */
+int lgp_hsdp_experts_ok(lua_State *L)
+{
+	lua_Integer experts = luaL_checkinteger(L, 1);
+	lua_Integer hsdp = luaL_checkinteger(L, 2);
+	lua_Integer etp = luaL_checkinteger(L, 3);
+	lua_Integer ep = luaL_checkinteger(L, 4);
+
+	luaL_argcheck(L, experts >= 0 && experts <= INT_MAX, 1,
+		      "experts must be >= 0");
+	luaL_argcheck(L, hsdp >= 0 && hsdp <= INT_MAX, 2, "hsdp must be >= 0");
+	luaL_argcheck(L, etp >= 1 && etp <= INT_MAX, 3, "etp must be >= 1");
+	luaL_argcheck(L, ep >= 1 && ep <= INT_MAX, 4, "ep must be >= 1");
+	lua_pushboolean(L, layout_hsdp_experts_ok((int)experts, (int)hsdp,
+						  (int)etp, (int)ep));
+	return 1;
+}
+
 /* core.zero_group_gpus(n, dpcp, tp) -> hsdp or nil: the GPUs a zero_group
  * n's shard group spans in a layout of dpcp = dp * cp data-parallel ranks
  * and tensor parallelism tp (0: n is all of dp * cp, one group), nil

@@ -473,19 +473,15 @@ static int places(sweep_iter *it, int ep, int etp)
 
 /* Does the split's shard group under hybrid sharding (hybrid_gpus: the
  * zero_group's N x tp GPUs, or the node) cut an expert group of etp x ep
- * GPUs?  layout_check refuses such a layout (layout.c: the group would
- * hold no expert replica to shard the experts' states with, Megatron-
- * Core's rule), so the search skips it: counted at the ep level when
+ * GPUs?  layout_check refuses such a layout (layout.h layout_hsdp_
+ * experts_ok: the group would hold no expert replica to shard the
+ * experts' states with, Megatron-Core's rule), so the search skips it: counted at the ep level when
  * every layout of the split shards in groups (a zero_group, or hybrid
  * sharding alone searched), else ok_hybrid drops the hybrid variant. */
 static inline int cuts_experts(const sweep_iter *it, int ep, int etp)
 {
-	int hs;
-
-	if (!(it->m->moe.experts > 0))
-		return 0;
-	hs = hybrid_gpus(it);
-	return hs > 0 && hs % (etp * ep) != 0;
+	return !layout_hsdp_experts_ok(it->m->moe.experts, hybrid_gpus(it),
+				       etp, ep);
 }
 
 static inline int ok_ep(const sweep_iter *it, int lv)

@@ -1238,7 +1238,7 @@ prepare_fn = function(o, cmd, who)
         cfg.hsdp = g
       end
     end
-    M.zero_group(o, cfg, sharding)
+    M.zero_group(o, cfg, sharding, model)
     local prompt_len, response_len =
       prepare_shape(o, cfg, model, method, dflt)
     -- selective with a list that leaves out core_attn keeps the core
@@ -1359,7 +1359,7 @@ M.ZERO_GROUP_REFUSED = {
   order = "zero_group %d is placed in the default rank order (tp, cp, dp, pp); give no order",
 }
 
-function M.zero_group(o, cfg, sharding)
+function M.zero_group(o, cfg, sharding, model)
   local n = o.zero_group
   if n == nil then return end
   n = posint("zero_group", n)
@@ -1378,16 +1378,18 @@ function M.zero_group(o, cfg, sharding)
   -- hsdp = N x tp GPUs holds hsdp / (etp x ep) of them, so a group that
   -- cuts an expert group (etp x ep) holds none and is refused, as
   -- Megatron-Core refuses a num_distributed_optimizer_instances that does
-  -- not divide the expert data-parallel size (engine/layout.c, its source
-  -- and the engine's words for a step or a search; these name the flag).
+  -- not divide the expert data-parallel size: the engine's one rule
+  -- (layout.h layout_hsdp_experts_ok, its source; the engine's words for
+  -- a step or a search), worded here by the flags.  etp 0 is tp
+  -- (layout.c, Megatron-Core's default); an etp of its own cuts a group
+  -- at ep 1 too (tp 1, etp 2, zero_group 1).
   local ep = cfg.ep or 1
-  if ep > 1 and hsdp > 0 then
-    local etp = (cfg.etp or 0) > 0 and cfg.etp or cfg.tp
-    if hsdp % (etp * ep) ~= 0 then
-      usage("zero_group %d shards in groups of %d GPUs (zero_group x tp %d), which cut the expert "
-        .. "group etp %d x ep %d: the experts' states shard only over whole expert groups; "
-        .. "give a zero_group whose N x tp is a multiple of etp x ep", n, hsdp, cfg.tp, etp, ep)
-    end
+  local etp = (cfg.etp or 0) > 0 and cfg.etp or cfg.tp
+  local experts = model.moe and model.moe.experts or 0
+  if not require("gpuplan.core").hsdp_experts_ok(experts, hsdp, etp, ep) then
+    usage("zero_group %d shards in groups of %d GPUs (zero_group x tp %d), which cut the expert "
+      .. "group etp %d x ep %d: the experts' states shard only over whole expert groups; "
+      .. "give a zero_group whose N x tp is a multiple of etp x ep", n, hsdp, cfg.tp, etp, ep)
   end
   cfg.hsdp = hsdp > 0 and hsdp or nil
 end

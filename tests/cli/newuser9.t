@@ -266,6 +266,15 @@ for my $cmd ('train', 'rl') {
     like($e, qr/^gpuplan: $cmd: --zero-group 4 shards in groups of 4 GPUs \(--zero-group x --tp 1\), which cut the expert group --etp 1 x --ep 8/m,
          "$cmd: the group and the expert group named") or diag $e;
 }
+# An --etp of its own cuts a group at --ep 1 too: tp 1 x etp 2 makes a
+# 2-GPU expert group, --zero-group 1 spans 1 GPU (1 mod 2 = 1); the
+# flags' refusal, exit 2 (it read the engine's 'a shard group of 1 GPUs
+# (--zero-group x tp, or a node under hybrid_shard)', exit 1)
+($c, $o, $e) = run_gp('train', 'mixtral-8x7b', '--gpu', 'h100-sxm', '--gpus', '16', '--tp', '1',
+                      '--etp', '2', '--zero', '1', '--zero-group', '1');
+is($c, 2, 'train mixtral --etp 2 --zero-group 1: a usage error');
+like($e, qr/^gpuplan: train: --zero-group 1 shards in groups of 1 GPUs \(--zero-group x --tp 1\), which cut the expert group --etp 2 x --ep 1/m,
+     'train --etp 2: the group and the expert group named') or diag $e;
 ($c, $o, $e) = run_gp('plan', 'mixtral-8x7b', '--gpu', 'h100-sxm', '--gpus', '64', '--zero-group', '2',
                       '--ep-max', '8');
 is($c, 0, 'plan mixtral --zero-group 2') or diag $e;

@@ -4,7 +4,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(36)
+t.plan(42)
 
 local function comp(r, name)
   for _, c in ipairs(r.memory.components) do if c.name == name then return c.bytes end end
@@ -147,7 +147,8 @@ end
 -- each expert shard (Megatron-Core: the expert data-parallel group split
 -- into as many instances as the dense one, intra size edp / (dp cp / N);
 -- torchtitan's HSDP: ep carved from the shard dimension), and a group
--- that cuts an expert group is refused (engine/layout.c).
+-- that cuts an expert group is refused (engine/layout.h
+-- layout_hsdp_experts_ok).
 -- Mixtral 8x7B, 64 H100s, tp 1, ep 8 (edp 8), ZeRO-1, megatron stack:
 -- its optimizer component is 8 B a parameter (Adam m and v in fp32).
 -- Parameters by hand (hidden 4096, 32 layers, ffn 14336, 8 experts, 32
@@ -199,4 +200,27 @@ do
   t.raises(function() gp.train(t.with(q, { ep = 16 })) end,
     "a shard group of 8 GPUs", "hybrid_shard: ep 16 across the 8-GPU node refused", true)
   t.ok(gp.train(t.with(q, { ep = 8 })).step_s > 0, "hybrid_shard: ep 8 in the node priced")
+  -- An etp of its own cuts a group at ep 1 too: tp 1, etp 2, ep 1 makes
+  -- an expert group of etp x ep = 2 GPUs; zero_group 1 spans 1 x tp 1 =
+  -- 1 GPU, and 1 mod 2 = 1: refused in zero_group's words (gpuplan.memory
+  -- asked ep > 1 and let it fall to the engine's words, exit 1 on the
+  -- command line, where the flags' refusal is exit 2)
+  t.raises(function() gp.train(t.with(mx, { ep = 1, etp = 2, zero_group = 1 })) end,
+    "zero_group 1 shards in groups of 1 GPUs (zero_group x tp 1), which cut the expert group "
+      .. "etp 2 x ep 1", "MoE etp 2 x ep 1 against a 1-GPU group: refused by zero_group", true)
+end
+
+-- The rule itself is one engine function (layout.h layout_hsdp_experts_
+-- ok) that layout_check, the search and gpuplan.memory ask: a group of
+-- hsdp GPUs holds whole expert groups where etp x ep divides hsdp; a
+-- dense model (0 experts) or no group (hsdp 0) always does.  Exact
+-- booleans, by hand: 8 mod (1 x 8) = 0; 4 mod 8 = 4; 12 mod 8 = 4;
+-- 16 mod (2 x 4) = 0.
+do
+  local core = require "gpuplan.core"
+  t.is(core.hsdp_experts_ok(8, 8, 1, 8), true, "8 GPUs hold the etp 1 x ep 8 group")
+  t.is(core.hsdp_experts_ok(8, 4, 1, 8), false, "4 GPUs cut the etp 1 x ep 8 group")
+  t.is(core.hsdp_experts_ok(8, 12, 1, 8), false, "12 GPUs cut it too (12 mod 8 = 4)")
+  t.is(core.hsdp_experts_ok(8, 16, 2, 4), true, "16 GPUs hold two etp 2 x ep 4 groups")
+  t.is(core.hsdp_experts_ok(0, 4, 1, 8), true, "a dense model has no expert group to cut")
 end
