@@ -416,6 +416,18 @@ local tr = predict(trt_case(), gp.catalog())
 t.ok(has(tr, "kv=fp8 (trtllm-bench forces an FP8 KV cache"), "TensorRT-LLM FP8: FP8 KV cache")
 t.ok(has(tr, "kv_policy=max (GUARANTEED_NO_EVICT"), "... whole-request KV reservation")
 t.ok(has(tr, "kv_free_fraction=0.90"), "... 0.90 of the free memory")
+-- ... read from gpuplan.infer's one rule for runtime trtllm
+-- (M.runtime_memory), not a second 0.90: with that rule at 0.5 the
+-- profile says 0.50 (restored after).
+do
+  local rule = require("gpuplan.infer").runtime_memory.trtllm
+  local keep = rule.kv_free_fraction
+  rule.kv_free_fraction = 0.5
+  local ok, r = pcall(predict, trt_case(), gp.catalog())
+  rule.kv_free_fraction = keep
+  t.ok(ok and has(r, "kv_free_fraction=0.50 (kv_cache_free_gpu_mem_fraction"),
+       "... the profile's fraction is gpuplan.infer's trtllm rule")
+end
 t.ok(has(tr, "max_batch=1024, max_num_tokens=2048 (trtllm-bench tuning heuristic)"),
      "... trtllm-bench's own batch limits: 1024 and 2048")
 t.ok(not has(tr, "margin="), "... and no capacity margin beside the free fraction")

@@ -127,9 +127,12 @@ local PROFILES = {
     -- (gpuplan.infer's runtime table M.mixes says it for trtllm.)
     -- KvCacheConfig.free_gpu_memory_fraction: the KV pool is 0.90 of the
     -- memory free once the model is loaded (perf-overview: "the default
-    -- setting of 0.90"; some rows ran 0.95, the page does not say which).
-    a.kv_free_fraction = 0.90
-    defaults[#defaults + 1] = "kv_free_fraction=0.90 (kv_cache_free_gpu_mem_fraction default)"
+    -- setting of 0.90"; some rows ran 0.95, the page does not say which):
+    -- gpuplan.infer's rule for runtime trtllm (M.runtime_memory, its
+    -- source llm_args.py), read from there, not written twice.
+    a.kv_free_fraction = require("gpuplan.infer").runtime_memory.trtllm.kv_free_fraction
+    defaults[#defaults + 1] = string.format(
+      "kv_free_fraction=%.2f (kv_cache_free_gpu_mem_fraction default)", a.kv_free_fraction)
     -- Batch limits: trtllm-bench's heuristic for the tuned formats (FP8,
     -- NVFP4, unquantised: TUNED_QUANTS), else TensorRT-LLM's defaults.
     -- Only the one-model engine reads max_num_tokens (the MoE serving
