@@ -2184,9 +2184,18 @@ function M.quantity(name, v, shown_name)
   -- Text the units parser cannot read ("abc", "5xx") is a value the
   -- option cannot parse: a usage error, exit 2 on the command line
   -- (docs/output.md), marked here for every quantity option at once; a
-  -- value that parses but is out of its range stays a plain refusal.
-  local ok, n = pcall(require("gpuplan.units").parse, v, kind)
-  if not ok then return nil, args.usage(shown_name .. ": " .. tostring(n)) end
+  -- value that parses but is out of its range stays a plain refusal:
+  -- a negative one ("-5GB": units.parse reads the number, then "must not
+  -- be negative") is such a value, exit 1 as --memory 0GB and --budget -5
+  -- are -- it is the text that reads once its sign is gone.
+  local units = require("gpuplan.units")
+  local ok, n = pcall(units.parse, v, kind)
+  if not ok then
+    local msg = shown_name .. ": " .. tostring(n)
+    local unsigned = v:match("^%s*%-(.*)$")
+    if unsigned and pcall(units.parse, unsigned, kind) then return nil, msg end
+    return nil, args.usage(msg)
+  end
   return n
 end
 

@@ -78,6 +78,18 @@ for my $t (['infer', '--memory', 'abc', qr/--memory: bad bytes 'abc'/],
 }
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h200-sxm', '--memory', '0GB');
 is($c, 1, 'infer --memory 0GB: parses, out of range, exit 1') or diag $e;
+# A negative quantity parses too (units.parse reads -5 GB, then refuses
+# its sign): out of range, exit 1 as --memory 0GB and plan --budget -5
+# are (it exited 2 with the parse failures); '-abc' reads as nothing
+# even without its sign, a usage error.
+for my $t (['--memory', '-5GB', 1, qr/--memory: bad bytes '-5GB': must not be negative/],
+           ['--host-bw', '-5GB/s', 1, qr/--host-bw: bad bandwidth '-5GB\/s': must not be negative/],
+           ['--memory', '-abc', 2, qr/--memory: bad bytes '-abc': expected a number/]) {
+    my ($f, $v, $rc, $re) = @$t;
+    ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h200-sxm', $f, $v);
+    is($c, $rc, "infer $f $v: exit $rc");
+    like($e, qr/^gpuplan: infer: $re/m, "infer $f $v: the message") or diag $e;
+}
 
 # 4. catalog check DIR with DIR an absolute path under the working
 # directory said "ok: 0 entries": the loader names each entry's file
