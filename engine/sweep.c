@@ -480,8 +480,10 @@ static int places(sweep_iter *it, int ep, int etp)
  * sharding alone searched), else ok_hybrid drops the hybrid variant. */
 static inline int cuts_experts(const sweep_iter *it, int ep, int etp)
 {
-	return !layout_hsdp_experts_ok(it->m->moe.experts, hybrid_gpus(it),
-				       etp, ep);
+	/* a dense model's splits skip the group's arithmetic */
+	return it->m->moe.experts > 0 &&
+		!layout_hsdp_experts_ok(it->m->moe.experts, hybrid_gpus(it),
+					etp, ep);
 }
 
 static inline int ok_ep(const sweep_iter *it, int lv)
