@@ -196,6 +196,10 @@ M.runtime_memory = {
              said = "kv_free_fraction=0.90 (TensorRT-LLM free_gpu_memory_fraction default)" },
   ["llama.cpp"] = { margin = 0,
                     said = "margin=0.00 (llama.cpp holds no fraction of the card back)" },
+  -- ExLlamaV2's model.load holds nothing back (M.exllamav2, its source)
+  exllamav2 = { margin = M.exllamav2.margin,
+                said = string.format("margin=%.2f (ExLlamaV2's model.load holds no memory back)",
+                                     M.exllamav2.margin) },
 }
 
 -- Kernel-launching framework ops per Llama block at decode, for eager
@@ -728,13 +732,7 @@ local function setup_memory(a, cat, model, g, sys, d, c, tp, pp, default, info)
     margin, c.kv_free_fraction = rule.margin, rule.kv_free_fraction
     default(rule.said)
   end
-  if margin == nil and a.runtime == "exllamav2" then
-    -- ExLlamaV2 holds nothing back (M.exllamav2)
-    margin = M.exllamav2.margin
-    if not c.kv_free_fraction then
-      default(string.format("margin=%.2f (ExLlamaV2's model.load holds no memory back)", margin))
-    end
-  elseif margin == nil then
+  if margin == nil then
     margin = (cat.settings and cat.settings.safety_margin) or 0.10
     -- With kv_free_fraction the rest of the free memory is the margin.
     if not c.kv_free_fraction then default(string.format("margin=%.2f", margin)) end

@@ -49,4 +49,22 @@ t.near(gp.infer(t.with(base, { runtime = "trtllm", margin = 0.1 })).kv_budget,
 t.near(gp.infer(t.with(base, { runtime = "trtllm", kv_free_fraction = 0.5 })).kv_budget,
        0.5 * F, 1e-12, "trtllm: a given kv_free_fraction is taken")
 
+-- ExLlamaV2's margin is a rule of the same table (M.runtime_memory), not
+-- a branch of its own: with the table's exllamav2 margin set to 0.2 the
+-- KV budget is, to the bit, the one a given margin 0.2 makes (the same
+-- call, the same arithmetic), and with it restored the default is 0's.
+do
+  local infer = require "gpuplan.infer"
+  local rule = infer.runtime_memory.exllamav2
+  local keep = rule.margin
+  rule.margin = 0.2
+  local ok, r = pcall(gp.infer, t.with(base, { runtime = "exllamav2" }))
+  rule.margin = keep
+  t.is(ok and r.kv_budget, gp.infer(t.with(base, { runtime = "exllamav2", margin = 0.2 })).kv_budget,
+       "exllamav2: its margin is runtime_memory's")
+  t.is(gp.infer(t.with(base, { runtime = "exllamav2" })).kv_budget,
+       gp.infer(t.with(base, { runtime = "exllamav2", margin = 0 })).kv_budget,
+       "exllamav2: the rule's margin 0 by default")
+end
+
 t.done_testing()
