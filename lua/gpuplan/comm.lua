@@ -389,11 +389,13 @@ M.NCCL_RELEASES = {
 }
 
 -- NCCL_VERSION_CODE of a release "2.20.5" (or "2.20": patch 0), 22005;
--- nil and a reason for anything else.
+-- nil and a reason for anything else, and true as a third result where s
+-- is no release at all ("abc": text that cannot parse, where "9.9.9"
+-- parses and is out of range).
 function M.nccl_code(s)
   local a, b, c = tostring(s):match("^(%d+)%.(%d+)%.?(%d*)$")
   if type(s) ~= "string" or not a then
-    return nil, "must be a release 'major.minor[.patch]' such as '2.20.5'"
+    return nil, "must be a release 'major.minor[.patch]' such as '2.20.5'", true
   end
   local code = tonumber(a) * 10000 + tonumber(b) * 100 + (tonumber(c) or 0)
   if tonumber(a) ~= 2 or tonumber(b) > 99 or (tonumber(c) or 0) > 99 then
@@ -761,10 +763,15 @@ function M.comm(a)
       .. "every thread drives as many", gpt, ppn), 2)
   end
   if a.nccl ~= nil then
-    local code, why = M.nccl_code(a.nccl)
+    local code, why, unparsed = M.nccl_code(a.nccl)
     if not code then
       local got = type(a.nccl) == "string" and string.format("%q", a.nccl) or require("gpuplan.args").shown(a.nccl)
-      error("comm: nccl " .. why .. " (got " .. got .. ")", 2)
+      local msg = "comm: nccl " .. why .. " (got " .. got .. ")"
+      -- text that is no release is a value the option cannot parse: a
+      -- usage error on the command line, exit 2 (docs/output.md), as
+      -- --memory abc is; a release out of range (9.9.9) stays exit 1
+      if unparsed and type(a.nccl) == "string" then msg = require("gpuplan.args").usage(msg) end
+      error(msg, 2)
     end
     local known, which = M.nccl_known(a.nccl)
     if not known then error("comm: nccl " .. which, 2) end

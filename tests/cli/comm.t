@@ -146,8 +146,15 @@ like($o, qr/^1048576,262144,61\.22,.*,tree,ll128$/m, '2 x DGX H100, 1 MiB, lates
                       '--format', 'csv', '--nccl', '2.20.5');
 is($c, 0, '--nccl 2.20.5 exits 0');
 like($o, qr/^1048576,262144,143\.00,.*,nvls,simple$/m, '--nccl 2.20.5: NVLS_TREE, 53 + 90 us of posts');
+# Text that is no release is "a value the option cannot parse", a usage
+# error (docs/output.md), exit 2 with the usage line, as --memory abc is
+# since leftovers10 (it exited 1); a release out of range (9.9.9) parses
+# and stays exit 1.
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--nccl', '9.9.9');
+is($c, 1, '--nccl 9.9.9: out of range, exit 1');
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--nccl', '2.x');
-is($c, 1, '--nccl 2.x: exit 1');
+is($c, 2, '--nccl 2.x: a usage error, exit 2');
+like($e, qr/\nusage: gpuplan comm /, '--nccl 2.x: the usage line') or diag $e;
 like($e, qr/^gpuplan: comm: --nccl must be a release 'major\.minor\[\.patch\]' such as '2\.20\.5' \(got "2\.x"\)$/m,
      'names the flag and the value');
 unlike($e, qr/traceback|\.lua:\d/, 'no traceback, no internal file:line');

@@ -125,16 +125,19 @@ function C.run(opts, args)
                                           nccl = opts.nccl, nvls = opts.nvls,
                                           nics = opts.nics })
     -- a user error: drop the Lua source position, keep the reason, name
-    -- the flag the user typed
+    -- the flag the user typed; a refusal gp.comm marked a usage error
+    -- (gpuplan.args usage: --nccl abc, text that is no release) stays one
+    -- under its new words
     if not okr then
-      error((cli.clean(rows):gsub("gpus_per_thread", "--gpus-per-thread")
+      local msg = (cli.clean(rows):gsub("gpus_per_thread", "--gpus-per-thread")
                             :gsub("comm: nccl ", "comm: --nccl ")
                             :gsub("comm: nvls on ", "comm: --nvls on ")
                             :gsub("comm: fabric", "comm: --fabric"):gsub("comm: gpu:", "comm: --gpu:")
                             :gsub("built from gpu ", "built from --gpu ")
                             :gsub("give system = ID %(a catalog system with NICs%)",
                                   "give --system ID (a catalog system with NICs)")
-                            :gsub("need nics > 0", opts.nics and "need --nics > 0" or "%0")), 0)
+                            :gsub("need nics > 0", opts.nics and "need --nics > 0" or "%0"))
+      error(require("gpuplan.args").is_usage(rows) and cli.usage(msg) or msg, 0)
     end
     for _, r in ipairs(rows) do
       r.count = math.tointeger(r.bytes // 4) or r.bytes // 4
