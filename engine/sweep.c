@@ -403,6 +403,13 @@ static inline int ok_cp(const sweep_iter *it, int lv)
 	return 1;
 }
 
+/* The experts' TP of the split the odometer is at: the ETP level's 1
+ * folds the experts (etp 1), its 0 splits them as tp (ok_etp). */
+static inline int split_etp(const sweep_iter *it)
+{
+	return it->cur[LV_ETP] ? 1 : it->cur[LV_TP];
+}
+
 /* The experts' TP (layout.h): 0 as tp, 1 folded.  Folding with tp 1 is
  * the same layout again, and a dense model has no experts to fold.  The
  * fused grouped MLP (fused_grouped_mlp) runs only with the experts
@@ -490,7 +497,7 @@ static inline int ok_ep(const sweep_iter *it, int lv)
 {
 	const int *v = it->cur;
 	int N = it->s->gpus[v[LV_G]];
-	int etp = v[LV_ETP] ? 1 : v[LV_TP];
+	int etp = split_etp(it);
 
 	/* the stage's ranks tp * cp * dp = N / pp; ep_overlap needs
 	 * ep > 1 (train_prep.c check_ep_overlap), pad_share on a MoE
@@ -631,7 +638,7 @@ static int hybrid_whole(const sweep_iter *it)
 	y.cp = v[LV_CP];
 	y.dp = N / v[LV_TP] / v[LV_PP] / v[LV_CP];
 	y.ep = v[LV_EP];
-	y.etp = v[LV_ETP] ? 1 : v[LV_TP];
+	y.etp = split_etp(it);
 	y.micro_batch = 1;
 	y.zero = 3;             /* the shard groups are alike at any stage */
 	memcpy(y.order, it->base->mem.lay.order, sizeof y.order);
@@ -653,8 +660,7 @@ static inline int ok_hybrid(const sweep_iter *it, int lv)
 				    (it->s->gpus[it->cur[LV_G]] <= it->G ||
 				     hybrid_whole(it))) &&
 		!(it->cur[lv] && cuts_experts(it, it->cur[LV_EP],
-					      it->cur[LV_ETP] ? 1 :
-					      it->cur[LV_TP]));
+					      split_etp(it)));
 }
 
 static int level_ok(const sweep_iter *it, int lv)
@@ -685,8 +691,7 @@ static int level_past(const sweep_iter *it, int lv)
 	case LV_PP: return v[lv] > N / v[LV_TP];
 	case LV_CP: return v[lv] > N / v[LV_TP] / v[LV_PP];
 	/* etp x ep divides the stage's N / pp GPUs (ok_ep) */
-	case LV_EP: return v[lv] > N / v[LV_PP] /
-			(v[LV_ETP] ? 1 : v[LV_TP]);
+	case LV_EP: return v[lv] > N / v[LV_PP] / split_etp(it);
 	case LV_V: return v[lv] > 1 && (v[LV_SCH] != GP_SCHED_INTERLEAVED ||
 					v[LV_PP] < 2 ||
 					(double)v[LV_PP] * v[lv] >
