@@ -429,7 +429,11 @@ field("topology", "", "the topology as the engine read it", "comm")
 -- The search
 field("results", "", "the ranked layouts, best first (the plan fields)", "sweep")
 field("stats", "", "per card: space (combinations), layouts (dividing the model, nodes and "
-  .. "batch), bounded (skipped by the lower bound), fitting, within, past_host (not fitting: "
+  .. "batch), bounded (skipped by the lower bound), fitting, within, errors (layouts the "
+  .. "training step refused), unplaced (splits whose groups need more nodes than the job's), "
+  .. "ungrouped (splits whose dp x cp the zero_group does not divide), expert_cut (MoE splits "
+  .. "whose shard groups cut an expert group etp x ep), cache_hits (lookups the search's step cache answered), "
+  .. "past_host (not fitting: "
   .. "the offload past a host's memory; host_least and host_memory: the least such host's "
   .. "bytes and its DRAM), past_gpu (not fitting: more than a GPU's budget; gpu_least and "
   .. "gpu_budget: the least such GPU's bytes and its budget)", "sweep")
