@@ -579,6 +579,7 @@ section "inference"
 
 opt { name = "ctx", type = "int", metavar = "N", commands = "fit", default = "the model's max",
   kind = "tokens", value = function(j) return j.model.max_seq or 4096 end,
+  methods = "infer",
   help = "context per sequence (fit --method infer)",
   suggest = { "context", "max_model_len", "context_len" } }
 opt { name = "block", type = "int", metavar = "N", commands = "fit", default = "unpaged",
@@ -613,9 +614,13 @@ opt { name = "prefix_hit", type = "number", metavar = "F", commands = "infer",
   suggest = { "prefix_cache_hit_rate", "cache_hit_rate", "prefix_cache_hit", "hit_rate",
               "enable_prefix_caching", "prefix_caching", "cached_tokens", "cached_fraction" } }
 opt { name = "chunk_tokens", type = "number", lua_only = true, commands = "fit",
+  methods = "infer",
   help = "tokens per forward (prefill chunk) for the activation workspace" }
+-- (a serving pool's rule: gp.memory of a training step took it and
+-- dropped it; its range opens at 0, the engine's "0 (off)", which the
+-- key given never means: 0 read "[0, 1]" and then was refused as "(0, 1]")
 opt { name = "kv_free_fraction", type = "number", lua_only = true, commands = "fit infer",
-  kind = "fraction",
+  kind = "fraction", range = { 0, 1, gt = true }, methods = "infer",
   help = "the KV pool is this fraction of the memory free once the model is loaded "
     .. "(TensorRT-LLM kv_cache_free_gpu_mem_fraction), instead of what the margin leaves "
     .. "of the whole" }
@@ -1987,7 +1992,9 @@ for _, d in ipairs(D) do
       bad(d, "variant " .. c .. ": unknown group '" .. tostring(v.group) .. "'")
     end
   end
-  if d.methods ~= nil and not d.cli_set.fit then bad(d, "methods, but fit does not take it") end
+  if d.methods ~= nil and not (d.cli_set.fit or d.lua_set.fit) then
+    bad(d, "methods, but fit does not take it")
+  end
   d.kind = d.kind or KIND_OF_TYPE[d.type]
   if not M.KINDS[d.kind] then bad(d, "unknown kind '" .. tostring(d.kind) .. "'") end
   if d.values ~= nil then

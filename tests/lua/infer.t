@@ -930,10 +930,10 @@ t.is(mm.max_seqs, 414, "... the same in gp.memory")
 t.raises(function() gp.infer(with { margin = 1 }) end,
   "infer: margin must be a number in [0, 1) (got 1)", "margin 1 refused by its range", true)
 t.raises(function() gp.infer(with { kv_free_fraction = 1.5 }) end,
-  "infer: kv_free_fraction must be a number in [0, 1] (got 1.5)", "kv_free_fraction checked", true)
--- The use's own open end, inside the declared [0, 1]: no KV room at all.
+  "infer: kv_free_fraction must be a number in (0, 1] (got 1.5)", "kv_free_fraction checked", true)
+-- The declared range's open end (no KV room at all): the same words.
 t.raises(function() gp.infer(with { kv_free_fraction = 0 }) end,
-  "infer: kv_free_fraction must be in (0, 1] (got 0)", "kv_free_fraction 0 refused by its use", true)
+  "infer: kv_free_fraction must be a number in (0, 1] (got 0)", "kv_free_fraction 0 refused by its range", true)
 
 -- gp.roofline with a model: its prefill and decode operators on the
 -- roofline.  Llama 3 8B qkv GEMM in bf16 (K = hidden 4096, N = q 4096 +

@@ -26,4 +26,29 @@ do
   t.is(table.concat(unnamed, " "), "", "sweep: every stats key is named in the reference")
 end
 
+-- 2. gp.memory: the serving keys of a training step.  ctx, chunk_tokens and
+-- kv_free_fraction size an inference replica's KV and workspace
+-- (memory.lua prepare_infer reads them only under method infer); with
+-- method full they were taken and dropped, where block and kv were
+-- refused.  Refused the same way now.
+for _, k in ipairs { "ctx", "chunk_tokens", "kv_free_fraction" } do
+  local o = { model = "llama3-8b", gpu = "h100-sxm" }
+  o[k] = k == "kv_free_fraction" and 0.5 or 4096
+  check(function() gp.memory(o) end, "memory: " .. k .. " applies to method infer (got full)",
+    "memory: " .. k .. " on a training step is refused")
+end
+do -- still taken where it applies: the KV pool is 0.5 of the free memory
+  local r = gp.memory { model = "llama3-8b", gpu = "h100-sxm", method = "infer", ctx = 4096,
+                        kv_free_fraction = 0.5 }
+  t.is(r.method, "infer", "memory: kv_free_fraction and ctx under method infer")
+end
+
+-- 3. kv_free_fraction's range is (0, 1]: 0 read "must be in (0, 1]" while
+-- 1.5 and -0.1 read "must be a number in [0, 1]", which names 0 as good.
+for _, v in ipairs { 0, 1.5, -0.1 } do
+  check(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", kv_free_fraction = v } end,
+    "infer: kv_free_fraction must be a number in (0, 1] (got " .. tostring(v) .. ")",
+    "infer: kv_free_fraction " .. tostring(v) .. " names the range (0, 1]")
+end
+
 t.done_testing()
