@@ -726,6 +726,9 @@ local function setup_memory(a, cat, model, g, sys, d, c, tp, pp, default, info)
   if c.kv_free_fraction and (c.kv_free_fraction == 0 or c.kv_free_fraction > 1) then
     error("infer: kv_free_fraction must be in (0, 1] (got " .. shown(a.kv_free_fraction) .. ")", 3)
   end
+  if margin ~= nil and c.kv_free_fraction then
+    error("infer: " .. require("gpuplan.memory").KV_RULES_BOTH, 3)
+  end
   if margin == nil and not c.kv_free_fraction and M.runtime_memory[a.runtime] then
     -- the runtime's own memory rule (M.runtime_memory)
     local rule = M.runtime_memory[a.runtime]

@@ -378,6 +378,11 @@ local OPTIONS = options.keys("fit")
 
 M.OPTIONS = OPTIONS
 
+-- margin and kv_free_fraction given together (gp.memory's and gp.infer's
+-- refusal): two rules for one KV pool.
+M.KV_RULES_BOTH = "margin and kv_free_fraction are two rules for the KV pool (a share of the "
+  .. "card held back, or a share of the memory the model leaves free): give one"
+
 local METHODS = { pretrain = true, full = true, lora = true, qlora = true,
   grpo = true, ppo = true, infer = true }
 M.METHODS = METHODS
@@ -467,6 +472,10 @@ local function prepare_infer(o, cfg, model, gpu, gpus, tp, pp, dflt)
   if kf ~= nil and (type(kf) ~= "number" or not (kf > 0 and kf <= 1)) then
     fail("kv_free_fraction must be in (0, 1] (got %s)", shown(kf))
   end
+  -- With the fraction the margin is the rest of the free memory
+  -- (memory.h mem_kv_margin never reads the caller's): a margin given
+  -- beside it was dropped without a word.
+  if kf ~= nil and o.margin ~= nil then usage("%s", M.KV_RULES_BOTH) end
   cfg.kv_free_fraction = kf
   -- Serving's offload is the layers (gp.infer's flag, fit's --offload
   -- layers): anything else -- 40, "optimizer", "bogus" -- was dropped in

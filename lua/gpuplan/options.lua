@@ -623,7 +623,7 @@ opt { name = "kv_free_fraction", type = "number", lua_only = true, commands = "f
   kind = "fraction", range = { 0, 1, gt = true }, methods = "infer",
   help = "the KV pool is this fraction of the memory free once the model is loaded "
     .. "(TensorRT-LLM kv_cache_free_gpu_mem_fraction), instead of what the margin leaves "
-    .. "of the whole" }
+    .. "of the whole (not with margin)" }
 opt { name = "input", type = "int", metavar = "N", commands = "infer", value = 2048,
   default = { infer = "2048, or the model's context less --output where that is shorter" },
   kind = "tokens",

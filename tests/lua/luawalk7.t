@@ -51,4 +51,25 @@ for _, v in ipairs { 0, 1.5, -0.1 } do
     "infer: kv_free_fraction " .. tostring(v) .. " names the range (0, 1]")
 end
 
+-- 4. margin and kv_free_fraction together: with the fraction the margin is
+-- the rest of the free memory (memory.h mem_kv_margin never reads the
+-- caller's), so margin = 0.2 beside kv_free_fraction = 0.5 was dropped:
+-- llama3-8b on an H100 held the same 33.6e9 B of KV as the fraction alone.
+for _, call in ipairs {
+  { "infer", function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", margin = 0.2,
+                                   kv_free_fraction = 0.5 } end },
+  { "infer_plan", function() gp.infer_plan { model = "deepseek-v3", gpu = "h200-sxm", target = 1e5,
+                                   margin = 0.1, kv_free_fraction = 0.9 } end },
+  { "memory", function() gp.memory { model = "llama3-8b", gpu = "h100-sxm", method = "infer",
+                                   margin = 0.2, kv_free_fraction = 0.5 } end },
+} do
+  t.raises(call[2], call[1] .. ": margin and kv_free_fraction are two rules for the KV pool",
+    call[1] .. ": margin beside kv_free_fraction is refused", true)
+end
+do -- each alone still prices: the fraction's pool is smaller than margin 0.2's here
+  local a = gp.infer { model = "llama3-8b", gpu = "h100-sxm", margin = 0.2 }
+  local b = gp.infer { model = "llama3-8b", gpu = "h100-sxm", kv_free_fraction = 0.5 }
+  t.ok(b.kv_budget < a.kv_budget, "infer: margin alone and kv_free_fraction alone each price")
+end
+
 t.done_testing()
