@@ -134,8 +134,9 @@ like($o, qr/^\s+5000\s+50\.0\s+\d+\s+TP1\s+1\s/m, 'tp 1 said, with its batch of 
 ($c, $o, $e) = run_gp('infer', 'llama3-70b', '--gpu', 'h100-sxm', '--weights', 'fp8', '--target', '5000',
                       '--tp', '2', '--pp', '2', '--format', 'csv');
 # (followups7: the csv's keys are gp.infer_plan's: the replica is its layout)
-like($o, qr/^target,itl_max,gpus,layout,batch,/m, 'csv: the replica column, as layout') or diag $o;
-like($o, qr/^5000,0\.05,\d+,TP2 PP2,/m, 'csv: TP2 PP2') or diag $o;
+like($o, qr/^target,itl_max,gpus,disagg,decode_gpus,prefill_gpus,layout,prefill_layout,batch,/m,
+     'csv: the replica column, as layout') or diag $o;
+like($o, qr/^5000,0\.05,(\d+),no,\1,0,TP2 PP2,,/m, 'csv: TP2 PP2') or diag $o;
 
 # 10. fit --method infer said "max context at this concurrency: 447980
 # tokens" for Llama 3 8B (8192-token context) on one H100: the KV's room,
@@ -246,6 +247,6 @@ for my $job (['llama3-8b', '--gpu', 'h100-sxm', '--target', '5000'],
     like($o, qr/\s\d+\.\d{3} (USD|CNY)$/m, "$job->[0] text: the cost as before") or diag $o;
 }
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--target', '5000', '--format', 'csv');
-like($o, qr/^target,itl_max,gpus,layout,batch,tokens_per_s,itl_s,ttft_s,cost_per_mtok,currency$/m, 'csv: cost_per_mtok and currency columns') or diag $o;
+like($o, qr/^target,itl_max,gpus,disagg,decode_gpus,prefill_gpus,layout,prefill_layout,batch,tokens_per_s,itl_s,ttft_s,cost_per_mtok,currency$/m, 'csv: cost_per_mtok and currency columns') or diag $o;
 
 done_testing();

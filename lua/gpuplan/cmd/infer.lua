@@ -547,14 +547,19 @@ local function dense_target(opts, a)
                  { key = "ttft_ms", label = "TTFT ms", fmt = "%.0f" } }
   cost_cell(opts, row, cols, g.cost_per_mtok, g.currency)
   if machine(opts) then
-    -- gp.infer_plan's names and units, as the MoE table's (layout: the
-    -- replica)
+    -- gp.infer_plan's names and units, the MoE table's columns (layout:
+    -- the replica): a dense plan is one colocated pool, as gp.infer_plan
+    -- says it (serve.lua: disagg false, decode_gpus its GPUs, prefill_gpus
+    -- 0), where the row left those keys out and a script reading both
+    -- kinds of model found them only for a MoE one
     row = { target = opts.target, itl_max = (opts.itl_max or 50) / 1e3, gpus = g.gpus,
-            layout = replica, batch = g.batch, tokens_per_s = g.tokens_per_s,
+            disagg = false, decode_gpus = g.gpus, prefill_gpus = 0, layout = replica,
+            prefill_layout = report.null, batch = g.batch, tokens_per_s = g.tokens_per_s,
             itl_s = g.itl_s or report.null, ttft_s = g.ttft_s or report.null,
             cost_per_mtok = row.cost_per_mtok, currency = row.currency }
-    cols = plan_columns { "target", "itl_max", "gpus", "layout", "batch", "tokens_per_s",
-      "itl_s", "ttft_s", "cost_per_mtok", "currency" }
+    cols = plan_columns { "target", "itl_max", "gpus", "disagg", "decode_gpus", "prefill_gpus",
+      "layout", "prefill_layout", "batch", "tokens_per_s", "itl_s", "ttft_s", "cost_per_mtok",
+      "currency" }
   end
   report.print({ row }, { format = opts.format, title = "GPUs for a target throughput",
                           columns = cols })
