@@ -265,10 +265,11 @@ return setmetatable(gp, {
     if not ok then
       -- A name gpuplan does not have, called: "attempt to call a nil
       -- value (field 'plan')", which named nothing to call instead
-      -- (gp.plan for the CLI's plan is gp.sweep).  Refused at the
-      -- script's line with the nearest function, or the list.
+      -- (gp.plan for the CLI's plan is gp.sweep, gp.fit for its fit
+      -- gp.memory: gp.fit listed every function, gp.memory among 18).
+      -- Refused at the script's line with the nearest function, or the list.
       if tostring(mod):find("module '" .. modname .. "' not found", 1, true) then
-        local names, said = {}, { plan = "sweep" }
+        local names, said = {}, { plan = "sweep", fit = "memory" }
         for _, f in ipairs(require("gpuplan.api").FUNCTIONS) do
           local n = f.name:match("^gp%.([%w_]+)$")
           if n then names[#names + 1] = n end

@@ -72,4 +72,9 @@ do -- each alone still prices: the fraction's pool is smaller than margin 0.2's 
   t.ok(b.kv_budget < a.kv_budget, "infer: margin alone and kv_free_fraction alone each price")
 end
 
+-- 5. gp.fit, the command line's fit: gp.memory.  It listed all the
+-- functions, where gp.plan names gp.sweep.
+check(function() return gp.fit end, "gp.fit: gpuplan has no such function or module "
+  .. "(did you mean gp.memory?)", "gp.fit names gp.memory")
+
 t.done_testing()
