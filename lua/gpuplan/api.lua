@@ -96,8 +96,10 @@ M.FUNCTIONS = {
   { name = "gp.infer_plan", call = "gp.infer_plan{...} -> r", options = "infer",
     result = "infer_plan",
     args = "gp.infer's options, and target: output tokens/s to serve",
-    help = "The cheapest MoE serving deployment (decode and prefill pools) that serves "
-      .. "target tokens/s within itl_max." },
+    help = "The cheapest deployment that serves target tokens/s within itl_max: a dense "
+      .. "model's replicas (their TP searched from 1 up to a node where neither tp nor pp "
+      .. "is given), a MoE model's serving layout (decode and prefill pools), as "
+      .. "`gpuplan infer --target` plans both." },
   { name = "gp.comm", call = "gp.comm{...} -> r", options = "comm", result = "comm",
     help = "One collective on placed ranks, as nccl-tests measures it (`gpuplan comm`)." },
   { name = "gp.roofline", call = "gp.roofline{...} -> {device, ridges, op, ops, infer}",

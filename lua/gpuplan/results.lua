@@ -40,7 +40,8 @@ M.RESULTS = {
     "an RL step priced by a resolved job (a userdata: these fields, and :table() for all "
       .. "of core.rl's, its step, throughputs and costs nil where these are)" },
   { "infer", "gp.infer", "serving: a dense model, or a MoE model across many GPUs" },
-  { "infer_plan", "gp.infer_plan", "the cheapest MoE serving deployment for a target" },
+  { "infer_plan", "gp.infer_plan", "the cheapest deployment for a target (a dense model's "
+    .. "replicas, or MoE serving's pools)" },
   { "comm", "gp.comm", "one collective on placed ranks" },
 }
 

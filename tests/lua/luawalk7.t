@@ -77,4 +77,18 @@ end
 check(function() return gp.fit end, "gp.fit: gpuplan has no such function or module "
   .. "(did you mean gp.memory?)", "gp.fit names gp.memory")
 
+-- 6. The reference of gp.infer_plan said "the cheapest MoE serving
+-- deployment", while it plans a dense model's replicas too (infer.lua
+-- replicas_for, the command line's --target for a dense model): llama3-8b
+-- at 20000 tok/s on H100 is 8 TP1 replicas.
+do
+  local api
+  for _, f in ipairs(require("gpuplan.api").FUNCTIONS) do
+    if f.name == "gp.infer_plan" then api = f end
+  end
+  t.like(api.help, "a dense model's replicas", "infer_plan reference: dense models named", true)
+  local p = gp.infer_plan { model = "llama3-8b", gpu = "h100-sxm", target = 20000 }
+  t.is(p.layout .. " x " .. p.gpus, "TP1 x 8", "infer_plan: a dense model's replicas")
+end
+
 t.done_testing()
