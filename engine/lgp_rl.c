@@ -212,8 +212,12 @@ static const lgp_field rl_rollout_fields[] = {
 	O_CNT("batch", rl_rollout, batch),
 	O_BOOL("queued", rl_rollout, queued), RO(prefill), RO(prefill_stall),
 	RO(decode),
-	RO(tail), RO(longest), RO(steps), RO(mean_batch), RO(itl_first),
-	RO(itl_last), RO(preempted), RO(recompute), RO(host), RO(sampler),
+	/* tokens, decode steps and requests: counts too (1024, not
+	 * 1024.0; preempted an expected count, a fraction where it is one) */
+	RO(tail), O_CNT("longest", rl_rollout, longest),
+	O_CNT("steps", rl_rollout, steps), RO(mean_batch), RO(itl_first),
+	RO(itl_last), O_CNT("preempted", rl_rollout, preempted), RO(recompute),
+	RO(host), RO(sampler),
 	RO(kv_budget), RO(kv_peak), RO(weights), RO(workspace),
 	RO(gen_tokens_per_s), RO(post),
 	F_END

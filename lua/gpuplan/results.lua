@@ -231,8 +231,13 @@ field("colocated", "", "rollout and training share the GPUs", "rl")
 field("phases", "", "{name, seconds, idle, gpus, pool, memory, mem_bytes, mem_gib, share}: "
   .. "the step's phases", "rl")
 field("pools", "", "{rollout, train}: gpus, busy and idle seconds", "rl")
-field("rollout", "", "the rollout: engines, samples, batch, prefill, decode, tail, "
-  .. "preemptions, host, sampler and post seconds, kv_budget, kv_peak, prefill_stall "
+field("rollout", "", "the rollout, its busiest engine's: engines, samples, prompts, batch "
+  .. "(sequences decoded at once at most), queued (the KV budget or max_batch cannot hold "
+  .. "them all: requests wait or are preempted), preempted (requests evicted), longest "
+  .. "(tokens of the longest response), steps (decode steps), mean_batch, itl_first and "
+  .. "itl_last (s of the first and a tail decode step); prefill, decode, tail, recompute, "
+  .. "host, sampler and post seconds; kv_budget, kv_peak, weights and workspace (B per "
+  .. "GPU); gen_tokens_per_s (of the pool while it generates); prefill_stall "
   .. "(DP attention: the prompts admitted while it decodes over their own prefill)", "rl")
 field("update", "", "the policy update's training step (gp.train's step fields)", "rl")
 field("forward", "", "the log-probability forward's step (gp.train's step fields)", "rl")

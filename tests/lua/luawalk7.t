@@ -91,4 +91,27 @@ do
   t.is(p.layout .. " x " .. p.gpus, "TP1 x 8", "infer_plan: a dense model's replicas")
 end
 
+-- 7. gp.rl's rollout table: the reference named preemptions (the key is
+-- preempted) and left out prompts, queued, longest, steps, mean_batch,
+-- itl_first, itl_last, recompute, weights, workspace and gen_tokens_per_s;
+-- its counts longest and steps were floats (1024.0).  qwen3-8b GRPO on 4
+-- rollout GPUs of 32: 1024-token responses, every sample decoded at once,
+-- so 1024 decode steps.
+do
+  local r = gp.rl { model = "qwen3-8b", gpu = "h100-sxm", gpus = 32, zero = 3, algo = "ppo",
+                    critic_model = "qwen3-8b", reward_model = "qwen3-8b", critic_gpus = 8,
+                    reward_gpus = 8, ref_gpus = 8, rollout_gpus = 4 }
+  local help = results.BY_NAME.rollout.help
+  local unnamed = {}
+  for k in pairs(r.rollout) do
+    if not help:find(k, 1, true) then unnamed[#unnamed + 1] = k end
+  end
+  table.sort(unnamed)
+  t.is(table.concat(unnamed, " "), "", "rl: every rollout key is named in the reference")
+  t.ok(not help:find("preemptions", 1, true), "rl: the reference names no preemptions key")
+  t.is(math.type(r.rollout.steps), "integer", "rl: rollout.steps an integer")
+  t.is(math.type(r.rollout.longest), "integer", "rl: rollout.longest an integer")
+  t.is(r.rollout.steps, 1024, "rl: 1024 decode steps")
+end
+
 t.done_testing()
