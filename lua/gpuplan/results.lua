@@ -185,9 +185,16 @@ field("total", "B", "memory per GPU, every component", "memory")
 field("components", "", "{name, bytes, note}: the components of total", "memory")
 field("largest", "", "the largest component's name", "memory")
 field("capacity", "B", "the card's memory (rl: per GPU)", "memory rl")
-field("usable", "B", "what a framework can allocate", "memory")
-field("margin", "fraction", "the safety margin taken off usable", "memory")
-field("budget", "B", "usable less the margin: what total must fit in", "memory")
+-- (engine/memory.h gp_mem_result: margin is its fraction x capacity, in
+-- bytes; budget capacity less it; usable budget less the context,
+-- workspaces and communication buffers.  These read "margin: fraction",
+-- "budget: usable less the margin" and "usable: what a framework can
+-- allocate", where budget > usable and margin is 8.49e9 for 0.1 of an H100.)
+field("usable", "B", "the budget less the CUDA context, workspaces and communication "
+  .. "buffers: room for the tensors and their fragmentation", "memory")
+field("margin", "B", "the safety margin in bytes: its fraction of capacity (with "
+  .. "kv_free_fraction: the rest of the memory the model leaves free)", "memory")
+field("budget", "B", "capacity less the margin: what total must fit in", "memory")
 field("allocated", "B", "total as the allocator rounds it", "memory")
 field("short_by", "B", "how much more the job needs than the budget: positive when it does not fit, negative (the headroom) when it fits", "memory")
 field("host", "", "bytes offloaded to host memory per GPU, by kind (weights, grads, master, "

@@ -114,4 +114,20 @@ do
   t.is(r.rollout.steps, 1024, "rl: 1024 decode steps")
 end
 
+-- 8. gp.memory's margin, budget and usable as the reference states them.
+-- It said margin is a fraction, budget "usable less the margin" and usable
+-- "what a framework can allocate"; the engine's (memory.h gp_mem_result)
+-- margin is bytes (0.1 of the H100's 84932978278 B usable_memory:
+-- 8493297827.8 B), budget capacity less it, and usable the budget less
+-- the context and workspaces (so usable < budget).  Exact up to one
+-- rounding (1e-12 relative).
+do
+  local r = gp.memory { model = "llama3-8b", gpu = "h100-sxm", method = "infer", margin = 0.1 }
+  t.is(results.BY_NAME.margin.unit, "B", "memory: margin declared in bytes")
+  t.near(r.margin, 0.1 * r.capacity, 1e-12, "memory: margin = 0.1 x capacity, bytes")
+  t.near(r.budget, r.capacity - r.margin, 1e-12, "memory: budget = capacity - margin")
+  t.ok(r.usable < r.budget, "memory: usable is the budget less the context and workspaces")
+  t.like(results.BY_NAME.budget.help, "capacity less the margin", "memory: budget's reference", true)
+end
+
 t.done_testing()
