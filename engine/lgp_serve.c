@@ -489,7 +489,9 @@ static void lgp_pushpool(lua_State *L, const serve_pool *p)
 	lgp_setnum(L, "other", m->other);
 	lgp_setnum(L, "mtp", m->mtp);
 	lgp_setnum(L, "weights", m->weights);
-	lgp_setnum(L, "expert_slots", m->expert_slots);
+	/* routed experts a GPU holds: a count (16, not 16.0), a fraction
+	 * where experts are sliced (serve.h) */
+	lgp_setcount(L, "expert_slots", m->expert_slots);
 	lgp_setnum(L, "kv_per_seq", m->kv_per_seq);
 	lgp_setnum(L, "kv_admit", m->kv_admit);
 	lgp_setnum(L, "a2a_buffer", m->a2a_buffer);

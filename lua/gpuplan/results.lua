@@ -180,7 +180,10 @@ field("cost", "currency", "the run's cost (given tokens and a price; rl: given s
 field("mem_bytes", "B", "memory per GPU, the most loaded one", "plan candidate job_step")
 field("mem_gib", "GiB", "mem_bytes in GiB", "plan candidate")
 field("memory", "", "train: gp.memory's result for the layout; rl: {rollout, forward, "
-  .. "update} breakdowns (and reference, reward, critic: the own groups'); infer: the per-GPU bytes by kind", "train rl infer")
+  .. "update} breakdowns (and reference, reward, critic: the own groups'); infer (MoE "
+  .. "serving): the per-GPU bytes by kind (attention, dense, shared, experts, embed, other, "
+  .. "mtp, weights, a2a_buffer, workspace, kv_budget) and expert_slots, the count of routed "
+  .. "experts a GPU holds", "train rl infer")
 field("total", "B", "memory per GPU, every component", "memory")
 field("components", "", "{name, bytes, note}: the components of total", "memory")
 field("largest", "", "the largest component's name", "memory")

@@ -130,4 +130,21 @@ do
   t.like(results.BY_NAME.budget.help, "capacity less the margin", "memory: budget's reference", true)
 end
 
+-- 9. MoE gp.infer's memory table: expert_slots is a count of routed
+-- experts a GPU holds, not bytes as the reference said of every key, and
+-- it was a float.  deepseek-v3 (256 routed experts) at EP16: 256 / 16 =
+-- 16 a GPU.
+do
+  local r = gp.infer { model = "deepseek-v3", gpu = "h200-sxm", gpus = 16, ep = 16 }
+  t.is(math.type(r.memory.expert_slots), "integer", "infer moe: memory.expert_slots an integer")
+  t.is(r.memory.expert_slots, 16, "infer moe: 256 experts over EP16, 16 a GPU")
+  local help = results.BY_NAME.memory.help
+  local unnamed = {}
+  for k in pairs(r.memory) do
+    if not help:find(k, 1, true) then unnamed[#unnamed + 1] = k end
+  end
+  table.sort(unnamed)
+  t.is(table.concat(unnamed, " "), "", "infer moe: every memory key is named in the reference")
+end
+
 t.done_testing()
