@@ -676,9 +676,12 @@ local function job_of(o, a)
         end
         top = m
       end
+      -- (a bound to copy only where it is one: ep = -1, 0.5 or NaN read
+      -- "e.g. ep_max = -nan", a value the bound refuses)
+      local whole = type(top) == "number" and top >= 1 and top <= options.COUNT_MAX
+        and math.tointeger(top)
       usage("sweep: %s is searched, not given; bound it with %s_max%s", k, k,
-           type(top) == "number" and string.format(" (e.g. %s_max = %s)", k,
-             tostring(math.tointeger(top) or top)) or "")
+           whole and string.format(" (e.g. %s_max = %d)", k, whole) or "")
     end
   end
   if o.batch ~= nil then usage("sweep: batch is swept; give micro_batch a list") end

@@ -147,4 +147,16 @@ do
   t.is(table.concat(unnamed, " "), "", "infer moe: every memory key is named in the reference")
 end
 
+-- 10. gp.sweep{ep = v}: a searched dimension given a value is refused with
+-- the bound to give instead; a value that is no bound (-1, 0.5, NaN) was
+-- offered as one ("e.g. ep_max = -nan").  A whole value still is.
+for _, v in ipairs { -1, 0.5, 0 / 0 } do
+  local ok, e = pcall(gp.sweep, { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, ep = v })
+  t.like(not ok and e or "", "sweep: ep is searched, not given; bound it with ep_max",
+    "sweep: ep = " .. tostring(v) .. " refused", true)
+  t.ok(not tostring(e):find("e.g.", 1, true), "sweep: ep = " .. tostring(v) .. " offers no bad bound")
+end
+check(function() gp.sweep { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, ep = 8.0 } end,
+  "bound it with ep_max (e.g. ep_max = 8)", "sweep: ep = 8.0 offers ep_max = 8")
+
 t.done_testing()
