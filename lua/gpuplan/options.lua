@@ -638,6 +638,9 @@ opt { name = "runtime", type = "string", metavar = "R", commands = "infer", defa
     .. "nim-http, eager-pytorch, litgpt, llama.cpp, gpt-fast, exllamav2",
   suggest = { "engine", "backend", "framework" } }
 opt { name = "memory", type = "string", metavar = "SIZE", commands = "infer", kind = "bytes",
+  -- capacity's bounds (the engine's GP_AMOUNT_MAX), in this key's words:
+  -- 1e300 read "capacity must be a positive number of bytes up to 1e+15"
+  range = { 0, 1e15, gt = true },
   default = "the GPU's usable memory",
   help = "memory per GPU the runtime may use, e.g. 6GB; CUDA context, buffers and the "
     .. "margin come off it as in 'gpuplan fit --method infer'",

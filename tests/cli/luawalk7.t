@@ -35,4 +35,11 @@ my $dir = File::Temp::tempdir(CLEANUP => 1);
        'gp.infer_plan: the same row') or diag $e;
 }
 
+# 2. infer --memory past the engine's bound named the engine's key:
+# "capacity must be a positive number of bytes up to 1e+15 (got 2e+15)".
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--memory', '2PB');
+is($c, 1, '--memory 2PB: out of range, exit 1');
+like($e, qr/--memory must be a number in \(0, 1000000000000000\] B \(got '2PB' = 2e\+15 B\)/,
+     '--memory named, its range said') or diag $e;
+
 done_testing();

@@ -159,4 +159,12 @@ end
 check(function() gp.sweep { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, ep = 8.0 } end,
   "bound it with ep_max (e.g. ep_max = 8)", "sweep: ep = 8.0 offers ep_max = 8")
 
+-- 11. gp.infer{memory = ...}: past the engine's bound it was refused as
+-- "capacity must be a positive number of bytes up to 1e+15", a key the
+-- call never wrote; now by its own range, as capacity's (gp.train).
+for _, v in ipairs { 1e300, "2PB", -1 } do
+  check(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", memory = v } end,
+    "infer: memory must be a number in (0, 1000000000000000] B", "infer: memory " .. tostring(v))
+end
+
 t.done_testing()
