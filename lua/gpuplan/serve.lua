@@ -517,6 +517,26 @@ function M.setup(a)
       .. "serving model does not read it: its prompts go prefill_tokens a step (default "
       .. "16384): give prefill_tokens instead")
   end
+  -- pp and flash = false are one model's on its replicas: nothing in
+  -- engine/serve*.c reads a pipeline (its layouts are ep x tp) and its
+  -- attention is the runtimes' fused kernel (serve_step.c sets flash).
+  -- pp = 4, or even 3 on 16 GPUs, priced the same EP16 step in silence.
+  -- (the serving option that asked for this model named with its value,
+  -- which the command line writes as its flag)
+  local function asked()
+    local _, k = M.wants(a)
+    return k and (k .. " " .. tostring(a[k])) or "a serving option"
+  end
+  if a.pp ~= nil and a.pp ~= 1 then
+    usage("infer: pp %s: the MoE serving model (%s) runs no pipeline stages, its "
+      .. "layouts are expert and tensor parallel; pipeline stages are priced for one model "
+      .. "on its replicas (without the serving options)", args.shown(a.pp), asked())
+  end
+  if a.flash == false then
+    usage("infer: flash = false: the MoE serving model (%s) prices the runtimes' fused "
+      .. "attention kernels; unfused attention is priced for one model on its replicas "
+      .. "(without the serving options)", asked())
+  end
   local cat = catalog(a.cat or a.catalog)
   local defaults = info.defaults
   local function default(s) defaults[#defaults + 1] = s end

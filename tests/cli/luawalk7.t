@@ -42,4 +42,12 @@ is($c, 1, '--memory 2PB: out of range, exit 1');
 like($e, qr/--memory must be a number in \(0, 1000000000000000\] B \(got '2PB' = 2e\+15 B\)/,
      '--memory named, its range said') or diag $e;
 
+# 3. infer with a MoE serving option: --pp was dropped in silence (the
+# serving model's layouts are ep x tp); refused, naming both flags.
+($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'h200-sxm', '--gpus', '16', '--ep', '16',
+                      '--pp', '2');
+is($c, 2, 'infer --ep 16 --pp 2: a usage error');
+like($e, qr/^gpuplan: infer: --pp 2: the MoE serving model \(--ep 16\) runs no pipeline stages/m,
+     'both flags named') or diag $e;
+
 done_testing();
