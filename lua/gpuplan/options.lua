@@ -589,6 +589,9 @@ opt { name = "block", type = "int", metavar = "N", commands = "fit", default = "
 opt { name = "concurrency", type = "int", metavar = "C", commands = "infer", lua = "fit",
   default = { infer = "as many as fit, at most the engine's max_batch a replica, as "
     .. "--batch" }, value = 1,
+  -- gp.memory's sequences of a serving replica (a training step took it
+  -- and dropped it)
+  methods = "infer",
   help = "requests in flight over the system (gp.memory: concurrent sequences, as batch)",
   suggest = { "max_concurrency" } }
 opt { name = "requests", type = "int", metavar = "N", commands = "infer",

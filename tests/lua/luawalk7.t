@@ -31,9 +31,9 @@ end
 -- (memory.lua prepare_infer reads them only under method infer); with
 -- method full they were taken and dropped, where block and kv were
 -- refused.  Refused the same way now.
-for _, k in ipairs { "ctx", "chunk_tokens", "kv_free_fraction" } do
+for _, k in ipairs { "ctx", "chunk_tokens", "kv_free_fraction", "concurrency" } do
   local o = { model = "llama3-8b", gpu = "h100-sxm" }
-  o[k] = k == "kv_free_fraction" and 0.5 or 4096
+  o[k] = k == "kv_free_fraction" and 0.5 or k == "concurrency" and 4 or 4096
   check(function() gp.memory(o) end, "memory: " .. k .. " applies to method infer (got full)",
     "memory: " .. k .. " on a training step is refused")
 end
@@ -174,5 +174,22 @@ check(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", kv = 0 / 0 } 
   "infer: unknown kv dtype NaN (bf16, fp16, fp8, int8, fp4)", "infer: kv NaN shown as NaN")
 check(function() gp.rl { model = "qwen3-8b", gpu = "h100-sxm", gpus = 8, zero = 3, kv = 0 / 0 } end,
   "rl: rollout: unknown kv dtype NaN", "rl: kv NaN shown as NaN")
+
+-- 13. MoE serving (gp.infer with a serving option): pp and flash = false
+-- were taken and dropped.  engine/serve*.c prices ep x tp layouts and
+-- sets the fused attention itself: deepseek-v3 on 16 H200 at EP16 gave
+-- 2626 tok/s at pp 1, 2, 3 and 4 and with flash = false alike.
+check(function() gp.infer { model = "deepseek-v3", gpu = "h200-sxm", gpus = 16, ep = 16, pp = 2 } end,
+  "infer: pp 2: the MoE serving model (ep 16) runs no pipeline stages", "infer moe: pp refused")
+check(function() gp.infer { model = "deepseek-v3", gpu = "h200-sxm", gpus = 16, ep = 16,
+                            flash = false } end,
+  "infer: flash = false: the MoE serving model (ep 16) prices the runtimes' fused attention",
+  "infer moe: flash = false refused")
+do -- pp 1 and flash = true are what it prices: taken
+  local a = gp.infer { model = "deepseek-v3", gpu = "h200-sxm", gpus = 16, ep = 16 }
+  local b = gp.infer { model = "deepseek-v3", gpu = "h200-sxm", gpus = 16, ep = 16, pp = 1,
+                       flash = true }
+  t.is(b.tokens_per_s, a.tokens_per_s, "infer moe: pp 1 and flash true price the same step")
+end
 
 t.done_testing()
