@@ -182,7 +182,8 @@ field("mem_gib", "GiB", "mem_bytes in GiB", "plan candidate")
 field("memory", "", "train: gp.memory's result for the layout; rl: {rollout, forward, "
   .. "update} breakdowns (and reference, reward, critic: the own groups'); infer (MoE "
   .. "serving): the per-GPU bytes by kind (attention, dense, shared, experts, embed, other, "
-  .. "mtp, weights, a2a_buffer, workspace, kv_budget) and expert_slots, the count of routed "
+  .. "mtp, weights, a2a_buffer, workspace, reserve: the CUDA context, cuBLAS workspace and NCCL "
+  .. "buffers, kv_budget) and expert_slots, the count of routed "
   .. "experts a GPU holds", "train rl infer")
 field("total", "B", "memory per GPU, every component", "memory")
 field("components", "", "{name, bytes, note}: the components of total", "memory")
