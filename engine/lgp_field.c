@@ -730,7 +730,11 @@ void lgp_strict(lua_State *L, int idx, int arg, const char *what)
 	if (nonstr)
 		fail(L, arg, lua_pushfstring(L, "%s: field names are strings "
 					     "(got %s)", what, nonstr));
+	/* the names a refusal lists, each once: a field read twice (the
+	 * model's head_dim, norm, moe ... by the reader and again by the
+	 * check after it) was listed twice ("... vision, id, name, ...,
+	 * head_dim, head_dim, ffn_act, ...") */
 	if (bad)
-		unknown(L, arg, what, bad, names, n);
+		unknown(L, arg, what, bad, names, distinct(names, n));
 	lua_settop(L, top);
 }

@@ -1,0 +1,29 @@
+-- A tenth new-user walk (an inference platform lead: dense and MoE
+-- serving on H100/H200/B200/H20/L40S/RTX 4090, LoRA/QLoRA and GRPO on the
+-- 8B, collectives, prices), the Lua half: each block a defect it found,
+-- now answered or refused as the CLI does.
+-- Run with ./gpuplan run tests/lua/newuser10.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+-- 1. A model table with a field it does not take listed the names it
+-- takes with repeats: the reader notes head_dim, norm, moe, mla ... once
+-- when it reads them and again when the model's check reads them, and the
+-- refusal printed the notes as they were ("..., vision, id, name, ...,
+-- head_dim, head_dim, ffn_act, positions, norm, sliding_window, moe, mla,
+-- vision").  Each name is listed once.
+do
+  local ok, e = pcall(gp.infer, { model = { id = "tiny", layers = 2, hidden = 512, heads = 8,
+    kv_heads = 8, ffn = 2048, vocab = 32000, params_b = 0.05 }, gpu = "h100-sxm" })
+  t.ok(not ok and tostring(e):find("unknown field 'ffn'", 1, true), "model: unknown field 'ffn' refused")
+  local list = tostring(e):match("unknown field 'ffn' %((.-)%)$") or ""
+  local seen, twice = {}, {}
+  for n in list:gmatch("[%w_]+") do
+    if seen[n] then twice[#twice + 1] = n end
+    seen[n] = true
+  end
+  t.ok(seen.ffn_hidden and seen.head_dim, "the list names the fields (ffn_hidden, head_dim)")
+  t.is(table.concat(twice, ", "), "", "no field listed twice")
+end
+
+t.done_testing()
