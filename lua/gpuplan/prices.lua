@@ -294,6 +294,22 @@ function M.per_hour(cat, p, gpu, buyer, default)
     v = e.price
   else
     local ok, parsed = pcall(require("gpuplan.units").parse, p, "price")
+    -- an offer id the catalog does not hold (a provider it does not list,
+    -- a misspelt market): "h100-sxm/lambda/us" was "bad price ...:
+    -- expected an amount per GPU-hour like '$2.49/h'", as if no price id
+    -- were taken.  Text whose first part is a card's id is an id: an
+    -- unknown catalog id, exit 1, with that card's offers.
+    local card = p:match("^([%w%.%-]+)/")
+    if not ok and card and cat.gpus and cat.gpus[card] then
+      local offers = {}
+      for id, e in pairs(cat.prices or {}) do
+        if e.gpu == card then offers[#offers + 1] = id end
+      end
+      table.sort(offers)
+      error(string.format("price '%s' is no catalog offer (%s; or an amount like '$2.49/h')", p,
+        #offers > 0 and ("the offers for " .. card .. ": " .. table.concat(offers, ", "))
+        or ("the catalog has no offer for " .. card)), 0)
+    end
     if not ok then
       -- text that is neither a price id nor an amount: a value the option
       -- cannot parse, a usage error on the command line (docs/output.md)
