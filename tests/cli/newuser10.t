@@ -7,6 +7,7 @@ use strict;
 use warnings;
 use Test::More;
 require './tests/cli/lib.pl';
+use File::Temp ();
 
 my ($c, $o, $e);
 
@@ -26,5 +27,38 @@ for my $cmd (qw(train infer plan rl)) {
 ($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--price', 'abc/h');
 is($c, 2, '--price abc/h: still a usage error');
 like($e, qr/bad price 'abc\/h': expected an amount/, '--price abc/h: the amount parser says what it wanted');
+
+# 2. plan without --gpus on a user system of 4 GPUs and no NICs: the
+# search's one count, 8 (the default), cannot span two nodes, and the
+# refusal asked for NICs ("8 GPUs span 2 nodes of 4, but system ... has
+# no NICs: give --nics N and --nic-fabric ID") without saying the 8 was
+# the default nobody typed.  It says so, and that --gpus within the node
+# is the other way.  With --gpus 8 given, the message stays as it was.
+{
+    my $cat = File::Temp::tempdir(CLEANUP => 1);
+    open(my $fh, '>', "$cat/box.lua") or die;
+    print $fh <<'LUA';
+gpu {
+  id = "my-4090d", name = "RTX 4090D 24GB", vendor = "NVIDIA", arch = "ada", form_factor = "PCIe", year = 2023,
+  memory = "24GiB", memory_type = "GDDR6X", mem_bw = "1.008TB/s",
+  peak = { bf16 = "147TFLOPS", fp16 = "147TFLOPS", fp8 = "294TFLOPS", int8 = "294TOPS", fp32 = "73.5TFLOPS" },
+  pcie = { gen = 4, lanes = 16 }, tdp = "425W", source = "example",
+}
+system { id = "my-4x4090d", name = "4 x 4090D box", gpu = "my-4090d", gpus = 4, nics = 0,
+  scaleup = "pcie4", host_memory = "256GB", host_mem_bw = "100GB/s", source = "example" }
+LUA
+    close $fh;
+    local $ENV{GPUPLAN_CATALOG} = $cat;
+    my @job = ('plan', 'llama3-8b', '--gpu', 'my-4090d', '--method', 'qlora', '--tokens', '1e8', '--price', '0.4');
+    ($c, $o, $e) = run_gp(@job);
+    is($c, 1, 'plan on a 4-GPU box without --gpus: exit 1');
+    like($e, qr/^gpuplan: plan: 8 GPUs \(the default --gpus\) span 2 nodes of 4, but system 'my-4x4090d' has no NICs: give --gpus within a node, or --nics N/,
+         'the 8 is named as the default, --gpus as the way out');
+    ($c, $o, $e) = run_gp(@job, '--gpus', '8');
+    like($e, qr/^gpuplan: plan: 8 GPUs span 2 nodes of 4, but system 'my-4x4090d' has no NICs: give --nics N/,
+         '--gpus 8 given: the count is the user\'s');
+    ($c, $o, $e) = run_gp(@job, '--gpus', '1,2,4');
+    is($c, 0, '--gpus 1,2,4 plans on the box') or diag $e;
+}
 
 done_testing();

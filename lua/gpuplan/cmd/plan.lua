@@ -232,7 +232,18 @@ function C.run(opts, args)
   end
   local ok, r = pcall(sweep.sweep, o)
   o.progress = nil
-  if not ok then error(cli.clean(r), 0) end
+  if not ok then
+    -- A count the user never gave is said to be the default: on a user
+    -- system of 4 GPUs without NICs, "plan: 8 GPUs span 2 nodes of 4,
+    -- but system ... has no NICs: give --nics N ..." asked for NICs where
+    -- --gpus 1,2,4 was the question.
+    local msg = cli.clean(r)
+    if not opts.gpus then
+      msg = msg:gsub("^(%a+: 8 GPUs) (span %d+ nodes of %d+, [^:]*): give ",
+        "%1 (the default --gpus) %2: give --gpus within a node, or ", 1)
+    end
+    error(msg, 0)
+  end
   local head = { model = args[1], policy = pname, deadline = opts.deadline,
                  budget = opts.budget }
   -- Without --gpus the search tries 8 GPUs only, which no line said: a
