@@ -61,4 +61,19 @@ LUA
     is($c, 0, '--gpus 1,2,4 plans on the box') or diag $e;
 }
 
+# 3. comm --nccl with text that is no release ("abc", "2.x", "") exited 1,
+# where docs/output.md makes "a value the option cannot parse" a usage
+# error, exit 2 (comm --min abc is one).  A release that parses but is
+# not 2.x (3.0), or one gpuplan does not know, stays exit 1.
+for my $v ('abc', '2.x', '') {
+    ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--max', '1MB', '--nccl', $v);
+    is($c, 2, "comm --nccl '$v': exit 2");
+    like($e, qr/^gpuplan: comm: --nccl must be a release 'major\.minor\[\.patch\]'.*\nusage: gpuplan comm/,
+         "comm --nccl '$v': the reason, then the usage line");
+}
+for my $v ('3.0', '2.99.1') {
+    ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--max', '1MB', '--nccl', $v);
+    is($c, 1, "comm --nccl $v: a release it cannot price, exit 1");
+}
+
 done_testing();
