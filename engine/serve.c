@@ -214,9 +214,12 @@ int serve_check(const gp_model *m, const roof_device *d, const serve_cfg *c,
 			return gp_fail(err, "disaggregation moves the KV cache "
 			               "between pools over the NICs; the system "
 			               "has none");
+		/* the instance's GPUs, not "(tp %d)": that read as the
+		 * decode's tp (the CLI's --tp) where the prefill TP came
+		 * from --prefill-tp, or from --ep without any tp */
 		if (c->prefill_gpus % c->prefill.tp != 0)
 			return gp_fail(err, "prefill_gpus %d is not a multiple "
-			               "of the prefill instance (tp %d)",
+			               "of the prefill instance's %d GPUs",
 			               c->prefill_gpus, c->prefill.tp);
 		if (c->prefill_gpus > 0 &&
 		    (c->gpus <= c->prefill_gpus ||

@@ -76,4 +76,16 @@ for my $v ('3.0', '2.99.1') {
     is($c, 1, "comm --nccl $v: a release it cannot price, exit 1");
 }
 
+# 4. infer --disagg with a prefill pool that is no whole number of its
+# instances said "(--tp 8)" whatever set that instance: --ep 8 without
+# any tp, or --prefill-tp 8, both named a --tp the user never gave.  It
+# says the instance's GPUs.
+for my $lay (['--ep', '8'], ['--tp', '8'], ['--ep', '8', '--prefill-tp', '8']) {
+    ($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'h200-sxm', '--gpus', '24', @$lay,
+                          '--weights', 'fp8', '--disagg', '--prefill-gpus', '4');
+    is($c, 1, "infer --disagg @$lay --prefill-gpus 4: exit 1");
+    like($e, qr/^gpuplan: infer: --prefill-gpus 4 is not a multiple of the prefill instance's 8 GPUs$/m,
+         "@$lay: the prefill instance's GPUs, no --tp named");
+}
+
 done_testing();
