@@ -207,8 +207,13 @@ function gp.options(params, argv)
     for _, n in ipairs(names) do
       local opt = n:gsub("_", "-")
       if params[n][2] == true then opt = "[no-]" .. opt end
-      io.stdout:write(string.format("  --%-16s %s (default: %s)\n", opt,
-        params[n][1], tostring(params[n][2])))
+      -- a default as it is typed back: tostring(2e11) is
+      -- "200000000000.0", a float's ".0" that no count has, and an empty
+      -- string printed "(default: )"
+      local d = params[n][2]
+      local said = math.type(d) == "float" and string.format("%.15g", d)
+        or d == "" and "''" or tostring(d)
+      io.stdout:write(string.format("  --%-16s %s (default: %s)\n", opt, params[n][1], said))
     end
     os.exit(0)
   end

@@ -88,4 +88,15 @@ for my $lay (['--ep', '8'], ['--tp', '8'], ['--ep', '8', '--prefill-tp', '8']) {
          "@$lay: the prefill instance's GPUs, no --tp named");
 }
 
+# 5. A script's --help (gp.options) printed a float default through
+# tostring: scripts/budget_policy.lua's --tokens 2e11 read "(default:
+# 200000000000.0)", a ".0" no count has, and grid_sweep's empty --svg
+# "(default: )".  They read as typed back: 200000000000 and ''.
+($c, $o, $e) = run_gp('run', 'scripts/budget_policy.lua', '--help');
+is($c, 0, 'budget_policy --help: exit 0');
+like($o, qr/^  --tokens +tokens to train on \(default: 200000000000\)$/m, '--tokens default without ".0"');
+($c, $o, $e) = run_gp('run', 'scripts/grid_sweep.lua', '--help');
+like($o, qr/^  --svg +write the Pareto plot here \(empty: none\) \(default: ''\)$/m, "--svg's empty default shown as ''");
+unlike($o, qr/\(default: \)|\.0\)$/m, 'no empty or ".0" default');
+
 done_testing();
