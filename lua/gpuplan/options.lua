@@ -1902,7 +1902,7 @@ opt { name = "itl_max", type = "number", metavar = "MS", commands = "infer", ser
   default = "50",
   help = "with --target, every user's mean ITL within MS milliseconds (the decode step and "
     .. "the other requests' prompts between its tokens); MoE serving: also the "
-    .. "largest batch within MS without --target (Lua: a time, \"50ms\" or seconds)",
+    .. "largest batch within MS without --target (not with --batch or --concurrency, which fix it) (Lua: a time, \"50ms\" or seconds)",
   suggest = { "max_itl", "itl_limit", "tpot_max" } }
 
 ---------------------------------------------------------------------------

@@ -495,6 +495,12 @@ function M.setup(a)
     b.concurrency = nil
     a = b
   end
+  -- a batch given is the batch run: itl_max, which picks the batch, was
+  -- dropped in silence (--ep 8 --batch 100 --itl-max 20 printed an ITL
+  -- of 55.6 ms and no word of the limit), as concurrency's is refused
+  if a.batch ~= nil and a.itl_max ~= nil then
+    usage("infer: batch fixes the batch; itl_max searches it: give one of them")
+  end
   -- chunked_prefill is the one-model engine's mixed step (engine/
   -- infer_run.c mixed_steps: B decodes and the prompts' tokens in one step
   -- of max_num_tokens, one weight pass).  This model chunks its colocated

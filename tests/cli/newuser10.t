@@ -99,4 +99,19 @@ like($o, qr/^  --tokens +tokens to train on \(default: 200000000000\)$/m, '--tok
 like($o, qr/^  --svg +write the Pareto plot here \(empty: none\) \(default: ''\)$/m, "--svg's empty default shown as ''");
 unlike($o, qr/\(default: \)|\.0\)$/m, 'no empty or ".0" default');
 
+# 6. infer on the MoE serving model with --batch and --itl-max: the limit,
+# which picks the batch, was dropped in silence (qwen3-30b-a3b, 8 x H200,
+# --ep 8 --batch 100 --itl-max 20 printed an ITL of 55.6 ms and exit 0),
+# where --concurrency with --itl-max is refused.  Refused alike, exit 2.
+($c, $o, $e) = run_gp('infer', 'qwen3-30b-a3b', '--gpu', 'h200-sxm', '--gpus', '8', '--ep', '8',
+                      '--batch', '100', '--itl-max', '20');
+is($c, 2, 'infer MoE --batch 100 --itl-max 20: exit 2');
+like($e, qr/^gpuplan: infer: --batch fixes the batch; --itl-max searches it: give one of them$/m,
+     'names both flags');
+is($o, '', 'nothing priced');
+# either alone still prices
+($c, $o, $e) = run_gp('infer', 'qwen3-30b-a3b', '--gpu', 'h200-sxm', '--gpus', '8', '--ep', '8',
+                      '--itl-max', '20', '--format', 'json');
+is($c, 0, '--itl-max 20 alone: exit 0') or diag $e;
+
 done_testing();

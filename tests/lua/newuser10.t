@@ -26,4 +26,11 @@ do
   t.is(table.concat(twice, ", "), "", "no field listed twice")
 end
 
+-- 2. gp.infer on the MoE serving model with batch and itl_max: itl_max
+-- (which picks the batch) was dropped, and the result's ITL (55.6 ms at
+-- batch 100 on 8 x H200, EP8) was over the 20 ms given.  Refused, as
+-- concurrency with itl_max is.
+t.raises_here(function() gp.infer { model = "qwen3-30b-a3b", gpu = "h200-sxm", gpus = 8, ep = 8, batch = 100, itl_max = 0.02 } end,
+  "infer: batch fixes the batch; itl_max searches it: give one of them", "infer: batch with itl_max refused")
+
 t.done_testing()
