@@ -30,8 +30,23 @@ end
 -- 1. A monthly budget on 8 H800s: how many days a month it rents them,
 -- the fastest layout (gp.sweep at the card's price), and the calendar
 -- time and money of the run at that rate.
-local r1 = gp.sweep(with { gpu = "h800-sxm", gpus = 8, top = 1 })
-local budget = require("gpuplan.sweep").money(opt.monthly, "monthly budget", "CNY")
+-- The options are checked before any search, each refusal naming its
+-- flag: '--monthly abc', '--model nope' and '--tokens 0' were refused at
+-- this file's lines ("scripts/budget_policy.lua:34: monthly budget 'abc':
+-- ..."), a place the user never wrote.
+local cli = require "gpuplan.cli"
+local okb, budget = pcall(require("gpuplan.sweep").money, opt.monthly, "--monthly", "CNY")
+if not okb then
+  -- text that is no amount stays a usage error (exit 2), as plan --budget's
+  local msg = "budget_policy: " .. cli.clean(budget)
+  error(require("gpuplan.args").is_usage(budget) and cli.usage(msg) or msg, 0)
+end
+local okm, why = pcall(gp.catalog().get, gp.catalog(), "models", opt.model)
+if not okm then error("budget_policy: --model: " .. cli.clean(why), 0) end
+local okt, r1 = pcall(gp.sweep, with { gpu = "h800-sxm", gpus = 8, top = 1 })
+if not okt then
+  error("budget_policy: " .. cli.clean(r1):gsub("^sweep: tokens", "--tokens"), 0)
+end
 local amount = gp.catalog():convert(budget, "CNY")
 print(string.format("1. %s a month on 8 x h800-sxm (China-market price):", opt.monthly))
 local c = r1.results[1]

@@ -114,4 +114,21 @@ is($o, '', 'nothing priced');
                       '--itl-max', '20', '--format', 'json');
 is($c, 0, '--itl-max 20 alone: exit 0') or diag $e;
 
+# 7. scripts/budget_policy.lua refused its own options at its own lines:
+# "scripts/budget_policy.lua:34: monthly budget 'abc': ...", ":33:
+# unknown model 'nope'", ":33: sweep: tokens must be ..." -- no flag
+# named, and 'abc' (no amount) exit 1.  Each names its flag, before any
+# search; text that is no amount is a usage error (exit 2), as plan's
+# --budget abc is.
+for my $t ([['--monthly', 'abc'], 2, qr/^gpuplan: budget_policy: --monthly 'abc': expected an amount/],
+           [['--monthly', '-5kCNY'], 1, qr/^gpuplan: budget_policy: --monthly '-5kCNY': must be a positive amount/],
+           [['--model', 'nope'], 1, qr/^gpuplan: budget_policy: --model: unknown model 'nope'/],
+           [['--tokens', '0'], 1, qr/^gpuplan: budget_policy: --tokens must be a positive number/]) {
+    my ($a, $rc, $re) = @$t;
+    ($c, $o, $e) = run_gp('run', 'scripts/budget_policy.lua', @$a);
+    is($c, $rc, "budget_policy @$a: exit $rc");
+    like($e, $re, "budget_policy @$a: names the flag");
+    unlike($e, qr/budget_policy\.lua:\d/, "budget_policy @$a: no file:line of the script");
+}
+
 done_testing();
