@@ -26,7 +26,16 @@ local cards = {}
 for c in opt.cards:gmatch("[^,]+") do cards[#cards + 1] = c end
 local job = { model = opt.model, method = "pretrain", tokens = opt.tokens, gpu = cards,
               gpus = opt.gpus, zero = { 0, 1 }, micro_batch = { 1, 2, 4 }, vpp_max = 2 }
-local par = sweep.pareto(job)
+local okp, par = pcall(sweep.pareto, job)
+-- a refusal of this script's own option names its flag: '--tokens 0',
+-- '--model nope' and '--cards foo' read "scripts/grid_sweep.lua:29:
+-- sweep: tokens must be ...", this file's line and gp.sweep's key
+if not okp then
+  local e = require("gpuplan.cli").clean(par)
+  e = e:gsub("^sweep: tokens must", "--tokens must"):gsub("^sweep: gpus%[(%d+)%]", "value %1 of --gpus"):gsub("^sweep: gpus", "--gpus")
+    :gsub("^unknown model", "--model: unknown model"):gsub("^unknown gpu", "--cards: unknown gpu")
+  error("grid_sweep: " .. e, 0)
+end
 
 local rows = {}
 for _, q in ipairs(par.front) do

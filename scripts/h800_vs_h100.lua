@@ -38,10 +38,20 @@ for _, n in ipairs(COUNTS) do
   for _, lay in ipairs(LAYOUTS) do
     for _, g in ipairs(GPUS) do
       local dp = n // (lay.tp * lay.pp)
-      local r = gp.train { model = opt.model, gpu = g, gpus = n, tp = lay.tp, pp = lay.pp,
-                           zero = 1, sp = true, seq = opt.seq, recompute = opt.recompute,
-                           method = "pretrain", global_batch = opt.global_batch, tokens = 1e9,
-                           currency = "USD" }
+      local ok, r = pcall(gp.train, { model = opt.model, gpu = g, gpus = n, tp = lay.tp,
+                           pp = lay.pp, zero = 1, sp = true, seq = opt.seq,
+                           recompute = opt.recompute, method = "pretrain",
+                           global_batch = opt.global_batch, tokens = 1e9, currency = "USD" })
+      -- a refusal of this script's own option names its flag: '--seq 0'
+      -- and '--model nope' read "scripts/h800_vs_h100.lua:41: train: seq
+      -- must be ...", this file's line and gp.train's key
+      if not ok then
+        local e = require("gpuplan.cli").clean(r)
+        for _, k in ipairs { "seq", "recompute", "global_batch" } do
+          e = e:gsub("^train: " .. k .. " must", "--" .. k:gsub("_", "-") .. " must")
+        end
+        error("h800_vs_h100: " .. e:gsub("^unknown model", "--model: unknown model"), 0)
+      end
       local note = {}
       if not r.fits then
         note[#note + 1] = string.format("does not fit: needs %.0f GiB of %.0f", r.memory.total / 2 ^ 30,

@@ -131,4 +131,22 @@ for my $t ([['--monthly', 'abc'], 2, qr/^gpuplan: budget_policy: --monthly 'abc'
     unlike($e, qr/budget_policy\.lua:\d/, "budget_policy @$a: no file:line of the script");
 }
 
+# 8. scripts/h800_vs_h100.lua and grid_sweep.lua refused their own options
+# at their own lines with gp.train's and gp.sweep's keys
+# ("scripts/h800_vs_h100.lua:41: train: seq must be ...",
+# "scripts/grid_sweep.lua:29: unknown gpu 'foo'").  Each names its flag.
+for my $t ([['h800_vs_h100.lua', '--seq', '0'], qr/^gpuplan: h800_vs_h100: --seq must be a whole number/],
+           [['h800_vs_h100.lua', '--global-batch', '0'], qr/^gpuplan: h800_vs_h100: --global-batch must be/],
+           [['h800_vs_h100.lua', '--model', 'nope'], qr/^gpuplan: h800_vs_h100: --model: unknown model 'nope'/],
+           [['grid_sweep.lua', '--tokens', '0'], qr/^gpuplan: grid_sweep: --tokens must be a positive number/],
+           [['grid_sweep.lua', '--cards', 'foo'], qr/^gpuplan: grid_sweep: --cards: unknown gpu 'foo'/],
+           [['grid_sweep.lua', '--gpus', '0'], qr/^gpuplan: grid_sweep: value 1 of --gpus must be a whole number/]) {
+    my ($a, $re) = @$t;
+    my ($script, @rest) = @$a;
+    ($c, $o, $e) = run_gp('run', "scripts/$script", @rest);
+    is($c, 1, "$script @rest: exit 1");
+    like($e, $re, "$script @rest: names the flag");
+    unlike($e, qr/\.lua:\d/, "$script @rest: no file:line");
+}
+
 done_testing();
