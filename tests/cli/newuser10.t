@@ -149,4 +149,18 @@ for my $t ([['h800_vs_h100.lua', '--seq', '0'], qr/^gpuplan: h800_vs_h100: --seq
     unlike($e, qr/\.lua:\d/, "$script @rest: no file:line");
 }
 
+# 9. fit, train, plan and rl with an adapter's base in mxfp4 or fp6 were
+# refused "bad argument #4 to 'gpuplan.core.train' (base: unknown field
+# 'fixed_group' (did you mean 'group'?))": an internal field and a
+# binding's argument number.  They price it.
+for my $cmd (['train', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'qlora', '--weights', 'mxfp4'],
+             ['train', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'lora', '--weights', 'fp6'],
+             ['fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'qlora', '--weights', 'mxfp4'],
+             ['plan', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'qlora', '--weights', 'mxfp4', '--tokens', '1e8'],
+             ['rl', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--method', 'qlora', '--weights', 'mxfp4']) {
+    ($c, $o, $e) = run_gp(@$cmd);
+    is($c, 0, "@$cmd: exit 0") or diag $e;
+    unlike($e, qr/fixed_group|bad argument/, "@$cmd: no internal field");
+}
+
 done_testing();

@@ -33,4 +33,32 @@ end
 t.raises_here(function() gp.infer { model = "qwen3-30b-a3b", gpu = "h200-sxm", gpus = 8, ep = 8, batch = 100, itl_max = 0.02 } end,
   "infer: batch fixes the batch; itl_max searches it: give one of them", "infer: batch with itl_max refused")
 
+-- 3. An adapter's base in mxfp4 or fp6 (qlora or lora --weights mxfp4):
+-- gp.train, gp.sweep, gp.rl and gp.memory were refused "bad argument #4
+-- to 'gpuplan.core.train' (base: unknown field 'fixed_group')" --
+-- gpuplan.memory's mark of a format with its own group size reached the
+-- training binding's reader, which did not know it.  mxfp4 is 4-bit
+-- elements with an 8-bit scale per 32 (OCP MX spec; memory.lua's
+-- weight_formats), so each is priced as that table written out: the
+-- same step and memory to the byte (exact: one format, one path).
+do
+  local spelled = { bits = 4, group = 32, group_bits = 8 }
+  local job = { model = "llama3-8b", gpu = "h100-sxm", method = "qlora" }
+  local function with(w) local o = {} for k, v in pairs(job) do o[k] = v end o.weights = w return o end
+  local ok, r = pcall(gp.train, with("mxfp4"))
+  t.ok(ok, "train: qlora on an mxfp4 base prices" .. (ok and "" or (": " .. tostring(r))))
+  if ok then
+    local u = gp.train(with(spelled))
+    t.is(r.step_s, u.step_s, "train: mxfp4 base's step = {bits 4, group 32, group_bits 8}'s")
+    t.is(r.memory.total, u.memory.total, "train: and its memory")
+  end
+  t.ok(pcall(gp.memory, with("mxfp4")), "memory: qlora on an mxfp4 base")
+  t.ok(pcall(gp.rl, { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, method = "qlora", weights = "mxfp4" }),
+    "rl: qlora on an mxfp4 base")
+  t.ok(pcall(gp.sweep, { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, method = "qlora", weights = "mxfp4", tokens = 1e8 }),
+    "sweep: qlora on an mxfp4 base")
+  t.ok(pcall(gp.train, { model = "llama3-8b", gpu = "h100-sxm", method = "lora", weights = "fp6" }),
+    "train: lora on an fp6 base")
+end
+
 t.done_testing()
