@@ -257,7 +257,10 @@ typedef struct infer_result {
 	                         (kv_per_seq when kv_reserve_max) */
 	double kv_budget;     /* bytes per GPU left for the KV cache
 	                         (mem_infer's kv_room) */
-	int max_batch_kv;     /* sequences the KV budget holds per replica */
+	int max_batch_kv;     /* sequences the KV budget holds per replica,
+	                         at most max_batch */
+	int kv_seqs;          /* sequences the KV budget holds per replica,
+	                         before max_batch (capped at INT_MAX) */
 	int replicas;         /* gpus / (tp * pp) */
 	int batch;            /* decode batch per replica used */
 	double ttft;          /* s, prefill of one prompt (no queueing) */

@@ -7,6 +7,7 @@
  */
 #include "infer.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -132,6 +133,10 @@ static int run_kv(const gp_model *m, const infer_cfg *c, int stage,
 		x = ma.max_seqs;
 	}
 	r->max_batch_kv = x > c->max_batch ? c->max_batch : (int)x;
+	/* what the budget holds, said beside a max_batch below it (the
+	 * text's "KV budget 19.03 GB (1 sequence)" under ExLlamaV2's
+	 * max_batch_size 1 read as a budget of one sequence) */
+	r->kv_seqs = x > INT_MAX ? INT_MAX : (int)x;
 	return GP_OK;
 }
 

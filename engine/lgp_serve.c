@@ -247,6 +247,7 @@ int lgp_infer(lua_State *L)
 	lgp_setnum(L, "kv_admit", r.kv_admit);
 	lgp_setnum(L, "kv_budget", r.kv_budget);
 	lgp_setint(L, "max_batch_kv", r.max_batch_kv);
+	lgp_setint(L, "kv_seqs", r.kv_seqs);
 	lgp_setint(L, "replicas", r.replicas);
 	lgp_setint(L, "batch", r.batch);
 	lgp_setnum(L, "kv_reads", r.kv_reads);

@@ -1363,7 +1363,7 @@ function M.infer(a)
     -- (a count: an integer where whole, as the result's other counts;
     -- prefix_hit 0.5 of 2048 gave 1024.0)
     cached_tokens = a.prefix_hit ~= nil and (math.tointeger(c.cached) or c.cached) or nil,
-    batch = r.batch, replicas = r.replicas, max_batch_kv = r.max_batch_kv,
+    batch = r.batch, replicas = r.replicas, max_batch_kv = r.max_batch_kv, kv_seqs = r.kv_seqs,
     weights_total = r.weights_total, weights_gpu = r.weights_gpu,
     kv_per_seq = r.kv_per_seq, kv_budget = r.kv_budget, workspace = r.workspace,
     offload_layers = r.offload_layers, offload_bytes = r.offload_bytes,

@@ -163,4 +163,14 @@ for my $cmd (['train', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'qlora', '-
     unlike($e, qr/fixed_group|bad argument/, "@$cmd: no internal field");
 }
 
+# 10. infer's text said "KV budget per GPU 19.03 GB (1 sequence)" under
+# ExLlamaV2's max_batch_size 1, beside "KV per sequence per GPU 0.302 GB":
+# the engine's cap read as the budget's size.  It says both.
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'rtx-4090', '--runtime', 'exllamav2', '--weights', '4.0');
+is($c, 0, 'infer exllamav2: exit 0') or diag $e;
+like($o, qr/^KV budget per GPU +19\.\d\d GB \(\d\d sequences; the engine batches at most 1\)$/m,
+     'the budget holds dozens of sequences; the engine batches one');
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm');
+like($o, qr/^KV budget per GPU +58\.72 GB \(205 sequences\)$/m, 'no cap below the KV: as before');
+
 done_testing();

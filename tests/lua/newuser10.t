@@ -61,4 +61,22 @@ do
     "train: lora on an fp6 base")
 end
 
+-- 4. gp.infer's kv_seqs: the sequences the KV budget holds before the
+-- engine's max_batch.  ExLlamaV2 batches one sequence by default
+-- (max_batch_size 1), and max_batch_kv is 1; the CLI's text then said
+-- "KV budget per GPU 19.03 GB (1 sequence)" beside a 0.302 GB sequence.
+-- Hand derivation: llama3-8b's KV per token in bf16 is 32 layers x 8 kv
+-- heads x 128 x 2 (K, V) x 2 B = 131072 B; a running sequence holds on
+-- average input + output / 2 = 2048 + 128 = 2176 tokens (paged KV), so
+-- the budget holds floor(kv_budget / (2176 x 131072)) sequences (exact:
+-- the engine's own floor).
+do
+  local r = gp.infer { model = "llama3-8b", gpu = "rtx-4090", runtime = "exllamav2", weights = 4.0 }
+  t.is(r.max_batch_kv, 1, "exllamav2: max_batch_kv is the engine's cap, 1")
+  t.is(r.kv_seqs, math.floor(r.kv_budget / (2176 * 131072)), "exllamav2: kv_seqs = budget / mean KV per sequence")
+  t.ok(r.kv_seqs > 60, "exllamav2: the 19 GB budget holds more than 60 sequences (" .. tostring(r.kv_seqs) .. ")")
+  local h = gp.infer { model = "llama3-8b", gpu = "h100-sxm" }
+  t.is(h.kv_seqs, h.max_batch_kv, "h100-sxm: no cap below the KV's 205: kv_seqs = max_batch_kv")
+end
+
 t.done_testing()

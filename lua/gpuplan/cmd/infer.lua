@@ -617,8 +617,12 @@ local function replica_report(r, opts)
   local rows = {
     { k = "weights per GPU", v = string.format("%.2f GB", r.weights_gpu / 1e9) },
     { k = "KV per sequence per GPU", v = string.format("%.3f GB", r.kv_per_seq / 1e9) },
-    { k = "KV budget per GPU", v = string.format("%.2f GB (%d sequence%s)", r.kv_budget / 1e9,
-      r.max_batch_kv, r.max_batch_kv == 1 and "" or "s") },
+    -- what the budget holds, and the engine's cap where it is lower:
+    -- "19.03 GB (1 sequence)" under ExLlamaV2's max_batch_size 1 read as
+    -- a budget of one 0.302 GB sequence
+    { k = "KV budget per GPU", v = string.format("%.2f GB (%d sequence%s%s)", r.kv_budget / 1e9,
+      r.kv_seqs, r.kv_seqs == 1 and "" or "s", r.kv_seqs > r.max_batch_kv
+        and string.format("; the engine batches at most %d", r.max_batch_kv) or "") },
     { k = "batch per replica", v = string.format("%d (x %d replica%s)", r.batch, r.replicas,
       r.replicas == 1 and "" or "s") },
     { k = "TTFT (one prompt)", v = ranges.text(r, "ttft_s", "%.2f", "ms", 1e3) },
