@@ -662,8 +662,11 @@ local function graph_sizes_arg(a)
     for w in (v .. ","):gmatch("([^,]*),") do
       local n = tonumber(w)
       if n == nil then
-        error(string.format("infer: graph_sizes must be whole numbers joined by commas "
-          .. "(got '%s')", v), 4)
+        -- text that is no list of numbers ('1,2,x', '8,') is a value the
+        -- option cannot parse: a usage error on the command line
+        -- (docs/output.md), as plan's --gpus 'abc' and '8,' are
+        error(args.usage(string.format("infer: graph_sizes must be whole numbers joined by "
+          .. "commas (got '%s')", v)), 4)
       end
       t[#t + 1] = n
     end

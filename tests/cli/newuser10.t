@@ -173,4 +173,19 @@ like($o, qr/^KV budget per GPU +19\.\d\d GB \(\d\d sequences; the engine batches
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm');
 like($o, qr/^KV budget per GPU +58\.72 GB \(205 sequences\)$/m, 'no cap below the KV: as before');
 
+# 11. infer --graph-sizes with text that is no list of numbers ('1,2,x',
+# '8,', 'abc') exited 1, where docs/output.md makes a value the option
+# cannot parse a usage error, exit 2 (plan --gpus 'abc' and '8,' are).
+# A list that parses but holds a bad size (0, a repeat) stays exit 1.
+for my $v ('1,2,x', '8,', 'abc') {
+    ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--graph-sizes', $v);
+    is($c, 2, "infer --graph-sizes '$v': exit 2");
+    like($e, qr/^gpuplan: infer: --graph-sizes must be whole numbers joined by commas \(got '\Q$v\E'\)\nusage: gpuplan infer/,
+         "--graph-sizes '$v': the reason, then the usage line");
+}
+for my $v ('0', '1,1') {
+    ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--graph-sizes', $v);
+    is($c, 1, "infer --graph-sizes '$v': a size refused, exit 1");
+}
+
 done_testing();
