@@ -701,7 +701,11 @@ local function fsdp_space(a, space, job)
     local list = a.fsdp
     if type(list) == "string" and list:find(",", 1, true) then
       local l = {}
-      for x in list:gmatch("[^,]+") do l[#l + 1] = x end
+      -- an empty entry ('full_shard,') is refused, as gpus' is
+      for x in (list .. ","):gmatch("([^,]*),") do
+        if x == "" then usage("sweep: fsdp '%s': an empty entry (a list like full_shard,hybrid_shard)", list) end
+        l[#l + 1] = x
+      end
       list = l
     end
     list = list_of(list, "fsdp")

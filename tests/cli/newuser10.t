@@ -188,4 +188,27 @@ for my $v ('0', '1,1') {
     is($c, 1, "infer --graph-sizes '$v': a size refused, exit 1");
 }
 
+# 12. plan --zero and --micro-batch dropped an empty entry: '1,,2', '1,'
+# and ',1' were searched as 1,2 and 1, exit 0, where --gpus '8,' and
+# --gpu 'a,,b' are refused as lists that cannot be read.  Refused alike,
+# exit 2.
+for my $opt ('--zero', '--micro-batch') {
+    for my $v ('1,,2', '1,', ',1') {
+        ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', $opt, $v);
+        is($c, 2, "plan $opt '$v': exit 2");
+        like($e, qr/^gpuplan: plan: \Q$opt\E expects a list of integers, got '\Q$v\E'$/m, "plan $opt '$v': says so");
+    }
+}
+($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--zero', '1,2', '--micro-batch', '1,2');
+is($c, 0, 'plan --zero 1,2 --micro-batch 1,2: still searched') or diag $e;
+
+# ... and --recompute, --etp and --fsdp dropped an empty entry the same
+# way ('none,,full' searched none and full; 'tp,' and 'full_shard,' one).
+for my $t (['--recompute', 'none,,full'], ['--etp', 'tp,'], ['--fsdp', 'full_shard,'], ['--fsdp', ',full_shard']) {
+    my ($opt, $v) = @$t;
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '16', $opt, $v);
+    is($c, 2, "plan $opt '$v': exit 2");
+    like($e, qr/^gpuplan: plan: \Q$opt\E.*'\Q$v\E'/m, "plan $opt '$v': names the flag and the value");
+}
+
 done_testing();

@@ -23,10 +23,26 @@ usage: gpuplan plan MODEL --gpu ID[,ID...] --gpus COUNTS [options]
 
 local function ints(s, what)
   local out = {}
-  for x in tostring(s):gmatch("[^,]+") do
+  -- every comma-separated entry, an empty one too: '1,,2', '1,' and ',1'
+  -- were read as 1,2 and 1, where --gpus '8,' and --gpu 'a,,b' are
+  -- refused as lists that cannot be read
+  for x in (tostring(s) .. ","):gmatch("([^,]*),") do
     local n = math.tointeger(tonumber(x))
     if not n then error(cli.usage("plan: --" .. what .. " expects a list of integers, got '" .. s .. "'"), 0) end
     out[#out + 1] = n
+  end
+  return out
+end
+
+-- The entries of a comma-separated list of words, an empty one refused
+-- as ints refuses it ('none,,full' and 'tp,' were read as none,full and tp).
+local function words(s, what)
+  local out = {}
+  for x in (tostring(s) .. ","):gmatch("([^,]*),") do
+    if x == "" then
+      error(cli.usage("plan: --" .. what .. " expects a comma-separated list, got '" .. s .. "'"), 0)
+    end
+    out[#out + 1] = x
   end
   return out
 end
@@ -199,16 +215,9 @@ function C.run(opts, args)
   end
   o.gpus = opts.gpus or "8"
   if opts.zero then o.zero = ints(opts.zero, "zero") end
-  if opts.etp then
-    o.etp = {}
-    for x in tostring(opts.etp):gmatch("[^,]+") do o.etp[#o.etp + 1] = x end
-  end
+  if opts.etp then o.etp = words(opts.etp, "etp") end
   if opts.micro_batch then o.micro_batch = ints(opts.micro_batch, "micro-batch") end
-  if opts.recompute then
-    local list = {}
-    for x in opts.recompute:gmatch("[^,]+") do list[#list + 1] = x end
-    o.recompute = list
-  end
+  if opts.recompute then o.recompute = words(opts.recompute, "recompute") end
   -- --tokens: parsed by cli.parse (a number option), bounded by gp.train
   o.tokens = opts.tokens
   -- A deadline or a budget is of the whole run: its size is --tokens.
