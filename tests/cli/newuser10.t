@@ -211,4 +211,23 @@ for my $t (['--recompute', 'none,,full'], ['--etp', 'tp,'], ['--fsdp', 'full_sha
     like($e, qr/^gpuplan: plan: \Q$opt\E.*'\Q$v\E'/m, "plan $opt '$v': names the flag and the value");
 }
 
+# 13. comm --systems (the --svg chart's lines) dropped an empty entry
+# (',dgx-h100', 'dgx-h100,,dgx-a100') and drew a system named twice as
+# two lines, exit 0.  Refused as lists that cannot be read, exit 2,
+# before anything is written.
+{
+    my $d = File::Temp::tempdir(CLEANUP => 1);
+    for my $t ([',dgx-h100', qr/--systems expects system ids separated by commas, got ',dgx-h100'/],
+               ['dgx-h100,,dgx-a100', qr/--systems expects system ids separated by commas/],
+               ['dgx-h100,dgx-h100', qr/--systems names dgx-h100 twice/]) {
+        my ($v, $re) = @$t;
+        ($c, $o, $e) = run_gp('comm', '--systems', $v, '--svg', "$d/c.svg", '--max', '1MB');
+        is($c, 2, "comm --systems '$v': exit 2");
+        like($e, $re, "comm --systems '$v': says why");
+        ok(!-e "$d/c.svg", "comm --systems '$v': no chart written");
+    }
+    ($c, $o, $e) = run_gp('comm', '--systems', 'dgx-h100,dgx-a100', '--svg', "$d/c.svg", '--max', '1MB');
+    is($c, 0, 'comm --systems dgx-h100,dgx-a100: drawn') or diag $e;
+}
+
 done_testing();

@@ -66,6 +66,22 @@ function C.run(opts, args)
     error(cli.usage("comm: --systems names the lines of the --svg chart: give --svg FILE "
       .. "(the table is one system's: --system ID)"), 0)
   end
+  -- Each of the chart's lines once, none left out: 'dgx-h100,,dgx-a100'
+  -- and ',dgx-h100' were read without the empty entry, and
+  -- 'dgx-h100,dgx-h100' drew the same line twice, where plan's --gpu
+  -- 'a,,b' and a card named twice are refused.
+  if opts.systems then
+    local seen = {}
+    for id in (opts.systems .. ","):gmatch("([^,]*),") do
+      id = id:match("^%s*(.-)%s*$")
+      if id == "" then
+        error(cli.usage("comm: --systems expects system ids separated by commas, got '"
+          .. opts.systems .. "'"), 0)
+      end
+      if seen[id] then error(cli.usage("comm: --systems names " .. id .. " twice"), 0) end
+      seen[id] = true
+    end
+  end
   -- With only --systems (a chart of several), the table is for the first.
   if not opts.system and opts.systems then opts.system = opts.systems:match("[^,%s]+") end
   if not opts.system and not opts.gpu then error(cli.usage("comm: --system ID (or --gpu ID) is required"), 0) end
