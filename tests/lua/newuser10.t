@@ -79,4 +79,21 @@ do
   t.is(h.kv_seqs, h.max_batch_kv, "h100-sxm: no cap below the KV's 205: kv_seqs = max_batch_kv")
 end
 
+-- 5. gp.infer_plan's help (docs/lua.md, the API's declaration) said "The
+-- cheapest MoE serving deployment (decode and prefill pools)", and the
+-- result table "the cheapest MoE serving deployment for a target"; it
+-- plans a dense model too, as TP replicas (the CLI's infer --target on a
+-- dense model is the same function).  The help names both, and a dense
+-- plan answers.
+do
+  local help
+  for _, e in ipairs(require("gpuplan.api").FUNCTIONS) do
+    if type(e) == "table" and e.name == "gp.infer_plan" then help = e.help end
+  end
+  t.like(help, "a dense model's replicas", "infer_plan's help names the dense plan", true)
+  t.ok(help and not help:find("^The cheapest MoE"), "infer_plan's help is not MoE's alone")
+  local p = gp.infer_plan { model = "llama3-8b", gpu = "h100-sxm", target = 5000 }
+  t.is(p.layout, "TP1", "a dense plan: TP replicas (llama3-8b on H100: TP1)")
+end
+
 t.done_testing()
