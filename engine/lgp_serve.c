@@ -435,6 +435,12 @@ static void lgp_toservemoe(lua_State *L, int idx, serve_cfg *c)
 
 	serve_defaults(c);
 	lgp_toserve(L, idx, &c->base, &t);
+	/* a stated comm (0 too) is placed as given; an absent one is NCCL's
+	 * default for each instance's GPUs (serve.c fixed_reserve), not the
+	 * base's tp * pp, which a serving config does not read */
+	lua_getfield(L, idx, "comm");
+	c->comm_stated = !lua_isnil(L, -1);
+	lua_pop(L, 1);
 	c->base.topo = NULL;
 	sub = lgp_subtable(L, idx, "serve", "topo");
 	if (!sub)

@@ -406,19 +406,21 @@ static double kv_margin(const serve_cfg *c, double placed)
  * path's rule, memory.h mem_fixed_reserve (the CUDA context, the cuBLAS /
  * cuBLASLt workspaces, NCCL's buffers where the GPUs talk; the figures and
  * their sources in memory.c mem_reserve_default), placed before the KV as
- * mem_infer does.  The base's reserve is that of its tp * pp GPUs
- * (lgp_toserve), which a serving config does not read: its GPUs are the
- * layout's, so NCCL's buffers are the default's for L->tp GPUs unless the
- * base states its own.  The runtimes size the pool the same way: SGLang's
- * model_runner.py profile_max_num_token takes "rest_memory =
- * available_gpu_memory - total_gpu_memory * (1 - self.mem_fraction_static)",
- * the memory free once the context, the communicators and the weights are
- * in, less the margin. */
+ * mem_infer does.  NCCL's buffers are those of the instance's GPUs, as the
+ * dense path's are those of its replica's tp * pp: the base's reserve was
+ * defaulted by the base's tp and pp, which a serving config does not read
+ * (its GPUs are the layout's), so only a figure the caller stated
+ * (c->comm_stated, 0 included) replaces mem_reserve_default's for L->tp.
+ * The runtimes size the pool the same way: SGLang's model_runner.py
+ * profile_max_num_token takes "rest_memory = available_gpu_memory -
+ * total_gpu_memory * (1 - self.mem_fraction_static)", the memory free once
+ * the context, the communicators and the weights are in, less the
+ * margin. */
 static double fixed_reserve(const serve_cfg *c, const serve_layout *L)
 {
 	gp_mem_reserve r = c->base.reserve;
 
-	if (!(r.comm > 0)) {
+	if (!c->comm_stated) {
 		gp_mem_reserve d;
 
 		mem_reserve_default(&d, L->tp);

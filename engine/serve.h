@@ -81,6 +81,11 @@ typedef struct serve_cfg {
 	serve_layout decode;  /* the decode pool (the only one, colocated) */
 	serve_layout prefill; /* the prefill pool (disagg) */
 	int disagg;           /* 1: separate prefill and decode pools */
+	int comm_stated;      /* 1: base.reserve.comm is the caller's NCCL
+	                         buffer figure, placed on every GPU as given
+	                         (0 included); 0: mem_reserve_default's for
+	                         each instance's GPUs (serve.c fixed_reserve),
+	                         whatever the base's tp and pp (not read) */
 	int gpus;             /* GPUs in all (whole instances) */
 	int prefill_gpus;     /* disagg: GPUs of the prefill pool; 0 = the
 	                         split that balances the two */

@@ -212,7 +212,7 @@ int main(void)
 	double attn, down, want, t_disp, t_comb, ll[6][2], x;
 	int i, ep;
 
-	plan(137);
+	plan(139);
 	dsv3(&m);
 	hopper(&d);
 
@@ -360,12 +360,44 @@ int main(void)
 		c.base.reserve.context = 1e9;
 		c.base.reserve.workspace = 0.25e9;
 		c.base.reserve.comm = 2e9;
+		c.comm_stated = 1;
 		MUST(serve_memory(&m, &c, &c.decode, SERVE_DECODE, 1, &ms,
 				  &err));
 		is_num(ms.reserve, 3.25e9, 1e-12,
 		       "a stated reserve: 1e9 + 0.25e9 + 2e9");
 		is_num(ms.kv_budget, mem.kv_budget - 2109149312.0, 1e-12,
 		       "... the KV budget 2,109,149,312 B smaller");
+		/* A stated NCCL figure of 0 is placed as 0 on the EP16
+		 * instance, not read as "none stated" (it fell back to the
+		 * default's 0.5 GiB): 536,870,912 + 67,108,864 = 603,979,776
+		 * B.  Exact: integers below 2^53. */
+		c.base.reserve = keep;
+		c.base.reserve.comm = 0.0;
+		MUST(serve_memory(&m, &c, &c.decode, SERVE_DECODE, 1, &ms,
+				  &err));
+		is_num(ms.reserve, 603979776.0, 0,
+		       "a stated NCCL figure of 0 is placed as 0");
+		/* Unstated, NCCL's buffers are the instance's GPUs', not the
+		 * base's: a base reserve defaulted for 8 GPUs (0.5 GiB of
+		 * NCCL, as lgp_toserve sets it for a base tp 8) on a one-GPU
+		 * instance places none: 603,979,776 B; on the EP16 instance
+		 * 1,140,850,688 B.  Exact. */
+		c.comm_stated = 0;
+		mem_reserve_default(&c.base.reserve, 8);
+		c.base.reserve.margin = 0.0;
+		{
+			serve_layout one = c.decode;
+
+			one.tp = one.ep = 1;
+			one.dp_attention = 0;
+			c.redundant = 0;
+			MUST(serve_memory(&m, &c, &one, SERVE_DECODE, 0, &ms,
+					  &err));
+			is_num(ms.reserve, 603979776.0, 0,
+			       "unstated: a one-GPU instance has no NCCL "
+			       "buffers, whatever the base's tp");
+			c.redundant = 32;
+		}
 		c.base.reserve = keep;
 	}
 

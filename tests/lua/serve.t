@@ -573,6 +573,14 @@ do
            "redundant", true)
   t.raises(serve_with { dispatch_bytes = 0 / 0 }, "serve.dispatch_bytes must be finite",
            "dispatch bytes", true)
+  -- The fixed reserve's NCCL buffers (serve.c fixed_reserve): a comm the
+  -- caller states is placed as given, 0 included (it fell back to the
+  -- default 0.5 GiB, a stated 0 read as none stated; t_serve.c prices the
+  -- unstated case on one GPU).  0.5 GiB context 536,870,912 + 64 MiB
+  -- cuBLAS 67,108,864 = 603,979,776 B (memory.c mem_reserve_default) on
+  -- each of the EP16 instance's GPUs.  Exact: integers.
+  local r0 = serve_with { comm = 0 }()
+  t.near(r0.decode.memory.reserve, 603979776, 0, "core.serve: a stated comm 0 is placed as 0")
 end
 -- The expert-parallel options without expert parallelism, and swap_ab on
 -- a dense model, priced nothing (Llama 3 8B's step was the same with any
