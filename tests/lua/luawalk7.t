@@ -11,19 +11,27 @@ local results = require "gpuplan.results"
 
 local check = t.raises_here
 
+-- The keys of a result table its reference (results.BY_NAME[name].help)
+-- does not name, sorted and joined ("" when it names them all).  A key is
+-- named where it stands as a word of its own: a plain substring search let
+-- "tp" pass inside "step" and "kv" inside "kv_budget".
+local function unnamed_keys(tbl, name)
+  local help, out = results.BY_NAME[name].help, {}
+  for k in pairs(tbl) do
+    if not help:find("%f[%w_]" .. k .. "%f[^%w_]") then out[#out + 1] = k end
+  end
+  table.sort(out)
+  return table.concat(out, " ")
+end
+
 -- 1. gp.sweep's stats: every key a card's stats table has is named in the
 -- reference (errors, unplaced, ungrouped, expert_cut and cache_hits were
 -- returned, unnamed; expert_cut is the count a MoE zero_group skips).
 do
   local s = gp.sweep { model = "mixtral-8x7b", gpu = "h100-sxm", gpus = 64, tokens = 1e9,
                        zero_group = 2 }
-  local help = results.BY_NAME.stats.help
-  local unnamed = {}
-  for k in pairs(s.stats["h100-sxm"]) do
-    if not help:find(k, 1, true) then unnamed[#unnamed + 1] = k end
-  end
-  table.sort(unnamed)
-  t.is(table.concat(unnamed, " "), "", "sweep: every stats key is named in the reference")
+  t.is(unnamed_keys(s.stats["h100-sxm"], "stats"), "",
+    "sweep: every stats key is named in the reference")
 end
 
 -- 2. gp.memory: the serving keys of a training step.  ctx, chunk_tokens and
@@ -101,14 +109,10 @@ do
   local r = gp.rl { model = "qwen3-8b", gpu = "h100-sxm", gpus = 32, zero = 3, algo = "ppo",
                     critic_model = "qwen3-8b", reward_model = "qwen3-8b", critic_gpus = 8,
                     reward_gpus = 8, ref_gpus = 8, rollout_gpus = 4 }
-  local help = results.BY_NAME.rollout.help
-  local unnamed = {}
-  for k in pairs(r.rollout) do
-    if not help:find(k, 1, true) then unnamed[#unnamed + 1] = k end
-  end
-  table.sort(unnamed)
-  t.is(table.concat(unnamed, " "), "", "rl: every rollout key is named in the reference")
-  t.ok(not help:find("preemptions", 1, true), "rl: the reference names no preemptions key")
+  t.is(unnamed_keys(r.rollout, "rollout"), "",
+    "rl: every rollout key is named in the reference")
+  t.ok(not results.BY_NAME.rollout.help:find("preemptions", 1, true),
+    "rl: the reference names no preemptions key")
   t.is(math.type(r.rollout.steps), "integer", "rl: rollout.steps an integer")
   t.is(math.type(r.rollout.longest), "integer", "rl: rollout.longest an integer")
   t.is(r.rollout.steps, 1024, "rl: 1024 decode steps")
@@ -138,13 +142,8 @@ do
   local r = gp.infer { model = "deepseek-v3", gpu = "h200-sxm", gpus = 16, ep = 16 }
   t.is(math.type(r.memory.expert_slots), "integer", "infer moe: memory.expert_slots an integer")
   t.is(r.memory.expert_slots, 16, "infer moe: 256 experts over EP16, 16 a GPU")
-  local help = results.BY_NAME.memory.help
-  local unnamed = {}
-  for k in pairs(r.memory) do
-    if not help:find(k, 1, true) then unnamed[#unnamed + 1] = k end
-  end
-  table.sort(unnamed)
-  t.is(table.concat(unnamed, " "), "", "infer moe: every memory key is named in the reference")
+  t.is(unnamed_keys(r.memory, "memory"), "",
+    "infer moe: every memory key is named in the reference")
 end
 
 -- 10. gp.sweep{ep = v}: a searched dimension given a value is refused with
