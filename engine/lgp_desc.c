@@ -21,16 +21,11 @@ LGP_PARSER(p_partition, mem_partition_parse, gp_partition)
 LGP_PARSER(p_lora_targets, mem_lora_targets_parse, unsigned)
 LGP_PARSER(p_recompute_modules, mem_recompute_modules_parse, unsigned)
 
+/* an adapter's base (--method qlora --weights mxfp4 was refused "bad
+ * argument #4 to 'gpuplan.core.train' (base: unknown field
+ * 'fixed_group')" while core.memory's weights took it): the one list */
 static const lgp_field quant_fields[] = {
-	F_REQNUM("bits", offsetof(gp_quant, bits)),
-	F_INT("group", offsetof(gp_quant, group), 0, 0, 2147483647.0),
-	F_NUM("group_bits", offsetof(gp_quant, group_bits), 0),
-	/* gpuplan.memory's mark of a format whose group size is its own
-	 * (mxfp4's and fp6's 32), as lgp_memory.c's weights_fields takes it:
-	 * an adapter's mxfp4 base (--method qlora --weights mxfp4) was
-	 * refused "bad argument #4 to 'gpuplan.core.train' (base: unknown
-	 * field 'fixed_group')" */
-	F_IGNORE("fixed_group"),
+	LGP_QUANT_FIELDS,
 	F_END
 };
 static const lgp_desc quant_desc = { "base", quant_fields };

@@ -67,6 +67,16 @@ int lgp_error(lua_State *L, const gp_error *err, const char *prefix);
 	F_NUM("lib_workspace", offsetof(S, P workspace), 0),              \
 	F_NUM("comm", offsetof(S, P comm), 0),                            \
 	F_NUM("frag", offsetof(S, P frag), 0)
+/* A quantized format's fields (gp_quant: bits, group, group_bits): one
+ * list for core.memory's weights and an adapter's base in core.train.
+ * fixed_group is gpuplan.memory's mark of a format whose group size is
+ * its own (mxfp4's and fp6's 32), read and dropped: the engine prices the
+ * group the table states. */
+#define LGP_QUANT_FIELDS                                                  \
+	F_REQNUM("bits", offsetof(gp_quant, bits)),                       \
+	F_INT("group", offsetof(gp_quant, group), 0, 0, 2147483647.0),    \
+	F_NUM("group_bits", offsetof(gp_quant, group_bits), 0),           \
+	F_IGNORE("fixed_group")
 /* A result's field for lgp_push: its Lua name, the struct and member. */
 #define O_NUM(n, S, m) F_NUM(n, offsetof(S, m), 0)
 #define O_INT(n, S, m) F_INT(n, offsetof(S, m), 0, 0, 0)

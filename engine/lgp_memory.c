@@ -31,13 +31,9 @@ const char *lgp_field_str(lua_State *L, int idx, const char *what,
 }
 
 /* weights = {bits=, group=, group_bits=} (absent: all zero, 16-bit);
- * fixed_group is gpuplan.memory's (a format whose group size is its
- * own: mxfp4's 32). */
+ * the fields an adapter's base takes too (lgp_int.h). */
 static const lgp_field weights_fields[] = {
-	F_REQNUM("bits", offsetof(gp_quant, bits)),
-	F_INT("group", offsetof(gp_quant, group), 0, 0, INT_MAX),
-	F_NUM("group_bits", offsetof(gp_quant, group_bits), 0),
-	F_IGNORE("fixed_group"),
+	LGP_QUANT_FIELDS,
 	F_END
 };
 static const lgp_desc weights_desc = { "weights", weights_fields };
