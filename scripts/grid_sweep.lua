@@ -34,7 +34,11 @@ if not okp then
   local e = require("gpuplan.cli").clean(par)
   e = e:gsub("^sweep: tokens must", "--tokens must"):gsub("^sweep: gpus%[(%d+)%]", "value %1 of --gpus"):gsub("^sweep: gpus", "--gpus")
     :gsub("^unknown model", "--model: unknown model"):gsub("^unknown gpu", "--cards: unknown gpu")
-  error("grid_sweep: " .. e, 0)
+  -- text that is no list of counts ('--gpus abc', '8,') stays a usage
+  -- error (exit 2), as plan --gpus's: the mark is the message's, so the
+  -- rewritten one is marked again
+  local msg = "grid_sweep: " .. e
+  error(require("gpuplan.args").is_usage(par) and require("gpuplan.cli").usage(msg) or msg, 0)
 end
 
 local rows = {}

@@ -50,7 +50,9 @@ for _, n in ipairs(COUNTS) do
         for _, k in ipairs { "seq", "recompute", "global_batch" } do
           e = e:gsub("^train: " .. k .. " must", "--" .. k:gsub("_", "-") .. " must")
         end
-        error("h800_vs_h100: " .. e:gsub("^unknown model", "--model: unknown model"), 0)
+        -- a usage refusal stays one (exit 2) once reworded, as grid_sweep's
+        local msg = "h800_vs_h100: " .. e:gsub("^unknown model", "--model: unknown model")
+        error(require("gpuplan.args").is_usage(r) and require("gpuplan.cli").usage(msg) or msg, 0)
       end
       local note = {}
       if not r.fits then

@@ -149,6 +149,18 @@ for my $t ([['h800_vs_h100.lua', '--seq', '0'], qr/^gpuplan: h800_vs_h100: --seq
     unlike($e, qr/\.lua:\d/, "$script @rest: no file:line");
 }
 
+# 8b. A --gpus text that is no list of counts is a usage error (exit 2)
+# in the script as in plan (docs/output.md: "a value the option cannot
+# parse"); the script's rewording of gp.sweep's refusal dropped the usage
+# mark, so it exited 1.
+for my $g ('abc', '8,') {
+    ($c, $o, $e) = run_gp('run', 'scripts/grid_sweep.lua', '--gpus', $g);
+    is($c, 2, "grid_sweep --gpus '$g': exit 2, as plan --gpus '$g'");
+    like($e, qr/^gpuplan: grid_sweep: --gpus '\Q$g\E': expected counts like/, "... naming the flag");
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', $g);
+    is($c, 2, "plan --gpus '$g': exit 2");
+}
+
 # 9. fit, train, plan and rl with an adapter's base in mxfp4 or fp6 were
 # refused "bad argument #4 to 'gpuplan.core.train' (base: unknown field
 # 'fixed_group' (did you mean 'group'?))": an internal field and a
