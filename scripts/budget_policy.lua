@@ -39,7 +39,7 @@ local okb, budget = pcall(require("gpuplan.sweep").money, opt.monthly, "--monthl
 if not okb then
   -- text that is no amount stays a usage error (exit 2), as plan --budget's
   local msg = "budget_policy: " .. cli.clean(budget)
-  error(require("gpuplan.args").is_usage(budget) and cli.usage(msg) or msg, 0)
+  error(cli.reword(budget, msg), 0)
 end
 local okm, why = pcall(gp.catalog().get, gp.catalog(), "models", opt.model)
 if not okm then error("budget_policy: --model: " .. cli.clean(why), 0) end

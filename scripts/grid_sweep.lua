@@ -38,7 +38,7 @@ if not okp then
   -- error (exit 2), as plan --gpus's: the mark is the message's, so the
   -- rewritten one is marked again
   local msg = "grid_sweep: " .. e
-  error(require("gpuplan.args").is_usage(par) and require("gpuplan.cli").usage(msg) or msg, 0)
+  error(require("gpuplan.cli").reword(par, msg), 0)
 end
 
 local rows = {}

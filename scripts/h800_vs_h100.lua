@@ -52,7 +52,7 @@ for _, n in ipairs(COUNTS) do
         end
         -- a usage refusal stays one (exit 2) once reworded, as grid_sweep's
         local msg = "h800_vs_h100: " .. e:gsub("^unknown model", "--model: unknown model")
-        error(require("gpuplan.args").is_usage(r) and require("gpuplan.cli").usage(msg) or msg, 0)
+        error(require("gpuplan.cli").reword(r, msg), 0)
       end
       local note = {}
       if not r.fits then

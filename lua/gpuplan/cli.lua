@@ -539,4 +539,12 @@ function M.clean(e)
   return (tostring(e):gsub("^[^\n]-%.lua:%d+: ", ""))
 end
 
+-- msg, error e reworded (its flag named, its command's name in front), as
+-- the value to raise: a usage error where e was one.  gpuplan.args marks a
+-- usage refusal by its text, so a new text loses the mark: comm's --nccl
+-- abc and grid_sweep's --gpus abc exited 1 once reworded.
+function M.reword(e, msg)
+  return require("gpuplan.args").is_usage(e) and M.usage(msg) or msg
+end
+
 return M

@@ -153,7 +153,7 @@ function C.run(opts, args)
                             :gsub("give system = ID %(a catalog system with NICs%)",
                                   "give --system ID (a catalog system with NICs)")
                             :gsub("need nics > 0", opts.nics and "need --nics > 0" or "%0"))
-      error(require("gpuplan.args").is_usage(rows) and cli.usage(msg) or msg, 0)
+      error(cli.reword(rows, msg), 0)
     end
     for _, r in ipairs(rows) do
       r.count = math.tointeger(r.bytes // 4) or r.bytes // 4
