@@ -14,7 +14,7 @@ local check = t.raises_here
 -- The keys of a result table its reference (results.BY_NAME[name].help)
 -- does not name, sorted and joined ("" when it names them all).  A key is
 -- named where it stands as a word of its own: a plain substring search let
--- "tp" pass inside "step" and "kv" inside "kv_budget".
+-- "batch" pass inside "mean_batch" and "kv" inside "kv_budget".
 local function unnamed_keys(tbl, name)
   local help, out = results.BY_NAME[name].help, {}
   for k in pairs(tbl) do
