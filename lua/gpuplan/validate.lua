@@ -365,6 +365,13 @@ local case_schema = T.record {
     -- the share of the prompt tokens the engine found in its prefix cache
     -- (gp.infer's prefix_hit): their prefill skipped
     prefix_hit = declared("prefix_hit"),
+    -- the serving engine's limits where the run's config sets them
+    -- (SCHEMA.md; gp.infer's max_batch, max_num_tokens and
+    -- kv_free_fraction, the names rl's rollout engine states them by):
+    -- sequences a step at most, tokens a step at most, the KV pool's share
+    -- of the memory free once the model is loaded
+    max_batch = count(), max_num_tokens = count(),
+    kv_free_fraction = declared("kv_free_fraction"),
     -- MoE serving (SCHEMA.md): one pool measured alone, MTP, the overlap.
     phase = T.enum { "decode", "prefill" }, itl_max_ms = T.number { positive = true, max = 1e6 },
     mtp = count(0), acceptance = declared("acceptance"),
@@ -497,8 +504,14 @@ end
 -- refused, as an unread parallel field is.  workload.prefix_hit the other
 -- way: the infer predictor alone hands it on (gp.infer's prefix_hit, for
 -- one model's replicas and the MoE serving model alike).
+-- The serving engine's limits (max_batch, max_num_tokens,
+-- kv_free_fraction) likewise: the infer predictor hands them to gp.infer;
+-- a training or memory case has no serving engine to cap, and an rl case
+-- states its rollout engine's in rl.max_batch and rl.max_num_tokens.
 M.WORKLOAD_READ = { dropout = set "train memory", unfused_loss = set "train",
-                    flash = set "train memory", prefix_hit = set "infer" }
+                    flash = set "train memory", prefix_hit = set "infer",
+                    max_batch = set "infer", max_num_tokens = set "infer",
+                    kv_free_fraction = set "infer" }
 
 -- The first of those switches (sorted) case c states that its kind does
 -- not read: its name and that kind as a message names it, or nil.

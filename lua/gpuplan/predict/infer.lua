@@ -130,9 +130,13 @@ local PROFILES = {
     -- setting of 0.90"; some rows ran 0.95, the page does not say which):
     -- gpuplan.infer's rule for runtime trtllm (M.runtime_memory, its
     -- source llm_args.py), read from there, not written twice.
-    a.kv_free_fraction = require("gpuplan.infer").runtime_memory.trtllm.kv_free_fraction
-    defaults[#defaults + 1] = string.format(
-      "kv_free_fraction=%.2f (kv_cache_free_gpu_mem_fraction default)", a.kv_free_fraction)
+    -- A fraction the case states (workload.kv_free_fraction: MLPerf's
+    -- kvcache_free_gpu_mem_frac) is the run's own and wins.
+    if a.kv_free_fraction == nil then
+      a.kv_free_fraction = require("gpuplan.infer").runtime_memory.trtllm.kv_free_fraction
+      defaults[#defaults + 1] = string.format(
+        "kv_free_fraction=%.2f (kv_cache_free_gpu_mem_fraction default)", a.kv_free_fraction)
+    end
     -- Batch limits: trtllm-bench's heuristic for the tuned formats (FP8,
     -- NVFP4, unquantised: TUNED_QUANTS), else TensorRT-LLM's defaults.
     -- Only the one-model engine reads max_num_tokens (the MoE serving
@@ -140,8 +144,12 @@ local PROFILES = {
     -- cases that is_serve below leaves to gp.infer without the serving
     -- options; the serving cases go to serve_case, which runs no
     -- profile, so these limits never reach that model.
+    -- A limit the case states (workload.max_batch, workload.max_num_tokens:
+    -- the engine the run built) wins; the heuristic fills only the one it
+    -- leaves, as trtllm-bench takes a --max_batch_size or --max_num_tokens
+    -- given beside its tuned settings.
     local wb = ({ fp8 = 1, fp4 = 0.5, bf16 = 2, fp16 = 2 })[a.weights]
-    if wb then
+    if wb and (a.max_batch == nil or a.max_num_tokens == nil) then
       local bs, tok = trtllm_bench_limits(model, g, a.tp or 1, a.pp or 1, a.input, a.output,
                                           wb, a.kv == "fp8" and 1 or 2)
       if bs then
@@ -154,9 +162,16 @@ local PROFILES = {
         -- PR #5625 "sets the maximum number of tokens to the max of
         -- ISL+MBS when chunking is disabled").
         tok = math.max(tok, math.tointeger(a.input + bs) or a.input + bs)
-        a.max_batch, a.max_num_tokens = bs, tok
-        defaults[#defaults + 1] = string.format(
-          "max_batch=%d, max_num_tokens=%d (trtllm-bench tuning heuristic)", bs, tok)
+        local said = {}
+        if a.max_batch == nil then
+          a.max_batch = bs
+          said[#said + 1] = string.format("max_batch=%d", bs)
+        end
+        if a.max_num_tokens == nil then
+          a.max_num_tokens = tok
+          said[#said + 1] = string.format("max_num_tokens=%d", tok)
+        end
+        defaults[#defaults + 1] = table.concat(said, ", ") .. " (trtllm-bench tuning heuristic)"
       end
     end
     -- A TensorRT-LLM from before XQA decoded a GQA model on its masked MHA
@@ -231,8 +246,11 @@ local PROFILES = {
     local big = (g.memory or 0) >= 70 * 2 ^ 30 and
       not tostring(g.name or g.id or ""):lower():find("a100", 1, true)
     if v0 then
-      a.max_batch = 256
-      defaults[#defaults + 1] = "max_batch=256 (vLLM V0 engine: EngineArgs max_num_seqs default 256)"
+      -- a max_num_seqs the case states (workload.max_batch) wins
+      if a.max_batch == nil then
+        a.max_batch = 256
+        defaults[#defaults + 1] = "max_batch=256 (vLLM V0 engine: EngineArgs max_num_seqs default 256)"
+      end
       -- V0 turned chunked prefill on by itself for a model whose context
       -- exceeds 32K (vllm PR #6666, 2024-07-23, "enables chunked prefill by
       -- default for long context (>32K) models"; engine/arg_utils.py: "if
@@ -333,7 +351,7 @@ local PROFILES = {
         end
         defaults[#defaults + 1] = "enforce_eager (" .. why .. ")"
       end
-    else
+    elseif a.max_batch == nil then
       a.max_batch = big and 1024 or 256
       defaults[#defaults + 1] = string.format(
         "max_batch=%d (vLLM V1 engine: max_num_seqs default by device memory)", a.max_batch)
@@ -393,6 +411,11 @@ local function serve_case(case, cat, model, defaults)
     prefix_hit = v(wl.prefix_hit),
     mtp = v(wl.mtp), acceptance = v(wl.acceptance),
     prefill_tokens = v(wl.prefill_tokens), runtime = runtime_of(case),
+    -- the engine's limits the case states (gp.infer's; the MoE serving
+    -- model takes max_batch and kv_free_fraction and refuses
+    -- max_num_tokens by name: its prompts go prefill_tokens a step)
+    max_batch = v(wl.max_batch), max_num_tokens = v(wl.max_num_tokens),
+    kv_free_fraction = v(wl.kv_free_fraction),
     nics = v(hw.nics_per_node), nic_fabric = v(hw.inter_node),
     -- a pool measured alone: that pool and a prefill pool of its layout;
     -- colocated (no phase): the case's GPUs, prefill and decode on each
@@ -531,6 +554,11 @@ return function(case, cat)
   -- The batch sizes the run captured CUDA graphs at, where its config
   -- states them (gp.infer's graph_sizes; else the runtime's own).
   a.graph_sizes = v(wl.graph_sizes)
+  -- The engine's limits where the run's config states them (SCHEMA.md:
+  -- MLPerf's gpu_batch_size, max_num_tokens, kvcache_free_gpu_mem_frac);
+  -- the runtime profile below fills only what is left unstated.
+  a.max_batch, a.max_num_tokens = v(wl.max_batch), v(wl.max_num_tokens)
+  a.kv_free_fraction = v(wl.kv_free_fraction)
   local batch = v(wl.batch) or v(par.micro_batch)
   local conc = v(wl.concurrency)
   if conc then a.concurrency = conc elseif batch then a.batch = batch end
