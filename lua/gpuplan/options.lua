@@ -622,11 +622,22 @@ opt { name = "chunk_tokens", type = "number", lua_only = true, commands = "fit",
 -- (a serving pool's rule: gp.memory of a training step took it and
 -- dropped it; its range opens at 0, the engine's "0 (off)", which the
 -- key given never means: 0 read "[0, 1]" and then was refused as "(0, 1]")
-opt { name = "kv_free_fraction", type = "number", lua_only = true, commands = "fit infer",
+-- infer's on the command line too (a dense serving run's engine states it:
+-- MLPerf's kvcache_free_gpu_mem_frac; validation/SCHEMA.md
+-- workload.kv_free_fraction); fit's in Lua.
+opt { name = "kv_free_fraction", type = "number", metavar = "F", commands = "infer", lua = "fit",
   kind = "fraction", range = { 0, 1, gt = true }, methods = "infer",
+  -- the runtime's own rule where neither this nor margin is given
+  -- (gpuplan.infer M.runtime_memory: TensorRT-LLM's llmapi/llm_args.py
+  -- KvCacheConfig "free_gpu_memory_fraction: ... default=0.9")
+  default = { "off: what the margin leaves of the whole",
+    infer = "--runtime trtllm: 0.9 (TensorRT-LLM's KvCacheConfig free_gpu_memory_fraction "
+      .. "default); else off: what the margin leaves of the whole" },
   help = "the KV pool is this fraction of the memory free once the model is loaded "
     .. "(TensorRT-LLM kv_cache_free_gpu_mem_fraction), instead of what the margin leaves "
-    .. "of the whole (not with margin)" }
+    .. "of the whole (not with margin)",
+  suggest = { "kv_cache_free_gpu_mem_fraction", "free_gpu_memory_fraction",
+              "kvcache_free_gpu_mem_frac" } }
 opt { name = "input", type = "int", metavar = "N", commands = "infer", value = 2048,
   default = { infer = "2048, or the model's context less --output where that is shorter" },
   kind = "tokens",
@@ -703,7 +714,7 @@ opt { name = "host_op_time", type = "number|string", lua_only = true, commands =
   help = "host time per launched op (default the runtime's)" }
 opt { name = "host_ops_per_layer", type = "number", lua_only = true, commands = "infer",
   help = "host ops per layer (default the runtime's)" }
-opt { name = "max_batch", type = "int", metavar = "N", commands = "rl", lua = "infer",
+opt { name = "max_batch", type = "int", metavar = "N", commands = "rl infer",
   default = { "vLLM's for the card", infer = "TensorRT-LLM's 2048; --runtime vllm: vLLM's max_num_seqs "
     .. "for the card (1024, or 256 under 70 GiB or on an A100) where batch and concurrency are not given" },
   help = "the engine's sequences per step at most",
