@@ -389,6 +389,7 @@ static const lgp_field serve_fields[] = {
 	      INT_MAX),
 	F_NUM("batch_per_gpu", offsetof(serve_cfg, batch), 0),
 	F_NUM("itl_max", offsetof(serve_cfg, itl_max), 0),
+	F_NUM("ttft_max", offsetof(serve_cfg, ttft_max), 0),
 	F_NUM("prefill_tokens", offsetof(serve_cfg, prefill_tokens), 0),
 	F_BOOL("mixed", offsetof(serve_cfg, mixed), 0),
 	F_INT("redundant", offsetof(serve_cfg, redundant), 0,
@@ -422,7 +423,7 @@ static const lgp_desc serve_desc = { "serve", serve_fields };
  * (required: the node and its NICs), decode and prefill layouts, and
  * serve_fields: disagg, gpus (default: decode's tp), prefill_gpus,
  * batch_per_gpu (a GPU's share with TP attention: 1/8 of a stream on
- * TP8; the infer base's batch is not read), itl_max (s), prefill_tokens, mixed, redundant (-1 or absent:
+ * TP8; the infer base's batch is not read), itl_max (s), ttft_max (s), prefill_tokens, mixed, redundant (-1 or absent:
  * SERVE_REDUNDANT_AUTO), imbalance, eplb (boolean), mtp, mtp_layers, m_tile, acceptance,
  * accept_decay,
  * spec_host and spec_host_dp (s: with TP and with DP attention), a2a ("deepep" | "nccl"), dispatch_bytes, combine_bytes,

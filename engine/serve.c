@@ -167,6 +167,7 @@ int serve_check(const gp_model *m, const roof_device *d, const serve_cfg *c,
 	    gp_check_count(c->prefill_gpus, 0, "prefill_gpus", err) ||
 	    gp_check_num(c->batch, 0, GP_COUNT_MAX, "batch", err) ||
 	    gp_check_num(c->itl_max, 0, 3600, "itl_max", err) ||
+	    gp_check_num(c->ttft_max, 0, 3600, "ttft_max", err) ||
 	    gp_check_num(c->prefill_tokens, 1, GP_COUNT_MAX,
 	                 "prefill_tokens", err) ||
 	    (c->imbalance != SERVE_IMBALANCE_AUTO &&

@@ -95,6 +95,14 @@ typedef struct serve_cfg {
 	                         one stream on a TP8 instance is 1/8 */
 	double itl_max;       /* s; 0 = no bound on the inter-token latency
 	                         (none either at output 1: no decode step) */
+	double ttft_max;      /* s; 0 = no bound on the time to first
+	                         token: the result's ttft (a prefill step,
+	                         colocated; the prefill pool's step and the
+	                         KV transfer, disaggregated), which prices no
+	                         queueing.  A layout over it does not fit
+	                         (why says its TTFT); it does not depend on
+	                         the decode batch, so it picks the layout,
+	                         not the batch */
 	double prefill_tokens; /* prompt tokens per attention group (a GPU
 	                          with dp_attention, else the instance) per
 	                          prefill step */
@@ -353,7 +361,7 @@ int serve_run(const gp_model *m, const roof_device *d, const serve_cfg *c,
               serve_result *out, gp_error *err);
 
 /* Search for the fewest GPUs that deliver `target` output tokens/s with
- * every user within itl_max (s): over decode instances of one or two
+ * every user within itl_max (s), and within c->ttft_max where set: over decode instances of one or two
  * nodes with tensor-parallel experts, and EP instances of 1..36 whole
  * nodes whose size divides the expert slots (attention data-parallel or
  * tensor-parallel, two-batch overlap on or off), colocated or with a

@@ -36,6 +36,8 @@ typedef struct dec {
 	                         CUDA graph (eager_cost) */
 	double eager_steps;   /* colocated: the share of decode steps that
 	                         carry a chunk somewhere in the instance */
+	double ttft;          /* colocated: the TTFT (the prefill step) of a
+	                         layout refused by ttft_max; 0 otherwise */
 } dec;
 
 typedef struct pre {
@@ -47,6 +49,8 @@ typedef struct pre {
 	double kvb;           /* KV bytes per prompt token sent */
 	double nic;           /* B/s per GPU to the network */
 	double kv_transfer;   /* s per request */
+	double ttft;          /* the TTFT (step + KV transfer) of a shape
+	                         refused by ttft_max; 0 otherwise */
 } pre;
 
 static double nic_gpu(const serve_cfg *c)
@@ -227,6 +231,21 @@ static int prompt_share(const gp_model *m, const roof_device *d,
 	return GP_OK;
 }
 
+/* Why a layout misses the TTFT bound (ttft_max, s): its TTFT is the
+ * result's own ttft -- a prefill step of the prompt's chunk (colocated),
+ * the prefill pool's step and the KV transfer (disaggregated) -- which
+ * prices no queueing and no decode batch: the bound picks the layout,
+ * not the batch. */
+#define TTFT_COLOC "a colocated instance's prefill step"
+#define TTFT_DISAGG "a prefill pool's step and the KV transfer"
+static void ttft_why(char *buf, size_t n, double ttft_max, double ttft,
+                     int disagg)
+{
+	snprintf(buf, n, "TTFT %.4g ms is over the bound, %.4g ms (%s)",
+	         ttft * 1e3, ttft_max * 1e3, disagg ? TTFT_DISAGG :
+	         TTFT_COLOC);
+}
+
 /* ITL a user sees at batch B. */
 static int itl_at(const gp_model *m, const roof_device *d,
                   const serve_cfg *c, const serve_layout *L, int coloc,
@@ -282,6 +301,13 @@ static int decode_side(const gp_model *m, const roof_device *d,
 	}
 	if (o->mem.max_batch < 1) {
 		no_fit_mem(o->why, sizeof o->why, &o->mem, c, "decode");
+		return GP_OK;
+	}
+	/* Colocated, a request's first token is the prefill step's
+	 * (colocated() below: ttft = pst.time), at any batch. */
+	if (coloc && c->ttft_max > 0 && o->pst.time > c->ttft_max) {
+		o->ttft = o->pst.time;
+		ttft_why(o->why, sizeof o->why, c->ttft_max, o->ttft, 0);
 		return GP_OK;
 	}
 	if (c->batch > 0) {
@@ -387,6 +413,12 @@ static int prefill_side(const gp_model *m, const roof_device *d,
 		o->in_gpu = o->nic / per_tok;  /* the NICs cap the pool */
 	o->kv_transfer = o->nic > 0 ? c->base.input * per_tok /
 		(a * o->nic) + c->topo.nic.latency : 0.0;
+	/* serve_run's ttft, disaggregated: this step and the transfer. */
+	if (c->ttft_max > 0 && o->st.time + o->kv_transfer > c->ttft_max) {
+		o->ttft = o->st.time + o->kv_transfer;
+		ttft_why(o->why, sizeof o->why, c->ttft_max, o->ttft, 1);
+		return GP_OK;
+	}
 	o->fits = 1;
 	return GP_OK;
 }
@@ -644,9 +676,13 @@ int serve_target(const gp_model *m, const roof_device *d, const serve_cfg *c,
 {
 	serve_layout dl[MAX_CAND], pl[MAX_CAND];
 	double pin[MAX_CAND], bestg = -1, bestp = 0, bestt = 0, best1 = -1;
+	double ttft1 = -1;    /* the quickest TTFT of a layout ttft_max
+	                         refused (a decode instance's colocated, a
+	                         prefill shape's disaggregated) */
 	serve_cfg t, win;
 	int nd, np, i, j, mode, lo, hi, found = 0, pj = -1, big = 0;
 	char why[200] = "";
+	const char *twhy = "";  /* what the quickest TTFT refused is */
 
 	if (!c || !cfg_out || !best)
 		return gp_fail(err, "serve_target: NULL argument");
@@ -673,6 +709,10 @@ int serve_target(const gp_model *m, const roof_device *d, const serve_cfg *c,
 		if (prefill_side(m, d, &t, &pl[j], &p, err))
 			return GP_EINVAL;
 		pin[j] = p.fits ? p.in_gpu : 0.0;
+		if (!p.fits && p.ttft > 0 && (ttft1 < 0 || p.ttft < ttft1)) {
+			ttft1 = p.ttft;
+			twhy = TTFT_DISAGG;
+		}
 	}
 	lo = fix_disagg ? c->disagg : 0;
 	hi = fix_disagg ? c->disagg : (c->topo.nics > 0 ? 1 : 0);
@@ -689,6 +729,13 @@ int serve_target(const gp_model *m, const roof_device *d, const serve_cfg *c,
 				continue;
 			if (decode_side(m, d, &t, &dl[i], !mode, &o, err))
 				return GP_EINVAL;
+			if (!o.fits && o.ttft > 0) {
+				if (ttft1 < 0 || o.ttft < ttft1) {
+					ttft1 = o.ttft;
+					twhy = TTFT_COLOC;
+				}
+				continue;
+			}
 			if (!o.fits) {
 				note_miss(&o, &best1, why, sizeof why);
 				continue;
@@ -725,6 +772,13 @@ int serve_target(const gp_model *m, const roof_device *d, const serve_cfg *c,
 	}
 	if (!found && big)
 		return infer_target_too_big(target, err);
+	if (!found && ttft1 > 0)
+		/* Layouts the TTFT bound refused: the quickest TTFT any of
+		 * them gets (what a looser bound would take). */
+		return gp_fail(err, "no layout meets ITL %.3g ms and TTFT "
+		               "%.4g ms: the quickest first token takes "
+		               "%.4g ms (%s)", itl_max * 1e3, t.ttft_max * 1e3,
+		               ttft1 * 1e3, twhy);
 	if (!found)
 		return gp_fail(err, "no layout meets ITL %.3g ms%s%s",
 		               itl_max * 1e3, why[0] ? ": " : "", why);

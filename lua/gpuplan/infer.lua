@@ -1487,7 +1487,14 @@ end
 -- (s): returns {gpus, batch, tokens_per_s, itl_s, ttft_s, cost_per_mtok,
 -- currency, defaults}; cost_per_mtok as the engine prices one deployment
 -- (engine/common.h gp_cost_per_mtok, core.cost_per_mtok), nil without a price.
-function M.gpus_for(a, target, itl_limit)
+-- ttft_limit (s, or nil): the replica's TTFT (ttft_s: one prompt's
+-- prefill, the part the prefix cache does not hold, on the replica's
+-- tp x pp GPUs; no queueing) within it, else refused with what it
+-- takes.  That TTFT does not depend on the batch (engine/infer_run.c
+-- run_times: r->ttft is the prefill step of one prompt), so the limit
+-- takes or refuses the replica -- its TP in M.replicas_for -- and leaves
+-- the batch the ITL limit picks.
+function M.gpus_for(a, target, itl_limit, ttft_limit)
   local model, d, c, info = M.setup(a)
   tp_within_node(info.gpu, info.system, c)
   local ok, g, b, tps, reads = pcall(core().infer_gpus_for, model, d, c, target, itl_limit)
@@ -1499,6 +1506,10 @@ function M.gpus_for(a, target, itl_limit)
   for key, v in pairs(a) do k[key] = v end
   k.gpus, k.batch, k.concurrency = c.tp * c.pp, b, nil
   local okr, r = pcall(M.infer, k)
+  if ttft_limit and okr and r.fits and r.ttft_s > ttft_limit then
+    error(string.format("infer: no replica meets TTFT %.3g ms (%s: one prompt's prefill takes %.3g ms)",
+      ttft_limit * 1e3, M.replica_layout(c.tp, c.pp), r.ttft_s * 1e3), 2)
+  end
   return { gpus = g, batch = b, tokens_per_s = tps, currency = info.currency,
            tp = c.tp, pp = c.pp,
            itl_s = okr and r.fits and r.itl_load_s or nil,
@@ -1541,15 +1552,20 @@ end
 -- not fit" at TP1, where TP2 replicas take 78 GPUs and TP4 72.  Returns
 -- gpus_for's table (its tp and pp the replica's); when no size serves
 -- the target, the largest size's refusal (the most memory and the
--- shortest step a replica of one node has).
-function M.replicas_for(a, target, itl_limit)
-  if a.tp ~= nil or a.pp ~= nil then return M.gpus_for(a, target, itl_limit) end
-  local best, err
+-- shortest step a replica of one node has).  ttft_limit (s, or nil):
+-- each size's TTFT within it (M.gpus_for); where it refuses every size
+-- that meets the rest, the refusal is the size whose prompt's prefill
+-- is the quickest, with its TTFT.
+function M.replicas_for(a, target, itl_limit, ttft_limit)
+  if a.tp ~= nil or a.pp ~= nil then return M.gpus_for(a, target, itl_limit, ttft_limit) end
+  local best, err, terr, tbest
   for _, t in ipairs(M.target_tps(a)) do
     local x = {}
     for k, v in pairs(a) do x[k] = v end
     x.tp = t
-    local ok, g = pcall(M.gpus_for, x, target, itl_limit)
+    local ok, g = pcall(M.gpus_for, x, target, itl_limit, ttft_limit)
+    local took = not ok and tonumber(tostring(g):match("no replica meets TTFT .- takes (%S+) ms%)$"))
+    if took and (not tbest or took < tbest) then terr, tbest = g, took end
     if ok then
       if not best or g.gpus < best.gpus or
          (g.gpus == best.gpus and g.tokens_per_s > best.tokens_per_s) then
@@ -1559,7 +1575,10 @@ function M.replicas_for(a, target, itl_limit)
       err = g
     end
   end
-  if not best then error(err, 0) end
+  if terr then
+    terr = tostring(terr):gsub("%((TP%d+): one prompt", "(%1, the quickest of the sizes tried: one prompt", 1)
+  end
+  if not best then error(terr or err, 0) end
   return best
 end
 

@@ -1915,6 +1915,18 @@ opt { name = "itl_max", type = "number", metavar = "MS", commands = "infer", ser
     .. "the other requests' prompts between its tokens); MoE serving: also the "
     .. "largest batch within MS without --target (not with --batch or --concurrency, which fix it) (Lua: a time, \"50ms\" or seconds)",
   suggest = { "max_itl", "itl_limit", "tpot_max" } }
+opt { name = "ttft_max", type = "number", metavar = "MS", commands = "infer", serve = true,
+  kind = "duration",
+  -- milliseconds on the command line, checked where infer reads it,
+  -- (0, 3600000], as --itl-max
+  variants = { infer = { type = "number" } },
+  help = "every request's TTFT within MS milliseconds: the prompt's prefill (its part "
+    .. "the prefix cache does not hold) at the layout's chunking, disaggregated also "
+    .. "the KV transfer to the decode pool, with no queueing for a free slot; it does not "
+    .. "depend on the decode batch, so it picks the layout (TP replica, EP instance, "
+    .. "prefill pool) --target searches, or refuses the one given; with --target or the "
+    .. "MoE serving options (Lua: a time, \"500ms\" or seconds)",
+  suggest = { "max_ttft", "ttft_limit", "ttft" } }
 
 ---------------------------------------------------------------------------
 -- Checks of the declarations themselves: a malformed one is a bug that

@@ -426,6 +426,7 @@ field("remote_bytes", "B", "of those, bytes leaving the node", "infer")
 field("result", "", "gp.infer's result for the chosen deployment", "infer_plan")
 field("target", "tokens/s", "the output tokens/s the plan was asked for", "infer_plan")
 field("itl_max", "s", "the limit on the mean ITL (itl_s) the plan keeps", "infer_plan")
+field("ttft_max", "s", "the limit on TTFT (ttft_s) the plan keeps; absent without one", "infer_plan")
 
 -- Collectives
 field("op", "", "all_reduce, all_gather, reduce_scatter, all_to_all, broadcast ...", "comm")

@@ -334,6 +334,14 @@ local function setup_config(a, model, d, c, info, cat, default, L)
   if itl ~= nil and (type(itl) ~= "number" or itl ~= itl or itl <= 0 or itl > 3600) then
     fail("infer: itl_max must be a positive time, at most an hour (got %s)", shown(a.itl_max))
   end
+  -- the TTFT bound alike (engine/serve.h ttft_max: a layout whose TTFT
+  -- is over it does not fit); unlike itl_max it goes with a batch given,
+  -- which it does not pick
+  local ttft, tmsg = require("gpuplan.options").quantity("ttft_max", a.ttft_max)
+  if tmsg then fail("infer: %s", tmsg) end
+  if ttft ~= nil and (type(ttft) ~= "number" or ttft ~= ttft or ttft <= 0 or ttft > 3600) then
+    fail("infer: ttft_max must be a positive time, at most an hour (got %s)", shown(a.ttft_max))
+  end
   local pt = num_of(a, "prefill_tokens", 1, 2 ^ 24)
   -- Colocated, a runtime that mixes (gpuplan.infer's M.mixes, the one
   -- table with its sources: TensorRT-LLM's in-flight batching, vLLM V1)
@@ -363,7 +371,7 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     decode = { tp = tp, ep = L.groups > 1 and L.groups or ep, dp_attention = dp, tbo = tbo },
     prefill = { tp = ptp, ep = pep, dp_attention = pdp, tbo = tbo },
     disagg = disagg, gpus = gpus, prefill_gpus = pg, batch_per_gpu = L.batch,
-    itl_max = itl, prefill_tokens = pt, mixed = mixed, redundant = red, imbalance = imb,
+    itl_max = itl, ttft_max = ttft, prefill_tokens = pt, mixed = mixed, redundant = red, imbalance = imb,
     eplb = eplb == true,
     mtp = mtp, mtp_layers = model.mtp_layers or 0, acceptance = acc, a2a = a2a,
     accept_decay = (mtp > 1 and acc == nil) and M.ACCEPT_DECAY or 1.0,
@@ -879,8 +887,8 @@ local LAYOUT = args.set [[tp ep dp_attention two_batch_overlap prefill_tp prefil
 -- to a node, the search `infer --target` runs too), as gp.infer_plan's
 -- table: the deployment plain gp.infer{gpus, tp, pp, batch} prices, with
 -- that model.
-local function replicas(b, model, target, itl)
-  local g = require("gpuplan.infer").replicas_for(b, target, itl)
+local function replicas(b, model, target, itl, ttft)
+  local g = require("gpuplan.infer").replicas_for(b, target, itl, ttft)
   local x = {}
   for k, v in pairs(b) do x[k] = v end
   x.gpus, x.batch, x.tp, x.pp = g.gpus, g.batch, g.tp, g.pp
@@ -893,7 +901,7 @@ local function replicas(b, model, target, itl)
       -- the mean ITL the limit bounds (itl_load_s), as the MoE plan's
       tokens_per_s = r.tokens_per_s, per_gpu = r.per_gpu, itl_s = r.itl_load_s,
       ttft_s = r.ttft_s, cost_per_mtok = r.cost_per_mtok, currency = r.currency,
-      target = target, itl_max = itl, result = r })
+      target = target, itl_max = itl, ttft_max = ttft, result = r })
 end
 
 -- gp.infer_plan{target = tok/s, itl_max = s or "50ms", <gp.infer arguments>}:
@@ -903,7 +911,11 @@ end
 -- model takes TP replicas (gp.infer.gpus_for).  Returns {gpus, decode_gpus,
 -- prefill_gpus, disagg, layout, prefill_layout, batch (a decode replica's:
 -- a layout's instance of tp GPUs), tokens_per_s, per_gpu, itl_s, ttft_s,
--- cost_per_mtok, currency, target, itl_max, result (gp.infer's table)}.
+-- cost_per_mtok, currency, target, itl_max, ttft_max, result (gp.infer's
+-- table)}.  ttft_max (s or "500ms", none by default): the plan's TTFT
+-- within it too -- a replica's or a colocated instance's prefill step, a
+-- prefill pool's step and KV transfer -- which picks among the layouts
+-- (no batch changes the model's TTFT).
 function M.plan(a)
   if type(a) ~= "table" then error("infer_plan: expected a table of arguments", 2) end
   -- A misspelt key is named before the target is checked (target_tokens_per_s
@@ -953,9 +965,16 @@ function M.plan(a)
     error("infer_plan: itl_max must be a positive time, at most an hour (got "
           .. shown(a.itl_max) .. ")", 2)
   end
+  -- ttft_max: none unless given (gp.infer's TTFT bound, M.setup's check)
+  local ttft, tmsg = require("gpuplan.options").quantity("ttft_max", a.ttft_max)
+  if tmsg then fail("infer: %s", tmsg) end
+  if ttft ~= nil and (type(ttft) ~= "number" or ttft ~= ttft or ttft <= 0 or ttft > 3600) then
+    error("infer_plan: ttft_max must be a positive time, at most an hour (got "
+          .. shown(a.ttft_max) .. ")", 2)
+  end
   local b = {}
   for k, v in pairs(a) do b[k] = v end
-  b.target, b.itl_max = nil, nil
+  b.target, b.itl_max, b.ttft_max = nil, nil, nil
   local cat = catalog(b.cat or b.catalog)
   local model = type(b.model) == "table" and b.model or cat:get("models", b.model)
   -- A dense model, or a MoE model as plain TP replicas (tp or pp given,
@@ -966,7 +985,7 @@ function M.plan(a)
   -- steps: 2330 tokens/s at 49.1 ms where gp.infer said 2187 at 52.8,
   -- qwen3-30b-a3b awq on 4 rtx-4090 as TP2 replicas of 58).
   if (not model.moe or b.tp ~= nil or b.pp ~= nil) and not M.wants(b) then
-    return replicas(b, model, target, itl)
+    return replicas(b, model, target, itl, ttft)
   end
   b.batch = nil
   if b.concurrency ~= nil then
@@ -1006,6 +1025,7 @@ function M.plan(a)
   -- model too, as the search then does.
   local plain_tp = not fix_layout and not M.wants(b)
   local m, d, s, info = M.setup(b)
+  s.ttft_max = ttft
   if not fix_layout then
     s.eplb = eplb == true
     if imb then s.imbalance = imb end
@@ -1021,7 +1041,16 @@ function M.plan(a)
     -- replicas as a dense one is; with only TP of one and two nodes,
     -- qwen3-30b-a3b at 20000 tok/s on h200-sxm took 16 GPUs where --tp 1
     -- found 6.  (TP past a node is refused by plain inference.)
-    local okb, best = pcall(replicas, b, model, target, itl)
+    local okb, best = pcall(replicas, b, model, target, itl, ttft)
+    -- Both refused by the TTFT bound: the refusal of the quicker first
+    -- token is what the best layout gets (a TP8 replica's prefill of one
+    -- prompt can be quicker than any serving instance's chunk step).
+    local function took(e)
+      return tonumber(tostring(e):match("TTFT .- takes (%d[%d.e+-]*) ms"))
+    end
+    if not okb and not ok and took(best) and (not took(r) or took(best) < took(r)) then
+      ok, r = false, (require("gpuplan.cli").clean(best):gsub("^[^%s:]+:%d+: ", ""):gsub("^infer: ", ""))
+    end
     if not okb then best = nil end
     if best and (not ok or best.gpus < p.gpus or
                  (best.gpus == p.gpus and best.tokens_per_s > r.tokens_per_s)) then
@@ -1062,7 +1091,7 @@ function M.plan(a)
       -- route's 421 was a replica's.
       batch = out.batch, tokens_per_s = out.tokens_per_s, per_gpu = out.per_gpu,
       itl_s = out.itl_s, ttft_s = out.ttft_s, cost_per_mtok = out.cost_per_mtok,
-      currency = out.currency, target = target, itl_max = itl, result = out })
+      currency = out.currency, target = target, itl_max = itl, ttft_max = ttft, result = out })
 end
 -- gp.infer_plan: a misuse names the script's line (gpuplan.args).
 -- gp.infer's refusals of the options they share (input, kv, price ...)

@@ -43,10 +43,10 @@ local C = {
 local clean = cli.clean
 
 -- gp.infer's arguments: every option gp.infer takes, under its name; a
--- price of digits is a number; --itl-max (milliseconds) is set by the
--- caller where it applies.
+-- price of digits is a number; --itl-max and --ttft-max (milliseconds)
+-- are set by the caller where they apply.
 local function args_of(opts, model)
-  local a = options.lua_args("infer", opts, { model = model }, { itl_max = true })
+  local a = options.lua_args("infer", opts, { model = model }, { itl_max = true, ttft_max = true })
   if a.price and tonumber(a.price) then a.price = tonumber(a.price) end
   if a.offload == false then a.offload = nil end
   return a
@@ -289,9 +289,11 @@ local function checked(opts, args)
   -- --itl-max is milliseconds, passed on as "<MS>ms": the Lua side's check
   -- quoted that string for a 0 typed here ("itl_max must be a positive
   -- time (got string '0ms')").  Its bound, an hour, said in the flag's unit.
-  if opts.itl_max and not (opts.itl_max > 0 and opts.itl_max <= 3.6e6) then
-    error(cli.fail(string.format("infer: --itl-max must be a number of milliseconds in "
-      .. "(0, 3600000] (got %s)", require("gpuplan.args").shown(opts.itl_max))), 0)
+  for _, k in ipairs { "itl_max", "ttft_max" } do
+    if opts[k] and not (opts[k] > 0 and opts[k] <= 3.6e6) then
+      error(cli.fail(string.format("infer: --%s must be a number of milliseconds in "
+        .. "(0, 3600000] (got %s)", k:gsub("_", "-"), require("gpuplan.args").shown(opts[k]))), 0)
+    end
   end
   local a = args_of(opts, model)
   local moe = moe_opts(a)
@@ -304,6 +306,7 @@ local function checked(opts, args)
       .. "decode step: there is no ITL to plot"), 0)
   end
   needs("itl_max", "--target or the MoE serving options", opts.target or moe)
+  needs("ttft_max", "--target or the MoE serving options", opts.target or moe)
   if opts.sweep_batch and moe then
     error(cli.usage("infer: --sweep-batch does not go with the MoE serving options"), 0)
   end
@@ -326,6 +329,7 @@ local function checked(opts, args)
     excludes("target", o)
   end
   if opts.itl_max then a.itl_max = string.format("%.17gms", opts.itl_max) end
+  if opts.ttft_max then a.ttft_max = string.format("%.17gms", opts.ttft_max) end
   return a, moe
 end
 
@@ -433,6 +437,19 @@ local function plan_columns(keys)
   return cols
 end
 
+-- --ttft-max given: its limit beside the ITL's, a column after TTFT ms
+-- in text (none without it: the tables read as before).
+local function ttft_limit(opts, row, cols)
+  if not opts.ttft_max then return end
+  row.ttft_max_ms = opts.ttft_max
+  cols[#cols + 1] = { key = "ttft_max_ms", label = "TTFT limit ms", fmt = "%.0f" }
+end
+-- ... and in csv and json, gp.infer_plan's ttft_max (s) after itl_max.
+local function with_ttft(opts, keys)
+  if opts.ttft_max then table.insert(keys, 3, "ttft_max") end
+  return keys
+end
+
 local function moe_target(opts, a)
   local pa = {}
   for k, v in pairs(a) do pa[k] = v end
@@ -471,18 +488,19 @@ local function moe_target(opts, a)
                  { key = "tokens_per_s", label = "tok/s", fmt = "%.0f" },
                  { key = "itl_ms", label = "ITL ms", fmt = "%.1f" },
                  { key = "ttft_ms", label = "TTFT ms", fmt = "%.0f" } }
+  ttft_limit(opts, row, cols)
   cost_cell(opts, row, cols, p.cost_per_mtok, p.currency)
   if machine(opts) then
     -- JSON keys and CSV headers: gp.infer_plan's names (results.lua), in
     -- its units; the text's ms columns and "8 x EP8" cells are labels
-    row = { target = p.target, itl_max = p.itl_max, gpus = p.gpus, disagg = p.disagg,
+    row = { target = p.target, itl_max = p.itl_max, ttft_max = p.ttft_max, gpus = p.gpus, disagg = p.disagg,
             decode_gpus = p.decode_gpus, prefill_gpus = p.prefill_gpus, layout = p.layout,
             prefill_layout = p.prefill_layout or report.null, batch = p.batch,
             tokens_per_s = p.tokens_per_s, itl_s = p.itl_s or report.null, ttft_s = p.ttft_s,
             cost_per_mtok = row.cost_per_mtok, currency = row.currency }
-    cols = plan_columns { "target", "itl_max", "gpus", "disagg", "decode_gpus", "prefill_gpus",
+    cols = plan_columns(with_ttft(opts, { "target", "itl_max", "gpus", "disagg", "decode_gpus", "prefill_gpus",
       "layout", "prefill_layout", "batch", "tokens_per_s", "itl_s", "ttft_s", "cost_per_mtok",
-      "currency" }
+      "currency" }))
   end
   report.print({ row }, { format = opts.format, title = "GPUs for a target throughput",
                           columns = cols })
@@ -499,9 +517,10 @@ local function dense_target(opts, a)
   -- (serve.wants), which turned off the runtime's own chunked prefill
   -- (infer.lua M.mixes) -- vLLM priced without it when --itl-max 50 was
   -- said and with it when the same 50 was the default.
+  -- --ttft-max alike (gpus_for's last argument).
   local da = {}
   for k, v in pairs(a) do da[k] = v end
-  da.itl_max = nil
+  da.itl_max, da.ttft_max = nil, nil
   a = da
   -- One replica that does not fit is an answer (as below), not an error:
   -- the given --tp/--pp, or without them the largest TP the search tries
@@ -525,7 +544,8 @@ local function dense_target(opts, a)
     return 0
   end
   -- The one search gp.infer_plan runs too (infer.replicas_for).
-  local ok, g = pcall(infer.replicas_for, a, opts.target, (opts.itl_max or 50) / 1e3)
+  local ok, g = pcall(infer.replicas_for, a, opts.target, (opts.itl_max or 50) / 1e3,
+                      opts.ttft_max and opts.ttft_max / 1e3)
   if not ok then error(clean(g), 0) end
   -- The replica the GPUs are counted in: the table said "158 GPUs" and
   -- "batch/replica 1" for Llama 3 70B on H100 without saying each
@@ -545,6 +565,7 @@ local function dense_target(opts, a)
                  { key = "tokens_per_s", label = "tok/s", fmt = "%.0f" },
                  { key = "itl_ms", label = "ITL ms", fmt = "%.1f" },
                  { key = "ttft_ms", label = "TTFT ms", fmt = "%.0f" } }
+  ttft_limit(opts, row, cols)
   cost_cell(opts, row, cols, g.cost_per_mtok, g.currency)
   if machine(opts) then
     -- gp.infer_plan's names and units, the MoE table's columns (layout:
@@ -552,14 +573,15 @@ local function dense_target(opts, a)
     -- says it (serve.lua: disagg false, decode_gpus its GPUs, prefill_gpus
     -- 0), where the row left those keys out and a script reading both
     -- kinds of model found them only for a MoE one
-    row = { target = opts.target, itl_max = (opts.itl_max or 50) / 1e3, gpus = g.gpus,
+    row = { target = opts.target, itl_max = (opts.itl_max or 50) / 1e3,
+            ttft_max = opts.ttft_max and opts.ttft_max / 1e3, gpus = g.gpus,
             disagg = false, decode_gpus = g.gpus, prefill_gpus = 0, layout = replica,
             prefill_layout = report.null, batch = g.batch, tokens_per_s = g.tokens_per_s,
             itl_s = g.itl_s or report.null, ttft_s = g.ttft_s or report.null,
             cost_per_mtok = row.cost_per_mtok, currency = row.currency }
-    cols = plan_columns { "target", "itl_max", "gpus", "disagg", "decode_gpus", "prefill_gpus",
+    cols = plan_columns(with_ttft(opts, { "target", "itl_max", "gpus", "disagg", "decode_gpus", "prefill_gpus",
       "layout", "prefill_layout", "batch", "tokens_per_s", "itl_s", "ttft_s", "cost_per_mtok",
-      "currency" }
+      "currency" }))
   end
   report.print({ row }, { format = opts.format, title = "GPUs for a target throughput",
                           columns = cols })
