@@ -96,7 +96,7 @@ M.FUNCTIONS = {
   { name = "gp.infer_plan", call = "gp.infer_plan{...} -> r", options = "infer",
     result = "infer_plan",
     args = "gp.infer's options, and target: output tokens/s to serve",
-    help = "The cheapest deployment that serves target tokens/s within itl_max: a dense "
+    help = "The cheapest deployment that serves target tokens/s within itl_max (and ttft_max, where given): a dense "
       .. "model's replicas (their TP searched from 1 up to a node where neither tp nor pp "
       .. "is given), a MoE model's serving layout (decode and prefill pools), as "
       .. "`gpuplan infer --target` plans both." },

@@ -1920,12 +1920,13 @@ opt { name = "ttft_max", type = "number", metavar = "MS", commands = "infer", se
   -- milliseconds on the command line, checked where infer reads it,
   -- (0, 3600000], as --itl-max
   variants = { infer = { type = "number" } },
-  help = "every request's TTFT within MS milliseconds: the prompt's prefill (its part "
-    .. "the prefix cache does not hold) at the layout's chunking, disaggregated also "
-    .. "the KV transfer to the decode pool, with no queueing for a free slot; it does not "
-    .. "depend on the decode batch, so it picks the layout (TP replica, EP instance, "
-    .. "prefill pool) --target searches, or refuses the one given; with --target or the "
-    .. "MoE serving options (Lua: a time, \"500ms\" or seconds)",
+  help = "every request's TTFT within MS milliseconds, the TTFT the tables show: a TP "
+    .. "replica's prefill of one prompt (its part the prefix cache does not hold), a MoE "
+    .. "serving instance's prefill step (--prefill-tokens a step), disaggregated plus the KV "
+    .. "transfer to the decode pool; no queueing for a free slot.  It does not depend on "
+    .. "the decode batch: it picks the layout --target searches (replica TP, instance, "
+    .. "prefill pool), or refuses the one given; with --target or the MoE serving options "
+    .. "(Lua: a time, \"500ms\" or seconds)",
   suggest = { "max_ttft", "ttft_limit", "ttft" } }
 
 ---------------------------------------------------------------------------
