@@ -85,6 +85,11 @@ typedef struct gp_train_cfg {
 	double logit_bytes;      /* bytes per vocab entry per token kept for
 				  * the loss; 0 = 4 (fp32 logits,
 				  * Korthikanti et al. 2022 sec. 4.3 4sbv) */
+	int fused_linear_ce;     /* the output layer and the loss as one
+				  * chunked op (Liger-Kernel's
+				  * LigerFusedLinearCrossEntropyFunction):
+				  * one chunk of logits, never all of them
+				  * (mem_liger_chunk; logit_bytes unread) */
 	double capacity_factor;  /* MoE; 0 = 1.0 */
 	/* Offload (DeepSpeed ZeRO-Offload / ZeRO-Infinity, memory_train.c
 	 * mem_ds_offload): the fp32 master, its gradient and the optimizer
@@ -260,6 +265,16 @@ static inline double mem_fixed_reserve(const gp_mem_reserve *r)
  * the KV with. */
 double mem_kv_margin(double capacity, double margin, double kv_free_fraction,
 		     double left);
+
+/* Tokens in one chunk of Liger-Kernel's fused linear cross-entropy
+ * (ops/fused_linear_cross_entropy.py at v0.8.0,
+ * fused_linear_cross_entropy_forward): "inc_factor = triton.cdiv(V, H)",
+ * "chunk_size = triton.next_power_of_2(triton.cdiv(BT, inc_factor))" --
+ * a chunk of logits about the size of the BT x H input ("if we were to
+ * achieve the same memory consumption as BT x H"), the last chunk
+ * min(chunk, BT - start).  Returns the chunk, at most tokens; tokens,
+ * vocab and hidden positive. */
+double mem_liger_chunk(double tokens, double vocab, double hidden);
 
 /* Components of the breakdown, in this order. */
 typedef enum gp_mem_comp {

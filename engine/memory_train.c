@@ -670,6 +670,37 @@ static double stage_activations(const gp_model *m,
 		o->bytes[GP_MEM_LOGITS] = tok * ((fn + (nin - 1.0) * A) *
 			m->hidden / (c->lay.sp ? y->tp : 1) +
 			(double)m->vocab * lb / y->tp);
+		if (c->fused_linear_ce) {
+			/* Liger-Kernel's fused linear cross-entropy
+			 * (ops/fused_linear_cross_entropy.py at v0.8.0):
+			 * "Since Cross Entropy Loss is the last layer, we
+			 * can compute the gradient at the forward pass".
+			 * Its forward holds grad_input ("torch.zeros_like(
+			 * _input)", T x h in the input's dtype: it takes
+			 * the place of the head input a plain linear
+			 * saves, kept even where the head is frozen),
+			 * the fp32 per-token loss_1d and, where the head
+			 * trains, grad_weight ("torch.zeros_like(weight)",
+			 * V x h in the weight's 16-bit dtype), and for one
+			 * chunk (mem_liger_chunk) "logits_chunk =
+			 * _input_chunk @ weight.t()" (chunk x V, its
+			 * gradient written in place by the cross-entropy
+			 * kernel) while "grad_weight += torch.mm(
+			 * grad_logits_chunk.t(), _input_chunk).float()"
+			 * adds a V x h product in the 16-bit dtype and
+			 * its fp32 copy.  Nothing else of the loss lives:
+			 * ctx.save_for_backward keeps grad_input and
+			 * grad_weight alone. */
+			double vt = (double)m->vocab / y->tp;
+			double ch = mem_liger_chunk(tok, vt, m->hidden);
+			int head_trains = !(c->lora_rank > 0 ||
+					    c->llm_frozen);
+
+			o->bytes[GP_MEM_LOGITS] = tok * (fn * m->hidden /
+				(c->lay.sp ? y->tp : 1) + A * m->hidden +
+				4.0) + ch * vt * A + (head_trains ?
+				vt * m->hidden * (A + A + 4.0) : 0.0);
+		}
 		if (c->mtp_layers > 0) {
 			/* Each MTP module (stage_shares): its layer saves
 			 * what one of the model's last kind saves; its two
@@ -705,6 +736,16 @@ static double stage_activations(const gp_model *m,
 				o->bytes[GP_MEM_LOGITS];
 	}
 	return inflight;
+}
+
+/* Liger's chunk rule (memory.h). */
+double mem_liger_chunk(double tokens, double vocab, double hidden)
+{
+	double inc = ceil(vocab / hidden), rows = ceil(tokens / inc), ch = 1.0;
+
+	while (ch < rows)
+		ch *= 2.0;
+	return ch < tokens ? ch : tokens;
 }
 
 static void stage_one(const gp_model *m, const gp_train_cfg *c,

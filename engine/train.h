@@ -481,6 +481,9 @@ typedef struct train_lkey {
 	int te_modules;          /* train_cfg's */
 	int unfused_loss;        /* train_cfg's */
 	int eager_loss;          /* train_cfg's, fused kernels only */
+	int fused_linear_ce;     /* the memory config's: Liger's fused
+				  * linear cross-entropy (train_layer.c
+				  * train_ends_costs) */
 	int kv_repeat;           /* the memory config's (gp_train_cfg) */
 	int pad_mask;            /* train_cfg's, eager flash only */
 	double pad_share;        /* train_cfg's, eager only */

@@ -3402,6 +3402,44 @@ void train_ends_costs(tenv *e, const train_lkey *k, train_lcost *ld)
 				       k->T * (hid + Vt) * k->A, Vt, hid,
 				       k->T, 1, k->half) : 0.0) +
 		loss_b + norm_b;
+	if (k->fused_linear_ce) {
+		/* Liger-Kernel's fused linear cross-entropy (ops/
+		 * fused_linear_cross_entropy.py at v0.8.0): the forward
+		 * runs, chunk by chunk (mem_liger_chunk: ch tokens, T / ch
+		 * chunks), "logits_chunk = _input_chunk @ weight.t()", the
+		 * cross-entropy kernel over it (ops/cross_entropy.py: "[Online
+		 * softmax] first pass: find max + sum" reads the 16-bit
+		 * row, a second pass reads it again and stores the gradient
+		 * in place, "tl.store(X_ptr + X_offsets, X_block"): 3 A a
+		 * logit), "grad_input[start_idx:end_idx] = grad_logits_chunk
+		 * @ weight" and, where the head trains, "grad_weight +=
+		 * torch.mm(grad_logits_chunk.t(), _input_chunk).float()"
+		 * (the product written in 16 bits by the GEMM, its fp32 copy
+		 * read A write 4, the add read A and 4 write A: 3 A + 8 a
+		 * weight each chunk).  All three GEMMs and the loss are in
+		 * the forward, each chunk re-reading the weight; nothing is
+		 * recomputed.  The backward only scales the saved gradients
+		 * by grad_output, and "If cross entropy is the last layer,
+		 * grad_output is 1.0. Skip the mul to save time": the final
+		 * norm's backward alone is left.  A forward-only pass (no
+		 * gradient asked) runs the logits GEMM and the kernel. */
+		double ch = mem_liger_chunk(k->T, Vt, hid), n = k->T / ch;
+		double fc = 2.0 * ch * Vt * hid;
+		double gb = Vt * hid * 2.0 + ch * (hid + Vt) * k->A;
+		int wg = head_trains && !fo;
+
+		ld->head_f = n * (train_t_op(e, fc, gb, ch, Vt, hid, 1,
+					     k->half) +
+				  (fo ? 0.0 : train_t_op(e, fc, gb, ch, hid, Vt,
+							 1, k->half)) +
+				  (wg ? train_t_op(e, fc, Vt * hid * k->A +
+						   ch * (hid + Vt) * k->A, Vt,
+						   hid, ch, 1, k->half) +
+				   t_mem(e, k->half, Vt * hid *
+					 (3.0 * k->A + 8.0)) : 0.0)) +
+			t_mem(e, k->half, lv * 3.0 * k->A) + norm_f;
+		ld->head_b = fo ? 0.0 : norm_b;
+	}
 	ld->head_tp = k->sp ? train_t_coll(e, GP_ALL_GATHER, act, tpg) +
 		(fo ? 0.0 : train_t_coll(e, GP_REDUCE_SCATTER, act, tpg)) :
 		(fo ? 0.0 : train_t_coll(e, GP_ALL_REDUCE, act, tpg));

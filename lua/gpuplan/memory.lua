@@ -786,6 +786,17 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
   cfg.eager_norm = o.eager_norm
   if cfg.eager_norm == nil then cfg.eager_norm = eager end
   cfg.logit_bytes = o.logit_bytes or (eager and 6 or 4)
+  -- Liger-Kernel's fused linear cross-entropy (engine/memory_train.c,
+  -- train_layer.c train_ends_costs): one chunk of logits, so no bytes a
+  -- logit over the whole of them to state.
+  if o.fused_linear_ce ~= nil and type(o.fused_linear_ce) ~= "boolean" then
+    fail("fused_linear_ce must be true or false (got %s)", shown(o.fused_linear_ce))
+  end
+  if o.fused_linear_ce and o.logit_bytes then
+    usage("fused_linear_ce holds one chunk of logits, not all of them: logit_bytes "
+      .. "(bytes a logit over the whole logits) does not apply with it; give one")
+  end
+  cfg.fused_linear_ce = o.fused_linear_ce == true
   -- transformers' 2023 eager attention clamps the masked scores
   -- (engine/memory_act.c, train_price.c): unfused attention only.
   if o.attn_clamp ~= nil then

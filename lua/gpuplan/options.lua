@@ -502,6 +502,13 @@ opt { name = "quant_head", type = "boolean", lua_only = true, commands = TRAIN4,
 opt { name = "logit_bytes", type = "number", lua_only = true, commands = TRAIN4,
   help = "bytes kept per vocabulary entry per token for the loss (default 6 with "
     .. "kernels eager, the hf stack's default; else 4)" }
+opt { name = "fused_linear_ce", type = "flag", commands = "fit train plan", methods = TRAINING,
+  help = "the output layer and the loss as one chunked op, Liger-Kernel's fused linear "
+    .. "cross-entropy (LigerFusedLinearCrossEntropyLoss, v0.8.0): never all the logits, one "
+    .. "chunk of next_power_of_2(ceil(tokens / ceil(V / h))) tokens at a time, their gradients "
+    .. "and the head's weight gradient computed in the forward (no recompute); default off, "
+    .. "the stack's own loss over the whole logits",
+  suggest = { "liger", "fused_ce", "fused_cross_entropy", "flce", "chunked_loss" } }
 opt { name = "act_bytes", type = "number", lua_only = true, commands = TRAIN4,
   help = "bytes per saved activation element (default 4 for the fp32 recipe, else 2)" }
 opt { name = "eager_swiglu", type = "boolean", lua_only = true, commands = TRAIN4,
