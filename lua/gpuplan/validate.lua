@@ -352,6 +352,9 @@ local case_schema = T.record {
     -- --cross-entropy-loss-fusion is false); the kinds that read them are
     -- M.WORKLOAD_READ's
     dropout = declared("dropout"), unfused_loss = declared("unfused_loss"),
+    -- the output layer and loss as Liger-Kernel's fused linear
+    -- cross-entropy (gp.train's and gp.memory's fused_linear_ce)
+    fused_linear_ce = declared("fused_linear_ce"),
     method = T.enum { "pretrain", "full", "lora", "qlora", "infer", "grpo", "ppo" },
     lora = T.record { rank = count(), targets = T.array(T.string()) },
     optimizer = T.enum { "adamw", "adamw8bit", "sgd" },
@@ -509,6 +512,7 @@ end
 -- a training or memory case has no serving engine to cap, and an rl case
 -- states its rollout engine's in rl.max_batch and rl.max_num_tokens.
 M.WORKLOAD_READ = { dropout = set "train memory", unfused_loss = set "train",
+                    fused_linear_ce = set "train memory",
                     flash = set "train memory", prefix_hit = set "infer",
                     max_batch = set "infer", max_num_tokens = set "infer",
                     kv_free_fraction = set "infer" }

@@ -226,6 +226,9 @@ return function(case, cat)
   -- masks (and with unfused attention the dropped probabilities) it keeps.
   -- (gpuplan.validate refuses it on a serving memory case, method infer).
   if o.method ~= "infer" then o.dropout = v(wl.dropout) end
+  -- Liger-Kernel's fused linear cross-entropy (SCHEMA.md
+  -- workload.fused_linear_ce): one chunk of logits, not all of them.
+  if o.method ~= "infer" then o.fused_linear_ce = v(wl.fused_linear_ce) end
   if v(par.schedule) == "dualpipe" then o.schedule = "dualpipe" end
   -- An encoder-decoder trains on an input (encoder) and a target
   -- (decoder) sequence: input_len and output_len when the case gives

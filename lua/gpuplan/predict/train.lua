@@ -799,6 +799,9 @@ local function predict(case, cat)
   -- only where the case says nothing.
   o.dropout = v(wl.dropout)
   o.unfused_loss = v(wl.unfused_loss)
+  -- Liger-Kernel's fused linear cross-entropy (SCHEMA.md
+  -- workload.fused_linear_ce): gp.train's option of that name.
+  o.fused_linear_ce = v(wl.fused_linear_ce)
   if v(par.schedule) == "dualpipe" then o.schedule = "dualpipe" end
   o.ep_overlap = v(par.ep_overlap)
   o.tp_overlap = v(par.tp_overlap)
