@@ -913,6 +913,17 @@ function M.kv_path(kv, g, runtime, model, serve_model)
       .. "TensorRT-LLM and vLLM have one (gpuplan infer --runtime trtllm or vllm), or give --kv fp8",
       3)
   end
+  -- llama.cpp's cache types (-ctk/-ctv, common/arg.cpp kv_cache_types):
+  -- f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1 -- integer
+  -- blocks below 16 bits, no fp8 and no fp4 type (ggml has none for a
+  -- cache): its 8-bit cache is q8_0, --kv int8 here.
+  if runtime == "llama.cpp" and (kv == "fp8" or (kv == "fp4" and g.arch == "blackwell")) then
+    error("infer: --kv " .. kv .. ": llama.cpp has no " .. kv:upper() .. " KV cache (its "
+      .. "--cache-type-k/-v are f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1); give "
+      .. "--kv int8 (its q8_0) or bf16, or a runtime with an " .. kv:upper() .. " cache "
+      .. "(gpuplan infer --runtime " .. (kv == "fp8" and "vllm, sglang or trtllm" or "sglang")
+      .. ")", 3)
+  end
   if kv == "int8" then return { half_math = true } end
   if kv == "fp8" and not ((tonumber(peak.fp8) or 0) > 0) then
     return { half_math = true }

@@ -105,4 +105,24 @@ do
        "A100 fp8 KV: converted in the kernel, no pass of its own")
 end
 
+-- llama.cpp's cache types (common/arg.cpp kv_cache_types: f32, f16, bf16,
+-- q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1) hold no fp8 and no fp4: --kv fp8
+-- under it is refused naming the flag and the types it has (exit 1 on the
+-- CLI, as SGLang's int8 refusal), on any card; fp4 too on Blackwell (off
+-- Blackwell the SM100 refusal above answers first); int8 (its q8_0) is
+-- priced.
+for _, g in ipairs { "rtx-4090", "h100-sxm", "b200" } do
+  local ok, e = pcall(run, { gpu = g, kv = "fp8", runtime = "llama.cpp" })
+  t.ok(not ok and tostring(e):find("%-%-kv fp8: llama%.cpp has no FP8 KV cache")
+       and tostring(e):find("q8_0, q4_0"), "llama.cpp fp8 KV on " .. g .. " refused: " .. tostring(e))
+end
+do
+  local ok, e = pcall(run, { gpu = "b200", kv = "fp4", runtime = "llama.cpp" })
+  t.ok(not ok and tostring(e):find("%-%-kv fp4: llama%.cpp has no FP4 KV cache"),
+       "llama.cpp fp4 KV on B200 refused: " .. tostring(e))
+  t.ok(pcall(run, { gpu = "rtx-4090", kv = "int8", runtime = "llama.cpp" }),
+       "llama.cpp int8 KV (q8_0) priced")
+  t.ok(pcall(run, { gpu = "h100-sxm", kv = "fp8", runtime = "vllm" }), "vLLM fp8 KV still priced")
+end
+
 t.done_testing()
