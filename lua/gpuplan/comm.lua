@@ -775,6 +775,15 @@ function M.comm(a)
     end
     local known, which = M.nccl_known(a.nccl)
     if not known then error("comm: nccl " .. which, 2) end
+    -- NCCL before 2.17.1 has no NVLS (its release notes, 2.17.1: "Add new
+    -- NVLS algorithm for allreduce using NVLink SHARP (intra-node only)"),
+    -- nor the NCCL_NVLS_ENABLE that nvls on sets: refused as algo nvls is
+    -- on that release (engine/comm_algo.c nvls_release), not priced as the
+    -- ring in silence.
+    if a.nvls == "on" and code < 21701 then
+      error("comm: nvls on (NCCL_NVLS_ENABLE=1) needs NCCL 2.17.1 or later, the first with "
+        .. "NVLS; NCCL " .. a.nccl .. " has none: give a later release, or nvls auto or off", 2)
+    end
     topo.nccl_version = code
   end
   local ok, r = pcall(core().comm_cost, topo, op, bytes, gpus, a.algo, per)

@@ -152,6 +152,14 @@ like($o, qr/^1048576,262144,143\.00,.*,nvls,simple$/m, '--nccl 2.20.5: NVLS_TREE
 # and stays exit 1.
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--nccl', '9.9.9');
 is($c, 1, '--nccl 9.9.9: out of range, exit 1');
+# --nvls on with a release before NVLS (NCCL 2.17.1's notes: "Add new NVLS
+# algorithm for allreduce using NVLink SHARP") is refused, exit 1 as
+# --algo nvls on that release is, naming the flag; it priced the ring.
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--nvls', 'on', '--nccl', '2.16.2');
+is($c, 1, '--nvls on --nccl 2.16.2: exit 1');
+like($e, qr/^gpuplan: comm: --nvls on \(NCCL_NVLS_ENABLE=1\) needs NCCL 2\.17\.1 or later, the first with NVLS; NCCL 2\.16\.2 has none: give a later release, or --nvls auto or off$/m,
+     '--nvls on --nccl 2.16.2: the refusal') or diag $e;
+is($o, '', '--nvls on --nccl 2.16.2: no table');
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--nccl', '2.x');
 is($c, 2, '--nccl 2.x: a usage error, exit 2');
 like($e, qr/\nusage: gpuplan comm /, '--nccl 2.x: the usage line') or diag $e;

@@ -76,4 +76,17 @@ os.remove(bad)
 local badv = case_file((coll:gsub('"nvls": "off"', '"nvls": "no"')))
 t.raises(function() validate.read(badv) end, "nvls", "an unknown case nvls refused", true)
 os.remove(badv)
+-- NCCL before 2.17.1 has no NVLS (release notes 2.17.1: "Add new NVLS
+-- algorithm for allreduce using NVLink SHARP (intra-node only)") and no
+-- NCCL_NVLS_ENABLE: nvls on there is refused, as algo nvls is, not priced
+-- as the ring; 2.17.1 takes it, and auto/off on 2.16.2 stay priced.
+do
+  local ok, e = pcall(gp.comm, { system = "dgx-h100", bytes = GiB, nvls = "on", nccl = "2.16.2" })
+  t.ok(not ok and tostring(e):find("nvls on %(NCCL_NVLS_ENABLE=1%) needs NCCL 2%.17%.1 or later"),
+       "nvls on with NCCL 2.16.2 refused: " .. tostring(e))
+  t.is(gp.comm { system = "dgx-h100", bytes = GiB, nvls = "on", nccl = "2.17.1" }.algo, "nvls",
+       "nvls on with NCCL 2.17.1: NVLS")
+  t.ok(pcall(gp.comm, { system = "dgx-h100", bytes = GiB, nvls = "auto", nccl = "2.16.2" }),
+       "nvls auto with NCCL 2.16.2: priced (the tuner has no NVLS there)")
+end
 t.done_testing()
