@@ -198,7 +198,7 @@ function M.weight_format(w)
     local names = {}
     for k in pairs(M.weight_formats) do names[#names + 1] = k end
     table.sort(names)
-    fail("unknown weight format '%s' (expected %s or bits per weight)", tostring(w),
+    usage("unknown weight format '%s' (expected %s or bits per weight)", tostring(w),
       table.concat(names, "|"))
   end
   return f
@@ -207,7 +207,7 @@ end
 local function kv_elem(k)
   if k == nil then return 2 end
   local b = M.kv_bytes[k] or tonumber(k)
-  if not b then fail("unknown kv dtype '%s' (expected bf16|fp16|fp8|int8|fp4|int4|fp32)", tostring(k)) end
+  if not b then usage("unknown kv dtype '%s' (expected bf16|fp16|fp8|int8|fp4|int4|fp32)", tostring(k)) end
   -- A number is bytes per element: fp32 (4) is the widest cache anyone
   -- keeps; 8 leaves room for fp64 experiments, 0 or less is no dtype.
   if not (b > 0 and b <= 8) then
@@ -287,10 +287,10 @@ function M.sharding(fsdp, grad_sync, zero)
   if fsdp == true then fsdp = "full_shard" end
   if fsdp == false then fsdp = nil end
   if fsdp ~= nil and not M.FSDP_ZERO[fsdp] then
-    fail("fsdp must be full_shard, shard_grad_op or hybrid_shard (got %s)", shown(fsdp))
+    usage("fsdp must be full_shard, shard_grad_op or hybrid_shard (got %s)", shown(fsdp))
   end
   if grad_sync ~= nil and not M.GRAD_SYNC[grad_sync] then
-    fail("grad_sync must be micro_batch or step (got %s)", shown(grad_sync))
+    usage("grad_sync must be micro_batch or step (got %s)", shown(grad_sync))
   end
   if fsdp == nil then
     if grad_sync ~= nil then
@@ -556,7 +556,7 @@ local function prepare_shape(o, cfg, model, method, dflt)
   cfg.recompute = o.recompute or dflt("recompute")
   -- A misspelt policy refused with the user's key, not the engine's argument.
   if not RECOMPUTE[cfg.recompute] then
-    fail("recompute must be none, selective, full, op or auto (got %s)", shown(cfg.recompute))
+    usage("recompute must be none, selective, full, op or auto (got %s)", shown(cfg.recompute))
   end
   if o.recompute_layers ~= nil then
     cfg.recompute_layers = posint("recompute_layers", o.recompute_layers)
@@ -591,7 +591,7 @@ local function prepare_shape(o, cfg, model, method, dflt)
           tostring(model.id or model.name))
       elseif name ~= "layernorm" and name ~= "mla_up_proj" and name ~= "moe_act"
           and name ~= "core_attn" then
-        fail("recompute_modules: unknown module '%s' (expected layernorm, mla_up_proj, "
+        usage("recompute_modules: unknown module '%s' (expected layernorm, mla_up_proj, "
           .. "moe_act, core_attn)", name)
       end
     end
@@ -609,7 +609,7 @@ local function prepare_shape(o, cfg, model, method, dflt)
   end
   if o.moe_probs ~= nil then
     if o.moe_probs ~= "combine" and o.moe_probs ~= "activation" then
-      fail("moe_probs must be combine or activation (got %s)", shown(o.moe_probs))
+      usage("moe_probs must be combine or activation (got %s)", shown(o.moe_probs))
     end
     if not (model.moe and (model.moe.experts or 0) > 0) then
       fail("moe_probs applies to MoE models; %s has no experts", tostring(model.id or model.name))
@@ -652,7 +652,7 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
   -- Megatron-DeepSpeed runs Megatron's fused modules: like megatron here.
   local stack = o.stack or dflt("stack", { method = method })
   if not M.stacks[stack] then
-    fail("unknown stack '%s' (expected megatron|deepspeed|hf)", tostring(stack))
+    usage("unknown stack '%s' (expected megatron|deepspeed|hf)", tostring(stack))
   end
   cfg.stack = stack
   -- The pipeline engine follows the stack: DeepSpeed's PipelineEngine
@@ -931,7 +931,7 @@ local function prepare_recipe(o, cfg, model, gpu, method, stack, dflt, defaults)
     cfg.recipe = precision == "fp32" and "fp32" or "mixed-16"
   else
     if not M.stack_recipe(stack, precision) then
-      fail("unknown precision '%s' (expected bf16|fp16|fp8|fp32|tf32)", tostring(precision))
+      usage("unknown precision '%s' (expected bf16|fp16|fp8|fp32|tf32)", tostring(precision))
     end
     cfg.recipe = dflt("recipe", { stack = stack, precision = precision })
   end
@@ -1176,7 +1176,7 @@ prepare_fn = function(o, cmd, who)
   end
   local method = o.method or dflt("method")
   if not METHODS[method] then
-    fail("unknown method '%s' (expected pretrain|full|lora|qlora|grpo|ppo|infer)", tostring(method))
+    usage("unknown method '%s' (expected pretrain|full|lora|qlora|grpo|ppo|infer)", tostring(method))
   end
   -- A LoRA adapter's options with a method that trains none planned an
   -- adapter in silence under the method's name (lora_rank with method

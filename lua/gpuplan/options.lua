@@ -2338,11 +2338,14 @@ function M.check(name, v, cmd, shown_name)
        and not d.help:find("Lua also a list", 1, true))) then
     return nil, string.format("%s must be a name, a string (got %s)", shown_name or name, shown(v))
   end
-  -- An enum that declares its values: one of them.
+  -- An enum that declares its values: one of them.  Any other is a value
+  -- the option cannot read, a usage error (exit 2 on the command line,
+  -- docs/output.md), as a command's own choices are (comm --op foo, infer
+  -- --runtime foo); a declared range refused (--gpus 0) stays exit 1.
   if d and d.values and not (variant and (variant.own or variant.type)) then
     for _, x in ipairs(d.values) do if v == x then return v end end
-    return nil, string.format("%s must be %s or %s (got %s)", shown_name or name,
-      table.concat(d.values, ", ", 1, #d.values - 1), d.values[#d.values], shown(v))
+    return nil, args.usage(string.format("%s must be %s or %s (got %s)", shown_name or name,
+      table.concat(d.values, ", ", 1, #d.values - 1), d.values[#d.values], shown(v)))
   end
   -- A flag is on or off: true or false, said by one message whatever
   -- its reader (each said "must be a boolean" its own way: "(got no)",

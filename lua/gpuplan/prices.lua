@@ -310,6 +310,13 @@ function M.per_hour(cat, p, gpu, buyer, default)
         #offers > 0 and ("the offers for " .. card .. ": " .. table.concat(offers, ", "))
         or ("the catalog has no offer for " .. card)), 0)
     end
+    -- a negative amount ("-$2/h", "$-2/h", "-2USD/h") reads once its sign
+    -- is gone: refused as a negative number is (exit 1), as a negative
+    -- --budget and a negative quantity are, not as text that is no price
+    local unsigned = not ok and (p:match("^(%s*%$?%s*)%-") and p:gsub("%-", "", 1))
+    if unsigned and pcall(require("gpuplan.units").parse, unsigned, "price") then
+      error(string.format("price '%s' must be a non-negative amount", p), 0)
+    end
     if not ok then
       -- text that is neither a price id nor an amount: a value the option
       -- cannot parse, a usage error on the command line (docs/output.md)

@@ -674,7 +674,7 @@ local function algo_method(o, dflt)
   local algo = o.algo
   if algo == nil then algo = "grpo"; dflt("algo=grpo") end
   if algo ~= "grpo" and algo ~= "ppo" then
-    fail("rl: algo must be grpo or ppo (got %s)", shown(algo))
+    usage("rl: algo must be grpo or ppo (got %s)", shown(algo))
   end
   local method = o.method or "full"
   if method == "grpo" or method == "ppo" then

@@ -442,7 +442,8 @@ local function setup_kernels(a, model, d, c, info, cat, default, L)
     end
     local okw, wf = pcall(require("gpuplan.memory").weight_format, ew)
     if not okw then
-      fail("infer: expert_weights: %s",
+      -- an unknown format name stays the usage error weight_format marks
+      ;(args.is_usage(wf) and usage or fail)("infer: expert_weights: %s",
            (require("gpuplan.cli").clean(wf):gsub(" or bits per weight", "")))
     end
     local eb = infer.weight_base(ew)

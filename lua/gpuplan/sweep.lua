@@ -87,6 +87,15 @@ function M.duration(v, what)
   n = tonumber(n)
   -- "0d" is a duration, of the wrong size: said as such, as a budget's 0 is
   if n == 0 then fail("%s '%s': must be a positive duration", what, v) end
+  -- a negative one ("-5d") is a duration once its sign is gone, of the
+  -- wrong size: refused as 0d is (exit 1), as a negative --budget and a
+  -- negative quantity are (gpuplan.options quantity), not as text that
+  -- is no duration
+  local unsigned = not n and v:match("^%s*%-(.*)$")
+  if unsigned and unsigned:match("^%s*[%d.eE+]+%s*[smhdw]?%s*$")
+     and tonumber(unsigned:match("[%d.eE+]+")) then
+    fail("%s '%s': must be a positive duration", what, v)
+  end
   if not n or not (n > 0 and n < math.huge) then
     -- the units taken said, months and years not being among them
     -- (a month has no one length): "6mo" left the user guessing

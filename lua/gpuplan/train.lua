@@ -563,7 +563,7 @@ local function step_choices(o, p, cfg, sweep, default)
     end
     for name in (gs .. ","):gmatch("([^,]*),") do
       if not scope[name] then
-        fail("train: cuda_graph_scope: unknown scope '%s' (expected attn, moe_router, "
+        usage("train: cuda_graph_scope: unknown scope '%s' (expected attn, moe_router, "
           .. "moe_preprocess or full_iteration)", name)
       elseif name ~= "attn" and name ~= "full_iteration" and not (p.model.moe and (p.model.moe.experts or 0) > 0) then
         fail("train: cuda_graph_scope: %s needs a MoE model; %s has no experts", name,
@@ -894,7 +894,7 @@ function M.setup(o, sweep)
   -- takes: memory.prepare's list (grpo, ppo, infer too) named methods
   -- that train and plan then refuse.
   if type(o.method) == "string" and not M.METHODS[o.method] and not memory.METHODS[o.method] then
-    fail("%s: unknown method '%s' (expected pretrain|full|lora|qlora)",
+    usage("%s: unknown method '%s' (expected pretrain|full|lora|qlora)",
       sweep and "sweep" or "train", o.method)
   end
   local p = memory.prepare(o, sweep and "plan" or "train", sweep and "sweep" or "train")
@@ -913,7 +913,7 @@ function M.setup(o, sweep)
   -- bf16 tensor cores (prepare_recipe)
   local precision = o.precision or p.precision or options.default("precision")
   cfg.compute = COMPUTE[precision]
-  if not cfg.compute then fail("train: unknown precision '%s'", tostring(precision)) end
+  if not cfg.compute then usage("train: unknown precision '%s'", tostring(precision)) end
   local gb = global_batch(o, p, cfg, sweep, default)
   cfg.global_batch = gb
   local fusion, refusal = step_choices(o, p, cfg, sweep, default)

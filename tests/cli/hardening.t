@@ -762,7 +762,7 @@ for my $t (
      "gpuplan: train: --fp8-scaling current is how fp8 casts are scaled: it needs --precision fp8 (got bf16)\n", 2],
     # fp8_scaling's values are its declaration's, checked where the flag is read.
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--precision', 'fp8', '--fp8-scaling', 'tensorwise'],
-     "gpuplan: train: --fp8-scaling must be delayed, current or block (got 'tensorwise')\n"],
+     "gpuplan: train: --fp8-scaling must be delayed, current or block (got 'tensorwise')\n", 2],
     # Packed samples longer than the sequence they are packed into.
     [['train', 'llama2-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--seq', '4096', '--packed-len', '5000'],
      "gpuplan: train: --packed-len is the length of the samples packed into each sequence: at most seq (got --packed-len 5000, --seq 4096)\n", 2],
@@ -1046,7 +1046,7 @@ for my $t (
      "gpuplan: train: --moe-flex-backend hybridep is the flex dispatcher's backend; give "
      . "--moe-dispatcher flex (got alltoall)\n", 2],
     [['train', @q3f, '--moe-dispatcher', 'flex', '--moe-flex-backend', 'nccl'],
-     "gpuplan: train: --moe-flex-backend must be deepep or hybridep (got 'nccl')\n"],
+     "gpuplan: train: --moe-flex-backend must be deepep or hybridep (got 'nccl')\n", 2],
     [['train', @q3f, '--moe-flex-sms', '32'],
      "gpuplan: train: --moe-flex-sms is the flex dispatcher's SMs; give --moe-dispatcher flex "
      . "(got alltoall)\n", 2],

@@ -151,7 +151,7 @@ like($e, qr/^gpuplan: infer: --weights: 40 bits per weight is out of \[1, 32\]$/
 is($c, 2, 'missing --gpu: usage error');
 like($e, qr/--gpu ID is required/, 'names the missing option');
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--weights', 'int3');
-is($c, 1, 'bad weight format: exit 1');
+is($c, 2, 'bad weight format: a usage error, exit 2');
 like($e, qr/unknown weight format 'int3'/, 'names the format');
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--svg', 'x.svg');
 is($c, 2, '--svg without --sweep-batch is a usage error');

@@ -40,9 +40,9 @@ like($o, qr/^weights per GPU\s+[\d.]+ GB \(experts 6\.0 x 1\.44 GB, shared 2\.55
      'fp4 experts, fp8 shared expert and attention');
 ($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--expert-weights', 'fp5', '--gpu', 'gb200',
                       '--gpus', '48', '--ep', '48');
-isnt($c, 0, '--expert-weights fp5: an error');
-like($e, qr/^gpuplan: infer: --expert-weights: unknown weight format 'fp5' \(expected [^)]*\)\n\z/,
-     'one line naming the value');
+is($c, 2, '--expert-weights fp5: a name none of its formats, a usage error');
+like($e, qr/^gpuplan: infer: --expert-weights: unknown weight format 'fp5' \(expected [^)]*\)\nusage: gpuplan infer /,
+     'one line naming the value, then the usage line');
 
 # --single-batch-overlap: the title says the decode's overlap as it says
 # two-batch overlap's (it said neither), and two-batch overlap when the

@@ -412,7 +412,7 @@ is($c, 2, '--per-card with --shard: a usage error');
 {
     my ($c, undef, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '16',
                                 '--fsdp', 'full_shard', '--grad-sync', 'bogus');
-    is($c, 1, 'plan --grad-sync bogus: exit 1');
+    is($c, 2, 'plan --grad-sync bogus: a usage error, exit 2');
     like($e, qr/^gpuplan: plan: --grad-sync must be micro_batch or step \(got 'bogus'\)$/m,
          'lists the values, not the --micro-batch option');
 }

@@ -99,7 +99,7 @@ is($c, 2, 'missing --gpu is a usage error');
 is($c, 2, '--rollout-gpus must be a number or auto');
 like($e, qr/--rollout-gpus expects a number of GPUs or 'auto'/, 'and says so');
 ($c, $o, $e) = run_gp('rl', @job, '--algo', 'dpo');
-is($c, 1, 'an unknown algo exits 1');
+is($c, 2, 'an unknown algo: a usage error, exit 2');
 like($e, qr/^gpuplan: rl: --algo must be grpo or ppo/m, 'names the option');
 unlike($e, qr/\.lua:\d+/, 'no internal file:line in the message');
 ($c, $o, $e) = run_gp('rl', @job, '--tokens', '1e9');

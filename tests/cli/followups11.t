@@ -1,0 +1,56 @@
+# Small refusals a set of colleagues' walks found and left: one block a fix.
+use strict;
+use warnings;
+use Test::More;
+require './tests/cli/lib.pl';
+
+my ($c, $o, $e);
+
+# 5. One rule for exit codes (docs/output.md): a name that is none of an
+# option's values is a value the option cannot read, a usage error (exit
+# 2) -- a declared enum (--nvls maybe, --fp8-scaling, --kernels) as a
+# command's own choices (--op foo) and a reader's names (--precision fp9,
+# --stack jax); a value that reads but lies out of its range is exit 1,
+# a negative amount among them (--budget -5, --deadline -5d, --price
+# '$-2/h': each reads once its sign is gone).  --nvls maybe was exit 1
+# where --op foo was 2; --deadline -5d and --price '$-2/h' were 2 where
+# --budget -5 was 1.
+for my $t (
+    [[qw(comm --system dgx-h100 --nvls maybe)], qr/^gpuplan: comm: --nvls must be auto, on or off \(got 'maybe'\)$/m],
+    [[qw(comm --system dgx-h100 --op foo)], qr/^gpuplan: comm: --op: unknown op 'foo'/m],
+    [[qw(train llama3-8b --gpu h100-sxm --gpus 8 --kernels foo)], qr/^gpuplan: train: --kernels must be eager or fused \(got 'foo'\)$/m],
+    [[qw(train llama3-8b --gpu h100-sxm --gpus 8 --precision fp9)], qr/^gpuplan: train: unknown precision 'fp9'/m],
+    [[qw(train llama3-8b --gpu h100-sxm --gpus 8 --stack jax)], qr/^gpuplan: train: unknown stack 'jax'/m],
+    [[qw(infer llama3-8b --gpu h100-sxm --kv fp9)], qr/^gpuplan: infer: unknown kv dtype 'fp9'/m],
+    [[qw(train llama3-8b --gpu h100-sxm --gpus 8 --fsdp foo)], qr/^gpuplan: train: --fsdp must be full_shard/m],
+    [[qw(train llama3-8b --gpu h100-sxm --gpus 8 --cuda-graph-scope foo)], qr/^gpuplan: train: --cuda-graph-scope: unknown scope 'foo'/m],
+    ) {
+    my ($args, $re) = @$t;
+    ($c, $o, $e) = run_gp(@$args);
+    is($c, 2, "@$args[0, -2, -1]: a usage error, exit 2");
+    like($e, $re, "@$args[0, -2, -1]: names the flag and its values") or diag $e;
+    like($e, qr/\nusage: gpuplan $args->[0] /, "@$args[0, -2, -1]: the usage line");
+}
+for my $t (
+    [[qw(plan llama3-8b --gpu h100-sxm --tokens 1e12 --budget -5)], qr/^gpuplan: plan: --budget '-5': must be a positive amount/m],
+    [[qw(plan llama3-8b --gpu h100-sxm --tokens 1e12 --deadline -5d)], qr/^gpuplan: plan: --deadline '-5d': must be a positive duration$/m],
+    [[qw(plan llama3-8b --gpu h100-sxm --tokens 1e12 --deadline 0d)], qr/^gpuplan: plan: --deadline '0d': must be a positive duration$/m],
+    [['train', qw(llama3-8b --gpu h100-sxm --gpus 8 --price), '$-2/h'], qr/^gpuplan: train: --price '\$-2\/h' must be a non-negative amount$/m],
+    [['train', qw(llama3-8b --gpu h100-sxm --gpus 8 --price), '-$2/h'], qr/^gpuplan: train: --price '-\$2\/h' must be a non-negative amount$/m],
+    [['train', qw(llama3-8b --gpu h100-sxm --gpus 8 --price), '-2CNY/h'], qr/^gpuplan: train: --price '-2CNY\/h' must be a non-negative amount$/m],
+    [[qw(train llama3-8b --gpu h100-sxm --gpus 8 --price -2)], qr/^gpuplan: train: --price must be a non-negative number \(got -2\)$/m],
+    ) {
+    my ($args, $re) = @$t;
+    ($c, $o, $e) = run_gp(@$args);
+    is($c, 1, "@$args[0, -2, -1]: out of range, exit 1");
+    like($e, $re, "@$args[0, -2, -1]: says so") or diag $e;
+    unlike($e, qr/\nusage: /, "@$args[0, -2, -1]: no usage line");
+}
+# text that reads as no amount or duration, signed or not, stays exit 2
+for my $args ([qw(plan llama3-8b --gpu h100-sxm --tokens 1e12 --deadline -x)],
+              [qw(train llama3-8b --gpu h100-sxm --gpus 8 --price -abc)]) {
+    ($c, $o, $e) = run_gp(@$args);
+    is($c, 2, "@$args[0, -2, -1]: no such text, exit 2");
+}
+
+done_testing();
