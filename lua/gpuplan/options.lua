@@ -1913,12 +1913,14 @@ opt { name = "target", type = "number", metavar = "TPS", commands = "infer", cli
   help = "GPUs needed for TPS output tokens/s (Lua: gp.infer_plan{target = ...})" }
 opt { name = "itl_max", type = "number", metavar = "MS", commands = "infer", serve = true,
   kind = "duration",
-  -- the command line's is a plain number of milliseconds, checked where
-  -- infer reads it, (0, 3600000]: the duration kind's range (seconds,
-  -- [0, inf]) refused -1 in other words than 0
-  variants = { infer = { type = "number" } },
+  -- the command line's is a plain number of milliseconds or a time with
+  -- its unit, read and checked where infer reads it, (0, 3600000] ms:
+  -- the duration kind's range (seconds, [0, inf]) refused -1 in other
+  -- words than 0
+  variants = { infer = { type = "string" } },
   default = "50",
-  help = "with --target, every user's mean ITL within MS milliseconds (the decode step and "
+  help = "with --target, every user's mean ITL within MS milliseconds (or a time with its "
+    .. "unit: 20ms, 0.05s) (the decode step and "
     .. "the other requests' prompts between its tokens); MoE serving: also the "
     .. "largest batch within MS without --target (not with --batch or --concurrency, which fix it) (Lua: a time, \"50ms\" or seconds)",
   suggest = { "max_itl", "itl_limit", "tpot_max" } }

@@ -53,4 +53,28 @@ for my $args ([qw(plan llama3-8b --gpu h100-sxm --tokens 1e12 --deadline -x)],
     is($c, 2, "@$args[0, -2, -1]: no such text, exit 2");
 }
 
+# 6. --itl-max 20ms was refused ("expects a number") while gp.infer took
+# itl_max = "20ms": a time with its unit is now read by the parser
+# gp.infer's is (gpuplan.options quantity); a bare number stays
+# milliseconds.  20, 20ms and 0.02s give the same answer, byte for byte.
+{
+    my @job = qw(infer qwen3-30b-a3b --gpu h200-sxm --gpus 8 --ep 8 --itl-max);
+    my ($c0, $o0) = run_gp(@job, '20');
+    is($c0, 0, '--itl-max 20 runs');
+    for my $v ('20ms', '0.02s', '20000us') {
+        ($c, $o, $e) = run_gp(@job, $v);
+        is($c, 0, "--itl-max $v runs") or diag $e;
+        is($o, $o0, "--itl-max $v: the answer of --itl-max 20");
+    }
+    ($c, $o, $e) = run_gp(@job, '5xx');
+    is($c, 2, '--itl-max 5xx: text that is no time, exit 2');
+    like($e, qr/^gpuplan: infer: --itl-max: bad time '5xx': unknown unit 'xx'/m, '... named');
+    ($c, $o, $e) = run_gp(@job, '2h');
+    is($c, 1, '--itl-max 2h: past the hour, exit 1');
+    like($e, qr/^gpuplan: infer: --itl-max must be a number of milliseconds in \(0, 3600000\] \(got 7200000\)$/m,
+         '... the bound in the flag\'s unit');
+    ($c, $o, $e) = run_gp(@job, '0x10');
+    is($c, 2, '--itl-max 0x10: no decimal number, exit 2');
+}
+
 done_testing();

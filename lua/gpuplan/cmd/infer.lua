@@ -286,6 +286,30 @@ local function checked(opts, args)
   if opts.margin and (opts.margin < 0 or opts.margin >= 1) then
     error(cli.usage("infer: --margin must be in [0, 1)"), 0)
   end
+  -- --itl-max: a bare number is milliseconds (its MS), a time with its
+  -- unit ("20ms", "0.02s") is read by the parser gp.infer's itl_max is
+  -- (gpuplan.options quantity, the duration kind): "20ms" was refused
+  -- here ("expects a number") where gp.infer{itl_max = "20ms"} took it.
+  if type(opts.itl_max) == "string" then
+    local text = opts.itl_max
+    local n = not text:match("^%s*[%+%-]?0[xX]") and tonumber(text)
+    if n and n == n and n > -math.huge and n < math.huge then
+      opts.itl_max = n
+    elseif n or text:match("^%s*[%+%-]?0[xX]") then
+      -- the command line's number reader's words (a decimal number)
+      error(cli.usage("infer: option '--itl-max' expects a number of milliseconds or a time "
+        .. "with its unit, got '" .. text .. "'"), 0)
+    else
+      local v, msg = options.quantity("itl_max", text, "--itl-max")
+      if msg then
+        -- text that reads as no time is the parser's usage error; a
+        -- negative time reads (exit 1, as every quantity's)
+        error(require("gpuplan.args").is_usage(msg) and cli.usage("infer: " .. clean(msg))
+          or cli.fail("infer: " .. clean(msg)), 0)
+      end
+      opts.itl_max = math.tointeger(v * 1e3) or v * 1e3
+    end
+  end
   -- --itl-max is milliseconds, passed on as "<MS>ms": the Lua side's check
   -- quoted that string for a 0 typed here ("itl_max must be a positive
   -- time (got string '0ms')").  Its bound, an hour, said in the flag's unit.
