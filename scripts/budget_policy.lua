@@ -13,7 +13,8 @@
 local gp = require "gpuplan"
 
 local opt = gp.options({
-  monthly = { "monthly budget (an amount with its currency)", "100kCNY" },
+  monthly = { "monthly budget: an amount with its currency, or a bare amount in CNY (the "
+    .. "China market's, as gp.policy.monthly reads it)", "100kCNY" },
   tokens = { "tokens to train on", 2e11 },
   model = { "model id", "llama3-8b" },
 }, arg)
@@ -48,7 +49,12 @@ if not okt then
   error("budget_policy: " .. cli.clean(r1):gsub("^sweep: tokens", "--tokens"), 0)
 end
 local amount = gp.catalog():convert(budget, "CNY")
-print(string.format("1. %s a month on 8 x h800-sxm (China-market price):", opt.monthly))
+-- A bare amount ("100") is in the market's currency, CNY here, as
+-- gp.policy.monthly reads it (the candidate's currency): said with it --
+-- "100 a month" named no currency.
+local named = require("gpuplan.sweep").money(opt.monthly, "--monthly", nil, false).currency
+print(string.format("1. %s%s a month on 8 x h800-sxm (China-market price):", opt.monthly,
+                    named and "" or " CNY"))
 local c = r1.results[1]
 if c then
   local month = 8 * c.price * 24 * 30

@@ -77,4 +77,21 @@ for my $args ([qw(plan llama3-8b --gpu h100-sxm --tokens 1e12 --deadline -x)],
     is($c, 2, '--itl-max 0x10: no decimal number, exit 2');
 }
 
+# 7. budget_policy --monthly 100 (a bare amount) was read as CNY, as
+# gp.policy.monthly reads a bare budget (the candidate's currency, the
+# China market's here), and printed "100 a month" with no currency: it is
+# said in CNY now, and priced as 100CNY, to the byte; an amount that names
+# its currency is printed as typed.
+{
+    my ($c1, $o1) = run_gp('run', 'scripts/budget_policy.lua', '--monthly', '100');
+    is($c1, 0, 'budget_policy --monthly 100 runs');
+    like($o1, qr/^1\. 100 CNY a month on 8 x h800-sxm/m, '... said in CNY');
+    my ($c2, $o2) = run_gp('run', 'scripts/budget_policy.lua', '--monthly', '100CNY');
+    like($o2, qr/^1\. 100CNY a month on 8 x h800-sxm/m, '100CNY as typed');
+    s/^1\. .*\n//m for $o1, $o2;
+    is($o1, $o2, '100 and 100CNY: the same answer');
+    ($c, $o, $e) = run_gp('run', 'scripts/budget_policy.lua', '--monthly', '$15k');
+    like($o, qr/^1\. \$15k a month on 8 x h800-sxm/m, '$15k as typed');
+}
+
 done_testing();
