@@ -455,6 +455,19 @@ local function setup_kernels(a, model, d, c, info, cat, default, L)
     end
     expert_bits = require("gpuplan.memory").weight_bits(wf)
     expert_compute = core().infer_compute_dtype(d, eb)
+    -- A format whose own tensor cores the card lacks computes otherwise
+    -- (engine/infer.c infer_compute_dtype): fp4 experts on Hopper or Ada
+    -- multiply as FP8 GEMMs (W4A8), fp8 or fp4 ones without FP8 tensor
+    -- cores as 16-bit GEMMs (weight-only); either way the weights are read
+    -- at their own bits, and the serving model (serve_step.c) prices no
+    -- conversion pass.  Said, where the header said only "(fp4 experts)".
+    if (eb == "fp4" or eb == "fp8") and expert_compute ~= eb then
+      local half = expert_compute == "bf16" or expert_compute == "fp16"
+      default(string.format("expert_weights=%s on %s (no %s tensor cores): the experts multiply "
+        .. "as %s GEMMs (%s), their weights read at %g bits a weight, converted in the GEMM "
+        .. "at no cost of its own", ew, tostring(info.gpu.id), eb:upper(),
+        expert_compute:upper(), half and "weight-only" or "W4A8", expert_bits))
+    end
   end
   if (expert_compute or c.compute) == "fp4" then dispatch_bytes = 0.5 + 1 / 16 end
   -- Single-batch overlap (SGLang single_batch_overlap.py SboFlags and

@@ -94,4 +94,25 @@ for my $args ([qw(plan llama3-8b --gpu h100-sxm --tokens 1e12 --deadline -x)],
     like($o, qr/^1\. \$15k a month on 8 x h800-sxm/m, '$15k as typed');
 }
 
+# 8. deepseek-v3 --expert-weights fp4 on an H200 (no FP4 tensor cores)
+# was priced with the experts as FP8 GEMMs (engine/infer.c
+# infer_compute_dtype: fp4 falls to the card's FP8 tensor cores) and read
+# at 4.5 bits (NVFP4: 4 bits + an 8-bit scale per 16), while the header
+# said only "(fp4 experts)": the assumed line says so.  On B200, which
+# multiplies FP4, nothing is said; on A100 (no FP8 either) the experts
+# multiply in BF16, weight-only.
+{
+    my @job = qw(infer deepseek-v3 --gpus 8 --ep 8 --expert-weights fp4 --gpu);
+    ($c, $o, $e) = run_gp(@job, 'h200-sxm');
+    is($c, 0, 'h200 fp4 experts: priced');
+    like($o, qr/expert_weights=fp4 on h200-sxm \(no FP4 tensor cores\): the experts multiply as FP8 GEMMs \(W4A8\), their weights read at 4\.5 bits a weight, converted in the GEMM at no cost of its own/,
+         'h200: the assumed line says how the experts compute');
+    ($c, $o, $e) = run_gp(@job, 'b200');
+    is($c, 0, 'b200 fp4 experts: priced');
+    unlike($o, qr/expert_weights=/, 'b200: FP4 tensor cores, nothing to say');
+    ($c, $o, $e) = run_gp(qw(infer deepseek-v3 --gpus 16 --ep 16 --expert-weights fp8 --gpu a100-sxm-80gb));
+    like($o, qr/expert_weights=fp8 on a100-sxm-80gb \(no FP8 tensor cores\): the experts multiply as BF16 GEMMs \(weight-only\), their weights read at 8 bits a weight/,
+         'a100 fp8 experts: BF16, weight-only');
+}
+
 done_testing();
