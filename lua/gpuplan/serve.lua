@@ -662,6 +662,25 @@ function M.setup(a)
       .. "GPU attention is whole already")
   end
   local gpus = int_of(a, "gpus", 1) or (disagg and (pg > 0 and pg or ptp) + tp) or tp
+  -- llama.cpp and ExLlamaV2 run no expert parallelism: llama.cpp splits a
+  -- model over its GPUs by layers or rows (common/arg.cpp --split-mode:
+  -- "layer (default): split layers and KV across GPUs", "row: split rows
+  -- across GPUs"), ExLlamaV2 places whole modules on each GPU
+  -- (model.load's gpu_split, load_autosplit: set_device_map).  Neither
+  -- has the all-to-all, DP attention, two-batch overlap or disaggregated
+  -- pools this model prices (SGLang's, vLLM's, TensorRT-LLM's engines),
+  -- so an MoE layout on several GPUs under them was priced as one of
+  -- those (llama.cpp's EP16 DeepSeek-V3 above SGLang's, at margin 0).
+  -- Refused, naming the runtime; their own split is priced by the
+  -- one-model path (tp, without the serving options).  One GPU runs the
+  -- experts whole under any engine.
+  if (a.runtime == "llama.cpp" or a.runtime == "exllamav2") and (ep > 1 or gpus > 1) then
+    usage("infer: runtime %s runs no expert parallelism (%s): the MoE serving model (%s) "
+      .. "prices SGLang's, vLLM's and TensorRT-LLM's engines: give runtime = sglang, vllm or "
+      .. "trtllm, or price %s's own split with tp = N and none of the serving options", a.runtime,
+      a.runtime == "llama.cpp" and "its --split-mode splits layers or rows over the GPUs"
+      or "it splits whole modules over the GPUs, gpu_split", asked(), a.runtime)
+  end
   local batch = c.batch
   if conc then
     if disagg then

@@ -115,4 +115,24 @@ for my $args ([qw(plan llama3-8b --gpu h100-sxm --tokens 1e12 --deadline -x)],
          'a100 fp8 experts: BF16, weight-only');
 }
 
+# 3. MoE serving under a runtime with no expert parallelism (llama.cpp:
+# --split-mode layer or row; ExLlamaV2: whole modules a GPU) was priced
+# as SGLang's engine -- deepseek-v3 EP16 on 16 H200s under llama.cpp gave
+# 2818 tokens/s, above SGLang's, at llama.cpp's margin 0.  Refused, naming
+# the runtime and the serving option that asked for the model (a usage
+# error: the two do not go together, whatever the model and the card);
+# the one-model path still prices their split as --tp, and SGLang's EP.
+for my $rt (qw(llama.cpp exllamav2)) {
+    ($c, $o, $e) = run_gp(qw(infer deepseek-v3 --gpu h200-sxm --gpus 16 --ep 16 --runtime), $rt);
+    is($c, 2, "deepseek-v3 --ep 16 --runtime $rt: exit 2");
+    like($e, qr/^gpuplan: infer: --runtime \Q$rt\E runs no expert parallelism \(.*\): the MoE serving model \(--ep 16\) prices SGLang's, vLLM's and TensorRT-LLM's engines: give --runtime sglang, vllm or trtllm, or price \Q$rt\E's own split with --tp N and none of the serving options$/m,
+         "$rt: names the runtime and the option") or diag $e;
+    ($c, $o, $e) = run_gp(qw(infer qwen3-30b-a3b --gpu h200-sxm --gpus 2 --dp-attention --runtime), $rt);
+    is($c, 2, "qwen3-30b-a3b --dp-attention on 2 GPUs under $rt: exit 2");
+    ($c, $o, $e) = run_gp(qw(infer qwen3-30b-a3b --gpu h200-sxm --gpus 2 --tp 2 --runtime), $rt);
+    is($c, 0, "qwen3-30b-a3b --tp 2 under $rt: its own split, priced") or diag $e;
+}
+($c, $o, $e) = run_gp(qw(infer deepseek-v3 --gpu h200-sxm --gpus 16 --ep 16 --runtime sglang));
+is($c, 0, 'deepseek-v3 --ep 16 under SGLang: priced');
+
 done_testing();
