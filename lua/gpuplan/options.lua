@@ -1183,9 +1183,14 @@ opt { name = "op", type = "string", metavar = "OP", commands = "comm", kind = "e
   suggest = { "collective", "operation" } }
 opt { name = "bytes", type = "number|string", lua_only = true, commands = "comm",
   kind = "bytes", default = "required",
+  -- A volume of any element type (1 B is one int8; a step's average
+  -- share need not be whole): any amount >= 0, 0 moving nothing at no
+  -- cost.  The comm command's --min/--max (gp.comm.sweep's sizes) are
+  -- nccl-tests' messages of its default float: whole 4-byte elements.
   help = "the message: the total buffer for all_gather and reduce_scatter, the per-rank "
     .. "send buffer for all_to_all (nccl-tests' sizes); B, or a string with its unit "
-    .. "(\"1MiB\")",
+    .. "(\"1MiB\"); any volume >= 0 (1 B is one int8 element, 0 moves nothing), where the "
+    .. "comm command's sizes are whole 4-byte floats",
   suggest = { "size", "message_size" } }
 opt { name = "gpus_per_thread", type = "int", metavar = "N", commands = "comm",
   default = "1",

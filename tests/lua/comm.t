@@ -991,5 +991,14 @@ end
 t.is(table.concat(comm.sizes(1, 9, 1.5), " "), "1 2 3 4 6 9", "a fractional factor's sizes are whole bytes")
 t.ok(comm.comm { op = "all_reduce", bytes = 1, gpu = "h100-sxm", gpus = 8 }.time > 0,
   "1 B (one int8) is priced")
+-- gp.comm's bytes is a volume of any element type, >= 0: 0 B moves
+-- nothing and costs nothing (exactly 0 s); 3 B is three int8 elements,
+-- priced above 1 B.  The comm command's sizes are nccl-tests' float
+-- messages, at least 4 B (tests/cli/followups4.t): one rule, the element.
+t.is(comm.comm { op = "all_reduce", bytes = 0, gpu = "h100-sxm", gpus = 8 }.time, 0,
+  "0 B: no time")
+t.ok(comm.comm { op = "all_reduce", bytes = 3, gpu = "h100-sxm", gpus = 8 }.time
+  > comm.comm { op = "all_reduce", bytes = 1, gpu = "h100-sxm", gpus = 8 }.time,
+  "3 B (three int8) above 1 B")
 
 t.done_testing()
