@@ -573,7 +573,85 @@ local function short(id)
   return id
 end
 
+-- The line each case of a case file starts on, and the line of each of
+-- its fields ("parallel.tp"), from the text cjson decoded (it keeps no
+-- positions): lines[i][""] is case i's, lines[i]["parallel.tp"] its
+-- field's.  Scanned only when a case is refused, so the error can name
+-- FILE:LINE as a JSON syntax error does (docs/output.md: "one line
+-- naming the file:line").
+local function case_lines(text)
+  local lines, stack, line, i, n = {}, {}, 1, 1, #text
+  local key, case = nil, 0
+  while i <= n do
+    local j = text:find('[%[%]{}",\n]', i)
+    if not j then break end
+    local ch = text:sub(j, j)
+    if ch == "\n" then
+      line = line + 1
+    elseif ch == '"' then
+      local k = j + 1
+      while true do
+        local q = text:find('["\\]', k)
+        if not q then q = n + 1 break end
+        if text:sub(q, q) == "\\" then k = q + 2 else k = q break end
+      end
+      local str = text:sub(j + 1, k - 1)
+      -- A key: the string is followed by ':' in an object.
+      local top = stack[#stack]
+      if top and top.obj and text:match("^%s*:", k + 1) then key = str end
+      if key == str and top and top.obj and #stack >= 2 and lines[case] then
+        local path = {}
+        for d = 3, #stack do path[#path + 1] = stack[d].key end
+        path[#path + 1] = str
+        local name = table.concat(path, ".")
+        if lines[case][name] == nil then lines[case][name] = line end
+      end
+      j = k
+    elseif ch == "," and #stack == 1 or ch == "[" and #stack == 0 then
+      -- A case starts at the next token, whatever its type.
+      local s = text:find("%S", j + 1) or n
+      case = case + 1
+      lines[case] = { [""] = line + select(2, text:sub(j + 1, s - 1):gsub("\n", "")) }
+      if ch == "[" then stack[1] = { obj = false } end
+    elseif ch == "{" or ch == "[" then
+      local top = stack[#stack]
+      stack[#stack + 1] = { obj = ch == "{", key = top and top.obj and key or nil }
+      key = nil
+    elseif ch == "}" or ch == "]" then
+      stack[#stack] = nil
+      key = nil
+    end
+    i = j + 1
+  end
+  return lines
+end
+
+-- err, a refusal of case i of path's text ("PATH: case 'ID': field
+-- 'F': ..."), with the line of the field it names, else of the case,
+-- after the file's name.
+local function at_line(err, path, text, i)
+  local head = path .. ": case "
+  if type(err) ~= "string" or err:sub(1, #head) ~= head then return err end
+  local ok, lines = pcall(case_lines, text)
+  local l = ok and lines[i]
+  if not l then return err end
+  local field = err:match(": field '([^']+)'")
+  local line = field and l[field] or l[""]
+  return string.format("%s:%d: case %s", path, line, err:sub(#head + 1))
+end
+
+local read_cases
+
 local function read(path, seen)
+  local at = {}
+  local ok, r = pcall(read_cases, path, seen, at)
+  if ok then return r end
+  if at.case then r = at_line(r, path, at.text, at.case) end
+  error(r, 0)
+end
+
+-- at: the text read and the case being checked, for read's error.
+function read_cases(path, seen, at)
   seen = seen or {}
   local text_, rerr = require("gpuplan.files").read(path, "case")
   if not text_ then
@@ -591,6 +669,7 @@ local function read(path, seen)
   if not ok then
     error(require("gpuplan.files").json_error(path, text_, data), 0)
   end
+  at.text = text_
   -- cjson decodes [] and {} alike: ask the text.
   if type(data) ~= "table" or not text_:match("^%s*%[") then
     error(string.format("%s: expected a JSON array of cases", path), 0)
@@ -599,6 +678,7 @@ local function read(path, seen)
   -- left a hole, and [null, {...}] read as no cases at all.
   for i = 1, #data do
     local c = data[i]
+    at.case = i
     if type(c) ~= "table" or (c[1] ~= nil and c.id == nil) then
       error(string.format("%s: case %d: expected a case object, got %s", path, i,
         c == cjson.null and "null" or type(c) == "table" and "an array" or
@@ -607,6 +687,7 @@ local function read(path, seen)
   end
   strip_nulls(data)
   for i, c in ipairs(data) do
+    at.case = i
     local where = string.format("%s: case %d", path, i)
     if c.id == nil then error(where .. ": missing 'id'", 0) end
     if type(c.id) ~= "string" then
@@ -634,7 +715,7 @@ local function read(path, seen)
       error(where .. ": 'measured' needs a metric and a numeric value", 0)
     end
     if not (m.value > 0 and m.value < math.huge) then
-      error(where .. ": measured value must be a positive finite number", 0)
+      error(where .. ": field 'measured.value': must be a positive finite number", 0)
     end
     -- _file is this reader's own mark (below): a case read, edited and
     -- written back (cjson.encode) reads again, marked with its new file.
@@ -719,6 +800,7 @@ local function read(path, seen)
     end
     c._file = path
   end
+  at.case = nil
   return data
 end
 

@@ -385,16 +385,16 @@ for my $t (['"hidden_size": 4096', '"hidden_size": 1e300', 'hidden_size must be 
 write_file("$tmp/nullcase.json", '[null, {"id": "a", "kind": "memory", "measured": {"metric": "peak_memory_gib", "value": 1}}]');
 ($c, $o, $e) = run_gp('validate', "$tmp/nullcase.json");
 is($c, 1, '[null, case]: exit 1, not 0 cases');
-is($e, "gpuplan: $tmp/nullcase.json: case 1: expected a case object, got null\n", 'names the null case');
+is($e, "gpuplan: $tmp/nullcase.json:1: case 1: expected a case object, got null\n", 'names the null case');
 write_file("$tmp/badfield.json", '[{"id": "a", "kind": "memory", "model": {"layers": "many"}, "measured": {"metric": "peak_memory_gib", "value": 1}}]');
 ($c, $o, $e) = run_gp('validate', "$tmp/badfield.json");
 is($c, 1, 'a malformed field: exit 1');
-is($e, "gpuplan: $tmp/badfield.json: case 'a': field 'model.layers': expected a finite number, got \"many\"\n",
+is($e, "gpuplan: $tmp/badfield.json:1: case 'a': field 'model.layers': expected a finite number, got \"many\"\n",
    'names the case and the field');
 write_file("$tmp/tiny.json", '[{"id": "a", "kind": "memory", "measured": {"metric": "peak_memory_gib", "value": 1e-320}}]');
 ($c, $o, $e) = run_gp('validate', "$tmp/tiny.json");
 is($c, 1, 'a measured value of 1e-320: exit 1, not a median of inf');
-like($e, qr/^gpuplan: \Q$tmp\E\/tiny.json: case 'a': field 'measured.value': must be >= 1e-06, got /, 'names the value and its range');
+like($e, qr/^gpuplan: \Q$tmp\E\/tiny.json:1: case 'a': field 'measured.value': must be >= 1e-06, got /, 'names the value and its range');
 
 # --- 9. hidden near 2^31 (UBSan: signed overflow of 2 * hidden) -------
 my $hcat = "$tmp/hidden";

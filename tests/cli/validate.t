@@ -36,9 +36,9 @@ is($o, "[]\n", 'empty JSON array');
 # The same id in two files is one case too many.
 ($c, $o, $e) = run_gp('validate', 'tests/fixtures/validation/mini.json', 'tests/fixtures/validation/duplicate.json', 'tests/fixtures/validation/mini_again.json');
 is($c, 1, 'an id repeated across files exits 1');
-like($e, qr/^gpuplan: tests\/fixtures\/validation\/duplicate.json: case 'twice' \(case 2\) repeats the id of case 1$/m, 'both places named');
+like($e, qr/^gpuplan: tests\/fixtures\/validation\/duplicate.json:2: case 'twice' \(case 2\) repeats the id of case 1$/m, 'both places named');
 ($c, $o, $e) = run_gp('validate', 'tests/fixtures/validation/mini.json', 'tests/fixtures/validation/mini_again.json');
-like($e, qr/^gpuplan: tests\/fixtures\/validation\/mini_again.json: case 'mini-train' \(case 1\) repeats the id of tests\/fixtures\/validation\/mini.json case 1$/m, 'across files: both files named');
+like($e, qr/^gpuplan: tests\/fixtures\/validation\/mini_again.json:1: case 'mini-train' \(case 1\) repeats the id of tests\/fixtures\/validation\/mini.json case 1$/m, 'across files: both files named');
 ($c, $o, $e) = run_gp('validate', 'tests/fixtures/validation/mini.json', 'tests/fixtures/validation/mini.json');
 like($e, qr/^gpuplan: tests\/fixtures\/validation\/mini.json: the file is given twice$/m, 'a file given twice');
 ($c, $o, $e) = run_gp('validate', 'tests/fixtures/validation/inf_value.json');

@@ -7,7 +7,7 @@ t.is(#cases, 2, "reads a case array")
 t.is(cases[1].parallel.tp, 1, "fields survive")
 t.is(cases[1].notes, nil, "JSON null becomes nil")
 t.raises(function() v.read("tests/fixtures/validation/bad_case.json") end,
-  "bad_case.json: case 'x': 'measured' needs a metric and a numeric value", "incomplete case named", true)
+  "bad_case.json:1: case 'x': 'measured' needs a metric and a numeric value", "incomplete case named", true)
 t.raises(function() v.read("tests/fixtures/validation/bad_json.json") end,
   "bad_json.json:2: invalid JSON: Expected object key string but found T_END at column 1", "bad JSON named by file:line", true)
 t.raises(function() v.read("tests/fixtures/validation/none.json") end,
@@ -40,17 +40,17 @@ local V = "tests/fixtures/validation/"
 t.raises(function() v.read(V .. "nan_value.json") end,
   "nan_value.json:1: invalid JSON: Expected value but found invalid token at column 84", "NaN is not JSON: file:line and column", true)
 t.raises(function() v.read(V .. "inf_value.json") end,
-  "inf_value.json: case 'inf-value': measured value must be a positive finite number",
+  "inf_value.json:1: case 'inf-value': field 'measured.value': must be a positive finite number",
   "1e999 overflows to infinity: refused", true)
 t.raises(function() v.read(V .. "object.json") end,
   "object.json: expected a JSON array of cases", "an empty object is not an empty array", true)
 t.is(#v.read(V .. "empty.json"), 0, "an empty array is no cases")
 t.raises(function() v.read(V .. "duplicate.json") end,
-  "duplicate.json: case 'twice' (case 2) repeats the id of case 1", "duplicate id named", true)
+  "duplicate.json:2: case 'twice' (case 2) repeats the id of case 1", "duplicate id named", true)
 t.raises(function() v.read("tests/fixtures/validation") end,
   "cannot read case file 'tests/fixtures/validation'", "a directory named", true)
 t.raises(function() v.read(V .. "wrong_kind.json") end,
-  "wrong_kind.json: case 'wrong-kind': unknown kind 'training' (train, memory, infer, collective, rl)",
+  "wrong_kind.json:1: case 'wrong-kind': unknown kind 'training' (train, memory, infer, collective, rl)",
   "a kind outside the five named", true)
 
 -- An encoder-decoder case: the shipped T0 3B case gives the T5 v1.1 XL
@@ -189,54 +189,55 @@ local good = [[{"id": "c1", "kind": "memory",
   "measured": {"metric": "peak_memory_gib", "value": 1.5, "unit": "GiB"}}]]
 t.is(#v.read(put("good.json", "[" .. good .. "]")), 1, "the base case reads")
 t.raises(function() v.read(put("null.json", "[null, " .. good .. "]")) end,
-  "null.json: case 1: expected a case object, got null", "[null, case] is an error, not 0 cases", true)
+  "null.json:1: case 1: expected a case object, got null", "[null, case] is an error, not 0 cases", true)
 t.raises(function() v.read(put("num.json", "[" .. good .. ", 3]")) end,
-  "num.json: case 2: expected a case object, got a number", "a number among the cases", true)
+  "num.json:5: case 2: expected a case object, got a number", "a number among the cases", true)
 t.raises(function() v.read(put("arr.json", "[[1, 2]]")) end,
-  "arr.json: case 1: expected a case object, got an array", "an array as a case", true)
+  "arr.json:1: case 1: expected a case object, got an array", "an array as a case", true)
 -- One field at a time made wrong: {JSON text replaced, new text, the
--- message expected}.
+-- message expected, the line of good's text the refused field is on (the
+-- case file's "[" adds none)}.
 local bad = {
-  { '"layers": 2', '"layers": "2"', "field 'model.layers': expected a finite number, got \"2\"" },
-  { '"layers": 2', '"layers": 2.5', "field 'model.layers': expected an integer, got 2.5" },
-  { '"layers": 2', '"layers": 0', "field 'model.layers': must be >= 1, got 0" },
-  { '"layers": 2', '"layers": 1e300', "field 'model.layers': must be <= 16777216, got 1e+300" },
-  { '"hidden": 64', '"hidden": {"a": 1}', "field 'model.hidden': expected a finite number, got a table" },
+  { '"layers": 2', '"layers": "2"', "field 'model.layers': expected a finite number, got \"2\"", 2 },
+  { '"layers": 2', '"layers": 2.5', "field 'model.layers': expected an integer, got 2.5", 2 },
+  { '"layers": 2', '"layers": 0', "field 'model.layers': must be >= 1, got 0", 2 },
+  { '"layers": 2', '"layers": 1e300', "field 'model.layers': must be <= 16777216, got 1e+300", 2 },
+  { '"hidden": 64', '"hidden": {"a": 1}', "field 'model.hidden': expected a finite number, got a table", 2 },
   { '"ffn_hidden": 256}', '"ffn_hidden": 256, "max_seq": [4096]}', "field 'model.max_seq': expected "
-    .. "a finite number, got a table" },
+    .. "a finite number, got a table", 2 },
   { '"model": {"name": "m", "layers": 2, "hidden": 64, "heads": 2, "vocab": 100, "ffn_hidden": 256}',
-    '"model": 7', "field 'model': expected a table, got 7" },
-  { '"gpus": 1', '"gpus": -8', "field 'hardware.gpus': must be >= 1, got -8" },
-  { '"gpu": "h100-sxm"', '"gpu": 12', "field 'hardware.gpu': expected a string, got a number" },
-  { '"tp": 1', '"tp": true', "field 'parallel.tp': expected a finite number, got true" },
-  { '"tp": 1', '"tp_size": 1', "field 'parallel.tp_size': unknown field" },
+    '"model": 7', "field 'model': expected a table, got 7", 2 },
+  { '"gpus": 1', '"gpus": -8', "field 'hardware.gpus': must be >= 1, got -8", 3 },
+  { '"gpu": "h100-sxm"', '"gpu": 12', "field 'hardware.gpu': expected a string, got a number", 3 },
+  { '"tp": 1', '"tp": true', "field 'parallel.tp': expected a finite number, got true", 3 },
+  { '"tp": 1', '"tp_size": 1', "field 'parallel.tp_size': unknown field", 3 },
   { '"tp": 1', '"tp": 1, "fsdp": "hybrid"', "field 'parallel.fsdp': expected one of false, true, "
-    .. "full_shard, shard_grad_op, hybrid_shard, got \"hybrid\"" },
+    .. "full_shard, shard_grad_op, hybrid_shard, got \"hybrid\"", 3 },
   { '"tp": 1', '"tp": 1, "grad_sync": true', "field 'parallel.grad_sync': expected one of "
-    .. "micro_batch, step, got true" },
-  { '"seq_len": 128', '"seq_len": 1e15', "field 'workload.seq_len': must be <= 16777216" },
-  { '"method": "full"', '"method": "fine-tune"', "field 'workload.method': expected one of pretrain" },
-  { '"method": "full"', '"method": "full", "lora": 8', "field 'workload.lora': expected a table, got 8" },
+    .. "micro_batch, step, got true", 3 },
+  { '"seq_len": 128', '"seq_len": 1e15', "field 'workload.seq_len': must be <= 16777216", 4 },
+  { '"method": "full"', '"method": "fine-tune"', "field 'workload.method': expected one of pretrain", 4 },
+  { '"method": "full"', '"method": "full", "lora": 8', "field 'workload.lora': expected a table, got 8", 4 },
   { '"method": "full"', '"method": "full", "attn_kernel": "sdpa"', "field 'workload.attn_kernel': "
-    .. "expected one of fa2, fa3, fa4, cudnn, triton, efficient, got \"sdpa\"" },
-  { '"method": "full"', '"method": "full", "lora": {"targets": "q"}', "field 'workload.lora.targets': expected a list" },
-  { '"value": 1.5', '"value": 1e-320', "field 'measured.value': must be >= 1e-06, got " },
-  { '"value": 1.5', '"value": 1e300', "field 'measured.value': must be <= 1e+15" },
-  { '"metric": "peak_memory_gib"', '"metric": "busbw_gbps"', "field 'measured.metric': 'busbw_gbps' is not a memory metric" },
-  { '"unit": "GiB"', '"unit": 3', "field 'measured.unit': expected a string, got a number" },
+    .. "expected one of fa2, fa3, fa4, cudnn, triton, efficient, got \"sdpa\"", 4 },
+  { '"method": "full"', '"method": "full", "lora": {"targets": "q"}', "field 'workload.lora.targets': expected a list", 4 },
+  { '"value": 1.5', '"value": 1e-320', "field 'measured.value': must be >= 1e-06, got ", 5 },
+  { '"value": 1.5', '"value": 1e300', "field 'measured.value': must be <= 1e+15", 5 },
+  { '"metric": "peak_memory_gib"', '"metric": "busbw_gbps"', "field 'measured.metric': 'busbw_gbps' is not a memory metric", 5 },
+  { '"unit": "GiB"', '"unit": 3', "field 'measured.unit': expected a string, got a number", 5 },
   { '"seq_len": 128', '"seq_len": 128, "weight_dtype": "int4-gx"', "field 'workload.weight_dtype': "
-    .. "expected one of fp32, bf16, fp16, fp8, int8, int4, nf4, fp4, got \"int4-gx\"" },
+    .. "expected one of fp32, bf16, fp16, fp8, int8, int4, nf4, fp4, got \"int4-gx\"", 4 },
   { '"seq_len": 128', '"seq_len": 128, "weight_dtype": 40', "field 'workload.weight_dtype': "
     .. "expected one of fp32, bf16, fp16, fp8, int8, int4, nf4, fp4, a group variant (int4-g32-bf16) "
-    .. "or bits per weight (4.5): weights: 40.0 bits per weight is out of [1, 32]" },
-  { '"kind": "memory",', '"kind": "memory", "notes": [1],', "field 'notes': expected a string, got a table" },
-  { '"kind": "memory",', '"kind": "memory", "source": "paper",', "field 'source': expected a table" },
-  { '"kind": "memory",', '"kind": "collective",', "field 'measured.metric': 'peak_memory_gib' is not a collective metric" },
+    .. "or bits per weight (4.5): weights: 40.0 bits per weight is out of [1, 32]", 4 },
+  { '"kind": "memory",', '"kind": "memory", "notes": [1],', "field 'notes': expected a string, got a table", 1 },
+  { '"kind": "memory",', '"kind": "memory", "source": "paper",', "field 'source': expected a table", 1 },
+  { '"kind": "memory",', '"kind": "collective",', "field 'measured.metric': 'peak_memory_gib' is not a collective metric", 5 },
 }
 for i, b in ipairs(bad) do
   local text = good:gsub(b[1]:gsub("%p", "%%%0"), (b[2]:gsub("%%", "%%%%")), 1)
   local path = put("bad" .. i .. ".json", "[" .. text .. "]")
-  t.raises(function() v.read(path) end, "bad" .. i .. ".json: case 'c1': " .. b[3],
+  t.raises(function() v.read(path) end, "bad" .. i .. ".json:" .. b[4] .. ": case 'c1': " .. b[3],
     "malformed " .. b[2], true)
 end
 -- A weight format stated beyond its name, as gp.infer's --weights takes it
@@ -263,7 +264,7 @@ do
 end
 local coll = put("coll.json", [=[[{"id": "k", "kind": "collective", "hardware": {"gpu": "h100-sxm", "gpus": 8},
   "measured": {"metric": "busbw_gbps", "value": 100}}]]=])
-t.raises(function() v.read(coll) end, "coll.json: case 'k': a collective case needs 'collective' and 'bytes'",
+t.raises(function() v.read(coll) end, "coll.json:1: case 'k': a collective case needs 'collective' and 'bytes'",
   "a collective case without its message", true)
 scratch.remove()
 -- An RL case whose step does not fit the model's memory is not predicted,

@@ -69,7 +69,7 @@ for _, x in ipairs {
   t.ok(not ok, kind .. " case with parallel." .. field .. ": refused")
   -- split_ends sizes a pipeline stage, so the memory kind reads it too
   local who = validate.PARALLEL_READ.memory[field] and "train and memory" or "train"
-  t.is(err, string.format("%s: case '%s': field 'parallel.%s': %s cases do not use it (only "
+  t.is(err, string.format("%s:1: case '%s': field 'parallel.%s': %s cases do not use it (only "
     .. "%s cases do), so it would be ignored; remove it or model it for %s", path, id, field,
     kind, who, kind), kind .. " " .. field .. ": the message names the case, the field and who reads it")
 end

@@ -137,7 +137,7 @@ path = scratch.put("dp.json", cjson.encode {
     measured = { metric = "mfu", value = 0.4 } },
 })
 local okd, ed = pcall(validate.read, path)
-t.is(not okd and ed, path .. ": case 'dp': field 'parallel.dp': 8, but 16 GPUs over tp 2 x pp 2 x "
+t.is(not okd and ed, path .. ":1: case 'dp': field 'parallel.dp': 8, but 16 GPUs over tp 2 x pp 2 x "
   .. "cp 1 make 4", "a dp that contradicts the GPUs: refused, naming both")
 scratch.remove()
 

@@ -80,7 +80,7 @@ end
 local function refused(case, want, what)
   local p = scratch.put("bad.json", cjson.encode { case })
   local okb, e = pcall(validate.read, p)
-  t.is(not okb and e, p .. ": case '" .. case.id .. "': " .. want, what)
+  t.is(not okb and e, p .. ":1: case '" .. case.id .. "': " .. want, what)
 end
 refused(llava("neg", { layers = -1, hidden = 1024, heads = 16, ffn_hidden = 4096,
                        image_size = 336, patch_size = 14 }),

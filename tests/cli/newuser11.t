@@ -1,0 +1,62 @@
+# What an eleventh new-user walk (a pre-training lead: MoE and dense
+# pre-training plans, offloaded optimizers, a vision fine-tune, a published
+# run checked with a case file of one's own) found on the command line: an
+# answer that was wrong, silent or unreadable.  One block a fix.
+use strict;
+use warnings;
+use Test::More;
+require './tests/cli/lib.pl';
+use File::Temp ();
+
+my ($c, $o, $e);
+my $tmp = File::Temp::tempdir(CLEANUP => 1);
+
+sub put {
+    my ($name, $text) = @_;
+    open(my $fh, '>', "$tmp/$name") or die;
+    print $fh $text;
+    close $fh;
+    return "$tmp/$name";
+}
+
+# 1. A case file with a wrong field was refused naming the file and the
+# case ("c.json: case 'b': field 'parallel.pp': must be >= 1, got -1"),
+# never the line, where a JSON syntax error names FILE:LINE and
+# docs/output.md promises "one line naming the file:line".  Two cases, the
+# second's pp on line 19 of the file: the refusal names c.json:19.
+{
+    my $case = sub {
+        my ($id, $pp) = @_;
+        return <<"JSON";
+{
+  "id": "$id", "kind": "train",
+  "notes": "a \\"quoted\\" {brace} [x]: \\"parallel\\": {\\"pp\\": 0}",
+  "model": {"name": "m", "layers": 2, "hidden": 64, "heads": 2, "vocab": 100, "ffn_hidden": 256},
+  "hardware": {"gpu": "h100-sxm", "gpus": 8},
+  "parallel": {"tp": 8,
+    "pp": $pp},
+  "workload": {"seq_len": 128, "precision": "bf16", "method": "pretrain"},
+  "measured": {"metric": "mfu", "value": 0.3, "unit": "fraction"}
+}
+JSON
+    };
+    # "[" line 1; case 'a' lines 2-11 (10 lines); "," line 12; case 'b'
+    # from line 13, its "pp" on its 7th line: 19
+    my $f = put('c.json', "[\n" . $case->('a', 1) . ",\n" . $case->('b', -1) . "]\n");
+    ($c, $o, $e) = run_gp('validate', $f);
+    is($c, 1, 'a bad field: exit 1');
+    is($e, "gpuplan: $f:19: case 'b': field 'parallel.pp': must be >= 1, got -1\n",
+       'names the file and the line of the field');
+    is($o, '', 'nothing on stdout');
+    # a refusal that names no field: the line the case starts on
+    $f = put('k.json', "[\n" . $case->('a', 1) . ",\n" . ($case->('b', 1) =~ s/"train"/"trian"/r) . "]\n");
+    ($c, $o, $e) = run_gp('validate', $f);
+    like($e, qr/^gpuplan: \Q$f\E:13: case 'b': unknown kind 'trian'/, 'no field: the case\'s first line');
+    # a value that is no case at all, after a good one: "," line 12, an
+    # empty line 13, the 7 on line 14
+    $f = put('n.json', "[\n" . $case->('a', 1) . ",\n\n  7]\n");
+    ($c, $o, $e) = run_gp('validate', $f);
+    like($e, qr/^gpuplan: \Q$f\E:14: case 2: expected a case object, got a number/, 'a number: its line');
+}
+
+done_testing();
