@@ -883,6 +883,12 @@ local function space_of(a, job, counts, policy)
       if type(a.shard) ~= "string" then
         fail("sweep: shard must be a string 'K/N' (got %s)", args.shown(a.shard))
       end
+      -- text that is no K/N ("a", "1-3") is a value the option cannot
+      -- parse: a usage error (docs/output.md), as --deadline's is; K/N
+      -- that parses, out of its range (0/3, 4/3), stays exit 1
+      if not k or not n then
+        usage("sweep: shard '%s' must be K/N with 1 <= K <= N", a.shard)
+      end
       fail("sweep: shard '%s' must be K/N with 1 <= K <= N", a.shard)
     end
     if n > M.SHARDS_MAX then

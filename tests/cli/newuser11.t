@@ -59,4 +59,18 @@ JSON
     like($e, qr/^gpuplan: \Q$f\E:14: case 2: expected a case object, got a number/, 'a number: its line');
 }
 
+# 2. plan --shard with text that is no K/N ('a', '1-3', '', '2/3x') exited
+# 1, where docs/output.md makes "a value the option cannot parse" a usage
+# error (exit 2, as --deadline abc is).  A K/N that parses but is out of
+# range (0/3, 4/3) stays exit 1.
+for my $v ('a', '1-3', '', '2/3x') {
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--no-progress', '--shard', $v);
+    is($c, 2, "--shard '$v': exit 2");
+    like($e, qr/^gpuplan: plan: --shard '\Q$v\E' must be K\/N with 1 <= K <= N\nusage: gpuplan plan/, "--shard '$v': the reason, then the usage line");
+}
+for my $v ('0/3', '4/3') {
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--no-progress', '--shard', $v);
+    is($c, 1, "--shard $v: out of range, exit 1");
+}
+
 done_testing();
