@@ -109,6 +109,13 @@ function M.duration(v, what)
   -- seconds, which no layout meets ("no layout fits"), where the user
   -- meant days.  A Lua number is seconds.
   if u == "" then fail("%s '%s' needs a unit, e.g. 30d (s, m, h, d or w)", what, v) end
+  -- The engine's bound on amounts (docs/output.md: "at most 1e15"), said
+  -- of the text typed: "1e300d" read "--deadline must be a number in [0,
+  -- 1e+15] (got 8.64e+304)", seconds the user never wrote, and "1e304w"
+  -- (past a double) "sweep.deadline must be finite".
+  if n * mult[u] > 1e15 then
+    fail("%s '%s': at most 1e15 s (about 31.7 million years)", what, v)
+  end
   return n * mult[u]
 end
 
@@ -166,6 +173,10 @@ function M.money(v, what, default_currency, cat)
          table.concat(names, ", "))
   end
   local mult = ({ k = 1e3, K = 1e3, m = 1e6, M = 1e6 })[suffix] or 1
+  -- The bound on amounts (docs/output.md: "at most 1e15"), said of the
+  -- text typed: "1e30" read "--budget must be a number in [0, 1e+15]",
+  -- a range with the 0 that "must be a positive amount" refuses.
+  if n * mult > 1e15 then fail("%s '%s': at most 1e15", what, v) end
   return { amount = n * mult, currency = c }
 end
 

@@ -73,4 +73,24 @@ for my $v ('0/3', '4/3') {
     is($c, 1, "--shard $v: out of range, exit 1");
 }
 
+# 3. plan --deadline and --budget past the bound on amounts (1e15,
+# docs/output.md) named a number the user never typed: '--deadline 1e300d'
+# said "--deadline must be a number in [0, 1e+15] (got 8.64e+304)" (its
+# seconds), '1e304w' (past a double) "sweep.deadline must be finite", and
+# '--budget 1e30' a range [0, ...] whose 0 "must be a positive amount"
+# refuses.  Each names the text typed and the bound; the bound itself
+# (1e15 USD; 1e12k = 1e15) is taken.
+for my $a (['--deadline', '1e300d', 'at most 1e15 s'], ['--deadline', '1e304w', 'at most 1e15 s'],
+           ['--budget', '1e30', 'at most 1e15'], ['--budget', '1.1e15', 'at most 1e15']) {
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--tokens', '1e9',
+                          '--no-progress', $a->[0], $a->[1]);
+    is($c, 1, "$a->[0] $a->[1]: exit 1");
+    like($e, qr/^gpuplan: plan: \Q$a->[0] '$a->[1]': $a->[2]\E/, "$a->[0] $a->[1]: names the text and the bound");
+}
+for my $b ('1e15', '1e12k') {
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--tokens', '1e9',
+                          '--no-progress', '--budget', $b);
+    is($c, 0, "--budget $b, the bound: taken") or diag $e;
+}
+
 done_testing();
