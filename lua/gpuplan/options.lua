@@ -487,7 +487,7 @@ opt { name = "delayed_update", type = "flag", commands = "train plan",
     .. "step and its PCIe copies run beside the next step's forward and backward",
   suggest = { "dpu", "delay_update", "offload_overlap" } }
 opt { name = "capacity_factor", type = "number", metavar = "F", commands = TRAIN4,
-  value = 1.0, range = { 0, 64 }, methods = TRAINING,
+  value = 1.0, range = { 0, 64, gt = true }, methods = TRAINING,
   help = "MoE token capacity factor" }
 opt { name = "paged_optimizer", type = "boolean", lua_only = true, commands = TRAIN4,
   help = "optimizer states paged outside PyTorch's allocator (bitsandbytes Paged*)" }

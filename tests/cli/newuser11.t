@@ -93,4 +93,16 @@ for my $b ('1e15', '1e12k') {
     is($c, 0, "--budget $b, the bound: taken") or diag $e;
 }
 
+# 4. --capacity-factor's refusals gave two ranges: 0 "must be a number in
+# (0, 64]", 100 "must be a number in [0, 64]" (the declaration's range,
+# whose 0 the memory model's own check refuses).  One range, (0, 64], for
+# every value refused.
+for my $f ('0', '100', '-1') {
+    ($c, $o, $e) = run_gp('train', 'qwen3-30b-a3b', '--gpu', 'h100-sxm', '--gpus', '32', '--ep', '8',
+                          '--capacity-factor', $f);
+    is($c, 1, "--capacity-factor $f: exit 1");
+    like($e, qr/^gpuplan: train: --capacity-factor must be a number in \(0, 64\] \(got $f\)/,
+         "--capacity-factor $f: the range (0, 64]");
+}
+
 done_testing();
