@@ -424,7 +424,14 @@ local function step_choices(o, p, cfg, sweep, default)
   cfg.eager_loss = o.eager_loss == true
   cfg.kv_repeat = o.kv_repeat == true
   cfg.pad_mask = o.pad_mask == true
-  -- (its type and range 0 to 1 checked where options.lua declares it)
+  -- (its type and range 0 to 1 checked where options.lua declares it).
+  -- It prices the pads' one set of top-k experts in the Hugging Face
+  -- expert loop (engine/train_layer.c): on a dense model it would change
+  -- nothing, in silence.
+  if (o.pad_share or 0) > 0 and not (p.model.moe and (p.model.moe.experts or 0) > 0) then
+    fail("train: pad_share is the padding a MoE router sends to the same experts; %s has no "
+      .. "experts", tostring(p.model.id or p.model.name))
+  end
   cfg.pad_share = o.pad_share
   cfg.async_tp_allreduce = o.async_tp_allreduce == true
   cfg.unfused_permute = o.unfused_permute == true
@@ -462,7 +469,14 @@ local function step_choices(o, p, cfg, sweep, default)
     if text then default(text) end
   end
   cfg.attn_scale_q = o.attn_scale_q == true
-  -- the dispatcher: one of its declared values (the resolve step checked it)
+  -- the dispatcher: one of its declared values (the resolve step checked
+  -- it).  It moves tokens to experts: on a dense model it would change
+  -- nothing, in silence, as moe_flex_sms's refusal below says of the
+  -- flex dispatcher's SMs, and moe_balance's of a router.
+  if o.moe_dispatcher ~= nil and not (p.model.moe and (p.model.moe.experts or 0) > 0) then
+    fail("train: moe_dispatcher %s is how MoE tokens reach their experts; %s has no experts",
+      tostring(o.moe_dispatcher), tostring(p.model.id or p.model.name))
+  end
   cfg.moe_allgather = o.moe_dispatcher == "allgather"
   cfg.moe_flex = o.moe_dispatcher == "flex"
   -- the flex dispatcher's backend: a backend given beside another

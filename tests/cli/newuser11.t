@@ -105,4 +105,22 @@ for my $f ('0', '100', '-1') {
          "--capacity-factor $f: the range (0, 64]");
 }
 
+# 5. --moe-dispatcher and --pad-share on a dense model were taken and
+# changed nothing, in silence (the dispatcher moves tokens to experts; the
+# pad share prices the pads' one set of top-k experts), where
+# --moe-flex-sms, --moe-balance and --capacity-factor on it are refused.
+# Refused the same way, exit 1, in train and plan; pad share 0 stays taken.
+for my $cmd ('train', 'plan') {
+    for my $a (['--moe-dispatcher', 'flex', qr/--moe-dispatcher flex is how MoE tokens reach their experts; llama3-8b has no experts/],
+               ['--pad-share', '0.5', qr/--pad-share is the padding a MoE router sends to the same experts; llama3-8b has no experts/]) {
+        ($c, $o, $e) = run_gp($cmd, 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '3', $a->[0], $a->[1]);
+        is($c, 1, "$cmd $a->[0] $a->[1] on a dense model: exit 1");
+        like($e, qr/^gpuplan: $cmd: $a->[2]/, "$cmd $a->[0]: says why");
+    }
+}
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '3', '--pad-share', '0');
+is($c, 0, '--pad-share 0 on a dense model: taken (no padding)') or diag $e;
+($c, $o, $e) = run_gp('train', 'mixtral-8x7b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '3', '--pad-share', '0.5', '--moe-dispatcher', 'alltoall');
+is($c, 0, 'both on a MoE model: taken') or diag $e;
+
 done_testing();
