@@ -2661,9 +2661,15 @@ function M.hint(cmd, key, side)
       end
     end
   end
-  -- An option of other commands.
+  -- An option of other commands; on the command line also a switch's
+  -- --no- form ('train --no-progress' said nothing of plan, where
+  -- '--progress' did).
   local d = BY[k]
-  if d and not M.takes(cmd, k, side) then
+  if not d and cli and k:match("^no_") then
+    d = BY[k:sub(4)]
+    if d and d.type ~= "flag" and d.type ~= "boolean" then d = nil end
+  end
+  if d and not M.takes(cmd, d.name, side) then
     local where = {}
     for _, c in ipairs(M.COMMANDS) do
       if (cli and d.cli_set or d.lua_set)[c] then

@@ -123,4 +123,17 @@ is($c, 0, '--pad-share 0 on a dense model: taken (no padding)') or diag $e;
 ($c, $o, $e) = run_gp('train', 'mixtral-8x7b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '3', '--pad-share', '0.5', '--moe-dispatcher', 'alltoall');
 is($c, 0, 'both on a MoE model: taken') or diag $e;
 
+# 6. A switch of another command in its --no- form got no hint: 'train
+# --progress' says "(an option of gpuplan plan)", 'train --no-progress'
+# said only "unknown option '--no-progress'".  It names plan too; a --no-
+# of an option that takes a value (--no-top) stays without one.
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--no-progress');
+is($c, 2, 'train --no-progress: exit 2');
+like($e, qr/^gpuplan: train: unknown option '--no-progress' \(an option of gpuplan plan\)\n/, 'names plan');
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--no-split-ends');
+like($e, qr/^gpuplan: infer: unknown option '--no-split-ends' \(an option of gpuplan train, plan and rl\)\n/,
+     'infer --no-split-ends names the training commands');
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--no-top');
+like($e, qr/^gpuplan: train: unknown option '--no-top'\n/, '--no-top: no switch, no hint');
+
 done_testing();
