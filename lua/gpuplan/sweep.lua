@@ -835,6 +835,22 @@ local function space_of(a, job, counts, policy)
     if job.order ~= nil then usage("sweep: " .. refused.order, n) end
     space.zero_group, space.hybrid = n, { true }
   end
+  -- Offload goes through DeepSpeed's ZeRO optimizer (engine/
+  -- memory_layout.c: "offload needs a ZeRO stage"): a zero list with 0
+  -- stopped the search at its first zero-0 layout, a refusal that named
+  -- that layout ("h100-sxm x 16 (TP1 DP16 mb1 none): offload needs ...")
+  -- and not the list.  Said of the list, before the search, as
+  -- zero_group's is above.
+  local off = a.offload
+  if off == nil then off = job.offload end
+  if off ~= nil and off ~= "none" then
+    for _, z in ipairs(space.zero) do
+      if z == 0 then
+        usage("sweep: offload %s goes through DeepSpeed's ZeRO optimizer: zero 0 cannot be "
+          .. "searched with it (give stages 1, 2 or 3)", tostring(off))
+      end
+    end
+  end
   -- Each list's values, refused by the key and the place in the list: the
   -- engine's binding named its own field ("sweep.zero: values are 0..3",
   -- "sweep.sp[1] must be a boolean").

@@ -136,4 +136,18 @@ like($e, qr/^gpuplan: infer: unknown option '--no-split-ends' \(an option of gpu
 ($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--no-top');
 like($e, qr/^gpuplan: train: unknown option '--no-top'\n/, '--no-top: no switch, no hint');
 
+# 7. plan --zero 0,1,3 --offload optimizer stopped the whole search at its
+# first ZeRO-0 layout, naming that layout ("h100-sxm x 16 (TP1 DP16 mb1
+# none): offload needs a ZeRO stage ..."), not the list that held the 0.
+# It is refused before the search, naming --offload and --zero 0, as
+# --zero-group's is; the list without 0 is searched.
+($c, $o, $e) = run_gp('plan', 'llama3-70b', '--gpu', 'h100-sxm', '--gpus', '16', '--no-progress',
+                      '--zero', '0,1,3', '--offload', 'optimizer');
+is($c, 2, 'plan --zero 0,1,3 --offload optimizer: exit 2');
+like($e, qr/^gpuplan: plan: --offload optimizer goes through DeepSpeed's ZeRO optimizer: --zero 0 cannot be searched with it \(give stages 1, 2 or 3\)\nusage:/,
+     'names --offload and --zero 0, no layout');
+($c, $o, $e) = run_gp('plan', 'llama3-70b', '--gpu', 'h100-sxm', '--gpus', '16', '--no-progress',
+                      '--zero', '1,3', '--offload', 'optimizer');
+is($c, 0, '--zero 1,3 --offload optimizer: searched') or diag $e;
+
 done_testing();
