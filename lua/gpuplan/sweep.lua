@@ -849,7 +849,21 @@ local function space_of(a, job, counts, policy)
         usage("sweep: offload %s goes through DeepSpeed's ZeRO optimizer: zero 0 cannot be "
           .. "searched with it (give stages 1, 2 or 3)", tostring(off))
       end
+      -- (engine/memory_layout.c: "offloading the parameters needs zero
+      -- 3"); the zero list's default, 1, included
+      if off == "params+optimizer" and z ~= 3 then
+        usage("sweep: offload params+optimizer needs zero 3 (DeepSpeed offload_param is a "
+          .. "ZeRO-3 feature): zero %d cannot be searched with it%s", z,
+          a.fsdp ~= nil and " (shard_grad_op is zero 2: search full_shard alone)"
+            or a.zero == nil and " (the zero list's default is 1: give zero 3)"
+            or " (give zero 3)")
+      end
     end
+  -- (engine/train_prep.c: "delayed_update delays the offloaded
+  -- optimizer's step"), whatever the layout
+  elseif a.delayed_update or job.delayed_update then
+    usage("sweep: delayed_update delays the offloaded optimizer's step: it needs offload "
+      .. "(optimizer or params+optimizer)")
   end
   -- Each list's values, refused by the key and the place in the list: the
   -- engine's binding named its own field ("sweep.zero: values are 0..3",

@@ -150,4 +150,25 @@ like($e, qr/^gpuplan: plan: --offload optimizer goes through DeepSpeed's ZeRO op
                       '--zero', '1,3', '--offload', 'optimizer');
 is($c, 0, '--zero 1,3 --offload optimizer: searched') or diag $e;
 
+# 8. plan --offload params+optimizer with a ZeRO stage other than 3 in the
+# search (the zero list's default, 1, included) stopped at the first such
+# layout ("b200 x 8 (TP1 DP8 ZeRO-1 mb1 none): offloading the parameters
+# needs --zero 3 ..."), and --delayed-update without --offload did the
+# same, exit 1, naming a layout for an option no layout can take.  Both
+# are refused before the search, naming the options (exit 2).
+for my $a ([['--offload', 'params+optimizer'], qr/--offload params\+optimizer needs --zero 3 .*: --zero 1 cannot be searched with it \(the zero list's default is 1: give --zero 3\)/],
+           [['--offload', 'params+optimizer', '--zero', '1,3'], qr/--zero 1 cannot be searched with it \(give --zero 3\)/],
+           [['--offload', 'params+optimizer', '--fsdp', 'full_shard,shard_grad_op'], qr/--zero 2 cannot be searched with it \(shard_grad_op is --zero 2: search full_shard alone\)/],
+           [['--delayed-update'], qr/--delayed-update delays the offloaded optimizer's step: it needs offload/]) {
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--no-progress', @{$a->[0]});
+    is($c, 2, "plan @{$a->[0]}: exit 2");
+    like($e, qr/^gpuplan: plan: .*$a->[1]/, "plan @{$a->[0]}: names the options");
+    unlike($e, qr/h100-sxm x 8 \(/, "plan @{$a->[0]}: names no layout");
+}
+for my $a (['--offload', 'params+optimizer', '--zero', '3'], ['--offload', 'params+optimizer', '--fsdp', 'full_shard'],
+           ['--delayed-update', '--offload', 'optimizer']) {
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--no-progress', @$a);
+    is($c, 0, "plan @$a: searched") or diag $e;
+}
+
 done_testing();

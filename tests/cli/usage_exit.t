@@ -29,7 +29,7 @@ my @usage = (
     [['plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--schedule', 'dualpipe', '--pp-max', '1'],
      "gpuplan: plan: --schedule dualpipe needs an even pp of 2 or more: --pp-max 1 searches nothing (give 1f1b or interleaved too)"],
     [['plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--offload', 'optimizer', '--zero', '0'],
-     "gpuplan: plan: h100-sxm x 8 (TP1 DP8 mb1 none): offload needs a ZeRO stage (--zero 1, 2 or 3: DeepSpeed offloads through its ZeRO optimizer), got --zero 0"],
+     "gpuplan: plan: --offload optimizer goes through DeepSpeed's ZeRO optimizer: --zero 0 cannot be searched with it (give stages 1, 2 or 3)"],
     # the engine's search (sweep.c, gp_usage): an offload whose policies
     # to try leave out none (it exited 1 with these words)
     [['plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--recompute', 'selective', '--activation-offload-layers', '4'],

@@ -33,10 +33,11 @@ caught(function() local r = gp.rl { model = M8, gpu = H, gpus = 8, base_checkpoi
   "rl base_checkpoint without response_max")
 caught(function() local r = gp.infer { model = M8, gpu = H, prefill_gpus = 2 } return r end, debug.getinfo(1, "l").currentline,
   "infer: prefill_gpus needs disagg = true", true, "infer prefill_gpus without disagg")
--- the search's first layout meets the engine's refusal: "sweep: <layout>: "
+-- refused before the search, naming the list's 0 (it was the engine's
+-- refusal of the search's first layout, "sweep: <layout>: ...": newuser11)
 caught(function() local r = gp.sweep { model = M8, gpu = H, gpus = 8, offload = "optimizer", zero = 0 } return r end, debug.getinfo(1, "l").currentline,
-  "sweep: h100-sxm x 8 (TP1 DP8 mb1 none): offload needs a ZeRO stage (zero 1, 2 or 3: DeepSpeed "
-  .. "offloads through its ZeRO optimizer), got zero 0", true, "sweep offload at zero 0")
+  "sweep: offload optimizer goes through DeepSpeed's ZeRO optimizer: zero 0 cannot be searched "
+  .. "with it (give stages 1, 2 or 3)", true, "sweep offload at zero 0")
 
 -- Refusals of a job that cannot run on this card or model: not marked.
 -- (gp.memory's refusals open with "memory: " as its others do; gpuplan fit drops it)
