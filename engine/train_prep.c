@@ -89,7 +89,9 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 		return GP_EINVAL;
 	if (c->delayed_update && !c->mem.offload_optimizer &&
 	    !c->mem.offload_params)
-		return gp_fail(err, "delayed_update delays the offloaded "
+		/* options that never go together: a usage error, as
+		 * offload at zero 0 is (memory_layout.c) */
+		return gp_usage(err, "delayed_update delays the offloaded "
 			       "optimizer's step: it needs offload "
 			       "(optimizer or params+optimizer)");
 	return GP_OK;

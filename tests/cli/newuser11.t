@@ -171,4 +171,13 @@ for my $a (['--offload', 'params+optimizer', '--zero', '3'], ['--offload', 'para
     is($c, 0, "plan @$a: searched") or diag $e;
 }
 
+# 9. train --delayed-update without --offload exited 1, where
+# docs/output.md makes options that never go together (its example:
+# --offload optimizer at --zero 0) a usage error, exit 2, with the usage
+# line.
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--delayed-update');
+is($c, 2, 'train --delayed-update without --offload: exit 2');
+like($e, qr/^gpuplan: train: --delayed-update delays the offloaded optimizer's step: it needs offload \(optimizer or params\+optimizer\)\nusage: gpuplan train/,
+     'the reason, then the usage line');
+
 done_testing();
