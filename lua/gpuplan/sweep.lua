@@ -206,6 +206,14 @@ function M.counts(v)
       if a < 1 or b < a then fail("sweep: gpus '%s': need 1 <= A <= B", v) end
       local list, n = {}, a
       while n <= b do list[#list + 1] = n; n = n * 2 end
+      -- B is the last count searched: "64..1000" searched 64 to 512 and
+      -- never 1000, in silence.  B that A does not double to is refused,
+      -- naming the ranges that end either side of it.
+      if list[#list] ~= b then
+        fail("sweep: gpus '%s': %d..%d doubles %d to %d, never %d (give %d..%d, %d..%d or a "
+          .. "list ending in %d)", v, a, b, a, list[#list], b, a, list[#list], a, list[#list] * 2,
+          b)
+      end
       v = list
     end
   end

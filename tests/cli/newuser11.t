@@ -180,4 +180,17 @@ is($c, 2, 'train --delayed-update without --offload: exit 2');
 like($e, qr/^gpuplan: train: --delayed-update delays the offloaded optimizer's step: it needs offload \(optimizer or params\+optimizer\)\nusage: gpuplan train/,
      'the reason, then the usage line');
 
+# 10. plan --gpus A..B where doubling A never reaches B ('64..1000')
+# searched 64, 128, 256 and 512 and never the 1000 typed as its end, in
+# silence.  It is refused, naming the counts it would search and the
+# ranges either side; a B that A doubles to (64..1024, 8..8) is searched.
+($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '64..1000', '--no-progress');
+is($c, 1, '--gpus 64..1000: exit 1');
+like($e, qr/^gpuplan: plan: --gpus '64\.\.1000': 64\.\.1000 doubles 64 to 512, never 1000 \(give 64\.\.512, 64\.\.1024 or a list ending in 1000\)/,
+     'names the counts and the ranges either side');
+for my $g ('64..1024', '8..8', '3..12') {
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', $g, '--no-progress');
+    is($c, 0, "--gpus $g: searched") or diag $e;
+}
+
 done_testing();
