@@ -193,4 +193,24 @@ for my $g ('64..1024', '8..8', '3..12') {
     is($c, 0, "--gpus $g: searched") or diag $e;
 }
 
+# 11. A MoE train case without the experts' width was not predicted with
+# the reason "model.moe without its expert width", naming no field to
+# give.  It names model.moe.expert_ffn_hidden (SCHEMA.md) and says that
+# model.ffn_hidden is the dense layers'.
+{
+    my $f = put('moe.json', <<'JSON');
+[{"id": "moe-case", "kind": "train",
+  "model": {"name": "m", "layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn_hidden": 14336,
+            "ffn_gated": true, "vocab": 32000, "moe": {"experts": 8, "top_k": 2}},
+  "hardware": {"gpu": "h100-sxm", "gpus": 64, "gpus_per_node": 8, "inter_node": "ib-ndr-400", "nics_per_node": 8},
+  "parallel": {"tp": 2, "pp": 1, "dp": 32, "ep": 8, "sp": true, "zero": 1, "global_batch": 256},
+  "workload": {"seq_len": 4096, "precision": "bf16", "method": "pretrain"},
+  "measured": {"metric": "mfu", "value": 0.3, "unit": "fraction"}}]
+JSON
+    ($c, $o, $e) = run_gp('validate', $f);
+    is($c, 0, 'a case not predicted: exit 0 (listed with its reason)');
+    like($o, qr/^moe-case\s+train\s+mfu\s+model\.moe\.expert_ffn_hidden not given \(one expert's intermediate width; model\.ffn_hidden is the dense layers'\)$/m,
+         'the reason names the field');
+}
+
 done_testing();

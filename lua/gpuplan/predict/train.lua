@@ -749,7 +749,10 @@ local function predict(case, cat)
   local okg, gwhy = case_.gpu(case, cat)
   if not okg then return nil, gwhy end
   if model.moe and not v(model.moe.ffn_hidden) then
-    return nil, "model.moe without its expert width"
+    -- named as the case file writes it (SCHEMA.md): "model.moe without
+    -- its expert width" named no field to give
+    return nil, "model.moe.expert_ffn_hidden not given (one expert's intermediate width; "
+      .. "model.ffn_hidden is the dense layers')"
   end
   local defaults = {}
   local o = {
