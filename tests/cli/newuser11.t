@@ -213,4 +213,17 @@ JSON
          'the reason names the field');
 }
 
+# 12. plan --deadline -5d exited 2 as text that is no duration, where
+# --budget -1 and --deadline 0d exit 1 as values of the wrong size ("must
+# be a positive ..."), docs/output.md's line between a value the option
+# cannot parse (2) and one it refuses (1).  A negative duration is refused
+# as 0d is; text that is no duration ('-x') stays exit 2.
+for my $d ('-5d', '-0d') {
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--tokens', '1e9', '--no-progress', '--deadline', $d);
+    is($c, 1, "--deadline $d: exit 1, as --budget -1");
+    like($e, qr/^gpuplan: plan: --deadline '$d': must be a positive duration$/m, "--deadline $d: the reason");
+}
+($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--tokens', '1e9', '--no-progress', '--deadline', '-x');
+is($c, 2, "--deadline -x: no duration, exit 2");
+
 done_testing();
