@@ -411,13 +411,42 @@ int infer_run(const gp_model *m, const roof_device *d, const infer_cfg *c,
  * mean ITL within itl_limit (s): the largest batch whose itl_load (the
  * decode step and the other sequences' prompts, infer_itl_loaded: the
  * rule serve_target bounds) fits the limit
- * (any that fits at output 1: no decode step) sets tokens/s per replica;
+ * (any that fits at output 1: no decode step), or the captured CUDA-graph
+ * size below it when that serves more (infer_best_batch), sets tokens/s
+ * per replica;
  * replicas = ceil(target / that).  *gpus,
  * *batch and *tps (whole system) filled; GP_EINVAL when no batch meets
  * the limit or the model does not fit. */
 int infer_gpus_for(const gp_model *m, const roof_device *d,
                    const infer_cfg *c, double target, double itl_limit,
                    int *gpus, int *batch, double *tps, gp_error *err);
+
+/* The batches a throughput search under a limit prices, given lo, the
+ * largest batch within it (a bisection's): lo itself and, for a runtime
+ * with captured CUDA-graph sizes (infer_cfg.graph_sizes), the largest
+ * captured size below lo.  A decode-only step of b sequences replays the
+ * graph of the smallest captured size >= b, its empty slots computed too
+ * (infer_run.c graph_batch: "The wasted computation is proportional to
+ * the gap between the actual batch and the next captured size",
+ * TensorRT-LLM tech blog 20), so a padded interval (s_i, s_i+1] costs
+ * about one step whatever its batch and its best point is its top: the
+ * largest batch within a limit can sit just past a captured size and pay
+ * the padding (one H20, qwen2.5-14b on TensorRT-LLM: batch 128 2108
+ * tokens/s, 136 1471 -- decode padded to 256 -- and 256 2179), while the
+ * captured size below it pays none.  The candidates are at most two, so
+ * the search stays a bisection and one run more.  Writes them (lo first)
+ * into out and returns how many: 0 when lo < 1. */
+int infer_batch_candidates(const infer_cfg *c, int lo, int out[2]);
+
+/* Of infer_batch_candidates(c, lo), the batch with the most tokens/s
+ * (the search's GPUs are fixed, so per GPU too) whose run fits and whose
+ * itl_load is within itl_limit (s; unbound at output 1, no decode step);
+ * lo, which the caller found within the limit, on a tie.  *batch and
+ * *r (its infer_run, at c's gpus) filled; GP_EINVAL on invalid input or
+ * lo < 1. */
+int infer_best_batch(const gp_model *m, const roof_device *d,
+                     const infer_cfg *c, int lo, double itl_limit,
+                     int *batch, infer_result *r, gp_error *err);
 
 /* The refusals the two target searches share (infer_gpus_for, and the
  * MoE serving model's serve_target), each said in one place: the target

@@ -922,6 +922,56 @@ void infer_no_batch_why(char *buf, size_t n, double itl_limit, double itl1)
 	         "takes %.3g ms)", itl_limit * 1e3, itl1 * 1e3);
 }
 
+int infer_batch_candidates(const infer_cfg *c, int lo, int out[2])
+{
+	int i, n = 0;
+
+	if (lo < 1)
+		return 0;
+	out[n++] = lo;
+	if (!c || c->runtime != INFER_GRAPHS || c->n_graph == 0)
+		return n;
+	for (i = c->n_graph - 1; i >= 0; i--)
+		if (c->graph_sizes[i] <= lo) {
+			if (c->graph_sizes[i] < lo)
+				out[n++] = c->graph_sizes[i];
+			break;
+		}
+	return n;
+}
+
+int infer_best_batch(const gp_model *m, const roof_device *d,
+                     const infer_cfg *c, int lo, double itl_limit,
+                     int *batch, infer_result *r, gp_error *err)
+{
+	infer_cfg k = *c;
+	infer_result x;
+	int cand[2], n, i;
+
+	n = infer_batch_candidates(c, lo, cand);
+	if (n < 1)
+		return gp_fail(err, "infer_best_batch: batch %d below 1", lo);
+	k.batch = cand[0];
+	k.concurrency = 0;
+	if (infer_run(m, d, &k, r, err) != GP_OK)
+		return GP_EINVAL;
+	*batch = cand[0];
+	for (i = 1; i < n; i++) {
+		k.batch = cand[i];
+		if (infer_run(m, d, &k, &x, err) != GP_OK)
+			return GP_EINVAL;
+		/* the candidate must meet the limit itself (a step priced
+		 * off the padding need not be monotone in the batch), and
+		 * win outright: a tie keeps the larger batch */
+		if (x.fits && (c->output <= 1.0 || x.itl_load <= itl_limit) &&
+		    x.tokens_per_s > r->tokens_per_s) {
+			*r = x;
+			*batch = cand[i];
+		}
+	}
+	return GP_OK;
+}
+
 int infer_gpus_for(const gp_model *m, const roof_device *d,
                    const infer_cfg *c, double target, double itl_limit,
                    int *gpus, int *batch, double *tps, gp_error *err)
@@ -975,8 +1025,7 @@ int infer_gpus_for(const gp_model *m, const roof_device *d,
 		infer_no_batch_why(why, sizeof why, itl_limit, r.itl);
 		return gp_fail(err, "%s", why);
 	}
-	k.batch = lo;
-	if (infer_run(m, d, &k, &r, err) != GP_OK)
+	if (infer_best_batch(m, d, &k, lo, itl_limit, &lo, &r, err) != GP_OK)
 		return GP_EINVAL;
 	/* At least one replica: a target of 5e-324 tokens/s underflowed
 	 * target / tokens_per_s to 0 replicas and 0 GPUs. */

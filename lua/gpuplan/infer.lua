@@ -1496,7 +1496,9 @@ end
 -- GPUs for a target output tokens/s with every user's mean ITL (itl_load_s:
 -- the decode step and the other sequences' prompts) within itl_limit
 -- (s): returns {gpus, batch, tokens_per_s, itl_s, ttft_s, cost_per_mtok,
--- currency, defaults}; cost_per_mtok as the engine prices one deployment
+-- currency, defaults}; batch the largest within the limit, or the captured
+-- CUDA-graph size below it where that serves more (engine/infer_run.c
+-- infer_best_batch: the largest can pay a graph's padding); cost_per_mtok as the engine prices one deployment
 -- (engine/common.h gp_cost_per_mtok, core.cost_per_mtok), nil without a price.
 -- ttft_limit (s, or nil): the replica's TTFT (ttft_s: one prompt's
 -- prefill, the part the prefix cache does not hold, on the replica's

@@ -74,7 +74,7 @@ int main(void)
 	gp_dtype t;
 	int g, b;
 
-	plan(72);
+	plan(79);
 
 	/* --- 13B bf16 decode, batch 1, H200 (4.8 TB/s) -------------------
 	 * Llama 2 13B: 40 layers x (4 h^2 + 3 h f + 2h) with h 5120,
@@ -525,6 +525,50 @@ int main(void)
 	c.gpus = 1;
 	m = m2;
 	d = d2;
+
+	/* --- a throughput search's candidate batches ----------------------
+	 * infer_batch_candidates(c, lo): lo, and under a captured-graph list
+	 * the largest captured size below lo (a padded interval's top).
+	 * TensorRT-LLM's list for max_batch_size 2048 (infer.lua
+	 * trtllm_graph_list): 1, 2, 4, 8..128 by 8, 256, 512, 1024, 2048. */
+	{
+		int cand[2], i, n;
+		static const int trt[] = { 1, 2, 4, 8, 16, 24, 32, 40, 48,
+			56, 64, 72, 80, 88, 96, 104, 112, 120, 128, 256, 512,
+			1024, 2048 };
+
+		infer_defaults(&c);
+		c.runtime = INFER_GRAPHS;
+		c.n_graph = (int)(sizeof trt / sizeof trt[0]);
+		for (i = 0; i < c.n_graph; i++)
+			c.graph_sizes[i] = trt[i];
+		/* 136 pads to 256; the size below it is 128 */
+		n = infer_batch_candidates(&c, 136, cand);
+		ok(n == 2 && cand[0] == 136 && cand[1] == 128,
+		   "batch 136 under TensorRT-LLM's list: 136 and 128");
+		/* a captured size is its own interval's top: no second */
+		n = infer_batch_candidates(&c, 128, cand);
+		ok(n == 1 && cand[0] == 128, "batch 128 is captured: 128 alone");
+		/* 3 pads to 4; 2 is below it */
+		n = infer_batch_candidates(&c, 3, cand);
+		ok(n == 2 && cand[0] == 3 && cand[1] == 2,
+		   "batch 3: 3 and 2");
+		/* above the largest size the step runs eager: 2048 is the
+		 * largest a graph covers */
+		n = infer_batch_candidates(&c, 3000, cand);
+		ok(n == 2 && cand[1] == 2048, "batch 3000 (eager): 2048 too");
+		/* no list (a graph at every batch, no padding): lo alone */
+		c.n_graph = 0;
+		n = infer_batch_candidates(&c, 136, cand);
+		ok(n == 1 && cand[0] == 136, "no captured list: lo alone");
+		/* a runtime that launches every kernel pads nothing */
+		c.n_graph = (int)(sizeof trt / sizeof trt[0]);
+		c.runtime = INFER_EAGER;
+		n = infer_batch_candidates(&c, 136, cand);
+		ok(n == 1 && cand[0] == 136, "eager runtime: lo alone");
+		ok(infer_batch_candidates(&c, 0, cand) == 0,
+		   "no batch within the limit: no candidate");
+	}
 
 	/* --- bad input ----------------------------------------------------*/
 	infer_defaults(&c);
