@@ -509,6 +509,7 @@ static void lgp_pushpool(lua_State *L, const serve_pool *p)
 	lgp_setnum(L, "kv_budget", m->kv_budget);
 	lgp_setnum(L, "used", m->used);
 	lgp_setint(L, "max_batch", m->max_batch);
+	lgp_setnum(L, "batch_cap", m->batch_cap);
 	lua_setfield(L, -2, "memory");
 	lgp_pushstep(L, &p->step);
 	lua_setfield(L, -2, "step");

@@ -431,7 +431,8 @@ static double fixed_reserve(const serve_cfg *c, const serve_layout *L)
 }
 
 /* The largest decode batch whose KV, activations and low-latency
- * buffer fit the card less the margin. */
+ * buffer fit the card less the margin (the engine's max_batch is
+ * o->batch_cap, apart: a refusal names the one that binds). */
 static double largest_batch(const serve_cfg *c, const shp *s,
                             serve_phase phase, const serve_mem *o,
                             double fixed, double per, double q,
@@ -445,8 +446,6 @@ static double largest_batch(const serve_cfg *c, const shp *s,
 	lo = 0;
 	hi = floor((c->base.capacity - o->weights - o->reserve - fixed) /
 	           (o->kv_admit + per));
-	if (hi > c->base.max_batch)
-		hi = c->base.max_batch;
 	if (hi < 0)
 		hi = 0;
 	for (i = 0; i < 64 && hi > lo; i++) {
@@ -554,6 +553,7 @@ int serve_memory(const gp_model *m, const serve_cfg *c,
 
 	o->max_batch = (int)largest_batch(c, &s, phase, o, fixed, per, q,
 	                                   tbo);
+	o->batch_cap = c->base.max_batch / s.a;
 	return GP_OK;
 }
 

@@ -196,6 +196,14 @@ typedef struct serve_mem {
 	                         - reserve - margin */
 	double used;          /* all of it at the batch */
 	int max_batch;        /* sequences per GPU the KV budget holds */
+	double batch_cap;     /* the most batch per GPU the engine's
+	                         max_batch (base.max_batch) allows: the
+	                         engine batches max_batch sequences over an
+	                         attention group of a GPUs (TP attention:
+	                         the instance; DP attention: one GPU), which
+	                         holds B x a, so B <= max_batch / a (TRT-LLM's
+	                         min-latency "--max_batch_size 1 --tp 8" is
+	                         B = 1/8) -- 0 on a prefill pool */
 } serve_mem;
 
 /* One step on the most loaded GPU. */

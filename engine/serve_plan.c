@@ -285,7 +285,7 @@ static int decode_side(const gp_model *m, const roof_device *d,
                        int coloc, dec *o, gp_error *err)
 {
 	serve_phase ph = coloc ? SERVE_COLOCATED : SERVE_DECODE;
-	double itl, steps, B;
+	double itl, steps, B, top;
 	int lo, hi;
 
 	memset(o, 0, sizeof *o);
@@ -310,6 +310,13 @@ static int decode_side(const gp_model *m, const roof_device *d,
 		ttft_why(o->why, sizeof o->why, c->ttft_max, o->ttft, 0);
 		return GP_OK;
 	}
+	/* The most batch per GPU: what the KV holds, at most the engine's
+	 * max_batch over its attention group (serve.h batch_cap), which can
+	 * be a share of one sequence (max_batch 8 on a TP16 group: 0.5).
+	 * It capped the GPU's batch at max_batch itself, so --max-batch 8
+	 * on EP16 with TP attention decoded 8 x 16 = 128 sequences an
+	 * instance, and a batch over it was refused as the KV's. */
+	top = fmin(o->mem.max_batch, o->mem.batch_cap);
 	if (c->batch > 0) {
 		if (c->batch > o->mem.max_batch) {
 			snprintf(o->why, sizeof o->why, "batch %g per GPU does "
@@ -318,7 +325,29 @@ static int decode_side(const gp_model *m, const roof_device *d,
 			         o->mem.kv_admit / 1e9);
 			return GP_OK;
 		}
+		if (c->batch > o->mem.batch_cap) {
+			snprintf(o->why, sizeof o->why, "batch %g per GPU is "
+			         "over max_batch %d (the engine's sequences a "
+			         "step, over an attention group of %g GPU%s: "
+			         "%g per GPU)", c->batch, c->base.max_batch,
+			         L->dp_attention ? 1.0 : (double)L->tp,
+			         L->dp_attention || L->tp == 1 ? "" : "s",
+			         o->mem.batch_cap);
+			return GP_OK;
+		}
 		B = c->batch;
+	} else if (c->itl_max > 0 && c->base.output > 1 && top < 1.0) {
+		/* a share of one sequence at most: that share, if it
+		 * meets the bound (the bisection below is on whole ones) */
+		if (itl_at(m, d, c, L, coloc, top, o, &o->st, &itl, err))
+			return GP_EINVAL;
+		if (itl > c->itl_max) {
+			infer_no_batch_why(o->why, sizeof o->why, c->itl_max,
+			                   itl);
+			o->itl = itl;
+			return GP_OK;
+		}
+		B = top;
 	} else if (c->itl_max > 0 && c->base.output > 1) {
 		/* The largest batch within the bound (ITL grows with it).
 		 * With one output token, the prefill's own, no decode step
@@ -334,7 +363,7 @@ static int decode_side(const gp_model *m, const roof_device *d,
 			return GP_OK;
 		}
 		lo = 1;
-		hi = o->mem.max_batch;
+		hi = (int)floor(top);
 		while (lo < hi) {
 			int mid = lo + (hi - lo + 1) / 2;
 
@@ -348,7 +377,7 @@ static int decode_side(const gp_model *m, const roof_device *d,
 		}
 		B = lo;
 	} else {
-		B = o->mem.max_batch;
+		B = top;
 	}
 	o->B = B;
 	if (serve_memory(m, c, L, ph, B, &o->mem, err) ||

@@ -387,7 +387,8 @@ field("kv", "", "the KV-cache dtype", "infer")
 field("max_batch_kv", "count", "sequences whose KV fits per replica, at most max_batch (the engine's sequences a step: ExLlamaV2's 1 where no batch is given)", "infer")
 field("kv_seqs", "count", "sequences whose KV fits per replica, before max_batch", "infer")
 field("max_batch_kv_per_gpu", "count", "MoE serving: the most batch_per_gpu can be (the KV "
-  .. "budget's sequences a GPU); max_batch_kv is its x tp, a decode instance's", "infer")
+  .. "budget's sequences a GPU, at most max_batch over the attention group: a share of one "
+  .. "where max_batch is under the group's GPUs); max_batch_kv is its x tp, a decode instance's", "infer")
 field("offload_layers", "count", "layers offloaded to the host", "infer")
 field("offload_bytes", "B", "bytes offloaded to the host", "infer")
 field("compute", "", "the compute precision", "infer")

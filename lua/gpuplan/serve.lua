@@ -780,8 +780,14 @@ function M.result(r, model, d, s, info)
     -- It was the GPU's, so an EP8 default run said batch 1416 beside
     -- max_batch_kv 177 (qwen3-30b-a3b, 8 x H100).  The GPU's is kept
     -- beside it: the batch argument's unit (batch_per_gpu).
-    max_batch_kv = mem.max_batch * s.decode.tp,
-    max_batch_kv_per_gpu = mem.max_batch,
+    -- The KV's, at most the engine's max_batch over the attention group
+    -- (serve.h batch_cap: max_batch 8 on TP16 attention is 0.5 a GPU, 8
+    -- an instance), as the dense path's max_batch_kv is at most
+    -- max_batch; kv_seqs is the KV's before it (results.lua).
+    max_batch_kv = math.floor(math.min(mem.max_batch, mem.batch_cap) * s.decode.tp + 0.5),
+    max_batch_kv_per_gpu = math.tointeger(math.min(mem.max_batch, mem.batch_cap))
+      or math.min(mem.max_batch, mem.batch_cap),
+    kv_seqs = mem.max_batch * s.decode.tp,
     ridge = core().roof_ridge(d, s.compute, true),
     defaults = info.defaults, currency = info.currency,
   }

@@ -96,8 +96,12 @@ local function moe_report(r, opts)
         gb(m.dense), gb(m.embed), m.mtp > 0 and (", MTP " .. gb(m.mtp)) or "") },
     { k = "KV per sequence per GPU", v = string.format("%.3f GB", r.kv_per_seq / 1e9) },
     { k = "all-to-all buffers", v = gb(m.a2a_buffer) },
-    { k = "batch per GPU", v = string.format("%s (KV holds %d; x %d instances)",
-        per_gpu_batch(r.batch_per_gpu), r.max_batch_kv_per_gpu, r.instances) },
+    -- what the KV holds a GPU, and the engine's max_batch where it binds
+    -- (it said "KV holds 8" of --max-batch 8, the KV holding 18)
+    { k = "batch per GPU", v = string.format("%s (KV holds %d%s; x %d instances)",
+        per_gpu_batch(r.batch_per_gpu), r.kv_seqs // r.tp, r.kv_seqs > r.max_batch_kv and
+        string.format("; the engine batches at most %d an instance", r.max_batch_kv) or "",
+        r.instances) },
     { k = "decode step", v = string.format("%.2f ms (compute %.2f, TP %.2f, all-to-all %.2f "
         .. "of which exposed %.2f%s)", r.step_ms, r.compute_ms, r.tp_comm_ms, r.a2a_ms,
         r.a2a_exposed_ms, (r.draft_ms > 0 and string.format(", MTP drafts %.2f", r.draft_ms)
