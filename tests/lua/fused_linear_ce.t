@@ -10,7 +10,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(9)
+t.plan(12)
 
 local function comp(r, name)
   for _, c in ipairs(r.components) do
@@ -106,3 +106,17 @@ case.measured = { metric = "peak_memory_gib", value = 30 }
 pcall(require("gpuplan.predict.memory"), case, gp.catalog())
 train.train, memory.memory = otrain, omem
 t.ok(seen.train == true and seen.memory == true, "workload.fused_linear_ce: both predictors")
+
+-- Refused where Liger's loss cannot be the one run (train.lua): with
+-- another loss named the engine priced Liger's alone (train_layer.c
+-- train_ends_costs: its branch replaces the head and loss), the other
+-- taken in silence; on
+-- Megatron-Core's GPTModel no Liger patch reaches the head.  DeepSpeed
+-- drives transformers' own modules, so it runs.
+local flce = { model = "llama3.1-8b", gpu = "h100-sxm", gpus = 8, fused_linear_ce = true }
+t.raises(function() gp.train(t.with(flce, { kernels = "fused", eager_loss = true })) end,
+  "fused_linear_ce (Liger-Kernel's head and loss in one) and eager_loss", "with eager_loss: give one", true)
+t.raises(function() gp.train(t.with(flce, { stack = "megatron" })) end,
+  "fused_linear_ce is Liger-Kernel's, which patches transformers' models; stack = megatron",
+  "with stack megatron: refused", true)
+t.ok(gp.train(t.with(flce, { stack = "deepspeed" })).step_s > 0, "with stack deepspeed: priced")
