@@ -1931,10 +1931,11 @@ opt { name = "itl_max", type = "number", metavar = "MS", commands = "infer", ser
   suggest = { "max_itl", "itl_limit", "tpot_max" } }
 opt { name = "ttft_max", type = "number", metavar = "MS", commands = "infer", serve = true,
   kind = "duration",
-  -- milliseconds on the command line, checked where infer reads it,
-  -- (0, 3600000], as --itl-max
-  variants = { infer = { type = "number" } },
-  help = "every request's TTFT within MS milliseconds, the TTFT the tables show: a TP "
+  -- milliseconds or a time with its unit on the command line, read and
+  -- checked where infer reads it, (0, 3600000] ms, as --itl-max
+  variants = { infer = { type = "string" } },
+  help = "every request's TTFT within MS milliseconds (or a time with its unit: 500ms, "
+    .. "0.5s), the TTFT the tables show: a TP "
     .. "replica's prefill of one prompt (its part the prefix cache does not hold), a MoE "
     .. "serving instance's prefill step (--prefill-tokens a step), disaggregated plus the KV "
     .. "transfer to the decode pool; no queueing for a free slot.  It does not depend on "

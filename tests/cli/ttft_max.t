@@ -21,6 +21,25 @@ for my $bad (['0', '0'], ['-5', '-5'], ['3600001', '3600001']) {
 my ($c, $o, $e) = run_gp(@job, '--ttft-max', 'abc');
 is($c, 2, '--ttft-max abc: exit 2');
 
+# A time with its unit reads as --itl-max's does (options.quantity):
+# 250ms and 0.25s are the bare 250, the same table byte for byte (it was
+# a usage error, 'expects a number'); a negative time reads and is out of
+# range (exit 1); '0x10' is the number reader's usage error (exit 2).
+{
+    my ($c0, $o0) = run_gp(@job, '--ttft-max', '250');
+    is($c0, 0, '--ttft-max 250: exit 0');
+    for my $u ('250ms', '0.25s') {
+        my ($c1, $o1, $e1) = run_gp(@job, '--ttft-max', $u);
+        is($c1, 0, "--ttft-max $u: exit 0");
+        is($o1, $o0, "--ttft-max $u: the table of --ttft-max 250");
+    }
+    my ($c2, $o2, $e2) = run_gp(@job, '--ttft-max', '-5ms');
+    is($c2, 1, '--ttft-max -5ms: exit 1');
+    like($e2, qr/--ttft-max: bad time '-5ms': must not be negative/, '... names the flag and the text');
+    my ($c3) = run_gp(@job, '--ttft-max', '0x10');
+    is($c3, 2, '--ttft-max 0x10: exit 2');
+}
+
 # Without --target or a MoE serving option nothing reads it: refused (as
 # --itl-max is), not dropped.
 ($c, $o, $e) = run_gp('infer', 'llama3.1-70b', '--gpu', 'h100-sxm', '--ttft-max', '300');

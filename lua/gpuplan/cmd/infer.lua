@@ -294,24 +294,29 @@ local function checked(opts, args)
   -- unit ("20ms", "0.02s") is read by the parser gp.infer's itl_max is
   -- (gpuplan.options quantity, the duration kind): "20ms" was refused
   -- here ("expects a number") where gp.infer{itl_max = "20ms"} took it.
-  if type(opts.itl_max) == "string" then
-    local text = opts.itl_max
-    local n = not text:match("^%s*[%+%-]?0[xX]") and tonumber(text)
-    if n and n == n and n > -math.huge and n < math.huge then
-      opts.itl_max = n
-    elseif n or text:match("^%s*[%+%-]?0[xX]") then
-      -- the command line's number reader's words (a decimal number)
-      error(cli.usage("infer: option '--itl-max' expects a number of milliseconds or a time "
-        .. "with its unit, got '" .. text .. "'"), 0)
-    else
-      local v, msg = options.quantity("itl_max", text, "--itl-max")
-      if msg then
-        -- text that reads as no time is the parser's usage error; a
-        -- negative time reads (exit 1, as every quantity's)
-        error(require("gpuplan.args").is_usage(msg) and cli.usage("infer: " .. clean(msg))
-          or cli.fail("infer: " .. clean(msg)), 0)
+  -- --ttft-max the same (it was a plain number: '--ttft-max 500ms' a
+  -- usage error where gp.infer{ttft_max = "500ms"} and --itl-max 20ms read).
+  for _, k in ipairs { "itl_max", "ttft_max" } do
+    local flag = "--" .. k:gsub("_", "-")
+    if type(opts[k]) == "string" then
+      local text = opts[k]
+      local n = not text:match("^%s*[%+%-]?0[xX]") and tonumber(text)
+      if n and n == n and n > -math.huge and n < math.huge then
+        opts[k] = n
+      elseif n or text:match("^%s*[%+%-]?0[xX]") then
+        -- the command line's number reader's words (a decimal number)
+        error(cli.usage("infer: option '" .. flag .. "' expects a number of milliseconds or a "
+          .. "time with its unit, got '" .. text .. "'"), 0)
+      else
+        local v, msg = options.quantity(k, text, flag)
+        if msg then
+          -- text that reads as no time is the parser's usage error; a
+          -- negative time reads (exit 1, as every quantity's)
+          error(require("gpuplan.args").is_usage(msg) and cli.usage("infer: " .. clean(msg))
+            or cli.fail("infer: " .. clean(msg)), 0)
+        end
+        opts[k] = math.tointeger(v * 1e3) or v * 1e3
       end
-      opts.itl_max = math.tointeger(v * 1e3) or v * 1e3
     end
   end
   -- --itl-max is milliseconds, passed on as "<MS>ms": the Lua side's check
