@@ -336,25 +336,16 @@ static int decode_side(const gp_model *m, const roof_device *d,
 			return GP_OK;
 		}
 		B = c->batch;
-	} else if (c->itl_max > 0 && c->base.output > 1 && top < 1.0) {
-		/* a share of one sequence at most: that share, if it
-		 * meets the bound (the bisection below is on whole ones) */
-		if (itl_at(m, d, c, L, coloc, top, o, &o->st, &itl, err))
-			return GP_EINVAL;
-		if (itl > c->itl_max) {
-			infer_no_batch_why(o->why, sizeof o->why, c->itl_max,
-			                   itl);
-			o->itl = itl;
-			return GP_OK;
-		}
-		B = top;
 	} else if (c->itl_max > 0 && c->base.output > 1) {
 		/* The largest batch within the bound (ITL grows with it).
 		 * With one output token, the prefill's own, no decode step
 		 * runs (the result has no ITL): the bound binds nothing, as
 		 * in infer_gpus_for, and takes the KV's batch below; it was
-		 * refused "no batch meets ITL" by a step that never runs. */
-		if (itl_at(m, d, c, L, coloc, 1.0, o, &o->st, &itl, err))
+		 * refused "no batch meets ITL" by a step that never runs.
+		 * A cap under one sequence a GPU (batch_cap < 1) is the one
+		 * batch tried: the bisection is on whole sequences. */
+		if (itl_at(m, d, c, L, coloc, fmin(1.0, top), o, &o->st,
+		           &itl, err))
 			return GP_EINVAL;
 		if (itl > c->itl_max) {
 			infer_no_batch_why(o->why, sizeof o->why, c->itl_max,
@@ -375,7 +366,7 @@ static int decode_side(const gp_model *m, const roof_device *d,
 			else
 				hi = mid - 1;
 		}
-		B = lo;
+		B = top < 1.0 ? top : lo;
 	} else {
 		B = top;
 	}

@@ -12,12 +12,8 @@ local gp = require "gpuplan"
 
 t.plan(12)
 
-local function comp(r, name)
-  for _, c in ipairs(r.components) do
-    if c.name == name then return c.bytes end
-  end
-  return 0
-end
+-- a component's bytes: tap's part (0 when none)
+local comp = t.part
 
 -- Llama 3 8B: V = 128256, h = 4096, so inc_factor = ceil(31.31) = 32.
 -- Layers fused (stack hf, kernels fused): the final norm keeps its 16-bit
