@@ -497,6 +497,16 @@ local function setup_kernels(a, model, d, c, info, cat, default, L)
 end
 
 -- (model, device, serve cfg, info) for the engine from gp.infer arguments.
+-- Runtimes without expert parallelism -> how each splits a model over
+-- its GPUs (the sources are at M.setup's refusal, which reads this list).
+M.NO_EXPERT_PARALLEL = {
+  ["llama.cpp"] = "its --split-mode splits layers or rows over the GPUs",
+  exllamav2 = "it splits whole modules over the GPUs, gpu_split",
+  ["gpt-fast"] = "its tp.py shards each expert's weights over the GPUs, tensor parallelism",
+  litgpt = "it splits layers over the GPUs or shards them: generate sequentially, generate tp",
+  ["eager-pytorch"] = "Hugging Face generate places whole layers on each GPU, device_map auto",
+}
+
 function M.setup(a)
   local infer = require "gpuplan.infer"
   -- concurrency: the requests in flight over the system's instances, each
@@ -662,24 +672,31 @@ function M.setup(a)
       .. "GPU attention is whole already")
   end
   local gpus = int_of(a, "gpus", 1) or (disagg and (pg > 0 and pg or ptp) + tp) or tp
-  -- llama.cpp and ExLlamaV2 run no expert parallelism: llama.cpp splits a
-  -- model over its GPUs by layers or rows (common/arg.cpp --split-mode:
-  -- "layer (default): split layers and KV across GPUs", "row: split rows
-  -- across GPUs"), ExLlamaV2 places whole modules on each GPU
-  -- (model.load's gpu_split, load_autosplit: set_device_map).  Neither
-  -- has the all-to-all, DP attention, two-batch overlap or disaggregated
-  -- pools this model prices (SGLang's, vLLM's, TensorRT-LLM's engines),
-  -- so an MoE layout on several GPUs under them was priced as one of
-  -- those (llama.cpp's EP16 DeepSeek-V3 above SGLang's, at margin 0).
-  -- Refused, naming the runtime; their own split is priced by the
-  -- one-model path (tp, without the serving options).  One GPU runs the
-  -- experts whole under any engine.
-  if (a.runtime == "llama.cpp" or a.runtime == "exllamav2") and (ep > 1 or gpus > 1) then
+  -- The runtimes that run no expert parallelism, each with how it splits a
+  -- model over its GPUs instead (one list: every such runtime is refused
+  -- by the one rule below).  llama.cpp splits by layers or rows
+  -- (common/arg.cpp --split-mode: "layer (default): split layers and KV
+  -- across GPUs", "row: split rows across GPUs"); ExLlamaV2 places whole
+  -- modules on each GPU (model.load's gpu_split, load_autosplit:
+  -- set_device_map); gpt-fast shards every expert's weights over the GPUs
+  -- as tensor parallelism (mixtral-moe/tp.py _apply_tp_moe_ffn: w1, w3,
+  -- w2 sharded on their hidden dimension, no all-to-all); LitGPT splits
+  -- layers over the GPUs (generate/sequentially.py) or shards them
+  -- (generate/tp.py); eager PyTorch, Hugging Face generate, places whole
+  -- layers on each GPU (device_map="auto", accelerate).  None has the
+  -- all-to-all, DP attention, two-batch overlap or disaggregated pools
+  -- this model prices (SGLang's, vLLM's, TensorRT-LLM's engines), so an
+  -- MoE layout on several GPUs under them was priced as one of those
+  -- (llama.cpp's EP16 DeepSeek-V3 above SGLang's, at margin 0).  Refused,
+  -- naming the runtime; their own split is priced by the one-model path
+  -- (tp, without the serving options).  One GPU runs the experts whole
+  -- under any engine.
+  local no_ep = M.NO_EXPERT_PARALLEL[a.runtime]
+  if no_ep and (ep > 1 or gpus > 1) then
     usage("infer: runtime %s runs no expert parallelism (%s): the MoE serving model (%s) "
       .. "prices SGLang's, vLLM's and TensorRT-LLM's engines: give runtime = sglang, vllm or "
       .. "trtllm, or price %s's own split with tp = N and none of the serving options", a.runtime,
-      a.runtime == "llama.cpp" and "its --split-mode splits layers or rows over the GPUs"
-      or "it splits whole modules over the GPUs, gpu_split", asked(), a.runtime)
+      no_ep, asked(), a.runtime)
   end
   local batch = c.batch
   if conc then
