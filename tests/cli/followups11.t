@@ -71,8 +71,8 @@ for my $args ([qw(plan llama3-8b --gpu h100-sxm --tokens 1e12 --deadline -x)],
     like($e, qr/^gpuplan: infer: --itl-max: bad time '5xx': unknown unit 'xx'/m, '... named');
     ($c, $o, $e) = run_gp(@job, '2h');
     is($c, 1, '--itl-max 2h: past the hour, exit 1');
-    like($e, qr/^gpuplan: infer: --itl-max must be a number of milliseconds in \(0, 3600000\] \(got 7200000\)$/m,
-         '... the bound in the flag\'s unit');
+    like($e, qr/^gpuplan: infer: --itl-max must be a number of milliseconds in \(0, 3600000\] \(got 2h\)$/m,
+         '... the bound in the flag\'s unit, and the text typed');
     ($c, $o, $e) = run_gp(@job, '0x10');
     is($c, 2, '--itl-max 0x10: no decimal number, exit 2');
 }

@@ -28,4 +28,31 @@ for my $rt (qw(vllm trtllm)) {
     is($c, 0, "deepseek-v3 --ep 16 under $rt: priced") or diag $e;
 }
 
+# 4. --itl-max 2h's refusal named the milliseconds it read ("got
+# 7200000"), not the text typed; --ttft-max took no time with its unit at
+# all ("expects a number, got '2h'").  Both read a bare number as
+# milliseconds or a time with its unit (the parser gp.infer's itl_max and
+# ttft_max are), and the bound's refusal names the text as typed.
+{
+    my @job = qw(infer llama3-8b --gpu h100-sxm --target 1000);
+    for my $k (qw(itl-max ttft-max)) {
+        for my $t (['2h'], ['7.2e6'], ['3600001'], ['0']) {
+            ($c, $o, $e) = run_gp(@job, "--$k", $t->[0]);
+            is($c, 1, "--$k $t->[0]: past the bound, exit 1");
+            like($e, qr/^gpuplan: infer: --\Q$k\E must be a number of milliseconds in \(0, 3600000\] \(got \Q$t->[0]\E\)$/m,
+                 "--$k $t->[0]: names the text typed") or diag $e;
+        }
+        # 500 ms, said three ways: the same answer, byte for byte
+        ($c, my $o0, $e) = run_gp(@job, "--$k", '500');
+        is($c, 0, "--$k 500 runs") or diag $e;
+        for my $v (qw(500ms 0.5s)) {
+            ($c, $o, $e) = run_gp(@job, "--$k", $v);
+            is($c, 0, "--$k $v runs") or diag $e;
+            is($o, $o0, "--$k $v: the answer of --$k 500");
+        }
+        ($c, $o, $e) = run_gp(@job, "--$k", '5xx');
+        is($c, 2, "--$k 5xx: no time, exit 2");
+    }
+}
+
 done_testing();

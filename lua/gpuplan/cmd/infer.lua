@@ -290,23 +290,26 @@ local function checked(opts, args)
   if opts.margin and (opts.margin < 0 or opts.margin >= 1) then
     error(cli.usage("infer: --margin must be in [0, 1)"), 0)
   end
-  -- --itl-max: a bare number is milliseconds (its MS), a time with its
-  -- unit ("20ms", "0.02s") is read by the parser gp.infer's itl_max is
-  -- (gpuplan.options quantity, the duration kind): "20ms" was refused
-  -- here ("expects a number") where gp.infer{itl_max = "20ms"} took it.
-  -- --ttft-max the same (it was a plain number: '--ttft-max 500ms' a
-  -- usage error where gp.infer{ttft_max = "500ms"} and --itl-max 20ms read).
+  -- --itl-max and --ttft-max: a bare number is milliseconds (their MS), a
+  -- time with its unit ("20ms", "0.02s") is read by the parser gp.infer's
+  -- itl_max and ttft_max are (gpuplan.options quantity, the duration
+  -- kind): "20ms" was refused here ("expects a number") where
+  -- gp.infer{itl_max = "20ms"} took it.  The text typed is kept for the
+  -- bound's refusal, which named the milliseconds it read ('2h' as
+  -- "got 7200000").
+  local typed = {}
   for _, k in ipairs { "itl_max", "ttft_max" } do
     local flag = "--" .. k:gsub("_", "-")
     if type(opts[k]) == "string" then
       local text = opts[k]
+      typed[k] = text
       local n = not text:match("^%s*[%+%-]?0[xX]") and tonumber(text)
       if n and n == n and n > -math.huge and n < math.huge then
         opts[k] = n
       elseif n or text:match("^%s*[%+%-]?0[xX]") then
         -- the command line's number reader's words (a decimal number)
-        error(cli.usage("infer: option '" .. flag .. "' expects a number of milliseconds or a "
-          .. "time with its unit, got '" .. text .. "'"), 0)
+        error(cli.usage("infer: option '" .. flag .. "' expects a number of milliseconds or "
+          .. "a time with its unit, got '" .. text .. "'"), 0)
       else
         local v, msg = options.quantity(k, text, flag)
         if msg then
@@ -321,11 +324,13 @@ local function checked(opts, args)
   end
   -- --itl-max is milliseconds, passed on as "<MS>ms": the Lua side's check
   -- quoted that string for a 0 typed here ("itl_max must be a positive
-  -- time (got string '0ms')").  Its bound, an hour, said in the flag's unit.
+  -- time (got string '0ms')").  Its bound, an hour, said in the flag's
+  -- unit, naming the text typed.
   for _, k in ipairs { "itl_max", "ttft_max" } do
     if opts[k] and not (opts[k] > 0 and opts[k] <= 3.6e6) then
       error(cli.fail(string.format("infer: --%s must be a number of milliseconds in "
-        .. "(0, 3600000] (got %s)", k:gsub("_", "-"), require("gpuplan.args").shown(opts[k]))), 0)
+        .. "(0, 3600000] (got %s)", k:gsub("_", "-"),
+        typed[k] or require("gpuplan.args").shown(opts[k]))), 0)
     end
   end
   local a = args_of(opts, model)
