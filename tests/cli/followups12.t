@@ -28,6 +28,33 @@ for my $rt (qw(vllm trtllm)) {
     is($c, 0, "deepseek-v3 --ep 16 under $rt: priced") or diag $e;
 }
 
+# 3. The coin-flip line compares results[1] and results[2], the rows the
+# table prints first (C.show and C.html print results[1..top] in order):
+# on two cards (h100-sxm and h800-sxm, TP1 PP2 DP4 on each, 13.8 days
+# both) its two ranges are the first two rows' days, as printed.  With
+# --top 1 the table shows one row, and the line named a "#2" no row
+# carries: it now says "the runner-up", the layout the line above names.
+{
+    my @job = qw(plan llama3-8b --gpus 8 --gpu h100-sxm,h800-sxm --seq 4096 --zero 1
+                 --recompute none --tokens 1e11);
+    ($c, $o, $e) = run_gp(@job);
+    is($c, 0, 'two cards: runs') or diag $e;
+    # the days column: "13.8 (13.3-15.3)"; the rows after the rule line
+    my @rows = grep { /^\S+\s+8\s+TP/ } split /\n/, $o;
+    my @days = map { /\s(\d+\.\d \(\d+\.\d-\d+\.\d\))\s/ ? $1 : '' } @rows[0, 1];
+    my ($d1, $d2) = map { my $x = $_; $x =~ s/ \(/ days (/; $x } @days;
+    like($o, qr/^coin flip: #1 and #2 lie inside each other's 80% range of days \(\Q$d1\E against \Q$d2\E\): /m,
+         "the line's ranges are rows 1 and 2's ($days[0], $days[1])") or diag $o;
+    like($rows[1] // '', qr/^h800-sxm /, 'row 2 is the other card\'s');
+    ($c, $o, $e) = run_gp(@job, '--top', '1');
+    is(scalar(grep { /^\S+\s+8\s+TP/ } split /\n/, $o), 1, '--top 1: one row');
+    like($o, qr/^runner-up h800-sxm x 8 \(TP1 PP2 DP4 ZeRO-1 mb1 none\): /m, '--top 1: the runner-up named');
+    like($o, qr/^coin flip: #1 and the runner-up lie inside each other's 80% range of days /m,
+         '--top 1: the coin flip names the runner-up, not a #2 the table lacks') or diag $o;
+    ($c, $o, $e) = run_gp(@job, '--top', '1', '--format', 'html');
+    like($o, qr/<p>coin flip: #1 and the runner-up lie inside/, '--top 1, html: the same');
+}
+
 # 4. --itl-max 2h's refusal named the milliseconds it read ("got
 # 7200000"), not the text typed; --ttft-max took no time with its unit at
 # all ("expects a number, got '2h'").  Both read a bare number as

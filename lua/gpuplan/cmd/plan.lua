@@ -74,8 +74,12 @@ end
 -- or their ranges come from different regimes.  (Two layouts of one card
 -- and regime share the model's error, which moves both alike: their
 -- order is the model's difference, not a coin flip.)  nil otherwise, and
--- for fewest-gpus, whose ranking is no prediction.
-function C.coin_flip(a, b, policy)
+-- for fewest-gpus, whose ranking is no prediction.  a and b are the
+-- table's first two rows (results[1] and [2], the rows the table shows
+-- first); with --top 1 the table shows a alone and b is the runner-up
+-- the line above names, so b is called that (shown2 false), not a "#2"
+-- no row carries.
+function C.coin_flip(a, b, policy, shown2)
   local field
   if policy == "cheapest" or policy == "best-per-dollar" then field = "cost"
   elseif policy == "fastest" then field = a.days and "days" or nil end
@@ -91,8 +95,9 @@ function C.coin_flip(a, b, policy)
   local fmt = field == "days" and units.amount_fmt(math.min(a.days, b.days), 1)
     or field == "cost" and units.amount_fmt(math.min(a.cost, b.cost), 0) or "%.0f"
   local unit = field == "tokens_per_s" and "tokens/s" or field == "cost" and a.currency or field
-  return string.format("coin flip: #1 and #2 lie inside each other's 80%% range of %s (%s "
-    .. "against %s): the published runs do not tell them apart", field == "tokens_per_s" and
+  return string.format("coin flip: #1 and %s lie inside each other's 80%% range of %s (%s "
+    .. "against %s): the published runs do not tell them apart",
+    shown2 == false and "the runner-up" or "#2", field == "tokens_per_s" and
     "throughput" or field, ranges.text(a, field, fmt, unit), ranges.text(b, field, fmt, unit))
 end
 
@@ -626,7 +631,7 @@ function C.html(r, job, head, top, pics)
     if #r.results >= 2 then
       local wy = sweep.why(r.results[1], r.results[2], job)
       if wy then w("<p>" .. esc(wy) .. "</p>") end
-      local flip = C.coin_flip(r.results[1], r.results[2], head.policy)
+      local flip = C.coin_flip(r.results[1], r.results[2], head.policy, #shown >= 2)
       if flip then w("<p>" .. esc(flip) .. "</p>") end
     end
   end
@@ -757,7 +762,7 @@ function C.show(r, job, head, format, top)
     if #r.results >= 2 then
       local w = why(r.results[1], r.results[2], job)
       if w then io.write(w, "\n") end
-      local flip = C.coin_flip(r.results[1], r.results[2], head.policy)
+      local flip = C.coin_flip(r.results[1], r.results[2], head.policy, #shown >= 2)
       if flip then io.write(flip, "\n") end
     end
     local late = shown[1] and C.deadline_risk(shown[1], head.deadline)
