@@ -629,10 +629,11 @@ end
 -- err, a refusal of case i of path's text ("PATH: case 'ID': field
 -- 'F': ..."), with the line of the field it names, else of the case,
 -- after the file's name.
-local function at_line(err, path, text, i)
+local function at_line(err, path, text, i, lines)
   local head = path .. ": case "
   if type(err) ~= "string" or err:sub(1, #head) ~= head then return err end
-  local ok, lines = pcall(case_lines, text)
+  local ok = true
+  if not lines then ok, lines = pcall(case_lines, text) end
   local l = ok and lines[i]
   if not l then return err end
   local field = err:match(": field '([^']+)'")
@@ -641,6 +642,27 @@ local function at_line(err, path, text, i)
 end
 
 local read_cases
+
+-- The text of each case file read (path -> { text, lines }), kept for a
+-- case's reason when it is not predicted: gpuplan.predict.case names the
+-- case's file and field ("FILE: case 'ID': field 'hardware.gpu': unknown
+-- gpu ..."), and its line is found as a refusal's is, the file scanned
+-- once, only when a reason names it (reading the shipped file is no
+-- slower).
+local read_texts = {}
+
+-- reason, the reason a case read from a file is not predicted, with the
+-- line of the field it names (else of the case) after the file's name.
+local function reason_at_line(reason, case)
+  local path, i = case._file, case._at
+  local t = type(path) == "string" and read_texts[path]
+  if not t or type(i) ~= "number" then return reason end
+  if not t.lines then
+    local ok, lines = pcall(case_lines, t.text)
+    t.lines = ok and lines or {}
+  end
+  return at_line(reason, path, t.text, i, t.lines)
+end
 
 local function read(path, seen)
   local at = {}
@@ -719,7 +741,7 @@ function read_cases(path, seen, at)
     end
     -- _file is this reader's own mark (below): a case read, edited and
     -- written back (cjson.encode) reads again, marked with its new file.
-    c._file = nil
+    c._file, c._at = nil, nil
     local _, e = schema.check(c, case_schema)
     if e then
       error(string.format("%s: %s%s", where, e.path ~= "" and ("field '" .. e.path .. "': ") or "",
@@ -798,9 +820,10 @@ function read_cases(path, seen, at)
           .. "vision tower (gpuplan catalog list models)", where, short(vis)), 0)
       end
     end
-    c._file = path
+    c._file, c._at = path, i
   end
   at.case = nil
+  read_texts[path] = { text = text_ }
   return data
 end
 
@@ -903,7 +926,9 @@ function M.predict(case, cat)
       res.reads
   end
   -- A reason is one line of the report, whatever the case's strings hold.
-  if row.reason then row.reason = require("gpuplan.units").oneline(row.reason) end
+  if row.reason then
+    row.reason = require("gpuplan.units").oneline(reason_at_line(row.reason, case))
+  end
   return row
 end
 

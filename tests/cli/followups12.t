@@ -3,8 +3,43 @@ use strict;
 use warnings;
 use Test::More;
 require './tests/cli/lib.pl';
+use File::Temp ();
 
 my ($c, $o, $e);
+
+# 1. A case of a user's file that is read but not predicted -- its
+# hardware.gpu no catalog card -- gave its reason as
+# "FILE: case 'ID': field 'hardware.gpu': unknown gpu 'h100' ...", no line,
+# where a refused case names FILE:LINE.  The reason now names the line of
+# the field, found as a refusal's is (the file's text scanned once, only
+# when a reason names it).
+{
+    require JSON::PP;
+    my $json = JSON::PP->new->canonical->pretty;
+    open my $fh, '<', 'validation/cases.json' or die $!;
+    my $all = JSON::PP->new->decode(do { local $/; <$fh> });
+    close $fh;
+    my ($ok) = grep { $_->{id} eq 'bloom176b-train-tflops' } @$all;
+    my $bad = JSON::PP->new->decode(JSON::PP->new->encode($ok));
+    $bad->{id} = 'bad-gpu';
+    $bad->{hardware}{gpu} = 'h100';
+    my $text = $json->encode([$ok, $bad]);
+    # the line of the bad case's "gpu" : "h100" (1-based)
+    my @lines = split /\n/, $text;
+    my ($want) = grep { $lines[$_ - 1] =~ /"gpu" : "h100"/ } 1 .. @lines;
+    ok($want && $want > 60, "the bad gpu is on line $want, in the second case");
+    my $dir = File::Temp::tempdir(CLEANUP => 1);
+    my $f = "$dir/e8.json";
+    open my $out, '>', $f or die $!;
+    print $out $text;
+    close $out;
+    ($c, $o, $e) = run_gp('validate', $f);
+    is($c, 0, 'a case not predicted: exit 0, a row of the report');
+    like($o, qr/^bad-gpu\s+train\s+\S+\s+\Q$f\E:$want: case 'bad-gpu': field 'hardware.gpu': unknown gpu 'h100' \(did you mean /m,
+         "the reason names FILE:$want") or diag $o;
+    ($c, $o, $e) = run_gp('validate', $f, '--format', 'csv');
+    like($o, qr/^bad-gpu,.*"\Q$f\E:$want: case 'bad-gpu': field 'hardware.gpu'/m, 'csv: the same');
+}
 
 # 2. gpt-fast, LitGPT and eager PyTorch (Hugging Face generate) run no
 # expert parallelism either (gpt-fast shards each expert's weights as

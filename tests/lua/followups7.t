@@ -132,8 +132,9 @@ do
     local p = scratch.put("badgpu" .. i .. ".json", cjson.encode { raw })
     local row = gp.validate.predict(gp.validate.read(p)[1], cat)
     t.is(row.predicted, nil, c.kind .. " case with an unknown gpu: not priced")
-    local want = p .. ": case '" .. id .. "': field 'hardware.gpu': unknown gpu 'x' (did you mean "
-    t.is((row.reason or ""):sub(1, #want), want, c.kind .. ": the reason names the file, case and key")
+    -- one line of JSON (cjson.encode): the field's line is 1
+    local want = p .. ":1: case '" .. id .. "': field 'hardware.gpu': unknown gpu 'x' (did you mean "
+    t.is((row.reason or ""):sub(1, #want), want, c.kind .. ": the reason names the file:line, case and key")
   end
   scratch.remove()
 end

@@ -354,8 +354,9 @@ do
   local p = case_file("badgpu.json", raw)
   local row = gp.validate.predict(gp.validate.read(p)[1], cat)
   t.is(row.predicted, nil, "memory case with an unknown gpu: not priced")
-  local want = p .. ": case '" .. MEM .. "': field 'hardware.gpu': unknown gpu 'x' (did you mean "
-  t.is((row.reason or ""):sub(1, #want), want, "... the reason names the file, case and key")
+  -- case_file writes one line of JSON: the field's line is 1
+  local want = p .. ":1: case '" .. MEM .. "': field 'hardware.gpu': unknown gpu 'x' (did you mean "
+  t.is((row.reason or ""):sub(1, #want), want, "... the reason names the file:line, case and key")
   raw.hardware.gpu = nil
   row = gp.validate.predict(gp.validate.read(case_file("nogpu.json", raw))[1], cat)
   t.is(row.reason, "hardware.gpu not given", "... and a case without a gpu is refused as train's is")
