@@ -448,6 +448,12 @@ static double largest_batch(const serve_cfg *c, const shp *s,
 	           (o->kv_admit + per));
 	if (hi < 0)
 		hi = 0;
+	/* the engine's max_batch caps apart (batch_cap), so a KV that is
+	 * next to free (a tiny model, kv_admit + per near 0) can give a
+	 * quotient past any batch: hold it to the bound on a count, which
+	 * the int it returns as holds and 64 halvings settle exactly */
+	if (hi > GP_COUNT_MAX)
+		hi = GP_COUNT_MAX;
 	for (i = 0; i < 64 && hi > lo; i++) {
 		double mid = ceil((lo + hi) / 2.0), buf = 0.0;
 
