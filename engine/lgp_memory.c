@@ -155,6 +155,12 @@ void lgp_pushmem(lua_State *L, const gp_mem_result *r)
 		lua_setfield(L, -2, "grad_phase");
 		lgp_setnum(L, "grad_bytes", r->ds_grad_bytes);
 	}
+	/* ZeRO-3's whole model at init (zero_init false), where it is the
+	 * peak */
+	if (r->ds_whole_init) {
+		lua_pushboolean(L, 1);
+		lua_setfield(L, -2, "whole_init");
+	}
 }
 
 static const lgp_field reserve_fields[] = {

@@ -135,6 +135,10 @@ typedef struct gp_train_cfg {
 	 * reduce_bucket_size elements).  gp.train sets it from
 	 * overlap_grad_reduce (train.c phase_mem). */
 	int ds_overlap_comm;
+	/* ZeRO-3 on a model built outside deepspeed.zero.Init (gp.memory's
+	 * zero_init false): the engine moves it whole onto the GPU before
+	 * partitioning it (memory_deepspeed.c mem_ds_whole_init). */
+	int ds_whole_init;
 	/* LoRA / QLoRA: lora_rank 0 = every weight trainable. */
 	int lora_rank;
 	unsigned lora_targets;
@@ -364,6 +368,9 @@ typedef struct gp_mem_result {
 	int ds_grad_phase;
 	double ds_grad_bytes;
 	double ds_idle_grads, ds_idle_bucket, ds_fwd_gather;
+	/* 1: the breakdown is ZeRO-3's arrival of a whole model, before
+	 * partitioning (memory_deepspeed.c mem_ds_whole_init). */
+	int ds_whole_init;
 } gp_mem_result;
 
 /* Sum the tensors of *o (its bytes[] of the tensor components), add the

@@ -378,3 +378,49 @@ void mem_ds_fp16_step(const gp_train_cfg *c, const gp_state_bytes *sb,
 	o->ds_grad_bytes = gs / g;
 	o->ds_idle_grads = o->ds_idle_bucket = o->ds_fwd_gather = 0;
 }
+
+/* ZeRO-3 on a model built outside deepspeed.zero.Init -- a Hugging Face
+ * from_pretrained without a ZeRO-3 HfDeepSpeedConfig alive (transformers
+ * builds under zero.Init only where is_deepspeed_zero3_enabled(), which
+ * the Trainer and Accelerate arrange and a plain deepspeed.initialize
+ * script does not), handed whole to deepspeed.initialize.  DeepSpeed
+ * moves it whole onto the GPU before it partitions anything (runtime/
+ * engine.py _configure_distributed_model: is_zero_init_model is false
+ * when no parameter has a ds_id, and then "if not (self.dont_change_
+ * device or is_zero_init_model): self.module.to(self.device)"); stage 3's
+ * optimizer then partitions it one parameter at a time (zero/parameter_
+ * offload.py _convert_to_zero_parameters -> partition_parameters.py
+ * Init(module=...) _zero_init_param -> param.partition(), whose
+ * _partition_param makes the partition and copies its slice before
+ * free_param drops the whole tensor).  Largest at the first parameter:
+ * the whole module in its 16-bit dtype (the engine casts it on the host
+ * first, _cast_module_mixed_precision) and that parameter's partition
+ * (on the GPU unless offload_param sends it to the host); each later
+ * one frees more than it makes.  Nothing of training exists yet: the
+ * fp32 partitions, the buckets and the gradient buffers are made after
+ * (stage3.py _setup_for_real_optimizer, after the conversion), and its
+ * _create_fp16_partitions_with_defragmentation gathers the partitions
+ * through the host and empty_cache()s before it makes the flat buffer
+ * (zero/utils.py defragment), so no later allocation stacks on these
+ * blocks.  PyTorch's peak counters (max_memory_allocated,
+ * max_memory_reserved) keep that moment unless reset.  When it is the
+ * larger, it replaces the breakdown: weights the whole module and the
+ * partition, every other tensor 0.  whole, first: elements (this GPU's
+ * module, before ZeRO shards it; the first parameter's partition). */
+void mem_ds_whole_init(const gp_train_cfg *c, const gp_state_bytes *sb,
+		       double whole, double first, gp_mem_result *o)
+{
+	double pb = ds_partition_bytes(c, sb);
+	double b = (whole + (c->offload_params ? 0.0 : first)) * pb, s = 0;
+	int i;
+
+	for (i = 0; i < GP_MEM_NTENSOR; i++)
+		s += o->bytes[i];
+	if (b <= s)
+		return;
+	for (i = 0; i < GP_MEM_NTENSOR; i++)
+		o->bytes[i] = 0;
+	o->bytes[GP_MEM_WEIGHTS] = b;
+	o->ds_grad_phase = 0;
+	o->ds_whole_init = 1;
+}

@@ -187,6 +187,11 @@ void mem_ds_zero_phases(const gp_train_cfg *c, const gp_state_bytes *sb,
  * beside the whole 16-bit one when that is the larger phase. */
 void mem_ds_fp16_step(const gp_train_cfg *c, const gp_state_bytes *sb,
 		      gp_mem_result *o);
+/* ZeRO-3 on a model that arrives whole (ds_whole_init): the moment the
+ * engine holds it whole on the GPU, when that is the larger (whole: its
+ * elements; first: the elements of the first parameter's partition). */
+void mem_ds_whole_init(const gp_train_cfg *c, const gp_state_bytes *sb,
+		       double whole, double first, gp_mem_result *o);
 /* ZeRO-Offload's host bytes and GPU buffers into o: tr trainable
  * elements of the partition, pb bytes of their dtype, big the largest
  * trainable tensor (elements). */

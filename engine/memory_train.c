@@ -897,6 +897,7 @@ STAGE_INLINE void stage_parts(const gp_model *m, const gp_train_cfg *c,
 		o->ds_grad_bytes = 0;
 		o->ds_idle_grads = o->ds_idle_bucket = 0;
 		o->ds_fwd_gather = 0;
+		o->ds_whole_init = 0;
 	}
 	if ((parts & ST_ZERO) && c->ds_zero &&
 	    (zero >= 2 || (zero == 1 && !sbp->master_shard0)) &&
@@ -912,6 +913,19 @@ STAGE_INLINE void stage_parts(const gp_model *m, const gp_train_cfg *c,
 	    c->lora_rank == 0 && !c->grads_in_bwd && !c->paged_optimizer &&
 	    sbp->weights < 4 && sbp->grads > 0)
 		mem_ds_fp16_step(c, sbp, o);
+	/* ZeRO-3 on a model built outside deepspeed.zero.Init: the moment
+	 * the engine holds this GPU's module whole, before partitioning
+	 * (memory_deepspeed.c).  Its first parameter is the embedding on
+	 * the first stage (a Hugging Face model's embed_tokens, first in
+	 * module.parameters()); a later stage's is a layer's first weight,
+	 * whose partition (under 1/dp of a layer) is not priced.  Full
+	 * training only (gp.memory refuses it with LoRA).  Last: it reads
+	 * what ST_REST filled. */
+	if ((parts & ST_ZERO) && c->ds_zero && zero == 3 &&
+	    c->ds_whole_init && c->lora_rank == 0)
+		mem_ds_whole_init(c, sbp, sh[SH_DENSE] + sh[SH_EXPERT],
+				  first ? p->embedding / y->tp / y->shard :
+				  0.0, o);
 }
 
 static void stage_one(const gp_model *m, const gp_train_cfg *c,

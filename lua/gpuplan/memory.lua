@@ -721,6 +721,23 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
       cfg[k] = dflt(k, { stack = stack, zero = cfg.zero })
     end
   end
+  -- ZeRO-3 on a model built outside deepspeed.zero.Init (options.lua
+  -- zero_init; engine/memory_deepspeed.c mem_ds_whole_init): DeepSpeed's
+  -- engine moves it whole onto the GPU before partitioning.  At ZeRO 0-2
+  -- the GPU keeps the whole 16-bit model anyway: nothing to add.
+  local zero_init = o.zero_init
+  if zero_init == nil then zero_init = dflt("zero_init", { stack = stack, zero = cfg.zero }) end
+  if zero_init == false then
+    if stack ~= "deepspeed" then
+      usage("zero_init is DeepSpeed's (deepspeed.zero.Init); stack = %s has no such "
+        .. "option (the deepspeed stack takes it)", stack)
+    end
+    if (cfg.lora_rank or 0) > 0 or method == "lora" or method == "qlora" then
+      usage("zero_init = false is priced for full training only (the LoRA base's "
+        .. "arrival is not modelled); leave it out with LoRA")
+    end
+    cfg.ds_whole_init = true
+  end
   -- DeepSpeed's data_types.grad_accum_dtype (options.lua): stage 3's
   -- accumulator bytes (engine/memory.h ds_accum_bytes), 0 the model's.
   if o.grad_accum_dtype ~= nil and o.grad_accum_dtype ~= "model" then

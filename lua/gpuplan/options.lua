@@ -1518,6 +1518,27 @@ opt { name = "max_reuse_distance", type = "number", metavar = "N", commands = TR
     .. "is kept, so at the turn from forward to backward the last layers, about half "
     .. "this many parameters, stay gathered",
   suggest = { "stage3_max_reuse_distance", "reuse_distance" } }
+-- ZeRO-3 on a model built outside deepspeed.zero.Init (engine/
+-- memory_deepspeed.c mem_ds_whole_init): runtime/engine.py
+-- _configure_distributed_model moves such a model whole onto the GPU
+-- ("self.module.to(self.device)" unless a parameter has a ds_id) before
+-- stage 3 partitions it, so the GPU holds the whole 16-bit model once.
+-- The default is the model built under zero.Init, as transformers'
+-- from_pretrained does when a ZeRO-3 HfDeepSpeedConfig is alive (the
+-- Trainer's and Accelerate's DeepSpeed integration).
+opt { name = "zero_init", type = "flag", commands = TRAIN4, methods = TRAINING,
+  form = "both",
+  value = function(j)
+    if j.stack ~= "deepspeed" or (j.zero ~= nil and j.zero < 3) then return true, false end
+    return true, "zero_init=true (built under deepspeed.zero.Init, as the Hugging Face "
+      .. "Trainer builds it)"
+  end,
+  default = "on (stack deepspeed, ZeRO 3)",
+  help = "the model built under deepspeed.zero.Init (stack deepspeed, ZeRO 3), as the "
+    .. "Hugging Face Trainer and Accelerate build it; --no-zero-init: built whole (a "
+    .. "from_pretrained handed to deepspeed.initialize), which moves it whole onto every "
+    .. "GPU before partitioning it, so each GPU holds the whole 16-bit model once",
+  suggest = { "zero3_init", "deepspeed_zero_init", "zero_init_flag" } }
 opt { name = "causal_flops", type = "flag", commands = "train plan rl",
   help = "model FLOPs count causal attention at half" }
 opt { name = "packed_len", type = "number", metavar = "L", commands = "train plan",

@@ -225,6 +225,9 @@ field("grad_phase", "", "DeepSpeed ZeRO-2/3 (ZeRO-1, and ZeRO-0 in fp16: its ste
   .. "stage 3's kept 16-bit partition, nothing at stage 2); absent: the recipe's", "memory")
 field("grad_bytes", "B", "with grad_phase: the grads component's bytes per element of the "
   .. "gradient partition", "memory")
+field("whole_init", "", "true where the peak is ZeRO-3's arrival of a model built outside "
+  .. "deepspeed.zero.Init (zero_init false): the whole 16-bit model on the GPU before it is "
+  .. "partitioned, the weights component alone; absent otherwise", "memory")
 field("params", "count", "the parameters one GPU holds (its pipeline stage's, split by TP and its experts by EP; the whole model on one GPU), before ZeRO-3 or FSDP shards them (the weights component has that)", "memory")
 field("trainable", "count", "parameters that train, in the whole model, not one GPU's share as params is (LoRA: the adapter's; a frozen vision tower or LLM left out; 0 when serving)", "memory")
 field("act_layer", "B", "activations saved by one layer", "memory")

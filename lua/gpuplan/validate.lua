@@ -248,6 +248,10 @@ local case_schema = T.record {
     -- (gp.train's max_live_parameters, max_reuse_distance)
     max_live_parameters = declared("max_live_parameters"),
     max_reuse_distance = declared("max_reuse_distance"),
+    -- false where the source builds the model outside deepspeed.zero.Init
+    -- and hands it whole to deepspeed.initialize (gp.train's and
+    -- gp.memory's zero_init)
+    zero_init = declared("zero_init"),
     -- DeepSpeed's data_types.grad_accum_dtype (gp.train's option of that
     -- name) where the source's ds_config states it
     grad_accum_dtype = declared("grad_accum_dtype"),
@@ -468,7 +472,7 @@ M.case_schema = case_schema
 local function set(names) return require("gpuplan.args").set(names) end
 M.PARALLEL_READ = {
   train = set [[tp pp cp ep etp vpp sp zero zero_group fsdp fsdp_version overlap_grad_reduce overlap_param_gather grad_sync zero3_gather zero_reduce
-    reduce_bucket_size prefetch_bucket_size max_live_parameters max_reuse_distance
+    reduce_bucket_size prefetch_bucket_size max_live_parameters max_reuse_distance zero_init
     grad_accum_dtype grad_reduce gradient_accumulation_fusion micro_batch global_batch recompute
     recompute_layers recompute_modules activation_offload_layers first_stage_layers
     last_stage_layers split_ends schedule ep_overlap tp_overlap moe_dispatcher
@@ -490,7 +494,7 @@ do
   local mem = {}
   for name in ([[tp pp cp ep etp vpp sp zero zero_group fsdp grad_sync micro_batch global_batch recompute
       recompute_layers recompute_modules activation_offload_layers first_stage_layers
-      last_stage_layers split_ends schedule offload]]):gmatch("%S+") do
+      last_stage_layers split_ends schedule offload zero_init]]):gmatch("%S+") do
     assert(M.PARALLEL_READ.train[name], "memory reads train's parallel." .. name)
     mem[name] = true
   end

@@ -139,6 +139,11 @@ local function component_rows(r)
     notes.param_gather = "layers gathered within the reuse distance (DeepSpeed, 1e9/2)"
     notes.adapter = "adapter weights (their states on the host)"
   end
+  -- ZeRO-3 on a model built outside deepspeed.zero.Init (engine/
+  -- memory_deepspeed.c mem_ds_whole_init), where that moment is the peak
+  if r.whole_init then
+    notes.weights = "the whole 16-bit model at init, before ZeRO-3 partitions it"
+  end
   for _, c in ipairs(r.components) do rows[#rows + 1] = row(c.name, c.bytes, notes[c.name]) end
   rows[#rows + 1] = row("total", r.total)
   rows[#rows + 1] = row("capacity", r.capacity)

@@ -229,6 +229,9 @@ return function(case, cat)
   -- Liger-Kernel's fused linear cross-entropy (SCHEMA.md
   -- workload.fused_linear_ce): one chunk of logits, not all of them.
   if o.method ~= "infer" then o.fused_linear_ce = v(wl.fused_linear_ce) end
+  -- ZeRO-3 on a model built outside deepspeed.zero.Init (SCHEMA.md
+  -- parallel.zero_init): the engine holds it whole once, at init.
+  o.zero_init = v(par.zero_init)
   if v(par.schedule) == "dualpipe" then o.schedule = "dualpipe" end
   -- An encoder-decoder trains on an input (encoder) and a target
   -- (decoder) sequence: input_len and output_len when the case gives
