@@ -52,7 +52,7 @@ return {
         ["vendor=NVIDIA/stack=graphs/moe=dense/style=single"] = { cases = 81, lo = 0.899, hi = 1.625 },
         ["vendor=NVIDIA/stack=graphs/moe=dense/style=single/scale=node"] = { cases = 81, lo = 0.899, hi = 1.625 },
         ["vendor=NVIDIA/stack=graphs/moe=dense/style=single/scale=node/balance=full"] = { cases = 77, lo = 0.899, hi = 1.615 },
-        ["vendor=NVIDIA/stack=graphs/moe=dense/style=single/scale=node/balance=full/gen=ada"] = { cases = 13, lo = 0.834, hi = 1.341 },
+        ["vendor=NVIDIA/stack=graphs/moe=dense/style=single/scale=node/balance=full/gen=ada"] = { cases = 13, lo = 0.834, hi = 1.206 },
         ["vendor=NVIDIA/stack=graphs/moe=dense/style=single/scale=node/balance=full/gen=ampere"] = { cases = 27, lo = 0.910, hi = 1.445 },
         ["vendor=NVIDIA/stack=graphs/moe=dense/style=single/scale=node/balance=full/gen=blackwell"] = { cases = 12, lo = 0.953, hi = 1.073 },
         ["vendor=NVIDIA/stack=graphs/moe=dense/style=single/scale=node/balance=full/gen=hopper"] = { cases = 25, lo = 0.916, hi = 1.805 },
