@@ -104,10 +104,18 @@ local function catalog(cat) return cat or require("gpuplan").catalog() end
 local kv_bytes = require("gpuplan.memory").kv_bytes
 
 -- Serving runtimes by name -> how kernels reach the GPU.  Serving engines
--- replay decode steps as CUDA graphs and keep scheduling, sampling,
--- detokenisation and HTTP streaming off the GPU's critical path (vLLM v0.6:
--- async output processing and multi-step scheduling; TensorRT-LLM: C++
--- executor with an overlap scheduler), so no per-step host cost is added.
+-- replay decode steps as CUDA graphs and keep detokenisation and HTTP
+-- streaming off the GPU's critical path (vLLM V1: the API server's own
+-- process; v0.6: async output processing), so no per-step host cost is
+-- added.  SGLang (v0.4's overlap scheduler), TensorRT-LLM (C++ executor
+-- with an overlap scheduler) and vLLM from v0.14.0 ("Async scheduling is
+-- now enabled by default", its release notes) also schedule during the
+-- GPU's step.  vLLM V1 before v0.14.0 schedules, prepares the inputs and
+-- reads the sampled tokens back between steps: the one published measure
+-- found of that gap, 5-6 ms between two decodes of Llama-2-7B at batch 256
+-- (vllm issue #10634, the V1 prototype), is about 0.02 ms a sequence, 1 ms
+-- a step at 48 in flight (docs/validation.md, the RTX 4090 Mistral-7B
+-- sweep): not priced, no release states it.
 -- NIM is TensorRT-LLM behind an OpenAI-compatible HTTP server; its TTFT also
 -- holds tokenisation, queueing and the network (NVIDIA NIM benchmarking
 -- "Metrics"), but no published figure for those was found: 0, not a guess.
