@@ -814,6 +814,20 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
       .. "(bytes a logit over the whole logits) does not apply with it; give one")
   end
   cfg.fused_linear_ce = o.fused_linear_ce == true
+  -- Liger's patch replaces a transformers model's head and loss
+  -- (monkey_patch.py apply_liger_kernel_to_llama); Megatron-Core's
+  -- GPTModel runs its own output layer and vocab-parallel loss, which no
+  -- Liger patch reaches.  Refused here, the one place fit, train and plan
+  -- share (gp.memory priced the chunked logits under megatron where
+  -- gp.train refused the pair), naming the stack as the caller gave it or
+  -- as the method's default (plan's pretrain: "stack = megatron" read as a
+  -- --stack megatron never typed).
+  if cfg.fused_linear_ce and stack == "megatron" then
+    usage("fused_linear_ce is Liger-Kernel's, which patches transformers' models; %s runs "
+      .. "Megatron-Core's own output layer and loss: give stack = hf or deepspeed",
+      o.stack ~= nil and "stack = megatron"
+        or string.format("the default stack of method = %s, megatron,", tostring(method)))
+  end
   -- transformers' 2023 eager attention clamps the masked scores
   -- (engine/memory_act.c, train_price.c): unfused attention only.
   if o.attn_clamp ~= nil then

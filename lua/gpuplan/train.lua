@@ -897,19 +897,15 @@ local function step_choices(o, p, cfg, sweep, default)
   -- transformers model's head and loss (monkey_patch.py
   -- apply_liger_kernel_to_llama swaps LlamaForCausalLM's forward for one
   -- calling LigerForCausalLMLoss): with another loss named the engine
-  -- priced Liger's alone (train_ends_costs), the other taken in silence;
-  -- and Megatron-Core's GPTModel runs its own output layer and
-  -- vocab-parallel loss, which no Liger patch reaches.
+  -- priced Liger's alone (train_ends_costs), the other taken in silence.
+  -- (Megatron-Core's GPTModel, its own output layer and vocab-parallel
+  -- loss, which no Liger patch reaches, is refused by memory.prepare,
+  -- for fit too.)
   if p.cfg.fused_linear_ce and (cfg.unfused_loss or cfg.eager_loss) then
     usage("train: fused_linear_ce (Liger-Kernel's head and loss in one) and %s are two "
       .. "different losses: give one", cfg.unfused_loss and "unfused_loss (Megatron-Core's "
       .. "vocab-parallel cross-entropy)" or "eager_loss (torch's cross_entropy outside "
       .. "torch.compile)")
-  end
-  if p.cfg.fused_linear_ce and cfg.stack == "megatron" then
-    usage("train: fused_linear_ce is Liger-Kernel's, which patches transformers' models; "
-      .. "stack = megatron runs Megatron-Core's own output layer and loss: give stack = hf "
-      .. "or deepspeed")
   end
   return by_fsdp, refusal
 end

@@ -10,7 +10,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(12)
+t.plan(16)
 
 -- a component's bytes: tap's part (0 when none)
 local comp = t.part
@@ -116,3 +116,18 @@ t.raises(function() gp.train(t.with(flce, { stack = "megatron" })) end,
   "fused_linear_ce is Liger-Kernel's, which patches transformers' models; stack = megatron",
   "with stack megatron: refused", true)
 t.ok(gp.train(t.with(flce, { stack = "deepspeed" })).step_s > 0, "with stack deepspeed: priced")
+
+-- The refusal is the memory model's, so every surface that takes the
+-- flag says it: gp.memory (fit) priced Liger's chunked logits under
+-- stack megatron, where gp.train refused the same pair.
+t.raises(function() gp.memory(t.with(flce, { stack = "megatron" })) end,
+  "memory: fused_linear_ce is Liger-Kernel's, which patches transformers' models; stack = megatron",
+  "gp.memory with stack megatron: refused as gp.train refuses it", true)
+t.ok(gp.memory(t.with(flce, { stack = "deepspeed" })).total > 0, "gp.memory with stack deepspeed: priced")
+-- A stack nobody gave (method pretrain's default, megatron) is named as
+-- the default, not as a stack = megatron the caller wrote.
+local ok, e = pcall(gp.train, t.with(flce, { method = "pretrain" }))
+t.ok(not ok and tostring(e):find("the default stack of method = pretrain, megatron, runs "
+  .. "Megatron-Core's own output layer and loss: give stack = hf or deepspeed", 1, true) ~= nil,
+  "the default stack named as the method's default (" .. tostring(e) .. ")")
+t.ok(not tostring(e):find("; stack = megatron", 1, true), "... not as a stack = megatron given")
