@@ -204,6 +204,13 @@ function M.counts(v)
     else
       a, b = tonumber(a), tonumber(b)
       if a < 1 or b < a then fail("sweep: gpus '%s': need 1 <= A <= B", v) end
+      -- B within the bound on a count (options.COUNT_MAX, the engine's
+      -- GP_COUNT_MAX), before the doubling: past 2^62 the integer wrapped
+      -- to a negative count, <= B again, so '1..99999999999999999999'
+      -- never ended and the list grew until memory ran out.
+      if b > options.COUNT_MAX then
+        fail("sweep: gpus '%s': B is at most %d, the bound on a count", v, options.COUNT_MAX)
+      end
       local list, n = {}, a
       while n <= b do list[#list + 1] = n; n = n * 2 end
       -- B is the last count searched: "64..1000" searched 64 to 512 and

@@ -192,6 +192,16 @@ for my $g ('64..1024', '8..8', '3..12') {
     ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', $g, '--no-progress');
     is($c, 0, "--gpus $g: searched") or diag $e;
 }
+# A B past the bound on a count (2^24 = 16777216) never ended the
+# doubling: past 2^62 the integer wrapped to a negative count, <= B
+# again, and the list grew until memory ran out ('1..99999999999999999999'
+# and '1..9223372036854775807' hung).  Refused, exit 1, naming the bound.
+for my $g ('1..99999999999999999999', '1..9223372036854775807', '3..16777217') {
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', $g, '--no-progress');
+    is($c, 1, "--gpus $g: exit 1, no hang");
+    like($e, qr/^gpuplan: plan: --gpus '\Q$g\E': B is at most 16777216, the bound on a count$/m,
+         "--gpus $g: names the bound");
+}
 
 # 11. A MoE train case without the experts' width was not predicted with
 # the reason "model.moe without its expert width", naming no field to
