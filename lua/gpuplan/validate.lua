@@ -108,6 +108,16 @@ local function declared(name)
   if d.type == "flag" or d.type == "boolean" then return T.boolean() end
   if d.kind == "enum" and d.values then return T.enum(d.values) end
   if d.type == "int" and d.range then return T.integer { min = d.range[1], max = d.range[2] } end
+  -- a range open at its 0 (gt = true: kv_free_fraction's (0, 1], 0 the
+  -- engine's "off") is the schema's positive: the reader took 0, read as
+  -- [0, 1], and the case went on to gp.infer's refusal as a reason naming
+  -- no line, where 1.5 was refused here naming FILE:LINE and the field
+  if d.type == "number" and d.range and d.range.gt then
+    if d.range[1] ~= 0 then
+      error("gpuplan.validate: option '" .. name .. "' opens its range at a bound other than 0", 2)
+    end
+    return T.number { positive = true, max = d.range[2] }
+  end
   if d.type == "number" and d.range then return T.number { min = d.range[1], max = d.range[2] } end
   -- a power (power_limit): a case states its W as a number
   if d.kind == "power" and d.range then return T.number { min = d.range[1], max = d.range[2] } end

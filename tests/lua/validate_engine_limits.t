@@ -12,7 +12,7 @@ local cjson = require "cjson"
 local validate = require "gpuplan.validate"
 local predict = require "gpuplan.predict.infer"
 local cat = gp.catalog()
-t.plan(34)
+t.plan(35)
 
 -- Llama 2 70B in fp8 on one H200, TensorRT-LLM (named in the title), the
 -- MLPerf Offline rows' mean lengths: 222 in, 292 out.
@@ -150,6 +150,12 @@ do
        "a train case's workload.max_batch: refused, naming it: " .. err)
   ok, err = read(case { kv_free_fraction = 1.5 })
   t.ok(not ok and err:find("kv_free_fraction", 1, true), "kv_free_fraction 1.5: refused: " .. err)
+  -- its range is (0, 1], 0 excluded (options.lua range gt): the reader
+  -- took 0 (the schema read [0, 1]) and the case went on to a reason
+  -- naming no line, where 1.5 is refused here naming the field
+  ok, err = read(case { kv_free_fraction = 0 })
+  t.ok(not ok and err:find("field 'workload.kv_free_fraction': must be positive, got 0", 1, true),
+       "kv_free_fraction 0: refused by the reader, naming the field: " .. err)
   ok, err = read(case { max_num_tokens = 0 })
   t.ok(not ok and err:find("max_num_tokens", 1, true), "max_num_tokens 0: refused: " .. err)
 end
