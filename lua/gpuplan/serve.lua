@@ -1040,7 +1040,21 @@ function M.plan(a)
   -- ITL and tokens/s exactly (serve_target priced them with this file's
   -- steps: 2330 tokens/s at 49.1 ms where gp.infer said 2187 at 52.8,
   -- qwen3-30b-a3b awq on 4 rtx-4090 as TP2 replicas of 58).
-  if (not model.moe or b.tp ~= nil or b.pp ~= nil) and not M.wants(b) then
+  -- A runtime without expert parallelism (M.NO_EXPERT_PARALLEL, M.setup's
+  -- refusal of a MoE layout of several GPUs under it) serves a MoE model
+  -- by its own split, TP replicas, the search above; the serving search
+  -- below planned EP and DP-attention pools under it (qwen3-235b-a22b on
+  -- H100 under llama.cpp: "32 x EP16, DP attention"), which gp.infer of
+  -- that plan refuses.  A serving option beside it is refused as there.
+  local no_ep = model.moe and (model.moe.experts or 0) > 0 and M.NO_EXPERT_PARALLEL[b.runtime]
+  local wants, asked = M.wants(b)
+  if no_ep and wants then
+    error(args.usage(string.format("infer_plan: runtime %s runs no expert parallelism (%s): the "
+      .. "MoE serving model (%s %s) prices SGLang's, vLLM's and TensorRT-LLM's engines: give "
+      .. "runtime = sglang, vllm or trtllm, or plan %s's own split, TP replicas, with none of "
+      .. "the serving options", b.runtime, no_ep, asked, tostring(b[asked]), b.runtime)), 2)
+  end
+  if (not model.moe or no_ep or b.tp ~= nil or b.pp ~= nil) and not wants then
     return replicas(b, model, target, itl, ttft)
   end
   b.batch = nil
