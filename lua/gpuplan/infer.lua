@@ -1344,6 +1344,19 @@ function M.infer(a)
   if type(a) == "table" and type(a.gpu) == "table" and a.gpu[1] ~= nil then
     return M.cards(a)
   end
+  -- itl_max and ttft_max bound the MoE serving model's batch and layout,
+  -- and a target's plan (gp.infer_plan): alone they bound nothing one
+  -- model's replicas price, so refused by the command line's rule
+  -- ("--itl-max needs --target or the MoE serving options"), not taken as
+  -- a request for the serving model (llama3-8b's TTFT went 53 -> 410 ms).
+  if type(a) == "table" and not require("gpuplan.serve").wants(a) then
+    for _, k in ipairs { "itl_max", "ttft_max" } do
+      if a[k] ~= nil then
+        error(args.usage("infer: " .. k .. " needs the MoE serving options (ep, dp_attention, "
+          .. "disagg ...) or a target: gp.infer_plan{target = ..., " .. k .. " = ...}"), 2)
+      end
+    end
+  end
   if type(a) == "table" and require("gpuplan.serve").wants(a) then
     -- gpuplan.serve prices the steady state only: a finite run's fill and
     -- drain (requests, run_finite) would be dropped in silence.  A value

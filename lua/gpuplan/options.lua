@@ -1937,7 +1937,12 @@ opt { name = "target", type = "number", metavar = "TPS", commands = "infer", cli
   -- (GP_AMOUNT_MAX), checked here for the dense and the MoE search alike
   range = { 0, 1e15, gt = true },
   help = "GPUs needed for TPS output tokens/s (Lua: gp.infer_plan{target = ...})" }
-opt { name = "itl_max", type = "number", metavar = "MS", commands = "infer", serve = true,
+-- itl_max and ttft_max are bounds, not serve options: they do not choose the
+-- MoE serving model (gp.infer{itl_max = 0.02} alone priced llama3-8b with
+-- it, TTFT 410 ms where the replica said 53 ms, while the command line
+-- refused --itl-max without --target or a serving option); gp.infer
+-- refuses them alone as the command line does (gpuplan.infer M.infer).
+opt { name = "itl_max", type = "number", metavar = "MS", commands = "infer",
   kind = "duration",
   -- the command line's is a plain number of milliseconds or a time with
   -- its unit, read and checked where infer reads it, (0, 3600000] ms:
@@ -1950,7 +1955,7 @@ opt { name = "itl_max", type = "number", metavar = "MS", commands = "infer", ser
     .. "the other requests' prompts between its tokens); MoE serving: also the "
     .. "largest batch within MS without --target (not with --batch or --concurrency, which fix it) (Lua: a time, \"50ms\" or seconds)",
   suggest = { "max_itl", "itl_limit", "tpot_max" } }
-opt { name = "ttft_max", type = "number", metavar = "MS", commands = "infer", serve = true,
+opt { name = "ttft_max", type = "number", metavar = "MS", commands = "infer",
   kind = "duration",
   -- milliseconds or a time with its unit on the command line, read and
   -- checked where infer reads it, (0, 3600000] ms, as --itl-max

@@ -1,0 +1,112 @@
+-- A user scripting gpuplan in Lua (round 9): the newest keys (itl_max,
+-- ttft_max, max_batch, kv_free_fraction, prefill_tokens,
+-- fused_linear_ce) as a script passes them, and the same inputs through
+-- the command line.  Each case below was answered wrongly: a bound taken
+-- where the command line refuses it, a note that names the wrong limit, a
+-- TTFT of one chunk for a prompt of many.  Run with
+-- ./gpuplan run tests/lua/luawalk8.t.
+local t = require "tap"
+local gp = require "gpuplan"
+local cjson = require "cjson"
+
+local check = t.raises_here
+local GP = arg[-1] or "./gpuplan"
+
+-- 1. itl_max and ttft_max alone on one model's replicas.  The command
+-- line refuses them ("--itl-max needs --target or the MoE serving
+-- options"); gp.infer took either as a request for the MoE serving model
+-- and priced llama3-8b with it: TTFT 410 ms (a 16384-token prefill step)
+-- where the replica's own prefill of one prompt is 53 ms.  Refused now
+-- as a usage error naming the key and where it applies.
+for _, k in ipairs { "itl_max", "ttft_max" } do
+  local o = { model = "llama3-8b", gpu = "h100-sxm" }
+  o[k] = "50ms"
+  check(function() gp.infer(o) end, "infer: " .. k .. " needs the MoE serving options (ep, "
+    .. "dp_attention, disagg ...) or a target: gp.infer_plan{target = ..., " .. k .. " = ...}",
+    "infer: " .. k .. " alone is refused, naming it")
+  local ok, e = pcall(gp.infer, o)
+  t.ok(not ok and require("gpuplan.args").is_usage(e), "infer: " .. k .. " alone is a usage error (exit 2)")
+  -- a list of cards is each card's gp.infer: refused the same way
+  o.gpu = { "h100-sxm", "h200-sxm" }
+  check(function() gp.infer(o) end, "infer: " .. k .. " needs the MoE serving options",
+    "infer: " .. k .. " alone over a list of cards too")
+end
+do -- still taken where they apply: the MoE serving model and a target
+  local r = gp.infer { model = "deepseek-v3", gpu = "h200-sxm", gpus = 16, ep = 16,
+                       dp_attention = true, itl_max = "100ms", ttft_max = "5s" }
+  t.ok(r.fits and r.itl_s <= 0.1 and r.ttft_s <= 5, "infer: the bounds with the MoE serving options")
+  local p = gp.infer_plan { model = "llama3-8b", gpu = "h100-sxm", target = 1e4, itl_max = 0.02,
+                            ttft_max = "100ms" }
+  t.ok(p.itl_s <= 0.02 and p.ttft_s <= 0.1, "infer_plan: both bounds on a dense model")
+end
+
+-- 4. The command line and Lua on the same inputs: the same numbers.
+-- Each pair is one job; the CLI's --format json record against the Lua
+-- table, field by field, to 1e-12 relative: one code path, but the
+-- command's --target row is formed apart and lands an ulp away
+-- (14938.591982645226 against 14938.591982645225 tokens/s).
+local function cli(args)
+  local fh = assert(io.popen(GP .. " " .. args .. " --format json 2>&1"))
+  local out = fh:read("a")
+  fh:close()
+  -- one record a line (infer, train, fit), or an array (infer --target)
+  local ok, v = pcall(cjson.decode, out)
+  if not ok then ok, v = pcall(cjson.decode, out:match("^[^\n]*")) end
+  if not ok or type(v) ~= "table" then return nil, out end
+  return v[1] or v
+end
+local pairs_ = {
+  { "infer llama3-8b --gpu h100-sxm --max-batch 64",
+    { model = "llama3-8b", gpu = "h100-sxm", max_batch = 64 }, "infer",
+    { "tokens_per_s", "itl_s", "ttft_s", "batch" } },
+  { "infer llama3-8b --gpu h100-sxm --kv-free-fraction 0.5",
+    { model = "llama3-8b", gpu = "h100-sxm", kv_free_fraction = 0.5 }, "infer",
+    { "tokens_per_s", "itl_s", "batch", "max_batch_kv" } },
+  { "infer llama3-70b --gpu h100-sxm --tp 4 --runtime trtllm",
+    { model = "llama3-70b", gpu = "h100-sxm", tp = 4, runtime = "trtllm" }, "infer",
+    { "tokens_per_s", "itl_s", "ttft_s", "batch" } },
+  { "infer deepseek-v3 --gpu h200-sxm --gpus 16 --ep 16 --dp-attention --prefill-tokens 1024",
+    { model = "deepseek-v3", gpu = "h200-sxm", gpus = 16, ep = 16, dp_attention = true,
+      prefill_tokens = 1024 }, "infer", { "tokens_per_s", "itl_s", "ttft_s", "batch" } },
+  { "infer deepseek-v3 --gpu h200-sxm --gpus 16 --ep 16 --dp-attention --itl-max 100 --ttft-max 5s",
+    { model = "deepseek-v3", gpu = "h200-sxm", gpus = 16, ep = 16, dp_attention = true,
+      itl_max = 0.1, ttft_max = "5000ms" }, "infer", { "tokens_per_s", "itl_s", "ttft_s", "batch" } },
+  { "infer deepseek-v3 --gpu h200-sxm --gpus 16 --ep 16 --dp-attention --max-batch 64",
+    { model = "deepseek-v3", gpu = "h200-sxm", gpus = 16, ep = 16, dp_attention = true,
+      max_batch = 64 }, "infer", { "tokens_per_s", "itl_s", "ttft_s", "batch" } },
+  { "infer deepseek-v3 --gpu h200-sxm --gpus 16 --ep 16 --dp-attention --kv-free-fraction 0.8",
+    { model = "deepseek-v3", gpu = "h200-sxm", gpus = 16, ep = 16, dp_attention = true,
+      kv_free_fraction = 0.8 }, "infer", { "tokens_per_s", "itl_s", "ttft_s", "batch" } },
+  { "infer llama3-8b --gpu h100-sxm --target 10000 --ttft-max 50",
+    { model = "llama3-8b", gpu = "h100-sxm", target = 1e4, ttft_max = "50ms" }, "infer_plan",
+    { "gpus", "tokens_per_s", "itl_s", "ttft_s" } },
+  { "infer llama3-8b --gpu h100-sxm --target 10000 --itl-max 20 --max-batch 16",
+    { model = "llama3-8b", gpu = "h100-sxm", target = 1e4, itl_max = 0.02, max_batch = 16 },
+    "infer_plan", { "gpus", "tokens_per_s", "itl_s", "ttft_s" } },
+  { "train llama3-8b --gpu h100-sxm --gpus 8 --zero 3 --fused-linear-ce",
+    { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, zero = 3, fused_linear_ce = true }, "train",
+    { "step_s", "tokens_per_s", "mfu" } },
+  { "fit llama3-8b --gpu h100-sxm --gpus 8 --zero 3 --fused-linear-ce",
+    { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, zero = 3, fused_linear_ce = true }, "memory",
+    { "total", "short_by" } },
+}
+for _, p in ipairs(pairs_) do
+  local c, out = cli(p[1])
+  local l = gp[p[3]](p[2])
+  if not c then
+    t.ok(false, "cli: " .. p[1])
+    t.diag(out)
+  else
+    local bad = {}
+    for _, f in ipairs(p[4]) do
+      local same = c[f] == l[f] or (type(c[f]) == "number" and type(l[f]) == "number"
+        and math.abs(c[f] - l[f]) <= 1e-12 * math.abs(l[f]))
+      if c[f] == nil or not same then
+        bad[#bad + 1] = string.format("%s: cli %s lua %s", f, tostring(c[f]), tostring(l[f]))
+      end
+    end
+    t.is(table.concat(bad, "; "), "", "cli and gp." .. p[3] .. " agree: " .. p[1])
+  end
+end
+
+t.done_testing()
