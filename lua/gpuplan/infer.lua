@@ -1377,10 +1377,17 @@ function M.infer(a)
   -- A concurrency past what the replicas' KV holds runs that many at once
   -- (run_batch caps the batch at the KV's); the rest wait.  It was capped
   -- without a word.
+  -- Where max_batch, not the KV, holds the batch down (kv_seqs above it),
+  -- the note names max_batch: max_batch 8 with concurrency 16 read "8 a
+  -- replica, what its KV holds" of a KV that holds 205.
   if r.fits and c.concurrency and r.batch * r.replicas < c.concurrency then
     local n = r.batch * r.replicas
+    local why = (r.kv_seqs or 0) > r.batch
+      and string.format("max_batch %d, the engine's sequences a step; its KV holds %d",
+                        r.batch, r.kv_seqs)
+      or "what its KV holds"
     info.defaults[#info.defaults + 1] = string.format("concurrency=%d: %d run at once (%d a "
-      .. "replica, what its KV holds), the other %d wait", c.concurrency, n, r.batch,
+      .. "replica, %s), the other %d wait", c.concurrency, n, r.batch, why,
       c.concurrency - n)
   end
   if info.offload_said and (r.offload_layers or 0) == 0 then

@@ -40,6 +40,24 @@ do -- still taken where they apply: the MoE serving model and a target
   t.ok(p.itl_s <= 0.02 and p.ttft_s <= 0.1, "infer_plan: both bounds on a dense model")
 end
 
+-- 2. The note a capped concurrency prints named the KV where max_batch
+-- held the batch: max_batch 8 with concurrency 16 read "8 a replica, what
+-- its KV holds" of a KV that holds 205 sequences.
+do
+  local function note(r)
+    for _, d in ipairs(r.defaults) do if d:find("^concurrency=") then return d end end
+  end
+  local r = gp.infer { model = "llama3-8b", gpu = "h100-sxm", max_batch = 8, concurrency = 16 }
+  t.is(r.batch, 8, "max_batch 8 holds the batch")
+  t.ok(r.kv_seqs > 8, "the KV holds more than max_batch")
+  t.is(note(r), string.format("concurrency=16: 8 run at once (8 a replica, max_batch 8, the "
+    .. "engine's sequences a step; its KV holds %d), the other 8 wait", r.kv_seqs),
+    "concurrency past max_batch: the note names max_batch")
+  local k = gp.infer { model = "llama3-8b", gpu = "h100-sxm", concurrency = 500 }
+  t.like(note(k), "^concurrency=500: %d+ run at once %(%d+ a replica, what its KV holds%)",
+    "concurrency past the KV: the note names the KV")
+end
+
 -- 4. The command line and Lua on the same inputs: the same numbers.
 -- Each pair is one job; the CLI's --format json record against the Lua
 -- table, field by field, to 1e-12 relative: one code path, but the
