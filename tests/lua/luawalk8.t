@@ -58,6 +58,43 @@ do
     "concurrency past the KV: the note names the KV")
 end
 
+-- 3. The MoE serving model's TTFT is its prefill steps: a prompt longer
+-- than prefill_tokens takes one step a chunk before its first token.  It
+-- read one step: prefill_tokens 1 on a 2048-token prompt gave 25.6 ms.
+-- Expected: ceil(new prompt tokens / prefill_tokens) x the prefill step
+-- (r.prefill.time), plus the KV transfer disaggregated.  Tolerance 1e-12:
+-- the same product the engine forms.
+do
+  local base = { model = "deepseek-v3", gpu = "h200-sxm", gpus = 16, ep = 16, dp_attention = true }
+  local function run(extra)
+    local o = {}
+    for k, v in pairs(base) do o[k] = v end
+    for k, v in pairs(extra) do o[k] = v end
+    return gp.infer(o)
+  end
+  -- 2048 / 256 = 8 chunks
+  local r = run { prefill_tokens = 256 }
+  t.near(r.ttft_s, 8 * r.prefill.time, 1e-12, "ttft: 2048 / 256 = 8 prefill steps")
+  -- 2000 / 256 = 7.8: 8 steps, the last a part chunk priced as a whole
+  r = run { prefill_tokens = 256, input = 2000 }
+  t.near(r.ttft_s, 8 * r.prefill.time, 1e-12, "ttft: ceil(2000 / 256) = 8 prefill steps")
+  -- prefix_hit 0.5: 1024 new tokens, 4 chunks of 256
+  r = run { prefill_tokens = 256, prefix_hit = 0.5 }
+  t.near(r.ttft_s, 4 * r.prefill.time, 1e-12, "ttft: the prefix cache's tokens take no step")
+  -- a chunk that holds the prompt: one step, as before
+  r = run { prefill_tokens = 4096 }
+  t.near(r.ttft_s, r.prefill.time, 1e-12, "ttft: a prompt within the chunk is one step")
+  -- disaggregated: the prefill pool's steps and the KV transfer
+  r = run { disagg = true, gpus = 32, prefill_tokens = 512 }
+  t.near(r.ttft_s, 4 * r.prefill.time + r.kv_transfer_s, 1e-12,
+    "ttft disaggregated: 2048 / 512 = 4 steps plus the KV transfer")
+  -- the bound reads the same TTFT: between one step and eight it refuses
+  local one = run { prefill_tokens = 256 }
+  r = run { prefill_tokens = 256, ttft_max = 2 * one.prefill.time }
+  t.ok(not r.fits, "ttft_max between one step and the prompt's eight: refused")
+  t.like(r.why, "prefill steps", "the refusal says steps", true)
+end
+
 -- 4. The command line and Lua on the same inputs: the same numbers.
 -- Each pair is one job; the CLI's --format json record against the Lua
 -- table, field by field, to 1e-12 relative: one code path, but the
