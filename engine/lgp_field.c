@@ -326,6 +326,27 @@ static void read_value(lua_State *L, int arg, const lgp_desc *d,
 	}
 }
 
+/* Does gp.<cmd> (its job: gp.train_job, gp.rl_job) take key as an option?
+ * Asked of the options' declarations (gpuplan.options takes), where the
+ * module is loaded; 0 where it is not (the engine's own tests). */
+static int job_takes(lua_State *L, const char *cmd, const char *key)
+{
+	int took = 0, top = lua_gettop(L);
+
+	if (lua_getglobal(L, "package") == LUA_TTABLE &&
+	    lua_getfield(L, -1, "loaded") == LUA_TTABLE &&
+	    lua_getfield(L, -1, "gpuplan.options") == LUA_TTABLE &&
+	    lua_getfield(L, -1, "takes") == LUA_TFUNCTION) {
+		lua_pushstring(L, cmd);
+		lua_pushstring(L, key);
+		lua_pushstring(L, "lua");
+		if (lua_pcall(L, 3, 1, 0) == LUA_OK)
+			took = lua_toboolean(L, -1);
+	}
+	lua_settop(L, top);
+	return took;
+}
+
 /* Refuse key, unknown to d: the nearest of d's names suggested. */
 static void strict_fail(lua_State *L, int arg, const lgp_desc *d,
 			const char *key)
@@ -350,6 +371,15 @@ static void strict_fail(lua_State *L, int arg, const lgp_desc *d,
 			"not a step's: give it where the job is made (the "
 			"job's own table); each step's groups are its own dp x "
 			"cp ranks' (it must divide them)", d->what));
+	/* Any other option of the job's function is the job's too: an RL
+	 * job's step{max_batch = 64} (gp.rl_job's rollout engine option)
+	 * read "unknown field 'max_batch' (did you mean 'batch'?)", the
+	 * micro-batch, and step{seq = 4096} suggested 'ep'. */
+	if ((d == &lgp_rl_step_desc && job_takes(L, "rl", key)) ||
+	    (d == &lgp_step_desc && job_takes(L, "train", key)))
+		fail(L, arg, lua_pushfstring(L, "%s: '%s' is the job's, "
+			"not a step's: give it where the job is made "
+			"(the job's own table)", d->what, key));
 	for (n = 0; n < LGP_NAMES_MAX && d->fields[n].name; n++)
 		names[n] = d->fields[n].name;
 	unknown(L, arg, d->what, key, names, n);

@@ -95,6 +95,25 @@ do
   t.like(r.why, "prefill steps", "the refusal says steps", true)
 end
 
+-- 5. An RL job's step given one of the job's options: job:step{max_batch
+-- = 64} (gp.rl_job's rollout engine's sequences a step) read "unknown
+-- field 'max_batch' (did you mean 'batch'?)", the actor's micro-batch,
+-- where a training job's step{stack = ...} says the key is the job's.
+do
+  local job = gp.rl_job { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 16 }
+  for _, k in ipairs { "max_batch", "prompts", "response_len" } do
+    check(function() job:step { [k] = 64 } end, "step: '" .. k .. "' is the job's, not a step's: "
+      .. "give it where the job is made", "rl_job step: " .. k .. " is the job's")
+  end
+  check(function() job:step { bogus = 1 } end, "step: unknown field 'bogus'",
+    "rl_job step: a key no one takes is unknown")
+  local tj = gp.train_job { model = "llama3-8b", gpu = "h100-sxm", gpus = 8 }
+  check(function() tj:step { fused_linear_ce = true } end, "step: 'fused_linear_ce' is the job's",
+    "train_job step: fused_linear_ce is the job's")
+  check(function() tj:step { max_batch = 8 } end, "step: unknown field 'max_batch'",
+    "train_job step: max_batch, no option of gp.train, is unknown")
+end
+
 -- 4. The command line and Lua on the same inputs: the same numbers.
 -- Each pair is one job; the CLI's --format json record against the Lua
 -- table, field by field, to 1e-12 relative: one code path, but the
