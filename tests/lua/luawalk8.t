@@ -114,6 +114,21 @@ do
     "train_job step: max_batch, no option of gp.train, is unknown")
 end
 
+-- 6. fused_linear_ce on the default stack of method pretrain (megatron):
+-- the refusal said "stack = megatron runs ..." of a stack the script
+-- never named (gp.sweep's default method is pretrain).  It says the
+-- stack is the default; a stack given is said as before.
+do
+  check(function() gp.sweep { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, tokens = 1e9,
+                              fused_linear_ce = true } end,
+    "stack = megatron (the default stack for method = pretrain) runs Megatron-Core's own",
+    "sweep: fused_linear_ce on the default stack says it is the default")
+  check(function() gp.train { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, stack = "megatron",
+                              method = "full", fused_linear_ce = true } end,
+    "fused_linear_ce is Liger-Kernel's, which patches transformers' models; stack = megatron runs",
+    "train: a stack given is named as given")
+end
+
 -- 4. The command line and Lua on the same inputs: the same numbers.
 -- Each pair is one job; the CLI's --format json record against the Lua
 -- table, field by field, to 1e-12 relative: one code path, but the
