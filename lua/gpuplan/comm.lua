@@ -621,7 +621,14 @@ function M.comm(a)
   check_args(a, false)
   local op = M.op_name(a.op or "all_reduce")
   local bytes = a.bytes
-  if type(bytes) == "string" then bytes = units.parse(bytes, "bytes") end
+  -- a string the parser does not read is named as the key it was given
+  -- under, as gp.comm's up_bw and gp.infer's memory are ("bad bytes
+  -- '1kg'" alone named neither the function nor the key)
+  if type(bytes) == "string" then
+    local ok, v = units.try(bytes, "bytes")
+    if not ok then error("comm: bytes: " .. tostring(v), 2) end
+    bytes = v
+  end
   -- A byte volume, not necessarily whole: gp.comm prices what the engine
   -- prices inside a step, whose per-rank shares are averages (a ZeRO-3
   -- bucket over 7 peers, an expert's mean tokens), and tests hold the two

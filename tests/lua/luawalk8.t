@@ -129,6 +129,14 @@ do
     "train: a stack given is named as given")
 end
 
+-- 7. gp.comm's bytes as a string the parser does not read: "bad bytes
+-- '1kg'" named neither the function nor the key, where up_bw's and
+-- gp.infer's memory's refusals name both.
+check(function() gp.comm { gpu = "h100-sxm", gpus = 8, bytes = "1kg" } end,
+  "comm: bytes: bad bytes '1kg': unknown unit 'kg'", "comm: a bad bytes string names comm and bytes")
+t.is(gp.comm { gpu = "h100-sxm", gpus = 8, bytes = "1GiB" }.time,
+  gp.comm { gpu = "h100-sxm", gpus = 8, bytes = 2 ^ 30 }.time, "comm: '1GiB' is 2^30 B")
+
 -- 4. The command line and Lua on the same inputs: the same numbers.
 -- Each pair is one job; the CLI's --format json record against the Lua
 -- table, field by field, to 1e-12 relative: one code path, but the
