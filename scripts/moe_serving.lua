@@ -28,7 +28,7 @@ local cat = gp.catalog()
 
 local opt = gp.options({
   target = { "output tokens/s the cluster must deliver", 100000 },
-  itl_max = { "inter-token latency bound, ms", 50 },
+  itl_max = { "inter-token latency bound: ms, or a time with its unit (20ms, 0.05s)", "50" },
   input = { "prompt tokens per request", 4096 },
   output = { "generated tokens per request", 1536 },
   eplb = { "experts placed by EPLB (DeepSeek's deployment); default: the runtimes' none", false },
@@ -44,7 +44,29 @@ end
 -- Each bound named with the value given: one message for all four
 -- ("--target, --itl-max must be positive, --input >= 1, --output >= 2")
 -- said neither which was wrong nor what it was.
-for _, b in ipairs { { "target", 0 }, { "itl_max", 0 }, { "input", 1, true }, { "output", 2, true } } do
+-- --itl-max as gpuplan infer reads it: a number of milliseconds or a time
+-- with its unit, in (0, 3600000] ms (an hour, gp.infer_plan's bound);
+-- "20ms" was refused as "expects an integer", and 1e9 reached every row
+-- as "no layout: infer_plan: itl_max must be ... (got 1000000.0)", in
+-- seconds the user never typed, exit 0.
+do
+  local s = opt.itl_max
+  local n = not s:match("^%s*[%+%-]?0[xX]") and tonumber(s)
+  if not n then
+    local ok, t = gp.units.try(s, "time")
+    if not ok then
+      error(cli.usage("moe_serving: option '--itl-max' expects a number of milliseconds or a "
+        .. "time with its unit, got '" .. s .. "'"), 0)
+    end
+    n = t * 1e3
+  end
+  if not (n > 0 and n <= 3.6e6) then
+    error(cli.fail("moe_serving: --itl-max must be a number of milliseconds in (0, 3600000] "
+      .. "(got " .. s .. ")"), 0)
+  end
+  opt.itl_max = n
+end
+for _, b in ipairs { { "target", 0 }, { "input", 1, true }, { "output", 2, true } } do
   local k, lo, incl = b[1], b[2], b[3]
   local v = opt[k]
   if incl and v < lo or not incl and v <= lo then

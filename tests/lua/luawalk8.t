@@ -137,6 +137,31 @@ check(function() gp.comm { gpu = "h100-sxm", gpus = 8, bytes = "1kg" } end,
 t.is(gp.comm { gpu = "h100-sxm", gpus = 8, bytes = "1GiB" }.time,
   gp.comm { gpu = "h100-sxm", gpus = 8, bytes = 2 ^ 30 }.time, "comm: '1GiB' is 2^30 B")
 
+-- 8. scripts/moe_serving.lua's --itl-max, read as gpuplan infer reads it:
+-- "20ms" was refused ("expects an integer") where gpuplan infer --itl-max
+-- takes it, and 1e9 (past an hour) ran, each row "no layout: infer_plan:
+-- itl_max must be ... (got 1000000.0)", exit 0.  Now 20ms and 0.02s give
+-- the rows 20 gives; past an hour is refused naming the flag, exit 1.
+do
+  local function script(a)
+    local fh = assert(io.popen(GP .. " run scripts/moe_serving.lua --gpus h200-sxm --format csv "
+      .. a .. " 2>&1; echo rc=$?"))
+    local out = fh:read("a")
+    fh:close()
+    return out
+  end
+  local ms = script("--itl-max 20")
+  t.like(ms, "rc=0", "moe_serving --itl-max 20 runs")
+  t.is(script("--itl-max 20ms"), ms, "moe_serving --itl-max 20ms: the rows of 20")
+  t.is(script("--itl-max 0.02s"), ms, "moe_serving --itl-max 0.02s: the rows of 20")
+  local big = script("--itl-max 1e9")
+  t.like(big, "moe_serving: --itl-max must be a number of milliseconds in (0, 3600000] (got 1e9)",
+    "moe_serving --itl-max past an hour is refused, naming the flag", true)
+  t.like(big, "rc=1\n$", "and exits 1 (out of range)")
+  t.like(script("--itl-max abc"), "expects a number of milliseconds or a time with its unit, "
+    .. "got 'abc'", "moe_serving --itl-max abc: what it expects", true)
+end
+
 -- 4. The command line and Lua on the same inputs: the same numbers.
 -- Each pair is one job; the CLI's --format json record against the Lua
 -- table, field by field, to 1e-12 relative: one code path, but the
