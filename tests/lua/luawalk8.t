@@ -3,7 +3,10 @@
 -- fused_linear_ce) as a script passes them, and the same inputs through
 -- the command line.  Each case below was answered wrongly: a bound taken
 -- where the command line refuses it, a note that names the wrong limit, a
--- TTFT of one chunk for a prompt of many.  Run with
+-- TTFT of one chunk for a prompt of many, a job's key refused as unknown
+-- by its step, a default stack named as if given, a refusal that named no
+-- key, a script's flag read unlike the command's.  Section 4 holds the
+-- command line and Lua to the same numbers on the same inputs.  Run with
 -- ./gpuplan run tests/lua/luawalk8.t.
 local t = require "tap"
 local gp = require "gpuplan"
