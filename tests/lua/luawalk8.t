@@ -124,7 +124,7 @@ end
 do
   check(function() gp.sweep { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, tokens = 1e9,
                               fused_linear_ce = true } end,
-    "stack = megatron (the default stack for method = pretrain) runs Megatron-Core's own",
+    "the default stack of method = pretrain, megatron, runs Megatron-Core's own",
     "sweep: fused_linear_ce on the default stack says it is the default")
   check(function() gp.train { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, stack = "megatron",
                               method = "full", fused_linear_ce = true } end,
