@@ -1869,8 +1869,14 @@ opt { name = "bound", type = "boolean", lua_only = true, commands = "plan",
 ---------------------------------------------------------------------------
 section "cost"
 
-opt { name = "tokens", type = "number", metavar = "N", commands = "train plan",
-  help = "tokens to train on (e.g. 2e12): days and cost",
+-- A run's total, written as people write one: "2B tokens" (the guide's
+-- own "2B tokens in 3 days"), "1.5T"; --budget took "$50k" while
+-- --tokens refused "2B" as "expects a number".  The text is kept on the
+-- command line (type string) and read, in the CLI and Lua alike, by
+-- M.total; its range stays train's (0, 1e15].
+opt { name = "tokens", type = "string", metavar = "N", commands = "train plan", kind = "total",
+  help = "tokens to train on, for days and cost: 2e12, or with a decimal suffix K, M, B (or "
+    .. "G), T: 500M, 2B, 1.5T",
   suggest = { "train_tokens", "total_tokens" } }
 -- Whole steps: 0.5 was priced as half a step and printed "run: 0 steps
 -- in 0.0045 hours"; 2^63 as a run of 1.2e18 USD.
@@ -2006,6 +2012,7 @@ end
 M.KINDS = {
   count = "a whole number 1..COUNT_MAX (GPUs, parallel sizes, sequences)",
   tokens = "a whole number of tokens 1..TOKENS_MAX",
+  total = "a count of tokens in a run: a number, or text with a decimal suffix (2B, 1.5T)",
   number = "a finite number",
   fraction = "a share of a whole, in [0, 1]",
   bytes = "a size with its unit: 6GB, 80GiB", bandwidth = "a rate with its unit: 200GB/s",
@@ -2278,6 +2285,25 @@ function M.quantity(name, v, shown_name)
   return n
 end
 
+-- A run's count of tokens (the total kind): a number as it is, or text
+-- -- a number with one decimal suffix, K 1e3, M 1e6, B or G 1e9, T 1e12
+-- (either case: "7b" is how a model's size is written too), or none
+-- ("2e12") -> the number, or nil where the text is no such count ("2x",
+-- "0x10", "B").  No binary reading: a token total is no power of 2.
+local TOTAL_SUFFIX = { [""] = 1, k = 1e3, m = 1e6, b = 1e9, g = 1e9, t = 1e12 }
+function M.total(v)
+  if math.type(v) then return v end
+  if type(v) ~= "string" then return nil end
+  local num, suffix = v:match("^%s*([%d%.][%d%.eE%+%-]*)%s*(%a?)%s*$")
+  local sign = ""
+  if not num then
+    sign, num, suffix = v:match("^%s*([%+%-])([%d%.][%d%.eE%+%-]*)%s*(%a?)%s*$")
+  end
+  local n, f = num and tonumber(sign .. num), suffix and TOTAL_SUFFIX[suffix:lower()]
+  if not (n and f) or n ~= n or n == math.huge or n == -math.huge then return nil end
+  return n * f
+end
+
 -- The range each numeric kind has when its declaration gives none.
 local KIND_RANGE = {
   count = { 1, M.COUNT_MAX }, tokens = { 1, M.TOKENS_MAX }, fraction = { 0, 1 },
@@ -2391,6 +2417,18 @@ function M.check(name, v, cmd, shown_name)
      and type(v) ~= "boolean" and not (cmd == "plan" and type(v) == "table"
        and swept_flag(name)) then
     return nil, string.format("%s must be true or false (got %s)", shown_name or name, shown(v))
+  end
+  -- A run's total: its text read (M.total), the range left to its
+  -- reader (train's "a positive number up to 1e+15"); text that is no
+  -- count a usage error, naming the forms it takes.
+  if d and d.kind == "total" then
+    local n = M.total(v)
+    if n == nil then
+      return nil, args.usage(string.format("%s must be a count of tokens: a number (2e12) or "
+        .. "one with a suffix K, M, B or T (500M, 2B, 1.5T) (got %s)", shown_name or name,
+        shown(v)))
+    end
+    return n
   end
   if not range or (variant and (variant.own or variant.type)) or
      (type(v) == "boolean" and d.switch) then

@@ -57,7 +57,8 @@
 --                 frameworks pick there
 --   grad_reduce   dtype of the DP gradient reduction: fp32|bf16|fp16
 --                 (default the recipe's gradient dtype)
---   tokens        tokens to train on (number or "2e12"): time and cost
+--   tokens        tokens to train on (a number, or text: "2e12", "2B", "1.5T"): time
+--                 and cost
 --   price         per GPU-hour ("$2.49/h", a number, a catalog price id);
 --                 default the cheapest catalog price of the GPU
 --   market        the price regions the default price comes from: "cn"
@@ -243,11 +244,15 @@ end
 
 local function tokens_of(v)
   if v == nil then return nil end
-  local n = tonumber(v)
+  -- a number, or text as the command line gives it ("2e12", "2B"):
+  -- options.total, the one reader of a run's count of tokens
+  local n = options.total(v)
   -- the engine's bound on an amount (GP_AMOUNT_MAX), checked here so that
   -- a sweep refuses it once, before any layout
   if not n or n ~= n or n <= 0 or n > require("gpuplan.schema").AMOUNT_MAX then
-    fail("train: tokens must be a positive number up to 1e+15 (got %s)", args.shown(v))
+    -- the text typed ("2e20", "-5B"), as --itl-max names its own
+    fail("train: tokens must be a positive number up to 1e+15 (got %s)",
+      type(v) == "string" and n and v or args.shown(v))
   end
   return n
 end

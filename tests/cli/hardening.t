@@ -666,7 +666,8 @@ LUA
 
     ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--tokens', '1e300');
     is($c, 1, 'plan --tokens 1e300: an error');
-    is($e, "gpuplan: plan: --tokens must be a positive number up to 1e+15 (got 1e+300)\n",
+    # the text typed (a --tokens of 2B is read from its text)
+    is($e, "gpuplan: plan: --tokens must be a positive number up to 1e+15 (got 1e300)\n",
        'naming the input and its bound, as train does, as the plan\'s own');
     is($o, '', 'no "no layout fits"');
     (my $c2, my $o2, my $e2) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--tokens', '1e300');
