@@ -200,10 +200,26 @@ local helpers = {
 -- Methods of a loaded catalog (cat:get, cat:ids, cat:achievable, ...).
 local methods = {}
 
--- Suggest near ids (shared prefix or substring) for an unknown one.
+-- Suggest near ids for an unknown one, the nearest first.
 -- Ids are lower case: an id typed in another case (H100-SXM, the
 -- datasheets' spelling) is that id, suggested alone; it found nothing
 -- before.  An empty name is near nothing (it listed the first six ids).
+-- An id written as Hugging Face or a paper writes it -- its separators
+-- moved or dropped (llama-3.1-8b, qwen3_8b), an organisation before it
+-- (meta-llama/Llama-3.1-70B) -- is that id too, suggested alone; the
+-- list was the first six ids sharing three letters in alphabetical
+-- order, which for llama-3.1-8b were six other Llamas without
+-- llama3.1-8b.  Otherwise the candidates (a shared prefix of three, the
+-- name inside an id, an id whose words begin the name, as
+-- qwen2.5-72b in qwen2.5-72b-instruct, or two edits apart) are ranked:
+-- an id beginning the name first (the longest), then by edits between
+-- the two without separators, then by id.  An id the name begins
+-- (h200-sxm for H200, mi300x for mi300) comes before those two edits
+-- apart (h20), the shortest first.
+local function bare(s)
+  return (s:lower():gsub("^.*/", ""):gsub("[%-_%s]", ""))
+end
+
 local function suggest(tbl, name)
   local out = {}
   name = name:lower()
@@ -211,12 +227,38 @@ local function suggest(tbl, name)
     if k:lower() == name then return { k } end
   end
   if name == "" then return out end
-  local key = name:sub(1, 3)
-  for k in pairs(tbl) do
-    local lk = k:lower()
-    if lk:sub(1, #key) == key or lk:find(name, 1, true) then out[#out + 1] = k end
+  local b = bare(name)
+  if b ~= "" then
+    local same = {}
+    for k in pairs(tbl) do
+      if bare(k) == b then same[#same + 1] = k end
+    end
+    if #same > 0 then
+      table.sort(same)
+      return same
+    end
   end
-  table.sort(out)
+  local key = name:sub(1, 3)
+  local distance = require("gpuplan.args").distance
+  local rank = {}
+  for k in pairs(tbl) do
+    local lk, bk = k:lower(), bare(k)
+    -- a number goes on past the id's (h200 is not h20 and more)
+    local begins = #bk >= 3 and b:sub(1, #bk) == bk
+      and not (bk:match("%d$") and b:match("^%d", #bk + 1))
+    local begun = #b >= 3 and bk:sub(1, #b) == b
+    local d = distance(bk, b, math.max(#bk, #b))
+    if begins or d <= 2 or lk:sub(1, #key) == key or lk:find(name, 1, true) then
+      out[#out + 1] = k
+      rank[k] = begins and { 0, -#bk } or begun and { 1, #bk } or { 2, d }
+    end
+  end
+  table.sort(out, function(x, y)
+    local a, c = rank[x], rank[y]
+    if a[1] ~= c[1] then return a[1] < c[1] end
+    if a[2] ~= c[2] then return a[2] < c[2] end
+    return x < y
+  end)
   while #out > 6 do table.remove(out) end
   return out
 end
