@@ -229,6 +229,15 @@ function T.record(fields)
       table.sort(odd)
       fail(path, "keys must be field names, found %s", table.concat(odd, " and "))
     end
+    -- Every required field left out, said at once: a card written from
+    -- the gpu {} example went back four times (source, then the price's
+    -- date, provider, provider_kind), one missing field a check.
+    local missing = {}
+    for _, k in ipairs(names) do
+      if v[k] == nil and fields[k].required and not (M.si and M.SI_OPTIONAL[k]) then
+        missing[#missing + 1] = "'" .. k .. "'"
+      end
+    end
     local keys = {}
     for k in pairs(v) do keys[#keys + 1] = k end
     table.sort(keys)
@@ -236,17 +245,22 @@ function T.record(fields)
       if type(k) ~= "string" or not fields[k] then
         local sub = path == "" and k or path .. "." .. k
         local near = require("gpuplan.args").nearest(k, names)
-        if near then fail(sub, "unknown field (did you mean '%s'?)", near) end
-        fail(sub, "unknown field (known: %s)", table.concat(names, ", "))
+        local also = #missing > 0 and string.format("; required and missing: %s",
+          table.concat(missing, ", ")) or ""
+        if near then fail(sub, "unknown field (did you mean '%s'?)%s", near, also) end
+        fail(sub, "unknown field (known: %s)%s", table.concat(names, ", "), also)
       end
+    end
+    if #missing > 0 then
+      local first = missing[1]:sub(2, -2)
+      fail(path == "" and first or path .. "." .. first, "required field is missing%s",
+        #missing > 1 and string.format(" (so are %s)", table.concat(missing, ", ", 2)) or "")
     end
     local out = {}
     for _, k in ipairs(names) do
       local spec, sub = fields[k], path == "" and k or path .. "." .. k
       if v[k] == nil then
-        if spec.required and not (M.si and M.SI_OPTIONAL[k]) then
-          fail(sub, "required field is missing")
-        end
+        -- required ones refused above
       else
         out[k] = spec.check(v[k], sub)
       end

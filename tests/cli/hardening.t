@@ -190,7 +190,7 @@ write_file("$broken/a.lua", "gpu { id = \"x\" }\nlimit = 1\n");
         ($c, $o, $e) = run_gp(@$cmd);
         my $name = join(' ', @$cmd) || '(the guide)';
         is($c, 1, "$name with a broken catalog: exit 1");
-        like($e, qr/^gpuplan: (comm: --system: )?\Q$broken\E\/a.lua:1: gpu 'x': field 'arch': required field is missing \(and 1 more error/m,
+        like($e, qr/^gpuplan: (comm: --system: )?\Q$broken\E\/a.lua:1: gpu 'x': field 'arch': required field is missing \(so are [^)]*\) \(and 1 more error/m,
              "$name names the file and line");
         clean_error($e, $name);
     }
