@@ -44,7 +44,7 @@ is($c, 2, '--ttft-max abc: exit 2');
 # --itl-max is), not dropped.
 ($c, $o, $e) = run_gp('infer', 'llama3.1-70b', '--gpu', 'h100-sxm', '--ttft-max', '300');
 is($c, 2, '--ttft-max without --target: exit 2');
-like($e, qr/^gpuplan: infer: --ttft-max needs --target or the MoE serving options$/m, '... says what it needs');
+like($e, qr/^gpuplan: infer: --ttft-max needs --target or the MoE serving options \(--ep N, --dp-attention, --disagg \.\.\.: 'serving a MoE model across many GPUs' in 'gpuplan infer --help'\)$/m, '... says what it needs');
 
 # The bound shown beside the ITL limit; without it the table is as before
 # (no such column).

@@ -343,8 +343,13 @@ local function checked(opts, args)
     error(cli.usage("infer: --svg plots tokens/s against ITL, and --output 1 runs no "
       .. "decode step: there is no ITL to plot"), 0)
   end
-  needs("itl_max", "--target or the MoE serving options", opts.target or moe)
-  needs("ttft_max", "--target or the MoE serving options", opts.target or moe)
+  -- "the MoE serving options" named none: deepseek-v3 --gpus 16
+  -- --itl-max 50 is a MoE model on many GPUs, and the user had no way to
+  -- tell which flag makes it the MoE serving model (--ep 16 does)
+  local moe_words = "--target or the MoE serving options (--ep N, --dp-attention, --disagg ...: "
+    .. "'serving a MoE model across many GPUs' in 'gpuplan infer --help')"
+  needs("itl_max", moe_words, opts.target or moe)
+  needs("ttft_max", moe_words, opts.target or moe)
   if opts.sweep_batch and moe then
     error(cli.usage("infer: --sweep-batch does not go with the MoE serving options"), 0)
   end
