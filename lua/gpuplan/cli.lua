@@ -56,6 +56,7 @@ local function help_text()
     "--market cn --format markdown.",
     "",
     "commands:",
+    string.format("  %-10s %s", "guide", "the default guide, as without a command: gpuplan guide [--currency C] [--market M] [--format F]"),
     string.format("  %-10s %s", "run", "run a Lua script: gpuplan run FILE.lua [ARGS...] (or a #!/usr/bin/env gpuplan line)"),
   }
   local rows = {}
@@ -412,6 +413,8 @@ local function dispatch(argv)
     if topic == "run" then
       io.stdout:write(RUN_USAGE)
       return 0
+    elseif topic == "guide" then
+      return M.run_script(config.root .. "/scripts/guide.lua", { "--help" }, "guide")
     elseif topic then
       local mod = load_cmd(topic)
       if not mod then
@@ -433,6 +436,12 @@ local function dispatch(argv)
   -- name it "guide", not the installed script's path.
   if name:match("^%-") then
     return M.run_script(config.root .. "/scripts/guide.lua", argv, "guide")
+  end
+  -- `gpuplan guide`: the help's "runs the default guide" read as a
+  -- command, and said "unknown command 'guide'"; it is the guide with
+  -- the options after it, as `gpuplan` alone and `gpuplan --format ...`.
+  if name == "guide" then
+    return M.run_script(config.root .. "/scripts/guide.lua", { table.unpack(argv, 2) }, "guide")
   end
   if name == "run" then
     if argv[2] == nil then error(M.usage("run: missing script (gpuplan run FILE.lua [args...])"), 0) end

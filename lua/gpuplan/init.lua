@@ -203,7 +203,10 @@ function gp.options(params, argv)
   end
   local opts, rest = cli.parse(script, spec, argv or {}, 1, hint)
   if opts.help then
-    io.stdout:write("usage: gpuplan run ", script, " [options]\n")
+    -- the default guide (cli.lua runs it named "guide") is `gpuplan
+    -- guide`: "gpuplan run guide" was no command that runs it
+    io.stdout:write(script == "guide" and "usage: gpuplan guide [options]\n"
+      or ("usage: gpuplan run " .. script .. " [options]\n"))
     for _, n in ipairs(names) do
       local opt = n:gsub("_", "-")
       if params[n][2] == true then opt = "[no-]" .. opt end
