@@ -154,7 +154,15 @@ function M.parse(cmdname, spec, argv, first, hint)
         local hex = (ty == "int" or ty == "number") and value:match("^%s*[%+%-]?0[xX]")
         if ty == "int" then
           v = not hex and math.tointeger(tonumber(value))
-          if not v then error(M.usage(string.format("%s: option '--%s' expects an integer, got '%s'", cmdname, name, value)), 0) end
+          -- "--seq 8k", as a context is spoken of: which thousand is
+          -- the user's (8192 as a context, 8000 as a count), so the
+          -- count is asked for written out, naming both
+          local k = value:match("^%s*(%d+%.?%d*)%s*[kK]%s*$")
+          local kn = k and tonumber(k)
+          local spelt = kn and math.tointeger(kn * 1024) and string.format(
+            " (write the count out: %d for %s x 1024, %d for %s x 1000)",
+            math.tointeger(kn * 1024), k, math.floor(kn * 1000 + 0.5), k) or ""
+          if not v then error(M.usage(string.format("%s: option '--%s' expects an integer, got '%s'%s", cmdname, name, value, spelt)), 0) end
         elseif ty == "number" then
           v = not hex and tonumber(value)
           if not v or v ~= v or v == math.huge or v == -math.huge then
