@@ -1706,7 +1706,7 @@ opt { name = "ckpt_outside_fsdp", type = "flag", commands = "train plan",
 -- torch.distributed.fsdp.FullyShardedDataParallel wrapper is FSDP1;
 -- torchtitan and NeMo AutoModel call fully_shard (FSDP2).  What each
 -- does beside its collectives: engine/train_stage.c fsdp_copies.
-opt { name = "fsdp_version", type = "int", metavar = "N", commands = "train plan",
+opt { name = "fsdp_version", type = "int", metavar = "N", commands = "train plan rl",
   range = { 1, 2 },
   default = "1 on stack hf with fsdp (Accelerate's FSDP plugin, HF Trainer and PyTorch's "
     .. "FullyShardedDataParallel are FSDP1; torchtitan, NeMo AutoModel: give 2)",
