@@ -121,8 +121,14 @@ local function searched(r, head)
     -- was every fitting layout, "5 fit and 5 within of 27 timed", within
     -- nothing the user set.  Said only with one, and of which.
     local limit = limits(head)
-    st[#st + 1] = string.format("%s %d layouts: %d timed (%d skipped by the bound), %d fit%s",
-      g, x.layouts, x.layouts - x.bounded, x.bounded, x.fitting,
+    -- With a deadline or budget and nothing kept, every layout the bound
+    -- skipped missed the limit (no top list to rank against), its memory
+    -- never priced: "0 timed (273 skipped by the bound), 0 fit" read as
+    -- "nothing fits", where the same search without --budget fit 2.
+    local why = limit and x.bounded > 0 and x.fitting == 0
+      and string.format(": at their least time they miss %s, fitting or not", limit) or ""
+    st[#st + 1] = string.format("%s %d layouts: %d timed (%d skipped by the bound%s), %d fit%s",
+      g, x.layouts, x.layouts - x.bounded, x.bounded, why, x.fitting,
       limit and string.format(", %d within %s", x.within, limit) or "")
       -- splits whose groups need more nodes than the job's (sweep.c
       -- places): said, so that a count short of a whole node is not
