@@ -12,7 +12,7 @@ local cjson = require "cjson"
 local validate = require "gpuplan.validate"
 local predict = require "gpuplan.predict.train"
 
-t.plan(11)
+t.plan(12)
 
 local cat = gp.catalog()
 -- GPT 1.7B (24 layers, hidden 2048, vocabulary 131072) on one H100 SXM,
@@ -155,3 +155,24 @@ local hi = assert(pm(mem, cat))
 t.ok(lo.job.dropout == false and hi.job.dropout == true and hi.value > lo.value,
      string.format("a memory case's dropout is gp.memory's (%.2f -> %.2f)", lo.value, hi.value))
 os.execute("rm -rf " .. dir)
+
+-- 5. A case's model.mtp_layers (NeMo's DeepSeek-V3 recipe: "use_mtp: bool =
+-- True" -> mtp_num_layers=1) is gp.train's mtp_layers: the model table
+-- itself prices nothing with it, so before it reached the job the stated
+-- module was silently left out.  The module is one more layer of the
+-- model's kind, its 2h x h eh_proj and the head's logits and loss once
+-- more (tests/lua/train_mtp.t prices it).  Per token forward, GPT-1.7B:
+-- a layer 24 h^2 + 4 s h = 100.7M + 33.6M = 134M FLOPs, the head 2 h V =
+-- 537M, eh_proj 4 h^2 = 16.8M: the model 24 x 134 + 537 = 3753M, the
+-- module 688M more, +18.3%.  Bounds: at least one layer's share (1/25,
+-- 4%), at most +30% (the loss passes are memory-bound and priced apart
+-- from the FLOPs).
+local function with_mtp(n)
+  local c0 = case()
+  c0.model.mtp_layers = n
+  return assert(predict(c0, cat))
+end
+local r0, r1 = assert(predict(case(), cat)), with_mtp(1)
+local grow = r1.value / r0.value - 1
+t.ok(r1.job.mtp_layers == 1 and (r0.job.mtp_layers or 0) == 0 and grow > 1 / 25 and grow < 0.30,
+     string.format("model.mtp_layers 1 is the job's mtp_layers: the step +%.1f%%", 100 * grow))

@@ -813,6 +813,12 @@ local function predict(case, cat)
   o.moe_flex_backend = v(par.moe_flex_backend)
   o.cuda_device_max_connections = v(par.cuda_device_max_connections)
   o.numa_bind = v(par.numa_bind)
+  -- The multi-token prediction modules the case's model states
+  -- (SCHEMA.md model.mtp_layers; NeMo's DeepSeek-V3 recipe "use_mtp:
+  -- bool = True" -> "mtp_num_layers=1"): gp.train's mtp_layers, since
+  -- the model table itself prices nothing with it (engine/lgp_model.c).
+  -- Stated, it stands over a stack profile's (megatron-bridge's 1).
+  o.mtp_layers = v(cm.mtp_layers)
   o.moe_flex_sms = v(par.moe_flex_sms)
   if v(par.moe_permute_fusion) == false then o.unfused_permute = true end
   if v(par.bias_activation_fusion) == false then o.unfused_act = true end
