@@ -3299,6 +3299,25 @@ void train_layer_costs(tenv *e, const train_lkey *k, int moe,
  * (read and write 4): A + 36 B a logit; backward "grad_input.mul_(
  * grad_output...)" (read and write 4) and the float() cast's gradient
  * back to 16 bits (read 4, write A): A + 12 B. */
+/* One chunk of Liger's fused linear cross-entropy forward over r of the
+ * tokens (train_ends_costs below): the logits GEMM, the input-gradient
+ * GEMM unless forward-only, and where the head trains (wg) the weight-
+ * gradient GEMM and its fp32 add.  Each chunk re-reads the V/tp x h
+ * weight whatever its rows. */
+static double liger_chunk_time(const tenv *e, const train_lkey *k,
+                               double r, double Vt, double hid, int fo,
+                               int wg)
+{
+	double fc = 2.0 * r * Vt * hid;
+	double gb = Vt * hid * 2.0 + r * (hid + Vt) * k->A;
+
+	return train_t_op(e, fc, gb, r, Vt, hid, 1, k->half) +
+		(fo ? 0.0 : train_t_op(e, fc, gb, r, hid, Vt, 1, k->half)) +
+		(wg ? train_t_op(e, fc, Vt * hid * k->A + r * (hid + Vt) *
+				 k->A, Vt, hid, r, 1, k->half) +
+		 t_mem(e, k->half, Vt * hid * (3.0 * k->A + 8.0)) : 0.0);
+}
+
 void train_ends_costs(tenv *e, const train_lkey *k, train_lcost *ld)
 {
 	const gp_model *m = e->m;
@@ -3405,8 +3424,8 @@ void train_ends_costs(tenv *e, const train_lkey *k, train_lcost *ld)
 	if (k->fused_linear_ce) {
 		/* Liger-Kernel's fused linear cross-entropy (ops/
 		 * fused_linear_cross_entropy.py at v0.8.0): the forward
-		 * runs, chunk by chunk (mem_liger_chunk: ch tokens, T / ch
-		 * chunks), "logits_chunk = _input_chunk @ weight.t()", the
+		 * runs, chunk by chunk (mem_liger_chunk: ch tokens, ceil(T /
+		 * ch) chunks), "logits_chunk = _input_chunk @ weight.t()", the
 		 * cross-entropy kernel over it (ops/cross_entropy.py: "[Online
 		 * softmax] first pass: find max + sum" reads the 16-bit
 		 * row, a second pass reads it again and stores the gradient
@@ -3423,20 +3442,19 @@ void train_ends_costs(tenv *e, const train_lkey *k, train_lcost *ld)
 		 * grad_output is 1.0. Skip the mul to save time": the final
 		 * norm's backward alone is left.  A forward-only pass (no
 		 * gradient asked) runs the logits GEMM and the kernel. */
-		double ch = mem_liger_chunk(k->T, Vt, hid), n = k->T / ch;
-		double fc = 2.0 * ch * Vt * hid;
-		double gb = Vt * hid * 2.0 + ch * (hid + Vt) * k->A;
+		/* Whole chunks: "num_chunks = triton.cdiv(BT, chunk_size)",
+		 * the last "end_idx = min((chunk_id + 1) * chunk_size, BT)"
+		 * -- floor(T / ch) chunks of ch rows and one of the rest,
+		 * each re-reading the weight (4000 tokens of Llama 3 8B:
+		 * ch 128, 31 of 128 rows and one of 32, 32 weight reads
+		 * where T / ch priced 31.25). */
+		double ch = mem_liger_chunk(k->T, Vt, hid);
+		double nf = floor(k->T / ch), rest = k->T - nf * ch;
 		int wg = head_trains && !fo;
 
-		ld->head_f = n * (train_t_op(e, fc, gb, ch, Vt, hid, 1,
-					     k->half) +
-				  (fo ? 0.0 : train_t_op(e, fc, gb, ch, hid, Vt,
-							 1, k->half)) +
-				  (wg ? train_t_op(e, fc, Vt * hid * k->A +
-						   ch * (hid + Vt) * k->A, Vt,
-						   hid, ch, 1, k->half) +
-				   t_mem(e, k->half, Vt * hid *
-					 (3.0 * k->A + 8.0)) : 0.0)) +
+		ld->head_f = nf * liger_chunk_time(e, k, ch, Vt, hid, fo, wg) +
+			(rest > 0.0 ? liger_chunk_time(e, k, rest, Vt, hid, fo,
+						       wg) : 0.0) +
 			t_mem(e, k->half, lv * 3.0 * k->A) + norm_f;
 		ld->head_b = fo ? 0.0 : norm_b;
 	}
