@@ -66,14 +66,20 @@ static double nic_gpu(const serve_cfg *c)
 	return b;
 }
 
+/* The sum a batch of one needs: the KV admitted for a sequence is its
+ * mean under the paged policy (input + output/2 tokens, serve_memory's
+ * kv_admit), which is less than the "KV per sequence" the result shows
+ * (input + output): the message says which length it counts, so the
+ * two numbers are not read as one quantity. */
 static void no_fit_mem(char *why, size_t n, const serve_mem *m,
                        const serve_cfg *c, const char *pool)
 {
 	snprintf(why, n, "%s: needs %.2f GB per GPU (weights %.2f, one "
-	         "sequence's KV %.3f, buffers %.2f, workspace %.2f, reserve "
-	         "%.2f), has %.2f GB after the margin", pool,
+	         "sequence's KV %.3f%s, buffers %.2f, workspace %.2f, "
+	         "reserve %.2f), has %.2f GB after the margin", pool,
 	         (m->weights + m->kv_admit + m->a2a_buffer + m->workspace +
 	          m->reserve) / 1e9, m->weights / 1e9, m->kv_admit / 1e9,
+	         c->base.kv_reserve_max ? "" : " at in + out/2",
 	         m->a2a_buffer / 1e9, m->workspace / 1e9, m->reserve / 1e9,
 	         (c->base.capacity - m->margin) / 1e9);
 }
