@@ -26,4 +26,21 @@ ok(defined $mean, 'bf16 weights: the refusal names the KV length it counts') or 
 ok(defined $mean && defined $full && abs($mean - $full * 2176 / 2304) < 0.001,
    "bf16 weights' mean $mean = fp8 weights' whole $full x 2176/2304");
 
+# 3. The limits a --target table shows are what the user typed: TTFT's
+# column was "%.0f" (--ttft-max 250.5 showed 251 -- 250.5 was a bound the
+# plan never had), ITL's "%.1f" (40.25 showed 40.2).  Whole values read as
+# before (ITL 50.0, TTFT 250: tests/cli/ttft_max.t).
+($c, $o, $e) = run_gp('infer', 'llama3.1-70b', '--gpu', 'h100-sxm', '--input', '4096',
+                      '--output', '512', '--target', '20000', '--ttft-max', '250.5',
+                      '--itl-max', '40.25');
+is($c, 0, '--ttft-max 250.5 --itl-max 40.25: exit 0') or diag $e;
+like($o, qr/^\s*20000\s+40\.25\s+\d+\s+TP\d+\s+\d+\s+\d+\s+[\d.]+\s+\d+\s+250\.5\s/m,
+     'the ITL limit 40.25 and the TTFT limit 250.5 as typed') or diag $o;
+# a duration in seconds: 0.2505 s is 250.49999999999997 ms in binary,
+# shown as the user's 250.5
+($c, $o, $e) = run_gp('infer', 'llama3.1-70b', '--gpu', 'h100-sxm', '--input', '4096',
+                      '--output', '512', '--target', '20000', '--ttft-max', '0.2505s');
+like($o, qr/^\s*20000\s+50\.0\s+\d+\s+TP\d+\s+\d+\s+\d+\s+[\d.]+\s+\d+\s+250\.5\s/m,
+     '--ttft-max 0.2505s: 250.5') or diag $o;
+
 done_testing();

@@ -480,12 +480,26 @@ local function plan_columns(keys)
   return cols
 end
 
+-- A limit the user stated, as typed: at `places` decimals when that
+-- says it exactly (ITL 50.0, TTFT 250), else with the digits it has
+-- (--ttft-max 17.5 showed 18, --itl-max 12.25 showed 12.2, a limit the
+-- plan never had): "%.6g" of the milliseconds (17.5, 12.25; "0.0175s"
+-- parses to 17.499999999999998 ms, shown 17.5).
+local function limit_fmt(places)
+  local f = "%." .. places .. "f"
+  return function(v)
+    local s = string.format(f, v)
+    if tonumber(s) == v then return s end
+    return string.format("%.6g", v)
+  end
+end
+
 -- --ttft-max given: its limit beside the ITL's, a column after TTFT ms
 -- in text (none without it: the tables read as before).
 local function ttft_limit(opts, row, cols)
   if not opts.ttft_max then return end
   row.ttft_max_ms = opts.ttft_max
-  cols[#cols + 1] = { key = "ttft_max_ms", label = "TTFT limit ms", fmt = "%.0f" }
+  cols[#cols + 1] = { key = "ttft_max_ms", label = "TTFT limit ms", fmt = limit_fmt(0) }
 end
 -- ... and in csv and json, gp.infer_plan's ttft_max (s) after itl_max.
 local function with_ttft(opts, keys)
@@ -523,7 +537,7 @@ local function moe_target(opts, a)
                 itl_ms = p.itl_s and p.itl_s * 1e3,
                 ttft_ms = p.ttft_s * 1e3 }
   local cols = { { key = "target", label = "target tok/s", fmt = "%.0f" },
-                 { key = "itl_max_ms", label = "ITL limit ms", fmt = "%.1f" },
+                 { key = "itl_max_ms", label = "ITL limit ms", fmt = limit_fmt(1) },
                  { key = "gpus", label = "GPUs" },
                  { key = "decode", label = "decode" },
                  { key = "prefill", label = "prefill" },
@@ -601,7 +615,7 @@ local function dense_target(opts, a)
                 replica = replica, batch = g.batch, tokens_per_s = g.tokens_per_s,
                 itl_ms = g.itl_s and g.itl_s * 1e3, ttft_ms = g.ttft_s and g.ttft_s * 1e3 }
   local cols = { { key = "target", label = "target tok/s", fmt = "%.0f" },
-                 { key = "itl_max_ms", label = "ITL limit ms", fmt = "%.1f" },
+                 { key = "itl_max_ms", label = "ITL limit ms", fmt = limit_fmt(1) },
                  { key = "gpus", label = "GPUs" },
                  { key = "replica", label = "replica" },
                  { key = "batch", label = "batch/replica" },
