@@ -327,7 +327,7 @@ end
 function M.sharding_words(fsdp, grad_sync, zero, hsdp, group)
   if fsdp == true then fsdp = "full_shard" elseif fsdp == false then fsdp = nil end
   local s = string.format("zero %d%s", zero,
-    group and string.format(" in groups of %d ranks", group) or
+    group and string.format(" in groups of %d rank%s", group, group == 1 and "" or "s") or
     (hsdp or 0) > 0 and string.format(" hybrid in %d-GPU nodes", hsdp) or "")
   if not fsdp then return s end
   return string.format("fsdp %s%s (= %s)", fsdp, grad_sync and (", grad-sync " .. grad_sync) or "",
@@ -1438,9 +1438,11 @@ function M.zero_group(o, cfg, sharding, model)
   local etp = (cfg.etp or 0) > 0 and cfg.etp or cfg.tp
   local experts = model.moe and model.moe.experts or 0
   if not require("gpuplan.core").hsdp_experts_ok(experts, hsdp, etp, ep) then
-    usage("zero_group %d shards in groups of %d GPUs (zero_group x tp %d), which cut the expert "
+    -- "groups of 1 GPUs" read wrong: the noun agrees with the count
+    usage("zero_group %d shards in groups of %d GPU%s (zero_group x tp %d), which cut the expert "
       .. "group etp %d x ep %d: the experts' states shard only over whole expert groups; "
-      .. "give a zero_group whose N x tp is a multiple of etp x ep", n, hsdp, cfg.tp, etp, ep)
+      .. "give a zero_group whose N x tp is a multiple of etp x ep", n, hsdp,
+      hsdp == 1 and "" or "s", cfg.tp, etp, ep)
   end
   cfg.hsdp = hsdp > 0 and hsdp or nil
 end

@@ -43,4 +43,13 @@ like($o, qr/^\s*20000\s+40\.25\s+\d+\s+TP\d+\s+\d+\s+\d+\s+[\d.]+\s+\d+\s+250\.5
 like($o, qr/^\s*20000\s+50\.0\s+\d+\s+TP\d+\s+\d+\s+\d+\s+[\d.]+\s+\d+\s+250\.5\s/m,
      '--ttft-max 0.2505s: 250.5') or diag $o;
 
+# 5. "groups of 1 GPUs": the noun agrees with the count (the refusal's
+# text is tests/cli/newuser9.t's; here the plan's title)
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '1',
+                      '--zero-group', '1');
+like($o, qr/zero 1 in groups of 1 rank\)/, 'a group of 1: "1 rank"') or diag $o;
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '1',
+                      '--zero-group', '2');
+like($o, qr/zero 1 in groups of 2 ranks\)/, 'a group of 2: "2 ranks"') or diag $o;
+
 done_testing();

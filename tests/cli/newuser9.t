@@ -285,7 +285,7 @@ for my $cmd ('train', 'rl') {
 ($c, $o, $e) = run_gp('train', 'mixtral-8x7b', '--gpu', 'h100-sxm', '--gpus', '16', '--tp', '1',
                       '--etp', '2', '--zero', '1', '--zero-group', '1');
 is($c, 2, 'train mixtral --etp 2 --zero-group 1: a usage error');
-like($e, qr/^gpuplan: train: --zero-group 1 shards in groups of 1 GPUs \(--zero-group x --tp 1\), which cut the expert group --etp 2 x --ep 1/m,
+like($e, qr/^gpuplan: train: --zero-group 1 shards in groups of 1 GPU \(--zero-group x --tp 1\), which cut the expert group --etp 2 x --ep 1/m,
      'train --etp 2: the group and the expert group named') or diag $e;
 ($c, $o, $e) = run_gp('plan', 'mixtral-8x7b', '--gpu', 'h100-sxm', '--gpus', '64', '--zero-group', '2',
                       '--ep-max', '8');

@@ -206,7 +206,7 @@ do
   -- asked ep > 1 and let it fall to the engine's words, exit 1 on the
   -- command line, where the flags' refusal is exit 2)
   t.raises(function() gp.train(t.with(mx, { ep = 1, etp = 2, zero_group = 1 })) end,
-    "zero_group 1 shards in groups of 1 GPUs (zero_group x tp 1), which cut the expert group "
+    "zero_group 1 shards in groups of 1 GPU (zero_group x tp 1), which cut the expert group "
       .. "etp 2 x ep 1", "MoE etp 2 x ep 1 against a 1-GPU group: refused by zero_group", true)
 end
 
