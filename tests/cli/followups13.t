@@ -52,4 +52,23 @@ like($o, qr/zero 1 in groups of 1 rank\)/, 'a group of 1: "1 rank"') or diag $o;
                       '--zero-group', '2');
 like($o, qr/zero 1 in groups of 2 ranks\)/, 'a group of 2: "2 ranks"') or diag $o;
 
+# 7. The completion offers every command `gpuplan --help` lists: it is
+# made from cli.COMMANDS (gpuplan.docgen), the help from that list plus
+# the rows help_text writes itself ("run"); a command added to the help
+# alone (a "guide" row) was not completed.  The first word's completions
+# against the help's commands, one by one.
+{
+    ($c, $o, $e) = run_gp('--help');
+    my ($block) = $o =~ /^commands:\n(.*?)\n\n/ms;
+    my @cmds = map { /^  (\S+)/ ? $1 : () } split /\n/, $block // '';
+    ok(@cmds >= 12, scalar(@cmds) . ' commands in the help') or diag $o;
+    my $script = '. completion/gpuplan.bash; COMP_WORDS=(gpuplan ""); COMP_CWORD=1; '
+               . '_gpuplan; printf "%s\n" "${COMPREPLY[@]}"';
+    open my $ph, '-|', 'bash', '-c', $script or die "bash: $!";
+    my %offered = map { chomp; ($_ => 1) } <$ph>;
+    close $ph;
+    my @missing = grep { !$offered{$_} } @cmds;
+    is("@missing", '', 'the completion offers each command of the help');
+}
+
 done_testing();
