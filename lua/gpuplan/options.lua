@@ -631,8 +631,11 @@ opt { name = "chunk_tokens", type = "number", lua_only = true, commands = "fit",
 -- key given never means: 0 read "[0, 1]" and then was refused as "(0, 1]")
 -- infer's on the command line too (a dense serving run's engine states it:
 -- MLPerf's kvcache_free_gpu_mem_frac; validation/SCHEMA.md
--- workload.kv_free_fraction); fit's in Lua.
-opt { name = "kv_free_fraction", type = "number", metavar = "F", commands = "infer", lua = "fit",
+-- workload.kv_free_fraction); fit --method infer's as well, whose
+-- gp.memory takes the key: the KV pool's rule is the same question there
+-- (how many sequences a TensorRT-LLM engine holds), and gpuplan fit
+-- refused the flag as "an option of gpuplan infer".
+opt { name = "kv_free_fraction", type = "number", metavar = "F", commands = "infer fit",
   kind = "fraction", range = { 0, 1, gt = true }, methods = "infer",
   -- the runtime's own rule where neither this nor margin is given
   -- (gpuplan.infer M.runtime_memory: TensorRT-LLM's llmapi/llm_args.py

@@ -71,4 +71,41 @@ like($o, qr/zero 1 in groups of 2 ranks\)/, 'a group of 2: "2 ranks"') or diag $
     is("@missing", '', 'the completion offers each command of the help');
 }
 
+# 8. fit --method infer takes --kv-free-fraction, as gp.memory takes the
+# key (one declaration: its CLI flag, Lua key and help): the KV pool is F
+# of the memory free once the model is loaded (TensorRT-LLM's
+# free_gpu_memory_fraction), so the budget is capacity - (1 - F) x
+# (capacity - what is placed without the KV), read back from the table
+# itself: capacity 84.93, placed 18.80 - 1.07 = 17.73 GB (weights,
+# workspace and the reserve), 84.93 - 0.1 x 67.20 = 78.21 (two decimals
+# printed: 0.02 GB).
+{
+    ($c, $o, $e) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'infer',
+                          '--kv-free-fraction', '0.9');
+    is($c, 0, 'fit --method infer --kv-free-fraction 0.9: exit 0') or diag $e;
+    my %gb = map { /^(\w+)\s+[\d.]+\s+([\d.]+)/ ? ($1 => $2) : () } split /\n/, $o;
+    my $want = defined $gb{capacity} && defined $gb{total} && defined $gb{kv_cache}
+        ? $gb{capacity} - 0.1 * ($gb{capacity} - ($gb{total} - $gb{kv_cache})) : undef;
+    ok(defined $want && defined $gb{budget} && abs($gb{budget} - $want) < 0.02,
+       "budget $gb{budget} GB = capacity - 0.1 of the free memory") or diag $o;
+    like($o, qr/^budget .*\(0\.1 of the memory free after the model, --kv-free-fraction 0\.9\)$/m,
+         'the budget row names the rule');
+    my ($c2, $o2) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'infer');
+    my ($b2) = $o2 =~ /^budget\s+[\d.]+\s+([\d.]+)/m;
+    ok(defined $b2 && $b2 != $gb{budget}, 'without it the margin rule gives another budget');
+    # the refusals of the declaration: a training method, with --margin,
+    # out of range
+    ($c, $o, $e) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--kv-free-fraction', '0.9');
+    is($c, 2, 'a training fit: exit 2');
+    like($e, qr/^gpuplan: fit: --kv-free-fraction applies to --method infer$/m, '... says so');
+    ($c, $o, $e) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'infer',
+                          '--kv-free-fraction', '0.9', '--margin', '0.1');
+    is($c, 2, 'with --margin: exit 2');
+    like($e, qr/--margin and --kv-free-fraction are two rules for the KV pool/, '... says so');
+    ($c, $o, $e) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'infer',
+                          '--kv-free-fraction', '1.5');
+    is($c, 1, '1.5: out of range, exit 1');
+    like($e, qr/--kv-free-fraction must be a number in \(0, 1\] \(got 1\.5\)/, '... names the flag');
+}
+
 done_testing();

@@ -95,7 +95,7 @@ end
 
 -- The table's rows: each component with its note, the total, the
 -- capacity and the budget.
-local function component_rows(r)
+local function component_rows(r, opts)
   local rows = {}
   -- deepspeed-bf16 grads are two buffers; say so where the number is.
   local notes = {
@@ -147,7 +147,13 @@ local function component_rows(r)
   for _, c in ipairs(r.components) do rows[#rows + 1] = row(c.name, c.bytes, notes[c.name]) end
   rows[#rows + 1] = row("total", r.total)
   rows[#rows + 1] = row("capacity", r.capacity)
-  rows[#rows + 1] = row("budget", r.budget,
+  -- --kv-free-fraction F: the margin is (1 - F) of the memory the model
+  -- leaves free (memory_infer.c mem_kv_margin), not a share of the card
+  -- the user set: said as the rule it comes from
+  local kf = opts and opts.kv_free_fraction
+  rows[#rows + 1] = row("budget", r.budget, kf and
+    string.format("capacity - %.0f%% margin (%.4g of the memory free after the model, "
+      .. "--kv-free-fraction %.4g)", 100 * r.margin / r.capacity, 1 - kf, kf) or
     string.format("capacity - %.0f%% margin", 100 * r.margin / r.capacity))
   return rows
 end
@@ -227,7 +233,7 @@ function C.run(opts, args)
     if msg:sub(1, 5) ~= "fit: " then msg = "fit: " .. msg end
     error(msg, 0)
   end
-  local rows = component_rows(r)
+  local rows = component_rows(r, opts)
   local format = opts.format or "text"
   if format == "json" then
     io.write(report.json(json_result(r)), "\n")
