@@ -299,16 +299,24 @@ function M.per_hour(cat, p, gpu, buyer, default)
     -- expected an amount per GPU-hour like '$2.49/h'", as if no price id
     -- were taken.  Text whose first part is a card's id is an id: an
     -- unknown catalog id, exit 1, with that card's offers.
+    -- An id naming another card than the one priced (--gpu h100-sxm
+    -- --price a100-sxm-80gb/lambda/us) listed the A100's offers, as if
+    -- the card were what to fix: it says both cards, as an offer of
+    -- another card is refused above, and lists the priced card's offers.
     local card = p:match("^([%w%.%-]+)/")
     if not ok and card and cat.gpus and cat.gpus[card] then
+      local gid = type(gpu) == "table" and gpu.id or gpu
+      local other = type(gid) == "string" and gid ~= card
+      local of = other and gid or card
       local offers = {}
       for id, e in pairs(cat.prices or {}) do
-        if e.gpu == card then offers[#offers + 1] = id end
+        if e.gpu == of then offers[#offers + 1] = id end
       end
       table.sort(offers)
-      error(string.format("price '%s' is no catalog offer (%s; or an amount like '$2.49/h')", p,
-        #offers > 0 and ("the offers for " .. card .. ": " .. table.concat(offers, ", "))
-        or ("the catalog has no offer for " .. card)), 0)
+      error(string.format("price '%s' is no catalog offer%s (%s; or an amount like '$2.49/h')", p,
+        other and string.format(", and it names %s, not %s", card, gid) or "",
+        #offers > 0 and ("the offers for " .. of .. ": " .. table.concat(offers, ", "))
+        or ("the catalog has no offer for " .. of)), 0)
     end
     -- a negative amount ("-$2/h", "$-2/h", "-2USD/h") reads once its sign
     -- is gone: refused as a negative number is (exit 1), as a negative

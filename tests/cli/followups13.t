@@ -43,6 +43,22 @@ like($o, qr/^\s*20000\s+40\.25\s+\d+\s+TP\d+\s+\d+\s+\d+\s+[\d.]+\s+\d+\s+250\.5
 like($o, qr/^\s*20000\s+50\.0\s+\d+\s+TP\d+\s+\d+\s+\d+\s+[\d.]+\s+\d+\s+250\.5\s/m,
      '--ttft-max 0.2505s: 250.5') or diag $o;
 
+# 4. A --price id of another card than --gpu that no catalog entry holds
+# (--gpu h100-sxm --price a100-sxm-80gb/lambda/us) listed the A100's offers,
+# as if the A100 were to be priced; it now names both cards, as an existing
+# offer of another card is refused, and lists the priced card's offers.
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--price',
+                      'a100-sxm-80gb/lambda/us');
+is($c, 1, 'another card\'s unknown offer: exit 1 (an unknown catalog id)');
+like($e, qr/^gpuplan: train: --price 'a100-sxm-80gb\/lambda\/us' is no catalog offer, and it names a100-sxm-80gb, not h100-sxm \(the offers for h100-sxm: h100-sxm\/\S+/m,
+     'names both cards and lists the H100\'s offers') or diag $e;
+unlike($e, qr/a100-sxm-80gb\/hyperscaler/, 'not the A100\'s');
+# the card's own unknown offer lists its offers, as before
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'a100-sxm-80gb', '--gpus', '8', '--price',
+                      'a100-sxm-80gb/lambda/us');
+like($e, qr/is no catalog offer \(the offers for a100-sxm-80gb: a100-sxm-80gb\//,
+     'its own card: that card\'s offers') or diag $e;
+
 # 5. "groups of 1 GPUs": the noun agrees with the count (the refusal's
 # text is tests/cli/newuser9.t's; here the plan's title)
 ($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '1',
