@@ -516,6 +516,39 @@ function M.does_not_fit(why, figures)
     and "; the times and costs below are what it would take if it fit" or "")
 end
 
+-- What would fit a job that does not, found by pricing it: tries is a
+-- list of { words = "--zero 3", try = function() -> fits, detail }, in
+-- the order a user would reach for them; each is run (a pcall: a variant
+-- the engine refuses is left out) until `want` of them fit
+-- (default every one).  Returns the line to print: "would fit: --zero 3
+-- (peak 47.7 GiB per GPU)" -- each option named was priced and fits --
+-- and the ones tried that do not ("; not --zero 1, --zero 2 (they do not
+-- fit either)"), or "none of --zero 1, --zero 2 fits either" where none does, or nil
+-- without tries.  Never a canned sentence: an option is said to fit only
+-- when its own run says so.
+function M.fit_hints(tries, want)
+  if #tries == 0 then return nil end
+  local hit, missed = {}, {}
+  for _, t in ipairs(tries) do
+    local ok, fits, detail = pcall(t.try)
+    if ok and fits then
+      hit[#hit + 1] = t.words .. (detail and (" (" .. detail .. ")") or "")
+      if want and #hit >= want then break end
+    elseif ok then
+      missed[#missed + 1] = t.words
+    end
+    -- a variant the engine refuses (a format the card cannot run) is no
+    -- option here: said neither way
+  end
+  if #hit == 0 and #missed == 0 then return nil end
+  if #hit > 0 then
+    return "would fit (priced): " .. table.concat(hit, "; ") .. (#missed > 0 and ("; not "
+      .. table.concat(missed, ", ") .. (#missed == 1 and " (it does not fit either)"
+      or " (they do not fit either)")) or "")
+  end
+  return "none of " .. table.concat(missed, ", ") .. " fits either (priced)"
+end
+
 -- " (if it fit)" after the label of a figure of a result that does not fit.
 function M.if_fit(fits) return fits and "" or " (if it fit)" end
 

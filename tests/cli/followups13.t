@@ -68,6 +68,73 @@ like($o, qr/zero 1 in groups of 1 rank\)/, 'a group of 1: "1 rank"') or diag $o;
                       '--zero-group', '2');
 like($o, qr/zero 1 in groups of 2 ranks\)/, 'a group of 2: "2 ranks"') or diag $o;
 
+# 6. A job that does not fit says what would, each option priced as the
+# job was (report.fit_hints), and each claim is checked here by running
+# the command with that option.
+# (a) plan: a 70B full fine-tune on 8 H100s searched ZeRO-1 alone and said
+# only that nothing fits.
+{
+    my @job = ('plan', 'llama3-70b', '--gpu', 'h100-sxm', '--gpus', '8', '--method', 'full');
+    ($c, $o, $e) = run_gp(@job);
+    is($c, 0, 'plan 70B full on 8 H100: exit 0') or diag $e;
+    like($o, qr/^no layout fits /m, 'nothing fits');
+    my ($line) = $o =~ /^(would fit \(priced\): .*)$/m;
+    ok(defined $line, 'a line of what would fit') or diag $o;
+    $line //= '';
+    # every option the line says fits, run: its best layout as said
+    my @said = $line =~ /(--[\w-]+ \w+) \(its best h100-sxm x (\d+) (.*?), ([\d.]+) GiB\/GPU\)/g;
+    ok(@said >= 4, 'at least one option with its best layout') or diag $line;
+    while (my ($opt, $n, $lay, $gib) = splice @said, 0, 4) {
+        my ($c2, $o2) = run_gp(@job, split(/ /, $opt));
+        my ($best) = $o2 =~ /^(h100-sxm .*)$/m;
+        like($best // '', qr/^h100-sxm\s+\Q$n\E\s+\Q$lay\E\s.*\s\Q$gib\E\s*$/,
+             "$opt: fits, its best $lay at $gib GiB") or diag $o2;
+    }
+    # and the ones it says do not: ZeRO-3 (16 B a parameter over 8 GPUs
+    # is 140 GB of states alone)
+    like($line, qr/; not --zero 3\b/, 'ZeRO-3 named as not fitting either');
+    my ($c3, $o3) = run_gp(@job, '--zero', '3');
+    like($o3, qr/^no layout fits /m, '--zero 3: indeed nothing fits');
+    # csv: the same on stderr, the table a header alone
+    ($c, $o, $e) = run_gp(@job, '--format', 'csv');
+    like($e, qr/^gpuplan: note: plan: would fit \(priced\): /m, 'csv: the hint is a note on stderr');
+    # something fits: no such line
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8');
+    unlike($o, qr/would fit/, 'a plan that fits: no hint');
+}
+# (b) rl: its default ZeRO-0 holds the whole model's states a GPU (8B on 8
+# H100s: 153 GiB); the stages above are priced and the smallest that fits
+# named.
+{
+    my @job = ('rl', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8');
+    ($c, $o, $e) = run_gp(@job);
+    is($c, 0, 'rl 8B on 8 H100: exit 0') or diag $e;
+    my ($z, $peak) = $o =~ /^would fit \(priced\): --zero (\d) \(peak ([\d.]+) GiB per GPU\)/m;
+    ok(defined $z, "rl names --zero $z") or diag $o;
+    my ($c2, $o2) = run_gp(@job, '--zero', $z // 3);
+    like($o2, qr/^memory: peak \Q@{[$peak \/\/ '']}\E GiB of [\d.]+ GiB per GPU; fits: yes/m,
+         "--zero $z: fits at the peak said") or diag $o2;
+    for my $lower (1 .. ($z // 1) - 1) {
+        like($o, qr/not .*--zero $lower\b/, "--zero $lower said not to fit");
+        my ($c3, $o3) = run_gp(@job, '--zero', $lower);
+        like($o3, qr/fits: no/, "--zero $lower: indeed no");
+    }
+}
+# (c) a MoE deployment that does not fit (DeepSeek-V3 bf16 on 16 H20s):
+# the assumed line, as a fitting one prints, and 8-bit weights priced.
+{
+    my @job = ('infer', 'deepseek-v3', '--gpu', 'h20', '--gpus', '16', '--ep', '16');
+    ($c, $o, $e) = run_gp(@job);
+    is($c, 0, 'deepseek-v3 bf16 on 16 h20: exit 0') or diag $e;
+    like($o, qr/^does not fit: decode: /m, 'does not fit');
+    like($o, qr/^assumed: kv=bf16, kv policy: mean, input=2048, output=256, /m, 'the assumed line');
+    my ($b) = $o =~ /^would fit \(priced\): --weights fp8 \(batch (\d+) per GPU, \d+ tokens\/s per GPU\)/m;
+    ok(defined $b, 'names --weights fp8 with its batch') or diag $o;
+    my ($c2, $o2) = run_gp(@job, '--weights', 'fp8');
+    like($o2, qr/^batch per GPU\s+\Q@{[$b \/\/ '']}\E \(KV holds/m, "--weights fp8: batch $b a GPU")
+        or diag $o2;
+}
+
 # 7. The completion offers every command `gpuplan --help` lists: it is
 # made from cli.COMMANDS (gpuplan.docgen), the help from that list plus
 # the rows help_text writes itself ("run"); a command added to the help

@@ -78,14 +78,58 @@ local function cached_words(r)
   return string.format(" (%.4g of the prompt from the prefix cache)", r.cached_tokens)
 end
 
-local function moe_report(r, opts)
+-- A MoE deployment that does not fit: what would, each priced as this
+-- one (gp.infer with the one option changed): 8-bit weights where they
+-- are wider (DeepSeek-V3 bf16 on 16 H20s: 85.8 GB of weights a GPU), an
+-- 8-bit KV where it is wider, and twice the GPUs (with --ep, the experts
+-- over all of them: --gpus 16 --ep 16 as 32 GPUs of 2 instances holds
+-- what 16 do).
+local function moe_hints(a)
+  local memory = require "gpuplan.memory"
+  local tries = {}
+  local function variant(words, change)
+    tries[#tries + 1] = { words = words, try = function()
+      local a2 = {}
+      for k, v in pairs(a) do a2[k] = v end
+      change(a2)
+      local r2 = infer.infer(a2)
+      return r2.fits, r2.fits and string.format("batch %s per GPU, %.0f tokens/s per GPU",
+        per_gpu_batch(r2.batch_per_gpu), r2.per_gpu)
+    end }
+  end
+  local ok, w = pcall(memory.weight_format, a.weights or "bf16")
+  if ok and memory.weight_bits(w) > 8 then
+    variant("--weights fp8", function(x) x.weights = "fp8" end)
+  end
+  if (memory.kv_bytes[a.kv or "bf16"] or 2) > 1 then
+    variant("--kv fp8", function(x) x.kv = "fp8" end)
+  end
+  local n = math.tointeger(a.gpus)
+  if n then
+    variant(a.ep and string.format("--gpus %d --ep %d", 2 * n, 2 * a.ep)
+      or string.format("--gpus %d", 2 * n), function(x)
+      x.gpus = 2 * n
+      if x.ep then x.ep = 2 * x.ep end
+    end)
+  end
+  return report.fit_hints(tries)
+end
+
+local function moe_report(r, opts, a)
   local title = string.format("%s on %d x %s: %s%s, %s weights%s, %s KV, in %d / out %d",
     r.model, r.gpus, r.gpu, r.disagg and "decode " or "", r.layout, report.weights_words(r.weights),
     r.expert_weights and (" (" .. r.expert_weights .. " experts)") or "", r.kv,
     r.input, r.output)
   title = title .. cached_words(r)
   if not r.fits then
+    -- the title, then what was assumed (a refusal without it hid the
+    -- defaults it was priced at) and what would fit, priced
     io.stdout:write(report.does_not_fit(r.why), title, "\n")
+    if #r.defaults > 0 then
+      io.stdout:write("assumed: ", options.cli_defaults("infer", r.defaults), "\n")
+    end
+    local h = a and moe_hints(a)
+    if h then io.stdout:write(h, "\n") end
     return 0
   end
   local m, cur = r.memory, r.currency or "USD"
@@ -747,7 +791,7 @@ function C.run(opts, args)
   local ok, r = pcall(infer.infer, a)
   if not ok then error(clean(r), 0) end
   if r.moe and (opts.format or "text") ~= "csv" and opts.format ~= "json" then
-    return moe_report(r, opts)
+    return moe_report(r, opts, a)
   end
   if opts.format == "json" or opts.format == "csv" then
     return machine_report(r, opts)

@@ -273,6 +273,7 @@ function C.run(opts, args)
     r.defaults[#r.defaults + 1] = "gpus=8 (--gpus 8..64 tries more counts)"
   end
   if opts.per_card then return C.cards(r, o, head, opts) end
+  head.hint = C.fit_hints(r, o, opts)
   -- The pictures before the JSON lines: --svg with --format json (a
   -- shard's, or a script's) returned before them, so the files the help
   -- promises were never written and nothing said so.
@@ -708,6 +709,57 @@ function C.none_reason(r, head)
     .. " (--per-card shows each card's best layout and what it misses by)") or "")
 end
 
+-- Nothing fits a GPU (memory the miss, not a deadline or budget): what
+-- would, each variant searched as this one was -- ZeRO-3 where the stages
+-- searched lack it (plan's default is 1), the optimizer on the host where
+-- nothing is offloaded, more GPUs (the counts searched doubled, then
+-- quadrupled) -- and named with its best layout where it fits (a 70B full
+-- fine-tune on 8 H100s: ZeRO-1 holds 158 GiB a GPU).  nil where something
+-- fits, a limit is the miss, or the search is a shard (merge ranks it).
+function C.fit_hints(r, o, opts)
+  if #r.results > 0 or opts.shard or limits({ deadline = opts.deadline, budget = opts.budget }) then
+    return nil
+  end
+  local fitting = 0
+  for _, x in pairs(r.stats) do fitting = fitting + (x.fitting or 0) end
+  if fitting > 0 then return nil end
+  local function variant(words, change)
+    return { words = words, try = function()
+      local o2 = {}
+      for k, v in pairs(o) do o2[k] = v end
+      o2.progress = false
+      change(o2)
+      local r2 = sweep.sweep(o2)
+      local b = r2.results[1]
+      return b ~= nil, b and string.format("its best %s x %d %s, %.1f GiB/GPU", b.gpu, b.gpus,
+        b.layout, b.mem_gib)
+    end }
+  end
+  local tries = {}
+  local zs = o.zero or { 1 }
+  local has3, has_sharded = false, false
+  for _, z in ipairs(zs) do
+    if z == 3 then has3 = true end
+    if z >= 1 then has_sharded = true end
+  end
+  if not has3 and not o.fsdp then
+    tries[#tries + 1] = variant("--zero 3", function(x) x.zero = { 3 } end)
+  end
+  if not o.offload and not o.fsdp and has_sharded then
+    tries[#tries + 1] = variant("--offload optimizer", function(x) x.offload = "optimizer" end)
+  end
+  -- the largest count searched ("8", "8,16", "64..1024"): its double and
+  -- its quadruple, one count each
+  local most = 0
+  for n in tostring(o.gpus):gmatch("%d+") do most = math.max(most, tonumber(n)) end
+  for _, k in ipairs { 2, 4 } do
+    if most > 0 then
+      tries[#tries + 1] = variant("--gpus " .. most * k, function(x) x.gpus = tostring(most * k) end)
+    end
+  end
+  return require("gpuplan.report").fit_hints(tries)
+end
+
 -- Print a plan: the best layouts, why the runner-up lost, what was
 -- searched and the defaults.  r = {results, stats, defaults}; job: the
 -- sweep's options; head = {model, policy, deadline, budget}.
@@ -721,11 +773,13 @@ function C.show(r, job, head, format, top)
     -- A CSV stays a table a spreadsheet opens: its header without rows,
     -- the reason on stderr (it printed the title and the reason as text).
     io.stderr:write("gpuplan: note: plan: ", C.none_reason(r, head), "\n")
+    if head.hint then io.stderr:write("gpuplan: note: plan: ", head.hint, "\n") end
   elseif #shown == 0 then
     -- Nothing within a deadline or budget said nothing of how far the
     -- nearest layout is: --per-card shows each card's best and by how
     -- much it misses.
     io.write(title, "\n", C.none_reason(r, head), "\n")
+    if head.hint then io.write(head.hint, "\n") end
   end
   if #shown > 0 or format == "csv" then
     -- The 80% ranges (gpuplan.ranges): beside the value in a table, as

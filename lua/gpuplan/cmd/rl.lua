@@ -211,6 +211,23 @@ function C.run(opts, args)
   end
   report.print(rows, { format = format, title = title, columns = columns })
   if text then write_lines(r, noroll, iff) end
+  -- A step that does not fit: the ZeRO stages above the one priced (rl's
+  -- default is 0, the whole model's states on each GPU), each priced,
+  -- the smallest that fits named (8B on 8 H100s: --zero 3 at 47.7 GiB).
+  if text and not r.fits then
+    local tries = {}
+    for z = (o.zero or 0) + 1, 3 do
+      tries[#tries + 1] = { words = "--zero " .. z, try = function()
+        local o2 = {}
+        for k, v in pairs(o) do o2[k] = v end
+        o2.zero = z
+        local r2 = rl.rl(o2)
+        return r2.fits, string.format("peak %.1f GiB per GPU", r2.peak_memory / units.GiB)
+      end }
+    end
+    local h = report.fit_hints(tries, 1)
+    if h then io.write(h, "\n") end
+  end
   return 0
 end
 
