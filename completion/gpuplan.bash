@@ -11,7 +11,7 @@ _gpuplan() {
     prev=${COMP_WORDS[COMP_CWORD-1]}
     cmd=${COMP_WORDS[1]}
     if [ "$COMP_CWORD" -eq 1 ]; then
-        COMPREPLY=($(compgen -W 'run catalog validate model fit infer plan roofline comm train rl merge --help --version' -- "$cur"))
+        COMPREPLY=($(compgen -W 'guide run catalog validate model fit infer plan roofline comm train rl merge --help --version' -- "$cur"))
         [ ${#COMPREPLY[@]} -eq 0 ] && COMPREPLY=($(compgen -f -- "$cur"))
         return
     fi

@@ -342,7 +342,10 @@ end
 
 function M.bash_completion()
   local cmds = commands()
-  local names = {}
+  -- `gpuplan guide` is the default guide (cli.lua runs scripts/guide.lua),
+  -- a command of the help without a module: offered by name; its options
+  -- are the script's, which it lists under `gpuplan guide --help`.
+  local names = { "guide" }
   for _, c in ipairs(cmds) do names[#names + 1] = c.name end
   local out = {
     "# bash completion for gpuplan -- " .. GENERATED .. "; do not edit",
