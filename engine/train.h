@@ -235,7 +235,11 @@ typedef struct train_cfg {
 				  * separate q/k/v and gate/up linears, the
 				  * loss upcast to fp32; 0: one fused kernel
 				  * per operator (Megatron / Transformer
-				  * Engine, torch.compile, Liger) */
+				  * Engine, torch.compile) */
+	int liger;               /* with eager: Liger-Kernel's Triton RMSNorm,
+				  * RoPE and SwiGLU in the Hugging Face
+				  * modules, the rest eager (train_layer.c
+				  * liger_elem) */
 	int fp8_current;         /* 1: with compute fp8, each cast to fp8
 				  * scales by the tensor's own amax
 				  * (Transformer Engine's
@@ -472,6 +476,7 @@ typedef struct train_lkey {
 	int fp8_block;           /* train_cfg's, with lin fp8 */
 	int moe_fp8_copy;        /* train_cfg's, with lin fp8 */
 	int flash, dropout, eager, forward_only;
+	int liger;               /* train_cfg's, eager only */
 	int ds_hooks;            /* DeepSpeed's stage 3 gathers through
 				  * Python hooks on every module of the
 				  * eager modules (train_layer.c

@@ -490,6 +490,75 @@ static void act_unfused_costs(const tenv *e, const train_lkey *k,
 	}
 }
 
+/* Liger-Kernel (linkedin/Liger-Kernel; AutoLigerKernelForCausalLM,
+ * apply_liger_kernel_to_llama / _qwen3 / ...) swaps three of the eager
+ * modules above for Triton kernels of its own -- "rope: bool = True",
+ * "rms_norm: bool = True", "swiglu: bool = True" by default
+ * (transformers/monkey_patch.py: "modeling_llama.apply_rotary_pos_emb =
+ * liger_rotary_pos_emb", "modeling_llama.LlamaRMSNorm = LigerRMSNorm",
+ * "modeling_llama.LlamaMLP = LigerSwiGLUMLP"; for Qwen3 the Qwen3RMSNorm
+ * class, so its q_norm and k_norm too) -- and leaves the rest of the
+ * Hugging Face modules as they were: q/k/v and gate/up still separate
+ * linears (their dgrad sums), the attention's output copy, the loss
+ * unless fused_linear_ce.  One kernel each way, whose bytes are what
+ * the Triton source loads and stores (src/liger_kernel/ops/):
+ *   rms_norm.py  forward _rms_norm_forward_kernel reads X and writes Y
+ *                (2 A an element) and the row's fp32 rstd (4 B a row);
+ *                backward _rms_norm_backward_kernel reads dY and X,
+ *                writes dX (3 A) and reads the rstd (4 B a row), its
+ *                per-program fp32 dW rows (sm_count x hidden, summed by
+ *                "_dW.sum(dim=0)") a few MB a call, left out;
+ *   rope.py      _triton_rope rotates q and k in place in one launch
+ *                ("tl.store(q_ptr + first_half_q_offsets, ...)"), the
+ *                backward the same kernel on dq and dk: read and write,
+ *                2 A a q/k element each way, and cos and sin of the
+ *                row (2 head_dim A a token);
+ *   swiglu.py    _swiglu_forward_kernel reads a and b and writes c (3 A
+ *                an ffn element); _swiglu_backward_kernel reads dc, a,
+ *                b and stores da and db over a and b ("recomputation to
+ *                save memory": 5 A).
+ * Forward *t, backward *tb, *nk the forward's launches; 0 when o is none
+ * of the three (a LayerNorm, a plain activation: as eager_elem). */
+static int liger_elem(const tenv *e, const train_lkey *k, const gp_op *o,
+		      double *t, double *tb, double *nk)
+{
+	const gp_model *m = e->m;
+	double A = k->A, h = m->hidden;
+
+	if ((strcmp(o->name, "attn_norm") == 0 ||
+	     strcmp(o->name, "mlp_norm") == 0) && m->norm_params == m->hidden) {
+		*t = t_mem(e, k->half, 2.0 * A * o->elems + 4.0 * o->elems / h);
+		*tb = t_mem(e, k->half, 3.0 * A * o->elems + 4.0 * o->elems / h);
+		*nk += 1;
+	} else if (strcmp(o->name, "qk_norm") == 0) {
+		/* q's heads and k's, a row a head, one call each */
+		double rows = o->elems / m->head_dim;
+
+		*t = t_mem(e, k->half, 2.0 * A * o->elems + 4.0 * rows);
+		*tb = t_mem(e, k->half, 3.0 * A * o->elems + 4.0 * rows);
+		*nk += 2;
+	} else if (strcmp(o->name, "rope_kv") == 0) {
+		double nh = m->heads / (double)k->tp;
+		double nkv = model_kv_heads_rank(m, k->tp);
+		double tok = o->elems / ((nh + nkv) * m->head_dim);
+		double b = 2.0 * A * o->elems + 2.0 * m->head_dim * A * tok;
+
+		*t = t_mem(e, k->half, b);
+		*tb = t_mem(e, k->half, b);
+		*nk += 1;
+	} else if ((strcmp(o->name, "mlp_act") == 0 ||
+		    strcmp(o->name, "moe_act") == 0) && m->ffn_gated) {
+		double el = o->elems / 1.5;   /* as eager_elem */
+
+		*t = t_mem(e, k->half, 3.0 * A * el);
+		*tb = t_mem(e, k->half, 5.0 * A * el);
+		*nk += 1;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
 /* An elementwise operator as the eager modules run it (above): its
  * forward *t and backward *tb replaced by their kernels', *nk counting
  * the forward's launches.  A LayerNorm (nn.LayerNorm: one kernel each
@@ -500,6 +569,8 @@ static void eager_elem(const tenv *e, const train_lkey *k, const gp_op *o,
 	const gp_model *m = e->m;
 	double h = m->hidden, nb = 0;
 
+	if (k->liger && liger_elem(e, k, o, t, tb, nk))
+		return;
 	if ((strcmp(o->name, "attn_norm") == 0 ||
 	     strcmp(o->name, "mlp_norm") == 0) && m->norm_params == m->hidden) {
 		*t = ekernels(e, k, rms_fwd, NK(rms_fwd), o->elems,
@@ -3359,7 +3430,9 @@ void train_ends_costs(tenv *e, const train_lkey *k, train_lcost *ld)
 		loss_b = t_mem(e, k->half, lv * 4.0) +
 			t_mem(e, k->half, lv * 12.0) + up;
 	}
-	if (k->eager) {
+	/* Liger's final norm (its RMSNorm class, base_model.norm): the
+	 * fused norm's 2 A and 3 A above, its row's rstd left out. */
+	if (k->eager && !k->liger) {
 		if (m->norm_params == m->hidden) {
 			norm_f = ekernels(e, k, rms_fwd, NK(rms_fwd), el,
 					  el / hid, &nk);

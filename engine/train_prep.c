@@ -303,6 +303,7 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.flash = c->mem.flash;
 	xp->k.dropout = c->mem.dropout;
 	xp->k.eager = c->eager;
+	xp->k.liger = c->liger && c->eager;
 	xp->k.forward_only = c->forward_only;
 	xp->k.ds_hooks = train_ds_hooks_cfg(c) && gathers(xp);
 	xp->k.unfused_loss = c->unfused_loss;

@@ -518,7 +518,8 @@ end
 -- else its default from the stack, gpuplan.options' one declaration (the
 -- hf stack eager, the others fused).
 local function eager_kernels(o, stack)
-  return (o.kernels or options.get("kernels").value({ stack = stack })) == "eager"
+  local k = o.kernels or options.get("kernels").value({ stack = stack })
+  return k ~= "fused", k == "liger"
 end
 
 local function prepare_shape(o, cfg, model, method, dflt)
@@ -788,11 +789,16 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
   -- fp32 softmax beside its 16-bit copy and the fp32 logits, whether the
   -- hf stack (FSDP, the Trainer) or DeepSpeed's engine drives them
   -- (transformers' LlamaForCausalLM under deepspeed.initialize is the same
-  -- module); fused modules (Megatron/TE, torch.compile, Liger) keep
-  -- neither.  Without kernels the stack says which.
-  local eager = eager_kernels(o, stack)
+  -- module); fused modules (Megatron/TE, torch.compile) keep neither.
+  -- Without kernels the stack says which.  Liger's modules in the eager
+  -- ones (kernels liger) keep what its autograd Functions save: its
+  -- SwiGLU a and b ("ctx.save_for_backward(a, b)", the backward
+  -- recomputes silu), its RMSNorm X, W and the rows' rstd
+  -- ("ctx.save_for_backward(X, W, RSTD)", no fp32 copy), the attention
+  -- as eager (Liger-Kernel src/liger_kernel/ops/swiglu.py, rms_norm.py).
+  local eager, liger = eager_kernels(o, stack)
   cfg.eager_swiglu = o.eager_swiglu
-  if cfg.eager_swiglu == nil then cfg.eager_swiglu = eager end
+  if cfg.eager_swiglu == nil then cfg.eager_swiglu = eager and not liger end
   cfg.eager_softmax = o.eager_softmax
   if cfg.eager_softmax == nil then cfg.eager_softmax = eager end
   -- ... and the fp32 upcast each RMSNorm keeps (engine/memory_act.c
@@ -801,7 +807,7 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
     fail("eager_norm must be true or false (got %s)", shown(o.eager_norm))
   end
   cfg.eager_norm = o.eager_norm
-  if cfg.eager_norm == nil then cfg.eager_norm = eager end
+  if cfg.eager_norm == nil then cfg.eager_norm = eager and not liger end
   cfg.logit_bytes = o.logit_bytes or (eager and 6 or 4)
   -- Liger-Kernel's fused linear cross-entropy (engine/memory_train.c,
   -- train_layer.c train_ends_costs): one chunk of logits, so no bytes a

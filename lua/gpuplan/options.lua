@@ -1755,10 +1755,14 @@ opt { name = "power_limit", type = "string", metavar = "W", commands = "train pl
 -- gp.memory and fit take it too: what autograd keeps follows the modules
 -- that run (eager SwiGLU's silu(gate), the eager softmax's fp32 copy, the
 -- loss's logit bytes; lua/gpuplan/memory.lua).
+-- liger is what AutoLigerKernelForCausalLM / apply_liger_kernel_to_*
+-- run: the Hugging Face modules with Liger-Kernel's Triton RMSNorm, RoPE
+-- and SwiGLU in place of theirs (engine/train_layer.c liger_elem), the
+-- rest eager; its fused linear cross-entropy is fused_linear_ce.
 opt { name = "kernels", type = "string", metavar = "K", commands = TRAIN4, methods = TRAINING,
   default = "eager on the hf and deepspeed stacks (transformers' modules, as the Trainer, "
     .. "Accelerate and TRL hand them to DeepSpeed), fused on megatron", kind = "enum",
-  values = { "eager", "fused" },
+  values = { "eager", "fused", "liger" },
   value = function(j)
     if j.stack == "deepspeed" then
       return "eager", "kernels=eager (stack deepspeed: transformers' modules under the "
@@ -1767,7 +1771,8 @@ opt { name = "kernels", type = "string", metavar = "K", commands = TRAIN4, metho
     return j.stack == "hf" and "eager" or "fused"
   end,
   help = "eager (Hugging Face modules: one PyTorch kernel per tensor op) | fused (one per "
-    .. "operator: Megatron / Transformer Engine, torch.compile, Liger)",
+    .. "operator: Megatron / Transformer Engine, torch.compile) | liger (Hugging Face modules "
+    .. "with Liger-Kernel's RMSNorm, RoPE and SwiGLU, the rest eager)",
   suggest = { "torch_compile", "compile", "fused_kernels" } }
 opt { name = "grad_reduce", type = "string", metavar = "D", commands = "train plan rl",
   default = "the recipe's gradient dtype", kind = "enum", values = { "fp32", "bf16", "fp16" },

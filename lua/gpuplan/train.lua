@@ -643,10 +643,16 @@ local function step_choices(o, p, cfg, sweep, default)
     local text
     kernels, text = options.default("kernels", { stack = cfg.stack })
     default(text)
-  elseif kernels ~= "eager" and kernels ~= "fused" then
-    fail("train: kernels must be eager or fused (got %s)", args.shown(kernels))
+  elseif kernels ~= "eager" and kernels ~= "fused" and kernels ~= "liger" then
+    fail("train: kernels must be eager, fused or liger (got %s)", args.shown(kernels))
   end
-  cfg.eager = kernels == "eager"
+  -- liger: the eager modules with Liger-Kernel's RMSNorm, RoPE and SwiGLU
+  -- (engine/train_layer.c liger_elem); everything else as eager, the
+  -- eager rate of memory-bound kernels (achievable.eager.hbm) too: the
+  -- catalog's own source measures Triton's kernels (torch.compile's) at
+  -- 0.813 of Hopper's share on Blackwell, below ATen's 0.873.
+  cfg.eager = kernels ~= "fused"
+  cfg.liger = kernels == "liger"
   cfg.eager_optim = cfg.stack == "hf"
   -- The deepspeed stack's ZeRO optimizer copies each micro-batch's
   -- gradients into its reduce bucket at stage 2 (engine/train_stage.c
@@ -679,7 +685,7 @@ local function step_choices(o, p, cfg, sweep, default)
     usage("train: gradient_accumulation_fusion is Megatron-Core's wgrad GEMM accumulating into "
       .. "its main grad (Transformer Engine's fuse_wgrad_accumulation): it needs stack = "
       .. "megatron with kernels = fused (got stack = %s, kernels = %s)", tostring(cfg.stack),
-      cfg.eager and "eager" or "fused")
+      kernels)
   end
   cfg.gradient_accumulation_fusion = fusion
   -- The optimizer's master -> weights copy (engine/train_prep.c
@@ -691,7 +697,7 @@ local function step_choices(o, p, cfg, sweep, default)
   elseif mcopy and (not cfg.te_modules or cfg.eager) then
     usage("train: master_copy is Megatron's optimizer copying its fp32 master to the 16-bit "
       .. "weights after Adam: it needs stack = megatron with kernels = fused (got stack = %s, "
-      .. "kernels = %s)", tostring(cfg.stack), cfg.eager and "eager" or "fused")
+      .. "kernels = %s)", tostring(cfg.stack), kernels)
   end
   cfg.master_copy = mcopy
   -- fp8 experts' row counts (engine/train_layer.c moe_fp8_pad_costs):
@@ -726,7 +732,7 @@ local function step_choices(o, p, cfg, sweep, default)
     elseif pad == "copy" and not grouped then
       usage("train: moe_fp8_pad copy is Megatron-Core's grouped MLP (Transformer Engine's "
         .. "Fp8Padding): it needs stack = megatron with kernels = fused (got stack = %s, "
-        .. "kernels = %s)", tostring(cfg.stack), cfg.eager and "eager" or "fused")
+        .. "kernels = %s)", tostring(cfg.stack), kernels)
     elseif pad == "copy" and cfg.moe_hybridep then
       usage("train: moe_fp8_pad copy with moe_flex_backend hybridep: HybridEP pads the experts' "
         .. "rows in its dispatch (pad_multiple), the grouped MLP copies nothing")
@@ -759,7 +765,7 @@ local function step_choices(o, p, cfg, sweep, default)
     elseif not cfg.te_modules or cfg.eager then
       usage("train: fused_grouped_mlp is Megatron-Core's TEGroupedMLP under Transformer "
         .. "Engine's op fuser: it needs stack = megatron with kernels = fused (got stack = %s, "
-        .. "kernels = %s)", tostring(cfg.stack), cfg.eager and "eager" or "fused")
+        .. "kernels = %s)", tostring(cfg.stack), kernels)
     elseif cfg.compute ~= "fp8" or not cfg.fp8_block then
       usage("train: fused_grouped_mlp runs only with an MXFP8 recipe: it needs precision = "
         .. "fp8 with fp8_scaling = block (got precision %s%s)", tostring(cfg.compute),
@@ -778,7 +784,7 @@ local function step_choices(o, p, cfg, sweep, default)
     if not cfg.te_modules or cfg.eager then
       usage("train: fp8_attention is Transformer Engine's fused attention in FP8: it needs "
         .. "stack = megatron with kernels = fused (got stack = %s, kernels = %s)",
-        tostring(cfg.stack), cfg.eager and "eager" or "fused")
+        tostring(cfg.stack), kernels)
     elseif cfg.compute ~= "fp8" then
       usage("train: fp8_attention is part of the fp8 recipe (Transformer Engine's fp8_dpa): "
         .. "it needs precision = fp8 (got %s)", tostring(cfg.compute))
@@ -792,15 +798,16 @@ local function step_choices(o, p, cfg, sweep, default)
   -- would change nothing, in silence.
   if cfg.eager and (cfg.graph_attn or cfg.graph_router or cfg.graph_prep or cfg.graph_full) then
     usage("train: cuda_graph_scope captures Transformer Engine's fused kernels; with kernels = "
-      .. "eager (stack = %s) there are none to capture: give kernels = fused", tostring(cfg.stack))
+      .. "%s (stack = %s) there are none to capture: give kernels = fused", kernels,
+      tostring(cfg.stack))
   end
   -- Eager modules already price their loss op by op (Hugging Face's
   -- log_softmax and nll_loss, engine/train_layer.c train_ends_costs), so
   -- Megatron-Core's unfused loss would change nothing, in silence.
   if cfg.eager and cfg.unfused_permute then
-    usage("train: unfused_permute is Megatron-Core's dispatcher; with kernels = eager "
+    usage("train: unfused_permute is Megatron-Core's dispatcher; with kernels = %s "
       .. "(stack = %s) the experts are Hugging Face's loop, op by op: give kernels = fused",
-      tostring(cfg.stack))
+      kernels, tostring(cfg.stack))
   end
   -- The eager attention's own chain (engine/train_price.c): unfused,
   -- eager kernels only.
@@ -823,8 +830,8 @@ local function step_choices(o, p, cfg, sweep, default)
     local id = tostring(p.model.id or p.model.name)
     if cfg.eager then
       usage("train: unfused_act is Megatron-Core's MLP without bias_activation_fusion; with "
-        .. "kernels = eager (stack = %s) the activation is already Hugging Face's, op by op: "
-        .. "give kernels = fused", tostring(cfg.stack))
+        .. "kernels = %s (stack = %s) the activation is already Hugging Face's, op by op: "
+        .. "give kernels = fused", kernels, tostring(cfg.stack))
     elseif not p.model.ffn_gated then
       fail("train: unfused_act prices a gated activation's two kernels; %s's MLP is not "
         .. "gated (one activation kernel either way)", id)
@@ -840,8 +847,8 @@ local function step_choices(o, p, cfg, sweep, default)
     local id = tostring(p.model.id or p.model.name)
     if cfg.eager then
       usage("train: unfused_rope is Megatron-Core's RoPE without apply_rope_fusion; with "
-        .. "kernels = eager (stack = %s) the rotary embedding is already Hugging Face's, op "
-        .. "by op: give kernels = fused", tostring(cfg.stack))
+        .. "kernels = %s (stack = %s) the rotary embedding is already Hugging Face's, op "
+        .. "by op: give kernels = fused", kernels, tostring(cfg.stack))
     elseif not cfg.te_modules then
       usage("train: unfused_rope is Megatron-Core's RoPE without apply_rope_fusion: it needs "
         .. "stack = megatron (got stack = %s)", tostring(cfg.stack))
@@ -886,13 +893,13 @@ local function step_choices(o, p, cfg, sweep, default)
   end
   if cfg.eager and cfg.unfused_loss then
     usage("train: unfused_loss is Megatron-Core's vocab-parallel cross-entropy; with kernels = "
-      .. "eager (stack = %s) the loss is already Hugging Face's, op by op: give kernels = fused",
-      tostring(cfg.stack))
+      .. "%s (stack = %s) the loss is already Hugging Face's, op by op: give kernels = fused",
+      kernels, tostring(cfg.stack))
   end
   if cfg.eager and cfg.eager_loss then
-    usage("train: eager_loss is a loss left out of the compiled layers; with kernels = eager "
+    usage("train: eager_loss is a loss left out of the compiled layers; with kernels = %s "
       .. "(stack = %s) every operator already runs op by op: give kernels = fused",
-      tostring(cfg.stack))
+      kernels, tostring(cfg.stack))
   end
   if cfg.unfused_loss and cfg.eager_loss then
     usage("train: unfused_loss (Megatron-Core's vocab-parallel cross-entropy) and eager_loss "

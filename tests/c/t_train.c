@@ -65,7 +65,7 @@ int main(void)
 	double tok, want, s, l, h, V, S;
 	int i, rc;
 
-	plan(60);
+	plan(70);
 	fx_a100(&d);
 
 	/* --- one GPU: the step is its compute and its optimizer ------------ */
@@ -393,6 +393,88 @@ int main(void)
 		for (j = 0, fe = 0; j < rf.nops; j++)
 			fe += rf.ops[j].fwd;
 		is_num(fe, 11e-3, 1e-12, "fused: forward >= 11 host launches");
+	}
+
+	/* --- Liger-Kernel in the eager modules (kernels liger) ------------ */
+	/* The eager fixture above (h 1024, 8 heads and 2 KV heads of 128,
+	 * SwiGLU of 2816, T = 2048, 16-bit, no host floor; a kernel costs
+	 * bytes / B + K), with Liger's Triton RMSNorm, RoPE and SwiGLU
+	 * (train_layer.c liger_elem, from Liger-Kernel's ops/ sources): one
+	 * kernel each way, the rest of the layer eager.  Tolerances: the
+	 * sums are exact but for double rounding (1e-9 s on ~1e-4 s). */
+	{
+		const double B = 2.039e12 * 0.85, K = 4.9 * US;
+		double T = 2048, E = 2048.0 * 1024, Ef = 2048.0 * 2816;
+		double eqk = 2048.0 * 10 * 128, sum_g = 0, sum_e = 0, fe = 0;
+		train_result rg, re;
+		int j;
+
+		gqa_fixture(&m, &c);
+		c.eager = 1;
+		c.eager_optim = 1;
+		MUST(train_step(&m, &d, &t, &c, &re, &e));
+		c.liger = 1;
+		rc = train_step(&m, &d, &t, &c, &rg, &e);
+		ok(rc == GP_OK, "liger step");
+		/* _rms_norm_forward_kernel: read X, write Y (2 + 2 B an
+		 * element) and the row's fp32 rstd (4 B): (4 E + 4 T) / B +
+		 * K; backward read dY and X, write dX (6 B) and read rstd:
+		 * (6 E + 4 T) / B + K. */
+		for (j = 0; j < rg.nops; j++)
+			if (strcmp(rg.ops[j].name, "attn_norm") == 0)
+				break;
+		is_num(rg.ops[j].fwd, (4 * E + 4 * T) / B + K, 1e-9,
+		       "liger RMSNorm forward: 4 B/element + rstd, 1 kernel");
+		is_num(rg.ops[j].bwd, (6 * E + 4 * T) / B + K, 1e-9,
+		       "liger RMSNorm backward: 6 B/element + rstd, 1 kernel");
+		/* _triton_rope: q and k rotated in place in one launch, read
+		 * and write 2 + 2 B a q/k element (T x 10 x 128 = eqk), cos
+		 * and sin of each token's row, 2 x 128 x 2 B: (4 eqk + 512
+		 * T) / B + K, the backward the same. */
+		for (j = 0; j < rg.nops; j++)
+			if (strcmp(rg.ops[j].name, "rope_kv") == 0)
+				break;
+		is_num(rg.ops[j].fwd, (4 * eqk + 512 * T) / B + K, 1e-9,
+		       "liger rope: in place on q and k, one kernel");
+		is_num(rg.ops[j].bwd, (4 * eqk + 512 * T) / B + K, 1e-9,
+		       "liger rope backward: the same kernel on dq and dk");
+		/* _swiglu_forward_kernel reads a and b, writes c: 6 B an ffn
+		 * element; the backward reads dc, a, b and writes da, db over
+		 * a and b: 10 B. */
+		for (j = 0; j < rg.nops; j++)
+			if (strcmp(rg.ops[j].name, "mlp_act") == 0)
+				break;
+		is_num(rg.ops[j].fwd, 6 * Ef / B + K, 1e-9,
+		       "liger SwiGLU: 6 B per ffn element, 1 kernel");
+		is_num(rg.ops[j].bwd, 10 * Ef / B + K, 1e-9,
+		       "liger SwiGLU backward: 10 B, 1 kernel");
+		/* The rest stays eager: the SDPA output's copy and the dgrad
+		 * sums as the eager step's (above). */
+		for (j = 0; j < rg.nops; j++)
+			if (strcmp(rg.ops[j].name, "eager_copies") == 0)
+				break;
+		is_num(rg.ops[j].bwd, 4 * E / B + K + 3 * (6 * E / B + K),
+		       1e-9, "liger: the eager copies and dgrad sums stay");
+		/* The ends, isolated: the loss stays eager (no
+		 * fused_linear_ce), the final norm is Liger's, priced as the
+		 * fused 4 and 6 B: the eager norm's (32 E + 16 T) / B + 7 K
+		 * and (78 E + 8 T) / B + 12 K less. */
+		for (j = 0; j < rg.nops; j++)
+			sum_g += rg.ops[j].fwd + rg.ops[j].bwd;
+		for (j = 0; j < re.nops; j++)
+			sum_e += re.ops[j].fwd + re.ops[j].bwd;
+		is_num(re.part[TRAIN_COMPUTE] - rg.part[TRAIN_COMPUTE] -
+		       4 * (sum_e - sum_g), (32 * E + 16 * T) / B + 7 * K +
+		       (78 * E + 8 * T) / B + 12 * K, 1e-6,
+		       "liger: the final norm Liger's, the loss eager");
+		/* Host launches: the eager layer's 39 forward, less the two
+		 * RMSNorms' 8 each, the rotary's 10 and SwiGLU's 2, plus one
+		 * each for Liger's: 39 - 28 + 4 = 15. */
+		c.host_op_time = 1e-3;
+		MUST(train_step(&m, &d, &t, &c, &rg, &e));
+		for (j = 0; j < rg.nops; j++)
+			fe += rg.ops[j].fwd;
+		is_num(fe, 15e-3, 1e-12, "liger: forward >= 15 host launches");
 	}
 
 	/* --- positions: a learned table in place of rope ------------------ */

@@ -18,7 +18,7 @@ my ($c, $o, $e);
 for my $t (
     [[qw(comm --system dgx-h100 --nvls maybe)], qr/^gpuplan: comm: --nvls must be auto, on or off \(got 'maybe'\)$/m],
     [[qw(comm --system dgx-h100 --op foo)], qr/^gpuplan: comm: --op: unknown op 'foo'/m],
-    [[qw(train llama3-8b --gpu h100-sxm --gpus 8 --kernels foo)], qr/^gpuplan: train: --kernels must be eager or fused \(got 'foo'\)$/m],
+    [[qw(train llama3-8b --gpu h100-sxm --gpus 8 --kernels foo)], qr/^gpuplan: train: --kernels must be eager, fused or liger \(got 'foo'\)$/m],
     [[qw(train llama3-8b --gpu h100-sxm --gpus 8 --precision fp9)], qr/^gpuplan: train: unknown precision 'fp9'/m],
     [[qw(train llama3-8b --gpu h100-sxm --gpus 8 --stack jax)], qr/^gpuplan: train: unknown stack 'jax'/m],
     [[qw(infer llama3-8b --gpu h100-sxm --kv fp9)], qr/^gpuplan: infer: unknown kv dtype 'fp9'/m],

@@ -298,7 +298,7 @@ do
                    recompute = "none", kernels = "fused" }
   t.ok(not t.op(sf, "host_wait"), "1B fused: the kernels outlast 11 launches")
   t.raises(function() run { kernels = "compiled" } end,
-    "train: kernels must be eager or fused (got string 'compiled')", "kernels: a bad value", true)
+    "train: kernels must be eager, fused or liger (got string 'compiled')", "kernels: a bad value", true)
 end
 
 -- A job that spans nodes without NICs (h800-pcie has no catalog system:
