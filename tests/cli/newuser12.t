@@ -68,6 +68,15 @@ LUA
     ($c, $o, $e) = run_gp('run', $f);
     is($o, "true\ttrue\n$f:3: train: tokens must be a count of tokens: a number (2e12) or one with a suffix K, M, B or T (500M, 2B, 1.5T) (got string '2 x')\n",
        'gp.train{tokens = "2B"} and "1.5T": as the command line') or diag $e;
+    # plan --svg labels its axis with the run's tokens: "2B" reached
+    # string.format("%.3g") as text and crashed naming cmd/plan.lua:517
+    my @pj = ('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--top', '1');
+    ($c, $o, $e) = run_gp(@pj, '--tokens', '2B', '--svg', "$tmp/b");
+    is($c, 0, 'plan --tokens 2B --svg: exit 0') or diag $e;
+    my ($c3, $o3, $e3) = run_gp(@pj, '--tokens', '2e9', '--svg', "$tmp/n");
+    my $svg = sub { open(my $fh, '<', shift) or return ''; local $/; <$fh> };
+    like($svg->("$tmp/b-pareto.svg"), qr/days to train 2e\+09 tokens/, '... its axis: 2e+09 tokens');
+    is($svg->("$tmp/b-pareto.svg"), $svg->("$tmp/n-pareto.svg"), '... the picture of --tokens 2e9');
 }
 
 # 2. Unknown ids: the list was the first six ids sharing three letters, in

@@ -392,6 +392,8 @@ end
 -- in the note instead.
 function C.cards_chart(rows, job, head)
   local svg = require "gpuplan.svg"
+  -- job.tokens is the text typed ("2B"), read by options.total (the
+  -- sweep has refused any that is no count)
   local per_b = not job.tokens
   local pts, left, cur = {}, {}, nil
   for _, row in ipairs(rows) do
@@ -409,7 +411,7 @@ function C.cards_chart(rows, job, head)
   local free = false
   for _, q in ipairs(pts) do if q[2] == 0 then free = true end end
   local p = svg.plot { title = head.model .. ": the best layout of each card, time against cost",
-    xlabel = per_b and "days per 1B tokens" or string.format("days to train %.3g tokens", job.tokens),
+    xlabel = per_b and "days per 1B tokens" or string.format("days to train %.3g tokens", options.total(job.tokens)),
     ylabel = "cost" .. (per_b and " per 1B tokens" or "") .. " (" .. (cur or "USD") .. ")",
     xlog = true, ylog = not free, legend = "right",
     note = (#left > 0 and ("not drawn: " .. table.concat(left, ", ")) or
@@ -515,7 +517,7 @@ function C.pictures(r, job, head, top)
   local free = false
   for _, q in ipairs(okp and par.points or {}) do if q.cost == 0 then free = true end end
   local pareto = svg.plot { title = head.model .. ": every fitting layout, time against cost",
-    xlabel = per_b and "days per 1B tokens" or string.format("days to train %.3g tokens", job.tokens),
+    xlabel = per_b and "days per 1B tokens" or string.format("days to train %.3g tokens", options.total(job.tokens)),
     ylabel = "cost (" .. (r.results[1] and r.results[1].currency or "USD") .. ")",
     xlog = true, ylog = not free, legend = "right",
     note = okp and string.format("%d layouts; the line joins those no other beats on both%s",
