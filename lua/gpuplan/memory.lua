@@ -729,9 +729,14 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
   local zero_init = o.zero_init
   if zero_init == nil then zero_init = dflt("zero_init", { stack = stack, zero = cfg.zero }) end
   if zero_init == false then
+    -- the stack named as the caller gave it or as the method's default,
+    -- as fused_linear_ce's refusal below ("stack = hf" read as a --stack
+    -- hf never typed)
     if stack ~= "deepspeed" then
-      usage("zero_init is DeepSpeed's (deepspeed.zero.Init); stack = %s has no such "
-        .. "option (the deepspeed stack takes it)", stack)
+      usage("zero_init is DeepSpeed's (deepspeed.zero.Init); %s has no such "
+        .. "option (the deepspeed stack takes it)", o.stack ~= nil
+          and string.format("stack = %s", stack)
+          or string.format("the default stack of method = %s, %s,", tostring(method), stack))
     end
     if (cfg.lora_rank or 0) > 0 or method == "lora" or method == "qlora" then
       usage("zero_init = false is priced for full training only (the LoRA base's "

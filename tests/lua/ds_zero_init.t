@@ -7,7 +7,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(11)
+t.plan(13)
 
 -- Llama-3.1-8B on 8 H200s, DeepSpeed ZeRO-3 with the AdamW states on the
 -- host, full recompute, Liger's fused loss, one 8192-token sequence a
@@ -64,3 +64,14 @@ t.ok(not ok and tostring(err):find("zero_init", 1, true),
 ok, err = pcall(mem, { method = "lora", lora_rank = 16, zero_init = false })
 t.ok(not ok and tostring(err):find("zero_init", 1, true),
   "LoRA: zero_init false refused, naming it")
+-- The stack named as the caller gave it, or as the method's default:
+-- with none given the refusal read "stack = hf has no such option" (on
+-- the command line "--stack hf", never typed), as fused_linear_ce's did.
+ok, err = pcall(gp.memory, { model = model, gpu = "h200-sxm", gpus = 8, method = "full",
+  zero_init = false })
+t.like(tostring(err), "the default stack of method = full, hf, has no such option",
+  "no stack given: the method's default stack named as such", true)
+ok, err = pcall(gp.memory, { model = model, gpu = "h200-sxm", gpus = 8, method = "full",
+  stack = "megatron", zero_init = false })
+t.like(tostring(err), "; stack = megatron has no such option", "a stack given: named as given",
+  true)
