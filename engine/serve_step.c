@@ -37,6 +37,31 @@
  * (deepseek-ai/profile-data, decoding), so decode loses none. */
 #define DEEPEP_HT_SMS 24.0
 
+/* Mean KV length a prompt token of a prefill chunk attends to: the
+ * prompt's P = infer_new_prompt tokens after its c->base.cached cached
+ * ones, cut into chunks of q = min(P, prefill_tokens) tokens.  A chunk's
+ * queries attend causally to every key before them -- the earlier
+ * chunks', read back from the KV cache, and their own: vLLM V1 runs a
+ * step's chunks through flash_attn_varlen_func over the paged cache with
+ * seqused_k = seq_lens, the request's computed plus scheduled tokens,
+ * causal (vllm/v1/attention/backends/flash_attn.py), and SGLang's
+ * extend batches carry extend_prefix_lens, the chunk's prefix, which its
+ * attention reads with the chunk (forward_extend).  Token i of the prompt
+ * (1..P) so sees cached + i keys whatever the chunk: chunk j of q tokens
+ * sees cached + (j - 1) q + (q + 1) / 2 on average, and over the P / q
+ * chunks of the prompt that is cached + (P + 1) / 2, what a whole
+ * prompt (q = P) sees.  The step prices the attention's FLOP and KV reads
+ * at this mean (both linear in the KV length: FlashAttention's forward
+ * is 4 q kv d FLOP a head), so the chunks' steps sum to the whole
+ * prompt's causal attention.  It was cached + (q + 1) / 2, every chunk
+ * priced as the prompt's first: a 32K prompt in 4K chunks had 1/8 of its
+ * attention (the 4K causal triangle 8 times, 8 x 4096^2 / 2, against
+ * 32768^2 / 2). */
+static double chunk_kv(const serve_cfg *c)
+{
+	return c->base.cached + (infer_new_prompt(&c->base) + 1.0) / 2.0;
+}
+
 /* ---- time --------------------------------------------------------- */
 
 /* MLA's attention as the kernels that run it (DeepSeek-V2 sec. 2.1.2 and
@@ -214,8 +239,8 @@ static int layer_ops(sx *x, double B, double q, double kv, int decode,
 			memset(&bp, 0, sizeof bp);
 			y.st = NULL;
 			if (mla_attention(x, x->mix_bg, q, kv, 1, b) ||
-			    mla_attention(&y, k / qp, qp, x->c->base.cached +
-			                  (qp + 1.0) / 2.0, 0, &bp))
+			    mla_attention(&y, k / qp, qp, chunk_kv(x->c), 0,
+			                  &bp))
 				return GP_EINVAL;
 			b->prep += bp.prep;
 			b->core += bp.core;
@@ -573,8 +598,9 @@ static int outer_pass(sx *x, double Bg, double Tg, int decode, blk *b)
  *    (o_proj, dense MLP, norms), one weight read for both;
  *  - attention: the decodes' attention at B plus the chunk's own prefill
  *    attention, the shape serve_step_time's prefill step gives it (whole
- *    prompts of min(input, k), causal), so the chunk's attention is what
- *    the separate prefill step charged; with MLA (layer_ops) the
+ *    prompts of min(input, k), or a chunk of a longer one, at the mean
+ *    KV of the prompt's tokens: chunk_kv), so the chunk's attention is
+ *    what the separate prefill step charged; with MLA (layer_ops) the
  *    decodes' latent form and the chunk's MHA form, each with its own
  *    projections;
  *  - MoE: the gate and the shared experts over the rank's own tokens
@@ -608,8 +634,7 @@ static int block_mixed(sx *x, double B, double q, double kv, blk *b)
 		memset(&bd, 0, sizeof bd);
 		memset(&bp, 0, sizeof bp);
 		if (layer_ops(&y, B, q, kv, 1, &bd) ||
-		    layer_ops(&y, k / qp / a, qp, c->base.cached +
-		              (qp + 1.0) / 2.0, 0, &bp))
+		    layer_ops(&y, k / qp / a, qp, chunk_kv(c), 0, &bp))
 			return GP_EINVAL;
 		d_attn = bd.attn + bp.attn - b->attn;
 		b->core += d_attn;
@@ -877,8 +902,9 @@ int serve_step_time(const gp_model *m, const roof_device *d,
 	}
 	/* Prefill: a chunk of prefill_tokens per attention group (per GPU
 	 * with DP attention, per instance with TP): whole prompts (or one
-	 * chunk of a longer one), causal, mean KV (q + 1) / 2; each GPU
-	 * routes prefill_tokens / a of them.  The prompt tokens computed are
+	 * chunk of a longer one), causal, at the mean KV of the prompt's
+	 * tokens (chunk_kv: a later chunk reads the earlier chunks' keys);
+	 * each GPU routes prefill_tokens / a of them.  The prompt tokens computed are
 	 * those the prefix cache does not hold (infer_new_prompt, the rule
 	 * gp.infer's prefills take): a chunk then carries more prompts, each
 	 * of fewer tokens, whose queries also see the cached keys before
@@ -890,7 +916,7 @@ int serve_step_time(const gp_model *m, const roof_device *d,
 	Tg = c->prefill_tokens;
 	q = fmin(infer_new_prompt(&c->base), Tg);
 	B = Tg / q / x.s.a;
-	kv = c->base.cached + (q + 1.0) / 2.0;
+	kv = chunk_kv(c);
 	out->batch = B;
 	out->tokens = Tg / x.s.a;
 	return pass(&x, B, q, kv, 0, 1, out, &layer);

@@ -212,7 +212,7 @@ int main(void)
 	double attn, down, want, t_disp, t_comb, ll[6][2], x;
 	int i, ep;
 
-	plan(139);
+	plan(144);
 	dsv3(&m);
 	hopper(&d);
 
@@ -851,6 +851,76 @@ int main(void)
 			       "fp8 peak");
 		c.base.kv_bytes = 2.0;
 		d.attn_fwd = 0.0;
+	}
+
+	/* --- a chunk of a longer prompt reads the earlier chunks' keys -------
+	 * A 32768-token prompt in chunks of prefill_tokens = 8192: token i of
+	 * the prompt attends to i keys (causal) whichever chunk carries it --
+	 * chunk j (1..4) to 8192 (j - 1) + 4096.5 on average, the earlier
+	 * chunks' keys read back from the cache -- so a step's chunk is priced
+	 * at the prompt's mean, (32768 + 1) / 2 = 16384.5 keys: its attention
+	 * 2 x 8192 x 16384.5 x 128 heads x (192 + 128) FLOP a layer (MLA's
+	 * MHA form, as the 8192-token prompt above at 4096.5), and the four
+	 * chunks' steps 2 x 32768 x 16384.5 x 128 x 320, the whole prompt's
+	 * attention in one step (prefill_tokens 32768).  Every chunk priced
+	 * as the prompt's first (4096.5 keys) counted a quarter of it.  With
+	 * 8192 of a 40960-token prompt in the prefix cache the 32768 computed
+	 * tokens see the 8192 cached keys too: 8192 + 16384.5 = 24576.5.
+	 * The mixed step (serve_mixed_time, TensorRT-LLM's in-flight
+	 * batching) carries the same chunk at the same KV: its chunk's latent
+	 * attention rows (the step's compute beyond its decode rows) are the
+	 * prefill step's.  Exact FLOP counts: 1e-12 relative; the mixed
+	 * step's sum, exact but for summing order: 1e-12. */
+	{
+		static const char *const pre[] = {"q_kv_a", "latent_norm",
+			"q_b_quant", "q_b", "kv_b_quant", "kv_b", "rope_kv",
+			"attention", NULL};
+		const infer_op_row *o;
+		serve_step whole, mx;
+		double rows = 0.0, pa = 0.0;
+		int j;
+
+		cfg(&c, 32, 1);
+		c.decode.tbo = 0;
+		c.base.input = 32768;
+		c.prefill_tokens = 8192;
+		MUST(serve_step_time(&m, &d, &c, &c.decode, SERVE_PREFILL, 0,
+				     &st, &err));
+		o = op_row(&st, "attention");
+		ok(o && fabs(o->flop / (2.0 * 8192 * 16384.5 * 128 * 320) -
+		   1.0) < 1e-12, "a 32K prompt's 8K chunk: its attention at "
+		   "the prompt's mean KV, 16384.5");
+		c.prefill_tokens = 32768;
+		MUST(serve_step_time(&m, &d, &c, &c.decode, SERVE_PREFILL, 0,
+				     &whole, &err));
+		ok(o && op_row(&whole, "attention") &&
+		   fabs(4.0 * o->flop / op_row(&whole, "attention")->flop -
+		        1.0) < 1e-12, "four 8K chunks' attention = the whole "
+		   "32K prompt's in one step");
+		c.base.input = 40960;
+		c.base.cached = 8192;
+		c.prefill_tokens = 8192;
+		MUST(serve_step_time(&m, &d, &c, &c.decode, SERVE_PREFILL, 0,
+				     &st, &err));
+		o = op_row(&st, "attention");
+		ok(o && fabs(o->flop / (2.0 * 8192 * 24576.5 * 128 * 320) -
+		   1.0) < 1e-12, "8K cached of 40K: the chunk sees the cached "
+		   "keys too, 24576.5");
+		c.base.input = 32768;
+		c.base.cached = 0;
+		MUST(serve_step_time(&m, &d, &c, &c.decode, SERVE_PREFILL, 0,
+				     &st, &err));
+		MUST(serve_mixed_time(&m, &d, &c, &c.decode, 32.0, 8192.0,
+				      &mx, &err));
+		for (j = 0; j < mx.nops; j++)
+			rows += mx.ops[j].total;
+		for (j = 0; pre[j]; j++)
+			pa += op_row(&st, pre[j]) ?
+				op_row(&st, pre[j])->total : 0.0;
+		ok(pa > 0, "the prefill step's latent attention rows");
+		is_num(mx.compute - rows, pa, 1e-12, "mixed: the 8K chunk's "
+		       "latent attention is the prefill step's, at the "
+		       "prompt's mean KV");
 	}
 
 	/* --- the activation casts of fp8 GEMMs -------------------------------
