@@ -263,7 +263,10 @@ typedef struct infer_result {
 	                         before max_batch (capped at INT_MAX) */
 	int replicas;         /* gpus / (tp * pp) */
 	int batch;            /* decode batch per replica used */
-	double ttft;          /* s, prefill of one prompt (no queueing) */
+	double ttft;          /* s, prefill of one prompt (no queueing):
+	                         one step, or its max_num_tokens chunks'
+	                         steps where the engine chunks it
+	                         (infer_run.c chunked_ttft) */
 	double itl;           /* s, decode step at batch, mean context */
 	double itl_batch1;    /* s, same at batch 1 */
 	double itl_load;      /* s, the mean gap between a user's tokens at

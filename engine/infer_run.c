@@ -762,6 +762,42 @@ static int mixed_steps(const gp_model *m, const roof_device *d,
 	return GP_OK;
 }
 
+/* The TTFT of one prompt alone where the engine chunks it (c->chunked)
+ * and it is longer than a step's max_num_tokens: vLLM's scheduler gives
+ * a running request at most the step's token budget, so the prompt runs
+ * in n = ceil(P / max_num_tokens) steps and its first token comes with
+ * the last ("In vLLM V1, chunked prefill is always enabled by default",
+ * the long prompt "chunked" into max_num_batched_tokens a step: vLLM
+ * docs, configuration/optimization.md, Chunked Prefill).  Each step reads
+ * the weights again, and its queries attend causally to the earlier
+ * chunks' keys, read back from the cache (vLLM V1's flash_attn_varlen_
+ * func over the paged cache with seqused_k = the computed plus scheduled
+ * tokens, causal: vllm/v1/attention/backends/flash_attn.py): token i of
+ * the prompt sees cached + i keys whatever its chunk.  Priced as n steps
+ * of P / n tokens whose ends fall on average at cached + (P + P / n) / 2
+ * (prompt_attn's rule: infer_step's mean KV of the step, ctx - (q - 1)
+ * / 2, is then the prompt's cached + (P + 1) / 2), so their attention
+ * sums to the whole prompt's causal attention and their linears to its
+ * tokens, the weights read n times.  A prompt within the budget keeps
+ * the one step (*ttft as given). */
+static int chunked_ttft(const gp_model *m, const roof_device *d,
+                        const infer_cfg *c, double n_off, double *ttft,
+                        gp_error *err)
+{
+	infer_phase ph;
+	double P = infer_new_prompt(c), n, q;
+
+	if (!c->chunked || !(P > c->max_num_tokens))
+		return GP_OK;
+	n = ceil(P / c->max_num_tokens);
+	q = P / n;
+	if (infer_step(m, d, c, 1, q, c->cached + (P + q) / 2.0, n_off, &ph,
+	               err) != GP_OK)
+		return GP_EINVAL;
+	*ttft = n * ph.time;
+	return GP_OK;
+}
+
 /* Prefill, decode and steady-state throughput at batch B. */
 static int run_times(const gp_model *m, const roof_device *d,
                      const infer_cfg *c, int B, double n_off,
@@ -774,6 +810,8 @@ static int run_times(const gp_model *m, const roof_device *d,
 	               &r->prefill, err) != GP_OK)
 		return GP_EINVAL;
 	r->ttft = r->prefill.time;
+	if (chunked_ttft(m, d, c, n_off, &r->ttft, err) != GP_OK)
+		return GP_EINVAL;
 	/* Prefill of a serving batch: as many prompts as max_num_tokens
 	 * holds are prefilled together (TensorRT-LLM / vLLM batch prefill
 	 * and decode); its time is shared by those requests. */

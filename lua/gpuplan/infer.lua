@@ -1532,7 +1532,8 @@ end
 -- prefill, the part the prefix cache does not hold, on the replica's
 -- tp x pp GPUs; no queueing) within it, else refused with what it
 -- takes.  That TTFT does not depend on the batch (engine/infer_run.c
--- run_times: r->ttft is the prefill step of one prompt), so the limit
+-- run_times: r->ttft is the prefill of one prompt, one step or, chunked,
+-- its max_num_tokens chunks' steps), so the limit
 -- takes or refuses the replica -- its TP in M.replicas_for -- and leaves
 -- the batch the ITL limit picks.
 function M.gpus_for(a, target, itl_limit, ttft_limit)

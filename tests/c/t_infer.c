@@ -74,7 +74,7 @@ int main(void)
 	gp_dtype t;
 	int g, b;
 
-	plan(79);
+	plan(85);
 
 	/* --- 13B bf16 decode, batch 1, H200 (4.8 TB/s) -------------------
 	 * Llama 2 13B: 40 layers x (4 h^2 + 3 h f + 2h) with h 5120,
@@ -568,6 +568,53 @@ int main(void)
 		ok(n == 1 && cand[0] == 136, "eager runtime: lo alone");
 		ok(infer_batch_candidates(&c, 0, cand) == 0,
 		   "no batch within the limit: no candidate");
+	}
+
+	/* --- the TTFT of a chunked prompt --------------------------------
+	 * Llama 3 8B on an H100, an 8192-token prompt, chunked prefill at
+	 * max_num_tokens 2048: four steps of 2048 tokens, the first token
+	 * with the last.  Their attention: chunk j's tokens attend to
+	 * 2048 (j - 1) + 1 ... 2048 j keys (causal), the step priced at its
+	 * mean KV 5120 - 2047 / 2 = 4096.5 (ctx: the ends' mean, (8192 +
+	 * 2048) / 2), so 4 x 4 x 2048 x 4096.5 x 32 heads x 128 FLOP a
+	 * layer = 4 x 8192 x 4096.5 x 4096, the whole prompt's causal
+	 * attention in one step (exact: 1e-12).  TTFT = the four steps
+	 * (exact: 1e-12), more than the one 8192-token step (the weights
+	 * read four times, four times the launches).  Unchunked, or within
+	 * the budget: the one step. */
+	{
+		infer_phase pc;
+
+		llama(&m2, 32, 4096, 32, 8, 14336, 128256);
+		hopper(&d2, 3.35e12);
+		infer_defaults(&c);
+		c.capacity = 80e9;
+		c.input = 8192;
+		c.output = 16;
+		c.chunked = 1;
+		c.max_num_tokens = 2048;
+		MUST(infer_step(&m2, &d2, &c, 1, 2048, 5120, 0, &pc, &err));
+		MUST(infer_step(&m2, &d2, &c, 1, 8192, 8192, 0, &p, &err));
+		o = row(&pc, "attention");
+		ok(o && row(&p, "attention") &&
+		   fabs(o->flop / (4.0 * 2048 * 4096.5 * 4096) - 1.0) < 1e-12 &&
+		   fabs(4.0 * o->flop / row(&p, "attention")->flop - 1.0) <
+		   1e-12, "a 2048 chunk at 4096.5 keys; four = the whole "
+		   "8192-token prompt's attention");
+		ok(infer_run(&m2, &d2, &c, &r, &err) == GP_OK && r.fits,
+		   "8B, 8192 in, chunked at 2048");
+		is_num(r.ttft, 4.0 * pc.time, 1e-12, "TTFT: the four chunk "
+		       "steps");
+		ok(r.ttft > r.prefill.time, "... more than the prompt in one "
+		   "step (the weights read four times)");
+		c.max_num_tokens = 8192;
+		MUST(infer_run(&m2, &d2, &c, &r, &err));
+		is_num(r.ttft, r.prefill.time, 1e-12, "within the budget: one "
+		       "step");
+		c.max_num_tokens = 2048;
+		c.chunked = 0;
+		MUST(infer_run(&m2, &d2, &c, &r, &err));
+		is_num(r.ttft, r.prefill.time, 1e-12, "not chunked: one step");
 	}
 
 	/* --- bad input ----------------------------------------------------*/
