@@ -245,9 +245,9 @@ static int prompt_share(const gp_model *m, const roof_device *d,
  * chunked_prefill_size: "the maximum number of tokens in a chunk for the
  * chunked prefill" (server_args.py), one chunk a scheduler step.  The
  * TTFT was one step whatever the chunk: prefill_tokens 1 on a 2048-token
- * prompt read 25.6 ms on deepseek-v3 EP16.  A lower bound: each step is
- * priced as the first chunk's, the later chunks' queries not reading the
- * earlier chunks' keys. */
+ * prompt read 25.6 ms on deepseek-v3 EP16.  Each step is priced at the
+ * chunks' mean KV (serve_step.c chunk_kv: cached + (P + 1) / 2), so the
+ * steps together read the whole prompt's causal attention. */
 static double prompt_steps(const serve_cfg *c)
 {
 	return fmax(1.0, ceil(infer_new_prompt(&c->base) /
