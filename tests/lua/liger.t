@@ -9,11 +9,6 @@ local gp = require "gpuplan"
 
 t.plan(9)
 
-local function comp(r, name)
-  for _, c in ipairs(r.memory.components) do if c.name == name then return c.bytes end end
-  return 0
-end
-
 -- LLaMA-2-7B (h 4096, SwiGLU f 11008, 32 layers, vocab 32000) on 8
 -- H100s, ZeRO 2 under the hf stack, one 4096-token sequence, flash.
 local base = { model = "llama2-7b", gpu = "h100-sxm", gpus = 8, method = "full", zero = 2,
@@ -31,7 +26,7 @@ t.is(liger.memory.act_layer, fused.memory.act_layer,
 -- as eager (the logits' fp32 copy beside the 16-bit ones); the final
 -- norm is Liger's (the fused norm's bytes), so the eager final norm's 4 B
 -- an element more, 4 x 4096 x 4096 = 67,108,864 B, is gone.  Exact.
-t.is(comp(eager, "logits") - comp(liger, "logits"), 4 * 4096 * 4096,
+t.is(t.part(eager.memory, "logits") - t.part(liger.memory, "logits"), 4 * 4096 * 4096,
   "liger: Hugging Face's loss keeps its logits, the final norm Liger's")
 -- Unfused attention stays eager (Liger replaces no attention): the eager
 -- softmax's fp32 copy is kept, as eager modules with eager_swiglu and
