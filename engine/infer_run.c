@@ -454,28 +454,32 @@ static double mixed_time(const mixed_table *mt, double dec, double k,
 	                        fmax(1.0, dec + k / plen)));
 }
 
-/* mixed_time priced at one point: dec >= 1 decodes and k > 0 prompt
- * tokens. */
+/* mixed_time priced at one point: dec > 0 decodes and k > 0 prompt
+ * tokens, fluid as mixed_time's: under one decode (the budget-bound
+ * state's D = max_num_tokens steps / (input + steps) decodes a step,
+ * a third of one at 6144 in / 2 out in a 2048-token budget) that share
+ * of one decode's attention, and at least one sequence's head. */
 static int mixed_step(const gp_model *m, const roof_device *d,
                       const infer_cfg *c, double dec, double k, double ctx,
                       double n_off, double *t, gp_error *err)
 {
 	infer_cfg e = *c;
 	infer_phase ph, pd, hs;
-	double p;
+	double p, fd = fmin(dec, 1.0);
 
 	if (e.runtime == INFER_GRAPHS)
 		e.runtime = INFER_KERNELS;
 	if (infer_step(m, d, &e, dec + k, 1, ctx, n_off, &ph, err) != GP_OK ||
-	    infer_step(m, d, &e, dec, 1, ctx, n_off, &pd, err) != GP_OK ||
-	    infer_step(m, d, &e, dec + k / infer_new_prompt(c), 1, ctx,
-	               n_off, &hs, err) != GP_OK ||
+	    infer_step(m, d, &e, fmax(dec, 1.0), 1, ctx, n_off, &pd,
+	               err) != GP_OK ||
+	    infer_step(m, d, &e, fmax(1.0, dec + k / infer_new_prompt(c)), 1,
+	               ctx, n_off, &hs, err) != GP_OK ||
 	    prompt_attn(m, d, c, k, infer_new_prompt(c), n_off, &p,
 	                err) != GP_OK)
 		return GP_EINVAL;
 	*t = mixed_of(ph.gpu_time + ph.comm_time + ph.offload_time -
 	              attn_time(&ph) - head_time(&ph), ph.host_time,
-	              attn_time(&pd), p, head_time(&hs));
+	              fd * attn_time(&pd), p, head_time(&hs));
 	return GP_OK;
 }
 
