@@ -296,6 +296,10 @@ function C.run(opts, args)
     -- job, the policy, the counts), then one per result.
     local job = {}
     for k, v in pairs(o) do if type(v) ~= "function" then job[k] = v end end
+    -- The count --tokens means, not the text typed: "2B" and "2e9" are one
+    -- job, and the fingerprint gpuplan merge compares shards by must say
+    -- so (the sweep has refused any text that is no count).
+    job.tokens = job.tokens and options.total(job.tokens)
     io.write(report.json { kind = "plan", model = head.model, policy = pname,
                            deadline = opts.deadline, budget = opts.budget, job = job,
                            shard = opts.shard, stats = r.stats, defaults = r.defaults,
