@@ -629,7 +629,7 @@ local function step_choices(o, p, cfg, sweep, default)
   -- will be FSDP's.
   local fv, bad, text = fsdp_version(o, cfg.stack, fsdp_rule,
     fsdp_rule and (sweep or (cfg.zero or 0) >= 2))
-  if bad then fail("train: %s", bad) end
+  if bad then usage("train: %s", bad) end
   if text then default(text) end
   cfg.fsdp_version = fv
   -- Kernels (engine/train.c prices both): the hf stack runs Hugging Face
@@ -1254,6 +1254,19 @@ function M.train(o)
   local p, model, gpu, cfg, defaults = s.p, s.model, s.gpu, s.cfg, s.defaults
   local topo, device, currency, precision = s.topo, s.device, s.currency, s.precision
   local gb = cfg.global_batch
+  -- A step that shards nothing (zero 0 or 1 on stack hf: DDP, no
+  -- FullyShardedDataParallel or fully_shard) has no FSDP for the version
+  -- to choose: the engine prices it only where a step shards (train_stage.c
+  -- fsdp_copies: "if (!c->fsdp || ... shard <= 1) return"), so a given
+  -- fsdp_version there was accepted and changed nothing.  (gp.train_job
+  -- keeps it: its steps may move to zero 2 or 3, where it applies; a
+  -- given fsdp strategy is FSDP at any zero, e.g. shard_grad_op under
+  -- pipeline parallelism, which the engine runs at zero 1.)
+  if o.fsdp_version ~= nil and not o.fsdp and (cfg.zero or 0) < 2 then
+    error(args.usage(string.format("train: fsdp_version chooses PyTorch FSDP's implementation, "
+      .. "and this step has no FSDP (zero %d on stack hf): turn it on with fsdp = full_shard "
+      .. "or shard_grad_op (or zero = 3 or 2), or leave fsdp_version out", cfg.zero or 0)), 2)
+  end
 
   local auto = cfg.recompute == "auto"
   local function run(c)

@@ -3,7 +3,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(3)
+t.plan(6)
 
 -- 1. A run whose prompts outgrow the step's token budget is budget-bound
 -- (infer_run.c, mixed_steps): D = max_num_tokens steps / (input + steps)
@@ -28,4 +28,20 @@ do
   local r3 = gp.infer(t.with(job, { output = 3 }))
   t.near(ok and r2.tokens_per_s / 2 or 0, r3.tokens_per_s / 3, 0.02,
          "prefill-bound: requests/s at 2 out as at 3 out")
+end
+
+-- 3. fsdp_version picks PyTorch FSDP's implementation (FSDP1's flat
+-- parameters or FSDP2's fully_shard), which the engine prices only in a
+-- step that shards (train_stage.c fsdp_copies returns at once without
+-- one).  On stack hf at zero 0 or 1 (DDP) it was accepted and changed
+-- nothing; now it is a usage error naming what turns FSDP on.
+do
+  local job = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, stack = "hf", fsdp_version = 2 }
+  t.raises(function() gp.train(job) end,
+    "train: fsdp_version chooses PyTorch FSDP's implementation, and this step has no FSDP "
+    .. "(zero 0 on stack hf): turn it on with fsdp = full_shard or shard_grad_op "
+    .. "(or zero = 3 or 2), or leave fsdp_version out", "zero 0 on stack hf: refused", true)
+  t.raises(function() gp.train(t.with(job, { zero = 1 })) end, "(zero 1 on stack hf)",
+    "zero 1 (ZeRO-1 is no FSDP sharding of the weights): refused", true)
+  t.ok(pcall(gp.train, t.with(job, { fsdp = "full_shard" })), "with fsdp = full_shard it is taken")
 end
