@@ -382,19 +382,15 @@ int layout_stage_layers(const gp_layout *y, int L, int k);
  * the stages before it. */
 int layout_stage_first(const gp_layout *y, int L, int k);
 
-/* Dense layers among layers [first, first + nl): the first
- * moe.dense_layers of an MoE model (DeepSeek's first_k_dense_replace),
- * every layer of a dense one.  The training step's stages
- * (train_stage_dense) and memory's (memory_train.c) count them by it. */
+/* Dense layers among layers [first, first + nl): an MoE model's that are
+ * not MoE (model_moe_in: the first moe.dense_layers, DeepSeek's
+ * first_k_dense_replace, and with moe.layer_step s the layers between
+ * every s-th, Llama 4 Maverick's even ones), every layer of a dense one.
+ * The training step's stages (train_stage_dense) and memory's
+ * (memory_train.c) count them by it. */
 static inline int layout_dense_in(const gp_model *m, int first, int nl)
 {
-	int dl, hi;
-
-	if (model_moe_layers(m) == 0)
-		return nl;
-	dl = m->moe.dense_layers;
-	hi = first + nl < dl ? first + nl : dl;
-	return hi > first ? hi - first : 0;
+	return nl - model_moe_in(m, first, nl);
 }
 
 /* Where the groups of each kind sit when ranks fill nodes of

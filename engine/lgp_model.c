@@ -137,6 +137,7 @@ static const lgp_field moe_fields[] = {
 	S_REQ(gp_moe, experts), S_REQ(gp_moe, top_k),
 	S_INT(gp_moe, shared_experts, 0, 0), S_REQ(gp_moe, ffn_hidden),
 	S_INT(gp_moe, dense_layers, 0, 0),
+	S_INT(gp_moe, layer_step, 1, 1),
 	S_INT(gp_moe, dense_ffn_hidden, 0, 0),
 	S_INT(gp_moe, shared_ffn_hidden, 0, 0),
 	/* the job's option, not the model's (gpuplan.schema says the same) */

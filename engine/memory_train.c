@@ -35,7 +35,8 @@ enum { ST_REST = 1, ST_ZERO = 2, ST_ALL = 3 };
 enum { SH_FRAC, SH_EXPERT, SH_DENSE, SH_MINE, SH_TOK, SH_N };
 
 /* Dense layers on stage `stage` of nl layers (layout.h layout_dense_in:
- * the first moe.dense_layers of a dense-first MoE model). */
+ * the first moe.dense_layers of a dense-first MoE model, the layers
+ * between the MoE ones of an interleaved one). */
 static int stage_dense_in(const gp_model *m, const gp_layout *y, int stage,
 			  int nl)
 {
@@ -52,7 +53,7 @@ static inline int stage_dense(const gp_model *m, const gp_layout *y,
 	 * no stage's first layer to find */
 	if (m->moe.experts <= 0)
 		return nl;
-	if (m->moe.dense_layers <= 0)
+	if (m->moe.dense_layers <= 0 && m->moe.layer_step <= 1)
 		return 0;
 	return stage_dense_in(m, y, stage, nl);
 }
@@ -118,7 +119,9 @@ static void stage_shares(const gp_model *m, const gp_train_cfg *c,
 		 * and the main model" (sec. 3.2.3): stage_dual adds the
 		 * first stage's embedding to this rank already. */
 		double n = c->mtp_layers;
-		int moe = lm > 0;
+		/* the model's last layer's kind (an interleaved model's
+		 * last may be dense) */
+		int moe = model_moe_in(m, m->layers - 1, 1) > 0;
 
 		expert += moe ? n * p->experts / lm /
 			((double)y->etp * y->ep) : 0.0;
@@ -712,8 +715,8 @@ static double stage_activations(const gp_model *m,
 			 * OutHead).  The last stage holds inflight (1 under
 			 * 1F1B) micro-batches of them. */
 			double n = c->mtp_layers;
-			double lay = model_moe_layers(m) > 0 ? alm->total :
-				al->total;
+			double lay = model_moe_in(m, m->layers - 1, 1) > 0 ?
+				alm->total : al->total;
 
 			o->bytes[GP_MEM_ACTIVATIONS] += n * (lay + tok *
 				(2.0 * fn + 2.0 * A) * m->hidden /

@@ -97,7 +97,8 @@ static int check_dense(const gp_model *m, gp_error *err)
 	    check_min(m->ffn_hidden, 0, "ffn_hidden", err))
 		return GP_EINVAL;
 	/* A model whose every layer is MoE needs no dense width. */
-	if (m->ffn_hidden == 0 && (e->experts == 0 || e->dense_layers > 0) &&
+	if (m->ffn_hidden == 0 &&
+	    (e->experts == 0 || e->dense_layers > 0 || e->layer_step > 1) &&
 	    !(e->experts > 0 && e->dense_ffn_hidden > 0))
 		return gp_fail(err, "ffn_hidden must be positive (got 0)");
 	if (check_switch(m->ffn_gated, "ffn_gated", err) ||
@@ -183,8 +184,20 @@ static int check_moe(const gp_model *m, gp_error *err)
 		if (check_min(e->dense_ffn_hidden, 0, "moe.dense_ffn_hidden",
 			      err))
 			return GP_EINVAL;
+		/* 0 is a zeroed struct's "every layer"; a step past the
+		 * layers would leave no MoE layer in an MoE model */
+		if (e->layer_step < 0 || e->layer_step > m->layers)
+			return gp_fail(err, "moe.layer_step must be in "
+				       "1..layers (%d), got %d", m->layers,
+				       e->layer_step);
+		if (model_moe_layers(m) == 0)
+			return gp_fail(err, "moe.dense_layers (%d) and "
+				       "moe.layer_step (%d) leave no MoE "
+				       "layer among the %d layers",
+				       e->dense_layers, e->layer_step,
+				       m->layers);
 	} else if (e->top_k != 0 || e->shared_experts != 0 ||
-		   e->dense_layers != 0) {
+		   e->dense_layers != 0 || e->layer_step > 1) {
 		return gp_fail(err, "moe fields set but moe.experts is %d",
 			       e->experts);
 	}
@@ -397,7 +410,7 @@ double model_shared_ffn(const gp_model *m)
 
 int model_moe_layers(const gp_model *m)
 {
-	return m->moe.experts > 0 ? m->layers - m->moe.dense_layers : 0;
+	return model_moe_in(m, 0, m->layers);
 }
 
 /* Routing without balancing (no auxiliary loss, no bias updates, no EPLB

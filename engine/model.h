@@ -20,6 +20,12 @@ typedef struct gp_moe {
 	int shared_experts;   /* always-on experts, same width as routed */
 	int ffn_hidden;       /* intermediate width of one expert */
 	int dense_layers;     /* the first N layers use a dense MLP */
+	int layer_step;       /* after them every layer_step-th layer is MoE:
+			       * layer i (0-based) when (i + 1) % layer_step
+			       * == 0, the rest dense (Hugging Face Llama 4's
+			       * interleave_moe_layer_step; Megatron-Core's
+			       * moe_layer_freq [0,1]*24 is step 2); 0 or 1:
+			       * every one */
 	int dense_ffn_hidden; /* their width; 0 = the model's ffn_hidden */
 	int shared_ffn_hidden; /* width of one shared expert; 0 = ffn_hidden
 				* above (Qwen2-MoE's shared expert is wider) */
@@ -184,6 +190,20 @@ double model_mla_up_weights(const gp_model *m);
 double model_mla_down_weights(const gp_model *m);
 double model_shared_ffn(const gp_model *m);
 int model_moe_layers(const gp_model *m);
+/* MoE layers among layers [first, first + n) (0-based): those at or past
+ * moe.dense_layers whose index + 1 is a multiple of moe.layer_step; 0 for
+ * a dense model.  model_moe_layers(m) is model_moe_in(m, 0, layers). */
+static inline int model_moe_in(const gp_model *m, int first, int n)
+{
+	int s = m->moe.layer_step > 1 ? m->moe.layer_step : 1;
+	int a = first > m->moe.dense_layers ? first : m->moe.dense_layers;
+	int b = first + n;
+
+	if (m->moe.experts <= 0 || b <= a)
+		return 0;
+	/* i in [a, b) with s | i + 1: the multiples of s in [a + 1, b] */
+	return b / s - a / s;
+}
 /* The routed tokens the hottest of ep expert-parallel ranks receives over
  * the mean when nothing balances the router (model.c); 1 without EP.
  * model_ep_skew_at: the same rule for `ranks` ranks of el experts each,

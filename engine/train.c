@@ -595,9 +595,24 @@ static int phase_flops(phase *ph, const gp_model *m, const train_cfg *c,
 	 * more layers, less the model (its dense layers come first). */
 	if (c->mem.mtp_layers > 0) {
 		gp_model mm = *m;
+		double base = fpt;
 
+		/* An interleaved model's appended layers would take the
+		 * step's kinds, not the last layer's: count them on the
+		 * model made all of the last layer's kind, its L layers
+		 * and its L + mtp_layers. */
+		if (m->moe.experts > 0 && m->moe.layer_step > 1) {
+			if (model_moe_in(m, m->layers - 1, 1) > 0) {
+				mm.moe.dense_layers = 0;
+				mm.moe.layer_step = 1;
+			} else {
+				mm.ffn_hidden = (int)model_dense_ffn(m);
+				memset(&mm.moe, 0, sizeof mm.moe);
+			}
+			base = model_fwd_flops_per_token(&mm, ctx_len);
+		}
 		mm.layers += c->mem.mtp_layers;
-		mtpf = model_fwd_flops_per_token(&mm, ctx_len) - fpt;
+		mtpf = model_fwd_flops_per_token(&mm, ctx_len) - base;
 		if (!(mtpf >= 0))
 			return gp_fail(err, "train: cannot count the MTP "
 				       "modules' FLOPs");

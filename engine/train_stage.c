@@ -167,8 +167,8 @@ static void tower_costs(ctx *x, scost *s)
 		x->y.tp;
 }
 
-/* Dense layers among layers [first_layer, first_layer + nl): the first
- * moe.dense_layers of an MoE model, all of a dense one. */
+/* Dense layers among layers [first_layer, first_layer + nl): an MoE
+ * model's that are not MoE (layout_dense_in), all of a dense one. */
 int train_stage_dense(const gp_model *m, int first_layer, int nl)
 {
 	return layout_dense_in(m, first_layer, nl);
@@ -317,7 +317,8 @@ static void stage_counts(const ctx *x, const stage_rec *r, double cnt[2])
 	cnt[0] = r->nd;
 	cnt[1] = r->nl - r->nd;
 	if (r->k == x->y.pp - 1 && c->mem.mtp_layers > 0)
-		cnt[model_moe_layers(x->e.m) > 0 ? 1 : 0] +=
+		cnt[model_moe_in(x->e.m, x->e.m->layers - 1, 1) > 0 ?
+		    1 : 0] +=
 			c->mem.mtp_layers;
 }
 

@@ -81,3 +81,43 @@ model {
        .. "kv_heads/head_dim are unused under MLA (KV cache = 61 x 576 "
        .. "elements per token).",
 }
+
+-- Meta Llama 4 Maverick (text decoder; the checkpoint's vision tower is
+-- not described).  Every layer: GQA attention 40 q / 8 kv heads of 128, and
+-- an MLP that is either a dense SwiGLU of intermediate_size_mlp 16384 or
+-- an MoE block of 128 (num_local_experts) routed SwiGLU experts of
+-- intermediate_size 8192, top-1 (num_experts_per_tok 1), plus one shared
+-- expert of the same width (transformers' Llama4TextMoe: "self.
+-- shared_expert = Llama4TextMLP(config)").  Which layers are MoE:
+-- transformers' Llama4TextModel "moe_layers ... list(range(
+-- interleave_moe_layer_step - 1, num_hidden_layers,
+-- interleave_moe_layer_step))", moe.layer_step here: 2, layers 1, 3, ...,
+-- 47 (NeMo's Llama4Experts128Config "moe_layer_freq ... [0, 1] * 24").
+-- Not priced: the chunked attention of three layers in four
+-- (attention_chunk_size 8192: at 8192 tokens or fewer the same as full
+-- causal attention).  Llama 4 Scout (16 experts, interleave_moe_layer_step
+-- 1: every layer MoE) is left out: Meta's 109B total counts its vision
+-- encoder, which this text-only entry would miss by 1.2B (107.8B).
+model {
+  id = "llama4-maverick", name = "Llama 4 Maverick 17B-128E",
+  family = "llama4",
+  layers = 48, hidden = 5120, heads = 40, kv_heads = 8, head_dim = 128,
+  ffn_hidden = 16384, ffn_gated = true, vocab = 202048,
+  tied_embeddings = false, qkv_bias = false, norm = "rms", max_seq = 1048576,
+  moe = { experts = 128, top_k = 1, shared_experts = 1, ffn_hidden = 8192,
+          layer_step = 2 },
+  params_b = 400, active_params_b = 17,
+  source = "meta-llama/Llama-4-Maverick-17B-128E config.json text_config "
+        .. "(num_hidden_layers 48, hidden_size 5120, num_attention_heads 40, "
+        .. "num_key_value_heads 8, head_dim 128, intermediate_size 8192, "
+        .. "intermediate_size_mlp 16384, num_local_experts 128, "
+        .. "num_experts_per_tok 1, interleave_moe_layer_step 2, "
+        .. "vocab_size 202048, use_qk_norm false, "
+        .. "max_position_embeddings 1048576); Meta's Llama 4 model card: "
+        .. "17B activated, 400B total parameters",
+  notes = "24 MoE layers (odd 0-based indices) and 24 dense ones.  Hand count: "
+       .. "attention 48 x 62.9M = 3.02B; MoE 24 x (128 + 1) x 3 x 5120 x 8192 "
+       .. "+ routers = 389.6B; dense 24 x 3 x 5120 x 16384 = 6.04B; embedding "
+       .. "and head 2 x 202048 x 5120 = 2.07B: 400.7B total, 17.2B active "
+       .. "(two experts' MLP in the 24 MoE layers).",
+}

@@ -540,10 +540,20 @@ local function moe_of(e, file, rd, experts, experts_path, ffn, notes)
       .. "as %d experts of width %d", sw, sw // width, width)
   end
   local dense = rd.int("first_k_dense_replace", false, 0) or 0
-  local freq = rd.int({ "moe_layer_freq", "decoder_sparse_step" })
+  -- DeepSeek's moe_layer_freq puts MoE at layer_idx % freq == 0, a phase
+  -- the catalog's layer_step does not state; Qwen2-MoE's
+  -- decoder_sparse_step and Llama 4's interleave_moe_layer_step at
+  -- (layer_idx + 1) % step == 0 (transformers' modeling files), which it
+  -- does (moe.layer_step).
+  local freq = rd.int("moe_layer_freq")
   if freq and freq ~= 1 then
-    fail(file, "MoE every %d layers (moe_layer_freq/decoder_sparse_step) "
-      .. "is not supported: only the first N layers may be dense", freq)
+    fail(file, "MoE every %d layers from layer 0 (moe_layer_freq) is not "
+      .. "supported: only every N-th from layer N - 1 "
+      .. "(decoder_sparse_step, interleave_moe_layer_step)", freq)
+  end
+  local step, step_path = rd.int({ "interleave_moe_layer_step", "decoder_sparse_step" })
+  if step and (step < 1 or step > e.layers) then
+    fail(file, "%s must be in 1..%d (num_hidden_layers), got %d", step_path, e.layers, step)
   end
   local only = rd.get("mlp_only_layers")
   if type(only) == "table" and #only > 0 then
@@ -564,15 +574,19 @@ local function moe_of(e, file, rd, experts, experts_path, ffn, notes)
     end
     dense = math.max(dense, #only)
   end
-  if dense >= e.layers then
-    fail(file, "%d dense layers leave no MoE layer of %d", dense, e.layers)
+  local moe = { experts = experts, top_k = top_k, shared_experts = shared,
+                ffn_hidden = width, dense_layers = dense,
+                layer_step = step and step > 1 and step or nil }
+  local nmoe = require("gpuplan.schema").moe_layers { layers = e.layers, moe = moe }
+  if nmoe == 0 then
+    fail(file, "%d dense layers%s leave no MoE layer of %d", dense,
+         moe.layer_step and (" and MoE every " .. step .. " layers") or "", e.layers)
   end
-  if dense > 0 and not ffn then
+  if nmoe < e.layers and not ffn then
     fail(file, "missing field 'intermediate_size' (width of the %d dense "
-      .. "layers)", dense)
+      .. "layers)", e.layers - nmoe)
   end
-  e.moe = { experts = experts, top_k = top_k, shared_experts = shared,
-            ffn_hidden = width, dense_layers = dense }
+  e.moe = moe
 end
 
 -- MTP layers, vocabulary, tied embeddings, biases, norm, context.
@@ -818,7 +832,7 @@ local order = {
           "sliding_window", "vision", "params_b", "active_params_b",
           "source", "notes" },
   moe = { "experts", "top_k", "shared_experts", "ffn_hidden",
-          "dense_layers", "dense_ffn_hidden" },
+          "dense_layers", "layer_step", "dense_ffn_hidden" },
   mla = { "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim",
           "qk_rope_head_dim", "v_head_dim" },
   sliding_window = { "size", "layers" },

@@ -1097,7 +1097,7 @@ function M.eager_ops_per_layer(model, rtp, fused, fused_softmax)
   local attn = a and (29 - ((a.q_lora_rank or 0) > 0 and 0 or 2)) or
     (6 + (model.qk_norm and 2 or 0))
   if not moe then return attn + 4 + ar end
-  local dense = math.min(L, moe.dense_layers or 0)
+  local dense = L - require("gpuplan.schema").moe_layers(model)
   local moe_mlp = 1 + 1 + (a and (fused and 1 or 8 + 1) or (fused_softmax and 1 or 4)) + 7
     + ((moe.shared_experts or 0) > 0 and 4 or 0)
   return attn + ar + (dense * 4 + (L - dense) * moe_mlp) / L
@@ -1158,7 +1158,7 @@ function M.weight_tensors(model)
   local a = model.mla
   local attn = a and (((a.q_lora_rank or 0) > 0 and 3 or 1) + 4) or 4
   local moe, L = model.moe, model.layers
-  local dense = moe and math.min(L, moe.dense_layers or 0) or L
+  local dense = L - require("gpuplan.schema").moe_layers(model)
   local moe_layer = moe and (1 + moe.experts * mlp + ((moe.shared_experts or 0) > 0 and mlp or 0))
     or 0
   return L * (2 + attn + (model.qk_norm and 2 or 0)) + dense * mlp + (L - dense) * moe_layer + 2

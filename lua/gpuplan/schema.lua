@@ -607,6 +607,11 @@ M.model = T.record {
   moe = T.record {
     experts = R(pos()), top_k = R(pos()), shared_experts = int { min = 0 },
     ffn_hidden = R(pos()), dense_layers = int { min = 0 },
+    -- After the dense_layers, every layer_step-th layer is MoE (layer i,
+    -- 0-based, when (i + 1) % layer_step == 0), the others dense: Hugging
+    -- Face Llama 4's interleave_moe_layer_step (Maverick 2), Megatron-Core's
+    -- moe_layer_freq [0,1]*24.  Absent: 1, every layer.
+    layer_step = int { min = 1 },
     dense_ffn_hidden = pos(), shared_ffn_hidden = pos(),
     -- The token buffer per expert is the run's choice (Megatron-Core's
     -- --moe-expert-capacity-factor is a training argument, not a config.json
@@ -670,5 +675,16 @@ M.kinds = {
   price = "prices", currency = "currencies", model = "models",
   recipe = "recipes", optimizer = "optimizers",
 }
+
+-- The MoE layers of a model description (a catalog entry or a gp.train
+-- model table): the layers at or past moe.dense_layers whose index + 1
+-- (0-based) is a multiple of moe.layer_step, as the engine counts them
+-- (model.h model_moe_in); 0 without moe.
+function M.moe_layers(m)
+  local e = m.moe
+  if not e or (e.experts or 0) <= 0 then return 0 end
+  local s, d = math.max(e.layer_step or 1, 1), math.min(e.dense_layers or 0, m.layers)
+  return m.layers // s - d // s
+end
 
 return M

@@ -25,6 +25,7 @@ local extra = { "num_key_value_heads", "head_dim", "kv_lora_rank", "q_lora_rank"
                 "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "num_local_experts",
                 "num_experts", "n_routed_experts", "num_experts_per_tok", "moe_intermediate_size",
                 "n_shared_experts", "shared_expert_intermediate_size", "first_k_dense_replace",
+                "decoder_sparse_step", "interleave_moe_layer_step",
                 "moe_layer_freq", "mlp_only_layers", "sliding_window", "use_sliding_window",
                 "max_window_layers", "layer_types", "tie_word_embeddings", "attention_bias",
                 "mlp_bias", "torch_dtype", "dtype", "quantization_config", "text_config",

@@ -89,6 +89,22 @@ t.is(e.moe.experts, 128, "qwen3 moe: num_experts")
 t.is(e.moe.ffn_hidden, 768, "qwen3 moe: moe_intermediate_size")
 t.is(e.qk_norm, true, "qwen3 moe: q_norm and k_norm from the model type (no config field)")
 
+-- Qwen2-MoE's decoder_sparse_step (transformers' Qwen2MoeDecoderLayer:
+-- MoE where "(layer_idx + 1) % config.decoder_sparse_step == 0") is the
+-- catalog's moe.layer_step: at 2, 24 of the 48 layers, the others dense
+-- at intermediate_size.
+do
+  local q = require("cjson").decode(assert(io.open(F .. "qwen3-30b-a3b.json")):read("a"))
+  q.decoder_sparse_step = 2
+  local qe = hf.model_from_hf(q, { id = "q" })
+  t.is(qe.moe.layer_step, 2, "decoder_sparse_step 2 -> moe.layer_step 2")
+  t.is(require("gpuplan.schema").moe_layers(qe), 24, "24 of 48 layers MoE")
+  q.decoder_sparse_step = 49
+  t.raises(function() hf.model_from_hf(q, { id = "q" }) end,
+    "config: decoder_sparse_step must be in 1..48 (num_hidden_layers), got 49",
+    "a step past the layers refused", true)
+end
+
 e = hf.model_from_hf(F .. "deepseek-v3.json")
 t.is(string.format("%d/%d/%d", e.moe.experts, e.moe.shared_experts,
   e.moe.dense_layers), "256/1/3",

@@ -113,7 +113,7 @@ function M.model(cm, cat)
   if type(v(cm.moe)) == "table" then
     local e = {}
     for _, k in ipairs { "experts", "top_k", "shared_experts", "dense_layers",
-                         "dense_ffn_hidden", "shared_ffn_hidden" } do
+                         "layer_step", "dense_ffn_hidden", "shared_ffn_hidden" } do
       e[k] = v(cm.moe[k])
     end
     e.ffn_hidden = v(cm.moe.ffn_hidden) or v(cm.moe.expert_ffn_hidden)
@@ -165,14 +165,16 @@ end
 -- architecture with its one MTP layer (their config.json files say 1).
 -- Returns the layer count and the catalog id, or nil.
 local SHAPE = { "layers", "hidden", "heads", "ffn_hidden", "vocab" }
-local MOE = { "experts", "top_k", "shared_experts", "ffn_hidden", "dense_layers" }
+local MOE = { "experts", "top_k", "shared_experts", "ffn_hidden", "dense_layers", "layer_step" }
 local MLA = { "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
               "v_head_dim" }
 local function same(a, b, keys)
   if (a == nil) ~= (b == nil) then return false end
   if a == nil then return true end
   for _, k in ipairs(keys) do
-    if (a[k] or 0) ~= (b[k] or 0) then return false end
+    -- absent is 0, but a layer step's is 1 (every layer)
+    local d = k == "layer_step" and 1 or 0
+    if (a[k] or d) ~= (b[k] or d) then return false end
   end
   return true
 end

@@ -1,0 +1,163 @@
+/*
+ * t_moe_step.c - MoE layers interleaved with dense ones (moe.layer_step):
+ * which layers are MoE, the parameters of Llama 4 Maverick from its
+ * config.json, and the FLOPs of a tiny step-2 model, against hand counts.
+ *
+ * Exact integer counts are compared with reltol 1e-12: the engine works in
+ * doubles and every count here is below 2^53, so the only slack is the
+ * last-bit rounding of a sum of a dozen terms.
+ */
+#include "layout.h"
+#include "model.h"
+#include "tap.h"
+
+#include <string.h>
+
+#define EXACT 1e-12
+
+static gp_model llama(int layers, int hidden, int heads, int kv_heads,
+		      int ffn, int vocab)
+{
+	gp_model m;
+
+	memset(&m, 0, sizeof m);
+	m.layers = layers;
+	m.hidden = hidden;
+	m.heads = heads;
+	m.kv_heads = kv_heads;
+	m.head_dim = hidden / heads;
+	m.ffn_hidden = ffn;
+	m.ffn_gated = 1;
+	m.vocab = vocab;
+	m.norm_params = hidden;	/* RMSNorm */
+	return m;
+}
+
+/* meta-llama/Llama-4-Maverick-17B-128E config.json text_config:
+ * num_hidden_layers 48, hidden_size 5120, num_attention_heads 40,
+ * num_key_value_heads 8, head_dim 128, intermediate_size_mlp 16384 (the
+ * dense layers), intermediate_size 8192 (each expert and the shared one),
+ * num_local_experts 128, num_experts_per_tok 1,
+ * interleave_moe_layer_step 2, vocab_size 202048, untied. */
+static gp_model maverick(void)
+{
+	gp_model m = llama(48, 5120, 40, 8, 16384, 202048);
+
+	m.moe.experts = 128;
+	m.moe.top_k = 1;
+	m.moe.shared_experts = 1;
+	m.moe.ffn_hidden = 8192;
+	m.moe.layer_step = 2;
+	return m;
+}
+
+static int fails_with(gp_model m, const char *needle, const char *name)
+{
+	gp_error e;
+	int rc;
+
+	e.msg[0] = '\0';
+	rc = model_check(&m, &e);
+	if (!ok(rc == GP_EINVAL && strstr(e.msg, needle) != NULL, name))
+		printf("#   rc %d, msg '%s', want '%s'\n", rc, e.msg, needle);
+	return rc;
+}
+
+int main(void)
+{
+	gp_model m, t;
+	gp_params p;
+	double mm;
+
+	plan(27);
+
+	/* Which layers: transformers' Llama4TextModel takes
+	 * range(step - 1, layers, step) -- with step 2 of 48 layers
+	 * 1, 3, ..., 47: 24 MoE. */
+	m = maverick();
+	ok(model_check(&m, NULL) == GP_OK, "maverick checks");
+	ok(model_moe_layers(&m) == 24, "maverick: 24 of 48 layers MoE");
+	ok(model_moe_in(&m, 0, 1) == 0, "layer 0 dense");
+	ok(model_moe_in(&m, 1, 1) == 1, "layer 1 MoE");
+	ok(model_moe_in(&m, 47, 1) == 1, "layer 47 (the last) MoE");
+	/* A pipeline stage of 24 layers holds 12 of each kind; of 7 layers
+	 * from layer 3 (3..9): 3, 5, 7, 9 -> 4 MoE, 3 dense. */
+	ok(model_moe_in(&m, 0, 24) == 12 && model_moe_in(&m, 24, 24) == 12,
+	   "two 24-layer stages: 12 MoE each");
+	ok(layout_dense_in(&m, 3, 7) == 3, "layers 3..9: 3 dense");
+	/* With 3 dense layers first and step 2 over 10 layers: MoE where
+	 * i >= 3 and (i + 1) % 2 == 0 -> 3, 5, 7, 9. */
+	t = maverick();
+	t.layers = 10;
+	t.moe.dense_layers = 3;
+	ok(model_moe_layers(&t) == 4, "dense 3 + step 2 of 10: 3, 5, 7, 9");
+	ok(layout_dense_in(&t, 0, 4) == 3, "layers 0..3: 0, 1, 2 dense");
+	/* step 0 (a zeroed struct) and 1: every layer */
+	t.moe.dense_layers = 0;
+	t.moe.layer_step = 0;
+	ok(model_moe_layers(&t) == 10, "step 0 (unset): every layer");
+	t.moe.layer_step = 1;
+	ok(model_moe_layers(&t) == 10, "step 1: every layer");
+
+	/* Maverick's parameters, by hand:
+	 * attention a layer: q 5120*5120 = 26,214,400; k, v 2*5120*1024 =
+	 *   10,485,760; o 26,214,400 -> 62,914,560; x 48 = 3,019,898,880
+	 * norms 2*5120 a layer x 48 + final 5120 = 496,640
+	 * one expert (SwiGLU) 3*5120*8192 = 125,829,120; an MoE layer's
+	 *   128 routed + 1 shared = 16,231,956,480; x 24 = 389,566,955,520
+	 * routers 5120*128 = 655,360 x 24 = 15,728,640
+	 * dense MLP 3*5120*16384 = 251,658,240 x 24 = 6,039,797,760
+	 * embedding and head 2*202048*5120 = 2,068,971,520
+	 * total = 400,711,848,960 (Meta: "400B total")
+	 * active = total - 24*127*125,829,120 = 400,711,848,960
+	 *   - 383,527,157,760 = 17,184,691,200 (Meta: "17B active"). */
+	ok(model_params(&m, &p, NULL) == GP_OK, "maverick counts");
+	is_num(p.attention, 3019898880.0, EXACT, "attention 48 layers");
+	is_num(p.experts, 389566955520.0, EXACT, "experts of the 24 MoE layers");
+	is_num(p.router, 15728640.0, EXACT, "routers of the 24 MoE layers");
+	is_num(p.dense_mlp, 6039797760.0, EXACT, "dense MLP of the 24 others");
+	is_num(p.total, 400711848960.0, EXACT, "maverick total");
+	is_num(p.active, 17184691200.0, EXACT, "maverick active");
+	/* Published to 3 and 2 significant figures: 400B +-0.5B is 0.125%,
+	 * 400.71 is 0.18% over, so 0.2%; 17B +-0.5B, 17.18 is 1.1% over. */
+	is_num(p.total, 400e9, 0.002, "vs Meta's 400B");
+	is_num(p.active, 17e9, 0.03, "vs Meta's 17B active");
+
+	/* Tiny step-2 model: 4 layers, h 64, 4 heads of 16 (MHA), dense
+	 * SwiGLU 256, 4 experts of 128, top-1, V 1000; MoE layers 1 and 3.
+	 * Matmul weights a token passes:
+	 *   attention 4 layers * 4*64*64            =  65,536
+	 *   dense MLP 2 layers * 3*64*256           =  98,304
+	 *   MoE 2 layers * (router 64*4 + 3*64*128) =  49,664
+	 *   logits 1000*64                          =  64,000
+	 *                                             277,504
+	 * Forward FLOP a token at context c: 2 * 277,504 + 4 layers *
+	 * (QK^T 2*c*4*16 + PV 2*c*4*16) = 555,008 + 1024 c. */
+	t = llama(4, 64, 4, 4, 256, 1000);
+	t.moe.experts = 4;
+	t.moe.top_k = 1;
+	t.moe.ffn_hidden = 128;
+	t.moe.layer_step = 2;
+	ok(model_params(&t, &p, NULL) == GP_OK, "tiny step-2 counts");
+	is_num(p.matmul_active, 277504.0, EXACT, "tiny: matmul weights a token");
+	is_num(model_fwd_flops_per_token(&t, 0.0), 555008.0, EXACT,
+	       "tiny: forward FLOP at context 0");
+	is_num(model_fwd_flops_per_token(&t, 100.0), 555008.0 + 102400.0,
+	       EXACT, "tiny: forward FLOP at context 100");
+	/* Every layer MoE (step 1): 65,536 + 4*24,832 + 64,000 = 228,864. */
+	t.moe.layer_step = 1;
+	mm = model_params(&t, &p, NULL) == GP_OK ? p.matmul_active : -1;
+	is_num(mm, 228864.0, EXACT, "tiny step 1: every layer MoE");
+
+	/* Bad steps: beyond the layers; and one that leaves no MoE layer
+	 * after the dense ones (3 layers, 2 dense, step 2: only layer 1
+	 * would be, and it is dense). */
+	t.moe.layer_step = 5;
+	fails_with(t, "moe.layer_step must be in 1..layers (4), got 5",
+		   "step past the layers refused");
+	t.layers = 3;
+	t.moe.dense_layers = 2;
+	t.moe.layer_step = 2;
+	fails_with(t, "leave no MoE layer", "no MoE layer left refused");
+	return done();
+}
