@@ -196,6 +196,10 @@ typedef struct train_cfg {
 	int fp8_attn;            /* the fused attention in FP8 (fp8_attention:
 				  * Transformer Engine's fp8_dpa, cuDNN's FP8
 				  * SDPA; train_layer.c attn_layers_time) */
+	int fp8_attn_sm90;       /* with fp8_attn: the GPU is a Hopper one,
+				  * whose cuDNN FP8 kernels run at their own
+				  * measured times (train_price.c
+				  * attn_fp8_sm90) */
 	double router_bytes;     /* bytes of the MoE router's dtype
 				  * (moe_router_dtype): the probabilities'
 				  * under unfused_act; 0: the activations' */
@@ -507,6 +511,7 @@ typedef struct train_lkey {
 				  * compute only */
 	int fp8_attn;            /* train_cfg's, fused stacks with FP8
 				  * compute only */
+	int fp8_attn_sm90;       /* train_cfg's, with fp8_attn */
 	double router_bytes;     /* train_cfg's */
 	int router_fp64;         /* train_cfg's */
 	int probs_act;           /* the memory cfg's probs_in_act: the MoE

@@ -147,6 +147,10 @@ double train_t_coll(tenv *e, gp_coll op, double bytes, const gp_group *g);
 double train_attn_time(const tenv *e, const train_lkey *k, const gp_op *o,
 		       int bwd);
 
+/* cuDNN's FP8 attention on Hopper: its time over the 16-bit kernel's for
+ * a call of L queries, forward (bwd 0) or backward (train_price.c). */
+double train_attn_fp8_sm90(double L, int bwd);
+
 /* A memory-bound op moving `bytes` in dtype p: train_t_op with no FLOP
  * and no GEMM shape, whose time the precision does not enter
  * (roof_mem_time). */

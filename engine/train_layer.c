@@ -2354,10 +2354,11 @@ static double moe_bias_costs(tenv *e, const train_lkey *k, const gp_op *o,
  * causal kernel's rate at head dim 64 (the llama3.1 results, head dim
  * 128, causal, bf16 backward 1148 TFLOPS, times this catalog's hd64 share
  * 0.72: 827).  So a sliding layer's FP8 backward is priced as a full
- * layer's.  The FP8 kernel's rate is not priced apart from the 16-bit
- * one's: MXFP8 causal attention runs within 3% of it, forward and
- * backward together (llama3.1 at 4096: mxfp8 0.326 + 1.305 ms, bf16
- * 0.391 + 1.198 ms). */
+ * layer's.  On Blackwell the FP8 kernel's rate is not priced apart from
+ * the 16-bit one's: MXFP8 causal attention runs within 3% of it, forward
+ * and backward together (llama3.1 at 4096: mxfp8 0.326 + 1.305 ms, bf16
+ * 0.391 + 1.198 ms).  Hopper's FP8 kernel is (train_price.c
+ * train_attn_fp8_sm90), its windows refused (train.lua). */
 #define ATTN_KEY_TILE 128.0
 
 static double attn_layers_time(const tenv *e, const train_lkey *k,

@@ -6,6 +6,7 @@
  */
 #include "train_int.h"
 
+#include <math.h>
 #include <string.h>
 
 double train_t_op(const tenv *e, double flop, double bytes, double m,
@@ -169,6 +170,56 @@ double train_t_coll(tenv *e, gp_coll op, double bytes, const gp_group *g)
 	return time;
 }
 
+/* cuDNN's fused FP8 attention on Hopper (fp8_attention on an sm90 GPU:
+ * Transformer Engine's fp8_dpa runs cuDNN's FP8 forward, and with
+ * NVTE_FP8_DPA_BWD=1, the MLPerf Llama 2 70B LoRA configs' setting, its
+ * FP8 backward too), as its time over the 16-bit kernel's at the same
+ * shape.  Measured: cudnn-frontend benchmark/sdpa_benchmark_training
+ * results/h200_919_only_cudnn/llama3.1_20260227_034703.csv (cuDNN 9.19 on
+ * an H200, 64 query and 8 KV heads of 128, one sequence, causal
+ * "top_left", non-deterministic backward), bf16 against fp8, fwd_time_ms
+ * and bwd_time_ms:
+ *   tokens   bf16 fwd / bwd    fp8 fwd / bwd     fwd    bwd
+ *    2048    0.142 /  0.464    0.098 /   0.437   0.690  0.942
+ *    4096    0.465 /  1.450    0.322 /   1.459   0.692  1.006
+ *    8192    1.708 /  5.083    1.141 /   6.392   0.668  1.258
+ *   16384    6.531 / 19.002    4.357 /  29.422   0.667  1.548
+ *   32768   25.566 / 75.688   16.884 / 118.729   0.660  1.569
+ * The forward runs its two matmuls at the FP8 rate, 1.45-1.52 times the
+ * 16-bit kernel's (the FlashAttention-3 paper, arXiv 2407.08608,
+ * abstract: BF16 "up to 740 TFLOPs/s (75% utilization)", "FP8 reaching
+ * close to 1.2 PFLOPs/s", 1.6 times, FA3's own kernel).  The backward
+ * does not gain: without a mask it runs 0.85-0.95 times the 16-bit time
+ * (no_mask rows: 0.647 / 0.681, 2.285 / 2.453, 8.637 / 9.262, 33.355 /
+ * 35.947, 130.528 / 153.841 ms), and under the causal mask it skips
+ * less of the masked triangle than the 16-bit kernel does -- causal
+ * over unmasked 0.68 at 2048 tokens, 0.74 at 8192, 0.91 at 32768, where
+ * the 16-bit kernel's is 0.68, 0.55, 0.49 -- so past 4096 tokens the
+ * FP8 backward is the slower one.  Between the measured lengths the
+ * ratio is interpolated in log2 of the tokens; outside them it is the
+ * end row's.  L: the queries of the kernel's call (a rank's sequence
+ * share under context parallelism, a packed sequence's own length). */
+static const double fp8_sm90_len[] = { 2048, 4096, 8192, 16384, 32768 };
+static const double fp8_sm90_fwd[] = { 0.690, 0.692, 0.668, 0.667, 0.660 };
+static const double fp8_sm90_bwd[] = { 0.942, 1.006, 1.258, 1.548, 1.569 };
+
+double train_attn_fp8_sm90(double L, int bwd)
+{
+	const double *r = bwd ? fp8_sm90_bwd : fp8_sm90_fwd;
+	int n = (int)(sizeof fp8_sm90_len / sizeof fp8_sm90_len[0]), i;
+	double f;
+
+	if (!(L > fp8_sm90_len[0]))
+		return r[0];
+	for (i = 1; i < n; i++)
+		if (L <= fp8_sm90_len[i]) {
+			f = log2(L / fp8_sm90_len[i - 1]) /
+				log2(fp8_sm90_len[i] / fp8_sm90_len[i - 1]);
+			return r[i - 1] + f * (r[i] - r[i - 1]);
+		}
+	return r[n - 1];
+}
+
 /* Attention core of one pass: a fused kernel at the device's measured
  * attention fraction of the 16-bit peak when it has one, else priced as
  * the GEMM of its shape; never faster than its memory traffic. */
@@ -279,6 +330,10 @@ double train_attn_time(const tenv *e, const train_lkey *k, const gp_op *o,
 			(k->attn_seq > 0 ? k->attn_seq : k->seq) / k->cp;
 		double tc = flop / (e->d->peak[k->half] * frac *
 			roof_attn_eff(e->d, o->m, o->n, o->k, o->batch, cq));
+		/* cuDNN's FP8 kernel on Hopper: its measured time over
+		 * the 16-bit kernel's at the call's queries (above). */
+		if (k->fp8_attn_sm90 && !e->d->attn_square)
+			tc *= train_attn_fp8_sm90(cq, bwd);
 		double tm = t_mem(e, k->half, bytes);
 		/* Dropout on the probabilities inside the kernel: the
 		 * forward draws a Philox number per score and the backward

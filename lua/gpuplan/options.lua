@@ -1680,9 +1680,12 @@ opt { name = "fused_grouped_mlp", type = "flag", commands = "train plan rl",
 -- The fused attention in FP8 (engine/train_layer.c attn_layers_time).
 opt { name = "fp8_attention", type = "flag", commands = "train plan rl",
   help = "the fused attention in FP8 (Transformer Engine's fp8_dpa: Megatron's "
-    .. "fp8_dot_product_attention under an fp8 recipe; cuDNN's FP8 or MXFP8 kernel, "
-    .. "Blackwell): priced as the 16-bit kernel, except that a sliding-window layer's "
-    .. "backward walks every key tile up to the diagonal, as a full causal layer's does",
+    .. "fp8_dot_product_attention under an fp8 recipe; cuDNN's FP8 or MXFP8 kernel). "
+    .. "Blackwell: priced as the 16-bit kernel, except that a sliding-window layer's "
+    .. "backward walks every key tile up to the diagonal, as a full causal layer's does. "
+    .. "Hopper (head dim 128, no window): at cuDNN's measured FP8 time over the 16-bit "
+    .. "kernel's, forward 0.66-0.69, backward 0.94 at 2048 queries a call to 1.57 at "
+    .. "32768 (its causal backward skips less of the masked triangle)",
   suggest = { "fp8_dot_product_attention", "fp8_dpa", "fp8_attn" } }
 opt { name = "moe_router_dtype", type = "string", metavar = "D", commands = "train plan rl",
   kind = "enum", values = { "fp32", "fp64" }, default = "the activations' dtype",

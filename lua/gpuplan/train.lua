@@ -972,16 +972,32 @@ function M.setup(o, sweep)
         .. "with expert tensor parallelism (got etp %s)", tostring(o.etp or o.tp))
     end
   end
-  -- FP8 attention is priced from cuDNN's Blackwell FP8 kernels (the
-  -- cudnn-frontend GB200 and GB300 results, train_layer.c
-  -- attn_layers_time); Transformer Engine v2.16 runs FP8 attention with a
-  -- learnable softmax or a sliding window only there ("Disabling
-  -- FusedAttention for softmax_type = %s in FP8 on sm < 100 with cuDNN
-  -- version < 9.21"), and cuDNN's Hopper FP8 backward takes head dim 128
-  -- only (the H200 results: "hidden_dim shoud be equal to 128").
-  if cfg.fp8_attention and gpu.arch ~= "blackwell" then
-    fail("train: fp8_attention is priced from cuDNN's Blackwell FP8 attention kernels; "
-      .. "%s is %s", tostring(gpu.id), tostring(gpu.arch))
+  -- FP8 attention is priced from cuDNN's FP8 kernels: Blackwell's as the
+  -- 16-bit kernel (the cudnn-frontend GB200 and GB300 results,
+  -- train_layer.c attn_layers_time), Hopper's at their own measured
+  -- times (the H200 results, engine/train_price.c train_attn_fp8_sm90).
+  -- On Hopper, Transformer Engine v2.16 runs FP8 attention without a
+  -- learnable softmax or a sliding window only ("Disabling FusedAttention
+  -- for softmax_type = %s in FP8 on sm < 100 with cuDNN version < 9.21"),
+  -- and cuDNN's Hopper FP8 backward takes head dim 128 only (the H200
+  -- results: "hidden_dim shoud be equal to 128"; their GPT-OSS head dim
+  -- 64 and DeepSeek-V3 192 FP8 rows all failed).  Other GPUs: no FP8
+  -- fused attention measured.
+  if cfg.fp8_attention and gpu.arch == "hopper" then
+    local hd = model.head_dim or model.hidden / model.heads
+    if model.mla or hd ~= 128 then
+      fail("train: fp8_attention on %s (hopper) is cuDNN's FP8 kernel, whose backward takes "
+        .. "head dim 128 only; %s's is %s", tostring(gpu.id), tostring(model.id or model.name),
+        model.mla and "MLA's" or tostring(hd))
+    elseif model.sliding_window then
+      fail("train: fp8_attention on %s (hopper): Transformer Engine runs FP8 attention with a "
+        .. "sliding window on Blackwell only; %s has sliding-window layers", tostring(gpu.id),
+        tostring(model.id or model.name))
+    end
+    cfg.fp8_attention_sm90 = true
+  elseif cfg.fp8_attention and gpu.arch ~= "blackwell" then
+    fail("train: fp8_attention is priced from cuDNN's FP8 attention kernels on Hopper and "
+      .. "Blackwell; %s is %s", tostring(gpu.id), tostring(gpu.arch))
   end
   if o.order ~= nil then cfg.order = o.order end
   -- A sweep passes its largest GPU count (a number): past one node
