@@ -987,8 +987,17 @@ local function prepare_recipe(o, cfg, model, gpu, method, stack, dflt, defaults)
       usage("fp8_activations needs precision = fp8 (got %s): the fp8 weight-gradient GEMM "
         .. "reads the cached fp8 inputs", tostring(precision))
     end
+    -- With adapters the frozen base runs no weight-gradient GEMM, and the
+    -- adapters' own run in 16 bits (NeMo's ParallelLinearAdapter is
+    -- Megatron-Core's tensor_parallel linears, outside Transformer
+    -- Engine's fp8 autocast): nothing would read an fp8 cached input.
+    -- MLPerf's LoRA FP8_ACTIVATION (fp8_activation_input_store) is another
+    -- thing, the SwiGLU input in e4m3, and its pinned NeMo never reads it
+    -- (validation/cases.json, mlperf-t40-llama2-70b-lora-h200-n1).
     if o.fp8_activations and lora then
-      usage("fp8_activations applies to full training, not to adapters (%s)", method)
+      usage("fp8_activations applies to full training, not to adapters (%s): it caches the "
+        .. "linears' inputs in fp8 for their fp8 weight-gradient GEMMs, which a frozen base "
+        .. "does not run and the adapters run in 16 bits", method)
     end
     cfg.fp8_activations = o.fp8_activations
   end
