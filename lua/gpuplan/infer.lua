@@ -727,6 +727,19 @@ local function setup_memory(a, cat, model, g, sys, d, c, tp, pp, default, info)
     default(string.format("memory=%.1fGB (%s)", mem / 1e9,
                           derived and string.format("memory x %.3f",
                             require("gpuplan.memory").USABLE_FRACTION) or "usable_memory"))
+  else
+    -- The runtime allocates on the card: more than the card holds would
+    -- price a KV pool that is not there (1TB on a b200 read 839 GB of KV
+    -- budget per GPU and its tokens/s).  The card's full memory is the
+    -- bound, not its usable capacity, so '80GiB' on an 80GiB card stands.
+    local card = g.memory
+    if type(card) == "string" then card = units.parse(card, "bytes") end
+    if type(card) == "number" and mem > card then
+      error(string.format("infer: memory %s is more than %s's %s, the card's memory (the "
+        .. "runtime allocates on the card: at most that)", type(a.memory) == "string"
+        and "'" .. a.memory .. "'" or string.format("%g", mem), tostring(g.id),
+        units.fmt_bytes(card, "GiB")), 3)
+    end
   end
   c.capacity = mem
   local margin = num_arg(a, "margin")

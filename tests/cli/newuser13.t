@@ -1,0 +1,59 @@
+# What a thirteenth new-user walk (an ML engineer planning a QLoRA 70B on
+# 4090s / L40S, GRPO of a 7B on 8 H20, DeepSeek-V3 and Qwen3-235B serving
+# on H200 / B200 at a latency bound, a 13B pre-training on 256 H800 within
+# a budget, and a Lua script that sweeps them into CSV) found: a number
+# read as something else and priced without a word.  One block a fix, the
+# command line and the Lua key both.
+use strict;
+use warnings;
+use Test::More;
+require './tests/cli/lib.pl';
+use File::Temp ();
+
+my ($c, $o, $e);
+my $tmp = File::Temp::tempdir(CLEANUP => 1);
+
+# 1. infer --memory above the card: --memory 1TB on a b200 (180 GiB)
+# priced a KV budget of 839 GB per GPU and the tokens/s of it; a 4090
+# with --memory 80GB "had 72 GB after the margin".  The runtime allocates
+# on the card: more than the card's memory is out of range (exit 1),
+# named with the card and its size; up to the card's memory stands.
+{
+    ($c, $o, $e) = run_gp('infer', 'qwen3-235b-a22b', '--gpu', 'b200', '--gpus', '8', '--tp', '8', '--memory', '1TB');
+    is($c, 1, 'infer --memory 1TB on a b200: out of range, exit 1');
+    is($e, "gpuplan: infer: --memory '1TB' is more than b200's 180GiB, the card's memory (the runtime allocates on the card: at most that)\n",
+       'names the option, the text typed, the card and its memory');
+    is($o, '', '... and prints no table');
+    ($c, $o, $e) = run_gp('infer', 'llama3-70b', '--gpu', 'rtx-4090', '--memory', '80GB');
+    is($c, 1, 'a 24GiB rtx-4090 with --memory 80GB: exit 1');
+    like($e, qr/--memory '80GB' is more than rtx-4090's 24GiB/, '... the card named');
+    ($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'h200-sxm', '--target', '20000', '--memory', '200GB');
+    is($c, 1, 'the --target search reads the same bound: exit 1');
+    # the card's whole memory stands: an 80GiB h100-sxm with --memory
+    # 80GiB (85899345920 B) against its default, the catalog's
+    # usable_memory 84932978278 B: the KV budget gains the difference
+    # less the 10% margin, 0.9 x 966367642 = 869730877.8 B (weights,
+    # workspace and reserve alike in both); 2 B for the JSON's integers
+    ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--memory', '80GiB', '--format', 'json');
+    is($c, 0, '--memory 80GiB on an 80GiB card: exit 0') or diag $e;
+    my ($kv) = $o =~ /"kv_budget":([0-9]+)/;
+    ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--format', 'json');
+    my ($kv0) = $o =~ /"kv_budget":([0-9]+)/;
+    ok(abs(($kv - $kv0) - 0.9 * (85899345920 - 84932978278)) <= 2,
+       "... the KV budget gains 0.9 x (80GiB - usable_memory): " . ($kv - $kv0));
+    # Lua: the same check, the key named
+    my $f = "$tmp/mem.lua";
+    write_file($f, <<'LUA');
+local gp = require "gpuplan"
+local ok, e = pcall(gp.infer, { model = "llama3-8b", gpu = "h100-sxm", memory = "1TB" })
+print(ok, e)
+ok, e = pcall(gp.infer, { model = "llama3-8b", gpu = "h100-sxm", memory = 1e12 })
+print(ok, e)
+LUA
+    ($c, $o, $e) = run_gp('run', $f);
+    is($c, 0, 'Lua: the refusals caught') or diag $e;
+    like($o, qr/^false\t\S*mem\.lua:2: infer: memory '1TB' is more than h100-sxm's 80GiB, the card's memory/m, 'memory = "1TB": refused, the key and the script line named');
+    like($o, qr/^false\t\S*mem\.lua:4: infer: memory 1e\+12 is more than h100-sxm's 80GiB/m, 'memory = 1e12 (bytes): refused');
+}
+
+done_testing();
