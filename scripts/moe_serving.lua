@@ -113,7 +113,7 @@ local function plans(extra)
     local q = gp.prices.cheapest(cat, id, { currency = opt.currency })
     local row = { gpu = id }
     local ok, p = pcall(gp.infer_plan, with {
-      gpu = id, target = opt.target, itl_max = opt.itl_max / 1e3, mtp = extra.mtp,
+      gpu = id, target = opt.target, itl_max = string.format("%.17gms", opt.itl_max), mtp = extra.mtp,
       price = q and { amount = q.amount, currency = opt.currency } })
     if ok then
       row.gpus, row.decode = p.gpus, p.decode_gpus .. " x " .. p.layout
@@ -163,7 +163,7 @@ local function pool(gpu, ep, phase, batch)
   local a = with { gpu = gpu, gpus = 2 * ep, ep = ep, dp_attention = true, disagg = true,
                    prefill_gpus = ep }
   if phase == "decode" then
-    a.batch, a.itl_max = batch, not batch and opt.itl_max / 1e3 or nil
+    a.batch, a.itl_max = batch, not batch and string.format("%.17gms", opt.itl_max) or nil
   else
     a.batch = 1
   end
@@ -264,7 +264,7 @@ if #gap_rows > 0 then
   end
 end
 local ok100, p100 = pcall(gp.infer_plan, with { gpu = "h100-sxm", target = opt.target,
-                                               itl_max = opt.itl_max / 1e3 })
+                                               itl_max = string.format("%.17gms", opt.itl_max) })
 for _, r in ipairs(plain) do
   if ok100 and r.gpu == "h800-sxm" and r.gpus then
     lines[#lines + 1] = string.format("For the target, H100 needs %d GPUs and H800 %d%s.",

@@ -1970,7 +1970,7 @@ opt { name = "itl_max", type = "number", metavar = "MS", commands = "infer",
   help = "with --target, every user's mean ITL within MS milliseconds (or a time with its "
     .. "unit: 20ms, 0.05s) (the decode step and "
     .. "the other requests' prompts between its tokens); MoE serving: also the "
-    .. "largest batch within MS without --target (not with --batch or --concurrency, which fix it) (Lua: a time, \"50ms\" or seconds)",
+    .. "largest batch within MS without --target (not with --batch or --concurrency, which fix it) (Lua: a time, \"50ms\", or a number of seconds under 1)",
   suggest = { "max_itl", "itl_limit", "tpot_max" } }
 opt { name = "ttft_max", type = "number", metavar = "MS", commands = "infer",
   kind = "duration",
@@ -1985,7 +1985,7 @@ opt { name = "ttft_max", type = "number", metavar = "MS", commands = "infer",
     .. "transfer to the decode pool; no queueing for a free slot.  It does not depend on "
     .. "the decode batch: it picks the layout --target searches (replica TP, instance, "
     .. "prefill pool), or refuses the one given; with --target or the MoE serving options "
-    .. "(Lua: a time, \"500ms\" or seconds)",
+    .. "(Lua: a time, \"500ms\", or a number of seconds under 1)",
   suggest = { "max_ttft", "ttft_limit", "ttft" } }
 
 ---------------------------------------------------------------------------

@@ -93,6 +93,21 @@ local function fail(fmt, ...) error(string.format(fmt, ...), 4) end
 -- whatever the model and the card; the command line exits 2 on it.
 local function usage(fmt, ...) error(args.usage(string.format(fmt, ...)), 4) end
 
+-- A latency bound (itl_max, ttft_max) read as seconds: a time with its
+-- unit ("50ms"), or a bare number of seconds under 1.  A bare number of 1
+-- or more is refused, not read: the command line's --itl-max and
+-- --ttft-max take bare milliseconds, so the 50 of `--itl-max 50` copied
+-- into a script read 50 s and planned a deployment at 75 ms ITL where
+-- 50 ms was meant, with no word said.  Second result: the message.
+local function limit_s(k, v)
+  if type(v) == "number" and v >= 1 and v == v then
+    return nil, string.format("%s = %s: a bare number is seconds here, where the command "
+      .. "line's --%s reads milliseconds; from a second up write the unit: \"%sms\" or "
+      .. "\"%ss\"", k, shown(v), k:gsub("_", "-"), shown(v), shown(v))
+  end
+  return require("gpuplan.options").quantity(k, v)
+end
+
 -- The arguments that only the MoE serving model reads; any of them sends
 -- gp.infer here.
 -- gp.infer arguments, declared (serve = true) in gpuplan.options.
@@ -329,7 +344,7 @@ local function setup_config(a, model, d, c, info, cat, default, L)
       .. "slots per GPU)")
   end
   -- a duration with its unit ("50ms") as seconds; a number as it is
-  local itl, msg = require("gpuplan.options").quantity("itl_max", a.itl_max)
+  local itl, msg = limit_s("itl_max", a.itl_max)
   if msg then fail("infer: %s", msg) end
   if itl ~= nil and (type(itl) ~= "number" or itl ~= itl or itl <= 0 or itl > 3600) then
     fail("infer: itl_max must be a positive time, at most an hour (got %s)", shown(a.itl_max))
@@ -337,7 +352,7 @@ local function setup_config(a, model, d, c, info, cat, default, L)
   -- the TTFT bound alike (engine/serve.h ttft_max: a layout whose TTFT
   -- is over it does not fit); unlike itl_max it goes with a batch given,
   -- which it does not pick
-  local ttft, tmsg = require("gpuplan.options").quantity("ttft_max", a.ttft_max)
+  local ttft, tmsg = limit_s("ttft_max", a.ttft_max)
   if tmsg then fail("infer: %s", tmsg) end
   if ttft ~= nil and (type(ttft) ~= "number" or ttft ~= ttft or ttft <= 0 or ttft > 3600) then
     fail("infer: ttft_max must be a positive time, at most an hour (got %s)", shown(a.ttft_max))
@@ -1015,14 +1030,14 @@ function M.plan(a)
   if target > 1e15 then
     error("infer_plan: target must be at most 1e15 output tokens/s (got " .. shown(target) .. ")", 2)
   end
-  local itl, msg = require("gpuplan.options").quantity("itl_max", a.itl_max or 0.050)
+  local itl, msg = limit_s("itl_max", a.itl_max or 0.050)
   if msg then fail("infer: %s", msg) end
   if type(itl) ~= "number" or itl ~= itl or itl <= 0 or itl > 3600 then
     error("infer_plan: itl_max must be a positive time, at most an hour (got "
           .. shown(a.itl_max) .. ")", 2)
   end
   -- ttft_max: none unless given (gp.infer's TTFT bound, M.setup's check)
-  local ttft, tmsg = require("gpuplan.options").quantity("ttft_max", a.ttft_max)
+  local ttft, tmsg = limit_s("ttft_max", a.ttft_max)
   if tmsg then fail("infer: %s", tmsg) end
   if ttft ~= nil and (type(ttft) ~= "number" or ttft ~= ttft or ttft <= 0 or ttft > 3600) then
     error("infer_plan: ttft_max must be a positive time, at most an hour (got "

@@ -56,4 +56,48 @@ LUA
     like($o, qr/^false\t\S*mem\.lua:4: infer: memory 1e\+12 is more than h100-sxm's 80GiB/m, 'memory = 1e12 (bytes): refused');
 }
 
+# 2. Lua itl_max / ttft_max as bare numbers: the command line's --itl-max
+# 50 is milliseconds, but gp.infer_plan{itl_max = 50} read 50 seconds and
+# planned 40 GPUs at 75 ms ITL for deepseek-v3 on h200-sxm (20k tok/s),
+# where itl_max = "50ms" plans 56 at 49 ms: a script copied from the
+# command line got a plan that misses its bound, no word said.  A bare
+# number of a second or more is refused, naming both readings; seconds
+# under 1 and a time with its unit stand.
+{
+    my $f = "$tmp/itl.lua";
+    write_file($f, <<'LUA');
+local gp = require "gpuplan"
+local base = { model = "deepseek-v3", gpu = "h200-sxm", target = 20000, input = 2000, output = 500 }
+local function with(k, v) local t = {} for a, b in pairs(base) do t[a] = b end t[k] = v return t end
+for _, v in ipairs { 50, 2000, 1 } do
+  local ok, e = pcall(gp.infer_plan, with("itl_max", v))
+  print("itl", v, ok, ok and "" or e)
+end
+local ok, e = pcall(gp.infer_plan, with("ttft_max", 2))
+print("ttft", 2, ok, ok and "" or e)
+local a = gp.infer_plan(with("itl_max", "50ms"))
+local b = gp.infer_plan(with("itl_max", 0.05))
+local s = gp.infer_plan(with("ttft_max", "2s"))
+print("same", a.gpus == b.gpus and a.itl_s == b.itl_s, a.itl_s <= 0.05, s.ttft_s <= 2)
+-- gp.infer's MoE serving model reads the same rule
+ok, e = pcall(gp.infer, { model = "deepseek-v3", gpu = "h200-sxm", gpus = 16, ep = 16, dp_attention = true, itl_max = 50 })
+print("infer", ok, ok and "" or e)
+LUA
+    ($c, $o, $e) = run_gp('run', $f);
+    is($c, 0, 'Lua: the refusals caught') or diag $e;
+    like($o, qr/^itl\t50\tfalse\t\S*itl\.lua:5: \S+: itl_max = 50: a bare number is seconds here, where the command line's --itl-max reads milliseconds; from a second up write the unit: "50ms" or "50s"$/m,
+         'itl_max = 50: refused, both readings offered');
+    like($o, qr/^itl\t2000\tfalse\t.*itl_max = 2000: a bare number is seconds/m, 'itl_max = 2000: refused');
+    like($o, qr/^itl\t1\tfalse\t.*itl_max = 1: a bare number is seconds/m, 'itl_max = 1 (the edge): refused');
+    like($o, qr/^ttft\t2\tfalse\t.*ttft_max = 2: a bare number is seconds here, where the command line's --ttft-max reads milliseconds; from a second up write the unit: "2ms" or "2s"$/m,
+         'ttft_max = 2: refused alike');
+    like($o, qr/^same\ttrue\ttrue\ttrue$/m, 'itl_max "50ms" and 0.05 plan the same, within 50 ms; ttft_max "2s" within 2 s');
+    like($o, qr/^infer\tfalse\t.*itl_max = 50: a bare number is seconds/m, 'gp.infer (MoE serving) refuses it too');
+    # the command line: bare milliseconds, unchanged
+    ($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'h200-sxm', '--target', '20000', '--itl-max', '50', '--input', '2000', '--output', '500', '--format', 'csv');
+    is($c, 0, 'infer --itl-max 50 (ms): exit 0') or diag $e;
+    my ($c2, $o2) = run_gp('infer', 'deepseek-v3', '--gpu', 'h200-sxm', '--target', '20000', '--itl-max', '0.05s', '--input', '2000', '--output', '500', '--format', 'csv');
+    is($o2, $o, '--itl-max 50 is --itl-max 0.05s, row for row');
+}
+
 done_testing();

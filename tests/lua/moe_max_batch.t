@@ -50,7 +50,7 @@ t.ok(d.batch_per_gpu == 8 and d.batch == 128, "DP attention: 8 a GPU, 128 an ins
 -- every batch here (free's ITL at its whole KV batch is under 0.2 s),
 -- the search takes the cap, 0.5 a GPU.
 t.ok(free.itl_s < 0.2, "free ITL under 0.2 s: " .. free.itl_s)
-local i = gp.infer(t.with(base, { max_batch = 8, itl_max = 1 }))
+local i = gp.infer(t.with(base, { max_batch = 8, itl_max = "1s" }))
 t.is(i.batch_per_gpu, 0.5, "itl_max 1 s with max_batch 8: the cap, 0.5 a GPU")
 
 -- 9. The default max_batch (TensorRT-LLM's 2048, 128 a GPU on TP16)

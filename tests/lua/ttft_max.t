@@ -98,7 +98,7 @@ local ds = { model = "deepseek-v3", gpu = "h800-sxm", weights = "fp8", input = 4
 local dfree = gp.infer_plan(ds)
 t.ok(dfree.disagg and dfree.ttft_s > 2.0, string.format("unbounded: %s prefill, TTFT %.2f s",
   tostring(dfree.prefill_layout), dfree.ttft_s))
-local d2 = gp.infer_plan(t.with(ds, { ttft_max = 2 }))
+local d2 = gp.infer_plan(t.with(ds, { ttft_max = "2s" }))
 t.ok(d2.ttft_s <= 2.0 and d2.prefill_layout ~= dfree.prefill_layout,
   string.format("2 s: the prefill pool changes to %s, TTFT %.2f s", tostring(d2.prefill_layout), d2.ttft_s))
 t.ok(d2.gpus >= dfree.gpus, string.format("... at no fewer GPUs (%d, unbounded %d): the bound "
@@ -119,10 +119,12 @@ t.near(d3.ttft_s, q / 1e3, 0.002, "a bound just above it is met at that TTFT")
 local lay = { model = "deepseek-v3", gpu = "h800-sxm", weights = "fp8", input = 4096,
               output = 1536, gpus = 32, ep = 16, dp_attention = true }
 local r0 = gp.infer(lay)
-local r1 = gp.infer(t.with(lay, { ttft_max = r0.ttft_s * 0.99 }))
+-- (a bound of a second or more carries its unit: a bare number from 1 up
+-- is refused, the command line's --ttft-max reading milliseconds)
+local r1 = gp.infer(t.with(lay, { ttft_max = string.format("%.17gs", r0.ttft_s * 0.99) }))
 t.ok(not r1.fits and r1.why:find(string.format("TTFT %.4g ms is over the bound", r0.ttft_s * 1e3), 1, true),
   "a fixed layout over the bound: does not fit, its TTFT said (" .. tostring(r1.why) .. ")")
-local r2 = gp.infer(t.with(lay, { ttft_max = r0.ttft_s * 1.01 }))
+local r2 = gp.infer(t.with(lay, { ttft_max = string.format("%.17gs", r0.ttft_s * 1.01) }))
 t.is(r2.tokens_per_s, r0.tokens_per_s, "within the bound: the unbounded answer")
 
 -- 7. Values refused, naming the argument.

@@ -434,7 +434,7 @@ local function serve_case(case, cat, model, defaults)
     -- instance: TensorRT-LLM's min-latency runs)
     a.concurrency = v(wl.concurrency)
   elseif itl then
-    a.itl_max = itl / 1e3
+    a.itl_max = string.format("%.17gms", itl)
   else
     return nil, "a decode case needs workload.batch (per GPU), workload.concurrency "
       .. "(colocated) or itl_max_ms"
