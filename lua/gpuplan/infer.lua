@@ -1111,6 +1111,15 @@ function M.setup(a)
   -- MoE serving model (gpuplan.serve) decides its colocated steps itself.
   local mixes = a.chunked_prefill == nil and not require("gpuplan.serve").wants(a) and
     M.mixes[a.runtime or ""] or nil
+  -- Replicas of tp x pp GPUs: a count they do not divide is options that
+  -- do not go together, whatever the model and card -- a usage error, as
+  -- fit, train and rl refuse --gpus 7 --tp 2 (the engine's own check,
+  -- infer.c, said it as a plain error: exit 1 where they exit 2).
+  local ngpus = int_arg(a, "gpus", 1)
+  if ngpus and not require("gpuplan.serve").wants(a) and ngpus % (tp * pp) ~= 0 then
+    error(args.usage(string.format("infer: gpus %d is not a multiple of tp*pp = %d", ngpus,
+      tp * pp)), 3)
+  end
   local c = {
     weight_bits = bits, embed_bits = 16, kv_bytes = kv_bytes[kv],
     kv_half_math = kv_path.half_math, kv_unfused = kv_path.unfused,

@@ -756,7 +756,7 @@ local function lengths(o, dflt)
   end
   local dist = o.response_dist
   if dist ~= nil and dist ~= "fixed" and dist ~= "uniform" and dist ~= "exp" then
-    fail("rl: response_dist must be fixed, uniform or exp (got %s)", shown(dist))
+    usage("rl: response_dist must be fixed, uniform or exp (got %s)", shown(dist))
   end
   if rmax == nil then
     if dist ~= nil and dist ~= "fixed" then
@@ -1699,7 +1699,7 @@ run = function(o, job)
       or string.format("the actor's tensor parallel size %d", rtp)
     if o.rollout_pp ~= nil then eng = string.format("%s x rollout_pp %d", eng, rpp) end
     local n = rtp * rpp
-    fail("rl: the rollout engine's %d GPU%s (%s) do%s not divide %s", n, n == 1 and "" or "s",
+    usage("rl: the rollout engine's %d GPU%s (%s) do%s not divide %s", n, n == 1 and "" or "s",
       eng, n == 1 and "es" or "", colocated
       and string.format("gpus %d (the colocated pools)", pool)
       or string.format("rollout_gpus %d (the rollout pool)", pool))

@@ -137,7 +137,10 @@ LUA
 {
     my @r = ('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--method', 'lora');
     ($c, $o, $e) = run_gp(@r, '--tp', '2', '--gpus', '3', '--rollout-gpus', '1');
-    is($c, 1, 'rl --tp 2 --rollout-gpus 1: refused');
+    # a usage error (exit 2) since newuser13: engines that do not divide
+    # the pool are options that do not go together, as the training
+    # pool's 'is not a multiple of tp*pp*cp' is (docs/output.md)
+    is($c, 2, 'rl --tp 2 --rollout-gpus 1: refused, exit 2');
     like($e, qr/^gpuplan: rl: the rollout engine's 2 GPUs \(the actor's --tp 2\) do not divide --rollout-gpus 1 \(the rollout pool\)$/m,
          'names --tp, not --rollout-pp') or diag $e;
     ($c, $o, $e) = run_gp(@r, '--rollout-pp', '2', '--gpus', '2', '--rollout-gpus', '1');

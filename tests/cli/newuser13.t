@@ -100,4 +100,29 @@ LUA
     is($o2, $o, '--itl-max 50 is --itl-max 0.05s, row for row');
 }
 
+# 3. Exit codes by docs/output.md's rule: a name that is none of the
+# option's values, and options that do not go together whatever the model
+# and card, are usage errors (exit 2).  rl --response-dist normal exited 1
+# where --algo dpo exits 2; infer --gpus 7 --tp 8 exited 1 where fit,
+# train and rl refuse --gpus 7 --tp 2 with 2; rl's rollout engines that do
+# not divide the pool exited 1 where its training pool's 'is not a
+# multiple of tp*pp*cp' exits 2.  The messages stay as they were.
+{
+    ($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h20', '--gpus', '8', '--response-dist', 'normal');
+    is($c, 2, 'rl --response-dist normal: exit 2');
+    like($e, qr/^gpuplan: rl: --response-dist must be fixed, uniform or exp \(got 'normal'\)$/m, '... the values named');
+    ($c, $o, $e) = run_gp('fit', 'qwen2.5-7b', '--gpu', 'h20', '--gpus', '8', '--method', 'grpo', '--response-dist', 'normal');
+    is($c, 2, 'fit --method grpo --response-dist normal: exit 2');
+    ($c, $o, $e) = run_gp('infer', 'qwen3-235b-a22b', '--gpu', 'b200', '--gpus', '7', '--tp', '8');
+    is($c, 2, 'infer --gpus 7 --tp 8: exit 2');
+    like($e, qr/^gpuplan: infer: --gpus 7 is not a multiple of tp\*pp = 8$/m, '... named by its flags');
+    ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '6', '--tp', '2', '--pp', '2');
+    is($c, 2, 'infer --gpus 6 --tp 2 --pp 2: exit 2');
+    ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--tp', '2', '--pp', '2');
+    is($c, 0, '... 8 of them divide: exit 0') or diag $e;
+    ($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h20', '--gpus', '8', '--rollout-tp', '3');
+    is($c, 2, 'rl --rollout-tp 3 on 8 colocated GPUs: exit 2');
+    like($e, qr/^gpuplan: rl: the rollout engine's 3 GPUs \(--rollout-tp 3\) do not divide --gpus 8 \(the colocated pools\)$/m, '... the message as before');
+}
+
 done_testing();
