@@ -299,7 +299,12 @@ static void decode_from_start(rollctx *r, double n, double of,
 		}
 	}
 	o->first = dstep(r, n, r->p + 1).time;
-	o->last = dstep(r, 1, r->p + end).time;
+	/* The last step: at fixed lengths every response runs it, the n
+	 * together (a fixed-length rollout said "decode step 13.1 ms at the
+	 * start, 6.3 ms in the tail", the tail a step of one that never
+	 * runs, beside "tail 0.00 s"); lengths that spread end on the
+	 * longest alone. */
+	o->last = dstep(r, x->l.dist == RL_LEN_FIXED ? n : 1, r->p + end).time;
 }
 
 /* ---- the scheduler when the KV cache cannot hold them all ------------ */

@@ -125,4 +125,34 @@ LUA
     like($e, qr/^gpuplan: rl: the rollout engine's 3 GPUs \(--rollout-tp 3\) do not divide --gpus 8 \(the colocated pools\)$/m, '... the message as before');
 }
 
+# 4. A fixed-length rollout (rl's default without --response-max) said
+# "tail 0.00 s after 90% of the samples finished ... decode step 13.1 ms
+# at the start, 6.3 ms in the tail": the tail step was priced at batch 1,
+# a step that never runs when every response is 1024 tokens -- all 64 of
+# an engine run the last step together.  Now that step is priced at the
+# whole batch and said "at the end"; lengths that spread keep the longest
+# alone "in the tail".
+{
+    my @rl = ('rl', 'qwen2.5-7b', '--gpu', 'h20', '--gpus', '8', '--zero', '3', '--market', 'cn');
+    ($c, $o, $e) = run_gp(@rl);
+    is($c, 0, 'rl fixed lengths: exit 0') or diag $e;
+    my ($first, $last) = $o =~ /decode step ([0-9.]+) ms at the start, ([0-9.]+) ms at the end;/;
+    ok(defined $last, 'fixed lengths: the last step said "at the end"') or diag $o;
+    # the same 64 sequences a step, the last with 1023 more tokens of
+    # context each: no faster than the first
+    ok($last >= $first, "... the whole batch with the longest context: $last ms >= $first ms");
+    ($c, $o, $e) = run_gp(@rl, '--response-max', '4096');
+    my ($f2, $l2) = $o =~ /decode step ([0-9.]+) ms at the start, ([0-9.]+) ms in the tail;/;
+    ok(defined $l2 && $l2 < $f2, "exp lengths: the longest alone in the tail, shorter than the full first step ($l2 < $f2 ms)") or diag $o;
+    # Lua: the same numbers (itl_first and itl_last of the busiest engine)
+    my $f = "$tmp/rl.lua";
+    write_file($f, <<'LUA');
+local gp = require "gpuplan"
+local r = gp.rl { model = "qwen2.5-7b", gpu = "h20", gpus = 8, zero = 3, market = "cn" }
+print(string.format("%.1f %.1f", r.rollout.itl_first * 1e3, r.rollout.itl_last * 1e3))
+LUA
+    ($c, $o, $e) = run_gp('run', $f);
+    is($o, "$first $last\n", 'Lua: itl_first and itl_last as the command line prints them');
+}
+
 done_testing();

@@ -26,8 +26,12 @@ t.ok(r16.step_s and r16.step_s > 0, "and a step time")
 -- all-reduce within the node of 8 (engine/infer.c custom_ar_time: 16 KiB
 -- is below 256 KiB, the one-stage kernel, 5.15 us + 7 x 16384 / (0.720 x
 -- 450 GB/s)).  Same functions: equal to rounding (1e-9).
-local in_node = gp.rl(with(base, { tp = 4, rollout_tp = 8 }))
-local over = gp.rl(with(base, { tp = 4, rollout_tp = 8, gpus_per_node = 4 }))
+-- (Lengths that spread, uniform from 1 to 2047, so the tail step is the
+-- longest response alone: at fixed lengths every response runs the last
+-- step together.)
+local spread = { response_len = 1024, response_max = 2047, response_dist = "uniform" }
+local in_node = gp.rl(with(with(base, spread), { tp = 4, rollout_tp = 8 }))
+local over = gp.rl(with(with(base, spread), { tp = 4, rollout_tp = 8, gpus_per_node = 4 }))
 local a1 = 5.15e-6 + 7 * 8192 * 2 / (0.720 * 450e9)
 local a2 = gp.comm { op = "all_reduce", bytes = 8192 * 2, gpus = 8, nodes = 2,
                      system = "dgx-h100" }

@@ -82,7 +82,7 @@ local function write_lines(r, noroll, iff)
   local ro = r.rollout
   if not noroll then io.write(string.format("rollout%s: %d engine%s x %d samples (%s), prefill %.2f s%s, decode %.2f s "
     .. "over %.0f steps (mean batch %.1f); tail %.2f s after 90%% of the samples finished, "
-    .. "longest response %.0f tokens; decode step %.1f ms at the start, %.1f ms in the tail; "
+    .. "longest response %.0f tokens; decode step %.1f ms at the start, %.1f ms %s; "
     .. "of the decode, the engine's host work %.2f s%s, sampling with log-probabilities "
     .. "%.2f s%s\n",
     iff, ro.engines, ro.engines == 1 and "" or "s", ro.samples,
@@ -96,7 +96,8 @@ local function write_lines(r, noroll, iff)
     ro.prefill, (ro.prefill_stall or 1) > 1 and string.format(" (DP attention: the prompts "
       .. "admitted while it decodes take %.2fx their own, every rank waiting for each rank's)",
       ro.prefill_stall) or "", ro.decode, ro.steps, ro.mean_batch, ro.tail, ro.longest, ro.itl_first * 1e3,
-    ro.itl_last * 1e3, ro.host, (r.async_scheduling and " (overlapped)" or "")
+    -- fixed lengths: no tail, every response runs the last step
+    ro.itl_last * 1e3, r.response_dist == "fixed" and "at the end" or "in the tail", ro.host, (r.async_scheduling and " (overlapped)" or "")
       .. ((r.engine_xhost_step or 0) > 0 and string.format(", %.2f ms a step of it the "
         .. "executor's across hosts", r.engine_xhost_step * 1e3) or ""), ro.sampler,
     ro.post > 0 and string.format("; then the framework's handling of its tokens %.2f s",
