@@ -469,7 +469,7 @@ typedef struct rl_rollout {
 	double steps;       /* decode steps */
 	double mean_batch;  /* generated tokens / decode steps */
 	double itl_first;   /* s of the first decode step (full batch) */
-	double itl_last;    /* s of a tail step (the longest alone) */
+	double itl_last;    /* s of the last step (the longest alone; fixed lengths: all) */
 	double host;        /* s of the decode the engine's host work adds
 			     * (rl_engine_host; 0 when none or hidden) */
 	double sampler;     /* s of the decode spent sampling with the

@@ -249,7 +249,7 @@ field("rollout", "", "the rollout, its busiest engine's: engines, samples, promp
   .. "(sequences decoded at once at most), queued (the KV budget or max_batch cannot hold "
   .. "them all: requests wait or are preempted), preempted (requests evicted), longest "
   .. "(tokens of the longest response), steps (decode steps), mean_batch, itl_first and "
-  .. "itl_last (s of the first and a tail decode step); prefill, decode, tail, recompute, "
+  .. "itl_last (s of the first and the last decode step: the longest response alone, at fixed lengths the whole batch); prefill, decode, tail, recompute, "
   .. "host, sampler and post seconds; kv_budget, kv_peak, weights and workspace (B per "
   .. "GPU); gen_tokens_per_s (of the pool while it generates); prefill_stall "
   .. "(DP attention: the prompts admitted while it decodes over their own prefill)", "rl")
