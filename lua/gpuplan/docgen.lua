@@ -113,8 +113,18 @@ local function option_table(out, cmd)
       local v = options.view(d, cmd)
       local value = v.metavar or v.type or ""
       if v.type == "flag" then value = "boolean" end
+      local what = v.help .. (v.note and ("; " .. v.note) or "")
+      -- A flag on by default is written --no-X on the command line, its
+      -- help what turning it off does: the key's row says so, or
+      -- "colocated | on | separate rollout and training pools" read as
+      -- what colocated = true does.
+      if v.type == "flag" and (v.form or (v.default == true and "no")) == "no"
+        and not what:find("^false") then
+        what = (d.cli_set[cmd] and "false (--no-" .. d.name:gsub("_", "-") .. "): " or "false: ")
+          .. what
+      end
       out[#out + 1] = string.format("| `%s` | %s | %s | %s |", d.name, cell(value),
-        cell(default_of(v)), cell(v.help .. (v.note and ("; " .. v.note) or "")))
+        cell(default_of(v)), cell(what))
     end
   end
 end

@@ -155,4 +155,31 @@ LUA
     is($o, "$first $last\n", 'Lua: itl_first and itl_last as the command line prints them');
 }
 
+# 5. docs/lua.md gave a Lua key on by default the help of its --no- flag,
+# which reads inverted for the key: "`colocated` | boolean | on |
+# separate rollout and training pools" told a script that colocated =
+# true separates them (it colocates: gp.rl{colocated = false} splits).
+# The row now says the help is what false does, naming the flag where the
+# command line has one.
+{
+    open(my $fh, '<', 'docs/lua.md') or die "docs/lua.md: $!";
+    my $md = do { local $/; <$fh> };
+    close $fh;
+    like($md, qr/^\| `colocated` \| boolean \| on \| false \(--no-colocated\): separate rollout and training pools \|$/m,
+         'colocated: the help is what false does');
+    like($md, qr/^\| `ref_model` \| boolean \| on \| false \(--no-ref-model\): drop the KL reference model \|$/m, 'ref_model alike');
+    like($md, qr/^\| `flash` \| boolean \| on \| false \(--no-flash\): unfused attention/m, 'flash alike');
+    my $f = "$tmp/coloc.lua";
+    write_file($f, <<'LUA');
+local gp = require "gpuplan"
+local b = { model = "qwen2.5-7b", gpu = "h20", gpus = 8, zero = 3, market = "cn" }
+local on = gp.rl(b)
+b.colocated = false
+local off = gp.rl(b)
+print(on.rollout_gpus, off.rollout_gpus)
+LUA
+    ($c, $o, $e) = run_gp('run', $f);
+    is($o, "8\t4\n", 'colocated (the default) shares all 8 GPUs; false splits them, 4 rolling out') or diag $e;
+}
+
 done_testing();
