@@ -930,6 +930,11 @@ end
 -- divide it); sweep may be the largest GPU count it tries, then checked
 -- against the node's NICs.  gpuplan.rl prices its training phases with it.
 function M.setup(o, sweep)
+  -- Not a table: said as memory.prepare says it, before o.method is read
+  -- (gp.train(nil) said "attempt to index a nil value (local 'o')").
+  if type(o) ~= "table" then
+    fail("%s{...}: expected a table of options", sweep and "sweep" or "train")
+  end
   -- A method no command knows, refused with the training steps this
   -- takes: memory.prepare's list (grpo, ppo, infer too) named methods
   -- that train and plan then refuse.

@@ -182,4 +182,25 @@ LUA
     is($o, "8\t4\n", 'colocated (the default) shares all 8 GPUs; false splits them, 4 rolling out') or diag $e;
 }
 
+# 6. gp.train and gp.train_job called without a table said Lua's own
+# "attempt to index a nil value (local 'o')" (a number alike), where
+# gp.memory, gp.sweep and gp.rl say "expected a table of options".
+{
+    my $f = "$tmp/notable.lua";
+    write_file($f, <<'LUA');
+local gp = require "gpuplan"
+for _, n in ipairs { "train", "train_job" } do
+  for _, v in ipairs { "nil", 5 } do
+    local ok, e = pcall(gp[n], v ~= "nil" and v or nil)
+    print(n, tostring(v), ok, e)
+  end
+end
+LUA
+    ($c, $o, $e) = run_gp('run', $f);
+    is($c, 0, 'the refusals caught') or diag $e;
+    my $n = () = $o =~ /^train(?:_job)?\t(?:nil|5)\tfalse\t\S*notable\.lua:4: train\{\.\.\.\}: expected a table of options$/mg;
+    is($n, 4, 'gp.train(nil), gp.train(5), gp.train_job(nil), gp.train_job(5): each says it wants a table') or diag $o;
+    unlike($o, qr/attempt to index/, 'none says Lua\'s own words');
+}
+
 done_testing();
