@@ -44,6 +44,8 @@ if not require("gpuplan.report").formats[opt.format] then
   error(require("gpuplan.cli").usage("guide: --format must be text, markdown, csv or json (got '"
     .. tostring(opt.format) .. "')"), 0)
 end
+-- ISO 4217 codes in either case, as gp.prices.buyer reads them
+opt.currency = opt.currency:upper()
 if opt.currency ~= "USD" and not cat.currencies[opt.currency] then
   error(require("gpuplan.cli").usage("guide: --currency: no exchange rate for '" .. opt.currency
     .. "' in the catalog (see 'gpuplan catalog list currencies')"), 0)
@@ -54,7 +56,8 @@ local GPUS = { "a100-sxm-80gb", "a800-sxm-80gb", "h100-sxm", "h800-sxm", "h20",
 local NODES = { "dgx-a100", "hgx-a800", "dgx-h100", "hgx-h800", "hgx-h20", "dgx-h200",
                 "dgx-b200", "pcie-8x-4090" }
 
-local market = opt.market ~= "" and opt.market or nil
+-- the catalog's regions are lower case: --market CN is cn, as gp.prices.buyer reads it
+local market = opt.market ~= "" and opt.market:lower() or nil
 if market then
   local known = {}
   for _, id in ipairs(cat:ids("prices")) do known[cat.prices[id].region] = true end

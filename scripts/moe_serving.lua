@@ -74,6 +74,8 @@ for _, b in ipairs { { "target", 0 }, { "input", 1, true }, { "output", 2, true 
       incl and "at least" or "above", lo, tostring(v))), 0)
   end
 end
+-- ISO 4217 codes in either case, as gp.prices.buyer reads them
+opt.currency = opt.currency:upper()
 if opt.currency ~= "USD" and not cat.currencies[opt.currency] then
   error(cli.usage("moe_serving: --currency: no exchange rate for '" .. opt.currency .. "'"), 0)
 end

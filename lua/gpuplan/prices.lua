@@ -149,6 +149,10 @@ function M.buyer(cat, o, who)
     if pc == "USD" or (pc and cat.currencies and cat.currencies[pc]) then cur = pc end
   end
   if cur == nil then cur = cat.settings.currency or "USD" end
+  -- ISO 4217 codes in either case, as a budget's "100kcny" is read
+  -- (sweep.money): --currency cny was refused, "no exchange rate in the
+  -- catalog (CNY, USD)"
+  if type(cur) == "string" then cur = cur:upper() end
   if type(cur) ~= "string" or not (cur == "USD" or (cat.currencies and cat.currencies[cur])) then
     local names = { "USD" }
     for k in pairs(cat.currencies or {}) do names[#names + 1] = k end
@@ -174,6 +178,8 @@ function M.buyer(cat, o, who)
   local known, markets, list = {}, {}, {}
   for _, id in ipairs(cat:ids("prices")) do known[cat.prices[id].region] = true end
   for m in mk:gmatch("[^,%s]+") do
+    -- the catalog's regions are lower case: --market CN is cn
+    m = m:lower()
     if not known[m] and not derived then
       local names = {}
       for k in pairs(known) do names[#names + 1] = k end

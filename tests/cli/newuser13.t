@@ -203,4 +203,35 @@ LUA
     unlike($o, qr/attempt to index/, 'none says Lua\'s own words');
 }
 
+# 7. --currency usd was refused ("no exchange rate in the catalog (CNY,
+# USD)") where a budget's "500kcny" is read as CNY, and --market CN found
+# no price (the regions are lower case).  ISO 4217 codes in either case,
+# regions likewise: the same answer as CNY and cn, on every command, the
+# guide's own check and the Lua keys.
+{
+    for my $cmd (['train', 'llama3-8b', '--gpu', 'h800-sxm', '--gpus', '8', '--tokens', '1B'],
+                 ['plan', 'llama2-13b', '--gpu', 'h800-sxm', '--gpus', '256', '--method', 'pretrain', '--tokens', '1T', '--top', '1'],
+                 ['infer', 'qwen3-235b-a22b', '--gpu', 'h20', '--gpus', '8', '--tp', '8'],
+                 ['guide']) {
+        my ($c1, $o1, $e1) = run_gp(@$cmd, '--currency', 'cny', '--market', 'CN');
+        my ($c2, $o2, $e2) = run_gp(@$cmd, '--currency', 'CNY', '--market', 'cn');
+        is($c1, 0, "$cmd->[0] --currency cny --market CN: exit 0") or diag $e1;
+        is($o1, $o2, "... the answer of --currency CNY --market cn");
+    }
+    like(scalar((run_gp('train', 'llama3-8b', '--gpu', 'h800-sxm', '--gpus', '8', '--tokens', '1B', '--currency', 'cny', '--market', 'cn'))[1]),
+         qr/ CNY \(/, 'the costs in CNY');
+    ($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h800-sxm', '--gpus', '8', '--currency', 'eur');
+    is($c, 1, 'a code the catalog has no rate for: still refused, exit 1');
+    like($e, qr/currency 'EUR'.*no exchange rate in the catalog \(CNY, USD\)/, '... named');
+    my $f = "$tmp/cur.lua";
+    write_file($f, <<'LUA');
+local gp = require "gpuplan"
+local a = gp.train { model = "llama3-8b", gpu = "h800-sxm", gpus = 8, tokens = "1B", currency = "cny", market = "CN" }
+local b = gp.train { model = "llama3-8b", gpu = "h800-sxm", gpus = 8, tokens = "1B", currency = "CNY", market = "cn" }
+print(a.currency, a.cost == b.cost)
+LUA
+    ($c, $o, $e) = run_gp('run', $f);
+    is($o, "CNY\ttrue\n", 'Lua: currency "cny", market "CN" as CNY and cn') or diag $e;
+}
+
 done_testing();
