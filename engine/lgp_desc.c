@@ -212,6 +212,7 @@ static const lgp_field train_fields[] = {
 	F_BOOL("moe_allgather", offsetof(train_cfg, ep_allgather), 0),
 	F_BOOL("cp_allgather", offsetof(train_cfg, cp_allgather), 0),
 	F_BOOL("cp_alltoall", offsetof(train_cfg, cp_alltoall), 0),
+	F_BOOL("cp_ulysses", offsetof(train_cfg, cp_ulysses), 0),
 	F_BOOL("moe_flex", offsetof(train_cfg, ep_flex), 0),
 	F_BOOL("moe_hybridep", offsetof(train_cfg, ep_hybridep), 0),
 	F_INT("moe_flex_sms", offsetof(train_cfg, flex_sms), 0, 0, 1024),

@@ -133,7 +133,10 @@ int lgp_train(lua_State *L)
 	lgp_todevice(L, 2, &d);
 	lgp_totopo(L, 3, &t);
 	lgp_totraincfg_arg(L, 4, 4, &c);
-	if (layout_check_cp_seq(c.mem.lay.cp, c.mem.seq, &err) != GP_OK ||
+	/* Ulysses has no chunks to balance: verl pads the tokens to a
+	 * multiple of the group (verl/utils/ulysses.py ulysses_pad). */
+	if ((!c.cp_ulysses &&
+	     layout_check_cp_seq(c.mem.lay.cp, c.mem.seq, &err) != GP_OK) ||
 	    train_step(&m, &d, &t, &c, &r, &err) != GP_OK)
 		return lgp_error(L, &err, "");
 	lgp_pushtrain(L, &r);
@@ -817,7 +820,8 @@ static int lgp_job_step(lua_State *L)
 		return luaL_error(L, "step: gpus %d is not a multiple of "
 				  "tp*pp*cp = %d", j->gpus, rep);
 	c.mem.lay.dp = j->gpus / rep;
-	if (layout_check_cp_seq(c.mem.lay.cp, c.mem.seq, &err) != GP_OK)
+	if (!c.cp_ulysses &&
+	    layout_check_cp_seq(c.mem.lay.cp, c.mem.seq, &err) != GP_OK)
 		return luaL_error(L, "step: %s", err.msg);
 	lgp_job_zero_group(L, j->zero_group, &c.mem.lay);
 	/* The step's vpp picks Megatron's schedule; a DualPipe job's stays

@@ -56,8 +56,11 @@ enum {
  * P2P, Transformer Engine's ring (Megatron-Core's p2p CP: each step
  * sends the K/V chunk at its kv heads to the next rank); ALLGATHER and
  * ALLTOALL, PyTorch's context_parallel (torch.distributed.tensor.
- * experimental, _templated_ring_attention) with its two rotaters. */
-enum { GP_CP_P2P = 0, GP_CP_ALLGATHER, GP_CP_ALLTOALL };
+ * experimental, _templated_ring_attention) with its two rotaters;
+ * ULYSSES, no ring: DeepSpeed-Ulysses' all-to-alls of q, k, v and the
+ * attention output over the group (the ulysses option; train_layer.c
+ * ulysses_comm). */
+enum { GP_CP_P2P = 0, GP_CP_ALLGATHER, GP_CP_ALLTOALL, GP_CP_ULYSSES };
 /* The projections kept apart (train_cfg split_proj, a mask): q, k and v;
  * the gated MLP's gate and up. */
 enum { GP_SPLIT_QKV = 1, GP_SPLIT_MLP = 2 };
@@ -161,6 +164,9 @@ typedef struct train_cfg {
 				  * ring (the cp_rotate option; train_layer.c
 				  * layer_comm) */
 	int cp_alltoall;
+	int cp_ulysses;          /* the CP group is DeepSpeed-Ulysses'
+				  * sequence parallelism (the ulysses
+				  * option), its exchange all-to-alls */
 	int split_proj;          /* which of the layer's projections are
 				  * linears of their own, each its own
 				  * GEMMs: GP_SPLIT_QKV (q, k, v),

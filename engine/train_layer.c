@@ -2073,7 +2073,9 @@ static void cp_merge(tenv *e, const train_lkey *k, train_lcost *lc)
 	gp_widths w;
 	double eq, ekv;
 
-	if (k->cp <= 1 || !k->flash)
+	/* Ulysses attends whole sequences of heads / cp: one ordinary
+	 * kernel, no steps to merge. */
+	if (k->cp <= 1 || !k->flash || k->cp_rotate == GP_CP_ULYSSES)
 		return;
 	model_widths(e->m, &w);
 	eq = k->T * w.o / k->tp;
@@ -3178,6 +3180,51 @@ static void torch_cp_comm(tenv *e, const train_lkey *k, train_lcost *lc)
 	lc->cp_hid = hf + (k->forward_only ? 0.0 : hb);
 }
 
+/* DeepSpeed-Ulysses' exchange into lc (Jacobs et al. 2023, "DeepSpeed
+ * Ulysses", sec. 3: "all-to-all collective on the query (Q), key (K) and
+ * value (V) projections ... and another all-to-all for the attention
+ * output"), as verl runs it on its FSDP workers
+ * (verl/models/transformers/monkey_patch.py
+ * _ulysses_flash_attention_forward, verl/utils/ulysses.py).  Forward,
+ * each rank holds T tokens of its sequence's share and hands every
+ * rank a slice of its heads: gather_seq_scatter_heads on q, k and v (one
+ * dist.all_to_all each, "[bsz, seq/n, h, ...] -> [bsz, seq, h/n, ...]"),
+ * then gather_heads_scatter_seq on the attention output (one more, back
+ * to seq/n by h).  K and V go with the kv heads of a rank repeated to
+ * the group first when they are fewer ("repeats =
+ * max(ulysses_sp_size // key_states.size(2), 1)"; "key_states =
+ * repeat_kv(key_states, repeats)").  Backward, SeqAllToAll.backward
+ * sends each gradient back by the inverse all-to-all: the same four
+ * buffers.  Every call is synchronous (all_to_all_tensor with
+ * async_op False, SeqAllToAll's default), the compute stream waits for
+ * it: nothing hidden.  A buffer is a rank's whole local tensor, T x
+ * width x A bytes, the all-to-all's per-rank size (train_t_coll, as EP's
+ * dispatch).  The recomputed forward runs its four again (train_stage.c
+ * cp_fwd x (1 + rec)). */
+static void ulysses_comm(tenv *e, const train_lkey *k, train_lcost *lc)
+{
+	const gp_model *m = e->m;
+	gp_widths w;
+	double hkv, rep, kvw, qb, kb, vb, ob, t;
+
+	model_widths(m, &w);
+	/* a TP rank's kv heads (at least one: replicated below tp) */
+	hkv = m->kv_heads > k->tp ? (double)m->kv_heads / k->tp : 1.0;
+	rep = fmax(floor(k->cp / hkv), 1.0);
+	kvw = m->kv_heads > 0 ? hkv * rep / m->kv_heads : 1.0 / k->tp;
+	qb = k->T * w.q / k->tp * k->A;
+	kb = k->T * w.k * kvw * k->A;
+	vb = k->T * w.v * kvw * k->A;
+	ob = k->T * w.o / k->tp * k->A;
+	t = train_t_coll(e, GP_ALL_TO_ALL, qb, &k->g_cp) +
+		train_t_coll(e, GP_ALL_TO_ALL, kb, &k->g_cp) +
+		train_t_coll(e, GP_ALL_TO_ALL, vb, &k->g_cp) +
+		train_t_coll(e, GP_ALL_TO_ALL, ob, &k->g_cp);
+	lc->cp_fwd = t;
+	lc->cp_bwd = k->forward_only ? 0.0 : t;
+	lc->cp_hid = 0.0;
+}
+
 /* A layer's communication into lc: TP's collectives, CP's ring, EP's
  * all-to-all (and the experts' TP gathers). */
 static void layer_comm(tenv *e, const train_lkey *k, int moe,
@@ -3233,7 +3280,9 @@ static void layer_comm(tenv *e, const train_lkey *k, int moe,
 	/* Context parallelism: cp - 1 ring steps per pass, each sending
 	 * this rank's K and V chunk (backward: K, V and their gradients,
 	 * twice the bytes) while the attention of one chunk runs. */
-	if (k->cp > 1 && k->cp_rotate != GP_CP_P2P) {
+	if (k->cp > 1 && k->cp_rotate == GP_CP_ULYSSES) {
+		ulysses_comm(e, k, lc);
+	} else if (k->cp > 1 && k->cp_rotate != GP_CP_P2P) {
 		torch_cp_comm(e, k, lc);
 	} else if (k->cp > 1) {
 		double steps = k->cp - 1, ef, eb, t_sb;

@@ -487,11 +487,49 @@ local function prepare_infer(o, cfg, model, gpu, gpus, tp, pp, dflt)
   cfg.offload = off == true or off == "layers"
 end
 
+-- DeepSpeed-Ulysses sequence parallelism (verl's FSDP workers'
+-- ulysses_sequence_parallel_size): its size, 1 without, checked against
+-- the layout and the model's heads.  The engine prices it as a CP group
+-- of that size (each rank holds seq / N tokens outside attention, the
+-- FSDP shard over dp x N as verl's device mesh is all the ranks) whose
+-- exchange is Ulysses' all-to-alls (train_layer.c ulysses_comm), not a
+-- ring.  verl's heads rule (verl/models/transformers/monkey_patch.py
+-- apply_monkey_patch): "assert num_attention_heads % ulysses_sp_size ==
+-- 0" and "assert num_key_value_heads % ulysses_sp_size == 0 or
+-- ulysses_sp_size % num_key_value_heads == 0" ("Upon ulysses_sp_size %
+-- num_key_value_heads == 0, kv heads are repeated"); the heads are a TP
+-- rank's (heads / tp) where TP splits them first.
+function M.ulysses(o, model, tp)
+  local n = posint("ulysses", o.ulysses, 1)
+  if n == 1 then return 1 end
+  if (o.cp or 1) ~= 1 then
+    usage("ulysses %d and cp %s: Ulysses is the sequence split (the CP group); give one",
+      n, shown(o.cp))
+  end
+  if o.cp_rotate ~= nil then
+    usage("cp_rotate moves a CP ring's K and V; ulysses %d exchanges heads by all-to-all", n)
+  end
+  local heads = model.heads or 0
+  local kv = model.kv_heads or heads
+  local th = tp > 1 and heads // tp or heads
+  local tkv = tp > 1 and math.max(kv // tp, 1) or kv
+  if th < 1 or th % n ~= 0 then
+    fail("ulysses %d must divide the %d attention heads%s (each rank attends heads / ulysses "
+      .. "of the whole sequence)", n, th, tp > 1 and " of a TP rank" or "")
+  end
+  if tkv % n ~= 0 and n % tkv ~= 0 then
+    fail("ulysses %d and the %d kv heads%s: one must divide the other (verl repeats the kv "
+      .. "heads to ulysses when they are fewer)", n, tkv, tp > 1 and " of a TP rank" or "")
+  end
+  return n
+end
+
 -- Training layout: data parallelism, interleaving, ZeRO / FSDP
 -- sharding; returns the sharding.
 local function prepare_layout(o, cfg, method, gpus, tp, pp, cp, ep, dflt)
   if gpus % (tp * pp * cp) ~= 0 then
-    usage("gpus %d is not a multiple of tp*pp*cp = %d", gpus, tp * pp * cp)
+    usage("gpus %d is not a multiple of tp*pp*%s = %d", gpus,
+      cfg.cp_ulysses and "ulysses" or "cp", tp * pp * cp)
   end
   cfg.kind = (method == "grpo" or method == "ppo") and "rl" or "train"
   cfg.dp = gpus // (tp * pp * cp)
@@ -1262,6 +1300,8 @@ prepare_fn = function(o, cmd, who)
   local pp = posint("pp", o.pp, 1)
   local cp = posint("cp", o.cp, 1)
   local ep = posint("ep", o.ep, 1)
+  local usp = M.ulysses(o, model, tp)
+  if usp > 1 then cp = usp end
   -- The safety margin: the caller's, else the catalog's settings (as
   -- gpuplan.infer reads it), else the engine's 10%.
   local margin = o.margin
@@ -1271,6 +1311,7 @@ prepare_fn = function(o, cmd, who)
   end
   local cfg = {
     capacity = capacity, gpus = gpus, margin = margin, tp = tp, pp = pp,
+    cp_ulysses = usp > 1 or nil,
   }
   -- Video and image sizes (gpuplan.vlm): the tower at the media's
   -- resolution, the sequence's media as that many image units.

@@ -283,6 +283,21 @@ opt { name = "cp", type = "int", metavar = "N", commands = "fit train rl", value
   methods = TRAINING,
   help = "context-parallel size: each sequence split over N GPUs",
   suggest = { "context_parallel", "cp_size", "context_parallel_size" } }
+opt { name = "ulysses", type = "int", metavar = "N", commands = "fit train rl", value = 1,
+  kind = "count", range = { 1, 1 << 24 },  -- 1..COUNT_MAX, the engine's bound on a count
+  methods = TRAINING,
+  -- verl's FSDP/FSDP2 workers (actor, ref, critic):
+  -- ulysses_sequence_parallel_size, its monkey patch of the HF attention
+  -- (verl/models/transformers/monkey_patch.py, verl/utils/ulysses.py);
+  -- train_layer.c ulysses_comm prices the exchanges.
+  help = "DeepSpeed-Ulysses sequence parallelism (verl's ulysses_sequence_parallel_size "
+    .. "on its FSDP workers): each sequence split over N GPUs outside attention, its "
+    .. "q, k, v all-to-all'd to whole sequences of heads / N before attention and the "
+    .. "output back (and both again in the backward); N must divide the attention heads "
+    .. "(and the kv heads, or be a multiple of them: they are repeated); dp = gpus / "
+    .. "(tp*pp*N); not with --cp",
+  suggest = { "ulysses_sequence_parallel_size", "ulysses_sp_size", "sp_size",
+              "sequence_parallel_size" } }
 opt { name = "ep", type = "int", metavar = "N", commands = "fit train rl infer", serve = true,
   default = { infer = "1: experts sliced by TP" }, value = 1, methods = TRAINING,
   help = "expert-parallel size (MoE); infer: experts split over an instance of N GPUs "

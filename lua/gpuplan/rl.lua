@@ -970,17 +970,22 @@ end
 -- the training pool and the samples.
 local function batches_of(o, gpus, colocated, rgpus, auto, samples)
   local tp, pp, cp = posint("tp", o.tp) or 1, posint("pp", o.pp) or 1, posint("cp", o.cp) or 1
+  -- Ulysses splits the sequence as CP does (gpuplan.memory ulysses): the
+  -- trainer's data parallelism is what the sequence groups leave
+  local usp = posint("ulysses", o.ulysses) or 1
+  local cpn = usp > 1 and "ulysses" or "cp"
+  if usp > 1 then cp = usp end
   local unit = tp * pp * cp
   local tgpus = colocated and gpus or (auto and unit or gpus - rgpus)
   if tgpus % unit ~= 0 then
     -- colocated, the training GPUs are the job's: named as gp.train names
     -- them ("the 1 training GPUs are not ..." at the default gpus 1)
     if colocated then
-      usage("rl: gpus %d is not a multiple of tp*pp*cp = %d", tgpus, unit)
+      usage("rl: gpus %d is not a multiple of tp*pp*%s = %d", tgpus, cpn, unit)
     end
     usage("rl: the %d training GPU%s (the job's less the rollout pool's) %s not a multiple of "
-      .. "tp*pp*cp = %d",
-      tgpus, tgpus == 1 and "" or "s", tgpus == 1 and "is" or "are", unit)
+      .. "tp*pp*%s = %d",
+      tgpus, tgpus == 1 and "" or "s", tgpus == 1 and "is" or "are", cpn, unit)
   end
   local mbs = posint("batch", o.batch or o.micro_batch) or 1
   local minib = posint("global_batch", o.global_batch) or samples
@@ -1951,7 +1956,8 @@ run = function(o, job)
     gpus = math.tointeger(r.gpus) or r.gpus, colocated = colocated,
     rollout_gpus = math.tointeger(r.pools.rollout.gpus),
     train_gpus = math.tointeger(r.pools.train.gpus),
-    tp = tp, pp = pp, cp = cp, dp = math.tointeger(r.pools.train.gpus // unit),
+    tp = tp, pp = pp, cp = cfg.cp_ulysses and 1 or cp, ulysses = cfg.cp_ulysses and cp or 1,
+    dp = math.tointeger(r.pools.train.gpus // unit),
     ep = cfg.ep or 1, etp = cfg.etp or tp,
     zero = cfg.zero, hsdp = cfg.hsdp or 0, rollout_tp = rtp, rollout_pp = rpp, rollout_ep = rep,
     rollout_dp_attention = rdp,

@@ -1301,7 +1301,9 @@ function M.train(o)
   local r = run(cfg)
   local out = {
     model = model.id or model.name, gpu = gpu.id, gpus = p.gpus, method = p.method,
-    tp = cfg.tp, pp = cfg.pp, dp = cfg.dp, cp = cfg.cp, ep = cfg.ep, vpp = cfg.vpp or 1,
+    tp = cfg.tp, pp = cfg.pp, dp = cfg.dp, ep = cfg.ep, vpp = cfg.vpp or 1,
+    -- Ulysses' group is the engine's CP group (gpuplan.memory ulysses)
+    cp = cfg.cp_ulysses and 1 or cfg.cp, ulysses = cfg.cp_ulysses and cfg.cp or 1,
     etp = cfg.etp or cfg.tp,
     -- sequence parallelism splits over the TP group: at tp 1 there is
     -- none, and Megatron turns it off ("if args.tensor_model_parallel_size

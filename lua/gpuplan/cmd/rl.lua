@@ -58,10 +58,11 @@ local function title_of(r, o)
     r.etp ~= r.tp and string.format(", etp %d", r.etp) or "") or ""
   local engine_ep = (r.rollout_ep or 1) > 1 and string.format(" ep %d%s", r.rollout_ep,
     r.rollout_dp_attention and ", DP attention" or "") or ""
-  return string.format("%s %s on %d x %s, %s (train tp %d, pp %d, dp %d, cp %d%s, %s; "
+  return string.format("%s %s on %d x %s, %s (train tp %d, pp %d, dp %d, %s%s, %s; "
     .. "rollout tp %d%s%s, %d engine%s): %d prompt%s x %d = %d samples%s, prompt %d + response %g "
     .. "(%s%s)",
-    r.model, r.algo:upper(), r.gpus, r.gpu, placement, r.tp, r.pp, r.dp, r.cp, experts,
+    r.model, r.algo:upper(), r.gpus, r.gpu, placement, r.tp, r.pp, r.dp,
+    (r.ulysses or 1) > 1 and ("ulysses " .. r.ulysses) or ("cp " .. r.cp), experts,
     memory.sharding_words(o.fsdp, o.grad_sync, r.zero, r.hsdp, o.zero_group),
     r.rollout_tp, r.rollout_pp > 1 and string.format(" pp %d", r.rollout_pp) or "", engine_ep,
     r.rollout.engines, r.rollout.engines == 1 and "" or "s", r.prompts, r.prompts == 1 and "" or "s",

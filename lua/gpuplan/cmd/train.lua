@@ -51,9 +51,10 @@ function C.run(opts, args)
   rows[#rows + 1] = { part = "step", seconds = r.step_s, share = "100.0%", hidden = "",
     range = r.step_s_lo and string.format("%.4f-%.4f", r.step_s_lo, r.step_s_hi) }
   local sharding = memory.sharding_words(o.fsdp, o.grad_sync, r.zero, r.hsdp, o.zero_group)
-  local title = string.format("%s on %d x %s (tp %d, pp %d%s, dp %d, cp %d%s, %s%s), %s %s, "
+  local title = string.format("%s on %d x %s (tp %d, pp %d%s, dp %d, %s%s, %s%s), %s %s, "
     .. "seq %d, global batch %d (%d micro-batch%s of %d)",
-    r.model, r.gpus, r.gpu, r.tp, r.pp, r.vpp > 1 and (", vpp " .. r.vpp) or "", r.dp, r.cp,
+    r.model, r.gpus, r.gpu, r.tp, r.pp, r.vpp > 1 and (", vpp " .. r.vpp) or "", r.dp,
+    (r.ulysses or 1) > 1 and ("ulysses " .. r.ulysses) or ("cp " .. r.cp),
     (r.ep > 1 and (", ep " .. r.ep) or "") .. (r.etp ~= r.tp and (", etp " .. r.etp) or ""),
     sharding, r.sp and ", sp" or "", r.method .. (o.train_llm == false and " (LLM frozen)" or ""),
     r.precision,

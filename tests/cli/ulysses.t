@@ -1,0 +1,77 @@
+# --ulysses N on the command line (its prices in tests/lua/ulysses.t):
+# the flag on train, rl and fit, the layout it prints, its refusals and
+# their exit codes (usage 2, a rule of the model's heads 1).
+use strict;
+use warnings;
+use Test::More;
+require './tests/cli/lib.pl';
+
+my @train = ('train', 'llama3-8b', '--gpu', 'h100-sxm', '--stack', 'hf', '--fsdp', 'full_shard',
+             '--seq', '8192');
+
+# 8 GPUs over groups of 4: dp = 8 / 4 = 2, the group named on the title
+{
+    my ($c, $o, $e) = run_gp(@train, '--gpus', '8', '--ulysses', '4');
+    is($c, 0, 'train --ulysses 4: exit 0');
+    like($o, qr/\(tp 1, pp 1, dp 2, ulysses 4, fsdp full_shard/, 'title: dp 2, ulysses 4');
+    like($o, qr/^cp_comm\s/m, 'its all-to-alls are a step part');
+}
+# rl: the actor's layout the same
+{
+    my ($c, $o) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--ulysses', '4',
+                         '--fsdp', 'full_shard');
+    is($c, 0, 'rl --ulysses 4: exit 0');
+    like($o, qr/\(train tp 1, pp 1, dp 2, ulysses 4, fsdp full_shard/, 'rl title: dp 2, ulysses 4');
+}
+# fit takes it (the memory of the same layout)
+{
+    my ($c) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--ulysses', '4',
+                     '--seq', '8192');
+    is($c, 0, 'fit --ulysses 4: exit 0');
+}
+# --help of train and rl lists it
+for my $cmd ('train', 'rl') {
+    my ($c, $o) = run_gp($cmd, '--help');
+    like($o, qr/--ulysses N\s+DeepSpeed-Ulysses sequence parallelism/, "$cmd --help: --ulysses");
+}
+
+# Refusals: the GPUs not a whole number of groups, ulysses beside cp or
+# cp-rotate: usage errors, exit 2; heads the group does not divide: exit 1.
+my @bad = (
+    [['--gpus', '6', '--ulysses', '4'], 2, qr/^gpuplan: train: --gpus 6 is not a multiple of tp\*pp\*ulysses = 4$/m],
+    [['--gpus', '8', '--ulysses', '2', '--cp', '2'], 2, qr/^gpuplan: train: --ulysses 2 and --cp 2: /m],
+    [['--gpus', '8', '--ulysses', '2', '--cp-rotate', 'allgather'], 2, qr/^gpuplan: train: --cp-rotate moves a CP ring's K and V; --ulysses 2 /m],
+    [['--gpus', '8', '--ulysses', 'x'], 2, qr/--ulysses/],
+    [['--gpus', '8', '--ulysses', '0'], 1, qr/^gpuplan: train: --ulysses must be a whole number/m],
+);
+for my $b (@bad) {
+    my ($c, $o, $e) = run_gp(@train, @{$b->[0]});
+    is($c, $b->[1], "@{$b->[0]}: exit $b->[1]");
+    like($e, $b->[2], "@{$b->[0]}: names the flags");
+}
+# qwen2.5-7b: 28 heads, 4 kv heads
+{
+    my ($c, $o, $e) = run_gp('train', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8',
+                             '--ulysses', '8');
+    is($c, 1, 'ulysses 8 over 28 heads: exit 1');
+    like($e, qr/^gpuplan: train: --ulysses 8 must divide the 28 attention heads/m, '... says so');
+    ($c, $o, $e) = run_gp('train', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '7',
+                          '--ulysses', '7');
+    is($c, 1, 'ulysses 7 against 4 kv heads: exit 1');
+    like($e, qr/--ulysses 7 and the 4 kv heads: one must divide the other/, '... says so');
+    ($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8',
+                          '--ulysses', '8');
+    is($c, 1, 'rl: ulysses 8 over 28 heads: exit 1');
+    like($e, qr/^gpuplan: rl: --ulysses 8 must divide the 28 attention heads/m, 'rl: says so');
+    ($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '6',
+                          '--ulysses', '4');
+    is($c, 2, 'rl: gpus 6 at ulysses 4: exit 2');
+    like($e, qr/--gpus 6 is not a multiple of tp\*pp\*ulysses = 4/, 'rl: says so');
+}
+# plan searches no Ulysses layouts: the flag is not its
+{
+    my ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--ulysses', '4');
+    is($c, 2, 'plan --ulysses: exit 2');
+}
+
+done_testing();

@@ -1,0 +1,118 @@
+-- DeepSpeed-Ulysses sequence parallelism (the ulysses option: verl's
+-- ulysses_sequence_parallel_size on its FSDP workers; gpuplan.memory
+-- ulysses, engine/train_layer.c ulysses_comm).
+-- Run with ./gpuplan run tests/lua/ulysses.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(22)
+
+local MiB = 2 ^ 20
+local job = { model = "llama3-8b", gpu = "h100-sxm", gpus = 4, ulysses = 4, stack = "hf",
+              seq = 8192, global_batch = 1 }
+
+-- The exchange, by hand.  llama3-8b: 32 layers, hidden 4096, 32 heads and
+-- 8 kv heads of 128, so a token's q and attention output are 4096 wide,
+-- its k and v 1024 each.  seq 8192 over ulysses 4: a rank holds T = 2048
+-- tokens of its sequence outside attention.  verl's forward all-to-alls
+-- (verl/models/transformers/monkey_patch.py): q, k, v each by
+-- gather_seq_scatter_heads, the output back by gather_heads_scatter_seq;
+-- a buffer is a rank's whole local tensor in bf16 (2 B):
+--   q, out: 2048 x 4096 x 2 = 16 MiB each;  k, v: 2048 x 1024 x 2 = 4 MiB
+--   each (8 kv heads, 8 / 4 a rank: no repeat, repeats = max(4 // 8, 1)).
+-- Backward (SeqAllToAll.backward) sends the four gradients back: the same
+-- buffers.  Synchronous (async_op False): none hidden, so the step's
+-- cp_comm is layers x passes x (2 a2a(16 MiB) + 2 a2a(4 MiB)) = 32 x 2 x
+-- ..., each all-to-all what gp.comm prices over the 4 GPUs of a DGX H100
+-- (the group is one node's 4 ranks, on NVLink).  One micro-batch, no
+-- recompute (the default).  Tolerance 1e-9: the same arithmetic.
+local r = gp.train(job)
+local big = gp.comm { op = "all_to_all", bytes = 16 * MiB, gpus = 4, system = "dgx-h100" }
+local small = gp.comm { op = "all_to_all", bytes = 4 * MiB, gpus = 4, system = "dgx-h100" }
+local cpc = t.step_part(r, "cp_comm")
+t.near(cpc.seconds, 32 * 2 * (2 * big.time + 2 * small.time), 1e-9,
+  "cp_comm = 32 layers x 2 passes x (2 a2a of 16 MiB + 2 of 4 MiB)")
+t.is(cpc.hidden, 0.0, "verl's all-to-alls are synchronous: none hidden")
+t.is(r.ulysses, 4, "result: ulysses 4")
+t.is(r.cp, 1, "result: cp 1 beside it (the group is Ulysses', no ring)")
+
+-- Data parallelism is what the sequence groups leave: dp = gpus / (tp x
+-- pp x ulysses) = 16 / 4 = 4.
+t.is(gp.train(t.with(job, { gpus = 16, global_batch = 4 })).dp, 4, "dp = 16 / ulysses 4 = 4")
+
+-- Full recompute runs the forward again, its four all-to-alls with it
+-- (train_stage.c: cp_fwd x (1 + rec)): 32 x 3 x the layer's set.
+local rf = gp.train(t.with(job, { recompute = "full" }))
+t.near(t.step_part(rf, "cp_comm").seconds, 32 * 3 * (2 * big.time + 2 * small.time), 1e-9,
+  "full recompute: 3 passes of the four all-to-alls")
+
+-- GQA below the group: kv heads repeated to the group first ("repeats =
+-- max(ulysses_sp_size // key_states.size(2), 1)"; verl's own example
+-- "nheads_k=4, sp=8, repeats=2").  llama3-8b rebuilt with 2 kv heads at
+-- ulysses 4 repeats them twice: its k and v buffers are 2 x 2 heads x 128
+-- x 2048 x 2 B = 2 MiB, those of 4 kv heads (no repeat) alike -- so the
+-- two price the same exchange, and 8 kv heads (4 MiB each) more.
+local base = gp.catalog().models["llama3-8b"]
+local function kv(n)
+  local m = t.with(base, { kv_heads = n, id = "llama3-8b-kv" .. n })
+  return t.step_part(gp.train(t.with(job, { model = m })), "cp_comm").seconds
+end
+local kv2, kv4 = kv(2), kv(4)
+local mid = gp.comm { op = "all_to_all", bytes = 2 * MiB, gpus = 4, system = "dgx-h100" }
+t.near(kv2, 32 * 2 * (2 * big.time + 2 * mid.time), 1e-9,
+  "2 kv heads at ulysses 4: repeated to 4, k and v 2 MiB each")
+t.near(kv2, kv4, 1e-12, "2 kv heads repeated x2 price as 4 kv heads")
+t.ok(cpc.seconds > kv4, "8 kv heads move more than 4")
+
+-- Outside attention a rank holds seq / ulysses tokens, inside it the
+-- whole sequence of heads / ulysses: the same bytes as a CP rank's, whose
+-- ring buffers (cp_rotate allgather/alltoall) Ulysses has none of --
+-- the activations equal Transformer Engine's p2p CP of 4 (unpriced
+-- buffers), and a quarter-sequence less than one GPU's whole sequence.
+local act = function(o) return t.part(gp.train(t.with(job, o)).memory, "activations") end
+local a_u = act {}
+t.is(a_u, act { ulysses = 1, cp = 4, stack = "hf" }, "activations: as cp 4's")
+t.ok(a_u < act { ulysses = 1, gpus = 1 }, "activations: below one GPU's whole sequence")
+
+-- No chunks to balance: verl pads the tokens to a multiple of the group
+-- (verl/utils/ulysses.py ulysses_pad), so seq 8190 is priced, where CP
+-- refuses it (2 x cp must divide seq).
+t.ok(gp.train(t.with(job, { seq = 8190 })).step_s > 0, "seq 8190 at ulysses 4: priced")
+
+-- Bad input, each naming the option (usage: exit 2 on the CLI; a rule of
+-- the model's heads: exit 1 -- tests/cli/ulysses.t).
+t.raises(function() gp.train(t.with(job, { gpus = 6 })) end,
+  "gpus 6 is not a multiple of tp*pp*ulysses = 4", "gpus not a multiple of ulysses", true)
+-- qwen2.5-7b: 28 heads, 4 kv heads; 8 divides neither 28 nor is 28 a
+-- multiple of it
+t.raises(function() gp.train(t.with(job, { model = "qwen2.5-7b", gpus = 8, ulysses = 8 })) end,
+  "ulysses 8 must divide the 28 attention heads", "heads % ulysses != 0 refused", true)
+-- ulysses 7 divides 28 heads, but 4 kv heads and 7: neither divides the other
+t.raises(function() gp.train(t.with(job, { model = "qwen2.5-7b", gpus = 7, ulysses = 7 })) end,
+  "ulysses 7 and the 4 kv heads: one must divide the other", "kv heads vs ulysses refused",
+  true)
+-- with TP the heads are a TP rank's: 32 / 2 = 16, not a multiple of 32
+t.raises(function() gp.train(t.with(job, { gpus = 64, tp = 2, ulysses = 32 })) end,
+  "ulysses 32 must divide the 16 attention heads of a TP rank", "heads of a TP rank", true)
+t.raises(function() gp.train(t.with(job, { cp = 2, gpus = 8 })) end,
+  "ulysses 4 and cp 2", "ulysses and cp together refused", true)
+t.raises(function() gp.train(t.with(job, { cp_rotate = "allgather" })) end,
+  "cp_rotate moves a CP ring's K and V", "cp_rotate beside ulysses refused", true)
+
+-- gp.rl: the actor trains (and the log-prob forwards run) under the same
+-- group, dp = train GPUs / ulysses (verl/workers/fsdp_workers.py: "dp =
+-- world_size // self.ulysses_sequence_parallel_size", and the mini-batch
+-- "ppo_mini_batch_size //= self.device_mesh.size() //
+-- self.ulysses_sequence_parallel_size").  qwen2.5-7b at ulysses 4 on 8 GPUs:
+-- dp 2.
+local rl = gp.rl { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 8, ulysses = 4,
+                   fsdp = "full_shard" }
+t.ok(rl.ulysses == 4 and rl.cp == 1 and rl.dp == 2, "gp.rl: ulysses 4, cp 1, dp 2")
+local rl1 = gp.rl { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 8, fsdp = "full_shard" }
+t.ok(rl.step_s ~= rl1.step_s, "gp.rl: ulysses 4 prices a different step than none")
+t.raises(function()
+  gp.rl { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 6, ulysses = 4 }
+end, "gpus 6 is not a multiple of tp*pp*ulysses = 4", "gp.rl: gpus not a multiple", true)
+t.raises(function()
+  gp.rl { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 8, ulysses = 8 }
+end, "ulysses 8 must divide the 28 attention heads", "gp.rl: heads rule", true)
