@@ -103,13 +103,13 @@ return {
     rl = {
       seen = {
         vendor = { "NVIDIA" },
-        stack = { "deepspeed", "megatron" },
+        stack = { "deepspeed", "hf", "megatron" },
         moe = { "dense", "moe" },
         gen = { "ampere", "blackwell", "hopper", "volta" },
       },
       regimes = {
-        [""] = { cases = 75, lo = 0.853, hi = 1.319 },
-        ["vendor=NVIDIA"] = { cases = 75, lo = 0.853, hi = 1.319 },
+        [""] = { cases = 76, lo = 0.847, hi = 1.319 },
+        ["vendor=NVIDIA"] = { cases = 76, lo = 0.847, hi = 1.319 },
         ["vendor=NVIDIA/stack=deepspeed"] = { cases = 10, lo = 0.954, hi = 1.412 },
         ["vendor=NVIDIA/stack=deepspeed/moe=dense"] = { cases = 10, lo = 0.954, hi = 1.412 },
         ["vendor=NVIDIA/stack=deepspeed/moe=dense/style=sharded"] = { cases = 10, lo = 0.954, hi = 1.412 },

@@ -233,6 +233,9 @@ local case_schema = T.record {
   parallel = T.record {
     tp = count(), pp = count(), dp = count(), cp = count(), ep = count(), etp = count(),
     vpp = count(),
+    -- DeepSpeed-Ulysses' sequence-parallel size (gp.train's and gp.rl's
+    -- ulysses: verl's ulysses_sequence_parallel_size)
+    ulysses = declared("ulysses"),
     sp = declared("sp"), zero = T.integer { min = 0, max = 3 },
     -- FSDP's sharding strategy (true: full_shard) and when it reduces
     -- gradients (gpuplan.memory's sharding).
@@ -432,6 +435,9 @@ local case_schema = T.record {
     ref_model = declared("ref_model"), async_engine = T.boolean(),
     logprob_batch = count(), sequence_packing = T.boolean(), fuse_loss = T.boolean(),
     max_batch = count(), max_num_tokens = count(),
+    -- verl's use_dynamic_bsz ppo_max_token_len_per_gpu (gp.rl's
+    -- token_batch)
+    token_batch = declared("token_batch"),
     response_clip = declared("response_clip"), base_checkpoint = declared("base_checkpoint"),
     -- DAPO's dynamic sampling (SCHEMA.md rl.filter_keep; gp.rl's
     -- filter_keep): 0 passes here and gp.rl refuses it by name (the kept
@@ -484,14 +490,14 @@ M.case_schema = case_schema
 -- that each predictor reads no field outside its set.
 local function set(names) return require("gpuplan.args").set(names) end
 M.PARALLEL_READ = {
-  train = set [[tp pp cp ep etp vpp sp zero zero_group fsdp fsdp_version overlap_grad_reduce overlap_param_gather grad_sync zero3_gather zero_reduce
+  train = set [[tp pp cp ulysses ep etp vpp sp zero zero_group fsdp fsdp_version overlap_grad_reduce overlap_param_gather grad_sync zero3_gather zero_reduce
     reduce_bucket_size prefetch_bucket_size max_live_parameters max_reuse_distance zero_init
     grad_accum_dtype grad_reduce gradient_accumulation_fusion micro_batch global_batch recompute
     recompute_layers recompute_modules activation_offload_layers first_stage_layers
     last_stage_layers split_ends schedule ep_overlap tp_overlap moe_dispatcher
     moe_flex_backend cuda_device_max_connections numa_bind moe_flex_sms moe_permute_fusion bias_activation_fusion apply_rope_fusion moe_router_dtype cuda_graph_scope moe_fp8_pad
     fused_grouped_mlp moe_balance offload]],
-  rl = set [[tp pp cp ep etp sp zero micro_batch global_batch recompute first_stage_layers
+  rl = set [[tp pp cp ulysses ep etp sp zero zero_group fsdp fsdp_version micro_batch global_batch recompute first_stage_layers
     last_stage_layers moe_permute_fusion bias_activation_fusion apply_rope_fusion moe_router_dtype numa_bind offload
     grad_accum_dtype moe_dispatcher moe_flex_backend moe_flex_sms moe_balance]],
   infer = set [[tp pp ep micro_batch dp_attention redundant_experts eplb]],
@@ -505,7 +511,7 @@ M.PARALLEL_READ = {
 -- bucket sizes, dispatchers -- set the step's time, not its bytes.
 do
   local mem = {}
-  for name in ([[tp pp cp ep etp vpp sp zero zero_group fsdp grad_sync micro_batch global_batch recompute
+  for name in ([[tp pp cp ulysses ep etp vpp sp zero zero_group fsdp grad_sync micro_batch global_batch recompute
       recompute_layers recompute_modules activation_offload_layers first_stage_layers
       last_stage_layers split_ends schedule offload zero_init]]):gmatch("%S+") do
     assert(M.PARALLEL_READ.train[name], "memory reads train's parallel." .. name)
@@ -568,7 +574,7 @@ end
 -- takes without it -- no context parallelism, no sequence parallelism, no
 -- FSDP, no ZeRO -- as the inference and RL cases write their layouts in
 -- full; any other value of it is a claim the prediction would not price.
-M.PARALLEL_NEUTRAL = { tp = 1, pp = 1, cp = 1, ep = 1, vpp = 1, sp = false, fsdp = false,
+M.PARALLEL_NEUTRAL = { tp = 1, pp = 1, cp = 1, ulysses = 1, ep = 1, vpp = 1, sp = false, fsdp = false,
                        zero = 0 }
 
 -- The first parallel field of case c (sorted) that its kind does not read
@@ -832,9 +838,12 @@ function read_cases(path, seen, at)
           .. "groups", own)
       end
       local tp, pp, cp = v(par.tp) or 1, v(par.pp) or 1, v(par.cp) or 1
+      -- Ulysses' groups split the GPUs as CP's do (gpuplan.memory ulysses)
+      cp = cp * (v(par.ulysses) or 1)
       if tp * pp * cp * par.dp ~= pool then
         error(string.format("%s: field 'parallel.dp': %d, but %d GPUs%s over tp %d x pp %d x "
-          .. "cp %d make %g", where, par.dp, pool, beside, tp, pp, cp, pool / (tp * pp * cp)), 0)
+          .. "%s %d make %g", where, par.dp, pool, beside, tp, pp,
+          v(par.ulysses) and "cp x ulysses" or "cp", cp, pool / (tp * pp * cp)), 0)
       end
     end
     -- model.vision as a catalog id: a model of the catalog with a tower.

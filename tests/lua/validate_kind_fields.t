@@ -80,9 +80,14 @@ t.ok((read_with("infer", "fsdp", false)), "infer: fsdp false passes")
 local ok, err = read_with("infer", "cp", 2)
 t.ok(not ok and err:find("field 'parallel.cp': infer cases do not use it (only train, memory and "
   .. "rl cases do)", 1, true), "infer: cp 2 refused, naming the kinds that read it")
+-- verl's FSDP workers: the rl predictor hands fsdp (and its version, the
+-- shard groups and Ulysses) to gp.rl; a field it does not hand on, the
+-- pipeline's interleaving, is refused
 ok, err = read_with("rl", "fsdp", "full_shard")
-t.ok(not ok and err:find("field 'parallel.fsdp': rl cases do not use it", 1, true),
-  "rl: fsdp full_shard refused (gp.rl prices the actor's layout without it)")
+t.ok(ok, "rl: fsdp full_shard read (gp.rl prices the actor's FSDP)")
+ok, err = read_with("rl", "vpp", 2)
+t.ok(not ok and err:find("field 'parallel.vpp': rl cases do not use it", 1, true),
+  "rl: vpp 2 refused (gp.rl prices the actor's layout without it)")
 -- The memory kind reads the training layout's fields that size the
 -- breakdown, a subset of train's; one that only sets the step's time (the
 -- TP collectives under the GEMMs) is refused in a memory case.

@@ -147,7 +147,7 @@ end
 -- PARALLEL_READ.memory, the parallel fields a memory case may state);
 -- DeepSeek-V3's savings among them (SCHEMA.md: the recompute modules'
 -- list, the fp8 cache).  Copied into the predictor's options o.
-local SIZING_PARALLEL = { "grad_sync", "zero_group", "recompute_layers",
+local SIZING_PARALLEL = { "ulysses", "grad_sync", "zero_group", "recompute_layers",
   "activation_offload_layers", "first_stage_layers", "last_stage_layers", "split_ends" }
 local SIZING_WORKLOAD = { "fp8_activations", "moe_probs" }
 function M.sizing(o, par, wl)

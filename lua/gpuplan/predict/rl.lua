@@ -793,6 +793,15 @@ local function predict(case, cat)
     model = model, gpu = hw.gpu, gpus = v(hw.gpus) or 1, algo = v(wl.method) or "grpo",
     tp = v(par.tp), pp = v(par.pp), cp = v(par.cp), ep = v(par.ep), etp = v(par.etp),
     sp = v(par.sp),
+    -- verl's FSDP workers (SCHEMA.md parallel.fsdp, fsdp_version,
+    -- zero_group: its fsdp_config.fsdp_size; ulysses: its
+    -- ulysses_sequence_parallel_size)
+    ulysses = v(par.ulysses), zero_group = v(par.zero_group),
+    fsdp = v(par.fsdp) == true and "full_shard" or v(par.fsdp) or nil,
+    fsdp_version = v(par.fsdp_version),
+    -- verl's ppo_max_token_len_per_gpu where the case states it (SCHEMA.md
+    -- rl.token_batch; else the verl profile's below)
+    token_batch = v(c.token_batch),
     -- Megatron-Core's moe_permute_fusion as the case's recipe sets it
     -- (SCHEMA.md parallel.moe_permute_fusion): false, gp.train's
     -- unfused_permute.
