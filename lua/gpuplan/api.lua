@@ -65,7 +65,9 @@ M.FUNCTIONS = {
     options = "train", result = "job_step",
     help = "gp.train's job resolved once (model, card, node, defaults) for a loop that "
       .. "prices layouts: job:step{tp =, pp =, cp =, ep =, etp =, vpp =, zero =, sp =, batch =, "
-      .. "recompute =, recompute_layers =, global_batch =, fsdp =, and the overlaps} prices "
+      .. "recompute =, recompute_layers =, first_stage_layers =, last_stage_layers =, "
+      .. "split_ends =, global_batch =, fsdp =, and the overlaps overlap_grad_reduce =, "
+      .. "overlap_param_gather =, tp_overlap =, overlap_p2p =, ep_overlap =} prices "
       .. "one by the same step as gp.train (fsdp: full_shard, shard_grad_op, hybrid_shard, "
       .. "true or false, as gp.train's, its ZeRO stage with it; a zero without fsdp is "
       .. "checked against the job's fsdp), refusing what gp.train "
@@ -84,8 +86,10 @@ M.FUNCTIONS = {
     options = "rl", result = "rl_job_step",
     help = "gp.rl's job resolved once (model, card, node, rollout engine, defaults) for a "
       .. "loop that prices the actor's layouts: job:step{tp =, pp =, cp =, ep =, etp =, "
-      .. "vpp =, zero =, sp =, batch =, recompute =, recompute_layers =, global_batch =, fsdp =, "
-      .. "the overlaps, rollout_tp =} prices one by the same step as gp.rl (fsdp as gp.rl's: "
+      .. "vpp =, zero =, sp =, batch =, recompute =, recompute_layers =, first_stage_layers =, "
+      .. "last_stage_layers =, split_ends =, global_batch =, fsdp =, the overlaps "
+      .. "overlap_grad_reduce =, overlap_param_gather =, tp_overlap =, overlap_p2p =, "
+      .. "ep_overlap =, rollout_tp =, rollout_ep =} prices one by the same step as gp.rl (fsdp as gp.rl's: "
       .. "a strategy name or a boolean), with a memo of "
       .. "the rollouts and layer costs (rollout_engine hybrid or hf: the engine is the job's, so a "
       .. "step keeps its inference TP, and hybrid's whether zero is 3); job:step(layout, s) refills s." },

@@ -106,4 +106,33 @@ for _, cmd in ipairs(options.COMMANDS) do
     t.ok(md:find("| `" .. name .. "` |", 1, true), "docs/lua.md has " .. cmd .. "'s option " .. name)
   end
 end
+-- The keys job:step takes, as gp.train_job's and gp.rl_job's help lists
+-- them ("job:step{tp =, pp =, ...}"), are the keys the engine reads
+-- (engine/lgp_desc.c, the step fields): an unknown key's error lists
+-- those, so a key added to the step and not to the reference, or one the
+-- reference names that the step refuses, fails here.  (The help had
+-- left out first_stage_layers, last_stage_layers, split_ends and
+-- rl_job's rollout_ep, and named the overlaps only as "the overlaps".)
+local function keys_of(list)
+  local ks = {}
+  for k in list:gmatch("([%a_][%w_]*)") do ks[#ks + 1] = k end
+  table.sort(ks)
+  return table.concat(ks, " ")
+end
+local function documented(name)
+  local brace = api.BY_NAME[name].help:match("job:step(%b{})")
+  return keys_of((brace or ""):gsub("the overlaps", ""):gsub("and ", ""))
+end
+local function accepted(job)
+  local ok, e = pcall(job.step, job, { no_such_key = 1 })
+  t.ok(not ok, "job:step refuses an unknown key")
+  return keys_of(tostring(e):match("unknown field 'no_such_key' %(([^)]*)%)") or "")
+end
+local tjob = gp.train_job { model = "llama2-7b", gpu = "h100-sxm", gpus = 8 }
+t.is(documented("gp.train_job"), accepted(tjob),
+  "gp.train_job: the job:step keys docs/lua.md lists are the ones it takes")
+local rjob = gp.rl_job { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 16, prompts = 64,
+                         group = 8, response_len = 2048, response_max = 8192 }
+t.is(documented("gp.rl_job"), accepted(rjob),
+  "gp.rl_job: the job:step keys docs/lua.md lists are the ones it takes")
 t.done_testing()
