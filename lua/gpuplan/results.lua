@@ -360,6 +360,8 @@ field("rollout_dp_attention", "", "the rollout engine's attention data-parallel 
   .. "(as given)", "rl")
 field("refit_drain", "", "each refit waits for every pending generation (as given; priced "
   .. "as staleness 1)", "rl")
+field("staleness", "count", "separate pools: the steps the rollouts run ahead of the "
+  .. "training (as given, default 1); absent when colocated", "rl")
 
 -- Serving
 field("batch", "count", "sequences decoded together per replica", "infer infer_plan")
@@ -414,7 +416,14 @@ field("accept", "fraction", "accepted draft tokens per step", "infer")
 field("disagg", "", "prefill and decode on separate pools", "infer infer_plan")
 field("decode_gpus", "count", "GPUs of the decode pool", "infer infer_plan")
 field("prefill_gpus", "count", "GPUs of the prefill pool", "infer infer_plan")
-field("prefill_layout", "", "the prefill pool's layout", "infer_plan")
+field("prefill_layout", "", "the prefill pool's layout (disaggregated)", "infer infer_plan")
+field("pool_ratio", "", "disaggregated: the prefill GPUs per decode GPU that balance "
+  .. "the pools (the prompts the prefill pool takes in against those the decode pool "
+  .. "finishes)", "infer")
+field("kv_transfer_s", "s", "disaggregated: one request's KV sent from the prefill to the "
+  .. "decode pool (in the TTFT)", "infer")
+field("coloc", "", "disaggregated: the same GPUs colocated, for comparison: fits, per_gpu, "
+  .. "itl_s, batch (a replica's), batch_per_gpu", "infer")
 field("decode_per_gpu", "tokens/s", "output tokens per second per decode GPU", "infer")
 field("prefill_per_gpu", "tokens/s", "prompt tokens per second per prefill GPU", "infer")
 field("step_ms", "ms", "one decode step", "infer")

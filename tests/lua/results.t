@@ -149,8 +149,22 @@ declared("infer", gp.infer { model = "deepseek-v3", gpu = "h20", gpus = 16, ep =
                              output = 1536, mtp = 1, itl_max = "50ms", price = "$2/h" },
   "infer MoE")
 declared("infer", gp.infer { model = "llama3.1-405b", gpu = "rtx-4090" }, "infer that does not fit")
+-- Disaggregated pools return the pools' balance, the KV transfer, the
+-- prefill pool's layout and the same GPUs colocated (pool_ratio,
+-- kv_transfer_s, prefill_layout and coloc were returned and documented in
+-- docs/serving.md, but not declared, so docs/lua.md left them out).
+declared("infer", gp.infer { model = "deepseek-v3", gpu = "h20", gpus = 24, ep = 16,
+                             dp_attention = true, weights = "fp8", kv = "fp8", input = 4096,
+                             output = 1536, batch = 32, mtp = 1, nics = 4, disagg = true,
+                             prefill_gpus = 8, prefill_tp = 8, prefill_ep = 1,
+                             prefill_dp_attention = false, prefill_tokens = 8192,
+                             price = "$2/h" },
+  "infer MoE disaggregated")
 declared("rl", gp.rl { model = "llama3-70b", gpu = "h100-sxm", gpus = 8, steps = 10 },
   "rl that does not fit")
+-- Separate pools echo the staleness (returned, not declared before).
+declared("rl", gp.rl { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 16, colocated = false,
+                       rollout_gpus = 8, steps = 10 }, "rl on separate pools")
 declared("infer_plan", gp.infer_plan { model = "deepseek-v3", gpu = "h200-sxm", target = 1e5 },
   "infer_plan")
 declared("comm", gp.comm { op = "all_reduce", bytes = 2 ^ 30, gpus = 16, system = "dgx-h100" },
