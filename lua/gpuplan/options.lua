@@ -1347,8 +1347,8 @@ opt { name = "moe_dispatcher", type = "string", metavar = "D", commands = "train
   suggest = { "moe_token_dispatcher_type", "token_dispatcher", "dispatcher" } }
 opt { name = "moe_flex_backend", type = "string", metavar = "B", commands = "train plan rl",
   value = "deepep", kind = "enum", values = { "deepep", "hybridep" },
-  help = "the flex dispatcher's kernels (Megatron-Core's moe_flex_dispatcher_backend, "
-    .. "deepep its default): across nodes each sends a token once to each node holding "
+  help = "the flex dispatcher's kernels, deepep or hybridep (Megatron-Core's "
+    .. "moe_flex_dispatcher_backend, deepep its default): across nodes each sends a token once to each node holding "
     .. "any of its experts and forwards it there over NVLink, at that backend's published "
     .. "internode rate (DeepEP's docs/legacy.md, HybridEP's README); only with "
     .. "moe_dispatcher flex",
