@@ -184,9 +184,9 @@ end
 
 -- The range of sorted log factors s: the conformal ends, widened to hold
 -- the point itself (factor 1, log 0).  A regime whose cases all land on
--- one side of the prediction -- the 11 hf multi-node FSDP training runs
--- all 1-4% under it, 0.962-0.989 -- would otherwise print "0.91
--- (0.87-0.90)", an answer outside its own range.  Widening to the point
+-- one side of the prediction (docs/validation.md "The 80% ranges" names
+-- one, its figures held by tests/lua/ranges.t) would otherwise print
+-- "0.91 (0.87-0.90)", an answer outside its own range.  Widening to the point
 -- only adds coverage (the ranks' >= 80% still holds) and leaves every
 -- range that already straddles it as it was.
 function M.span(s)
