@@ -1,0 +1,63 @@
+# The hand-written docs (README.md and docs/*.md but the generated
+# docs/cli.md) name gpuplan's options as its commands take them: every
+# `--flag` in their prose is an option some command's --help lists (or
+# its --no- form), or one of the other tools' flags named below, each with
+# the tool it belongs to.  An option renamed or removed leaves its old
+# name in the prose, which no example replays (tests/cli/readme.t runs the
+# fenced examples; this covers the text around them).
+use strict;
+use warnings;
+use Test::More;
+require './tests/cli/lib.pl';
+
+# Flags of other programs the docs quote as their sources state them.
+my %other = (
+    '--attention-backend'         => 'SGLang (docs/serving.md)',
+    '--tp-size'                   => 'SGLang (docs/serving.md)',
+    '--enable-mixed-chunk'        => 'SGLang (docs/serving.md, docs/validation.md)',
+    '--ep-num-redundant-experts'  => 'SGLang (docs/serving.md)',
+    '--max-num-seqs'              => 'vLLM (docs/serving.md)',
+    '--recompute-granularity'     => 'Megatron-LM (docs/validation.md)',
+);
+
+# Every command's options, from its --help.
+my %known = ('--help' => 1, '--version' => 1);
+my ($c, $o, $e) = run_gp('--help');
+my @cmds = $o =~ /^  ([a-z]+)\s{2,}/mg;
+ok(@cmds >= 10, 'gpuplan --help lists the commands') or diag $o;
+for my $cmd (@cmds) {
+    ($c, $o, $e) = run_gp($cmd, '--help');
+    is($c, 0, "gpuplan $cmd --help exits 0");
+    for my $f ($o =~ /(--(?:\[no-\])?[a-z0-9][a-z0-9-]*)/g) {
+        $f =~ s/\[no-\]//;
+        $known{$f} = 1;
+    }
+}
+ok(keys(%known) > 200, scalar(keys %known) . ' option names read from the commands\' --help');
+
+my @docs = ('README.md', grep { $_ ne 'docs/cli.md' } glob('docs/*.md'));
+my %seen_other;
+for my $file (@docs) {
+    open my $fh, '<', $file or die "$file: $!";
+    my ($fence, @bad) = (0);
+    while (my $line = <$fh>) {
+        if ($line =~ /^```/) { $fence = !$fence; next }
+        next if $fence;
+        # a backticked flag: `--seq`, `--seq 4096`, `--vpp=2`
+        for my $f ($line =~ /`(--[a-z0-9][a-z0-9-]*)(?=[ `=])/g) {
+            (my $base = $f) =~ s/^--no-/--/;
+            if ($other{$f}) { $seen_other{$f} = 1; next }
+            push @bad, "$file:$.: $f" unless $known{$f} || $known{$base};
+        }
+    }
+    close $fh;
+    is(join(', ', @bad), '', "$file: every `--flag` in the prose is a gpuplan option");
+}
+# Each flag listed as another tool's is still quoted somewhere (a list
+# entry nobody needs would hide a gpuplan option of that name).
+for my $f (sort keys %other) {
+    ok($seen_other{$f}, "$f ($other{$f}) is quoted in the docs");
+    ok(!$known{$f}, "$f is not also a gpuplan option");
+}
+
+done_testing();
