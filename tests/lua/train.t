@@ -4,7 +4,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local train = require "gpuplan.train"
 
-t.plan(130)
+t.plan(131)
 
 local part = t.step_part
 
@@ -294,6 +294,16 @@ do
   local fwd, wait = t.layer_fwd(small)
   t.near(fwd, 39 * 24.84e-6, 1e-9, "1B eager: a layer's forward is 39 host launches")
   t.ok(wait > 0, "and the GPU waits for the host")
+  -- docs/train.md states this layer's figures ("Llama 3.2 1B at 2048
+  -- tokens on an H100 waits W ms of its F ms forward"), to two decimals.
+  do
+    local fh = assert(io.open("docs/train.md", "rb"))
+    local doc = fh:read("a"):gsub("%s+", " ")
+    fh:close()
+    local said = string.format("Llama 3.2 1B at 2048 tokens on an H100 waits %.2f ms of its "
+      .. "%.2f ms forward", wait * 1e3, fwd * 1e3)
+    t.ok(doc:find(said, 1, true) ~= nil, "docs/train.md: '" .. said .. "'")
+  end
   local sf = run { model = "llama3.2-1b", seq = 2048, batch = 1, global_batch = 64,
                    recompute = "none", kernels = "fused" }
   t.ok(not t.op(sf, "host_wait"), "1B fused: the kernels outlast 11 launches")
