@@ -8,7 +8,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(17)
+t.plan(18)
 
 -- TensorRT-LLM mixes prompts into its decode steps by default (gp.infer's
 -- M.mixes); chunked_prefill = false keeps the prefill steps apart, the
@@ -131,3 +131,38 @@ t.ok(ten.itl_s < steady.itl_s, "its ITL is a smaller batch's than the steady sta
 t.near(ten.stream_tokens_per_s, 1 / ten.itl_s, 1e-9, "a user sees 1 / ITL")
 local two = gp.infer(t.with(job, { requests = 10, gpus = 2 }))
 t.is(two.batch, 5, "10 requests over 2 replicas: 5 a replica")
+
+-- docs/serving.md gives the finite run's cost on a shipped case:
+-- "(trtllm-bench's Qwen3-30B-A3B on one B200, 3,000 requests of 1000/1000
+-- tokens at a batch of 1,566: N% under it)", the
+-- trtllm-bench row of Qwen3-30B-A3B on one B200 (its workload states
+-- num_requests 3000; the batch, 1,566, is the predictor's, said on its
+-- defaults).  Priced as shipped and with num_requests taken out (the
+-- steady state), the share under is the sentence's N, to whole points.
+do
+  local validate = require "gpuplan.validate"
+  local cat = gp.catalog { dirs = { "catalog" } }
+  local id = "trtllm-qwen3-30b-a3b-b200-tp1-fp4-1000-1000"
+  local case
+  for _, c in ipairs(validate.read("validation/cases.json")) do
+    if c.id == id then case = c end
+  end
+  local run = case and validate.predict(case, cat)
+  local ok, st = pcall(function()
+    local copy = {}
+    for k, v in pairs(case) do copy[k] = v end
+    copy.workload = {}
+    for k, v in pairs(case.workload) do copy.workload[k] = v end
+    copy.workload.num_requests = nil
+    return validate.predict(copy, cat)
+  end)
+  local fh = assert(io.open("docs/serving.md", "rb"))
+  local doc = fh:read("a"):gsub("%s+", " ")
+  fh:close()
+  local said = ok and run and run.predicted and st.predicted and string.format(
+    "Qwen3-30B-A3B on one B200, 3,000 requests of 1000/1000 tokens at a batch of 1,566: "
+      .. "%.0f%% under it)",
+    100 * (1 - run.predicted / st.predicted))
+  t.ok(said and doc:find(said, 1, true) ~= nil,
+    "docs/serving.md: " .. tostring(said or st))
+end
