@@ -345,6 +345,23 @@ local PROFILES = {
     -- "param.main_grad = self.grad_buffer_view(param)").
     { "grad_reduce", "bf16", "launcher llama pretraining scripts: optim.grad_sync_dtype=bf16",
       function(o, m) return pretrain(o) and m.ffn_gated end },
+    -- NeMo 2.0's scripts/performance (NeMo r2.3.0 at 7a8f1cc, which the
+    -- dgxc 25.05 cases run; their Grok-1 rows at 6f2c6fd) decide the
+    -- reduction per recipe, so each of those cases states its
+    -- grad_reduce.  Every Megatron pretrain_*.py there but two builds
+    -- "pretrain_recipe(performance_mode=True)", whose
+    -- pretrain_performance_optimizations sets
+    -- "recipe.trainer.plugins.grad_reduce_in_fp32 = False" (the Llama
+    -- 3/3.1/4, Mixtral, Nemotron and GPT-3 175B recipes;
+    -- pretrain_grok1_314b.py its own): bf16, as here.  The two,
+    -- pretrain_deepseek_v3.py and pretrain_nemotronh_56b.py (no case),
+    -- call "pretrain_recipe()", and set_primary_perf_configs sets
+    -- "grad_reduce_in_fp32 = False" only under compute_dtype fp8, so
+    -- DeepSeek-V3's bf16 run keeps recipes/deepseek.py trainer()'s DDP
+    -- "grad_reduce_in_fp32=True" and bf16_mixed()'s
+    -- "grad_reduce_in_fp32=True": fp32.  (The plugin's value wins:
+    -- MegatronStrategy applies the precision plugin's dtype_config to
+    -- its ddp_config, update_config_with_dtype_overrides.)
     -- LoRA (examples/peft/llama/h100/*_lora.sh: "optim.name=fused_adam",
     -- the distributed keys removed): megatron_amp_O2 wraps fused_adam in
     -- MainParamsOptimizerWrapper with fp32 main grads (NeMo r2.0.0
@@ -375,6 +392,16 @@ local PROFILES = {
     { "zero", 1, "use_distributed_optimizer" },
     { "sp", true, "sequence parallel with TP", tp2 },
     { "tp_overlap", true, "comm_overlap: TP >= 2 with SP", tp2 },
+    -- scripts/performance sets it whatever the precision: at 25.09
+    -- (fa0315a) each model's yaml "mixed_precision: grad_reduce_in_fp32:
+    -- false" (MixedPrecisionConfig.setup copies it into the DDP config,
+    -- update_config_with_precision_overrides); from 25.11 (00b7660)
+    -- through 26.06 (c270efc50) each family's set_*_common_configs
+    -- "cfg.mixed_precision.grad_reduce_in_fp32 = False" and
+    -- "cfg.ddp.grad_reduce_in_fp32 = False", after "cfg.mixed_precision
+    -- = precision_config"; the perf_recipes package's _benchmark_common
+    -- the same.  A run of the library's own recipes keeps their
+    -- "grad_reduce_in_fp32=True" (such a case states fp32).
     { "grad_reduce", "bf16", "ddp.grad_reduce_in_fp32 = False" },
     { "causal_flops", true, "flop_utils: causal attention at half" },
     -- scripts/performance/utils/overrides.py (c0b9a00)
