@@ -56,18 +56,26 @@ local GPUS = { "a100-sxm-80gb", "a800-sxm-80gb", "h100-sxm", "h800-sxm", "h20",
 local NODES = { "dgx-a100", "hgx-a800", "dgx-h100", "hgx-h800", "hgx-h20", "dgx-h200",
                 "dgx-b200", "pcie-8x-4090" }
 
--- the catalog's regions are lower case: --market CN is cn, as gp.prices.buyer reads it
-local market = opt.market ~= "" and opt.market:lower() or nil
+-- a region in either case, as gp.prices.buyer reads it (--market CN is cn),
+-- taken in the catalog's own spelling, which gp.prices.cheapest compares
+-- (a user catalog's "EU" is --market eu too)
+local market = opt.market ~= "" and opt.market or nil
 if market then
-  local known = {}
-  for _, id in ipairs(cat:ids("prices")) do known[cat.prices[id].region] = true end
-  if not known[market] then
-    local names = {}
-    for k in pairs(known) do names[#names + 1] = k end
-    table.sort(names)
+  local known, names = {}, {}
+  for _, id in ipairs(cat:ids("prices")) do
+    local r = cat.prices[id].region
+    if not known[r] then known[r] = true; names[#names + 1] = r end
+  end
+  table.sort(names)
+  local spelt
+  for _, r in ipairs(names) do
+    if not spelt and r:lower() == market:lower() then spelt = r end
+  end
+  if not spelt then
     error(require("gpuplan.cli").usage("guide: --market: no price in the catalog is from '"
       .. market .. "' (markets: " .. table.concat(names, ", ") .. ")"), 0)
   end
+  market = spelt
 end
 
 -- Text and markdown: a "== title ==" heading over each table; csv one

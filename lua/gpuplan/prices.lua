@@ -175,19 +175,29 @@ function M.buyer(cat, o, who)
     error(string.format("%s: market must be price regions like 'cn' or 'us,global' (got %s)",
       who, require("gpuplan.args").shown(mk)), 0)
   end
-  local known, markets, list = {}, {}, {}
-  for _, id in ipairs(cat:ids("prices")) do known[cat.prices[id].region] = true end
+  -- Regions match in either case (--market CN is the catalog's cn), and
+  -- the set holds the catalog's own spellings, which gp.prices.cheapest
+  -- compares: a user catalog's region "EU" is --market eu as well as EU
+  -- (lower-casing the name alone left it unreachable).
+  local known, markets, list, names = {}, {}, {}, {}
+  for _, id in ipairs(cat:ids("prices")) do
+    local r = cat.prices[id].region
+    local k = r:lower()
+    known[k] = known[k] or {}
+    if not known[k][r] then known[k][r] = true; names[#names + 1] = r end
+  end
+  table.sort(names)
   for m in mk:gmatch("[^,%s]+") do
-    -- the catalog's regions are lower case: --market CN is cn
-    m = m:lower()
-    if not known[m] and not derived then
-      local names = {}
-      for k in pairs(known) do names[#names + 1] = k end
-      table.sort(names)
+    local spell = known[m:lower()]
+    if not spell and not derived then
       error(string.format("%s: market '%s'%s: no price in the catalog is from it (markets: %s)",
         who, m, said and (" (from " .. said .. ")") or "", table.concat(names, ", ")), 0)
     end
-    if not markets[m] then markets[m] = true; list[#list + 1] = m end
+    m = m:lower()
+    if not markets[m] then
+      markets[m] = true; list[#list + 1] = m
+      for r in pairs(spell or {}) do markets[r] = true end
+    end
   end
   return { currency = cur, markets = markets, market = table.concat(list, ","), said = said }
 end
