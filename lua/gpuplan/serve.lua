@@ -98,9 +98,11 @@ local function usage(fmt, ...) error(args.usage(string.format(fmt, ...)), 4) end
 -- or more is refused, not read: the command line's --itl-max and
 -- --ttft-max take bare milliseconds, so the 50 of `--itl-max 50` copied
 -- into a script read 50 s and planned a deployment at 75 ms ITL where
--- 50 ms was meant, with no word said.  Second result: the message.
+-- 50 ms was meant, with no word said.  An infinite one is no number of
+-- either unit (it offered "infms"): the range check below refuses it.
+-- Second result: the message.
 local function limit_s(k, v)
-  if type(v) == "number" and v >= 1 and v == v then
+  if type(v) == "number" and v >= 1 and v < math.huge then
     return nil, string.format("%s = %s: a bare number is seconds here, where the command "
       .. "line's --%s reads milliseconds; from a second up write the unit: \"%sms\" or "
       .. "\"%ss\"", k, shown(v), k:gsub("_", "-"), shown(v), shown(v))

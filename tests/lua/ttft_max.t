@@ -9,7 +9,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(23)
+t.plan(25)
 
 -- 1. A dense model's replicas: the bound picks the TP.
 local job = { model = "llama3.1-70b", gpu = "h100-sxm", input = 4096, output = 512, target = 20000 }
@@ -132,3 +132,9 @@ t.raises(function() gp.infer_plan(t.with(job, { ttft_max = -1 })) end,
   "infer_plan: ttft_max must be a positive time, at most an hour (got -1)", "ttft_max -1", true)
 t.raises(function() gp.infer(t.with(lay, { ttft_max = "5xx" })) end,
   "ttft_max: bad time '5xx'", "ttft_max '5xx'", true)
+-- An infinite bound is no time in either unit: refused by the range
+-- check, not told to write "infms" as a bare number of seconds is.
+t.raises(function() gp.infer_plan(t.with(job, { ttft_max = math.huge })) end,
+  "infer_plan: ttft_max must be a positive time, at most an hour (got inf)", "ttft_max inf", true)
+t.raises(function() gp.infer_plan(t.with(job, { itl_max = math.huge })) end,
+  "infer_plan: itl_max must be a positive time, at most an hour (got inf)", "itl_max inf", true)
