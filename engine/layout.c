@@ -157,6 +157,30 @@ int layout_check_cp_seq(int cp, double seq, gp_error *err)
 		       cp, 2 * cp, seq);
 }
 
+int layout_check_ulysses(const gp_model *m, int tp, int n, double seq,
+			 gp_error *err)
+{
+	int kv = m->kv_heads > 0 ? m->kv_heads : m->heads, th, tkv;
+
+	if (tp < 1)
+		tp = 1;
+	if (n <= 1)
+		return GP_OK;
+	if (seq < n)
+		return gp_fail(err, "ulysses %d is larger than seq %g (each "
+			       "rank holds seq / ulysses tokens)", n, seq);
+	th = m->heads / tp;
+	tkv = kv / tp > 1 ? kv / tp : 1;
+	if (th < 1 || th % n != 0)
+		return gp_fail(err, "ulysses %d must divide the %d attention "
+			       "heads%s", n, th, tp > 1 ? " of a TP rank" : "");
+	if (tkv % n != 0 && n % tkv != 0)
+		return gp_fail(err, "ulysses %d and the %d kv heads%s: one "
+			       "must divide the other", n, tkv,
+			       tp > 1 ? " of a TP rank" : "");
+	return GP_OK;
+}
+
 int layout_check_tp(const gp_model *m, int tp, gp_error *err)
 {
 	if (tp < 1)

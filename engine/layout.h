@@ -317,6 +317,19 @@ static inline int layout_cp_seq_ok(int cp, double seq)
 }
 int layout_check_cp_seq(int cp, double seq, gp_error *err);
 
+/* DeepSpeed-Ulysses over a group of n ranks (the ulysses option, the
+ * engine's CP group with train_cfg cp_ulysses) on TP tp: GP_OK when n is
+ * at most seq tokens, divides a TP rank's attention heads and its kv
+ * heads divide n or n them (verl/models/transformers/monkey_patch.py
+ * apply_monkey_patch: "assert num_attention_heads % ulysses_sp_size ==
+ * 0", "assert num_key_value_heads % ulysses_sp_size == 0 or
+ * ulysses_sp_size % num_key_value_heads == 0"; a TP rank's kv heads are
+ * at least one), else GP_EINVAL saying which.  gpuplan.memory ulysses
+ * checks a job's with the user's words first; train_job's steps, which
+ * change tp, cp or seq, check here (lgp_train.c). */
+int layout_check_ulysses(const gp_model *m, int tp, int n, double seq,
+			 gp_error *err);
+
 /* layout_tp_ok with its reason: GP_OK or GP_EINVAL. */
 int layout_check_tp(const gp_model *m, int tp, gp_error *err);
 

@@ -818,8 +818,17 @@ static int lgp_job_step(lua_State *L)
 	rep = c.mem.lay.tp * c.mem.lay.pp * c.mem.lay.cp;
 	if (j->gpus % rep != 0)
 		return luaL_error(L, "step: gpus %d is not a multiple of "
-				  "tp*pp*cp = %d", j->gpus, rep);
+				  "tp*pp*%s = %d", j->gpus,
+				  c.cp_ulysses ? "ulysses" : "cp", rep);
 	c.mem.lay.dp = j->gpus / rep;
+	/* A Ulysses job's cp is its Ulysses group: a step's cp (or tp,
+	 * or seq) is checked by Ulysses' rules, which gp.train's Lua
+	 * checked for the job's own (a step's cp 3 of 32 heads was priced
+	 * with heads / 3 a rank). */
+	if (c.cp_ulysses &&
+	    layout_check_ulysses(&j->m, c.mem.lay.tp, c.mem.lay.cp,
+				 c.mem.seq, &err) != GP_OK)
+		return luaL_error(L, "step: %s", err.msg);
 	if (!c.cp_ulysses &&
 	    layout_check_cp_seq(c.mem.lay.cp, c.mem.seq, &err) != GP_OK)
 		return luaL_error(L, "step: %s", err.msg);

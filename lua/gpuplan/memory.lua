@@ -570,6 +570,12 @@ local function prepare_shape(o, cfg, model, method, dflt)
       prompt_len = prompt_len, response_len = response_len })
     tokens("prompt_len + response_len", cfg.seq)
   end
+  -- Ulysses' group is the engine's CP group, whose own check named it
+  -- "cp 4 is larger than seq 1" (--cp, which the user did not give)
+  if cfg.cp_ulysses and cfg.seq < o.ulysses then
+    fail("ulysses %d is larger than seq %s (each rank holds seq / ulysses tokens)",
+      o.ulysses, shown(cfg.seq))
+  end
   -- Sequences of a micro-batch: a count as above (2^31 gave an answer
   -- 26 billion GiB short); a fraction is an average of uneven ones.
   local mb = o.batch or o.micro_batch

@@ -263,7 +263,35 @@ int main(void)
 	double S = GiB, want;
 	int i, mono;
 
-	plan(74);
+	plan(80);
+
+	/* --- layout_check_ulysses ---------------------------------------
+	 * Llama 2 70B: 64 heads, 8 kv.  verl's asserts: ulysses divides the
+	 * (TP rank's) heads; the kv heads divide it or it them. */
+	ok(layout_check_ulysses(&m, 1, 8, 4096, &e) == GP_OK,
+	   "ulysses 8: 64 heads, 8 kv heads");
+	ok(layout_check_ulysses(&m, 1, 16, 4096, &e) == GP_OK,
+	   "ulysses 16: the 8 kv heads repeated to 16");
+	ok(layout_check_ulysses(&m, 1, 3, 4096, &e) == GP_EINVAL &&
+	   strstr(e.msg, "ulysses 3 must divide the 64 attention heads"),
+	   "ulysses 3 of 64 heads refused");
+	/* tp 8: 8 heads and 1 kv head a rank; ulysses 16 > 8 heads */
+	ok(layout_check_ulysses(&m, 8, 16, 4096, &e) == GP_EINVAL &&
+	   strstr(e.msg, "the 8 attention heads of a TP rank"),
+	   "tp 8: ulysses 16 of a rank's 8 heads refused");
+	/* 12 kv heads of 96 (a made-up GQA): 8 divides 96, not 12 nor 12 it */
+	{
+		gp_model q = m;
+
+		q.heads = 96;
+		q.kv_heads = 12;
+		ok(layout_check_ulysses(&q, 1, 8, 4096, &e) == GP_EINVAL &&
+		   strstr(e.msg, "ulysses 8 and the 12 kv heads: one must"),
+		   "ulysses 8 and 12 kv heads refused");
+	}
+	ok(layout_check_ulysses(&m, 1, 8, 4, &e) == GP_EINVAL &&
+	   strstr(e.msg, "ulysses 8 is larger than seq 4"),
+	   "ulysses past the sequence refused");
 
 	/* --- layout_check ------------------------------------------------ */
 	y = lay(8, 1, 8, 1);

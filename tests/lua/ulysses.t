@@ -5,7 +5,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(22)
+t.plan(28)
 
 local MiB = 2 ^ 20
 local job = { model = "llama3-8b", gpu = "h100-sxm", gpus = 4, ulysses = 4, stack = "hf",
@@ -116,3 +116,33 @@ end, "gpus 6 is not a multiple of tp*pp*ulysses = 4", "gp.rl: gpus not a multipl
 t.raises(function()
   gp.rl { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 8, ulysses = 8 }
 end, "ulysses 8 must divide the 28 attention heads", "gp.rl: heads rule", true)
+
+-- A sequence shorter than the group is refused by its own name: the
+-- engine's CP check said "cp 4 is larger than seq 1", an option the user
+-- did not give.
+t.raises(function() gp.train(t.with(job, { seq = 1 })) end,
+  "ulysses 4 is larger than seq 1 (each rank holds seq / ulysses tokens)",
+  "seq under ulysses: named ulysses", true)
+
+-- gp.train_job: a Ulysses job's step cp is its Ulysses group, checked by
+-- Ulysses' rules (engine/layout.c layout_check_ulysses).  A step's cp 3 of
+-- llama3-8b's 32 heads on 24 GPUs was priced, each rank attending 32 / 3
+-- heads; it is refused as gp.train refuses ulysses 3.  A valid step prices
+-- what gp.train prices for the same layout: exactly, the same config
+-- through the same engine call (tolerance 0).
+local uj = gp.train_job(t.with(job, { gpus = 24, seq = 2048, global_batch = 24 }))
+t.raises(function() uj:step { cp = 3 } end,
+  "step: ulysses 3 must divide the 32 attention heads", "train_job step: cp 3 refused", true)
+t.raises(function() uj:step { tp = 8 } end,
+  "step: gpus 24 is not a multiple of tp*pp*ulysses = 32", "train_job step: named ulysses", true)
+t.is(uj:step { cp = 2 }.step_s,
+  gp.train(t.with(job, { gpus = 24, seq = 2048, global_batch = 24, ulysses = 2 })).step_s,
+  "train_job step cp 2 = gp.train ulysses 2")
+-- The heads are a TP rank's: on 64 GPUs a step's tp 2 x cp 8 stands
+-- (16 heads a rank, divided by 8; 4 kv heads, which divide 8: repeated),
+-- tp 8 x cp 8 does not (4 heads a rank).
+local uj64 = gp.train_job(t.with(job, { gpus = 64, seq = 2048, global_batch = 64 }))
+t.ok(pcall(function() return uj64:step { tp = 2, cp = 8 } end), "train_job step: tp 2 x cp 8 stands")
+t.raises(function() uj64:step { tp = 8, cp = 8 } end,
+  "step: ulysses 8 must divide the 4 attention heads of a TP rank",
+  "train_job step: tp 8 x cp 8 refused (4 heads a TP rank)", true)
