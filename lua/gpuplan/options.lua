@@ -681,8 +681,8 @@ opt { name = "memory", type = "string", metavar = "SIZE", commands = "infer", ki
   -- 1e300 read "capacity must be a positive number of bytes up to 1e+15"
   range = { 0, 1e15, gt = true },
   default = "the GPU's usable memory",
-  help = "memory per GPU the runtime may use, e.g. 6GB; CUDA context, buffers and the "
-    .. "margin come off it as in 'gpuplan fit --method infer'",
+  help = "memory per GPU the runtime may use, e.g. 6GB, at most the card's; CUDA context, "
+    .. "buffers and the margin come off it as in 'gpuplan fit --method infer'",
   suggest = { "gpu_memory", "mem" } }
 opt { name = "host_bw", type = "string", metavar = "BW", commands = "train plan infer",
   kind = "bandwidth",
@@ -1915,12 +1915,12 @@ opt { name = "price", type = "string", metavar = "P", commands = "train plan rl 
   suggest = { "cost", "price_per_hour", "gpu_price" } }
 opt { name = "currency", type = "string", metavar = "C", commands = "train plan rl infer",
   default = "$GPUPLAN_CURRENCY, else the catalog settings'",
-  help = "the buyer's currency: of prices and costs (USD, CNY ...)" }
+  help = "the buyer's currency: of prices and costs (USD, CNY ...; either case)" }
 opt { name = "market", type = "string", metavar = "M", commands = "train plan rl infer",
   default = "$GPUPLAN_MARKET, else the catalog settings', else cn for CNY, us,global,overseas "
     .. "for others",
   help = "the buyer's market: where the default price comes from (cn: a buyer in China; "
-    .. "us,global,overseas ...)",
+    .. "us,global,overseas ...; price regions in either case)",
   suggest = { "region", "markets" } }
 opt { name = "scaling", type = "flag", commands = "train", lua = "plan",
   help = "also the scaling efficiency: tokens/s per GPU against the job's fastest layout on "
