@@ -504,7 +504,7 @@ function M.ulysses(o, model, tp)
   if n == 1 then return 1 end
   if (o.cp or 1) ~= 1 then
     usage("ulysses %d and cp %s: Ulysses is the sequence split (the CP group); give one",
-      n, shown(o.cp))
+      n, shown(math.tointeger(o.cp) or o.cp))
   end
   if o.cp_rotate ~= nil then
     usage("cp_rotate moves a CP ring's K and V; ulysses %d exchanges heads by all-to-all", n)

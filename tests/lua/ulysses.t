@@ -5,7 +5,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(28)
+t.plan(29)
 
 local MiB = 2 ^ 20
 local job = { model = "llama3-8b", gpu = "h100-sxm", gpus = 4, ulysses = 4, stack = "hf",
@@ -146,3 +146,8 @@ t.ok(pcall(function() return uj64:step { tp = 2, cp = 8 } end), "train_job step:
 t.raises(function() uj64:step { tp = 8, cp = 8 } end,
   "step: ulysses 8 must divide the 4 attention heads of a TP rank",
   "train_job step: tp 8 x cp 8 refused (4 heads a TP rank)", true)
+
+-- A whole cp given as a float (a case file's JSON 2 reads 2.0) is named
+-- as the integer it is: validate's reason said "ulysses 4 and cp 2.0".
+t.raises(function() gp.train(t.with(job, { cp = 2.0, gpus = 8 })) end,
+  "ulysses 4 and cp 2: Ulysses is the sequence split", "cp 2.0 beside ulysses named cp 2", true)
