@@ -580,6 +580,24 @@ double train_zero_coll_of(ctx *x, gp_coll op, double bytes, int expert)
 	across.ranks = (int)(g->ranks / sh);
 	across.per_node = (int)fmax(1.0, floor(pn / sh));
 	across.sharing = (int)(G / across.per_node);
+	/* The launcher's nodes (layout_fill_place: g->nodes, pn the
+	 * fewest of the group's ranks on one of them): where every node
+	 * of the group holds a whole shard group (pn >= sh), each
+	 * replicate group has a rank on each of those nodes -- floor(pn /
+	 * sh) on the fullest-cut one -- so it spans g->nodes, and each of
+	 * the node's g->sharing groups splits into sh replicate groups.
+	 * Without the nodes, 12 ranks filling 8 + 4 on nodes of 8 at
+	 * shard groups of 2 read as replicate groups of 6 in equal shares
+	 * of 2, "needs 3 nodes", where ranks 0, 2, 4, 6 | 8, 10 span the
+	 * job's 2 (verl's fsdp_size 2 mesh, fsdp_workers.py
+	 * create_device_mesh: mesh_shape (world_size // fsdp_size,
+	 * fsdp_size), the ddp dimension its replicate groups).  On whole
+	 * nodes in equal shares g->nodes = ranks / pn and g->sharing = G
+	 * / pn: the same groups as the lines above. */
+	if (g->nodes > 0 && pn >= sh) {
+		across.nodes = g->nodes;
+		across.sharing = (int)fmax(1.0, g->sharing * sh);
+	}
 	t = coll(x, op, bytes, &in);
 	if (op == GP_REDUCE_SCATTER)
 		t += coll(x, GP_ALL_REDUCE, bytes / sh, &across);

@@ -108,8 +108,8 @@ return {
         gen = { "ampere", "blackwell", "hopper", "volta" },
       },
       regimes = {
-        [""] = { cases = 76, lo = 0.847, hi = 1.319 },
-        ["vendor=NVIDIA"] = { cases = 76, lo = 0.847, hi = 1.319 },
+        [""] = { cases = 77, lo = 0.845, hi = 1.319 },
+        ["vendor=NVIDIA"] = { cases = 77, lo = 0.845, hi = 1.319 },
         ["vendor=NVIDIA/stack=deepspeed"] = { cases = 10, lo = 0.954, hi = 1.412 },
         ["vendor=NVIDIA/stack=deepspeed/moe=dense"] = { cases = 10, lo = 0.954, hi = 1.412 },
         ["vendor=NVIDIA/stack=deepspeed/moe=dense/style=sharded"] = { cases = 10, lo = 0.954, hi = 1.412 },

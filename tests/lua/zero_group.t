@@ -4,7 +4,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(42)
+t.plan(48)
 
 local function comp(r, name)
   for _, c in ipairs(r.memory.components) do if c.name == name then return c.bytes end end
@@ -70,6 +70,36 @@ do
   local z = train { gpus = 16, global_batch = 16, fsdp = "full_shard", zero_group = 8 }
   t.is(z.step_s, h.step_s, "full_shard with zero_group 8: hybrid_shard's step")
   t.is(z.memory.total, h.memory.total, "full_shard with zero_group 8: hybrid_shard's memory")
+end
+
+do
+  -- A job that fills its last node part way: 12 GPUs on H100 nodes of
+  -- 8 are ranks 0-7 and 8-11 (the launcher's fill; its dp x cp group of
+  -- 12 holds 8 and 4 ranks a node: the fewest 4, over 2 nodes).
+  -- zero_group 2 shards in pairs of consecutive ranks (verl's
+  -- fsdp_size 2 mesh (12 // 2, 2)); each replicate group is the ranks
+  -- at stride 2, 12 / 2 = 6 of them: 0, 2, 4, 6 on node 0 and 8, 10 on
+  -- node 1 -- the job's 2 nodes, floor(4 / 2) = 2 on the fewer.  It was
+  -- refused as "a group of 6 GPUs, placed in equal shares of 2 a node,
+  -- needs 3 nodes" (the nodes dropped).
+  local r = train { gpus = 12, global_batch = 12, zero = 1, zero_group = 2 }
+  t.ok(r.step_s > 0, "zero_group 2 on 12 GPUs (8 + 4): priced")
+  t.is(r.groups.dp_cp.nodes, 2, "dp x cp of 12 over 8 + 4: 2 nodes")
+  t.is(r.groups.dp_cp.per_node, 4, "... the fewest on one of them 4")
+  -- Its replicate all-reduce crosses the NICs, where the one-node job's
+  -- (8 GPUs, replicate groups of 4 in the node) stays on NVLink; the
+  -- same micro-batch a rank: more seconds.
+  local one = train { gpus = 8, global_batch = 8, zero = 1, zero_group = 2 }
+  t.ok(both(r, "dp_comm") > both(one, "dp_comm"),
+    "12 GPUs at zero_group 2: the replicate all-reduce across 2 nodes costs more than in one")
+  -- verl's one-step-off FSDP2 training pool (recipe/one_step_off_policy
+  -- dapo_7b_math_fsdp2_4_12.sh: 12 H20 training GPUs, sp_size 4,
+  -- fsdp_size 2): the same groups, priced.
+  local v = gp.train { model = "qwen2.5-7b", gpu = "h20", gpus = 12, seq = 8192, batch = 1,
+                       global_batch = 12, ulysses = 4, fsdp = "full_shard", fsdp_version = 2,
+                       zero_group = 2, recompute = "full" }
+  t.ok(v.step_s > 0, "12 H20, ulysses 4, FSDP2 in groups of 2: priced")
+  t.is(v.groups.dp_cp.ranks, 12, "... its dp x cp (dp 3 x ulysses 4) is the 12 ranks")
 end
 
 -- Refused, naming the argument.
