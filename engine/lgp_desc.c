@@ -143,6 +143,7 @@ const lgp_desc lgp_optim_desc = { "optimizer", optim_fields };
 	F_BOOL("fused_qkv_view", offsetof(S, P fused_qkv_view), 0),       \
 	F_BOOL("kv_repeat", offsetof(S, P kv_repeat), 0),                 \
 	F_INT("cp_ring", offsetof(S, P cp_ring), 0, 0, 2),               \
+	F_BOOL("cp_ulysses", offsetof(S, P cp_ulysses), 0),               \
 	F_BOOL("lora_zero_pad", offsetof(S, P lora_zero_pad), 0),         \
 	F_BOOL("quant_head", offsetof(S, P quant_head), 0),               \
 	F_NUM("images", offsetof(S, P images), 0),                        \
@@ -212,7 +213,6 @@ static const lgp_field train_fields[] = {
 	F_BOOL("moe_allgather", offsetof(train_cfg, ep_allgather), 0),
 	F_BOOL("cp_allgather", offsetof(train_cfg, cp_allgather), 0),
 	F_BOOL("cp_alltoall", offsetof(train_cfg, cp_alltoall), 0),
-	F_BOOL("cp_ulysses", offsetof(train_cfg, cp_ulysses), 0),
 	F_BOOL("moe_flex", offsetof(train_cfg, ep_flex), 0),
 	F_BOOL("moe_hybridep", offsetof(train_cfg, ep_hybridep), 0),
 	F_INT("moe_flex_sms", offsetof(train_cfg, flex_sms), 0, 0, 1024),

@@ -135,7 +135,7 @@ int lgp_train(lua_State *L)
 	lgp_totraincfg_arg(L, 4, 4, &c);
 	/* Ulysses has no chunks to balance: verl pads the tokens to a
 	 * multiple of the group (verl/utils/ulysses.py ulysses_pad). */
-	if ((!c.cp_ulysses &&
+	if ((!c.mem.cp_ulysses &&
 	     layout_check_cp_seq(c.mem.lay.cp, c.mem.seq, &err) != GP_OK) ||
 	    train_step(&m, &d, &t, &c, &r, &err) != GP_OK)
 		return lgp_error(L, &err, "");
@@ -819,17 +819,17 @@ static int lgp_job_step(lua_State *L)
 	if (j->gpus % rep != 0)
 		return luaL_error(L, "step: gpus %d is not a multiple of "
 				  "tp*pp*%s = %d", j->gpus,
-				  c.cp_ulysses ? "ulysses" : "cp", rep);
+				  c.mem.cp_ulysses ? "ulysses" : "cp", rep);
 	c.mem.lay.dp = j->gpus / rep;
 	/* A Ulysses job's cp is its Ulysses group: a step's cp (or tp,
 	 * or seq) is checked by Ulysses' rules, which gp.train's Lua
 	 * checked for the job's own (a step's cp 3 of 32 heads was priced
 	 * with heads / 3 a rank). */
-	if (c.cp_ulysses &&
+	if (c.mem.cp_ulysses &&
 	    layout_check_ulysses(&j->m, c.mem.lay.tp, c.mem.lay.cp,
 				 c.mem.seq, &err) != GP_OK)
 		return luaL_error(L, "step: %s", err.msg);
-	if (!c.cp_ulysses &&
+	if (!c.mem.cp_ulysses &&
 	    layout_check_cp_seq(c.mem.lay.cp, c.mem.seq, &err) != GP_OK)
 		return luaL_error(L, "step: %s", err.msg);
 	lgp_job_zero_group(L, j->zero_group, &c.mem.lay);

@@ -167,6 +167,13 @@ typedef struct gp_train_cfg {
 				  * 0 none (cp 1, or Transformer Engine's p2p
 				  * ring, not priced here), 1 allgather, 2
 				  * alltoall */
+	int cp_ulysses;          /* the CP group is DeepSpeed-Ulysses'
+				  * sequence parallelism (the ulysses
+				  * option): its exchange all-to-alls
+				  * (train_layer.c ulysses_comm), their
+				  * buffers and the repeated K and V
+				  * (memory_act.c act_attention,
+				  * memory_train.c ulysses_a2a_bytes) */
 	int lora_zero_pad;       /* see gp_act_cfg */
 	int quant_head;          /* a quantised frozen base quantises the
 				  * output layer too (every nn.Linear) */

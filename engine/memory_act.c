@@ -531,6 +531,34 @@ static void act_attention(const gp_model *m, const gp_act_cfg *c,
 		 * widens one layer's rebuilt set (out->full). */
 		out->attention += tok * (2.0 * w->q - w->k - w->v) * par * A;
 	}
+	/* DeepSpeed-Ulysses as verl runs it (verl/models/transformers/
+	 * monkey_patch.py _ulysses_flash_attention_forward, verl/utils/
+	 * ulysses.py).  Each rank's tokens are tok = seq / N outside
+	 * attention; the exchange hands the kernel all tokens of heads / N,
+	 * the same element count, so q and the kv-wide k and v it keeps are
+	 * what a rank without Ulysses keeps.  Two things are kept beyond:
+	 *  - with fewer kv heads (of a TP rank) than N, "repeats =
+	 *    max(ulysses_sp_size // key_states.size(2), 1)"; "key_states =
+	 *    repeat_kv(key_states, repeats)" (and value_states) before
+	 *    gather_seq_scatter_heads: the kernel keeps one head of all
+	 *    tokens each, N / kv of the kv-wide width, where the repeated
+	 *    local copy is kept by nothing (SeqAllToAll saves no tensor);
+	 *  - the attention output: flash keeps its O for its backward
+	 *    (Dao et al. 2022 Algorithm 2) in the heads-split layout, and
+	 *    gather_heads_scatter_seq returns a new tensor
+	 *    ("torch.cat(output_list, dim=gather_dim).contiguous()") that
+	 *    o_proj keeps as its input, o wide: without Ulysses the two
+	 *    are one tensor (o_in above).
+	 * Flash only: verl patches the flash attention forward; unfused,
+	 * the PV product keeps no output of its own. */
+	if (c->ulysses > 1 && c->flash && w->latent == 0) {
+		double kvh = (double)m->kv_heads * par;
+
+		if (!c->kv_repeat && kvh >= 1.0 && kvh < c->ulysses)
+			out->attention += tok * (c->ulysses / kvh - 1.0) *
+				(w->k + w->v) * par * A;
+		out->attention += tok * w->o * par * A;
+	}
 	/* Core attention.  Unfused: the softmax output 2as^2b; with
 	 * dropout also its mask as^2b and the dropout output 2as^2b
 	 * (Korthikanti eq. 1: 5as^2b).  Hugging Face's eager attention

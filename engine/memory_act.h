@@ -109,6 +109,13 @@ typedef struct gp_act_cfg {
 			      * before the attention (torchtitan's
 			      * repeat_kv): the attention keeps them
 			      * query-wide (act_attention) */
+	int ulysses;         /* DeepSpeed-Ulysses' group (the CP group
+			      * exchanged by all-to-all, verl's
+			      * ulysses_sequence_parallel_size); 0: none.
+			      * The attention keeps K and V repeated to
+			      * the group where it has fewer kv heads, and
+			      * the output beside its exchanged copy
+			      * (act_attention) */
 	int lora_zero_pad;   /* 1: a fused-QKV adapter that covers only
 			      * some of q, k, v scatters its output into
 			      * a zero q+k+v buffer with index_copy, whose

@@ -533,6 +533,37 @@ static double cp_ring_bytes(const gp_model *m, const gp_train_cfg *c,
 		3.0 * 4.0 / A * kvb + 4.0 * tok * w.q / y->tp;
 }
 
+/* DeepSpeed-Ulysses' exchange buffers (verl/utils/ulysses.py
+ * all_to_all_tensor, what SeqAllToAll runs each way): "input_list =
+ * [t.contiguous() for t in torch.tensor_split(local_input,
+ * seq_world_size, scatter_dim)]" copies the tensor sent into N chunks,
+ * "output_list = [torch.empty_like(input_list[0]) for _ in
+ * range(seq_world_size)]" receives as many, and "torch.cat(output_list,
+ * dim=gather_dim).contiguous()" makes the result: beside the tensor in
+ * and the one out, two more of its size live while it is exchanged.
+ * The largest tensor exchanged sets the peak: q (its width), k and v
+ * (kv wide, or repeated to N heads where fewer: memory_act.c), the
+ * attention output (o wide) forward, and their gradients, the same
+ * sizes, backward.  tok: a rank's tokens of a micro-batch (seq / N);
+ * every exchanged tensor holds that many elements per unit of width. */
+static double ulysses_a2a_bytes(const gp_model *m, const gp_train_cfg *c,
+				const gp_layout *y, double tok, double A)
+{
+	gp_widths w;
+	double kvh, kw, big;
+
+	if (!c->cp_ulysses || y->cp <= 1 || !c->flash)
+		return 0.0;
+	model_widths(m, &w);
+	kvh = (double)m->kv_heads / y->tp;
+	kw = c->kv_repeat && w.q > w.k ? w.q : kvh >= 1.0 && kvh < y->cp ?
+		w.k * y->cp / kvh : w.k;
+	big = w.q > w.o ? w.q : w.o;
+	if (kw > big)
+		big = kw;
+	return 2.0 * tok * big / y->tp * A;
+}
+
 /* What the ZeRO stage does not change on a stage: its micro-batches in
  * flight, activations, the layer re-run in backward, the vision tower's
  * and the output layer's tensors; returns the micro-batches in flight. */
@@ -732,7 +763,8 @@ static double stage_activations(const gp_model *m,
 	 * holds the larger of the two, what the ring needs beyond the
 	 * logits. */
 	if (nl > 0) {
-		double ring = cp_ring_bytes(m, c, y, tok, A);
+		double ring = cp_ring_bytes(m, c, y, tok, A) +
+			ulysses_a2a_bytes(m, c, y, tok, A);
 
 		if (ring > o->bytes[GP_MEM_LOGITS])
 			o->bytes[GP_MEM_RECOMPUTE] += ring -

@@ -164,9 +164,6 @@ typedef struct train_cfg {
 				  * ring (the cp_rotate option; train_layer.c
 				  * layer_comm) */
 	int cp_alltoall;
-	int cp_ulysses;          /* the CP group is DeepSpeed-Ulysses'
-				  * sequence parallelism (the ulysses
-				  * option), its exchange all-to-alls */
 	int split_proj;          /* which of the layer's projections are
 				  * linears of their own, each its own
 				  * GEMMs: GP_SPLIT_QKV (q, k, v),

@@ -5,7 +5,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(29)
+t.plan(33)
 
 local MiB = 2 ^ 20
 local job = { model = "llama3-8b", gpu = "h100-sxm", gpus = 4, ulysses = 4, stack = "hf",
@@ -65,14 +65,51 @@ t.near(kv2, kv4, 1e-12, "2 kv heads repeated x2 price as 4 kv heads")
 t.ok(cpc.seconds > kv4, "8 kv heads move more than 4")
 
 -- Outside attention a rank holds seq / ulysses tokens, inside it the
--- whole sequence of heads / ulysses: the same bytes as a CP rank's, whose
--- ring buffers (cp_rotate allgather/alltoall) Ulysses has none of --
--- the activations equal Transformer Engine's p2p CP of 4 (unpriced
--- buffers), and a quarter-sequence less than one GPU's whole sequence.
+-- whole sequence of heads / ulysses: the same elements as a CP rank's
+-- q, k and v.  Beyond a CP rank's (Transformer Engine's p2p ring, whose
+-- buffers are unpriced), each layer keeps the attention output twice:
+-- flash's O, saved for its backward in the heads-split layout, and
+-- gather_heads_scatter_seq's new tensor ("torch.cat(output_list,
+-- dim=gather_dim).contiguous()", verl/utils/ulysses.py) that o_proj
+-- keeps: 2048 tokens x 4096 x 2 B = 16 MiB a layer, 32 layers x 1
+-- micro-batch = 512 MiB more.  Tolerance 1e-9: exact sums of the same
+-- terms.
 local act = function(o) return t.part(gp.train(t.with(job, o)).memory, "activations") end
 local a_u = act {}
-t.is(a_u, act { ulysses = 1, cp = 4, stack = "hf" }, "activations: as cp 4's")
+local a_cp = act { ulysses = 1, cp = 4, stack = "hf" }
+t.near(a_u - a_cp, 32 * 16 * MiB, 1e-9, "activations: cp 4's + 32 layers x the 16 MiB output copy")
 t.ok(a_u < act { ulysses = 1, gpus = 1 }, "activations: below one GPU's whole sequence")
+
+-- Ulysses' own memory on a stage without the logits (pp 2, 8 GPUs: the
+-- first stage, 16 layers, 1F1B holding pp = 2 micro-batches, so 32
+-- layer-copies; global batch 2).  llama3-8b at 8 kv heads: the output
+-- copy alone, 32 x 16 MiB = 512 MiB.  Rebuilt with 2 kv heads, verl's
+-- repeat_kv to the group ("repeats = max(ulysses_sp_size //
+-- key_states.size(2), 1)" = 2) hands flash K and V of 4 heads, one a
+-- rank over all 8192 tokens: 2048 x 4 x 128 x 2 B = 2 MiB each where the
+-- kv-wide pair is 2048 x 2 x 128 x 2 B = 1 MiB each -- 2 MiB more a
+-- layer, 32 x (16 + 2) = 576 MiB in all.  The exchange's buffers
+-- (all_to_all_tensor: the N contiguous send chunks and the N receive
+-- buffers, two copies of the tensor sent beside its result) live while
+-- one layer runs, the largest tensor exchanged setting them: q and the
+-- output, 16 MiB, 2 x 16 = 32 MiB in the stage's one-layer working set
+-- (recompute), where a CP rank of TE's ring holds none.  The ranks all
+-- hold the same; tolerance 1e-9: exact sums.
+local pjob = t.with(job, { gpus = 8, pp = 2, global_batch = 2 })
+local function mem(o)
+  local m = gp.train(t.with(pjob, o)).memory
+  return t.part(m, "activations"), t.part(m, "recompute") or 0
+end
+local kv2m = t.with(base, { kv_heads = 2, id = "llama3-8b-kv2" })
+local pa_u, pr_u = mem {}
+local pa_cp, pr_cp = mem { ulysses = 1, cp = 4 }
+local ka_u, kr_u = mem { model = kv2m }
+local ka_cp = mem { ulysses = 1, cp = 4, model = kv2m }
+t.near(pa_u - pa_cp, 32 * 16 * MiB, 1e-9, "pp 2 stage 0: 32 layer-copies x the 16 MiB output copy")
+t.near(ka_u - ka_cp, 32 * (16 + 2) * MiB, 1e-9,
+  "2 kv heads repeated to 4: K and V 1 MiB wider each a layer-copy, beside the output copy")
+t.near(pr_u - pr_cp, 2 * 16 * MiB, 1e-9, "the all-to-all's send chunks and receive buffers: 2 x 16 MiB")
+t.near(kr_u, pr_u, 1e-12, "... the repeated K (2 MiB) below q's 16 MiB: the same buffers")
 
 -- No chunks to balance: verl pads the tokens to a multiple of the group
 -- (verl/utils/ulysses.py ulysses_pad), so seq 8190 is priced, where CP
