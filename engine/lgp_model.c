@@ -102,6 +102,7 @@ static const lgp_field model_fields[] = {
 	F_CUSTOM("params_b", c_model_billions),
 	F_IGNORE("split_proj"),  /* the split_proj option's default */
 	F_CUSTOM("active_params_b", c_model_billions), F_IGNORE("dtype"),
+	F_IGNORE("expert_dtype"),
 	F_IGNORE("source"),
 	F_IGNORE("notes"), F_END
 };

@@ -33,7 +33,11 @@ model {
           dense_layers = 0 },
   sliding_window = { size = 128, layers = 18 },
   params_b = 116.83,
+  expert_dtype = "mxfp4",
   source = "openai/gpt-oss-120b config.json (num_hidden_layers 36, hidden_size 2880, "
+        .. "quantization_config {quant_method mxfp4, modules_to_not_convert "
+        .. "self_attn, mlp.router, embed_tokens, lm_head}: expert_dtype mxfp4, the "
+        .. "rest bf16 (torch_dtype bfloat16), "
         .. "num_attention_heads 64, num_key_value_heads 8, head_dim 64, "
         .. "num_local_experts 128, num_experts_per_tok 4, intermediate_size 2880, "
         .. "vocab_size 201088, tie_word_embeddings false, attention_bias true, "
@@ -68,10 +72,14 @@ model {
           qk_rope_head_dim = 64, v_head_dim = 128 },
   mtp_layers = 1,
   params_b = 671, active_params_b = 37,
+  dtype = "fp8",
   source = "deepseek-ai/DeepSeek-V3 config.json (n_routed_experts 256, "
         .. "n_shared_experts 1, first_k_dense_replace 3, "
         .. "moe_intermediate_size 2048, MLA ranks 1536/512, rope 64, "
-        .. "num_nextn_predict_layers 1); "
+        .. "num_nextn_predict_layers 1, quantization_config {quant_method fp8, "
+        .. "fmt e4m3, weight_block_size [128, 128]}: dtype fp8); its "
+        .. "README_WEIGHTS.md: \"quantization_config: Describes the configuration "
+        .. "for FP8 quantization\"; "
         .. "DeepSeek-V3 report arXiv:2412.19437 sections 2 and 4.2: 671B "
         .. "total, 37B activated per token",
   notes = "The 671B exclude the 14B multi-token-prediction module shipped "

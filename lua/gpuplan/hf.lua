@@ -637,6 +637,11 @@ local function dtype_of(e, file, cfg, rd, notes)
   if type(q) == "table" and q.quant_method == "fp8" then
     e.dtype = "fp8"
     notes[#notes + 1] = "quantization_config fp8: weights stored in fp8"
+  elseif type(q) == "table" and q.quant_method == "mxfp4" then
+    -- gpt-oss: the MoE experts alone (modules_to_not_convert keeps
+    -- attention, the router, the embeddings and lm_head in torch_dtype)
+    e.expert_dtype = "mxfp4"
+    notes[#notes + 1] = "quantization_config mxfp4: routed experts stored in MXFP4"
   end
 end
 
@@ -828,7 +833,7 @@ local order = {
   top = { "id", "name", "family", "layers", "encoder_layers", "hidden", "heads",
           "kv_heads", "head_dim", "ffn_hidden", "ffn_gated", "ffn_act", "vocab",
           "tied_embeddings", "qkv_bias", "linear_bias", "qk_norm", "norm", "rel_buckets",
-          "ffn_clamp", "positions", "pos_embeddings", "rope_attention_factor", "split_proj", "max_seq", "dtype", "moe", "mla", "mtp_layers",
+          "ffn_clamp", "positions", "pos_embeddings", "rope_attention_factor", "split_proj", "max_seq", "dtype", "expert_dtype", "moe", "mla", "mtp_layers",
           "sliding_window", "vision", "params_b", "active_params_b",
           "source", "notes" },
   moe = { "experts", "top_k", "shared_experts", "ffn_hidden",

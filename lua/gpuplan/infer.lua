@@ -977,6 +977,34 @@ end
 -- setup and by the MoE serving model's (gpuplan.serve), in these words.
 M.BATCH_AND_CONCURRENCY = "infer: give batch = N or concurrency = N, not both"
 
+-- The catalog model dtypes (the weights as released) that infer serves
+-- by default: the quantized ones (catalog/FORMAT.md model.dtype).
+M.RELEASED_QUANT = { fp8 = true }
+
+-- The weight format gp.infer prices for arguments a: a.weights, else the
+-- catalog model's released quantized dtype, else nil (the 16-bit
+-- default).  The command's fit hints read it, so as not to suggest the
+-- format already priced.
+local function model_of(a)
+  local ok, model = pcall(function()
+    return type(a.model) == "table" and a.model or catalog(a.cat or a.catalog):get("models", a.model)
+  end)
+  return ok and type(model) == "table" and model or nil
+end
+function M.released_weights(a)
+  if a.weights ~= nil then return a.weights end
+  local model = model_of(a)
+  if model and M.RELEASED_QUANT[model.dtype] then return model.dtype end
+  return nil
+end
+-- The routed experts' released format (the catalog model's expert_dtype)
+-- where neither weights nor expert_weights is given, else nil.
+function M.released_experts(a)
+  if a.weights ~= nil or a.expert_weights ~= nil then return nil end
+  local model = model_of(a)
+  return model and type(model.expert_dtype) == "string" and model.expert_dtype or nil
+end
+
 -- Build the engine's (model, device, cfg) from gp.infer arguments.
 function M.setup(a)
   check_args(a, 3)
@@ -1029,6 +1057,25 @@ function M.setup(a)
   local no_bf16 = type(g.peak) == "table" and not ((g.peak.bf16 or 0) > 0)
     and (g.peak.fp16 or 0) > 0
   local weights = a.weights or (no_bf16 and "fp16" or "bf16")
+  -- A model released in a quantized format (the catalog's dtype: DeepSeek-V3's
+  -- checkpoint is fp8, its config.json quantization_config) is served as
+  -- released unless --weights says otherwise: vLLM and SGLang load the
+  -- quantization_config's format as it is.  A 16- or 32-bit dtype keeps
+  -- the 16-bit default above (an fp32 checkpoint is served in bf16).
+  if a.weights == nil and type(model) == "table" and M.RELEASED_QUANT[model.dtype] then
+    weights = model.dtype
+    default(string.format("weights=%s (%s's checkpoint as released: the catalog model's "
+      .. "dtype)", weights, tostring(model.id or model.name)))
+  end
+  -- Experts alone released quantized (expert_dtype): a format of their own
+  -- is the MoE serving model's (gpuplan.serve expert_weights); one model on
+  -- its replicas prices one format for every linear, so it is said.
+  if a.weights == nil and a.expert_weights == nil and type(model) == "table"
+      and type(model.expert_dtype) == "string" and not require("gpuplan.serve").wants(a) then
+    default(string.format("weights=%s (%s's checkpoint keeps its routed experts in %s, the "
+      .. "rest 16-bit: --expert-weights %s prices them so, by the MoE serving model)", weights,
+      tostring(model.id or model.name), model.expert_dtype, model.expert_dtype))
+  end
   if type(weights) ~= "string" and type(weights) ~= "number" then
     error("infer: weights must be a format name or bits per weight (got "
           .. shown(weights) .. ")", 3)

@@ -209,7 +209,7 @@ opt { name = "optimizer", type = "string", metavar = "O", commands = TRAIN4, val
   help = "adamw|adam8bit|sgd or a catalog optimizer",
   suggest = { "optim" } }
 opt { name = "weights", type = "string", metavar = "W", commands = ALL, kind = "dtype",
-  default = { "bf16; qlora: nf4-dq", infer = "bf16; fp16 on a card without bf16" },
+  default = { "bf16; qlora: nf4-dq", infer = "the catalog model's dtype where it is quantized (deepseek-v3: fp8, as released), else bf16; fp16 on a card without bf16" },
   value = function(j) return j.method == "qlora" and "nf4-dq" or "bf16" end,
   help = "weight format: bf16|fp16|fp32|fp8|int8|w8a8|int4|gptq|awq|nf4|nf4-dq|fp4|mxfp4|"
     .. "fp6 or bits per weight (GGUF-style, e.g. 4.85); group size and scale dtype: "
@@ -770,7 +770,7 @@ opt { name = "two_batch_overlap", type = "flag", commands = "infer", serve = tru
   suggest = { "tbo", "enable_two_batch_overlap" } }
 opt { name = "expert_weights", type = "string", metavar = "W", commands = "infer", serve = true,
   kind = "dtype",
-  default = "--weights: one format for every linear",
+  default = "--weights: one format for every linear; without --weights, the catalog model's expert_dtype (gpt-oss-120b: mxfp4, as released)",
   help = "the routed experts' weight format, the rest at --weights (an NVFP4 checkpoint: fp4 "
     .. "experts on FP4 tensor cores and an fp4 dispatch, fp8/bf16 attention)",
   suggest = { "moe_weights", "expert_dtype", "expert_weight_dtype", "moe_quant" } }

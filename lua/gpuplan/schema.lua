@@ -637,6 +637,8 @@ M.model = T.record {
   params_b = R(num { positive = true, max = 1e6 }),
   active_params_b = num { positive = true, max = 1e6 },
   dtype = T.enum { "fp32", "bf16", "fp16", "fp8" },
+  -- the routed experts' format as released, where only they are quantized
+  expert_dtype = T.enum { "fp8", "mxfp4", "fp4" },
   source = R(str()), notes = str(),
 }
 

@@ -451,6 +451,14 @@ local function setup_kernels(a, model, d, c, info, cat, default, L)
   -- 16 elements ("NVFP4 chooses a small block size (16) and uses FP8 as the
   -- scaling factor data type"), 0.5 + 1/16 bytes per element.
   local ew = a.expert_weights
+  -- A checkpoint released with its routed experts alone quantized (the
+  -- catalog model's expert_dtype: gpt-oss's MXFP4 experts, the rest bf16)
+  -- is served so unless weights or expert_weights say otherwise.
+  if ew == nil and a.weights == nil and type(model.expert_dtype) == "string" then
+    ew = model.expert_dtype
+    default(string.format("expert_weights=%s (%s's checkpoint as released: the catalog "
+      .. "model's expert_dtype)", ew, tostring(model.id or model.name)))
+  end
   local expert_bits, expert_compute, dispatch_bytes
   if ew ~= nil then
     if type(ew) ~= "string" or tonumber(ew) then

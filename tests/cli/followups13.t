@@ -18,7 +18,8 @@ my ($c, $o, $e);
 is($c, 0, 'deepseek-v3 fp8 on 16 h20: exit 0') or diag $e;
 my ($full) = $o =~ /^KV per sequence per GPU\s+([\d.]+) GB$/m;
 ok(defined $full, "the table's KV per sequence: $full") or diag $o;
-($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'h20', '--gpus', '16', '--ep', '16');
+($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'h20', '--gpus', '16', '--ep', '16',
+                      '--weights', 'bf16');
 my ($mean) = $o =~ /one sequence's KV ([\d.]+) at in \+ out\/2,/;
 ok(defined $mean, 'bf16 weights: the refusal names the KV length it counts') or diag $o;
 # the KV is the KV dtype's and the layout's: the same whole-length figure
@@ -123,7 +124,7 @@ like($o, qr/zero 1 in groups of 2 ranks\)/, 'a group of 2: "2 ranks"') or diag $
 # (c) a MoE deployment that does not fit (DeepSeek-V3 bf16 on 16 H20s):
 # the assumed line, as a fitting one prints, and 8-bit weights priced.
 {
-    my @job = ('infer', 'deepseek-v3', '--gpu', 'h20', '--gpus', '16', '--ep', '16');
+    my @job = ('infer', 'deepseek-v3', '--gpu', 'h20', '--gpus', '16', '--ep', '16', '--weights', 'bf16');
     ($c, $o, $e) = run_gp(@job);
     is($c, 0, 'deepseek-v3 bf16 on 16 h20: exit 0') or diag $e;
     like($o, qr/^does not fit: decode: /m, 'does not fit');

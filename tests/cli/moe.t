@@ -206,7 +206,7 @@ is($c, 2, 'a bad --target is a usage error');
 # --margin 0: bf16 weights (169.56 GB a GPU) do not fit beside the default
 # 10% margin of B200's 191.1 GB (tests/lua/serve.t).
 ($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'b200', '--gpus', '40', '--ep', '8',
-                      '--disagg', '--output', '1', '--margin', '0');
+                      '--disagg', '--output', '1', '--margin', '0', '--weights', 'bf16');
 is($c, 0, 'disagg output 1: exit 0') or diag $e;
 like($o, qr/^pools\s+prefill 32 GPUs \(.*\) : decode 8 GPUs \(379 tok\/s each\)/m,
      'disagg output 1: decode pool of one instance, 379 first tokens/s a GPU');

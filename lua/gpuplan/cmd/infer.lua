@@ -97,7 +97,7 @@ local function moe_hints(a)
         per_gpu_batch(r2.batch_per_gpu), r2.per_gpu)
     end }
   end
-  local ok, w = pcall(memory.weight_format, a.weights or "bf16")
+  local ok, w = pcall(memory.weight_format, infer.released_weights(a) or "bf16")
   if ok and memory.weight_bits(w) > 8 then
     variant("--weights fp8", function(x) x.weights = "fp8" end)
   end
@@ -197,10 +197,13 @@ end
 -- is ("needs ... of host memory"), where more host layers need more; more
 -- host memory helps only there (with the GPU short even with its layers on
 -- the host, the host's room is not what is missing).
-local function hint(opts, why, node_tp)
+local function hint(opts, why, node_tp, a)
   local memory = require "gpuplan.memory"
   local t = {}
-  local ok, w = pcall(memory.weight_format, opts.weights or "bf16")
+  local ok, w = pcall(memory.weight_format, infer.released_weights(a or opts) or "bf16")
+  -- the checkpoint's own expert format first (gpt-oss's MXFP4 experts)
+  local ex = infer.released_experts(a or opts)
+  if ex then t[#t + 1] = "--expert-weights " .. ex .. " (the checkpoint's experts)" end
   if not ok or memory.weight_bits(w) > 5 then t[#t + 1] = "--weights int4" end
   if (memory.kv_bytes[opts.kv or "bf16"] or 2) > 1 then t[#t + 1] = "--kv fp8" end
   -- node_tp: the replica already a node's TP (--target's search), past
@@ -641,7 +644,7 @@ local function dense_target(opts, a)
   if not one.fits then
     local why = tostring(one.why)
     if searched then why = string.format("TP%d (a node, the largest TP tried): %s", probe.tp, why) end
-    unfit(opts, why .. "; " .. hint(opts, one.why, searched))
+    unfit(opts, why .. "; " .. hint(opts, one.why, searched, a))
     return 0
   end
   -- The one search gp.infer_plan runs too (infer.replicas_for).
@@ -725,7 +728,7 @@ local function machine_report(r, opts)
 end
 
 -- One replica's answer as a quantity / value table.
-local function replica_report(r, opts)
+local function replica_report(r, opts, a)
   local title = string.format("%s on %d x %s (tp %d, pp %d), %s weights, %s KV, in %d / out %d",
                               r.model, r.gpus, r.gpu, r.tp, r.pp, report.weights_words(r.weights), r.kv,
                               r.input, r.output)
@@ -733,7 +736,7 @@ local function replica_report(r, opts)
   -- Not fitting is an answer, not an error (as in `gpuplan fit`): say
   -- what it needs and what would help, exit 0.
   if not r.fits then
-    io.stdout:write(report.does_not_fit(tostring(r.why) .. "; " .. hint(opts, r.why)), title, "\n")
+    io.stdout:write(report.does_not_fit(tostring(r.why) .. "; " .. hint(opts, r.why, nil, a)), title, "\n")
     return 0
   end
   local cur = r.currency or "USD"
@@ -796,7 +799,7 @@ function C.run(opts, args)
   if opts.format == "json" or opts.format == "csv" then
     return machine_report(r, opts)
   end
-  return replica_report(r, opts)
+  return replica_report(r, opts, a)
 end
 
 return C

@@ -1,0 +1,106 @@
+# A new user's walk (followups15): one block a fix.
+use strict;
+use warnings;
+use Test::More;
+use File::Temp qw(tempdir);
+require './tests/cli/lib.pl';
+
+my ($c, $o, $e);
+my $tmp = tempdir(CLEANUP => 1);
+
+# 1. DeepSeek-V3's checkpoint is published in FP8 (config.json
+# quantization_config quant_method fp8), yet `gpuplan infer deepseek-v3
+# --gpu b200 --gpus 8 --ep 8 --dp-attention` priced bf16 weights and said
+# it did not fit.  The catalog model's dtype (the weights as released) is
+# now infer's default --weights where it is quantized, said on the
+# "defaults assumed" line; --weights still overrides.
+{
+    my @job = qw(infer deepseek-v3 --gpu b200 --gpus 8 --ep 8 --dp-attention);
+    ($c, $o, $e) = run_gp(@job);
+    is($c, 0, 'deepseek-v3 EP8 on 8 b200: exit 0') or diag $e;
+    unlike($o, qr/does not fit/, 'it fits in its released fp8') or diag $o;
+    like($o, qr/^deepseek-v3 on 8 x b200: .*, fp8 weights, bf16 KV,/m, 'the header says fp8 weights');
+    like($o, qr/^assumed\s+weights=fp8 \(deepseek-v3's checkpoint as released: the catalog model's dtype\), /m,
+         'the defaults line says where fp8 came from') or diag $o;
+    # the default is exactly --weights fp8: the same table but the defaults line
+    my ($c2, $o2) = run_gp(@job, '--weights', 'fp8');
+    (my $a = $o) =~ s/^assumed.*\n//m;
+    (my $b = $o2) =~ s/^assumed.*\n//m;
+    is($a, $b, 'the default prices what --weights fp8 prices');
+    unlike($o2, qr/weights=fp8 \(/, '--weights fp8 given: not said as a default');
+    # --weights bf16 overrides: the 16-bit weights do not fit (2 x 671B's
+    # experts over 8 GPUs, 197.71 GB a GPU, past 172 GB)
+    ($c, $o, $e) = run_gp(@job, '--weights', 'bf16');
+    like($o, qr/^does not fit: decode: needs [\d.]+ GB per GPU \(weights 197\.71,/m,
+         '--weights bf16 overrides: does not fit') or diag $o;
+    like($o, qr/, bf16 weights, bf16 KV,/, '... priced in bf16');
+    unlike($o, qr/weights=fp8/, '... no fp8 default said');
+    # the fit hints do not offer the format already priced
+    ($c, $o, $e) = run_gp(qw(infer deepseek-v3 --gpu h100-sxm --gpus 8 --tp 8));
+    like($o, qr/^does not fit: .*; try --weights int4/m, 'fp8 short on 8 h100: int4 offered') or diag $o;
+    unlike($o, qr/--weights fp8/, '... not --weights fp8, which it is');
+}
+
+# The same from Lua, and a model of 16-bit release (llama3-8b) keeps bf16.
+{
+    my $f = "$tmp/released.lua";
+    write_file($f, <<'LUA');
+local gp = require "gpuplan"
+local r = gp.infer{ model = "deepseek-v3", gpu = "h200-sxm", gpus = 8, tp = 8 }
+print("dsv3", r.weights)
+r = gp.infer{ model = "deepseek-v3", gpu = "h200-sxm", gpus = 8, tp = 8, weights = "bf16" }
+print("dsv3 bf16", r.weights)
+r = gp.infer{ model = "llama3-8b", gpu = "h100-sxm" }
+print("llama", r.weights)
+LUA
+    ($c, $o, $e) = run_gp('run', $f);
+    is($c, 0, 'Lua: exit 0') or diag $e;
+    like($o, qr/^dsv3\tfp8$/m, 'gp.infer: deepseek-v3 in fp8 by default');
+    like($o, qr/^dsv3 bf16\tbf16$/m, 'weights = "bf16" overrides');
+    like($o, qr/^llama\tbf16$/m, 'llama3-8b (released in bf16): bf16');
+}
+
+# gpt-oss-120b ships its routed experts alone in MXFP4 (quantization_config
+# quant_method mxfp4, attention, router, embeddings and lm_head left out):
+# the catalog's expert_dtype.  The MoE serving model, which prices experts
+# in a format of their own, takes it by default; one model on its replicas
+# (one format for every linear) says it and offers it when short.
+{
+    ($c, $o, $e) = run_gp(qw(infer gpt-oss-120b --gpu h100-sxm --gpus 2 --ep 2));
+    is($c, 0, 'gpt-oss-120b EP2: exit 0') or diag $e;
+    like($o, qr/, bf16 weights \(mxfp4 experts\), /, 'the experts in mxfp4, the rest bf16') or diag $o;
+    like($o, qr/expert_weights=mxfp4 \(gpt-oss-120b's checkpoint as released: the catalog model's expert_dtype\)/,
+         'said on the defaults line');
+    my ($c2, $o2) = run_gp(qw(infer gpt-oss-120b --gpu h100-sxm --gpus 2 --ep 2 --expert-weights mxfp4));
+    (my $a = $o) =~ s/^assumed.*\n//m;
+    (my $b = $o2) =~ s/^assumed.*\n//m;
+    is($a, $b, 'the default prices what --expert-weights mxfp4 prices');
+    ($c, $o, $e) = run_gp(qw(infer gpt-oss-120b --gpu h100-sxm --gpus 2 --ep 2 --weights bf16));
+    unlike($o, qr/mxfp4/, '--weights bf16: every linear in bf16') or diag $o;
+    ($c, $o, $e) = run_gp(qw(infer gpt-oss-120b --gpu h100-sxm));
+    like($o, qr/^does not fit: .*; try --expert-weights mxfp4 \(the checkpoint's experts\), /m,
+         'one model short on one h100: the checkpoint\'s experts offered') or diag $o;
+    ($c, $o, $e) = run_gp(qw(infer gpt-oss-120b --gpu h100-sxm --gpus 4 --tp 4));
+    like($o, qr/weights=bf16 \(gpt-oss-120b's checkpoint keeps its routed experts in mxfp4, the rest 16-bit: --expert-weights mxfp4 prices them so/,
+         'one model that fits: the defaults line says the experts were not') or diag $o;
+}
+
+# gpuplan model import reads the experts' format from quantization_config.
+{
+    my $d = "$tmp/gpt-oss-mini";
+    mkdir $d;
+    write_file("$d/config.json", <<'JSON');
+{"architectures": ["GptOssForCausalLM"], "model_type": "gpt_oss", "num_hidden_layers": 2,
+ "hidden_size": 256, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 64,
+ "intermediate_size": 256, "num_local_experts": 4, "num_experts_per_tok": 2,
+ "vocab_size": 1000, "tie_word_embeddings": false, "max_position_embeddings": 4096,
+ "torch_dtype": "bfloat16",
+ "quantization_config": {"quant_method": "mxfp4",
+   "modules_to_not_convert": ["model.layers.*.self_attn", "model.layers.*.mlp.router", "model.embed_tokens", "lm_head"]}}
+JSON
+    ($c, $o, $e) = run_gp('model', 'import', "$d/config.json");
+    like($o, qr/expert_dtype = "mxfp4"/, 'model import: expert_dtype mxfp4') or diag "$o$e";
+    like($o, qr/dtype = "bf16"/, '... the rest bf16');
+}
+
+done_testing();
