@@ -849,11 +849,57 @@ function M.sizes(lo, hi, factor)
   return out
 end
 
+-- The card of a sweep's ranks (gpu = ID or table, or the system's), or
+-- nil: a topology table names none, and a bad id is M.comm's to refuse.
+local function card_of(a)
+  local cat = catalog(a.cat or a.catalog)
+  local ok, g = pcall(function()
+    if a.gpu ~= nil then return type(a.gpu) == "table" and a.gpu or cat:get("gpus", a.gpu) end
+    if a.system ~= nil then
+      local sys = type(a.system) == "table" and a.system or cat:get("systems", a.system)
+      return type(sys.gpu) == "table" and sys.gpu or cat:get("gpus", sys.gpu)
+    end
+  end)
+  return ok and type(g) == "table" and g or nil
+end
+
+-- The largest message nccl-tests runs on a card: it holds a send and a
+-- receive buffer of the largest size on every GPU ("cudaMalloc(sendbuff,
+-- nbytes); cudaMalloc(recvbuff, nbytes)", src/common.cu AllocateBuffs),
+-- a third with its data check on (-c 1, the default), and caps the size
+-- ("Reducing maxBytes to %ld due to memory limitation") at "(maxMem -
+-- reserveMem - 1*GB) / (datacheck ? 3 : 2)", reserveMem "1GiB of memory
+-- for each 16GiB installed, but ... a max of 4GiB", maxMem the device's
+-- total memory (gpuplan.memory.capacity).  This is the bound with the data
+-- check off, the most any run of it reaches; nil where the card is not
+-- known or its memory unreadable.
+function M.max_message(g)
+  if type(g) ~= "table" then return nil end
+  local ok, cap = pcall(require("gpuplan.memory").capacity, g)
+  if not ok or type(cap) ~= "number" or cap <= 0 then return nil end
+  local GiB = 1024 ^ 3
+  local reserve = math.min(math.ceil(cap / (16 * GiB)) * GiB, 4 * GiB)
+  return math.max(0, (cap - reserve - GiB) / 2), cap
+end
+
 -- One row per size: the nccl-tests table.
 function M.sweep(a)
   check_args(a, true)
   local rows = {}
-  for _, s in ipairs(M.sizes(a.min or 8, a.max or 8 * 1024 ^ 3, a.factor)) do
+  local sizes = M.sizes(a.min or 8, a.max or 8 * 1024 ^ 3, a.factor)
+  -- A size past the card's memory was priced as if it ran (8 TB messages
+  -- on 80 GiB cards): refused, naming max and the largest that fits.
+  local g = card_of(a)
+  local most, cap = M.max_message(g)
+  if most and sizes[#sizes] > most then
+    error(string.format("comm: max %s: a message of %s B needs a send and a receive buffer of "
+      .. "its size on each GPU (nccl-tests' AllocateBuffs), %.1f GiB, past %s's %.1f GiB; "
+      .. "give max at most %d B (%.2f GiB: its memory less nccl-tests' reserve of %d GiB and "
+      .. "1 GiB, halved)", shown(a.max), shown(sizes[#sizes]), 2 * sizes[#sizes] / 1024 ^ 3,
+      tostring(g.id or g.name or "the card"), cap / 1024 ^ 3, math.floor(most), most / 1024 ^ 3,
+      math.floor(math.min(math.ceil(cap / 16 / 1024 ^ 3), 4) + 0.5)), 0)
+  end
+  for _, s in ipairs(sizes) do
     local args = {}
     for k, v in pairs(a) do args[k] = v end
     args.bytes, args.min, args.max, args.factor = s, nil, nil, nil

@@ -103,4 +103,36 @@ JSON
     like($o, qr/dtype = "bf16"/, '... the rest bf16');
 }
 
+# 2. `gpuplan comm --gpu h800-sxm --max 10TB` priced 8 TB messages on
+# 80 GiB cards.  nccl-tests holds a send and a receive buffer of the
+# largest size on each GPU and caps it at (maxMem - reserve - 1 GiB) / 2
+# with its data check off (src/common.cu): h800-sxm's usable 79.1 GiB
+# (catalog usable_memory, 84,932,978,278 B) less min(ceil(79.1/16) GiB,
+# 4 GiB) = 4 GiB and 1 GiB, halved: (84932978278 - 5 x 2^30) / 2 =
+# 39,782,134,579 B.  A larger --max is refused, exit 1, naming it.
+{
+    ($c, $o, $e) = run_gp(qw(comm --gpu h800-sxm --op all_reduce --min 1GB --max 10TB));
+    is($c, 1, 'comm --max 10TB on h800-sxm: exit 1');
+    is($o, '', '... nothing priced');
+    like($e, qr/^gpuplan: comm: --max 10TB: a message of 8192000000000 B needs a send and a receive buffer of its size on each GPU \(nccl-tests' AllocateBuffs\), 15258\.8 GiB, past h800-sxm's 79\.1 GiB; give --max at most 39782134579 B /m,
+         '... naming --max, the buffers and the most that fits') or diag $e;
+    # the bound itself runs; one byte more does not (the sweep's top size
+    # is what counts: --min 1GB doubles to 32 GB, past it)
+    ($c, $o, $e) = run_gp(qw(comm --gpu h800-sxm --min 39782134579 --max 39782134579));
+    is($c, 0, '--max at the bound: priced') or diag $e;
+    ($c, $o, $e) = run_gp(qw(comm --gpu h800-sxm --min 39782134580 --max 39782134580));
+    is($c, 1, 'one byte past it: refused');
+    # a system's card alike, and the Lua sweep
+    ($c, $o, $e) = run_gp(qw(comm --system dgx-h100 --min 64GiB --max 64GiB));
+    like($e, qr/^gpuplan: comm: --max 64GiB: .* past h100-sxm's /m, '--system: its card\'s memory') or diag $e;
+    my $f = "$tmp/sweep.lua";
+    write_file($f, <<'LUA');
+local ok, e = pcall(require("gpuplan.comm").sweep, { gpu = "h800-sxm", min = 2^30, max = 2^40 })
+print(ok, e)
+LUA
+    ($c, $o, $e) = run_gp('run', $f);
+    like($o, qr/^false\t.*comm: max 1099511627776\S*: a message of 1099511627776 B needs/m,
+         'Lua: refused, naming max') or diag "$o$e";
+}
+
 done_testing();
