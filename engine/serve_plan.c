@@ -70,15 +70,29 @@ static double nic_gpu(const serve_cfg *c)
  * mean under the paged policy (input + output/2 tokens, serve_memory's
  * kv_admit), which is less than the "KV per sequence" the result shows
  * (input + output): the message says which length it counts, so the
- * two numbers are not read as one quantity. */
+ * two numbers are not read as one quantity.  Under TP attention a GPU's
+ * batch of one is its group's tp sequences, each GPU holding its share of
+ * all of them (serve_memory: kv = a x one sequence's share): said so, where
+ * "one sequence's KV" read as one sequence's (DeepSeek-V3 TP16: 2.447 GB,
+ * 16 x 0.153). */
 static void no_fit_mem(char *why, size_t n, const serve_mem *m,
-                       const serve_cfg *c, const char *pool)
+                       const serve_cfg *c, const serve_layout *L,
+                       const char *pool)
 {
-	snprintf(why, n, "%s: needs %.2f GB per GPU (weights %.2f, one "
-	         "sequence's KV %.3f%s, buffers %.2f, workspace %.2f, "
+	char kv[96];
+	int a = L->dp_attention ? 1 : L->tp;
+
+	if (a > 1)
+		snprintf(kv, sizeof kv, "KV %.3f for TP%d attention's %d "
+		         "sequences", m->kv_admit / 1e9, a, a);
+	else
+		snprintf(kv, sizeof kv, "one sequence's KV %.3f",
+		         m->kv_admit / 1e9);
+	snprintf(why, n, "%s: needs %.2f GB per GPU (weights %.2f, %s%s, "
+	         "buffers %.2f, workspace %.2f, "
 	         "reserve %.2f), has %.2f GB after the margin", pool,
 	         (m->weights + m->kv_admit + m->a2a_buffer + m->workspace +
-	          m->reserve) / 1e9, m->weights / 1e9, m->kv_admit / 1e9,
+	          m->reserve) / 1e9, m->weights / 1e9, kv,
 	         c->base.kv_reserve_max ? "" : " at in + out/2",
 	         m->a2a_buffer / 1e9, m->workspace / 1e9, m->reserve / 1e9,
 	         (c->base.capacity - m->margin) / 1e9);
@@ -324,7 +338,7 @@ static int decode_side(const gp_model *m, const roof_device *d,
 		/* The prompts' share at the batch: itl_at. */
 	}
 	if (o->mem.max_batch < 1) {
-		no_fit_mem(o->why, sizeof o->why, &o->mem, c, "decode");
+		no_fit_mem(o->why, sizeof o->why, &o->mem, c, L, "decode");
 		return GP_OK;
 	}
 	/* Colocated, a request's first token is its prefill steps'

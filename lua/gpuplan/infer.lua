@@ -991,6 +991,7 @@ local function model_of(a)
   end)
   return ok and type(model) == "table" and model or nil
 end
+M.model_of = model_of
 function M.released_weights(a)
   if a.weights ~= nil then return a.weights end
   local model = model_of(a)

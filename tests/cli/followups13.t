@@ -16,11 +16,13 @@ my ($c, $o, $e);
 ($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'h20', '--gpus', '16', '--ep', '16',
                       '--weights', 'fp8');
 is($c, 0, 'deepseek-v3 fp8 on 16 h20: exit 0') or diag $e;
-my ($full) = $o =~ /^KV per sequence per GPU\s+([\d.]+) GB$/m;
+# (followups15: the row now says both figures, one sequence's share and
+# the TP16 group's 16 a GPU holds per sequence of its batch: the latter)
+my ($full) = $o =~ /^KV per sequence per GPU\s+[\d.]+ GB on each GPU of a TP16 attention group .*; ([\d.]+) GB per sequence of a GPU's batch /m;
 ok(defined $full, "the table's KV per sequence: $full") or diag $o;
 ($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'h20', '--gpus', '16', '--ep', '16',
                       '--weights', 'bf16');
-my ($mean) = $o =~ /one sequence's KV ([\d.]+) at in \+ out\/2,/;
+my ($mean) = $o =~ /KV ([\d.]+) for TP16 attention's 16 sequences at in \+ out\/2,/;
 ok(defined $mean, 'bf16 weights: the refusal names the KV length it counts') or diag $o;
 # the KV is the KV dtype's and the layout's: the same whole-length figure
 # scaled by 2176 / 2304, to the 3 printed decimals (0.0005 GB each)

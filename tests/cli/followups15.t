@@ -135,4 +135,26 @@ LUA
          'Lua: refused, naming max') or diag "$o$e";
 }
 
+# 3. `gpuplan infer deepseek-v3 --gpu h200-sxm --gpus 8 --tp 8 --ep 8`
+# printed "KV per sequence per GPU 1.295 GB" (1.405 at bf16 weights): 8
+# times one sequence's cache, since under TP attention each GPU of the
+# group holds the latent cache of all the group's sequences (the figure
+# that sizes a GPU's batch, engine/serve.c serve_memory).  One sequence's
+# MLA cache: 61 layers x (512 + 64) x 2 B x 2304 tokens = 161,906,688 B,
+# 0.162 GB; x 8 = 1.295 GB.  The row says both; the refusal says whose KV.
+{
+    ($c, $o, $e) = run_gp(qw(infer deepseek-v3 --gpu h200-sxm --gpus 8 --tp 8 --ep 8));
+    is($c, 0, 'deepseek-v3 TP8 EP8: exit 0') or diag $e;
+    like($o, qr/^KV per sequence per GPU\s+0\.162 GB on each GPU of a TP8 attention group \(MLA's latent cache, not split by heads\); 1\.295 GB per sequence of a GPU's batch \(each GPU holds the group's 8 GPUs' sequences\)$/m,
+         'one sequence 0.162 GB, 8 x that a GPU per sequence of its batch') or diag $o;
+    # DP attention: a GPU holds its own sequences only, one figure
+    ($c, $o, $e) = run_gp(qw(infer deepseek-v3 --gpu h200-sxm --gpus 8 --ep 8 --dp-attention));
+    like($o, qr/^KV per sequence per GPU\s+0\.162 GB$/m, 'DP attention: 0.162 GB alone') or diag $o;
+    # the refusal of a batch of one: TP16 on H20 in bf16 (2.447 GB =
+    # 16 x 61 x 576 x 2 B x 2176 tokens at in + out/2)
+    ($c, $o, $e) = run_gp(qw(infer deepseek-v3 --gpu h20 --gpus 16 --ep 16 --weights bf16));
+    like($o, qr/KV 2\.447 for TP16 attention's 16 sequences at in \+ out\/2,/,
+         'the refusal: the KV of the group\'s 16 sequences, not one\'s') or diag $o;
+}
+
 done_testing();

@@ -115,6 +115,25 @@ local function moe_hints(a)
   return report.fit_hints(tries)
 end
 
+-- The KV one sequence puts on a GPU, and, where TP attention groups a
+-- GPUs (engine/serve.c serve_shape: a = tp, 1 under DP attention), what a
+-- GPU holds per sequence of its batch: each GPU of the group holds its
+-- share of every sequence the group's a GPUs batch (MLA's latent cache
+-- whole, not split by heads), a times one sequence's share -- the figure
+-- that sizes the batch (serve.c serve_memory kv_per_seq).  It was shown
+-- alone under this label: 1.295 GB for DeepSeek-V3 TP8, 8 x one
+-- sequence's 0.162 GB.
+local function kv_words(r, a)
+  local group = r.dp_attention and 1 or math.max(1, math.tointeger(r.tp) or 1)
+  if group == 1 then return string.format("%.3f GB", r.kv_per_seq / 1e9) end
+  local model = a and infer.model_of(a)
+  local mla = model and type(model.mla) == "table" and (model.mla.kv_lora_rank or 0) > 0
+  return string.format("%.3f GB on each GPU of a TP%d attention group (%s); %.3f GB per "
+    .. "sequence of a GPU's batch (each GPU holds the group's %d GPUs' sequences)",
+    r.kv_per_seq / group / 1e9, group, mla and "MLA's latent cache, not split by heads"
+    or "its share of the KV heads", r.kv_per_seq / 1e9, group)
+end
+
 local function moe_report(r, opts, a)
   local title = string.format("%s on %d x %s: %s%s, %s weights%s, %s KV, in %d / out %d",
     r.model, r.gpus, r.gpu, r.disagg and "decode " or "", r.layout, report.weights_words(r.weights),
@@ -138,7 +157,7 @@ local function moe_report(r, opts, a)
         .. "attention %s, dense %s, embeddings %s%s)", gb(m.weights), m.expert_slots,
         gb(m.experts / math.max(m.expert_slots, 1e-9)), gb(m.shared), gb(m.attention),
         gb(m.dense), gb(m.embed), m.mtp > 0 and (", MTP " .. gb(m.mtp)) or "") },
-    { k = "KV per sequence per GPU", v = string.format("%.3f GB", r.kv_per_seq / 1e9) },
+    { k = "KV per sequence per GPU", v = kv_words(r, a) },
     { k = "all-to-all buffers", v = gb(m.a2a_buffer) },
     -- what the KV holds a GPU, and the engine's max_batch where it binds
     -- (it said "KV holds 8" of --max-batch 8, the KV holding 18)
