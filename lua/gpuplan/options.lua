@@ -35,6 +35,8 @@
 --   suggest   names users write for it (sequence_parallel for sp): never
 --             accepted, only suggested by the unknown-key error
 --   notes     { cmd = "..." }: one command's addition to the help
+--   fold      true: a name read in either case (lower-cased by the
+--             resolve step, as a kind dtype's is): --runtime VLLM is vllm
 --   kind      what the value is (M.KINDS): count, tokens, number,
 --             fraction, bytes, bandwidth, duration, dtype, enum, name,
 --             flag ...; when left out, the one its type implies
@@ -673,6 +675,7 @@ opt { name = "output", type = "int", metavar = "N", commands = "infer", value = 
   help = "generated tokens per request",
   suggest = { "out", "output_len", "output_tokens", "output_length", "osl", "max_tokens" } }
 opt { name = "runtime", type = "string", metavar = "R", commands = "infer", default = "graphs",
+  fold = true,
   help = "graphs (CUDA graphs) | kernels | eager (plain PyTorch), or trtllm, vllm, sglang, "
     .. "nim-http, eager-pytorch, litgpt, llama.cpp, gpt-fast, exllamav2",
   suggest = { "engine", "backend", "framework" } }
@@ -960,7 +963,7 @@ opt { name = "rollout_dp_attention", type = "flag", commands = "rl",
     .. "attends to its own sequences with the attention weights whole; a prompt admitted "
     .. "while the engine decodes stalls every rank",
   suggest = { "enable_dp_attention", "sglang_enable_dp_attention", "dp_attention" } }
-opt { name = "rollout_engine", type = "string", metavar = "E", commands = "rl",
+opt { name = "rollout_engine", type = "string", metavar = "E", commands = "rl", fold = true,
   default = "vllm",
   help = "vllm (continuous batching) | hybrid (DeepSpeed-Chat's hybrid engine: the actor's "
     .. "weights, Hugging Face generate in static batches run to their longest response) | hf "
@@ -975,7 +978,7 @@ opt { name = "generation_batch", type = "int", metavar = "N", commands = "rl",
     .. "(OpenRLHF 2024's vLLM engines); default for vllm: continuous batching",
   suggest = { "per_device_generation_batch_size" } }
 opt { name = "rollout_weights", type = "string", metavar = "W", commands = "fit rl",
-  methods = RL, default = "bf16",
+  methods = RL, default = "bf16", kind = "dtype",
   help = "the rollout engine's weight format (as --weights)" }
 opt { name = "rollout_memory", type = "number", metavar = "F", commands = "rl", kind = "fraction",
   -- a share of the card: 0 holds no engine (rl.lua refused it, "(0, 1]",
@@ -2010,7 +2013,7 @@ opt { name = "ttft_max", type = "number", metavar = "MS", commands = "infer",
 local CLI_TYPES = { int = true, number = true, string = true, flag = true, format = true,
                     format_html = true }
 local FIELDS = args.set [[name type metavar help default commands lua cli lua_only cli_only
-  variants methods serve form suggest notes group kind range value values switch]]
+  variants methods serve form suggest notes group kind range value values switch fold]]
 local VARIANT_FIELDS = args.set [[type metavar help default own group]]
 local GROUP_NAMES = {}
 for _, g in ipairs(M.GROUPS) do GROUP_NAMES[g[1]] = true end
@@ -2363,8 +2366,38 @@ end
 -- variant (plan's lists to search), the kinds whose values are names
 -- (dtype, enum, name), and a use's own narrower bounds (an open end, a
 -- bound that depends on the job).
+-- The resolve step's one rule for text where a name or a number goes
+-- (M.check, before any other check): a number format (kind dtype) or a
+-- name declared fold is read in either case, lower-cased (--weights FP8,
+-- --kv FP8, --runtime VLLM: the catalog's and the runtimes' names are
+-- lower case), as --currency and --market are (gp.prices.buyer); text
+-- that is a plain decimal number where a count, a number of tokens, a
+-- number or a fraction goes is that number (seq = "4096" as 4096, what
+-- the command line's --seq 4096 is, and plan's gpus = "256" already
+-- was).  A quantity's bare number still needs its unit (M.quantity).
+-- Returns the value to take, and true where it differs from v.
+local PLAIN_NUMBER_KIND = { count = true, tokens = true, number = true, fraction = true }
+function M.normal(name, v, cmd)
+  local d = BY[name]
+  if not d or type(v) ~= "string" then return v, false end
+  local variant = cmd and d.variants and d.variants[cmd]
+  if variant and (variant.own or variant.type) then return v, false end
+  if d.kind == "dtype" or d.fold then
+    local l = v:lower()
+    return l, l ~= v
+  end
+  if PLAIN_NUMBER_KIND[d.kind] and v:match("^%s*[%+%-]?%d*%.?%d+[eE]?[%+%-]?%d*%s*$") then
+    local n = tonumber(v)
+    if n and n == n and n ~= math.huge and n ~= -math.huge then
+      return math.tointeger(n) or n, true
+    end
+  end
+  return v, false
+end
+
 function M.check(name, v, cmd, shown_name)
   local d = BY[name]
+  v = M.normal(name, v, cmd)
   -- The catalog a script passes: anything else failed inside the planner
   -- as a Lua error ("attempt to index a number value (local 'cat')").
   if (name == "cat" or name == "catalog") and not M.is_catalog(v) then
@@ -2532,6 +2565,10 @@ function M.check_cli(cmd, opts)
     if M.takes(cmd, k, "cli") then
       local _, msg = M.check(k, opts[k], cmd, M.flag(k))
       if msg then return msg end
+      -- the command's own readers see the value the Lua key would be
+      -- (M.normal: --runtime VLLM is vllm before infer's own check)
+      local nv, changed = M.normal(k, opts[k], cmd)
+      if changed then opts[k] = nv end
     end
   end
 end
@@ -2694,6 +2731,7 @@ function M.resolve(cmd, o, who, level, noun, also)
   -- the first bad key by name: the same message every run, and no sort
   -- on the way of a good call
   local bad_key, bad_msg
+  local normal = {}
   for k, v in pairs(o) do
     if type(k) == "string" then
       local n, msg = M.check(k, v, cmd)
@@ -2701,9 +2739,16 @@ function M.resolve(cmd, o, who, level, noun, also)
         if not bad_key or k < bad_key then bad_key, bad_msg = k, msg end
       elseif n ~= nil then
         values[k] = n
+        local nv, changed = M.normal(k, v, cmd)
+        if changed then normal[k] = nv end
       end
     end
   end
+  -- The case-folded names and numbers read from text (M.normal) are the
+  -- options' own values from here on, for every reader of o: the planners
+  -- that read o itself (gp.infer, gp.rl, gp.sweep) as those that read
+  -- r.values.
+  for k, nv in pairs(normal) do rawset(o, k, nv) end
   if bad_key then error((who and who .. ": " or "") .. bad_msg, level) end
   local r = { values = values, defaults = {} }
   function r.dflt(name, job)

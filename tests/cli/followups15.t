@@ -157,4 +157,52 @@ LUA
          'the refusal: the KV of the group\'s 16 sequences, not one\'s') or diag $o;
 }
 
+# 4. --weights FP8, --kv FP8, --runtime VLLM were refused (names are read
+# in either case since --currency and --market, newuser13.t); their Lua
+# keys alike.  And gp.train{seq = "4096"} was refused where gp.sweep{gpus
+# = "256"} was taken: text that is a plain number is that number wherever
+# a count, tokens, number or fraction goes (one rule: gpuplan.options
+# normal, the resolve step), a quantity's bare number still needs a unit.
+{
+    my ($c1, $o1, $e1) = run_gp(qw(infer llama3-8b --gpu h100-sxm --weights FP8 --kv FP8 --runtime VLLM));
+    my ($c2, $o2, $e2) = run_gp(qw(infer llama3-8b --gpu h100-sxm --weights fp8 --kv fp8 --runtime vllm));
+    is($c1, 0, 'infer --weights FP8 --kv FP8 --runtime VLLM: exit 0') or diag $e1;
+    is($o1, $o2, '... the answer of fp8, fp8, vllm');
+    ($c1, $o1, $e1) = run_gp(qw(fit llama3-8b --gpu h100-sxm --method infer --weights INT4 --kv FP8));
+    ($c2, $o2, $e2) = run_gp(qw(fit llama3-8b --gpu h100-sxm --method infer --weights int4 --kv fp8));
+    is($c1, 0, 'fit --weights INT4 --kv FP8: exit 0') or diag $e1;
+    is($o1, $o2, '... the answer of int4, fp8');
+    ($c1, $o1, $e1) = run_gp(qw(train llama3-8b --gpu h100-sxm --gpus 8 --precision BF16 --tokens 1B));
+    ($c2, $o2, $e2) = run_gp(qw(train llama3-8b --gpu h100-sxm --gpus 8 --precision bf16 --tokens 1B));
+    is($o1, $o2, 'train --precision BF16: as bf16') or diag $e1;
+    ($c, $o, $e) = run_gp(qw(infer llama3-8b --gpu h100-sxm --runtime VLLX));
+    is($c, 2, 'an unknown runtime in capitals: still a usage error');
+    like($e, qr/--runtime must be .* \(got 'vllx'\)/, '... named') or diag $e;
+    my $f = "$tmp/case.lua";
+    write_file($f, <<'LUA');
+local gp = require "gpuplan"
+local a = gp.infer{ model = "llama3-8b", gpu = "h100-sxm", weights = "FP8", kv = "FP8", runtime = "VLLM" }
+local b = gp.infer{ model = "llama3-8b", gpu = "h100-sxm", weights = "fp8", kv = "fp8", runtime = "vllm" }
+print("case", a.weights, a.kv, a.tokens_per_s == b.tokens_per_s)
+local t1 = gp.train{ model = "llama3-8b", gpu = "h100-sxm", gpus = "8", seq = "4096", tp = "2", tokens = "1B" }
+local t2 = gp.train{ model = "llama3-8b", gpu = "h100-sxm", gpus = 8, seq = 4096, tp = 2, tokens = "1B" }
+print("numbers", t1.step_s == t2.step_s)
+local s = gp.sweep{ model = "llama3-8b", gpu = "h100-sxm", gpus = "8", seq = "4096", tokens = "1B", top = 1 }
+print("sweep", s ~= nil)
+for _, bad in ipairs { "4096.5", "4k", "0x10", "nan" } do
+  local ok, e = pcall(gp.train, { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, seq = bad, tokens = "1B" })
+  print("bad", bad, ok)
+end
+local ok, e = pcall(gp.infer, { model = "llama3-8b", gpu = "h100-sxm", memory = "80" })
+print("unit", ok, e)
+LUA
+    ($c, $o, $e) = run_gp('run', $f);
+    is($c, 0, 'Lua: exit 0') or diag $e;
+    like($o, qr/^case\tfp8\tfp8\ttrue$/m, 'Lua keys in capitals: the same answer');
+    like($o, qr/^numbers\ttrue$/m, 'gp.train gpus "8", seq "4096", tp "2": as 8, 4096, 2');
+    like($o, qr/^sweep\ttrue$/m, 'gp.sweep seq "4096" taken as gpus "8" was');
+    like($o, qr/^bad\t$_\tfalse$/m, "seq \"$_\": refused") for qw(4096.5 4k 0x10 nan);
+    like($o, qr/^unit\tfalse\t.*memory '80' needs a unit/m, 'a quantity\'s bare number still needs its unit');
+}
+
 done_testing();

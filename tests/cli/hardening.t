@@ -238,11 +238,11 @@ is($o, "ok: 0 entries in $links\n", 'and no entry from it');
 write_file("$tmp/misuse.lua", <<'LUA');
 local gp = require "gpuplan"
 local r = gp.memory { model = "llama2-7b", gpu = "h100-sxm",
-  gpus = "8" }
+  gpus = "eight" }
 LUA
 ($c, $o, $e) = run_gp('run', "$tmp/misuse.lua");
 is($c, 1, 'a script\'s misuse exits 1');
-is($e, "gpuplan: $tmp/misuse.lua:2: memory: gpus must be a whole number 1..16777216 (got string '8')\n",
+is($e, "gpuplan: $tmp/misuse.lua:2: memory: gpus must be a whole number 1..16777216 (got string 'eight')\n",
    'one line naming the script\'s line, no traceback');
 write_file("$tmp/sweep.lua", "require('gpuplan.comm').sweep{op = 'all_reduce', system = 'dgx-h100', min = 8, max = 64, factor = 1}\n");
 ($c, $o, $e) = run_gp('run', "$tmp/sweep.lua");

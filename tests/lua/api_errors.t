@@ -12,7 +12,7 @@ local me = debug.getinfo(1, "S").short_src
 local check = t.raises_here
 
 local M7, H = "llama2-7b", "h100-sxm"
-check(function() gp.memory { model = M7, gpu = H, gpus = "8" } end, "gpus must be a whole number 1..16777216 (got string '8')", "memory: gpus a string")
+check(function() gp.memory { model = M7, gpu = H, gpus = "eight" } end, "gpus must be a whole number 1..16777216 (got string 'eight')", "memory: gpus a string")
 check(function() gp.memory { model = M7, gpu = H, tp = 0 } end, "tp must be a whole number 1..16777216 (got 0)", "memory: tp 0")
 check(function() gp.memory { model = M7, gpu = H, method = "sft" } end, "unknown method 'sft'", "memory: unknown method")
 check(function() gp.memory { model = M7, gpu = H, tp_size = 2 } end, "memory: unknown option 'tp_size'", "memory: misspelt option")

@@ -89,8 +89,10 @@ t.raises(function() gp.train(t.with(big, { pad_share = 1.5 })) end,
 -- Not a share: named, never priced (options.lua's range 0 to 1).
 t.raises(function() gp.train(t.with(big, { pad_share = 0 / 0 })) end,
   "train: pad_share must be a finite number (got NaN)", "NaN refused", true)
-t.raises(function() gp.train(t.with(big, { pad_share = "0.5" })) end,
-  "train: pad_share must be a finite number (got string '0.5')", "a string refused", true)
+-- (text that is a plain number is that number, gpuplan.options normal:
+-- "0.5" is 0.5; other text is refused)
+t.raises(function() gp.train(t.with(big, { pad_share = "half" })) end,
+  "train: pad_share must be a finite number (got string 'half')", "a string refused", true)
 
 -- Experts spread over ranks (ep > 1): the pads' top-k experts sit on at
 -- most K ranks, a load the expert loop's one-rank pricing does not see --
