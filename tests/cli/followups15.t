@@ -205,4 +205,23 @@ LUA
     like($o, qr/^unit\tfalse\t.*memory '80' needs a unit/m, 'a quantity\'s bare number still needs its unit');
 }
 
+# 5. rl --rollout-gpus auto searched only splits of separate pools and
+# said nothing of the colocated pool, which for Qwen2.5-7B ZeRO-3 on 8
+# H20s is faster: the best split 144.6 s a step, colocated 87.3 s.  It is
+# priced beside the split and said when faster, with the ratio.
+{
+    my @job = qw(rl qwen2.5-7b --gpu h20 --gpus 8 --zero 3 --market cn);
+    my ($ca, $oa, $ea) = run_gp(@job, '--rollout-gpus', 'auto');
+    is($ca, 0, 'rl --rollout-gpus auto: exit 0') or diag $ea;
+    my ($split) = $oa =~ /^step\s+8\s+([\d.]+)\s/m;
+    my ($cc, $oc) = run_gp(@job);
+    my ($coloc) = $oc =~ /^step\s+8\s+([\d.]+)\s/m;
+    ok(defined $split && defined $coloc && $coloc < $split, "colocated $coloc s < split $split s");
+    # the ratio printed to 2 decimals of the two printed steps (3 decimals each)
+    my $ratio = sprintf('%.2f', $split / $coloc);
+    like($oa, qr/^colocated instead: \Q$coloc\E s a step, \Q$ratio\Ex faster than this split's \Q$split\E s \(--rollout-gpus auto searches separate pools only; without --rollout-gpus the rollout and training share all 8 GPUs\)$/m,
+         'said, with the colocated step and the ratio') or diag $oa;
+    unlike($oc, qr/colocated instead/, 'not on a colocated run');
+}
+
 done_testing();

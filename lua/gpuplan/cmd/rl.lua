@@ -213,6 +213,22 @@ function C.run(opts, args)
   end
   report.print(rows, { format = format, title = title, columns = columns })
   if text then write_lines(r, noroll, iff) end
+  -- --rollout-gpus auto searches the splits of separate pools only: the
+  -- one colocated pool (this command without --rollout-gpus) is priced
+  -- beside it and said where it is faster, as gp.rl's compare weighs the
+  -- two (Qwen2.5-7B ZeRO-3 on 8 H20s: the best split 144.6 s a step).
+  if text and o.rollout_gpus == "auto" and r.fits and r.step_s then
+    local o2 = {}
+    for k, v in pairs(o) do o2[k] = v end
+    o2.colocated, o2.rollout_gpus, o2.staleness = true, nil, nil
+    local ok2, r2 = pcall(rl.rl, o2)
+    if ok2 and r2.fits and r2.step_s and r2.step_s < r.step_s then
+      io.write(string.format("colocated instead: %.3f s a step, %.2fx faster than this split's "
+        .. "%.3f s (--rollout-gpus auto searches separate pools only; without --rollout-gpus "
+        .. "the rollout and training share all %d GPUs)\n", r2.step_s, r.step_s / r2.step_s,
+        r.step_s, r2.gpus or r.gpus))
+    end
+  end
   -- A step that does not fit: the ZeRO stages above the one priced (rl's
   -- default is 0, the whole model's states on each GPU), each priced,
   -- the smallest that fits named (8B on 8 H100s: --zero 3 at 47.7 GiB).
