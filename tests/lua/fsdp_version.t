@@ -98,5 +98,7 @@ t.raises(function() gp.train(t.with(job, { stack = "deepspeed", fsdp = false, fs
   "fsdp_version is PyTorch FSDP's", "stack deepspeed refused", true)
 t.raises(function() gp.train(t.with(job, { fsdp_version = 3 })) end, "fsdp_version",
   "3 refused", true)
-t.raises(function() gp.train(t.with(job, { fsdp_version = "2" })) end, "fsdp_version",
+-- text that is a plain number is that number (gpuplan.options normal:
+-- "2" is 2); other text is refused
+t.raises(function() gp.train(t.with(job, { fsdp_version = "two" })) end, "fsdp_version",
   "a string refused", true)
