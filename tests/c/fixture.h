@@ -1,6 +1,7 @@
 /*
  * fixture.h - the round-number device, node and model the training and
- * sweep tests derive their expected values from (header-only).
+ * sweep tests derive their expected values from, and the Llama-style
+ * decoder the model tests build published architectures on (header-only).
  *
  * An A100-like part: 312 TFLOPS bf16 at 0.75, 19.5 fp32, no fp8, 2.039
  * TB/s at 0.85, 4 us launches (1 us in a graph), 108 SMs.  A Selene-like
@@ -62,6 +63,26 @@ static inline gp_model fx_gpt(int l, int h, int a, int v)
 	m.vocab = v;
 	m.tied_embeddings = 1;
 	m.norm_params = 2 * h;
+	return m;
+}
+
+/* A Llama-style decoder: gated MLP, RMSNorm (one weight vector), no
+ * biases, untied embeddings; kv_heads below heads for GQA. */
+static inline gp_model fx_llama(int layers, int hidden, int heads,
+				int kv_heads, int ffn, int vocab)
+{
+	gp_model m;
+
+	memset(&m, 0, sizeof m);
+	m.layers = layers;
+	m.hidden = hidden;
+	m.heads = heads;
+	m.kv_heads = kv_heads;
+	m.head_dim = hidden / heads;
+	m.ffn_hidden = ffn;
+	m.ffn_gated = 1;
+	m.vocab = vocab;
+	m.norm_params = hidden;	/* RMSNorm */
 	return m;
 }
 

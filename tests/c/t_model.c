@@ -7,30 +7,13 @@
  * last-bit rounding of a sum of a dozen terms.
  */
 #include "model.h"
+#include "fixture.h"
 #include "tap.h"
 
 #include <math.h>
 #include <string.h>
 
 #define EXACT 1e-12
-
-static gp_model llama(int layers, int hidden, int heads, int kv_heads,
-		      int ffn, int vocab)
-{
-	gp_model m;
-
-	memset(&m, 0, sizeof m);
-	m.layers = layers;
-	m.hidden = hidden;
-	m.heads = heads;
-	m.kv_heads = kv_heads;
-	m.head_dim = hidden / heads;
-	m.ffn_hidden = ffn;
-	m.ffn_gated = 1;
-	m.vocab = vocab;
-	m.norm_params = hidden;	/* RMSNorm */
-	return m;
-}
 
 /* Megatron GPT (Narayanan et al. 2021 section 5.1): biases on every
  * linear, LayerNorm, 4h MLP, learned positions, tied embeddings. */
@@ -56,7 +39,7 @@ static gp_model gpt(int layers, int hidden, int heads, int vocab, int seq)
 
 static gp_model deepseek_v3(void)
 {
-	gp_model m = llama(61, 7168, 128, 128, 18432, 129280);
+	gp_model m = fx_llama(61, 7168, 128, 128, 18432, 129280);
 
 	m.moe.experts = 256;
 	m.moe.top_k = 8;
@@ -145,7 +128,7 @@ int main(void)
 	 * total = 32 * layer + 2 * V h (untied) + h (final norm)
 	 *       = 6,476,267,520 + 262,144,000 + 4,096 = 6,738,415,616,
 	 * the count Meta and HF publish for the checkpoint. */
-	m = llama(32, 4096, 32, 32, 11008, 32000);
+	m = fx_llama(32, 4096, 32, 32, 11008, 32000);
 	is_num(total(&m), 6738415616.0, EXACT, "llama2-7b params");
 
 	/* Llama-3-8B: GQA 8 kv heads, ffn 14336, V 128256.
@@ -153,7 +136,7 @@ int main(void)
 	 * layer = 41,943,040 + 176,160,768 + 8,192 = 218,112,000
 	 * total = 32 * 218,112,000 + 2 * 525,336,576 + 4,096
 	 *       = 8,030,261,248 (published). */
-	m = llama(32, 4096, 32, 8, 14336, 128256);
+	m = fx_llama(32, 4096, 32, 8, 14336, 128256);
 	is_num(total(&m), 8030261248.0, EXACT, "llama3-8b params");
 
 	/* Llama-2-70B: h 8192, l 80, 64 heads, 8 kv, ffn 28672, V 32000.
@@ -162,7 +145,7 @@ int main(void)
 	 * layer = 150,994,944 + 704,643,072 + 16,384 = 855,654,400
 	 * total = 80 * 855,654,400 + 2 * 262,144,000 + 8,192
 	 *       = 68,976,648,192 (published 68.98B). */
-	m = llama(80, 8192, 64, 8, 28672, 32000);
+	m = fx_llama(80, 8192, 64, 8, 28672, 32000);
 	is_num(total(&m), 68976648192.0, EXACT, "llama2-70b params");
 
 	/* Llama-2-70B KV cache in bf16: 2 (K,V) * 80 layers * 8 kv heads *
@@ -180,7 +163,7 @@ int main(void)
 	 * total = 32 * 1,451,270,144 + 262,144,000 + 4,096 = 46,702,792,704
 	 * active: 6 idle experts per layer fewer:
 	 *   46,702,792,704 - 32*6*176,160,768 = 12,879,925,248 (12.88B). */
-	m = llama(32, 4096, 32, 8, 14336, 32000);
+	m = fx_llama(32, 4096, 32, 8, 14336, 32000);
 	m.moe.experts = 8;
 	m.moe.top_k = 2;
 	m.moe.ffn_hidden = 14336;
@@ -272,7 +255,7 @@ int main(void)
 	/* Sliding window (Mistral-7B-like, window 4096): 32 layers,
 	 * 8 kv heads, head_dim 128, bf16: 4,096 B per layer per token.
 	 * All layers sliding at ctx 8192: 32 * 4096 * 4096 = 0.5 GiB. */
-	m = llama(32, 4096, 32, 8, 14336, 32000);
+	m = fx_llama(32, 4096, 32, 8, 14336, 32000);
 	m.sliding_window = 4096;
 	m.sliding_layers = 32;
 	is_num(model_kv_bytes(&m, 8192, 2.0), 536870912.0, EXACT,
@@ -296,7 +279,7 @@ int main(void)
 	 *  merger LayerNorm 2,560; merger MLP 5120*5120 + 5120 +
 	 *  5120*3584 + 3584 = 44,573,184 -> tower 675,759,104
 	 * total 8,291,375,616 (published 8.29B). */
-	m = llama(28, 3584, 28, 4, 18944, 152064);
+	m = fx_llama(28, 3584, 28, 4, 18944, 152064);
 	m.qkv_bias = 1;
 	m.vision.layers = 32;
 	m.vision.hidden = 1280;
@@ -321,7 +304,7 @@ int main(void)
 	 * + patch conv 2*3*14*14*1024*576 = 693,633,024
 	 * + projector 2*20,979,712*576 = 24,168,628,224
 	 * = 405,369,520,128 FLOP per image. */
-	m = llama(32, 4096, 32, 32, 11008, 32000);
+	m = fx_llama(32, 4096, 32, 32, 11008, 32000);
 	is_num(model_vision_flops_per_image(&m), 0.0, EXACT,
 	       "no vision tower: 0 FLOP per image");
 	m.vision.layers = 24;
@@ -339,7 +322,7 @@ int main(void)
 	/* Matmul weights of Llama-2-7B: 32 * (4h^2 + 3*h*11008)
 	 * = 32 * 202,375,168 = 6,476,005,376, + logits 131,072,000
 	 * = 6,607,077,376 (no norms, no input lookup). */
-	m = llama(32, 4096, 32, 32, 11008, 32000);
+	m = fx_llama(32, 4096, 32, 32, 11008, 32000);
 	ok(model_params(&m, &p, NULL) == GP_OK, "llama2-7b counts again");
 	is_num(p.matmul_active, 6607077376.0, EXACT,
 	       "llama2-7b matmul weights");
@@ -355,22 +338,22 @@ int main(void)
 	       "shared_ffn_hidden widens the shared expert");
 
 	/* Bad inputs: each names its field. */
-	m = llama(32, 4096, 32, 6, 11008, 32000);
+	m = fx_llama(32, 4096, 32, 6, 11008, 32000);
 	fails_with(m, "kv_heads (6) must divide heads (32)", "kv_heads 6/32");
-	m = llama(-1, 4096, 32, 32, 11008, 32000);
+	m = fx_llama(-1, 4096, 32, 32, 11008, 32000);
 	fails_with(m, "layers must be positive", "negative layers");
-	m = llama(32, 4096, 32, 32, 11008, 32000);
+	m = fx_llama(32, 4096, 32, 32, 11008, 32000);
 	m.moe.experts = 8;
 	m.moe.top_k = 9;
 	m.moe.ffn_hidden = 1;
 	fails_with(m, "moe.top_k", "top_k > experts");
-	m = llama(32, 4096, 32, 32, 11008, 32000);
+	m = fx_llama(32, 4096, 32, 32, 11008, 32000);
 	m.norm_params = 5;
 	fails_with(m, "norm_params", "norm_params neither h nor 2h");
 	m = deepseek_v3();
 	m.mla.v_head_dim = 0;
 	fails_with(m, "mla.v_head_dim", "MLA without v_head_dim");
-	m = llama(32, 4096, 32, 32, 11008, 32000);
+	m = fx_llama(32, 4096, 32, 32, 11008, 32000);
 	m.vision.params = NAN;
 	fails_with(m, "vision.params", "NaN vision params");
 	ok(model_params(&m, &p, &e) == GP_EINVAL, "model_params refuses too");
@@ -422,7 +405,7 @@ int main(void)
 		 * per encoder token; decoder-only models have none. */
 		is_num(model_cross_kv_bytes(&m, 100, 2), 39321600.0, EXACT,
 		       "t5-3b cross K/V of 100 encoder tokens in bf16");
-		m = llama(32, 4096, 32, 32, 11008, 32000);
+		m = fx_llama(32, 4096, 32, 32, 11008, 32000);
 		is_num(model_cross_kv_bytes(&m, 100, 2), 0, 0,
 		       "decoder-only: no cross K/V");
 
@@ -476,7 +459,7 @@ int main(void)
 		       "a decoder layer without enc_len: no list");
 		/* Decoder-only lists are the same whatever the encoder-decoder
 		 * fields of the config hold. */
-		m = llama(32, 4096, 32, 8, 14336, 128256);
+		m = fx_llama(32, 4096, 32, 8, 14336, 128256);
 		oc.encoder = 1;
 		oc.enc_len = 99;
 		n = model_layer_ops(&m, &oc, ops);
@@ -529,7 +512,7 @@ int main(void)
 		m.moe.ffn_hidden = 1024;
 		fails_with(m, "encoder-decoder model (encoder_layers 24) with "
 			   "experts", "encoder-decoder with experts refused");
-		m = llama(32, 4096, 32, 32, 11008, 32000);
+		m = fx_llama(32, 4096, 32, 32, 11008, 32000);
 		m.rel_buckets = 32;
 		fails_with(m, "rel_buckets (32) applies to encoder-decoder",
 			   "rel_buckets on a decoder-only model");
@@ -542,7 +525,7 @@ int main(void)
 		fails_with(m, "encoder_layers", "negative encoder_layers");
 	}
 
-	m = llama(32, 4096, 32, 32, 11008, 32000);
+	m = fx_llama(32, 4096, 32, 32, 11008, 32000);
 	is_int(model_check(&m, &e), GP_OK, "a good model passes the check");
 	ok(model_fwd_flops_per_token(&m, NAN) == -1.0, "NaN ctx -> -1");
 	ok(model_fwd_flops_per_token(&m, -1.0) == -1.0, "negative ctx -> -1");

@@ -9,29 +9,12 @@
  */
 #include "layout.h"
 #include "model.h"
+#include "fixture.h"
 #include "tap.h"
 
 #include <string.h>
 
 #define EXACT 1e-12
-
-static gp_model llama(int layers, int hidden, int heads, int kv_heads,
-		      int ffn, int vocab)
-{
-	gp_model m;
-
-	memset(&m, 0, sizeof m);
-	m.layers = layers;
-	m.hidden = hidden;
-	m.heads = heads;
-	m.kv_heads = kv_heads;
-	m.head_dim = hidden / heads;
-	m.ffn_hidden = ffn;
-	m.ffn_gated = 1;
-	m.vocab = vocab;
-	m.norm_params = hidden;	/* RMSNorm */
-	return m;
-}
 
 /* meta-llama/Llama-4-Maverick-17B-128E config.json text_config:
  * num_hidden_layers 48, hidden_size 5120, num_attention_heads 40,
@@ -41,7 +24,7 @@ static gp_model llama(int layers, int hidden, int heads, int kv_heads,
  * interleave_moe_layer_step 2, vocab_size 202048, untied. */
 static gp_model maverick(void)
 {
-	gp_model m = llama(48, 5120, 40, 8, 16384, 202048);
+	gp_model m = fx_llama(48, 5120, 40, 8, 16384, 202048);
 
 	m.moe.experts = 128;
 	m.moe.top_k = 1;
@@ -133,7 +116,7 @@ int main(void)
 	 *                                             277,504
 	 * Forward FLOP a token at context c: 2 * 277,504 + 4 layers *
 	 * (QK^T 2*c*4*16 + PV 2*c*4*16) = 555,008 + 1024 c. */
-	t = llama(4, 64, 4, 4, 256, 1000);
+	t = fx_llama(4, 64, 4, 4, 256, 1000);
 	t.moe.experts = 4;
 	t.moe.top_k = 1;
 	t.moe.ffn_hidden = 128;
