@@ -536,6 +536,89 @@ int layout_stage_first(const gp_layout *y, int L, int k)
 	return f > L ? L : (int)f;
 }
 
+/* Layer slots of rank j: its layers, and with split_ends (y->ends) the
+ * embedding's on the first rank and the loss's on the last. */
+static int rank_slots(const gp_layout *y, int L, int j)
+{
+	return layout_stage_layers(y, L, j) +
+		(y->ends > 0 && j == 0) + (y->ends > 0 && j == y->pp - 1);
+}
+
+/* Interleaved model chunks (Megatron-Core, megatron/core/transformer/
+ * transformer_layer.py get_transformer_layer_offset, and TransformerBlock
+ * building layer offset + 1 .. offset + its count): chunk (vp_stage) c
+ * of pipeline rank k starts at "offset = vp_stage * total_virtual_chunks
+ * + (pp_rank * num_layers_per_virtual_rank)", total_virtual_chunks the
+ * layers over vpp and num_layers_per_virtual_rank a rank's layers over
+ * vpp -- the model read in chunks of that size, chunk i on rank i mod pp.
+ * With num_layers_in_first_pipeline_stage / _last_ each chunk of the
+ * first (last) rank holds "num_layers_in_first_pipeline_stage //
+ * vp_size" and each middle rank's its middle count over vpp, in the same
+ * order; with account_for_embedding_in_pipeline_split and _loss_ the
+ * embedding and the loss take a slot of the first and the last chunk
+ * ("offset -= 1" for every chunk but the first rank's first).  So rank
+ * j's chunks are its slots S_j in vpp parts, and the chunks before
+ * (c, k) are c of every rank's and one more of each rank before k.
+ * Megatron-Core refuses the counts a rank's vpp do not divide
+ * (TransformerConfig __post_init__: "must be divisible by virtual
+ * pipeline parallel degree"); its pipeline_model_parallel_layout may
+ * leave short chunks, and the published ones leave them at the model's
+ * two ends, beside the embedding and the loss: Megatron-Bridge's
+ * DeepSeek-V3 layout at pp 4, vpp 4 (recipes/deepseek/deepseek_v3.py,
+ * "[[\"embedding\"] + [\"decoder\"] * 4] + [[\"decoder\"] * 4] * 14 +
+ * [[\"decoder\"] + last_layer]") holds the last rank's 13 as 4, 4, 4
+ * and 1, and Megatron-LM's GB200 DeepSeek-V3 guide's "--pipeline-model-
+ * parallel-layout Et|(tt|)*30L" (docs/discussions/deepseek-v3-gb200-
+ * optimization: "the first stage is Embedding + 1 transformer layer, the
+ * last stage is Loss, and the middle 30 stages are 2 transformer
+ * layers") at pp 8, vpp 4 rank 0's 7 as 1, 2, 2, 2 and rank 7's 6 as 2,
+ * 2, 2, 0.  So a rank whose
+ * slots vpp do not divide takes chunks of ceil(S_j / vpp), the first
+ * rank's short one first (its first chunk holds the embedding), every
+ * other rank's last. */
+static int chunk_before(const gp_layout *y, int L, int j, int n)
+{
+	int S = rank_slots(y, L, j), v = y->vpp, q = (S + v - 1) / v;
+	long long t;
+
+	if (j == 0 && S % v != 0) {
+		/* filled from its last chunk back */
+		t = S - (long long)(v - n) * q;
+		return t > 0 ? (int)t : 0;
+	}
+	t = (long long)n * q;
+	return t < S ? (int)t : S;
+}
+
+int layout_stage_moe(const gp_model *m, const gp_layout *y, int k, int nl)
+{
+	int L = m->layers, c, j, e = y->ends > 0;
+	int moe = 0;
+
+	if (m->moe.experts <= 0)
+		return 0;
+	if (y->pp <= 1 || y->vpp <= 1 || y->schedule != GP_SCHED_INTERLEAVED)
+		return model_moe_in(m, layout_stage_first(y, L, k), nl);
+	for (c = 0; c < y->vpp; c++) {
+		/* slots before chunk (c, k), and the chunk's own */
+		long long off = 0;
+		int n, first;
+
+		for (j = 0; j < y->pp; j++)
+			off += chunk_before(y, L, j, c + (j < k));
+		n = chunk_before(y, L, k, c + 1) - chunk_before(y, L, k, c);
+		/* the embedding's slot: the first chunk of rank 0 holds it,
+		 * every later one starts a layer earlier; the loss's: the
+		 * last chunk of the last rank */
+		first = (int)off - (e && (c > 0 || k > 0));
+		n -= (e && c == 0 && k == 0) +
+			(e && c == y->vpp - 1 && k == y->pp - 1);
+		if (n > 0)
+			moe += model_moe_in(m, first, n);
+	}
+	return moe;
+}
+
 /* ---- placement --------------------------------------------------------- */
 
 /* Ranks of a dimension of `size` at `stride` that share a node of G

@@ -395,6 +395,18 @@ int layout_stage_layers(const gp_layout *y, int L, int k);
  * the stages before it. */
 int layout_stage_first(const gp_layout *y, int L, int k);
 
+/* MoE layers on pipeline stage (rank) k of a split layout y of the
+ * model's layers; nl: the stage's layers (layout_stage_layers).  With one
+ * model chunk a stage they are layers [layout_stage_first, + nl).  Under
+ * the interleaved schedule (vpp > 1) a rank holds vpp chunks spread over
+ * the model, chunk c of rank k the (c pp + k)-th run of layers, as
+ * Megatron-Core numbers them (see layout.c): Llama 4 Maverick's 48
+ * layers at pp 4, vpp 12 put one layer in a chunk, so ranks 1 and 3
+ * hold only MoE layers and ranks 0 and 2 only dense ones.  The memory's
+ * stages (memory_train.c) and the training step's (train_prep.c) count
+ * them by it. */
+int layout_stage_moe(const gp_model *m, const gp_layout *y, int k, int nl);
+
 /* Dense layers among layers [first, first + nl): an MoE model's that are
  * not MoE (model_moe_in: the first moe.dense_layers, DeepSeek's
  * first_k_dense_replace, and with moe.layer_step s the layers between

@@ -34,14 +34,14 @@ enum { ST_REST = 1, ST_ZERO = 2, ST_ALL = 3 };
  * from its rest half (the memo keeps them as head[SH_N]). */
 enum { SH_FRAC, SH_EXPERT, SH_DENSE, SH_MINE, SH_TOK, SH_N };
 
-/* Dense layers on stage `stage` of nl layers (layout.h layout_dense_in:
+/* Dense layers on stage `stage` of nl layers (layout.h layout_stage_moe:
  * the first moe.dense_layers of a dense-first MoE model, the layers
- * between the MoE ones of an interleaved one). */
+ * between the MoE ones of an interleaved one, over the stage's model
+ * chunks under the interleaved schedule). */
 static int stage_dense_in(const gp_model *m, const gp_layout *y, int stage,
 			  int nl)
 {
-	return layout_dense_in(m, layout_stage_first(y, m->layers, stage),
-			       nl);
+	return nl - layout_stage_moe(m, y, stage, nl);
 }
 
 /* Inline: most models are dense, and the stage loops ask this of every

@@ -325,7 +325,8 @@ static inline int block_set(const train_cfg *c, int zero)
 /* The ZeRO terms of unsharded parameters and gradients: none. */
 extern const double train_no_blocks[TRAIN_PHASE_STAGES][TRAIN_ZB_N];
 
-int train_stage_dense(const gp_model *m, int first_layer, int nl);
+int train_stage_dense(const gp_model *m, const gp_layout *y, int k,
+		      int nl);
 
 int train_phase_base(phase *ph, train_cache *cache, const scost **base);
 

@@ -112,6 +112,8 @@ struct train_phase {
 	 * m; pp 0: none): they read it and the memo's model alone, so a
 	 * sweep's phases within one split keep them (phase_stages). */
 	int rec_pp, rec_balanced, rec_n0, rec_m;
+	int rec_chunks, rec_ends;  /* model chunks a stage (interleaved), the
+				    * split's ends (layout_stage_moe) */
 	int layers_ok, flops_ok;
 	/* The layer costs: the memo's entries (only a new phase's layers
 	 * replace one), or without a memo the phase's own copies. */

@@ -548,32 +548,50 @@ static int prepare(const gp_model *m, const roof_device *d,
 
 
 /* The stages of a prepared layout: nl layers from its first, the dense
- * ones among them; a middle stage like the one before it (same layers,
- * same dense/MoE mix) costs the same and is counted, not re-priced.
- * Uniform and balanced splits change the layer count at most twice and
- * the dense share at most twice along the pipeline, so the distinct
- * stages are a handful; TRAIN_PHASE_STAGES is a wide margin. */
+ * ones among them; a middle stage like an earlier middle one (same
+ * layers, same dense/MoE mix) costs the same and is counted, not
+ * re-priced.  Uniform and balanced splits change the layer count at
+ * most twice and the dense share at most twice along the pipeline; the
+ * interleaved schedule's chunks (layout_stage_moe) may alternate the
+ * mix from rank to rank, but over a handful of mixes.  A record stands
+ * for its stage and its repeats: the one before (DualPipe's pairs,
+ * train.c stage_rec_of, read them in order) or, with model chunks,
+ * any earlier one.  TRAIN_PHASE_STAGES is a wide margin. */
 static int phase_stages(phase *ph, gp_error *err)
 {
 	const ctx *x = &ph->x;
-	int k, first = 0, nl, nd, best = -1;
+	int k, j, first = 0, nl, nd, best = -1;
+	int any = x->y.schedule == GP_SCHED_INTERLEAVED && x->y.vpp > 1;
 
 	/* The same split as the phase before (a memo's phase, whose model
 	 * is the memo's: a new model clears it): its records as they
 	 * are. */
 	if (ph->rec_pp == x->y.pp && ph->rec_balanced == x->y.balanced &&
-	    ph->rec_n0 == x->y.n0 && ph->rec_m == x->y.m)
+	    ph->rec_n0 == x->y.n0 && ph->rec_m == x->y.m &&
+	    ph->rec_chunks == (any ? x->y.vpp : 1) &&
+	    ph->rec_ends == x->y.ends)
 		return GP_OK;
 	ph->rec_pp = 0;
 	ph->nrec = 0;
 	ph->kb = 0;
 	for (k = 0; k < x->y.pp; k++) {
-		stage_rec *r = ph->nrec > 0 ? &ph->rec[ph->nrec - 1] : NULL;
+		stage_rec *r = NULL;
 
 		nl = layout_stage_layers(&x->y, x->e.m->layers, k);
-		nd = train_stage_dense(x->e.m, first, nl);
-		if (!(k > 1 && k < x->y.pp - 1 && r && nl == r->nl &&
-		      nd == r->nd)) {
+		nd = train_stage_dense(x->e.m, &x->y, k, nl);
+		/* a middle stage: an earlier middle record like it */
+		for (j = ph->nrec - 1; k > 1 && k < x->y.pp - 1 && j >= 0;
+		     j--) {
+			stage_rec *q = &ph->rec[j];
+
+			if (q->k >= 1 && q->nl == nl && q->nd == nd) {
+				r = q;
+				break;
+			}
+			if (!any)
+				break;
+		}
+		if (!r) {
 			if (ph->nrec == TRAIN_PHASE_STAGES)
 				return gp_fail(err, "train: pp %d has more "
 					       "than %d distinct stages",
@@ -590,13 +608,15 @@ static int phase_stages(phase *ph, gp_error *err)
 		/* The bound's stage: the most layers, the first of equals. */
 		if (nl > best) {
 			best = nl;
-			ph->kb = ph->nrec - 1;
+			ph->kb = (int)(r - ph->rec);
 		}
 		first += nl;
 	}
 	ph->rec_pp = x->y.pp;
 	ph->rec_balanced = x->y.balanced;
 	ph->rec_n0 = x->y.n0;
+	ph->rec_chunks = any ? x->y.vpp : 1;
+	ph->rec_ends = x->y.ends;
 	ph->rec_m = x->y.m;
 	return GP_OK;
 }

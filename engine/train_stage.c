@@ -167,11 +167,11 @@ static void tower_costs(ctx *x, scost *s)
 		x->y.tp;
 }
 
-/* Dense layers among layers [first_layer, first_layer + nl): an MoE
- * model's that are not MoE (layout_dense_in), all of a dense one. */
-int train_stage_dense(const gp_model *m, int first_layer, int nl)
+/* Dense layers of stage k's nl: an MoE model's that are not MoE, over
+ * the stage's model chunks (layout_stage_moe), all of a dense one. */
+int train_stage_dense(const gp_model *m, const gp_layout *y, int k, int nl)
 {
-	return layout_dense_in(m, first_layer, nl);
+	return nl - layout_stage_moe(m, y, k, nl);
 }
 
 

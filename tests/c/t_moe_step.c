@@ -1,7 +1,9 @@
 /*
  * t_moe_step.c - MoE layers interleaved with dense ones (moe.layer_step):
  * which layers are MoE, the parameters of Llama 4 Maverick from its
- * config.json, and the FLOPs of a tiny step-2 model, against hand counts.
+ * config.json, the FLOPs of a tiny step-2 model, and the MoE layers each
+ * pipeline rank holds under the interleaved schedule's model chunks,
+ * against hand counts.
  *
  * Exact integer counts are compared with reltol 1e-12: the engine works in
  * doubles and every count here is below 2^53, so the only slack is the
@@ -34,6 +36,39 @@ static gp_model maverick(void)
 	return m;
 }
 
+/* A checked-looking layout of pp stages, vpp chunks each, under the
+ * interleaved schedule (vpp > 1) or 1F1B, split uniformly as
+ * mem_stage_split does for Megatron (layout_split, no balancing). */
+static gp_layout chunked(int layers, int pp, int vpp, gp_schedule s)
+{
+	gp_layout y;
+
+	memset(&y, 0, sizeof y);
+	y.tp = y.dp = y.cp = y.ep = y.etp = 1;
+	y.pp = pp;
+	y.vpp = vpp;
+	y.schedule = s;
+	layout_split(&y, layers, 0, 0, 1, 0);
+	return y;
+}
+
+/* The MoE layers of ranks 0 .. pp-1 of y equal want[]. */
+static void moe_ranks(const gp_model *m, const gp_layout *y,
+		      const int *want, const char *name)
+{
+	int k, got[16], good = 1;
+
+	for (k = 0; k < y->pp; k++) {
+		got[k] = layout_stage_moe(m, y, k,
+					  layout_stage_layers(y, m->layers, k));
+		good &= got[k] == want[k];
+	}
+	if (!ok(good, name))
+		for (k = 0; k < y->pp; k++)
+			printf("#   rank %d: %d MoE, want %d\n", k, got[k],
+			       want[k]);
+}
+
 static int fails_with(gp_model m, const char *needle, const char *name)
 {
 	gp_error e;
@@ -52,7 +87,7 @@ int main(void)
 	gp_params p;
 	double mm;
 
-	plan(27);
+	plan(35);
 
 	/* Which layers: transformers' Llama4TextModel takes
 	 * range(step - 1, layers, step) -- with step 2 of 48 layers
@@ -81,6 +116,91 @@ int main(void)
 	ok(model_moe_layers(&t) == 10, "step 0 (unset): every layer");
 	t.moe.layer_step = 1;
 	ok(model_moe_layers(&t) == 10, "step 1: every layer");
+
+	/* Interleaved model chunks (Megatron-Core get_transformer_layer_
+	 * offset: chunk c of rank s starts at c x layers / vpp + s x
+	 * layers / (pp vpp)).  Maverick at pp 4, vpp 12: one layer a
+	 * chunk, rank s holding layers s, s + 4, ..., s + 44 -- all odd
+	 * (MoE) on ranks 1 and 3, all even (dense) on 0 and 2. */
+	{
+		static const int alt[4] = { 0, 12, 0, 12 };
+		static const int six[4] = { 6, 6, 6, 6 };
+		static const int ds[4] = { 3, 3, 3, 4 };
+		static const int ds1[4] = { 1, 4, 4, 4 };
+		static const int ends[5] = { 4, 5, 5, 5, 5 };
+		static const int uneven[4] = { 1, 4, 6, 2 };
+		static const int guide[8] = { 6, 6, 8, 8, 8, 8, 8, 6 };
+		gp_layout y;
+
+		y = chunked(48, 4, 12, GP_SCHED_INTERLEAVED);
+		moe_ranks(&m, &y, alt, "maverick pp 4 vpp 12: ranks 1, 3 all "
+			  "MoE, ranks 0, 2 none");
+		/* vpp 6: chunks of 2, [8c + 2s, 8c + 2s + 2), one odd
+		 * layer each: 6 MoE on every rank */
+		y = chunked(48, 4, 6, GP_SCHED_INTERLEAVED);
+		moe_ranks(&m, &y, six, "maverick pp 4 vpp 6: 6 MoE a rank");
+		/* vpp given but 1F1B: one chunk a stage, 12 contiguous
+		 * layers, 6 odd */
+		y = chunked(48, 4, 12, GP_SCHED_1F1B);
+		moe_ranks(&m, &y, six, "vpp under 1F1B: contiguous stages");
+		/* DeepSeek-style: 16 layers, the first 3 dense, every later
+		 * one MoE (step 1).  pp 4, vpp 4: rank s holds s, s + 4, s + 8,
+		 * s + 12; layers 0, 1, 2 (dense) one on each of ranks 0..2:
+		 * 3, 3, 3, 4 MoE.  Contiguous (vpp 1): rank 0 holds 0..3,
+		 * 1 MoE, the others 4. */
+		t = maverick();
+		t.layers = 16;
+		t.moe.layer_step = 1;
+		t.moe.dense_layers = 3;
+		y = chunked(16, 4, 4, GP_SCHED_INTERLEAVED);
+		moe_ranks(&t, &y, ds, "dense first 3, pp 4 vpp 4: 3, 3, 3, 4");
+		y = chunked(16, 4, 1, GP_SCHED_1F1B);
+		moe_ranks(&t, &y, ds1, "dense first 3, pp 4: 1, 4, 4, 4");
+		/* Uneven ends (num_layers_in_first/last_pipeline_stage 2
+		 * each, mem_stage_split: n0 2, m 6): a chunk holds the
+		 * first rank's 2 / 2 = 1, a middle rank's 6 / 2 = 3, the
+		 * last's 1; 8 layers a round: rank 0 holds 0 and 8, rank 1
+		 * 1..3 and 9..11, rank 2 4..6 and 12..14, rank 3 7 and 15.
+		 * With 0..2 dense: 1, 4, 6, 2 MoE (contiguous would put 0,
+		 * 1 on rank 0: 0 MoE). */
+		y = chunked(16, 4, 2, GP_SCHED_INTERLEAVED);
+		y.balanced = 1;
+		y.n0 = 2;
+		y.m = 6;
+		moe_ranks(&t, &y, uneven, "first 2 and last 2 layers, vpp 2: "
+			  "1, 4, 6, 2");
+		/* split_ends (the embedding and the loss a slot each,
+		 * mem_stage_split: n0 = 50 / 5 - 1 = 9, m 10): Maverick at
+		 * pp 5, vpp 2, chunks of 5 slots.  Round 0: rank 0 the
+		 * embedding and 0..3, rank 1 4..8, rank 2 9..13, rank 3
+		 * 14..18, rank 4 19..23; round 1: 24..28, 29..33, 34..38,
+		 * 39..43, and rank 4 44..47 and the loss.  Odd layers: rank
+		 * 0 {1, 3} + {25, 27} = 4, rank 1 {5, 7} + {29, 31, 33} =
+		 * 5, rank 2 {9, 11, 13} + {35, 37} = 5, rank 3 {15, 17} +
+		 * {39, 41, 43} = 5, rank 4 {19, 21, 23} + {45, 47} = 5. */
+		y = chunked(48, 5, 2, GP_SCHED_INTERLEAVED);
+		y.ends = 2;
+		y.balanced = 1;
+		y.n0 = 9;
+		y.m = 10;
+		moe_ranks(&m, &y, ends, "split_ends pp 5 vpp 2: 4, 5, 5, 5, 5");
+		/* Ranks' totals vpp does not divide, as a pipeline layout
+		 * gives them: Megatron-LM's GB200 DeepSeek-V3 guide's "Et|
+		 * (tt|)*30L" at pp 8, vpp 4 (61 layers, the first 3 dense;
+		 * first_stage_layers 7, last 6: n0 7, m 8).  Chunk 0 holds
+		 * the embedding and layer 0 (rank 0), chunk 1 layers 1, 2
+		 * (rank 1), the others 2 layers each, the last (rank 7's
+		 * fourth) none: rank 0 holds 1 dense and 6 MoE, rank 1 2
+		 * dense and 6 MoE, ranks 2..6 8 MoE, rank 7 6.  (Contiguous
+		 * stages would put all 3 dense layers on rank 0.) */
+		t.layers = 61;
+		y = chunked(61, 8, 4, GP_SCHED_INTERLEAVED);
+		y.balanced = 1;
+		y.n0 = 7;
+		y.m = 8;
+		moe_ranks(&t, &y, guide, "DeepSeek-V3 Et|(tt|)*30L: 6, 6, 8, "
+			  "..., 8, 6");
+	}
 
 	/* Maverick's parameters, by hand:
 	 * attention a layer: q 5120*5120 = 26,214,400; k, v 2*5120*1024 =
