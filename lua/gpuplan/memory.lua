@@ -1730,6 +1730,11 @@ function M.memory(o)
     b.grads = r.grad_bytes
   end
   r.dp = cfg.dp
+  -- training's sequence split as gp.train returns it (cp 1 beside
+  -- ulysses N; ulysses 1: none), which fit's title names as train's does
+  if cfg.kind ~= "infer" then
+    r.cp, r.ulysses = cfg.cp_ulysses and 1 or cfg.cp, cfg.cp_ulysses and cfg.cp or 1
+  end
   r.defaults = defaults
   r.warnings, r.job = {}, { tp = cfg.tp }
   if cfg.kind ~= "infer" then r.warnings, r.job = plan_warnings(cfg, gpu, o.cat) end

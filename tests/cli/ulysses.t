@@ -23,11 +23,20 @@ my @train = ('train', 'llama3-8b', '--gpu', 'h100-sxm', '--stack', 'hf', '--fsdp
     is($c, 0, 'rl --ulysses 4: exit 0');
     like($o, qr/\(train tp 1, pp 1, dp 2, ulysses 4, fsdp full_shard/, 'rl title: dp 2, ulysses 4');
 }
-# fit takes it (the memory of the same layout)
+# fit takes it (the memory of the same layout), and its title names the
+# split after dp as train's does: ulysses N, or cp N, nothing without one
 {
-    my ($c) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--ulysses', '4',
+    my ($c, $o) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--ulysses', '4',
                      '--seq', '8192');
     is($c, 0, 'fit --ulysses 4: exit 0');
+    like($o, qr/^llama3-8b on h100-sxm x8, method full \(dp 2, ulysses 4\)$/m,
+         'fit title: dp 2, ulysses 4');
+    ($c, $o) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '16', '--cp', '2',
+                      '--tp', '2');
+    is($c, 0, 'fit --cp 2: exit 0');
+    like($o, qr/^llama3-8b on h100-sxm x16, method full \(dp 4, cp 2\)$/m, 'fit title: dp 4, cp 2');
+    ($c, $o) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '16');
+    like($o, qr/^llama3-8b on h100-sxm x16, method full \(dp 16\)$/m, 'fit title: dp alone');
 }
 # --help of train and rl lists it
 for my $cmd ('train', 'rl') {

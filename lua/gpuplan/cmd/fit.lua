@@ -266,9 +266,13 @@ function C.run(opts, args)
     return 0
   end
   -- a zero_group is named as train and rl name it (memory.sharding_words'
-  -- "zero 1 in groups of 8 ranks"): "(dp 64)" alone read as one group
+  -- "zero 1 in groups of 8 ranks"): "(dp 64)" alone read as one group;
+  -- a sequence split as train's title names it, after dp ("dp 2, cp 4",
+  -- "dp 2, ulysses 4"): the GPUs are dp x cp of them a stage
+  local seqsplit = ((r.ulysses or 1) > 1 and (", ulysses " .. r.ulysses))
+    or ((r.cp or 1) > 1 and (", cp " .. r.cp)) or ""
   local title = string.format("%s on %s x%d, method %s%s", r.model, r.gpu, r.gpus,
-    r.method, r.dp and string.format(" (dp %d%s)", r.dp, o.zero_group and (", "
+    r.method, r.dp and string.format(" (dp %d%s%s)", r.dp, seqsplit, o.zero_group and (", "
       .. memory.sharding_words(o.fsdp, o.grad_sync,
         select(2, memory.sharding(o.fsdp, o.grad_sync, o.zero)), nil, o.zero_group))
       or "") or "")
