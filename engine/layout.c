@@ -157,28 +157,39 @@ int layout_check_cp_seq(int cp, double seq, gp_error *err)
 		       cp, 2 * cp, seq);
 }
 
+int layout_check_ulysses_heads(int heads, int kv_heads, int tp, int n,
+				gp_error *err)
+{
+	int th, tkv;
+
+	if (layout_ulysses_heads_ok(heads, kv_heads, tp, n))
+		return GP_OK;
+	if (tp < 1)
+		tp = 1;
+	if (kv_heads < 1)
+		kv_heads = heads;
+	th = heads / tp;
+	tkv = kv_heads / tp > 1 ? kv_heads / tp : 1;
+	if (th < 1 || th % n != 0)
+		return gp_fail(err, "ulysses %d must divide the %d attention "
+			       "heads%s (each rank attends heads / ulysses of "
+			       "the whole sequence)", n, th,
+			       tp > 1 ? " of a TP rank" : "");
+	return gp_fail(err, "ulysses %d and the %d kv heads%s: one must divide "
+		       "the other (verl repeats the kv heads to ulysses when "
+		       "they are fewer)", n, tkv,
+		       tp > 1 ? " of a TP rank" : "");
+}
+
 int layout_check_ulysses(const gp_model *m, int tp, int n, double seq,
 			 gp_error *err)
 {
-	int kv = m->kv_heads > 0 ? m->kv_heads : m->heads, th, tkv;
-
-	if (tp < 1)
-		tp = 1;
 	if (n <= 1)
 		return GP_OK;
 	if (seq < n)
 		return gp_fail(err, "ulysses %d is larger than seq %g (each "
 			       "rank holds seq / ulysses tokens)", n, seq);
-	th = m->heads / tp;
-	tkv = kv / tp > 1 ? kv / tp : 1;
-	if (th < 1 || th % n != 0)
-		return gp_fail(err, "ulysses %d must divide the %d attention "
-			       "heads%s", n, th, tp > 1 ? " of a TP rank" : "");
-	if (tkv % n != 0 && n % tkv != 0)
-		return gp_fail(err, "ulysses %d and the %d kv heads%s: one "
-			       "must divide the other", n, tkv,
-			       tp > 1 ? " of a TP rank" : "");
-	return GP_OK;
+	return layout_check_ulysses_heads(m->heads, m->kv_heads, tp, n, err);
 }
 
 int layout_check_tp(const gp_model *m, int tp, gp_error *err)

@@ -317,16 +317,44 @@ static inline int layout_cp_seq_ok(int cp, double seq)
 }
 int layout_check_cp_seq(int cp, double seq, gp_error *err);
 
+/* DeepSpeed-Ulysses' heads rule, the one place it lives: a group of n
+ * ranks on TP tp splits the attention heads of a TP rank (heads / tp)
+ * n ways, and its kv heads (kv_heads / tp, at least one: replicated
+ * below tp; kv_heads 0 reads as heads) divide n or n them
+ * (verl/models/transformers/monkey_patch.py apply_monkey_patch: "assert
+ * num_attention_heads % ulysses_sp_size == 0", "assert
+ * num_key_value_heads % ulysses_sp_size == 0 or ulysses_sp_size %
+ * num_key_value_heads == 0"; "Upon ulysses_sp_size % num_key_value_heads
+ * == 0, kv heads are repeated").  layout_ulysses_heads_ok: 1 when n is 1
+ * or the rule holds (the layout search's test, sweep.c);
+ * layout_check_ulysses_heads: GP_OK then, else GP_EINVAL saying which
+ * half fails -- gpuplan.memory ulysses (core.ulysses_refusal) words a
+ * job's refusal with it, layout_check_ulysses a step's. */
+static inline int layout_ulysses_heads_ok(int heads, int kv_heads, int tp,
+					  int n)
+{
+	int th, tkv;
+
+	if (n <= 1)
+		return 1;
+	if (tp < 1)
+		tp = 1;
+	if (kv_heads < 1)
+		kv_heads = heads;
+	th = heads / tp;
+	tkv = kv_heads / tp > 1 ? kv_heads / tp : 1;
+	return th >= 1 && th % n == 0 && (tkv % n == 0 || n % tkv == 0);
+}
+int layout_check_ulysses_heads(int heads, int kv_heads, int tp, int n,
+				gp_error *err);
+
 /* DeepSpeed-Ulysses over a group of n ranks (the ulysses option, the
  * engine's CP group with train_cfg cp_ulysses) on TP tp: GP_OK when n is
- * at most seq tokens, divides a TP rank's attention heads and its kv
- * heads divide n or n them (verl/models/transformers/monkey_patch.py
- * apply_monkey_patch: "assert num_attention_heads % ulysses_sp_size ==
- * 0", "assert num_key_value_heads % ulysses_sp_size == 0 or
- * ulysses_sp_size % num_key_value_heads == 0"; a TP rank's kv heads are
- * at least one), else GP_EINVAL saying which.  gpuplan.memory ulysses
- * checks a job's with the user's words first; train_job's steps, which
- * change tp, cp or seq, check here (lgp_train.c). */
+ * at most seq tokens and the heads rule above holds, else GP_EINVAL
+ * saying which.  gpuplan.memory ulysses checks a job's heads with the
+ * user's words first (the sequence later, once its default is known);
+ * train_job's steps, which change tp, cp or seq, check here
+ * (lgp_train.c). */
 int layout_check_ulysses(const gp_model *m, int tp, int n, double seq,
 			 gp_error *err);
 

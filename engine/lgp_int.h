@@ -197,6 +197,7 @@ int lgp_host_bw_each(lua_State *L);
 
 int lgp_zero_group_gpus(lua_State *L);
 int lgp_hsdp_experts_ok(lua_State *L);
+int lgp_ulysses_refusal(lua_State *L);
 
 /* An inference engine's config at idx (core.infer's third argument) into
  * c, its TP topology into t; core.rl reads its rollout engine with it. */

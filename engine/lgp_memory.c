@@ -363,6 +363,32 @@ int lgp_hsdp_experts_ok(lua_State *L)
 	return 1;
 }
 
+/* core.ulysses_refusal(heads, kv_heads, tp, n) -> nil or message: does
+ * a Ulysses group of n ranks on TP tp split a model of heads attention
+ * and kv_heads KV heads (0: as many as heads)?  layout.h
+ * layout_check_ulysses_heads, the one rule (verl's asserts) that a
+ * train_job step and the layout search check by; gpuplan.memory ulysses
+ * raises its message for a job the user names. */
+int lgp_ulysses_refusal(lua_State *L)
+{
+	lua_Integer h = luaL_checkinteger(L, 1);
+	lua_Integer kv = luaL_checkinteger(L, 2);
+	lua_Integer tp = luaL_checkinteger(L, 3);
+	lua_Integer n = luaL_checkinteger(L, 4);
+	gp_error err;
+
+	luaL_argcheck(L, h >= 0 && h <= INT_MAX, 1, "heads must be >= 0");
+	luaL_argcheck(L, kv >= 0 && kv <= INT_MAX, 2, "kv_heads must be >= 0");
+	luaL_argcheck(L, tp >= 1 && tp <= INT_MAX, 3, "tp must be >= 1");
+	luaL_argcheck(L, n >= 1 && n <= INT_MAX, 4, "ulysses must be >= 1");
+	if (layout_check_ulysses_heads((int)h, (int)kv, (int)tp, (int)n,
+				       &err) == GP_OK)
+		lua_pushnil(L);
+	else
+		lua_pushstring(L, err.msg);
+	return 1;
+}
+
 /* core.zero_group_gpus(n, dpcp, tp) -> hsdp or nil: the GPUs a zero_group
  * n's shard group spans in a layout of dpcp = dp * cp data-parallel ranks
  * and tensor parallelism tp (0: n is all of dp * cp, one group), nil

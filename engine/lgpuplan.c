@@ -121,6 +121,7 @@ static const luaL_Reg corelib[] = {
 	{"host_bw_each", lgp_host_bw_each},
 	{"zero_group_gpus", lgp_zero_group_gpus},
 	{"hsdp_experts_ok", lgp_hsdp_experts_ok},
+	{"ulysses_refusal", lgp_ulysses_refusal},
 	{"check", lgp_check},
 	{"hash", lgp_hash},
 	{NULL, NULL}

@@ -493,12 +493,10 @@ end
 -- of that size (each rank holds seq / N tokens outside attention, the
 -- FSDP shard over dp x N as verl's device mesh is all the ranks) whose
 -- exchange is Ulysses' all-to-alls (train_layer.c ulysses_comm), not a
--- ring.  verl's heads rule (verl/models/transformers/monkey_patch.py
--- apply_monkey_patch): "assert num_attention_heads % ulysses_sp_size ==
--- 0" and "assert num_key_value_heads % ulysses_sp_size == 0 or
--- ulysses_sp_size % num_key_value_heads == 0" ("Upon ulysses_sp_size %
--- num_key_value_heads == 0, kv heads are repeated"); the heads are a TP
--- rank's (heads / tp) where TP splits them first.
+-- ring.  The heads rule (verl's asserts in apply_monkey_patch: the heads
+-- of a TP rank divide by N, its kv heads divide N or N them) is the
+-- engine's one (layout.h layout_check_ulysses_heads, which train_job's
+-- steps and the layout search check by too); its words are raised here.
 function M.ulysses(o, model, tp)
   local n = posint("ulysses", o.ulysses, 1)
   if n == 1 then return 1 end
@@ -509,18 +507,10 @@ function M.ulysses(o, model, tp)
   if o.cp_rotate ~= nil then
     usage("cp_rotate moves a CP ring's K and V; ulysses %d exchanges heads by all-to-all", n)
   end
-  local heads = model.heads or 0
-  local kv = model.kv_heads or heads
-  local th = tp > 1 and heads // tp or heads
-  local tkv = tp > 1 and math.max(kv // tp, 1) or kv
-  if th < 1 or th % n ~= 0 then
-    fail("ulysses %d must divide the %d attention heads%s (each rank attends heads / ulysses "
-      .. "of the whole sequence)", n, th, tp > 1 and " of a TP rank" or "")
-  end
-  if tkv % n ~= 0 and n % tkv ~= 0 then
-    fail("ulysses %d and the %d kv heads%s: one must divide the other (verl repeats the kv "
-      .. "heads to ulysses when they are fewer)", n, tkv, tp > 1 and " of a TP rank" or "")
-  end
+  -- the engine's one rule and its words (layout.h layout_check_ulysses_heads)
+  local why = require("gpuplan.core").ulysses_refusal(math.tointeger(model.heads) or 0,
+    math.tointeger(model.kv_heads) or 0, tp, n)
+  if why then fail("%s", why) end
   return n
 end
 

@@ -263,7 +263,7 @@ int main(void)
 	double S = GiB, want;
 	int i, mono;
 
-	plan(80);
+	plan(83);
 
 	/* --- layout_check_ulysses ---------------------------------------
 	 * Llama 2 70B: 64 heads, 8 kv.  verl's asserts: ulysses divides the
@@ -289,6 +289,35 @@ int main(void)
 		   strstr(e.msg, "ulysses 8 and the 12 kv heads: one must"),
 		   "ulysses 8 and 12 kv heads refused");
 	}
+	/* The heads rule alone (layout_ulysses_heads_ok, the search's
+	 * test, and layout_check_ulysses_heads, its words): 64 heads and
+	 * 8 kv take 1, 2, 4, 8 (kv divides by it), 16, 32, 64 (it divides
+	 * by the 8 kv: repeated), not 3, 12 (12 of 64 heads) nor 128
+	 * (past the heads); kv_heads 0 reads as heads (MHA: 64, so 16
+	 * holds). */
+	{
+		static const int good[] = {1, 2, 4, 8, 16, 32, 64};
+		static const int bad[] = {3, 12, 128};
+		int all = 1;
+
+		for (i = 0; i < 7; i++)
+			all = all && layout_ulysses_heads_ok(64, 8, 1, good[i]) &&
+				layout_check_ulysses_heads(64, 8, 1, good[i],
+							   &e) == GP_OK;
+		for (i = 0; i < 3; i++)
+			all = all && !layout_ulysses_heads_ok(64, 8, 1, bad[i]) &&
+				layout_check_ulysses_heads(64, 8, 1, bad[i],
+							   &e) == GP_EINVAL;
+		ok(all, "heads rule: 64 heads, 8 kv take 1..64 by powers "
+		   "of two, not 3, 12, 128");
+		ok(layout_ulysses_heads_ok(64, 0, 1, 16),
+		   "kv_heads 0 reads as the 64 heads");
+	}
+	ok(layout_check_ulysses_heads(64, 8, 8, 16, &e) == GP_EINVAL &&
+	   strcmp(e.msg, "ulysses 16 must divide the 8 attention heads of "
+		  "a TP rank (each rank attends heads / ulysses of the "
+		  "whole sequence)") == 0,
+	   "the heads message whole, a TP rank's");
 	ok(layout_check_ulysses(&m, 1, 8, 4, &e) == GP_EINVAL &&
 	   strstr(e.msg, "ulysses 8 is larger than seq 4"),
 	   "ulysses past the sequence refused");

@@ -5,7 +5,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(33)
+t.plan(37)
 
 local MiB = 2 ^ 20
 local job = { model = "llama3-8b", gpu = "h100-sxm", gpus = 4, ulysses = 4, stack = "hf",
@@ -183,6 +183,31 @@ t.ok(pcall(function() return uj64:step { tp = 2, cp = 8 } end), "train_job step:
 t.raises(function() uj64:step { tp = 8, cp = 8 } end,
   "step: ulysses 8 must divide the 4 attention heads of a TP rank",
   "train_job step: tp 8 x cp 8 refused (4 heads a TP rank)", true)
+
+-- One heads rule (engine/layout.h layout_check_ulysses_heads): gp.train's
+-- refusal of a job and a train_job step's are its words, the same after
+-- each one's prefix.  qwen2.5-7b (28 heads, 4 kv): ulysses 8 does not
+-- divide 28; a step's cp 8 on a Ulysses job of 8 GPUs the same.
+local function after(f, head)
+  local ok, e = pcall(f)
+  return not ok and tostring(e):match(head .. "(.*)$") or nil
+end
+local qj = { model = "qwen2.5-7b", gpu = "h100-sxm", stack = "hf", seq = 2048, global_batch = 8 }
+local job_says = after(function() gp.train(t.with(qj, { gpus = 8, ulysses = 8 })) end, "train: ")
+local step_says = after(function()
+  gp.train_job(t.with(qj, { gpus = 8, ulysses = 4 })):step { cp = 8 } end, "step: ")
+t.is(step_says, job_says, "a step's heads refusal is gp.train's, word for word")
+t.is(job_says, "ulysses 8 must divide the 28 attention heads (each rank attends heads / "
+  .. "ulysses of the whole sequence)", "... in the engine's words")
+-- core.ulysses_refusal is that rule: nil where it holds (28 heads, 4 kv:
+-- ulysses 4 divides 28, 4 kv heads equal it; ulysses 2 at tp 2: 14 heads
+-- and 2 kv heads a rank), the kv half's words where only it fails (96
+-- heads, 12 kv, ulysses 8: 8 divides 96, neither 8 nor 12 the other).
+local core = require "gpuplan.core"
+t.ok(core.ulysses_refusal(28, 4, 1, 4) == nil and core.ulysses_refusal(28, 4, 2, 2) == nil,
+  "core.ulysses_refusal: nil where the rule holds")
+t.is(core.ulysses_refusal(96, 12, 1, 8), "ulysses 8 and the 12 kv heads: one must divide the "
+  .. "other (verl repeats the kv heads to ulysses when they are fewer)", "the kv half's words")
 
 -- A whole cp given as a float (a case file's JSON 2 reads 2.0) is named
 -- as the integer it is: validate's reason said "ulysses 4 and cp 2.0".
