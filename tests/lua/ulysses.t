@@ -5,7 +5,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(37)
+t.plan(40)
 
 local MiB = 2 ^ 20
 local job = { model = "llama3-8b", gpu = "h100-sxm", gpus = 4, ulysses = 4, stack = "hf",
@@ -35,6 +35,40 @@ t.near(cpc.seconds, 32 * 2 * (2 * big.time + 2 * small.time), 1e-9,
 t.is(cpc.hidden, 0.0, "verl's all-to-alls are synchronous: none hidden")
 t.is(r.ulysses, 4, "result: ulysses 4")
 t.is(r.cp, 1, "result: cp 1 beside it (the group is Ulysses', no ring)")
+
+-- A group larger than a node pays the fabric it crosses: the CP group's
+-- placement (engine/layout.c layout_place: the group's ranks and those of
+-- a node) is what ulysses_comm's all-to-alls are priced on, as EP's are.
+-- (a) ulysses 16 on 16 GPUs of two DGX H100s, seq 32768: T = 2048 a rank;
+-- q, out 2048 x 4096 x 2 B = 16 MiB; 8 kv heads repeated to 16 (repeats
+-- = 16 // 8 = 2): k, v 2048 x 16 x 128 x 2 B = 8 MiB.  The group is
+-- the 16 GPUs' own, 8 a node: gp.comm's 16 GPUs on dgx-h100.
+-- (b) tp 2 x ulysses 8 on the same 16 GPUs: T = 4096; q, out 4096 x 4096
+-- / 2 x 2 B = 16 MiB; a TP rank's 4 kv heads repeated to 8 (8 // 4 = 2):
+-- k, v 4096 x 8 x 128 x 2 B = 8 MiB.  The group's 8
+-- ranks stride 2, 4 a node: gp.comm's 8 GPUs over 2 nodes.
+-- Both 32 layers x 2 passes x (2 a2a(16 MiB) + 2 a2a(8 MiB)); tolerance
+-- 1e-9: the same arithmetic.  And below by the network alone (fails if
+-- priced in one node): half of each rank's buffer S leaves the node
+-- through the GPU's 400 Gb/s NIC (50e9 B/s, dgx-h100's 8 ConnectX-7 for 8
+-- GPUs), 0.5 S / 50e9 an all-to-all at least: 64 x (2 x 0.5 x 16 MiB + 2
+-- x 0.5 x 8 MiB) / 50e9 = 32.2 ms.
+do
+  local long = t.with(job, { gpus = 16, seq = 32768 })
+  local a = t.step_part(gp.train(t.with(long, { ulysses = 16 })), "cp_comm").seconds
+  local b = t.step_part(gp.train(t.with(long, { tp = 2, ulysses = 8 })), "cp_comm").seconds
+  local function a2a(bytes, o)
+    return gp.comm(t.with({ op = "all_to_all", bytes = bytes, system = "dgx-h100" }, o)).time
+  end
+  local g16, g8x2 = { gpus = 16 }, { gpus = 8, nodes = 2 }
+  t.near(a, 32 * 2 * (2 * a2a(16 * MiB, g16) + 2 * a2a(8 * MiB, g16)), 1e-9,
+    "ulysses 16 over 2 nodes: its all-to-alls priced on the 16 GPUs' two nodes")
+  t.near(b, 32 * 2 * (2 * a2a(16 * MiB, g8x2) + 2 * a2a(8 * MiB, g8x2)), 1e-9,
+    "tp 2 x ulysses 8: its group's 8 ranks, 4 a node, priced over 2 nodes")
+  local nic = 64 * (2 * 0.5 * 16 * MiB + 2 * 0.5 * 8 * MiB) / 50e9
+  t.ok(a >= nic and b >= nic, string.format("both at least the NIC's %.1f ms (%.1f, %.1f)",
+    nic * 1e3, a * 1e3, b * 1e3))
+end
 
 -- Data parallelism is what the sequence groups leave: dp = gpus / (tp x
 -- pp x ulysses) = 16 / 4 = 4.
