@@ -163,6 +163,7 @@ int sweep_begin(sweep_iter *it, const gp_model *m, const gp_topo *t,
 	if (gp_check_count(s->tp_max, 0, "tp_max", err) ||
 	    gp_check_count(s->pp_max, 0, "pp_max", err) ||
 	    gp_check_count(s->cp_max, 0, "cp_max", err) ||
+	    gp_check_count(s->ulysses_max, 0, "ulysses_max", err) ||
 	    gp_check_count(s->ep_max, 0, "ep_max", err) ||
 	    gp_check_count(s->vpp_max, 0, "vpp_max", err) ||
 	    gp_check_count(s->nmb, 0, "micro-batch count", err))
@@ -205,6 +206,7 @@ int sweep_begin(sweep_iter *it, const gp_model *m, const gp_topo *t,
 	it->st.space = 1;
 #define CFG(member) (base->member)
 #define NOCFG 0
+#define ULY 0
 #define BEGIN(ID, name, type, lua, at, vals, bound, count, hi, def, ok) \
 	BEGIN_##vals(SWEEP_DIM_##ID, #bound, s->bound, (hi), def, at)
 #define BEGIN_MASK(lv, what, given, top, def, from_base) \
@@ -240,6 +242,7 @@ int sweep_begin(sweep_iter *it, const gp_model *m, const gp_topo *t,
 #undef MASK_DFLT_BASE
 #undef CFG
 #undef NOCFG
+#undef ULY
 	/* 1F1B and interleaved are one choice of the grid, told apart by
 	 * vpp (ok_vpp): each vpp passes one of them, so together they
 	 * count once. */
@@ -269,7 +272,8 @@ static int imin(int a, int b)
  * not a million values per layout (a search must answer in well under a
  * second whatever the bounds).  Each clamp is level_ok's own test: TP
  * divides the node and the heads, PP is at most the layers, CP splits
- * the sequence into 2 cp chunks, EP divides the experts (1 when dense),
+ * the sequence into 2 cp chunks, a Ulysses group is at most the heads
+ * and the sequence's tokens, EP divides the experts (1 when dense),
  * VPP x PP (PP >= 2) divides the layers; each divides a GPU count. */
 static int split_cap(const sweep_iter *it, int lv, int max)
 {
@@ -289,6 +293,9 @@ static int split_cap(const sweep_iter *it, int lv, int max)
 		half = floor(it->base->mem.seq / 2);
 		return half < 1 ? 1 : half < max ? imin((int)half, n) :
 			imin(max, n);
+	case LV_U:
+		return imin(max, imin(n, imin(m->heads,
+			it->base->mem.seq < n ? (int)it->base->mem.seq : n)));
 	case LV_EP:
 		return m->moe.experts > 0 ?
 			imin(max, imin(n, m->moe.experts)) : 1;
@@ -347,6 +354,14 @@ static double level_mb(const sweep_iter *it)
 	return VALUE_LIST(mbs, nmb, it->cur[LV_MB]);
 }
 
+/* The ranks each sequence splits over: the CP ring's or the Ulysses
+ * group's (one of the two is 1, ok_ulysses) -- the engine's CP group
+ * either way, which dp = N / (tp pp cp) leaves. */
+static inline int seq_ranks(const sweep_iter *it)
+{
+	return it->cur[LV_CP] * it->cur[LV_U];
+}
+
 /* Each level's check: is its current value possible, given the levels
  * outside it?  Each check sits at the outermost level that decides it,
  * so an impossible split is skipped with everything inside it.  The
@@ -403,6 +418,31 @@ static inline int ok_cp(const sweep_iter *it, int lv)
 	return 1;
 }
 
+/* DeepSpeed-Ulysses (the ulysses option, train_layer.c ulysses_comm): a
+ * group of u ranks that splits the sequence in place of a CP ring -- cp
+ * 1 beside it, as gp.train refuses both -- dividing the stage's N / (tp
+ * pp) ranks, at most the sequence's tokens (layout_check_ulysses: each
+ * rank holds seq / u of them) and splitting a TP rank's heads by the
+ * one rule gp.train refuses by (layout.h layout_ulysses_heads_ok).
+ * Ulysses pads the sequence to a multiple of u (verl/utils/ulysses.py
+ * ulysses_pad), so CP's 2 cp chunks rule is not its.  A job that gives
+ * a CP ring's rotation (cp_allgather, cp_alltoall: gp.train refuses
+ * cp_rotate beside ulysses) searches no Ulysses group. */
+static inline int ok_ulysses(const sweep_iter *it, int lv)
+{
+	const int *v = it->cur;
+	int N = it->s->gpus[v[LV_G]], u = v[lv];
+
+	if (u == 1)
+		return 1;
+	return v[LV_CP] == 1 && !it->base->cp_allgather &&
+		!it->base->cp_alltoall &&
+		(N / v[LV_TP] / v[LV_PP]) % u == 0 &&
+		it->base->mem.seq >= u &&
+		layout_ulysses_heads_ok(it->m->heads, it->m->kv_heads,
+					v[LV_TP], u);
+}
+
 /* The experts' TP of the split the odometer is at: the ETP level's 1
  * folds the experts (etp 1), its 0 splits them as tp (ok_etp). */
 static inline int split_etp(const sweep_iter *it)
@@ -457,8 +497,8 @@ static int places(sweep_iter *it, int ep, int etp)
 	memset(&y, 0, sizeof y);
 	y.tp = v[LV_TP];
 	y.pp = v[LV_PP];
-	y.cp = v[LV_CP];
-	y.dp = N / v[LV_TP] / v[LV_PP] / v[LV_CP];
+	y.cp = seq_ranks(it);
+	y.dp = N / v[LV_TP] / v[LV_PP] / y.cp;
 	y.ep = ep;
 	y.etp = etp;
 	y.micro_batch = 1;
@@ -519,7 +559,8 @@ static inline int ok_ep(const sweep_iter *it, int lv)
 static inline double level_per(const sweep_iter *it)
 {
 	const int *v = it->cur;
-	double dp = it->s->gpus[v[LV_G]] / v[LV_TP] / v[LV_PP] / v[LV_CP];
+	double dp = it->s->gpus[v[LV_G]] / v[LV_TP] / v[LV_PP] /
+		seq_ranks(it);
 
 	return layout_micro_per_step(it->base->global_batch, dp, level_mb(it));
 }
@@ -635,8 +676,8 @@ static int hybrid_whole(const sweep_iter *it)
 	memset(&y, 0, sizeof y);
 	y.tp = v[LV_TP];
 	y.pp = v[LV_PP];
-	y.cp = v[LV_CP];
-	y.dp = N / v[LV_TP] / v[LV_PP] / v[LV_CP];
+	y.cp = seq_ranks(it);
+	y.dp = N / v[LV_TP] / v[LV_PP] / y.cp;
 	y.ep = v[LV_EP];
 	y.etp = split_etp(it);
 	y.micro_batch = 1;
@@ -690,6 +731,7 @@ static int level_past(const sweep_iter *it, int lv)
 	case LV_TP: return v[lv] > N;
 	case LV_PP: return v[lv] > N / v[LV_TP];
 	case LV_CP: return v[lv] > N / v[LV_TP] / v[LV_PP];
+	case LV_U: return v[lv] > N / v[LV_TP] / v[LV_PP] / v[LV_CP];
 	/* etp x ep divides the stage's N / pp GPUs (ok_ep) */
 	case LV_EP: return v[lv] > N / v[LV_PP] / split_etp(it);
 	case LV_V: return v[lv] > 1 && (v[LV_SCH] != GP_SCHED_INTERLEAVED ||
@@ -753,9 +795,11 @@ static inline void write_inner(const sweep_iter *it, train_cfg *out,
 	const int *v = it->cur;
 	const int all = 0;
 	int N = 0;       /* the GPU count's level is not inner: unwritten */
+	int u = 0;       /* nor the Ulysses group's */
 
 #define CFG(member) (&out->member)
 #define NOCFG (&N)
+#define ULY (&u)
 #define SET(ID, name, type, lua, at, vals, bound, count, hi, def, ok) \
 	if (all || LV_##ID >= LV_Z) { \
 		*(at) = (type)VALUE_##vals(bound, count, v[LV_##ID]); \
@@ -765,6 +809,9 @@ static inline void write_inner(const sweep_iter *it, train_cfg *out,
 #undef SET
 #undef CFG
 #undef NOCFG
+#undef ULY
+	(void)N;
+	(void)u;
 	c->index = idx;
 	c->step = c->tokens_per_s = c->mfu = 0;
 	c->cost = c->train_time = c->mem_total = 0;
@@ -779,10 +826,11 @@ static void write_layout(const sweep_iter *it, train_cfg *out,
 			 sweep_cand *c, int whole, long idx)
 {
 	const int *v = it->cur;
-	int N = it->s->gpus[v[LV_G]];
+	int N = it->s->gpus[v[LV_G]], u = 1;
 
 #define CFG(member) (&out->member)
 #define NOCFG (&N)
+#define ULY (&u)
 #define SET(ID, name, type, lua, at, vals, bound, count, hi, def, ok) \
 	if (all || LV_##ID >= LV_Z) { \
 		*(at) = (type)VALUE_##vals(bound, count, v[LV_##ID]); \
@@ -803,7 +851,13 @@ static void write_layout(const sweep_iter *it, train_cfg *out,
 #undef SET
 #undef CFG
 #undef NOCFG
-	out->mem.lay.dp = N / v[LV_TP] / v[LV_PP] / v[LV_CP];
+#undef ULY
+	/* A Ulysses group is the engine's CP group, its exchange Ulysses'
+	 * all-to-alls (gpuplan.memory's cp_ulysses, as gp.train sets it) */
+	out->mem.cp_ulysses = u > 1;
+	if (u > 1)
+		out->mem.lay.cp = u;
+	out->mem.lay.dp = N / v[LV_TP] / v[LV_PP] / out->mem.lay.cp;
 	/* DualPipe runs the all-to-all and the pipeline sends under the
 	 * paired chunk's compute: the overlaps the space turns on for it
 	 * (gp.train's defaults under dualpipe), the base's elsewhere. */

@@ -1,13 +1,13 @@
 /*
  * sweep.h - enumerate the layouts of a training job on one GPU type and
- * keep the best: every TP x PP x CP x EP x DP split of each GPU count
+ * keep the best: every TP x PP x CP (or Ulysses) x EP x DP split of each GPU count
  * that divides the model and the nodes, x ZeRO stage x micro-batch x
  * recompute x pipeline schedule x interleaving x sequence parallelism.  What cannot divide is
  * skipped before anything is priced, what does not fit memory before it
  * is timed; the rest are timed by train_step_cached.
  *
  * The enumeration order is fixed (GPU counts as given, then tp, pp, cp,
- * etp (as tp, then 1), ep ascending, micro-batch, recompute, pipeline
+ * ulysses, etp (as tp, then 1), ep ascending, micro-batch, recompute, pipeline
  * schedule, vpp, sp, zero, TP overlap, DP overlap), so results and
  * shards are deterministic: candidate i belongs to shard i mod n.  The
  * last three innermost: what differs only in them shares the step's
@@ -40,6 +40,11 @@ typedef struct sweep_space {
 	const int *gpus;     /* GPU counts to try, > 0 */
 	int ngpus;
 	int tp_max, pp_max, cp_max, ep_max; /* upper bounds (0 = 1) */
+	int ulysses_max;     /* DeepSpeed-Ulysses groups 1..ulysses_max
+			      * (0 = 1: none), each a layout's sequence
+			      * split instead of a CP ring (cp 1 beside
+			      * it): the engine's CP group with
+			      * train_cfg mem.cp_ulysses */
 	unsigned etp_mask;   /* bit 0: experts' TP = tp (Megatron's
 			      * default), bit 1: etp 1, the experts folded
 			      * over the stage's ranks (0 = {bit 0}) */
@@ -109,7 +114,9 @@ typedef struct sweep_space {
  *          pushes it (int, bool, num, rec: the recompute's name, or
  *          sched: the pipeline schedule's)
  *   at     where it lives in a train_cfg: CFG(member), or NOCFG (the
- *          GPU count, which sets dp)
+ *          GPU count, which sets dp), or ULY (a Ulysses group: the
+ *          config's CP group with mem.cp_ulysses, sweep.c
+ *          write_layout)
  *   vals   RANGE: 1 .. the space's `bound` (0 reads as 1);
  *          LIST: the space's list `bound` of `count` values (0: {1});
  *          MASK: the bits of the space's mask `bound`, values 0..hi;
@@ -134,6 +141,8 @@ typedef struct sweep_space {
 	  ok_pp)                                                          \
 	X(CP, cp, int, int, CFG(mem.lay.cp), RANGE, cp_max, -, 0, 1,      \
 	  ok_cp)                                                          \
+	X(U, ulysses, int, int, ULY, RANGE, ulysses_max, -, 0, 1,         \
+	  ok_ulysses)                                                     \
 	X(ETP, etp, int, int, CFG(mem.lay.etp), MASK, etp_mask, -, 1, 1,  \
 	  ok_etp)                                                         \
 	X(EP, ep, int, int, CFG(mem.lay.ep), RANGE, ep_max, -, 0, 1,      \
@@ -168,7 +177,7 @@ enum { SWEEP_DIMS(SWEEP_DIM_ENUM) SWEEP_NDIMS };
 typedef struct sweep_cand {
 	long index;          /* position in the enumeration */
 	SWEEP_DIMS(SWEEP_DIM_FIELD)
-	int dp;              /* gpus / (tp pp cp) */
+	int dp;              /* gpus / (tp pp cp ulysses) */
 	double step, tokens_per_s, mfu, cost, train_time, mem_total;
 	double score;        /* the key's value, lower is better */
 } sweep_cand;
@@ -247,7 +256,7 @@ typedef struct sweep_iter {
 	int moved;           /* outermost level moved since the last yield */
 	int inner;           /* the last yield differs from the one before
 			      * only in ZeRO stage, TP and DP overlap */
-	int split;           /* ... and its split -- GPUs, TP, PP, CP, ETP,
+	int split;           /* ... and its split -- GPUs, TP, PP, CP, U, ETP,
 			      * EP, hybrid sharding -- is that one's (only
 			      * levels from micro-batch in moved, and the
 			      * hybrid level's value the same) */

@@ -1854,6 +1854,13 @@ opt { name = "pp_max", type = "int", metavar = "N", commands = "plan", default =
 opt { name = "cp_max", type = "int", metavar = "N", commands = "plan", default = "1",
   help = "the largest CP to try",
   suggest = { "cp", "max_cp" } }
+-- DeepSpeed-Ulysses groups (the ulysses option of train and rl) searched
+-- beside CP: a layout's sequence split is a CP ring or a Ulysses group
+-- (engine/sweep.c ok_ulysses: the heads rule, at most seq tokens).
+opt { name = "ulysses_max", type = "int", metavar = "N", commands = "plan", default = "1",
+  help = "the largest DeepSpeed-Ulysses group to try (each a layout's sequence split in "
+    .. "place of CP: its degrees divide the attention heads, as --ulysses's)",
+  suggest = { "ulysses", "max_ulysses", "ulysses_sp_max" } }
 opt { name = "ep_max", type = "int", metavar = "N", commands = "plan", default = "1",
   help = "the largest EP to try",
   suggest = { "ep", "max_ep" } }

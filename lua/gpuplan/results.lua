@@ -80,7 +80,7 @@ field("tp", "count", "tensor-parallel degree", LAYOUT .. " infer")
 field("pp", "count", "pipeline-parallel stages", LAYOUT .. " infer")
 field("cp", "count", "context-parallel degree", LAYOUT .. " memory")
 field("ulysses", "count", "DeepSpeed-Ulysses sequence-parallel degree (1: none; cp is 1 "
-  .. "beside it)", "train rl memory")
+  .. "beside it)", "train rl memory plan candidate")
 field("ep", "count", "expert-parallel degree", "train plan candidate infer rl")
 field("etp", "count", "expert-tensor-parallel degree (the experts' TP; plan: 0 = as tp)",
   "train plan candidate rl")

@@ -11,7 +11,9 @@
 -- swept instead of given:
 --   gpu          one id or a list, each once, at most 64    (required)
 --   gpus         counts: a list, a number, or "A..B" (A, 2A, 4A ... <= B)
---   tp_max (8, the node), pp_max (8), cp_max (1), ep_max (1), vpp_max (1)
+--   tp_max (8, the node), pp_max (8), cp_max (1), ulysses_max (1: a
+--                DeepSpeed-Ulysses group in place of CP, gp.train's
+--                ulysses), ep_max (1), vpp_max (1)
 --   zero         stages to try (default {1}: the distributed optimizer)
 --   micro_batch  sizes to try (default {1, 2, 4})
 --   recompute    policies to try (default {"none", "selective", "full"})
@@ -42,7 +44,7 @@
 --
 -- Result: results (ranked, best first): gpu, gpu_order (its place in the
 -- gpu list), index (the layout's place in that card's enumeration), score
--- (what they are ranked by, lower first), gpus, tp, pp, cp, ep, dp,
+-- (what they are ranked by, lower first), gpus, tp, pp, cp, ulysses, ep, dp,
 -- zero, vpp, sp, micro_batch, recompute, schedule, layout (a label), step_s,
 -- tokens_per_s, mfu, days, cost, currency, mem_gib, scaling (tokens/s
 -- per GPU against the fastest layout on the base count, > 0, above 1
@@ -360,6 +362,8 @@ function M.label(c)
   if c.pp > 1 then s[#s + 1] = "PP" .. c.pp .. (c.vpp > 1 and ("x" .. c.vpp) or "") end
   if c.schedule == "dualpipe" then s[#s + 1] = "DualPipe" end
   if c.cp > 1 then s[#s + 1] = "CP" .. c.cp end
+  -- a Ulysses group, where CP would be: "U4"
+  if (c.ulysses or 1) > 1 then s[#s + 1] = "U" .. c.ulysses end
   if c.ep > 1 then s[#s + 1] = "EP" .. c.ep end
   if c.etp == 1 and c.tp > 1 then s[#s + 1] = "ETP1" end
   s[#s + 1] = "DP" .. c.dp
@@ -798,6 +802,7 @@ end
 local function space_of(a, job, counts, policy)
   local space = {
     gpus = counts, tp_max = a.tp_max or 8, pp_max = a.pp_max or 8, cp_max = a.cp_max or 1,
+    ulysses_max = a.ulysses_max or 1,
     ep_max = a.ep_max or 1, vpp_max = a.vpp_max or 1,
     zero = list_of(a.zero, "zero") or { 1 },
     micro_batch = list_of(a.micro_batch, "micro_batch") or { 1, 2, 4 },

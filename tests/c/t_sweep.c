@@ -161,7 +161,7 @@ int main(void)
 	long count = 0;
 	double lb;
 
-	plan(51);
+	plan(54);
 	fx_a100(&d);
 
 	/* Space of fx_gpt(4 layers, 8 heads) on 8 GPUs, tp <= 8, pp <= 4,
@@ -185,6 +185,43 @@ int main(void)
 	is_int(it.st.space, 128, "combinations visited: 8 x 4 x 2 x 2");
 	is_int(it.st.divided, 36, "layouts: 9 splits x zero 2 x mb 2");
 	is_int(count, 36, "the iterator yields each layout once");
+
+	/* Ulysses groups beside CP (ok_ulysses): fx_gpt's 8 heads and 8 kv
+	 * heads on 8 GPUs, tp <= 8, pp 1, no CP, ulysses <= 8, one zero
+	 * stage and micro-batch.  A group u divides a TP rank's 8 / tp heads
+	 * (and kv heads, as many) and its 8 / tp ranks: tp 1 {1, 2, 4, 8},
+	 * tp 2 {1, 2, 4}, tp 4 {1, 2}, tp 8 {1} = 10 layouts; at seq 4 (u
+	 * <= seq: each rank holds seq / u tokens) tp 1 loses 8: 9.  Each
+	 * Ulysses layout is the engine's CP group of u with cp_ulysses, cp 1
+	 * in the candidate and dp = 8 / (tp u). */
+	{
+		sweep_space su;
+		train_cfg b4 = base_cfg(16, 4);
+		long nu = 0, n4 = 0;
+		int good = 1;
+
+		memset(&su, 0, sizeof su);
+		su.gpus = g8;
+		su.ngpus = 1;
+		su.tp_max = 8;
+		su.ulysses_max = 8;
+		MUST(sweep_begin(&it, &m, &t, &base, &su, &err));
+		while (sweep_next(&it, &c, &cand)) {
+			nu++;
+			good = good && cand.cp == 1 &&
+				c.mem.cp_ulysses == (cand.ulysses > 1) &&
+				c.mem.lay.cp == cand.ulysses &&
+				cand.dp == 8 / cand.tp / cand.ulysses &&
+				c.mem.lay.dp == cand.dp;
+		}
+		is_int(nu, 10, "ulysses <= 8: 4 + 3 + 2 + 1 layouts");
+		ok(good, "a Ulysses layout: the CP group of u, cp_ulysses, "
+		   "cp 1, dp 8 / (tp u)");
+		MUST(sweep_begin(&it, &m, &t, &b4, &su, &err));
+		while (sweep_next(&it, &c, &cand))
+			n4++;
+		is_int(n4, 9, "seq 4: no group of 8");
+	}
 
 	/* Bounds far past what the model, node and GPU count allow are
 	 * clamped before enumerating (a --vpp-max of a million took 26 s):

@@ -77,10 +77,41 @@ for my $b (@bad) {
     is($c, 2, 'rl: gpus 6 at ulysses 4: exit 2');
     like($e, qr/--gpus 6 is not a multiple of tp\*pp\*ulysses = 4/, 'rl: says so');
 }
-# plan searches no Ulysses layouts: the flag is not its
+# plan searches Ulysses groups with --ulysses-max (engine/sweep.c
+# ok_ulysses); a group is searched, not given: --ulysses is not plan's
 {
     my ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--ulysses', '4');
     is($c, 2, 'plan --ulysses: exit 2');
+}
+# llama3-8b at 64k tokens on 16 H100s, FSDP: the fastest layout is a
+# Ulysses group of 8 (tests/lua/sweep_ulysses.t: gp.train's step), shown
+# where CP would be; --ulysses-max 0 and text refused as --cp-max's are.
+my @plan = ('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '16', '--seq', '65536',
+            '--stack', 'hf', '--fsdp', 'full_shard', '--ulysses-max', '16');
+{
+    my ($c, $o, $e) = run_gp(@plan, '--top', '3');
+    is($c, 0, 'plan --ulysses-max 16: exit 0');
+    like($o, qr/^h100-sxm\s+16\s+TP1 U8 DP2 ZeRO-3 mb1 none\s+82\.61 /m, 'TP1 U8 DP2 first, 82.61 s');
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '16', '--ulysses-max', '0');
+    is($c, 1, '--ulysses-max 0: exit 1');
+    like($e, qr/^gpuplan: plan: --ulysses-max must be a whole number 1\.\.16777216 \(got 0\)$/m, '... names the flag');
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '16', '--ulysses-max', 'x');
+    is($c, 2, '--ulysses-max x: exit 2');
+    ($c, $o) = run_gp('plan', '--help');
+    like($o, qr/--ulysses-max N\s+the largest DeepSpeed-Ulysses group to try/, 'plan --help: --ulysses-max');
+}
+# Shards of the search merge to its answer (merge checks tp x pp x cp x
+# ulysses x dp = gpus of each result line)
+{
+    my $dir = File::Temp::tempdir(CLEANUP => 1);
+    for my $k (1 .. 2) {
+        my ($c, $o, $e) = run_gp(@plan, '--top', '3', '--format', 'json', '--shard', "$k/2");
+        is($c, 0, "shard $k/2: exit 0");
+        open(my $fh, '>', "$dir/s$k.jsonl") or die; print $fh $o; close $fh;
+    }
+    my ($c, $o, $e) = run_gp('merge', "$dir/s1.jsonl", "$dir/s2.jsonl");
+    is($c, 0, 'merge: exit 0') or diag $e;
+    like($o, qr/^h100-sxm\s+16\s+TP1 U8 DP2 ZeRO-3 mb1 none\s+82\.61 /m, 'merged: TP1 U8 DP2 first');
 }
 
 done_testing();

@@ -290,8 +290,10 @@ local function check_result(c, plan, where)
     wrong("gpu '%s' is not card %d of the plan's --gpu", c.gpu, c.gpu_order)
   end
   if not plan.counts[c.gpus] then wrong("gpus %d is not a count the plan searched", c.gpus) end
-  if c.tp * c.pp * c.cp * c.dp ~= c.gpus then
-    wrong("tp x pp x cp x dp = %d x %d x %d x %d is not its gpus %d", c.tp, c.pp, c.cp, c.dp, c.gpus)
+  -- (a Ulysses group splits the sequence where CP would: one of them 1)
+  if c.tp * c.pp * c.cp * c.ulysses * c.dp ~= c.gpus then
+    wrong("tp x pp x cp x ulysses x dp = %d x %d x %d x %d x %d is not its gpus %d", c.tp, c.pp,
+      c.cp, c.ulysses, c.dp, c.gpus)
   end
   local score = sweep.score(plan.key, c)
   if c.score == nil and (score == math.huge or score == -math.huge) then
