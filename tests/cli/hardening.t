@@ -844,7 +844,7 @@ like($e, qr/^\Q$lo\E\/a.lua:1: gpu 'no-gemm': field 'achievable.gemm' \(gpu\): n
         [2, qr/"score":[^,]+/, '"score":1e-30', qr/the result's score 1e-30 is not its time score /],
         [2, qr/"cost":[^,]+/, '"cost":1', qr/the result's cost 1 is not train_s x gpus x price/],
         [2, qr/"layout":"[^"]+"/, '"layout":"TP8 DP1"', qr/the result's layout 'TP8 DP1' is not its degrees' label/],
-        [2, qr/"tp":\d+/, '"tp":3', qr/the result's tp x pp x cp x dp = 3 x /],
+        [2, qr/"tp":\d+/, '"tp":3', qr/the result's tp x pp x cp x ulysses x dp = 3 x /],
         [2, qr/"gpus":\d+/, '"gpus":"8"', qr/result field 'gpus' must be an integer \(got "8"\)/],
         [2, qr/\}$/, ',"extra":1}', qr/unknown field "extra" in a result line/],
         [2, qr/"index":\d+/, '"index":1', qr/layout 1 is shard 2\/2's, not 1\/2's/],
