@@ -42,7 +42,7 @@ return {
         gen = { "ada", "ampere", "blackwell", "cdna3", "gaudi", "hopper", "turing" },
       },
       regimes = {
-        [""] = { cases = 216, lo = 0.906, hi = 1.646 },
+        [""] = { cases = 221, lo = 0.902, hi = 1.632 },
         ["vendor=AMD"] = { cases = 31, lo = 0.904, hi = 1.256 },
         ["vendor=AMD/stack=graphs"] = { cases = 31, lo = 0.904, hi = 1.256 },
         ["vendor=AMD/stack=graphs/moe=dense"] = { cases = 31, lo = 0.904, hi = 1.256 },
@@ -50,7 +50,7 @@ return {
         ["vendor=AMD/stack=graphs/moe=dense/style=tensor/scale=node"] = { cases = 25, lo = 0.891, hi = 1.250 },
         ["vendor=AMD/stack=graphs/moe=dense/style=tensor/scale=node/balance=full"] = { cases = 25, lo = 0.891, hi = 1.250 },
         ["vendor=AMD/stack=graphs/moe=dense/style=tensor/scale=node/balance=full/gen=cdna3"] = { cases = 25, lo = 0.891, hi = 1.250 },
-        ["vendor=NVIDIA"] = { cases = 179, lo = 0.902, hi = 1.796 },
+        ["vendor=NVIDIA"] = { cases = 184, lo = 0.897, hi = 1.796 },
         ["vendor=NVIDIA/stack=graphs"] = { cases = 171, lo = 0.902, hi = 1.729 },
         ["vendor=NVIDIA/stack=graphs/moe=dense"] = { cases = 126, lo = 0.902, hi = 1.805 },
         ["vendor=NVIDIA/stack=graphs/moe=dense/style=single"] = { cases = 104, lo = 0.899, hi = 1.805 },
