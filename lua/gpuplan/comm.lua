@@ -882,22 +882,41 @@ function M.max_message(g)
   return math.max(0, (cap - reserve - GiB) / 2), cap
 end
 
+-- The sweep's top size when max is not given: nccl-tests' -e 8G.
+M.DEFAULT_MAX = 8 * 1024 ^ 3
+
 -- One row per size: the nccl-tests table.
 function M.sweep(a)
   check_args(a, true)
   local rows = {}
-  local sizes = M.sizes(a.min or 8, a.max or 8 * 1024 ^ 3, a.factor)
-  -- A size past the card's memory was priced as if it ran (8 TB messages
-  -- on 80 GiB cards): refused, naming max and the largest that fits.
   local g = card_of(a)
   local most, cap = M.max_message(g)
+  -- max not given: the default top, 8 GiB, is nccl-tests' own -e 8G;
+  -- on a card whose buffers cannot hold two of it nccl-tests runs on to
+  -- the bound ("Reducing maxBytes to %ld due to memory limitation",
+  -- src/common.cu), and so does the sweep (a 16 GB card tops out at
+  -- 4 GiB) -- refusing a sweep the user never sized said "max nil".
+  local hi, lo = a.max, a.min or 8
+  if hi == nil then
+    hi = M.DEFAULT_MAX
+    if most and hi > most and type(lo) == "number" and lo <= most then
+      hi = math.floor(most)
+    end
+  end
+  local sizes = M.sizes(lo, hi, a.factor)
+  -- A size past the card's memory was priced as if it ran (8 TB messages
+  -- on 80 GiB cards): refused, naming max (or a min past the bound when
+  -- max was not given) and the largest that fits.
   if most and sizes[#sizes] > most then
-    error(string.format("comm: max %s: a message of %s B needs a send and a receive buffer of "
+    local which = a.max == nil and a.min ~= nil and "min" or "max"
+    local said = which == "min" and shown(a.min) or a.max == nil and "8 GiB (the default)"
+      or shown(a.max)
+    error(string.format("comm: %s %s: a message of %s B needs a send and a receive buffer of "
       .. "its size on each GPU (nccl-tests' AllocateBuffs), %.1f GiB, past %s's %.1f GiB; "
-      .. "give max at most %d B (%.2f GiB: its memory less nccl-tests' reserve of %d GiB and "
-      .. "1 GiB, halved)", shown(a.max), shown(sizes[#sizes]), 2 * sizes[#sizes] / 1024 ^ 3,
-      tostring(g.id or g.name or "the card"), cap / 1024 ^ 3, math.floor(most), most / 1024 ^ 3,
-      math.floor(math.min(math.ceil(cap / 16 / 1024 ^ 3), 4) + 0.5)), 0)
+      .. "give %s at most %d B (%.2f GiB: its memory less nccl-tests' reserve of %d GiB and "
+      .. "1 GiB, halved)", which, said, shown(sizes[#sizes]), 2 * sizes[#sizes] / 1024 ^ 3,
+      tostring(g.id or g.name or "the card"), cap / 1024 ^ 3, which, math.floor(most),
+      most / 1024 ^ 3, math.floor(math.min(math.ceil(cap / 16 / 1024 ^ 3), 4) + 0.5)), 0)
   end
   for _, s in ipairs(sizes) do
     local args = {}

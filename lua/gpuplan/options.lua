@@ -1234,7 +1234,11 @@ opt { name = "min", type = "string", metavar = "SIZE", commands = "comm", cli_on
     .. "to --max.  SIZE: 8, 1MiB, 4GB ..." }
 opt { name = "max", type = "string", metavar = "SIZE", commands = "comm", cli_only = true,
   default = "8GiB",
-  help = "largest message" }
+  -- gpuplan.comm sweep: nccl-tests holds a send and a receive buffer of
+  -- the largest message on each GPU (src/common.cu AllocateBuffs)
+  help = "largest message: a send and a receive buffer of it must fit the card (a larger "
+    .. "--max is refused, exit 1; the default stops at the largest that fits, as nccl-tests "
+    .. "reduces its maxBytes)" }
 opt { name = "topology", type = "table", lua_only = true, commands = "comm",
   help = "the node and network as a table of the fields below (nodes: how many there "
     .. "are) instead of system or gpu" }

@@ -136,7 +136,10 @@ function C.run(opts, args)
     local okr, rows = pcall(comm.sweep, { op = canon, system = system,
                                           gpu = not system and opts.gpu or nil,
                                           fabric = opts.fabric, nodes = opts.nodes,
-                                          gpus = opts.gpus, algo = opts.algo, min = lo, max = hi,
+                                          gpus = opts.gpus, algo = opts.algo, min = lo,
+                                          -- not given: the sweep's own default top, which
+                                          -- stops where the card's buffers fit
+                                          max = opts.max and hi or nil,
                                           gpus_per_thread = opts.gpus_per_thread,
                                           nccl = opts.nccl, nvls = opts.nvls,
                                           nics = opts.nics })
@@ -151,7 +154,9 @@ function C.run(opts, args)
                             :gsub("comm: fabric", "comm: --fabric"):gsub("comm: gpu:", "comm: --gpu:")
                             :gsub("^comm: max [^:]*:", "comm: --max " .. (opts.max and tostring(opts.max)
                                     or "8GiB (the default)") .. ":")
+                            :gsub("^comm: min [^:]*:", "comm: --min " .. tostring(opts.min) .. ":")
                             :gsub("give max at most", "give --max at most")
+                            :gsub("give min at most", "give --min at most")
                             :gsub("built from gpu ", "built from --gpu ")
                             :gsub("give system = ID %(a catalog system with NICs%)",
                                   "give --system ID (a catalog system with NICs)")
@@ -216,6 +221,16 @@ function C.run(opts, args)
   if r1.gpus == 1 and (fmt == "text" or fmt == "markdown") then
     io.write("one rank: nothing crosses a link, so no time is priced (NCCL runs a "
       .. "one-rank collective as a copy within the GPU)\n")
+  end
+
+  -- --max not given on a card that cannot hold two 8 GiB buffers: the
+  -- sweep stopped where they fit (gpuplan.comm sweep), said here.
+  local top = comm.sizes(lo, hi)
+  if not opts.max and rows[#rows].bytes < top[#top] and (fmt == "text" or fmt == "markdown") then
+    io.write(string.format("largest message %d B, not the default --max 8GiB's %d B: "
+      .. "nccl-tests holds a send and a receive buffer of the largest on each GPU, and two of "
+      .. "%d B do not fit %s (nccl-tests reduces its maxBytes alike)\n",
+      rows[#rows].bytes, top[#top], top[#top], opts.system or opts.gpu))
   end
 
   if opts.svg then
