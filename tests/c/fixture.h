@@ -9,15 +9,18 @@
  * NVLS off) and 8 NICs of 25 GB/s (HDR 200 Gb/s) at 0.9, 2.7 us.  A GPT of
  * Narayanan et al. 2021's shape: LayerNorm, GeLU MLP of 4h, MHA, tied
  * embeddings, no biases, so its parameters are 12 l h^2 + V h exactly.
+ * And the model_check refusal the model tests expect (fx_model_fails).
  */
 #ifndef GP_TEST_FIXTURE_H
 #define GP_TEST_FIXTURE_H
 
+#include <stdio.h>
 #include <string.h>
 
 #include "comm.h"
 #include "model.h"
 #include "roofline.h"
+#include "tap.h"
 
 static inline void fx_a100(roof_device *d)
 {
@@ -84,6 +87,22 @@ static inline gp_model fx_llama(int layers, int hidden, int heads,
 	m.vocab = vocab;
 	m.norm_params = hidden;	/* RMSNorm */
 	return m;
+}
+
+/* One TAP point: model_check refuses m with GP_EINVAL and a message that
+ * contains needle; on a miss the code and message are printed as a
+ * diagnostic.  Returns model_check's code. */
+static inline int fx_model_fails(gp_model m, const char *needle,
+				 const char *name)
+{
+	gp_error e;
+	int rc;
+
+	e.msg[0] = '\0';
+	rc = model_check(&m, &e);
+	if (!ok(rc == GP_EINVAL && strstr(e.msg, needle) != NULL, name))
+		printf("#   rc %d, msg '%s', want '%s'\n", rc, e.msg, needle);
+	return rc;
 }
 
 #endif

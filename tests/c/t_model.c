@@ -101,18 +101,6 @@ static double total(const gp_model *m)
 	return p.total;
 }
 
-static int fails_with(gp_model m, const char *needle, const char *name)
-{
-	gp_error e;
-	int rc;
-
-	e.msg[0] = '\0';
-	rc = model_check(&m, &e);
-	if (!ok(rc == GP_EINVAL && strstr(e.msg, needle) != NULL, name))
-		printf("#   rc %d, msg '%s', want '%s'\n", rc, e.msg, needle);
-	return rc;
-}
-
 int main(void)
 {
 	gp_model m;
@@ -339,23 +327,23 @@ int main(void)
 
 	/* Bad inputs: each names its field. */
 	m = fx_llama(32, 4096, 32, 6, 11008, 32000);
-	fails_with(m, "kv_heads (6) must divide heads (32)", "kv_heads 6/32");
+	fx_model_fails(m, "kv_heads (6) must divide heads (32)", "kv_heads 6/32");
 	m = fx_llama(-1, 4096, 32, 32, 11008, 32000);
-	fails_with(m, "layers must be positive", "negative layers");
+	fx_model_fails(m, "layers must be positive", "negative layers");
 	m = fx_llama(32, 4096, 32, 32, 11008, 32000);
 	m.moe.experts = 8;
 	m.moe.top_k = 9;
 	m.moe.ffn_hidden = 1;
-	fails_with(m, "moe.top_k", "top_k > experts");
+	fx_model_fails(m, "moe.top_k", "top_k > experts");
 	m = fx_llama(32, 4096, 32, 32, 11008, 32000);
 	m.norm_params = 5;
-	fails_with(m, "norm_params", "norm_params neither h nor 2h");
+	fx_model_fails(m, "norm_params", "norm_params neither h nor 2h");
 	m = deepseek_v3();
 	m.mla.v_head_dim = 0;
-	fails_with(m, "mla.v_head_dim", "MLA without v_head_dim");
+	fx_model_fails(m, "mla.v_head_dim", "MLA without v_head_dim");
 	m = fx_llama(32, 4096, 32, 32, 11008, 32000);
 	m.vision.params = NAN;
-	fails_with(m, "vision.params", "NaN vision params");
+	fx_model_fails(m, "vision.params", "NaN vision params");
 	ok(model_params(&m, &p, &e) == GP_EINVAL, "model_params refuses too");
 
 	/* --- encoder-decoder (T5) --- */
@@ -494,35 +482,35 @@ int main(void)
 		   "alibi: no rope_kv either");
 		m.positions = GP_POS_ROPE;
 		m.pos_embeddings = 2048;
-		fails_with(m, "pos_embeddings = 2048 is a learned position "
+		fx_model_fails(m, "pos_embeddings = 2048 is a learned position "
 			   "table: positions must be learned",
 			   "a position table with rope refused");
 		m.pos_embeddings = 0;
 		m.positions = 3;
-		fails_with(m, "positions must be 0 (rope), 1 (learned) or 2 "
+		fx_model_fails(m, "positions must be 0 (rope), 1 (learned) or 2 "
 			   "(alibi), got 3", "an unknown position kind refused");
 		m = deepseek_v3();
 		m.positions = GP_POS_LEARNED;
-		fails_with(m, "mla ropes its qk_rope_head_dim key: positions "
+		fx_model_fails(m, "mla ropes its qk_rope_head_dim key: positions "
 			   "must be rope", "MLA without rope refused");
 
 		m = t5(24, 1024, 32, 128, 16384, 0, 1);
 		m.moe.experts = 8;
 		m.moe.top_k = 2;
 		m.moe.ffn_hidden = 1024;
-		fails_with(m, "encoder-decoder model (encoder_layers 24) with "
+		fx_model_fails(m, "encoder-decoder model (encoder_layers 24) with "
 			   "experts", "encoder-decoder with experts refused");
 		m = fx_llama(32, 4096, 32, 32, 11008, 32000);
 		m.rel_buckets = 32;
-		fails_with(m, "rel_buckets (32) applies to encoder-decoder",
+		fx_model_fails(m, "rel_buckets (32) applies to encoder-decoder",
 			   "rel_buckets on a decoder-only model");
 		m = t5(24, 2048, 32, 64, 5120, 1, 0);
 		m.ffn_relu = 1;
-		fails_with(m, "ffn_relu applies to a plain MLP",
+		fx_model_fails(m, "ffn_relu applies to a plain MLP",
 			   "ReLU on a gated MLP");
 		m.ffn_relu = 0;
 		m.encoder_layers = -1;
-		fails_with(m, "encoder_layers", "negative encoder_layers");
+		fx_model_fails(m, "encoder_layers", "negative encoder_layers");
 	}
 
 	m = fx_llama(32, 4096, 32, 32, 11008, 32000);

@@ -69,18 +69,6 @@ static void moe_ranks(const gp_model *m, const gp_layout *y,
 			       want[k]);
 }
 
-static int fails_with(gp_model m, const char *needle, const char *name)
-{
-	gp_error e;
-	int rc;
-
-	e.msg[0] = '\0';
-	rc = model_check(&m, &e);
-	if (!ok(rc == GP_EINVAL && strstr(e.msg, needle) != NULL, name))
-		printf("#   rc %d, msg '%s', want '%s'\n", rc, e.msg, needle);
-	return rc;
-}
-
 int main(void)
 {
 	gp_model m, t;
@@ -256,11 +244,11 @@ int main(void)
 	 * after the dense ones (3 layers, 2 dense, step 2: only layer 1
 	 * would be, and it is dense). */
 	t.moe.layer_step = 5;
-	fails_with(t, "moe.layer_step must be in 1..layers (4), got 5",
+	fx_model_fails(t, "moe.layer_step must be in 1..layers (4), got 5",
 		   "step past the layers refused");
 	t.layers = 3;
 	t.moe.dense_layers = 2;
 	t.moe.layer_step = 2;
-	fails_with(t, "leave no MoE layer", "no MoE layer left refused");
+	fx_model_fails(t, "leave no MoE layer", "no MoE layer left refused");
 	return done();
 }
