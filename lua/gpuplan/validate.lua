@@ -838,12 +838,15 @@ function read_cases(path, seen, at)
           .. "groups", own)
       end
       local tp, pp, cp = v(par.tp) or 1, v(par.pp) or 1, v(par.cp) or 1
-      -- Ulysses' groups split the GPUs as CP's do (gpuplan.memory ulysses)
-      cp = cp * (v(par.ulysses) or 1)
-      if tp * pp * cp * par.dp ~= pool then
+      -- Ulysses' groups split the GPUs as CP's do (gpuplan.memory ulysses);
+      -- each factor named with its own value ("cp x ulysses 3" read as
+      -- one factor of 3)
+      local u = v(par.ulysses)
+      local seq = cp * (u or 1)
+      if tp * pp * seq * par.dp ~= pool then
         error(string.format("%s: field 'parallel.dp': %d, but %d GPUs%s over tp %d x pp %d x "
-          .. "%s %d make %g", where, par.dp, pool, beside, tp, pp,
-          v(par.ulysses) and "cp x ulysses" or "cp", cp, pool / (tp * pp * cp)), 0)
+          .. "cp %d%s make %g", where, par.dp, pool, beside, tp, pp, cp,
+          u and string.format(" x ulysses %d", u) or "", pool / (tp * pp * seq)), 0)
       end
     end
     -- model.vision as a catalog id: a model of the catalog with a tower.

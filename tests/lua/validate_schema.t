@@ -139,6 +139,20 @@ path = scratch.put("dp.json", cjson.encode {
 local okd, ed = pcall(validate.read, path)
 t.is(not okd and ed, path .. ":1: case 'dp': field 'parallel.dp': 8, but 16 GPUs over tp 2 x pp 2 x "
   .. "cp 1 make 4", "a dp that contradicts the GPUs: refused, naming both")
+-- A Ulysses group splits the GPUs as CP does, each factor named with its
+-- value: 16 GPUs over tp 1 x pp 1 x cp 1 x ulysses 3 make 16 / 3 =
+-- 5.33333 (%g), not dp 4.  It said "cp x ulysses 3", one factor.
+path = scratch.put("dpu.json", cjson.encode {
+  { id = "dpu", kind = "train",
+    model = { name = "m", layers = 4, hidden = 1024, heads = 24, ffn_hidden = 4096, vocab = 32000 },
+    hardware = { gpu = "h100-sxm", gpus = 16 },
+    parallel = { dp = 4, ulysses = 3 },
+    workload = { seq_len = 2048 },
+    measured = { metric = "mfu", value = 0.4 } },
+})
+okd, ed = pcall(validate.read, path)
+t.is(not okd and ed, path .. ":1: case 'dpu': field 'parallel.dp': 4, but 16 GPUs over tp 1 x pp 1 x "
+  .. "cp 1 x ulysses 3 make 5.33333", "a dp that contradicts the Ulysses groups: each factor named")
 scratch.remove()
 
 t.done_testing()
