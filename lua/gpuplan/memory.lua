@@ -660,6 +660,20 @@ local function prepare_shape(o, cfg, model, method, dflt)
     local flash = dflt("flash", { model = model, eager = eager_kernels(o, stack) })
     if not flash then cfg.flash = false end
   end
+  -- verl's Ulysses is its replacement of the flash-attention forward
+  -- (verl/models/transformers/monkey_patch.py apply_monkey_patch:
+  -- "Replace _flash_attention_forward to _ulysses_flash_attention_forward",
+  -- the one function it patches): the Hugging Face modules' eager or
+  -- SDPA attention runs no all-to-all, each rank attending its own
+  -- seq / N tokens -- another model, not Ulysses priced.
+  if cfg.cp_ulysses and cfg.flash == false and
+     (o.stack or options.get("stack").value({ method = method })) == "hf" then
+    local say = o.flash == false and usage or fail
+    say("ulysses %d is verl's replacement of the flash-attention forward (apply_monkey_patch "
+      .. "patches _flash_attention_forward alone); the run's attention is unfused "
+      .. "(flash = false%s), where each rank would attend its own tokens", o.ulysses,
+      o.flash == false and "" or (", " .. tostring(model.id or model.name) .. "'s default"))
+  end
   -- Encoder-decoder: the encoder's length beside seq, the decoder's.
   local encdec = (model.encoder_layers or 0) > 0
   if o.enc_seq ~= nil and not encdec then

@@ -297,7 +297,8 @@ opt { name = "ulysses", type = "int", metavar = "N", commands = "fit train rl", 
     .. "q, k, v all-to-all'd to whole sequences of heads / N before attention and the "
     .. "output back (and both again in the backward); N must divide the attention heads "
     .. "(and the kv heads, or be a multiple of them: they are repeated); dp = gpus / "
-    .. "(tp*pp*N); not with --cp",
+    .. "(tp*pp*N); not with --cp, nor on --stack hf with --no-flash (verl patches the "
+    .. "flash-attention forward alone)",
   suggest = { "ulysses_sequence_parallel_size", "ulysses_sp_size", "sp_size",
               "sequence_parallel_size" } }
 opt { name = "ep", type = "int", metavar = "N", commands = "fit train rl infer", serve = true,

@@ -77,6 +77,15 @@ for my $b (@bad) {
     is($c, 2, 'rl: gpus 6 at ulysses 4: exit 2');
     like($e, qr/--gpus 6 is not a multiple of tp\*pp\*ulysses = 4/, 'rl: says so');
 }
+# unfused attention: verl's Ulysses patches the flash-attention forward
+# alone; --no-flash given is a usage error
+{
+    my ($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8',
+                             '--ulysses', '2', '--no-flash');
+    is($c, 2, 'ulysses with --no-flash: exit 2');
+    like($e, qr/^gpuplan: train: --ulysses 2 is verl's replacement of the flash-attention forward .* unfused \(--no-flash\)/m,
+         '... names both flags') or diag $e;
+}
 # plan searches Ulysses groups with --ulysses-max (engine/sweep.c
 # ok_ulysses); a group is searched, not given: --ulysses is not plan's
 {

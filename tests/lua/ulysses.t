@@ -5,7 +5,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(40)
+t.plan(43)
 
 local MiB = 2 ^ 20
 local job = { model = "llama3-8b", gpu = "h100-sxm", gpus = 4, ulysses = 4, stack = "hf",
@@ -247,3 +247,16 @@ t.is(core.ulysses_refusal(96, 12, 1, 8), "ulysses 8 and the 12 kv heads: one mus
 -- as the integer it is: validate's reason said "ulysses 4 and cp 2.0".
 t.raises(function() gp.train(t.with(job, { cp = 2.0, gpus = 8 })) end,
   "ulysses 4 and cp 2: Ulysses is the sequence split", "cp 2.0 beside ulysses named cp 2", true)
+
+-- verl's Ulysses replaces the flash-attention forward alone
+-- (apply_monkey_patch: _flash_attention_forward): unfused attention on the
+-- Hugging Face modules runs no all-to-all, so it is refused -- a usage
+-- error where flash = false was given, the model's own where it is the
+-- default (T5's relative bias runs unfused).  DeepSpeed's
+-- DistributedAttention wraps any local attention: its stack stands.
+t.raises(function() gp.train(t.with(job, { flash = false })) end,
+  "ulysses 4 is verl's replacement of the flash-attention forward", "flash = false: refused", true)
+t.raises(function() gp.train { model = "t5-3b", gpu = "h100-sxm", gpus = 8, ulysses = 2 } end,
+  "unfused (flash = false, t5-3b's default)", "T5's unfused default: refused, naming it", true)
+t.ok(pcall(gp.train, t.with(job, { flash = false, stack = "deepspeed", zero = 1 })),
+  "stack deepspeed, flash = false: priced")
