@@ -1013,6 +1013,21 @@ function M.setup(a)
   if a.model == nil then error(args.usage("infer: model is required"), 3) end
   if a.gpu == nil then error(args.usage("infer: gpu is required"), 3) end
   local model = type(a.model) == "table" and a.model or cat:get("models", a.model)
+  -- A model table's released formats, by the catalog's own enums
+  -- (gpuplan.schema model: dtype, expert_dtype), which a catalog file is
+  -- checked against and a table is not (the engine's reader ignores both
+  -- fields): dtype = "FP8" or 8 was served in bf16 in silence, and
+  -- expert_dtype = "MXFP4" refused as expert_weights, an argument never
+  -- given.
+  if type(a.model) == "table" then
+    local schema = require "gpuplan.schema"
+    for _, k in ipairs { "dtype", "expert_dtype" } do
+      if model[k] ~= nil then
+        local _, e = schema.check(model[k], schema.model.fields[k])
+        if e then error(string.format("infer: model.%s: %s", k, e.msg), 3) end
+      end
+    end
+  end
   -- gpu = 5 was told the catalog's "gpu must be an id, a string", though
   -- a gpu table is taken too (gp.train's words)
   if type(a.gpu) ~= "string" and type(a.gpu) ~= "table" then
