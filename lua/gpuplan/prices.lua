@@ -152,13 +152,15 @@ function M.buyer(cat, o, who)
   -- ISO 4217 codes in either case, as a budget's "100kcny" is read
   -- (sweep.money): --currency cny was refused, "no exchange rate in the
   -- catalog (CNY, USD)"
+  -- (the refusal names the code as given: --currency xyz said 'XYZ')
+  local given = cur
   if type(cur) == "string" then cur = cur:upper() end
   if type(cur) ~= "string" or not (cur == "USD" or (cat.currencies and cat.currencies[cur])) then
     local names = { "USD" }
     for k in pairs(cat.currencies or {}) do names[#names + 1] = k end
     table.sort(names)
     error(string.format("%s: currency %s%s: no exchange rate in the catalog (%s)", who,
-      type(cur) == "string" and ("'" .. cur .. "'") or require("gpuplan.args").shown(cur), cfrom and (" (from " .. cfrom .. ")") or "",
+      type(given) == "string" and ("'" .. given .. "'") or require("gpuplan.args").shown(given), cfrom and (" (from " .. cfrom .. ")") or "",
       table.concat(names, ", ")), 0)
   end
   local mk, said, derived = o.market, nil, false

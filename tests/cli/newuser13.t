@@ -222,7 +222,7 @@ LUA
          qr/ CNY \(/, 'the costs in CNY');
     ($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h800-sxm', '--gpus', '8', '--currency', 'eur');
     is($c, 1, 'a code the catalog has no rate for: still refused, exit 1');
-    like($e, qr/currency 'EUR'.*no exchange rate in the catalog \(CNY, USD\)/, '... named');
+    like($e, qr/currency 'eur'.*no exchange rate in the catalog \(CNY, USD\)/, '... named as given');
     my $f = "$tmp/cur.lua";
     write_file($f, <<'LUA');
 local gp = require "gpuplan"

@@ -88,6 +88,9 @@ t.is(prices.buyer(cat, { price = "h800-sxm/autodl/cn" }, "t").currency, "CNY",
      "so does a catalog price id quoted in CNY")
 t.raises(function() prices.buyer(cat, { currency = "XYZ" }, "t") end,
   "t: currency 'XYZ': no exchange rate in the catalog (CNY, USD)", "unknown currency", true)
+-- named as given, not as upper-cased to look it up
+t.raises(function() prices.buyer(cat, { currency = "xyz" }, "t") end,
+  "t: currency 'xyz': no exchange rate in the catalog (CNY, USD)", "unknown currency, as given", true)
 t.raises(function() prices.buyer(cat, { market = "mars" }, "t") end,
   "t: market 'mars': no price in the catalog is from it (markets: cn, global, overseas, us)",
   "unknown market", true)
