@@ -1493,7 +1493,9 @@ function M.zero_group(o, cfg, sharding, model)
   local group = cfg.dp * (cfg.cp or 1)
   local hsdp = require("gpuplan.core").zero_group_gpus(n, group, cfg.tp)
   if hsdp == nil then
-    usage("zero_group %d must divide the data-parallel group dp x cp = %d", n, group)
+    -- a Ulysses job's sequence group is its ulysses, not a cp never given
+    usage("zero_group %d must divide the data-parallel group dp x %s = %d", n,
+      cfg.cp_ulysses and "ulysses" or "cp", group)
   end
   if o.order ~= nil then usage(M.ZERO_GROUP_REFUSED.order, n) end
   -- The experts shard over the group's expert replicas: a group of

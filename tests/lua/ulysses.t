@@ -5,7 +5,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(43)
+t.plan(44)
 
 local MiB = 2 ^ 20
 local job = { model = "llama3-8b", gpu = "h100-sxm", gpus = 4, ulysses = 4, stack = "hf",
@@ -260,3 +260,9 @@ t.raises(function() gp.train { model = "t5-3b", gpu = "h100-sxm", gpus = 8, ulys
   "unfused (flash = false, t5-3b's default)", "T5's unfused default: refused, naming it", true)
 t.ok(pcall(gp.train, t.with(job, { flash = false, stack = "deepspeed", zero = 1 })),
   "stack deepspeed, flash = false: priced")
+
+-- zero_group's divisor names the Ulysses group, not a cp never given:
+-- 12 GPUs at ulysses 4 are dp 3, and dp x ulysses = 12 is not a multiple
+-- of 8.
+t.raises(function() gp.train(t.with(job, { gpus = 12, global_batch = 3, zero = 3, zero_group = 8 })) end,
+  "zero_group 8 must divide the data-parallel group dp x ulysses = 12", "zero_group: dp x ulysses", true)
