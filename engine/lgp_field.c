@@ -109,10 +109,13 @@ const char *lgp_nearest(const char *key, const char *const *names, int n)
 	return best;
 }
 
-/* Raise "what: unknown field 'key' (did you mean 'x'?)", or with no near
- * name the names it takes, as args.check_keys words it on the Lua side. */
-static int unknown(lua_State *L, int arg, const char *what, const char *key,
-		   const char *const *names, int n)
+/* Raise "what: unknown NOUN 'key' (did you mean 'x'?)", or with no near
+ * name the names it takes, as args.check_keys words it on the Lua side.
+ * noun: "option" for a call's options (job:step's layout, the names of
+ * gp.train's own options: args.unknown_option's words), "field" for a
+ * description table's (a model's, a device's). */
+static int unknown(lua_State *L, int arg, const char *what, const char *noun,
+		   const char *key, const char *const *names, int n)
 {
 	const char *near = lgp_nearest(key, names, n);
 	luaL_Buffer b;
@@ -130,8 +133,8 @@ static int unknown(lua_State *L, int arg, const char *what, const char *key,
 		luaL_addstring(&b, names[i]);
 	}
 	luaL_pushresult(&b);
-	return fail(L, arg, lua_pushfstring(L, "%s: unknown field '%s' (%s)",
-					    what, key, lua_tostring(L, -1)));
+	return fail(L, arg, lua_pushfstring(L, "%s: unknown %s '%s' (%s)",
+					    what, noun, key, lua_tostring(L, -1)));
 }
 
 /* The name -> index table of a description, built once and kept in the
@@ -382,7 +385,8 @@ static void strict_fail(lua_State *L, int arg, const lgp_desc *d,
 			"(the job's own table)", d->what, key));
 	for (n = 0; n < LGP_NAMES_MAX && d->fields[n].name; n++)
 		names[n] = d->fields[n].name;
-	unknown(L, arg, d->what, key, names, n);
+	unknown(L, arg, d->what, d == &lgp_step_desc || d == &lgp_rl_step_desc
+		? "option" : "field", key, names, n);
 }
 
 void lgp_flat(lua_State *L, int idx)
@@ -765,6 +769,6 @@ void lgp_strict(lua_State *L, int idx, int arg, const char *what)
 	 * check after it) was listed twice ("... vision, id, name, ...,
 	 * head_dim, head_dim, ffn_act, ...") */
 	if (bad)
-		unknown(L, arg, what, bad, names, distinct(names, n));
+		unknown(L, arg, what, "field", bad, names, distinct(names, n));
 	lua_settop(L, top);
 }

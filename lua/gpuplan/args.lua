@@ -129,19 +129,30 @@ function M.nearest(key, names)
   return best
 end
 
+-- The one message of an unknown key, wherever a user gives a name that
+-- is not taken: a gp.* function's options (gp.train's, gp.infer's,
+-- gp.comm's, a policy's, gp.render's opts ...), job:step's layout (its C
+-- binding words it the same) and a command line's --options.  shown: the
+-- key as the user wrote it ('seqlen', '--seqlen'); tail: what to say
+-- after it, with its leading space (" (did you mean 'seq'?)") or "".
+-- gp.train said "unknown option", gp.infer and gp.comm "unknown
+-- argument", gp.render "unknown key" for the same mistake.
+function M.unknown_option(who, shown, tail)
+  return string.format("%s: unknown option %s%s", who, shown, tail or "")
+end
+
 -- Refuse a key of table t that `known` (a list of names, in the order
--- that breaks a tie) does not hold: "who: unknown argument 'k' (did you
+-- that breaks a tie) does not hold: "who: unknown option 'k' (did you
 -- mean 'x'?)" -- or, with no near name, the names it takes.  Raised at
--- `level` (as error's; default the caller's caller); noun: "argument"
--- (default) or "option".
-function M.check_keys(t, known, who, level, noun)
+-- `level` (as error's; default the caller's caller).
+function M.check_keys(t, known, who, level)
   local set = {}
   for _, n in ipairs(known) do set[n] = true end
   local bad = M.unknown_key(t, set)
   if bad == nil then return end
   local near = M.nearest(bad, known)
-  error(string.format("%s: unknown %s '%s' (%s)", who, noun or "argument", tostring(bad),
-    near and ("did you mean '" .. near .. "'?") or table.concat(known, ", ")), (level or 2) + 1)
+  error(M.unknown_option(who, "'" .. tostring(bad) .. "'", " (" .. (near
+    and ("did you mean '" .. near .. "'?") or table.concat(known, ", ")) .. ")"), (level or 2) + 1)
 end
 
 -- A set from a whitespace-separated list of names.

@@ -82,8 +82,20 @@ local formats = { text = true, markdown = true, csv = true, json = true }
 
 -- Parse argv[first..] against a command's option table.
 -- Returns opts, args or raises a usage error.  hint (optional):
--- function(key) -> what to add to "unknown option '--x'" (a did-you-mean).
+-- function(key) -> what to add to "unknown option '--x'" (a did-you-mean);
+-- without one, the nearest option of spec (args.nearest): roofline,
+-- catalog, validate, model and merge, which declare no hint, named no
+-- option ("roofline: unknown option '--gpuz'"), where fit ... comm did.
 function M.parse(cmdname, spec, argv, first, hint)
+  if not hint then
+    hint = function(key)
+      local names = {}
+      for n in pairs(spec) do names[#names + 1] = n end
+      table.sort(names)
+      local near = argmod.nearest(key, names)
+      return near and string.format(" (did you mean '--%s'?)", (near:gsub("_", "-"))) or ""
+    end
+  end
   local opts, args = {}, {}
   local i = first or 1
   local only_args = false
@@ -124,7 +136,7 @@ function M.parse(cmdname, spec, argv, first, hint)
         key, ty, on = key:sub(4), "flag", false
       end
       if not ty then
-        error(M.usage(string.format("%s: unknown option '--%s'%s", cmdname, name,
+        error(M.usage(argmod.unknown_option(cmdname, "'--" .. name .. "'",
           hint and hint(key) or "")), 0)
       end
       if ty == "flag" then

@@ -458,7 +458,7 @@ local function check_args(a, sweep)
   local options = require "gpuplan.options"
   local bad = options.unknown(a, "comm", sweep and function(k) return SWEEP_ARGS[k] end or nil)
   if bad ~= nil then
-    error(options.unknown_message("comm", bad, "comm", "argument",
+    error(options.unknown_message("comm", bad, "comm",
       sweep and { "min", "max", "factor" } or nil), 3)
   end
   for _, k in ipairs { "cat", "catalog" } do

@@ -795,7 +795,7 @@ function M.model_from_hf(src, opts)
     error("model_from_hf: opts must be a table", 2)
   end
   require("gpuplan.args").check_keys(opts, { "id", "name", "file", "image_size" }, "model_from_hf",
-    2, "option")
+    2)
   for _, k in ipairs { "id", "name", "file" } do
     if opts[k] ~= nil and type(opts[k]) ~= "string" then
       error("model_from_hf: opts." .. k .. " must be a string (got " .. type(opts[k]) .. ")", 2)

@@ -657,7 +657,7 @@ local options = require "gpuplan.options"
 local function check_args(a, level)
   if type(a) ~= "table" then error("infer: expected a table of arguments", level + 1) end
   -- The resolve step of every command: keys, and quantities' units.
-  options.resolve("infer", a, "infer", level + 1, "argument")
+  options.resolve("infer", a, "infer", level + 1)
 end
 
 -- graph_sizes as the user gave it: a list of whole numbers or their

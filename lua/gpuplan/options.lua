@@ -2728,14 +2728,13 @@ end
 -- from the declarations and writes it on the "defaults assumed" line.
 -- Returns r = { values = o with quantities as numbers, defaults = the
 -- line's entries, dflt = function(name, job) -> value }; raises the
--- message (level: the caller's caller) on bad input; noun names what
--- the unknown key is ("option", or gp.infer's "argument"); also(k)
+-- message (level: the caller's caller) on bad input; also(k)
 -- (optional) passes more keys, which the caller refuses itself (gp.rl's
 -- gp.train options that are not an RL step's, naming why).
-function M.resolve(cmd, o, who, level, noun, also)
+function M.resolve(cmd, o, who, level, also)
   level = (level or 1) + 1
   local bad = M.unknown(o, cmd, also)
-  if bad ~= nil then error(M.unknown_message(cmd, bad, who, noun), level) end
+  if bad ~= nil then error(M.unknown_message(cmd, bad, who), level) end
   -- o's own keys as given (its __index too), its quantities as numbers:
   -- a bare number refused here; a malformed string is left to the
   -- reader's own check, which says what it wanted.
@@ -2846,15 +2845,15 @@ function M.unknown(t, cmd, also)
   return args.unknown_key(t, function(k) return keys[k] or (also ~= nil and also(k)) end)
 end
 
--- "who: unknown option 'key' (did you mean 'x'?)": the Lua error of cmd.
--- noun: "option" (default) or "argument".
+-- "who: unknown option 'key' (did you mean 'x'?)": the Lua error of cmd
+-- (args.unknown_option's words, as every gp.* call and the command line).
 -- extra: names the function takes besides cmd's options (infer_plan's
 -- target), suggested when no option is.
-function M.unknown_message(cmd, key, who, noun, extra)
+function M.unknown_message(cmd, key, who, extra)
   local hint = M.hint(cmd, key, "lua")
   local near = hint == "" and extra and args.nearest(key, extra)
   if near then hint = " (did you mean '" .. near .. "'?)" end
-  return string.format("%s: unknown %s '%s'%s", who or cmd, noun or "option", tostring(key), hint)
+  return args.unknown_option(who or cmd, "'" .. tostring(key) .. "'", hint)
 end
 
 -- A function for cli.parse: the hint after "unknown option '--name'".

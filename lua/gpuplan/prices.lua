@@ -70,7 +70,7 @@ local function cheapest(cat, gpu, opts)
   opts = opts or {}
   -- a misspelt key (curency) priced in the catalog's currency in silence
   require("gpuplan.args").check_keys(opts, { "currency", "market", "markets" },
-    "prices.cheapest: opts", 2, "key")
+    "prices.cheapest: opts", 2)
   local to = opts.currency or cat.settings.currency
   local best
   for _, id in ipairs(cat:ids("prices")) do

@@ -447,7 +447,7 @@ local function check_args(rows, opts, who)
   -- a misspelt key (colums, kye, lable) was ignored: the table printed
   -- every key, or a column headed "nil" with "-" in every row
   local args = require "gpuplan.args"
-  if opts then args.check_keys(opts, { "columns", "format", "title" }, who .. ": opts", 3, "key") end
+  if opts then args.check_keys(opts, { "columns", "format", "title" }, who .. ": opts", 3) end
   -- a title table raised "invalid value (table) at index 1 in table for
   -- 'concat'" from inside gpuplan
   if opts and opts.title ~= nil and type(opts.title) ~= "string" and type(opts.title) ~= "number" then
@@ -465,7 +465,7 @@ local function check_args(rows, opts, who)
       end
       if type(c) == "table" then
         args.check_keys(c, { "key", "label", "fmt", "align", "csv" },
-          string.format("%s: column %d", who, i), 3, "key")
+          string.format("%s: column %d", who, i), 3)
         if c.key == nil then
           error(string.format("%s: column %d has no key", who, i), 3)
         end

@@ -644,7 +644,7 @@ end
 -- options that are not an RL step's are refused here with the reason.
 local function check_options(o)
   if type(o) ~= "table" then fail("rl{...}: expected a table of options") end
-  local ok, r = pcall(options.resolve, "rl", o, "rl", nil, nil,
+  local ok, r = pcall(options.resolve, "rl", o, "rl", nil,
     function(k) return NOT_RL[k] ~= nil end)
   if not ok then fail("%s", r) end
   for _, k in ipairs { "tokens", "scaling", "seq", "microbatches", "ctx", "block",

@@ -1004,7 +1004,7 @@ function M.plan(a)
   local options = require "gpuplan.options"
   local bad = options.unknown(a, "infer", function(k) return k == "target" end)
   if bad ~= nil then
-    error(options.unknown_message("infer", bad, "infer_plan", "argument", { "target" }), 2)
+    error(options.unknown_message("infer", bad, "infer_plan", { "target" }), 2)
   end
   -- gp.infer's gpus is what this search finds: given, it was dropped and
   -- the plan's own count returned (gpus = 8 answered 32), in silence; a

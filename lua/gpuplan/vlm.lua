@@ -216,7 +216,7 @@ function M.plan(o)
   local options = require "gpuplan.options"
   local bad = options.unknown(o, "train", function(k) return search[k] end)
   if bad ~= nil then
-    fail("%s", options.unknown_message("train", bad, "vlm.plan", "option",
+    fail("%s", options.unknown_message("train", bad, "vlm.plan",
       { "tps", "cps", "pps", "recomputes", "top" }))
   end
   -- the key named: "vlm.plan: 5 must be a list" named only the value.

@@ -641,7 +641,7 @@ local job = gp.train_job { model = "llama3-70b", gpu = "h100-sxm", gpus = 64, se
 local r = job:step { tpp = 2 }
 LUA
 ($c, $o, $e) = run_gp('run', "$tmp/step.lua");
-is($e, "gpuplan: $tmp/step.lua:3: bad argument #1 to 'step' (step: unknown field 'tpp' (did you mean 'tp'?))\n",
+is($e, "gpuplan: $tmp/step.lua:3: bad argument #1 to 'step' (step: unknown option 'tpp' (did you mean 'tp'?))\n",
    'an unknown field: one line naming it');
 # --- 16. Issue 19.5, 19.8 and 19.10: plan's inputs.  The card list is
 # deduplicated and bounded (5,000 ids took 314 s and 3.56 GB); an input

@@ -126,7 +126,7 @@ end
 local function accepted(job)
   local ok, e = pcall(job.step, job, { no_such_key = 1 })
   t.ok(not ok, "job:step refuses an unknown key")
-  return keys_of(tostring(e):match("unknown field 'no_such_key' %(([^)]*)%)") or "")
+  return keys_of(tostring(e):match("unknown option 'no_such_key' %(([^)]*)%)") or "")
 end
 local tjob = gp.train_job { model = "llama2-7b", gpu = "h100-sxm", gpus = 8 }
 t.is(documented("gp.train_job"), accepted(tjob),

@@ -53,7 +53,7 @@ check(function() gp.infer { model = M7, gpu = H, weights = "int3" } end, "unknow
 check(function() gp.infer { model = M7, gpu = H, price = "12XYZ/h" } end, "infer: price: unknown currency 'XYZ'", "infer: unknown currency")
 check(function() gp.infer { model = M7, gpu = H, input = 1e15 } end, "infer: input must be a whole number of tokens, 1..16777216", "infer: input 1e15")
 check(function() gp.infer { model = M7, gpu = H, batch = 2, concurrency = 4 } end, "infer: give batch = N or concurrency = N, not both", "infer: batch and concurrency")
-check(function() gp.infer { model = M7, gpu = H, gpuz = 2 } end, "infer: unknown argument 'gpuz'", "infer: misspelt argument")
+check(function() gp.infer { model = M7, gpu = H, gpuz = 2 } end, "infer: unknown option 'gpuz'", "infer: misspelt argument")
 check(function() gp.infer { model = M7, gpu = H, kv = "fp3" } end, "infer: unknown kv dtype 'fp3'", "infer: unknown kv dtype")
 check(function() require("gpuplan.infer").sweep { model = M7, gpu = H, tp = 0 } end, "infer: tp must be a whole number 1..16777216 (got 0)", "infer.sweep: tp 0")
 check(function() gp.comm { op = "all_rdeuce", bytes = 1, system = "dgx-h100" } end, "comm: unknown op 'all_rdeuce'", "comm: unknown op")
@@ -105,13 +105,13 @@ t.ok(not okc, "and is raised")
 -- Issue 24.6: an unknown key of any gp.* call names the nearest declared
 -- one, at the script's line (comm, roofline, infer_plan, the catalog, the
 -- policies and gp.vlm named nothing, or accepted the key in silence).
-check(function() gp.comm { op = "all_reduce", byts = 1, gpus = 8, system = "dgx-h100" } end, "comm: unknown argument 'byts' (did you mean 'bytes'?)", "comm: byts -> bytes")
-check(function() gp.roofline { gpu = H, modle = M7 } end, "roofline: unknown argument 'modle' (did you mean 'model'?)", "roofline: modle -> model")
-check(function() gp.infer_plan { model = "deepseek-v3", gpu = "h200-sxm", target_tokens_per_s = 1e5 } end, "infer_plan: unknown argument 'target_tokens_per_s' (did you mean 'target'?)", "infer_plan: named before the missing target")
-check(function() gp.catalog { dir = { "x" } } end, "catalog: unknown argument 'dir' (did you mean 'dirs'?)", "catalog: dir -> dirs")
-check(function() gp.policy.cheapest { deadlin = "3d" } end, "policy.cheapest: unknown argument 'deadlin' (did you mean 'deadline'?)", "policy: deadlin -> deadline")
-check(function() gp.policy.monthly { budget = "1kCNY", dealine = 1 } end, "policy.monthly: unknown argument 'dealine' (budget)", "policy.monthly: nothing near: the names it takes")
-check(function() gp.vlm.tokens { model = "qwen2-vl-7b", imagez = 1 } end, "vlm.tokens: unknown argument 'imagez' (did you mean 'images'?)", "vlm.tokens: imagez -> images")
+check(function() gp.comm { op = "all_reduce", byts = 1, gpus = 8, system = "dgx-h100" } end, "comm: unknown option 'byts' (did you mean 'bytes'?)", "comm: byts -> bytes")
+check(function() gp.roofline { gpu = H, modle = M7 } end, "roofline: unknown option 'modle' (did you mean 'model'?)", "roofline: modle -> model")
+check(function() gp.infer_plan { model = "deepseek-v3", gpu = "h200-sxm", target_tokens_per_s = 1e5 } end, "infer_plan: unknown option 'target_tokens_per_s' (did you mean 'target'?)", "infer_plan: named before the missing target")
+check(function() gp.catalog { dir = { "x" } } end, "catalog: unknown option 'dir' (did you mean 'dirs'?)", "catalog: dir -> dirs")
+check(function() gp.policy.cheapest { deadlin = "3d" } end, "policy.cheapest: unknown option 'deadlin' (did you mean 'deadline'?)", "policy: deadlin -> deadline")
+check(function() gp.policy.monthly { budget = "1kCNY", dealine = 1 } end, "policy.monthly: unknown option 'dealine' (budget)", "policy.monthly: nothing near: the names it takes")
+check(function() gp.vlm.tokens { model = "qwen2-vl-7b", imagez = 1 } end, "vlm.tokens: unknown option 'imagez' (did you mean 'images'?)", "vlm.tokens: imagez -> images")
 check(function() gp.vlm.plan { model = "qwen2-vl-7b", gpu = H, sequence_len = 8192 } end, "vlm.plan: unknown option 'sequence_len' (did you mean 'seq'?)", "vlm.plan: a gp.train key, not rows of nothing")
 
 -- Issue 19.14: a script's policy, its predicate and its lists are named in

@@ -656,20 +656,20 @@ end
 
 -- A misspelled argument is an error naming it, not a silent default.
 t.raises(function() gp.comm { op = "all_reduce", bytes = 1e6, system = "dgx-h100", tp_size = 2 } end,
-  "comm: unknown argument 'tp_size'", "comm: misspelled argument named", true)
+  "comm: unknown option 'tp_size'", "comm: misspelled argument named", true)
 t.raises(function() require("gpuplan.comm").sweep { op = "all_reduce", system = "dgx-h100", nodez = 2 } end,
-  "comm: unknown argument 'nodez'", "comm sweep: misspelled argument named", true)
+  "comm: unknown option 'nodez'", "comm sweep: misspelled argument named", true)
 -- gp.comm's keys are declared in gpuplan.options (command comm): the
 -- nearest is suggested (one edit: 'node' is nodes, not the system that
 -- 'node' stands for in gp.train), a job function's key says whose it is,
 -- and cat, the catalog key of every other function, is taken (docs/lua.md
 -- said cat; only catalog was).
 t.raises(function() gp.comm { op = "all_reduce", bytes = 1e6, system = "dgx-h100", node = 2 } end,
-  "comm: unknown argument 'node' (did you mean 'nodes'?)", "comm: node -> nodes", true)
+  "comm: unknown option 'node' (did you mean 'nodes'?)", "comm: node -> nodes", true)
 t.raises(function() gp.comm { op = "all_reduce", bytes = 1e6, system = "dgx-h100", nic_bww = 1 } end,
-  "comm: unknown argument 'nic_bww' (did you mean 'nic_bw'?)", "comm: a topology field suggested", true)
+  "comm: unknown option 'nic_bww' (did you mean 'nic_bw'?)", "comm: a topology field suggested", true)
 t.raises(function() gp.comm { op = "all_reduce", bytes = 1e6, system = "dgx-h100", tp = 2 } end,
-  "comm: unknown argument 'tp' (an option of gp.memory, gp.train, gp.rl and gp.infer)",
+  "comm: unknown option 'tp' (an option of gp.memory, gp.train, gp.rl and gp.infer)",
   "comm: a job key says whose", true)
 t.raises(function() gp.train { model = "llama3-8b", gpu = "h100-sxm", nodes = 2 } end,
   "train: unknown option 'nodes' (an option of gp.comm)", "train: gp.comm's key says whose", true)

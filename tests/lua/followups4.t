@@ -113,7 +113,7 @@ do
   check(function() job:step { seq = 4096 } end,
     "step: 'seq' is the job's, not a step's: give it where the job is made",
     "job:step{seq}: said to be the job's")
-  check(function() job:step { tpp = 2 } end, "step: unknown field 'tpp' (did you mean 'tp'?)",
+  check(function() job:step { tpp = 2 } end, "step: unknown option 'tpp' (did you mean 'tp'?)",
     "a misspelt step key keeps its suggestion")
   -- and given to the job it is taken (the test can fail): the job at
   -- seq 4096 prices as gp.train at seq 4096 (the same C step, exact)

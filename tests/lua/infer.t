@@ -857,13 +857,13 @@ t.ok(frame_w and legend_x and legend_x > 80 + frame_w, "right legend sits outsid
 
 -- A misspelled argument is an error naming it, not a silent default.
 t.raises(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", tp_size = 2 } end,
-  "infer: unknown argument 'tp_size'", "infer: misspelled argument named", true)
+  "infer: unknown option 'tp_size'", "infer: misspelled argument named", true)
 t.raises(function() require("gpuplan.infer").sweep { model = "llama3-8b", gpu = "h100-sxm", inputs = 9 } end,
-  "infer: unknown argument 'inputs'", "sweep: misspelled argument named", true)
+  "infer: unknown option 'inputs'", "sweep: misspelled argument named", true)
 t.raises(function() require("gpuplan.infer").sweep("llama3-8b") end,
   "infer: expected a table of arguments", "sweep: non-table argument", true)
 t.raises(function() gp.roofline { gpu = "h100-sxm", gpu_id = 1 } end,
-  "roofline: unknown argument 'gpu_id'", "roofline: misspelled argument named", true)
+  "roofline: unknown option 'gpu_id'", "roofline: misspelled argument named", true)
 t.raises(function() gp.roofline { gpu = "h100-sxm", op = "gemm" } end,
   "roofline: op must be a table", "roofline: op type named", true)
 

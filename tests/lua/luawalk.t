@@ -156,17 +156,17 @@ end
 -- offer came in the catalog's currency, as if none was asked for.
 do
   local cat = gp.catalog()
-  check(function() gp.prices.cheapest(cat, H, { curency = "CNY" }) end, "prices.cheapest: opts: unknown key 'curency' (did you mean 'currency'?)", "prices.cheapest: a misspelt option")
+  check(function() gp.prices.cheapest(cat, H, { curency = "CNY" }) end, "prices.cheapest: opts: unknown option 'curency' (did you mean 'currency'?)", "prices.cheapest: a misspelt option")
   local q = gp.prices.cheapest(cat, H, { currency = "CNY" })
   t.is(q and q.currency, "CNY", "... and currency = 'CNY' is priced in CNY")
 end
 
 -- 12. gp.report's and gp.render's misspelt keys were ignored: opts.colums
 -- printed every key of the rows, a column's kye a column headed "nil".
-check(function() gp.render({ { a = 1 } }, { colums = { "a" } }) end, "render: opts: unknown key 'colums' (did you mean 'columns'?)", "render: a misspelt opts key")
-check(function() gp.render({ { a = 1 } }, { columns = { { kye = "a" } } }) end, "render: column 1: unknown key 'kye' (did you mean 'key'?)", "render: a column's misspelt key")
+check(function() gp.render({ { a = 1 } }, { colums = { "a" } }) end, "render: opts: unknown option 'colums' (did you mean 'columns'?)", "render: a misspelt opts key")
+check(function() gp.render({ { a = 1 } }, { columns = { { kye = "a" } } }) end, "render: column 1: unknown option 'kye' (did you mean 'key'?)", "render: a column's misspelt key")
 check(function() gp.render({ { a = 1 } }, { columns = { { label = "A" } } }) end, "render: column 1 has no key", "render: a column without a key")
-check(function() gp.report({ { a = 1 } }, { titel = "x" }) end, "report: opts: unknown key 'titel' (did you mean 'title'?)", "report: a misspelt title")
+check(function() gp.report({ { a = 1 } }, { titel = "x" }) end, "report: opts: unknown option 'titel' (did you mean 'title'?)", "report: a misspelt title")
 t.is(gp.render({ { a = 1.5 } }, { columns = { { key = "a", label = "A", fmt = "%.2f" } }, format = "csv" }), "a\n1.50\n", "... and good columns render")
 
 -- 13. gp.options' usage error caught by pcall printed as "table: 0x55...":

@@ -282,7 +282,7 @@ do
   local cat = gp.catalog()
   check(function() gp.prices.cheapest(cat, "h10") end, "unknown gpu 'h10' (did you mean", "prices.cheapest: a misspelt card")
   check(function() gp.prices.cheapest(cat) end, "prices.cheapest: gpu must be a GPU id (got nil)", "prices.cheapest: no card")
-  check(function() gp.prices.cheapest(cat, H, { curency = "CNY" }) end, "prices.cheapest: opts: unknown key 'curency'", "... a misspelt option is still named")
+  check(function() gp.prices.cheapest(cat, H, { curency = "CNY" }) end, "prices.cheapest: opts: unknown option 'curency'", "... a misspelt option is still named")
   t.is(gp.prices.cheapest(cat, "h800-sxm", { market = "us" }), nil, "... h800-sxm has no us offer: nil")
   t.is(gp.prices.cheapest(cat, H).id, "h100-sxm/aiapiplaybook/global", "... and h100-sxm's cheapest is found ($1.80/h)")
   local g = copy(cat:get("gpus", H)); g.id = "my-h100"
@@ -384,7 +384,7 @@ do
   t.ok(tp2 ~= tp1, "job:step: TP 2 and TP 1 differ (the test can fail)")
   t.is(j:step(inherit({}, { tp = 2 })).step_s, tp2, "job:step: an inherited tp = 2 is TP 2's step")
   t.is(j:step(inherit({ tp = 2 }, { tp = 4 })).step_s, tp2, "job:step: the nearest table's tp wins")
-  check(function() j:step(inherit({}, { tpp = 2 })) end, "step: unknown field 'tpp' (did you mean 'tp'?)",
+  check(function() j:step(inherit({}, { tpp = 2 })) end, "step: unknown option 'tpp' (did you mean 'tp'?)",
     "job:step: an inherited misspelt key")
   local rj = gp.rl_job { model = "qwen2.5-7b", gpu = H, gpus = 16, zero = 3, steps = 10 }
   local r2, r1 = rj:step { tp = 2 }:table().step, rj:step {}:table().step

@@ -200,7 +200,7 @@ end
 -- answered the media of no image (0 tokens), in silence.
 do
   local m = gp.catalog():get("models", "qwen2-vl-7b")
-  check(function() gp.vlm.media(m, { imagse = 1 }) end, "vlm.media: unknown argument 'imagse' (did you mean 'images'?)", "vlm.media: a misspelt key")
+  check(function() gp.vlm.media(m, { imagse = 1 }) end, "vlm.media: unknown option 'imagse' (did you mean 'images'?)", "vlm.media: a misspelt key")
   -- 2 images at the tower's 448 px: 256 tokens each (tokens_per_image)
   t.is(gp.vlm.media(m, { images = 2 }).tokens, 512, "a good key still answers: 2 x 256 tokens")
   t.is(gp.vlm.media(m, { images = 2 }).tokens, gp.vlm.tokens { model = "qwen2-vl-7b", images = 2 }.tokens, "... as gp.vlm.tokens")

@@ -108,12 +108,12 @@ do
     check(function() job:step { [k] = 64 } end, "step: '" .. k .. "' is the job's, not a step's: "
       .. "give it where the job is made", "rl_job step: " .. k .. " is the job's")
   end
-  check(function() job:step { bogus = 1 } end, "step: unknown field 'bogus'",
+  check(function() job:step { bogus = 1 } end, "step: unknown option 'bogus'",
     "rl_job step: a key no one takes is unknown")
   local tj = gp.train_job { model = "llama3-8b", gpu = "h100-sxm", gpus = 8 }
   check(function() tj:step { fused_linear_ce = true } end, "step: 'fused_linear_ce' is the job's",
     "train_job step: fused_linear_ce is the job's")
-  check(function() tj:step { max_batch = 8 } end, "step: unknown field 'max_batch'",
+  check(function() tj:step { max_batch = 8 } end, "step: unknown option 'max_batch'",
     "train_job step: max_batch, no option of gp.train, is unknown")
 end
 

@@ -85,7 +85,7 @@ for _, cmd in ipairs { "train", "rl", "infer" } do
         -- (an option of another function of the command, gp.infer_plan's
         -- target, is that function's)
         if (ok or not tostring(e):find(want, 1, true))
-           and not tostring(e):find("unknown argument", 1, true) then
+           and not tostring(e):find("unknown option", 1, true) then
           bad[#bad + 1] = d.name .. "=" .. tostring(val) .. ": " .. (ok and "taken" or tostring(e))
         end
       end

@@ -104,7 +104,7 @@ end
 -- Misuse.
 t.raises(function() job:step({ tp = 1 }, {}) end, "rl_result expected", "r must be a result",
   true)
-t.raises(function() job:step { tpp = 2 } end, "step: unknown field 'tpp'", "unknown step field",
+t.raises(function() job:step { tpp = 2 } end, "step: unknown option 'tpp'", "unknown step field",
   true)
 t.raises(function() job:step { tp = 3 } end, "the 16 training GPUs are not a multiple of "
   .. "tp*pp*cp = 3", "a layout that does not divide the pool", true)

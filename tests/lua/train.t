@@ -223,7 +223,7 @@ do
   t.ok(rawequal(r1, r2), "job:step(layout, r) returns r")
   t.is(r2.step_s, fresh.step_s, "and r holds the new layout's step")
   t.raises(function() job:step({ tp = 8 }, {}) end, "train_result expected", "r must be a result", true)
-  t.raises(function() job:step { tpp = 2 } end, "step: unknown field 'tpp'", "unknown step field", true)
+  t.raises(function() job:step { tpp = 2 } end, "step: unknown option 'tpp'", "unknown step field", true)
   t.raises(function() job:step { tp = 3 } end, "gpus 64 is not a multiple of tp*pp*cp = 3",
     "a layout that does not divide the job", true)
   t.raises(function() job:step { zero = 5 } end, "step.zero must be an integer in 0..3",
