@@ -256,6 +256,29 @@ static void lgp_model_rest(lua_State *L, int idx, gp_model *m)
 	lua_pop(L, 1);
 }
 
+/* A whole-number moe.layer_step of the model table at idx, judged
+ * against its layers before the field reader's type check, in the words
+ * the catalog and the case files use (gpuplan.schema layer_step_problem):
+ * the reader's "model.moe.layer_step must be an integer in
+ * 1..2147483647 (got 0)" and model_check's "moe.layer_step must be in
+ * 1..layers (4), got 5" named the one field two ways. */
+static void moe_layer_step(lua_State *L, int idx, int layers)
+{
+	lua_Integer s;
+	int top = lua_gettop(L), whole = 0;
+
+	lua_getfield(L, idx, "moe");
+	if (lua_type(L, -1) == LUA_TTABLE) {
+		lua_getfield(L, -1, "layer_step");
+		if (lua_type(L, -1) == LUA_TNUMBER)
+			s = lua_tointegerx(L, -1, &whole);
+		if (whole && (s < 1 || s > layers))
+			luaL_error(L, "model.moe.layer_step must be in 1..layers "
+				   "(%d), got %I", layers, s);
+	}
+	lua_settop(L, top);
+}
+
 void lgp_tomodel(lua_State *L, int idx, gp_model *m)
 {
 	gp_error err;
@@ -279,6 +302,7 @@ void lgp_tomodel(lua_State *L, int idx, gp_model *m)
 	if (lgp_read_sub(L, idx, "sliding_window", &window_desc, m) &&
 	    m->sliding_layers < 0)
 		m->sliding_layers = m->layers;
+	moe_layer_step(L, idx, m->layers);
 	lgp_read_sub(L, idx, "moe", &moe_desc, &m->moe);
 	lgp_read_sub(L, idx, "mla", &mla_desc, &m->mla);
 	if (lgp_read_sub(L, idx, "vision", &vision_desc, v)) {

@@ -610,8 +610,12 @@ M.model = T.record {
     -- After the dense_layers, every layer_step-th layer is MoE (layer i,
     -- 0-based, when (i + 1) % layer_step == 0), the others dense: Hugging
     -- Face Llama 4's interleave_moe_layer_step (Maverick 2), Megatron-Core's
-    -- moe_layer_freq [0,1]*24.  Absent: 1, every layer.
-    layer_step = int { min = 1 },
+    -- moe_layer_freq [0,1]*24.  Absent: 1, every layer.  Its range,
+    -- 1..layers, is judged beside the layers (M.layer_step_problem, after
+    -- the record), in the words the engine's binding and the case files
+    -- use: a catalog said "must be >= 1, got 0" for 0 and "moe.layer_step
+    -- must be in 1..layers (2), got 5" past the layers.
+    layer_step = int { min = -M.COUNT_MAX },
     dense_ffn_hidden = pos(), shared_ffn_hidden = pos(),
     -- The token buffer per expert is the run's choice (Megatron-Core's
     -- --moe-expert-capacity-factor is a training argument, not a config.json
@@ -641,6 +645,16 @@ M.model = T.record {
   expert_dtype = T.enum { "fp8", "mxfp4", "fp4" },
   source = R(str()), notes = str(),
 }
+
+do
+  local record_check = M.model.check
+  M.model.check = function(v, path)
+    local out = record_check(v, path)
+    local bad = M.layer_step_problem(out)
+    if bad then fail(path == "" and "moe.layer_step" or path .. ".moe.layer_step", "%s", bad) end
+    return out
+  end
+end
 
 -- Bytes per parameter (or per element) of a model state: 0 .. 64, the
 -- engine's bound (engine/memory_states.c).
@@ -677,6 +691,20 @@ M.kinds = {
   price = "prices", currency = "currencies", model = "models",
   recipe = "recipes", optimizer = "optimizers",
 }
+
+-- What is wrong with model description m's moe.layer_step, in the one
+-- wording every reader of a model uses (a catalog entry, a case file's
+-- model, a script's model table through the engine's binding,
+-- engine/lgp_model.c): "must be in 1..layers (L), got V" -- or nil.
+-- Absent is 1 (every layer); a non-number is the field check's.
+function M.layer_step_problem(m)
+  local e = type(m) == "table" and m.moe
+  local s = type(e) == "table" and e.layer_step
+  local layers = m and m.layers
+  if math.type(s) == nil or math.type(layers) == nil then return nil end
+  if s >= 1 and s <= layers then return nil end
+  return string.format("must be in 1..layers (%d), got %s", layers, show(s))
+end
 
 -- The MoE layers of a model description (a catalog entry or a gp.train
 -- model table): the layers at or past moe.dense_layers whose index + 1

@@ -193,7 +193,7 @@ local model_spec = T.record {
     dense_layers = count(0), ffn_hidden = count(), expert_ffn_hidden = count(),
     -- every layer_step-th layer MoE after the dense_layers (the engine's
     -- and the catalog's moe.layer_step; Llama 4 Maverick: 2)
-    layer_step = count(1),
+    layer_step = T.integer { min = -schema.COUNT_MAX, max = schema.COUNT_MAX },
     -- the width of the dense layers when not ffn_hidden, a shared
     -- expert's when not a routed one's (the engine's names)
     dense_ffn_hidden = count(), shared_ffn_hidden = count(),
@@ -772,12 +772,11 @@ function read_cases(path, seen, at)
     end
     -- Which layers are MoE (model.moe.layer_step) is a count of the
     -- case's layers: past them no layer would be, which the model would
-    -- only refuse at prediction time, without the line.
-    local cm = type(c.model) == "table" and c.model
-    local step = cm and type(cm.moe) == "table" and cm.moe.layer_step
-    if type(step) == "number" and type(cm.layers) == "number" and step > cm.layers then
-      error(string.format("%s: field 'model.moe.layer_step': must be in 1..model.layers (%d), "
-        .. "got %d", where, cm.layers, step), 0)
+    -- only refuse at prediction time, without the line.  Both bounds in
+    -- the catalog's and the engine binding's words (schema.layer_step_problem).
+    local step_bad = type(c.model) == "table" and schema.layer_step_problem(c.model)
+    if step_bad then
+      error(string.format("%s: field 'model.moe.layer_step': %s", where, step_bad), 0)
     end
     local known = false
     for _, x in ipairs(M.metrics[c.kind]) do known = known or x == m.metric end

@@ -56,13 +56,13 @@ write_file("$dir/zero.json", case_with(0));
 ($c, $o, $e) = run_gp('validate', "$dir/zero.json");
 is($c, 1, 'layer_step 0 in a case: exit 1');
 is($e, "gpuplan: $dir/zero.json:10: case 'step-case': field 'model.moe.layer_step': "
-     . "must be >= 1, got 0\n", 'named at its line');
+     . "must be in 1..layers (4), got 0\n", 'named at its line, in the words of a step past the layers');
 
 write_file("$dir/over.json", case_with(5));
 ($c, $o, $e) = run_gp('validate', "$dir/over.json");
 is($c, 1, 'layer_step past the layers in a case: exit 1');
 is($e, "gpuplan: $dir/over.json:10: case 'step-case': field 'model.moe.layer_step': "
-     . "must be in 1..model.layers (4), got 5\n", 'named at its line, with the layers');
+     . "must be in 1..layers (4), got 5\n", 'named at its line, with the layers');
 
 # A catalog file: the entry's line.
 mkdir "$dir/cat";
@@ -72,7 +72,31 @@ write_file("$dir/cat/a.lua", "-- a model\n"
     . "layer_step = 0 } }\n");
 ($c, $o, $e) = run_gp('catalog', 'check', "$dir/cat");
 is($c, 1, 'layer_step 0 in a catalog file: exit 1');
-like($e, qr/^\Q$dir\E\/cat\/a\.lua:2: model 'step0': field 'moe\.layer_step': must be >= 1, got 0$/m,
+like($e, qr/^\Q$dir\E\/cat\/a\.lua:2: model 'step0': field 'moe\.layer_step': must be in 1\.\.layers \(2\), got 0$/m,
      'named at the entry\'s line');
+
+# The same field named one way, in the same words, wherever a model is
+# written (followups16): a catalog entry's step past its layers said
+# "model 'x': moe.layer_step must be in 1..layers (2), got 5" (the
+# engine's words, no field), a case file's "1..model.layers", a script's
+# model table "must be an integer in 1..2147483647 (got 0)" for 0.
+write_file("$dir/cat/a.lua", "-- a model\n"
+    . "model { id = 'step5', name = 'x', layers = 2, hidden = 64, heads = 8, ffn_hidden = 128, "
+    . "vocab = 100, params_b = 1, source = 't', moe = { experts = 4, top_k = 2, ffn_hidden = 32, "
+    . "layer_step = 5 } }\n");
+($c, $o, $e) = run_gp('catalog', 'check', "$dir/cat");
+is($c, 1, 'layer_step past the layers in a catalog file: exit 1');
+like($e, qr/^\Q$dir\E\/cat\/a\.lua:2: model 'step5': field 'moe\.layer_step': must be in 1\.\.layers \(2\), got 5$/m,
+     'named as a field, in the same words') or diag $e;
+for my $step (0, 5) {
+    write_file("$dir/s$step.lua", "local gp = require 'gpuplan'\n"
+        . "gp.train { model = { name = 'x', layers = 4, hidden = 64, heads = 8, ffn_hidden = 128, "
+        . "vocab = 100, moe = { experts = 4, top_k = 2, ffn_hidden = 32, layer_step = $step } }, "
+        . "gpu = 'h100-sxm', gpus = 8 }\n");
+    ($c, $o, $e) = run_gp('run', "$dir/s$step.lua");
+    is($c, 1, "a script's model table with layer_step $step: exit 1");
+    like($e, qr/^gpuplan: \Q$dir\E\/s$step\.lua:2: train: model\.moe\.layer_step must be in 1\.\.layers \(4\), got $step$/m,
+         "layer_step $step: the script's line, the same words") or diag $e;
+}
 
 done_testing();
