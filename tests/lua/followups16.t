@@ -62,4 +62,48 @@ m.hiddn = 1
 t.raises(function() gp.core().model_params(m) end, "model: unknown field 'hiddn'",
   "a description table's key is a field", true)
 
+
+-- 3. The scaling efficiency's base (the job's fastest layout on the
+-- smallest count that fits) skips the counts whose model states alone
+-- overflow a GPU and keeps each base found, with the same answers.
+-- GPT-3 175B, pretrain, megatron-18 recipe: 18 B a parameter (2 weights,
+-- 4 grads, 4 master, 8 Adam) x 174,604,259,328 = 3.14 TB of states; on
+-- 32 A100-80GB that is 98.2 GB a GPU at the least (ZeRO-3, TP 1, PP 1),
+-- past the card's 75.3 GB usable, so no layout of 32 fits and the base
+-- is 64 (49.1 GB of states).
+do
+  local job = { model = "gpt3-175b", method = "pretrain", seq = 2048, global_batch = 1536,
+                gpu = "a100-sxm-80gb", gpus = 4096, tokens = 300e9, top = 1 }
+  local r = gp.sweep(job)
+  t.is(r.results[1].scaling_base, 64, "GPT-3 175B on A100-80GB: the base is 64 GPUs")
+  local m = gp.memory { model = "gpt3-175b", gpu = "a100-sxm-80gb", gpus = 32, method = "pretrain",
+                        seq = 2048, tp = 1, pp = 1, zero = 3 }
+  local states = 0
+  for _, c in ipairs(m.components) do
+    if c.name == "weights" or c.name == "grads" or c.name == "master" or c.name == "optimizer" then
+      states = states + c.bytes
+    end
+  end
+  -- 18 x 174,604,259,328 / 32 = 98,214,895,872 B, exactly (whole bytes)
+  t.is(states, 18 * 174604259328 / 32, "32 GPUs: 98.2 GB of states a GPU under ZeRO-3")
+  t.ok(states > m.usable, "... past the usable memory, so 32 was never searched")
+  -- the skipped count truly fits nothing: searching it says so
+  t.raises(function() gp.sweep(setmetatable({ scaling_base = 32 }, { __index = job })) end,
+    "scaling_base 32: no layout of the job fits 32 x a100-sxm-80gb", "a search of 32 fits nothing",
+    true)
+  -- the base given is the base found: the same efficiency
+  local given = gp.sweep(setmetatable({ scaling_base = 64 }, { __index = job }))
+  t.is(given.results[1].scaling, r.results[1].scaling, "scaling_base = 64 gives the same efficiency")
+  -- a second sweep (its base kept) answers the same
+  t.is(gp.json(gp.sweep(job).results), gp.json(r.results), "a second sweep: the same results")
+  -- a base is kept by what was searched: a model table changed between
+  -- two sweeps is searched again (24 layers of 2048: one GPU fits it)
+  local small = { name = "small", layers = 24, hidden = 2048, heads = 16, ffn_hidden = 8192,
+                  vocab = 32000 }
+  local sjob = { model = small, gpu = "a100-sxm-80gb", gpus = 64, tokens = 1e10, top = 1 }
+  t.is(gp.sweep(sjob).results[1].scaling_base, 1, "a 1.3B model: base 1 GPU")
+  small.hidden, small.heads, small.ffn_hidden, small.layers = 12288, 96, 49152, 96
+  t.is(gp.sweep(sjob).results[1].scaling_base, 64, "the same table grown to 175B: base 64")
+end
+
 t.done_testing()
