@@ -168,12 +168,16 @@ function M.parse(cmdname, spec, argv, first, hint)
           v = not hex and math.tointeger(tonumber(value))
           -- "--seq 8k", as a context is spoken of: which thousand is
           -- the user's (8192 as a context, 8000 as a count), so the
-          -- count is asked for written out, naming both
-          local k = value:match("^%s*(%d+%.?%d*)%s*[kK]%s*$")
+          -- count is asked for written out, naming both; so for M and G
+          -- ("--global-batch 1M" said only "expects an integer")
+          local k, suffix = value:match("^%s*(%d+%.?%d*)%s*([kKMG])%s*$")
           local kn = k and tonumber(k)
-          local spelt = kn and math.tointeger(kn * 1024) and string.format(
-            " (write the count out: %d for %s x 1024, %d for %s x 1000)",
-            math.tointeger(kn * 1024), k, math.floor(kn * 1000 + 0.5), k) or ""
+          local power = ({ k = 1, K = 1, M = 2, G = 3 })[suffix or ""] or 1
+          local bin, dec = kn and kn * 1024 ^ power, kn and kn * 1000 ^ power
+          local spelt = kn and math.tointeger(bin) and string.format(
+            " (write the count out: %d for %s x %s, %d for %s x %s)",
+            math.tointeger(bin), k, power == 1 and "1024" or ("1024^" .. power),
+            math.floor(dec + 0.5), k, power == 1 and "1000" or ("1000^" .. power)) or ""
           if not v then error(M.usage(string.format("%s: option '--%s' expects an integer, got '%s'%s", cmdname, name, value, spelt)), 0) end
         elseif ty == "number" then
           v = not hex and tonumber(value)

@@ -461,6 +461,10 @@ local function check_args(a, sweep)
     error(options.unknown_message("comm", bad, "comm",
       sweep and { "min", "max", "factor" } or nil), 3)
   end
+  -- algo in either case (declared fold: NCCL_ALGO=Ring as NCCL spells
+  -- it), as the command line reads it and the resolve step of the other
+  -- planners writes its folded names back
+  if type(a.algo) == "string" then rawset(a, "algo", (options.normal("algo", a.algo, "comm"))) end
   for _, k in ipairs { "cat", "catalog" } do
     if a[k] ~= nil then
       local _, msg = options.check(k, a[k], "comm")

@@ -125,6 +125,7 @@ opt { name = "gpus", type = "int", metavar = "N", commands = ALL .. " comm",
       help = "ranks; with --nodes they are spread evenly, --nodes 8 --gpus 8 is one GPU in "
         .. "each of 8 nodes (it drives only its own NICs and PCIe link)" } } }
 opt { name = "method", type = "string", metavar = "M", commands = TRAIN4, kind = "enum",
+  fold = true,  -- QLoRA, GRPO as the papers write them
   default = { plan = "pretrain" }, value = "full",
   help = "pretrain|full|lora|qlora (rl: the actor's); fit also grpo|ppo (an RL step's "
     .. "memory) and infer (serving)",
@@ -389,6 +390,7 @@ opt { name = "partition", type = "string", metavar = "P", commands = TRAIN4,
 section "memory"
 
 opt { name = "recompute", type = "string", metavar = "R", commands = TRAIN4,
+  fold = true,
   value = "none", kind = "enum", methods = TRAINING,
   help = "none|selective|full|op|auto (selective: the core attention, or with "
     .. "--recompute-modules exactly the listed modules, as in Megatron-Core; auto: the "
@@ -844,6 +846,7 @@ opt { name = "acceptance", type = "number", metavar = "P", commands = "infer", s
 section "rl"
 
 opt { name = "algo", type = "string", metavar = "A", commands = "rl comm", default = "grpo",
+  fold = true,  -- PPO, GRPO; NCCL_ALGO=Ring as NCCL spells it
   help = "grpo | ppo (adds the critic)",
   suggest = { "algorithm", "adv_estimator" },
   variants = { comm = { group = "collective", default = "the one NCCL's tuner picks",

@@ -1004,6 +1004,14 @@ local function space_of(a, job, counts, policy)
   each("micro_batch", function(x) local m = math.tointeger(x); return m and m >= 1
     and m <= options.COUNT_MAX end, "a whole number 1..16777216")
   each("sp", function(x) return type(x) == "boolean" end, "true or false")
+  -- recompute's names in either case, as gp.train reads its one (the
+  -- option is declared fold): a list's "Selective" reached the engine's
+  -- check, which refused it; copied, the caller's list left as given
+  if type(space.recompute) == "table" then
+    local l = {}
+    for i, x in ipairs(space.recompute) do l[i] = type(x) == "string" and x:lower() or x end
+    space.recompute = l
+  end
   -- a whole number is a count however Lua holds it (top = 2.0, as gpus =
   -- 8.0 is taken): 2.0 was refused as "must be an integer (got 2.0)"
   local top = math.tointeger(space.top)

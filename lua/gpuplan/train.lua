@@ -938,7 +938,9 @@ function M.setup(o, sweep)
   -- A method no command knows, refused with the training steps this
   -- takes: memory.prepare's list (grpo, ppo, infer too) named methods
   -- that train and plan then refuse.
-  if type(o.method) == "string" and not M.METHODS[o.method] and not memory.METHODS[o.method] then
+  -- (in either case: the resolve step folds it, declared fold)
+  local mth = type(o.method) == "string" and o.method:lower()
+  if mth and not M.METHODS[mth] and not memory.METHODS[mth] then
     usage("%s: unknown method '%s' (expected pretrain|full|lora|qlora)",
       sweep and "sweep" or "train", o.method)
   end

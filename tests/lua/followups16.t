@@ -106,4 +106,23 @@ do
   t.is(gp.sweep(sjob).results[1].scaling_base, 64, "the same table grown to 175B: base 64")
 end
 
+-- 4. Names in either case in Lua too, as the command line reads them:
+-- gp.train{method = "LoRA"} was "unknown method 'LoRA'", a sweep's
+-- recompute = {"Selective"} the engine's refusal, gp.comm's algo = "Ring"
+-- "unknown algo".
+t.is(gp.train { model = M, gpu = H, gpus = 8, method = "LoRA" }.method, "lora", "train: LoRA read as lora")
+t.is(gp.memory { model = M, gpu = H, method = "QLoRA" }.method, "qlora", "memory: QLoRA read as qlora")
+do
+  local rc = { "Selective", "FULL" }
+  local r = gp.sweep { model = M, gpu = H, gpus = 8, recompute = rc, top = 50 }
+  local seen = {}
+  for _, c in ipairs(r.results) do seen[c.recompute] = true end
+  t.ok(seen.selective and seen.full and not seen.none, "sweep: Selective and FULL searched, none not")
+  t.is(rc[1] .. "," .. rc[2], "Selective,FULL", "... the caller's list left as given")
+end
+t.is(gp.comm { system = "dgx-h100", op = "all_reduce", bytes = 1e6, algo = "Ring" }.algo, "ring",
+  "comm: Ring read as ring")
+t.is(gp.comm { system = "dgx-h100", op = "all_reduce", bytes = 1e6, algo = "Tree" }.algo, "tree",
+  "comm: Tree read as tree (the algorithm forced, not the tuner's)")
+
 t.done_testing()

@@ -68,8 +68,14 @@ function C.run(opts, args)
     r.range and { key = "range", label = "80% range", align = "right" } or nil,
   }
   if format == "csv" then
-    report.csv_totals(rows, columns, r, { "fits", "tokens_per_s", "mfu", "days", "days_lo",
-      "days_hi", "cost", "cost_lo", "cost_hi", "price", "currency" })
+    -- --scaling's efficiency and its base count under plan's JSON names
+    -- (scaling, scaling_base): the text and JSON said them, the CSV
+    -- dropped them in silence
+    local sc = type(r.scaling) == "table" and r.scaling or nil
+    local flat = setmetatable({ scaling = sc and sc.efficiency, scaling_base = sc and sc.gpus },
+      { __index = r })
+    report.csv_totals(rows, columns, flat, { "fits", "tokens_per_s", "mfu", "days", "days_lo",
+      "days_hi", "cost", "cost_lo", "cost_hi", "price", "currency", "scaling", "scaling_base" })
   end
   report.print(rows, { format = format, title = title, columns = columns })
   if text then
