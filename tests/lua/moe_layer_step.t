@@ -74,10 +74,11 @@ t.near(inf.weights_gpu, 100177962240, EXACT, "infer llama4-maverick tp 8: weight
 -- Bad steps: named, at the script's line.
 local bad = tiny(0)
 t.raises_here(function() gp.train(t.with(job, { model = bad })) end,
-  "model.moe.layer_step must be an integer in 1..", "layer_step 0 refused")
+  "model.moe.layer_step must be in 1..layers (4), got 0", "layer_step 0 refused")
 bad = tiny(5)
+-- the same field, the same words, past the layers (followups16)
 t.raises_here(function() gp.train(t.with(job, { model = bad })) end,
-  "moe.layer_step must be in 1..layers (4), got 5", "layer_step past the layers refused")
+  "model.moe.layer_step must be in 1..layers (4), got 5", "layer_step past the layers refused")
 -- 3 dense layers, then every third: layer 2 would be, but is dense, and
 -- layer 3 is not a third.
 bad = tiny(3, 3)
