@@ -164,12 +164,7 @@ int layout_check_ulysses_heads(int heads, int kv_heads, int tp, int n,
 
 	if (layout_ulysses_heads_ok(heads, kv_heads, tp, n))
 		return GP_OK;
-	if (tp < 1)
-		tp = 1;
-	if (kv_heads < 1)
-		kv_heads = heads;
-	th = heads / tp;
-	tkv = kv_heads / tp > 1 ? kv_heads / tp : 1;
+	layout_ulysses_rank_heads(heads, kv_heads, tp, &th, &tkv);
 	if (th < 1 || th % n != 0)
 		return gp_fail(err, "ulysses %d must divide the %d attention "
 			       "heads%s (each rank attends heads / ulysses of "

@@ -330,6 +330,19 @@ int layout_check_cp_seq(int cp, double seq, gp_error *err);
  * layout_check_ulysses_heads: GP_OK then, else GP_EINVAL saying which
  * half fails -- gpuplan.memory ulysses (core.ulysses_refusal) words a
  * job's refusal with it, layout_check_ulysses a step's. */
+/* A TP rank's heads: *th attention heads (heads / tp) and *tkv kv heads
+ * (kv_heads / tp, at least one; kv_heads < 1 reads as heads; tp < 1 as
+ * 1) -- what the rule below splits, and its refusal names. */
+static inline void layout_ulysses_rank_heads(int heads, int kv_heads,
+					     int tp, int *th, int *tkv)
+{
+	if (tp < 1)
+		tp = 1;
+	if (kv_heads < 1)
+		kv_heads = heads;
+	*th = heads / tp;
+	*tkv = kv_heads / tp > 1 ? kv_heads / tp : 1;
+}
 static inline int layout_ulysses_heads_ok(int heads, int kv_heads, int tp,
 					  int n)
 {
@@ -337,12 +350,7 @@ static inline int layout_ulysses_heads_ok(int heads, int kv_heads, int tp,
 
 	if (n <= 1)
 		return 1;
-	if (tp < 1)
-		tp = 1;
-	if (kv_heads < 1)
-		kv_heads = heads;
-	th = heads / tp;
-	tkv = kv_heads / tp > 1 ? kv_heads / tp : 1;
+	layout_ulysses_rank_heads(heads, kv_heads, tp, &th, &tkv);
 	return th >= 1 && th % n == 0 && (tkv % n == 0 || n % tkv == 0);
 }
 int layout_check_ulysses_heads(int heads, int kv_heads, int tp, int n,

@@ -263,7 +263,7 @@ int main(void)
 	double S = GiB, want;
 	int i, mono;
 
-	plan(83);
+	plan(87);
 
 	/* --- layout_check_ulysses ---------------------------------------
 	 * Llama 2 70B: 64 heads, 8 kv.  verl's asserts: ulysses divides the
@@ -318,6 +318,24 @@ int main(void)
 		  "a TP rank (each rank attends heads / ulysses of the "
 		  "whole sequence)") == 0,
 	   "the heads message whole, a TP rank's");
+	/* A TP rank's heads, which the rule and its refusal both read
+	 * (layout_ulysses_rank_heads): 64 heads, 8 kv at tp 16 -> 64 / 16
+	 * = 4 heads and 8 / 16 = 0 kv, replicated to 1; kv 0 reads as the
+	 * heads (64 / 4 = 16 each); tp 0 reads as 1. */
+	{
+		int th, tkv;
+
+		layout_ulysses_rank_heads(64, 8, 16, &th, &tkv);
+		ok(th == 4 && tkv == 1, "tp 16: 4 heads, 1 kv head a rank");
+		layout_ulysses_rank_heads(64, 0, 4, &th, &tkv);
+		ok(th == 16 && tkv == 16, "kv 0 at tp 4: 16 and 16");
+		layout_ulysses_rank_heads(64, 8, 0, &th, &tkv);
+		ok(th == 64 && tkv == 8, "tp 0 reads as 1");
+	}
+	/* kv heads 8 / tp 16 -> 1 a rank: ulysses 4 repeats it (4 % 1),
+	 * and the rank's 4 heads take 4 */
+	ok(layout_check_ulysses_heads(64, 8, 16, 4, &e) == GP_OK,
+	   "tp 16, ulysses 4: one kv head a rank repeated");
 	ok(layout_check_ulysses(&m, 1, 8, 4, &e) == GP_EINVAL &&
 	   strstr(e.msg, "ulysses 8 is larger than seq 4"),
 	   "ulysses past the sequence refused");
