@@ -195,13 +195,9 @@ function gp.options(params, argv)
   end
   table.sort(names)
   local script = argv and argv[0] or "script"
-  -- an unknown option names the nearest parameter, as gpuplan's own
-  -- commands do ("unknown option '--nn'" alone)
-  local function hint(key)
-    local near = require("gpuplan.args").nearest(key, names)
-    return near and string.format(" (did you mean '--%s'?)", (near:gsub("_", "-"))) or ""
-  end
-  local opts, rest = cli.parse(script, spec, argv or {}, 1, hint)
+  -- an unknown option names the nearest parameter: cli.parse's own hint
+  -- (the nearest of spec's names, which are the parameters)
+  local opts, rest = cli.parse(script, spec, argv or {}, 1)
   if opts.help then
     -- the default guide (cli.lua runs it named "guide") is `gpuplan
     -- guide`: "gpuplan run guide" was no command that runs it

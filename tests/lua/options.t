@@ -19,6 +19,12 @@ t.raises(function() gp.options(P, { [0] = "s.lua", "--margin", "0x1p-3" }) end,
   "option '--margin' expects a number, got '0x1p-3'", "hexadecimal number refused", true)
 t.raises(function() gp.options(P, { [0] = "s.lua", "--nodes", "2" }) end,
   "unknown option '--nodes'", "unknown option named", true)
+-- the nearest parameter named, in the command line's spelling: '--margin'
+-- is one edit from '--margn', '--dry-run' one from '--dry-rn'
+t.raises(function() gp.options(P, { [0] = "s.lua", "--margn", "2" }) end,
+  "s.lua: unknown option '--margn' (did you mean '--margin'?)", "nearest parameter named", true)
+t.raises(function() gp.options(P, { [0] = "s.lua", "--dry-rn" }) end,
+  "(did you mean '--dry-run'?)", "nearest written with '-'", true)
 
 -- A flag that defaults to true can be turned off with --no-NAME.
 local Q = { fp8 = { "use fp8", true }, gpus = { "GPU count", 8 } }
