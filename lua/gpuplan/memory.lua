@@ -497,6 +497,9 @@ end
 -- of a TP rank divide by N, its kv heads divide N or N them) is the
 -- engine's one (layout.h layout_check_ulysses_heads, which train_job's
 -- steps and the layout search check by too); its words are raised here.
+-- C's INT_MAX: gp_model's heads and kv_heads are ints, and the binding
+-- (core.ulysses_refusal) takes none past it
+local INT_MAX = 0x7fffffff
 function M.ulysses(o, model, tp)
   local n = posint("ulysses", o.ulysses, 1)
   if n == 1 then return 1 end
@@ -507,10 +510,17 @@ function M.ulysses(o, model, tp)
   if o.cp_rotate ~= nil then
     usage("cp_rotate moves a CP ring's K and V; ulysses %d exchanges heads by all-to-all", n)
   end
-  -- the engine's one rule and its words (layout.h layout_check_ulysses_heads)
-  local why = require("gpuplan.core").ulysses_refusal(math.tointeger(model.heads) or 0,
-    math.tointeger(model.kv_heads) or 0, tp, n)
-  if why then fail("%s", why) end
+  -- the engine's one rule and its words (layout.h layout_check_ulysses_heads),
+  -- asked of counts alone: a model table's heads of 3.5, 0, -8 or 2^31
+  -- reached the rule as "must divide the 0 attention heads" or the
+  -- binding's own "bad argument #1 to 'ulysses_refusal'"; the model's
+  -- check refuses them by name ("model.heads must be an integer in
+  -- 1..2147483647"), after this
+  local h, kv = math.tointeger(model.heads), math.tointeger(model.kv_heads or 0)
+  if h and kv and h >= 1 and h <= INT_MAX and kv >= 0 and kv <= INT_MAX then
+    local why = require("gpuplan.core").ulysses_refusal(h, kv, tp, n)
+    if why then fail("%s", why) end
+  end
   return n
 end
 

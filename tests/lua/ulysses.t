@@ -5,7 +5,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(44)
+t.plan(48)
 
 local MiB = 2 ^ 20
 local job = { model = "llama3-8b", gpu = "h100-sxm", gpus = 4, ulysses = 4, stack = "hf",
@@ -266,3 +266,21 @@ t.ok(pcall(gp.train, t.with(job, { flash = false, stack = "deepspeed", zero = 1 
 -- of 8.
 t.raises(function() gp.train(t.with(job, { gpus = 12, global_batch = 3, zero = 3, zero_group = 8 })) end,
   "zero_group 8 must divide the data-parallel group dp x ulysses = 12", "zero_group: dp x ulysses", true)
+
+-- A model table's heads that are no count reach the model's own check,
+-- which names the field: 3.5 was asked of the heads rule as "must divide
+-- the 0 attention heads", 2^31 and -8 raised the binding's "bad argument
+-- #1 to 'ulysses_refusal'", a kv_heads of 2^40 its "#2".
+do
+  local m = {}
+  for k, v in pairs(gp.catalog():get("models", "llama3-8b")) do m[k] = v end
+  m.id, m.name = nil, "table"
+  for _, h in ipairs { 3.5, 2 ^ 31, -8 } do
+    m.heads = h
+    t.raises(function() gp.train(t.with(job, { model = m })) end,
+      "model.heads must be an integer in 1..2147483647", "heads " .. tostring(h) .. ": the model's words", true)
+  end
+  m.heads, m.kv_heads = 32, 2 ^ 40
+  t.raises(function() gp.train(t.with(job, { model = m })) end,
+    "model.kv_heads must be an integer in 1..2147483647", "kv_heads 2^40: the model's words", true)
+end
