@@ -134,7 +134,8 @@ static int unknown(lua_State *L, int arg, const char *what, const char *noun,
 	}
 	luaL_pushresult(&b);
 	return fail(L, arg, lua_pushfstring(L, "%s: unknown %s '%s' (%s)",
-					    what, noun, key, lua_tostring(L, -1)));
+					    what, noun, key,
+					    lua_tostring(L, -1)));
 }
 
 /* The name -> index table of a description, built once and kept in the

@@ -273,8 +273,8 @@ static void moe_layer_step(lua_State *L, int idx, int layers)
 		if (lua_type(L, -1) == LUA_TNUMBER)
 			s = lua_tointegerx(L, -1, &whole);
 		if (whole && (s < 1 || s > layers))
-			luaL_error(L, "model.moe.layer_step must be in 1..layers "
-				   "(%d), got %I", layers, s);
+			luaL_error(L, "model.moe.layer_step must be in "
+				   "1..layers (%d), got %I", layers, s);
 	}
 	lua_settop(L, top);
 }

@@ -1,14 +1,15 @@
 /*
  * sweep.h - enumerate the layouts of a training job on one GPU type and
- * keep the best: every TP x PP x CP (or Ulysses) x EP x DP split of each GPU count
- * that divides the model and the nodes, x ZeRO stage x micro-batch x
- * recompute x pipeline schedule x interleaving x sequence parallelism.  What cannot divide is
- * skipped before anything is priced, what does not fit memory before it
- * is timed; the rest are timed by train_step_cached.
+ * keep the best: every TP x PP x CP (or Ulysses) x EP x DP split of each
+ * GPU count that divides the model and the nodes, x ZeRO stage x
+ * micro-batch x recompute x pipeline schedule x interleaving x sequence
+ * parallelism.  What cannot divide is skipped before anything is priced,
+ * what does not fit memory before it is timed; the rest are timed by
+ * train_step_cached.
  *
  * The enumeration order is fixed (GPU counts as given, then tp, pp, cp,
- * ulysses, etp (as tp, then 1), ep ascending, micro-batch, recompute, pipeline
- * schedule, vpp, sp, zero, TP overlap, DP overlap), so results and
+ * ulysses, etp (as tp, then 1), ep ascending, micro-batch, recompute,
+ * pipeline schedule, vpp, sp, zero, TP overlap, DP overlap), so results and
  * shards are deterministic: candidate i belongs to shard i mod n.  The
  * last three innermost: what differs only in them shares the step's
  * phase (train.c).  The schedule's default, 1F1B or interleaved as vpp

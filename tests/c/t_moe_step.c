@@ -52,6 +52,29 @@ static gp_layout chunked(int layers, int pp, int vpp, gp_schedule s)
 	return y;
 }
 
+/* Every MoE layer on exactly one rank: the ranks' counts (layout_stage_
+ * moe) sum to the model's and none exceeds its rank's layers.  0 when
+ * they do; else prints the split and returns 1. */
+static int moe_conserved(const gp_model *m, const gp_layout *y)
+{
+	int k, sum = 0, over = 0;
+
+	for (k = 0; k < y->pp; k++) {
+		int nl = layout_stage_layers(y, m->layers, k);
+		int e = layout_stage_moe(m, y, k, nl);
+
+		over |= e < 0 || e > nl;
+		sum += e;
+	}
+	if (sum == model_moe_layers(m) && !over)
+		return 0;
+	printf("#   L %d pp %d vpp %d ends %d n0 %d m %d dense %d step %d: "
+	       "%d MoE over the ranks, want %d\n", m->layers, y->pp, y->vpp,
+	       y->ends, y->n0, y->m, m->moe.dense_layers, m->moe.layer_step,
+	       sum, model_moe_layers(m));
+	return 1;
+}
+
 /* The MoE layers of ranks 0 .. pp-1 of y equal want[]. */
 static void moe_ranks(const gp_model *m, const gp_layout *y,
 		      const int *want, const char *name)
@@ -75,7 +98,7 @@ int main(void)
 	gp_params p;
 	double mm;
 
-	plan(35);
+	plan(36);
 
 	/* Which layers: transformers' Llama4TextModel takes
 	 * range(step - 1, layers, step) -- with step 2 of 48 layers
@@ -188,6 +211,63 @@ int main(void)
 		y.m = 8;
 		moe_ranks(&t, &y, guide, "DeepSeek-V3 Et|(tt|)*30L: 6, 6, 8, "
 			  "..., 8, 6");
+	}
+
+	/* Conservation over every split the engine makes under the
+	 * interleaved schedule (mem_stage_split): uniform, split_ends
+	 * (L + 2 slots, n0 = slots / pp - 1, m = slots / pp, a rank's slots
+	 * divided by vpp as split_ends_check demands) and uneven ends
+	 * (first f, last l, the middle stages' rest / mid each), for 2..64
+	 * layers, pp 2..24 (past the 16 ranks above), vpp with pp vpp <=
+	 * layers, dense_layers 0..3 and layer_step 1..3.  Each MoE layer
+	 * lies in one chunk of one rank, so the ranks' counts sum to
+	 * model_moe_layers exactly. */
+	{
+		int L, pp, v, dl, st, f, l, bad = 0;
+		long n = 0;
+
+		for (L = 2; L <= 64; L++)
+		for (pp = 2; pp <= 24 && pp <= L; pp++)
+		for (v = 2; v * pp <= L; v++)
+		for (dl = 0; dl <= 3; dl++)
+		for (st = 1; st <= 3; st++) {
+			gp_layout y = chunked(L, pp, v, GP_SCHED_INTERLEAVED);
+			gp_model q = maverick();
+
+			q.layers = L;
+			q.moe.layer_step = st;
+			q.moe.dense_layers = dl;
+			bad += bad < 5 && moe_conserved(&q, &y);
+			n++;
+			if ((L + 2) % pp == 0 && (L + 2) / pp % v == 0) {
+				gp_layout z = y;
+
+				z.ends = 2;
+				z.balanced = 1;
+				z.m = (L + 2) / pp;
+				z.n0 = z.m - 1;
+				bad += bad < 5 && moe_conserved(&q, &z);
+				n++;
+			}
+			for (f = 0; f <= 8; f++)
+			for (l = 0; l <= 8; l++) {
+				int mid = pp - (f > 0) - (l > 0);
+				int rest = L - f - l;
+				gp_layout z = y;
+
+				if ((!f && !l) || rest < 0 || mid < 1 ||
+				    rest % mid != 0 || rest / mid < 1)
+					continue;
+				z.balanced = 1;
+				z.m = rest / mid;
+				z.n0 = f > 0 ? f : z.m;
+				bad += bad < 5 && moe_conserved(&q, &z);
+				n++;
+			}
+		}
+		ok(bad == 0 && n > 100000, "every split: each MoE layer on "
+		   "one rank");
+		printf("# %ld splits\n", n);
 	}
 
 	/* Maverick's parameters, by hand:
