@@ -38,9 +38,17 @@ end
 -- gp.infer and gp.memory read it through __index -- and no planner
 -- checked an inherited key's name (tpp = 2 was ignored).  An __index
 -- function, whose keys cannot be listed, stays the copy's __index.
+-- Always a copy, never the caller's table: the resolve step writes the
+-- values it reads in either case back into the options it was given
+-- (gpuplan.options M.resolve: weights = "FP8" as "fp8"), so after
+-- gp.infer(o) a script's o.weights read "fp8" where it wrote "FP8".
 local function flattened(o)
   local mt = getmetatable(o)
-  if mt == nil then return o end
+  if mt == nil then
+    local t = {}
+    for k, v in pairs(o) do t[k] = v end
+    return t
+  end
   local t, seen, at, owner = {}, {}, o, o
   while type(at) == "table" and not seen[at] do
     seen[at] = true

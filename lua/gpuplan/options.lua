@@ -2761,7 +2761,9 @@ function M.resolve(cmd, o, who, level, also)
   -- The case-folded names and numbers read from text (M.normal) are the
   -- options' own values from here on, for every reader of o: the planners
   -- that read o itself (gp.infer, gp.rl, gp.sweep) as those that read
-  -- r.values.
+  -- r.values.  o is the planner's own copy, never a script's table
+  -- (gp.*'s entry copies it, gpuplan's init.lua flattened): a script's
+  -- o.weights = "FP8" still reads "FP8" after gp.infer(o).
   for k, nv in pairs(normal) do rawset(o, k, nv) end
   if bad_key then error((who and who .. ": " or "") .. bad_msg, level) end
   local r = { values = values, defaults = {} }

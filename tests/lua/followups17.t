@@ -1,0 +1,35 @@
+-- followups17: reviewers' user-facing problems, one block a fix.
+local t = require "tap"
+local gp = require "gpuplan"
+
+local M, H = "llama3-8b", "h100-sxm"
+
+-- 1. A gp.* call never writes into the caller's table: the resolve step
+-- reads names in either case and text numbers (gpuplan.options M.normal)
+-- and wrote what it read back into the options, so after gp.infer(o) a
+-- script's o.weights read "fp8" where it wrote "FP8".
+do
+  local o = { model = M, gpu = H, weights = "FP8", kv = "FP8", runtime = "VLLM",
+              input = "512", output = "128" }
+  local r = gp.infer(o)
+  t.ok(r ~= nil, "gp.infer ran with FP8/VLLM as typed")
+  t.is(o.weights, "FP8", "gp.infer left o.weights as the script wrote it")
+  t.is(o.kv, "FP8", "gp.infer left o.kv as written")
+  t.is(o.runtime, "VLLM", "gp.infer left o.runtime as written")
+  t.is(o.input, "512", "gp.infer left o.input a string")
+  local tr = { model = M, gpu = H, gpus = 8, seq = "4096", precision = "BF16" }
+  gp.train(tr)
+  t.is(tr.seq, "4096", "gp.train left o.seq a string")
+  t.is(tr.precision, "BF16", "gp.train left o.precision as written")
+  local mo = { model = M, gpu = H, seq = "2048", precision = "BF16" }
+  gp.memory(mo)
+  t.is(mo.seq, "2048", "gp.memory left o.seq as written")
+  -- an options table that inherits: its own keys stay, the base unwritten
+  local base = { model = M, gpu = H, weights = "FP8" }
+  local child = setmetatable({ kv = "FP8" }, { __index = base })
+  gp.infer(child)
+  t.is(rawget(child, "kv"), "FP8", "an inheriting table's own key stays as written")
+  t.is(base.weights, "FP8", "its base's key stays as written")
+end
+
+t.done_testing()
