@@ -2391,7 +2391,30 @@ end
 -- the command line's --seq 4096 is, and plan's gpus = "256" already
 -- was).  A quantity's bare number still needs its unit (M.quantity).
 -- Returns the value to take, and true where it differs from v.
+-- Only a name the option reads is lower-cased (one of its declared values
+-- or a word of its help, the names the user reads; a grouped format
+-- "GPTQ-G64" by its base): text that is no name stays as typed, so the
+-- reader's refusal quotes what the user typed ('BOGUS', not 'bogus').
 local PLAIN_NUMBER_KIND = { count = true, tokens = true, number = true, fraction = true }
+local function names_a_value(d, help, l)
+  for _, x in ipairs(d.values or {}) do if x == l then return true end end
+  local function word(w)
+    -- w delimited in the help by anything but a name's own characters
+    local at = 1
+    while true do
+      local i, j = help:find(w, at, true)
+      if not i then return false end
+      local before, after = help:sub(i - 1, i - 1), help:sub(j + 1, j + 1)
+      if not before:match("[%w%-%._]") and not after:match("[%w_%-]") then
+        return true
+      end
+      at = i + 1
+    end
+  end
+  if word(l) then return true end
+  local base = l:match("^(%a+%d?)%-g%d+")
+  return base ~= nil and word(base)
+end
 function M.normal(name, v, cmd)
   local d = BY[name]
   if not d or type(v) ~= "string" then return v, false end
@@ -2399,7 +2422,11 @@ function M.normal(name, v, cmd)
   if variant and (variant.own or variant.type) then return v, false end
   if d.kind == "dtype" or d.fold then
     local l = v:lower()
-    return l, l ~= v
+    if l == v then return v, false end
+    if not names_a_value(d, (variant and variant.help or d.help or ""), l) then
+      return v, false
+    end
+    return l, true
   end
   if PLAIN_NUMBER_KIND[d.kind] and v:match("^%s*[%+%-]?%d*%.?%d+[eE]?[%+%-]?%d*%s*$") then
     local n = tonumber(v)

@@ -887,7 +887,8 @@ M.GENERATION_BATCH = 16   -- DeepSpeed-Chat step 3's per_device_generation_batch
 local function engine_of(o, dflt)
   local e = o.rollout_engine
   if e ~= nil and e ~= "vllm" and e ~= "hybrid" and e ~= "hf" then
-    fail("rl: rollout_engine must be vllm, hybrid or hf (got %s)", shown(e))
+    -- an unknown name: a usage error (exit 2), as --runtime's is
+    usage("rl: rollout_engine must be vllm, hybrid or hf (got %s)", shown(e))
   end
   local hybrid = e == "hybrid" or e == "hf"
   local gb = posint("generation_batch", o.generation_batch)

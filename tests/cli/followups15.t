@@ -177,7 +177,7 @@ LUA
     is($o1, $o2, 'train --precision BF16: as bf16') or diag $e1;
     ($c, $o, $e) = run_gp(qw(infer llama3-8b --gpu h100-sxm --runtime VLLX));
     is($c, 2, 'an unknown runtime in capitals: still a usage error');
-    like($e, qr/--runtime must be .* \(got 'vllx'\)/, '... named') or diag $e;
+    like($e, qr/--runtime must be .* \(got 'VLLX'\)/, '... named as typed (followups17)') or diag $e;
     my $f = "$tmp/case.lua";
     write_file($f, <<'LUA');
 local gp = require "gpuplan"
