@@ -1369,6 +1369,9 @@ prepare_fn = function(o, cmd, who)
         local _, g = require("gpuplan.train").default_node(gpu, o.cat or require("gpuplan").catalog())
         cfg.hsdp = g
       end
+      -- (plan's search skips the counts its engine refuses: a list
+      -- 8,12,16 is searched at 8 and 16)
+      if cmd ~= "plan" then M.hybrid_nodes(cfg.hsdp, gpus, pp) end
     end
     M.zero_group(o, cfg, sharding, model)
     local prompt_len, response_len =
@@ -1490,6 +1493,31 @@ M.ZERO_GROUP_REFUSED = {
     .. "zero_group of a node's data-parallel ranks): give one",
   order = "zero_group %d is placed in the default rank order (tp, cp, dp, pp); give no order",
 }
+
+-- Hybrid sharding's groups are whole nodes: PyTorch FSDP's HYBRID_SHARD
+-- builds its intra-node shard groups with dist.new_subgroups(num_devices_
+-- per_node) (torch/distributed/fsdp/_init_utils.py _init_intra_node_
+-- process_group), which refuses a world size that group size does not
+-- divide ("The world size must be divisible by 'group_size'",
+-- distributed_c10d.py new_subgroups).  A pipeline stage's data-parallel
+-- ranks (gpus / pp of them, the stages outermost) must then fill whole
+-- nodes, or share one node evenly; a job within one node is its own
+-- group.  12 GPUs on nodes of 8 were passed to the engine, whose
+-- placement (8 + 4) then failed as "6 gpus do not fill whole nodes of 4",
+-- naming no option.  gpn: the node's GPUs; refused naming gpus and fsdp.
+function M.hybrid_nodes(gpn, gpus, pp)
+  gpus, pp = gpus or 1, pp or 1
+  if type(gpn) ~= "number" or gpn < 1 or gpus <= gpn then return end
+  local stage = gpus / pp
+  if stage % gpn == 0 or gpn % stage == 0 then return end
+  local step = gpn * pp
+  local below, above = math.floor(gpus / step) * step, math.ceil(gpus / step) * step
+  usage("fsdp = hybrid_shard shards within each node of %d GPUs, but gpus = %d%s leaves a "
+    .. "node part-filled (PyTorch FSDP's shard groups are whole nodes: dist.new_subgroups(%d) "
+    .. "needs the ranks to divide into them); give gpus = %s%d, or fsdp = full_shard",
+    gpn, gpus, pp > 1 and string.format(" over pp = %d (%d GPUs a stage)", pp, stage) or "",
+    gpn, below > 0 and string.format("%d or ", below) or "", above)
+end
 
 function M.zero_group(o, cfg, sharding, model)
   local n = o.zero_group

@@ -31,4 +31,31 @@ for my $w (qw(FP8 GPTQ-G64 AWQ-G32-FP32 NF4-DQ)) {
 ($c, $o, $e) = run_gp(qw(infer llama3-8b --gpu h100-sxm --runtime LLAMA.CPP --kv INT8));
 is($c, 0, '--runtime LLAMA.CPP --kv INT8 read') or diag $e;
 
+# 3. Hybrid sharding's groups are whole nodes (PyTorch FSDP's
+# dist.new_subgroups(gpus per node)): 12 GPUs on nodes of 8 leaked the
+# engine's "6 gpus do not fill whole nodes of 4", naming no option.  A
+# pipeline stage's GPUs (gpus / pp) fill whole nodes or share one evenly.
+{
+    my @j = qw(train llama3-8b --gpu h100-sxm --stack hf --fsdp hybrid_shard);
+    ($c, $o, $e) = run_gp(@j, qw(--gpus 12));
+    is($c, 2, 'hybrid_shard on 12 of 8-GPU nodes: a usage error, exit 2') or diag $e;
+    like($e, qr/--fsdp hybrid_shard shards within each node of 8 GPUs, but --gpus 12 leaves a node part-filled.*give --gpus 8 or 16, or --fsdp full_shard/,
+         '... naming --gpus and --fsdp') or diag $e;
+    unlike($e, qr/do not fill whole nodes of/, '... not the engine\'s words');
+    # 24 GPUs over pp 2: 12 a stage, 8 + 4 on the nodes
+    ($c, $o, $e) = run_gp(@j, qw(--gpus 24 --pp 2));
+    is($c, 2, 'hybrid_shard, 24 GPUs over pp 2: exit 2') or diag $e;
+    like($e, qr/--gpus 24 over --pp 2 \(12 GPUs a stage\).*give --gpus 16 or 32/, '... the stage named') or diag $e;
+    # whole nodes, or stages sharing a node evenly, or one node: taken
+    for my $ok ([qw(--gpus 16)], [qw(--gpus 16 --pp 4)], [qw(--gpus 40 --pp 5)], [qw(--gpus 6 --tp 2)],
+                [qw(--gpus 24 --tp 2)]) {
+        ($c, $o, $e) = run_gp(@j, @$ok);
+        is($c, 0, "hybrid_shard @$ok: taken") or diag $e;
+    }
+    # plan searches a count its layouts can place (12 as PP3 x DP4)
+    ($c, $o, $e) = run_gp(qw(plan llama3-8b --gpu h100-sxm --gpus 12 --stack hf --fsdp hybrid_shard));
+    is($c, 0, 'plan --gpus 12 --fsdp hybrid_shard: searched') or diag $e;
+    like($o, qr/h100-sxm\s+12\s+TP\d+ PP3 /, '... at pp 3') or diag $o;
+}
+
 done_testing();

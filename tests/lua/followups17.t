@@ -32,4 +32,10 @@ do
   t.is(base.weights, "FP8", "its base's key stays as written")
 end
 
+-- 3. Hybrid sharding on a node part-filled: refused in gp.train's words
+-- (fsdp = hybrid_shard, gpus = 12), not the engine's placement error.
+t.raises(function() gp.train { model = M, gpu = H, gpus = 12, stack = "hf", fsdp = "hybrid_shard" } end,
+  "fsdp = hybrid_shard shards within each node of 8 GPUs, but gpus = 12 leaves a node part-filled",
+  "gp.train hybrid_shard on 12 GPUs of 8-GPU nodes", true)
+
 t.done_testing()
