@@ -981,6 +981,31 @@ M.BATCH_AND_CONCURRENCY = "infer: give batch = N or concurrency = N, not both"
 -- by default: the quantized ones (catalog/FORMAT.md model.dtype).
 M.RELEASED_QUANT = { fp8 = true }
 
+-- How a card runs FP8 weights: "native" on FP8 tensor cores (W8A8:
+-- Ada, Hopper, Blackwell, MI300), "weight-only" where it has none but
+-- has bf16 tensor cores (compute capability 8.0 and up: Ampere), nil
+-- where it cannot.  vLLM's docs (quantization/fp8): "Currently, only
+-- Hopper and Ada Lovelace GPUs are officially supported for W8A8.
+-- Ampere GPUs are supported for W8A16 (weight-only FP8) utilizing Marlin
+-- kernels"; vllm/model_executor/layers/quantization/fp8.py: "For GPUs
+-- that lack FP8 hardware support, we can leverage the Marlin kernel for
+-- fast weight-only FP8 quantization", use_marlin = not
+-- has_device_capability(89), and "Disable marlin for rocm";
+-- utils/marlin_utils_fp8.py is_fp8_marlin_supported: capability >= 80
+-- (has_device_capability(80); later releases 75, still above Volta's
+-- 70), Fp8Config.get_min_capability 80.  SGLang's FP8 linears take the
+-- same Marlin path where the card has no FP8 (can_auto_enable_marlin_
+-- fp8).  bf16 tensor cores are the sm80 mark in the catalog (Volta and
+-- Turing have none); an AMD card without FP8 (MI250X) has no Marlin.
+M.FP8_WEIGHTS_FLOOR = "FP8 checkpoints need FP8 tensor cores or, weight-only (vLLM's and "
+  .. "SGLang's FP8 Marlin), compute capability 8.0 (vLLM is_fp8_marlin_supported)"
+function M.fp8_weights_on(g)
+  local peak = type(g) == "table" and type(g.peak) == "table" and g.peak or {}
+  if (tonumber(peak.fp8) or 0) > 0 then return "native" end
+  if (tonumber(peak.bf16) or 0) > 0 and g.vendor ~= "AMD" then return "weight-only" end
+  return nil
+end
+
 -- The weight format gp.infer prices for arguments a: a.weights, else the
 -- catalog model's released quantized dtype, else nil (the 16-bit
 -- default).  The command's fit hints read it, so as not to suggest the
@@ -1078,10 +1103,30 @@ function M.setup(a)
   -- released unless --weights says otherwise: vLLM and SGLang load the
   -- quantization_config's format as it is.  A 16- or 32-bit dtype keeps
   -- the 16-bit default above (an fp32 checkpoint is served in bf16).
+  -- FP8 weights on a card without FP8 tensor cores (M.fp8_weights_on):
+  -- weight-only on sm80 and up, none below.  A released FP8 checkpoint
+  -- there is served converted to 16 bits (DeepSeek-V3's repository ships
+  -- fp8_cast_bf16.py for this), said; an explicit --weights fp8 refused.
+  local fp8_on = M.fp8_weights_on(g)
   if a.weights == nil and type(model) == "table" and M.RELEASED_QUANT[model.dtype] then
-    weights = model.dtype
-    default(string.format("weights=%s (%s's checkpoint as released: the catalog model's "
-      .. "dtype)", weights, tostring(model.id or model.name)))
+    if model.dtype == "fp8" and fp8_on == nil then
+      default(string.format("weights=%s (%s's checkpoint is fp8, which %s cannot run: %s; "
+        .. "served converted to 16 bits)", weights, tostring(model.id or model.name),
+        tostring(g.id), M.FP8_WEIGHTS_FLOOR))
+    else
+      weights = model.dtype
+      default(string.format("weights=%s (%s's checkpoint as released: the catalog model's "
+        .. "dtype)", weights, tostring(model.id or model.name)))
+    end
+  end
+  if M.weight_base(weights) == "fp8" and fp8_on == nil then
+    error(string.format("infer: weights fp8 on %s: %s; give weights = %s or int8",
+      tostring(g.id), M.FP8_WEIGHTS_FLOOR, no_bf16 and "fp16" or "bf16"), 3)
+  end
+  if M.weight_base(weights) == "fp8" and fp8_on == "weight-only" then
+    default(string.format("fp8 weights run weight-only on %s (no FP8 tensor cores): vLLM's "
+      .. "and SGLang's FP8 Marlin kernel (W8A16) converts each weight to %s and multiplies "
+      .. "in %s", tostring(g.id), no_bf16 and "fp16" or "bf16", no_bf16 and "fp16" or "bf16"))
   end
   -- Experts alone released quantized (expert_dtype): a format of their own
   -- is the MoE serving model's (gpuplan.serve expert_weights); one model on

@@ -212,7 +212,7 @@ opt { name = "optimizer", type = "string", metavar = "O", commands = TRAIN4, val
   help = "adamw|adam8bit|sgd or a catalog optimizer",
   suggest = { "optim" } }
 opt { name = "weights", type = "string", metavar = "W", commands = ALL, kind = "dtype",
-  default = { "bf16; qlora: nf4-dq", infer = "the catalog model's dtype where it is quantized (deepseek-v3: fp8, as released), else bf16; fp16 on a card without bf16" },
+  default = { "bf16; qlora: nf4-dq", infer = "the catalog model's dtype where it is quantized (deepseek-v3: fp8, as released; fp8 is weight-only on a card without FP8 tensor cores, and 16-bit where the card cannot run it, below compute capability 8.0), else bf16; fp16 on a card without bf16" },
   value = function(j) return j.method == "qlora" and "nf4-dq" or "bf16" end,
   help = "weight format: bf16|fp16|fp32|fp8|int8|w8a8|int4|gptq|awq|nf4|nf4-dq|fp4|mxfp4|"
     .. "fp6 or bits per weight (GGUF-style, e.g. 4.85); group size and scale dtype: "

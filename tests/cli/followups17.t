@@ -58,4 +58,24 @@ is($c, 0, '--runtime LLAMA.CPP --kv INT8 read') or diag $e;
     like($o, qr/h100-sxm\s+12\s+TP\d+ PP3 /, '... at pp 3') or diag $o;
 }
 
+# 4. FP8 weights on a card without FP8 tensor cores: weight-only (vLLM's
+# FP8 Marlin, W8A16) from compute capability 8.0, said on the defaults
+# line; below it (Volta) none: an explicit --weights fp8 refused, a
+# released FP8 checkpoint served converted to 16 bits, said.
+{
+    ($c, $o, $e) = run_gp(qw(infer llama3-8b --gpu a100-sxm-80gb --weights fp8));
+    is($c, 0, 'A100 --weights fp8: priced') or diag $e;
+    like($o, qr/fp8 weights run weight-only on a100-sxm-80gb \(no FP8 tensor cores\)/, '... weight-only, said') or diag $o;
+    ($c, $o, $e) = run_gp(qw(infer llama3-8b --gpu h100-sxm --weights fp8));
+    unlike($o, qr/weight-only/, 'H100 --weights fp8: native, nothing said');
+    ($c, $o, $e) = run_gp(qw(infer llama3-8b --gpu v100-sxm2-32gb --weights fp8));
+    is($c, 1, 'V100 --weights fp8: refused, exit 1') or diag $e;
+    like($e, qr/--weights fp8 on v100-sxm2-32gb: .*compute capability 8\.0.*give --weights fp16 or int8/, '... naming the floor') or diag $e;
+    ($c, $o, $e) = run_gp(qw(infer llama3-8b --gpu mi250x --weights fp8));
+    is($c, 1, 'MI250X --weights fp8 (no FP8, no Marlin on ROCm): refused') or diag $e;
+    ($c, $o, $e) = run_gp(qw(infer deepseek-v3 --gpu v100-sxm2-32gb --gpus 32 --format json));
+    like($o, qr/"weights=fp16 \(deepseek-v3's checkpoint is fp8, which v100-sxm2-32gb cannot run/, 'V100 deepseek-v3: fp16, said') or diag $o;
+    unlike($o, qr/fp8 weights/, '... not priced at fp8');
+}
+
 done_testing();
