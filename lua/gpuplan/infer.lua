@@ -735,9 +735,12 @@ local function setup_memory(a, cat, model, g, sys, d, c, tp, pp, default, info)
     local card = g.memory
     if type(card) == "string" then card = units.parse(card, "bytes") end
     if type(card) == "number" and mem > card then
+      -- in the units the user reads: the value as typed, a number of
+      -- bytes in GB and GiB (the card's GiB), not "memory 9e+10"
       error(string.format("infer: memory %s is more than %s's %s, the card's memory (the "
         .. "runtime allocates on the card: at most that)", type(a.memory) == "string"
-        and "'" .. a.memory .. "'" or string.format("%g", mem), tostring(g.id),
+        and "'" .. a.memory .. "'" or string.format("%s (%s)", units.fmt_bytes(mem, "GB"),
+        units.fmt_bytes(mem, "GiB")), tostring(g.id),
         units.fmt_bytes(card, "GiB")), 3)
     end
   end

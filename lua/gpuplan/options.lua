@@ -2311,17 +2311,18 @@ function M.quantity(name, v, shown_name)
     return nil, string.format("%s '%s' needs a unit, e.g. %s", shown_name, v,
       UNIT_EXAMPLE[d.kind])
   end
-  -- Text the units parser cannot read ("abc", "5xx") is a value the
-  -- option cannot parse: a usage error, exit 2 on the command line
-  -- (docs/output.md), marked here for every quantity option at once; a
-  -- value that parses but is out of its range stays a plain refusal:
-  -- a negative one ("-5GB": units.parse reads the number, then "must not
-  -- be negative") is such a value, exit 1 as --memory 0GB and --budget -5
-  -- are -- it is the text that reads once its sign is gone.
+  -- Text the units parser cannot read ("abc", "5xx", "1e400GB", whose
+  -- number is no finite one) is a value the option cannot parse: a usage
+  -- error, exit 2 on the command line (docs/output.md), marked here for
+  -- every quantity option at once; a value that parses but is out of its
+  -- range stays a plain refusal, exit 1 as --memory 0GB and --budget -5
+  -- are: a negative one ("-5GB") or one past what a count of bytes holds
+  -- ("9e10GB", 9e19 B; it exited 2) -- units.out_of_range.
   local units = require("gpuplan.units")
   local ok, n = pcall(units.parse, v, kind)
   if not ok then
     local msg = shown_name .. ": " .. tostring(n)
+    if units.out_of_range(n) then return nil, msg end
     local unsigned = v:match("^%s*%-(.*)$")
     if unsigned and pcall(units.parse, unsigned, kind) then return nil, msg end
     return nil, args.usage(msg)
@@ -2566,6 +2567,19 @@ function M.check(name, v, cmd, shown_name)
     -- 100000] (got string '0.5W')" named neither the W of the bounds nor
     -- the 0.5 W the text was read as
     local si = UNIT_SI[d.kind]
+    if si == "B" then
+      -- sizes in the units the user reads: "(0B, 1000TB] (got '2000TB' =
+      -- 2000TB)", not 1000000000000000 B and 2e+15 B
+      local function fb(x)
+        local t = require("gpuplan.units").fmt_bytes(x)
+        -- past a million TB, the exponent (1e+18TB, not 19 digits)
+        return #t > 12 and string.format("%gTB", x / 1e12) or t
+      end
+      return nil, string.format("%s must be a size in %s%s, %s%s (got %s%s)", shown_name,
+        gt and "(" or "[", fb(lo), fb(hi), open and ")" or "]",
+        type(v) == "string" and "'" .. v .. "'" or shown(v),
+        (type(v) ~= "string" or v:gsub("%s", "") ~= fb(n)) and " = " .. fb(n) or "")
+    end
     return nil, string.format("%s must be a number in %s%s, %s%s%s (got %s)", shown_name,
       gt and "(" or "[", bound(lo), bound(hi), open and ")" or "]", si and (" " .. si) or "",
       si and type(v) == "string" and string.format("'%s' = %g %s", v, n, si) or shown(v))

@@ -61,6 +61,14 @@ M.quoted = quoted
 local function fail(kind, s, why)
   error(string.format("bad %s '%s': %s", kind, quoted(s), why), 0)
 end
+-- The reasons a text that reads as a finite number with a known unit is
+-- still refused: out of range, not malformed (an option's refusal exits
+-- 1 for these, 2 for text it cannot read: gpuplan.options M.quantity).
+local NEGATIVE, TOO_LARGE = "must not be negative", "too large"
+function M.out_of_range(msg)
+  msg = tostring(msg)
+  return msg:sub(-#NEGATIVE) == NEGATIVE or msg:sub(-#TOO_LARGE) == TOO_LARGE
+end
 
 -- Split "3.35TB/s bidir" into 3.35, "TB/s", "bidir".
 local function split(kind, s)
@@ -78,7 +86,7 @@ end
 
 local function check_num(kind, s, n)
   if n ~= n or n == math.huge then fail(kind, s, "not a finite number") end
-  if n < 0 then fail(kind, s, "must not be negative") end
+  if n < 0 then fail(kind, s, NEGATIVE) end
   return n
 end
 
@@ -86,14 +94,14 @@ end
 -- double, and must not be stored as that.
 local function scaled(kind, s, n, f)
   local v = check_num(kind, s, n) * f
-  if v == math.huge then fail(kind, s, "too large") end
+  if v == math.huge then fail(kind, s, TOO_LARGE) end
   return v
 end
 
 local function to_bytes_int(kind, s, x)
   local r = math.floor(x + 0.5)
   local i = math.tointeger(r)
-  if not i then fail(kind, s, "too large") end
+  if not i then fail(kind, s, TOO_LARGE) end
   return i
 end
 

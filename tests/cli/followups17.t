@@ -78,4 +78,18 @@ is($c, 0, '--runtime LLAMA.CPP --kv INT8 read') or diag $e;
     unlike($o, qr/fp8 weights/, '... not priced at fp8');
 }
 
+# 5. --memory: text that is no finite number with a unit is a usage error
+# (exit 2); a size that reads but is out of range exits 1 -- '9e10GB'
+# (9e19 B, past a count of bytes) exited 2 beside '-1GB''s 1.  Sizes are
+# shown in GB/TB, not 1000000000000000 B.
+for my $t (['1e400GB', 2, qr/not a finite number/], ['abc', 2, qr/expected a number/],
+           ['-1GB', 1, qr/must not be negative/], ['9e10GB', 1, qr/too large/],
+           ['1e300TB', 1, qr/too large/], ['0GB', 1, qr/must be a size in \(0B, 1000TB\] \(got '0GB' = 0B\)/],
+           ['2000TB', 1, qr/must be a size in \(0B, 1000TB\] \(got '2000TB'\)$/m]) {
+    my ($m, $rc, $want) = @$t;
+    ($c, $o, $e) = run_gp(qw(infer llama3-8b --gpu h100-sxm --memory), $m);
+    is($c, $rc, "--memory $m: exit $rc") or diag $e;
+    like($e, $want, "--memory $m: said") or diag $e;
+}
+
 done_testing();

@@ -38,4 +38,11 @@ t.raises(function() gp.train { model = M, gpu = H, gpus = 12, stack = "hf", fsdp
   "fsdp = hybrid_shard shards within each node of 8 GPUs, but gpus = 12 leaves a node part-filled",
   "gp.train hybrid_shard on 12 GPUs of 8-GPU nodes", true)
 
+-- 5. A number of bytes past the card is shown as a size: 9e10 B is 90 GB
+-- (9e10 / 1e9) and 83.819 GiB (9e10 / 2^30 = 83.8190...), not "9e+10".
+t.raises(function() gp.infer { model = M, gpu = H, memory = 9e10 } end,
+  "infer: memory 90GB (83.819GiB) is more than h100-sxm's 80GiB", "memory 9e10 shown in GB and GiB", true)
+t.raises(function() gp.infer { model = M, gpu = H, memory = 5e15 } end,
+  "infer: memory must be a size in (0B, 1000TB] (got 5e+15 = 5000TB)", "memory 5e15: its range in TB", true)
+
 t.done_testing()

@@ -120,6 +120,6 @@ end
 -- and capacity past the engine's bound (1e15 B) was refused by the
 -- engine's reader with no function named
 check(function() gp.memory { model = "llama3-8b", capacity = 1e30 } end,
-  "memory: capacity must be a number in (0, 1000000000000000] B (got 1e+30)", "memory: capacity bound named")
+  "memory: capacity must be a size in (0B, 1000TB] (got 1e+30 = 1e+18TB)", "memory: capacity bound named")
 
 t.done_testing()

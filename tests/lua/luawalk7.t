@@ -163,7 +163,7 @@ check(function() gp.sweep { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, ep 
 -- call never wrote; now by its own range, as capacity's (gp.train).
 for _, v in ipairs { 1e300, "2PB", -1 } do
   check(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", memory = v } end,
-    "infer: memory must be a number in (0, 1000000000000000] B", "infer: memory " .. tostring(v))
+    "infer: memory must be a size in (0B, 1000TB]", "infer: memory " .. tostring(v))
 end
 
 -- 12. gp.infer{kv = 0/0}: the refusal quoted the value as the C library
