@@ -92,4 +92,19 @@ for my $t (['1e400GB', 2, qr/not a finite number/], ['abc', 2, qr/expected a num
     like($e, $want, "--memory $m: said") or diag $e;
 }
 
+# 6. Numbers are numbers in JSON: plan's job echoed --gpus as typed,
+# "gpus":"20"; catalog show's values "3.35e+12" as text.
+{
+    ($c, $o, $e) = run_gp(qw(plan llama3-8b --gpu h100-sxm --gpus 20 --format json));
+    is($c, 0, 'plan --gpus 20 json') or diag $e;
+    like($o, qr/"job":\{[^}]*"gpus":20[,}]/, 'job.gpus a number') or diag $o;
+    ($c, $o, $e) = run_gp(qw(plan llama3-8b --gpu h100-sxm --gpus 8..32 --format json));
+    like($o, qr/"job":\{[^}]*"gpus":\[8,16,32\]/, 'job.gpus 8..32: its counts, numbers') or diag $o;
+    ($c, $o, $e) = run_gp(qw(catalog show h100-sxm --format json));
+    is($c, 0, 'catalog show json') or diag $e;
+    like($o, qr/\{"field":"mem_bw","value":3350000000000\}/, 'a catalog number stays a number') or diag $o;
+    like($o, qr/\{"field":"arch","value":"hopper"\}/, '... text stays text');
+    unlike($o, qr/"value":"[-+]?[0-9][0-9.eE+-]*"/, 'no number as a string') or diag $o;
+}
+
 done_testing();

@@ -851,7 +851,7 @@ like($e, qr/^\Q$lo\E\/a.lua:1: gpu 'no-gemm': field 'achievable.gemm' \(gpu\): n
         [1, qr/"layouts":\d+/, '"layouts":-3', qr/stats\.\S+ field 'layouts' must be >= 0/],
         [1, qr/"stats":\{/, '"stats":{"zz":{},', qr/the plan's stats name a card not in its --gpu \("zz"\)/],
         [1, qr/"gpu":\[[^\]]*\]/, '"gpu":"h100-sxm"', qr/the plan's job has no gpu list/],
-        [1, qr/"gpus":"[^"]*"/, '"gpus":"x"', qr/the plan's job\.gpus: gpus 'x': expected counts/],
+        [1, qr/"gpus":(?:\d+|\[[^\]]*\])/, '"gpus":"x"', qr/the plan's job\.gpus: gpus 'x': expected counts/],
         [1, qr/"fingerprint":"[^"]*",/, '', qr/plan line without 'fingerprint'/],
         [1, qr/"policy":"fastest"/, '"policy":"x"', qr/the plan's policy is not one plan writes/],
         [2, qr/^.*$/, '{"kind":"result"', qr/not a JSON object/],

@@ -139,7 +139,9 @@ local function find(cat, id)
 end
 
 -- Flatten an entry into path = value rows for `show`.
-local function flatten(prefix, v, out)
+-- machine (json): a number stays one ("value":3.35e+12, not the text
+-- "3.35e+12"); the text and csv forms print its %.6g text.
+local function flatten(prefix, v, out, machine)
   if type(v) == "table" then
     local keys = {}
     for k in pairs(v) do
@@ -155,10 +157,14 @@ local function flatten(prefix, v, out)
     end
     for _, k in ipairs(keys) do
       local p = type(k) == "number" and (prefix .. "[" .. k .. "]") or (prefix == "" and k or prefix .. "." .. k)
-      flatten(p, v[k], out)
+      flatten(p, v[k], out, machine)
     end
   else
     local s = v
+    if machine and type(v) == "number" and v == v and v ~= math.huge and v ~= -math.huge then
+      out[#out + 1] = { field = prefix, value = v }
+      return
+    end
     if math.type(v) == "float" then s = string.format("%.6g", v) end
     out[#out + 1] = { field = prefix, value = tostring(s) }
   end
@@ -196,7 +202,7 @@ local function show(cat, id, format)
   local all = format == "csv" and #hits > 1 and {} or nil
   for _, h in ipairs(hits) do
     local rows = {}
-    flatten("", h.entry, rows)
+    flatten("", h.entry, rows, format == "json")
     -- A card without a measured usable_memory gets the derived one
     -- (catalog/FORMAT.md "Memory capacity"): shown, and said so.
     if h.kind == "gpus" and h.entry.usable_memory == nil then

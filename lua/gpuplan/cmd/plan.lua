@@ -300,6 +300,13 @@ function C.run(opts, args)
     -- job, and the fingerprint gpuplan merge compares shards by must say
     -- so (the sweep has refused any text that is no count).
     job.tokens = job.tokens and options.total(job.tokens)
+    -- The counts searched, as numbers: --gpus 20 was echoed "gpus":"20",
+    -- the text typed (a list "16,20" or "8..64" as its counts, [16,20];
+    -- gpuplan merge reads either through sweep.counts).
+    local okc, counts = pcall(sweep.counts, job.gpus)
+    if okc and type(counts) == "table" and #counts > 0 then
+      job.gpus = #counts == 1 and counts[1] or counts
+    end
     io.write(report.json { kind = "plan", model = head.model, policy = pname,
                            deadline = opts.deadline, budget = opts.budget, job = job,
                            shard = opts.shard, stats = r.stats, defaults = r.defaults,
