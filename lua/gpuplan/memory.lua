@@ -560,6 +560,18 @@ local function eager_kernels(o, stack)
   return k ~= "fused", k == "liger"
 end
 
+-- Whether job o's attention is unfused on the hf stack (flash = false
+-- given, or the model's default there: T5's bias, ALiBi), where verl's
+-- Ulysses, its replacement of the flash-attention forward, does not run
+-- (the refusal below).  One rule for gp.train's refusal and the layout
+-- search, which then searches no Ulysses group (gpuplan.sweep space_of).
+function M.ulysses_unfused(o, model, method)
+  local stack = o.stack or options.get("stack").value({ method = method or o.method })
+  if stack ~= "hf" then return false end
+  if o.flash ~= nil then return o.flash == false end
+  return not options.default("flash", { model = model, eager = eager_kernels(o, stack) })
+end
+
 local function prepare_shape(o, cfg, model, method, dflt)
   -- RL trains the actor on whole rollouts: prompt + response tokens.
   local prompt_len = tokens("prompt_len", o.prompt_len)
@@ -676,8 +688,7 @@ local function prepare_shape(o, cfg, model, method, dflt)
   -- the one function it patches): the Hugging Face modules' eager or
   -- SDPA attention runs no all-to-all, each rank attending its own
   -- seq / N tokens -- another model, not Ulysses priced.
-  if cfg.cp_ulysses and cfg.flash == false and
-     (o.stack or options.get("stack").value({ method = method })) == "hf" then
+  if cfg.cp_ulysses and M.ulysses_unfused(o, model, method) then
     local say = o.flash == false and usage or fail
     say("ulysses %d is verl's replacement of the flash-attention forward (apply_monkey_patch "
       .. "patches _flash_attention_forward alone); the run's attention is unfused "

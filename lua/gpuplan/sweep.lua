@@ -904,11 +904,31 @@ local function recompute_space(a)
   return kept
 end
 
+-- A space's ulysses_max not searched (space_of), for its defaults line:
+-- kept beside the space, which the engine checks field by field.
+local ULYSSES_UNFUSED = setmetatable({}, { __mode = "k" })
+
 -- The search space the engine enumerates, checked.
 local function space_of(a, job, counts, policy)
+  -- Ulysses where gp.train refuses it (its attention unfused on the hf
+  -- stack: gpuplan.memory ulysses_unfused, the one rule) is not searched:
+  -- plan --stack hf --no-flash --ulysses-max 4 ranked U2 and U4 layouts
+  -- that train then refused.
+  local ulysses_max, ulysses_unfused = a.ulysses_max or 1, nil
+  if ulysses_max > 1 then
+    local okm, model = pcall(function()
+      return type(job.model) == "table" and job.model
+        or (job.cat or require("gpuplan").catalog()):get("models", job.model)
+    end)
+    if okm and type(model) == "table"
+       and require("gpuplan.memory").ulysses_unfused(job, model, job.method) then
+      ulysses_max = 1
+      ulysses_unfused = a.ulysses_max
+    end
+  end
   local space = {
     gpus = counts, tp_max = a.tp_max or 8, pp_max = a.pp_max or 8, cp_max = a.cp_max or 1,
-    ulysses_max = a.ulysses_max or 1,
+    ulysses_max = ulysses_max,
     ep_max = a.ep_max or 1, vpp_max = a.vpp_max or 1,
     zero = list_of(a.zero, "zero") or { 1 },
     micro_batch = list_of(a.micro_batch, "micro_batch") or { 1, 2, 4 },
@@ -1072,6 +1092,7 @@ local function space_of(a, job, counts, policy)
     space.shard = { k - 1, n }
   end
   if a.deadline ~= nil then space.deadline = M.duration(a.deadline, "deadline") end
+  ULYSSES_UNFUSED[space] = ulysses_unfused
   return space
 end
 
@@ -1194,6 +1215,11 @@ local function search_card(a, job, space, counts, policy, gi, gid,
     defaults[#defaults + 1] = string.format("%s: %s GPU%s skipped (more than its node of %d "
       .. "holds, and the node has no NICs: %s)", gid, table.concat(skipped, ","),
       (#skipped > 1 or skipped[1] > 1) and "s" or "", gpn, s.node_name or "its node")
+  end
+  if first and ULYSSES_UNFUSED[space] then
+    defaults[#defaults + 1] = string.format("ulysses=1 (ulysses_max %d not searched: Ulysses "
+      .. "is verl's flash-attention forward, and the attention is unfused on the hf stack, "
+      .. "which train refuses)", ULYSSES_UNFUSED[space])
   end
   -- DualPipe's overlaps where the stack leaves them off, as gp.train
   -- states them under dualpipe.

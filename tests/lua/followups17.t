@@ -45,4 +45,30 @@ t.raises(function() gp.infer { model = M, gpu = H, memory = 9e10 } end,
 t.raises(function() gp.infer { model = M, gpu = H, memory = 5e15 } end,
   "infer: memory must be a size in (0B, 1000TB] (got 5e+15 = 5000TB)", "memory 5e15: its range in TB", true)
 
+-- 7. The search skips the Ulysses that gp.train refuses (one rule,
+-- gpuplan.memory ulysses_unfused): on the hf stack with the attention
+-- unfused, verl's Ulysses (its flash-attention forward) does not run, and
+-- plan ranked U2 and U4 layouts that train then refused.
+do
+  local job = { model = M, gpu = H, gpus = 8, stack = "hf", ulysses_max = 4, top = 50 }
+  local function most_u(r)
+    local u = 1
+    for _, c in ipairs(r.results) do u = math.max(u, c.ulysses or 1) end
+    return u
+  end
+  local fused = gp.sweep(job)
+  t.ok(most_u(fused) > 1, "hf stack, flash: Ulysses layouts searched (the control)")
+  local unfused = gp.sweep(t.with(job, { flash = false }))
+  t.is(most_u(unfused), 1, "hf stack, flash = false: no Ulysses layout")
+  local said = false
+  for _, d in ipairs(unfused.defaults or {}) do said = said or d:find("ulysses_max 4 not searched", 1, true) ~= nil end
+  t.ok(said, "... and the defaults say ulysses_max was not searched")
+  for _, c in ipairs(unfused.results) do
+    local ok = pcall(gp.train, { model = M, gpu = H, gpus = 8, stack = "hf", flash = false,
+      tp = c.tp, pp = c.pp, ulysses = c.ulysses })
+    t.ok(ok, "train takes the searched layout " .. c.layout)
+    break
+  end
+end
+
 t.done_testing()
