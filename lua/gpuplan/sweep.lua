@@ -515,6 +515,64 @@ local function base_key(o)
   return table.concat(out)
 end
 
+-- The content of the catalog entries a base search of job on card gpu
+-- reads, as text for base_key: the model (named by id), the card, its
+-- architecture, the systems of that card, the fabrics, recipes,
+-- optimizers and settings.  The catalog object alone (its identity) was
+-- the key: a script that edited an entry in place (gp.catalog():get(
+-- "models", "llama3-8b").layers = 64) and swept again got the base of the
+-- model before the edit.  Its own fields (_file, _raw ...) and the prose
+-- (source, notes) price nothing and are left out.  Nil where an entry
+-- cannot be named (base_key's rule): that search is not kept.
+local SKIP_FIELD = { source = true, notes = true }
+local function catalog_key(job, gpu)
+  local cat = options.is_catalog(job.cat) and job.cat or options.is_catalog(job.catalog)
+    and job.catalog or require("gpuplan.catalog").get()
+  local out, seen, bad = {}, {}, false
+  local function put(v)
+    local t = type(v)
+    if t == "string" then out[#out + 1] = v; out[#out + 1] = "\0"
+    elseif t == "number" then out[#out + 1] = math.type(v) == "integer" and tostring(v)
+      or string.format("%.17g", v); out[#out + 1] = ";"
+    elseif t == "boolean" or t == "nil" then out[#out + 1] = tostring(v); out[#out + 1] = ";"
+    elseif t == "table" and not seen[v] then
+      seen[v] = true
+      local ks = {}
+      for k in pairs(v) do
+        if type(k) == "number" or (type(k) == "string" and k:sub(1, 1) ~= "_"
+                                   and not SKIP_FIELD[k]) then
+          ks[#ks + 1] = k
+        elseif type(k) ~= "string" then bad = true return end
+      end
+      table.sort(ks, function(x, y)
+        if type(x) ~= type(y) then return type(x) == "number" end
+        return x < y
+      end)
+      out[#out + 1] = "{"
+      for _, k in ipairs(ks) do
+        out[#out + 1] = tostring(k); out[#out + 1] = "="
+        put(v[k])
+      end
+      out[#out + 1] = "}"
+      seen[v] = nil
+    else
+      bad = true
+    end
+  end
+  local g = type(gpu) == "table" and gpu or (cat.gpus or {})[gpu]
+  if type(job.model) == "string" then put((cat.models or {})[job.model]) end
+  put(g)
+  put(type(g) == "table" and (cat.archs or {})[g.arch] or nil)
+  local gid = type(g) == "table" and g.id or gpu
+  local sys = {}
+  for id, e in pairs(cat.systems or {}) do if e.gpu == gid then sys[#sys + 1] = id end end
+  table.sort(sys)
+  for _, id in ipairs(sys) do put(cat.systems[id]) end
+  put(cat.fabrics); put(cat.recipes); put(cat.optimizers); put(cat.settings)
+  if bad then return nil end
+  return table.concat(out)
+end
+
 -- The counts no layout of a job can fit, known without searching them:
 -- a function(b) -> true when the model states alone (weights, grads, the
 -- fp32 master copy and the optimizer's) exceed a GPU's usable memory at
@@ -573,6 +631,7 @@ end
 -- tokens_per_s_gpu, given}, or nil when no count up to n fits; raises
 -- when a given base fits nothing.
 function M.scaling_base(job, gpu, n, base)
+  local ckey  -- catalog_key(job, gpu): once a call, when a search would be kept
   local function fastest(b)
     local o = { gpu = gpu, gpus = { b }, top = 1, scaling = false, key = "time",
                 zero = { 1, 3 } }
@@ -595,6 +654,10 @@ function M.scaling_base(job, gpu, n, base)
     o.ep_max = math.max(job.ep_max or 1, job.ep or 1)
     o.cp_max = math.max(job.cp_max or 1, job.cp or 1)
     local key = base_key(o)
+    if key then
+      ckey = ckey or catalog_key(job, gpu) or false
+      key = ckey and (key .. "|" .. ckey) or nil
+    end
     local done = key and bases_done[key]
     if done ~= nil then return done or nil end
     local ok, r = pcall(M.sweep, o)

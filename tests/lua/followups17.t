@@ -71,4 +71,29 @@ do
   end
 end
 
+-- 8. The scaling base kept by content: a script that edits a catalog
+-- entry in place and sweeps again gets the edited model's base, the one
+-- a fresh catalog holding the same edit gives (the key was the catalog's
+-- identity, so the second sweep divided by the unedited model's base).
+do
+  local job = { model = M, gpu = H, gpus = 16, top = 1 }
+  local before = gp.sweep(job).results[1]
+  local entry = gp.catalog():get("models", M)
+  local layers = entry.layers
+  entry.layers = layers * 2
+  local ok, edited = pcall(gp.sweep, job)
+  entry.layers = layers
+  t.ok(ok, "sweep after the in-place edit ran")
+  local fresh = gp.catalog { dirs = { "catalog" } }
+  fresh:get("models", M).layers = layers * 2
+  local want = gp.sweep(t.with(job, { cat = fresh })).results[1]
+  t.ok(edited.results[1].step_s > before.step_s * 1.5, "the edited model (twice the layers) is slower")
+  -- the same job on the same (edited) catalog content: the same numbers
+  t.near(edited.results[1].scaling, want.scaling, 1e-12,
+    "its scaling efficiency against the edited model's base, as a fresh catalog's")
+  t.is(edited.results[1].scaling_base, want.scaling_base, "... the same base count")
+  t.near(gp.sweep(job).results[1].scaling, before.scaling, 1e-12,
+    "the edit undone: the first base again")
+end
+
 t.done_testing()
