@@ -2317,12 +2317,14 @@ function M.quantity(name, v, shown_name)
   -- every quantity option at once; a value that parses but is out of its
   -- range stays a plain refusal, exit 1 as --memory 0GB and --budget -5
   -- are: a negative one ("-5GB") or one past what a count of bytes holds
-  -- ("9e10GB", 9e19 B; it exited 2) -- units.out_of_range.
+  -- ("9e10GB", 9e19 B; it exited 2) -- units.OUT_OF_RANGE's reasons.
   local units = require("gpuplan.units")
   local ok, n = pcall(units.parse, v, kind)
   if not ok then
     local msg = shown_name .. ": " .. tostring(n)
-    if units.out_of_range(n) then return nil, msg end
+    for _, why in ipairs(units.OUT_OF_RANGE) do
+      if msg:sub(-#why) == why then return nil, msg end
+    end
     local unsigned = v:match("^%s*%-(.*)$")
     if unsigned and pcall(units.parse, unsigned, kind) then return nil, msg end
     return nil, args.usage(msg)

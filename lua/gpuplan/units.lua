@@ -63,12 +63,10 @@ local function fail(kind, s, why)
 end
 -- The reasons a text that reads as a finite number with a known unit is
 -- still refused: out of range, not malformed (an option's refusal exits
--- 1 for these, 2 for text it cannot read: gpuplan.options M.quantity).
+-- 1 for these, 2 for text it cannot read: gpuplan.options M.quantity),
+-- the message's end.
 local NEGATIVE, TOO_LARGE = "must not be negative", "too large"
-function M.out_of_range(msg)
-  msg = tostring(msg)
-  return msg:sub(-#NEGATIVE) == NEGATIVE or msg:sub(-#TOO_LARGE) == TOO_LARGE
-end
+M.OUT_OF_RANGE = { NEGATIVE, TOO_LARGE }
 
 -- Split "3.35TB/s bidir" into 3.35, "TB/s", "bidir".
 local function split(kind, s)
