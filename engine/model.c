@@ -148,8 +148,11 @@ static int check_dense(const gp_model *m, gp_error *err)
 	if (check_min(m->encoder_layers, 0, "encoder_layers", err) ||
 	    check_min(m->rel_buckets, 0, "rel_buckets", err) ||
 	    check_switch(m->ffn_relu, "ffn_relu", err) ||
-	    check_switch(m->ffn_gelu, "ffn_gelu", err))
+	    check_switch(m->ffn_gelu, "ffn_gelu", err) ||
+	    check_switch(m->ffn_gelu_new, "ffn_gelu_new", err))
 		return GP_EINVAL;
+	if (m->ffn_gelu_new && !m->ffn_gelu)
+		return gp_fail(err, "ffn_gelu_new is a GeLU: it needs ffn_gelu");
 	if (m->ffn_relu && m->ffn_gated)
 		return gp_fail(err, "ffn_relu applies to a plain MLP, not a "
 			       "gated one");

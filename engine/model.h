@@ -101,8 +101,14 @@ typedef struct gp_model {
 			       * the down-projection's input -- instead of
 			       * its input */
 	int ffn_gelu;         /* 1: the MLP's activation is a GeLU (ffn_act
-			       * "gelu"); an encoder-decoder's gated GeLU is
-			       * Hugging Face's gelu_new (memory_act.c) */
+			       * "gelu" or "gelu_new"); an encoder-decoder's
+			       * gated GeLU is Hugging Face's gelu_new
+			       * (memory_act.c) */
+	int ffn_gelu_new;     /* 1: ffn_act "gelu_new": Hugging Face's tanh
+			       * GeLU written as tensor ops (GPT-2's
+			       * activation_function), which the eager
+			       * modules run as 8 kernels (train_layer.c
+			       * gelu_new_fwd) */
 	int qk_norm;          /* 1: an RMSNorm over each head's q and each
 			       * KV head's k after the projection, before
 			       * rope (Qwen3's q_norm and k_norm; Megatron-

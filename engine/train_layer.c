@@ -94,6 +94,32 @@ static const ekernel glu_bwd[] = {
 	{ 3, 0, 0, 0 }, { 3, 0, 0, 0 }, { 3, 0, 0, 0 }
 };
 
+/* Hugging Face's gelu_new (ffn_act "gelu_new", GPT-2's
+ * activation_function; transformers activations.py, a function in
+ * v4.12 and NewGELUActivation's forward since, the same expression):
+ * "0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715
+ * * torch.pow(x, 3.0))))" -- eight tensor ops, each its own kernel in
+ * the eager modules: pow, * 0.044715, x +, * sqrt(2/pi), tanh, 1.0 +,
+ * 0.5 * x, the product (two operands read in the adds and the product).
+ * Per ffn element in the activation dtype: 18 transfers where a fused
+ * GeLU reads and writes one each. */
+static const ekernel gelu_new_fwd[] = {
+	{ 2, 0, 0, 0 }, { 2, 0, 0, 0 }, { 3, 0, 0, 0 }, { 2, 0, 0, 0 },
+	{ 2, 0, 0, 0 }, { 2, 0, 0, 0 }, { 2, 0, 0, 0 }, { 3, 0, 0, 0 }
+};
+/* Autograd's formulas (derivatives.yaml): the product's two (grad *
+ * tanh term, grad * 0.5 x); 0.5 *; tanh_backward (reads grad and the
+ * output); * sqrt(2/pi); * 0.044715; pow's "grad * (exponent *
+ * self.pow(exponent - 1))" three (x.pow(2), * 3, grad *); the scalar
+ * adds pass the gradient on without a kernel; x feeds three ops, its
+ * three gradients summed in two adds.  28 transfers per ffn element
+ * where a fused GeLU's backward moves 3. */
+static const ekernel gelu_new_bwd[] = {
+	{ 3, 0, 0, 0 }, { 3, 0, 0, 0 }, { 2, 0, 0, 0 }, { 3, 0, 0, 0 },
+	{ 2, 0, 0, 0 }, { 2, 0, 0, 0 }, { 2, 0, 0, 0 }, { 2, 0, 0, 0 },
+	{ 3, 0, 0, 0 }, { 3, 0, 0, 0 }, { 3, 0, 0, 0 }
+};
+
 #define NK(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 /* Seconds of the kernels k[0..n) over `elems` elements in `rows` token
@@ -589,6 +615,16 @@ static void eager_elem(const tenv *e, const train_lkey *k, const gp_op *o,
 
 		*t = ekernels(e, k, glu_fwd, NK(glu_fwd), el, 0, nk);
 		*tb = ekernels(e, k, glu_bwd, NK(glu_bwd), el, 0, &nb);
+	} else if ((strcmp(o->name, "mlp_act") == 0 ||
+		    strcmp(o->name, "moe_act") == 0) && m->ffn_gelu_new) {
+		/* a plain MLP's gelu_new: the op's elems are 1.5 per ffn
+		 * element, as the gated op's */
+		double el = o->elems / 1.5;
+
+		*t = ekernels(e, k, gelu_new_fwd, NK(gelu_new_fwd), el, 0,
+			      nk);
+		*tb = ekernels(e, k, gelu_new_bwd, NK(gelu_new_bwd), el, 0,
+			       &nb);
 	} else {
 		*nk += 1;
 	}

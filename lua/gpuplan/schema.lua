@@ -587,7 +587,7 @@ M.model = T.record {
   -- the decoder's), the relative-position buckets, and the MLP's
   -- activation where ReLU keeps a different tensor (T5 v1.0).
   encoder_layers = int { min = 0 }, rel_buckets = int { min = 0 },
-  ffn_act = T.enum { "relu", "gelu", "silu" },
+  ffn_act = T.enum { "relu", "gelu", "gelu_new", "silu" },
   -- The gated activation clamps its two halves first (GPT-OSS's
   -- swiglu_limit; engine ffn_clamp).
   ffn_clamp = bool(),

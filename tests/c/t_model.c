@@ -108,7 +108,7 @@ int main(void)
 	gp_error e;
 	double h, l, s, V, f;
 
-	plan(77);
+	plan(78);
 
 	/* Llama-2-7B: h 4096, l 32, 32 heads (MHA), ffn 11008, V 32000.
 	 * layer = 4h^2 (q,k,v,o) + 3*h*11008 (SwiGLU) + 2h (RMSNorms)
@@ -509,6 +509,13 @@ int main(void)
 		fx_model_fails(m, "ffn_relu applies to a plain MLP",
 			   "ReLU on a gated MLP");
 		m.ffn_relu = 0;
+		/* gelu_new is a GeLU written as tensor ops: the flag
+		 * without ffn_gelu contradicts itself */
+		m.ffn_gelu = 0;
+		m.ffn_gelu_new = 1;
+		fx_model_fails(m, "ffn_gelu_new is a GeLU",
+			   "gelu_new without ffn_gelu refused");
+		m.ffn_gelu_new = 0;
 		m.encoder_layers = -1;
 		fx_model_fails(m, "encoder_layers", "negative encoder_layers");
 	}

@@ -69,7 +69,7 @@ probe.ffn_act = "relu"
 t.is(gelu - act(probe), 256, "the binding passes ffn_act relu")
 probe.ffn_act = "default"
 t.raises(function() core.model_params(probe) end,
-  "model.ffn_act must be 'relu', 'gelu' or 'silu'", "an unknown ffn_act refused")
+  "model.ffn_act must be 'relu', 'gelu', 'gelu_new' or 'silu'", "an unknown ffn_act refused")
 probe.ffn_act = nil
 
 -- positions reaches the engine: an unknown kind is refused by name, and a

@@ -102,10 +102,12 @@ function M.model(cm, cat)
     rope_attention_factor = v(cm.rope_attention_factor),
     linear_bias = v(cm.linear_bias) == true or nil,
     split_proj = v(cm.split_proj) or M.family_split(cm, cat),
+    -- the MLP's activation, a decoder's too: GPT-2's gelu_new runs as
+    -- tensor ops in the eager modules (engine/train_layer.c gelu_new_fwd)
+    ffn_act = v(cm.ffn_act),
   }
   if encdec then
-    m.encoder_layers, m.rel_buckets, m.ffn_act = cm.encoder_layers, v(cm.rel_buckets),
-      v(cm.ffn_act)
+    m.encoder_layers, m.rel_buckets = cm.encoder_layers, v(cm.rel_buckets)
   end
   -- MoE: the case format names the expert width expert_ffn_hidden (the
   -- catalog's moe.ffn_hidden, accepted too); the dense layers keep
