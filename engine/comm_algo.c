@@ -1329,6 +1329,37 @@ static double nccl_algbw(const comm_ctx *c, gp_algo a, gp_proto p,
 	return alg;
 }
 
+/* NCCL's tuner prices a broadcast's or reduce's ring -- a chain from the
+ * root, or to it -- by one hop when its graph's channels all take the
+ * same path through the node, and by a hop per rank otherwise:
+ * "if (graphs[a]->sameChannels) { comm->latencies[coll][a][p] += lat; }
+ * else { // Add some chunk latency, waiting for proper chunk modeling /
+ * if (p == NCCL_PROTO_SIMPLE) lat = hwLat[hw[a]][NCCL_ALGO_TREE][p];
+ * comm->latencies[coll][a][p] += nsteps*lat; }", nsteps = nRanks, lat =
+ * hwLat[hw[a]][RING][p], hw[a] the network across nodes (ncclTopoTuneModel,
+ * NVIDIA/nccl src/graph/tuning.cc, 2.24.3 as on master).  Its search tries
+ * the same channels first and keeps them when they reach the node's
+ * bandwidth (ncclTopoCompute, search.cc): an NVLink node does, its rings
+ * logged with "sameChannels 1" on one A100 node and on 8-NIC H100 nodes
+ * (NVIDIA/nccl#1197: "Pattern 4, crossNic 0, nChannels 12, bw 30/30, type
+ * NVL/PIX, sameChannels 1"); PCIe nodes log "sameChannels 0" (nccl#601,
+ * 4 GPUs and 4 NICs a node over SYS paths).  The time of the protocol it
+ * picks is the chain's own (price_ring: every hop of the chain), so only
+ * the ranking follows this: on 4 x 8 H100 it runs LL to 128 KiB, LL128 to
+ * 4 MiB and Simple from 8 MiB, where the chain's n - 1 hops kept LL to
+ * 512 KiB and LL128 to 64 MiB. */
+static double chain_nccl_lat(const comm_ctx *c, gp_proto p)
+{
+	int net = c->nn > 1;
+
+	if (c->kind_up == GP_LINK_NVLINK)
+		return base(p) + (net ? hop_net(c, p) : hop_up(c, p));
+	if (p == GP_PROTO_SIMPLE)
+		return base(p) + c->n * (net ? tree_hop_net(c, p) :
+					 tree_hop_up(c, p));
+	return base(p) + c->n * (net ? hop_net(c, p) : hop_up(c, p));
+}
+
 /* NCCL's tuner prices NVLS by its bandwidth alone ("busBw = ..
  * graphs[a]->bwIntra * nvlsEfficiency"), without its pipeline's fill
  * (nvls_fill) or the proxy's posts (nvls_tree_posts), so its estimate
@@ -1341,6 +1372,9 @@ double comm_nccl_estimate(const comm_ctx *c, gp_algo a, gp_proto p,
 {
 	double alg = nccl_algbw(c, a, p, 1.0, 1);
 
+	if (a == GP_ALGO_RING && alg > 0.0 &&
+	    (c->op == GP_BROADCAST || c->op == GP_REDUCE))
+		return chain_nccl_lat(c, p) + c->bytes / alg;
 	if (a == GP_ALGO_RING) {
 		double w = ring_proxy_wait(c, p) + ring_net_extra(c, p);
 

@@ -67,7 +67,7 @@ int main(void)
 	double S, want, intra;
 	int i, rc, mono;
 
-	plan(128);
+	plan(134);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -696,6 +696,39 @@ int main(void)
 		rc = comm_group_cost(&t, GP_ALL_REDUCE, S, &four, &r, &e);
 		einval(rc, &e, "NaN nvls_tree_bw is EINVAL");
 	}
+
+	/* --- broadcast across nodes: NCCL ranks its chain by one hop ---
+	 * 4 nodes of 8 NVLink GPUs (360 GB/s a GPU: 450e9 x 0.8), 8 NICs
+	 * of 50e9 x 0.9 (360 GB/s a node), 32 ranks.  NCCL's tuner
+	 * (tuning.cc, sameChannels on an NVLink node) prices a broadcast's
+	 * ring at base + one network hop: LL 6.6 + 2.7 = 9.3 us, LL128
+	 * 14 + 4.0 = 18.0, Simple 8.4 + 14 = 22.4; its algbw is busBw x
+	 * nRanks / nsteps = busBw (nsteps = nRanks): LL min(360 x 0.5,
+	 * 20.4) = 20.4 GB/s (llMaxBw, 3+ nodes, Intel), LL128 360 x 0.92 =
+	 * 331.2, Simple 360.  LL against LL128: 9.3 + S / 20.4e3 = 18.0 +
+	 * S / 331.2e3 (us, S in B) at S = 8.7 / (1/20.4e3 - 1/331.2e3) =
+	 * 189 kB, so 128 KiB runs LL and 256 KiB LL128; LL128 against
+	 * Simple: 4.4 / (1/331.2e3 - 1/360e3) = 18.2 MB, so 16 MiB runs
+	 * LL128 and 32 MiB Simple.  Ranked by the chain's own 31 hops
+	 * (LL: 6.6 + 28 x 1.0 (the network post) + 3 x 2.7 = 42.7 us),
+	 * 256 KiB stayed on LL.  The time is the chain's: the Simple chain's
+	 * latency is at least 8.4 + 28 x 3.4 + 3 x 14 = 145.6 us. */
+	t = nvl(8, 4, 450e9, 0.8);
+	add_nics(&t, 8, 50e9, 0.9);
+	MUST(comm_cost(&t, GP_BROADCAST, 131072.0, 32, &r, &e));
+	ok(r.algo == GP_ALGO_RING && r.proto == GP_PROTO_LL,
+	   "4 x 8 broadcast 128 KiB: ring LL");
+	MUST(comm_cost(&t, GP_BROADCAST, 262144.0, 32, &r, &e));
+	ok(r.proto == GP_PROTO_LL128, "4 x 8 broadcast 256 KiB: LL128, "
+	   "NCCL's one-hop estimate");
+	MUST(comm_cost(&t, GP_BROADCAST, 16.0 * MiB, 32, &r, &e));
+	ok(r.proto == GP_PROTO_LL128, "4 x 8 broadcast 16 MiB: LL128");
+	MUST(comm_cost(&t, GP_BROADCAST, 32.0 * MiB, 32, &r, &e));
+	ok(r.proto == GP_PROTO_SIMPLE, "4 x 8 broadcast 32 MiB: Simple");
+	ok(r.latency >= 145.6 * US * (1.0 - 1e-9),
+	   "the Simple broadcast's time keeps the chain's 31 hops");
+	MUST(comm_cost(&t, GP_REDUCE, 262144.0, 32, &r2, &e));
+	ok(r2.proto == GP_PROTO_LL128, "reduce ranks as broadcast does");
 
 	/* trivial cases: one rank, zero bytes */
 	MUST(comm_cost(&a100, GP_ALL_REDUCE, GiB, 1, &r, &e));
