@@ -1351,13 +1351,16 @@ static double nccl_algbw(const comm_ctx *c, gp_algo a, gp_proto p,
 static double chain_nccl_lat(const comm_ctx *c, gp_proto p)
 {
 	int net = c->nn > 1;
+	/* the ring's hwLat, one rank a node too (hop_net's tree value is
+	 * NCCL's for the other rings' network steps, not for this one) */
+	double hop = net ? c->lat_net + c->t->nic_nccl.ring_step[p] :
+		     hop_up(c, p);
 
 	if (c->kind_up == GP_LINK_NVLINK)
-		return base(p) + (net ? hop_net(c, p) : hop_up(c, p));
+		return base(p) + hop;
 	if (p == GP_PROTO_SIMPLE)
-		return base(p) + c->n * (net ? tree_hop_net(c, p) :
-					 tree_hop_up(c, p));
-	return base(p) + c->n * (net ? hop_net(c, p) : hop_up(c, p));
+		hop = net ? tree_hop_net(c, p) : tree_hop_up(c, p);
+	return base(p) + c->n * hop;
 }
 
 /* NCCL's tuner prices NVLS by its bandwidth alone ("busBw = ..
