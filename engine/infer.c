@@ -238,6 +238,9 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	if (c->gemv_packed != 0 && c->gemv_packed != 1)
 		return gp_fail(err, "gemv_packed must be 0 or 1 (got %d)",
 		               c->gemv_packed);
+	if (c->row_split != 0 && c->row_split != 1)
+		return gp_fail(err, "row_split must be 0 or 1 (got %d)",
+		               c->row_split);
 	if (gp_check_count(c->gemv_max, 0, "gemv_max", err) ||
 	    gp_check_count(c->custom_ar_gpus, 0, "custom_ar_gpus", err) ||
 	    gp_check_count(c->batch, 0, "batch", err) ||
@@ -902,18 +905,96 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 	return GP_OK;
 }
 
+/* One GPU-to-GPU copy of `bytes`, as cudaMemcpyPeerAsync makes it.
+ * Where the cards have no peer-to-peer path (up_crosses_cpu: GeForce
+ * cards, whose P2P the driver disables) the driver stages it through
+ * host memory: the CUDA sample p2pBandwidthLatencyTest (its
+ * outputLatencyMatrix times 10000 back-to-back 1-byte copies on the
+ * GPU) prints for 2 x RTX 4090 on a Threadripper PRO 5995WX "P2P=
+ * Disabled Latency Matrix (us)" 11.64 (0 -> 1) and 11.66 (1 -> 0), and
+ * with peer access 1.14 and 1.13 (dbkinghorn/Notes, 2023/NV-4090-P2P/
+ * 2x4090-notes.md, CUDA 11.8): STAGED_COPY_LAT is their mean.  A peer
+ * copy takes the link's own latency (the catalog's 1 us for PCIe, as
+ * the 1.13 us above); the bytes go at the link's one-way rate
+ * (p2p_bw; that run's staged copies reached 22.47 GB/s of pcie4's
+ * 25.6). */
+#define STAGED_COPY_LAT 11.65e-6
+
+static double copy_time(const infer_cfg *c, double bytes)
+{
+	double bw = c->p2p_bw > 0 ? c->p2p_bw : c->ar_bw, lat;
+
+	if (c->topo)
+		lat = c->topo->up_crosses_cpu ? STAGED_COPY_LAT :
+			c->topo->up.latency;
+	else
+		lat = c->ar_latency;
+	return lat + (bw > 0 ? bytes / bw : 0.0);
+}
+
+/* The copies of one row-split matmul of T tokens, K inputs to N outputs
+ * over the tp GPUs: the input to each other GPU, their (tp - 1) / tp of
+ * the output rows back, in 32-bit floats (ggml-cuda.cu
+ * ggml_cuda_op_mul_mat: cudaMemcpyAsync of src1 "cudaMemcpyDeviceToDevice"
+ * to each device, cudaMemcpy2DAsync of its dst rows to the main device,
+ * events between).  A quantised weight's input goes as q8_1, 36 bytes a
+ * block of 32 values (block_q8_1: two halves and 32 int8s), which the
+ * main GPU quantises once (convert_src1_to_q8_1); a 16-bit one's as
+ * floats.  Both copies lie on the critical path: the other GPUs wait
+ * for the input before they multiply, the main GPU for their rows
+ * before the next op. */
+static double row_split_mm(const infer_cfg *c, double T, double k,
+                           double n)
+{
+	double o = c->tp - 1.0;
+	double xb = c->weight_bits < 16.0 ? 36.0 / 32.0 : 4.0;
+
+	return copy_time(c, o * T * k * xb) +
+	       copy_time(c, T * n * o / c->tp * 4.0);
+}
+
+/* llama.cpp's multi-GPU split by rows (--split-mode row; before PR 4766,
+ * 2024-01, the CUDA backend's only one: every weight matrix
+ * GGML_BACKEND_GPU_SPLIT in llama.cpp's llm_load_tensors): each GPU
+ * multiplies its rows of every matrix and nothing is all-reduced; each
+ * matmul copies its input out and its output rows back (row_split_mm).
+ * The matmuls of a LLaMA layer: q, k, v, o (wq, wk, wv, wo) and the
+ * MLP's gate, up and down (w1, w3, w2; up and down ungated); an MoE
+ * layer's are counted for its attention only (its experts' matmuls are
+ * left to the TP split the GPU time prices); once a step the lm_head
+ * (the output matrix, split when every layer is offloaded). */
+static double row_split_time(const gp_model *m, const infer_cfg *c,
+                             const shape *s, double T)
+{
+	double h = s->h, q = (double)m->heads * m->head_dim;
+	double kv = (double)m->kv_heads * m->head_dim;
+	double f = model_dense_ffn(m), attn, mlp;
+
+	attn = row_split_mm(c, T, h, q) + 2.0 * row_split_mm(c, T, h, kv) +
+	       row_split_mm(c, T, q, h);
+	mlp = (m->ffn_gated ? 2.0 : 1.0) * row_split_mm(c, T, h, f) +
+	      row_split_mm(c, T, f, h);
+	return (s->ndense + s->nmoe) * attn + s->ndense * mlp +
+	       row_split_mm(c, T, h, m->vocab);
+}
+
 /* The step's communication: TP all-reduces and PP activation sends. */
-static int step_comm(const infer_cfg *c, const shape *s, double L,
-                     double T, infer_phase *out, gp_error *err)
+static int step_comm(const gp_model *m, const infer_cfg *c, const shape *s,
+                     double L, double T, infer_phase *out, gp_error *err)
 {
 	double ar;
 
 	/* Two all-reduces per layer on the critical path (after o_proj and
 	 * the MLP down projection; Shoeybi et al. 2019, Megatron-LM sec. 3,
-	 * Fig. 4), each of the T x h bf16 activations. */
-	if (allreduce(c, T * s->h * ACT_BYTES, &ar, err) != GP_OK)
-		return GP_EINVAL;
-	out->comm_time = 2.0 * L * ar;
+	 * Fig. 4), each of the T x h bf16 activations; llama.cpp's row
+	 * split copies around every matmul instead. */
+	if (c->row_split && c->tp > 1) {
+		out->comm_time = row_split_time(m, c, s, T);
+	} else {
+		if (allreduce(c, T * s->h * ACT_BYTES, &ar, err) != GP_OK)
+			return GP_EINVAL;
+		out->comm_time = 2.0 * L * ar;
+	}
 	if (c->pp > 1) {
 		double bw = c->p2p_bw > 0 ? c->p2p_bw : c->ar_bw;
 
@@ -1035,7 +1116,7 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	    add(&b, "sample", 1.0, 5.0 * batch * hb, batch * hb * 4.0, 0, 0,
 	        0, 0, cp))
 		return GP_EINVAL;
-	if (step_comm(c, &s, L, T, out, err))
+	if (step_comm(m, c, &s, L, T, out, err))
 		return GP_EINVAL;
 	if (n_off > 0 && step_offload(d, c, &s, T, n_off, out, err))
 		return GP_EINVAL;

@@ -152,6 +152,14 @@ typedef struct infer_cfg {
 	                         kernels (vLLM's custom all-reduce, which
 	                         SGLang shares) instead of NCCL (infer.c
 	                         allreduce); 0: NCCL always */
+	int row_split;        /* 1: tp is llama.cpp's row split, not
+	                         Megatron's: each weight matrix's rows are
+	                         split over the tp GPUs, each matmul's input
+	                         is copied from the main GPU to the others
+	                         and their rows of its output back, two
+	                         copies a matmul on the critical path in
+	                         place of two all-reduces a layer (infer.c
+	                         row_split_time); 0: Megatron TP */
 	int n_graph;          /* > 0: a decode-only step of b sequences
 	                         replays the graph captured at the smallest
 	                         of graph_sizes >= b, its padded slots

@@ -86,6 +86,7 @@ static const lgp_field infer_fields[] = {
 	IF_BOOL("act_quant", act_quant),
 	IF_BOOL("moe_expand", moe_expand),
 	IF_INT("custom_ar_gpus", custom_ar_gpus, 0),
+	IF_BOOL("row_split", row_split),
 	IF_NUM("offload_bw", offload_bw),
 	IF_NUM("offload_link_bw", offload_link_bw),
 	IF_INT("offload_cpu_max", offload_cpu_max, 0),

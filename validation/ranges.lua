@@ -42,7 +42,7 @@ return {
         gen = { "ada", "ampere", "blackwell", "cdna3", "gaudi", "hopper", "turing" },
       },
       regimes = {
-        [""] = { cases = 245, lo = 0.892, hi = 1.650 },
+        [""] = { cases = 245, lo = 0.892, hi = 1.632 },
         ["vendor=AMD"] = { cases = 31, lo = 0.904, hi = 1.256 },
         ["vendor=AMD/stack=graphs"] = { cases = 31, lo = 0.904, hi = 1.256 },
         ["vendor=AMD/stack=graphs/moe=dense"] = { cases = 31, lo = 0.904, hi = 1.256 },
@@ -50,7 +50,7 @@ return {
         ["vendor=AMD/stack=graphs/moe=dense/style=tensor/scale=node"] = { cases = 25, lo = 0.891, hi = 1.250 },
         ["vendor=AMD/stack=graphs/moe=dense/style=tensor/scale=node/balance=full"] = { cases = 25, lo = 0.891, hi = 1.250 },
         ["vendor=AMD/stack=graphs/moe=dense/style=tensor/scale=node/balance=full/gen=cdna3"] = { cases = 25, lo = 0.891, hi = 1.250 },
-        ["vendor=NVIDIA"] = { cases = 208, lo = 0.887, hi = 1.795 },
+        ["vendor=NVIDIA"] = { cases = 208, lo = 0.887, hi = 1.730 },
         ["vendor=NVIDIA/stack=graphs"] = { cases = 195, lo = 0.892, hi = 1.742 },
         ["vendor=NVIDIA/stack=graphs/moe=dense"] = { cases = 146, lo = 0.892, hi = 1.795 },
         ["vendor=NVIDIA/stack=graphs/moe=dense/style=single"] = { cases = 116, lo = 0.885, hi = 1.796 },

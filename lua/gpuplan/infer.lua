@@ -269,6 +269,15 @@ M.gemv_max = {
 -- gemv_4bit was not read here: both keep the fp32-lane pricing.
 M.gemv_packed = { trtllm = 1, ["nim-http"] = 1 }
 
+-- Runtimes whose tensor parallelism splits each weight matrix's rows
+-- over the GPUs and copies every matmul's input out and its output rows
+-- back to the main GPU, with no all-reduce (engine/infer.c
+-- row_split_time): llama.cpp's --split-mode row, before PR 4766
+-- (2024-01) its CUDA backend's only multi-GPU mode (ggml-cuda.cu
+-- ggml_cuda_op_mul_mat on GGML_BACKEND_GPU_SPLIT tensors).  Its layer
+-- split (the default since) runs the GPUs one after another: --pp.
+M.row_split = { ["llama.cpp"] = true }
+
 -- Weight-only kernels that read their weights below the device's GEMM
 -- streaming rate, by runtime: the fraction of the streaming copy (the
 -- catalog's bandwidth x achievable.hbm) at which the runtime's int4 and
@@ -1253,6 +1262,7 @@ function M.setup(a)
     kv_reserve_max = a.kv_policy == "max",
     gemv_max = M.gemv_max[a.runtime or "graphs"],
     gemv_packed = M.gemv_packed[a.runtime or "graphs"] or 0,
+    row_split = M.row_split[a.runtime or "graphs"] or nil,
     wo_stream = M.wo_stream_of(a.runtime, bits),
     m_tile = M.m_tile_of(a.runtime, g.arch, base),
     fused_qk_norm_rope = M.fused_qk_norm_rope[a.runtime or "graphs"] or nil,

@@ -74,7 +74,7 @@ int main(void)
 	gp_dtype t;
 	int g, b;
 
-	plan(85);
+	plan(86);
 
 	/* --- 13B bf16 decode, batch 1, H200 (4.8 TB/s) -------------------
 	 * Llama 2 13B: 40 layers x (4 h^2 + 3 h f + 2h) with h 5120,
@@ -633,6 +633,11 @@ int main(void)
 	ok(infer_run(&m, &d, &c, &r, &err) == GP_EINVAL &&
 	   strstr(err.msg, "multiple") != NULL, "gpus not a multiple of tp");
 	c.gpus = 2;
+	c.row_split = 2;
+	ok(infer_run(&m, &d, &c, &r, &err) == GP_EINVAL &&
+	   strstr(err.msg, "row_split must be 0 or 1 (got 2)") != NULL,
+	   "row_split 2 refused");
+	c.row_split = 0;
 	c.compute = GP_FP8;
 	ok(infer_run(&m, &d, &c, &r, &err) == GP_EINVAL &&
 	   strstr(err.msg, "fp8") != NULL, "fp8 compute on A100 refused");

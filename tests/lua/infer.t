@@ -1088,4 +1088,34 @@ do
   t.is(core.heads_tp_ok(32, 8, 3), false, "32 heads at tp 3: no")
 end
 
+-- llama.cpp's tp is its row split (engine/infer.c row_split_time): no
+-- all-reduce; each matmul copies its q8_1 input (36 B a 32-value block) to
+-- the other GPU and that GPU's half of the output rows back in f32, two
+-- copies on the critical path.  Llama 2 70B, Q4_0 (4.5 bits), batch 1, two
+-- RTX 4090s on pcie4 (no P2P: each copy staged through host memory, 11.65
+-- us; p2p_bw = 32 GB/s x 0.80 = 25.6 GB/s).  A layer's seven matmuls:
+-- inputs 6 x 8192 x 1.125 + 28672 x 1.125 = 87552 B; outputs (half the
+-- rows x 4 B) q 8192 x 2 + k, v 2 x 1024 x 2 + o 8192 x 2 + gate, up
+-- 2 x 28672 x 2 + down 8192 x 2 = 167936 B; 14 copies.  lm_head: 9216 B in,
+-- 32000 x 2 B out, 2 copies.  comm = 80 x (14 x 11.65e-6 + 255488 / 25.6e9)
+-- + 2 x 11.65e-6 + 73216 / 25.6e9 = 13.873 ms.  1e-12: float rounding only.
+local rs = infer.infer { model = "llama2-70b", gpu = "rtx-4090", tp = 2, weights = 4.5, kv = "fp16",
+                         batch = 1, input = 8, output = 256, runtime = "llama.cpp" }
+t.near(rs.decode.comm_time, 80 * (14 * 11.65e-6 + 255488 / 25.6e9) + 2 * 11.65e-6 + 73216 / 25.6e9,
+       1e-12, "llama.cpp tp 2 on two 4090s: 16 staged copies a layer's matmuls, 13.87 ms a token")
+-- The same layout under plain kernels keeps Megatron's two all-reduces a
+-- layer: 2 x 80 NCCL all-reduces of the 8192 x 2 B activations, each what
+-- gp.comm prices on two 4090s.  1e-12: float rounding only.
+local mk = infer.infer { model = "llama2-70b", gpu = "rtx-4090", tp = 2, weights = 4.5, kv = "fp16",
+                         batch = 1, input = 8, output = 256, runtime = "kernels" }
+local ar = gp.comm { op = "all_reduce", bytes = 16384, gpus = 2, gpu = "rtx-4090" }
+t.near(mk.decode.comm_time, 160 * ar.time, 1e-12, "runtime kernels: 160 all-reduces, not llama.cpp's copies")
+-- Over NVLink the copies are peer copies at the link's latency (nvlink4
+-- 0.6 us) and one-way rate (450 GB/s x 0.82 = 369 GB/s): H100 SXM, the
+-- same model and bytes, 80 x (14 x 0.6e-6 + 255488 / 369e9) + 2 x 0.6e-6 +
+-- 73216 / 369e9 = 0.729 ms.  1e-12: float rounding only.
+local rn = infer.infer { model = "llama2-70b", gpu = "h100-sxm", tp = 2, weights = 4.5, kv = "fp16",
+                         batch = 1, input = 8, output = 256, runtime = "llama.cpp" }
+t.near(rn.decode.comm_time, 80 * (14 * 0.6e-6 + 255488 / 369e9) + 2 * 0.6e-6 + 73216 / 369e9,
+       1e-12, "llama.cpp tp 2 over NVLink: peer copies at the link's latency")
 t.done_testing()
