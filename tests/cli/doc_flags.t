@@ -18,6 +18,7 @@ my %other = (
     '--ep-num-redundant-experts'  => 'SGLang (docs/serving.md)',
     '--max-num-seqs'              => 'vLLM (docs/serving.md)',
     '--recompute-granularity'     => 'Megatron-LM (docs/validation.md)',
+    '--split-mode'                => 'llama.cpp (docs/validation.md)',
 );
 
 # Every command's options, from its --help.
