@@ -247,6 +247,7 @@ static const lgp_field train_fields[] = {
 	F_INT("split_proj", offsetof(train_cfg, split_proj), 0, 0, 3),
 	F_INT("fsdp_version", offsetof(train_cfg, fsdp_version), 0, 0, 2),
 	F_BOOL("attn_scale_q", offsetof(train_cfg, attn_scale_q), 0),
+	F_BOOL("attn_where", offsetof(train_cfg, attn_where), 0),
 	F_BOOL("forward_only", offsetof(train_cfg, forward_only), 0),
 	F_BOOL("eager", offsetof(train_cfg, eager), 0),
 	F_BOOL("liger", offsetof(train_cfg, liger), 0),

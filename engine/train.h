@@ -209,6 +209,9 @@ typedef struct train_cfg {
 	int attn_scale_q;        /* eager attention scales q, not the
 				  * scores (OPT: q_proj(x) * scaling;
 				  * train_price.c train_attn_time) */
+	int attn_where;          /* eager attention masks the scores with
+				  * torch.where before the additive mask
+				  * (transformers' GPT-2; train_price.c) */
 	int fsdp_version;        /* PyTorch FSDP's implementation under
 				  * fsdp: 1 (FullyShardedDataParallel:
 				  * flat parameters, the gradient divided
@@ -506,6 +509,7 @@ typedef struct train_lkey {
 	int softmax16;           /* eager unfused only: the softmax runs in
 				  * the 16-bit type (no fp32 upcast) */
 	int attn_scale_q;        /* train_cfg's, eager unfused only */
+	int attn_where;          /* train_cfg's, eager unfused only */
 	int unfused_permute;     /* train_cfg's */
 	int unfused_act;         /* train_cfg's */
 	int unfused_rope;        /* train_cfg's, fused stacks only */

@@ -315,6 +315,25 @@ double train_attn_time(const tenv *e, const train_lkey *k, const gp_op *o,
 			bytes += s2 * (bwd ? 9.0 * k->A + 4.0 : 2.0 * k->A);
 		if (k->attn_scale_q)
 			bytes += (o->batch * o->m * o->k - s2) * 2.0 * k->A;
+		/* attn_where (transformers' GPT-2 before its attention
+		 * interface, v4.12 GPT2Attention._attn: "causal_mask =
+		 * self.bias[:, :, key_length - query_length : key_length,
+		 * :key_length].bool()", "attn_weights = torch.where(
+		 * causal_mask, attn_weights, self.masked_bias.to(
+		 * attn_weights.dtype))", then "attn_weights = attn_weights
+		 * + attention_mask"): the causal mask is a pass of its own
+		 * before the additive one the path above counts -- forward
+		 * the where reads and writes the scores, 2A (its bool mask,
+		 * [1, 1, s, s], is shared by every head and sequence: one
+		 * s^2-byte tensor the L2 keeps, not a read a score);
+		 * backward derivatives.yaml's "self: where(condition, grad,
+		 * 0)" reads the gradient and writes it masked, 2A (PyTorch
+		 * releases before the where's scalar overload wrote
+		 * zeros_like(grad) for it as well, not counted: a lower
+		 * bound).  The mask add's backward passes the gradient
+		 * through: no kernel. */
+		if (k->attn_where)
+			bytes += s2 * 2.0 * k->A;
 	}
 
 	if (k->flash && frac > 0) {

@@ -544,6 +544,10 @@ opt { name = "attn_clamp", type = "boolean", lua_only = true, commands = TRAIN4,
 opt { name = "attn_scale_q", type = "boolean", lua_only = true, commands = "train plan rl",
   help = "unfused eager attention (flash false) scales q before QK^T, as OPT's "
     .. "q_proj(x) * scaling does, not the scores" }
+opt { name = "attn_where", type = "boolean", lua_only = true, commands = "train plan rl",
+  help = "unfused eager attention (flash false) applies its causal mask with "
+    .. "torch.where(causal_mask, scores, masked_bias) before adding the padding mask, as "
+    .. "transformers' GPT-2 did (v4.12): one more pass over the scores each way" }
 opt { name = "eager_softmax", type = "boolean", lua_only = true, commands = TRAIN4,
   help = "unfused attention (flash false) saved as Hugging Face's eager attention saves it: "
     .. "the fp32 softmax output and its 16-bit copy (default with kernels eager, the hf "

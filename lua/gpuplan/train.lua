@@ -381,7 +381,7 @@ local function step_choices(o, p, cfg, sweep, default)
     "unfused_permute", "unfused_act", "unfused_rope", "rope_seq_loop", "fused_grouped_mlp",
     "fp8_attention",
     "ckpt_outside_fsdp", "split_proj",
-    "scaling", "attn_scale_q",
+    "scaling", "attn_scale_q", "attn_where",
     table.unpack(M.OVERLAP_KEYS) }
   for _, k in ipairs(flags) do
     if o[k] ~= nil and type(o[k]) ~= "boolean" then
@@ -474,6 +474,7 @@ local function step_choices(o, p, cfg, sweep, default)
     if text then default(text) end
   end
   cfg.attn_scale_q = o.attn_scale_q == true
+  cfg.attn_where = o.attn_where == true
   -- the dispatcher: one of its declared values (the resolve step checked
   -- it).  It moves tokens to experts: on a dense model it would change
   -- nothing, in silence, as moe_flex_sms's refusal below says of the
@@ -811,7 +812,7 @@ local function step_choices(o, p, cfg, sweep, default)
   end
   -- The eager attention's own chain (engine/train_price.c): unfused,
   -- eager kernels only.
-  for _, k in ipairs { "attn_clamp", "attn_scale_q" } do
+  for _, k in ipairs { "attn_clamp", "attn_scale_q", "attn_where" } do
     if o[k] and not cfg.eager then
       usage("train: %s is Hugging Face's eager attention; with kernels = fused (stack = %s) "
         .. "there is none: give kernels = eager", k, tostring(cfg.stack))

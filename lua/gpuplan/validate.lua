@@ -356,8 +356,10 @@ local case_schema = T.record {
     -- the fused attention in FP8 (gp.train's fp8_attention; Transformer
     -- Engine's fp8_dpa)
     fp8_attention = declared("fp8_attention"),
-    -- the model's own eager attention code (gp.train's attn_clamp, eager_softmax)
+    -- the model's own eager attention code (gp.train's attn_clamp, eager_softmax,
+    -- attn_where)
     attn_clamp = declared("attn_clamp"), eager_softmax = declared("eager_softmax"),
+    attn_where = declared("attn_where"),
     -- false where the model's own code has no fused attention to run
     -- (gp.train's flash; Qwen-VL's remote QWenAttention always calls its
     -- matmul-softmax _attn)
@@ -535,6 +537,7 @@ end
 -- a training or memory case has no serving engine to cap, and an rl case
 -- states its rollout engine's in rl.max_batch and rl.max_num_tokens.
 M.WORKLOAD_READ = { dropout = set "train memory", unfused_loss = set "train",
+                    attn_where = set "train",
                     fused_linear_ce = set "train memory",
                     flash = set "train memory", prefix_hit = set "infer",
                     max_batch = set "infer", max_num_tokens = set "infer",

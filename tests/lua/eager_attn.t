@@ -1,12 +1,13 @@
 -- Hugging Face's eager attention, kernel by kernel (engine/train_price.c
 -- train_attn_time, engine/memory_act.c): the softmax PyTorch runs for the
 -- 16-bit type, the clamp of transformers' 2023 modules (attn_clamp) and
--- OPT's scaling of q instead of the scores (attn_scale_q).
+-- OPT's scaling of q instead of the scores (attn_scale_q), GPT-2's
+-- torch.where causal mask before the additive one (attn_where).
 -- Run with ./gpuplan run tests/lua/eager_attn.t.
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(17)
+t.plan(21)
 
 -- LLaMA-2-7B (32 heads of 128) on one A100, one 512-token sequence a
 -- micro-batch, the hf stack's eager modules with the unfused attention,
@@ -27,7 +28,9 @@ t.plan(17)
 --            forward QK^T A, scale 2A, mask 2A, softmax 2A, PV A = 8A,
 --            less op_attn's 4A: 4A = 8; backward dP A, softmax 3A, scale
 --            2A, dQ dK dV 3A = 9A, less 8A: A = 2;
---   attn_scale_q + 2A (q - s2) each way, q = 512 x 4096 elements.
+--   attn_scale_q + 2A (q - s2) each way, q = 512 x 4096 elements;
+--   attn_where   + 2A each way (the where reads and writes the scores;
+--            backward where(condition, grad, 0) reads and writes dS).
 -- Each pass is one roofline op (engine/train_price.c train_t_op: CUDA
 -- graphs' launch gap), priced here by gp.roofline on the same numbers:
 -- equal up to the order of the sums (relative 1e-9).
@@ -47,6 +50,7 @@ local function want(prec, extra)
   local f, b = 2 * ACT + fwd * s2, 4 * ACT + bwd * s2
   if extra.attn_clamp then f, b = f + 4 * s2, b + 22 * s2 end
   if extra.attn_scale_q then f, b = f + 4 * (q - s2), b + 4 * (q - s2) end
+  if extra.attn_where then f, b = f + 4 * s2, b + 4 * s2 end
   return roof(FLOP, f, prec), roof(2 * FLOP, b, prec)
 end
 local function attn(extra)
@@ -70,6 +74,8 @@ check({ attn_clamp = true, attn_scale_q = true, precision = "fp16" },
 check({ eager_softmax = false }, "eager_softmax false: one 16-bit softmax kernel each way")
 check({ eager_softmax = false, attn_clamp = true, precision = "fp16" },
   "Baichuan's attention: clamp and a 16-bit softmax (fp16 the same bytes)")
+check({ eager_softmax = false, attn_where = true, precision = "fp16" },
+  "transformers 4.12's GPT-2 attention: the where's pass each way, a 16-bit softmax")
 -- What it keeps: the 16-bit softmax output alone, 4 B a score less than
 -- the fp32 output beside its copy (memory_act.c core: 4 + A against A).
 t.is(select(3, attn { eager_softmax = false }).memory.act_layer,
@@ -81,6 +87,10 @@ local _, _, r1 = attn { attn_clamp = true }
 t.is(r1.memory.act_layer - r0.memory.act_layer, 2 * s2, "attn_clamp: the masked scores kept")
 t.is(select(3, attn { attn_scale_q = true }).memory.act_layer, r0.memory.act_layer,
   "attn_scale_q keeps nothing more (a scalar product saves no operand)")
+-- The where's backward needs only its condition, the [1, 1, s, s] mask
+-- slice, not the scores: nothing more a score is kept.
+t.is(select(3, attn { attn_where = true }).memory.act_layer, r0.memory.act_layer,
+  "attn_where keeps no scores (its backward reads the mask alone)")
 
 -- Errors name the option.
 t.raises(function() gp.train(t.with(base, { flash = true, attn_scale_q = true })) end,
@@ -103,6 +113,11 @@ t.raises(function() gp.train { gpu = "h100-sxm" } end, "train: model is required
   "gp.train without a model: train:, not memory:", true)
 t.raises(function() gp.train(t.with(base, { kernels = "fused", attn_scale_q = true })) end,
   "attn_scale_q is Hugging Face's eager attention", "attn_scale_q with fused kernels")
+t.raises(function() gp.train(t.with(base, { flash = true, attn_where = true })) end,
+  "train: attn_where changes the eager attention's pass over the scores: it needs flash = "
+    .. "false", "attn_where with a fused attention kernel", true)
+t.raises(function() gp.train(t.with(base, { kernels = "fused", attn_where = true })) end,
+  "attn_where is Hugging Face's eager attention", "attn_where with fused kernels")
 t.raises(function() gp.train(t.with(base, { attn_scale_q = "yes" })) end,
   "attn_scale_q must be true or false", "attn_scale_q not a boolean")
 

@@ -140,8 +140,10 @@ local SFT = "launcher examples/peft/llama/h100"
 
 -- A model's own eager attention code (Baichuan's remote modeling_baichuan.py
 -- clamps the masked scores and takes its softmax in the 16-bit type) is the
--- case's to state: workload.attn_clamp and workload.eager_softmax
--- (SCHEMA.md), gp.train's options of those names, and workload.flash
+-- case's to state: workload.attn_clamp, workload.eager_softmax and
+-- workload.attn_where (transformers 4.12's GPT-2 masks with torch.where
+-- before the additive mask) (SCHEMA.md), gp.train's options of those names,
+-- and workload.flash
 -- false where the model's code has no fused attention at all (Qwen-VL's
 -- remote modeling_qwen.py).  No model is recognised here by its shape.
 -- (flash is otherwise gpuplan.options' default for an ALiBi model on the
@@ -822,6 +824,7 @@ local function predict(case, cat)
   o.power_limit = v(hw.power_limit)
   o.attn_clamp = v(wl.attn_clamp)
   o.eager_softmax = v(wl.eager_softmax)
+  o.attn_where = v(wl.attn_where)
   o.flash = v(wl.flash)
   o.kernels = v(wl.kernels)
   -- The run's training switches as its launch script sets them (SCHEMA.md
