@@ -44,6 +44,8 @@ local M = {}
 --   positions: "learned" (GPT2Model's wpe, an n_positions x n_embd table
 --     added at the input) or "alibi" (BloomModel's build_alibi_tensor);
 --     absent: rope (LlamaRotaryEmbedding and its kin)
+--   act: the plain MLP's activation when the config states none (GPT2Config's
+--     activation_function default, "gelu_new")
 --   split: the model's split_proj (catalog FORMAT.md): which projections
 --     the modeling file keeps as nn.Linear each, as the catalog's entries of
 --     that family declare it (models/llama.lua, qwen.lua, moe.lua,
@@ -75,7 +77,8 @@ M.rules = {
   gemma2 = { gated = true, norm = "rms", tied = true },
   phi3 = { gated = true, norm = "rms", tied = false },
   gpt2 = { gated = false, norm = "layer", linear_bias = true, qkv_bias = true,
-           ffn_mult = 4, tied = true, positions = "learned", split = "none" },
+           ffn_mult = 4, tied = true, positions = "learned", split = "none",
+           act = "gelu_new" },
   bloom = { gated = false, norm = "layer", linear_bias = true,
             qkv_bias = true, ffn_mult = 4, tied = true, positions = "alibi",
             split = "none" },
@@ -493,6 +496,32 @@ local function t5_ffn(e, file, rd, notes)
   e.rel_buckets = nb
 end
 
+-- A plain (ungated) decoder MLP's activation, as model.ffn_act where
+-- gpuplan prices it apart: hidden_act or activation_function "relu"
+-- (OPT: ReLU keeps its output for the backward), "gelu", or "gelu_new"
+-- (GPT-2: transformers' tanh GeLU written as tensor ops, which the eager
+-- modules run kernel by kernel).  Another activation is left unset and
+-- said in the notes; absent, the rule's class default (rule.act).
+local PLAIN_ACTS = { relu = "relu", gelu = "gelu", gelu_new = "gelu_new" }
+local function plain_act(e, file, rd, rule, notes)
+  local act, path = rd.get({ "hidden_act", "activation_function" })
+  if act == nil and rule.act then
+    act = rule.act
+    notes[#notes + 1] = string.format("activation_function absent: %s (class default)",
+                                      act)
+  end
+  if act == nil then return end
+  if type(act) ~= "string" then
+    fail(file, "%s must be a string like 'relu' or 'gelu_new'", path)
+  end
+  if PLAIN_ACTS[act] then
+    e.ffn_act = PLAIN_ACTS[act]
+  elseif path then
+    notes[#notes + 1] = string.format("%s %s is not one gpuplan prices apart "
+      .. "(relu, gelu, gelu_new): ffn_act left unset", path, shown(text(file, path, act)))
+  end
+end
+
 -- The dense MLP's width and gating; returns the width (nil when only
 -- experts have one).
 local function ffn_of(e, file, rd, rule, experts, notes)
@@ -509,6 +538,7 @@ local function ffn_of(e, file, rd, rule, experts, notes)
   e.ffn_hidden = ffn or 0
   e.ffn_gated = rule.gated and true or false
   if rule.encdec then t5_ffn(e, file, rd, notes) end
+  if not rule.encdec and not e.ffn_gated then plain_act(e, file, rd, rule, notes) end
   return ffn
 end
 

@@ -209,6 +209,28 @@ e = hf.model_from_hf({ model_type = "gpt2", n_embd = 768, n_head = 12,
   n_layer = 12, n_positions = 1024, vocab_size = 50257 }, { id = "gpt2" })
 t.is(e.positions, "learned", "gpt2: learned positions")
 t.is(core.model_params(e).total, 124439808, "gpt2: wte + wpe + 12 layers + ln_f")
+-- The plain MLP's activation (model.ffn_act): GPT-2's config.json states
+-- "activation_function": "gelu_new", GPT2Config's default the same (taken,
+-- and said, where the config is silent); OPT's states "relu"; another
+-- activation is left unset and said; a non-string names its field.
+t.is(e.ffn_act, "gelu_new", "gpt2: activation_function absent: GPT2Config's gelu_new")
+t.ok(table.concat(e._defaults, "; "):find("activation_function absent: gelu_new", 1, true),
+  "gpt2: the class default is said")
+e = hf.model_from_hf({ model_type = "gpt2", n_embd = 768, n_head = 12, n_layer = 12,
+  n_positions = 1024, vocab_size = 50257, activation_function = "gelu_new" }, { id = "gpt2" })
+t.is(e.ffn_act, "gelu_new", "gpt2: activation_function gelu_new -> ffn_act gelu_new")
+e = hf.model_from_hf({ model_type = "opt", hidden_size = 2048, ffn_dim = 8192,
+  num_attention_heads = 32, num_hidden_layers = 24, vocab_size = 50272,
+  activation_function = "relu" }, { id = "opt-1.3b" })
+t.is(e.ffn_act, "relu", "opt: activation_function relu -> ffn_act relu")
+e = hf.model_from_hf({ model_type = "gpt2", n_embd = 768, n_head = 12, n_layer = 12,
+  n_positions = 1024, vocab_size = 50257, activation_function = "quick_gelu" }, { id = "g" })
+t.ok(e.ffn_act == nil and table.concat(e._defaults, "; "):find(
+  "activation_function 'quick_gelu' is not one gpuplan prices apart", 1, true),
+  "an activation gpuplan does not price apart: unset, and said")
+t.raises(function() hf.model_from_hf({ model_type = "gpt2", n_embd = 768, n_head = 12,
+  n_layer = 12, n_positions = 1024, vocab_size = 50257, activation_function = 3 },
+  { id = "g" }) end, "activation_function must be a string", "a non-string activation")
 e = hf.model_from_hf({ model_type = "bloom", hidden_size = 1024, n_head = 16,
   n_layer = 24, vocab_size = 250880 }, { id = "bloom-560m" })
 t.is(e.positions, "alibi", "bloom: ALiBi, no table")
