@@ -209,6 +209,10 @@ typedef struct train_cfg {
 	int attn_scale_q;        /* eager attention scales q, not the
 				  * scores (OPT: q_proj(x) * scaling;
 				  * train_price.c train_attn_time) */
+	int addmm_bias;          /* eager biased linears as PyTorch's addmm
+				  * before its cuBLASLt bias epilogue:
+				  * the bias copied into the output
+				  * (train_layer.c gemm_costs) */
 	int attn_where;          /* eager attention masks the scores with
 				  * torch.where before the additive mask
 				  * (transformers' GPT-2; train_price.c) */
@@ -510,6 +514,7 @@ typedef struct train_lkey {
 				  * the 16-bit type (no fp32 upcast) */
 	int attn_scale_q;        /* train_cfg's, eager unfused only */
 	int attn_where;          /* train_cfg's, eager unfused only */
+	int addmm_bias;          /* train_cfg's, eager only */
 	int unfused_permute;     /* train_cfg's */
 	int unfused_act;         /* train_cfg's */
 	int unfused_rope;        /* train_cfg's, fused stacks only */

@@ -1120,6 +1120,34 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 		t += dq;
 		tb_ += dq;
 	}
+	/* addmm_bias: a biased linear as PyTorch's addmm ran it before
+	 * the cuBLASLt bias epilogue (pytorch PR #72148, February 2022,
+	 * "use cublas lt interface for bias fusion": on V100 an fp16
+	 * linear with bias 21.4 -> 23.5 TF/s at 512 rows).  Without it
+	 * addmm_out_cuda_impl copies the expanded bias into the result
+	 * ("at::native::copy_(result, *self_)" when beta != 0, aten/src/
+	 * ATen/native/cuda/Blas.cpp) and the GEMM runs with beta 1,
+	 * reading that copy back as C: the output written once more and
+	 * read, 2A an output element (the bias itself, n elements, is
+	 * noise) -- transformers' GPT-2 Conv1D calls it directly,
+	 * "torch.addmm(self.bias, x.view(-1, x.size(-1)), self.weight)".
+	 * Backward, addmm's bias gradient is grad summed to the bias's
+	 * shape (derivatives.yaml "self: maybe_multiply(grad, beta)",
+	 * then sum_to): a reduction kernel reading dY, A an output
+	 * element.  The layer's dense linears with a bias (model
+	 * linear_bias: all four; qkv_bias: qkv), eager kernels only. */
+	if (eager && k->addmm_bias && o->scope != GP_SCOPE_MOE &&
+	    ((m->linear_bias && (strcmp(o->name, "o_proj") == 0 ||
+				 strcmp(o->name, "mlp_up") == 0 ||
+				 strcmp(o->name, "mlp_down") == 0)) ||
+	     ((m->linear_bias || m->qkv_bias) &&
+	      strcmp(o->name, "qkv") == 0))) {
+		double out = o->m * o->batch * o->n;
+
+		t += t_mem(e, k->half, 2.0 * out * k->A);
+		tb_ += t_mem(e, k->half, out * k->A);
+		*nk += 1.0;
+	}
 	add_op(lc, o->name, t, tb_, 1, 0);
 	/* Eager: q, k and v, gate and up (an expert's w1 and w3
 	 * too), are linears of their own (priced here as the one

@@ -544,6 +544,11 @@ opt { name = "attn_clamp", type = "boolean", lua_only = true, commands = TRAIN4,
 opt { name = "attn_scale_q", type = "boolean", lua_only = true, commands = "train plan rl",
   help = "unfused eager attention (flash false) scales q before QK^T, as OPT's "
     .. "q_proj(x) * scaling does, not the scores" }
+opt { name = "addmm_bias", type = "boolean", lua_only = true, commands = "train plan rl",
+  help = "eager biased linears (model linear_bias, qkv_bias) as PyTorch's addmm ran them "
+    .. "before its cuBLASLt bias epilogue (PyTorch PR #72148, 2022): the bias copied into "
+    .. "the output and read back by the GEMM, its gradient summed by a kernel of its own "
+    .. "(transformers' GPT-2 Conv1D of 2021)" }
 opt { name = "attn_where", type = "boolean", lua_only = true, commands = "train plan rl",
   help = "unfused eager attention (flash false) applies its causal mask with "
     .. "torch.where(causal_mask, scores, masked_bias) before adding the padding mask, as "

@@ -825,6 +825,7 @@ local function predict(case, cat)
   o.attn_clamp = v(wl.attn_clamp)
   o.eager_softmax = v(wl.eager_softmax)
   o.attn_where = v(wl.attn_where)
+  o.addmm_bias = v(wl.addmm_bias)
   o.flash = v(wl.flash)
   o.kernels = v(wl.kernels)
   -- The run's training switches as its launch script sets them (SCHEMA.md
