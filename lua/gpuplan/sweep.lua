@@ -475,25 +475,35 @@ end
 -- order), so its answer is kept; past BASES_MAX the record starts again.
 local bases_done, bases_count, BASES_MAX = {}, 0, 256
 
--- A text naming every value of options table o (sorted keys, tables by
--- their contents, a catalog by identity: gp.catalog's is loaded once and
--- not changed), or nil when one cannot be named (a function, a table
--- with a metatable, a cycle): that search is not kept.
-local function base_key(o)
-  local out, seen = {}, {}
+-- The text of values for the scaling base's key: put(v) appends v to
+-- the text, tables by their contents in sorted key order, a catalog by
+-- identity (gp.catalog's is loaded once; its entries, which a script can
+-- edit in place, are named by catalog_key); the text names v exactly
+-- (strings quoted, floats to 17 digits).  A table met again is written
+-- once, then as its number ("@3"), and a table not finished when met
+-- again (a cycle) cannot be named, nor a function, a table with a
+-- metatable or a key other than a string or a number: put returns false
+-- and that search is not kept.  skip(k), when given, leaves the field k
+-- of every table out.  Returns put and done() -> the text.
+local function key_writer(skip)
+  local out, ids, n = {}, {}, 0
   local function put(v)
     local t = type(v)
     if t == "string" then out[#out + 1] = string.format("%q", v)
     elseif t == "number" then out[#out + 1] = math.type(v) == "integer" and tostring(v)
       or string.format("%.17g", v)
-    elseif t == "boolean" then out[#out + 1] = tostring(v)
+    elseif t == "boolean" or t == "nil" then out[#out + 1] = tostring(v)
     elseif t == "table" and options.is_catalog(v) then out[#out + 1] = "cat:" .. tostring(v)
-    elseif t == "table" and getmetatable(v) == nil and not seen[v] then
-      seen[v] = true
+    elseif t == "table" and getmetatable(v) == nil then
+      local id = ids[v]
+      if id == false then return false end  -- a cycle
+      if id then out[#out + 1] = "@" .. id return true end
+      ids[v] = false
       local ks = {}
       for k in pairs(v) do
-        if type(k) ~= "string" and math.type(k) ~= "integer" then return false end
-        ks[#ks + 1] = k
+        local kt = type(k)
+        if kt ~= "string" and kt ~= "number" then return false end
+        if not (skip and skip(k)) then ks[#ks + 1] = k end
       end
       table.sort(ks, function(x, y)
         if type(x) ~= type(y) then return type(x) == "number" end
@@ -501,18 +511,27 @@ local function base_key(o)
       end)
       out[#out + 1] = "{"
       for _, k in ipairs(ks) do
-        out[#out + 1] = tostring(k) .. "="
+        put(k)
+        out[#out + 1] = "="
         if put(v[k]) == false then return false end
         out[#out + 1] = ","
       end
       out[#out + 1] = "}"
-      seen[v] = nil
+      n = n + 1
+      ids[v] = n
     else
       return false
     end
+    return true
   end
-  if put(o) == false then return nil end
-  return table.concat(out)
+  return put, function() return table.concat(out) end
+end
+
+-- The key of a base search's options table o (key_writer's text), or nil
+-- when o cannot be named.
+local function base_key(o)
+  local put, done = key_writer()
+  return put(o) and done() or nil
 end
 
 -- The content of the catalog entries a base search of job on card gpu
@@ -523,54 +542,28 @@ end
 -- "models", "llama3-8b").layers = 64) and swept again got the base of the
 -- model before the edit.  Its own fields (_file, _raw ...) and the prose
 -- (source, notes) price nothing and are left out.  Nil where an entry
--- cannot be named (base_key's rule): that search is not kept.
+-- cannot be named (key_writer's rule): that search is not kept.
 local SKIP_FIELD = { source = true, notes = true }
+local function catalog_field_skipped(k)
+  return type(k) == "string" and (k:sub(1, 1) == "_" or SKIP_FIELD[k] ~= nil)
+end
 local function catalog_key(job, gpu)
   local cat = options.is_catalog(job.cat) and job.cat or options.is_catalog(job.catalog)
     and job.catalog or require("gpuplan.catalog").get()
-  local out, seen, bad = {}, {}, false
-  local function put(v)
-    local t = type(v)
-    if t == "string" then out[#out + 1] = v; out[#out + 1] = "\0"
-    elseif t == "number" then out[#out + 1] = math.type(v) == "integer" and tostring(v)
-      or string.format("%.17g", v); out[#out + 1] = ";"
-    elseif t == "boolean" or t == "nil" then out[#out + 1] = tostring(v); out[#out + 1] = ";"
-    elseif t == "table" and not seen[v] then
-      seen[v] = true
-      local ks = {}
-      for k in pairs(v) do
-        if type(k) == "number" or (type(k) == "string" and k:sub(1, 1) ~= "_"
-                                   and not SKIP_FIELD[k]) then
-          ks[#ks + 1] = k
-        elseif type(k) ~= "string" then bad = true return end
-      end
-      table.sort(ks, function(x, y)
-        if type(x) ~= type(y) then return type(x) == "number" end
-        return x < y
-      end)
-      out[#out + 1] = "{"
-      for _, k in ipairs(ks) do
-        out[#out + 1] = tostring(k); out[#out + 1] = "="
-        put(v[k])
-      end
-      out[#out + 1] = "}"
-      seen[v] = nil
-    else
-      bad = true
-    end
-  end
+  local put, done = key_writer(catalog_field_skipped)
   local g = type(gpu) == "table" and gpu or (cat.gpus or {})[gpu]
-  if type(job.model) == "string" then put((cat.models or {})[job.model]) end
-  put(g)
-  put(type(g) == "table" and (cat.archs or {})[g.arch] or nil)
   local gid = type(g) == "table" and g.id or gpu
   local sys = {}
   for id, e in pairs(cat.systems or {}) do if e.gpu == gid then sys[#sys + 1] = id end end
   table.sort(sys)
-  for _, id in ipairs(sys) do put(cat.systems[id]) end
-  put(cat.fabrics); put(cat.recipes); put(cat.optimizers); put(cat.settings)
-  if bad then return nil end
-  return table.concat(out)
+  local entries = { type(job.model) == "string" and (cat.models or {})[job.model] or nil, g,
+    type(g) == "table" and (cat.archs or {})[g.arch] or nil }
+  -- (each put in turn: a nil entry is written as nil, not dropped)
+  for i = 1, 3 do if not put(entries[i]) then return nil end end
+  for _, id in ipairs(sys) do if not put(cat.systems[id]) then return nil end end
+  local tabs = { cat.fabrics, cat.recipes, cat.optimizers, cat.settings }
+  for i = 1, 4 do if not put(tabs[i]) then return nil end end
+  return done()
 end
 
 -- The counts no layout of a job can fit, known without searching them:
