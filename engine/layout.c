@@ -596,33 +596,62 @@ static int chunk_before(const gp_layout *y, int L, int j, int n)
 	return t < S ? (int)t : S;
 }
 
+/* Chunk c of rank k under the interleaved schedule: its transformer
+ * layers, returned, and the model's index of its first into *first. */
+static int chunk_layers(const gp_layout *y, int L, int k, int c, int *first)
+{
+	int j, n, e = y->ends > 0;
+	long long off = 0;
+
+	/* slots before chunk (c, k), and the chunk's own */
+	for (j = 0; j < y->pp; j++)
+		off += chunk_before(y, L, j, c + (j < k));
+	n = chunk_before(y, L, k, c + 1) - chunk_before(y, L, k, c);
+	/* the embedding's slot: the first chunk of rank 0 holds it, every
+	 * later one starts a layer earlier; the loss's: the last chunk of
+	 * the last rank */
+	*first = (int)off - (e && (c > 0 || k > 0));
+	n -= (e && c == 0 && k == 0) + (e && c == y->vpp - 1 && k == y->pp - 1);
+	return n > 0 ? n : 0;
+}
+
+static int interleaved(const gp_layout *y)
+{
+	return y->pp > 1 && y->vpp > 1 && y->schedule == GP_SCHED_INTERLEAVED;
+}
+
 int layout_stage_moe(const gp_model *m, const gp_layout *y, int k, int nl)
 {
-	int L = m->layers, c, j, e = y->ends > 0;
-	int moe = 0;
+	int c, first, n, moe = 0;
 
 	if (m->moe.experts <= 0)
 		return 0;
-	if (y->pp <= 1 || y->vpp <= 1 || y->schedule != GP_SCHED_INTERLEAVED)
-		return model_moe_in(m, layout_stage_first(y, L, k), nl);
+	if (!interleaved(y))
+		return model_moe_in(m, layout_stage_first(y, m->layers, k), nl);
 	for (c = 0; c < y->vpp; c++) {
-		/* slots before chunk (c, k), and the chunk's own */
-		long long off = 0;
-		int n, first;
-
-		for (j = 0; j < y->pp; j++)
-			off += chunk_before(y, L, j, c + (j < k));
-		n = chunk_before(y, L, k, c + 1) - chunk_before(y, L, k, c);
-		/* the embedding's slot: the first chunk of rank 0 holds it,
-		 * every later one starts a layer earlier; the loss's: the
-		 * last chunk of the last rank */
-		first = (int)off - (e && (c > 0 || k > 0));
-		n -= (e && c == 0 && k == 0) +
-			(e && c == y->vpp - 1 && k == y->pp - 1);
+		n = chunk_layers(y, m->layers, k, c, &first);
 		if (n > 0)
 			moe += model_moe_in(m, first, n);
 	}
 	return moe;
+}
+
+int layout_stage_recomputed(const gp_layout *y, int L, int k, int nl, int n)
+{
+	int c, first, r = 0;
+
+	if (n <= 0 || n >= nl)
+		return nl;
+	if (!interleaved(y))
+		return n;
+	/* each chunk is a TransformerBlock of its own, which checkpoints
+	 * its first n layers */
+	for (c = 0; c < y->vpp; c++) {
+		int cl = chunk_layers(y, L, k, c, &first);
+
+		r += cl < n ? cl : n;
+	}
+	return r < nl ? r : nl;
 }
 
 /* ---- placement --------------------------------------------------------- */

@@ -443,6 +443,23 @@ int layout_stage_first(const gp_layout *y, int L, int k);
  * them by it. */
 int layout_stage_moe(const gp_model *m, const gp_layout *y, int k, int nl);
 
+/* Layers of stage (rank) k, of nl (layout_stage_layers) of the model's
+ * L, that full recompute re-runs when it takes the first n layers
+ * (Megatron's --recompute-method block --recompute-num-layers n; n 0:
+ * every layer).  Megatron-Core's block method checkpoints the first n of
+ * a TransformerBlock's layers (megatron/core/recompute.py: "for
+ * layer_idx in range(self.num_layers_per_pipeline_rank)", use_checkpoint
+ * while "layer_idx < self.config.recompute_num_layers"), and a block's
+ * num_layers_per_pipeline_rank is "len(self.layers)" (transformer_
+ * block.py), the layers it built: under the interleaved schedule each of
+ * a rank's vpp model chunks is a block of its own ("num_layers_to_build
+ * = num_layers_per_virtual_stage"), so the stage re-runs the first n of
+ * each chunk, min(n, the chunk's layers) summed over its chunks; with
+ * one chunk a stage, min(n, nl).  The memory's stages (memory_train.c),
+ * the step's (train_stage.c) and its recomputed FLOPs (train.c) count
+ * them by it. */
+int layout_stage_recomputed(const gp_layout *y, int L, int k, int nl, int n);
+
 /* Dense layers among layers [first, first + nl): an MoE model's that are
  * not MoE (model_moe_in: the first moe.dense_layers, DeepSeek's
  * first_k_dense_replace, and with moe.layer_step s the layers between

@@ -579,7 +579,7 @@ static double stage_activations(const gp_model *m,
 	 * first 3 keep a 18432-wide MLP's, not 8 routed copies of each
 	 * token), so a stage's activations are its layers', not nl
 	 * average layers. */
-	int ndense = stage_dense(m, y, stage, nl), nmoe = nl - ndense;
+	int ndense = stage_dense(m, y, stage, nl), nmoe = nl - ndense, nr;
 	double inflight, A = sa->A;
 	double act = ndense * al->total + nmoe * alm->total;
 	double avg = nl > 0 ? act / nl : sa->act_layer;
@@ -604,16 +604,18 @@ static double stage_activations(const gp_model *m,
 	o->bytes[GP_MEM_ACTIVATIONS] = (act -
 		(first && nl > 0 ? sa->first_less : 0) +
 		(first ? sa->enc_extra : 0)) * inflight;
-	if (c->recompute == GP_RECOMPUTE_FULL && c->recompute_layers > 0 &&
-	    c->recompute_layers < nl) {
-		/* Megatron's block method: the first recompute_layers layers
-		 * of the stage keep their input only, the others all they
-		 * save without recompute (al.full). */
+	/* Megatron's block method: the first recompute_layers layers of
+	 * each model chunk (layout_stage_recomputed) keep their input only,
+	 * the others all they save without recompute (al.full); when that
+	 * is every layer of the stage, the full recompute above. */
+	nr = c->recompute == GP_RECOMPUTE_FULL && c->recompute_layers > 0 ?
+		layout_stage_recomputed(y, m->layers, stage, nl,
+					c->recompute_layers) : nl;
+	if (nr < nl) {
 		double keep = ((double)ndense * al->full +
 			       (double)nmoe * alm->full) / nl;
 
-		o->bytes[GP_MEM_ACTIVATIONS] = (avg *
-			c->recompute_layers + keep * (nl - c->recompute_layers) +
+		o->bytes[GP_MEM_ACTIVATIONS] = (avg * nr + keep * (nl - nr) +
 			(first ? sa->enc_extra : 0)) * inflight;
 	}
 	if (c->act_offload_layers > 0 && nl > 1) {

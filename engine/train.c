@@ -554,6 +554,22 @@ static int phase_post(phase *ph, struct zslot *zs, const scost *base)
 	return GP_OK;
 }
 
+/* The share of the model's layers full recompute re-runs: every layer,
+ * or with recompute_layers those layout_stage_recomputed counts on each
+ * stage (the first recompute_layers of each model chunk). */
+static double full_rec_share(const ctx *x)
+{
+	int L = x->e.m->layers, k, n = x->c->mem.recompute_layers;
+	double r = 0;
+
+	if (n <= 0 || L <= 0)
+		return 1.0;
+	for (k = 0; k < x->y.pp; k++)
+		r += layout_stage_recomputed(&x->y, L, k,
+			layout_stage_layers(&x->y, L, k), n);
+	return fmin(1.0, r / L);
+}
+
 /* Model and hardware FLOPs per step.  Model FLOPs per token: the forward
  * (2 per active matmul weight, logits included, plus attention over ctx
  * keys) times 3 (backward twice the forward, Kaplan et al. 2020 sec.
@@ -628,9 +644,7 @@ static int phase_flops(phase *ph, const gp_model *m, const train_cfg *c,
 		if (c->forward_only)
 			;
 		else if (c->mem.recompute == GP_RECOMPUTE_FULL)
-			rec = layer_fwd * (c->mem.recompute_layers > 0 ?
-				fmin(1.0, c->mem.recompute_layers * x->y.pp /
-				     (double)m->layers) : 1.0);
+			rec = layer_fwd * full_rec_share(x);
 		else if (mem_core_attn_recomputed(c->mem.recompute,
 						  c->mem.recompute_modules))
 			rec = attn;

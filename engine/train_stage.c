@@ -175,17 +175,19 @@ int train_stage_dense(const gp_model *m, const gp_layout *y, int k, int nl)
 }
 
 
-/* The share of a stage's layers whose forward re-runs: full recompute
- * of the first recompute_layers layers of the stage only (Megatron
- * --recompute-method block --recompute-num-layers), else all or none. */
-static double rec_share(const ctx *x, int nl)
+/* The share of stage k's nl layers whose forward re-runs: full
+ * recompute of the first recompute_layers layers of each model chunk
+ * only (Megatron --recompute-method block --recompute-num-layers;
+ * layout_stage_recomputed), else all or none. */
+static double rec_share(const ctx *x, int k, int nl)
 {
 	const train_cfg *c = x->c;
 	double full = c->mem.recompute == GP_RECOMPUTE_FULL &&
 		!c->forward_only;
 
 	if (full && c->mem.recompute_layers > 0 && nl > 0)
-		return fmin(1.0, (double)c->mem.recompute_layers / nl);
+		return (double)layout_stage_recomputed(&x->y, x->e.m->layers,
+			k, nl, c->mem.recompute_layers) / nl;
 	return full;
 }
 
@@ -386,7 +388,7 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 	L[0] = ld;
 	L[1] = lm;
 	stage_counts(x, r, cnt);
-	rec = rec_share(x, nl);
+	rec = rec_share(x, k, nl);
 	tprec = tp_rec(c, rec);
 	for (i = 0; i < 2; i++) {
 		const train_lcost *l = L[i];
@@ -1529,7 +1531,7 @@ static void stage_tp(const ctx *x, const train_lcost *ld,
 		     const train_lcost *lm, const stage_rec *r, scost *s)
 {
 	const train_cfg *c = x->c;
-	double cnt[2], tprec = tp_rec(c, rec_share(x, r->nl));
+	double cnt[2], tprec = tp_rec(c, rec_share(x, r->k, r->nl));
 
 	stage_counts(x, r, cnt);
 	s->part[TRAIN_TP] = 0;

@@ -404,8 +404,8 @@ opt { name = "recompute", type = "string", metavar = "R", commands = TRAIN4,
       .. "job, tried once as selective)" } } }
 opt { name = "recompute_layers", type = "int", metavar = "N", commands = "train rl",
   lua = "fit plan",
-  help = "with --recompute full: only the first N layers of each stage (Megatron's "
-    .. "block method)",
+  help = "with --recompute full: only the first N layers of each stage, of each model "
+    .. "chunk with --vpp (Megatron's block method)",
   suggest = { "recompute_num_layers" } }
 opt { name = "activation_offload_layers", type = "int", metavar = "N", commands = "train plan",
   lua = "fit", kind = "count", range = { 1, 100000 },

@@ -416,6 +416,44 @@ int main(void)
 	is_int(layout_stage_layers(&z, 70, 5), 6, "balanced: middle 6");
 	is_int(layout_stage_layers(&z, 70, 11), 5, "balanced: last 5");
 
+	/* --- block recompute by model chunk -------------------------------- */
+	/* Megatron-Core's block method checkpoints the first n layers of
+	 * each TransformerBlock, one a model chunk (layout.h layout_stage_
+	 * recomputed).  32 layers, pp 2, vpp 2: 16 a rank, chunks of 8;
+	 * n 4 re-runs 4 + 4 = 8 of a rank's 16, not 4; n 8: 8 + 8 = 16 (all);
+	 * n 20 is past the stage: all 16.  With one chunk a stage (1F1B)
+	 * n 4 is 4.  30 layers, pp 2, vpp 2: 15 a rank in chunks of
+	 * ceil(15 / 2) = 8 and 7 (layout.c chunk_before: rank 0's short
+	 * chunk first, rank 1's last), so n 8 re-runs 7 + 8 = 15 (all) and
+	 * n 7 re-runs 7 + 7 = 14 on each rank; n 0 means every layer. */
+	y = lay(1, 1, 1, 2);
+	MUST(layout_check(&m, &y, &z, &e));
+	z.vpp = 2;
+	z.schedule = GP_SCHED_INTERLEAVED;
+	layout_split(&z, 32, 0, 0, 1, 0);
+	is_int(layout_stage_recomputed(&z, 32, 0, 16, 4), 8,
+	       "block recompute 4, vpp 2: 4 of each chunk, 8 a rank");
+	is_int(layout_stage_recomputed(&z, 32, 1, 16, 4), 8,
+	       "... the last rank's too");
+	is_int(layout_stage_recomputed(&z, 32, 0, 16, 8), 16,
+	       "block recompute 8, vpp 2: both chunks whole");
+	is_int(layout_stage_recomputed(&z, 32, 0, 16, 20), 16,
+	       "block recompute past the stage: all of it");
+	is_int(layout_stage_recomputed(&z, 32, 0, 16, 0), 16,
+	       "block recompute 0: every layer");
+	layout_split(&z, 30, 0, 0, 1, 0);
+	is_int(layout_stage_recomputed(&z, 30, 0, 15, 8), 15,
+	       "30 layers, vpp 2, n 8: chunks of 7 and 8 whole");
+	is_int(layout_stage_recomputed(&z, 30, 0, 15, 7), 14,
+	       "30 layers, vpp 2, n 7: 7 + 7 on rank 0");
+	is_int(layout_stage_recomputed(&z, 30, 1, 15, 7), 14,
+	       "... and on rank 1 (its short chunk last)");
+	z.vpp = 1;
+	z.schedule = GP_SCHED_1F1B;
+	layout_split(&z, 32, 0, 0, 1, 0);
+	is_int(layout_stage_recomputed(&z, 32, 0, 16, 4), 4,
+	       "block recompute 4, one chunk a stage: 4");
+
 	/* --- rank order ---------------------------------------------------- */
 	ok(layout_order_parse("tp-cp-ep-dp-pp", y.order, &e) == GP_OK &&
 	   y.order[0] == GP_DIM_TP && y.order[2] == GP_DIM_DP,

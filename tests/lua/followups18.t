@@ -47,4 +47,50 @@ do
   if not ok then error(err, 0) end
 end
 
+-- 2. Megatron's --recompute-method block --recompute-num-layers n under
+-- the interleaved schedule re-runs the first n layers of each model
+-- chunk (Megatron-Core recompute.py loops over a TransformerBlock's
+-- num_layers_per_pipeline_rank = len(self.layers), one chunk's layers
+-- under vpp), not n of the rank.  Llama 3 8B's 32 layers at pp 2, vpp 2:
+-- chunks of 8, so n = 4 re-runs 2 ranks x 2 chunks x 4 = 16 of the 32
+-- layers, share 0.5 (it was counted n x pp / L = 8 / 32 = 0.25).  The
+-- hardware FLOPs are the model's plus the re-run forward's (engine/
+-- train.c phase_flops: hw = model + tokens x layer_fwd x share), so
+-- hw(n = 4) = model + 0.5 x (hw(every layer) - model), and equal to
+-- 1F1B's n = 8 (8 of each rank's 16: share 0.5 too).  Tolerance 1e-12
+-- relative: the same sums in another order.
+do
+  local base = { model = M, gpu = H, gpus = 8, tp = 4, pp = 2, recompute = "full",
+                 batch = 1, global_batch = 64 }
+  local vpp4 = gp.train(t.with(base, { vpp = 2, recompute_layers = 4 }))
+  local all = gp.train(t.with(base, { vpp = 2 }))
+  local want = vpp4.model_flops + 0.5 * (all.hw_flops - all.model_flops)
+  t.near(vpp4.hw_flops / want, 1, 1e-12, "vpp 2, recompute_layers 4: 4 of each chunk, half the layers re-run")
+  local f8 = gp.train(t.with(base, { recompute_layers = 8 }))
+  t.near(vpp4.hw_flops / f8.hw_flops, 1, 1e-12, "... the FLOPs of 1F1B's recompute_layers 8")
+  local f4 = gp.train(t.with(base, { recompute_layers = 4 }))
+  t.near(f4.hw_flops / (f4.model_flops + 0.25 * (all.hw_flops - all.model_flops)), 1, 1e-12,
+    "1F1B, recompute_layers 4: 4 of each rank's 16, a quarter")
+end
+
+-- ... and the memory: at vpp 2 each chunk of 8 with recompute_layers 8
+-- re-runs whole, every layer of the stage, so the activations are full
+-- recompute's exactly (it kept 16 - 8 = 8 layers' full activations, as
+-- if the rank were one block); recompute_layers 4 lies between full
+-- recompute and none.
+do
+  local base = { model = M, gpu = H, gpus = 8, tp = 4, pp = 2, vpp = 2, schedule = "interleaved",
+                 recompute = "full", batch = 1 }
+  local function act(extra)
+    for _, c in ipairs(gp.memory(t.with(base, extra)).components) do
+      if c.name == "activations" then return c.bytes end
+    end
+  end
+  local full = act {}
+  t.is(act { recompute_layers = 8 }, full, "vpp 2, recompute_layers 8: both chunks whole, full recompute's bytes")
+  local four, none = act { recompute_layers = 4 }, act { recompute = "none" }
+  t.ok(four > full and four < none, string.format(
+    "vpp 2, recompute_layers 4: between full (%.0f) and none (%.0f): %.0f", full, none, four))
+end
+
 t.done_testing()
