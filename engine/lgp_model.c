@@ -258,25 +258,34 @@ static void lgp_model_rest(lua_State *L, int idx, gp_model *m)
 	lua_pop(L, 1);
 }
 
-/* A whole-number moe.layer_step of the model table at idx, judged
- * against its layers before the field reader's type check, in the words
- * the catalog and the case files use (gpuplan.schema layer_step_problem):
- * the reader's "model.moe.layer_step must be an integer in
- * 1..2147483647 (got 0)" and model_check's "moe.layer_step must be in
- * 1..layers (4), got 5" named the one field two ways. */
-static void moe_layer_step(lua_State *L, int idx, int layers)
+/* The whole-number layer counts of the moe table of the model table at
+ * idx -- moe.dense_layers in 0..layers, moe.layer_step in 1..layers --
+ * judged against its layers before the field reader's type check, in
+ * the words the catalog and the case files use (gpuplan.schema
+ * moe_counts_problem): the reader's "model.moe.layer_step must be an
+ * integer in 1..2147483647 (got 0)" and model_check's "moe.layer_step
+ * must be in 1..layers (4), got 5" named one field two ways, and
+ * dense_layers past the layers read "moe.dense_layers must be in
+ * 0..layers (4), got 9", not the key the script wrote. */
+static void moe_counts(lua_State *L, int idx, int layers)
 {
-	lua_Integer s;
-	int top = lua_gettop(L), whole = 0;
+	static const struct { const char *name; int lo; } f[] = {
+		{ "dense_layers", 0 }, { "layer_step", 1 },
+	};
+	lua_Integer v;
+	int top = lua_gettop(L), i, whole;
 
 	lua_getfield(L, idx, "moe");
-	if (lua_type(L, -1) == LUA_TTABLE) {
-		lua_getfield(L, -1, "layer_step");
+	for (i = 0; i < 2 && lua_type(L, -1) == LUA_TTABLE; i++) {
+		whole = 0;
+		lua_getfield(L, -1, f[i].name);
 		if (lua_type(L, -1) == LUA_TNUMBER)
-			s = lua_tointegerx(L, -1, &whole);
-		if (whole && (s < 1 || s > layers))
-			luaL_error(L, "model.moe.layer_step must be in "
-				   "1..layers (%d), got %I", layers, s);
+			v = lua_tointegerx(L, -1, &whole);
+		if (whole && (v < f[i].lo || v > layers))
+			luaL_error(L, "model.moe.%s must be in %d..layers "
+				   "(%d), got %I", f[i].name, f[i].lo, layers,
+				   v);
+		lua_pop(L, 1);
 	}
 	lua_settop(L, top);
 }
@@ -304,7 +313,7 @@ void lgp_tomodel(lua_State *L, int idx, gp_model *m)
 	if (lgp_read_sub(L, idx, "sliding_window", &window_desc, m) &&
 	    m->sliding_layers < 0)
 		m->sliding_layers = m->layers;
-	moe_layer_step(L, idx, m->layers);
+	moe_counts(L, idx, m->layers);
 	lgp_read_sub(L, idx, "moe", &moe_desc, &m->moe);
 	lgp_read_sub(L, idx, "mla", &mla_desc, &m->mla);
 	if (lgp_read_sub(L, idx, "vision", &vision_desc, v)) {
@@ -318,8 +327,12 @@ void lgp_tomodel(lua_State *L, int idx, gp_model *m)
 	 * _line ... are its own). */
 	lgp_strict(L, idx, 0, "model");
 	lua_settop(L, top);
+	/* model_check names the moe fields from the model down ("moe.top_k
+	 * must be in 1..experts (8), got 9"); the script wrote them in its
+	 * model table, as the reader's messages above name them */
 	if (model_check(m, &err) != GP_OK)
-		lgp_error(L, &err, "");
+		lgp_error(L, &err, strncmp(err.msg, "moe.", 4) == 0 ?
+			  "model." : "");
 }
 
 /* A model's parameter counts under their Lua names. */

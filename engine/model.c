@@ -193,12 +193,18 @@ static int check_moe(const gp_model *m, gp_error *err)
 			return gp_fail(err, "moe.layer_step must be in "
 				       "1..layers (%d), got %d", m->layers,
 				       e->layer_step);
-		if (model_moe_layers(m) == 0)
+		/* named as the model holds them: layer_step only where
+		 * set past 1 (its absence is every layer) */
+		if (model_moe_layers(m) == 0 && e->layer_step > 1)
 			return gp_fail(err, "moe.dense_layers (%d) and "
-				       "moe.layer_step (%d) leave no MoE "
-				       "layer among the %d layers",
+				       "layer_step (%d) leave no MoE layer "
+				       "among the %d layers",
 				       e->dense_layers, e->layer_step,
 				       m->layers);
+		if (model_moe_layers(m) == 0)
+			return gp_fail(err, "moe.dense_layers (%d) leaves no "
+				       "MoE layer among the %d layers",
+				       e->dense_layers, m->layers);
 	} else if (e->top_k != 0 || e->shared_experts != 0 ||
 		   e->dense_layers != 0 || e->layer_step > 1) {
 		return gp_fail(err, "moe fields set but moe.experts is %d",

@@ -819,6 +819,11 @@ local function check_entries(cat, errs)
       -- the entry's file and line are the position here.
       msg = msg:match("^[^\n]*"):gsub("^[^%s:]+:%d+: ", "")
       if msg:sub(1, #label) == label then msg = msg:sub(#label + 1) end
+      -- the binding names the engine's moe checks of a script's model
+      -- table from the table ("model.moe.top_k", engine/lgp_model.c); the
+      -- catalog names an entry's moe fields within it, after its label, as
+      -- its schema does ("field 'moe.layer_step'")
+      if entry._kind == "model" then msg = msg:gsub("^model%.moe%.", "moe.") end
       problem(errs, entry._file, entry._line, label .. msg)
       entry._bad = true
     end

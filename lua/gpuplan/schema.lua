@@ -606,15 +606,19 @@ M.model = T.record {
   split_proj = T.enum(M.SPLIT_PROJ),
   moe = T.record {
     experts = R(pos()), top_k = R(pos()), shared_experts = int { min = 0 },
-    ffn_hidden = R(pos()), dense_layers = int { min = 0 },
+    ffn_hidden = R(pos()),
+    -- The first dense_layers layers are dense (DeepSeek's first_k_dense_
+    -- replace); 0..layers, judged beside the layers as layer_step is.
+    dense_layers = int { min = -M.COUNT_MAX },
     -- After the dense_layers, every layer_step-th layer is MoE (layer i,
     -- 0-based, when (i + 1) % layer_step == 0), the others dense: Hugging
     -- Face Llama 4's interleave_moe_layer_step (Maverick 2), Megatron-Core's
     -- moe_layer_freq [0,1]*24.  Absent: 1, every layer.  Its range,
-    -- 1..layers, is judged beside the layers (M.layer_step_problem, after
-    -- the record), in the words the engine's binding and the case files
-    -- use: a catalog said "must be >= 1, got 0" for 0 and "moe.layer_step
-    -- must be in 1..layers (2), got 5" past the layers.
+    -- 1..layers, is judged beside the layers (M.moe_counts_problem, after
+    -- the record, as dense_layers' 0..layers), in the words the engine's
+    -- binding and the case files use: a catalog said "must be >= 1, got
+    -- 0" for 0 and "moe.layer_step must be in 1..layers (2), got 5" past
+    -- the layers.
     layer_step = int { min = -M.COUNT_MAX },
     dense_ffn_hidden = pos(), shared_ffn_hidden = pos(),
     -- The token buffer per expert is the run's choice (Megatron-Core's
@@ -650,8 +654,8 @@ do
   local record_check = M.model.check
   M.model.check = function(v, path)
     local out = record_check(v, path)
-    local bad = M.layer_step_problem(out)
-    if bad then fail(path == "" and "moe.layer_step" or path .. ".moe.layer_step", "%s", bad) end
+    local field, bad = M.moe_counts_problem(out)
+    if bad then fail((path == "" and "moe." or path .. ".moe.") .. field, "%s", bad) end
     return out
   end
 end
@@ -692,18 +696,26 @@ M.kinds = {
   recipe = "recipes", optimizer = "optimizers",
 }
 
--- What is wrong with model description m's moe.layer_step, in the one
--- wording every reader of a model uses (a catalog entry, a case file's
--- model, a script's model table through the engine's binding,
--- engine/lgp_model.c): "must be in 1..layers (L), got V" -- or nil.
--- Absent is 1 (every layer); a non-number is the field check's.
-function M.layer_step_problem(m)
+-- What is wrong with model description m's layer counts of the moe
+-- table -- moe.dense_layers (0..layers) and moe.layer_step (1..layers) --
+-- in the one wording every reader of a model uses (a catalog entry, a
+-- case file's model, a script's model table through the engine's
+-- binding, engine/lgp_model.c moe_counts): the field's name under moe
+-- and "must be in 1..layers (L), got V"; or nil.  Absent is 0 dense
+-- layers and a step of 1 (every layer); a non-number is the field
+-- check's.
+local MOE_COUNTS = { { "dense_layers", 0 }, { "layer_step", 1 } }
+function M.moe_counts_problem(m)
   local e = type(m) == "table" and m.moe
-  local s = type(e) == "table" and e.layer_step
   local layers = m and m.layers
-  if math.type(s) == nil or math.type(layers) == nil then return nil end
-  if s >= 1 and s <= layers then return nil end
-  return string.format("must be in 1..layers (%d), got %s", layers, show(s))
+  if type(e) ~= "table" or math.type(layers) == nil then return nil end
+  for _, f in ipairs(MOE_COUNTS) do
+    local v, lo = e[f[1]], f[2]
+    if math.type(v) ~= nil and (v < lo or v > layers) then
+      return f[1], string.format("must be in %d..layers (%d), got %s", lo, layers, show(v))
+    end
+  end
+  return nil
 end
 
 -- The MoE layers of a model description (a catalog entry or a gp.train

@@ -775,13 +775,15 @@ function read_cases(path, seen, at)
       error(string.format("%s: %s%s", where, e.path ~= "" and ("field '" .. e.path .. "': ") or "",
         e.msg), 0)
     end
-    -- Which layers are MoE (model.moe.layer_step) is a count of the
-    -- case's layers: past them no layer would be, which the model would
-    -- only refuse at prediction time, without the line.  Both bounds in
-    -- the catalog's and the engine binding's words (schema.layer_step_problem).
-    local step_bad = type(c.model) == "table" and schema.layer_step_problem(c.model)
+    -- Which layers are MoE (model.moe.dense_layers, layer_step) is a
+    -- count of the case's layers: past them no layer would be, which the
+    -- model would only refuse at prediction time, without the line.  The
+    -- bounds in the catalog's and the engine binding's words
+    -- (schema.moe_counts_problem).
+    local field, step_bad
+    if type(c.model) == "table" then field, step_bad = schema.moe_counts_problem(c.model) end
     if step_bad then
-      error(string.format("%s: field 'model.moe.layer_step': %s", where, step_bad), 0)
+      error(string.format("%s: field 'model.moe.%s': %s", where, field, step_bad), 0)
     end
     local known = false
     for _, x in ipairs(M.metrics[c.kind]) do known = known or x == m.metric end

@@ -93,4 +93,33 @@ do
     "vpp 2, recompute_layers 4: between full (%.0f) and none (%.0f): %.0f", full, none, four))
 end
 
+-- 3a. The moe table's refusals read one way, naming the key as the
+-- script wrote it (model.moe.X) with its range: dense_layers past the
+-- layers said "moe.dense_layers must be in 0..layers (4), got 9" (the
+-- engine's words, no "model."), -1 "model.moe.dense_layers must be an
+-- integer in 0..2147483647 (got -1)", where layer_step said
+-- "model.moe.layer_step must be in 1..layers (4), got 5".
+do
+  local function tiny(moe)
+    local e = { experts = 8, top_k = 2, ffn_hidden = 256 }
+    for k, v in pairs(moe) do e[k] = v end
+    return { name = "tiny-moe", layers = 4, hidden = 512, heads = 8, kv_heads = 8,
+             ffn_hidden = 1024, vocab = 32000, moe = e }
+  end
+  local function mem(moe) return function() gp.memory { model = tiny(moe), gpu = H } end end
+  t.raises(mem { dense_layers = 9 }, "model.moe.dense_layers must be in 0..layers (4), got 9",
+    "dense_layers past the layers, as the script wrote it", true)
+  t.raises(mem { dense_layers = -1 }, "model.moe.dense_layers must be in 0..layers (4), got -1",
+    "dense_layers below 0: the same words", true)
+  t.raises(mem { layer_step = 5 }, "model.moe.layer_step must be in 1..layers (4), got 5",
+    "layer_step past the layers: the same words", true)
+  t.raises(mem { top_k = 9 }, "model.moe.top_k must be in 1..experts (8), got 9",
+    "top_k past the experts: model.moe.top_k", true)
+  t.raises(mem { dense_layers = 4 }, "model.moe.dense_layers (4) leaves no MoE layer among the 4 layers",
+    "every layer dense: named without the layer_step the script did not write", true)
+  t.raises(mem { dense_layers = 3, layer_step = 3 },
+    "model.moe.dense_layers (3) and layer_step (3) leave no MoE layer among the 4 layers",
+    "a step that leaves no MoE layer names both", true)
+end
+
 t.done_testing()

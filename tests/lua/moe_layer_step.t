@@ -83,7 +83,7 @@ t.raises_here(function() gp.train(t.with(job, { model = bad })) end,
 -- layer 3 is not a third.
 bad = tiny(3, 3)
 t.raises_here(function() gp.memory(t.with(mem, { model = bad })) end,
-  "moe.dense_layers (3) and moe.layer_step (3) leave no MoE layer among the 4 layers",
+  "model.moe.dense_layers (3) and layer_step (3) leave no MoE layer among the 4 layers",
   "a step that leaves no MoE layer refused")
 bad = tiny(2.5)
 t.raises_here(function() gp.infer { model = bad, gpu = "h100-sxm" } end,
