@@ -453,6 +453,30 @@ end
 -- different collective in silence.  M.sweep takes min, max and factor too.
 local SWEEP_ARGS = { min = true, max = true, factor = true }
 
+local shown = require("gpuplan.args").shown
+
+-- A size as comm's output writes it: whole bytes as an integer, as its
+-- table's size (B) column does -- 2^33, a float, was shown "8589934592.0"
+-- -- anything else as shown() gives it.
+local function size_int(v)
+  if type(v) == "number" and v == math.floor(v) and math.abs(v) < 2 ^ 63 then
+    return string.format("%d", v)
+  end
+  return shown(v)
+end
+
+-- A bound of a sweep in bytes, with its binary size past a KiB as the
+-- command line takes it ("17179869184 B (16GiB)"), a default said so.
+local function size_said(v, default)
+  if type(v) ~= "number" or v ~= math.floor(v) or math.abs(v) >= 2 ^ 63 then return shown(v) end
+  local u = v >= 1024 ^ 5 and "PiB" or v >= 1024 ^ 4 and "TiB" or v >= 1024 ^ 3 and "GiB"
+    or v >= 1024 ^ 2 and "MiB" or v >= 1024 and "KiB" or nil
+  local notes = {}
+  if u then notes[#notes + 1] = require("gpuplan.units").fmt_bytes(v, u) end
+  if default then notes[#notes + 1] = "the default" end
+  return string.format("%d B", v) .. (#notes > 0 and " (" .. table.concat(notes, ", ") .. ")" or "")
+end
+
 local function check_args(a, sweep)
   if type(a) ~= "table" then error("comm: expected a table of arguments", 3) end
   local options = require "gpuplan.options"
@@ -646,8 +670,7 @@ function M.comm(a)
   -- bounds"), the message of one collective alike: 1e30 B was priced at
   -- 3.6e18 s, where the command's --max refuses past 1 PiB.
   if bytes > 2 ^ 50 then
-    error("comm: bytes must be at most 2^50 B (1 PiB) (got " .. require("gpuplan.args").shown(a.bytes)
-          .. ")", 2)
+    error("comm: bytes must be at most 2^50 B (1 PiB) (got " .. size_int(a.bytes) .. ")", 2)
   end
   local given = {}
   for _, k in ipairs { "system", "gpu", "topology" } do
@@ -800,7 +823,8 @@ function M.comm(a)
   local ok, r = pcall(core().comm_cost, topo, op, bytes, gpus, a.algo, per)
   if not ok then error("comm: " .. tostring(r), 2) end
   M.launch_floor(r, bytes, gpt)
-  r.op, r.bytes, r.gpus = op, bytes, gpus
+  -- whole bytes an integer (2^33 given as a float printed "8589934592.0")
+  r.op, r.bytes, r.gpus = op, math.tointeger(bytes) or bytes, gpus
   r.system = type(a.system) == "string" and a.system or nil
   r.gpu = type(a.gpu) == "string" and a.gpu or nil
   r.topology = topo
@@ -813,7 +837,6 @@ end
 M.SWEEP_MAX_BYTES = 2 ^ 50
 M.SWEEP_MAX_SIZES = 4096
 
-local shown = require("gpuplan.args").shown
 
 -- Sizes lo, lo*f, lo*f^2 ... <= hi (nccl-tests -f 2: factor 2).  Raises
 -- "comm: ..." for a range that is not 1 <= lo <= hi <= SWEEP_MAX_BYTES, a
@@ -821,18 +844,19 @@ local shown = require("gpuplan.args").shown
 -- or a range that makes more than SWEEP_MAX_SIZES sizes.  Sizes are
 -- whole bytes, as nccl-tests' size_t sizes are: a step by a factor that
 -- is not whole (nccl-tests' -f is an integer) rounds down, 1.5 to 1.
-function M.sizes(lo, hi, factor)
+function M.sizes(lo, hi, factor, default_hi)
   factor = factor or 2
   local function size(name, v)
     if type(v) ~= "number" or v ~= v or v < 1 or v > M.SWEEP_MAX_BYTES then
       error(string.format("comm: %s must be a size of 1 B to 2^50 B (1 PiB), got %s",
-        name, shown(v)), 0)
+        name, size_int(v)), 0)
     end
   end
   size("min", lo)
   size("max", hi)
   if hi < lo then
-    error(string.format("comm: min (%s) must not exceed max (%s)", shown(lo), shown(hi)), 0)
+    error(string.format("comm: min %s is above max %s: give min at most max", size_said(lo),
+      size_said(hi, default_hi)), 0)
   end
   if type(factor) ~= "number" or factor ~= factor or factor <= 1 or factor == math.huge then
     error("comm: factor must be a finite number > 1 (got " .. shown(factor) .. ")", 0)
@@ -841,7 +865,7 @@ function M.sizes(lo, hi, factor)
   local n = math.floor(math.log(hi / lo) / math.log(factor) + 1e-9) + 1
   if n > M.SWEEP_MAX_SIZES then
     error(string.format("comm: min %s .. max %s by factor %s makes %d sizes (at most %d)",
-      shown(lo), shown(hi), shown(factor), n, M.SWEEP_MAX_SIZES), 0)
+      size_int(lo), size_int(hi), shown(factor), n, M.SWEEP_MAX_SIZES), 0)
   end
   local out, s = {}, math.floor(lo)
   while s <= hi and #out < M.SWEEP_MAX_SIZES do
@@ -907,18 +931,18 @@ function M.sweep(a)
       hi = math.floor(most)
     end
   end
-  local sizes = M.sizes(lo, hi, a.factor)
+  local sizes = M.sizes(lo, hi, a.factor, a.max == nil)
   -- A size past the card's memory was priced as if it ran (8 TB messages
   -- on 80 GiB cards): refused, naming max (or a min past the bound when
   -- max was not given) and the largest that fits.
   if most and sizes[#sizes] > most then
     local which = a.max == nil and a.min ~= nil and "min" or "max"
-    local said = which == "min" and shown(a.min) or a.max == nil and "8 GiB (the default)"
-      or shown(a.max)
+    local said = which == "min" and size_int(a.min) or a.max == nil and "8 GiB (the default)"
+      or size_int(a.max)
     error(string.format("comm: %s %s: a message of %s B needs a send and a receive buffer of "
       .. "its size on each GPU (nccl-tests' AllocateBuffs), %.1f GiB, past %s's %.1f GiB; "
       .. "give %s at most %d B (%.2f GiB: its memory less nccl-tests' reserve of %d GiB and "
-      .. "1 GiB, halved)", which, said, shown(sizes[#sizes]), 2 * sizes[#sizes] / 1024 ^ 3,
+      .. "1 GiB, halved)", which, said, size_int(sizes[#sizes]), 2 * sizes[#sizes] / 1024 ^ 3,
       tostring(g.id or g.name or "the card"), cap / 1024 ^ 3, which, math.floor(most),
       most / 1024 ^ 3, math.floor(math.min(math.ceil(cap / 16 / 1024 ^ 3), 4) + 0.5)), 0)
   end

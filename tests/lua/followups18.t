@@ -122,4 +122,28 @@ do
     "a step that leaves no MoE layer names both", true)
 end
 
+-- 3b. comm's sizes print as its table prints them, whole bytes as
+-- integers: a float bound (2^34 is one) read "17179869184.0", and gp.comm's
+-- bytes came back as the float it was given.
+do
+  local comm = require "gpuplan.comm"
+  t.raises(function() comm.sweep { min = 2 ^ 34, gpu = H, gpus = 8 } end,
+    "comm: min 17179869184 B (16GiB) is above max 8589934592 B (8GiB, the default): give min at most max",
+    "sweep min past the default max: integer bytes and GiB", true)
+  t.raises(function() comm.sweep { min = 2 ^ 33, max = 2 ^ 32, gpu = H, gpus = 8 } end,
+    "comm: min 8589934592 B (8GiB) is above max 4294967296 B (4GiB): give min at most max",
+    "sweep min past max", true)
+  -- h100-sxm's 80 GiB cannot hold two 64 GiB buffers
+  t.raises(function() comm.sweep { min = 2 ^ 33, max = 2 ^ 36, gpu = H, gpus = 8 } end,
+    "comm: max 68719476736: a message of 68719476736 B needs", "max past the card: an integer", true)
+  t.raises(function() comm.sweep { min = 1, max = 2 ^ 51, gpu = H, gpus = 8 } end,
+    "comm: max must be a size of 1 B to 2^50 B (1 PiB), got 2251799813685248", "max past 2^50", true)
+  local rows = comm.sweep { min = 2 ^ 32, max = 2 ^ 33, gpu = H, gpus = 8 }
+  t.is(math.type(rows[#rows].bytes), "integer", "a sweep row's bytes: an integer")
+  t.is(tostring(rows[#rows].bytes), "8589934592", "... printed 8589934592")
+  local r = gp.comm { bytes = 2 ^ 33, gpu = H, gpus = 8 }
+  t.is(tostring(r.bytes), "8589934592", "gp.comm bytes = 2^33: 8589934592, not 8589934592.0")
+  t.is(gp.comm { bytes = 1000.5, gpu = H, gpus = 8 }.bytes, 1000.5, "a fractional volume stays as given")
+end
+
 t.done_testing()
