@@ -263,7 +263,7 @@ int main(void)
 	double S = GiB, want;
 	int i, mono;
 
-	plan(87);
+	plan(96);
 
 	/* --- layout_check_ulysses ---------------------------------------
 	 * Llama 2 70B: 64 heads, 8 kv.  verl's asserts: ulysses divides the
