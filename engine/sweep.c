@@ -427,7 +427,9 @@ static inline int ok_cp(const sweep_iter *it, int lv)
  * Ulysses pads the sequence to a multiple of u (verl/utils/ulysses.py
  * ulysses_pad), so CP's 2 cp chunks rule is not its.  A job that gives
  * a CP ring's rotation (cp_allgather, cp_alltoall: gp.train refuses
- * cp_rotate beside ulysses) searches no Ulysses group. */
+ * cp_rotate beside ulysses) searches no Ulysses group, nor a space
+ * whose ulysses_pp1 keeps Ulysses off pipelines (the hf stack: verl's
+ * FSDP workers' mesh is dp x sp alone) a layout with pp > 1. */
 static inline int ok_ulysses(const sweep_iter *it, int lv)
 {
 	const int *v = it->cur;
@@ -437,6 +439,7 @@ static inline int ok_ulysses(const sweep_iter *it, int lv)
 		return 1;
 	return v[LV_CP] == 1 && !it->base->cp_allgather &&
 		!it->base->cp_alltoall &&
+		!(it->s->ulysses_pp1 && v[LV_PP] > 1) &&
 		(N / v[LV_TP] / v[LV_PP]) % u == 0 &&
 		it->base->mem.seq >= u &&
 		layout_ulysses_heads_ok(it->m->heads, it->m->kv_heads,

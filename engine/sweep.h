@@ -46,6 +46,9 @@ typedef struct sweep_space {
 			      * split instead of a CP ring (cp 1 beside
 			      * it): the engine's CP group with
 			      * train_cfg mem.cp_ulysses */
+	int ulysses_pp1;     /* 1: a Ulysses group only at pp 1 (the hf
+			      * stack: verl's FSDP workers hold no
+			      * pipeline; gpuplan.memory ulysses_refusal) */
 	unsigned etp_mask;   /* bit 0: experts' TP = tp (Megatron's
 			      * default), bit 1: etp 1, the experts folded
 			      * over the stage's ranks (0 = {bit 0}) */

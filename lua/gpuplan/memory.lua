@@ -500,9 +500,60 @@ end
 -- C's INT_MAX: gp_model's heads and kv_heads are ints, and the binding
 -- (core.ulysses_refusal) takes none past it
 local INT_MAX = 0x7fffffff
-function M.ulysses(o, model, tp)
+
+-- Where the ulysses option runs, the one rule for gp.train, gp.rl,
+-- gp.memory (fit) and the layout search (gpuplan.sweep space_of): nil
+-- where a group of n ranks runs on stack `stack` with pp stages, else
+-- why not, naming the options.
+--   megatron: Megatron-Core's Ulysses is its context parallelism with
+--     Transformer Engine's all-to-all exchange (megatron/training/
+--     arguments.py: "--cp-comm-type ... p2p, a2a, allgather or a2a+p2p";
+--     transformer_config.py: "\"a2a\": Like DeepSpeed Ulysses, scatter
+--     attention heads across the CP group, and gather to get full
+--     sequence of QKV"), TE's AttnFuncWithCPAndQKVOA2A, another
+--     implementation than the one priced here (verl's): it repeats no kv
+--     heads ("assert q.shape[-2] % cp_size == 0 and k.shape[-2] %
+--     cp_size == 0, \"The number of attention heads needs to be
+--     divisible by CP size!\"", context_parallel.py), splits each
+--     sequence into 2 cp load-balancing chunks (its
+--     get_seq_chunk_ids_for_reordering_before_attn) where verl pads, and
+--     holds its own buffers.  gpuplan's CP exchanges (cp_rotate: p2p,
+--     allgather, alltoall -- PyTorch's ring shift) hold no a2a type, so
+--     it is refused, not priced as verl's.
+--   hf: verl's Ulysses runs on its FSDP workers, whose device mesh is
+--     data x sequence parallel over every rank and nothing else
+--     (verl/workers/fsdp_workers.py: "dp = world_size //
+--     self.ulysses_sequence_parallel_size", "init_device_mesh(device_name,
+--     mesh_shape=(dp, self.ulysses_sequence_parallel_size),
+--     mesh_dim_names=[\"dp\", \"sp\"])"): no pipeline stage.
+function M.ulysses_refusal(n, stack, pp)
+  if (n or 1) <= 1 then return nil end
+  if stack == "megatron" then
+    return string.format("ulysses %d with stack = megatron: Megatron-Core's Ulysses is its "
+      .. "context parallelism with Transformer Engine's all-to-all exchange (Megatron's "
+      .. "cp_comm_type a2a: no kv heads repeated, 2 cp chunks a sequence), which gpuplan does "
+      .. "not price (cp_rotate has no a2a type); give cp = %d (the p2p ring), or stack = hf or "
+      .. "stack = deepspeed (verl's or DeepSpeed's Ulysses)", n, n)
+  end
+  if stack == "hf" and (pp or 1) > 1 then
+    return string.format("ulysses %d with pp = %d and stack = hf: verl's Ulysses runs on its "
+      .. "FSDP workers, whose device mesh is data x sequence parallel (dp = gpus / ulysses), "
+      .. "with no pipeline stages; give pp = 1 or ulysses = 1", n, pp)
+  end
+  return nil
+end
+
+-- The stack job o runs (its own, else the method's default: gpuplan.options).
+local function stack_of(o, method)
+  return o.stack or options.get("stack").value({ method = method or o.method })
+end
+M.stack_of = stack_of
+
+function M.ulysses(o, model, tp, method, pp)
   local n = posint("ulysses", o.ulysses, 1)
   if n == 1 then return 1 end
+  local why = M.ulysses_refusal(n, stack_of(o, method), pp)
+  if why then usage("%s", why) end
   if (o.cp or 1) ~= 1 then
     usage("ulysses %d and cp %s: Ulysses is the sequence split (the CP group); give one",
       n, shown(math.tointeger(o.cp) or o.cp))
@@ -1331,7 +1382,7 @@ prepare_fn = function(o, cmd, who)
   local pp = posint("pp", o.pp, 1)
   local cp = posint("cp", o.cp, 1)
   local ep = posint("ep", o.ep, 1)
-  local usp = M.ulysses(o, model, tp)
+  local usp = M.ulysses(o, model, tp, method, pp)
   if usp > 1 then cp = usp end
   -- The safety margin: the caller's, else the catalog's settings (as
   -- gpuplan.infer reads it), else the engine's 10%.

@@ -979,12 +979,32 @@ local function space_of(a, job, counts, policy)
     if okm and type(model) == "table"
        and require("gpuplan.memory").ulysses_unfused(job, model, job.method) then
       ulysses_max = 1
-      ulysses_unfused = a.ulysses_max
+      ulysses_unfused = string.format("ulysses=1 (ulysses_max %d not searched: Ulysses "
+        .. "is verl's flash-attention forward, and the attention is unfused on the hf stack, "
+        .. "which train refuses)", a.ulysses_max)
+    end
+  end
+  -- Where Ulysses runs (gpuplan.memory ulysses_refusal, the rule gp.train
+  -- refuses by): on stack megatron no group is searched (Megatron-Core's
+  -- is Transformer Engine's a2a CP, not priced), said; on stack hf only
+  -- at pp 1 (verl's FSDP workers hold no pipeline), the engine's
+  -- ok_ulysses skipping a group beside pipeline stages.
+  local ulysses_pp1
+  if ulysses_max > 1 then
+    local mem = require "gpuplan.memory"
+    local stack = mem.stack_of(job, job.method)
+    if mem.ulysses_refusal(2, stack, 1) then
+      ulysses_max = 1
+      ulysses_unfused = string.format("ulysses=1 (ulysses_max %d not searched: Megatron-Core's "
+        .. "Ulysses is Transformer Engine's all-to-all context parallelism, which gpuplan does "
+        .. "not price and train refuses on stack megatron)", a.ulysses_max)
+    elseif mem.ulysses_refusal(2, stack, 2) then
+      ulysses_pp1 = true
     end
   end
   local space = {
     gpus = counts, tp_max = a.tp_max or 8, pp_max = a.pp_max or 8, cp_max = a.cp_max or 1,
-    ulysses_max = ulysses_max,
+    ulysses_max = ulysses_max, ulysses_pp1 = ulysses_pp1,
     ep_max = a.ep_max or 1, vpp_max = a.vpp_max or 1,
     zero = list_of(a.zero, "zero") or { 1 },
     micro_batch = list_of(a.micro_batch, "micro_batch") or { 1, 2, 4 },
@@ -1273,9 +1293,7 @@ local function search_card(a, job, space, counts, policy, gi, gid,
       (#skipped > 1 or skipped[1] > 1) and "s" or "", gpn, s.node_name or "its node")
   end
   if first and ULYSSES_UNFUSED[space] then
-    defaults[#defaults + 1] = string.format("ulysses=1 (ulysses_max %d not searched: Ulysses "
-      .. "is verl's flash-attention forward, and the attention is unfused on the hf stack, "
-      .. "which train refuses)", ULYSSES_UNFUSED[space])
+    defaults[#defaults + 1] = ULYSSES_UNFUSED[space]
   end
   -- DualPipe's overlaps where the stack leaves them off, as gp.train
   -- states them under dualpipe.

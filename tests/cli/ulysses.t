@@ -123,4 +123,21 @@ my @plan = ('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '16', '--seq', '
     like($o, qr/^h100-sxm\s+16\s+TP1 U8 DP2 ZeRO-3 mb1 none\s+82\.61 /m, 'merged: TP1 U8 DP2 first');
 }
 
+# Megatron-Core's Ulysses is Transformer Engine's a2a CP, not priced: the
+# refusal names the user's flags and offers --cp; verl's FSDP workers run
+# no pipeline: --ulysses beside --pp on --stack hf refused naming both
+# (gpuplan.memory ulysses_refusal; tests/lua/ulysses_stack.t)
+{
+    my ($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8',
+        '--stack', 'megatron', '--ulysses', '2');
+    is($c, 2, 'train --stack megatron --ulysses 2: exit 2');
+    like($e, qr/^gpuplan: train: --ulysses 2 with --stack megatron: .*give --cp 2 \(the p2p ring\), or --stack hf or --stack deepspeed/m,
+        '... names --ulysses and --stack, offers --cp 2');
+    ($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8',
+        '--stack', 'hf', '--ulysses', '2', '--pp', '2');
+    is($c, 2, 'train --stack hf --ulysses 2 --pp 2: exit 2');
+    like($e, qr/^gpuplan: train: --ulysses 2 with --pp 2 and --stack hf: verl's Ulysses runs on its FSDP workers/m,
+        '... names --ulysses, --pp and --stack');
+}
+
 done_testing();

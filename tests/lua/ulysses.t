@@ -116,7 +116,11 @@ t.ok(a_u < act { ulysses = 1, gpus = 1 }, "activations: below one GPU's whole se
 
 -- Ulysses' own memory on a stage without the logits (pp 2, 8 GPUs: the
 -- first stage, 16 layers, 1F1B holding pp = 2 micro-batches, so 32
--- layer-copies; global batch 2).  llama3-8b at 8 kv heads: the output
+-- layer-copies; global batch 2).  On stack deepspeed: verl's FSDP
+-- workers (stack hf) run no pipeline, so gp.train refuses pp beside
+-- ulysses there (below); Megatron-DeepSpeed's Ulysses
+-- (ds_sequence_parallel_size) asserts no pipeline size, and the engine
+-- prices one Ulysses exchange.  llama3-8b at 8 kv heads: the output
 -- copy alone, 32 x 16 MiB = 512 MiB.  Rebuilt with 2 kv heads, verl's
 -- repeat_kv to the group ("repeats = max(ulysses_sp_size //
 -- key_states.size(2), 1)" = 2) hands flash K and V of 4 heads, one a
@@ -129,7 +133,7 @@ t.ok(a_u < act { ulysses = 1, gpus = 1 }, "activations: below one GPU's whole se
 -- output, 16 MiB, 2 x 16 = 32 MiB in the stage's one-layer working set
 -- (recompute), where a CP rank of TE's ring holds none.  The ranks all
 -- hold the same; tolerance 1e-9: exact sums.
-local pjob = t.with(job, { gpus = 8, pp = 2, global_batch = 2 })
+local pjob = t.with(job, { gpus = 8, pp = 2, global_batch = 2, stack = "deepspeed" })
 local function mem(o)
   local m = gp.train(t.with(pjob, o)).memory
   return t.part(m, "activations"), t.part(m, "recompute") or 0
