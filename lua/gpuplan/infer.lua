@@ -939,8 +939,56 @@ end
 --     "bfloat16", "fp4_e2m1"; its quantized KV cache docs: "lower-precision
 --     data types (FP8 or FP4)"): refused there, as fp4 is where no kernel
 --     takes it.
+-- Why card g's runtime attends no FP8 KV cache, or nil where it does
+-- (FP8 tensor cores: natively; else converted in the kernel, M.kv_path):
+--   TensorRT-LLM (runtime trtllm, nim-http) without FP8 tensor cores: its
+--     support matrix lists no FP8 below Ada (M.FP8_NATIVE_ONLY); its
+--     Ampere cache is INT8.
+--   an NVIDIA card below compute capability 8.0 (no bf16 tensor cores:
+--     Volta, Turing -- the mark M.FP8_WEIGHTS_FLOOR reads too): vLLM's
+--     fp8 cache is E4M3, which its attention there (Triton; FlashAttention
+--     needs 8.0) cannot compile -- on a V100, "type fp8e4nv not supported
+--     in this architecture. The supported fp8 dtypes are ('fp8e4b15',
+--     'fp8e5')", and vllm-project/vllm PR 35720 (v0.16.0 on a V100):
+--     "Setting --kv-cache-dtype fp8 causes a crash on CUDA devices with
+--     compute capability below 8.9" (closed unmerged).  The fit hints
+--     (cmd/infer.lua) suggest --kv fp8 only where this is nil.
+function M.kv_fp8_refusal(g, runtime)
+  local peak = type(g) == "table" and type(g.peak) == "table" and g.peak or {}
+  if (tonumber(peak.fp8) or 0) > 0 then return nil end
+  if M.FP8_NATIVE_ONLY[runtime or ""] then
+    return M.FP8_NATIVE_ONLY[runtime] .. "; give kv = int8 (its INT8 KV cache)"
+  end
+  if (g.vendor == nil or g.vendor == "NVIDIA") and not ((tonumber(peak.bf16) or 0) > 0) then
+    return "an FP8 KV cache (vLLM's fp8 is E4M3) needs compute capability 8.0: on a V100 "
+      .. "vLLM's Triton attention fails (\"type fp8e4nv not supported in this architecture\"; "
+      .. "vLLM PR 35720: \"--kv-cache-dtype fp8 causes a crash on CUDA devices with compute "
+      .. "capability below 8.9\"); give kv = fp16"
+  end
+  return nil
+end
+
+-- Whether gp.infer arguments a could serve an FP8 KV cache (the card and
+-- runtime they name: M.kv_fp8_refusal; llama.cpp has none), for the fit
+-- hints; a card that does not resolve reads as able (its own refusal
+-- comes first).
+function M.kv_fp8_runs(a)
+  if a.runtime == "llama.cpp" then return false end
+  local ok, g = pcall(function()
+    return type(a.gpu) == "table" and a.gpu or catalog(a.cat or a.catalog):get("gpus", a.gpu)
+  end)
+  return not (ok and type(g) == "table" and M.kv_fp8_refusal(g, a.runtime))
+end
+
 function M.kv_path(kv, g, runtime, model, serve_model)
   local peak = type(g.peak) == "table" and g.peak or {}
+  if kv == "fp8" and runtime ~= "llama.cpp" then
+    local why = M.kv_fp8_refusal(g, runtime)
+    if why then
+      error(string.format("infer: kv fp8 on %s%s: %s", tostring(g.id or g.name or "this card"),
+        M.FP8_NATIVE_ONLY[runtime or ""] and (" with runtime = " .. runtime) or "", why), 3)
+    end
+  end
   if kv == "int8" and runtime == "sglang" then
     error("infer: --kv int8: SGLang has no INT8 KV cache (its --kv-cache-dtype is FP8 or FP4); "
       .. "TensorRT-LLM and vLLM have one (gpuplan infer --runtime trtllm or vllm), or give --kv fp8",
@@ -970,7 +1018,8 @@ function M.kv_path(kv, g, runtime, model, serve_model)
     tostring(g.arch))
   if runtime ~= "sglang" then
     error(why .. "; off Blackwell only SGLang takes it (gpuplan infer --runtime sglang), dequantising "
-      .. "its whole pool to bf16 every step (or give --kv fp8)", 3)
+      .. "its whole pool to bf16 every step" .. (M.kv_fp8_refusal(g, runtime) and ""
+        or " (or give --kv fp8)"), 3)
   end
   if type(model) == "table" and type(model.mla) == "table" then
     error(why .. "; SGLang's FP4 pool for an MLA cache (MLATokenToKVPoolFP4) is not "
@@ -1011,9 +1060,21 @@ M.RELEASED_QUANT = { fp8 = true }
 -- Turing have none); an AMD card without FP8 (MI250X) has no Marlin.
 M.FP8_WEIGHTS_FLOOR = "FP8 checkpoints need FP8 tensor cores or, weight-only (vLLM's and "
   .. "SGLang's FP8 Marlin), compute capability 8.0 (vLLM is_fp8_marlin_supported)"
-function M.fp8_weights_on(g)
+-- TensorRT-LLM (runtime trtllm, and NIM's LLM engine, which is it) has
+-- no weight-only FP8: its support matrix lists "Hopper (SM90) - FP32,
+-- FP16, BF16, FP8, INT8, INT4", "Ada Lovelace (SM89) - ... FP8 ..." and
+-- "Ampere (SM80, SM86) - FP32, FP16, BF16, INT8, INT4" (TensorRT-LLM
+-- docs, reference/support-matrix, 0.18), so on a card without FP8 tensor
+-- cores its FP8 is none; the words say what it does run.
+M.FP8_NATIVE_ONLY = {
+  trtllm = "TensorRT-LLM's FP8 needs FP8 tensor cores, compute capability 8.9 (its support "
+    .. "matrix: \"Ampere (SM80, SM86) - FP32, FP16, BF16, INT8, INT4\"; FP8 on Ada and Hopper)",
+}
+M.FP8_NATIVE_ONLY["nim-http"] = M.FP8_NATIVE_ONLY.trtllm
+function M.fp8_weights_on(g, runtime)
   local peak = type(g) == "table" and type(g.peak) == "table" and g.peak or {}
   if (tonumber(peak.fp8) or 0) > 0 then return "native" end
+  if M.FP8_NATIVE_ONLY[runtime or ""] then return nil end
   if (tonumber(peak.bf16) or 0) > 0 and g.vendor ~= "AMD" then return "weight-only" end
   return nil
 end
@@ -1119,12 +1180,14 @@ function M.setup(a)
   -- weight-only on sm80 and up, none below.  A released FP8 checkpoint
   -- there is served converted to 16 bits (DeepSeek-V3's repository ships
   -- fp8_cast_bf16.py for this), said; an explicit --weights fp8 refused.
-  local fp8_on = M.fp8_weights_on(g)
+  local fp8_on = M.fp8_weights_on(g, a.runtime)
+  -- the floor's words: the runtime's own where it has no weight-only FP8
+  local floor = M.fp8_weights_on(g) and M.FP8_NATIVE_ONLY[a.runtime or ""] or M.FP8_WEIGHTS_FLOOR
   if a.weights == nil and type(model) == "table" and M.RELEASED_QUANT[model.dtype] then
     if model.dtype == "fp8" and fp8_on == nil then
       default(string.format("weights=%s (%s's checkpoint is fp8, which %s cannot run: %s; "
         .. "served converted to 16 bits)", weights, tostring(model.id or model.name),
-        tostring(g.id), M.FP8_WEIGHTS_FLOOR))
+        tostring(g.id), floor))
     else
       weights = model.dtype
       default(string.format("weights=%s (%s's checkpoint as released: the catalog model's "
@@ -1132,8 +1195,14 @@ function M.setup(a)
     end
   end
   if M.weight_base(weights) == "fp8" and fp8_on == nil then
+    if floor ~= M.FP8_WEIGHTS_FLOOR then
+      -- the card runs weight-only FP8 elsewhere (vLLM's and SGLang's Marlin)
+      error(string.format("infer: weights fp8 on %s with runtime = %s: %s; give runtime = vllm or "
+        .. "runtime = sglang (FP8 Marlin, weight-only), or weights = int8", tostring(g.id),
+        tostring(a.runtime), floor), 3)
+    end
     error(string.format("infer: weights fp8 on %s: %s; give weights = %s or int8",
-      tostring(g.id), M.FP8_WEIGHTS_FLOOR, no_bf16 and "fp16" or "bf16"), 3)
+      tostring(g.id), floor, no_bf16 and "fp16" or "bf16"), 3)
   end
   if M.weight_base(weights) == "fp8" and fp8_on == "weight-only" then
     default(string.format("fp8 weights run weight-only on %s (no FP8 tensor cores): vLLM's "

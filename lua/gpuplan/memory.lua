@@ -450,6 +450,18 @@ local function prepare_infer(o, cfg, model, gpu, gpus, tp, pp, dflt)
   cfg.kind = "infer"
   local job = { method = "infer", model = model }
   cfg.weights = M.weight_format(o.weights or dflt("weights", job))
+  -- FP8 weights on a card that runs none (gpuplan.infer fp8_weights_on:
+  -- no FP8 tensor cores and below compute capability 8.0, where vLLM's
+  -- and SGLang's FP8 Marlin does not run): gp.infer's refusal, in its
+  -- words; fit --method infer --weights fp8 on a V100 sized a
+  -- checkpoint no runtime there loads.
+  local inf = require "gpuplan.infer"
+  if type(gpu) == "table" and o.weights ~= nil and inf.weight_base(o.weights) == "fp8"
+     and not inf.fp8_weights_on(gpu) then
+    local no_bf16 = type(gpu.peak) == "table" and not ((gpu.peak.bf16 or 0) > 0)
+    fail("weights fp8 on %s: %s; give weights = %s or int8", tostring(gpu.id),
+      inf.FP8_WEIGHTS_FLOOR, no_bf16 and "fp16" or "bf16")
+  end
   cfg.kv_bytes = kv_elem(o.kv)
   if o.kv == nil then dflt("kv") end
   cfg.seqs = posint(o.concurrency ~= nil and "concurrency" or "batch",

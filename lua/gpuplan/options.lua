@@ -212,7 +212,7 @@ opt { name = "optimizer", type = "string", metavar = "O", commands = TRAIN4, val
   help = "adamw|adam8bit|sgd or a catalog optimizer",
   suggest = { "optim" } }
 opt { name = "weights", type = "string", metavar = "W", commands = ALL, kind = "dtype",
-  default = { "bf16; qlora: nf4-dq", infer = "the catalog model's dtype where it is quantized (deepseek-v3: fp8, as released; fp8 is weight-only on a card without FP8 tensor cores, and 16-bit where the card cannot run it, below compute capability 8.0), else bf16; fp16 on a card without bf16" },
+  default = { "bf16; qlora: nf4-dq", infer = "the catalog model's dtype where it is quantized (deepseek-v3: fp8, as released; fp8 is weight-only on a card without FP8 tensor cores, and 16-bit where the card cannot run it, below compute capability 8.0 or under runtime trtllm without FP8 tensor cores), else bf16; fp16 on a card without bf16" },
   value = function(j) return j.method == "qlora" and "nf4-dq" or "bf16" end,
   help = "weight format: bf16|fp16|fp32|fp8|int8|w8a8|int4|gptq|awq|nf4|nf4-dq|fp4|mxfp4|"
     .. "fp6 or bits per weight (GGUF-style, e.g. 4.85); group size and scale dtype: "
@@ -226,7 +226,8 @@ opt { name = "kv", type = "string", metavar = "K", commands = "fit rl infer", va
   methods = "infer grpo ppo",
   help = "KV-cache dtype: bf16|fp16|fp8|int8|fp4 (rl: the rollout engine's); fp4 is NVFP4, "
     .. "0.5625 B an element with its scales, attended by Blackwell kernels only: elsewhere "
-    .. "infer takes it only with --runtime sglang, which dequantises its whole pool every step",
+    .. "infer takes it only with --runtime sglang, which dequantises its whole pool every step; "
+    .. "fp8 needs compute capability 8.0 (no V100 or T4), and FP8 tensor cores under --runtime trtllm",
   suggest = { "kv_dtype", "kv_cache_dtype" } }
 opt { name = "margin", type = "number", metavar = "F", commands = ALL,
   -- the catalog's settings.safety_margin (catalog.lua: 0.10 unless a

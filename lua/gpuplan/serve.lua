@@ -478,6 +478,20 @@ local function setup_kernels(a, model, d, c, info, cat, default, L)
     if (model.moe and model.moe.experts or 0) == 0 then
       fail("infer: expert_weights: model '%s' has no routed experts", tostring(model.id or model.name))
     end
+    -- FP8 experts where the card (or the runtime) runs no FP8: the rule
+    -- and words of gp.infer's weights (gpuplan.infer fp8_weights_on):
+    -- weight-only on compute capability 8.0 up (vLLM's and SGLang's FP8
+    -- Marlin), none below it (Volta, Turing) nor under TensorRT-LLM
+    -- without FP8 tensor cores.  expert_weights = fp8 on a V100 was
+    -- priced as weight-only FP8 GEMMs that no runtime has there.
+    if eb == "fp8" and not infer.fp8_weights_on(info.gpu, a.runtime) then
+      local native_only = infer.fp8_weights_on(info.gpu) and infer.FP8_NATIVE_ONLY[a.runtime or ""]
+      fail("infer: expert_weights fp8 on %s%s: %s; give expert_weights = %s%s",
+        tostring(info.gpu.id), native_only and (" with runtime = " .. tostring(a.runtime)) or "",
+        native_only or infer.FP8_WEIGHTS_FLOOR,
+        ((info.gpu.peak or {}).bf16 or 0) > 0 and "bf16" or "fp16",
+        native_only and ", or runtime = vllm or runtime = sglang (FP8 Marlin, weight-only)" or "")
+    end
     expert_bits = require("gpuplan.memory").weight_bits(wf)
     expert_compute = core().infer_compute_dtype(d, eb)
     -- A format whose own tensor cores the card lacks computes otherwise

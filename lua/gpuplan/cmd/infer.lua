@@ -101,7 +101,7 @@ local function moe_hints(a)
   if ok and memory.weight_bits(w) > 8 then
     variant("--weights fp8", function(x) x.weights = "fp8" end)
   end
-  if (memory.kv_bytes[a.kv or "bf16"] or 2) > 1 then
+  if (memory.kv_bytes[a.kv or "bf16"] or 2) > 1 and infer.kv_fp8_runs(a) then
     variant("--kv fp8", function(x) x.kv = "fp8" end)
   end
   local n = math.tointeger(a.gpus)
@@ -224,7 +224,11 @@ local function hint(opts, why, node_tp, a)
   local ex = infer.released_experts(a or opts)
   if ex then t[#t + 1] = "--expert-weights " .. ex .. " (the checkpoint's experts)" end
   if not ok or memory.weight_bits(w) > 5 then t[#t + 1] = "--weights int4" end
-  if (memory.kv_bytes[opts.kv or "bf16"] or 2) > 1 then t[#t + 1] = "--kv fp8" end
+  -- only where the card and runtime attend one (gpuplan.infer kv_fp8_runs:
+  -- a V100 was told to try --kv fp8, which vLLM cannot run there)
+  if (memory.kv_bytes[opts.kv or "bf16"] or 2) > 1 and infer.kv_fp8_runs(a or opts) then
+    t[#t + 1] = "--kv fp8"
+  end
   -- node_tp: the replica already a node's TP (--target's search), past
   -- which a replica grows by pipeline stages
   t[#t + 1] = node_tp and "more GPUs with --pp" or "more GPUs with --tp"
