@@ -794,10 +794,10 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 {
 	const infer_cfg *c = b->c;
 	gp_op_cfg oc;
-	gp_op ops[GP_MAX_LAYER_OPS];
+	gp_op ops[GP_MAX_LAYER_OPS], whole[GP_MAX_LAYER_OPS];
 	double L = m->layers, wb = c->weight_bits / 8.0, T = batch * q;
 	gp_dtype cp = c->compute, ap;
-	int i, nops, wo, mla;
+	int i, nops, wo, mla, row = c->row_split && c->tp > 1;
 	/* The attention reads the cache as stored, or the 16-bit copy an
 	 * unfused dequantisation wrote (kv_dequant). */
 	double kvb = c->kv_unfused ? ACT_BYTES : c->kv_bytes;
@@ -853,8 +853,29 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 	wo = c->weight_bits < 16.0 && (cp == GP_BF16 || cp == GP_FP16);
 	mla = m->mla.kv_lora_rank > 0 && q <= 1.0;
 	nops = model_layer_ops(m, &oc, ops);
+	/* llama.cpp's row split (row_split) divides only the weight
+	 * matrices (GGML_BACKEND_GPU_SPLIT, llama.cpp llm_load_tensors at
+	 * commit 9476b01); every other op runs whole on the main GPU: the
+	 * KV cache is allocated there (llama_kv_cache_init:
+	 * ggml_cuda_assign_buffers_no_scratch, GGML_BACKEND_GPU on
+	 * g_main_device), Q K^T and P V multiply that unsplit cache
+	 * (ggml_cuda_op_mul_mat skips "!split && id != g_main_device"),
+	 * and the softmax, norms, rope and activations go through
+	 * ggml_cuda_op_flatten on g_main_device.  So those ops are priced
+	 * at tp 1 (model_layer_ops' list does not depend on tp, only the
+	 * sizes). */
+	if (row) {
+		gp_op_cfg o1 = oc;
+
+		o1.tp = 1;
+		if (model_layer_ops(m, &o1, whole) != nops)
+			return gp_fail(b->err, "infer: row split op lists "
+			               "differ");
+	}
 	for (i = 0; i < nops; i++) {
-		const gp_op *o = &ops[i];
+		const gp_op *o = row && !(ops[i].wclass == GP_W_LINEAR &&
+		                          ops[i].weights > 0) ?
+			&whole[i] : &ops[i];
 		double count = o->scope == GP_SCOPE_ALL ? L :
 			o->scope == GP_SCOPE_DENSE ? s->ndense : s->nmoe;
 		int lin = o->wclass == GP_W_LINEAR && o->weights > 0;

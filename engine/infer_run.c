@@ -30,6 +30,9 @@ static void mem_cfg(const infer_cfg *c, double seqs, double ctx,
 	ic->kv_free_fraction = c->kv_free_fraction;
 	ic->offload = offload;
 	ic->offload_layers = offload ? c->offload_layers : 0;
+	/* llama.cpp's row split: the main GPU holds its share of the
+	 * weights and the whole KV cache (step_layers). */
+	ic->kv_whole = c->row_split && c->tp > 1;
 }
 
 /* The replica's weights with one sequence, and the layers it offloads

@@ -223,6 +223,10 @@ typedef struct gp_infer_cfg {
 	                            the stage's layers on the CPU (llama.cpp
 	                            -ngl = layers - this); 0: as many as
 	                            the GPU is short of */
+	int kv_whole;            /* 1: with tp > 1 the GPU holds the whole
+	                            KV cache, not its heads' share
+	                            (llama.cpp's row split: the cache on
+	                            the main GPU) */
 } gp_infer_cfg;
 
 /* Reserve and margin; mem_reserve_default fills the documented

@@ -82,7 +82,9 @@ static int mem_infer_check(const gp_model *m, const gp_infer_cfg *c,
 }
 
 /* KV bytes of one sequence of ctx tokens on one GPU (paged: rounded up to
- * whole blocks, as vLLM allocates; Kwon et al. 2023 sec. 4.2). */
+ * whole blocks, as vLLM allocates; Kwon et al. 2023 sec. 4.2); kv_whole:
+ * the most loaded GPU holds every head's (llama.cpp's row split keeps
+ * the cache on the main GPU, llama_kv_cache_init at commit 9476b01). */
 static double kv_seq(const gp_model *m, const gp_infer_cfg *c, double ctx,
 		     double L_s)
 {
@@ -91,7 +93,8 @@ static double kv_seq(const gp_model *m, const gp_infer_cfg *c, double ctx,
 
 	if (c->block > 0)
 		eff = ceil(ctx / c->block) * c->block;
-	return model_kv_bytes(m, eff, kb) * kv_share(m, dflt(c->tp)) *
+	return model_kv_bytes(m, eff, kb) *
+		(c->kv_whole ? 1.0 : kv_share(m, dflt(c->tp))) *
 		L_s / m->layers;
 }
 

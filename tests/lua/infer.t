@@ -1118,4 +1118,27 @@ local rn = infer.infer { model = "llama2-70b", gpu = "h100-sxm", tp = 2, weights
                          batch = 1, input = 8, output = 256, runtime = "llama.cpp" }
 t.near(rn.decode.comm_time, 80 * (14 * 0.6e-6 + 255488 / 369e9) + 2 * 0.6e-6 + 73216 / 369e9,
        1e-12, "llama.cpp tp 2 over NVLink: peer copies at the link's latency")
+-- The row split divides only the weight matrices: the KV cache sits on the
+-- main GPU (llama_kv_cache_init) and Q K^T, the softmax and P V run there on
+-- every head (engine/infer.c step_layers).  Llama 2 70B decoding at a mean
+-- context of 8 + 256 / 2 = 136 tokens: the attention op reads the whole
+-- cache of a layer, 136 x 2 (K, V) x 8 KV heads x 128 x 2 B = 557056 B, plus
+-- q and its output, 2 x 64 heads x 128 x 2 B = 32768 B: 589824 B, and does
+-- 4 x 136 x 64 x 128 = 4456448 FLOP -- twice runtime kernels' per-GPU share
+-- (294912 B, 2228224 FLOP).  The qkv matmul stays halved: the same bytes as
+-- under kernels.  Memory: one sequence of 264 tokens holds 264 x 2 x 80
+-- layers x 8 x 128 x 2 B = 86507520 B on the main GPU (kernels: half,
+-- 43253760).  Exact: integer byte and FLOP counts.
+do
+  local function op(r, name)
+    for _, o in ipairs(r.decode.ops) do if o.name == name then return o end end
+  end
+  local a, k = op(rs, "attention"), op(mk, "attention")
+  t.is(a.bytes, 589824.0, "llama.cpp row split: the attention reads the whole cache on the main GPU")
+  t.is(a.flop, 4456448.0, "llama.cpp row split: every head's attention FLOP on the main GPU")
+  t.is(k.bytes, 294912.0, "runtime kernels: the attention's half of the heads per GPU")
+  t.is(op(rs, "qkv").bytes, op(mk, "qkv").bytes, "llama.cpp row split: the qkv weights stay split")
+  t.is(rs.kv_per_seq, 86507520.0, "llama.cpp row split: the main GPU holds the whole KV cache")
+  t.is(mk.kv_per_seq, 43253760.0, "runtime kernels: each GPU holds its KV heads' half")
+end
 t.done_testing()
