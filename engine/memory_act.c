@@ -252,6 +252,15 @@ static int inner_dropout(const gp_model *m, const gp_act_cfg *c)
 	return c->dropout && m->encoder_layers > 0;
 }
 
+/* The MLP's activation is Hugging Face's gelu_new run as eager tensor
+ * ops (mlp_saved): ffn_act "gelu_new", or an encoder-decoder's gated
+ * GeLU (T5 v1.1), under the eager modules (eager_swiglu). */
+static int eager_gelu_new(const gp_model *m, const gp_act_cfg *c)
+{
+	return c->eager_swiglu && (m->ffn_gelu_new ||
+		(m->ffn_gated && m->ffn_gelu && m->encoder_layers > 0));
+}
+
 /* Elements saved per token by an MLP of width f, its input excluded.
  * Whatever trains: the activation's input (SiLU and GeLU backward need
  * it), for a gated MLP the product's two operands (silu(gate) and up;
@@ -266,19 +275,25 @@ static double mlp_saved(const gp_model *m, const gp_act_cfg *c, double f,
 {
 	double act = !m->ffn_gated ? 1.0 : (c->eager_swiglu ? 3.0 : 2.0);
 
-	/* T5 v1.1's gated GeLU in Hugging Face's eager modules: T5Config
-	 * maps it to gelu_new ("if feed_forward_proj == 'gated-gelu':
-	 * self.dense_act_fn = 'gelu_new'"), transformers' activations.py
-	 * NewGELUActivation, a chain of elementwise ops, not one kernel:
+	/* Hugging Face's gelu_new in the eager modules -- GPT-2's
+	 * activation_function (ffn_act "gelu_new") and T5 v1.1's gated
+	 * GeLU, which T5Config maps to it ("if feed_forward_proj ==
+	 * 'gated-gelu': self.dense_act_fn = 'gelu_new'") -- is
+	 * transformers' activations.py NewGELUActivation, a chain of
+	 * tensor ops, not one kernel:
 	 *   0.5 * input * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) *
 	 *       (input + 0.044715 * torch.pow(input, 3.0))))
-	 * Autograd keeps pow's input (the activation's input, counted
-	 * above), tanh's result (tanh_backward reads it) and both operands
-	 * of the last product, 0.5 * input and 1 + tanh: 3f more than a
-	 * fused GeLU, which keeps its input only (the scalar products keep
-	 * nothing). */
-	if (m->ffn_gated && m->ffn_gelu && m->encoder_layers > 0 &&
-	    c->eager_swiglu)
+	 * What autograd keeps for each (PyTorch tools/autograd/
+	 * derivatives.yaml): pow.Tensor_Scalar "pow_backward(grad, self,
+	 * exponent)" keeps its input (the activation's input, counted
+	 * above); the products by a Python number and the adds of one
+	 * (mul/add with a scalar operand: the gradient is grad times that
+	 * number, or grad) keep no tensor; tanh "tanh_backward(grad,
+	 * result)" keeps its output; the last mul.Tensor keeps both
+	 * operands ("mul_tensor_backward(grad, other, ...)" and "(grad,
+	 * self, ...)"), 0.5 * input and 1 + tanh.  So 3 elements per
+	 * element more than a fused GeLU, which keeps its input only. */
+	if (eager_gelu_new(m, c))
 		act += 3.0;
 	/* ReLU saves its output (threshold_backward reads the result), the
 	 * very tensor wo reads -- unless T5's inner dropout sits between

@@ -535,7 +535,7 @@ opt { name = "fused_linear_ce", type = "flag", commands = "fit train plan", meth
 opt { name = "act_bytes", type = "number", lua_only = true, commands = TRAIN4,
   help = "bytes per saved activation element (default 4 for the fp32 recipe, else 2)" }
 opt { name = "eager_swiglu", type = "boolean", lua_only = true, commands = TRAIN4,
-  help = "gated MLP (SwiGLU, T5's gelu_new) saved as eager PyTorch saves it (default with "
+  help = "gated MLP (SwiGLU, T5's gelu_new) and GPT-2's gelu_new saved as eager PyTorch saves them (default with "
     .. "kernels eager, the hf stack's default)" }
 opt { name = "eager_norm", type = "boolean", lua_only = true, commands = TRAIN4,
   help = "RMSNorm saved as Hugging Face's eager LlamaRMSNorm saves it: the fp32 upcast of "

@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(6)
+t.plan(8)
 
 local op = t.op
 -- H100 SXM streams at 3.35e12 B/s x 0.84 (the hopper arch's hbm); a
@@ -59,6 +59,24 @@ do
   local f = { stack = "megatron" }
   t.near(op(run("gelu_new", f), "mlp_act").fwd, op(run("gelu", f), "mlp_act").fwd, 1e-12,
          "kernels fused: gelu_new is one kernel, as gelu")
+end
+
+-- What the backward keeps (engine/memory_act.c mlp_saved, PyTorch's
+-- derivatives.yaml): of the eight ops, pow keeps its input (the GeLU's
+-- input, which a fused GeLU keeps too), the products by and adds of a
+-- Python number keep nothing, tanh keeps its output, the last product both
+-- operands (0.5 x and 1 + tanh): 3 ffn elements a token more than gelu.
+-- By hand: 3 x 3072 x 2 B (bf16) x 1024 tokens x 12 layers = 226,492,416 B,
+-- exact (the same layers otherwise); none with fused modules (megatron).
+do
+  local function act(a, stack)
+    local r = gp.memory { model = gpt2(a), gpu = "h100-sxm", seq = 1024, batch = 1, stack = stack }
+    for _, c in ipairs(r.components) do if c.name == "activations" then return c.bytes end end
+  end
+  t.is(act("gelu_new", "hf") - act("gelu", "hf"), 3 * 3072 * 2 * 1024 * 12,
+       "eager gelu_new keeps tanh, 0.5 x and 1 + tanh for the backward")
+  t.is(act("gelu_new", "megatron") - act("gelu", "megatron"), 0,
+       "kernels fused: gelu_new keeps what gelu keeps")
 end
 
 -- An unknown activation is refused, naming the accepted ones.
