@@ -1249,6 +1249,16 @@ function M.setup(a)
   if kv_path.note then default(kv_path.note) end
   local tp = int_arg(a, "tp", 1) or options.default("tp")
   local pp = int_arg(a, "pp", 1) or options.default("pp")
+  -- llama.cpp splits a model over its GPUs one way, its --split-mode:
+  -- "none", "layer" or "row" (llama.h enum llama_split_mode), rows being
+  -- tp here (M.row_split) and layers pp; its pipeline runs under the
+  -- layer split alone.  tp 2 with pp 2 was priced as both, a layout it
+  -- cannot run.
+  if M.row_split[a.runtime or ""] and tp > 1 and pp > 1 then
+    error(args.usage(string.format("infer: tp %d with pp %d and runtime = %s: its --split-mode is "
+      .. "row (tp, every matrix's rows over all the GPUs) or layer (pp, whole layers a GPU), not "
+      .. "both; give tp = %d or pp = %d", tp, pp, a.runtime, tp * pp, tp * pp)), 3)
+  end
   -- Eager steps on a graph runtime (M.eager_host_ops): only where the
   -- runtime's eager op count is known; the MoE serving model prices its
   -- own steps.

@@ -1141,4 +1141,14 @@ do
   t.is(rs.kv_per_seq, 86507520.0, "llama.cpp row split: the main GPU holds the whole KV cache")
   t.is(mk.kv_per_seq, 43253760.0, "runtime kernels: each GPU holds its KV heads' half")
 end
+-- llama.cpp's --split-mode is one of none, layer (pp) and row (tp): tp 2
+-- with pp 2 is a layout it has no mode for, refused as a usage error;
+-- either alone still runs.
+t.raises(function()
+  gp.infer { model = "llama3-8b", gpu = "h100-sxm", tp = 2, pp = 2, runtime = "llama.cpp" }
+end, "infer: tp 2 with pp 2 and runtime = llama.cpp: its --split-mode is row", "llama.cpp tp 2 pp 2 refused", true)
+t.ok(pcall(gp.infer, { model = "llama3-8b", gpu = "h100-sxm", pp = 2, runtime = "llama.cpp" }),
+  "llama.cpp pp 2 (its layer split) still priced")
+t.ok(pcall(gp.infer, { model = "llama3-8b", gpu = "h100-sxm", tp = 2, pp = 2, runtime = "vllm" }),
+  "vllm tp 2 pp 2 still priced")
 t.done_testing()
