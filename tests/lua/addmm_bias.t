@@ -31,8 +31,8 @@ local function run(m, x) return gp.train(t.with(job, t.with({ model = m }, x or 
 -- Output elements of one micro-batch: qkv 1024 x 3 x 768, o_proj and
 -- mlp_down 1024 x 768, mlp_up 1024 x 3072.  Forward: the copy's write and
 -- the GEMM's read of C, 2 A out B, one kernel (k1); backward: the bias
--- gradient's reduction reads dY, A out B, one kernel.  1e-6: float
--- rounding of two sums of ~1e-4 s.
+-- gradient's reduction reads dY, A out B, one kernel.  1e-9 s: float
+-- rounding of two op times of ~1e-4 s (the differences are 5-8 us).
 local A = 2
 local base, with = run(gpt2()), run(gpt2(), { addmm_bias = true })
 for _, c in ipairs { { "qkv", 1024 * 3 * 768 }, { "mlp_up", 1024 * 3072 },
