@@ -462,6 +462,14 @@ local function prepare_infer(o, cfg, model, gpu, gpus, tp, pp, dflt)
     fail("weights fp8 on %s: %s; give weights = %s or int8", tostring(gpu.id),
       inf.FP8_WEIGHTS_FLOOR, no_bf16 and "fp16" or "bf16")
   end
+  -- An FP8 KV cache on a card whose runtimes attend none (gpuplan.infer
+  -- kv_fp8_refusal: below compute capability 8.0), as gp.infer refuses
+  -- it; fit --method infer --kv fp8 on a V100 sized a cache vLLM cannot
+  -- run there.
+  if type(gpu) == "table" and o.kv == "fp8" then
+    local why = inf.kv_fp8_refusal(gpu, nil)
+    if why then fail("kv fp8 on %s: %s", tostring(gpu.id), why) end
+  end
   cfg.kv_bytes = kv_elem(o.kv)
   if o.kv == nil then dflt("kv") end
   cfg.seqs = posint(o.concurrency ~= nil and "concurrency" or "batch",

@@ -67,6 +67,14 @@ like($e, qr/^gpuplan: infer: --kv fp8 on v100-sxm2-32gb: an FP8 KV cache .* need
 ($c, $o, $e) = run_gp(qw(infer llama3-8b --gpu a100-sxm-80gb --runtime trtllm --kv fp8));
 is($c, 1, '--kv fp8 --runtime trtllm on A100: refused') or diag $o;
 like($e, qr/give --kv int8 \(its INT8 KV cache\)/, '... TensorRT-LLM\'s INT8 cache offered') or diag $e;
+# fit --method infer sizes the cache gp.infer would run: --kv fp8 on a V100
+# refused in infer's words (it was sized, 0.50 GiB of KV), on an A100 sized
+($c, $o, $e) = run_gp(qw(fit llama3-8b --gpu v100-sxm2-32gb --method infer --kv fp8));
+is($c, 1, 'fit --method infer --kv fp8 on V100: refused') or diag $o;
+like($e, qr/^gpuplan: fit: --kv fp8 on v100-sxm2-32gb: an FP8 KV cache .* needs compute capability 8\.0.*give --kv fp16$/m,
+    '... infer\'s words, naming --kv') or diag $e;
+($c, $o, $e) = run_gp(qw(fit llama3-8b --gpu a100-sxm-80gb --method infer --kv fp8));
+is($c, 0, 'fit --method infer --kv fp8 on A100: sized') or diag $e;
 # the MoE serving model's hint follows the same rule
 # (its variants were priced: "none of --kv fp8, --gpus 4 --ep 4 fits
 # either" before)
