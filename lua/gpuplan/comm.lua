@@ -706,6 +706,16 @@ function M.comm(a)
   end
   local gpus, per, nodes = placement(a, topo.gpus_per_node,
                                      a.topology and a.topology.nodes or nil)
+  -- One rank moves nothing over a link: NCCL runs a single rank's
+  -- collective as a copy from the send to the receive buffer within the
+  -- GPU (src/enqueue.cc ncclLaunchOneRank), which no link model prices.
+  -- Every op is refused alike (send_recv already was, by the engine),
+  -- rather than a table of 0 us and 0 GB/s under an algorithm that never
+  -- runs.
+  if gpus < 2 then
+    error(string.format("comm: gpus %d: a collective needs >= 2 gpus (one rank moves nothing "
+      .. "over a link; NCCL runs it as a copy within the GPU)", gpus), 2)
+  end
   -- enough nodes for the ranks asked (the system is one node), unless the
   -- topology table fixed its node count
   if not (a.topology and a.topology.nodes) then

@@ -269,14 +269,16 @@ like($o, qr/^  --nics N +NICs per node; fewer NICs than GPUs share them/m,
 is($c, 2, '--systems without --svg: a usage error');
 like($e, qr/^gpuplan: comm: --systems names the lines of the --svg chart: give --svg FILE/m,
      'naming what it is for');
-# One rank: every row is 0 us under an algorithm that never ran; the
-# text says why, the CSV stays rows only.
-($c, $o, $e) = run_gp('comm', '--gpu', 'h100-sxm', '--gpus', '1', '--max', '16');
-is($c, 0, 'comm --gpus 1: exit 0');
-like($o, qr/^one rank: nothing crosses a link, so no time is priced/m, 'one rank: said under the table');
-($c, $o, $e) = run_gp('comm', '--gpu', 'h100-sxm', '--gpus', '1', '--max', '16', '--format', 'csv');
-unlike($o, qr/one rank/, 'not in the CSV');
+# One rank: every row was 0 us under an algorithm that never ran (and
+# send_recv alone was refused): every op is refused alike, naming --gpus,
+# out of range (exit 1).
+for my $op (qw(all_reduce all_gather reduce_scatter all_to_all broadcast reduce send_recv)) {
+  ($c, $o, $e) = run_gp('comm', '--gpu', 'rtx-4090', '--gpus', '1', '--op', $op, '--max', '16');
+  is($c, 1, "comm --gpus 1 --op $op: exit 1");
+  like($e, qr/^gpuplan: comm: --gpus 1: a collective needs >= 2 gpus/m, "... $op names --gpus");
+  is($o, '', "... $op prints no table");
+}
 ($c, $o, $e) = run_gp('comm', '--gpu', 'h100-sxm', '--gpus', '2', '--max', '16');
-unlike($o, qr/one rank/, 'not for two ranks');
+is($c, 0, 'two ranks still priced');
 
 done_testing();

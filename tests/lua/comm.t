@@ -110,6 +110,15 @@ r = gp.comm { op = "all_reduce", bytes = 8 * GiB, gpus = 8,
 t.near(r.busbw, 6.25e9, 0.01, "staged PCIe ring: host DRAM / (2 x 8 flows)")
 t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpus = 12, nodes = 8, system = "dgx-h100" } end,
          "12 gpus do not split evenly over 8 nodes", "uneven placement refused", true)
+-- One rank moves nothing over a link: every op is refused alike (send_recv
+-- was by the engine; the others priced 0 us under a ring that never ran).
+for _, op in ipairs { "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast",
+                      "reduce", "send_recv" } do
+  t.raises(function() gp.comm { op = op, bytes = 8, gpus = 1, gpu = "rtx-4090" } end,
+           "gpus 1: a collective needs >= 2 gpus", op .. " over one GPU refused", true)
+end
+t.raises(function() gp.comm { op = "all_reduce", bytes = 8, gpus_per_node = 1, nodes = 1, system = "dgx-h100" } end,
+         "gpus 1: a collective needs >= 2 gpus", "one rank by placement refused too", true)
 t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpus_per_node = 9, system = "dgx-h100" } end,
          "gpus_per_node 9 exceeds the node's 8 GPUs", "too many per node refused", true)
 t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpus = 64, nodes = 4, system = "dgx-h100" } end,

@@ -152,6 +152,7 @@ function C.run(opts, args)
                             :gsub("comm: nccl ", "comm: --nccl ")
                             :gsub("comm: nvls on ", "comm: --nvls on ")
                             :gsub("comm: fabric", "comm: --fabric"):gsub("comm: gpu:", "comm: --gpu:")
+                            :gsub("^comm: gpus (%d+):", "comm: --gpus %1:")
                             :gsub("^comm: max [^:]*:", "comm: --max " .. (opts.max and tostring(opts.max)
                                     or "8GiB (the default)") .. ":")
                             :gsub("^comm: min [^:]*:", "comm: --min " .. tostring(opts.min) .. ":")
@@ -213,15 +214,7 @@ function C.run(opts, args)
                               r1.nodes, r1.nodes == 1 and "" or "s", full, full == 1 and "" or "s",
                               full ~= r1.ppn and string.format(", %d on the last", r1.ppn) or "")
   report.print(rows, { columns = columns, format = opts.format, title = title })
-  -- One rank moves nothing over a link: every row is 0 us and 0 GB/s
-  -- under an algorithm that never ran, which read as a failed estimate.
-  -- (NCCL's src/enqueue.cc ncclLaunchOneRank: a single rank's collective
-  -- is a copy from the send to the receive buffer, none in place.)
   local fmt = opts.format or "text"
-  if r1.gpus == 1 and (fmt == "text" or fmt == "markdown") then
-    io.write("one rank: nothing crosses a link, so no time is priced (NCCL runs a "
-      .. "one-rank collective as a copy within the GPU)\n")
-  end
 
   -- --max not given on a card that cannot hold two 8 GiB buffers: the
   -- sweep stopped where they fit (gpuplan.comm sweep), said here.
