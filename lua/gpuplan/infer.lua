@@ -1071,6 +1071,20 @@ M.FP8_NATIVE_ONLY = {
     .. "matrix: \"Ampere (SM80, SM86) - FP32, FP16, BF16, INT8, INT4\"; FP8 on Ada and Hopper)",
 }
 M.FP8_NATIVE_ONLY["nim-http"] = M.FP8_NATIVE_ONLY.trtllm
+
+-- The 16-bit dtype a card serves in: bf16, or fp16 on a card without bf16
+-- (Volta, Turing), where vLLM refuses bf16 ("Bfloat16 is only supported
+-- on GPUs with compute capability of at least 8.0 ... You can use float16
+-- instead").  The same 2 bytes: only the name changes.  One rule for
+-- gp.infer's and gp.memory's (fit --method infer) weights and KV defaults.
+-- Returns the dtype and, for fp16, the defaults line's reason.
+function M.half_dtype(g)
+  if type(g) == "table" and type(g.peak) == "table" and not ((g.peak.bf16 or 0) > 0)
+     and (g.peak.fp16 or 0) > 0 then
+    return "fp16", string.format("%s has no bf16", tostring(g.id))
+  end
+  return "bf16", nil
+end
 function M.fp8_weights_on(g, runtime)
   local peak = type(g) == "table" and type(g.peak) == "table" and g.peak or {}
   if (tonumber(peak.fp8) or 0) > 0 then return "native" end
@@ -1168,9 +1182,8 @@ function M.setup(a)
   -- capability of at least 8.0 ... You can use float16 instead"), so the
   -- defaults are fp16 weights and KV, not bf16 ones it cannot hold (the
   -- same 2 bytes: only the names change).
-  local no_bf16 = type(g.peak) == "table" and not ((g.peak.bf16 or 0) > 0)
-    and (g.peak.fp16 or 0) > 0
-  local weights = a.weights or (no_bf16 and "fp16" or "bf16")
+  local no_bf16 = M.half_dtype(g) == "fp16"
+  local weights = a.weights or M.half_dtype(g)
   -- A model released in a quantized format (the catalog's dtype: DeepSeek-V3's
   -- checkpoint is fp8, its config.json quantization_config) is served as
   -- released unless --weights says otherwise: vLLM and SGLang load the
@@ -1235,8 +1248,9 @@ function M.setup(a)
   local kv, kv_said = a.kv, nil
   if kv == nil then
     kv, kv_said = options.default("kv")
-    if no_bf16 and kv == "bf16" then
-      kv, kv_said = "fp16", string.format("kv=fp16 (%s has no bf16)", tostring(g.id))
+    local half, why = M.half_dtype(g)
+    if why and kv == "bf16" then
+      kv, kv_said = half, string.format("kv=%s (%s)", half, why)
     end
   end
   if not kv_bytes[kv] then

@@ -438,7 +438,7 @@ end
 -- default (gpuplan.options) for the job and records it.
 
 -- Inference: the replica's weights, KV cache, sequences and context.
-local function prepare_infer(o, cfg, model, gpu, gpus, tp, pp, dflt)
+local function prepare_infer(o, cfg, model, gpu, gpus, tp, pp, dflt, defaults)
   -- (images, train_vision ... under method infer: refused with every
   -- option of other methods, in prepare_fn)
   if gpus % (tp * pp) ~= 0 then
@@ -449,18 +449,29 @@ local function prepare_infer(o, cfg, model, gpu, gpus, tp, pp, dflt)
   if beyond then fail("%s", beyond) end
   cfg.kind = "infer"
   local job = { method = "infer", model = model }
-  cfg.weights = M.weight_format(o.weights or dflt("weights", job))
+  -- The 16-bit default follows the card, as gp.infer's (gpuplan.infer
+  -- half_dtype): fp16 where it has no bf16 -- a V100 read
+  -- "defaults: weights=bf16" where gp.infer says fp16.
+  local inf = require "gpuplan.infer"
+  local half, no_bf16 = inf.half_dtype(gpu)
+  local function said16(name)
+    local v = dflt(name, job)
+    if no_bf16 and v == "bf16" then
+      defaults[#defaults] = string.format("%s=%s (%s)", name, half, no_bf16)
+      return half
+    end
+    return v
+  end
+  cfg.weights = M.weight_format(o.weights or said16("weights"))
   -- FP8 weights on a card that runs none (gpuplan.infer fp8_weights_on:
   -- no FP8 tensor cores and below compute capability 8.0, where vLLM's
   -- and SGLang's FP8 Marlin does not run): gp.infer's refusal, in its
   -- words; fit --method infer --weights fp8 on a V100 sized a
   -- checkpoint no runtime there loads.
-  local inf = require "gpuplan.infer"
   if type(gpu) == "table" and o.weights ~= nil and inf.weight_base(o.weights) == "fp8"
      and not inf.fp8_weights_on(gpu) then
-    local no_bf16 = type(gpu.peak) == "table" and not ((gpu.peak.bf16 or 0) > 0)
     fail("weights fp8 on %s: %s; give weights = %s or int8", tostring(gpu.id),
-      inf.FP8_WEIGHTS_FLOOR, no_bf16 and "fp16" or "bf16")
+      inf.FP8_WEIGHTS_FLOOR, half)
   end
   -- An FP8 KV cache on a card whose runtimes attend none (gpuplan.infer
   -- kv_fp8_refusal: below compute capability 8.0), as gp.infer refuses
@@ -471,7 +482,7 @@ local function prepare_infer(o, cfg, model, gpu, gpus, tp, pp, dflt)
     if why then fail("kv fp8 on %s: %s", tostring(gpu.id), why) end
   end
   cfg.kv_bytes = kv_elem(o.kv)
-  if o.kv == nil then dflt("kv") end
+  if o.kv == nil then said16("kv") end
   cfg.seqs = posint(o.concurrency ~= nil and "concurrency" or "batch",
     o.concurrency or o.batch) or dflt("batch")
   cfg.ctx = tokens(o.ctx ~= nil and "ctx" or "seq", o.ctx or o.seq)
@@ -1436,7 +1447,7 @@ prepare_fn = function(o, cmd, who)
     for _, d in ipairs(media.defaults) do defaults[#defaults + 1] = d end
   end
   if method == "infer" then
-    prepare_infer(o, cfg, model, gpu, gpus, tp, pp, dflt)
+    prepare_infer(o, cfg, model, gpu, gpus, tp, pp, dflt, defaults)
   else
     sharding = prepare_layout(o, cfg, method, gpus, tp, pp, cp, ep, dflt)
     -- Hybrid sharding shards in a node: the node's GPUs (gp.train's

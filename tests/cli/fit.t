@@ -329,6 +329,14 @@ is($c, 0, 'infer on a V100: exit 0') or diag $e;
 like($o, qr/^llama3-8b on 1 x v100-sxm2-32gb \(tp 1, pp 1\), fp16 weights, fp16 KV,/m,
      'infer on a V100: fp16 weights and KV');
 like($o, qr/kv=fp16 \(v100-sxm2-32gb has no bf16\)/, 'and the assumed line says why');
+# fit --method infer follows the same rule (gpuplan.infer half_dtype): it
+# said "defaults: weights=bf16, kv=bf16" on the V100 where infer says fp16.
+($c, $o, $e) = run_gp('fit', 'llama3-8b', '--gpu', 'v100-sxm2-32gb', '--method', 'infer');
+is($c, 0, 'fit --method infer on a V100: exit 0') or diag $e;
+like($o, qr/^defaults: weights=fp16 \(v100-sxm2-32gb has no bf16\), kv=fp16 \(v100-sxm2-32gb has no bf16\),/m,
+     'fit --method infer on a V100: fp16 weights and KV, said why, as infer');
+($c, $o, $e) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'infer');
+like($o, qr/^defaults: weights=bf16, kv=bf16,/m, 'an H100 keeps bf16 there');
 ($c, $o, $e) = run_gp('train', 'llama2-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--tp', '8',
                       '--zero', '1');
 like($o, qr/^warnings: zero_dp1 \(ZeRO-1 over a data-parallel group of one rank/m,
