@@ -2765,7 +2765,13 @@ local function cli_entry(cmd, e)
   if not (d and (pre == "" or pre:match("^[%w%.%-]+: $"))) then return e end
   -- one entry may carry two ("max_batch=1024, max_num_tokens=...")
   local more = rest:match("^, ([%a][%w_]*=.*)$")
-  if more then rest = ", " .. cli_entry(cmd, more) end
+  if more then rest = ", " .. cli_entry(cmd, more)
+  else
+    -- the reason names options as this surface does: "ulysses_max 4 not
+    -- searched ... on stack megatron" is "--ulysses-max 4 ... on --stack
+    -- megatron" here (M.flags_named, the errors' rule)
+    rest = M.flags_named(cmd, rest)
+  end
   if M.takes(cmd, name, "cli") then
     local ty = M.view(d, cmd).type
     local typed = ty == "flag" and flag_form(ty, name, v)

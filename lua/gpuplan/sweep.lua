@@ -980,7 +980,7 @@ local function space_of(a, job, counts, policy)
        and require("gpuplan.memory").ulysses_unfused(job, model, job.method) then
       ulysses_max = 1
       ulysses_unfused = string.format("ulysses=1 (ulysses_max %d not searched: Ulysses "
-        .. "is verl's flash-attention forward, and the attention is unfused on the hf stack, "
+        .. "is verl's flash-attention forward, and the attention is unfused on stack = hf, "
         .. "which train refuses)", a.ulysses_max)
     end
   end
@@ -997,7 +997,7 @@ local function space_of(a, job, counts, policy)
       ulysses_max = 1
       ulysses_unfused = string.format("ulysses=1 (ulysses_max %d not searched: Megatron-Core's "
         .. "Ulysses is Transformer Engine's all-to-all context parallelism, which gpuplan does "
-        .. "not price and train refuses on stack megatron)", a.ulysses_max)
+        .. "not price and train refuses on stack = megatron)", a.ulysses_max)
     elseif mem.ulysses_refusal(2, stack, 2) then
       ulysses_pp1 = true
     end

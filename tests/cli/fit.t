@@ -215,7 +215,7 @@ my @lim = ('qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '3', '--r
            '--response-max', '8192');
 ($c, $o, $e) = run_gp('fit', @lim, '--method', 'grpo');
 is($c, 0, 'fit --method grpo --response-max exits 0') or diag $e;
-like($o, qr/^defaults: .*response_len=5702 \(assumed: 0\.696 x response_max/m,
+like($o, qr/^defaults: .*response_len=5702 \(assumed: 0\.696 x --response-max/m,
      'fit says the mean it assumed from the limit');
 ($fit) = $o =~ /^total\s+(\d+\.\d+)/m;
 ($c, $o, $e) = run_gp('rl', @lim);

@@ -140,4 +140,21 @@ my @plan = ('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '16', '--seq', '
         '... names --ulysses, --pp and --stack');
 }
 
+# plan's defaults line names options by their flags, as its errors do
+# (gpuplan.options flags_named): it read "ulysses_max 4 not searched ...
+# on stack megatron", Lua keys the command line does not take; gp.sweep's
+# defaults keep the Lua keys.
+{
+    my ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8',
+        '--ulysses-max', '4', '--top', '1');
+    is($c, 0, 'plan --ulysses-max 4 on stack megatron: exit 0') or diag $e;
+    like($o, qr/^defaults: .*\(--ulysses-max 4 not searched: .* train refuses on --stack megatron\)$/m,
+        '... the defaults line names --ulysses-max and --stack');
+    unlike($o, qr/ulysses_max|on stack /, '... no Lua key');
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8',
+        '--ulysses-max', '4', '--stack', 'hf', '--no-flash', '--top', '1');
+    like($o, qr/\(--ulysses-max 4 not searched: .*unfused on --stack hf, which train refuses\)/,
+        '... and on stack hf without flash attention');
+}
+
 done_testing();

@@ -14,7 +14,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(14)
+t.plan(15)
 
 local job = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, ulysses = 2, seq = 8192,
               global_batch = 8 }
@@ -65,6 +65,8 @@ t.is(count(rm, function(c) return c.ulysses > 1 end), 0, "stack megatron: no Uly
 local said = table.concat(rm.defaults or {}, "\n")
 t.ok(said:find("ulysses_max 4 not searched: Megatron-Core's Ulysses is Transformer Engine's "
   .. "all-to-all context parallelism", 1, true) ~= nil, "... the defaults say why")
+t.ok(said:find("train refuses on stack = megatron)", 1, true) ~= nil,
+  "... naming the stack by its Lua key (plan's line: --stack megatron)")
 local rh = gp.sweep(t.with(sj, { stack = "hf" }))
 t.ok(count(rh, function(c) return c.ulysses > 1 end) > 0, "stack hf: Ulysses layouts ranked")
 t.is(count(rh, function(c) return c.ulysses > 1 and c.pp > 1 end), 0,
