@@ -272,15 +272,27 @@ static void moe_counts(lua_State *L, int idx, int layers)
 	static const struct { const char *name; int lo; } f[] = {
 		{ "dense_layers", 0 }, { "layer_step", 1 },
 	};
-	lua_Integer v;
+	lua_Integer v = 0;
 	int top = lua_gettop(L), i, whole;
 
 	lua_getfield(L, idx, "moe");
 	for (i = 0; i < 2 && lua_type(L, -1) == LUA_TTABLE; i++) {
 		whole = 0;
 		lua_getfield(L, -1, f[i].name);
-		if (lua_type(L, -1) == LUA_TNUMBER)
+		if (lua_type(L, -1) == LUA_TNUMBER) {
 			v = lua_tointegerx(L, -1, &whole);
+			/* A fraction (1.5) was the field reader's "must be
+			 * an integer in 0..2147483647": a second range for
+			 * the one field.  Said with its range here (NaN as
+			 * gpuplan.args shown writes it, not the C library's
+			 * "-nan"). */
+			if (!whole)
+				luaL_error(L, "model.moe.%s must be an integer "
+					   "in %d..layers (%d), got %s",
+					   f[i].name, f[i].lo, layers,
+					   isnan(lua_tonumber(L, -1)) ? "NaN" :
+					   luaL_tolstring(L, -1, NULL));
+		}
 		if (whole && (v < f[i].lo || v > layers))
 			luaL_error(L, "model.moe.%s must be in %d..layers "
 				   "(%d), got %I", f[i].name, f[i].lo, layers,

@@ -111,6 +111,14 @@ do
     "dense_layers past the layers, as the script wrote it", true)
   t.raises(mem { dense_layers = -1 }, "model.moe.dense_layers must be in 0..layers (4), got -1",
     "dense_layers below 0: the same words", true)
+  -- a fraction names the same range (it read "must be an integer in
+  -- 0..2147483647", a second range for the one field)
+  t.raises(mem { dense_layers = 1.5 }, "model.moe.dense_layers must be an integer in 0..layers (4), got 1.5",
+    "dense_layers a fraction: the same range", true)
+  t.raises(mem { layer_step = 0.5 }, "model.moe.layer_step must be an integer in 1..layers (4), got 0.5",
+    "layer_step a fraction: its range too", true)
+  t.raises(mem { dense_layers = 0 / 0 }, "model.moe.dense_layers must be an integer in 0..layers (4), got NaN",
+    "dense_layers NaN: the same range, NaN as scripts show it", true)
   t.raises(mem { layer_step = 5 }, "model.moe.layer_step must be in 1..layers (4), got 5",
     "layer_step past the layers: the same words", true)
   t.raises(mem { top_k = 9 }, "model.moe.top_k must be in 1..experts (8), got 9",
