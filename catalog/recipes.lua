@@ -138,3 +138,21 @@ optimizer {
   states = 1,
   source = "torch.optim.SGD: one momentum buffer per parameter",
 }
+
+optimizer {
+  id = "muon", name = "Muon (momentum + Newton-Schulz on the hidden matrices, AdamW on the rest)",
+  states = 1, scalar_states = 2, ns_steps = 5, dp_shard = true,
+  source = "Jordan et al. 2024, Muon (github.com/KellerJordan/Muon): one momentum buffer "
+        .. "per hidden weight matrix, orthogonalised by 5 Newton-Schulz iterations a step; "
+        .. "Liu et al. 2025, Muon is Scalable for LLM Training (arXiv:2502.16982), its "
+        .. "Distributed Muon sharding the states over data parallelism; Megatron-Core "
+        .. "(megatron/core/optimizer/muon.py at 55ac708, the Megatron-LM of Megatron-Bridge "
+        .. "2c2425a): 2-D weights that are not \"is_embedding_or_output_parameter\" go to "
+        .. "TensorParallelMuon (muon_num_ns_steps 5, muon_fp32_matmul_prec \"medium\": "
+        .. "bf16 GEMMs), the rest (embedding, output layer, norms, biases) to Adam (m, v); "
+        .. "dist_muon wraps them in LayerWiseDistributedOptimizer: \"weights are splited "
+        .. "into lists and each rank only keep its shard in its optimizer\", \"Megatron DDP "
+        .. "handle allreduce grad\", \"allgather updated params to every rank\"",
+  notes = "states: the momentum on the hidden matrices; scalar_states: Adam's m and v on "
+       .. "the embedding, output layer and norms; the master copy is the recipe's on both",
+}

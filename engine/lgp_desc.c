@@ -85,6 +85,9 @@ static const lgp_field optim_fields[] = {
 	F_REQNUM("states", offsetof(gp_optim, states)),
 	F_NUM("state", offsetof(gp_optim, state), 0),
 	F_BOOL("foreach_adamw", offsetof(gp_optim, foreach_adamw), 0),
+	F_NUM("scalar_states", offsetof(gp_optim, scalar_states), 0),
+	F_INT("ns_steps", offsetof(gp_optim, ns_steps), 0, 0, 100),
+	F_BOOL("dp_shard", offsetof(gp_optim, dp_shard), 0),
 	F_END
 };
 const lgp_desc lgp_optim_desc = { "optimizer", optim_fields };

@@ -255,14 +255,15 @@ int lgp_memory(lua_State *L)
 #define SB(n) O_NUM(#n, gp_state_bytes, n)
 static const lgp_field state_bytes_fields[] = {
 	SB(weights), SB(grads), SB(master), SB(optimizer),
-	O_BOOL("master_shard0", gp_state_bytes, master_shard0), F_END
+	SB(scalar), O_BOOL("master_shard0", gp_state_bytes, master_shard0),
+	O_BOOL("dp_shard", gp_state_bytes, dp_shard), F_END
 };
 #undef SB
 static const lgp_desc state_bytes_desc = { "state bytes",
 					   state_bytes_fields };
 
 /* core.state_bytes(recipe, optimizer) -> {weights=, grads=, master=,
- * optimizer=, total=, master_shard0=}: bytes per parameter of the model
+ * optimizer=, total=, master_shard0=, scalar=, dp_shard=}: bytes per parameter of the model
  * states before any sharding, of a recipe and an optimizer record (the
  * tables recipe_fields and optim_fields read). */
 int lgp_state_bytes(lua_State *L)
@@ -277,7 +278,7 @@ int lgp_state_bytes(lua_State *L)
 	if (mem_recipe_check(&rec, &opt, &err) ||
 	    mem_state_bytes(&rec, &opt, &sb, &err))
 		return lgp_error(L, &err, "");
-	lua_createtable(L, 0, 6);
+	lua_createtable(L, 0, 8);
 	lgp_push(L, &state_bytes_desc, &sb);
 	lgp_setnum(L, "total", sb.weights + sb.grads + sb.master +
 		   sb.optimizer);

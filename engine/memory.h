@@ -535,7 +535,7 @@ typedef struct gp_mem_split {
 	double acts[128];        /* memory_int.h's stage_acts */
 	gp_mem_result rest[GP_MEM_SPLIT_N];
 	gp_mem_result work[GP_MEM_SPLIT_N];   /* mem_train_zero's */
-	double head[GP_MEM_SPLIT_N][5];       /* each stage's shares */
+	double head[GP_MEM_SPLIT_N][6];       /* each stage's shares */
 	/* Each stage's states by ZeRO stage, kept across mem_train_split
 	 * calls (a sweep's phases of one split) until mem_split_forget:
 	 * mem_train_zero reuses an entry whose stage, layers, shares,

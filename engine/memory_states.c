@@ -11,6 +11,10 @@
  * fp64 value is 8; 64 leaves room for a recipe of several copies and
  * keeps every product finite. */
 #define STATE_MAX_BYTES 64.0
+/* Newton-Schulz iterations a step at most: Muon runs 5 (Keller Jordan's
+ * Muon, Megatron-Core muon_num_ns_steps 5); the longest schedule
+ * Emerging-Optimizers ships is 10 (its "deepseekv4" coefficients). */
+#define NS_STEPS_MAX 100
 
 /* In (0, 64] (positive) or [0, 64]: NaN fails both comparisons and
  * infinity the bound, so no finiteness test is needed (the config
@@ -54,6 +58,12 @@ int mem_recipe_check(const gp_recipe *r, const gp_optim *o, gp_error *err)
 	if (!bytes_ok(o->state, 0))
 		return gp_fail(err, "optimizer state must be in [0, %g] bytes "
 			       "(got %g)", STATE_MAX_BYTES, o->state);
+	if (!(o->scalar_states >= 0.0 && o->scalar_states <= 16.0))
+		return gp_fail(err, "optimizer scalar_states must be in [0, 16] "
+			       "per parameter (got %g)", o->scalar_states);
+	if (o->ns_steps < 0 || o->ns_steps > NS_STEPS_MAX)
+		return gp_fail(err, "optimizer ns_steps must be in [0, %d] "
+			       "(got %d)", NS_STEPS_MAX, o->ns_steps);
 	return GP_OK;
 }
 
@@ -69,7 +79,19 @@ int mem_state_bytes(const gp_recipe *r, const gp_optim *o,
 	out->master = r->master;
 	out->optimizer = o->states * (o->state > 0.0 ? o->state : r->state);
 	out->master_shard0 = r->master_shard0;
+	out->scalar = (o->scalar_states > 0.0 ? o->scalar_states : o->states) *
+		(o->state > 0.0 ? o->state : r->state);
+	out->dp_shard = o->dp_shard;
 	return GP_OK;
+}
+
+double mem_ns_flops(double rows, double cols, int steps)
+{
+	double s = rows < cols ? rows : cols, l = rows < cols ? cols : rows;
+
+	if (!(s > 0.0) || steps <= 0)
+		return 0.0;
+	return steps * 2.0 * (2.0 * s * s * l + s * s * s);
 }
 
 /* Bytes of optimizer state per parameter an offloaded optimizer keeps on

@@ -21,7 +21,10 @@
  *
  * Optimizers: adamw keeps two states (m, v) in the recipe's state dtype;
  * adam8bit keeps both in 8 bits with one fp32 absmax per 2048-element
- * block (2 + 2*4/2048 B/param); sgd keeps one momentum buffer.
+ * block (2 + 2*4/2048 B/param); sgd keeps one momentum buffer; muon
+ * one momentum buffer on the hidden weight matrices, which it
+ * orthogonalises by Newton-Schulz iterations each step (mem_ns_flops),
+ * and AdamW's two on the embedding, the output layer and the norms.
  */
 #ifndef GP_MEMORY_STATES_H
 #define GP_MEMORY_STATES_H
@@ -52,6 +55,18 @@ typedef struct gp_optim {
 	double state;        /* B per state element; 0 = the recipe's */
 	int foreach_adamw;   /* 1: its unfused step is torch.optim.AdamW's
 			      * foreach path (train.c prices its passes) */
+	double scalar_states; /* states per parameter on the parameters
+			       * that are not hidden weight matrices (the
+			       * embedding, the output layer, the norms),
+			       * which Muon hands to AdamW; 0 = states */
+	int ns_steps;        /* Newton-Schulz iterations on each hidden
+			      * weight matrix per step (Muon 5); 0: none */
+	int dp_shard;        /* 1: whole parameters' master and states (and
+			      * the Newton-Schulz work) shard over the
+			      * data-parallel ranks at every ZeRO stage and
+			      * the updated parameters are all-gathered
+			      * after the step (Megatron-Core's dist_muon,
+			      * LayerWiseDistributedOptimizer) */
 } gp_optim;
 
 /* Check a recipe and an optimizer: finite bytes in range (at most 64
@@ -64,6 +79,10 @@ typedef struct gp_state_bytes {
 	double weights, grads, master, optimizer;
 	int master_shard0;  /* 1: master and optimizer states shard over
 			     * DP even at ZeRO 0 (deepspeed-bf16) */
+	double scalar;      /* optimizer B/param on the parameters that are
+			     * not hidden weight matrices (gp_optim
+			     * scalar_states; = optimizer but under Muon) */
+	int dp_shard;       /* gp_optim dp_shard */
 } gp_state_bytes;
 
 /* Fill *out for a recipe and optimizer that mem_recipe_check accepted
@@ -71,6 +90,15 @@ typedef struct gp_state_bytes {
  * recipe's); GP_OK, or GP_EINVAL for a NULL argument. */
 int mem_state_bytes(const gp_recipe *r, const gp_optim *o,
 		    gp_state_bytes *out, gp_error *err);
+
+/* FLOP of `steps` Newton-Schulz iterations on one rows x cols matrix, as
+ * Muon runs them (Emerging-Optimizers muon_utils.py newton_schulz: the
+ * matrix transposed so that its rows are the smaller dimension s of s x
+ * l, then each step "A = X @ X.mT" (2 s^2 l), "B = torch.addmm(A, A, A,
+ * alpha=c, beta=b)" (2 s^3) and "X = torch.addmm(X, B, X, alpha=1.0,
+ * beta=a)" (2 s^2 l)): steps x 2 (2 s^2 l + s^3).  0 for a dimension
+ * <= 0 or steps <= 0. */
+double mem_ns_flops(double rows, double cols, int steps);
 
 /* Weight storage: bits per weight plus per-group overhead.
  * Effective bits = bits + group_bits / group (group 0: no groups).

@@ -32,7 +32,7 @@ enum { ST_REST = 1, ST_ZERO = 2, ST_ALL = 3 };
 
 /* A stage's parameter shares, what train_stage's ZeRO half reads back
  * from its rest half (the memo keeps them as head[SH_N]). */
-enum { SH_FRAC, SH_EXPERT, SH_DENSE, SH_MINE, SH_TOK, SH_N };
+enum { SH_FRAC, SH_EXPERT, SH_DENSE, SH_MINE, SH_TOK, SH_SCALAR, SH_N };
 
 /* Dense layers on stage `stage` of nl layers (layout.h layout_stage_moe:
  * the first moe.dense_layers of a dense-first MoE model, the layers
@@ -60,7 +60,9 @@ static inline int stage_dense(const gp_model *m, const gp_layout *y,
 
 /* The shares of stage `stage` of nl layers into sh[SH_N]: its fraction of
  * the layers, its routed-expert and other parameters on one GPU, their
- * sum, and its tokens per micro-batch. */
+ * sum, its tokens per micro-batch, and of its other parameters those
+ * that are no hidden weight matrix (the embedding, output layer and
+ * norms: what Muon leaves to AdamW, gp_optim scalar_states). */
 static void stage_shares(const gp_model *m, const gp_train_cfg *c,
 			 const gp_layout *y, const gp_params *p, int stage,
 			 int nl, double *sh)
@@ -134,6 +136,14 @@ static void stage_shares(const gp_model *m, const gp_train_cfg *c,
 			dense += p->embedding / y->tp;
 	}
 	dense += emb;
+	/* Megatron-Core's Muon takes "not getattr(param, 'is_embedding_
+	 * or_output_parameter', False) and len(param.shape) == 2"
+	 * (megatron/core/optimizer/muon.py): the embedding, the output
+	 * layer and the 1-D norms go to Adam.  The vision tower's and
+	 * the MTP modules' matrices are matrices; biases (few) are left
+	 * with them. */
+	sh[SH_SCALAR] = emb - (first ? p->vision / y->tp : 0.0) +
+		p->norms * frac / y->tp;
 	sh[SH_FRAC] = frac;
 	sh[SH_EXPERT] = expert;
 	sh[SH_DENSE] = dense;
@@ -228,7 +238,7 @@ static void stage_full(const gp_model *m, const gp_train_cfg *c,
 	/* Whole gradients (grads_whole) are not sharded. */
 	double wsh = zero == 3 ? 1.0 : 0.0,
 		gsh = zero >= 2 && !c->grads_whole,
-		osh = zero >= 1 || sb.master_shard0;
+		osh = zero >= 1 || sb.master_shard0 || sb.dp_shard;
 	/* A frozen ViT tower (gp_train_cfg.vision_frozen) holds
 	 * its weights only: no grads, master or states. */
 	double vf = first && c->vision_frozen ?
@@ -255,6 +265,11 @@ static void stage_full(const gp_model *m, const gp_train_cfg *c,
 		sb.master;
 	o->bytes[GP_MEM_OPTIMIZER] = (osh ? dt_sh + e_sh :
 				      dt + expert) * sb.optimizer;
+	/* Muon's AdamW states on the embedding, output layer and norms
+	 * (sb.scalar over sb.optimizer; none for another optimizer). */
+	o->bytes[GP_MEM_OPTIMIZER] += (osh ? sh[SH_SCALAR] / sh_ :
+				       sh[SH_SCALAR]) *
+		(sb.scalar - sb.optimizer);
 	o->trainable = p->total -
 		(c->vision_frozen ? tower_params(m, p) : 0);
 	if (c->llm_frozen) {

@@ -356,7 +356,8 @@ static int post_kept(const struct train_post_memo *pm, const phase *ph,
 	int j;
 
 	if (!pm->ok || pm->nrec != ph->nrec ||
-	    pm->master_shard0 != ph->sb.master_shard0 ||
+	    pm->master_shard0 != (ph->sb.master_shard0 |
+				  ph->sb.dp_shard << 1) ||
 	    pm->fsdp != c->fsdp || pm->grads_whole != c->mem.grads_whole ||
 	    pm->zero_allreduce != c->zero_allreduce ||
 	    pm->hsdp != x->y.hsdp || pm->nodes != x->e.t.nodes ||
@@ -386,7 +387,7 @@ static void post_keep(struct train_post_memo *pm, const phase *ph,
 	int j;
 
 	pm->nrec = ph->nrec;
-	pm->master_shard0 = ph->sb.master_shard0;
+	pm->master_shard0 = ph->sb.master_shard0 | ph->sb.dp_shard << 1;
 	pm->fsdp = c->fsdp;
 	pm->grads_whole = c->mem.grads_whole;
 	pm->zero_allreduce = c->zero_allreduce;
@@ -414,6 +415,115 @@ static void post_keep(struct train_post_memo *pm, const phase *ph,
 	pm->ok = 1;
 }
 
+/* The Newton-Schulz time of one rows x cols matrix at n iterations: each
+ * iteration three GEMMs on the roofline (train_t_gemm), the matrix as s
+ * x l with s the smaller dimension (mem_ns_flops): A = X X^T (s x s, depth
+ * l), B = b A + c A A (s x s, depth s), X = a X + B X (s x l, depth s),
+ * each reading its operands and writing its output in the 16-bit dtype
+ * Muon's "medium" matmul precision casts X to (Emerging-Optimizers
+ * newton_schulz: "X = X.to(torch.bfloat16)"). */
+static double ns_matrix_time(const ctx *x, double rows, double cols, int n)
+{
+	double s = rows < cols ? rows : cols, l = rows < cols ? cols : rows;
+	double b = gp_dtype_bytes(x->k.half), t;
+
+	if (!(s > 0.0) || n <= 0)
+		return 0.0;
+	t = train_t_gemm(&x->e, 2.0 * s * s * l, b * (2.0 * s * l + s * s),
+			 s, s, l, 1, x->k.half, 0) +
+		train_t_gemm(&x->e, 2.0 * s * s * s, b * 3.0 * s * s, s, s, s,
+			     1, x->k.half, 0) +
+		train_t_gemm(&x->e, 2.0 * s * s * l,
+			     b * (s * s + 2.0 * s * l), s, l, s, 1, x->k.half,
+			     0);
+	return n * t;
+}
+
+/* The optimizer's Newton-Schulz iterations on stage record r's hidden
+ * weight matrices, per rank (0 without them: gp_optim ns_steps).  The
+ * matrices as Megatron-Core holds them on one rank, each orthogonalised
+ * alone: muon_tp_mode "blockwise" (Megatron-Core's default and
+ * Megatron-Bridge's distributed_muon_with_cosine_annealing) runs it on
+ * the rank's TP shard with "partition_dim = None" -- no collective
+ * (megatron/core/optimizer/muon.py); muon_split_qkv (default True) splits
+ * the fused QKV into its Q, K and V; the MLA projections, the dense MLP's
+ * fused fc1 and fc2, the router, each local expert's fc1 and fc2 (the
+ * rank's E / ep) and the shared experts'.  The embedding, output layer
+ * and norms are AdamW's.  Under dp_shard each data-parallel rank steps
+ * whole parameters of its own (LayerWiseDistributedOptimizer shard_params,
+ * the experts over the expert-data-parallel group): its share of the
+ * work, but at least the largest matrix.  Encoder-decoder layers, the
+ * vision tower and MTP modules are not counted. */
+static double ns_stage_time(const ctx *x, const gp_state_bytes *sb,
+			    const train_stage_rec *r, int steps)
+{
+	const gp_model *m = x->e.m;
+	double tp = x->y.tp, ep = x->y.ep, etp = x->y.etp > 0 ? x->y.etp : tp;
+	double h = m->hidden, gate = m->ffn_gated ? 2.0 : 1.0;
+	double nd = r->nd, nm = r->nl - r->nd, dense = 0, expert = 0, big = 0;
+	double t;
+
+	if (steps <= 0 || m->encoder_layers > 0)
+		return 0.0;
+#define NS_ADD(acc, count, rows, cols)                                   \
+	do {                                                              \
+		double n_ = (count);                                      \
+		if (n_ > 0) {                                             \
+			t = ns_matrix_time(x, rows, cols, steps);         \
+			acc += n_ * t;                                    \
+			big = t > big ? t : big;                          \
+		}                                                         \
+	} while (0)
+	if (m->mla.kv_lora_rank > 0) {
+		/* Megatron-Core's MLA: linear_q_down_proj (q_lora x h) and
+		 * linear_kv_down_proj ((kv_lora + rope) x h) whole on
+		 * every TP rank, the up-projections and linear_proj split
+		 * over TP. */
+		double nh = m->heads / tp, qk = (double)m->mla.qk_nope_head_dim +
+			m->mla.qk_rope_head_dim;
+
+		if (m->mla.q_lora_rank > 0) {
+			NS_ADD(dense, r->nl, m->mla.q_lora_rank, h);
+			NS_ADD(dense, r->nl, nh * qk, m->mla.q_lora_rank);
+		} else {
+			NS_ADD(dense, r->nl, nh * qk, h);
+		}
+		NS_ADD(dense, r->nl, (double)m->mla.kv_lora_rank +
+		       m->mla.qk_rope_head_dim, h);
+		NS_ADD(dense, r->nl, nh * ((double)m->mla.qk_nope_head_dim +
+					   m->mla.v_head_dim),
+		       m->mla.kv_lora_rank);
+		NS_ADD(dense, r->nl, h, nh * m->mla.v_head_dim);
+	} else {
+		double hd = m->head_dim, nkv = model_kv_heads_rank(m, tp);
+
+		NS_ADD(dense, r->nl, m->heads / tp * hd, h);
+		NS_ADD(dense, 2.0 * r->nl, nkv * hd, h);
+		NS_ADD(dense, r->nl, h, m->heads / tp * hd);
+	}
+	if (nd > 0) {
+		double f = model_dense_ffn(m) / tp;
+
+		NS_ADD(dense, nd, gate * f, h);
+		NS_ADD(dense, nd, h, f);
+	}
+	if (nm > 0 && m->moe.experts > 0) {
+		double F = m->moe.ffn_hidden / etp;
+		double S = m->moe.shared_experts * model_shared_ffn(m) / tp;
+
+		NS_ADD(dense, nm, m->moe.experts, h);
+		NS_ADD(dense, nm, gate * S, h);
+		NS_ADD(dense, nm, h, S);
+		NS_ADD(expert, nm * m->moe.experts / ep, gate * F, h);
+		NS_ADD(expert, nm * m->moe.experts / ep, h, F);
+	}
+#undef NS_ADD
+	if (!sb->dp_shard)
+		return dense + expert;
+	t = dense / x->y.shard + expert / x->y.eshard;
+	return t > big ? t : big;
+}
+
 /* What each stage reduces, gathers and steps once per step under c's
  * ZeRO stage, from its weights (base: either TP overlap's, the weights
  * are the same).  With a memo, the terms of the last phase whose key
@@ -430,10 +540,13 @@ static int phase_post(phase *ph, struct zslot *zs, const scost *base)
 	double rb = x->rb;
 	/* Local states: sharded over dp x cp (experts over the expert-
 	 * data-parallel group) from ZeRO 1 on. */
-	int sh = x->y.zero >= 1 || ph->sb.master_shard0, j;
+	int sh = x->y.zero >= 1 || ph->sb.master_shard0 || ph->sb.dp_shard, j;
 	int ddp = train_ddp_buffer(c, x->y.zero), slot = sh + 2 * ddp;
-	int gather = x->y.zero >= 1 && !(x->y.zero == 3 ||
-					 (x->y.zero == 2 && c->fsdp));
+	/* dp_shard's parameter all-gather after the step
+	 * (LayerWiseDistributedOptimizer allgather_params, over dp x cp
+	 * and the expert-data-parallel group) is ZeRO 1's. */
+	int gather = (x->y.zero >= 1 || ph->sb.dp_shard) &&
+		!(x->y.zero == 3 || (x->y.zero == 2 && c->fsdp));
 
 	/* Offloaded, the host's step reads more (offload_step).  Its key
 	 * reads the split, its weights and groups and the config alone
@@ -502,7 +615,9 @@ static int phase_post(phase *ph, struct zslot *zs, const scost *base)
 						    6.0 : x->k.fp8_block ?
 						    4.0 + MXFP8_BOTH_EXTRA :
 						    4.0);
-			ph->opt[slot][j] = mem_time(x, opt);
+			ph->opt[slot][j] = mem_time(x, opt) +
+				ns_stage_time(x, &ph->sb, &ph->rec[j],
+					      c->mem.optim.ns_steps);
 		}
 		/* Under shard groups (layout.h hsdp at ZeRO 1) each rank
 		 * gathers the updated parameters of its own group only:

@@ -415,7 +415,7 @@ M.METHODS = METHODS
 local RECORD_FIELDS = {
   recipe = { "weights", "grads", "master", "state", "reduce", "activations", "offload",
              "master_shard0", "reduce_phase" },
-  optimizer = { "states", "state", "foreach_adamw" },
+  optimizer = { "states", "state", "foreach_adamw", "scalar_states", "ns_steps", "dp_shard" },
 }
 function M.recipe_record(kind, name, cat)
   -- A script's own recipe table (as its own gpu and model tables are

@@ -209,7 +209,7 @@ opt { name = "stack", type = "string", metavar = "S", commands = TRAIN4, kind = 
   suggest = { "framework" } }
 opt { name = "optimizer", type = "string", metavar = "O", commands = TRAIN4, value = "adamw",
   methods = TRAINING,
-  help = "adamw|adam8bit|sgd or a catalog optimizer",
+  help = "adamw|adam8bit|sgd|muon or a catalog optimizer",
   suggest = { "optim" } }
 opt { name = "weights", type = "string", metavar = "W", commands = ALL, kind = "dtype",
   default = { "bf16; qlora: nf4-dq", infer = "the catalog model's dtype where it is quantized (deepseek-v3: fp8, as released; fp8 is weight-only on a card without FP8 tensor cores, and 16-bit where the card cannot run it, below compute capability 8.0 or under runtime trtllm without FP8 tensor cores), else bf16; fp16 on a card without bf16" },

@@ -686,6 +686,10 @@ M.optimizer = T.record {
   states = R(num { positive = true, max = 16 }),
   state = per_param(true),
   foreach_adamw = bool(),
+  -- states per parameter on what is not a hidden weight matrix (Muon's AdamW)
+  scalar_states = num { min = 0, max = 16 },
+  ns_steps = int { min = 0, max = 100 },  -- Newton-Schulz iterations a step
+  dp_shard = bool(),  -- states shard over DP at every ZeRO stage, params all-gathered
   source = R(str()), notes = str(),
 }
 

@@ -17,9 +17,10 @@ static const gp_recipe FX_BF16        = {2, 2, 0, 2, 2, 2, 2, 0, 0};
 static const gp_recipe FX_FP8         = {3, 4, 4, 4, 4, 2, 2, 0, 0};
 static const gp_recipe FX_DSBF16      = {2, 6, 4, 4, 2, 2, 2, 1, 1};
 
-/*                                     states state foreach_adamw */
-static const gp_optim FX_ADAMW    = {2, 0, 1};
-static const gp_optim FX_ADAM8BIT = {2, 1.0 + 4.0 / 2048.0, 0};
-static const gp_optim FX_SGD      = {1, 0, 0};
+/*                   states state foreach_adamw scalar_states ns_steps dp_shard */
+static const gp_optim FX_ADAMW    = {2, 0, 1, 0, 0, 0};
+static const gp_optim FX_ADAM8BIT = {2, 1.0 + 4.0 / 2048.0, 0, 0, 0, 0};
+static const gp_optim FX_SGD      = {1, 0, 0, 0, 0, 0};
+static const gp_optim FX_MUON     = {1, 0, 0, 2, 5, 1};
 
 #endif

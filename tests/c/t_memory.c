@@ -176,7 +176,7 @@ int main(void)
 	unsigned mask;
 	int rc;
 
-	plan(171);
+	plan(180);
 	mem_reserve_default(&rs, 1);
 
 	/* --- recipes: bytes per parameter (exact sums) --- */
@@ -216,6 +216,39 @@ int main(void)
 	ok(rc == GP_EINVAL && strstr(err.msg, "optimizer states must be in "
 				     "(0, 16]"),
 	   "an optimizer without states: clear error");
+	/* Muon (catalog muon): one momentum buffer on the hidden
+	 * matrices, 1 x 4 B in mixed-16's fp32 state dtype; AdamW's m and
+	 * v on the embedding, output layer and norms, 2 x 4 = 8 B. */
+	MUST(mem_state_bytes(&FX_MIXED16, &FX_MUON, &sb, &err));
+	is_num(sb.optimizer, 4, 0, "mixed-16 Muon: 4 B/param on a matrix");
+	is_num(sb.scalar, 8, 0, "mixed-16 Muon: AdamW's 8 B/param on the rest");
+	ok(sb.dp_shard == 1 && sb.master_shard0 == 0,
+	   "Muon shards over DP by its own flag, not the recipe's");
+	MUST(mem_state_bytes(&FX_MIXED16, &FX_ADAMW, &sb, &err));
+	is_num(sb.scalar, sb.optimizer, 0, "AdamW: the same 8 B/param everywhere");
+	/* Newton-Schulz on Llama-3-8B's fc2, 4096 x 14336, 5 steps: s =
+	 * 4096, l = 14336; a step X X^T 2 s^2 l = 481,036,337,152, A A 2
+	 * s^3 = 137,438,953,472, B X 2 s^2 l = 481,036,337,152: 1,099,
+	 * 511,627,776 a step, 5,497,558,138,880 for 5 (exact in doubles:
+	 * every term an integer below 2^53). */
+	is_num(mem_ns_flops(4096, 14336, 5), 5497558138880.0, 0,
+	       "NS FLOPs of a 4096 x 14336 matrix, 5 steps");
+	is_num(mem_ns_flops(14336, 4096, 5), 5497558138880.0, 0,
+	       "NS FLOPs: a tall matrix is transposed (the smaller dim s)");
+	/* 2 x 3, one step: 2 (2 * 4 * 3 + 8) = 64. */
+	is_num(mem_ns_flops(2, 3, 1), 64, 0, "NS FLOPs of 2 x 3, 1 step = 64");
+	opt = FX_MUON;
+	opt.scalar_states = 17;
+	rc = mem_recipe_check(&FX_MIXED16, &opt, &err);
+	ok(rc == GP_EINVAL && strstr(err.msg, "optimizer scalar_states must "
+				     "be in [0, 16]"),
+	   "too many scalar states: clear error");
+	opt = FX_MUON;
+	opt.ns_steps = -1;
+	rc = mem_recipe_check(&FX_MIXED16, &opt, &err);
+	ok(rc == GP_EINVAL && strstr(err.msg, "optimizer ns_steps must be "
+				     "in [0, 100] (got -1)"),
+	   "negative Newton-Schulz steps: clear error");
 	/* QLoRA sec. 3: 4 + (8 + 32/256)/64 = 4.126953125 bits. */
 	is_num(mem_quant_bits(&nf4), 4.126953125, 1e-15,
 	       "NF4 + double quant = 4.127 bits/weight");

@@ -5,7 +5,7 @@ local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 local core = require "gpuplan.core"
 
-t.plan(148)
+t.plan(153)
 
 local GiB = 2 ^ 30
 -- Llama-2-7B params: 32 (4 h^2 + 3 h f + 2h) + h + 2 V h = 6,738,415,616.
@@ -100,6 +100,21 @@ t.near(rd.state_bytes.grads, 6, 0, "r.state_bytes.grads = bf16 2 + fp32 4")
 local rd8 = gp.memory { model = "llama2-7b", capacity = 80e9, method = "pretrain",
                         stack = "deepspeed", gpus = 8, zero = 1 }
 t.near(states(rd8), 6738415616 * 9.5, 1e-12, "deepspeed-bf16 ZeRO-1/8 = 9.5 B/param")
+-- Muon (catalog muon): one fp32 momentum (4 B) on every hidden matrix,
+-- Adam's m and v (8 B) on the embedding, output layer and norms of
+-- llama2-7b: 2 x 32000 x 4096 + 65 x 4096 = 262,410,240 of P7.  One GPU:
+-- 4 P7 + 4 x 262,410,240 = 28,003,303,424 B, exact.
+local rm = gp.memory { model = "llama2-7b", capacity = 80e9, method = "full", optimizer = "muon" }
+t.near(comp(rm, "optimizer"), 4 * (P7 + 262410240), 0, "Muon 7B: 4 B/param + Adam's 4 more on 262M")
+t.near(rm.state_bytes.scalar, 8, 0, "r.state_bytes.scalar = Adam's 2 x 4 B")
+-- dist_muon shards master and states over DP at ZeRO 0: over 8, each / 8.
+local rm8 = gp.memory { model = "llama2-7b", capacity = 80e9, method = "full", optimizer = "muon",
+                        gpus = 8 }
+t.near(comp(rm8, "optimizer"), 4 * (P7 + 262410240) / 8, 1e-12, "Muon over DP 8 at ZeRO 0: states / 8")
+t.near(comp(rm8, "master"), 4 * P7 / 8, 1e-12, "Muon over DP 8 at ZeRO 0: master / 8")
+t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "full",
+                                optimizer = "moun" } end,
+  "unknown optimizer 'moun' %(did you mean muon%?%)", "a misspelt optimizer named")
 -- The stacks answer the 16 / 18 / 20 question for the same bf16 job.
 local r16 = gp.memory { model = "llama2-7b", capacity = 80e9, method = "pretrain", stack = "hf" }
 local r18 = gp.memory { model = "llama2-7b", capacity = 80e9, method = "pretrain" }

@@ -21,7 +21,8 @@ local C = {
 
 -- "model states: 20.0 B/param before sharding (weights 2 + grads 6 +
 -- master 4 + optimizer 8; recipe deepspeed-bf16)"; for LoRA/QLoRA the
--- states are the adapter's (the frozen base has weights only).
+-- states are the adapter's (the frozen base has weights only); Muon's
+-- optimizer figure names its AdamW's on the embedding, output and norms.
 local function states_line(r)
   local b = r.state_bytes
   local function n(x) return (string.format("%.3f", x):gsub("%.?0+$", "")) end
@@ -43,7 +44,11 @@ local function states_line(r)
   return string.format("%s: %.1f B/param before sharding (weights %s + grads %s + " ..
     "master %s + optimizer %s; recipe %s)%s",
     lora and "adapter states" or "model states",
-    b.total, n(b.weights), n(b.grads), n(b.master), n(b.optimizer), r.recipe
+    b.total, n(b.weights), n(b.grads), n(b.master), n(b.optimizer)
+      -- Muon: AdamW's states on the embedding, output layer and norms
+      .. ((b.scalar and math.abs(b.scalar - b.optimizer) > 1e-9)
+        and " (" .. n(b.scalar) .. " on the embedding, output layer and norms)" or ""),
+    r.recipe
       .. (r.grad_phase == "idle" and ", grads as ZeRO holds them between steps"
         or r.grad_phase and r.job and r.job.zero == 0 and ", grads as DeepSpeed's fp16 step holds them"
         or r.grad_phase and ", grads as ZeRO's " .. r.grad_phase .. " holds them" or ""), here)
