@@ -195,7 +195,7 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 		return gp_fail(err, "infer: missing argument");
 	if (roof_device_check(d, err) != GP_OK)
 		return GP_EINVAL;
-	if (model_check(m, err) != GP_OK ||
+	if (model_check_priced(m, err) != GP_OK ||
 	    mem_infer_model_ok(m, err) != GP_OK)
 		return GP_EINVAL;
 	/* Bits per weight from 1 (BitNet) to 32 (fp32); a KV element from

@@ -131,6 +131,7 @@ int lgp_model_vision(lua_State *L);
 int lgp_model_kv(lua_State *L);
 
 int lgp_model_cross_kv(lua_State *L);
+int lgp_model_mamba(lua_State *L);
 
 void lgp_totopo(lua_State *L, int idx, gp_topo *t);
 

@@ -74,6 +74,24 @@ static void c_model_mtp(lua_State *L, int v, void *dst, const char *path)
 				x);
 }
 
+/* hybrid_pattern: a string of the pattern's letters, kept whole (its
+ * letters and its length against layers are model_check's). */
+static void c_model_pattern(lua_State *L, int v, void *dst, const char *path)
+{
+	gp_model *m = dst;
+	size_t n;
+	const char *s;
+
+	if (lua_type(L, v) != LUA_TSTRING)
+		luaL_error(L, "%s must be a string of layer letters (got %s)",
+			   path, luaL_typename(L, v));
+	s = lua_tolstring(L, v, &n);
+	if (n == 0 || n > GP_PATTERN_MAX || strlen(s) != n)
+		luaL_error(L, "%s must hold 1..%d layer letters (got %d)",
+			   path, GP_PATTERN_MAX, (int)n);
+	memcpy(m->pattern, s, n + 1);
+}
+
 #define M_INT(n, f, d, lo) F_INT(n, offsetof(gp_model, f), d, lo, IMAX)
 #define M_REQ(n, f) F_REQINT(n, offsetof(gp_model, f), 1, IMAX)
 #define M_BOOL(n, f) F_BOOL(n, offsetof(gp_model, f), 0)
@@ -91,6 +109,7 @@ static const lgp_field model_fields[] = {
 	M_INT("pos_embeddings", pos_embeddings, 0, 0),
 	M_INT("encoder_layers", encoder_layers, 0, 0),
 	M_INT("rel_buckets", rel_buckets, 0, 0),
+	F_CUSTOM("hybrid_pattern", c_model_pattern), F_IGNORE("mamba"),
 	/* read by lgp_tomodel after the rest: they depend on it */
 	F_IGNORE("head_dim"), F_IGNORE("norm"), F_IGNORE("ffn_act"),
 	F_IGNORE("positions"),
@@ -152,6 +171,15 @@ static const lgp_field mla_fields[] = {
 	S_REQ(gp_mla, v_head_dim), F_END
 };
 static const lgp_desc mla_desc = { "model.mla", mla_fields };
+
+/* The Mamba-2 mixer's dims; conv and chunk default to Megatron-Core's
+ * MambaMixer (mamba_mixer.py "d_conv=4", "chunk_size=128"). */
+static const lgp_field mamba_fields[] = {
+	S_REQ(gp_mamba, heads), S_REQ(gp_mamba, head_dim),
+	S_REQ(gp_mamba, state), S_REQ(gp_mamba, groups),
+	S_INT(gp_mamba, conv, 4, 1), S_INT(gp_mamba, chunk, 128, 1), F_END
+};
+static const lgp_desc mamba_desc = { "model.mamba", mamba_fields };
 
 /* The tower's layers, hidden and ffn_hidden are required unless params
  * gives its count (-1: not given). */
@@ -328,6 +356,7 @@ void lgp_tomodel(lua_State *L, int idx, gp_model *m)
 	moe_counts(L, idx, m->layers);
 	lgp_read_sub(L, idx, "moe", &moe_desc, &m->moe);
 	lgp_read_sub(L, idx, "mla", &mla_desc, &m->mla);
+	lgp_read_sub(L, idx, "mamba", &mamba_desc, &m->mamba);
 	if (lgp_read_sub(L, idx, "vision", &vision_desc, v)) {
 		vision_size(L, v, &v->layers, "layers");
 		vision_size(L, v, &v->hidden, "hidden");
@@ -343,7 +372,9 @@ void lgp_tomodel(lua_State *L, int idx, gp_model *m)
 	 * must be in 1..experts (8), got 9"); the script wrote them in its
 	 * model table, as the reader's messages above name them */
 	if (model_check(m, &err) != GP_OK)
-		lgp_error(L, &err, strncmp(err.msg, "moe.", 4) == 0 ?
+		lgp_error(L, &err, strncmp(err.msg, "moe.", 4) == 0 ||
+			  strncmp(err.msg, "mamba.", 6) == 0 ||
+			  strncmp(err.msg, "hybrid_pattern", 14) == 0 ?
 			  "model." : "");
 }
 
@@ -352,7 +383,7 @@ void lgp_tomodel(lua_State *L, int idx, gp_model *m)
 static const lgp_field params_fields[] = {
 	PR(embedding), PR(lm_head), PR(attention), PR(dense_mlp), PR(experts),
 	PR(router), PR(norms), PR(vision), PR(total), PR(active),
-	PR(per_layer_max), PR(matmul_active), PR(encoder), F_END
+	PR(per_layer_max), PR(matmul_active), PR(encoder), PR(mamba), F_END
 };
 #undef PR
 static const lgp_desc params_desc = { "params", params_fields };
@@ -369,7 +400,7 @@ int lgp_model_params(lua_State *L)
 	lgp_tomodel(L, 1, &m);
 	if (model_params(&m, &p, &err) != GP_OK)
 		return lgp_error(L, &err, "");
-	lua_createtable(L, 0, 13);
+	lua_createtable(L, 0, 14);
 	lgp_push(L, &params_desc, &p);
 	return 1;
 }
@@ -443,6 +474,36 @@ int lgp_model_cross_kv(lua_State *L)
 {
 	return lgp_kv_of(L, model_cross_kv_bytes, "enc_len",
 			 "model_cross_kv_bytes");
+}
+
+/* core.model_mamba(model, seq, elem_bytes) -> scan FLOP per token of one
+ * Mamba layer over a sequence of seq tokens (model_mamba_scan_flops),
+ * the recurrent state bytes one sequence keeps over every Mamba layer
+ * (model_mamba_state_bytes), and the bytes a token keeps for the
+ * backward in one Mamba layer (model_mamba_act_bytes), elem_bytes an
+ * element; 0, 0, 0 without Mamba layers. */
+int lgp_model_mamba(lua_State *L)
+{
+	gp_model m;
+	double seq, eb;
+
+	lgp_tomodel(L, 1, &m);
+	seq = luaL_checknumber(L, 2);
+	eb = luaL_checknumber(L, 3);
+	luaL_argcheck(L, gp_finite(seq) && seq >= 1 && seq <= GP_COUNT_MAX, 2,
+		      "seq must be a number of tokens in 1..16777216");
+	luaL_argcheck(L, gp_finite(eb) && eb > 0 && eb <= GP_ELEM_BYTES_MAX,
+		      3, "elem_bytes must be a positive number");
+	if (model_mamba_layers(&m) == 0) {
+		lua_pushnumber(L, 0);
+		lua_pushnumber(L, 0);
+		lua_pushnumber(L, 0);
+		return 3;
+	}
+	lua_pushnumber(L, model_mamba_scan_flops(&m, seq));
+	lua_pushnumber(L, model_mamba_state_bytes(&m, eb));
+	lua_pushnumber(L, model_mamba_act_bytes(&m, eb));
+	return 3;
 }
 
 /* ---- comm ---- */

@@ -93,6 +93,7 @@ static const luaL_Reg corelib[] = {
 	{"model_vision", lgp_model_vision},
 	{"model_kv_bytes", lgp_model_kv},
 	{"model_cross_kv_bytes", lgp_model_cross_kv},
+	{"model_mamba", lgp_model_mamba},
 	{"memory", lgp_memory},
 	{"train", lgp_train},
 	{"sweep", lgp_sweep},

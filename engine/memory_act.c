@@ -321,7 +321,7 @@ static int act_check(const gp_model *m, const gp_act_cfg *c, int moe,
 {
 	int tp = dflt(c->tp), cp = dflt(c->cp), ep = dflt(c->ep);
 
-	if (model_check(m, err) != GP_OK)
+	if (model_check_priced(m, err) != GP_OK)
 		return GP_EINVAL;
 	if (gp_check_pos(c->seq, "seq", err) ||
 	    gp_check_pos(c->micro_batch, "micro_batch", err) ||

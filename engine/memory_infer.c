@@ -46,7 +46,7 @@ static int mem_infer_check(const gp_model *m, const gp_infer_cfg *c,
 {
 	if (!c)
 		return gp_fail(err, "inference config: NULL");
-	if (model_check(m, err) != GP_OK ||
+	if (model_check_priced(m, err) != GP_OK ||
 	    mem_infer_model_ok(m, err) != GP_OK)
 		return GP_EINVAL;
 	if (gp_check_count(c->tp, 0, "tp", err) ||

@@ -255,7 +255,7 @@ int mem_check_train_cfg(const gp_model *m, const gp_train_cfg *c,
 {
 	if (!c)
 		return gp_fail(err, "training config: NULL");
-	if (!model_checked && model_check(m, err) != GP_OK)
+	if (!model_checked && model_check_priced(m, err) != GP_OK)
 		return GP_EINVAL;
 	if (!cfg_checked && cfg_head_check(c, err))
 		return GP_EINVAL;

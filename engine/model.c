@@ -96,8 +96,9 @@ static int check_dense(const gp_model *m, gp_error *err)
 	    check_min(m->vocab, 1, "vocab", err) ||
 	    check_min(m->ffn_hidden, 0, "ffn_hidden", err))
 		return GP_EINVAL;
-	/* A model whose every layer is MoE needs no dense width. */
-	if (m->ffn_hidden == 0 &&
+	/* A model whose every layer is MoE needs no dense width (a
+	 * hybrid one's MLP layers are check_hybrid's). */
+	if (m->ffn_hidden == 0 && !m->pattern[0] &&
 	    (e->experts == 0 || e->dense_layers > 0 || e->layer_step > 1) &&
 	    !(e->experts > 0 && e->dense_ffn_hidden > 0))
 		return gp_fail(err, "ffn_hidden must be positive (got 0)");
@@ -280,6 +281,79 @@ static int check_vision(const gp_model *m, gp_error *err)
 	return GP_OK;
 }
 
+/* A hybrid stack's pattern and Mamba dims (model.h gp_mamba, pattern).
+ * The pattern's letters are Megatron-Core's (hybrid_layer_allocation.py
+ * Symbols: MAMBA "M", ATTENTION "*", MLP "-", MOE "E"); its other
+ * layers (D, G, the "|" of a pipeline split) are not priced here. */
+static int check_hybrid(const gp_model *m, gp_error *err)
+{
+	const gp_mamba *b = &m->mamba;
+	int i, n = (int)strnlen(m->pattern, GP_PATTERN_MAX + 1);
+
+	if (n == 0) {
+		if (b->heads != 0)
+			return gp_fail(err, "mamba needs hybrid_pattern (the "
+				       "layers that are Mamba layers)");
+		return GP_OK;
+	}
+	if (n > GP_PATTERN_MAX)
+		return gp_fail(err, "hybrid_pattern is longer than %d "
+			       "letters", GP_PATTERN_MAX);
+	for (i = 0; i < n; i++)
+		if (!strchr("M*-E", m->pattern[i]))
+			return gp_fail(err, "hybrid_pattern: unknown layer "
+				       "'%c' at letter %d (M Mamba, * "
+				       "attention, - MLP, E MoE)",
+				       m->pattern[i], i + 1);
+	if (n != m->layers)
+		return gp_fail(err, "hybrid_pattern has %d letters but "
+			       "layers is %d (one letter a layer)", n,
+			       m->layers);
+	if (model_pattern_in(m, 'E', 0, n) > 0 && m->moe.experts <= 0)
+		return gp_fail(err, "hybrid_pattern has MoE layers (E) but "
+			       "the model has no moe table");
+	if (m->moe.experts > 0 && model_pattern_in(m, 'E', 0, n) == 0)
+		return gp_fail(err, "moe is given but hybrid_pattern has no "
+			       "MoE layer (E)");
+	if (m->moe.experts > 0 &&
+	    (m->moe.dense_layers > 0 || m->moe.layer_step > 1))
+		return gp_fail(err, "moe.dense_layers and moe.layer_step "
+			       "are not used with hybrid_pattern (its E "
+			       "letters place the MoE layers)");
+	if (model_pattern_in(m, '-', 0, n) > 0 && m->ffn_hidden <= 0)
+		return gp_fail(err, "hybrid_pattern has MLP layers (-) but "
+			       "ffn_hidden is 0");
+	if (model_pattern_in(m, 'M', 0, n) > 0 && b->heads <= 0)
+		return gp_fail(err, "hybrid_pattern has Mamba layers (M) "
+			       "but the model has no mamba table");
+	if (b->heads > 0) {
+		if (check_min(b->heads, 1, "mamba.heads", err) ||
+		    check_min(b->head_dim, 1, "mamba.head_dim", err) ||
+		    check_min(b->state, 1, "mamba.state", err) ||
+		    check_min(b->groups, 1, "mamba.groups", err) ||
+		    check_min(b->conv, 1, "mamba.conv", err) ||
+		    check_min(b->chunk, 1, "mamba.chunk", err))
+			return GP_EINVAL;
+		/* mamba_mixer.py: "nheads must be evenly divisible by
+		 * ngroups" (the heads of a group share its B and C). */
+		if (b->heads % b->groups != 0)
+			return gp_fail(err, "mamba.groups (%d) must divide "
+				       "mamba.heads (%d)", b->groups,
+				       b->heads);
+	}
+	/* The pattern's layers are priced from Megatron-Core's hybrid
+	 * stack, which has none of these. */
+	if (m->mla.kv_lora_rank > 0 || m->encoder_layers > 0 ||
+	    has_vision(m) || m->sliding_window > 0 || m->linear_bias)
+		return gp_fail(err, "hybrid_pattern is not supported with %s",
+			       m->mla.kv_lora_rank > 0 ? "MLA" :
+			       m->encoder_layers > 0 ? "encoder_layers" :
+			       has_vision(m) ? "a vision tower" :
+			       m->sliding_window > 0 ? "a sliding window" :
+			       "linear_bias");
+	return GP_OK;
+}
+
 int model_check(const gp_model *m, gp_error *err)
 {
 	const gp_moe *e;
@@ -289,6 +363,8 @@ int model_check(const gp_model *m, gp_error *err)
 		return gp_fail(err, "model: NULL");
 	e = &m->moe;
 	a = &m->mla;
+	if (check_hybrid(m, err))
+		return GP_EINVAL;
 	if (check_dense(m, err) || check_moe(m, err) ||
 	    check_mla(a, err) || check_vision(m, err))
 		return GP_EINVAL;
@@ -415,6 +491,63 @@ double model_shared_ffn(const gp_model *m)
 {
 	return m->moe.shared_ffn_hidden > 0 ? m->moe.shared_ffn_hidden :
 		m->moe.ffn_hidden;
+}
+
+int model_attn_layers(const gp_model *m)
+{
+	return m->pattern[0] ? model_pattern_in(m, '*', 0, m->layers) :
+		m->layers;
+}
+
+int model_mamba_layers(const gp_model *m)
+{
+	return model_pattern_in(m, 'M', 0, m->layers);
+}
+
+/* in_proj's output width: z and x (d_inner each), B and C (groups x
+ * state each) and dt (one a head), "self.d_inner * 2 + 2 *
+ * self.ngroups * self.d_state + self.nheads,  # z x B C dt"
+ * (mamba_mixer.py). */
+static double mamba_in_width(const gp_mamba *b)
+{
+	return 2.0 * b->heads * b->head_dim + 2.0 * b->groups * b->state +
+		b->heads;
+}
+
+/* The conv1d's channels: x, B and C ("conv_dim = self.d_inner_local_tp
+ * + 2 * self.ngroups_local_tp * self.d_state  # x B C"). */
+static double mamba_conv_dim(const gp_mamba *b)
+{
+	return (double)b->heads * b->head_dim + 2.0 * b->groups * b->state;
+}
+
+/* One MambaMixer (Megatron-Core mamba_mixer.py __init__), d_inner =
+ * heads x head_dim:
+ *   in_proj   hidden x (2 d_inner + 2 groups state + heads), no bias
+ *             (the mixer's bias=False);
+ *   conv1d    conv_dim x conv weights ("[conv_dim, 1, d_conv]",
+ *             depthwise) + conv_dim biases (conv_bias=True);
+ *   dt_bias, A_log and D: heads each (D_has_hdim False);
+ *   norm      d_inner gains (RMSNormGated over d_inner, rmsnorm=True);
+ *   out_proj  d_inner x hidden, no bias.
+ * The layer's pre-norm (MambaLayer.norm, hidden) is in the norms. */
+double model_mamba_params(const gp_model *m)
+{
+	const gp_mamba *b = &m->mamba;
+	double di = (double)b->heads * b->head_dim, cd = mamba_conv_dim(b);
+
+	return (double)m->hidden * mamba_in_width(b) + cd * (b->conv + 1.0) +
+		3.0 * b->heads + di + di * m->hidden;
+}
+
+/* The matrices a token multiplies through in one Mamba layer: in_proj
+ * and out_proj. */
+static double mamba_weights(const gp_model *m)
+{
+	const gp_mamba *b = &m->mamba;
+
+	return (double)m->hidden * (mamba_in_width(b) +
+				    (double)b->heads * b->head_dim);
 }
 
 int model_moe_layers(const gp_model *m)
@@ -544,6 +677,44 @@ static void encdec_params(const gp_model *m, double attn, double mlp,
 	out->matmul_active += D * aw + E * (aw + mw);
 }
 
+/* A hybrid stack's counts, replacing the layer-wise ones model_params
+ * made for `layers` attention + MLP/MoE layers: each pattern letter is
+ * one layer with one pre-norm (Megatron-Core's hybrid stack: MambaLayer's
+ * norm, the attention layer's input_layernorm, the MLP and MoE layers'
+ * pre_mlp_layernorm), the attention block in the * layers only, the MLP
+ * in the - layers, the experts and router in the E layers (moe: one MoE
+ * block's parameters), a Mamba mixer in the M layers; the final norm. */
+static void hybrid_params(const gp_model *m, double attn, double mlp,
+			  double moe, gp_params *out)
+{
+	double na = model_attn_layers(m), nm = model_mamba_layers(m);
+	double nd = model_pattern_in(m, '-', 0, m->layers);
+	double ne = model_moe_layers(m), n = m->norm_params;
+	double mb = nm > 0 ? model_mamba_params(m) : 0.0;
+
+	out->attention = na * attn;
+	out->dense_mlp = nd * mlp;
+	out->mamba = nm * mb;
+	out->norms = (m->layers + 1.0) * n;
+	out->total = out->embedding + out->lm_head + out->attention +
+		out->dense_mlp + out->experts + out->router + out->norms +
+		out->mamba;
+	out->active = out->total - ne * (double)(m->moe.experts -
+						 m->moe.top_k) *
+		(ne > 0 ? mlp_params(m, m->moe.ffn_hidden) : 0.0);
+	out->per_layer_max = n + fmax(fmax(na > 0 ? attn : 0.0,
+					   nd > 0 ? mlp : 0.0),
+				      fmax(ne > 0 ? moe : 0.0, mb));
+	out->matmul_active = na * model_attn_weights(m) +
+		nd * (nd > 0 ? mlp_weights(m, model_dense_ffn(m)) : 0.0) +
+		ne * (ne > 0 ? (double)m->hidden * m->moe.experts +
+		      m->moe.top_k * mlp_weights(m, m->moe.ffn_hidden) +
+		      m->moe.shared_experts *
+		      mlp_weights(m, model_shared_ffn(m)) : 0.0) +
+		nm * (nm > 0 ? mamba_weights(m) : 0.0) +
+		(double)m->vocab * m->hidden;
+}
+
 int model_params(const gp_model *m, gp_params *out, gp_error *err)
 {
 	double nf, attn, dense_mlp_one, expert_one, shared_one, router_one;
@@ -556,7 +727,8 @@ int model_params(const gp_model *m, gp_params *out, gp_error *err)
 		return GP_EINVAL;
 	nf = norm_factor(m);
 	nmoe = model_moe_layers(m);
-	ndense = m->layers - nmoe;
+	ndense = m->pattern[0] ? model_pattern_in(m, '-', 0, m->layers) :
+		m->layers - nmoe;
 
 	attn = model_attn_weights(m) + attn_biases(m);
 	/* Two norms per layer (pre-attention, pre-MLP); MLA adds RMSNorms on
@@ -608,8 +780,12 @@ int model_params(const gp_model *m, gp_params *out, gp_error *err)
 			m->moe.shared_experts *
 			mlp_weights(m, model_shared_ffn(m))) +
 		(double)m->vocab * m->hidden;
+	out->mamba = 0;
 	if (m->encoder_layers > 0)
 		encdec_params(m, attn, dense_mlp_one, out);
+	if (m->pattern[0])
+		hybrid_params(m, attn, dense_mlp_one, moe_layer - attn -
+			      norms_layer, out);
 	return GP_OK;
 }
 
@@ -644,8 +820,14 @@ double model_fwd_flops_per_token(const gp_model *m, double ctx)
 	/* 2 FLOP per multiply-add through every active weight (Kaplan et al.
 	 * 2020, C_forward ~ 2N + 2 n_layer n_ctx d_attn). */
 	f = 2.0 * p.matmul_active;
-	f += (m->layers - nslide) * attn_ctx_flops(m, full) +
+	f += (model_attn_layers(m) - nslide) * attn_ctx_flops(m, full) +
 		nslide * attn_ctx_flops(m, win);
+	/* A Mamba layer's scan, whatever ctx: the chunked form training
+	 * and prefill run, at whole chunks (a sequence of a chunk or
+	 * more). */
+	if (model_mamba_layers(m) > 0)
+		f += model_mamba_layers(m) *
+			model_mamba_scan_flops(m, m->mamba.chunk);
 	/* Encoder-decoder: the encoder token's attention over ctx keys and
 	 * the decoder token's cross-attention over ctx encoder keys. */
 	if (m->encoder_layers > 0)
@@ -667,8 +849,11 @@ double model_kv_bytes_per_token(const gp_model *m, double elem_bytes)
 		return (double)m->layers *
 			((double)m->mla.kv_lora_rank +
 			 m->mla.qk_rope_head_dim) * elem_bytes;
-	/* K and V: 2 * layers * kv_heads * head_dim elements per token. */
-	return 2.0 * m->layers * (double)m->kv_heads * m->head_dim * elem_bytes;
+	/* K and V: 2 * layers * kv_heads * head_dim elements per token;
+	 * a hybrid stack's attention layers only (a Mamba layer keeps a
+	 * state of fixed size instead: model_mamba_state_bytes). */
+	return 2.0 * model_attn_layers(m) * (double)m->kv_heads *
+		m->head_dim * elem_bytes;
 }
 
 double model_kv_bytes(const gp_model *m, double ctx, double elem_bytes)
@@ -681,13 +866,112 @@ double model_kv_bytes(const gp_model *m, double ctx, double elem_bytes)
 	per_tok = model_kv_bytes_per_token(m, elem_bytes);
 	if (per_tok < 0)
 		return -1.0;
-	per_layer = per_tok / m->layers;
+	if (per_tok == 0)
+		return 0.0;   /* a hybrid stack without attention layers */
+	per_layer = per_tok / model_attn_layers(m);
 	nslide = m->sliding_window > 0 ? m->sliding_layers : 0;
 	/* A sliding-window layer keeps only the last window tokens (Beltagy
 	 * et al. 2020; Mistral 7B's rolling buffer cache). */
 	win = ctx > m->sliding_window ? m->sliding_window : ctx;
-	return (m->layers - nslide) * per_layer * ctx +
+	return (model_attn_layers(m) - nslide) * per_layer * ctx +
 		nslide * per_layer * win;
+}
+
+/* The SSD algorithm (Dao & Gu 2024, arXiv:2405.21060, section 6,
+ * "Hardware-Efficient Algorithm for SSD Models") splits the sequence
+ * into chunks of Q tokens and computes, per head of P channels and
+ * state N (the heads of a group share its B and C):
+ *   1. diagonal blocks: within each chunk the masked quadratic form
+ *      (C B^T o L) X -- C B^T is Q x Q over N, once per group (the
+ *      kernel's _bmm_chunk_fwd runs over ngroups), 2 Q^2 N a chunk;
+ *      its product with X is Q x P over Q a head, 2 Q^2 P;
+ *   2. right factors: each chunk's final state B^T X, N x P over Q a
+ *      head, 2 Q N P;
+ *   3. the inter-chunk recurrence: one N x P scaled add per chunk a
+ *      head, 2 N P;
+ *   4. left factors: each token's output from the incoming state, C
+ *      times the N x P state, 2 Q N P a chunk a head.
+ * Per token (divide by Q): groups 2 Q N + heads (2 Q P + 4 N P +
+ * 2 N P / Q).  The blocks of step 1 are counted whole, as the paper's
+ * batched matmul computes them (the mask L zeroes, it does not skip).
+ * The chunk is min(chunk, seq): a sequence shorter than a chunk is one
+ * chunk of its own length.  The skip term D x, the decays and the
+ * gating are element-wise work, not counted here. */
+double model_mamba_scan_flops(const gp_model *m, double seq)
+{
+	const gp_mamba *b = &m->mamba;
+	double q, n, p;
+
+	if (!gp_finite(seq) || seq < 1 || seq > GP_COUNT_MAX ||
+	    model_check(m, NULL) != GP_OK || b->heads <= 0)
+		return -1.0;
+	q = fmin((double)b->chunk, seq);
+	n = b->state;
+	p = b->head_dim;
+	return b->groups * 2.0 * q * n +
+		b->heads * (2.0 * q * p + 4.0 * n * p + 2.0 * n * p / q);
+}
+
+/* Serving keeps, per sequence and Mamba layer, the SSM state (heads x
+ * head_dim x state: "ssm_state" of MambaMixer's inference cache,
+ * allocate_inference_cache in mamba_mixer.py) and the conv1d's last
+ * conv - 1 inputs of its conv_dim channels ("conv_state"), whatever the
+ * sequence's length -- in place of a KV cache. */
+double model_mamba_state_bytes(const gp_model *m, double elem_bytes)
+{
+	const gp_mamba *b = &m->mamba;
+
+	if (!gp_finite(elem_bytes) || elem_bytes <= 0 ||
+	    elem_bytes > GP_ELEM_BYTES_MAX || model_check(m, NULL) != GP_OK)
+		return -1.0;
+	if (model_mamba_layers(m) == 0)
+		return 0.0;
+	return model_mamba_layers(m) * elem_bytes *
+		((double)b->heads * b->head_dim * b->state +
+		 (b->conv - 1.0) * mamba_conv_dim(b));
+}
+
+/* What one Mamba layer keeps for its backward, per token, on Megatron-
+ * Core's training path (mamba_mixer.py: use_mamba_mem_eff_path calls
+ * mamba_split_conv1d_scan_combined without the norm or out_proj, then
+ * self.norm(y) and out_proj):
+ *   the pre-norm fused into in_proj (TELayerNormColumnParallelLinear):
+ *     its input and its output, hidden each;
+ *   mamba_split_conv1d_scan_combined (mamba_ssm ops/triton/
+ *     ssd_combined.py MambaSplitConv1dScanCombinedFn,
+ *     "ctx.save_for_backward(zxbcdt, conv1d_weight, conv1d_bias, out_x,
+ *     ...)"): in_proj's whole output zxbcdt (2 d_inner + 2 groups state
+ *     + heads) and the scan's output out_x before the gate (d_inner);
+ *     the conv output, the chunk states and dA_cumsum are recomputed in
+ *     its backward, not kept;
+ *   the gated RMSNorm (RMSNormGated, group_size d_inner / groups): its
+ *     input (d_inner) and one fp32 rstd a group;
+ *   out_proj: its input, the norm's output (d_inner).
+ * = act_bytes (2 hidden + in_width + 3 d_inner) + 4 groups. */
+double model_mamba_act_bytes(const gp_model *m, double act_bytes)
+{
+	const gp_mamba *b = &m->mamba;
+	double di = (double)b->heads * b->head_dim;
+
+	if (!gp_finite(act_bytes) || act_bytes <= 0 ||
+	    act_bytes > GP_ELEM_BYTES_MAX || model_check(m, NULL) != GP_OK ||
+	    b->heads <= 0)
+		return -1.0;
+	return act_bytes * (2.0 * m->hidden + mamba_in_width(b) + 3.0 * di) +
+		4.0 * b->groups;
+}
+
+int model_check_priced(const gp_model *m, gp_error *err)
+{
+	if (model_check(m, err) != GP_OK)
+		return GP_EINVAL;
+	if (m->pattern[0])
+		return gp_fail(err, "model.hybrid_pattern: a hybrid stack's "
+			       "Mamba, attention-only and MLP-only layers "
+			       "are not priced by train, fit, plan, infer "
+			       "or rl; `gpuplan model params` counts its "
+			       "parameters");
+	return GP_OK;
 }
 
 double model_cross_kv_bytes(const gp_model *m, double enc_len,

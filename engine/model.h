@@ -63,6 +63,23 @@ typedef enum gp_pos {
 	GP_POS_ROPE = 0, GP_POS_LEARNED, GP_POS_ALIBI, GP_POS_COUNT
 } gp_pos;
 
+/* The Mamba-2 mixer of a hybrid model's Mamba layers (Dao & Gu 2024,
+ * arXiv:2405.21060, "Transformers are SSMs"; Megatron-Core
+ * megatron/core/ssm/mamba_mixer.py MambaMixer): heads x head_dim is the
+ * inner width d_inner; B and C are state wide per group; heads == 0: no
+ * Mamba layer. */
+typedef struct gp_mamba {
+	int heads;            /* nheads (mamba_num_heads) */
+	int head_dim;         /* P (mamba_head_dim) */
+	int state;            /* N (mamba_state_dim, d_state) */
+	int groups;           /* ngroups of B and C (mamba_num_groups) */
+	int conv;             /* depthwise causal conv1d kernel (d_conv) */
+	int chunk;            /* the SSD scan's chunk length Q (chunk_size) */
+} gp_mamba;
+
+/* Longest hybrid layer pattern (one letter a layer). */
+#define GP_PATTERN_MAX 1024
+
 typedef struct gp_model {
 	int layers;
 	int hidden;
@@ -118,6 +135,13 @@ typedef struct gp_model {
 			       * Megatron-Core's activation_func_clamp_value);
 			       * priced on the routed experts (train_layer.c
 			       * moe_clamp_costs) */
+	/* A hybrid stack (Megatron-Core's hybrid_override_pattern,
+	 * megatron/core/models/hybrid/hybrid_layer_allocation.py Symbols):
+	 * one letter a layer, M a Mamba-2 mixer, * self-attention, - an
+	 * MLP, E an MoE block, each a layer of its own with its pre-norm.
+	 * "" (the default): every layer is attention + MLP or MoE. */
+	char pattern[GP_PATTERN_MAX + 1];
+	gp_mamba mamba;
 	double rope_attn_factor; /* YaRN's attention factor (Hugging Face's
 			       * rope_scaling attention_factor, Megatron-Core's
 			       * concentration factor): RoPE's cos and sin are
@@ -136,6 +160,8 @@ typedef struct gp_params {
 	double experts;       /* all routed + shared experts, all MoE layers */
 	double router;        /* MoE gates */
 	double norms;         /* layer norms and the final norm */
+	double mamba;         /* all Mamba layers' mixers: in_proj, conv1d,
+			       * A, D, dt_bias, the gated norm, out_proj */
 	double vision;        /* vision tower + projector */
 	double encoder;       /* encoder-decoder: the encoder stack's layers
 			       * and final norm, also counted in attention,
@@ -195,6 +221,43 @@ double model_mla_up_weights(const gp_model *m);
  * MLA; m valid. */
 double model_mla_down_weights(const gp_model *m);
 double model_shared_ffn(const gp_model *m);
+/* Layers of kind c (a hybrid pattern's letter) among layers [first,
+ * first + n) of a hybrid model (m->pattern set), clipped to the pattern;
+ * 0 when the model has no pattern. */
+static inline int model_pattern_in(const gp_model *m, char c, int first,
+				   int n)
+{
+	int i, k = 0;
+
+	for (i = first < 0 ? 0 : first; i < first + n && m->pattern[i]; i++)
+		k += m->pattern[i] == c;
+	return k;
+}
+/* Self-attention layers: a hybrid pattern's * layers, else every layer;
+ * Mamba layers: the pattern's M, else none. */
+int model_attn_layers(const gp_model *m);
+int model_mamba_layers(const gp_model *m);
+/* One Mamba-2 mixer's parameters, its pre-norm excluded (model.c
+ * mamba_params' derivation); m valid with mamba.heads > 0. */
+double model_mamba_params(const gp_model *m);
+/* Forward FLOP per token of one Mamba layer's chunked SSD scan
+ * (mamba_chunk_scan_combined) over a sequence of seq tokens (the chunk
+ * is min(mamba.chunk, seq)): model.c mamba_scan's count of the paper's
+ * four steps.  -1 when m is invalid or seq is not in [1, GP_COUNT_MAX]. */
+double model_mamba_scan_flops(const gp_model *m, double seq);
+/* Bytes of the recurrent state one sequence keeps across every Mamba
+ * layer while serving, whatever its length: the SSM state heads x
+ * head_dim x state and the conv window (conv - 1) x conv channels, at
+ * elem_bytes an element.  0 without Mamba layers; -1 when invalid. */
+double model_mamba_state_bytes(const gp_model *m, double elem_bytes);
+/* Bytes one token leaves saved for the backward in one Mamba layer,
+ * before any tensor- or sequence-parallel split, act_bytes an element of
+ * the 16-bit activations (model.c mamba_act's list).  -1 when invalid. */
+double model_mamba_act_bytes(const gp_model *m, double act_bytes);
+/* GP_OK when the step pricers (train, fit, infer, serve, rl) price m;
+ * GP_EINVAL naming model.hybrid_pattern for a hybrid model, whose Mamba,
+ * attention-only and MLP-only layers they do not price. */
+int model_check_priced(const gp_model *m, gp_error *err);
 int model_moe_layers(const gp_model *m);
 /* MoE layers among layers [first, first + n) (0-based): those at or past
  * moe.dense_layers whose index + 1 is a multiple of moe.layer_step; 0 for
@@ -205,6 +268,8 @@ static inline int model_moe_in(const gp_model *m, int first, int n)
 	int a = first > m->moe.dense_layers ? first : m->moe.dense_layers;
 	int b = first + n;
 
+	if (m->pattern[0])
+		return model_pattern_in(m, 'E', first, n);
 	if (m->moe.experts <= 0 || b <= a)
 		return 0;
 	/* i in [a, b) with s | i + 1: the multiples of s in [a + 1, b] */

@@ -102,7 +102,7 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 {
 	if (!m || !d || !t || !c)
 		return gp_fail(err, "train: missing argument");
-	if (model_check(m, err) || roof_device_check(d, err) ||
+	if (model_check_priced(m, err) || roof_device_check(d, err) ||
 	    comm_topo_check(t, err))
 		return GP_EINVAL;
 	return check_cfg(m, d, c, err);
@@ -134,7 +134,7 @@ static int cache_open(train_cache *cc, const gp_model *m,
 		return GP_OK;
 	}
 	cc->valid = 0;
-	if (model_check(m, err) || roof_device_check(d, err) ||
+	if (model_check_priced(m, err) || roof_device_check(d, err) ||
 	    comm_topo_check(t, err))
 		return GP_EINVAL;
 	memset(cc, 0, sizeof *cc);

@@ -129,3 +129,41 @@ model {
        .. "and head 2 x 202048 x 5120 = 2.07B: 400.7B total, 17.2B active "
        .. "(two experts' MLP in the 24 MoE layers).",
 }
+
+model {
+  id = "nemotron-3-nano-30b-a3b", name = "NVIDIA Nemotron 3 Nano 30B-A3B",
+  family = "nemotron_h",
+  layers = 52, hidden = 2688, heads = 32, kv_heads = 2, head_dim = 128,
+  ffn_hidden = 1856, ffn_gated = false, vocab = 131072,
+  tied_embeddings = false, norm = "rms", max_seq = 262144,
+  hybrid_pattern = "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME",
+  mamba = { heads = 64, head_dim = 64, state = 128, groups = 8, conv = 4,
+            chunk = 128 },
+  moe = { experts = 128, top_k = 6, shared_experts = 1, ffn_hidden = 1856,
+          shared_ffn_hidden = 3712 },
+  params_b = 31.6, active_params_b = 3.6,
+  source = "Megatron-Bridge Nemotron3NanoProvider at 2c2425a "
+        .. "(src/megatron/bridge/models/nemotronh/nemotron_h_provider.py: "
+        .. "hybrid_override_pattern, num_layers 52, hidden_size 2688, "
+        .. "mamba_num_heads 64, kv_channels 128, mamba_state_dim 128, "
+        .. "num_attention_heads 32, num_query_groups 2, mamba_head_dim 64, "
+        .. "num_moe_experts 128, moe_ffn_hidden_size 1856, "
+        .. "moe_shared_expert_intermediate_size 3712, moe_router_topk 6; "
+        .. "NemotronHModelProvider mamba_num_groups 8, MambaModelProvider "
+        .. "share_embeddings_and_output_weights False, normalization "
+        .. "RMSNorm, gated_linear_unit False; MambaMixer d_conv 4, "
+        .. "chunk_size 128); vocab_size 131072 from "
+        .. "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16 config.json; totals "
+        .. "from NVIDIA's Nemotron 3 release (\"Nemotron 3 Nano is a 3.2B "
+        .. "active (3.6B with embeddings), 31.6B total parameter model\")",
+  notes = "23 Mamba-2, 23 MoE and 6 attention layers, each its own layer "
+       .. "with one pre-norm.  The MLP's activation is squared ReLU "
+       .. "(activation_func squared_relu), which ffn_act cannot state; the "
+       .. "attention layers use no position embedding "
+       .. "(position_embedding_type \"none\"), which positions cannot "
+       .. "state.  nemotron3.md says 5 experts a token; the provider's "
+       .. "moe_router_topk is 6, and it rounds the totals to \"3.5B active "
+       .. "parameters and 30B parameters in total\".  Engine: 31.58B, "
+       .. "3.58B active.  ffn_hidden is the provider's "
+       .. "ffn_hidden_size; no layer is a dense MLP (no - in the pattern).",
+}

@@ -632,6 +632,18 @@ M.model = T.record {
     qk_nope_head_dim = R(pos()), qk_rope_head_dim = R(pos()),
     v_head_dim = R(pos()),
   },
+  -- A hybrid stack, one letter a layer (Megatron-Core's
+  -- hybrid_override_pattern: M a Mamba-2 layer, * attention, - an MLP, E
+  -- an MoE block); its length is layers, its letters and the tables it
+  -- needs (mamba for M, moe for E) the engine's model_check.
+  hybrid_pattern = str(),
+  -- The Mamba-2 mixer of its M layers (Megatron-Core's mamba_num_heads,
+  -- mamba_head_dim, mamba_state_dim, mamba_num_groups, d_conv, chunk_size;
+  -- absent conv 4, chunk 128 as MambaMixer's defaults).
+  mamba = T.record {
+    heads = R(pos()), head_dim = R(pos()), state = R(pos()), groups = R(pos()),
+    conv = pos(), chunk = pos(),
+  },
   mtp_layers = int { min = 0 },
   sliding_window = T.record { size = R(pos()), layers = int { min = 0 } },
   vision = T.record {
@@ -656,6 +668,8 @@ do
     local out = record_check(v, path)
     local field, bad = M.moe_counts_problem(out)
     if bad then fail((path == "" and "moe." or path .. ".moe.") .. field, "%s", bad) end
+    local hbad = M.hybrid_problem(out)
+    if hbad then fail((path == "" and "" or path .. ".") .. "hybrid_pattern", "%s", hbad) end
     return out
   end
 end
@@ -699,6 +713,32 @@ M.kinds = {
   price = "prices", currency = "currencies", model = "models",
   recipe = "recipes", optimizer = "optimizers",
 }
+
+-- What is wrong with model description m's hybrid_pattern, judged beside
+-- its layers as the engine's model_check judges it (engine/model.c
+-- check_hybrid, the same words): a letter that is not M, *, - or E, a
+-- length other than layers, M without a mamba table, E without a moe
+-- table; or nil.  A catalog entry or a case file is refused at its line,
+-- not when a command first prices it.
+function M.hybrid_problem(m)
+  local p = type(m) == "table" and m.hybrid_pattern
+  if type(p) ~= "string" then return nil end
+  local at = p:find("[^M%*%-E]")
+  if at then
+    return string.format("unknown layer '%s' at letter %d (M Mamba, * attention, - MLP, E MoE)",
+      p:sub(at, at), at)
+  end
+  if math.type(m.layers) and #p ~= m.layers then
+    return string.format("has %d letters but layers is %d (one letter a layer)", #p, m.layers)
+  end
+  if p:find("M", 1, true) and type(m.mamba) ~= "table" then
+    return "has Mamba layers (M) but the model has no mamba table"
+  end
+  if p:find("E", 1, true) and type(m.moe) ~= "table" then
+    return "has MoE layers (E) but the model has no moe table"
+  end
+  return nil
+end
 
 -- What is wrong with model description m's layer counts of the moe
 -- table -- moe.dense_layers (0..layers) and moe.layer_step (1..layers) --

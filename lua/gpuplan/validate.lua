@@ -179,6 +179,9 @@ local model_spec = T.record {
   qk_norm = schema.model.fields.qk_norm,
   rope_attention_factor = schema.model.fields.rope_attention_factor,
   linear_bias = schema.model.fields.linear_bias,
+  -- a hybrid stack's layer letters and its Mamba-2 mixer (the catalog's)
+  hybrid_pattern = schema.model.fields.hybrid_pattern,
+  mamba = schema.model.fields.mamba,
   -- which projections the model's own modules keep apart (absent: none;
   -- the catalog's field, SCHEMA.md)
   split_proj = schema.model.fields.split_proj,
@@ -784,6 +787,10 @@ function read_cases(path, seen, at)
     if type(c.model) == "table" then field, step_bad = schema.moe_counts_problem(c.model) end
     if step_bad then
       error(string.format("%s: field 'model.moe.%s': %s", where, field, step_bad), 0)
+    end
+    local hybrid_bad = type(c.model) == "table" and schema.hybrid_problem(c.model)
+    if hybrid_bad then
+      error(string.format("%s: field 'model.hybrid_pattern': %s", where, hybrid_bad), 0)
     end
     local known = false
     for _, x in ipairs(M.metrics[c.kind]) do known = known or x == m.metric end

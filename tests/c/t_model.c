@@ -92,6 +92,36 @@ static const char *op_names(const gp_op *ops, int n, char *buf, size_t len)
 	return buf;
 }
 
+/* NVIDIA Nemotron 3 Nano 30B-A3B (Megatron-Bridge Nemotron3NanoProvider
+ * at 2c2425a): 52 layers, 23 Mamba-2 (M), 23 MoE (E), 6 attention (*). */
+static gp_model nemotron_nano(void)
+{
+	gp_model m;
+
+	memset(&m, 0, sizeof m);
+	m.layers = 52;
+	m.hidden = 2688;
+	m.heads = 32;
+	m.kv_heads = 2;
+	m.head_dim = 128;
+	m.ffn_hidden = 1856;
+	m.vocab = 131072;
+	m.norm_params = 2688;
+	strcpy(m.pattern, "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME");
+	m.mamba.heads = 64;
+	m.mamba.head_dim = 64;
+	m.mamba.state = 128;
+	m.mamba.groups = 8;
+	m.mamba.conv = 4;
+	m.mamba.chunk = 128;
+	m.moe.experts = 128;
+	m.moe.top_k = 6;
+	m.moe.shared_experts = 1;
+	m.moe.ffn_hidden = 1856;
+	m.moe.shared_ffn_hidden = 3712;
+	return m;
+}
+
 static double total(const gp_model *m)
 {
 	gp_params p;
@@ -108,7 +138,7 @@ int main(void)
 	gp_error e;
 	double h, l, s, V, f;
 
-	plan(78);
+	plan(102);
 
 	/* Llama-2-7B: h 4096, l 32, 32 heads (MHA), ffn 11008, V 32000.
 	 * layer = 4h^2 (q,k,v,o) + 3*h*11008 (SwiGLU) + 2h (RMSNorms)
@@ -519,6 +549,91 @@ int main(void)
 		m.encoder_layers = -1;
 		fx_model_fails(m, "encoder_layers", "negative encoder_layers");
 	}
+
+	/* A hybrid Mamba stack: Nemotron 3 Nano. */
+	m = nemotron_nano();
+	is_int(model_check(&m, &e), GP_OK, "nemotron nano passes the check");
+	is_int(model_mamba_layers(&m), 23, "23 Mamba layers");
+	is_int(model_attn_layers(&m), 6, "6 attention layers");
+	is_int(model_moe_layers(&m), 23, "23 MoE layers");
+	is_int(model_moe_in(&m, 0, 6), 2, "MoE layers among the first 6 "
+	       "(MEMEM*): 2");
+	/* One Mamba layer (mamba_mixer.py), d_inner = 64 x 64 = 4096:
+	 *   in_proj  2688 x (2 x 4096 + 2 x 8 x 128 + 64) = 2688 x 10304
+	 *            = 27,697,152
+	 *   conv1d   conv_dim 4096 + 2 x 8 x 128 = 6144: 6144 x 4 weights
+	 *            + 6144 biases = 30,720
+	 *   A_log, D, dt_bias 3 x 64 = 192; gated norm 4096
+	 *   out_proj 4096 x 2688 = 11,010,048
+	 * = 38,742,208 (the pre-norm is in the norms). */
+	is_num(model_mamba_params(&m), 38742208.0, EXACT,
+	       "one Mamba-2 layer's parameters");
+	/* Whole model: embeddings 2 x 131072 x 2688 = 704,643,072
+	 * (untied); attention 6 x (2688 x 4096 x 2 + 2 x 2688 x 256) =
+	 * 6 x 23,396,352 = 140,378,112; experts 23 x (128 x 2 x 2688 x
+	 * 1856 + 2 x 2688 x 3712) = 23 x 1,297,121,280 = 29,833,789,440;
+	 * routers 23 x 2688 x 128 = 7,913,472; norms (52 + 1) x 2688 =
+	 * 142,464; Mamba 23 x 38,742,208 = 891,070,784.  Total
+	 * 31,577,937,344 (NVIDIA: "31.6B total"). */
+	ok(model_params(&m, &p, &e) == GP_OK, "nemotron nano params");
+	is_num(p.mamba, 891070784.0, EXACT, "23 Mamba layers");
+	is_num(p.attention, 140378112.0, EXACT, "6 attention layers");
+	is_num(p.norms, 142464.0, EXACT, "one norm a layer + the final");
+	is_num(p.total, 31577937344.0, EXACT, "nemotron nano total");
+	/* SSD scan per token at chunk Q 128, N 128, P 64, 8 groups, 64
+	 * heads: 8 x 2 x 128 x 128 = 262,144 (C B^T) + 64 x (2 x 128 x 64
+	 * + 4 x 128 x 64 + 2 x 128 x 64 / 128) = 64 x 49,280 = 3,153,920;
+	 * 3,416,064.  A 64-token sequence is one chunk of 64: 8 x 2 x 64 x
+	 * 128 + 64 x (2 x 64 x 64 + 4 x 128 x 64 + 2 x 128 x 64 / 64) =
+	 * 131,072 + 2,637,824 = 2,768,896. */
+	is_num(model_mamba_scan_flops(&m, 4096), 3416064.0, EXACT,
+	       "SSD scan FLOP per token at chunk 128");
+	is_num(model_mamba_scan_flops(&m, 64), 2768896.0, EXACT,
+	       "SSD scan of a sequence shorter than a chunk");
+	ok(model_mamba_scan_flops(&m, 0) == -1.0, "scan over 0 tokens -> -1");
+	/* Forward FLOP per token at ctx 4096: 2 x matmul weights (6 x
+	 * 23,396,352 attention + 23 x (2688 x 128 router + 6 x 9,977,856
+	 * experts + 19,955,712 shared) + 23 x 2688 x (10304 + 4096) in/out
+	 * projections + 131072 x 2688 logits = 3,226,804,224) + 23 scans
+	 * x 3,416,064 + 6 attention layers x 2 x 2 x 4096 x 32 x 128 =
+	 * 6,934,831,104. */
+	is_num(model_fwd_flops_per_token(&m, 4096), 6934831104.0, EXACT,
+	       "nemotron nano forward FLOP per token");
+	/* KV: the 6 attention layers only, 2 x 6 x 2 x 128 x 2 B = 6144;
+	 * the Mamba state 23 x 2 B x (64 x 64 x 128 + 3 x 6144) =
+	 * 24,965,120 a sequence. */
+	is_num(model_kv_bytes_per_token(&m, 2), 6144.0, EXACT,
+	       "KV bytes: the attention layers only");
+	is_num(model_mamba_state_bytes(&m, 2), 24965120.0, EXACT,
+	       "Mamba state bytes per sequence");
+	/* Saved for the backward a token a Mamba layer, bf16: 2 x (2 x
+	 * 2688 norm input and output + 10304 zxbcdt + 3 x 4096 out_x, norm
+	 * input, out_proj input) + 4 B x 8 groups' rstd = 2 x 27,968 + 32
+	 * = 55,968 bytes. */
+	is_num(model_mamba_act_bytes(&m, 2), 55968.0, EXACT,
+	       "Mamba activation bytes per token per layer");
+	ok(model_check_priced(&m, &e) == GP_EINVAL &&
+	   strstr(e.msg, "hybrid_pattern") != NULL,
+	   "the step pricers refuse a hybrid stack, naming hybrid_pattern");
+	m.pattern[3] = 'X';
+	fx_model_fails(m, "unknown layer 'X' at letter 4",
+		       "an unknown pattern letter refused");
+	m = nemotron_nano();
+	m.layers = 50;
+	fx_model_fails(m, "hybrid_pattern has 52 letters but layers is 50",
+		       "pattern length != layers refused");
+	m = nemotron_nano();
+	m.mamba.groups = 5;
+	fx_model_fails(m, "mamba.groups (5) must divide mamba.heads (64)",
+		       "groups not dividing heads refused");
+	m = nemotron_nano();
+	memset(&m.mamba, 0, sizeof m.mamba);
+	fx_model_fails(m, "Mamba layers (M) but the model has no mamba",
+		       "M without a mamba table refused");
+	m = nemotron_nano();
+	memset(&m.moe, 0, sizeof m.moe);
+	fx_model_fails(m, "MoE layers (E) but the model has no moe",
+		       "E without a moe table refused");
 
 	m = fx_llama(32, 4096, 32, 32, 11008, 32000);
 	is_int(model_check(&m, &e), GP_OK, "a good model passes the check");

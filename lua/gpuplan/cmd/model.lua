@@ -15,10 +15,11 @@ usage: gpuplan model import CONFIG.json [--id ID] [--name NAME] [--image-size N]
            the entry's notes.  params_b is gpuplan's own count: replace it
            with the published total.
   params   parameter counts per component (embedding, attention, MLP,
-           experts, router, norms, vision, lm_head), total and active,
-           and the KV cache per token in bf16 (encoder-decoder: the
-           encoder stack's share and the cross-attention K/V per input
-           token too)
+           experts, router, Mamba, norms, vision, lm_head), total and
+           active, and the KV cache per token in bf16 (encoder-decoder:
+           the encoder stack's share and the cross-attention K/V per
+           input token too; a hybrid stack: its Mamba state per
+           sequence)
   --id ID          catalog id (default: the file or directory name)
   --name NAME      display name (default: _name_or_path or the id)
   --image-size N   square image side for any-resolution vision towers
@@ -44,6 +45,7 @@ local components = {
   { "dense_mlp", "dense MLP layers" },
   { "experts", "routed + shared experts" },
   { "router", "MoE routers" },
+  { "mamba", "Mamba-2 mixers (in_proj, conv1d, A, D, dt_bias, norm, out_proj)" },
   { "norms", "norms" },
   { "lm_head", "LM head (0 when tied)" },
   { "vision", "vision tower + projector" },
@@ -92,6 +94,14 @@ local function params(opts, what)
                       what = (p.encoder > 0 and "decoder self-attention " or "")
                         .. "KV cache per token in bf16 (bytes)",
                       params = kv }
+  if p.mamba > 0 then
+    -- a Mamba layer's state: one per sequence, whatever its length (the
+    -- KV line above counts the attention layers alone)
+    local _, state = core.model_mamba(m, 1, 2)
+    rows[#rows + 1] = { component = "mamba_state_bytes",
+                        what = "Mamba SSM and conv state per sequence in bf16 (bytes)",
+                        params = state }
+  end
   if p.encoder > 0 then
     rows[#rows + 1] = { component = "cross_kv_bytes_per_input_token",
                         what = "cross-attention K/V per encoder token in bf16 (bytes)",

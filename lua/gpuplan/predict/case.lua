@@ -101,6 +101,8 @@ function M.model(cm, cat)
     qk_norm = v(cm.qk_norm) == true or nil,
     rope_attention_factor = v(cm.rope_attention_factor),
     linear_bias = v(cm.linear_bias) == true or nil,
+    hybrid_pattern = v(cm.hybrid_pattern),
+    mamba = v(cm.mamba),
     split_proj = v(cm.split_proj) or M.family_split(cm, cat),
     -- the MLP's activation, a decoder's too: GPT-2's gelu_new runs as
     -- tensor ops in the eager modules (engine/train_layer.c gelu_new_fwd)

@@ -1,0 +1,66 @@
+# A hybrid Mamba-2 stack from the command line: the catalog's Nemotron 3
+# Nano counted by `model params`, the step pricers' refusal, and a bad
+# hybrid_pattern refused at its line in a catalog file and a case file.
+use strict;
+use warnings;
+use Test::More;
+use File::Temp qw(tempdir);
+require './tests/cli/lib.pl';
+
+# Hand counts (tests/c/t_model.c): 23 Mamba layers x 38,742,208 =
+# 891,070,784; 6 attention layers x 23,396,352 = 140,378,112; total
+# 31,577,937,344; KV 2 x 6 x 2 x 128 x 2 B = 6,144 a token; the Mamba
+# state 23 x 2 B x (64 x 64 x 128 + 3 x 6144) = 24,965,120 a sequence.
+my ($c, $o, $e) = run_gp('model', 'params', 'nemotron-3-nano-30b-a3b');
+is($c, 0, 'model params nemotron-3-nano-30b-a3b: exit 0') or diag $e;
+like($o, qr/^mamba\s+891070784\s/m, 'the 23 Mamba layers');
+like($o, qr/^attention\s+140378112\s/m, 'the 6 attention layers');
+like($o, qr/^total\s+31577937344\s/m, 'total 31.58B');
+like($o, qr/^kv_bytes_per_token\s+6144\s/m, 'KV of the attention layers only');
+like($o, qr/^mamba_state_bytes\s+24965120\s/m, 'the Mamba state a sequence');
+
+($c, $o, $e) = run_gp('train', 'nemotron-3-nano-30b-a3b', '--gpu', 'h100-sxm', '--gpus', '8');
+is($c, 1, 'train of a hybrid stack: exit 1');
+like($e, qr/^gpuplan: train: model\.hybrid_pattern: a hybrid stack's Mamba, attention-only and MLP-only layers are not priced/m,
+     'refused, naming the field') or diag $e;
+
+my $dir = tempdir(CLEANUP => 1);
+mkdir "$dir/cat";
+my $entry = "model { id = 'hyb', name = 'x', layers = 4, hidden = 64, heads = 8, ffn_hidden = 128, "
+    . "vocab = 100, params_b = 1, source = 't', hybrid_pattern = '%s', "
+    . "mamba = { heads = 4, head_dim = 16, state = 8, groups = 2 } }\n";
+write_file("$dir/cat/a.lua", "-- a model\n" . sprintf($entry, 'M*X-'));
+($c, $o, $e) = run_gp('catalog', 'check', "$dir/cat");
+is($c, 1, 'an unknown letter in a catalog file: exit 1');
+like($e, qr/^\Q$dir\E\/cat\/a\.lua:2: model 'hyb': field 'hybrid_pattern': unknown layer 'X' at letter 3 \(M Mamba, \* attention, - MLP, E MoE\)$/m,
+     'named at the entry\'s line') or diag $e;
+write_file("$dir/cat/a.lua", "-- a model\n" . sprintf($entry, 'M*M'));
+($c, $o, $e) = run_gp('catalog', 'check', "$dir/cat");
+is($c, 1, 'a pattern of the wrong length in a catalog file: exit 1');
+like($e, qr/^\Q$dir\E\/cat\/a\.lua:2: model 'hyb': field 'hybrid_pattern': has 3 letters but layers is 4 \(one letter a layer\)$/m,
+     'named at the entry\'s line, with the layers') or diag $e;
+
+write_file("$dir/case.json", <<'JSON');
+[
+ {
+  "id": "hyb-case",
+  "kind": "train",
+  "model": {
+   "name": "tiny", "layers": 4, "hidden": 64, "heads": 4, "ffn_hidden": 256,
+   "vocab": 1000, "hybrid_pattern": "M*E-",
+   "mamba": {"heads": 4, "head_dim": 16, "state": 8, "groups": 2}
+  },
+  "hardware": {"gpu": "h100-sxm", "gpus": 8},
+  "parallel": {"tp": 1, "pp": 1, "dp": 8, "micro_batch": 1, "global_batch": 64},
+  "workload": {"seq_len": 128, "precision": "bf16"},
+  "measured": {"metric": "step_time_s", "value": 0.05, "unit": "s"},
+  "source": {"title": "t", "where": "t", "id": "t", "date": "2026-01-01"}
+ }
+]
+JSON
+($c, $o, $e) = run_gp('validate', "$dir/case.json");
+is($c, 1, 'E without a moe table in a case file: exit 1');
+is($e, "gpuplan: $dir/case.json:7: case 'hyb-case': field 'model.hybrid_pattern': "
+     . "has MoE layers (E) but the model has no moe table\n", 'named at its line') or diag $e;
+
+done_testing();
