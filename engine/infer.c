@@ -224,8 +224,9 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 		return gp_fail(err, "kv_unfused: an unfused dequantisation of "
 		               "an MLA latent cache is not modelled");
 	if (c->kv_per_qhead && m->mla.kv_lora_rank > 0)
-		return gp_fail(err, "kv_per_qhead: the masked MHA kernel of a "
-		               "latent (MLA) cache is not modelled");
+		return gp_fail(err, "kv_per_qhead: a per-query-head decode "
+		               "attention kernel over a latent (MLA) cache is "
+		               "not modelled");
 	if (c->n_graph < 0 || c->n_graph > INFER_GRAPH_MAX)
 		return gp_fail(err, "graph_sizes: %d sizes, at most %d",
 		               c->n_graph, INFER_GRAPH_MAX);
@@ -746,9 +747,13 @@ static int kv_dequant(builder *b, const gp_model *m)
 		   infer_compute_dtype(b->d, NULL));
 }
 
-/* The decode attention of TensorRT-LLM's masked multi-head attention
- * kernel (kv_per_qhead), the generation kernel of every release before
- * XQA.  Its launcher (decoderMaskedMultiheadAttentionLaunch.h, release
+/* A per-query-head decode attention kernel (kv_per_qhead): one thread
+ * block per query head of each sequence, each loading its KV head's whole
+ * cache.  Two runtimes' kernels are of this kind.
+ *
+ * TensorRT-LLM's masked multi-head attention kernel, the generation
+ * kernel of every release before XQA (gp.infer's xqa = false).  Its
+ * launcher (decoderMaskedMultiheadAttentionLaunch.h, release
  * 0.5.0) sets "dim3 grid{static_cast<unsigned>(params.num_heads),
  * static_cast<unsigned>(params.batch_size), seq_len_tile}": one thread
  * block per query head of each sequence, and the kernel
@@ -763,7 +768,19 @@ static int kv_dequant(builder *b, const gp_model *m)
  * MMHA_USE_HMMA_FOR_REDUCTION).  XQA, which replaced it for GQA, is
  * described by what it removes: "Using tensor cores for acceleration,
  * reducing data loading and conversion" (TensorRT-LLM
- * docs/source/blogs/XQA-kernel.md).  Priced: the cache bytes times the
+ * docs/source/blogs/XQA-kernel.md).
+ *
+ * vLLM's PagedAttention kernel, the decode attention of every vLLM
+ * before 0.4.3 (gp.infer's paged_decode): paged_attention_v1/_v2
+ * (csrc/attention/attention_kernels.cu) run a grid of one block per query
+ * head of each sequence (v2 also splits the context into 512-token
+ * partitions), and each block reads "kv_head_idx = head_idx /
+ * num_queries_per_kv"'s keys and values for itself, its dot products FMAs
+ * on the CUDA cores (qk_dot_), nothing shared between a group's blocks.
+ * flash-attn's decode, which replaced it (vllm PR #4907, 2024-05-19),
+ * folds a group's query heads into one tile and reads the cache once.
+ *
+ * Priced: the cache bytes times the
  * group, at the memory rate, and the attention's FLOP (already counted
  * per query head) on the fp32 vector units.  The repeated loads of a
  * group's blocks may be served by L2, whose rate the device table does

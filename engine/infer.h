@@ -56,8 +56,11 @@ typedef struct infer_cfg {
 	int kv_per_qhead;     /* 1: the decode attention runs one thread
 	                         block per query head, each reading its KV
 	                         head's whole cache and multiplying on the
-	                         CUDA cores (TensorRT-LLM's masked MHA
-	                         kernel before XQA: infer.c step_layers) */
+	                         CUDA cores: a per-query-head decode
+	                         attention kernel (TensorRT-LLM's masked MHA
+	                         kernel before XQA, vLLM's PagedAttention
+	                         kernel before flash-attn's decode: infer.c
+	                         mmha_decode) */
 	double kv_pool;       /* with kv_unfused: the pool's bytes per GPU
 	                         (infer_run sets it from the KV budget) */
 	gp_dtype compute;     /* GEMM precision (infer_compute_dtype) */
@@ -394,12 +397,13 @@ double infer_prompt_share(double prompts, double len, double steps,
                           double room);
 
 /* Times a decode step's attention reads the KV cache of a rank: under
- * kv_per_qhead (the masked MHA kernel, infer.c mmha_decode) the query
+ * kv_per_qhead (a per-query-head decode attention kernel, infer.c
+ * mmha_decode) the query
  * heads a KV head serves on the rank, heads / tp over the rank's KV heads
  * (model_kv_heads_rank: a KV head replicated where there are fewer than
  * tp), when that is more than one; else 1 (XQA, the fused kernels, MHA).
  * The one rule: the decode attention is priced with it, and gp.infer's
- * note on xqa = false says it (the result's kv_reads). */
+ * note on xqa = false or paged_decode says it (the result's kv_reads). */
 double infer_kv_reads(const gp_model *m, const infer_cfg *c);
 
 /* Time one step on one GPU of a replica: `batch` sequences each

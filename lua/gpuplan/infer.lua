@@ -95,9 +95,12 @@ local roofline = require "gpuplan.roofline"
 local M = {}
 
 local function core() return require "gpuplan.core" end
--- The place of the xqa = false note among M.setup's defaults, worded by
--- xqa_note from the engine's result (M.infer, M.gpus_for).
+-- The places of the notes on a per-query-head decode attention kernel
+-- (xqa = false: TensorRT-LLM's masked MHA kernel; paged_decode: vLLM's
+-- PagedAttention kernel) among M.setup's defaults, worded by qhead_note
+-- from the engine's result (M.infer, M.gpus_for).
 local XQA_NOTE = "xqa=false"
+local PAGED_NOTE = "paged_decode"
 local function catalog(cat) return cat or require("gpuplan").catalog() end
 
 -- Bytes per cached element by KV dtype: one table, gpuplan.memory's.
@@ -1320,6 +1323,23 @@ function M.setup(a)
     error("infer: xqa = false: TensorRT-LLM's masked MHA kernel over a latent (MLA) "
       .. "cache is not modelled", 3)
   end
+  -- vLLM's own PagedAttention decode kernel (paged_decode): the same
+  -- per-query-head reads as TensorRT-LLM's masked MHA kernel (engine/infer.c
+  -- mmha_decode), a kernel of vLLM's alone, and not the MoE serving
+  -- model's steps.
+  if a.paged_decode ~= nil and a.runtime ~= "vllm" then
+    error(args.usage("infer: paged_decode = " .. tostring(a.paged_decode) .. " picks vLLM's decode "
+      .. "attention (its PagedAttention kernel or flash-attn's): --runtime vllm only (got runtime "
+      .. tostring(a.runtime or "graphs") .. ")"), 3)
+  end
+  if a.paged_decode and serving then
+    error(args.usage("infer: paged_decode: the MoE serving model (chosen by " .. by .. ") prices its "
+      .. "own attention; vLLM's PagedAttention kernel is priced for one model only"), 3)
+  end
+  if a.paged_decode and type(model.mla) == "table" and (model.mla.kv_lora_rank or 0) > 0 then
+    error("infer: paged_decode: vLLM's PagedAttention kernel over a latent (MLA) cache is not "
+      .. "modelled", 3)
+  end
   -- The runtime's own mixing (M.mixes), where the user did not say; the
   -- MoE serving model (gpuplan.serve) decides its colocated steps itself.
   local mixes = a.chunked_prefill == nil and not require("gpuplan.serve").wants(a) and
@@ -1336,7 +1356,7 @@ function M.setup(a)
   local c = {
     weight_bits = bits, embed_bits = 16, kv_bytes = kv_bytes[kv],
     kv_half_math = kv_path.half_math, kv_unfused = kv_path.unfused,
-    kv_per_qhead = a.xqa == false,
+    kv_per_qhead = a.xqa == false or a.paged_decode == true,
     compute = core().infer_compute_dtype(d, base or "bf16"),
     tp = tp, pp = pp, gpus = int_arg(a, "gpus", 1) or tp * pp,
     batch = int_arg(a, "batch", 1), concurrency = int_arg(a, "concurrency", 1),
@@ -1422,10 +1442,12 @@ function M.setup(a)
     end
   end
   if a.runtime == nil then default("runtime=graphs") end
-  -- The note on xqa = false says the factor the engine priced (its
-  -- result's kv_reads, engine/infer.c infer_kv_reads): its place in the
-  -- line is held here, its words are M.xqa_note's once the engine ran.
+  -- The note on xqa = false or paged_decode says the factor the engine
+  -- priced (its result's kv_reads, engine/infer.c infer_kv_reads): its
+  -- place in the line is held here, its words are qhead_note's once the
+  -- engine ran.
   if a.xqa == false then default(XQA_NOTE) end
+  if a.paged_decode then default(PAGED_NOTE) end
   if a.enforce_eager then
     default(string.format("enforce_eager: %.4g host ops a layer at %.4g us (%s's eager launches)",
       c.host_ops_per_layer, (c.host_op_time or core().DEFAULTS.host_op_time) * 1e6, a.runtime))
@@ -1560,16 +1582,25 @@ local function tp_within_node(g, sys, c)
   if msg then error("infer: " .. msg, 3) end
 end
 
--- The xqa = false note in defaults (M.setup's XQA_NOTE), in the words of
--- the engine's kv_reads: the times a decode step reads the KV cache.
-local function xqa_note(defaults, reads)
+-- The note on a per-query-head decode attention kernel in defaults
+-- (M.setup's XQA_NOTE or PAGED_NOTE), in the words of the engine's
+-- kv_reads: the times a decode step reads the KV cache.  One wording for
+-- both kernels, each named with what it stands against.
+local QHEAD_KERNELS = {
+  [XQA_NOTE] = { kernel = "TensorRT-LLM's masked MHA kernel", short = "masked MHA kernel",
+                 other = "XQA" },
+  [PAGED_NOTE] = { kernel = "vLLM's PagedAttention kernel", short = "PagedAttention kernel",
+                   other = "flash-attn's decode" },
+}
+local function qhead_note(defaults, reads)
   for i, e in ipairs(defaults) do
-    if e == XQA_NOTE then
-      defaults[i] = reads > 1 and string.format("xqa=false: TensorRT-LLM's masked MHA kernel, "
-        .. "one thread block a query head: the KV cache read %.4g times a decode step (%.4g "
-        .. "query heads a KV head), on the CUDA cores", reads, reads)
-        or "xqa=false: no change for a model of one query head a KV head (MHA): the "
-        .. "masked MHA kernel reads its cache once, as XQA would"
+    local k = QHEAD_KERNELS[e]
+    if k then
+      defaults[i] = reads > 1 and string.format("%s: %s, one thread block a query head: the KV "
+        .. "cache read %.4g times a decode step (%.4g query heads a KV head), on the CUDA cores",
+        e, k.kernel, reads, reads)
+        or string.format("%s: no change for a model of one query head a KV head (MHA): the %s "
+        .. "reads its cache once, as %s would", e, k.short, k.other)
     end
   end
 end
@@ -1609,7 +1640,7 @@ function M.infer(a)
   tp_within_node(info.gpu, info.system, c)
   local ok, r = pcall(core().infer, model, d, c)
   if not ok then error("infer: " .. tostring(r), 2) end
-  xqa_note(info.defaults, r.kv_reads)
+  qhead_note(info.defaults, r.kv_reads)
   -- A concurrency past what the replicas' KV holds runs that many at once
   -- (run_batch caps the batch at the KV's); the rest wait.  It was capped
   -- without a word.
@@ -1777,7 +1808,7 @@ function M.gpus_for(a, target, itl_limit, ttft_limit)
   tp_within_node(info.gpu, info.system, c)
   local ok, g, b, tps, reads = pcall(core().infer_gpus_for, model, d, c, target, itl_limit)
   if not ok then error("infer: " .. tostring(g), 2) end
-  xqa_note(info.defaults, reads)
+  qhead_note(info.defaults, reads)
   -- the chosen batch's mean ITL (itl_load, the limit's measure) and its
   -- TTFT (one replica at that batch, as gp.infer_plan's ttft_s)
   local k = {}

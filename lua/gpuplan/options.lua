@@ -737,6 +737,12 @@ opt { name = "xqa", type = "flag", commands = "infer", default = true,
     .. "as in every release before 0.6 (XQA came in 0.6-0.7 behind TRTLLM_ENABLE_XQA=1, on "
     .. "by default from 0.8) and engines built with --disable_xqa; --runtime trtllm only",
   suggest = { "disable_xqa", "enable_xqa", "use_xqa", "trtllm_enable_xqa" } }
+opt { name = "paged_decode", type = "flag", commands = "infer",
+  help = "vLLM decodes on its own PagedAttention kernel (paged_attention_v1/v2): one thread "
+    .. "block per query head, each reading its KV head's whole cache (the cache read "
+    .. "heads/kv_heads times a decode step, multiplied on the CUDA cores), as every vLLM "
+    .. "before 0.4.3 did (flash-attn's decode came on 2024-05-19); --runtime vllm only",
+  suggest = { "paged_attention", "paged_attention_decode", "vllm_paged_attention" } }
 opt { name = "graph_sizes", type = "string", metavar = "LIST", commands = "infer",
   default = "the runtime's: trtllm-bench's, vLLM's, SGLang's lists; none for runtime graphs",
   help = "the batch sizes the runtime captures CUDA graphs at, e.g. 1,2,4,8,16 (Lua also a "

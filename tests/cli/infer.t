@@ -554,6 +554,20 @@ is($c, 2, 'infer --no-xqa --runtime vllm: a usage error, exit 2');
 like($e, qr/^gpuplan: infer: --no-xqa picks TensorRT-LLM's generation attention .*--runtime trtllm only \(got runtime vllm\)$/m,
      '--no-xqa on vLLM: refused, naming the flag and the runtime');
 
+# --paged-decode: vLLM's PagedAttention decode kernel, the same per-query-head
+# reads (engine/infer.c mmha_decode).  Qwen2.5 7B: 28 query heads over 4 KV
+# heads, the cache read 28 / 4 = 7 times a decode step, said on the assumed
+# line; on another runtime the flag is refused, exit 2, naming it.
+($c, $o, $e) = run_gp('infer', 'qwen2.5-7b', '--gpu', 'a100-sxm-80gb', '--runtime', 'vllm',
+                      '--batch', '1', '--input', '30720', '--output', '2048', '--paged-decode');
+is($c, 0, 'infer --paged-decode: exit 0');
+like($o, qr/paged_decode: vLLM's PagedAttention kernel, one thread block a query head: the KV cache read 7 times a decode step \(7 query heads a KV head\), on the CUDA cores/,
+     '--paged-decode: the assumed line says the kernel and the factor');
+($c, $o, $e) = run_gp('infer', 'qwen2.5-7b', '--gpu', 'a100-sxm-80gb', '--runtime', 'trtllm', '--paged-decode');
+is($c, 2, 'infer --paged-decode --runtime trtllm: a usage error, exit 2');
+like($e, qr/^gpuplan: infer: --paged-decode picks vLLM's decode attention .*--runtime vllm only \(got runtime trtllm\)$/m,
+     '--paged-decode on TensorRT-LLM: refused, naming the flag and the runtime');
+
 # --output 1: no decode step runs (the one token is the prefill's), so its
 # ITL and per-user rate are not applicable: "-" in text, null in JSON,
 # empty in CSV (were 31.86 ms and 31.4 tok/s of a step that never runs).
