@@ -3,7 +3,10 @@
 -- prices): paged_attention_v1/_v2 run one thread block per query head, each
 -- reading its KV head's whole cache, so a GQA model's decode attention reads
 -- the cache heads/kv_heads times, multiplied on the fp32 vector units;
--- prefill, MHA models and other runtimes are untouched or refused.
+-- prefill, MHA models and other runtimes are untouched or refused.  And the
+-- validation predictor's release rule (predict/infer.lua, vLLM profile):
+-- before 0.4.3 (flash-attn's decode relanded 2024-05-19) a GQA run decodes
+-- on the PagedAttention kernel.
 local t = require "tap"
 local gp = require "gpuplan"
 local infer = require "gpuplan.infer"
@@ -82,5 +85,56 @@ t.raises(function() run { model = "deepseek-v3", gpu = "h200-sxm", gpus = 16, ep
                           paged_decode = true } end,
          "the MoE serving model (chosen by ep = 16) prices its own attention",
          "paged_decode with the MoE serving model: refused, naming what chose it", true)
+
+-- The predictor's vLLM release rule: flash-attn's decode relanded on
+-- 2024-05-19 (vllm PR #4907); 0.4.2 (2024-05-05) decodes on the
+-- PagedAttention kernel, 0.4.3 (2024-06-01) on flash-attn's.  A run of no
+-- release dated before 2024-05-19 is priced on PagedAttention; an MHA
+-- model is left alone; TensorRT-LLM's cases are not vLLM's.
+do
+  local predict = require "gpuplan.predict.infer"
+  local function case(src, kv_heads, title)
+    src.title = src.title or title or "Qwen2 speed benchmark, vLLM"
+    local m = {}
+    for k, v in pairs(qwen05) do m[k] = v end
+    m.kv_heads, m.max_seq = kv_heads or 2, 32768
+    return { model = m, hardware = { gpu = "a100-sxm-80gb", gpus = 1 }, parallel = { tp = 1 },
+             workload = { weight_dtype = "bf16", input_len = 30720, output_len = 2048,
+                          concurrency = 1, num_requests = 1 },
+             measured = { metric = "output_tokens_per_s" },
+             source = src }
+  end
+  local function on(src, kv_heads)
+    local r, why = predict(case(src, kv_heads), gp.catalog())
+    assert(r, why)
+    for _, d in ipairs(r.defaults) do
+      if d:find("paged_decode (vLLM before 0.4.3", 1, true) then return true, r.value end
+    end
+    return false, r.value
+  end
+  local v042, p042 = on { version = "0.4.2" }
+  local v043, p043 = on { version = "0.4.3" }
+  t.ok(v042 and not v043, "0.4.2: PagedAttention decode; 0.4.3: flash-attn's")
+  t.ok(p042 < p043 / 1.5, "... and 0.4.2's long-context decode is priced well under 0.4.3's")
+  -- One entry says it: the profile's reason joined to gp.infer's note.
+  do
+    local r = assert(predict(case { version = "0.4.2" }, gp.catalog()))
+    local n = {}
+    for _, d in ipairs(r.defaults) do
+      if d:find("paged_decode", 1, true) then n[#n + 1] = d end
+    end
+    t.ok(#n == 1 and n[1]:find("paged_decode (vLLM before 0.4.3: no flash-attn decode): "
+           .. "vLLM's PagedAttention kernel", 1, true)
+         and n[1]:find("read 7 times a decode step", 1, true),
+         "the reason and the engine's note in one defaults entry")
+  end
+  t.ok(not (on({ version = "0.4.2" }, 14)), "an MHA model keeps its price")
+  t.ok(on { version = "0.2.1" }, "0.2.1: PagedAttention decode")
+  t.ok(on { date = "2024-05-18" }, "no release, dated 2024-05-18: PagedAttention decode")
+  t.ok(not on { date = "2024-05-19" }, "no release, dated 2024-05-19: flash-attn's decode")
+  t.ok(not on {}, "neither release nor date: flash-attn's decode")
+  t.ok(not on { title = "TensorRT-LLM benchmark", version = "0.4.2" },
+       "the rule is vLLM's alone")
+end
 
 t.done_testing()

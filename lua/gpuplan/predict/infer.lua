@@ -79,17 +79,23 @@ local function trtllm_bench_limits(model, g, tp, pp, isl, osl, wbytes, kvbytes)
   return math.tointeger(max_bs), math.tointeger(max_tok)
 end
 
--- gp.infer's note on xqa = false (d: "xqa=false: the kernel, the reads")
--- joined to the TensorRT-LLM profile's reason for it ("xqa=false
--- (release)") as one entry, where there are both: true when joined.  Two
--- entries each said xqa=false, the second the first's mechanism again.
-local function join_xqa(defaults, d)
-  local rest = d:match("^xqa=false: (.*)")
-  if not rest then return false end
-  for i, e in ipairs(defaults) do
-    if e:match("^xqa=false %(") then
-      defaults[i] = e .. ": " .. rest
-      return true
+-- gp.infer's note on a per-query-head decode attention kernel (d:
+-- "xqa=false: the kernel, the reads", or "paged_decode: ...") joined to
+-- the runtime profile's reason for it ("xqa=false (release)",
+-- "paged_decode (release)") as one entry, where there are both: true when
+-- joined.  Two entries each named the kernel, the second the first's
+-- mechanism again.
+local function join_qhead(defaults, d)
+  for _, key in ipairs { "xqa=false", "paged_decode" } do
+    local rest = d:sub(1, #key + 2) == key .. ": " and d:sub(#key + 3)
+    if rest then
+      for i, e in ipairs(defaults) do
+        if e:sub(1, #key + 2) == key .. " (" then
+          defaults[i] = e .. ": " .. rest
+          return true
+        end
+      end
+      return false
     end
   end
   return false
@@ -208,7 +214,7 @@ local PROFILES = {
     if pre and gqa and not mla and a.xqa == nil then
       a.xqa = false
       -- the reason; gp.infer's note on xqa = false, joined to it below
-      -- (join_xqa), says the kernel and the reads it priced
+      -- (join_qhead), says the kernel and the reads it priced
       defaults[#defaults + 1] = "xqa=false (TensorRT-LLM before 0.6: no XQA kernel)"
     end
   end,
@@ -350,6 +356,48 @@ local PROFILES = {
           why = why .. ", residual adds in Python before PR #1667 (2023-11): 2 ops a layer more"
         end
         defaults[#defaults + 1] = "enforce_eager (" .. why .. ")"
+      end
+      -- A vLLM from before flash-attn's decode ran every decode step's
+      -- attention on its own PagedAttention kernel (gp.infer's paged_decode,
+      -- engine/infer.c mmha_decode): PagedAttention.forward_decode, called
+      -- by both backends of those releases for their decodes (FLASH_ATTN ran
+      -- flash-attn, XFORMERS xformers, on prompts only), launches
+      -- paged_attention_v1 or _v2
+      -- (csrc/attention/attention_kernels.cu) on a grid of one block per
+      -- query head of each sequence ("const int head_idx = blockIdx.x; ...
+      -- const int kv_head_idx = head_idx / num_queries_per_kv"), each block
+      -- loading its KV head's cache, so a GQA model's cache is read once per
+      -- query head, its dot products FMAs on the CUDA cores.  v1 or v2
+      -- (paged_attn.py: "use_v1 = (max_seq_len <= 8192 and
+      -- (max_num_partitions == 1 or num_seqs * num_heads > 512))", 512-token
+      -- partitions) splits the context, not the heads: both read per query
+      -- head.  flash-attn's decode (flash_attn_with_kvcache, whose
+      -- mha_fwd_kvcache folds a GQA group's query heads into one tile at
+      -- seqlen_q 1, reading the cache once) came with vllm PR #3648 ("[Kernel]
+      -- Use flash-attn for decoding", 2024-05-13), reverted by #4820
+      -- (2024-05-15) and relanded by #4907 ("[Kernel] Add flash-attn back",
+      -- 2024-05-19); v0.4.2 is of 2024-05-05 and v0.4.3, the first release
+      -- with it, of 2024-06-01.  So a release before 0.4.3, or a run of no
+      -- release dated before 2024-05-19, decodes a GQA model on the
+      -- PagedAttention kernel; MHA models are left alone (a group of one
+      -- reads the cache once either way), and an MLA cache is not modelled.
+      -- Not modelled: later V0 releases still decode on it where their
+      -- XFORMERS backend runs (an FP8 KV cache, a card below compute
+      -- capability 8.0, a head size flash-attn lacks).
+      local paged
+      if ver then
+        local maj, min, pat = tostring(ver):match("^(%d+)%.(%d+)%.?(%d*)")
+        local n = maj and tonumber(maj) * 10000 + tonumber(min) * 100 + (tonumber(pat) or 0)
+        paged = n ~= nil and n < 403
+      elseif date then
+        paged = tostring(date) < "2024-05-19"
+      end
+      local gqa = (model.kv_heads or model.heads) < model.heads
+      if paged and gqa and not mla and a.paged_decode == nil then
+        a.paged_decode = true
+        -- the reason; gp.infer's note on paged_decode, joined to it below
+        -- (join_qhead), says the kernel and the reads it priced
+        defaults[#defaults + 1] = "paged_decode (vLLM before 0.4.3: no flash-attn decode)"
       end
     elseif a.max_batch == nil then
       a.max_batch = big and 1024 or 256
@@ -570,7 +618,7 @@ return function(case, cat)
   if not ok then return nil, require("gpuplan.cli").clean(r) end
   if not r.fits then return nil, "does not fit: " .. tostring(r.why) end
   for _, d in ipairs(r.defaults) do
-    if not join_xqa(defaults, d) then defaults[#defaults + 1] = d end
+    if not join_qhead(defaults, d) then defaults[#defaults + 1] = d end
   end
   defaults[#defaults + 1] = string.format("batch=%d", r.batch)
   local shows = { output_tokens_per_s = "r.tokens_per_s",
