@@ -133,6 +133,7 @@ do
   t.ok(on { date = "2024-05-18" }, "no release, dated 2024-05-18: PagedAttention decode")
   t.ok(not on { date = "2024-05-19" }, "no release, dated 2024-05-19: flash-attn's decode")
   t.ok(not on {}, "neither release nor date: flash-attn's decode")
+  t.ok(not on { version = "0.4.10" }, "0.4.10 is after 0.4.3, not before it")
   t.ok(not on { title = "TensorRT-LLM benchmark", version = "0.4.2" },
        "the rule is vLLM's alone")
 end

@@ -362,9 +362,8 @@ local PROFILES = {
       -- engine/infer.c mmha_decode): PagedAttention.forward_decode, called
       -- by both backends of those releases for their decodes (FLASH_ATTN ran
       -- flash-attn, XFORMERS xformers, on prompts only), launches
-      -- paged_attention_v1 or _v2
-      -- (csrc/attention/attention_kernels.cu) on a grid of one block per
-      -- query head of each sequence ("const int head_idx = blockIdx.x; ...
+      -- paged_attention_v1 or _v2 (csrc/attention/attention_kernels.cu) on
+      -- a grid of one block per query head of each sequence ("const int head_idx = blockIdx.x; ...
       -- const int kv_head_idx = head_idx / num_queries_per_kv"), each block
       -- loading its KV head's cache, so a GQA model's cache is read once per
       -- query head, its dot products FMAs on the CUDA cores.  v1 or v2
