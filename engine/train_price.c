@@ -334,6 +334,34 @@ double train_attn_time(const tenv *e, const train_lkey *k, const gp_op *o,
 		 * through: no kernel. */
 		if (k->attn_where)
 			bytes += s2 * 2.0 * k->A;
+		/* attn_split_heads (transformers 4.12's GPT-2: "query, key,
+		 * value = self.c_attn(hidden_states).split(self.split_size,
+		 * dim=2)", each through _split_heads' "tensor.view(*new_shape)"
+		 * and "tensor.permute(0, 2, 1, 3)", then _attn's
+		 * "torch.matmul(query, key.transpose(-1, -2))" and
+		 * "torch.matmul(attn_weights, value)"): q, k and v are
+		 * [b, heads, s, d] views whose batch stride is s x 3h, not
+		 * heads x d.  PyTorch's matmul of two 4-D tensors (aten/src/
+		 * ATen/native/LinearAlgebra.cpp matmul: "tensor1.expand(
+		 * tensor1_expand_size).reshape(tensor1_bmm_view)", the same for
+		 * tensor2, then bmm; it folds only a right operand of at most
+		 * two dimensions) flattens b x heads into the bmm's batch; the
+		 * two dimensions merge as a view only when b is 1, so with
+		 * more sequences a micro-batch reshape copies each of q, k^T
+		 * and v (clone, contiguous): 2A an element of the three,
+		 * forward.  Backward, every b alike: the bmm gradients arrive
+		 * contiguous [b, heads, s, d] (the copies' clone and the
+		 * expand pass them through), permute's backward makes them
+		 * [b, s, heads, d] views, and _split_heads' view's backward
+		 * ("grad.reshape(self.sizes())", derivatives.yaml) cannot view
+		 * heads x d as the hidden width over them: a copy of each of
+		 * the three gradients, 2A an element, before the split's cat
+		 * (counted as the q, k, v gradient sums, train_layer.c
+		 * layer_extras).  The copies replace the c_attn output as what
+		 * the bmm keeps (nothing else keeps it): no memory more. */
+		if (k->attn_split_heads && (bwd || k->micro_batch > 1.0))
+			bytes += (o->batch * o->m * o->k +
+				  2.0 * o->batch * o->n * o->k) * 2.0 * k->A;
 	}
 
 	if (k->flash && frac > 0) {

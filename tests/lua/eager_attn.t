@@ -2,12 +2,13 @@
 -- train_attn_time, engine/memory_act.c): the softmax PyTorch runs for the
 -- 16-bit type, the clamp of transformers' 2023 modules (attn_clamp) and
 -- OPT's scaling of q instead of the scores (attn_scale_q), GPT-2's
--- torch.where causal mask before the additive one (attn_where).
+-- torch.where causal mask before the additive one (attn_where), its
+-- q, k and v copied by torch.matmul from c_attn's views (attn_split_heads).
 -- Run with ./gpuplan run tests/lua/eager_attn.t.
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(21)
+t.plan(26)
 
 -- LLaMA-2-7B (32 heads of 128) on one A100, one 512-token sequence a
 -- micro-batch, the hf stack's eager modules with the unfused attention,
@@ -30,7 +31,15 @@ t.plan(21)
 --            2A, dQ dK dV 3A = 9A, less 8A: A = 2;
 --   attn_scale_q + 2A (q - s2) each way, q = 512 x 4096 elements;
 --   attn_where   + 2A each way (the where reads and writes the scores;
---            backward where(condition, grad, 0) reads and writes dS).
+--            backward where(condition, grad, 0) reads and writes dS);
+--   attn_split_heads + 2A (q + k + v) backward (each gradient copied
+--            back from [b, heads, s, d] to c_attn's layout by
+--            _split_heads' view), and forward the same when a micro-batch
+--            holds more than one sequence (matmul's reshape of the
+--            [b, heads, s, d] views to the bmm's [b x heads, s, d]
+--            copies each); q = k = v = b x 512 x 4096 elements (32 kv
+--            heads: no GQA).  At batch 2 every count above doubles (s2,
+--            q, FLOP, ACT: 64 batched matmul pairs).
 -- Each pass is one roofline op (engine/train_price.c train_t_op: CUDA
 -- graphs' launch gap), priced here by gp.roofline on the same numbers:
 -- equal up to the order of the sums (relative 1e-9).
@@ -39,11 +48,13 @@ local base = { model = "llama2-7b", gpu = "a100-sxm-80gb", gpus = 1, method = "f
   precision = "bf16", recompute = "none" }
 local s2, q = 32 * 512 * 512, 512 * 4096
 local FLOP, ACT = 2 * 512 * 512 * 32 * 256, 512 * 32 * 256 + 4 * 32 * 512 * 512
-local function roof(flop, bytes, prec)
+local function roof(flop, bytes, prec, mb)
   return gp.roofline { gpu = "a100-sxm-80gb", op = { flop = flop, bytes = bytes, m = 512,
-    n = 512, k = 128, count = 32, prec = prec, graphs = true } }.op.time
+    n = 512, k = 128, count = 32 * mb, prec = prec, graphs = true } }.op.time
 end
 local function want(prec, extra)
+  local mb = extra.batch or 1
+  local s2, q, FLOP, ACT = mb * s2, mb * q, mb * FLOP, mb * ACT
   local fwd = 16 + (prec == "bf16" and 8 or 0)
   local bwd = 20 - (prec == "fp16" and 8 or 0)
   if extra.eager_softmax == false then fwd, bwd = 8, 2 end
@@ -51,7 +62,11 @@ local function want(prec, extra)
   if extra.attn_clamp then f, b = f + 4 * s2, b + 22 * s2 end
   if extra.attn_scale_q then f, b = f + 4 * (q - s2), b + 4 * (q - s2) end
   if extra.attn_where then f, b = f + 4 * s2, b + 4 * s2 end
-  return roof(FLOP, f, prec), roof(2 * FLOP, b, prec)
+  if extra.attn_split_heads then
+    b = b + 2 * 2 * 3 * q
+    if mb > 1 then f = f + 2 * 2 * 3 * q end
+  end
+  return roof(FLOP, f, prec, mb), roof(2 * FLOP, b, prec, mb)
 end
 local function attn(extra)
   local r = gp.train(t.with(base, extra))
@@ -76,6 +91,13 @@ check({ eager_softmax = false, attn_clamp = true, precision = "fp16" },
   "Baichuan's attention: clamp and a 16-bit softmax (fp16 the same bytes)")
 check({ eager_softmax = false, attn_where = true, precision = "fp16" },
   "transformers 4.12's GPT-2 attention: the where's pass each way, a 16-bit softmax")
+check({ batch = 2, global_batch = 2, eager_softmax = false, precision = "fp16" },
+  "two sequences a micro-batch, no copies stated: every count doubles")
+check({ eager_softmax = false, attn_where = true, attn_split_heads = true, precision = "fp16" },
+  "GPT-2's views at one sequence: matmul flattens them as views, the gradients copied back")
+check({ batch = 2, global_batch = 2, eager_softmax = false, attn_where = true,
+        attn_split_heads = true, precision = "fp16" },
+  "GPT-2's views at two sequences: q, k, v copied forward too")
 -- What it keeps: the 16-bit softmax output alone, 4 B a score less than
 -- the fp32 output beside its copy (memory_act.c core: 4 + A against A).
 t.is(select(3, attn { eager_softmax = false }).memory.act_layer,
@@ -91,6 +113,11 @@ t.is(select(3, attn { attn_scale_q = true }).memory.act_layer, r0.memory.act_lay
 -- slice, not the scores: nothing more a score is kept.
 t.is(select(3, attn { attn_where = true }).memory.act_layer, r0.memory.act_layer,
   "attn_where keeps no scores (its backward reads the mask alone)")
+-- The bmm keeps matmul's copies in place of the c_attn output's views:
+-- as many elements, nothing more kept.
+t.is(select(3, attn { batch = 2, global_batch = 2, attn_split_heads = true }).memory.act_layer,
+  select(3, attn { batch = 2, global_batch = 2 }).memory.act_layer,
+  "attn_split_heads keeps nothing more (the copies in place of the views)")
 
 -- Errors name the option.
 t.raises(function() gp.train(t.with(base, { flash = true, attn_scale_q = true })) end,
@@ -118,6 +145,9 @@ t.raises(function() gp.train(t.with(base, { flash = true, attn_where = true })) 
     .. "false", "attn_where with a fused attention kernel", true)
 t.raises(function() gp.train(t.with(base, { kernels = "fused", attn_where = true })) end,
   "attn_where is Hugging Face's eager attention", "attn_where with fused kernels")
+t.raises(function() gp.train(t.with(base, { flash = true, attn_split_heads = true })) end,
+  "train: attn_split_heads changes the eager attention's pass over the scores: it needs "
+    .. "flash = false", "attn_split_heads with a fused attention kernel", true)
 t.raises(function() gp.train(t.with(base, { attn_scale_q = "yes" })) end,
   "attn_scale_q must be true or false", "attn_scale_q not a boolean")
 

@@ -142,7 +142,9 @@ local SFT = "launcher examples/peft/llama/h100"
 -- clamps the masked scores and takes its softmax in the 16-bit type) is the
 -- case's to state: workload.attn_clamp, workload.eager_softmax and
 -- workload.attn_where (transformers 4.12's GPT-2 masks with torch.where
--- before the additive mask) (SCHEMA.md), gp.train's options of those names,
+-- before the additive mask; workload.attn_split_heads: its q, k and v are
+-- permuted views of c_attn's split that torch.matmul copies) (SCHEMA.md),
+-- gp.train's options of those names,
 -- and workload.flash
 -- false where the model's code has no fused attention at all (Qwen-VL's
 -- remote modeling_qwen.py).  No model is recognised here by its shape.
@@ -825,6 +827,7 @@ local function predict(case, cat)
   o.attn_clamp = v(wl.attn_clamp)
   o.eager_softmax = v(wl.eager_softmax)
   o.attn_where = v(wl.attn_where)
+  o.attn_split_heads = v(wl.attn_split_heads)
   o.addmm_bias = v(wl.addmm_bias)
   o.flash = v(wl.flash)
   o.kernels = v(wl.kernels)
