@@ -251,7 +251,7 @@ static const lgp_field train_fields[] = {
 	F_INT("fsdp_version", offsetof(train_cfg, fsdp_version), 0, 0, 2),
 	F_BOOL("attn_scale_q", offsetof(train_cfg, attn_scale_q), 0),
 	F_BOOL("attn_where", offsetof(train_cfg, attn_where), 0),
-	F_BOOL("attn_split_heads", offsetof(train_cfg, attn_split_heads), 0),
+	F_INT("attn_head_copies", offsetof(train_cfg, attn_head_copies), 0, 0, 2),
 	F_BOOL("addmm_bias", offsetof(train_cfg, addmm_bias), 0),
 	F_BOOL("forward_only", offsetof(train_cfg, forward_only), 0),
 	F_BOOL("eager", offsetof(train_cfg, eager), 0),

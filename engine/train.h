@@ -216,10 +216,13 @@ typedef struct train_cfg {
 	int attn_where;          /* eager attention masks the scores with
 				  * torch.where before the additive mask
 				  * (transformers' GPT-2; train_price.c) */
-	int attn_split_heads;    /* eager attention's q, k and v are
-				  * permuted views of one fused projection
-				  * that torch.matmul copies (transformers'
-				  * GPT-2 _split_heads; train_price.c) */
+	int attn_head_copies;    /* eager attention's q, k and v copied
+				  * to the heads' layout: 0 none counted,
+				  * 1 by torch.matmul above one sequence a
+				  * micro-batch (transformers' GPT-2), 2 by
+				  * the model's .contiguous() (OPT's
+				  * _shape); gradients back either way
+				  * (train_price.c) */
 	int fsdp_version;        /* PyTorch FSDP's implementation under
 				  * fsdp: 1 (FullyShardedDataParallel:
 				  * flat parameters, the gradient divided
@@ -518,7 +521,7 @@ typedef struct train_lkey {
 				  * the 16-bit type (no fp32 upcast) */
 	int attn_scale_q;        /* train_cfg's, eager unfused only */
 	int attn_where;          /* train_cfg's, eager unfused only */
-	int attn_split_heads;    /* train_cfg's, eager unfused only */
+	int attn_head_copies;    /* train_cfg's, eager unfused only */
 	int addmm_bias;          /* train_cfg's, eager only */
 	int unfused_permute;     /* train_cfg's */
 	int unfused_act;         /* train_cfg's */

@@ -322,8 +322,8 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 		xp->k.A < 4.0;
 	xp->k.attn_scale_q = c->attn_scale_q && c->eager && !c->mem.flash;
 	xp->k.attn_where = c->attn_where && c->eager && !c->mem.flash;
-	xp->k.attn_split_heads = c->attn_split_heads && c->eager &&
-		!c->mem.flash;
+	xp->k.attn_head_copies = c->eager && !c->mem.flash ?
+		c->attn_head_copies : 0;
 	xp->k.addmm_bias = c->addmm_bias && c->eager;
 	xp->k.unfused_permute = c->unfused_permute;
 	xp->k.unfused_act = c->unfused_act && !c->eager;

@@ -334,10 +334,12 @@ double train_attn_time(const tenv *e, const train_lkey *k, const gp_op *o,
 		 * through: no kernel. */
 		if (k->attn_where)
 			bytes += s2 * 2.0 * k->A;
-		/* attn_split_heads (transformers 4.12's GPT-2: "query, key,
-		 * value = self.c_attn(hidden_states).split(self.split_size,
-		 * dim=2)", each through _split_heads' "tensor.view(*new_shape)"
-		 * and "tensor.permute(0, 2, 1, 3)", then _attn's
+		/* attn_head_copies: q, k and v reach the score GEMMs as
+		 * copies of the projections' output.  "matmul"
+		 * (transformers 4.12's GPT-2: "query, key, value =
+		 * self.c_attn(hidden_states).split(self.split_size, dim=2)",
+		 * each through _split_heads' "tensor.view(*new_shape)" and
+		 * "tensor.permute(0, 2, 1, 3)", then _attn's
 		 * "torch.matmul(query, key.transpose(-1, -2))" and
 		 * "torch.matmul(attn_weights, value)"): q, k and v are
 		 * [b, heads, s, d] views whose batch stride is s x 3h, not
@@ -349,17 +351,24 @@ double train_attn_time(const tenv *e, const train_lkey *k, const gp_op *o,
 		 * two dimensions merge as a view only when b is 1, so with
 		 * more sequences a micro-batch reshape copies each of q, k^T
 		 * and v (clone, contiguous): 2A an element of the three,
-		 * forward.  Backward, every b alike: the bmm gradients arrive
-		 * contiguous [b, heads, s, d] (the copies' clone and the
-		 * expand pass them through), permute's backward makes them
-		 * [b, s, heads, d] views, and _split_heads' view's backward
-		 * ("grad.reshape(self.sizes())", derivatives.yaml) cannot view
-		 * heads x d as the hidden width over them: a copy of each of
-		 * the three gradients, 2A an element, before the split's cat
-		 * (counted as the q, k, v gradient sums, train_layer.c
-		 * layer_extras).  The copies replace the c_attn output as what
-		 * the bmm keeps (nothing else keeps it): no memory more. */
-		if (k->attn_split_heads && (bwd || k->micro_batch > 1.0))
+		 * forward.  "contiguous" (transformers' OPTAttention, BART's
+		 * copy: "_shape": "tensor.view(bsz, seq_len, self.num_heads,
+		 * self.head_dim).transpose(1, 2).contiguous()" on q, k and v,
+		 * then "torch.bmm(query_states, key_states.transpose(1, 2))"):
+		 * the same three copies forward at every b.  Backward, either
+		 * form, every b: the bmm gradients arrive contiguous [b,
+		 * heads, s, d] (a clone passes its gradient through),
+		 * transpose's or permute's backward makes them [b, s, heads,
+		 * d] views, and the view's backward ("grad.reshape(
+		 * self.sizes())", derivatives.yaml) cannot view heads x d as
+		 * the hidden width over them: a copy of each of the three
+		 * gradients, 2A an element (GPT-2's split then cats them:
+		 * counted as the q, k, v gradient sums, train_layer.c
+		 * layer_extras).  The copies replace the projections' outputs
+		 * as what the bmm keeps (nothing else keeps those): no memory
+		 * more. */
+		if (k->attn_head_copies && (bwd || k->attn_head_copies == 2 ||
+					    k->micro_batch > 1.0))
 			bytes += (o->batch * o->m * o->k +
 				  2.0 * o->batch * o->n * o->k) * 2.0 * k->A;
 	}

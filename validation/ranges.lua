@@ -114,9 +114,9 @@ return {
       regimes = {
         [""] = { cases = 77, lo = 0.845, hi = 1.319 },
         ["vendor=NVIDIA"] = { cases = 77, lo = 0.845, hi = 1.319 },
-        ["vendor=NVIDIA/stack=deepspeed"] = { cases = 10, lo = 0.954, hi = 1.412 },
-        ["vendor=NVIDIA/stack=deepspeed/moe=dense"] = { cases = 10, lo = 0.954, hi = 1.412 },
-        ["vendor=NVIDIA/stack=deepspeed/moe=dense/style=sharded"] = { cases = 10, lo = 0.954, hi = 1.412 },
+        ["vendor=NVIDIA/stack=deepspeed"] = { cases = 10, lo = 0.954, hi = 1.407 },
+        ["vendor=NVIDIA/stack=deepspeed/moe=dense"] = { cases = 10, lo = 0.954, hi = 1.407 },
+        ["vendor=NVIDIA/stack=deepspeed/moe=dense/style=sharded"] = { cases = 10, lo = 0.954, hi = 1.407 },
         ["vendor=NVIDIA/stack=megatron"] = { cases = 65, lo = 0.847, hi = 1.282 },
         ["vendor=NVIDIA/stack=megatron/moe=dense"] = { cases = 24, lo = 0.853, hi = 1.353 },
         ["vendor=NVIDIA/stack=megatron/moe=dense/style=pipeline"] = { cases = 15, lo = 0.853, hi = 1.399 },

@@ -556,11 +556,13 @@ opt { name = "attn_where", type = "boolean", lua_only = true, commands = "train 
   help = "unfused eager attention (flash false) applies its causal mask with "
     .. "torch.where(causal_mask, scores, masked_bias) before adding the padding mask, as "
     .. "transformers' GPT-2 did (v4.12): one more pass over the scores each way" }
-opt { name = "attn_split_heads", type = "boolean", lua_only = true, commands = "train plan rl",
-  help = "unfused eager attention (flash false) takes q, k and v as permuted views of one "
-    .. "fused projection's output, as transformers' GPT-2 did (v4.12: c_attn split, "
-    .. "_split_heads): torch.matmul copies each into its batched GEMM with more than one "
-    .. "sequence a micro-batch, and each gradient is copied back to the projection's layout" }
+opt { name = "attn_head_copies", type = "string", metavar = "F", lua_only = true,
+  commands = "train plan rl", kind = "enum", values = { "matmul", "contiguous" },
+  help = "matmul|contiguous: unfused eager attention (flash false) copies q, k and v from "
+    .. "the projections' layout to the heads': matmul, torch.matmul on permuted views of one "
+    .. "fused projection (transformers' GPT-2 of v4.12: c_attn split, _split_heads), a copy "
+    .. "each above one sequence a micro-batch; contiguous, the model's own .contiguous() "
+    .. "(OPT's _shape), a copy each always; each gradient copied back either way" }
 opt { name = "eager_softmax", type = "boolean", lua_only = true, commands = TRAIN4,
   help = "unfused attention (flash false) saved as Hugging Face's eager attention saves it: "
     .. "the fp32 softmax output and its 16-bit copy (default with kernels eager, the hf "

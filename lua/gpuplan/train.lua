@@ -381,7 +381,7 @@ local function step_choices(o, p, cfg, sweep, default)
     "unfused_permute", "unfused_act", "unfused_rope", "rope_seq_loop", "fused_grouped_mlp",
     "fp8_attention",
     "ckpt_outside_fsdp", "split_proj",
-    "scaling", "attn_scale_q", "attn_where", "attn_split_heads", "addmm_bias",
+    "scaling", "attn_scale_q", "attn_where", "addmm_bias",
     table.unpack(M.OVERLAP_KEYS) }
   for _, k in ipairs(flags) do
     if o[k] ~= nil and type(o[k]) ~= "boolean" then
@@ -475,7 +475,9 @@ local function step_choices(o, p, cfg, sweep, default)
   end
   cfg.attn_scale_q = o.attn_scale_q == true
   cfg.attn_where = o.attn_where == true
-  cfg.attn_split_heads = o.attn_split_heads == true
+  -- the copies' form, one of the declared values (the resolve step checked
+  -- it): the engine's 1 (torch.matmul's) or 2 (the model's .contiguous())
+  cfg.attn_head_copies = ({ matmul = 1, contiguous = 2 })[o.attn_head_copies] or 0
   cfg.addmm_bias = o.addmm_bias == true
   -- the dispatcher: one of its declared values (the resolve step checked
   -- it).  It moves tokens to experts: on a dense model it would change
@@ -820,7 +822,7 @@ local function step_choices(o, p, cfg, sweep, default)
     usage("train: addmm_bias is the eager modules' torch.addmm; with kernels = fused "
       .. "(stack = %s) there is none: give kernels = eager", tostring(cfg.stack))
   end
-  for _, k in ipairs { "attn_clamp", "attn_scale_q", "attn_where", "attn_split_heads" } do
+  for _, k in ipairs { "attn_clamp", "attn_scale_q", "attn_where", "attn_head_copies" } do
     if o[k] and not cfg.eager then
       usage("train: %s is Hugging Face's eager attention; with kernels = fused (stack = %s) "
         .. "there is none: give kernels = eager", k, tostring(cfg.stack))

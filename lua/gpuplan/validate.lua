@@ -363,9 +363,9 @@ local case_schema = T.record {
     -- attn_where)
     attn_clamp = declared("attn_clamp"), eager_softmax = declared("eager_softmax"),
     attn_where = declared("attn_where"),
-    -- q, k, v as permuted views of one projection that torch.matmul copies
-    -- (gp.train's attn_split_heads)
-    attn_split_heads = declared("attn_split_heads"),
+    -- q, k, v copied to the heads' layout, by torch.matmul or by the
+    -- model's .contiguous() (gp.train's attn_head_copies)
+    attn_head_copies = declared("attn_head_copies"),
     -- PyTorch's addmm before its cuBLASLt bias epilogue (gp.train's addmm_bias)
     addmm_bias = declared("addmm_bias"),
     -- false where the model's own code has no fused attention to run
@@ -545,7 +545,7 @@ end
 -- a training or memory case has no serving engine to cap, and an rl case
 -- states its rollout engine's in rl.max_batch and rl.max_num_tokens.
 M.WORKLOAD_READ = { dropout = set "train memory", unfused_loss = set "train",
-                    attn_where = set "train", attn_split_heads = set "train",
+                    attn_where = set "train", attn_head_copies = set "train",
                     addmm_bias = set "train",
                     fused_linear_ce = set "train memory",
                     flash = set "train memory", prefix_hit = set "infer",

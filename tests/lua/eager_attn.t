@@ -3,12 +3,13 @@
 -- 16-bit type, the clamp of transformers' 2023 modules (attn_clamp) and
 -- OPT's scaling of q instead of the scores (attn_scale_q), GPT-2's
 -- torch.where causal mask before the additive one (attn_where), its
--- q, k and v copied by torch.matmul from c_attn's views (attn_split_heads).
+-- q, k and v copied by torch.matmul from c_attn's views and OPT's by its
+-- own .contiguous() (attn_head_copies).
 -- Run with ./gpuplan run tests/lua/eager_attn.t.
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(26)
+t.plan(28)
 
 -- LLaMA-2-7B (32 heads of 128) on one A100, one 512-token sequence a
 -- micro-batch, the hf stack's eager modules with the unfused attention,
@@ -32,13 +33,13 @@ t.plan(26)
 --   attn_scale_q + 2A (q - s2) each way, q = 512 x 4096 elements;
 --   attn_where   + 2A each way (the where reads and writes the scores;
 --            backward where(condition, grad, 0) reads and writes dS);
---   attn_split_heads + 2A (q + k + v) backward (each gradient copied
---            back from [b, heads, s, d] to c_attn's layout by
---            _split_heads' view), and forward the same when a micro-batch
---            holds more than one sequence (matmul's reshape of the
---            [b, heads, s, d] views to the bmm's [b x heads, s, d]
---            copies each); q = k = v = b x 512 x 4096 elements (32 kv
---            heads: no GQA).  At batch 2 every count above doubles (s2,
+--   attn_head_copies + 2A (q + k + v) backward (each gradient copied
+--            back from [b, heads, s, d] to the projections' layout by the
+--            view's backward), and forward the same: "matmul" when a
+--            micro-batch holds more than one sequence (matmul's reshape of
+--            the [b, heads, s, d] views to the bmm's [b x heads, s, d]
+--            copies each), "contiguous" always (OPT's _shape); q = k = v =
+--            b x 512 x 4096 elements (32 kv heads: no GQA).  At batch 2 every count above doubles (s2,
 --            q, FLOP, ACT: 64 batched matmul pairs).
 -- Each pass is one roofline op (engine/train_price.c train_t_op: CUDA
 -- graphs' launch gap), priced here by gp.roofline on the same numbers:
@@ -62,9 +63,9 @@ local function want(prec, extra)
   if extra.attn_clamp then f, b = f + 4 * s2, b + 22 * s2 end
   if extra.attn_scale_q then f, b = f + 4 * (q - s2), b + 4 * (q - s2) end
   if extra.attn_where then f, b = f + 4 * s2, b + 4 * s2 end
-  if extra.attn_split_heads then
+  if extra.attn_head_copies then
     b = b + 2 * 2 * 3 * q
-    if mb > 1 then f = f + 2 * 2 * 3 * q end
+    if mb > 1 or extra.attn_head_copies == "contiguous" then f = f + 2 * 2 * 3 * q end
   end
   return roof(FLOP, f, prec, mb), roof(2 * FLOP, b, prec, mb)
 end
@@ -93,11 +94,15 @@ check({ eager_softmax = false, attn_where = true, precision = "fp16" },
   "transformers 4.12's GPT-2 attention: the where's pass each way, a 16-bit softmax")
 check({ batch = 2, global_batch = 2, eager_softmax = false, precision = "fp16" },
   "two sequences a micro-batch, no copies stated: every count doubles")
-check({ eager_softmax = false, attn_where = true, attn_split_heads = true, precision = "fp16" },
+check({ eager_softmax = false, attn_where = true, attn_head_copies = "matmul",
+        precision = "fp16" },
   "GPT-2's views at one sequence: matmul flattens them as views, the gradients copied back")
 check({ batch = 2, global_batch = 2, eager_softmax = false, attn_where = true,
-        attn_split_heads = true, precision = "fp16" },
+        attn_head_copies = "matmul", precision = "fp16" },
   "GPT-2's views at two sequences: q, k, v copied forward too")
+check({ attn_clamp = true, attn_scale_q = true, attn_head_copies = "contiguous",
+        precision = "fp16" },
+  "OPT's _shape at one sequence: its .contiguous() copies q, k, v forward all the same")
 -- What it keeps: the 16-bit softmax output alone, 4 B a score less than
 -- the fp32 output beside its copy (memory_act.c core: 4 + A against A).
 t.is(select(3, attn { eager_softmax = false }).memory.act_layer,
@@ -115,9 +120,9 @@ t.is(select(3, attn { attn_where = true }).memory.act_layer, r0.memory.act_layer
   "attn_where keeps no scores (its backward reads the mask alone)")
 -- The bmm keeps matmul's copies in place of the c_attn output's views:
 -- as many elements, nothing more kept.
-t.is(select(3, attn { batch = 2, global_batch = 2, attn_split_heads = true }).memory.act_layer,
-  select(3, attn { batch = 2, global_batch = 2 }).memory.act_layer,
-  "attn_split_heads keeps nothing more (the copies in place of the views)")
+t.is(select(3, attn { batch = 2, global_batch = 2, attn_head_copies = "matmul" })
+  .memory.act_layer, select(3, attn { batch = 2, global_batch = 2 }).memory.act_layer,
+  "attn_head_copies keeps nothing more (the copies in place of the views)")
 
 -- Errors name the option.
 t.raises(function() gp.train(t.with(base, { flash = true, attn_scale_q = true })) end,
@@ -145,9 +150,12 @@ t.raises(function() gp.train(t.with(base, { flash = true, attn_where = true })) 
     .. "false", "attn_where with a fused attention kernel", true)
 t.raises(function() gp.train(t.with(base, { kernels = "fused", attn_where = true })) end,
   "attn_where is Hugging Face's eager attention", "attn_where with fused kernels")
-t.raises(function() gp.train(t.with(base, { flash = true, attn_split_heads = true })) end,
-  "train: attn_split_heads changes the eager attention's pass over the scores: it needs "
-    .. "flash = false", "attn_split_heads with a fused attention kernel", true)
+t.raises(function() gp.train(t.with(base, { flash = true, attn_head_copies = "matmul" })) end,
+  "train: attn_head_copies changes the eager attention's pass over the scores: it needs "
+    .. "flash = false", "attn_head_copies with a fused attention kernel", true)
+t.raises(function() gp.train(t.with(base, { attn_head_copies = "view" })) end,
+  "train: attn_head_copies must be matmul or contiguous (got string 'view')", "attn_head_copies unknown",
+  true)
 t.raises(function() gp.train(t.with(base, { attn_scale_q = "yes" })) end,
   "attn_scale_q must be true or false", "attn_scale_q not a boolean")
 

@@ -142,8 +142,9 @@ local SFT = "launcher examples/peft/llama/h100"
 -- clamps the masked scores and takes its softmax in the 16-bit type) is the
 -- case's to state: workload.attn_clamp, workload.eager_softmax and
 -- workload.attn_where (transformers 4.12's GPT-2 masks with torch.where
--- before the additive mask; workload.attn_split_heads: its q, k and v are
--- permuted views of c_attn's split that torch.matmul copies) (SCHEMA.md),
+-- before the additive mask; workload.attn_head_copies "matmul": its q, k
+-- and v are permuted views of c_attn's split that torch.matmul copies)
+-- (SCHEMA.md),
 -- gp.train's options of those names,
 -- and workload.flash
 -- false where the model's code has no fused attention at all (Qwen-VL's
@@ -744,7 +745,11 @@ PROFILES["deepspeed-chat"] = { { "flash", false, "transformers' 2023 OPTAttentio
   { "attn_clamp", true, "OPTAttention: torch.max(attn_weights, finfo.min) after the mask" },
   -- and scales q, not the scores: "query_states =
   -- self.q_proj(hidden_states) * self.scaling".
-  { "attn_scale_q", true, "OPTAttention: q_proj(hidden_states) * self.scaling" } }
+  { "attn_scale_q", true, "OPTAttention: q_proj(hidden_states) * self.scaling" },
+  -- and shapes q, k and v for its bmm by copies: "_shape": "tensor.view(
+  -- bsz, seq_len, self.num_heads, self.head_dim).transpose(1, 2)
+  -- .contiguous()".
+  { "attn_head_copies", "contiguous", "OPTAttention._shape: .transpose(1, 2).contiguous()" } }
 for _, e in ipairs(PROFILES.deepspeed) do
   table.insert(PROFILES["deepspeed-chat"], e)
 end
@@ -827,7 +832,7 @@ local function predict(case, cat)
   o.attn_clamp = v(wl.attn_clamp)
   o.eager_softmax = v(wl.eager_softmax)
   o.attn_where = v(wl.attn_where)
-  o.attn_split_heads = v(wl.attn_split_heads)
+  o.attn_head_copies = v(wl.attn_head_copies)
   o.addmm_bias = v(wl.addmm_bias)
   o.flash = v(wl.flash)
   o.kernels = v(wl.kernels)
