@@ -46,6 +46,15 @@ local M = {}
 --     absent: rope (LlamaRotaryEmbedding and its kin)
 --   act: the plain MLP's activation when the config states none (GPT2Config's
 --     activation_function default, "gelu_new")
+--   pos_offset: rows the learned position table holds beyond
+--     max_position_embeddings (OPTLearnedPositionalEmbedding: "self.offset
+--     = 2", "super().__init__(num_embeddings + self.offset, embedding_dim)")
+--   bias_field: the config's switch of every linear's bias (OPTConfig's
+--     enable_bias, default True: q/k/v/out_proj and fc1/fc2 "bias=
+--     config.enable_bias"); false clears qkv_bias and linear_bias
+--   embed_proj: the config may state word_embed_proj_dim, the embeddings'
+--     own width, with project_in / project_out linears where it differs
+--     from hidden_size (OPTDecoder) -- not a model gpuplan expresses: refused
 --   split: the model's split_proj (catalog FORMAT.md): which projections
 --     the modeling file keeps as nn.Linear each, as the catalog's entries of
 --     that family declare it (models/llama.lua, qwen.lua, moe.lua,
@@ -79,6 +88,12 @@ M.rules = {
   gpt2 = { gated = false, norm = "layer", linear_bias = true, qkv_bias = true,
            ffn_mult = 4, tied = true, positions = "learned", split = "none",
            act = "gelu_new" },
+  -- OPT (transformers modeling_opt.py): q_proj, k_proj, v_proj apart,
+  -- fc1 / fc2 (no gate), every linear biased, learned positions, the
+  -- LM head tied to embed_tokens; OPTConfig's activation_function "relu".
+  opt = { gated = false, norm = "layer", linear_bias = true, qkv_bias = true,
+          tied = true, positions = "learned", pos_offset = 2, split = "qkv",
+          act = "relu", bias_field = "enable_bias", embed_proj = true },
   bloom = { gated = false, norm = "layer", linear_bias = true,
             qkv_bias = true, ffn_mult = 4, tied = true, positions = "alibi",
             split = "none" },
@@ -620,7 +635,7 @@ local function moe_of(e, file, rd, experts, experts_path, ffn, notes)
 end
 
 -- MTP layers, vocabulary, tied embeddings, biases, norm, context.
-local function basics_of(e, rd, rule, notes)
+local function basics_of(e, file, rd, rule, notes)
   -- DeepSeek-V3's multi-token-prediction module (drafts for MTP
   -- speculative decoding).
   local nextn = rd.int("num_nextn_predict_layers", false, 0)
@@ -642,13 +657,37 @@ local function basics_of(e, rd, rule, notes)
   if e.qkv_bias == nil then e.qkv_bias = rule.qkv_bias and true or false end
   local mb = rd.bool("mlp_bias")
   if rule.linear_bias or (ab and mb) then e.linear_bias = true end
+  if rule.bias_field and rd.bool(rule.bias_field) == false then
+    e.qkv_bias, e.linear_bias = false, nil
+    notes[#notes + 1] = string.format("%s false: no linear has a bias", rule.bias_field)
+  end
+  if rule.embed_proj then
+    -- OPTDecoder: "if config.word_embed_proj_dim != config.hidden_size:
+    -- self.project_out = nn.Linear(config.hidden_size,
+    -- config.word_embed_proj_dim, bias=False)" and project_in the other
+    -- way, the embeddings (and the tied head) word_embed_proj_dim wide.
+    local pd, pd_path = rd.int("word_embed_proj_dim")
+    if pd and pd ~= e.hidden then
+      fail(file, "%s %d is not hidden_size %d: embeddings of their own width with "
+        .. "project_in / project_out linears around the decoder (OPT-350m's) are not a "
+        .. "model gpuplan expresses", pd_path, pd, e.hidden)
+    end
+    -- OPTDecoderLayer: "if self.do_layer_norm_before:" each norm before
+    -- its block, else after it; the same norms and work either way.
+    if rd.bool("do_layer_norm_before") == false then
+      notes[#notes + 1] = "do_layer_norm_before false: the layer norms after each block, "
+        .. "priced as before it (the same kernels)"
+    end
+  end
   e.norm = rule.norm or "rms"
   if rule.qk_norm then e.qk_norm = true end
   e.split_proj = rule.split
   e.max_seq = rd.int({ "max_position_embeddings", "n_positions",
                        "seq_length" })
   e.positions = rule.positions
-  if rule.positions == "learned" then e.pos_embeddings = e.max_seq end
+  if rule.positions == "learned" and e.max_seq then
+    e.pos_embeddings = e.max_seq + (rule.pos_offset or 0)
+  end
 end
 
 -- The weights' dtype as saved.
@@ -793,7 +832,7 @@ local function convert(cfg, file, opts)
   if experts then
     moe_of(e, file, rd, experts, experts_path, ffn, notes)
   end
-  basics_of(e, rd, rule, notes)
+  basics_of(e, file, rd, rule, notes)
   dtype_of(e, file, cfg, rd, notes)
   sliding_of(e, file, rd)
   if e.positions == nil and not e.encoder_layers then yarn_of(e, file, rd) end

@@ -223,6 +223,46 @@ e = hf.model_from_hf({ model_type = "opt", hidden_size = 2048, ffn_dim = 8192,
   num_attention_heads = 32, num_hidden_layers = 24, vocab_size = 50272,
   activation_function = "relu" }, { id = "opt-1.3b" })
 t.is(e.ffn_act, "relu", "opt: activation_function relu -> ffn_act relu")
+-- OPT-1.3B (facebook/opt-1.3b config.json: hidden_size 2048, ffn_dim
+-- 8192, 32 heads, 24 layers, vocab 50272, max_position_embeddings 2048,
+-- word_embed_proj_dim 2048, do_layer_norm_before true).  modeling_opt.py:
+-- every linear biased (enable_bias, default True), learned positions of
+-- 2048 + 2 rows (OPTLearnedPositionalEmbedding's offset), q/k/v apart, the
+-- head tied.  Its count by hand: embed_tokens 50272 x 2048 = 102,957,056;
+-- positions 2050 x 2048 = 4,198,400; a layer's q, k, v, out_proj 4 x (2048^2
+-- + 2048) = 16,785,408, fc1 2048 x 8192 + 8192 = 16,785,408, fc2 8192 x
+-- 2048 + 2048 = 16,779,264, two LayerNorms 4 x 2048 = 8,192: 50,358,272,
+-- x 24 = 1,208,598,528; the final LayerNorm 4,096.  Total 1,315,758,080
+-- (exact: whole numbers).
+local opt13 = { model_type = "opt", hidden_size = 2048, ffn_dim = 8192,
+  num_attention_heads = 32, num_hidden_layers = 24, vocab_size = 50272,
+  max_position_embeddings = 2048, word_embed_proj_dim = 2048,
+  do_layer_norm_before = true, activation_function = "relu" }
+e = hf.model_from_hf(opt13, { id = "opt-1.3b" })
+t.is(string.format("%s/%s/%s/%s/%s/%d/%s", e.ffn_act, tostring(e.qkv_bias),
+  tostring(e.linear_bias), e.positions, tostring(e.tied_embeddings), e.pos_embeddings,
+  e.split_proj), "relu/true/true/learned/true/2050/qkv",
+  "opt: relu, every linear biased, 2050 learned positions, tied, q/k/v apart")
+t.is(core.model_params(e).total, 1315758080, "opt-1.3b: the parameters by hand")
+e = hf.model_from_hf(t.with(opt13, { enable_bias = false }), { id = "o" })
+t.ok(e.qkv_bias == false and e.linear_bias == nil and table.concat(e._defaults, "; "):find(
+  "enable_bias false: no linear has a bias", 1, true), "opt: enable_bias false, said")
+local noact = t.with(opt13)
+noact.activation_function = nil
+e = hf.model_from_hf(noact, { id = "o" })
+t.is(e.ffn_act, "relu", "opt: activation_function absent: OPTConfig's relu")
+-- OPT-350m: word_embed_proj_dim 512 under hidden_size 1024 (project_in /
+-- project_out): refused, naming the field; its post-norm layers alone are
+-- priced as pre-norm ones and said.
+t.raises(function() hf.model_from_hf(t.with(opt13, { hidden_size = 1024,
+  num_attention_heads = 16, ffn_dim = 4096, word_embed_proj_dim = 512,
+  do_layer_norm_before = false }), { id = "opt-350m" }) end,
+  "word_embed_proj_dim 512 is not hidden_size 1024", "opt-350m: project_in / project_out refused")
+e = hf.model_from_hf(t.with(opt13, { do_layer_norm_before = false }), { id = "o" })
+t.ok(table.concat(e._defaults, "; "):find("do_layer_norm_before false", 1, true),
+  "opt: post-norm said")
+t.raises(function() hf.model_from_hf(t.with(opt13, { enable_bias = "yes" }), { id = "o" }) end,
+  "enable_bias must be true or false", "opt: enable_bias not a boolean")
 e = hf.model_from_hf({ model_type = "gpt2", n_embd = 768, n_head = 12, n_layer = 12,
   n_positions = 1024, vocab_size = 50257, activation_function = "quick_gelu" }, { id = "g" })
 t.ok(e.ffn_act == nil and table.concat(e._defaults, "; "):find(
