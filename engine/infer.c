@@ -943,7 +943,7 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 	return GP_OK;
 }
 
-/* One GPU-to-GPU copy of `bytes`, as cudaMemcpyPeerAsync makes it.
+/* The latency of one GPU-to-GPU copy, as cudaMemcpyPeerAsync makes it.
  * Where the cards have no peer-to-peer path (up_crosses_cpu: GeForce
  * cards, whose P2P the driver disables) the driver stages it through
  * host memory: the CUDA sample p2pBandwidthLatencyTest (its
@@ -958,37 +958,62 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
  * 25.6). */
 #define STAGED_COPY_LAT 11.65e-6
 
-static double copy_time(const infer_cfg *c, double bytes)
+static double copy_lat(const infer_cfg *c)
 {
-	double bw = c->p2p_bw > 0 ? c->p2p_bw : c->ar_bw, lat;
-
 	if (c->topo)
-		lat = c->topo->up_crosses_cpu ? STAGED_COPY_LAT :
+		return c->topo->up_crosses_cpu ? STAGED_COPY_LAT :
 			c->topo->up.latency;
-	else
-		lat = c->ar_latency;
-	return lat + (bw > 0 ? bytes / bw : 0.0);
+	return c->ar_latency;
+}
+
+/* The seconds `bytes` take at the link's one-way rate (0 without one). */
+static double copy_bytes(const infer_cfg *c, double bytes)
+{
+	double bw = c->p2p_bw > 0 ? c->p2p_bw : c->ar_bw;
+
+	return bw > 0 ? bytes / bw : 0.0;
 }
 
 /* The copies of one row-split matmul of T tokens, K inputs to N outputs
  * over the tp GPUs: the input to each other GPU, their (tp - 1) / tp of
  * the output rows back, in 32-bit floats (ggml-cuda.cu
- * ggml_cuda_op_mul_mat: cudaMemcpyAsync of src1 "cudaMemcpyDeviceToDevice"
- * to each device, cudaMemcpy2DAsync of its dst rows to the main device,
- * events between).  A quantised weight's input goes as q8_1, 36 bytes a
- * block of 32 values (block_q8_1: two halves and 32 int8s), which the
- * main GPU quantises once (convert_src1_to_q8_1); a 16-bit one's as
- * floats.  Both copies lie on the critical path: the other GPUs wait
- * for the input before they multiply, the main GPU for their rows
- * before the next op. */
+ * ggml_cuda_op_mul_mat at llama.cpp 9476b01: cudaMemcpyAsync of src1
+ * "cudaMemcpyDeviceToDevice" to each device, cudaMemcpy2DAsync of its
+ * dst rows to the main device, events between).  A quantised weight's
+ * input goes as q8_1, 36 bytes a block of 32 values (block_q8_1: two
+ * halves and 32 int8s), which the main GPU quantises once
+ * (convert_src1_to_q8_1); a 16-bit one's as floats.  Both copies lie on
+ * the critical path: the other GPUs wait for the input before they
+ * multiply, the main GPU for their rows before the next op.
+ * How many copies: the source loops over the token columns in chunks of
+ * MUL_MAT_SRC1_COL_STRIDE = 128 (src1_col_stride when split), and in
+ * each over the devices, one input copy and one output copy per other
+ * device per chunk, on that device's stream (g_cudaStreams[id][is], is
+ * = chunk % MAX_STREAMS = 8).  Peer copies on those streams run side by
+ * side: one latency per direction for each 8 chunks (a stream's
+ * copies run in turn).  A copy staged through host memory does not:
+ * a cudaMemcpyAsync device to device without peer access returns only
+ * when done (NVIDIA developer forum, "Queueing device-to-device/peer
+ * memcpy stalls concurrent copy operations", 4 x RTX 3090, CUDA 12.2:
+ * "From the host trace, it appears that neither of the d2d memcpys
+ * execute asynchronously at all", the Nsight profile showing them
+ * host-staged), so the host thread's loop issues them one after
+ * another: (tp - 1) x chunks latencies per direction.  The bytes add
+ * up either way: every copy leaves or enters the main GPU over its one
+ * link. */
+#define ROW_SPLIT_COLS 128.0  /* MUL_MAT_SRC1_COL_STRIDE */
+#define ROW_SPLIT_STREAMS 8.0 /* MAX_STREAMS */
+
 static double row_split_mm(const infer_cfg *c, double T, double k,
                            double n)
 {
-	double o = c->tp - 1.0;
+	double o = c->tp - 1.0, chunks = ceil(T / ROW_SPLIT_COLS);
 	double xb = c->weight_bits < 16.0 ? 36.0 / 32.0 : 4.0;
+	double copies = c->topo && c->topo->up_crosses_cpu ? o * chunks :
+		ceil(chunks / ROW_SPLIT_STREAMS);
 
-	return copy_time(c, o * T * k * xb) +
-	       copy_time(c, T * n * o / c->tp * 4.0);
+	return 2.0 * copies * copy_lat(c) + copy_bytes(c, o * T * k * xb) +
+	       copy_bytes(c, T * n * o / c->tp * 4.0);
 }
 
 /* llama.cpp's multi-GPU split by rows (--split-mode row; before PR 4766,

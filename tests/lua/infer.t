@@ -1103,6 +1103,33 @@ local rs = infer.infer { model = "llama2-70b", gpu = "rtx-4090", tp = 2, weights
                          batch = 1, input = 8, output = 256, runtime = "llama.cpp" }
 t.near(rs.decode.comm_time, 80 * (14 * 11.65e-6 + 255488 / 25.6e9) + 2 * 11.65e-6 + 73216 / 25.6e9,
        1e-12, "llama.cpp tp 2 on two 4090s: 16 staged copies a layer's matmuls, 13.87 ms a token")
+-- At tp 4 the source (ggml_cuda_op_mul_mat, llama.cpp 9476b01) copies to
+-- and from each of the 3 other GPUs, one copy each way per 128 token
+-- columns (MUL_MAT_SRC1_COL_STRIDE); staged copies block the host thread,
+-- so they run one after another: a latency each.  Decode (T = 1, one
+-- chunk): a layer's seven matmuls send 3 x 87552 = 262656 B of input and
+-- take back 3/4 of the rows, 3 x (8192 + 2 x 1024 + 8192 + 2 x 28672 +
+-- 8192) = 3 x 83968 = 251904 B: 514560 B, 7 x 2 x 3 = 42 copies.  lm_head:
+-- 3 x 9216 = 27648 B in, 3 x 32000 = 96000 B out, 6 copies.  comm = 80 x
+-- (42 x 11.65e-6 + 514560 / 25.6e9) + 6 x 11.65e-6 + 123648 / 25.6e9 =
+-- 40.83 ms.  Prefill of 300 tokens: 3 chunks, 9 copies each way a matmul;
+-- 80 x (126 x 11.65e-6 + 300 x 514560 / 25.6e9) + 18 x 11.65e-6 + 300 x
+-- 123648 / 25.6e9 = 601.5 ms.  1e-12: float rounding only.
+local r4 = infer.infer { model = "llama2-70b", gpu = "rtx-4090", tp = 4, weights = 4.5, kv = "fp16",
+                         batch = 1, input = 300, output = 256, runtime = "llama.cpp" }
+t.near(r4.decode.comm_time, 80 * (42 * 11.65e-6 + 514560 / 25.6e9) + 6 * 11.65e-6 + 123648 / 25.6e9,
+       1e-12, "llama.cpp tp 4 on four 4090s: a staged copy per other GPU each way, 42 a layer")
+t.near(r4.prefill.comm_time, 80 * (126 * 11.65e-6 + 300 * 514560 / 25.6e9) + 18 * 11.65e-6
+       + 300 * 123648 / 25.6e9, 1e-12, "llama.cpp tp 4 prefill of 300 tokens: 3 chunks of 128 columns, 9 copies each way")
+-- Peer copies go on each device's own streams (chunk % 8 of them) and
+-- overlap: one latency each way per 8 chunks.  H100 SXM, tp 4, prefill of
+-- 1100 tokens: 9 chunks, 2 latencies each way; 80 x (7 x 2 x 2 x 0.6e-6 +
+-- 1100 x 514560 / 369e9) + 4 x 0.6e-6 + 1100 x 123648 / 369e9 = 124.4 ms.
+-- 1e-12: float rounding only.
+local p4 = infer.infer { model = "llama2-70b", gpu = "h100-sxm", tp = 4, weights = 4.5, kv = "fp16",
+                         batch = 1, input = 1100, output = 256, runtime = "llama.cpp" }
+t.near(p4.prefill.comm_time, 80 * (28 * 0.6e-6 + 1100 * 514560 / 369e9) + 4 * 0.6e-6 + 1100 * 123648 / 369e9,
+       1e-12, "llama.cpp tp 4 over NVLink: peer copies overlap, a latency per 8 chunks each way")
 -- The same layout under plain kernels keeps Megatron's two all-reduces a
 -- layer: 2 x 80 NCCL all-reduces of the 8192 x 2 B activations, each what
 -- gp.comm prices on two 4090s.  1e-12: float rounding only.
