@@ -1022,10 +1022,36 @@ static double row_split_mm(const infer_cfg *c, double T, double k,
  * multiplies its rows of every matrix and nothing is all-reduced; each
  * matmul copies its input out and its output rows back (row_split_mm).
  * The matmuls of a LLaMA layer: q, k, v, o (wq, wk, wv, wo) and the
- * MLP's gate, up and down (w1, w3, w2; up and down ungated); an MoE
- * layer's are counted for its attention only (its experts' matmuls are
- * left to the TP split the GPU time prices); once a step the lm_head
- * (the output matrix, split when every layer is offloaded). */
+ * MLP's gate, up and down (w1, w3, w2; up and down ungated); once a step
+ * the lm_head (the output matrix, split when every layer is offloaded).
+ * An MoE layer (llama.cpp's one MoE graph before PR 4766, Mixtral's,
+ * PR 4406, 2023-12; commit 9476b01 had none): its experts' up, gate and
+ * down are created backend_split like the dense MLP (llm_load_tensors,
+ * ffn_gate_exp / ffn_up_exp / ffn_down_exp), the router (ffn_gate_inp)
+ * whole on the main GPU.  The graph multiplies them slot by slot, a
+ * ggml_mul_mat_id for each of the top_k picks (llm_build_llama's "for
+ * (int i = 0; i < n_expert_used; ++i)"), and ggml_cuda_mul_mat_id runs
+ * one ggml_cuda_mul_mat per expert that has tokens in that slot (one
+ * token: the picked expert; more: each of n_as experts with
+ * num_src1_rows > 0, on its gathered rows): a split matmul each, with
+ * row_split_mm's copies.  Its expected count among E experts for T
+ * tokens picked uniformly is E (1 - (1 - 1/E)^T), 1 for one token, each
+ * with T / that many tokens.  Shared experts (absent from that graph)
+ * are 2-D matrices, split as the dense MLP is. */
+static double row_split_experts(const gp_model *m, const infer_cfg *c,
+                                const shape *s, double T)
+{
+	double E = m->moe.experts, k = m->moe.top_k;
+	double h = s->h, f = m->moe.ffn_hidden, g = m->ffn_gated ? 2.0 : 1.0;
+	double busy = E * (1.0 - pow(1.0 - 1.0 / E, T)), Te = T / busy;
+	double sf = m->moe.shared_experts * model_shared_ffn(m);
+	double routed = k * busy * (g * row_split_mm(c, Te, h, f) +
+	                            row_split_mm(c, Te, f, h));
+
+	return routed + (sf > 0 ? g * row_split_mm(c, T, h, sf) +
+	                 row_split_mm(c, T, sf, h) : 0.0);
+}
+
 static double row_split_time(const gp_model *m, const infer_cfg *c,
                              const shape *s, double T)
 {
@@ -1038,7 +1064,8 @@ static double row_split_time(const gp_model *m, const infer_cfg *c,
 	mlp = (m->ffn_gated ? 2.0 : 1.0) * row_split_mm(c, T, h, f) +
 	      row_split_mm(c, T, f, h);
 	return (s->ndense + s->nmoe) * attn + s->ndense * mlp +
-	       row_split_mm(c, T, h, m->vocab);
+	       (s->nmoe > 0 ? s->nmoe * row_split_experts(m, c, s, T) :
+	        0.0) + row_split_mm(c, T, h, m->vocab);
 }
 
 /* The step's communication: TP all-reduces and PP activation sends. */

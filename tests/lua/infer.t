@@ -1130,6 +1130,29 @@ local p4 = infer.infer { model = "llama2-70b", gpu = "h100-sxm", tp = 4, weights
                          batch = 1, input = 1100, output = 256, runtime = "llama.cpp" }
 t.near(p4.prefill.comm_time, 80 * (28 * 0.6e-6 + 1100 * 514560 / 369e9) + 4 * 0.6e-6 + 1100 * 123648 / 369e9,
        1e-12, "llama.cpp tp 4 over NVLink: peer copies overlap, a latency per 8 chunks each way")
+-- An MoE layer's experts are split as the dense MLP is (llama.cpp before
+-- PR 4766: ffn_*_exp created backend_split; ggml_cuda_mul_mat_id runs a
+-- split matmul per top-k slot per expert with tokens).  Mixtral 8x7B
+-- (h 4096, 32 q / 8 kv heads of 128, 8 experts of 14336, top 2, vocab
+-- 32000), Q4_0, two 4090s (staged, 11.65 us, 25.6 GB/s), decode (T = 1,
+-- one expert a slot): attention 4 matmuls, in 4 x 4096 x 1.125 = 18432 B,
+-- out half the rows x 4 B: 2 x (4096 + 1024 + 1024 + 4096) = 20480 B, 8
+-- copies; experts 2 slots x (gate, up 4096 -> 14336, down 14336 -> 4096):
+-- in 2 x (2 x 4096 + 14336) x 1.125 = 50688 B, out 2 x 2 x (2 x 14336 +
+-- 4096) = 131072 B, 12 copies; a layer 220672 B, 20 copies.  lm_head 4608
+-- B in + 64000 B out, 2 copies.  decode comm = 32 x (20 x 11.65e-6 +
+-- 220672 / 25.6e9) + 2 x 11.65e-6 + 68608 / 25.6e9 = 7.758 ms (3.057 ms
+-- with the experts' copies left out).  Prefill of 300 tokens: each slot's
+-- 300 picks touch 8 (1 - (7/8)^300) = 8 experts (to double precision), 37.5
+-- tokens each, one chunk: 2 x 8 x 3 x 2 = 96 expert copies; attention 3
+-- chunks, 4 x 2 x 3 = 24; 32 x (120 x 11.65e-6 + 300 x 220672 / 25.6e9) +
+-- 6 x 11.65e-6 + 300 x 68608 / 25.6e9 = 128.4 ms.  1e-12: float rounding.
+local mx = infer.infer { model = "mixtral-8x7b", gpu = "rtx-4090", tp = 2, weights = 4.5, kv = "fp16",
+                         batch = 1, input = 300, output = 256, runtime = "llama.cpp" }
+t.near(mx.decode.comm_time, 32 * (20 * 11.65e-6 + 220672 / 25.6e9) + 2 * 11.65e-6 + 68608 / 25.6e9,
+       1e-12, "llama.cpp row split on Mixtral: each slot's expert matmuls are split and copy")
+t.near(mx.prefill.comm_time, 32 * (120 * 11.65e-6 + 300 * 220672 / 25.6e9) + 6 * 11.65e-6
+       + 300 * 68608 / 25.6e9, 1e-12, "llama.cpp row split, Mixtral prefill: a split matmul per busy expert per slot")
 -- The same layout under plain kernels keeps Megatron's two all-reduces a
 -- layer: 2 x 80 NCCL all-reduces of the 8192 x 2 B activations, each what
 -- gp.comm prices on two 4090s.  1e-12: float rounding only.
