@@ -426,6 +426,7 @@ static void lgp_tospace(lua_State *L, int idx, sweep_space *s,
 	s->no_bound = !lgp_field_bool(L, idx, w, "bound", 1);
 	s->zero_group = lgp_field_int(L, idx, w, "zero_group", 0, 0, 0);
 	s->ulysses_pp1 = lgp_field_bool(L, idx, w, "ulysses_pp1", 0);
+	s->ulysses_tp1 = lgp_field_bool(L, idx, w, "ulysses_tp1", 0);
 	{
 		int sh[2], nsh = lgp_field_ints(L, idx, w, "shard", sh, 2);
 

@@ -429,7 +429,9 @@ static inline int ok_cp(const sweep_iter *it, int lv)
  * a CP ring's rotation (cp_allgather, cp_alltoall: gp.train refuses
  * cp_rotate beside ulysses) searches no Ulysses group, nor a space
  * whose ulysses_pp1 keeps Ulysses off pipelines (the hf stack: verl's
- * FSDP workers' mesh is dp x sp alone) a layout with pp > 1. */
+ * FSDP workers' mesh is dp x sp alone; deepspeed: its pipeline grid has
+ * no sequence axis) a layout with pp > 1, nor one whose ulysses_tp1
+ * keeps it off TP (hf) a layout with tp > 1. */
 static inline int ok_ulysses(const sweep_iter *it, int lv)
 {
 	const int *v = it->cur;
@@ -440,6 +442,7 @@ static inline int ok_ulysses(const sweep_iter *it, int lv)
 	return v[LV_CP] == 1 && !it->base->cp_allgather &&
 		!it->base->cp_alltoall &&
 		!(it->s->ulysses_pp1 && v[LV_PP] > 1) &&
+		!(it->s->ulysses_tp1 && v[LV_TP] > 1) &&
 		(N / v[LV_TP] / v[LV_PP]) % u == 0 &&
 		it->base->mem.seq >= u &&
 		layout_ulysses_heads_ok(it->m->heads, it->m->kv_heads,

@@ -48,7 +48,11 @@ typedef struct sweep_space {
 			      * train_cfg mem.cp_ulysses */
 	int ulysses_pp1;     /* 1: a Ulysses group only at pp 1 (the hf
 			      * stack: verl's FSDP workers hold no
-			      * pipeline; gpuplan.memory ulysses_refusal) */
+			      * pipeline; deepspeed: its pipeline grid has
+			      * no sequence axis; gpuplan.memory
+			      * ulysses_refusal) */
+	int ulysses_tp1;     /* 1: a Ulysses group only at tp 1 (the hf
+			      * stack: verl's FSDP mesh is dp x sp alone) */
 	unsigned etp_mask;   /* bit 0: experts' TP = tp (Megatron's
 			      * default), bit 1: etp 1, the experts folded
 			      * over the stage's ranks (0 = {bit 0}) */

@@ -534,8 +534,8 @@ local INT_MAX = 0x7fffffff
 
 -- Where the ulysses option runs, the one rule for gp.train, gp.rl,
 -- gp.memory (fit) and the layout search (gpuplan.sweep space_of): nil
--- where a group of n ranks runs on stack `stack` with pp stages, else
--- why not, naming the options.
+-- where a group of n ranks runs on stack `stack` with pp stages and tp
+-- ranks, else why not, naming the options.
 --   megatron: Megatron-Core's Ulysses is its context parallelism with
 --     Transformer Engine's all-to-all exchange (megatron/training/
 --     arguments.py: "--cp-comm-type ... p2p, a2a, allgather or a2a+p2p";
@@ -556,8 +556,24 @@ local INT_MAX = 0x7fffffff
 --     (verl/workers/fsdp_workers.py: "dp = world_size //
 --     self.ulysses_sequence_parallel_size", "init_device_mesh(device_name,
 --     mesh_shape=(dp, self.ulysses_sequence_parallel_size),
---     mesh_dim_names=[\"dp\", \"sp\"])"): no pipeline stage.
-function M.ulysses_refusal(n, stack, pp)
+--     mesh_dim_names=[\"dp\", \"sp\"])"): no pipeline stage and no
+--     tensor parallelism (dp x ulysses is every rank).
+--   deepspeed: DeepSpeed's Ulysses (deepspeed/sequence/layer.py
+--     DistributedAttention over the mpu's sequence parallel group,
+--     Megatron-DeepSpeed's ds_sequence_parallel_size) runs beside TP
+--     (megatron/core/parallel_state.py initialize_model_parallel: "dp =
+--     world_size // (tensor_model_parallel_size *
+--     pipeline_model_parallel_size * sequence_parallel_size)"), but not
+--     under DeepSpeed's pipeline engine: Megatron-DeepSpeed's pipeline
+--     model (GPTModelPipe, whenever pp > 1: "pipeline_model_parallel_size
+--     must be 1 if pipeline parallel is disabled") builds its grid as
+--     PipeModelDataParallelTopology(num_pp, num_mp, num_dp = that dp), a
+--     pipe x data x model grid with no sequence axis, and
+--     PipelineParallelGrid asserts the grid is the world ("assert
+--     self._is_grid_valid(), \"Invalid Grid\"": the product of the axes
+--     == dist.get_world_size()), which is gpus / ulysses there
+--     (DeepSpeed 0.16.5, Megatron-DeepSpeed of 2024-12).
+function M.ulysses_refusal(n, stack, pp, tp)
   if (n or 1) <= 1 then return nil end
   if stack == "megatron" then
     return string.format("ulysses %d with stack = megatron: Megatron-Core's Ulysses is its "
@@ -571,6 +587,18 @@ function M.ulysses_refusal(n, stack, pp)
       .. "FSDP workers, whose device mesh is data x sequence parallel (dp = gpus / ulysses), "
       .. "with no pipeline stages; give pp = 1 or ulysses = 1", n, pp)
   end
+  if stack == "hf" and (tp or 1) > 1 then
+    return string.format("ulysses %d with tp = %d and stack = hf: verl's Ulysses runs on its "
+      .. "FSDP workers, whose device mesh is data x sequence parallel (dp = gpus / ulysses), "
+      .. "with no tensor parallelism; give tp = 1 or ulysses = 1", n, tp)
+  end
+  if stack == "deepspeed" and (pp or 1) > 1 then
+    return string.format("ulysses %d with pp = %d and stack = deepspeed: DeepSpeed's pipeline "
+      .. "engine lays its ranks out as pipe x data x model with no sequence axis "
+      .. "(PipeModelDataParallelTopology; Megatron-DeepSpeed's pipeline model fails its "
+      .. "\"Invalid Grid\" check with ds_sequence_parallel_size > 1); give pp = 1 or "
+      .. "ulysses = 1", n, pp)
+  end
   return nil
 end
 
@@ -583,7 +611,7 @@ M.stack_of = stack_of
 function M.ulysses(o, model, tp, method, pp)
   local n = posint("ulysses", o.ulysses, 1)
   if n == 1 then return 1 end
-  local why = M.ulysses_refusal(n, stack_of(o, method), pp)
+  local why = M.ulysses_refusal(n, stack_of(o, method), pp, tp)
   if why then usage("%s", why) end
   if (o.cp or 1) ~= 1 then
     usage("ulysses %d and cp %s: Ulysses is the sequence split (the CP group); give one",

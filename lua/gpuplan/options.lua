@@ -300,8 +300,9 @@ opt { name = "ulysses", type = "int", metavar = "N", commands = "fit train rl", 
     .. "output back (and both again in the backward); N must divide the attention heads "
     .. "(and the kv heads, or be a multiple of them: they are repeated); dp = gpus / "
     .. "(tp*pp*N); not with --cp, nor on --stack hf with --no-flash (verl patches the "
-    .. "flash-attention forward alone) or with --pp (verl's FSDP workers hold no pipeline), "
-    .. "nor on --stack megatron (Megatron-Core's Ulysses is Transformer Engine's a2a context "
+    .. "flash-attention forward alone) or with --pp or --tp (verl's FSDP workers' mesh is "
+    .. "dp x ulysses alone), nor with --pp on --stack deepspeed (its pipeline grid has no "
+    .. "sequence axis), nor on --stack megatron (Megatron-Core's Ulysses is Transformer Engine's a2a context "
     .. "parallelism, not priced: give --cp)",
   suggest = { "ulysses_sequence_parallel_size", "ulysses_sp_size", "sp_size",
               "sequence_parallel_size" } }
@@ -1893,7 +1894,8 @@ opt { name = "cp_max", type = "int", metavar = "N", commands = "plan", default =
 opt { name = "ulysses_max", type = "int", metavar = "N", commands = "plan", default = "1",
   help = "the largest DeepSpeed-Ulysses group to try (each a layout's sequence split in "
     .. "place of CP: its degrees divide the attention heads, as --ulysses's; none on "
-    .. "--stack megatron, and on --stack hf only without pipeline stages)",
+    .. "--stack megatron, on --stack hf only without pipeline stages or TP, on --stack "
+    .. "deepspeed only without pipeline stages)",
   suggest = { "ulysses", "max_ulysses", "ulysses_sp_max" } }
 opt { name = "ep_max", type = "int", metavar = "N", commands = "plan", default = "1",
   help = "the largest EP to try",

@@ -987,9 +987,10 @@ local function space_of(a, job, counts, policy)
   -- Where Ulysses runs (gpuplan.memory ulysses_refusal, the rule gp.train
   -- refuses by): on stack megatron no group is searched (Megatron-Core's
   -- is Transformer Engine's a2a CP, not priced), said; on stack hf only
-  -- at pp 1 (verl's FSDP workers hold no pipeline), the engine's
-  -- ok_ulysses skipping a group beside pipeline stages.
-  local ulysses_pp1
+  -- at pp 1 and tp 1 (verl's FSDP workers' mesh is dp x sp), on stack
+  -- deepspeed only at pp 1 (its pipeline grid has no sequence axis), the
+  -- engine's ok_ulysses skipping a group beside pipeline stages or TP.
+  local ulysses_pp1, ulysses_tp1
   if ulysses_max > 1 then
     local mem = require "gpuplan.memory"
     local stack = mem.stack_of(job, job.method)
@@ -998,13 +999,14 @@ local function space_of(a, job, counts, policy)
       ulysses_unfused = string.format("ulysses=1 (ulysses_max %d not searched: Megatron-Core's "
         .. "Ulysses is Transformer Engine's all-to-all context parallelism, which gpuplan does "
         .. "not price and train refuses on stack = megatron)", a.ulysses_max)
-    elseif mem.ulysses_refusal(2, stack, 2) then
-      ulysses_pp1 = true
+    else
+      ulysses_pp1 = mem.ulysses_refusal(2, stack, 2, 1) ~= nil or nil
+      ulysses_tp1 = mem.ulysses_refusal(2, stack, 1, 2) ~= nil or nil
     end
   end
   local space = {
     gpus = counts, tp_max = a.tp_max or 8, pp_max = a.pp_max or 8, cp_max = a.cp_max or 1,
-    ulysses_max = ulysses_max, ulysses_pp1 = ulysses_pp1,
+    ulysses_max = ulysses_max, ulysses_pp1 = ulysses_pp1, ulysses_tp1 = ulysses_tp1,
     ep_max = a.ep_max or 1, vpp_max = a.vpp_max or 1,
     zero = list_of(a.zero, "zero") or { 1 },
     micro_batch = list_of(a.micro_batch, "micro_batch") or { 1, 2, 4 },

@@ -138,6 +138,18 @@ my @plan = ('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '16', '--seq', '
     is($c, 2, 'train --stack hf --ulysses 2 --pp 2: exit 2');
     like($e, qr/^gpuplan: train: --ulysses 2 with --pp 2 and --stack hf: verl's Ulysses runs on its FSDP workers/m,
         '... names --ulysses, --pp and --stack');
+    # nor TP beside Ulysses there (verl's mesh is dp x sp alone), and
+    # DeepSpeed's pipeline grid has no sequence axis
+    ($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8',
+        '--stack', 'hf', '--tp', '2', '--ulysses', '2');
+    is($c, 2, 'train --stack hf --tp 2 --ulysses 2: exit 2');
+    like($e, qr/^gpuplan: train: --ulysses 2 with --tp 2 and --stack hf: verl's Ulysses runs on its FSDP workers, .*with no tensor parallelism; give --tp 1 or --ulysses 1$/m,
+        '... names --ulysses, --tp and --stack');
+    ($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8',
+        '--stack', 'deepspeed', '--pp', '2', '--ulysses', '2');
+    is($c, 2, 'train --stack deepspeed --pp 2 --ulysses 2: exit 2');
+    like($e, qr/^gpuplan: train: --ulysses 2 with --pp 2 and --stack deepspeed: DeepSpeed's pipeline engine .*give --pp 1 or --ulysses 1$/m,
+        '... names --ulysses, --pp and --stack');
 }
 
 # plan's defaults line names options by their flags, as its errors do

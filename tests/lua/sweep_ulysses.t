@@ -12,6 +12,11 @@ t.plan(13)
 
 local job = { model = "llama3-8b", gpu = "h100-sxm", gpus = 16, stack = "hf",
               fsdp = "full_shard", seq = 65536 }
+-- Ulysses beside TP: stack deepspeed (Megatron-DeepSpeed's groups hold
+-- tp x sp; verl's FSDP mesh, stack hf, is dp x sp alone:
+-- tests/lua/ulysses_stack.t), ZeRO-3 for the tp 1 layouts to fit
+local djob = { model = "llama3-8b", gpu = "h100-sxm", gpus = 16, stack = "deepspeed",
+               seq = 65536, zero = { 3 } }
 
 -- A set of "tp/ulysses" the results hold.
 local function seen(r, f)
@@ -40,8 +45,12 @@ t.ok(product, "tp x pp x cp x ulysses x dp = gpus in every result")
 t.ok(heads, "every Ulysses group divides a TP rank's heads, its kv heads divide it or it them")
 t.ok(label, "the label shows the group where CP would be: 'U8'")
 local s = seen(r, pair)
-t.ok(s["1/16"] and s["1/8"] and s["2/8"] and s["8/2"],
-  "groups up to the GPUs: tp 1 x U16, tp 2 x U8, tp 8 x U2 (4 heads, 1 kv a rank)")
+local notp = true
+for p in pairs(s) do notp = notp and (p:match("^1/") or p:match("/1$")) ~= nil end
+local ds = seen(gp.sweep(t.with(djob, { ulysses_max = 16, top = 1000 })), pair)
+t.ok(s["1/16"] and s["1/8"] and notp and ds["1/16"] and ds["2/8"] and ds["8/2"],
+  "groups up to the GPUs: tp 1 x U16 (hf: no TP beside them); deepspeed also tp 2 x U8, "
+  .. "tp 8 x U2 (4 heads, 1 kv a rank)")
 
 -- The best layout is a Ulysses one here, and what gp.train prices for the
 -- same job and layout, exactly (the same config through the same engine
@@ -58,10 +67,10 @@ t.ok(best.step_s <= nou.results[1].step_s and nou.results[1].ulysses == 1,
     nou.results[1].step_s, nou.results[1].layout))
 
 -- The heads rule bounds the search: qwen2.5-7b, 28 heads and 4 kv, on 16
--- GPUs.  tp 1: u divides 28 and 16 and 4 divides u or u 4 -> 1, 2, 4 (8
+-- GPUs (stack deepspeed, for TP beside Ulysses).  tp 1: u divides 28 and 16 and 4 divides u or u 4 -> 1, 2, 4 (8
 -- and 16 do not divide 28; 7 and 14 do not divide 16); tp 2 (14 heads, 2
 -- kv a rank, 8 ranks): 1, 2; tp 4 (7 heads, 1 kv, 4 ranks): 1.
-local q = gp.sweep(t.with(job, { model = "qwen2.5-7b", ulysses_max = 16, top = 1000 }))
+local q = gp.sweep(t.with(djob, { model = "qwen2.5-7b", ulysses_max = 16, top = 1000 }))
 local allowed = { ["1/1"] = 1, ["1/2"] = 1, ["1/4"] = 1, ["2/1"] = 1, ["2/2"] = 1,
                   ["4/1"] = 1, ["8/1"] = 1 }
 local within = true

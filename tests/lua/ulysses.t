@@ -43,7 +43,9 @@ t.is(r.cp, 1, "result: cp 1 beside it (the group is Ulysses', no ring)")
 -- q, out 2048 x 4096 x 2 B = 16 MiB; 8 kv heads repeated to 16 (repeats
 -- = 16 // 8 = 2): k, v 2048 x 16 x 128 x 2 B = 8 MiB.  The group is
 -- the 16 GPUs' own, 8 a node: gp.comm's 16 GPUs on dgx-h100.
--- (b) tp 2 x ulysses 8 on the same 16 GPUs: T = 4096; q, out 4096 x 4096
+-- (b) tp 2 x ulysses 8 on the same 16 GPUs, on stack deepspeed
+-- (Megatron-DeepSpeed's groups hold TP beside its Ulysses; verl's FSDP
+-- mesh holds none, so stack hf refuses it): T = 4096; q, out 4096 x 4096
 -- / 2 x 2 B = 16 MiB; a TP rank's 4 kv heads repeated to 8 (8 // 4 = 2):
 -- k, v 4096 x 8 x 128 x 2 B = 8 MiB.  The group's 8
 -- ranks stride 2, 4 a node: gp.comm's 8 GPUs over 2 nodes.
@@ -56,7 +58,8 @@ t.is(r.cp, 1, "result: cp 1 beside it (the group is Ulysses', no ring)")
 do
   local long = t.with(job, { gpus = 16, seq = 32768 })
   local a = t.step_part(gp.train(t.with(long, { ulysses = 16 })), "cp_comm").seconds
-  local b = t.step_part(gp.train(t.with(long, { tp = 2, ulysses = 8 })), "cp_comm").seconds
+  local b = t.step_part(gp.train(t.with(long, { tp = 2, ulysses = 8, stack = "deepspeed" })),
+    "cp_comm").seconds
   local function a2a(bytes, o)
     return gp.comm(t.with({ op = "all_to_all", bytes = bytes, system = "dgx-h100" }, o)).time
   end
@@ -114,14 +117,12 @@ local a_cp = act { ulysses = 1, cp = 4, stack = "hf" }
 t.near(a_u - a_cp, 32 * 16 * MiB, 1e-9, "activations: cp 4's + 32 layers x the 16 MiB output copy")
 t.ok(a_u < act { ulysses = 1, gpus = 1 }, "activations: below one GPU's whole sequence")
 
--- Ulysses' own memory on a stage without the logits (pp 2, 8 GPUs: the
--- first stage, 16 layers, 1F1B holding pp = 2 micro-batches, so 32
--- layer-copies; global batch 2).  On stack deepspeed: verl's FSDP
--- workers (stack hf) run no pipeline, so gp.train refuses pp beside
--- ulysses there (below); Megatron-DeepSpeed's Ulysses
--- (ds_sequence_parallel_size) asserts no pipeline size, and the engine
--- prices one Ulysses exchange.  llama3-8b at 8 kv heads: the output
--- copy alone, 32 x 16 MiB = 512 MiB.  Rebuilt with 2 kv heads, verl's
+-- Ulysses' own memory on stack deepspeed (Megatron-DeepSpeed's
+-- ds_sequence_parallel_size; no pipeline beside it on any stack:
+-- tests/lua/ulysses_stack.t), 4 GPUs, one micro-batch of the global
+-- batch's 2 in flight over 32 layers: 32 layer-copies, the logits the
+-- same under ulysses 4 and cp 4 (both hold seq / 4 tokens).  llama3-8b at
+-- 8 kv heads: the output copy alone, 32 x 16 MiB = 512 MiB.  Rebuilt with 2 kv heads, verl's
 -- repeat_kv to the group ("repeats = max(ulysses_sp_size //
 -- key_states.size(2), 1)" = 2) hands flash K and V of 4 heads, one a
 -- rank over all 8192 tokens: 2048 x 4 x 128 x 2 B = 2 MiB each where the
@@ -130,24 +131,30 @@ t.ok(a_u < act { ulysses = 1, gpus = 1 }, "activations: below one GPU's whole se
 -- (all_to_all_tensor: the N contiguous send chunks and the N receive
 -- buffers, two copies of the tensor sent beside its result) live while
 -- one layer runs, the largest tensor exchanged setting them: q and the
--- output, 16 MiB, 2 x 16 = 32 MiB in the stage's one-layer working set
--- (recompute), where a CP rank of TE's ring holds none.  The ranks all
--- hold the same; tolerance 1e-9: exact sums.
-local pjob = t.with(job, { gpus = 8, pp = 2, global_batch = 2, stack = "deepspeed" })
+-- output, 16 MiB, 2 x 16 = 32 MiB, where a CP rank of TE's ring holds
+-- none; they never meet the logits (freed before the last layer's
+-- backward: engine/memory_train.c), so the stage holds the larger.  Every
+-- stage Ulysses runs on holds the logits (no pipeline beside it), here
+-- over 32 MiB, so the recompute part shows none of them.  (A pipeline
+-- stage without the logits showed the 32 MiB, before pp beside ulysses
+-- was refused on every stack.)  The ranks all hold the same; tolerance
+-- 1e-9: exact sums.
+local pjob = t.with(job, { gpus = 4, global_batch = 2, stack = "deepspeed" })
 local function mem(o)
   local m = gp.train(t.with(pjob, o)).memory
-  return t.part(m, "activations"), t.part(m, "recompute") or 0
+  return t.part(m, "activations"), t.part(m, "recompute") or 0, t.part(m, "logits")
 end
 local kv2m = t.with(base, { kv_heads = 2, id = "llama3-8b-kv2" })
-local pa_u, pr_u = mem {}
+local pa_u, pr_u, pl_u = mem {}
 local pa_cp, pr_cp = mem { ulysses = 1, cp = 4 }
 local ka_u, kr_u = mem { model = kv2m }
 local ka_cp = mem { ulysses = 1, cp = 4, model = kv2m }
-t.near(pa_u - pa_cp, 32 * 16 * MiB, 1e-9, "pp 2 stage 0: 32 layer-copies x the 16 MiB output copy")
+t.near(pa_u - pa_cp, 32 * 16 * MiB, 1e-9, "stack deepspeed: 32 layer-copies x the 16 MiB output copy")
 t.near(ka_u - ka_cp, 32 * (16 + 2) * MiB, 1e-9,
   "2 kv heads repeated to 4: K and V 1 MiB wider each a layer-copy, beside the output copy")
-t.near(pr_u - pr_cp, 2 * 16 * MiB, 1e-9, "the all-to-all's send chunks and receive buffers: 2 x 16 MiB")
-t.near(kr_u, pr_u, 1e-12, "... the repeated K (2 MiB) below q's 16 MiB: the same buffers")
+t.ok(pl_u > 2 * 16 * MiB and pr_u == 0 and pr_cp == 0,
+  string.format("the all-to-all's 2 x 16 MiB of buffers under the stage's %.0f MiB of logits", pl_u / MiB))
+t.is(kr_u, pr_u, "... the repeated K (2 MiB) below q's 16 MiB: the same")
 
 -- No chunks to balance: verl pads the tokens to a multiple of the group
 -- (verl/utils/ulysses.py ulysses_pad), so seq 8190 is priced, where CP
@@ -167,7 +174,7 @@ t.raises(function() gp.train(t.with(job, { model = "qwen2.5-7b", gpus = 7, ulyss
   "ulysses 7 and the 4 kv heads: one must divide the other", "kv heads vs ulysses refused",
   true)
 -- with TP the heads are a TP rank's: 32 / 2 = 16, not a multiple of 32
-t.raises(function() gp.train(t.with(job, { gpus = 64, tp = 2, ulysses = 32 })) end,
+t.raises(function() gp.train(t.with(job, { gpus = 64, tp = 2, ulysses = 32, stack = "deepspeed" })) end,
   "ulysses 32 must divide the 16 attention heads of a TP rank", "heads of a TP rank", true)
 t.raises(function() gp.train(t.with(job, { cp = 2, gpus = 8 })) end,
   "ulysses 4 and cp 2", "ulysses and cp together refused", true)
@@ -213,10 +220,12 @@ t.raises(function() uj:step { tp = 8 } end,
 t.is(uj:step { cp = 2 }.step_s,
   gp.train(t.with(job, { gpus = 24, seq = 2048, global_batch = 24, ulysses = 2 })).step_s,
   "train_job step cp 2 = gp.train ulysses 2")
--- The heads are a TP rank's: on 64 GPUs a step's tp 2 x cp 8 stands
+-- The heads are a TP rank's (stack deepspeed: verl's FSDP mesh holds no
+-- TP): on 64 GPUs a step's tp 2 x cp 8 stands
 -- (16 heads a rank, divided by 8; 4 kv heads, which divide 8: repeated),
 -- tp 8 x cp 8 does not (4 heads a rank).
-local uj64 = gp.train_job(t.with(job, { gpus = 64, seq = 2048, global_batch = 64 }))
+local uj64 = gp.train_job(t.with(job, { gpus = 64, seq = 2048, global_batch = 64,
+                                        stack = "deepspeed" }))
 t.ok(pcall(function() return uj64:step { tp = 2, cp = 8 } end), "train_job step: tp 2 x cp 8 stands")
 t.raises(function() uj64:step { tp = 8, cp = 8 } end,
   "step: ulysses 8 must divide the 4 attention heads of a TP rank",

@@ -9,12 +9,19 @@
 --   (usage), and not searched.
 --   stack hf: verl's FSDP workers' device mesh is (dp, sp) over every
 --   rank ("mesh_shape=(dp, self.ulysses_sequence_parallel_size)"): no
---   pipeline -- ulysses beside pp > 1 refused, and searched at pp 1 only.
+--   pipeline and no TP -- ulysses beside pp > 1 or tp > 1 refused, and
+--   searched at pp 1 and tp 1 only.
+--   stack deepspeed: Megatron-DeepSpeed's ds_sequence_parallel_size runs
+--   beside TP (its mpu's groups are tp x pp x sp x dp), but its pipeline
+--   model's grid (DeepSpeed's PipeModelDataParallelTopology: pipe x data x
+--   model) has no sequence axis and fails PipelineParallelGrid's "Invalid
+--   Grid" assert (the axes' product is gpus / ulysses, not the world) --
+--   ulysses beside pp > 1 refused, searched at pp 1 only; tp > 1 priced.
 -- Run with ./gpuplan run tests/lua/ulysses_stack.t.
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(15)
+t.plan(22)
 
 local job = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, ulysses = 2, seq = 8192,
               global_batch = 8 }
@@ -44,11 +51,26 @@ t.raises(function() gp.train(t.with(job, { stack = "hf", pp = 2 })) end,
 t.raises(function() gp.rl { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 8, ulysses = 2,
     pp = 2, prompts = 8, response_len = 1024 } end,
   "ulysses 2 with pp = 2 and stack = hf", "gp.rl (stack hf by default): the same rule", true)
--- pp 1 on hf, and the deepspeed stack (Megatron-DeepSpeed's
--- ds_sequence_parallel_size asserts no pipeline size), are priced
+-- stack hf with TP: refused, naming both options (a usage error)
+ok, e = pcall(gp.train, t.with(job, { stack = "hf", tp = 2 }))
+t.ok(not ok and tostring(e):find("ulysses 2 with tp = 2 and stack = hf: verl's Ulysses runs on "
+  .. "its FSDP workers, whose device mesh is data x sequence parallel (dp = gpus / ulysses), "
+  .. "with no tensor parallelism; give tp = 1 or ulysses = 1", 1, true) ~= nil,
+  "stack hf: ulysses beside tp 2 refused")
+t.ok(not ok and require("gpuplan.args").is_usage(e), "... a usage error")
+-- stack deepspeed with a pipeline: refused, naming both options
+ok, e = pcall(gp.train, t.with(job, { stack = "deepspeed", pp = 2 }))
+t.ok(not ok and tostring(e):find("ulysses 2 with pp = 2 and stack = deepspeed: DeepSpeed's "
+  .. "pipeline engine lays its ranks out as pipe x data x model with no sequence axis", 1, true)
+  ~= nil and tostring(e):find("give pp = 1 or ulysses = 1", 1, true) ~= nil,
+  "stack deepspeed: ulysses beside pp 2 refused")
+t.ok(not ok and require("gpuplan.args").is_usage(e), "... a usage error")
+-- pp 1 on hf, and the deepspeed stack at pp 1 with or without TP, are priced
 t.ok(gp.train(t.with(job, { stack = "hf" })).step_s > 0, "stack hf, pp 1: priced")
-t.ok(gp.train(t.with(job, { stack = "deepspeed", pp = 2 })).step_s > 0,
-  "stack deepspeed, pp 2: priced")
+t.ok(gp.train(t.with(job, { stack = "deepspeed" })).step_s > 0,
+  "stack deepspeed, pp 1: priced")
+t.ok(gp.train(t.with(job, { stack = "deepspeed", tp = 2 })).step_s > 0,
+  "stack deepspeed, tp 2: priced (Megatron-DeepSpeed's groups hold tp beside sp)")
 
 -- The search: on stack megatron no Ulysses group is ranked, and the
 -- defaults say why; on stack hf Ulysses groups are ranked, none beside a
@@ -71,4 +93,10 @@ local rh = gp.sweep(t.with(sj, { stack = "hf" }))
 t.ok(count(rh, function(c) return c.ulysses > 1 end) > 0, "stack hf: Ulysses layouts ranked")
 t.is(count(rh, function(c) return c.ulysses > 1 and c.pp > 1 end), 0,
   "stack hf: none beside pipeline stages")
+t.is(count(rh, function(c) return c.ulysses > 1 and c.tp > 1 end), 0,
+  "stack hf: none beside TP")
+local rd = gp.sweep(t.with(sj, { stack = "deepspeed" }))
+t.ok(count(rd, function(c) return c.ulysses > 1 and c.tp > 1 end) > 0
+  and count(rd, function(c) return c.ulysses > 1 and c.pp > 1 end) == 0,
+  "stack deepspeed: Ulysses beside TP ranked, none beside pipeline stages")
 t.ok(count(rh, function(c) return c.pp > 1 end) > 0, "stack hf: pipelines still ranked")
