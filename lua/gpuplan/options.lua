@@ -2696,7 +2696,9 @@ local NUMERIC = { count = true, tokens = true, number = true, fraction = true }
 -- ("rollout_ep = rollout_tp > 1") keeps its "=".  A flag beside true or
 -- false is the flag as typed: "train_llm false" is --no-train-llm.  A
 -- list's entry "zero[2]" is "value 2 of --zero" (the flag's comma-joined
--- values: the command line has no index).
+-- values: the command line has no index), and a list assigned, 'etp =
+-- {"tp", 1}' (a Lua table), is the flag with its comma-joined values,
+-- "--etp tp,1".
 function M.flags_named(cmd, msg)
   local head = #(msg:match("^[%w_]+: ") or "") + 1
   local out, i = {}, 1
@@ -2717,8 +2719,15 @@ function M.flags_named(cmd, msg)
     -- A list's entry, "zero[2]" (a Lua script's key and index): the
     -- command line gave the list as one flag's comma-joined values.
     local idx, past = msg:match("^%[(%d+)%]()", e)
+    local list, lpast = msg:match("^ = (%b{})()", e)
     if idx and d and M.takes(cmd, w, "cli") and free_left(msg:sub(s - 1, s - 1)) then
       rep, i = "value " .. idx .. " of " .. M.flag(w), past
+    elseif list and d and M.takes(cmd, w, "cli") and free_left(msg:sub(s - 1, s - 1)) then
+      local vals = {}
+      for x in list:sub(2, -2):gmatch("[^,]+") do
+        vals[#vals + 1] = x:gsub("^%s+", ""):gsub("%s+$", ""):gsub('^"(.*)"$', "%1")
+      end
+      rep, i = M.flag(w) .. " " .. table.concat(vals, ","), lpast
     elseif d and M.takes(cmd, w, "cli") and free_left(msg:sub(s - 1, s - 1))
        and free_right(msg:sub(e, e)) then
       -- "name = value" closing a clause (the end, punctuation, or a word

@@ -1314,7 +1314,7 @@ local function search_card(a, job, space, counts, policy, gi, gid,
       and "etp=1 at tp > 1 (fused_grouped_mlp: Megatron-Core refuses the fused MLP with "
         .. "the experts split over TP; layouts with etp = tp > 1 skipped)"
       or "tp=1 (fused_grouped_mlp: Megatron-Core refuses the fused MLP with the experts "
-        .. "split over TP; layouts with etp = tp > 1 skipped: give etp tp,1 to search "
+        .. "split over TP; layouts with etp = tp > 1 skipped: give etp = {\"tp\", 1} to search "
         .. "tp > 1 with the experts folded)"
   end
   local sp = card_space(a, space, s, gid)

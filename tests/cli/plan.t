@@ -390,7 +390,7 @@ is($c, 2, '--per-card with --shard: a usage error');
     is($c, 0, 'plan --fused-grouped-mlp exits 0') or diag $e;
     my @fr = grep { /^gb200\s+32\s/ } split /\n/, $o;
     ok(@fr > 0 && !grep({ /\sTP[2-9]/ } @fr), 'no layout with the experts split over TP');
-    like($o, qr/tp: 1 \(--fused-grouped-mlp: Megatron-Core refuses the fused MLP with the experts split over TP; layouts with etp = tp > 1 skipped: give etp tp,1 to search tp > 1 with the experts folded\)/,
+    like($o, qr/tp: 1 \(--fused-grouped-mlp: Megatron-Core refuses the fused MLP with the experts split over TP; layouts with etp = tp > 1 skipped: give --etp tp,1 to search tp > 1 with the experts folded\)/,
          'the defaults say why');
     ($c, $o, $e) = run_gp('plan', @fj, '--fused-grouped-mlp', '--etp', 'tp,1');
     my @t2 = grep { /^gb200\s+32\s+TP2/ } split /\n/, $o;

@@ -35,6 +35,12 @@ named("rl", "rl: gae_ops is PPO's (algo = ppo)", "rl: --gae-ops is PPO's (--algo
   "a value's assignment becomes the flag and its value")
 named("rl", "rl: rollout_gpus = auto needs colocated = false",
   "rl: --rollout-gpus auto needs --no-colocated", "two assignments, a clause each")
+-- A list assigned in Lua's form is the flag with its comma-joined values,
+-- where the command line takes it (plan's --etp LIST); a command that
+-- does not take the option keeps the Lua form.
+named("plan", 'tp=1 (give etp = {"tp", 1} to search tp > 1)',
+  "tp=1 (give --etp tp,1 to search tp > 1)", "a Lua list's assignment: the flag and its values")
+named("infer", 'give etp = {"tp", 1}', 'give etp = {"tp", 1}', "... not where the command lacks it")
 -- An equation is not an assignment: its "=" stays, and a one-word name
 -- in it stays a word ("dp x batch" is a product, not --batch).
 named("rl", "rl: rollout_dp_attention needs rollout_ep = rollout_tp > 1",

@@ -178,7 +178,8 @@ local fused = gp.sweep(t.with(space, { fused_grouped_mlp = true }))
 t.ok(tps(plain) > 0 and #fused.results > 0 and tps(fused) == 0,
      "sweep: no layout with the experts split over tp > 1")
 t.ok(said(fused, "tp=1 (fused_grouped_mlp: Megatron-Core refuses the fused MLP with the "
-  .. "experts split over TP; layouts with etp = tp > 1 skipped: give etp tp,1"),
+  .. "experts split over TP; layouts with etp = tp > 1 skipped: give etp = {\"tp\", 1} to "
+  .. "search"),
      "sweep: the defaults say why tp stays 1")
 -- With the experts folded searched too (etp = {"tp", 1}) the tp > 1
 -- layouts come back, each with its experts unsplit (the etp level's 1).
