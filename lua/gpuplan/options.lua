@@ -122,8 +122,9 @@ opt { name = "gpus", type = "int", metavar = "N", commands = ALL .. " comm",
   variants = { plan = { type = "string", metavar = "COUNTS", default = "8", own = true,
     help = "GPU counts to try: 64..1024 (64, 128, ... doubling), or 8,16,32" },
     comm = { group = "node", default = "all GPUs of the nodes",
-      help = "ranks; with --nodes they are spread evenly, --nodes 8 --gpus 8 is one GPU in "
-        .. "each of 8 nodes (it drives only its own NICs and PCIe link)" } } }
+      help = "ranks, at least 2 (a collective over one GPU moves nothing: refused); with "
+        .. "--nodes they are spread evenly, --nodes 8 --gpus 8 is one GPU in each of 8 nodes "
+        .. "(it drives only its own NICs and PCIe link)" } } }
 opt { name = "method", type = "string", metavar = "M", commands = TRAIN4, kind = "enum",
   fold = true,  -- QLoRA, GRPO as the papers write them
   default = { plan = "pretrain" }, value = "full",

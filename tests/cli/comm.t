@@ -278,6 +278,11 @@ for my $op (qw(all_reduce all_gather reduce_scatter all_to_all broadcast reduce 
   like($e, qr/^gpuplan: comm: --gpus 1: a collective needs >= 2 gpus/m, "... $op names --gpus");
   is($o, '', "... $op prints no table");
 }
+# ... and --help says so where --gpus is declared (one declaration: the
+# help, docs/cli.md and the man page agree)
+($c, $o, $e) = run_gp('comm', '--help');
+like($o, qr/^  --gpus N +ranks, at least 2 \(a collective over one GPU moves\s+nothing: refused\)/m,
+     'comm --help: --gpus takes at least 2');
 ($c, $o, $e) = run_gp('comm', '--gpu', 'h100-sxm', '--gpus', '2', '--max', '16');
 is($c, 0, 'two ranks still priced');
 
