@@ -309,6 +309,19 @@ local function int(opts)
   opts.max = opts.max or M.COUNT_MAX
   return T.integer(opts)
 end
+-- A count of layers under moe (dense_layers, layer_step): any number
+-- here, judged beside the layers after the record (M.moe_counts_problem):
+-- a fraction (1.5), NaN or an infinity in the same words as a count past
+-- the layers, "must be an integer in 0..layers (L)", as the engine's
+-- binding says it to a script (engine/lgp_model.c moe_counts); the field
+-- reader's "expected an integer" was a second message for the one field.
+-- A whole float is the integer.
+function M.moe_layer_count()
+  return { name = "integer", check = function(v, path)
+    if type(v) ~= "number" then fail(path, "expected a finite number, got %s", show(v)) end
+    return math.tointeger(v) or v
+  end }
+end
 -- A size of device or host memory, in bytes, up to the engine's 1e15.
 local function mem_bytes()
   return T.unit("bytes", { max = M.AMOUNT_MAX, what = "at most 1e15 bytes (1 PB)" })
@@ -609,7 +622,7 @@ M.model = T.record {
     ffn_hidden = R(pos()),
     -- The first dense_layers layers are dense (DeepSeek's first_k_dense_
     -- replace); 0..layers, judged beside the layers as layer_step is.
-    dense_layers = int { min = -M.COUNT_MAX },
+    dense_layers = M.moe_layer_count(),
     -- After the dense_layers, every layer_step-th layer is MoE (layer i,
     -- 0-based, when (i + 1) % layer_step == 0), the others dense: Hugging
     -- Face Llama 4's interleave_moe_layer_step (Maverick 2), Megatron-Core's
@@ -619,7 +632,7 @@ M.model = T.record {
     -- binding and the case files use: a catalog said "must be >= 1, got
     -- 0" for 0 and "moe.layer_step must be in 1..layers (2), got 5" past
     -- the layers.
-    layer_step = int { min = -M.COUNT_MAX },
+    layer_step = M.moe_layer_count(),
     dense_ffn_hidden = pos(), shared_ffn_hidden = pos(),
     -- The token buffer per expert is the run's choice (Megatron-Core's
     -- --moe-expert-capacity-factor is a training argument, not a config.json
@@ -745,7 +758,8 @@ end
 -- in the one wording every reader of a model uses (a catalog entry, a
 -- case file's model, a script's model table through the engine's
 -- binding, engine/lgp_model.c moe_counts): the field's name under moe
--- and "must be in 1..layers (L), got V"; or nil.  Absent is 0 dense
+-- and "must be in 1..layers (L), got V" ("must be an integer in ..." for
+-- a fraction); or nil.  Absent is 0 dense
 -- layers and a step of 1 (every layer); a non-number is the field
 -- check's.
 local MOE_COUNTS = { { "dense_layers", 0 }, { "layer_step", 1 } }
@@ -755,7 +769,14 @@ function M.moe_counts_problem(m)
   if type(e) ~= "table" or math.type(layers) == nil then return nil end
   for _, f in ipairs(MOE_COUNTS) do
     local v, lo = e[f[1]], f[2]
-    if math.type(v) ~= nil and (v < lo or v > layers) then
+    local iv = math.type(v) and math.tointeger(v)
+    -- not a whole number (a fraction, NaN, an infinity): its range too,
+    -- NaN written as the binding writes it
+    if math.type(v) ~= nil and iv == nil then
+      return f[1], string.format("must be an integer in %d..layers (%d), got %s", lo, layers,
+        v ~= v and "NaN" or show(v))
+    end
+    if iv and (iv < lo or iv > layers) then
       return f[1], string.format("must be in %d..layers (%d), got %s", lo, layers, show(v))
     end
   end

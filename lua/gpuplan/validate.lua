@@ -193,10 +193,11 @@ local model_spec = T.record {
   positions = T.enum(schema.POSITIONS),
   moe = T.record {
     experts = count(), top_k = count(), shared_experts = count(0),
-    dense_layers = count(0), ffn_hidden = count(), expert_ffn_hidden = count(),
-    -- every layer_step-th layer MoE after the dense_layers (the engine's
-    -- and the catalog's moe.layer_step; Llama 4 Maverick: 2)
-    layer_step = T.integer { min = -schema.COUNT_MAX, max = schema.COUNT_MAX },
+    -- the first dense_layers dense; every layer_step-th layer MoE after
+    -- them (the engine's and the catalog's moe.layer_step; Llama 4
+    -- Maverick: 2): judged beside the layers below, as the catalog does
+    dense_layers = schema.moe_layer_count(), ffn_hidden = count(), expert_ffn_hidden = count(),
+    layer_step = schema.moe_layer_count(),
     -- the width of the dense layers when not ffn_hidden, a shared
     -- expert's when not a routed one's (the engine's names)
     dense_ffn_hidden = count(), shared_ffn_hidden = count(),

@@ -64,6 +64,20 @@ is($c, 1, 'layer_step past the layers in a case: exit 1');
 is($e, "gpuplan: $dir/over.json:10: case 'step-case': field 'model.moe.layer_step': "
      . "must be in 1..layers (4), got 5\n", 'named at its line, with the layers');
 
+# A fraction: the same range as a script's model table gets from the
+# engine's binding ("must be an integer in 0..layers (L)"), not the field
+# reader's "expected an integer", at its line; dense_layers alike.
+write_file("$dir/half.json", case_with(0.5));
+($c, $o, $e) = run_gp('validate', "$dir/half.json");
+is($c, 1, 'layer_step 0.5 in a case: exit 1');
+is($e, "gpuplan: $dir/half.json:10: case 'step-case': field 'model.moe.layer_step': "
+     . "must be an integer in 1..layers (4), got 0.5\n", 'named at its line, with its range');
+write_file("$dir/dfrac.json", case_with('1, "dense_layers": 1.5'));
+($c, $o, $e) = run_gp('validate', "$dir/dfrac.json");
+is($c, 1, 'dense_layers 1.5 in a case: exit 1');
+is($e, "gpuplan: $dir/dfrac.json:10: case 'step-case': field 'model.moe.dense_layers': "
+     . "must be an integer in 0..layers (4), got 1.5\n", 'dense_layers: named at its line, with its range');
+
 # A catalog file: the entry's line.
 mkdir "$dir/cat";
 write_file("$dir/cat/a.lua", "-- a model\n"
@@ -74,6 +88,14 @@ write_file("$dir/cat/a.lua", "-- a model\n"
 is($c, 1, 'layer_step 0 in a catalog file: exit 1');
 like($e, qr/^\Q$dir\E\/cat\/a\.lua:2: model 'step0': field 'moe\.layer_step': must be in 1\.\.layers \(2\), got 0$/m,
      'named at the entry\'s line');
+write_file("$dir/cat/a.lua", "-- a model\n"
+    . "model { id = 'dfrac', name = 'x', layers = 2, hidden = 64, heads = 8, ffn_hidden = 128, "
+    . "vocab = 100, params_b = 1, source = 't', moe = { experts = 4, top_k = 2, ffn_hidden = 32, "
+    . "dense_layers = 1.5 } }\n");
+($c, $o, $e) = run_gp('catalog', 'check', "$dir/cat");
+is($c, 1, 'dense_layers 1.5 in a catalog file: exit 1');
+like($e, qr/^\Q$dir\E\/cat\/a\.lua:2: model 'dfrac': field 'moe\.dense_layers': must be an integer in 0\.\.layers \(2\), got 1\.5$/m,
+     'a fraction: the entry\'s line, the range a script reads');
 
 # The same field named one way, in the same words, wherever a model is
 # written (followups16): a catalog entry's step past its layers said
