@@ -455,9 +455,16 @@ int layout_stage_moe(const gp_model *m, const gp_layout *y, int k, int nl);
  * a rank's vpp model chunks is a block of its own ("num_layers_to_build
  * = num_layers_per_virtual_stage"), so the stage re-runs the first n of
  * each chunk, min(n, the chunk's layers) summed over its chunks; with
- * one chunk a stage, min(n, nl).  The memory's stages (memory_train.c),
- * the step's (train_stage.c) and its recomputed FLOPs (train.c) count
- * them by it. */
+ * one chunk a stage, min(n, nl).  Under DualPipe a rank's two chunks are
+ * two of the layout's pp stages (k and pp-1-k) and the schedule takes
+ * no vpp (layout_check_dualpipe): DualPipe is built from the rank's two
+ * modules, one a stage ("DualPipe(local_modules)", local_modules =
+ * full_modules[rank] and full_modules[pp_size - 1 - rank], deepseek-ai/
+ * DualPipe examples/example_dualpipe.py), each a block of its own, so
+ * the first n of each chunk re-run: min(n, nl) per stage k, as asked
+ * stage by stage (memory_train.c stage_dual prices the two).  The
+ * memory's stages (memory_train.c), the step's (train_stage.c) and its
+ * recomputed FLOPs (train.c) count them by it. */
 int layout_stage_recomputed(const gp_layout *y, int L, int k, int nl, int n);
 
 /* Dense layers among layers [first, first + nl): an MoE model's that are
