@@ -113,6 +113,7 @@ const lgp_desc lgp_optim_desc = { "optimizer", optim_fields };
 	      2147483647.0),                                              \
 	F_INT("activation_offload_layers",                                \
 	      offsetof(S, P act_offload_layers), 0, 0, 2147483647.0),     \
+	F_BOOL("checkpoint_offload", offsetof(S, P ckpt_offload), 0),      \
 	F_INT("first_stage_layers", offsetof(S, P first_stage_layers), 0, \
 	      0, 2147483647.0),                                           \
 	F_INT("last_stage_layers", offsetof(S, P last_stage_layers), 0,   \

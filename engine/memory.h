@@ -73,6 +73,13 @@ typedef struct gp_train_cfg {
 				  * offload): the first N layers' saved
 				  * activations go to host memory; 0 =
 				  * none (memory_train.c, train.c) */
+	int ckpt_offload;        /* full recompute's checkpoints (each
+				  * layer's input) kept in host memory
+				  * between the forward and the backward:
+				  * PyTorch's checkpoint_wrapper(offload_to_
+				  * cpu=True), DeepSpeed's cpu_checkpointing
+				  * (memory_train.c, train.c
+				  * ckpt_offload_time) */
 	int fp8_cache;           /* linear inputs cached in fp8 (act.h) */
 	int fp8_te;              /* Transformer Engine fp8 linears (act.h) */
 	int probs_in_act;        /* MoE weights in the activation (act.h) */

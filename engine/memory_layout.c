@@ -299,6 +299,15 @@ int mem_check_train_cfg(const gp_model *m, const gp_train_cfg *c,
 					"offloading does not work when activation "
 					"recomputation is enabled\"");
 	}
+	/* The checkpoint offload moves what full recompute keeps, every
+	 * layer's input; the block method keeps whole layers too, which
+	 * checkpoint_wrapper around every block does not. */
+	if (c->ckpt_offload && (c->recompute != GP_RECOMPUTE_FULL ||
+				c->recompute_layers > 0))
+		return gp_usage(err, "checkpoint_offload needs recompute full "
+				"over every layer (no recompute_layers): it "
+				"moves the checkpoints full recompute keeps, "
+				"each layer's input");
 	if (!cfg_checked && cfg_tail_check(m, c, err))
 		return GP_EINVAL;
 	/* One stage, one context chunk: the encoder and decoder stacks are

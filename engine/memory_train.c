@@ -662,6 +662,28 @@ static double stage_activations(const gp_model *m,
 		if (o->bytes[GP_MEM_ACTIVATIONS] < 0)
 			o->bytes[GP_MEM_ACTIVATIONS] = 0;
 	}
+	if (c->ckpt_offload && c->recompute == GP_RECOMPUTE_FULL && nl > 0) {
+		/* Full recompute's checkpoints in host memory: PyTorch's
+		 * checkpoint_wrapper(offload_to_cpu=True) runs the
+		 * checkpoint under torch.autograd.graph.save_on_cpu(
+		 * pin_memory=True), whose pack hook copies each saved
+		 * tensor -- the checkpoint's input, the layer's whole
+		 * checkpoint -- into a pinned CPU tensor ("torch.empty(...,
+		 * pin_memory=...)", "copy_(tensor)") and whose unpack hook
+		 * brings it back for the re-run ("tensor.to(device,
+		 * non_blocking=pin_memory)"); DeepSpeed's cpu_checkpointing
+		 * likewise (checkpointing.py CheckpointFunction:
+		 * "copy_to_device(args, device=torch.device('cpu'), ...)",
+		 * the backward's "move_to_device(..., cuda_device, ...)").
+		 * The GPU keeps the one layer input being run or re-run;
+		 * the host holds every layer's, for each micro-batch in
+		 * flight, beside any optimizer offload (mem_host_fit). */
+		o->bytes[GP_MEM_ACTIVATIONS] -= avg * (nl - 1) * inflight;
+		if (o->bytes[GP_MEM_ACTIVATIONS] < 0)
+			o->bytes[GP_MEM_ACTIVATIONS] = 0;
+		o->host_acts = avg * nl * inflight;
+		o->cpu_bytes += o->host_acts;
+	}
 	if (first && c->dropout)
 		/* Embedding dropout mask (Korthikanti sec. 4.3: sbhp). */
 		o->bytes[GP_MEM_ACTIVATIONS] += tok * m->hidden * inflight /

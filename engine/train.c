@@ -924,6 +924,28 @@ static double act_offload_time(int L, int n, double t, double lf,
 	return e;
 }
 
+/* Full recompute's checkpoints offloaded to host memory (memory_
+ * train.c): PyTorch's checkpoint_wrapper(offload_to_cpu=True) under
+ * torch.autograd.graph.save_on_cpu(pin_memory=True), DeepSpeed's
+ * cpu_checkpointing.  Neither copy leaves the compute stream.
+ * save_on_cpu's pack hook is "packed.copy_(tensor)" into a pinned CPU
+ * tensor: a copy on the current stream that the host waits for (no
+ * non_blocking), so the layer's forward stops for it; its unpack hook
+ * is "tensor.to(device, non_blocking=pin_memory)": asynchronous to the
+ * host but on the current stream, ahead of the re-run that reads it.
+ * DeepSpeed's checkpointing.py copies the inputs out with copy_to_device
+ * ("item.to(device)", no non_blocking) and back with move_to_device, on
+ * the current stream (its "# with torch.cuda.stream(transport_stream):"
+ * before the backward's gather is commented out).  So each of the stage's
+ * L layers adds its checkpoint's bytes over the host link twice a
+ * micro-batch, nothing hidden: 2 L t, t = bytes / host link B/s.  The
+ * PyTorch FSDP 1T post's trace at 256 GPUs shows them as ops of their
+ * own: "one DtoH op: 66ms; one HtoD op: 68ms". */
+static double ckpt_offload_time(int L, double t)
+{
+	return L > 0 && t > 0 ? 2.0 * L * t : 0.0;
+}
+
 TRAIN_INLINE void post_of(phase *ph, const train_cfg *c,
 			  const scost *base, struct zslot *zs,
 			  step_post *pp)
@@ -1228,7 +1250,8 @@ TRAIN_INLINE int step_of(phase *ph, const gp_model *m,
 	}
 	/* The activation offload's copies need a layer's saved bytes
 	 * (the full memory result). */
-	if (phase_mem(ph, zs, m, c, cache, brief && !c->mem.act_offload_layers,
+	if (phase_mem(ph, zs, m, c, cache, brief && !c->mem.act_offload_layers &&
+		      !c->mem.ckpt_offload,
 		      &out->mem, err))
 		return GP_EINVAL;
 	out->fits = out->mem.fits;
@@ -1351,6 +1374,10 @@ TRAIN_INLINE int step_of(phase *ph, const gp_model *m,
 				c->act_offload_bw : host_link_bw(x)),
 			sbase[jw].lfwd / L, sbase[jw].lbwd / L);
 	}
+	if (ph->ckpt_off && jw >= 0)
+		pp.act_off += ckpt_offload_time(sbase[jw].layers,
+			out->mem.act_layer / (c->act_offload_bw > 0 ?
+				c->act_offload_bw : host_link_bw(x)));
 	step_sum(ph, c, sbase, sblk, jw, tsum, tmax, &pp, brief, out);
 	return step_rates(ph, m, d, c, cache, brief, out, err);
 }

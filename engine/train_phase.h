@@ -94,8 +94,9 @@ struct train_phase {
 	 * (y.schedule, y.pp); tied, the tied embedding's all-reduce
 	 * between the pipeline's ends (y.pp, p.lm_head, post); act_off,
 	 * the activation offload's copies (act_offload_layers,
-	 * forward_only). */
-	int post, dual, tied, act_off;
+	 * forward_only); ckpt_off, the checkpoint offload's
+	 * (ckpt_offload, forward_only). */
+	int post, dual, tied, act_off, ckpt_off;
 	int tied_ok;            /* tied_t priced (step_of) */
 	double tied_t;          /* that all-reduce's seconds: it reads the
 				 * phase's groups, TP split and reduce

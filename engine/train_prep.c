@@ -793,6 +793,7 @@ int train_phase_get(const gp_model *m, const roof_device *d,
 	ph->dual = ph->x.y.schedule == GP_SCHED_DUALPIPE && ph->x.y.pp > 1;
 	ph->tied = ph->x.y.pp > 1 && ph->x.e.p.lm_head == 0 && ph->post;
 	ph->act_off = c->mem.act_offload_layers > 0 && !c->forward_only;
+	ph->ckpt_off = c->mem.ckpt_offload && !c->forward_only;
 	if (!kept) {
 		ph->opt_bytes[0] = opt_bytes_of(c, &ph->sb, 0);
 		ph->opt_bytes[1] = opt_bytes_of(c, &ph->sb, 1);

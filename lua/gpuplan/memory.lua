@@ -885,6 +885,30 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
         cfg.activation_offload_layers, model.layers, model.layers)
     end
   end
+  -- Full recompute's checkpoints in host memory (engine/memory_train.c,
+  -- train.c ckpt_offload_time): PyTorch's checkpoint_wrapper(offload_to_cpu
+  -- =True) and DeepSpeed's cpu_checkpointing move what full recompute keeps,
+  -- every wrapped block's input.
+  if o.checkpoint_offload ~= nil and type(o.checkpoint_offload) ~= "boolean" then
+    fail("checkpoint_offload must be true or false (got %s)", shown(o.checkpoint_offload))
+  end
+  cfg.checkpoint_offload = o.checkpoint_offload == true
+  if cfg.checkpoint_offload then
+    if stack == "megatron" then
+      usage("checkpoint_offload is PyTorch's checkpoint_wrapper(offload_to_cpu=True) or "
+        .. "DeepSpeed's cpu_checkpointing; Megatron-Core's full recompute keeps its "
+        .. "checkpoints on the GPU (its CPU offload is activation_offload_layers, without "
+        .. "recompute)")
+    end
+    if cfg.recompute ~= "full" then
+      usage("checkpoint_offload moves the checkpoints full recompute keeps (each layer's "
+        .. "input): give recompute = full (got recompute = %s)", tostring(cfg.recompute))
+    end
+    if cfg.recompute_layers then
+      usage("checkpoint_offload moves every layer's checkpoint (checkpoint_wrapper wraps each "
+        .. "block); recompute_layers %d keeps whole layers on the GPU", cfg.recompute_layers)
+    end
+  end
   -- DeepSpeed's ZeRO buckets (engine/memory_train.c stage_states,
   -- train_stage.c ds_reduce_time and ds_no_prefetch): the engine's own
   -- config, so the deepspeed stack's alone.

@@ -422,6 +422,14 @@ opt { name = "activation_offload_layers", type = "int", metavar = "N", commands 
     .. "activations leave the GPU; pp 1, recompute none without recompute_modules, fewer "
     .. "than the model's layers",
   suggest = { "cpu_offloading_num_layers", "cpu_offloading", "activation_offload" } }
+opt { name = "checkpoint_offload", type = "flag", commands = "fit train", methods = TRAINING,
+  help = "with --recompute full: each layer's checkpoint (its input) goes to pinned host "
+    .. "memory in the forward and comes back for its re-run, PyTorch's checkpoint_wrapper("
+    .. "offload_to_cpu=True) (save_on_cpu) or DeepSpeed's cpu_checkpointing: the GPU keeps "
+    .. "one layer's, the host every layer's; both copies on the compute stream over the GPU's "
+    .. "host link, 2 x layers x checkpoint / link each micro-batch, nothing hidden; default "
+    .. "off, the checkpoints on the GPU",
+  suggest = { "offload_to_cpu", "cpu_checkpointing", "save_on_cpu", "checkpoint_in_cpu" } }
 opt { name = "first_stage_layers", type = "int", metavar = "N", commands = "train rl plan",
   lua = "fit",
   help = "layers on the first pipeline stage, the other stages the rest evenly "

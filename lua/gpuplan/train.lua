@@ -1079,12 +1079,14 @@ function M.setup(o, sweep)
   -- Activation offload (engine/train.c act_offload_time): the saved
   -- activations cross the GPU's own host link, GB200's NVLink-C2C where
   -- the catalog gives it, else its PCIe link.
-  if cfg.activation_offload_layers then
+  -- The checkpoint offload (train.c ckpt_offload_time) crosses it too.
+  if cfg.activation_offload_layers or cfg.checkpoint_offload then
     local hb = require("gpuplan.comm").host_link_bw(gpu)
     if hb then
       cfg.act_offload_bw = hb
-      default(string.format("activation offload over the host link at %.1f GB/s a direction "
-        .. "(%s)", hb / 1e9, gpu.host_link and "catalog host_link" or "the GPU's PCIe link"))
+      default(string.format("%s offload over the host link at %.1f GB/s a direction (%s)",
+        cfg.checkpoint_offload and "checkpoint" or "activation", hb / 1e9,
+        gpu.host_link and "catalog host_link" or "the GPU's PCIe link"))
     end
   end
   if o.delayed_update ~= nil and type(o.delayed_update) ~= "boolean" then

@@ -348,6 +348,29 @@ isnt($cr, 0, '--activation-offload-layers with --recompute full: non-zero exit')
 like($er, qr/^gpuplan: train: --activation-offload-layers needs --recompute none \(got --recompute full\)/m,
      'recompute full refused, naming both flags');
 
+# --checkpoint-offload (checkpoint_wrapper(offload_to_cpu=True), DeepSpeed's
+# cpu_checkpointing): Llama 3 8B on one A100 at seq 2048, one micro-batch;
+# tests/lua/ckpt_offload.t derives the step's 2 x 32 x 16 MiB / 25.216 GB/s
+# = 42.6 ms.  The host memory line shows the 32 checkpoints (0.50 GiB);
+# without --recompute full it is refused naming both flags (exit 2).
+my @ck = ('llama3-8b', '--gpu', 'a100-sxm-80gb', '--seq', '2048', '--global-batch', '1',
+          '--stack', 'hf');
+my ($ck0, $ok0) = run_gp('train', @ck, '--recompute', 'full');
+my ($ck1, $ok1) = run_gp('train', @ck, '--recompute', 'full', '--checkpoint-offload');
+is($ck1, 0, '--checkpoint-offload exits 0');
+my ($sk0) = $ok0 =~ /^step\s+([\d.]+)/m;
+my ($sk1) = $ok1 =~ /^step\s+([\d.]+)/m;
+ok(defined $sk0 && defined $sk1 && abs(($sk1 - $sk0) - 0.0426) < 0.0002,
+   'the copies add 42.6 ms (shown to 0.1 ms)');
+like($ok1, qr/host memory \(offload\): 0\.50 GiB per GPU .*activations 0\.50 GiB/,
+     'the host holds the 32 checkpoints');
+like($ok1, qr/checkpoint offload over the host link at 25\.2 GB\/s a direction/,
+     'the defaults line states the host link');
+my ($ckn, undef, $ekn) = run_gp('train', @ck, '--checkpoint-offload');
+is($ckn, 2, '--checkpoint-offload without --recompute full: exit 2');
+like($ekn, qr/^gpuplan: train: --checkpoint-offload moves the checkpoints full recompute keeps .*give --recompute full \(got --recompute none\)/m,
+     'refused, naming both flags');
+
 # --pad-mask (transformers' FlashAttention-2 path under a padding mask):
 # Llama 2 7B on one A100 with the eager modules; the varlen gathers and
 # scatters (tests/lua/pad_mask.t derives their bytes) lengthen the step,

@@ -152,7 +152,8 @@ end
 -- DeepSeek-V3's savings among them (SCHEMA.md: the recompute modules'
 -- list, the fp8 cache).  Copied into the predictor's options o.
 local SIZING_PARALLEL = { "ulysses", "grad_sync", "zero_group", "recompute_layers",
-  "activation_offload_layers", "first_stage_layers", "last_stage_layers", "split_ends" }
+  "activation_offload_layers", "checkpoint_offload", "first_stage_layers", "last_stage_layers",
+  "split_ends" }
 local SIZING_WORKLOAD = { "fp8_activations", "moe_probs" }
 function M.sizing(o, par, wl)
   for _, k in ipairs(SIZING_PARALLEL) do o[k] = v(par[k]) end
