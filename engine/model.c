@@ -521,6 +521,16 @@ static double mamba_conv_dim(const gp_mamba *b)
 	return (double)b->heads * b->head_dim + 2.0 * b->groups * b->state;
 }
 
+double model_mamba_in_width(const gp_model *m)
+{
+	return mamba_in_width(&m->mamba);
+}
+
+double model_mamba_conv_dim(const gp_model *m)
+{
+	return mamba_conv_dim(&m->mamba);
+}
+
 /* One MambaMixer (Megatron-Core mamba_mixer.py __init__), d_inner =
  * heads x head_dim:
  *   in_proj   hidden x (2 d_inner + 2 groups state + heads), no bias

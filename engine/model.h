@@ -240,6 +240,11 @@ int model_mamba_layers(const gp_model *m);
 /* One Mamba-2 mixer's parameters, its pre-norm excluded (model.c
  * mamba_params' derivation); m valid with mamba.heads > 0. */
 double model_mamba_params(const gp_model *m);
+/* A Mamba layer's in_proj output width, z x B C dt: 2 heads head_dim +
+ * 2 groups state + heads; and its conv1d's channels, x B C: heads
+ * head_dim + 2 groups state (mamba_mixer.py; before any TP split). */
+double model_mamba_in_width(const gp_model *m);
+double model_mamba_conv_dim(const gp_model *m);
 /* Forward FLOP per token of one Mamba layer's chunked SSD scan
  * (mamba_chunk_scan_combined) over a sequence of seq tokens (the chunk
  * is min(mamba.chunk, seq)): model.c mamba_scan's count of the paper's
@@ -364,11 +369,17 @@ typedef enum gp_op_kind {
 	GP_OP_ELEM        /* elementwise / reductions on the vector units */
 } gp_op_kind;
 
-/* Which layers an op runs in. */
+/* Which layers an op runs in.  A hybrid model's (m->pattern set) layer
+ * is one block: its ops are ATTN (the * layers), DENSE (-), MOE (E),
+ * MAMBA (M), and FFN for the pre-norm the - and E layers share; ALL is
+ * then unused. */
 typedef enum gp_op_scope {
 	GP_SCOPE_ALL = 0, /* every layer */
 	GP_SCOPE_DENSE,   /* dense-MLP layers */
-	GP_SCOPE_MOE      /* MoE layers */
+	GP_SCOPE_MOE,     /* MoE layers */
+	GP_SCOPE_ATTN,    /* a hybrid's attention-only layers */
+	GP_SCOPE_FFN,     /* a hybrid's MLP-only and MoE-only layers */
+	GP_SCOPE_MAMBA    /* a hybrid's Mamba layers */
 } gp_op_scope;
 
 /* Which weights a GEMM reads: the layer's linears (stored at the
@@ -424,7 +435,7 @@ typedef struct gp_op_cfg {
 			     * this step projects them (training, prefill) */
 } gp_op_cfg;
 
-#define GP_MAX_LAYER_OPS 16
+#define GP_MAX_LAYER_OPS 24
 
 /* Fill ops[] with the operators of one layer of a valid model for the
  * step c (tokens T = seqs * q): norms, QKV, rope + KV write, attention,
@@ -440,11 +451,38 @@ typedef struct gp_op_cfg {
  * (K and V to the cache, no rope), the position bias, and the
  * cross-attention block cross_norm, cross_q, cross_kv (over seqs *
  * enc_len encoder tokens; absent when cross_cached), cross_attention
- * (q x enc_len, no mask) and cross_o.  Returns the number of ops
+ * (q x enc_len, no mask) and cross_o.  A hybrid model (m->pattern):
+ * the attention block (scope ATTN), the MLP's and MoE's pre-norm (FFN),
+ * the MLP (DENSE) when a - layer is there, the MoE ops (MOE) and the
+ * Mamba layer's mamba_norm, in_proj, conv1d, ssd_scan, gate_norm and
+ * out_proj (MAMBA; model_ops.c mamba_layer_ops); model_op_in picks a
+ * layer kind's.  Returns the number of ops
  * (<= GP_MAX_LAYER_OPS), or 0 when an encoder-decoder decoder layer is
  * asked without enc_len > 0. */
 int model_layer_ops(const gp_model *m, const gp_op_cfg *c,
 		    gp_op ops[GP_MAX_LAYER_OPS]);
+
+/* Whether an op of scope s runs in a layer of kind `layer`, a hybrid
+ * pattern's letter (M, *, -, E).  A model without a pattern has two
+ * kinds of layer, each an attention block and a feed-forward: '-' the
+ * dense ones (ALL and DENSE ops), 'E' the MoE ones (ALL and MOE). */
+static inline int model_op_in(gp_op_scope s, char layer, int hybrid)
+{
+	if (!hybrid)
+		return s == GP_SCOPE_ALL ||
+			s == (layer == 'E' ? GP_SCOPE_MOE : GP_SCOPE_DENSE);
+	switch (layer) {
+	case 'M':
+		return s == GP_SCOPE_MAMBA;
+	case '*':
+		return s == GP_SCOPE_ATTN;
+	case '-':
+		return s == GP_SCOPE_FFN || s == GP_SCOPE_DENSE;
+	case 'E':
+		return s == GP_SCOPE_FFN || s == GP_SCOPE_MOE;
+	}
+	return 0;
+}
 
 /* KV heads one rank of a TP group of tp holds: kv_heads / tp when TP
  * splits them, else one -- a KV head is replicated when kv_heads < tp

@@ -194,6 +194,65 @@ static int encdec_layer_ops(const gp_model *m, const gp_op_cfg *c,
 	return n;
 }
 
+/* One Mamba-2 layer of a hybrid model (scope MAMBA) on one GPU of a TP
+ * group, as Megatron-Core's MambaMixer runs it (megatron/core/ssm/
+ * mamba_mixer.py, use_mem_eff_path): TP splits the heads and the groups
+ * ("self.nheads_local_tp = self.nheads // self.tp_size", ngroups
+ * likewise), in_proj column-parallel and out_proj row-parallel, the
+ * attention block's two TP collectives.  Ops:
+ *   mamba_norm  the pre-norm over T h (Tn under SP), attn_norm's 4 FLOP;
+ *   in_proj     T x in_width / tp over h (z, x, B, C, dt);
+ *   conv1d      the depthwise causal conv over T x conv_dim / tp
+ *               channels: conv multiply-adds, the bias and the SiLU
+ *               (causal_conv1d_fn, activation "silu"): 2 conv + 5 FLOP
+ *               an output, the input read and the output written;
+ *   ssd_scan    mamba_chunk_scan_combined, memory-bound at training's
+ *               widths: model_mamba_scan_flops a token, and the traffic
+ *               of its five kernels (mamba_ssm ops/triton/
+ *               ssd_combined.py _mamba_chunk_scan_combined_fwd), per
+ *               token of this rank's H heads of P, G groups of state N,
+ *               chunk Q, an fp32 element counted as two 16-bit ones:
+ *               _chunk_cumsum_fwd reads dt, writes dA_cumsum and dt in
+ *               fp32 (H + 4H); _chunk_state_fwd reads B, x, dt and
+ *               dA_cumsum and writes the chunk states "states_in_fp32=
+ *               True" (GN + HP + 4H + 2 HPN/Q); _state_passing_fwd reads
+ *               them and writes them at C's dtype (3 HPN/Q);
+ *               _bmm_chunk_fwd reads C and B, writes CB in fp32 (2GN +
+ *               2GQ); _chunk_scan_fwd reads CB, x, dt, dA_cumsum, C and
+ *               the states, writes the output (2GQ + 2HP + 4H + GN +
+ *               HPN/Q).  In all 3HP + 4GN + 4GQ + 13H + 6 HPN/Q;
+ *   gate_norm   RMSNormGated (y times SiLU(z), then the group RMS norm)
+ *               over T x d_inner / tp: reads y and z, writes its output,
+ *               attn_norm's 4 FLOP and the gate's 5 (mlp_act's SiLU);
+ *   out_proj    T x h over d_inner / tp. */
+static int mamba_layer_ops(const gp_model *m, const gp_op_cfg *c,
+			   double T, double Tn, gp_op *ops)
+{
+	double tp = c->tp > 0 ? c->tp : 1, h = m->hidden;
+	double H = m->mamba.heads / tp, P = m->mamba.head_dim;
+	double G = m->mamba.groups / tp, N = m->mamba.state;
+	double Q = fmin((double)m->mamba.chunk, c->q), di = H * P;
+	int n = 0;
+	gp_op *o;
+
+	op_elem(&ops[n++], "mamba_norm", GP_SCOPE_MAMBA, Tn * h, 4.0);
+	op_gemm(&ops[n++], "in_proj", GP_SCOPE_MAMBA, T,
+		model_mamba_in_width(m) / tp, h);
+	op_elem(&ops[n++], "conv1d", GP_SCOPE_MAMBA,
+		T * model_mamba_conv_dim(m) / tp, 2.0 * m->mamba.conv + 5.0);
+	o = &ops[n++];
+	op_set(o, "ssd_scan", GP_OP_ELEM, GP_SCOPE_MAMBA);
+	o->flop = T * model_mamba_scan_flops(m, c->q) / tp;
+	o->elems = T * di;
+	o->act = T * (3.0 * di + 4.0 * G * N + 4.0 * G * Q + 13.0 * H +
+		      6.0 * di * N / Q);
+	o = &ops[n++];
+	op_elem(o, "gate_norm", GP_SCOPE_MAMBA, T * di, 9.0);
+	o->act = 3.0 * T * di;
+	op_gemm(&ops[n++], "out_proj", GP_SCOPE_MAMBA, T, h, di);
+	return n;
+}
+
 int model_layer_ops(const gp_model *m, const gp_op_cfg *c,
 		    gp_op ops[GP_MAX_LAYER_OPS])
 {
@@ -204,7 +263,7 @@ int model_layer_ops(const gp_model *m, const gp_op_cfg *c,
 	double dqk = hd, dv = hd, qkv_n, o_k, kv_tok, T, Tn, kv;
 	double mats = m->ffn_gated ? 3.0 : 2.0;
 	double dense_f = model_dense_ffn(m) / tp;
-	int n = 0;
+	int n = 0, a0, hy = m->pattern[0] != 0;
 	gp_op *o;
 
 	if (m->encoder_layers > 0)
@@ -229,6 +288,7 @@ int model_layer_ops(const gp_model *m, const gp_op_cfg *c,
 	}
 	kv_tok = model_kv_elems_layer(m, (int)tp);
 
+	a0 = n;
 	op_elem(&ops[n++], "attn_norm", GP_SCOPE_ALL, Tn * h, 4.0);
 	op_gemm(&ops[n++], "qkv", GP_SCOPE_ALL, T, qkv_n, h);
 	if (m->qk_norm)
@@ -271,8 +331,14 @@ int model_layer_ops(const gp_model *m, const gp_op_cfg *c,
 	}
 	op_attn(&ops[n++], "attention", c, kv, nh, nkv, dqk, dv, kv_tok);
 	op_gemm(&ops[n++], "o_proj", GP_SCOPE_ALL, T, h, o_k);
-	op_elem(&ops[n++], "mlp_norm", GP_SCOPE_ALL, Tn * h, 5.0);
-	if (model_moe_layers(m) < m->layers) {
+	/* A hybrid's attention block is a layer of its own (*), its
+	 * feed-forwards the - and E layers, each with its pre-norm. */
+	for (; hy && a0 < n; a0++)
+		ops[a0].scope = GP_SCOPE_ATTN;
+	op_elem(&ops[n++], "mlp_norm", hy ? GP_SCOPE_FFN : GP_SCOPE_ALL,
+		Tn * h, 5.0);
+	if (hy ? model_pattern_in(m, '-', 0, m->layers) > 0 :
+	    model_moe_layers(m) < m->layers) {
 		op_gemm(&ops[n++], "mlp_up", GP_SCOPE_DENSE, T,
 			(mats - 1.0) * dense_f, h);
 		op_elem(&ops[n++], "mlp_act", GP_SCOPE_DENSE,
@@ -315,5 +381,7 @@ int model_layer_ops(const gp_model *m, const gp_op_cfg *c,
 		op_moe_gemm(&ops[n++], "moe_down", h, Te * k, T, moe_f,
 			    shared_f, tpe, h, moe_f, touched);
 	}
+	if (hy && model_mamba_layers(m) > 0)
+		n += mamba_layer_ops(m, c, T, Tn, &ops[n]);
 	return n;
 }

@@ -138,7 +138,7 @@ int main(void)
 	gp_error e;
 	double h, l, s, V, f;
 
-	plan(102);
+	plan(111);
 
 	/* Llama-2-7B: h 4096, l 32, 32 heads (MHA), ffn 11008, V 32000.
 	 * layer = 4h^2 (q,k,v,o) + 3*h*11008 (SwiGLU) + 2h (RMSNorms)
@@ -612,6 +612,66 @@ int main(void)
 	 * = 55,968 bytes. */
 	is_num(model_mamba_act_bytes(&m, 2), 55968.0, EXACT,
 	       "Mamba activation bytes per token per layer");
+	{
+		/* The op list of Nano's layers on one GPU of TP 2, one
+		 * 4096-token sequence: each block tagged with its layer
+		 * kind (M, *, - none here, E). */
+		gp_op ops[GP_MAX_LAYER_OPS];
+		gp_op_cfg oc;
+		char names[512];
+		int n, i, nm = 0, na = 0, ne = 0;
+
+		memset(&oc, 0, sizeof oc);
+		oc.seqs = 1;
+		oc.q = 4096;
+		oc.kv_len = 2048.5;
+		oc.tp = 2;
+		oc.ep = 1;
+		oc.flash = 1;
+		n = model_layer_ops(&m, &oc, ops);
+		ok(strcmp(op_names(ops, n, names, sizeof names),
+			  "attn_norm,qkv,rope_kv,attention,o_proj,mlp_norm,"
+			  "moe_router,moe_up,moe_act,moe_down,mamba_norm,"
+			  "in_proj,conv1d,ssd_scan,gate_norm,out_proj") == 0,
+		   "nemotron nano layer ops: attention, MoE and Mamba");
+		for (i = 0; i < n; i++) {
+			nm += model_op_in(ops[i].scope, 'M', 1);
+			na += model_op_in(ops[i].scope, '*', 1);
+			ne += model_op_in(ops[i].scope, 'E', 1);
+		}
+		/* M: mamba_norm to out_proj; *: attn_norm to o_proj; E:
+		 * mlp_norm and the four MoE ops. */
+		ok(nm == 6 && na == 5 && ne == 5,
+		   "each op belongs to its layer kind");
+		/* in_proj: 10304 / 2 = 5152 wide over 2688; out_proj over
+		 * d_inner / 2 = 2048. */
+		is_num(ops[11].n, 5152.0, EXACT, "in_proj split over TP");
+		is_num(ops[15].k, 2048.0, EXACT, "out_proj split over TP");
+		/* conv1d: 4096 tokens x conv_dim / 2 = (4096 + 2 x 8 x 128)
+		 * / 2 = 3072 channels = 12,582,912 outputs at 2 x 4 + 5 =
+		 * 13 FLOP. */
+		is_num(ops[12].flop, 13.0 * 12582912.0, EXACT,
+		       "conv1d FLOP");
+		/* ssd_scan: 4096 x 3,416,064 / 2 FLOP; elements a token at
+		 * H 32, P 64, G 4, N 128, Q 128: 3 x 2048 + 4 x 4 x 128
+		 * + 4 x 4 x 128 + 13 x 32 + 6 x 2048 x 128 / 128 = 22,944,
+		 * x 4096 = 93,978,624. */
+		is_num(ops[13].flop, 4096.0 * 3416064.0 / 2.0, EXACT,
+		       "SSD scan FLOP on one TP rank");
+		is_num(ops[13].act, 93978624.0, EXACT,
+		       "SSD scan traffic on one TP rank");
+		/* gate_norm reads y and z, writes its output: 3 x 4096 x
+		 * 2048. */
+		is_num(ops[14].act, 3.0 * 4096.0 * 2048.0, EXACT,
+		       "gated norm traffic");
+		/* A model without a pattern keeps its two kinds. */
+		ok(model_op_in(GP_SCOPE_ALL, '-', 0) &&
+		   model_op_in(GP_SCOPE_DENSE, '-', 0) &&
+		   !model_op_in(GP_SCOPE_MOE, '-', 0) &&
+		   model_op_in(GP_SCOPE_MOE, 'E', 0) &&
+		   !model_op_in(GP_SCOPE_ALL, 'M', 1),
+		   "dense and MoE layers of a plain model");
+	}
 	ok(model_check_priced(&m, &e) == GP_EINVAL &&
 	   strstr(e.msg, "hybrid_pattern") != NULL,
 	   "the step pricers refuse a hybrid stack, naming hybrid_pattern");
