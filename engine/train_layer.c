@@ -2492,7 +2492,9 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 		double bytes, t, tb_, nk0 = nk, nb0 = nb;
 		int nops0 = lc->nops;
 
-		if (o->scope == (moe ? GP_SCOPE_DENSE : GP_SCOPE_MOE))
+		/* This kind of layer's ops (a hybrid stack never gets
+		 * here: model_check_priced refuses it at train's entry). */
+		if (!model_op_in(o->scope, moe ? 'E' : '-', 0))
 			continue;
 		switch (o->kind) {
 		case GP_OP_GEMM:
