@@ -370,6 +370,16 @@ my ($ckn, undef, $ekn) = run_gp('train', @ck, '--checkpoint-offload');
 is($ckn, 2, '--checkpoint-offload without --recompute full: exit 2');
 like($ekn, qr/^gpuplan: train: --checkpoint-offload moves the checkpoints full recompute keeps .*give --recompute full \(got --recompute none\)/m,
      'refused, naming both flags');
+# fit: the checkpoints on the host leave the model states on the GPU, so
+# the grads row keeps no ZeRO-Offload note (it read "DeepSpeed gradient
+# bucket (5e8 elements)" at the full 14.96 GiB of bf16 grads) and the
+# states line still gives the per-GPU figure: 16 B/param unsharded.
+my ($cf, $of) = run_gp('fit', 'llama3-8b', '--gpu', 'a100-sxm-80gb', '--seq', '2048',
+                       '--stack', 'hf', '--recompute', 'full', '--checkpoint-offload');
+is($cf, 0, 'fit --checkpoint-offload exits 0');
+unlike($of, qr/DeepSpeed gradient bucket/, 'fit: no ZeRO-Offload note on the grads row');
+like($of, qr/^model states: 16\.0 B\/param .*, 16\.00 B\/param on this GPU after sharding$/m,
+     'fit: the states line gives the per-GPU figure (nothing of the states offloaded)');
 
 # --pad-mask (transformers' FlashAttention-2 path under a padding mask):
 # Llama 2 7B on one A100 with the eager modules; the varlen gathers and

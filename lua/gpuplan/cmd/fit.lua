@@ -19,6 +19,15 @@ local C = {
   hint = options.cli_hint("fit"),
 }
 
+-- Whether a training job's model states are on the host (ZeRO-Offload's
+-- --offload): host bytes beyond the offloaded activations
+-- (--checkpoint-offload's checkpoints, activation_offload_layers'), which
+-- leave the states, the grads' note and the per-GPU figure as they are.
+local function states_offloaded(r)
+  if r.method == "infer" or not r.cpu_bytes then return false end
+  return r.cpu_bytes - (r.host and r.host.activations or 0) > 0
+end
+
 -- "model states: 20.0 B/param before sharding (weights 2 + grads 6 +
 -- master 4 + optimizer 8; recipe deepspeed-bf16)"; for LoRA/QLoRA the
 -- states are the adapter's (the frozen base has weights only); Muon's
@@ -38,7 +47,7 @@ local function states_line(r)
   end
   -- Offloaded, the states are DeepSpeed's host copies instead (the host
   -- memory line), and the GPU figure after sharding would mislead.
-  if r.cpu_bytes and r.cpu_bytes > 0 and r.method ~= "infer" then
+  if states_offloaded(r) then
     here = "; offloaded: see the host memory line"
   end
   return string.format("%s: %.1f B/param before sharding (weights %s + grads %s + " ..
@@ -139,7 +148,7 @@ local function component_rows(r, opts)
     notes.grads = two and "two 16-bit grad partitions, accumulating (fp32 only in the step)"
       or "16-bit grad partition (fp32 only in the step)"
   end
-  if r.cpu_bytes > 0 and r.method ~= "infer" then
+  if states_offloaded(r) then
     notes.grads = "DeepSpeed gradient bucket (5e8 elements) + one tensor's .grad"
     notes.param_gather = "layers gathered within the reuse distance (DeepSpeed, 1e9/2)"
     notes.adapter = "adapter weights (their states on the host)"
