@@ -326,6 +326,10 @@ static int check_hybrid(const gp_model *m, gp_error *err)
 	if (model_pattern_in(m, 'M', 0, n) > 0 && b->heads <= 0)
 		return gp_fail(err, "hybrid_pattern has Mamba layers (M) "
 			       "but the model has no mamba table");
+	/* A mamba table no layer uses is a mistake, as moe without E. */
+	if (b->heads != 0 && model_pattern_in(m, 'M', 0, n) == 0)
+		return gp_fail(err, "hybrid_pattern has no Mamba layer (M) "
+			       "but the model has a mamba table");
 	if (b->heads > 0) {
 		if (check_min(b->heads, 1, "mamba.heads", err) ||
 		    check_min(b->head_dim, 1, "mamba.head_dim", err) ||

@@ -730,9 +730,9 @@ M.kinds = {
 -- What is wrong with model description m's hybrid_pattern, judged beside
 -- its layers as the engine's model_check judges it (engine/model.c
 -- check_hybrid, the same words): a letter that is not M, *, - or E, a
--- length other than layers, M without a mamba table, E without a moe
--- table; or nil.  A catalog entry or a case file is refused at its line,
--- not when a command first prices it.
+-- length other than layers, M without a mamba table, a mamba table
+-- without M, E without a moe table; or nil.  A catalog entry or a case
+-- file is refused at its line, not when a command first prices it.
 function M.hybrid_problem(m)
   local p = type(m) == "table" and m.hybrid_pattern
   if type(p) ~= "string" then return nil end
@@ -746,6 +746,9 @@ function M.hybrid_problem(m)
   end
   if p:find("M", 1, true) and type(m.mamba) ~= "table" then
     return "has Mamba layers (M) but the model has no mamba table"
+  end
+  if not p:find("M", 1, true) and type(m.mamba) == "table" then
+    return "has no Mamba layer (M) but the model has a mamba table"
   end
   if p:find("E", 1, true) and type(m.moe) ~= "table" then
     return "has MoE layers (E) but the model has no moe table"

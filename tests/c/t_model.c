@@ -138,7 +138,7 @@ int main(void)
 	gp_error e;
 	double h, l, s, V, f;
 
-	plan(111);
+	plan(112);
 
 	/* Llama-2-7B: h 4096, l 32, 32 heads (MHA), ffn 11008, V 32000.
 	 * layer = 4h^2 (q,k,v,o) + 3*h*11008 (SwiGLU) + 2h (RMSNorms)
@@ -694,6 +694,14 @@ int main(void)
 	memset(&m.moe, 0, sizeof m.moe);
 	fx_model_fails(m, "MoE layers (E) but the model has no moe",
 		       "E without a moe table refused");
+	/* A mamba table beside a pattern of no M: every Mamba layer
+	 * made attention, the table unused (as moe without E). */
+	m = nemotron_nano();
+	for (char *q = m.pattern; *q; q++)
+		if (*q == 'M')
+			*q = '*';
+	fx_model_fails(m, "no Mamba layer (M) but the model has a mamba",
+		       "a mamba table without M refused");
 
 	m = fx_llama(32, 4096, 32, 32, 11008, 32000);
 	is_int(model_check(&m, &e), GP_OK, "a good model passes the check");

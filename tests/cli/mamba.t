@@ -40,6 +40,12 @@ is($c, 1, 'a pattern of the wrong length in a catalog file: exit 1');
 like($e, qr/^\Q$dir\E\/cat\/a\.lua:2: model 'hyb': field 'hybrid_pattern': has 3 letters but layers is 4 \(one letter a layer\)$/m,
      'named at the entry\'s line, with the layers') or diag $e;
 
+write_file("$dir/cat/a.lua", "-- a model\n" . sprintf($entry, '**--'));
+($c, $o, $e) = run_gp('catalog', 'check', "$dir/cat");
+is($c, 1, 'a mamba table beside a pattern without M in a catalog file: exit 1');
+like($e, qr/^\Q$dir\E\/cat\/a\.lua:2: model 'hyb': field 'hybrid_pattern': has no Mamba layer \(M\) but the model has a mamba table$/m,
+     'named at the entry\'s line') or diag $e;
+
 write_file("$dir/case.json", <<'JSON');
 [
  {

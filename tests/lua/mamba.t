@@ -6,7 +6,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local core = require "gpuplan.core"
 
-t.plan(15)
+t.plan(16)
 
 -- 4 layers "M*M-": hidden 64, MLP 128 (plain), vocab 100, RMSNorm; Mamba
 -- heads 4 x head_dim 16 (d_inner 64), state 8, groups 2, conv 4 and chunk
@@ -61,6 +61,11 @@ m = small()
 m.mamba.groups = 3
 t.raises(function() core.model_params(m) end,
   "model.mamba.groups (3) must divide mamba.heads (4)", "groups not dividing heads refused", true)
+m = small()
+m.hybrid_pattern = "***-"
+t.raises(function() core.model_params(m) end,
+  "model.hybrid_pattern has no Mamba layer (M) but the model has a mamba table",
+  "a mamba table without M refused", true)
 m = small()
 m.hybrid_pattern = nil
 t.raises(function() core.model_params(m) end,
