@@ -427,7 +427,17 @@ function M.recipe_record(kind, name, cat)
         .. "%s{...} (gp.catalog{dirs = ...}, catalog/FORMAT.md)", kind == "optimizer" and "an" or "a",
         kind, kind) or "")
   end
-  local e = get(kind, name, cat)
+  -- An id the catalog does not hold is a name outside the option's
+  -- enum (the catalog's ids): a usage error, exit 2 as any unknown enum
+  -- name, its "did you mean" kept.  A catalog that cannot be read stays
+  -- the catalog's own error.
+  local okg, e = pcall(get, kind, name, cat)
+  if not okg then
+    if type(e) == "string" and e:sub(1, #kind + 10) == "unknown " .. kind .. " '" then
+      usage("%s", e)
+    end
+    error(e, 0)
+  end
   local r = { id = e.id }
   for _, k in ipairs(RECORD_FIELDS[kind]) do r[k] = e[k] end
   return r

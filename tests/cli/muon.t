@@ -60,7 +60,7 @@ ok(part($da, 'zero_gather') == 0, 'AdamW at ZeRO 0: no parameter gather');
 
 # An unknown optimizer is refused naming the input and the nearest one.
 ($c, $o, $e) = run_gp('train', 'llama2-7b', '--gpu', 'h100-sxm', '--optimizer', 'muonn');
-isnt($c, 0, 'an unknown optimizer fails');
+is($c, 2, 'an unknown optimizer is a usage error: exit 2');
 like($e, qr/--optimizer: unknown optimizer 'muonn' \(did you mean muon\?\)/, 'unknown optimizer named, muon suggested');
 
 done_testing();

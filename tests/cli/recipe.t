@@ -57,9 +57,10 @@ ok(defined $t4 && defined $t2 && abs($t4 / $t2 - 2) < 0.02,
 
 # Unknown names are refused naming the input and the nearest ones.
 ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--recipe', 'fp8-state');
-isnt($c, 0, 'an unknown recipe fails');
+is($c, 2, 'an unknown recipe is a usage error: exit 2');
 like($e, qr/unknown recipe 'fp8-state' \(did you mean [^)]*fp8-states/, 'unknown recipe named, nearest suggested');
 ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--optimizer', 'lionn');
+is($c, 2, 'an unknown optimizer is a usage error: exit 2');
 like($e, qr/unknown optimizer 'lionn' \(did you mean lion/, 'unknown optimizer named');
 
 # A bad record says where.
