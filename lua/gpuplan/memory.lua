@@ -612,6 +612,32 @@ function M.ulysses_refusal(n, stack, pp, tp)
   return nil
 end
 
+-- Why a Muon-type optimizer (a catalog entry with Newton-Schulz steps,
+-- gp_optim ns_steps) is refused at ZeRO stage zero on stack, or nil.
+-- Megatron-Core builds Muon in get_megatron_muon_optimizer
+-- (megatron/core/optimizer/muon.py), which raises "muon with dist
+-- optimizer is not supported." when use_distributed_optimizer is set
+-- ("Dist-opt is not supported due to strong coupling with how DDP init
+-- grad buffer"); Megatron-Bridge's Kimi K2 recipe: "cfg.ddp.
+-- use_distributed_optimizer = False  # Muon needs this to be False".  Its
+-- sharding is dist_muon's (the entry's dp_shard), at zero 0.  Megatron-
+-- FSDP (zero 2/3 with fsdp) is that distributed optimizer's too.  Other
+-- stacks take it at a ZeRO stage: DeepSpeed applies the Muon update inside
+-- its stage 1 and 2 ZeRO optimizer (DeepSpeed's blog "Using Muon Optimizer
+-- with DeepSpeed": "We move the Muon update to the get_flat_partition
+-- function of stage 1 and 2 DeepSpeedZeroOptimizer").  The words name the
+-- options as Lua keys; a command line's message names their flags.
+function M.muon_refusal(opt, stack, zero)
+  if stack ~= "megatron" or type(opt) ~= "table" or (opt.ns_steps or 0) <= 0
+     or (zero or 0) < 1 then
+    return nil
+  end
+  return string.format("optimizer %s with zero %s on stack megatron: Megatron-Core's Muon "
+    .. "refuses the distributed optimizer (muon.py: \"muon with dist optimizer is not "
+    .. "supported\"); its own dist_muon shards the states over data parallelism at zero 0: "
+    .. "give zero 0, or another optimizer", tostring(opt.id), tostring(math.tointeger(zero) or zero))
+end
+
 -- The stack job o runs (its own, else the method's default: gpuplan.options).
 local function stack_of(o, method)
   return o.stack or options.get("stack").value({ method = method or o.method })
@@ -1563,6 +1589,12 @@ prepare_fn = function(o, cmd, who)
     end
     local lora
     lora, precision = prepare_recipe(o, cfg, model, gpu, method, stack, dflt, defaults)
+    -- Muon at a ZeRO stage on megatron: fit's here (gp.train's, the
+    -- jobs' steps' in train.lua sharding_rule; gp.sweep's of its list)
+    if cmd == "fit" then
+      local why = M.muon_refusal(cfg.optimizer, stack, cfg.zero)
+      if why then usage("%s", why) end
+    end
     prepare_vision(o, cfg, model, method, lora, media, dflt)
     prepare_rl(o, cfg, method, prompt_len, response_len, dflt)
     -- torchtitan's op policy is priced from its dense decoder block

@@ -1036,6 +1036,29 @@ local function space_of(a, job, counts, policy)
     end
   end
   fsdp_space(a, space, job)
+  -- Muon on the megatron stack runs at zero 0 only: Megatron-Core's
+  -- get_megatron_muon_optimizer raises "muon with dist optimizer is not
+  -- supported." (gpuplan.train sharding_rule, which gp.train refuses by).
+  -- A plan without a zero list searches zero 0 there (its default, 1,
+  -- priced a layout Megatron refuses); a list with a ZeRO stage is
+  -- refused, as gp.train refuses that zero.
+  if job.optimizer ~= nil then
+    local mem = require "gpuplan.memory"
+    local cat = options.is_catalog(job.cat) and job.cat or options.is_catalog(job.catalog)
+      and job.catalog or nil
+    local ok, opt = pcall(mem.recipe_record, "optimizer", job.optimizer, cat)
+    local stack = mem.stack_of(job, job.method)
+    if ok and mem.muon_refusal(opt, stack, 1) then
+      if a.zero == nil then
+        space.zero = { 0 }
+      else
+        for _, z in ipairs(space.zero) do
+          local why = mem.muon_refusal(opt, stack, z)
+          if why then usage("sweep: %s", (why:gsub("give zero 0", "search zero 0 only"))) end
+        end
+      end
+    end
+  end
   -- zero_group N: every layout's ZeRO states shard within groups of N of
   -- its dp x cp ranks (gpuplan.memory zero_group, as gp.train takes it):
   -- the engine's hybrid dimension on, its group N x tp GPUs in each

@@ -312,11 +312,28 @@ end
 -- job's step (gp.train_job, gp.rl_job: engine lgp_job_refusal) of each
 -- layout it prices.  given_fsdp: the user's fsdp, for the message;
 -- stage3: the stage3_* bucket given (memory.stage3_key), or nil.
+--
+-- Two rules hold for the job's whole layout, asked of a job's step with
+-- its tp and pp (gp.train's own layout is refused where it is read:
+-- memory.ulysses, and the muon rule here):
+-- * Muon on the megatron stack needs zero 0 (memory.muon_refusal: its
+--   source and words).
+-- * A Ulysses job's step at pp or tp > 1 where its stack's Ulysses has no
+--   such axis (memory.ulysses_refusal, the words gp.train says).
 local function sharding_rule(cfg, given_fsdp, stage3)
   local allreduce, per_param, ckpt = cfg.zero_allreduce, cfg.zero3_per_param,
     cfg.ckpt_outside_fsdp
   local stack = tostring(cfg.stack)
-  return function(zero, fsdp, recompute, sweep)
+  local mem = require "gpuplan.memory"
+  local opt = cfg.optimizer
+  local ulysses = cfg.cp_ulysses and cfg.cp
+  return function(zero, fsdp, recompute, sweep, tp, pp)
+    local muon = not sweep and mem.muon_refusal(opt, stack, zero)
+    if muon then return muon end
+    if ulysses and (tp or pp) then
+      local why = mem.ulysses_refusal(ulysses, stack, pp, tp)
+      if why then return why end
+    end
     fsdp = (zero or 0) >= 2 and fsdp
     if allreduce and (fsdp or (not sweep and zero ~= 1 and zero ~= 2)) then
       return "zero_reduce allreduce is DeepSpeed's stage 1 and 2: it needs zero 1 or 2 "
@@ -1414,7 +1431,10 @@ end
 -- strategy's ZeRO stage (a zero given with it must be that stage),
 -- hybrid sharding's node, the job's grad_sync -- by the same rule.  A
 -- zero without fsdp is gp.train's with the job's fsdp and that zero: a
--- job's strategy refuses a zero not its own, as gp.train does.
+-- job's strategy refuses a zero not its own, as gp.train does.  A step
+-- refuses what gp.train refuses of the job's stack (sharding_rule): a
+-- Ulysses job's pp or tp where its stack's Ulysses has no such axis,
+-- Muon at a ZeRO stage on megatron.
 -- job:step(layout, r) fills r, a result of an earlier step, instead of
 -- making a new one (a loop then allocates nothing).
 -- The result has step_s, fits, tokens_per_s, tokens_per_s_gpu, mfu, hfu,

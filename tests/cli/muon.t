@@ -63,4 +63,22 @@ ok(part($da, 'zero_gather') == 0, 'AdamW at ZeRO 0: no parameter gather');
 is($c, 2, 'an unknown optimizer is a usage error: exit 2');
 like($e, qr/--optimizer: unknown optimizer 'muonn' \(did you mean muon\?\)/, 'unknown optimizer named, muon suggested');
 
+# Megatron-Core's Muon refuses the distributed optimizer (muon.py: "muon with
+# dist optimizer is not supported."): on stack megatron a ZeRO stage is a
+# usage error naming both flags, in train, fit and plan; zero 0 is priced.
+for my $cmd (['train', '--gpus', '8'], ['fit', '--gpus', '8'], ['plan', '--gpus', '8']) {
+    ($c, $o, $e) = run_gp($cmd->[0], 'llama2-7b', '--gpu', 'h100-sxm', @$cmd[1 .. 2],
+                          '--method', 'pretrain', '--stack', 'megatron', '--optimizer', 'muon',
+                          '--zero', '1');
+    is($c, 2, "$cmd->[0]: muon at --zero 1 on megatron is a usage error");
+    like($e, qr/--optimizer muon with --zero 1 on stack megatron: Megatron-Core's Muon refuses the distributed optimizer/,
+         "$cmd->[0]: the refusal names --optimizer and --zero");
+}
+($c, $o, $e) = run_gp('train', 'llama2-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--method', 'pretrain',
+                      '--stack', 'megatron', '--optimizer', 'muon', '--zero', '0');
+is($c, 0, 'muon at --zero 0 on megatron is priced');
+($c, $o, $e) = run_gp('train', 'llama2-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--method', 'pretrain',
+                      '--stack', 'deepspeed', '--optimizer', 'muon', '--zero', '1');
+is($c, 0, "muon at --zero 1 on deepspeed is priced (DeepSpeed's ZeRO stage 1/2 optimizer runs it)");
+
 done_testing();
