@@ -151,7 +151,15 @@ function T.enum(values)
   for _, x in ipairs(values) do set[x], names[#names + 1] = true, tostring(x) end
   return { name = "enum", check = function(v, path)
     if not set[v] then
-      fail(path, "expected one of %s, got %s", table.concat(names, ", "), show(v))
+      -- a misspelt name ("adamw8bit" for the catalog's "adam8bit") says
+      -- the nearest value, as an unknown field does
+      local strs = {}
+      for _, x in ipairs(values) do
+        if type(x) == "string" then strs[#strs + 1] = x end
+      end
+      local near = type(v) == "string" and require("gpuplan.args").nearest(v, strs)
+      fail(path, "expected one of %s, got %s%s", table.concat(names, ", "), show(v),
+        near and near ~= v and string.format(" (did you mean '%s'?)", near) or "")
     end
     return v
   end }

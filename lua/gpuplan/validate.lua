@@ -392,7 +392,7 @@ local case_schema = T.record {
     fused_linear_ce = declared("fused_linear_ce"),
     method = T.enum { "pretrain", "full", "lora", "qlora", "infer", "grpo", "ppo" },
     lora = T.record { rank = count(), targets = T.array(T.string()) },
-    optimizer = T.enum { "adamw", "adamw8bit", "sgd", "muon" },
+    optimizer = T.enum { "adamw", "adam8bit", "sgd", "muon" },
     weight_dtype = weight_format(),
     kv_dtype = T.enum { "fp32", "bf16", "fp16", "fp8", "int8", "fp4", "int4" },
     batch = count(), input_len = count(), output_len = count(), concurrency = count(),

@@ -32,7 +32,7 @@ local choices = {
   precision = { "fp32", "tf32", "bf16", "fp16", "fp8", "fp4" },
   method = { "pretrain", "full", "lora", "qlora", "infer" },
   weight_dtype = { "fp32", "bf16", "fp16", "fp8", "int8", "int4", "nf4", "fp4" },
-  kv_dtype = { "bf16", "fp8", "int8", "fp4" }, optimizer = { "adamw", "adamw8bit", "sgd" },
+  kv_dtype = { "bf16", "fp8", "int8", "fp4" }, optimizer = { "adamw", "adam8bit", "sgd" },
   gpu = { "h100-sxm", "a100-sxm-40gb", "rtx-4090", "gb200", "h20", "mi300x", "no-such-gpu" },
   inter_node = { "ib-ndr-400", "roce-400", "no-such-fabric" },
   intra_node = { "nvlink4", "pcie4", "nvlink-bridge" },

@@ -188,6 +188,10 @@ local good = [[{"id": "c1", "kind": "memory",
   "workload": {"method": "full", "seq_len": 128},
   "measured": {"metric": "peak_memory_gib", "value": 1.5, "unit": "GiB"}}]]
 t.is(#v.read(put("good.json", "[" .. good .. "]")), 1, "the base case reads")
+-- the catalog's id, adam8bit, is the case file's name for 8-bit Adam
+t.is(v.read(put("a8.json", "[" .. good:gsub('"method": "full"', '"method": "full", '
+  .. '"optimizer": "adam8bit"') .. "]"))[1].workload.optimizer, "adam8bit",
+  "workload.optimizer adam8bit (the catalog id) is read")
 t.raises(function() v.read(put("null.json", "[null, " .. good .. "]")) end,
   "null.json:1: case 1: expected a case object, got null", "[null, case] is an error, not 0 cases", true)
 t.raises(function() v.read(put("num.json", "[" .. good .. ", 3]")) end,
@@ -230,6 +234,10 @@ local bad = {
   { '"seq_len": 128', '"seq_len": 128, "weight_dtype": 40', "field 'workload.weight_dtype': "
     .. "expected one of fp32, bf16, fp16, fp8, int8, int4, nf4, fp4, a group variant (int4-g32-bf16) "
     .. "or bits per weight (4.5): weights: 40.0 bits per weight is out of [1, 32]", 4 },
+  -- the catalog's optimizer id is adam8bit; the old case-file spelling
+  -- adamw8bit is refused with the nearest name, where it stands
+  { '"method": "full"', '"method": "full", "optimizer": "adamw8bit"', "field 'workload.optimizer': "
+    .. "expected one of adamw, adam8bit, sgd, muon, got \"adamw8bit\" (did you mean 'adam8bit'?)", 4 },
   { '"kind": "memory",', '"kind": "memory", "notes": [1],', "field 'notes': expected a string, got a table", 1 },
   { '"kind": "memory",', '"kind": "memory", "source": "paper",', "field 'source': expected a table", 1 },
   { '"kind": "memory",', '"kind": "collective",', "field 'measured.metric': 'peak_memory_gib' is not a collective metric", 5 },
