@@ -175,7 +175,17 @@ static inline double mem_time(const ctx *x, double bytes)
 /* B/s of this GPU's link to host memory, each way: the topology's
  * (nic_path_bw, the GPU's PCIe path), else PCIE_BW_MIN.  What the
  * offloads move over it: train.c offload_step, train_stage.c
- * kind_colls' parameter copies and ds_offload_accum. */
+ * kind_colls' parameter copies and ds_offload_accum.
+ * Assumed: each GPU has that link to itself.  Where GPUs share a PCIe
+ * switch's uplink to the CPU (an 8-GPU A100/H100 baseboard puts two
+ * GPUs, and their NICs, behind each of four PCIe switches: nvidia-smi
+ * topo shows the pair PIX to the same NICs), GPUs offloading at once
+ * split that uplink and each gets less than this.  No catalog system
+ * states its GPUs per PCIe switch (catalog/FORMAT.md's system has no
+ * such field), so the rate is not divided: an offload's PCIe time on
+ * such a node is a lower bound.  The host's DRAM, which every GPU of
+ * the host does share, is divided (train.c offload_step, memory.h
+ * mem_host_bw_each). */
 static inline double host_link_bw(const ctx *x)
 {
 	return x->e.t.nic_path_bw > 0 ? x->e.t.nic_path_bw : PCIE_BW_MIN;
