@@ -5,7 +5,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(48)
+t.plan(49)
 
 local MiB = 2 ^ 20
 local job = { model = "llama3-8b", gpu = "h100-sxm", gpus = 4, ulysses = 4, stack = "hf",
@@ -215,7 +215,13 @@ t.raises(function() gp.train(t.with(job, { seq = 1 })) end,
 local uj = gp.train_job(t.with(job, { gpus = 24, seq = 2048, global_batch = 24 }))
 t.raises(function() uj:step { cp = 3 } end,
   "step: ulysses 3 must divide the 32 attention heads", "train_job step: cp 3 refused", true)
+-- stack hf: verl's Ulysses has no TP, so a step's tp 8 is refused by that
+-- rule first, as gp.train refuses ulysses 4 with tp 8 on hf; on stack
+-- deepspeed (Ulysses beside TP) the GPU count names ulysses
 t.raises(function() uj:step { tp = 8 } end,
+  "step: ulysses 4 with tp = 8 and stack = hf: verl's Ulysses", "train_job step: hf's no-TP rule", true)
+local ujd = gp.train_job(t.with(job, { gpus = 24, seq = 2048, global_batch = 24, stack = "deepspeed" }))
+t.raises(function() ujd:step { tp = 8 } end,
   "step: gpus 24 is not a multiple of tp*pp*ulysses = 32", "train_job step: named ulysses", true)
 t.is(uj:step { cp = 2 }.step_s,
   gp.train(t.with(job, { gpus = 24, seq = 2048, global_batch = 24, ulysses = 2 })).step_s,
