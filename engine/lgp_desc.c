@@ -218,6 +218,7 @@ static const lgp_field train_fields[] = {
 	F_BOOL("cp_allgather", offsetof(train_cfg, cp_allgather), 0),
 	F_BOOL("cp_alltoall", offsetof(train_cfg, cp_alltoall), 0),
 	F_BOOL("moe_flex", offsetof(train_cfg, ep_flex), 0),
+	F_BOOL("moe_einsum", offsetof(train_cfg, ep_einsum), 0),
 	F_BOOL("moe_hybridep", offsetof(train_cfg, ep_hybridep), 0),
 	F_INT("moe_flex_sms", offsetof(train_cfg, flex_sms), 0, 0, 1024),
 	F_INT("cuda_device_max_connections", offsetof(train_cfg, cuda_connections), 8, 1, 32),

@@ -1386,6 +1386,57 @@ static double moe_permute_costs(tenv *e, const train_lkey *k,
 	return 0.5 * tf + (more > 0 ? (t - tf) * (us - u) / more : 0.0);
 }
 
+/* DeepSpeed's MOELayer (deepspeed/moe/sharded_moe.py, adapted from
+ * fairscale's moe_layer.py and top2gate.py after GShard's Algorithm 2;
+ * "USE_EINSUM = True", the non-einsum branch the same torch.matmul)
+ * moves tokens with dense GEMMs over a one-hot mask, not by a permute.
+ * The gate (top1gating, top2gating) builds, for the S tokens of the
+ * rank's micro-batch (reshaped_input = input[0].reshape(-1, d_model)),
+ * capacity C = "torch.ceil((num_tokens / num_experts) *
+ * capacity_factor)" (top2gating with "capacity_factor * 2": k S cf / E
+ * in general), "combine_weights = einsum("se,sc->sec", gates,
+ * locations1_sc)" in fp32 ("everything is in fp32 in this function")
+ * and "dispatch_mask = combine_weights.bool()": S x E x C elements each.
+ * MOELayer.forward then runs "einsum("sec,sm->ecm",
+ * dispatch_mask.type_as(input[0]), reshaped_input)" before the
+ * all-to-all and "einsum("sec,ecm->sm", combine_weights.type_as(
+ * input[0]), expert_output)" after it: two GEMMs of 2 S (E C) M FLOPs,
+ * E C = k S cf, as torch.matmul lays them out -- (EC x S)(S x M) and
+ * (S x EC)(EC x M).  Backward: the dispatch's input gradient (S x EC)(EC
+ * x M) only (the mask is cast from a bool, a constant), the combine's
+ * two, expert_output's (EC x S)(S x M) and combine_weights' (S x M)(M x
+ * EC) (the gates' gradient flows through it): three GEMMs.  The mask
+ * passes, memory-bound over the S E C elements: forward the outer
+ * product's fp32 write 4, .bool() 4 + 1, the two type_as casts 1 + A and
+ * 4 + A bytes an element; backward combine_weights' cast back to fp32 A
+ * + 4 and the outer product's gradient to the gates, its fp32 read 4.
+ * Returns the forward seconds before the experts (the gate's passes and
+ * the dispatch GEMM). */
+static double moe_einsum_costs(tenv *e, const train_lkey *k,
+			       train_lcost *lc)
+{
+	const gp_model *m = e->m;
+	double cf = k->capacity_factor > 0 ? k->capacity_factor : 1.0;
+	double S = k->T, M = m->hidden, A = k->A;
+	double C = ceil(m->moe.top_k * S * cf / m->moe.experts);
+	double EC = m->moe.experts * C, X = S * EC;
+	double fl = 2.0 * S * EC * M;
+	/* operand and result bytes of each GEMM: the S x EC mask, the S x
+	 * M tokens and the EC x M expert rows, A bytes an element */
+	double by = (X + S * M + EC * M) * A;
+	double disp = train_t_gemm(e, fl, by, EC, M, S, 1, k->half, 0);
+	double comb = train_t_gemm(e, fl, by, S, M, EC, 1, k->half, 0);
+	double gf = t_mem(e, k->half, X * (14.0 + 2.0 * A));
+	double gb = t_mem(e, k->half, X * (8.0 + A));
+	double f = gf + disp + comb;
+	double b = gb + train_t_gemm(e, fl, by, S, M, EC, 1, k->half, 0) +
+		train_t_gemm(e, fl, by, EC, M, S, 1, k->half, 0) +
+		train_t_gemm(e, fl, by, S, EC, M, 1, k->half, 0);
+
+	add_op(lc, "moe_einsum", f, b, 1, 0);
+	return gf + disp;
+}
+
 static double flex_ranks(double experts, double k, double ep);
 
 /* DeepEP's flex dispatcher leaves the local permute to Megatron-Core.
@@ -2630,7 +2681,12 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 			nb = nb0;
 		}
 	}
-	if (moe && k->ep > 1 && !eager && !k->ep_flex && !k->ep_allgather) {
+	if (moe && k->ep_einsum) {
+		/* DeepSpeed's MOELayer: its dispatch and combine GEMMs and
+		 * the gate's mask passes, in place of a permute */
+		ge += moe_einsum_costs(e, k, lc);
+	} else if (moe && k->ep > 1 && !eager && !k->ep_flex &&
+		   !k->ep_allgather) {
 		/* its passes before the experts: permutation 1 and the
 		 * sort */
 		ge += moe_permute_costs(e, k, lc);

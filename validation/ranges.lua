@@ -138,9 +138,9 @@ return {
         gen = { "ada", "ampere", "blackwell", "gaudi", "hopper", "volta" },
       },
       regimes = {
-        [""] = { cases = 482, lo = 0.924, hi = 1.390 },
-        ["vendor=NVIDIA"] = { cases = 480, lo = 0.924, hi = 1.382 },
-        ["vendor=NVIDIA/stack=deepspeed"] = { cases = 100, lo = 0.866, hi = 1.456 },
+        [""] = { cases = 482, lo = 0.924, hi = 1.382 },
+        ["vendor=NVIDIA"] = { cases = 480, lo = 0.924, hi = 1.377 },
+        ["vendor=NVIDIA/stack=deepspeed"] = { cases = 100, lo = 0.866, hi = 1.454 },
         ["vendor=NVIDIA/stack=deepspeed/moe=dense"] = { cases = 84, lo = 0.855, hi = 1.456 },
         ["vendor=NVIDIA/stack=deepspeed/moe=dense/style=data"] = { cases = 12, lo = 1.000, hi = 1.744 },
         ["vendor=NVIDIA/stack=deepspeed/moe=dense/style=data/scale=node"] = { cases = 10, lo = 1.000, hi = 1.744 },

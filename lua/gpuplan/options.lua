@@ -1382,14 +1382,18 @@ opt { name = "ep_overlap", type = "flag", commands = "train plan rl", form = "bo
     .. "the layouts without); on a Grace host (host_op_scale above 1) it hides nothing "
     .. "without cuda_graph_scope full_iteration" }
 opt { name = "moe_dispatcher", type = "string", metavar = "D", commands = "train plan rl",
-  value = "alltoall", kind = "enum", values = { "alltoall", "allgather", "flex" },
+  value = "alltoall", kind = "enum", values = { "alltoall", "allgather", "flex", "einsum" },
   help = "how MoE tokens reach their experts (Megatron-Core's moe_token_dispatcher_type): "
     .. "alltoall (each token's top_k copies sent to their experts' ranks and back), "
     .. "allgather (every rank gathers the EP group's tokens once each, the outputs "
     .. "reduce-scattered back) or flex (DeepEP's or HybridEP's fused kernels: the "
     .. "permute and the all-to-all in one call each way, each token sent once to each "
     .. "rank holding any of its experts; HybridEP sorts the received rows by expert in "
-    .. "the same call, after DeepEP's Megatron-Core runs a permute kernel of its own)",
+    .. "the same call, after DeepEP's Megatron-Core runs a permute kernel of its own) "
+    .. "or einsum (DeepSpeed's MOELayer, stack deepspeed with fused kernels: "
+    .. "dispatch and combine as dense GEMMs over an S x E x C one-hot mask, "
+    .. "C = ceil(top_k S capacity_factor / E), 2 S E C hidden FLOPs each, three more "
+    .. "backward)",
   suggest = { "moe_token_dispatcher_type", "token_dispatcher", "dispatcher" } }
 opt { name = "moe_flex_backend", type = "string", metavar = "B", commands = "train plan rl",
   value = "deepep", kind = "enum", values = { "deepep", "hybridep" },

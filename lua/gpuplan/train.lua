@@ -506,6 +506,7 @@ local function step_choices(o, p, cfg, sweep, default)
   end
   cfg.moe_allgather = o.moe_dispatcher == "allgather"
   cfg.moe_flex = o.moe_dispatcher == "flex"
+  cfg.moe_einsum = o.moe_dispatcher == "einsum"
   -- the flex dispatcher's backend: a backend given beside another
   -- dispatcher would change nothing, in silence (its default stays quiet)
   cfg.moe_hybridep = cfg.moe_flex and o.moe_flex_backend == "hybridep"
@@ -548,10 +549,10 @@ local function step_choices(o, p, cfg, sweep, default)
     local id = tostring(p.model.id or p.model.name)
     if not (p.model.moe and (p.model.moe.experts or 0) > 0) then
       fail("train: ep_overlap overlaps the expert all-to-all; %s has no experts", id)
-    elseif o.moe_dispatcher == "allgather" then
-      usage("train: moe_dispatcher allgather with ep_overlap: Megatron-Core overlaps the "
+    elseif o.moe_dispatcher == "allgather" or o.moe_dispatcher == "einsum" then
+      usage("train: moe_dispatcher %s with ep_overlap: Megatron-Core overlaps the "
         .. "alltoall and flex dispatchers only (\"supported with alltoall/flex token "
-        .. "dispatcher\")")
+        .. "dispatcher\")", o.moe_dispatcher)
     elseif cfg.compute == "fp32" or cfg.compute == "tf32" then
       usage("train: precision %s with ep_overlap: Megatron-Core's overlap \"is only "
         .. "supported with bf16 or fp16 model\" (fp8 runs on one)", tostring(cfg.compute))
@@ -565,7 +566,8 @@ local function step_choices(o, p, cfg, sweep, default)
     if not (p.model.moe and (p.model.moe.experts or 0) > 0) then
       fail("train: unfused_permute is the MoE dispatcher's token permutation; %s has no "
         .. "experts", id)
-    elseif o.moe_dispatcher == "flex" or o.moe_dispatcher == "allgather" then
+    elseif o.moe_dispatcher == "flex" or o.moe_dispatcher == "allgather" or
+        o.moe_dispatcher == "einsum" then
       usage("train: unfused_permute is the alltoall dispatcher's permutation (Megatron-Core's "
         .. "moe_permute_fusion off); moe_dispatcher %s permutes otherwise: give "
         .. "moe_dispatcher = alltoall", o.moe_dispatcher)
@@ -675,6 +677,21 @@ local function step_choices(o, p, cfg, sweep, default)
   -- 0.813 of Hopper's share on Blackwell, below ATen's 0.873.
   cfg.eager = kernels ~= "fused"
   cfg.liger = kernels == "liger"
+  -- The einsum dispatcher is DeepSpeed's own MOELayer (deepspeed/moe/
+  -- sharded_moe.py), which Megatron-DeepSpeed's GPT builds: on another
+  -- stack, or under the eager modules (a Hugging Face model's own MoE
+  -- block, which the deepspeed stack trains as it is), it would price a
+  -- layer the job does not run.
+  if o.moe_dispatcher == "einsum" then
+    if cfg.stack ~= "deepspeed" then
+      usage("train: moe_dispatcher einsum is DeepSpeed's MOELayer (deepspeed/moe); "
+        .. "stack %s does not run it: give stack = deepspeed", tostring(cfg.stack))
+    elseif cfg.eager then
+      usage("train: moe_dispatcher einsum is DeepSpeed's MOELayer (Megatron-DeepSpeed's "
+        .. "fused modules); kernels %s runs the model's own MoE block: give kernels = fused",
+        tostring(kernels))
+    end
+  end
   cfg.eager_optim = cfg.stack == "hf"
   -- The deepspeed stack's ZeRO optimizer copies each micro-batch's
   -- gradients into its reduce bucket at stage 2 (engine/train_stage.c
