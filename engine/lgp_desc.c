@@ -126,6 +126,7 @@ const lgp_desc lgp_optim_desc = { "optimizer", optim_fields };
 	F_BOOL("fp8_activations", offsetof(S, P fp8_cache), 0),           \
 	F_BOOL("fp8_te", offsetof(S, P fp8_te), 0),                       \
 	F_BOOL("moe_probs_in_act", offsetof(S, P probs_in_act), 0),       \
+	F_BOOL("moe_einsum", offsetof(S, P moe_einsum), 0),               \
 	F_BOOL("flash", offsetof(S, P flash), 1),                         \
 	F_BOOL("dropout", offsetof(S, P dropout), 0),                     \
 	F_BOOL("eager_swiglu", offsetof(S, P eager_swiglu), 0),           \
@@ -218,7 +219,6 @@ static const lgp_field train_fields[] = {
 	F_BOOL("cp_allgather", offsetof(train_cfg, cp_allgather), 0),
 	F_BOOL("cp_alltoall", offsetof(train_cfg, cp_alltoall), 0),
 	F_BOOL("moe_flex", offsetof(train_cfg, ep_flex), 0),
-	F_BOOL("moe_einsum", offsetof(train_cfg, ep_einsum), 0),
 	F_BOOL("moe_hybridep", offsetof(train_cfg, ep_hybridep), 0),
 	F_INT("moe_flex_sms", offsetof(train_cfg, flex_sms), 0, 0, 1024),
 	F_INT("cuda_device_max_connections", offsetof(train_cfg, cuda_connections), 8, 1, 32),

@@ -83,6 +83,10 @@ typedef struct gp_train_cfg {
 	int fp8_cache;           /* linear inputs cached in fp8 (act.h) */
 	int fp8_te;              /* Transformer Engine fp8 linears (act.h) */
 	int probs_in_act;        /* MoE weights in the activation (act.h) */
+	int moe_einsum;          /* DeepSpeed's MOELayer: tokens dispatched
+				  * and combined by dense einsums over an
+				  * S x E x C one-hot mask, not permuted
+				  * (train_layer.c moe_einsum_costs) */
 	int flash, dropout, eager_swiglu, eager_softmax;
 	int eager_norm;          /* Hugging Face's RMSNorm modules keep an
 				  * fp32 copy of their input (act.h) */

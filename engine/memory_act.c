@@ -675,6 +675,21 @@ static void act_mlp(const gp_model *m, const gp_act_cfg *c, int moe,
 		out->mlp = tok * (in_mlp + 4.0 * m->moe.experts * rep +
 				  kk * (e_in + (c->probs_in_act ? 0.0 :
 						A * m->hidden * rep)) + ex);
+		/* DeepSpeed's MOELayer (deepspeed/moe/sharded_moe.py):
+		 * its dispatch einsum("sec,sm->ecm", dispatch_mask.
+		 * type_as(input[0]), ...) keeps the cast mask for the
+		 * tokens' gradient, its combine einsum("sec,ecm->sm",
+		 * combine_weights.type_as(input[0]), expert_output) the
+		 * cast weights for expert_output's: two S x E x C tensors
+		 * in the activations' dtype, S the micro-batch's tokens
+		 * (every TP rank routes them all), C = ceil(top_k S cf /
+		 * E).  E C / S grows with S: per token, A E C bytes each. */
+		if (c->moe_einsum) {
+			double C = ceil(m->moe.top_k * tok * cf /
+					m->moe.experts);
+
+			out->mlp += tok * 2.0 * A * m->moe.experts * C;
+		}
 	}
 }
 

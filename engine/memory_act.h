@@ -64,6 +64,8 @@ typedef struct gp_act_cfg {
 	int dropout;         /* 1: dropout after attention, projections */
 	gp_recompute recompute;
 	double capacity_factor; /* MoE token capacity factor; 0 = 1.0 */
+	int moe_einsum;      /* 1: DeepSpeed's MOELayer, its dispatch and
+			      * combine einsums saving S x E x C masks */
 	unsigned recompute_modules; /* GP_RECMOD_* mask */
 	int probs_in_act;    /* 1: MoE router weights scale the experts'
 			      * activation output, not their outputs at

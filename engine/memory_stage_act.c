@@ -125,6 +125,7 @@ static void act_cfg_of(const gp_model *m, const gp_train_cfg *c,
 	ac->fp8_te = c->fp8_te;
 	ac->probs_in_act = c->probs_in_act;
 	ac->capacity_factor = c->capacity_factor;
+	ac->moe_einsum = c->moe_einsum;
 	ac->eager_swiglu = c->eager_swiglu;
 	ac->eager_norm = c->eager_norm;
 	ac->eager_softmax = c->eager_softmax;

@@ -105,9 +105,6 @@ typedef struct train_cfg {
 				  * the outputs reduce-scattered (Megatron-
 				  * Core's allgather token dispatcher), not
 				  * sent by all-to-all */
-	int ep_einsum;           /* DeepSpeed's MOELayer: tokens dispatched
-				  * and combined by dense einsums over an
-				  * S x E x C one-hot mask, not permuted */
 	int ep_flex;             /* the flex token dispatcher (DeepEP's or
 				  * HybridEP's fused permute + all-to-all
 				  * kernels), not the alltoall one */
@@ -492,7 +489,7 @@ typedef struct train_lkey {
 	int etp;                 /* expert tensor parallel (layout.h) */
 	int ep_allgather;        /* train_cfg's */
 	int ep_flex;             /* train_cfg's */
-	int ep_einsum;           /* train_cfg's */
+	int ep_einsum;           /* the memory cfg's moe_einsum */
 	int ep_hybridep;         /* train_cfg's */
 	int flex_sms;            /* train_cfg's (0: the backend's default) */
 	int graph_attn, graph_router, graph_prep, graph_full; /* train_cfg's */

@@ -281,7 +281,7 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.capacity_factor = c->mem.capacity_factor;
 	xp->k.ep_allgather = c->ep_allgather;
 	xp->k.ep_flex = c->ep_flex;
-	xp->k.ep_einsum = c->ep_einsum;
+	xp->k.ep_einsum = c->mem.moe_einsum;
 	xp->k.ep_hybridep = c->ep_hybridep;
 	xp->k.flex_sms = c->ep_flex ? c->flex_sms : 0;
 	xp->k.probs_act = c->mem.probs_in_act;
