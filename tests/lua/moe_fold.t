@@ -132,8 +132,8 @@ local one = gp.comm { op = "all_gather", bytes = gb, gpus = 16, system = "dgx-h1
 t.near(part(ag, "ep_comm").seconds, 4 * 48 * 2 * one, 1e-12,
        "allgather dispatcher: a gather and a reduce-scatter of the group's tokens")
 local okd, ed = pcall(gp.train, t.with(aj, { moe_dispatcher = "deepep" }))
-t.like(not okd and tostring(ed) or "", "moe_dispatcher must be alltoall, allgather or flex",
-       "moe_dispatcher: alltoall, allgather or flex")
+t.like(not okd and tostring(ed) or "", "moe_dispatcher must be alltoall, allgather, flex or einsum",
+       "moe_dispatcher: alltoall, allgather, flex or einsum")
 
 -- The flex dispatcher (HybridEP's fused permute + all-to-all): the host
 -- launches 18 ops of the MoE layer's dispatch where the alltoall one
