@@ -203,6 +203,12 @@ typedef struct train_cfg {
 				  * whose cuDNN FP8 kernels run at their own
 				  * measured times (train_price.c
 				  * attn_fp8_sm90) */
+	int mlp_down_bf16;       /* under an fp8 recipe the dense MLP's down
+				  * projection (fc2, row-parallel) stays in
+				  * bf16 (mlp_down_bf16: HabanaAI
+				  * Megatron-LM's --fp8-coverage
+				  * mlp_row_parallel=False; train_layer.c
+				  * gemm_costs) */
 	double router_bytes;     /* bytes of the MoE router's dtype
 				  * (moe_router_dtype): the probabilities'
 				  * under unfused_act; 0: the activations' */
@@ -533,6 +539,7 @@ typedef struct train_lkey {
 	int fp8_attn;            /* train_cfg's, fused stacks with FP8
 				  * compute only */
 	int fp8_attn_sm90;       /* train_cfg's, with fp8_attn */
+	int mlp_down_bf16;       /* train_cfg's, with FP8 compute */
 	double router_bytes;     /* train_cfg's */
 	int router_fp64;         /* train_cfg's */
 	int probs_act;           /* the memory cfg's probs_in_act: the MoE

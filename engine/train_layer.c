@@ -892,7 +892,7 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 	const gp_model *m = e->m;
 	double wbytes, t, tb_, flop, wn[3];
 	gp_dtype p;
-	int fp8 = k->lin == GP_FP8, eager = k->eager, spread, np, i;
+	int fp8 = k->lin == GP_FP8, eager = k->eager, spread, np, i, down16;
 	unsigned tg = k->frozen ? k->lora_targets : 0;
 	/* fc1 and fc2 of the fused grouped MLP (FUSED_MLP_FWD_B) */
 	int fm_up = k->fused_mlp && strcmp(o->name, "moe_up") == 0;
@@ -900,8 +900,22 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 	double epi_f = 0.0, epi_d = 0.0, wk;
 	int pad;
 
-	p = o->wclass == GP_W_LINEAR ? k->lin : k->half;
-	wbytes = o->wclass == GP_W_LINEAR ? k->wb : 2.0;
+	/* The dense MLP's down projection kept in bf16 under an fp8 recipe
+	 * (mlp_down_bf16): HabanaAI's Megatron-LM builds the MLP's fc2 as
+	 * "IntelTERowParallelLinear if fp8_coverage.get('mlp_row_parallel',
+	 * True) else RowParallelLinear" (branch 1.19.0; later branches
+	 * "... else IntelTERowParallelLinearFp8Disabled", megatron/core/
+	 * models/gpt/gpt_layer_specs.py), and its Llama recipe passes
+	 * "--fp8-coverage ${FP8_COVERAGE}" with the default "mlp_row_parallel=
+	 * False attention=False" (1.19.0) / "mlp_row_parallel=False
+	 * attention=True" (1.20.0, 1.20.1; examples/llama/pretrain_llama.sh):
+	 * fc2's forward, dgrad and wgrad run as 16-bit GEMMs, its weight
+	 * read in 16 bits, with no fp8 casts of its input or output
+	 * gradient. */
+	down16 = k->mlp_down_bf16 && o->wclass == GP_W_LINEAR &&
+		strcmp(o->name, "mlp_down") == 0;
+	p = o->wclass == GP_W_LINEAR && !down16 ? k->lin : k->half;
+	wbytes = o->wclass == GP_W_LINEAR && !down16 ? k->wb : 2.0;
 	/* A block-scaled fp8 GEMM (fp8_block: MXFP8 on Blackwell) runs at
 	 * the device's block_fp8 share of the per-tensor fp8 GEMM the
 	 * catalog's gemm fraction measures (catalog achievable.block_scaled:

@@ -1752,6 +1752,14 @@ opt { name = "fp8_attention", type = "flag", commands = "train plan rl",
     .. "kernel's, forward 0.66-0.69, backward 0.94 at 2048 queries a call to 1.57 at "
     .. "32768 (its causal backward skips less of the masked triangle)",
   suggest = { "fp8_dot_product_attention", "fp8_dpa", "fp8_attn" } }
+-- The dense MLP's down projection left in bf16 by an fp8 recipe
+-- (engine/train_layer.c gemm_costs).
+opt { name = "mlp_down_bf16", type = "flag", commands = "train plan rl",
+  help = "under precision fp8, the dense MLP's down projection (fc2, row-parallel) "
+    .. "stays in bf16: its forward, dgrad and wgrad GEMMs at the 16-bit rate, its "
+    .. "weight read in 16 bits, no fp8 casts (HabanaAI Megatron-LM's --fp8-coverage "
+    .. "mlp_row_parallel=False, the default of its Llama recipe)",
+  suggest = { "fp8_coverage", "mlp_row_parallel", "fc2_bf16", "down_bf16" } }
 opt { name = "moe_router_dtype", type = "string", metavar = "D", commands = "train plan rl",
   kind = "enum", values = { "fp32", "fp64" }, default = "the activations' dtype",
   help = "fp32|fp64: the MoE router's dtype (Megatron-Core's moe_router_dtype; NeMo RL's "

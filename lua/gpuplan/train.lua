@@ -396,7 +396,7 @@ local function step_choices(o, p, cfg, sweep, default)
   local ov = M.OVERLAPS[cfg.stack] or M.OVERLAPS.hf
   local flags = { "causal_flops", "unfused_loss", "eager_loss", "kv_repeat", "pad_mask", "async_tp_allreduce",
     "unfused_permute", "unfused_act", "unfused_rope", "rope_seq_loop", "fused_grouped_mlp",
-    "fp8_attention",
+    "fp8_attention", "mlp_down_bf16",
     "ckpt_outside_fsdp", "split_proj",
     "scaling", "attn_scale_q", "attn_where", "addmm_bias",
     table.unpack(M.OVERLAP_KEYS) }
@@ -462,6 +462,7 @@ local function step_choices(o, p, cfg, sweep, default)
   cfg.rope_seq_loop = o.rope_seq_loop == true
   cfg.fused_grouped_mlp = o.fused_grouped_mlp == true
   cfg.fp8_attention = o.fp8_attention == true
+  cfg.mlp_down_bf16 = o.mlp_down_bf16 == true
   -- the router's dtype in bytes (the declared values checked it)
   cfg.router_bytes = ({ fp32 = 4, fp64 = 8 })[o.moe_router_dtype] or 0
   -- the CP ring's rotater: one of the declared values (the resolve step
@@ -831,6 +832,13 @@ local function step_choices(o, p, cfg, sweep, default)
       usage("train: fp8_attention is cuDNN's fused FP8 attention; the run's attention is "
         .. "unfused (flash = false)")
     end
+  end
+  -- The MLP's down projection left in bf16 (engine/train_layer.c
+  -- gemm_costs) is a part of an fp8 recipe that keeps it out: without
+  -- precision fp8 every linear is already 16-bit.
+  if cfg.mlp_down_bf16 and cfg.compute ~= "fp8" then
+    usage("train: mlp_down_bf16 keeps the MLP's down projection out of an fp8 recipe: "
+      .. "it needs precision = fp8 (got %s)", tostring(cfg.compute))
   end
   -- The graphs capture Transformer Engine's fused layer (the engine
   -- skips them for eager modules): asked for with eager kernels they

@@ -364,6 +364,10 @@ local case_schema = T.record {
     -- the fused attention in FP8 (gp.train's fp8_attention; Transformer
     -- Engine's fp8_dpa)
     fp8_attention = declared("fp8_attention"),
+    -- the dense MLP's down projection in bf16 under the fp8 recipe
+    -- (gp.train's mlp_down_bf16; HabanaAI Megatron-LM's --fp8-coverage
+    -- mlp_row_parallel=False)
+    mlp_down_bf16 = declared("mlp_down_bf16"),
     -- the model's own eager attention code (gp.train's attn_clamp, eager_softmax,
     -- attn_where)
     attn_clamp = declared("attn_clamp"), eager_softmax = declared("eager_softmax"),

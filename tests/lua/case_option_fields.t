@@ -16,6 +16,7 @@ local FIELDS = {
   { "parallel", "moe_balance" }, { "parallel", "fused_grouped_mlp" },
   { "workload", "fp8_scaling" }, { "workload", "attn_kernel" },
   { "workload", "fp8_attention" }, { "workload", "packed_len" },
+  { "workload", "mlp_down_bf16" },
   { "workload", "pad_share" },
   -- the layout's and the linears' flags
   { "parallel", "sp" }, { "parallel", "split_ends" }, { "parallel", "ep_overlap" },
