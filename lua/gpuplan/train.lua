@@ -940,6 +940,14 @@ local function step_choices(o, p, cfg, sweep, default)
     usage("train: pad_mask is transformers' FlashAttention-2 path under a padding mask; with "
       .. "kernels = fused (stack = %s) there is none: give kernels = eager", tostring(cfg.stack))
   end
+  -- The fused kernel's measured fractions price the attention only
+  -- where it is fused: unfused, the scores are GEMMs and a softmax
+  -- (engine/train_price.c), so a named kernel would change nothing, in
+  -- silence.
+  if o.attn_kernel ~= nil and p.cfg.flash == false then
+    usage("train: attn_kernel %s is a fused attention kernel; the run's attention is unfused "
+      .. "(flash = false): give one or the other", tostring(o.attn_kernel))
+  end
   if o.pad_mask and p.cfg.flash == false then
     usage("train: pad_mask prices transformers' FlashAttention-2 gathers of a padded "
       .. "micro-batch: it needs flash (without it the mask is added to the eager scores)")
