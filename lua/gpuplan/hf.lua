@@ -823,6 +823,21 @@ local function convert(cfg, file, opts)
   text(file, "model_type", cfg.model_type)
   local rd = reader(file, nested or cfg, prefix, nested and cfg or nil,
                     nested and mtype and M.defaults[mtype] or nil, notes)
+  -- A config with state-space (Mamba) layers: Nemotron-H's
+  -- hybrid_override_pattern and mamba_num_heads (NemotronHConfig), Jamba's
+  -- attn_layer_period and mamba_d_state (JambaConfig), Zamba's
+  -- layers_block_type, Mamba's and Mamba-2's state_size (MambaConfig,
+  -- Mamba2Config).  The fields below read every layer as attention and an
+  -- MLP, so such a config was imported as a transformer without a word.
+  for _, k in ipairs { "hybrid_override_pattern", "mamba_num_heads", "ssm_state_size",
+                       "attn_layer_period", "mamba_d_state", "layers_block_type",
+                       "state_size" } do
+    if (nested or cfg)[k] ~= nil and (nested or cfg)[k] ~= NULL then
+      fail(file, "%s%s: a model with Mamba (state-space) layers is not imported (its layers "
+        .. "would be read as attention); a Megatron-Core hybrid is written as a catalog model's "
+        .. "hybrid_pattern and mamba (docs/models.md)", prefix, k)
+    end
+  end
   local rule = rule_of(file, cfg, rd, mtype, notes)
   local e = {}
   identify(e, file, cfg, opts, mtype)

@@ -39,4 +39,37 @@ LUA
          'gp.train: the Lua keys named, at the script\'s line') or diag "$o$e";
 }
 
+# 2. model import of a config with Mamba layers: NVIDIA's Nemotron-H
+# config.json (hybrid_override_pattern "M*M-", mamba_num_heads ...) was
+# imported as a 4-layer transformer, every M layer read as attention and
+# an MLP, exit 0; Jamba's (attn_layer_period) and Mamba-2's (state_size)
+# alike.  Refused, naming the file and the field (exit 1, as every
+# config the importer cannot express); the Lua call refuses the same.
+{
+    my %cfg = (
+        'nemotron_h' => ['hybrid_override_pattern', '{"model_type":"nemotron_h","hidden_size":2688,"num_hidden_layers":4,"num_attention_heads":32,"num_key_value_heads":2,"head_dim":128,"intermediate_size":1856,"vocab_size":131072,"hidden_act":"silu","hybrid_override_pattern":"M*M-","mamba_num_heads":64,"mamba_head_dim":64,"ssm_state_size":128,"n_groups":8,"max_position_embeddings":4096,"tie_word_embeddings":false}'],
+        'jamba' => ['attn_layer_period', '{"model_type":"jamba","hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":8,"intermediate_size":14336,"vocab_size":65536,"hidden_act":"silu","attn_layer_period":8,"attn_layer_offset":4,"num_experts":16,"num_experts_per_tok":2,"mamba_d_state":16}'],
+        'mamba2' => ['state_size', '{"model_type":"mamba2","hidden_size":2560,"num_hidden_layers":64,"num_heads":80,"head_dim":64,"state_size":128,"n_groups":1,"vocab_size":50288,"hidden_act":"silu","intermediate_size":5120}'],
+    );
+    for my $t (sort keys %cfg) {
+        my ($field, $json) = @{$cfg{$t}};
+        write_file("$tmp/$t.json", $json);
+        ($c, $o, $e) = run_gp('model', 'import', "$tmp/$t.json");
+        is($c, 1, "model import of a $t config: refused, exit 1");
+        is($e, "gpuplan: $tmp/$t.json: $field: a model with Mamba (state-space) layers is not imported "
+             . "(its layers would be read as attention); a Megatron-Core hybrid is written as a catalog "
+             . "model's hybrid_pattern and mamba (docs/models.md)\n", "$t: names the file and $field");
+        is($o, '', "$t: no model printed");
+    }
+    write_file("$tmp/nh.lua", <<'LUA');
+local gp = require "gpuplan"
+print(pcall(gp.model_from_hf, { model_type = "nemotron_h", hidden_size = 64, num_hidden_layers = 2,
+  num_attention_heads = 4, intermediate_size = 128, vocab_size = 100, hidden_act = "silu",
+  hybrid_override_pattern = "M*" }, { id = "nh" }))
+LUA
+    ($c, $o, $e) = run_gp('run', "$tmp/nh.lua");
+    like($o, qr/^false\t.*hybrid_override_pattern: a model with Mamba \(state-space\) layers is not imported/,
+         'gp.model_from_hf refuses the decoded table alike') or diag "$o$e";
+}
+
 done_testing();
