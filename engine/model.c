@@ -292,8 +292,10 @@ static int check_hybrid(const gp_model *m, gp_error *err)
 
 	if (n == 0) {
 		if (b->heads != 0)
-			return gp_fail(err, "mamba needs hybrid_pattern (the "
-				       "layers that are Mamba layers)");
+			return gp_fail(err, "hybrid_pattern is missing, but "
+				       "the model has a mamba table (the "
+				       "pattern says which layers are Mamba "
+				       "layers)");
 		return GP_OK;
 	}
 	if (n > GP_PATTERN_MAX)
@@ -313,8 +315,8 @@ static int check_hybrid(const gp_model *m, gp_error *err)
 		return gp_fail(err, "hybrid_pattern has MoE layers (E) but "
 			       "the model has no moe table");
 	if (m->moe.experts > 0 && model_pattern_in(m, 'E', 0, n) == 0)
-		return gp_fail(err, "moe is given but hybrid_pattern has no "
-			       "MoE layer (E)");
+		return gp_fail(err, "hybrid_pattern has no MoE layer (E) "
+			       "but the model has a moe table");
 	if (m->moe.experts > 0 &&
 	    (m->moe.dense_layers > 0 || m->moe.layer_step > 1))
 		return gp_fail(err, "moe.dense_layers and moe.layer_step "

@@ -739,10 +739,16 @@ M.kinds = {
 -- its layers as the engine's model_check judges it (engine/model.c
 -- check_hybrid, the same words): a letter that is not M, *, - or E, a
 -- length other than layers, M without a mamba table, a mamba table
--- without M, E without a moe table; or nil.  A catalog entry or a case
--- file is refused at its line, not when a command first prices it.
+-- without M, E without a moe table, a moe table without E, a mamba table
+-- without a pattern; or nil.  A catalog entry or a case file is refused
+-- at its line, not when a command first prices it (a case's model with
+-- a mamba table and no pattern was a case "not predicted").
 function M.hybrid_problem(m)
   local p = type(m) == "table" and m.hybrid_pattern
+  if p == nil and type(m) == "table" and type(m.mamba) == "table" then
+    return "is missing, but the model has a mamba table (the pattern says which layers are "
+      .. "Mamba layers)"
+  end
   if type(p) ~= "string" then return nil end
   local at = p:find("[^M%*%-E]")
   if at then
@@ -760,6 +766,9 @@ function M.hybrid_problem(m)
   end
   if p:find("E", 1, true) and type(m.moe) ~= "table" then
     return "has MoE layers (E) but the model has no moe table"
+  end
+  if not p:find("E", 1, true) and type(m.moe) == "table" then
+    return "has no MoE layer (E) but the model has a moe table"
   end
   return nil
 end

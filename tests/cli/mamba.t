@@ -46,7 +46,7 @@ is($c, 1, 'a mamba table beside a pattern without M in a catalog file: exit 1');
 like($e, qr/^\Q$dir\E\/cat\/a\.lua:2: model 'hyb': field 'hybrid_pattern': has no Mamba layer \(M\) but the model has a mamba table$/m,
      'named at the entry\'s line') or diag $e;
 
-write_file("$dir/case.json", <<'JSON');
+my $case = <<'JSON';
 [
  {
   "id": "hyb-case",
@@ -64,9 +64,35 @@ write_file("$dir/case.json", <<'JSON');
  }
 ]
 JSON
+write_file("$dir/case.json", $case);
 ($c, $o, $e) = run_gp('validate', "$dir/case.json");
 is($c, 1, 'E without a moe table in a case file: exit 1');
 is($e, "gpuplan: $dir/case.json:7: case 'hyb-case': field 'model.hybrid_pattern': "
      . "has MoE layers (E) but the model has no moe table\n", 'named at its line') or diag $e;
+
+# A mamba table beside no pattern, and a moe table beside a pattern
+# without E: refused at the line as the other pattern faults (the case
+# was "not predicted", the catalog's words the engine's), the engine, the
+# catalog and a case file in one wording (schema.hybrid_problem).
+(my $nopat = $entry) =~ s/hybrid_pattern = '%s', //;
+write_file("$dir/cat/a.lua", "-- a model\n" . $nopat);
+($c, $o, $e) = run_gp('catalog', 'check', "$dir/cat");
+is($c, 1, 'a mamba table without a pattern in a catalog file: exit 1');
+like($e, qr/^\Q$dir\E\/cat\/a\.lua:2: model 'hyb': field 'hybrid_pattern': is missing, but the model has a mamba table \(the pattern says which layers are Mamba layers\)$/m,
+     'named at the entry\'s line') or diag $e;
+(my $nopat_case = $case) =~ s/"hybrid_pattern": "M\*E-",\n//;
+write_file("$dir/case.json", $nopat_case);
+($c, $o, $e) = run_gp('validate', "$dir/case.json");
+is($c, 1, 'a mamba table without a pattern in a case file: exit 1, not a case "not predicted"');
+is($e, "gpuplan: $dir/case.json:2: case 'hyb-case': field 'model.hybrid_pattern': "
+     . "is missing, but the model has a mamba table (the pattern says which layers are Mamba "
+     . "layers)\n", 'named at the case\'s line (the field is absent)') or diag $e;
+(my $moe_case = $case) =~ s/"M\*E-"/"M*M-"/;
+$moe_case =~ s/"vocab": 1000,/"vocab": 1000, "moe": {"experts": 4, "top_k": 1, "expert_ffn_hidden": 64},/;
+write_file("$dir/case.json", $moe_case);
+($c, $o, $e) = run_gp('validate', "$dir/case.json");
+is($c, 1, 'a moe table beside a pattern without E in a case file: exit 1');
+is($e, "gpuplan: $dir/case.json:7: case 'hyb-case': field 'model.hybrid_pattern': "
+     . "has no MoE layer (E) but the model has a moe table\n", 'named at its line') or diag $e;
 
 done_testing();

@@ -6,7 +6,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local core = require "gpuplan.core"
 
-t.plan(16)
+t.plan(17)
 
 -- 4 layers "M*M-": hidden 64, MLP 128 (plain), vocab 100, RMSNorm; Mamba
 -- heads 4 x head_dim 16 (d_inner 64), state 8, groups 2, conv 4 and chunk
@@ -69,7 +69,15 @@ t.raises(function() core.model_params(m) end,
 m = small()
 m.hybrid_pattern = nil
 t.raises(function() core.model_params(m) end,
-  "mamba needs hybrid_pattern", "a mamba table without a pattern refused", true)
+  "model.hybrid_pattern is missing, but the model has a mamba table", "a mamba table without a pattern refused", true)
+-- a moe table beside a pattern without E: the schema's words
+-- (schema.hybrid_problem), so a script, the catalog and a case file say
+-- the same
+m = small()
+m.moe = { experts = 4, top_k = 1, ffn_hidden = 32 }
+t.raises(function() core.model_params(m) end,
+  "model.hybrid_pattern has no MoE layer (E) but the model has a moe table",
+  "a moe table without E refused", true)
 -- The step pricers do not price a hybrid stack: refused by name.
 t.raises(function() gp.train { model = nano, gpu = "h100-sxm", gpus = 8 } end,
   "model.hybrid_pattern: a hybrid stack's Mamba", "train refuses a hybrid stack", true)
