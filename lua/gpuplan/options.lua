@@ -1135,7 +1135,8 @@ opt { name = "filter_keep", type = "number", metavar = "F", commands = "rl", kin
   help = "DAPO dynamic sampling: the share of generated prompt groups kept (0-1]; the "
     .. "rollout generates prompts / F groups",
   suggest = { "dynamic_sampling", "keep_ratio", "filter_groups" } }
-opt { name = "loss_ops", type = "number", metavar = "N", commands = "rl",
+opt { name = "loss_ops", type = "int", metavar = "N", commands = "rl",
+  range = { 0, 1000000 },
   default = "0: one loss per micro-batch",
   help = "the actor's loss runs one sequence at a time: PyTorch ops the host dispatches per "
     .. "trained sequence, each an eager op's host time (NeMo RL's sequence-packing loss "
@@ -1159,7 +1160,8 @@ opt { name = "logit_onehot", type = "flag", commands = "rl",
     .. "one-hot over the vocabulary as int64 (NeMo RL v0.3.0's DistributedLogprob, before "
     .. "its PR #761): 62 bytes a logit where the scatter of later releases moves 30",
   suggest = { "one_hot", "onehot_backward" } }
-opt { name = "gae_ops", type = "number", metavar = "N", commands = "rl",
+opt { name = "gae_ops", type = "int", metavar = "N", commands = "rl",
+  range = { 0, 1000000 },
   default = "0: none",
   help = "PPO's advantage estimate runs as a Python loop over the response positions, once "
     .. "per training micro-batch: PyTorch ops the host dispatches per position, each an "

@@ -1568,10 +1568,10 @@ local function step_flags(o, dflt)
     usage("rl: logprob_pack_tokens sizes the packed log-probability forwards; give "
       .. "pack_tokens too")
   end
-  local loss_ops = bounded("loss_ops", o.loss_ops, 1e6,
-    "host ops per trained sequence, 0 to 1e6")
-  local gae_ops = bounded("gae_ops", o.gae_ops, 1e6,
-    "host ops per response position, 0 to 1e6")
+  -- Whole numbers of ops 0..1e6: their declarations' type and range
+  -- (gpuplan.options), checked when the job's options were resolved (a
+  -- fraction of an op was priced as one).
+  local loss_ops, gae_ops = o.loss_ops, o.gae_ops
   if gae_ops and gae_ops > 0 and (o.algo or "grpo") ~= "ppo" then
     usage("rl: gae_ops is PPO's advantage estimate (GAE over the critic's values); algo = %s "
       .. "has no value function", tostring(o.algo or "grpo"))

@@ -72,4 +72,21 @@ LUA
          'gp.model_from_hf refuses the decoded table alike') or diag "$o$e";
 }
 
+# 3. rl --loss-ops 1.5 and --gae-ops 1.5 (PPO): a fraction of a
+# dispatched PyTorch op was priced (1.5 eager op times a sequence, a
+# response position).  Whole numbers 0..1e6, as their help's counts
+# (NeMo RL's 147, DeepSpeed-Chat's 5) are: the text no integer is a
+# usage error (exit 2), past the range exit 1.
+{
+    for my $f (['--loss-ops'], ['--gae-ops', '--algo', 'ppo']) {
+        my ($opt, @rest) = @$f;
+        ($c, $o, $e) = run_gp('rl', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', @rest, $opt, '1.5');
+        is($c, 2, "rl $opt 1.5: a usage error");
+        like($e, qr/^gpuplan: rl: option '$opt' expects an integer, got '1\.5'\n/, "$opt: names the option and the text");
+        ($c, $o, $e) = run_gp('rl', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', @rest, $opt, '2000000');
+        is($c, 1, "rl $opt 2000000: out of range, exit 1");
+        like($e, qr/^gpuplan: rl: $opt must be a whole number 0\.\.1000000 \(got 2000000\)\n/, "$opt: the range");
+    }
+}
+
 done_testing();

@@ -517,7 +517,10 @@ t.raises(function() gp.rl(copy(base, { filter_keep = 0 })) end,
 t.raises(function() gp.rl(copy(base, { step_overhead = -1 })) end,
          "rl: step_overhead must be seconds per step", "negative overhead", true)
 t.raises(function() gp.rl(copy(base, { loss_ops = -1 })) end,
-         "rl: loss_ops must be host ops per trained sequence", "negative loss_ops", true)
+         "rl: loss_ops must be a whole number 0..1000000 (got -1)", "negative loss_ops", true)
+-- a fraction of a dispatched op is no count (it was priced as 1.5 ops)
+t.raises(function() gp.rl(copy(base, { loss_ops = 1.5 })) end,
+         "rl: loss_ops must be a whole number 0..1000000 (got 1.5)", "fractional loss_ops", true)
 t.raises(function() gp.rl(copy(base, { token_host = 2 })) end,
          "rl: token_host must be seconds per generated token", "token_host 2 s", true)
 t.raises(function() gp.rl(copy(base, { logit_onehot = true })) end,
