@@ -269,6 +269,14 @@ while i <= #args do
     format = args[i + 1]; i = i + 2
   elseif a:match("^%-%-format=") then
     format = a:match("^%-%-format=(.*)$"); i = i + 1
+  elseif a == "--help" then
+    -- every other script's --help (gp.options) prints its parameters and
+    -- exits 0; here it was "unknown option --help", exit 2
+    io.stdout:write("usage: gpuplan run scripts/check_claims.lua [CLAIMS.lua] [options]\n"
+      .. "  CLAIMS.lua         the claims to check (default: claims/seed_guides.lua beside "
+      .. "the script)\n"
+      .. "  --format           output format: text, markdown, csv or json (default: text)\n")
+    os.exit(0)
   elseif a:sub(1, 2) == "--" then
     error(require("gpuplan.cli").usage("check_claims: unknown option " .. a), 0)
   else

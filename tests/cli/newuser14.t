@@ -89,4 +89,17 @@ LUA
     }
 }
 
+# 4. Every shipped script answers --help with its usage, exit 0:
+# check_claims.lua, which reads its own arguments (a claims file beside
+# --format), said "unknown option --help", exit 2.
+{
+    opendir(my $dh, 'scripts') or die "scripts: $!";
+    for my $f (sort grep { /\.lua$/ } readdir $dh) {
+        ($c, $o, $e) = run_gp('run', "scripts/$f", '--help');
+        is($c, 0, "run scripts/$f --help: exit 0") or diag $e;
+        like($o, qr/^usage: gpuplan (run scripts\/\Q$f\E|guide) \[/, "$f: its usage line");
+        like($o, qr/^  --format /m, "$f: lists --format") if $f eq 'check_claims.lua';
+    }
+}
+
 done_testing();
