@@ -399,6 +399,9 @@ local function identify(e, file, cfg, opts, mtype)
     fail(file, "id '%s' must be lower-case letters, digits, '.', '-', '_' "
       .. "or '/'", e.id)
   end
+  -- an empty name given (--name '') was replaced by the id in silence;
+  -- an empty _name_or_path in the config still falls back to it
+  if opts.name == "" then fail(file, "the name (--name) must not be empty") end
   local nm = text(file, opts.name and "--name" or "_name_or_path", opts.name or cfg._name_or_path)
   e.name = type(nm) == "string" and nm ~= "" and nm or e.id
   e.family = type(cfg.model_type) == "string" and cfg.model_type or mtype

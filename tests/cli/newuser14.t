@@ -102,4 +102,17 @@ LUA
     }
 }
 
+# 5. model import --name '': the empty name was replaced by the id
+# without a word (name = "ll"); refused, naming the file and the flag,
+# exit 1 as the id's own check (--id '').
+{
+    write_file("$tmp/ll.json", '{"model_type":"llama","hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":8,"intermediate_size":14336,"vocab_size":128256,"hidden_act":"silu","max_position_embeddings":8192,"rms_norm_eps":1e-5,"tie_word_embeddings":false}');
+    ($c, $o, $e) = run_gp('model', 'import', "$tmp/ll.json", '--name', '');
+    is($c, 1, "model import --name '': exit 1");
+    is($e, "gpuplan: $tmp/ll.json: the name (--name) must not be empty\n", 'names the file and the flag');
+    is($o, '', 'no entry printed');
+    ($c, $o, $e) = run_gp('model', 'import', "$tmp/ll.json", '--name', 'Llama X');
+    like($o, qr/^  name = "Llama X",$/m, 'a name given stands') or diag $e;
+}
+
 done_testing();
