@@ -1259,7 +1259,7 @@ function M.setup(a)
   if not kv_bytes[kv] then
     -- a number or a boolean shown as one (NaN read '-nan', the C library's)
     error(require("gpuplan.args").usage("infer: unknown kv dtype " .. (type(kv) == "string"
-      and ("'" .. kv .. "'") or shown(kv)) .. " (bf16, fp16, fp8, int8, fp4)"), 3)
+      and ("'" .. kv .. "'") or shown(kv)) .. " (expected bf16|fp16|fp8|int8|fp4|int4|fp32)"), 3)
   end
   if kv_said then default(kv_said) end
   local kv_path = M.kv_path(kv, g, a.runtime, model, require("gpuplan.serve").wants(a))

@@ -225,7 +225,7 @@ opt { name = "weights", type = "string", metavar = "W", commands = ALL, kind = "
 opt { name = "kv", type = "string", metavar = "K", commands = "fit rl infer", value = "bf16",
   kind = "dtype", default = { infer = "bf16; fp16 on a card without bf16" },
   methods = "infer grpo ppo",
-  help = "KV-cache dtype: bf16|fp16|fp8|int8|fp4 (rl: the rollout engine's); fp4 is NVFP4, "
+  help = "KV-cache dtype: bf16|fp16|fp8|int8|fp4|int4|fp32 (rl: the rollout engine's); fp4 is NVFP4, "
     .. "0.5625 B an element with its scales, attended by Blackwell kernels only: elsewhere "
     .. "infer takes it only with --runtime sglang, which dequantises its whole pool every step; "
     .. "fp8 needs compute capability 8.0 (no V100 or T4), and FP8 tensor cores under --runtime trtllm",

@@ -115,4 +115,22 @@ LUA
     like($o, qr/^  name = "Llama X",$/m, 'a name given stands') or diag $e;
 }
 
+# 6. infer --kv: int4 and fp32 caches were taken (memory.lua's kv_bytes:
+# 0.5 and 4 B an element) while the help and infer's refusal listed
+# bf16, fp16, fp8, int8 and fp4 only.  The help and the refusal list
+# what is taken.
+{
+    ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--kv', 'nvfp4');
+    is($c, 2, 'infer --kv nvfp4: an unknown name, exit 2');
+    like($e, qr/^gpuplan: infer: unknown kv dtype 'nvfp4' \(expected bf16\|fp16\|fp8\|int8\|fp4\|int4\|fp32\)\n/,
+         'the refusal lists every dtype taken');
+    for my $k ('int4', 'fp32') {
+        ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--kv', $k);
+        is($c, 0, "infer --kv $k: taken") or diag $e;
+        like($o, qr/^llama3-8b on 1 x h100-sxm .*, $k KV,/m, "$k: the KV dtype named");
+    }
+    ($c, $o, $e) = run_gp('infer', '--help');
+    like($o, qr/--kv K\s+KV-cache dtype: bf16\|fp16\|fp8\|int8\|fp4\|int4\|fp32 /, 'the help lists them');
+}
+
 done_testing();

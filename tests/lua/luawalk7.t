@@ -170,7 +170,7 @@ end
 -- prints it ('-nan', '-nan' or 'nan' by platform), not as gpuplan shows
 -- a value (NaN).  gp.rl's rollout engine reads kv the same way.
 check(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", kv = 0 / 0 } end,
-  "infer: unknown kv dtype NaN (bf16, fp16, fp8, int8, fp4)", "infer: kv NaN shown as NaN")
+  "infer: unknown kv dtype NaN (expected bf16|fp16|fp8|int8|fp4|int4|fp32)", "infer: kv NaN shown as NaN")
 check(function() gp.rl { model = "qwen3-8b", gpu = "h100-sxm", gpus = 8, zero = 3, kv = 0 / 0 } end,
   "rl: rollout: unknown kv dtype NaN", "rl: kv NaN shown as NaN")
 

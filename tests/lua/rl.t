@@ -588,7 +588,7 @@ t.raises(function() gp.rl(copy(base, { rollout_memory = 1.5 })) end,
 do
   local src = debug.getinfo(1, "S").short_src
   local _, e = pcall(gp.rl, copy(base, { kv = "xx" })); local line = debug.getinfo(1, "l").currentline
-  t.is(e, src .. ":" .. line .. ": rl: rollout: unknown kv dtype 'xx' (bf16, fp16, fp8, int8, fp4)",
+  t.is(e, src .. ":" .. line .. ": rl: rollout: unknown kv dtype 'xx' (expected bf16|fp16|fp8|int8|fp4|int4|fp32)",
        "rollout's error without a position in its middle")
   _, e = pcall(gp.rl, copy(base, { system = "nope" })); line = debug.getinfo(1, "l").currentline
   t.is(e, src .. ":" .. line .. ": rl: unknown system 'nope' (see 'gpuplan catalog list systems')",
