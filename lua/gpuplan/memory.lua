@@ -184,6 +184,11 @@ function M.weight_format(w)
   if not f and base and M.weight_formats[base] and M.weight_formats[base].group
      and not M.weight_formats[base].fixed_group then
     local sb = ({ [""] = 16, ["-fp16"] = 16, ["-bf16"] = 16, ["-fp32"] = 32 })[scale]
+    -- "gptq-g1.5" or "gptq-g64x": the group's digits run on into no
+    -- "-" scale (it was refused as a scale dtype, naming none)
+    if not sb and scale:sub(1, 1) ~= "-" then
+      fail("weights '%s': group size must be a whole number 1..65536", w)
+    end
     if not sb then
       fail("weights '%s': scale dtype must be -fp16, -bf16 or -fp32", w)
     end

@@ -133,4 +133,18 @@ LUA
     like($o, qr/--kv K\s+KV-cache dtype: bf16\|fp16\|fp8\|int8\|fp4\|int4\|fp32 /, 'the help lists them');
 }
 
+# 7. --weights gptq-g1.5: the group's fraction was read as a scale dtype
+# (".5": "scale dtype must be -fp16, -bf16 or -fp32"), naming the wrong
+# part of the name.  The group size is named; a real scale suffix keeps
+# its own message.
+{
+    for my $w ('gptq-g1.5', 'awq-g64x') {
+        ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--weights', $w);
+        is($c, 1, "--weights $w: exit 1, as the group size's range");
+        is($e, "gpuplan: infer: --weights '$w': group size must be a whole number 1..65536\n", "$w: names the group size");
+    }
+    ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--weights', 'awq-g32-fp64');
+    like($e, qr/scale dtype must be -fp16, -bf16 or -fp32/, 'a scale suffix of its own keeps the scale message');
+}
+
 done_testing();
