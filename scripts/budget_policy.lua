@@ -43,7 +43,8 @@ if not okb then
   error(cli.reword(budget, msg), 0)
 end
 local okm, why = pcall(gp.catalog().get, gp.catalog(), "models", opt.model)
-if not okm then error("budget_policy: --model: " .. cli.clean(why), 0) end
+-- an unknown id stays a usage error (exit 2) once reworded, as fit's is
+if not okm then error(cli.reword(why, "budget_policy: --model: " .. cli.clean(why)), 0) end
 local okt, r1 = pcall(gp.sweep, with { gpu = "h800-sxm", gpus = 8, top = 1 })
 if not okt then
   error("budget_policy: " .. cli.clean(r1):gsub("^sweep: tokens", "--tokens"), 0)

@@ -95,7 +95,8 @@ for id in opt.gpus:gmatch("[^,%s]+") do
   -- an unknown id named with the option (it read "moe_serving.lua:67:
   -- unknown gpu 'foo'", this file's line)
   local okg, err = pcall(cat.get, cat, "gpus", id)
-  if not okg then error("moe_serving: --gpus: " .. cli.clean(err), 0) end
+  -- (a usage error, exit 2, once reworded too, as infer --gpu's is)
+  if not okg then error(cli.reword(err, "moe_serving: --gpus: " .. cli.clean(err)), 0) end
   cards[#cards + 1] = id
 end
 -- no card: every table came out empty, exit 0

@@ -208,8 +208,12 @@ end
 function M.is_usage(e)
   if type(e) ~= "string" then return false end
   local s = e:match("^(.-)\nstack traceback:") or e
+  local function said(x) return usage_said[x] == true end
+  -- the message as it is first: a case file's refusal starts with its
+  -- FILE:LINE, which is the message's own, not a position Lua put there
+  if heads_off(s, said) then return true end
   s = s:gsub("^[^%s:]+:%d+: ", "")
-  return heads_off(s, function(x) return usage_said[x] == true end)
+  return heads_off(s, said)
 end
 
 -- Errors at the caller's level ---------------------------------------

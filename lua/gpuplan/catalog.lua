@@ -303,8 +303,13 @@ function methods.get(cat, kind, id)
     hint = string.format(": one %s here, not a list (plan and infer compare several)",
       singular[kind])
   end
-  error(string.format("unknown %s '%s'%s", singular[kind],
-    require("gpuplan.units").oneline(tostring(id)), hint), 0)
+  -- An id the catalog does not have is a usage error (exit 2 on the
+  -- command line, as an unknown enum value is): the user typed a name
+  -- the command does not take, with the names it does take.  --gpu and
+  -- --nic-fabric exited 1, as if the job could not run.
+  local args = require("gpuplan.args")
+  error(args.usage(string.format("unknown %s '%s'%s", singular[kind],
+    require("gpuplan.units").oneline(tostring(id)), hint)), 0)
 end
 
 -- A script's own entry of kind ctor ("gpu"), given as a table where an id

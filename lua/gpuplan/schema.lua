@@ -158,8 +158,12 @@ function T.enum(values)
         if type(x) == "string" then strs[#strs + 1] = x end
       end
       local near = type(v) == "string" and require("gpuplan.args").nearest(v, strs)
-      fail(path, "expected one of %s, got %s%s", table.concat(names, ", "), show(v),
-        near and near ~= v and string.format(" (did you mean '%s'?)", near) or "")
+      -- enum: a name the field does not take, which a case file's reader
+      -- (gpuplan.validate) refuses as a usage error, exit 2, as the
+      -- command line's options refuse an unknown name
+      error({ path = path, enum = true, msg = string.format("expected one of %s, got %s%s",
+        table.concat(names, ", "), show(v),
+        near and near ~= v and string.format(" (did you mean '%s'?)", near) or "") }, 0)
     end
     return v
   end }

@@ -58,7 +58,7 @@ local function weight_format()
     if type(v) ~= "string" and math.type(v) == nil then return names.check(v, path) end
     local ok, err = pcall(require("gpuplan.memory").weight_format, v)
     if not ok then
-      error({ path = path, msg = "expected one of " .. table.concat(WEIGHT_NAMES, ", ")
+      error({ path = path, enum = true, msg = "expected one of " .. table.concat(WEIGHT_NAMES, ", ")
         .. ", a group variant (int4-g32-bf16) or bits per weight (4.5): "
         .. tostring(err):gsub("^[^\n]-:%d+: ", "") }, 0)
     end
@@ -712,7 +712,15 @@ local function read(path, seen)
   local at = {}
   local ok, r = pcall(read_cases, path, seen, at)
   if ok then return r end
+  -- a name the case's field does not take (an enum's value, the kind, the
+  -- metric) is a usage error, exit 2, as an unknown name on the command
+  -- line is; its mark is the message's, so the one with the line is
+  -- marked again
+  local usage = require("gpuplan.args").is_usage(r)
   if at.case then r = at_line(r, path, at.text, at.case) end
+  if usage and type(r) == "string" then
+    r = require("gpuplan.args").usage(require("gpuplan.units").oneline(r))
+  end
   error(r, 0)
 end
 
@@ -773,8 +781,8 @@ function read_cases(path, seen, at)
       error(where .. ": missing 'kind' (train, memory, infer, collective, rl)", 0)
     end
     if not M.kinds[c.kind] then
-      error(string.format("%s: unknown kind %s (train, memory, infer, collective, rl)", where,
-        type(c.kind) == "string" and ("'" .. c.kind .. "'") or schema.show(c.kind)), 0)
+      error(require("gpuplan.args").usage(string.format("%s: unknown kind %s (train, memory, infer, collective, rl)", where,
+        type(c.kind) == "string" and ("'" .. c.kind .. "'") or schema.show(c.kind))), 0)
     end
     local m = c.measured
     if type(m) ~= "table" or type(m.metric) ~= "string" or type(m.value) ~= "number" then
@@ -788,8 +796,9 @@ function read_cases(path, seen, at)
     c._file, c._at = nil, nil
     local _, e = schema.check(c, case_schema)
     if e then
-      error(string.format("%s: %s%s", where, e.path ~= "" and ("field '" .. e.path .. "': ") or "",
-        e.msg), 0)
+      local msg = string.format("%s: %s%s", where, e.path ~= "" and ("field '" .. e.path .. "': ") or "",
+        e.msg)
+      error(e.enum and require("gpuplan.args").usage(msg) or msg, 0)
     end
     -- Which layers are MoE (model.moe.dense_layers, layer_step) is a
     -- count of the case's layers: past them no layer would be, which the
@@ -808,8 +817,9 @@ function read_cases(path, seen, at)
     local known = false
     for _, x in ipairs(M.metrics[c.kind]) do known = known or x == m.metric end
     if not known then
-      error(string.format("%s: field 'measured.metric': '%s' is not a %s metric (%s)", where,
-        short(m.metric), c.kind, table.concat(M.metrics[c.kind], ", ")), 0)
+      error(require("gpuplan.args").usage(string.format(
+        "%s: field 'measured.metric': '%s' is not a %s metric (%s)", where,
+        short(m.metric), c.kind, table.concat(M.metrics[c.kind], ", "))), 0)
     end
     local unit = M.metric_units[m.metric]
     if m.unit ~= nil and unit and m.unit ~= unit then

@@ -232,7 +232,7 @@ is($c, 1, 'a scale-out --fabric: exit 1');
 like($e, qr/^gpuplan: comm: --fabric 'ib-ndr-400' is a scaleout fabric; the GPUs of a node join over a scale-up one \(/m,
      'names the flag, the fabric and the choices');
 ($c, $o, $e) = run_gp('comm', '--gpu', 'h100-pciex');
-is($c, 1, 'unknown --gpu: exit 1');
+is($c, 2, 'unknown --gpu: a usage error, exit 2');
 like($e, qr/^gpuplan: comm: --gpu: unknown gpu 'h100-pciex' \(did you mean/m, 'names the flag and suggests');
 ($c, $o, $e) = run_gp('comm', '--gpu', 'h100-pcie', '--gpus', '4');
 is($c, 1, 'a GPU-built node across nodes: exit 1');

@@ -134,7 +134,7 @@ like($e, qr/^gpuplan: fit: unknown method 'dpo'/, 'names the method');
 is($c, 2, 'unknown recompute exits 2');
 like($e, qr/recompute must be none, selective, full, op or auto \(got 'some'\)/, 'names the policy');
 ($c, $o, $e) = run_gp('fit', 'no-such-model', '--gpu', 'h100-sxm');
-is($c, 1, 'unknown model exits 1');
+is($c, 2, 'unknown model: a usage error, exit 2 (an unknown catalog name)');
 ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--margin', '1.5');
 is($c, 1, 'margin out of range is an error');
 

@@ -122,7 +122,7 @@ is($c, 0, '--itl-max 20 alone: exit 0') or diag $e;
 # --budget abc is.
 for my $t ([['--monthly', 'abc'], 2, qr/^gpuplan: budget_policy: --monthly 'abc': expected an amount/],
            [['--monthly', '-5kCNY'], 1, qr/^gpuplan: budget_policy: --monthly '-5kCNY': must be a positive amount/],
-           [['--model', 'nope'], 1, qr/^gpuplan: budget_policy: --model: unknown model 'nope'/],
+           [['--model', 'nope'], 2, qr/^gpuplan: budget_policy: --model: unknown model 'nope'/],
            [['--tokens', '0'], 1, qr/^gpuplan: budget_policy: --tokens must be a positive number/]) {
     my ($a, $rc, $re) = @$t;
     ($c, $o, $e) = run_gp('run', 'scripts/budget_policy.lua', @$a);
@@ -135,16 +135,18 @@ for my $t ([['--monthly', 'abc'], 2, qr/^gpuplan: budget_policy: --monthly 'abc'
 # at their own lines with gp.train's and gp.sweep's keys
 # ("scripts/h800_vs_h100.lua:41: train: seq must be ...",
 # "scripts/grid_sweep.lua:29: unknown gpu 'foo'").  Each names its flag.
-for my $t ([['h800_vs_h100.lua', '--seq', '0'], qr/^gpuplan: h800_vs_h100: --seq must be a whole number/],
-           [['h800_vs_h100.lua', '--global-batch', '0'], qr/^gpuplan: h800_vs_h100: --global-batch must be/],
-           [['h800_vs_h100.lua', '--model', 'nope'], qr/^gpuplan: h800_vs_h100: --model: unknown model 'nope'/],
-           [['grid_sweep.lua', '--tokens', '0'], qr/^gpuplan: grid_sweep: --tokens must be a positive number/],
-           [['grid_sweep.lua', '--cards', 'foo'], qr/^gpuplan: grid_sweep: --cards: unknown gpu 'foo'/],
-           [['grid_sweep.lua', '--gpus', '0'], qr/^gpuplan: grid_sweep: value 1 of --gpus must be a whole number/]) {
-    my ($a, $re) = @$t;
+for my $t ([['h800_vs_h100.lua', '--seq', '0'], 1, qr/^gpuplan: h800_vs_h100: --seq must be a whole number/],
+           [['h800_vs_h100.lua', '--global-batch', '0'], 1, qr/^gpuplan: h800_vs_h100: --global-batch must be/],
+           [['h800_vs_h100.lua', '--model', 'nope'], 2, qr/^gpuplan: h800_vs_h100: --model: unknown model 'nope'/],
+           [['grid_sweep.lua', '--tokens', '0'], 1, qr/^gpuplan: grid_sweep: --tokens must be a positive number/],
+           [['grid_sweep.lua', '--cards', 'foo'], 2, qr/^gpuplan: grid_sweep: --cards: unknown gpu 'foo'/],
+           [['grid_sweep.lua', '--gpus', '0'], 1, qr/^gpuplan: grid_sweep: value 1 of --gpus must be a whole number/]) {
+    my ($a, $rc, $re) = @$t;
     my ($script, @rest) = @$a;
     ($c, $o, $e) = run_gp('run', "scripts/$script", @rest);
-    is($c, 1, "$script @rest: exit 1");
+    # an unknown catalog name is a usage error (exit 2), a value out of
+    # its range an error (exit 1)
+    is($c, $rc, "$script @rest: exit $rc");
     like($e, $re, "$script @rest: names the flag");
     unlike($e, qr/\.lua:\d/, "$script @rest: no file:line");
 }

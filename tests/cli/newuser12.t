@@ -88,8 +88,8 @@ LUA
                   ['qwen3_8b', 'qwen3-8b'], ['Qwen-3-8B', 'qwen3-8b'], ['llama-3-70b', 'llama3-70b']) {
         my ($typed, $id) = @$case;
         ($c, $o, $e) = run_gp('fit', $typed, '--gpu', 'h100-sxm');
-        is($c, 1, "fit $typed: exit 1, as every unknown model");
-        is($e, "gpuplan: fit: unknown model '$typed' (did you mean $id?)\n", "$typed: $id alone");
+        is($c, 2, "fit $typed: exit 2, as every unknown model (a usage error)");
+        like($e, qr/^\Qgpuplan: fit: unknown model '$typed' (did you mean $id?)\E\nusage: /, "$typed: $id alone");
     }
     ($c, $o, $e) = run_gp('fit', 'qwen2.5-72b-instruct', '--gpu', 'h100-sxm');
     like($e, qr/\(did you mean qwen2\.5-72b, /, 'an id the name begins with (a -instruct tune): first');

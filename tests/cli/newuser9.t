@@ -180,7 +180,7 @@ for my $t ([['--target', '-1'], qr/--target must be above 0 \(got -1\)/],
     like($e, qr/^gpuplan: moe_serving: $t->[1]/m, "moe_serving.lua @{$t->[0]}: names it") or diag $e;
 }
 ($c, $o, $e) = run_gp('run', 'scripts/moe_serving.lua', '--gpus', 'h20,foo');
-is($c, 1, 'moe_serving.lua --gpus h20,foo: an unknown card, exit 1');
+is($c, 2, 'moe_serving.lua --gpus h20,foo: an unknown card, a usage error (exit 2)');
 like($e, qr/^gpuplan: moe_serving: --gpus: unknown gpu 'foo'/m, '... named with --gpus') or diag $e;
 
 # 10. --zero-group beside --fsdp hybrid_shard, or a --zero list holding 0:

@@ -15,7 +15,7 @@ for my $cmd (['train', 'llama3-8b', '--gpus', '8'], ['fit', 'llama3-8b'], ['plan
              ['infer', 'llama3-8b'], ['rl', 'qwen2.5-7b'], ['roofline']) {
     my ($name, @rest) = @$cmd;
     ($c, $o, $e) = run_gp($name, @rest, '--gpu', 'no-such-card');
-    is($c, 1, "$name --gpu no-such-card: exit 1");
+    is($c, 2, "$name --gpu no-such-card: exit 2 (an unknown catalog name: a usage error)");
     like($e, qr/^gpuplan: \Q$name\E: --gpu: unknown gpu 'no-such-card' \(see 'gpuplan catalog list gpus'\)$/m,
          "$name: names the command and --gpu") or diag $e;
 }
@@ -200,7 +200,7 @@ like($e, qr/^gpuplan: note: validate: no rl case in tests\/fixtures\/validation\
 # params takes one) was "unknown model 'config.json' (see catalog list)":
 # the message now says how to import it.
 ($c, $o, $e) = run_gp('fit', 'tests/fixtures/hf/llama-3.1-8b.json', '--gpu', 'h100-sxm');
-is($c, 1, 'fit CONFIG.json: exit 1');
+is($c, 2, 'fit CONFIG.json: exit 2, an id the catalog does not hold (a usage error)');
 like($e, qr{^gpuplan: fit: unknown model 'tests/fixtures/hf/llama-3\.1-8b\.json': a config\.json is imported first: gpuplan model import tests/fixtures/hf/llama-3\.1-8b\.json --id ID > DIR/ID.lua, with DIR on \$GPUPLAN_CATALOG$}m,
      'says how to import it') or diag $e;
 

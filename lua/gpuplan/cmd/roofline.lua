@@ -58,13 +58,14 @@ function C.run(opts, args)
     return "roofline: " .. e:sub(#"infer: " + 1)
   end
   local ok, r = pcall(roofline.roofline, { gpu = opts.gpu, model = opts.model, infer = infer })
-  if not ok then error(own(r), 0) end
+  -- (a usage refusal, an unknown id among them, stays one reworded)
+  if not ok then error(cli.reword(r, own(r)), 0) end
   -- The chart first: an unwritable file fails before the table is
   -- printed, so a failed run prints nothing.
   if opts.svg then
     local okw, err = pcall(roofline.svg, opts.svg, { gpu = opts.gpu, model = opts.model,
                                                      infer = infer })
-    if not okw then error(own(err), 0) end
+    if not okw then error(cli.reword(err, own(err)), 0) end
   end
   local rows = {}
   for _, p in ipairs(roofline.precisions) do
