@@ -2902,11 +2902,29 @@ end
 -- or "lua": " (did you mean 'x'?)" for a declared synonym or a name
 -- within two edits, " (an option of ...)" for an option of other
 -- commands, or "".
+-- A runtime's own flag that gpuplan prices through its options, by key:
+-- cmd -> what to give instead (fn(cli): in the command line's words, or
+-- the Lua keys').  llama.cpp's --split-mode (llama.h enum
+-- llama_split_mode: none, layer, row) is infer's --tp (row: every
+-- matrix's rows over the GPUs, infer.lua M.row_split) or --pp (layer:
+-- whole layers a GPU) under --runtime llama.cpp; 'unknown option
+-- --split-mode' said nothing of either.
+local FOREIGN = {
+  split_mode = { infer = function(cli)
+    return cli and " (llama.cpp's --split-mode: give --tp N for its row split or --pp N for its "
+      .. "layer split, with --runtime llama.cpp)"
+      or " (llama.cpp's --split-mode: give tp = N for its row split or pp = N for its layer "
+      .. "split, with runtime = 'llama.cpp')"
+  end },
+}
+
 function M.hint(cmd, key, side)
   if type(key) ~= "string" then return "" end
   local cli = side == "cli"
   local function shown(n) return cli and ("'--" .. n:gsub("_", "-") .. "'") or ("'" .. n .. "'") end
   local k = key:lower():gsub("%-", "_")
+  local foreign = FOREIGN[k] and FOREIGN[k][cmd]
+  if foreign then return foreign(cli) end
   -- One edit from a name this command takes: that name, before any
   -- synonym (comm's 'node' is its nodes, not the system that 'node'
   -- stands for in the job commands).

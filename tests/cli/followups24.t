@@ -77,4 +77,28 @@ JSON
     is($c, 0, 'the same case with good values: exit 0') or diag $e;
 }
 
+# 2. llama.cpp's own --split-mode (row or layer) is no option of infer:
+# its row split is --tp under --runtime llama.cpp, its layer split --pp
+# (lua/gpuplan/infer.lua row_split).  The refusal said only "unknown
+# option '--split-mode'"; it now says what to give, on the command line
+# and in a script, off llama.cpp or at one GPU alike.
+for my $argv ([qw(infer llama3-8b --gpu h100-sxm --split-mode row)],
+              [qw(infer llama3-8b --gpu h100-sxm --gpus 2 --runtime llama.cpp --split-mode row)]) {
+    ($c, $o, $e) = run_gp(@$argv);
+    is($c, 2, "@$argv: a usage error");
+    like($e, qr/^gpuplan: infer: unknown option '--split-mode' \(llama\.cpp's --split-mode: give --tp N for its row split or --pp N for its layer split, with --runtime llama\.cpp\)$/m,
+         "@$argv: names the flag and what to give") or diag $e;
+}
+write_file("$dir/split.lua", <<'LUA');
+local gp = require "gpuplan"
+local ok, e = pcall(gp.infer, { model = "llama3-8b", gpu = "h100-sxm", split_mode = "row" })
+io.write(e, "\n")
+LUA
+($c, $o, $e) = run_gp('run', "$dir/split.lua");
+like($o, qr/infer: unknown option 'split_mode' \(llama\.cpp's --split-mode: give tp = N for its row split or pp = N for its layer split, with runtime = 'llama\.cpp'\)$/,
+     'a script: in its Lua keys') or diag $o, $e;
+# what it points to is priced: the row split under llama.cpp
+($c, $o, $e) = run_gp(qw(infer llama3-8b --gpu h100-sxm --gpus 2 --tp 2 --runtime llama.cpp));
+is($c, 0, '--tp 2 --runtime llama.cpp: priced') or diag $e;
+
 done_testing;
