@@ -173,12 +173,21 @@ static const lgp_field mla_fields[] = {
 static const lgp_desc mla_desc = { "model.mla", mla_fields };
 
 /* The Mamba-2 mixer's dims; conv and chunk default to Megatron-Core's
- * MambaMixer (mamba_mixer.py "d_conv=4", "chunk_size=128"). */
+ * MambaMixer (mamba_mixer.py "d_conv=4", "chunk_size=128").  Each is a
+ * count of the model, bounded as every count is, by GP_COUNT_MAX
+ * (engine/common.h: sums of two counts stay inside an int) -- the bound
+ * model_check and the catalog's and case files' schema (schema.lua
+ * COUNT_MAX) put on it: a script's table read 1..2147483647 here and
+ * then "must be at most 16777216", two limits for one field. */
+#define S_CNT(S, n, d, lo) F_INT(#n, offsetof(S, n), d, lo, GP_COUNT_MAX)
+#define S_REQCNT(S, n) F_REQINT(#n, offsetof(S, n), 1, GP_COUNT_MAX)
 static const lgp_field mamba_fields[] = {
-	S_REQ(gp_mamba, heads), S_REQ(gp_mamba, head_dim),
-	S_REQ(gp_mamba, state), S_REQ(gp_mamba, groups),
-	S_INT(gp_mamba, conv, 4, 1), S_INT(gp_mamba, chunk, 128, 1), F_END
+	S_REQCNT(gp_mamba, heads), S_REQCNT(gp_mamba, head_dim),
+	S_REQCNT(gp_mamba, state), S_REQCNT(gp_mamba, groups),
+	S_CNT(gp_mamba, conv, 4, 1), S_CNT(gp_mamba, chunk, 128, 1), F_END
 };
+#undef S_CNT
+#undef S_REQCNT
 static const lgp_desc mamba_desc = { "model.mamba", mamba_fields };
 
 /* The tower's layers, hidden and ffn_hidden are required unless params

@@ -341,11 +341,14 @@ static int check_hybrid(const gp_model *m, gp_error *err)
 		    check_min(b->chunk, 1, "mamba.chunk", err))
 			return GP_EINVAL;
 		/* mamba_mixer.py: "nheads must be evenly divisible by
-		 * ngroups" (the heads of a group share its B and C). */
+		 * ngroups" (the heads of a group share its B and C).  The
+		 * words are gpuplan.schema mamba_problem's, which refuses
+		 * it at a catalog entry's or a case file's line. */
 		if (b->heads % b->groups != 0)
 			return gp_fail(err, "mamba.groups (%d) must divide "
-				       "mamba.heads (%d)", b->groups,
-				       b->heads);
+				       "mamba.heads (%d): the heads of a "
+				       "group share its B and C",
+				       b->groups, b->heads);
 	}
 	/* The pattern's layers are priced from Megatron-Core's hybrid
 	 * stack, which has none of these. */

@@ -695,6 +695,8 @@ do
     if bad then fail((path == "" and "moe." or path .. ".moe.") .. field, "%s", bad) end
     local hbad = M.hybrid_problem(out)
     if hbad then fail((path == "" and "" or path .. ".") .. "hybrid_pattern", "%s", hbad) end
+    local mbad = M.mamba_problem(out)
+    if mbad then fail((path == "" and "" or path .. ".") .. "mamba.groups", "%s", mbad) end
     return out
   end
 end
@@ -773,6 +775,26 @@ function M.hybrid_problem(m)
   end
   if not p:find("E", 1, true) and type(m.moe) == "table" then
     return "has no MoE layer (E) but the model has a moe table"
+  end
+  return nil
+end
+
+-- What is wrong with the mamba table of model description m beside
+-- itself: its groups must divide its heads (Megatron-Core mamba_mixer.py
+-- "nheads must be evenly divisible by ngroups": the heads of a group
+-- share its B and C), in the engine's words (engine/model.c
+-- check_hybrid); or nil.  A catalog entry or a case file is refused at
+-- its line: a case was "not predicted" with the engine's message and no
+-- line, where a state past the count bound was refused at its line.
+-- Each dim's range (1..COUNT_MAX) is the record's.
+function M.mamba_problem(m)
+  local b = type(m) == "table" and m.mamba
+  if type(b) ~= "table" then return nil end
+  -- whole numbers (a JSON case's 4 reads as 4.0)
+  local h, g = math.tointeger(b.heads), math.tointeger(b.groups)
+  if h and g and h >= 1 and g >= 1 and h % g ~= 0 then
+    return string.format("mamba.groups (%d) must divide mamba.heads (%d): the heads of a group "
+      .. "share its B and C", g, h)
   end
   return nil
 end

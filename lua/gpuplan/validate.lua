@@ -814,6 +814,10 @@ function read_cases(path, seen, at)
     if hybrid_bad then
       error(string.format("%s: field 'model.hybrid_pattern': %s", where, hybrid_bad), 0)
     end
+    local mamba_bad = type(c.model) == "table" and schema.mamba_problem(c.model)
+    if mamba_bad then
+      error(string.format("%s: field 'model.mamba.groups': %s", where, mamba_bad), 0)
+    end
     local known = false
     for _, x in ipairs(M.metrics[c.kind]) do known = known or x == m.metric end
     if not known then

@@ -101,4 +101,78 @@ like($o, qr/infer: unknown option 'split_mode' \(llama\.cpp's --split-mode: give
 ($c, $o, $e) = run_gp(qw(infer llama3-8b --gpu h100-sxm --gpus 2 --tp 2 --runtime llama.cpp));
 is($c, 0, '--tp 2 --runtime llama.cpp: priced') or diag $e;
 
+# 3. The Mamba mixer's dims had two limits: a script's table read
+# 1..2147483647 (engine/lgp_model.c), the engine then refused past
+# 16777216 ("must be at most"), the catalog and case files past 16777216
+# (schema COUNT_MAX).  One limit now, GP_COUNT_MAX = 2^24 (a count of
+# the model, engine/common.h), in the reader's one message.  And groups
+# not dividing heads (Megatron-Core mamba_mixer.py "nheads must be evenly
+# divisible by ngroups") is one wording everywhere, refused at a catalog
+# entry's or a case file's line (a case was "not predicted" with no line).
+write_file("$dir/mamba.lua", <<'LUA');
+local gp = require "gpuplan"
+local function copy(t)
+  local r = {}
+  for k, v in pairs(t) do
+    if type(k) ~= "string" or k:sub(1, 1) ~= "_" then r[k] = type(v) == "table" and copy(v) or v end
+  end
+  return r
+end
+local m = copy(gp.catalog():get("models", "nemotron-3-nano-30b-a3b"))
+for _, t in ipairs { { "heads", 1 << 25 }, { "state", 1 << 31 }, { "groups", 0 }, { "groups", 5 } } do
+  local mm = copy(m)
+  mm.mamba[t[1]] = t[2]
+  local ok, e = pcall(gp.memory, { model = mm, gpu = "h100-sxm" })
+  io.write(e, "\n")
+end
+LUA
+($c, $o, $e) = run_gp('run', "$dir/mamba.lua");
+is($c, 0, 'the script runs') or diag $e;
+my @l = split /\n/, $o;
+like($l[0], qr/model\.mamba\.heads must be an integer in 1\.\.16777216 \(got 33554432\)$/, '2^25 heads: the count bound');
+like($l[1], qr/model\.mamba\.state must be an integer in 1\.\.16777216 \(got 2147483648\)$/, '2^31: the same bound, not 2147483647');
+like($l[2], qr/model\.mamba\.groups must be an integer in 1\.\.16777216 \(got 0\)$/, '0 groups: the same range');
+like($l[3], qr/model\.mamba\.groups \(5\) must divide mamba\.heads \(64\): the heads of a group share its B and C$/,
+     '5 groups of 64 heads: refused with the reason');
+mkdir "$dir/cat";
+my $entry = "-- a model\nmodel { id = 'hyb', name = 'x', layers = 4, hidden = 64, heads = 8, ffn_hidden = 128, "
+    . "vocab = 100, params_b = 1, source = 't', hybrid_pattern = 'M*--', "
+    . "mamba = { heads = 4, head_dim = 16, state = %d, groups = %d } }\n";
+write_file("$dir/cat/a.lua", sprintf($entry, 8, 3));
+($c, $o, $e) = run_gp('catalog', 'check', "$dir/cat");
+is($c, 1, 'groups 3 of 4 heads in a catalog file: exit 1');
+like($e, qr/^\Q$dir\E\/cat\/a\.lua:2: model 'hyb': field 'mamba\.groups': mamba\.groups \(3\) must divide mamba\.heads \(4\): the heads of a group share its B and C$/m,
+     'the field and the one wording') or diag $e;
+write_file("$dir/cat/a.lua", sprintf($entry, 1 << 25, 2));
+($c, $o, $e) = run_gp('catalog', 'check', "$dir/cat");
+like($e, qr/^\Q$dir\E\/cat\/a\.lua:2: model 'hyb': field 'mamba\.state': must be <= 16777216, got 33554432$/m,
+     'a catalog file: the same bound') or diag $e;
+write_file("$dir/cat/a.lua", sprintf($entry, 8, 2));
+($c, $o, $e) = run_gp('catalog', 'check', "$dir/cat");
+# (the toy entry's params_b is another field's problem: only the mamba
+# table is judged here)
+unlike($e, qr/mamba/, 'groups 2 of 4 heads: the mamba table checks') or diag $e;
+write_file("$dir/hyb.json", <<'JSON');
+[
+ {
+  "id": "hyb-case",
+  "kind": "train",
+  "model": {
+   "name": "tiny", "layers": 4, "hidden": 64, "heads": 4, "ffn_hidden": 256,
+   "vocab": 1000, "hybrid_pattern": "M*--",
+   "mamba": {"heads": 4, "head_dim": 16, "state": 8, "groups": 3}
+  },
+  "hardware": {"gpu": "h100-sxm", "gpus": 8},
+  "parallel": {"tp": 1, "pp": 1, "dp": 8, "micro_batch": 1, "global_batch": 64},
+  "workload": {"seq_len": 128, "precision": "bf16"},
+  "measured": {"metric": "step_time_s", "value": 0.05, "unit": "s"},
+  "source": {"title": "t", "where": "t", "id": "t", "date": "2026-01-01"}
+ }
+]
+JSON
+($c, $o, $e) = run_gp('validate', "$dir/hyb.json");
+is($c, 1, 'groups 3 of 4 heads in a case file: exit 1');
+is($e, "gpuplan: $dir/hyb.json:8: case 'hyb-case': field 'model.mamba.groups': mamba.groups (3) "
+     . "must divide mamba.heads (4): the heads of a group share its B and C\n", 'at its line, the one wording') or diag $e;
+
 done_testing;
