@@ -987,9 +987,9 @@ int model_check_priced(const gp_model *m, gp_error *err)
 	if (m->pattern[0])
 		return gp_fail(err, "model.hybrid_pattern: a hybrid stack's "
 			       "Mamba, attention-only and MLP-only layers "
-			       "are not priced by train, fit, plan, infer "
-			       "or rl; `gpuplan model params` counts its "
-			       "parameters");
+			       "are not priced by train, fit, plan, infer, "
+			       "rl or roofline; `gpuplan model params` "
+			       "counts its parameters");
 	return GP_OK;
 }
 

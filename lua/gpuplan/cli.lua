@@ -298,6 +298,31 @@ local function flags_named(e, name)
   return e
 end
 
+-- The engine's refusal of a hybrid stack (engine/model.c
+-- model_check_priced: "model.hybrid_pattern: a hybrid stack's Mamba ...
+-- layers are not priced by ...") named a field of a table the command
+-- line's user never wrote, not the model they gave: said of model id,
+-- the command's MODEL (roofline's --model), where it is one catalog id.
+local function hybrid_named(e, id)
+  local said = "model.hybrid_pattern: a hybrid stack's "
+  if type(id) ~= "string" or not id:match("^[%w%.%-_/]+$") then return e end
+  local function named(msg)
+    local at = msg:find(said, 1, true)
+    if not at then return msg end
+    return msg:sub(1, at - 1) .. string.format("%s is a hybrid stack (its hybrid_pattern): its ", id)
+      .. msg:sub(at + #said)
+  end
+  if type(e) == "table" and type(e.msg) == "string" then
+    local t = {}
+    for k, v in pairs(e) do t[k] = v end
+    t.msg = named(e.msg)
+    return setmetatable(t, getmetatable(e))
+  elseif type(e) == "string" then
+    return named(e)
+  end
+  return e
+end
+
 -- Diagnostics follow the data written so far, also when both streams go
 -- to one pipe: stdout is flushed before anything goes to stderr.  A usage
 -- error (exit 2) adds the command's usage lines and where its help is.
@@ -542,6 +567,7 @@ local function dispatch(argv)
       res = M.usage(M.clean(res:match("^(.-)\nstack traceback:") or res))
     end
     if options.FUNCTION[name] then res = flags_named(res, name) end
+    res = hybrid_named(res, opts.model or args[1])
     -- An output file that cannot be written named neither the command
     -- nor the option ("gpuplan: cannot write 'out/': it is a directory"):
     -- the only file a command writes is its --svg.

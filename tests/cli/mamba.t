@@ -21,8 +21,8 @@ like($o, qr/^mamba_state_bytes\s+24965120\s/m, 'the Mamba state a sequence');
 
 ($c, $o, $e) = run_gp('train', 'nemotron-3-nano-30b-a3b', '--gpu', 'h100-sxm', '--gpus', '8');
 is($c, 1, 'train of a hybrid stack: exit 1');
-like($e, qr/^gpuplan: train: model\.hybrid_pattern: a hybrid stack's Mamba, attention-only and MLP-only layers are not priced/m,
-     'refused, naming the field') or diag $e;
+like($e, qr/^gpuplan: train: nemotron-3-nano-30b-a3b is a hybrid stack \(its hybrid_pattern\): its Mamba, attention-only and MLP-only layers are not priced/m,
+     'refused, naming the model and the field') or diag $e;
 
 my $dir = tempdir(CLEANUP => 1);
 mkdir "$dir/cat";
