@@ -1254,6 +1254,19 @@ local function prepare_recipe(o, cfg, model, gpu, method, stack, dflt, defaults)
   -- records (catalog/recipes.lua); an unknown name is refused there.
   cfg.recipe = M.recipe_record("recipe", cfg.recipe, o.cat)
   cfg.optimizer = M.recipe_record("optimizer", cfg.optimizer, o.cat)
+  -- An entry's dp_shard (Muon's) is Megatron-Core's dist_muon
+  -- (LayerWiseDistributedOptimizer: each DP rank keeps and steps its
+  -- share of the matrices, then all-gathers them).  Without ZeRO the
+  -- other stacks step the optimizer as it is, whole on every rank:
+  -- Hugging Face's torch.optim.Muon (PyTorch 2.9) is a plain per-process
+  -- optimizer (the DDP ranks each step every parameter), and DeepSpeed
+  -- shards Muon only inside its stage 1 and 2 ZeRO optimizer (its blog
+  -- "Using Muon Optimizer with DeepSpeed": the update moved into
+  -- DeepSpeedZeroOptimizer's get_flat_partition).  There it is priced
+  -- unsharded: every rank's momentum and Newton-Schulz work, no gather.
+  if cfg.optimizer.dp_shard and stack ~= "megatron" and (cfg.zero or 0) == 0 then
+    cfg.optimizer.dp_shard = false
+  end
   -- DeepSpeed in fp16 without ZeRO steps through its FP16 optimizers
   -- (engine/memory_deepspeed.c mem_ds_fp16_step): FP16_Optimizer when the
   -- optimizer is DeepSpeed's FusedAdam (AdamW from the ds_config), 8 B of
