@@ -643,6 +643,23 @@ function M.muon_refusal(opt, stack, zero)
     .. "give zero 0, or another optimizer", tostring(opt.id), tostring(math.tointeger(zero) or zero))
 end
 
+-- Why a Muon-type optimizer (ns_steps > 0) is refused in fp16 on stack,
+-- or nil.  Megatron-Core builds Muon through its emerging-optimizer
+-- factory, which raises "emerging optimizer with fp16 is not supported."
+-- when config.fp16 is set (megatron/core/optimizer/__init__.py
+-- _get_megatron_emerging_optimizer, Megatron-LM d98e8a64): its loss
+-- scaler is not wired to the Newton-Schulz update.  bf16 (and fp8, whose
+-- master path is bf16's) are taken.
+function M.muon_fp16_refusal(opt, stack, precision)
+  if stack ~= "megatron" or type(opt) ~= "table" or (opt.ns_steps or 0) <= 0
+     or precision ~= "fp16" then
+    return nil
+  end
+  return string.format("optimizer %s with precision = fp16 on stack megatron: Megatron-Core "
+    .. "refuses it (\"emerging optimizer with fp16 is not supported.\"): give precision = bf16, "
+    .. "or another optimizer", tostring(opt.id))
+end
+
 -- The stack job o runs (its own, else the method's default: gpuplan.options).
 local function stack_of(o, method)
   return o.stack or options.get("stack").value({ method = method or o.method })
@@ -1607,6 +1624,8 @@ prepare_fn = function(o, cmd, who)
     end
     local lora
     lora, precision = prepare_recipe(o, cfg, model, gpu, method, stack, dflt, defaults)
+    local fp16_why = M.muon_fp16_refusal(cfg.optimizer, stack, precision)
+    if fp16_why then usage("%s", fp16_why) end
     -- Muon at a ZeRO stage on megatron: fit's here (gp.train's, the
     -- jobs' steps' in train.lua sharding_rule; gp.sweep's of its list)
     if cmd == "fit" then

@@ -35,4 +35,20 @@ t.is(t.step_part(hf, "zero_gather").seconds, 0.0, "hf at zero 0: no parameter al
 t.ok(t.step_part(mg, "zero_gather").seconds > 0, "megatron: dist_muon's all-gather")
 t.ok(t.step_part(hf, "optimizer").seconds > 4 * t.step_part(mg, "optimizer").seconds,
      "hf: the whole Newton-Schulz work a rank, several times megatron's share")
+-- Megatron-Core refuses Muon in fp16: its emerging-optimizer factory
+-- raises "emerging optimizer with fp16 is not supported." when
+-- config.fp16 is set (megatron/core/optimizer/__init__.py
+-- _get_megatron_emerging_optimizer).  Mirrored on the megatron stack;
+-- bf16 there, and fp16 on the hf stack, are priced.
+local mg16 = t.with(base, { stack = "megatron", gpus = 8, precision = "fp16" })
+t.raises(function() gp.train(mg16) end,
+  "train: optimizer muon with precision = fp16 on stack megatron: Megatron-Core refuses it "
+  .. "(\"emerging optimizer with fp16 is not supported.\"): give precision = bf16, or another optimizer",
+  "megatron, muon, fp16: refused with the source's words", true)
+t.raises(function() gp.memory(mg16) end, "emerging optimizer with fp16 is not supported",
+  "gp.memory (fit) too", true)
+t.raises(function() gp.sweep(t.with(mg16, { zero = nil, tokens = 1e9 })) end,
+  "emerging optimizer with fp16 is not supported", "gp.sweep (plan) too", true)
+t.ok(pcall(gp.train, t.with(mg16, { precision = "bf16" })), "megatron, muon, bf16: priced")
+t.ok(pcall(gp.train, t.with(mg16, { stack = "hf" })), "hf, muon, fp16: priced (not Megatron's factory)")
 t.done_testing()
