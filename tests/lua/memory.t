@@ -107,9 +107,11 @@ t.near(states(rd8), 6738415616 * 9.5, 1e-12, "deepspeed-bf16 ZeRO-1/8 = 9.5 B/pa
 local rm = gp.memory { model = "llama2-7b", capacity = 80e9, method = "full", optimizer = "muon" }
 t.near(comp(rm, "optimizer"), 4 * (P7 + 262410240), 0, "Muon 7B: 4 B/param + Adam's 4 more on 262M")
 t.near(rm.state_bytes.scalar, 8, 0, "r.state_bytes.scalar = Adam's 2 x 4 B")
--- dist_muon shards master and states over DP at ZeRO 0: over 8, each / 8.
+-- dist_muon (Megatron-Core's, the megatron stack's) shards master and
+-- states over DP at ZeRO 0: over 8, each / 8.  (The hf and deepspeed
+-- stacks step it whole at ZeRO 0: tests/lua/muon_stacks.t.)
 local rm8 = gp.memory { model = "llama2-7b", capacity = 80e9, method = "full", optimizer = "muon",
-                        gpus = 8 }
+                        gpus = 8, stack = "megatron" }
 t.near(comp(rm8, "optimizer"), 4 * (P7 + 262410240) / 8, 1e-12, "Muon over DP 8 at ZeRO 0: states / 8")
 t.near(comp(rm8, "master"), 4 * P7 / 8, 1e-12, "Muon over DP 8 at ZeRO 0: master / 8")
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "full",
