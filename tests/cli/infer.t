@@ -365,7 +365,7 @@ for my $bad (['--weights', 'int4'], ['--batch', '4'], ['--input', '512']) {
 ($c, $o, $e) = run_gp('roofline', '--gpu', 'h100-sxm', 'extra');
 is($c, 2, 'roofline with an argument: usage error');
 ($c, $o, $e) = run_gp('roofline', '--gpu', 'h100-sxm', '--model', 'no-such', '--svg', "$ro/r.svg");
-is($c, 1, 'roofline --model unknown: exit 1');
+is($c, 2, 'roofline --model unknown: exit 2, an unknown catalog id (a usage error)');
 is($o, '', 'nothing printed before the error');
 ok(!-e "$ro/r.svg", 'no chart written');
 # --margin: the option of fit, with its range; an 80-layer model never
