@@ -636,6 +636,24 @@ int layout_stage_moe(const gp_model *m, const gp_layout *y, int k, int nl)
 	return moe;
 }
 
+int layout_stage_kind(const gp_model *m, const gp_layout *y, int k, int nl,
+		      char c)
+{
+	int j, first, n, r = 0;
+
+	if (!m->pattern[0])
+		return 0;
+	if (!interleaved(y))
+		return model_pattern_in(m, c, layout_stage_first(y, m->layers,
+								  k), nl);
+	for (j = 0; j < y->vpp; j++) {
+		n = chunk_layers(y, m->layers, k, j, &first);
+		if (n > 0)
+			r += model_pattern_in(m, c, first, n);
+	}
+	return r;
+}
+
 int layout_stage_recomputed(const gp_layout *y, int L, int k, int nl, int n)
 {
 	int c, first, r = 0;

@@ -443,6 +443,12 @@ int layout_stage_first(const gp_layout *y, int L, int k);
  * them by it. */
 int layout_stage_moe(const gp_model *m, const gp_layout *y, int k, int nl);
 
+/* A hybrid stack's layers of kind c (a hybrid pattern's letter: M, *, -,
+ * E) on stage (rank) k of nl layers, over its model chunks as
+ * layout_stage_moe counts the E ones; 0 for a model without a pattern. */
+int layout_stage_kind(const gp_model *m, const gp_layout *y, int k, int nl,
+		      char c);
+
 /* Layers of stage (rank) k, of nl (layout_stage_layers) of the model's
  * L, that full recompute re-runs when it takes the first n layers
  * (Megatron's --recompute-method block --recompute-num-layers n; n 0:

@@ -226,6 +226,7 @@ static const lgp_field train_fields[] = {
 	F_BOOL("router_fp64", offsetof(train_cfg, router_fp64), 0),
 	F_BOOL("graph_attn", offsetof(train_cfg, graph_attn), 0),
 	F_BOOL("graph_router", offsetof(train_cfg, graph_router), 0),
+	F_BOOL("graph_mamba", offsetof(train_cfg, graph_mamba), 0),
 	F_BOOL("graph_prep", offsetof(train_cfg, graph_prep), 0),
 	F_BOOL("graph_full", offsetof(train_cfg, graph_full), 0),
 	F_BOOL("fp8_current", offsetof(train_cfg, fp8_current), 0),

@@ -321,7 +321,7 @@ static int act_check(const gp_model *m, const gp_act_cfg *c, int moe,
 {
 	int tp = dflt(c->tp), cp = dflt(c->cp), ep = dflt(c->ep);
 
-	if (model_check_priced(m, err) != GP_OK)
+	if (model_check(m, err) != GP_OK)
 		return GP_EINVAL;
 	if (gp_check_pos(c->seq, "seq", err) ||
 	    gp_check_pos(c->micro_batch, "micro_batch", err) ||
@@ -338,10 +338,12 @@ static int act_check(const gp_model *m, const gp_act_cfg *c, int moe,
 	/* The op policy is priced for torchtitan's dense decoder layer
 	 * (its llama3 _save_list and the order of its linears). */
 	if (c->recompute == GP_RECOMPUTE_OP &&
-	    (moe || m->mla.kv_lora_rank > 0 || c->frozen || c->enc_len > 0))
+	    (moe || m->mla.kv_lora_rank > 0 || c->frozen || c->enc_len > 0 ||
+	     m->pattern[0]))
 		return gp_fail(err, "recompute op is priced for dense decoder "
 			       "layers in full training (not MoE, MLA, "
-			       "adapters or cross-attention)");
+			       "adapters, cross-attention or a hybrid "
+			       "stack)");
 	if (c->recompute_modules &
 	    ~(unsigned)(GP_RECMOD_ALL | GP_RECMOD_LISTED))
 		return gp_fail(err, "bad recompute module mask %u",
@@ -798,26 +800,76 @@ static double act_op_saved(const gp_model *m, const gp_act_cfg *c,
 	return kept * x->A * x->tok + (c->flash ? core : 0.0);
 }
 
+/* A hybrid stack's Mamba layer (kind 'M'): what MambaMixer's memory-
+ * efficient path keeps for the backward (model_mamba_act_bytes: mamba_ssm
+ * ssd_combined.py MambaSplitConv1dScanCombinedFn "ctx.save_for_backward(
+ * zxbcdt, conv1d_weight, conv1d_bias, out_x, ...)"), split as
+ * Megatron-Core splits the layer: the pre-norm's input and its output
+ * (in_proj's input: TELayerNormColumnParallelLinear keeps its normed
+ * input, the TP rank's T / t tokens of it under SP, as act_attention's
+ * QKV input), h each and replicated without SP (rep); zxbcdt (in_proj's
+ * output, in_width / t a token), out_x and the gated norm's input and
+ * its output (out_proj's input), d_inner / t each, and the gated norm's
+ * fp32 rstd per group (groups / t), split over the heads and groups a
+ * rank holds.  recompute_modules layernorm drops the norm's output, as
+ * the attention block's, rebuilt in the layer's backward. */
+static void act_mamba(const gp_model *m, act_ctx *x, gp_act_layer *out)
+{
+	double A = x->A, tok = x->tok, rep = x->rep, par = x->par;
+	double di = (double)m->mamba.heads * m->mamba.head_dim, nout;
+
+	nout = m->hidden * rep * A;
+	if (x->rm & GP_RECMOD_LAYERNORM) {
+		out->rebuilt += tok * nout;
+		nout = 0;
+	}
+	out->mamba = tok * (nout + (model_mamba_in_width(m) + 3.0 * di) *
+			    par * A + 4.0 * m->mamba.groups * par);
+}
+
 int mem_act_layer(const gp_model *m, const gp_act_cfg *c, int moe,
 		  gp_act_layer *out, gp_error *err)
+{
+	return mem_act_kind(m, c, moe ? 'E' : '-', out, err);
+}
+
+int mem_act_kind(const gp_model *m, const gp_act_cfg *c, int kind,
+		 gp_act_layer *out, gp_error *err)
 {
 	act_ctx x;
 	const gp_widths *w = &x.w;
 	double A, tok, rep, par;
 	unsigned tg;
+	int moe = kind == 'E', hy;
 
 	if (!c || !out)
 		return gp_fail(err, "mem_act_layer: NULL argument");
 	if (act_check(m, c, moe, err))
 		return GP_EINVAL;
+	hy = m->pattern[0] != 0;
 	act_ctx_of(m, c, &x);
 	A = x.A;
 	tok = x.tok;
 	rep = x.rep;
 	par = x.par;
 	tg = x.tg;
-	act_attention(m, c, &x, out);
-	act_mlp(m, c, moe, &x, out);
+	out->mamba = 0;
+	if (hy) {
+		/* One block and its pre-norm's input (act_attention's
+		 * norms are two): the other parts zero. */
+		memset(out, 0, sizeof *out);
+		if (kind == '*')
+			act_attention(m, c, &x, out);
+		else if (kind == '-' || kind == 'E')
+			act_mlp(m, c, moe, &x, out);
+		else
+			act_mamba(m, &x, out);
+		out->norms = m->hidden * mem_norm_bytes(m, c->eager_norm,
+			c->frozen, A) * tok * rep;
+	} else {
+		act_attention(m, c, &x, out);
+		act_mlp(m, c, moe, &x, out);
+	}
 	/* LitGPT's LoRAQKVLinear.zero_pad (lit_gpt/lora.py, 2023) scatters
 	 * the adapter output of the enabled q/k/v parts into a zero
 	 * buffer as wide as the fused output with index_copy; PyTorch's
@@ -832,7 +884,8 @@ int mem_act_layer(const gp_model *m, const gp_act_cfg *c, int moe,
 			 (tg & GP_LORA_V ? w->v : 0.0)) * par * A;
 	/* Dropout masks, 1 byte per element, after the attention and MLP
 	 * blocks (Korthikanti: sbh each); T5's inside the MLP too. */
-	out->masks = c->dropout ? 2.0 * m->hidden * tok * rep : 0.0;
+	out->masks = c->dropout ? (hy ? 1.0 : 2.0) * m->hidden * tok * rep :
+		0.0;
 	if (inner_dropout(m, c))
 		out->masks += (moe ? 0.0 : w->dense_f) * tok * par;
 	out->cross = out->enc_out = 0;
@@ -841,7 +894,7 @@ int mem_act_layer(const gp_model *m, const gp_act_cfg *c, int moe,
 	out->lora = tok * x.lora;
 
 	out->full = out->norms + out->attention + out->core + out->mlp +
-		out->masks + out->lora + out->cross;
+		out->masks + out->lora + out->cross + out->mamba;
 	switch (c->recompute) {
 	case GP_RECOMPUTE_OP:
 		out->total = act_op_saved(m, c, &x, out->core);

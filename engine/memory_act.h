@@ -152,6 +152,9 @@ typedef struct gp_act_layer {
 	double rebuilt;      /* NOT in total: what recompute_modules drop
 			      * of one layer, rebuilt in its backward (the
 			      * working set while it runs) */
+	double mamba;        /* a hybrid stack's Mamba layer: its mixer's
+			      * tensors (mem_act_kind; its norm input in
+			      * norms) */
 	double total;        /* saved per layer after the recompute policy */
 	double full;         /* saved per layer with no recompute: the
 			      * working set while one layer is recomputed */
@@ -164,6 +167,15 @@ typedef struct gp_act_layer {
  * GP_OK or GP_EINVAL (bad sizes, tp not dividing heads, ...). */
 int mem_act_layer(const gp_model *m, const gp_act_cfg *c, int moe,
 		  gp_act_layer *out, gp_error *err);
+
+/* mem_act_layer for a layer of kind `kind`, a hybrid pattern's letter
+ * (model.h model_op_in): '-' and 'E' are mem_act_layer's dense and MoE
+ * layers; a hybrid stack's (m->pattern set) layer is one block with one
+ * pre-norm: '*' its attention block, '-' its MLP, 'E' its MoE, and 'M'
+ * its Mamba mixer (model_mamba_act_bytes' tensors, split by TP and SP as
+ * a Megatron-Core layer's: memory_act.c act_mamba). */
+int mem_act_kind(const gp_model *m, const gp_act_cfg *c, int kind,
+		 gp_act_layer *out, gp_error *err);
 
 /* Bytes a norm keeps per element of its input for backward, its
  * activations at A bytes: A (a fused kernel keeps the input and a

@@ -136,6 +136,11 @@ typedef struct stage_acts {
 	gp_act_layer ale;
 	double enc_extra;
 	int nmoe, ndense;
+	/* A hybrid stack (m->pattern): its Mamba and attention-only
+	 * layers (mem_act_kind 'M', '*') and their counts; al and alm are
+	 * then its - and E layers, ndense and nmoe their counts. */
+	gp_act_layer alx[2];
+	int nx[2];
 } stage_acts;
 
 /* ---- memory_layout.c: a training config's checks and stage split ---- */

@@ -35,7 +35,7 @@ void mem_stage_split(const gp_model *m, const gp_train_cfg *c,
 		e0 = p->embedding + p->vision -
 			(c->vision_frozen ? tower_params(m, p) : 0);
 		w = (p->attention + p->dense_mlp + p->router + p->norms +
-		     p->experts) / L;
+		     p->experts + p->mamba) / L;
 		e1 = p->lm_head > 0 ? p->lm_head : p->embedding;
 	} else if (part == GP_PART_TYPE_EMB) {
 		e0 = 1;
@@ -255,7 +255,7 @@ int mem_check_train_cfg(const gp_model *m, const gp_train_cfg *c,
 {
 	if (!c)
 		return gp_fail(err, "training config: NULL");
-	if (!model_checked && model_check_priced(m, err) != GP_OK)
+	if (!model_checked && model_check(m, err) != GP_OK)
 		return GP_EINVAL;
 	if (!cfg_checked && cfg_head_check(c, err))
 		return GP_EINVAL;
@@ -270,6 +270,24 @@ int mem_check_train_cfg(const gp_model *m, const gp_train_cfg *c,
 	}
 	if (stage_ends_check(m, c, y, err))
 		return GP_EINVAL;
+	/* A hybrid stack's memory is priced as its step is (train_prep.c
+	 * hybrid_refusal): without context parallelism, in full training,
+	 * without MTP modules. */
+	if (m->pattern[0] && y->cp > 1)
+		return gp_usage(err, "cp %d: a hybrid stack (model."
+				"hybrid_pattern) is priced without context "
+				"parallelism (its Mamba layers' split of the "
+				"sequence is not priced): give cp 1", y->cp);
+	if (m->pattern[0] && (c->lora_rank > 0 || c->llm_frozen))
+		return gp_usage(err, "%s: a hybrid stack (model.hybrid_"
+				"pattern) is priced in full training (its "
+				"Mamba layers' saved tensors with a frozen "
+				"base are not priced)", c->lora_rank > 0 ?
+				"lora_rank" : "llm_frozen");
+	if (m->pattern[0] && c->mtp_layers > 0)
+		return gp_usage(err, "mtp_layers %d: a hybrid stack (model."
+				"hybrid_pattern) is priced without multi-"
+				"token prediction modules", c->mtp_layers);
 	/* Megatron-Core's conditions on cpu_offloading (TransformerConfig.
 	 * __post_init__, megatron/core/transformer/transformer_config.py
 	 * at core_v0.15.0): "CPU offloading can be done only for layers

@@ -182,6 +182,20 @@ int mem_stage_acts_of(const gp_model *m, const gp_acts_key *k,
 	sa->alm = sa->al;
 	if (sa->nmoe > 0 && mem_act_layer(m, &ac, 1, &sa->alm, err))
 		return GP_EINVAL;
+	if (m->pattern[0]) {
+		/* a hybrid stack's four kinds (mem_act_kind) */
+		sa->ndense = model_pattern_in(m, '-', 0, m->layers);
+		sa->nx[0] = model_pattern_in(m, 'M', 0, m->layers);
+		sa->nx[1] = model_pattern_in(m, '*', 0, m->layers);
+		if (mem_act_kind(m, &ac, 'M', &sa->alx[0], err) ||
+		    mem_act_kind(m, &ac, '*', &sa->alx[1], err))
+			return GP_EINVAL;
+		sa->act_layer = (sa->ndense * sa->al.total +
+				 sa->nmoe * sa->alm.total +
+				 sa->nx[0] * sa->alx[0].total +
+				 sa->nx[1] * sa->alx[1].total) / m->layers;
+		return GP_OK;
+	}
 	sa->act_layer = (sa->ndense * sa->al.total +
 			 sa->nmoe * sa->alm.total) / m->layers;
 	/* With a frozen embedding the first layer's input needs no grad:

@@ -58,6 +58,44 @@ static inline int stage_dense(const gp_model *m, const gp_layout *y,
 	return stage_dense_in(m, y, stage, nl);
 }
 
+/* A hybrid stack's layers of each kind on stage `stage` of nl layers (its
+ * -, E, M and * in n[0..3], layout_stage_kind). */
+static void stage_kinds(const gp_model *m, const gp_layout *y, int stage,
+			int nl, int n[4])
+{
+	n[0] = layout_stage_kind(m, y, stage, nl, '-');
+	n[1] = layout_stage_kind(m, y, stage, nl, 'E');
+	n[2] = layout_stage_kind(m, y, stage, nl, 'M');
+	n[3] = layout_stage_kind(m, y, stage, nl, '*');
+}
+
+/* A hybrid stack's per-layer parameters of stage `stage` of nl layers on
+ * one GPU: each block's weights by the layers of its kind the stage holds
+ * (gp_params: attention over the * layers, mamba over the M ones, the
+ * dense MLPs over the - ones, routers and routed experts over the E ones,
+ * the experts sharded over EP and their TP), the norms by its share of
+ * the layers; into *expert and *dense (stage_shares). */
+static void hybrid_shares(const gp_model *m, const gp_layout *y,
+			  const gp_params *p, int stage, int nl,
+			  double *expert, double *dense)
+{
+	int n[4];
+	double N[4];
+	int i;
+	static const char kinds[4] = { '-', 'E', 'M', '*' };
+
+	stage_kinds(m, y, stage, nl, n);
+	for (i = 0; i < 4; i++)
+		N[i] = model_pattern_in(m, kinds[i], 0, m->layers);
+	*expert = N[1] > 0 ? p->experts * n[1] / N[1] /
+		((double)y->etp * y->ep) : 0.0;
+	*dense = (p->norms * nl / m->layers +
+		  (N[0] > 0 ? p->dense_mlp * n[0] / N[0] : 0.0) +
+		  (N[1] > 0 ? p->router * n[1] / N[1] : 0.0) +
+		  (N[2] > 0 ? p->mamba * n[2] / N[2] : 0.0) +
+		  (N[3] > 0 ? p->attention * n[3] / N[3] : 0.0)) / y->tp;
+}
+
 /* The shares of stage `stage` of nl layers into sh[SH_N]: its fraction of
  * the layers, its routed-expert and other parameters on one GPU, their
  * sum, its tokens per micro-batch, and of its other parameters those
@@ -80,11 +118,16 @@ static void stage_shares(const gp_model *m, const gp_train_cfg *c,
 	 * on the first stages: DeepSeek-V3's 3 of 61, 396M each, where an
 	 * average over the layers would put 4/61 of them on a 4-layer
 	 * first stage), the experts and routers the MoE layers'. */
-	expert = lm > 0 ? p->experts * (nl - nd) / lm /
-		((double)y->etp * y->ep) : 0.0;
-	dense = ((p->attention + p->norms) * frac +
-		 (m->layers > lm ? p->dense_mlp * nd / (m->layers - lm) : 0.0) +
-		 (lm > 0 ? p->router * (nl - nd) / lm : 0.0)) / y->tp;
+	if (m->pattern[0]) {
+		hybrid_shares(m, y, p, stage, nl, &expert, &dense);
+	} else {
+		expert = lm > 0 ? p->experts * (nl - nd) / lm /
+			((double)y->etp * y->ep) : 0.0;
+		dense = ((p->attention + p->norms) * frac +
+			 (m->layers > lm ? p->dense_mlp * nd /
+			  (m->layers - lm) : 0.0) +
+			 (lm > 0 ? p->router * (nl - nd) / lm : 0.0)) / y->tp;
+	}
 	/* First stage: vocabulary-parallel input embedding (Shoeybi et al.
 	 * 2019 sec. 3) and the vision tower; last stage: the output layer,
 	 * or with pp > 1 and tied embeddings Megatron's copy of the
@@ -596,8 +639,25 @@ static double stage_activations(const gp_model *m,
 	 * average layers. */
 	int ndense = stage_dense(m, y, stage, nl), nmoe = nl - ndense, nr;
 	double inflight, A = sa->A;
-	double act = ndense * al->total + nmoe * alm->total;
-	double avg = nl > 0 ? act / nl : sa->act_layer;
+	double act, avg;
+	/* a hybrid stack's M and * layers (stage_kinds), and its - and E
+	 * in ndense and nmoe */
+	int nx[2] = { 0, 0 };
+	const gp_act_layer *ax = sa->alx;
+
+	if (m->pattern[0]) {
+		int n[4];
+
+		stage_kinds(m, y, stage, nl, n);
+		ndense = n[0];
+		nmoe = n[1];
+		nx[0] = n[2];
+		nx[1] = n[3];
+	}
+	act = ndense * al->total + nmoe * alm->total;
+	if (nx[0] + nx[1] > 0)
+		act += nx[0] * ax[0].total + nx[1] * ax[1].total;
+	avg = nl > 0 ? act / nl : sa->act_layer;
 
 	/* Micro-batches in flight on this stage.  1F1B (Narayanan et al.
 	 * 2021 sec. 2.2.1): stage k holds min(m, p - k); interleaved with
@@ -628,7 +688,9 @@ static double stage_activations(const gp_model *m,
 					c->recompute_layers) : nl;
 	if (nr < nl) {
 		double keep = ((double)ndense * al->full +
-			       (double)nmoe * alm->full) / nl;
+			       (double)nmoe * alm->full +
+			       (double)nx[0] * ax[0].full +
+			       (double)nx[1] * ax[1].full) / nl;
 
 		o->bytes[GP_MEM_ACTIVATIONS] = (avg * nr + keep * (nl - nr) +
 			(first ? sa->enc_extra : 0)) * inflight;
@@ -694,11 +756,14 @@ static double stage_activations(const gp_model *m,
 	if (nl == 0)
 		;  /* no layer on this stage to re-run */
 	else if (c->recompute == GP_RECOMPUTE_FULL)
-		o->bytes[GP_MEM_RECOMPUTE] = (ndense ? al->full : 0) >
-			(nmoe ? alm->full : 0) ? al->full : alm->full;
+		o->bytes[GP_MEM_RECOMPUTE] = fmax((ndense ? al->full : 0) >
+			(nmoe ? alm->full : 0) ? al->full : alm->full,
+			fmax(nx[0] ? ax[0].full : 0, nx[1] ? ax[1].full : 0));
 	else if (mem_core_attn_recomputed(c->recompute,
 					  c->recompute_modules))
-		o->bytes[GP_MEM_RECOMPUTE] = al->core;
+		/* a hybrid stack's core attention is its * layers' */
+		o->bytes[GP_MEM_RECOMPUTE] = m->pattern[0] ?
+			(nx[1] ? ax[1].core : 0.0) : al->core;
 	else if (c->recompute == GP_RECOMPUTE_OP)
 		/* the op policy (act.c): what a layer did not keep is
 		 * rebuilt for its backward (dense layers only) */
@@ -706,8 +771,10 @@ static double stage_activations(const gp_model *m,
 	/* recompute_modules rebuild one layer's dropped tensors at a
 	 * time in its backward. */
 	if (nl > 0 && c->recompute != GP_RECOMPUTE_FULL) {
-		double r = fmax(ndense ? al->rebuilt : 0,
-				nmoe ? alm->rebuilt : 0);
+		double r = fmax(fmax(ndense ? al->rebuilt : 0,
+				     nmoe ? alm->rebuilt : 0),
+				fmax(nx[0] ? ax[0].rebuilt : 0,
+				     nx[1] ? ax[1].rebuilt : 0));
 
 		if (r > o->bytes[GP_MEM_RECOMPUTE])
 			o->bytes[GP_MEM_RECOMPUTE] = r;

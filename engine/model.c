@@ -986,10 +986,11 @@ int model_check_priced(const gp_model *m, gp_error *err)
 		return GP_EINVAL;
 	if (m->pattern[0])
 		return gp_fail(err, "model.hybrid_pattern: a hybrid stack's "
-			       "Mamba, attention-only and MLP-only layers "
-			       "are not priced by train, fit, plan, infer, "
-			       "rl or roofline; `gpuplan model params` "
-			       "counts its parameters");
+			       "Mamba layers are not priced by infer, rl or "
+			       "roofline "
+			       "(their serving state); train, fit and plan "
+			       "price it, `gpuplan model params` counts its "
+			       "parameters");
 	return GP_OK;
 }
 

@@ -259,9 +259,10 @@ double model_mamba_state_bytes(const gp_model *m, double elem_bytes);
  * before any tensor- or sequence-parallel split, act_bytes an element of
  * the 16-bit activations (model.c mamba_act's list).  -1 when invalid. */
 double model_mamba_act_bytes(const gp_model *m, double act_bytes);
-/* GP_OK when the step pricers (train, fit, infer, serve, rl) price m;
- * GP_EINVAL naming model.hybrid_pattern for a hybrid model, whose Mamba,
- * attention-only and MLP-only layers they do not price. */
+/* GP_OK when the serving pricers (infer, serve, and rl's rollouts) price
+ * m; GP_EINVAL naming model.hybrid_pattern for a hybrid model, whose
+ * Mamba layers' serving state they do not price.  train, fit and plan
+ * price a hybrid stack (model_check is theirs). */
 int model_check_priced(const gp_model *m, gp_error *err);
 int model_moe_layers(const gp_model *m);
 /* MoE layers among layers [first, first + n) (0-based): those at or past

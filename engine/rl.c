@@ -1052,7 +1052,9 @@ static int rl_step_memo(const gp_model *m, const roof_device *d,
 
 	if (!out)
 		return gp_fail(err, "rl: NULL result");
-	if (check(m, d, t, c, err))
+	/* the rollouts' engines do not price a hybrid stack's serving
+	 * state (model_check_priced) */
+	if ((m && model_check_priced(m, err)) || check(m, d, t, c, err))
 		return GP_EINVAL;
 	memset(out, 0, sizeof *out);
 	if (rl_batch(c, out, &N, &mb, &gen_prompts, err) ||

@@ -153,7 +153,7 @@ int sweep_begin(sweep_iter *it, const gp_model *m, const gp_topo *t,
 
 	if (!it || !m || !t || !base || !s)
 		return gp_fail(err, "sweep: missing argument");
-	if (model_check_priced(m, err) || comm_topo_check(t, err))
+	if (model_check(m, err) || comm_topo_check(t, err))
 		return GP_EINVAL;
 	if (!s->gpus || s->ngpus < 1)
 		return gp_fail(err, "sweep: no GPU counts");

@@ -130,6 +130,8 @@ typedef struct train_cfg {
 	int graph_attn;          /* Transformer Engine CUDA graphs of */
 	int graph_router;        /* the scopes attn, moe_router and */
 	int graph_prep;          /* moe_preprocess (train_layer.c) */
+	int graph_mamba;         /* and a hybrid stack's Mamba layers (the
+				  * scope mamba) */
 	int graph_full;          /* Megatron-Core's full_iteration graph:
 				  * the whole forward-backward replayed,
 				  * no host launch work (train_layer.c) */
@@ -499,6 +501,7 @@ typedef struct train_lkey {
 	int ep_hybridep;         /* train_cfg's */
 	int flex_sms;            /* train_cfg's (0: the backend's default) */
 	int graph_attn, graph_router, graph_prep, graph_full; /* train_cfg's */
+	int graph_mamba;         /* train_cfg's */
 	int ep_overlap;          /* train_cfg's */
 	int fp8_current;         /* train_cfg's, with lin fp8 */
 	int fp8_block;           /* train_cfg's, with lin fp8 */
@@ -600,6 +603,7 @@ typedef struct train_cache {
 		train_lkey key;
 		unsigned long long hash;
 		train_lcost ld, lm;
+		train_lcost lx[2];  /* a hybrid stack's M and * layers */
 	} e[TRAIN_CACHE_N];
 	train_result scratch;    /* train_bound's result */
 	/* Placements of the last layouts: layout_place_of's key -> groups */

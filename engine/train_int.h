@@ -200,10 +200,13 @@ static inline double coll(ctx *x, gp_coll op, double bytes, const gp_group *g)
 
 int train_phase_layers(phase *ph, train_cache *cache);
 
-/* train_layer.c: one layer's costs per micro-batch into *lc (moe: an MoE
- * layer), and the model's ends into ld's ends fields; errors set
- * e->bad (train_memo.c prices them once per layer key). */
-void train_layer_costs(tenv *e, const train_lkey *k, int moe,
+/* train_layer.c: one layer's costs per micro-batch into *lc, a layer of
+ * kind `kind` (a hybrid pattern's letter, model.h model_op_in: '-' a
+ * dense layer, 'E' an MoE one, and of a hybrid stack 'M' a Mamba layer
+ * and '*' an attention-only one), and the model's ends into ld's ends
+ * fields; errors set e->bad (train_memo.c prices them once per layer
+ * key). */
+void train_layer_costs(tenv *e, const train_lkey *k, int kind,
 		       train_lcost *lc);
 void train_ends_costs(tenv *e, const train_lkey *k, train_lcost *ld);
 

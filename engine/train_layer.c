@@ -1950,14 +1950,16 @@ static int moe_act_sync(const tenv *e, const train_lkey *k, int moe)
 		!k->fused_mlp && !k->unfused_act;
 }
 
-static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
+static void layer_extras(tenv *e, const train_lkey *k, int kind, double nk,
 			 double ng, double eg, double nb, double o_k,
 			 double ne, double ge, int act_sync, double ne2,
 			 double ge2, double egd, double gb2, train_lcost *lc)
 {
 	const gp_model *m = e->m;
 	double h = m->hidden;
-	int eager = k->eager;
+	int eager = k->eager, moe = kind == 'E', hy = m->pattern[0] != 0;
+	/* a hybrid stack's layer is one block: one residual add */
+	double nres = hy ? 1.0 : 2.0;
 
 	/* The two residual adds (Megatron's fused bias-dropout-add): read
 	 * the block output and the residual, write the sum (and a 1-byte
@@ -1967,10 +1969,10 @@ static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 		double el = k->Tn * h, mask = k->dropout ? 1.0 : 0.0;
 		double t = t_mem(e, k->half, el * (3.0 * k->A + mask));
 
-		add_op(lc, "residual", 2.0 * t, k->dropout ?
-		       2.0 * t_mem(e, k->half, el * (2.0 * k->A + mask)) :
+		add_op(lc, "residual", nres * t, k->dropout ?
+		       nres * t_mem(e, k->half, el * (2.0 * k->A + mask)) :
 		       0.0, 0, 0);
-		nk += 2;
+		nk += nres;
 	}
 	/* Eager: the SDPA output's transpose(1, 2).contiguous() (read and
 	 * write, and its gradient back), and the input gradients of the
@@ -2037,8 +2039,10 @@ static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 				MOE_A2A_PREP_OPS;
 	}
 	/* ng: the launches a CUDA graph captured (the attention's
-	 * residual add with it), replayed by GRAPH_REPLAY_OPS host calls. */
-	if (k->graph_attn && !k->eager)
+	 * residual add with it; a hybrid stack's attention or Mamba
+	 * layer's own), replayed by GRAPH_REPLAY_OPS host calls. */
+	if (!k->eager && (hy ? (kind == '*' && k->graph_attn) ||
+			  (kind == 'M' && k->graph_mamba) : k->graph_attn))
 		ng += 1.0;
 	if (ng > 0)
 		nk += GRAPH_REPLAY_OPS - ng;
@@ -2248,18 +2252,30 @@ static void cp_merge(tenv *e, const train_lkey *k, train_lcost *lc)
 }
 
 /* Whether operator name of a layer (an MoE one: moe) runs inside the
- * layer's CUDA graph (the scopes above GRAPH_REPLAY_OPS). */
+ * layer's CUDA graph (the scopes above GRAPH_REPLAY_OPS).  A hybrid
+ * stack's Mamba layer is the mamba scope's: Megatron-Core's
+ * CudaGraphScope "mamba" captures the MambaLayer (its norm, the mixer
+ * and its residual add; transformer/enums.py, the Nemotron 3 Nano
+ * presets' cuda_graph_scope [attn, mamba, moe_router, moe_preprocess]). */
 static int graphed(const train_lkey *k, int moe, const char *name)
 {
 	static const char *const attn[] = {
 		"attn_norm", "qkv", "qk_norm", "rope_kv", "attention",
 		"o_proj"
 	};
+	static const char *const mamba[] = {
+		"mamba_norm", "in_proj", "conv1d", "ssd_scan", "gate_norm",
+		"out_proj"
+	};
 	size_t i;
 
 	if (k->graph_attn)
 		for (i = 0; i < sizeof attn / sizeof *attn; i++)
 			if (strcmp(name, attn[i]) == 0)
+				return 1;
+	if (k->graph_mamba)
+		for (i = 0; i < sizeof mamba / sizeof *mamba; i++)
+			if (strcmp(name, mamba[i]) == 0)
 				return 1;
 	return moe && k->graph_router && (strcmp(name, "mlp_norm") == 0 ||
 					  strcmp(name, "moe_router") == 0);
@@ -2519,10 +2535,11 @@ static double attn_layers_time(const tenv *e, const train_lkey *k,
 /* The operators' compute of a layer into lc: its GEMMs, attention,
  * element-wise ops, residual adds, eager copies and the host's launch
  * wait, and what recompute re-runs. */
-static void layer_compute(tenv *e, const train_lkey *k, int moe,
+static void layer_compute(tenv *e, const train_lkey *k, int kind,
 			  train_lcost *lc)
 {
 	const gp_model *m = e->m;
+	int moe = kind == 'E', hy = m->pattern[0] != 0;
 	gp_op ops[GP_MAX_LAYER_OPS];
 	gp_op_cfg oc;
 	double h = m->hidden, nk = 0, o_k = 0, mod = 0, up = 0;
@@ -2557,9 +2574,9 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 		double bytes, t, tb_, nk0 = nk, nb0 = nb;
 		int nops0 = lc->nops;
 
-		/* This kind of layer's ops (a hybrid stack never gets
-		 * here: model_check_priced refuses it at train's entry). */
-		if (!model_op_in(o->scope, moe ? 'E' : '-', 0))
+		/* This kind of layer's ops (model.h model_op_in: a
+		 * hybrid stack's layer is one block). */
+		if (!model_op_in(o->scope, kind, hy))
 			continue;
 		switch (o->kind) {
 		case GP_OP_GEMM:
@@ -2651,9 +2668,14 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 				if (rm & GP_RECMOD_MOE_ACT)
 					mod += tc;
 			}
+			/* the Mamba layer's pre-norm is its layernorm:
+			 * Megatron-Core's MambaLayer checkpoints "norm"
+			 * under recompute_modules layernorm as
+			 * TransformerLayer does its two */
 			if (((rm & GP_RECMOD_LAYERNORM) &&
 			     (strcmp(o->name, "attn_norm") == 0 ||
-			      strcmp(o->name, "mlp_norm") == 0)) ||
+			      strcmp(o->name, "mlp_norm") == 0 ||
+			      strcmp(o->name, "mamba_norm") == 0)) ||
 			    (up > 0 && strcmp(o->name, "rope_kv") == 0) ||
 			    ((rm & GP_RECMOD_MOE_ACT) &&
 			     strcmp(o->name, "moe_act") == 0))
@@ -2733,26 +2755,72 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 	/* The layer's collectives (CP's reads the attention priced above)
 	 * before its host wait, whose stretch after the dispatcher's wait
 	 * holds the dispatch all-to-all. */
-	layer_comm(e, k, moe, lc);
+	layer_comm(e, k, kind, lc);
 	/* the offset tensor's copy, a host call of its own */
 	if (act_sync)
 		nk += 1.0;
-	layer_extras(e, k, moe, nk, ng, eg, nb, o_k, ne, ge, act_sync, ne2,
+	layer_extras(e, k, kind, nk, ng, eg, nb, o_k, ne, ge, act_sync, ne2,
 		     ge2, egd, (rm & GP_RECMOD_MOE_ACT) ? gb2 : -1.0, lc);
 	layer_recompute(k, mod, attn_t, kept_t, lc);
+}
+
+/* A hybrid stack's layer of kind `kind` (layer_params): one block and
+ * its pre-norm, each block's weights shared by the layers of its kind
+ * (gp_params: attention over the * layers, mamba over the M ones, the
+ * dense MLPs over the - ones, routers and experts over the E ones); the
+ * norms are spread over every layer as a plain model's are.  TP splits
+ * a block's weights: MambaMixer's in_proj column-parallel, out_proj
+ * row-parallel, conv1d, A_log, D, dt_bias and the gated norm by heads
+ * and groups ("self.nheads_local_tp = self.nheads // self.tp_size",
+ * megatron/core/ssm/mamba_mixer.py).  Its linears are in_proj and
+ * out_proj, (in_width + d_inner) x h. */
+static void hybrid_params(const tenv *e, const train_lkey *k, int kind,
+			  train_lcost *lc)
+{
+	const gp_model *m = e->m;
+	double norms = e->p.norms / m->layers;
+	double n = model_pattern_in(m, (char)kind, 0, m->layers);
+	double di = (double)m->mamba.heads * m->mamba.head_dim;
+
+	lc->params = norms / k->tp;
+	if (!(n > 0))
+		return;
+	switch (kind) {
+	case 'M':
+		lc->params += e->p.mamba / n / k->tp;
+		lc->linw = (model_mamba_in_width(m) + di) * m->hidden / k->tp;
+		break;
+	case '*':
+		lc->params += e->p.attention / n / k->tp;
+		lc->linw = e->p.attention / n / k->tp;
+		break;
+	case '-':
+		lc->params += e->p.dense_mlp / n / k->tp;
+		lc->linw = e->p.dense_mlp / n / k->tp;
+		break;
+	default:
+		lc->eparams = e->p.experts / n / k->etp / k->ep;
+		lc->params += e->p.router / n + lc->eparams;
+		lc->linw = lc->eparams;
+		break;
+	}
 }
 
 /* The parameters of one layer on this GPU (lc->params, and of an MoE
  * layer its experts', lc->eparams; of them its linears', the weights an
  * fp8 run casts, lc->linw: not the norms nor the router). */
-static void layer_params(const tenv *e, const train_lkey *k, int moe,
+static void layer_params(const tenv *e, const train_lkey *k, int kind,
 			 train_lcost *lc)
 {
 	const gp_model *m = e->m;
 	double attn = e->p.attention / m->layers;
 	double norms = e->p.norms / m->layers;
-	int nmoe = model_moe_layers(m);
+	int nmoe = model_moe_layers(m), moe = kind == 'E';
 
+	if (m->pattern[0]) {
+		hybrid_params(e, k, kind, lc);
+		return;
+	}
 	lc->params = (attn + norms) / k->tp;
 	lc->linw = attn / k->tp;
 	if (moe) {
@@ -3363,12 +3431,17 @@ static void ulysses_comm(tenv *e, const train_lkey *k, train_lcost *lc)
 
 /* A layer's communication into lc: TP's collectives, CP's ring, EP's
  * all-to-all (and the experts' TP gathers). */
-static void layer_comm(tenv *e, const train_lkey *k, int moe,
+static void layer_comm(tenv *e, const train_lkey *k, int kind,
 		       train_lcost *lc)
 {
 	const gp_model *m = e->m;
 	double h = m->hidden, tb, ag = 0, rs = 0, kvb, t_sr;
 	double topk = m->moe.top_k;
+	int moe = kind == 'E', hy = m->pattern[0] != 0;
+	/* a hybrid stack's layer is one block: one column- and one
+	 * row-parallel linear (MambaMixer's in_proj and out_proj, the
+	 * attention's qkv and proj, an MLP's fc1 and fc2), one pair */
+	double np = hy ? 1.0 : 2.0;
 
 	/* Tensor parallelism: the activations cross the TP group in the
 	 * 16-bit dtype (fp8 runs too: Transformer Engine reduces in bf16),
@@ -3396,16 +3469,16 @@ static void layer_comm(tenv *e, const train_lkey *k, int moe,
 			train_t_coll(e, GP_ALL_GATHER, tb / (k->A > 2.0 ?
 							     k->A : 2.0),
 				     &k->g_tp) : ag;
-		lc->tp_fwd = 2.0 * (agf + rs);
-		lc->tp_bwd = 2.0 * (ag + rs);
-		if (k->tp > 1 && !k->te_modules && !moe)
+		lc->tp_fwd = np * (agf + rs);
+		lc->tp_bwd = np * (ag + rs);
+		if (k->tp > 1 && !k->te_modules && !moe && !hy)
 			symm_tp(e, k, lc, agf, ag, rs, tb);
 	} else {
-		lc->tp_fwd = 2.0 * train_t_coll(e, GP_ALL_REDUCE, tb, &k->g_tp);
+		lc->tp_fwd = np * train_t_coll(e, GP_ALL_REDUCE, tb, &k->g_tp);
 		lc->tp_bwd = lc->tp_fwd;
 	}
 	if (k->async_tp && k->tp > 1)
-		lc->tp_bwd = async_tp_bwd(k, lc, lc->tp_bwd / 2.0);
+		lc->tp_bwd = async_tp_bwd(k, lc, lc->tp_bwd / np);
 	if (lc->tp_fwd > 0 && lc->nops < TRAIN_MAX_OPS) {
 		lc->ops[lc->nops].name = "tp_comm";
 		lc->ops[lc->nops].fwd = lc->tp_fwd;
@@ -3511,14 +3584,14 @@ static void layer_comm(tenv *e, const train_lkey *k, int moe,
 }
 
 /* Costs of one layer (dense or MoE) for one micro-batch on one GPU. */
-void train_layer_costs(tenv *e, const train_lkey *k, int moe,
+void train_layer_costs(tenv *e, const train_lkey *k, int kind,
 		       train_lcost *lc)
 {
 	int i;
 
 	memset(lc, 0, sizeof *lc);
-	layer_compute(e, k, moe, lc);   /* and layer_comm */
-	layer_params(e, k, moe, lc);
+	layer_compute(e, k, kind, lc);   /* and layer_comm */
+	layer_params(e, k, kind, lc);
 	/* The forward pass alone: nothing runs backward or again. */
 	if (k->forward_only) {
 		memset(&lc->bwd, 0, sizeof lc->bwd);

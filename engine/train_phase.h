@@ -63,6 +63,8 @@ typedef struct train_scost {
 /* The layers and dense layers of a stage, from its first layer. */
 typedef struct train_stage_rec {
 	int k, first, nl, nd;  /* stage, its first layer, layers, dense */
+	int nx[2];             /* a hybrid stack's M and * layers (of nl;
+				* nd its - layers, the rest E) */
 	int repeat;            /* middle stages after it that cost the same */
 } train_stage_rec;
 
@@ -119,7 +121,10 @@ struct train_phase {
 	/* The layer costs: the memo's entries (only a new phase's layers
 	 * replace one), or without a memo the phase's own copies. */
 	const train_lcost *ld, *lm;
-	train_lcost own[2];
+	/* a hybrid stack's Mamba (M) and attention-only (*) layers; NULL
+	 * for a plain model, whose two kinds are ld and lm */
+	const train_lcost *lx[2];
+	train_lcost own[4];
 	double tokens_per_step, model_flops, hw_flops;
 	int base_ok[2];         /* by TP overlap off/on */
 	train_scost base[2][TRAIN_PHASE_STAGES];

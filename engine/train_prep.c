@@ -54,6 +54,52 @@ static double train_wgrad_acc(const train_cfg *c, gp_dtype half)
 		2.0 * c->mem.recipe.grads : WGRAD_ACC_BYTES;
 }
 
+/* What the step prices of a hybrid stack (model hybrid_pattern: its
+ * Mamba, attention-only, MLP and MoE layers, each its own block) and what
+ * it refuses, naming the option: context parallelism (Megatron-Core
+ * splits a Mamba layer's sequence by an all-to-all of its heads, which is
+ * not priced; the ring's K/V exchange is the attention layers' alone),
+ * ZeRO 2 and 3 and FSDP (their per-layer gathers are priced for the two
+ * kinds of a plain model, train_stage.c zero_block), the eager modules
+ * (Hugging Face's own Mamba kernels are not priced), adapters and a
+ * frozen language model (the Mamba layer's saved tensors are priced for
+ * full training), multi-token prediction modules and Muon (their layers
+ * are a plain model's).  A usage error: the option is what the stack
+ * cannot take. */
+static int hybrid_refusal(const train_cfg *c, gp_error *err)
+{
+	const char *w = "a hybrid stack (model.hybrid_pattern) is priced";
+
+	if (c->mem.lay.cp > 1)
+		return gp_usage(err, "cp %d: %s without context parallelism "
+				"(its Mamba layers' split of the sequence is "
+				"not priced): give cp 1", c->mem.lay.cp, w);
+	if (c->mem.lay.zero >= 2)
+		return gp_usage(err, "zero %d: %s at ZeRO 0 or 1 (its layers' "
+				"ZeRO-2/3 and FSDP gathers are not priced): "
+				"give zero 0 or 1", c->mem.lay.zero, w);
+	if (c->eager)
+		return gp_usage(err, "kernels eager: %s for fused kernels "
+				"(Megatron-Core's MambaMixer): give kernels "
+				"fused", w);
+	if (c->mem.lora_rank > 0 || c->mem.llm_frozen)
+		return gp_usage(err, "%s: %s in full training (its Mamba "
+				"layers' saved tensors with a frozen base are "
+				"not priced)", c->mem.lora_rank > 0 ?
+				"lora_rank" : "llm_frozen", w);
+	if (c->mem.mtp_layers > 0)
+		return gp_usage(err, "mtp_layers %d: %s without multi-token "
+				"prediction modules", c->mem.mtp_layers, w);
+	if (c->mem.optim.ns_steps > 0)
+		return gp_usage(err, "optimizer: %s with Adam-style "
+				"optimizers (Muon's Newton-Schulz steps on "
+				"its Mamba matrices are not priced)", w);
+	if (c->mem.recompute == GP_RECOMPUTE_OP)
+		return gp_usage(err, "recompute op: %s under none, selective "
+				"or full recompute", w);
+	return GP_OK;
+}
+
 /* The config's checks against a checked model and device. */
 static int check_cfg(const gp_model *m, const roof_device *d,
 		     const train_cfg *c, gp_error *err)
@@ -87,6 +133,8 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	    gp_check_tokens(c->mem.seq, "seq", err) ||
 	    gp_check_pos(c->mem.seq, "seq", err))
 		return GP_EINVAL;
+	if (m->pattern[0] && hybrid_refusal(c, err))
+		return GP_EINVAL;
 	if (c->delayed_update && !c->mem.offload_optimizer &&
 	    !c->mem.offload_params)
 		/* options that never go together: a usage error, as
@@ -102,7 +150,7 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 {
 	if (!m || !d || !t || !c)
 		return gp_fail(err, "train: missing argument");
-	if (model_check_priced(m, err) || roof_device_check(d, err) ||
+	if (model_check(m, err) || roof_device_check(d, err) ||
 	    comm_topo_check(t, err))
 		return GP_EINVAL;
 	return check_cfg(m, d, c, err);
@@ -134,7 +182,7 @@ static int cache_open(train_cache *cc, const gp_model *m,
 		return GP_OK;
 	}
 	cc->valid = 0;
-	if (model_check_priced(m, err) || roof_device_check(d, err) ||
+	if (model_check(m, err) || roof_device_check(d, err) ||
 	    comm_topo_check(t, err))
 		return GP_EINVAL;
 	memset(cc, 0, sizeof *cc);
@@ -289,6 +337,7 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 		: 1.0;
 	xp->k.graph_attn = c->graph_attn;
 	xp->k.graph_router = c->graph_router;
+	xp->k.graph_mamba = c->graph_mamba;
 	xp->k.graph_prep = c->graph_prep;
 	xp->k.graph_full = c->graph_full;
 	xp->k.ep_overlap = train_ep_hides(c, xp->y.schedule);
@@ -566,8 +615,9 @@ static int prepare(const gp_model *m, const roof_device *d,
 static int phase_stages(phase *ph, gp_error *err)
 {
 	const ctx *x = &ph->x;
-	int k, j, first = 0, nl, nd, best = -1;
+	int k, j, first = 0, nl, nd, best = -1, nx[2] = { 0, 0 };
 	int any = x->y.schedule == GP_SCHED_INTERLEAVED && x->y.vpp > 1;
+	int hy = x->e.m->pattern[0] != 0;
 
 	/* The same split as the phase before (a memo's phase, whose model
 	 * is the memo's: a new model clears it): its records as they
@@ -584,13 +634,21 @@ static int phase_stages(phase *ph, gp_error *err)
 		stage_rec *r = NULL;
 
 		nl = layout_stage_layers(&x->y, x->e.m->layers, k);
-		nd = train_stage_dense(x->e.m, &x->y, k, nl);
+		/* a hybrid stack's kinds: its - layers (nd), M and * */
+		if (hy) {
+			nd = layout_stage_kind(x->e.m, &x->y, k, nl, '-');
+			nx[0] = layout_stage_kind(x->e.m, &x->y, k, nl, 'M');
+			nx[1] = layout_stage_kind(x->e.m, &x->y, k, nl, '*');
+		} else {
+			nd = train_stage_dense(x->e.m, &x->y, k, nl);
+		}
 		/* a middle stage: an earlier middle record like it */
 		for (j = ph->nrec - 1; k > 1 && k < x->y.pp - 1 && j >= 0;
 		     j--) {
 			stage_rec *q = &ph->rec[j];
 
-			if (q->k >= 1 && q->nl == nl && q->nd == nd) {
+			if (q->k >= 1 && q->nl == nl && q->nd == nd &&
+			    q->nx[0] == nx[0] && q->nx[1] == nx[1]) {
 				r = q;
 				break;
 			}
@@ -607,6 +665,8 @@ static int phase_stages(phase *ph, gp_error *err)
 			r->first = first;
 			r->nl = nl;
 			r->nd = nd;
+			r->nx[0] = nx[0];
+			r->nx[1] = nx[1];
 			r->repeat = 0;
 		} else {
 			r->repeat++;

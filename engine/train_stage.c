@@ -303,7 +303,8 @@ static double ep_slowdown(const ctx *x)
  * is not Megatron's and keeps its pairing. */
 #define EP_OVERLAP_ONE_QUEUE ((1.0 - 184.2 / 191.1) / (1.0 - 184.2 / 198.5))
 
-/* Each kind's layers on stage r (dense, MoE): multi-token prediction:
+/* Each kind's layers on stage r (dense, MoE; a hybrid stack's -, E, M
+ * and *, train_phase.h stage_rec nd and nx): multi-token prediction:
  * Megatron-Core builds the MTP block on the last pipeline stage
  * (gpt_model.py: "if self.mtp_process" from mtp_on_this_rank, the
  * post-process stage; Megatron-Bridge's DeepSeek-V3 pipeline layouts end
@@ -312,12 +313,14 @@ static double ep_slowdown(const ctx *x)
  * "num_moe_layers += last_layer_is_moe * mtp_num_layers" -- priced as the
  * stage's own layers (compute, recompute, TP, EP), its norms, eh_proj and
  * second head in stage_base. */
-static void stage_counts(const ctx *x, const stage_rec *r, double cnt[2])
+static void stage_counts(const ctx *x, const stage_rec *r, double cnt[4])
 {
 	const train_cfg *c = x->c;
 
 	cnt[0] = r->nd;
-	cnt[1] = r->nl - r->nd;
+	cnt[1] = r->nl - r->nd - r->nx[0] - r->nx[1];
+	cnt[2] = r->nx[0];
+	cnt[3] = r->nx[1];
 	if (r->k == x->y.pp - 1 && c->mem.mtp_layers > 0)
 		cnt[model_moe_in(x->e.m, x->e.m->layers - 1, 1) > 0 ?
 		    1 : 0] +=
@@ -368,14 +371,15 @@ static void tp_kind(const train_cfg *c, const train_lcost *l, double n,
  * stage's gradients (train_hp_acc; phase_key keeps it apart); of the
  * overlaps, TP's is read here. */
 static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
-		       const stage_rec *r, scost *s)
+		       const train_lcost *const *x_lx, const stage_rec *r,
+		       scost *s)
 {
 	const gp_model *m = x->e.m;
 	const train_cfg *c = x->c;
 	int i, k = r->k, nl = r->nl;
 	double hid = m->hidden, tp = x->y.tp;
-	const train_lcost *L[2];
-	double cnt[2], rec, tprec, es = ep_steady(x, k);
+	const train_lcost *L[4];
+	double cnt[4], rec, tprec, es = ep_steady(x, k);
 	double eps = ep_slowdown(x), fw, bw;
 	int oneq = c->cuda_connections == 1 &&
 		x->y.schedule != GP_SCHED_DUALPIPE;
@@ -387,10 +391,12 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 	s->layers = nl;
 	L[0] = ld;
 	L[1] = lm;
+	L[2] = x_lx[0];
+	L[3] = x_lx[1];
 	stage_counts(x, r, cnt);
 	rec = rec_share(x, k, nl);
 	tprec = tp_rec(c, rec);
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < (L[2] ? 4 : 2); i++) {
 		const train_lcost *l = L[i];
 		double n = cnt[i];
 
@@ -1528,10 +1534,11 @@ static void zero_block(phase *ph, const train_lcost *ld,
  * a vision tower's TP (tower_costs, first stage) it does not add, so
  * the caller asks it only without one. */
 static void stage_tp(const ctx *x, const train_lcost *ld,
-		     const train_lcost *lm, const stage_rec *r, scost *s)
+		     const train_lcost *lm, const train_lcost *const *x_lx,
+		     const stage_rec *r, scost *s)
 {
 	const train_cfg *c = x->c;
-	double cnt[2], tprec = tp_rec(c, rec_share(x, r->k, r->nl));
+	double cnt[4], tprec = tp_rec(c, rec_share(x, r->k, r->nl));
 
 	stage_counts(x, r, cnt);
 	s->part[TRAIN_TP] = 0;
@@ -1540,6 +1547,10 @@ static void stage_tp(const ctx *x, const train_lcost *ld,
 		tp_kind(c, ld, cnt[0], tprec, s);
 	if (cnt[1] > 0)
 		tp_kind(c, lm, cnt[1], tprec, s);
+	if (x_lx[0] && cnt[2] > 0)
+		tp_kind(c, x_lx[0], cnt[2], tprec, s);
+	if (x_lx[1] && cnt[3] > 0)
+		tp_kind(c, x_lx[1], cnt[3], tprec, s);
 	if (r->k == 0)
 		s->part[TRAIN_TP] += ld->emb_tp;
 	if (r->k == x->y.pp - 1) {
@@ -1569,10 +1580,10 @@ int train_phase_base(phase *ph, train_cache *cache, const scost **base)
 
 			if (again) {
 				*b = ph->base[!o][j];
-				stage_tp(&ph->x, ph->ld, ph->lm, &ph->rec[j],
-					 b);
+				stage_tp(&ph->x, ph->ld, ph->lm, ph->lx,
+					 &ph->rec[j], b);
 			} else {
-				stage_base(&ph->x, ph->ld, ph->lm,
+				stage_base(&ph->x, ph->ld, ph->lm, ph->lx,
 					   &ph->rec[j], b);
 			}
 			/* The totals' first terms, added in their order. */

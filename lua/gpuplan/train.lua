@@ -597,7 +597,8 @@ local function step_choices(o, p, cfg, sweep, default)
     gs, e = args.name_list(gs, "cuda_graph_scope", "scope name")
     if not gs then fail("train: %s", e) end
     local scope = { attn = "graph_attn", moe_router = "graph_router",
-                    moe_preprocess = "graph_prep", full_iteration = "graph_full" }
+                    moe_preprocess = "graph_prep", full_iteration = "graph_full",
+                    mamba = "graph_mamba" }
     -- full_iteration is the whole step's graph (Megatron-Core's
     -- cuda_graph_config.py: "cuda_graph_modules='full_iteration' cannot be
     -- combined with" the per-layer graphs' implementation): alone.
@@ -608,8 +609,11 @@ local function step_choices(o, p, cfg, sweep, default)
     for name in (gs .. ","):gmatch("([^,]*),") do
       if not scope[name] then
         usage("train: cuda_graph_scope: unknown scope '%s' (expected attn, moe_router, "
-          .. "moe_preprocess or full_iteration)", name)
-      elseif name ~= "attn" and name ~= "full_iteration" and not (p.model.moe and (p.model.moe.experts or 0) > 0) then
+          .. "moe_preprocess, mamba or full_iteration)", name)
+      elseif name == "mamba" and not (p.model.hybrid_pattern or ""):find("M", 1, true) then
+        fail("train: cuda_graph_scope: mamba needs a hybrid stack with Mamba layers; %s has none",
+          tostring(p.model.id or p.model.name))
+      elseif name ~= "attn" and name ~= "mamba" and name ~= "full_iteration" and not (p.model.moe and (p.model.moe.experts or 0) > 0) then
         fail("train: cuda_graph_scope: %s needs a MoE model; %s has no experts", name,
           tostring(p.model.id or p.model.name))
       end

@@ -333,7 +333,8 @@ local case_schema = T.record {
     -- moe_balance; Megatron-Core's moe_router_load_balancing_type)
     moe_balance = declared("moe_balance"),
     -- Transformer Engine's CUDA graph scopes (gp.train's cuda_graph_scope)
-    cuda_graph_scope = T.array(T.enum { "attn", "moe_router", "moe_preprocess", "full_iteration" }),
+    cuda_graph_scope = T.array(T.enum { "attn", "moe_router", "moe_preprocess", "mamba",
+      "full_iteration" }),
     -- how fp8 experts get aligned row counts (gp.train's moe_fp8_pad)
     moe_fp8_pad = declared("moe_fp8_pad"),
     -- the experts as Transformer Engine's fused grouped MLP (gp.train's

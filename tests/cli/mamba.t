@@ -19,10 +19,32 @@ like($o, qr/^total\s+31577937344\s/m, 'total 31.58B');
 like($o, qr/^kv_bytes_per_token\s+6144\s/m, 'KV of the attention layers only');
 like($o, qr/^mamba_state_bytes\s+24965120\s/m, 'the Mamba state a sequence');
 
-($c, $o, $e) = run_gp('train', 'nemotron-3-nano-30b-a3b', '--gpu', 'h100-sxm', '--gpus', '8');
-is($c, 1, 'train of a hybrid stack: exit 1');
-like($e, qr/^gpuplan: train: nemotron-3-nano-30b-a3b is a hybrid stack \(its hybrid_pattern\): its Mamba, attention-only and MLP-only layers are not priced/m,
-     'refused, naming the model and the field') or diag $e;
+# train prices the stack on Megatron-Core's fused kernels: each layer kind
+# its own block (tests/c/t_hybrid.c derives them).
+my @nano = ('nemotron-3-nano-30b-a3b', '--gpu', 'h100-sxm', '--gpus', '8', '--stack', 'megatron');
+($c, $o, $e) = run_gp('train', @nano, '--ep', '8');
+is($c, 0, 'train of a hybrid stack: exit 0') or diag $e;
+like($o, qr/^nemotron-3-nano-30b-a3b on 8 x h100-sxm \(tp 1, pp 1, dp 8, cp 1, ep 8, zero 0\)/m,
+     'priced at its layout');
+like($o, qr/^ep_comm\s+\d/m, 'the E layers\' all-to-alls');
+# fit and train agree on the memory: the weights, 2 B x 5,473,371,584 at EP 8
+# (t_hybrid.c) = 10.19 GiB.
+($c, $o, $e) = run_gp('fit', @nano, '--ep', '8');
+is($c, 0, 'fit of a hybrid stack: exit 0') or diag $e;
+like($o, qr/^weights\s+10\.19\s/m, 'fit: every kind\'s weights');
+# What the step does not price of a hybrid stack: refused by its flag.
+($c, $o, $e) = run_gp('train', @nano, '--cp', '2');
+is($c, 2, 'cp 2 on a hybrid stack: a usage error');
+like($e, qr/^gpuplan: train: --cp 2: a hybrid stack \(model\.hybrid_pattern\) is priced without context parallelism/m,
+     'named by its flag') or diag $e;
+($c, $o, $e) = run_gp('train', @nano, '--zero', '3');
+is($c, 2, 'zero 3 on a hybrid stack: a usage error');
+like($e, qr/^gpuplan: train: --zero 3: a hybrid stack .* give --zero 0 or 1$/m, 'named by its flag') or diag $e;
+# Serving does not price its Mamba state: infer refuses it.
+($c, $o, $e) = run_gp('infer', 'nemotron-3-nano-30b-a3b', '--gpu', 'h100-sxm', '--gpus', '1');
+is($c, 1, 'infer of a hybrid stack: exit 1');
+like($e, qr/^gpuplan: infer: nemotron-3-nano-30b-a3b is a hybrid stack \(its hybrid_pattern\): its Mamba layers are not priced by infer, rl or roofline/m,
+     'refused, naming the model') or diag $e;
 
 my $dir = tempdir(CLEANUP => 1);
 mkdir "$dir/cat";

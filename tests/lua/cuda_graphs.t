@@ -71,7 +71,7 @@ local function err(o)
   return not ok and tostring(e) or ""
 end
 t.like(err { cuda_graph_scope = "mlp" }, "unknown scope 'mlp' %(expected attn, moe_router, "
-       .. "moe_preprocess or full_iteration%)", "an unknown scope is named")
+       .. "moe_preprocess, mamba or full_iteration%)", "an unknown scope is named")
 t.like(err { model = "llama3-8b", cuda_graph_scope = "moe_router" },
        "moe_router needs a MoE model; llama3%-8b has no experts", "MoE scopes need experts")
 t.like(err { cuda_graph_scope = { "attn", 3 } }, "cuda_graph_scope%[2%] must be a scope name",

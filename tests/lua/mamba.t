@@ -6,7 +6,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local core = require "gpuplan.core"
 
-t.plan(17)
+t.plan(22)
 
 -- 4 layers "M*M-": hidden 64, MLP 128 (plain), vocab 100, RMSNorm; Mamba
 -- heads 4 x head_dim 16 (d_inner 64), state 8, groups 2, conv 4 and chunk
@@ -78,6 +78,21 @@ m.moe = { experts = 4, top_k = 1, ffn_hidden = 32 }
 t.raises(function() core.model_params(m) end,
   "model.hybrid_pattern has no MoE layer (E) but the model has a moe table",
   "a moe table without E refused", true)
--- The step pricers do not price a hybrid stack: refused by name.
-t.raises(function() gp.train { model = nano, gpu = "h100-sxm", gpus = 8 } end,
-  "model.hybrid_pattern: a hybrid stack's Mamba", "train refuses a hybrid stack", true)
+-- gp.train prices a hybrid stack on Megatron-Core's kernels, and the
+-- memory it reports is fit's: the weights 2 B x 5,473,371,584 at EP 8
+-- (tests/c/t_hybrid.c: every kind's share).
+local job = { model = nano, gpu = "h100-sxm", gpus = 8, stack = "megatron", ep = 8 }
+local r = gp.train(job)
+t.ok(r.step_s > 0 and r.tokens_per_s_gpu > 0, "gp.train prices a hybrid stack")
+t.is(r.memory.components[1].name, "weights", "the first component is the weights")
+t.is(r.memory.components[1].bytes, 10946743168, "its weights, every kind's")
+local f = gp.memory(job)
+t.is(f.total, r.memory.total, "gp.memory (fit) agrees with the step's memory")
+-- What it does not price is refused by its key.
+t.raises(function() gp.train { model = nano, gpu = "h100-sxm", gpus = 8, stack = "megatron", cp = 2 } end,
+  "cp 2: a hybrid stack (model.hybrid_pattern) is priced without context parallelism",
+  "cp 2 refused", true)
+-- Serving does not price its Mamba state.
+t.raises(function() gp.infer { model = nano, gpu = "h100-sxm", gpus = 1 } end,
+  "model.hybrid_pattern: a hybrid stack's Mamba layers are not priced by infer, rl or roofline",
+  "infer refuses a hybrid stack", true)

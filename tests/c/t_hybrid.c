@@ -1,0 +1,278 @@
+/*
+ * t_hybrid.c - a hybrid Mamba/attention/MoE stack (Nemotron 3 Nano) in
+ * train and fit: each layer kind's operators, saved activations and
+ * weights against hand derivations, the per-stage kind counts, and the
+ * options the step refuses for it.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "memory.h"
+#include "memory_act.h"
+#include "model.h"
+#include "fixture.h"
+#include "recipes.h"
+#include "tap.h"
+#include "train.h"
+
+#define EXACT 1e-12
+
+/* NVIDIA Nemotron 3 Nano 30B-A3B (Megatron-Bridge Nemotron3NanoProvider
+ * at 2c2425a), as tests/c/t_model.c has it: 52 layers, 23 Mamba-2 (M), 23
+ * MoE (E), 6 attention (*). */
+static gp_model nemotron_nano(void)
+{
+	gp_model m;
+
+	memset(&m, 0, sizeof m);
+	m.layers = 52;
+	m.hidden = 2688;
+	m.heads = 32;
+	m.kv_heads = 2;
+	m.head_dim = 128;
+	m.ffn_hidden = 1856;
+	m.vocab = 131072;
+	m.norm_params = 2688;
+	strcpy(m.pattern, "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME");
+	m.mamba.heads = 64;
+	m.mamba.head_dim = 64;
+	m.mamba.state = 128;
+	m.mamba.groups = 8;
+	m.mamba.conv = 4;
+	m.mamba.chunk = 128;
+	m.moe.experts = 128;
+	m.moe.top_k = 6;
+	m.moe.shared_experts = 1;
+	m.moe.ffn_hidden = 1856;
+	m.moe.shared_ffn_hidden = 3712;
+	return m;
+}
+
+/* The forward FLOP of one layer of kind `kind` (model_op_in's ops). */
+static double kind_flops(const gp_model *m, const gp_op_cfg *oc, char kind,
+			 int *nops)
+{
+	gp_op ops[GP_MAX_LAYER_OPS];
+	int i, n = model_layer_ops(m, oc, ops);
+	double f = 0;
+
+	*nops = 0;
+	for (i = 0; i < n; i++)
+		if (model_op_in(ops[i].scope, kind, 1)) {
+			f += ops[i].flop;
+			(*nops)++;
+		}
+	return f;
+}
+
+static train_cfg nano_cfg(int tp, int pp, int ep)
+{
+	train_cfg c;
+
+	train_defaults(&c);
+	c.mem.recipe = FX_MIXED16;
+	c.mem.optim = FX_ADAMW;
+	c.mem.lay.tp = tp;
+	c.mem.lay.pp = pp;
+	c.mem.lay.dp = 8 / tp / pp;
+	c.mem.lay.ep = ep;
+	c.mem.lay.micro_batch = 1;
+	c.mem.lay.zero = 1;
+	c.mem.seq = 128;
+	c.mem.flash = 1;
+	c.global_batch = 64;
+	c.capacity = 80e9;
+	return c;
+}
+
+int main(void)
+{
+	gp_model m = nemotron_nano();
+	gp_op_cfg oc;
+	gp_act_cfg ac;
+	gp_act_layer a, b;
+	gp_train_cfg tc;
+	gp_mem_reserve rs;
+	gp_mem_result r;
+	roof_device d;
+	gp_topo t = fx_selene();
+	train_cfg c;
+	train_result tr;
+	gp_error e;
+	double T = 4096, f;
+	int n;
+
+	plan(29);
+	fx_a100(&d);
+
+	/* --- each kind's operators: forward FLOP of one layer ------------- */
+	/* One 4096-token sequence on one GPU, every query against 4096
+	 * keys. */
+	memset(&oc, 0, sizeof oc);
+	oc.seqs = 1;
+	oc.q = T;
+	oc.kv_len = T;
+	oc.tp = 1;
+	oc.ep = 1;
+	oc.flash = 1;
+	/* M: mamba_norm 4 T h; in_proj 2 T x 10304 x 2688 (in_width 2 x
+	 * 4096 + 2 x 8 x 128 + 64); conv1d T x 6144 channels x (2 x 4 + 5);
+	 * the SSD scan T x 3,416,064 (t_model.c); gate_norm 9 T x 4096;
+	 * out_proj 2 T x 2688 x 4096.  Per token 10,752 + 55,394,304 +
+	 * 79,872 + 3,416,064 + 36,864 + 22,020,096 = 80,957,952. */
+	f = kind_flops(&m, &oc, 'M', &n);
+	is_int(n, 6, "M: mamba_norm, in_proj, conv1d, ssd_scan, gate_norm, "
+	       "out_proj");
+	is_num(f, T * 80957952.0, EXACT, "M: forward FLOP of a Mamba layer");
+	/* *: attn_norm 4 T h; qkv 2 T x (32 + 2 x 2) x 128 x 2688; rope on
+	 * q and k, 6 T x (32 + 2) x 128 (the fixture's positions are the
+	 * default rope); attention 2 T x 4096 keys x 32 heads x (128 +
+	 * 128); o_proj 2 T x 2688 x 4096.  Per token 10,752 + 24,772,608 +
+	 * 26,112 + 67,108,864 + 22,020,096 = 113,938,432. */
+	f = kind_flops(&m, &oc, '*', &n);
+	is_int(n, 5, "*: attn_norm, qkv, rope_kv, attention, o_proj");
+	is_num(f, T * 113938432.0, EXACT,
+	       "*: forward FLOP of an attention-only layer");
+	/* E: the MLP's pre-norm (FFN) and the MoE block (MOE): no
+	 * attention, no Mamba op. */
+	(void)kind_flops(&m, &oc, 'E', &n);
+	ok(n >= 3, "E: mlp_norm and the MoE ops");
+	(void)kind_flops(&m, &oc, '-', &n);
+	is_int(n, 1, "-: only the pre-norm (Nano has no - layer: no dense "
+	       "MLP emitted)");
+
+	/* --- saved activations a kind ------------------------------------- */
+	memset(&ac, 0, sizeof ac);
+	ac.seq = T;
+	ac.micro_batch = 1;
+	ac.tp = 1;
+	ac.act_bytes = 2;
+	ac.flash = 1;
+	MUST(mem_act_kind(&m, &ac, 'M', &a, &e));
+	/* M at TP 1: the norm input h x 2 B = 5,376 a token; the mixer
+	 * the norm output 5,376, zxbcdt 10,304 x 2, out_x, the gated norm's
+	 * input and out_proj's input 3 x 4096 x 2, the fp32 rstd 4 x 8:
+	 * 5,376 + 20,608 + 24,576 + 32 = 50,592.  Together 55,968 a token,
+	 * model_mamba_act_bytes (t_model.c). */
+	is_num(a.norms, T * 5376.0, EXACT, "M: the pre-norm's input");
+	is_num(a.mamba, T * 50592.0, EXACT, "M: the mixer's saved tensors");
+	is_num(a.total, T * model_mamba_act_bytes(&m, 2.0), EXACT,
+	       "M: whole, model_mamba_act_bytes");
+	is_num(a.attention + a.core + a.mlp, 0.0, EXACT,
+	       "M: no attention, core or MLP tensors");
+	/* TP 2 with SP: the norm's input and output T / 2 tokens each,
+	 * zxbcdt, out_x, gate and out_proj input half the heads, the rstd
+	 * half the groups: 2,688 + 2,688 + 10,304 + 12,288 + 16 = 27,984. */
+	ac.tp = 2;
+	ac.sp = 1;
+	MUST(mem_act_kind(&m, &ac, 'M', &a, &e));
+	is_num(a.total, T * 27984.0, EXACT, "M at TP 2 with SP: halved");
+	/* recompute_modules layernorm drops the norm's output (2,688 a
+	 * token at TP 2, SP), rebuilt in the layer's backward. */
+	ac.recompute = GP_RECOMPUTE_SELECTIVE;
+	MUST(mem_recompute_modules_parse("layernorm", &ac.recompute_modules,
+					 &e));
+	MUST(mem_act_kind(&m, &ac, 'M', &b, &e));
+	is_num(a.total - b.total, T * 2688.0, EXACT,
+	       "M: layernorm recompute drops the norm output");
+	is_num(b.rebuilt, T * 2688.0, EXACT, "M: and rebuilds it");
+	ac.recompute = GP_RECOMPUTE_NONE;
+	ac.recompute_modules = 0;
+	ac.tp = 1;
+	ac.sp = 0;
+	/* *: one norm input (h x 2 B), where a plain layer has two; the
+	 * attention block's tensors as a plain layer's: QKV input h, Q K V
+	 * (4096 + 2 x 256) and the projection input 4096, x 2 B: 2 x (2688 +
+	 * 4608 + 4096) = 22,784; the flash statistics 4 x 32 = 128. */
+	MUST(mem_act_kind(&m, &ac, '*', &a, &e));
+	is_num(a.norms, T * 5376.0, EXACT, "*: one pre-norm input");
+	is_num(a.attention, T * 22784.0, EXACT, "*: the attention block");
+	is_num(a.core, T * 128.0, EXACT, "*: flash's log-sum-exp");
+	is_num(a.mlp + a.mamba, 0.0, EXACT, "*: no MLP or Mamba tensors");
+	MUST(mem_act_kind(&m, &ac, 'E', &a, &e));
+	is_num(a.attention + a.core + a.mamba, 0.0, EXACT,
+	       "E: no attention or Mamba tensors");
+	ok(a.mlp > 0 && a.norms == T * 5376.0, "E: the MoE block and one "
+	   "pre-norm input");
+
+	/* --- weights: per-kind shares by the stage's kind counts ---------- */
+	/* fit at TP 1, PP 1, EP 8, 2 B weights: embedding and head 2 x
+	 * 131072 x 2688 = 704,643,072; attention 6 x 23,396,352; Mamba 23
+	 * x 38,742,208; norms 53 x 2688; routers 23 x 344,064; the experts
+	 * 29,833,789,440 / 8 = 3,729,223,680 (t_model.c): 5,473,371,584
+	 * weights, 10,946,743,168 B. */
+	memset(&tc, 0, sizeof tc);
+	tc = nano_cfg(1, 1, 8).mem;
+	mem_reserve_default(&rs, 8);
+	MUST(mem_train(&m, &tc, 80e9, &rs, &r, &e));
+	is_num(r.bytes[GP_MEM_WEIGHTS], 10946743168.0, EXACT,
+	       "fit: weights at EP 8, every kind's");
+	/* PP 2, EP 4: 26 layers a stage.  Stage 0 MEMEM*EMEMEM*EMEMEM*
+	 * EMEMEM: 12 M, 11 E, 3 *; stage 1 *EMEMEM*EMEMEMEM*EMEMEMEME: 11
+	 * M, 12 E, 3 *.  An MoE layer's experts 1,297,121,280 / 4 =
+	 * 324,280,320 and its router 344,064.  Stage 1's weights: the head
+	 * 352,321,536 + 3 x 23,396,352 + 11 x 38,742,208 + 12 x (344,064 +
+	 * 324,280,320) + half the norms 71,232 = 4,744,238,720, 9,488,477,440
+	 * B; stage 0 the embedding and 12 M, 11 E: 4,458,356,544,
+	 * 8,916,713,088 B. */
+	tc = nano_cfg(1, 2, 4).mem;
+	tc.lay.dp = 4;
+	MUST(mem_train(&m, &tc, 80e9, &rs, &r, &e));
+	is_num(r.bytes[GP_MEM_WEIGHTS], r.stage == 1 ? 9488477440.0 :
+	       8916713088.0, EXACT, "fit at PP 2: the reported stage's "
+	       "kinds' weights");
+
+	/* --- the step ----------------------------------------------------- */
+	c = nano_cfg(1, 1, 8);
+	ok(train_step(&m, &d, &t, &c, &tr, &e) == GP_OK,
+	   "train: a hybrid stack is priced");
+	ok(tr.part[TRAIN_COMPUTE] > 0 && tr.part[TRAIN_EP] > 0 &&
+	   tr.part[TRAIN_TP] == 0, "compute and EP, no TP at tp 1");
+	/* TP: one collective pair a layer and pass (each layer one
+	 * block), where a plain model's layer has two: the TP part of the
+	 * 52-layer hybrid at TP 2 without SP is 52 x 2 all-reduces of T h 2
+	 * B a micro-batch (fwd + bwd), a plain 26-layer model's of the same
+	 * width 26 x 2 x 2: equal.  Both price the same all-reduce. */
+	{
+		gp_model p = fx_gpt(26, 2688, 32, 131072);
+		train_cfg cp = nano_cfg(2, 1, 1);
+		train_result pr;
+
+		c = nano_cfg(2, 1, 4);
+		c.mem.lay.dp = 4;
+		cp.mem.lay.dp = 4;
+		cp.mem.lay.ep = 1;
+		MUST(train_step(&m, &d, &t, &c, &tr, &e));
+		MUST(train_step(&p, &d, &t, &cp, &pr, &e));
+		is_num(tr.part[TRAIN_TP], pr.part[TRAIN_TP], 1e-9,
+		       "TP: 52 one-pair layers = 26 two-pair layers");
+	}
+
+	/* --- what the step refuses for a hybrid stack, naming it ----------- */
+	c = nano_cfg(1, 1, 1);
+	c.mem.lay.cp = 2;
+	c.mem.lay.dp = 4;
+	ok(train_step(&m, &d, &t, &c, &tr, &e) == GP_EINVAL &&
+	   strstr(e.msg, "cp 2: a hybrid stack") && e.usage,
+	   "cp 2 refused, a usage error");
+	c = nano_cfg(1, 1, 1);
+	c.mem.lay.zero = 3;
+	ok(train_step(&m, &d, &t, &c, &tr, &e) == GP_EINVAL &&
+	   strstr(e.msg, "zero 3: a hybrid stack") && e.usage,
+	   "zero 3 refused");
+	c = nano_cfg(1, 1, 1);
+	c.eager = 1;
+	ok(train_step(&m, &d, &t, &c, &tr, &e) == GP_EINVAL &&
+	   strstr(e.msg, "kernels eager: a hybrid stack"),
+	   "the eager modules refused");
+	c = nano_cfg(1, 1, 1);
+	c.mem.recompute = GP_RECOMPUTE_OP;
+	ok(train_step(&m, &d, &t, &c, &tr, &e) == GP_EINVAL &&
+	   strstr(e.msg, "recompute op: a hybrid stack"),
+	   "recompute op refused");
+	/* serving still refuses it */
+	ok(model_check_priced(&m, &e) == GP_EINVAL &&
+	   strstr(e.msg, "not priced by infer or rl"),
+	   "infer and rl refuse a hybrid stack");
+	return done();
+}
