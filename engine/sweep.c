@@ -256,6 +256,20 @@ int sweep_begin(sweep_iter *it, const gp_model *m, const gp_topo *t,
 		it->mask[LV_R] &= ~(1u << GP_RECOMPUTE_FULL);
 		it->st.space *= popcount(it->mask[LV_R]);
 	}
+	/* A hybrid stack: the step prices ZeRO 0 and 1 only (train_prep.c
+	 * hybrid_refusal), so the search tries those; its CP and Ulysses
+	 * are held at 1 (split_cap). */
+	if (m->pattern[0] && (it->mask[LV_Z] & ~3u)) {
+		if (!(it->mask[LV_Z] & 3u))
+			return gp_usage(err, "zero: a hybrid stack (model."
+					"hybrid_pattern) is priced at ZeRO 0 "
+					"or 1 (its layers' ZeRO-2/3 and FSDP "
+					"gathers are not priced): give zero 0 "
+					"or 1 among the stages to try");
+		it->st.space /= popcount(it->mask[LV_Z]);
+		it->mask[LV_Z] &= 3u;
+		it->st.space *= popcount(it->mask[LV_Z]);
+	}
 	it->st.space *= (double)s->ngpus * (s->nmb > 0 ? s->nmb : 1);
 	return GP_OK;
 }
@@ -290,10 +304,16 @@ static int split_cap(const sweep_iter *it, int lv, int max)
 	case LV_PP:
 		return imin(max, imin(n, m->layers));
 	case LV_CP:
+		/* a hybrid stack's Mamba layers under CP are not priced
+		 * (train_prep.c hybrid_refusal): held at 1 */
+		if (m->pattern[0])
+			return 1;
 		half = floor(it->base->mem.seq / 2);
 		return half < 1 ? 1 : half < max ? imin((int)half, n) :
 			imin(max, n);
 	case LV_U:
+		if (m->pattern[0])
+			return 1;
 		return imin(max, imin(n, imin(m->heads,
 			it->base->mem.seq < n ? (int)it->base->mem.seq : n)));
 	case LV_EP:

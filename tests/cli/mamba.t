@@ -40,6 +40,20 @@ like($e, qr/^gpuplan: train: --cp 2: a hybrid stack \(model\.hybrid_pattern\) is
 ($c, $o, $e) = run_gp('train', @nano, '--zero', '3');
 is($c, 2, 'zero 3 on a hybrid stack: a usage error');
 like($e, qr/^gpuplan: train: --zero 3: a hybrid stack .* give --zero 0 or 1$/m, 'named by its flag') or diag $e;
+# plan searches a hybrid stack's layouts with what the step refuses pruned:
+# ZeRO 2 and 3 and CP > 1 are not tried, and a ZeRO list of those alone is
+# a usage error.
+($c, $o, $e) = run_gp('plan', @nano[0..2], '--gpus', '16', '--stack', 'megatron', '--zero', '0,1,2,3',
+                      '--cp-max', '4', '--ep-max', '8', '--top', '50');
+is($c, 0, 'plan of a hybrid stack: exit 0') or diag $e;
+my @rows = grep { /^h100-sxm\s+16\s/ } split /\n/, $o;
+ok(@rows >= 10, 'plan ranks its layouts') or diag $o;
+is(scalar(grep { /ZeRO-[23]|CP\d/ } @rows), 0, 'none at ZeRO 2/3 or CP > 1') or diag $o;
+like($o, qr/^h100-sxm\s+16\s+TP\d+ PP\d+ EP\d+/m, 'EP layouts among them');
+($c, $o, $e) = run_gp('plan', @nano[0..2], '--gpus', '16', '--stack', 'megatron', '--zero', '2,3');
+is($c, 2, 'plan at ZeRO 2 and 3 only: a usage error');
+like($e, qr/^gpuplan: plan: --zero: a hybrid stack \(model\.hybrid_pattern\) is priced at ZeRO 0 or 1/m,
+     'named by its flag') or diag $e;
 # Serving does not price its Mamba state: infer refuses it.
 ($c, $o, $e) = run_gp('infer', 'nemotron-3-nano-30b-a3b', '--gpu', 'h100-sxm', '--gpus', '1');
 is($c, 1, 'infer of a hybrid stack: exit 1');
