@@ -1099,13 +1099,25 @@ static double tensor_sum(const gp_mem_result *r)
 	return s;
 }
 
-/* What a stage's memory depends on besides its place: its layers and
- * how many of them are dense. */
+/* What a stage of nl layers holds besides its place: the layers and how
+ * many of them are dense; a hybrid stack's layers and its M, * and -
+ * layers (stage_kinds; the rest E), 11 bits each (GP_PATTERN_MAX). */
+static long long stage_mix(const gp_model *m, const gp_layout *y, int k,
+			   int nl)
+{
+	int n[4];
+
+	if (!m->pattern[0])
+		return (long long)nl << 32 | (unsigned)stage_dense(m, y, k, nl);
+	stage_kinds(m, y, k, nl, n);
+	return (long long)nl << 33 | (long long)n[2] << 22 |
+		(long long)n[3] << 11 | n[0];
+}
+
+/* What a stage's memory depends on besides its place (stage_mix). */
 static long long stage_key(const gp_model *m, const gp_layout *y, int k)
 {
-	int nl = stage_layers(m, y, k);
-
-	return (long long)nl << 32 | (unsigned)stage_dense(m, y, k, nl);
+	return stage_mix(m, y, k, stage_layers(m, y, k));
 }
 
 /* The stage train_stages prices after stage k (k -1: the first), or -1
@@ -1149,8 +1161,7 @@ static int next_stage(const gp_model *m, const gp_train_cfg *c,
 		/* stage_key(m, y, j) of the layers just counted, asked only
 		 * when it decides */
 		if (j > 0 && j < y->pp - 1 && *nl == prev &&
-		    ((long long)*nl << 32 |
-		     (unsigned)stage_dense(m, y, j, *nl)) == pk)
+		    stage_mix(m, y, j, *nl) == pk)
 			continue;
 		return j;
 	}

@@ -102,7 +102,7 @@ int main(void)
 	double T = 4096, f;
 	int n;
 
-	plan(29);
+	plan(31);
 	fx_a100(&d);
 
 	/* --- each kind's operators: forward FLOP of one layer ------------- */
@@ -221,6 +221,45 @@ int main(void)
 	is_num(r.bytes[GP_MEM_WEIGHTS], r.stage == 1 ? 9488477440.0 :
 	       8916713088.0, EXACT, "fit at PP 2: the reported stage's "
 	       "kinds' weights");
+
+	/* Middle stages of the same length but other kinds are each their
+	 * own stage: a small stack MM ** EE MM at PP 4 (h 256, 64 experts of
+	 * 1024, ungated, top 2), stage 2 holding the two MoE layers.  Its
+	 * weights: 2 x (router 256 x 64 + 64 experts x 2 x 256 x 1024) =
+	 * 2 x 33,570,816 = 67,141,632, and its share of the norms (8 + 1) x
+	 * 256 x 2 / 8 = 576: 67,142,208, 134,284,416 B; the other stages
+	 * hold under 1.2M weights, so stage 2 is the most loaded. */
+	{
+		gp_model s = m;
+
+		s.layers = 8;
+		s.hidden = 256;
+		s.heads = 4;
+		s.kv_heads = 4;
+		s.head_dim = 64;
+		s.ffn_hidden = 1024;
+		s.vocab = 1000;
+		s.norm_params = 256;
+		strcpy(s.pattern, "MM**EEMM");
+		s.mamba.heads = 8;
+		s.mamba.head_dim = 64;
+		s.mamba.state = 16;
+		s.mamba.groups = 1;
+		s.moe.experts = 64;
+		s.moe.top_k = 2;
+		s.moe.shared_experts = 0;
+		s.moe.ffn_hidden = 1024;
+		s.moe.shared_ffn_hidden = 0;
+		tc = nano_cfg(1, 4, 1).mem;
+		tc.lay.dp = 2;
+		tc.lay.micro_batch = 1;
+		tc.lay.microbatches = 8;
+		MUST(mem_train(&s, &tc, 80e9, &rs, &r, &e));
+		is_int(r.stage, 2, "PP 4: the MoE stage among equal-length "
+		       "middle stages is the most loaded");
+		is_num(r.bytes[GP_MEM_WEIGHTS], 134284416.0, EXACT,
+		       "its weights, the two E layers'");
+	}
 
 	/* --- the step ----------------------------------------------------- */
 	c = nano_cfg(1, 1, 8);
