@@ -20,6 +20,11 @@ static double largest_linear(const gp_model *m)
 	big = (double)m->hidden * f;
 	if ((double)m->hidden * w.q > big)
 		big = (double)m->hidden * w.q;
+	/* a hybrid stack's Mamba in_proj (z, x, B, C, dt: wider than its
+	 * out_proj's d_inner) */
+	if (m->pattern[0] && m->mamba.heads > 0 &&
+	    (double)m->hidden * model_mamba_in_width(m) > big)
+		big = (double)m->hidden * model_mamba_in_width(m);
 	return big;
 }
 

@@ -102,7 +102,7 @@ int main(void)
 	double T = 4096, f;
 	int n;
 
-	plan(31);
+	plan(32);
 	fx_a100(&d);
 
 	/* --- each kind's operators: forward FLOP of one layer ------------- */
@@ -259,6 +259,16 @@ int main(void)
 		       "middle stages is the most loaded");
 		is_num(r.bytes[GP_MEM_WEIGHTS], 134284416.0, EXACT,
 		       "its weights, the two E layers'");
+		/* The largest weight (optimizer_in_bwd holds one gradient
+		 * at a time): the Mamba in_proj, 256 x (2 x 512 + 2 x 16 +
+		 * 8) = 272,384, over an expert's 262,144 and the 256,000
+		 * embedding; 2 B gradients at PP 1: 544,768 B. */
+		tc = nano_cfg(1, 1, 1).mem;
+		tc.lay.dp = 8;
+		tc.grads_in_bwd = 1;
+		MUST(mem_train(&s, &tc, 80e9, &rs, &r, &e));
+		is_num(r.bytes[GP_MEM_GRADS], 544768.0, EXACT,
+		       "the largest weight is the Mamba in_proj");
 	}
 
 	/* --- the step ----------------------------------------------------- */
