@@ -321,7 +321,7 @@ int main(void)
 	   "recompute op refused");
 	/* serving still refuses it */
 	ok(model_check_priced(&m, &e) == GP_EINVAL &&
-	   strstr(e.msg, "not priced by infer or rl"),
+	   strstr(e.msg, "not priced by infer, rl or roofline"),
 	   "infer and rl refuse a hybrid stack");
 	return done();
 }
