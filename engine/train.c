@@ -946,17 +946,86 @@ static double ckpt_offload_time(int L, double t)
 	return L > 0 && t > 0 ? 2.0 * L * t : 0.0;
 }
 
+/* FSDP2's whole gradients (grads_whole: full_shard under
+ * set_requires_gradient_sync(False) on all but the last micro-batch)
+ * on the step's path, beside the once-a-step reduce-scatter.
+ *
+ * The window.  The last micro-batch's backward already carries each
+ * layer's parameter all-gather (the pre-backward unshard, resharded
+ * after forward): under that backward FSDP2 reduce-scatters each
+ * unit's gradients as they are done (FSDPParamGroup.post_backward ->
+ * foreach_reduce), on the same data-parallel process group as those
+ * gathers (the unit's mesh_info.shard_process_group), and
+ * ProcessGroupNCCL runs a group's collectives on its one NCCL stream
+ * per device, one after the other: the gathers' time and the
+ * reduce-scatters' add.  So the reduction hides only under the
+ * backward the gathers left free: the stage's backward less the
+ * gathers' hidden seconds a micro-batch (the block's DP hidden: under
+ * grads_whole the backward's gathers alone -- kind_block reduces
+ * nothing per micro-batch then).  dph: those hidden seconds.
+ *
+ * The passes.  A unit's post_backward outside a sync upcasts its
+ * gradient to the reduction's dtype and keeps it
+ * (torch/distributed/fsdp/_fully_shard/_fsdp_param.py, torch 2.4-2.11:
+ * to_accumulated_grad_if_needed "self.unsharded_accumulated_grad =
+ * unsharded_grad.to(self.reduce_dtype)", when the dtypes differ), each
+ * later micro-batch adds its gradient into it
+ * (accumulate_unsharded_grad_if_needed "self.unsharded_accumulated_grad
+ * += self.unsharded_param.grad"), and the sync's foreach_reduce copies
+ * the accumulated gradients into the reduce-scatter input
+ * (foreach_reduce_scatter_copy_in): all on the compute stream in the
+ * post-backward hook, memory-bound.  With w whole weights on this GPU,
+ * A the gradient's bytes (k.A) and rb the reduction's: the first
+ * micro-batch's cast reads A and writes rb (nothing when the dtypes
+ * agree: the gradient stays in .grad), each of the m - 1 others reads
+ * both and writes rb (AccumulateGrad's own add when they agree: the
+ * same 3 x 2 bytes), and the copy-in reads and writes rb. */
+static double whole_grad_passes(const ctx *x, double w, double m)
+{
+	double A = x->k.A, rb = x->rb, first = rb != A ? A + rb : 0.0;
+
+	if (!(w > 0) || !(m >= 1))
+		return 0.0;
+	return mem_time(x, w * (first + (m - 1.0) * (A + 2.0 * rb) +
+				2.0 * rb));
+}
+
 TRAIN_INLINE void post_of(phase *ph, const train_cfg *c,
-			  const scost *base, struct zslot *zs,
+			  const scost *base,
+			  const double (*blk)[TRAIN_ZB_N], struct zslot *zs,
 			  step_post *pp)
 {
 	int j, o = c->overlap_grad_reduce != 0;
 
+	/* FSDP2's whole gradients: the window the backward's gathers
+	 * leave and the accumulation passes (whole_grad_passes), the
+	 * largest stage's; not kept (they read the micro-batch's blocks
+	 * and count). */
+	if (c->mem.grads_whole && c->fsdp && c->fsdp_version == 2 &&
+	    !c->forward_only) {
+		pp->dp = pp->dp_hid = 0;
+		for (j = 0; j < ph->nrec; j++) {
+			double hdp = 0, win = dmax(base[j].bwd -
+				blk[j][TRAIN_ZB_DP_HID], 0.0);
+			double e = dmax(zs->dp[j] * zs->bucket[j],
+				overlap(zs->dp[j], win, o, &hdp)) +
+				whole_grad_passes(&ph->x, base[j].params,
+						  ph->per_step);
+
+			if (e > pp->dp) {
+				pp->dp = e;
+				pp->dp_hid = hdp;
+			}
+		}
+	} else {
+		/* below */
+		pp->dp = -1;
+	}
 	/* Overlapped with the last micro-batch's backward, all but
 	 * the last bucket (nothing is left to hide it); unoverlapped,
 	 * all of it.  The parameter all-gather likewise under the
 	 * next step's first forward.  Of each the largest stage's. */
-	if (!zs->pd_ok[o]) {
+	if (pp->dp < 0 && !zs->pd_ok[o]) {
 		zs->post_dp[o] = zs->post_dp_hid[o] = 0;
 		for (j = 0; j < ph->nrec; j++) {
 			double hdp = 0, e = dmax(zs->dp[j] *
@@ -987,8 +1056,10 @@ TRAIN_INLINE void post_of(phase *ph, const train_cfg *c,
 		}
 		zs->pz_ok = 1;
 	}
-	pp->dp = zs->post_dp[o];
-	pp->dp_hid = zs->post_dp_hid[o];
+	if (pp->dp < 0) {
+		pp->dp = zs->post_dp[o];
+		pp->dp_hid = zs->post_dp_hid[o];
+	}
 	pp->zero = zs->post_zero;
 	pp->zero_hid = zs->post_zero_hid;
 	pp->opt = zs->post_opt;
@@ -1324,7 +1395,7 @@ TRAIN_INLINE int step_of(phase *ph, const gp_model *m,
 	 * below the model's resolution.  A forward pass reduces and steps
 	 * nothing. */
 	if (post)
-		post_of(ph, c, base, zs, &pp);
+		post_of(ph, c, base, blk, zs, &pp);
 	/* DualPipe: the slowest rank's pair of stages in place of the
 	 * slowest stage (dual_pair). */
 	sbase = base;

@@ -3,7 +3,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(46)
+t.plan(49)
 
 local part = t.step_part
 
@@ -93,6 +93,71 @@ do
   t.near((dp(w8) - dp(w4)) / more, 1, 0.01, "full_shard + step: one reduce-scatter per step")
   t.ok((dp(f8) - dp(f4)) / more > 1.5, "full_shard: a reduce-scatter per micro-batch")
   t.near(gathered(w8), gathered(f8), 1e-12, "full_shard + step: the same gathers")
+end
+
+-- FSDP2's whole gradients (full_shard, grad_sync step, fsdp_version 2:
+-- train.c whole_grad_passes and post_of).  llama3-8b pretraining on 16
+-- H100s (two DGX nodes), tp 1, dp 16, gradients reduced in fp32.
+do
+  local base = { model = "llama3-8b", gpu = "h100-sxm", gpus = 16, method = "pretrain",
+                 stack = "hf", fsdp = "full_shard", grad_sync = "step", fsdp_version = 2,
+                 grad_reduce = "fp32" }
+  local with = trainer(base)
+  local function both(r, name)
+    local p = part(r, name)
+    return p.seconds + p.hidden
+  end
+  local P = gp.params("llama3-8b")
+  local function ag(b) return gp.comm { op = "all_gather", bytes = b, gpus = 16, system = "dgx-h100" }.time end
+  -- a memory-bound pass of b bytes on the H100 (the roofline's op: b over
+  -- its streaming rate, plus the fill and launch that cancel in a difference)
+  local function pass(b) return gp.roofline { gpu = "h100-sxm", op = { flop = 0, bytes = b } }.op.time end
+  -- The accumulation passes.  Overlap off (nothing hidden), 4 -> 8
+  -- micro-batches (global batch 64 -> 128, seq 2048): each micro-batch adds
+  -- its forward gathers to zero_gather and its backward gathers to
+  -- dp_comm -- the same collectives and copy-outs layer for layer -- but the
+  -- forward also gathers and copies out the ends (FSDP's root: embedding
+  -- and output layer, 525.34M 16-bit weights each, not gathered again for
+  -- the backward).  The 4 more micro-batches each add one accumulation
+  -- pass over the w = 8,030,261,248 whole weights: read the bf16 gradient
+  -- (A 2 B) and the fp32 sum (rb 4 B), write the sum (4 B).  So
+  --   d(dp_comm) - d(zero_gather) = 4 x w x (2 + 2 x 4) B / rate
+  --                                 - 4 x (ends' gathers + their copy-outs),
+  -- a copy-out reading and writing 2 B a weight.  Tolerance 1e-4: the
+  -- roofline's op carries an eager launch where the step's passes carry
+  -- a graph launch, a fraction of a microsecond apart on each of the 8
+  -- ends' copy-outs that do not cancel (about 4 us of the 0.086 s).
+  local o = { overlap_grad_reduce = false, overlap_param_gather = false, seq = 2048 }
+  local w4 = with(t.with(o, { global_batch = 64 }))
+  local w8 = with(t.with(o, { global_batch = 128 }))
+  local w = 8030261248
+  local want = (pass(4 * w * 10) - pass(0)) -
+    4 * (ag(2 * P.embedding) + ag(2 * P.lm_head) + pass(4 * P.embedding) + pass(4 * P.lm_head))
+  local got = (both(w8, "dp_comm") - both(w4, "dp_comm")) -
+    (both(w8, "zero_gather") - both(w4, "zero_gather"))
+  t.near(got / want, 1, 1e-4, "FSDP2 whole gradients: an fp32 accumulation pass a micro-batch")
+  -- The window.  Overlap on: the backward hides its gathers (H seconds a
+  -- micro-batch, each micro-batch's the same: the dp_comm hidden growth
+  -- from 4 to 8 micro-batches over 4) and the step's one reduce-scatter
+  -- (R, the rest of the hidden) runs on the same process group after
+  -- them, so H + R cannot exceed a micro-batch's backward, itself a part
+  -- of its compute.  At seq 512 the backward is short (compute about
+  -- 0.093 s a micro-batch, the backward 2/3 of it, the gathers 0.038 s):
+  -- the reduce-scatter (0.082 s) hides only in what the gathers left.  At
+  -- seq 2048 and 8192 the window holds it all: the same R.
+  local function hidden(seq)
+    local a = part(with { global_batch = 64, seq = seq }, "dp_comm")
+    local b = part(with { global_batch = 128, seq = seq }, "dp_comm")
+    local H = (b.hidden - a.hidden) / 4
+    return H, a.hidden - 4 * H
+  end
+  local H, R = hidden(512)
+  local c512 = part(with { global_batch = 64, seq = 512 }, "compute").seconds / 4
+  t.ok(H + R <= c512, string.format("whole gradients: gathers %.4f + reduce-scatter %.4f s "
+    .. "hidden within a micro-batch's compute %.4f s", H, R, c512))
+  local _, R2 = hidden(2048)
+  local _, R8 = hidden(8192)
+  t.near(R2, R8, 1e-12, "whole gradients: a long backward hides the whole reduce-scatter")
 end
 
 -- Hybrid sharding (HYBRID_SHARD): full_shard within a node, replicated
