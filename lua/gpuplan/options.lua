@@ -737,11 +737,12 @@ opt { name = "offload_layers", type = "int", metavar = "N", commands = "infer",
     .. "layers over GPUs; accelerate's device_map)",
   suggest = { "cpu_layers", "n_cpu_layers" } }
 opt { name = "chunked_prefill", type = "flag", commands = "infer",
-  default = "on for runtime trtllm and vllm, which mix; else prefill steps of their own",
-  help = "prompts ride in the decode steps, max_num_tokens a step in all (vLLM's "
-    .. "--enable-chunked-prefill, TensorRT-LLM's in-flight batching); one model on its "
-    .. "replicas: the MoE serving model (--ep, --dp-attention, --disagg ...) refuses it, "
-    .. "it chunks by --prefill-tokens",
+  default = "on for runtime vllm; runtime trtllm mixes whole prompts only; else prefill "
+    .. "steps of their own",
+  help = "prompts ride in the decode steps in chunks, max_num_tokens a step in all, the "
+    .. "decodes first (vLLM's --enable-chunked-prefill, TensorRT-LLM's chunked context "
+    .. "--enable_chunked_prefill); one model on its replicas: the MoE serving model (--ep, "
+    .. "--dp-attention, --disagg ...) refuses it, it chunks by --prefill-tokens",
   suggest = { "enable_chunked_prefill", "chunked_prefill_enabled", "enable_chunked_context" } }
 opt { name = "enforce_eager", type = "flag", commands = "infer",
   help = "the runtime dispatches every step's kernels from Python, no CUDA graphs (vLLM's "

@@ -415,6 +415,10 @@ local case_schema = T.record {
     -- of the memory free once the model is loaded
     max_batch = count(), max_num_tokens = count(),
     kv_free_fraction = declared("kv_free_fraction"),
+    -- the prompts cut into chunks that ride in the decode steps, where the
+    -- run's command turns it on (gp.infer's chunked_prefill: vLLM's
+    -- --enable-chunked-prefill, TensorRT-LLM's --enable_chunked_prefill)
+    chunked_prefill = declared("chunked_prefill"),
     -- MoE serving (SCHEMA.md): one pool measured alone, MTP, the overlap.
     phase = T.enum { "decode", "prefill" }, itl_max_ms = T.number { positive = true, max = 1e6 },
     mtp = count(0), acceptance = declared("acceptance"),
@@ -551,7 +555,8 @@ end
 -- way: the infer predictor alone hands it on (gp.infer's prefix_hit, for
 -- one model's replicas and the MoE serving model alike).
 -- The serving engine's limits (max_batch, max_num_tokens,
--- kv_free_fraction) likewise: the infer predictor hands them to gp.infer;
+-- kv_free_fraction) and its chunked prefill likewise: the infer predictor
+-- hands them to gp.infer;
 -- a training or memory case has no serving engine to cap, and an rl case
 -- states its rollout engine's in rl.max_batch and rl.max_num_tokens.
 M.WORKLOAD_READ = { dropout = set "train memory", unfused_loss = set "train",
@@ -560,7 +565,7 @@ M.WORKLOAD_READ = { dropout = set "train memory", unfused_loss = set "train",
                     fused_linear_ce = set "train memory",
                     flash = set "train memory", prefix_hit = set "infer",
                     max_batch = set "infer", max_num_tokens = set "infer",
-                    kv_free_fraction = set "infer" }
+                    kv_free_fraction = set "infer", chunked_prefill = set "infer" }
 
 -- The first of those switches (sorted) case c states that its kind does
 -- not read: its name and that kind as a message names it, or nil.

@@ -446,6 +446,20 @@ for _, d in ipairs(tr5.defaults) do
 end
 t.ok(b5 and n5 == 5000 + b5, "5000-token prompts: max_num_tokens = ISL + max_batch ("
      .. tostring(n5) .. " = 5000 + " .. tostring(b5) .. ")")
+-- With chunked context stated (workload.chunked_prefill, trtllm-bench's
+-- --enable_chunked_context) get_settings keeps its tuned budget: the same
+-- 384 x 11 = 4224 rounded up to the next multiple of 512, 4608, below the
+-- 5000-token prompt, which goes in chunks (exact integers).
+local tc5 = predict(trt_case { input_len = 5000, output_len = 500, chunked_prefill = true },
+                    gp.catalog())
+local bc5, nc5
+for _, d in ipairs(tc5.defaults) do
+  local b, n = d:match("^max_batch=(%d+), max_num_tokens=(%d+) %(trtllm%-bench")
+  if b then bc5, nc5 = tonumber(b), tonumber(n) end
+end
+t.ok(bc5 == b5 and nc5 == 4608, "... chunked: the tuned budget kept, 4608 (got "
+     .. tostring(nc5) .. "), the batch the same " .. tostring(bc5))
+t.ok(tc5.job.chunked_prefill == true, "... and chunked_prefill reaches gp.infer")
 local trb = predict(trt_case { kv_dtype = "bf16" }, gp.catalog())
 t.ok(not has(trb, "kv=fp8") and trb.value < tr.value, "a stated bf16 KV wins (and holds fewer sequences)")
 local vc = trt_case()

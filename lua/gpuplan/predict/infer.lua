@@ -167,7 +167,11 @@ local PROFILES = {
         -- max_batch_size) (bench/benchmark/utils/general.py get_settings,
         -- PR #5625 "sets the maximum number of tokens to the max of
         -- ISL+MBS when chunking is disabled").
-        tok = math.max(tok, math.tointeger(a.input + bs) or a.input + bs)
+        -- With chunked context (a.chunked_prefill, the case's) it keeps
+        -- its own budget: a longer prompt goes in chunks.
+        if not a.chunked_prefill then
+          tok = math.max(tok, math.tointeger(a.input + bs) or a.input + bs)
+        end
         local said = {}
         if a.max_batch == nil then
           a.max_batch = bs
@@ -463,6 +467,9 @@ local function serve_case(case, cat, model, defaults)
     -- max_num_tokens by name: its prompts go prefill_tokens a step)
     max_batch = v(wl.max_batch), max_num_tokens = v(wl.max_num_tokens),
     kv_free_fraction = v(wl.kv_free_fraction),
+    -- refused by the MoE serving model by name (gpuplan.serve: it chunks
+    -- by prefill_tokens), not dropped in silence
+    chunked_prefill = v(wl.chunked_prefill),
     nics = v(hw.nics_per_node), nic_fabric = v(hw.inter_node),
     -- a pool measured alone: that pool and a prefill pool of its layout;
     -- colocated (no phase): the case's GPUs, prefill and decode on each
@@ -606,6 +613,11 @@ return function(case, cat)
   -- the runtime profile below fills only what is left unstated.
   a.max_batch, a.max_num_tokens = v(wl.max_batch), v(wl.max_num_tokens)
   a.kv_free_fraction = v(wl.kv_free_fraction)
+  -- Chunked prefill where the run's command turns it on or off
+  -- (gp.infer's chunked_prefill: TensorRT-LLM's --enable_chunked_prefill,
+  -- its chunked context, off by default); the profile below keeps a value
+  -- the case states.
+  a.chunked_prefill = v(wl.chunked_prefill)
   local batch = v(wl.batch) or v(par.micro_batch)
   local conc = v(wl.concurrency)
   if conc then a.concurrency = conc elseif batch then a.batch = batch end
