@@ -67,7 +67,7 @@ return {
         ["vendor=NVIDIA/stack=graphs/moe=dense/style=single/scale=node/balance=full/gen=ada"] = { cases = 22, lo = 0.834, hi = 1.173 },
         ["vendor=NVIDIA/stack=graphs/moe=dense/style=single/scale=node/balance=full/gen=ampere"] = { cases = 52, lo = 0.956, hi = 2.128 },
         ["vendor=NVIDIA/stack=graphs/moe=dense/style=single/scale=node/balance=full/gen=blackwell"] = { cases = 14, lo = 0.953, hi = 1.073 },
-        ["vendor=NVIDIA/stack=graphs/moe=dense/style=single/scale=node/balance=full/gen=hopper"] = { cases = 46, lo = 0.892, hi = 1.960 },
+        ["vendor=NVIDIA/stack=graphs/moe=dense/style=single/scale=node/balance=full/gen=hopper"] = { cases = 46, lo = 0.892, hi = 1.953 },
         ["vendor=NVIDIA/stack=graphs/moe=dense/style=tensor"] = { cases = 30, lo = 0.920, hi = 1.795 },
         ["vendor=NVIDIA/stack=graphs/moe=dense/style=tensor/scale=node"] = { cases = 30, lo = 0.920, hi = 1.795 },
         ["vendor=NVIDIA/stack=graphs/moe=dense/style=tensor/scale=node/balance=full"] = { cases = 30, lo = 0.920, hi = 1.795 },

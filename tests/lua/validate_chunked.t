@@ -6,7 +6,8 @@
 -- takes a prompt only whole and refuses one over the budget.  The infer
 -- predictor hands the stated value to gp.infer, the MoE serving model
 -- refuses it by name, the reader refuses a non-boolean and another kind's
--- case, and the three shipped gpustack 32K rows state it and are priced.
+-- case, and the shipped gpustack trtllm-serve rows state it (the three 32K
+-- rows, refused before, priced).
 -- Run: ./gpuplan run tests/lua/validate_chunked.t
 local t = require "tap"
 local gp = require "gpuplan"
@@ -14,7 +15,7 @@ local cjson = require "cjson"
 local validate = require "gpuplan.validate"
 local predict = require "gpuplan.predict.infer"
 local cat = gp.catalog()
-t.plan(12)
+t.plan(14)
 
 -- Qwen3-32B (the shipped rows' model record) on one A100 80GB, served by
 -- TensorRT-LLM (named in the title) at trtllm-serve's budget, 8192 tokens
@@ -140,4 +141,20 @@ do
   end
   t.is(seen, 3, "the three 32K rows are shipped")
   t.is(priced, 3, "... each states chunked_prefill true, quotes the flag, and is priced")
+end
+
+-- Every shipped case whose notes quote a trtllm-serve command with
+-- --enable_chunked_prefill states it (the twelve gpustack 'optimized'
+-- rows, 32K, 4K, 2K and 128 input on three pages): a case states what its
+-- source states.
+do
+  local quoted, stated = 0, 0
+  for _, c in ipairs(validate.read("validation/cases.json")) do
+    if type(c.notes) == "string" and c.notes:find("trtllm%-serve [^']*%-%-enable_chunked_prefill'") then
+      quoted = quoted + 1
+      if c.workload.chunked_prefill == true then stated = stated + 1 end
+    end
+  end
+  t.is(quoted, 12, "twelve rows quote trtllm-serve ... --enable_chunked_prefill")
+  t.is(stated, quoted, "... and each states workload.chunked_prefill true")
 end
