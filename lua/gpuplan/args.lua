@@ -7,6 +7,16 @@ local M = {}
 -- A bad value as a message shows it: NaN in one spelling (the C library
 -- prints "nan" or "-nan"), a string quoted with its type, a table or a
 -- function by its kind.
+-- A whole number written in decimal, as every count typed on a command
+-- line or in a list is: Lua's tonumber reads "0x8" as 8, which --batch
+-- (gpuplan.cli's "int" options) refuses, so a list entry ("--gpus 0x8")
+-- is refused the same way; nil for anything else.
+function M.decimal_int(s)
+  if type(s) == "number" then return math.tointeger(s) end
+  if type(s) ~= "string" or s:match("^%s*[%+%-]?0[xX]") then return nil end
+  return math.tointeger(tonumber(s))
+end
+
 function M.shown(v)
   if v ~= v then return "NaN" end
   if type(v) == "string" then return "string '" .. v .. "'" end

@@ -195,7 +195,7 @@ function M.counts(v)
         usage("sweep: gpus '%s': expected counts like 64..1024 or 8,16,32 (an empty entry)", v)
       end
       for x in v:gmatch("[^,]+") do
-        local n = math.tointeger(tonumber(x))
+        local n = args.decimal_int(x)
         -- text that is no count list is a usage error (exit 2), as
         -- --zero abc and train's --gpus abc are (docs/output.md: "a value
         -- the option cannot parse"); a count out of range below is exit 1

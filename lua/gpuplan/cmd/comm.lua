@@ -20,7 +20,7 @@ local C = {
 
 local function size_arg(v, name, default)
   if v == nil then return default end
-  local n = math.tointeger(tonumber(v))
+  local n = require("gpuplan.args").decimal_int(v)
   if n then return n end
   local ok, b = units.try(v, "bytes")
   if not ok then error(cli.usage("comm: --" .. name .. " expects a size like 8, 1MiB or 4GB, got '" .. v .. "'"), 0) end

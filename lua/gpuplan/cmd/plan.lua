@@ -27,7 +27,7 @@ local function ints(s, what)
   -- were read as 1,2 and 1, where --gpus '8,' and --gpu 'a,,b' are
   -- refused as lists that cannot be read
   for x in (tostring(s) .. ","):gmatch("([^,]*),") do
-    local n = math.tointeger(tonumber(x))
+    local n = require("gpuplan.args").decimal_int(x)
     if not n then error(cli.usage("plan: --" .. what .. " expects a list of integers, got '" .. s .. "'"), 0) end
     out[#out + 1] = n
   end

@@ -161,7 +161,7 @@ function C.run(opts, args)
   local bad = rl.group_problem(opts.algo or "grpo", opts.group, "--algo")
   if bad then error(cli.usage("rl: " .. bad), 0) end
   if o.rollout_gpus and o.rollout_gpus ~= "auto" then
-    local n = math.tointeger(tonumber(o.rollout_gpus))
+    local n = require("gpuplan.args").decimal_int(o.rollout_gpus)
     if not n then
       error(cli.usage("rl: --rollout-gpus expects a number of GPUs or 'auto', got '"
         .. o.rollout_gpus .. "'"), 0)
