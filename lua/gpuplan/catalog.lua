@@ -970,10 +970,14 @@ function M.load(dirs, origins, warnings)
     if (a.line or 0) ~= (b.line or 0) then return (a.line or 0) < (b.line or 0) end
     return a.seq < b.seq
   end)
-  local out = {}
+  -- out.unplaced: the indices of errors with no file of their own (a DIR
+  -- that is no directory): `catalog check` gives them gpuplan's prefix,
+  -- where a file's error leads with its file:line as a compiler's does
+  local out = { unplaced = {} }
   for i, e in ipairs(errs) do
     out[i] = require("gpuplan.units").oneline((e.file and (e.file .. (e.line and ":" .. e.line
       or "") .. ": ") or "") .. e.msg)
+    if not e.file then out.unplaced[i] = true end
   end
   cat.dirs = dirs
   -- What the catalog read, as a hash of each file's bytes in load order: a

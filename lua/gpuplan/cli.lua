@@ -355,9 +355,13 @@ end
 -- one without (error("msg", 0), a library's message about user input) is
 -- the one line, the traceback only with GPUPLAN_DEBUG set.
 function M.run_script(path, args, shown)
-  local f = io.open(path, "rb")
+  local f, why = io.open(path, "rb")
   if not f then
-    error(M.fail(string.format("cannot open script '%s'", path)), 0)
+    -- the system's reason (strerror: "No such file or directory",
+    -- "Permission denied"), which io.open gives as "PATH: reason"
+    why = tostring(why or ""):gsub("^.*: ", "")
+    error(M.fail(string.format("cannot open script '%s': %s", path,
+      why ~= "" and why or "cannot be read")), 0)
   end
   f:close()
   -- Not by reading: a pipe (gpuplan run /dev/stdin) would lose what the

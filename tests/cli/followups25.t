@@ -25,4 +25,24 @@ my $tmp = tempdir(CLEANUP => 1);
     is($c, 0, 'plan --gpus 8,16 (decimal) still reads') or diag $e;
 }
 
+# 6. `gpuplan run missing.lua` said only "cannot open script": the
+# system's reason is said (io.open's strerror text).  `catalog check
+# FILE` printed "not a directory: FILE" without gpuplan's prefix, which
+# every other line of its own carries (a file's error leads with its
+# file:line instead, as a compiler's does).
+{
+    ($c, $o, $e) = run_gp('run', "$tmp/missing.lua");
+    is($c, 1, 'run missing.lua: exit 1');
+    like($e, qr/^gpuplan: cannot open script '\Q$tmp\E\/missing\.lua': No such file or directory$/m,
+         'the reason is said') or diag $e;
+    open(my $fh, '>', "$tmp/one.cat") or die; print $fh "x\n"; close $fh;
+    mkdir "$tmp/cat"; open($fh, '>', "$tmp/cat/x.lua") or die; print $fh "gpu { id = }\n"; close $fh;
+    ($c, $o, $e) = run_gp('catalog', 'check', "$tmp/one.cat");
+    is($c, 1, 'catalog check FILE: exit 1');
+    my @l = split /\n/, $e;
+    is($l[0], "gpuplan: not a directory: $tmp/one.cat", 'its first line has the prefix') or diag $e;
+    ($c, $o, $e) = run_gp('catalog', 'check', "$tmp/cat");
+    like($e, qr/^\Q$tmp\E\/cat\/x\.lua:1: /m, "a file's error still leads with its file:line") or diag $e;
+}
+
 done_testing();

@@ -239,7 +239,9 @@ local function check(dirs)
   -- What was skipped (broken links, loops, unreadable directories) first:
   -- a user's file that vanished unnoticed would look like an ok.
   for _, w in ipairs(cat.warnings) do io.stderr:write("gpuplan: warning: ", w, "\n") end
-  for _, e in ipairs(errs) do io.stderr:write(e, "\n") end
+  for i, e in ipairs(errs) do
+    io.stderr:write((errs.unplaced or {})[i] and "gpuplan: " or "", e, "\n")
+  end
   if #errs > 0 then
     io.stderr:write(string.format("gpuplan: %d error%s in %s\n", #errs, #errs == 1 and "" or "s",
       require("gpuplan.units").oneline(table.concat(dirs, ", "))))
