@@ -45,4 +45,20 @@ my $tmp = tempdir(CLEANUP => 1);
     like($e, qr/^\Q$tmp\E\/cat\/x\.lua:1: /m, "a file's error still leads with its file:line") or diag $e;
 }
 
+# 8. roofline rewords gp.infer's "infer: ..." refusals as its own; a
+# usage refusal among them must stay one (exit 2), as infer's is.
+# Already so on this branch (480f3526 raises every reworded refusal
+# through cli.reword, which keeps the mark): this pins it, each refusal
+# checked against infer's own exit for the same flags.
+{
+    for my $bad (['--weights', 'abc'], ['--batch', 'abc'], ['--weights', 'gptq-g64x'], ['--batch', '0']) {
+        my ($ci) = run_gp(qw(infer llama3-8b --gpu h100-sxm), @$bad);
+        ($c, $o, $e) = run_gp(qw(roofline --gpu h100-sxm --model llama3-8b), @$bad);
+        is($c, $ci, "roofline @$bad: exit $ci, as infer's") or diag $e;
+        like($e, qr/^gpuplan: roofline: /m, 'said as roofline\'s') or diag $e;
+    }
+    ($c) = run_gp(qw(roofline --gpu h100-sxm --model llama3-8b --weights abc));
+    is($c, 2, 'an unknown weight format through roofline: a usage error');
+}
+
 done_testing();
