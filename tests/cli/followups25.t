@@ -61,4 +61,23 @@ my $tmp = tempdir(CLEANUP => 1);
     is($c, 2, 'an unknown weight format through roofline: a usage error');
 }
 
+# 3. fit --method lora --optimizer muon said "optimizer 4 (8 on the
+# embedding, output layer and norms)": LoRA trains only its 2-D adapter
+# matrices (the embedding, output layer and norms are frozen), so every
+# trained parameter is Muon's and the AdamW share is not said.  The
+# adapter's bytes were already priced so: llama3-8b rank 8 on q,v is
+# 32 layers x 8 x ((4096 + 4096) + (4096 + 1024)) = 3,407,872 params,
+# x 12 B (2 + 2 + 4 + Muon's 4-byte momentum) = 40,894,464 B, exact.
+{
+    ($c, $o, $e) = run_gp(qw(fit llama3-8b --gpu h100-sxm --method lora --optimizer muon));
+    is($c, 0, 'fit lora muon: exit 0') or diag $e;
+    like($o, qr/^adapter states: 12\.0 B\/param before sharding \(weights 2 \+ grads 2 \+ master 4 \+ optimizer 4; recipe mixed-16\)$/m,
+         'no AdamW share named for LoRA') or diag $o;
+    unlike($o, qr/embedding, output layer and norms/, 'the frozen modules are not said to be trained');
+    ($c, $o, $e) = run_gp(qw(fit llama3-8b --gpu h100-sxm --method lora --optimizer muon --format json));
+    like($o, qr/"bytes":\s*40894464,\s*"name":\s*"adapter"/, 'adapter bytes: 3407872 x 12') or diag $o;
+    ($c, $o, $e) = run_gp(qw(fit llama3-8b --gpu h100-sxm --optimizer muon));
+    like($o, qr/optimizer 4 \(8 on the embedding, output layer and norms\)/, 'full fine-tuning still says it');
+}
+
 done_testing();

@@ -54,8 +54,10 @@ local function states_line(r)
     "master %s + optimizer %s; recipe %s)%s",
     lora and "adapter states" or "model states",
     b.total, n(b.weights), n(b.grads), n(b.master), n(b.optimizer)
-      -- Muon: AdamW's states on the embedding, output layer and norms
-      .. ((b.scalar and math.abs(b.scalar - b.optimizer) > 1e-9)
+      -- Muon: AdamW's states on the embedding, output layer and norms;
+      -- LoRA trains only its 2-D adapter matrices, all of them Muon's
+      -- (the engine's adapter term prices them at b.optimizer alone)
+      .. ((not lora and b.scalar and math.abs(b.scalar - b.optimizer) > 1e-9)
         and " (" .. n(b.scalar) .. " on the embedding, output layer and norms)" or ""),
     r.recipe
       .. (r.grad_phase == "idle" and ", grads as ZeRO holds them between steps"
