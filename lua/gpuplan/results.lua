@@ -103,6 +103,8 @@ field("microbatches", "count", "micro-batches per step per pipeline", "train job
 field("seq", "count", "tokens per sequence", "train")
 field("recompute", "", "the activation recomputation (with recompute = \"auto\": the one "
   .. "chosen)", "memory train plan candidate rl")
+field("context_note", "", "where seq is past the model's stated context (max_seq): the "
+  .. "note saying so (absent otherwise)", "train")
 field("recompute_auto", "", "true when recompute was \"auto\" and chosen", "memory train")
 field("tp_overlap", "", "TP communication overlapped with the GEMMs", "plan candidate")
 field("overlap_grad_reduce", "", "the DP gradient reduction overlapped with backward",

@@ -1338,6 +1338,20 @@ end
 local internal = args.unplaced
 
 -- gp.train{...}: see the header.
+-- A sequence past the model's stated context (its catalog max_seq, the
+-- checkpoint config's max_position_embeddings): priced as asked -- a
+-- context extension (YaRN, a longer RoPE base) trains a model there, and
+-- the cost of a step does not depend on what the positions mean -- but
+-- said, since a plain run there trains positions the model never saw.
+-- nil where the model states no context or seq is within it.
+function M.context_note(model, seq)
+  if type(model) ~= "table" or not model.max_seq or type(seq) ~= "number" then return nil end
+  if seq <= model.max_seq then return nil end
+  return string.format("seq %d is past %s's stated context of %d tokens (max_seq): priced as "
+    .. "asked, as a context extension trains it", seq, tostring(model.id or model.name),
+    model.max_seq)
+end
+
 function M.train(o)
   local oks, s = pcall(M.setup, o)
   if not oks then error(type(s) == "string" and internal(s) or s, 2) end
@@ -1392,6 +1406,7 @@ function M.train(o)
     memory = r.memory, warnings = r.warnings, groups = r.groups, currency = currency, ops = r.ops,
     price = cfg.price, defaults = defaults, overlaps = {},
     recompute_auto = auto or nil,
+    context_note = M.context_note(model, cfg.seq),
   }
   for _, k in ipairs(M.OVERLAP_KEYS) do out.overlaps[k] = cfg[k] end
   -- What ran under compute, as sp above: an overlap of a group of one

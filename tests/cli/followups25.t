@@ -80,4 +80,23 @@ my $tmp = tempdir(CLEANUP => 1);
     like($o, qr/optimizer 4 \(8 on the embedding, output layer and norms\)/, 'full fine-tuning still says it');
 }
 
+# 7. train --seq 1048576 on llama3-8b (max_seq 8192, its config's
+# max_position_embeddings) priced the step and said nothing of the
+# context: a note now says it (not an error: a context extension trains
+# there, and the step's cost does not depend on what positions mean);
+# plan says the same; within the context, no note.
+{
+    ($c, $o, $e) = run_gp(qw(train llama3-8b --gpu h100-sxm --gpus 8 --cp 8 --seq 1048576));
+    is($c, 0, 'train past the context: still priced, exit 0') or diag $e;
+    like($o, qr/^note: seq 1048576 is past llama3-8b's stated context of 8192 tokens \(max_seq\)/m,
+         'the note names the seq, the model and its context') or diag $o;
+    ($c, $o, $e) = run_gp(qw(train llama3-8b --gpu h100-sxm --gpus 8 --seq 8192 --format json));
+    unlike($o, qr/context_note/, 'at the context: no note in the JSON');
+    ($c, $o, $e) = run_gp(qw(train llama3-8b --gpu h100-sxm --gpus 8 --cp 2 --seq 16384 --format json));
+    like($o, qr/"context_note":\s*"seq 16384 is past/, 'the JSON carries it') or diag $o;
+    ($c, $o, $e) = run_gp(qw(plan llama3-8b --gpu h100-sxm --gpus 64 --seq 16384 --top 1));
+    is($c, 0, 'plan: exit 0') or diag $e;
+    like($o, qr/^note: seq 16384 is past llama3-8b's stated context of 8192 tokens/m, 'plan says it too') or diag $o;
+}
+
 done_testing();

@@ -845,6 +845,14 @@ function C.show(r, job, head, format, top)
     local sl = scaling_line(shown, job.scaling_base ~= nil)
     if sl then io.write(sl, "\n") end
     io.write(searched(r, head), "\n")
+    -- a --seq past the model's stated context, as gpuplan train says it
+    local m = job.model
+    if type(m) == "string" then
+      local cat = require("gpuplan").catalog()
+      m = cat.models and cat.models[m]
+    end
+    local cn = require("gpuplan.train").context_note(m, tonumber(job.seq))
+    if cn then io.write("note: ", cn, "\n") end
     if #r.defaults > 0 then io.write("defaults: ", options.cli_defaults("plan", r.defaults), "\n") end
   end
 end

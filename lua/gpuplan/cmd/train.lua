@@ -135,6 +135,7 @@ function C.run(opts, args)
       ep_per_node = r.groups.ep and r.groups.ep.per_node,
       ep_nodes = r.groups.ep and r.groups.ep.nodes })
     if wl then io.write(wl, "\n") end
+    if r.context_note then io.write("note: ", r.context_note, "\n") end
     local note = ranges.note(r)
     if note then io.write("ranges: ", note, "\n") end
     if #r.defaults > 0 then io.write("defaults: ", options.cli_defaults("train", r.defaults), "\n") end
