@@ -660,6 +660,29 @@ function M.muon_fp16_refusal(opt, stack, precision)
     .. "or another optimizer", tostring(opt.id))
 end
 
+-- Why a Muon-type optimizer (ns_steps > 0) is refused with its states
+-- offloaded (offload = optimizer or params+optimizer, which steps the
+-- optimizer on the host), or nil.  DeepSpeed's ZeRO-Offload hands the
+-- host optimizer flat 1-D partitions, and Muon there runs no
+-- Newton-Schulz: DeepSpeed PR #8464 (open) "Parameters and gradients
+-- flattened into 1D partitions lost matrix geometric properties, bypassing
+-- Newton-Schulz polar decomposition and first-order momentum tracking",
+-- RFC #8463 measuring the CPUAdam-offload run's loss off the baseline by
+-- 9.37e-2.  What that step computes is not Muon, and no source times a
+-- Newton-Schulz on the host, so the step is not priced (it was priced as
+-- a cheaper host step than AdamW's, with no Newton-Schulz at all).
+function M.muon_offload_refusal(opt, offload)
+  if type(opt) ~= "table" or (opt.ns_steps or 0) <= 0 or offload == nil
+     or offload == "none" then
+    return nil
+  end
+  return string.format("optimizer %s with offload = %s: ZeRO-Offload steps the optimizer on "
+    .. "the host on flat 1-D partitions, where Muon runs no Newton-Schulz (DeepSpeed PR #8464: "
+    .. "\"bypassing Newton-Schulz polar decomposition\"), and no source prices a host "
+    .. "Newton-Schulz: give offload = none, or another optimizer", tostring(opt.id),
+    tostring(offload))
+end
+
 -- The stack job o runs (its own, else the method's default: gpuplan.options).
 local function stack_of(o, method)
   return o.stack or options.get("stack").value({ method = method or o.method })
@@ -1626,6 +1649,8 @@ prepare_fn = function(o, cmd, who)
     lora, precision = prepare_recipe(o, cfg, model, gpu, method, stack, dflt, defaults)
     local fp16_why = M.muon_fp16_refusal(cfg.optimizer, stack, precision)
     if fp16_why then usage("%s", fp16_why) end
+    local off_why = M.muon_offload_refusal(cfg.optimizer, cfg.offload)
+    if off_why then usage("%s", off_why) end
     -- Muon at a ZeRO stage on megatron: fit's here (gp.train's, the
     -- jobs' steps' in train.lua sharding_rule; gp.sweep's of its list)
     if cmd == "fit" then

@@ -2757,7 +2757,9 @@ function M.flags_named(cmd, msg)
        and free_right(msg:sub(e, e)) then
       -- "name = value" closing a clause (the end, punctuation, or a word
       -- going on: not an operator), not a link of "a = b = c".
-      local v, after = msg:match("^ = ([%w_%.%-]+)()", e)
+      -- (a "+" inside: offload = params+optimizer is one value)
+      local v, after = msg:match("^ = ([%w_%.%-]+[%w_%.%-%+]*[%w_%.%-])()", e)
+      if not v then v, after = msg:match("^ = ([%w_%.%-]+)()", e) end
       -- after "=" or an operator ("tp x pp = 6") it is a term of an
       -- expression, not an assignment
       local before = msg:sub(1, s - 1)

@@ -123,4 +123,28 @@ my $tmp = tempdir(CLEANUP => 1);
     ok(defined $ps && defined $ts && abs($ps - $ts) <= 1e-9 * $ts, "the same step ($ps vs $ts)");
 }
 
+# 2. --optimizer muon with --offload optimizer (DeepSpeed ZeRO-Offload)
+# priced a host step cheaper than AdamW's, with no Newton-Schulz: the host
+# optimizer gets flat 1-D partitions, where DeepSpeed's Muon runs none
+# (PR #8464, RFC #8463).  Refused, naming both flags (exit 2); without
+# offload Muon is still priced.
+{
+    for my $off ('optimizer', 'params+optimizer') {
+        my $z = $off eq 'optimizer' ? 2 : 3;
+        ($c, $o, $e) = run_gp(qw(train llama3-8b --gpu h100-sxm --gpus 8 --stack deepspeed --optimizer muon),
+                              '--zero', $z, '--offload', $off);
+        is($c, 2, "train muon --offload $off: a usage error") or diag $e;
+        like($e, qr/^gpuplan: train: --optimizer muon with --offload \Q$off\E: .*Newton-Schulz/m,
+             'naming both flags and why') or diag $e;
+    }
+    ($c, $o, $e) = run_gp(qw(fit llama3-8b --gpu h100-sxm --gpus 8 --zero 2 --offload optimizer --optimizer muon));
+    is($c, 2, 'fit: the same refusal') or diag $e;
+    ($c, $o, $e) = run_gp(qw(plan llama3-8b --gpu h100-sxm --gpus 8 --stack deepspeed --offload optimizer --optimizer muon));
+    is($c, 2, 'plan: the same refusal') or diag $e;
+    ($c, $o, $e) = run_gp(qw(train llama3-8b --gpu h100-sxm --gpus 8 --stack deepspeed --zero 2 --offload optimizer --optimizer adamw));
+    is($c, 0, 'adamw with offload: still priced') or diag $e;
+    ($c, $o, $e) = run_gp(qw(train llama3-8b --gpu h100-sxm --gpus 8 --stack deepspeed --zero 2 --optimizer muon));
+    is($c, 0, 'muon without offload: still priced') or diag $e;
+}
+
 done_testing();
