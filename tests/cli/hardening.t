@@ -607,7 +607,7 @@ like($e, qr/^gpuplan: cannot open case file '\Q$tmp\E\/no\\027\[31m\\nsuch.json'
      'the path escaped');
 is(scalar(split /\n/, $e), 1, 'one line');
 ($c, $o, $e) = run_gp('catalog', 'check', "$tmp/d\e[31m");
-is($e, "no such directory: $tmp/d\\027[31m\ngpuplan: 1 error in $tmp/d\\027[31m\n",
+is($e, "gpuplan: no such directory: $tmp/d\\027[31m\ngpuplan: 1 error in $tmp/d\\027[31m\n",
    'catalog check escapes the directory');
 
 my $rec = "$tmp/rec";
