@@ -255,11 +255,13 @@ static void lgp_model_rest(lua_State *L, int idx, gp_model *m)
 		const char *a = lua_type(L, -1) == LUA_TSTRING ?
 			lua_tostring(L, -1) : "";
 
-		if (strcmp(a, "relu") && strcmp(a, "gelu") &&
-		    strcmp(a, "gelu_new") && strcmp(a, "silu"))
-			luaL_error(L, "model.ffn_act must be 'relu', 'gelu', "
-				   "'gelu_new' or 'silu'");
+		if (strcmp(a, "relu") && strcmp(a, "relu2") &&
+		    strcmp(a, "gelu") && strcmp(a, "gelu_new") &&
+		    strcmp(a, "silu"))
+			luaL_error(L, "model.ffn_act must be 'relu', 'relu2', "
+				   "'gelu', 'gelu_new' or 'silu'");
 		m->ffn_relu = strcmp(a, "relu") == 0;
+		m->ffn_relu2 = strcmp(a, "relu2") == 0;
 		m->ffn_gelu_new = strcmp(a, "gelu_new") == 0;
 		m->ffn_gelu = strcmp(a, "gelu") == 0 || m->ffn_gelu_new;
 	}

@@ -300,6 +300,12 @@ static double mlp_saved(const gp_model *m, const gp_act_cfg *c, double f,
 	 * them and wo keeps the dropout output instead. */
 	if (m->ffn_relu && !inner_dropout(m, c))
 		return f;
+	/* Squared ReLU (ffn_relu2) keeps one ffn-wide tensor for its
+	 * backward as GeLU does: eager, relu's output (threshold_backward
+	 * reads the result), which pow(., 2) also keeps as its input;
+	 * Megatron-Core's torch.compile'd squared_relu, x or relu(x).  Its
+	 * output, relu(x)^2, is the down-projection's input, a tensor of
+	 * its own: the plain count above. */
 	return (act + (down ? 1.0 : 0.0)) * f;
 }
 

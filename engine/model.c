@@ -149,6 +149,7 @@ static int check_dense(const gp_model *m, gp_error *err)
 	if (check_min(m->encoder_layers, 0, "encoder_layers", err) ||
 	    check_min(m->rel_buckets, 0, "rel_buckets", err) ||
 	    check_switch(m->ffn_relu, "ffn_relu", err) ||
+	    check_switch(m->ffn_relu2, "ffn_relu2", err) ||
 	    check_switch(m->ffn_gelu, "ffn_gelu", err) ||
 	    check_switch(m->ffn_gelu_new, "ffn_gelu_new", err))
 		return GP_EINVAL;
@@ -157,6 +158,12 @@ static int check_dense(const gp_model *m, gp_error *err)
 	if (m->ffn_relu && m->ffn_gated)
 		return gp_fail(err, "ffn_relu applies to a plain MLP, not a "
 			       "gated one");
+	if (m->ffn_relu2 && m->ffn_gated)
+		return gp_fail(err, "ffn_relu2 applies to a plain MLP, not a "
+			       "gated one");
+	if (m->ffn_relu2 + m->ffn_relu + m->ffn_gelu > 1)
+		return gp_fail(err, "ffn_relu, ffn_relu2 and ffn_gelu name "
+			       "one activation each: set one");
 	if (m->encoder_layers == 0 && m->rel_buckets > 0)
 		return gp_fail(err, "rel_buckets (%d) applies to "
 			       "encoder-decoder models (encoder_layers > 0)",

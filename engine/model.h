@@ -121,6 +121,12 @@ typedef struct gp_model {
 			       * "gelu" or "gelu_new"); an encoder-decoder's
 			       * gated GeLU is Hugging Face's gelu_new
 			       * (memory_act.c) */
+	int ffn_relu2;        /* 1: ffn_act "relu2": squared ReLU, relu(x)^2,
+			       * on a plain MLP (Nemotron-4; Megatron-Core
+			       * activations.py squared_relu, Hugging Face
+			       * ACT2FN "relu2"): 2 FLOP and one read and
+			       * one write per ffn element forward
+			       * (model_ops.c mlp_act) */
 	int ffn_gelu_new;     /* 1: ffn_act "gelu_new": Hugging Face's tanh
 			       * GeLU written as tensor ops (GPT-2's
 			       * activation_function), which the eager

@@ -66,6 +66,27 @@ static void op_elem(gp_op *o, const char *name, gp_op_scope scope,
 	o->elems = elems;
 }
 
+/* The MLP's activation over `out` ffn outputs (the dense MLP's or the
+ * experts'): an elementwise op whose elems are 1.5 per output (a gated
+ * MLP reads gate and up and writes one; train_layer.c and the eager
+ * kernels divide by 1.5) at 5 FLOP each (SiLU / GeLU).  Squared ReLU
+ * (ffn_act "relu2": Megatron-Core megatron/core/activations.py
+ * "squared_relu ... return torch.pow(F.relu(x), 2)" under @jit_fuser,
+ * torch.compile's one fused kernel; Hugging Face's ReLUSquaredActivation
+ * "relu_applied = nn.functional.relu(input); squared =
+ * torch.square(relu_applied)") is priced from what it does: a plain
+ * MLP's one input read and one output written per ffn element, and
+ * max(x, 0) then its square, 2 FLOP. */
+static void op_mlp_act(gp_op *o, const char *name, gp_op_scope scope,
+		       const gp_model *m, double out)
+{
+	op_elem(o, name, scope, out * 1.5, 5.0);
+	if (m->ffn_relu2) {
+		o->flop = 2.0 * out;
+		o->act = 2.0 * out;
+	}
+}
+
 /* The attention core of c->q queries of each of c->seqs sequences over
  * kv keys, on this GPU's nh query heads and nkv KV heads, dqk-wide
  * scores and dv-wide values, kv_tok KV elements per key.  Scores QK^T
@@ -189,7 +210,7 @@ static int encdec_layer_ops(const gp_model *m, const gp_op_cfg *c,
 	}
 	op_elem(&ops[n++], "mlp_norm", GP_SCOPE_ALL, Tn * h, 5.0);
 	op_gemm(&ops[n++], "mlp_up", GP_SCOPE_ALL, T, (mats - 1.0) * f, h);
-	op_elem(&ops[n++], "mlp_act", GP_SCOPE_ALL, T * f * 1.5, 5.0);
+	op_mlp_act(&ops[n++], "mlp_act", GP_SCOPE_ALL, m, T * f);
 	op_gemm(&ops[n++], "mlp_down", GP_SCOPE_ALL, T, h, f);
 	return n;
 }
@@ -341,8 +362,8 @@ int model_layer_ops(const gp_model *m, const gp_op_cfg *c,
 	    model_moe_layers(m) < m->layers) {
 		op_gemm(&ops[n++], "mlp_up", GP_SCOPE_DENSE, T,
 			(mats - 1.0) * dense_f, h);
-		op_elem(&ops[n++], "mlp_act", GP_SCOPE_DENSE,
-			T * dense_f * 1.5, 5.0);
+		op_mlp_act(&ops[n++], "mlp_act", GP_SCOPE_DENSE, m,
+			   T * dense_f);
 		op_gemm(&ops[n++], "mlp_down", GP_SCOPE_DENSE, T, h, dense_f);
 	}
 	if (model_moe_layers(m) > 0) {
@@ -376,8 +397,8 @@ int model_layer_ops(const gp_model *m, const gp_op_cfg *c,
 		ops[n++].wclass = GP_W_16BIT;
 		op_moe_gemm(&ops[n++], "moe_up", h, Te * k, T, up_n, sh_up,
 			    tpe, up_n, h, touched);
-		op_elem(&ops[n++], "moe_act", GP_SCOPE_MOE,
-			(Te * k * moe_f + T * shared_f) * 1.5, 5.0);
+		op_mlp_act(&ops[n++], "moe_act", GP_SCOPE_MOE, m,
+			   Te * k * moe_f + T * shared_f);
 		op_moe_gemm(&ops[n++], "moe_down", h, Te * k, T, moe_f,
 			    shared_f, tpe, h, moe_f, touched);
 	}

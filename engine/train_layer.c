@@ -120,6 +120,20 @@ static const ekernel gelu_new_bwd[] = {
 	{ 3, 0, 0, 0 }, { 3, 0, 0, 0 }, { 3, 0, 0, 0 }
 };
 
+/* Squared ReLU in the eager modules (ffn_act "relu2": transformers
+ * activations.py ReLUSquaredActivation "relu_applied =
+ * nn.functional.relu(input); squared = torch.square(relu_applied)"):
+ * relu, then square, which ATen writes as pow(self, 2) -- two kernels
+ * that each read and write one element.  Backward (derivatives.yaml):
+ * pow's "grad * (exponent * self.pow(exponent - 1))" three (self.pow(1),
+ * * 2, grad *), then relu's threshold_backward (reads grad and relu's
+ * output).  4 transfers per ffn element forward, 10 backward, where
+ * Megatron-Core's jit-fused squared_relu moves 2 and 3. */
+static const ekernel relu2_fwd[] = { { 2, 0, 0, 0 }, { 2, 0, 0, 0 } };
+static const ekernel relu2_bwd[] = {
+	{ 2, 0, 0, 0 }, { 2, 0, 0, 0 }, { 3, 0, 0, 0 }, { 3, 0, 0, 0 }
+};
+
 #define NK(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 /* Seconds of the kernels k[0..n) over `elems` elements in `rows` token
@@ -625,6 +639,12 @@ static void eager_elem(const tenv *e, const train_lkey *k, const gp_op *o,
 			      nk);
 		*tb = ekernels(e, k, gelu_new_bwd, NK(gelu_new_bwd), el, 0,
 			       &nb);
+	} else if ((strcmp(o->name, "mlp_act") == 0 ||
+		    strcmp(o->name, "moe_act") == 0) && m->ffn_relu2) {
+		double el = o->elems / 1.5;   /* as the gated op's */
+
+		*t = ekernels(e, k, relu2_fwd, NK(relu2_fwd), el, 0, nk);
+		*tb = ekernels(e, k, relu2_bwd, NK(relu2_bwd), el, 0, &nb);
 	} else {
 		*nk += 1;
 	}

@@ -134,7 +134,7 @@ model {
   id = "nemotron-3-nano-30b-a3b", name = "NVIDIA Nemotron 3 Nano 30B-A3B",
   family = "nemotron_h",
   layers = 52, hidden = 2688, heads = 32, kv_heads = 2, head_dim = 128,
-  ffn_hidden = 1856, ffn_gated = false, vocab = 131072,
+  ffn_hidden = 1856, ffn_gated = false, ffn_act = "relu2", vocab = 131072,
   tied_embeddings = false, norm = "rms", max_seq = 262144,
   hybrid_pattern = "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME",
   mamba = { heads = 64, head_dim = 64, state = 128, groups = 8, conv = 4,
@@ -157,8 +157,8 @@ model {
         .. "from NVIDIA's Nemotron 3 release (\"Nemotron 3 Nano is a 3.2B "
         .. "active (3.6B with embeddings), 31.6B total parameter model\")",
   notes = "23 Mamba-2, 23 MoE and 6 attention layers, each its own layer "
-       .. "with one pre-norm.  The MLP's activation is squared ReLU "
-       .. "(activation_func squared_relu), which ffn_act cannot state; the "
+       .. "with one pre-norm.  The experts' activation is squared ReLU "
+       .. "(activation_func squared_relu: ffn_act relu2, ungated); the "
        .. "attention layers use no position embedding "
        .. "(position_embedding_type \"none\"), which positions cannot "
        .. "state.  nemotron3.md says 5 experts a token; the provider's "

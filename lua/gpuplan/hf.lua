@@ -99,6 +99,12 @@ M.rules = {
             split = "none" },
   gpt_neox = { gated = false, norm = "layer", linear_bias = true,
                qkv_bias = true, tied = false },
+  -- Nemotron-4 (transformers modeling_nemotron.py): q_proj, k_proj, v_proj
+  -- apart, NemotronMLP's up_proj and down_proj (no gate), LayerNorm1P
+  -- (a LayerNorm with weight and bias), NemotronConfig's hidden_act
+  -- "relu2" (squared ReLU) and tie_word_embeddings False.
+  nemotron = { gated = false, norm = "layer", tied = false, split = "qkv",
+               act = "relu2" },
   -- T5 (T5Config: tie_word_embeddings True) and mT5 / mT0 (MT5Config:
   -- False); the MLP's gating comes from feed_forward_proj.
   t5 = { encdec = true, norm = "rms", tied = true },
@@ -518,9 +524,10 @@ end
 -- gpuplan prices it apart: hidden_act or activation_function "relu"
 -- (OPT: ReLU keeps its output for the backward), "gelu", or "gelu_new"
 -- (GPT-2: transformers' tanh GeLU written as tensor ops, which the eager
--- modules run kernel by kernel).  Another activation is left unset and
+-- modules run kernel by kernel), or "relu2" (Nemotron: squared ReLU,
+-- transformers' ReLUSquaredActivation).  Another activation is left unset and
 -- said in the notes; absent, the rule's class default (rule.act).
-local PLAIN_ACTS = { relu = "relu", gelu = "gelu", gelu_new = "gelu_new" }
+local PLAIN_ACTS = { relu = "relu", relu2 = "relu2", gelu = "gelu", gelu_new = "gelu_new" }
 local function plain_act(e, file, rd, rule, notes)
   local act, path = rd.get({ "hidden_act", "activation_function" })
   if act == nil and rule.act then
@@ -536,7 +543,7 @@ local function plain_act(e, file, rd, rule, notes)
     e.ffn_act = PLAIN_ACTS[act]
   elseif path then
     notes[#notes + 1] = string.format("%s %s is not one gpuplan prices apart "
-      .. "(relu, gelu, gelu_new): ffn_act left unset", path, shown(text(file, path, act)))
+      .. "(relu, relu2, gelu, gelu_new): ffn_act left unset", path, shown(text(file, path, act)))
   end
 end
 

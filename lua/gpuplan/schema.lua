@@ -610,9 +610,11 @@ M.model = T.record {
   max_seq = pos(),
   -- Encoder-decoder (T5): layers of the encoder stack (`layers` is then
   -- the decoder's), the relative-position buckets, and the MLP's
-  -- activation where ReLU keeps a different tensor (T5 v1.0).
+  -- activation where ReLU keeps a different tensor (T5 v1.0); relu2 is
+  -- squared ReLU on a plain MLP (Nemotron-4, Megatron-Core squared_relu,
+  -- Hugging Face's "relu2"), priced at its own 2 FLOP per element.
   encoder_layers = int { min = 0 }, rel_buckets = int { min = 0 },
-  ffn_act = T.enum { "relu", "gelu", "gelu_new", "silu" },
+  ffn_act = T.enum { "relu", "relu2", "gelu", "gelu_new", "silu" },
   -- The gated activation clamps its two halves first (GPT-OSS's
   -- swiglu_limit; engine ffn_clamp).
   ffn_clamp = bool(),

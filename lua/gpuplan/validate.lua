@@ -170,7 +170,7 @@ local model_spec = T.record {
   -- Encoder-decoder (T5): the encoder's layers, the relative-position
   -- buckets and the MLP's activation, as the catalog has them.
   encoder_layers = count(0), rel_buckets = count(0),
-  ffn_act = T.enum { "relu", "gelu", "gelu_new", "silu" },
+  ffn_act = schema.model.fields.ffn_act,
   -- The catalog's fields, as gpuplan.schema declares them once: the gated
   -- activation clamps its two halves first, YaRN's attention factor on
   -- rope's cos and sin, every linear has a bias, each head's q and k are

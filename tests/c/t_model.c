@@ -138,7 +138,7 @@ int main(void)
 	gp_error e;
 	double h, l, s, V, f;
 
-	plan(112);
+	plan(123);
 
 	/* Llama-2-7B: h 4096, l 32, 32 heads (MHA), ffn 11008, V 32000.
 	 * layer = 4h^2 (q,k,v,o) + 3*h*11008 (SwiGLU) + 2h (RMSNorms)
@@ -708,5 +708,79 @@ int main(void)
 	ok(model_fwd_flops_per_token(&m, NAN) == -1.0, "NaN ctx -> -1");
 	ok(model_fwd_flops_per_token(&m, -1.0) == -1.0, "negative ctx -> -1");
 	ok(model_kv_bytes_per_token(&m, 0.0) == -1.0, "0 bytes/elem -> -1");
+	/* Nemotron-4 15B (NeMo Nemotron4Config15B, catalog nemotron4-15b):
+	 * a plain MLP with squared ReLU (ffn_relu2), LayerNorm, GQA 48 / 8
+	 * heads of 128, untied 256000-token embeddings, no biases. */
+	{
+		gp_op ops[GP_MAX_LAYER_OPS];
+		gp_op_cfg oc;
+		double act_flop, act_bytes;
+		int n, i, at = -1;
+
+		memset(&m, 0, sizeof m);
+		m.layers = 32;
+		m.hidden = 6144;
+		m.heads = 48;
+		m.kv_heads = 8;
+		m.head_dim = 128;
+		m.ffn_hidden = 24576;
+		m.vocab = 256000;
+		m.norm_params = 2 * 6144;
+		m.ffn_relu2 = 1;
+		is_int(model_check(&m, &e), GP_OK, "nemotron4-15b passes");
+		/* Non-gated: one up projection.  A layer: q and o 2 x 6144^2
+		 * = 75,497,472; k and v 2 x 6144 x 1024 = 12,582,912; up and
+		 * down 2 x 6144 x 24576 = 301,989,888; two LayerNorms 2 x
+		 * 12,288 = 24,576: 390,094,848, x 32 = 12,483,035,136.  Two
+		 * embedding tables 2 x 256000 x 6144 = 3,145,728,000, the
+		 * final norm 12,288: 15,628,775,424. */
+		is_num(total(&m), 15628775424.0, EXACT,
+		       "nemotron4-15b parameters (one up projection)");
+		memset(&oc, 0, sizeof oc);
+		oc.seqs = 1;
+		oc.q = 8;
+		oc.kv_len = 8;
+		oc.tp = 1;
+		oc.flash = 1;
+		n = model_layer_ops(&m, &oc, ops);
+		for (i = 0; i < n; i++)
+			if (strcmp(ops[i].name, "mlp_act") == 0)
+				at = i;
+		ok(at > 0 && strcmp(ops[at - 1].name, "mlp_up") == 0,
+		   "relu2: mlp_up then mlp_act");
+		/* mlp_up over 8 tokens: 2 x 8 x 24576 x 6144 =
+		 * 2,415,919,104 FLOP, the up projection only (no gate). */
+		is_num(at > 0 ? ops[at - 1].flop : NAN, 2415919104.0, EXACT,
+		       "relu2 MLP up: one projection");
+		/* Squared ReLU over 8 x 24576 = 196,608 elements: max(x, 0)
+		 * and its square, 2 FLOP each, 393,216; reads x and writes
+		 * relu(x)^2, 2 elements each, 393,216. */
+		act_flop = at > 0 ? ops[at].flop : NAN;
+		act_bytes = at > 0 ? ops[at].act : NAN;
+		is_num(act_flop, 393216.0, EXACT, "relu2: 2 FLOP an element");
+		is_num(act_bytes, 393216.0, EXACT,
+		       "relu2: one read, one write an element");
+		/* The same MLP with the default activation keeps the 1.5
+		 * elements a output at 5 FLOP: 5 x 1.5 x 196,608 =
+		 * 1,474,560 FLOP, 2 x 1.5 x 196,608 = 589,824 elements. */
+		m.ffn_relu2 = 0;
+		n = model_layer_ops(&m, &oc, ops);
+		is_num(at > 0 && at < n ? ops[at].flop : NAN, 1474560.0, EXACT,
+		       "without relu2: 5 FLOP on 1.5 elements an output");
+		is_num(at > 0 && at < n ? ops[at].act : NAN, 589824.0, EXACT,
+		       "without relu2: 3 elements moved an output");
+		m.ffn_relu2 = 1;
+		m.ffn_gated = 1;
+		fx_model_fails(m, "ffn_relu2 applies to a plain MLP",
+			       "squared ReLU on a gated MLP refused");
+		m.ffn_gated = 0;
+		m.ffn_gelu = 1;
+		fx_model_fails(m, "name one activation each",
+			       "relu2 and gelu together refused");
+		m.ffn_gelu = 0;
+		m.ffn_relu2 = 2;
+		fx_model_fails(m, "ffn_relu2", "ffn_relu2 not 0 or 1 refused");
+	}
+
 	return done();
 }

@@ -223,6 +223,21 @@ e = hf.model_from_hf({ model_type = "opt", hidden_size = 2048, ffn_dim = 8192,
   num_attention_heads = 32, num_hidden_layers = 24, vocab_size = 50272,
   activation_function = "relu" }, { id = "opt-1.3b" })
 t.is(e.ffn_act, "relu", "opt: activation_function relu -> ffn_act relu")
+-- Nemotron-4 (transformers NemotronConfig): hidden_act "relu2", squared
+-- ReLU on a plain MLP (NemotronMLP: up_proj, down_proj), LayerNorm, head
+-- untied.  Nemotron-4 15B's dims (NeMo Nemotron4Config15B) count as
+-- catalog nemotron4-15b: 15,628,775,424 (tests/c/t_model.c derives it).
+e = hf.model_from_hf({ model_type = "nemotron", hidden_size = 6144,
+  intermediate_size = 24576, num_attention_heads = 48, num_key_value_heads = 8,
+  num_hidden_layers = 32, vocab_size = 256000, hidden_act = "relu2" },
+  { id = "nemotron4-15b" })
+t.is(e.ffn_act, "relu2", "nemotron: hidden_act relu2 -> ffn_act relu2")
+t.is(e.ffn_gated, false, "nemotron: one up projection, no gate")
+t.is(core.model_params(e).total, 15628775424, "nemotron4-15b dims: 15,628,775,424")
+e = hf.model_from_hf({ model_type = "nemotron", hidden_size = 6144,
+  intermediate_size = 24576, num_attention_heads = 48, num_key_value_heads = 8,
+  num_hidden_layers = 32, vocab_size = 256000 }, { id = "nemotron4-15b" })
+t.is(e.ffn_act, "relu2", "nemotron: hidden_act absent: NemotronConfig's relu2")
 -- OPT-1.3B (facebook/opt-1.3b config.json: hidden_size 2048, ffn_dim
 -- 8192, 32 heads, 24 layers, vocab 50272, max_position_embeddings 2048,
 -- word_embed_proj_dim 2048, do_layer_norm_before true).  modeling_opt.py:

@@ -67,9 +67,19 @@ end
 local gelu = act(probe)
 probe.ffn_act = "relu"
 t.is(gelu - act(probe), 256, "the binding passes ffn_act relu")
+-- Squared ReLU (relu2) keeps one f-wide tensor for its backward, as GeLU
+-- does (engine/memory_act.c mlp_saved): the same activations; its output,
+-- the down-projection's input, is a tensor of its own, unlike ReLU's.
+probe.ffn_act = "relu2"
+t.is(act(probe), gelu, "the binding passes ffn_act relu2: kept as GeLU's")
+probe.ffn_gated = true
+t.raises(function() core.model_params(probe) end,
+  "ffn_relu2 applies to a plain MLP", "relu2 on a gated MLP refused")
+probe.ffn_gated = nil
 probe.ffn_act = "default"
 t.raises(function() core.model_params(probe) end,
-  "model.ffn_act must be 'relu', 'gelu', 'gelu_new' or 'silu'", "an unknown ffn_act refused")
+  "model.ffn_act must be 'relu', 'relu2', 'gelu', 'gelu_new' or 'silu'",
+  "an unknown ffn_act refused")
 probe.ffn_act = nil
 
 -- positions reaches the engine: an unknown kind is refused by name, and a
