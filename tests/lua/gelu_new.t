@@ -81,5 +81,5 @@ end
 
 -- An unknown activation is refused, naming the accepted ones.
 t.raises(function() run("gelu_fast") end,
-  "model.ffn_act must be 'relu', 'gelu', 'gelu_new' or 'silu'", "an unknown ffn_act refused",
+  "model.ffn_act must be 'relu', 'relu2', 'gelu', 'gelu_new' or 'silu'", "an unknown ffn_act refused",
   true)
