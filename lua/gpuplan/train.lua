@@ -844,6 +844,24 @@ local function step_choices(o, p, cfg, sweep, default)
     usage("train: mlp_down_bf16 keeps the MLP's down projection out of an fp8 recipe: "
       .. "it needs precision = fp8 (got %s)", tostring(cfg.compute))
   end
+  -- It is the dense MLP's fc2 (engine/model_ops.c: mlp_down only where a
+  -- layer has a dense MLP, a hybrid pattern's - or a layer before or
+  -- between the MoE layers): a stack whose every feed-forward is experts
+  -- would be priced as without it, in silence.
+  if cfg.mlp_down_bf16 then
+    local m, pat = p.model, p.model.hybrid_pattern or ""
+    local dense
+    if pat ~= "" then
+      dense = pat:find("-", 1, true) ~= nil
+    else
+      dense = require("gpuplan.schema").moe_layers(m) < m.layers
+    end
+    if not dense then
+      fail("train: mlp_down_bf16 keeps the dense MLP's down projection in bf16; %s has no "
+        .. "dense MLP layer (its every feed-forward is MoE experts)",
+        tostring(m.id or m.name))
+    end
+  end
   -- The graphs capture Transformer Engine's fused layer (the engine
   -- skips them for eager modules): asked for with eager kernels they
   -- would change nothing, in silence.
