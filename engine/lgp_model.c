@@ -259,7 +259,8 @@ static void lgp_model_rest(lua_State *L, int idx, gp_model *m)
 		    strcmp(a, "gelu") && strcmp(a, "gelu_new") &&
 		    strcmp(a, "silu"))
 			luaL_error(L, "model.ffn_act must be 'relu', 'relu2', "
-				   "'gelu', 'gelu_new' or 'silu'");
+				   "'gelu', 'gelu_new' or 'silu' (got %s)",
+				   luaL_tolstring(L, -1, NULL));
 		m->ffn_relu = strcmp(a, "relu") == 0;
 		m->ffn_relu2 = strcmp(a, "relu2") == 0;
 		m->ffn_gelu_new = strcmp(a, "gelu_new") == 0;

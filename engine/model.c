@@ -156,11 +156,11 @@ static int check_dense(const gp_model *m, gp_error *err)
 	if (m->ffn_gelu_new && !m->ffn_gelu)
 		return gp_fail(err, "ffn_gelu_new is a GeLU: it needs ffn_gelu");
 	if (m->ffn_relu && m->ffn_gated)
-		return gp_fail(err, "ffn_relu applies to a plain MLP, not a "
-			       "gated one");
+		return gp_fail(err, "ffn_act 'relu' applies to a plain MLP, "
+			       "not a gated one (ffn_gated)");
 	if (m->ffn_relu2 && m->ffn_gated)
-		return gp_fail(err, "ffn_relu2 applies to a plain MLP, not a "
-			       "gated one");
+		return gp_fail(err, "ffn_act 'relu2' applies to a plain MLP, "
+			       "not a gated one (ffn_gated)");
 	if (m->ffn_relu2 + m->ffn_relu + m->ffn_gelu > 1)
 		return gp_fail(err, "ffn_relu, ffn_relu2 and ffn_gelu name "
 			       "one activation each: set one");

@@ -536,7 +536,7 @@ int main(void)
 			   "rel_buckets on a decoder-only model");
 		m = t5(24, 2048, 32, 64, 5120, 1, 0);
 		m.ffn_relu = 1;
-		fx_model_fails(m, "ffn_relu applies to a plain MLP",
+		fx_model_fails(m, "ffn_act 'relu' applies to a plain MLP",
 			   "ReLU on a gated MLP");
 		m.ffn_relu = 0;
 		/* gelu_new is a GeLU written as tensor ops: the flag
@@ -771,7 +771,7 @@ int main(void)
 		       "without relu2: 3 elements moved an output");
 		m.ffn_relu2 = 1;
 		m.ffn_gated = 1;
-		fx_model_fails(m, "ffn_relu2 applies to a plain MLP",
+		fx_model_fails(m, "ffn_act 'relu2' applies to a plain MLP",
 			       "squared ReLU on a gated MLP refused");
 		m.ffn_gated = 0;
 		m.ffn_gelu = 1;

@@ -74,12 +74,17 @@ probe.ffn_act = "relu2"
 t.is(act(probe), gelu, "the binding passes ffn_act relu2: kept as GeLU's")
 probe.ffn_gated = true
 t.raises(function() core.model_params(probe) end,
-  "ffn_relu2 applies to a plain MLP", "relu2 on a gated MLP refused")
+  "ffn_act 'relu2' applies to a plain MLP", "relu2 on a gated MLP refused")
 probe.ffn_gated = nil
 probe.ffn_act = "default"
 t.raises(function() core.model_params(probe) end,
-  "model.ffn_act must be 'relu', 'relu2', 'gelu', 'gelu_new' or 'silu'",
-  "an unknown ffn_act refused")
+  "model.ffn_act must be 'relu', 'relu2', 'gelu', 'gelu_new' or 'silu' (got default)",
+  "an unknown ffn_act refused, naming the value given", true)
+-- a value of another type (a script's ffn_act = 2) is said as given
+probe.ffn_act = 2
+t.raises(function() core.model_params(probe) end,
+  "model.ffn_act must be 'relu', 'relu2', 'gelu', 'gelu_new' or 'silu' (got 2)",
+  "a number for ffn_act refused, naming it", true)
 probe.ffn_act = nil
 
 -- positions reaches the engine: an unknown kind is refused by name, and a
