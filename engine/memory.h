@@ -461,6 +461,15 @@ double mem_host_bw_each(double bw, int gpus_per_node, int host_gpus,
 int mem_train(const gp_model *m, const gp_train_cfg *c, double capacity,
 	      const gp_mem_reserve *r, gp_mem_result *out, gp_error *err);
 
+/* What a hybrid stack's memory and step (m->pattern set) are not priced
+ * under, the memory's and the step's one refusal (train_prep.c
+ * hybrid_refusal adds the step's own): context parallelism (y->cp > 1),
+ * LoRA adapters or a frozen language model, multi-token prediction
+ * modules.  A usage error naming the option, or GP_OK (also for a model
+ * without a pattern). */
+int mem_hybrid_refusal(const gp_model *m, const gp_train_cfg *c,
+		       const gp_layout *y, gp_error *err);
+
 /* Transformer layers on pipeline stage `stage` (0-based) under c's
  * partition (gp_partition); GP_OK or GP_EINVAL. */
 int mem_stage_layers(const gp_model *m, const gp_train_cfg *c, int stage,

@@ -242,6 +242,35 @@ static int cfg_tail_check(const gp_model *m, const gp_train_cfg *c,
 	return GP_OK;
 }
 
+/* A hybrid stack's memory is priced as its step is: its Mamba layers'
+ * saved tensors for full training, their sequence whole on each GPU,
+ * their layers a plain model's in the MTP modules. */
+int mem_hybrid_refusal(const gp_model *m, const gp_train_cfg *c,
+		       const gp_layout *y, gp_error *err)
+{
+	const char *w = "a hybrid stack (model.hybrid_pattern) is priced";
+
+	if (!m->pattern[0])
+		return GP_OK;
+	if (y->cp > 1)
+		return gp_usage(err, "cp %d: %s without context parallelism "
+				"(its Mamba layers' split of the sequence is "
+				"not priced): give cp 1", y->cp, w);
+	if (c->lora_rank > 0)
+		return gp_usage(err, "method lora or qlora (adapters of "
+				"lora_rank %d): %s in full training (its "
+				"Mamba layers' saved tensors with a frozen "
+				"base are not priced)", c->lora_rank, w);
+	if (c->llm_frozen)
+		return gp_usage(err, "llm_frozen: %s in full training (its "
+				"Mamba layers' saved tensors with a frozen "
+				"base are not priced)", w);
+	if (c->mtp_layers > 0)
+		return gp_usage(err, "mtp_layers %d: %s without multi-token "
+				"prediction modules", c->mtp_layers, w);
+	return GP_OK;
+}
+
 /* The checks of a training config; the model's own only when
  * !model_checked (a sweep checks its model once).  cfg_checked: the
  * config's own checks (cfg_head_check, cfg_tail_check), which read
@@ -270,24 +299,8 @@ int mem_check_train_cfg(const gp_model *m, const gp_train_cfg *c,
 	}
 	if (stage_ends_check(m, c, y, err))
 		return GP_EINVAL;
-	/* A hybrid stack's memory is priced as its step is (train_prep.c
-	 * hybrid_refusal): without context parallelism, in full training,
-	 * without MTP modules. */
-	if (m->pattern[0] && y->cp > 1)
-		return gp_usage(err, "cp %d: a hybrid stack (model."
-				"hybrid_pattern) is priced without context "
-				"parallelism (its Mamba layers' split of the "
-				"sequence is not priced): give cp 1", y->cp);
-	if (m->pattern[0] && (c->lora_rank > 0 || c->llm_frozen))
-		return gp_usage(err, "%s: a hybrid stack (model.hybrid_"
-				"pattern) is priced in full training (its "
-				"Mamba layers' saved tensors with a frozen "
-				"base are not priced)", c->lora_rank > 0 ?
-				"lora_rank" : "llm_frozen");
-	if (m->pattern[0] && c->mtp_layers > 0)
-		return gp_usage(err, "mtp_layers %d: a hybrid stack (model."
-				"hybrid_pattern) is priced without multi-"
-				"token prediction modules", c->mtp_layers);
+	if (mem_hybrid_refusal(m, c, y, err))
+		return GP_EINVAL;
 	/* Megatron-Core's conditions on cpu_offloading (TransformerConfig.
 	 * __post_init__, megatron/core/transformer/transformer_config.py
 	 * at core_v0.15.0): "CPU offloading can be done only for layers

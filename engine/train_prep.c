@@ -64,16 +64,17 @@ static double train_wgrad_acc(const train_cfg *c, gp_dtype half)
  * (Hugging Face's own Mamba kernels are not priced), adapters and a
  * frozen language model (the Mamba layer's saved tensors are priced for
  * full training), multi-token prediction modules and Muon (their layers
- * are a plain model's).  A usage error: the option is what the stack
- * cannot take. */
-static int hybrid_refusal(const train_cfg *c, gp_error *err)
+ * are a plain model's).  The first of those the memory refuses too
+ * (memory.h mem_hybrid_refusal: CP, adapters, a frozen model, MTP), one
+ * check for both.  A usage error: the option is what the stack cannot
+ * take. */
+static int hybrid_refusal(const gp_model *m, const train_cfg *c,
+			  gp_error *err)
 {
 	const char *w = "a hybrid stack (model.hybrid_pattern) is priced";
 
-	if (c->mem.lay.cp > 1)
-		return gp_usage(err, "cp %d: %s without context parallelism "
-				"(its Mamba layers' split of the sequence is "
-				"not priced): give cp 1", c->mem.lay.cp, w);
+	if (mem_hybrid_refusal(m, &c->mem, &c->mem.lay, err))
+		return GP_EINVAL;
 	if (c->mem.lay.zero >= 2)
 		return gp_usage(err, "zero %d: %s at ZeRO 0 or 1 (its layers' "
 				"ZeRO-2/3 and FSDP gathers are not priced): "
@@ -82,14 +83,6 @@ static int hybrid_refusal(const train_cfg *c, gp_error *err)
 		return gp_usage(err, "kernels eager: %s for fused kernels "
 				"(Megatron-Core's MambaMixer): give kernels "
 				"fused", w);
-	if (c->mem.lora_rank > 0 || c->mem.llm_frozen)
-		return gp_usage(err, "%s: %s in full training (its Mamba "
-				"layers' saved tensors with a frozen base are "
-				"not priced)", c->mem.lora_rank > 0 ?
-				"lora_rank" : "llm_frozen", w);
-	if (c->mem.mtp_layers > 0)
-		return gp_usage(err, "mtp_layers %d: %s without multi-token "
-				"prediction modules", c->mem.mtp_layers, w);
 	if (c->mem.optim.ns_steps > 0)
 		return gp_usage(err, "optimizer: %s with Adam-style "
 				"optimizers (Muon's Newton-Schulz steps on "
@@ -133,7 +126,7 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	    gp_check_tokens(c->mem.seq, "seq", err) ||
 	    gp_check_pos(c->mem.seq, "seq", err))
 		return GP_EINVAL;
-	if (m->pattern[0] && hybrid_refusal(c, err))
+	if (m->pattern[0] && hybrid_refusal(m, c, err))
 		return GP_EINVAL;
 	if (c->delayed_update && !c->mem.offload_optimizer &&
 	    !c->mem.offload_params)

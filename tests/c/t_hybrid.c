@@ -102,7 +102,7 @@ int main(void)
 	double T = 4096, f;
 	int n;
 
-	plan(32);
+	plan(34);
 	fx_a100(&d);
 
 	/* --- each kind's operators: forward FLOP of one layer ------------- */
@@ -314,6 +314,18 @@ int main(void)
 	ok(train_step(&m, &d, &t, &c, &tr, &e) == GP_EINVAL &&
 	   strstr(e.msg, "kernels eager: a hybrid stack"),
 	   "the eager modules refused");
+	/* LoRA adapters: the step and the memory (fit) refuse them in one
+	 * wording, naming the method that sets lora_rank */
+	c = nano_cfg(1, 1, 1);
+	c.mem.lora_rank = 8;
+	ok(train_step(&m, &d, &t, &c, &tr, &e) == GP_EINVAL && e.usage &&
+	   strstr(e.msg, "method lora or qlora (adapters of lora_rank 8): "
+		  "a hybrid stack"), "the step refuses LoRA adapters");
+	mem_reserve_default(&rs, 8);
+	ok(mem_train(&m, &c.mem, 80e9, &rs, &r, &e) == GP_EINVAL &&
+	   e.usage && strstr(e.msg, "method lora or qlora (adapters of "
+			     "lora_rank 8): a hybrid stack"),
+	   "fit refuses them in the same words");
 	c = nano_cfg(1, 1, 1);
 	c.mem.recompute = GP_RECOMPUTE_OP;
 	ok(train_step(&m, &d, &t, &c, &tr, &e) == GP_EINVAL &&

@@ -40,6 +40,11 @@ like($e, qr/^gpuplan: train: --cp 2: a hybrid stack \(model\.hybrid_pattern\) is
 ($c, $o, $e) = run_gp('train', @nano, '--zero', '3');
 is($c, 2, 'zero 3 on a hybrid stack: a usage error');
 like($e, qr/^gpuplan: train: --zero 3: a hybrid stack .* give --zero 0 or 1$/m, 'named by its flag') or diag $e;
+# LoRA: refused by the method that sets its adapters, fit as train.
+($c, $o, $e) = run_gp('fit', @nano, '--method', 'qlora');
+is($c, 2, 'qlora on a hybrid stack: a usage error');
+like($e, qr/^gpuplan: fit: --method lora or qlora \(adapters of --lora-rank 8\): a hybrid stack \(model\.hybrid_pattern\) is priced in full training/m,
+     'named by the method, not only the rank it sets') or diag $e;
 # plan searches a hybrid stack's layouts with what the step refuses pruned:
 # ZeRO 2 and 3 and CP > 1 are not tried, and a ZeRO list of those alone is
 # a usage error.
