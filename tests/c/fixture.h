@@ -9,7 +9,9 @@
  * NVLS off) and 8 NICs of 25 GB/s (HDR 200 Gb/s) at 0.9, 2.7 us.  A GPT of
  * Narayanan et al. 2021's shape: LayerNorm, GeLU MLP of 4h, MHA, tied
  * embeddings, no biases, so its parameters are 12 l h^2 + V h exactly.
- * And the model_check refusal the model tests expect (fx_model_fails).
+ * Nemotron 3 Nano, the hybrid Mamba/attention/MoE stack the model and
+ * hybrid-step tests count (fx_nemotron_nano).  And the model_check
+ * refusal the model tests expect (fx_model_fails).
  */
 #ifndef GP_TEST_FIXTURE_H
 #define GP_TEST_FIXTURE_H
@@ -86,6 +88,37 @@ static inline gp_model fx_llama(int layers, int hidden, int heads,
 	m.ffn_gated = 1;
 	m.vocab = vocab;
 	m.norm_params = hidden;	/* RMSNorm */
+	return m;
+}
+
+/* NVIDIA Nemotron 3 Nano 30B-A3B (Megatron-Bridge Nemotron3NanoProvider
+ * at 2c2425a): 52 layers, 23 Mamba-2 (M), 23 MoE (E), 6 attention (*);
+ * the model and hybrid-step tests derive their counts from it. */
+static inline gp_model fx_nemotron_nano(void)
+{
+	gp_model m;
+
+	memset(&m, 0, sizeof m);
+	m.layers = 52;
+	m.hidden = 2688;
+	m.heads = 32;
+	m.kv_heads = 2;
+	m.head_dim = 128;
+	m.ffn_hidden = 1856;
+	m.vocab = 131072;
+	m.norm_params = 2688;
+	strcpy(m.pattern, "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME");
+	m.mamba.heads = 64;
+	m.mamba.head_dim = 64;
+	m.mamba.state = 128;
+	m.mamba.groups = 8;
+	m.mamba.conv = 4;
+	m.mamba.chunk = 128;
+	m.moe.experts = 128;
+	m.moe.top_k = 6;
+	m.moe.shared_experts = 1;
+	m.moe.ffn_hidden = 1856;
+	m.moe.shared_ffn_hidden = 3712;
 	return m;
 }
 

@@ -17,37 +17,6 @@
 
 #define EXACT 1e-12
 
-/* NVIDIA Nemotron 3 Nano 30B-A3B (Megatron-Bridge Nemotron3NanoProvider
- * at 2c2425a), as tests/c/t_model.c has it: 52 layers, 23 Mamba-2 (M), 23
- * MoE (E), 6 attention (*). */
-static gp_model nemotron_nano(void)
-{
-	gp_model m;
-
-	memset(&m, 0, sizeof m);
-	m.layers = 52;
-	m.hidden = 2688;
-	m.heads = 32;
-	m.kv_heads = 2;
-	m.head_dim = 128;
-	m.ffn_hidden = 1856;
-	m.vocab = 131072;
-	m.norm_params = 2688;
-	strcpy(m.pattern, "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME");
-	m.mamba.heads = 64;
-	m.mamba.head_dim = 64;
-	m.mamba.state = 128;
-	m.mamba.groups = 8;
-	m.mamba.conv = 4;
-	m.mamba.chunk = 128;
-	m.moe.experts = 128;
-	m.moe.top_k = 6;
-	m.moe.shared_experts = 1;
-	m.moe.ffn_hidden = 1856;
-	m.moe.shared_ffn_hidden = 3712;
-	return m;
-}
-
 /* The forward FLOP of one layer of kind `kind` (model_op_in's ops). */
 static double kind_flops(const gp_model *m, const gp_op_cfg *oc, char kind,
 			 int *nops)
@@ -87,7 +56,7 @@ static train_cfg nano_cfg(int tp, int pp, int ep)
 
 int main(void)
 {
-	gp_model m = nemotron_nano();
+	gp_model m = fx_nemotron_nano();
 	gp_op_cfg oc;
 	gp_act_cfg ac;
 	gp_act_layer a, b;

@@ -92,36 +92,6 @@ static const char *op_names(const gp_op *ops, int n, char *buf, size_t len)
 	return buf;
 }
 
-/* NVIDIA Nemotron 3 Nano 30B-A3B (Megatron-Bridge Nemotron3NanoProvider
- * at 2c2425a): 52 layers, 23 Mamba-2 (M), 23 MoE (E), 6 attention (*). */
-static gp_model nemotron_nano(void)
-{
-	gp_model m;
-
-	memset(&m, 0, sizeof m);
-	m.layers = 52;
-	m.hidden = 2688;
-	m.heads = 32;
-	m.kv_heads = 2;
-	m.head_dim = 128;
-	m.ffn_hidden = 1856;
-	m.vocab = 131072;
-	m.norm_params = 2688;
-	strcpy(m.pattern, "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME");
-	m.mamba.heads = 64;
-	m.mamba.head_dim = 64;
-	m.mamba.state = 128;
-	m.mamba.groups = 8;
-	m.mamba.conv = 4;
-	m.mamba.chunk = 128;
-	m.moe.experts = 128;
-	m.moe.top_k = 6;
-	m.moe.shared_experts = 1;
-	m.moe.ffn_hidden = 1856;
-	m.moe.shared_ffn_hidden = 3712;
-	return m;
-}
-
 static double total(const gp_model *m)
 {
 	gp_params p;
@@ -551,7 +521,7 @@ int main(void)
 	}
 
 	/* A hybrid Mamba stack: Nemotron 3 Nano. */
-	m = nemotron_nano();
+	m = fx_nemotron_nano();
 	is_int(model_check(&m, &e), GP_OK, "nemotron nano passes the check");
 	is_int(model_mamba_layers(&m), 23, "23 Mamba layers");
 	is_int(model_attn_layers(&m), 6, "6 attention layers");
@@ -678,25 +648,25 @@ int main(void)
 	m.pattern[3] = 'X';
 	fx_model_fails(m, "unknown layer 'X' at letter 4",
 		       "an unknown pattern letter refused");
-	m = nemotron_nano();
+	m = fx_nemotron_nano();
 	m.layers = 50;
 	fx_model_fails(m, "hybrid_pattern has 52 letters but layers is 50",
 		       "pattern length != layers refused");
-	m = nemotron_nano();
+	m = fx_nemotron_nano();
 	m.mamba.groups = 5;
 	fx_model_fails(m, "mamba.groups (5) must divide mamba.heads (64)",
 		       "groups not dividing heads refused");
-	m = nemotron_nano();
+	m = fx_nemotron_nano();
 	memset(&m.mamba, 0, sizeof m.mamba);
 	fx_model_fails(m, "Mamba layers (M) but the model has no mamba",
 		       "M without a mamba table refused");
-	m = nemotron_nano();
+	m = fx_nemotron_nano();
 	memset(&m.moe, 0, sizeof m.moe);
 	fx_model_fails(m, "MoE layers (E) but the model has no moe",
 		       "E without a moe table refused");
 	/* A mamba table beside a pattern of no M: every Mamba layer
 	 * made attention, the table unused (as moe without E). */
-	m = nemotron_nano();
+	m = fx_nemotron_nano();
 	for (char *q = m.pattern; *q; q++)
 		if (*q == 'M')
 			*q = '*';
