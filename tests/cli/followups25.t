@@ -97,6 +97,13 @@ my $tmp = tempdir(CLEANUP => 1);
     ($c, $o, $e) = run_gp(qw(plan llama3-8b --gpu h100-sxm --gpus 64 --seq 16384 --top 1));
     is($c, 0, 'plan: exit 0') or diag $e;
     like($o, qr/^note: seq 16384 is past llama3-8b's stated context of 8192 tokens/m, 'plan says it too') or diag $o;
+    # fit prices the same training memory there: it says it too (its
+    # --method infer refuses a prompt past the context instead)
+    ($c, $o, $e) = run_gp(qw(fit llama3-8b --gpu h100-sxm --seq 16384));
+    is($c, 0, 'fit past the context: exit 0') or diag $e;
+    like($o, qr/^note: seq 16384 is past llama3-8b's stated context of 8192 tokens/m, 'fit says it too') or diag $o;
+    ($c, $o, $e) = run_gp(qw(fit llama3-8b --gpu h100-sxm --seq 8192));
+    unlike($o, qr/^note: /m, 'fit at the context: no note') or diag $o;
 }
 
 # 1. plan and train seemed to price one hf layout's memory differently

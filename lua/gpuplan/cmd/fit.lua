@@ -230,6 +230,14 @@ local function detail_lines(r, opts)
   end
   local wl = memory.warning_line(r.warnings, r.job)
   if wl then details[#details + 1] = wl end
+  -- a training --seq past the model's stated context, as train and plan
+  -- say it (--method infer refuses one: gp.memory's rule for a decoder)
+  if r.method ~= "infer" then
+    local m = require("gpuplan").catalog().models[r.model]
+    local cn = m and (m.encoder_layers or 0) == 0 and
+      require("gpuplan.train").context_note(m, tonumber(opts.seq))
+    if cn then details[#details + 1] = "note: " .. cn end
+  end
   if (opts.pp or 1) > 1 and r.method ~= "infer" then
     details[#details + 1] = string.format("most loaded pipeline stage: %d of %d (%d layers%s)",
       r.stage, opts.pp, r.stage_layers,
