@@ -278,12 +278,13 @@ static void lgp_model_rest(lua_State *L, int idx, gp_model *m)
 			lua_tostring(L, -1) : "";
 
 		if (strcmp(p, "rope") && strcmp(p, "learned") &&
-		    strcmp(p, "alibi"))
+		    strcmp(p, "alibi") && strcmp(p, "none"))
 			luaL_error(L, "model.positions must be 'rope', "
-				   "'learned' or 'alibi' (got %s)",
+				   "'learned', 'alibi' or 'none' (got %s)",
 				   luaL_tolstring(L, -1, NULL));
 		m->positions = strcmp(p, "learned") == 0 ? GP_POS_LEARNED :
-			strcmp(p, "alibi") == 0 ? GP_POS_ALIBI : GP_POS_ROPE;
+			strcmp(p, "alibi") == 0 ? GP_POS_ALIBI :
+			strcmp(p, "none") == 0 ? GP_POS_NONE : GP_POS_ROPE;
 	}
 	lua_pop(L, 1);
 	lgp_get(L, idx, "norm");

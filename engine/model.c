@@ -121,8 +121,8 @@ static int check_dense(const gp_model *m, gp_error *err)
 			       "or 2*hidden (LayerNorm), got %d", m->hidden,
 			       m->norm_params);
 	if (m->positions < 0 || m->positions >= GP_POS_COUNT)
-		return gp_fail(err, "positions must be 0 (rope), 1 (learned) "
-			       "or 2 (alibi), got %d", m->positions);
+		return gp_fail(err, "positions must be 0 (rope), 1 (learned), "
+			       "2 (alibi) or 3 (none), got %d", m->positions);
 	if (m->pos_embeddings > 0 && m->positions != GP_POS_LEARNED)
 		return gp_fail(err, "pos_embeddings = %d is a learned "
 			       "position table: positions must be learned",

@@ -57,10 +57,14 @@ typedef struct gp_vision {
  * RoFormer; Llama, Qwen, DeepSeek's decoupled rope key), a learned
  * absolute table added to the token embeddings at the input (GPT-3, OPT,
  * MPT with learned_pos_emb), or ALiBi's per-head linear bias on the
- * attention scores (Press et al. 2022; BLOOM, MPT with alibi).  An
- * encoder-decoder's relative bias is rel_buckets'. */
+ * attention scores (Press et al. 2022; BLOOM, MPT with alibi), or none
+ * at all (Megatron-Core's position_embedding_type "none": a hybrid
+ * Mamba stack's attention layers, whose order comes from the Mamba
+ * layers' recurrence; MambaModelProvider "position_embedding_type: ...
+ * = \"none\"").  An encoder-decoder's relative bias is rel_buckets'. */
 typedef enum gp_pos {
-	GP_POS_ROPE = 0, GP_POS_LEARNED, GP_POS_ALIBI, GP_POS_COUNT
+	GP_POS_ROPE = 0, GP_POS_LEARNED, GP_POS_ALIBI, GP_POS_NONE,
+	GP_POS_COUNT
 } gp_pos;
 
 /* The Mamba-2 mixer of a hybrid model's Mamba layers (Dao & Gu 2024,

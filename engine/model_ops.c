@@ -346,8 +346,9 @@ int model_layer_ops(const gp_model *m, const gp_op_cfg *c,
 		 * bias of (-alibi_slope * |i + seqlen_k - seqlen_q - j|)
 		 * is added to the attention score of query i and key
 		 * j", flash_attn_interface.py), no s^2 tensor; the
-		 * eager baddbmm path is train_attn_time's.  q and k go
-		 * to attention as the projection wrote them. */
+		 * eager baddbmm path is train_attn_time's; with no
+		 * positions (GP_POS_NONE) there is nothing to apply.  q
+		 * and k go to attention as the projection wrote them. */
 		op_kv_write(&ops[n++], T, nkv, hd, kv_tok);
 	}
 	op_attn(&ops[n++], "attention", c, kv, nh, nkv, dqk, dv, kv_tok);

@@ -135,7 +135,7 @@ model {
   family = "nemotron_h",
   layers = 52, hidden = 2688, heads = 32, kv_heads = 2, head_dim = 128,
   ffn_hidden = 1856, ffn_gated = false, ffn_act = "relu2", vocab = 131072,
-  tied_embeddings = false, norm = "rms", max_seq = 262144,
+  tied_embeddings = false, norm = "rms", max_seq = 262144, positions = "none",
   hybrid_pattern = "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME",
   mamba = { heads = 64, head_dim = 64, state = 128, groups = 8, conv = 4,
             chunk = 128 },
@@ -159,10 +159,11 @@ model {
   notes = "23 Mamba-2, 23 MoE and 6 attention layers, each its own layer "
        .. "with one pre-norm.  The experts' activation is squared ReLU "
        .. "(activation_func squared_relu: ffn_act relu2, ungated); the "
-       .. "attention layers use no position embedding "
-       .. "(position_embedding_type \"none\"), which positions cannot "
-       .. "state.  nemotron3.md says 5 experts a token; the provider's "
-       .. "moe_router_topk is 6, and it rounds the totals to \"3.5B active "
+       .. "attention layers use no position embedding (positions none: "
+       .. "MambaModelProvider \"position_embedding_type: "
+       .. "Literal[\"learned_absolute\", \"rope\", \"none\"] = \"none\"\", "
+       .. "at 2c2425a, which Nemotron3NanoProvider keeps).  nemotron3.md "
+       .. "says 5 experts a token; the provider's moe_router_topk is 6, and it rounds the totals to \"3.5B active "
        .. "parameters and 30B parameters in total\".  Engine: 31.58B, "
        .. "3.58B active.  ffn_hidden is the provider's "
        .. "ffn_hidden_size; no layer is a dense MLP (no - in the pattern).",

@@ -591,8 +591,10 @@ M.CAPACITY_FACTOR_REFUSED = { name = "refused", check = function(_, path)
 end }
 -- How a model encodes positions (FORMAT.md `positions`; the engine's
 -- gp_pos): rotary q and k in every layer, a learned table added at the
--- input, ALiBi's bias inside attention.  The case format's too.
-M.POSITIONS = { "rope", "learned", "alibi" }
+-- input, ALiBi's bias inside attention, or none (a hybrid Mamba stack's
+-- attention layers: Megatron-Core's position_embedding_type "none").  The
+-- case format's too.
+M.POSITIONS = { "rope", "learned", "alibi", "none" }
 -- The model's split projections (FORMAT.md `split_proj`).
 M.SPLIT_PROJ = { "none", "qkv", "mlp", "both" }
 -- Parameters (vision.params, projector_params) as the engine bounds them.

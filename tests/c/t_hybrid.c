@@ -102,6 +102,18 @@ int main(void)
 	is_int(n, 5, "*: attn_norm, qkv, rope_kv, attention, o_proj");
 	is_num(f, T * 113938432.0, EXACT,
 	       "*: forward FLOP of an attention-only layer");
+	/* The model's own positions, none (MambaModelProvider's
+	 * position_embedding_type "none"): no rope; the K and V the
+	 * projection wrote go to attention as kv_write, a copy with no
+	 * FLOP.  113,938,432 - 6 x 34 x 128 (26,112) = 113,912,320 a
+	 * token, and the ops are still five. */
+	m.positions = GP_POS_NONE;
+	f = kind_flops(&m, &oc, '*', &n);
+	is_int(n, 5, "* without positions: attn_norm, qkv, kv_write, "
+	       "attention, o_proj");
+	is_num(f, T * 113912320.0, EXACT,
+	       "* without positions: no rope FLOP");
+	m.positions = GP_POS_ROPE;
 	/* E: the MLP's pre-norm (FFN) and the MoE block (MOE): no
 	 * attention, no Mamba op. */
 	(void)kind_flops(&m, &oc, 'E', &n);

@@ -486,9 +486,10 @@ int main(void)
 			   "table: positions must be learned",
 			   "a position table with rope refused");
 		m.pos_embeddings = 0;
-		m.positions = 3;
-		fx_model_fails(m, "positions must be 0 (rope), 1 (learned) or 2 "
-			   "(alibi), got 3", "an unknown position kind refused");
+		m.positions = 4;
+		fx_model_fails(m, "positions must be 0 (rope), 1 (learned), 2 "
+			   "(alibi) or 3 (none), got 4",
+			   "an unknown position kind refused");
 		m = deepseek_v3();
 		m.positions = GP_POS_LEARNED;
 		fx_model_fails(m, "mla ropes its qk_rope_head_dim key: positions "

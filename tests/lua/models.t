@@ -91,7 +91,7 @@ probe.ffn_act = nil
 -- learned table with rope contradicts itself (engine/model.c).
 probe.positions = "relative"
 t.raises(function() core.model_params(probe) end,
-  "model.positions must be 'rope', 'learned' or 'alibi' (got relative)",
+  "model.positions must be 'rope', 'learned', 'alibi' or 'none' (got relative)",
   "an unknown positions refused, naming it", true)
 probe.positions, probe.pos_embeddings = "rope", 16
 t.raises(function() core.model_params(probe) end,
@@ -99,7 +99,15 @@ t.raises(function() core.model_params(probe) end,
   "a position table under rope refused")
 probe.positions = "learned"
 t.is(core.model_params(probe).total - plain, 128, "positions learned with its table")
+-- none (Megatron-Core's position_embedding_type "none") has no weights:
+-- the plain total.
+probe.positions, probe.pos_embeddings = "none", nil
+t.is(core.model_params(probe).total, plain, "positions none: no position weights")
 probe.positions, probe.pos_embeddings = nil, nil
+-- Nemotron 3 Nano's attention layers apply none (MambaModelProvider's
+-- position_embedding_type "none", kept by Nemotron3NanoProvider).
+t.is(cat.models["nemotron-3-nano-30b-a3b"].positions, "none",
+  "nemotron-3-nano-30b-a3b: no position embedding")
 -- The shipped non-rotary models say so: GPT-3's table makes it learned,
 -- BLOOM states ALiBi (its position bias has no table).
 t.is(cat.models["gpt3-175b"].positions, "learned", "gpt3-175b: learned positions")
