@@ -260,6 +260,14 @@ double model_mamba_conv_dim(const gp_model *m);
  * is min(mamba.chunk, seq)): model.c mamba_scan's count of the paper's
  * four steps.  -1 when m is invalid or seq is not in [1, GP_COUNT_MAX]. */
 double model_mamba_scan_flops(const gp_model *m, double seq);
+/* The backward of that scan per token on one GPU of a TP group (heads and
+ * groups / tp), as mamba_ssm's _mamba_chunk_scan_combined_bwd runs it:
+ * *flop its FLOP and *act the elements it reads and writes (16-bit
+ * units, an fp32 element two), the forward's state kernels re-run and its
+ * own 14 (model_ops.c mamba_scan_bwd).  -1 in both when m is invalid or
+ * seq or tp out of range. */
+void model_mamba_scan_bwd(const gp_model *m, double seq, int tp,
+			  double *flop, double *act);
 /* Bytes of the recurrent state one sequence keeps across every Mamba
  * layer while serving, whatever its length: the SSM state heads x
  * head_dim x state and the conv window (conv - 1) x conv channels, at

@@ -241,7 +241,8 @@ static int encdec_layer_ops(const gp_model *m, const gp_op_cfg *c,
  *               _bmm_chunk_fwd reads C and B, writes CB in fp32 (2GN +
  *               2GQ); _chunk_scan_fwd reads CB, x, dt, dA_cumsum, C and
  *               the states, writes the output (2GQ + 2HP + 4H + GN +
- *               HPN/Q).  In all 3HP + 4GN + 4GQ + 13H + 6 HPN/Q;
+ *               HPN/Q).  In all 3HP + 4GN + 4GQ + 13H + 6 HPN/Q (its
+ *               backward: model_mamba_scan_bwd);
  *   gate_norm   RMSNormGated (y times SiLU(z), then the group RMS norm)
  *               over T x d_inner / tp: reads y and z, writes its output,
  *               attn_norm's 4 FLOP and the gate's 5 (mlp_act's SiLU);
@@ -272,6 +273,66 @@ static int mamba_layer_ops(const gp_model *m, const gp_op_cfg *c,
 	o->act = 3.0 * T * di;
 	op_gemm(&ops[n++], "out_proj", GP_SCOPE_MAMBA, T, h, di);
 	return n;
+}
+
+/* The backward of the SSD scan, per token of this rank's H heads of P,
+ * G groups of state N, chunk Q (mamba_ssm ops/triton/ssd_combined.py
+ * _mamba_chunk_scan_combined_bwd, which MambaSplitConv1dScanCombinedFn's
+ * backward calls; Megatron-Core's MambaMixer on use_mem_eff_path).  The
+ * forward saves no chunk state ("ctx.save_for_backward(zxbcdt,
+ * conv1d_weight, conv1d_bias, out_x, ...)"), so the backward first
+ * re-runs four of the forward's five kernels -- "dt_in = dt.clone()",
+ * _chunk_cumsum_fwd, _bmm_chunk_fwd, _chunk_state_fwd and
+ * _state_passing_fwd: the forward's traffic less _chunk_scan_fwd's
+ * (mamba_layer_ops), plus the clone's 2H -- then its own kernels, each
+ * reading and writing (fp32 dA_cumsum, dt, ddA and CB at two units):
+ *   _chunk_scan_bwd_dstates   C, dA_cumsum, dout; dstates in fp32:
+ *                             GN + 2H + HP + 2 HPN/Q;
+ *   _state_passing_bwd        states, dstates; dstates and states out:
+ *                             5 HPN/Q;
+ *   _chunk_scan_chunk_state_bwd_dx  x, dt, dA_cumsum, B, CB, dout,
+ *                             dstates; dx, ddt: 3HP + 6H + GN + 2GQ +
+ *                             HPN/Q;
+ *   _chunk_state_bwd_db       x, dt, dA_cumsum, dstates, B; dB, ddA_next:
+ *                             HP + 6H + 2GN + HPN/Q;
+ *   _chunk_scan_bwd_dC        states, dA_cumsum, dout, C; dC, ddA_prev:
+ *                             HP + 4H + 2GN + HPN/Q;
+ *   _chunk_scan_bwd_dcb       x, dt, dA_cumsum, dout; dCB in fp32:
+ *                             2HP + 4H + 2GQ;
+ *   _bmm_chunk_bwd twice      C (then B), dCB, the residual dB (dC); out:
+ *                             2 (3GN + 2GQ);
+ *   "ddA_cumsum_prev.flip([-1]).cumsum(dim=-1).flip([-1])": three
+ *                             torch passes over an fp32 H-wide tensor,
+ *                             each reading and writing it: 12H;
+ *   _chunk_scan_bwd_ddAcs_stable  x, dt, dA_cumsum, dout, CB; ddA:
+ *                             2HP + 6H + 2GQ;
+ *   "ddA += ddA_next + ddA_prev": two torch adds, two fp32 reads and
+ *                             one write each: 12H;
+ *   _chunk_cumsum_bwd         ddA, ddt (fp32), dt; ddt: 6H.
+ * In all, with the re-run (HP + 3GN + 2GQ + 11H + 5 HPN/Q):
+ *   11HP + 15GN + 12GQ + 69H + 15 HPN/Q.
+ * FLOP: the forward's doubled (each product's two operand gradients)
+ * and the re-run kernels' products, CB (G 2QN), the chunk states (H 2NP)
+ * and their passing (H 2NP/Q). */
+void model_mamba_scan_bwd(const gp_model *m, double seq, int tp,
+			  double *flop, double *act)
+{
+	double f = model_mamba_scan_flops(m, seq), t = tp;
+	double H, P, G, N, Q, S;
+
+	*flop = *act = -1.0;
+	if (f < 0 || tp < 1 || m->mamba.heads % tp || m->mamba.groups % tp)
+		return;
+	H = m->mamba.heads / t;
+	P = m->mamba.head_dim;
+	G = m->mamba.groups / t;
+	N = m->mamba.state;
+	Q = fmin((double)m->mamba.chunk, seq);
+	S = H * P * N / Q;
+	*flop = 2.0 * f / t + G * 2.0 * Q * N + H * (2.0 * N * P +
+						    2.0 * N * P / Q);
+	*act = 11.0 * H * P + 15.0 * G * N + 12.0 * G * Q + 69.0 * H +
+		15.0 * S;
 }
 
 int model_layer_ops(const gp_model *m, const gp_op_cfg *c,

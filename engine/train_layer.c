@@ -2653,6 +2653,25 @@ static void layer_compute(tenv *e, const train_lkey *k, int kind,
 			t = train_t_op(e, o->flop, bytes, 0, 0, 0, 0, k->half);
 			tb_ = train_t_op(e, 2.0 * o->flop, 1.5 * bytes, 0, 0, 0,
 				      0, k->half);
+			if (strcmp(o->name, "ssd_scan") == 0) {
+				/* The scan's backward re-runs its state
+				 * kernels, then its own (model_ops.c
+				 * mamba_scan_bwd): not 1.5 times the
+				 * forward's traffic but its own count. */
+				double bf, ba, T = oc.seqs * oc.q;
+
+				model_mamba_scan_bwd(m, oc.q, oc.tp, &bf, &ba);
+				tb_ = train_t_op(e, T * bf, T * ba * k->A, 0, 0,
+						 0, 0, k->half);
+			} else if (strcmp(o->name, "conv1d") == 0) {
+				/* MambaSplitConv1dScanCombinedFn keeps the
+				 * conv's input (zxbcdt), not its output: its
+				 * backward re-runs it ("xBC_conv = ...
+				 * causal_conv1d_fwd_function(...)", mamba_ssm
+				 * ops/triton/ssd_combined.py) before
+				 * causal_conv1d_bwd. */
+				tb_ += t;
+			}
 			if (eager)
 				eager_elem(e, k, o, &t, &tb_, &nk);
 			else if (k->unfused_act && m->ffn_gated &&

@@ -71,7 +71,7 @@ int main(void)
 	double T = 4096, f;
 	int n;
 
-	plan(34);
+	plan(38);
 	fx_a100(&d);
 
 	/* --- each kind's operators: forward FLOP of one layer ------------- */
@@ -121,6 +121,29 @@ int main(void)
 	(void)kind_flops(&m, &oc, '-', &n);
 	is_int(n, 1, "-: only the pre-norm (Nano has no - layer: no dense "
 	       "MLP emitted)");
+
+	/* --- the SSD scan's backward (model_ops.c mamba_scan_bwd) --------- */
+	{
+		double bf, ba;
+
+		/* TP 1: H 64, P 64, G 8, N 128, Q 128, HPN/Q 4,096.
+		 * Elements: 11 HP 45,056 + 15 GN 15,360 + 12 GQ 12,288 +
+		 * 69 H 4,416 + 15 HPN/Q 61,440 = 138,560 a token (the
+		 * forward's 45,888 three times over, where 1.5 times was
+		 * priced before).  FLOP: 2 x 3,416,064 + G 2QN 262,144 +
+		 * H (2NP 16,384 + 2NP/Q 128) 1,056,768 = 8,151,040. */
+		model_mamba_scan_bwd(&m, 4096, 1, &bf, &ba);
+		is_num(ba, 138560.0, EXACT, "scan backward: elements a token");
+		is_num(bf, 8151040.0, EXACT, "scan backward: FLOP a token");
+		/* TP 2 halves heads and groups: every term halves,
+		 * 69,280 and 4,075,520. */
+		model_mamba_scan_bwd(&m, 4096, 2, &bf, &ba);
+		ok(ba == 69280.0 && bf == 4075520.0,
+		   "scan backward at TP 2: half of each");
+		/* TP 3 does not divide 64 heads: refused, -1. */
+		model_mamba_scan_bwd(&m, 4096, 3, &bf, &ba);
+		ok(ba == -1.0 && bf == -1.0, "scan backward: TP 3 -> -1");
+	}
 
 	/* --- saved activations a kind ------------------------------------- */
 	memset(&ac, 0, sizeof ac);
