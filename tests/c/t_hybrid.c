@@ -71,7 +71,7 @@ int main(void)
 	double T = 4096, f;
 	int n;
 
-	plan(38);
+	plan(40);
 	fx_a100(&d);
 
 	/* --- each kind's operators: forward FLOP of one layer ------------- */
