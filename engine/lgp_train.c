@@ -106,10 +106,13 @@ void lgp_pushtrain(lua_State *L, const train_result *r)
 	lua_setfield(L, -2, "groups");
 	lua_createtable(L, r->nops, 0);
 	for (i = 0; i < r->nops; i++) {
-		lua_createtable(L, 0, 3);
+		lua_createtable(L, 0, 5);
 		lgp_setstr(L, "name", r->ops[i].name);
 		lgp_setnum(L, "fwd", r->ops[i].fwd);
 		lgp_setnum(L, "bwd", r->ops[i].bwd);
+		lua_pushlstring(L, &r->ops[i].kind, 1);
+		lua_setfield(L, -2, "kind");
+		lgp_setnum(L, "share", r->ops[i].share);
 		lua_rawseti(L, -2, i + 1);
 	}
 	lua_setfield(L, -2, "ops");

@@ -837,6 +837,57 @@ int train_step_cached(const gp_model *m, const roof_device *d,
 /* The result's fields step_of may leave, cleared (brief: only those a
  * path below may leave; the rest are all written, and the memsets cost
  * more than the step), its placement and warnings set. */
+/* The operators the result reports (train_result ops).  A plain model:
+ * its MoE layer's when it has any, else its dense layer's, as they are.
+ * A hybrid stack (model pattern) runs four kinds of layer, each its own
+ * block of operators (model.h model_op_in): the Mamba layer's (M), the
+ * attention's (*), the MLP's (-) and the MoE's (E).  Each kind's
+ * operators are listed at their time in one layer of that kind times the
+ * kind's count over all layers (Nemotron 3 Nano: 23 M, 6 *, 23 E of 52),
+ * so that the rows add up to the stack's mean layer. */
+static void result_ops(const phase *ph, train_result *out)
+{
+	static const char kinds[] = "M*-E";
+	const gp_model *m = ph->x.e.m;
+	const train_lcost *L[4];
+	int i, j, n;
+
+	out->nops = 0;
+	if (!m->pattern[0]) {
+		const train_lcost *l = ph->lm;
+
+		for (j = 0; j < l->nops; j++) {
+			out->ops[j] = l->ops[j];
+			out->ops[j].kind = model_moe_layers(m) > 0 ? 'E' : '-';
+			out->ops[j].share = 1.0;
+		}
+		out->nops = l->nops;
+		return;
+	}
+	L[0] = ph->lx[0];
+	L[1] = ph->lx[1];
+	L[2] = ph->ld;
+	L[3] = ph->lm;
+	for (i = 0; i < 4; i++) {
+		double w;
+
+		n = model_pattern_in(m, kinds[i], 0, m->layers);
+		if (n == 0 || !L[i])
+			continue;
+		w = n / (double)m->layers;
+		for (j = 0; j < L[i]->nops &&
+		     out->nops < TRAIN_MAX_RESULT_OPS; j++) {
+			train_op *o = &out->ops[out->nops++];
+
+			o->name = L[i]->ops[j].name;
+			o->fwd = w * L[i]->ops[j].fwd;
+			o->bwd = w * L[i]->ops[j].bwd;
+			o->kind = kinds[i];
+			o->share = w;
+		}
+	}
+}
+
 static void step_clear(const phase *ph, const train_cfg *c, int brief,
 		       train_result *out)
 {
@@ -1344,10 +1395,8 @@ TRAIN_INLINE int step_of(phase *ph, const gp_model *m,
 	post = ph->post;
 	if (post && !zs->post_ok && phase_post(ph, zs, base))
 		return GP_EINVAL;
-	if (!brief) {
-		out->nops = ph->lm->nops;
-		memcpy(out->ops, ph->lm->ops, sizeof out->ops);
-	}
+	if (!brief)
+		result_ops(ph, out);
 	/* The stages' pass, kept by TP overlap for the arrays it read:
 	 * within a phase each array is written once (base_ok, blk_ok), so
 	 * the same two arrays give the same pass. */

@@ -372,9 +372,17 @@ void train_defaults(train_cfg *c);
 typedef struct train_op {
 	const char *name;        /* static */
 	double fwd, bwd;         /* s; bwd: dgrad + wgrad for a GEMM */
+	char kind;               /* train_result: the layer kind it runs in
+				  * (model_op_in's letter: M, *, -, E) */
+	double share;            /* train_result: that kind's layers over
+				  * all layers, which fwd and bwd are
+				  * weighted by (1 for a plain model) */
 } train_op;
 
 #define TRAIN_MAX_OPS 24
+/* A train_result's rows: every kind of a hybrid stack's layer (M, *, -,
+ * E), each at most a layer's TRAIN_MAX_OPS. */
+#define TRAIN_MAX_RESULT_OPS (4 * TRAIN_MAX_OPS)
 
 /* Seconds of one pass of one layer (or of the first/last stage's extra
  * operators) for one micro-batch. */
@@ -467,9 +475,13 @@ typedef struct train_result {
 				  * placement and warnings are filled) */
 	/* The operators of one layer (an MoE layer when the model has
 	 * any, else a dense one) for one micro-batch on one GPU, and the
-	 * TP collectives of its forward and backward passes. */
+	 * TP collectives of its forward and backward passes.  A hybrid
+	 * stack (model pattern) has no one layer: every kind's operators
+	 * (M, *, -, E in that order, a kind without layers left out), each
+	 * weighted by its kind's share of the layers, so that they add up
+	 * to the stack's mean layer. */
 	int nops;
-	train_op ops[TRAIN_MAX_OPS];
+	train_op ops[TRAIN_MAX_RESULT_OPS];
 } train_result;
 
 /* Everything a layer's costs read (train_layer.c train_layer_costs, train_ends_costs)

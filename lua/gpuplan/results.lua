@@ -140,7 +140,10 @@ field("hw_tflops_gpu", "TFLOP/s", "executed TFLOP/s per GPU", "train job_step")
 field("peak", "FLOP/s", "the card's dense peak at the training precision", "train job_step")
 field("parts", "", "{name, seconds, hidden, share}: where the step goes, in the engine's "
   .. "order (compute, recompute, tp_comm ... optimizer)", "train")
-field("ops", "", "each operator: train: of a layer, forward and backward seconds; infer: "
+field("ops", "", "each operator: train: of a layer, {name, fwd, bwd} seconds, kind (the "
+  .. "layer kind it runs in: M, *, -, E) and share (that kind's layers over all; a hybrid "
+  .. "stack lists every kind's operators, their seconds times their share; 1 for a plain "
+  .. "model's one layer); infer: "
   .. "of a decode step on one GPU, {name, count, time, total, bound, intensity, flop, "
   .. "bytes, shape_eff}", "train infer")
 field("groups", "", "the placed communication groups (the launcher's placement, the last "

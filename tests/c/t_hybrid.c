@@ -1,7 +1,8 @@
 /*
  * t_hybrid.c - a hybrid Mamba/attention/MoE stack (Nemotron 3 Nano) in
  * train and fit: each layer kind's operators, saved activations and
- * weights against hand derivations, the per-stage kind counts, and the
+ * weights against hand derivations, the per-stage kind counts, the
+ * step's operator rows (every kind's, weighted by its count), and the
  * options the step refuses for it.
  */
 #include <math.h>
@@ -32,6 +33,18 @@ static double kind_flops(const gp_model *m, const gp_op_cfg *oc, char kind,
 			(*nops)++;
 		}
 	return f;
+}
+
+/* The result row of operator `name` in layer kind `kind`, or NULL. */
+static const train_op *row(const train_result *r, char kind,
+			   const char *name)
+{
+	int i;
+
+	for (i = 0; i < r->nops; i++)
+		if (r->ops[i].kind == kind && strcmp(r->ops[i].name, name) == 0)
+			return &r->ops[i];
+	return NULL;
 }
 
 static train_cfg nano_cfg(int tp, int pp, int ep)
@@ -71,7 +84,7 @@ int main(void)
 	double T = 4096, f;
 	int n;
 
-	plan(40);
+	plan(51);
 	fx_a100(&d);
 
 	/* --- each kind's operators: forward FLOP of one layer ------------- */
@@ -299,6 +312,93 @@ int main(void)
 		MUST(train_step(&p, &d, &t, &cp, &pr, &e));
 		is_num(tr.part[TRAIN_TP], pr.part[TRAIN_TP], 1e-9,
 		       "TP: 52 one-pair layers = 26 two-pair layers");
+	}
+
+	/* --- the step's operator rows: every kind's, weighted ------------- */
+	/* Nano's 52 layers are 23 M, 6 * and 23 E (the pattern's letters,
+	 * no -): its rows are the Mamba layer's, the attention's and the
+	 * MoE's, in that order, at shares 23/52, 6/52 and 23/52; the
+	 * result used to list the E layer's alone. */
+	c = nano_cfg(1, 1, 8);
+	MUST(train_step(&m, &d, &t, &c, &tr, &e));
+	{
+		const train_op *ip = row(&tr, 'M', "in_proj");
+		const train_op *qk = row(&tr, '*', "qkv");
+		const train_op *up = row(&tr, 'E', "moe_up");
+		int i, order = 1, dash = 0;
+
+		ok(ip && qk && up, "rows of the M, * and E layers: in_proj, "
+		   "qkv, moe_up");
+		is_num(ip ? ip->share : 0, 23.0 / 52.0, EXACT,
+		       "M's share: 23 of 52 layers");
+		is_num(qk ? qk->share : 0, 6.0 / 52.0, EXACT,
+		       "*'s share: 6 of 52 layers");
+		is_num(up ? up->share : 0, 23.0 / 52.0, EXACT,
+		       "E's share: 23 of 52 layers");
+		for (i = 0; i < tr.nops; i++) {
+			dash |= tr.ops[i].kind == '-';
+			if (i > 0 && strchr("M*-E", tr.ops[i].kind) <
+			    strchr("M*-E", tr.ops[i - 1].kind))
+				order = 0;
+		}
+		ok(!dash && order, "no - rows (no MLP layer); M, *, -, E order");
+	}
+	/* Weighted by the counts: the same four-layer stack as "M*ME" (M
+	 * 2/4, * 1/4, E 1/4) and as "M*EE" (M 1/4, * 1/4, E 2/4).  A
+	 * layer of one kind costs the same in both (its shapes and the
+	 * config are the same), so a row's seconds go as its kind's count:
+	 * in_proj's A/B = (2/4)/(1/4) = 2, moe_up's B/A = 2, qkv's 1.  An
+	 * unweighted list would give 1, 1, 1.  Tolerance 1e-12: the same
+	 * product in a different order of the same doubles. */
+	{
+		gp_model sa = m, sb = m;
+		train_result ra, rb;
+		const train_op *ia, *ib, *ua, *ub, *qa, *qb;
+
+		sa.layers = sb.layers = 4;
+		strcpy(sa.pattern, "M*ME");
+		strcpy(sb.pattern, "M*EE");
+		c = nano_cfg(1, 1, 8);
+		MUST(train_step(&sa, &d, &t, &c, &ra, &e));
+		MUST(train_step(&sb, &d, &t, &c, &rb, &e));
+		ia = row(&ra, 'M', "in_proj");
+		ib = row(&rb, 'M', "in_proj");
+		ua = row(&ra, 'E', "moe_up");
+		ub = row(&rb, 'E', "moe_up");
+		qa = row(&ra, '*', "qkv");
+		qb = row(&rb, '*', "qkv");
+		ok(ia && ib && ua && ub && qa && qb, "both stacks list in_proj, "
+		   "moe_up and qkv");
+		if (ia && ib && ua && ub && qa && qb) {
+			is_num(ia->fwd / ib->fwd, 2.0, 1e-12,
+			       "in_proj: M 2 of 4 layers vs 1 of 4");
+			is_num(ia->bwd / ib->bwd, 2.0, 1e-12,
+			       "in_proj backward likewise");
+			is_num(ub->fwd / ua->fwd, 2.0, 1e-12,
+			       "moe_up: E 2 of 4 layers vs 1 of 4");
+			is_num(qa->fwd / qb->fwd, 1.0, 1e-12,
+			       "qkv: * 1 of 4 layers in both");
+		} else {
+			ok(0, "in_proj");
+			ok(0, "in_proj backward");
+			ok(0, "moe_up");
+			ok(0, "qkv");
+		}
+	}
+	/* A plain model's rows are its one layer's, as they were: kind -
+	 * (no MoE), share 1. */
+	{
+		gp_model p = fx_gpt(26, 2688, 32, 131072);
+		train_result pr;
+		int i, plain = 1;
+
+		c = nano_cfg(1, 1, 1);
+		MUST(train_step(&p, &d, &t, &c, &pr, &e));
+		for (i = 0; i < pr.nops; i++)
+			plain &= pr.ops[i].kind == '-' && pr.ops[i].share == 1.0;
+		ok(pr.nops > 0 && plain && row(&pr, '-', "qkv") &&
+		   row(&pr, '-', "mlp_up"), "a plain model: one dense layer's "
+		   "rows, kind -, share 1");
 	}
 
 	/* --- what the step refuses for a hybrid stack, naming it ----------- */

@@ -6,7 +6,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local core = require "gpuplan.core"
 
-t.plan(22)
+t.plan(26)
 
 -- 4 layers "M*M-": hidden 64, MLP 128 (plain), vocab 100, RMSNorm; Mamba
 -- heads 4 x head_dim 16 (d_inner 64), state 8, groups 2, conv 4 and chunk
@@ -88,6 +88,20 @@ t.is(r.memory.components[1].name, "weights", "the first component is the weights
 t.is(r.memory.components[1].bytes, 10946743168, "its weights, every kind's")
 local f = gp.memory(job)
 t.is(f.total, r.memory.total, "gp.memory (fit) agrees with the step's memory")
+-- Its operator rows are every layer kind's, each at its share of the 52
+-- layers (23 Mamba, 6 attention, 23 MoE; engine/train.c result_ops),
+-- where they used to be the MoE layer's alone.
+local share, names = {}, {}
+for _, o in ipairs(r.ops) do
+  share[o.kind] = o.share
+  names[o.kind .. " " .. o.name] = true
+end
+t.ok(names["M in_proj"] and names["* qkv"] and names["E moe_up"] and share["-"] == nil,
+  "ops: the M, * and E layers' rows, no - (no MLP layer)")
+-- the same division of the same two integers in C and Lua: exact
+t.is(share.M, 23 / 52, "ops: M's share, 23 of 52 layers")
+t.is(share["*"], 6 / 52, "ops: *'s share, 6 of 52 layers")
+t.is(share.E, 23 / 52, "ops: E's share, 23 of 52 layers")
 -- What it does not price is refused by its key.
 t.raises(function() gp.train { model = nano, gpu = "h100-sxm", gpus = 8, stack = "megatron", cp = 2 } end,
   "cp 2: a hybrid stack (model.hybrid_pattern) is priced without context parallelism",
