@@ -145,6 +145,8 @@ const lgp_desc lgp_optim_desc = { "optimizer", optim_fields };
 	F_BOOL("paged_optimizer", offsetof(S, P paged_optimizer), 0),     \
 	F_BOOL("grads_in_bwd", offsetof(S, P grads_in_bwd), 0),           \
 	F_BOOL("grads_whole", offsetof(S, P grads_whole), 0),             \
+	F_INT("fsdp_version", offsetof(S, P fsdp_version), 0, 0, 2),      \
+	F_NUM("reduce_bytes", offsetof(S, P reduce_bytes), 0),            \
 	F_BOOL("fused_qkv_view", offsetof(S, P fused_qkv_view), 0),       \
 	F_BOOL("kv_repeat", offsetof(S, P kv_repeat), 0),                 \
 	F_INT("cp_ring", offsetof(S, P cp_ring), 0, 0, 2),               \
@@ -252,7 +254,6 @@ static const lgp_field train_fields[] = {
 	F_NUM("router_bytes", offsetof(train_cfg, router_bytes), 0),
 	F_BOOL("ckpt_outside_fsdp", offsetof(train_cfg, ckpt_outside_fsdp), 0),
 	F_INT("split_proj", offsetof(train_cfg, split_proj), 0, 0, 3),
-	F_INT("fsdp_version", offsetof(train_cfg, fsdp_version), 0, 0, 2),
 	F_BOOL("attn_scale_q", offsetof(train_cfg, attn_scale_q), 0),
 	F_BOOL("attn_where", offsetof(train_cfg, attn_where), 0),
 	F_INT("attn_head_copies", offsetof(train_cfg, attn_head_copies), 0, 0, 2),
@@ -270,7 +271,6 @@ static const lgp_field train_fields[] = {
 	F_NUM("cpu_adam_s", offsetof(train_cfg, cpu_adam_s), 0),
 	F_NUM("act_offload_bw", offsetof(train_cfg, act_offload_bw), 0),
 	F_NUM("cpu_step_s", offsetof(train_cfg, cpu_step_s), 0),
-	F_NUM("reduce_bytes", offsetof(train_cfg, reduce_bytes), 0),
 	F_NUM("host_op_time", offsetof(train_cfg, host_op_time),
 	      GP_EAGER_OP_TIME),
 	F_REQNUM("capacity", offsetof(train_cfg, capacity)),

@@ -703,7 +703,7 @@ void lgp_job_sharding(lua_State *L, int job, int step, train_cfg *c)
 	c->mem.lay.hsdp = (int)lua_tointeger(L, -4);
 	c->mem.grads_whole = lua_toboolean(L, -3);
 	c->fsdp = lua_toboolean(L, -2);
-	c->fsdp_version = (int)lua_tointeger(L, -1);
+	c->mem.fsdp_version = (int)lua_tointeger(L, -1);
 	lua_pop(L, 5);
 }
 

@@ -167,6 +167,19 @@ typedef struct gp_train_cfg {
 				  * over the micro-batches, reduce-scattered
 				  * once per step (PyTorch FSDP no_sync /
 				  * set_requires_gradient_sync(False)) */
+	int fsdp_version;        /* PyTorch FSDP's implementation under
+				  * fsdp: 1 (FullyShardedDataParallel:
+				  * flat parameters, the gradient divided
+				  * before its reduce-scatter), 2
+				  * (fully_shard: per-parameter tensors,
+				  * copied out of each gather and into each
+				  * reduce-scatter; its whole gradients in
+				  * the reduction's dtype, memory_train.c
+				  * whole_grad_bytes), 0 (neither: another
+				  * stack's sharding) */
+	double reduce_bytes;     /* bytes per gradient element the DP
+				  * reduction moves; 0 = the recipe's
+				  * `reduce` (Megatron bf16: fp32) */
 	int fused_qkv_view;      /* see gp_act_cfg */
 	int kv_repeat;           /* K and V copied to every query head before
 				  * the attention (torchtitan's repeat_kv):

@@ -209,7 +209,8 @@ static int cfg_tail_check(const gp_model *m, const gp_train_cfg *c,
 	if (gp_check_count(c->lora_rank, 0, "lora_rank", err) ||
 	    gp_check_nonneg(c->act_bytes, "act_bytes", err) ||
 	    gp_check_nonneg(c->logit_bytes, "logit_bytes", err) ||
-	    gp_check_num(c->ds_accum_bytes, 0, 4, "grad_accum_bytes", err))
+	    gp_check_num(c->ds_accum_bytes, 0, 4, "grad_accum_bytes", err) ||
+	    gp_check_num(c->reduce_bytes, 0, 8, "reduce_bytes", err))
 		return GP_EINVAL;
 	if (c->lora_rank > 0 && c->lora_targets == 0)
 		return gp_fail(err, "LoRA rank %d given without targets",

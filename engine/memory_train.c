@@ -272,6 +272,32 @@ static double stage_lora(const gp_model *m, const gp_train_cfg *c,
 	return frozen_bits;
 }
 
+/* PyTorch FSDP2's whole gradients (fully_shard under
+ * set_requires_gradient_sync(False), grads_whole with fsdp_version 2),
+ * in bytes per element, gb the recipe's gradient bytes (the unsharded
+ * .grad's dtype, MixedPrecisionPolicy's param_dtype).  After each
+ * backward outside a sync FSDP2 resharded the unit and moved its
+ * gradient into the reduction's dtype, keeping it unsharded until the
+ * sync (torch/distributed/fsdp/_fully_shard/_fsdp_param.py, torch
+ * 2.4-2.11, to_accumulated_grad_if_needed: "if (self.reduce_dtype is
+ * None or self._unsharded_param.grad is None or self._unsharded_param.
+ * grad.dtype == self.reduce_dtype): return" ... "self.unsharded_
+ * accumulated_grad = unsharded_grad.to(self.reduce_dtype)"), and each
+ * later micro-batch adds into it (accumulate_unsharded_grad_if_needed
+ * "self.unsharded_accumulated_grad += self.unsharded_param.grad"): the
+ * reduction's bytes where the dtypes differ (KempnerForge's
+ * MixedPrecisionPolicy(param_dtype=bfloat16, reduce_dtype=float32): 4
+ * B, not 2), the .grad's where they agree.  FSDP1 (fsdp_version 1) and
+ * other stacks keep the recipe's. */
+static double whole_grad_bytes(const gp_train_cfg *c, double gb)
+{
+	double rb = c->reduce_bytes > 0 ? c->reduce_bytes : c->recipe.reduce;
+
+	if (!c->grads_whole || c->fsdp_version != 2 || !(rb > 0))
+		return gb;
+	return rb;
+}
+
 /* Full training states of a stage: weights, gradients, master and
  * optimizer states, each sharded as the ZeRO stage says. */
 static void stage_full(const gp_model *m, const gp_train_cfg *c,
@@ -308,7 +334,7 @@ static void stage_full(const gp_model *m, const gp_train_cfg *c,
 	o->bytes[GP_MEM_WEIGHTS] = (wsh ? d_sh + e_sh :
 				    dense + expert) * wb;
 	o->bytes[GP_MEM_GRADS] = (gsh ? dt_sh + e_sh : dt + expert) *
-		sb.grads;
+		whole_grad_bytes(c, sb.grads);
 	o->bytes[GP_MEM_MASTER] = (osh ? dt_sh + e_sh : dt + expert) *
 		sb.master;
 	o->bytes[GP_MEM_OPTIMIZER] = (osh ? dt_sh + e_sh :
@@ -321,7 +347,8 @@ static void stage_full(const gp_model *m, const gp_train_cfg *c,
 	o->trainable = p->total -
 		(c->vision_frozen ? tower_params(m, p) : 0);
 	if (c->llm_frozen) {
-		o->bytes[GP_MEM_GRADS] = (gsh ? vt / sh_ : vt) * sb.grads;
+		o->bytes[GP_MEM_GRADS] = (gsh ? vt / sh_ : vt) *
+			whole_grad_bytes(c, sb.grads);
 		o->bytes[GP_MEM_MASTER] = (osh ? vt / sh_ : vt) * sb.master;
 		o->bytes[GP_MEM_OPTIMIZER] = (osh ? vt / sh_ : vt) *
 			sb.optimizer;
@@ -491,6 +518,28 @@ static void stage_states(const gp_model *m, const gp_train_cfg *c,
 	} else if (zero >= 2 && c->lora_rank == 0 && !c->llm_frozen &&
 		   !off && !c->grads_whole) {
 		double g = per_layer_w * 2.0;
+
+		o->bytes[GP_MEM_PARAM_GATHER] += g;
+		if (st) {
+			st->pg[1] = g;
+			st->pg_on[1] = 1;
+		}
+} else if (zero == 3 && c->lora_rank == 0 && !c->llm_frozen &&
+		   !off && c->grads_whole && c->fsdp_version == 2) {
+		/* FSDP2's sync: each unit's reduce-scatter input, its whole
+		 * gradients copied into one tensor of the reduction's dtype
+		 * while they still live (torch/distributed/fsdp/_fully_shard/
+		 * _fsdp_collectives.py foreach_reduce: "reduce_scatter_input
+		 * = torch.empty((reduce_scatter_input_numel,), dtype=
+		 * reduce_dtype ...)", "foreach_reduce_scatter_copy_in(...)",
+		 * "# Only after the copy-in finishes can we free the
+		 * gradients"); outside the sync a unit's fresh .grad (the
+		 * recipe's bytes) beside its accumulated gradient until
+		 * accumulate_unsharded_grad_if_needed adds and frees it.
+		 * One layer of the larger. */
+		double rb = c->reduce_bytes > 0 ? c->reduce_bytes :
+			c->recipe.reduce;
+		double g = per_layer_w * fmax(rb, sb->grads);
 
 		o->bytes[GP_MEM_PARAM_GATHER] += g;
 		if (st) {

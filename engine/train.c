@@ -1052,7 +1052,7 @@ TRAIN_INLINE void post_of(phase *ph, const train_cfg *c,
 	 * leave and the accumulation passes (whole_grad_passes), the
 	 * largest stage's; not kept (they read the micro-batch's blocks
 	 * and count). */
-	if (c->mem.grads_whole && c->fsdp && c->fsdp_version == 2 &&
+	if (c->mem.grads_whole && c->fsdp && c->mem.fsdp_version == 2 &&
 	    !c->forward_only) {
 		pp->dp = pp->dp_hid = 0;
 		for (j = 0; j < ph->nrec; j++) {

@@ -135,9 +135,6 @@ typedef struct train_cfg {
 	int graph_full;          /* Megatron-Core's full_iteration graph:
 				  * the whole forward-backward replayed,
 				  * no host launch work (train_layer.c) */
-	double reduce_bytes;     /* bytes per gradient element the DP
-				  * reduction moves; 0 = the recipe's
-				  * gradient dtype (Megatron bf16: fp32) */
 	int causal_flops;        /* model FLOPs count causal attention at
 				  * half (0: the full s^2 of Megatron's and
 				  * PaLM's formulas) */
@@ -231,14 +228,6 @@ typedef struct train_cfg {
 				  * the model's .contiguous() (OPT's
 				  * _shape); gradients back either way
 				  * (train_price.c) */
-	int fsdp_version;        /* PyTorch FSDP's implementation under
-				  * fsdp: 1 (FullyShardedDataParallel:
-				  * flat parameters, the gradient divided
-				  * before its reduce-scatter), 2
-				  * (fully_shard: per-parameter tensors,
-				  * copied out of each gather and into each
-				  * reduce-scatter), 0 (neither: another
-				  * stack's sharding) */
 	int ckpt_outside_fsdp;   /* the activation checkpoint wraps each
 				  * FSDP unit from outside: a third gather
 				  * a micro-batch (train_stage.c

@@ -17,7 +17,7 @@
  * copy). */
 static double reduce_bytes(const train_cfg *c)
 {
-	return c->reduce_bytes > 0 ? c->reduce_bytes : c->mem.recipe.reduce;
+	return c->mem.reduce_bytes > 0 ? c->mem.reduce_bytes : c->mem.recipe.reduce;
 }
 
 /* The bytes a weight gradient's accumulation reads and writes per
@@ -117,7 +117,7 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	if (gp_check_nonneg(c->global_batch, "global_batch", err) ||
 	    gp_check_nonneg(c->tokens, "tokens", err) ||
 	    gp_check_nonneg(c->price, "price", err) ||
-	    gp_check_num(c->reduce_bytes, 0, 8, "reduce_bytes", err) ||
+	    gp_check_num(c->mem.reduce_bytes, 0, 8, "reduce_bytes", err) ||
 	    gp_check_num(c->router_bytes, 0, 8, "router_bytes", err) ||
 	    gp_check_num(c->host_op_time, 0, 1, "host_op_time", err) ||
 	    gp_check_num(c->cpu_adam_s, 0, 1, "cpu_adam_s", err) ||

@@ -1243,10 +1243,10 @@ static void fsdp_copies(ctx *x, double w, int reduced,
 	if (!c->fsdp || w <= 0 || x->y.shard <= 1.0)
 		return;
 	wb = x->k.frozen && x->k.quant > 0 ? x->k.quant / 8.0 : 2.0;
-	if (c->fsdp_version == 1 && grads) {
+	if (c->mem.fsdp_version == 1 && grads) {
 		*rsw += mem_time(x, 2.0 * w * x->rb);
 		*cin = mem_time(x, 2.0 * w * x->k.A);
-	} else if (c->fsdp_version == 2) {
+	} else if (c->mem.fsdp_version == 2) {
 		*cout = mem_time(x, 2.0 * w * wb);
 		if (grads)
 			*cin = mem_time(x, w * (2.0 + x->rb));
@@ -1330,7 +1330,7 @@ static void ends_block(phase *ph, const stage_rec *r, const train_lcost *l,
 
 		z[TRAIN_ZB_ZERO] += ge + overlap(ends_gather(ph, 1, head),
 			l->fwd.t, c->overlap_param_gather &&
-			!(c->fsdp && c->fsdp_version == 1) &&
+			!(c->fsdp && c->mem.fsdp_version == 1) &&
 			!ds_no_prefetch(x), &z[TRAIN_ZB_ZERO_HID]);
 		if (zero == 3 && !c->fsdp && !c->forward_only)
 			g2 = ge;

@@ -323,6 +323,52 @@ function M.sharding(fsdp, grad_sync, zero)
   return fsdp, z, false
 end
 
+-- PyTorch FSDP's version (engine/train_stage.c fsdp_copies; the whole
+-- gradients' bytes, engine/memory_train.c whole_grad_bytes) of a step on
+-- stack under the FSDP rule rule (gp.train's step_choices fsdp_rule: a
+-- strategy given, or the hf stack's sharding), at_zero: the rule at the
+-- step's ZeRO stage (where the engine reads it): o's fsdp_version, else
+-- its declared default -> version, why it is refused (nil: not), the
+-- default's "defaults assumed" text.  Only the hf stack's sharding is
+-- PyTorch FSDP (Megatron-FSDP and DeepSpeed have their own buffers).
+-- gp.train's setup asks it of its own step, a job's step that gives fsdp
+-- of that step, and gp.memory / fit (M.prepare) of theirs.
+function M.fsdp_version(o, stack, rule, at_zero)
+  local fv = o.fsdp_version
+  if fv ~= nil and not (rule and stack == "hf") then
+    return nil, string.format("fsdp_version is PyTorch FSDP's (1 or 2): it needs stack = hf "
+      .. "with fsdp (got stack %s%s)", tostring(stack), rule and "" or " without fsdp")
+  end
+  if fv ~= nil then return fv end
+  local v, text = options.default("fsdp_version", { stack = stack, fsdp = at_zero })
+  return v, nil, text
+end
+
+-- The DP gradient reduction's dtype (the grad_reduce option) into cfg,
+-- the engine's reduce_bytes: what the step's reduction moves
+-- (engine/train_prep.c) and FSDP2's whole gradients hold
+-- (engine/memory_train.c whole_grad_bytes).  who: the caller's name for
+-- its messages (train, memory).
+function M.grad_reduce(o, cfg, who)
+  if o.grad_reduce == nil then return end
+  local b = ({ fp32 = 4, bf16 = 2, fp16 = 2 })[o.grad_reduce]
+  if not b then
+    fail("%s: grad_reduce must be fp32, bf16 or fp16 (got %s)", who,
+      require("gpuplan.args").shown(o.grad_reduce))
+  end
+  cfg.reduce_bytes = b
+  -- Megatron-Core keeps its gradients in the buffer it reduces:
+  -- distributed_data_parallel.py, "grad_dtype = torch.float if
+  -- self.ddp_config.grad_reduce_in_fp32 else param.dtype" -- bf16
+  -- main grads (2 B/param) when the reduction is bf16.
+  if cfg.stack == "megatron" and cfg.recipe.grads ~= b then
+    local r = {}
+    for k, v in pairs(cfg.recipe) do r[k] = v end
+    r.grads = b
+    cfg.recipe = r
+  end
+end
+
 -- The sharding as the user asked for it, for the commands' titles: FSDP's
 -- strategy (and its gradient sync) by name, then the ZeRO stage it prices
 -- as -- shard_grad_op with grad_sync step is ZeRO 1 (M.sharding above),
@@ -1656,6 +1702,24 @@ prepare_fn = function(o, cmd, who)
     if cmd == "fit" then
       local why = M.muon_refusal(cfg.optimizer, stack, cfg.zero)
       if why then usage("%s", why) end
+    end
+    -- PyTorch FSDP's version and the reduction's dtype: gp.memory's and
+    -- fit's here, by gp.train's rules (its setup asks the same two of
+    -- its step, train.lua): what FSDP2's whole gradients hold
+    -- (engine/memory_train.c whole_grad_bytes).  The version's default is
+    -- said where the engine reads it, under whole gradients.
+    if who == "memory" then
+      M.grad_reduce(o, cfg, "memory")
+      local rule = sharding ~= nil or stack == "hf"
+      if o.fsdp_version ~= nil and not o.fsdp and (cfg.zero or 0) < 2 then
+        usage("fsdp_version chooses PyTorch FSDP's implementation, and this job has no FSDP "
+          .. "(zero %d on stack hf): turn it on with fsdp = full_shard or shard_grad_op (or "
+          .. "zero = 3 or 2), or leave fsdp_version out", cfg.zero or 0)
+      end
+      local fv, bad, text = M.fsdp_version(o, stack, rule, rule and (cfg.zero or 0) >= 2)
+      if bad then usage("%s", bad) end
+      if text and cfg.grads_whole then defaults[#defaults + 1] = text end
+      cfg.fsdp_version = fv
     end
     prepare_vision(o, cfg, model, method, lora, media, dflt)
     prepare_rl(o, cfg, method, prompt_len, response_len, dflt)

@@ -1789,7 +1789,7 @@ opt { name = "ckpt_outside_fsdp", type = "flag", commands = "train plan",
 -- torch.distributed.fsdp.FullyShardedDataParallel wrapper is FSDP1;
 -- torchtitan and NeMo AutoModel call fully_shard (FSDP2).  What each
 -- does beside its collectives: engine/train_stage.c fsdp_copies.
-opt { name = "fsdp_version", type = "int", metavar = "N", commands = "train plan rl",
+opt { name = "fsdp_version", type = "int", metavar = "N", commands = TRAIN4,
   range = { 1, 2 },
   default = "1 on stack hf with fsdp (Accelerate's FSDP plugin, HF Trainer and PyTorch's "
     .. "FullyShardedDataParallel are FSDP1; torchtitan, NeMo AutoModel: give 2)",
@@ -1854,7 +1854,7 @@ opt { name = "kernels", type = "string", metavar = "K", commands = TRAIN4, metho
     .. "operator: Megatron / Transformer Engine, torch.compile) | liger (Hugging Face modules "
     .. "with Liger-Kernel's RMSNorm, RoPE and SwiGLU, the rest eager)",
   suggest = { "torch_compile", "compile", "fused_kernels" } }
-opt { name = "grad_reduce", type = "string", metavar = "D", commands = "train plan rl",
+opt { name = "grad_reduce", type = "string", metavar = "D", commands = TRAIN4,
   default = "the recipe's gradient dtype", kind = "enum", values = { "fp32", "bf16", "fp16" },
   help = "fp32|bf16|fp16: dtype of the DP gradient reduction (stack megatron: also of "
     .. "its main-grad buffer, grad_reduce_in_fp32)",

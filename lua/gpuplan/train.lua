@@ -366,24 +366,7 @@ local function sharding_rule(cfg, given_fsdp, stage3)
   end
 end
 
--- PyTorch FSDP's version (engine/train_stage.c fsdp_copies) of a step on
--- stack under the FSDP rule rule (step_choices' fsdp_rule), at_zero: the
--- rule at the step's ZeRO stage (where the engine reads it): o's
--- fsdp_version, else its declared default -> version, why it is refused
--- (nil: not), the default's "defaults assumed" text.  Only the hf stack's
--- sharding is PyTorch FSDP (Megatron-FSDP and DeepSpeed have their own
--- buffers).  gp.train's setup asks it of its own step, and a job's step
--- that gives fsdp (step_sharding in M.setup) of that step.
-local function fsdp_version(o, stack, rule, at_zero)
-  local fv = o.fsdp_version
-  if fv ~= nil and not (rule and stack == "hf") then
-    return nil, string.format("fsdp_version is PyTorch FSDP's (1 or 2): it needs stack = hf "
-      .. "with fsdp (got stack %s%s)", tostring(stack), rule and "" or " without fsdp")
-  end
-  if fv ~= nil then return fv end
-  local v, text = options.default("fsdp_version", { stack = stack, fsdp = at_zero })
-  return v, nil, text
-end
+local fsdp_version = memory.fsdp_version
 
 -- The step's choices into cfg: the schedule, the overlaps (the stack's
 -- defaults, each overridable), the MoE dispatcher, ZeRO-3's gather, fp8
@@ -1240,21 +1223,7 @@ function M.setup(o, sweep)
     fail("train: moe_router_dtype fp64 runs the router's GEMMs at the card's FP64 rate; the "
       .. "catalog gives %s no fp64 or fp64_tensor peak", tostring(device.id))
   end
-  if o.grad_reduce ~= nil then
-    local b = ({ fp32 = 4, bf16 = 2, fp16 = 2 })[o.grad_reduce]
-    if not b then fail("train: grad_reduce must be fp32, bf16 or fp16 (got %s)", args.shown(o.grad_reduce)) end
-    cfg.reduce_bytes = b
-    -- Megatron-Core keeps its gradients in the buffer it reduces:
-    -- distributed_data_parallel.py, "grad_dtype = torch.float if
-    -- self.ddp_config.grad_reduce_in_fp32 else param.dtype" -- bf16
-    -- main grads (2 B/param) when the reduction is bf16.
-    if cfg.stack == "megatron" and cfg.recipe.grads ~= b then
-      local r = {}
-      for k, v in pairs(cfg.recipe) do r[k] = v end
-      r.grads = b
-      cfg.recipe = r
-    end
-  end
+  memory.grad_reduce(o, cfg, "train")
   -- A job's step that gives fsdp (job:step{fsdp = ...}: gp.train_job,
   -- gp.rl_job; engine lgp_job_sharding): what gp.train takes from that
   -- fsdp with this job's other options, by the same rules (memory.sharding

@@ -543,7 +543,7 @@ int main(void)
 		c.fsdp = 1;
 		c.overlap_param_gather = 1;
 		c.overlap_grad_reduce = 1;
-		c.reduce_bytes = 4;
+		c.mem.reduce_bytes = 4;
 		rc = train_step(&m, &d, &t, &c, &r, &e);
 		MUST(comm_group_cost(&t, GP_ALL_GATHER, P * 2,
 				     &r.groups[GP_GRP_DPCP],
