@@ -535,7 +535,7 @@ M.PARALLEL_READ = {
 -- bucket sizes, dispatchers -- set the step's time, not its bytes.
 do
   local mem = {}
-  for name in ([[tp pp cp ulysses ep etp vpp sp zero zero_group fsdp grad_sync micro_batch global_batch recompute
+  for name in ([[tp pp cp ulysses ep etp vpp sp zero zero_group fsdp fsdp_version grad_sync grad_reduce micro_batch global_batch recompute
       recompute_layers recompute_modules activation_offload_layers checkpoint_offload
       first_stage_layers last_stage_layers split_ends schedule offload zero_init]]):gmatch("%S+") do
     assert(M.PARALLEL_READ.train[name], "memory reads train's parallel." .. name)

@@ -172,7 +172,7 @@ local PROFILES = {
 -- rules, as in the train predictor: a source that names PEFT or LitGPT
 -- and DeepSpeed ran that tool's example on it.  Filled on first use (the train predictor
 -- is loaded then).
-local TRAIN_STACKS = { torchtitan = true, deepspeed = true }
+local TRAIN_STACKS = { torchtitan = true, deepspeed = true, ["pytorch-fsdp"] = true }
 
 -- A torchtitan commit whose loss runs eager (case_.eager_loss_commit):
 -- after the forward only log_softmax's fp32 output is held (4 B a logit);
@@ -211,6 +211,12 @@ return function(case, cat)
     return nil, "metric " .. tostring(metric) .. " is not a memory peak"
   end
   if v(par.fsdp) then o.fsdp = par.fsdp end
+  -- PyTorch FSDP's version and the reduction's dtype (SCHEMA.md
+  -- parallel.fsdp_version, parallel.grad_reduce), as the training sibling
+  -- states them: FSDP2's whole gradients are held in that dtype
+  -- (engine/memory_train.c whole_grad_bytes).
+  o.fsdp_version = v(par.fsdp_version)
+  o.grad_reduce = v(par.grad_reduce)
   -- The training layout's fields that size the breakdown, as the train
   -- predictor hands them to gp.train (gpuplan.validate
   -- PARALLEL_READ.memory): predict/case.lua sizing.
@@ -273,7 +279,12 @@ return function(case, cat)
     if type(lora.targets) == "table" then o.lora_targets = table.concat(lora.targets, ",") end
   end
   -- The framework's stack profile fills what the case leaves open.
-  local fw = case_.framework(case, FRAMEWORKS)
+  -- A source that names PyTorch FSDP and no framework of either
+  -- predictor's: the train predictor's fallback profile (stack hf,
+  -- PyTorch FSDP over PyTorch modules), so a memory case is sized on the
+  -- stack its training sibling is priced on.
+  local fw = case_.framework(case, FRAMEWORKS) or
+    require("gpuplan.predict.train").fallback(case)
   if fw then
     if TRAIN_STACKS[fw] and not PROFILES[fw] then PROFILES[fw] = train_profile(fw) end
     local prof = PROFILES[fw]

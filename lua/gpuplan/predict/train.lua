@@ -927,8 +927,16 @@ local function predict(case, cat)
                                   table.concat(parts, ", "), 100 * r.mfu, media) }
 end
 
+-- The framework FALLBACK names for a case that names none of FRAMEWORKS
+-- (nil: one of them, or neither): the memory predictor sizes such a run
+-- on the stack its training sibling is priced on (predict/memory.lua).
+local function fallback(case)
+  if case_.framework(case, FRAMEWORKS) then return nil end
+  return case_.framework(case, FALLBACK)
+end
+
 -- The predictor, callable as predict(case, cat); its stack profiles by
 -- framework (profiles) for the RL predictor, whose actor and critic train
--- on the same stacks (predict/rl.lua).
-return setmetatable({ profiles = PROFILES }, {
+-- on the same stacks (predict/rl.lua), and fallback for the memory one.
+return setmetatable({ profiles = PROFILES, fallback = fallback }, {
   __call = function(_, case, cat) return predict(case, cat) end })
