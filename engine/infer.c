@@ -195,9 +195,20 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 		return gp_fail(err, "infer: missing argument");
 	if (roof_device_check(d, err) != GP_OK)
 		return GP_EINVAL;
-	if (model_check_priced(m, err) != GP_OK ||
+	if (model_check(m, err) != GP_OK ||
 	    mem_infer_model_ok(m, err) != GP_OK)
 		return GP_EINVAL;
+	/* A hybrid stack: an unfused dequantisation pass over its cache
+	 * (kv_dequant) counts every layer's, and llama.cpp's row split
+	 * (row_split_time) a plain layer's matrices. */
+	if (m->pattern[0] && c->kv_unfused)
+		return gp_usage(err, "kv_unfused: a hybrid stack (model."
+				"hybrid_pattern) is priced with the cache "
+				"read by the attention kernel itself");
+	if (m->pattern[0] && c->row_split && c->tp > 1)
+		return gp_usage(err, "tp %d: a hybrid stack (model.hybrid_"
+				"pattern) is not priced under llama.cpp's row "
+				"split", c->tp);
 	/* Bits per weight from 1 (BitNet) to 32 (fp32); a KV element from
 	 * one bit to 16 B.  Amounts are bounded at GP_AMOUNT_MAX and
 	 * counts at GP_COUNT_MAX so that every product below is finite
@@ -804,6 +815,29 @@ double infer_kv_reads(const gp_model *m, const infer_cfg *c)
 	return c->kv_per_qhead && group > 1.0 ? group : 1.0;
 }
 
+/* The layers of a hybrid stack an op of scope sc runs in (model.h
+ * model_op_in): the attention block in the * layers, the MLP's and MoE's
+ * pre-norm in the - and E layers, the MLP in the - layers, the experts in
+ * the E layers, the Mamba mixer in the M layers. */
+static double hybrid_count(const gp_model *m, gp_op_scope sc)
+{
+	switch (sc) {
+	case GP_SCOPE_ATTN:
+		return model_attn_layers(m);
+	case GP_SCOPE_MAMBA:
+		return model_mamba_layers(m);
+	case GP_SCOPE_DENSE:
+		return model_pattern_in(m, '-', 0, m->layers);
+	case GP_SCOPE_MOE:
+		return model_pattern_in(m, 'E', 0, m->layers);
+	case GP_SCOPE_FFN:
+		return model_pattern_in(m, '-', 0, m->layers) +
+			model_pattern_in(m, 'E', 0, m->layers);
+	default:
+		return 0.0;
+	}
+}
+
 /* Price the layer's operators (model_layer_ops) for batch sequences of
  * q tokens at a mean KV length kv_mean. */
 static int step_layers(builder *b, const gp_model *m, const shape *s,
@@ -815,6 +849,7 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 	double L = m->layers, wb = c->weight_bits / 8.0, T = batch * q;
 	gp_dtype cp = c->compute, ap;
 	int i, nops, wo, mla, row = c->row_split && c->tp > 1;
+	int hy = m->pattern[0] != 0;
 	/* The attention reads the cache as stored, or the 16-bit copy an
 	 * unfused dequantisation wrote (kv_dequant). */
 	double kvb = c->kv_unfused ? ACT_BYTES : c->kv_bytes;
@@ -893,7 +928,8 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 		const gp_op *o = row && !(ops[i].wclass == GP_W_LINEAR &&
 		                          ops[i].weights > 0) ?
 			&whole[i] : &ops[i];
-		double count = o->scope == GP_SCOPE_ALL ? L :
+		double count = hy ? hybrid_count(m, o->scope) :
+			o->scope == GP_SCOPE_ALL ? L :
 			o->scope == GP_SCOPE_DENSE ? s->ndense : s->nmoe;
 		int lin = o->wclass == GP_W_LINEAR && o->weights > 0;
 		double bytes = o->act * ACT_BYTES + o->kv * kvb +
@@ -902,6 +938,13 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 
 		if (mla && strcmp(o->name, "qkv") == 0)
 			continue;      /* mla_decode's */
+		/* A Mamba layer's decode step updates each sequence's state
+		 * (model_mamba_decode_ops) where a prompt runs the chunked
+		 * scan (mamba_layer_ops: conv1d, ssd_scan, priced at the
+		 * chunk min(mamba.chunk, q) as training's forward is). */
+		if (hy && q <= 1.0 && (strcmp(o->name, "conv1d") == 0 ||
+				       strcmp(o->name, "ssd_scan") == 0))
+			continue;
 		if (q <= 1.0 && o->kind == GP_OP_ATTN && qgroup > 1.0) {
 			if (mmha_decode(b, o, count, kvb, qgroup))
 				return GP_EINVAL;
@@ -934,6 +977,18 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 	b->dequant = 0.0;
 	b->gemv = 0;
 	b->stream = 0.0;
+	if (hy && q <= 1.0) {
+		gp_op st[2];
+		int ns = model_mamba_decode_ops(m, &oc,
+						GP_MAMBA_CONV_STATE_BYTES,
+						GP_MAMBA_SSM_STATE_BYTES, st);
+
+		for (i = 0; i < ns; i++)
+			if (add(b, st[i].name, model_mamba_layers(m),
+				st[i].flop, st[i].act * ACT_BYTES, 0, 0, 0, 0,
+				cp))
+				return GP_EINVAL;
+	}
 	if (mla && mla_decode(b, m, s, T, wo))
 		return GP_EINVAL;
 	if (s->nmoe > 0 && moe_route(b, m, s, T))
@@ -1083,7 +1138,12 @@ static int step_comm(const gp_model *m, const infer_cfg *c, const shape *s,
 	} else {
 		if (allreduce(c, T * s->h * ACT_BYTES, &ar, err) != GP_OK)
 			return GP_EINVAL;
-		out->comm_time = 2.0 * L * ar;
+		/* A hybrid stack's layer is one block -- a Mamba mixer
+		 * (in_proj column-, out_proj row-parallel), an attention
+		 * block or a feed-forward -- with one all-reduce after its
+		 * row-parallel output (vLLM's NemotronH layers: each mixer's
+		 * out_proj / o_proj / down_proj a RowParallelLinear). */
+		out->comm_time = (m->pattern[0] ? 1.0 : 2.0) * L * ar;
 	}
 	if (c->pp > 1) {
 		double bw = c->p2p_bw > 0 ? c->p2p_bw : c->ar_bw;

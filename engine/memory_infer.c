@@ -41,13 +41,39 @@ int mem_infer_model_ok(const gp_model *m, gp_error *err)
 	return GP_OK;
 }
 
+/* A hybrid stack (model.hybrid_pattern) is served on one pipeline stage
+ * with every layer on the GPU: a stage's share of its Mamba, attention
+ * and MoE layers, and the layers an offload would move, are not priced
+ * by kind (the KV, the Mamba state and the weights below are the whole
+ * stack's); llama.cpp's row split (kv_whole) prices a plain layer's
+ * matrices. */
+static int hybrid_refusal(const gp_infer_cfg *c, gp_error *err)
+{
+	if (dflt(c->pp) > 1)
+		return gp_usage(err, "pp %d: a hybrid stack (model.hybrid_"
+				"pattern) is served at pp 1 (a stage's share "
+				"of its Mamba, attention and MoE layers is not "
+				"priced)", c->pp);
+	if (c->offload)
+		return gp_usage(err, "offload: a hybrid stack (model.hybrid_"
+				"pattern) is served with every layer on the "
+				"GPU (its layers' offload is not priced)");
+	if (c->kv_whole)
+		return gp_usage(err, "tp %d: a hybrid stack (model.hybrid_"
+				"pattern) is not priced under llama.cpp's row "
+				"split", c->tp);
+	return GP_OK;
+}
+
 static int mem_infer_check(const gp_model *m, const gp_infer_cfg *c,
 			   gp_error *err)
 {
 	if (!c)
 		return gp_fail(err, "inference config: NULL");
-	if (model_check_priced(m, err) != GP_OK ||
+	if (model_check(m, err) != GP_OK ||
 	    mem_infer_model_ok(m, err) != GP_OK)
+		return GP_EINVAL;
+	if (m->pattern[0] && hybrid_refusal(c, err))
 		return GP_EINVAL;
 	if (gp_check_count(c->tp, 0, "tp", err) ||
 	    gp_check_count(c->pp, 0, "pp", err) ||
@@ -93,6 +119,16 @@ static double kv_seq(const gp_model *m, const gp_infer_cfg *c, double ctx,
 
 	if (c->block > 0)
 		eff = ceil(ctx / c->block) * c->block;
+	if (m->pattern[0])
+		/* A hybrid stack (served at pp 1, hybrid_refusal): the KV
+		 * of its attention layers, and each Mamba layer's state,
+		 * whatever ctx (model_mamba_serve_bytes: the conv window
+		 * and the SSM state at the runtimes' dtypes, the heads
+		 * split over TP). */
+		return model_kv_bytes(m, eff, kb) * kv_share(m, dflt(c->tp)) +
+			model_mamba_serve_bytes(m, dflt(c->tp),
+						GP_MAMBA_CONV_STATE_BYTES,
+						GP_MAMBA_SSM_STATE_BYTES);
 	return model_kv_bytes(m, eff, kb) *
 		(c->kv_whole ? 1.0 : kv_share(m, dflt(c->tp))) *
 		L_s / m->layers;
@@ -169,7 +205,10 @@ static int mem_infer_parts_of(const gp_model *m, const gp_infer_cfg *c,
 	frac = (double)ip->L_s / m->layers;
 	bits = c->weights.bits > 0 ? mem_quant_bits(&c->weights) : 16.0;
 	eb = (c->embed_bits > 0 ? c->embed_bits : 16.0) / 8.0;
-	lin = (p.attention + p.dense_mlp + p.experts) * frac / tp;
+	/* A hybrid stack's Mamba mixers (p.mamba, 0 elsewhere): in_proj
+	 * and out_proj at the weight format, with the few conv, A, D,
+	 * dt_bias and norm weights beside them (0.1% of Nano's mixer). */
+	lin = (p.attention + p.dense_mlp + p.experts + p.mamba) * frac / tp;
 	/* MLA's latent down-projections are replicated over the TP ranks,
 	 * not split (vLLM's MergedReplicatedLinear fused_qkv_a_proj, infer.c
 	 * mla_decode; serve_memory holds them whole alike). */
@@ -195,6 +234,27 @@ static int mem_infer_parts_of(const gp_model *m, const gp_infer_cfg *c,
 	ip->ws_token = A * (2.0 * m->hidden +
 		(w.q + w.k + w.v + w.o + (m->ffn_gated ? 3.0 : 2.0) * f) /
 		tp);
+	if (m->pattern[0]) {
+		/* A hybrid stack's layer is one block, so the live set is
+		 * the widest block's, not an attention block's and an MLP's
+		 * together: the attention's q, k, v and output, the
+		 * feed-forward's, or the Mamba mixer's -- in_proj's output
+		 * (z x B C dt), the conv output (x B C), the scan's output
+		 * and the gated norm's (d_inner each), and the chunked
+		 * scan's chunk states, heads x head_dim x state in fp32 a
+		 * chunk of mamba.chunk tokens ("states_in_fp32=True",
+		 * mamba_ssm ssd_combined.py _mamba_chunk_scan_combined_fwd),
+		 * all split over TP with the heads. */
+		double di = (double)m->mamba.heads * m->mamba.head_dim;
+		double mw = model_mamba_layers(m) == 0 ? 0.0 :
+			A * (model_mamba_in_width(m) +
+			     model_mamba_conv_dim(m) + 2.0 * di) / tp +
+			4.0 * di * m->mamba.state / m->mamba.chunk / tp;
+
+		ip->ws_token = A * 2.0 * m->hidden +
+			fmax(fmax(A * (w.q + w.k + w.v + w.o) / tp,
+				  A * (m->ffn_gated ? 3.0 : 2.0) * f / tp), mw);
+	}
 	ip->ws_seq = (double)m->vocab * 4.0 / tp;
 	ip->ws_moe = 0.0;
 	if (m->moe.experts > 0 && m->moe.top_k > 0) {

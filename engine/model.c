@@ -957,6 +957,24 @@ double model_mamba_state_bytes(const gp_model *m, double elem_bytes)
 		 (b->conv - 1.0) * mamba_conv_dim(b));
 }
 
+double model_mamba_serve_bytes(const gp_model *m, double tp,
+			       double conv_bytes, double ssm_bytes)
+{
+	const gp_mamba *b = &m->mamba;
+
+	if (!gp_finite(tp) || tp < 1 || tp > GP_COUNT_MAX ||
+	    !gp_finite(conv_bytes) || conv_bytes <= 0 ||
+	    conv_bytes > GP_ELEM_BYTES_MAX || !gp_finite(ssm_bytes) ||
+	    ssm_bytes <= 0 || ssm_bytes > GP_ELEM_BYTES_MAX ||
+	    model_check(m, NULL) != GP_OK)
+		return -1.0;
+	if (model_mamba_layers(m) == 0)
+		return 0.0;
+	return model_mamba_layers(m) *
+		((double)b->heads / tp * b->head_dim * b->state * ssm_bytes +
+		 (b->conv - 1.0) * mamba_conv_dim(b) / tp * conv_bytes);
+}
+
 /* What one Mamba layer keeps for its backward, per token, on Megatron-
  * Core's training path (mamba_mixer.py: use_mamba_mem_eff_path calls
  * mamba_split_conv1d_scan_combined without the norm or out_proj, then
@@ -993,11 +1011,10 @@ int model_check_priced(const gp_model *m, gp_error *err)
 		return GP_EINVAL;
 	if (m->pattern[0])
 		return gp_fail(err, "model.hybrid_pattern: a hybrid stack's "
-			       "Mamba layers are not priced by infer, rl or "
-			       "roofline "
-			       "(their serving state); train, fit and plan "
-			       "price it, `gpuplan model params` counts its "
-			       "parameters");
+			       "Mamba layers are not priced by rl (its "
+			       "rollouts' serving state); infer, roofline, "
+			       "train, fit and plan price it, `gpuplan model "
+			       "params` counts its parameters");
 	return GP_OK;
 }
 

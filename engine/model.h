@@ -273,14 +273,34 @@ void model_mamba_scan_bwd(const gp_model *m, double seq, int tp,
  * head_dim x state and the conv window (conv - 1) x conv channels, at
  * elem_bytes an element.  0 without Mamba layers; -1 when invalid. */
 double model_mamba_state_bytes(const gp_model *m, double elem_bytes);
+/* The serving state's element sizes (model_mamba_serve_bytes).  vLLM
+ * keeps the conv state at mamba_cache_dtype, "auto": "the data type will
+ * be inferred from the model config" (vllm/config/cache.py), the model's
+ * 16 bits; and the SSM state at mamba_ssm_cache_dtype, which vLLM's
+ * NemotronHForCausalLMConfig sets when "auto" to the HF config's value or
+ * DEFAULT_MAMBA_SSM_CACHE_DTYPE = "float32", "Only `float32` is known to
+ * have no accuracy issues by default" (vllm/model_executor/models/
+ * config.py); NVIDIA's Nemotron 3 deployment guide says of it "Use
+ * float32 for all checkpoint precisions". */
+#define GP_MAMBA_CONV_STATE_BYTES 2.0
+#define GP_MAMBA_SSM_STATE_BYTES 4.0
+/* Bytes of that state one sequence keeps on one rank of a TP group of tp
+ * over every Mamba layer: the SSM state (heads / tp) x head_dim x state
+ * at ssm_bytes and the conv window (conv - 1) x conv_dim / tp at
+ * conv_bytes (vLLM's MambaMixer2 shards heads and groups over TP,
+ * mamba_utils.py get_mamba_state_shape).  0 without Mamba layers; -1
+ * when invalid. */
+double model_mamba_serve_bytes(const gp_model *m, double tp,
+			       double conv_bytes, double ssm_bytes);
 /* Bytes one token leaves saved for the backward in one Mamba layer,
  * before any tensor- or sequence-parallel split, act_bytes an element of
  * the 16-bit activations (model.c mamba_act's list).  -1 when invalid. */
 double model_mamba_act_bytes(const gp_model *m, double act_bytes);
-/* GP_OK when the serving pricers (infer, serve, and rl's rollouts) price
- * m; GP_EINVAL naming model.hybrid_pattern for a hybrid model, whose
- * Mamba layers' serving state they do not price.  train, fit and plan
- * price a hybrid stack (model_check is theirs). */
+/* GP_OK when rl's rollouts price m; GP_EINVAL naming model.hybrid_pattern
+ * for a hybrid model, whose Mamba layers' serving state they do not price
+ * (the MoE serving model, serve.c serve_check, refuses it itself).  infer
+ * on its replicas (infer.c, memory_infer.c) and roofline through it,
+ * train, fit and plan price a hybrid stack (model_check is theirs). */
 int model_check_priced(const gp_model *m, gp_error *err);
 int model_moe_layers(const gp_model *m);
 /* MoE layers among layers [first, first + n) (0-based): those at or past
@@ -480,6 +500,16 @@ typedef struct gp_op_cfg {
  * asked without enc_len > 0. */
 int model_layer_ops(const gp_model *m, const gp_op_cfg *c,
 		    gp_op ops[GP_MAX_LAYER_OPS]);
+
+/* A hybrid stack's Mamba layer in a decode step (c->q == 1), the two
+ * ops that replace model_layer_ops' conv1d and ssd_scan (its other
+ * MAMBA ops -- mamba_norm, in_proj, gate_norm, out_proj -- are the
+ * step's as they are): conv1d_update and ssm_update, each sequence's
+ * state read and written at conv_bytes and ssm_bytes an element (their
+ * traffic in act, counted in 16-bit elements as the op list does).
+ * Writes 2 ops and returns 2; 0 without Mamba layers. */
+int model_mamba_decode_ops(const gp_model *m, const gp_op_cfg *c,
+			   double conv_bytes, double ssm_bytes, gp_op ops[2]);
 
 /* Whether an op of scope s runs in a layer of kind `layer`, a hybrid
  * pattern's letter (M, *, -, E).  A model without a pattern has two

@@ -468,3 +468,46 @@ int model_layer_ops(const gp_model *m, const gp_op_cfg *c,
 		n += mamba_layer_ops(m, c, T, Tn, &ops[n]);
 	return n;
 }
+
+/* A Mamba layer's decode step as the serving runtimes run it (vLLM
+ * model_executor/layers/mamba/mamba_mixer2.py, the decode branch; SGLang
+ * and TensorRT-LLM call the same mamba_ssm kernels): in place of the
+ * chunked scan,
+ *   conv1d_update  causal_conv1d_update(x, conv_state, ...): each
+ *                  sequence's conv_dim / tp channels take the new input
+ *                  into its window of conv - 1 kept inputs (the state
+ *                  read and written back shifted, at conv_bytes), the
+ *                  conv multiply-adds, the bias and the SiLU (conv1d's
+ *                  2 conv + 5 FLOP an output), the input read and the
+ *                  output written;
+ *   ssm_update     selective_state_update(ssm_state, x, dt, A, B, C, D,
+ *                  z=None, dt_bias, dt_softplus=True, ...): each
+ *                  sequence's (heads / tp) x head_dim x state SSM state
+ *                  read and written once at ssm_bytes (the kernel
+ *                  updates it in place: state = state exp(dt A) + dt B
+ *                  x, a multiply and an FMA, 3 FLOP an element; y = C
+ *                  . state, an FMA, 2), plus x, dt, B and C read and y
+ *                  written (the gate z is left to the gated norm,
+ *                  z=None).
+ * Bytes count in 16-bit elements (act), an element of b bytes as b / 2
+ * of them, as the op list counts an fp32 element as two. */
+int model_mamba_decode_ops(const gp_model *m, const gp_op_cfg *c,
+			   double conv_bytes, double ssm_bytes, gp_op ops[2])
+{
+	double tp = c->tp > 0 ? c->tp : 1, T = c->seqs * c->q;
+	double H = m->mamba.heads / tp, P = m->mamba.head_dim;
+	double G = m->mamba.groups / tp, N = m->mamba.state;
+	double cd = model_mamba_conv_dim(m) / tp, w = m->mamba.conv - 1.0;
+
+	if (!m->pattern[0] || model_mamba_layers(m) == 0)
+		return 0;
+	op_elem(&ops[0], "conv1d_update", GP_SCOPE_MAMBA, T * cd,
+		2.0 * m->mamba.conv + 5.0);
+	ops[0].act = T * cd * (2.0 + 2.0 * w * conv_bytes / 2.0);
+	op_set(&ops[1], "ssm_update", GP_OP_ELEM, GP_SCOPE_MAMBA);
+	ops[1].flop = 5.0 * T * H * P * N;
+	ops[1].elems = T * H * P;
+	ops[1].act = T * (2.0 * H * P * N * ssm_bytes / 2.0 + 2.0 * H * P +
+			  H + 2.0 * G * N);
+	return 2;
+}

@@ -148,6 +148,13 @@ int serve_check(const gp_model *m, const roof_device *d, const serve_cfg *c,
 
 	if (!m || !d || !c)
 		return gp_fail(err, "serve: missing argument");
+	/* infer_check passes a hybrid stack, which infer prices on its
+	 * replicas; this model's steps (serve_step.c) do not. */
+	if (m->pattern[0])
+		return gp_usage(err, "a hybrid stack (model.hybrid_pattern) "
+				"is priced on one model's replicas, not by the "
+				"MoE serving model (ep, dp_attention, disagg "
+				"...): infer prices it without them");
 	b = c->base;
 	b.tp = b.pp = b.gpus = 1;
 	b.batch = b.concurrency = 0;

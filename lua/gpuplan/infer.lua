@@ -1625,6 +1625,18 @@ function M.infer(a)
     end
   end
   if type(a) == "table" and require("gpuplan.serve").wants(a) then
+    -- A hybrid stack (hybrid_pattern: Mamba, attention and MoE layers) is
+    -- priced on one model's replicas (engine/infer.c step_layers,
+    -- memory_infer.c kv_seq); the MoE serving model's steps (engine/
+    -- serve_step.c) price two kinds of layer, and engine/serve.c
+    -- serve_check refuses it: said here of the option that chose it.
+    local _, by = require("gpuplan.serve").wants(a)
+    local model = model_of(a)
+    if model and type(model.hybrid_pattern) == "string" then
+      error(args.usage(string.format("infer: %s: a hybrid stack (hybrid_pattern) is priced on one "
+        .. "model's replicas, not by the MoE serving model this option chooses; infer "
+        .. "prices it without it", by)), 2)
+    end
     -- gpuplan.serve prices the steady state only: a finite run's fill and
     -- drain (requests, run_finite) would be dropped in silence.  A value
     -- of the wrong kind is left to the serving model's resolve step, which

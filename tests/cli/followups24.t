@@ -181,11 +181,12 @@ is($e, "gpuplan: $dir/hyb.json:8: case 'hyb-case': field 'model.mamba.groups': m
 # which refuses it too -- was not among the commands it listed.  The
 # commands that do not price its serving state (infer, roofline) now name
 # the model; train, fit and plan price it (tests/cli/mamba.t).
-for my $argv ([qw(roofline --gpu h100-sxm --model nemotron-3-nano-30b-a3b)],
-              [qw(infer nemotron-3-nano-30b-a3b --gpu h100-sxm)]) {
+# infer and roofline now price its serving state (tests/cli/mamba.t); rl's
+# rollouts do not.
+for my $argv ([qw(rl nemotron-3-nano-30b-a3b --gpu h100-sxm --gpus 8)]) {
     ($c, $o, $e) = run_gp(@$argv);
     is($c, 1, "@$argv: exit 1 (a model the command cannot price)");
-    like($e, qr/^gpuplan: $argv->[0]: nemotron-3-nano-30b-a3b is a hybrid stack \(its hybrid_pattern\): its Mamba layers are not priced by infer, rl or roofline \(their serving state\); train, fit and plan price it, `gpuplan model params` counts its parameters$/m,
+    like($e, qr/^gpuplan: $argv->[0]: nemotron-3-nano-30b-a3b is a hybrid stack \(its hybrid_pattern\): its Mamba layers are not priced by rl \(its rollouts' serving state\); infer, roofline, train, fit and plan price it, `gpuplan model params` counts its parameters$/m,
          "@$argv: names the model and what is not priced") or diag $e;
 }
 

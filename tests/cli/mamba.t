@@ -59,10 +59,25 @@ like($o, qr/^h100-sxm\s+16\s+TP\d+ PP\d+ EP\d+/m, 'EP layouts among them');
 is($c, 2, 'plan at ZeRO 2 and 3 only: a usage error');
 like($e, qr/^gpuplan: plan: --zero: a hybrid stack \(model\.hybrid_pattern\) is priced at ZeRO 0 or 1/m,
      'named by its flag') or diag $e;
-# Serving does not price its Mamba state: infer refuses it.
+# Serving: infer prices its KV (6 attention layers, 6,144 B a token) and
+# its Mamba state (23 layers x 2,134,016 B = 49,082,368 B a sequence):
+# 2304 tokens x 6,144 + 49,082,368 = 63,238,144 B = 0.063 GB.
 ($c, $o, $e) = run_gp('infer', 'nemotron-3-nano-30b-a3b', '--gpu', 'h100-sxm', '--gpus', '1');
-is($c, 1, 'infer of a hybrid stack: exit 1');
-like($e, qr/^gpuplan: infer: nemotron-3-nano-30b-a3b is a hybrid stack \(its hybrid_pattern\): its Mamba layers are not priced by infer, rl or roofline/m,
+is($c, 0, 'infer of a hybrid stack: exit 0') or diag $e;
+like($o, qr/^KV per sequence per GPU\s+0\.063 GB$/m, 'a sequence: its KV and its Mamba state') or diag $o;
+($c, $o, $e) = run_gp('infer', 'nemotron-3-nano-30b-a3b', '--gpu', 'h100-sxm', '--gpus', '1', '--ops');
+like($o, qr/^ssm_update\s+23\s/m, 'decode: the state update in the 23 Mamba layers') or diag $o;
+unlike($o, qr/^ssd_scan\s/m, 'decode: no chunked scan');
+# What infer does not price for it: usage errors naming the flag.
+for my $bad (['--pp', '2', '--gpus', '2'], ['--ep', '2', '--gpus', '2']) {
+    ($c, $o, $e) = run_gp('infer', 'nemotron-3-nano-30b-a3b', '--gpu', 'h100-sxm', @$bad);
+    is($c, 2, "infer @$bad: a usage error");
+    like($e, qr/^gpuplan: infer: $bad->[0]( 2)?: a hybrid stack/m, "named by its flag") or diag $e;
+}
+# rl's rollouts do not price it.
+($c, $o, $e) = run_gp('rl', 'nemotron-3-nano-30b-a3b', '--gpu', 'h100-sxm', '--gpus', '8');
+is($c, 1, 'rl of a hybrid stack: exit 1');
+like($e, qr/^gpuplan: rl: nemotron-3-nano-30b-a3b is a hybrid stack \(its hybrid_pattern\): its Mamba layers are not priced by rl/m,
      'refused, naming the model') or diag $e;
 
 my $dir = tempdir(CLEANUP => 1);

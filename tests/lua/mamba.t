@@ -6,7 +6,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local core = require "gpuplan.core"
 
-t.plan(26)
+t.plan(29)
 
 -- 4 layers "M*M-": hidden 64, MLP 128 (plain), vocab 100, RMSNorm; Mamba
 -- heads 4 x head_dim 16 (d_inner 64), state 8, groups 2, conv 4 and chunk
@@ -106,7 +106,17 @@ t.is(share.E, 23 / 52, "ops: E's share, 23 of 52 layers")
 t.raises(function() gp.train { model = nano, gpu = "h100-sxm", gpus = 8, stack = "megatron", cp = 2 } end,
   "cp 2: a hybrid stack (model.hybrid_pattern) is priced without context parallelism",
   "cp 2 refused", true)
--- Serving does not price its Mamba state.
-t.raises(function() gp.infer { model = nano, gpu = "h100-sxm", gpus = 1 } end,
-  "model.hybrid_pattern: a hybrid stack's Mamba layers are not priced by infer, rl or roofline",
-  "infer refuses a hybrid stack", true)
+-- Serving: gp.infer prices its KV (the 6 attention layers) and its Mamba
+-- state.  A sequence of 2048 + 256 = 2304 tokens: KV 6 layers x K and V x
+-- 2 KV heads x 128 x 2 B = 6,144 B a token, 14,155,776 B; the state 23 M
+-- layers x (64 x 64 x 128 fp32 SSM state = 2,097,152 B + 3 x 6144 bf16
+-- conv window = 36,864 B) = 49,082,368 B; 63,238,144 B in all (exact).
+local s = gp.infer { model = nano, gpu = "h100-sxm", gpus = 1 }
+t.is(s.kv_per_seq, 63238144, "gp.infer: a sequence keeps its KV and its Mamba state")
+t.ok(s.batch > 0 and s.tokens_per_s > 0 and s.ttft_s > 0, "gp.infer prices a hybrid stack")
+t.raises(function() gp.infer { model = nano, gpu = "h100-sxm", gpus = 2, pp = 2 } end,
+  "pp 2: a hybrid stack (model.hybrid_pattern) is served at pp 1", "pp 2 refused", true)
+-- rl's rollouts do not price it.
+t.raises(function() gp.rl { model = nano, gpu = "h100-sxm", gpus = 8 } end,
+  "model.hybrid_pattern: a hybrid stack's Mamba layers are not priced by rl",
+  "rl refuses a hybrid stack", true)
