@@ -513,6 +513,31 @@ function M.vllm_limits(gpu, server)
   return 256, server and 2048 or 8192
 end
 
+-- SGLang's chunked_prefill_size where the caller leaves it unset: the most
+-- prompt tokens a step takes (a longer prompt goes in chunks), and with
+-- --enable-mixed-chunk (gp.infer's chunked_prefill for runtime sglang) the
+-- step's budget beside the running decodes.  server_args.py
+-- _handle_gpu_memory_settings, "Set chunked_prefill_size and
+-- cuda_graph_max_bs based on the GPU memory capacity. This is because GPUs
+-- with more memory are generally more powerful, we need to use a larger
+-- chunked_prefill_size", by the card's memory in MiB: "< 20 * 1024" (T4,
+-- 4080) and "< 35 * 1024" (A10, 4090, 5090) 2048, "< 60 * 1024" (A100
+-- 40GB, L40) 4096, "< 90 * 1024" (H100, A100) and "< 160 * 1024" (H20,
+-- H200) 8192, else (B200, MI300) 16384.  Earlier releases had coarser
+-- rules ("gpu_mem < 25_000: 2048, else 8192", then "< 35 * 1024: 2048,
+-- < 160 * 1024: 8192, else 16384"); every form found gives 8192 from 60
+-- to 160 GiB (A100 80GB, H100, H200, H20), and the releases that changed
+-- it were not placed, so one rule, today's, stands for all.
+function M.sglang_chunk(gpu)
+  local mem = gpu.memory
+  if type(mem) == "string" then mem = units.parse(mem, "bytes") end
+  local mib = (mem or 0) / 2 ^ 20
+  if mib < 35 * 1024 then return 2048
+  elseif mib < 60 * 1024 then return 4096
+  elseif mib < 160 * 1024 then return 8192 end
+  return 16384
+end
+
 -- Runtimes whose fused MoE permutes the tokens' rows into the experts'
 -- blocks in a kernel of its own before the first grouped GEMM
 -- (engine/infer.c moe_expand): TensorRT-LLM's CUTLASS MoE, the PyTorch
@@ -1470,6 +1495,13 @@ function M.setup(a)
         .. "the model's context)", tok))
     end
     c.max_num_tokens = tok
+  end
+  -- SGLang's chunk (M.sglang_chunk) where its prompts ride in the decode
+  -- steps (--enable-mixed-chunk) and the user gives no budget: its
+  -- chunked_prefill_size, not TensorRT-LLM's 8192.
+  if a.runtime == "sglang" and c.chunked and a.max_num_tokens == nil then
+    c.max_num_tokens = M.sglang_chunk(g)
+    budget_said = "SGLang's chunked_prefill_size on " .. tostring(g.id or g.name)
   end
   -- vLLM's running sequences at most, its max_num_seqs (M.vllm_limits:
   -- 1024 on cards of >= 70 GiB other than A100, else 256), not

@@ -741,9 +741,11 @@ opt { name = "chunked_prefill", type = "flag", commands = "infer",
     .. "steps of their own",
   help = "prompts ride in the decode steps in chunks, max_num_tokens a step in all, the "
     .. "decodes first (vLLM's --enable-chunked-prefill, TensorRT-LLM's chunked context "
-    .. "--enable_chunked_prefill); one model on its replicas: the MoE serving model (--ep, "
-    .. "--dp-attention, --disagg ...) refuses it, it chunks by --prefill-tokens",
-  suggest = { "enable_chunked_prefill", "chunked_prefill_enabled", "enable_chunked_context" } }
+    .. "--enable_chunked_prefill, SGLang's --enable-mixed-chunk); one model on its replicas: "
+    .. "the MoE serving model (--ep, --dp-attention, --disagg ...) refuses it, it chunks by "
+    .. "--prefill-tokens",
+  suggest = { "enable_chunked_prefill", "chunked_prefill_enabled", "enable_chunked_context",
+    "enable_mixed_chunk" } }
 opt { name = "enforce_eager", type = "flag", commands = "infer",
   help = "the runtime dispatches every step's kernels from Python, no CUDA graphs (vLLM's "
     .. "--enforce-eager, and every vLLM before its graphs); --runtime vllm only",
@@ -790,7 +792,9 @@ opt { name = "max_num_tokens", type = "int", metavar = "N", commands = "rl infer
   kind = "tokens",
   default = { "vLLM's for the card", infer = "TensorRT-LLM's 8192; --runtime vllm: vLLM's API "
     .. "server's for the card (8192, or 2048 under 70 GiB or on an A100; without chunked prefill at "
-    .. "least the model's context)" },
+    .. "least the model's context); --runtime sglang with --chunked-prefill: SGLang's "
+    .. "chunked_prefill_size for the card (2048 under 35 GiB, 4096 under 60, 8192 under 160, "
+    .. "else 16384)" },
   help = "the engine's tokens per step at most",
   notes = { infer = "the prompts batched into a prefill step, and with --chunked-prefill "
     .. "the decodes and prompt chunks of a step (vLLM's --max-num-batched-tokens); one "

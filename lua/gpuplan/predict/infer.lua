@@ -402,13 +402,66 @@ local PROFILES = {
         -- (join_qhead), says the kernel and the reads it priced
         defaults[#defaults + 1] = "paged_decode (vLLM before 0.4.3: no flash-attn decode)"
       end
-    elseif a.max_batch == nil then
-      a.max_batch = big and 1024 or 256
-      defaults[#defaults + 1] = string.format(
-        "max_batch=%d (vLLM V1 engine: max_num_seqs default by device memory)", a.max_batch)
+    else
+      if a.max_batch == nil then
+        a.max_batch = big and 1024 or 256
+        defaults[#defaults + 1] = string.format(
+          "max_batch=%d (vLLM V1 engine: max_num_seqs default by device memory)", a.max_batch)
+      end
       -- "In vLLM V1, chunked prefill is always enabled by default" (docs,
       -- configuration/optimization.md): the prompts ride in the decode steps.
       -- (gpuplan.infer's runtime table M.mixes says it for vllm.)
+      -- Its step budget, max_num_batched_tokens, where the case states
+      -- none: the API server's default (what gp.infer's runtime vllm
+      -- serves) moved twice after V1 became the default engine.  vllm PR
+      -- #12369 ("[V1] Increase default batch size for H100/H200",
+      -- 2025-01-23; in 0.8.0's _set_default_args_v1) set "if "h100" in
+      -- device_name or "h200" in device_name: # For H100 and H200, we use
+      -- larger default values", OPENAI_API_SERVER 8192, "else: # TODO(woosuk):
+      -- Tune the default values for other hardware", 2048.  PR #17073
+      -- ("Use larger batch sizes for A100/B100/B200/MI300x", 2025-04-23) made
+      -- the test the card's memory, 70 GiB or more (an A100 80GB, B200,
+      -- MI300X and MI325X then 8192); PR #17885 ("[Perf] Use small
+      -- max_num_batched_tokens for A100", 2025-05-09, "Setting large
+      -- `max_num_batched_tokens` for A100 reduces throughput") put A100 back
+      -- at 2048: today's rule, gp.infer's M.vllm_limits, which gp.infer
+      -- applies and says itself.  So a release 0.8.0-0.8.4 (0.8.4 is
+      -- reported in use before 2025-04-23, vllm issue #16886) or a run dated
+      -- 2025-03-18 to 2025-04-22 gets #12369's rule; 0.8.5 (its .post1 was
+      -- out by 2025-05-05, vllm-ascend PR #755, so before #17885; ASSUMED to
+      -- hold #17073: its release day was not checked) or a run dated
+      -- 2025-04-23 to 2025-05-08 #17073's; a later release or date, or a
+      -- case of neither, today's.  Not modelled: the offline LLM class's
+      -- budgets (LLM_CLASS 8192 / 16384), which a case cannot state.
+      -- Only where the prompts are chunked: a case that states
+      -- chunked_prefill false gets gp.infer's budget for that (the model's
+      -- context, max_model_len).
+      local era
+      if v0 == false then
+        local maj, min, pat = tostring(ver or ""):match("^v?(%d+)%.(%d+)%.?(%d*)")
+        local n = maj and tonumber(maj) * 10000 + tonumber(min) * 100 + (tonumber(pat) or 0)
+        if n then
+          era = (n < 805 and "12369") or (n < 900 and "17073") or nil
+        elseif date then
+          era = (tostring(date) < "2025-04-23" and "12369") or
+            (tostring(date) < "2025-05-09" and "17073") or nil
+        end
+      end
+      if era and a.max_num_tokens == nil and a.chunked_prefill ~= false then
+        local name = tostring(g.name or g.id or ""):lower()
+        local large
+        if era == "12369" then
+          large = name:find("h100", 1, true) ~= nil or name:find("h200", 1, true) ~= nil
+        else
+          large = (g.memory or 0) >= 70 * 2 ^ 30
+        end
+        a.max_num_tokens = large and 8192 or 2048
+        defaults[#defaults + 1] = string.format("max_num_tokens=%d (vLLM V1 %s, vllm PR #%s: the "
+          .. "API server's max_num_batched_tokens %s; the chunked prefill's tokens a step)",
+          a.max_num_tokens, ver and ("release " .. tostring(ver)) or ("run of " .. tostring(date)),
+          era, era == "12369" and "8192 on an H100/H200 by name, else 2048"
+            or "8192 on a card of 70 GiB or more, else 2048")
+      end
     end
   end,
   -- NVIDIA NIM's FP8/NVFP4 profiles: TensorRT-LLM engines of NVIDIA's
