@@ -741,7 +741,7 @@ opt { name = "chunked_prefill", type = "flag", commands = "infer",
     .. "steps of their own",
   help = "prompts ride in the decode steps in chunks, max_num_tokens a step in all, the "
     .. "decodes first (vLLM's --enable-chunked-prefill, TensorRT-LLM's chunked context "
-    .. "--enable_chunked_prefill, SGLang's --enable-mixed-chunk); one model on its replicas: "
+    .. "--enable_chunked_prefill, SGLang's enable_mixed_chunk); one model on its replicas: "
     .. "the MoE serving model (--ep, --dp-attention, --disagg ...) refuses it, it chunks by "
     .. "--prefill-tokens",
   suggest = { "enable_chunked_prefill", "chunked_prefill_enabled", "enable_chunked_context",
