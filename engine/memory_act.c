@@ -156,10 +156,10 @@ int mem_recompute_modules_parse(const char *s, unsigned *out,
 				gp_error *err)
 {
 	static const char *const names[] = {
-		"layernorm", "mla_up_proj", "moe_act", "core_attn"
+		"layernorm", "mla_up_proj", "moe_act", "core_attn", "moe"
 	};
-	int rc = parse_mask(s, names, 4, 0, 1, "recompute module",
-			    "layernorm, mla_up_proj, moe_act, core_attn",
+	int rc = parse_mask(s, names, 5, 0, 1, "recompute module",
+			    "layernorm, mla_up_proj, moe_act, core_attn, moe",
 			    out, err);
 
 	if (rc == GP_OK)
@@ -697,6 +697,27 @@ static void act_mlp(const gp_model *m, const gp_act_cfg *c, int moe,
 					m->moe.experts);
 
 			out->mlp += tok * 2.0 * A * m->moe.experts * C;
+		}
+		/* recompute_modules "moe": Megatron-Core's MoELayer.forward
+		 * (megatron/core/transformer/moe/moe_layer.py) runs its
+		 * custom_forward -- shared experts, route, preprocess,
+		 * dispatch, routed experts, combine, postprocess -- under
+		 * "tensor_parallel.checkpoint(custom_forward, False,
+		 * hidden_states, ...)" (te_checkpoint under fp8) when
+		 * moe_layer_recompute: normal checkpointing
+		 * (transformer_config.py: "moe" ... "use normal
+		 * checkpointing"), which saves only its inputs.  So the
+		 * block keeps its input, the pre-MLP norm's output (h
+		 * wide, 16-bit, SP-split), and everything above is rebuilt
+		 * in the layer's backward.  Under layernorm too that input
+		 * is the norm's discarded output (the checkpoint holds the
+		 * same storage), rebuilt with the rest. */
+		if (x->rm & GP_RECMOD_MOE) {
+			double in = (x->rm & GP_RECMOD_LAYERNORM) ? 0.0 :
+				tok * A * m->hidden * rep;
+
+			out->rebuilt += out->mlp - in;
+			out->mlp = in;
 		}
 	}
 }

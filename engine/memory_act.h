@@ -33,13 +33,16 @@ enum {
 				   * output (the down-projection input) */
 	GP_RECMOD_CORE_ATTN = 8,  /* "core_attn": the attention core
 				   * (Korthikanti et al. 2022 sec. 5) */
-	GP_RECMOD_ALL = 15,
-	GP_RECMOD_LISTED = 16     /* set by the parser: a list was stated,
+	GP_RECMOD_MOE = 16,       /* "moe": the whole MoE block (router,
+				   * dispatch, experts, combine) re-run
+				   * from its input (memory_act.c) */
+	GP_RECMOD_ALL = 31,
+	GP_RECMOD_LISTED = 32     /* set by the parser: a list was stated,
 				   * even an empty one (it replaces the
 				   * default; mem_core_attn_recomputed) */
 };
 
-/* Parse "layernorm,mla_up_proj,moe_act,core_attn" (any of them; "" is
+/* Parse "layernorm,mla_up_proj,moe_act,core_attn,moe" (any of them; "" is
  * none) into a GP_RECMOD_* mask with GP_RECMOD_LISTED set; GP_OK or
  * GP_EINVAL naming the bad entry. */
 int mem_recompute_modules_parse(const char *s, unsigned *out,

@@ -576,6 +576,15 @@ static double mamba_weights(const gp_model *m)
 				    (double)b->heads * b->head_dim);
 }
 
+double model_moe_matmul_weights(const gp_model *m)
+{
+	if (m->moe.experts <= 0)
+		return 0.0;
+	return (double)m->hidden * m->moe.experts +
+		m->moe.top_k * mlp_weights(m, m->moe.ffn_hidden) +
+		m->moe.shared_experts * mlp_weights(m, model_shared_ffn(m));
+}
+
 int model_moe_layers(const gp_model *m)
 {
 	return model_moe_in(m, 0, m->layers);

@@ -303,6 +303,10 @@ double model_mamba_act_bytes(const gp_model *m, double act_bytes);
  * train, fit and plan price a hybrid stack (model_check is theirs). */
 int model_check_priced(const gp_model *m, gp_error *err);
 int model_moe_layers(const gp_model *m);
+/* Matmul weights one token passes through in one MoE block: the router
+ * (h x experts), its top_k routed experts and the shared experts (as
+ * gp_params.matmul_active counts them); 0 for a dense model. */
+double model_moe_matmul_weights(const gp_model *m);
 /* MoE layers among layers [first, first + n) (0-based): those at or past
  * moe.dense_layers whose index + 1 is a multiple of moe.layer_step; 0 for
  * a dense model.  model_moe_layers(m) is model_moe_in(m, 0, layers). */

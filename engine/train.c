@@ -781,6 +781,15 @@ static int phase_flops(phase *ph, const gp_model *m, const train_cfg *c,
 		    c->mem.recompute != GP_RECOMPUTE_FULL &&
 		    (c->mem.recompute_modules & GP_RECMOD_MLA_UP))
 			rec += 2.0 * m->layers * model_mla_up_weights(m);
+		/* recompute_modules' moe re-runs every MoE block's forward
+		 * (memory_act.c: MoELayer's checkpoint): the router, the
+		 * top_k routed and the shared experts, 2 FLOPs per weight
+		 * per token. */
+		if (!c->forward_only &&
+		    c->mem.recompute != GP_RECOMPUTE_FULL &&
+		    (c->mem.recompute_modules & GP_RECMOD_MOE))
+			rec += 2.0 * model_moe_layers(m) *
+				model_moe_matmul_weights(m);
 		/* The tower: 3x its forward when it trains; a frozen
 		 * tower's projector 2x (forward and weight gradient), 1x
 		 * under LoRA; per token of the sequence its images are

@@ -2570,6 +2570,14 @@ static void layer_compute(tenv *e, const train_lkey *k, int kind,
 	int i, n, eager = k->eager;
 	unsigned rm = k->recompute == GP_RECOMPUTE_FULL ? 0 : k->rec_mods;
 	int act_sync = moe_act_sync(e, k, moe);
+	/* recompute_modules "moe": MoELayer re-runs its whole forward in
+	 * the backward (tensor_parallel.checkpoint of custom_forward,
+	 * moe_layer.py; memory_act.c): every op of the MoE block (scope
+	 * MoE) and the dispatcher's passes, their forward time once more
+	 * (moe_f); the dispatch and combine all-to-alls inside it run
+	 * again too (train_stage.c stage_base). */
+	int rmoe = moe && (rm & GP_RECMOD_MOE);
+	double moe_f = 0, f1;
 
 	/* recompute_modules re-run in backward (act.c): the norms, MLA's
 	 * up-projections and rope, the MoE activation.  The up-projections
@@ -2591,7 +2599,7 @@ static void layer_compute(tenv *e, const train_lkey *k, int kind,
 	n = model_layer_ops(m, &oc, ops);
 	for (i = 0; i < n; i++) {
 		const gp_op *o = &ops[i];
-		double bytes, t, tb_, nk0 = nk, nb0 = nb;
+		double bytes, t, tb_, nk0 = nk, nb0 = nb, f0 = lc->fwd.t;
 		int nops0 = lc->nops;
 
 		/* This kind of layer's ops (model.h model_op_in: a
@@ -2704,7 +2712,7 @@ static void layer_compute(tenv *e, const train_lkey *k, int kind,
 				double tc = moe_clamp_costs(e, k, o, lc);
 
 				nk += 3;
-				if (rm & GP_RECMOD_MOE_ACT)
+				if ((rm & GP_RECMOD_MOE_ACT) && !rmoe)
 					mod += tc;
 			}
 			/* the Mamba layer's pre-norm is its layernorm:
@@ -2716,11 +2724,13 @@ static void layer_compute(tenv *e, const train_lkey *k, int kind,
 			      strcmp(o->name, "mlp_norm") == 0 ||
 			      strcmp(o->name, "mamba_norm") == 0)) ||
 			    (up > 0 && strcmp(o->name, "rope_kv") == 0) ||
-			    ((rm & GP_RECMOD_MOE_ACT) &&
+			    ((rm & GP_RECMOD_MOE_ACT) && !rmoe &&
 			     strcmp(o->name, "moe_act") == 0))
 				mod += t;
 			break;
 		}
+		if (rmoe && o->scope == GP_SCOPE_MOE)
+			moe_f += lc->fwd.t - f0;
 		/* The experts' stretch after the dispatcher's host wait
 		 * (MOE_A2A_POST_OPS): their linears and activation, every
 		 * op this one added (fc2's bias loop after its GEMM, the
@@ -2756,6 +2766,7 @@ static void layer_compute(tenv *e, const train_lkey *k, int kind,
 			nb = nb0;
 		}
 	}
+	f1 = lc->fwd.t;
 	if (moe && k->ep_einsum) {
 		/* DeepSpeed's MOELayer: its dispatch and combine GEMMs and
 		 * the gate's mask passes, in place of a permute */
@@ -2791,6 +2802,8 @@ static void layer_compute(tenv *e, const train_lkey *k, int kind,
 		hf_moe_costs(e, k, lc, &gx);
 		ge += gx;
 	}
+	if (rmoe)
+		mod += moe_f + (lc->fwd.t - f1);
 	/* The layer's collectives (CP's reads the attention priced above)
 	 * before its host wait, whose stretch after the dispatcher's wait
 	 * holds the dispatch all-to-all. */

@@ -379,7 +379,7 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 	int i, k = r->k, nl = r->nl;
 	double hid = m->hidden, tp = x->y.tp;
 	const train_lcost *L[4];
-	double cnt[4], rec, tprec, es = ep_steady(x, k);
+	double cnt[4], rec, rec_ep, tprec, es = ep_steady(x, k);
 	double eps = ep_slowdown(x), fw, bw;
 	int oneq = c->cuda_connections == 1 &&
 		x->y.schedule != GP_SCHED_DUALPIPE;
@@ -396,6 +396,16 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 	stage_counts(x, r, cnt);
 	rec = rec_share(x, k, nl);
 	tprec = tp_rec(c, rec);
+	/* recompute_modules "moe" re-runs the MoE block's forward, its
+	 * dispatch and combine all-to-alls with it: MoELayer's
+	 * custom_forward calls self.dispatch and self.combine inside the
+	 * checkpoint (megatron/core/transformer/moe/moe_layer.py), so
+	 * every MoE layer's forward EP traffic runs twice (a layer with
+	 * no experts has none).  Megatron-Core reads the module under
+	 * the selective granularity only (act.c), not under full, which
+	 * re-runs it anyway. */
+	rec_ep = !c->forward_only && c->mem.recompute != GP_RECOMPUTE_FULL &&
+		(c->mem.recompute_modules & GP_RECMOD_MOE) ? 1.0 : rec;
 	for (i = 0; i < (L[2] ? 4 : 2); i++) {
 		const train_lcost *l = L[i];
 		double n = cnt[i];
@@ -447,12 +457,12 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		}
 		if (hides && es < 1.0) {
 			pass_overlap(s, TRAIN_EP, n * es, l->ep_fwd, fw,
-				     l->ep_bwd, bw, 1, rec, eps);
+				     l->ep_bwd, bw, 1, rec_ep, eps);
 			pass_overlap(s, TRAIN_EP, n * (1.0 - es), l->ep_fwd,
-				     fw, l->ep_bwd, bw, 0, rec, eps);
+				     fw, l->ep_bwd, bw, 0, rec_ep, eps);
 		} else {
 			pass_overlap(s, TRAIN_EP, n, l->ep_fwd, fw,
-				     l->ep_bwd, bw, hides, rec, eps);
+				     l->ep_bwd, bw, hides, rec_ep, eps);
 		}
 		s->params += n * l->params;
 		s->eparams += n * l->eparams;

@@ -880,13 +880,14 @@ local function prepare_shape(o, cfg, model, method, dflt)
       if name == "mla_up_proj" and not (model.mla and (model.mla.kv_lora_rank or 0) > 0) then
         fail("recompute_modules: mla_up_proj needs an MLA model; %s has no MLA",
           tostring(model.id or model.name))
-      elseif name == "moe_act" and not (model.moe and (model.moe.experts or 0) > 0) then
-        fail("recompute_modules: moe_act needs a MoE model; %s has no experts",
+      elseif (name == "moe_act" or name == "moe")
+          and not (model.moe and (model.moe.experts or 0) > 0) then
+        fail("recompute_modules: %s needs a MoE model; %s has no experts", name,
           tostring(model.id or model.name))
       elseif name ~= "layernorm" and name ~= "mla_up_proj" and name ~= "moe_act"
-          and name ~= "core_attn" then
+          and name ~= "core_attn" and name ~= "moe" then
         usage("recompute_modules: unknown module '%s' (expected layernorm, mla_up_proj, "
-          .. "moe_act, core_attn)", name)
+          .. "moe_act, core_attn, moe)", name)
       end
     end
     if cfg.recompute == "full" or cfg.recompute == "op" then

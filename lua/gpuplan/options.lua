@@ -458,7 +458,9 @@ opt { name = "recompute_modules", type = "string", metavar = "LIST", commands = 
   help = "outputs dropped after the forward and rebuilt in the backward (Megatron-Core's "
     .. "recompute_modules; DeepSeek-V3 sec. 3.2.3): layernorm (every RMSNorm's output), "
     .. "mla_up_proj (MLA's q, k, v from the latents), moe_act (the experts' SwiGLU "
-    .. "output), core_attn (the attention core), e.g. layernorm,mla_up_proj,moe_act (Lua "
+    .. "output), core_attn (the attention core), moe (the whole MoE block kept as its "
+    .. "input: router, dispatch, experts and combine re-run, all-to-alls included), "
+    .. "e.g. layernorm,mla_up_proj,moe_act (Lua "
     .. "also a list); as in Megatron-Core, a list replaces --recompute selective's default "
     .. "core_attn: selective (or none) with a list rebuilds exactly the listed modules",
   suggest = { "recompute_module", "recompute_submodules" } }
