@@ -1877,6 +1877,12 @@ end
 -- for a job j = { zero, tp, ep, pp, tp_per_node, ep_per_node, tp_nodes,
 -- ep_nodes } (the fewest ranks of one TP / EP group on a node, and the
 -- nodes it spans: the launcher's placement, engine/layout_fill.c).
+-- "1 rank", "4 ranks": the count of ranks a group keeps on a node, in English
+-- (a 3-GPU node under tp 4 keeps 1 on its poorer node).
+local function ranks_phrase(n)
+  return string.format("%d rank%s", n, n == 1 and "" or "s")
+end
+
 M.WARNINGS = {
   zero_dp1 = function(j)
     if (j.hsdp or 0) > 0 then
@@ -1889,14 +1895,16 @@ M.WARNINGS = {
   tp_leaves_node = function(j)
     local tp, per = j.tp or 1, j.tp_per_node or 8
     local nodes = j.tp_nodes or math.ceil(tp / per)
-    return string.format("tp %d spans %d nodes, %s%d ranks on each: every layer's TP "
-      .. "collectives cross the NICs", tp, nodes, nodes * per < tp and "at least " or "", per)
+    return string.format("tp %d spans %d nodes, %s%s on each: every layer's TP "
+      .. "collectives cross the NICs", tp, nodes, nodes * per < tp and "at least " or "",
+      ranks_phrase(per))
   end,
   ep_leaves_node = function(j)
     local ep, per = j.ep or 1, j.ep_per_node or 8
     local nodes = j.ep_nodes or math.ceil(ep / per)
-    return string.format("an ep %d group spans %d nodes, %s%d ranks on each: the expert "
-      .. "all-to-alls cross the NICs", ep, nodes, nodes * per < ep and "at least " or "", per)
+    return string.format("an ep %d group spans %d nodes, %s%s on each: the expert "
+      .. "all-to-alls cross the NICs", ep, nodes, nodes * per < ep and "at least " or "",
+      ranks_phrase(per))
   end,
   microbatches_not_multiple_of_pp = function(j)
     return string.format("the interleaved schedule's micro-batches are not a multiple "
