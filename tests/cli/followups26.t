@@ -16,4 +16,24 @@ my ($c, $o, $e);
          'tp 4 on 3-GPU nodes: "1 rank", singular') or diag $o, $e;
 }
 
+# 3. validate --explain's did-you-mean listed every id holding the text,
+# alphabetically: '' and 'x' "meant" the first six ids
+# (accelerate-opt30b..., amd-accept-...).  The nearest ids are offered
+# (holding it whole, then a few edits away, then a long shared
+# beginning); where none is near, where to find the ids.
+{
+    for my $q ('', 'x') {
+        ($c, $o, $e) = run_gp('validate', '--explain', $q);
+        is($c, 2, "validate --explain '$q': a usage error");
+        unlike($e, qr/did you mean/, '... with no id "meant" by it') or diag $e;
+        like($e, qr/`gpuplan validate --format csv` lists the ids/, '... and says where the ids are');
+    }
+    ($c, $o, $e) = run_gp(qw(validate --explain mi300x-8g-1MiB));
+    like($e, qr/did you mean (?:amd-accept-allreduce-mi300x-8g-1MiB|coll-allreduce-mi300x-8g-1MiB-aac8), (?:amd-accept-allreduce-mi300x-8g-1MiB|coll-allreduce-mi300x-8g-1MiB-aac8)\?/,
+         'a part of an id: the ids that hold it, only those') or diag $e;
+    ($c, $o, $e) = run_gp(qw(validate --explain torchtitan2506-h20O));
+    like($e, qr/did you mean torchtitan2506-h200-llama31-8b-fsdp32, /,
+         'a typo: the ids sharing the longest beginning first') or diag $e;
+}
+
 done_testing();

@@ -200,16 +200,37 @@ function C.run(opts, args)
       if c.id == opts.explain then target = c end
     end
     if not target then
-      local near = {}
+      -- The ids nearest what was typed, nearest first: those that hold
+      -- it whole (3 characters or more: one letter is in most ids), then
+      -- a few typos away (edit distance up to a third of its length),
+      -- then a long shared beginning.  It listed every id holding the
+      -- text, alphabetically, so '' and 'x' "meant" the first six ids.
+      local q = opts.explain:lower()
+      local distance = require("gpuplan.args").distance
+      local limit = #q // 3
+      local near, rank = {}, {}
       for _, id in ipairs(ids) do
-        if id:find(opts.explain, 1, true) then near[#near + 1] = id end
+        local lid = id:lower()
+        local p = 0
+        while p < #q and p < #lid and q:byte(p + 1) == lid:byte(p + 1) do p = p + 1 end
+        local d = limit > 0 and distance(q, lid, limit) or limit + 1
+        local r = (#q >= 3 and lid:find(q, 1, true)) and { 0, #lid }
+          or d <= limit and { 1, d }
+          or (p >= 6 and p * 2 >= #q) and { 2, -p } or nil
+        if r then near[#near + 1], rank[id] = id, r end
       end
-      table.sort(near)
+      table.sort(near, function(x, y)
+        local a, b = rank[x], rank[y]
+        if a[1] ~= b[1] then return a[1] < b[1] end
+        if a[2] ~= b[2] then return a[2] < b[2] end
+        return x < y
+      end)
       while #near > 6 do table.remove(near) end
       error(cli.usage(string.format("validate: --explain: no case '%s' in %s%s",
         require("gpuplan.units").oneline(opts.explain),
         named and table.concat(args, ", ") or "the shipped cases (validation/cases.json)",
-        #near > 0 and (" (did you mean " .. table.concat(near, ", ") .. "?)") or "")), 0)
+        #near > 0 and (" (did you mean " .. table.concat(near, ", ") .. "?)")
+          or " (`gpuplan validate --format csv` lists the ids)")), 0)
     end
     local same = {}
     for _, c in ipairs(cases) do if c.kind == target.kind then same[#same + 1] = c end end
