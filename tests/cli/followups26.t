@@ -36,4 +36,16 @@ my ($c, $o, $e);
          'a typo: the ids sharing the longest beginning first') or diag $e;
 }
 
+# 8. plan's help said "The job as for `gpuplan train`" while its --method
+# default is pretrain where train's is full (and with it --stack, --seq
+# and --global-batch): the help says the default that applies, as the
+# defaults line of a plan does.
+{
+    ($c, $o, $e) = run_gp(qw(plan --help));
+    like($o, qr/The job as for `gpuplan train`, but pretraining unless --method says\s+otherwise \(train's default is full\)/,
+         'plan --help: pretraining unless --method says otherwise') or diag $o;
+    ($c, $o, $e) = run_gp(qw(plan llama3-8b --gpu h100-sxm --gpus 8 --top 1));
+    like($o, qr/^defaults: method=pretrain, .*stack=megatron/m, '... as its defaults line says') or diag $o, $e;
+}
+
 done_testing();

@@ -10,10 +10,13 @@ local C = {
   usage = options.usage("plan", [[
 usage: gpuplan plan MODEL --gpu ID[,ID...] --gpus COUNTS [options]
 
-  The job as for `gpuplan train`; the layout is searched: every TP x PP x
-  CP x EP x DP split of each GPU count that divides the model and the
-  nodes, ZeRO stage, micro-batch, recompute and interleaving; what does
-  not fit is dropped before it is timed.]], [[
+  The job as for `gpuplan train`, but pretraining unless --method says
+  otherwise (train's default is full): so --stack megatron, the model's
+  context up to 8192 and about 4M tokens a step unless given (the
+  defaults line says what applied).  The layout is searched: every TP x
+  PP x CP x EP x DP split of each GPU count that divides the model and
+  the nodes, ZeRO stage, micro-batch, recompute and interleaving; what
+  does not fit is dropped before it is timed.]], [[
   Prints the best layouts with their step, MFU, days and cost, and why the
   runner-up lost (the part of its step that differs most).]]),
   -- The options are declared once, in gpuplan.options.
