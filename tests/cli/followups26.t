@@ -48,4 +48,14 @@ my ($c, $o, $e);
     like($o, qr/^defaults: method=pretrain, .*stack=megatron/m, '... as its defaults line says') or diag $o, $e;
 }
 
+# 11. fit's text said the --seq past the model's context (max_seq) where
+# its --format json did not; train's JSON carries it as context_note.
+{
+    ($c, $o, $e) = run_gp(qw(fit llama3-8b --gpu h100-sxm --seq 1048576 --format json));
+    like($o, qr/"context_note":"seq 1048576 is past llama3-8b's stated context of 8192 tokens \(max_seq\)/,
+         'fit --format json: the context note, as train\'s JSON') or diag $o, $e;
+    ($c, $o, $e) = run_gp(qw(fit llama3-8b --gpu h100-sxm --seq 8192 --format json));
+    unlike($o, qr/context_note/, '... and none within the context');
+}
+
 done_testing();

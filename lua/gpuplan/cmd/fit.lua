@@ -174,9 +174,21 @@ local function component_rows(r, opts)
   return rows
 end
 
--- The result as --format json prints it.
-local function json_result(r)
+-- A training --seq past the model's stated context: the note train and
+-- plan print (--method infer refuses one: gp.memory's rule for a
+-- decoder), or nil.
+local function context_note(r, opts)
+  if r.method == "infer" then return nil end
+  local m = require("gpuplan").catalog().models[r.model]
+  return m and (m.encoder_layers or 0) == 0 and
+    require("gpuplan.train").context_note(m, tonumber(opts.seq)) or nil
+end
+
+-- The result as --format json prints it; context_note as train's JSON
+-- carries it (absent where seq is within the model's context).
+local function json_result(r, opts)
   return {
+    context_note = context_note(r, opts),
     model = r.model, gpu = r.gpu, gpus = r.gpus, method = r.method,
     recipe = r.recipe or report.null, dp = r.dp or report.null,
     stack = r.stack or report.null, state_bytes = r.state_bytes or report.null,
@@ -232,12 +244,8 @@ local function detail_lines(r, opts)
   if wl then details[#details + 1] = wl end
   -- a training --seq past the model's stated context, as train and plan
   -- say it (--method infer refuses one: gp.memory's rule for a decoder)
-  if r.method ~= "infer" then
-    local m = require("gpuplan").catalog().models[r.model]
-    local cn = m and (m.encoder_layers or 0) == 0 and
-      require("gpuplan.train").context_note(m, tonumber(opts.seq))
-    if cn then details[#details + 1] = "note: " .. cn end
-  end
+  local cn = context_note(r, opts)
+  if cn then details[#details + 1] = "note: " .. cn end
   if (opts.pp or 1) > 1 and r.method ~= "infer" then
     details[#details + 1] = string.format("most loaded pipeline stage: %d of %d (%d layers%s)",
       r.stage, opts.pp, r.stage_layers,
@@ -260,7 +268,7 @@ function C.run(opts, args)
   local rows = component_rows(r, opts)
   local format = opts.format or "text"
   if format == "json" then
-    io.write(report.json(json_result(r)), "\n")
+    io.write(report.json(json_result(r, opts)), "\n")
     return 0
   end
   local details = detail_lines(r, opts)
