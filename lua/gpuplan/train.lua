@@ -654,6 +654,18 @@ local function step_choices(o, p, cfg, sweep, default)
   if kernels == nil then
     local text
     kernels, text = options.default("kernels", { stack = cfg.stack })
+    -- A hybrid stack is priced for fused kernels alone (engine/
+    -- train_prep.c hybrid_refusal).  Its refusal of the eager default
+    -- read "kernels eager: ... give kernels fused" to a user who gave no
+    -- kernels: it says the value is the stack's default, and the stack
+    -- that runs Megatron-Core's MambaMixer.
+    if kernels ~= "fused" and p.model.hybrid_pattern then
+      usage("train: kernels not given: stack %s%s runs %s kernels by default, but %s is a "
+        .. "hybrid stack (its hybrid_pattern), priced for fused kernels (Megatron-Core's "
+        .. "MambaMixer): give stack = megatron%s", tostring(cfg.stack),
+        o.stack == nil and " (the default stack)" or "", kernels,
+        tostring(p.model.id or p.model.name), o.stack == nil and "" or " or kernels = fused")
+    end
     default(text)
   elseif kernels ~= "eager" and kernels ~= "fused" and kernels ~= "liger" then
     fail("train: kernels must be eager, fused or liger (got %s)", args.shown(kernels))

@@ -58,4 +58,22 @@ my ($c, $o, $e);
     unlike($o, qr/context_note/, '... and none within the context');
 }
 
+# 9. A hybrid stack under the hf stack's default eager kernels was refused
+# as "--kernels eager: ... give --kernels fused" to a user who gave no
+# --kernels: the message says the value is the stack's default, and
+# names --stack megatron (which runs Megatron-Core's MambaMixer).
+{
+    ($c, $o, $e) = run_gp(qw(train nemotron-3-nano-30b-a3b --gpu h100-sxm --gpus 8));
+    is($c, 2, 'a hybrid stack, no --stack or --kernels: a usage error');
+    like($e, qr/^gpuplan: train: --kernels not given: stack hf \(the default stack\) runs eager kernels by default, .* give --stack megatron$/m,
+         '... saying where eager came from and suggesting --stack megatron') or diag $e;
+    ($c, $o, $e) = run_gp(qw(train nemotron-3-nano-30b-a3b --gpu h100-sxm --gpus 8 --stack hf));
+    like($e, qr/stack hf runs eager kernels by default, .* give --stack megatron or --kernels fused$/m,
+         '--stack hf given: either way out') or diag $e;
+    ($c, $o, $e) = run_gp(qw(train nemotron-3-nano-30b-a3b --gpu h100-sxm --gpus 8 --stack megatron));
+    is($c, 0, '--stack megatron runs it') or diag $e;
+    ($c, $o, $e) = run_gp(qw(train nemotron-3-nano-30b-a3b --gpu h100-sxm --gpus 8 --stack megatron --kernels eager));
+    like($e, qr/--kernels eager: a hybrid stack/, 'eager given: the engine\'s refusal, naming the given value') or diag $e;
+}
+
 done_testing();
