@@ -1042,6 +1042,9 @@ local function space_of(a, job, counts, policy)
   -- A plan without a zero list searches zero 0 there (its default, 1,
   -- priced a layout Megatron refuses); a list with a ZeRO stage is
   -- refused, as gp.train refuses that zero.
+  -- why the searched ZeRO list, not given, is what it is (said where a
+  -- later option cannot take it)
+  local zero_default_why
   if job.optimizer ~= nil then
     local mem = require "gpuplan.memory"
     local cat = options.is_catalog(job.cat) and job.cat or options.is_catalog(job.catalog)
@@ -1051,6 +1054,9 @@ local function space_of(a, job, counts, policy)
     if ok and mem.muon_refusal(opt, stack, 1) then
       if a.zero == nil then
         space.zero = { 0 }
+        zero_default_why = string.format("with optimizer %s on stack megatron the searched "
+          .. "ZeRO stages (no zero list given) are 0 alone: Megatron-Core's Muon refuses the "
+          .. "distributed optimizer", tostring(opt.id))
       else
         for _, z in ipairs(space.zero) do
           local why = mem.muon_refusal(opt, stack, z)
@@ -1091,6 +1097,19 @@ local function space_of(a, job, counts, policy)
   local off = a.offload
   if off == nil then off = job.offload end
   if off ~= nil and off ~= "none" then
+    -- A searched default list (no zero list given) loses its stage 0
+    -- rather than blaming "zero 0" on a user who gave none; one left
+    -- empty is said with the reason of its default.
+    if a.zero == nil and a.fsdp == nil then
+      local kept = {}
+      for _, z in ipairs(space.zero) do if z ~= 0 then kept[#kept + 1] = z end end
+      if #kept == 0 then
+        usage("sweep: offload %s goes through DeepSpeed's ZeRO optimizer, which needs a ZeRO "
+          .. "stage, but %s: give another optimizer, or no offload", tostring(off),
+          zero_default_why or "the searched ZeRO stages (no zero list given) are 0 alone")
+      end
+      space.zero = kept
+    end
     for _, z in ipairs(space.zero) do
       if z == 0 then
         usage("sweep: offload %s goes through DeepSpeed's ZeRO optimizer: zero 0 cannot be "

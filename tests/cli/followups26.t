@@ -76,4 +76,19 @@ my ($c, $o, $e);
     like($e, qr/--kernels eager: a hybrid stack/, 'eager given: the engine\'s refusal, naming the given value') or diag $e;
 }
 
+# 10. plan --optimizer muon --offload optimizer blamed "--zero 0", which
+# the user did not give: Muon on stack megatron makes the searched ZeRO
+# list 0 alone (Megatron-Core's Muon refuses the distributed optimizer),
+# and offload needs a ZeRO stage.  The searched default loses its 0; left
+# empty, the message says it was the default and why.
+{
+    ($c, $o, $e) = run_gp(qw(plan llama3-70b --gpu h100-sxm --gpus 8 --optimizer muon --offload optimizer));
+    is($c, 2, 'plan muon + offload optimizer: a usage error');
+    unlike($e, qr/--zero 0 cannot/, '... not blaming a --zero 0 not given') or diag $e;
+    like($e, qr/the searched ZeRO stages \(no zero list given\) are 0 alone: Megatron-Core's Muon refuses the distributed optimizer/,
+         '... saying the list is the searched default, and why') or diag $e;
+    ($c, $o, $e) = run_gp(qw(plan llama3-70b --gpu h100-sxm --gpus 8 --offload optimizer --zero 0,1));
+    like($e, qr/--zero 0 cannot be searched with it/, 'a --zero 0 given: still named') or diag $e;
+}
+
 done_testing();
