@@ -87,8 +87,22 @@ my ($c, $o, $e);
     unlike($e, qr/--zero 0 cannot/, '... not blaming a --zero 0 not given') or diag $e;
     like($e, qr/the searched ZeRO stages \(no zero list given\) are 0 alone: Megatron-Core's Muon refuses the distributed optimizer/,
          '... saying the list is the searched default, and why') or diag $e;
-    ($c, $o, $e) = run_gp(qw(plan llama3-70b --gpu h100-sxm --gpus 8 --offload optimizer --zero 0,1));
+    ($c, $o, $e) = run_gp(qw(plan llama3-70b --gpu h100-sxm --gpus 8 --offload optimizer --zero), "0,1");
     like($e, qr/--zero 0 cannot be searched with it/, 'a --zero 0 given: still named') or diag $e;
+}
+
+# 5. comm's size bounds (--min -5, --min 2, --max 5000PB, --min above
+# --max) exited 2 while every other out-of-range value exits 1: a value
+# that reads but lies outside the bounds exits 1; one that does not read
+# (--min 1x) stays a usage error, exit 2.
+{
+    for my $a (['--min', '-5'], ['--min', '2'], ['--max', '5000PB'], ['--min', '1GiB', '--max', '1MiB']) {
+        ($c, $o, $e) = run_gp('comm', '--gpu', 'h100-sxm', @$a);
+        is($c, 1, "comm @$a: out of range, exit 1") or diag $e;
+        like($e, qr/^gpuplan: comm: .*--(?:min|max)/m, '... naming the bound') or diag $e;
+    }
+    ($c, $o, $e) = run_gp(qw(comm --gpu h100-sxm --min 1x));
+    is($c, 2, 'comm --min 1x: malformed, a usage error (exit 2)');
 }
 
 done_testing();

@@ -28,7 +28,8 @@ for my $case (['x', qr/--order 'x': unknown dimension 'x'/],
 {
     my @comm = ('comm', '--system', 'dgx-h100');
     ($c, $o, $e) = run_gp(@comm, '--min', '3', '--max', '3');
-    is($c, 2, "comm --min 3: a usage error, as --min 0 was");
+    # out of range, not malformed: exit 1 (followups26; it exited 2)
+    is($c, 1, "comm --min 3: out of range, exit 1");
     like($e, qr/--min 3 is below 4 bytes, one 4-byte float/, "... naming --min and the floor");
     ($c, $o, $e) = run_gp(@comm, '--min', '4', '--max', '4');
     is($c, 0, "comm --min 4 runs");

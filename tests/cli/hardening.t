@@ -32,12 +32,14 @@ sub clean_error {
 
 # --- 1. A size sweep whose doubling overflowed never ended -------------
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--max', '5000PB');
-is($c, 2, 'comm --max 5000PB: a usage error, not a hang');
+# Out of range, not malformed (5000PB reads as a size): exit 1, as every
+# other out-of-range value exits (it exited 2, a usage error).
+is($c, 1, 'comm --max 5000PB: out of range (exit 1), not a hang');
 like($e, qr/^gpuplan: comm: --max must be a size of 1 B to 2\^50 B \(1 PiB\), got 5000000000000000000$/m,
      'comm --max 5000PB: the limit and the value');
 clean_error($e, 'comm --max 5000PB');
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--min', '4', '--max', '4611686018427387904');
-is($c, 2, 'comm --max 2^62: a usage error');
+is($c, 1, 'comm --max 2^62: out of range, exit 1');
 like($e, qr/--max must be a size of 1 B to 2\^50 B/, 'comm --max 2^62: the limit');
 # 1 PiB is past any card's memory (nccl-tests' send and receive buffers
 # of the largest size: tests/cli/followups15.t): refused on a system,

@@ -60,7 +60,8 @@ like($e, qr/^gpuplan: plan: --deadline '0d': must be a positive duration$/m,
 # the user never gave (the default 8B); --min 1GB --max 1MB did not say
 # which values.  Each bound is now named with its value.
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--max', '4');
-is($c, 2, 'comm --max 4: a usage error');
+# out of range, not malformed: exit 1 (followups26; it exited 2)
+is($c, 1, 'comm --max 4: out of range, exit 1');
 like($e, qr/^gpuplan: comm: 8B \(the default --min\) is above --max 4: /m,
      'comm --max 4: names the default --min') or diag $e;
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--min', '1GB', '--max', '1MB');

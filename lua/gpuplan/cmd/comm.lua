@@ -116,19 +116,23 @@ function C.run(opts, args)
   -- The smallest message is one element: count is in 4-byte floats, as
   -- nccl-tests sends them (its count is the size over the word size), so
   -- 3 bytes was a count of 0 -- no data -- priced at the launch latency.
+  -- A size that reads but lies outside the sweep's bounds is out of
+  -- range, exit 1, as every other command's out-of-range value is; one
+  -- that does not read (--min 1x) is size_arg's usage error, exit 2.
+  -- These exited 2.
   if lo < 4 then
-    error(cli.usage(string.format("comm: --min %s is below 4 bytes, one 4-byte float "
-      .. "(count is in floats, as nccl-tests counts)", tostring(opts.min))), 0)
+    error(string.format("comm: --min %s is below 4 bytes, one 4-byte float "
+      .. "(count is in floats, as nccl-tests counts)", tostring(opts.min)), 0)
   end
   if hi < lo then
     local function said(v, name, d) return v and ("--" .. name .. " " .. v) or (d .. " (the default --" .. name .. ")") end
-    error(cli.usage(string.format("comm: %s is above %s: give --min at most --max",
-      said(opts.min, "min", "8B"), said(opts.max, "max", "8GiB"))), 0)
+    error(string.format("comm: %s is above %s: give --min at most --max",
+      said(opts.min, "min", "8B"), said(opts.max, "max", "8GiB")), 0)
   end
   -- The range before any row: 5000PB would double past 2^63 forever.
   local okr, why = pcall(comm.sizes, lo, hi)
   if not okr then
-    error(cli.usage(tostring(why):gsub("(comm: )(%a+) must", "%1--%2 must")), 0)
+    error((tostring(why):gsub("(comm: )(%a+) must", "%1--%2 must")), 0)
   end
 
   -- system: a catalog system id, or nil for the node built from --gpu.
