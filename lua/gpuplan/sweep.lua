@@ -248,8 +248,11 @@ end
 -- second or so on a wide space), and a catalog holds a few dozen GPUs.
 M.GPUS_MAX = 64
 
--- The cards to search: one id or a list of ids, each once (a repeated id
--- is the same search again: the first place is kept), at most GPUS_MAX.
+-- The cards to search: one id or a list of ids, each once, at most
+-- GPUS_MAX.  A repeated id is refused as a repeated count or ZeRO stage
+-- is (list_of: "gpus lists 8 twice"): one rule for every list.  It was
+-- dropped, said only by the command line's note (and not at all to a
+-- script), where gpus = {8, 8} was an error.
 function M.cards(v, who)
   -- who: the function whose gpu this is (gp.infer's list said "sweep:")
   who = who or "sweep"
@@ -267,12 +270,11 @@ function M.cards(v, who)
     if type(id) ~= "string" or not id:match("%S") then
       fail("%s: gpu[%d] must be a GPU id (got %s)", who, i, args.shown(id))
     end
-    if not seen[id] then
-      seen[id] = true
-      out[#out + 1] = id
-      if #out > M.GPUS_MAX then
-        fail("%s: gpu: at most %d different cards in one search", who, M.GPUS_MAX)
-      end
+    if seen[id] then fail("%s: gpu lists '%s' twice", who, id) end
+    seen[id] = true
+    out[#out + 1] = id
+    if #out > M.GPUS_MAX then
+      fail("%s: gpu: at most %d different cards in one search", who, M.GPUS_MAX)
     end
   end
   if #out == 0 then fail("%s: gpu must name at least one GPU id", who) end

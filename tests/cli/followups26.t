@@ -105,4 +105,16 @@ my ($c, $o, $e);
     is($c, 2, 'comm --min 1x: malformed, a usage error (exit 2)');
 }
 
+# 6. plan --gpus 8,8 was an error while --gpu h100-sxm,h100-sxm was a
+# note (priced once): one rule for a value listed twice in any list
+# option -- refused, naming the option and the value, exit 1 (the rule of
+# --gpus, --zero, --micro-batch and --recompute lists).
+{
+    for my $a (['--gpu', 'h100-sxm,h100-sxm', '--gpus', '8'], ['--gpu', 'h100-sxm', '--gpus', '8,8']) {
+        ($c, $o, $e) = run_gp('plan', 'llama3-8b', @$a);
+        is($c, 1, "plan @$a: refused, exit 1") or diag $e;
+        like($e, qr/^gpuplan: plan: --gpus? lists '?(?:h100-sxm|8)'? twice$/m, '... naming the option and the value') or diag $e;
+    }
+}
+
 done_testing();

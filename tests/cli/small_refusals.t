@@ -17,15 +17,16 @@ for my $b ('0', '$0', '0k', '-5k') {
 like($e, qr/--budget 'abc': expected an amount like \$50k/, '--budget abc: still not an amount');
 
 # A card listed twice (h100-sxm,h100-sxm, perhaps a slip for
-# h100-sxm,h200-sxm) is priced once, as gp.sweep dedupes (hardening.t 16),
-# and now said on stderr.  Before: deduplicated in silence.
+# h100-sxm,h200-sxm) was priced once with a note on stderr, where a count
+# listed twice (--gpus 8,8) was an error: one rule for every list
+# (followups26), a value listed twice is refused, naming it (exit 1).
 ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm,h100-sxm');
-is($c, 0, 'plan --gpu h100-sxm,h100-sxm: answers') or diag $e;
-like($e, qr/^gpuplan: note: plan: --gpu names 'h100-sxm' twice; it is priced once$/m, 'plan: the note names the card');
+is($c, 1, 'plan --gpu h100-sxm,h100-sxm: refused') or diag $e;
+like($e, qr/^gpuplan: plan: --gpu lists 'h100-sxm' twice$/m, 'plan: naming the card');
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm,h200-sxm,h100-sxm,h100-sxm');
-is($c, 0, 'infer --gpu with a repeat: answers') or diag $e;
-like($e, qr/^gpuplan: note: infer: --gpu names 'h100-sxm' 3 times; it is priced once$/m, 'infer: the note');
-is(scalar(() = $o =~ /^h100-sxm /mg), 1, 'infer: one h100-sxm row');
+is($c, 1, 'infer --gpu with a repeat: refused') or diag $e;
+like($e, qr/^gpuplan: infer: --gpu lists 'h100-sxm' twice$/m, 'infer: naming the card');
+is($o, '', 'infer: no rows');
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm,h200-sxm');
 is($e, '', 'two different cards: no note');
 

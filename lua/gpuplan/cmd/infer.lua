@@ -262,22 +262,8 @@ function C.cards(opts, a)
     end
     ids[#ids + 1] = g
   end
-  -- A card named twice is priced once (gp.sweep.cards: 5,000 repeats of
-  -- one id took minutes, hardening.t 16), and said on stderr: it may be a
-  -- slip for another card (h100-sxm,h100-sxm for h100-sxm,h200-sxm).
-  do
-    local count, order = {}, {}
-    for _, g in ipairs(ids) do
-      if not count[g] then order[#order + 1] = g end
-      count[g] = (count[g] or 0) + 1
-    end
-    for _, g in ipairs(order) do
-      if count[g] > 1 then
-        io.stderr:write(string.format("gpuplan: note: infer: --gpu names '%s' %s; "
-          .. "it is priced once\n", g, count[g] == 2 and "twice" or count[g] .. " times"))
-      end
-    end
-  end
+  -- A card named twice is refused by gp.sweep.cards, as a repeated
+  -- --gpus count is ("--gpu lists 'h100-sxm' twice"): one rule for lists.
   a.gpu = ids
   local ok, r = pcall(infer.infer, a)
   if not ok then error(clean(r), 0) end
