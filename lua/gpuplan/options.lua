@@ -2445,9 +2445,11 @@ end
 -- bound that depends on the job).
 -- The resolve step's one rule for text where a name or a number goes
 -- (M.check, before any other check): a number format (kind dtype) or a
--- name declared fold is read in either case, lower-cased (--weights FP8,
--- --kv FP8, --runtime VLLM: the catalog's and the runtimes' names are
--- lower case), as --currency and --market are (gp.prices.buyer); text
+-- name (any option whose value is text, but a file's name) is read in
+-- either case, lower-cased (--weights FP8, --kv FP8, --runtime VLLM,
+-- --optimizer Muon, --stack Megatron: the catalog's and the runtimes'
+-- names are lower case), as --currency and --market are
+-- (gp.prices.buyer); text
 -- that is a plain decimal number where a count, a number of tokens, a
 -- number or a fraction goes is that number (seq = "4096" as 4096, what
 -- the command line's --seq 4096 is, and plan's gpus = "256" already
@@ -2482,7 +2484,10 @@ function M.normal(name, v, cmd)
   if not d or type(v) ~= "string" then return v, false end
   local variant = cmd and d.variants and d.variants[cmd]
   if variant and (variant.own or variant.type) then return v, false end
-  if d.kind == "dtype" or d.fold then
+  -- every name-valued option, not only those declared fold: --kv FP8
+  -- was read while --optimizer Muon was an unknown optimizer (a file's
+  -- name, --svg FILE, is the user's own and stays as typed)
+  if d.kind == "dtype" or d.fold or (d.type == "string" and d.metavar ~= "FILE") then
     local l = v:lower()
     if l == v then return v, false end
     if not names_a_value(d, (variant and variant.help or d.help or ""), l) then

@@ -117,4 +117,18 @@ my ($c, $o, $e);
     }
 }
 
+# 4. --kv FP8 was read (kv is declared fold) while --optimizer Muon was an
+# unknown optimizer: one rule, in options.normal, for every option whose
+# value is a name (not a file's): a name the option reads is taken in
+# either case; text that is no name stays as typed in the refusal.
+{
+    for my $a (['--optimizer', 'Muon'], ['--stack', 'Megatron'], ['--kernels', 'Fused']) {
+        ($c, $o, $e) = run_gp(qw(train llama3-8b --gpu h100-sxm --gpus 8), @$a);
+        is($c, 0, "train @$a: read as " . lc($a->[1])) or diag $e;
+    }
+    ($c, $o, $e) = run_gp(qw(train llama3-8b --gpu h100-sxm --gpus 8 --stack BOGUS));
+    is($c, 2, '--stack BOGUS: an unknown name, exit 2');
+    like($e, qr/unknown stack 'BOGUS' \(expected megatron\|deepspeed\|hf\)/, '... quoted as typed, with the names') or diag $e;
+}
+
 done_testing();
