@@ -600,6 +600,36 @@ arch {
             .. "matmul_interpolator_data.h (sm_100_B200 and sm_90 entries)",
     },
   },
+  -- A board power limit below the TDP (gp.train's power_limit; PyTorch's
+  -- benchmark hosts cap B200s at 750 W of their 1000): the governor lowers
+  -- the SM clock until the board's draw fits, as on Hopper (the hopper
+  -- arch's power_curve above).  static: a B200's idle draw, 137 W (air
+  -- cooled, measured), the H100's 140 W within 3 W.  exponent: Hopper's
+  -- 2.63 (the H100 PCIe / SXM5 MAMF pair), taken for Blackwell: GB100 is
+  -- made on TSMC 4NP, the refinement of GH100's 4N, so the voltage-clock
+  -- curve that sets the exponent is the same process's.  No B200 pair of
+  -- sustained GEMM rates at two limits was found to fit its own.  At 750 W:
+  -- (613 / 863) ^ (1 / 2.63) = 0.878 of the 1000 W sustained clock.  The
+  -- one Blackwell measurement found, a GB300 capped at 500 W of its 1400
+  -- (cuBLAS GEMM ~617 TFLOP/s against ~1600-2174 at 1400 W: 0.28-0.39),
+  -- falls further than this curve gives so deep a cut ((363 / 1263) ^
+  -- (1 / 2.63) = 0.62): deep under its TDP the voltage sits at its floor
+  -- and the draw falls only with the clock (exponent toward 1), so the
+  -- curve prices a cut no shallower than the silicon takes.
+  power_curve = {
+    static = "137W", exponent = 2.63,
+    reason = "B200 idle draw 137 W (air cooled); the clock exponent of GH100's "
+          .. "measured curve (H100 PCIe 350 W / SXM5 700 W MAMF per SM, 2.63; the "
+          .. "hopper arch's power_curve), GB100 being on TSMC 4NP, the refinement "
+          .. "of GH100's 4N. A GB300 at 500 W of 1400 (GEMM ~617 against "
+          .. "~1600-2174 TFLOP/s) falls further than the curve gives that deep a "
+          .. "cut (0.62): the curve is the shallow side of a Blackwell cap",
+    source = "ROCm/legacy-rocm-build issue #5219 ('air cooled B200 idle power draw "
+          .. "137W'); the hopper arch's power_curve sources (stas00/ml-engineering "
+          .. "MAMF H100 SXM; mag-/gpu_benchmark MAMF H100 PCIe); "
+          .. "facebookexperimental/triton PR #2023 (GB300 at 500 W; 'B200 -> 750' "
+          .. "the PyTorch benchmark hosts' cap)",
+  },
   sms = 148,  -- NVIDIA Blackwell datasheets (B200: 148 SMs)
   nccl_ll_max_bw = "282GB/s",
   nccl_tree_ch_bw = { nodes2 = "42.8GB/s", nodes3 = "24GB/s" },

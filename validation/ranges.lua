@@ -183,7 +183,7 @@ return {
         ["vendor=NVIDIA/stack=hf/moe=dense/style=sharded"] = { cases = 83, lo = 0.863, hi = 1.269 },
         ["vendor=NVIDIA/stack=hf/moe=dense/style=sharded/scale=cluster"] = { cases = 14, lo = 0.891, hi = 2.386 },
         ["vendor=NVIDIA/stack=hf/moe=dense/style=sharded/scale=cluster/gen=hopper"] = { cases = 13, lo = 0.891, hi = 1.189 },
-        ["vendor=NVIDIA/stack=hf/moe=dense/style=sharded/scale=node"] = { cases = 24, lo = 0.863, hi = 2.311 },
+        ["vendor=NVIDIA/stack=hf/moe=dense/style=sharded/scale=node"] = { cases = 24, lo = 0.863, hi = 2.116 },
         ["vendor=NVIDIA/stack=hf/moe=dense/style=sharded/scale=node/gen=hopper"] = { cases = 18, lo = 0.803, hi = 1.271 },
         ["vendor=NVIDIA/stack=hf/moe=dense/style=sharded/scale=nodes"] = { cases = 45, lo = 0.814, hi = 1.141 },
         ["vendor=NVIDIA/stack=hf/moe=dense/style=sharded/scale=nodes/gen=ampere"] = { cases = 15, lo = 0.708, hi = 2.134 },

@@ -9,7 +9,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local roofline = require "gpuplan.roofline"
 
-t.plan(33)
+t.plan(37)
 
 local cat = gp.catalog()
 local hopper = cat.archs.hopper
@@ -28,6 +28,23 @@ t.is(l500, 500, "the limit priced is the card's default")
 -- 600 W: (460 / 560) ^ (1 / 2.63) = 0.821429 ^ 0.380228 = 0.927934
 t.near(roofline.clock_at(g96, hopper, 600), 0.927934, 1e-6, "600 W: 0.928 of it")
 t.is(roofline.clock_at(g96, hopper, 700), 1, "at the TDP: the TDP's clock")
+
+-- Blackwell (catalog/archs.lua blackwell power_curve): a B200's 137 W
+-- idle draw, the GH100 exponent 2.63.  The torchao MXFP8 table's 750 W
+-- cap on its 1000 W TDP: (750 - 137) / (1000 - 137) = 613 / 863 =
+-- 0.710313; exp(ln 0.710313 / 2.63) = exp(-0.342050 / 2.63) =
+-- exp(-0.130057) = 0.878045.  1e-6: the rounding of that hand value.
+local bw = cat.archs.blackwell
+local b200 = cat:get("gpus", "b200")
+t.ok(bw.power_curve.static == 137 and bw.power_curve.exponent == 2.63,
+     "blackwell power_curve: 137 W static draw, exponent 2.63")
+t.near(roofline.clock_at(b200, bw, 750), 0.878045, 1e-6, "b200 at 750 W: 0.878 of the 1000 W clock")
+t.is(roofline.clock_at(b200, bw, nil), 1, "b200: no default limit below its TDP")
+-- The step slows by at most 1 / 0.878045 (all of it tensor work) and by
+-- more than 1 (the GEMMs and attention slow).
+local bjob = { model = "llama3-8b", gpu = "b200", gpus = 8, seq = 8192, zero = 3, cat = cat }
+local b750 = gp.train(t.with(bjob, { power_limit = 750 })).step_s / gp.train(bjob).step_s
+t.ok(b750 > 1.05 and b750 <= 1 / 0.878045 + 1e-9, "b200 train at 750 W: slower, by at most the clock")
 local h100 = cat:get("gpus", "h100-sxm")
 t.is(roofline.clock_at(h100, hopper, nil), 1, "h100-sxm: no default limit below its TDP")
 
