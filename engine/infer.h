@@ -385,6 +385,32 @@ double infer_itl_loaded(double itl, double cycle, double steps, double B);
  * tokens at context input. */
 double infer_new_prompt(const infer_cfg *c);
 
+/* A burst: n requests issued at once to one attention group that holds
+ * at most b of them, each of len tokens out (its first from its prefill,
+ * len - 1 decode steps) and a prompt of plen computed tokens; the one
+ * mechanism both serving models price a finite run with (infer_run.c
+ * run_finite, serve_plan.c).  A step admits the requests the batch has
+ * room for, whose prompts join the prefill queue; takes up to tokens of
+ * its prompts (less its decodes where dec_count: vLLM's and TensorRT-
+ * LLM's budget counts both; whole: only whole prompts); decodes every
+ * running request once; and the requests whose last decode it was leave,
+ * so the batch fills over the first steps and shrinks over the last.
+ * step(ctx, dec, proc, fin) prices a step of dec decodes and proc prompt
+ * tokens that completes fin prompts, s.  Returns the run's time, first
+ * step to last, s; 0 past the steps the run is followed for (the caller
+ * keeps its steady state); where a step prices no time, the steps
+ * before it. */
+typedef double (*infer_burst_step)(void *ctx, double dec, double proc,
+                                   double fin);
+double infer_burst(double n, double b, double len, double plen,
+                   double tokens, int dec_count, int whole,
+                   infer_burst_step step, void *ctx);
+
+/* Piecewise linear over the priced points x[0] < ... < x[n-1] (t at
+ * each), flat below x[0]: a step's time between the batches it was
+ * priced at (infer_run.c run_itl). */
+double infer_run_itl(const double *x, const double *t, int n, double at);
+
 /* The share of a batch's decode steps that also carry prompt tokens:
  * `prompts` prompts of `len` tokens arrive over `steps` steps, each step
  * with `room` tokens beside its decodes for them (max_num_tokens less

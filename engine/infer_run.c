@@ -210,7 +210,7 @@ static int run_batch(const infer_cfg *c, infer_result *r)
  * batches b[0] = 1 < ... < b[n-1] (step_layers' costs are affine in the
  * batch between the points a kernel's tiles or the touched experts
  * change; the points double). */
-static double run_itl(const double *b, const double *t, int n, double x)
+double infer_run_itl(const double *b, const double *t, int n, double x)
 {
 	int k;
 
@@ -447,13 +447,13 @@ static double mixed_time(const mixed_table *mt, double dec, double k,
 {
 	double T = dec + k;
 
-	return mixed_of(run_itl(mt->x, mt->tok, mt->n, T),
-	                run_itl(mt->x, mt->host, mt->n, T),
-	                dec >= 1.0 ? run_itl(mt->x, mt->attn, mt->n, dec) :
+	return mixed_of(infer_run_itl(mt->x, mt->tok, mt->n, T),
+	                infer_run_itl(mt->x, mt->host, mt->n, T),
+	                dec >= 1.0 ? infer_run_itl(mt->x, mt->attn, mt->n, dec) :
 	                dec * mt->attn[0],
-	                k >= 1.0 ? run_itl(mt->x, mt->pattn, mt->n, k) :
+	                k >= 1.0 ? infer_run_itl(mt->x, mt->pattn, mt->n, k) :
 	                k * mt->pattn[0],
-	                run_itl(mt->x, mt->head, mt->n,
+	                infer_run_itl(mt->x, mt->head, mt->n,
 	                        fmax(1.0, dec + k / plen)));
 }
 
@@ -506,19 +506,52 @@ static int mixed_step(const gp_model *m, const roof_device *d,
  * prompt tokens is one step of both (mixed_time); where it runs them in
  * steps of their own, a decode step plus share seconds a prompt.  A
  * replica serves requests / replicas of them.  Sets r->tokens_per_s. */
+/* run_finite's prices of a step (infer_burst's step): its decode-only
+ * table (tb, tt; te off the graph; ta the attention) and its mixed step's
+ * (mt, where c->chunked). */
+typedef struct finite_prices {
+	const infer_cfg *c;
+	double tb[RUN_TABLE], tt[RUN_TABLE], te[RUN_TABLE], ta[RUN_TABLE];
+	int nt;
+	mixed_table mt;
+	double share, P;
+} finite_prices;
+
+/* A step that carries prompt tokens runs off the graph (eager_step);
+ * where the engine runs them in the decodes' forward pass (c->chunked)
+ * it is one step of both (mixed_time), else a decode step plus the
+ * prompts' prefill share. */
+static double finite_step(void *ctx, double dec, double proc, double fin)
+{
+	const finite_prices *f = ctx;
+	const infer_cfg *c = f->c;
+	double step, xd, g;
+
+	if (c->chunked && proc > 0.0)
+		return mixed_time(&f->mt, dec > 1e-9 ? ceil(dec / c->pp) : 0.0,
+		                  proc / c->pp, f->P);
+	/* A decode-only step replays the graph at the captured size its
+	 * batch pads to, its attention at the batch (graph_step); above
+	 * the largest, or with prompt tokens, it runs off the graph. */
+	step = f->share * fin;
+	xd = ceil(dec / c->pp);
+	g = proc > 0.0 ? 0.0 : graph_batch(c, xd);
+	if (dec > 1e-9)
+		step += g == 0.0 ? infer_run_itl(f->tb, f->te, f->nt, xd) :
+			infer_run_itl(f->tb, f->tt, f->nt, g) -
+			infer_run_itl(f->tb, f->ta, f->nt, g) +
+			infer_run_itl(f->tb, f->ta, f->nt, xd);
+	return step;
+}
+
 static int run_finite(const gp_model *m, const roof_device *d,
                       const infer_cfg *c, int B, double n_off,
                       double share, double cavg, infer_result *r,
                       gp_error *err)
 {
-	double tb[RUN_TABLE], tt[RUN_TABLE], te[RUN_TABLE], ta[RUN_TABLE];
-	double cn[RUN_COHORTS], ce[RUN_COHORTS];
-	double N, L = c->output, P = infer_new_prompt(c), W, bm, x, t = 0.0, it;
-	double queue, pend = 0.0, adm = 0.0, dec = 0.0, done = 0.0;
-	double start, budget, proc, fin, step, tmax, xd, g;
-	int nt = 0, head = 0, cnt = 0, last = -1;
+	finite_prices fp, *f = &fp;
+	double N, L = c->output, P = infer_new_prompt(c), bm, x, t, tmax;
 	infer_phase ph;
-	mixed_table mt;
 
 	N = c->requests / r->replicas;
 	bm = ceil((double)B / c->pp);
@@ -530,25 +563,63 @@ static int run_finite(const gp_model *m, const roof_device *d,
 	 * request's L: past RUN_ITER_MAX keep the steady state. */
 	if (N * L / B + N * P / c->max_num_tokens + L > RUN_ITER_MAX)
 		return GP_OK;
-	for (x = 1.0; nt < RUN_TABLE; x *= 2.0) {
+	memset(f, 0, sizeof *f);
+	f->c = c;
+	f->share = share;
+	f->P = P;
+	for (x = 1.0; f->nt < RUN_TABLE; x *= 2.0) {
 		double b = x < tmax ? x : tmax;
+		int k = f->nt;
 
 		if (infer_step(m, d, c, b, 1, cavg, n_off, &ph, err) != GP_OK)
 			return GP_EINVAL;
-		ta[nt] = attn_time(&ph);
+		f->ta[k] = attn_time(&ph);
 		/* without graphs every step launches so already: the same */
-		te[nt] = ph.time;
+		f->te[k] = ph.time;
 		if (c->runtime == INFER_GRAPHS &&
-		    eager_step(m, d, c, b, cavg, n_off, &te[nt], err) != GP_OK)
+		    eager_step(m, d, c, b, cavg, n_off, &f->te[k], err) != GP_OK)
 			return GP_EINVAL;
-		tb[nt] = b;
-		tt[nt++] = ph.time;
+		f->tb[k] = b;
+		f->tt[k] = ph.time;
+		f->nt++;
 		if (b >= tmax)
 			break;
 	}
 	if (c->chunked && mixed_prices(m, d, c, fmax(bm, c->max_num_tokens),
-	                               cavg, n_off, &mt, err) != GP_OK)
+	                               cavg, n_off, &f->mt, err) != GP_OK)
 		return GP_EINVAL;
+	/* Without chunked context a prompt enters a step only whole:
+	 * TensorRT-LLM's MicroBatchScheduler, without a chunk config, counts
+	 * a context request's whole prompt and stops ("if
+	 * (maxNumTokensRuntime && batchNumTokens + reqNumTokens >
+	 * maxNumTokensRuntime.value()) break;", cpp/tensorrt_llm/
+	 * batch_manager/microBatchScheduler.cpp), the decodes counted first.
+	 * A prompt longer than max_num_tokens never fits (the LLM API
+	 * rejects it: "should not exceed max_num_tokens", llmapi/llm.py
+	 * _check_arguments; trtllm-bench raises max_num_tokens to max ISL +
+	 * max batch so it never happens there): such a run is priced as
+	 * chunked.  The budget counts the decodes (max_num_tokens is the
+	 * "maximum number of tokens (context + generation)" of a batch). */
+	t = infer_burst(N, B, L, P, c->max_num_tokens, 1,
+	                c->whole_prompts && P <= c->max_num_tokens,
+	                finite_step, f);
+	if (t > 0.0)
+		r->tokens_per_s = c->requests * L / t;
+	return GP_OK;
+}
+
+double infer_burst(double N, double B, double L, double P, double tokens,
+                   int dec_count, int whole, infer_burst_step price,
+                   void *ctx)
+{
+	double cn[RUN_COHORTS], ce[RUN_COHORTS];
+	double W, t = 0.0, it, queue, pend = 0.0, adm = 0.0, dec = 0.0;
+	double done = 0.0, start, budget, proc, fin, step;
+	int head = 0, cnt = 0, last = -1;
+
+	if (!(N > 0.0) || !(B > 0.0) || !(P > 0.0) || !(tokens > 0.0) ||
+	    N * L / B + N * P / tokens + L > RUN_ITER_MAX)
+		return 0.0;
 	W = ceil(L / RUN_WINDOWS);
 	queue = N;
 	/* Fluid counts: 1e-9 of a request is rounding, not a request. */
@@ -560,47 +631,13 @@ static int run_finite(const gp_model *m, const roof_device *d,
 		queue -= start;
 		adm += start;
 		pend += start * P;
-		budget = fmax(c->max_num_tokens - dec, 0.0);
-		/* Without chunked context a prompt enters a step only whole:
-		 * TensorRT-LLM's MicroBatchScheduler, without a chunk config,
-		 * counts a context request's whole prompt and stops ("if
-		 * (maxNumTokensRuntime && batchNumTokens + reqNumTokens >
-		 * maxNumTokensRuntime.value()) break;", cpp/tensorrt_llm/
-		 * batch_manager/microBatchScheduler.cpp), the decodes counted
-		 * first.  So the step takes the whole prompts its leftover
-		 * budget holds.  A prompt longer than max_num_tokens never
-		 * fits (the LLM API rejects it: "should not exceed
-		 * max_num_tokens", llmapi/llm.py _check_arguments; trtllm-bench
-		 * raises max_num_tokens to max ISL + max batch so it never
-		 * happens there): such a run is priced as chunked. */
-		if (c->whole_prompts && P <= c->max_num_tokens)
+		budget = fmax(tokens - (dec_count ? dec : 0.0), 0.0);
+		if (whole)
 			budget = floor(budget / P) * P;
 		proc = fmin(pend, budget);
 		pend -= proc;
 		fin = proc / P;
-		/* A step that carries prompt tokens runs off the graph
-		 * (eager_step); where the engine runs them in the decodes'
-		 * forward pass (c->chunked) it is one step of both
-		 * (mixed_time), else a decode step plus the prompts'
-		 * prefill share. */
-		if (c->chunked && proc > 0.0)
-			step = mixed_time(&mt, dec > 1e-9 ?
-			                  ceil(dec / c->pp) : 0.0, proc / c->pp,
-			                  P);
-		else {
-			/* A decode-only step replays the graph at the
-			 * captured size its batch pads to, its attention at
-			 * the batch (graph_step); above the largest, or with
-			 * prompt tokens, it runs off the graph. */
-			step = share * fin;
-			xd = ceil(dec / c->pp);
-			g = proc > 0.0 ? 0.0 : graph_batch(c, xd);
-			if (dec > 1e-9)
-				step += g == 0.0 ? run_itl(tb, te, nt, xd) :
-					run_itl(tb, tt, nt, g) -
-					run_itl(tb, ta, nt, g) +
-					run_itl(tb, ta, nt, xd);
-		}
+		step = price(ctx, dec, proc, fin);
 		if (!(step > 0.0))
 			break;
 		t += step;
@@ -636,9 +673,7 @@ static int run_finite(const gp_model *m, const roof_device *d,
 		}
 		dec += fin;
 	}
-	if (t > 0.0)
-		r->tokens_per_s = c->requests * L / t;
-	return GP_OK;
+	return t;
 }
 
 /* The steady state of a chunked-prefill engine (c->chunked): the prompts

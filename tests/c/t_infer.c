@@ -61,6 +61,15 @@ static const infer_op_row *row(const infer_phase *p, const char *name)
 	return NULL;
 }
 
+/* infer_burst's step for the hand-derived burst below: 5 s a prompt
+ * completed, and a decode step of 1 + 0.5 dec s where it decodes. */
+static double burst_price(void *ctx, double dec, double proc, double fin)
+{
+	(void)ctx;
+	(void)proc;
+	return 5.0 * fin + (dec > 1e-9 ? 1.0 + 0.5 * dec : 0.0);
+}
+
 int main(void)
 {
 	gp_model m, m2;
@@ -74,7 +83,7 @@ int main(void)
 	gp_dtype t;
 	int g, b;
 
-	plan(86);
+	plan(88);
 
 	/* --- 13B bf16 decode, batch 1, H200 (4.8 TB/s) -------------------
 	 * Llama 2 13B: 40 layers x (4 h^2 + 3 h f + 2h) with h 5120,
@@ -616,6 +625,26 @@ int main(void)
 		MUST(infer_run(&m2, &d2, &c, &r, &err));
 		is_num(r.ttft, r.prefill.time, 1e-12, "not chunked: one step");
 	}
+
+	/* --- a burst, step by step (infer_burst) ----------------------------
+	 * 4 requests, at most 2 at once, 3 tokens out (a prefill and 2
+	 * decodes), prompts of 10 tokens, 10 prompt tokens a step (the
+	 * decodes not counted).  Step (requests decoding, prompt done): it0
+	 * admits A, B and prefills A (0, 1: 5 s); it1 decodes A, prefills B
+	 * (1, 1: 5 + 1.5); it2 decodes A, B (2, 0: 2), A leaves; it3 admits
+	 * C, prefills it, decodes B (1, 1: 6.5), B leaves; it4 admits D,
+	 * prefills it, decodes C (1, 1: 6.5); it5 decodes C, D (2: 2), C
+	 * leaves; it6 decodes D (1: 1.5).  5 + 6.5 + 2 + 6.5 + 6.5 + 2 +
+	 * 1.5 = 30 s; exact arithmetic in halves: 1e-12. */
+	is_num(infer_burst(4, 2, 3, 10, 10, 0, 0, burst_price, NULL), 30.0,
+	       1e-12, "burst of 4 at 2 at once: 30 s by hand");
+	/* The same with every request admitted at once (B = 4): one prompt
+	 * a step it0..it3 beside 0, 1 (A), 2 (A, B), 2 (B, C: A left after
+	 * it2) decodes (5, 6.5, 7, 7), then it4 decodes C, D (2), it5 D
+	 * (1.5): 5 + 6.5 + 7 + 7 + 2 + 1.5 = 29 s, less than the 30 s of
+	 * two at once (the same prompts and decodes, fewer steps). */
+	is_num(infer_burst(4, 4, 3, 10, 10, 0, 0, burst_price, NULL), 29.0,
+	       1e-12, "burst of 4 all at once: 29 s by hand");
 
 	/* --- bad input ----------------------------------------------------*/
 	infer_defaults(&c);
