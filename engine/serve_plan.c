@@ -317,6 +317,74 @@ static int itl_at(const gp_model *m, const roof_device *d,
 	return GP_OK;
 }
 
+/* A burst's prices (burst_step): an attention group's decode step at a
+ * doubling batch of its sequences (x: the group's, x / a per GPU), a
+ * prompt's time and what a step that carries a chunk adds off the graph. */
+#define BURST_TABLE 40
+typedef struct burst_prices {
+	double x[BURST_TABLE], t[BURST_TABLE];
+	int n;
+	double prompt, eager;
+} burst_prices;
+
+/* A step of nd decodes (the group's: at least one whole sequence) and
+ * proc prompt tokens that completes fin prompts: the decode step at that
+ * batch, off the graph where it carries a chunk, and the prompts' time
+ * (prompt_cost's, the chunk steps of their own or what the mixed step
+ * adds). */
+static double burst_step(void *ctx, double nd, double proc, double fin)
+{
+	const burst_prices *b = ctx;
+	double t = b->prompt * fin;
+
+	if (nd > 1e-9)
+		t += infer_run_itl(b->x, b->t, b->n, ceil(nd)) +
+			(proc > 0.0 ? b->eager : 0.0);
+	return t;
+}
+
+/* A colocated burst (c->base.requests, all sent at once, throughput the
+ * run's output over its time from the first send to the last token:
+ * vLLM's benchmark_serving "Output token throughput" over its
+ * benchmark_duration, as gp.infer's run_finite prices trtllm-bench's):
+ * each attention group (a GPU with DP attention, the instance with TP)
+ * serves requests / groups of them, at most B a at once, through
+ * infer_burst -- the one mechanism gp.infer's runs take: admission while
+ * the KV holds them, their prompts prefill_tokens a step, every running
+ * request decoded once a step, the batch shrinking as they finish, at the
+ * mean lengths.  A request's decode steps are (output - 1) / accept (MTP
+ * emits accept tokens a step).  Sets o->tps_gpu; keeps the steady state's
+ * where the run is longer than infer_burst follows. */
+static int burst(const gp_model *m, const roof_device *d,
+                 const serve_cfg *c, const serve_layout *L, dec *o,
+                 gp_error *err)
+{
+	burst_prices b;
+	serve_step st;
+	double a = L->dp_attention ? 1.0 : L->tp, bg = o->B * a, x, t;
+	double n = c->base.requests / (c->gpus / a);
+
+	memset(&b, 0, sizeof b);
+	for (x = 1.0; b.n < BURST_TABLE; x *= 2.0) {
+		double at = fmin(x, fmax(bg, 1.0));
+
+		if (serve_step_time(m, d, c, L, SERVE_DECODE, at / a, &st, err))
+			return GP_EINVAL;
+		b.x[b.n] = at;
+		b.t[b.n++] = st.time;
+		if (at >= bg)
+			break;
+	}
+	b.prompt = prompt_cost(c, L, o->B, o) / bg;
+	b.eager = o->eager_steps > 0.0 ? o->eager / o->eager_steps : 0.0;
+	t = infer_burst(n, bg, 1.0 + (c->base.output - 1.0) / o->accept,
+	                infer_new_prompt(&c->base), c->prefill_tokens, 0, 0,
+	                burst_step, &b);
+	if (t > 0.0)
+		o->tps_gpu = c->base.requests * c->base.output / t / c->gpus;
+	return GP_OK;
+}
+
 /* The decode side of layout L: batch, step, ITL and tokens/s per GPU. */
 static int decode_side(const gp_model *m, const roof_device *d,
                        const serve_cfg *c, const serve_layout *L,
@@ -410,6 +478,10 @@ static int decode_side(const gp_model *m, const roof_device *d,
 	} else {
 		B = top;
 	}
+	/* A burst of requests: no GPU holds more than its share of them
+	 * (gp.infer's pick_batch caps a finite run's batch alike). */
+	if (coloc && c->base.requests > 0)
+		B = fmin(B, c->base.requests / c->gpus);
 	o->B = B;
 	if (serve_memory(m, c, L, ph, B, &o->mem, err) ||
 	    itl_at(m, d, c, L, coloc, B, o, &o->st, &o->itl, err))
@@ -427,6 +499,8 @@ static int decode_side(const gp_model *m, const roof_device *d,
 		((coloc ? prompt_cost(c, L, B, o) : 0.0) +
 		 steps * (o->st.time + o->eager) +
 		 (coloc || steps > 0 ? 0.0 : o->st.time));
+	if (coloc && c->base.requests > 0 && burst(m, d, c, L, o, err))
+		return GP_EINVAL;
 	o->fits = 1;
 	return GP_OK;
 }

@@ -71,8 +71,9 @@
 --             chunks its prompts by prefill_tokens itself)
 --   requests  a run of this many requests issued at once: tokens_per_s over
 --             the run, the batch's fill and drain included (trtllm-bench's
---             Total Output Throughput; infer_run.c run_finite); absent: the
---             steady state
+--             Total Output Throughput; infer_run.c run_finite, and with the
+--             MoE serving options serve_plan.c burst, both infer_burst);
+--             absent: the steady state
 --   ep, dp_attention, disagg, mtp, ...   a MoE model across many GPUs: the
 --             serving model of gpuplan.serve (see its header for every option
 --             and the result's fields)
@@ -1668,14 +1669,6 @@ function M.infer(a)
       error(args.usage(string.format("infer: %s: a hybrid stack (hybrid_pattern) is priced on one "
         .. "model's replicas, not by the MoE serving model this option chooses; infer "
         .. "prices it without it", by)), 2)
-    end
-    -- gpuplan.serve prices the steady state only: a finite run's fill and
-    -- drain (requests, run_finite) would be dropped in silence.  A value
-    -- of the wrong kind is left to the serving model's resolve step, which
-    -- says what requests takes.
-    if type(a.requests) == "number" then
-      error(args.usage("infer: requests (a finite run's fill and drain) is priced for one model on "
-        .. "its replicas, not by the MoE serving model, which prices the steady state"), 2)
     end
     -- The 80% ranges of the latencies, throughputs and cost (gpuplan.ranges).
     return require("gpuplan.ranges").apply("infer", a, require("gpuplan.serve").infer(a))

@@ -656,8 +656,8 @@ opt { name = "requests", type = "int", metavar = "N", commands = "infer",
   default = "the steady state",
   help = "the run is this many requests issued at once: tokens/s over the run from the "
     .. "first request's start to the last one's end, the batch's fill and drain included "
-    .. "(trtllm-bench's Total Output Throughput, its --num_requests); not with the MoE "
-    .. "serving options, --sweep-batch or --target",
+    .. "(trtllm-bench's Total Output Throughput, its --num_requests); with the MoE "
+    .. "serving options colocated only (not --disagg); not with --sweep-batch or --target",
   suggest = { "num_requests", "num_prompts" } }
 -- A share, not a token count: the engines report it so (vLLM's logged
 -- "Prefix cache hit rate", its prefix_cache_hits over prefix_cache_queries,

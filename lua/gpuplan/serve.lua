@@ -378,6 +378,10 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     -- prompt tokens found in the prefix cache (infer.setup's, from
     -- prefix_hit): the engine prefills the rest (infer_new_prompt)
     cached = c.cached,
+    -- a burst of this many requests sent at once (infer.setup's, from
+    -- requests): colocated, priced by serve_plan.c burst through
+    -- infer_burst, the mechanism gp.infer's runs take
+    requests = c.requests,
     runtime = c.runtime, capacity = c.capacity, kv_reserve_max = c.kv_reserve_max,
     -- the margin by gpuplan.infer's rule for the runtime (setup_memory,
     -- M.runtime_memory), priced in serve.c kv_margin by the dense path's
@@ -738,6 +742,12 @@ function M.setup(a)
       no_ep, asked(), a.runtime)
   end
   local batch = c.batch
+  -- a burst is priced colocated (serve_plan.c burst); two pools' split
+  -- of it is not known, as concurrency's is not
+  if c.requests and disagg then
+    usage("infer: requests with disagg: a burst is priced colocated; the pools' split of it is "
+      .. "not known")
+  end
   if conc then
     if disagg then
       usage("infer: concurrency with disagg: the pools' split is not known; give batch = N "

@@ -221,7 +221,7 @@ is($c, 2, 'infer with two models: usage error');
 # batch 1: tokens/s = 200 / (share + 199 x itl_batch1), the engine's own
 # figures from the same JSON (1e-9 relative: the same arithmetic in
 # another order).  A count below 1 or not whole names the flag; the MoE
-# serving model prices the steady state and refuses it.
+# serving model prices it colocated (below).
 # TensorRT-LLM mixes prompts into decode steps by default (gp.infer's
 # M.mixes); --no-chunked-prefill keeps the prefill apart, the formula
 # checked here.
@@ -236,10 +236,29 @@ ok(defined $rq{tokens_per_s} && abs($rq{tokens_per_s} * ($rq{prefill_share_s}
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--requests', '0');
 is($c, 1, '--requests 0: exit 1');
 like($e, qr/^gpuplan: infer: --requests must be a whole number/, '--requests 0: names the flag');
+# With the MoE serving options (colocated) a burst too (serve_plan.c
+# burst, through infer_burst).  16 requests on 16 GPUs with DP attention:
+# one a GPU, batch 1; its prompt of 512 tokens (under prefill_tokens) is
+# the first step, alone, priced as the steady state prices a prompt
+# (prompt_cost: the rank's own part stalled, the experts' not:
+# (share - experts) x stall + experts), then its one decode step at batch
+# 1 (tpot): 16 x 2 / (prompt + tpot).  The same arithmetic in another
+# order: within 1e-9.
 ($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'h800-sxm', '--gpus', '16', '--ep', '16',
-                      '--dp-attention', '--requests', '100');
-is($c, 2, '--requests with the MoE serving options: a usage error, exit 2');
-like($e, qr/^gpuplan: infer: --requests .*MoE serving model/, '... naming the flag and why');
+                      '--dp-attention', '--requests', '16', '--input', '512', '--output', '2',
+                      '--format', 'json');
+is($c, 0, '--requests with the MoE serving options: exit 0');
+my %sv = map { my ($v) = $o =~ /"$_":([-\d.eE+]+)/; ($_ => $v) }
+    qw(tokens_per_s prefill_share_s prefill_experts_s prefill_stall tpot_s batch_per_gpu);
+ok(defined $sv{tokens_per_s} && $sv{batch_per_gpu} == 1 &&
+   abs($sv{tokens_per_s} * (($sv{prefill_share_s} - $sv{prefill_experts_s}) * $sv{prefill_stall}
+   + $sv{prefill_experts_s} + $sv{tpot_s}) / 32 - 1) < 1e-9,
+   '--requests 16 on EP16 DP attention: one prompt step and one decode step at batch 1');
+($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'h800-sxm', '--gpus', '16', '--ep', '8',
+                      '--dp-attention', '--disagg', '--requests', '100');
+is($c, 2, '--requests with --disagg: a usage error, exit 2');
+like($e, qr/^gpuplan: infer: --requests with disagg: a burst is priced colocated/,
+     '... naming the option and why');
 
 # --chunked-prefill (gp.infer's chunked_prefill): the prompts ride in the
 # decode steps within max_num_tokens a step (engine/infer_run.c

@@ -520,6 +520,9 @@ local function serve_case(case, cat, model, defaults)
     -- max_num_tokens by name: its prompts go prefill_tokens a step)
     max_batch = v(wl.max_batch), max_num_tokens = v(wl.max_num_tokens),
     kv_free_fraction = v(wl.kv_free_fraction),
+    -- a run of num_requests requests sent at once (gp.infer's requests):
+    -- colocated, its fill and drain priced as gp.infer prices them
+    requests = v(wl.num_requests),
     -- refused by the MoE serving model by name (gpuplan.serve: it chunks
     -- by prefill_tokens), not dropped in silence
     chunked_prefill = v(wl.chunked_prefill),
@@ -542,6 +545,9 @@ local function serve_case(case, cat, model, defaults)
     a.concurrency = v(wl.concurrency)
   elseif itl then
     a.itl_max = string.format("%.17gms", itl)
+  elseif a.requests and phase == nil then
+    -- a burst: as many as the KV holds, at most a GPU's share of them
+    -- (serve_plan.c decode_side)
   else
     return nil, "a decode case needs workload.batch (per GPU), workload.concurrency "
       .. "(colocated) or itl_max_ms"
@@ -601,10 +607,6 @@ return function(case, cat)
     if v(hw.power_limit) then
       return nil, "hardware.power_limit: MoE serving (gpuplan.serve) does not price a board "
         .. "power limit (gp.infer and gp.train do)"
-    end
-    if v(wl.num_requests) then
-      return nil, "workload.num_requests: MoE serving (gpuplan.serve) prices the steady "
-        .. "state, not a finite run's fill and drain (gp.infer does)"
     end
     local defaults = {}
     local _, rnote = runtime_of(case)
