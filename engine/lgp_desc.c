@@ -136,6 +136,7 @@ const lgp_desc lgp_optim_desc = { "optimizer", optim_fields };
 	F_NUM("act_bytes", offsetof(S, P act_bytes), 0),                  \
 	F_NUM("logit_bytes", offsetof(S, P logit_bytes), 0),              \
 	F_BOOL("fused_linear_ce", offsetof(S, P fused_linear_ce), 0),     \
+	F_BOOL("replicated_logits", offsetof(S, P replicated_logits), 0), \
 	F_NUM("capacity_factor", offsetof(S, P capacity_factor), 0),      \
 	F_INT("lora_rank", offsetof(S, P lora_rank), 0, 0, 2147483647.0), \
 	F_PARSE("lora_targets", offsetof(S, P lora_targets),              \

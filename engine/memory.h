@@ -101,6 +101,10 @@ typedef struct gp_train_cfg {
 				  * LigerFusedLinearCrossEntropyFunction):
 				  * one chunk of logits, never all of them
 				  * (mem_liger_chunk; logit_bytes unread) */
+	int replicated_logits;   /* the TP output head gathers its logits
+				  * to every TP rank (PyTorch ColwiseParallel
+				  * output_layouts=Replicate()): each rank
+				  * keeps all V of them, not V/t */
 	double capacity_factor;  /* MoE; 0 = 1.0 */
 	/* Offload (DeepSpeed ZeRO-Offload / ZeRO-Infinity, memory_train.c
 	 * mem_ds_offload): the fp32 master, its gradient and the optimizer

@@ -298,6 +298,26 @@ static double whole_grad_bytes(const gp_train_cfg *c, double gb)
 	return rb;
 }
 
+/* PyTorch FSDP2 (fully_shard, fsdp_version 2) under a recipe with an
+ * fp32 master: the sharded parameter is itself the master.  fully_shard
+ * keeps each sharded parameter in the dtype it was built in
+ * (torch/distributed/fsdp/_fully_shard/_fsdp_param.py: the sharded
+ * DTensor is made from the original parameter's data; "param_dtype"
+ * only casts the all-gather input, so the 16-bit copy exists while a
+ * unit is gathered -- param_gather's bytes -- and the optimizer steps
+ * the fp32 shard), and _fsdp_collectives.py foreach_reduce casts the
+ * reduce-scatter output back to that dtype ("target_dtype =
+ * orig_dtype" ... "grad_output = _to_dtype_if_needed(reduce_output,
+ * target_dtype)") before it becomes the sharded .grad.  So a sharded
+ * parameter holds no 16-bit weight (recipe weights 0 where zero 3
+ * shards them; the master's 4 B) and its sharded gradient takes the
+ * master's bytes, not the recipe's 16-bit ones.  FSDP1, other stacks
+ * and recipes without a master keep the recipe's. */
+static int fsdp2_fp32_shard(const gp_train_cfg *c, const gp_state_bytes *sb)
+{
+	return c->fsdp_version == 2 && sb->master > 0;
+}
+
 /* Full training states of a stage: weights, gradients, master and
  * optimizer states, each sharded as the ZeRO stage says. */
 static void stage_full(const gp_model *m, const gp_train_cfg *c,
@@ -329,10 +349,22 @@ static void stage_full(const gp_model *m, const gp_train_cfg *c,
 	double dt = dense - vf, sh_ = y->shard, esh = y->eshard;
 	/* Each sharded share divided once (stores into o could alias
 	 * y's fields: the compiler would divide again each time). */
-	double d_sh = dense / sh_, dt_sh = dt / sh_, e_sh = expert / esh;
+	double dt_sh = dt / sh_, e_sh = expert / esh;
 
-	o->bytes[GP_MEM_WEIGHTS] = (wsh ? d_sh + e_sh :
-				    dense + expert) * wb;
+	/* FSDP2's shard is the master (fsdp2_fp32_shard): no 16-bit
+	 * weight beside it where zero 3 shards the trainable weights (a
+	 * frozen tower's shard, which has no master, keeps wb), and the
+	 * sharded gradient in the master's dtype. */
+	double tw = wb;
+
+	if (fsdp2_fp32_shard(c, &sb) && !c->llm_frozen) {
+		if (wsh)
+			tw = 0;
+		if (gsh)
+			sb.grads = sb.master;
+	}
+	o->bytes[GP_MEM_WEIGHTS] = wsh ? (vf / sh_) * wb +
+		(dt_sh + e_sh) * tw : (dense + expert) * wb;
 	o->bytes[GP_MEM_GRADS] = (gsh ? dt_sh + e_sh : dt + expert) *
 		whole_grad_bytes(c, sb.grads);
 	o->bytes[GP_MEM_MASTER] = (osh ? dt_sh + e_sh : dt + expert) *
@@ -855,15 +887,28 @@ static double stage_activations(const gp_model *m,
 		 * output layer (LoRA, and QLoRA unless quant_head) keeps
 		 * no input; a 4-bit one keeps it (MatMul4Bit).  The final
 		 * norm keeps what a layer's norm does (mem_norm_bytes:
-		 * Hugging Face's eager RMSNorm its fp32 upcast). */
+		 * Hugging Face's eager RMSNorm its fp32 upcast).  Where
+		 * the head's output is gathered to Replicate
+		 * (replicated_logits: PyTorch's ColwiseParallel(
+		 * output_layouts=Replicate()): torch/distributed/
+		 * tensor/parallel/style.py ColwiseParallel.
+		 * _prepare_output_fn, "# outputs is a shard on last
+		 * dimension DTensor, i.e. Shard(-1)" ... "outputs =
+		 * outputs.redistribute(placements=output_layouts",
+		 * an all-gather; KempnerForge's tensor_parallel.py:
+		 * "Output head: ColwiseParallel (split vocab, gather to
+		 * Replicate for loss)") every TP rank keeps all V
+		 * logits of its tokens and the loss over them, not
+		 * V/t. */
 		double lb = c->logit_bytes > 0 ? c->logit_bytes : 4.0;
+		double vsh = c->replicated_logits ? 1.0 : y->tp;
 		double nin = c->lora_rank > 0 && !qhead ? 1.0 : 2.0;
 		double fn = mem_norm_bytes(m, c->eager_norm,
 					   c->lora_rank > 0 || c->llm_frozen, A);
 
 		o->bytes[GP_MEM_LOGITS] = tok * ((fn + (nin - 1.0) * A) *
 			m->hidden / (c->lay.sp ? y->tp : 1) +
-			(double)m->vocab * lb / y->tp);
+			(double)m->vocab * lb / vsh);
 		if (c->fused_linear_ce) {
 			/* Liger-Kernel's fused linear cross-entropy
 			 * (ops/fused_linear_cross_entropy.py at v0.8.0):

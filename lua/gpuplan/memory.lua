@@ -1156,6 +1156,16 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
       .. "(bytes a logit over the whole logits) does not apply with it; give one")
   end
   cfg.fused_linear_ce = o.fused_linear_ce == true
+  -- The TP head's logits gathered to every rank (engine/memory_train.c's
+  -- logits term): Liger's chunked head keeps no whole logits to gather.
+  if o.replicated_logits ~= nil and type(o.replicated_logits) ~= "boolean" then
+    fail("replicated_logits must be true or false (got %s)", shown(o.replicated_logits))
+  end
+  if o.replicated_logits and cfg.fused_linear_ce then
+    usage("replicated_logits gathers the whole logits to every TP rank; fused_linear_ce "
+      .. "never makes them whole: give one")
+  end
+  cfg.replicated_logits = o.replicated_logits == true
   -- Liger's patch replaces a transformers model's head and loss
   -- (monkey_patch.py apply_liger_kernel_to_llama); Megatron-Core's
   -- GPTModel runs its own output layer and vocab-parallel loss, which no
@@ -2094,6 +2104,27 @@ function M.memory(o)
     local b = r.state_bytes
     b.total = b.total - b.grads + r.grad_bytes
     b.grads = r.grad_bytes
+  end
+  -- PyTorch FSDP2 over a recipe with an fp32 master, as the engine prices
+  -- it (engine/memory_train.c fsdp2_fp32_shard): the sharded parameter is
+  -- the master, so zero 3 keeps no 16-bit weight beside it; a sharded
+  -- gradient is in the master's dtype, whole gradients (grads_whole) in
+  -- the reduction's (whole_grad_bytes).  A full model only (LoRA's
+  -- adapter and a frozen language model keep the recipe's).
+  local b = r.state_bytes
+  if b and cfg.fsdp_version == 2 and b.master > 0 and not cfg.llm_frozen
+     and method ~= "lora" and method ~= "qlora" then
+    local g = b.grads
+    if cfg.grads_whole then
+      local rb = cfg.reduce_bytes or (cfg.recipe and cfg.recipe.reduce) or 0
+      if rb > 0 then g = rb end
+    elseif (cfg.zero or 0) >= 2 then
+      g = b.master
+    end
+    local w = (cfg.zero or 0) == 3 and 0 or b.weights
+    b.total = b.total - b.grads - b.weights + g + w
+    b.grads, b.weights = g, w
+    r.fsdp2_shard = true
   end
   r.dp = cfg.dp
   -- training's sequence split as gp.train returns it (cp 1 beside

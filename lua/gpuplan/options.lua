@@ -544,6 +544,13 @@ opt { name = "fused_linear_ce", type = "flag", commands = "fit train plan", meth
     .. "and the head's weight gradient computed in the forward (no recompute); default off, "
     .. "the stack's own loss over the whole logits",
   suggest = { "liger", "fused_ce", "fused_cross_entropy", "flce", "chunked_loss" } }
+opt { name = "replicated_logits", type = "flag", commands = "fit train plan", methods = TRAINING,
+  help = "under tensor parallelism the output head gathers its vocab-parallel logits to every "
+    .. "TP rank, PyTorch's ColwiseParallel(output_layouts=Replicate()) before a plain "
+    .. "cross-entropy (KempnerForge; torchtitan without loss_parallel): each rank keeps all V "
+    .. "logits of its tokens and their loss, not V/tp; memory only (the step does not price "
+    .. "the gather); default off, the logits vocab-parallel as Megatron-Core keeps them",
+  suggest = { "loss_parallel", "replicate_logits", "gather_logits", "head_replicate" } }
 opt { name = "act_bytes", type = "number", lua_only = true, commands = TRAIN4,
   help = "bytes per saved activation element (default 4 for the fp32 recipe, else 2)" }
 opt { name = "eager_swiglu", type = "boolean", lua_only = true, commands = TRAIN4,

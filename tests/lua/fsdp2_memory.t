@@ -39,12 +39,14 @@ t.near(comp(v2f, "param_gather") - comp(v1, "param_gather"), LAYER * 4, 1,
   "FSDP2 fp32: + one layer's fp32 reduce-scatter input")
 t.near(comp(v2b, "param_gather") - comp(v1, "param_gather"), LAYER * 2, 1,
   "FSDP2 bf16: + one layer's bf16 reduce-scatter input")
--- Per micro-batch sync (no whole gradients): the version and the dtype
--- change nothing here (the sharded gradients are the recipe's).
+-- Per micro-batch sync (no whole gradients): the total is the same under
+-- both versions.  FSDP2's fp32 shard is the master (fsdp2_shard_logits.t):
+-- its sharded weights drop 2 B a parameter and its sharded gradients,
+-- fp32 as the shard, gain 2 B, P x (-2 + 2) / 16 = 0.
 local m1 = gp.memory(t.with(base, { grad_sync = "micro_batch", fsdp_version = 1 }))
 local m2 = gp.memory(t.with(base, { grad_sync = "micro_batch", fsdp_version = 2,
                                      grad_reduce = "fp32" }))
-t.near(m2.total, m1.total, 0, "grad_sync micro_batch: FSDP2's dtype moves nothing")
+t.near(m2.total, m1.total, 0, "grad_sync micro_batch: FSDP2 -2 B weights +2 B grads, same total")
 -- The default (stack hf: FSDP1) is said where whole gradients read it.
 local d = table.concat(gp.memory(base).defaults, "; ")
 t.like(d, "fsdp_version=1", "the default version said under whole gradients")

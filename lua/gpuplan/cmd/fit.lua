@@ -62,7 +62,8 @@ local function states_line(r)
     r.recipe
       .. (r.grad_phase == "idle" and ", grads as ZeRO holds them between steps"
         or r.grad_phase and r.job and r.job.zero == 0 and ", grads as DeepSpeed's fp16 step holds them"
-        or r.grad_phase and ", grads as ZeRO's " .. r.grad_phase .. " holds them" or ""), here)
+        or r.grad_phase and ", grads as ZeRO's " .. r.grad_phase .. " holds them" or "")
+      .. (r.fsdp2_shard and ", FSDP2's fp32 shard is the master" or ""), here)
 end
 
 local function row(name, bytes, note)

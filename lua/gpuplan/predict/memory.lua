@@ -235,6 +235,8 @@ return function(case, cat)
   -- Liger-Kernel's fused linear cross-entropy (SCHEMA.md
   -- workload.fused_linear_ce): one chunk of logits, not all of them.
   if o.method ~= "infer" then o.fused_linear_ce = v(wl.fused_linear_ce) end
+  -- workload.replicated_logits: the TP head's logits on every rank.
+  if o.method ~= "infer" then o.replicated_logits = v(wl.replicated_logits) end
   -- ZeRO-3 on a model built outside deepspeed.zero.Init (SCHEMA.md
   -- parallel.zero_init): the engine holds it whole once, at init.
   o.zero_init = v(par.zero_init)
