@@ -480,8 +480,25 @@ static int decode_side(const gp_model *m, const roof_device *d,
 	}
 	/* A burst of requests: no GPU holds more than its share of them
 	 * (gp.infer's pick_batch caps a finite run's batch alike). */
-	if (coloc && c->base.requests > 0)
+	if (coloc && c->base.requests > 0) {
+		double groups = c->gpus /
+			(L->dp_attention ? 1.0 : (double)L->tp);
+
+		/* Fewer requests than attention groups: some groups would
+		 * step with no sequence, which the serving step (priced with
+		 * every group busy, as the all-to-all's ranks step together)
+		 * does not price: said, not priced at a fraction of one. */
+		if (c->base.requests < groups) {
+			snprintf(o->why, sizeof o->why,
+			         "requests %g is fewer than the %g attention "
+			         "groups (%s); a burst is priced with every "
+			         "group serving at least one", c->base.requests,
+			         groups, L->dp_attention ? "DP attention: one a "
+			         "GPU" : "one a TP instance");
+			return GP_OK;
+		}
 		B = fmin(B, c->base.requests / c->gpus);
+	}
 	o->B = B;
 	if (serve_memory(m, c, L, ph, B, &o->mem, err) ||
 	    itl_at(m, d, c, L, coloc, B, o, &o->st, &o->itl, err))

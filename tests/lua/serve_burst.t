@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(7)
+t.plan(8)
 
 local job = { model = "deepseek-v3", gpu = "h800-sxm", gpus = 16, ep = 16, dp_attention = true,
               input = 512, output = 3 }
@@ -53,3 +53,11 @@ t.ok(not ok and tostring(err):match("requests with disagg: a burst is priced col
 -- A count below 1 is refused by the one option's rule.
 ok, err = pcall(gp.infer, t.with(job, { requests = 0 }))
 t.ok(not ok and tostring(err):match("requests must be"), "requests 0: refused by name")
+-- Fewer requests than attention groups (8 on 16 GPUs with DP attention:
+-- 0.5 a group): half the groups would step with no sequence, which the
+-- serving step does not price; it said "serve_step_time: batch must be at
+-- least one sequence ... (got 0.5 per GPU)" and failed.  Now a no-fit
+-- answer naming the requests and the groups.
+local few = gp.infer(t.with(job, { requests = 8 }))
+t.ok(few.fits == false and tostring(few.why):match("requests 8 is fewer than the 16 attention groups"),
+  "8 requests on 16 DP-attention groups: not priced, said")
