@@ -1033,6 +1033,14 @@ local function actor_setup(o, method, tgpus, seq, minib, defaults, stack)
   end
   ot.seq = seq
   ot.global_batch = minib
+  -- A hybrid stack (hybrid_pattern) is refused by rl itself (engine/
+  -- model.c model_check_priced: its rollouts' serving state is not
+  -- priced); the trainer's refusal of its stack's eager-kernel default
+  -- came first and advised a stack megatron that rl would then refuse.
+  if o.kernels == nil then
+    local okm, m = pcall(own_model, "model", o.model, o.cat)
+    if okm and type(m) == "table" and m.hybrid_pattern then ot.kernels = "fused" end
+  end
   local oks, s = pcall(train.setup, ot)
   if not oks then
     local msg = internal(s):gsub("^train: ", "")
