@@ -12,40 +12,15 @@
 #include "memory.h"
 #include "model.h"
 #include "tap.h"
+#include "fixture.h"
 
 #define EXACT 1e-12
 
-/* NVIDIA Nemotron 3 Nano 30B-A3B as tests/c/t_hybrid.c has it (Megatron-
- * Bridge Nemotron3NanoProvider at 2c2425a): 52 layers, 23 Mamba-2 (M), 23
- * MoE (E), 6 attention (*); Mamba 64 heads of 64, state 128, 8 groups,
- * conv 4, chunk 128. */
-static gp_model nemotron_nano(void)
-{
-	gp_model m;
-
-	memset(&m, 0, sizeof m);
-	m.layers = 52;
-	m.hidden = 2688;
-	m.heads = 32;
-	m.kv_heads = 2;
-	m.head_dim = 128;
-	m.ffn_hidden = 1856;
-	m.vocab = 131072;
-	m.norm_params = 2688;
-	strcpy(m.pattern, "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME");
-	m.mamba.heads = 64;
-	m.mamba.head_dim = 64;
-	m.mamba.state = 128;
-	m.mamba.groups = 8;
-	m.mamba.conv = 4;
-	m.mamba.chunk = 128;
-	m.moe.experts = 128;
-	m.moe.top_k = 6;
-	m.moe.shared_experts = 1;
-	m.moe.ffn_hidden = 1856;
-	m.moe.shared_ffn_hidden = 3712;
-	return m;
-}
+/* NVIDIA Nemotron 3 Nano 30B-A3B: the shared fixture (fixture.h
+ * fx_nemotron_nano, Megatron-Bridge Nemotron3NanoProvider at 2c2425a):
+ * 52 layers, 23 Mamba-2 (M), 23 MoE (E), 6 attention (*); Mamba 64 heads
+ * of 64, state 128, 8 groups, conv 4, chunk 128. */
+#define nemotron_nano fx_nemotron_nano
 
 /* H100 SXM-like: bf16 989 TFLOP/s at 0.80, 3.35 TB/s at 0.84. */
 static void hopper(roof_device *d)
