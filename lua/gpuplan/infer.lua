@@ -123,6 +123,17 @@ local kv_bytes = require("gpuplan.memory").kv_bytes
 -- NIM is TensorRT-LLM behind an OpenAI-compatible HTTP server; its TTFT also
 -- holds tokenisation, queueing and the network (NVIDIA NIM benchmarking
 -- "Metrics"), but no published figure for those was found: 0, not a guess.
+-- vLLM's API server (one process unless --api-server-count) also parses,
+-- templates and tokenises every request before its engine sees it.  The
+-- published figures found do not price v0.11.0's chat path: vllm PR #20065
+-- ("1000 requests ... 6-8 seconds delay before prompts actually are
+-- started to process", a Jinja parse per request) was fixed by caching in
+-- June 2025, before v0.11.0; PR #27407 times about 3 ms of API-server work
+-- a request (/v1/embeddings, Ryzen 9800X3D and Xeon 8575C); PR #23000's
+-- 414.91 req/s (/v1/embeddings, 512 tokens) bounds it at 2.4 ms.  At
+-- 3.5 ms a request, 1000 are admitted in 3.5 s while the vLLM bursts'
+-- modelled runs take 3.5-38 s: such a limit could hold back only the
+-- three 3.5-3.6 s ones, by a few tenths of a second.  Not priced.
 -- Eager PyTorch (LitGPT, HF generate) dispatches every op from Python.
 M.runtimes = {
   graphs = "graphs", kernels = "kernels", eager = "eager",
