@@ -1338,6 +1338,12 @@ local function search_card(a, job, space, counts, policy, gi, gid,
       .. "holds, and the node has no NICs: %s)", gid, table.concat(skipped, ","),
       (#skipped > 1 or skipped[1] > 1) and "s" or "", gpn, s.node_name or "its node")
   end
+  -- A count the node does not divide is priced with its last node
+  -- partial (gp.train's rule, train.partial_node), said per count.
+  for _, n in ipairs(counts) do
+    local placed = train.partial_node(n, s.topo)
+    if placed then defaults[#defaults + 1] = string.format("%s: %s", gid, placed) end
+  end
   if first and ULYSSES_UNFUSED[space] then
     defaults[#defaults + 1] = ULYSSES_UNFUSED[space]
   end

@@ -205,6 +205,28 @@ function M.system_of(v, cat)
   return cat:get("systems", v)
 end
 
+-- The placement of `gpus` GPUs whose count the node (topo.gpus_per_node,
+-- the system's or --gpus-per-node) does not divide, said on the defaults
+-- line; nil where the nodes are whole or the job is within one node.
+-- Such a job is priced, not refused: a launcher places rank r on node
+-- floor(r / gpus_per_node), the last node holding the rest (torchrun's
+-- --nproc-per-node, Slurm's --ntasks-per-node; engine/layout.h
+-- layout_fill_of), and each collective on the poorest node it spans
+-- (engine/comm.h: NCCL runs every rank on the poorest rank's graph),
+-- as gpuplan comm prices and names "3 nodes x 8 GPUs, 4 on the last".
+-- A node that is an NVLink domain of several hosts (host_gpus) is
+-- filled by the scheduler, host by host: no last node to name.
+function M.partial_node(gpus, topo)
+  local G = topo.gpus_per_node
+  if not gpus or not G or gpus <= G or gpus % G == 0 then return nil end
+  if topo.host_gpus and topo.host_gpus < G then return nil end
+  local nodes = -(-gpus // G)
+  local last = gpus - (nodes - 1) * G
+  return string.format("nodes=%d (%d GPUs fill %d node%s of %d and %d GPU%s on the last, as a "
+    .. "launcher places ranks in order; the groups that reach it are priced there)", nodes, gpus,
+    nodes - 1, nodes - 1 == 1 and "" or "s", G, last, last == 1 and "" or "s")
+end
+
 -- The node the job runs on: a catalog system, or one built from the GPU.
 local function topology(o, gpu, cat, default, gpus)
   local comm = require "gpuplan.comm"
@@ -1089,6 +1111,10 @@ function M.setup(o, sweep)
   -- without NICs it is refused as one job would be, naming what to give.
   local topo, sys, node_name = topology(o, gpu, cat, default,
     math.type(sweep) == "integer" and sweep or not sweep and p.gpus or nil)
+  if not sweep then
+    local placed = M.partial_node(p.gpus, topo)
+    if placed then default(placed) end
+  end
   -- Hybrid sharding shards within the job's node.
   if cfg.hsdp and o.zero_group == nil then cfg.hsdp = topo.gpus_per_node end
   -- The host's launch time per op is an x86 server's; the system's
