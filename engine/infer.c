@@ -105,6 +105,7 @@ void infer_defaults(infer_cfg *c)
 	c->weight_bits = 16.0;
 	c->embed_bits = 16.0;
 	c->kv_bytes = 2.0;
+	c->mamba_ssm_bytes = GP_MAMBA_SSM_STATE_BYTES;
 	c->compute = GP_BF16;
 	c->tp = c->pp = c->gpus = 1;
 	c->input = 2048.0;
@@ -217,6 +218,7 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	if (gp_check_num(c->weight_bits, 1, 32, "weight_bits", err) ||
 	    gp_check_num(c->embed_bits, 1, 32, "embed_bits", err) ||
 	    gp_check_num(c->kv_bytes, 0.125, 16, "kv_bytes", err) ||
+	    gp_check_num(c->mamba_ssm_bytes, 2, 4, "mamba_ssm_bytes", err) ||
 	    gp_check_count(c->tp, 1, "tp", err) ||
 	    gp_check_count(c->pp, 1, "pp", err) ||
 	    gp_check_count(c->gpus, 1, "gpus", err))
@@ -981,7 +983,7 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 		gp_op st[2];
 		int ns = model_mamba_decode_ops(m, &oc,
 						GP_MAMBA_CONV_STATE_BYTES,
-						GP_MAMBA_SSM_STATE_BYTES, st);
+						c->mamba_ssm_bytes, st);
 
 		for (i = 0; i < ns; i++)
 			if (add(b, st[i].name, model_mamba_layers(m),

@@ -42,6 +42,9 @@ typedef struct infer_cfg {
 	                         keep them at 16) */
 	double kv_bytes;      /* bytes per cached K or V element, block
 	                         scales included */
+	double mamba_ssm_bytes; /* a hybrid stack's SSM state, bytes an
+	                         element (vLLM's mamba_ssm_cache_dtype;
+	                         model.h GP_MAMBA_SSM_STATE_BYTES) */
 	int kv_half_math;     /* 1: the attention converts the cache to
 	                         16 bits in its kernel and multiplies there
 	                         (int8 KV; fp8 KV without fp8 tensor cores),

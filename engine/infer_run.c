@@ -22,6 +22,7 @@ static void mem_cfg(const infer_cfg *c, double seqs, double ctx,
 	ic->weights.bits = c->weight_bits;
 	ic->embed_bits = c->embed_bits;
 	ic->kv_bytes = c->kv_bytes;
+	ic->mamba_ssm_bytes = c->mamba_ssm_bytes;
 	ic->tp = c->tp;
 	ic->pp = c->pp;
 	ic->seqs = seqs;

@@ -70,6 +70,7 @@ static void lgp_totrain(lua_State *L, int idx, gp_train_cfg *c)
 static const lgp_field infer_mem_fields[] = {
 	F_CUSTOM("weights", c_weights),
 	MI_NUM("kv_bytes", kv_bytes, 2),
+	MI_NUM("mamba_ssm_bytes", mamba_ssm_bytes, 0),
 	MI_INT("tp", tp, 1, 1),
 	MI_INT("pp", pp, 1, 1),
 	MI_NUM("seqs", seqs, 1),

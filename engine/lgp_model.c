@@ -494,29 +494,41 @@ int lgp_model_cross_kv(lua_State *L)
  * the recurrent state bytes one sequence keeps over every Mamba layer
  * (model_mamba_state_bytes), and the bytes a token keeps for the
  * backward in one Mamba layer (model_mamba_act_bytes), elem_bytes an
- * element; 0, 0, 0 without Mamba layers. */
+ * element; and the state one sequence keeps while serving on one GPU
+ * (model_mamba_serve_bytes at tp 1), its conv window at
+ * GP_MAMBA_CONV_STATE_BYTES and its SSM state at ssm_bytes (default
+ * GP_MAMBA_SSM_STATE_BYTES, vLLM's fp32); 0, 0, 0, 0 without Mamba
+ * layers. */
 int lgp_model_mamba(lua_State *L)
 {
 	gp_model m;
-	double seq, eb;
+	double seq, eb, ssm;
 
 	lgp_tomodel(L, 1, &m);
 	seq = luaL_checknumber(L, 2);
 	eb = luaL_checknumber(L, 3);
+	ssm = luaL_optnumber(L, 4, GP_MAMBA_SSM_STATE_BYTES);
 	luaL_argcheck(L, gp_finite(seq) && seq >= 1 && seq <= GP_COUNT_MAX, 2,
 		      "seq must be a number of tokens in 1..16777216");
 	luaL_argcheck(L, gp_finite(eb) && eb > 0 && eb <= GP_ELEM_BYTES_MAX,
 		      3, "elem_bytes must be a positive number");
+	luaL_argcheck(L, gp_finite(ssm) && ssm > 0 &&
+		      ssm <= GP_ELEM_BYTES_MAX, 4,
+		      "ssm_bytes must be a positive number");
 	if (model_mamba_layers(&m) == 0) {
 		lua_pushnumber(L, 0);
 		lua_pushnumber(L, 0);
 		lua_pushnumber(L, 0);
-		return 3;
+		lua_pushnumber(L, 0);
+		return 4;
 	}
 	lua_pushnumber(L, model_mamba_scan_flops(&m, seq));
 	lua_pushnumber(L, model_mamba_state_bytes(&m, eb));
 	lua_pushnumber(L, model_mamba_act_bytes(&m, eb));
-	return 3;
+	lua_pushnumber(L, model_mamba_serve_bytes(&m, 1,
+						  GP_MAMBA_CONV_STATE_BYTES,
+						  ssm));
+	return 4;
 }
 
 /* ---- comm ---- */

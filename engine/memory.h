@@ -230,6 +230,8 @@ typedef struct gp_train_cfg {
 typedef struct gp_infer_cfg {
 	gp_quant weights;        /* bits 0 = 16 */
 	double kv_bytes;         /* per cached element; 0 = 2 */
+	double mamba_ssm_bytes;  /* a hybrid stack's SSM state per element;
+				  * 0 = GP_MAMBA_SSM_STATE_BYTES */
 	int tp, pp;              /* 0 = 1 */
 	double seqs;             /* concurrent sequences */
 	double ctx;              /* tokens per sequence (prompt + output) */

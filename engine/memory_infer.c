@@ -128,6 +128,8 @@ static double kv_seq(const gp_model *m, const gp_infer_cfg *c, double ctx,
 		return model_kv_bytes(m, eff, kb) * kv_share(m, dflt(c->tp)) +
 			model_mamba_serve_bytes(m, dflt(c->tp),
 						GP_MAMBA_CONV_STATE_BYTES,
+						c->mamba_ssm_bytes > 0 ?
+						c->mamba_ssm_bytes :
 						GP_MAMBA_SSM_STATE_BYTES);
 	return model_kv_bytes(m, eff, kb) *
 		(c->kv_whole ? 1.0 : kv_share(m, dflt(c->tp))) *

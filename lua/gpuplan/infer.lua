@@ -665,6 +665,31 @@ local function tokens_arg(a, k)
   return math.tointeger(v)
 end
 
+-- Bytes an element of a hybrid stack's SSM state (engine/model.h
+-- GP_MAMBA_SSM_STATE_BYTES: vLLM's mamba_ssm_cache_dtype, float32 for
+-- Nemotron-H when left "auto"), from the option v (its enum, checked by
+-- gpuplan.options); nil for a model without Mamba layers, where v given
+-- is refused (it would change nothing).  The default is said through
+-- default(text).
+function M.mamba_ssm_bytes(v, model, default, who)
+  local hybrid = type(model) == "table" and type(model.hybrid_pattern) == "string"
+    and model.hybrid_pattern:find("M") ~= nil
+  if not hybrid then
+    if v ~= nil then
+      error(args.usage(string.format("%s: mamba_ssm_cache_dtype %s given for %s, which has no "
+        .. "Mamba layers (no hybrid_pattern with M): it keeps no SSM state", who, tostring(v),
+        tostring(type(model) == "table" and (model.id or model.name) or model))), 3)
+    end
+    return nil
+  end
+  if v == nil then
+    default("mamba_ssm_cache_dtype=fp32 (vLLM's for Nemotron-H: \"Only float32 is known to have "
+      .. "no accuracy issues by default\")")
+    v = "fp32"
+  end
+  return require("gpuplan.memory").kv_bytes[v]
+end
+
 -- The scale-up fabric and the GPUs of the node one TP group runs on, on
 -- GPU g of system sys (nil: its NVLink domain, else 8); nil where the card
 -- has no scale-up fabric.
@@ -1299,6 +1324,7 @@ function M.setup(a)
       and ("'" .. kv .. "'") or shown(kv)) .. " (expected bf16|fp16|fp8|int8|fp4|int4|fp32)"), 3)
   end
   if kv_said then default(kv_said) end
+  local ssm_bytes = M.mamba_ssm_bytes(a.mamba_ssm_cache_dtype, model, default, "infer")
   local kv_path = M.kv_path(kv, g, a.runtime, model, require("gpuplan.serve").wants(a))
   if kv_path.note then default(kv_path.note) end
   local tp = int_arg(a, "tp", 1) or options.default("tp")
@@ -1391,7 +1417,7 @@ function M.setup(a)
       tp * pp)), 3)
   end
   local c = {
-    weight_bits = bits, embed_bits = 16, kv_bytes = kv_bytes[kv],
+    weight_bits = bits, embed_bits = 16, kv_bytes = kv_bytes[kv], mamba_ssm_bytes = ssm_bytes,
     kv_half_math = kv_path.half_math, kv_unfused = kv_path.unfused,
     kv_per_qhead = a.xqa == false or a.paged_decode == true,
     compute = core().infer_compute_dtype(d, base or "bf16"),

@@ -544,6 +544,9 @@ local function prepare_infer(o, cfg, model, gpu, gpus, tp, pp, dflt, defaults)
   end
   cfg.kv_bytes = kv_elem(o.kv)
   if o.kv == nil then said16("kv") end
+  -- a hybrid stack's SSM state, as gp.infer sizes it
+  cfg.mamba_ssm_bytes = inf.mamba_ssm_bytes(o.mamba_ssm_cache_dtype, model,
+    function(text) defaults[#defaults + 1] = text end, "memory")
   cfg.seqs = posint(o.concurrency ~= nil and "concurrency" or "batch",
     o.concurrency or o.batch) or dflt("batch")
   cfg.ctx = tokens(o.ctx ~= nil and "ctx" or "seq", o.ctx or o.seq)

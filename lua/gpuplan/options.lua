@@ -230,6 +230,19 @@ opt { name = "kv", type = "string", metavar = "K", commands = "fit rl infer", va
     .. "infer takes it only with --runtime sglang, which dequantises its whole pool every step; "
     .. "fp8 needs compute capability 8.0 (no V100 or T4), and FP8 tensor cores under --runtime trtllm",
   suggest = { "kv_dtype", "kv_cache_dtype" } }
+-- vLLM keeps a hybrid stack's SSM state at mamba_ssm_cache_dtype (vllm/
+-- config/cache.py: MambaDType = Literal["auto", "float32", "float16",
+-- "bfloat16"], "The data type to use for the Mamba cache (ssm state only,
+-- conv state will still be controlled by mamba_cache_dtype)"); "auto" is
+-- float32 for Nemotron-H (NemotronHForCausalLMConfig: "Only `float32` is
+-- known to have no accuracy issues by default"), engine/model.h
+-- GP_MAMBA_SSM_STATE_BYTES.  A 16-bit state halves it per sequence.
+opt { name = "mamba_ssm_cache_dtype", type = "string", metavar = "D", commands = "fit infer",
+  methods = "infer", kind = "enum", values = { "fp32", "bf16", "fp16" },
+  default = "fp32 (vLLM's for Nemotron-H)",
+  help = "a hybrid stack's SSM state dtype per sequence: fp32|bf16|fp16 (vLLM's "
+    .. "--mamba-ssm-cache-dtype float32, bfloat16, float16); the conv state stays 16-bit",
+  suggest = { "ssm_cache_dtype", "mamba_cache_dtype", "ssm_dtype", "ssm_state_dtype" } }
 opt { name = "margin", type = "number", metavar = "F", commands = ALL,
   -- the catalog's settings.safety_margin (catalog.lua: 0.10 unless a
   -- user catalog's settings set it; memory.lua and infer.lua read it)

@@ -63,7 +63,7 @@ int main(void)
 	const infer_op_row *o;
 	double state, kv;
 
-	plan(26);
+	plan(29);
 
 	/* --- the state one sequence keeps --------------------------------
 	 * Per Mamba layer: the SSM state heads x head_dim x state = 64 x 64
@@ -163,6 +163,25 @@ int main(void)
 	ok(o && o->count == 23, "decode: experts in the 23 E layers");
 	o = row(&p, "in_proj");
 	ok(o && o->count == 23, "decode: in_proj in the 23 M layers");
+	/* vLLM's mamba_ssm_cache_dtype bfloat16 (mamba_ssm_bytes 2): the
+	 * update reads and writes each of the 8 sequences' SSM state of 64
+	 * x 64 x 128 = 524,288 elements at 2 B where fp32 took 4: 8 x 2 x
+	 * 524,288 x (4 - 2) / 2 = 8,388,608 fewer 16-bit elements,
+	 * 16,859,648 - 8,388,608 = 8,471,040 (exact: whole elements). */
+	{
+		infer_cfg c16 = c;
+
+		c16.mamba_ssm_bytes = 2.0;
+		ok(infer_step(&m, &d, &c16, 8, 1, 2048, 0, &p2, &e) ==
+		   GP_OK, "decode at a 16-bit SSM state is priced");
+		o = row(&p2, "ssm_update");
+		ok(o && fabs(o->bytes - 2.0 * 8471040.0) < 1e-3,
+		   "ssm_update at a 16-bit state: 8,471,040 elements");
+		c16.mamba_ssm_bytes = 1.0;
+		ok(infer_step(&m, &d, &c16, 8, 1, 2048, 0, &p2, &e) != GP_OK &&
+		   strstr(e.msg, "mamba_ssm_bytes"),
+		   "an 8-bit SSM state, which vLLM does not keep: refused");
+	}
 	/* Prefill of one 2048-token prompt: the chunked scan, not the
 	 * update; its FLOP a token model_mamba_scan_flops(128): 8 x 2 x 128
 	 * x 128 + 64 x (2 x 128 x 64 + 4 x 128 x 64 + 2 x 128 x 64 / 128)
