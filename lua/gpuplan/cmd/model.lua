@@ -96,10 +96,15 @@ local function params(opts, what)
                       params = kv }
   if p.mamba > 0 then
     -- a Mamba layer's state: one per sequence, whatever its length (the
-    -- KV line above counts the attention layers alone)
-    local _, state = core.model_mamba(m, 1, 2)
+    -- KV line above counts the attention layers alone), at the dtypes
+    -- infer prices it: the SSM state fp32, vLLM's mamba_ssm_cache_dtype
+    -- for Nemotron-H, the conv window 16-bit (engine/model.h
+    -- GP_MAMBA_SSM_STATE_BYTES); "in bf16" halved the SSM state that
+    -- infer and fit --method infer hold per sequence
+    local _, _, _, state = core.model_mamba(m, 1, 2)
     rows[#rows + 1] = { component = "mamba_state_bytes",
-                        what = "Mamba SSM and conv state per sequence in bf16 (bytes)",
+                        what = "Mamba state per sequence as vLLM keeps it: SSM fp32, conv bf16 "
+                          .. "(bytes; --mamba-ssm-cache-dtype bf16 halves the SSM part)",
                         params = state }
   end
   if p.encoder > 0 then
