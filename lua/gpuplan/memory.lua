@@ -226,7 +226,11 @@ local function get(cat_kind, v, cat)
   if type(v) == "table" then
     return cat_kind == "gpu" and require("gpuplan.catalog").entry("gpu", v) or v
   end
-  if type(v) ~= "string" then fail("%s must be an id or a table", cat_kind) end
+  -- the value given, as gp.infer and gp.roofline name it ("gpu must be
+  -- an id or a table" alone left gpu = 5 and gpu = true alike)
+  if type(v) ~= "string" then
+    fail("%s must be an id or a table (got %s)", cat_kind, require("gpuplan.args").shown(v))
+  end
   cat = cat or require("gpuplan").catalog()
   return cat:get(cat_kind .. "s", v)
 end
@@ -2154,6 +2158,10 @@ function M.host_node(o, gpu, cat)
     -- fit checked the offload against the card's default node only, where
     -- train --system a node of more DRAM said it does not fit
     local train = require("gpuplan.train")
+    if type(o.system) ~= "string" and type(o.system) ~= "table" then
+      error(string.format("memory: system must be an id or a table (got %s)",
+        require("gpuplan.args").shown(o.system)), 0)
+    end
     local ok, v = pcall(train.system_of, o.system, cat)
     if not ok then error("memory: system: " .. require("gpuplan.args").unplaced(v), 0) end
     sys = v

@@ -232,6 +232,12 @@ local function topology(o, gpu, cat, default, gpus)
   local comm = require "gpuplan.comm"
   local sys
   if o.system ~= nil then
+    -- neither an id nor a system table: said as gpu = 5 is ("system must
+    -- be an id, a string (got 7)" came without the function's name, and
+    -- left out the table it also takes)
+    if type(o.system) ~= "string" and type(o.system) ~= "table" then
+      fail("train: system must be an id or a table (got %s)", args.shown(o.system))
+    end
     sys = M.system_of(o.system, cat)
     if gpu and sys.gpu ~= gpu.id then
       fail("train: system '%s' holds %s, not %s", tostring(sys.id), tostring(sys.gpu), gpu.id)
