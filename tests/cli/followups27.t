@@ -63,4 +63,26 @@ like($o, qr/\(3 nodes x 8 GPUs, 4 on the last\)/, 'comm --gpus 20: the partial l
          'model params: the fp32 SSM state infer prices, not a bf16 one') or diag $o;
 }
 
+# 3. --recompute-modules moe under the default recompute none rebuilt
+# every MoE block (the step longer, the memory less) while the defaults
+# line said only "recompute=none": it now says the list is rebuilt.
+{
+    my @q = qw(train qwen3-30b-a3b --gpu h100-sxm --gpus 8 --ep 8);
+    ($c, $o, $e) = run_gp(@q, '--recompute-modules', 'moe');
+    is($c, 0, 'recompute_modules moe under recompute none: priced') or diag $e;
+    like($o, qr/^defaults: .*recompute=none still rebuilds recompute_modules' list \(moe\), as selective with that list does/m,
+         'the defaults say the list is rebuilt') or diag $o;
+    ($c, $o, $e) = run_gp(@q);
+    unlike($o, qr/still rebuilds/, 'no list: nothing said');
+    ($c, $o, $e) = run_gp(@q, '--recompute-modules', 'moe', '--recompute', 'selective');
+    unlike($o, qr/recompute=none still rebuilds/, 'selective: its own note only');
+}
+
+# 4. gp.train's system = 7 (Lua): "train: system must be an id or a
+# table (got 7)" (tests/lua/followups27.t); the command line reads --system
+# 7 as an id and looks it up.
+($c, $o, $e) = run_gp(qw(train llama3-8b --gpu h100-sxm --gpus 8 --system 7));
+is($c, 2, 'train --system 7: a usage error');
+like($e, qr/--system: unknown system '7'/, '... an unknown id, named');
+
 done_testing();

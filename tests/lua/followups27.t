@@ -70,4 +70,23 @@ do
            "which has no Mamba layers", "a model without Mamba layers: refused, not ignored", true)
 end
 
+-- 3. A value that is neither an id nor a table: named with the function
+-- and the value, as gp.infer says gpu = 5.
+do
+  local a = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8 }
+  t.raises(function() gp.train(t.with(a, { system = 7 })) end, "train: system must be an id or a table (got 7)",
+           "gp.train system = 7", true)
+  t.raises(function() gp.memory(t.with(a, { system = true })) end,
+           "memory: system must be an id or a table (got true)", "gp.memory system = true", true)
+  t.raises(function() gp.sweep(t.with(a, { system = 7 })) end, "sweep: system must be an id or a table (got 7)",
+           "gp.sweep system = 7", true)
+  t.raises(function() gp.train(t.with(a, { gpu = 5 })) end, "train: gpu must be an id or a table (got 5)",
+           "gp.train gpu = 5: the value named", true)
+  t.raises(function() gp.memory(t.with(a, { model = true })) end,
+           "memory: model must be an id or a table (got true)", "gp.memory model = true", true)
+  -- a system table is still taken
+  local ok = pcall(gp.train, t.with(a, { system = "dgx-h100" }))
+  t.ok(ok, "system as an id still works")
+end
+
 t.done_testing()
