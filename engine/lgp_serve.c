@@ -406,6 +406,8 @@ static const lgp_field serve_fields[] = {
 	F_NUM("accept_decay", offsetof(serve_cfg, accept_decay), 0),
 	F_NUM("spec_host", offsetof(serve_cfg, spec_host), 0),
 	F_NUM("spec_host_dp", offsetof(serve_cfg, spec_host_dp), 0),
+	F_INT("spec_running", offsetof(serve_cfg, spec_running), 0, 0,
+	      INT_MAX),
 	{ "a2a", LGP_F_NAME, offsetof(serve_cfg, a2a), 0, 0, 0, 0, a2a_names,
 	  NULL, NULL, NULL, NULL },
 	F_NUM("dispatch_bytes", offsetof(serve_cfg, dispatch_bytes), 0),
@@ -428,7 +430,9 @@ static const lgp_desc serve_desc = { "serve", serve_fields };
  * TP8; the infer base's batch is not read), itl_max (s), ttft_max (s), prefill_tokens, mixed, redundant (-1 or absent:
  * SERVE_REDUNDANT_AUTO), imbalance, eplb (boolean), mtp, mtp_layers, m_tile, acceptance,
  * accept_decay,
- * spec_host and spec_host_dp (s: with TP and with DP attention), a2a ("deepep" | "nccl"), dispatch_bytes, combine_bytes,
+ * spec_host and spec_host_dp (s: with TP and with DP attention),
+ * spec_running (requests an instance runs while it speculates; 0 or
+ * absent: no such cap), a2a ("deepep" | "nccl"), dispatch_bytes, combine_bytes,
  * expert_bits (0 or absent: weight_bits), expert_compute (a dtype name),
  * sbo, sbo_down, sbo_shared_dispatch (booleans), sbo_sms. */
 static void lgp_toservemoe(lua_State *L, int idx, serve_cfg *c)

@@ -188,6 +188,7 @@ int serve_check(const gp_model *m, const roof_device *d, const serve_cfg *c,
 	    gp_check_num(c->accept_decay, 1e-3, 1, "accept_decay", err) ||
 	    gp_check_num(c->spec_host, 0, 1, "spec_host", err) ||
 	    gp_check_num(c->spec_host_dp, 0, 1, "spec_host_dp", err) ||
+	    gp_check_count(c->spec_running, 0, "spec_running", err) ||
 	    gp_check_num(c->dispatch_bytes, 0.125, 8, "dispatch_bytes",
 	                 err) ||
 	    gp_check_num(c->combine_bytes, 0.125, 8, "combine_bytes", err) ||
@@ -567,6 +568,17 @@ int serve_memory(const gp_model *m, const serve_cfg *c,
 	o->max_batch = (int)largest_batch(c, &s, phase, o, fixed, per, q,
 	                                   tbo);
 	o->batch_cap = c->base.max_batch / s.a;
+	if (c->mtp > 0 && c->spec_running > 0) {
+		/* The runtime's running requests while it speculates
+		 * (serve.h spec_running): an instance of tp GPUs holds
+		 * spec_running of them, with DP attention floor(spec_running
+		 * / tp) a rank (SGLang's scheduler: max_running_requests //
+		 * dp_size), a GPU's share B x a of its attention group's. */
+		double groups = L->dp_attention ? (double)L->tp : 1.0;
+
+		o->batch_cap = fmin(o->batch_cap,
+		                    floor(c->spec_running / groups) / s.a);
+	}
 	return GP_OK;
 }
 

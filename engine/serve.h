@@ -139,6 +139,14 @@ typedef struct serve_cfg {
 	                         0 = none */
 	double spec_host_dp;  /* the same with DP attention, whose ranks
 	                         also sync their batches each step */
+	int spec_running;     /* requests an instance runs at once while
+	                         it speculates (mtp > 0), where the runtime
+	                         caps them: SGLang's max_running_requests,
+	                         48 unless the user sets it; with DP
+	                         attention each of the instance's tp ranks
+	                         runs floor(spec_running / tp) of them (its
+	                         scheduler divides it by dp_size).  0 = no
+	                         such cap (base.max_batch's alone) */
 	serve_a2a a2a;
 	double dispatch_bytes; /* bytes per hidden element dispatched */
 	double combine_bytes;  /* bytes per hidden element combined */
@@ -203,7 +211,9 @@ typedef struct serve_mem {
 	                         the instance; DP attention: one GPU), which
 	                         holds B x a, so B <= max_batch / a (TRT-LLM's
 	                         min-latency "--max_batch_size 1 --tp 8" is
-	                         B = 1/8) -- 0 on a prefill pool */
+	                         B = 1/8), and with mtp the runtime's
+	                         spec_running over the instance -- 0 on a
+	                         prefill pool */
 } serve_mem;
 
 /* One step on the most loaded GPU. */

@@ -425,6 +425,17 @@ static int decode_side(const gp_model *m, const roof_device *d,
 	 * on EP16 with TP attention decoded 8 x 16 = 128 sequences an
 	 * instance, and a batch over it was refused as the KV's. */
 	top = fmin(o->mem.max_batch, o->mem.batch_cap);
+	/* SGLang's 48 running requests while it speculates, over more DP
+	 * attention ranks than that: each rank's share floors to none (its
+	 * scheduler asserts "max_running_request is zero"). */
+	if (top <= 0.0) {
+		snprintf(o->why, sizeof o->why, "mtp: the runtime runs %d "
+		         "requests at once while it speculates, fewer than "
+		         "the %d DP attention ranks (each runs %d / %d, "
+		         "floored: none)", c->spec_running, L->tp,
+		         c->spec_running, L->tp);
+		return GP_OK;
+	}
 	if (c->batch > 0) {
 		if (c->batch > o->mem.max_batch) {
 			snprintf(o->why, sizeof o->why, "batch %g per GPU does "

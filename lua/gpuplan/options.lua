@@ -897,7 +897,9 @@ opt { name = "prefill_tokens", type = "int", metavar = "N", commands = "infer", 
 opt { name = "mtp", type = "int", metavar = "N", commands = "infer", serve = true,
   -- the engine's bound (serve.c: mtp 0..16; 0 is leaving it out)
   range = { 1, 16 },
-  help = "MTP draft tokens per step (models with an MTP module)",
+  help = "MTP draft tokens per step (models with an MTP module); SGLang then runs at most 48 "
+    .. "requests an instance unless --batch or --max-batch is given; the result reports the "
+    .. "same server without drafts beside it",
   suggest = { "speculative_tokens", "num_speculative_tokens", "draft_tokens" } }
 opt { name = "acceptance", type = "number", metavar = "P", commands = "infer", serve = true, kind = "fraction",
   default = "the first draft 0.85, each deeper one x0.73",

@@ -56,7 +56,12 @@
 --   prefill_gpus, prefill_tp, prefill_ep, prefill_dp_attention   the prefill
 --               pool (default: the balancing split; the decode pool's layout)
 --   prefill_tokens  prompt tokens per attention group per prefill step (16384)
---   mtp         MTP draft tokens per step (the model's mtp_layers module)
+--   mtp         MTP draft tokens per step (the model's mtp_layers module);
+--               with SGLang's engine (or none named) and no batch,
+--               concurrency or max_batch given, at most M.SPEC_RUNNING
+--               requests an instance (SGLang's max_running_requests under
+--               speculation); the result's no_mtp prices the same server
+--               without drafts
 --   acceptance  probability a draft is accepted, every draft alike (default:
 --               the first 0.85, DeepSeek-V3 sec. 5.4.3, 85-90% for the second
 --               token; each deeper one at M.ACCEPT_DECAY of the rate before)
@@ -78,7 +83,9 @@
 -- step_ms (a decode step), decode_gpus, prefill_gpus, decode_per_gpu (output
 -- tok/s per decode GPU), prefill_per_gpu (prompt tok/s per prefill GPU),
 -- pool_ratio, kv_transfer_s, input_tokens_per_s, coloc {fits, per_gpu, itl_s,
--- batch, batch_per_gpu} (disagg: the same GPUs colocated).
+-- batch, batch_per_gpu} (disagg: the same GPUs colocated), no_mtp {fits,
+-- tokens_per_s, per_gpu, itl_s, batch_per_gpu} (mtp: the same server
+-- without speculation).
 
 local units = require "gpuplan.units"
 local args = require "gpuplan.args"
@@ -147,6 +154,26 @@ M.SPEC_HOST = 2.99 / 246.80 - 3.01 / 273.43
 -- 2 / 60.4 = 6.10 ms a step the overlap hides.  A speculative step, which
 -- runs without the overlap, pays at least that.
 M.SPEC_HOST_DP = 2 / 51.0 - 2 / 60.4
+
+-- SGLang's running requests while it speculates.  server_args.py
+-- (_handle_speculative_decoding; v0.4 to v0.5.x) sets, for EAGLE, EAGLE3
+-- and NEXTN (DeepSeek's MTP, run as EAGLE) alike: "if
+-- self.max_running_requests is None: self.max_running_requests = 48",
+-- warning "Max running requests is reset to 48 for speculative decoding.
+-- You can override this by explicitly setting --max-running-requests."
+-- The scheduler then admits at most that many (scheduler.py:
+-- "server_args.max_running_requests // (server_args.dp_size if
+-- server_args.enable_dp_attention else 1)" a DP rank), and captures its
+-- CUDA graphs no larger (cuda_graph_runner.py get_batch_sizes_to_capture:
+-- "bs <= server_args.max_running_requests // server_args.dp_size").
+-- Without speculation the same server runs as many as its KV holds
+-- (max_total_num_tokens // 2).  So a burst or a throughput run that
+-- would decode hundreds of sequences at once decodes 48 an instance
+-- with MTP on: gpustack's DeepSeek-R1 on 8 H200 (SGLang v0.5.3, 1000
+-- ShareGPT prompts at once, no --max-running-requests) gave 3253 tok/s
+-- without and 1060 with one MTP draft.  A batch, concurrency or max_batch
+-- the user gives is the user's --max-running-requests.
+M.SPEC_RUNNING = 48
 
 -- Drafts past the first, by default: DeepSeek-V3/R1 ship one MTP module,
 -- and the engines draft deeper by applying it again to its own output
@@ -396,7 +423,7 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     eplb = eplb == true,
     mtp = mtp, mtp_layers = model.mtp_layers or 0, acceptance = acc, a2a = a2a,
     accept_decay = (mtp > 1 and acc == nil) and M.ACCEPT_DECAY or 1.0,
-    spec_host = L.spec_host, spec_host_dp = L.spec_host_dp,
+    spec_host = L.spec_host, spec_host_dp = L.spec_host_dp, spec_running = L.spec_running,
     m_tile = m_tile, m_tile_grouped = m_tile_grouped,
     expert_bits = expert_bits, expert_compute = expert_compute,
     dispatch_bytes = dispatch_bytes,
@@ -808,12 +835,23 @@ function M.setup(a)
       .. "(SGLang turns its overlap scheduler off while it speculates; DP ranks also sync "
       .. "their batches each step)", spec_host * 1e3, spec_host_dp * 1e3))
   end
+  -- SGLang's cap on running requests while it speculates (M.SPEC_RUNNING),
+  -- where the engine is SGLang's or unnamed and the user sets no batch,
+  -- concurrency or max_batch of its own
+  local spec_running = 0
+  if mtp > 0 and (rt == nil or rt == "sglang" or rt == "graphs") and a.max_batch == nil
+      and batch == nil and conc == nil then
+    spec_running = M.SPEC_RUNNING
+    default(string.format("max running requests %d an instance while it speculates, "
+      .. "split over its DP attention ranks (SGLang's max_running_requests with speculative "
+      .. "decoding, unless set: give max_batch or batch)", spec_running))
+  end
   return setup_kernels(a, model, d, c, info, cat, default, {
     ep = ep, groups = groups, dp = dp, disagg = disagg, tp = tp, tbo = tbo,
     tbo_auto = tbo_auto, tp_of_ep = tp_of_ep,
     tbo_at = tbo_at, ptp = ptp, pep = pep, pdp = pdp, pg = pg, gpus = gpus, a2a = a2a,
     mtp = mtp, acc = acc, spec_host = spec_host, spec_host_dp = spec_host_dp,
-    batch = batch })
+    spec_running = spec_running, batch = batch })
 end
 
 -- The result table of a core.serve result r for config s.
@@ -980,7 +1018,28 @@ function M.infer(a)
       say_tbo(info, s, dec, pre)
     end
   end
-  return M.result(r, model, d, s, info)
+  local out = M.result(r, model, d, s, info)
+  -- With drafts, the same server without them, for comparison (both
+  -- reported; the caller chooses): speculation pays where the decode step
+  -- is bound by reading the weights, as at small batches, and not where
+  -- the verify's (1 + mtp) tokens a sequence cost their full compute, or
+  -- where the runtime's speculative path runs fewer requests at once
+  -- (spec_running: SGLang's 48) and without its overlap scheduler
+  -- (spec_host).  Without them the engine neither loads the MTP module
+  -- (serve.c weights) nor holds its KV.
+  if s.mtp > 0 and r.fits then
+    local c = {}
+    for k, v in pairs(s) do c[k] = v end
+    c.mtp, c.spec_host, c.spec_host_dp, c.spec_running, c.accept_decay = 0, 0, 0, 0, 1.0
+    c.acceptance = nil
+    local ok0, r0 = pcall(core().serve, model, d, c)
+    if not ok0 then error("infer: " .. tostring(r0), 2) end
+    out.no_mtp = { fits = r0.fits, tokens_per_s = r0.fits and r0.tokens_per_s or nil,
+                   per_gpu = r0.fits and r0.tokens_per_s_gpu or nil,
+                   itl_s = r0.fits and s.output > 1 and r0.itl or nil,
+                   batch_per_gpu = r0.fits and r0.decode.step.batch or nil }
+  end
+  return out
 end
 
 -- Does the caller fix the layout (any layout argument given)?

@@ -212,7 +212,7 @@ int main(void)
 	double attn, down, want, t_disp, t_comb, ll[6][2], x;
 	int i, ep;
 
-	plan(144);
+	plan(149);
 	dsv3(&m);
 	hopper(&d);
 
@@ -1378,6 +1378,54 @@ int main(void)
 	c.topo.nics = 0;
 	ok(serve_check(&m, &d, &c, &err) == GP_EINVAL && strstr(err.msg, "NICs"),
 	   "EP16 across nodes without NICs is refused");
+
+	/* --- the runtime's running requests while it speculates ---------- */
+	/* serve.h spec_running (SGLang's max_running_requests, 48 unless
+	 * set, divided by dp_size a DP attention rank): 50 over an EP16
+	 * instance.  TP attention: the group is the instance, which holds 50,
+	 * a GPU's share 50 / 16 = 3.125.  DP attention: each of the 16 ranks
+	 * floor(50 / 16) = 3, a GPU's own.  Exact (the values are exact in
+	 * binary). */
+	{
+		serve_mem ms;
+		serve_result rs;
+
+		cfg(&c, 16, 0);
+		c.mtp = c.mtp_layers = 1;
+		c.spec_running = 50;
+		MUST(serve_memory(&m, &c, &c.decode, SERVE_DECODE, 1, &ms,
+		                  &err));
+		is_num(ms.batch_cap, 3.125, 0, "spec_running 50, TP attention "
+		       "over 16: 50 / 16 a GPU");
+		cfg(&c, 16, 1);
+		c.mtp = c.mtp_layers = 1;
+		c.spec_running = 50;
+		MUST(serve_memory(&m, &c, &c.decode, SERVE_DECODE, 1, &ms,
+		                  &err));
+		is_num(ms.batch_cap, 3.0, 0, "DP attention over 16 ranks: "
+		       "floor(50 / 16) a rank");
+		/* without drafts the cap is not the runtime's: max_batch's
+		 * over the group alone (2048 / 1 with DP attention) */
+		c.mtp = 0;
+		MUST(serve_memory(&m, &c, &c.decode, SERVE_DECODE, 1, &ms,
+		                  &err));
+		is_num(ms.batch_cap, c.base.max_batch, 0, "mtp 0: no "
+		       "speculative cap");
+		/* fewer requests than DP ranks: none a rank, said (on a
+		 * card whose memory holds the MTP module: 141 GB x 0.9) */
+		cfg(&c, 16, 1);
+		c.base.capacity = 126.9e9;
+		c.mtp = c.mtp_layers = 1;
+		c.spec_running = 10;
+		MUST(serve_run(&m, &d, &c, &rs, &err));
+		ok(!rs.fits && strstr(rs.why, "fewer than the 16 DP attention "
+		   "ranks"), "spec_running 10 over 16 DP ranks: no fit, said");
+		cfg(&c, 16, 1);
+		c.spec_running = -1;
+		ok(serve_check(&m, &d, &c, &err) == GP_EINVAL &&
+		   strstr(err.msg, "spec_running"), "spec_running < 0: refused, "
+		   "named");
+	}
 
 	/* --- hostile input ------------------------------------------------ */
 	cfg(&c, 16, 1);

@@ -17,6 +17,7 @@ my %other = (
     '--enable-mixed-chunk'        => 'SGLang (docs/serving.md, docs/validation.md)',
     '--ep-num-redundant-experts'  => 'SGLang (docs/serving.md)',
     '--max-num-seqs'              => 'vLLM (docs/serving.md)',
+    '--max-running-requests'      => 'SGLang (docs/serving.md)',
     '--recompute-granularity'     => 'Megatron-LM (docs/validation.md)',
     '--split-mode'                => 'llama.cpp (docs/validation.md)',
 );

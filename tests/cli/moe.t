@@ -134,6 +134,19 @@ like($e, qr/^gpuplan: infer: --ep 8: .*with TP attention/m, 'the rule named');
 is($c, 0, '--tp 8 --ep 4: exit 0') or diag $e;
 like($o, qr/^deepseek-v3 on 8 x h200-sxm: TP8, experts EP4 x TP2, fp8 weights/m,
      'the title names the experts\' split');
+# SGLang with MTP runs 48 requests at once unless told (server_args.py:
+# "Max running requests is reset to 48 for speculative decoding"): a
+# burst of 1000 on TP8 decodes 48 / 8 = 6 a GPU, and the same server
+# without drafts, reported beside it, decodes the burst's 1000 / 8 = 125.
+($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--weights', 'fp8', '--gpu', 'h200-sxm', '--gpus',
+                      '8', '--tp', '8', '--mtp', '1', '--runtime', 'sglang', '--input', '219',
+                      '--output', '201', '--requests', '1000');
+is($c, 0, 'SGLang MTP burst: exit 0') or diag $e;
+like($o, qr/^batch per GPU\s+6 \(KV holds \d+; the engine batches at most 48 an instance/m,
+     'the running-request cap binds: 6 a GPU, 48 an instance');
+like($o, qr/^without MTP\s+\d+ tok\/s system, \d+ per GPU \(batch 125 per GPU, ITL [\d.]+ ms\): MTP loses, giving 0\.\d\dx$/m,
+     'the run without drafts beside it, and which way MTP goes');
+like($o, qr/max running requests 48 an instance while it speculates/, 'the cap is said');
 ($c, $o, $e) = run_gp('infer', 'qwen3-235b-a22b', '--gpu', 'h200-sxm', '--gpus', '8', '--ep', '8',
                       '--mtp', '1');
 is($c, 1, 'MTP without the module: exit 1');

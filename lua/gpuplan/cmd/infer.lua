@@ -186,6 +186,18 @@ local function moe_report(r, opts, a)
     { k = "tokens/s system", v = ranges.text(r, "tokens_per_s", "%.0f") },
     { k = "tokens/s per GPU", v = ranges.text(r, "per_gpu", "%.0f") },
   }
+  -- the same server without drafts (serve.lua M.infer): MTP is a choice,
+  -- a loss where the verify's extra tokens cost their compute or the
+  -- runtime's speculative path runs fewer requests at once
+  if r.no_mtp then
+    local n = r.no_mtp
+    rows[#rows + 1] = { k = "without MTP", v = n.fits and string.format(
+      "%.0f tok/s system, %.0f per GPU (batch %s per GPU%s): MTP %s %.2fx", n.tokens_per_s,
+      n.per_gpu, per_gpu_batch(n.batch_per_gpu), n.itl_s and
+      string.format(", ITL %.2f ms", n.itl_s * 1e3) or "",
+      r.tokens_per_s >= n.tokens_per_s and "gains" or "loses, giving",
+      r.tokens_per_s / n.tokens_per_s) or "does not fit" }
+  end
   if r.disagg then
     rows[#rows + 1] = { k = "pools", v = string.format("prefill %d GPUs (%s, %.0f prompt "
       .. "tok/s each) : decode %d GPUs (%.0f tok/s each); balanced ratio %.2f", r.prefill_gpus,
