@@ -419,7 +419,9 @@ field("two_batch_overlap", "", "two micro-batches hide the all-to-all", "infer")
 field("mtp", "count", "MTP draft tokens per step", "infer")
 field("accept", "fraction", "accepted draft tokens per step", "infer")
 field("no_mtp", "", "with mtp: the same server without speculation, for comparison: fits, "
-  .. "tokens_per_s, per_gpu, itl_s, batch_per_gpu", "infer")
+  .. "tokens_per_s, per_gpu, itl_s, batch_per_gpu (gp.infer); fits, gpus, layout, "
+  .. "prefill_layout, batch, tokens_per_s, itl_s, cost_per_mtok, or why (gp.infer_plan)",
+  "infer infer_plan")
 field("disagg", "", "prefill and decode on separate pools", "infer infer_plan")
 field("decode_gpus", "count", "GPUs of the decode pool", "infer infer_plan")
 field("prefill_gpus", "count", "GPUs of the prefill pool", "infer infer_plan")

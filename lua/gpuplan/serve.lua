@@ -1080,7 +1080,7 @@ end
 -- within it too -- a replica's or a colocated instance's prefill step, a
 -- prefill pool's step and KV transfer -- which picks among the layouts
 -- (no batch changes the model's TTFT).
-function M.plan(a)
+local function plan_one(a)
   if type(a) ~= "table" then error("infer_plan: expected a table of arguments", 2) end
   -- A misspelt key is named before the target is checked (target_tokens_per_s
   -- would otherwise read as a missing target).
@@ -1270,6 +1270,28 @@ function M.plan(a)
       batch = out.batch, tokens_per_s = out.tokens_per_s, per_gpu = out.per_gpu,
       itl_s = out.itl_s, ttft_s = out.ttft_s, cost_per_mtok = out.cost_per_mtok,
       currency = out.currency, target = target, itl_max = itl, ttft_max = ttft, result = out })
+end
+
+-- The plan; with mtp, the same search without drafts beside it (no_mtp:
+-- the plan's gpus, layout, prefill_layout, batch, tokens_per_s, itl_s,
+-- cost_per_mtok, or fits = false and why), as gp.infer reports the same
+-- server without them: MTP's drafts gain where the decode step reads the
+-- weights anyway and lose where SGLang's speculative path runs fewer
+-- requests at once (M.SPEC_RUNNING) than the ITL bound would allow.
+function M.plan(a)
+  local p = plan_one(a)
+  if type(a) == "table" and a.mtp ~= nil then
+    local b = {}
+    for k, v in pairs(a) do b[k] = v end
+    b.mtp, b.acceptance = nil, nil
+    local ok0, p0 = pcall(plan_one, b)
+    p.no_mtp = ok0 and { fits = true, gpus = p0.gpus, layout = p0.layout,
+                         prefill_layout = p0.prefill_layout, batch = p0.batch,
+                         tokens_per_s = p0.tokens_per_s, itl_s = p0.itl_s,
+                         cost_per_mtok = p0.cost_per_mtok }
+      or { fits = false, why = require("gpuplan.args").unplaced(p0) }
+  end
+  return p
 end
 -- gp.infer_plan: a misuse names the script's line (gpuplan.args).
 -- gp.infer's refusals of the options they share (input, kv, price ...)

@@ -147,6 +147,13 @@ like($o, qr/^batch per GPU\s+6 \(KV holds \d+; the engine batches at most 48 an 
 like($o, qr/^without MTP\s+\d+ tok\/s system, \d+ per GPU \(batch 125 per GPU, ITL [\d.]+ ms\): MTP loses, giving 0\.\d\dx$/m,
      'the run without drafts beside it, and which way MTP goes');
 like($o, qr/max running requests 48 an instance while it speculates/, 'the cap is said');
+# --target with --mtp: the same search without drafts on its own line.
+($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--weights', 'fp8', '--gpu', 'h200-sxm', '--input',
+                      '1024', '--output', '1024', '--target', '20000', '--itl-max', '50',
+                      '--mtp', '1');
+is($c, 0, '--target --mtp: exit 0') or diag $e;
+like($o, qr/^without MTP: \d+ GPUs \(decode [^)]+\), \d+ tok\/s at ITL [\d.]+ ms; MTP needs more GPUs$/m,
+     'the plan without drafts beside it');
 ($c, $o, $e) = run_gp('infer', 'qwen3-235b-a22b', '--gpu', 'h200-sxm', '--gpus', '8', '--ep', '8',
                       '--mtp', '1');
 is($c, 1, 'MTP without the module: exit 1');

@@ -80,4 +80,24 @@ local small = gp.infer(but(a, { batch = 1 }, { "requests" }))
 t.ok(small.tokens_per_s > small.no_mtp.tokens_per_s, "batch 1 per GPU: MTP gains")
 t.is(r0.no_mtp, nil, "no comparison without drafts")
 
+-- gp.infer_plan with mtp runs the same search without drafts beside it
+-- (p.no_mtp).  DeepSeek-V3 on H200, 1024 in / 1024 out, fp8.  The plan
+-- without drafts is the plan of the same arguments without mtp (exact:
+-- the same search).
+local pa = { model = "deepseek-v3", gpu = "h200-sxm", weights = "fp8", input = 1024,
+             output = 1024, target = 20000, itl_max = "50ms" }
+local p = gp.infer_plan(t.with(pa, { mtp = 1 }))
+local q = gp.infer_plan(pa)
+t.is(p.no_mtp.gpus, q.gpus, "no_mtp.gpus: the plan without mtp")
+t.is(p.no_mtp.layout, q.layout, "... and its layout")
+t.is(q.no_mtp, nil, "no comparison without drafts")
+-- At a 50 ms ITL the search without drafts runs hundreds of sequences an
+-- instance; with them SGLang runs 48: MTP needs more GPUs.
+t.ok(p.gpus > q.gpus, "ITL 50 ms, 20000 tok/s: MTP needs more GPUs than without")
+-- At a 20 ms ITL the batch is small either way and the drafts' tokens ride
+-- the weight reads: MTP needs fewer.
+local p2 = gp.infer_plan(t.with(pa, { mtp = 1, target = 2000, itl_max = "20ms" }))
+t.ok(p2.no_mtp.fits and p2.gpus < p2.no_mtp.gpus,
+     "ITL 20 ms, 2000 tok/s: MTP needs fewer GPUs than without")
+
 t.done_testing()

@@ -629,6 +629,15 @@ local function moe_target(opts, a)
   end
   report.print({ row }, { format = opts.format, title = "GPUs for a target throughput",
                           columns = cols })
+  -- with --mtp, the same search without drafts (serve.lua M.plan)
+  local n = p.no_mtp
+  if n and (opts.format or "text") == "text" then
+    io.stdout:write("without MTP: ", n.fits and string.format("%d GPUs (decode %s%s), %.0f tok/s%s; "
+      .. "MTP %s", n.gpus, n.layout, n.prefill_layout and ("; prefill " .. n.prefill_layout) or "",
+      n.tokens_per_s, n.itl_s and string.format(" at ITL %.1f ms", n.itl_s * 1e3) or "",
+      n.gpus < p.gpus and "needs more GPUs" or n.gpus > p.gpus and "needs fewer GPUs"
+        or "needs as many GPUs") or ("does not fit: " .. tostring(n.why)), "\n")
+  end
   if r and #r.defaults > 0 and (opts.format or "text") == "text" then
     io.stdout:write("assumed: ", options.cli_defaults("infer", r.defaults), "\n")
   end
