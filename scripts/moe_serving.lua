@@ -9,7 +9,10 @@
 --   1. how many GPUs deliver 100k output tokens/s with every user within
 --      an ITL of 50 ms, in which layout (EP size, DP attention, two-batch
 --      overlap, prefill/decode pools), and what a million tokens costs;
---   2. the same with MTP speculative decoding (DeepSeek's own module);
+--   2. the same with MTP speculative decoding (DeepSeek's own module),
+--      as SGLang runs it by default -- at most 48 requests an instance
+--      while it speculates (serve.lua SPEC_RUNNING) -- and with that cap
+--      lifted (--max-running-requests given; here max_batch = 4096);
 --   3. how much of H800's gap to H100 (the same chip with 2.25x the NVLink)
 --      the dispatch/combine all-to-all explains, EP size by EP size, in the
 --      decode and the prefill pool.
@@ -117,6 +120,7 @@ local function plans(extra)
     local row = { gpu = id }
     local ok, p = pcall(gp.infer_plan, with {
       gpu = id, target = opt.target, itl_max = string.format("%.17gms", opt.itl_max), mtp = extra.mtp,
+      max_batch = extra.max_batch,
       price = q and { amount = q.amount, currency = opt.currency } })
     if ok then
       row.gpus, row.decode = p.gpus, p.decode_gpus .. " x " .. p.layout
@@ -151,7 +155,13 @@ local title = string.format("%s, %d in / %d out: GPUs for %.0f output tok/s at I
 local plain = plans {}
 section(title, plain, cols)
 local mtp = plans { mtp = 1 }
-section(title .. ", with MTP (1 draft, acceptance 0.85)", mtp, cols)
+section(title .. ", with MTP (1 draft, acceptance 0.85), SGLang's default 48 running requests",
+        mtp, cols)
+-- max_batch stands for a --max-running-requests of the deployment's own:
+-- 4096 sequences an attention group, more than any layout's KV holds
+local mtp_open = plans { mtp = 1, max_batch = 4096 }
+section(title .. ", with MTP (1 draft, acceptance 0.85), running requests not capped",
+        mtp_open, cols)
 
 -- 3: H800 against H100, the same chip with a cut NVLink --------------------
 -- Each pool alone (the other given its own GPUs), DP attention, at EP sizes
@@ -237,10 +247,12 @@ if fewest and m_fewest then
   local saved = {}
   for i, r in ipairs(plain) do
     if r.gpus and mtp[i].gpus then
-      saved[#saved + 1] = string.format("%s %d -> %d", r.gpu, r.gpus, mtp[i].gpus)
+      saved[#saved + 1] = string.format("%s %d -> %d%s", r.gpu, r.gpus, mtp[i].gpus,
+        mtp_open[i].gpus and string.format(" (%d uncapped)", mtp_open[i].gpus) or "")
     end
   end
-  lines[#lines + 1] = "MTP (1 draft): " .. table.concat(saved, ", ") .. "."
+  lines[#lines + 1] = "MTP (1 draft), SGLang's 48 running requests: " .. table.concat(saved, ", ")
+    .. "."
 end
 if #gap_rows > 0 then
   local hi
