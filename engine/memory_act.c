@@ -156,10 +156,12 @@ int mem_recompute_modules_parse(const char *s, unsigned *out,
 				gp_error *err)
 {
 	static const char *const names[] = {
-		"layernorm", "mla_up_proj", "moe_act", "core_attn", "moe"
+		"layernorm", "mla_up_proj", "moe_act", "core_attn", "moe",
+		"mlpwi"
 	};
-	int rc = parse_mask(s, names, 5, 0, 1, "recompute module",
-			    "layernorm, mla_up_proj, moe_act, core_attn, moe",
+	int rc = parse_mask(s, names, 6, 0, 1, "recompute module",
+			    "layernorm, mla_up_proj, moe_act, core_attn, moe, "
+			    "mlpwi",
 			    out, err);
 
 	if (rc == GP_OK)
@@ -628,6 +630,25 @@ static void act_mlp(const gp_model *m, const gp_act_cfg *c, int moe,
 		}
 		out->mlp = tok * (in_mlp + mlp_bytes(m, c, w->dense_f, down,
 						     A, x->L) * par);
+		/* mlpwi: none of the MLP's own tensors are kept -- the
+		 * gate and up outputs (or fc1's), the activation's and
+		 * the down projection's input are rebuilt in the backward
+		 * from the MLP's input.  MaxText's "save_dot_except_mlpwi"
+		 * saves the names "query_proj", "value_proj", "key_proj",
+		 * "qkv_proj", "out_proj", "mlpwo" only (MaxText/layers/
+		 * models.py, jax.checkpoint_policies.save_only_these_names;
+		 * "mlpwi" is the input projections' output, linears.py
+		 * MlpBlock), so everything between the MLP's input and
+		 * mlpwo is recomputed; mlpwo's own output is needed by no
+		 * backward op, so dropping it too ("save_dot_except_mlp")
+		 * saves the same bytes here. */
+		if (x->rm & GP_RECMOD_MLPWI) {
+			double own = tok * mlp_bytes(m, c, w->dense_f, down,
+						     A, x->L) * par;
+
+			out->rebuilt += own;
+			out->mlp -= own;
+		}
 	} else {
 		/* Routed MoE: the router keeps fp32 logits (E per token);
 		 * each token goes to top_k experts, cf times over for

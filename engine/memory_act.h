@@ -36,13 +36,20 @@ enum {
 	GP_RECMOD_MOE = 16,       /* "moe": the whole MoE block (router,
 				   * dispatch, experts, combine) re-run
 				   * from its input (memory_act.c) */
-	GP_RECMOD_ALL = 31,
-	GP_RECMOD_LISTED = 32     /* set by the parser: a list was stated,
+	GP_RECMOD_MLPWI = 32,     /* "mlpwi": the dense MLP's input
+				   * projections (gate and up, or fc1) and
+				   * its activation, re-run from the MLP's
+				   * input; the down projection is not
+				   * (MaxText's save_dot_except_mlpwi and
+				   * save_dot_except_mlp policies, JAX
+				   * remat; memory_act.c) */
+	GP_RECMOD_ALL = 63,
+	GP_RECMOD_LISTED = 64     /* set by the parser: a list was stated,
 				   * even an empty one (it replaces the
 				   * default; mem_core_attn_recomputed) */
 };
 
-/* Parse "layernorm,mla_up_proj,moe_act,core_attn,moe" (any of them; "" is
+/* Parse "layernorm,mla_up_proj,moe_act,core_attn,moe,mlpwi" (any of them; "" is
  * none) into a GP_RECMOD_* mask with GP_RECMOD_LISTED set; GP_OK or
  * GP_EINVAL naming the bad entry. */
 int mem_recompute_modules_parse(const char *s, unsigned *out,

@@ -790,6 +790,19 @@ static int phase_flops(phase *ph, const gp_model *m, const train_cfg *c,
 		    (c->mem.recompute_modules & GP_RECMOD_MOE))
 			rec += 2.0 * model_moe_layers(m) *
 				model_moe_matmul_weights(m);
+		/* recompute_modules' mlpwi re-runs the dense MLPs' input
+		 * projections (memory_act.c): gate and up (or fc1), 2
+		 * FLOPs per weight per token, in every dense-MLP layer. */
+		if (!c->forward_only &&
+		    c->mem.recompute != GP_RECOMPUTE_FULL &&
+		    (c->mem.recompute_modules & GP_RECMOD_MLPWI)) {
+			int nd = m->pattern[0] ?
+				model_pattern_in(m, '-', 0, m->layers) :
+				m->layers - model_moe_layers(m);
+
+			rec += 2.0 * nd * m->hidden * model_dense_ffn(m) *
+				(m->ffn_gated ? 2.0 : 1.0);
+		}
 		/* The tower: 3x its forward when it trains; a frozen
 		 * tower's projector 2x (forward and weight gradient), 1x
 		 * under LoRA; per token of the sequence its images are

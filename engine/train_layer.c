@@ -2624,6 +2624,16 @@ static void layer_compute(tenv *e, const train_lkey *k, int kind,
 				nk += moe_bias_costs(e, k, o, lc);
 			if (up > 0 && strcmp(o->name, "qkv") == 0)
 				mod += up * (lc->fwd.t - t);
+			/* recompute_modules mlpwi: the dense MLP's input
+			 * projections (gate and up, fused here as
+			 * mlp_up) run again in the backward; its down
+			 * projection does not, no backward op reading
+			 * its output (memory_act.c; JAX's remat keeps
+			 * only what the backward reads of the re-run
+			 * forward). */
+			if ((rm & GP_RECMOD_MLPWI) && !moe &&
+			    strcmp(o->name, "mlp_up") == 0)
+				mod += lc->fwd.t - t;
 			if (qv > 0)
 				kept_t += (lc->fwd.t - t) *
 					(strcmp(o->name, "qkv") == 0 ? qv :
@@ -2725,7 +2735,9 @@ static void layer_compute(tenv *e, const train_lkey *k, int kind,
 			      strcmp(o->name, "mamba_norm") == 0)) ||
 			    (up > 0 && strcmp(o->name, "rope_kv") == 0) ||
 			    ((rm & GP_RECMOD_MOE_ACT) && !rmoe &&
-			     strcmp(o->name, "moe_act") == 0))
+			     strcmp(o->name, "moe_act") == 0) ||
+			    ((rm & GP_RECMOD_MLPWI) && !moe &&
+			     strcmp(o->name, "mlp_act") == 0))
 				mod += t;
 			break;
 		}

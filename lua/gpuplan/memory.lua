@@ -816,6 +816,19 @@ function M.ulysses_unfused(o, model, method)
   return not options.default("flash", { model = model, eager = eager_kernels(o, stack) })
 end
 
+
+-- Whether model has a dense MLP layer for recompute_modules mlpwi to act
+-- on: a dense model, an MoE model with leading dense layers or a layer
+-- step, a hybrid stack whose pattern holds an MLP layer ("-").
+local function has_dense_mlp(model)
+  if type(model.hybrid_pattern) == "string" and model.hybrid_pattern ~= "" then
+    return model.hybrid_pattern:find("-", 1, true) ~= nil
+  end
+  local moe = model.moe
+  if not (type(moe) == "table" and (moe.experts or 0) > 0) then return true end
+  return (moe.dense_layers or 0) > 0 or (moe.layer_step or 1) > 1
+end
+
 local function prepare_shape(o, cfg, model, method, dflt)
   -- RL trains the actor on whole rollouts: prompt + response tokens.
   local prompt_len = tokens("prompt_len", o.prompt_len)
@@ -891,10 +904,13 @@ local function prepare_shape(o, cfg, model, method, dflt)
           and not (model.moe and (model.moe.experts or 0) > 0) then
         fail("recompute_modules: %s needs a MoE model; %s has no experts", name,
           tostring(model.id or model.name))
+      elseif name == "mlpwi" and not has_dense_mlp(model) then
+        fail("recompute_modules: mlpwi needs dense MLP layers; every layer of %s is MoE",
+          tostring(model.id or model.name))
       elseif name ~= "layernorm" and name ~= "mla_up_proj" and name ~= "moe_act"
-          and name ~= "core_attn" and name ~= "moe" then
+          and name ~= "core_attn" and name ~= "moe" and name ~= "mlpwi" then
         usage("recompute_modules: unknown module '%s' (expected layernorm, mla_up_proj, "
-          .. "moe_act, core_attn, moe)", name)
+          .. "moe_act, core_attn, moe, mlpwi)", name)
       end
     end
     if cfg.recompute == "full" or cfg.recompute == "op" then

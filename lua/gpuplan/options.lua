@@ -473,6 +473,8 @@ opt { name = "recompute_modules", type = "string", metavar = "LIST", commands = 
     .. "mla_up_proj (MLA's q, k, v from the latents), moe_act (the experts' SwiGLU "
     .. "output), core_attn (the attention core), moe (the whole MoE block kept as its "
     .. "input: router, dispatch, experts and combine re-run, all-to-alls included), "
+    .. "mlpwi (the dense MLP's gate and up projections and activation, re-run from its "
+    .. "input; MaxText's save_dot_except_mlpwi and save_dot_except_mlp policies), "
     .. "e.g. layernorm,mla_up_proj,moe_act (Lua "
     .. "also a list); as in Megatron-Core, a list replaces --recompute selective's default "
     .. "core_attn: selective (or none) with a list rebuilds exactly the listed modules",
