@@ -899,8 +899,29 @@ static double stage_activations(const gp_model *m,
 		 * "Output head: ColwiseParallel (split vocab, gather to
 		 * Replicate for loss)") every TP rank keeps all V
 		 * logits of its tokens and the loss over them, not
-		 * V/t. */
-		double lb = c->logit_bytes > 0 ? c->logit_bytes : 4.0;
+		 * V/t.
+		 * That loss is a plain F.cross_entropy over the
+		 * gathered 16-bit logits, outside the compiled model
+		 * (KempnerForge's training/loss.py cross_entropy_loss:
+		 * "F.cross_entropy(logits.view(-1, logits.size(-1)),
+		 * flat_labels, ignore_index=-100)"; the head is a bf16
+		 * nn.Linear under MixedPrecisionPolicy(param_dtype=
+		 * bfloat16) and nothing upcasts its output), and its
+		 * backward holds four T x V tensors in that dtype at
+		 * once: the logits the caller keeps (scripts/train.py
+		 * "logits = model(...)" lives through backward),
+		 * log_softmax's saved output (ATen LossNLL.cpp
+		 * cross_entropy_loss: "at::log_softmax(self, class_dim,
+		 * self.scalar_type())"; derivatives.yaml _log_softmax:
+		 * "self: _log_softmax_backward_data(grad, result, dim,
+		 * self.scalar_type())", so result is saved), nll_loss's
+		 * dense gradient (cuda/Loss.cu nll_loss_backward: a
+		 * grad_input of the log-probabilities' shape and dtype,
+		 * zeroed, the target entries written) and log_softmax's
+		 * gradient written while the other three live: 4 A a
+		 * logit where no logit_bytes is stated. */
+		double lb = c->logit_bytes > 0 ? c->logit_bytes :
+			c->replicated_logits ? 4.0 * A : 4.0;
 		double vsh = c->replicated_logits ? 1.0 : y->tp;
 		double nin = c->lora_rank > 0 && !qhead ? 1.0 : 2.0;
 		double fn = mem_norm_bytes(m, c->eager_norm,

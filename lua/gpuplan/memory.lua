@@ -1167,7 +1167,9 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
   end
   cfg.eager_norm = o.eager_norm
   if cfg.eager_norm == nil then cfg.eager_norm = eager and not liger end
-  cfg.logit_bytes = o.logit_bytes or (eager and 6 or 4)
+  -- (0: the engine's default, 4 B a logit, or 4 A under replicated_logits:
+  -- engine/memory_train.c's logits term)
+  cfg.logit_bytes = o.logit_bytes or (eager and 6 or 0)
   -- Liger-Kernel's fused linear cross-entropy (engine/memory_train.c,
   -- train_layer.c train_ends_costs): one chunk of logits, so no bytes a
   -- logit over the whole of them to state.
