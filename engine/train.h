@@ -521,6 +521,10 @@ typedef struct train_lkey {
 	int fused_linear_ce;     /* the memory config's: Liger's fused
 				  * linear cross-entropy (train_layer.c
 				  * train_ends_costs) */
+	int replicated_logits;   /* the memory config's: the TP head's
+				  * logits gathered to every rank and a
+				  * plain 16-bit cross-entropy over them
+				  * (train_ends_costs) */
 	int kv_repeat;           /* the memory config's (gp_train_cfg) */
 	int pad_mask;            /* train_cfg's, eager flash only */
 	double pad_share;        /* train_cfg's, eager only */

@@ -3753,6 +3753,42 @@ void train_ends_costs(tenv *e, const train_lkey *k, train_lcost *ld)
 		loss_b = t_mem(e, k->half, lv * 4.0) +
 			t_mem(e, k->half, lv * 12.0) + up;
 	}
+	/* replicated_logits: the head's vocab-parallel output gathered to
+	 * Replicate on every TP rank (PyTorch's ColwiseParallel(
+	 * output_layouts=Replicate()), KempnerForge's tensor_parallel.py:
+	 * "Output head: ColwiseParallel (split vocab, gather to Replicate
+	 * for loss)") and the loss over all V of them, a plain
+	 * F.cross_entropy in the logits' 16-bit dtype run op by op outside
+	 * the compiled model (KempnerForge training/loss.py
+	 * cross_entropy_loss; scripts/train.py "model = torch.compile(
+	 * model)" and "loss = loss_fn(logits, labels)" outside it).  ATen's
+	 * cross_entropy is "at::log_softmax(self, class_dim,
+	 * self.scalar_type())" then nll_loss (LossNLL.cpp): forward the
+	 * log-softmax reads and writes T x V x A; backward nll_loss's
+	 * gradient is a zeroed T x V tensor with the target entries
+	 * written (cuda/Loss.cu nll_loss_backward) and log_softmax's
+	 * backward ("_log_softmax_backward_data(grad, result, ...)",
+	 * derivatives.yaml) reads it and the saved output and writes the
+	 * logits' gradient: 2 A and 4 A a logit over V, not the fused
+	 * vocab-parallel loss's over V/tp.  The eager and eager_loss
+	 * losses keep their own bytes, over all V.  The gather and its
+	 * gradient are added below. */
+	if (k->replicated_logits) {
+		double lr = k->T * m->vocab;
+
+		if (k->eager || k->eager_loss) {
+			double up = k->A < 4.0 ?
+				t_mem(e, k->half, lr * (k->A + 4.0)) : 0.0;
+
+			loss_f = up + t_mem(e, k->half, lr * 8.0);
+			loss_b = t_mem(e, k->half, lr * 4.0) +
+				t_mem(e, k->half, lr * 12.0) + up;
+		} else {
+			loss_f = t_mem(e, k->half, lr * 2.0 * k->A);
+			loss_b = t_mem(e, k->half, lr * k->A) +
+				t_mem(e, k->half, lr * 3.0 * k->A);
+		}
+	}
 	/* Liger's final norm (its RMSNorm class, base_model.norm): the
 	 * fused norm's 2 A and 3 A above, its row's rstd left out. */
 	if (k->eager && !k->liger) {
@@ -3857,6 +3893,27 @@ void train_ends_costs(tenv *e, const train_lkey *k, train_lcost *ld)
 	ld->head_tp = k->sp ? train_t_coll(e, GP_ALL_GATHER, act, tpg) +
 		(fo ? 0.0 : train_t_coll(e, GP_REDUCE_SCATTER, act, tpg)) :
 		(fo ? 0.0 : train_t_coll(e, GP_ALL_REDUCE, act, tpg));
+	if (k->replicated_logits && k->tp > 1) {
+		/* The gather itself: DTensor's Shard(-1) -> Replicate is
+		 * funcol.all_gather_tensor along the last dim, an
+		 * all_gather_into_tensor of the T x V/tp x A shards into
+		 * T x V x A stacked by rank, then "res = torch.cat(
+		 * torch.chunk(res, group_size, dim=0), dim=gather_dim)"
+		 * (torch/distributed/_functional_collectives.py): the
+		 * collective on the TP group and a copy, read and write
+		 * T x V x A.  Its backward, Replicate -> Shard(-1), is a
+		 * local chunk, "return shards[shard_index].clone()"
+		 * (torch/distributed/tensor/placement_types.py Shard.
+		 * _replicate_to_shard): read and write T x V/tp x A, no
+		 * communication.  The collective waits on the critical
+		 * path: the loss reads its output next. */
+		double lg = k->T * m->vocab * k->A;
+
+		ld->head_tp += train_t_coll(e, GP_ALL_GATHER, lg, tpg);
+		ld->head_f += t_mem(e, k->half, 2.0 * lg);
+		if (!fo)
+			ld->head_b += t_mem(e, k->half, 2.0 * lg / k->tp);
+	}
 	/* One multi-token prediction module beside its transformer layer
 	 * (DeepSeek-V3 report, arXiv 2412.19437 sec. 2.2: "the k-th MTP
 	 * module consists of a shared embedding layer Emb, a shared

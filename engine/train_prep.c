@@ -352,6 +352,7 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.unfused_loss = c->unfused_loss;
 	xp->k.eager_loss = c->eager_loss && !c->eager;
 	xp->k.fused_linear_ce = c->mem.fused_linear_ce;
+	xp->k.replicated_logits = c->mem.replicated_logits;
 	xp->k.kv_repeat = c->mem.kv_repeat;
 	xp->k.pad_mask = c->pad_mask && c->eager && c->mem.flash;
 	xp->k.pad_share = c->eager ? c->pad_share : 0.0;

@@ -563,8 +563,10 @@ opt { name = "replicated_logits", type = "flag", commands = "fit train plan", me
   help = "under tensor parallelism the output head gathers its vocab-parallel logits to every "
     .. "TP rank, PyTorch's ColwiseParallel(output_layouts=Replicate()) before a plain "
     .. "cross-entropy (KempnerForge; torchtitan without loss_parallel): each rank keeps all V "
-    .. "logits of its tokens and their loss, not V/tp; memory only (the step does not price "
-    .. "the gather); default off, the logits vocab-parallel as Megatron-Core keeps them",
+    .. "logits of its tokens, and the loss's backward four T x V tensors of their 16-bit type "
+    .. "at once (the logits, log_softmax's output, nll_loss's and log_softmax's gradients) "
+    .. "where logit_bytes is not given; the step prices the gather, its copy and the loss "
+    .. "over all V; default off, the logits vocab-parallel as Megatron-Core keeps them",
   suggest = { "loss_parallel", "replicate_logits", "gather_logits", "head_replicate" } }
 opt { name = "act_bytes", type = "number", lua_only = true, commands = TRAIN4,
   help = "bytes per saved activation element (default 4 for the fp32 recipe, else 2)" }

@@ -395,8 +395,8 @@ local case_schema = T.record {
     -- the output layer and loss as Liger-Kernel's fused linear
     -- cross-entropy (gp.train's and gp.memory's fused_linear_ce)
     fused_linear_ce = declared("fused_linear_ce"),
-    -- the TP output head's logits gathered to every rank (gp.memory's
-    -- replicated_logits)
+    -- the TP output head's logits gathered to every rank (gp.train's and
+    -- gp.memory's replicated_logits)
     replicated_logits = declared("replicated_logits"),
     method = T.enum { "pretrain", "full", "lora", "qlora", "infer", "grpo", "ppo" },
     lora = T.record { rank = count(), targets = T.array(T.string()) },
@@ -566,7 +566,7 @@ M.WORKLOAD_READ = { dropout = set "train memory", unfused_loss = set "train",
                     attn_where = set "train", attn_head_copies = set "train",
                     addmm_bias = set "train",
                     fused_linear_ce = set "train memory",
-                    replicated_logits = set "memory",
+                    replicated_logits = set "train memory",
                     flash = set "train memory", prefix_hit = set "infer",
                     max_batch = set "infer", max_num_tokens = set "infer",
                     kv_free_fraction = set "infer", chunked_prefill = set "infer" }

@@ -846,6 +846,10 @@ local function predict(case, cat)
   -- Liger-Kernel's fused linear cross-entropy (SCHEMA.md
   -- workload.fused_linear_ce): gp.train's option of that name.
   o.fused_linear_ce = v(wl.fused_linear_ce)
+  -- The TP head's logits gathered to every rank and the plain loss over
+  -- them (SCHEMA.md workload.replicated_logits): gp.train's option of that
+  -- name prices the gather and the loss over all V.
+  o.replicated_logits = v(wl.replicated_logits)
   if v(par.schedule) == "dualpipe" then o.schedule = "dualpipe" end
   o.ep_overlap = v(par.ep_overlap)
   o.tp_overlap = v(par.tp_overlap)
