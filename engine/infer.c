@@ -311,6 +311,13 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	if (c->requests != 0.0 &&
 	    gp_check_num(c->requests, 1, GP_COUNT_MAX, "requests", err))
 		return GP_EINVAL;
+	/* Spread outputs have a longest above their mean. */
+	if (c->output_max != 0.0 &&
+	    (gp_check_num(c->output_max, 1, GP_COUNT_MAX, "output_max",
+	                  err) || !(c->output_max > c->output)))
+		return gp_fail(err, "output_max must be 0 (every request "
+		               "output tokens) or above output %g (got %g)",
+		               c->output, c->output_max);
 	if ((int)c->compute < 0 || c->compute >= GP_DTYPE_COUNT ||
 	    !(d->peak[c->compute] > 0.0) || !(d->gemm_frac[c->compute] > 0))
 		return gp_fail(err, "device has no %s tensor compute",

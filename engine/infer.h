@@ -75,6 +75,11 @@ typedef struct infer_cfg {
 	                         KV budget and max_batch allow */
 	double input;         /* prompt tokens per request, >= 1 */
 	double output;        /* generated tokens per request, >= 1 */
+	double output_max;    /* > output: a burst's (requests) outputs
+	                         spread around their mean output,
+	                         exponentially, none longer than this
+	                         (infer_output_quantiles); 0: every request
+	                         generates output tokens */
 	int flash;            /* 1: fused (flash) attention */
 	infer_runtime runtime;
 	double host_op_time;  /* eager: host seconds per framework op */
@@ -398,16 +403,42 @@ double infer_new_prompt(const infer_cfg *c);
  * LLM's budget counts both; whole: only whole prompts); decodes every
  * running request once; and the requests whose last decode it was leave,
  * so the batch fills over the first steps and shrinks over the last.
- * step(ctx, dec, proc, fin) prices a step of dec decodes and proc prompt
- * tokens that completes fin prompts, s.  Returns the run's time, first
- * step to last, s; 0 past the steps the run is followed for (the caller
- * keeps its steady state); where a step prices no time, the steps
- * before it. */
+ * With nl > 0 the requests' lengths vary: a share shr[k] of them is
+ * lens[k] tokens out (shares summing to 1, their mean len), every
+ * admitted group of requests mixed in those shares (a benchmark client
+ * sends its requests in an order unrelated to their lengths), so the
+ * short ones leave early, their slots refill from the queue while it
+ * lasts, and the batch thins out until the longest ends; nl 0: every
+ * request len.  step(ctx, dec, proc, fin, gen) prices a step of dec
+ * decodes and proc prompt tokens that completes fin prompts, s; gen is
+ * the tokens the decoding requests have generated so far, their mean
+ * (their context is the prompt and these), with spread lengths, where
+ * the long ones that remain hold longer contexts; -1 at the mean
+ * lengths, whose steps the caller prices at the run's mean context.
+ * Returns the
+ * run's time, first step to last, s; 0 past the steps the run is
+ * followed for (the caller keeps its steady state); where a step prices
+ * no time, the steps before it. */
 typedef double (*infer_burst_step)(void *ctx, double dec, double proc,
-                                   double fin);
+                                   double fin, double gen);
 double infer_burst(double n, double b, double len, double plen,
                    double tokens, int dec_count, int whole,
+                   const double *lens, const double *shr, int nl,
                    infer_burst_step step, void *ctx);
+
+/* The most length classes infer_output_quantiles gives. */
+#define INFER_QUANTILES 1024
+
+/* A burst's output lengths (c->output_max > c->output): n requests'
+ * outputs exponential with mean c->output, clipped at c->output_max,
+ * as k = min(ceil(n), INFER_QUANTILES) equal shares at the
+ * distribution's quantile midpoints (survival (i + 0.5) / k, i = 0 ..
+ * k - 1: deterministic, the longest near the expected longest of n),
+ * scaled so their mean is c->output exactly, into lens[0 .. k - 1]
+ * (shares 1 / k each into shr).  Returns k, or 0 where every request
+ * is c->output tokens (output_max 0). */
+int infer_output_quantiles(const infer_cfg *c, double n, double *lens,
+                           double *shr);
 
 /* Piecewise linear over the priced points x[0] < ... < x[n-1] (t at
  * each), flat below x[0]: a step's time between the batches it was

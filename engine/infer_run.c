@@ -6,6 +6,7 @@
  * infer.c.
  */
 #include "infer.h"
+#include "rl_lengths.h"
 
 #include <limits.h>
 #include <math.h>
@@ -516,17 +517,19 @@ typedef struct finite_prices {
 	int nt;
 	mixed_table mt;
 	double share, P;
+	double cavg;  /* the table's context, input + output / 2 */
 } finite_prices;
 
 /* A step that carries prompt tokens runs off the graph (eager_step);
  * where the engine runs them in the decodes' forward pass (c->chunked)
  * it is one step of both (mixed_time), else a decode step plus the
  * prompts' prefill share. */
-static double finite_step(void *ctx, double dec, double proc, double fin)
+static double finite_step(void *ctx, double dec, double proc, double fin,
+                          double gen)
 {
 	const finite_prices *f = ctx;
 	const infer_cfg *c = f->c;
-	double step, xd, g;
+	double step, xd, g, ta, ca;
 
 	if (c->chunked && proc > 0.0)
 		return mixed_time(&f->mt, dec > 1e-9 ? ceil(dec / c->pp) : 0.0,
@@ -537,11 +540,16 @@ static double finite_step(void *ctx, double dec, double proc, double fin)
 	step = f->share * fin;
 	xd = ceil(dec / c->pp);
 	g = proc > 0.0 ? 0.0 : graph_batch(c, xd);
+	/* The attention at the decoding requests' own context (gen >= 0:
+	 * spread lengths, input + gen) where the table's is the run's mean,
+	 * input + output / 2: a decode's attention reads its sequence's KV,
+	 * so its time scales with the context. */
+	ta = infer_run_itl(f->tb, f->ta, f->nt, xd);
+	ca = gen >= 0.0 ? ta * ((c->input + gen) / f->cavg - 1.0) : 0.0;
 	if (dec > 1e-9)
-		step += g == 0.0 ? infer_run_itl(f->tb, f->te, f->nt, xd) :
+		step += ca + (g == 0.0 ? infer_run_itl(f->tb, f->te, f->nt, xd) :
 			infer_run_itl(f->tb, f->tt, f->nt, g) -
-			infer_run_itl(f->tb, f->ta, f->nt, g) +
-			infer_run_itl(f->tb, f->ta, f->nt, xd);
+			infer_run_itl(f->tb, f->ta, f->nt, g) + ta);
 	return step;
 }
 
@@ -552,6 +560,8 @@ static int run_finite(const gp_model *m, const roof_device *d,
 {
 	finite_prices fp, *f = &fp;
 	double N, L = c->output, P = infer_new_prompt(c), bm, x, t, tmax;
+	double lens[INFER_QUANTILES], shr[INFER_QUANTILES];
+	int nl;
 	infer_phase ph;
 
 	N = c->requests / r->replicas;
@@ -562,12 +572,14 @@ static int run_finite(const gp_model *m, const roof_device *d,
 	tmax = fmax(bm, graph_batch(c, bm));
 	/* N L / B decode steps, the prompts' N P / max_num_tokens and a
 	 * request's L: past RUN_ITER_MAX keep the steady state. */
-	if (N * L / B + N * P / c->max_num_tokens + L > RUN_ITER_MAX)
+	if (N * L / B + N * P / c->max_num_tokens +
+	    fmax(L, c->output_max) > RUN_ITER_MAX)
 		return GP_OK;
 	memset(f, 0, sizeof *f);
 	f->c = c;
 	f->share = share;
 	f->P = P;
+	f->cavg = cavg;
 	for (x = 1.0; f->nt < RUN_TABLE; x *= 2.0) {
 		double b = x < tmax ? x : tmax;
 		int k = f->nt;
@@ -601,26 +613,169 @@ static int run_finite(const gp_model *m, const roof_device *d,
 	 * max batch so it never happens there): such a run is priced as
 	 * chunked.  The budget counts the decodes (max_num_tokens is the
 	 * "maximum number of tokens (context + generation)" of a batch). */
+	nl = infer_output_quantiles(c, N, lens, shr);
 	t = infer_burst(N, B, L, P, c->max_num_tokens, 1,
 	                c->whole_prompts && P <= c->max_num_tokens,
-	                finite_step, f);
+	                lens, shr, nl, finite_step, f);
 	if (t > 0.0)
 		r->tokens_per_s = c->requests * L / t;
 	return GP_OK;
 }
 
+int infer_output_quantiles(const infer_cfg *c, double n, double *lens,
+                           double *shr)
+{
+	rl_lengths l = { RL_LEN_EXP, 0, 0, 0, 0 };
+	lenx x;
+	double sum = 0.0;
+	int k, i;
+
+	if (!(c->output_max > c->output) || !(n >= 1.0))
+		return 0;
+	l.mean = c->output;
+	l.max = c->output_max;
+	/* clip 0: the exponential's own tail past the limit is what lands
+	 * on it (e^{-max / theta} of the requests). */
+	if (rl_lengths_prepare(&l, NULL) || rl_lenx_of(&l, &x, NULL))
+		return 0;
+	k = n < INFER_QUANTILES ? (int)ceil(n) : INFER_QUANTILES;
+	for (i = 0; i < k; i++) {
+		lens[i] = fmin(x.hi, fmax(1.0, rl_lenx_surv_inv(&x,
+		               (i + 0.5) / k)));
+		sum += lens[i];
+	}
+	/* Midpoints of k quantiles miss a little of the mean (the tail
+	 * beyond the last): scale them back to it, so the run's tokens are
+	 * requests x output as the steady state's are. */
+	for (i = 0; i < k; i++) {
+		lens[i] = fmax(1.0, lens[i] * c->output * k / sum);
+		shr[i] = 1.0 / k;
+	}
+	return k;
+}
+
+/* infer_burst with lengths (nl > 0): the running requests held by the
+ * window of steps their last decode falls in (W steps a window, ring
+ * slots by window), each slot leaving at its earliest member's end; an
+ * admitted group's prompts complete as one group whose shares leave at
+ * their own lengths.  Lengths within one window of each other are one
+ * class (their share-weighted mean length), so a step's prefill adds at
+ * most RUN_WINDOWS + 1 classes. */
+#define BURST_SLOTS (RUN_WINDOWS + 3)
+static double burst_spread(double N, double B, double P, double tokens,
+                           int dec_count, int whole, const double *lens,
+                           const double *shr, int nl,
+                           infer_burst_step price, void *ctx)
+{
+	double cl[RUN_WINDOWS + 2], cs[RUN_WINDOWS + 2], cw[RUN_WINDOWS + 2];
+	double bn[BURST_SLOTS], be[BURST_SLOTS], bg[BURST_SLOTS];
+	double W, Lmax = 1.0, t = 0.0, it, queue, pend = 0.0, adm = 0.0;
+	double dec = 0.0, done = 0.0, start, budget, proc, fin, step, one;
+	double gsum = 0.0;  /* tokens the decoding requests generated */
+	int i, nc = 0;
+
+	for (i = 0; i < nl; i++)
+		Lmax = fmax(Lmax, lens[i]);
+	W = ceil(Lmax / RUN_WINDOWS);
+	/* Classes: the lengths grouped by window (lens in any order; in
+	 * order, as infer_output_quantiles gives them, each is the last
+	 * class's or a new one). */
+	for (i = 0; i < nl; i++) {
+		double w = floor(lens[i] / W);
+		int k = nc - 1;
+
+		if (k < 0 || cw[k] != w)
+			for (k = 0; k < nc && cw[k] != w; k++)
+				;
+		if (k == nc) {
+			if (nc == RUN_WINDOWS + 2)
+				k = nc - 1;  /* not reached: <= Lmax / W + 1 */
+			else {
+				cl[nc] = cs[nc] = 0.0;
+				cw[nc++] = w;
+			}
+		}
+		cl[k] = (cl[k] * cs[k] + lens[i] * shr[i]) / (cs[k] + shr[i]);
+		cs[k] += shr[i];
+	}
+	memset(bn, 0, sizeof bn);
+	memset(be, 0, sizeof be);
+	memset(bg, 0, sizeof bg);
+	queue = N;
+	for (it = 0.0; done < N - 1e-9 * fmax(N, 1.0); it += 1.0) {
+		int s;
+
+		start = fmax(fmin(queue, B - adm), 0.0);
+		queue -= start;
+		adm += start;
+		pend += start * P;
+		budget = fmax(tokens - (dec_count ? dec : 0.0), 0.0);
+		if (whole)
+			budget = floor(budget / P) * P;
+		proc = fmin(pend, budget);
+		pend -= proc;
+		fin = proc / P;
+		step = price(ctx, dec, proc, fin,
+		             dec > 1e-9 ? fmax(gsum / dec, 0.0) : 0.0);
+		if (!(step > 0.0))
+			break;
+		t += step;
+		gsum += dec;
+		/* The slot of this step's window leaves once its earliest
+		 * end is reached (every step looks at its own window, and a
+		 * member ends at least a step after it joined). */
+		s = (int)fmod(floor(it / W), BURST_SLOTS);
+		if (bn[s] > 0.0 && be[s] <= it) {
+			done += bn[s];
+			adm -= bn[s];
+			dec -= bn[s];
+			gsum -= bg[s];
+			bn[s] = bg[s] = 0.0;
+		}
+		if (fin <= 0.0)
+			continue;
+		/* Prefilled this step: first token now; class k's last
+		 * decode at it + cl[k] - 1 (none past the prefill's token
+		 * where cl[k] <= 1). */
+		for (i = 0; i < nc; i++) {
+			double e = it + cl[i] - 1.0;
+
+			one = fin * cs[i];
+			if (cl[i] <= 1.0) {
+				done += one;
+				adm -= one;
+				continue;
+			}
+			/* it leaves in step ceil(e): its window's slot */
+			s = (int)fmod(floor(ceil(e) / W), BURST_SLOTS);
+			be[s] = bn[s] > 0.0 ? fmin(be[s], e) : e;
+			bn[s] += one;
+			/* its decodes by the step it leaves in */
+			bg[s] += one * (ceil(e) - it);
+			dec += one;
+		}
+	}
+	return t;
+}
+
 double infer_burst(double N, double B, double L, double P, double tokens,
-                   int dec_count, int whole, infer_burst_step price,
+                   int dec_count, int whole, const double *lens,
+                   const double *shr, int nl, infer_burst_step price,
                    void *ctx)
 {
 	double cn[RUN_COHORTS], ce[RUN_COHORTS];
 	double W, t = 0.0, it, queue, pend = 0.0, adm = 0.0, dec = 0.0;
-	double done = 0.0, start, budget, proc, fin, step;
-	int head = 0, cnt = 0, last = -1;
+	double done = 0.0, start, budget, proc, fin, step, Lmax = L;
+	int head = 0, cnt = 0, last = -1, i;
 
+	for (i = 0; i < nl; i++)
+		Lmax = fmax(Lmax, lens[i]);
 	if (!(N > 0.0) || !(B > 0.0) || !(P > 0.0) || !(tokens > 0.0) ||
-	    N * L / B + N * P / tokens + L > RUN_ITER_MAX)
+	    N * L / B + N * P / tokens + Lmax > RUN_ITER_MAX)
 		return 0.0;
+	if (nl > 0)
+		return burst_spread(N, B, P, tokens, dec_count, whole, lens,
+		                    shr, nl, price, ctx);
 	W = ceil(L / RUN_WINDOWS);
 	queue = N;
 	/* Fluid counts: 1e-9 of a request is rounding, not a request. */
@@ -638,7 +793,7 @@ double infer_burst(double N, double B, double L, double P, double tokens,
 		proc = fmin(pend, budget);
 		pend -= proc;
 		fin = proc / P;
-		step = price(ctx, dec, proc, fin);
+		step = price(ctx, dec, proc, fin, -1.0);
 		if (!(step > 0.0))
 			break;
 		t += step;

@@ -332,10 +332,13 @@ typedef struct burst_prices {
  * batch, off the graph where it carries a chunk, and the prompts' time
  * (prompt_cost's, the chunk steps of their own or what the mixed step
  * adds). */
-static double burst_step(void *ctx, double nd, double proc, double fin)
+static double burst_step(void *ctx, double nd, double proc, double fin,
+                         double gen)
 {
 	const burst_prices *b = ctx;
 	double t = b->prompt * fin;
+
+	(void)gen;  /* the table's steps at the mean context throughout */
 
 	if (nd > 1e-9)
 		t += infer_run_itl(b->x, b->t, b->n, ceil(nd)) +
@@ -352,7 +355,7 @@ static double burst_step(void *ctx, double nd, double proc, double fin)
  * infer_burst -- the one mechanism gp.infer's runs take: admission while
  * the KV holds them, their prompts prefill_tokens a step, every running
  * request decoded once a step, the batch shrinking as they finish, at the
- * mean lengths.  A request's decode steps are (output - 1) / accept (MTP
+ * mean lengths or spread (c->base.output_max).  A request's decode steps are (output - 1) / accept (MTP
  * emits accept tokens a step).  Sets o->tps_gpu; keeps the steady state's
  * where the run is longer than infer_burst follows. */
 static int burst(const gp_model *m, const roof_device *d,
@@ -363,6 +366,8 @@ static int burst(const gp_model *m, const roof_device *d,
 	serve_step st;
 	double a = L->dp_attention ? 1.0 : L->tp, bg = o->B * a, x, t;
 	double n = c->base.requests / (c->gpus / a);
+	double lens[INFER_QUANTILES], shr[INFER_QUANTILES];
+	int nl, i;
 
 	memset(&b, 0, sizeof b);
 	for (x = 1.0; b.n < BURST_TABLE; x *= 2.0) {
@@ -377,9 +382,14 @@ static int burst(const gp_model *m, const roof_device *d,
 	}
 	b.prompt = prompt_cost(c, L, o->B, o) / bg;
 	b.eager = o->eager_steps > 0.0 ? o->eager / o->eager_steps : 0.0;
+	/* Spread outputs (infer_output_quantiles): each class's decode
+	 * steps as the mean's, (output - 1) / accept. */
+	nl = infer_output_quantiles(&c->base, n, lens, shr);
+	for (i = 0; i < nl; i++)
+		lens[i] = 1.0 + (lens[i] - 1.0) / o->accept;
 	t = infer_burst(n, bg, 1.0 + (c->base.output - 1.0) / o->accept,
 	                infer_new_prompt(&c->base), c->prefill_tokens, 0, 0,
-	                burst_step, &b);
+	                lens, shr, nl, burst_step, &b);
 	if (t > 0.0)
 		o->tps_gpu = c->base.requests * c->base.output / t / c->gpus;
 	return GP_OK;

@@ -1487,6 +1487,41 @@ function M.setup(a)
     error(string.format("infer: input %d + output %d tokens exceed %s's context of %d tokens "
       .. "(max_seq)", c.input, c.output, model.id or "the model", model.max_seq), 3)
   end
+  -- A burst's output lengths (output_dist, gpuplan.options' declaration
+  -- with its sources): spread ones exponential around output, none past a
+  -- limit (engine infer_output_quantiles), so the burst lasts until its
+  -- longest end; mean (or none given) every request at output.  Only a
+  -- burst reads it: the steady state's batch turns over at the mean.
+  local od = a.output_dist
+  if od ~= nil and od ~= "mean" then
+    if c.requests == nil then
+      error(args.usage(string.format("infer: output_dist %s spreads the outputs of a burst: "
+        .. "give requests (the steady state runs at the mean lengths)", shown(od))), 3)
+    end
+    local cap, said
+    if od == "sharegpt" then
+      cap, said = 2048 - c.input, "2048 tokens with the prompt, ShareGPT's sampling"
+    else
+      if not model.max_seq then
+        error(string.format("infer: output_dist exp needs the model's context (max_seq) for "
+          .. "its longest output; %s states none (give output_dist sharegpt or mean)",
+          model.id or "the model"), 3)
+      end
+      cap, said = model.max_seq - c.input, "the model's context"
+    end
+    if not (cap > c.output) then
+      error(string.format("infer: output_dist %s: outputs of mean %d cannot spread below its "
+        .. "limit of %d tokens (%s less the input %d)", od, math.floor(c.output),
+        math.floor(cap), said, math.floor(c.input)), 3)
+    end
+    c.output_max = cap
+    default(string.format("output_dist=%s: outputs exponential around %d tokens, none past %d "
+      .. "(%s); the burst lasts until its longest ends", od, math.floor(c.output),
+      math.floor(cap), said))
+  elseif c.requests ~= nil and od == nil then
+    default(string.format("output_dist=mean: every request of the burst at output %d tokens",
+      math.floor(c.output)))
+  end
   -- A prefix-cache hit (prefix_hit, a share of the prompt tokens, the
   -- engines' hit rate): the engine prefills input - cached tokens of each
   -- request (engine/infer_run.c new_prompt), at least the last, whose

@@ -683,6 +683,30 @@ opt { name = "requests", type = "int", metavar = "N", commands = "infer",
     .. "(trtllm-bench's Total Output Throughput, its --num_requests); with the MoE "
     .. "serving options colocated only (not --disagg); not with --sweep-batch or --target",
   suggest = { "num_requests", "num_prompts" } }
+-- How a burst's outputs spread around their mean (--output).  A benchmark
+-- client that draws its prompts from a dataset asks each request for the
+-- dataset's own answer length (vLLM's `vllm bench serve --dataset-name
+-- sharegpt`: the reference completion's token count as the request's
+-- max tokens; SGLang's bench_serving likewise), so a burst of them lasts
+-- until its longest outputs end, the batch thinning out over its last
+-- steps (engine/infer_run.c infer_burst).  exp: exponential around the
+-- mean (ServeGen, Xiang et al., arXiv 2505.09999, characterizing a
+-- production cloud's LLM serving: output lengths fit "Exponential
+-- distributions"), none longer than the model's context less the prompt.
+-- sharegpt: the same, none longer than the ShareGPT samplers keep: vLLM's
+-- benchmark datasets drop a request whose "(prompt_len + output_len) >
+-- max_total_len" (2048) or "prompt_len > max_prompt_len" (1024)
+-- (vllm/benchmarks/datasets.py is_valid_sequence, "copied from the
+-- original `sample_hf_requests` and `sample_sharegpt_requests` functions
+-- in benchmark_serving.py"), SGLang's bench_serving the same 1024 / 2048.
+opt { name = "output_dist", type = "string", metavar = "D", commands = "infer",
+  kind = "enum", values = { "mean", "exp", "sharegpt" },
+  default = "mean: every request of a burst at --output tokens",
+  help = "how a burst's (--requests) output lengths spread around --output, their mean: "
+    .. "mean (all alike), exp (exponential, none past the model's context) or sharegpt "
+    .. "(exponential, none past 2048 tokens with the prompt: vLLM's and SGLang's ShareGPT "
+    .. "sampling); the burst lasts until its longest outputs end",
+  suggest = { "output_distribution", "output_len_dist", "dataset_name" } }
 -- A share, not a token count: the engines report it so (vLLM's logged
 -- "Prefix cache hit rate", its prefix_cache_hits over prefix_cache_queries,
 -- both in prompt tokens, vllm/v1/metrics/loggers.py; SGLang's "cache hit

@@ -409,6 +409,9 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     -- requests): colocated, priced by serve_plan.c burst through
     -- infer_burst, the mechanism gp.infer's runs take
     requests = c.requests,
+    -- their outputs' spread (infer.setup's, from output_dist): the
+    -- longest of a burst's outputs (infer_output_quantiles)
+    output_max = c.output_max,
     runtime = c.runtime, capacity = c.capacity, kv_reserve_max = c.kv_reserve_max,
     -- the margin by gpuplan.infer's rule for the runtime (setup_memory,
     -- M.runtime_memory), priced in serve.c kv_margin by the dense path's

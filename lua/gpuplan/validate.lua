@@ -406,6 +406,9 @@ local case_schema = T.record {
     batch = count(), input_len = count(), output_len = count(), concurrency = count(),
     -- a run of this many requests issued at once (gp.infer's requests)
     num_requests = count(),
+    -- how that run's output lengths spread around output_len (gp.infer's
+    -- output_dist: the dataset its client drew them from)
+    output_dist = declared("output_dist"),
     -- the batch sizes the run captured CUDA graphs at (gp.infer's graph_sizes)
     graph_sizes = T.array(count()),
     -- the share of the prompt tokens the engine found in its prefix cache
@@ -568,6 +571,7 @@ M.WORKLOAD_READ = { dropout = set "train memory", unfused_loss = set "train",
                     fused_linear_ce = set "train memory",
                     replicated_logits = set "train memory",
                     flash = set "train memory", prefix_hit = set "infer",
+                    output_dist = set "infer",
                     max_batch = set "infer", max_num_tokens = set "infer",
                     kv_free_fraction = set "infer", chunked_prefill = set "infer" }
 

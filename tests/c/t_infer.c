@@ -63,10 +63,12 @@ static const infer_op_row *row(const infer_phase *p, const char *name)
 
 /* infer_burst's step for the hand-derived burst below: 5 s a prompt
  * completed, and a decode step of 1 + 0.5 dec s where it decodes. */
-static double burst_price(void *ctx, double dec, double proc, double fin)
+static double burst_price(void *ctx, double dec, double proc, double fin,
+                          double gen)
 {
 	(void)ctx;
 	(void)proc;
+	(void)gen;
 	return 5.0 * fin + (dec > 1e-9 ? 1.0 + 0.5 * dec : 0.0);
 }
 
@@ -636,14 +638,14 @@ int main(void)
 	 * prefills it, decodes C (1, 1: 6.5); it5 decodes C, D (2: 2), C
 	 * leaves; it6 decodes D (1: 1.5).  5 + 6.5 + 2 + 6.5 + 6.5 + 2 +
 	 * 1.5 = 30 s; exact arithmetic in halves: 1e-12. */
-	is_num(infer_burst(4, 2, 3, 10, 10, 0, 0, burst_price, NULL), 30.0,
+	is_num(infer_burst(4, 2, 3, 10, 10, 0, 0, NULL, NULL, 0, burst_price, NULL), 30.0,
 	       1e-12, "burst of 4 at 2 at once: 30 s by hand");
 	/* The same with every request admitted at once (B = 4): one prompt
 	 * a step it0..it3 beside 0, 1 (A), 2 (A, B), 2 (B, C: A left after
 	 * it2) decodes (5, 6.5, 7, 7), then it4 decodes C, D (2), it5 D
 	 * (1.5): 5 + 6.5 + 7 + 7 + 2 + 1.5 = 29 s, less than the 30 s of
 	 * two at once (the same prompts and decodes, fewer steps). */
-	is_num(infer_burst(4, 4, 3, 10, 10, 0, 0, burst_price, NULL), 29.0,
+	is_num(infer_burst(4, 4, 3, 10, 10, 0, 0, NULL, NULL, 0, burst_price, NULL), 29.0,
 	       1e-12, "burst of 4 all at once: 29 s by hand");
 
 	/* --- bad input ----------------------------------------------------*/

@@ -523,6 +523,8 @@ local function serve_case(case, cat, model, defaults)
     -- a run of num_requests requests sent at once (gp.infer's requests):
     -- colocated, its fill and drain priced as gp.infer prices them
     requests = v(wl.num_requests),
+    -- how their outputs spread (gp.infer's output_dist)
+    output_dist = v(wl.output_dist),
     -- refused by the MoE serving model by name (gpuplan.serve: it chunks
     -- by prefill_tokens), not dropped in silence
     chunked_prefill = v(wl.chunked_prefill),
@@ -657,6 +659,8 @@ return function(case, cat)
   -- A run of num_requests requests issued at once, measured over the run
   -- (gp.infer's requests): the batch's fill and drain count.
   a.requests = v(wl.num_requests)
+  -- how their outputs spread around output_len (gp.infer's output_dist)
+  a.output_dist = v(wl.output_dist)
   -- The share of the prompt tokens the run found in its engine's prefix
   -- cache (gp.infer's prefix_hit): their prefill is skipped.
   a.prefix_hit = v(wl.prefix_hit)
