@@ -1496,11 +1496,11 @@ function M.setup(a)
   if od ~= nil and od ~= "mean" then
     if c.requests == nil then
       error(args.usage(string.format("infer: output_dist %s spreads the outputs of a burst: "
-        .. "give requests (the steady state runs at the mean lengths)", shown(od))), 3)
+        .. "give requests = N (the steady state runs at the mean lengths)", od)), 3)
     end
     local cap, said
     if od == "sharegpt" then
-      cap, said = 2048 - c.input, "2048 tokens with the prompt, ShareGPT's sampling"
+      cap, said = 2048 - c.input, "2048 with the prompt in ShareGPT's sampling"
     else
       if not model.max_seq then
         error(string.format("infer: output_dist exp needs the model's context (max_seq) for "
@@ -1511,7 +1511,7 @@ function M.setup(a)
     end
     if not (cap > c.output) then
       error(string.format("infer: output_dist %s: outputs of mean %d cannot spread below its "
-        .. "limit of %d tokens (%s less the input %d)", od, math.floor(c.output),
+        .. "limit of %d tokens (%s, less the input %d)", od, math.floor(c.output),
         math.floor(cap), said, math.floor(c.input)), 3)
     end
     c.output_max = cap

@@ -72,6 +72,29 @@ static double burst_price(void *ctx, double dec, double proc, double fin,
 	return 5.0 * fin + (dec > 1e-9 ? 1.0 + 0.5 * dec : 0.0);
 }
 
+/* A step of 1 s with prompts, plus 1 + gen s with decodes: the mean
+ * decodes the running requests have run so far, as infer_burst hands
+ * it over (spread lengths). */
+static double burst_gen(void *ctx, double dec, double proc, double fin,
+                        double gen)
+{
+	(void)ctx;
+	(void)proc;
+	return (fin > 0.0 ? 1.0 : 0.0) + (dec > 1e-9 ? 1.0 + gen : 0.0);
+}
+
+/* Every step 1 s: the run's time is its step count. */
+static double burst_unit(void *ctx, double dec, double proc, double fin,
+                         double gen)
+{
+	(void)ctx;
+	(void)dec;
+	(void)proc;
+	(void)fin;
+	(void)gen;
+	return 1.0;
+}
+
 int main(void)
 {
 	gp_model m, m2;
@@ -85,7 +108,7 @@ int main(void)
 	gp_dtype t;
 	int g, b;
 
-	plan(88);
+	plan(99);
 
 	/* --- 13B bf16 decode, batch 1, H200 (4.8 TB/s) -------------------
 	 * Llama 2 13B: 40 layers x (4 h^2 + 3 h f + 2h) with h 5120,
@@ -648,6 +671,74 @@ int main(void)
 	is_num(infer_burst(4, 4, 3, 10, 10, 0, 0, NULL, NULL, 0, burst_price, NULL), 29.0,
 	       1e-12, "burst of 4 all at once: 29 s by hand");
 
+	/* --- a burst whose outputs spread (lens, shares) -------------------
+	 * 2 requests, both held at once, prompts of 10 tokens, 20 prompt
+	 * tokens a step, outputs of 2 and 4 tokens (half each, mean 3).
+	 * it0 prefills both (0 decodes, 2 prompts: 10 s); it1 decodes both
+	 * (2: 2 s), the 2-token one leaves; it2 and it3 decode the 4-token
+	 * one alone (1: 1.5 s each), it leaves: 10 + 2 + 1.5 + 1.5 = 15 s,
+	 * where both at the mean 3 tokens end together at it2 (10 + 2 + 2 =
+	 * 14 s): the long one runs its last steps alone.  Exact in halves:
+	 * 1e-12. */
+	{
+		double l2[2] = { 4.0, 2.0 }, s2[2] = { 0.5, 0.5 };
+		infer_cfg q;
+		double ql[INFER_QUANTILES], qs[INFER_QUANTILES], sum = 0.0;
+		int k, i;
+
+		is_num(infer_burst(2, 2, 3, 10, 20, 0, 0, l2, s2, 2,
+		                   burst_price, NULL), 15.0, 1e-12,
+		       "spread 2 and 4 tokens: 15 s by hand");
+		is_num(infer_burst(2, 2, 3, 10, 20, 0, 0, NULL, NULL, 0,
+		                   burst_price, NULL), 14.0, 1e-12,
+		       "the same at the mean 3 tokens: 14 s by hand");
+		/* The decodes run so far (gen) reach the step's price: it0
+		 * prefills (1 s), it1 decodes both at gen 0 (1 s), it2 the
+		 * 4-token one at gen 1 (2 s), it3 at gen 2 (3 s): 7 s. */
+		is_num(infer_burst(2, 2, 3, 10, 20, 0, 0, l2, s2, 2,
+		                   burst_gen, NULL), 7.0, 1e-12,
+		       "spread: each step sees the survivors' decodes so far");
+
+		/* infer_output_quantiles: 1000 requests of mean 200 tokens,
+		 * none past 2000.  Their scale theta solves theta (1 -
+		 * e^{-2000 / theta}) = 200: 200 (1 + e^{-10}) = 200.009.
+		 * k = 1000 equal shares at the survival midpoints (i + 0.5) /
+		 * 1000, rescaled to mean 200 (exact: 1e-9 relative), the
+		 * longest -theta ln(0.0005) ~ 200 ln 2000 = 1520.2 tokens
+		 * (0.5%: theta's e^{-10} and the rescale of the midpoints,
+		 * which miss the tail past the last one, move it ~0.03%). */
+		infer_defaults(&q);
+		q.input = 100;
+		q.output = 200;
+		q.output_max = 2000;
+		k = infer_output_quantiles(&q, 1000, ql, qs);
+		ok(k == 1000, "1000 requests: 1000 quantiles");
+		for (i = 0; i < k; i++)
+			sum += ql[i] * qs[i];
+		is_num(sum, 200.0, 1e-9 * 200.0, "the quantiles' mean is the "
+		       "stated output");
+		is_num(ql[0], 200.0 * log(2000.0), 0.005 * 1520.2,
+		       "the longest of 1000: ~200 ln(2000) tokens");
+		/* All 1000 prompts in the first step (10^6 tokens a step),
+		 * every step 1 s: the run lasts until the longest ends, step
+		 * ceil(1520.7) - 1 after its prefill step: ceil(ql[0]) steps
+		 * (1521), alone in its window of ceil(1520.7 / 256) = 6
+		 * steps (the next is 1300.9): exact.  At the mean every
+		 * request ends at step 199: 200 steps. */
+		is_num(infer_burst(1000, 1000, 200, 1, 1e6, 0, 0, ql, qs, k,
+		                   burst_unit, NULL), ceil(ql[0]), 1e-12,
+		       "a spread burst lasts until its longest output ends");
+		is_num(infer_burst(1000, 1000, 200, 1, 1e6, 0, 0, NULL, NULL,
+		                   0, burst_unit, NULL), 200.0, 1e-12,
+		       "at the mean: 200 steps");
+		ok(infer_output_quantiles(&q, 5000, ql, qs) == INFER_QUANTILES &&
+		   infer_output_quantiles(&q, 3.5, ql, qs) == 4,
+		   "k = min(ceil(n), INFER_QUANTILES)");
+		q.output_max = 0;
+		ok(infer_output_quantiles(&q, 1000, ql, qs) == 0,
+		   "output_max 0: every request at the mean (no classes)");
+	}
+
 	/* --- bad input ----------------------------------------------------*/
 	infer_defaults(&c);
 	c.capacity = 80e9;
@@ -655,6 +746,13 @@ int main(void)
 	ok(infer_run(&m, &d, &c, &r, &err) == GP_EINVAL &&
 	   strstr(err.msg, "input") != NULL, "NaN input is refused");
 	c.input = 128;
+	/* Spread outputs need a longest above their mean (output 256 by
+	 * infer_defaults). */
+	c.output_max = c.output;
+	ok(infer_run(&m, &d, &c, &r, &err) == GP_EINVAL &&
+	   strstr(err.msg, "output_max") != NULL,
+	   "output_max at the mean output is refused");
+	c.output_max = 0;
 	c.tp = 3;
 	c.gpus = 3;
 	ok(infer_run(&m, &d, &c, &r, &err) == GP_EINVAL &&
