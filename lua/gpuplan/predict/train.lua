@@ -425,6 +425,23 @@ local PROFILES = {
         return 8
       end, "perf_plugins.py: 32 on Blackwell or with DeepEP/HybridEP, 1 at TP or CP > 1 "
         .. "without EP overlap on Hopper, else 8" },
+    -- DeepSeek-V3 and Kimi-K2 (the MLA models) run the selective
+    -- granularity with the recompute_modules list below: scripts/
+    -- performance/configs/deepseek/deepseek_llm_pretrain.py
+    -- set_deepseek_v3_common_configs "cfg.model.recompute_granularity =
+    -- \"selective\"" at 00b7660 (25.11), 1fd34b18c, c0b9a0003 (26.02) and
+    -- 21d102f (26.04.01); kimi_llm_pretrain.py set_kimi_k2_common_configs
+    -- the same from c0b9a0003; and overrides.py _set_recompute_overrides
+    -- sets it with any preset list from c0b9a0003 ("recipe.model.
+    -- recompute_modules = recompute_modules" then "recipe.model.
+    -- recompute_granularity = \"selective\"").  Megatron-Core reads the
+    -- list only under that granularity (transformer_layer.py "if
+    -- self.config.recompute_granularity == 'selective':",
+    -- multi_latent_attention.py "recompute_granularity == 'selective' and
+    -- \"mla_up_proj\" in self.config.recompute_modules"), so the list
+    -- goes with selective, not with the none the dense presets run.
+    { "recompute", "selective", "set_deepseek_v3_common_configs: recompute_granularity "
+        .. "= \"selective\"", function(_, m) return m.mla end },
     { "recompute", "none", "no recompute in the perf configs", gated },
     -- scripts/performance/utils/executors.py (since #403, 2025-08-28)
     -- slurm_executor: "numactl --cpunodebind=$((SLURM_LOCALID/
