@@ -176,11 +176,15 @@ int mem_recompute_modules_parse(const char *s, unsigned *out,
  * `--recompute-granularity selective --recompute-modules moe_act
  * layernorm` rebuilds those two and keeps the core attention's
  * tensors, and an empty list ("if len(self.recompute_modules) > 0")
- * rebuilds nothing.  So: with a list (policy none or selective; none
- * with a list is gpuplan's spelling of the same job) the core attention
- * is re-run only when the list names core_attn; without one, selective
- * is the core attention (Korthikanti et al. 2022 sec. 5).  Full and op
- * price their own re-run. */
+ * rebuilds nothing.  So: with a list (policy selective; the Lua side
+ * refuses none with a non-empty list, which Megatron-Core runs as no
+ * recomputation -- every module flag is read under
+ * "recompute_granularity == 'selective'" -- and gives a list without a
+ * policy selective, memory.lua prepare_shape; none here prices a list
+ * as selective does) the core attention is re-run only when the list
+ * names core_attn; without one, selective is the core attention
+ * (Korthikanti et al. 2022 sec. 5).  Full and op price their own
+ * re-run. */
 int mem_core_attn_recomputed(gp_recompute r, unsigned mods)
 {
 	if (r != GP_RECOMPUTE_NONE && r != GP_RECOMPUTE_SELECTIVE)

@@ -829,7 +829,7 @@ local function has_dense_mlp(model)
   return (moe.dense_layers or 0) > 0 or (moe.layer_step or 1) > 1
 end
 
-local function prepare_shape(o, cfg, model, method, dflt)
+local function prepare_shape(o, cfg, model, method, dflt, defaults, who)
   -- RL trains the actor on whole rollouts: prompt + response tokens.
   local prompt_len = tokens("prompt_len", o.prompt_len)
   local response_len = tokens("response_len", o.response_len)
@@ -867,7 +867,27 @@ local function prepare_shape(o, cfg, model, method, dflt)
       shown(o.vpp))
   end
   cfg.schedule = o.schedule
-  cfg.recompute = o.recompute or dflt("recompute")
+  -- A recompute_modules list is read under the selective granularity
+  -- alone (Megatron-Core's TransformerLayer: "if
+  -- self.config.recompute_granularity == 'selective':" before its
+  -- layernorm and mlp flags; MultiLatentAttention "recompute_granularity
+  -- == 'selective' and \"mla_up_proj\" in self.config.recompute_modules";
+  -- the MoE layer's and experts' the same): with none it re-runs nothing.
+  -- A list given without a policy is selective's (Megatron-Bridge's
+  -- _set_recompute_overrides sets "recompute_granularity = \"selective\""
+  -- with any recipe's list), said on the defaults line; recompute none
+  -- with a list names a job that re-runs nothing, refused below.  An
+  -- empty list re-runs nothing under either.
+  local listed = o.recompute_modules ~= nil and not (type(o.recompute_modules) == "table"
+    and #o.recompute_modules == 0) and o.recompute_modules ~= ""
+  if o.recompute == nil and listed and who ~= "sweep" then
+    cfg.recompute = "selective"
+    defaults[#defaults + 1] = "recompute=selective (recompute_modules given: Megatron-Core "
+      .. "reads the list under recompute_granularity \"selective\" only, and re-runs the "
+      .. "listed modules alone, core_attn only when listed)"
+  else
+    cfg.recompute = o.recompute or dflt("recompute")
+  end
   -- A misspelt policy refused with the user's key, not the engine's argument.
   if not RECOMPUTE[cfg.recompute] then
     usage("recompute must be none, selective, full, op or auto (got %s)", shown(cfg.recompute))
@@ -914,8 +934,16 @@ local function prepare_shape(o, cfg, model, method, dflt)
       end
     end
     if cfg.recompute == "full" or cfg.recompute == "op" then
-      usage("recompute_modules applies to recompute = none or selective (%s keeps only "
+      usage("recompute_modules applies to recompute = selective (%s keeps only "
         .. "what its policy lists)", cfg.recompute)
+    end
+    -- none with a list: Megatron-Core runs no recomputation (above), so
+    -- the list would price modules the job does not re-run.  (A search's
+    -- policies are its space's: gpuplan.sweep recompute_space.)
+    if cfg.recompute == "none" and who ~= "sweep" then
+      usage("recompute_modules applies to recompute = selective: Megatron-Core reads the "
+        .. "list only under recompute_granularity \"selective\", and with none re-runs "
+        .. "nothing (give recompute = selective, or no recompute_modules)")
     end
   end
   -- An empty list goes to the engine too: stated, it replaces
@@ -1696,22 +1724,16 @@ prepare_fn = function(o, cmd, who)
     end
     M.zero_group(o, cfg, sharding, model)
     local prompt_len, response_len =
-      prepare_shape(o, cfg, model, method, dflt)
+      prepare_shape(o, cfg, model, method, dflt, defaults, who)
     -- selective with a list that leaves out core_attn keeps the core
     -- attention's tensors (Megatron-Core's rule, engine/memory_act.c
     -- mem_core_attn_recomputed): said, as selective alone means more.
+    -- (a policy taken from the list says it itself: prepare_shape)
     if cfg.recompute == "selective" and cfg.recompute_modules ~= nil
+        and not (o.recompute == nil and who ~= "sweep")
         and not ("," .. cfg.recompute_modules .. ","):find(",core_attn,", 1, true) then
       defaults[#defaults + 1] = "recompute=selective rebuilds recompute_modules' list alone, "
         .. "not core_attn (Megatron-Core: a list replaces the default [\"core_attn\"])"
-    end
-    -- none with a list rebuilds the list (engine/memory_act.c): the
-    -- defaults line's "recompute=none" alone read as nothing rebuilt
-    -- while --recompute-modules moe re-ran every MoE block (qwen3-30b-a3b
-    -- on 8 H100s: step 7.91 -> 8.90 s, 99.7 -> 88.9 GiB)
-    if cfg.recompute == "none" and (cfg.recompute_modules or "") ~= "" then
-      defaults[#defaults + 1] = string.format("recompute=none still rebuilds recompute_modules' "
-        .. "list (%s), as selective with that list does", cfg.recompute_modules)
     end
     -- DualPipe pairs the pipeline's two ends: gp.train met the rule at
     -- its step, gp.train_job never (its own layout passed unchecked, as
@@ -1789,23 +1811,28 @@ end
 -- The policies recompute = "auto" tries, least first, for a training
 -- config cfg: gp.train's ep_overlap refuses full recompute (Megatron-
 -- Core's assert, engine/train_prep.c check_ep_overlap) outside DualPipe,
--- so auto stops before it there.
+-- so auto stops before it there.  With a recompute_modules list auto
+-- starts at selective: none re-runs nothing in Megatron-Core, whatever
+-- the list (prepare_shape), so the list is selective's to price.
 function M.auto_policies(cfg)
-  if cfg.ep_overlap and cfg.schedule ~= "dualpipe" then return { "none", "selective" } end
-  return { "none", "selective", "full" }
+  local rm = cfg.recompute_modules
+  local from = (rm ~= nil and rm ~= "") and 2 or 1
+  local all = (cfg.ep_overlap and cfg.schedule ~= "dualpipe") and { "none", "selective" }
+    or { "none", "selective", "full" }
+  return table.move(all, from, #all, 1, {})
 end
 
 -- What the "defaults assumed" line says of auto's choice for cfg.
 function M.auto_said(cfg, fits)
-  -- A recompute_modules list is none's and selective's (full refuses one
-  -- given with it): auto's full leaves the list aside, which was unsaid.
+  -- A recompute_modules list is selective's (full refuses one given
+  -- with it): auto's full leaves the list aside, which was unsaid.
   local list = cfg.recompute == "full" and cfg.recompute_modules ~= nil
     and "; full re-runs whole layers, recompute_modules' list unused" or ""
   if fits then
     return string.format("recompute=%s (auto: the least that fits%s)", cfg.recompute, list)
   end
   return string.format("recompute=%s (auto: nothing fits; the most saving%s%s)", cfg.recompute,
-    #M.auto_policies(cfg) < 3 and " ep_overlap allows" or "", list)
+    cfg.ep_overlap and cfg.schedule ~= "dualpipe" and " ep_overlap allows" or "", list)
 end
 
 -- The least recomputation that fits: none, then selective, then full

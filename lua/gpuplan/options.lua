@@ -418,8 +418,8 @@ opt { name = "recompute", type = "string", metavar = "R", commands = TRAIN4,
   suggest = { "activation_checkpointing", "gradient_checkpointing", "checkpointing",
               "recompute_granularity" },
   variants = { plan = { metavar = "LIST", default = "none,selective,full", own = true,
-    help = "recompute policies to try (with recompute_modules, none and selective are one "
-      .. "job, tried once as selective)" } } }
+    help = "recompute policies to try (with recompute_modules, none is not tried: Megatron-"
+      .. "Core reads the list under selective only; none alone with a list is refused)" } } }
 opt { name = "recompute_layers", type = "int", metavar = "N", commands = "train rl",
   lua = "fit plan",
   help = "with --recompute full: only the first N layers of each stage, of each model "
@@ -477,7 +477,9 @@ opt { name = "recompute_modules", type = "string", metavar = "LIST", commands = 
     .. "input; MaxText's save_dot_except_mlpwi and save_dot_except_mlp policies), "
     .. "e.g. layernorm,mla_up_proj,moe_act (Lua "
     .. "also a list); as in Megatron-Core, a list replaces --recompute selective's default "
-    .. "core_attn: selective (or none) with a list rebuilds exactly the listed modules",
+    .. "core_attn and is read under selective only: selective with a list rebuilds exactly "
+    .. "the listed modules, a list without --recompute is selective's, and --recompute none "
+    .. "with a list is refused (Megatron-Core re-runs nothing there)",
   suggest = { "recompute_module", "recompute_submodules" } }
 opt { name = "fp8_activations", type = "flag", commands = TRAIN4, methods = TRAINING,
   help = "with --precision fp8: the linears' inputs kept for backward in fp8 (1 B and an "

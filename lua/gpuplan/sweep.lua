@@ -946,16 +946,29 @@ local function fsdp_space(a, space, job)
   end
 end
 
--- The recompute policies a search tries.  With a recompute_modules list,
--- selective and none are one job (Megatron-Core's rule, engine/memory_act.c
--- mem_core_attn_recomputed: the list replaces selective's core_attn, and
--- none re-runs the list alone too), so the search keeps selective -- the
--- granularity Megatron's flags name with a list -- and prices it once.
+-- The recompute policies a search tries.  A recompute_modules list is
+-- selective's: Megatron-Core reads it under recompute_granularity
+-- "selective" alone (TransformerLayer's "if self.config.
+-- recompute_granularity == 'selective':"), and none re-runs nothing
+-- whatever the list (gp.train refuses none with one, memory.lua
+-- prepare_shape).  So with a list the search drops none and keeps
+-- selective, and a list of policies with none but no selective is
+-- refused as gp.train refuses its job.  An empty list re-runs nothing
+-- under either policy: the space stands.
 local function recompute_space(a)
   local list = list_of(a.recompute, "recompute") or { "none", "selective", "full" }
-  if a.recompute_modules == nil then return list end
-  local has_sel = false
-  for _, r in ipairs(list) do if r == "selective" then has_sel = true end end
+  local rm = a.recompute_modules
+  if rm == nil or rm == "" or (type(rm) == "table" and #rm == 0) then return list end
+  local has_sel, has_none = false, false
+  for _, r in ipairs(list) do
+    if type(r) == "string" and r:lower() == "selective" then has_sel = true end
+    if type(r) == "string" and r:lower() == "none" then has_none = true end
+  end
+  if has_none and not has_sel then
+    usage("sweep: recompute_modules applies to recompute selective: Megatron-Core reads the "
+      .. "list only under recompute_granularity \"selective\", and with none re-runs nothing "
+      .. "(add selective to recompute, or give no recompute_modules)")
+  end
   if not has_sel then return list end
   local kept = {}
   for _, r in ipairs(list) do if r ~= "none" then kept[#kept + 1] = r end end

@@ -64,18 +64,21 @@ like($o, qr/\(3 nodes x 8 GPUs, 4 on the last\)/, 'comm --gpus 20: the partial l
 }
 
 # 3. --recompute-modules moe under the default recompute none rebuilt
-# every MoE block (the step longer, the memory less) while the defaults
-# line said only "recompute=none": it now says the list is rebuilt.
+# every MoE block while the defaults line said only "recompute=none".
+# Megatron-Core reads the list under recompute_granularity "selective"
+# alone (recompsel): the list alone is selective and says so; none with
+# a list is a usage error naming both options.
 {
     my @q = qw(train qwen3-30b-a3b --gpu h100-sxm --gpus 8 --ep 8);
     ($c, $o, $e) = run_gp(@q, '--recompute-modules', 'moe');
-    is($c, 0, 'recompute_modules moe under recompute none: priced') or diag $e;
-    like($o, qr/^defaults: .*recompute=none still rebuilds recompute_modules' list \(moe\), as selective with that list does/m,
-         'the defaults say the list is rebuilt') or diag $o;
+    is($c, 0, 'recompute_modules moe alone: priced') or diag $e;
+    like($o, qr/^defaults: .*recompute=selective \(--recompute-modules given/m,
+         'the defaults say the list makes the policy selective') or diag $o;
     ($c, $o, $e) = run_gp(@q);
-    unlike($o, qr/still rebuilds/, 'no list: nothing said');
-    ($c, $o, $e) = run_gp(@q, '--recompute-modules', 'moe', '--recompute', 'selective');
-    unlike($o, qr/recompute=none still rebuilds/, 'selective: its own note only');
+    unlike($o, qr/--recompute-modules given/, 'no list: nothing said');
+    ($c, $o, $e) = run_gp(@q, '--recompute-modules', 'moe', '--recompute', 'none');
+    is($c, 2, 'recompute none with a list: a usage error');
+    like($e, qr/--recompute-modules applies to --recompute selective/, 'naming both options') or diag $e;
 }
 
 # 4. gp.train's system = 7 (Lua): "train: system must be an id or a

@@ -36,8 +36,14 @@ my @usage = (
      "gpuplan: plan: --activation-offload-layers needs recompute none (Megatron-Core's \"CPU offloading does not work when activation recomputation is enabled\"): give none among the recompute policies to try"],
     # gpuplan.memory: none with a module list is recomputation too (a
     # later refusal: the run was priced)
+    # a module list alone is selective's (Megatron-Core reads it under
+    # recompute_granularity "selective" only), which the offload refuses
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--stack', 'megatron', '--recompute-modules', 'layernorm', '--activation-offload-layers', '4'],
-     "gpuplan: train: --activation-offload-layers needs no --recompute-modules (got layernorm: its modules are re-run in the backward, and Megatron-Core's \"CPU offloading does not work when activation recomputation is enabled\")"],
+     "gpuplan: train: --activation-offload-layers needs --recompute none (got --recompute selective): Megatron-Core's \"CPU offloading does not work when activation recomputation is enabled\""],
+    # none with a module list: Megatron-Core re-runs nothing, so the list
+    # would price modules the job does not re-run
+    [['train', 'mixtral-8x7b', '--gpu', 'h100-sxm', '--gpus', '16', '--ep', '8', '--recompute', 'none', '--recompute-modules', 'moe'],
+     "gpuplan: train: --recompute-modules applies to --recompute selective: Megatron-Core reads the list only under recompute_granularity \"selective\", and with none re-runs nothing (give --recompute selective, or no --recompute-modules)"],
     # gpuplan.rl, and the engine's refusal under rl's "training step: "
     [['rl', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--base-checkpoint'],
      "gpuplan: rl: --base-checkpoint needs --response-max: the mean is assumed as a share of the limit"],

@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(45)
+t.plan(48)
 
 -- The router weights at the combine (moe_probs combine), which every
 -- derivation below starts from; the megatron stack's own default is the
@@ -145,7 +145,10 @@ local function case(par, wl)
   return v.predict(c, cat)
 end
 local c0 = case({}, {})
-local c1 = case({ recompute_modules = { "mla_up_proj" } }, { fp8_activations = true })
+-- (a list is selective's: Megatron-Core reads it under that granularity
+-- alone, and refused with none)
+local c1 = case({ recompute = "selective", recompute_modules = { "mla_up_proj" } },
+                { fp8_activations = true })
 t.ok(c0.predicted and c1.predicted, "the case is predicted with and without the fields")
 -- The case reader picks the deepspeed stack (pretrain with a ZeRO stage;
 -- its parameter-balanced partition) and predicts torch's peak allocated
@@ -155,7 +158,8 @@ local mj = { model = "deepseek-v3", gpu = "h800-sxm", gpus = 2048, tp = 1, pp = 
              zero = 1, precision = "fp8", seq = 4096, method = "pretrain", batch = 1,
              stack = "deepspeed", margin = 0, recompute = "none" }
 local m0 = gp.memory(mj)
-local m1 = gp.memory(t.with(mj, { recompute_modules = "mla_up_proj", fp8_activations = true }))
+local m1 = gp.memory(t.with(mj, { recompute = "selective", recompute_modules = "mla_up_proj",
+                                  fp8_activations = true }))
 t.near((c0.predicted - c1.predicted) * 2^30, m0.allocated - m1.allocated, 1e-9,
        "case fields: the same savings as gp.memory's options")
 
@@ -170,9 +174,11 @@ t.near(e1.step_s, r0.step_s, 1e-9, "an empty list: the same step")
 -- Megatron-Core's rule for a stated list (transformer_config.py:
 -- recompute_modules "default: ["core_attn"]", "if self.recompute_modules is
 -- None: self.recompute_modules = ["core_attn"]"): a list replaces selective's
--- default, so selective with a list re-runs exactly the listed modules, and
--- none with a list is the same job.  Each pair below is the same saved
--- bytes and the same step by construction (the engine's same sums: 1e-9).
+-- default, so selective with a list re-runs exactly the listed modules; a
+-- list with no policy given is selective's (the only granularity that reads
+-- it: TransformerLayer "if self.config.recompute_granularity ==
+-- 'selective':").  Each pair below is the same saved bytes and the same
+-- step by construction (the engine's same sums: 1e-9).
 local function same(a, b, what)
   local ra, rb = gp.train(t.with(base, a)), gp.train(t.with(base, b))
   t.near(ra.memory.act_layer, rb.memory.act_layer, 1e-9, what .. ": the saved bytes")
@@ -181,13 +187,24 @@ end
 -- ["core_attn"] is the default list stated: selective alone.
 same({ recompute = "selective", recompute_modules = "core_attn" }, { recompute = "selective" },
      "selective with [core_attn] is selective")
--- none with ["core_attn"]: the same list, so the same job.
-same({ recompute = "none", recompute_modules = "core_attn" }, { recompute = "selective" },
-     "none with [core_attn] is selective")
--- selective with [layernorm]: the norms alone, the core attention kept.
+-- ["core_attn"] with no policy: selective's list, so selective.
+same({ recompute_modules = "core_attn" }, { recompute = "selective" },
+     "[core_attn] alone is selective")
+-- selective with [layernorm]: the norms alone, the core attention kept;
+-- the list alone is the same job.
 same({ recompute = "selective", recompute_modules = "layernorm" },
-     { recompute = "none", recompute_modules = "layernorm" },
+     { recompute_modules = "layernorm" },
      "selective with [layernorm] keeps the core attention")
+-- none with a list: Megatron-Core re-runs nothing (every module's flag is
+-- read under "recompute_granularity == 'selective'"), so the list would
+-- price what the job does not do: refused, naming both keys.
+t.raises(function() gp.train(t.with(base, { recompute = "none", recompute_modules = "layernorm" }))
+         end, "recompute_modules applies to recompute = selective: Megatron-Core reads the "
+           .. "list only under recompute_granularity \"selective\"",
+         "none with a list is refused", true)
+-- An empty list re-runs nothing under none either: taken.
+same({ recompute = "none", recompute_modules = {} }, { recompute = "none" },
+     "none with [] is none")
 -- An empty list ("if len(self.recompute_modules) > 0" guards the modules):
 -- nothing re-run, recompute none's job.
 same({ recompute = "selective", recompute_modules = {} }, { recompute = "none" },
@@ -205,25 +222,24 @@ t.near(dact { recompute = "selective", recompute_modules = "layernorm,core_attn"
        "layernorm,core_attn: both savings")
 
 -- gp.memory and gp.sweep read the list by the same rule (the engine's one
--- predicate): on a MoE model a list without core_attn gives selective the
--- saved bytes of none with that list (the same sums: equal), and naming
--- core_attn too keeps fewer (the core attention re-run), so the check is not
--- of a list the engine ignores; in a
--- search over none and selective with a list the two policies are one job,
--- the same step on every layout both reach (1e-9).
+-- predicate): on a MoE model a list without core_attn given alone is
+-- selective's job (the same sums: equal), and naming core_attn too keeps
+-- fewer (the core attention re-run), so the check is not of a list the
+-- engine ignores; a search over none and selective with a list keeps
+-- selective alone, and one over none alone is refused as gp.train's job.
 do
   local mb = { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 16, seq = 4096, tp = 2,
                ep = 8, method = "pretrain" }
   local ms = gp.memory(t.with(mb, { recompute = "selective", recompute_modules = "moe_act" }))
-  local mn = gp.memory(t.with(mb, { recompute = "none", recompute_modules = "moe_act" }))
+  local mn = gp.memory(t.with(mb, { recompute_modules = "moe_act" }))
   local mc = gp.memory(t.with(mb, { recompute = "selective",
                                     recompute_modules = "moe_act,core_attn" }))
   t.ok(ms.act_layer == mn.act_layer and mc.act_layer < mn.act_layer,
-       string.format("gp.memory: selective with [moe_act] %.0f B = none with it %.0f B > "
+       string.format("gp.memory: selective with [moe_act] %.0f B = the list alone %.0f B > "
          .. "with [moe_act, core_attn] %.0f B", ms.act_layer, mn.act_layer, mc.act_layer))
-  -- searched apart (one policy each), none and selective with the list
-  -- price every layout alike; searched together the search keeps
-  -- selective alone (sweep.lua recompute_space), the same rows once
+  -- searched with none alone the list is refused (none re-runs nothing);
+  -- searched with none and selective the search keeps selective alone
+  -- (sweep.lua recompute_space), the same rows as selective's
   local function sweep(rc)
     return gp.sweep { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 16, seq = 4096,
                       global_batch = 256, method = "pretrain", ep_max = 8, top = 1000,
@@ -239,22 +255,17 @@ do
     end
     return by, n
   end
-  local bn, nn = keyed(sweep { "none" })
+  t.raises(function() sweep { "none" } end,
+           "sweep: recompute_modules applies to recompute selective",
+           "gp.sweep: none alone with [moe_act] is refused", true)
   local bs, ns = keyed(sweep { "selective" })
   local bb, nb = keyed(sweep { "none", "selective" })
-  local pairs_, worst, none_rows = 0, 0, 0
-  for k, s in pairs(bs) do
-    local kn = k:gsub("selective$", "none")
-    if bn[kn] then
-      pairs_ = pairs_ + 1
-      worst = math.max(worst, math.abs(bn[kn] / s - 1))
-    end
+  local none_rows, worst = 0, 0
+  for k, st in pairs(bb) do
+    if k:find("none$") then none_rows = none_rows + 1 end
+    if bs[k] then worst = math.max(worst, math.abs(bs[k] / st - 1)) end
   end
-  for k in pairs(bb) do if k:find("none$") then none_rows = none_rows + 1 end end
-  t.ok(pairs_ > 0 and pairs_ == nn and pairs_ == ns and worst < 1e-9,
-       string.format("gp.sweep: none and selective with [moe_act] the same step (%d layouts, "
-         .. "worst %.2g)", pairs_, worst))
-  t.ok(none_rows == 0 and nb == ns,
+  t.ok(none_rows == 0 and nb == ns and ns > 0 and worst < 1e-9,
        string.format("gp.sweep over none and selective with a list: %d none rows, %d rows "
          .. "(selective alone %d)", none_rows, nb, ns))
 end
@@ -278,7 +289,8 @@ end
 -- A vision tower follows the decoder's rule (memory_stage_act.c vision_act,
 -- train_stage.c tower_costs: mem_core_attn_recomputed): Megatron's vision
 -- config is a deepcopy of the language model's, its recompute_modules with
--- it.  So none and selective with one list are one job for the tower too:
+-- it.  So a list is selective's for the tower too (given alone, the job
+-- is selective with it):
 -- before, the tower re-ran its core attention under selective whatever the
 -- list said (Qwen2-VL 7B, 4 images, training tower: 0.3828 s of tower
 -- against none's 0.3684 s), and none with core_attn re-ran nothing there.
@@ -289,14 +301,14 @@ do
   local function tr(o) return gp.train(t.with(v, o)) end
   local sel, none = tr { recompute = "selective" }, tr { recompute = "none" }
   t.ok(sel.vision_s > none.vision_s, "the tower re-runs its core attention under selective")
-  t.is(tr { recompute = "none", recompute_modules = "core_attn" }.vision_s, sel.vision_s,
-       "tower: none with core_attn is selective's default")
+  t.is(tr { recompute_modules = "core_attn" }.vision_s, sel.vision_s,
+       "tower: [core_attn] alone is selective's default")
   local mv = { model = "qwen2-vl-7b", gpu = "h100-sxm", images = 4, train_vision = true,
                stack = "megatron", seq = 4096, method = "pretrain" }
   local function mem(o) return gp.memory(t.with(mv, o)).total end
   t.is(mem { recompute = "selective", recompute_modules = "layernorm" },
-       mem { recompute = "none", recompute_modules = "layernorm" },
-       "tower memory: a list without core_attn keeps the tower's core attention under either")
+       mem { recompute_modules = "layernorm" },
+       "tower memory: a list without core_attn keeps the tower's core attention, given alone too")
 end
 
 -- Megatron-Core reads recompute_modules under the selective granularity
@@ -326,7 +338,7 @@ t.raises(function() gp.train(t.with(base, { recompute_modules = "attn" })) end,
          "an unknown module named with the four known", true)
 t.raises(function() gp.train(t.with(base, { recompute_modules = "layernorm",
                                             recompute = "full" })) end,
-         "recompute_modules applies to recompute = none or selective", "not with full", true)
+         "recompute_modules applies to recompute = selective (full keeps", "not with full", true)
 t.raises(function() gp.train(t.with(base, { moe_probs = "experts" })) end,
          "moe_probs must be combine or activation", "moe_probs: the two places", true)
 t.raises(function() gp.train(t.with(base, { precision = "bf16", fp8_activations = true })) end,

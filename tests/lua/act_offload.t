@@ -10,7 +10,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local comm = require "gpuplan.comm"
 
-t.plan(16)
+t.plan(17)
 
 local function train(o)
   local b = { model = "llama3.2-1b", gpu = "b200", gpus = 1, seq = 8192, batch = 1,
@@ -73,14 +73,21 @@ t.raises(function() train { activation_offload_layers = 16 } end,
 t.raises(function() train { activation_offload_layers = 4, recompute = "full" } end,
   "activation_offload_layers needs recompute = none (got recompute = full)",
   "recompute is refused", true)
--- none with a module list re-runs the list (the same job as selective with
--- it, memory_act.c mem_core_attn_recomputed): recomputation too, refused
--- as selective is; a search's every layout carries the list.
+-- A module list is selective's (Megatron-Core reads it under that
+-- granularity alone): with none (the offload's) it is refused, and given
+-- alone it makes the job selective, refused with the offload as selective
+-- is; a search over none and selective with it keeps selective alone,
+-- every layout carrying the list.
 t.raises(function() train { activation_offload_layers = 4, recompute_modules = "layernorm" } end,
-  "activation_offload_layers needs no recompute_modules (got layernorm",
+  "recompute_modules applies to recompute = selective",
   "none with a module list is refused", true)
+t.raises(function() gp.train { model = "llama3-8b", gpu = "b200", gpus = 1, seq = 8192,
+    global_batch = 1, stack = "megatron", precision = "bf16", activation_offload_layers = 4,
+    recompute_modules = "layernorm" } end,
+  "activation_offload_layers needs recompute = none (got recompute = selective)",
+  "a module list alone (selective's) is refused", true)
 t.raises(function() gp.sweep { model = "llama3-8b", gpu = "b200", gpus = { 2 }, seq = 8192,
-    global_batch = 8, recompute = { "none" }, recompute_modules = "core_attn",
+    global_batch = 8, recompute = { "none", "selective" }, recompute_modules = "core_attn",
     activation_offload_layers = 4 } end,
   "activation_offload_layers needs no recompute_modules (got core_attn",
   "a search with a module list is refused", true)

@@ -63,6 +63,6 @@ t.ok(part(b16, "recompute") < part(run { recompute = "full", precision = "bf16" 
 t.raises(function() run { model = "mixtral-8x7b", recompute = "op" } end,
          "recompute op is priced for dense decoder layers", "MoE layers refused", true)
 t.raises(function() run { recompute = "op", recompute_modules = "layernorm" } end,
-         "recompute_modules applies to recompute = none or selective", "not with recompute_modules", true)
+         "recompute_modules applies to recompute = selective (op keeps", "not with recompute_modules", true)
 t.raises(function() run { recompute = "op", method = "lora" } end,
          "adapters (LoRA)", "adapters refused", true)

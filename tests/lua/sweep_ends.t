@@ -44,7 +44,7 @@ local ds = { model = "deepseek-v3", precision = "fp8", seq = 4096, global_batch 
              method = "pretrain", stack = "megatron", recipe = "deepseek-fp8",
              recompute_modules = "layernorm,mla_up_proj,moe_act", fp8_activations = true }
 local dso = t.with(ds, { gpu = "h800-sxm", gpus = 2048, tp_max = 1, pp_max = 16, ep_max = 64,
-                         zero = { 1 }, micro_batch = { 1 }, recompute = { "none" },
+                         zero = { 1 }, micro_batch = { 1 }, recompute = { "selective" },
                          schedule = { "dualpipe" }, top = 100, scaling = false })
 local ends = t.with(ds, { first_stage_layers = 3, last_stage_layers = 2 })
 local rd = gp.sweep(t.with(dso, { first_stage_layers = 3, last_stage_layers = 2 }))
