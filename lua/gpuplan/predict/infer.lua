@@ -184,6 +184,41 @@ local PROFILES = {
         defaults[#defaults + 1] = table.concat(said, ", ") .. " (trtllm-bench tuning heuristic)"
       end
     end
+    -- The CUDA graphs of a run served by trtllm-serve, where the case
+    -- states none (workload.graph_sizes).  gp.infer's runtime trtllm
+    -- captures trtllm-bench's list (gpuplan.infer M.graph_sizes: bench/
+    -- benchmark/utils/general.py get_settings passes "padding_enabled":
+    -- True up to its max_batch_size).  trtllm-serve passes no
+    -- cuda_graph_config (tensorrt_llm/commands/serve.py get_llm_args), so
+    -- the PyTorch backend takes TorchLlmArgs' own, "cuda_graph_config:
+    -- Optional[CudaGraphConfig] = Field(default_factory=CudaGraphConfig)":
+    -- max_batch_size 0 and enable_padding False, which its validator turns
+    -- into "max_batch_size = config.max_batch_size or 128" ("If neither is
+    -- provided, a default max_batch_size of 128 is used", the LLM API
+    -- reference) and, without padding, "batch_sizes = list(range(1, 32)) +
+    -- [32, 64, 128]" (CudaGraphConfig._generate_cuda_graph_batch_sizes,
+    -- tensorrt_llm/llmapi/llm_args.py).  Unpadded, a decode batch runs a
+    -- graph only at a captured size exactly: cuda_graph_runner.py
+    -- maybe_get_cuda_graph, "if batch_size not in
+    -- self.supported_batch_sizes: return False, None, None", so the step
+    -- runs eagerly.  gp.infer's graph_sizes pads a batch to the next size
+    -- (engine/infer_run.c graph_batch), so the list given is 1..32, which
+    -- pads nothing and runs every batch above 32 off the graph: the same
+    -- as TensorRT-LLM's list but for batches of exactly 64 and 128, which
+    -- it graphs and this prices eager (two batch sizes of the burst's
+    -- hundreds).  The list came with cuda_graph_config in the 1.0 line
+    -- (the release candidates of mid-2025) and holds to the 1.3
+    -- documentation; a run before it (use_cuda_graph, default False) is
+    -- not placed here, there being no such case.
+    local serve = case and case_.framework(case, { { "trtllm%-serve", "trtllm-serve" } })
+    if serve and a.graph_sizes == nil and not a.enforce_eager then
+      local gs = {}
+      for i = 1, 32 do gs[i] = i end
+      a.graph_sizes = gs
+      defaults[#defaults + 1] = "graph_sizes=1..32 (trtllm-serve: TorchLlmArgs' CudaGraphConfig "
+        .. "default, max_batch_size 128 without padding -- 1..32, 64, 128 -- so a decode batch "
+        .. "over 32 runs off the graph but at 64 and 128 exactly)"
+    end
     -- A TensorRT-LLM from before XQA decoded a GQA model on its masked MHA
     -- kernel, one thread block per query head (gp.infer's xqa = false,
     -- engine/infer.c mmha_decode).  XQA's code (decoderXQARunner) came
