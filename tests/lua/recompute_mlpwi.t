@@ -58,5 +58,5 @@ t.raises(function() gp.train(t.with(base, { model = "mixtral-8x7b", gpus = 64,
          "mlpwi on a model of MoE layers only: refused, naming the model", true)
 t.raises(function() gp.train(t.with(base, { recompute = "full",
                                             recompute_modules = "mlpwi" })) end,
-         "recompute_modules applies to recompute = none or selective",
+         "recompute_modules applies to recompute = selective",
          "mlpwi with full recompute: refused", true)
