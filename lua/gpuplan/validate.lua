@@ -411,6 +411,10 @@ local case_schema = T.record {
     output_dist = declared("output_dist"),
     -- the batch sizes the run captured CUDA graphs at (gp.infer's graph_sizes)
     graph_sizes = T.array(count()),
+    -- the TensorRT-LLM command that served the run (SCHEMA.md): trtllm-serve
+    -- captures TorchLlmArgs' default CUDA graphs, trtllm-bench its own
+    -- padded list (the infer predictor's trtllm profile)
+    server = T.enum { "trtllm-serve", "trtllm-bench" },
     -- the share of the prompt tokens the engine found in its prefix cache
     -- (gp.infer's prefix_hit): their prefill skipped
     prefix_hit = declared("prefix_hit"),
@@ -561,8 +565,8 @@ end
 -- way: the infer predictor alone hands it on (gp.infer's prefix_hit, for
 -- one model's replicas and the MoE serving model alike).
 -- The serving engine's limits (max_batch, max_num_tokens,
--- kv_free_fraction) and its chunked prefill likewise: the infer predictor
--- hands them to gp.infer;
+-- kv_free_fraction), its chunked prefill and the command that served it
+-- (server) likewise: the infer predictor hands them to gp.infer;
 -- a training or memory case has no serving engine to cap, and an rl case
 -- states its rollout engine's in rl.max_batch and rl.max_num_tokens.
 M.WORKLOAD_READ = { dropout = set "train memory", unfused_loss = set "train",
@@ -573,7 +577,8 @@ M.WORKLOAD_READ = { dropout = set "train memory", unfused_loss = set "train",
                     flash = set "train memory", prefix_hit = set "infer",
                     output_dist = set "infer",
                     max_batch = set "infer", max_num_tokens = set "infer",
-                    kv_free_fraction = set "infer", chunked_prefill = set "infer" }
+                    kv_free_fraction = set "infer", chunked_prefill = set "infer",
+                    server = set "infer" }
 
 -- The first of those switches (sorted) case c states that its kind does
 -- not read: its name and that kind as a message names it, or nil.

@@ -4,14 +4,18 @@
 -- 64 and 128 without padding; the profile gives gp.infer graph_sizes 1..32
 -- (which pads nothing, and runs every batch above 32 off the graph), where
 -- a trtllm-bench run keeps gp.infer's runtime list (trtllm-bench's padded
--- one up to its max_batch_size), and a list the case states wins.
+-- one up to its max_batch_size), and a list the case states wins.  The
+-- command is the case's workload.server; a notes-only mention of
+-- trtllm-serve changes nothing (a case's notes quote its source, and a
+-- prediction depends only on its stated fields).
 -- Run: ./gpuplan run tests/lua/trtllm_serve_graphs.t
 local t = require "tap"
 local gp = require "gpuplan"
 local cjson = require "cjson"
 local predict = require "gpuplan.predict.infer"
+local validate = require "gpuplan.validate"
 local cat = gp.catalog()
-t.plan(12)
+t.plan(19)
 
 -- Llama 2 70B shape in fp8 on one H200, a 1000-request burst of
 -- 128 in / 4 out, TensorRT-LLM named in the title.
@@ -32,8 +36,9 @@ local function said(p, text)
   end
 end
 
--- Served by trtllm-serve: 1..32, listed.
-local ps = assert(predict(case("the serving script 'trtllm-serve model --tp_size 1'"), cat))
+-- Served by trtllm-serve (workload.server): 1..32, listed.
+local ps = assert(predict(case("the serving script 'trtllm-serve model --tp_size 1'",
+                               { server = "trtllm-serve" }), cat))
 local gs = ps.job.graph_sizes
 t.ok(type(gs) == "table" and #gs == 32 and gs[1] == 1 and gs[32] == 32,
      "trtllm-serve: graph_sizes 1..32 (" .. tostring(gs and #gs) .. " sizes)")
@@ -42,7 +47,7 @@ t.ok(said(ps, "graph_sizes=1..32 (trtllm-serve: TorchLlmArgs' CudaGraphConfig de
 local rs = gp.infer(ps.job)
 t.ok(rs.fits and rs.tokens_per_s > 0, "... and priced (" .. tostring(rs.tokens_per_s) .. " tok/s)")
 
--- A trtllm-bench run (no trtllm-serve named): no list from the profile;
+-- A trtllm-bench run (no workload.server): no list from the profile;
 -- gp.infer captures trtllm-bench's own and says so.
 local pb = assert(predict(case("trtllm-bench throughput, the perf-overview workflow"), cat))
 t.is(pb.job.graph_sizes, nil, "trtllm-bench: the profile sets no graph_sizes")
@@ -53,7 +58,8 @@ t.ok(said(pb, "(trtllm-bench's captured CUDA-graph batches"),
 -- A list the case states (workload.graph_sizes: the run's
 -- cuda_graph_config) wins over trtllm-serve's default.
 local pl = assert(predict(case("trtllm-serve with cuda_graph_config batch_sizes 1..256",
-                               { graph_sizes = { 1, 2, 4, 8, 16, 32, 64, 128, 256 } }), cat))
+                               { server = "trtllm-serve",
+                                 graph_sizes = { 1, 2, 4, 8, 16, 32, 64, 128, 256 } }), cat))
 t.is(#pl.job.graph_sizes, 9, "stated graph_sizes win: 9 sizes")
 t.ok(not said(pl, "graph_sizes=1..32"), "... not listed as a default")
 
@@ -69,6 +75,50 @@ do
   end
   local p = assert(predict(found, cat))
   t.ok(p.job.graph_sizes and #p.job.graph_sizes == 32, "shipped gpustack trtllm-serve case: 1..32")
+end
+
+-- The notes alone name trtllm-serve, the case states no workload.server:
+-- the prediction is trtllm-bench's, the same job and the same number as
+-- with neutral notes (the word in prose moves nothing).  Exact equality:
+-- the same job priced twice by the same code.
+do
+  local pn = assert(predict(case("the serving script 'trtllm-serve model --tp_size 1'"), cat))
+  t.is(pn.job.graph_sizes, nil, "notes-only trtllm-serve: no graph_sizes from the profile")
+  t.is(pn.value, pb.value, "... the same prediction as a trtllm-bench case ("
+       .. tostring(pn.value) .. ")")
+  t.ok(pn.value ~= ps.value, "... and not the workload.server case's ("
+       .. tostring(ps.value) .. ")")
+  -- workload.server is TensorRT-LLM's: a vLLM case that states it is refused.
+  local c = case("vLLM", { server = "trtllm-serve" })
+  c.source = { title = "vLLM" }
+  local pv, why = predict(c, cat)
+  t.ok(pv == nil and tostring(why):find("workload.server trtllm-serve is a TensorRT-LLM command", 1, true),
+       "workload.server on a vLLM case refused (" .. tostring(why) .. ")")
+end
+
+-- The case reader: workload.server is one of the two commands, refused
+-- naming the field otherwise, and refused on a kind that serves nothing.
+do
+  local function read(c)
+    local path = os.tmpname()
+    local f = assert(io.open(path, "w"))
+    f:write(cjson.encode { c })
+    f:close()
+    local ok, err = pcall(validate.read, path)
+    os.remove(path)
+    return ok, tostring(err)
+  end
+  t.ok((read(case("", { server = "trtllm-serve" }))), "an infer case with server trtllm-serve reads")
+  local ok, err = read(case("", { server = "trtllm-srv" }))
+  t.ok(not ok and err:find("workload.server", 1, true),
+       "server \"trtllm-srv\": refused naming the field: " .. err)
+  local tr = case("", { server = "trtllm-serve" })
+  tr.kind, tr.workload.method = "train", "pretrain"
+  tr.workload.max_batch, tr.workload.max_num_tokens, tr.workload.num_requests = nil, nil, nil
+  tr.measured = { metric = "mfu", value = 0.4 }
+  ok, err = read(tr)
+  t.ok(not ok and err:find("workload.server", 1, true) and err:find("only infer cases", 1, true),
+       "a train case's workload.server: refused, naming it: " .. err)
 end
 
 -- What the list prices (gp.infer, Llama 3.1 8B in bf16 on one H100, a

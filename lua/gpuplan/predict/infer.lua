@@ -184,8 +184,9 @@ local PROFILES = {
         defaults[#defaults + 1] = table.concat(said, ", ") .. " (trtllm-bench tuning heuristic)"
       end
     end
-    -- The CUDA graphs of a run served by trtllm-serve, where the case
-    -- states none (workload.graph_sizes).  gp.infer's runtime trtllm
+    -- The CUDA graphs of a run served by trtllm-serve (workload.server,
+    -- the command the case states; never a word of its title or notes),
+    -- where the case states none (workload.graph_sizes).  gp.infer's runtime trtllm
     -- captures trtllm-bench's list (gpuplan.infer M.graph_sizes: bench/
     -- benchmark/utils/general.py get_settings passes "padding_enabled":
     -- True up to its max_batch_size).  trtllm-serve passes no
@@ -210,7 +211,7 @@ local PROFILES = {
     -- (the release candidates of mid-2025) and holds to the 1.3
     -- documentation; a run before it (use_cuda_graph, default False) is
     -- not placed here, there being no such case.
-    local serve = case and case_.framework(case, { { "trtllm%-serve", "trtllm-serve" } })
+    local serve = case and v((case.workload or {}).server) == "trtllm-serve"
     if serve and a.graph_sizes == nil and not a.enforce_eager then
       local gs = {}
       for i = 1, 32 do gs[i] = i end
@@ -715,6 +716,13 @@ return function(case, cat)
   local batch = v(wl.batch) or v(par.micro_batch)
   local conc = v(wl.concurrency)
   if conc then a.concurrency = conc elseif batch then a.batch = batch end
+  -- workload.server names a TensorRT-LLM command: read by the trtllm
+  -- profile alone, so a case of another runtime that states it is refused
+  -- rather than silently priced without it.
+  if v(wl.server) and runtime ~= "trtllm" then
+    return nil, string.format("workload.server %s is a TensorRT-LLM command, but the case's "
+      .. "runtime is %s", tostring(v(wl.server)), runtime)
+  end
   if PROFILES[runtime] then
     local g = type(hw.gpu) == "table" and hw.gpu or (cat or require("gpuplan").catalog()):get("gpus", hw.gpu)
     PROFILES[runtime](a, model, g, defaults, case)
