@@ -11,7 +11,9 @@
  * embeddings, no biases, so its parameters are 12 l h^2 + V h exactly.
  * Nemotron 3 Nano, the hybrid Mamba/attention/MoE stack the model and
  * hybrid-step tests count (fx_nemotron_nano).  And the model_check
- * refusal the model tests expect (fx_model_fails).
+ * refusal the model tests expect (fx_model_fails).  And the layer
+ * activation config the recompute_modules tests count their saved bytes
+ * under (fx_act_listed).
  */
 #ifndef GP_TEST_FIXTURE_H
 #define GP_TEST_FIXTURE_H
@@ -20,6 +22,7 @@
 #include <string.h>
 
 #include "comm.h"
+#include "memory.h"
 #include "model.h"
 #include "roofline.h"
 #include "tap.h"
@@ -136,6 +139,25 @@ static inline int fx_model_fails(gp_model m, const char *needle,
 	if (!ok(rc == GP_EINVAL && strstr(e.msg, needle) != NULL, name))
 		printf("#   rc %d, msg '%s', want '%s'\n", rc, e.msg, needle);
 	return rc;
+}
+
+/* One sequence of 4096 tokens, TP 1, bf16 activations (A = 2), flash
+ * attention, recompute selective with exactly the modules mods listed
+ * (GP_RECMOD_LISTED: a stated list, which replaces selective's default
+ * core_attn): the recompute_modules tests' layer config. */
+static inline gp_act_cfg fx_act_listed(unsigned mods)
+{
+	gp_act_cfg c;
+
+	memset(&c, 0, sizeof c);
+	c.seq = 4096;
+	c.micro_batch = 1;
+	c.tp = 1;
+	c.act_bytes = 2;
+	c.flash = 1;
+	c.recompute = GP_RECOMPUTE_SELECTIVE;
+	c.recompute_modules = mods | GP_RECMOD_LISTED;
+	return c;
 }
 
 #endif

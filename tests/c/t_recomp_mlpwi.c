@@ -3,10 +3,7 @@
  * MLP keeps its input only, its gate and up outputs and the down
  * projection's input are rebuilt in the backward; parser and saved bytes,
  * hand-derived. */
-#include "memory.h"
-#include "tap.h"
-
-#include <string.h>
+#include "fixture.h"
 
 /* Sums of a handful of integer terms in doubles: only the last bit. */
 #define EXACT 1e-12
@@ -15,34 +12,7 @@
  * 64 heads of 128, 8 KV heads, a gated MLP of 28672. */
 static gp_model llama2_70b(void)
 {
-	gp_model m;
-
-	memset(&m, 0, sizeof m);
-	m.layers = 80;
-	m.hidden = 8192;
-	m.heads = 64;
-	m.kv_heads = 8;
-	m.head_dim = 128;
-	m.ffn_hidden = 28672;
-	m.ffn_gated = 1;
-	m.vocab = 32000;
-	m.norm_params = 8192;
-	return m;
-}
-
-static gp_act_cfg cfg(unsigned mods)
-{
-	gp_act_cfg c;
-
-	memset(&c, 0, sizeof c);
-	c.seq = 4096;
-	c.micro_batch = 1;
-	c.tp = 1;
-	c.act_bytes = 2;
-	c.flash = 1;
-	c.recompute = GP_RECOMPUTE_SELECTIVE;
-	c.recompute_modules = mods | GP_RECMOD_LISTED;
-	return c;
+	return fx_llama(80, 8192, 64, 8, 28672, 32000);
 }
 
 int main(void)
@@ -79,11 +49,11 @@ int main(void)
 	   "[mlpwi] does not recompute the core attention");
 
 	/* --- memory: what the dense layer keeps --- */
-	c = cfg(0);
+	c = fx_act_listed(0);
 	MUST(mem_act_layer(&m, &c, 0, &none, &err));
 	is_num(none.mlp, tok * (input + own), EXACT,
 	       "no module: the MLP keeps 16384 + 172032 B a token");
-	c = cfg(GP_RECMOD_MLPWI);
+	c = fx_act_listed(GP_RECMOD_MLPWI);
 	MUST(mem_act_layer(&m, &c, 0, &wi, &err));
 	is_num(wi.mlp, tok * input, EXACT,
 	       "mlpwi: the MLP keeps its input, h x 2 B a token");
@@ -94,14 +64,14 @@ int main(void)
 	/* With layernorm the MLP's input is the norm's discarded output:
 	 * nothing of the MLP stays; rebuilt: the MLP's tensors and both
 	 * norms' outputs (the MLP's and the QKV input, h x 2 B each). */
-	c = cfg(GP_RECMOD_MLPWI | GP_RECMOD_LAYERNORM);
+	c = fx_act_listed(GP_RECMOD_MLPWI | GP_RECMOD_LAYERNORM);
 	MUST(mem_act_layer(&m, &c, 0, &wi_ln, &err));
 	is_num(wi_ln.mlp, 0.0, EXACT, "mlpwi, layernorm: the MLP keeps nothing");
 	is_num(wi_ln.rebuilt, tok * (own + 2.0 * input), EXACT,
 	       "mlpwi, layernorm: the MLP's tensors and both norms' outputs "
 	       "rebuilt");
 	/* layernorm and mlpwi drop disjoint tensors: their savings add. */
-	c = cfg(GP_RECMOD_LAYERNORM);
+	c = fx_act_listed(GP_RECMOD_LAYERNORM);
 	MUST(mem_act_layer(&m, &c, 0, &ln, &err));
 	is_num(none.total - wi_ln.total, (none.total - ln.total) +
 	       (none.total - wi.total), EXACT,

@@ -1,10 +1,7 @@
 /* t_recomp_moe.c - recompute_modules "moe" (Megatron-Core's MoELayer under
  * tensor_parallel.checkpoint): the MoE block keeps its input only, the
  * rest is rebuilt in the backward; parser and FLOP count, hand-derived. */
-#include "memory.h"
-#include "tap.h"
-
-#include <string.h>
+#include "fixture.h"
 
 /* Sums of a handful of integer terms in doubles: only the last bit. */
 #define EXACT 1e-12
@@ -13,37 +10,12 @@
  * experts of 14336, top 2, no shared expert. */
 static gp_model mixtral(void)
 {
-	gp_model m;
+	gp_model m = fx_llama(32, 4096, 32, 8, 14336, 32000);
 
-	memset(&m, 0, sizeof m);
-	m.layers = 32;
-	m.hidden = 4096;
-	m.heads = 32;
-	m.kv_heads = 8;
-	m.head_dim = 128;
-	m.ffn_hidden = 14336;
-	m.ffn_gated = 1;
-	m.vocab = 32000;
-	m.norm_params = 4096;
 	m.moe.experts = 8;
 	m.moe.top_k = 2;
 	m.moe.ffn_hidden = 14336;
 	return m;
-}
-
-static gp_act_cfg cfg(unsigned mods)
-{
-	gp_act_cfg c;
-
-	memset(&c, 0, sizeof c);
-	c.seq = 4096;
-	c.micro_batch = 1;
-	c.tp = 1;
-	c.act_bytes = 2;
-	c.flash = 1;
-	c.recompute = GP_RECOMPUTE_SELECTIVE;
-	c.recompute_modules = mods | GP_RECMOD_LISTED;
-	return c;
 }
 
 int main(void)
@@ -82,11 +54,11 @@ int main(void)
 	   "[moe] does not recompute the core attention");
 
 	/* --- memory: what the MoE layer keeps --- */
-	c = cfg(0);
+	c = fx_act_listed(0);
 	MUST(mem_act_layer(&m, &c, 1, &none, &err));
 	is_num(none.mlp, tok * block, EXACT,
 	       "no module: the MoE block keeps 213024 B a token");
-	c = cfg(GP_RECMOD_MOE);
+	c = fx_act_listed(GP_RECMOD_MOE);
 	MUST(mem_act_layer(&m, &c, 1, &moe, &err));
 	is_num(moe.mlp, tok * input, EXACT,
 	       "moe: the block keeps its input, h x 2 B a token");
@@ -97,21 +69,21 @@ int main(void)
 	/* With layernorm the block's input is the norm's discarded output:
 	 * nothing of the block stays; rebuilt: the whole block and the
 	 * attention norm's output (the QKV input, h x 2 = 8192 B). */
-	c = cfg(GP_RECMOD_MOE | GP_RECMOD_LAYERNORM);
+	c = fx_act_listed(GP_RECMOD_MOE | GP_RECMOD_LAYERNORM);
 	MUST(mem_act_layer(&m, &c, 1, &moe_ln, &err));
 	is_num(moe_ln.mlp, 0.0, EXACT, "moe, layernorm: the block keeps nothing");
 	is_num(moe_ln.rebuilt, tok * (block + 8192.0), EXACT,
 	       "moe, layernorm: the block and the QKV input rebuilt");
 	/* moe_act inside moe: the activation is part of the block, the same
 	 * saved and rebuilt bytes as moe alone. */
-	c = cfg(GP_RECMOD_MOE | GP_RECMOD_MOE_ACT);
+	c = fx_act_listed(GP_RECMOD_MOE | GP_RECMOD_MOE_ACT);
 	MUST(mem_act_layer(&m, &c, 1, &moe_act, &err));
 	ok(moe_act.total == moe.total && moe_act.rebuilt == moe.rebuilt,
 	   "moe, moe_act: as moe alone");
 	/* A dense layer has no MoE block: moe changes nothing there. */
-	c = cfg(0);
+	c = fx_act_listed(0);
 	MUST(mem_act_layer(&m, &c, 0, &dense0, &err));
-	c = cfg(GP_RECMOD_MOE);
+	c = fx_act_listed(GP_RECMOD_MOE);
 	MUST(mem_act_layer(&m, &c, 0, &dense1, &err));
 	ok(dense0.total == dense1.total && dense1.rebuilt == 0.0,
 	   "moe on a dense layer: nothing dropped");
