@@ -902,8 +902,9 @@ local function prepare_shape(o, cfg, model, method, dflt, defaults, who)
   -- engine/memory_act.c): a list, or its names joined by commas.  A
   -- stated list replaces selective's default core_attn, as Megatron-
   -- Core's does (engine/memory_act.c mem_core_attn_recomputed, the one
-  -- place the rule is applied): selective or none with a list re-run
-  -- exactly the listed modules, core_attn only when listed.
+  -- place the rule is applied): selective with a list re-runs exactly
+  -- the listed modules, core_attn only when listed (none with a list is
+  -- refused below).
   local rm = o.recompute_modules
   if rm ~= nil then
     local e
