@@ -654,6 +654,30 @@ int infer_output_quantiles(const infer_cfg *c, double n, double *lens,
 	return k;
 }
 
+/* One step's admission and prefill, both burst walks': the requests
+ * the batch has room for (B less the admitted adm) start from the queue;
+ * their prompts join the prefill queue pend (fluid: a prompt may span
+ * steps, as a chunked prefill does); the step processes what its token
+ * budget leaves after the decodes it counts (ndec; whole: only whole
+ * prompts of P tokens).  Sets *proc, the prompt tokens processed, and
+ * returns the prompts completed. */
+static double burst_admit(double *queue, double *adm, double *pend,
+                          double B, double P, double tokens, double ndec,
+                          int whole, double *proc)
+{
+	double start = fmax(fmin(*queue, B - *adm), 0.0), budget;
+
+	*queue -= start;
+	*adm += start;
+	*pend += start * P;
+	budget = fmax(tokens - ndec, 0.0);
+	if (whole)
+		budget = floor(budget / P) * P;
+	*proc = fmin(*pend, budget);
+	*pend -= *proc;
+	return *proc / P;
+}
+
 /* infer_burst with lengths (nl > 0): the running requests held by the
  * window of steps their last decode falls in (W steps a window, ring
  * slots by window), each slot leaving at its earliest member's end; an
@@ -670,7 +694,7 @@ static double burst_spread(double N, double B, double P, double tokens,
 	double cl[RUN_WINDOWS + 2], cs[RUN_WINDOWS + 2], cw[RUN_WINDOWS + 2];
 	double bn[BURST_SLOTS], be[BURST_SLOTS], bg[BURST_SLOTS];
 	double W, Lmax = 1.0, t = 0.0, it, queue, pend = 0.0, adm = 0.0;
-	double dec = 0.0, done = 0.0, start, budget, proc, fin, step, one;
+	double dec = 0.0, done = 0.0, proc, fin, step, one;
 	double gsum = 0.0;  /* tokens the decoding requests generated */
 	int i, nc = 0;
 
@@ -705,16 +729,8 @@ static double burst_spread(double N, double B, double P, double tokens,
 	for (it = 0.0; done < N - 1e-9 * fmax(N, 1.0); it += 1.0) {
 		int s;
 
-		start = fmax(fmin(queue, B - adm), 0.0);
-		queue -= start;
-		adm += start;
-		pend += start * P;
-		budget = fmax(tokens - (dec_count ? dec : 0.0), 0.0);
-		if (whole)
-			budget = floor(budget / P) * P;
-		proc = fmin(pend, budget);
-		pend -= proc;
-		fin = proc / P;
+		fin = burst_admit(&queue, &adm, &pend, B, P, tokens,
+		                  dec_count ? dec : 0.0, whole, &proc);
 		step = price(ctx, dec, proc, fin,
 		             dec > 1e-9 ? fmax(gsum / dec, 0.0) : 0.0);
 		if (!(step > 0.0))
@@ -765,7 +781,7 @@ double infer_burst(double N, double B, double L, double P, double tokens,
 {
 	double cn[RUN_COHORTS], ce[RUN_COHORTS];
 	double W, t = 0.0, it, queue, pend = 0.0, adm = 0.0, dec = 0.0;
-	double done = 0.0, start, budget, proc, fin, step, Lmax = L;
+	double done = 0.0, proc, fin, step, Lmax = L;
 	int head = 0, cnt = 0, last = -1, i;
 
 	for (i = 0; i < nl; i++)
@@ -780,19 +796,8 @@ double infer_burst(double N, double B, double L, double P, double tokens,
 	queue = N;
 	/* Fluid counts: 1e-9 of a request is rounding, not a request. */
 	for (it = 0.0; done < N - 1e-9 * fmax(N, 1.0); it += 1.0) {
-		/* Admission: the requests the batch has room for start;
-		 * their prompts join the prefill queue (fluid: a prompt may
-		 * span steps, as a chunked prefill does). */
-		start = fmax(fmin(queue, B - adm), 0.0);
-		queue -= start;
-		adm += start;
-		pend += start * P;
-		budget = fmax(tokens - (dec_count ? dec : 0.0), 0.0);
-		if (whole)
-			budget = floor(budget / P) * P;
-		proc = fmin(pend, budget);
-		pend -= proc;
-		fin = proc / P;
+		fin = burst_admit(&queue, &adm, &pend, B, P, tokens,
+		                  dec_count ? dec : 0.0, whole, &proc);
 		step = price(ctx, dec, proc, fin, -1.0);
 		if (!(step > 0.0))
 			break;
