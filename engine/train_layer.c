@@ -3722,6 +3722,7 @@ void train_ends_costs(tenv *e, const train_lkey *k, train_lcost *ld)
 	int head_trains = !k->frozen, fo = k->forward_only;
 	const gp_group *tpg = &k->g_tp;
 	double lv = k->T * Vt, loss_f, loss_b, norm_f, norm_b, nk = 0;
+	double ll = k->replicated_logits ? k->T * m->vocab : lv;
 
 	/* The loss over the logits and the final norm, forward and back. */
 	loss_f = t_mem(e, k->half, lv * (k->A + 8.0));
@@ -3744,15 +3745,8 @@ void train_ends_costs(tenv *e, const train_lkey *k, train_lcost *ld)
 	 * build_cross_entropy_loss: "Compiling the loss function with
 	 * torch.compile") its loss_fn "torch.nn.functional.cross_entropy(
 	 * pred.flatten(0, 1).float(), labels.flatten(0, 1))" ran op by op:
-	 * the eager loss's bytes below. */
-	if (k->eager || k->eager_loss) {
-		double up = k->A < 4.0 ?
-			t_mem(e, k->half, lv * (k->A + 4.0)) : 0.0;
-
-		loss_f = up + t_mem(e, k->half, lv * 8.0);
-		loss_b = t_mem(e, k->half, lv * 4.0) +
-			t_mem(e, k->half, lv * 12.0) + up;
-	}
+	 * the eager loss's bytes below, over the logits the loss sees (ll:
+	 * all V of them with replicated_logits). */
 	/* replicated_logits: the head's vocab-parallel output gathered to
 	 * Replicate on every TP rank (PyTorch's ColwiseParallel(
 	 * output_layouts=Replicate()), KempnerForge's tensor_parallel.py:
@@ -3771,23 +3765,19 @@ void train_ends_costs(tenv *e, const train_lkey *k, train_lcost *ld)
 	 * derivatives.yaml) reads it and the saved output and writes the
 	 * logits' gradient: 2 A and 4 A a logit over V, not the fused
 	 * vocab-parallel loss's over V/tp.  The eager and eager_loss
-	 * losses keep their own bytes, over all V.  The gather and its
+	 * losses keep their own bytes, over all V (ll).  The gather and its
 	 * gradient are added below. */
-	if (k->replicated_logits) {
-		double lr = k->T * m->vocab;
+	if (k->eager || k->eager_loss) {
+		double up = k->A < 4.0 ?
+			t_mem(e, k->half, ll * (k->A + 4.0)) : 0.0;
 
-		if (k->eager || k->eager_loss) {
-			double up = k->A < 4.0 ?
-				t_mem(e, k->half, lr * (k->A + 4.0)) : 0.0;
-
-			loss_f = up + t_mem(e, k->half, lr * 8.0);
-			loss_b = t_mem(e, k->half, lr * 4.0) +
-				t_mem(e, k->half, lr * 12.0) + up;
-		} else {
-			loss_f = t_mem(e, k->half, lr * 2.0 * k->A);
-			loss_b = t_mem(e, k->half, lr * k->A) +
-				t_mem(e, k->half, lr * 3.0 * k->A);
-		}
+		loss_f = up + t_mem(e, k->half, ll * 8.0);
+		loss_b = t_mem(e, k->half, ll * 4.0) +
+			t_mem(e, k->half, ll * 12.0) + up;
+	} else if (k->replicated_logits) {
+		loss_f = t_mem(e, k->half, ll * 2.0 * k->A);
+		loss_b = t_mem(e, k->half, ll * k->A) +
+			t_mem(e, k->half, ll * 3.0 * k->A);
 	}
 	/* Liger's final norm (its RMSNorm class, base_model.norm): the
 	 * fused norm's 2 A and 3 A above, its row's rstd left out. */
