@@ -83,11 +83,6 @@ t.near(d1, w1, 0.03, "tp 1: the plain bf16 loss, no gather")
 
 -- The train predictor hands workload.replicated_logits to gp.train (it
 -- was read by the memory predictor alone).
-local train = require "gpuplan.train"
-local predict = require "gpuplan.predict.train"
-local seen
-local orig = train.train
-train.train = function(o) seen = o; return orig(o) end
 local case = {
   id = "t", kind = "train",
   model = { name = "Llama 3.1 8B", layers = 32, hidden = 4096, heads = 32, kv_heads = 8,
@@ -101,6 +96,5 @@ local case = {
   measured = { metric = "step_time_s", value = 1 },
   source = { title = "t" },
 }
-predict(case, gp.catalog())
-train.train = orig
+local seen = t.handed(case)
 t.ok(seen and seen.replicated_logits == true, "the train predictor passes replicated_logits")
