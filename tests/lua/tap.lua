@@ -63,9 +63,9 @@ function M.layer_fwd(r)
 end
 
 -- Whether one of a result's assumptions (its defaults lines) matches the
--- Lua pattern pat.
-function M.said(r, pat)
-  for _, d in ipairs(r.defaults) do if d:find(pat) then return true end end
+-- Lua pattern pat (plain: the text pat as it stands).
+function M.said(r, pat, plain)
+  for _, d in ipairs(r.defaults) do if d:find(pat, 1, plain) then return true end end
   return false
 end
 

@@ -30,11 +30,6 @@ local function case(notes, wl)
            workload = w, measured = { metric = "output_tokens_per_s", value = 1 },
            source = { title = "TensorRT-LLM" }, notes = notes }
 end
-local function said(p, text)
-  for _, d in ipairs(p.defaults) do
-    if d:find(text, 1, true) then return d end
-  end
-end
 
 -- Served by trtllm-serve (workload.server): 1..32, listed.
 local ps = assert(predict(case("the serving script 'trtllm-serve model --tp_size 1'",
@@ -42,7 +37,7 @@ local ps = assert(predict(case("the serving script 'trtllm-serve model --tp_size
 local gs = ps.job.graph_sizes
 t.ok(type(gs) == "table" and #gs == 32 and gs[1] == 1 and gs[32] == 32,
      "trtllm-serve: graph_sizes 1..32 (" .. tostring(gs and #gs) .. " sizes)")
-t.ok(said(ps, "graph_sizes=1..32 (trtllm-serve: TorchLlmArgs' CudaGraphConfig default"),
+t.ok(t.said(ps, "graph_sizes=1..32 (trtllm-serve: TorchLlmArgs' CudaGraphConfig default", true),
      "... listed with its reason")
 local rs = gp.infer(ps.job)
 t.ok(rs.fits and rs.tokens_per_s > 0, "... and priced (" .. tostring(rs.tokens_per_s) .. " tok/s)")
@@ -51,8 +46,8 @@ t.ok(rs.fits and rs.tokens_per_s > 0, "... and priced (" .. tostring(rs.tokens_p
 -- gp.infer captures trtllm-bench's own and says so.
 local pb = assert(predict(case("trtllm-bench throughput, the perf-overview workflow"), cat))
 t.is(pb.job.graph_sizes, nil, "trtllm-bench: the profile sets no graph_sizes")
-t.ok(not said(pb, "graph_sizes=1..32"), "... and lists none of trtllm-serve's")
-t.ok(said(pb, "(trtllm-bench's captured CUDA-graph batches"),
+t.ok(not t.said(pb, "graph_sizes=1..32", true), "... and lists none of trtllm-serve's")
+t.ok(t.said(pb, "(trtllm-bench's captured CUDA-graph batches", true),
      "... gp.infer's runtime list (trtllm-bench's) is said instead")
 
 -- A list the case states (workload.graph_sizes: the run's
@@ -61,7 +56,7 @@ local pl = assert(predict(case("trtllm-serve with cuda_graph_config batch_sizes 
                                { server = "trtllm-serve",
                                  graph_sizes = { 1, 2, 4, 8, 16, 32, 64, 128, 256 } }), cat))
 t.is(#pl.job.graph_sizes, 9, "stated graph_sizes win: 9 sizes")
-t.ok(not said(pl, "graph_sizes=1..32"), "... not listed as a default")
+t.ok(not t.said(pl, "graph_sizes=1..32", true), "... not listed as a default")
 
 -- A shipped trtllm-serve case (gpustack's Qwen3-32B FP8 on one H100,
 -- whose notes quote 'trtllm-serve Qwen/Qwen3-32B-FP8 ...') gets the list.
