@@ -94,15 +94,8 @@ end
 -- The case reader: workload.server is one of the two commands, refused
 -- naming the field otherwise, and refused on a kind that serves nothing.
 do
-  local function read(c)
-    local path = os.tmpname()
-    local f = assert(io.open(path, "w"))
-    f:write(cjson.encode { c })
-    f:close()
-    local ok, err = pcall(validate.read, path)
-    os.remove(path)
-    return ok, tostring(err)
-  end
+  -- tap's read_case: c read as `gpuplan validate` reads a file of it
+  local read = t.read_case
   t.ok((read(case("", { server = "trtllm-serve" }))), "an infer case with server trtllm-serve reads")
   local ok, err = read(case("", { server = "trtllm-srv" }))
   t.ok(not ok and err:find("workload.server", 1, true),

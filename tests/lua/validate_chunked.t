@@ -11,7 +11,6 @@
 -- Run: ./gpuplan run tests/lua/validate_chunked.t
 local t = require "tap"
 local gp = require "gpuplan"
-local cjson = require "cjson"
 local validate = require "gpuplan.validate"
 local predict = require "gpuplan.predict.infer"
 local cat = gp.catalog()
@@ -97,15 +96,8 @@ end
 -- The case reader: a boolean (the option's type, declared once); a string
 -- is refused naming the field; a train case that states it is refused.
 do
-  local function read(c)
-    local path = os.tmpname()
-    local f = assert(io.open(path, "w"))
-    f:write(cjson.encode { c })
-    f:close()
-    local ok, err = pcall(validate.read, path)
-    os.remove(path)
-    return ok, tostring(err)
-  end
+  -- tap's read_case: c read as `gpuplan validate` reads a file of it
+  local read = t.read_case
   t.ok((read(case { chunked_prefill = true })), "an infer case with chunked_prefill true reads")
   local ok, err = read(case { chunked_prefill = "yes" })
   t.ok(not ok and err:find("workload.chunked_prefill", 1, true),

@@ -8,7 +8,6 @@
 -- Run: ./gpuplan run tests/lua/validate_engine_limits.t
 local t = require "tap"
 local gp = require "gpuplan"
-local cjson = require "cjson"
 local validate = require "gpuplan.validate"
 local predict = require "gpuplan.predict.infer"
 local cat = gp.catalog()
@@ -131,15 +130,8 @@ end
 -- The case reader: the fields are an infer case's; a training case that
 -- states one is refused naming it; a fraction above 1 is refused.
 do
-  local function read(c)
-    local path = os.tmpname()
-    local f = assert(io.open(path, "w"))
-    f:write(cjson.encode { c })
-    f:close()
-    local ok, err = pcall(validate.read, path)
-    os.remove(path)
-    return ok, tostring(err)
-  end
+  -- tap's read_case: c read as `gpuplan validate` reads a file of it
+  local read = t.read_case
   t.ok((read(case { max_batch = 2048, max_num_tokens = 3584, kv_free_fraction = 0.95 })),
        "an infer case with the three limits reads")
   local tr = case { max_batch = 8 }
