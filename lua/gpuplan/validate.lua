@@ -415,6 +415,9 @@ local case_schema = T.record {
     -- captures TorchLlmArgs' default CUDA graphs, trtllm-bench its own
     -- padded list (the infer predictor's trtllm profile)
     server = T.enum { "trtllm-serve", "trtllm-bench" },
+    -- the software stack that ran (SCHEMA.md): a profile of the kind's
+    -- predictor by name, checked against its list once the kind is known
+    framework = T.string(),
     -- the share of the prompt tokens the engine found in its prefix cache
     -- (gp.infer's prefix_hit): their prefill skipped
     prefix_hit = declared("prefix_hit"),
@@ -508,6 +511,9 @@ local case_schema = T.record {
   bytes = T.integer { min = 0, max = 2 ^ 50 },
   -- NCCL_NVLS_ENABLE as the run set it (gp.comm's nvls): a collective's
   nvls = declared("nvls"),
+  -- NCCL_ALGO where the run forced it, in gp.comm's names (SCHEMA.md):
+  -- a collective's, read by its predictor in place of the tuner's pick
+  algo = T.enum(require("gpuplan.comm").algos),
 }
 
 -- The case reader's schema (tests/lua/validate_schema.t checks that it
@@ -578,7 +584,24 @@ M.WORKLOAD_READ = { dropout = set "train memory", unfused_loss = set "train",
                     output_dist = set "infer",
                     max_batch = set "infer", max_num_tokens = set "infer",
                     kv_free_fraction = set "infer", chunked_prefill = set "infer",
-                    server = set "infer" }
+                    server = set "infer", framework = set "train memory infer rl" }
+-- a memory case of a serving job is sized on its runtime's profile too
+-- (predict/memory.lua's litgpt infer entries)
+M.WORKLOAD_READ.framework["memory (method infer)"] = true
+
+-- What is wrong with the framework case c states (workload.framework), or
+-- nil: it must name one of its kind's predictor profiles (the predictor's
+-- frameworks list), so a misspelt or another kind's name is refused, not
+-- priced on gp's defaults.
+local function framework_problem(c)
+  local wl = c.workload
+  local fw = type(wl) == "table" and require("gpuplan.predict.case").v(wl.framework) or nil
+  if fw == nil then return nil end
+  local names = require("gpuplan.predict." .. c.kind).frameworks
+  for _, n in ipairs(names) do if n == fw then return nil end end
+  return string.format("'%s' is not a %s framework (%s)", require("gpuplan.units").oneline(fw),
+    c.kind, table.concat(names, ", "))
+end
 
 -- The first of those switches (sorted) case c states that its kind does
 -- not read: its name and that kind as a message names it, or nil.
@@ -865,6 +888,8 @@ function read_cases(path, seen, at)
       unread_error(where, "workload." .. switch, skind,
         function(k) return M.WORKLOAD_READ[switch][k] end)
     end
+    local fw_bad = framework_problem(c)
+    if fw_bad then error(require("gpuplan.args").usage(where .. ": field 'workload.framework': " .. fw_bad), 0) end
     if c.kind == "collective" and (c.collective == nil or c.bytes == nil) then
       error(string.format("%s: a collective case needs 'collective' and 'bytes'", where), 0)
     end
@@ -872,6 +897,10 @@ function read_cases(path, seen, at)
     -- predictor would ignore it in silence.
     if c.kind ~= "collective" and c.nvls ~= nil then
       error(string.format("%s: field 'nvls' (NCCL_NVLS_ENABLE) is a collective case's; a %s "
+        .. "case does not read it", where, c.kind), 0)
+    end
+    if c.kind ~= "collective" and c.algo ~= nil then
+      error(string.format("%s: field 'algo' (NCCL_ALGO) is a collective case's; a %s "
         .. "case does not read it", where, c.kind), 0)
     end
     -- parallel.dp is what the layout leaves of the training GPUs (the

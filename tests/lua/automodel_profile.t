@@ -16,7 +16,8 @@ local case = {
                nics_per_node = 8 },
   parallel = { tp = 1, pp = 1, cp = 2, zero = 3, fsdp = "full_shard", micro_batch = 1,
                global_batch = 128, recompute = "full" },
-  workload = { seq_len = 8192, precision = "bf16", method = "pretrain" },
+  workload = { seq_len = 8192, precision = "bf16", method = "pretrain",
+               framework = "nemo-automodel" },
   measured = { metric = "tokens_per_s_per_gpu", value = 866.77 },
   source = { title = "NVIDIA NeMo AutoModel performance summary (PyTorch backend)" },
 }
@@ -25,5 +26,6 @@ t.ok(seen and seen.stack == "hf" and seen.kernels == "fused" and seen.attn_kerne
      and seen.grad_reduce == "bf16",
      "AutoModel: FSDP2 (hf stack), compiled, cuDNN SDPA, bf16 reduce")
 case.source.title = "NVIDIA NeMo Framework performance benchmarks (NeMo 24.07 container)"
+case.workload.framework = "nemo"
 seen = t.handed(case)
 t.ok(seen and seen.stack == "megatron", "NeMo's own tables: Megatron-Core")

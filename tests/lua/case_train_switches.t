@@ -27,7 +27,8 @@ local function case(wl, gb)
               tied_embeddings = false, params_b = 1.7 },
     hardware = { gpu = "h100-sxm", gpus = 1, gpus_per_node = 8 },
     parallel = { tp = 1, pp = 1, dp = 1, micro_batch = 1, global_batch = gb or 1 },
-    workload = { seq_len = 4096, precision = "bf16", method = "pretrain" },
+    workload = { seq_len = 4096, precision = "bf16", method = "pretrain",
+                 framework = "megatron-core" },
     measured = { metric = "step_time_s", value = 1 },
     source = { title = "NVIDIA Megatron-LM README (Megatron-Core r0.8.0 on H100)" },
   }

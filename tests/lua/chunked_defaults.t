@@ -20,10 +20,11 @@ local function has(res, pat)
   return false
 end
 
--- A Llama 3 8B serving case run by vLLM (named in the title), 2048 in /
+-- A Llama 3 8B serving case run by vLLM (workload.framework), 2048 in /
 -- 256 out, 64 requests, at the release or date given.
 local function vcase(src, gpu, wl)
-  local w = { weight_dtype = "bf16", input_len = 2048, output_len = 256, num_requests = 64 }
+  local w = { weight_dtype = "bf16", input_len = 2048, output_len = 256, num_requests = 64,
+              framework = "vllm" }
   for k, x in pairs(wl or {}) do w[k] = x end
   src.title = "vLLM serving benchmark"
   return { id = "v1", kind = "infer",

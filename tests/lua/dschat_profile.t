@@ -24,12 +24,13 @@ t.ok(r.predicted and r.defaults:find("stack profile=deepspeed-chat", 1, true)
 -- The DeepSpeed profile's own settings still apply (ZeRO-2 reduces after
 -- the backward: overlap_comm is DeepSpeed's default at stage 3 only).
 t.ok(r.defaults:find("overlap_grad_reduce=false", 1, true), "the DeepSpeed profile rides along")
--- Without the name the source is DeepSpeed's generic profile: fused
--- attention, fewer bytes on the s^2 scores, so a shorter step.
+-- Stated as DeepSpeed's generic profile: fused attention, fewer bytes on
+-- the s^2 scores, so a shorter step.
 local c = {}
 for k, v in pairs(base) do c[k] = v end
-c.source = { id = "x", title = "DeepSpeed ZeRO run", where = "x" }
-c.notes = "DeepSpeed"
+c.workload = {}
+for k, v in pairs(base.workload) do c.workload[k] = v end
+c.workload.framework = "deepspeed"
 local g = validate.predict(c, cat)
 t.ok(g.predicted < r.predicted, string.format("eager OPT attention %.3f s > fused %.3f s",
   r.predicted, g.predicted))

@@ -59,7 +59,8 @@ local case = {
   hardware = { gpu = "h100-sxm", gpus = 8, gpus_per_node = 8 },
   parallel = { tp = 1, pp = 1, dp = 8, zero = 3, fsdp = "full_shard", fsdp_version = 2,
                micro_batch = 1, global_batch = 8, recompute = "op" },
-  workload = { seq_len = 8192, precision = "bf16", method = "pretrain" },
+  workload = { seq_len = 8192, precision = "bf16", method = "pretrain",
+               framework = "torchtitan" },
   measured = { metric = "tokens_per_s_per_gpu", value = 6000 },
   source = { title = "torchtitan benchmarks", commit = "9dec370" },
 }

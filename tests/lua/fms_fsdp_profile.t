@@ -2,11 +2,10 @@
 -- (IBM and Meta) and the fms-fsdp README report runs of fms-fsdp:
 -- PyTorch's FullyShardedDataParallel over the Foundation Model Stack's
 -- modules.  The blog's title names PyTorch FSDP and no framework, and
--- fms-fsdp appears only in its cases' source id (the code link), which
--- case.framework reads after the title: the fms-fsdp profile must still
--- win there, and a source naming PyTorch FSDP with no framework anywhere
--- falls to stack hf (the pytorch-fsdp fallback) without taking a case
--- whose notes name a known stack.
+-- fms-fsdp appears only in its cases' source id (the code link): the
+-- cases state workload.framework fms-fsdp, and take its profile; a run
+-- of PyTorch FSDP with no framework states pytorch-fsdp (stack hf); a
+-- title naming PyTorch FSDP does not outweigh the field.
 -- Run with ./gpuplan run tests/lua/fms_fsdp_profile.t.
 local t = require "tap"
 local gp = require "gpuplan"
@@ -37,7 +36,7 @@ t.ok(not has(p7, "kv_repeat=") and has(p34, "kv_repeat=true (")
   and has(p34, "ckpt_outside_fsdp=false (ac_handler.py") and not has(p7, "ckpt_outside_fsdp"),
   "K/V expanded only under GQA; the checkpoint inside the unit only where AC is on")
 
--- A copy whose source names PyTorch FSDP and nothing else.
+-- A copy of a run on PyTorch FSDP and nothing else.
 local function copy(x)
   if type(x) ~= "table" then return x end
   local y = {}
@@ -47,14 +46,14 @@ end
 local plain = copy(b7)
 plain.source = { title = "A run on PyTorch FSDP", id = "example.org/run" }
 plain.notes = "bf16 mixed precision, FULL_SHARD"
+plain.workload.framework = "pytorch-fsdp"
 local pp = validate.predict(plain, cat)
 t.ok(pp.predicted and has(pp, "stack profile=pytorch-fsdp") and has(pp, "stack=hf (PyTorch FSDP"),
-  "a source naming only PyTorch FSDP falls to stack hf")
+  "a run of PyTorch FSDP alone (pytorch-fsdp) is priced on stack hf")
 t.ok(not has(pp, "split_proj=true (FMS"), "and gets none of fms-fsdp's module settings")
--- The title names PyTorch FSDP, the notes a known stack: the stack wins,
--- though the title is read first.
+-- The title names PyTorch FSDP, the field torchtitan: the field decides.
 local named = copy(plain)
-named.notes = "run with torchtitan's fully_shard"
+named.workload.framework = "torchtitan"
 local pn = validate.predict(named, cat)
 t.ok(pn.predicted and has(pn, "stack profile=torchtitan"),
-  "the fallback takes nothing from a source whose notes name a known stack")
+  "the field, not the title's words, picks the profile")

@@ -325,7 +325,8 @@ do
     local c = { model = { layers = 32, hidden = 4096, heads = 32, kv_heads = 32,
                           ffn_hidden = 11008, ffn_gated = true, vocab = 32000 },
                 hardware = { gpu = "h100-sxm", gpus = 1 }, parallel = {},
-                workload = { weight_dtype = "bf16", batch = 1, input_len = 128, output_len = 256 },
+                workload = { weight_dtype = "bf16", batch = 1, input_len = 128, output_len = 256,
+                             framework = "vllm" },
                 measured = { metric = "itl_ms" },
                 source = { title = "vLLM benchmark_latency.py", date = date, version = version } }
     local r = pv(c, gp.catalog())
@@ -359,36 +360,37 @@ end
 -- The validation predictor picks the runtime from the framework a case
 -- names, as a whole word ("minimum" is not NIM).
 local predict = require "gpuplan.predict.infer"
-local function case_with(title)
+local function case_with(fw, title)
   return { model = { layers = 32, hidden = 4096, heads = 32, kv_heads = 8, ffn_hidden = 14336,
                      ffn_gated = true, vocab = 128256 },
            hardware = { gpu = "h100-sxm", gpus = 1 }, parallel = {},
-           workload = { weight_dtype = "bf16", batch = 1, input_len = 128, output_len = 128 },
-           measured = { metric = "itl_ms" }, source = { title = title } }
+           workload = { weight_dtype = "bf16", batch = 1, input_len = 128, output_len = 128,
+                        framework = fw },
+           measured = { metric = "itl_ms" }, source = { title = title or "a decode benchmark" } }
 end
-local function rt(title)
-  local res = predict(case_with(title), gp.catalog())
+local function rt(fw, title)
+  local res = predict(case_with(fw, title), gp.catalog())
   for _, d in ipairs(res.defaults) do local m = d:match("^runtime=(%S+)") if m then return m end end
 end
-t.is(rt("LitGPT generate, Python eager"), "litgpt", "LitGPT -> litgpt")
-t.is(rt("HF transformers generate"), "eager-pytorch", "transformers -> eager-pytorch")
-t.is(rt("AIPerf against NIM 1.8"), "nim-http", "NIM -> nim-http")
-t.is(rt("minimum latency run with TensorRT-LLM"), "trtllm", "'minimum' is not NIM; TensorRT-LLM -> trtllm")
-t.is(rt("an unnamed server"), "graphs", "no framework named -> CUDA graphs")
-t.is(rt("gpt-fast README, Benchmarks"), "gpt-fast", "gpt-fast -> gpt-fast")
-t.is(rt("torchao README benchmarks"), "gpt-fast", "torchao's generate.py is gpt-fast's loop")
--- The title names the tool that ran; the notes may name a kernel it borrowed
--- (SGLang's --attention-backend trtllm_mla): the title decides.
-local borrowed = case_with("LMSYS blog, SGLang Team")
+t.is(rt("litgpt"), "litgpt", "workload.framework litgpt -> litgpt")
+t.is(rt("eager-pytorch"), "eager-pytorch", "eager-pytorch (HF transformers generate)")
+t.is(rt("nim-http"), "nim-http", "nim-http (NIM over HTTP)")
+t.is(rt("trtllm"), "trtllm", "trtllm")
+t.is(rt(nil), "graphs", "no framework stated -> CUDA graphs")
+t.is(rt(nil, "gpt-fast README, Benchmarks"), "graphs", "... a title naming gpt-fast alone changes nothing")
+t.is(rt("gpt-fast"), "gpt-fast", "gpt-fast (and torchao's generate.py, gpt-fast's loop)")
+-- The field names the tool that ran; the notes may name a kernel it borrowed
+-- (SGLang's --attention-backend trtllm_mla) and change nothing.
+local borrowed = case_with("sglang", "LMSYS blog, SGLang Team")
 borrowed.notes = "decode server with --attention-backend trtllm_mla"
 local function rt_of(c)
   for _, d in ipairs(predict(c, gp.catalog()).defaults) do
     local m = d:match("^runtime=(%S+)") if m then return m end
   end
 end
-t.is(rt_of(borrowed), "sglang", "title's SGLang before the notes' trtllm_mla kernel")
-borrowed.source.title = "a decode benchmark"
-t.is(rt_of(borrowed), "trtllm", "no tool in the title: the notes name it")
+t.is(rt_of(borrowed), "sglang", "sglang, whatever kernel the notes name")
+borrowed.workload.framework = nil
+t.is(rt_of(borrowed), "graphs", "no framework stated: the notes' TensorRT-LLM kernel does not make it trtllm")
 -- The TensorRT-LLM profile (predict/infer.lua), for a max-load case that
 -- states neither KV dtype nor batch limits: Llama 3.1 8B FP8 on H200,
 -- 128 in / 2048 out.  trtllm-bench forces an FP8 KV cache for an FP8 model;
@@ -402,7 +404,8 @@ local function trt_case(extra)
   local c = { model = { layers = 32, hidden = 4096, heads = 32, kv_heads = 8, ffn_hidden = 14336,
                         ffn_gated = true, vocab = 128256 },
               hardware = { gpu = "h200-sxm", gpus = 1 }, parallel = { tp = 1 },
-              workload = { weight_dtype = "fp8", input_len = 128, output_len = 2048 },
+              workload = { weight_dtype = "fp8", input_len = 128, output_len = 2048,
+                           framework = "trtllm" },
               measured = { metric = "output_tokens_per_s" },
               source = { title = "TensorRT-LLM performance overview (trtllm-bench max-load)" } }
   for k, x in pairs(extra or {}) do c.workload[k] = x end
@@ -463,22 +466,22 @@ t.ok(tc5.job.chunked_prefill == true, "... and chunked_prefill reaches gp.infer"
 local trb = predict(trt_case { kv_dtype = "bf16" }, gp.catalog())
 t.ok(not has(trb, "kv=fp8") and trb.value < tr.value, "a stated bf16 KV wins (and holds fewer sequences)")
 local vc = trt_case()
-vc.source.title = "vLLM serving benchmark"
+vc.source.title, vc.workload.framework = "vLLM serving benchmark", "vllm"
 t.ok(not has(predict(vc, gp.catalog()), "kv=fp8"), "the profile is TensorRT-LLM's alone")
 -- NIM's FP8 profiles serve NVIDIA's ModelOpt checkpoints, whose
 -- hf_quant_config.json carries an FP8 KV cache: the same case named as a
 -- NIM run takes an FP8 cache (and only that: no trtllm-bench limits), a
 -- stated bf16 cache still wins, and a bf16 NIM model keeps a bf16 one.
 local nc = trt_case()
-nc.source.title = "NVIDIA NIM LLM benchmarking (AIPerf)"
+nc.source.title, nc.workload.framework = "NVIDIA NIM LLM benchmarking (AIPerf)", "nim-http"
 local nr = predict(nc, gp.catalog())
 t.ok(has(nr, "kv=fp8 (NIM's FP8 profiles"), "NIM FP8: FP8 KV cache")
 t.ok(not has(nr, "trtllm-bench tuning heuristic"), "... without trtllm-bench's batch limits")
 local nb = trt_case { kv_dtype = "bf16" }
-nb.source.title = nc.source.title
+nb.source.title, nb.workload.framework = nc.source.title, "nim-http"
 t.ok(not has(predict(nb, gp.catalog()), "kv=fp8"), "... a stated bf16 KV wins")
 local n16 = trt_case { weight_dtype = "bf16" }
-n16.source.title = nc.source.title
+n16.source.title, n16.workload.framework = nc.source.title, "nim-http"
 t.ok(not has(predict(n16, gp.catalog()), "kv=fp8"), "... a bf16 NIM model keeps a bf16 KV")
 -- vLLM's max_num_seqs where a case does not set it: the V0 engine (releases
 -- before 0.8.0, by source.version or source.date) caps the running batch
@@ -487,8 +490,8 @@ t.ok(not has(predict(n16, gp.catalog()), "kv=fp8"), "... a bf16 NIM model keeps 
 -- holds far more than 256 sequences in its KV cache (bf16 KV: 2 x 32 x 8 x
 -- 128 x 2 B x 2176 = 0.27 GB each in ~118 GB), so the cap is what binds
 -- and the V0 run is the slower.
-local function vllm_case(src)
-  local c = trt_case()
+local function vllm_case(src, fw)
+  local c = trt_case { framework = fw or "vllm" }
   c.source = src
   return c
 end
@@ -507,7 +510,7 @@ t.ok(v0.value < v1.value, "... the V0 cap of 256 delivers fewer tokens/s than 10
 t.ok(has(v1, "chunked_prefill (vLLM V1"), "vLLM V1: prompts in the decode steps")
 t.ok(has(tr, "chunked_prefill (in-flight batching"), "TensorRT-LLM: in-flight batching")
 t.ok(not has(v0, "chunked_prefill"), "vLLM V0 at an unstated context: prefill steps of their own")
-t.ok(not has(predict(vllm_case { title = "SGLang bench_offline_throughput" }, gp.catalog()),
+t.ok(not has(predict(vllm_case({ title = "SGLang bench_offline_throughput" }, "sglang"), gp.catalog()),
              "chunked_prefill"), "SGLang: prefill batches of their own")
 -- The same rule where a user names the runtime (gp.infer's M.mixes, one
 -- table for the CLI, Lua and the profiles above): runtime trtllm or vllm

@@ -62,7 +62,8 @@ predict({
   hardware = { gpu = "h100-sxm", gpus = 8, gpus_per_node = 8 },
   parallel = { tp = 1, pp = 1, dp = 8, zero = 3, fsdp = "full_shard",
                micro_batch = 1, global_batch = 8, recompute = "op" },
-  workload = { seq_len = 8192, precision = "bf16", method = "pretrain" },
+  workload = { seq_len = 8192, precision = "bf16", method = "pretrain",
+               framework = "torchtitan" },
   measured = { metric = "peak_reserved_gib", value = 60 },
   source = { title = "torchtitan benchmarks" },
 }, gp.catalog())

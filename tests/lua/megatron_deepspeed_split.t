@@ -14,7 +14,8 @@ local case = {
             params_b = 6.74 },
   hardware = { gpu = "a100-sxm-80gb", gpus = 8, gpus_per_node = 8 },
   parallel = { tp = 1, pp = 1, zero = 1, micro_batch = 1, global_batch = 64 },
-  workload = { seq_len = 4096, precision = "bf16", method = "pretrain" },
+  workload = { seq_len = 4096, precision = "bf16", method = "pretrain",
+               framework = "megatron-deepspeed" },
   measured = { metric = "tokens_per_s_per_gpu", value = 3000 },
   source = { title = "Megatron-DeepSpeed Llama 2 run" },
 }
@@ -22,6 +23,7 @@ local seen = t.handed(case)
 t.ok(seen and seen.stack == "deepspeed" and seen.split_proj == false,
      "Megatron-DeepSpeed: fused qkv and gate-up whatever the model's family declares")
 case.source.title = "DeepSpeed ZeRO-1 Llama 2 run with the Hugging Face Trainer"
+case.workload.framework = "deepspeed"
 seen = t.handed(case)
 -- left unset, the option's default takes the model's declaration (options.lua
 -- split_proj: "the model's split_proj on stacks hf and deepspeed").

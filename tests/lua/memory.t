@@ -236,7 +236,7 @@ do
   -- 8-bit states are outside max_memory_allocated.
   -- On a 24 GB RTX 4090 the run without checkpointing needs ~40 GiB, so
   -- the profile checkpoints (the README rows are the fastest run that fits).
-  local c4090 = case("torchtune README table", "full")
+  local c4090 = case("torchtune README table", "full", { framework = "torchtune" })
   c4090.hardware.gpu = "rtx-4090"
   local p = predict(c4090, cat)
   t.near(p.value, 20253777920 / GiB, 1e-9, "torchtune full FT profile: 18.86 GiB allocated")
@@ -247,11 +247,11 @@ do
   -- lse 128 = 168064 B, * 32 layers * 4096 tokens = 22028484608; plus
   -- weights 16060522496, one grad 1050673152 and logits 1380450304 (as
   -- above), no recompute term: 40520130560 B = 37.74 GiB.
-  local ph = predict(case("torchtune README table", "full"), cat)
+  local ph = predict(case("torchtune README table", "full", { framework = "torchtune" }), cat)
   t.near(ph.value, 40520130560 / GiB, 1e-9, "torchtune on 80 GB: no checkpointing, 37.74 GiB")
   t.ok(has(ph.defaults, "recompute=none (auto: the least that fits)"), "the resolved recompute is listed")
   -- A stated recompute is kept whatever the card.
-  local cs = case("torchtune README table", "full")
+  local cs = case("torchtune README table", "full", { framework = "torchtune" })
   cs.parallel.recompute = "full"
   t.near(predict(cs, cat).value, 20253777920 / GiB, 1e-9, "stated recompute wins over auto")
   -- The same case with no framework named: no profile, AdamW mixed
@@ -268,26 +268,27 @@ do
   t.ok(not has(q.defaults, "stack profile"), "no framework named: no profile")
   t.near(q.value, 158093869056 / GiB, 1e-9, "... AdamW mixed-16 in the allocator: 147.24 GiB")
   t.ok(q.value > 3 * p.value, "... far above the profile's 18.86 GiB")
-  -- Whole words only: "torchtuner" names no framework.
-  q = predict(case("torchtuner notes", "full"), cat)
-  t.ok(not has(q.defaults, "stack profile"), "framework matched as a whole word")
+  -- The title's word alone is no framework: the case states it.
+  q = predict(case("torchtune README table", "full"), cat)
+  t.ok(not has(q.defaults, "stack profile"), "a title naming torchtune, no workload.framework: no profile")
   -- What the case states wins over the profile.
-  q = predict(case("torchtune", "full", { optimizer = "adamw" }), cat)
+  q = predict(case("torchtune", "full", { optimizer = "adamw", framework = "torchtune" }), cat)
   t.ok(not has(q.defaults, "optimizer=adam8bit") and has(q.defaults, "paged_optimizer=true"),
        "a stated optimizer is kept, the rest of the profile applies")
   -- PEFT example script: seq 64, batch 8 unless stated.
-  local c = case("Hugging Face PEFT README", "lora")
+  local c = case("Hugging Face PEFT README", "lora", { framework = "peft" })
   c.workload.seq_len, c.parallel.micro_batch = nil, nil
   q = predict(c, cat)
   t.ok(has(q.defaults, "seq=64") and has(q.defaults, "batch=8")
        and has(q.defaults, "lora_dropout=0.1"), "PEFT profile: the example script's settings")
-  c = case("Hugging Face PEFT README", "lora")
+  c = case("Hugging Face PEFT README", "lora", { framework = "peft" })
   q = predict(c, cat)
   t.ok(not has(q.defaults, "seq=64"), "PEFT profile: a stated seq wins")
   -- LitGPT: the fused-QKV view is listed and raises the estimate by
   -- exactly 32 layers * tok * 2 * (q - k) * 2 B for this GQA shape
   -- (k, v expanded copies): 32 * 4096 * 2 * 3072 * 2 = 1610612736 B.
-  local lit = predict(case("LitGPT resource tables", "lora", { lora = { rank = 8, targets = { "q", "v" } } }), cat)
+  local lit = predict(case("LitGPT resource tables", "lora", { lora = { rank = 8, targets = { "q", "v" } },
+                                                   framework = "litgpt" }), cat)
   t.ok(has(lit.defaults, "fused_qkv_view=true"), "LitGPT profile lists the fused QKV view")
   local gl = memory.memory { model = case("x", "lora").model, gpu = "h100-sxm", cat = cat,
     method = "lora", seq = 2048, batch = 2, lora_rank = 8, lora_targets = "q,v",
@@ -308,7 +309,7 @@ do
     "lora_zero_pad must be true or false (got string 'yes')", "lora_zero_pad type checked", true)
   -- LitGPT generate sizes its KV cache for prompt + max_new_tokens (9 +
   -- 50 = 59 tokens), the case's seq_len only caps it.
-  local ci = case("LitGPT resource tables", "infer")
+  local ci = case("LitGPT resource tables", "infer", { framework = "litgpt" })
   ci.parallel.micro_batch, ci.workload.batch, ci.workload.seq_len = 1, 1, 4096
   local pi = predict(ci, cat)
   local want = memory.memory { model = ci.model, gpu = "h100-sxm", cat = cat,

@@ -93,19 +93,19 @@ t.raises(function() run { model = "deepseek-v3", gpu = "h200-sxm", gpus = 16, ep
 -- model is left alone; TensorRT-LLM's cases are not vLLM's.
 do
   local predict = require "gpuplan.predict.infer"
-  local function case(src, kv_heads, title)
-    src.title = src.title or title or "Qwen2 speed benchmark, vLLM"
+  local function case(src, kv_heads, fw)
+    src.title = src.title or "Qwen2 speed benchmark, vLLM"
     local m = {}
     for k, v in pairs(qwen05) do m[k] = v end
     m.kv_heads, m.max_seq = kv_heads or 2, 32768
     return { model = m, hardware = { gpu = "a100-sxm-80gb", gpus = 1 }, parallel = { tp = 1 },
              workload = { weight_dtype = "bf16", input_len = 30720, output_len = 2048,
-                          concurrency = 1, num_requests = 1 },
+                          concurrency = 1, num_requests = 1, framework = fw or "vllm" },
              measured = { metric = "output_tokens_per_s" },
              source = src }
   end
-  local function on(src, kv_heads)
-    local r, why = predict(case(src, kv_heads), gp.catalog())
+  local function on(src, kv_heads, fw)
+    local r, why = predict(case(src, kv_heads, fw), gp.catalog())
     assert(r, why)
     for _, d in ipairs(r.defaults) do
       if d:find("paged_decode (vLLM before 0.4.3", 1, true) then return true, r.value end
@@ -134,7 +134,7 @@ do
   t.ok(not on { date = "2024-05-19" }, "no release, dated 2024-05-19: flash-attn's decode")
   t.ok(not on {}, "neither release nor date: flash-attn's decode")
   t.ok(not on { version = "0.4.10" }, "0.4.10 is after 0.4.3, not before it")
-  t.ok(not on { title = "TensorRT-LLM benchmark", version = "0.4.2" },
+  t.ok(not on({ title = "TensorRT-LLM benchmark", version = "0.4.2" }, nil, "trtllm"),
        "the rule is vLLM's alone")
 end
 

@@ -34,7 +34,7 @@ local base = {
             tied_embeddings = false },
   hardware = { gpu = "h100-sxm", gpus = 8, gpus_per_node = 8 },
   parallel = { tp = 1, pp = 1, dp = 8 },
-  workload = { method = "grpo", precision = "bf16", seq_len = 4096 },
+  workload = { method = "grpo", precision = "bf16", seq_len = 4096, framework = "nemo-rl" },
   rl = { prompts = 64, group = 32, prompt_len = 128, response_len = 1000,
          train_global_batch = 512, colocated = true, rollout_tp = 1 },
   measured = { metric = "step_time_s", unit = "s", value = 100 },
@@ -194,6 +194,7 @@ t.is(opts.logprob_pack_tokens, nil, "not given: the training bins (r0.6.0's base
 -- A case whose forwards are not NeMo RL's packed ones cannot use it.
 local vb = copy(l)
 vb.source.title = "verl"
+vb.workload.framework = "verl"
 vb.source.id = "github.com/volcengine/verl (test)"
 local pv, whyv = predict(vb, cat)
 t.ok(pv == nil and tostring(whyv):find("rl.logprob_batch sizes NeMo RL's packed", 1, true),
@@ -222,6 +223,7 @@ t.is(opts.fp32_logits, true, "NeMo RL: fp32_logits")
 t.ok(seen.logit_update > 0 and seen.logit_forward > 0, "its update and forwards carry them")
 local vf = copy(base)
 vf.source.title = "verl"
+vf.workload.framework = "verl"
 vf.source.id = "github.com/volcengine/verl (test)"
 opts = nil
 predict(vf, cat)

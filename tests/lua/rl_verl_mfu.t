@@ -31,7 +31,7 @@ local case = {
             tied_embeddings = false },
   hardware = { gpu = "h100-sxm", gpus = 8, gpus_per_node = 8 },
   parallel = { tp = 1, pp = 1, dp = 8, recompute = "full" },
-  workload = { method = "grpo", precision = "bf16", seq_len = 1000 },
+  workload = { method = "grpo", precision = "bf16", seq_len = 1000, framework = "verl" },
   rl = { prompts = 32, group = 8, prompt_len = 100, response_len = 900, response_max = 900,
          train_global_batch = 256, colocated = true, rollout_tp = 1, ref_model = false,
          offload_states = true },

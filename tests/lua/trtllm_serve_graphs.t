@@ -18,10 +18,10 @@ local cat = gp.catalog()
 t.plan(19)
 
 -- Llama 2 70B shape in fp8 on one H200, a 1000-request burst of
--- 128 in / 4 out, TensorRT-LLM named in the title.
+-- 128 in / 4 out, run by TensorRT-LLM (workload.framework).
 local function case(notes, wl)
   local w = { weight_dtype = "fp8", input_len = 128, output_len = 4, num_requests = 1000,
-              max_batch = 2048, max_num_tokens = 8192 }
+              max_batch = 2048, max_num_tokens = 8192, framework = "trtllm" }
   for k, x in pairs(wl or {}) do w[k] = x end
   return { id = "serve-graphs", kind = "infer",
            model = { layers = 80, hidden = 8192, heads = 64, kv_heads = 8,
@@ -85,7 +85,7 @@ do
        .. tostring(ps.value) .. ")")
   -- workload.server is TensorRT-LLM's: a vLLM case that states it is refused.
   local c = case("vLLM", { server = "trtllm-serve" })
-  c.source = { title = "vLLM" }
+  c.source, c.workload.framework = { title = "vLLM" }, "vllm"
   local pv, why = predict(c, cat)
   t.ok(pv == nil and tostring(why):find("workload.server trtllm-serve is a TensorRT-LLM command", 1, true),
        "workload.server on a vLLM case refused (" .. tostring(why) .. ")")

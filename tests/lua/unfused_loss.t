@@ -54,7 +54,8 @@ local case = {
   hardware = { gpu = "h100-sxm", gpus = 48, gpus_per_node = 8, inter_node = "ib-ndr-400",
                nics_per_node = 8 },
   parallel = { tp = 1, pp = 1, dp = 48, zero = 1, global_batch = 192 },
-  workload = { seq_len = 4096, precision = "bf16", method = "pretrain" },
+  workload = { seq_len = 4096, precision = "bf16", method = "pretrain",
+               framework = "megatron-core" },
   measured = { metric = "mfu_tflops_per_gpu", value = 408.8 },
   source = { title = "NVIDIA Megatron-LM README (Megatron-Core r0.8.0 on H100)" },
 }
@@ -63,6 +64,7 @@ t.ok(seen and seen.unfused_loss == true and seen.flash == true and seen.dropout 
      and seen.overlap_grad_reduce == true and seen.grad_reduce == "fp32",
      "Megatron-Core: unfused loss, TE attention, dropout 0.1, overlapped fp32 reduce")
 case.source.title = "Megatron-LM (Narayanan et al., SC'21)"
+case.workload.framework = "megatron-lm"
 seen = nil
 predict(case, gp.catalog())
 train.train = orig

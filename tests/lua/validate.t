@@ -105,7 +105,7 @@ row = v.predict(ant, cat)
 t.like(row.reason or "", "has no MTP module", "another shape: no module to take")
 
 -- An inference case with layers in host memory (workload.offload): the
--- framework it names, llama.cpp, sets the runtime that computes them on
+-- framework it states, llama.cpp, sets the runtime that computes them on
 -- the CPU, which reads them at 0.8 of the host DRAM bandwidth the case
 -- states.  Llama 2 13B in bf16 (26 GB) on a 24 GB RTX 4090 offloads
 -- layers; doubling the stated bandwidth takes B/(2 x 0.8 x bw) off each
@@ -116,12 +116,12 @@ local off = { id = "offload", kind = "infer",
             ffn_hidden = 13824, ffn_gated = true, vocab = 32000 },
   hardware = { gpu = "rtx-4090", gpus = 1, host_mem_bw = 60e9, host_memory = 64e9 },
   workload = { method = "infer", weight_dtype = "bf16", batch = 1, input_len = 512,
-               output_len = 128, offload = true },
+               output_len = 128, offload = true, framework = "llama.cpp" },
   source = { title = "a llama.cpp run" },
   measured = { metric = "decode_tokens_per_s", value = 5 } }
 local slow = v.predict(off, cat)
-t.like(slow.defaults or "", "runtime=llama%.cpp %(framework named: llama%.cpp%)",
-       "offload case: llama.cpp named, llama.cpp's runtime")
+t.like(slow.defaults or "", "runtime=llama%.cpp %(workload%.framework%)",
+       "offload case: llama.cpp stated, llama.cpp's runtime")
 t.like(slow.defaults or "", "host_bw=48GB/s %(0%.8 of the host's stated DRAM bandwidth%)",
        "and the host's stated bandwidth at 0.8")
 local r13 = require("gpuplan.infer").infer { model = "llama2-13b", gpu = "rtx-4090",

@@ -17,14 +17,14 @@ local cat = gp.catalog()
 t.plan(14)
 
 -- Qwen3-32B (the shipped rows' model record) on one A100 80GB, served by
--- TensorRT-LLM (named in the title) at trtllm-serve's budget, 8192 tokens
+-- TensorRT-LLM (workload.framework) at trtllm-serve's budget, 8192 tokens
 -- a step, with 32000-token prompts.
 local QWEN3_32B = { layers = 64, hidden = 5120, heads = 64, kv_heads = 8, head_dim = 128,
                     ffn_hidden = 25600, ffn_gated = true, vocab = 151936, qk_norm = true,
                     max_seq = 40960 }
 local function case(wl, metric)
   local w = { weight_dtype = "bf16", input_len = 32000, output_len = 79, num_requests = 4,
-              max_batch = 2048, max_num_tokens = 8192 }
+              max_batch = 2048, max_num_tokens = 8192, framework = "trtllm" }
   for k, x in pairs(wl or {}) do w[k] = x end
   return { id = "chunked", kind = "infer", model = QWEN3_32B,
            hardware = { gpu = "a100-sxm-80gb", gpus = 1 }, parallel = { tp = 1 },

@@ -13,10 +13,10 @@ local predict = require "gpuplan.predict.infer"
 local cat = gp.catalog()
 t.plan(35)
 
--- Llama 2 70B in fp8 on one H200, TensorRT-LLM (named in the title), the
+-- Llama 2 70B in fp8 on one H200, TensorRT-LLM (workload.framework), the
 -- MLPerf Offline rows' mean lengths: 222 in, 292 out.
 local function case(wl)
-  local w = { weight_dtype = "fp8", input_len = 222, output_len = 292 }
+  local w = { weight_dtype = "fp8", input_len = 222, output_len = 292, framework = "trtllm" }
   for k, x in pairs(wl or {}) do w[k] = x end
   return { id = "limits", kind = "infer",
            model = { layers = 80, hidden = 8192, heads = 64, kv_heads = 8,
@@ -89,7 +89,7 @@ t.is(pall.job.max_batch, 2048, "... max_batch 2048")
 
 -- A vLLM case: a stated max_num_seqs wins over V1's 1024 on a large card.
 do
-  local c = case { max_batch = 128 }
+  local c = case { max_batch = 128, framework = "vllm" }
   c.source = { title = "vLLM" }
   local p = assert(predict(c, cat))
   t.is(p.job.max_batch, 128, "vLLM: stated max_batch wins over max_num_seqs' default")

@@ -87,8 +87,10 @@ local function used(name)
   return code:find("%." .. name .. "%f[^%w_]") or code:find('"' .. name .. '"', 1, true)
 end
 
--- Provenance for the people who check a case; nothing is computed from it.
-local provenance = { ["source.where"] = true }
+-- Provenance for the people who check a case; nothing is computed from it
+-- (the title names the software that ran for a reader: a predictor reads
+-- workload.framework).
+local provenance = { ["source.where"] = true, ["source.title"] = true }
 
 table.sort(order)
 for _, p in ipairs(order) do

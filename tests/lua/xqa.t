@@ -135,18 +135,18 @@ do
   local predict = require "gpuplan.predict.infer"
   -- (the MHA variant at batch 8: 64 of its 1.3 MB-a-token sequences
   -- would not fit)
-  local function case(src, kv_heads)
+  local function case(src, kv_heads, fw)
     local b = kv_heads and 8 or 64
     return { model = { layers = 80, hidden = 8192, heads = 64, kv_heads = kv_heads or 8,
                        ffn_hidden = 28672, ffn_gated = true, vocab = 32000 },
              hardware = { gpu = "h200-sxm", gpus = 1 }, parallel = { tp = 1 },
              workload = { weight_dtype = "fp8", batch = b, input_len = 128, output_len = 2048,
-                          num_requests = b },
+                          num_requests = b, framework = fw or "trtllm" },
              measured = { metric = "output_tokens_per_s" },
              source = src }
   end
-  local function off(src, kv_heads)
-    local r, why = predict(case(src, kv_heads), gp.catalog())
+  local function off(src, kv_heads, fw)
+    local r, why = predict(case(src, kv_heads, fw), gp.catalog())
     assert(r, why)
     for _, d in ipairs(r.defaults) do
       if d:find("xqa=false (TensorRT-LLM before 0.6", 1, true) then return true, r.value end
@@ -179,7 +179,7 @@ do
   t.ok(off { title = title, version = "v0.5.0" }, "a release written v0.5.0 is 0.5.0: no XQA")
   t.ok(off { title = title, version = "main", date = "2023-11-15" },
        "a version that is no release: the date says (before 2023-12-01: no XQA)")
-  t.ok(not off { title = "vLLM benchmark_throughput.py", version = "0.2.1" },
+  t.ok(not off({ title = "vLLM benchmark_throughput.py", version = "0.2.1" }, nil, "vllm"),
        "the rule is TensorRT-LLM's alone")
 end
 

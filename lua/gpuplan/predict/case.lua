@@ -196,26 +196,27 @@ function M.architecture_mtp(m, cat)
   return nil
 end
 
--- The framework a case names: the first of `rules` ({word, name} pairs,
--- Lua patterns matched as whole words, case-insensitive) found in the
--- case's source title, else its source id, else its notes -- the title
--- names the tool that ran; notes also name the kernels it borrowed (an
--- SGLang server started with --attention-backend trtllm_mla runs
--- TensorRT-LLM's attention kernel, not TensorRT-LLM).  Returns name and
--- the word as written in the rule, or nil.  A general rule on the tool a
--- case names, never on a case id.
-function M.framework(case, rules)
-  local s = case.source or {}
-  local texts = { v(s.title), v(s.id), v(case.notes) }
-  for i = 1, 3 do    -- not ipairs: an absent title or id is a nil hole
-    local text = tostring(texts[i] or ""):lower()
-    for _, r in ipairs(rules) do
-      if text:find("%f[%w]" .. r[1] .. "%f[%W]") then
-        return r[2], (r[1]:gsub("%%", ""))
-      end
-    end
+-- The framework a case states (workload.framework, SCHEMA.md): the
+-- software that ran, by the name of one of its predictor's profiles
+-- (the predictor's `frameworks`; validate.read refuses another name), or
+-- nil where the case states none.  Read from that field alone, never
+-- from the title or notes: they quote the source, and a word there (a
+-- kernel the run borrowed, a stack it was compared with) must not switch
+-- the profile a prediction is priced on.
+function M.framework(case)
+  return v((case.workload or {}).framework)
+end
+
+-- The sorted names of a profile table's entries, with the names of
+-- `more` (a list, or nil): a predictor's `frameworks`.
+function M.names(profiles, more)
+  local out, seen = {}, {}
+  for k in pairs(profiles) do out[#out + 1], seen[k] = k, true end
+  for _, k in ipairs(more or {}) do
+    if not seen[k] then out[#out + 1], seen[k] = k, true end
   end
-  return nil
+  table.sort(out)
+  return out
 end
 
 -- Whether the case's GPU sits on a host whose catalog entry prices NUMA

@@ -10,7 +10,7 @@
 --   kv dtype bf16 (the engines' default unless KV quantisation is enabled;
 --   a runtime profile below may say otherwise, e.g. TensorRT-LLM's);
 --   input 128 / output 256 tokens when not given;
---   runtime from the framework the case names (runtime_of below); the engine limits of gpuplan.infer (max_num_tokens 8192,
+--   runtime from the framework the case states (runtime_of below); the engine limits of gpuplan.infer (max_num_tokens 8192,
 --   vLLM's for the card under runtime vllm,
 --   max_batch 2048, KV reserved for input + output per sequence).
 
@@ -18,31 +18,20 @@ local infer = require "gpuplan.infer"
 local case_ = require "gpuplan.predict.case"
 local v, model_of = case_.v, case_.model
 
--- Runtime implied by the framework the case names (source title/id and
--- notes): a general rule on the tool, never on a case id.  Python-eager
--- tools (HF transformers generate, "Python eager") -> eager-pytorch, LitGPT
--- -> litgpt (eager with the ops of LitGPT's own block);
--- NIM (measured over HTTP, e.g. with AIPerf) -> nim-http; TensorRT-LLM,
--- vLLM, SGLang -> their names; gpt-fast, and torchao's benchmark script
--- (_models/llama/generate.py, gpt-fast's loop) -> gpt-fast (its
--- weight-only kernels: gpuplan.infer's wo_stream); otherwise a CUDA-graph
--- serving engine.
-local runtime_rules = {   -- whole words (Lua frontier patterns), first match wins
-  { "litgpt", "litgpt" }, { "lit%-gpt", "litgpt" }, { "transformers", "eager-pytorch" },
-  { "python eager", "eager-pytorch" }, { "pytorch eager", "eager-pytorch" },
-  { "nim", "nim-http" }, { "tensorrt%-llm", "trtllm" }, { "trtllm", "trtllm" },
-  { "vllm", "vllm" }, { "sglang", "sglang" },
-  { "gpt%-fast", "gpt-fast" }, { "torchao", "gpt-fast" },
-  -- llama.cpp and its benchmark tool: ggml's kernels, and offloaded layers
-  -- computed on the CPU (gpuplan.infer's offload_cpu_max)
-  { "llama%.cpp", "llama.cpp" }, { "llama%-bench", "llama.cpp" },
-  -- ExLlamaV2: CUDA-graph kernels, its own memory (gpuplan.infer's
-  -- M.exllamav2)
-  { "exllamav2", "exllamav2" },
-}
+-- The runtime that served the case: its workload.framework (SCHEMA.md), one
+-- of gp.infer's runtimes -- litgpt (eager with the ops of LitGPT's own
+-- block), eager-pytorch (Hugging Face transformers' generate, Python
+-- eager), nim-http (NIM measured over HTTP), trtllm, vllm, sglang, gpt-fast
+-- (gpt-fast's loop and its weight-only kernels, gpuplan.infer's wo_stream;
+-- torchao's benchmark script runs it), llama.cpp (ggml's kernels, offloaded
+-- layers computed on the CPU), exllamav2 (CUDA-graph kernels, its own
+-- memory) -- each a general rule on the tool, never on a case id.  A case
+-- that states none is priced as a CUDA-graph serving engine.
+local RUNTIMES = { "eager-pytorch", "exllamav2", "gpt-fast", "litgpt", "llama.cpp",
+                   "nim-http", "sglang", "trtllm", "vllm" }
 local function runtime_of(case)
-  local rt, word = case_.framework(case, runtime_rules)
-  if rt then return rt, "runtime=" .. rt .. " (framework named: " .. word .. ")" end
+  local rt = case_.framework(case)
+  if rt then return rt, "runtime=" .. rt .. " (workload.framework)" end
   return "graphs", "runtime=graphs (serving engine assumed)"
 end
 
@@ -624,7 +613,7 @@ local function is_serve(case)
     m == "input_tokens_per_s_per_gpu"
 end
 
-return function(case, cat)
+local function predict(case, cat)
   local model, why = model_of(case.model or {}, cat)
   if not model then return nil, why end
   local hw, par, wl = case.hardware or {}, case.parallel or {}, case.workload or {}
@@ -741,3 +730,9 @@ return function(case, cat)
            job = a, call = "infer", read = pick[metric], shows = shows[metric],
            regime = require("gpuplan.ranges").regime("infer", a, r, cat) }
 end
+
+-- The predictor, callable as predict(case, cat); frameworks: the names
+-- workload.framework takes in an infer case (gp.infer's runtimes that run
+-- a tool of that name).
+return setmetatable({ frameworks = RUNTIMES }, {
+  __call = function(_, case, cat) return predict(case, cat) end })

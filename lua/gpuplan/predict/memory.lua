@@ -16,17 +16,11 @@ local v, model_of = case_.v, case_.model
 -- Stack profiles: what a framework does when the case does not say, each
 -- setting read from that framework's own source or published default
 -- configs at the era of its measurements.  The framework is the one the
--- case names (case.framework: source title / id / notes, whole word) --
--- the same general rule the infer predictor uses for runtimes.  A value
+-- case states (workload.framework), as for every predictor.  A value
 -- the case states always wins; every profile value used is listed in the
 -- prediction's defaults.  `all` applies to every training method, `full`
 -- to full fine-tuning and pre-training, `lora` to LoRA and QLoRA, `infer`
 -- to inference.
-local FRAMEWORKS = {
-  { "litgpt", "litgpt" }, { "lit%-gpt", "litgpt" },
-  { "torchtune", "torchtune" }, { "peft", "peft" }, { "torchtitan", "torchtitan" },
-  { "deepspeed", "deepspeed" },
-}
 local PROFILES = {
   -- LitGPT (lit-gpt, 2023; the resource tables' commit 8641822):
   litgpt = {
@@ -168,10 +162,9 @@ local PROFILES = {
 -- modules, stack deepspeed with kernels eager): its entries that gpu
 -- memory takes, from the train predictor's table
 -- (lua/gpuplan/predict/train.lua), so a memory case and its training
--- sibling are sized on one stack.  "deepspeed" comes after the other
--- rules, as in the train predictor: a source that names PEFT or LitGPT
--- and DeepSpeed ran that tool's example on it.  Filled on first use (the train predictor
--- is loaded then).
+-- sibling are sized on one stack (a source that names PEFT or LitGPT and
+-- DeepSpeed ran that tool's example on it: its case states peft or
+-- litgpt).  Filled on first use (the train predictor is loaded then).
 local TRAIN_STACKS = { torchtitan = true, deepspeed = true, ["pytorch-fsdp"] = true }
 
 -- A torchtitan commit whose loss runs eager (case_.eager_loss_commit):
@@ -191,7 +184,7 @@ local function train_profile(fw)
   return { all = all }
 end
 
-return function(case, cat)
+local function predict(case, cat)
   local model, why = model_of(case.model or {}, cat)
   if not model then return nil, why end
   local hw, par, wl = case.hardware or {}, case.parallel or {}, case.workload or {}
@@ -280,13 +273,11 @@ return function(case, cat)
     o.lora_rank = v(lora.rank)
     if type(lora.targets) == "table" then o.lora_targets = table.concat(lora.targets, ",") end
   end
-  -- The framework's stack profile fills what the case leaves open.
-  -- A source that names PyTorch FSDP and no framework of either
-  -- predictor's: the train predictor's fallback profile (stack hf,
-  -- PyTorch FSDP over PyTorch modules), so a memory case is sized on the
-  -- stack its training sibling is priced on.
-  local fw = case_.framework(case, FRAMEWORKS) or
-    require("gpuplan.predict.train").fallback(case)
+  -- The framework's stack profile fills what the case leaves open: its
+  -- own (litgpt, torchtune, peft) or the train predictor's (torchtitan,
+  -- deepspeed, pytorch-fsdp), so a memory case is sized on the stack its
+  -- training sibling is priced on.
+  local fw = case_.framework(case)
   if fw then
     if TRAIN_STACKS[fw] and not PROFILES[fw] then PROFILES[fw] = train_profile(fw) end
     local prof = PROFILES[fw]
@@ -365,3 +356,10 @@ return function(case, cat)
            regime = require("gpuplan.ranges").regime("memory", o, r, cat),
            detail = table.concat(parts, ", ") }
 end
+
+-- The predictor, callable as predict(case, cat); frameworks: the names
+-- workload.framework takes in a memory case.
+local stacks = {}
+for k in pairs(TRAIN_STACKS) do stacks[#stacks + 1] = k end
+return setmetatable({ frameworks = case_.names(PROFILES, stacks) }, {
+  __call = function(_, case, cat) return predict(case, cat) end })

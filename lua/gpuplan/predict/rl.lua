@@ -7,18 +7,14 @@
 -- The case gives the model, the cards, the training layout (parallel), the
 -- step's prompts x group, the prompt and mean response tokens
 -- (rl.prompt_len, rl.response_len), the longest sequence (workload.seq_len)
--- and the placement (rl.colocated, rl.rollout_gpus, rl.rollout_tp).  What it leaves open comes from the RL framework its
--- source names, each setting from that framework's own configs, and is
+-- and the placement (rl.colocated, rl.rollout_gpus, rl.rollout_tp).  What it leaves open comes from the RL framework it
+-- states (workload.framework), each setting from that framework's own configs, and is
 -- listed in the prediction's defaults; a value the case states wins.
 
 local rl = require "gpuplan.rl"
 local case_ = require "gpuplan.predict.case"
 local v, model_of = case_.v, case_.model
 
-local FRAMEWORKS = {
-  { "nemo rl", "nemo-rl" }, { "nemo%-rl", "nemo-rl" }, { "verl", "verl" },
-  { "deepspeed%-chat", "deepspeed-chat" }, { "openrlhf", "openrlhf" },
-}
 
 -- NeMo RL r0.5/r0.6: examples/configs/grpo_math_1B.yaml (the base of every
 -- performance recipe) and examples/configs/recipes/llm/performance/*.yaml.
@@ -742,7 +738,7 @@ local function lua_literal(x)
 end
 
 local function predict(case, cat)
-  local fw = case_.framework(case, FRAMEWORKS)
+  local fw = case_.framework(case)
   local ver = release(case)
   local model, why = model_of(case.model, cat)
   if not model then return nil, why end
@@ -1006,8 +1002,9 @@ end
 -- The predictor, callable as predict(case, cat); verl_mfu(model, r,
 -- peak), the actor MFU verl reports, for the script validate --explain
 -- writes of an mfu case.
--- (model: a catalog id or a model record).
-return setmetatable({ verl_mfu = function(m, r, peak)
+-- (model: a catalog id or a model record).  frameworks: the names
+-- workload.framework takes in an rl case.
+return setmetatable({ frameworks = case_.names(PROFILES), verl_mfu = function(m, r, peak)
     if type(m) == "string" then m = require("gpuplan").catalog():get("models", m) end
     return verl_mfu(m, r, peak)
   end }, {

@@ -5,8 +5,8 @@
 -- recompute), mfu_tflops_per_gpu does not; both count attention over the
 -- whole sequence, as Megatron's formula and Llama 3's MFU do.
 --
--- What a case leaves open comes from the software stack its source names
--- (case.framework: the source's title, id and notes, whole words), each
+-- What a case leaves open comes from the software stack it states
+-- (workload.framework, read by case.framework), each
 -- setting from that stack's own code or published configs of the era, and
 -- is listed in the prediction's defaults; a value the case states wins.
 
@@ -14,56 +14,17 @@ local train = require "gpuplan.train"
 local case_ = require "gpuplan.predict.case"
 local v, model_of = case_.v, case_.model
 
--- First match wins: the more specific names first.
-local FRAMEWORKS = {
-  -- The Megatron-Core MoE team's Megatron-MoE-ModelZoo first: its
-  -- tables name Megatron-LM commits and DeepEP, which later rules match.
-  { "megatron%-moe%-modelzoo", "megatron-moe-modelzoo" },
-  -- Megatron-LM's own MoE recipes (examples/moe_recipes) first: their
-  -- notes name the Megatron Bridge recipes they were measured against.
-  { "megatron%-lm moe recipes", "megatron-moe-recipes" },
-  { "megatron%-deepspeed", "megatron-deepspeed" }, { "bigscience", "megatron-deepspeed" },
-  -- Megatron-Bridge's tables run in the NeMo container ("25.11 NeMo
-  -- container"): its own name first.
-  { "megatron bridge", "megatron-bridge" }, { "megatron%-bridge", "megatron-bridge" },
-  -- NeMo AutoModel (FSDP2 over PyTorch modules) before NeMo's Megatron.
-  { "nemo automodel", "nemo-automodel" }, { "automodel", "nemo-automodel" },
-  { "nemo", "nemo" },
-  { "llm%-foundry", "llm-foundry" }, { "llmfoundry", "llm-foundry" },
-  { "llama 3 herd", "llama3" }, { "torchtitan", "torchtitan" },
-  -- Megatron-Core's own runs (Megatron-LM's README since core_r0.8.0)
-  -- before the 2021-22 papers' Megatron-LM.
-  { "megatron%-core", "megatron-core" },
-  -- Korthikanti et al. 2022 ran Megatron-LM of 2022, the 2021 paper's code
-  -- a year on: its own profile, the 2021 one's settings and what came since.
-  { "reducing activation recomputation", "megatron-lm-2022" },
-  { "megatron%-lm", "megatron-lm" }, { "megatron", "megatron-lm" },
-  -- Accelerate's FSDP before DeepSpeed: DeepSpeed's own benchmarks run it
-  -- as their FSDP baseline, so their text names both.
-  { "accelerate fsdp", "accelerate-fsdp" },
-  -- Last: a run whose source names DeepSpeed and none of the stacks above
-  -- (the Hugging Face Trainer handing the step to a DeepSpeed ZeRO config).
-  { "deepspeed%-chat", "deepspeed-chat" },
-  { "deepspeed", "deepspeed" },
-  -- IBM's fms-fsdp (foundation-model-stack/fms-fsdp): PyTorch's
-  -- FullyShardedDataParallel over the Foundation Model Stack's modules.
-  -- Its sources name no stack above, and the PyTorch blog that reports
-  -- its runs names fms-fsdp only in its code link (the case's source id).
-  { "fms%-fsdp", "fms-fsdp" },
-}
-
--- Asked only where no rule above matches the title, id or notes (not
--- merely where none matches first: case.framework reads the title before
--- the id): a run whose source names PyTorch FSDP and no framework is
--- PyTorch's own FSDP wrapper over PyTorch modules.  Its optimizer is
--- torch.optim over FSDP's sharded fp32 parameters -- the hf stack's
--- model state (16 B a parameter under bf16 mixed precision), not
--- Megatron's (gp.train's pretraining default, 18) -- and its modules are
--- whatever the run's code holds, so the profile sets the stack and
+-- The software stack that ran is the case's workload.framework (SCHEMA.md:
+-- its source's title and command lines name it), one of the profiles
+-- below by name; a case that states none gets gp.train's defaults.
+--
+-- pytorch-fsdp is a run whose source names PyTorch FSDP and no framework:
+-- PyTorch's own FullyShardedDataParallel wrapper over PyTorch modules.
+-- Its optimizer is torch.optim over FSDP's sharded fp32 parameters -- the
+-- hf stack's model state (16 B a parameter under bf16 mixed precision),
+-- not Megatron's (gp.train's pretraining default, 18) -- and its modules
+-- are whatever the run's code holds, so the profile sets the stack and
 -- leaves the rest to gp.train's hf defaults and to what the case states.
-local FALLBACK = {
-  { "pytorch fsdp", "pytorch-fsdp" }, { "fullyshardeddataparallel", "pytorch-fsdp" },
-}
 
 -- Stack profiles: { option, value, why [, when] }; `when(o, m)` (the
 -- options so far and the case's model) limits an entry to the runs it
@@ -476,10 +437,12 @@ local PROFILES = {
     -- rank i mod pp), "Et*4|(t*4|)*14tmL" at PP 2 VP 8 29 of 32, and
     -- the even split would put the module on a rank carrying two or
     -- three decoder layers too many.
+    -- A model of DeepSeek-V3's architecture (case.architecture_mtp: the
+    -- catalog model of the same shape has the module), not its name.
     { "mtp_layers", 1, "deepseek_v3.py: mtp_num_layers = 1",
       function(o, m) return pretrain(o) and m.mla and m.moe ~= nil
         and ((o.vpp or 1) <= 1 or (o.last_stage_layers or 0) > 0)
-        and tostring(m.id or ""):find("DeepSeek%-V3") ~= nil end },
+        and case_.architecture_mtp(m) ~= nil end },
   },
   -- llm-foundry's throughput tables (scripts/train/benchmarking).
   ["llm-foundry"] = {
@@ -700,7 +663,7 @@ local PROFILES = {
     { "kv_repeat", true, "modules/attention.py: K and V expanded to every query head before SDPA",
       function(_, m) return (m.kv_heads or m.heads) < m.heads end },
   },
-  -- A source that names PyTorch FSDP and no framework (FALLBACK above).
+  -- A source that names PyTorch FSDP and no framework (above).
   ["pytorch-fsdp"] = {
     { "stack", "hf", "PyTorch FSDP on PyTorch modules: torch.optim over the sharded parameters" },
   },
@@ -772,7 +735,7 @@ for _, e in ipairs(PROFILES.deepspeed) do
 end
 
 local function predict(case, cat)
-  local fw = case_.framework(case, FRAMEWORKS) or case_.framework(case, FALLBACK)
+  local fw = case_.framework(case)
   local cm, vocab_note = case.model or {}, nil
   if fw == "nemo" and v(cm.vocab) == nil and v(cm.ffn_gated) == false then
     -- NeMo's GPT-3 configs: the GPT-2 BPE tokenizer padded to 51200
@@ -948,16 +911,9 @@ local function predict(case, cat)
                                   table.concat(parts, ", "), 100 * r.mfu, media) }
 end
 
--- The framework FALLBACK names for a case that names none of FRAMEWORKS
--- (nil: one of them, or neither): the memory predictor sizes such a run
--- on the stack its training sibling is priced on (predict/memory.lua).
-local function fallback(case)
-  if case_.framework(case, FRAMEWORKS) then return nil end
-  return case_.framework(case, FALLBACK)
-end
-
 -- The predictor, callable as predict(case, cat); its stack profiles by
--- framework (profiles) for the RL predictor, whose actor and critic train
--- on the same stacks (predict/rl.lua), and fallback for the memory one.
-return setmetatable({ profiles = PROFILES, fallback = fallback }, {
+-- framework (profiles) for the RL and memory predictors, whose actor and
+-- critic, or whose sized run, train on the same stacks (predict/rl.lua,
+-- predict/memory.lua); frameworks: the names workload.framework takes.
+return setmetatable({ profiles = PROFILES, frameworks = case_.names(PROFILES) }, {
   __call = function(_, case, cat) return predict(case, cat) end })
