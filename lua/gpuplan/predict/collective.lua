@@ -9,15 +9,13 @@
 -- catalog's gpu.pcie); hardware.cpu_vendor and hardware.host_mem_bw the
 -- hosts where the source names them; hardware.gpus_per_thread the GPUs one
 -- nccl-tests thread drove (-g N), whose launches bound the time.  The algorithm is the one NCCL's tuner picks
--- (NCCL's default) unless the case notes say one was forced ("algorithm: Ring (forced)"): the tuner of
+-- (NCCL's default) unless the case states the one its run forced (case.algo, NCCL_ALGO): the tuner of
 -- the case's NCCL release, source.version, or where the source names none but gives its date
 -- (source.date), the newest release tagged by then (comm.nccl_at), said in the defaults as assumed;
 -- neither: the latest modelled.  case.nvls the run's NCCL_NVLS_ENABLE where its source sets
 -- it ("off": NVLS and NVLS_TREE not run).
 local comm = require "gpuplan.comm"
 
-local forced_names = { ring = "ring", tree = "tree", nvls = "nvls", nvlstree = "nvls",
-                       collnet = "sharp", sharp = "sharp" }
 
 return function(case, cat)
   local h = case.hardware or {}
@@ -66,13 +64,10 @@ return function(case, cat)
   -- comm.topology reads a catalog system's).
   if h.host_mem_bw then topo.host_mem_bw = h.host_mem_bw * 0.8 end
 
-  local algo
-  local note = (case.notes or ""):lower()
-  local name = note:match("algorithm:%s*([%w_]+)%s*%(forced%)")
-  if name then
-    algo = forced_names[name:gsub("_", "")]
-    if algo then defaults[#defaults + 1] = "algo=" .. algo .. " (forced per case notes)" end
-  end
+  -- NCCL_ALGO where the run forced it (case.algo, gp.comm's names), read
+  -- from that field alone: the notes quote the source.
+  local algo = case.algo
+  if algo then defaults[#defaults + 1] = "algo=" .. algo .. " (the case's NCCL_ALGO)" end
 
   -- One nccl-tests thread driving several GPUs (-g N) launches their
   -- kernels one after another (comm.launch_floor).
