@@ -822,6 +822,49 @@ static int lgp_field_perdtype(lua_State *L, int idx, const char *what,
 	return 1;
 }
 
+/* attn_long: the fused attention kernel's length curve past its
+ * reference, a list of {seq, rate over the reference's} pairs
+ * (lua/gpuplan/roofline.lua builds it from the catalog's published
+ * rates); their order and ranges are roof_device_check's. */
+static void c_device_long(lua_State *L, int v, void *dst, const char *path)
+{
+	roof_device *d = dst;
+	lua_Integer i, n;
+
+	if (lua_type(L, v) != LUA_TTABLE)
+		luaL_error(L, "%s must be a list of {seq, rate} pairs (got %s)",
+			   path, luaL_typename(L, v));
+	n = (lua_Integer)lua_rawlen(L, v);
+	if (n > ROOF_ATTN_LONG_MAX)
+		luaL_error(L, "%s has %d points (at most %d)", path, (int)n,
+			   ROOF_ATTN_LONG_MAX);
+	for (i = 1; i <= n; i++) {
+		int j;
+
+		if (lua_rawgeti(L, v, i) != LUA_TTABLE)
+			luaL_error(L, "%s[%d] must be a {seq, rate} pair (got "
+				   "%s)", path, (int)i, luaL_typename(L, -1));
+		for (j = 1; j <= 2; j++) {
+			int isnum;
+			double x;
+
+			lua_rawgeti(L, -1, j);
+			x = lua_tonumberx(L, -1, &isnum);
+			if (!isnum)
+				luaL_error(L, "%s[%d][%d] must be a number (got "
+					   "%s)", path, (int)i, j,
+					   luaL_typename(L, -1));
+			if (j == 1)
+				d->attn_long_q[i - 1] = x;
+			else
+				d->attn_long_r[i - 1] = x;
+			lua_pop(L, 1);
+		}
+		lua_pop(L, 1);
+	}
+	d->attn_long_n = (int)n;
+}
+
 /* Read a device table (lua/gpuplan/roofline.lua builds it from the
  * catalog): peak = {bf16 = FLOP/s, ...}, gemm = {bf16 = fraction, ...},
  * stream = {fp4 = fraction, ...} (optional), mem_bw (B/s), hbm
@@ -837,6 +880,7 @@ static const lgp_field device_fields[] = {
 	D_NUM("attn_fwd", attn_fwd), D_NUM("attn_bwd", attn_bwd),
 	D_NUM("attn_fp8", attn_fp8), D_NUM("attn_exp_dim", attn_exp_dim),
 	D_NUM("attn_dropout", attn_dropout), D_NUM("block_fp8", block_fp8),
+	D_NUM("attn_ref_q", attn_ref_q), F_CUSTOM("attn_long", c_device_long),
 	D_NUM("fp64", fp64), D_NUM("mma_n_step", mma_n_step),
 	D_NUM("vec16_x", vec16_x),
 	D_NUM("eager_hbm", eager_hbm), D_NUM("cta_latency", cta_latency),

@@ -143,6 +143,12 @@ static int bad(double x)
  * dropout (schema.lua attention's dropout: 1..16; the largest measured,
  * cuDNN's packed layout on Blackwell, is 7x). */
 #define ROOF_MAX_ATTN_DROPOUT 16.0
+/* Largest rise a fused attention kernel's length curve may give past its
+ * reference (schema.lua attention's long: the published FlashAttention-1
+ * bars rise 1.09x from 4k to 16k tokens; 4x is no kernel's). */
+#define ROOF_MAX_ATTN_LONG 4.0
+/* Longest reference prompt a catalog may give (schema.lua seq: 2^24). */
+#define ROOF_MAX_ATTN_SEQ 16777216.0
 /* Largest FLOP or bytes of one operator, and largest GEMM dimension or
  * count: 1e30 FLOP is 10^9 s of a zettaFLOP/s machine; dimensions of
  * 1e15 keep m n count in range. */
@@ -159,6 +165,16 @@ static int bad(double x)
 static int bad_frac(double x)
 {
 	return bad(x) || x > 1.0 || (x != 0.0 && x < ROOF_MIN_FRAC);
+}
+
+/* The causal prompt (tokens) the catalog's attention fractions were
+ * measured at unless the device names its own (attn_ref_q; roof_attn_eff
+ * below). */
+#define ATTN_REF_Q 8192.0
+
+static double attn_ref_q(const roof_device *d)
+{
+	return d->attn_ref_q > 0.0 ? d->attn_ref_q : ATTN_REF_Q;
 }
 
 int roof_device_check(const roof_device *d, gp_error *err)
@@ -218,6 +234,30 @@ int roof_device_check(const roof_device *d, gp_error *err)
 		return gp_fail(err, "device achievable.attention.exp_dim must "
 		               "be 0..%g (got %g)", ROOF_MAX_EXP_DIM,
 		               d->attn_exp_dim);
+	if (bad(d->attn_ref_q) || d->attn_ref_q > ROOF_MAX_ATTN_SEQ ||
+	    (d->attn_ref_q != 0.0 && d->attn_ref_q < 1.0))
+		return gp_fail(err, "device achievable.attention seq must be 0 "
+		               "or 1..%g tokens (got %g)", ROOF_MAX_ATTN_SEQ,
+		               d->attn_ref_q);
+	if (d->attn_long_n < 0 || d->attn_long_n > ROOF_ATTN_LONG_MAX)
+		return gp_fail(err, "device achievable.attention long has %d "
+		               "points (at most %d)", d->attn_long_n,
+		               ROOF_ATTN_LONG_MAX);
+	for (i = 0; i < d->attn_long_n; i++) {
+		double q = d->attn_long_q[i], r = d->attn_long_r[i];
+		double prev = i > 0 ? d->attn_long_q[i - 1] : attn_ref_q(d);
+
+		if (bad(q) || q <= prev || q > ROOF_MAX_ATTN_SEQ)
+			return gp_fail(err, "device achievable.attention long "
+			               "point %d: seq must exceed %g and be at "
+			               "most %g (got %g)", i + 1, prev,
+			               ROOF_MAX_ATTN_SEQ, q);
+		if (bad(r) || r < ROOF_MIN_FRAC || r > ROOF_MAX_ATTN_LONG)
+			return gp_fail(err, "device achievable.attention long "
+			               "point %d: its rate over the reference's "
+			               "must be in [%g, %g] (got %g)", i + 1,
+			               ROOF_MIN_FRAC, ROOF_MAX_ATTN_LONG, r);
+	}
 	if (bad(d->attn_dropout) || d->attn_dropout > ROOF_MAX_ATTN_DROPOUT ||
 	    (d->attn_dropout != 0.0 && d->attn_dropout < 1.0))
 		return gp_fail(err, "device achievable.attention dropout must "
@@ -564,13 +604,15 @@ double roof_gemm_eff(const roof_device *d, double m, double n, double k,
  * the keys pays the same fill as a GEMM's K loop (gemm_eff's
  * ROOF_K_FILL).  The catalog's attention fractions were measured causal
  * at 4k-8k tokens (FA3 paper Figs. 5-6); both terms are taken relative to
- * 8k tokens, so a shorter prompt runs slower than the measurement and a
- * longer one is not credited beyond it.  Cross-check against the same
+ * the prompt the kernel's fractions were read at (8k tokens unless the
+ * catalog entry names its own, attn_ref_q: the A100 figures were read at
+ * 4k), so a shorter prompt runs slower than the measurement and a longer
+ * one is not credited beyond it by these terms -- only by the kernel's
+ * own published length curve (attn_long below), where it has one.  Cross-check against the same
  * figure (causal, head dim 128, H100 SXM5): cuDNN runs 410, 484 and 518
  * TFLOP/s at 1k, 2k and 4k tokens against 529 at 8k (0.78, 0.91, 0.98);
  * FA3 423, 521, 579 against 602 (0.70, 0.87, 0.96). */
 #define ATTN_TILE 128.0
-#define ATTN_REF_Q 8192.0
 
 /* Useful share of a causal prompt's query tiles (ATTN_TILE). */
 static double causal_diag(double q)
@@ -608,19 +650,51 @@ static double exp_bound(double d, double dstar)
 	return d / fmax(d, dstar);
 }
 
+/* A kernel's published rate at a causal prompt of q tokens over its rate
+ * at the reference q0 (attn_ref_q), from the device's length curve: 1 up
+ * to q0, linear in log2 q between the published points (the bars stand at
+ * doubling lengths), held at the last point past it -- no bar beyond it
+ * says how much further the kernel climbs. */
+static double attn_long(const roof_device *d, double q)
+{
+	double q0 = attn_ref_q(d), r0 = 1.0;
+	int i;
+
+	if (d->attn_long_n <= 0 || !(q > q0))
+		return 1.0;
+	for (i = 0; i < d->attn_long_n; i++) {
+		double q1 = d->attn_long_q[i], r1 = d->attn_long_r[i];
+
+		if (q <= q1)
+			return r0 + (r1 - r0) * log2(q / q0) / log2(q1 / q0);
+		q0 = q1;
+		r0 = r1;
+	}
+	return r0;
+}
+
 double roof_attn_eff(const roof_device *d, double m, double n, double k,
                      double count, double causal_q)
 {
-	double ref, eff;
+	double ref, eff, q0 = attn_ref_q(d);
 
-	ref = gemm_eff(d, ATTN_REF_Q, n, (ATTN_REF_Q + 1.0) / 2.0, count,
-	               0.0, 0, 0) * causal_diag(ATTN_REF_Q);
+	ref = gemm_eff(d, q0, n, (q0 + 1.0) / 2.0, count,
+	               0.0, 0, 0) * causal_diag(q0);
 	eff = gemm_eff(d, m, n, k, count, 0.0, 0, 0) *
 		(causal_q > 0 ? causal_diag(causal_q) : 1.0) / ref;
 	if (d->attn_exp_dim > 0.0 && n > 0.0)
 		eff *= exp_bound(n, d->attn_exp_dim) /
 			exp_bound(ATTN_REF_D, d->attn_exp_dim);
-	return eff > 1.0 ? 1.0 : eff;
+	if (eff > 1.0)
+		eff = 1.0;
+	/* Past the reference the shape terms above are spent (capped at
+	 * 1); a kernel whose published bars keep rising there declares by
+	 * how much (FlashAttention-1 and HazyResearch's Triton kernel:
+	 * catalog/archs.lua), and a causal prompt that long runs at that
+	 * share of the reference's rate. */
+	if (causal_q > 0)
+		eff *= attn_long(d, causal_q);
+	return eff;
 }
 
 double roof_overlap(double tc, double tm)

@@ -17,6 +17,10 @@
 #include "common.h"
 
 /* One accelerator as the roofline sees it. */
+/* Points of a fused attention kernel's length curve (roof_device
+ * attn_long_q / attn_long_r): the published bars past the reference. */
+#define ROOF_ATTN_LONG_MAX 8
+
 typedef struct roof_device {
 	double peak[GP_DTYPE_COUNT];   /* dense FLOP/s per precision;
 	                                  0 = none */
@@ -52,6 +56,18 @@ typedef struct roof_device {
 	                         exponentials, not the tensor cores, bound
 	                         the fused attention kernel (roofline.c
 	                         roof_attn_eff); 0 = no such bound */
+	double attn_ref_q;    /* causal prompt length (tokens) the fused
+	                         attention kernel's attn_fwd / attn_bwd
+	                         were read at; 0 = 8192 (roofline.c
+	                         ATTN_REF_Q) */
+	int attn_long_n;      /* points of the kernel's published length
+	                         curve past attn_ref_q, 0..ROOF_ATTN_LONG_MAX;
+	                         0 = its rate is flat past the reference */
+	double attn_long_q[ROOF_ATTN_LONG_MAX]; /* their prompt lengths,
+	                         increasing, each > attn_ref_q */
+	double attn_long_r[ROOF_ATTN_LONG_MAX]; /* the kernel's published
+	                         rate there over its rate at attn_ref_q,
+	                         1..ROOF_MAX_ATTN_LONG */
 	double stream_frac[GP_DTYPE_COUNT]; /* rate at which a memory-bound
 	                                  GEMM computing at this precision
 	                                  streams its operands, as a
@@ -186,12 +202,14 @@ double roof_expected_tiles(double mean, double tile, int touched);
 
 /* Shape factor of a fused attention kernel (FlashAttention-2/3, cuDNN)
  * against the conditions its catalog fraction (roof_device attn_fwd,
- * attn_bwd) was measured in, a causal 8k-token prompt at head dim 128:
- * roof_gemm_eff's terms for output m x n over k keys, count of them, the
- * causal diagonal's waste for a prompt of causal_q tokens (0: not causal,
- * as decode), and for a head dim n below the device's attn_exp_dim the
- * exponentials' bound.  In (0, 1]: a longer prompt is not credited beyond
- * the measurement (roofline.c). */
+ * attn_bwd) was measured in, a causal prompt of attn_ref_q tokens (8k
+ * unless the device says) at head dim 128: roof_gemm_eff's terms for
+ * output m x n over k keys, count of them, the causal diagonal's waste for
+ * a prompt of causal_q tokens (0: not causal, as decode), and for a head
+ * dim n below the device's attn_exp_dim the exponentials' bound, capped at
+ * 1; a causal prompt longer than the reference times the kernel's length
+ * curve (attn_long_q / attn_long_r; none: 1), so above 1 only for a kernel
+ * whose published rate keeps rising past its reference (roofline.c). */
 double roof_attn_eff(const roof_device *d, double m, double n, double k,
                      double count, double causal_q);
 

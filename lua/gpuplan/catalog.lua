@@ -856,18 +856,39 @@ local function check_entries(cat, errs)
   local roofline = require "gpuplan.roofline"
   -- An arch's fractions and launch overheads, as its GPUs' devices carry
   -- them (with a nominal 1 TFLOP/s and 1 TB/s, which only the GPU sets).
+  -- Every attention kernel's reference length and length curve (the
+  -- device carries only the kernel a command picks; --attn-kernel picks
+  -- any other).
+  local function attn_curves(entry, at, base)
+    if not at then return end
+    for _, kn in ipairs(roofline.attention_kernels) do
+      local pair = at[kn]
+      if pair then
+        try(entry, function()
+          local d = {}
+          for f, v in pairs(base) do d[f] = v end
+          d.attn_ref_q, d.attn_long = pair.seq, roofline.attn_long(pair, kn)
+          core.check("device", d)
+        end)
+      end
+    end
+  end
   for _, k in ipairs(sorted_ids(cat.archs)) do
     local a = cat.archs[k]
-    try(a, core.check, "device", { peak = { bf16 = 1e12 }, gemm = a.achievable.gemm,
+    local base = { peak = { bf16 = 1e12 }, gemm = a.achievable.gemm,
       stream = roofline.stream(a.achievable),
       mem_bw = 1e12, hbm = a.achievable.hbm or 1, launch = a.launch_overhead,
-      graph_launch = a.graph_launch_overhead or 0 })
+      graph_launch = a.graph_launch_overhead or 0 }
+    try(a, core.check, "device", base)
+    attn_curves(a, a.achievable.attention, base)
   end
   for _, k in ipairs(sorted_ids(cat.gpus)) do
     local g = cat.gpus[k]
     try(g, function()
       local d = roofline.device(g, cat)
       core.check("device", d)
+      attn_curves(g, g.achievable and g.achievable.attention,
+        { peak = d.peak, gemm = d.gemm, mem_bw = d.mem_bw, hbm = d.hbm })
       -- The commands compute in 16 bits unless told (infer's bf16, else
       -- fp16): a card with no GEMM fraction for either is refused here,
       -- not by the first command ("device has no fp16 tensor compute").

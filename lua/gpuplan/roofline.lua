@@ -149,6 +149,7 @@ function M.device(gpu, cat, attn_kernel, power_limit)
     -- over without (its Philox mask drawn and regenerated); nil where
     -- nobody measured the kernel with dropout: not priced
     d.attn_dropout = pair.dropout
+    d.attn_ref_q, d.attn_long = pair.seq, M.attn_long(pair, k)
   elseif attn_kernel then
     error(string.format("no attention kernel measurements for %s (arch %s)", tostring(g.id),
       tostring(g.arch)), 0)
@@ -184,6 +185,40 @@ function M.device(gpu, cat, attn_kernel, power_limit)
   end
   return d, clock, limit
 end
+
+-- A fused attention kernel's length curve (its catalog entry's `long`:
+-- the kernel's published rates at causal prompts from the length its
+-- fractions were read at, `seq`, 8192 when absent) as the device table
+-- carries it: { {seq, rate over the first point's}, ... } past the first
+-- (engine/roofline.c roof_attn_eff); nil without one.  The first point
+-- must stand at the reference and the lengths must grow: a curve read
+-- off another length would scale the fractions by the wrong rate.
+function M.attn_long(pair, kernel)
+  local pts = pair.long
+  if not pts or #pts == 0 then return nil end
+  local ref = pair.seq or 8192
+  local function bad(fmt, ...)
+    error(string.format("field 'achievable.attention.%s.long': " .. fmt, tostring(kernel), ...), 0)
+  end
+  if pts[1].seq ~= ref then
+    bad("its first point (seq %s) must stand at the length its fractions were read at (seq %d)",
+      tostring(pts[1].seq), ref)
+  end
+  if #pts - 1 > M.ATTN_LONG_MAX then
+    bad("%d points past the reference (at most %d)", #pts - 1, M.ATTN_LONG_MAX)
+  end
+  local out = {}
+  for i = 2, #pts do
+    if not (pts[i].seq > pts[i - 1].seq) then
+      bad("point %d (seq %s) must be longer than point %d (seq %s)", i, tostring(pts[i].seq),
+        i - 1, tostring(pts[i - 1].seq))
+    end
+    out[#out + 1] = { pts[i].seq, pts[i].tflops / pts[1].tflops }
+  end
+  return out
+end
+-- engine/roofline.h ROOF_ATTN_LONG_MAX
+M.ATTN_LONG_MAX = 8
 
 -- The per-precision streaming fractions of memory-bound GEMMs
 -- (achievable.stream) without their reason and source, as the device

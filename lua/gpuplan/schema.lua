@@ -355,8 +355,17 @@ end
 -- dropout (optional): the kernel's forward + backward time with dropout
 -- on the probabilities over its time without, measured on one shape;
 -- absent: not measured, not priced (engine/train_price.c)
+-- seq (optional): the causal prompt, in tokens, fwd and bwd were read at;
+-- absent: 8192 (engine/roofline.c roof_attn_eff)
+-- long (optional): the kernel's published forward + backward rates at
+-- causal prompts from seq on, { seq = tokens, tflops = rate } each, the
+-- first at seq: a longer prompt runs at its rate over the first's
+-- (roofline.lua attn_long); absent: flat past seq
 local attn_pair = T.record { fwd = R(frac()), bwd = R(frac()),
-                             dropout = num { min = 1, max = 16 } }
+                             dropout = num { min = 1, max = 16 },
+                             seq = int { min = 1 },
+                             long = T.array(T.record { seq = R(int { min = 1 }),
+                                                      tflops = R(num { min = 0.001, max = 1e6 }) }) }
 
 -- Memory-bound GEMMs at a precision whose kernels stream their operands
 -- below the common rate (roofline.c ROOF_GEMV_BW): the measured fraction

@@ -31,7 +31,7 @@ int main(void)
 	gp_error err;
 	double e;
 
-	plan(94);
+	plan(107);
 	h100(&d);
 	ok(roof_device_check(&d, &err) == GP_OK, "H100 device is valid");
 
@@ -104,6 +104,76 @@ int main(void)
 	ok(roof_device_check(&d, &err) == GP_EINVAL &&
 	   strstr(err.msg, "exp_dim") != NULL, "a negative exp_dim: refused");
 	d.attn_exp_dim = 0;
+
+	/* A kernel's length curve past its reference (attn_ref_q,
+	 * attn_long): the A100 Triton FlashAttention entry, read at 4k
+	 * tokens, with FlashAttention-1's causal head-dim-128 bars 76 / 80 /
+	 * 83 TFLOP/s at 4k / 8k / 16k (FA2 paper Fig. 4d) as its curve:
+	 * 80/76 at 8k, 83/76 at 16k.  No SMs (no wave term). */
+	d.attn_ref_q = 4096;
+	d.attn_long_n = 2;
+	d.attn_long_q[0] = 8192;
+	d.attn_long_r[0] = 80.0 / 76;
+	d.attn_long_q[1] = 16384;
+	d.attn_long_r[1] = 83.0 / 76;
+	ok(roof_device_check(&d, &err) == GP_OK, "a 4k reference with a "
+	   "two-point curve is valid");
+	/* At the reference the shape terms cancel and the curve is 1. */
+	is_num(roof_attn_eff(&d, 4096, 128, 2048.5, 1, 4096), 1.0, 1e-12,
+	       "curve: 4k, the reference's rate");
+	/* Below it the shape terms against 4k, not 8k: K fill
+	 * 1024.5/1152.5 and diagonal 16/17 at 2k over 2048.5/2176.5 and
+	 * 32/33 at 4k -> 0.9126 (the reference K cancels). */
+	is_num(roof_attn_eff(&d, 2048, 128, 1024.5, 1, 2048),
+	       (1024.5 / 1152.5) * (16.0 / 17) /
+	       ((2048.5 / 2176.5) * (32.0 / 33)), 1e-12,
+	       "curve: 2k against the 4k reference, 0.913");
+	/* Half way (in log2) from 4k to 8k, 4096 sqrt 2 = 5793 tokens: the
+	 * shape terms capped at 1, times 1 + (80/76 - 1) / 2 = 78/76
+	 * (tolerance: log2 of the rounded sqrt 2, ~1e-16). */
+	is_num(roof_attn_eff(&d, 4096 * sqrt(2.0), 128,
+	                     (4096 * sqrt(2.0) + 1) / 2, 1, 4096 * sqrt(2.0)),
+	       78.0 / 76, 1e-12, "curve: 5.8k, 78/76 (log-linear from 4k)");
+	/* At the published points: 80/76 = 1.0526 at 8k, and half way from
+	 * 8k to 16k (11585 tokens) 81.5/76 = 1.0724. */
+	is_num(roof_attn_eff(&d, 8192, 128, 4096.5, 1, 8192), 80.0 / 76,
+	       1e-12, "curve: 8k, the 8k bar over the 4k one, 80/76");
+	is_num(roof_attn_eff(&d, 8192 * sqrt(2.0), 128,
+	                     (8192 * sqrt(2.0) + 1) / 2, 1, 8192 * sqrt(2.0)),
+	       81.5 / 76, 1e-12, "curve: 11.6k, 81.5/76 (log-linear)");
+	/* Past the last bar the curve is held: 64k at 83/76 = 1.0921. */
+	is_num(roof_attn_eff(&d, 65536, 128, 32768.5, 1, 65536), 83.0 / 76,
+	       1e-12, "curve: 64k held at the 16k bar, 83/76");
+	/* Not causal (decode, a square kernel): the curve, read off causal
+	 * prompts, does not apply; the shape terms cap at 1. */
+	ok(roof_attn_eff(&d, 65536, 128, 65536, 1, 0) == 1.0,
+	   "curve: a non-causal call keeps the capped rate");
+	/* Refused: lengths out of order, a rise past 4x, a negative
+	 * reference, more points than the device holds. */
+	d.attn_long_q[1] = 8192;
+	ok(roof_device_check(&d, &err) == GP_EINVAL &&
+	   strstr(err.msg, "point 2") != NULL, "curve: a repeated length "
+	   "refused");
+	d.attn_long_q[1] = 16384;
+	d.attn_long_r[1] = 4.5;
+	ok(roof_device_check(&d, &err) == GP_EINVAL &&
+	   strstr(err.msg, "rate over the reference") != NULL,
+	   "curve: a 4.5x rise refused");
+	d.attn_long_r[1] = 83.0 / 76;
+	d.attn_long_q[0] = 4096;
+	ok(roof_device_check(&d, &err) == GP_EINVAL &&
+	   strstr(err.msg, "must exceed 4096") != NULL,
+	   "curve: a point at the reference itself refused");
+	d.attn_long_q[0] = 8192;
+	d.attn_ref_q = -1;
+	ok(roof_device_check(&d, &err) == GP_EINVAL &&
+	   strstr(err.msg, "seq") != NULL, "a negative reference refused");
+	d.attn_ref_q = 4096;
+	d.attn_long_n = ROOF_ATTN_LONG_MAX + 1;
+	ok(roof_device_check(&d, &err) == GP_EINVAL &&
+	   strstr(err.msg, "at most") != NULL, "too many points refused");
+	d.attn_ref_q = 0;
+	d.attn_long_n = 0;
 
 	/* Wave quantisation with split-K on 132 SMs: 1280 x 1280 -> 100
 	 * tiles, one wave 100/132 = 0.758.  Best split s = 5: 500 slices,
