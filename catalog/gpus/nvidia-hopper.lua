@@ -217,7 +217,11 @@ gpu {
       cudnn = { fwd = 0.862, bwd = 0.731, dropout = 1.034 },
       fa3 = { fwd = 0.862, bwd = 0.747 },
       fa2 = { fwd = 0.527, bwd = 0.463, dropout = 1.047 },
-      triton = { fwd = 0.231, bwd = 0.199 },
+      -- triton: the hopper arch's ratio of it to FA2 (0.173 / 0.39, 0.153 /
+      -- 0.345) times FA2 here, and the arch's length curve
+      -- (FlashAttention-1's H100 bars, 135 and 137 at 8k and 16k).
+      triton = { fwd = 0.234, bwd = 0.205,
+                 long = { { seq = 8192, tflops = 135 }, { seq = 16384, tflops = 137 } } },
       -- FP8 attention's share of its doubled rate, as the hopper arch's:
       -- measured on the H20 (Ant Group's FP8 FlashMLA, ~1.70x BF16).
       fp8 = 0.85,
