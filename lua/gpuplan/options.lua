@@ -807,7 +807,9 @@ opt { name = "xqa", type = "flag", commands = "infer", default = true,
     .. "kernel, one thread block per query head, each reading its KV head's whole cache "
     .. "(the cache read heads/kv_heads times a decode step, multiplied on the CUDA cores), "
     .. "as in every release before 0.6 (XQA came in 0.6-0.7 behind TRTLLM_ENABLE_XQA=1, on "
-    .. "by default from 0.8) and engines built with --disable_xqa; --runtime trtllm only",
+    .. "by default from 0.8), a GQA model of any group but 8 query heads a KV head or of a "
+    .. "head size but 128 or 256 up to 0.10 (XQA's support test), and engines built with "
+    .. "--disable_xqa; --runtime trtllm only",
   suggest = { "disable_xqa", "enable_xqa", "use_xqa", "trtllm_enable_xqa" } }
 opt { name = "paged_decode", type = "flag", commands = "infer",
   help = "vLLM decodes on its own PagedAttention kernel (paged_attention_v1/v2): one thread "

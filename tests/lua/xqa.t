@@ -183,4 +183,60 @@ do
        "the rule is TensorRT-LLM's alone")
 end
 
+-- The predictor's XQA shape rule (predict/infer.lua, TensorRT-LLM
+-- profile): a release from 0.6 to 0.10 ran XQA only where its runner's
+-- support test passed -- 0.10.0.dev2024043000's DecoderXQARunner::shouldUse,
+-- "head_size != 128 && head_size != 256" and "nbQHeadsPerKV != 8 &&
+-- nbQHeadsPerKV != 1" refused, nbQHeadsPerKV one rank's query heads over
+-- its KV heads -- and a GQA model of any other shape decoded on the masked
+-- MHA kernel.  Each case below changes one thing from the 70B-like model
+-- above (80 layers, hidden 8192, FP8 on one H200).
+do
+  local predict = require "gpuplan.predict.infer"
+  local function case(version, heads, kv_heads, tp)
+    tp = tp or 1
+    -- (the MHA variant at batch 8, as above: 64 would not fit)
+    local b = heads == kv_heads and 8 or 64
+    return { model = { layers = 80, hidden = 8192, heads = heads, kv_heads = kv_heads,
+                       ffn_hidden = 28672, ffn_gated = true, vocab = 32000 },
+             hardware = { gpu = "h200-sxm", gpus = tp }, parallel = { tp = tp },
+             workload = { weight_dtype = "fp8", batch = b, input_len = 128, output_len = 2048,
+                          num_requests = b },
+             measured = { metric = "output_tokens_per_s" },
+             source = { title = "TensorRT-LLM performance overview", version = version } }
+  end
+  -- the defaults entry that says the shape rule priced it, or nil
+  local function shape(...)
+    local r, why = predict(case(...), gp.catalog())
+    assert(r, why)
+    for _, d in ipairs(r.defaults) do
+      if d:find("XQA runs 8 query heads a KV head", 1, true) then return d end
+    end
+  end
+  -- 64 query heads over 8 KV heads, head size 8192 / 64 = 128: XQA's shape
+  t.is(shape("0.10.0", 64, 8), nil, "0.10.0, 8 query heads a KV head at head size 128: XQA")
+  -- 64 over 16: 4 a KV head (Mixtral's and Mistral's group)
+  local g4 = shape("0.10.0", 64, 16)
+  t.ok(g4 and g4:find("xqa=false (TensorRT-LLM 0.10.0: XQA runs 8 query heads a KV head at "
+         .. "head size 128 or 256 only; this model has 4 query heads a KV head at head size "
+         .. "128): TensorRT-LLM's masked MHA kernel", 1, true)
+       and g4:find("the KV cache read 4 times a decode step", 1, true),
+       "0.10.0, 4 query heads a KV head: the masked MHA kernel, the cache read 4 times")
+  -- 128 over 16: a group of 8, but head size 8192 / 128 = 64 (Falcon 180B's)
+  local h64 = shape("0.10.0", 128, 16)
+  t.ok(h64 and h64:find("this model has 8 query heads a KV head at head size 64)", 1, true),
+       "0.10.0, head size 64: the masked MHA kernel though the group is 8")
+  -- the group is a rank's: 64 query heads over 4 KV heads is 16 on one GPU
+  -- but at TP 8 a rank holds 64 / 8 = 8 query heads and one (replicated)
+  -- KV head, 8 a KV head: XQA's shape
+  t.ok(shape("0.10.0", 64, 4, 1), "64 over 4 KV heads on one GPU: 16 a KV head, no XQA")
+  t.is(shape("0.10.0", 64, 4, 8), nil, "... at TP 8, 8 a KV head on a rank: XQA")
+  t.ok(shape("0.7.0", 64, 16), "0.7.0 (XQA's first releases): the same test")
+  t.is(shape("0.11.0", 64, 16), nil, "after 0.10 (not read): left to XQA")
+  t.is(shape(nil, 64, 16), nil, "no release: left to XQA")
+  t.is(shape("0.10.0", 64, 64), nil, "MHA: one query head a KV head reads the cache once")
+  -- before 0.6 the no-XQA rule says it, not this one
+  t.is(shape("0.5.0", 64, 16), nil, "0.5.0: the no-XQA-kernel rule, not the shape rule")
+end
+
 t.done_testing()

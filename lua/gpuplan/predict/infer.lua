@@ -246,6 +246,45 @@ local PROFILES = {
       -- (join_qhead), says the kernel and the reads it priced
       defaults[#defaults + 1] = "xqa=false (TensorRT-LLM before 0.6: no XQA kernel)"
     end
+    -- A release with XQA ran it only on the shapes it was built for; any
+    -- other GQA model decoded on the masked MHA kernel.  The runner's
+    -- support test (DecoderXQARunner::shouldUse, decoderXQARunner.h) at
+    -- 0.10.0.dev2024043000, the revision that carries the 0.10.0 release
+    -- notes' fix "Removed the unnecessary check in XQA to fix code Llama
+    -- 70b Triton crashes (#1256)": "if (xqaParams.head_size != 128 &&
+    -- xqaParams.head_size != 256 && !isGPTJBeam4Kernel)
+    -- SUPPORT_RETURN_FALSE("head_size")" and, for one query token a step,
+    -- "if (nbQHeadsPerKV != 8 && nbQHeadsPerKV != 1)
+    -- SUPPORT_RETURN_FALSE("nbHeads")", nbQHeadsPerKV the query heads over
+    -- the KV heads the plugin is given, which are one rank's.  At 0.7.1 the
+    -- test was narrower ("nbQHeadsPerKV != 8 || (nbKVHeads != 1 && ... !=
+    -- 8)", "head_size != 128"), and the precompiled kernels of the era
+    -- (cubin/xqa_kernel_cubin.h) are all "nqpkv_8" and "d_128"/"d_256"
+    -- for a single query token, so a group of 8 at head size 128 or 256 is
+    -- the one GQA shape XQA ran from 0.6 to 0.10.  When it declines, the
+    -- generation attention is the masked MHA kernel (engine/infer.c
+    -- mmha_decode), whose launcher still sets "dim3
+    -- grid{static_cast<unsigned>(params.num_heads),
+    -- static_cast<unsigned>(params.batch_size), 1}" -- a block per query
+    -- head.  Falcon 180B (232 query heads over 8 KV heads, head size 64:
+    -- 29 a KV head at any TP) and Mixtral 8x7B or Mistral 7B (32 over 8:
+    -- 4) are such models.  Releases after 0.10 are left to XQA: their
+    -- runner was not read release by release (a later revision admits
+    -- "nbQHeadsPerKV != 16 && nbQHeadsPerKV != 8 && nbQHeadsPerKV != 1").
+    local rel = maj and (tonumber(maj) == 0 and tonumber(min) <= 10)
+    if rel and not pre and gqa and not mla and a.xqa == nil then
+      local tp = a.tp or 1
+      local kv = model.kv_heads or model.heads
+      -- one rank's heads: a KV head is replicated where TP exceeds them
+      local group = (model.heads / tp) / math.max(1, kv / tp)
+      local hd = model.head_dim or model.hidden / model.heads
+      if group ~= 8 or (hd ~= 128 and hd ~= 256) then
+        a.xqa = false
+        defaults[#defaults + 1] = string.format("xqa=false (TensorRT-LLM %s: XQA runs %s; this "
+          .. "model has %g query heads a KV head at head size %g)", tostring(ver),
+          "8 query heads a KV head at head size 128 or 256 only", group, hd)
+      end
+    end
   end,
   -- vLLM's scheduler cap on the running batch, max_num_seqs, where the case
   -- does not set it.  Releases before 0.8.0 ran the V0 engine, whose
