@@ -203,6 +203,10 @@ typedef struct gp_topo {
 			       * threads NCCL prices slower (2 us a network
 			       * post, LL across nodes <= 22.5 / 19.0 GB/s);
 			       * 0: Intel, Arm or unknown (1 us, 39 / 20.4) */
+	int p2p_read;         /* 1: NCCL moves NVLink peer-to-peer data by
+			       * reads from the sender's buffer (compute
+			       * capability 8.0); 0: by writes into the
+			       * receiver's (every other part) */
 	double ll_max_bw;     /* NCCL's ceiling on the LL protocol's bus
 			       * bandwidth on one node, B/s: its tuner's
 			       * llMaxBws row for the GPU generation; what

@@ -105,22 +105,38 @@ static const double proto_eff[GP_PROTO_COUNT] = {
 
 /* One send/recv stream inside a node: NCCL gives it nch channels
  * (p2p_channels), each moving at most P2P_CH_BW, and the stream no more
- * than P2P_LINK_EFF of the ring's per-GPU rate.  An all-to-all is n - 1
+ * than its share of the ring's per-GPU rate: P2P_WRITE_EFF, or
+ * P2P_LINK_EFF where NCCL moves it by reads.  An all-to-all is n - 1
  * such streams at once, one per peer (NCCL runs it as grouped
  * ncclSend/ncclRecv, each peer on its own share of the p2p channels), so
- * the same two bounds price it: each peer's stream by its channels, and
- * what the GPU sends in all by P2P_LINK_EFF of its link.  Every GPU of a
- * sendrecv_perf ring sends and receives at once, as it does in an
- * all-to-all, so the one plateau holds for both: 4 x H100 alltoall_perf
- * at 500 MiB, 334.9 GB/s busbw (nccl#2169), is 0.91 of the 370 GB/s that
- * NCCL's maintainer gives as the busbw of "non-allreduce operations" on
- * H100 (nccl-tests#212), where 0.83 gives 307.
+ * two bounds price it too: each peer's stream by its channels, and what
+ * the GPU sends in all by P2P_LINK_EFF of its link.  4 x H100
+ * alltoall_perf at 500 MiB, 334.9 GB/s busbw (nccl#2169), is 0.91 of the
+ * 370 GB/s that NCCL's maintainer gives as the busbw of "non-allreduce
+ * operations" on H100 (nccl-tests#212), where 0.83 gives 307.
  *  P2P_CH_BW: NCCL's own figure for what one p2p channel carries,
  *   NCCL_P2P_PER_CHANNEL_NET_BW = 14 GB/s (src/graph/paths.cc, the
  *   channels it gives a network peer), taken for any peer.
  *  P2P_LINK_EFF: the plateau of 8 x A100 sendrecv_perf, 192.75 GB/s at
  *   512 MiB (li-plus/playground cuda/nccl.md; 32 channels, so the link
- *   binds), of the A100 ring's 300 x 0.77 = 231 GB/s: 0.83.
+ *   binds), of the A100 ring's 300 x 0.77 = 231 GB/s: 0.83.  The A100
+ *   moves p2p data by reads (p2p_read, below); the all-to-all takes the
+ *   same bound on every part (4 x and 8 x H100, which write, plateau at
+ *   334.9 and 340 GB/s, 0.91-0.92 of their ring's rate: the
+ *   all-to-all's own shortfall, left as it was).
+ *  P2P_WRITE_EFF: a send/recv stream that NCCL moves by writes reaches
+ *   the link's achievable rate, as the ring does.  NCCL writes into the
+ *   receiver's buffer on every part but compute capability 8.0, where
+ *   it reads from the sender's ("Enable P2P Read for Ampere/NVLink
+ *   only", src/graph/paths.cc ncclTopoCheckP2p; the topology's
+ *   p2p_read); a read stream gets less of the same link ("p2p write is
+ *   faster than read, and also with better bandwidth", p2pBandwidth-
+ *   LatencyTest on A100, nccl#512).  2 x H100 sendrecv_perf plateaus at
+ *   364.93 GB/s (Hugging Face, The Smol Training Playbook, "Through
+ *   NVLink", sendrecv_perf -b 8 -e 8G -f 2 -g 1 on a p5.48xlarge), 0.99
+ *   of the H100 ring's 450 x 0.82 = 369 GB/s, and NCCL's maintainer
+ *   gives 370 GB/s as H100's busbw for "non-allreduce operations"
+ *   (nccl-tests#212): 1.
  *  Channels (NCCL 2.30 enqueue.cc, the p2p scheduler, and paths.cc): a
  *   node's pool of P2P_POOL channels ("32 p2p channels, 32 p2p channels
  *   per peer" on 8 x H100, nccl#1259's log), split so that every peer of
@@ -132,6 +148,7 @@ static const double proto_eff[GP_PROTO_COUNT] = {
  *   ncclTopoGetNchannels) and 128 KiB chunks. */
 #define P2P_CH_BW 14e9
 #define P2P_LINK_EFF 0.83
+#define P2P_WRITE_EFF 1.0
 #define P2P_POOL GP_NCCL_P2P_CHANNELS
 
 /* Cost of posting one network message from the proxy thread, us: NCCL
@@ -1088,15 +1105,20 @@ static int price_p2p(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 	if (c->op == GP_SEND_RECV) {
 		/* nccl-tests sendrecv: rank i sends S to i+1 while
 		 * receiving from i-1, all at once; across nodes the
-		 * boundary pairs go through one NIC each. */
+		 * boundary pairs go through one NIC each.  Over NVLink
+		 * the stream's share of the link is P2P_WRITE_EFF, or
+		 * P2P_LINK_EFF where NCCL reads (p2p_read); over PCIe
+		 * NCCL never reads (paths.cc: NVLink only). */
+		double eff = c->t->p2p_read && c->kind_up == GP_LINK_NVLINK ?
+			     P2P_LINK_EFF : P2P_WRITE_EFF;
+
 		if (c->nn == 1) {
 			*lat = base(p) + hop_up(c, p);
-			*bwt = S / min2(up * P2P_LINK_EFF,
+			*bwt = S / min2(up * eff,
 					p2p_channels(c, S) * P2P_CH_BW * pe);
 		} else {
 			*lat = base(p) + hop_net(c, p);
-			*bwt = max2(S / (up * P2P_LINK_EFF),
-				    S / (c->bnic * pe));
+			*bwt = max2(S / (up * eff), S / (c->bnic * pe));
 		}
 		return 0;
 	}

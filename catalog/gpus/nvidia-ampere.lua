@@ -18,6 +18,7 @@ gpu {
   memory = "40GiB", memory_type = "HBM2",
   mem_bw = "1.555TB/s",
   sms = 108,
+  nccl_p2p_read = true,  -- GA100, compute capability 8.0 (catalog/FORMAT.md)
   -- GA100: "Peak BF16 TFLOPS (non-Tensor)" 39 = 2 x FP32 19.5 (FP16 78 = 4x; the
   -- bf16 figure taken) -- NVIDIA "Hopper Architecture In-Depth" table 3
   vec16_x = 2,
@@ -46,6 +47,7 @@ gpu {
   usable_memory = "79.15GiB",
   mem_bw = "2.039TB/s",
   sms = 108,
+  nccl_p2p_read = true,  -- GA100, compute capability 8.0 (catalog/FORMAT.md)
   -- GA100: "Peak BF16 TFLOPS (non-Tensor)" 39 = 2 x FP32 19.5 (FP16 78 = 4x; the
   -- bf16 figure taken) -- NVIDIA "Hopper Architecture In-Depth" table 3
   vec16_x = 2,
@@ -75,6 +77,7 @@ gpu {
   memory = "80GiB", memory_type = "HBM2e",
   mem_bw = "1.935TB/s",
   sms = 108,
+  nccl_p2p_read = true,  -- GA100, compute capability 8.0 (catalog/FORMAT.md)
   -- GA100: "Peak BF16 TFLOPS (non-Tensor)" 39 = 2 x FP32 19.5 (FP16 78 = 4x; the
   -- bf16 figure taken) -- NVIDIA "Hopper Architecture In-Depth" table 3
   vec16_x = 2,
@@ -111,6 +114,7 @@ gpu {
   usable_memory = "79.15GiB",
   mem_bw = "2.039TB/s",
   sms = 108,
+  nccl_p2p_read = true,  -- GA100, compute capability 8.0 (catalog/FORMAT.md)
   -- GA100: "Peak BF16 TFLOPS (non-Tensor)" 39 = 2 x FP32 19.5 (FP16 78 = 4x; the
   -- bf16 figure taken) -- NVIDIA "Hopper Architecture In-Depth" table 3
   vec16_x = 2,
@@ -139,6 +143,7 @@ gpu {
   memory = "80GiB", memory_type = "HBM2e",
   mem_bw = "1.935TB/s",
   sms = 108,
+  nccl_p2p_read = true,  -- GA100, compute capability 8.0 (catalog/FORMAT.md)
   -- GA100: "Peak BF16 TFLOPS (non-Tensor)" 39 = 2 x FP32 19.5 (FP16 78 = 4x; the
   -- bf16 figure taken) -- NVIDIA "Hopper Architecture In-Depth" table 3
   vec16_x = 2,

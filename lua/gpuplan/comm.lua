@@ -34,7 +34,9 @@
 --   tuner ranks LL128 by across nodes: the arch's nccl_ring_ll128_ch_bw),
 --   host_amd (the nodes' CPUs
 --   are AMD x86: NCCL posts network messages slower there; the system's
---   cpu_vendor)
+--   cpu_vendor), p2p_read (NCCL reads NVLink peer-to-peer data from the
+--   sender rather than writing it into the receiver: the GPU's
+--   nccl_p2p_read)
 -- built by M.topology from catalog `system` and `fabric` entries; any field
 -- can be overridden (numbers in SI, or strings with units: "450GB/s per-dir",
 -- "0.6us").
@@ -96,6 +98,7 @@ local topo_fields = {
   nic_latency = "number", nic_achievable = "number", nic_sharp = "boolean",
   nic_path_bw = "number", nvls_tree_bw2 = "number", nvls_tree_bw3 = "number",
   host_mem_bw = "number", ll_max_bw = "number", host_amd = "boolean",
+  p2p_read = "boolean",
   tree_ch_bw2 = "number", tree_ch_bw3 = "number", ring_ll128_ch_bw = "number",
   tree_ll128_ch_bw2 = "number", tree_ll128_ch_bw3 = "number",
   up_nccl = "table", nic_nccl = "table",
@@ -323,6 +326,7 @@ function M.from_fabrics(spec, cat)
   end
   t.ring_ll128_ch_bw = arch and arch.nccl_ring_ll128_ch_bw or nil
   t.host_amd = spec.cpu_vendor == "amd"
+  t.p2p_read = gpu ~= nil and gpu.nccl_p2p_read == true
   -- a job's node (node_spec): the DRAM its offload is held against; not a
   -- collective's field, so not one gpuplan comm takes
   t.host_memory = spec.host_memory

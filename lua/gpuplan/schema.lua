@@ -441,6 +441,10 @@ M.gpu = T.record {
   -- power_limit overrides it (roofline.lua clock_at).
   power_limit = T.unit("power", { max = 1e5, what = "at most 100 kW" }),
   sms = int { min = 1 },           -- streaming multiprocessors (GEMM wave model)
+  -- NCCL moves its NVLink peer-to-peer traffic by reads from the sender's
+  -- buffer, not writes into the receiver's, on this part: compute capability
+  -- 8.0 alone (paths.cc ncclTopoCheckP2p); absent: writes
+  nccl_p2p_read = bool(),
   vec16_x = num { min = 1, max = 4 }, -- non-tensor f16x2/bf16x2 rate / fp32 rate
   mig = T.record { max = R(int { min = 1 }), profiles = T.array(str()) },
   source = R(str()), notes = str(),

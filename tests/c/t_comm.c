@@ -67,7 +67,7 @@ int main(void)
 	double S, want, intra;
 	int i, rc, mono;
 
-	plan(134);
+	plan(137);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -296,12 +296,30 @@ int main(void)
 	is_num(r.time, S / 112e9 + 11.8 * US, 1e-9, "send_recv 128 MiB on 8 "
 	       "channels = S/112e9 + 11.8 us");
 	is_num(r.busbw, r.algbw, 1e-12, "send_recv busbw = algbw");
-	/* 1 GiB doubles to 32 channels (448 GB/s): the link's 199.2e9
-	 * binds. */
+	/* 1 GiB doubles to 32 channels (448 GB/s): the link binds.  NCCL
+	 * writes into the receiver on this topology (p2p_read 0): the
+	 * stream reaches the ring's whole rate, S/240e9.  Where it reads
+	 * (an A100: p2p_read 1) the stream gets 0.83 of it, 199.2e9.  Over
+	 * PCIe NCCL never reads, so p2p_read changes nothing there: 16
+	 * GPUs of 32 GB/s x 0.8 = 25.6e9, 8 ranks of 4 channels on PCIe's 2
+	 * a peer (128 KiB chunks: 2 x 14 GB/s = 28e9 > 25.6e9), so S/25.6e9
+	 * either way.  Exact arithmetic: 1e-9. */
 	S = GiB;
 	MUST(comm_cost(&a100, GP_SEND_RECV, S, 8, &r, &e));
-	is_num(r.time, S / 199.2e9 + 11.8 * US, 1e-9, "send_recv 1 GiB = "
-	       "S/(240e9 x 0.83) + 11.8 us");
+	is_num(r.bw_time, S / 240e9, 1e-9, "send_recv 1 GiB by writes = "
+	       "S/240e9");
+	t = a100;
+	t.p2p_read = 1;
+	MUST(comm_cost(&t, GP_SEND_RECV, S, 8, &r, &e));
+	is_num(r.time, S / 199.2e9 + 11.8 * US, 1e-9, "send_recv 1 GiB by "
+	       "reads = S/(240e9 x 0.83) + 11.8 us");
+	t = nvl(8, 1, 32e9, 0.8);
+	t.up_kind = GP_LINK_PCIE;
+	MUST(comm_cost(&t, GP_SEND_RECV, S, 8, &r, &e));
+	t.p2p_read = 1;
+	MUST(comm_cost(&t, GP_SEND_RECV, S, 8, &r2, &e));
+	is_num(r.bw_time, S / 25.6e9, 1e-9, "send_recv over PCIe = S/25.6e9");
+	is_num(r2.bw_time, r.bw_time, 1e-12, "p2p_read is NVLink's alone");
 	/* 64 MiB stays on 4 channels (16 MiB each): 56 GB/s. */
 	S = 64 * MiB;
 	MUST(comm_cost(&a100, GP_SEND_RECV, S, 8, &r, &e));

@@ -176,6 +176,19 @@ t.is(comm.topology("dgx-h100").ll_max_bw, 141e9, "Hopper's LL ceiling from its a
 -- counts 2(N-1) = 2: 6.6 + 28 x 2.0 + 2 x 2.7 = 68.0).
 t.is(comm.topology("dgx-a100").host_amd, true, "dgx-a100: AMD hosts")
 t.is(comm.topology("dgx-h100").host_amd, false, "dgx-h100: Intel hosts")
+-- How NCCL moves NVLink p2p data, from the GPU: the A100 (compute capability
+-- 8.0) reads from the sender, the H100 writes into the receiver
+-- (catalog/FORMAT.md, nccl_p2p_read).  A 1 GiB send/recv on 8 GPUs runs on
+-- 32 channels (32 x 14 GB/s = 448 GB/s), so the link binds: by writes the
+-- ring's whole rate, 900/2 GB/s x 0.82 = 369 GB/s on a DGX H100; by reads
+-- 0.83 of 600/2 x 0.77 = 231 GB/s, 191.73 GB/s, on a DGX A100.  The terms
+-- are exact products: 1e-9.
+t.is(comm.topology("dgx-a100").p2p_read, true, "dgx-a100: NCCL reads p2p data")
+t.is(comm.topology("dgx-h100").p2p_read, false, "dgx-h100: NCCL writes p2p data")
+t.near(gp.comm { op = "send_recv", bytes = 2^30, gpus = 8, system = "dgx-h100" }.bw_time,
+       2^30 / 369e9, 1e-9, "dgx-h100 send_recv 1 GiB: S / 369 GB/s (writes)")
+t.near(gp.comm { op = "send_recv", bytes = 2^30, gpus = 8, system = "dgx-a100" }.bw_time,
+       2^30 / (231e9 * 0.83), 1e-9, "dgx-a100 send_recv 1 GiB: S / (231 GB/s x 0.83) (reads)")
 r = gp.comm { op = "all_reduce", bytes = 8, gpus = 16, system = "dgx-a100", nodes = 2, algo = "ring" }
 t.near(r.latency, 69.4e-6, 1e-9, "2 x DGX A100: 8 B LL ring 69.4 us, 2N network hops")
 -- All-gather: a chain of n-1 = 15 hops, a turn less one hop inside a node,
