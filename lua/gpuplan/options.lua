@@ -1381,8 +1381,8 @@ for _, f in ipairs {
   { "host_amd", "boolean", "the nodes' CPUs are AMD x86: NCCL posts network messages "
     .. "slower there" },
   { "p2p_read", "boolean", "NCCL reads NVLink peer-to-peer data from the sender (compute "
-    .. "capability 8.0) rather than writing it into the receiver; a send/recv stream reaches "
-    .. "less of the link so" },
+    .. "capability 8.0) rather than writing it into the receiver: a send/recv stream then "
+    .. "reaches 0.83 of the link's rate, not all of it" },
   { "up_nccl", "table", "NCCL's step latencies and NVLS terms on the scale-up link, over "
     .. "the link kind's defaults (catalog/FORMAT.md, a fabric's nccl block)" },
   { "nic_nccl", "table", "the same for the network" },
