@@ -1127,13 +1127,13 @@ end
 -- taken here as its performance recipe's layout
 -- (grpo-deepseek-v3-64n8g-async-1off: PP16, EP16, 256 trainer and 256
 -- rollout H100s, rollout TP32; the PR does not name it), whose
--- transfers gp.rl prices at 9.4413 s (rl_weight_sync): the rest, 4.5587
--- s over DeepSeek-V3's 45,337 tensors (M.weight_tensors), is 0.1006 ms
+-- transfers gp.rl prices at 9.4180 s (rl_weight_sync): the rest, 4.5820
+-- s over DeepSeek-V3's 45,337 tensors (M.weight_tensors), is 0.1011 ms
 -- a tensor, the host's work per tensor on an x86 server.  Cross-check:
--- the same PR's Qwen3-235B refit, 5.5 s measured, prices at 3.2656 s of
--- transfers + 36,945 x 0.1006 ms = 6.98 s (grpo-qwen3-235b-32n8g-async-
+-- the same PR's Qwen3-235B refit, 5.5 s measured, prices at 3.2330 s of
+-- transfers + 36,945 x 0.1011 ms = 6.97 s (grpo-qwen3-235b-32n8g-async-
 -- 1off's layout assumed: TP4 PP8 EP16, 128 + 128 H100s, rollout TP8).
-M.NEMO_RL_EXPORT_TENSOR = (14 - 9.4413) / 45337
+M.NEMO_RL_EXPORT_TENSOR = (14 - 9.4180) / 45337
 
 -- NeMo RL's colocated refit from v0.4.0 streams the whole model through
 -- a CUDA-IPC staging buffer, two halves in turn (engine/rl.c
@@ -1143,7 +1143,7 @@ M.NEMO_RL_EXPORT_TENSOR = (14 - 9.4413) / 45337
 -- worker.  NeMo RL PR #1267 (the ZMQ refit, first in v0.4.0), its
 -- author in review: "the complete DeepSeek-V3 refitting takes ~35
 -- seconds with over 175 distinct IPC transfers".  gp.rl prices the rest
--- of that refit at 10.3618 s (the bytes 5.8031 s and 45,337 x
+-- of that refit at 10.3618 s (the bytes 5.7798 s and 45,337 x
 -- NEMO_RL_EXPORT_TENSOR, grpo-deepseek-v3-32n8g's layout, which the
 -- review does not name): (35 - 10.3618) / 175 = 0.1408 s a hand-off.
 -- That the hand-offs dominate: NeMo RL PR #638 measured the colocated
