@@ -122,8 +122,9 @@ static const double proto_eff[GP_PROTO_COUNT] = {
  *   binds), of the A100 ring's 300 x 0.77 = 231 GB/s: 0.83.  The A100
  *   moves p2p data by reads (p2p_read, below); the all-to-all takes the
  *   same bound on every part (4 x and 8 x H100, which write, plateau at
- *   334.9 and 340 GB/s, 0.91-0.92 of their ring's rate: the
- *   all-to-all's own shortfall, left as it was).
+ *   334.9 GB/s, nccl#2169, and 340 GB/s, the playbook below: 0.91-0.92
+ *   of their ring's rate, the all-to-all's own shortfall, left as it
+ *   was).
  *  P2P_WRITE_EFF: a send/recv stream that NCCL moves by writes reaches
  *   the link's achievable rate, as the ring does.  NCCL writes into the
  *   receiver's buffer on every part but compute capability 8.0, where
@@ -133,7 +134,8 @@ static const double proto_eff[GP_PROTO_COUNT] = {
  *   faster than read, and also with better bandwidth", p2pBandwidth-
  *   LatencyTest on A100, nccl#512).  2 x H100 sendrecv_perf plateaus at
  *   364.93 GB/s (Hugging Face, The Smol Training Playbook, "Through
- *   NVLink", sendrecv_perf -b 8 -e 8G -f 2 -g 1 on a p5.48xlarge), 0.99
+ *   NVLink", huggingfacetb-smol-training-playbook.hf.space;
+ *   sendrecv_perf -b 8 -e 8G -f 2 -g 1 on a p5.48xlarge), 0.99
  *   of the H100 ring's 450 x 0.82 = 369 GB/s, and NCCL's maintainer
  *   gives 370 GB/s as H100's busbw for "non-allreduce operations"
  *   (nccl-tests#212): 1.
