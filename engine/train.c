@@ -374,7 +374,8 @@ static int post_kept(const struct train_post_memo *pm, const phase *ph,
 	for (j = 0; j < ph->nrec; j++)
 		if (!same_bits(pm->params[j], base[j].params) ||
 		    !same_bits(pm->eparams[j], base[j].eparams) ||
-		    !same_bits(pm->linw[j], base[j].linw))
+		    !same_bits(pm->linw[j], base[j].linw) ||
+		    !same_bits(pm->tail[j], base[j].tail))
 			return 0;
 	return 1;
 }
@@ -407,6 +408,7 @@ static void post_keep(struct train_post_memo *pm, const phase *ph,
 		pm->params[j] = base[j].params;
 		pm->eparams[j] = base[j].eparams;
 		pm->linw[j] = base[j].linw;
+		pm->tail[j] = base[j].tail;
 		pm->dp[j] = zs->dp[j];
 		pm->zg[j] = zs->zg[j];
 		pm->bucket[j] = zs->bucket[j];
@@ -647,8 +649,31 @@ static int phase_post(phase *ph, struct zslot *zs, const scost *base)
 				train_zero_coll(x, op, le * rb, 1);
 		}
 		zs->zg[j] = gather ? ph->ag[j] : 0.0;
-		/* All but the last bucket can hide under the backward. */
-		zs->bucket[j] = DDP_BUCKET / dmax(lp + le, 1.0);
+		/* All but the last bucket can hide under the backward.
+		 * The last holds at least the input embedding (base[j].
+		 * tail, the first stage's vocab x hidden / TP): its
+		 * gradient is the backward's last, so the bucket it
+		 * closes can start its reduction only once the backward
+		 * is done, and its parameters are the next forward's
+		 * first, so their gather cannot hide under it either;
+		 * the rest hides at the overlap's slowdown (post_of).
+		 * Megatron-Core fills its buckets in reverse parameter
+		 * order ("Iterate through parameters in reverse order to
+		 * roughly follow backprop order") and closes one when
+		 * "(param_end_index - bucket_start_index) >= bucket_size",
+		 * after the parameter that crosses it, so the embedding,
+		 * first of the model's parameters, ends the last bucket
+		 * whole (core_r0.9.0 megatron/core/distributed/
+		 * param_and_grad_buffer.py ParamAndGradBuffer.__init__).
+		 * NeMo 24.09's apex DistributedFusedAdam buckets (NeMo
+		 * r2.0.0 megatron_gpt_model.py configure_optimizers) are
+		 * one per Transformer layer or virtual stage, then
+		 * "buckets.reverse()" and "buckets[-1].extend(p for p in
+		 * self.parameters() if p not in used_params)": the
+		 * embedding joins the first layer's bucket, the last one
+		 * reduced (that layer's share is not added here). */
+		zs->bucket[j] = dmax(DDP_BUCKET, base[j].tail) /
+			dmax(lp + le, 1.0);
 		if (zs->bucket[j] > 1.0)
 			zs->bucket[j] = 1.0;
 		opt = ph->opt[slot][j];
@@ -1095,15 +1120,17 @@ TRAIN_INLINE void post_of(phase *ph, const train_cfg *c,
 		pp->dp = -1;
 	}
 	/* Overlapped with the last micro-batch's backward, all but
-	 * the last bucket (nothing is left to hide it); unoverlapped,
+	 * the last bucket (nothing is left to hide it: its share
+	 * adds whole, the rest at the overlap's price); unoverlapped,
 	 * all of it.  The parameter all-gather likewise under the
 	 * next step's first forward.  Of each the largest stage's. */
 	if (pp->dp < 0 && !zs->pd_ok[o]) {
 		zs->post_dp[o] = zs->post_dp_hid[o] = 0;
 		for (j = 0; j < ph->nrec; j++) {
-			double hdp = 0, e = dmax(zs->dp[j] *
-				zs->bucket[j], overlap(zs->dp[j],
-				base[j].bwd, o, &hdp));
+			double tl = zs->dp[j] * zs->bucket[j];
+			double hdp = 0, e = o ? tl + overlap(zs->dp[j] -
+				tl, base[j].bwd, o, &hdp) :
+				overlap(zs->dp[j], base[j].bwd, o, &hdp);
 
 			if (e > zs->post_dp[o]) {
 				zs->post_dp[o] = e;
@@ -1115,10 +1142,11 @@ TRAIN_INLINE void post_of(phase *ph, const train_cfg *c,
 	if (!zs->pz_ok) {
 		zs->post_zero = zs->post_zero_hid = zs->post_opt = 0;
 		for (j = 0; j < ph->nrec; j++) {
-			double hzg = 0, e = dmax(zs->zg[j] *
-				zs->bucket[j], overlap(zs->zg[j],
-				base[j].fwd, c->overlap_param_gather,
-				&hzg));
+			double tl = zs->zg[j] * zs->bucket[j];
+			double hzg = 0, e = c->overlap_param_gather ?
+				tl + overlap(zs->zg[j] - tl, base[j].fwd,
+					     1, &hzg) :
+				overlap(zs->zg[j], base[j].fwd, 0, &hzg);
 
 			if (e > zs->post_zero) {
 				zs->post_zero = e;

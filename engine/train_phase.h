@@ -55,6 +55,9 @@ typedef struct train_scost {
 	double params, eparams; /* on this GPU */
 	double linw;            /* of them, the layers' linears (fp8's
 				 * weight casts: train.c phase_post) */
+	double tail;            /* of them, the input embedding's: its
+				 * gradient is the backward's last
+				 * (train.c phase_post's last bucket) */
 	double vision;          /* s of the encoder tower (first stage) */
 	double vision_patches;  /* patches it encodes per micro-batch */
 	int layers;
@@ -225,7 +228,7 @@ struct train_post_memo {
 	double shard, eshard, opt_bytes, rb;
 	gp_group dpcp, edp;
 	double params[TRAIN_PHASE_STAGES], eparams[TRAIN_PHASE_STAGES];
-	double linw[TRAIN_PHASE_STAGES];
+	double linw[TRAIN_PHASE_STAGES], tail[TRAIN_PHASE_STAGES];
 	double dp[TRAIN_PHASE_STAGES], zg[TRAIN_PHASE_STAGES];
 	double bucket[TRAIN_PHASE_STAGES], opt[TRAIN_PHASE_STAGES];
 };

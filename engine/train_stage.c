@@ -473,6 +473,7 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		s->part[TRAIN_COMPUTE] += ld->emb;
 		s->part[TRAIN_TP] += ld->emb_tp;
 		s->params += (x->e.p.embedding) / tp;
+		s->tail = x->e.p.embedding / tp;
 		if (c->mem.images > 0 && m->vision.layers > 0)
 			tower_costs(x, s);
 	}
