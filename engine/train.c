@@ -361,6 +361,7 @@ static int post_kept(const struct train_post_memo *pm, const phase *ph,
 	    pm->fsdp != c->fsdp || pm->grads_whole != c->mem.grads_whole ||
 	    pm->zero_allreduce != c->zero_allreduce ||
 	    pm->hsdp != x->y.hsdp || pm->nodes != x->e.t.nodes ||
+	    pm->dual != ph->dual ||
 	    pm->fp8_current != x->k.fp8_current ||
 	    pm->fp8_block != x->k.fp8_block || pm->lin != x->k.lin ||
 	    pm->half != x->k.half || !same_bits(pm->shard, x->y.shard) ||
@@ -393,6 +394,7 @@ static void post_keep(struct train_post_memo *pm, const phase *ph,
 	pm->grads_whole = c->mem.grads_whole;
 	pm->zero_allreduce = c->zero_allreduce;
 	pm->hsdp = x->y.hsdp;
+	pm->dual = ph->dual;
 	pm->nodes = x->e.t.nodes;
 	pm->fp8_current = x->k.fp8_current;
 	pm->fp8_block = x->k.fp8_block;
@@ -671,9 +673,15 @@ static int phase_post(phase *ph, struct zslot *zs, const scost *base)
 		 * "buckets.reverse()" and "buckets[-1].extend(p for p in
 		 * self.parameters() if p not in used_params)": the
 		 * embedding joins the first layer's bucket, the last one
-		 * reduced (that layer's share is not added here). */
-		zs->bucket[j] = dmax(DDP_BUCKET, base[j].tail) /
-			dmax(lp + le, 1.0);
+		 * reduced (that layer's share is not added here).
+		 * DualPipe's rank reduces its two stages' gradients
+		 * together, the embedding's end and the head's
+		 * (dual_pair), while these terms are each stage's own:
+		 * the tail on the first stage alone would price one rank
+		 * by which of its ends holds more layers, so there the
+		 * last bucket stays the 40M default. */
+		zs->bucket[j] = dmax(DDP_BUCKET, ph->dual ? 0.0 :
+				     base[j].tail) / dmax(lp + le, 1.0);
 		if (zs->bucket[j] > 1.0)
 			zs->bucket[j] = 1.0;
 		opt = ph->opt[slot][j];
