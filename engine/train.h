@@ -232,6 +232,10 @@ typedef struct train_cfg {
 				  * FSDP unit from outside: a third gather
 				  * a micro-batch (train_stage.c
 				  * zero_block) */
+	int ckpt_early_stop;     /* full recompute is PyTorch's
+				  * non-reentrant checkpoint, which stops
+				  * once the saved tensors are back
+				  * (train_layer.c layer_recompute) */
 	double attn_seq;         /* the keys a token's own sequence holds,
 				  * token-weighted, when a micro-batch packs
 				  * sequences of unequal lengths (each
@@ -559,6 +563,7 @@ typedef struct train_lkey {
 	int lora_dropout;        /* the adapters' input dropout is on */
 	gp_recompute recompute;
 	unsigned rec_mods;       /* recompute_modules (GP_RECMOD_*) */
+	int ckpt_early_stop;     /* train_cfg's, under full recompute */
 	gp_dtype lin, half;      /* linears' precision; attention, logits */
 	gp_group g_tp, g_cp, g_ep;   /* the placed TP, CP and EP groups */
 	gp_group g_etp;              /* and the experts' TP group */

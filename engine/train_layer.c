@@ -2340,16 +2340,53 @@ static void kv_repeat_costs(tenv *e, const train_lkey *k, train_lcost *lc)
 	       t_mem(e, k->half, k->T * b * k->A), 0, 0);
 }
 
+static double op_pass(const train_lcost *lc, const char *name, int bwd);
+
+/* The forward PyTorch's non-reentrant checkpoint leaves out of its
+ * recompute (ckpt_early_stop).  Since PyTorch 2.1 (PR #96866, "Make
+ * early stop the default for checkpoint") torch.utils.checkpoint with
+ * use_reentrant=False, which checkpoint_wrapper's CheckpointImpl.
+ * NO_REENTRANT runs, "stops recomputation as soon as it has computed all
+ * needed Tensors" (set_checkpoint_early_stop's docstring): the re-run
+ * forward raises out of the saved-tensor pack hook when the last tensor
+ * the first forward saved is packed again.  An autograd op packs its
+ * saved inputs before its kernel runs (the generated VariableType code
+ * builds the SavedVariables, then redispatches), so in a pre-norm block
+ * x + attn(norm(x)); x + down(act(up(norm(x)))) the last pack is the MLP
+ * down projection's input: that GEMM and the closing residual add (one
+ * of the two adds; an add saves nothing) are never recomputed.  Not so
+ * where something after the down projection saves a tensor or runs it
+ * inside a custom autograd Function, which saves only after its kernels:
+ * dropout on the block output (its mask), LoRA adapters (peft runs the
+ * base layer first), fp8 linears (Transformer Engine's and torchao's
+ * Functions) and Transformer Engine modules; nor in MoE or hybrid blocks,
+ * whose tails are other ops. */
+static double early_stop_tail(const train_lkey *k, int moe, int hy,
+			      const train_lcost *lc)
+{
+	double down, res;
+
+	if (!k->ckpt_early_stop || moe || hy || k->dropout || k->lora_rank > 0 ||
+	    k->lin == GP_FP8 || k->te_modules)
+		return 0.0;
+	down = op_pass(lc, "mlp_down", 0);
+	res = op_pass(lc, "residual", 0);
+	if (!(down > 0.0))
+		return 0.0;
+	return down + (res > 0.0 ? res / 2.0 : 0.0);
+}
+
 /* What recompute re-runs in the backward of a layer whose forward is
- * priced in lc: all of it (full), its attention (selective), the
- * recompute_modules' share mod, or (op) all but fused attention
+ * priced in lc: all of it (full) but the tail the non-reentrant
+ * checkpoint stops before (early_stop_tail), its attention (selective),
+ * the recompute_modules' share mod, or (op) all but fused attention
  * (attn_t) and the kept GEMMs (kept_t). */
 static void layer_recompute(const train_lkey *k, double mod, double attn_t,
-			    double kept_t, train_lcost *lc)
+			    double kept_t, double tail, train_lcost *lc)
 {
 	switch (k->recompute) {
 	case GP_RECOMPUTE_FULL:
-		lc->rec_full = lc->fwd.t;
+		lc->rec_full = lc->fwd.t - tail;
 		break;
 	default:
 		break;
@@ -2825,7 +2862,8 @@ static void layer_compute(tenv *e, const train_lkey *k, int kind,
 		nk += 1.0;
 	layer_extras(e, k, kind, nk, ng, eg, nb, o_k, ne, ge, act_sync, ne2,
 		     ge2, egd, (rm & GP_RECMOD_MOE_ACT) ? gb2 : -1.0, lc);
-	layer_recompute(k, mod, attn_t, kept_t, lc);
+	layer_recompute(k, mod, attn_t, kept_t,
+			early_stop_tail(k, moe, hy, lc), lc);
 }
 
 /* A hybrid stack's layer of kind `kind` (layer_params): one block and

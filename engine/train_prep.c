@@ -388,6 +388,8 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.lora_dropout = c->mem.lora_dropout;
 	xp->k.recompute = c->mem.recompute;
 	xp->k.rec_mods = c->mem.recompute_modules;
+	xp->k.ckpt_early_stop = c->ckpt_early_stop &&
+		c->mem.recompute == GP_RECOMPUTE_FULL;
 	xp->k.g_tp = groups[GP_GRP_TP];
 	xp->k.g_cp = groups[GP_GRP_CP];
 	xp->k.g_ep = groups[GP_GRP_EP];

@@ -1842,6 +1842,15 @@ opt { name = "ckpt_outside_fsdp", type = "flag", commands = "train plan",
     .. "forward gathers the unit and frees it, and its backward gathers it again -- "
     .. "three gathers a micro-batch, not two; needs fsdp full_shard and recompute full",
   suggest = { "checkpoint_outside", "ac_outside_fsdp" } }
+-- PyTorch's non-reentrant checkpoint (engine/train_layer.c
+-- early_stop_tail: torch 2.1's set_checkpoint_early_stop default).
+opt { name = "ckpt_early_stop", type = "flag", commands = "train plan",
+  help = "full recompute is PyTorch's non-reentrant torch.utils.checkpoint (2.1 and later: "
+    .. "checkpoint_wrapper with CheckpointImpl.NO_REENTRANT, use_reentrant=False), which "
+    .. "stops re-running a block's forward once every tensor its backward saved is back: "
+    .. "the MLP's down projection and the closing residual add are not recomputed (dense "
+    .. "blocks without dropout, LoRA or fp8 linears); needs recompute full",
+  suggest = { "early_stop", "checkpoint_early_stop", "non_reentrant" } }
 -- Which PyTorch FSDP: Hugging Face Accelerate's FSDP plugin builds
 -- FSDP1 (FullyShardedDataParallel) unless its config gives
 -- fsdp_version: 2 (FullyShardedDataParallelPlugin, Accelerate v1.14

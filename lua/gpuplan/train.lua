@@ -351,6 +351,7 @@ end
 local function sharding_rule(cfg, given_fsdp, stage3)
   local allreduce, per_param, ckpt = cfg.zero_allreduce, cfg.zero3_per_param,
     cfg.ckpt_outside_fsdp
+  local early = cfg.ckpt_early_stop
   local stack = tostring(cfg.stack)
   local mem = require "gpuplan.memory"
   local opt = cfg.optimizer
@@ -383,6 +384,14 @@ local function sharding_rule(cfg, given_fsdp, stage3)
         .. "recompute = %s)", tostring(zero), (zero ~= 3 or fsdp) and ""
           or string.format(" without fsdp on the %s stack", stack), tostring(recompute))
     end
+    -- The early stop is full recompute's (engine/train_layer.c
+    -- early_stop_tail): under any other policy it would change nothing.
+    -- A plan searches the recompute and prices it where a layout takes full.
+    if early and not sweep and recompute ~= "full" and recompute ~= "auto" then
+      return string.format("ckpt_early_stop is how PyTorch's non-reentrant checkpoint "
+        .. "re-runs a block: it needs recompute = full (got recompute = %s)",
+        tostring(recompute))
+    end
     -- A plan searches the recompute, but only a stated FSDP full_shard
     -- makes its layouts FSDP's (cfg.fsdp): without it no layout would
     -- take the third gather, and the flag would change nothing.
@@ -408,7 +417,7 @@ local function step_choices(o, p, cfg, sweep, default)
   local flags = { "causal_flops", "unfused_loss", "eager_loss", "kv_repeat", "pad_mask", "async_tp_allreduce",
     "unfused_permute", "unfused_act", "unfused_rope", "rope_seq_loop", "fused_grouped_mlp",
     "fp8_attention", "mlp_down_bf16",
-    "ckpt_outside_fsdp", "split_proj",
+    "ckpt_outside_fsdp", "ckpt_early_stop", "split_proj",
     "scaling", "attn_scale_q", "attn_where", "addmm_bias",
     table.unpack(M.OVERLAP_KEYS) }
   for _, k in ipairs(flags) do
@@ -488,6 +497,7 @@ local function step_choices(o, p, cfg, sweep, default)
   cfg.cp_allgather = rotate == "allgather"
   cfg.cp_alltoall = rotate == "alltoall"
   cfg.ckpt_outside_fsdp = o.ckpt_outside_fsdp == true
+  cfg.ckpt_early_stop = o.ckpt_early_stop == true
   -- the projections kept apart, the engine's mask (GP_SPLIT_QKV 1,
   -- GP_SPLIT_MLP 2): the option both or neither, else the model's own
   -- modules' (its declaration, the stack permitting)

@@ -455,6 +455,21 @@ local PROFILES = {
     -- attention kernel -- one kernel per operator, not the Llama modules'
     -- chains (the optimizer stays torch ops: Composer's DecoupledAdamW).
     { "kernels", "fused", "MPT modules: LPLayerNorm, GELU, ALiBi in the attention kernel" },
+    -- Activation checkpointing is PyTorch's non-reentrant checkpoint: the
+    -- pretrain yamls set "activation_checkpointing_reentrant: false"
+    -- (scripts/train/yamls/pretrain/mpt-*.yaml, which submit_benchmarks.py
+    -- loads), and Composer v0.16.4 (setup.py: mosaicml>=0.16.4,<0.17) then
+    -- wraps each MPTBlock (modeling_mpt.py activation_checkpointing_fn:
+    -- "return isinstance(module, MPTBlock)") with "checkpoint_wrapper(m,
+    -- checkpoint_impl=CheckpointImpl.NO_REENTRANT)" (composer/trainer/
+    -- dist_strategy.py).  The tables ran on PyTorch 2.1: sweep.sh of
+    -- b2a43a147 sets IMAGE="mosaicml/pytorch:2.1.0_cu121-python3.10-
+    -- ubuntu20.04", and 5e85bd62d's setup.py pins 'torch>=2.1,<2.1.1' --
+    -- the release whose non-reentrant checkpoint stops early
+    -- (engine/train_layer.c early_stop_tail).
+    { "ckpt_early_stop", true, "Composer's CheckpointImpl.NO_REENTRANT on PyTorch 2.1 "
+      .. "(activation_checkpointing_reentrant: false)",
+      function(o) return o.recompute == "full" end },
   },
   -- The Hugging Face Trainer with a DeepSpeed ZeRO config (LLaVA's
   -- scripts/zero3.json): the DeepSpeed engine owns the optimizer (20
