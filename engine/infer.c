@@ -274,7 +274,9 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	    amount(c->ar_latency, "ar_latency", err) ||
 	    rate(c->ar_bw, "ar_bw", err) ||
 	    rate(c->p2p_bw, "p2p_bw", err) ||
-	    amount(c->price, "price", err))
+	    amount(c->price, "price", err) ||
+	    gp_check_num(c->sample_kernels, 0, GP_COUNT_MAX, "sample_kernels",
+	                 err))
 		return GP_EINVAL;
 	/* A price is 0 (a free card: cost 0) or at least 1e-6 units per
 	 * GPU-hour: tokens/s per price of 1e-308 was inf. */
@@ -481,6 +483,34 @@ static int elem(builder *b, const char *name, double count, double elems,
 {
 	return add(b, name, count, flop_per * elems,
 	           2.0 * elems * ACT_BYTES, 0, 0, 0, 0, b->c->compute);
+}
+
+/* The kernels a sampler launches beyond greedy sampling's (the "sample"
+ * row): c->sample_kernels of them a step, each an elementwise pass over
+ * the step's logits, priced as the "sample" row is, one kernel on the
+ * stream after the forward: its launch, ROOF_MEM_FILL and its bytes.
+ * vLLM V0 gathers the logits to the driver and samples the whole
+ * vocabulary there (LogitsProcessor's tensor_model_parallel_gather), so
+ * a kernel reads and writes batch x vocab fp32 values, 8 bytes an
+ * element.  The host launches them while the GPU still runs the
+ * forward: V0's sampler reads nothing back before its sampled tokens'
+ * .cpu() (its one boolean-mask assignment, repetition_penalties[~mask]
+ * = 1.0, is a masked_fill_: PyTorch's index_put_ dispatches a one-
+ * element CPU value with a same-device bool mask there,
+ * TensorAdvancedIndexing.cpp canDispatchToMaskedFill, no nonzero and
+ * no sync), so their host time stays under the forward's GPU time and
+ * the stream's kernels are what the step waits for.  A lower bound:
+ * the sort of top-p / top-k is priced as one such pass, though a radix
+ * sort makes several. */
+static int sample_extra(builder *b, const gp_model *m, const infer_cfg *c,
+                        double batch)
+{
+	double v = batch * (double)m->vocab;
+
+	if (!(c->sample_kernels > 0.0))
+		return GP_OK;
+	return add(b, "sample_ops", c->sample_kernels, v, v * 8.0, 0, 0, 0,
+	           0, GP_FP32);
 }
 
 /* Mean KV length a query of the step attends to, over all layers. */
@@ -1273,7 +1303,8 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	    elem(&b, "final_norm", 1.0, batch * s.h, 4.0) ||
 	    gemm(&b, "logits", 1.0, batch, hb, s.h, eb, lp) ||
 	    add(&b, "sample", 1.0, 5.0 * batch * hb, batch * hb * 4.0, 0, 0,
-	        0, 0, cp))
+	        0, 0, cp) ||
+	    sample_extra(&b, m, c, batch))
 		return GP_EINVAL;
 	if (step_comm(m, c, &s, L, T, out, err))
 		return GP_EINVAL;

@@ -238,6 +238,16 @@ typedef struct infer_cfg {
 	double ar_bw;         /* achievable B/s per direction (topo == NULL) */
 	double p2p_bw;        /* PP send B/s; 0 = ar_bw */
 	double price;         /* per GPU-hour; 0 = free (cost 0) */
+	double sample_kernels; /* kernels a step's sampler launches beyond
+	                         greedy sampling's, each over the step's
+	                         [sequences, vocabulary] logits, outside the
+	                         CUDA graph, after the forward on the same
+	                         stream: the penalties, top-p / top-k and
+	                         random-sampling kernels of vLLM V0's
+	                         sampler (lua/gpuplan/infer.lua
+	                         M.v0_sampler_kernels, counted from its
+	                         sampler.py); 0: greedy, priced by the
+	                         "sample" row alone */
 } infer_cfg;
 
 /* One operator row of a step on one GPU. */

@@ -73,6 +73,7 @@ static const lgp_field infer_fields[] = {
 	IF_NUM("kv_free_fraction", kv_free_fraction),
 	IF_BOOL("kv_reserve_max", kv_reserve_max),
 	IF_NUM("max_num_tokens", max_num_tokens),
+	IF_NUM("sample_kernels", sample_kernels),
 	IF_BOOL("chunked", chunked),
 	IF_BOOL("whole_prompts", whole_prompts),
 	IF_NUM("requests", requests),

@@ -237,6 +237,109 @@ M.runtime_memory = {
 -- revisions that upcast to fp32 add 2 casts each: 40.)
 M.host_ops = { litgpt = 36 }
 
+-- vLLM V0's sampler (vllm/model_executor/layers/sampler.py, Sampler.forward,
+-- run eagerly after the CUDA graph's forward on the driver): the kernels
+-- each sampling setting (gp.infer's sampling) launches a step beyond greedy
+-- sampling's, counted from the source at v0.4.2 (commit 8d8357c, "bump
+-- version to v0.4.2 (#4600)") and v0.6.3 (the file as of #9261,
+-- 2024-10-10; #9267 of 2024-10-16 changes only its type hints).  Every
+-- count is of ops that launch a CUDA kernel (views, unsqueeze_, empty_like
+-- launch none), and of the copies to the GPU they add; engine/infer.c
+-- sample_extra prices each as one pass over the logits on the stream.
+--   penalties (do_penalties: any repetition, presence or frequency
+--   penalty; _apply_penalties, the same at both releases): 20 kernels --
+--   _get_bin_counts_and_mask for the prompt and the output tokens, each
+--   zeros, ones_like, scatter_add_ and "bin_counts > 0" (8); the
+--   repetition penalties' repeat, "|", "~" and the assignment
+--   "repetition_penalties[~(prompt_mask | output_mask)] = 1.0" (4: a
+--   masked_fill_, PyTorch's index_put_ taking its canDispatchToMaskedFill
+--   path for a one-element CPU value); torch.where(logits > 0, logits /
+--   r, logits * r) (4); "logits -= frequency_penalties.unsqueeze_(dim=1)
+--   * output_bin_counts" and the presence line (2 each).  From vllm PR
+--   #5289 ("[Core] Avoid copying prompt/output tokens if no penalties are
+--   used", 2024-06-06) SamplingTensors.from_lists builds the prompt and
+--   output token tensors only under penalties ("if do_penalties: prompt_t
+--   = make_tensor_with_pad(...)", an empty tensor otherwise), so their two
+--   copies to the GPU ("prompt_tokens=prompt_t.to(device=device,
+--   non_blocking=True)", on the stream after the forward) are the
+--   penalties' too: 22 (v0.4.2 copies them for greedy sampling as well).
+--   top_p (do_top_p_top_k: top_p < 1 or top_k set; _apply_top_k_top_p):
+--   sort, k.to(torch.long), size - k, gather, "<", masked_fill_,
+--   softmax, cumsum, "1 - p", "<=", "top_p_mask[:, -1] = False" (a fill),
+--   masked_fill_ (12), then the unsort: v0.4.2 arange, scatter_ and
+--   gather (3: 15 in all), and from vllm PR #8619 ("[Core] simplify logits
+--   resort in _apply_top_k_top_p", 2024-09-20) one scatter_ (13 in all).
+--   random (temperature > 0, SamplingType.RANDOM; _multinomial): the
+--   exponential_ and div_ before the argmax that greedy sampling also
+--   runs (2).
+-- Greedy sampling's own kernels (temperature div_, softmax, log_softmax,
+-- the index and argmax, the logprobs' gather, rank and topk) are the
+-- "sample" row's, unchanged.  Releases: from v0.4.2 to v0.6.3 (git log
+-- of both files) _apply_penalties and _get_bin_counts_and_mask are
+-- unchanged and _multinomial changed only in its flashinfer branch (#7137,
+-- off by default: VLLM_USE_FLASHINFER_SAMPLER "0"), so the counts move at
+-- two merges alone: #5289 (penalties 20 to 22), not under "Bump version
+-- to v0.4.3 (#5046)" and under "Bump version to v0.5.0 (#5384)" in git's
+-- history, and #8619 (top_p 15 to 13), not under "bump version to
+-- v0.6.1.post2 (#8473)"; 0.6.2 (2024-09-25, five days after it, its
+-- version commit not found) is assumed to hold it.  Other releases were
+-- not counted: gp.infer refuses them.
+M.SAMPLING = { "random", "top_p", "penalties" }
+M.v0_sampler = {
+  random = 2,
+  -- release ranges, major * 10000 + minor * 100 + patch
+  { lo = 402, hi = 403, penalties = 20, top_p = 15 },
+  { lo = 500, hi = 601, penalties = 22, top_p = 15 },
+  { lo = 602, hi = 603, penalties = 22, top_p = 13 },
+}
+
+-- The sampling stages of a sampling value (a comma-separated string or a
+-- list of M.SAMPLING names; "greedy" alone: none), as a set, or nil and
+-- the error's text.
+function M.sampling_stages(v)
+  local list = v
+  if type(v) == "string" then
+    list = {}
+    for w in (v .. ","):gmatch("([^,]*),") do list[#list + 1] = w:match("^%s*(.-)%s*$") end
+  end
+  if type(list) ~= "table" or #list == 0 then
+    return nil, "sampling must be greedy or a list of " .. table.concat(M.SAMPLING, ", ")
+      .. " (got " .. tostring(v) .. ")"
+  end
+  local set, known = {}, {}
+  for _, n in ipairs(M.SAMPLING) do known[n] = true end
+  for _, n in ipairs(list) do
+    if n == "greedy" and #list == 1 then return set end
+    if not known[n] then
+      return nil, "sampling: unknown stage '" .. tostring(n) .. "' (expected greedy, or a list of "
+        .. table.concat(M.SAMPLING, ", ") .. ")"
+    end
+    set[n] = true
+  end
+  return set
+end
+
+-- The kernels vLLM V0's sampler of release version ("X.Y.Z") launches a
+-- step beyond greedy sampling's under the stages set; nil and the error's
+-- text for a release not counted.
+function M.v0_sampler_kernels(stages, version)
+  local maj, min, pat = tostring(version):match("^(%d+)%.(%d+)%.(%d+)$")
+  local n = maj and tonumber(maj) * 10000 + tonumber(min) * 100 + tonumber(pat)
+  local form
+  for _, r in ipairs(M.v0_sampler) do
+    if n and n >= r.lo and n <= r.hi then form = r end
+  end
+  if not form then
+    return nil, "vllm_version " .. tostring(version) .. ": the V0 sampler's kernels are counted "
+      .. "for releases 0.4.2 to 0.6.3 only (X.Y.Z)"
+  end
+  local k = 0
+  if stages.penalties then k = k + form.penalties end
+  if stages.top_p then k = k + form.top_p end
+  if stages.random then k = k + M.v0_sampler.random end
+  return k
+end
+
 -- Graph runtimes that can also run every step eagerly (enforce_eager), and
 -- the kernel-launching ops a layer then dispatches from Python, by model
 -- and TP size.  vLLM's --enforce-eager ("Always use eager-mode PyTorch",
@@ -1403,6 +1506,42 @@ function M.setup(a)
     error("infer: paged_decode: vLLM's PagedAttention kernel over a latent (MLA) cache is not "
       .. "modelled", 3)
   end
+  -- The sampler's settings (sampling), counted for vLLM V0's sampler of the
+  -- release vllm_version (M.v0_sampler_kernels): vLLM's alone, with its
+  -- CUDA graphs (under enforce_eager the host launches every kernel on the
+  -- step's path, which the eager step's host count leaves the sampler
+  -- out of), one model's steps.
+  local sample_kernels, stages
+  if a.sampling ~= nil then
+    local err
+    stages, err = M.sampling_stages(a.sampling)
+    if not stages then error(args.usage("infer: " .. err), 3) end
+  end
+  if stages and next(stages) then
+    local said = type(a.sampling) == "table" and table.concat(a.sampling, ",") or tostring(a.sampling)
+    if a.runtime ~= "vllm" then
+      error(args.usage("infer: sampling " .. said .. " is priced for vLLM V0's sampler: "
+        .. "--runtime vllm only (got runtime " .. tostring(a.runtime or "graphs") .. ")"), 3)
+    end
+    if a.vllm_version == nil then
+      error(args.usage("infer: sampling " .. said .. ": give vllm_version, the vLLM "
+        .. "release whose V0 sampler runs it (0.4.2 to 0.6.3)"), 3)
+    end
+    if serving then
+      error(args.usage("infer: sampling: the MoE serving model (chosen by " .. by .. ") prices its "
+        .. "own steps; vLLM V0's sampler is priced for one model only"), 3)
+    end
+    if a.enforce_eager then
+      error(args.usage("infer: sampling with enforce_eager: the sampler's kernels are priced "
+        .. "behind a CUDA graph's forward only"), 3)
+    end
+    local err
+    sample_kernels, err = M.v0_sampler_kernels(stages, a.vllm_version)
+    if not sample_kernels then error(args.usage("infer: " .. err), 3) end
+  elseif a.vllm_version ~= nil then
+    error(args.usage("infer: vllm_version " .. tostring(a.vllm_version) .. " says whose sampler runs "
+      .. "sampling, which is greedy: give sampling, or leave vllm_version out"), 3)
+  end
   -- The runtime's own mixing (M.mixes), where the user did not say; the
   -- MoE serving model (gpuplan.serve) decides its colocated steps itself.
   local mixes = a.chunked_prefill == nil and not require("gpuplan.serve").wants(a) and
@@ -1444,6 +1583,7 @@ function M.setup(a)
     fused_qk_norm_rope = M.fused_qk_norm_rope[a.runtime or "graphs"] or nil,
     act_quant = M.act_quant[a.runtime or "graphs"] or nil,
     moe_expand = M.moe_expand[a.runtime or "graphs"] or nil,
+    sample_kernels = sample_kernels,
   }
   if not c.runtime then
     error("infer: " .. (type(a.runtime) == "string" and ("unknown runtime '" .. a.runtime .. "'")
@@ -1546,6 +1686,13 @@ function M.setup(a)
   -- engine ran.
   if a.xqa == false then default(XQA_NOTE) end
   if a.paged_decode then default(PAGED_NOTE) end
+  if sample_kernels then
+    local names = {}
+    for _, n in ipairs(M.SAMPLING) do if stages[n] then names[#names + 1] = n end end
+    default(string.format("sampling=%s: %d kernels a step beyond greedy sampling's (vLLM %s's "
+      .. "V0 sampler, outside the CUDA graph)", table.concat(names, ","), sample_kernels,
+      tostring(a.vllm_version)))
+  end
   if a.enforce_eager then
     default(string.format("enforce_eager: %.4g host ops a layer at %.4g us (%s's eager launches)",
       c.host_ops_per_layer, (c.host_op_time or core().DEFAULTS.host_op_time) * 1e6, a.runtime))

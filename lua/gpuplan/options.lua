@@ -817,6 +817,20 @@ opt { name = "paged_decode", type = "flag", commands = "infer",
     .. "heads/kv_heads times a decode step, multiplied on the CUDA cores), as every vLLM "
     .. "before 0.4.3 did (flash-attn's decode came on 2024-05-19); --runtime vllm only",
   suggest = { "paged_attention", "paged_attention_decode", "vllm_paged_attention" } }
+-- The sampler's settings (gpuplan.infer's M.v0_sampler_kernels counts the
+-- kernels each adds to vLLM V0's sampler, from its sampler.py).
+opt { name = "sampling", type = "string", metavar = "LIST", commands = "infer",
+  kind = "enum", default = "greedy",
+  help = "what the requests' sampling parameters switch on in vLLM V0's sampler, priced as the "
+    .. "kernels it launches each step beyond greedy sampling's: random (temperature > 0), "
+    .. "top_p (top_p < 1 or top_k: a sort of the vocabulary), penalties (repetition, presence "
+    .. "or frequency penalty), e.g. random,top_p,penalties (Lua also a list); greedy: none; "
+    .. "--runtime vllm with --vllm-version only",
+  suggest = { "sampling_params", "sampler", "temperature", "top_p", "repetition_penalty" } }
+opt { name = "vllm_version", type = "string", metavar = "X.Y.Z", commands = "infer",
+  help = "the vLLM release whose V0 sampler runs --sampling: 0.4.2 to 0.6.3, the releases "
+    .. "whose sampler.py was counted (vLLM V1's sampler is not)",
+  suggest = { "vllm_release", "release" } }
 opt { name = "graph_sizes", type = "string", metavar = "LIST", commands = "infer",
   default = "the runtime's: trtllm-bench's, vLLM's, SGLang's lists; none for runtime graphs",
   help = "the batch sizes the runtime captures CUDA graphs at, e.g. 1,2,4,8,16 (Lua also a "

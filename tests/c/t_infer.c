@@ -108,7 +108,7 @@ int main(void)
 	gp_dtype t;
 	int g, b;
 
-	plan(99);
+	plan(103);
 
 	/* --- 13B bf16 decode, batch 1, H200 (4.8 TB/s) -------------------
 	 * Llama 2 13B: 40 layers x (4 h^2 + 3 h f + 2h) with h 5120,
@@ -772,5 +772,32 @@ int main(void)
 	   strstr(err.msg, "fp8") != NULL, "fp8 compute on A100 refused");
 	ok(infer_compute_dtype(&d, "fp8") == GP_BF16,
 	   "fp8 weights on A100 run as W8A16 (bf16)");
+
+	/* --- a sampler's kernels beyond greedy's (sample_kernels) ----------
+	 * Qwen2.5 7B's shape (28 layers, h 3584, 28 / 4 heads, f 18944,
+	 * vocabulary 152064) on the A100, batch 1: 37 kernels (vLLM 0.6.3's
+	 * V0 sampler under random, top_p and penalties, lua/gpuplan/infer.lua)
+	 * each read and write 152064 fp32 logits, 1,216,512 B, at 2.039e12 x
+	 * 0.85 = 1.73315e12 B/s: 0.70191 us, + ROOF_MEM_FILL 3.9 us + the
+	 * graph launch 1 us = 5.60191 us; 37 of them 207.271 us added to the
+	 * step, nothing else moved.  1e-9: the same sums. */
+	llama(&m, 28, 3584, 28, 4, 18944, 152064);
+	a100(&d);
+	infer_defaults(&c);
+	c.capacity = 80e9;
+	MUST(infer_step(&m, &d, &c, 1, 1, 2, 0, &p, &err));
+	th = p.time;
+	ok(row(&p, "sample_ops") == NULL, "greedy: no sample_ops row");
+	c.sample_kernels = 37;
+	MUST(infer_step(&m, &d, &c, 1, 1, 2, 0, &p, &err));
+	o = row(&p, "sample_ops");
+	ok(o != NULL && o->count == 37 && o->bytes == 152064.0 * 8,
+	   "sample_ops: 37 kernels of 1,216,512 B");
+	is_num(p.time - th, 37 * (152064.0 * 8 / (2.039e12 * 0.85) + 3.9e-6 +
+	       1e-6), 1e-9 * th, "37 sampler kernels add 207.3 us to the step");
+	c.sample_kernels = -1;
+	ok(infer_step(&m, &d, &c, 1, 1, 2, 0, &p, &err) == GP_EINVAL &&
+	   strstr(err.msg, "sample_kernels") != NULL,
+	   "a negative sample_kernels is refused");
 	return done();
 }

@@ -587,6 +587,40 @@ is($c, 2, 'infer --paged-decode --runtime trtllm: a usage error, exit 2');
 like($e, qr/^gpuplan: infer: --paged-decode picks vLLM's decode attention .*--runtime vllm only \(got runtime trtllm\)$/m,
      '--paged-decode on TensorRT-LLM: refused, naming the flag and the runtime');
 
+# --sampling: what the requests' sampling parameters add to vLLM V0's sampler
+# (lua/gpuplan/infer.lua M.v0_sampler_kernels).  vLLM 0.6.3 with the Qwen2.5
+# speed benchmark's settings: penalties 22 + top_p 13 + random 2 = 37
+# kernels a step beyond greedy's, said on the assumed line; each one pass
+# over 152064 fp32 logits (1,216,512 B at 2039e9 x 0.85 B/s = 0.702 us) +
+# 3.9 us fill + 1 us launch = 5.602 us, 37 x 5.602 = 0.207 ms on the 9.98
+# ms greedy step: 10.18 ms (both rounded to 0.01 ms as printed).  Without
+# --vllm-version, or on another runtime, a usage error naming the flag.
+($c, $o, $e) = run_gp('infer', 'qwen2.5-7b', '--gpu', 'a100-sxm-80gb', '--runtime', 'vllm',
+                      '--batch', '1', '--input', '1', '--output', '2048');
+like($o, qr/^ITL at batch 1\s+9\.98 ms/m, 'greedy (no --sampling): 9.98 ms a token');
+unlike($o, qr/sampling=/, '... and nothing said of sampling');
+($c, $o, $e) = run_gp('infer', 'qwen2.5-7b', '--gpu', 'a100-sxm-80gb', '--runtime', 'vllm',
+                      '--batch', '1', '--input', '1', '--output', '2048',
+                      '--sampling', 'random,top_p,penalties', '--vllm-version', '0.6.3');
+is($c, 0, 'infer --sampling --vllm-version: exit 0') or diag $e;
+like($o, qr/^ITL at batch 1\s+10\.18 ms/m, '--sampling random,top_p,penalties on 0.6.3: 10.18 ms a token');
+like($o, qr/sampling=random,top_p,penalties: 37 kernels a step beyond greedy sampling's \(vLLM 0\.6\.3's V0 sampler, outside the CUDA graph\)/,
+     '--sampling: the assumed line says the count and the release');
+($c, $o, $e) = run_gp('infer', 'qwen2.5-7b', '--gpu', 'a100-sxm-80gb', '--runtime', 'vllm',
+                      '--sampling', 'penalties');
+is($c, 2, 'infer --sampling without --vllm-version: a usage error, exit 2');
+like($e, qr/^gpuplan: infer: --sampling penalties: give --vllm-version, the vLLM release whose V0 sampler runs it \(0\.4\.2 to 0\.6\.3\)$/m,
+     '... naming the flag it needs');
+($c, $o, $e) = run_gp('infer', 'qwen2.5-7b', '--gpu', 'a100-sxm-80gb', '--runtime', 'sglang',
+                      '--sampling', 'top_p', '--vllm-version', '0.6.3');
+is($c, 2, 'infer --sampling --runtime sglang: a usage error, exit 2');
+like($e, qr/--runtime vllm only \(got runtime sglang\)/, '... naming the runtime');
+($c, $o, $e) = run_gp('infer', 'qwen2.5-7b', '--gpu', 'a100-sxm-80gb', '--runtime', 'vllm',
+                      '--sampling', 'top_p', '--vllm-version', '0.8.0');
+is($c, 2, 'infer --vllm-version 0.8.0 (V1): a usage error, exit 2');
+like($e, qr/--vllm-version 0\.8\.0: the V0 sampler's kernels are counted for releases 0\.4\.2 to 0\.6\.3 only/,
+     '... naming the releases counted');
+
 # --output 1: no decode step runs (the one token is the prefill's), so its
 # ITL and per-user rate are not applicable: "-" in text, null in JSON,
 # empty in CSV (were 31.86 ms and 31.4 tok/s of a step that never runs).
