@@ -411,6 +411,10 @@ local case_schema = T.record {
     output_dist = declared("output_dist"),
     -- the batch sizes the run captured CUDA graphs at (gp.infer's graph_sizes)
     graph_sizes = T.array(count()),
+    -- what the run's sampling parameters switch on in the sampler (gp.infer's
+    -- sampling, its stages M.SAMPLING: random, top_p, penalties), where the
+    -- source states them
+    sampling = T.array(T.enum(require("gpuplan.infer").SAMPLING)),
     -- the TensorRT-LLM command that served the run (SCHEMA.md): trtllm-serve
     -- captures TorchLlmArgs' default CUDA graphs, trtllm-bench its own
     -- padded list (the infer predictor's trtllm profile)
@@ -581,7 +585,7 @@ M.WORKLOAD_READ = { dropout = set "train memory", unfused_loss = set "train",
                     fused_linear_ce = set "train memory",
                     replicated_logits = set "train memory",
                     flash = set "train memory", prefix_hit = set "infer",
-                    output_dist = set "infer",
+                    output_dist = set "infer", sampling = set "infer",
                     max_batch = set "infer", max_num_tokens = set "infer",
                     kv_free_fraction = set "infer", chunked_prefill = set "infer",
                     server = set "infer", framework = set "train memory infer rl" }

@@ -320,6 +320,14 @@ local PROFILES = {
     local big = (g.memory or 0) >= 70 * 2 ^ 30 and
       not tostring(g.name or g.id or ""):lower():find("a100", 1, true)
     if v0 then
+      -- The sampler's settings the case states (workload.sampling) run on
+      -- the V0 sampler of the case's release (gp.infer's vllm_version,
+      -- whose kernel counts are read from that release's sampler.py); a
+      -- release of no counted sampler, or a run stating no release, is
+      -- refused by gp.infer by name.
+      if a.sampling ~= nil and a.vllm_version == nil and ver then
+        a.vllm_version = tostring(ver)
+      end
       -- a max_num_seqs the case states (workload.max_batch) wins
       if a.max_batch == nil then
         a.max_batch = 256
@@ -589,6 +597,9 @@ local function serve_case(case, cat, model, defaults)
     requests = v(wl.num_requests),
     -- how their outputs spread (gp.infer's output_dist)
     output_dist = v(wl.output_dist),
+    -- the sampler's settings (gp.infer's sampling: refused by the MoE
+    -- serving model by name, not dropped in silence)
+    sampling = v(wl.sampling),
     -- refused by the MoE serving model by name (gpuplan.serve: it chunks
     -- by prefill_tokens), not dropped in silence
     chunked_prefill = v(wl.chunked_prefill),
@@ -741,6 +752,10 @@ local function predict(case, cat)
   -- its chunked context, off by default); the profile below keeps a value
   -- the case states.
   a.chunked_prefill = v(wl.chunked_prefill)
+  -- What the run's sampling parameters switch on in the sampler, where the
+  -- source states them (gp.infer's sampling; the vllm profile names the
+  -- release whose V0 sampler runs them).
+  a.sampling = v(wl.sampling)
   local batch = v(wl.batch) or v(par.micro_batch)
   local conc = v(wl.concurrency)
   if conc then a.concurrency = conc elseif batch then a.batch = batch end
