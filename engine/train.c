@@ -555,11 +555,13 @@ static int phase_post(phase *ph, struct zslot *zs, const scost *base)
 	/* Offloaded, the host's step reads more (offload_step).  Its key
 	 * reads the split, its weights and groups and the config alone
 	 * (train_post_memo): once kept or found in a split, its later
-	 * phases take it without comparing (sp_post). */
+	 * phases of the same schedule take it without comparing (sp_post:
+	 * 1 + dual, as DualPipe's last bucket differs, phase_post). */
 	if (x->e.cc && !c->mem.offload_optimizer &&
 	    !c->mem.offload_params) {
 		pm = &x->e.cc->post[x->y.zero];
-		if (ph->sp_post[x->y.zero] || post_kept(pm, ph, base)) {
+		if (ph->sp_post[x->y.zero] == 1 + ph->dual ||
+		    post_kept(pm, ph, base)) {
 			for (j = 0; j < ph->nrec; j++) {
 				zs->dp[j] = pm->dp[j];
 				zs->zg[j] = pm->zg[j];
@@ -567,7 +569,7 @@ static int phase_post(phase *ph, struct zslot *zs, const scost *base)
 				zs->opt[j] = pm->opt[j];
 			}
 			zs->post_ok = 1;
-			ph->sp_post[x->y.zero] = 1;
+			ph->sp_post[x->y.zero] = 1 + ph->dual;
 			return GP_OK;
 		}
 	}
@@ -697,7 +699,7 @@ static int phase_post(phase *ph, struct zslot *zs, const scost *base)
 	zs->post_ok = 1;
 	if (pm) {
 		post_keep(pm, ph, base, zs);
-		ph->sp_post[x->y.zero] = 1;
+		ph->sp_post[x->y.zero] = 1 + ph->dual;
 	}
 	return GP_OK;
 }

@@ -167,7 +167,7 @@ struct train_phase {
 	 *              sb and opt_bytes are the config's;
 	 *  sp_placed   groups, x.e.t.nodes and sp_warn (the TP and EP
 	 *              groups' node warnings) are the split's placement;
-	 *  sp_post[z]  the memo's post[z] (train.c phase_post) holds the
+	 *  sp_post[z]  1 + dual when the memo's post[z] (train.c phase_post) holds the
 	 *              split's terms under ZeRO stage z;
 	 *  ends_ok, ends_ag_ok, and kc_ok unless offloaded (kind_colls then
 	 *              reads the micro-batches a step: ds_offload_accum):
