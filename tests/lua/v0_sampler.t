@@ -111,7 +111,7 @@ do
                 ffn_gated = true, vocab = 152064, tied_embeddings = false, max_seq = 32768 }
     return { id = "sampler-" .. version, kind = "infer", model = m, hardware = { gpu = "a100-sxm-80gb", gpus = 1 }, parallel = { tp = 1 },
              workload = { weight_dtype = "bf16", input_len = 1, output_len = 2048, concurrency = 1,
-                          num_requests = 1, sampling = sampling },
+                          num_requests = 1, sampling = sampling, framework = "vllm" },
              measured = { metric = "output_tokens_per_s" },
              source = { title = "Qwen2.5 speed benchmark, vLLM", version = version } }
   end

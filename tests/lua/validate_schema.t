@@ -88,9 +88,9 @@ local function used(name)
 end
 
 -- Provenance for the people who check a case; nothing is computed from it
--- (the title names the software that ran for a reader: a predictor reads
--- workload.framework).
-local provenance = { ["source.where"] = true, ["source.title"] = true }
+-- (the title and notes name the software that ran and quote the source for
+-- a reader: a predictor reads workload.framework and the stated fields).
+local provenance = { ["source.where"] = true, ["source.title"] = true, notes = true }
 
 table.sort(order)
 for _, p in ipairs(order) do

@@ -201,7 +201,7 @@ do
                        ffn_hidden = 28672, ffn_gated = true, vocab = 32000 },
              hardware = { gpu = "h200-sxm", gpus = tp }, parallel = { tp = tp },
              workload = { weight_dtype = "fp8", batch = b, input_len = 128, output_len = 2048,
-                          num_requests = b },
+                          num_requests = b, framework = "trtllm" },
              measured = { metric = "output_tokens_per_s" },
              source = { title = "TensorRT-LLM performance overview", version = version } }
   end
