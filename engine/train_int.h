@@ -348,8 +348,10 @@ int train_phase_blocks(phase *ph, const double (**blk)[TRAIN_ZB_N]);
 /* ---- train_prep.c: a layout checked, placed, its phase opened ---- */
 
 /* Whether ep_overlap hides the expert all-to-alls of a layout run with
- * schedule sched (train_prep.c). */
-int train_ep_hides(const train_cfg *c, int sched);
+ * schedule sched whose expert group of ep ranks is placed as g_ep
+ * (train_prep.c). */
+int train_ep_hides(const train_cfg *c, int sched, const gp_group *g_ep,
+		   int ep);
 
 
 int train_phase_get(const gp_model *m, const roof_device *d,

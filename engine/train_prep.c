@@ -333,7 +333,8 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.graph_mamba = c->graph_mamba;
 	xp->k.graph_prep = c->graph_prep;
 	xp->k.graph_full = c->graph_full;
-	xp->k.ep_overlap = train_ep_hides(c, xp->y.schedule);
+	xp->k.ep_overlap = train_ep_hides(c, xp->y.schedule,
+					  &groups[GP_GRP_EP], xp->y.ep);
 	xp->k.fp8_current = c->compute == GP_FP8 && c->fp8_current;
 	xp->k.fp8_block = c->compute == GP_FP8 && c->fp8_block;
 	xp->k.moe_fp8_copy = c->compute == GP_FP8 && c->moe_fp8_copy;
@@ -396,9 +397,10 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.g_etp = groups[GP_GRP_ETP];
 }
 
-/* Megatron-Core's combined 1F1B (ep_overlap) on a Grace host hides none
- * of the expert all-to-alls unless a full-iteration graph replays the
- * step.  The overlap splits each layer's forward and backward into
+/* Megatron-Core's combined 1F1B (ep_overlap) on a Grace host, or with
+ * the expert group inside one scale-up domain, hides none of the expert
+ * all-to-alls unless a full-iteration graph replays the step.  The
+ * overlap splits each layer's forward and backward into
  * schedule nodes that the host runs one by one (model_chunk_schedule_
  * plan.py TransformerLayerSchedulePlan.run: combine backward, the other
  * micro-batch's attention forward, the mlp backward, the dispatch
@@ -421,14 +423,39 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
  * Megatron-LM's Qwen3-235B-A22B recipes show both sides on GB200: the
  * full-iteration graph (no host work in a layer, layer_extras) with the
  * overlap 1208.3 TFLOP/s a GPU, the partial graphs with it 876.2
- * (examples/moe_recipes README, PR #5728).  DualPipe is DeepSeek's own
- * schedule and keeps its pairing. */
-int train_ep_hides(const train_cfg *c, int sched)
+ * (examples/moe_recipes README, PR #5728).
+ *
+ * The guide's first reason holds on any host: "thanks to NVL72, EP
+ * communication is very fast, and the necessity of overlap is not great"
+ * -- the all-to-all on the scale-up links leaves little to hide, and the
+ * schedule's CPU overhead is the same.  On x86 DGX B200s (the same host
+ * class as the DGX H100 GP_EAGER_OP_TIME is timed on) Megatron-Bridge PR
+ * #1760 turned the overlap off for Qwen3-235B-A22B, EP 8 inside each
+ * node: "Disable `moe_a2a_overlap` due to CPU overhead for BF16 and
+ * MXFP8", "BF16 step time improved from 17.2s to 16s" -- with the overlap
+ * the step was 7.5% longer (validation cases mbridge-pr1760-b200-qwen3-
+ * 235b-a22b-bf16 and -bf16-a2a-overlap).  Megatron-Bridge's own B300
+ * tables agree: the same Qwen3-235B-A22B preset, EP 8 in a node, 2691
+ * tokens/s/GPU with moe_a2a_overlap (26.02) and 2644 without (26.02.01),
+ * 1.8%.  Where the expert group spans nodes its all-to-all crosses the
+ * NICs and the overlap pays: Qwen3-30B-A3B on 16 H100s, EP 16 over two
+ * nodes, 41.25 s a step without it and 31.31 s with it (Megatron-Bridge's
+ * performance skill; cases mbridge-skill-h100-qwen3-30b-a3b-bf16-
+ * alltoall-ep16-overlap-off and -on), Qwen3-235B-A22B on 256 H100s, EP 32,
+ * 19.7 s and 17.6 s (cases modelzoo-h100-qwen3-235b-a22b-deepep-ep32 and
+ * -1f1b).  So the overlap hides the all-to-alls only of an expert group
+ * that spans scale-up domains (the per-node share of its ranks below ep,
+ * as placed: train_prep.c place, the TRAIN_WARN_EP_NODES test); inside
+ * one it is priced as without it, a lower bound as above.  DualPipe is
+ * DeepSeek's own schedule and keeps its pairing. */
+int train_ep_hides(const train_cfg *c, int sched, const gp_group *g_ep,
+		   int ep)
 {
 	if (!c->ep_overlap)
 		return 0;
 	return sched == GP_SCHED_DUALPIPE || c->graph_full ||
-		!(c->host_op_time > GP_EAGER_OP_TIME);
+		(!(c->host_op_time > GP_EAGER_OP_TIME) &&
+		 g_ep->per_node < ep);
 }
 
 /* Megatron-Core's conditions on overlap_moe_expert_parallel_comm, the

@@ -383,9 +383,11 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 	double eps = ep_slowdown(x), fw, bw;
 	int oneq = c->cuda_connections == 1 &&
 		x->y.schedule != GP_SCHED_DUALPIPE;
-	/* ep_overlap, unless a Grace host's CPU overhead eats it
-	 * (train_prep.c train_ep_hides) */
-	int hides = train_ep_hides(c, x->y.schedule);
+	/* ep_overlap, unless a Grace host's CPU overhead eats it or the
+	 * expert group stays inside one scale-up domain (train_prep.c
+	 * train_ep_hides) */
+	int hides = train_ep_hides(c, x->y.schedule, &x->g[GP_GRP_EP],
+				   x->y.ep);
 
 	memset(s, 0, sizeof *s);
 	s->layers = nl;

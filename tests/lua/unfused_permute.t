@@ -72,7 +72,8 @@ end
 -- The stretch after the dispatcher's host wait (engine/train_layer.c
 -- MOE_A2A_POST_OPS, MOE_UNFUSED_POST_OPS): with ep_overlap on (the
 -- dispatch all-to-all runs beside another micro-batch, not in the
--- stretch) and 6144 tokens, the attention leaves enough GPU time that the
+-- stretch; EP 8 over two nodes of 4, where the overlap hides:
+-- engine/train_prep.c train_ep_hides) and 6144 tokens, the attention leaves enough GPU time that the
 -- whole layer's host time no longer binds, but the stretch's does -- fused
 -- and unfused alike (a host wait either way).  Unfused, the stretch holds
 -- permute()'s 5 more calls and the probabilities' split-and-cat 1 more:
@@ -85,8 +86,9 @@ end
 -- rounding.
 do
   local u6 = 6144 * h * 2
-  local fo = run { seq = 6144, ep_overlap = true }
-  local no = run { seq = 6144, ep_overlap = true, unfused_permute = true }
+  local fo = run { seq = 6144, ep_overlap = true, gpus_per_node = 4 }
+  local no = run { seq = 6144, ep_overlap = true, gpus_per_node = 4,
+                   unfused_permute = true }
   local _, wfo = t.layer_fwd(fo)
   local _, wno = t.layer_fwd(no)
   t.ok(wfo > 0, "6144 tokens, ep_overlap: the fused layer waits in the stretch")
@@ -98,17 +100,18 @@ end
 -- The backward: the three sorts' CatBackward narrows the gradient into
 -- the same 128 chunks without grad mode, a plain view of 0.58 us each
 -- (engine/train_layer.c SORT_VIEW_PLAIN, PyTorch PR #61466): 3 x 128 x
--- 0.58 us = 222.72 us more host time.  With ep_overlap (the all-to-alls
--- beside another micro-batch, so none sits between the kernels the host
--- runs ahead under) and 1024 tokens the backward is host-bound fused and
+-- 0.58 us = 222.72 us more host time.  With ep_overlap over two nodes of
+-- 4 (the all-to-alls beside another micro-batch, so none sits between the
+-- kernels the host runs ahead under) and 1024 tokens the backward is host-bound fused and
 -- unfused alike, and its wait grows by that less the unfused backward's
 -- GPU growth, the 23 u more bytes and index_add_'s atomic stall on 9 u:
 -- u = 1024 x 2048 x 2 B = 4.194 MB, (23 u + 10.13 x 9 u) / 2.814e12 B/s
 -- = 170.2 us; 52.5 us.  1e-6: float rounding.
 do
   local u1 = 1024 * h * 2
-  local fb = run { seq = 1024, ep_overlap = true }
-  local nb = run { seq = 1024, ep_overlap = true, unfused_permute = true }
+  local fb = run { seq = 1024, ep_overlap = true, gpus_per_node = 4 }
+  local nb = run { seq = 1024, ep_overlap = true, gpus_per_node = 4,
+                   unfused_permute = true }
   t.ok(op(fb, "host_wait").bwd > 0, "1024 tokens, ep_overlap: the fused backward waits")
   t.near(op(nb, "host_wait").bwd - op(fb, "host_wait").bwd,
          3 * 128 * 0.58e-6 - ((3 * k - 1) + stall * (k + 1)) * u1 / bw, 1e-6,
