@@ -207,6 +207,12 @@ typedef struct gp_topo {
 			       * reads from the sender's buffer (compute
 			       * capability 8.0); 0: by writes into the
 			       * receiver's (every other part) */
+	int nic_c2c;          /* 1: the NICs hang off the host CPU, which
+			       * the GPU reaches over NVLink-C2C (GB200,
+			       * GB300): NCCL before 2.27.3 sees the GPU's
+			       * path to them as PHB and runs no LL128
+			       * across nodes (comm_algo.c comm_price);
+			       * 0: PCIe-attached NICs */
 	double ll_max_bw;     /* NCCL's ceiling on the LL protocol's bus
 			       * bandwidth on one node, B/s: its tuner's
 			       * llMaxBws row for the GPU generation; what

@@ -1196,6 +1196,27 @@ int comm_price(const comm_ctx *c, gp_algo a, gp_proto p, double *lat,
 		*why = "ll128 needs NVLink";
 		return 1;
 	}
+	/* Across nodes NCCL also wants the GPU's path to its NIC at most
+	 * PXB, or PXN from compute capability 9.0 ("pEnable &=
+	 * (graphs[a]->typeInter <= PATH_PXB || (minCompCap >= 90 &&
+	 * graphs[a]->typeInter <= PATH_PXN))", src/graph/tuning.cc
+	 * v2.26.2-1).  Where the NICs hang off the Grace CPU that the GPU
+	 * reaches over NVLink-C2C (GB200) that path is PHB until 2.27.3:
+	 * 2.26.2's ncclTopoCheckGdr only lets GPUDirect RDMA through it
+	 * ("On C2C platforms we can still use GDRDMA on NICs connected to
+	 * the CPUs", a local distance = PATH_C2C, paths.cc), the graph's
+	 * path stays PHB; 2.27.3 rewrites it ("update the GPU -> NIC path
+	 * in the case of C2C + PHB": PATH_P2C, paths.cc) and admits it
+	 * ("typeInter <= (ncclParamLl128C2c() ? PATH_P2C : PATH_PXN)",
+	 * NCCL_LL128_C2C default 1; release notes 2.27.3: "Improve support
+	 * for platforms with C2C connectivity (e.g., GB200) ... Add support
+	 * for P2C (PXN over C2C) and the LL128 protocol").  So before 2.27.3
+	 * a GB200 ring or tree across racks runs LL or Simple. */
+	if (p == GP_PROTO_LL128 && c->nn > 1 && c->t->nic_c2c &&
+	    c->t->nccl_version != 0 && c->t->nccl_version < 22703) {
+		*why = "ll128 across nodes needs NCCL 2.27.3 where the NICs sit behind NVLink-C2C";
+		return 1;
+	}
 	switch (a) {
 	case GP_ALGO_RING:
 		return price_ring(c, p, lat, bwt, why);

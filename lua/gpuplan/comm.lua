@@ -36,7 +36,9 @@
 --   are AMD x86: NCCL posts network messages slower there; the system's
 --   cpu_vendor), p2p_read (NCCL reads NVLink peer-to-peer data from the
 --   sender rather than writing it into the receiver: the GPU's
---   nccl_p2p_read)
+--   nccl_p2p_read), nic_c2c (the NICs hang off the host CPU the GPU
+--   reaches over NVLink-C2C: the GPU's host_link; before NCCL 2.27.3
+--   no LL128 across nodes)
 -- built by M.topology from catalog `system` and `fabric` entries; any field
 -- can be overridden (numbers in SI, or strings with units: "450GB/s per-dir",
 -- "0.6us").
@@ -98,7 +100,7 @@ local topo_fields = {
   nic_latency = "number", nic_achievable = "number", nic_sharp = "boolean",
   nic_path_bw = "number", nvls_tree_bw2 = "number", nvls_tree_bw3 = "number",
   host_mem_bw = "number", ll_max_bw = "number", host_amd = "boolean",
-  p2p_read = "boolean",
+  p2p_read = "boolean", nic_c2c = "boolean",
   tree_ch_bw2 = "number", tree_ch_bw3 = "number", ring_ll128_ch_bw = "number",
   tree_ll128_ch_bw2 = "number", tree_ll128_ch_bw3 = "number",
   up_nccl = "table", nic_nccl = "table",
@@ -327,6 +329,10 @@ function M.from_fabrics(spec, cat)
   t.ring_ll128_ch_bw = arch and arch.nccl_ring_ll128_ch_bw or nil
   t.host_amd = spec.cpu_vendor == "amd"
   t.p2p_read = gpu ~= nil and gpu.nccl_p2p_read == true
+  -- A superchip's GPU (gpu.host_link: GB200's NVLink-C2C to its Grace)
+  -- reaches the node's NICs through that CPU, a PHB path to NCCL before
+  -- 2.27.3 (engine/comm_algo.c comm_price: no LL128 across nodes).
+  t.nic_c2c = gpu ~= nil and gpu.host_link ~= nil
   -- a job's node (node_spec): the DRAM its offload is held against; not a
   -- collective's field, so not one gpuplan comm takes
   t.host_memory = spec.host_memory

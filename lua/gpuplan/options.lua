@@ -1397,6 +1397,8 @@ for _, f in ipairs {
   { "p2p_read", "boolean", "NCCL reads NVLink peer-to-peer data from the sender (compute "
     .. "capability 8.0) rather than writing it into the receiver: a send/recv stream then "
     .. "reaches 0.83 of the link's rate, not all of it" },
+  { "nic_c2c", "boolean", "the NICs hang off the host CPU the GPU reaches over NVLink-C2C "
+    .. "(GB200): NCCL before 2.27.3 sees a PHB path to them and runs no LL128 across nodes" },
   { "up_nccl", "table", "NCCL's step latencies and NVLS terms on the scale-up link, over "
     .. "the link kind's defaults (catalog/FORMAT.md, a fabric's nccl block)" },
   { "nic_nccl", "table", "the same for the network" },

@@ -67,7 +67,7 @@ int main(void)
 	double S, want, intra;
 	int i, rc, mono;
 
-	plan(137);
+	plan(140);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -260,6 +260,28 @@ int main(void)
 	 * 75.2 us + 1 MiB over 0.92 x 90 x 16/30 = 44.2 GB/s, 99 us). */
 	MUST(comm_cost(&t, GP_ALL_REDUCE, MiB, 16, &r, &e));
 	ok(r.algo == GP_ALGO_TREE, "2 nodes, 1 MiB: the tree");
+	/* NICs behind the GPU's NVLink-C2C to its CPU (GB200, nic_c2c):
+	 * NCCL before 2.27.3 sees a PHB path to them and enables LL128
+	 * across nodes only up to PXN (tuning.cc v2.26.2-1), so its 1 MiB
+	 * all-reduce here leaves LL128; 2.27.3 makes the path P2C and
+	 * LL128 comes back, priced as with PCIe NICs (the same release's
+	 * time, to the bit). */
+	t.nccl_version = 22602;
+	MUST(comm_cost(&t, GP_ALL_REDUCE, MiB, 16, &r, &e));
+	ok(r.proto == GP_PROTO_LL128, "NCCL 2.26.2, PCIe NICs: the LL128 tree");
+	t.nic_c2c = 1;
+	MUST(comm_cost(&t, GP_ALL_REDUCE, MiB, 16, &r, &e));
+	ok(r.proto != GP_PROTO_LL128, "... NICs behind C2C: no LL128 across "
+	   "nodes before 2.27.3");
+	t.nccl_version = 22703;
+	t.nic_c2c = 0;
+	MUST(comm_cost(&t, GP_ALL_REDUCE, MiB, 16, &r2, &e));
+	t.nic_c2c = 1;
+	MUST(comm_cost(&t, GP_ALL_REDUCE, MiB, 16, &r, &e));
+	ok(r.proto == GP_PROTO_LL128 && r.time == r2.time,
+	   "... 2.27.3: LL128 again, the PCIe NICs' time");
+	t.nic_c2c = 0;
+	t.nccl_version = 0;
 
 	/* --- all-gather: size is the total buffer ---
 	 * ring, 8 GiB on 8 A100: bw term 7/8 x S / 240e9 = 31.32 ms,

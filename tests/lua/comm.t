@@ -189,6 +189,30 @@ t.near(gp.comm { op = "send_recv", bytes = 2^30, gpus = 8, system = "dgx-h100" }
        2^30 / 369e9, 1e-9, "dgx-h100 send_recv 1 GiB: S / 369 GB/s (writes)")
 t.near(gp.comm { op = "send_recv", bytes = 2^30, gpus = 8, system = "dgx-a100" }.bw_time,
        2^30 / (231e9 * 0.83), 1e-9, "dgx-a100 send_recv 1 GiB: S / (231 GB/s x 0.83) (reads)")
+-- Where the NICs sit behind the GPU's NVLink-C2C to its Grace (GB200: the
+-- catalog's host_link), NCCL before 2.27.3 sees a PHB path to them and runs
+-- no LL128 across nodes (tuning.cc v2.26.2-1: "typeInter <= PATH_PXB ||
+-- (minCompCap >= 90 && typeInter <= PATH_PXN)"; 2.27.3 makes it P2C).
+t.is(comm.topology("gb200-nvl72").nic_c2c, true, "gb200-nvl72: NICs behind NVLink-C2C")
+t.is(comm.topology("dgx-h100").nic_c2c, false, "dgx-h100: PCIe NICs")
+-- 2 x DGX H100 (NVLS off), 4 MiB: NCCL 2.26.2 runs the LL128 tree; with the
+-- NICs behind C2C the same release has no LL128 across nodes (Simple), and
+-- 2.27.3 has it back: the LL128 tree at the same time, to the bit.
+local function c2c(nccl, flag)
+  return gp.comm { system = "dgx-h100", nodes = 2, bytes = 4 * 2 ^ 20, nvls = "off",
+                   nccl = nccl, nic_c2c = flag }
+end
+local pcie, old, new = c2c("2.26.2", false), c2c("2.26.2", true), c2c("2.27.3", true)
+t.is(pcie.proto, "ll128", "2 x dgx-h100 4 MiB, NCCL 2.26.2, PCIe NICs: LL128 (" .. pcie.algo .. ")")
+t.ok(old.proto ~= "ll128", "... NICs behind C2C, 2.26.2: no LL128 (" .. old.algo .. "/" .. old.proto .. ")")
+t.ok(new.proto == "ll128" and new.time == pcie.time, "... 2.27.3: LL128 again, same time")
+-- One node: no network path, LL128 stays (the 72 GPUs of a GB200 NVL72,
+-- 512 MiB, NVLS off, 2.26.2: the LL128 ring, as with nic_c2c false).
+local one = { system = "gb200-nvl72", gpus = 72, bytes = 512 * 2 ^ 20, nccl = "2.26.2", nvls = "off" }
+local r72 = gp.comm(one)
+one.nic_c2c = false
+t.ok(r72.proto == "ll128" and r72.time == gp.comm(one).time,
+     "one node: LL128 stays, nic_c2c moves nothing (" .. r72.algo .. "/" .. r72.proto .. ")")
 r = gp.comm { op = "all_reduce", bytes = 8, gpus = 16, system = "dgx-a100", nodes = 2, algo = "ring" }
 t.near(r.latency, 69.4e-6, 1e-9, "2 x DGX A100: 8 B LL ring 69.4 us, 2N network hops")
 -- All-gather: a chain of n-1 = 15 hops, a turn less one hop inside a node,
