@@ -17,9 +17,7 @@ local function run(extra)
   for k, v in pairs(extra or {}) do a[k] = v end
   return infer.infer(a)
 end
-local function row(phase, name)
-  for _, o in ipairs(phase.ops) do if o.name == name then return o end end
-end
+local row = t.op   -- the phase's op row of that name (tap)
 
 -- The counts, by hand from the sampler.py of each release (the table's
 -- comment lists the ops): penalties 20 kernels at 0.4.2-0.4.3, 22 from
