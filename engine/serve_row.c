@@ -160,12 +160,12 @@ int sx_quant(sx *x, const char *name, double count, double elems,
  * deepseek_profile) has 255 us for the attention kernel: 573 TFLOPS if
  * each sequence verifies 2 tokens (MTP) -- FlashMLA's 580; with one
  * token 286 TFLOPS and 1.18 TB/s, under half of both of its README
- * limits -- where FA3's burst 0.60 would give 593.  The device's
- * fraction also carries the arch's sustained clock (catalog/archs.lua
- * hopper achievable.sustained.attention 0.82: 0.492, 487 TFLOPS on an
- * H800), 15% under that trace; kept, as removing it for attention makes
- * the SGLang rows faster still (validation: the Eigen AI H200 and the
- * LMSYS EP32 prefill rows, already fast).  Without the measurement: the
+ * limits.  The device's fraction is FA3's as measured inside a
+ * training step on an H200 (catalog/archs.lua hopper: 0.713 at the
+ * arch's sustained clock, achievable.sustained.attention 0.82: 0.585,
+ * 578 TFLOPS on an H800), within 1% of that trace; the SGLang rows
+ * (validation: the Eigen AI H200 and the LMSYS EP32 prefill rows) were
+ * fast before it and are faster with it.  Without the measurement: the
  * GEMM of its shape. */
 int sx_attn_row(sx *x, const char *name, double count, double flop,
                 double bytes, double mm, double n, double k, double nb,

@@ -658,8 +658,9 @@ function M.setup(a)
   -- use FA3 backend on hopper"; Ant Group's H20 deployment passes
   -- --attention-backend fa3).  DeepSeek's own FlashMLA,
   -- 580 TFLOPS compute-bound on H800 (README) = 0.586 of the bf16 peak,
-  -- is within 3% of FA3's measured fraction.  Where the catalog has no FA3
-  -- measurement the arch's default kernel stays.
+  -- is within 1% of FA3's measured fraction at the sustained clock
+  -- (0.713 x 0.82 = 0.585, catalog/archs.lua hopper).  Where the catalog
+  -- has no FA3 measurement the arch's default kernel stays.
   if d.attn_kernel ~= "fa3" then
     local ok, fa3 = pcall(require("gpuplan.roofline").device, info.gpu, cat, "fa3")
     if ok and fa3.attn_fwd then
