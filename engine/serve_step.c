@@ -176,6 +176,16 @@ static int mla_attention(sx *x, double Bg, double q, double kv, int absorb,
 		if (sx_bmm16(x, "v_absorb", L, nh, Tg, dv, r, &t))
 			return GP_EINVAL;
 	} else {
+		/* MHA over q.k of dq (192 for DeepSeek-V3) and p.v of dv
+		 * (128), SGLang's FA3 varlen call on Hopper, priced at the
+		 * head-dim-128 kernel's rate per FLOP (shape terms at dv).
+		 * FA3 runs 192 / 128 causal on hd128's 128 x 128 tiles
+		 * (Dao-AILab/flash-attention hopper/tile_size.h), 1.25x the
+		 * MMA work per score for the same softmax, and the FA3
+		 * paper's larger head dim is faster per FLOP, not slower
+		 * (Fig. 5, causal forward, 4k / 8k: hd256 612 / 628 TFLOP/s,
+		 * hd128 579-602): a head-dim rate would credit this row a
+		 * few percent, so none is applied. */
 		if (sx_attn_row(x, "attention", L,
 		                2.0 * Tg * kv * nh * (dq + dv),
 		                (Tg * nh * (dq + dv) +
