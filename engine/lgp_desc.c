@@ -246,6 +246,7 @@ static const lgp_field train_fields[] = {
 	F_BOOL("async_tp_allreduce", offsetof(train_cfg, async_tp), 0),
 	F_BOOL("unfused_permute", offsetof(train_cfg, unfused_permute), 0),
 	F_BOOL("unfused_act", offsetof(train_cfg, unfused_act), 0),
+	F_BOOL("fa_layout", offsetof(train_cfg, fa_layout), 0),
 	F_BOOL("unfused_rope", offsetof(train_cfg, unfused_rope), 0),
 	F_BOOL("fused_grouped_mlp", offsetof(train_cfg, fused_mlp), 0),
 	F_BOOL("fp8_attention", offsetof(train_cfg, fp8_attn), 0),

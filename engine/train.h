@@ -183,6 +183,12 @@ typedef struct train_cfg {
 				  * Megatron-Core's PyTorch ops
 				  * (bias_activation_fusion off;
 				  * train_layer.c act_unfused_costs) */
+	int fa_layout;           /* the attention runs in Transformer
+				  * Engine's FlashAttention backend (fa2,
+				  * fa3 on the megatron stack), which
+				  * copies q, k, v and the output between
+				  * Megatron-Core's sbhd and the kernels'
+				  * bshd (train_layer.c fa_layout_costs) */
 	int unfused_rope;        /* RoPE as Megatron-Core's PyTorch ops
 				  * (apply_rope_fusion off; train_layer.c
 				  * rope_thd_costs) */
@@ -544,6 +550,7 @@ typedef struct train_lkey {
 	int addmm_bias;          /* train_cfg's, eager only */
 	int unfused_permute;     /* train_cfg's */
 	int unfused_act;         /* train_cfg's */
+	int fa_layout;           /* train_cfg's, fused stacks with flash */
 	int unfused_rope;        /* train_cfg's, fused stacks only */
 	int rope_seq_loop;       /* train_cfg's, with unfused_rope */
 	int fused_mlp;           /* train_cfg's, fused stacks with MXFP8

@@ -2340,6 +2340,61 @@ static void kv_repeat_costs(tenv *e, const train_lkey *k, train_lcost *lc)
 	       t_mem(e, k->half, k->T * b * k->A), 0, 0);
 }
 
+/* Transformer Engine's FlashAttention backend (fa_layout: attn_kernel
+ * fa2 or fa3 on the megatron stack) runs the kernels on bshd tensors
+ * while Megatron-Core hands it sbhd ones, and converts both ways in
+ * Python: "convert q, k, v to bshd if they are in sbhd" -- for head_dim
+ * 128, at least 512 tokens and the interleaved "sbh3d" layout of MHA's
+ * fused qkv output, one kernel, "_PrepareQKVForFA.apply(query_layer,
+ * key_layer, value_layer)" ("converts QKV from interleaved (s, b, ...)
+ * layout to separate contiguous q, k, v tensors in (b, s, ...)
+ * layout"), else "x.transpose(0, 1).contiguous() for x in
+ * (query_layer, key_layer, value_layer)" -- and the output back, "output
+ * .view(batch_size, max_seqlen_q // cp_size, -1).transpose(0, 1)" then
+ * "return output.contiguous()" (TransformerEngine v1.6
+ * transformer_engine/pytorch/attention.py FlashAttention.forward; the
+ * same in v1.10, v1.11, v2.0 and in v2.4 to main's
+ * attention/dot_product_attention/backends.py).  Forward: each of q, k, v
+ * and the output read and written once more, 2A an element.  Backward:
+ * the output gradient reaches the kernel as the transposed view of an
+ * sbhd tensor, which flash-attn makes contiguous ("dout, q, k, v, out =
+ * [maybe_contiguous(x) for x in (dout, q, k, v, out)]",
+ * flash_attn_interface.py _flash_attn_backward): 2A an output element;
+ * _PrepareQKVForFA's backward writes the three gradients back
+ * interleaved ("dqkv = fa_prepare_bwd(dq, dk, dv)"): 2A a q, k, v
+ * element, where the transposed copies' gradients pass back as views
+ * (their strides read by the qkv split's backward, which runs with
+ * cuDNN's sbhd kernels as well).  cuDNN's fused attention (attn_kernel
+ * cudnn, TE's FusedAttention) takes sbhd as it is: no copies.  One
+ * memory pass a kernel: forward the prepare kernel or the three copies
+ * (k and v each kv / 2 wide), and the output's; backward the output
+ * gradient's and the interleaving. */
+static void fa_layout_costs(const tenv *e, const train_lkey *k, double *f,
+			    double *b, double *nk)
+{
+	const gp_model *m = e->m;
+	gp_widths w;
+	double q, kv, o, h3d;
+
+	*f = *b = 0.0;
+	if (!k->fa_layout)
+		return;
+	model_widths(m, &w);
+	q = k->T * w.q / k->tp;
+	kv = k->T * (w.k + w.v) / k->tp;
+	o = k->T * w.o / k->tp;
+	/* MHA's fused qkv: sbh3d (q, k and v of a head side by side) */
+	h3d = w.latent == 0 && w.k == w.q && w.v == w.q &&
+		m->head_dim == 128 && k->T >= 512;
+	*f = (h3d ? t_mem(e, k->half, 2.0 * (q + kv) * k->A) :
+	      t_mem(e, k->half, 2.0 * q * k->A) +
+	      2.0 * t_mem(e, k->half, kv * k->A)) +
+		t_mem(e, k->half, 2.0 * o * k->A);
+	*b = t_mem(e, k->half, 2.0 * o * k->A) +
+		(h3d ? t_mem(e, k->half, 2.0 * (q + kv) * k->A) : 0.0);
+	*nk += h3d ? 2.0 : 4.0;
+}
+
 static double op_pass(const train_lcost *lc, const char *name, int bwd);
 
 /* The forward PyTorch's non-reentrant checkpoint leaves out of its
@@ -2679,10 +2734,16 @@ static void layer_compute(tenv *e, const train_lkey *k, int kind,
 					 strcmp(o->name, "mlp_down") == 0 &&
 					 m->ffn_gated ? 1.0 : 0.0);
 			break;
-		case GP_OP_ATTN:
-			t = attn_layers_time(e, k, o, 0);
-			add_op(lc, o->name, t, attn_layers_time(e, k, o, 1),
-			       0, 1);
+		case GP_OP_ATTN: {
+			/* TE's FlashAttention's layout copies
+			 * (fa_layout_costs), part of the module the
+			 * selective recompute re-runs */
+			double lf, lb;
+
+			fa_layout_costs(e, k, &lf, &lb, &nk);
+			t = attn_layers_time(e, k, o, 0) + lf;
+			add_op(lc, o->name, t, attn_layers_time(e, k, o, 1) +
+			       lb, 0, 1);
 			lc->rec_sel = t;
 			attn_t += t;
 			cp_merge(e, k, lc);
@@ -2693,6 +2754,7 @@ static void layer_compute(tenv *e, const train_lkey *k, int kind,
 			nk += !k->flash && eager ? 6.0 + k->dropout +
 				k->attn_clamp : 1.0;
 			break;
+		}
 		case GP_OP_ELEM:
 			/* Training writes no KV cache (o->kv): an op that
 			 * only writes it does not run. */

@@ -372,6 +372,8 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.addmm_bias = c->addmm_bias && c->eager;
 	xp->k.unfused_permute = c->unfused_permute;
 	xp->k.unfused_act = c->unfused_act && !c->eager;
+	xp->k.fa_layout = c->fa_layout && c->te_modules && !c->eager &&
+		c->mem.flash;
 	xp->k.unfused_rope = c->unfused_rope && c->te_modules && !c->eager;
 	xp->k.rope_seq_loop = xp->k.unfused_rope && c->rope_seq_loop;
 	xp->k.fused_mlp = c->fused_mlp && c->te_modules && !c->eager &&

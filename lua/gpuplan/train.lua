@@ -1266,6 +1266,12 @@ function M.setup(o, sweep)
   if device.attn_kernel and o.attn_kernel == nil and cfg.flash ~= false then
     default("attn_kernel=" .. device.attn_kernel .. attn_note)
   end
+  -- Transformer Engine runs FlashAttention-2 and -3 on bshd tensors and
+  -- copies Megatron-Core's sbhd q, k, v and output to and from them;
+  -- cuDNN's kernel takes sbhd as it is (engine/train_layer.c
+  -- fa_layout_costs).
+  cfg.fa_layout = cfg.te_modules and not cfg.eager and cfg.flash ~= false
+    and (device.attn_kernel == "fa2" or device.attn_kernel == "fa3") or false
   -- The flex dispatcher's kernels hold SMs of the card: no more than it
   -- has (the catalog's sms, else its arch's).
   if o.moe_flex_sms ~= nil and (device.sms or 0) > 0 and o.moe_flex_sms > device.sms then
