@@ -207,18 +207,26 @@ static const double net_speeds[] = {
  * doubles them: one per NIC at its speed, duplicated at half the speed
  * by ncclTopoDupChannels (above).  NCCL's tuner counts these
  * (graphs[a]->nChannels); *speed gets their GB/s. */
-static double net_graph_channels(const comm_ctx *c, double *speed)
+/* The speed NCCL's search gives one network device, GB/s: the fastest of
+ * its speedArrayInter not above the device's line rate (a device of
+ * `rails` NICs where the plugin joins them). */
+static double net_search_speed(const comm_ctx *c)
 {
-	double r = max2(1.0, c->rails);
-	double line = r * c->t->nic.bw / 1e9, v = 0.0;
-	double g = max2(1.0, c->nic_use / r);
+	double line = max2(1.0, c->rails) * c->t->nic.bw / 1e9;
 	size_t i;
 
 	for (i = 0; i < sizeof net_speeds / sizeof net_speeds[0]; i++)
-		if (net_speeds[i] <= line) {
-			v = net_speeds[i];
-			break;
-		}
+		if (net_speeds[i] <= line)
+			return net_speeds[i];
+	return 0.0;
+}
+
+static double net_graph_channels(const comm_ctx *c, double *speed)
+{
+	double r = max2(1.0, c->rails);
+	double v = net_search_speed(c);
+	double g = max2(1.0, c->nic_use / r);
+
 	if (v >= 25.0 && !(v < 50.0 && g > 4.0)) {
 		g *= 2.0;
 		v /= 2.0;
@@ -1415,6 +1423,43 @@ static double chain_nccl_lat(const comm_ctx *c, gp_proto p)
  * release's network step (nvls_tree_rank_us), not the tree's that the
  * time has (a release without NVLS is refused by price_nvls).  Its tree
  * has no fill of the network hops (tree_net_fill). */
+/* NCCL 2.19 to 2.27 rank NVLS_TREE across more than 2 nodes at its NVLS
+ * graph's channels (a head a GPU with a NIC) x min(bwIntra, bwInter / 2),
+ * times 5/6 for its algbw: "if (a == NCCL_ALGO_NVLS_TREE) bw =
+ * std::min(graphs[a]->bwIntra, nNodes <= 2 ? graphs[a]->bwInter :
+ * graphs[a]->bwInter/2)", "busBw = graphs[a]->nChannels * bw", "else if
+ * (a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLS_TREE) ratio *= 5.0/6.0"
+ * (src/graph/tuning.cc ncclTopoTuneModel at v2.19.1 .. v2.27.7; 2.18 had
+ * a ratio of .70 x N / 2(N-1), not modelled; 2.28.3 replaced both with
+ * per-channel caps, the nvls_tree_bw the streaming time already has).
+ * bwInter: the NVLS search raises it to the NIC's speed
+ * (net_search_speed: 48 GB/s at 400 Gb/s; the NVLS graph is not
+ * duplicated, ncclTopoDupChannels returns first for it); bwIntra: each
+ * NVLS channel loads every GPU's NVSwitch port once and its head's twice
+ * (ncclTopoSearchTryNvls), so no more than the port over heads + 1 (on 8 x
+ * H100, 450 GB/s / 9 = 50; NCCL's own 370.8 / 9 snaps to 40 GB/s), above
+ * bwInter / 2 on every NIC modelled.  On 4 x 8 H100 with 8 x 400 Gb/s
+ * that is 8 x 24 x 5/6 = 160 GB/s, below the ring's algbw as NCCL ranks
+ * it (nccl_algbw: its busBw, min(NVLink, NICs) = 369 GB/s here, x n /
+ * nsteps = 32/62: 190 GB/s), so NCCL of those releases leaves NVLS_TREE
+ * for the ring at large sizes on 3 or more nodes, where the streaming
+ * time (nvls_stream: 2 S over the node's 376 GB/s of NICs, 188 GB/s of
+ * algbw) ranked it first.  Returns the algbw, B/s, or 0 where this does
+ * not apply. */
+static double nvls_tree_nccl_algbw(const comm_ctx *c)
+{
+	int v = c->t->nccl_version;
+	double heads = nvls_heads(c), inter, intra;
+
+	if (c->nn <= 2 || v < 21901 || v >= 22800 || heads < 2.0)
+		return 0.0;
+	inter = net_search_speed(c) * 1e9;
+	intra = c->t->up.bw / (heads + 1.0);
+	if (inter <= 0.0)
+		return 0.0;
+	return heads * min2(intra, inter / 2.0) * 5.0 / 6.0;
+}
+
 double comm_nccl_estimate(const comm_ctx *c, gp_algo a, gp_proto p,
 			  double lat, double bwt)
 {
@@ -1435,8 +1480,9 @@ double comm_nccl_estimate(const comm_ctx *c, gp_algo a, gp_proto p,
 		lat -= 2.0 * ilog2(c->nn) * tree_net_fill(c, p);
 	if (a == GP_ALGO_NVLS && c->op == GP_ALL_REDUCE) {
 		double step = nvls_tree_rank_us(c);
+		double old = nvls_tree_nccl_algbw(c);
 
-		bwt = nvls_stream(c);
+		bwt = old > 0.0 ? c->bytes / old : nvls_stream(c);
 		if (c->nn > 1)
 			lat += 2.0 * ilog2(c->nn) *
 			       (c->lat_net + (step - NVLS_TREE_WIRE_US) * US -

@@ -89,4 +89,25 @@ do
   t.ok(pcall(gp.comm, { system = "dgx-h100", bytes = GiB, nvls = "auto", nccl = "2.16.2" }),
        "nvls auto with NCCL 2.16.2: priced (the tuner has no NVLS there)")
 end
+-- NCCL 2.19 to 2.27 rank NVLS_TREE across more than 2 nodes at the NVLS
+-- graph's heads x min(bwIntra, bwInter / 2) x 5/6 (src/graph/tuning.cc
+-- ncclTopoTuneModel at v2.19.1 .. v2.27.7).  4 x dgx-h100 (8 x 400 Gb/s
+-- NICs: bwInter 48 GB/s; bwIntra <= 450 / 9 = 50), 1 GiB: 8 x 24 x 5/6 =
+-- 160 GB/s, 1 GiB in 6711 us (+ 81 us of latency), against the ring's
+-- min(369, 376) x 32/62 = 190 GB/s (5650 us + its ~400 us of latency):
+-- the ring runs, priced as the forced ring to the bit.  2.28.3 replaced
+-- the formula with per-channel caps and keeps NVLS_TREE (the streaming
+-- estimate, 188 GB/s with NVLS's smaller latency); 2 nodes take the whole
+-- bwInter ("nNodes <= 2 ? bwInter : bwInter/2"): NVLS_TREE stays there.
+do
+  local four = { system = "dgx-h100", nodes = 4, bytes = GiB, nccl = "2.26.2" }
+  local r = gp.comm(four)
+  t.is(r.algo, "ring", "4 x dgx-h100 1 GiB, NCCL 2.26.2: the ring (NVLS_TREE ranked at 160 GB/s)")
+  four.algo = "ring"
+  t.is(r.time, gp.comm(four).time, "... priced as the forced ring, to the bit")
+  t.is(gp.comm { system = "dgx-h100", nodes = 4, bytes = GiB, nccl = "2.28.3" }.algo, "nvls",
+       "4 x dgx-h100 1 GiB, NCCL 2.28.3: NVLS_TREE (per-channel caps, not bwInter / 2)")
+  t.is(gp.comm { system = "dgx-h100", nodes = 2, bytes = GiB, nccl = "2.26.2" }.algo, "nvls",
+       "2 x dgx-h100 1 GiB, NCCL 2.26.2: NVLS_TREE (2 nodes take the whole bwInter)")
+end
 t.done_testing()
