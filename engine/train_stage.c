@@ -364,6 +364,59 @@ static void tp_kind(const train_cfg *c, const train_lcost *l, double n,
 	}
 }
 
+/* Delayed scaling's amax reduction, one micro-batch of a stage: the
+ * seconds its blocking all-reduces add.  Megatron-Core wraps each model
+ * chunk's TransformerBlock forward in one fp8_autocast whose fp8_group is
+ * the tensor-, data- and context-parallel ranks of the stage
+ * (transformer_block.py core_r0.9.0: "fp8_group = parallel_state.
+ * get_amax_reduction_group(with_context_parallel=True, ...)",
+ * _TENSOR_AND_DATA_PARALLEL_GROUP_WITH_CP).  Transformer Engine reduces
+ * the amaxes of every fp8 tensor the rank holds over that group once on
+ * leaving the autocast (fp8.py v1.9 fp8_autocast_exit ->
+ * reduce_and_update_fp8_tensors(forward=True)) and once in the backward
+ * of the chunk's first fp8 module (linear.py: ctx.reduce_and_update_bwd_
+ * fp8_tensors from is_first_fp8_module, then reduce_and_update_fp8_
+ * tensors(forward=False)), each "torch.distributed.all_reduce(tensor,
+ * op=torch.distributed.ReduceOp.MAX, group=group, async_op=False)"
+ * (reduce_tensor_across_group_op_max): the compute stream waits for it.
+ * The buffer is a few amaxes per linear, 4 B each (scaling_fwd: input,
+ * weight, output; scaling_bwd: two), so it is the collective's latency
+ * over the group's nodes.  Current and block scaling take each scale
+ * from the tensor itself and run no such reduction (their casts carry
+ * their own amax pass, train_layer.c).  One per chunk per pass: the
+ * stage's v chunks each forward and backward a micro-batch.  Whether a
+ * recomputed forward reduces again is not priced (the exit reduces only
+ * "if enabled and cls.FP8_AUTOCAST_DEPTH == 0 and not _graph and
+ * torch.is_grad_enabled()", and where a checkpoint re-enters the autocast
+ * is the stack's).  Booked as tp_comm: the collective spans the TP group
+ * with the data-parallel replicas. */
+#define AMAX_PER_LINEAR 5.0
+static double amax_reduce(ctx *x, const scost *s)
+{
+	const train_cfg *c = x->c;
+	const gp_group *tpg = &x->g[GP_GRP_TP], *dg = &x->g[GP_GRP_DPCP];
+	gp_group g;
+	double v, bytes;
+
+	if (x->k.lin != GP_FP8 || x->k.fp8_current || x->k.fp8_block ||
+	    !x->k.te_modules || x->k.eager)
+		return 0.0;
+	g.ranks = tpg->ranks * dg->ranks;
+	if (g.ranks <= 1)
+		return 0.0;
+	/* Megatron's rank order puts a stage's TP, CP and DP ranks
+	 * together: the group fills its nodes (layout.h) */
+	g.per_node = tpg->per_node * dg->per_node;
+	if (g.per_node > g.ranks)
+		g.per_node = g.ranks;
+	g.nodes = (g.ranks + g.per_node - 1) / g.per_node;
+	g.sharing = 1;
+	v = x->y.schedule == GP_SCHED_INTERLEAVED ? x->y.vpp : 1.0;
+	bytes = 4.0 * AMAX_PER_LINEAR * 4.0 * (s->layers > 0 ? s->layers : 1);
+	return (c->forward_only ? 1.0 : 2.0) * v *
+		coll(x, GP_ALL_REDUCE, bytes, &g);
+}
+
 /* What a stage costs one micro-batch before the ZeRO terms: compute,
  * recompute, the TP, CP, EP and PP communication, its ends and its
  * weights (zero_block adds the rest).  None of it depends on the DP
@@ -553,6 +606,7 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 					     c->overlap_p2p,
 					     &s->hidden[TRAIN_PP]);
 	}
+	s->part[TRAIN_TP] += amax_reduce(x, s);
 }
 
 double train_zero_coll_of(ctx *x, gp_coll op, double bytes, int expert)
