@@ -3593,6 +3593,33 @@ static void ulysses_comm(tenv *e, const train_lkey *k, train_lcost *lc)
 	lc->cp_hid = 0.0;
 }
 
+/* The bytes a rank's share of one TP all-gather of Transformer Engine's
+ * linears moves under an fp8 recipe, or 0 where it stays 16-bit (tb: its
+ * 16-bit bytes).  TE quantizes before it gathers, in both directions:
+ * v1.9 _LayerNormLinear.forward hands the norm the fp8 cast ("fp8 and
+ * not return_layernorm_output") and then gathers ln_out, through
+ * Userbuffers or gather_along_first_dim; its backward re-gathers that
+ * fp8 ln_out for the wgrad GEMM; and grad_output_preprocess, "FP8 case
+ * with gather: unfused bgrad, cast, transpose for efficient gather",
+ * casts dY to fp8 before the row-parallel linear's gather (module/
+ * base.py).  initialize_ub sizes the buffers alike: "Default buffer
+ * precision: AllGather buffers use fp8 when using fp8 recipe"
+ * (layers_all_gather_overlap: qkv_fprop, qkv_dgrad, proj_dgrad,
+ * fc1_fprop, fc1_dgrad, fc2_dgrad), while the reduce-scatters
+ * (proj_fprop, fc2_fprop, the dgrad's) stay in the activation dtype
+ * unless a run asks for fp8_buf.  TE 2.x keeps it: _LayerNormLinear
+ * gathers through gather_along_first_dim(..., quantizer=...).  One byte
+ * an element; a block-scaled recipe (fp8_block, priced as MXFP8: one
+ * E8M0 scale per 32 elements, OCP MX spec v1.0) gathers its scales with
+ * it.  PyTorch's modules (torchao's float8 TP) are layer_comm's own. */
+static double te_fp8_gather(const train_lkey *k, double tb)
+{
+	if (!k->te_modules || k->lin != GP_FP8 || k->eager)
+		return 0.0;
+	return tb / (k->A > 2.0 ? k->A : 2.0) *
+		(1.0 + (k->fp8_block ? 1.0 / 32.0 : 0.0));
+}
+
 /* A layer's communication into lc: TP's collectives, CP's ring, EP's
  * all-to-all (and the experts' TP gathers). */
 static void layer_comm(tenv *e, const train_lkey *k, int kind,
@@ -3608,16 +3635,26 @@ static void layer_comm(tenv *e, const train_lkey *k, int kind,
 	double np = hy ? 1.0 : 2.0;
 
 	/* Tensor parallelism: the activations cross the TP group in the
-	 * 16-bit dtype (fp8 runs too: Transformer Engine reduces in bf16),
-	 * two collectives per layer per pass, each on the whole T x h
-	 * buffer (an all-reduce, or an all-gather plus a reduce-scatter
-	 * with SP -- the same bytes per rank as one all-reduce). */
+	 * 16-bit dtype, two collectives per layer per pass, each on the
+	 * whole T x h buffer (an all-reduce, or an all-gather plus a
+	 * reduce-scatter with SP -- the same bytes per rank as one
+	 * all-reduce).  Under an fp8 recipe Transformer Engine's linears
+	 * gather in fp8 and reduce in 16 bits (te_fp8_gather). */
 	tb = k->T * h * (k->A > 2.0 ? k->A : 2.0);
 	if (k->sp) {
-		double agf;
+		double agf, ag8 = te_fp8_gather(k, tb);
 
 		ag = train_t_coll(e, GP_ALL_GATHER, tb, &k->g_tp);
 		rs = train_t_coll(e, GP_REDUCE_SCATTER, tb, &k->g_tp);
+		if (ag8 > 0) {
+			/* a MoE layer's second pair is the dispatcher's
+			 * gather of the tokens, Megatron-Core's own in 16
+			 * bits: only the attention's is TE's */
+			double ag1 = train_t_coll(e, GP_ALL_GATHER, ag8,
+						  &k->g_tp);
+
+			ag = moe ? (ag + ag1) / 2.0 : ag1;
+		}
 		/* torchao's float8 TP (tensorwise scaling, PyTorch's
 		 * modules: torchtitan's apply_tp with float8) gathers the
 		 * forward's inputs in float8, one byte an element:

@@ -24,10 +24,11 @@ local bf = op(gp.train(job), "tp_comm")
 local f8 = op(gp.train(t.with(job, { precision = "fp8", fp8_scaling = "current" })), "tp_comm")
 t.near(f8.bwd, bf.bwd, 1e-12, "the backward's collectives stay 16-bit")
 t.near(f8.fwd, 0.75 * f8.bwd, 0.02, "the forward's all-gathers in one byte: 3 c of 4 c")
--- Transformer Engine's modules (the megatron stack) gather in bf16.
+-- Transformer Engine's modules (the megatron stack) gather in fp8 both
+-- ways (tests/lua/te_fp8_gather.t): forward and backward alike.
 local mj = t.with(job, { stack = "megatron", precision = "fp8", fp8_scaling = "current" })
 local m8 = op(gp.train(mj), "tp_comm")
-t.near(m8.fwd, m8.bwd, 1e-12, "megatron fp8: 16-bit gathers both ways")
+t.near(m8.fwd, m8.bwd, 1e-12, "megatron fp8: the same gathers both ways")
 -- Block scaling is not torchao's tensorwise TP: 16-bit gathers.
 local b8 = op(gp.train(t.with(job, { precision = "fp8", fp8_scaling = "block" })), "tp_comm")
 t.near(b8.fwd, b8.bwd, 1e-12, "block-scaled fp8: 16-bit gathers")
