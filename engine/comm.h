@@ -142,6 +142,11 @@ typedef struct gp_nccl {
 			       * takes to reach the proxy once the message
 			       * has crossed (0 by default); read only for
 			       * the network */
+	int max_recvs;        /* 1..64: the receives the network plugin
+			       * takes in one call (its maxRecvs; NCCL's
+			       * own IB transport 8 by default), the
+			       * senders whose PXN messages a proxy posts
+			       * for at once; read only for the network */
 	int region_ppn;       /* ranks per node the regions are for (0:
 			       * no regions); read only for the network */
 	int nregions;         /* 0..GP_REGIONS */

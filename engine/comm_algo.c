@@ -1179,15 +1179,27 @@ static int price_pxn(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 	}
 	/* PXN (NCCL 2.12): data for remote GPU j first crosses
 	 * NVLink to the local GPU on j's rail, which aggregates what
-	 * all local GPUs send to j into one network message.  Extra
-	 * NVLink traffic: the (g-1)/g of the remote data not already
-	 * on its rail; network posts drop from n-g to N-1 per GPU;
-	 * all traffic stays rail-local. */
+	 * all local GPUs send to j.  Extra NVLink traffic: the (g-1)/g
+	 * of the remote data not already on its rail; all traffic
+	 * stays rail-local.  The aggregation is the network plugin's
+	 * grouped receive: "This enables the network layer to
+	 * aggregate messages, by implementing a new multireceive
+	 * function" (NVIDIA, "Doubling all2all Performance with NVIDIA
+	 * Collective Communication Library 2.12", 2022); the proxy
+	 * groups the receives of the g senders that share a
+	 * connection up to the plugin's maxRecvs ("if (groupSize ==
+	 * maxRecvs) groupSize = 0", net.cc recvProxyProgress, NCCL
+	 * 2.27.7), so a GPU's posts drop from n - g to (N - 1) x
+	 * ceil(g / maxRecvs): N - 1 on NCCL's IB transport (8) with 8
+	 * GPUs a node, n - g where the plugin takes one receive a call
+	 * (the fabric's nccl.max_recvs; aws-ofi-nccl through v1.19.0:
+	 * "#define NCCL_OFI_MAX_RECVS 1", 8 from v1.20.0). */
 	intra = ((g - 1) / n + (n - g) / n * (g - 1) / g) * S /
 		(up * P2P_LINK_EFF);
 	remote = (n - g) / n * S / (net / g);
 	*lat = base(p) + 2.0 * hop_up(c, p) + hop_net(c, p) +
-	       (c->nn - 1) * net_post(c);
+	       (c->nn - 1) * ceil(g / c->t->nic_nccl.max_recvs) *
+	       net_post(c);
 	*bwt = max2(intra, remote);
 	return 0;
 }

@@ -73,6 +73,12 @@ static const double tree_extra_us[LINK_COUNT][GP_PROTO_COUNT] = {
  * nccl.ll128_efficiency; nvlink3 (A100) gives what its curves measure. */
 #define LL128_EFF (120.0 / 128.0)
 
+/* The receives a network plugin takes in one irecv call, NCCL's own IB
+ * transport's: "#define NCCL_NET_IB_MAX_RECVS 8", "props->maxRecvs =
+ * NCCL_NET_IB_MAX_RECVS" (src/transport/net_ib.cc, NCCL 2.27.7), the
+ * default of a fabric's nccl.max_recvs. */
+#define NET_MAX_RECVS 8
+
 void comm_nccl_default(gp_link_kind k, gp_nccl *out)
 {
 	int p, i = (int)k >= 0 && (int)k < LINK_COUNT ? (int)k : LINK_NVL;
@@ -89,6 +95,7 @@ void comm_nccl_default(gp_link_kind k, gp_nccl *out)
 	out->rails = 0;
 	out->tree_share = 1.0;
 	out->completion = 0.0;
+	out->max_recvs = NET_MAX_RECVS;
 	out->region_ppn = 0;
 	out->nregions = 0;
 	out->region_points = 0;
@@ -334,6 +341,9 @@ static int nccl_check(const gp_nccl *n, int nvls, const char *what,
 	    n->completion > LINK_MAX_LAT)
 		return gp_fail(err, "%s nccl completion must be 0..%g s "
 			       "(got %g)", what, LINK_MAX_LAT, n->completion);
+	if (n->max_recvs < 1 || n->max_recvs > 64)
+		return gp_fail(err, "%s nccl max_recvs must be an integer "
+			       "1..64 (got %d)", what, n->max_recvs);
 	return region_check(n, what, err);
 }
 

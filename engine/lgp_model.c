@@ -637,6 +637,7 @@ static const lgp_field nccl_fields[] = {
 	F_BOOL("rails", offsetof(gp_nccl, rails), 0),
 	F_NUM("tree_share", offsetof(gp_nccl, tree_share), 1.0),
 	F_NUM("completion", offsetof(gp_nccl, completion), 0),
+	F_INT("max_recvs", offsetof(gp_nccl, max_recvs), 8, 1, 64),
 	F_INT("region_ppn", offsetof(gp_nccl, region_ppn), 0, 1, 1024),
 	F_CUSTOM("regions", c_regions),
 	F_IGNORE("source"),

@@ -153,6 +153,13 @@ fabric {
     -- message is in, so both crossings of a slot's round trip pay it (the
     -- engine's ring_window).
     completion = "3us",
+    -- The plugin takes one receive a call, so PXN cannot group the
+    -- messages of a node's 8 GPUs into one receive: "#define
+    -- NCCL_OFI_MAX_RECVS 1" and "props->max_group_receives =
+    -- NCCL_OFI_MAX_RECVS" (aws-ofi-nccl v1.16.3 include/nccl_ofi.h,
+    -- src/nccl_ofi_net.cpp; the same through v1.19.0, 8 from v1.20.0,
+    -- April 2026), which NCCL reads as the device's maxRecvs.
+    max_recvs = 1,
     -- AWS's region tuner, which the plugin loads on a p5.48xlarge ("Region"
     -- is TUNER_TYPE's default, nccl_ofi_param.h): the all-reduce regions
     -- for 8 ranks a node, in its order, first match wins, a point on an
@@ -197,7 +204,8 @@ fabric {
           .. "number of rails', port_speed x max_group_size); "
           .. "src/tuner/nccl_ofi_model.cpp (P5 tree bandwidth '/ 2'); "
           .. "src/tuner/nccl_ofi_regions.cpp (P5 all-reduce regions); "
-          .. "include/nccl_ofi_param.h (TUNER_NET_COMP_OVERHEAD: completion)",
+          .. "include/nccl_ofi_param.h (TUNER_NET_COMP_OVERHEAD: completion); "
+          .. "include/nccl_ofi.h ('#define NCCL_OFI_MAX_RECVS 1': max_recvs)",
   },
   source = "stas00/ml-engineering inter-node table (AWS P5: 32 x 100G EFA); "
         .. "aws/aws-ofi-nccl include/nccl_ofi_tuner.h (TUNER_NET_LATENCY 20)",

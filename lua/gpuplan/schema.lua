@@ -523,6 +523,10 @@ M.fabric = T.record {
     -- how long a message's completion takes to reach the proxy once the
     -- message has crossed (0 unless given)
     completion = step_time(),
+    -- the receives the network plugin takes in one call (its maxRecvs,
+    -- 8 unless given, NCCL's IB transport's): PXN groups that many
+    -- senders' messages into one receive
+    max_recvs = int { min = 1, max = 64 },
     -- the network plugin's tuner: on 3 nodes or more of region_ppn ranks
     -- each, an all-reduce runs the algorithm and protocol of the first
     -- region whose polygon in the (bytes, ranks) plane holds it

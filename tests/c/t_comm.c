@@ -67,7 +67,7 @@ int main(void)
 	double S, want, intra;
 	int i, rc, mono;
 
-	plan(140);
+	plan(144);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -307,6 +307,33 @@ int main(void)
 	is_num(r.bw_time, 0.5 * S / 45e9, 1e-9, "all_to_all: remote half / NIC");
 	ok(r.algo == GP_ALGO_PXN, "all_to_all across nodes uses pxn "
 	   "(fewer network messages)");
+
+	/* --- PXN's grouped receives: the plugin's maxRecvs ---
+	 * 4 nodes x 8 GPUs, 32 ranks, 1 GiB forced to pxn.  A GPU's posts
+	 * are (N - 1) x ceil(g / max_recvs) at the 1 us network post
+	 * (Intel host): 3 x 1 = 3 posts on NCCL's IB default (8), 3 x 8 =
+	 * 24 where the plugin takes one receive a call (aws-ofi-nccl
+	 * through v1.19.0), 3 x ceil(8 / 3) = 9 at 3.  Only the latency
+	 * moves: 21 us and 6 us more; the bandwidth term and the protocol
+	 * (Simple at 1 GiB) stay.  Exact arithmetic: 1e-12 s. */
+	t = nvl(8, 4, 300e9, 0.8);
+	add_nics(&t, 8, 50e9, 0.9);
+	S = GiB;
+	MUST(comm_cost_algo(&t, GP_ALL_TO_ALL, GP_ALGO_PXN, S, 32, &r, &e));
+	t.nic_nccl.max_recvs = 1;
+	MUST(comm_cost_algo(&t, GP_ALL_TO_ALL, GP_ALGO_PXN, S, 32, &r2, &e));
+	is_num(r2.latency - r.latency, 21.0 * US, 1e-12,
+	       "pxn, max_recvs 1: 3 x 8 posts, 21 us over 3 x 1");
+	ok(r2.proto == r.proto && r.proto == GP_PROTO_SIMPLE &&
+	   r2.bw_time == r.bw_time, "pxn, max_recvs 1: same Simple "
+	   "bandwidth term");
+	t.nic_nccl.max_recvs = 3;
+	MUST(comm_cost_algo(&t, GP_ALL_TO_ALL, GP_ALGO_PXN, S, 32, &r2, &e));
+	is_num(r2.latency - r.latency, 6.0 * US, 1e-12,
+	       "pxn, max_recvs 3: 3 x ceil(8/3) = 9 posts, 6 us over 3");
+	t.nic_nccl.max_recvs = 0;
+	rc = comm_cost(&t, GP_ALL_TO_ALL, S, 32, &r2, &e);
+	einval(rc, &e, "max_recvs 0 refused");
 
 	/* --- send/recv in a node: NCCL's channels for one stream ---
 	 * 8 ranks share a pool of 32 channels: 4 each at least; 128 MiB

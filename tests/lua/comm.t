@@ -1010,6 +1010,33 @@ t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpus = 128, topology
 p5t.nic_nccl = nccl_with { completion = -1e-6 }
 t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpus = 128, topology = p5t } end,
   "nic nccl completion must be 0..1 s (got -1e-06)", "a negative completion refused", true)
+p5t.nic_nccl = nccl_with { max_recvs = 0 }
+t.raises(function() gp.comm { op = "all_to_all", bytes = 1, gpus = 128, topology = p5t } end,
+  "topology.nic_nccl.max_recvs must be an integer in 1..64 (got 0)", "max_recvs 0 refused, named", true)
+
+-- PXN groups the receives of a node's GPUs only as far as the network
+-- plugin takes several in one call (maxRecvs): efa-100's aws-ofi-nccl
+-- takes one ("#define NCCL_OFI_MAX_RECVS 1", v1.16.3), so a P5 GPU posts
+-- for each of its 248 remote peers, where NCCL's IB transport (8) would
+-- post 31 times.  32 MiB all_to_all on 32 x 8 P5 (AMD hosts, 2 us a
+-- post): with 1, p2p and pxn post alike and p2p, one NVLink step shorter,
+-- is priced: 8.4 us base + 3.4 NVLink step + 31.3 network step (20 +
+-- 11.3 Simple) + 248 x 2 = 539.1 us; with 8, pxn: 8.4 + 2 x 3.4 + 31.3 +
+-- 31 x 2 = 108.5 us.  The bandwidth term is the same (S x 248/256 over
+-- the GPU's 42.5 GB/s).  Tolerance 1e-6 relative: float rounding.
+do
+  local p5a = comm.from_fabrics({ scaleup = "nvlink4", gpus_per_node = 8, nodes = 32, nics = 32,
+                                  nic_fabric = "efa-100", gpu = cat.gpus["h100-sxm"],
+                                  cpu_vendor = "amd" }, cat)
+  t.is(p5a.nic_nccl.max_recvs, 1, "efa-100: the plugin takes one receive a call")
+  local one = gp.comm { op = "all_to_all", bytes = 32 * 2 ^ 20, gpus = 256, topology = p5a }
+  p5a.nic_nccl.max_recvs = 8
+  local eight = gp.comm { op = "all_to_all", bytes = 32 * 2 ^ 20, gpus = 256, topology = p5a }
+  t.is(one.algo .. "/" .. eight.algo, "p2p/pxn", "max_recvs 1: p2p; 8: pxn")
+  t.near(one.latency, 539.1e-6, 1e-6, "max_recvs 1: 248 posts, 539.1 us")
+  t.near(eight.latency, 108.5e-6, 1e-6, "max_recvs 8: 31 grouped posts, 108.5 us")
+  t.near(one.bw_time, eight.bw_time, 1e-12, "the bandwidth term stays")
+end
 
 -- The node a training step prices its collectives on (comm.node_spec, as
 -- gp.train builds it from a system or a card) carries the card's NCCL
