@@ -15,9 +15,7 @@ local function run(extra)
   for k, v in pairs(extra or {}) do a[k] = v end
   return infer.infer(a)
 end
-local function row(phase, name)
-  for _, o in ipairs(phase.ops) do if o.name == name then return o end end
-end
+local row = t.op    -- a phase's op row by name (tap.lua)
 local function said(r, pat)
   for _, d in ipairs(r.defaults) do if d:find(pat, 1, true) then return true end end
   return false

@@ -16,7 +16,6 @@
 -- it ("off": NVLS and NVLS_TREE not run).
 local comm = require "gpuplan.comm"
 
-
 return function(case, cat)
   local h = case.hardware or {}
   local metric = case.measured and case.measured.metric
