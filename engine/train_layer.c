@@ -3152,21 +3152,55 @@ static double hybridep_nvl_token(double ranks, double bytes)
  * 350.97 / 512.72, 447.76 / 615.78 at 8 ranks give s = 0.441, 0.442,
  * 0.423, 0.484, 0.490, 0.400 -- a mean 0.447; 16 ranks 242.51 / 328.80,
  * 338.87 / 442.47, 393.72 / 520.76 give 0.379, 0.326, 0.344 -- 0.349.
- * Between 8 and 16 ranks both are interpolated, beyond 16 held. */
+ *
+ * At 24 ranks (GB200, the same table) DeepEP's combine falls to a third
+ * of its dispatch: 324.64 / 126.53, 450.22 / 163.62 and 502.84 / 207.10
+ * GB/s at 16, 24 and 32 SMs.  Dispatch and combine are priced at one
+ * share of the link (layer_comm: the same bytes each), so the share that
+ * gives their summed time is the harmonic mean of the two rates, 2 / (1
+ * / dispatch + 1 / combine): 182.09, 240.01 and 293.37 GB/s, 0.202,
+ * 0.267 and 0.326 of the link (their arithmetic mean, 0.251, 0.341 and
+ * 0.394, would take the slow combine at the fast dispatch's rate; at 8
+ * and 16 ranks, where the two rates are within 20% of each other, the
+ * arithmetic means above are within 0.7% of the harmonic ones: 325 /
+ * 323.4, 336.1 / 334.1, 410.4 / 407.9 GB/s).  Megatron-Core's DeepSeek-V3
+ * account on GB200 NVL72 states the same collapse at 32 ranks, the
+ * DeepEP build it ran (MNNVL "based on this community PR", DeepEP PR
+ * #218): "In the EP32 scenario, the dispatch can only reach about 400
+ * GB/s and the combine can only reach about 190 GB/s algorithm bandwidth
+ * with 24 SMs" (docs/discussions/deepseek-v3-gb200-optimization, sec.
+ * 2.2.1, Megatron-LM at the commit before 3c1b98e, Nov 2025): a harmonic
+ * 257.6 GB/s, 0.286 of the link -- 7% above the 24-rank row held there,
+ * and its Nsys timeline (image5, the same run after CUDA graphs) shows a
+ * forward layer's DeepEP dispatch and combine at about 1.16 and 2.5 ms,
+ * which 427 MB (4096 tokens, 7.27 ranks each (flex_ranks), 7168 x 2 B)
+ * take at 370 and 170 GB/s.  The per-token share at 24 ranks from the
+ * FP8 rows (258.33, 351.05, 405.04 GB/s against the BF16 dispatch's):
+ * s = 0.273, 0.301, 0.257 -- 0.277.  Between 8, 16 and 24 ranks both
+ * are interpolated, beyond 24 held (no DeepEP row is published past
+ * 24 ranks but the account's single 24-SM figure at 32). */
 static const double DEEPEP_NVL_SMS_AT[3] = { 16.0, 24.0, 32.0 };
 static const double DEEPEP_NVL_8[3] = { 0.367, 0.515, 0.633 };
 static const double DEEPEP_NVL_16[3] = { 0.337, 0.456, 0.535 };
+static const double DEEPEP_NVL_24[3] = {
+	2.0 / (1.0 / 324.64 + 1.0 / 126.53) / 900.0,
+	2.0 / (1.0 / 450.22 + 1.0 / 163.62) / 900.0,
+	2.0 / (1.0 / 502.84 + 1.0 / 207.10) / 900.0 };
 #define DEEPEP_TOKEN_8 0.447
 #define DEEPEP_TOKEN_16 0.349
+#define DEEPEP_TOKEN_24 0.277
 #define FLEX_SMS_DEEPEP_NVL 20.0  /* Megatron-Core: "historical default 20" */
 
-/* by ranks between the 8- and 16-rank figures (held outside) */
-static double by_ranks(double r, double f8, double f16)
+/* by ranks through the 8-, 16- and 24-rank figures, linear between them
+ * (held outside) */
+static double by_ranks(double r, double f8, double f16, double f24)
 {
 	if (r <= 8.0)
 		return f8;
+	if (r >= 24.0)
+		return f24;
 	if (r >= 16.0)
-		return f16;
+		return f16 + (f24 - f16) * (r - 16.0) / 8.0;
 	return f8 + (f16 - f8) * (r - 8.0) / 8.0;
 }
 
@@ -3176,12 +3210,14 @@ static double by_ranks(double r, double f8, double f16)
 static double deepep_nvl_frac(double ranks, double sms)
 {
 	return by_ranks(ranks, by_sms(DEEPEP_NVL_SMS_AT, DEEPEP_NVL_8, 3, sms),
-			by_sms(DEEPEP_NVL_SMS_AT, DEEPEP_NVL_16, 3, sms));
+			by_sms(DEEPEP_NVL_SMS_AT, DEEPEP_NVL_16, 3, sms),
+			by_sms(DEEPEP_NVL_SMS_AT, DEEPEP_NVL_24, 3, sms));
 }
 
 static double deepep_nvl_token(double ranks, double bytes)
 {
-	double s = by_ranks(ranks, DEEPEP_TOKEN_8, DEEPEP_TOKEN_16);
+	double s = by_ranks(ranks, DEEPEP_TOKEN_8, DEEPEP_TOKEN_16,
+			    DEEPEP_TOKEN_24);
 
 	if (!(bytes > 0.0))
 		return 1.0;

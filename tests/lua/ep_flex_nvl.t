@@ -7,12 +7,12 @@
 -- b bytes costs the 7168-wide reference token's time times
 -- (1 - s) + s x 7168 x 2 / b.  DeepEP (the default backend) runs at its
 -- own rows of the same README, which follow its SMs (deepep_nvl_frac,
--- deepep_nvl_token).
+-- deepep_nvl_token), through 8, 16 and 24 ranks, held beyond.
 -- Run with ./gpuplan run tests/lua/ep_flex_nvl.t.
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(7)
+t.plan(9)
 
 local function part(r, n)
   for _, p in ipairs(r.parts) do if p.name == n then return p.seconds end end
@@ -74,3 +74,18 @@ t.near(ep("qwen3-30b-a3b", "b200", 8, "deepep"), expect(48, 2048, 8, 0.441, 0.44
 t.near(ep("qwen3-30b-a3b", "gb200", 16, "deepep", 32),
        expect(48, 2048, 16, 0.535, 0.349, 900e9), 1e-9,
        "DeepEP, 16 GB200s, 32 SMs: 0.535 of the link, s 0.349")
+-- Past 16 ranks DeepEP's combine collapses (the README's 24-rank GB200
+-- rows): the share is the harmonic mean of dispatch and combine over the
+-- link, 2 / (1 / 450.22 + 1 / 163.62) / 900 = 0.26668 at 24 SMs, held
+-- beyond 24 ranks; its per-token share 0.277.  32 GB200s of one NVL72
+-- rack, EP 32: the 24-rank row.
+t.near(ep("qwen3-30b-a3b", "gb200", 32, "deepep", 24),
+       expect(48, 2048, 32, 2 / (1 / 450.22 + 1 / 163.62) / 900, 0.277, 900e9), 1e-9,
+       "DeepEP, 32 GB200s, 24 SMs: the 24-rank row held, 0.267 of the link, s 0.277")
+-- At Megatron-Core's default 20 SMs, halfway between the 24-rank 16 SM
+-- row (2 / (1 / 324.64 + 1 / 126.53) / 900 = 0.20232) and its 24 SM row
+-- (0.26668): 0.23450.
+t.near(ep("qwen3-30b-a3b", "gb200", 32, "deepep"),
+       expect(48, 2048, 32, (2 / (1 / 324.64 + 1 / 126.53) + 2 / (1 / 450.22 + 1 / 163.62))
+              / 2 / 900, 0.277, 900e9), 1e-9,
+       "DeepEP, 32 GB200s, 20 SMs: between the 24-rank 16 and 24 SM rows")
