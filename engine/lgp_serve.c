@@ -386,6 +386,7 @@ static void lgp_tolayout(lua_State *L, int idx, const lgp_desc *d,
 /* A serve config's own scalars (an absent one keeps what serve_defaults
  * and lgp_toservemoe set). */
 static const char *const a2a_names[] = {"deepep", "nccl", NULL};
+static const char *const eplb_src_names[] = {"trtllm", "sglang", NULL};
 static const lgp_field serve_fields[] = {
 	F_BOOL("disagg", offsetof(serve_cfg, disagg), 0),
 	F_INT("gpus", offsetof(serve_cfg, gpus), 0, 1, INT_MAX),
@@ -400,6 +401,8 @@ static const lgp_field serve_fields[] = {
 	      SERVE_REDUNDANT_AUTO, INT_MAX),
 	F_NUM("imbalance", offsetof(serve_cfg, imbalance), 0),
 	F_BOOL("eplb", offsetof(serve_cfg, eplb), 0),
+	{ "eplb_src", LGP_F_NAME, offsetof(serve_cfg, eplb_src), 0, 0, 0, 0,
+	  eplb_src_names, NULL, NULL, NULL, NULL },
 	F_INT("mtp", offsetof(serve_cfg, mtp), 0, 0, INT_MAX),
 	F_INT("mtp_layers", offsetof(serve_cfg, mtp_layers), 0, 0, INT_MAX),
 	F_NUM("m_tile", offsetof(serve_cfg, m_tile), 0),
@@ -430,7 +433,8 @@ static const lgp_desc serve_desc = { "serve", serve_fields };
  * serve_fields: disagg, gpus (default: decode's tp), prefill_gpus,
  * batch_per_gpu (a GPU's share with TP attention: 1/8 of a stream on
  * TP8; the infer base's batch is not read), itl_max (s), ttft_max (s), prefill_tokens, mixed, redundant (-1 or absent:
- * SERVE_REDUNDANT_AUTO), imbalance, eplb (boolean), mtp, mtp_layers, m_tile, acceptance,
+ * SERVE_REDUNDANT_AUTO), imbalance, eplb (boolean), eplb_src ("trtllm" |
+ * "sglang": whose spread an EPLB placement leaves), mtp, mtp_layers, m_tile, acceptance,
  * accept_decay,
  * spec_host and spec_host_dp (s: with TP and with DP attention),
  * spec_running (requests an instance runs while it speculates; 0 or

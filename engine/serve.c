@@ -69,6 +69,7 @@ void serve_defaults(serve_cfg *c)
 	c->acceptance = 0.85;
 	c->accept_decay = 1.0;
 	c->a2a = SERVE_A2A_DEEPEP;
+	c->eplb_src = SERVE_EPLB_TRTLLM;
 	/* fp8 with one fp32 scale per 128 elements (DeepSeek-V3 sec. 3.3;
 	 * DeepEP's dispatch message); bf16 combine. */
 	c->dispatch_bytes = 1.0 + 4.0 / 128.0;

@@ -51,6 +51,18 @@ typedef enum serve_a2a {
 	SERVE_A2A_NCCL        /* NCCL all-to-all (comm_group_cost) */
 } serve_a2a;
 
+/* Whose measurement of the spread an EPLB placement leaves (serve_cfg.eplb,
+ * serve_step.c sx_imbalance). */
+typedef enum serve_eplb_src {
+	SERVE_EPLB_TRTLLM = 0, /* TensorRT-LLM tech blog 4, Table 1
+	                          (SERVE_EPLB_SD): one measured spread */
+	SERVE_EPLB_SGLANG      /* SGLang's placement from an
+	                          --init-expert-location file, as the LMSYS
+	                          large-scale EP blog simulated it against
+	                          the EP width (serve_step.c
+	                          sglang_eplb_excess) */
+} serve_eplb_src;
+
 /* Which phase a step or a memory figure is for. */
 typedef enum serve_phase {
 	SERVE_DECODE = 0, SERVE_PREFILL, SERVE_COLOCATED
@@ -123,10 +135,13 @@ typedef struct serve_cfg {
 	                         chance (serve_step.c sx_imbalance) */
 	int eplb;             /* 1: an EPLB placement (experts moved and
 	                         replicated from the traffic's statistics:
-	                         SERVE_EPLB_SD's spread); 0: the runtimes'
+	                         SERVE_EPLB_SD's spread, or SGLang's by
+	                         eplb_src); 0: the runtimes'
 	                         default, experts in order (SGLang's and
 	                         vLLM's enable_eplb False, TensorRT-LLM
 	                         without a load_balancer: model_ep_skew_at) */
+	serve_eplb_src eplb_src; /* with eplb: whose spread prices it (the
+	                         runtime's; trtllm unless runtime sglang) */
 	int mtp;              /* draft tokens per decode step; 0 = off */
 	int mtp_layers;       /* layers of the model's MTP module */
 	double acceptance;    /* probability that a draft token is accepted */

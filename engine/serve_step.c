@@ -400,6 +400,45 @@ static double max_dev(double G)
 	return val[i];
 }
 
+/* The hottest GPU's routed tokens over the mean that SGLang's EPLB
+ * placement leaves over N GPUs when chance is gone (serve_cfg.eplb_src
+ * SERVE_EPLB_SGLANG): the LMSYS blog "Deploying DeepSeek with PD
+ * Disaggregation and Large-scale Expert Parallelism on 96 H100 GPUs"
+ * (2025-05-05), figure "Effects of Scale and EPLB to Balancedness"
+ * (images/blog/large_scale_ep/eplb-balancedness.png): "We compute GPU
+ * balancedness as the ratio between mean computation time and maximum
+ * computation time for a MoE layer among GPUs, and we use the number of
+ * tokens for a GPU to estimate the computation time for it."  Its "With
+ * EPLB" points, DeepSeek-V3's 256 experts with 32 redundant (EP72 needs
+ * the 288), read off the plot to +-0.005: 0.945 at 8 GPUs, 0.902 at 16,
+ * 0.800 at 32, 0.810 at 72, so max / mean - 1 = 1 / b - 1: 0.0582,
+ * 0.1086, 0.2500, 0.2346.  The blog: "As the number of GPUs (EP size)
+ * increases, the imbalance issue gets more severe", and "Even with EPLB,
+ * some imbalance is inevitable".  The same placement's cost is measured
+ * in the blog's prefill profile: the default placement's layer is 1.18x
+ * the simulated perfect balance (50,302 against 59,337 tokens/s a node),
+ * its dispatch and combine kernels 1.42x (36.7 against 25.9 ms scaled
+ * per layer, profile-prefill.png).  Between the points linear in ln N;
+ * beyond 72 the last (the plot is flat from 32 on); below 8 the spread of
+ * the 8-GPU point, 0.0582 / max_dev(8) = 0.0382 of the mean, times
+ * max_dev(N) (the hottest of fewer GPUs lies fewer spreads out).  These
+ * are the placement's alone: the figure's token counts are not stated,
+ * and at a prefill's 131,072 picks a GPU chance adds under 0.01. */
+static double sglang_eplb_excess(double N)
+{
+	static const double n[] = {8.0, 16.0, 32.0, 72.0};
+	static const double e[] = {0.0582, 0.1086, 0.2500, 0.2346};
+	int i;
+
+	if (N <= n[0])
+		return e[0] / max_dev(n[0]) * max_dev(N);
+	for (i = 1; i < 4; i++)
+		if (N <= n[i])
+			return e[i - 1] + (e[i] - e[i - 1]) *
+			       log(N / n[i - 1]) / log(n[i] / n[i - 1]);
+	return e[3];
+}
+
 /* The hottest GPU's routed tokens over the mean in a step whose GPUs
  * route Tr tokens each (SERVE_IMBALANCE_AUTO).  A GPU's share of the
  * step's picks strays from the mean two ways: the placement (fixed for
@@ -417,6 +456,11 @@ static double max_dev(double G)
  * 1 + 2.1482 x 0.05265 = 1.1131 (measured 1.1154); EP32 of 9 slots,
  * 1.1107 (measured 1.109).  Few tokens a step: 1.28 at 8 tokens a GPU
  * over EP32; a prefill's 131,072 picks: 1.089 (the placement alone).
+ * SGLang's placement (c->eplb_src SERVE_EPLB_SGLANG) leaves the excess
+ * sglang_eplb_excess(N) apart from chance, the LMSYS blog's own figure
+ * for its runtime:  1 + sqrt(e(N)^2 + max_dev(N)^2 / lam),  1.250 at a
+ * prefill's 131,072 picks over EP32 (where TensorRT-LLM's spread gives
+ * 1.089: the two runtimes' sources differ by that much at one width).
  *
  * Without it (the runtimes' default: SGLang's enable_eplb False with
  * init_expert_location "trivial", vLLM's enable_eplb False, TensorRT-LLM
@@ -436,7 +480,14 @@ double sx_imbalance(const sx *x, double Tr)
 		return x->s.ep <= 1 || N < 2 ? 1.0 :
 			model_ep_skew_at(N, x->s.E / N, x->s.k,
 					 lam > 0 ? lam : 0.0);
-	if (x->s.ep <= 1 || N < 2 || !(lam > 0))
+	if (x->s.ep <= 1 || N < 2)
+		return SERVE_EPLB_SKEW;
+	if (x->c->eplb_src == SERVE_EPLB_SGLANG) {
+		double e = sglang_eplb_excess(N), z = max_dev(N);
+
+		return 1.0 + sqrt(e * e + (lam > 0 ? z * z / lam : 0.0));
+	}
+	if (!(lam > 0))
 		return SERVE_EPLB_SKEW;
 	return 1.0 + max_dev(N) * sqrt(SERVE_EPLB_SD * SERVE_EPLB_SD +
 					1.0 / lam);

@@ -43,7 +43,10 @@
 --               chance, hottest of N: with eplb 1 + z_N sqrt(0.04236^2 + 1 /
 --               (tokens x top_k)), 1.11 at 128 tokens a GPU over EP36;
 --               without, model_ep_skew_at, 2.56 at EP32 of 8 experts and
---               1024 picks a GPU, as TensorRT-LLM tech blog 4 measures them)
+--               1024 picks a GPU, as TensorRT-LLM tech blog 4 measures them;
+--               runtime = sglang with eplb: 1 + sqrt(e_N^2 + z_N^2 / (tokens x
+--               top_k)), e_N the LMSYS large-scale EP blog's balancedness
+--               figure for SGLang's placement, 0.25 at EP32, 0.11 at EP16)
 --   a2a         deepep (low-latency decode, normal prefill kernels; default) |
 --               nccl
 --   expert_weights  the routed experts' weight format (default weights: one
@@ -231,12 +234,14 @@ end
 -- enable_eplb False, TensorRT-LLM's moe_config.load_balancer None), and
 -- the imbalance modelled from that placement (gp.infer and gp.infer_plan's
 -- search alike).
-local function say_placement(default, eplb)
+local function say_placement(default, eplb, runtime)
   if eplb == nil then
     default("eplb=false (the runtimes' default: SGLang's and vLLM's enable_eplb False, "
       .. "TensorRT-LLM without a load_balancer)")
   end
-  default("imbalance=auto (per step: " .. (eplb and "EPLB's placement spread"
+  default("imbalance=auto (per step: " .. (eplb and (runtime == "sglang"
+      and "SGLang's EPLB placement spread at the EP width, the LMSYS large-scale EP blog's"
+      or "EPLB's placement spread, TensorRT-LLM's measurement")
     or "the spread of experts in order, TensorRT-LLM's no-EPLB measurement")
     .. " and the step's chance)")
 end
@@ -352,7 +357,7 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     -- the experts are split whole (without EP it prices none), so that
     -- gp.infer_plan's search prices its EP layouts with it too
     imb = (model.moe and model.moe.experts or 0) > 0 and 0 or 1
-    if ep > 1 or (disagg and pep > 1) then say_placement(default, eplb) end
+    if ep > 1 or (disagg and pep > 1) then say_placement(default, eplb, a.runtime) end
   end
   local red = int_of(a, "redundant_experts", 0)
   if red == nil and (ep > 1 or (disagg and pep > 1)) then
@@ -424,6 +429,10 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     disagg = disagg, gpus = gpus, prefill_gpus = pg, batch_per_gpu = L.batch,
     itl_max = itl, ttft_max = ttft, prefill_tokens = pt, mixed = mixed, redundant = red, imbalance = imb,
     eplb = eplb == true,
+    -- whose spread an EPLB placement leaves (serve_step.c sx_imbalance):
+    -- SGLang's from the LMSYS large-scale EP blog's balancedness figure,
+    -- the other runtimes' TensorRT-LLM's measured one
+    eplb_src = a.runtime == "sglang" and "sglang" or "trtllm",
     mtp = mtp, mtp_layers = model.mtp_layers or 0, acceptance = acc, a2a = a2a,
     accept_decay = (mtp > 1 and acc == nil) and M.ACCEPT_DECAY or 1.0,
     spec_host = L.spec_host, spec_host_dp = L.spec_host_dp, spec_running = L.spec_running,
@@ -1260,7 +1269,7 @@ local function plan_one(a)
   end
   if not fix_layout and s.imbalance == 0 and (r.decode.ep > 1 or
       (p.disagg and r.prefill.ep > 1)) then
-    say_placement(function(t) info.defaults[#info.defaults + 1] = t end, eplb)
+    say_placement(function(t) info.defaults[#info.defaults + 1] = t end, eplb, b.runtime)
   end
   local out = M.result(r, m, d, s, info)
   return require("gpuplan.ranges").apply("infer", { model = m, gpu = d.id, tp = out.tp,

@@ -212,7 +212,7 @@ int main(void)
 	double attn, down, want, t_disp, t_comb, ll[6][2], x;
 	int i, ep;
 
-	plan(149);
+	plan(150);
 	dsv3(&m);
 	hopper(&d);
 
@@ -540,6 +540,23 @@ int main(void)
 		ok(fabs(imb - 1.1154) < 0.005, "within 0.005 of TensorRT-LLM's "
 		   "measured per-step 1.1154");
 	}
+	/* SGLang's placement (eplb_src SERVE_EPLB_SGLANG) at the same load:
+	 * the LMSYS blog's balancedness figure gives max / mean - 1 of
+	 * 0.2500 at 32 GPUs and 0.2346 at 72; at 36, linear in ln N:
+	 * 0.25 - 0.0154 ln(36/32) / ln(72/32) = 0.247763, with chance
+	 * 1 + sqrt(0.247763^2 + 2.14817^2 / 1024) = 1.25670 (1e-4: z_36
+	 * quoted to 6 digits). */
+	c2.eplb_src = SERVE_EPLB_SGLANG;
+	MUST(serve_step_time(&m, &d, &c2, &c2.decode, SERVE_DECODE, 128,
+			     &st2, &err));
+	{
+		const infer_op_row *o = op_row(&st2, "experts_up");
+		double imb = o ? o->flop / (2.0 * 1024 * 7168 * 4096) : 0;
+
+		is_num(imb, 1.25670, 1e-4, "SGLang's EPLB, EP36, 1024 picks a "
+		       "GPU: 1.2567");
+	}
+	c2.eplb_src = SERVE_EPLB_TRTLLM;
 
 	/* --- imbalance without EPLB (eplb 0, the default: the runtimes'
 	 * experts in order) ----------------------------------------------

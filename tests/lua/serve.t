@@ -705,6 +705,25 @@ do
     "EPLB, EP32 at 1024 picks a GPU: 1.1107")
   t.ok(on.step_ms < 0.8 * off.step_ms, string.format(
     "EPLB shortens the step: %.1f ms against %.1f", on.step_ms, off.step_ms))
+  -- SGLang's placement (runtime sglang): the LMSYS large-scale EP blog's
+  -- balancedness figure, max / mean - 1 = 0.2500 at 32 GPUs and 0.1086
+  -- at 16 (serve_step.c sglang_eplb_excess), with the step's chance:
+  -- 1 + sqrt(0.25^2 + z_32^2 / 1024) = 1 + sqrt(0.0625 + 2.10279^2 /
+  -- 1024) = 1.25849; EP24, linear in ln N between 16 and 32: 0.1086 +
+  -- 0.1414 ln 1.5 / ln 2 = 0.19131, z_24 = 1.98956, 1 + sqrt(0.19131^2
+  -- + 1.98956^2 / 1024) = 1.20116 (1e-4 as above: z to 6 digits).
+  local sg = t.with(a, { runtime = "sglang", eplb = true })
+  local s32 = gp.infer(sg)
+  t.like(said(s32, "imbalance") or "", "SGLang's EPLB placement spread at the EP width",
+    "runtime sglang: the defaults line names SGLang's spread")
+  t.near(s32.step_ms, gp.infer(t.with(sg, { eplb = false, imbalance = 1.25849 })).step_ms,
+    1e-4, "SGLang's EPLB, EP32 at 1024 picks a GPU: 1.2585")
+  t.ok(s32.step_ms > gp.infer(t.with(sg, { eplb = false, imbalance = 1.1107 })).step_ms,
+    "SGLang's placement leaves more than TensorRT-LLM's measured one at EP32")
+  local sg24 = t.with(sg, { gpus = 24, ep = 24 })
+  t.near(gp.infer(sg24).step_ms, gp.infer(t.with(sg24, { eplb = false,
+    imbalance = 1.20116 })).step_ms, 1e-4, "SGLang's EPLB, EP24 (between the figure's 16 "
+    .. "and 32): 1.2012")
   t.raises(function() gp.infer(with { gpus = 8, tp = 8, eplb = true }) end,
     "eplb applies with expert parallelism", "eplb without EP: refused, named")
   t.raises(function() gp.infer(t.with(a, { eplb = "yes" })) end, "eplb must be true or false",
