@@ -238,9 +238,10 @@ arch {
       -- paper's forward : backward proportion, as fa2's 1.19 was.  A
       -- later FA3 on an H100 (meta-pytorch/tritonbench PR 1267, 2026,
       -- B 4, H 48, d 128, causal 8192: forward 4817.44 us, backward
-      -- 15308.16 us) runs 684.7 and 538.7 TFLOP/s in its bursts, 1.14x
-      -- and 1.05x the paper's.  Serving cross-check: 0.713 x 0.82 x 989
-      -- = 578 TFLOP/s, DeepSeek's H800 decode trace's MLA kernel 573
+      -- 15308.16 us) runs 684.7 and 538.7 TFLOP/s in its bursts, 1.15x
+      -- and 1.05x the paper's (0.60 and 0.52 of 989: 593.4 and 514.3).
+      -- Serving cross-check: 0.713 x 0.82 x 989 = 578 TFLOP/s,
+      -- DeepSeek's H800 decode trace's MLA kernel 573
       -- (engine/serve_row.c), where the paper's fraction gave 487.
       fa3 = { fwd = 0.713, bwd = 0.618 },
       -- fa2 rate: measured at the sustained clock itself.  cuDNN-frontend's
