@@ -380,7 +380,10 @@ static void tp_kind(const train_cfg *c, const train_lcost *l, double n,
  * op=torch.distributed.ReduceOp.MAX, group=group, async_op=False)"
  * (reduce_tensor_across_group_op_max): the compute stream waits for it.
  * The buffer is a few amaxes per linear, 4 B each (scaling_fwd: input,
- * weight, output; scaling_bwd: two), so it is the collective's latency
+ * weight, output; scaling_bwd: two), priced at AMAX_PER_LINEAR = 3 + 2
+ * in each pass and 4 linears a layer (qkv, proj, fc1, fc2; a MoE layer's
+ * per-expert GEMMs are not counted apart) over the stage's layers (an
+ * interleaved chunk's reduction too), so it is the collective's latency
  * over the group's nodes.  Current and block scaling take each scale
  * from the tensor itself and run no such reduction (their casts carry
  * their own amax pass, train_layer.c).  One per chunk per pass: the
