@@ -84,4 +84,29 @@ like($o, qr/^h100-sxm\s.*\s1\.80\s+global$/m, 'built-in cheapest H100 price is $
     like($o, qr/--margin F .*\(default\s+the\s+catalog\s+settings'\s+safety_margin/s,
          '--help names the settings\' safety_margin as the default');
 }
+# A user's fabric with a bad nccl.max_recvs (catalog/FORMAT.md: the
+# receives the network plugin takes in one call, an integer 1..64) is
+# refused naming the user's file, the entry's line and the field, with a
+# non-zero exit, whatever command loads the catalog.
+for my $bad (['0', qr/must be >= 1, got 0/], ['1.5', qr/expected an integer, got 1\.5/],
+             ['"x"', qr/expected a finite number, got "x"/], ['65', qr/must be <= 64, got 65/]) {
+    my ($v, $why) = @$bad;
+    my $u = tempdir(CLEANUP => 1);
+    make_path("$u/gpuplan/catalog");
+    write_file("$u/gpuplan/catalog/net.lua", <<"LUA");
+-- a user's network
+fabric {
+  id = "my-efa", name = "my EFA", scope = "scaleout", kind = "network",
+  bw = "100Gb/s per-dir", latency = "20us", achievable = 0.90,
+  achievable_reason = "user test",
+  nccl = { max_recvs = $v, source = "user test" },
+  source = "user test",
+}
+LUA
+    local $ENV{XDG_CONFIG_HOME} = $u;
+    ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm');
+    isnt($c, 0, "nccl.max_recvs = $v: refused");
+    like($e, qr/\Q$u\E\/gpuplan\/catalog\/net\.lua:2: fabric 'my-efa': field 'nccl\.max_recvs': $why/,
+         "nccl.max_recvs = $v: the user's file:line and the field");
+}
 done_testing();
