@@ -10,11 +10,7 @@ local gp = require "gpuplan"
 
 t.plan(4)
 
-local function part(r, name)
-  for _, p in ipairs(r.parts) do
-    if p.name == name then return p.seconds end
-  end
-end
+local function part(r, name) return t.parts(r)[name] end  -- tap.lua's parts
 
 -- Llama 3 8B on two DGX H100 nodes, TP 1, PP 1, DP 16: no TP collective,
 -- so tp_comm is the amax reduction alone.  Global batch 64 over DP 16 is

@@ -58,8 +58,6 @@ t.near(op(n4, "moe_act").fwd, op(s4, "moe_act").fwd, 1e-12,
 local rc = run { seq = 4096, recompute = "selective", recompute_modules = "moe_act" }
 local rn = gp.train(t.with(job, { seq = 4096, model = m, recompute = "selective",
                                   recompute_modules = "moe_act" }))
-local function part(r, name)
-  for _, p in ipairs(r.parts) do if p.name == name then return p.seconds or p.s end end
-end
+local function part(r, name) return t.parts(r)[name] end  -- tap.lua's parts
 t.near(part(rc, "recompute") - part(rn, "recompute"), 36 * op(rc, "moe_clamp").fwd, 1e-6,
        "moe_act recompute re-runs the clamp's forward in every layer")

@@ -47,9 +47,7 @@ near(comp(gp.memory(eg), "logits"), comp(gp.memory(t.with(eg, { logit_bytes = 6 
 local job = { model = "llama3-8b", gpu = "h200-sxm", gpus = 4, tp = 4, sp = true,
               method = "pretrain", stack = "hf", kernels = "fused", seq = 4096, batch = 1,
               global_batch = 1 }
-local function part(r, name)
-  for _, p in ipairs(r.parts) do if p.name == name then return p.seconds end end
-end
+local function part(r, name) return t.parts(r)[name] end  -- tap.lua's parts
 local on, off = gp.train(t.with(job, { replicated_logits = true })), gp.train(job)
 local ag = gp.comm{ op = "all_gather", gpu = "h200-sxm", gpus = 4, bytes = 4096 * V * 2 }.time
 t.near(part(on, "tp_comm") - part(off, "tp_comm"), ag, 1e-9,

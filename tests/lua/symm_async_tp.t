@@ -12,9 +12,7 @@ local gp = require "gpuplan"
 t.plan(6)
 
 local op = t.op
-local function part(r, name)
-  for _, p in ipairs(r.parts) do if p.name == name then return p end end
-end
+local part = t.step_part   -- a step part's table by name (tap.lua)
 
 -- Llama 3 8B at TP 8 with SP on one H100 node, four 8192-token sequences
 -- a micro-batch (T = 32768), no recompute: each pass has two all-gathers

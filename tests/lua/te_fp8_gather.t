@@ -41,9 +41,7 @@ t.near(bs.fwd, 1.0104 * f8.fwd, 0.01, "block-scaled fp8 gathers its scales too")
 -- A MoE layer's second gather is the dispatcher's (Megatron-Core's own,
 -- 16-bit): Mixtral 8x7B at TP 8 with SP, T = 32768, h 4096 -- the same c:
 -- 2 ((c/2 + c)/2 + c) = 3.5 c of 4 c, 0.875; 2% for the latency.
-local mx = { model = "mixtral-8x7b", gpu = "h100-sxm", gpus = 8, tp = 8, sp = true,
-             method = "pretrain", stack = "megatron", seq = 8192, batch = 4,
-             global_batch = 4, recompute = "none" }
+local mx = t.with(job, { model = "mixtral-8x7b" })   -- the same layout and tokens
 local mb = op(gp.train(mx), "tp_comm")
 local m8 = op(gp.train(t.with(mx, { precision = "fp8" })), "tp_comm")
 t.near(m8.fwd, 0.875 * mb.fwd, 0.02, "MoE: the attention's gather in fp8, the dispatcher's in bf16")
