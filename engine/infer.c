@@ -1049,13 +1049,27 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
  * copy takes the link's own latency (the catalog's 1 us for PCIe, as
  * the 1.13 us above); the bytes go at the link's one-way rate
  * (p2p_bw; that run's staged copies reached 22.47 GB/s of pcie4's
- * 25.6). */
+ * 25.6).
+ * That GPU matrix leaves out the host's part of a copy: the sample
+ * queues the copies behind a kernel that holds the stream ("Block the
+ * stream until all the work is queued up", cuda-samples
+ * p2pBandwidthLatencyTest.cu outputLatencyMatrix) and times them on the
+ * GPU from the first to the last.  The same run's "CPU" matrix, the host
+ * time of the enqueue loop over its copies (cpuLatencyMatrix =
+ * cpu_time_ms x 1e3 / repeat), reads 6.66 (0 -> 1) and 6.71 (1 -> 0) us a
+ * staged copy against 1.71 and 1.77 with peer access: STAGED_COPY_HOST
+ * is their mean.  Where the copies are issued only after the previous
+ * one returned (row_split_mm: a staged device-to-device copy blocks the
+ * host thread) the host's issue is not hidden behind earlier work: a
+ * copy on the critical path takes both, 6.685 + 11.65 = 18.335 us. */
 #define STAGED_COPY_LAT 11.65e-6
+#define STAGED_COPY_HOST 6.685e-6
 
 static double copy_lat(const infer_cfg *c)
 {
 	if (c->topo)
-		return c->topo->up_crosses_cpu ? STAGED_COPY_LAT :
+		return c->topo->up_crosses_cpu ?
+			STAGED_COPY_HOST + STAGED_COPY_LAT :
 			c->topo->up.latency;
 	return c->ar_latency;
 }

@@ -1109,17 +1109,20 @@ end
 -- all-reduce; each matmul copies its q8_1 input (36 B a 32-value block) to
 -- the other GPU and that GPU's half of the output rows back in f32, two
 -- copies on the critical path.  Llama 2 70B, Q4_0 (4.5 bits), batch 1, two
--- RTX 4090s on pcie4 (no P2P: each copy staged through host memory, 11.65
--- us; p2p_bw = 32 GB/s x 0.80 = 25.6 GB/s).  A layer's seven matmuls:
+-- RTX 4090s on pcie4 (no P2P: each copy staged through host memory, 6.685
+-- us of the host's issue and 11.65 us of the copy, 18.335 us: the CPU and
+-- GPU latency matrices of p2pBandwidthLatencyTest on two 4090s; p2p_bw =
+-- 32 GB/s x 0.80 = 25.6 GB/s).  A layer's seven matmuls:
 -- inputs 6 x 8192 x 1.125 + 28672 x 1.125 = 87552 B; outputs (half the
 -- rows x 4 B) q 8192 x 2 + k, v 2 x 1024 x 2 + o 8192 x 2 + gate, up
 -- 2 x 28672 x 2 + down 8192 x 2 = 167936 B; 14 copies.  lm_head: 9216 B in,
--- 32000 x 2 B out, 2 copies.  comm = 80 x (14 x 11.65e-6 + 255488 / 25.6e9)
--- + 2 x 11.65e-6 + 73216 / 25.6e9 = 13.873 ms.  1e-12: float rounding only.
+-- 32000 x 2 B out, 2 copies.  comm = 80 x (14 x 18.335e-6 + 255488 /
+-- 25.6e9) + 2 x 18.335e-6 + 73216 / 25.6e9 = 21.373 ms.  1e-12: float
+-- rounding only.
 local rs = infer.infer { model = "llama2-70b", gpu = "rtx-4090", tp = 2, weights = 4.5, kv = "fp16",
                          batch = 1, input = 8, output = 256, runtime = "llama.cpp" }
-t.near(rs.decode.comm_time, 80 * (14 * 11.65e-6 + 255488 / 25.6e9) + 2 * 11.65e-6 + 73216 / 25.6e9,
-       1e-12, "llama.cpp tp 2 on two 4090s: 16 staged copies a layer's matmuls, 13.87 ms a token")
+t.near(rs.decode.comm_time, 80 * (14 * 18.335e-6 + 255488 / 25.6e9) + 2 * 18.335e-6 + 73216 / 25.6e9,
+       1e-12, "llama.cpp tp 2 on two 4090s: 14 staged copies a layer's matmuls, 21.37 ms a token")
 -- At tp 4 the source (ggml_cuda_op_mul_mat, llama.cpp 9476b01) copies to
 -- and from each of the 3 other GPUs, one copy each way per 128 token
 -- columns (MUL_MAT_SRC1_COL_STRIDE); staged copies block the host thread,
@@ -1128,15 +1131,15 @@ t.near(rs.decode.comm_time, 80 * (14 * 11.65e-6 + 255488 / 25.6e9) + 2 * 11.65e-
 -- take back 3/4 of the rows, 3 x (8192 + 2 x 1024 + 8192 + 2 x 28672 +
 -- 8192) = 3 x 83968 = 251904 B: 514560 B, 7 x 2 x 3 = 42 copies.  lm_head:
 -- 3 x 9216 = 27648 B in, 3 x 32000 = 96000 B out, 6 copies.  comm = 80 x
--- (42 x 11.65e-6 + 514560 / 25.6e9) + 6 x 11.65e-6 + 123648 / 25.6e9 =
--- 40.83 ms.  Prefill of 300 tokens: 3 chunks, 9 copies each way a matmul;
--- 80 x (126 x 11.65e-6 + 300 x 514560 / 25.6e9) + 18 x 11.65e-6 + 300 x
--- 123648 / 25.6e9 = 601.5 ms.  1e-12: float rounding only.
+-- (42 x 18.335e-6 + 514560 / 25.6e9) + 6 x 18.335e-6 + 123648 / 25.6e9 =
+-- 63.33 ms.  Prefill of 300 tokens: 3 chunks, 9 copies each way a matmul;
+-- 80 x (126 x 18.335e-6 + 300 x 514560 / 25.6e9) + 18 x 18.335e-6 + 300 x
+-- 123648 / 25.6e9 = 669.0 ms.  1e-12: float rounding only.
 local r4 = infer.infer { model = "llama2-70b", gpu = "rtx-4090", tp = 4, weights = 4.5, kv = "fp16",
                          batch = 1, input = 300, output = 256, runtime = "llama.cpp" }
-t.near(r4.decode.comm_time, 80 * (42 * 11.65e-6 + 514560 / 25.6e9) + 6 * 11.65e-6 + 123648 / 25.6e9,
+t.near(r4.decode.comm_time, 80 * (42 * 18.335e-6 + 514560 / 25.6e9) + 6 * 18.335e-6 + 123648 / 25.6e9,
        1e-12, "llama.cpp tp 4 on four 4090s: a staged copy per other GPU each way, 42 a layer")
-t.near(r4.prefill.comm_time, 80 * (126 * 11.65e-6 + 300 * 514560 / 25.6e9) + 18 * 11.65e-6
+t.near(r4.prefill.comm_time, 80 * (126 * 18.335e-6 + 300 * 514560 / 25.6e9) + 18 * 18.335e-6
        + 300 * 123648 / 25.6e9, 1e-12, "llama.cpp tp 4 prefill of 300 tokens: 3 chunks of 128 columns, 9 copies each way")
 -- Peer copies go on each device's own streams (chunk % 8 of them) and
 -- overlap: one latency each way per 8 chunks.  H100 SXM, tp 4, prefill of
@@ -1151,24 +1154,25 @@ t.near(p4.prefill.comm_time, 80 * (28 * 0.6e-6 + 1100 * 514560 / 369e9) + 4 * 0.
 -- PR 4766: ffn_*_exp created backend_split; ggml_cuda_mul_mat_id runs a
 -- split matmul per top-k slot per expert with tokens).  Mixtral 8x7B
 -- (h 4096, 32 q / 8 kv heads of 128, 8 experts of 14336, top 2, vocab
--- 32000), Q4_0, two 4090s (staged, 11.65 us, 25.6 GB/s), decode (T = 1,
+-- 32000), Q4_0, two 4090s (staged, 18.335 us, 25.6 GB/s), decode (T = 1,
 -- one expert a slot): attention 4 matmuls, in 4 x 4096 x 1.125 = 18432 B,
 -- out half the rows x 4 B: 2 x (4096 + 1024 + 1024 + 4096) = 20480 B, 8
 -- copies; experts 2 slots x (gate, up 4096 -> 14336, down 14336 -> 4096):
 -- in 2 x (2 x 4096 + 14336) x 1.125 = 50688 B, out 2 x 2 x (2 x 14336 +
 -- 4096) = 131072 B, 12 copies; a layer 220672 B, 20 copies.  lm_head 4608
--- B in + 64000 B out, 2 copies.  decode comm = 32 x (20 x 11.65e-6 +
--- 220672 / 25.6e9) + 2 x 11.65e-6 + 68608 / 25.6e9 = 7.758 ms (3.057 ms
+-- B in + 64000 B out, 2 copies.  decode comm = 32 x (20 x 18.335e-6 +
+-- 220672 / 25.6e9) + 2 x 18.335e-6 + 68608 / 25.6e9 = 12.05 ms (4.782 ms
 -- with the experts' copies left out).  Prefill of 300 tokens: each slot's
 -- 300 picks touch 8 (1 - (7/8)^300) = 8 experts (to double precision), 37.5
 -- tokens each, one chunk: 2 x 8 x 3 x 2 = 96 expert copies; attention 3
--- chunks, 4 x 2 x 3 = 24; 32 x (120 x 11.65e-6 + 300 x 220672 / 25.6e9) +
--- 6 x 11.65e-6 + 300 x 68608 / 25.6e9 = 128.4 ms.  1e-12: float rounding.
+-- chunks, 4 x 2 x 3 = 24; 32 x (120 x 18.335e-6 + 300 x 220672 / 25.6e9)
+-- + 6 x 18.335e-6 + 300 x 68608 / 25.6e9 = 154.1 ms.  1e-12: float
+-- rounding.
 local mx = infer.infer { model = "mixtral-8x7b", gpu = "rtx-4090", tp = 2, weights = 4.5, kv = "fp16",
                          batch = 1, input = 300, output = 256, runtime = "llama.cpp" }
-t.near(mx.decode.comm_time, 32 * (20 * 11.65e-6 + 220672 / 25.6e9) + 2 * 11.65e-6 + 68608 / 25.6e9,
+t.near(mx.decode.comm_time, 32 * (20 * 18.335e-6 + 220672 / 25.6e9) + 2 * 18.335e-6 + 68608 / 25.6e9,
        1e-12, "llama.cpp row split on Mixtral: each slot's expert matmuls are split and copy")
-t.near(mx.prefill.comm_time, 32 * (120 * 11.65e-6 + 300 * 220672 / 25.6e9) + 6 * 11.65e-6
+t.near(mx.prefill.comm_time, 32 * (120 * 18.335e-6 + 300 * 220672 / 25.6e9) + 6 * 18.335e-6
        + 300 * 68608 / 25.6e9, 1e-12, "llama.cpp row split, Mixtral prefill: a split matmul per busy expert per slot")
 -- The same layout under plain kernels keeps Megatron's two all-reduces a
 -- layer: 2 x 80 NCCL all-reduces of the 8192 x 2 B activations, each what
