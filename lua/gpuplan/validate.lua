@@ -291,6 +291,10 @@ local case_schema = T.record {
     -- checkpoint_offload: checkpoint_wrapper's offload_to_cpu, DeepSpeed's
     -- cpu_checkpointing)
     checkpoint_offload = declared("checkpoint_offload"),
+    -- the activation checkpoint wraps FSDP units from outside, so its
+    -- recompute forward gathers them once more (gp.train's
+    -- ckpt_outside_fsdp)
+    ckpt_outside_fsdp = declared("ckpt_outside_fsdp"),
     first_stage_layers = count(), last_stage_layers = count(),
     -- the embedding and the loss each take a layer's place in the
     -- pipeline split (gp.train's split_ends)
@@ -537,7 +541,7 @@ M.PARALLEL_READ = {
   train = set [[tp pp cp ulysses ep etp vpp sp zero zero_group fsdp fsdp_version overlap_grad_reduce overlap_param_gather grad_sync zero3_gather zero_reduce
     reduce_bucket_size prefetch_bucket_size max_live_parameters max_reuse_distance zero_init
     grad_accum_dtype grad_reduce gradient_accumulation_fusion micro_batch global_batch recompute
-    recompute_layers recompute_modules activation_offload_layers checkpoint_offload
+    recompute_layers recompute_modules activation_offload_layers checkpoint_offload ckpt_outside_fsdp
     first_stage_layers last_stage_layers split_ends schedule ep_overlap tp_overlap moe_dispatcher
     moe_flex_backend cuda_device_max_connections numa_bind moe_flex_sms moe_permute_fusion bias_activation_fusion apply_rope_fusion moe_router_dtype cuda_graph_scope moe_fp8_pad
     fused_grouped_mlp moe_balance offload]],

@@ -39,9 +39,12 @@ local FIELDS = {
   { "rl", "base_checkpoint" }, { "rl", "ema" }, { "rl", "ref_reward_offload" },
   -- the boards' power limit (torchtitan's Grand Teton rows: 500 W)
   { "hardware", "power_limit" },
+  -- a checkpoint around FSDP units (the PyTorch FSDP 1T post's
+  -- ptd_benchmark: wrap(checkpoint_wrapper(Block)) over per-module units)
+  { "parallel", "ckpt_outside_fsdp" },
 }
 
-t.plan(4 * #FIELDS + 6)
+t.plan(4 * #FIELDS + 9)
 
 -- The case schema built after the declarations of FIELDS were swapped for
 -- an enum of one made-up value: a field typed from its declaration
@@ -149,3 +152,44 @@ t.ok(fl == false and not table.concat(pu.defaults, ";"):find("flash=", 1, true)
   and table.concat(pf.defaults, ";"):find("flash=true", 1, true),
   "flash stated false: handed on as the option, the stack's flash not said")
 t.ok(pu.value > pf.value, "unfused attention: a longer step than the fused kernel's")
+
+-- ckpt_outside_fsdp: the PyTorch FSDP post's GPT-3 175B row states it
+-- (ptd_benchmark's checkpoint_wrapper around a block of per-module FSDP
+-- units); handed on as the option.  Unstated, the pytorch-fsdp profile
+-- sets nothing, so the row prices two gathers a unit, not three: a higher
+-- TFLOP/s (the recompute forward's gather -- 2 B x 175.2B parameters,
+-- 350 GB gathered into each rank a step -- no longer on the path).  Only
+-- the order is checked: the size of the step's change is the engine's
+-- (tests/lua/ckpt_outside_fsdp.t prices it by hand).
+local r175
+for _, c in ipairs(doc.cases or doc) do
+  if c.id == "fsdp1t-a100-40g-gpt-175b-128gpu-b20-s512" then r175 = c end
+end
+local co
+train.train = function(o) co = o.ckpt_outside_fsdp; return orig(o) end
+local p3 = predict(r175, gp.catalog())
+train.train = orig
+local two = cjson.decode(cjson.encode(r175))
+two.parallel.ckpt_outside_fsdp = nil
+local p2 = predict(two, gp.catalog())
+t.ok(co == true and r175.parallel.ckpt_outside_fsdp == true,
+  "ckpt_outside_fsdp stated: handed on as the option")
+t.ok(p3.value < p2.value, string.format(
+  "ckpt_outside_fsdp: the third gather a unit lowers TFLOP/s/GPU (%.1f < %.1f)", p3.value, p2.value))
+-- stated false under the accelerate-fsdp profile (whose transformers
+-- checkpoint sits outside the unit): the case's false wins, the profile's
+-- true is not said.
+local dsc
+for _, c in ipairs(doc.cases or doc) do
+  if c.id == "dscompile-h100x32-llama3-70b-fsdp-mb1-s512" then dsc = c end
+end
+local off = cjson.decode(cjson.encode(dsc))
+off.parallel.ckpt_outside_fsdp = false
+train.train = function(o) co = o.ckpt_outside_fsdp; return orig(o) end
+local pon, poff = predict(dsc, gp.catalog()), nil
+co = nil
+poff = predict(off, gp.catalog())
+train.train = orig
+t.ok(co == false and not table.concat(poff.defaults, ";"):find("ckpt_outside_fsdp", 1, true)
+  and table.concat(pon.defaults, ";"):find("ckpt_outside_fsdp=true", 1, true),
+  "ckpt_outside_fsdp stated false: the case's, the accelerate-fsdp profile's true not said")
