@@ -346,6 +346,32 @@ static int same_group(const gp_group *a, const gp_group *b)
 		a->sharing == b->sharing && a->nodes == b->nodes;
 }
 
+/* 1 when the step reduces the gradients by an all-reduce (ZeRO 0 and 1,
+ * and ZeRO 3 with whole gradients): at ZeRO 0, under zero_allreduce, and
+ * at ZeRO 1 on the deepspeed stack, whose stage 1 has no reduce-scatter
+ * in any version.  Through v0.12 the engine turns contiguous gradients
+ * off at stage 1 ("# Non-MoE requires contiguous grads to be disabled w.
+ * stage 1", deepspeed/runtime/engine.py _configure_zero_optimizer; the
+ * same "contiguous_gradients = False" since v0.5, whose comment reads
+ * "Overlap and contiguous grads are meaningless in stage 1"), so
+ * stage_1_and_2.py reduce_ipg_grads takes buffered_reduce_fallback(None,
+ * ...) and allreduce_bucket, with rank None, runs "dist.all_reduce(
+ * tensor_to_allreduce, group=self.dp_process_group)" on each flattened
+ * bucket; from PR #4887 (January 2024, "Release overlap_comm &
+ * contiguous_gradients restrictions for ZeRO 1") stage 1 goes through
+ * average_tensor, whose use_multi_rank_bucket_allreduce (on by default
+ * since v0.12.4) all-reduces each bucket too; a bf16 model with fp32
+ * gradient accumulation at stage 1 runs BF16_Optimizer, whose gradients
+ * the engine all-reduces (engine.py allreduce_gradients ->
+ * buffered_allreduce_fallback; pipe/engine.py _bf16_reduce_grads). */
+static int step_allreduce(const ctx *x)
+{
+	const train_cfg *c = x->c;
+
+	return x->y.zero == 0 || c->zero_allreduce ||
+		(x->y.zero == 1 && c->ds_buckets && !c->fsdp);
+}
+
 /* 1 when pm holds phase_post's terms for this phase's ZeRO stage: its
  * key (train_phase.h train_post_memo) is this phase's. */
 static int post_kept(const struct train_post_memo *pm, const phase *ph,
@@ -359,7 +385,7 @@ static int post_kept(const struct train_post_memo *pm, const phase *ph,
 	    pm->master_shard0 != (ph->sb.master_shard0 |
 				  ph->sb.dp_shard << 1) ||
 	    pm->fsdp != c->fsdp || pm->grads_whole != c->mem.grads_whole ||
-	    pm->zero_allreduce != c->zero_allreduce ||
+	    pm->zero_allreduce != step_allreduce(x) ||
 	    pm->hsdp != x->y.hsdp || pm->nodes != x->e.t.nodes ||
 	    pm->dual != ph->dual ||
 	    pm->fp8_current != x->k.fp8_current ||
@@ -392,7 +418,7 @@ static void post_keep(struct train_post_memo *pm, const phase *ph,
 	pm->master_shard0 = ph->sb.master_shard0 | ph->sb.dp_shard << 1;
 	pm->fsdp = c->fsdp;
 	pm->grads_whole = c->mem.grads_whole;
-	pm->zero_allreduce = c->zero_allreduce;
+	pm->zero_allreduce = step_allreduce(x);
 	pm->hsdp = x->y.hsdp;
 	pm->dual = ph->dual;
 	pm->nodes = x->e.t.nodes;
@@ -641,12 +667,12 @@ static int phase_post(phase *ph, struct zslot *zs, const scost *base)
 				     &x->g[GP_GRP_EDP]);
 		/* Gradient reduction once per step (ZeRO 0/1, and ZeRO 3
 		 * with whole gradients; otherwise ZeRO 2/3 reduce per
-		 * micro-batch in the stage; an all-reduce at ZeRO 0 and
-		 * under zero_allreduce) and, with a distributed
+		 * micro-batch in the stage; an all-reduce where
+		 * step_allreduce says) and, with a distributed
 		 * optimizer, the parameter all-gather. */
 		zs->dp[j] = 0;
 		if (x->y.zero <= 1 || c->mem.grads_whole) {
-			gp_coll op = x->y.zero == 0 || c->zero_allreduce ?
+			gp_coll op = step_allreduce(x) ?
 				GP_ALL_REDUCE : GP_REDUCE_SCATTER;
 
 			zs->dp[j] = train_zero_coll(x, op, lp * rb, 0) +

@@ -1586,7 +1586,9 @@ opt { name = "zero_reduce", type = "string", metavar = "C", commands = "train pl
     .. "(DeepSpeed's stage 1 and 2 since early 2024: use_multi_rank_bucket_allreduce, "
     .. "on by default, all-reduces each gradient bucket over data parallel and each "
     .. "rank keeps its slice -- twice the bytes); allreduce needs --zero 1 or 2 "
-    .. "without --fsdp",
+    .. "without --fsdp.  ZeRO 1 on stack deepspeed all-reduces in every DeepSpeed "
+    .. "version (its stage 1 has no reduce-scatter path), so there this chooses stage "
+    .. "2's collective only",
   suggest = { "use_multi_rank_bucket_allreduce", "reduce_scatter", "grad_collective" } }
 -- DeepSpeed's ZeRO buckets (engine/memory.h ds_reduce_bucket,
 -- ds_prefetch_bucket; deepspeed/runtime/zero/config.py DeepSpeedZeroConfig
