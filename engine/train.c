@@ -372,6 +372,41 @@ static int step_allreduce(const ctx *x)
 		(x->y.zero == 1 && c->ds_buckets && !c->fsdp);
 }
 
+/* DeepSpeed's engine-side passes over the 16-bit gradients around the
+ * once-a-step all-reduce at ZeRO 0 and 1 (the deepspeed stack): the
+ * gradients are not in a contiguous buffer there (stage 1 turns
+ * contiguous_gradients off, see step_allreduce; ZeRO 0 has none), so
+ * each bucket is copied into a flat tensor first and back after:
+ * stage_1_and_2.py allreduce_bucket "tensor = self.flatten(bucket)" and
+ * "tensor_to_allreduce.div_(dist.get_world_size(...))", then
+ * allreduce_and_copy "for buf, synced in zip(small_bucket,
+ * self.unflatten(allreduced, small_bucket)): buf.copy_(synced)" on
+ * every rank (rank None); engine.py's own allreduce_bucket /
+ * allreduce_and_copy (ZeRO 0) the same flatten and copy back, and
+ * between them the average's "tensor_to_allreduce.mul_(self.gradient_
+ * predivide_factor() / dist.get_world_size(group=dp_group))".  Three
+ * reads and writes of each of `elems` elements in the reduction's dtype
+ * (v0.5 to v0.12; stage 1 through average_tensor from PR #4887 on
+ * copies 2 / dp of a pass more, not priced).  Not under BF16_Optimizer
+ * (train_hp_acc): the pipeline engine hands the all-reduce its flat fp32
+ * buffers ("grads=self.optimizer.get_grads_for_reduction()",
+ * bf16_optimizer.py "return self.fp32_groups_gradients_flat"), already
+ * contiguous, and the passes of that path are not established here.
+ * Not at data parallel 1, as stage 2's bucket passes (train_stage.c
+ * ds_bucket_time): DeepSpeed itself has no such shortcut (engine.py
+ * calls allreduce_gradients whatever the group's size), so a one-rank
+ * job's copies are left out with stage 2's.  Nothing elsewhere: the
+ * other stacks reduce their contiguous buffers in place. */
+static double ds_flat_passes(const ctx *x, double elems)
+{
+	const train_cfg *c = x->c;
+
+	if (!c->ds_buckets || c->fsdp || x->y.zero > 1 || train_hp_acc(c) ||
+	    x->g[GP_GRP_DPCP].ranks <= 1 || !(elems > 0))
+		return 0.0;
+	return mem_time(x, 3.0 * 2.0 * elems * x->rb);
+}
+
 /* 1 when pm holds phase_post's terms for this phase's ZeRO stage: its
  * key (train_phase.h train_post_memo) is this phase's. */
 static int post_kept(const struct train_post_memo *pm, const phase *ph,
@@ -676,7 +711,8 @@ static int phase_post(phase *ph, struct zslot *zs, const scost *base)
 				GP_ALL_REDUCE : GP_REDUCE_SCATTER;
 
 			zs->dp[j] = train_zero_coll(x, op, lp * rb, 0) +
-				train_zero_coll(x, op, le * rb, 1);
+				train_zero_coll(x, op, le * rb, 1) +
+				ds_flat_passes(x, lp + le);
 		}
 		zs->zg[j] = gather ? ph->ag[j] : 0.0;
 		/* All but the last bucket can hide under the backward.

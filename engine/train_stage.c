@@ -704,8 +704,8 @@ double train_zero_coll_of(ctx *x, gp_coll op, double bytes, int expert)
  * reduction stream (average_tensor "with stream(self.reduction_stream)")
  * and are counted with the collective; the hook's copy into the bucket
  * stays on the compute stream, counted with them all the same.  Stage 1
- * reduces only at the step's last micro-batch, through BF16_Optimizer
- * when bf16 accumulates in fp32 -- other copies, not priced here. */
+ * reduces only at the step's last micro-batch, its flat bucket's passes
+ * priced with the step's reduction (train.c ds_flat_passes). */
 DS_INLINE double ds_bucket_time(ctx *x, double elems)
 {
 	double sh = x->y.shard, passes;

@@ -7,7 +7,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(7)
+t.plan(9)
 
 local part = t.step_part
 
@@ -70,24 +70,38 @@ local rs2 = with { global_batch = 2 * 8 * mbs }
 t.near(part(rs2, "dp_comm").seconds / part(rs, "dp_comm").seconds, 2, 1e-9,
   "per micro-batch: twice the micro-batches, twice the passes")
 
--- Not DeepSpeed's stage 2, no passes: stage 1 reduces once a step
--- (BF16_Optimizer's fp32 accumulation in bf16 runs, other copies, not
--- priced), and by an all-reduce in every DeepSpeed version (engine.py
--- turns contiguous gradients off at stage 1 through v0.12, so
--- allreduce_bucket runs dist.all_reduce; later use_multi_rank_bucket_
--- allreduce; engine/train.c step_allreduce): its dp_comm is the one
--- all-reduce of the whole model, 2 Ptot bytes, Ptot = L P + E + 2h (the
--- final LayerNorm), whatever zero_reduce says.  Tolerance 1e-5 relative,
--- as above.
+-- Stage 1 reduces once a step, and by an all-reduce in every DeepSpeed
+-- version (engine.py turns contiguous gradients off at stage 1 through
+-- v0.12, so allreduce_bucket runs dist.all_reduce; later use_multi_rank_
+-- bucket_allreduce; engine/train.c step_allreduce), whatever zero_reduce
+-- says: the one all-reduce of the whole model, 2 Ptot bytes, Ptot = L P
+-- + E + 2h (the final LayerNorm).  With the mixed-16 recipe (DeepSpeed's
+-- ZeRO optimizer on the bf16 model) the flat bucket's passes come with
+-- it (engine/train.c ds_flat_passes; stage_1_and_2.py allreduce_bucket's
+-- "self.flatten(bucket)" and div_, allreduce_and_copy's "buf.copy_(
+-- synced)"): 3 reads and writes of 2 B over Ptot, priced as one
+-- memory-bound kernel.  Tolerance 1e-5 relative, as above.
 local Ptot = L * P + E + 2 * h
-t.near(part(with { zero = 1 }, "dp_comm").seconds, coll("all_reduce", 2 * Ptot), 1e-5,
-  "zero 1: the collective alone, an all-reduce")
-t.near(part(with { zero = 1, zero_reduce = "allreduce" }, "dp_comm").seconds,
-  coll("all_reduce", 2 * Ptot), 1e-5, "zero 1 allreduce: the same all-reduce")
-t.near(part(with { zero = 1, zero_reduce = "reduce_scatter" }, "dp_comm").seconds,
-  coll("all_reduce", 2 * Ptot), 1e-5, "zero 1 reduce_scatter: DeepSpeed's stage 1 has none")
--- The megatron stack's ZeRO 1 (Megatron-Core's distributed optimizer)
--- reduce-scatters the same 2 Ptot bytes: each rank receives its shard.
+local m16 = { recipe = "mixed-16" }
+local z1 = coll("all_reduce", 2 * Ptot) + passes(3, Ptot)
+t.near(part(with(t.with(m16, { zero = 1 })), "dp_comm").seconds / z1, 1, 1e-5,
+  "zero 1: the all-reduce and the flat bucket's three passes")
+t.near(part(with(t.with(m16, { zero = 1, zero_reduce = "allreduce" })), "dp_comm").seconds / z1,
+  1, 1e-5, "zero 1 allreduce: the same")
+t.near(part(with(t.with(m16, { zero = 1, zero_reduce = "reduce_scatter" })), "dp_comm").seconds
+  / z1, 1, 1e-5, "zero 1 reduce_scatter: DeepSpeed's stage 1 has none")
+-- ZeRO 0: engine.py's own allreduce_bucket, the same all-reduce, flatten
+-- and copy back, and the average's mul_ between them: 3 passes.
 -- Tolerance as above.
-t.near(part(with { zero = 1, stack = "megatron" }, "dp_comm").seconds,
-  coll("reduce_scatter", 2 * Ptot), 1e-5, "megatron zero 1: a reduce-scatter")
+t.near(part(with(t.with(m16, { zero = 0 })), "dp_comm").seconds / z1, 1, 1e-5,
+  "zero 0: the all-reduce and three passes")
+-- bf16 at stage 1 with its default recipe runs BF16_Optimizer, whose flat
+-- fp32 buffers go to the all-reduce as they are: the all-reduce alone
+-- (its fp32 accumulation's copies are the stage's, train_stage.c).
+t.near(part(with { zero = 1 }, "dp_comm").seconds / coll("all_reduce", 2 * Ptot), 1, 1e-5,
+  "zero 1 under BF16_Optimizer: the all-reduce alone")
+-- The megatron stack's ZeRO 1 (Megatron-Core's distributed optimizer)
+-- reduce-scatters the same 2 Ptot bytes from its contiguous buffer, no
+-- flat copy: each rank receives its shard.  Tolerance as above.
+t.near(part(with { zero = 1, stack = "megatron" }, "dp_comm").seconds /
+  coll("reduce_scatter", 2 * Ptot), 1, 1e-5, "megatron zero 1: a reduce-scatter alone")

@@ -40,8 +40,13 @@ t.near(dp(off4) - dp(none4), P / 8 * 4 * 3 / bw, 1e-9, "g = 4: P/8 x 4 B x 3")
 local off1 = gp.train(with(base, { global_batch = 8 }))
 local none1 = gp.train(with(base, { global_batch = 8, offload = "none" }))
 t.near(dp(off1), dp(none1), 1e-12, "g = 1: no copies")
--- Stage 1 reduces at the boundary only: no per-micro-batch copies.
-local z1 = with(base, { zero = 1 })
+-- Stage 1 reduces at the boundary only: no per-micro-batch copies.  Both
+-- sides run DeepSpeed's ZeRO optimizer (recipe mixed-16): a bf16 model at
+-- stage 1 without offload would run BF16_Optimizer ("model_dtype ==
+-- torch.bfloat16 and grad_accum_dtype == torch.float32 and
+-- self.zero_optimization_stage() == 1 and not self.zero_cpu_offload()",
+-- engine.py), another path (engine/train.c ds_flat_passes).
+local z1 = with(base, { zero = 1, recipe = "mixed-16" })
 t.near(dp(gp.train(z1)), dp(gp.train(with(z1, { offload = "none" }))), 1e-12,
   "ZeRO-1: no copies")
 -- Overlapped with the backward (overlap_comm), a layer's copies hide
