@@ -4,7 +4,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(8)
+t.plan(9)
 
 local part = t.step_part
 
@@ -59,12 +59,22 @@ t.is(with { zero_reduce = "reduce_scatter" }.step_s, rs.step_s, "reduce_scatter 
 -- (Narayanan et al. 2021 eq. 2's layers and the tied embedding with its
 -- 2048 learned positions, V 51200, and the final LayerNorm), so dp_comm
 -- grows by AR(2 Ptot) - RS(2 Ptot) once, whatever the micro-batches.
--- Tolerance 1e-5 relative, as above.
-local z1rs, z1ar = with { zero = 1 }, with { zero = 1, zero_reduce = "allreduce" }
+-- On the megatron stack (its contiguous buffer: no flat copies around
+-- the collective).  Tolerance 1e-5 relative, as above.
+local z1rs = with { zero = 1, stack = "megatron" }
+local z1ar = with { zero = 1, stack = "megatron", zero_reduce = "allreduce" }
 local Ptot = L * P + (51200 + 2048) * h + 2 * h
 t.near(part(z1ar, "dp_comm").seconds - part(z1rs, "dp_comm").seconds,
   coll("all_reduce", 2 * Ptot) - coll("reduce_scatter", 2 * Ptot), 1e-5,
   "zero 1 allreduce: one all-reduce of the whole model a step")
+-- DeepSpeed's stage 1 all-reduces in every version (engine/train.c
+-- step_allreduce: contiguous gradients off at stage 1 through v0.12, so
+-- allreduce_bucket's dist.all_reduce; use_multi_rank_bucket_allreduce
+-- after), so on the deepspeed stack zero_reduce does not move a zero 1
+-- step: exactly the same sums.
+t.is(with { zero = 1, zero_reduce = "reduce_scatter" }.step_s,
+  with { zero = 1, zero_reduce = "allreduce" }.step_s,
+  "deepspeed zero 1: an all-reduce whatever zero_reduce says")
 
 -- Refusals name the user's key.
 t.raises(function() with { zero_reduce = "reduce" } end,
