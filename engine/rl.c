@@ -159,6 +159,16 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 		return gp_fail(err, "pad makes every rank's share even; "
 			       "rank_skew is each rank's unbalanced share of "
 			       "sequences at their own lengths");
+	if (c->count_split && (c->pad || c->pad_batch ||
+				c->pack_tokens > 0 || c->token_batch > 0))
+		return gp_fail(err, "count_split is micro-batches of "
+			       "sequences at their own lengths; %s",
+			       c->pad ? "pad = true pads every sequence to "
+			       "the limit" : c->pad_batch ? "pad_batch = true "
+			       "pads them to each micro-batch's longest" :
+			       c->pack_tokens > 0 ? "pack_tokens packs them "
+			       "into bins of even tokens" : "token_batch cuts "
+			       "them into micro-batches of even tokens");
 	if (c->rank_skew && c->pack_tokens > 0)
 		return gp_fail(err, "pack_tokens deals its bins out evenly "
 			       "and prices the busiest rank's tokens itself; "
@@ -716,6 +726,57 @@ static void rl_pass_scale(train_result *r, double k)
 	r->hw_tflops_gpu *= f;
 }
 
+/* A pass of micro-batches cut by sequence count under a pipeline
+ * (rl_cfg.count_split): its pipelined work -- compute, recompute, the
+ * TP, CP and EP collectives and the p2p transfers of each micro-batch,
+ * and the bubble they set -- stretched by rl_pipe_stretch, the extra
+ * charged as bubble (stages waiting for a neighbour), the rates with
+ * it.  m: the micro-batches a pipeline runs in the pass, the pass's
+ * samples over DP x micro_batch (verl runs a mini-batch's, or the
+ * whole batch's for the log-probabilities, in one forward_backward_func
+ * call).  The backward over the forward, fb: 2 (the backward's two
+ * GEMMs a forward GEMM), plus the recomputed forward where the pass
+ * recomputes, read off the pass's own parts (recompute / (compute / 3)).
+ * Returns the stretch. */
+static double rl_pipe_pass(const rl_cfg *c, const train_cfg *pc,
+			   train_result *r, int fwd_only)
+{
+	static const int parts[] = { TRAIN_COMPUTE, TRAIN_RECOMPUTE, TRAIN_TP,
+				     TRAIN_CP, TRAIN_EP, TRAIN_PP,
+				     TRAIN_BUBBLE };
+	const gp_layout *lay = &pc->mem.lay;
+	int pp = lay->pp > 0 ? lay->pp : 1;
+	int k = lay->micro_batch > 0 ? lay->micro_batch : 1;
+	double dp = lay->dp > 0 ? lay->dp : 1, work = 0, fb = 2.0, s, old, f;
+	long m;
+	size_t i;
+
+	if (pp < 2 || c->pad || c->pack_tokens > 0 || c->token_batch > 0)
+		return 1.0;
+	m = (long)ceil(pc->global_batch / (dp * k) - 1e-9);
+	if (r->part[TRAIN_COMPUTE] > 0)
+		fb += r->part[TRAIN_RECOMPUTE] / (r->part[TRAIN_COMPUTE] / 3.0);
+	s = rl_pipe_stretch(&c->response, c->prompt_len, k, pp, m, fwd_only,
+			    fwd_only ? 0.0 : fb);
+	if (!(s > 1.0))
+		return 1.0;
+	for (i = 0; i < sizeof parts / sizeof parts[0]; i++)
+		work += r->part[parts[i]];
+	old = r->step;
+	r->part[TRAIN_BUBBLE] += (s - 1.0) * work;
+	r->step += (s - 1.0) * work;
+	if (!(r->step > 0.0) || !(old > 0.0))
+		return s;
+	f = old / r->step;
+	r->tokens_per_s *= f;
+	r->tokens_per_s_gpu *= f;
+	r->mfu *= f;
+	r->hfu *= f;
+	r->model_tflops_gpu *= f;
+	r->hw_tflops_gpu *= f;
+	return s;
+}
+
 /* The training engine's two passes: the update over a mini-batch and
  * the forward over all N samples. */
 static int rl_train_passes(const gp_model *m, const roof_device *d,
@@ -742,6 +803,11 @@ static int rl_train_passes(const gp_model *m, const roof_device *d,
 	if (c->fwd_bwd_scale > 1.0) {
 		rl_pass_scale(&out->update, c->fwd_bwd_scale);
 		rl_pass_scale(&out->forward, c->fwd_bwd_scale);
+	}
+	out->pipe_update = out->pipe_forward = 1.0;
+	if (c->count_split) {
+		out->pipe_update = rl_pipe_pass(c, &u, &out->update, 0);
+		out->pipe_forward = rl_pipe_pass(c, &f, &out->forward, 1);
 	}
 	return GP_OK;
 }

@@ -93,6 +93,16 @@ double rl_len_longest(const rl_lengths *l, double n);
  * sd / (mean sqrt(k)).  1 for fixed lengths or one rank; l prepared. */
 double rl_rank_skew(const rl_lengths *l, double p, double dp, double k);
 
+/* The expected time of Megatron-Core's non-interleaved pipeline
+ * schedule over p stages and m micro-batches (forward-only, or 1F1B
+ * with the backward fb times the forward) when each micro-batch holds k
+ * sequences of prompt + l tokens drawn at random, over its time with
+ * every micro-batch at the mean; each exchange a rendezvous of the two
+ * neighbours (rl_pipe.c).  Averaged over a fixed-seed sample of draws:
+ * deterministic.  1 for fixed lengths, p < 2 or a bad argument. */
+double rl_pipe_stretch(const rl_lengths *l, double prompt, int k, int p,
+		       long m, int fwd_only, double fb);
+
 /* The phases of a step, in the order they run. */
 typedef enum rl_phase {
 	RL_ROLLOUT = 0,     /* generation: prefill and decode */
@@ -289,6 +299,15 @@ typedef struct rl_cfg {
 			     * are not; rl_rank_skew); 0: the shares are
 			     * even, or packed (pack_tokens) as its bins
 			     * deal them (rl_pack_skew) */
+	int count_split;    /* 1: under pp > 1, each micro-batch is the
+			     * next micro_batch sequences of the mini-batch
+			     * at their own random lengths (verl's Megatron
+			     * actor without use_dynamic_bsz: "micro_batches
+			     * = mini_batch.batch.split(micro_batch_size)"),
+			     * and the pipeline's neighbours wait for each
+			     * other at every exchange (rl_pipe_stretch);
+			     * 0: every micro-batch at the mean length.  Not
+			     * with pad, pack_tokens or token_batch */
 	int ref_host;       /* 1: the reference's 16-bit weights live in
 			     * host memory and are swapped into the
 			     * policy's for its forward (NeMo RL's Megatron
@@ -510,6 +529,12 @@ typedef struct rl_result {
 	double rank_skew;   /* the busiest DP rank's tokens of a mini-batch
 			     * over the mean's (rl_cfg.rank_skew; packed:
 			     * rl_pack_skew; else 1) */
+	double pipe_update; /* the update's pipelined work (compute,
+			     * recompute, TP/CP/EP, p2p and bubble) over
+			     * its price at the mean micro-batch
+			     * (rl_cfg.count_split: rl_pipe_stretch; else
+			     * 1) */
+	double pipe_forward; /* the same of the forward-only passes */
 	double loss_host;   /* s of the actor update the per-sequence loss
 			     * adds (rl_cfg.loss_ops) */
 	double gae_host;    /* s the advantage estimate's loop adds

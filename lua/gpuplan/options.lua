@@ -1132,6 +1132,12 @@ opt { name = "rank_skew", type = "flag", commands = "rl",
     .. "waits for the busiest (verl's dynamic batch: the step's batch is balanced over the "
     .. "ranks, its mini-batches are not); sequences at their own lengths only",
   suggest = { "imbalance", "dp_imbalance", "balance_batch" } }
+opt { name = "count_split", type = "flag", commands = "rl",
+  help = "under --pp > 1, each micro-batch is the next --batch sequences at their own random "
+    .. "lengths (verl's Megatron actor without use_dynamic_bsz: mini_batch.batch.split("
+    .. "micro_batch_size)) and the pipeline's stages wait for the slower neighbour at every "
+    .. "exchange; not with --pad, --pad-batch, --pack-tokens or --token-batch",
+  suggest = { "split_by_count", "no_dynamic_bsz", "fixed_micro_batches" } }
 opt { name = "pad", type = "flag", commands = "rl",
   help = "training sequences padded to --response-max",
   suggest = { "padding" } }

@@ -328,6 +328,12 @@ field("gae_ops", "count", "host ops per response position of a looped advantage 
   .. "(as given)", "rl")
 field("gae_host", "s", "seconds of the actor update the advantage loop adds", "rl")
 field("ema", "", "the actor's moving average kept and updated (as given)", "rl")
+field("count_split", "", "micro-batches cut by sequence count at random lengths under the "
+  .. "pipeline (as given)", "rl")
+field("pipe_update", "", "the update's pipelined work over its price at the mean micro-batch "
+  .. "(count_split; 1: none)", "rl")
+field("pipe_forward", "", "the forward passes' pipelined work over their price at the mean "
+  .. "micro-batch (count_split; 1: none)", "rl")
 field("ema_host", "s", "seconds of the actor update the moving average's updates add", "rl")
 field("fp32_logits", "", "the log-probabilities from fp32 logits, unfused (as given)", "rl")
 field("logit_onehot", "", "the fp32 log-probabilities' backward builds an int64 one-hot "

@@ -105,6 +105,14 @@
 --                 mini-batch and every optimizer step waits for the
 --                 busiest (verl's dynamic batch; default false: even
 --                 shares, or pack_tokens' own skew)
+--   count_split   under pp > 1, each micro-batch is the next batch
+--                 sequences of the mini-batch at their own random
+--                 lengths (verl's Megatron actor without use_dynamic_bsz)
+--                 and the pipeline's neighbours wait for each other at
+--                 every exchange: the passes' pipelined work stretched
+--                 by the schedule's expected time over its time at the
+--                 mean (default false: every micro-batch at the mean);
+--                 results pipe_update, pipe_forward
 --   pack_tokens   packed into micro-batches of at most this many tokens by
 --                 first-fit decreasing (NeMo RL's sequence packing), the
 --                 bins a multiple of the DP ranks dealt out in turn (as
@@ -1893,6 +1901,7 @@ run = function(o, job)
     ref_host = ref_host, host_bw = host_bw,
     ref_reward_offload = boolean("ref_reward_offload", o.ref_reward_offload, false),
     rank_skew = boolean("rank_skew", o.rank_skew, false),
+    count_split = boolean("count_split", o.count_split, false),
     fp32_logits = boolean("fp32_logits", o.fp32_logits, false),
     logit_onehot = onehot,
     sync_tp_first = boolean("sync_tp_first", o.sync_tp_first, false),
@@ -1995,6 +2004,8 @@ run = function(o, job)
     fwd_bwd_scale = fbs or 1,
     frontend_host = frontend or 0, logprob_host = logprob or 0,
     gae_ops = gae_ops or 0, gae_host = r.gae_host, ema = ema, ema_host = r.ema_host,
+    count_split = o.count_split == true, pipe_update = r.pipe_update,
+    pipe_forward = r.pipe_forward,
     fp32_logits = o.fp32_logits == true, sync_tp_first = o.sync_tp_first == true,
     sync_fp8_cast = fp8_cast,
     logit_onehot = o.logit_onehot == true,

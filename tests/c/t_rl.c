@@ -154,7 +154,7 @@ int main(void)
 	double P, kvtok, want, sum, th, a, x;
 	int i, rc, R;
 
-	plan(145);
+	plan(151);
 	fx_a100(&d);
 	MUST(model_params(&m, &p, &e));
 	P = p.total;
@@ -252,6 +252,74 @@ int main(void)
 	is_num(rl_rank_skew(&l, 100, 8, 16), 1.149710, 1e-6,
 	       "rank skew: 1 + z(8) sd / (mean sqrt(k))");
 	is_num(rl_rank_skew(&l, 100, 1, 16), 1.0, 0, "rank skew: one rank is even");
+	/* Megatron's pipeline over micro-batches of random length
+	 * (rl_pipe_stretch), against the schedule worked by hand at p = 2
+	 * stages, m = 2 micro-batches of one sequence each (times a0, a1,
+	 * forward a / (1 + fb), backward fb a / (1 + fb)), each exchange
+	 * starting when both stages reach it.
+	 * Forward only: stage 0 runs F0, sends (t = a0), runs F1; stage 1
+	 * runs F0 from a0 to 2 a0, then receives F1 at max(a0 + a1, 2 a0)
+	 * and runs it: a0 + a1 + max(a0, a1), against 3 mu at the mean.
+	 * 1F1B (fb = 2, f = a/3, b = 2a/3): stage 0 F0, exchange #1 at f0,
+	 * F1; stage 1 F0, B0 (done at f0 + a0); exchange #2 at f0 +
+	 * max(f1, a0); stage 0 B0, stage 1 F1 B1; exchange #3 after
+	 * max(b0, a1); stage 0 B1: f0 + max(f1, a0) + max(b0, a1) + b1,
+	 * against 3 mu ((m + p - 1) mu).  Lengths uniform on [500, 1500]
+	 * (mean 1000, no prompt): the expectations by a 400 x 400 midpoint
+	 * quadrature (error ~1e-6); the engine's is a mean over its fixed
+	 * sample of 4096 draws, whose standard error is ~0.3% of 3 mu (sd
+	 * of the forward-only makespan ~600 tokens / sqrt(4096)): 1.2%
+	 * tolerance, four standard errors. */
+	{
+		rl_lengths u = { 0 };
+		double fo = 0, ff = 0, a0, a1, h = 1000.0 / 400;
+		int i0, i1;
+
+		u.dist = RL_LEN_UNIFORM;
+		u.mean = 1000;
+		u.max = 1500;
+		MUST(rl_lengths_prepare(&u, &e));
+		for (i0 = 0; i0 < 400; i0++)
+			for (i1 = 0; i1 < 400; i1++) {
+				a0 = 500 + (i0 + 0.5) * h;
+				a1 = 500 + (i1 + 0.5) * h;
+				fo += a0 + a1 + fmax(a0, a1);
+				ff += a0 / 3 + fmax(a1 / 3, a0) +
+					fmax(2 * a0 / 3, a1) + 2 * a1 / 3;
+			}
+		fo /= 400.0 * 400 * 3000;
+		ff /= 400.0 * 400 * 3000;
+		/* hand check of the forward-only: (2 mu + E max) / 3 mu,
+		 * E max of two U[500, 1500] = 500 + 2/3 1000 */
+		is_num(fo, (2000 + 500 + 2000.0 / 3) / 3000, 1e-5,
+		       "pipe: quadrature of the forward-only makespan");
+		is_num(rl_pipe_stretch(&u, 0, 1, 2, 2, 1, 0), fo, 0.012,
+		       "pipe: forward only, p 2, m 2 = E[a0 + a1 + max] / 3 mu");
+		is_num(rl_pipe_stretch(&u, 0, 1, 2, 2, 0, 2), ff, 0.012,
+		       "pipe: 1F1B, p 2, m 2 = the hand schedule's mean / 3 mu");
+		/* No pipeline, or fixed lengths: nothing waits. */
+		is_num(rl_pipe_stretch(&u, 0, 1, 1, 64, 0, 2), 1.0, 0,
+		       "pipe: one stage is the mean");
+		u.dist = RL_LEN_FIXED;
+		u.max = 0;
+		MUST(rl_lengths_prepare(&u, &e));
+		is_num(rl_pipe_stretch(&u, 0, 2, 4, 64, 0, 2), 1.0, 0,
+		       "pipe: fixed lengths are the mean");
+		/* More sequences a micro-batch even them out (sd / sqrt(k)),
+		 * more stages couple more neighbours: each strictly moves the
+		 * stretch (the same fixed draws). */
+		u.dist = RL_LEN_EXP;
+		u.mean = 929;
+		u.max = 8192;
+		u.clip = 0.01;
+		MUST(rl_lengths_prepare(&u, &e));
+		ok(rl_pipe_stretch(&u, 150, 2, 2, 64, 0, 2) <
+		   rl_pipe_stretch(&u, 150, 1, 2, 64, 0, 2) &&
+		   rl_pipe_stretch(&u, 150, 2, 2, 64, 0, 2) <
+		   rl_pipe_stretch(&u, 150, 2, 4, 64, 0, 2) &&
+		   rl_pipe_stretch(&u, 150, 2, 2, 64, 0, 2) > 1.0,
+		   "pipe: fewer sequences a micro-batch or more stages wait more");
+	}
 	l.max = 2500;
 	ok(rl_lengths_prepare(&l, &e) == GP_EINVAL &&
 	   strstr(e.msg, "below one token"),

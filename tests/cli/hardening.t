@@ -997,6 +997,21 @@ is($c, 1, '--rank-skew with --pad: refused');
 is($e, "gpuplan: rl: --pad makes every rank's share even; --rank-skew is each rank's unbalanced "
        . "share of sequences at their own lengths\n", '... naming both flags');
 
+# --count-split prices micro-batches of sequences at their own random
+# lengths under the pipeline; --token-batch cuts them to even tokens:
+# refused, each named by its flag.  With --pp 2 and base-checkpoint
+# lengths the CLI says the stretch it priced.
+($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '16', '--tp', '2', '--pp', '2',
+                      '--batch', '2', '--response-max', '8192', '--count-split', '--token-batch', '16384');
+is($c, 1, '--count-split with --token-batch: refused');
+is($e, "gpuplan: rl: --count-split is micro-batches of sequences at their own lengths; "
+       . "--token-batch cuts them into micro-batches of even tokens\n", '... naming both flags');
+($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '16', '--tp', '2', '--pp', '2',
+                      '--batch', '2', '--response-max', '8192', '--base-checkpoint', '--count-split');
+is($c, 0, '--count-split under --pp 2: runs');
+like($o, qr/micro-batches at random lengths stretch the pipeline x1\.\d\d \(update\), x1\.\d\d \(forwards\)/,
+     '--count-split: the training line says the stretch');
+
 # --token-batch cuts each rank's share into micro-batches by tokens
 # (verl's use_dynamic_bsz): 8 ranks of 128 / 8 = 16 samples of 100 + 1000
 # tokens, ceil(17600 / 4096) = 5 micro-batches a rank, 40 in all, of

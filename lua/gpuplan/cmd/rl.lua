@@ -110,8 +110,10 @@ local function write_lines(r, noroll, iff)
   io.write(string.format("training%s: %d optimizer step%s of %.2f s (MFU %s), forward passes "
     .. "%.2f s each (MFU %s)%s\n", iff, r.opt_steps, r.opt_steps == 1 and "" or "s",
     r.update.step_s, pct(r.update.mfu), r.forward.step_s, pct(r.forward.mfu),
-    r.loss_host > 0 and string.format("; the loss one sequence at a time %.2f s",
-      r.loss_host) or ""))
+    (r.loss_host > 0 and string.format("; the loss one sequence at a time %.2f s",
+      r.loss_host) or "") .. ((r.pipe_update or 1) > 1 and string.format("; micro-batches "
+      .. "at random lengths stretch the pipeline x%.2f (update), x%.2f (forwards)",
+      r.pipe_update, r.pipe_forward) or "")))
   if (r.ipc_transfers or 0) > 0 then
     local ws = 0
     for _, p in ipairs(r.phases) do

@@ -250,6 +250,18 @@ PROFILES.verl = {
   -- the micro-batch count, MAX, and the gradients meet at the step).
   { "rank_skew", true, "balance_batch evens the step's batch over the ranks, not its "
     .. "mini-batches" },
+  -- Without use_dynamic_bsz (a case that states parallel.micro_batch,
+  -- ppo_micro_batch_size_per_gpu; one that does not gets token_batch
+  -- below) the Megatron actor cuts each mini-batch by sequence count,
+  -- "micro_batches = mini_batch.batch.split(micro_batch_size)"
+  -- (verl/workers/actor/megatron_actor.py forward_backward_batch at
+  -- 503ea75f5), each micro-batch packed to its own sequences' tokens
+  -- (gptmodel_forward pack_seqs=True): under a pipeline they run at
+  -- random lengths (engine/rl_pipe.c).
+  { "count_split", true, "megatron_actor: mini_batch.batch.split(micro_batch_size) without "
+    .. "use_dynamic_bsz, micro-batches at their sequences' random lengths under the pipeline",
+    function(o) return not o.fsdp and (o.pp or 1) > 1 and o.batch ~= nil
+      and o.token_batch == nil and not o.pad and not o.pack_tokens end },
   -- verl's Megatron configs of the Qwen2-MoE, Mixtral and Qwen3-MoE
   -- families turn the router's balancing off (verl/models/mcore/
   -- config_converter.py at f6f9100, hf_to_mcore_config_qwen3moe:
