@@ -1160,6 +1160,24 @@ static int price_p2p(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 	return 1;
 }
 
+/* Why the NCCL release the topology names (nccl_version; 0: the latest)
+ * runs no PXN, or NULL.  PXN first ships in 2.12.7, the first tag of 2.12
+ * (NVIDIA/nccl v2.12.7-1: "Add network communication through another GPU
+ * connected with NVLink (PXN). Add aggregation of messages coming from
+ * different local GPUs through PXN and going to the same destination. Add
+ * new v5 plugin API with grouped receives and tags."); 2.11.4 has no
+ * PXN path (src/graph/paths.cc).  From 2.12.7 it is on by default:
+ * NCCL_PXN_DISABLE defaults to 0 and NCCL_P2P_PXN_LEVEL to 2 ("use PXN as
+ * much as possible to maximize aggregation", src/graph/search.cc), the
+ * same at 2.30.7.  Before it a GPU reaches a remote peer only through its
+ * own NIC, one network message a peer: the p2p price. */
+static const char *pxn_release(const comm_ctx *c)
+{
+	int v = c->t->nccl_version;
+
+	return v != 0 && v < 21207 ? "pxn needs NCCL 2.12.7 or later" : NULL;
+}
+
 /* PXN: all-to-all aggregated over NVLink onto the destination's rail. */
 static int price_pxn(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 		     const char **why)
@@ -1173,11 +1191,15 @@ static int price_pxn(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 		*why = "pxn is for all_to_all across >= 2 NVLink nodes";
 		return 1;
 	}
+	if (pxn_release(c) != NULL) {
+		*why = pxn_release(c);
+		return 1;
+	}
 	if (p == GP_PROTO_LL128) {
 		*why = "pxn uses ll or simple";
 		return 1;
 	}
-	/* PXN (NCCL 2.12): data for remote GPU j first crosses
+	/* PXN (NCCL 2.12.7): data for remote GPU j first crosses
 	 * NVLink to the local GPU on j's rail, which aggregates what
 	 * all local GPUs send to j.  Extra NVLink traffic: the (g-1)/g
 	 * of the remote data not already on its rail; all traffic

@@ -67,7 +67,7 @@ int main(void)
 	double S, want, intra;
 	int i, rc, mono;
 
-	plan(144);
+	plan(150);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -307,6 +307,33 @@ int main(void)
 	is_num(r.bw_time, 0.5 * S / 45e9, 1e-9, "all_to_all: remote half / NIC");
 	ok(r.algo == GP_ALGO_PXN, "all_to_all across nodes uses pxn "
 	   "(fewer network messages)");
+
+	/* --- PXN by NCCL release ---
+	 * PXN first ships in 2.12.7 (NVIDIA/nccl v2.12.7-1: "Add network
+	 * communication through another GPU connected with NVLink (PXN)").
+	 * NCCL 2.11.4 on the same 2 x 8 GPUs runs p2p: the same remote
+	 * half at the GPU's 45e9 (bw term 0.5 S / 45e9), and a latency that
+	 * differs by the posts and one NVLink step.  p2p: base + hop_up +
+	 * hop_net + (n - g) = 8 posts; pxn: base + 2 hop_up + hop_net +
+	 * (N - 1) x ceil(8 / 8) = 1 post.  Post 1 us (Intel host), hop_up
+	 * 0.6 + 2.8 = 3.4 us (Simple): p2p is 8 - 1 - 3.4 = 3.6 us slower.
+	 * Exact arithmetic: 1e-12 s. */
+	t.nccl_version = 21104;
+	MUST(comm_cost(&t, GP_ALL_TO_ALL, S, 16, &r2, &e));
+	ok(r2.algo == GP_ALGO_P2P && r2.proto == GP_PROTO_SIMPLE,
+	   "NCCL 2.11.4: all_to_all across nodes runs p2p (no PXN)");
+	is_num(r2.bw_time, 0.5 * S / 45e9, 1e-9, "... the same remote half "
+	       "/ NIC");
+	is_num(r2.latency - r.latency, 3.6 * US, 1e-12, "... 7 posts more, "
+	       "one NVLink step less: 3.6 us");
+	rc = comm_cost_algo(&t, GP_ALL_TO_ALL, GP_ALGO_PXN, S, 16, &r2, &e);
+	einval(rc, &e, "NCCL 2.11.4: pxn forced is refused");
+	ok(strstr(e.msg, "2.12.7") != NULL, "... naming 2.12.7");
+	t.nccl_version = 21207;
+	MUST(comm_cost(&t, GP_ALL_TO_ALL, S, 16, &r2, &e));
+	ok(r2.algo == GP_ALGO_PXN && r2.time == r.time,
+	   "NCCL 2.12.7: pxn, the latest's time");
+	t.nccl_version = 0;
 
 	/* --- PXN's grouped receives: the plugin's maxRecvs ---
 	 * 4 nodes x 8 GPUs, 32 ranks, 1 GiB forced to pxn.  A GPU's posts

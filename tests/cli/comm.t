@@ -146,6 +146,24 @@ like($o, qr/^1048576,262144,61\.22,.*,tree,ll128$/m, '2 x DGX H100, 1 MiB, lates
                       '--format', 'csv', '--nccl', '2.20.5');
 is($c, 0, '--nccl 2.20.5 exits 0');
 like($o, qr/^1048576,262144,143\.00,.*,nvls,simple$/m, '--nccl 2.20.5: NVLS_TREE, 53 + 90 us of posts');
+# PXN first ships in NCCL 2.12.7 (its tag: "Add network communication
+# through another GPU connected with NVLink (PXN)"), so 2.10.3 runs a 1 MiB
+# all_to_all over 2 x DGX A100 as p2p: each GPU posts to the 8 remote peers
+# itself, at 2 us a post (AMD hosts), where PXN's grouped receives post once
+# (8 GPUs a node, IB's 8 receives a call) and cross one more NVLink step
+# (0.6 + 2.8 us): p2p is 8 x 2 - 2 - 3.4 = 10.60 us slower, 63.65 against
+# the latest's 53.05 (the bandwidth terms are the same remote half).
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-a100', '--nodes', '2', '--op', 'all_to_all',
+                      '--min', '1MiB', '--max', '1MiB', '--format', 'csv');
+like($o, qr/^1048576,262144,53\.05,.*,pxn,simple$/m, '2 x DGX A100 all_to_all, latest NCCL: pxn');
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-a100', '--nodes', '2', '--op', 'all_to_all',
+                      '--min', '1MiB', '--max', '1MiB', '--format', 'csv', '--nccl', '2.10.3');
+is($c, 0, '--nccl 2.10.3 exits 0');
+like($o, qr/^1048576,262144,63\.65,.*,p2p,simple$/m, '--nccl 2.10.3: p2p, no PXN before 2.12.7');
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-a100', '--nodes', '2', '--op', 'all_to_all',
+                      '--algo', 'pxn', '--nccl', '2.10.3');
+is($c, 1, '--algo pxn --nccl 2.10.3: exit 1');
+like($e, qr/^gpuplan: comm: --algo pxn needs NCCL 2\.12\.7 or later$/m, '... naming the release') or diag $e;
 # Text that is no release is "a value the option cannot parse", a usage
 # error (docs/output.md), exit 2 with the usage line, as --memory abc is
 # since leftovers10 (it exited 1); a release out of range (9.9.9) parses
