@@ -247,7 +247,8 @@ typedef struct gp_topo {
 			       * 22005), 20000..99999; 0 = the latest
 			       * modelled (2.30.7).  How the tuner ranks
 			       * NVLS_TREE and counts a ring's network steps
-			       * depend on it. */
+			       * depend on it, and whether NVLS, PXN and
+			       * SHARP (CollNet) run at all. */
 } gp_topo;
 
 /* NCCL 2.30.7's tuning terms for a link of kind k (see comm_topo.c for each

@@ -1036,23 +1036,34 @@ static int price_sharp(const comm_ctx *c, gp_proto p, double *lat,
 	double S = c->bytes, g = c->g;
 	double up = up_rate(c, p), net = net_rate(c, p);
 	double intra, ilat;
+	int v = t->nccl_version;
 
 	if (!t->nic_sharp || c->nn < 2 || c->op != GP_ALL_REDUCE) {
 		*why = "sharp needs >= 2 nodes on a fabric with "
 		       "in-network reduction (all_reduce only)";
 		return 1;
 	}
+	/* NCCL reaches the fabric's reduction through CollNet from
+	 * 2.6.4 (NVIDIA/nccl v2.6.4-1: "Add support for network
+	 * collectives."; src/transport/coll_net.cc first in that tag). */
+	if (v != 0 && v < 20604) {
+		*why = "sharp (CollNet) needs NCCL 2.6.4 or later";
+		return 1;
+	}
 	if (p != GP_PROTO_SIMPLE) {
 		*why = "sharp runs the simple protocol only";
 		return 1;
 	}
-	/* CollNet: reduce inside the node (NVLS when the switch can,
-	 * else ring reduce-scatter + all-gather over g), each node
-	 * sends its data once to the switch tree and gets the result
-	 * once: S per direction per node whatever N (Graham et al.,
-	 * COMHPC 2016, SHARP).  Latency: one round trip up and down
-	 * the aggregation tree, ~2 network steps. */
-	if (t->up_nvls && c->g > 1) {
+	/* CollNet: reduce inside the node (NVLS when the switch can and
+	 * the release joins them, else ring reduce-scatter + all-gather
+	 * over g), each node sends its data once to the switch tree and
+	 * gets the result once: S per direction per node whatever N
+	 * (Graham et al., COMHPC 2016, SHARP).  Latency: one round trip
+	 * up and down the aggregation tree, ~2 network steps.  NVLS in
+	 * the node under IB SHARP first ships in 2.18.1 (v2.18.1-1: "Add
+	 * support for IB SHARP to NVLS (NVLink SHARP algorithm)"); an
+	 * older release's CollNet reduces in the node without it. */
+	if (t->up_nvls && c->g > 1 && (v == 0 || v >= 21801)) {
 		intra = S * (1.0 + 1.0 / g) / (up * t->up_nccl.nvls_eff);
 		ilat = t->up_nccl.nvls_lat;
 	} else {

@@ -67,7 +67,7 @@ int main(void)
 	double S, want, intra;
 	int i, rc, mono;
 
-	plan(150);
+	plan(155);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -334,6 +334,34 @@ int main(void)
 	ok(r2.algo == GP_ALGO_PXN && r2.time == r.time,
 	   "NCCL 2.12.7: pxn, the latest's time");
 	t.nccl_version = 0;
+
+	/* --- SHARP (CollNet) by NCCL release ---
+	 * 2 x 8 GPUs on an NVLS switch, 8 NICs of 45e9 on a SHARP fabric,
+	 * 1 GiB all_reduce forced to sharp.  NVLS in the node under IB
+	 * SHARP first ships in 2.18.1 (v2.18.1-1: "Add support for IB SHARP
+	 * to NVLS"): 2.17.1 has NVLS but its CollNet reduces in the node by
+	 * ring reduce-scatter + all-gather, 2 x 7/8 x S over the GPU's
+	 * 300e9 x 0.8 = 240e9, above the network's S / 360e9.  CollNet
+	 * itself first ships in 2.6.4 ("Add support for network
+	 * collectives."): 2.5.7 refuses sharp.  Exact arithmetic: 1e-9. */
+	t.up_nvls = 1;
+	t.nic_sharp = 1;
+	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_SHARP, S, 16, &r, &e));
+	t.nccl_version = 21701;
+	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_SHARP, S, 16, &r2, &e));
+	is_num(r2.bw_time, 2.0 * 7 / 8 * S / 240e9, 1e-9,
+	       "NCCL 2.17.1: sharp reduces in the node by ring, 2 x 7/8 S / 240e9");
+	ok(r.bw_time < r2.bw_time, "... where the latest's NVLS reduces faster");
+	t.nccl_version = 21801;
+	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_SHARP, S, 16, &r2, &e));
+	ok(r2.time == r.time, "NCCL 2.18.1: sharp with NVLS, the latest's time");
+	t.nccl_version = 20507;
+	rc = comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_SHARP, S, 16, &r2, &e);
+	einval(rc, &e, "NCCL 2.5.7: sharp forced is refused");
+	ok(strstr(e.msg, "2.6.4") != NULL, "... naming 2.6.4");
+	t.nccl_version = 0;
+	t.up_nvls = 0;
+	t.nic_sharp = 0;
 
 	/* --- PXN's grouped receives: the plugin's maxRecvs ---
 	 * 4 nodes x 8 GPUs, 32 ranks, 1 GiB forced to pxn.  A GPU's posts
