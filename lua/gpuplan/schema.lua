@@ -268,14 +268,12 @@ function T.record(fields)
       fail(path == "" and first or path .. "." .. first, "required field is missing%s",
         #missing > 1 and string.format(" (so are %s)", table.concat(missing, ", ", 2)) or "")
     end
+    -- (A field left out, the required ones refused above, builds no path:
+    -- a record schema names many more fields than a value gives.)
     local out = {}
     for _, k in ipairs(names) do
-      local spec, sub = fields[k], path == "" and k or path .. "." .. k
-      if v[k] == nil then
-        -- required ones refused above
-      else
-        out[k] = spec.check(v[k], sub)
-      end
+      local x = v[k]
+      if x ~= nil then out[k] = fields[k].check(x, path == "" and k or path .. "." .. k) end
     end
     return out
   end }
