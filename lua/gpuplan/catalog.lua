@@ -60,8 +60,11 @@ M.budget = {
   entries = 10000,             -- constructor calls
 }
 
--- Instructions between two checks of the limits.
+-- Instructions between two checks of the limits, and checks between two
+-- readings of the clock (the time limits are seconds; 1,000 instructions
+-- take microseconds).
 local HOOK_EVERY = 100
+local CLOCK_EVERY = 10
 
 local string_meta = getmetatable("")
 local string_lib = string_meta.__index
@@ -656,8 +659,16 @@ local function load_file(cat, path, layer, errs, spent)
   local co = coroutine.create(chunk)
   local count, checks = 0, limits.instructions / HOOK_EVERY
   local left = (budget.instructions - spent.instructions) / HOOK_EVERY
+  -- The hook's own instructions count too (it runs in the file's
+  -- coroutine), and reading the process's CPU time is a system call: the
+  -- clock is read and the limits compared every CLOCK_EVERY checks, and
+  -- at the very check whose count passes an instruction limit, so that
+  -- limit stops the file where it did; the other checks only count.
+  local next_at = 0
   debug.sethook(co, function()
     count = count + 1
+    if count < next_at then return end
+    next_at = math.min(count + CLOCK_EVERY, math.floor(left) + 1, math.floor(checks) + 1)
     local now = os.clock()
     if count > left or now - spent.t0 > budget.seconds then
       error(string.format("%s:%d: %s", path, caller_line(path), whole_time()), 0)
