@@ -7,7 +7,7 @@ local options = require "gpuplan.options"
 
 local C = {
   summary = "collective cost over message sizes, nccl-tests style (time, algbw, busbw, algorithm)",
-  usage = options.usage("comm",
+  usage = options.usage_of("comm",
     "usage: gpuplan comm --system ID | --gpu ID [--nodes N] [--op OP] [options]", [[
   Sizes follow nccl-tests: total buffer for all_gather/reduce_scatter, the
   per-rank send buffer for all_to_all.  GB/s are 10^9 B/s; busbw = algbw x
@@ -255,4 +255,4 @@ function C.run(opts, args)
   return 0
 end
 
-return C
+return options.command(C)

@@ -7,7 +7,7 @@ local options = require "gpuplan.options"
 
 local C = {
   summary = "does it fit? per-GPU memory breakdown for training, LoRA/QLoRA, RL and inference",
-  usage = options.usage("fit", "usage: gpuplan fit MODEL --gpu ID [options]", [[
+  usage = options.usage_of("fit", "usage: gpuplan fit MODEL --gpu ID [options]", [[
   Prints each component in GiB and GB, the total, the usable budget, the
   bytes per parameter of the model states before sharding, the host
   memory of offloaded states, warnings (ZeRO that shards nothing, a TP
@@ -318,4 +318,4 @@ function C.run(opts, args)
   return 0
 end
 
-return C
+return options.command(C)

@@ -30,7 +30,7 @@ local cli = require "gpuplan.cli"
 
 local C = {
   summary = "LLM serving on the roofline: TTFT, inter-token latency, tokens/s, $/Mtok",
-  usage = options.usage("infer", "usage: gpuplan infer MODEL --gpu ID [options]", [[
+  usage = options.usage_of("infer", "usage: gpuplan infer MODEL --gpu ID [options]", [[
   Times in ms, bandwidth GB/s = 10^9 B/s, memory GB = 10^9 bytes.  ITL is
   one decode step at the batch and the mean context (input + output/2).
   tokens/s counts output tokens of the whole system in steady state
@@ -832,4 +832,4 @@ function C.run(opts, args)
   return replica_report(r, opts, a)
 end
 
-return C
+return options.command(C)

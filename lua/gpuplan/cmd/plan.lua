@@ -7,7 +7,7 @@ local options = require "gpuplan.options"
 
 local C = {
   summary = "which cards, how many, which layout: the best layouts of a training job",
-  usage = options.usage("plan", [[
+  usage = options.usage_of("plan", [[
 usage: gpuplan plan MODEL --gpu ID[,ID...] --gpus COUNTS [options]
 
   The job as for `gpuplan train`, but pretraining unless --method says
@@ -846,4 +846,4 @@ function C.show(r, job, head, format, top)
   end
 end
 
-return C
+return options.command(C)

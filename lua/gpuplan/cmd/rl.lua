@@ -10,7 +10,7 @@ local options = require "gpuplan.options"
 
 local C = {
   summary = "one GRPO/PPO step: rollout, forwards, update, weight sync; idle GPUs, memory, cost",
-  usage = options.usage("rl", "usage: gpuplan rl MODEL --gpu ID --gpus N [--algo grpo|ppo] [options]", [[
+  usage = options.usage_of("rl", "usage: gpuplan rl MODEL --gpu ID --gpus N [--algo grpo|ppo] [options]", [[
   Prints each phase's seconds, share of the step, the seconds its pool
   waits after it (separate pools), and the memory per GPU of the state it
   runs in; the rollout's batch, tail and decode speed, and what the
@@ -251,4 +251,4 @@ function C.run(opts, args)
   return 0
 end
 
-return C
+return options.command(C)

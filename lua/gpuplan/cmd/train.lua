@@ -10,7 +10,7 @@ local ranges = require "gpuplan.ranges"
 
 local C = {
   summary = "how long a training step takes, where the time goes, MFU, days and cost",
-  usage = options.usage("train", "usage: gpuplan train MODEL --gpu ID --gpus N [options]", [[
+  usage = options.usage_of("train", "usage: gpuplan train MODEL --gpu ID --gpus N [options]", [[
   Prints the step time by part (compute, recompute, each communication
   kind as it adds to the step, bubble, optimizer; hidden = overlapped),
   tokens/s, MFU and HFU against the dense peak, the memory verdict, and
@@ -143,4 +143,4 @@ function C.run(opts, args)
   return 0
 end
 
-return C
+return options.command(C)
