@@ -15,6 +15,10 @@ PKG_CONFIG ?= pkg-config
 CFLAGS     ?= -O3 -g
 LDFLAGS    ?=
 PROVE      ?= prove
+# Test files run at once by `make test` (prove -j): one a processor.  The
+# tests are independent processes that write only their own temporary
+# directories; JOBS=1 runs them one by one.
+JOBS       ?= $(shell nproc 2>/dev/null || echo 1)
 SANITIZE   ?=
 # make fuzz: FUZZ_SCALE times the generated inputs of make test, from
 # FUZZ_SEED (tests/lua/fuzz.lua)
@@ -132,9 +136,9 @@ tests/c/%.t: tests/c/%.o libgpuplan.a $(BUILD_STAMP)
 # every cost the tests check: they run without it.
 test check: gpuplan $(CTEST_BIN)
 	@export GPUPLAN_CURRENCY= GPUPLAN_MARKET=; rc=0; \
-	$(PROVE) --exec '' $(CTEST_BIN) || rc=1; \
-	$(PROVE) --exec './gpuplan run' tests/lua/*.t || rc=1; \
-	$(PROVE) tests/cli/*.t || rc=1; \
+	$(PROVE) -j$(JOBS) --exec '' $(CTEST_BIN) || rc=1; \
+	$(PROVE) -j$(JOBS) --exec './gpuplan run' tests/lua/*.t || rc=1; \
+	$(PROVE) -j$(JOBS) tests/cli/*.t || rc=1; \
 	exit $$rc
 
 # The published cases and the check of the README's per-kind figures
