@@ -527,8 +527,16 @@ local function file_env(cat, path, layer, errs, spent)
         error(string.format("%s:%d: %s", path, caller_line(path), over_budget(spent,
           "the catalog files together define more than %d entries", budget.entries)), 0)
       end
+      -- The limits' checks wait while the entry is checked (spent.in_entry):
+      -- the schema's check records what it catches as the entry's problem,
+      -- so a limit raised inside it was a bad entry and the file went on,
+      -- to be stopped again at the next check -- two errors, and gpuplan's
+      -- own code cut off half way through recording an entry.  Its
+      -- instructions still count; the next check after it raises.
       string_meta.__index = string_lib
+      spent.in_entry = true
       local ok, e = pcall(define, ctor, t)
+      spent.in_entry = false
       string_meta.__index = safe_string
       if not ok then error(e, 0) end
     end
@@ -667,7 +675,7 @@ local function load_file(cat, path, layer, errs, spent)
   local next_at = 0
   debug.sethook(co, function()
     count = count + 1
-    if count < next_at then return end
+    if count < next_at or spent.in_entry then return end
     next_at = math.min(count + CLOCK_EVERY, math.floor(left) + 1, math.floor(checks) + 1)
     local now = os.clock()
     if count > left or now - spent.t0 > budget.seconds then

@@ -75,6 +75,22 @@ t.like(errs[1], "^" .. tmp:gsub("%p", "%%%0") .. "/a%.lua:?%d*: the catalog file
 t.is(#errs, 1, "seconds: no later file is read")
 clean()
 
+-- The budget crossed while a constructor checks its entry: most of a
+-- file of 300 GPU entries' instructions are the schema's check of each
+-- (gpuplan's own code, counted against the file), so a budget of 100,000
+-- runs out inside one.  The check waits for the entry to be recorded and
+-- stops the file at its next check: one error, the budget's, naming the
+-- file and a line -- not the entry's problem "gpu 'g7': ...the budget..."
+-- followed by a second budget error when the file went on.
+local many = {}
+for i = 1, 300 do many[i] = gpu("g" .. i) end
+put("e.lua", table.concat(many))
+errs = with("instructions", 100000)
+t.like(errs[1], "^" .. tmp:gsub("%p", "%%%0") .. "/e%.lua:%d+: the catalog files together run "
+  .. "more than 100000 instructions", "an entry's check crossing the budget: the budget's error")
+t.is(#errs, 1, "an entry's check crossing the budget: one error")
+clean()
+
 -- Entries: three files of two GPUs each under a budget of 3: the second
 -- file's second entry (line 2) is the fourth.
 for _, n in ipairs { "a", "b", "c" } do put(n .. ".lua", gpu(n .. "1") .. gpu(n .. "2")) end
