@@ -381,7 +381,7 @@ local function sharding_rule(cfg, given_fsdp, stage3)
       -- as what was asked for.
       return string.format("ckpt_outside_fsdp is a checkpoint around each FSDP unit: it "
         .. "needs fsdp = full_shard (zero 3) and recompute = full (got zero %s%s, "
-        .. "recompute = %s)", tostring(zero), (zero ~= 3 or fsdp) and ""
+        .. "recompute = %s)", tostring(math.tointeger(zero) or zero), (zero ~= 3 or fsdp) and ""
           or string.format(" without fsdp on the %s stack", stack), tostring(recompute))
     end
     -- The early stop is full recompute's (engine/train_layer.c

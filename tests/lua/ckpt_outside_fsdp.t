@@ -7,7 +7,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(9)
+t.plan(10)
 
 local parts = t.parts
 
@@ -47,6 +47,10 @@ t.raises(function() gp.train(t.with(job, { ckpt_outside_fsdp = true, fsdp = "sha
 t.raises(function() gp.train(t.with(job, { ckpt_outside_fsdp = true, fsdp = false,
   stack = "deepspeed" })) end, "(got zero 3 without fsdp on the deepspeed stack, recompute = full)",
   "zero 3 without fsdp: named as such", true)
+-- A case file's numbers arrive as floats (cjson): the zero stage is named
+-- as written, 1, not 1.0.
+t.raises(function() gp.train(t.with(job, { ckpt_outside_fsdp = true, fsdp = false,
+  zero = 1.0 })) end, "(got zero 1, recompute = full)", "zero 1.0 named as 1", true)
 -- Not a boolean: refused, the value shown as given.
 t.raises(function() gp.train(t.with(job, { ckpt_outside_fsdp = "yes" })) end,
   "train: ckpt_outside_fsdp must be true or false (got string 'yes')", "a string refused", true)
