@@ -346,13 +346,15 @@ static int same_group(const gp_group *a, const gp_group *b)
 		a->sharing == b->sharing && a->nodes == b->nodes;
 }
 
-/* 1 when the step reduces the gradients by an all-reduce (ZeRO 0 and 1,
- * and ZeRO 3 with whole gradients): at ZeRO 0, under zero_allreduce, and
- * at ZeRO 1 on the deepspeed stack, whose stage 1 has no reduce-scatter
- * in any version.  Through v0.12 the engine turns contiguous gradients
- * off at stage 1 ("# Non-MoE requires contiguous grads to be disabled w.
- * stage 1", deepspeed/runtime/engine.py _configure_zero_optimizer; the
- * same "contiguous_gradients = False" since v0.5, whose comment reads
+/* Of the steps that reduce the gradients once a step (ZeRO 0 and 1, and
+ * ZeRO 3 with whole gradients: phase_post), 1 where that reduction is an
+ * all-reduce, not a reduce-scatter: at ZeRO 0, under zero_allreduce, and
+ * at ZeRO 1 on the deepspeed stack without FSDP, whose stage 1 has no
+ * reduce-scatter in any version.  Through v0.12 the engine turns
+ * contiguous gradients off at stage 1 ("# Non-MoE requires contiguous
+ * grads to be disabled w. stage 1", deepspeed/runtime/engine.py
+ * _configure_zero_optimizer; the same "contiguous_gradients = False"
+ * since v0.5, whose comment reads
  * "Overlap and contiguous grads are meaningless in stage 1"), so
  * stage_1_and_2.py reduce_ipg_grads takes buffered_reduce_fallback(None,
  * ...) and allreduce_bucket, with rank None, runs "dist.all_reduce(
