@@ -348,7 +348,7 @@ end
 --   source and words).
 -- * A Ulysses job's step at pp or tp > 1 where its stack's Ulysses has no
 --   such axis (memory.ulysses_refusal, the words gp.train says).
-local function sharding_rule(cfg, given_fsdp, stage3)
+local function sharding_rule(cfg, given_fsdp, stage3, stated_rs)
   local allreduce, per_param, ckpt = cfg.zero_allreduce, cfg.zero3_per_param,
     cfg.ckpt_outside_fsdp
   local early = cfg.ckpt_early_stop
@@ -367,6 +367,17 @@ local function sharding_rule(cfg, given_fsdp, stage3)
     if allreduce and (fsdp or (not sweep and zero ~= 1 and zero ~= 2)) then
       return "zero_reduce allreduce is DeepSpeed's stage 1 and 2: it needs zero 1 or 2 "
         .. "without fsdp"
+    end
+    -- DeepSpeed's stage 1 has no reduce-scatter path: it all-reduces its
+    -- gradients in every version (engine/train.c step_allreduce, with the
+    -- source), and the step is priced so.  A stated reduce_scatter there
+    -- would be priced as what DeepSpeed does, not as said: refused.  (A
+    -- plan's zero 1 layouts on the stack take the all-reduce, as
+    -- zero_reduce's help says.)
+    if stated_rs and stack == "deepspeed" and not sweep and zero == 1 then
+      return "zero_reduce reduce_scatter: DeepSpeed's ZeRO stage 1 reduces gradients by an "
+        .. "all-reduce in every version (it has no reduce-scatter path): state zero 2, "
+        .. "zero_reduce allreduce, or another stack"
     end
     if per_param and (fsdp or (not sweep and zero ~= 3)) then
       return "zero3_gather per_param is DeepSpeed's stage 3: it needs zero 3 without fsdp"
@@ -669,7 +680,8 @@ local function step_choices(o, p, cfg, sweep, default)
   -- it is given the rule itself (below, after the checks), and a plan's
   -- ZeRO-2/3 layouts on the hf stack are FSDP's as gp.train's are.
   local fsdp_rule = p.sharding ~= nil or cfg.stack == "hf"
-  local refusal = sharding_rule(cfg, o.fsdp, require("gpuplan.memory").stage3_key(o))
+  local refusal = sharding_rule(cfg, o.fsdp, require("gpuplan.memory").stage3_key(o),
+    o.zero_reduce == "reduce_scatter")
   local why = refusal(cfg.zero, fsdp_rule, cfg.recompute, sweep)
   if why then usage("train: %s", why) end
   cfg.fsdp = fsdp_rule

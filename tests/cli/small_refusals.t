@@ -55,4 +55,14 @@ unlike($o, qr/host_memory|pcie.bw/, 'so no host memory or link on the assumed li
 like($o, qr/^layers in host memory\s+47 /m, 'llama3-70b on a 4090: 47 layers offloaded');
 like($o, qr/^assumed .*host_memory=32GB, pcie bw: 25\.2GB\/s/m, 'its host memory and link said');
 
+# --zero-reduce reduce_scatter on the deepspeed stack at --zero 1 was
+# priced as an all-reduce without a word (DeepSpeed's stage 1 has no
+# reduce-scatter path): refused, a usage error naming the flags.
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--stack', 'deepspeed',
+                      '--zero', '1', '--zero-reduce', 'reduce_scatter');
+is($c, 2, 'deepspeed --zero 1 --zero-reduce reduce_scatter: a usage error') or diag $e;
+like($e, qr/^gpuplan: train: --zero-reduce reduce_scatter: DeepSpeed's ZeRO stage 1 reduces gradients by an all-reduce in every version \(it has no reduce-scatter path\): state --zero 2, --zero-reduce allreduce, or another stack$/m,
+     'names the flag and what to state instead') or diag $e;
+is($o, '', 'no step printed');
+
 done_testing();

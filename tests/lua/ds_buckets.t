@@ -88,8 +88,9 @@ t.near(part(with(t.with(m16, { zero = 1 })), "dp_comm").seconds / z1, 1, 1e-5,
   "zero 1: the all-reduce and the flat bucket's three passes")
 t.near(part(with(t.with(m16, { zero = 1, zero_reduce = "allreduce" })), "dp_comm").seconds / z1,
   1, 1e-5, "zero 1 allreduce: the same")
-t.near(part(with(t.with(m16, { zero = 1, zero_reduce = "reduce_scatter" })), "dp_comm").seconds
-  / z1, 1, 1e-5, "zero 1 reduce_scatter: DeepSpeed's stage 1 has none")
+t.raises(function() with(t.with(m16, { zero = 1, zero_reduce = "reduce_scatter" })) end,
+  "zero_reduce reduce_scatter: DeepSpeed's ZeRO stage 1 reduces gradients by an all-reduce",
+  "zero 1 reduce_scatter: DeepSpeed's stage 1 has none, refused", true)
 -- ZeRO 0: engine.py's own allreduce_bucket, the same all-reduce, flatten
 -- and copy back, and the average's mul_ between them: 3 passes.
 -- Tolerance as above.

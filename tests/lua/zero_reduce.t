@@ -4,7 +4,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(9)
+t.plan(11)
 
 local part = t.step_part
 
@@ -70,11 +70,10 @@ t.near(part(z1ar, "dp_comm").seconds - part(z1rs, "dp_comm").seconds,
 -- DeepSpeed's stage 1 all-reduces in every version (engine/train.c
 -- step_allreduce: contiguous gradients off at stage 1 through v0.12, so
 -- allreduce_bucket's dist.all_reduce; use_multi_rank_bucket_allreduce
--- after), so on the deepspeed stack zero_reduce does not move a zero 1
--- step: exactly the same sums.
-t.is(with { zero = 1, zero_reduce = "reduce_scatter" }.step_s,
-  with { zero = 1, zero_reduce = "allreduce" }.step_s,
-  "deepspeed zero 1: an all-reduce whatever zero_reduce says")
+-- after), so on the deepspeed stack a zero 1 step left to its default
+-- is the stated all-reduce's: exactly the same sums.
+t.is(with { zero = 1 }.step_s, with { zero = 1, zero_reduce = "allreduce" }.step_s,
+  "deepspeed zero 1: an all-reduce unless told otherwise")
 
 -- Refusals name the user's key.
 t.raises(function() with { zero_reduce = "reduce" } end,
@@ -85,6 +84,15 @@ t.raises(function() with { zero_reduce = "allreduce", zero = 3 } end,
 t.raises(function() with { zero_reduce = "allreduce", fsdp = "shard_grad_op", stack = nil } end,
   "zero_reduce allreduce is DeepSpeed's stage 1 and 2: it needs zero 1 or 2 without fsdp",
   "allreduce with fsdp", true)
+
+-- DeepSpeed's stage 1 all-reduces in every version: a stated
+-- reduce_scatter on that stack at zero 1 is refused, not priced as the
+-- all-reduce it would get; at zero 2 it is DeepSpeed's own collective.
+t.raises(function() with { zero_reduce = "reduce_scatter", zero = 1, stack = "deepspeed" } end,
+  "zero_reduce reduce_scatter: DeepSpeed's ZeRO stage 1 reduces gradients by an all-reduce",
+  "reduce_scatter stated at deepspeed's zero 1", true)
+t.ok(pcall(with, { zero_reduce = "reduce_scatter", zero = 2, stack = "deepspeed" }),
+  "reduce_scatter stated at deepspeed's zero 2: priced")
 
 -- A case states it in parallel.zero_reduce (validation/SCHEMA.md): the
 -- DeepSpeed 0.14.2 ZeRO-2 row predicts fewer tokens/s with it than the
