@@ -181,7 +181,10 @@ double rl_pipe_stretch(const rl_lengths *l, double prompt, int k, int p,
 	if (!prog || !len || !at || !t || !a)
 		goto out;
 	for (s = 0; s < p; s++) {
-		prog[s] = malloc((size_t)(4 * m + 4) * sizeof **prog);
+		/* A forward or a backward is its compute and at most two
+		 * exchanges, and the steady phase's first receive is one
+		 * more: at most 6 m + 1 ops (rl_pipe_program). */
+		prog[s] = malloc((size_t)(6 * m + 1) * sizeof **prog);
 		if (!prog[s])
 			goto out;
 		len[s] = rl_pipe_program(p, s, m, fwd_only, prog[s]);
