@@ -557,12 +557,12 @@ is(scalar @long, 40, 'each file named with its line, the field and the limit');
          'fit names the first file');
     clean_error($e, 'fit with 40 files of 4 MB names');
 }
-# Three hundred files that each loop 3,300,000 times: ~7.4 million counted
-# instructions a file (two an iteration and the count hook's own, ~11 a
+# Three hundred files that each loop 3,300,000 times: ~7.7 million counted
+# instructions a file (two an iteration and the count hook's own, ~14 a
 # check of every 100), under the 10 million of one file, 18 s for every
-# command before.  With the built-in catalog's ~0.42 million, the files
-# together reach the budget of 20 million in the third (0.42 + 3 x 7.4 =
-# 22.6 > 20 > 0.42 + 2 x 7.4 = 15.2).
+# command before.  With the built-in catalog's ~0.41 million, the files
+# together reach the budget of 20 million in the third (0.41 + 3 x 7.7 =
+# 23.5 > 20 > 0.41 + 2 x 7.7 = 15.8).
 my $loops = "$tmp/loops";
 make_path($loops);
 write_file(sprintf("$loops/f%03d.lua", $_), "local n = 0 for i = 1, 3300000 do n = n + 1 end\n")

@@ -54,9 +54,9 @@ t.is(read, "a.lua b.lua", "source: the two before it loaded")
 clean()
 
 -- Instructions: each file loops 100,000 times, two VM instructions an
--- iteration and the hook's own (which count too, ~11 a check of every
--- 100): ~223,000 as measured.  A budget of 600,000 is crossed by the
--- third file (~670,000), not by the second (~447,000).
+-- iteration and the hook's own (which count too, ~14 a check of every
+-- 100): ~233,000 as measured.  A budget of 600,000 is crossed by the
+-- third file (~698,000), not by the second (~465,000).
 for _, n in ipairs { "a", "b", "c", "d" } do
   put(n .. ".lua", "local n = 0\nfor i = 1, 100000 do n = n + 1 end\n")
 end
