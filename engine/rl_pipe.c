@@ -160,19 +160,19 @@ static double rl_pipe_run(int p, int *const *prog, const long *len,
 #define RL_PIPE_MIN 64
 #define RL_PIPE_MAX 4096
 
-double rl_pipe_stretch(const rl_lengths *l, double prompt, int k, int p,
-		       long m, int fwd_only, double fb)
+/* The mean makespan over R draws of m micro-batches of k sequences
+ * (*mean) and the makespan with each at the mean (*base); -1 if out of
+ * memory or a run fails, else 0. */
+static int rl_pipe_mean(const lenx *x, double prompt, double len_mean,
+			int k, int p, long m, int fwd_only, double fb, long R,
+			double *mean, double *base)
 {
-	lenx x;
 	int **prog = NULL;
-	long *len = NULL, *at = NULL, r, R, i;
-	double *a = NULL, *t = NULL, mean, base, sum = 0, res = 1.0;
+	long *len = NULL, *at = NULL, r, i;
+	double *a = NULL, *t = NULL, sum = 0;
 	uint64_t seed = 0x6770706c616e5050ULL; /* fixed: "gpplanPP" */
-	int s, j;
+	int s, j, rc = -1;
 
-	if (p < 2 || m < 1 || k < 1 || !(fb >= 0) ||
-	    l->dist == RL_LEN_FIXED || rl_lenx_of(l, &x, NULL))
-		return 1.0;
 	prog = calloc((size_t)p, sizeof *prog);
 	len = calloc((size_t)p, sizeof *len);
 	at = calloc((size_t)p, sizeof *at);
@@ -189,22 +189,18 @@ double rl_pipe_stretch(const rl_lengths *l, double prompt, int k, int p,
 			goto out;
 		len[s] = rl_pipe_program(p, s, m, fwd_only, prog[s]);
 	}
-	mean = k * (prompt + l->mean);
 	for (i = 0; i < m; i++)
-		a[i] = mean;
-	base = rl_pipe_run(p, prog, len, a, fb, t, at);
-	if (!(base > 0))
+		a[i] = k * (prompt + len_mean);
+	*base = rl_pipe_run(p, prog, len, a, fb, t, at);
+	if (!(*base > 0))
 		goto out;
-	R = (long)(RL_PIPE_WORK / ((double)m * (k + p)));
-	R = R < RL_PIPE_MIN ? RL_PIPE_MIN : R > RL_PIPE_MAX ? RL_PIPE_MAX :
-		R;
 	for (r = 0; r < R; r++) {
 		double ms;
 
 		for (i = 0; i < m; i++) {
 			a[i] = 0;
 			for (j = 0; j < k; j++)
-				a[i] += prompt + rl_lenx_surv_inv(&x,
+				a[i] += prompt + rl_lenx_surv_inv(x,
 					rl_pipe_unif(&seed));
 		}
 		ms = rl_pipe_run(p, prog, len, a, fb, t, at);
@@ -212,7 +208,8 @@ double rl_pipe_stretch(const rl_lengths *l, double prompt, int k, int p,
 			goto out;
 		sum += ms;
 	}
-	res = sum / R / base;
+	*mean = sum / R;
+	rc = 0;
 out:
 	if (prog)
 		for (s = 0; s < p; s++)
@@ -222,5 +219,55 @@ out:
 	free(at);
 	free(t);
 	free(a);
-	return res;
+	return rc;
+}
+
+/* Past RL_PIPE_WORK / RL_PIPE_MIN units of m (k + p), RL_PIPE_MIN draws
+ * of all m micro-batches would cost seconds and 24 p m bytes of
+ * programs (65536 micro-batches at p 64: 23 s a command, and a million
+ * a gigabyte).  There the makespans are affine in m: once every stage
+ * is in its steady phase each further micro-batch adds the same
+ * expected step (the schedule's warm-up and drain are p - 1 steps
+ * whatever m), at the mean exactly (m + p - 1 steps) and over the draws
+ * in expectation.  So the schedule is run at ms = RL_PIPE_WORK /
+ * (RL_PIPE_MIN (k + p)) micro-batches (at least RL_PIPE_STEADY p: deep
+ * in the steady phase) and at ms / 2, RL_PIPE_MIN draws each, and both
+ * makespans are extended linearly to m. */
+#define RL_PIPE_STEADY 4
+
+double rl_pipe_stretch(const rl_lengths *l, double prompt, int k, int p,
+		       long m, int fwd_only, double fb)
+{
+	lenx x;
+	long R, ms, h;
+	double mean, base, mean_h, base_h, step, bstep;
+
+	if (p < 2 || m < 1 || k < 1 || !(fb >= 0) ||
+	    l->dist == RL_LEN_FIXED || rl_lenx_of(l, &x, NULL))
+		return 1.0;
+	ms = (long)(RL_PIPE_WORK / (RL_PIPE_MIN * ((double)k + p)));
+	if (ms < (long)RL_PIPE_STEADY * p)
+		ms = (long)RL_PIPE_STEADY * p;
+	if (m <= 2 * ms) {
+		R = (long)(RL_PIPE_WORK / ((double)m * (k + p)));
+		R = R < RL_PIPE_MIN ? RL_PIPE_MIN : R > RL_PIPE_MAX ?
+			RL_PIPE_MAX : R;
+		if (rl_pipe_mean(&x, prompt, l->mean, k, p, m, fwd_only, fb,
+				 R, &mean, &base))
+			return 1.0;
+		return mean / base;
+	}
+	h = ms / 2;
+	if (rl_pipe_mean(&x, prompt, l->mean, k, p, ms, fwd_only, fb,
+			 RL_PIPE_MIN, &mean, &base) ||
+	    rl_pipe_mean(&x, prompt, l->mean, k, p, h, fwd_only, fb,
+			 RL_PIPE_MIN, &mean_h, &base_h))
+		return 1.0;
+	step = (mean - mean_h) / (double)(ms - h);
+	bstep = (base - base_h) / (double)(ms - h);
+	mean += step * (double)(m - ms);
+	base += bstep * (double)(m - ms);
+	if (!(base > 0) || !(mean > 0))
+		return 1.0;
+	return mean / base;
 }
