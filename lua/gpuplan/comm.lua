@@ -829,6 +829,15 @@ function M.comm(a)
     end
     local known, which = M.nccl_known(a.nccl)
     if not known then error("comm: nccl " .. which, 2) end
+    -- "2.12" names that minor's releases, and NCCL tags no X.Y.0: its
+    -- first release (2.12.7) is the one it means, not 2.12.0, which
+    -- would fall below the gates its own first release passes (pxn's
+    -- 2.12.7, CollNet's 2.6.4, SHARP all_gather's 2.18.1).
+    if not a.nccl:match("^%d+%.%d+%.%d+$") then
+      for _, r in ipairs(M.NCCL_RELEASES) do
+        if r[1]:match("^(%d+%.%d+)") == a.nccl then code = M.nccl_code(r[1]); break end
+      end
+    end
     -- NCCL before 2.17.1 has no NVLS (its release notes, 2.17.1: "Add new
     -- NVLS algorithm for allreduce using NVLink SHARP (intra-node only)"),
     -- nor the NCCL_NVLS_ENABLE that nvls on sets: refused as algo nvls is

@@ -304,4 +304,17 @@ like($o, qr/^  --gpus N +ranks, at least 2 \(a collective over one GPU moves\s+n
 ($c, $o, $e) = run_gp('comm', '--gpu', 'h100-sxm', '--gpus', '2', '--max', '16');
 is($c, 0, 'two ranks still priced');
 
+# --nccl 2.12 names the 2.12 releases, the first of which (2.12.7) is
+# PXN's: the gate passes as it does for 2.12.7, and 2.11 (2.11.4) stays
+# refused; 2.17 (2.17.1, NVLS's first) takes --nvls on.
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--nodes', '2', '--op', 'all_to_all',
+                      '--algo', 'pxn', '--nccl', '2.12', '--max', '16');
+is($c, 0, 'comm --algo pxn --nccl 2.12: the 2.12 line has PXN');
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--nodes', '2', '--op', 'all_to_all',
+                      '--algo', 'pxn', '--nccl', '2.11', '--max', '16');
+is($c, 1, 'comm --algo pxn --nccl 2.11: refused');
+like($e, qr/^gpuplan: comm: --algo pxn needs NCCL 2\.12\.7 or later$/m, '... naming the release needed');
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--nvls', 'on', '--nccl', '2.17', '--max', '16');
+is($c, 0, 'comm --nvls on --nccl 2.17: the 2.17 line has NVLS');
+
 done_testing();
