@@ -379,6 +379,15 @@ local function sharding_rule(cfg, given_fsdp, stage3, stated_rs)
         .. "all-reduce in every version (it has no reduce-scatter path): state zero 2, "
         .. "zero_reduce allreduce, or another stack"
     end
+    -- Without ZeRO (zero 0: DDP, or DeepSpeed and Megatron with no
+    -- sharded state) every rank keeps whole gradients and all-reduces
+    -- them; no stack reduce-scatters there.  A stated reduce_scatter
+    -- would be priced as the all-reduce in silence: refused, as
+    -- allreduce is at zero 3.
+    if stated_rs and not sweep and (zero or 0) == 0 then
+      return "zero_reduce reduce_scatter is ZeRO's (stages 1 to 3) or FSDP's: at zero 0 every "
+        .. "rank keeps whole gradients and all-reduces them; state zero 1, 2 or 3"
+    end
     if per_param and (fsdp or (not sweep and zero ~= 3)) then
       return "zero3_gather per_param is DeepSpeed's stage 3: it needs zero 3 without fsdp"
     end

@@ -65,4 +65,18 @@ like($e, qr/^gpuplan: train: --zero-reduce reduce_scatter: DeepSpeed's ZeRO stag
      'names the flag and what to state instead') or diag $e;
 is($o, '', 'no step printed');
 
+# --zero-reduce reduce_scatter at --zero 0 (the default) was priced as
+# DDP's all-reduce without a word: no stack reduce-scatters without ZeRO.
+# Refused on every stack, a usage error naming the flags; a plan over
+# layouts still takes it (its zero 0 layouts all-reduce, the rest follow).
+for my $stack (qw(megatron deepspeed hf)) {
+  ($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--stack', $stack,
+                        '--zero-reduce', 'reduce_scatter');
+  is($c, 2, "$stack --zero 0 --zero-reduce reduce_scatter: a usage error") or diag $e;
+  like($e, qr/^gpuplan: train: --zero-reduce reduce_scatter is ZeRO's \(stages 1 to 3\) or FSDP's: at --zero 0 every rank keeps whole gradients and all-reduces them; state --zero 1, 2 or 3$/m,
+       "... $stack: names the flags and what to state") or diag $e;
+}
+($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero-reduce', 'reduce_scatter');
+is($c, 0, 'plan --zero-reduce reduce_scatter: layouts ranked') or diag $e;
+
 done_testing();
