@@ -22,6 +22,21 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 1)
 # The CLI test files `make test` runs: all of them (CI's sanitizer pass
 # names a few, .ci/run says why).
 CLI_TESTS  ?= $(wildcard tests/cli/*.t)
+# Both checked before anything builds: a JOBS that is no count reached
+# prove as -jabc (read as -j -a -b -c: "TAP::Harness::Archive is
+# required") or -j --exec, and a CLI_TESTS file that is not there as
+# prove's Perl stack trace.
+ifneq ($(filter test check,$(MAKECMDGOALS)),)
+ifeq ($(shell printf '%s' '$(JOBS)' | grep -Ex '[1-9][0-9]*'),)
+$(error make test: JOBS must be a whole number of test files run at once, 1 or more (got '$(JOBS)'))
+endif
+ifeq ($(strip $(CLI_TESTS)),)
+$(error make test: CLI_TESTS names no file (name tests/cli/*.t files, or leave it unset: all of them))
+endif
+ifneq ($(filter-out $(wildcard $(CLI_TESTS)),$(CLI_TESTS)),)
+$(error make test: CLI_TESTS: no such file: $(filter-out $(wildcard $(CLI_TESTS)),$(CLI_TESTS)))
+endif
+endif
 SANITIZE   ?=
 # make fuzz: FUZZ_SCALE times the generated inputs of make test, from
 # FUZZ_SEED (tests/lua/fuzz.lua)
