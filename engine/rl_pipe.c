@@ -242,7 +242,10 @@ double rl_pipe_stretch(const rl_lengths *l, double prompt, int k, int p,
 	long R, ms, h;
 	double mean, base, mean_h, base_h, step, bstep;
 
-	if (p < 2 || m < 1 || k < 1 || !(fb >= 0) ||
+	/* One micro-batch waits for nothing but its own passes: the
+	 * makespan is linear in its length, and its expectation the
+	 * mean's exactly (the draws would only add their noise). */
+	if (p < 2 || m < 2 || k < 1 || !(fb >= 0) ||
 	    l->dist == RL_LEN_FIXED || rl_lenx_of(l, &x, NULL))
 		return 1.0;
 	ms = (long)(RL_PIPE_WORK / (RL_PIPE_MIN * ((double)k + p)));

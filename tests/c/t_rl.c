@@ -154,7 +154,7 @@ int main(void)
 	double P, kvtok, want, sum, th, a, x;
 	int i, rc, R;
 
-	plan(153);
+	plan(154);
 	fx_a100(&d);
 	MUST(model_params(&m, &p, &e));
 	P = p.total;
@@ -300,6 +300,13 @@ int main(void)
 		/* No pipeline, or fixed lengths: nothing waits. */
 		is_num(rl_pipe_stretch(&u, 0, 1, 1, 64, 0, 2), 1.0, 0,
 		       "pipe: one stage is the mean");
+		/* One micro-batch through 64 stages: its forward down the
+		 * stages, 64 a / (1 + fb), and its backward up them, 64 fb
+		 * a / (1 + fb): 64 a, linear in a, so its mean is the
+		 * mean's: exactly 1 (the 64 draws gave 0.9956, their
+		 * noise). */
+		is_num(rl_pipe_stretch(&u, 0, 1, 64, 1, 0, 2), 1.0, 0,
+		       "pipe: one micro-batch is the mean");
 		u.dist = RL_LEN_FIXED;
 		u.max = 0;
 		MUST(rl_lengths_prepare(&u, &e));
