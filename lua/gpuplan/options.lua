@@ -1594,7 +1594,8 @@ opt { name = "zero_reduce", type = "string", metavar = "C", commands = "train pl
     .. "rank keeps its slice -- twice the bytes); allreduce needs --zero 1 or 2 "
     .. "without --fsdp.  ZeRO 1 on stack deepspeed all-reduces in every DeepSpeed "
     .. "version (its stage 1 has no reduce-scatter path), so there this chooses stage "
-    .. "2's collective only, and reduce_scatter stated at zero 1 is refused",
+    .. "2's collective only, and reduce_scatter stated there at zero 1 is refused, as "
+    .. "either stated at zero 0 (a plain all-reduce) is",
   suggest = { "use_multi_rank_bucket_allreduce", "reduce_scatter", "grad_collective" } }
 -- DeepSpeed's ZeRO buckets (engine/memory.h ds_reduce_bucket,
 -- ds_prefetch_bucket; deepspeed/runtime/zero/config.py DeepSpeedZeroConfig
