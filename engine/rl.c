@@ -700,21 +700,12 @@ static int rl_train_pass(const gp_model *m, const roof_device *d,
 	return train_step_cached(m, d, t, c, tc, out, err);
 }
 
-/* A pass's compute, recompute and the pipeline bubble they set, times
- * k (rl_cfg.fwd_bwd_scale), the step and its rates with them. */
-static void rl_pass_scale(train_result *r, double k)
+/* A pass's rates after its step went from old to r->step: each is work
+ * over the step's time. */
+static void rl_pass_rates(train_result *r, double old)
 {
-	static const int parts[] = { TRAIN_COMPUTE, TRAIN_RECOMPUTE,
-				     TRAIN_BUBBLE };
-	double old = r->step, f;
-	size_t i;
+	double f;
 
-	for (i = 0; i < sizeof parts / sizeof parts[0]; i++) {
-		double extra = (k - 1.0) * r->part[parts[i]];
-
-		r->part[parts[i]] += extra;
-		r->step += extra;
-	}
 	if (!(r->step > 0.0) || !(old > 0.0))
 		return;
 	f = old / r->step;
@@ -724,6 +715,24 @@ static void rl_pass_scale(train_result *r, double k)
 	r->hfu *= f;
 	r->model_tflops_gpu *= f;
 	r->hw_tflops_gpu *= f;
+}
+
+/* A pass's compute, recompute and the pipeline bubble they set, times
+ * k (rl_cfg.fwd_bwd_scale), the step and its rates with them. */
+static void rl_pass_scale(train_result *r, double k)
+{
+	static const int parts[] = { TRAIN_COMPUTE, TRAIN_RECOMPUTE,
+				     TRAIN_BUBBLE };
+	double old = r->step;
+	size_t i;
+
+	for (i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+		double extra = (k - 1.0) * r->part[parts[i]];
+
+		r->part[parts[i]] += extra;
+		r->step += extra;
+	}
+	rl_pass_rates(r, old);
 }
 
 /* A pass of micro-batches cut by sequence count under a pipeline
@@ -747,7 +756,7 @@ static double rl_pipe_pass(const rl_cfg *c, const train_cfg *pc,
 	const gp_layout *lay = &pc->mem.lay;
 	int pp = lay->pp > 0 ? lay->pp : 1;
 	int k = lay->micro_batch > 0 ? lay->micro_batch : 1;
-	double dp = lay->dp > 0 ? lay->dp : 1, work = 0, fb = 2.0, s, old, f;
+	double dp = lay->dp > 0 ? lay->dp : 1, work = 0, fb = 2.0, s, old;
 	long m;
 	size_t i;
 
@@ -765,15 +774,7 @@ static double rl_pipe_pass(const rl_cfg *c, const train_cfg *pc,
 	old = r->step;
 	r->part[TRAIN_BUBBLE] += (s - 1.0) * work;
 	r->step += (s - 1.0) * work;
-	if (!(r->step > 0.0) || !(old > 0.0))
-		return s;
-	f = old / r->step;
-	r->tokens_per_s *= f;
-	r->tokens_per_s_gpu *= f;
-	r->mfu *= f;
-	r->hfu *= f;
-	r->model_tflops_gpu *= f;
-	r->hw_tflops_gpu *= f;
+	rl_pass_rates(r, old);
 	return s;
 }
 
