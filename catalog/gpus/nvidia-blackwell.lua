@@ -149,6 +149,27 @@ gpu {
       fa4 = { fwd = 0.59, bwd = 0.51 },
       -- dropout: the arch's (the same cuDNN kernels on the same SMs)
       cudnn = { fwd = 0.52, bwd = 0.40, dropout = 1.094 },
+      -- FlashAttention-2 (flash-attn 2.x) is an Ampere kernel: its
+      -- matmuls are sm80 mma.sync warp instructions, not Blackwell's
+      -- tcgen05 MMAs that cuDNN and FlashAttention-4 issue, so on this
+      -- part it runs barely faster than on Hopper.  One benchmark on both
+      -- (Azure/AI-benchmarking-guide, flash-attention's
+      -- benchmarks/benchmark_flash_attention.py, forward + backward,
+      -- causal, head dim 128, batch 2, 8192 tokens): ND GB200 v6 373.9
+      -- TFLOP/s, ND H200 v5 329.3 (H200: H100's SMs and clock, 989.4
+      -- peak).  GB200 runs it 373.9 / 329.3 = 1.135 x Hopper, so the
+      -- hopper arch's FlashAttention-2 fractions (0.39 / 0.345 of 989.4,
+      -- its training-loop calibration) carry over as 0.39 x 989.4 x 1.135
+      -- / 2500 = 0.175 and 0.345 x 989.4 x 1.135 / 2500 = 0.155 of this
+      -- part's 2500; dropout: the hopper arch's FlashAttention-2 factor
+      -- (the same kernel code).  Transformer Engine picks it on Blackwell
+      -- where cuDNN declines the shape: before TE 2.5 (PR #1797, "Add
+      -- support for head_dim > 128") common/fused_attn/fused_attn.cpp
+      -- refuses the bf16 kernel "!(sm_arch_ >= 100 && (head_dim_qk > 128
+      -- || head_dim_v > 128))", while FlashAttention-2 takes head dims
+      -- to 256 on sm100 (pytorch/dot_product_attention/utils.py, commit
+      -- bee4649).
+      fa2 = { fwd = 0.175, bwd = 0.155, dropout = 1.047 },
       fp8 = 0.90,
       -- the arch's: the same SMs (16 exponentials against 8192 MMA FLOP
       -- a clock), the same kernels (catalog/archs.lua)

@@ -1267,7 +1267,14 @@ function M.setup(o, sweep)
     -- measured fractions, where the arch has them; a source that names
     -- cuDNN states attn_kernel (NeMo Automodel's SDPA with
     -- CUDNN_ATTENTION first does).
+    -- On Blackwell the only FlashAttention-2 measurement (gb200's) is
+    -- the flash-attn package's Ampere kernel that Transformer Engine
+    -- falls back to, not SDPA's flash backend, whose kernel there moves
+    -- with the PyTorch release (a 2026 transformers benchmark, PR
+    -- #48163, has SDPA's default ahead of cuDNN on Blackwell): the
+    -- eager path keeps the arch's kernel there, as before it.
     local okf, fa2 = pcall(roofline.device, gpu, cat, "fa2", o.power_limit)
+    if okf and gpu.arch == "blackwell" then okf = false end
     if okf then
       device = fa2
       attn_note = " (transformers' modules: SDPA's flash backend or FlashAttention-2; "

@@ -1,0 +1,61 @@
+-- FlashAttention-2 on GB200: the flash-attn package's Ampere kernel
+-- (sm80 mma.sync, not Blackwell's tcgen05 MMAs), which Transformer
+-- Engine falls back to on Blackwell where cuDNN declines the shape (head
+-- dim above 128 before TE 2.5).  Its fractions are the hopper arch's
+-- FlashAttention-2 ones (0.39 / 0.345 of 989.4) scaled by one benchmark
+-- run on both parts (Azure's flash-attention fwd + bwd, causal, head dim
+-- 128, 8192 tokens: GB200 373.9, H200 329.3 TFLOP/s): 0.39 x 989.4 x
+-- (373.9 / 329.3) / 2500 = 0.1753 -> 0.175, 0.345 x 989.4 x 1.1354 /
+-- 2500 = 0.1550 -> 0.155 (catalog/gpus/nvidia-blackwell.lua, gb200).
+-- Run with ./gpuplan run tests/lua/fa2_blackwell.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(5)
+
+-- The fractions follow from the two measurements, to the rounding.
+t.near(0.39 * 989.4 * (373.9 / 329.3) / 2500, 0.175, 0.002, "fwd 0.175 from the H200 / GB200 ratio")
+t.near(0.345 * 989.4 * (373.9 / 329.3) / 2500, 0.155, 0.002, "bwd 0.155 from the H200 / GB200 ratio")
+
+-- Llama 3 8B (32 layers, 32 heads of 128) on one GB200, one 8192-token
+-- sequence, nothing recomputed, the eager stack (no layout copies for
+-- either kernel): the two kernels differ only in the attention core.
+-- Per layer the causal forward is F/2 with F = 4 s^2 (heads x head_dim)
+-- = 4 x 8192^2 x 4096, the backward 2.5 x that; both at the blackwell
+-- arch's sustained attention factor 0.85 of the 2500 TFLOP/s peak, P =
+-- 2125e12:
+--   32 x F/2 x (1/(P 0.175) + 2.5/(P 0.155) - 1/(P 0.52) - 2.5/(P 0.40))
+--   = 0.11317 s.
+-- Tolerance 0.5%: each pass adds one launch to either kernel alike and
+-- the rest of the step is the same.
+local job = { model = "llama3-8b", gpu = "gb200", gpus = 1, method = "full",
+              seq = 8192, batch = 1, global_batch = 1, recompute = "none", stack = "hf" }
+local F = 4 * 8192 ^ 2 * 4096
+local P = 2500e12 * 0.85
+local cudnn = gp.train(t.with(job, { attn_kernel = "cudnn" }))
+local fa2 = gp.train(t.with(job, { attn_kernel = "fa2" }))
+local want = 32 * 0.5 * F * (1 / (P * 0.175) + 2.5 / (P * 0.155) - 1 / (P * 0.52) - 2.5 / (P * 0.40))
+t.near(fa2.step_s - cudnn.step_s, want, 0.005, "GB200: FlashAttention-2 against cuDNN")
+
+-- The eager stack's default stays the arch's cuDNN on Blackwell: the
+-- measurement is flash-attn's package kernel, not SDPA's flash backend.
+local plain = gp.train(job)
+t.near(plain.step_s, cudnn.step_s, 1e-12, "eager GB200 without a kernel: cuDNN, as before")
+
+-- The dgxc 25.05 Nemotron-4 340B GB200 rows state it (head dim 192 on
+-- TE bee4649): validate prices them slower than with the default
+-- cuDNN.  Their attention is about 2% of the FLOPs but runs at a third
+-- of cuDNN's rate, so the step grows by a few percent: more than 3%.
+local V = require "gpuplan.validate"
+local cat = require("gpuplan.catalog").get()
+local case
+for _, c in ipairs(V.read("validation/cases.json")) do
+  if c.id == "dgxc2505-gb200-nemotron4-340b-bf16-128g" then case = c end
+end
+local stated = V.predict(case, cat).predicted
+local wl = {}
+for k, v in pairs(case.workload) do wl[k] = v end
+wl.attn_kernel = nil
+local dflt = V.predict(t.with(case, { workload = wl }), cat).predicted
+t.ok(stated > 1.03 * dflt, string.format(
+  "Nemotron-4 340B on 128 GB200: FlashAttention-2 %.3f s against cuDNN %.3f s", stated, dflt))
