@@ -150,26 +150,31 @@ gpu {
       -- dropout: the arch's (the same cuDNN kernels on the same SMs)
       cudnn = { fwd = 0.52, bwd = 0.40, dropout = 1.094 },
       -- FlashAttention-2 (flash-attn 2.x) is an Ampere kernel: its
-      -- matmuls are sm80 mma.sync warp instructions, not Blackwell's
-      -- tcgen05 MMAs that cuDNN and FlashAttention-4 issue, so on this
-      -- part it runs barely faster than on Hopper.  One benchmark on both
-      -- (Azure/AI-benchmarking-guide, flash-attention's
-      -- benchmarks/benchmark_flash_attention.py, forward + backward,
-      -- causal, head dim 128, batch 2, 8192 tokens): ND GB200 v6 373.9
-      -- TFLOP/s, ND H200 v5 329.3 (H200: H100's SMs and clock, 989.4
-      -- peak).  GB200 runs it 373.9 / 329.3 = 1.135 x Hopper, so the
-      -- hopper arch's FlashAttention-2 fractions (0.39 / 0.345 of 989.4,
-      -- its training-loop calibration) carry over as 0.39 x 989.4 x 1.135
-      -- / 2500 = 0.175 and 0.345 x 989.4 x 1.135 / 2500 = 0.155 of this
-      -- part's 2500; dropout: the hopper arch's FlashAttention-2 factor
-      -- (the same kernel code).  Transformer Engine picks it on Blackwell
-      -- where cuDNN declines the shape: before TE 2.5 (PR #1797, "Add
-      -- support for head_dim > 128") common/fused_attn/fused_attn.cpp
-      -- refuses the bf16 kernel "!(sm_arch_ >= 100 && (head_dim_qk > 128
-      -- || head_dim_v > 128))", while FlashAttention-2 takes head dims
-      -- to 256 on sm100 (pytorch/dot_product_attention/utils.py, commit
-      -- bee4649).
-      fa2 = { fwd = 0.175, bwd = 0.155, dropout = 1.047 },
+      -- matmuls are sm80 mma.sync warp instructions, not the tcgen05 MMAs
+      -- cuDNN and FlashAttention-4 issue, so on Blackwell it runs near
+      -- its Hopper rate.  The benchmark the arch's cuDNN fractions come
+      -- from times it beside cuDNN (cudnn-frontend's
+      -- sdpa_bf16_benchmark_results_NVIDIA_B200.csv, flash_attention
+      -- backend = flash-attn, Llama 3.1's 128 / 8 heads at 8192 causal):
+      -- forward 5.499 ms (399.9 TFLOP/s), backward 17.288 (318.0); less
+      -- the same host dispatch the arch takes off cuDNN's calls (0.095 and
+      -- 0.137 ms) the kernel runs 407.0 and 320.5, 0.181 and 0.142 of
+      -- B200's 2250, and at this part's 1.044 x B200 (above): x 2250 x
+      -- 1.044 / 2500 = 0.170 and 0.134.  Cross-checks on GB200 itself:
+      -- SDPA's flash backend (the same FlashAttention-2 code) at the same
+      -- shape, 414 / 338 TFLOP/s (sdpa_bf16_benchmark_results_NVIDIA_
+      -- GB200.csv): 0.166 / 0.135; Azure's flash-attention benchmark
+      -- (forward + backward, causal, head dim 128, batch 2, 8192 tokens)
+      -- 373.9 TFLOP/s where these fractions give 3.5 / (1 / 425 + 2.5 /
+      -- 335) = 357 (H200 on the same harness: 329.3).  dropout: the
+      -- hopper arch's FlashAttention-2 factor (the same kernel code).
+      -- Transformer Engine runs it on Blackwell where cuDNN declines the
+      -- shape: before TE 2.5 (PR #1797, "Add support for head_dim > 128")
+      -- common/fused_attn/fused_attn.cpp refuses the bf16 kernel
+      -- "!(sm_arch_ >= 100 && (head_dim_qk > 128 || head_dim_v > 128))",
+      -- while FlashAttention-2 takes head dims to 256 on sm100
+      -- (pytorch/dot_product_attention/utils.py, commit bee4649).
+      fa2 = { fwd = 0.170, bwd = 0.134, dropout = 1.047 },
       fp8 = 0.90,
       -- the arch's: the same SMs (16 exponentials against 8192 MMA FLOP
       -- a clock), the same kernels (catalog/archs.lua)
@@ -184,10 +189,22 @@ gpu {
             .. "cuDNN 0.52 and 0.40, FA4 0.59 and 0.51 of 2500. (cuDNN 9.17, a "
             .. "later release, runs 0.63 and 0.48 of 2500 on GB200: the blackwell "
             .. "arch entry). fp8: the arch's, measured on this part (SGLang's "
-            .. "GB200 decode: FP8 MLA attention 1.8x the BF16 kernel)",
+            .. "GB200 decode: FP8 MLA attention 1.8x the BF16 kernel). fa2: "
+            .. "flash-attn's FlashAttention-2 (sm80 mma.sync, what Transformer "
+            .. "Engine before 2.5 runs on Blackwell above head dim 128) on B200 "
+            .. "at Llama 3.1's heads, 8192 causal: 5.499 / 17.288 ms (399.9 / "
+            .. "318.0 TFLOP/s), less the arch's host dispatch 0.181 / 0.142 of "
+            .. "2250, x 0.94 -> 0.170 / 0.134 of 2500 (SDPA's flash backend on "
+            .. "GB200: 0.166 / 0.135; Azure's GB200 fwd + bwd 373.9 TFLOP/s against "
+            .. "357 priced)",
       source = "stas00/ml-engineering compute/accelerator/README.md, Maximum "
             .. "Achievable Matmul FLOPS table (B200, GB200); the blackwell arch's "
-            .. "attention entry (catalog/archs.lua)",
+            .. "attention entry (catalog/archs.lua); fa2: NVIDIA/cudnn-frontend "
+            .. "benchmark/sdpa_benchmark_training/artifacts sdpa_bf16_benchmark_"
+            .. "results_NVIDIA_B200.csv (commit 0b1577c) and _GB200.csv (commit "
+            .. "b372d39); Azure/AI-benchmarking-guide Azure_Results/ND_GB200_v6_"
+            .. "results.md and ND_H200_v5_results.md (Flash Attention 2.0); "
+            .. "NVIDIA/TransformerEngine common/fused_attn/fused_attn.cpp (bee4649)",
     },
   },
   scaleup = { fabric = "nvlink5", domain = 72 },

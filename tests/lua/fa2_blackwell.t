@@ -1,12 +1,14 @@
 -- FlashAttention-2 on GB200: the flash-attn package's Ampere kernel
 -- (sm80 mma.sync, not Blackwell's tcgen05 MMAs), which Transformer
 -- Engine falls back to on Blackwell where cuDNN declines the shape (head
--- dim above 128 before TE 2.5).  Its fractions are the hopper arch's
--- FlashAttention-2 ones (0.39 / 0.345 of 989.4) scaled by one benchmark
--- run on both parts (Azure's flash-attention fwd + bwd, causal, head dim
--- 128, 8192 tokens: GB200 373.9, H200 329.3 TFLOP/s): 0.39 x 989.4 x
--- (373.9 / 329.3) / 2500 = 0.1753 -> 0.175, 0.345 x 989.4 x 1.1354 /
--- 2500 = 0.1550 -> 0.155 (catalog/gpus/nvidia-blackwell.lua, gb200).
+-- dim above 128 before TE 2.5).  Its fractions come from cudnn-frontend's
+-- B200 benchmark (flash-attn at Llama 3.1's 128 / 8 heads, 8192 causal:
+-- forward 5.499 ms at 399.9 TFLOP/s, backward 17.288 ms at 318.0), less
+-- the host dispatch the blackwell arch takes off cuDNN's calls (0.095,
+-- 0.137 ms), as a share of B200's 2250, carried to GB200 by the entry's
+-- 1.044 x B200 (x 2250 x 1.044 / 2500): forward 399.9 x 5.499 / 5.404 /
+-- 2500 x 1.044 = 0.1700, backward 318.0 x 17.288 / 17.151 / 2500 x 1.044
+-- = 0.1339 (catalog/gpus/nvidia-blackwell.lua, gb200).
 -- Run with ./gpuplan run tests/lua/fa2_blackwell.t.
 local t = require "tap"
 local gp = require "gpuplan"
@@ -14,8 +16,14 @@ local gp = require "gpuplan"
 t.plan(5)
 
 -- The fractions follow from the two measurements, to the rounding.
-t.near(0.39 * 989.4 * (373.9 / 329.3) / 2500, 0.175, 0.002, "fwd 0.175 from the H200 / GB200 ratio")
-t.near(0.345 * 989.4 * (373.9 / 329.3) / 2500, 0.155, 0.002, "bwd 0.155 from the H200 / GB200 ratio")
+-- The device table holds them times the blackwell arch's sustained
+-- attention factor 0.85.  Tolerance 0.001: the catalog rounds to three
+-- places.
+local fwd = 399.925 * 5.499 / (5.499 - 0.095) / 2500 * 1.044
+local bwd = 318.004 * 17.288 / (17.288 - 0.137) / 2500 * 1.044
+local dev = require("gpuplan.roofline").device("gb200", nil, "fa2")
+t.near(dev.attn_fwd / 0.85, fwd, 0.001 / fwd, "fwd 0.170 from the B200 timing")
+t.near(dev.attn_bwd / 0.85, bwd, 0.001 / bwd, "bwd 0.134 from the B200 timing")
 
 -- Llama 3 8B (32 layers, 32 heads of 128) on one GB200, one 8192-token
 -- sequence, nothing recomputed, the eager stack (no layout copies for
@@ -24,8 +32,8 @@ t.near(0.345 * 989.4 * (373.9 / 329.3) / 2500, 0.155, 0.002, "bwd 0.155 from the
 -- = 4 x 8192^2 x 4096, the backward 2.5 x that; both at the blackwell
 -- arch's sustained attention factor 0.85 of the 2500 TFLOP/s peak, P =
 -- 2125e12:
---   32 x F/2 x (1/(P 0.175) + 2.5/(P 0.155) - 1/(P 0.52) - 2.5/(P 0.40))
---   = 0.11317 s.
+--   32 x F/2 x (1/(P 0.170) + 2.5/(P 0.134) - 1/(P 0.52) - 2.5/(P 0.40))
+--   = 0.1382 s.
 -- Tolerance 0.5%: each pass adds one launch to either kernel alike and
 -- the rest of the step is the same.
 local job = { model = "llama3-8b", gpu = "gb200", gpus = 1, method = "full",
@@ -34,7 +42,7 @@ local F = 4 * 8192 ^ 2 * 4096
 local P = 2500e12 * 0.85
 local cudnn = gp.train(t.with(job, { attn_kernel = "cudnn" }))
 local fa2 = gp.train(t.with(job, { attn_kernel = "fa2" }))
-local want = 32 * 0.5 * F * (1 / (P * 0.175) + 2.5 / (P * 0.155) - 1 / (P * 0.52) - 2.5 / (P * 0.40))
+local want = 32 * 0.5 * F * (1 / (P * 0.170) + 2.5 / (P * 0.134) - 1 / (P * 0.52) - 2.5 / (P * 0.40))
 t.near(fa2.step_s - cudnn.step_s, want, 0.005, "GB200: FlashAttention-2 against cuDNN")
 
 -- The eager stack's default stays the arch's cuDNN on Blackwell: the
