@@ -70,6 +70,34 @@ gpu {
             .. "grouped gemm); pytorch/helion PR 3046 (NVFP4 decode GEMV vs "
             .. "vLLM CUTLASS, B200)",
     },
+    -- The blackwell arch's attention (these are B200 timings), with
+    -- FlashAttention-2: flash-attn 2.x is an Ampere kernel (sm80 mma.sync,
+    -- not the tcgen05 MMAs of cuDNN and FlashAttention-4) and Transformer
+    -- Engine before 2.5 runs it on Blackwell where cuDNN declines head dims
+    -- above 128 (the gb200 entry quotes both rules).  Timed on this part
+    -- beside cuDNN (cudnn-frontend's sdpa_bf16_benchmark_results_NVIDIA_
+    -- B200.csv, backend flash-attn, Llama 3.1's 128 / 8 heads at 8192
+    -- causal): forward 5.499 ms, backward 17.288 ms; less the arch's host
+    -- dispatch (0.095, 0.137 ms) 407.0 and 320.5 TFLOP/s, 0.181 and 0.142
+    -- of 2250.  dropout: the hopper arch's FlashAttention-2 factor (the
+    -- same kernel code).  The arch does not carry it: the RTX 5090 (sm120)
+    -- inherits the arch and no one has timed FlashAttention-2 there.
+    attention = {
+      kernel = "cudnn",
+      fa4 = { fwd = 0.63, bwd = 0.54 },
+      cudnn = { fwd = 0.55, bwd = 0.43, dropout = 1.094 },
+      fa2 = { fwd = 0.181, bwd = 0.142, dropout = 1.047 },
+      fp8 = 0.90,
+      exp_dim = 89,
+      reason = "kernel, fa4, cudnn, fp8, exp_dim: the blackwell arch's (B200 "
+            .. "timings). fa2: flash-attn's FlashAttention-2 on B200 at Llama "
+            .. "3.1's heads, 8192 causal: 5.499 / 17.288 ms (399.9 / 318.0 "
+            .. "TFLOP/s), less the arch's host dispatch: 407.0 / 320.5 = 0.181 / "
+            .. "0.142 of 2250",
+      source = "NVIDIA/cudnn-frontend benchmark/sdpa_benchmark_training/"
+            .. "artifacts sdpa_bf16_benchmark_results_NVIDIA_B200.csv (commit "
+            .. "0b1577c); the blackwell arch entry (catalog/archs.lua)",
+    },
     reason = "MAMF on B200 SXM: bf16 1745.0 of 2250 = 0.776, fp8 3432.5 of "
           .. "4500 = 0.763; fp4: the fastest FP4 x FP4 GEMM published on B200, "
           .. "DeepGEMM's at 8192^3, 5702 of 9000 = 0.634 (cuBLAS 5239 = 0.582); "

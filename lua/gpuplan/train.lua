@@ -1274,14 +1274,16 @@ function M.setup(o, sweep)
     -- #48163, has SDPA's default ahead of cuDNN on Blackwell): the
     -- eager path keeps the arch's kernel there, as before it.
     local okf, fa2 = pcall(roofline.device, gpu, cat, "fa2", o.power_limit)
-    if okf and gpu.arch == "blackwell" then okf = false end
-    if okf then
+    if okf and gpu.arch == "blackwell" then
+      attn_note = " (the arch's: the FlashAttention-2 measured on blackwell is flash-attn's "
+        .. "Ampere kernel, not SDPA's flash backend)"
+    elseif okf then
       device = fa2
       attn_note = " (transformers' modules: SDPA's flash backend or FlashAttention-2; "
         .. "PyTorch tries cuDNN's last)"
     else
-      -- Blackwell's arch has no FlashAttention-2 fractions (fa4 and
-      -- cudnn only): the arch's kernel stays, and the line says why.
+      -- No FlashAttention-2 fractions on this part (Blackwell's arch has
+      -- fa4 and cudnn only): the arch's kernel stays, and the line says why.
       attn_note = " (the arch's: no FlashAttention-2 measurement on " .. gpu.arch .. ")"
     end
   end

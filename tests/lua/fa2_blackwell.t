@@ -13,7 +13,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(5)
+t.plan(8)
 
 -- The fractions follow from the two measurements, to the rounding.
 -- The device table holds them times the blackwell arch's sustained
@@ -67,3 +67,18 @@ wl.attn_kernel = nil
 local dflt = V.predict(t.with(case, { workload = wl }), cat).predicted
 t.ok(stated > 1.03 * dflt, string.format(
   "Nemotron-4 340B on 128 GB200: FlashAttention-2 %.3f s against cuDNN %.3f s", stated, dflt))
+
+-- B200 carries the timing itself (catalog/gpus/nvidia-blackwell.lua,
+-- b200): the same two measurements less the same host dispatch, as a
+-- share of B200's own 2250 -- forward 399.9 x 5.499 / 5.404 / 2250 =
+-- 0.1809, backward 318.0 x 17.288 / 17.151 / 2250 = 0.1425 -- times the
+-- arch's sustained factor 0.85.  Tolerance 0.001: three places.
+local bfwd = 399.925 * 5.499 / (5.499 - 0.095) / 2250
+local bbwd = 318.004 * 17.288 / (17.288 - 0.137) / 2250
+local bdev = require("gpuplan.roofline").device("b200", nil, "fa2")
+t.near(bdev.attn_fwd / 0.85, bfwd, 0.001 / bfwd, "b200 fwd 0.181 from its own timing")
+t.near(bdev.attn_bwd / 0.85, bbwd, 0.001 / bbwd, "b200 bwd 0.142 from its own timing")
+-- Blackwell Ultra (b300) has no timing of it: asked for, it is refused
+-- by name rather than priced at another die's rate.
+local ok, err = pcall(gp.train, t.with(job, { gpu = "b300", attn_kernel = "fa2" }))
+t.ok(not ok and tostring(err):match("fa2"), "b300 refuses fa2 by name: " .. tostring(err))
