@@ -240,6 +240,10 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 		return gp_fail(err, "kv_per_qhead: a per-query-head decode "
 		               "attention kernel over a latent (MLA) cache is "
 		               "not modelled");
+	if (c->mixed_kv_per_qhead && m->mla.kv_lora_rank > 0)
+		return gp_fail(err, "mixed_kv_per_qhead: a mixed step's decode "
+		               "attention over a latent (MLA) cache read per "
+		               "query head is not modelled");
 	if (c->n_graph < 0 || c->n_graph > INFER_GRAPH_MAX)
 		return gp_fail(err, "graph_sizes: %d sizes, at most %d",
 		               c->n_graph, INFER_GRAPH_MAX);

@@ -64,6 +64,12 @@ typedef struct infer_cfg {
 	                         kernel before XQA, vLLM's PagedAttention
 	                         kernel before flash-attn's decode: infer.c
 	                         mmha_decode) */
+	int mixed_kv_per_qhead; /* 1: in a step that carries prompt tokens
+	                         (chunked, mixed_time) the decodes' attention
+	                         reads the cache once per query head, as
+	                         kv_per_qhead does: vLLM V1's one varlen
+	                         FlashAttention-2 call for the whole mixed
+	                         batch (infer_run.c mixed_prices) */
 	double kv_pool;       /* with kv_unfused: the pool's bytes per GPU
 	                         (infer_run sets it from the KV budget) */
 	gp_dtype compute;     /* GEMM precision (infer_compute_dtype) */

@@ -365,6 +365,38 @@ static int prompt_attn(const gp_model *m, const roof_device *d,
 	return GP_OK;
 }
 
+/* The decodes of a step that carries prompt tokens, as vLLM V1 runs them
+ * on FlashAttention-2 (infer_cfg.mixed_kv_per_qhead): V1's attention
+ * backend makes one flash_attn_varlen_func call for the step's every
+ * token, decodes and prompt chunks alike, with max_seqlen_q the step's
+ * longest query (vllm/v1/attention/backends/flash_attn.py).  FA2's
+ * mha_varlen_fwd folds a GQA group's query heads into one tile only
+ * when "max_seqlen_q == 1" (seqlenq_ngroups_swapped,
+ * csrc/flash_attn/flash_api.cpp of vllm-project/flash-attention), a
+ * decode-only step; in a mixed step the paged cache goes to the split-KV
+ * kernel (run_mha_fwd with force_split_kernel = paged_KV), whose grid is
+ * "dim3 grid(num_m_block, params.b, params.h)" -- a thread block per
+ * query head of each sequence -- and each block loads
+ * "bidh / params.h_h_k_ratio"'s keys and values itself
+ * (flash_fwd_kernel.h).  So a decode's cache is read once per query head
+ * of its group, as mmha_decode prices kv_per_qhead, and its lone query
+ * row fills a 64-row tile (kBlockM = 64 in run_mha_fwd_splitkv_dispatch):
+ * 64 rows x 4 FLOP x head_dim per 4 x head_dim bytes of 16-bit K and V
+ * is 64 FLOP a byte, under the A100's 312 TFLOPS / 2.04 TB/s = 153 ridge,
+ * so the loads, not the wasted rows, bound it.  The blocks of one
+ * group lie params.b x num_m_block blocks apart in launch order, the
+ * sequences' whole caches between them, so L2 is not counted on to
+ * serve the repeats: at the HBM rate they are the most they can cost.
+ * The decode-only step (swapped) and the prompt tokens are untouched.
+ * vLLM PR #58013 says the same of its FA2 path ("The decodes also miss
+ * FA2's max_seqlen_q == 1 path (packed GQA + split-KV), which only
+ * activates when the whole call is decode") and splits the call. */
+static void mixed_decode_cfg(infer_cfg *e)
+{
+	if (e->mixed_kv_per_qhead)
+		e->kv_per_qhead = 1;
+}
+
 /* The prices of a mixed step (mixed_time), at x doubling from 1 to tmax:
  * of a step of x decodes at context ctx as a step that carries prompt
  * tokens runs it (eager_step), the part that every token pays alike (all
@@ -386,6 +418,9 @@ static int mixed_prices(const gp_model *m, const roof_device *d,
 
 	if (e.runtime == INFER_GRAPHS)
 		e.runtime = INFER_KERNELS;
+	/* The decodes' attention as the mixed step's kernel runs it
+	 * (mixed_decode_cfg); it changes the attention alone. */
+	mixed_decode_cfg(&e);
 	mt->n = 0;
 	for (x = 1.0; mt->n < RUN_TABLE; x *= 2.0) {
 		double b = fmin(x, tmax);
@@ -474,6 +509,7 @@ static int mixed_step(const gp_model *m, const roof_device *d,
 
 	if (e.runtime == INFER_GRAPHS)
 		e.runtime = INFER_KERNELS;
+	mixed_decode_cfg(&e);
 	if (infer_step(m, d, &e, dec + k, 1, ctx, n_off, &ph, err) != GP_OK ||
 	    infer_step(m, d, &e, fmax(dec, 1.0), 1, ctx, n_off, &pd,
 	               err) != GP_OK ||

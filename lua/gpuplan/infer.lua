@@ -515,6 +515,41 @@ M.mixes = {
   vllm = "vLLM V1 always chunks the prefill: prompts run in the decode steps",
 }
 
+-- vLLM V1's mixed steps on FlashAttention-2 (engine infer_cfg
+-- mixed_kv_per_qhead, infer_run.c mixed_decode_cfg): a step that carries
+-- prompt chunks runs its decodes' attention in the same varlen call, whose
+-- kernel reads a decode's cache once per query head of its GQA group.
+-- vLLM's FlashAttention backend picks the kernel by the card: "fa_version
+-- = 3 if (device_capability.major == 9 and is_fa_version_supported(3))
+-- else 2" (fa_utils.py get_flash_attn_version), so FA2 on compute
+-- capability 8.x -- the ampere and ada archs -- and FA3 on Hopper, whose
+-- varlen kernel schedules its own tiles and packs a group's heads over a
+-- paged cache read without TMA (hopper/flash_api.cpp get_pack_gqa).  The
+-- mechanism in vLLM's own words: "On FA2 GPUs (SM8x: A100/A800/A10/A40/
+-- L4/RTX 30xx/40xx), FLASH_ATTN runs every mixed prefill+decode batch as
+-- one flash_attn_varlen_func call ... The decodes also miss FA2's
+-- max_seqlen_q == 1 path (packed GQA + split-KV), which only activates
+-- when the whole call is decode" (vllm PR #58013, which splits the call
+-- and leaves "FA3/FA4 (tile-scheduled)" untouched).  Where vLLM mixes by
+-- its own default (M.mixes: V1) and the model's cache is not a latent one
+-- (MLA runs on vLLM's MLA backends).
+-- fa2_mixed (the option) says it either way; the default is on where
+-- both hold, said on the defaults line.
+M.fa2_archs = { ampere = true, ada = true }
+function M.fa2_mixed(a, g, model, mixes)
+  if a.fa2_mixed ~= nil then return a.fa2_mixed == true end
+  -- vllm_version names a V0 release (its sampler's): V0's FlashAttention
+  -- backend runs a step's decodes in a call of their own
+  -- (flash_attn_with_kvcache under decode_metadata, one query a
+  -- sequence: the group folded), so its mixed steps read the cache once.
+  if a.vllm_version ~= nil then return false end
+  if a.runtime ~= "vllm" or not mixes or not g or not M.fa2_archs[g.arch] then return false end
+  if type(model) == "table" and type(model.mla) == "table" and (model.mla.kv_lora_rank or 0) > 0 then
+    return false
+  end
+  return true
+end
+
 -- Runtimes whose mixing (M.mixes) takes a prompt only whole: TensorRT-LLM
 -- runs without chunked context unless asked (TorchLlmArgs
 -- enable_chunked_prefill defaults False; trtllm-bench's
@@ -1506,6 +1541,21 @@ function M.setup(a)
     error("infer: paged_decode: vLLM's PagedAttention kernel over a latent (MLA) cache is not "
       .. "modelled", 3)
   end
+  -- fa2_mixed: vLLM V1's varlen FlashAttention-2 call (M.fa2_mixed), a
+  -- kernel of vLLM's, in gp.infer's own mixed steps, over a K/V cache.
+  if a.fa2_mixed ~= nil and a.runtime ~= "vllm" then
+    error(args.usage("infer: fa2_mixed = " .. tostring(a.fa2_mixed) .. " picks vLLM V1's attention "
+      .. "kernel in its mixed steps: --runtime vllm only (got runtime "
+      .. tostring(a.runtime or "graphs") .. ")"), 3)
+  end
+  if a.fa2_mixed and serving then
+    error(args.usage("infer: fa2_mixed: the MoE serving model (chosen by " .. by .. ") prices its "
+      .. "own attention; vLLM V1's mixed-step FlashAttention-2 reads are priced for one model only"), 3)
+  end
+  if a.fa2_mixed and type(model.mla) == "table" and (model.mla.kv_lora_rank or 0) > 0 then
+    error("infer: fa2_mixed: a latent (MLA) cache runs on vLLM's MLA backends, not "
+      .. "FlashAttention-2's varlen kernel", 3)
+  end
   -- The sampler's settings (sampling), counted for vLLM V0's sampler of the
   -- release vllm_version (M.v0_sampler_kernels): vLLM's alone, with its
   -- CUDA graphs (under enforce_eager the host launches every kernel on the
@@ -1559,6 +1609,7 @@ function M.setup(a)
     weight_bits = bits, embed_bits = 16, kv_bytes = kv_bytes[kv], mamba_ssm_bytes = ssm_bytes,
     kv_half_math = kv_path.half_math, kv_unfused = kv_path.unfused,
     kv_per_qhead = a.xqa == false or a.paged_decode == true,
+    mixed_kv_per_qhead = M.fa2_mixed(a, g, model, mixes) or nil,
     compute = core().infer_compute_dtype(d, base or "bf16"),
     tp = tp, pp = pp, gpus = int_arg(a, "gpus", 1) or tp * pp,
     batch = int_arg(a, "batch", 1), concurrency = int_arg(a, "concurrency", 1),
@@ -1686,6 +1737,15 @@ function M.setup(a)
   -- engine ran.
   if a.xqa == false then default(XQA_NOTE) end
   if a.paged_decode then default(PAGED_NOTE) end
+  if c.mixed_kv_per_qhead and a.fa2_mixed == nil and c.chunked then
+    local nh = tonumber(model.heads) or 0
+    local kvh = tonumber(model.kv_heads) or nh
+    local grp = kvh > 0 and (nh / tp) / (kvh >= tp and kvh / tp or 1) or 1
+    if grp > 1 then
+      default(string.format("fa2_mixed (vLLM V1 on FlashAttention-2, %s: a step with prompt chunks "
+        .. "reads each decode's cache %.4g times, once per query head)", g.arch, grp))
+    end
+  end
   if sample_kernels then
     local names = {}
     for _, n in ipairs(M.SAMPLING) do if stages[n] then names[#names + 1] = n end end

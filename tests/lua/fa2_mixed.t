@@ -1,0 +1,106 @@
+-- vLLM V1's mixed steps on FlashAttention-2 (gp.infer fa2_mixed, engine
+-- infer_cfg.mixed_kv_per_qhead, infer_run.c mixed_decode_cfg): a step that
+-- carries prompt chunks runs its decodes' attention in one varlen call,
+-- whose split-KV kernel gives each query head of a sequence its own thread
+-- block reading its KV head's whole cache, so such a step reads a GQA
+-- decode's cache heads/kv_heads times; the decode-only step (FA2 folds the
+-- group there) and the prompt tokens are untouched.  On by default for
+-- runtime vllm's own mixing on ampere and ada cards (FA3 on Hopper packs
+-- the group), refused off vLLM and over a latent (MLA) cache.
+-- Run with ./gpuplan run tests/lua/fa2_mixed.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+-- Qwen3-32B (64 query heads, 8 KV heads, 64 layers) on one A100, vLLM V1's
+-- defaults (2048-token budget there), a steady state of 16 sequences,
+-- 1024 in / 128 out.
+local q = { model = "qwen3-32b", gpu = "a100-sxm-80gb", gpus = 1, input = 1024, output = 128,
+            runtime = "vllm", batch = 16 }
+local on, off = gp.infer(q), gp.infer(t.with(q, { fa2_mixed = false }))
+local row = t.op
+local function said(r, pat)
+  for _, d in ipairs(r.defaults) do if d:find(pat, 1, true) then return true end end
+  return false
+end
+
+-- The steady state by hand (infer_run.c mixed_steps, the branch under the
+-- budget): room = 2048 - 16 = 2032 tokens, so a 1024-token prompt is one
+-- chunk; a slot turns over in n = 127 decode steps + 1 = 128 steps; the
+-- share f = 16 / 128 x 1 = 0.125 of the steps carries the prompts
+-- (k = 16 x 1024 / 128 / f = 1024 tokens) beside dm = 16 - 16 / (128 f) =
+-- 15 decodes, and tokens/s = B x output / (n ((1 - f) itl + f tc)).  Only
+-- the mixed step's time tc moves, by its 15 decodes' attention read 8 times
+-- instead of once; that kernel is the one gp.infer prices for vLLM's
+-- per-query-head PagedAttention decode (paged_decode, engine/infer.c
+-- mmha_decode) at the same batch and context (1024 + 128 / 2 = 1088), so
+--   1/tps(on) - 1/tps(off) = n f dtc / (B output) = dtc / 128,
+-- dtc = attention(paged, batch 15) - attention(flash, batch 15).
+-- 1e-9 relative: the same sums.
+local p15 = gp.infer(t.with(q, { batch = 15, paged_decode = true, fa2_mixed = false }))
+local f15 = gp.infer(t.with(q, { batch = 15, fa2_mixed = false }))
+t.is(p15.decode.ctx, 1088, "the decode context: 1024 + 128 / 2")
+local dtc = row(p15.decode, "attention").total - row(f15.decode, "attention").total
+local got = 1 / on.tokens_per_s - 1 / off.tokens_per_s
+t.near(got, dtc / 128, 1e-9 * got, string.format(
+  "steady state: 1/tps moves by the mixed step's 15 decodes read 8 times, / 128 (%.4g s)", dtc))
+t.ok(on.tokens_per_s < off.tokens_per_s, "... slower with the per-head reads")
+-- The cache part of those reads: 15 sequences x 1088 tokens x 8 KV heads x
+-- 128 x 2 (K, V) x 2 B = 66,846,720 B a layer, read 8 times: 7 x that more
+-- (Q and O, 15 x 64 x 128 x 2 x 2 B, read once either way).  Exact.
+t.is(row(p15.decode, "attention").bytes - row(f15.decode, "attention").bytes, 7 * 66846720,
+     "the per-head kernel reads the 15 decodes' cache 7 times more")
+-- The decode-only step (max_seqlen_q == 1: FA2 folds the group) and the
+-- prompt are untouched.
+t.is(on.decode.gpu_time, off.decode.gpu_time, "decode-only step unchanged")
+t.is(on.prefill.gpu_time, off.prefill.gpu_time, "prefill unchanged")
+t.ok(said(on, "fa2_mixed (vLLM V1 on FlashAttention-2, ampere: a step with prompt chunks reads "
+          .. "each decode's cache 8 times, once per query head)"),
+     "the defaults line says the kernel and the factor (64 / 8 query heads a KV head)")
+t.ok(not said(off, "fa2_mixed"), "fa2_mixed = false: nothing said")
+
+-- An ada card (L40S, compute capability 8.9: FA2 as well) takes it by
+-- default; Hopper (FA3, its varlen kernel packs the group) does not, and
+-- the option forces it there.
+local l40s = t.with(q, { gpu = "l40s" })
+t.ok(said(gp.infer(l40s), "fa2_mixed (vLLM V1 on FlashAttention-2, ada"), "L40S: on by default")
+local h = t.with(q, { gpu = "h100-sxm" })
+local h_def, h_off, h_on = gp.infer(h), gp.infer(t.with(h, { fa2_mixed = false })),
+  gp.infer(t.with(h, { fa2_mixed = true }))
+t.is(h_def.tokens_per_s, h_off.tokens_per_s, "H100: off by default")
+t.ok(not said(h_def, "fa2_mixed"), "... and not said")
+t.ok(h_on.tokens_per_s < h_def.tokens_per_s, "fa2_mixed = true prices it on an H100 too")
+-- Not vLLM's own mixing (chunked_prefill given): off unless asked.
+t.ok(not said(gp.infer(t.with(q, { chunked_prefill = true })), "fa2_mixed"),
+     "chunked_prefill given: not vLLM V1's default mixing, off")
+-- A V0 release (vllm_version, its sampler's): V0 runs the decodes in a
+-- call of their own, off.
+t.ok(not said(gp.infer(t.with(q, { vllm_version = "0.6.3", sampling = "random" })), "fa2_mixed"),
+     "vllm_version 0.6.3 (V0): off")
+-- MHA (Llama 2 13B: 40 heads, 40 KV heads): a group of one reads the cache
+-- once either way.
+local m = t.with(q, { model = "llama2-13b" })
+t.is(gp.infer(m).tokens_per_s, gp.infer(t.with(m, { fa2_mixed = false })).tokens_per_s,
+     "MHA: the same throughput either way")
+t.ok(not said(gp.infer(m), "fa2_mixed"), "... and nothing said")
+-- A latent (MLA) cache is not priced so by default (vLLM's MLA backends).
+local mla = { model = "deepseek-v3", gpu = "a100-sxm-80gb", gpus = 16, tp = 8, pp = 2,
+              weights = "fp8", runtime = "vllm", input = 1024, output = 128, batch = 16 }
+local ok_mla, r_mla = pcall(gp.infer, mla)
+t.ok(ok_mla and not said(r_mla, "fa2_mixed"), "MLA model on an A100: not on by default")
+
+-- Refused: another runtime, a non-boolean, an MLA cache, the MoE serving
+-- model's own steps.
+t.raises(function() gp.infer(t.with(q, { runtime = "trtllm", fa2_mixed = true })) end,
+         "fa2_mixed = true picks vLLM V1's attention kernel in its mixed steps: --runtime vllm "
+           .. "only (got runtime trtllm)", "fa2_mixed on TensorRT-LLM: refused", true)
+t.raises(function() gp.infer(t.with(q, { fa2_mixed = "yes" })) end,
+         "fa2_mixed must be true or false", "fa2_mixed not a boolean: refused", true)
+t.raises(function() gp.infer(t.with(mla, { fa2_mixed = true })) end,
+         "a latent (MLA) cache runs on vLLM's MLA backends", "fa2_mixed on an MLA model: refused",
+         true)
+t.raises(function() gp.infer { model = "deepseek-v3", gpu = "a100-sxm-80gb", gpus = 16, ep = 16,
+                               runtime = "vllm", fa2_mixed = true } end,
+         "the MoE serving model (chosen by ep = 16) prices its own attention",
+         "fa2_mixed with the MoE serving model: refused, naming what chose it", true)
+
+t.done_testing()
