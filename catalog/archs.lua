@@ -267,8 +267,10 @@ arch {
       -- head dim 128, power-capped clocks) goes from -6.4% / -4.8% to
       -- -1.5% / +0.2%.  cuDNN's rate stays the FA3 paper's: it moves with
       -- the cuDNN release (the same table's cuDNN 9.9 rows, differenced
-      -- alike, run 1.02x (1k-4k) to 1.22x (8k-16k) the model's; NVIDIA's
-      -- NeMo 24.07 H100 rows trained on an older release).
+      -- alike, run 1.02x (1k-4k) to 1.22x (8k-16k) the model's; of
+      -- NVIDIA's NeMo 24.07 H100 rows only GPT-3 175B's ran cuDNN, an
+      -- older release: the others ran FlashAttention-2, the launcher's
+      -- "NVTE_FUSED_ATTN: 0", docs/validation.md).
       fa2 = { fwd = 0.39, bwd = 0.345, dropout = 1.047 },
       -- triton is an estimate (reason below) and llm-foundry's own H100
       -- rows say it is slow.  Their kernel (mosaicml/llm-foundry at
