@@ -525,6 +525,9 @@ typedef struct train_lkey {
 				  * DS_Z3_PARAM_HOOK_OPS): zero 3 without
 				  * fsdp, eager kernels, gathering, not
 				  * zero3_per_param */
+	double ds_bucket;        /* with ds_hooks, a trained base: stage
+				  * 3's reduce_bucket_size in elements
+				  * (train_layer.c ds_flush_ops), else 0 */
 	int te_modules;          /* train_cfg's */
 	int unfused_loss;        /* train_cfg's */
 	int eager_loss;          /* train_cfg's, fused kernels only */

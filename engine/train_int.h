@@ -210,6 +210,12 @@ void train_layer_costs(tenv *e, const train_lkey *k, int kind,
 		       train_lcost *lc);
 void train_ends_costs(tenv *e, const train_lkey *k, train_lcost *ld);
 
+/* DeepSpeed's gradient buckets (train_stage.c): the reductions one layer's
+ * k groups of cnt[i] gradients of w[i] elements issue in buckets of S
+ * elements, the open bucket's share of S counted as a fraction. */
+double train_ds_layer_buckets(double S, const double *w, const double *cnt,
+			      int k);
+
 /* ---- train_stage.c: the stages' costs, ZeRO and DP terms ---- */
 
 /* Compute under communication runs slower: the collective's kernels

@@ -1939,6 +1939,86 @@ static void ds_hook_ops(const gp_model *m, int moe, double pw, double *hx,
 		*hl += mlp - DS_Z3_MODULE_HOOK_OPS;
 }
 
+/* Stage 3 reduces the backward's gradients in buckets of
+ * reduce_bucket_size S elements (train_ds_layer_buckets: a bucket is
+ * closed before the gradient that would pass S joins it), and each
+ * closed bucket is reduced from the host in Python, on the gradient hook
+ * of the weight that closes it: stage3.py (v0.16.7, the same from
+ * v0.14.2 to v0.16.9) __reduce_and_partition_ipg_grads queries the
+ * oldest reduce event ("self.param_reduce_events[0].query()"), then
+ * __avg_scatter_grads -> coalesced_collectives.py reduce_scatter_coalesced
+ * (the config's "reduce_scatter: bool = True") divides the bucket
+ * ("tensor_partition_flat_buffer.div_(world_sz)") and launches the
+ * reduce-scatter; partition_grads moves the rank's partition into its
+ * gradient buffer ("grad_buffer.copy_(grad_partition, ...)" at the
+ * first micro-batch, "grad_buffer.add_(...)" after: one launch either
+ * way, the accumulator being the model's bf16 under ZeRO, engine.py
+ * get_data_types) and frees the gradient ("param.grad.record_stream(
+ * ...)"); then "event = get_accelerator().Event(); event.record()":
+ * DS_Z3_FLUSH_OPS host calls, each priced as one eager op, as
+ * DS_Z3_PARAM_HOOK_OPS counts its own (the Python between them not
+ * counted: a lower bound).  Where S is the weights' size or less, as
+ * transformers' "auto" (hidden^2) makes it beside a MoE's many small
+ * experts, that is one bucket a weight.  The layer's gradients in the
+ * order its backward makes them: the shared experts' or the dense MLP's
+ * matrices, the routed experts' (El of them, nmat matrices each), the
+ * router's gate, then o, v, k and q (MLA's low-rank projections as
+ * plain q, k and v, as ds_hook_ops counts them).  *fx: one routed
+ * expert's bucket closings, *fl: the rest of the layer's (the open
+ * bucket's share of S as a fraction: the next layer's gradients fill
+ * it). */
+#define DS_Z3_FLUSH_OPS 6.0
+
+static void ds_flush_ops(const gp_model *m, const train_lkey *k, int moe,
+			 double El, double *fx, double *fl)
+{
+	double S = k->ds_bucket, h = m->hidden, tp = k->tp > 0 ? k->tp : 1;
+	double etp = k->etp > 0 ? k->etp : tp;
+	double nmat = m->ffn_gated ? 3.0 : 2.0, w[8], cnt[8], all, rest;
+	gp_widths wd;
+	int n = 0, ie;
+
+	*fx = *fl = 0.0;
+	if (!(S > 0))
+		return;
+	model_widths(m, &wd);
+	if (moe) {
+		double ns = m->moe.shared_experts > 0 ? m->moe.shared_experts :
+			0.0;
+
+		w[n] = ns > 0 ? h * wd.shared_f / ns / tp : 0.0;
+		cnt[n++] = ns * nmat;
+	} else {
+		w[n] = h * wd.dense_f / tp;
+		cnt[n++] = nmat;
+	}
+	ie = n;
+	w[n] = moe ? h * wd.expert_f / etp : 0.0;
+	cnt[n++] = moe ? El * nmat : 0.0;
+	w[n] = moe ? h * m->moe.experts : 0.0;
+	cnt[n++] = 1.0;
+	w[n] = wd.o * h / tp;
+	cnt[n++] = 1.0;
+	w[n] = h * wd.v / tp;
+	cnt[n++] = 1.0;
+	w[n] = h * wd.k / tp;
+	cnt[n++] = 1.0;
+	w[n] = h * wd.q / tp;
+	cnt[n++] = 1.0;
+	all = train_ds_layer_buckets(S, w, cnt, n);
+	if (moe && El > 0) {
+		double c = cnt[ie];
+
+		cnt[ie] = 0.0;
+		rest = train_ds_layer_buckets(S, w, cnt, n);
+		cnt[ie] = c;
+		*fx = all > rest ? (all - rest) / El : 0.0;
+		*fl = rest;
+	} else {
+		*fl = all;
+	}
+}
+
 /* What a layer adds beyond its operators: the two residual adds, eager
  * mode's copies and summed input gradients, and the host's launch wait
  * for its nk forward kernels and eg expert GEMMs, and for the backward's
@@ -2081,9 +2161,15 @@ static void layer_extras(tenv *e, const train_lkey *k, int kind, double nk,
 			m->moe.experts / (k->ep > 0 ? k->ep : 1.0) : 0.0;
 
 		if (k->ds_hooks) {
+			double fx, fl;
+
 			ds_hook_ops(m, moe, DS_Z3_PARAM_HOOK_OPS, &hx, &hl);
 			ds_hook_ops(m, moe, DS_Z3_PARAM_BWD_HOOK_OPS, &bx,
 				    &bl);
+			/* and the gradient buckets it closes */
+			ds_flush_ops(m, k, moe, El, &fx, &fl);
+			bx += fx * DS_Z3_FLUSH_OPS;
+			bl += fl * DS_Z3_FLUSH_OPS;
 		}
 		sort_chunks_host(e, k, moe, &cf_, &cb_);
 		hf = (nk + hl + El * hx) * k->host_op_time + te + 3.0 * cf_;

@@ -350,6 +350,8 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.liger = c->liger && c->eager;
 	xp->k.forward_only = c->forward_only;
 	xp->k.ds_hooks = train_ds_hooks_cfg(c) && gathers(xp);
+	xp->k.ds_bucket = xp->k.ds_hooks && !xp->k.frozen &&
+		!c->forward_only ? c->mem.ds_reduce_bucket : 0.0;
 	xp->k.unfused_loss = c->unfused_loss;
 	xp->k.eager_loss = c->eager_loss && !c->eager;
 	xp->k.fused_linear_ce = c->mem.fused_linear_ce;

@@ -793,8 +793,8 @@ DS_INLINE double ds_offload_accum(const ctx *x, double n)
  * layer issues, over k groups of cnt[i] weights of w[i] elements each
  * in the order the backward produces them: the buckets it closes, and
  * the open one's share of S (the next layer's gradients fill it). */
-static double ds_layer_buckets(double S, const double *w, const double *cnt,
-			       int k)
+double train_ds_layer_buckets(double S, const double *w, const double *cnt,
+			      int k)
 {
 	double n = 0.0, fill = 0.0, j;
 	int i;
@@ -814,7 +814,7 @@ static double ds_layer_buckets(double S, const double *w, const double *cnt,
 }
 
 /* The reduction of one layer's gradients in DeepSpeed's buckets
- * (ds_layer_buckets) at stages 2 and 3: n collectives of the layer's
+ * (train_ds_layer_buckets) at stages 2 and 3: n collectives of the layer's
  * bytes / n each, where one per layer was priced -- latency-bound
  * messages when reduce_bucket_size is small or the group wide, fewer
  * launches when a bucket spans layers.  The layer's weights on this GPU:
@@ -846,7 +846,7 @@ static double ds_reduce_time(ctx *x, const train_lcost *l, gp_coll rs,
 	if (adapters >= 0) {
 		w[0] = adapters;
 		cnt[0] = 1.0;
-		n = ds_layer_buckets(S, w, cnt, 1);
+		n = train_ds_layer_buckets(S, w, cnt, 1);
 		return n > 0 ? n * train_zero_coll(x, rs, adapters * x->rb /
 						    n, 0) : 0.0;
 	}
@@ -862,7 +862,7 @@ static double ds_reduce_time(ctx *x, const train_lcost *l, gp_coll rs,
 		cnt[0] = mlp > 0 ? nmat : 0.0;
 		w[1] = (dense - mlp) / 4.0;
 		cnt[1] = 4.0;
-		n = ds_layer_buckets(S, w, cnt, 2);
+		n = train_ds_layer_buckets(S, w, cnt, 2);
 		if (n > 0)
 			t += n * train_zero_coll(x, rs, dense * x->rb / n, 0);
 	}
@@ -877,7 +877,7 @@ static double ds_reduce_time(ctx *x, const train_lcost *l, gp_coll rs,
 			w[0] = l->eparams;
 			cnt[0] = 1.0;
 		}
-		n = ds_layer_buckets(S, w, cnt, 1);
+		n = train_ds_layer_buckets(S, w, cnt, 1);
 		if (n > 0)
 			t += n * train_zero_coll(x, rs, l->eparams * x->rb /
 						 n, 1);
