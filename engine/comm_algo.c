@@ -110,21 +110,42 @@ static const double proto_eff[GP_PROTO_COUNT] = {
  * such streams at once, one per peer (NCCL runs it as grouped
  * ncclSend/ncclRecv, each peer on its own share of the p2p channels), so
  * two bounds price it too: each peer's stream by its channels, and what
- * the GPU sends in all by P2P_LINK_EFF of its link.  4 x H100
- * alltoall_perf at 500 MiB, 334.9 GB/s busbw (nccl#2169), is 0.91 of the
- * 370 GB/s that NCCL's maintainer gives as the busbw of "non-allreduce
- * operations" on H100 (nccl-tests#212), where 0.83 gives 307.
+ * the GPU sends in all by its share of its link (a2a_link_eff).  4 x
+ * H100 alltoall_perf at 500 MiB, 334.9 GB/s busbw (nccl#2169), is 0.91 of
+ * the 370 GB/s that NCCL's maintainer gives as the busbw of "non-allreduce
+ * operations" on H100 (nccl-tests#212).
  *  P2P_CH_BW: NCCL's own figure for what one p2p channel carries,
  *   NCCL_P2P_PER_CHANNEL_NET_BW = 14 GB/s (src/graph/paths.cc, the
  *   channels it gives a network peer), taken for any peer.
  *  P2P_LINK_EFF: the plateau of 8 x A100 sendrecv_perf, 192.75 GB/s at
  *   512 MiB (li-plus/playground cuda/nccl.md; 32 channels, so the link
  *   binds), of the A100 ring's 300 x 0.77 = 231 GB/s: 0.83.  The A100
- *   moves p2p data by reads (p2p_read, below); the all-to-all takes the
- *   same bound on every part (4 x and 8 x H100, which write, plateau at
- *   334.9 GB/s, nccl#2169, and 340 GB/s, the playbook below: 0.91-0.92
- *   of their ring's rate, the all-to-all's own shortfall, left as it
- *   was).
+ *   moves p2p data by reads (p2p_read, below): a read part's send/recv
+ *   stream and its all-to-all both take this share.
+ *  A2A_WRITE_EFF: what an all-to-all inside a node sends in all, as a
+ *   share of the ring's rate, where NCCL moves p2p data by writes.  8 x
+ *   H100 80GB HBM3 alltoall_perf with NCCL 2.29.2 (xxrjun/nccl-tests-
+ *   cluster @455de4f, benchmarks/example-cluster01/nccl-benchmark-
+ *   results/single-node/runs/20260128-145017/without-debug/logs/
+ *   nccl_N1_G8_cnode3-002.log, out-of-place busbw) plateaus at 348.03
+ *   GB/s at 16 GiB (343.25 at 2 GiB, 346.23 at 8 GiB), 348.03 / 369 =
+ *   0.943 of the H100 ring's 450 x 0.82: 0.94.  The same run's 4 x H100
+ *   (nccl_N1_G4_cnode3-002.log) reaches 356.89, 0.967; 4 x H100 at 500
+ *   MiB gives 334.9 (nccl#2169), 8 x H100 340 GB/s (the playbook below).
+ *   It is below a write stream's P2P_WRITE_EFF because the n - 1 peers'
+ *   streams share the GPU's link and its p2p channels, and above a read
+ *   part's P2P_LINK_EFF because a write stream posts its data into the
+ *   receiver's buffer where a read stream waits on the remote load
+ *   (p2p_read: "p2p write is faster than read", nccl#512).  No A100
+ *   alltoall_perf plateau is published beside a sendrecv one, so a read
+ *   part keeps its sendrecv plateau.  The 8-rank figure, not the
+ *   4-rank one: 8 ranks a node is how the validated all-to-all and the
+ *   MoE expert dispatch run.  The log reaches the plateau from 1-2 GiB,
+ *   where NCCL doubles a peer's channels; at 32-512 MiB it measures
+ *   235-311 GB/s where this gives 304-344 (a peer's channels' rate on
+ *   NVLink, which no source gives, is not priced: docs/validation.md).
+ *   Over PCIe NCCL writes too and takes this share; no PCIe all-to-all
+ *   plateau is published.
  *  P2P_WRITE_EFF: a send/recv stream that NCCL moves by writes reaches
  *   the link's achievable rate, as the ring does.  NCCL writes into the
  *   receiver's buffer on every part but compute capability 8.0, where
@@ -151,6 +172,7 @@ static const double proto_eff[GP_PROTO_COUNT] = {
 #define P2P_CH_BW 14e9
 #define P2P_LINK_EFF 0.83
 #define P2P_WRITE_EFF 1.0
+#define A2A_WRITE_EFF 0.94
 #define P2P_POOL GP_NCCL_P2P_CHANNELS
 
 /* Cost of posting one network message from the proxy thread, us: NCCL
@@ -1112,6 +1134,19 @@ static int price_hier(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 	return 0;
 }
 
+/* The share of the ring's rate that an all-to-all's NVLink part moves in
+ * all, one rule for every price that runs one (price_p2p's in-node peers,
+ * price_pxn's hop to the rail GPU) and so for every caller (nccl-tests'
+ * all-to-all, serving's EP exchange, training's expert dispatch and
+ * Ulysses exchanges): P2P_LINK_EFF where NCCL reads its NVLink p2p data
+ * (p2p_read), A2A_WRITE_EFF where it writes (every other part; over PCIe
+ * NCCL never reads, paths.cc: NVLink only). */
+static double a2a_link_eff(const comm_ctx *c)
+{
+	return c->t->p2p_read && c->kind_up == GP_LINK_NVLINK ?
+	       P2P_LINK_EFF : A2A_WRITE_EFF;
+}
+
 /* P2P: direct send/recv and pairwise all-to-all. */
 static int price_p2p(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 		     const char **why)
@@ -1152,9 +1187,9 @@ static int price_p2p(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 		 * bandwidth per GPU).  Every remote peer is a separate
 		 * network message posted by the proxy.  Inside the node
 		 * each of the g - 1 peers' S/n runs on its own channels
-		 * and all of them share the GPU's link (P2P_LINK_EFF). */
+		 * and all of them share the GPU's link (a2a_link_eff). */
 		double part = S / n;
-		double intra = max2((g - 1) * part / (up * P2P_LINK_EFF),
+		double intra = max2((g - 1) * part / (up * a2a_link_eff(c)),
 				    part / (p2p_channels(c, part) *
 					    P2P_CH_BW * pe));
 		double remote = (n - g) / n * S / (net / g);
@@ -1228,7 +1263,7 @@ static int price_pxn(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 	 * (the fabric's nccl.max_recvs; aws-ofi-nccl through v1.19.0:
 	 * "#define NCCL_OFI_MAX_RECVS 1", 8 from v1.20.0). */
 	intra = ((g - 1) / n + (n - g) / n * (g - 1) / g) * S /
-		(up * P2P_LINK_EFF);
+		(up * a2a_link_eff(c));
 	remote = (n - g) / n * S / (net / g);
 	*lat = base(p) + 2.0 * hop_up(c, p) + hop_net(c, p) +
 	       (c->nn - 1) * ceil(g / c->t->nic_nccl.max_recvs) *

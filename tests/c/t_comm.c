@@ -67,7 +67,7 @@ int main(void)
 	double S, want, intra;
 	int i, rc, mono;
 
-	plan(155);
+	plan(156);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -434,15 +434,24 @@ int main(void)
 	 * 8 x H100 (450e9 x 0.8 = 360e9 the ring's rate): each of the 7
 	 * peers gets S/8.  8 GiB: a peer's 1 GiB doubles from 4 to 32
 	 * channels (32 x 14 GB/s, 2.4 ms), so the link binds: 7/8 S at
-	 * 360e9 x 0.83 = 298.8e9 (25.2 ms).  Exact arithmetic: 1e-9. */
+	 * the GPU's all-to-all share of it.  NCCL writes here (p2p_read
+	 * 0): 360e9 x 0.94 = 338.4e9 (22.2 ms, A2A_WRITE_EFF, the 8 x
+	 * H100 alltoall_perf plateau); where it reads (p2p_read 1, an
+	 * A100) 360e9 x 0.83 = 298.8e9 (25.2 ms).  Exact arithmetic:
+	 * 1e-9. */
 	S = 8 * GiB;
 	MUST(comm_cost(&h100, GP_ALL_TO_ALL, S, 8, &r, &e));
+	is_num(r.bw_time, 7.0 / 8 * S / 338.4e9, 1e-9,
+	       "all_to_all 8 GiB in a node by writes: 7/8 S / (360e9 x 0.94)");
+	t = h100;
+	t.p2p_read = 1;
+	MUST(comm_cost(&t, GP_ALL_TO_ALL, S, 8, &r, &e));
 	is_num(r.bw_time, 7.0 / 8 * S / 298.8e9, 1e-9,
-	       "all_to_all 8 GiB in a node: 7/8 S / (360e9 x 0.83)");
+	       "all_to_all 8 GiB in a node by reads: 7/8 S / (360e9 x 0.83)");
 	/* 1 MiB: a peer's 128 KiB takes 2 channels (128 KiB / 64 KiB
 	 * minimum part, under the 4 a peer's share holds): 28 GB/s,
-	 * 4.68 us, slower than the link's 7 x 128 KiB / 298.8e9 =
-	 * 3.07 us; the simple protocol (LL carries 0.28 of it). */
+	 * 4.68 us, slower than the link's 7 x 128 KiB / 338.4e9 =
+	 * 2.71 us; the simple protocol (LL carries 0.28 of it). */
 	S = MiB;
 	MUST(comm_cost(&h100, GP_ALL_TO_ALL, S, 8, &r, &e));
 	ok(r.proto == GP_PROTO_SIMPLE, "all_to_all 1 MiB: simple");

@@ -189,6 +189,22 @@ t.near(gp.comm { op = "send_recv", bytes = 2^30, gpus = 8, system = "dgx-h100" }
        2^30 / 369e9, 1e-9, "dgx-h100 send_recv 1 GiB: S / 369 GB/s (writes)")
 t.near(gp.comm { op = "send_recv", bytes = 2^30, gpus = 8, system = "dgx-a100" }.bw_time,
        2^30 / (231e9 * 0.83), 1e-9, "dgx-a100 send_recv 1 GiB: S / (231 GB/s x 0.83) (reads)")
+-- The all-to-all inside a node takes the same split (comm_algo.c
+-- a2a_link_eff): 8 ranks, 8 GiB, each of the 7 peers gets S/8 = 1 GiB, whose
+-- channels double from 4 (the pool's 32 / 8) to 32 (1 GiB / 4 = 256 MiB over
+-- the 16 MiB part limit), 32 x 14 GB/s = 448 GB/s a peer (2.40 ms), so what
+-- the GPU sends in all, 7/8 S, binds at its share of the ring's rate.  By
+-- writes (dgx-h100): 0.94 of 369 GB/s = 346.86 GB/s, 21.67 ms (the 8 x H100
+-- alltoall_perf plateau, 348.03 GB/s busbw, NCCL 2.29.2, xxrjun/nccl-tests-
+-- cluster @455de4f); by reads (dgx-a100): 0.83 of 231 GB/s = 191.73 GB/s,
+-- 39.20 ms.  Exact products: 1e-9.
+local S8 = 8 * GiB
+t.near(gp.comm { op = "all_to_all", bytes = S8, gpus = 8, system = "dgx-h100" }.bw_time,
+       7 / 8 * S8 / (369e9 * 0.94), 1e-9,
+       "dgx-h100 all_to_all 8 GiB: 7/8 S / (369 GB/s x 0.94) (writes)")
+t.near(gp.comm { op = "all_to_all", bytes = S8, gpus = 8, system = "dgx-a100" }.bw_time,
+       7 / 8 * S8 / (231e9 * 0.83), 1e-9,
+       "dgx-a100 all_to_all 8 GiB: 7/8 S / (231 GB/s x 0.83) (reads)")
 -- Where the NICs sit behind the GPU's NVLink-C2C to its Grace (GB200: the
 -- catalog's host_link), NCCL before 2.27.3 sees a PHB path to them and runs
 -- no LL128 across nodes (tuning.cc v2.26.2-1: "typeInter <= PATH_PXB ||
