@@ -140,12 +140,10 @@ static const double proto_eff[GP_PROTO_COUNT] = {
  *   alltoall_perf plateau is published beside a sendrecv one, so a read
  *   part keeps its sendrecv plateau.  The 8-rank figure, not the
  *   4-rank one: 8 ranks a node is how the validated all-to-all and the
- *   MoE expert dispatch run.  The log reaches the plateau from 1-2 GiB,
- *   where NCCL doubles a peer's channels; at 32-512 MiB it measures
- *   235-311 GB/s where this gives 304-344 (a peer's channels' rate on
- *   NVLink, which no source gives, is not priced: docs/validation.md).
- *   Over PCIe NCCL writes too and takes this share; no PCIe all-to-all
- *   plateau is published.
+ *   MoE expert dispatch run.  The log reaches the plateau only once
+ *   NCCL doubles each peer's channels (a2a_link_eff); below that it
+ *   runs at A100's 0.83.  Over PCIe NCCL writes too and takes the same
+ *   rule; no PCIe all-to-all plateau is published.
  *  P2P_WRITE_EFF: a send/recv stream that NCCL moves by writes reaches
  *   the link's achievable rate, as the ring does.  NCCL writes into the
  *   receiver's buffer on every part but compute capability 8.0, where
@@ -355,17 +353,26 @@ static int ilog2(int x)
 	return r;
 }
 
+/* A peer's share of NCCL's p2p channels among n ranks in a node, before
+ * a large send doubles it (see P2P_POOL). */
+static double p2p_share(const comm_ctx *c)
+{
+	double nmin = c->kind_up != GP_LINK_NVLINK ? 2 : P2P_POOL;
+
+	while (nmin * c->n > P2P_POOL && nmin > 1)
+		nmin /= 2;
+	return nmin;
+}
+
 /* NCCL's channels for one send of S bytes among n ranks in a node (see
  * P2P_POOL). */
 static double p2p_channels(const comm_ctx *c, double S)
 {
 	int pci = c->kind_up != GP_LINK_NVLINK;
 	double chunk = pci ? 131072.0 : 524288.0, nmax = pci ? 2 : P2P_POOL;
-	double nmin = nmax, nch;
+	double nch;
 
-	while (nmin * c->n > P2P_POOL && nmin > 1)
-		nmin /= 2;
-	nch = min2(nmin, max2(1.0, ceil(S / (chunk / 8.0))));
+	nch = min2(p2p_share(c), max2(1.0, ceil(S / (chunk / 8.0))));
 	while (S / nch > chunk * 32.0 && nch <= nmax / 2)
 		nch *= 2;
 	return nch;
@@ -1135,16 +1142,25 @@ static int price_hier(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 }
 
 /* The share of the ring's rate that an all-to-all's NVLink part moves in
- * all, one rule for every price that runs one (price_p2p's in-node peers,
- * price_pxn's hop to the rail GPU) and so for every caller (nccl-tests'
- * all-to-all, serving's EP exchange, training's expert dispatch and
- * Ulysses exchanges): P2P_LINK_EFF where NCCL reads its NVLink p2p data
- * (p2p_read), A2A_WRITE_EFF where it writes (every other part; over PCIe
- * NCCL never reads, paths.cc: NVLink only). */
-static double a2a_link_eff(const comm_ctx *c)
+ * all when each peer's part is `part` bytes, one rule for every price
+ * that runs one (price_p2p's in-node peers, price_pxn's hop to the rail
+ * GPU) and so for every caller (nccl-tests' all-to-all, serving's EP
+ * exchange, training's expert dispatch and Ulysses exchanges):
+ * P2P_LINK_EFF where NCCL reads its NVLink p2p data (p2p_read);
+ * where it writes (every other part; over PCIe NCCL never reads,
+ * paths.cc: NVLink only) A2A_WRITE_EFF once NCCL has doubled a peer's
+ * channels past its share of the pool (p2p_channels), P2P_LINK_EFF
+ * before: the 8 x H100 log of A2A_WRITE_EFF runs at 0.81-0.84 of the ring
+ * from 128 to 512 MiB (298.58, 301.95, 310.85 GB/s busbw: each peer on
+ * its 4 channels) and rises only where the doubling starts, 1 GiB
+ * (331.99, 0.90) to 2 GiB (343.25, 0.93); its 4-GPU run the same, 0.86 at
+ * 512 MiB on 8 channels a peer, 0.91 at 1 GiB on 16, 0.95 at 2 GiB. */
+static double a2a_link_eff(const comm_ctx *c, double part)
 {
-	return c->t->p2p_read && c->kind_up == GP_LINK_NVLINK ?
-	       P2P_LINK_EFF : A2A_WRITE_EFF;
+	if (c->t->p2p_read && c->kind_up == GP_LINK_NVLINK)
+		return P2P_LINK_EFF;
+	return p2p_channels(c, part) > p2p_share(c) ? A2A_WRITE_EFF :
+	       P2P_LINK_EFF;
 }
 
 /* P2P: direct send/recv and pairwise all-to-all. */
@@ -1189,7 +1205,8 @@ static int price_p2p(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 		 * each of the g - 1 peers' S/n runs on its own channels
 		 * and all of them share the GPU's link (a2a_link_eff). */
 		double part = S / n;
-		double intra = max2((g - 1) * part / (up * a2a_link_eff(c)),
+		double intra = max2((g - 1) * part /
+				    (up * a2a_link_eff(c, part)),
 				    part / (p2p_channels(c, part) *
 					    P2P_CH_BW * pe));
 		double remote = (n - g) / n * S / (net / g);
@@ -1263,7 +1280,7 @@ static int price_pxn(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 	 * (the fabric's nccl.max_recvs; aws-ofi-nccl through v1.19.0:
 	 * "#define NCCL_OFI_MAX_RECVS 1", 8 from v1.20.0). */
 	intra = ((g - 1) / n + (n - g) / n * (g - 1) / g) * S /
-		(up * a2a_link_eff(c));
+		(up * a2a_link_eff(c, S / n));
 	remote = (n - g) / n * S / (net / g);
 	*lat = base(p) + 2.0 * hop_up(c, p) + hop_net(c, p) +
 	       (c->nn - 1) * ceil(g / c->t->nic_nccl.max_recvs) *

@@ -3136,11 +3136,12 @@ static double flex_ranks(double experts, double k, double ep)
  * (buffer.dispatch / combine); the kernel alone reaches 750.15 / 684.27
  * at 8 ranks: the rest is the call's preprocessing (the routing map's
  * exchange and the receive layout) and launch.  The engine's NCCL
- * all-to-all of the same bytes on 8 H100s runs at 0.94 of the achievable
- * link (comm_algo.c a2a_link_eff: NCCL writes its p2p data on H100),
- * 392 GB/s algorithm bandwidth at 358 MiB, where HybridEP's 0.599 gives
- * 270: the flex dispatch is priced at HybridEP's.  On NVLink 5 that NCCL
- * figure is bound by the channels a peer gets (p2p_channels: 442 GB/s on 8 B200s) and already below
+ * all-to-all of the same bytes on 8 H100s runs at 0.83 of the achievable
+ * link (comm_algo.c a2a_link_eff: a peer's 45 MiB on its 4 channels, not
+ * doubled), 346 GB/s algorithm bandwidth at
+ * 358 MiB, where HybridEP's 0.599 gives 270: the flex dispatch is priced
+ * at HybridEP's.  On NVLink 5 that NCCL figure is bound by the channels a
+ * peer gets (p2p_channels: 442 GB/s on 8 B200s) and already below
  * HybridEP's benchmark; a benchmark's clean rate is the most a training
  * step's dispatch reaches, so the slower of the two prices it.  Between
  * 8 and 16 ranks the fraction is interpolated; Hopper's link is taken at

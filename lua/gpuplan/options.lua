@@ -1411,8 +1411,8 @@ for _, f in ipairs {
     .. "slower there" },
   { "p2p_read", "boolean", "NCCL reads NVLink peer-to-peer data from the sender (compute "
     .. "capability 8.0) rather than writing it into the receiver: a send/recv stream then "
-    .. "reaches 0.83 of the link's rate, not all of it, and an all-to-all inside a node 0.83, "
-    .. "not 0.94" },
+    .. "reaches 0.83 of the link's rate, not all of it, and a large all-to-all inside a node "
+    .. "0.83, not 0.94" },
   { "nic_c2c", "boolean", "the NICs hang off the host CPU the GPU reaches over NVLink-C2C "
     .. "(GB200): NCCL before 2.27.3 sees a PHB path to them and runs no LL128 across nodes" },
   { "up_nccl", "table", "NCCL's step latencies and NVLS terms on the scale-up link, over "

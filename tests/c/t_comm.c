@@ -67,7 +67,7 @@ int main(void)
 	double S, want, intra;
 	int i, rc, mono;
 
-	plan(156);
+	plan(158);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -435,10 +435,10 @@ int main(void)
 	 * peers gets S/8.  8 GiB: a peer's 1 GiB doubles from 4 to 32
 	 * channels (32 x 14 GB/s, 2.4 ms), so the link binds: 7/8 S at
 	 * the GPU's all-to-all share of it.  NCCL writes here (p2p_read
-	 * 0): 360e9 x 0.94 = 338.4e9 (22.2 ms, A2A_WRITE_EFF, the 8 x
-	 * H100 alltoall_perf plateau); where it reads (p2p_read 1, an
-	 * A100) 360e9 x 0.83 = 298.8e9 (25.2 ms).  Exact arithmetic:
-	 * 1e-9. */
+	 * 0) and has doubled the peer's channels: 360e9 x 0.94 = 338.4e9
+	 * (22.2 ms, A2A_WRITE_EFF, the 8 x H100 alltoall_perf plateau);
+	 * where it reads (p2p_read 1, an A100) 360e9 x 0.83 = 298.8e9
+	 * (25.2 ms) whatever the channels.  Exact arithmetic: 1e-9. */
 	S = 8 * GiB;
 	MUST(comm_cost(&h100, GP_ALL_TO_ALL, S, 8, &r, &e));
 	is_num(r.bw_time, 7.0 / 8 * S / 338.4e9, 1e-9,
@@ -448,10 +448,27 @@ int main(void)
 	MUST(comm_cost(&t, GP_ALL_TO_ALL, S, 8, &r, &e));
 	is_num(r.bw_time, 7.0 / 8 * S / 298.8e9, 1e-9,
 	       "all_to_all 8 GiB in a node by reads: 7/8 S / (360e9 x 0.83)");
+	/* The 0.94 by writes needs NCCL to have doubled a peer's
+	 * channels past its share (4 of the pool's 32 on 8 ranks):
+	 * 512 MiB gives each peer 64 MiB, 16 MiB on each of 4 channels,
+	 * not over the 16 MiB part limit, so 4 channels (56 GB/s, 1.20
+	 * ms) and the link at 0.83, 7/8 S / 298.8e9 = 1.57 ms; 1 GiB
+	 * gives 128 MiB, 32 MiB a channel, doubled to 8 (112 GB/s, 1.20
+	 * ms), the link at 0.94, 7/8 S / 338.4e9 = 2.78 ms.  The 8 x H100
+	 * log behind 0.94 rises there too (310.85 GB/s at 512 MiB, 331.99
+	 * at 1 GiB).  Exact arithmetic: 1e-9. */
+	S = 512 * MiB;
+	MUST(comm_cost(&h100, GP_ALL_TO_ALL, S, 8, &r, &e));
+	is_num(r.bw_time, 7.0 / 8 * S / 298.8e9, 1e-9,
+	       "all_to_all 512 MiB, 4 channels a peer: 7/8 S / (360e9 x 0.83)");
+	S = GiB;
+	MUST(comm_cost(&h100, GP_ALL_TO_ALL, S, 8, &r, &e));
+	is_num(r.bw_time, 7.0 / 8 * S / 338.4e9, 1e-9,
+	       "all_to_all 1 GiB, 8 channels a peer: 7/8 S / (360e9 x 0.94)");
 	/* 1 MiB: a peer's 128 KiB takes 2 channels (128 KiB / 64 KiB
 	 * minimum part, under the 4 a peer's share holds): 28 GB/s,
-	 * 4.68 us, slower than the link's 7 x 128 KiB / 338.4e9 =
-	 * 2.71 us; the simple protocol (LL carries 0.28 of it). */
+	 * 4.68 us, slower than the link's 7 x 128 KiB / 298.8e9 =
+	 * 3.07 us; the simple protocol (LL carries 0.28 of it). */
 	S = MiB;
 	MUST(comm_cost(&h100, GP_ALL_TO_ALL, S, 8, &r, &e));
 	ok(r.proto == GP_PROTO_SIMPLE, "all_to_all 1 MiB: simple");

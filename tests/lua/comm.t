@@ -194,10 +194,11 @@ t.near(gp.comm { op = "send_recv", bytes = 2^30, gpus = 8, system = "dgx-a100" }
 -- channels double from 4 (the pool's 32 / 8) to 32 (1 GiB / 4 = 256 MiB over
 -- the 16 MiB part limit), 32 x 14 GB/s = 448 GB/s a peer (2.40 ms), so what
 -- the GPU sends in all, 7/8 S, binds at its share of the ring's rate.  By
--- writes (dgx-h100): 0.94 of 369 GB/s = 346.86 GB/s, 21.67 ms (the 8 x H100
--- alltoall_perf plateau, 348.03 GB/s busbw, NCCL 2.29.2, xxrjun/nccl-tests-
--- cluster @455de4f); by reads (dgx-a100): 0.83 of 231 GB/s = 191.73 GB/s,
--- 39.20 ms.  Exact products: 1e-9.
+-- writes (dgx-h100) with a peer's channels doubled: 0.94 of 369 GB/s =
+-- 346.86 GB/s, 21.67 ms (the 8 x H100 alltoall_perf plateau, 348.03 GB/s
+-- busbw, NCCL 2.29.2, xxrjun/nccl-tests-cluster @455de4f); by reads
+-- (dgx-a100): 0.83 of 231 GB/s = 191.73 GB/s, 39.20 ms.  Exact products:
+-- 1e-9.
 local S8 = 8 * GiB
 t.near(gp.comm { op = "all_to_all", bytes = S8, gpus = 8, system = "dgx-h100" }.bw_time,
        7 / 8 * S8 / (369e9 * 0.94), 1e-9,
