@@ -889,6 +889,7 @@ static const lgp_field device_fields[] = {
 	D_NUM("eager_hbm", eager_hbm), D_NUM("cta_latency", cta_latency),
 	D_NUM("cta_stage", cta_stage), D_NUM("cta_stage_k", cta_stage_k),
 	F_BOOL("attn_square", offsetof(roof_device, attn_square), 0),
+	F_BOOL("attn_head_pow2", offsetof(roof_device, attn_head_pow2), 0),
 	/* read by lgp_field_perdtype */
 	F_IGNORE("peak"), F_IGNORE("gemm"), F_IGNORE("stream"),
 	/* the catalog's fields the Lua side reads, not priced here */

@@ -673,6 +673,25 @@ static double attn_long(const roof_device *d, double q)
 	return r0;
 }
 
+/* The useful share of a head-dim tile padded to the next power of two,
+ * at least 16: HazyResearch's Triton FlashAttention (flash_attn/
+ * flash_attn_triton.py, v1.0.4, the kernel Megatron-DeepSpeed's
+ * --use-flash-attn-triton imports) launches its forward and backward with
+ * "BLOCK_HEADDIM = max(triton.next_power_of_2(d), 16)" and multiplies
+ * q [BLOCK_M, BLOCK_HEADDIM] by k^T and p by v [BLOCK_N, BLOCK_HEADDIM]
+ * whole, loading the columns past d as zeros (its EVEN_HEADDIM masks):
+ * head dim 96 runs head dim 128's MMAs, the per-score softmax alike, for
+ * 96 / 128 of the useful FLOPs.  Its measured rate (catalog/archs.lua)
+ * is at head dim 128, a full block. */
+static double head_block_use(double n)
+{
+	double b = 16.0;
+
+	while (b < n)
+		b *= 2.0;
+	return n / b;
+}
+
 double roof_attn_eff(const roof_device *d, double m, double n, double k,
                      double count, double causal_q)
 {
@@ -694,6 +713,8 @@ double roof_attn_eff(const roof_device *d, double m, double n, double k,
 	 * share of the reference's rate. */
 	if (causal_q > 0)
 		eff *= attn_long(d, causal_q);
+	if (d->attn_head_pow2 && n > 0.0)
+		eff *= head_block_use(n) / head_block_use(ATTN_REF_D);
 	return eff;
 }
 

@@ -42,6 +42,11 @@ typedef struct roof_device {
 	                         score square (PyTorch SDPA's memory-
 	                         efficient backend under a padding mask);
 	                         0: a causal kernel skips the masked half */
+	int attn_head_pow2;   /* 1: the kernel tiles the head dim at the
+	                         next power of two (at least 16), so a
+	                         head dim between two runs the padded
+	                         tile's MMAs (HazyResearch's Triton
+	                         FlashAttention); 0: a tile of its own */
 	double attn_fp8;      /* an FP8 attention kernel's fraction of the
 	                         FP8 peak as a share of attn_fwd (the 16-bit
 	                         kernel's of the 16-bit peak), (0, 1]; 0 =
@@ -209,7 +214,9 @@ double roof_expected_tiles(double mean, double tile, int touched);
  * dim n below the device's attn_exp_dim the exponentials' bound, capped at
  * 1; a causal prompt longer than the reference times the kernel's length
  * curve (attn_long_q / attn_long_r; none: 1), so above 1 only for a kernel
- * whose published rate keeps rising past its reference (roofline.c). */
+ * whose published rate keeps rising past its reference; a kernel that pads
+ * the head dim to a power of two (attn_head_pow2) times the padded tile's
+ * useful share, n over its block, against 128's (roofline.c). */
 double roof_attn_eff(const roof_device *d, double m, double n, double k,
                      double count, double causal_q);
 

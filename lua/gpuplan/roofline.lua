@@ -41,6 +41,15 @@ M.attention_kernels = { "fa2", "fa3", "fa4", "cudnn", "triton", "efficient" }
 -- the masked tiles from the others.
 M.square_kernels = { efficient = true }
 
+-- The kernels that tile the head dim at the next power of two (at least
+-- 16) and run the padded tile's MMAs whole: HazyResearch's Triton
+-- FlashAttention, "BLOCK_HEADDIM = max(triton.next_power_of_2(d), 16)"
+-- in its forward and backward launches (flash_attn/flash_attn_triton.py,
+-- v1.0.4; the columns past d are loaded as zeros), so head dim 96 costs
+-- what 128 does (engine/roofline.c head_block_use).  FlashAttention's
+-- CUDA kernels are compiled per head dim (hdim 32, 64, 96, 128, ...).
+M.pow2_head_kernels = { triton = true }
+
 -- The sustained tensor clock under a board power limit, as a share of
 -- the clock at the card's TDP (what the achievable and sustained
 -- fractions stand for), and the limit in W.  limit: W (gp.train's
@@ -144,6 +153,7 @@ function M.device(gpu, cat, attn_kernel, power_limit)
     end
     d.attn_kernel, d.attn_fwd, d.attn_bwd = k, pair.fwd * sus_attn, pair.bwd * sus_attn
     d.attn_square = M.square_kernels[k] or nil
+    d.attn_head_pow2 = M.pow2_head_kernels[k] or nil
     d.attn_fp8, d.attn_exp_dim = at.fp8, at.exp_dim
     -- the kernel's forward + backward with dropout on the probabilities
     -- over without (its Philox mask drawn and regenerated); nil where

@@ -31,7 +31,7 @@ int main(void)
 	gp_error err;
 	double e;
 
-	plan(107);
+	plan(113);
 	h100(&d);
 	ok(roof_device_check(&d, &err) == GP_OK, "H100 device is valid");
 
@@ -174,6 +174,27 @@ int main(void)
 	   strstr(err.msg, "at most") != NULL, "too many points refused");
 	d.attn_ref_q = 0;
 	d.attn_long_n = 0;
+
+	/* A kernel that pads the head dim to the next power of two, at
+	 * least 16 (attn_head_pow2: HazyResearch's Triton FlashAttention,
+	 * BLOCK_HEADDIM = max(next_power_of_2(d), 16)), measured at head dim
+	 * 128.  At 32k tokens the shape terms cap at 1 (above), so the
+	 * factor alone shows: d / block(d) over 128 / 128.  Exact to
+	 * rounding (1e-12). */
+	d.attn_head_pow2 = 1;
+	is_num(roof_attn_eff(&d, 32768, 96, 16384.5, 1, 32768), 96.0 / 128,
+	       1e-12, "pow2 head: 96 runs 128's tile, 0.75");
+	is_num(roof_attn_eff(&d, 32768, 128, 16384.5, 1, 32768), 1.0,
+	       1e-12, "pow2 head: 128, the measured tile, 1");
+	is_num(roof_attn_eff(&d, 32768, 80, 16384.5, 1, 32768), 80.0 / 128,
+	       1e-12, "pow2 head: 80 in a 128 tile, 0.625");
+	is_num(roof_attn_eff(&d, 32768, 64, 16384.5, 1, 32768), 1.0,
+	       1e-12, "pow2 head: 64, a whole tile of its own, 1");
+	is_num(roof_attn_eff(&d, 32768, 8, 16384.5, 1, 32768), 8.0 / 16,
+	       1e-12, "pow2 head: 8 in the 16-wide floor, 0.5");
+	d.attn_head_pow2 = 0;
+	is_num(roof_attn_eff(&d, 32768, 96, 16384.5, 1, 32768), 1.0,
+	       1e-12, "a kernel compiled per head dim: 96 keeps the rate");
 
 	/* Wave quantisation with split-K on 132 SMs: 1280 x 1280 -> 100
 	 * tiles, one wave 100/132 = 0.758.  Best split s = 5: 500 slices,
