@@ -3488,9 +3488,22 @@ static double a2a_meta(tenv *e, const train_lkey *k, train_lcost *lc)
  * weight gradient, half of that op's backward (dgrad and wgrad the same
  * FLOPs), what the window cannot hide exposed and the compute under it
  * slowed by OVERLAP_SLOWDOWN (overlap_at).  pass is one of the two
- * collectives of the backward (tp_fwd / 2). */
+ * collectives of the backward (tp_fwd / 2).
+ * Under SP the column-parallel linear kept only its rank's shard of the
+ * input, and its backward gathers the whole input again for the weight
+ * gradient, launched before and run beside the input-gradient GEMM, the
+ * other half of the op's backward: "handle = torch.distributed.
+ * _all_gather_base(all_gather_buffer, input, ..., async_op=True) # Here
+ * we rely on CUDA_DEVICE_MAX_CONNECTIONS=1 to ensure that the gather is
+ * scheduled before the input gradient computation", then "grad_input =
+ * grad_output.matmul(weight)", then "handle.wait()" (LinearWithGrad
+ * AccumulationAndAsyncCommunication.backward, megatron/core/
+ * tensor_parallel/layers.py; Megatron-DeepSpeed cc3a94c6 as Megatron-LM;
+ * Korthikanti et al. 2022 sec. 4.2.2: storing the shard "requires an
+ * extra all-gather" in the backward, overlapped with the gradient
+ * computation).  ag: one all-gather (0 without SP). */
 static double async_tp_bwd(const train_lkey *k, const train_lcost *lc,
-			   double pass)
+			   double pass, double ag)
 {
 	static const char *const col[2] = { "qkv", "mlp_up" };
 	double t = k->sp ? pass : 0.0, h = 0, each = k->sp ? pass / 2.0 : pass;
@@ -3504,6 +3517,9 @@ static double async_tp_bwd(const train_lkey *k, const train_lcost *lc,
 				win = 0.5 * lc->ops[i].bwd;
 		t += win < 0 ? each : overlap_at(each, win, 1,
 						  OVERLAP_SLOWDOWN, &h);
+		if (k->sp)
+			t += win < 0 ? ag : overlap_at(ag, win, 1,
+							OVERLAP_SLOWDOWN, &h);
 	}
 	return t;
 }
@@ -3802,7 +3818,8 @@ static void layer_comm(tenv *e, const train_lkey *k, int kind,
 		lc->tp_bwd = lc->tp_fwd;
 	}
 	if (k->async_tp && k->tp > 1)
-		lc->tp_bwd = async_tp_bwd(k, lc, lc->tp_bwd / np);
+		lc->tp_bwd = async_tp_bwd(k, lc, lc->tp_bwd / np,
+					  k->sp ? ag : 0.0);
 	if (lc->tp_fwd > 0 && lc->nops < TRAIN_MAX_OPS) {
 		lc->ops[lc->nops].name = "tp_comm";
 		lc->ops[lc->nops].fwd = lc->tp_fwd;

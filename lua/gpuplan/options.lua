@@ -1760,8 +1760,10 @@ opt { name = "async_tp_allreduce", type = "flag", commands = "train plan",
   help = "Megatron-LM's asynchronous TP all-reduce (September 2021 on; "
     .. "--no-async-tensor-model-parallel-allreduce turns it off): each column-parallel "
     .. "linear's input-gradient collective runs under its weight-gradient GEMM in the "
-    .. "backward -- both of a layer's backward all-reduces without --sp, the "
-    .. "reduce-scatters with it; with tp > 1",
+    .. "backward -- both of a layer's backward all-reduces without --sp; with it the "
+    .. "reduce-scatters, and the all-gathers of the linears' kept input shards under "
+    .. "their input-gradient GEMMs (Megatron's SP runs this way whatever the flag); "
+    .. "with tp > 1",
   suggest = { "async_tensor_model_parallel_allreduce", "async_allreduce", "async_tp" } }
 opt { name = "cp_rotate", type = "string", metavar = "R", commands = "fit train plan",
   value = "p2p", kind = "enum", values = { "p2p", "allgather", "alltoall" },

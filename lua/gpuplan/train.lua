@@ -39,7 +39,9 @@
 --                 hf_expert_stretches; default 0)
 --   async_tp_allreduce  Megatron-LM's asynchronous TP all-reduce: the
 --                 column-parallel linears' input-gradient collectives under
---                 their weight-gradient GEMMs (default false)
+--                 their weight-gradient GEMMs, and under SP their inputs'
+--                 second all-gathers under the input-gradient GEMMs
+--                 (default false)
 --   split_proj    q, k, v and the gated MLP's gate and up as linears of
 --                 their own, a GEMM each (default false: fused weights)
 --   cp_rotate     how the CP ring moves K and V: p2p (Transformer Engine's

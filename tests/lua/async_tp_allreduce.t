@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(7)
+t.plan(9)
 
 local op = t.op
 -- GPT-3 175B's layer (hidden 12288) at TP 8, four 2048-token sequences a
@@ -28,12 +28,22 @@ t.near(tb.fwd, tf.fwd, 1e-9, "the forward's all-reduces stay on the path")
 t.near(tb.bwd, 0.189 * tf.bwd, 1e-9, "no SP: both backward all-reduces hidden, 0.189 of them paid")
 t.ok(on.step_s < off.step_s, "the step shortens")
 -- With SP the backward's collectives are the row-parallel linears'
--- all-gathers (on the path) and the column-parallel ones' reduce-scatters
--- (hidden): half of them exposed, the other half at 0.189.
+-- all-gathers (on the path), the column-parallel ones' reduce-scatters
+-- under their weight gradients and their inputs' second all-gathers
+-- under their input gradients (LinearWithGradAccumulationAndAsync
+-- Communication.backward re-gathers the shard it kept, async_op=True,
+-- before grad_output.matmul(weight)).  Without the flag the engine prices
+-- the backward as two all-gathers and two reduce-scatters on the path,
+-- soff = 2 (ag + rs) with ag = rs at these bytes; with it: the two
+-- row-parallel all-gathers, soff / 2, plus the two reduce-scatters and
+-- the two re-gathers, soff in all, each hidden whole under its half of
+-- a 2-4 ms GEMM (1 ms each over NVLink) and paid at 0.189:
+-- (0.5 + 0.189) soff.
 local sp = t.with(job, { sp = true })
 local soff = op(gp.train(sp), "tp_comm")
 local son = op(gp.train(t.with(sp, { async_tp_allreduce = true })), "tp_comm")
-t.near(son.bwd, (0.5 + 0.5 * 0.189) * soff.bwd, 1e-9, "SP: the reduce-scatters hidden, the all-gathers not")
+t.near(son.bwd, (0.5 + 0.189) * soff.bwd, 1e-9,
+       "SP: the reduce-scatters and the input's re-gathers hidden, the row all-gathers not")
 -- A window shorter than the collective leaves the rest exposed: the
 -- Megatron 1.7B layer (hidden 2304) at TP 8, four 2048-token sequences,
 -- has a qkv weight gradient of 2 x 8192 x 864 x 2304 = 32.6 GFLOP (about
@@ -62,3 +72,41 @@ end
 t.ok(k22 and k22.defaults:find("async_tp_allreduce=true", 1, true)
      and n21 and not n21.defaults:find("async_tp_allreduce", 1, true),
      "2022's Megatron-LM hides the all-reduce, 2021's does not")
+
+-- Windows shorter than the collectives: Megatron-DeepSpeed's GPT 30B
+-- long-sequence layer (hidden 6144, ffn 24576) at TP 32 over four DGX A100
+-- nodes, one 2048-token sequence: each collective moves the whole 2048 x
+-- 6144 x 2 B = 25 MB buffer over InfiniBand (about 0.26 ms), the
+-- backward's GEMMs are short (qkv's about 0.17 ms, dgrad and wgrad half
+-- each).  The forward is two all-gathers and two reduce-scatters, f = 4
+-- ag (ag = rs here), so one collective is f / 4; the backward with the
+-- flag is f / 2 (the row-parallel all-gathers) plus, for qkv and for
+-- mlp_up, the reduce-scatter under the wgrad half and the re-gather under
+-- the dgrad half: 2 x ov(f / 4, op.bwd / 2), ov(c, w) = c - min(c, w) +
+-- 0.189 min(c, w) (train_int.h overlap_at).  The same arithmetic: 1e-9.
+local mds = { gpu = "a100-sxm-40gb", gpus = 32, gpus_per_node = 8, nic_fabric = "ib-hdr-200",
+  nics = 8, tp = 32, pp = 1, sp = true, batch = 1, global_batch = 2, seq = 2048,
+  recompute = "full", precision = "fp16", stack = "deepspeed", flash = true,
+  attn_kernel = "triton", async_tp_allreduce = true,
+  model = { layers = 64, hidden = 6144, heads = 64, kv_heads = 64, ffn_hidden = 24576,
+            vocab = 53248, ffn_gated = false, norm = "layer", positions = "learned",
+            linear_bias = true, tied_embeddings = true } }
+local mr = gp.train(mds)
+local f = op(mr, "tp_comm").fwd
+local function ov(c, w) local h = math.min(c, w) return c - h + 0.189 * h end
+t.near(op(mr, "tp_comm").bwd, f / 2 + 2 * ov(f / 4, op(mr, "qkv").bwd / 2)
+       + 2 * ov(f / 4, op(mr, "mlp_up").bwd / 2), 1e-9,
+       "SP, short windows: what the GEMMs cannot hide stays on the path")
+
+-- Megatron-DeepSpeed's SP runs (the long-sequence rows, commit cc3a94c6)
+-- take it whatever --no-async-tensor-model-parallel-allreduce says (the
+-- SP path of layers.py is asynchronous); its BLOOM rows (no SP) do not.
+local ls, bl
+for _, c in ipairs(validate.read("validation/cases.json")) do
+  if c.id == "mds-longseq-a100-40g-x32-gpt30b-tp32-sp-s2k" then ls = validate.predict(c, cat) end
+  if (c.workload or {}).framework == "megatron-deepspeed" and not (c.parallel or {}).sp
+     and ((c.parallel or {}).tp or 1) > 1 and not bl then bl = validate.predict(c, cat) end
+end
+t.ok(ls and ls.defaults:find("async_tp_allreduce=true", 1, true)
+     and bl and bl.defaults and not bl.defaults:find("async_tp_allreduce", 1, true),
+     "Megatron-DeepSpeed: SP's reduce-scatter hidden, BLOOM's all-reduce not")

@@ -269,6 +269,23 @@ local PROFILES = {
     -- config.gated_linear_unit: ffn_hidden_size *= 2" (megatron/model/
     -- transformer.py), so a Llama-named model does not run split projections.
     { "split_proj", false, "Megatron's fused query_key_value and dense_h_to_4h" },
+    -- Its rebased code (the DeepSpeed4Science long-sequence runs, commit
+    -- cc3a94c6) has Megatron's sequence parallelism, whose column-parallel
+    -- linear launches the reduce-scatter of its input gradient and then
+    -- its weight-gradient GEMM beside it, whatever
+    -- --no-async-tensor-model-parallel-allreduce says (that flag is forced
+    -- off under SP: arguments.py "if args.sequence_parallel:
+    -- args.async_tensor_model_parallel_allreduce = False"):
+    -- LinearWithGradAccumulationAndAsyncCommunication.backward, "if
+    -- ctx.sequence_parallel: ... handle = torch.distributed.
+    -- _reduce_scatter_base(sub_grad_input, grad_input, ..., async_op=True)
+    -- # Here we rely on CUDA_DEVICE_MAX_CONNECTIONS=1 to ensure that the
+    -- reduce scatter is scheduled before the weight gradient computation"
+    -- (megatron/core/tensor_parallel/layers.py).  The BLOOM-era code had
+    -- no SP.
+    { "async_tp_allreduce", true, "SP: the column-parallel linears' input-gradient "
+      .. "reduce-scatter under their weight-gradient GEMM (layers.py async_op=True)",
+      function(o) return o.sp == true and tp2(o) end },
   },
   -- NeMo 24.07 (NeMo-Framework-Launcher 24.07 training / peft yamls).
   nemo = {
