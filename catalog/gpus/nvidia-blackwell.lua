@@ -80,20 +80,27 @@ gpu {
     -- causal): forward 5.499 ms, backward 17.288 ms; less the arch's host
     -- dispatch (0.095, 0.137 ms) 407.0 and 320.5 TFLOP/s, 0.181 and 0.142
     -- of 2250.  dropout: the hopper arch's FlashAttention-2 factor (the
-    -- same kernel code).  The arch does not carry it: the RTX 5090 (sm120)
-    -- inherits the arch and no one has timed FlashAttention-2 there.
+    -- same kernel code).  exp_dim: the arch's 89 is where the tcgen05
+    -- kernels' MMAs (8192 FLOP a clock an SM) meet the SM's 16
+    -- exponentials a clock (engine/roofline.c exp_bound); FlashAttention-2
+    -- issues its MMAs at 0.181 of that rate and takes each exponential on
+    -- the same units, so its balance lies at 0.181 x 8192 / (4 x 16) = 23:
+    -- no head dim it runs (32 up) is bound by them.  The arch does not
+    -- carry it: the RTX 5090 (sm120) inherits the arch and no one has
+    -- timed FlashAttention-2 there.
     attention = {
       kernel = "cudnn",
       fa4 = { fwd = 0.63, bwd = 0.54 },
       cudnn = { fwd = 0.55, bwd = 0.43, dropout = 1.094 },
-      fa2 = { fwd = 0.181, bwd = 0.142, dropout = 1.047 },
+      fa2 = { fwd = 0.181, bwd = 0.142, dropout = 1.047, exp_dim = 23 },
       fp8 = 0.90,
       exp_dim = 89,
       reason = "kernel, fa4, cudnn, fp8, exp_dim: the blackwell arch's (B200 "
             .. "timings). fa2: flash-attn's FlashAttention-2 on B200 at Llama "
             .. "3.1's heads, 8192 causal: 5.499 / 17.288 ms (399.9 / 318.0 "
             .. "TFLOP/s), less the arch's host dispatch: 407.0 / 320.5 = 0.181 / "
-            .. "0.142 of 2250",
+            .. "0.142 of 2250; its exp_dim: MMAs at 0.181 of 8192 FLOP a clock "
+            .. "against 16 exponentials, 0.181 x 8192 / 64 = 23",
       source = "NVIDIA/cudnn-frontend benchmark/sdpa_benchmark_training/"
             .. "artifacts sdpa_bf16_benchmark_results_NVIDIA_B200.csv (commit "
             .. "0b1577c); the blackwell arch entry (catalog/archs.lua)",
@@ -196,13 +203,16 @@ gpu {
       -- 373.9 TFLOP/s where these fractions give 3.5 / (1 / 425 + 2.5 /
       -- 335) = 357 (H200 on the same harness: 329.3).  dropout: the
       -- hopper arch's FlashAttention-2 factor (the same kernel code).
+      -- exp_dim: B200's (the same die and kernel: its MMAs at 0.181 of
+      -- the SM's 8192 FLOP a clock meet its 16 exponentials at head dim
+      -- 23, not the tcgen05 kernels' 89).
       -- Transformer Engine runs it on Blackwell where cuDNN declines the
       -- shape: before TE 2.5 (PR #1797, "Add support for head_dim > 128")
       -- common/fused_attn/fused_attn.cpp refuses the bf16 kernel
       -- "!(sm_arch_ >= 100 && (head_dim_qk > 128 || head_dim_v > 128))",
       -- while FlashAttention-2 takes head dims to 256 on sm100
       -- (pytorch/dot_product_attention/utils.py, commit bee4649).
-      fa2 = { fwd = 0.170, bwd = 0.134, dropout = 1.047 },
+      fa2 = { fwd = 0.170, bwd = 0.134, dropout = 1.047, exp_dim = 23 },
       fp8 = 0.90,
       -- the arch's: the same SMs (16 exponentials against 8192 MMA FLOP
       -- a clock), the same kernels (catalog/archs.lua)
@@ -224,7 +234,7 @@ gpu {
             .. "318.0 TFLOP/s), less the arch's host dispatch 0.181 / 0.142 of "
             .. "2250, x 0.94 -> 0.170 / 0.134 of 2500 (SDPA's flash backend on "
             .. "GB200: 0.166 / 0.135; Azure's GB200 fwd + bwd 373.9 TFLOP/s against "
-            .. "357 priced)",
+            .. "357 priced); its exp_dim 23: B200's (0.181 x 8192 / 64)",
       source = "stas00/ml-engineering compute/accelerator/README.md, Maximum "
             .. "Achievable Matmul FLOPS table (B200, GB200); the blackwell arch's "
             .. "attention entry (catalog/archs.lua); fa2: NVIDIA/cudnn-frontend "

@@ -154,7 +154,10 @@ function M.device(gpu, cat, attn_kernel, power_limit)
     d.attn_kernel, d.attn_fwd, d.attn_bwd = k, pair.fwd * sus_attn, pair.bwd * sus_attn
     d.attn_square = M.square_kernels[k] or nil
     d.attn_head_pow2 = M.pow2_head_kernels[k] or nil
-    d.attn_fp8, d.attn_exp_dim = at.fp8, at.exp_dim
+    -- the exponentials' balance: the kernel's own where it gives one
+    -- (a kernel far below the tensor cores' rate balances lower), else
+    -- the entry's
+    d.attn_fp8, d.attn_exp_dim = at.fp8, pair.exp_dim or at.exp_dim
     -- the kernel's forward + backward with dropout on the probabilities
     -- over without (its Philox mask drawn and regenerated); nil where
     -- nobody measured the kernel with dropout: not priced

@@ -359,8 +359,12 @@ end
 -- causal prompts from seq on, { seq = tokens, tflops = rate } each, the
 -- first at seq: a longer prompt runs at its rate over the first's
 -- (roofline.lua attn_long); absent: flat past seq
+-- exp_dim: this kernel's own head dim below which the softmax's
+-- exponentials bound it, where it differs from the entry's (a kernel far
+-- below the tensor cores' rate balances its exponentials lower)
 local attn_pair = T.record { fwd = R(frac()), bwd = R(frac()),
                              dropout = num { min = 1, max = 16 },
+                             exp_dim = int { min = 1, max = 4096 },
                              seq = int { min = 1 },
                              long = T.array(T.record { seq = R(int { min = 1 }),
                                                       tflops = R(num { min = 0.001, max = 1e6 }) }) }
