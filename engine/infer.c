@@ -849,13 +849,25 @@ static int mmha_decode(builder *b, const gp_op *o, double count,
 		   b->c->compute);
 }
 
+/* Query heads a KV head serves on this rank. */
+static double kv_group(const gp_model *m, const infer_cfg *c)
+{
+	return (m->heads / (double)c->tp) / model_kv_heads_rank(m, c->tp);
+}
+
 double infer_kv_reads(const gp_model *m, const infer_cfg *c)
 {
-	/* Query heads a KV head serves on this rank. */
-	double group = (m->heads / (double)c->tp) /
-		model_kv_heads_rank(m, c->tp);
+	double group = kv_group(m, c);
 
 	return c->kv_per_qhead && group > 1.0 ? group : 1.0;
+}
+
+double infer_mixed_kv_reads(const gp_model *m, const infer_cfg *c)
+{
+	double group = kv_group(m, c);
+
+	return c->chunked && (c->kv_per_qhead || c->mixed_kv_per_qhead) &&
+		group > 1.0 ? group : 1.0;
 }
 
 /* The layers of a hybrid stack an op of scope sc runs in (model.h

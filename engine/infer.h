@@ -317,6 +317,8 @@ typedef struct infer_result {
 	                         time) */
 	double kv_reads;      /* times a decode step's attention reads a
 	                         rank's KV cache: infer_kv_reads */
+	double mixed_kv_reads; /* the same in a step that carries prompt
+	                         tokens: infer_mixed_kv_reads */
 	double tokens_per_s;  /* output tokens/s, whole system */
 	double tokens_per_s_gpu;
 	double stream_tokens_per_s; /* 1 / itl: what one user sees */
@@ -481,6 +483,14 @@ double infer_prompt_share(double prompts, double len, double steps,
  * The one rule: the decode attention is priced with it, and gp.infer's
  * note on xqa = false or paged_decode says it (the result's kv_reads). */
 double infer_kv_reads(const gp_model *m, const infer_cfg *c);
+
+/* The times a step that carries prompt tokens (c->chunked: mixed_time)
+ * reads a decode's KV cache: the group as infer_kv_reads counts it where
+ * the decode-only step or the mixed step's own kernel
+ * (mixed_kv_per_qhead, infer_run.c mixed_decode_cfg) reads it per query
+ * head, else 1; gp.infer's note on fa2_mixed says it (the result's
+ * mixed_kv_reads). */
+double infer_mixed_kv_reads(const gp_model *m, const infer_cfg *c);
 
 /* Time one step on one GPU of a replica: `batch` sequences each
  * processing q tokens (q = prompt length for a prefill, 1 for decode)

@@ -1141,6 +1141,7 @@ int infer_run(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	memset(r, 0, sizeof *r);
 	r->replicas = c->gpus / (c->tp * c->pp);
 	r->kv_reads = infer_kv_reads(m, c);
+	r->mixed_kv_reads = infer_mixed_kv_reads(m, c);
 	stage = (m->layers + c->pp - 1) / c->pp;
 	/* A helper that finds the replica does not fit leaves the reason
 	 * in r->why (fits stays 0). */

@@ -256,6 +256,7 @@ int lgp_infer(lua_State *L)
 	lgp_setint(L, "replicas", r.replicas);
 	lgp_setint(L, "batch", r.batch);
 	lgp_setnum(L, "kv_reads", r.kv_reads);
+	lgp_setnum(L, "mixed_kv_reads", r.mixed_kv_reads);
 	if (r.fits) {
 		lgp_setnum(L, "ttft", r.ttft);
 		lgp_setnum(L, "itl", r.itl);
@@ -283,7 +284,8 @@ int lgp_infer(lua_State *L)
 }
 
 /* core.infer_gpus_for(model, device, cfg, target_tps, itl_limit_s) ->
- * gpus, batch, tokens_per_s (whole system), kv_reads (infer_kv_reads). */
+ * gpus, batch, tokens_per_s (whole system), kv_reads (infer_kv_reads),
+ * mixed_kv_reads (infer_mixed_kv_reads). */
 int lgp_infer_gpus_for(lua_State *L)
 {
 	gp_model m;
@@ -313,7 +315,8 @@ int lgp_infer_gpus_for(lua_State *L)
 	/* the decode attention's cache reads, the same at every gpus the
 	 * search tries (infer_kv_reads: the model and tp alone) */
 	lua_pushnumber(L, infer_kv_reads(&m, &c));
-	return 4;
+	lua_pushnumber(L, infer_mixed_kv_reads(&m, &c));
+	return 5;
 }
 
 /* core.cost_per_mtok(price, gpus, tps) -> the price of 1e6 tokens at tps

@@ -102,6 +102,9 @@ local function core() return require "gpuplan.core" end
 -- from the engine's result (M.infer, M.gpus_for).
 local XQA_NOTE = "xqa=false"
 local PAGED_NOTE = "paged_decode"
+-- and of fa2_mixed's default (vLLM V1's mixed steps on FlashAttention-2),
+-- worded by qhead_note from the result's mixed_kv_reads
+local FA2_NOTE = "fa2_mixed"
 local function catalog(cat) return cat or require("gpuplan").catalog() end
 
 -- Bytes per cached element by KV dtype: one table, gpuplan.memory's.
@@ -1737,15 +1740,9 @@ function M.setup(a)
   -- engine ran.
   if a.xqa == false then default(XQA_NOTE) end
   if a.paged_decode then default(PAGED_NOTE) end
-  if c.mixed_kv_per_qhead and a.fa2_mixed == nil and c.chunked then
-    local nh = tonumber(model.heads) or 0
-    local kvh = tonumber(model.kv_heads) or nh
-    local grp = kvh > 0 and (nh / tp) / (kvh >= tp and kvh / tp or 1) or 1
-    if grp > 1 then
-      default(string.format("fa2_mixed (vLLM V1 on FlashAttention-2, %s: a step with prompt chunks "
-        .. "reads each decode's cache %.4g times, once per query head)", g.arch, grp))
-    end
-  end
+  -- fa2_mixed's default: its place held here, worded (or dropped, for a
+  -- group of one) by qhead_note from the engine's mixed_kv_reads.
+  if c.mixed_kv_per_qhead and a.fa2_mixed == nil and c.chunked then default(FA2_NOTE) end
   if sample_kernels then
     local names = {}
     for _, n in ipairs(M.SAMPLING) do if stages[n] then names[#names + 1] = n end end
@@ -1904,7 +1901,20 @@ local QHEAD_KERNELS = {
   [PAGED_NOTE] = { kernel = "vLLM's PagedAttention kernel", short = "PagedAttention kernel",
                    other = "flash-attn's decode" },
 }
-local function qhead_note(defaults, reads)
+-- fa2_mixed's default note (FA2_NOTE) takes mixed_reads, the engine's
+-- infer_mixed_kv_reads, and arch, the card's; it goes for a group of one.
+local function qhead_note(defaults, reads, mixed_reads, arch)
+  for i = #defaults, 1, -1 do
+    if defaults[i] == FA2_NOTE then
+      if (mixed_reads or 1) > 1 then
+        defaults[i] = string.format("fa2_mixed (vLLM V1 on FlashAttention-2, %s: a step with "
+          .. "prompt chunks reads each decode's cache %.4g times, once per query head)",
+          tostring(arch), mixed_reads)
+      else
+        table.remove(defaults, i)
+      end
+    end
+  end
   for i, e in ipairs(defaults) do
     local k = QHEAD_KERNELS[e]
     if k then
@@ -1956,7 +1966,7 @@ function M.infer(a)
   tp_within_node(info.gpu, info.system, c)
   local ok, r = pcall(core().infer, model, d, c)
   if not ok then error("infer: " .. tostring(r), 2) end
-  qhead_note(info.defaults, r.kv_reads)
+  qhead_note(info.defaults, r.kv_reads, r.mixed_kv_reads, info.gpu.arch)
   -- A concurrency past what the replicas' KV holds runs that many at once
   -- (run_batch caps the batch at the KV's); the rest wait.  It was capped
   -- without a word.
@@ -2122,9 +2132,10 @@ end
 function M.gpus_for(a, target, itl_limit, ttft_limit)
   local model, d, c, info = M.setup(a)
   tp_within_node(info.gpu, info.system, c)
-  local ok, g, b, tps, reads = pcall(core().infer_gpus_for, model, d, c, target, itl_limit)
+  local ok, g, b, tps, reads, mixed_reads = pcall(core().infer_gpus_for, model, d, c, target,
+    itl_limit)
   if not ok then error("infer: " .. tostring(g), 2) end
-  qhead_note(info.defaults, reads)
+  qhead_note(info.defaults, reads, mixed_reads, info.gpu.arch)
   -- the chosen batch's mean ITL (itl_load, the limit's measure) and its
   -- TTFT (one replica at that batch, as gp.infer_plan's ttft_s)
   local k = {}

@@ -69,6 +69,28 @@ local h_def, h_off, h_on = gp.infer(h), gp.infer(t.with(h, { fa2_mixed = false }
 t.is(h_def.tokens_per_s, h_off.tokens_per_s, "H100: off by default")
 t.ok(not said(h_def, "fa2_mixed"), "... and not said")
 t.ok(h_on.tokens_per_s < h_def.tokens_per_s, "fa2_mixed = true prices it on an H100 too")
+-- The factor is the engine's count of query heads a KV head serves on a
+-- rank (infer_mixed_kv_reads, the rule kv_reads follows), not the model's
+-- heads / kv_heads: Qwen3-30B-A3B has 32 query heads and 4 KV heads, so
+-- on one GPU 32 / 4 = 8; at tp 8 a rank holds 32 / 8 = 4 query heads and
+-- one KV head (replicated: fewer KV heads than ranks), 4 / 1 = 4.
+local moe = { model = "qwen3-30b-a3b", gpu = "a100-sxm-80gb", input = 1024, output = 128,
+              runtime = "vllm", batch = 16 }
+t.ok(said(gp.infer(t.with(moe, { gpus = 1 })), "cache 8 times, once per query head"),
+     "Qwen3-30B-A3B on one GPU: 32 / 4 = 8 reads")
+t.ok(said(gp.infer(t.with(moe, { gpus = 8, tp = 8 })), "cache 4 times, once per query head"),
+     "... at tp 8: 4 query heads over one replicated KV head, 4 reads")
+-- A target's search (infer_gpus_for) says the same factor.
+local qt = t.with(q, { target = 2000 })
+qt.gpus, qt.batch = nil, nil
+local plan = gp.infer_plan(qt)
+local pd = plan.result and plan.result.defaults or plan.defaults or {}
+local found = false
+for _, d in ipairs(pd) do
+  if d:find("fa2_mixed (vLLM V1 on FlashAttention-2, ampere: a step with prompt chunks reads "
+            .. "each decode's cache 8 times", 1, true) then found = true end
+end
+t.ok(found, "infer_plan's target search: the same note, 8 reads")
 -- Not vLLM's own mixing (chunked_prefill given): off unless asked.
 t.ok(not said(gp.infer(t.with(q, { chunked_prefill = true })), "fa2_mixed"),
      "chunked_prefill given: not vLLM V1's default mixing, off")
