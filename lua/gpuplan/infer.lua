@@ -1555,6 +1555,13 @@ function M.setup(a)
     error(args.usage("infer: fa2_mixed: the MoE serving model (chosen by " .. by .. ") prices its "
       .. "own attention; vLLM V1's mixed-step FlashAttention-2 reads are priced for one model only"), 3)
   end
+  -- Its reads are priced in the steps that carry prompt chunks beside
+  -- decodes (infer_run.c mixed_decode_cfg); without chunked prefill
+  -- there are none, and the option would change nothing, in silence.
+  if a.fa2_mixed and a.chunked_prefill == false then
+    error(args.usage("infer: fa2_mixed = true prices vLLM V1's steps that carry prompt chunks "
+      .. "beside decodes: chunked_prefill = false runs none (each prompt in a step of its own)"), 3)
+  end
   if a.fa2_mixed and type(model.mla) == "table" and (model.mla.kv_lora_rank or 0) > 0 then
     error("infer: fa2_mixed: a latent (MLA) cache runs on vLLM's MLA backends, not "
       .. "FlashAttention-2's varlen kernel", 3)

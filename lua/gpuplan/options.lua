@@ -824,7 +824,7 @@ opt { name = "fa2_mixed", type = "flag", commands = "infer", form = "both",
     .. "head of a sequence its own thread block, each reading its KV head's whole cache (the "
     .. "cache read heads/kv_heads times in such a step; a decode-only step folds the group "
     .. "and reads it once); --no-fa2-mixed: a backend that reads it once (FlashInfer, "
-    .. "FlashAttention-3); --runtime vllm only",
+    .. "FlashAttention-3); --runtime vllm with chunked prefill only",
   suggest = { "flash_attn_2", "fa2", "mixed_decode_reads" } }
 -- The sampler's settings (gpuplan.infer's M.v0_sampler_kernels counts the
 -- kernels each adds to vLLM V0's sampler, from its sampler.py).

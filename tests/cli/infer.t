@@ -587,6 +587,40 @@ is($c, 2, 'infer --paged-decode --runtime trtllm: a usage error, exit 2');
 like($e, qr/^gpuplan: infer: --paged-decode picks vLLM's decode attention .*--runtime vllm only \(got runtime trtllm\)$/m,
      '--paged-decode on TensorRT-LLM: refused, naming the flag and the runtime');
 
+# --[no-]fa2-mixed: vLLM V1's mixed steps on FlashAttention-2 read a decode's
+# cache once per query head (engine/infer_run.c mixed_decode_cfg).  On by
+# default for runtime vllm's own mixing on an ampere card: Qwen2.5 7B's 28
+# query heads over 4 KV heads, 28 / 4 = 7 reads, said on the assumed line;
+# --no-fa2-mixed says nothing and prices the reads once (faster).  Refused,
+# naming the flag: another runtime (exit 2), --no-chunked-prefill (no mixed
+# step to price it in, exit 2), an MLA model (exit 1).
+my @fq = ('infer', 'qwen2.5-7b', '--gpu', 'a100-sxm-80gb', '--runtime', 'vllm',
+          '--batch', '16', '--input', '1024', '--output', '128');
+($c, $o, $e) = run_gp(@fq);
+is($c, 0, 'infer --runtime vllm on an A100: exit 0') or diag $e;
+like($o, qr/--fa2-mixed \(vLLM V1 on FlashAttention-2, ampere: a step with prompt chunks reads each decode's cache 7 times, once per query head\)/,
+     'fa2_mixed by default: the assumed line says the kernel and the factor');
+my ($tps_on) = $o =~ /^tokens\/s system\s+([\d.]+)/m;
+($c, $o, $e) = run_gp(@fq, '--no-fa2-mixed');
+is($c, 0, 'infer --no-fa2-mixed: exit 0') or diag $e;
+unlike($o, qr/fa2-mixed/, '--no-fa2-mixed: nothing said');
+my ($tps_off) = $o =~ /^tokens\/s system\s+([\d.]+)/m;
+ok(defined $tps_on && defined $tps_off && $tps_off > $tps_on,
+   "--no-fa2-mixed: more tokens/s (" . ($tps_off // '?') . " against " . ($tps_on // '?') . ")");
+($c, $o, $e) = run_gp('infer', 'qwen2.5-7b', '--gpu', 'a100-sxm-80gb', '--runtime', 'trtllm', '--fa2-mixed');
+is($c, 2, 'infer --fa2-mixed --runtime trtllm: a usage error, exit 2');
+like($e, qr/^gpuplan: infer: --fa2-mixed picks vLLM V1's attention kernel in its mixed steps: --runtime vllm only \(got runtime trtllm\)$/m,
+     '--fa2-mixed on TensorRT-LLM: refused, naming the flag and the runtime');
+($c, $o, $e) = run_gp(@fq, '--no-chunked-prefill', '--fa2-mixed');
+is($c, 2, 'infer --fa2-mixed --no-chunked-prefill: a usage error, exit 2');
+like($e, qr/^gpuplan: infer: --fa2-mixed prices vLLM V1's steps that carry prompt chunks beside decodes: --no-chunked-prefill runs none/m,
+     '--fa2-mixed without chunked prefill: refused, naming both flags');
+($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'a100-sxm-80gb', '--gpus', '16', '--tp', '8', '--pp', '2',
+                      '--weights', 'fp8', '--runtime', 'vllm', '--fa2-mixed');
+is($c, 1, 'infer --fa2-mixed on an MLA model: exit 1');
+like($e, qr/^gpuplan: infer: --fa2-mixed: a latent \(MLA\) cache runs on vLLM's MLA backends/m,
+     '--fa2-mixed on an MLA model: refused, naming the flag');
+
 # --sampling: what the requests' sampling parameters add to vLLM V0's sampler
 # (lua/gpuplan/infer.lua M.v0_sampler_kernels).  vLLM 0.6.3 with the Qwen2.5
 # speed benchmark's settings: penalties 22 + top_p 13 + random 2 = 37

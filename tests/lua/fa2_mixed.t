@@ -117,6 +117,11 @@ t.raises(function() gp.infer(t.with(q, { runtime = "trtllm", fa2_mixed = true })
            .. "only (got runtime trtllm)", "fa2_mixed on TensorRT-LLM: refused", true)
 t.raises(function() gp.infer(t.with(q, { fa2_mixed = "yes" })) end,
          "fa2_mixed must be true or false", "fa2_mixed not a boolean: refused", true)
+-- Without chunked prefill there is no mixed step to price it in: asked
+-- for, refused rather than ignored (the same throughput either way).
+t.raises(function() gp.infer(t.with(q, { batch = 4, chunked_prefill = false, fa2_mixed = true })) end,
+         "fa2_mixed = true prices vLLM V1's steps that carry prompt chunks beside decodes: "
+           .. "chunked_prefill = false runs none", "fa2_mixed without chunked prefill: refused", true)
 t.raises(function() gp.infer(t.with(mla, { fa2_mixed = true })) end,
          "a latent (MLA) cache runs on vLLM's MLA backends", "fa2_mixed on an MLA model: refused",
          true)
