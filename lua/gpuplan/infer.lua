@@ -539,8 +539,19 @@ M.mixes = {
 -- fa2_mixed (the option) says it either way; the default is on where
 -- both hold, said on the defaults line.
 M.fa2_archs = { ampere = true, ada = true }
-function M.fa2_mixed(a, g, model, mixes)
+-- The KV caches vLLM's FlashAttention backend takes there: a 16-bit one.
+-- Its FlashAttentionImpl refuses a quantized cache where the kernel is not
+-- FA3 on Hopper ("if is_quantized_kv_cache(self.kv_cache_dtype) and not
+-- flash_attn_supports_fp8(): raise NotImplementedError("FlashAttention
+-- does not support fp8 kv-cache on this device.")", with
+-- flash_attn_supports_fp8 "get_flash_attn_version() == 3 and
+-- current_platform.get_device_capability().major == 9": vllm/v1/attention/
+-- backends/flash_attn.py and fa_utils.py), and its supported_dtypes are
+-- float16 and bfloat16: an 8-bit (or fp32) cache runs another backend.
+M.fa2_kv = { bf16 = true, fp16 = true }
+function M.fa2_mixed(a, g, model, mixes, kv)
   if a.fa2_mixed ~= nil then return a.fa2_mixed == true end
+  if kv ~= nil and not M.fa2_kv[kv] then return false end
   -- vllm_version names a V0 release (its sampler's): V0's FlashAttention
   -- backend runs a step's decodes in a call of their own
   -- (flash_attn_with_kvcache under decode_metadata, one query a
@@ -1562,6 +1573,11 @@ function M.setup(a)
     error(args.usage("infer: fa2_mixed = true prices vLLM V1's steps that carry prompt chunks "
       .. "beside decodes: chunked_prefill = false runs none (each prompt in a step of its own)"), 3)
   end
+  if a.fa2_mixed and not M.fa2_kv[kv] then
+    error(args.usage("infer: fa2_mixed = true with kv = " .. tostring(kv) .. ": vLLM's "
+      .. "FlashAttention-2 backend takes a 16-bit KV cache only (bf16 or fp16; \"FlashAttention "
+      .. "does not support fp8 kv-cache on this device\"): vLLM runs another backend"), 3)
+  end
   if a.fa2_mixed and type(model.mla) == "table" and (model.mla.kv_lora_rank or 0) > 0 then
     error("infer: fa2_mixed: a latent (MLA) cache runs on vLLM's MLA backends, not "
       .. "FlashAttention-2's varlen kernel", 3)
@@ -1619,7 +1635,7 @@ function M.setup(a)
     weight_bits = bits, embed_bits = 16, kv_bytes = kv_bytes[kv], mamba_ssm_bytes = ssm_bytes,
     kv_half_math = kv_path.half_math, kv_unfused = kv_path.unfused,
     kv_per_qhead = a.xqa == false or a.paged_decode == true,
-    mixed_kv_per_qhead = M.fa2_mixed(a, g, model, mixes) or nil,
+    mixed_kv_per_qhead = M.fa2_mixed(a, g, model, mixes, kv) or nil,
     compute = core().infer_compute_dtype(d, base or "bf16"),
     tp = tp, pp = pp, gpus = int_arg(a, "gpus", 1) or tp * pp,
     batch = int_arg(a, "batch", 1), concurrency = int_arg(a, "concurrency", 1),

@@ -818,7 +818,7 @@ opt { name = "paged_decode", type = "flag", commands = "infer",
     .. "before 0.4.3 did (flash-attn's decode came on 2024-05-19); --runtime vllm only",
   suggest = { "paged_attention", "paged_attention_decode", "vllm_paged_attention" } }
 opt { name = "fa2_mixed", type = "flag", commands = "infer", form = "both",
-  default = "on for --runtime vllm's own mixing (V1) on ampere and ada cards",
+  default = "on for --runtime vllm's own mixing (V1) on ampere and ada cards with a 16-bit KV cache",
   help = "vLLM V1's mixed steps on FlashAttention-2: a step that carries prompt chunks runs "
     .. "its decodes' attention in one varlen call with them, whose kernel gives each query "
     .. "head of a sequence its own thread block, each reading its KV head's whole cache (the "

@@ -593,7 +593,9 @@ like($e, qr/^gpuplan: infer: --paged-decode picks vLLM's decode attention .*--ru
 # query heads over 4 KV heads, 28 / 4 = 7 reads, said on the assumed line;
 # --no-fa2-mixed says nothing and prices the reads once (faster).  Refused,
 # naming the flag: another runtime (exit 2), --no-chunked-prefill (no mixed
-# step to price it in, exit 2), an MLA model (exit 1).
+# step to price it in, exit 2), --kv fp8 (vLLM's FlashAttention backend
+# refuses an 8-bit cache off Hopper: another backend runs, exit 2; off by
+# default there), an MLA model (exit 1).
 my @fq = ('infer', 'qwen2.5-7b', '--gpu', 'a100-sxm-80gb', '--runtime', 'vllm',
           '--batch', '16', '--input', '1024', '--output', '128');
 ($c, $o, $e) = run_gp(@fq);
@@ -615,6 +617,12 @@ like($e, qr/^gpuplan: infer: --fa2-mixed picks vLLM V1's attention kernel in its
 is($c, 2, 'infer --fa2-mixed --no-chunked-prefill: a usage error, exit 2');
 like($e, qr/^gpuplan: infer: --fa2-mixed prices vLLM V1's steps that carry prompt chunks beside decodes: --no-chunked-prefill runs none/m,
      '--fa2-mixed without chunked prefill: refused, naming both flags');
+($c, $o, $e) = run_gp(@fq, '--kv', 'fp8', '--fa2-mixed');
+is($c, 2, 'infer --fa2-mixed --kv fp8: a usage error, exit 2');
+like($e, qr/^gpuplan: infer: --fa2-mixed with --kv fp8: vLLM's FlashAttention-2 backend takes a 16-bit KV cache only/m,
+     '--fa2-mixed with an fp8 cache: refused, naming both flags');
+($c, $o, $e) = run_gp(@fq, '--kv', 'fp8');
+unlike($o, qr/fa2-mixed/, '--kv fp8: fa2_mixed off by default (vLLM runs another backend)');
 ($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'a100-sxm-80gb', '--gpus', '16', '--tp', '8', '--pp', '2',
                       '--weights', 'fp8', '--runtime', 'vllm', '--fa2-mixed');
 is($c, 1, 'infer --fa2-mixed on an MLA model: exit 1');

@@ -91,6 +91,19 @@ for _, d in ipairs(pd) do
             .. "each decode's cache 8 times", 1, true) then found = true end
 end
 t.ok(found, "infer_plan's target search: the same note, 8 reads")
+-- An 8-bit KV cache: vLLM's FlashAttention backend refuses it off FA3 on
+-- Hopper ("FlashAttention does not support fp8 kv-cache on this device")
+-- and vLLM runs another backend, which reads the cache once: off by
+-- default, and the same throughput as fa2_mixed = false; asked for,
+-- refused naming the cache.
+local q8 = t.with(q, { kv = "fp8" })
+local r8 = gp.infer(q8)
+t.ok(not said(r8, "fa2_mixed"), "kv fp8 on an A100: off by default, nothing said")
+t.is(r8.tokens_per_s, gp.infer(t.with(q8, { fa2_mixed = false })).tokens_per_s,
+     "... priced as fa2_mixed = false")
+t.raises(function() gp.infer(t.with(q8, { fa2_mixed = true })) end,
+         "fa2_mixed = true with kv = fp8: vLLM's FlashAttention-2 backend takes a 16-bit KV cache "
+           .. "only", "fa2_mixed with an fp8 KV cache: refused", true)
 -- Not vLLM's own mixing (chunked_prefill given): off unless asked.
 t.ok(not said(gp.infer(t.with(q, { chunked_prefill = true })), "fa2_mixed"),
      "chunked_prefill given: not vLLM V1's default mixing, off")
