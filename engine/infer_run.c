@@ -384,9 +384,14 @@ static int prompt_attn(const gp_model *m, const roof_device *d,
  * 64 rows x 4 FLOP x head_dim per 4 x head_dim bytes of 16-bit K and V
  * is 64 FLOP a byte, under the A100's 312 TFLOPS / 2.04 TB/s = 153 ridge,
  * so the loads, not the wasted rows, bound it.  The blocks of one
- * group lie params.b x num_m_block blocks apart in launch order, the
- * sequences' whole caches between them, so L2 is not counted on to
- * serve the repeats: at the HBM rate they are the most they can cost.
+ * group lie params.b x num_m_block blocks apart in launch order, but a
+ * decode's blocks past its first m-block exit at once, so a group's
+ * blocks may run close together and L2 serve part of the repeats; the
+ * 64-row tiles' MMAs then bound them instead, 64 FLOP a byte of each
+ * head's read: on an A100 at FlashAttention-2's 0.61 of 312 TFLOP/s
+ * against 0.85 of 2.039 TB/s, 64 x 1.733 / 190.3 = 0.58 of their HBM
+ * price (an A10: 0.43).  The device table holds no L2 rate: the repeats
+ * are priced at the HBM rate, the most they can cost.
  * The decode-only step (swapped) and the prompt tokens are untouched.
  * vLLM PR #58013 says the same of its FA2 path ("The decodes also miss
  * FA2's max_seqlen_q == 1 path (packed GQA + split-KV), which only
