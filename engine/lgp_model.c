@@ -122,6 +122,7 @@ static const lgp_field model_fields[] = {
 	F_IGNORE("split_proj"),  /* the split_proj option's default */
 	F_CUSTOM("active_params_b", c_model_billions), F_IGNORE("dtype"),
 	F_IGNORE("expert_dtype"),
+	F_IGNORE("attn_sinks"),  /* gp.infer's vLLM attention backend */
 	F_IGNORE("source"),
 	F_IGNORE("notes"), F_END
 };

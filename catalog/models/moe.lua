@@ -27,6 +27,10 @@ model {
   ffn_hidden = 2880, ffn_gated = true, ffn_clamp = true, vocab = 201088,
   tied_embeddings = false, qkv_bias = true, linear_bias = true, norm = "rms",
   max_seq = 131072,
+  -- GptOssAttention's learned sink logit a head (notes): not priced, but
+  -- vLLM takes sinks on FA3 or another backend, never FlashAttention-2
+  -- (gpuplan.infer fa2_mixed).
+  attn_sinks = true,
   -- YaRN factor 32 without an mscale: 0.1 ln 32 + 1.
   rope_attention_factor = 1.3466,
   moe = { experts = 128, top_k = 4, shared_experts = 0, ffn_hidden = 2880,

@@ -81,7 +81,10 @@ M.rules = {
   -- and o projections take attention_bias (true in OpenAI's configs), the
   -- router and every expert have biases, the experts are gated (a clamped
   -- SwiGLU: swiglu_limit, read below).
-  gpt_oss = { gated = true, norm = "rms", qkv_bias = true, linear_bias = true, tied = false },
+  -- Each head has a learned sink logit in its softmax (GptOssAttention's
+  -- sinks; no config field states it, the model code does): attn_sinks.
+  gpt_oss = { gated = true, norm = "rms", qkv_bias = true, linear_bias = true, tied = false,
+              attn_sinks = true },
   gemma = { gated = true, norm = "rms", tied = true },
   gemma2 = { gated = true, norm = "rms", tied = true },
   phi3 = { gated = true, norm = "rms", tied = false },
@@ -691,6 +694,7 @@ local function basics_of(e, file, rd, rule, notes)
   end
   e.norm = rule.norm or "rms"
   if rule.qk_norm then e.qk_norm = true end
+  if rule.attn_sinks then e.attn_sinks = true end
   e.split_proj = rule.split
   e.max_seq = rd.int({ "max_position_embeddings", "n_positions",
                        "seq_length" })
@@ -926,7 +930,7 @@ end
 local order = {
   top = { "id", "name", "family", "layers", "encoder_layers", "hidden", "heads",
           "kv_heads", "head_dim", "ffn_hidden", "ffn_gated", "ffn_act", "vocab",
-          "tied_embeddings", "qkv_bias", "linear_bias", "qk_norm", "norm", "rel_buckets",
+          "tied_embeddings", "qkv_bias", "linear_bias", "qk_norm", "attn_sinks", "norm", "rel_buckets",
           "ffn_clamp", "positions", "pos_embeddings", "rope_attention_factor", "split_proj", "max_seq", "dtype", "expert_dtype", "moe", "mla", "mtp_layers",
           "sliding_window", "vision", "params_b", "active_params_b",
           "source", "notes" },

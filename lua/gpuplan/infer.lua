@@ -552,6 +552,15 @@ M.fa2_kv = { bf16 = true, fp16 = true }
 function M.fa2_mixed(a, g, model, mixes, kv)
   if a.fa2_mixed ~= nil then return a.fa2_mixed == true end
   if kv ~= nil and not M.fa2_kv[kv] then return false end
+  -- Attention sinks (model attn_sinks: gpt-oss): vLLM's FlashAttention
+  -- backend takes them on FA3 only, so off Hopper it runs another backend
+  -- (vllm/platforms/cuda.py: "if has_sink and not
+  -- cls.is_device_capability(90): logger.info_once("Using Triton backend
+  -- on V1 engine.")"; later, vllm/v1/attention/backends/flash_attn.py
+  -- supports_combination: "if has_sink and device_capability <
+  -- DeviceCapability(9, 0): return "sink not supported on compute
+  -- capability < 9.0""), one that takes a GQA group's heads together.
+  if type(model) == "table" and model.attn_sinks then return false end
   -- vllm_version names a V0 release (its sampler's): V0's FlashAttention
   -- backend runs a step's decodes in a call of their own
   -- (flash_attn_with_kvcache under decode_metadata, one query a
@@ -1572,6 +1581,11 @@ function M.setup(a)
   if a.fa2_mixed and a.chunked_prefill == false then
     error(args.usage("infer: fa2_mixed = true prices vLLM V1's steps that carry prompt chunks "
       .. "beside decodes: chunked_prefill = false runs none (each prompt in a step of its own)"), 3)
+  end
+  if a.fa2_mixed and model.attn_sinks then
+    error(args.usage("infer: fa2_mixed = true with " .. tostring(model.id or "this model") .. "'s "
+      .. "attention sinks (attn_sinks): vLLM's FlashAttention backend takes sinks on FA3 only "
+      .. "(\"sink not supported on compute capability < 9.0\"), never FlashAttention-2"), 3)
   end
   if a.fa2_mixed and not M.fa2_kv[kv] then
     error(args.usage("infer: fa2_mixed = true with kv = " .. tostring(kv) .. ": vLLM's "

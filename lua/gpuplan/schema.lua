@@ -642,6 +642,11 @@ M.model = T.record {
   -- An RMSNorm over each head's q and k before rope (Qwen3's q_norm and
   -- k_norm; Megatron-Core's qk_layernorm; engine qk_norm).
   qk_norm = bool(),
+  -- A learned sink logit per head in the attention softmax (gpt-oss's
+  -- GptOssAttention sinks): not priced (a value a head), but it picks
+  -- the serving engine's attention kernel (vLLM takes sinks on FA3 or
+  -- another backend, never FlashAttention-2: gpuplan.infer fa2_mixed).
+  attn_sinks = bool(),
   -- YaRN's attention factor on rope's cos and sin (Hugging Face's
   -- rope_scaling attention_factor, default 0.1 ln(factor) + 1;
   -- Megatron-Core's concentration factor); absent: 1.

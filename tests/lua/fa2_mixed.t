@@ -104,6 +104,19 @@ t.is(r8.tokens_per_s, gp.infer(t.with(q8, { fa2_mixed = false })).tokens_per_s,
 t.raises(function() gp.infer(t.with(q8, { fa2_mixed = true })) end,
          "fa2_mixed = true with kv = fp8: vLLM's FlashAttention-2 backend takes a 16-bit KV cache "
            .. "only", "fa2_mixed with an fp8 KV cache: refused", true)
+-- Attention sinks (gpt-oss-120b, attn_sinks): vLLM's FlashAttention
+-- backend takes them on FA3 only ("sink not supported on compute
+-- capability < 9.0"), so on an A100 another backend runs: off by default,
+-- priced as fa2_mixed = false; asked for, refused naming the sinks.
+local oss = { model = "gpt-oss-120b", gpu = "a100-sxm-80gb", gpus = 4, tp = 4, input = 1024,
+              output = 128, runtime = "vllm", batch = 16 }
+local ro = gp.infer(oss)
+t.ok(not said(ro, "fa2_mixed"), "gpt-oss-120b (attention sinks) on A100s: off by default")
+t.is(ro.tokens_per_s, gp.infer(t.with(oss, { fa2_mixed = false })).tokens_per_s,
+     "... priced as fa2_mixed = false")
+t.raises(function() gp.infer(t.with(oss, { fa2_mixed = true })) end,
+         "fa2_mixed = true with gpt-oss-120b's attention sinks (attn_sinks)",
+         "fa2_mixed with attention sinks: refused", true)
 -- Not vLLM's own mixing (chunked_prefill given): off unless asked.
 t.ok(not said(gp.infer(t.with(q, { chunked_prefill = true })), "fa2_mixed"),
      "chunked_prefill given: not vLLM V1's default mixing, off")

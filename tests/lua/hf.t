@@ -29,7 +29,7 @@ local pairs_ = {
 }
 local shape = { "layers", "hidden", "heads", "kv_heads", "ffn_gated",
                 "tied_embeddings", "qkv_bias", "norm", "encoder_layers",
-                "rel_buckets", "ffn_act", "qk_norm", "split_proj" }
+                "rel_buckets", "ffn_act", "qk_norm", "split_proj", "attn_sinks" }
 for _, pr in ipairs(pairs_) do
   local file, id = pr[1], pr[2]
   local ok, e = pcall(hf.model_from_hf, F .. file)
