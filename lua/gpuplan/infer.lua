@@ -106,6 +106,13 @@ local PAGED_NOTE = "paged_decode"
 -- worded by qhead_note from the result's mixed_kv_reads
 local FA2_NOTE = "fa2_mixed"
 local function catalog(cat) return cat or require("gpuplan").catalog() end
+-- A latent (MLA) KV cache: the one test the per-query-head kernels'
+-- refusals (xqa = false, paged_decode, fa2_mixed) and fa2_mixed's default
+-- read.
+local function latent_cache(model)
+  return type(model) == "table" and type(model.mla) == "table"
+    and (model.mla.kv_lora_rank or 0) > 0
+end
 
 -- Bytes per cached element by KV dtype: one table, gpuplan.memory's.
 local kv_bytes = require("gpuplan.memory").kv_bytes
@@ -567,7 +574,7 @@ function M.fa2_mixed(a, g, model, mixes, kv)
   -- sequence: the group folded), so its mixed steps read the cache once.
   if a.vllm_version ~= nil then return false end
   if a.runtime ~= "vllm" or not mixes or not g or not M.fa2_archs[g.arch] then return false end
-  if type(model) == "table" and type(model.mla) == "table" and (model.mla.kv_lora_rank or 0) > 0 then
+  if latent_cache(model) then
     return false
   end
   return true
@@ -1543,7 +1550,7 @@ function M.setup(a)
     error(args.usage("infer: xqa = false: the MoE serving model (chosen by " .. by .. ") prices its "
       .. "own attention; TensorRT-LLM's masked MHA kernel is priced for one model only"), 3)
   end
-  if a.xqa == false and type(model.mla) == "table" and (model.mla.kv_lora_rank or 0) > 0 then
+  if a.xqa == false and latent_cache(model) then
     error("infer: xqa = false: TensorRT-LLM's masked MHA kernel over a latent (MLA) "
       .. "cache is not modelled", 3)
   end
@@ -1560,7 +1567,7 @@ function M.setup(a)
     error(args.usage("infer: paged_decode: the MoE serving model (chosen by " .. by .. ") prices its "
       .. "own attention; vLLM's PagedAttention kernel is priced for one model only"), 3)
   end
-  if a.paged_decode and type(model.mla) == "table" and (model.mla.kv_lora_rank or 0) > 0 then
+  if a.paged_decode and latent_cache(model) then
     error("infer: paged_decode: vLLM's PagedAttention kernel over a latent (MLA) cache is not "
       .. "modelled", 3)
   end
@@ -1592,7 +1599,7 @@ function M.setup(a)
       .. "FlashAttention-2 backend takes a 16-bit KV cache only (bf16 or fp16; \"FlashAttention "
       .. "does not support fp8 kv-cache on this device\"): vLLM runs another backend"), 3)
   end
-  if a.fa2_mixed and type(model.mla) == "table" and (model.mla.kv_lora_rank or 0) > 0 then
+  if a.fa2_mixed and latent_cache(model) then
     error("infer: fa2_mixed: a latent (MLA) cache runs on vLLM's MLA backends, not "
       .. "FlashAttention-2's varlen kernel", 3)
   end
