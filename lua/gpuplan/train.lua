@@ -1269,16 +1269,23 @@ function M.setup(o, sweep)
     -- measured fractions, where the arch has them; a source that names
     -- cuDNN states attn_kernel (NeMo Automodel's SDPA with
     -- CUDNN_ATTENTION first does).
-    -- On Blackwell the only FlashAttention-2 measurement (gb200's) is
-    -- the flash-attn package's Ampere kernel that Transformer Engine
-    -- falls back to, not SDPA's flash backend, whose kernel there moves
-    -- with the PyTorch release (a 2026 transformers benchmark, PR
-    -- #48163, has SDPA's default ahead of cuDNN on Blackwell): the
-    -- eager path keeps the arch's kernel there, as before it.
+    -- On Blackwell SDPA's flash backend runs the same FlashAttention-2
+    -- code as the b200 and gb200 fa2 fractions (the gb200 entry's
+    -- cross-check: SDPA's flash backend 414 / 338 TFLOP/s on GB200), but
+    -- which backend SDPA picks there moves with the release: PyTorch puts
+    -- cuDNN first on sm90 and sm100 once its cuDNN is new enough
+    -- (aten/src/ATen/native/transformers/cuda/sdp_utils.cpp
+    -- check_prefer_cudnn_attention, "return (major == 9 || major == 10)
+    -- && !dprops->minor"; pytorch PR #162073 "Enable cuDNN SDPA by default
+    -- for SM 9.0, SM 10.0", for 2.9; later gated on cuDNN above 9.15,
+    -- transformers PR #48163: "on recent torch the default is already
+    -- cuDNN").  The eager path keeps the arch's cuDNN on Blackwell, as
+    -- before the fa2 fractions came; a run on a release whose SDPA takes
+    -- its flash backend there states attn_kernel = fa2.
     local okf, fa2 = pcall(roofline.device, gpu, cat, "fa2", o.power_limit)
     if okf and gpu.arch == "blackwell" then
-      attn_note = " (the arch's: the FlashAttention-2 measured on blackwell is flash-attn's "
-        .. "Ampere kernel, not SDPA's flash backend)"
+      attn_note = " (the arch's: PyTorch's SDPA takes cuDNN first on sm100 once its cuDNN is "
+        .. "new enough; attn_kernel=fa2 prices its flash backend, FlashAttention-2)"
     elseif okf then
       device = fa2
       attn_note = " (transformers' modules: SDPA's flash backend or FlashAttention-2; "

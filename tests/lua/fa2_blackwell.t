@@ -13,7 +13,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(10)
+t.plan(11)
 
 -- The fractions follow from the two measurements, to the rounding.
 -- The device table holds them times the blackwell arch's sustained
@@ -45,10 +45,16 @@ local fa2 = gp.train(t.with(job, { attn_kernel = "fa2" }))
 local want = 32 * 0.5 * F * (1 / (P * 0.170) + 2.5 / (P * 0.134) - 1 / (P * 0.52) - 2.5 / (P * 0.40))
 t.near(fa2.step_s - cudnn.step_s, want, 0.005, "GB200: FlashAttention-2 against cuDNN")
 
--- The eager stack's default stays the arch's cuDNN on Blackwell: the
--- measurement is flash-attn's package kernel, not SDPA's flash backend.
+-- The eager stack's default stays the arch's cuDNN on Blackwell: PyTorch's
+-- SDPA puts cuDNN first on sm100 once its cuDNN is new enough
+-- (sdp_utils.cpp check_prefer_cudnn_attention), and the line says so.
 local plain = gp.train(job)
 t.near(plain.step_s, cudnn.step_s, 1e-12, "eager GB200 without a kernel: cuDNN, as before")
+local noted = false
+for _, d in ipairs(plain.defaults) do
+  if d:find("PyTorch's SDPA takes cuDNN first on sm100", 1, true) then noted = true end
+end
+t.ok(noted, "... and the defaults line says why (SDPA's cuDNN-first rule on sm100)")
 
 -- The dgxc 25.05 Nemotron-4 340B GB200 rows state it (head dim 192 on
 -- TE bee4649): validate prices them slower than with the default

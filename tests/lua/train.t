@@ -4,7 +4,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local train = require "gpuplan.train"
 
-t.plan(131)
+t.plan(132)
 
 local part = t.step_part
 
@@ -153,15 +153,21 @@ do
   j.attn_kernel, j.kernels = nil, "fused"
   t.ok(table.concat(gp.train(j).defaults, ", "):find("attn_kernel=cudnn", 1, true),
     "fused kernels on the hf stack (torch.compile, Liger): the arch's kernel")
-  -- Blackwell's arch measures fa4 and cudnn, no FlashAttention-2: the
-  -- eager job keeps cuDNN's kernel, exactly what naming it prices, and
-  -- the defaults line says why.
+  -- On Blackwell the eager job keeps cuDNN's kernel, exactly what naming
+  -- it prices, and the defaults line says why: B200 has a FlashAttention-2
+  -- measurement (catalog b200 fa2), but PyTorch's SDPA puts cuDNN first
+  -- on sm100 once its cuDNN is new enough (train.lua); a part with none
+  -- (the RTX 5090, sm120, the arch's fa4 and cudnn only) says that.
   j.kernels, j.gpu = nil, "b200"
   local bw = gp.train(j)
-  t.ok(table.concat(bw.defaults, ", "):find("attn_kernel=cudnn (the arch's: no "
-    .. "FlashAttention-2 measurement on blackwell)", 1, true), "hf stack on B200: cudnn, said why")
+  t.ok(table.concat(bw.defaults, ", "):find("attn_kernel=cudnn (the arch's: PyTorch's SDPA "
+    .. "takes cuDNN first on sm100 once its cuDNN is new enough", 1, true),
+    "hf stack on B200: cudnn, said why")
   j.attn_kernel = "cudnn"
   t.is(gp.train(j).step_s, bw.step_s, "hf stack on B200: unstated = cudnn named")
+  j.attn_kernel, j.gpu = nil, "rtx-5090"
+  t.ok(table.concat(gp.train(j).defaults, ", "):find("attn_kernel=cudnn (the arch's: no "
+    .. "FlashAttention-2 measurement on blackwell)", 1, true), "hf stack on an RTX 5090: cudnn, said why")
 end
 
 -- Warnings: ZeRO-1 over DP 1.
