@@ -270,6 +270,8 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	                 "input + output", err) ||
 	    amount(c->host_op_time, "host_op_time", err) ||
 	    amount(c->host_ops_per_layer, "host_ops_per_layer", err) ||
+	    amount(c->engine_host_step, "engine_host_step", err) ||
+	    amount(c->engine_host_seq, "engine_host_seq", err) ||
 	    rate(c->offload_bw, "offload_bw", err) ||
 	    rate(c->offload_link_bw, "offload_link_bw", err) ||
 	    gp_check_count(c->offload_cpu_max, 0, "offload_cpu_max", err) ||
@@ -1340,6 +1342,10 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 		return GP_EINVAL;
 	if (n_off > 0 && step_offload(d, c, &s, T, n_off, out, err))
 		return GP_EINVAL;
+	/* The engine's host work between two steps (vLLM V1 before async
+	 * scheduling: lua/gpuplan/infer.lua M.engine_host), once a step and
+	 * per sequence in it; the GPU waits for it. */
+	out->engine_time = c->engine_host_step + c->engine_host_seq * batch;
 	out->time = out->gpu_time + out->comm_time + out->offload_time;
 	if (c->runtime == INFER_EAGER) {
 		/* The host dispatches ops asynchronously ahead of the GPU;
@@ -1347,6 +1353,7 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 		out->host_time = infer_eager_host(c, L);
 		out->time = fmax(out->time, out->host_time);
 	}
+	out->time += out->engine_time;
 	return GP_OK;
 }
 

@@ -169,6 +169,15 @@ typedef struct infer_cfg {
 	                         kernels (vLLM's custom all-reduce, which
 	                         SGLang shares) instead of NCCL (infer.c
 	                         allreduce); 0: NCCL always */
+	double engine_host_step; /* s the serving engine's host works
+	                         between two GPU steps, serial with them,
+	                         once a step (vLLM V1 before async
+	                         scheduling: its scheduler, input
+	                         preparation and the sampled tokens' read-
+	                         back; lua/gpuplan/infer.lua
+	                         M.engine_host); 0: none or overlapped */
+	double engine_host_seq; /* s more per sequence that emits a token
+	                         in the step; 0: none or overlapped */
 	int row_split;        /* 1: tp is llama.cpp's row split, not
 	                         Megatron's: each weight matrix's rows are
 	                         split over the tp GPUs, each matmul's input
@@ -275,6 +284,9 @@ typedef struct infer_phase {
 	double comm_time;     /* s, TP all-reduces + PP sends */
 	double offload_time;  /* s, extra for host-resident layers */
 	double host_time;     /* s, eager host dispatch (0 otherwise) */
+	double engine_time;   /* s, the engine's host work between steps
+	                         (engine_host_step + engine_host_seq x
+	                         batch), serial with the GPU's */
 	double time;          /* s, wall time of the step */
 	double flop, bytes;   /* per GPU, whole step */
 } infer_phase;

@@ -267,10 +267,10 @@ static double attn_time(const infer_phase *ph)
 	return t;
 }
 
-/* The time of a step's per-sequence head: the lm_head GEMM and the
- * sampling over the vocabulary (infer_step's "logits" and "sample",
+/* The GPU's part of a step's per-sequence head: the lm_head GEMM and
+ * the sampling over the vocabulary (infer_step's "logits" and "sample",
  * priced for each sequence's last token), s. */
-static double head_time(const infer_phase *ph)
+static double head_gpu(const infer_phase *ph)
 {
 	double t = 0.0;
 	int i;
@@ -280,6 +280,14 @@ static double head_time(const infer_phase *ph)
 		    strcmp(ph->ops[i].name, "sample") == 0)
 			t += ph->ops[i].total;
 	return t;
+}
+
+/* The whole per-sequence head of a step: head_gpu and the engine's host
+ * work between steps (infer_phase.engine_time), which is per step and
+ * per sequence that emits a token, not per prompt token, s. */
+static double head_time(const infer_phase *ph)
+{
+	return head_gpu(ph) + ph->engine_time;
 }
 
 /* The batch a decode-only step of b sequences runs at (b >= 1, whole):
@@ -331,7 +339,8 @@ static int graph_step(const gp_model *m, const roof_device *d,
 	if (g > b) {
 		if (infer_step(m, d, c, g, 1, ctx, n_off, &pg, err) != GP_OK)
 			return GP_EINVAL;
-		*t = pg.time - attn_time(&pg) + attn_time(ph);
+		*t = pg.time - attn_time(&pg) + attn_time(ph) -
+		     pg.engine_time + ph->engine_time;
 	}
 	return GP_OK;
 }
@@ -438,7 +447,7 @@ static int mixed_prices(const gp_model *m, const roof_device *d,
 		mt->attn[mt->n] = attn_time(&ph);
 		mt->head[mt->n] = head_time(&ph);
 		mt->tok[mt->n] = ph.gpu_time + ph.comm_time + ph.offload_time -
-			mt->attn[mt->n] - mt->head[mt->n];
+			mt->attn[mt->n] - head_gpu(&ph);
 		mt->host[mt->n++] = ph.host_time;
 		if (b >= tmax)
 			break;
@@ -524,7 +533,7 @@ static int mixed_step(const gp_model *m, const roof_device *d,
 	                err) != GP_OK)
 		return GP_EINVAL;
 	*t = mixed_of(ph.gpu_time + ph.comm_time + ph.offload_time -
-	              attn_time(&ph) - head_time(&ph), ph.host_time,
+	              attn_time(&ph) - head_gpu(&ph), ph.host_time,
 	              fd * attn_time(&pd), p, head_time(&hs));
 	return GP_OK;
 }

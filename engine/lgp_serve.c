@@ -90,6 +90,8 @@ static const lgp_field infer_fields[] = {
 	IF_BOOL("act_quant", act_quant),
 	IF_BOOL("moe_expand", moe_expand),
 	IF_INT("custom_ar_gpus", custom_ar_gpus, 0),
+	IF_NUM("engine_host_step", engine_host_step),
+	IF_NUM("engine_host_seq", engine_host_seq),
 	IF_BOOL("row_split", row_split),
 	IF_NUM("offload_bw", offload_bw),
 	IF_NUM("offload_link_bw", offload_link_bw),

@@ -125,11 +125,20 @@ local kv_bytes = require("gpuplan.memory").kv_bytes
 -- with an overlap scheduler) and vLLM from v0.14.0 ("Async scheduling is
 -- now enabled by default", its release notes) also schedule during the
 -- GPU's step.  vLLM V1 before v0.14.0 schedules, prepares the inputs and
--- reads the sampled tokens back between steps: the one published measure
--- found of that gap, 5-6 ms between two decodes of Llama-2-7B at batch 256
--- (vllm issue #10634, the V1 prototype), is about 0.02 ms a sequence, 1 ms
--- a step at 48 in flight (docs/validation.md, the RTX 4090 Mistral-7B
--- sweep): not priced, no release states it.
+-- reads the sampled tokens back between steps unless --async-scheduling
+-- is given (vllm PR #19970, 2025-06: "an initial version of the
+-- asynchronous scheduler ... enabled using the `--async-scheduling` flag",
+-- off by default): the GPU waits for that host work every step.  It is
+-- priced where the run says so (async_scheduling = false; validate sets it
+-- for a case of a V1 release before 0.14.0) at gp.rl's figures for the
+-- same engine (rl.lua ENGINE_HOST: 0.43 ms a step and 19.8 us a sequence,
+-- from the 5-6 ms gap between two decodes at batch 256 of vllm issue
+-- #10634 and the fixed part of vllm PR #42131), engine/infer.c
+-- engine_time; a run that does not say is priced as today's vLLM, which
+-- overlaps it.
+M.engine_host = setmetatable({}, { __index = function(_, k)
+  return require("gpuplan.rl").ENGINE_HOST[k]
+end })
 -- NIM is TensorRT-LLM behind an OpenAI-compatible HTTP server; its TTFT also
 -- holds tokenisation, queueing and the network (NVIDIA NIM benchmarking
 -- "Metrics"), but no published figure for those was found: 0, not a guess.
@@ -1778,6 +1787,22 @@ function M.setup(a)
     end
   end
   if a.runtime == nil then default("runtime=graphs") end
+  -- vLLM V1's host work between two steps where its engine schedules in
+  -- step with the GPU (async_scheduling = false: M.engine_host).
+  if a.async_scheduling ~= nil and a.runtime ~= "vllm" then
+    error(args.usage("infer: async_scheduling is vLLM's (--async-scheduling); runtime "
+      .. tostring(a.runtime or "graphs") .. " schedules as its own engine does"), 3)
+  end
+  if a.async_scheduling ~= nil and type(a.async_scheduling) ~= "boolean" then
+    error(args.usage("infer: async_scheduling must be true or false (got "
+      .. tostring(a.async_scheduling) .. ")"), 3)
+  end
+  if a.async_scheduling == false then
+    c.engine_host_step, c.engine_host_seq = M.engine_host.step, M.engine_host.seq
+    default(string.format("async_scheduling=false: vLLM V1's host work between steps, %.2f ms "
+      .. "a step and %.1f us a sequence, adds to each step", M.engine_host.step * 1e3,
+      M.engine_host.seq * 1e6))
+  end
   -- The note on xqa = false or paged_decode says the factor the engine
   -- priced (its result's kv_reads, engine/infer.c infer_kv_reads): its
   -- place in the line is held here, its words are qhead_note's once the
@@ -2002,6 +2027,14 @@ function M.infer(a)
       error(args.usage(string.format("infer: %s: a hybrid stack (hybrid_pattern) is priced on one "
         .. "model's replicas, not by the MoE serving model this option chooses; infer "
         .. "prices it without it", by)), 2)
+    end
+    -- vLLM V1's host work between steps (async_scheduling = false) is
+    -- priced on one model's replicas (engine/infer.c engine_time); the
+    -- MoE serving model's steps (engine/serve_step.c) do not carry it.
+    if a.async_scheduling == false then
+      error(args.usage(string.format("infer: %s: async_scheduling = false (vLLM's host work "
+        .. "between steps) is priced on one model's replicas, not by the MoE serving model "
+        .. "this option chooses", by)), 2)
     end
     -- The 80% ranges of the latencies, throughputs and cost (gpuplan.ranges).
     return require("gpuplan.ranges").apply("infer", a, require("gpuplan.serve").infer(a))

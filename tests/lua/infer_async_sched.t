@@ -1,0 +1,81 @@
+-- runtime vllm with async_scheduling = false (lua/gpuplan/infer.lua
+-- M.engine_host, engine/infer.c engine_time): vLLM V1 before v0.14.0
+-- schedules, prepares the inputs and reads the sampled tokens back between
+-- two GPU steps, so every step waits for that host work: gp.rl's figures
+-- for the same engine (rl.lua ENGINE_HOST), 0.43 ms a step and
+-- (5.5 - 0.43) ms / 256 = 19.8 us per sequence in it (vllm issue #10634's
+-- 5-6 ms gap between decodes at batch 256; vllm PR #42131's fixed part).
+-- Run with ./gpuplan run tests/lua/infer_async_sched.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(10)
+
+-- Llama 3.1 70B FP8 on eight MI300X at TP 8, batch 128 (the ROCm vLLM
+-- 0.10.0 table's shape): the run without the host work and with it.
+local function run(extra)
+  local a = { model = "llama3.1-70b", gpu = "mi300x", gpus = 8, tp = 8, weights = "fp8",
+              batch = 128, input = 128, output = 2048, runtime = "vllm" }
+  for k, v in pairs(extra or {}) do a[k] = v end
+  return gp.infer(a)
+end
+local base, async, sync = run(), run({ async_scheduling = true }), run({ async_scheduling = false })
+
+-- The step at batch 128 grows by 0.43e-3 + 128 x (5.5e-3 - 0.43e-3) / 256
+-- = 0.43e-3 + 128 x 19.805e-6 = 2.965 ms; the graph's padding and the
+-- GPU's rows are the same in both runs, so the difference is the host
+-- work alone (1e-9 s: float rounding of two sums of ~18 ms).
+local want = 0.43e-3 + 128 * (5.5e-3 - 0.43e-3) / 256
+t.ok(math.abs((sync.itl_s - base.itl_s) - want) < 1e-9,
+  string.format("batch 128: the step grows by 0.43 ms + 128 x 19.8 us = %.4f ms (got %.4f)",
+    want * 1e3, (sync.itl_s - base.itl_s) * 1e3))
+-- At batch 1: 0.43e-3 + 19.805e-6 = 0.4498 ms.
+local want1 = 0.43e-3 + (5.5e-3 - 0.43e-3) / 256
+t.ok(math.abs((sync.itl_batch1_s - base.itl_batch1_s) - want1) < 1e-9,
+  string.format("batch 1: the step grows by %.4f ms (got %.4f)", want1 * 1e3,
+    (sync.itl_batch1_s - base.itl_batch1_s) * 1e3))
+-- Not stated is today's vLLM (async from v0.14.0): nothing added, as true.
+t.is(async.itl_s, base.itl_s, "async_scheduling = true: no host work added (the default's step)")
+local said = false
+for _, d in ipairs(sync.defaults) do
+  said = said or d:find("async_scheduling=false", 1, true) ~= nil
+end
+t.ok(said, "the host work said among the defaults")
+
+-- The steady state's throughput falls with the step: batch x output over
+-- its time.  Checked against the ITL's ratio only loosely (the prompts'
+-- share of the run differs by the host work of their steps too): within
+-- 1% of base x base.itl_s / sync.itl_s.
+local ratio = sync.tokens_per_s / (base.tokens_per_s * base.itl_s / sync.itl_s)
+t.ok(math.abs(ratio - 1) < 0.01,
+  string.format("tokens/s fall with the step (ratio to the ITL's %.4f)", ratio))
+
+-- A burst of 128 requests (finite run): its chunked steps carry the host
+-- work per emitting sequence, not per prompt token: 128 prompts of 16
+-- computed tokens ride in the decodes' steps; a per-token price would add
+-- 0.43 ms + 2048 x 19.8 us = 41 ms to such a step.  The run's time grows by
+-- about the 2048 steps' host work, 2048 x 2.965 ms = 6.07 s of ~37 s:
+-- within 5% of it.
+local fb = run({ requests = 128, prefix_hit = 0.875 })
+local fs = run({ requests = 128, prefix_hit = 0.875, async_scheduling = false })
+local grow = 128 * 2048 / fs.tokens_per_s - 128 * 2048 / fb.tokens_per_s
+t.ok(math.abs(grow / (2048 * want) - 1) < 0.05,
+  string.format("a 128-request burst grows by ~2048 steps' host work (%.2f s, want %.2f)",
+    grow, 2048 * want))
+
+-- Refusals: another runtime, a value not a boolean.
+t.raises(function() run({ runtime = "trtllm", async_scheduling = false }) end,
+  "async_scheduling is vLLM's", "async_scheduling on runtime trtllm: refused")
+t.raises(function() run({ async_scheduling = "no" }) end,
+  "async_scheduling must be true or false", "async_scheduling = \"no\": refused")
+-- The MoE serving model (ep, ...) does not carry the host work: refused.
+t.raises(function() gp.infer({ model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 2, tp = 2, ep = 2,
+    runtime = "vllm", input = 128, output = 128, async_scheduling = false }) end,
+  "async_scheduling = false.*MoE serving model", "async_scheduling = false with ep: refused")
+-- The engine's own check: a negative host time is refused by name.
+t.raises(function()
+  local model, d, c = require("gpuplan.infer").setup({ model = "llama3.1-8b", gpu = "h100-sxm",
+    input = 128, output = 128, runtime = "vllm" })
+  c.engine_host_step = -1e-3
+  return require("gpuplan.core").infer(model, d, c)
+end, "engine_host_step", "engine_host_step < 0: refused by the engine")
