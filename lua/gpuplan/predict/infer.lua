@@ -319,6 +319,21 @@ local PROFILES = {
     end
     local big = (g.memory or 0) >= 70 * 2 ^ 30 and
       not tostring(g.name or g.id or ""):lower():find("a100", 1, true)
+    -- A V1 release before 0.14.0 ("Async scheduling is now enabled by
+    -- default", its release notes) schedules between the GPU's steps
+    -- unless --async-scheduling (vllm PR #19970) is given, which no case
+    -- states: gp.infer's async_scheduling = false (M.engine_host).  Only a
+    -- case that states its release (source.version 0.8.0, V1's first
+    -- default, to 0.13.x) and runs V1: a case stating chunked_prefill
+    -- false ran V0 ("In vLLM V1, chunked prefill is always enabled by
+    -- default", vLLM docs; AMD's MLPerf runs set VLLM_USE_V1 0).
+    local wl1 = case and case.workload or {}
+    if ver and not v0 and a.async_scheduling == nil and wl1.chunked_prefill ~= false then
+      local maj, min = tostring(ver):match("^(%d+)%.(%d+)")
+      if maj and tonumber(maj) == 0 and tonumber(min) >= 8 and tonumber(min) < 14 then
+        a.async_scheduling = false
+      end
+    end
     if v0 then
       -- The sampler's settings the case states (workload.sampling) run on
       -- the V0 sampler of the case's release (gp.infer's vllm_version,
