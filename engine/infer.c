@@ -895,6 +895,43 @@ static double hybrid_count(const gp_model *m, gp_op_scope sc)
 	}
 }
 
+/* A prompt's attention in MLA's latent form, as SGLang runs an extend
+ * batch it does not send to multi-head attention.  deepseek_v2.py's
+ * _handle_attention_backend (the fa3, flashinfer, flashmla and
+ * cutlass_mla backends) returns MHA_CHUNKED_KV only for an extend batch
+ * whose "sum_extend_prefix_lens >= attn.chunked_prefix_cache_threshold"
+ * or "sum_extend_prefix_lens == 0", the threshold
+ * get_int_env_var("SGL_CHUNKED_PREFIX_CACHE_THRESHOLD", 8192); any other
+ * batch goes to _dispatch_mla_subtype, the absorbed form decode runs:
+ * each head's q_nope multiplied by W_UK into the latent space, the core
+ * over the cached latent and rope key (q.k over kv_lora_rank +
+ * qk_rope_head_dim, p.v over kv_lora_rank), then W_UV (DeepSeek-V2
+ * appendix C).  FlashAttention-3 runs that core for SGLang's fa3 backend
+ * as flash_attn_with_kvcache with the rope part as q / k_cache, the
+ * latent as v_cache and q_nope as qv (flashattention_backend.py
+ * forward_extend).  Every head reads the one shared latent, so the heads
+ * pack onto the M side of the tile.  The FLOP per query-key pair and
+ * head go from 2 (192 + 128) to 2 (576 + 512), 3.4x, at DeepSeek-V3's
+ * shape.  The cache read and the kv_len are the MHA row's: a prompt's
+ * token still sees its own causal prefix (the row's kv, the latent's
+ * elements a key).  W_UK and W_UV's two bmm's
+ * take the place of kv_b's up-projection of the chunk's keys and
+ * values, the same FLOP (2 T nh r (dn + dv)); the qkv row keeps them. */
+static void mla_latent_attn(gp_op *o, const gp_op *mha, const gp_model *m,
+                            const gp_op_cfg *oc)
+{
+	double T = oc->seqs * oc->q, nh = m->heads / (double)oc->tp;
+	double r = m->mla.kv_lora_rank, dr = m->mla.qk_rope_head_dim;
+
+	*o = *mha;
+	o->flop = 2.0 * T * oc->kv_len * nh * (r + dr + r);
+	o->act = T * nh * (r + dr + r);
+	o->m = oc->q * nh;
+	o->n = r;
+	o->k = oc->kv_len;
+	o->batch = oc->seqs;
+}
+
 /* Price the layer's operators (model_layer_ops) for batch sequences of
  * q tokens at a mean KV length kv_mean. */
 static int step_layers(builder *b, const gp_model *m, const shape *s,
@@ -905,8 +942,9 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 	gp_op ops[GP_MAX_LAYER_OPS], whole[GP_MAX_LAYER_OPS];
 	double L = m->layers, wb = c->weight_bits / 8.0, T = batch * q;
 	gp_dtype cp = c->compute, ap;
-	int i, nops, wo, mla, row = c->row_split && c->tp > 1;
+	int i, nops, wo, mla, latent, row = c->row_split && c->tp > 1;
 	int hy = m->pattern[0] != 0;
+	gp_op lat;
 	/* The attention reads the cache as stored, or the 16-bit copy an
 	 * unfused dequantisation wrote (kv_dequant). */
 	double kvb = c->kv_unfused ? ACT_BYTES : c->kv_bytes;
@@ -961,6 +999,8 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 	 * take the same time. */
 	wo = c->weight_bits < 16.0 && (cp == GP_BF16 || cp == GP_FP16);
 	mla = m->mla.kv_lora_rank > 0 && q <= 1.0;
+	latent = c->mla_latent_prefill && m->mla.kv_lora_rank > 0 &&
+		 q > 1.0 && c->flash;
 	nops = model_layer_ops(m, &oc, ops);
 	/* llama.cpp's row split (row_split) divides only the weight
 	 * matrices (GGML_BACKEND_GPU_SPLIT, llama.cpp llm_load_tensors at
@@ -1006,6 +1046,10 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 			if (mmha_decode(b, o, count, kvb, qgroup))
 				return GP_EINVAL;
 			continue;
+		}
+		if (latent && o->kind == GP_OP_ATTN) {
+			mla_latent_attn(&lat, o, m, &oc);
+			o = &lat;
 		}
 		/* TensorRT-LLM's Qwen3Attention is a QKNormRoPEAttention
 		 * built with "fuse_qk_norm_rope: bool = True"

@@ -152,6 +152,14 @@ typedef struct infer_cfg {
 	                         QKNormRoPEAttention, fuse_qk_norm_rope):
 	                         no qk_norm kernel of its own (infer.c
 	                         step_layers) */
+	int mla_latent_prefill; /* 1: an MLA model's prompt tokens attend in
+	                         the latent (absorbed) form, q.k over
+	                         kv_lora_rank + rope and p.v over
+	                         kv_lora_rank for every head, rather than
+	                         over the up-projected 192 / 128-wide heads
+	                         (SGLang's extend batches whose cached
+	                         prefixes sum to 1..8191 tokens; infer.c
+	                         step_layers) */
 	int act_quant;        /* 1: a linear that multiplies fp8 or fp4
 	                         activations quantises its bf16 input in a
 	                         kernel of its own unless the producer

@@ -87,6 +87,7 @@ static const lgp_field infer_fields[] = {
 	IF_BOOL("fused_grouped_topk", fused_grouped_topk),
 	IF_BOOL("fused_topk_softmax", fused_topk_softmax),
 	IF_BOOL("fused_qk_norm_rope", fused_qk_norm_rope),
+	IF_BOOL("mla_latent_prefill", mla_latent_prefill),
 	IF_BOOL("act_quant", act_quant),
 	IF_BOOL("moe_expand", moe_expand),
 	IF_INT("custom_ar_gpus", custom_ar_gpus, 0),

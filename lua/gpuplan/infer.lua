@@ -727,6 +727,52 @@ function M.sglang_chunk(gpu)
   return 16384
 end
 
+-- SGLang's prompt attention for an MLA model (DeepSeek-V2/V3/R1, Kimi K2)
+-- where a burst packs several prompts into each prefill step.  SGLang
+-- sends an extend batch to multi-head attention only when its requests'
+-- cached prefixes sum to 0 or to at least 8192 tokens
+-- (python/sglang/srt/models/deepseek_v2.py, _handle_attention_backend,
+-- the fa3 / flashinfer / flashmla / cutlass_mla backends: "(
+-- sum_extend_prefix_lens >= attn.chunked_prefix_cache_threshold and not
+-- attn.disable_chunked_prefix_cache) or sum_extend_prefix_lens == 0",
+-- the threshold get_int_env_var("SGL_CHUNKED_PREFIX_CACHE_THRESHOLD",
+-- 8192)); any other batch runs the latent (absorbed) form decode runs,
+-- whose core multiplies q.k over kv_lora_rank + rope and p.v over
+-- kv_lora_rank for every head (engine/infer.c mla_latent_attn).  A burst
+-- of P-token prompts fills each step to its chunked_prefill_size C
+-- (M.sglang_chunk: 8192 on an H200) and cuts the last prompt there
+-- (PrefillAdder's chunked request), which the next step finishes with a
+-- prefix of 1..P-1 tokens: for P < C, P < 8192, every step but those
+-- that start on a prompt's boundary is such a batch -- a share gcd(C, P)
+-- / P of them start on one, none when P does not divide into C (1997 or
+-- 3995 tokens into 8192), all when it does (4096 into 16384).  Taken as
+-- all of them where P does not divide C, the prompts' attention in the
+-- latent form; else, and for prompts of a chunk or more (32K prompts:
+-- their later chunks carry prefixes >= 8192, and one chunk in four or so
+-- a shorter one), the multi-head form.  On Hopper (SGLang's default MLA
+-- backend there fa3: server_args "if is_hopper_with_cuda_12_3(): fa3");
+-- Blackwell's trtllm_mla keeps MHA for every extend while the chunked
+-- prefix cache is on (handle_attention_trtllm_mla).  The radix cache may
+-- also match a short shared prefix (a chat template's first tokens),
+-- which would send even aligned bursts to the latent form; a case does
+-- not say what its prompts share, so that is not assumed.  Returns
+-- true and the defaults line, or nil.
+function M.mla_latent_prefill_of(a, model, g, c)
+  if a.runtime ~= "sglang" or type(model) ~= "table" or type(model.mla) ~= "table" or
+     (model.mla.kv_lora_rank or 0) <= 0 or g.arch ~= "hopper" or a.flash == false then
+    return nil
+  end
+  local P, n = c.input, c.requests
+  local C = c.max_num_tokens or M.sglang_chunk(g)
+  if not (P and n and P >= 1 and n * P > C and P < C and P < 8192) then return nil end
+  P = math.floor(P + 0.5)
+  if C % P == 0 then return nil end
+  return true, string.format("mla_prefill=latent (SGLang: a step that finishes a prompt cut at "
+    .. "the last one's %d-token chunk carries a cached prefix of 1..8191 tokens, which sends "
+    .. "the step's attention to MLA's latent form; %d-token prompts do not divide into it)",
+    C, P)
+end
+
 -- Runtimes whose fused MoE permutes the tokens' rows into the experts'
 -- blocks in a kernel of its own before the first grouped GEMM
 -- (engine/infer.c moe_expand): TensorRT-LLM's CUTLASS MoE, the PyTorch
@@ -1848,6 +1894,14 @@ function M.setup(a)
   if a.runtime == "sglang" and c.chunked and a.max_num_tokens == nil then
     c.max_num_tokens = M.sglang_chunk(g)
     budget_said = "SGLang's chunked_prefill_size on " .. tostring(g.id or g.name)
+  end
+  -- SGLang's MLA prefill in the latent form (M.mla_latent_prefill_of).
+  do
+    local lat, why = M.mla_latent_prefill_of(a, model, g, c)
+    if lat then
+      c.mla_latent_prefill = true
+      default(why)
+    end
   end
   -- vLLM's running sequences at most, its max_num_seqs (M.vllm_limits:
   -- 1024 on cards of >= 70 GiB other than A100, else 256), not
