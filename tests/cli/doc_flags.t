@@ -20,6 +20,8 @@ my %other = (
     '--max-running-requests'      => 'SGLang (docs/serving.md)',
     '--recompute-granularity'     => 'Megatron-LM (docs/validation.md)',
     '--split-mode'                => 'llama.cpp (docs/validation.md)',
+    '--dp-size'                   => 'SGLang (docs/validation.md)',
+    '--checkpoint-activations'    => 'Megatron-DeepSpeed (docs/validation.md)',
 );
 
 # Every command's options, from its --help.
