@@ -441,6 +441,9 @@ local case_schema = T.record {
     -- run's command turns it on (gp.infer's chunked_prefill: vLLM's
     -- --enable-chunked-prefill, TensorRT-LLM's --enable_chunked_prefill)
     chunked_prefill = declared("chunked_prefill"),
+    -- vLLM V0's --num-scheduler-steps where the run's config sets it
+    -- (SCHEMA.md): decode steps a schedule runs (multi-step scheduling)
+    scheduler_steps = count(),
     -- MoE serving (SCHEMA.md): one pool measured alone, MTP, the overlap.
     phase = T.enum { "decode", "prefill" }, itl_max_ms = T.number { positive = true, max = 1e6 },
     mtp = count(0), acceptance = declared("acceptance"),
@@ -593,6 +596,7 @@ M.WORKLOAD_READ = { dropout = set "train memory", unfused_loss = set "train",
                     output_dist = set "infer", sampling = set "infer",
                     max_batch = set "infer", max_num_tokens = set "infer",
                     kv_free_fraction = set "infer", chunked_prefill = set "infer",
+                    scheduler_steps = set "infer",
                     server = set "infer", framework = set "train memory infer rl" }
 -- a memory case of a serving job is sized on its runtime's profile too
 -- (predict/memory.lua's litgpt infer entries)
