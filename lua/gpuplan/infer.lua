@@ -135,7 +135,9 @@ local kv_bytes = require("gpuplan.memory").kv_bytes
 -- from the 5-6 ms gap between two decodes at batch 256 of vllm issue
 -- #10634 and the fixed part of vllm PR #42131), engine/infer.c
 -- engine_time; a run that does not say is priced as today's vLLM, which
--- overlaps it.
+-- overlaps it.  vLLM V0 (before 0.8.0) never overlaps it and does more
+-- of it (it rebuilds the model's inputs each step): validate prices a V0
+-- case at these V1 figures too, a floor (predict/infer.lua's vllm profile).
 M.engine_host = setmetatable({}, { __index = function(_, k)
   return require("gpuplan.rl").ENGINE_HOST[k]
 end })
@@ -1845,8 +1847,9 @@ function M.setup(a)
   end
   if a.async_scheduling == false then
     c.engine_host_step, c.engine_host_seq = M.engine_host.step, M.engine_host.seq
-    default(string.format("async_scheduling=false: vLLM V1's host work between steps, %.2f ms "
-      .. "a step and %.1f us a sequence, adds to each step", M.engine_host.step * 1e3,
+    default(string.format("async_scheduling=false: vLLM's host work between steps, V1's %.2f "
+      .. "ms a step and %.1f us a sequence (V0's at least these), adds to each step",
+      M.engine_host.step * 1e3,
       M.engine_host.seq * 1e6))
   end
   -- The note on xqa = false or paged_decode says the factor the engine

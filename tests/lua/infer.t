@@ -318,7 +318,10 @@ t.raises(function() ve(8, { model = "mixtral-8x7b", ep = 8 }) end,
 -- (2023-11-19) its Llama layer adds the 2 residuals in Python as well.
 -- Same 7B bf16 H100 TP1 case: 2023-10-06 -> 12 ops a layer, ITL (32 x 12
 -- + 10) x 24.84 us = 9.787 ms; 2023-11-30 -> 10 ops, 8.197 ms; 2024-01-10
--- -> CUDA graphs (the profile's V0 rules only).
+-- -> CUDA graphs (the profile's V0 rules only).  Each V0 step also waits
+-- for the engine's host work between steps (async_scheduling = false, V1's
+-- figures): 0.43 ms + 1 x (5.5 - 0.43) ms / 256 = 0.4498 ms at batch 1.
+local V0_HOST_MS = 0.43 + (5.5 - 0.43) / 256
 do
   local pv = require "gpuplan.predict.infer"
   local function era(date, version)
@@ -338,8 +341,8 @@ do
   local nov, e_nov = era("2023-11-30")
   local jan, e_jan = era("2024-01-10")
   t.ok(e_oct and e_nov and not e_jan, "eager before 2023-12-17 only")
-  t.near(oct, 394 * 24.84e-3, 1e-6, "2023-10: 12 ops a layer (residual adds in Python)")
-  t.near(nov, 330 * 24.84e-3, 1e-6, "2023-11-30: fused add-RMSNorm, 10 ops a layer")
+  t.near(oct, 394 * 24.84e-3 + V0_HOST_MS, 1e-6, "2023-10: 12 ops a layer (residual adds in Python)")
+  t.near(nov, 330 * 24.84e-3 + V0_HOST_MS, 1e-6, "2023-11-30: fused add-RMSNorm, 10 ops a layer")
   t.ok(jan < nov / 1.2, "2024: CUDA graphs, GPU-bound")
   -- A release says the era where it places the run: 0.1.x before both
   -- merges (12 ops, as 2023-10), 0.3.0 after (graphs, as 2024-01), each
@@ -351,8 +354,8 @@ do
   local v02, e02 = era("2023-10-06", "0.2.1")
   local v02j, e02j = era("2024-01-10", "0.2.7")
   t.ok(e01 and not e03 and e02 and not e02j, "version decides but for 0.2.x, where the date does")
-  t.near(v01, 394 * 24.84e-3, 1e-6, "0.1.7: 12 ops a layer")
-  t.near(v02, 394 * 24.84e-3, 1e-6, "0.2.1 dated 2023-10-06: 12 ops a layer")
+  t.near(v01, 394 * 24.84e-3 + V0_HOST_MS, 1e-6, "0.1.7: 12 ops a layer")
+  t.near(v02, 394 * 24.84e-3 + V0_HOST_MS, 1e-6, "0.2.1 dated 2023-10-06: 12 ops a layer")
   t.near(v03, jan, 1e-9, "0.3.0: the 2024 figure, CUDA graphs")
   t.near(v02j, jan, 1e-9, "0.2.7 dated 2024-01-10: the 2024 figure")
 end
@@ -517,6 +520,26 @@ local v0c = vllm_case { title = "vLLM benchmark_throughput", version = "0.9.0" }
 v0c.workload.chunked_prefill = false
 t.ok(not has(predict(v0c, gp.catalog()), "async_scheduling=false"),
   "vLLM 0.9.0 stating chunked_prefill false (V0): none added")
+-- vLLM V0 (before 0.8.0) never overlaps that host work: a case stating a
+-- V0 release is priced with async_scheduling = false too (V1's figures, a
+-- floor), unless it states multi-step scheduling (workload.scheduler_steps
+-- above 1, left unpriced).  One sequence (batch 1, 128 in, 2048 out on one
+-- H200): each of its steps grows by 0.43 ms + 1 x (5.5 - 0.43) ms / 256 =
+-- 0.4498 ms, so 1/tokens_per_s grows by that much a token: the steps that
+-- emit the 2048 tokens carry it, the rest of either run is the same
+-- (1e-6 ms: float rounding of two reciprocals of ~250 tokens/s).
+local function v0_case(steps)
+  local c = vllm_case { title = "vLLM benchmark_latency", version = "0.6.3" }
+  c.workload.batch, c.workload.scheduler_steps = 1, steps
+  return c
+end
+local v0s, v0m = predict(v0_case(), gp.catalog()), predict(v0_case(7), gp.catalog())
+t.ok(has(v0s, "async_scheduling=false"), "vLLM 0.6.3 (V0): the engine's host work between steps")
+t.ok(not has(v0m, "async_scheduling=false"), "... not with scheduler_steps 7 (multi-step)")
+local v0want = (0.43e-3 + (5.5e-3 - 0.43e-3) / 256) * 1e3
+local v0got = (1 / v0s.value - 1 / v0m.value) * 1e3
+t.ok(math.abs(v0got - v0want) < 1e-6,
+  string.format("V0 at batch 1: %.4f ms a token more (got %.4f)", v0want, v0got))
 -- Where the runtime runs the prompts in the decodes' forward pass the
 -- case takes chunked_prefill (infer_run.c mixed_time): vLLM V1 ("In vLLM
 -- V1, chunked prefill is always enabled by default") and TensorRT-LLM's
@@ -615,7 +638,8 @@ t.ok(not has(predict(vic, gp.catalog()), CP), "not for a multimodal model")
 -- The budget is SchedulerConfig's 512 tokens a step, not the engine's
 -- default: the predicted tokens/s is gp.infer's at the same case's
 -- arguments (V0's max_num_seqs 256, the FP8 H200 case, here 1024 in /
--- 2048 out) with max_num_tokens 512 and chunked_prefill, the same run, so
+-- 2048 out, V0's host work between steps: async_scheduling = false) with
+-- max_num_tokens 512 and chunked_prefill, the same run, so
 -- equal to rounding (1e-9).  The budget binds: the room beside 256
 -- decodes is 512 - 256 = 256 tokens, so a 1024-token prompt takes
 -- ceil(1024 / 256) = 4 steps; at a 1024 budget the room is 768 and it
@@ -629,7 +653,7 @@ local cpr = predict(cpc(), gp.catalog())
 local function cpi(tok)
   return infer.infer { model = cpc().model, gpu = "h200-sxm", weights = "fp8", runtime = "vllm",
                        input = 1024, output = 2048, max_batch = 256, max_num_tokens = tok,
-                       chunked_prefill = true }.tokens_per_s
+                       chunked_prefill = true, async_scheduling = false }.tokens_per_s
 end
 t.near(cpr.value, cpi(512), 1e-9, "the V0 budget is 512 tokens a step")
 t.ok(math.abs(cpi(1024) / cpr.value - 1) > 1e-6, "... which a 1024 budget would not match")

@@ -334,6 +334,28 @@ local PROFILES = {
         a.async_scheduling = false
       end
     end
+    -- V0 (before 0.8.0) has no asynchronous scheduling at all: its
+    -- LLMEngine.step schedules, rebuilds the model's inputs and waits for
+    -- the sampled tokens between the GPU's steps ("many components (e.g.,
+    -- scheduler and output processor) execute in a synchronous manner that
+    -- blocks GPU execution", the vLLM v0.6.0 performance post; "For
+    -- baseline, this overhead is incurred on every decode", vllm RFC #6854).
+    -- No published figure gives that host time at a known batch on V0 (the
+    -- post gives shares under load: 29% scheduling and input preparation,
+    -- Llama 3 8B on an H100; RFC #6854 "about 4ms of GPU bubble" a decode
+    -- in traces of no stated model or batch), so it is priced at V1's
+    -- measured figures (async_scheduling = false, M.engine_host), a floor:
+    -- V1 does a subset of that work ("In vLLM V0, input tensors and
+    -- metadata for the model are recreated at each step, often leading to
+    -- significant CPU overhead", the V1 post, whose persistent batch and
+    -- NumPy updates replace it).  A case stating multi-step scheduling
+    -- (workload.scheduler_steps above 1, V0's --num-scheduler-steps: one
+    -- schedule and input preparation a run of that many steps, vllm PR
+    -- #7000) is left out: not priced.
+    local steps = case and case.workload and case.workload.scheduler_steps
+    if v0 and a.async_scheduling == nil and (steps == nil or steps <= 1) then
+      a.async_scheduling = false
+    end
     if v0 then
       -- The sampler's settings the case states (workload.sampling) run on
       -- the V0 sampler of the case's release (gp.infer's vllm_version,
