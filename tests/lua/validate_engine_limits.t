@@ -11,7 +11,7 @@ local gp = require "gpuplan"
 local validate = require "gpuplan.validate"
 local predict = require "gpuplan.predict.infer"
 local cat = gp.catalog()
-t.plan(35)
+t.plan(38)
 
 -- Llama 2 70B in fp8 on one H200, TensorRT-LLM (workload.framework), the
 -- MLPerf Offline rows' mean lengths: 222 in, 292 out.
@@ -150,6 +150,18 @@ do
        "kv_free_fraction 0: refused by the reader, naming the field: " .. err)
   ok, err = read(case { max_num_tokens = 0 })
   t.ok(not ok and err:find("max_num_tokens", 1, true), "max_num_tokens 0: refused: " .. err)
+  -- workload.scheduler_steps (vLLM V0's --num-scheduler-steps): a count,
+  -- an infer case's only
+  t.ok((read(case { scheduler_steps = 7 })), "an infer case with scheduler_steps 7 reads")
+  ok, err = read(case { scheduler_steps = 0 })
+  t.ok(not ok and err:find("scheduler_steps", 1, true), "scheduler_steps 0: refused: " .. err)
+  local ts = case { scheduler_steps = 7 }
+  ts.kind, ts.workload.method = "train", "pretrain"
+  ts.measured = { metric = "mfu", value = 0.4 }
+  ok, err = read(ts)
+  t.ok(not ok and err:find("workload.scheduler_steps", 1, true)
+       and err:find("only infer cases", 1, true),
+       "a train case's workload.scheduler_steps: refused, naming it: " .. err)
 end
 
 -- The shipped MLPerf rows state what their configs state (the config
