@@ -145,6 +145,9 @@ typedef struct train_cfg {
 	int eager_loss;          /* the loss op by op outside the compiled
 				  * layers (torch.compile of each block
 				  * only; train_layer.c train_ends_costs) */
+	int emb_matmul;          /* the token embedding as a one-hot matmul
+				  * (Praxis' lookup_style 'matmul'; train_
+				  * layer.c train_ends_costs) */
 	double pad_share;        /* the share of each micro-batch's tokens
 				  * that are padding of one pad id, routed
 				  * by a MoE router as one token (train_
@@ -531,6 +534,7 @@ typedef struct train_lkey {
 	int te_modules;          /* train_cfg's */
 	int unfused_loss;        /* train_cfg's */
 	int eager_loss;          /* train_cfg's, fused kernels only */
+	int emb_matmul;          /* train_cfg's */
 	int fused_linear_ce;     /* the memory config's: Liger's fused
 				  * linear cross-entropy (train_layer.c
 				  * train_ends_costs) */

@@ -4084,6 +4084,45 @@ void train_ends_costs(tenv *e, const train_lkey *k, train_lcost *ld)
 	if (!(k->frozen || fo))
 		ld->emb += t_mem(e, k->half, Vt * hid * k->A) +
 			t_mem(e, k->half, Vt * hid * (k->A + k->wacc));
+	if (k->emb_matmul) {
+		/* The lookup as a one-hot matmul (emb_matmul): Praxis'
+		 * SharedEmbeddingSoftmax.emb_lookup and Embedding.emb_lookup
+		 * with lookup_style 'matmul' run "one_hot_ids =
+		 * jax.nn.one_hot(ids, self.num_classes, dtype=
+		 * self.fprop_dtype)" then "linears.project_last_dim(
+		 * one_hot_ids, self.theta.w)" (praxis layers/
+		 * embedding_softmax.py at a0362d4, 2024-05-14), and Paxml's
+		 * GPT configs set it ("EMBEDDING_LOOKUP_STYLE = 'matmul'",
+		 * paxml tasks/lm/params/c4.py TransformerLmSpmdAdam;
+		 * configure_gpt3_task "softmax_tpl.lookup_style =
+		 * cls.EMBEDDING_LOOKUP_STYLE", contrib/gpu/scripts_gpu/
+		 * configs.py at 7241216).  XLA of that era kept the dot: the
+		 * GPU pass that rewrites Dot(OneHot(Indices), Weights) into a
+		 * gather (OneHotGatherRewriter, xla/backends/gpu/transforms/
+		 * onehot_rewriter.h) is of 2026.  So the iota-compare fusion
+		 * writes the T x V/tp one-hot in the 16-bit type, a GEMM of
+		 * 2 T V h / tp FLOPs (M T, N h, K V/tp) reads it and the
+		 * table and writes the T x h embeddings; autodiff keeps the
+		 * one-hot (its ids carry no gradient), and the backward's
+		 * table gradient is the transposed product, one more GEMM of
+		 * as many FLOPs (M V/tp, N h, K T), added into the gradient
+		 * the optimizer reads as the gather's was.  It replaces the
+		 * gather and its scatter above; the learned position table's
+		 * lookup keeps its price below (its one-hot is one
+		 * sequence's, S x S, unpacked: S^2 h FLOPs a micro-batch,
+		 * under S / V of the word table's at S 2048, V 50304). */
+		double ff = 2.0 * k->T * Vt * hid, oh = k->T * Vt * k->A;
+
+		ld->emb = t_mem(e, k->half, oh) +
+			train_t_op(e, ff, oh + Vt * hid * k->A +
+				   k->T * hid * k->A, k->T, hid, Vt, 1,
+				   k->half);
+		if (!(k->frozen || fo))
+			ld->emb += train_t_op(e, ff, oh + k->T * hid * k->A +
+					      Vt * hid * k->A, Vt, hid, k->T,
+					      1, k->half) +
+				t_mem(e, k->half, Vt * hid * (k->A + k->wacc));
+	}
 	if (m->positions == GP_POS_LEARNED) {
 		/* A learned position table (Megatron-Core's
 		 * LanguageModelEmbedding with 'learned_absolute', GPT-2's

@@ -1751,6 +1751,12 @@ opt { name = "unfused_loss", type = "flag", commands = "train plan",
     .. "max, subtract, exp, sum and divide, A + 36 B a logit forward and A + 12 "
     .. "back where a fused loss moves A + 8 and A + 4",
   suggest = { "cross_entropy_loss_fusion", "loss_fusion", "unfused_ce" } }
+opt { name = "emb_matmul", type = "flag", commands = "train plan",
+  help = "the token embedding looked up as a one-hot matmul, not a gather (Praxis' "
+    .. "lookup_style 'matmul', which Paxml's GPT configs set): the T x V/tp one-hot "
+    .. "written in the 16-bit type and multiplied by the table, 2 T V h / tp FLOPs forward, "
+    .. "and the table's gradient a GEMM of as many back, where a gather moves 2 T h A",
+  suggest = { "lookup_style", "one_hot_embedding", "embedding_matmul", "matmul_lookup" } }
 opt { name = "eager_loss", type = "flag", commands = "train plan",
   help = "the loss op by op outside the compiled layers (kernels fused): torchtitan "
     .. "compiles each TransformerBlock alone and from December 2024 to April 2025 "

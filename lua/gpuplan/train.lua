@@ -436,7 +436,7 @@ local function step_choices(o, p, cfg, sweep, default)
   if cfg.vpp and cfg.vpp > 1 then cfg.schedule = "interleaved" end
   -- Overlaps: the stack's defaults, each overridable.
   local ov = M.OVERLAPS[cfg.stack] or M.OVERLAPS.hf
-  local flags = { "causal_flops", "unfused_loss", "eager_loss", "kv_repeat", "pad_mask", "async_tp_allreduce",
+  local flags = { "causal_flops", "unfused_loss", "eager_loss", "emb_matmul", "kv_repeat", "pad_mask", "async_tp_allreduce",
     "unfused_permute", "unfused_act", "unfused_rope", "rope_seq_loop", "fused_grouped_mlp",
     "fp8_attention", "mlp_down_bf16",
     "ckpt_outside_fsdp", "ckpt_early_stop", "split_proj",
@@ -486,6 +486,7 @@ local function step_choices(o, p, cfg, sweep, default)
   end
   cfg.unfused_loss = o.unfused_loss == true
   cfg.eager_loss = o.eager_loss == true
+  cfg.emb_matmul = o.emb_matmul == true
   cfg.kv_repeat = o.kv_repeat == true
   cfg.pad_mask = o.pad_mask == true
   -- (its type and range 0 to 1 checked where options.lua declares it).

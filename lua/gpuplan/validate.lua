@@ -397,6 +397,9 @@ local case_schema = T.record {
     -- --cross-entropy-loss-fusion is false); the kinds that read them are
     -- M.WORKLOAD_READ's
     dropout = declared("dropout"), unfused_loss = declared("unfused_loss"),
+    -- the token embedding looked up as a one-hot matmul (gp.train's
+    -- emb_matmul: Praxis' lookup_style 'matmul')
+    emb_matmul = declared("emb_matmul"),
     -- the output layer and loss as Liger-Kernel's fused linear
     -- cross-entropy (gp.train's and gp.memory's fused_linear_ce)
     fused_linear_ce = declared("fused_linear_ce"),
@@ -588,6 +591,7 @@ end
 -- a training or memory case has no serving engine to cap, and an rl case
 -- states its rollout engine's in rl.max_batch and rl.max_num_tokens.
 M.WORKLOAD_READ = { dropout = set "train memory", unfused_loss = set "train",
+                    emb_matmul = set "train",
                     attn_where = set "train", attn_head_copies = set "train",
                     addmm_bias = set "train",
                     fused_linear_ce = set "train memory",

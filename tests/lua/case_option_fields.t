@@ -32,6 +32,9 @@ local FIELDS = {
   -- a launch script's training switches (the DeepSeek-V3 GB200 guide's
   -- --attention-dropout 0.0, --hidden-dropout 0.0, --cross-entropy-loss-fusion)
   { "workload", "dropout" }, { "workload", "unfused_loss" },
+  -- a model's one-hot embedding lookup (Paxml's GPT configs:
+  -- EMBEDDING_LOOKUP_STYLE = 'matmul')
+  { "workload", "emb_matmul" },
   -- the RL flags (rl.ema: DeepSpeed-Chat's --enable_ema)
   { "rl", "colocated" }, { "rl", "refit_drain" }, { "rl", "colocate_critic_reward" },
   { "rl", "rollout_eager" }, { "rl", "rollout_dp_attention" }, { "rl", "offload_states" },

@@ -856,6 +856,9 @@ local function predict(case, cat)
   -- only where the case says nothing.
   o.dropout = v(wl.dropout)
   o.unfused_loss = v(wl.unfused_loss)
+  -- The token embedding as a one-hot matmul (SCHEMA.md
+  -- workload.emb_matmul): gp.train's option of that name.
+  o.emb_matmul = v(wl.emb_matmul)
   -- Liger-Kernel's fused linear cross-entropy (SCHEMA.md
   -- workload.fused_linear_ce): gp.train's option of that name.
   o.fused_linear_ce = v(wl.fused_linear_ce)
