@@ -161,6 +161,21 @@ arch {
       -- 0.235.  Read at 4k tokens (seq).  long: the same bars at 4k, 8k
       -- and 16k, 76 / 80 / 83 -- still rising 9% where FlashAttention-2's
       -- own is near its top (173 / 182 / 189); the figure stops at 16k.
+      -- fa1: FlashAttention (1)'s CUDA kernel (flash-attn 1.x, the
+      -- release before FlashAttention-2 of July 2023; InternLM's first
+      -- release pins v1.0.5).  The same figure's "FlashAttention" bars,
+      -- causal, head dim 128: 55, 62, 69, 76, 80, 83 TFLOP/s at 512 to
+      -- 16k tokens (FlashAttention-2: 99, 133, 155, 173, 182, 189).
+      -- Read at 4k as fa2 is, 76 = 0.244 of 312, split in
+      -- FlashAttention-2's forward : backward proportion (73 : 63; the
+      -- figure gives forward + backward only): 0.27 / 0.235; its 8k and
+      -- 16k bars as the length curve.  Below 4k the shape terms
+      -- (engine/roofline.c roof_attn_eff) take it down as they do fa2:
+      -- the bars fall 76 -> 69 at 2k (0.91), FlashAttention-2's 173 ->
+      -- 155 (0.90).
+      fa1 = { fwd = 0.27, bwd = 0.235, seq = 4096,
+              long = { { seq = 4096, tflops = 76 }, { seq = 8192, tflops = 80 },
+                       { seq = 16384, tflops = 83 } } },
       triton = { fwd = 0.27, bwd = 0.235, seq = 4096,
                  long = { { seq = 4096, tflops = 76 }, { seq = 8192, tflops = 80 },
                           { seq = 16384, tflops = 83 } } },
@@ -169,7 +184,9 @@ arch {
             .. "backward 173 TFLOP/s = 0.55 of 312 (FA2 paper Fig. 4; the FA convention: "
             .. "causal counts the unmasked half, backward = 2.5 x forward); split into "
             .. "forward and backward by the paper's maxima, 73% and 63% (0.55 = 3.5 / "
-            .. "(1/f + 2.5/b) with f/b = 73/63). triton (HazyResearch's Triton "
+            .. "(1/f + 2.5/b) with f/b = 73/63). fa1 (FlashAttention-1's CUDA kernel, "
+            .. "flash-attn 1.x): the same figure's FlashAttention bar, 76 TFLOP/s = 0.244 "
+            .. "at 4k, split the same way, with its 80 and 83 at 8k and 16k. triton (HazyResearch's Triton "
             .. "FlashAttention, whose docstring puts it level with FlashAttention-1's "
             .. "CUDA kernel): the FlashAttention bar of the same figure, 76 TFLOP/s = "
             .. "0.244, split the same way, read at 4k, with its 80 and 83 at 8k and 16k "

@@ -12,7 +12,7 @@ local gp = require "gpuplan"
 local catalog = require "gpuplan.catalog"
 local rf = require "gpuplan.roofline"
 
-t.plan(9)
+t.plan(13)
 
 local cb = catalog.load { require("gpuplan.config").root .. "/catalog" }
 
@@ -61,6 +61,28 @@ t.near(tri.step_s - fa2.step_s, want, 0.005,
 local tri32 = gp.train(t.with(job, { seq = 32768, attn_kernel = "triton" }))
 local fa232 = gp.train(t.with(job, { seq = 32768, attn_kernel = "fa2" }))
 t.near(tri32.step_s - fa232.step_s, 4 * want, 0.005, "A100 32k: held at the 16k bar")
+
+-- FlashAttention-1's own CUDA kernel (fa1, flash-attn 1.x: InternLM's
+-- first release pins v1.0.5) is the figure's FlashAttention bar itself:
+-- read at 4k as triton is, with the same 8k and 16k bars (the A100
+-- holds its clock: no sustained factor on Ampere, so the fractions are
+-- the catalog's 0.27 / 0.235 as they stand).
+local f1 = rf.device("a100-sxm-80gb", cb, "fa1")
+t.is(string.format("%s %.12g %.12g %s", f1.attn_ref_q, f1.attn_fwd, f1.attn_bwd,
+  curve(f1.attn_long)), string.format("4096 %.12g %.12g 8192:%.12g 16384:%.12g",
+  0.27, 0.235, 80 / 76, 83 / 76),
+  "a100 fa1: FlashAttention's 4k bar 76 = 0.27 / 0.235, its 8k and 16k bars over it")
+-- The same 16k step as triton's above: fa1 against fa2 differs by the
+-- same 1.8358 s (same fractions, same curve; tolerance as there).
+local fa1 = gp.train(t.with(job, { attn_kernel = "fa1" }))
+t.near(fa1.step_s - fa2.step_s, want, 0.005,
+  "A100 16k: fa1 at its 16k bar against fa2 at its measured rate")
+-- Nobody measured FlashAttention-1 on Hopper in the catalog: named,
+-- with the kernels the arch has.
+local okh, eh = pcall(rf.device, "h100-sxm", cb, "fa1")
+t.ok(not okh, "h100 fa1: refused")
+t.like(tostring(eh), "no measurement of attention kernel 'fa1' on h100%-sxm %(hopper has fa2, fa3, "
+  .. "cudnn, triton, efficient%)", "h100 fa1: the refusal names the kernels hopper has")
 
 -- A curve whose first point is not at the reference length, or whose
 -- lengths do not grow, is refused when the catalog loads, naming the
