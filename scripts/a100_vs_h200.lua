@@ -17,6 +17,12 @@ local opt = gp.options({
   min_speed = { "tokens/s each user must see", 20 },
   format = { "output format: text, markdown, csv or json", "text" },
 }, arg)
+-- gp.options hands the arguments that are no option back in opt[0]: this
+-- script takes none, so one is refused, as guide.lua refuses it (grid_sweep's
+-- --gpus 64 128 ran 64 alone and dropped the 128 in silence).
+if #opt[0] > 0 then
+  error(require("gpuplan.cli").usage("a100_vs_h200: unexpected argument '" .. opt[0][1] .. "' (see --help)"), 0)
+end
 if not (opt.min_speed > 0) then
   error(require("gpuplan.cli").usage("a100_vs_h200: --min-speed must be a positive rate "
     .. "(tokens/s), got " .. opt.min_speed), 0)

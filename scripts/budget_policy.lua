@@ -18,6 +18,12 @@ local opt = gp.options({
   tokens = { "tokens to train on", 2e11 },
   model = { "model id", "llama3-8b" },
 }, arg)
+-- gp.options hands the arguments that are no option back in opt[0]: this
+-- script takes none, so one is refused, as guide.lua refuses it (grid_sweep's
+-- --gpus 64 128 ran 64 alone and dropped the 128 in silence).
+if #opt[0] > 0 then
+  error(require("gpuplan.cli").usage("budget_policy: unexpected argument '" .. opt[0][1] .. "' (see --help)"), 0)
+end
 
 local job = { model = opt.model, method = "pretrain", tokens = opt.tokens,
               currency = "CNY", zero = { 0, 1 }, micro_batch = { 1, 2 } }

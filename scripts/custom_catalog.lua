@@ -18,6 +18,12 @@ local opt = gp.options({
   dir = { "where to write the catalog files (empty: a temporary directory)", "" },
   price = { "the contract price per GPU-hour", "7.5CNY/h" },
 }, arg)
+-- gp.options hands the arguments that are no option back in opt[0]: this
+-- script takes none, so one is refused, as guide.lua refuses it (grid_sweep's
+-- --gpus 64 128 ran 64 alone and dropped the 128 in silence).
+if #opt[0] > 0 then
+  error(require("gpuplan.cli").usage("custom_catalog: unexpected argument '" .. opt[0][1] .. "' (see --help)"), 0)
+end
 
 -- The price is checked here, naming --price: a bad one failed in the
 -- catalog file written from it ("TMPDIR/lua_x/my-cluster.lua:14: price

@@ -21,6 +21,12 @@ local opt = gp.options({
   svg = { "write the Pareto plot here (empty: none)", "" },
   format = { "output format: text, markdown, csv or json", "text" },
 }, arg)
+-- gp.options hands the arguments that are no option back in opt[0]: this
+-- script takes none, so one is refused, as guide.lua refuses it (grid_sweep's
+-- --gpus 64 128 ran 64 alone and dropped the 128 in silence).
+if #opt[0] > 0 then
+  error(require("gpuplan.cli").usage("grid_sweep: unexpected argument '" .. opt[0][1] .. "' (see --help)"), 0)
+end
 
 local cards = {}
 for c in opt.cards:gmatch("[^,]+") do cards[#cards + 1] = c end

@@ -29,6 +29,12 @@ local opt = gp.options({
   prompt_len = { "tokens per prompt", 512 },
   format = { "output format: text, markdown, csv or json", "text" },
 }, arg)
+-- gp.options hands the arguments that are no option back in opt[0]: this
+-- script takes none, so one is refused, as guide.lua refuses it (grid_sweep's
+-- --gpus 64 128 ran 64 alone and dropped the 128 in silence).
+if #opt[0] > 0 then
+  error(require("gpuplan.cli").usage("grpo: unexpected argument '" .. opt[0][1] .. "' (see --help)"), 0)
+end
 
 -- --group 1 was priced as GRPO, which compares each response with its
 -- group's (the rl command refuses it: gpuplan.rl group_problem).

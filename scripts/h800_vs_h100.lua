@@ -19,6 +19,12 @@ local opt = gp.options({
   global_batch = { "sequences per step", 1024 },
   format = { "output format: text, markdown, csv or json", "text" },
 }, arg)
+-- gp.options hands the arguments that are no option back in opt[0]: this
+-- script takes none, so one is refused, as guide.lua refuses it (grid_sweep's
+-- --gpus 64 128 ran 64 alone and dropped the 128 in silence).
+if #opt[0] > 0 then
+  error(require("gpuplan.cli").usage("h800_vs_h100: unexpected argument '" .. opt[0][1] .. "' (see --help)"), 0)
+end
 
 local GPUS = { "h100-sxm", "h800-sxm" }
 local COUNTS = { 8, 64, 512 }

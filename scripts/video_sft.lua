@@ -30,6 +30,12 @@ local opt = gp.options({
   train_vision = { "train the ViT tower too", false },
   format = { "output format: text, markdown, csv or json", "text" },
 }, arg)
+-- gp.options hands the arguments that are no option back in opt[0]: this
+-- script takes none, so one is refused, as guide.lua refuses it (grid_sweep's
+-- --gpus 64 128 ran 64 alone and dropped the 128 in silence).
+if #opt[0] > 0 then
+  error(require("gpuplan.cli").usage("video_sft: unexpected argument '" .. opt[0][1] .. "' (see --help)"), 0)
+end
 if not (opt.video_share > 0 and opt.video_share <= 1) then
   error(require("gpuplan.cli").usage("video_sft: --video-share must be in (0, 1]"), 0)
 end
