@@ -41,6 +41,21 @@ if not (opt.video_share > 0 and opt.video_share <= 1) then
 end
 
 local SEQS = { 32768, 65536 }
+-- The run's tokens are --samples x --epochs x the sequence, which gp.train
+-- bounds (1..1e15): --epochs 0 or -1 was refused there as "vlm.plan:
+-- train: tokens must be a positive number up to 1e+15 (got -3276800000)",
+-- a value and a name the user never gave.  Each is named here.
+for _, k in ipairs { "samples", "epochs" } do
+  if opt[k] < 1 then
+    error(require("gpuplan.cli").fail(string.format("video_sft: --%s must be a whole number "
+      .. ">= 1 (got %d)", k, opt[k])), 0)
+  end
+end
+if (opt.samples + 0.0) * opt.epochs * SEQS[#SEQS] > 1e15 then -- in floats: no wrap
+  error(require("gpuplan.cli").fail(string.format("video_sft: --samples %d x --epochs %d x "
+    .. "%d tokens a sequence is past 1e15 tokens, the most a run is priced for", opt.samples,
+    opt.epochs, SEQS[#SEQS])), 0)
+end
 local GPUS = { "h100-sxm", "h200-sxm", "b200" }
 local COUNTS = { 32, 64, 128 }
 

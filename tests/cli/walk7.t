@@ -28,4 +28,23 @@ like($e, qr/unexpected argument '128'/, 'the dropped count is named');
 is($c, 2, 'video_sft --train-vision maybe: refused (the flag takes no value)');
 like($e, qr/unexpected argument 'maybe'/, 'the value is named');
 
+# 2. video_sft.lua's run is --samples x --epochs x the sequence in tokens,
+# which gp.train bounds to 1..1e15: --epochs 0 or -1 and --samples 0 were
+# refused from inside the layout search as "vlm.plan: train: tokens must be
+# a positive number up to 1e+15 (got -3276800000)" -- -1 x 100000 videos
+# x 32768 tokens, a name and a value the user never gave.  Now the option
+# is named with its value (exit 1, as rl's --epochs 0 is), and a product
+# past 1e15 names both factors (1e11 videos x 65536 tokens = 6.6e15).
+for my $k (['--epochs', '0'], ['--epochs', '-1'], ['--samples', '0']) {
+    ($c, $o, $e) = run_gp('run', 'scripts/video_sft.lua', @$k);
+    is($c, 1, "video_sft $k->[0] $k->[1]: refused");
+    like($e, qr/^gpuplan: video_sft: \Q$k->[0]\E must be a whole number >= 1 \(got \Q$k->[1]\E\)$/m,
+         "video_sft $k->[0] $k->[1]: the option and its value named") or diag $e;
+    unlike($e, qr/tokens must be/, "video_sft $k->[0] $k->[1]: not gp.train's tokens");
+}
+($c, $o, $e) = run_gp('run', 'scripts/video_sft.lua', '--samples', '100000000000');
+is($c, 1, 'video_sft --samples 1e11: past 1e15 tokens, refused');
+like($e, qr/--samples 100000000000 x --epochs 1 x 65536 tokens a sequence is past 1e15 tokens/,
+     'both factors named');
+
 done_testing();
