@@ -47,4 +47,27 @@ is($c, 1, 'video_sft --samples 1e11: past 1e15 tokens, refused');
 like($e, qr/--samples 100000000000 x --epochs 1 x 65536 tokens a sequence is past 1e15 tokens/,
      'both factors named');
 
+# 3. infer: a stated --batch over the engine's cap (--max-batch, or
+# TensorRT-LLM's max_batch_size of 2048) does not fit by the cap, and the
+# advice after it named the memory levers ("try --weights int4, --kv fp8,
+# more GPUs with --tp or --offload"), none of which raises the cap.  It
+# now names the batch and the cap; a batch the KV cannot hold keeps the
+# memory levers.
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--batch', '300', '--max-batch', '100');
+is($c, 0, 'infer --batch 300 --max-batch 100: an answer (does not fit), exit 0') or diag $e;
+like($o, qr/^does not fit: batch 300 is over max_batch 100 \(the engine's sequences a step\); try a --batch of at most 100 or a larger --max-batch$/m,
+     'the cap and its two levers') or diag $o;
+unlike($o, qr/--weights int4|--offload/, 'no memory lever for a cap');
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--batch', '3000');
+like($o, qr/batch 3000 is over max_batch 2048 .*try a --batch of at most 2048 or a larger --max-batch$/m,
+     'the default cap (2048) alike');
+# Under the cap the KV refuses it: the default kv policy "mean" holds a
+# sequence's mean length, 2048 + 256 / 2 = 2176 tokens, at 131072 B a
+# token (32 layers x K and V x 8 KV heads x 128 x 2 B), so 3000 sequences
+# need 3000 x 2176 x 131072 = 855.64 GB (printed to 0.01 GB: exact) -- the
+# memory levers stay.
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--batch', '3000', '--max-batch', '4096');
+like($o, qr/^does not fit: batch 3000 needs 855\.64 GB of KV per GPU.*; try --weights int4, --kv fp8, more GPUs with --tp or --offload$/m,
+     'over the KV, not the cap: the memory levers stay');
+
 done_testing();

@@ -229,6 +229,15 @@ end
 -- host memory helps only there (with the GPU short even with its layers on
 -- the host, the host's room is not what is missing).
 local function hint(opts, why, node_tp, a)
+  -- A stated --batch over the engine's cap (engine/infer_run.c run_batch:
+  -- "batch N is over max_batch M") is refused by the cap, not by memory:
+  -- no weight format, KV dtype, TP or offload raises it ("batch 300 is
+  -- over max_batch 100; try --weights int4, --kv fp8, ..." named four
+  -- levers that change nothing).  The levers are the batch and the cap.
+  local cap = tostring(why):match("^batch %d+ is over max_batch (%d+)")
+  if cap then
+    return string.format("try a --batch of at most %s or a larger --max-batch", cap)
+  end
   local memory = require "gpuplan.memory"
   local t = {}
   local ok, w = pcall(memory.weight_format, infer.released_weights(a or opts) or "bf16")
