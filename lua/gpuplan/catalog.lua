@@ -266,6 +266,10 @@ local function suggest(tbl, name)
   return out
 end
 
+-- The same ranking for a name looked up in no one table (catalog show ID,
+-- which searches them all): tbl is a set of ids.
+M.suggest = suggest
+
 -- cat:get("gpus", id) -> entry; raises "unknown gpu 'x' (did you mean ...)".
 function methods.get(cat, kind, id)
   local tbl = cat[kind]

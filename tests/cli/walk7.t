@@ -70,4 +70,21 @@ like($o, qr/batch 3000 is over max_batch 2048 .*try a --batch of at most 2048 or
 like($o, qr/^does not fit: batch 3000 needs 855\.64 GB of KV per GPU.*; try --weights int4, --kv fp8, more GPUs with --tp or --offload$/m,
      'over the KV, not the cap: the memory levers stay');
 
+# 4. catalog show ID (and --explain ID) suggested the one nearest id by
+# edits over every table: h100 -> 'b100', a100 -> 'a10' (one edit each,
+# where h100-sxm is four) and llama3 -> nothing, while train --gpu h100
+# lists the H100s first.  It now ranks as --gpu and MODEL rank (an id the
+# name begins first), so the ids a new user means come first.
+for my $a (['h100', "'h100-nvl', 'h100-sxm', 'h100-pcie', 'h100-sxm-96gb'"],
+           ['a100', "'a100-sxm-40gb', 'a100-sxm-80gb', 'a100-pcie-80gb'"],
+           ['llama3', "'llama3-8b', 'llama3-70b'"]) {
+    ($c, $o, $e) = run_gp('catalog', 'show', $a->[0]);
+    is($c, 1, "catalog show $a->[0]: refused");
+    like($e, qr/^gpuplan: catalog show: unknown id '\Q$a->[0]\E' \(did you mean \Q$a->[1]\E[,?]/,
+         "catalog show $a->[0]: the ids it begins first") or diag $e;
+}
+($c, $o, $e) = run_gp('catalog', 'show', 'H100-SXM');
+is($e, "gpuplan: catalog show: unknown id 'H100-SXM' (did you mean 'h100-sxm'?)\n",
+   'an id in another case: that id alone');
+
 done_testing();

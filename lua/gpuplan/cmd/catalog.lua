@@ -172,14 +172,20 @@ end
 
 -- An id no table holds: named with the subcommand that read it ("gpuplan:
 -- unknown id 'h2O'" named neither), and the nearest id where one is near.
+-- The nearest ids are ranked as --gpu and MODEL rank theirs (catalog.lua
+-- suggest: an id the name begins, as h100-sxm for h100, first), where
+-- the nearest by edits alone named b100 for h100 and a10 for a100, and
+-- nothing for llama3.
 local function unknown(cat, id, how)
   local ids = {}
   for _, kind in ipairs(tables) do
-    for _, i in ipairs(cat:ids(kind)) do ids[#ids + 1] = i end
+    for _, i in ipairs(cat:ids(kind)) do ids[i] = true end
   end
-  local near = require("gpuplan.args").nearest(id, ids)
+  local near = catalog.suggest(ids, id)
+  for i, n in ipairs(near) do near[i] = "'" .. n .. "'" end
   error(cli.fail(string.format("catalog %s: unknown id '%s' (%s)", how, id,
-    near and ("did you mean '" .. near .. "'?") or "see 'gpuplan catalog list'")), 0)
+    #near > 0 and ("did you mean " .. table.concat(near, ", ") .. "?")
+      or "see 'gpuplan catalog list'")), 0)
 end
 
 local function explain(cat, id)
