@@ -787,7 +787,15 @@ local function check_refs(cat, errs)
     if g.scaleup then need(g, "scaleup.fabric", "fabrics", g.scaleup.fabric) end
     if not g.achievable and not cat.archs[g.arch] then
       if cat._failed.archs[g.arch] then g._bad = true
-      else bad(g, "achievable", "missing, and no arch '%s' entry gives defaults", g.arch) end
+      else
+        -- Named as the arch it is: a misspelt arch = "hoper" read "field
+        -- 'achievable': missing, and no arch 'hoper' entry gives
+        -- defaults", a field the file never wrote and no nearer name.
+        local near = suggest(cat.archs, tostring(g.arch))
+        bad(g, "arch", "no arch '%s' in the catalog%s, and the gpu has no achievable of its "
+          .. "own (the fractions of its peaks an arch gives its cards)", g.arch,
+          #near > 0 and (" (did you mean " .. table.concat(near, ", ") .. "?)") or "")
+      end
     end
     if g.usable_memory and g.usable_memory > g.memory then
       bad(g, "usable_memory", "larger than memory")

@@ -5,6 +5,7 @@ use strict;
 use warnings;
 use Test::More;
 require './tests/cli/lib.pl';
+use File::Temp qw(tempdir);
 
 my ($c, $o, $e);
 
@@ -86,5 +87,30 @@ for my $a (['h100', "'h100-nvl', 'h100-sxm', 'h100-pcie', 'h100-sxm-96gb'"],
 ($c, $o, $e) = run_gp('catalog', 'show', 'H100-SXM');
 is($e, "gpuplan: catalog show: unknown id 'H100-SXM' (did you mean 'h100-sxm'?)\n",
    'an id in another case: that id alone');
+
+# 5. A user catalog's gpu with a misspelt arch (hoper) and no achievable
+# of its own was refused as "field 'achievable': missing, and no arch
+# 'hoper' entry gives defaults": a field the file never wrote, and no
+# nearer name.  The error now names the arch field and the arch it means.
+{
+    my $d = tempdir(CLEANUP => 1);
+    open(my $f, '>', "$d/my.lua") or die;
+    print $f <<'LUA';
+gpu {
+  id = "mygpu", name = "My GPU", vendor = "NVIDIA",
+  arch = "hoper", form_factor = "SXM5", year = 2022,
+  memory = "80GiB", memory_type = "HBM3", mem_bw = "3.35TB/s", sms = 132,
+  peak = { bf16 = "989TFLOPS", fp16 = "989TFLOPS" },
+  scaleup = { fabric = "nvlink4", domain = 8 }, pcie = { gen = 5, lanes = 16 },
+  tdp = "700W", source = "a test",
+}
+LUA
+    close $f;
+    ($c, $o, $e) = run_gp('catalog', 'check', $d);
+    is($c, 1, 'a gpu with arch hoper: the catalog does not check');
+    like($e, qr{^\Q$d\E/my\.lua:1: gpu 'mygpu': field 'arch': no arch 'hoper' in the catalog \(did you mean hopper\?\), and the gpu has no achievable of its own}m,
+         'the arch field named, with the arch it means') or diag $e;
+    unlike($e, qr/field 'achievable'/, 'not a field the file never wrote');
+}
 
 done_testing();
