@@ -113,4 +113,21 @@ LUA
     unlike($e, qr/field 'achievable'/, 'not a field the file never wrote');
 }
 
+# 6. plan --svg BASE with BASE an existing directory named without its
+# slash (--svg out): the three files went beside it (out-pareto.svg, ...;
+# --svg /tmp wrote /tmp-pareto.svg at the root), exit 0 and nothing said.
+# "out/" was already refused; now "out" is too, before anything is priced,
+# and nothing is written.
+{
+    my $d = tempdir(CLEANUP => 1);
+    mkdir "$d/out" or die;
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--svg', "$d/out");
+    is($c, 2, 'plan --svg DIR: a usage error');
+    like($e, qr{^gpuplan: plan: --svg '\Q$d\E/out' is a directory: BASE is the start of the files' names \(BASE-pareto\.svg \.\.\.\); to write them in it, e\.g\. --svg \Q$d\E/out/plan$}m,
+         'the directory named, and how to write into it') or diag $e;
+    is($o, '', 'nothing priced');
+    my @written = glob("$d/out-*.svg $d/out/*.svg");
+    is(scalar @written, 0, 'no file written beside it or in it');
+}
+
 done_testing();

@@ -212,6 +212,14 @@ function C.run(opts, args)
         .. "(BASE-pareto.svg ...); give one, e.g. --svg %splan", given,
         opts.svg:match("^(.*/)$") or "")), 0)
     end
+    -- So is a directory named without its slash (--svg out, out a
+    -- directory): the files went beside it as out-pareto.svg, ... (--svg
+    -- /tmp wrote /tmp-pareto.svg at the root), not into it.
+    if require("lfs").attributes(opts.svg, "mode") == "directory" then
+      error(cli.usage(string.format("plan: --svg '%s' is a directory: BASE is the start of "
+        .. "the files' names (BASE-pareto.svg ...); to write them in it, e.g. --svg %s/plan",
+        given, opts.svg)), 0)
+    end
   end
   o.gpus = opts.gpus or "8"
   if opts.zero then o.zero = ints(opts.zero, "zero") end
