@@ -551,8 +551,10 @@ M.mixes = {
 -- one flash_attn_varlen_func call ... The decodes also miss FA2's
 -- max_seqlen_q == 1 path (packed GQA + split-KV), which only activates
 -- when the whole call is decode" (vllm PR #58013, which splits the call
--- and leaves "FA3/FA4 (tile-scheduled)" untouched).  Where vLLM mixes by
--- its own default (M.mixes: V1) and the model's cache is not a latent one
+-- and leaves "FA3/FA4 (tile-scheduled)" untouched).  Where vLLM's steps
+-- mix (mixes: V1's own default, M.mixes, or chunked_prefill = true stated,
+-- the same V1 steps -- stating it turned the default off, and the answer
+-- moved by the whole effect) and the model's cache is not a latent one
 -- (MLA runs on vLLM's MLA backends).
 -- fa2_mixed (the option) says it either way; the default is on where
 -- both hold, said on the defaults line.
@@ -1660,6 +1662,20 @@ function M.setup(a)
     error("infer: fa2_mixed: a latent (MLA) cache runs on vLLM's MLA backends, not "
       .. "FlashAttention-2's varlen kernel", 3)
   end
+  -- A kernel the card cannot run: FlashAttention-2 needs compute
+  -- capability 8.0 ("FlashAttention-2 currently supports: Ampere, Ada, or
+  -- Hopper GPUs (e.g., A100, RTX 3090, RTX 4090, H100). Support for Turing
+  -- GPUs (T4, RTX 2080) is coming soon, please use FlashAttention 1.x",
+  -- Dao-AILab/flash-attention README), the mark M.kv_fp8_refusal reads
+  -- (an NVIDIA card without bf16 tensor cores: Volta, Turing).  A V100's
+  -- mixed steps were priced with FA2's per-head reads (llama3-8b on
+  -- v100-sxm2-32gb, runtime vllm: 472 -> 398 tok/s a GPU).
+  if a.fa2_mixed and type(g) == "table" and (g.vendor == nil or g.vendor == "NVIDIA")
+     and not ((tonumber(type(g.peak) == "table" and g.peak.bf16) or 0) > 0) then
+    error("infer: fa2_mixed: FlashAttention-2 needs compute capability 8.0 (Ampere or later); "
+      .. tostring(g.id or g.name) .. " (" .. tostring(g.arch) .. ") runs another of vLLM's "
+      .. "attention backends", 3)
+  end
   -- The sampler's settings (sampling), counted for vLLM V0's sampler of the
   -- release vllm_version (M.v0_sampler_kernels): vLLM's alone, with its
   -- CUDA graphs (under enforce_eager the host launches every kernel on the
@@ -1713,7 +1729,8 @@ function M.setup(a)
     weight_bits = bits, embed_bits = 16, kv_bytes = kv_bytes[kv], mamba_ssm_bytes = ssm_bytes,
     kv_half_math = kv_path.half_math, kv_unfused = kv_path.unfused,
     kv_per_qhead = a.xqa == false or a.paged_decode == true,
-    mixed_kv_per_qhead = M.fa2_mixed(a, g, model, mixes, kv) or nil,
+    mixed_kv_per_qhead = M.fa2_mixed(a, g, model, (a.chunked_prefill == true or mixes)
+      and not serving, kv) or nil,
     compute = core().infer_compute_dtype(d, base or "bf16"),
     tp = tp, pp = pp, gpus = int_arg(a, "gpus", 1) or tp * pp,
     batch = int_arg(a, "batch", 1), concurrency = int_arg(a, "concurrency", 1),

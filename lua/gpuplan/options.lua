@@ -818,13 +818,14 @@ opt { name = "paged_decode", type = "flag", commands = "infer",
     .. "before 0.4.3 did (flash-attn's decode came on 2024-05-19); --runtime vllm only",
   suggest = { "paged_attention", "paged_attention_decode", "vllm_paged_attention" } }
 opt { name = "fa2_mixed", type = "flag", commands = "infer", form = "both",
-  default = "on for --runtime vllm's own mixing (V1) on ampere and ada cards with a 16-bit KV cache",
+  default = "on for --runtime vllm's mixing (V1's own, or --chunked-prefill) on ampere and ada cards with a 16-bit KV cache",
   help = "vLLM V1's mixed steps on FlashAttention-2: a step that carries prompt chunks runs "
     .. "its decodes' attention in one varlen call with them, whose kernel gives each query "
     .. "head of a sequence its own thread block, each reading its KV head's whole cache (the "
     .. "cache read heads/kv_heads times in such a step; a decode-only step folds the group "
     .. "and reads it once); --no-fa2-mixed: a backend that reads it once (FlashInfer, "
-    .. "FlashAttention-3); --runtime vllm with chunked prefill only",
+    .. "FlashAttention-3); --runtime vllm only, not with --no-chunked-prefill (no step mixes), "
+    .. "nor on a card below compute capability 8.0 (FlashAttention-2 does not run there)",
   suggest = { "flash_attn_2", "fa2", "mixed_decode_reads" } }
 -- The sampler's settings (gpuplan.infer's M.v0_sampler_kernels counts the
 -- kernels each adds to vLLM V0's sampler, from its sampler.py).

@@ -6,6 +6,7 @@ use warnings;
 use Test::More;
 require './tests/cli/lib.pl';
 use File::Temp qw(tempdir);
+use JSON::PP ();
 
 my ($c, $o, $e);
 
@@ -128,6 +129,29 @@ LUA
     is($o, '', 'nothing priced');
     my @written = glob("$d/out-*.svg $d/out/*.svg");
     is(scalar @written, 0, 'no file written beside it or in it');
+}
+
+# 7. infer --runtime vllm on an A100: stating --chunked-prefill, what vLLM
+# V1 does by itself, turned the FlashAttention-2 mixed-step default off
+# (llama3-8b: 1231 tok/s a GPU against the default's 773); --fa2-mixed with
+# --no-chunked-prefill changed nothing in silence (no step mixes); and on a
+# V100, where FlashAttention-2 does not run, --fa2-mixed priced its reads.
+{
+    my @j = ('infer', 'llama3-8b', '--gpu', 'a100-sxm-80gb', '--runtime', 'vllm');
+    my ($c1, $def) = run_gp(@j, '--format', 'json');
+    my ($c2, $stated) = run_gp(@j, '--chunked-prefill', '--format', 'json');
+    my ($n, $m) = map { JSON::PP::decode_json($_)->{per_gpu} } $def, $stated;
+    ok(defined $n && $n == $m, "--chunked-prefill stated: the default's tok/s a GPU ($n = $m)");
+    ($c, $o, $e) = run_gp(@j, '--chunked-prefill');
+    like($o, qr/--fa2-mixed \(vLLM V1 on FlashAttention-2, ampere/, '... and the default said');
+    ($c, $o, $e) = run_gp(@j, '--fa2-mixed', '--no-chunked-prefill');
+    is($c, 2, '--fa2-mixed --no-chunked-prefill: a usage error');
+    like($e, qr/^gpuplan: infer: --fa2-mixed prices the decodes of the steps that carry prompt chunks; --no-chunked-prefill runs the prompts in steps of their own, where it changes nothing: give one or the other$/m,
+         'both flags named') or diag $e;
+    ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'v100-sxm2-32gb', '--runtime', 'vllm', '--fa2-mixed');
+    is($c, 1, '--fa2-mixed on a V100: refused');
+    like($e, qr/^gpuplan: infer: --fa2-mixed: FlashAttention-2 needs compute capability 8\.0 \(Ampere or later\); v100-sxm2-32gb \(volta\)/m,
+         'the card and the capability named') or diag $e;
 }
 
 done_testing();

@@ -117,9 +117,12 @@ t.is(ro.tokens_per_s, gp.infer(t.with(oss, { fa2_mixed = false })).tokens_per_s,
 t.raises(function() gp.infer(t.with(oss, { fa2_mixed = true })) end,
          "fa2_mixed = true with gpt-oss-120b's attention sinks (attn_sinks)",
          "fa2_mixed with attention sinks: refused", true)
--- Not vLLM's own mixing (chunked_prefill given): off unless asked.
-t.ok(not said(gp.infer(t.with(q, { chunked_prefill = true })), "fa2_mixed"),
-     "chunked_prefill given: not vLLM V1's default mixing, off")
+-- chunked_prefill = true stated is what vLLM V1 does by itself: the same
+-- mixed steps and kernel, so the same answer (it was off there, so saying
+-- the default moved Qwen3-32B's throughput by the whole effect).
+local stated = gp.infer(t.with(q, { chunked_prefill = true }))
+t.is(stated.tokens_per_s, on.tokens_per_s, "chunked_prefill = true given: V1's mixing, on as by default")
+t.ok(said(stated, "fa2_mixed (vLLM V1 on FlashAttention-2, ampere"), "... and said")
 -- A V0 release (vllm_version, its sampler's): V0 runs the decodes in a
 -- call of their own, off.
 t.ok(not said(gp.infer(t.with(q, { vllm_version = "0.6.3", sampling = "random" })), "fa2_mixed"),
@@ -155,5 +158,55 @@ t.raises(function() gp.infer { model = "deepseek-v3", gpu = "a100-sxm-80gb", gpu
                                runtime = "vllm", fa2_mixed = true } end,
          "the MoE serving model (chosen by ep = 16) prices its own attention",
          "fa2_mixed with the MoE serving model: refused, naming what chose it", true)
+
+-- A card FlashAttention-2 does not run on (compute capability below 8.0:
+-- a V100), and chunked_prefill = false, where no step carries a prompt
+-- chunk beside decodes (the stated kernel changed nothing there).
+t.raises(function() gp.infer(t.with(q, { model = "llama3-8b", gpu = "v100-sxm2-32gb",
+                                          fa2_mixed = true })) end,
+         "fa2_mixed: FlashAttention-2 needs compute capability 8.0 (Ampere or later); "
+           .. "v100-sxm2-32gb (volta)", "fa2_mixed on a V100: refused", true)
+t.raises(function() gp.infer(t.with(q, { fa2_mixed = true, chunked_prefill = false })) end,
+         "fa2_mixed = true prices vLLM V1's steps that carry prompt chunks beside decodes: "
+           .. "chunked_prefill = false runs none", "fa2_mixed without chunked prefill: refused",
+         true)
+t.ok(pcall(gp.infer, t.with(q, { fa2_mixed = false, chunked_prefill = false })),
+     "fa2_mixed = false without chunked prefill: true of such steps, taken")
+
+-- The validation predictor's vLLM V0 turns chunked prefill on for a
+-- context over 32K (chunked_prefill = true, a 512-token budget); V0's
+-- decodes run in a FlashAttention call of their own, so on an A100 the
+-- case states fa2_mixed = false (the stated chunking would now turn the
+-- V1 default on).  OCI's 405B MI300X row (vLLM of 2024-10, 16 requests)
+-- moved to an A100.
+do
+  local validate = require "gpuplan.validate"
+  local cat = gp.catalog()
+  local base
+  for _, c in ipairs(validate.read("validation/cases.json")) do
+    if c.id == "oci-vllm-llama31-405b-mi300x-tp8-fp8-128-128-bs16" then base = c end
+  end
+  local function copy(x)
+    if type(x) ~= "table" then return x end
+    local o = {}
+    for k, v in pairs(x) do o[k] = copy(v) end
+    return o
+  end
+  local c = copy(base)
+  c.id, c.hardware.gpu = "oci-405b-on-a100", "a100-sxm-80gb"
+  local r = validate.predict(c, cat)
+  t.ok(r.defaults:find("vLLM V0 turns chunked prefill on", 1, true), "V0 long-context chunking")
+  local script = validate.explain(c, cat, r)
+  t.ok(script:find("fa2_mixed = false,", 1, true), "the V0 case states fa2_mixed = false")
+  -- the script is the prediction's own job (equal to rounding: 1e-9), and
+  -- the same job with FA2's mixed reads prices slower: the guard matters
+  local run = function(src)
+    local f = assert(load(src, "=explain", "t", setmetatable({ print = function() end }, { __index = _G })))
+    return f().tokens_per_s
+  end
+  local with_fa2 = run(script:gsub("fa2_mixed = false,", "fa2_mixed = true,"))
+  t.ok(math.abs(run(script) - r.predicted) < 1e-9 * r.predicted and with_fa2 < r.predicted,
+       string.format("V0: %.4g tok/s, not V1's mixed FA2 reads (%.4g)", r.predicted, with_fa2))
+end
 
 t.done_testing()
