@@ -136,8 +136,12 @@ function M.parse(cmdname, spec, argv, first, hint)
         key, ty, on = key:sub(4), "flag", false
       end
       if not ty then
-        error(M.usage(argmod.unknown_option(cmdname, "'--" .. name .. "'",
-          hint and hint(key) or "")), 0)
+        -- --help is every command's, though no spec lists it: a slip of
+        -- it (--hlep, --hepl) was matched against the spec alone and
+        -- named its nearest option (train --hlep: "did you mean '--ep'?")
+        local tail = argmod.distance(key, "help", 1) <= 1 and " (did you mean '--help'?)"
+          or (hint and hint(key) or "")
+        error(M.usage(argmod.unknown_option(cmdname, "'--" .. name .. "'", tail)), 0)
       end
       if ty == "flag" then
         if value then error(M.usage(string.format("%s: option '--%s' takes no value", cmdname, name)), 0) end
@@ -456,6 +460,17 @@ M.RUN_USAGE = RUN_USAGE
 local CATALOG_COMMANDS = { fit = true, train = true, plan = true, rl = true, infer = true,
                            comm = true, roofline = true, validate = true }
 
+-- "unknown command 'x'", with the command a user likely meant (trian,
+-- fti, infre: the nearest of the commands, guide and run included), as
+-- an unknown option names the nearest option.
+local function unknown_command(name)
+  local names = { "guide", "run" }
+  for _, n in ipairs(builtin) do names[#names + 1] = n end
+  local near = argmod.nearest(name, names)
+  return M.usage(string.format("unknown command '%s' (%s)", name,
+    near and ("did you mean '" .. near .. "'? see 'gpuplan --help'") or "see 'gpuplan --help'"))
+end
+
 local function dispatch(argv)
   local name = argv[1]
   if name == nil then
@@ -470,9 +485,7 @@ local function dispatch(argv)
       return M.run_script(config.root .. "/scripts/guide.lua", { "--help" }, "guide")
     elseif topic then
       local mod = load_cmd(topic)
-      if not mod then
-        error(M.usage(string.format("unknown command '%s' (see 'gpuplan --help')", topic)), 0)
-      end
+      if not mod then error(unknown_command(topic), 0) end
       io.stdout:write(mod.usage or ("usage: gpuplan " .. topic), "\n")
       return 0
     end
@@ -513,9 +526,7 @@ local function dispatch(argv)
     return M.run_script(name, rest)
   end
   local mod = load_cmd(name)
-  if not mod then
-    error(M.usage(string.format("unknown command '%s' (see 'gpuplan --help')", name)), 0)
-  end
+  if not mod then error(unknown_command(name), 0) end
   local ok, opts, args, after_flag = pcall(M.parse, name, mod.options or {}, argv, 2, mod.hint)
   if not ok then return report_error(opts, mod.usage, name) end
   -- A usage error over the arguments ("infer: one MODEL at a time") when

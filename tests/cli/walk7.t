@@ -154,4 +154,26 @@ LUA
          'the card and the capability named') or diag $e;
 }
 
+# 8. A misspelt command said "unknown command 'trian' (see 'gpuplan
+# --help')" where a misspelt option names the nearest option; and a slip of
+# --help, which no command's option table lists, was matched against the
+# options alone (train --hlep: "did you mean '--ep'?", two edits, where
+# --help is one transposition).
+for my $a (['trian', 'train'], ['fti', 'fit'], ['infre', 'infer'], ['guid', 'guide']) {
+    ($c, $o, $e) = run_gp($a->[0], 'x');
+    is($c, 2, "gpuplan $a->[0]: a usage error");
+    is($e, "gpuplan: unknown command '$a->[0]' (did you mean '$a->[1]'? see 'gpuplan --help')\n",
+       "gpuplan $a->[0]: the command meant");
+}
+($c, $o, $e) = run_gp('frobnicate');
+is($e, "gpuplan: unknown command 'frobnicate' (see 'gpuplan --help')\n", 'nothing near: the help alone');
+for my $a (['train', '--hlep'], ['infer', '--hepl'], ['plan', '--hel']) {
+    ($c, $o, $e) = run_gp(@$a);
+    is($c, 2, "$a->[0] $a->[1]: a usage error");
+    like($e, qr/^gpuplan: \Q$a->[0]\E: unknown option '\Q$a->[1]\E' \(did you mean '--help'\?\)$/m,
+         "$a->[0] $a->[1]: --help named") or diag $e;
+}
+($c, $o, $e) = run_gp('train', '--ee');
+like($e, qr/unknown option '--ee' \(did you mean '--ep'\?\)/, 'an option slip still names the option');
+
 done_testing();
