@@ -28,6 +28,18 @@ if #opt[0] > 0 then
   error(require("gpuplan.cli").usage("grid_sweep: unexpected argument '" .. opt[0][1] .. "' (see --help)"), 0)
 end
 
+-- The plot's file is checked before the sweep, as the commands' --svg
+-- is (gpuplan.files check_output): a directory that is not there failed
+-- only at the write, after the table had been printed, and named no
+-- option ("grid_sweep.lua:89: cannot write '/nope/x.svg': ...").
+if opt.svg ~= "" then
+  local why = require("gpuplan.files").output_problem(opt.svg, "svg")
+  if why then
+    error(require("gpuplan.cli").fail(string.format("grid_sweep: --svg: cannot write '%s': %s",
+      opt.svg, why)), 0)
+  end
+end
+
 local cards = {}
 for c in opt.cards:gmatch("[^,]+") do cards[#cards + 1] = c end
 local job = { model = opt.model, method = "pretrain", tokens = opt.tokens, gpu = cards,

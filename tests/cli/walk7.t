@@ -176,4 +176,22 @@ for my $a (['train', '--hlep'], ['infer', '--hepl'], ['plan', '--hel']) {
 ($c, $o, $e) = run_gp('train', '--ee');
 like($e, qr/unknown option '--ee' \(did you mean '--ep'\?\)/, 'an option slip still names the option');
 
+# 9. grid_sweep.lua --svg into a directory that is not there (or a name
+# that is not .svg) printed the whole Pareto table and then failed at the
+# write, naming the script's line and no option ("scripts/grid_sweep.lua:
+# 89: cannot write ..."), as the commands' --svg once did.  Now checked
+# before the sweep, naming --svg, nothing printed.
+{
+    my $d = tempdir(CLEANUP => 1);
+    for my $a (["$d/nope/front.svg", qr/its directory '\Q$d\E\/nope' does not exist/],
+               ["$d/front.png", qr/it ends in \.png, but the file is SVG \(name it \.svg\)/]) {
+        ($c, $o, $e) = run_gp('run', 'scripts/grid_sweep.lua', '--svg', $a->[0]);
+        is($c, 1, "grid_sweep --svg $a->[0]: refused");
+        like($e, qr/^gpuplan: grid_sweep: --svg: cannot write '\Q$a->[0]\E': /m, 'the option named') or diag $e;
+        like($e, $a->[1], 'and why');
+        is($o, '', 'before the table');
+    }
+    ok(!-e "$d/front.png", 'no file written');
+}
+
 done_testing();
