@@ -616,8 +616,9 @@ local function framework_problem(c)
   if fw == nil then return nil end
   local names = require("gpuplan.predict." .. c.kind).frameworks
   for _, n in ipairs(names) do if n == fw then return nil end end
-  return string.format("'%s' is not a %s framework (%s)", require("gpuplan.units").oneline(fw),
-    c.kind, table.concat(names, ", "))
+  -- "an infer framework", "an rl framework" (said "a infer framework")
+  return string.format("'%s' is not %s %s framework (%s)", require("gpuplan.units").oneline(fw),
+    (c.kind == "infer" or c.kind == "rl") and "an" or "a", c.kind, table.concat(names, ", "))
 end
 
 -- The first of those switches (sorted) case c states that its kind does

@@ -194,4 +194,22 @@ like($e, qr/unknown option '--ee' \(did you mean '--ep'\?\)/, 'an option slip st
     ok(!-e "$d/front.png", 'no file written');
 }
 
+# 10. A case file's infer row with an unknown framework said "'vlm' is not
+# a infer framework".
+{
+    my $d = tempdir(CLEANUP => 1);
+    open(my $in, '<', 'validation/cases.json') or die;
+    my $all = JSON::PP::decode_json(do { local $/; <$in> });
+    close $in;
+    my @cases = ref $all eq 'ARRAY' ? @$all : @{ $all->{cases} };
+    my ($case) = grep { $_->{id} eq 'oci-vllm-llama31-405b-mi300x-tp8-fp8-128-128-bs1' } @cases;
+    $case->{workload}{framework} = 'vlm';
+    open(my $out, '>', "$d/c.json") or die;
+    print $out JSON::PP->new->canonical->pretty->encode([$case]);
+    close $out;
+    ($c, $o, $e) = run_gp('validate', "$d/c.json");
+    is($c, 2, 'an unknown framework: a usage error');
+    like($e, qr/field 'workload\.framework': 'vlm' is not an infer framework \(/, 'an infer framework') or diag $e;
+}
+
 done_testing();
