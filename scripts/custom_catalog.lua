@@ -44,7 +44,14 @@ end
 -- user's argument: named, with the system's reason, not an assert's
 -- traceback.
 local made, why = lfs.mkdir(dir)
-if not made and lfs.attributes(dir, "mode") ~= "directory" then
+local there = lfs.attributes(dir, "mode")
+-- a file or device of that name: mkdir's "File exists" read as if the
+-- directory were there and could not be made
+if not made and there and there ~= "directory" then
+  why = "it is " .. (there == "file" and "a file" or there == "char device" and "a character device"
+    or ("a " .. there)) .. ", not a directory"
+end
+if not made and there ~= "directory" then
   error(string.format("custom_catalog: %s '%s': cannot make the directory: %s",
     temp and "a temporary directory" or "--dir", dir, tostring(why)), 0)
 end

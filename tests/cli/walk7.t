@@ -212,4 +212,15 @@ like($e, qr/unknown option '--ee' \(did you mean '--ep'\?\)/, 'an option slip st
     like($e, qr/field 'workload\.framework': 'vlm' is not an infer framework \(/, 'an infer framework') or diag $e;
 }
 
+# 11. custom_catalog.lua --dir naming a file (or a device) said "cannot make
+# the directory: File exists", as if the directory were there.
+{
+    my $d = tempdir(CLEANUP => 1);
+    open(my $f, '>', "$d/afile") or die; close $f;
+    ($c, $o, $e) = run_gp('run', 'scripts/custom_catalog.lua', '--dir', "$d/afile");
+    is($c, 1, 'custom_catalog --dir FILE: refused');
+    is($e, "gpuplan: custom_catalog: --dir '$d/afile': cannot make the directory: it is a file, not a directory\n",
+       'what is there said');
+}
+
 done_testing();
