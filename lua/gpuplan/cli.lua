@@ -212,7 +212,15 @@ end
 local function describe(e)
   if type(e) == "string" then return e end
   local mt = getmetatable(e)
-  if mt and mt.__tostring then return tostring(e) end
+  -- a script's error object whose __tostring itself fails (raises, or
+  -- returns no string) was reported with a traceback through this file
+  -- ("cli.lua:215: in upvalue 'describe'"): its own failure said instead
+  if mt and mt.__tostring then
+    local ok, s = pcall(tostring, e)
+    if ok then return s end
+    return "error object is a " .. type(e) .. " value whose __tostring failed: "
+      .. (type(s) == "string" and s or ("a " .. type(s) .. " value"))
+  end
   if type(e) == "table" and type(e.msg) == "string" then return e.msg end
   return "error object is a " .. type(e) .. " value"
 end

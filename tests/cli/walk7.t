@@ -223,4 +223,24 @@ like($e, qr/unknown option '--ee' \(did you mean '--ep'\?\)/, 'an option slip st
        'what is there said');
 }
 
+# 12. A script's error object whose __tostring itself raises was reported
+# with a traceback through gpuplan's own cli.lua ("cli.lua:215: in upvalue
+# 'describe'"): errors never name an internal file:line.  Now one line,
+# the object's own failure said; one that raises itself does not recurse.
+{
+    my $d = tempdir(CLEANUP => 1);
+    for my $a (['x', 'local t = setmetatable({}, {__tostring = function() error("x") end}) error(t)',
+                qr/^gpuplan: \Q$d\E\/x\.lua: error object is a table value whose __tostring failed: \Q$d\E\/x\.lua:1: x$/],
+               ['y', 'local t = setmetatable({}, {__tostring = function(self) error(self) end}) error(t)',
+                qr/^gpuplan: \Q$d\E\/y\.lua: error object is a table value whose __tostring failed: a table value$/]) {
+        open(my $f, '>', "$d/$a->[0].lua") or die;
+        print $f $a->[1];
+        close $f;
+        ($c, $o, $e) = run_gp('run', "$d/$a->[0].lua");
+        is($c, 1, "$a->[0].lua: exit 1");
+        like($e, $a->[2], "$a->[0].lua: one line, the object's failure") or diag $e;
+        unlike($e, qr/cli\.lua|stack traceback/, "$a->[0].lua: no internal file:line");
+    }
+}
+
 done_testing();
