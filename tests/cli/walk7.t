@@ -243,4 +243,18 @@ like($e, qr/unknown option '--ee' \(did you mean '--ep'\?\)/, 'an option slip st
     }
 }
 
+# 13. plan with no layout at all (4096 GPUs and a global batch of 8: no
+# split divides them) followed its "no split ... divides" line with memory
+# hints priced over no layout: "none of --zero 3, --offload optimizer,
+# --gpus 8192, --gpus 16384 fits either (priced)" -- memory is not the
+# miss, and more GPUs split the batch worse.  The split alone is said; a
+# memory miss keeps its hints.
+($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '4096', '--global-batch', '8');
+is($c, 0, 'plan with no split: an answer, exit 0') or diag $e;
+like($o, qr/^no layout: no split of these GPU counts divides/m, 'the split named');
+unlike($o, qr/fits either|would fit/, 'no memory hint priced over no layout') or diag $o;
+# llama3-70b at 32k on 8 H100s: 90 layouts, none fits (149.2 GiB the nearest)
+($c, $o, $e) = run_gp('plan', 'llama3-70b', '--gpu', 'h100-sxm', '--gpus', '8', '--method', 'full', '--seq', '32768');
+like($o, qr/^would fit \(priced\): --offload optimizer /m, 'a memory miss keeps its priced hints') or diag $o;
+
 done_testing();

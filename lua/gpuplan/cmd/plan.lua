@@ -730,9 +730,18 @@ function C.fit_hints(r, o, opts)
   if #r.results > 0 or opts.shard or limits({ deadline = opts.deadline, budget = opts.budget }) then
     return nil
   end
-  local fitting = 0
-  for _, x in pairs(r.stats) do fitting = fitting + (x.fitting or 0) end
+  local fitting, layouts = 0, 0
+  for _, x in pairs(r.stats) do
+    fitting, layouts = fitting + (x.fitting or 0), layouts + (x.layouts or 0)
+  end
   if fitting > 0 then return nil end
+  -- No layout at all (no split of the counts divides the heads, layers,
+  -- node and global batch): the miss is the split, said on the line
+  -- before, not memory.  The memory levers were "priced" over no layout
+  -- and said not to fit ("none of --zero 3, --offload optimizer, --gpus
+  -- 8192, --gpus 16384 fits either (priced)" for 4096 GPUs and a global
+  -- batch of 8, where more GPUs only split it worse).
+  if layouts == 0 then return nil end
   local function variant(words, change)
     return { words = words, try = function()
       local o2 = {}
@@ -740,6 +749,11 @@ function C.fit_hints(r, o, opts)
       o2.progress = false
       change(o2)
       local r2 = sweep.sweep(o2)
+      -- a variant with no layout to price is no answer either way
+      -- (report.fit_hints leaves a raised one out)
+      local n = 0
+      for _, x in pairs(r2.stats or {}) do n = n + (x.layouts or 0) end
+      if n == 0 then error("no layout", 0) end
       local b = r2.results[1]
       return b ~= nil, b and string.format("its best %s x %d %s, %.1f GiB/GPU", b.gpu, b.gpus,
         b.layout, b.mem_gib)
