@@ -833,6 +833,19 @@ local function check_refs(cat, errs)
     scope(s, "nic_fabric", s.nic_fabric, "scaleout")
     if s.nics > 0 and not s.nic_fabric then bad(s, "nic_fabric", "required when nics > 0") end
   end
+  -- The buyer's currency a settings file sets needs a rate, as a price's
+  -- currency does: settings { currency = "EUR" } with no currency {}
+  -- entry was refused by every command as "--currency 'EUR': no exchange
+  -- rate", an option the user never gave, and no file named.
+  local st = cat.settings
+  if st._file and st.currency ~= "USD" and not cat.currencies[st.currency] then
+    local names = { "USD" }
+    for c in pairs(cat.currencies) do names[#names + 1] = c end
+    table.sort(names)
+    problem(errs, st._file, st._line, string.format("settings: field 'currency': no exchange "
+      .. "rate in the catalog for %s (a currency {} entry gives one; the catalog has %s)",
+      tostring(st.currency), table.concat(names, ", ")))
+  end
   for _, k in ipairs(sorted_ids(cat.prices)) do
     local p = cat.prices[k]
     need(p, "gpu", "gpus", p.gpu)

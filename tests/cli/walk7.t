@@ -257,4 +257,28 @@ unlike($o, qr/fits either|would fit/, 'no memory hint priced over no layout') or
 ($c, $o, $e) = run_gp('plan', 'llama3-70b', '--gpu', 'h100-sxm', '--gpus', '8', '--method', 'full', '--seq', '32768');
 like($o, qr/^would fit \(priced\): --offload optimizer /m, 'a memory miss keeps its priced hints') or diag $o;
 
+# 14. A user catalog's settings { currency = "EUR" } without a rate for
+# EUR was refused by every command as "infer: --currency 'EUR': no
+# exchange rate in the catalog (CNY, USD)": an option never given, no file
+# named.  Now the catalog refuses it at the settings line; with a currency
+# {} entry for EUR it prices in euros.
+{
+    my $d = tempdir(CLEANUP => 1);
+    open(my $f, '>', "$d/s.lua") or die;
+    print $f qq{settings { currency = "EUR" }\n};
+    close $f;
+    local $ENV{GPUPLAN_CATALOG} = $d;
+    ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm');
+    is($c, 1, 'settings currency EUR without a rate: refused');
+    like($e, qr{^gpuplan: \Q$d\E/s\.lua:1: settings: field 'currency': no exchange rate in the catalog for EUR}m,
+         'the settings file and line named') or diag $e;
+    unlike($e, qr/--currency/, 'no option the user never gave');
+    open($f, '>>', "$d/s.lua") or die;
+    print $f qq{currency { id = "EUR", per_usd = 0.9, date = "2026-01-01", source = "a test" }\n};
+    close $f;
+    ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm');
+    is($c, 0, 'with a rate for EUR: priced') or diag $e;
+    like($o, qr/^cost per 1M output tokens\s+[\d.]+ EUR /m, 'in euros');
+}
+
 done_testing();
