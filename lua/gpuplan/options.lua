@@ -824,8 +824,9 @@ opt { name = "fa2_mixed", type = "flag", commands = "infer", form = "both",
     .. "head of a sequence its own thread block, each reading its KV head's whole cache (the "
     .. "cache read heads/kv_heads times in such a step; a decode-only step folds the group "
     .. "and reads it once); --no-fa2-mixed: a backend that reads it once (FlashInfer, "
-    .. "FlashAttention-3); --runtime vllm only, not with --no-chunked-prefill (no step mixes), "
-    .. "nor on a card below compute capability 8.0 (FlashAttention-2 does not run there)",
+    .. "FlashAttention-3); --runtime vllm only, not with --no-chunked-prefill (no step mixes) "
+    .. "or --paged-decode (its own kernel for every decode), nor on a card below compute "
+    .. "capability 8.0 (FlashAttention-2 does not run there)",
   suggest = { "flash_attn_2", "fa2", "mixed_decode_reads" } }
 -- The sampler's settings (gpuplan.infer's M.v0_sampler_kernels counts the
 -- kernels each adds to vLLM V0's sampler, from its sampler.py).

@@ -36,7 +36,7 @@ end
 --   1/tps(on) - 1/tps(off) = n f dtc / (B output) = dtc / 128,
 -- dtc = attention(paged, batch 15) - attention(flash, batch 15).
 -- 1e-9 relative: the same sums.
-local p15 = gp.infer(t.with(q, { batch = 15, paged_decode = true, fa2_mixed = false }))
+local p15 = gp.infer(t.with(q, { batch = 15, paged_decode = true }))
 local f15 = gp.infer(t.with(q, { batch = 15, fa2_mixed = false }))
 t.is(p15.decode.ctx, 1088, "the decode context: 1024 + 128 / 2")
 local dtc = row(p15.decode, "attention").total - row(f15.decode, "attention").total
@@ -172,6 +172,27 @@ t.raises(function() gp.infer(t.with(q, { fa2_mixed = true, chunked_prefill = fal
          true)
 t.ok(pcall(gp.infer, t.with(q, { fa2_mixed = false, chunked_prefill = false })),
      "fa2_mixed = false without chunked prefill: true of such steps, taken")
+
+-- paged_decode puts every decode on vLLM's PagedAttention kernel (per
+-- query head in any step): the default is off there and unsaid, the same
+-- throughput as before, and a stated
+-- fa2_mixed, either value, is refused (it changed nothing).
+do
+  local p = { model = "llama3-8b", gpu = "a100-sxm-80gb", runtime = "vllm", paged_decode = true }
+  local r = gp.infer(p)
+  t.ok(not said(r, "fa2_mixed"), "paged_decode: no fa2_mixed note, its own kernel")
+  -- every decode read per query head either way: the default's own
+  -- FA2 reads (paged_decode off, fa2_mixed on) price the mixed steps as
+  -- paged_decode does; only its decode-only steps read more
+  t.ok(r.tokens_per_s <= gp.infer(t.with(p, { paged_decode = false })).tokens_per_s,
+       "paged_decode: no faster than the FA2 default")
+  for _, v in ipairs { true, false } do
+    t.raises(function() gp.infer(t.with(p, { fa2_mixed = v })) end,
+             "fa2_mixed = " .. tostring(v) .. " says how FlashAttention-2 reads a mixed step's "
+               .. "decodes; paged_decode runs every decode on vLLM's PagedAttention kernel",
+             "fa2_mixed = " .. tostring(v) .. " with paged_decode: refused", true)
+  end
+end
 
 -- The validation predictor's vLLM V0 turns chunked prefill on for a
 -- context over 32K (chunked_prefill = true, a 512-token budget); V0's

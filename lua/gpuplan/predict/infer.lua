@@ -426,16 +426,6 @@ local PROFILES = {
         a.chunked_prefill = false
         defaults[#defaults + 1] = "no chunked prefill (vLLM V0: prefill steps of their own)"
       end
-      -- V0's chunked steps run their decodes in a FlashAttention call of
-      -- their own (flash_attn_with_kvcache under decode_metadata, one query
-      -- a sequence: the GQA group folded), not V1's one varlen call with
-      -- the prompt chunks (gpuplan.infer fa2_mixed, whose default follows
-      -- a step that mixes, stated or V1's own), on the cards where that
-      -- default would price it.
-      if a.chunked_prefill == true and a.fa2_mixed == nil
-         and require("gpuplan.infer").fa2_archs[g.arch] then
-        a.fa2_mixed = false
-      end
       -- A vLLM from before its CUDA graphs dispatched every decode step's
       -- kernels from Python: graphs came with vllm PR #1926 ("Optimize
       -- model execution with CUDA graph", approved 2023-12-17, which added
@@ -520,6 +510,17 @@ local PROFILES = {
         -- the reason; gp.infer's note on paged_decode, joined to it below
         -- (join_qhead), says the kernel and the reads it priced
         defaults[#defaults + 1] = "paged_decode (vLLM before 0.4.3: no flash-attn decode)"
+      end
+      -- V0's chunked steps run their decodes in a FlashAttention call of
+      -- their own (flash_attn_with_kvcache under decode_metadata, one query
+      -- a sequence: the GQA group folded), not V1's one varlen call with
+      -- the prompt chunks (gpuplan.infer fa2_mixed, whose default follows
+      -- a step that mixes, stated or V1's own), on the cards where that
+      -- default would price it (a paged_decode release reads per query head
+      -- on its own kernel, which gp.infer prices without it).
+      if a.chunked_prefill == true and a.fa2_mixed == nil and not a.paged_decode
+         and require("gpuplan.infer").fa2_archs[g.arch] then
+        a.fa2_mixed = false
       end
     else
       if a.max_batch == nil then
