@@ -5,7 +5,7 @@
 -- at least as fast and at least as cheap.
 --
 --   gpuplan run scripts/grid_sweep.lua [--model llama3-8b] [--tokens 1e12]
---       [--gpus 64..1024] [--cards a100-sxm-80gb,h100-sxm,h200-sxm,b200]
+--       [--gpus 64..1024] [--gpu a100-sxm-80gb,h100-sxm,h200-sxm,b200]
 --       [--svg front.svg] [--format markdown]
 --
 -- Prices: each card's cheapest catalog offer (gp.sweep's defaults say
@@ -17,7 +17,10 @@ local opt = gp.options({
   model = { "model id", "llama3-8b" },
   tokens = { "tokens to train on", 1e12 },
   gpus = { "GPU counts: A..B doubling, or a list", "64..1024" },
-  cards = { "the cards, comma-separated", "a100-sxm-80gb,h100-sxm,h200-sxm,b200" },
+  -- --gpu, as gpuplan plan names its cards (--gpu A,B,C); --gpus is the
+  -- counts, as there (it was --cards, and --gpu h100-sxm said "did you
+  -- mean '--gpus'?", the counts)
+  gpu = { "the cards, comma-separated", "a100-sxm-80gb,h100-sxm,h200-sxm,b200" },
   svg = { "write the Pareto plot here (empty: none)", "" },
   format = { "output format: text, markdown, csv or json", "text" },
 }, arg)
@@ -41,17 +44,17 @@ if opt.svg ~= "" then
 end
 
 local cards = {}
-for c in opt.cards:gmatch("[^,]+") do cards[#cards + 1] = c end
+for c in opt.gpu:gmatch("[^,]+") do cards[#cards + 1] = c end
 local job = { model = opt.model, method = "pretrain", tokens = opt.tokens, gpu = cards,
               gpus = opt.gpus, zero = { 0, 1 }, micro_batch = { 1, 2, 4 }, vpp_max = 2 }
 local okp, par = pcall(sweep.pareto, job)
 -- a refusal of this script's own option names its flag: '--tokens 0',
--- '--model nope' and '--cards foo' read "scripts/grid_sweep.lua:29:
+-- '--model nope' and '--gpu foo' read "scripts/grid_sweep.lua:29:
 -- sweep: tokens must be ...", this file's line and gp.sweep's key
 if not okp then
   local e = require("gpuplan.cli").clean(par)
   e = e:gsub("^sweep: tokens must", "--tokens must"):gsub("^sweep: gpus%[(%d+)%]", "value %1 of --gpus"):gsub("^sweep: gpus", "--gpus")
-    :gsub("^unknown model", "--model: unknown model"):gsub("^unknown gpu", "--cards: unknown gpu")
+    :gsub("^unknown model", "--model: unknown model"):gsub("^unknown gpu", "--gpu: unknown gpu")
   -- text that is no list of counts ('--gpus abc', '8,') stays a usage
   -- error (exit 2), as plan --gpus's: the mark is the message's, so the
   -- rewritten one is marked again

@@ -35,7 +35,10 @@ local opt = gp.options({
   input = { "prompt tokens per request", 4096 },
   output = { "generated tokens per request", 1536 },
   eplb = { "experts placed by EPLB (DeepSeek's deployment); default: the runtimes' none", false },
-  gpus = { "cards compared (comma-separated catalog ids)", "h20,h800-sxm,h200-sxm" },
+  -- --gpu, as gpuplan infer and plan name their cards (--gpu A,B,C); it
+  -- was --gpus, which every command takes as a GPU count (--gpus 16 read
+  -- "unknown gpu '16'")
+  gpu = { "cards compared (comma-separated catalog ids)", "h20,h800-sxm,h200-sxm" },
   currency = { "currency of prices", "USD" },
   format = { "output format: text, markdown, csv or json", "text" },
 }, arg)
@@ -94,17 +97,17 @@ local function with(t)
 end
 
 local cards = {}
-for id in opt.gpus:gmatch("[^,%s]+") do
+for id in opt.gpu:gmatch("[^,%s]+") do
   -- an unknown id named with the option (it read "moe_serving.lua:67:
   -- unknown gpu 'foo'", this file's line)
   local okg, err = pcall(cat.get, cat, "gpus", id)
   -- (a usage error, exit 2, once reworded too, as infer --gpu's is)
-  if not okg then error(cli.reword(err, "moe_serving: --gpus: " .. cli.clean(err)), 0) end
+  if not okg then error(cli.reword(err, "moe_serving: --gpu: " .. cli.clean(err)), 0) end
   cards[#cards + 1] = id
 end
 -- no card: every table came out empty, exit 0
 if #cards == 0 then
-  error(cli.usage("moe_serving: --gpus names no card (comma-separated catalog ids, e.g. h20,h200-sxm)"), 0)
+  error(cli.usage("moe_serving: --gpu names no card (comma-separated catalog ids, e.g. h20,h200-sxm)"), 0)
 end
 
 -- Text and markdown: one table per section; csv one table a spreadsheet

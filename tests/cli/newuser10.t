@@ -139,7 +139,7 @@ for my $t ([['h800_vs_h100.lua', '--seq', '0'], 1, qr/^gpuplan: h800_vs_h100: --
            [['h800_vs_h100.lua', '--global-batch', '0'], 1, qr/^gpuplan: h800_vs_h100: --global-batch must be/],
            [['h800_vs_h100.lua', '--model', 'nope'], 2, qr/^gpuplan: h800_vs_h100: --model: unknown model 'nope'/],
            [['grid_sweep.lua', '--tokens', '0'], 1, qr/^gpuplan: grid_sweep: --tokens must be a positive number/],
-           [['grid_sweep.lua', '--cards', 'foo'], 2, qr/^gpuplan: grid_sweep: --cards: unknown gpu 'foo'/],
+           [['grid_sweep.lua', '--gpu', 'foo'], 2, qr/^gpuplan: grid_sweep: --gpu: unknown gpu 'foo'/],
            [['grid_sweep.lua', '--gpus', '0'], 1, qr/^gpuplan: grid_sweep: value 1 of --gpus must be a whole number/]) {
     my ($a, $rc, $re) = @$t;
     my ($script, @rest) = @$a;

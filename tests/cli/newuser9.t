@@ -174,14 +174,14 @@ like($e, qr/^gpuplan: grpo: --group 1: GRPO needs at least 2 responses a prompt/
 # unknown card named the script's line, not --gpus.
 for my $t ([['--target', '-1'], qr/--target must be above 0 \(got -1\)/],
            [['--output', '1'], qr/--output must be at least 2 \(got 1\)/],
-           [['--gpus', ''], qr/--gpus names no card/]) {
+           [['--gpu', ''], qr/--gpu names no card/]) {
     ($c, $o, $e) = run_gp('run', 'scripts/moe_serving.lua', @{$t->[0]});
     is($c, 2, "moe_serving.lua @{$t->[0]}: a usage error");
     like($e, qr/^gpuplan: moe_serving: $t->[1]/m, "moe_serving.lua @{$t->[0]}: names it") or diag $e;
 }
-($c, $o, $e) = run_gp('run', 'scripts/moe_serving.lua', '--gpus', 'h20,foo');
-is($c, 2, 'moe_serving.lua --gpus h20,foo: an unknown card, a usage error (exit 2)');
-like($e, qr/^gpuplan: moe_serving: --gpus: unknown gpu 'foo'/m, '... named with --gpus') or diag $e;
+($c, $o, $e) = run_gp('run', 'scripts/moe_serving.lua', '--gpu', 'h20,foo');
+is($c, 2, 'moe_serving.lua --gpu h20,foo: an unknown card, a usage error (exit 2)');
+like($e, qr/^gpuplan: moe_serving: --gpu: unknown gpu 'foo'/m, '... named with --gpu') or diag $e;
 
 # 10. --zero-group beside --fsdp hybrid_shard, or a --zero list holding 0:
 # the refusal named the Lua key and a list ("zero_group 8 and fsdp

@@ -114,13 +114,13 @@ for my $x (['--output', '0', 1, qr/^gpuplan: \S*a100_vs_h200\.lua:\d+: infer: ou
 # fits memory (1 GPU): an empty table said only "0 fitting layouts".  (20
 # H100s on 8-GPU nodes place now: the launcher's 8 + 8 + 4.)
 {
-    my ($cg, $og, $eg) = run_gp('run', 'scripts/grid_sweep.lua', '--gpus', '144', '--cards', 'gb200');
+    my ($cg, $og, $eg) = run_gp('run', 'scripts/grid_sweep.lua', '--gpus', '144', '--gpu', 'gb200');
     is($cg, 0, 'grid_sweep gb200 --gpus 144: exit 0') or diag $eg;
     like($og, qr/^gb200: no layout: no split of the GPU counts divides the model, the node and the batch and places its groups in the job's nodes \(\d+ splits did not place\)$/m,
          'says the card had no layout, and why');
-    ($cg, $og, $eg) = run_gp('run', 'scripts/grid_sweep.lua', '--gpus', '20', '--cards', 'h100-sxm');
+    ($cg, $og, $eg) = run_gp('run', 'scripts/grid_sweep.lua', '--gpus', '20', '--gpu', 'h100-sxm');
     like($og, qr/^h100-sxm\s+20\s+TP1 PP5 DP4 /m, '20 H100s: PP 5 placed 2 + 2 + 1');
-    ($cg, $og, $eg) = run_gp('run', 'scripts/grid_sweep.lua', '--gpus', '1', '--cards', 'h100-sxm');
+    ($cg, $og, $eg) = run_gp('run', 'scripts/grid_sweep.lua', '--gpus', '1', '--gpu', 'h100-sxm');
     like($og, qr/^h100-sxm: \d+ layouts, none fits memory$/m, '1 GPU: layouts, none fits');
 }
 

@@ -281,4 +281,19 @@ like($o, qr/^would fit \(priced\): --offload optimizer /m, 'a memory miss keeps 
     like($o, qr/^cost per 1M output tokens\s+[\d.]+ EUR /m, 'in euros');
 }
 
+# 15. One name per option: moe_serving.lua took its cards as --gpus, which
+# every command reads as a GPU count (--gpus 16: "unknown gpu '16'"), and
+# grid_sweep.lua took them as --cards beside --gpus for the counts (--gpu
+# h100-sxm: "did you mean '--gpus'?", the counts).  Both now take the
+# cards as --gpu A,B,C, as plan and infer do.
+($c, $o, $e) = run_gp('run', 'scripts/moe_serving.lua', '--gpu', 'h200-sxm', '--format', 'csv');
+is($c, 0, 'moe_serving --gpu h200-sxm runs') or diag $e;
+like($o, qr/^"deepseek-v3, [^\n]*",h200-sxm,/m, 'the card priced');
+($c, $o, $e) = run_gp('run', 'scripts/moe_serving.lua', '--gpus', '16');
+is($c, 2, 'moe_serving --gpus: no such option');
+like($e, qr/unknown option '--gpus' \(did you mean '--gpu'\?\)/, 'the card option named');
+($c, $o, $e) = run_gp('run', 'scripts/grid_sweep.lua', '--gpu', 'h100-sxm', '--gpus', '64');
+is($c, 0, 'grid_sweep --gpu h100-sxm --gpus 64 runs') or diag $e;
+like($o, qr/^h100-sxm\s+64\s/m, 'the card and count priced');
+
 done_testing();

@@ -147,7 +147,7 @@ t.is(gp.comm { gpu = "h100-sxm", gpus = 8, bytes = "1GiB" }.time,
 -- the rows 20 gives; past an hour is refused naming the flag, exit 1.
 do
   local function script(a)
-    local fh = assert(io.popen(GP .. " run scripts/moe_serving.lua --gpus h200-sxm --format csv "
+    local fh = assert(io.popen(GP .. " run scripts/moe_serving.lua --gpu h200-sxm --format csv "
       .. a .. " 2>&1; echo rc=$?"))
     local out = fh:read("a")
     fh:close()
