@@ -1675,6 +1675,17 @@ function M.setup(a)
       .. "reads a mixed step's decodes; paged_decode runs every decode on vLLM's PagedAttention "
       .. "kernel instead: give one or the other"), 3)
   end
+  -- vllm_version names a V0 release (M.fa2_mixed: its FlashAttention
+  -- backend runs a step's decodes in a call of their own, the group
+  -- folded): V1's one varlen call stated beside it priced a kernel path
+  -- that release does not take (llama3-8b on an A100, vllm_version 0.6.3:
+  -- 1215 -> 767 tok/s a GPU).
+  if a.fa2_mixed == true and a.vllm_version ~= nil then
+    error(args.usage("infer: fa2_mixed = true prices vLLM V1's one varlen call of a mixed step; "
+      .. "vllm_version " .. tostring(a.vllm_version) .. " names a V0 release, whose "
+      .. "FlashAttention backend runs a step's decodes in a call of their own: give one or the "
+      .. "other"), 3)
+  end
   -- A kernel the card cannot run: FlashAttention-2 needs compute
   -- capability 8.0 ("FlashAttention-2 currently supports: Ampere, Ada, or
   -- Hopper GPUs (e.g., A100, RTX 3090, RTX 4090, H100). Support for Turing

@@ -825,8 +825,9 @@ opt { name = "fa2_mixed", type = "flag", commands = "infer", form = "both",
     .. "cache read heads/kv_heads times in such a step; a decode-only step folds the group "
     .. "and reads it once); --no-fa2-mixed: a backend that reads it once (FlashInfer, "
     .. "FlashAttention-3); --runtime vllm only, not with --no-chunked-prefill (no step mixes) "
-    .. "or --paged-decode (its own kernel for every decode), nor on a card below compute "
-    .. "capability 8.0 (FlashAttention-2 does not run there)",
+    .. "or --paged-decode (its own kernel for every decode), --fa2-mixed not with --vllm-version "
+    .. "(a V0 release), nor on a card below compute capability 8.0 (FlashAttention-2 does not "
+    .. "run there)",
   suggest = { "flash_attn_2", "fa2", "mixed_decode_reads" } }
 -- The sampler's settings (gpuplan.infer's M.v0_sampler_kernels counts the
 -- kernels each adds to vLLM V0's sampler, from its sampler.py).

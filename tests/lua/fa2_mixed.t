@@ -194,6 +194,16 @@ do
   end
 end
 
+-- A V0 release (vllm_version) runs a step's decodes in a FlashAttention
+-- call of their own: fa2_mixed = true beside it is refused (it priced V1's
+-- call there); false is what that release does, taken.
+t.raises(function() gp.infer(t.with(q, { vllm_version = "0.6.3", sampling = "random",
+                                          fa2_mixed = true })) end,
+         "fa2_mixed = true prices vLLM V1's one varlen call of a mixed step; vllm_version 0.6.3 "
+           .. "names a V0 release", "fa2_mixed = true with a V0 release: refused", true)
+t.ok(pcall(gp.infer, t.with(q, { vllm_version = "0.6.3", sampling = "random", fa2_mixed = false })),
+     "fa2_mixed = false with a V0 release: taken")
+
 -- The validation predictor's vLLM V0 turns chunked prefill on for a
 -- context over 32K (chunked_prefill = true, a 512-token budget); V0's
 -- decodes run in a FlashAttention call of their own, so on an A100 the
