@@ -296,4 +296,19 @@ like($e, qr/unknown option '--gpus' \(did you mean '--gpu'\?\)/, 'the card optio
 is($c, 0, 'grid_sweep --gpu h100-sxm --gpus 64 runs') or diag $e;
 like($o, qr/^h100-sxm\s+64\s/m, 'the card and count priced');
 
+# 16. plan --shard K/N without --format json printed "best layouts by
+# fastest" of one part of the search, titled as the whole: its best could
+# be anything but the search's (merge ranks the whole).  Now a usage error
+# naming --format json; 1/1 (the whole search) keeps its text.
+($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--shard', '1/2');
+is($c, 2, 'plan --shard 1/2 in text: a usage error');
+like($e, qr/^gpuplan: plan: --shard 1\/2 writes a part of the search for gpuplan merge: give --format json/m,
+     'says what a shard is for') or diag $e;
+is($o, '', 'nothing searched or printed');
+($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--shard', '1/2', '--format', 'json');
+is($c, 0, '--format json: the shard written') or diag $e;
+like($o, qr/^\{.*"shard":"1\/2"/m, 'as merge reads it');
+($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--shard', '1/1');
+is($c, 0, '--shard 1/1, the whole search, in text: answered') or diag $e;
+
 done_testing();

@@ -247,6 +247,18 @@ function C.run(opts, args)
     error(cli.usage("plan: --per-card does not go with --shard (each card's best needs the "
                     .. "whole search)"), 0)
   end
+  -- A shard is gpuplan merge's input (JSON lines): in text, markdown, csv
+  -- or html it printed "best layouts by fastest" of a part of the search,
+  -- titled as the whole, so its best could be anything but the search's.
+  -- (A shard that is no K/N in range is refused by the sweep, naming it;
+  -- 1/1 is the whole search.)
+  local sk, sn = tostring(opts.shard):match("^(%d+)/(%d+)$")
+  if sk and tonumber(sn) > 1 and tonumber(sk) >= 1 and tonumber(sk) <= tonumber(sn)
+     and (opts.format or "text") ~= "json" then
+    error(cli.usage(string.format("plan: --shard %s writes a part of the search for gpuplan merge: "
+      .. "give --format json (its best layouts are not the search's; merge ranks the whole)",
+      opts.shard)), 0)
+  end
   local ok, r = pcall(sweep.sweep, o)
   o.progress = nil
   if not ok then
