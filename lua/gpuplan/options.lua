@@ -2079,7 +2079,7 @@ opt { name = "top", type = "int", metavar = "N", commands = "plan", default = "5
   kind = "count", range = { 1, 100000 },
   help = "how many layouts to keep" }
 opt { name = "shard", type = "string", metavar = "K/N", commands = "plan",
-  help = "this shard of a deterministic split (for gpuplan merge)" }
+  help = "this shard of a deterministic split (for gpuplan merge; the command line writes one with --format json)" }
 opt { name = "progress", type = "flag", commands = "plan", default = true,
   help = "no progress bar (by default one is drawn on stderr for a search longer than a "
     .. "second, when stderr is a terminal; Lua: true or a function(done, total, gpu))" }
