@@ -140,6 +140,10 @@ function M.parse(cmdname, spec, argv, first, hint)
         -- it (--hlep, --hepl) was matched against the spec alone and
         -- named its nearest option (train --hlep: "did you mean '--ep'?")
         local tail = argmod.distance(key, "help", 1) <= 1 and " (did you mean '--help'?)"
+          -- `gpuplan --versio` reaches the guide's options (options without
+          -- a command are the guide's): the top level's --version it meant
+          or cmdname == "guide" and argmod.distance(key, "version", 2) <= 2
+            and " (did you mean 'gpuplan --version'?)"
           or (hint and hint(key) or "")
         error(M.usage(argmod.unknown_option(cmdname, "'--" .. name .. "'", tail)), 0)
       end

@@ -311,4 +311,16 @@ like($o, qr/^\{.*"shard":"1\/2"/m, 'as merge reads it');
 ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--shard', '1/1');
 is($c, 0, '--shard 1/1, the whole search, in text: answered') or diag $e;
 
+# 17. `gpuplan --versio`: options without a command are the guide's, and
+# the slip was matched against the guide's three options alone, naming
+# none ("guide: unknown option '--versio'").  It now names the top
+# level's --version.
+for my $v ('--versio', '--verison') {
+    ($c, $o, $e) = run_gp($v);
+    is($c, 2, "gpuplan $v: a usage error");
+    like($e, qr/^gpuplan: guide: unknown option '\Q$v\E' \(did you mean 'gpuplan --version'\?\)$/m, "$v: --version named");
+}
+($c, $o, $e) = run_gp('--curency', 'CNY');
+like($e, qr/unknown option '--curency' \(did you mean '--currency'\?\)/, "the guide's own option still named");
+
 done_testing();
