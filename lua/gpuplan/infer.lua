@@ -2158,7 +2158,12 @@ function M.infer(a)
       .. "replica, %s), the other %d wait", c.concurrency, n, r.batch, why,
       c.concurrency - n)
   end
-  if info.offload_said and (r.offload_layers or 0) == 0 then
+  -- (kept where the offload is the refusal's: "offloading 40 of 80 layers
+  -- needs 68.83 GB of host memory, has 32.00 GB" came with no word of the
+  -- 32 GB being a default, the engine placing no layer in a job that did
+  -- not fit)
+  if info.offload_said and (r.offload_layers or 0) == 0
+     and not (not r.fits and tostring(r.why or ""):find("host memory", 1, true)) then
     local kept = {}
     for _, e in ipairs(info.defaults) do
       if not info.offload_said[e] then kept[#kept + 1] = e end

@@ -323,4 +323,25 @@ for my $v ('--versio', '--verison') {
 ($c, $o, $e) = run_gp('--curency', 'CNY');
 like($e, qr/unknown option '--curency' \(did you mean '--currency'\?\)/, "the guide's own option still named");
 
+# 18. infer --offload that does not fit for host memory ("offloading 40 of
+# 80 layers needs 68.83 GB of host memory, has 32.00 GB": 40 layers x
+# 1.72 GB of Llama 3 70B's bf16 layer) quoted a host memory that is a
+# default (32 GB, no --system), and its defaults dropped host_memory=32GB
+# with the other offload entries (dropped where the engine placed no
+# layer, which a job that does not fit never does).  Now the JSON's
+# defaults keep it and the hint says the figure is assumed.
+{
+    my @j = ('infer', 'llama3-70b', '--gpu', 'h100-sxm', '--offload');
+    ($c, $o, $e) = run_gp(@j, '--format', 'json');
+    my $r = JSON::PP::decode_json($o);
+    ok(!$r->{fits} && $r->{why} =~ /has 32\.00 GB$/, 'refused for host memory, 32 GB');
+    ok((grep { $_ eq 'host_memory=32GB' } @{ $r->{defaults} }), 'host_memory=32GB among the defaults')
+        or diag explain $r->{defaults};
+    ($c, $o, $e) = run_gp(@j);
+    like($o, qr/^does not fit: .*more host memory with --host-memory \(the 32\.00 GB is assumed\)$/m,
+         'the text says the 32 GB is assumed') or diag $o;
+    ($c, $o, $e) = run_gp(@j, '--host-memory', '40GB');
+    like($o, qr/has 40\.00 GB; .*with --host-memory$/m, 'a given host memory is not called assumed');
+}
+
 done_testing();

@@ -261,7 +261,11 @@ local function hint(opts, why, node_tp, a)
   if not opts.offload then
     t[#t + 1] = "--offload"
   elseif tostring(why):find(" of host memory, has ", 1, true) then
-    t[#t + 1] = "more host memory with --host-memory"
+    -- the room the refusal quotes is a default unless given (32 GB, or
+    -- the --system's host_memory): said, as the defaults line would
+    local has = tostring(why):match(" of host memory, has ([%d.]+ GB)")
+    t[#t + 1] = "more host memory with --host-memory" .. ((opts.host_memory == nil and has)
+      and (" (the " .. has .. " is assumed)") or "")
   end
   local last = table.remove(t)
   return "try " .. (#t > 0 and table.concat(t, ", ") .. " or " or "") .. last
