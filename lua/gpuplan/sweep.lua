@@ -1158,6 +1158,15 @@ local function space_of(a, job, counts, policy)
     "0, 1, 2 or 3")
   each("micro_batch", function(x) local m = math.tointeger(x); return m and m >= 1
     and m <= options.COUNT_MAX end, "a whole number 1..16777216")
+  -- As the numbers they passed as (math.tointeger takes "1"): zero = {"1"}
+  -- reached the engine's binding as a string, refused there as "sweep:
+  -- sweep.zero[1] must be an integer of at most 32 bits" (gp.train takes
+  -- zero = "1").  Copied: the caller's list is left as given.
+  for _, k in ipairs { "zero", "micro_batch" } do
+    local l = {}
+    for i, x in ipairs(space[k]) do l[i] = math.tointeger(x) end
+    space[k] = l
+  end
   each("sp", function(x) return type(x) == "boolean" end, "true or false")
   -- recompute's names in either case, as gp.train reads its one (the
   -- option is declared fold): a list's "Selective" reached the engine's

@@ -344,4 +344,26 @@ like($e, qr/unknown option '--curency' \(did you mean '--currency'\?\)/, "the gu
     like($o, qr/has 40\.00 GB; .*with --host-memory$/m, 'a given host memory is not called assumed');
 }
 
+# 19. gp.sweep { zero = { "1", "3" } }: the strings passed the list's check
+# (math.tointeger takes "1") and reached the engine's binding, which said
+# "sweep: sweep.zero[1] must be an integer of at most 32 bits" -- its own
+# field, for a value gp.train takes (zero = "1").  Now read as the numbers
+# they are: the same search as zero = { 1, 3 }, the caller's list kept.
+{
+    my $d = tempdir(CLEANUP => 1);
+    open(my $f, '>', "$d/z.lua") or die;
+    print $f <<'LUA';
+local gp = require "gpuplan"
+local z = { "1", "3" }
+local a = gp.sweep { model = "llama3-8b", gpu = "h100-sxm", gpus = { 8 }, zero = z }
+local b = gp.sweep { model = "llama3-8b", gpu = "h100-sxm", gpus = { 8 }, zero = { 1, 3 } }
+print(#a.results == #b.results and a.results[1].layout == b.results[1].layout
+  and a.results[1].step_s == b.results[1].step_s and "same" or "differ", type(z[1]))
+LUA
+    close $f;
+    ($c, $o, $e) = run_gp('run', "$d/z.lua");
+    is($c, 0, 'gp.sweep zero = {"1", "3"}: searched') or diag $e;
+    is($o, "same\tstring\n", 'the search of zero = {1, 3}; the caller\'s list as given');
+}
+
 done_testing();
