@@ -256,7 +256,24 @@ function M.node_spec(sys, gpu, default, who, o, gpus)
     end
   end
   if o.nics ~= nil then spec.nics, spec.nics_given = o.nics, true end
-  if o.nic_fabric ~= nil then spec.nic_fabric = o.nic_fabric end
+  if o.nic_fabric ~= nil then
+    -- A NIC's fabric is a network (scope scaleout), as the catalog holds a
+    -- system's nic_fabric to (catalog.lua check_refs): nic_fabric =
+    -- "nvlink4" or "pcie5" was priced as the nodes' network (llama3-8b on
+    -- 16 H100s, ZeRO-3: 2.2961 s against ib-ndr-400's 2.2969), with
+    -- nothing said.
+    local f = type(o.nic_fabric) == "string" and catalog().fabrics[o.nic_fabric]
+    if f and f.scope ~= "scaleout" then
+      local fabs = {}
+      for _, id in ipairs(catalog():ids("fabrics")) do
+        if catalog().fabrics[id].scope == "scaleout" then fabs[#fabs + 1] = id end
+      end
+      error(require("gpuplan.args").usage(string.format("%s: nic_fabric '%s' is a scale-up "
+        .. "fabric (scope %s), not a network between nodes (scale-out fabrics: %s)", who,
+        o.nic_fabric, tostring(f.scope), table.concat(fabs, ", "))), 0)
+    end
+    spec.nic_fabric = o.nic_fabric
+  end
   if (spec.nics or 0) > 0 and not spec.nic_fabric then
     error(string.format("%s: nics = %s needs nic_fabric", who, tostring(spec.nics)), 0)
   end

@@ -366,4 +366,21 @@ LUA
     is($o, "same\tstring\n", 'the search of zero = {1, 3}; the caller\'s list as given');
 }
 
+# 20. --nic-fabric with a scale-up fabric (nvlink4, pcie5) was priced as
+# the network between nodes (llama3-8b on 16 H100s, ZeRO-3: 2.2961 s,
+# against ib-ndr-400's 2.2969), where the catalog refuses a system whose
+# nic_fabric is not scale-out.  Now a usage error naming the scope and the
+# scale-out fabrics, in every command that takes it.
+for my $a (['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '16', '--zero', '3', '--nic-fabric', 'nvlink4'],
+           ['plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '16', '--nic-fabric', 'pcie5'],
+           ['rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '16', '--nic-fabric', 'pcie4'],
+           ['infer', 'deepseek-v3', '--gpu', 'h200-sxm', '--gpus', '16', '--ep', '16', '--nic-fabric', 'nvlink4']) {
+    ($c, $o, $e) = run_gp(@$a);
+    is($c, 2, "$a->[0] --nic-fabric $a->[-1]: a usage error");
+    like($e, qr/^gpuplan: \Q$a->[0]\E: --nic-fabric '\Q$a->[-1]\E' is a scale-up fabric \(scope scaleup\), not a network between nodes \(scale-out fabrics: [^)]*ib-ndr-400/m,
+         "$a->[0]: the scope and the networks named") or diag $e;
+}
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '16', '--zero', '3', '--nic-fabric', 'roce-400');
+is($c, 0, 'a scale-out --nic-fabric: priced') or diag $e;
+
 done_testing();
