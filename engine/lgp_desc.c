@@ -245,6 +245,7 @@ static const lgp_field train_fields[] = {
 	F_BOOL("pad_mask", offsetof(train_cfg, pad_mask), 0),
 	F_NUM("pad_share", offsetof(train_cfg, pad_share), 0),
 	F_BOOL("async_tp_allreduce", offsetof(train_cfg, async_tp), 0),
+	F_BOOL("tp_input_per_linear", offsetof(train_cfg, tp_input_per_linear), 0),
 	F_BOOL("unfused_permute", offsetof(train_cfg, unfused_permute), 0),
 	F_BOOL("unfused_act", offsetof(train_cfg, unfused_act), 0),
 	F_BOOL("fa_layout", offsetof(train_cfg, fa_layout), 0),

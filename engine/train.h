@@ -178,6 +178,14 @@ typedef struct train_cfg {
 				  * weight-gradient GEMM (the
 				  * async_tp_allreduce option;
 				  * train_layer.c layer_comm) */
+	int tp_input_per_linear; /* PyTorch's ColwiseParallel(input_layouts=
+				  * Shard(1)) on each of the separate
+				  * projections (q, k, v; gate, up) rather
+				  * than one PrepareModuleInput a block:
+				  * each gathers its own input and
+				  * reduce-scatters its own input gradient
+				  * (the tp_input_per_linear option;
+				  * train_layer.c layer_comm) */
 	int unfused_permute;     /* the alltoall dispatcher's token
 				  * permutation as Megatron-Core's unfused
 				  * PyTorch ops (moe_permute_fusion off;
@@ -546,6 +554,7 @@ typedef struct train_lkey {
 	int pad_mask;            /* train_cfg's, eager flash only */
 	double pad_share;        /* train_cfg's, eager only */
 	int async_tp;            /* train_cfg's */
+	int tp_input_per_linear; /* train_cfg's */
 	int cp_rotate;           /* train_cfg's, with cp > 1 */
 	int split_proj;          /* train_cfg's */
 	int attn_clamp;          /* the memory cfg's, eager unfused only */

@@ -3820,6 +3820,50 @@ static void layer_comm(tenv *e, const train_lkey *k, int kind,
 	if (k->async_tp && k->tp > 1)
 		lc->tp_bwd = async_tp_bwd(k, lc, lc->tp_bwd / np,
 					  k->sp ? ag : 0.0);
+	/* tp_input_per_linear: PyTorch's ColwiseParallel(input_layouts=
+	 * Shard(1)) on each projection of its own, KempnerForge's plan
+	 * (distributed/tensor_parallel.py, 3ad9d9a: "attention.q_proj",
+	 * "attention.k_proj", "attention.v_proj", "mlp.gate_proj",
+	 * "mlp.up_proj" each ColwiseParallel(input_layouts=Shard(1)); no
+	 * PrepareModuleInput on the attention or the MLP as torchtitan
+	 * has).  Each linear's input hook redistributes the same
+	 * sequence-sharded norm output to Replicate, and in the backward
+	 * each one's Partial input gradient back to Shard(1): a reduce-
+	 * scatter per projection, 3 for q, k and v and 2 for gate and up
+	 * where one a block does (the gradients are summed after, in
+	 * their shards).  The repository's own eager H200 profile of its
+	 * 13B (benchmarks/profiling/13b_24gpu_profiling.md: 1640 FSDP
+	 * gathers = 5 steps x 4 micro-batches x 82; 9680 further
+	 * all-gathers and 6420 bf16 reduce-scatters = 484 and 321 a
+	 * micro-batch over 40 layers) counts 12 TP all-gathers and 8
+	 * reduce-scatters a layer a micro-batch: forward 5 + 2, the
+	 * recompute 5 + 1 (non-reentrant checkpoint stops after the last
+	 * saved tensor, before mlp_down's reduce-scatter), backward 2 + 5.
+	 * Eager, the forward's two extra gathers of the attention's input
+	 * and one of the MLP's run too (and again in the recompute);
+	 * compiled they are one: the identical functional all-gathers of
+	 * one input are merged by AOTAutograd's CSE (torch/_functorch/
+	 * compile_utils.py fx_graph_cse, functorch config cse on), while
+	 * the backward's reduce-scatters reduce different gradients and
+	 * stay.  Each extra collective on the whole T x h buffer, on the
+	 * path (its sum waits on it). */
+	if (k->tp_input_per_linear && k->tp > 1 && k->sp && !k->te_modules &&
+	    !moe && !hy) {
+		double xg = ((k->split_proj & GP_SPLIT_QKV) ? 2.0 : 0.0) +
+			((k->split_proj & GP_SPLIT_MLP) && m->ffn_gated ?
+			 1.0 : 0.0);
+
+		lc->tp_bwd += xg * rs;
+		if (k->eager)
+			lc->tp_fwd += xg * ag;
+		if (lc->tps_on) {
+			lc->tps_b += xg * rs;
+			if (k->eager) {
+				lc->tps_f += xg * ag;
+				lc->tps_fag += xg * ag;
+			}
+		}
+	}
 	if (lc->tp_fwd > 0 && lc->nops < TRAIN_MAX_OPS) {
 		lc->ops[lc->nops].name = "tp_comm";
 		lc->ops[lc->nops].fwd = lc->tp_fwd;

@@ -361,6 +361,7 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.pad_mask = c->pad_mask && c->eager && c->mem.flash;
 	xp->k.pad_share = c->eager ? c->pad_share : 0.0;
 	xp->k.async_tp = c->async_tp;
+	xp->k.tp_input_per_linear = c->tp_input_per_linear;
 	xp->k.cp_rotate = xp->y.cp <= 1 ? GP_CP_P2P : c->mem.cp_ulysses ?
 		GP_CP_ULYSSES : c->cp_allgather ? GP_CP_ALLGATHER :
 		c->cp_alltoall ? GP_CP_ALLTOALL : GP_CP_P2P;

@@ -1783,6 +1783,14 @@ opt { name = "async_tp_allreduce", type = "flag", commands = "train plan",
     .. "their input-gradient GEMMs (Megatron's SP runs this way whatever the flag); "
     .. "with tp > 1",
   suggest = { "async_tensor_model_parallel_allreduce", "async_allreduce", "async_tp" } }
+opt { name = "tp_input_per_linear", type = "flag", commands = "train plan",
+  help = "with sp, each column-parallel projection of its own (q, k, v and a gated MLP's "
+    .. "gate and up: split_proj) takes PyTorch's ColwiseParallel(input_layouts=Shard(1)) "
+    .. "rather than one PrepareModuleInput a block (KempnerForge's TP plan; torchtitan "
+    .. "gathers once): each reduce-scatters its own input gradient in the backward, 2 more "
+    .. "for q, k and v and 1 for gate and up, and with kernels eager each gathers its own "
+    .. "input in the forward too (compiled, the identical gathers are one); with tp > 1",
+  suggest = { "colwise_input", "per_linear_gather", "tp_per_proj" } }
 opt { name = "cp_rotate", type = "string", metavar = "R", commands = "fit train plan",
   value = "p2p", kind = "enum", values = { "p2p", "allgather", "alltoall" },
   help = "how the context-parallel ring moves K and V: p2p (Transformer Engine's ring, "

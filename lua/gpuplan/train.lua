@@ -42,6 +42,10 @@
 --                 their weight-gradient GEMMs, and under SP their inputs'
 --                 second all-gathers under the input-gradient GEMMs
 --                 (default false)
+--   tp_input_per_linear  under SP, each column-parallel projection (q, k, v;
+--                 gate, up) its own ColwiseParallel(input_layouts=Shard(1)):
+--                 its own input all-gather (eager) and input-gradient
+--                 reduce-scatter (default false: one a block)
 --   split_proj    q, k, v and the gated MLP's gate and up as linears of
 --                 their own, a GEMM each (default false: fused weights)
 --   cp_rotate     how the CP ring moves K and V: p2p (Transformer Engine's
@@ -437,6 +441,7 @@ local function step_choices(o, p, cfg, sweep, default)
   -- Overlaps: the stack's defaults, each overridable.
   local ov = M.OVERLAPS[cfg.stack] or M.OVERLAPS.hf
   local flags = { "causal_flops", "unfused_loss", "eager_loss", "emb_matmul", "kv_repeat", "pad_mask", "async_tp_allreduce",
+    "tp_input_per_linear",
     "unfused_permute", "unfused_act", "unfused_rope", "rope_seq_loop", "fused_grouped_mlp",
     "fp8_attention", "mlp_down_bf16",
     "ckpt_outside_fsdp", "ckpt_early_stop", "split_proj",
@@ -499,6 +504,7 @@ local function step_choices(o, p, cfg, sweep, default)
   end
   cfg.pad_share = o.pad_share
   cfg.async_tp_allreduce = o.async_tp_allreduce == true
+  cfg.tp_input_per_linear = o.tp_input_per_linear == true
   cfg.unfused_permute = o.unfused_permute == true
   cfg.unfused_act = o.unfused_act == true
   cfg.unfused_rope = o.unfused_rope == true

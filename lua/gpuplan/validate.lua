@@ -406,6 +406,9 @@ local case_schema = T.record {
     -- the TP output head's logits gathered to every rank (gp.train's and
     -- gp.memory's replicated_logits)
     replicated_logits = declared("replicated_logits"),
+    -- each TP column-parallel projection gathering its own input and
+    -- reduce-scattering its own input gradient (gp.train's tp_input_per_linear)
+    tp_input_per_linear = declared("tp_input_per_linear"),
     method = T.enum { "pretrain", "full", "lora", "qlora", "infer", "grpo", "ppo" },
     lora = T.record { rank = count(), targets = T.array(T.string()) },
     optimizer = T.enum { "adamw", "adam8bit", "sgd", "muon" },
@@ -596,6 +599,7 @@ M.WORKLOAD_READ = { dropout = set "train memory", unfused_loss = set "train",
                     addmm_bias = set "train",
                     fused_linear_ce = set "train memory",
                     replicated_logits = set "train memory",
+                    tp_input_per_linear = set "train",
                     flash = set "train memory", prefix_hit = set "infer",
                     output_dist = set "infer", sampling = set "infer",
                     max_batch = set "infer", max_num_tokens = set "infer",

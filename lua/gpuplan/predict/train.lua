@@ -866,6 +866,10 @@ local function predict(case, cat)
   -- them (SCHEMA.md workload.replicated_logits): gp.train's option of that
   -- name prices the gather and the loss over all V.
   o.replicated_logits = v(wl.replicated_logits)
+  -- Each TP column-parallel projection its own ColwiseParallel(
+  -- input_layouts=Shard(1)) (SCHEMA.md workload.tp_input_per_linear):
+  -- gp.train's option of that name prices its own reduce-scatters.
+  o.tp_input_per_linear = v(wl.tp_input_per_linear)
   if v(par.schedule) == "dualpipe" then o.schedule = "dualpipe" end
   o.ep_overlap = v(par.ep_overlap)
   o.tp_overlap = v(par.tp_overlap)
