@@ -146,7 +146,7 @@ LUA
     like($o, qr/--fa2-mixed \(vLLM V1 on FlashAttention-2, ampere/, '... and the default said');
     ($c, $o, $e) = run_gp(@j, '--fa2-mixed', '--no-chunked-prefill');
     is($c, 2, '--fa2-mixed --no-chunked-prefill: a usage error');
-    like($e, qr/^gpuplan: infer: --fa2-mixed prices the decodes of the steps that carry prompt chunks; --no-chunked-prefill runs the prompts in steps of their own, where it changes nothing: give one or the other$/m,
+    like($e, qr/^gpuplan: infer: --fa2-mixed prices vLLM V1's steps that carry prompt chunks beside decodes: --no-chunked-prefill runs none \(each prompt in a step of its own\)$/m,
          'both flags named') or diag $e;
     ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'v100-sxm2-32gb', '--runtime', 'vllm', '--fa2-mixed');
     is($c, 1, '--fa2-mixed on a V100: refused');
