@@ -536,6 +536,14 @@ end
 local v0s, v0m = predict(v0_case(), gp.catalog()), predict(v0_case(7), gp.catalog())
 t.ok(has(v0s, "async_scheduling=false"), "vLLM 0.6.3 (V0): the engine's host work between steps")
 t.ok(not has(v0m, "async_scheduling=false"), "... not with scheduler_steps 7 (multi-step)")
+t.ok(has(v0m, "async_scheduling=true (workload.scheduler_steps 7: V0's multi-step"),
+  "... which the defaults say, not as today's asynchronous scheduling")
+-- Multi-step is V0's whatever release the case states: a 0.9.0 case run
+-- with VLLM_USE_V1 0 (chunked_prefill false) and scheduler_steps 11 says so.
+local v09 = vllm_case { title = "vLLM benchmark_throughput", version = "0.9.0" }
+v09.workload.chunked_prefill, v09.workload.scheduler_steps = false, 11
+t.ok(has(predict(v09, gp.catalog()), "async_scheduling=true (workload.scheduler_steps 11"),
+  "vLLM 0.9.0 stating scheduler_steps 11: multi-step said")
 local v0want = (0.43e-3 + (5.5e-3 - 0.43e-3) / 256) * 1e3
 local v0got = (1 / v0s.value - 1 / v0m.value) * 1e3
 t.ok(math.abs(v0got - v0want) < 1e-6,

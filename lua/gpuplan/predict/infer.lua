@@ -356,6 +356,16 @@ local PROFILES = {
     if v0 and a.async_scheduling == nil and (steps == nil or steps <= 1) then
       a.async_scheduling = false
     end
+    -- Multi-step scheduling is V0's alone, whatever release the case
+    -- states (a V1-era release run with VLLM_USE_V1 0 included): its host
+    -- work is left unpriced, and the defaults say why rather than
+    -- gp.infer's line for today's asynchronous scheduling.
+    if a.async_scheduling == nil and steps ~= nil and steps > 1 then
+      a.async_scheduling = true
+      defaults[#defaults + 1] = string.format("async_scheduling=true (workload.scheduler_steps "
+        .. "%d: V0's multi-step scheduling schedules once a run of %d decode steps; its host "
+        .. "work between steps is not priced)", steps, steps)
+    end
     if v0 then
       -- The sampler's settings the case states (workload.sampling) run on
       -- the V0 sampler of the case's release (gp.infer's vllm_version,
