@@ -1886,12 +1886,35 @@ function M.setup(a)
     error(args.usage("infer: async_scheduling must be true or false (got "
       .. tostring(a.async_scheduling) .. ")"), 3)
   end
-  if a.async_scheduling == false then
+  -- A run that names its vLLM release by vllm_version names a V0 one
+  -- (0.4.2 to 0.6.3, the sampler's: M.v0_sampler_kernels), whose engine
+  -- never schedules ahead of the GPU: its LLMEngine.step schedules,
+  -- rebuilds the inputs and waits for the sampled tokens between steps
+  -- ("many components (e.g., scheduler and output processor) execute in
+  -- a synchronous manner that blocks GPU execution", the vLLM v0.6.0
+  -- performance post), so it takes async_scheduling = false unless the
+  -- run says otherwise -- validate's rule for a V0 case (predict/infer.lua's
+  -- vllm profile), which also leaves out multi-step scheduling.
+  local async, async_why = a.async_scheduling, ""
+  if async == nil and a.runtime == "vllm" and a.vllm_version ~= nil then
+    async = false
+    async_why = string.format(" (vllm_version %s: V0 schedules between the GPU's steps)",
+      tostring(a.vllm_version))
+  end
+  if async == false then
     c.engine_host_step, c.engine_host_seq = M.engine_host.step, M.engine_host.seq
-    default(string.format("async_scheduling=false: vLLM's host work between steps, V1's %.2f "
+    default(string.format("async_scheduling=false%s: vLLM's host work between steps, V1's %.2f "
       .. "ms a step and %.1f us a sequence (V0's at least these), adds to each step",
-      M.engine_host.step * 1e3,
+      async_why, M.engine_host.step * 1e3,
       M.engine_host.seq * 1e6))
+  elseif async == nil and a.runtime == "vllm" and not serving then
+    -- Not stated: priced as today's vLLM, which overlaps that host work
+    -- with the GPU's step; said, since a run of an earlier release pays it.
+    -- (The MoE serving model's steps do not carry that host work at all:
+    -- M.infer refuses async_scheduling = false there.)
+    default("async_scheduling=true (vLLM's default from v0.14.0: the engine's host work "
+      .. "between steps runs under the GPU's step; --no-async-scheduling for V1 before 0.14 "
+      .. "or V0)")
   end
   -- The note on xqa = false or paged_decode says the factor the engine
   -- priced (its result's kv_reads, engine/infer.c infer_kv_reads): its

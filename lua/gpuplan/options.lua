@@ -1219,9 +1219,9 @@ opt { name = "async_scheduling", type = "flag", commands = "rl infer",
     help = "vLLM's engine prepares each decode step while the GPU runs the previous one "
       .. "(vLLM --async-scheduling, on by default from v0.14.0); off: vLLM's host work "
       .. "between steps, V1's 0.43 ms a step and 19.8 us a sequence, adds to every step "
-      .. "(--runtime vllm only; validate sets it off for a case of vLLM 0.8 to 0.13, and "
-      .. "of V0, before 0.8, at these V1 figures as a floor, unless it states multi-step "
-      .. "scheduling)" } } }
+      .. "(--runtime vllm only; off by default with --vllm-version, a V0 release; validate "
+      .. "sets it off for a case of vLLM 0.8 to 0.13, and of V0, before 0.8, at these V1 "
+      .. "figures as a floor, unless it states multi-step scheduling)" } } }
 opt { name = "engine_xhost_step", type = "number", metavar = "S", commands = "rl",
   default = "0",
   help = "seconds the rollout engine's executor adds to each decode step when the engine's "

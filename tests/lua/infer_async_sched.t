@@ -9,7 +9,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(10)
+t.plan(16)
 
 -- Llama 3.1 70B FP8 on eight MI300X at TP 8, batch 128 (the ROCm vLLM
 -- 0.10.0 table's shape): the run without the host work and with it.
@@ -41,6 +41,35 @@ for _, d in ipairs(sync.defaults) do
   said = said or d:find("async_scheduling=false", 1, true) ~= nil
 end
 t.ok(said, "the host work said among the defaults")
+-- Not stated, the assumption is said (a run of vLLM before 0.14.0 pays
+-- the host work); stated true, it is the run's own, not assumed; another
+-- runtime has no such line.
+local function says(r, s)
+  for _, d in ipairs(r.defaults) do
+    if d:find(s, 1, true) then return true end
+  end
+  return false
+end
+t.ok(says(base, "async_scheduling=true (vLLM's default from v0.14.0"),
+  "unstated on vLLM: async_scheduling=true said among the defaults")
+t.ok(not says(async, "async_scheduling="), "stated true: not listed as assumed")
+t.ok(not says(run({ runtime = "trtllm" }), "async_scheduling"), "trtllm: no async_scheduling line")
+-- The MoE serving model's steps carry no such host work either way: no line.
+t.ok(not says(gp.infer({ model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 2, tp = 2, ep = 2,
+    runtime = "vllm", input = 128, output = 128 }), "async_scheduling"),
+  "the MoE serving model (ep 2): no async_scheduling line")
+-- A run naming its release by vllm_version names a V0 one (0.4.2 to
+-- 0.6.3, the sampler's), which never schedules ahead of the GPU: the host
+-- work is priced unless the run says async_scheduling = true.  At batch 1
+-- the step grows by 0.43 ms + 1 x 19.8 us = 0.4498 ms over the same run
+-- stated true (1e-9 s: float rounding of two sums of ~10 ms).
+local v0 = run({ vllm_version = "0.6.3", sampling = "random" })
+local v0a = run({ vllm_version = "0.6.3", sampling = "random", async_scheduling = true })
+t.ok(says(v0, "async_scheduling=false (vllm_version 0.6.3: V0"),
+  "vllm_version 0.6.3: async_scheduling=false said, naming the release")
+t.ok(math.abs((v0.itl_batch1_s - v0a.itl_batch1_s) - want1) < 1e-9,
+  string.format("vllm_version 0.6.3 at batch 1: %.4f ms more than stated true (got %.4f)",
+    want1 * 1e3, (v0.itl_batch1_s - v0a.itl_batch1_s) * 1e3))
 
 -- The steady state's throughput falls with the step: batch x output over
 -- its time.  Checked against the ITL's ratio only loosely (the prompts'
