@@ -1211,7 +1211,8 @@ opt { name = "rollout_fused_topk_softmax", type = "flag", commands = "rl",
     .. "2025-10; NeMo RL v0.5 and v0.6 pin vLLM 0.11.2 and 0.17.1), not 4 kernels a layer",
   suggest = { "fused_topk", "topk_softmax" } }
 opt { name = "async_scheduling", type = "flag", commands = "rl infer",
-  default = { "off, vLLM's", infer = "on: vLLM's from v0.14.0" },
+  default = { "off: vLLM's before v0.14.0, and where the engine turns it off (Ray's executor)",
+    infer = "on: vLLM's from v0.14.0" },
   help = "the engine prepares each decode step while the GPU runs the previous one "
     .. "(vLLM --async-scheduling; off: its host work, 0.43 ms a step and 19.8 us a "
     .. "sequence, adds to every step)",

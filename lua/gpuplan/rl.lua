@@ -1561,7 +1561,8 @@ local function step_flags(o, dflt)
       .. "generate")
   end
   if o.async_scheduling == nil and not hybrid then
-    dflt(string.format("async_scheduling=false (vLLM's default: its host work, %.2f ms a "
+    dflt(string.format("async_scheduling=false (vLLM's default before v0.14.0, and later where "
+      .. "the engine turns it off, as under Ray's executor: its host work, %.2f ms a "
       .. "decode step and %.1f us per sequence, adds to the step)", M.ENGINE_HOST.step * 1e3,
       M.ENGINE_HOST.seq * 1e6))
   end
