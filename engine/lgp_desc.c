@@ -238,6 +238,8 @@ static const lgp_field train_fields[] = {
 	F_BOOL("zero3_per_param", offsetof(train_cfg, zero3_per_param), 0),
 	F_BOOL("zero_allreduce", offsetof(train_cfg, zero_allreduce), 0),
 	F_BOOL("causal_flops", offsetof(train_cfg, causal_flops), 0),
+	F_BOOL("embed_flops", offsetof(train_cfg, embed_flops), 0),
+	F_BOOL("no_router_flops", offsetof(train_cfg, no_router_flops), 0),
 	F_NUM("packed_len", offsetof(train_cfg, attn_seq), 0),
 	F_BOOL("unfused_loss", offsetof(train_cfg, unfused_loss), 0),
 	F_BOOL("eager_loss", offsetof(train_cfg, eager_loss), 0),

@@ -121,7 +121,8 @@ void lgp_pushtrain(lua_State *L, const train_result *r)
 /* core.train(model, device, topo, cfg) -> result table.  cfg holds every
  * field core.memory reads for kind "train" (layout, recipe, seq, ...)
  * plus compute (dtype name), global_batch, fsdp, order (rank order),
- * the overlap switches, causal_flops, forward_only, capacity (bytes per
+ * the overlap switches, causal_flops, embed_flops, no_router_flops,
+ * forward_only, capacity (bytes per
  * GPU), margin, tokens and price; seconds, FLOP, bytes. */
 int lgp_train(lua_State *L)
 {

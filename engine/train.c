@@ -789,14 +789,20 @@ static double full_rec_share(const ctx *x)
  * keys) times 3 (backward twice the forward, Kaplan et al. 2020 sec.
  * 2.1); attention over the whole sequence as in Megatron's and PaLM's
  * formulas (Narayanan et al. 2021 eq. 3; Chowdhery et al. 2022 app. B),
- * or half of it when causal_flops.  A frozen base (LoRA) runs forward
- * and input gradients only (2x) plus the adapters' 6 FLOP per
- * parameter. */
+ * or half of it when causal_flops.  With embed_flops the untied input
+ * embedding's V x h weights count too, 2 FLOPs each a token forward:
+ * nanoGPT's estimate_mfu takes 6N over every parameter
+ * (model.py get_num_params subtracts only the position table), the
+ * source of fms-fsdp's MFU.  With no_router_flops the MoE router's
+ * h x E gate is left out, as Megatron-LM's num_floating_point_operations
+ * leaves it.  A frozen base (LoRA) runs forward and input
+ * gradients only (2x) plus the adapters' 6 FLOP per parameter. */
 static int phase_flops(phase *ph, const gp_model *m, const train_cfg *c,
 		       train_cache *cache, gp_error *err)
 {
 	const ctx *x = &ph->x;
-	double fpt, ctx_len, mb = x->y.micro_batch, mtpf = 0;
+	double fpt, ctx_len, mb = x->y.micro_batch, mtpf = 0, emb = 0;
+	double rtr = 0;
 
 	if (ph->flops_ok)
 		return GP_OK;
@@ -816,6 +822,10 @@ static int phase_flops(phase *ph, const gp_model *m, const train_cfg *c,
 	}
 	if (fpt < 0)
 		return gp_fail(err, "train: cannot count the model's FLOPs");
+	/* A convention of the metric alone: the lookup is priced
+	 * nowhere as a matmul, and a tied matrix is already the logits'. */
+	if (c->embed_flops && !m->tied_embeddings)
+		emb = 2.0 * (double)m->vocab * m->hidden;
 	/* Multi-token prediction modules (train_stage.c stage_base): each
 	 * one more layer of the model's last kind, eh_proj (2 FLOPs per
 	 * weight of 2h x h) and the logits once more -- as Megatron-
@@ -848,6 +858,17 @@ static int phase_flops(phase *ph, const gp_model *m, const train_cfg *c,
 				       "modules' FLOPs");
 		mtpf += c->mem.mtp_layers * (2.0 * 2.0 * m->hidden * m->hidden +
 					 2.0 * (double)m->vocab * m->hidden);
+	}
+	/* no_router_flops: the h x E gate of every MoE layer out of the
+	 * count, an MoE-kind MTP module's too (the router is in
+	 * matmul_active, so in fpt and mtpf). */
+	if (c->no_router_flops && m->moe.experts > 0) {
+		double nr = model_moe_layers(m);
+
+		if (c->mem.mtp_layers > 0 &&
+		    model_moe_in(m, m->layers - 1, 1) > 0)
+			nr += c->mem.mtp_layers;
+		rtr = 2.0 * nr * m->hidden * m->moe.experts;
 	}
 	{
 		double attn = fpt - 2.0 * x->e.p.matmul_active;
@@ -919,7 +940,7 @@ static int phase_flops(phase *ph, const gp_model *m, const train_cfg *c,
 				     !bt ? 1.0 : 2.0)) *
 				c->mem.images / c->mem.seq;
 		}
-		ph->model_flops = ph->tokens_per_step * (mult * (fpt + mtpf) + vis +
+		ph->model_flops = ph->tokens_per_step * (mult * (fpt + mtpf + emb - rtr) + vis +
 			(x->k.frozen ? (c->forward_only ? 2.0 : 6.0) *
 			 mem_lora_params(m, c->mem.lora_rank,
 					 c->mem.lora_targets) : 0.0));

@@ -138,6 +138,14 @@ typedef struct train_cfg {
 	int causal_flops;        /* model FLOPs count causal attention at
 				  * half (0: the full s^2 of Megatron's and
 				  * PaLM's formulas) */
+	int embed_flops;         /* model FLOPs count the untied input
+				  * embedding's V x h weights at 2 FLOPs a
+				  * token forward, as 6N over every
+				  * parameter does (nanoGPT's estimate_mfu;
+				  * 0: the lookup is no matmul) */
+	int no_router_flops;     /* model FLOPs leave out the MoE router's
+				  * h x E gate (Megatron-LM's and Megatron-
+				  * Bridge's counts have no router term) */
 	int unfused_loss;        /* the loss as Megatron-Core's unfused
 				  * vocab-parallel cross-entropy
 				  * (cross_entropy_loss_fusion off;

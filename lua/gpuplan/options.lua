@@ -1725,6 +1725,13 @@ opt { name = "zero_init", type = "flag", commands = TRAIN4, methods = TRAINING,
   suggest = { "zero3_init", "deepspeed_zero_init", "zero_init_flag" } }
 opt { name = "causal_flops", type = "flag", commands = "train plan rl",
   help = "model FLOPs count causal attention at half" }
+opt { name = "embed_flops", type = "flag", commands = "train plan rl",
+  help = "model FLOPs count the untied input embedding's vocab x hidden weights at 6 "
+    .. "FLOPs a token, as 6N over every parameter does (nanoGPT's estimate_mfu); "
+    .. "default: the lookup is no matmul" }
+opt { name = "no_router_flops", type = "flag", commands = "train plan rl",
+  help = "model FLOPs leave out the MoE router's hidden x experts gate, as Megatron-LM's "
+    .. "and Megatron-Bridge's num_floating_point_operations do; default: counted" }
 opt { name = "packed_len", type = "number", metavar = "L", commands = "train plan",
   range = { 0, 1 << 24 },
   default = "0: not packed, attention over --seq",

@@ -23,6 +23,10 @@
 --   ep_overlap    booleans; defaults by stack (see OVERLAPS)
 --   causal_flops  count causal attention at half in model FLOPs (default
 --                 false: Megatron's and PaLM's full s^2)
+--   embed_flops   count the untied input embedding's weights in model FLOPs
+--                 (default false: the lookup is no matmul)
+--   no_router_flops  leave the MoE router's gate out of model FLOPs
+--                 (default false: counted, 2 h E a token forward)
 --   unfused_loss  the loss as Megatron-Core's unfused vocab-parallel
 --                 cross-entropy (default false: a fused loss kernel)
 --   eager_loss    the loss op by op outside the compiled layers (kernels
@@ -440,7 +444,7 @@ local function step_choices(o, p, cfg, sweep, default)
   if cfg.vpp and cfg.vpp > 1 then cfg.schedule = "interleaved" end
   -- Overlaps: the stack's defaults, each overridable.
   local ov = M.OVERLAPS[cfg.stack] or M.OVERLAPS.hf
-  local flags = { "causal_flops", "unfused_loss", "eager_loss", "emb_matmul", "kv_repeat", "pad_mask", "async_tp_allreduce",
+  local flags = { "causal_flops", "embed_flops", "no_router_flops", "unfused_loss", "eager_loss", "emb_matmul", "kv_repeat", "pad_mask", "async_tp_allreduce",
     "tp_input_per_linear",
     "unfused_permute", "unfused_act", "unfused_rope", "rope_seq_loop", "fused_grouped_mlp",
     "fp8_attention", "mlp_down_bf16",
@@ -473,6 +477,8 @@ local function step_choices(o, p, cfg, sweep, default)
     cfg[k] = v
   end
   cfg.causal_flops = o.causal_flops == true
+  cfg.embed_flops = o.embed_flops == true
+  cfg.no_router_flops = o.no_router_flops == true
   -- Packed samples attend within themselves (varlen attention over
   -- cu_seqlens): the engine's attention and model FLOPs run over
   -- packed_len keys a token (token-weighted, E[L^2] / E[L]), not seq.

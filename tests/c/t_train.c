@@ -65,7 +65,7 @@ int main(void)
 	double tok, want, s, l, h, V, S;
 	int i, rc;
 
-	plan(70);
+	plan(76);
 	fx_a100(&d);
 
 	/* --- one GPU: the step is its compute and its optimizer ------------ */
@@ -99,6 +99,50 @@ int main(void)
 	       6 * (12 * l * h * h + V * h) + 6 * l * s * h, 1e-12,
 	       "causal: 6N + 6 l s h");
 	c.causal_flops = 0;
+	/* embed_flops counts the untied input embedding too (nanoGPT's 6N
+	 * over every parameter): + 6 V h a token.  The fixture's tied matrix
+	 * is the logits' already, so it adds nothing there. */
+	c.embed_flops = 1;
+	MUST(train_step(&m, &d, &t, &c, &r2, &e));
+	is_num(r2.model_flops / r2.tokens_per_step, want, 1e-12,
+	       "embed_flops, tied: the matrix counted once (as the logits)");
+	m.tied_embeddings = 0;
+	MUST(train_step(&m, &d, &t, &c, &r2, &e));
+	is_num(r2.model_flops / r2.tokens_per_step, want + 6.0 * V * h, 1e-12,
+	       "embed_flops, untied: 6N + 12 l s h with the embedding's V h in N");
+	/* HFU's count reads the same convention (no recompute here). */
+	is_num(r2.hw_flops, r2.model_flops, 1e-12,
+	       "embed_flops: hardware FLOPs = model FLOPs without recompute");
+	c.embed_flops = 0;
+	m.tied_embeddings = 1;
+
+	/* --- MoE: the router's h x E gate in or out of the count ---------- */
+	/* The same GPT with every layer MoE, E = 8 experts of 4h, top 2: a
+	 * token's forward matmuls 2 (l (4h^2 + h E + 2 x 8h^2) + V h), so
+	 * model FLOPs 6 (l (4 h^2 + 8 h + 16 h^2) + V h) + 12 l s h;
+	 * no_router_flops takes the 6 l h E out, Megatron-LM's
+	 * num_floating_point_operations ("(moe_ffn_hidden_size *
+	 * num_experts_routed_to + shared_expert_ffn_hidden_size) *
+	 * gated_linear_multiplier", no router term). */
+	m.moe.experts = 8;
+	m.moe.top_k = 2;
+	m.moe.ffn_hidden = 4 * h;
+	c = cfg(1, 1, 1, 1, 4);
+	MUST(train_step(&m, &d, &t, &c, &r2, &e));
+	want = 6 * (l * (4 * h * h + 8 * h + 2 * 8 * h * h) + V * h) +
+		12 * l * s * h;
+	is_num(r2.model_flops / r2.tokens_per_step, want, 1e-12,
+	       "MoE: 6 (l (4h^2 + h E + top_k 8h^2) + V h) + 12 l s h");
+	c.no_router_flops = 1;
+	MUST(train_step(&m, &d, &t, &c, &r2, &e));
+	is_num(r2.model_flops / r2.tokens_per_step, want - 6 * l * h * 8.0,
+	       1e-12, "no_router_flops: less 6 l h E");
+	memset(&m.moe, 0, sizeof m.moe);
+	MUST(train_step(&m, &d, &t, &c, &r2, &e));
+	is_num(r2.model_flops / r2.tokens_per_step,
+	       6 * (12 * l * h * h + V * h) + 12 * l * s * h, 1e-12,
+	       "no_router_flops: a dense model's count unchanged");
+	c = cfg(1, 1, 1, 1, 4);
 
 	/* --- Narayanan et al. 2021 eq. 3 ---------------------------------- */
 	/* With full recompute the hardware FLOPs per step are

@@ -38,6 +38,8 @@ local function lora(o) return o.method == "lora" or o.method == "qlora" end
 local function pretrain(o) return o.method == "pretrain" end
 local function tp2(o) return (o.tp or 1) > 1 end
 local function fp16(o) return o.precision == "fp16" end
+local function moe(_, m) return m.moe ~= nil end
+local ROUTERLESS = "num_floating_point_operations: no router term"
 -- Whether the case's GPU is of compute capability 10.0 or newer, from its
 -- catalog entry's architecture (catalog/FORMAT.md `arch`), so that a
 -- user's own Blackwell part gets these settings whatever its id.  Both
@@ -193,6 +195,13 @@ local PROFILES = {
     -- model_parallel_config.py "cross_entropy_loss_fusion: bool = False",
     -- '--cross-entropy-loss-fusion' store_true: the runs name no such flag.
     { "unfused_loss", true, "cross_entropy_loss_fusion off (its default)" },
+    -- The TFLOP/s Megatron-LM logs (training.py num_floating_point_operations)
+    -- count the experts' MLPs, the shared experts and the logits but no
+    -- router: "(moe_ffn_hidden_size * num_experts_routed_to +
+    -- shared_expert_ffn_hidden_size) * gated_linear_multiplier", at
+    -- core_r0.8.0 and at 23a1dca (2025-11) alike; Megatron-Bridge's
+    -- flop_utils.py the same.  Said for every Megatron profile below.
+    { "no_router_flops", true, ROUTERLESS, moe },
   },
   -- Megatron-LM's examples/moe_recipes (2026): each YAML's ARGS are
   -- pretrain_gpt.py's arguments, with the README's median model TFLOP/s
@@ -209,6 +218,7 @@ local PROFILES = {
     { "grad_reduce", "fp32", "bf16: gradients reduced in fp32 (arguments.py)" },
     -- training.py: "/ 2  # causal mask (only half of the mask is non-zero)".
     { "causal_flops", true, "num_floating_point_operations: causal attention at half" },
+    { "no_router_flops", true, ROUTERLESS, moe },
     -- Each YAML's ENV at commit 7146484607: CUDA_DEVICE_MAX_CONNECTIONS
     -- '32' in those with overlap_moe_expert_parallel_comm (qwen3_235b/h100
     -- bf16_256GPU_TP2PP8EP32.yaml and the Blackwell ones), '1' in those
@@ -255,6 +265,7 @@ local PROFILES = {
     -- TFLOP/s or MFU metric reads, not the priced step.
     { "causal_flops", true, "num_floating_point_operations: causal attention at half "
       .. "(Megatron-LM since 2025-03-06)" },
+    { "no_router_flops", true, ROUTERLESS, moe },
   },
   -- Megatron-DeepSpeed as BLOOM-176B ran it (tr11-176B-ml.slurm).
   ["megatron-deepspeed"] = {
@@ -387,6 +398,7 @@ local PROFILES = {
     -- "grad_reduce_in_fp32=True" (such a case states fp32).
     { "grad_reduce", "bf16", "ddp.grad_reduce_in_fp32 = False" },
     { "causal_flops", true, "flop_utils: causal attention at half" },
+    { "no_router_flops", true, "flop_utils: no router term", moe },
     -- scripts/performance/utils/overrides.py (c0b9a00)
     -- _set_common_perf_overrides: "if recipe.model.moe_flex_dispatcher_backend
     -- == \"hybridep\": recipe.model.moe_hybridep_num_sms = 32".
@@ -694,6 +706,21 @@ local PROFILES = {
     -- black-box attn will work", before SDPA.
     { "kv_repeat", true, "modules/attention.py: K and V expanded to every query head before SDPA",
       function(_, m) return (m.kv_heads or m.heads) < m.heads end },
+    -- The MFU the fms-fsdp README and IBM's two PyTorch blogs give:
+    -- fms-fsdp's code logs tokens/s only (no commit of the repository
+    -- computes an MFU); the README at ed74fd5: "MFU numbers are computed
+    -- using the methodology outlined in NanoGPT and the PaLM paper".
+    -- nanoGPT model.py estimate_mfu: "N = self.get_num_params()",
+    -- "flops_per_token = 6*N + 12*L*H*Q*T", get_num_params summing
+    -- "p.numel() for p in self.parameters()" less only the position
+    -- table ("The token embeddings would too, except due to the
+    -- parameter sharing these params are actually used as weights in the
+    -- final layer, so we include them"): every parameter of an FMS
+    -- LLaMA (no position table, untied head), its input embedding too,
+    -- and the whole s^2 (12 L H Q T, the default here).  It changes
+    -- only the model-FLOP count an MFU reads, not the priced step.
+    { "embed_flops", true, "MFU by nanoGPT's estimate_mfu: 6N over every parameter, "
+      .. "the input embedding's included" },
   },
   -- A source that names PyTorch FSDP and no framework (above).
   ["pytorch-fsdp"] = {
