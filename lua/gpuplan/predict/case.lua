@@ -265,6 +265,28 @@ function M.eager_loss_commit(fw, case)
   return nil
 end
 
+-- The day from which a framework's logged model FLOPs count causal
+-- attention at half, for a stack profile whose cases straddle it, read
+-- off the case's source.date.  Megatron-LM's num_floating_point_operations
+-- (megatron/training/training.py) counted the whole s x s square until
+-- commit 8873b55d6a (2025-03-06), which divides the core-attention term
+-- by 2 ("Only half of the attention matrix is non-zero and needs to be
+-- multiplied with V"): the megatron-core profile's core_r0.8.0 rows
+-- (2024, no date) read the square, a run published after it the half.
+-- (The megatron-moe-recipes, megatron-moe-modelzoo and megatron-bridge
+-- profiles, all of 2025 or later, set causal_flops outright.)
+M.CAUSAL_FLOPS_SINCE = {
+  ["megatron-core"] = "2025-03-06",
+}
+-- The day of M.CAUSAL_FLOPS_SINCE[fw] when the case's source.date is on
+-- or after it, else nil (no date: the square, the older count).
+function M.causal_flops_since(fw, case)
+  local since = M.CAUSAL_FLOPS_SINCE[fw]
+  local date = case.source and M.v(case.source.date)
+  if since and type(date) == "string" and date >= since then return since end
+  return nil
+end
+
 function M.profile(o, model, sets, defaults)
   local taken = {}
   for _, set in ipairs(sets) do

@@ -938,6 +938,14 @@ local function predict(case, cat)
     -- A commit whose loss ran outside torch.compile (case_.EAGER_LOSS:
     -- torchtitan 9dec370's "TODO: compiling loss function causes CUDA
     -- errors"), where the layers compiled.
+    -- A run dated after its framework's model-FLOP count began halving
+    -- causal attention (case_.CAUSAL_FLOPS_SINCE): the TFLOP/s it logged
+    -- count the half.
+    local since = case_.causal_flops_since(fw, case)
+    if since then
+      case_.profile(o, model, { { "causal_flops", true, fw .. " num_floating_point_operations "
+        .. "since " .. since .. ": causal attention at half" } }, defaults)
+    end
     local rel = case_.eager_loss_commit(fw, case)
     if rel then
       case_.profile(o, model, { { "eager_loss", true, fw .. " " .. rel
