@@ -116,6 +116,14 @@ typedef struct infer_cfg {
 	                         batching: infer_run.c mixed_time); 0: prompts
 	                         are prefilled in steps of their own
 	                         (infer_run.c run_times) */
+	int static_batch;     /* 1: one static batch of the fixed batch's
+	                         requests (gptSession, TensorRT-LLM before
+	                         0.10's in-flight batching): every prompt in
+	                         one context pass (max_num_tokens holds them
+	                         all), then output - 1 decode steps of the
+	                         whole batch in lockstep, no prompt beside
+	                         them (infer_run.c run_times); 0: the
+	                         runtime's continuous batching */
 	int whole_prompts;    /* 1 (with chunked): a step takes a prompt only
 	                         whole, where it fits beside the decodes
 	                         (TensorRT-LLM without chunked context:

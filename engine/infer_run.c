@@ -1096,6 +1096,36 @@ static int run_times(const gp_model *m, const roof_device *d,
 	 * (infer_prompt_share).  Runtimes without
 	 * graphs run every step so already: none is counted apart. */
 	steps = c->output - 1.0;
+	/* One static batch (c->static_batch: gptSession, TensorRT-LLM before
+	 * 0.10): GptSession runs the context phase of the whole batch as one
+	 * micro-batch where the caller sets none (MicroBatchConfig:
+	 * "numCtxBatches = numGenBatches = pipelineParallelism; ctxBatchSize
+	 * = genBatchSize = tc::ceilDiv(maxBatchSize, numGenBatches)", one at
+	 * pp 1), then decodes the whole batch a step at a time until each
+	 * has its output, the benchmark forcing "samplingConfig.minLength =
+	 * std::vector{disableForceMaxTokens ? 1 : maxNewTokens}" so none
+	 * stops early.  gptSessionBenchmark times the whole generate() call
+	 * and reports "tokensPerSec = batchSize * maxNewTokens /
+	 * (averageLatency / 1000)" (benchmarks/cpp/gptSessionBenchmark.cpp,
+	 * early 2024): the batch's output tokens over its context phase
+	 * plus its output - 1 decode steps, the first token coming from the
+	 * context phase.  The context phase is one pass of the B prompts
+	 * (pb = B: gpuplan.infer sets max_num_tokens to hold them all, the
+	 * session handing the engine the batch's packed prompts at once),
+	 * B share; no decode step
+	 * carries a prompt, so none runs off the graph (no eager share), a
+	 * user's tokens come one step apart (itl_load = itl), and each
+	 * request's first token comes at the end of the batch's context
+	 * phase (ttft).  A run of several such batches (requests) repeats
+	 * it: the same rate, no ramp or drain (no run_finite). */
+	if (c->static_batch) {
+		r->ttft = B * share;
+		r->tokens_per_s = (double)r->replicas * B * c->output /
+			(B * share + steps * r->itl);
+		r->itl_load = r->itl;
+		r->tokens_per_s_gpu = r->tokens_per_s / c->gpus;
+		return GP_OK;
+	}
 	if (c->chunked && steps > 0.0)
 		return mixed_steps(m, d, c, B, bm, cavg, steps, n_off, r, err);
 	if (steps > 0.0 && c->runtime == INFER_GRAPHS) {

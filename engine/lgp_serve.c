@@ -77,6 +77,7 @@ static const lgp_field infer_fields[] = {
 	IF_NUM("sample_kernels", sample_kernels),
 	IF_BOOL("chunked", chunked),
 	IF_BOOL("whole_prompts", whole_prompts),
+	IF_BOOL("static_batch", static_batch),
 	IF_NUM("requests", requests),
 	IF_NUM("cached", cached),
 	IF_INT("max_batch", max_batch, 1),

@@ -74,6 +74,13 @@
 --             Total Output Throughput; infer_run.c run_finite, and with the
 --             MoE serving options serve_plan.c burst, both infer_burst);
 --             absent: the steady state
+--   batching  "static": one batch of `batch` requests run to completion, as
+--             TensorRT-LLM's gptSessionBenchmark ran it (its performance
+--             pages to 0.9.0): every prompt in one context pass, then
+--             output - 1 decode steps of the whole batch (infer_run.c
+--             run_times); needs batch, no chunked_prefill, pp 1; on runtime
+--             trtllm the batch's own contiguous KV (M.static_memory).
+--             Default "continuous": the runtime's own batching
 --   ep, dp_attention, disagg, mtp, ...   a MoE model across many GPUs: the
 --             serving model of gpuplan.serve (see its header for every option
 --             and the result's fields)
@@ -244,6 +251,25 @@ M.runtime_memory = {
   exllamav2 = { margin = M.exllamav2.margin,
                 said = string.format("margin=%.2f (ExLlamaV2's model.load holds no memory back)",
                                      M.exllamav2.margin) },
+}
+
+-- What a static batch's runtime holds back (batching = "static"):
+--   trtllm: gptSession, as TensorRT-LLM's performance pages to 0.9.0 ran it
+--     (engines built "--paged_kv_cache disable"; 0.5's build left it off),
+--     sizes a contiguous KV cache for the batch it runs: RuntimeBuffers::
+--     reshape, "kvCacheShape = ITensor::makeShape({batchSize, 2,
+--     modelConfig.getNbKvHeads(), maxSeqLength, ...getSizePerHead()})",
+--     "utils::reshapeBufferVector(presentKeysVals, kvCacheShape)" (cpp/
+--     tensorrt_llm/runtime/runtimeBuffers.cpp, early 2024).  No fraction
+--     of the free memory is taken (KvCacheConfig's free_gpu_memory_fraction
+--     sizes the paged pool only): margin 0, the reserve (context,
+--     workspaces) and the engine's activations still counted.  A gptSession
+--     run on a paged cache (its pool of 0.90 of the free memory) is not
+--     what this prices.
+M.static_memory = {
+  trtllm = { margin = 0,
+             said = "margin=0.00 (batching static: gptSession's contiguous KV cache is the "
+               .. "batch's own, no fraction of the free memory held back)" },
 }
 
 -- Kernel-launching framework ops per Llama block at decode, for eager
@@ -1062,8 +1088,9 @@ local function setup_memory(a, cat, model, g, sys, d, c, tp, pp, default, info)
     error("infer: " .. require("gpuplan.memory").KV_RULES_BOTH, 3)
   end
   if margin == nil and not c.kv_free_fraction and M.runtime_memory[a.runtime] then
-    -- the runtime's own memory rule (M.runtime_memory)
-    local rule = M.runtime_memory[a.runtime]
+    -- the runtime's own memory rule (M.runtime_memory; a static batch's,
+    -- M.static_memory, where it has one)
+    local rule = (c.static_batch and M.static_memory[a.runtime]) or M.runtime_memory[a.runtime]
     margin, c.kv_free_fraction = rule.margin, rule.kv_free_fraction
     default(rule.said)
   end
@@ -1736,10 +1763,48 @@ function M.setup(a)
     error(args.usage("infer: vllm_version " .. tostring(a.vllm_version) .. " says whose sampler runs "
       .. "sampling, which is greedy: give sampling, or leave vllm_version out"), 3)
   end
+  -- One static batch (batching = "static"; the option's declaration in
+  -- gpuplan.options has its sources; engine/infer_run.c run_times prices
+  -- it): a fixed batch of one model's requests, each run to its output,
+  -- its prompts in one context pass and none beside the decodes.
+  local static = a.batching == "static"
+  if static then
+    if serving then
+      error(args.usage("infer: batching static: the MoE serving model (chosen by " .. by
+        .. ") prices its own scheduling; a static batch is priced for one model on its "
+        .. "replicas"), 3)
+    end
+    if a.batch == nil then
+      error(args.usage("infer: batching static runs one batch of a fixed size: give batch = N "
+        .. "(the benchmark's batch size)" .. (a.concurrency ~= nil and ", not concurrency" or "")),
+        3)
+    end
+    if a.chunked_prefill then
+      error(args.usage("infer: batching static runs the batch's prompts in one context pass "
+        .. "before its decodes, none in a decode step: give chunked_prefill or batching "
+        .. "static, not both"), 3)
+    end
+    -- GptSession splits a batch into micro-batches over its pipeline
+    -- stages (its MicroBatchConfig: "numGenBatches = pipelineParallelism"
+    -- where none is given), a schedule not priced here.
+    if pp > 1 then
+      error(args.usage(string.format("infer: batching static with pp %d: the static session's "
+        .. "micro-batches over pipeline stages are not modelled; give pp = 1", pp)), 3)
+    end
+    -- gptSessionBenchmark forces every request to its full output
+    -- ("samplingConfig.minLength = ... maxNewTokens" unless
+    -- --disable_force_max_tokens): no spread of lengths.
+    if a.output_dist ~= nil and a.output_dist ~= "mean" then
+      error(args.usage(string.format("infer: output_dist %s with batching static: every request "
+        .. "of a static batch runs to its output (gptSessionBenchmark forces min_length to the "
+        .. "output); give output_dist mean or leave it out", tostring(a.output_dist))), 3)
+    end
+  end
   -- The runtime's own mixing (M.mixes), where the user did not say; the
-  -- MoE serving model (gpuplan.serve) decides its colocated steps itself.
-  local mixes = a.chunked_prefill == nil and not require("gpuplan.serve").wants(a) and
-    M.mixes[a.runtime or ""] or nil
+  -- MoE serving model (gpuplan.serve) decides its colocated steps itself;
+  -- a static batch mixes nothing.
+  local mixes = a.chunked_prefill == nil and not static and
+    not require("gpuplan.serve").wants(a) and M.mixes[a.runtime or ""] or nil
   -- Replicas of tp x pp GPUs: a count they do not divide is options that
   -- do not go together, whatever the model and card -- a usage error, as
   -- fit, train and rl refuse --gpus 7 --tp 2 (the engine's own check,
@@ -1765,6 +1830,7 @@ function M.setup(a)
     max_num_tokens = num_arg(a, "max_num_tokens"), max_batch = int_arg(a, "max_batch", 1),
     chunked = a.chunked_prefill == true or (mixes and true) or nil,
     whole_prompts = mixes and M.whole_prompts[a.runtime] or nil,
+    static_batch = static or nil,
     requests = int_arg(a, "requests", 1),
     host_op_time = num_arg(a, "host_op_time", "time"),
     host_ops_per_layer = num_arg(a, "host_ops_per_layer") or
@@ -1789,7 +1855,16 @@ function M.setup(a)
   if a.kv_policy ~= nil and a.kv_policy ~= "max" and a.kv_policy ~= "mean" then
     error("infer: kv_policy must be 'mean' or 'max' (got " .. shown(a.kv_policy) .. ")", 3)
   end
-  if a.kv_policy == nil then default("kv_policy=mean") end
+  -- A static batch's contiguous cache holds every sequence's whole length
+  -- (RuntimeBuffers::reshape: maxSeqLength a sequence, M.static_memory):
+  -- kv_policy max, whatever the runtime's own.
+  if static then
+    if a.kv_policy == "mean" then
+      error(args.usage("infer: kv_policy mean with batching static: a static batch's cache holds "
+        .. "input + output tokens a sequence from its start (give kv_policy max or leave it out)"), 3)
+    end
+    c.kv_reserve_max = true
+  elseif a.kv_policy == nil then default("kv_policy=mean") end
   if c.batch and c.concurrency then error(args.usage(M.BATCH_AND_CONCURRENCY), 3) end
   -- One batch prices every replica (engine/infer_run.c run_batch:
   -- ceil(concurrency / replicas) each), so a concurrency the replicas do
@@ -1854,7 +1929,7 @@ function M.setup(a)
     default(string.format("output_dist=%s: outputs exponential around %d tokens, none past %d "
       .. "(%s); the burst lasts until its longest ends", od, math.floor(c.output),
       math.floor(cap), said))
-  elseif c.requests ~= nil and od == nil then
+  elseif c.requests ~= nil and od == nil and not static then
     default(string.format("output_dist=mean: every request of the burst at output %d tokens",
       math.floor(c.output)))
   end
@@ -1874,6 +1949,40 @@ function M.setup(a)
       default(string.format("prefix_hit=%s: %d of %d prompt tokens from the prefix cache, the "
         .. "last computed for its logits", shown(h), math.floor(c.cached), math.floor(c.input)))
     end
+  end
+  -- A static batch's context phase runs every prompt of the batch in one
+  -- pass (engine/infer_run.c run_times: the B prompts priced as one step):
+  -- the session hands the engine the whole batch's packed input
+  -- (gptSessionBenchmark: "ITensor::makeShape({batchSize *
+  -- maxInputLength})") as one context micro-batch (GptSession's
+  -- MicroBatchConfig at pp 1), so the engine's token budget held them all
+  -- (the performance pages' builds give no --max_num_tokens).  A budget
+  -- the user gives below it is refused; none given, the batch's prompt
+  -- tokens (the activations are sized for them, gpuplan.memory's
+  -- chunk_tokens).  A run of several batches repeats the
+  -- batch: requests a multiple of the batch on every replica.
+  if static then
+    local need = c.batch * (c.input - (c.cached or 0))
+    if a.max_num_tokens ~= nil and c.max_num_tokens < need then
+      error(args.usage(string.format("infer: max_num_tokens (%s) is below a static batch's "
+        .. "prompt tokens (batch %d x %d): its context phase runs them in one pass; give "
+        .. "max_num_tokens of %d or more, or leave it out", shown(a.max_num_tokens), c.batch,
+        math.floor(c.input - (c.cached or 0)), math.ceil(need))), 3)
+    end
+    if a.max_num_tokens == nil then
+      c.max_num_tokens = need
+      default(string.format("max_num_tokens=%d (batching static: the batch's prompt tokens, "
+        .. "one context pass)", math.ceil(need)))
+    end
+    local reps = c.gpus // (c.tp * c.pp)
+    if c.requests and c.requests % (c.batch * reps) ~= 0 then
+      error(args.usage(string.format("infer: requests %d with batching static: a run of static "
+        .. "batches serves batch x replicas = %d requests a batch; give a multiple of %d",
+        c.requests, c.batch * reps, c.batch * reps)), 3)
+    end
+    default(string.format("batching=static: one batch of %d a replica, its prompts in one "
+      .. "context pass, then %d decode steps of the whole batch, input + output KV held a "
+      .. "sequence", c.batch, math.floor(c.output - 1)))
   end
   if a.runtime == nil then default("runtime=graphs") end
   -- vLLM V1's host work between two steps where its engine schedules in
@@ -2044,7 +2153,10 @@ function M.setup(a)
     local gs, rt = graph_sizes_arg(a), a.runtime or "graphs"
     local mb, mt = c.max_batch or 2048, c.max_num_tokens or 8192
     local said = nil
-    if gs == nil and M.graph_sizes[rt] then
+    -- A static batch decodes at its own size (GptSession captures, where
+    -- its CUDA-graph mode is on, the step it runs: no padding to a
+    -- serving benchmark's list).
+    if gs == nil and M.graph_sizes[rt] and not static then
       gs = M.graph_sizes[rt](mb, mt, g, tp)
       said = ({ trtllm = "trtllm-bench's", vllm = "vLLM's", sglang = "SGLang's" })[rt]
     end

@@ -788,6 +788,21 @@ opt { name = "offload_layers", type = "int", metavar = "N", commands = "infer",
     .. "them (llama.cpp: the layers less -ngl, divided over the stages when it splits "
     .. "layers over GPUs; accelerate's device_map)",
   suggest = { "cpu_layers", "n_cpu_layers" } }
+-- One static batch (gpuplan.infer's static pricing, engine/infer_run.c
+-- run_times): what TensorRT-LLM's gptSessionBenchmark ran, the runtime of
+-- its performance pages up to 0.9.0 ("As of TensorRT-LLM v0.10, these
+-- performance benchmarks have changed methodology to utilize in-flight
+-- batching and no longer utilize static benchmarking", the 0.10 page), and
+-- of its 2023 blogs.
+opt { name = "batching", type = "string", metavar = "B", commands = "infer",
+  kind = "enum", values = { "continuous", "static" },
+  default = "continuous: the runtime's in-flight (continuous) batching",
+  help = "static: one batch of --batch requests run to completion, as TensorRT-LLM's "
+    .. "gptSessionBenchmark ran it (its performance pages to 0.9.0): every prompt in one "
+    .. "context pass, then the batch decodes in lockstep until each request has --output "
+    .. "tokens, tokens/s the batch's output over that whole time; needs --batch, one model "
+    .. "on its replicas, no pipeline stages",
+  suggest = { "static_batching", "inflight_batching", "batch_mode", "batching_type" } }
 opt { name = "chunked_prefill", type = "flag", commands = "infer",
   default = "on for runtime vllm; runtime trtllm mixes whole prompts only; else prefill "
     .. "steps of their own",
