@@ -450,6 +450,9 @@ local case_schema = T.record {
     -- vLLM V0's --num-scheduler-steps where the run's config sets it
     -- (SCHEMA.md): decode steps a schedule runs (multi-step scheduling)
     scheduler_steps = count(),
+    -- one static batch run to completion, where the source's benchmark
+    -- ran it so (gp.infer's batching: TensorRT-LLM's gptSessionBenchmark)
+    batching = declared("batching"),
     -- MoE serving (SCHEMA.md): one pool measured alone, MTP, the overlap.
     phase = T.enum { "decode", "prefill" }, itl_max_ms = T.number { positive = true, max = 1e6 },
     mtp = count(0), acceptance = declared("acceptance"),
@@ -605,6 +608,7 @@ M.WORKLOAD_READ = { dropout = set "train memory", unfused_loss = set "train",
                     max_batch = set "infer", max_num_tokens = set "infer",
                     kv_free_fraction = set "infer", chunked_prefill = set "infer",
                     scheduler_steps = set "infer",
+                    batching = set "infer",
                     server = set "infer", framework = set "train memory infer rl" }
 -- a memory case of a serving job is sized on its runtime's profile too
 -- (predict/memory.lua's litgpt infer entries)

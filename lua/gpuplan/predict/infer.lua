@@ -127,7 +127,10 @@ local PROFILES = {
     -- source llm_args.py), read from there, not written twice.
     -- A fraction the case states (workload.kv_free_fraction: MLPerf's
     -- kvcache_free_gpu_mem_frac) is the run's own and wins.
-    if a.kv_free_fraction == nil then
+    -- A static batch (gptSession, workload.batching) sizes its own
+    -- contiguous cache (gpuplan.infer's M.static_memory says it).
+    local static = a.batching == "static"
+    if a.kv_free_fraction == nil and not static then
       a.kv_free_fraction = require("gpuplan.infer").runtime_memory.trtllm.kv_free_fraction
       defaults[#defaults + 1] = string.format(
         "kv_free_fraction=%.2f (kv_cache_free_gpu_mem_fraction default)", a.kv_free_fraction)
@@ -143,8 +146,11 @@ local PROFILES = {
     -- the engine the run built) wins; the heuristic fills only the one it
     -- leaves, as trtllm-bench takes a --max_batch_size or --max_num_tokens
     -- given beside its tuned settings.
+    -- A static batch runs the case's batch, all its prompts in one
+    -- context pass (gp.infer sizes max_num_tokens for them): trtllm-bench's
+    -- heuristic is not the engine it ran.
     local wb = ({ fp8 = 1, fp4 = 0.5, bf16 = 2, fp16 = 2 })[a.weights]
-    if wb and (a.max_batch == nil or a.max_num_tokens == nil) then
+    if wb and not static and (a.max_batch == nil or a.max_num_tokens == nil) then
       local bs, tok = trtllm_bench_limits(model, g, a.tp or 1, a.pp or 1, a.input, a.output,
                                           wb, a.kv == "fp8" and 1 or 2)
       if bs then
@@ -661,6 +667,9 @@ local function serve_case(case, cat, model, defaults)
     -- refused by the MoE serving model by name (gpuplan.serve: it chunks
     -- by prefill_tokens), not dropped in silence
     chunked_prefill = v(wl.chunked_prefill),
+    -- refused by the MoE serving model by name (a static batch is priced
+    -- for one model on its replicas), not dropped in silence
+    batching = v(wl.batching),
     nics = v(hw.nics_per_node), nic_fabric = v(hw.inter_node),
     -- a pool measured alone: that pool and a prefill pool of its layout;
     -- colocated (no phase): the case's GPUs, prefill and decode on each
@@ -810,6 +819,9 @@ local function predict(case, cat)
   -- its chunked context, off by default); the profile below keeps a value
   -- the case states.
   a.chunked_prefill = v(wl.chunked_prefill)
+  -- One static batch run to completion, where the source's benchmark ran
+  -- it so (gp.infer's batching: TensorRT-LLM's gptSessionBenchmark).
+  a.batching = v(wl.batching)
   -- What the run's sampling parameters switch on in the sampler, where the
   -- source states them (gp.infer's sampling; the vllm profile names the
   -- release whose V0 sampler runs them).
