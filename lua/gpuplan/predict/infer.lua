@@ -112,8 +112,13 @@ local PROFILES = {
     -- GUARANTEED_NO_EVICT: a request starts only when the KV blocks for
     -- its prompt and its whole output are free ("Useful Runtime Options",
     -- Capacity Scheduler Policy).
-    a.kv_policy = "max"
-    defaults[#defaults + 1] = "kv_policy=max (GUARANTEED_NO_EVICT, the capacity scheduler default)"
+    -- (A static batch, workload.batching, holds the whole length in its
+    -- contiguous cache whatever the scheduler: gp.infer says it.)
+    local static = a.batching == "static"
+    if not static then
+      a.kv_policy = "max"
+      defaults[#defaults + 1] = "kv_policy=max (GUARANTEED_NO_EVICT, the capacity scheduler default)"
+    end
     -- In-flight batching: "sequences in the context phase can be processed
     -- together with sequences in the generation phase" (docs, Paged
     -- Attention, IFB, and Request Scheduling), max_num_tokens counting both:
@@ -129,7 +134,6 @@ local PROFILES = {
     -- kvcache_free_gpu_mem_frac) is the run's own and wins.
     -- A static batch (gptSession, workload.batching) sizes its own
     -- contiguous cache (gpuplan.infer's M.static_memory says it).
-    local static = a.batching == "static"
     if a.kv_free_fraction == nil and not static then
       a.kv_free_fraction = require("gpuplan.infer").runtime_memory.trtllm.kv_free_fraction
       defaults[#defaults + 1] = string.format(
