@@ -416,6 +416,9 @@ typedef struct train_lcost {
 	train_op ops[TRAIN_MAX_OPS];
 	double rec_full, rec_sel;   /* recomputed forward */
 	double tp_fwd, tp_bwd;      /* TP collectives per pass */
+	double tp_bwd_ub;           /* the backward's under Userbuffers
+				     * (tp_overlap): every collective it
+				     * runs, SP's re-gathers too */
 	/* The TP collectives left on the path by PyTorch's micro-pipelined
 	 * async TP (train_layer.c symm_tp: tp_overlap without Transformer
 	 * Engine's modules), per pass: exposed (tps_f, of which the

@@ -3501,27 +3501,53 @@ static double a2a_meta(tenv *e, const train_lkey *k, train_lcost *lc)
  * tensor_parallel/layers.py; Megatron-DeepSpeed cc3a94c6 as Megatron-LM;
  * Korthikanti et al. 2022 sec. 4.2.2: storing the shard "requires an
  * extra all-gather" in the backward, overlapped with the gradient
- * computation).  ag: one all-gather (0 without SP). */
+ * computation).
+ * Transformer Engine's column-parallel modules run the same backward
+ * (Megatron-Core's TELayerNormColumnParallelLinear and TEColumnParallel
+ * Linear; its own ColumnParallelLinear is the function above):
+ * _LayerNormLinear.forward saves the norm output's shard -- "ln_out if
+ * weight.requires_grad else None" in ctx.save_for_backward (v1.9 to
+ * v1.13), ln_out in prepare_for_saving (v2.x, fp8 kept rowwise "to
+ * gather the input") -- and its backward gathers it again, "# Overlap
+ * input AG with dgrad", "ln_out_total, handle = gather_along_first_dim(
+ * ln_out, ctx.tp_group, async_op=True)" before the dgrad GEMM, then
+ * "# Overlap dgrad-RS/AR with wgrad", "reduce_scatter_along_first_dim(
+ * dgrad, ctx.tp_group, async_op=True)" before the wgrad GEMM
+ * (transformer_engine/pytorch/module/layernorm_linear.py, linear.py
+ * alike; with an fp8 recipe the gather carries the fp8 shard,
+ * "quantizer=quantizer" in v2.x).  Their Userbuffers path (tp_overlap)
+ * is train_stage.c tp_kind's.
+ * np: the layer's collective pairs; ag: a row-parallel linear's gather
+ * of its output gradient (SP); rs: a column-parallel linear's input-
+ * gradient reduce-scatter (SP) or all-reduce; rg: its input's
+ * re-gather (SP).  A pair without a column-parallel linear of Megatron's
+ * (a MoE layer's is the token dispatcher's gather, whose experts keep
+ * their own gathered input) has its collectives on the path. */
+/* The column-parallel linears of a layer: the attention's qkv, the dense
+ * MLP's up projection, a Mamba mixer's in_proj (Megatron-Core's
+ * linear_qkv, linear_fc1 and in_proj, TELayerNormColumnParallelLinear in
+ * its TE layer specs). */
+static const char *const TP_COL[] = { "qkv", "mlp_up", "in_proj" };
+#define TP_COL_OPS 3
+
 static double async_tp_bwd(const train_lkey *k, const train_lcost *lc,
-			   double pass, double ag)
+			   double np, double ag, double rs, double rg)
 {
-	static const char *const col[2] = { "qkv", "mlp_up" };
-	double t = k->sp ? pass : 0.0, h = 0, each = k->sp ? pass / 2.0 : pass;
-	int i, j;
+	double t = k->sp ? np * ag : 0.0, h = 0, left = np;
+	int j;
 
-	for (j = 0; j < 2; j++) {
-		double win = -1.0;
+	for (j = 0; j < TP_COL_OPS && left > 0; j++) {
+		double win = op_pass(lc, TP_COL[j], 1);
 
-		for (i = 0; i < lc->nops; i++)
-			if (strcmp(lc->ops[i].name, col[j]) == 0)
-				win = 0.5 * lc->ops[i].bwd;
-		t += win < 0 ? each : overlap_at(each, win, 1,
-						  OVERLAP_SLOWDOWN, &h);
+		if (win < 0)
+			continue;
+		win *= 0.5;
+		t += overlap_at(rs, win, 1, OVERLAP_SLOWDOWN, &h);
 		if (k->sp)
-			t += win < 0 ? ag : overlap_at(ag, win, 1,
-							OVERLAP_SLOWDOWN, &h);
+			t += overlap_at(rg, win, 1, OVERLAP_SLOWDOWN, &h);
+		left -= 1.0;
 	}
-	return t;
+	return t + left * rs;
 }
 
 /* The seconds of op `name` in one pass of the layer (bwd: its
@@ -3765,7 +3791,7 @@ static void layer_comm(tenv *e, const train_lkey *k, int kind,
 		       train_lcost *lc)
 {
 	const gp_model *m = e->m;
-	double h = m->hidden, tb, ag = 0, rs = 0, kvb, t_sr;
+	double h = m->hidden, tb, ag = 0, rs = 0, rg = 0, kvb, t_sr;
 	double topk = m->moe.top_k;
 	int moe = kind == 'E', hy = m->pattern[0] != 0;
 	/* a hybrid stack's layer is one block: one column- and one
@@ -3785,6 +3811,7 @@ static void layer_comm(tenv *e, const train_lkey *k, int kind,
 
 		ag = train_t_coll(e, GP_ALL_GATHER, tb, &k->g_tp);
 		rs = train_t_coll(e, GP_REDUCE_SCATTER, tb, &k->g_tp);
+		rg = ag;
 		if (ag8 > 0) {
 			/* a MoE layer's second pair is the dispatcher's
 			 * gather of the tokens, Megatron-Core's own in 16
@@ -3793,6 +3820,7 @@ static void layer_comm(tenv *e, const train_lkey *k, int kind,
 						  &k->g_tp);
 
 			ag = moe ? (ag + ag1) / 2.0 : ag1;
+			rg = ag1;
 		}
 		/* torchao's float8 TP (tensorwise scaling, PyTorch's
 		 * modules: torchtitan's apply_tp with float8) gathers the
@@ -3817,9 +3845,30 @@ static void layer_comm(tenv *e, const train_lkey *k, int kind,
 		lc->tp_fwd = np * train_t_coll(e, GP_ALL_REDUCE, tb, &k->g_tp);
 		lc->tp_bwd = lc->tp_fwd;
 	}
-	if (k->async_tp && k->tp > 1)
-		lc->tp_bwd = async_tp_bwd(k, lc, lc->tp_bwd / np,
-					  k->sp ? ag : 0.0);
+	/* Megatron's SP backward (async_tp_bwd): the column-parallel
+	 * linears kept their input's shard and gather it again, Megatron-
+	 * LM's and Megatron-DeepSpeed's (async_tp) and Transformer
+	 * Engine's (te_modules: Megatron-Core, NeMo, Megatron-Bridge) --
+	 * rg a linear, in fp8 where TE's forward gathered in fp8 (rg: the
+	 * attention's gather, the qkv linear's own).  Under Userbuffers
+	 * (tp_overlap) all of them run under the backward's GEMMs, the
+	 * re-gather in bulk under the dgrad GEMM ("ub_bulk_dgrad ...
+	 * BULK_OVERLAP_AG"): tp_bwd_ub, tp_kind's; otherwise each beside
+	 * its own GEMM.  PyTorch's SP (DTensor) keeps the gathered input:
+	 * no re-gather. */
+	lc->tp_bwd_ub = lc->tp_bwd;
+	if (k->sp && k->tp > 1 && (k->async_tp || k->te_modules)) {
+		double nrg = 0;
+		int j;
+
+		for (j = 0; j < TP_COL_OPS; j++)
+			nrg += op_pass(lc, TP_COL[j], 1) >= 0 ? 1.0 : 0.0;
+		lc->tp_bwd_ub += fmin(nrg, np) * rg;
+		lc->tp_bwd = async_tp_bwd(k, lc, np, ag, rs, rg);
+	} else if (k->async_tp && k->tp > 1) {
+		lc->tp_bwd = async_tp_bwd(k, lc, np, 0.0, lc->tp_bwd / np,
+					  0.0);
+	}
 	/* tp_input_per_linear: PyTorch's ColwiseParallel(input_layouts=
 	 * Shard(1)) on each projection of its own, KempnerForge's plan
 	 * (distributed/tensor_parallel.py, 3ad9d9a: "attention.q_proj",
@@ -3854,6 +3903,7 @@ static void layer_comm(tenv *e, const train_lkey *k, int kind,
 			 1.0 : 0.0);
 
 		lc->tp_bwd += xg * rs;
+		lc->tp_bwd_ub += xg * rs;
 		if (k->eager)
 			lc->tp_fwd += xg * ag;
 		if (lc->tps_on) {
@@ -3981,7 +4031,7 @@ void train_layer_costs(tenv *e, const train_lkey *k, int kind,
 	if (k->forward_only) {
 		memset(&lc->bwd, 0, sizeof lc->bwd);
 		lc->rec_full = lc->rec_sel = 0;
-		lc->tp_bwd = lc->cp_bwd = lc->ep_bwd = 0;
+		lc->tp_bwd = lc->tp_bwd_ub = lc->cp_bwd = lc->ep_bwd = 0;
 		lc->tps_b = lc->tps_hb = 0;
 		for (i = 0; i < lc->nops; i++)
 			lc->ops[i].bwd = 0;

@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(9)
+t.plan(13)
 
 local op = t.op
 -- GPT-3 175B's layer (hidden 12288) at TP 8, four 2048-token sequences a
@@ -32,18 +32,53 @@ t.ok(on.step_s < off.step_s, "the step shortens")
 -- under their weight gradients and their inputs' second all-gathers
 -- under their input gradients (LinearWithGradAccumulationAndAsync
 -- Communication.backward re-gathers the shard it kept, async_op=True,
--- before grad_output.matmul(weight)).  Without the flag the engine prices
--- the backward as two all-gathers and two reduce-scatters on the path,
--- soff = 2 (ag + rs) with ag = rs at these bytes; with it: the two
--- row-parallel all-gathers, soff / 2, plus the two reduce-scatters and
--- the two re-gathers, soff in all, each hidden whole under its half of
--- a 2-4 ms GEMM (1 ms each over NVLink) and paid at 0.189:
--- (0.5 + 0.189) soff.
+-- before grad_output.matmul(weight)).  Transformer Engine's column-
+-- parallel modules, the megatron stack's, run the same backward
+-- (layernorm_linear.py: "gather_along_first_dim(ln_out, ctx.tp_group,
+-- async_op=True)" before the dgrad GEMM, "reduce_scatter_along_first_dim(
+-- dgrad, ctx.tp_group, async_op=True)" before the wgrad GEMM), so the
+-- flag changes nothing there under SP.  The forward is two all-gathers
+-- and two reduce-scatters, f = 2 (ag + rs) with ag = rs at these bytes;
+-- the backward: the two row-parallel all-gathers, f / 2, plus the two
+-- reduce-scatters and the two re-gathers, f in all, each hidden whole
+-- under its half of a 2-4 ms GEMM (1 ms each over NVLink) and paid at
+-- 0.189: (0.5 + 0.189) f.  The same arithmetic: 1e-9.
 local sp = t.with(job, { sp = true })
 local soff = op(gp.train(sp), "tp_comm")
 local son = op(gp.train(t.with(sp, { async_tp_allreduce = true })), "tp_comm")
-t.near(son.bwd, (0.5 + 0.189) * soff.bwd, 1e-9,
+t.near(son.bwd, (0.5 + 0.189) * son.fwd, 1e-9,
        "SP: the reduce-scatters and the input's re-gathers hidden, the row all-gathers not")
+t.near(soff.bwd, son.bwd, 1e-12, "SP on Transformer Engine's linears: the same backward without the flag")
+-- PyTorch's SP (the hf stack: DTensor's ColwiseParallel) keeps the
+-- gathered input for the weight gradient: no re-gather, and its
+-- collectives on the path, the backward's as the forward's (2 ag + 2 rs).
+local hf = op(gp.train(t.with(sp, { stack = "hf" })), "tp_comm")
+t.near(hf.bwd, hf.fwd, 1e-12, "PyTorch's SP: no re-gather, the backward's four collectives on the path")
+-- Under Userbuffers (tp_overlap) every TP collective of a pass runs under
+-- that pass's GEMMs, the re-gather in bulk under the dgrad GEMM
+-- (layernorm_linear.py: "ub_bulk_dgrad ... BULK_OVERLAP_AG"): GPT-3's 96
+-- layers, recompute none, hide the forward's f and the backward's f + 2
+-- (f / 4) (two more all-gathers), 2.5 f a layer, all of it under ~30 ms of
+-- GEMMs a pass: hidden = 96 x 2.5 f.  The same arithmetic: 1e-9.
+local ub = gp.train(t.with(sp, { recompute = "none", tp_overlap = true }))
+local uf = op(ub, "tp_comm").fwd
+local uh
+for _, p in ipairs(ub.parts) do if p.name == "tp_comm" then uh = p.hidden end end
+t.near(uh, 96 * 2.5 * uf, 1e-9, "Userbuffers: the re-gathers hidden under the backward's GEMMs")
+-- A MoE layer's second pair is the token dispatcher's gather (its experts
+-- keep their own gathered input): one re-gather, the attention's.  Mixtral
+-- 8x7B at TP 8 under SP, 4096 tokens on H100: f = 4 x 0.11 ms (ag = rs),
+-- qkv's backward 0.105 ms, so its halves (0.053 ms) hide part of the
+-- reduce-scatter and the re-gather; the backward is the two row gathers
+-- (f / 2), the dispatcher pair's reduce-scatter on the path (f / 4) and
+-- 2 ov(f / 4, qkv.bwd / 2).  The same arithmetic: 1e-9.
+local mx = gp.train({ model = "mixtral-8x7b", gpu = "h100-sxm", gpus = 8, tp = 8, pp = 1,
+                      ep = 1, method = "pretrain", stack = "megatron", seq = 4096, batch = 1,
+                      sp = true, global_batch = 1, recompute = "none" })
+local mf = op(mx, "tp_comm").fwd
+local function ov0(c, w) local h = math.min(c, w) return c - h + 0.189 * h end
+t.near(op(mx, "tp_comm").bwd, 0.75 * mf + 2 * ov0(mf / 4, op(mx, "qkv").bwd / 2), 1e-9,
+       "MoE under SP: the attention's re-gather only")
 -- A window shorter than the collective leaves the rest exposed: the
 -- Megatron 1.7B layer (hidden 2304) at TP 8, four 2048-token sequences,
 -- has a qkv weight gradient of 2 x 8192 x 864 x 2304 = 32.6 GFLOP (about

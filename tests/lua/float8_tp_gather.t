@@ -25,10 +25,24 @@ local f8 = op(gp.train(t.with(job, { precision = "fp8", fp8_scaling = "current" 
 t.near(f8.bwd, bf.bwd, 1e-12, "the backward's collectives stay 16-bit")
 t.near(f8.fwd, 0.75 * f8.bwd, 0.02, "the forward's all-gathers in one byte: 3 c of 4 c")
 -- Transformer Engine's modules (the megatron stack) gather in fp8 both
--- ways (tests/lua/te_fp8_gather.t): forward and backward alike.
+-- ways (tests/lua/te_fp8_gather.t): the forward's fp8 gather, ag8 =
+-- m8.fwd / 2 - c with c = bf.fwd / 4 the 16-bit reduce-scatter, is the
+-- backward's too -- the row-parallel linears' two on the path, and the
+-- column-parallel linears' re-gathers beside their reduce-scatters
+-- (train_layer.c async_tp_bwd), ov(x, w) = x - min(x, w) + 0.189 min(x, w)
+-- under each linear's dgrad or wgrad half.  The same arithmetic: 1e-9.
 local mj = t.with(job, { stack = "megatron", precision = "fp8", fp8_scaling = "current" })
-local m8 = op(gp.train(mj), "tp_comm")
-t.near(m8.fwd, m8.bwd, 1e-12, "megatron fp8: the same gathers both ways")
+local mr = gp.train(mj)
+local m8 = op(mr, "tp_comm")
+local mc = bf.fwd / 4
+local mag = m8.fwd / 2 - mc
+local function ov(x, w) local h = math.min(x, w) return x - h + 0.189 * h end
+local mwant = 2 * mag
+for _, n in ipairs({ "qkv", "mlp_up" }) do
+  local w = op(mr, n).bwd / 2
+  mwant = mwant + ov(mc, w) + ov(mag, w)
+end
+t.near(m8.bwd, mwant, 1e-9, "megatron fp8: the same gathers both ways")
 -- Block scaling is not torchao's tensorwise TP: 16-bit gathers.
 local b8 = op(gp.train(t.with(job, { precision = "fp8", fp8_scaling = "block" })), "tp_comm")
 t.near(b8.fwd, b8.bwd, 1e-12, "block-scaled fp8: 16-bit gathers")
