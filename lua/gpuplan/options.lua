@@ -1803,7 +1803,9 @@ opt { name = "async_tp_allreduce", type = "flag", commands = "train plan",
     .. "linear's input-gradient collective runs under its weight-gradient GEMM in the "
     .. "backward -- both of a layer's backward all-reduces without --sp; with it the "
     .. "reduce-scatters, and the all-gathers of the linears' kept input shards under "
-    .. "their input-gradient GEMMs (Megatron's SP runs this way whatever the flag); "
+    .. "their input-gradient GEMMs (Megatron's SP runs this way whatever the flag, "
+    .. "and --sp on the megatron stack does without it: Transformer Engine's linears; "
+    .. "with --tp-overlap every one of them runs under the backward's GEMMs); "
     .. "with tp > 1",
   suggest = { "async_tensor_model_parallel_allreduce", "async_allreduce", "async_tp" } }
 opt { name = "tp_input_per_linear", type = "flag", commands = "train plan",

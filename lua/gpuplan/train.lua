@@ -45,7 +45,8 @@
 --                 column-parallel linears' input-gradient collectives under
 --                 their weight-gradient GEMMs, and under SP their inputs'
 --                 second all-gathers under the input-gradient GEMMs
---                 (default false)
+--                 (default false; under sp the megatron stack's
+--                 Transformer Engine linears run this way regardless)
 --   tp_input_per_linear  under SP, each column-parallel projection (q, k, v;
 --                 gate, up) its own ColwiseParallel(input_layouts=Shard(1)):
 --                 its own input all-gather (eager) and input-gradient
