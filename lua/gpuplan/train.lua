@@ -511,6 +511,15 @@ local function step_choices(o, p, cfg, sweep, default)
   end
   cfg.pad_share = o.pad_share
   cfg.async_tp_allreduce = o.async_tp_allreduce == true
+  -- ColwiseParallel(input_layouts=Shard(1)) gathers a sequence-sharded
+  -- input: without sp there is none to gather, and the engine
+  -- (train_layer.c layer_comm) would price nothing for the option, in
+  -- silence.  (A sweep's layouts state sp themselves.)
+  if o.tp_input_per_linear and o.sp ~= true and not sweep then
+    usage("train: tp_input_per_linear is each projection's ColwiseParallel(input_layouts="
+      .. "Shard(1)), which gathers a sequence-sharded input: it needs sp (give sp, or leave "
+      .. "tp_input_per_linear out)")
+  end
   cfg.tp_input_per_linear = o.tp_input_per_linear == true
   cfg.unfused_permute = o.unfused_permute == true
   cfg.unfused_act = o.unfused_act == true
