@@ -2351,8 +2351,24 @@ end
 -- Throughput/latency curve: gp.infer at batch 1, 2, 4, ... up to the most
 -- the KV budget holds (and that maximum itself).  Returns rows
 -- {batch, itl_s, tokens_per_s, per_gpu, stream_tokens_per_s, ttft_s}.
+-- A static batch is priced at the one batch it is given (batching), which
+-- the batch sweep and the target search choose themselves: gp.infer's own
+-- refusal would ask for the batch they drop (the CLI's --batching static
+-- with --sweep-batch or --target), so they refuse it by name.  who: what
+-- chooses the batch.  (The CLI's --target asks it before its first
+-- probe of the layout, a gp.infer call.)
+local function static_refused(a, who, level)
+  if type(a.batching) == "string" and a.batching:lower() == "static" then
+    error(args.usage("infer: batching static prices the one batch it is given; " .. who
+      .. " chooses the batch itself: give one or the other"), level + 1)
+  end
+end
+
+M.static_refused = static_refused
+
 function M.sweep(a)
   check_args(a, 2)
+  static_refused(a, "the batch sweep", 2)
   local base = {}
   for k, v in pairs(a) do base[k] = v end
   base.batch, base.concurrency = nil, nil
@@ -2445,6 +2461,7 @@ end
 -- takes or refuses the replica -- its TP in M.replicas_for -- and leaves
 -- the batch the ITL limit picks.
 function M.gpus_for(a, target, itl_limit, ttft_limit)
+  static_refused(a, "the target search", 2)
   local model, d, c, info = M.setup(a)
   tp_within_node(info.gpu, info.system, c)
   local ok, g, b, tps, reads, mixed_reads = pcall(core().infer_gpus_for, model, d, c, target,
@@ -2508,6 +2525,7 @@ end
 -- that meets the rest, the refusal is the size whose prompt's prefill
 -- is the quickest, with its TTFT.
 function M.replicas_for(a, target, itl_limit, ttft_limit)
+  static_refused(a, "the target search", 2)
   if a.tp ~= nil or a.pp ~= nil then return M.gpus_for(a, target, itl_limit, ttft_limit) end
   local best, err, terr, tbest
   for _, t in ipairs(M.target_tps(a)) do

@@ -800,8 +800,8 @@ opt { name = "batching", type = "string", metavar = "B", commands = "infer",
   help = "static: one batch of --batch requests run to completion, as TensorRT-LLM's "
     .. "gptSessionBenchmark ran it (its performance pages to 0.9.0): every prompt in one "
     .. "context pass, then the batch decodes in lockstep until each request has --output "
-    .. "tokens, tokens/s the batch's output over that whole time; needs --batch, one model "
-    .. "on its replicas, no pipeline stages",
+    .. "tokens, tokens/s the batch's output over that whole time; needs --batch (not --sweep-batch or "
+    .. "--target, which choose it), one model on its replicas, no pipeline stages",
   suggest = { "static_batching", "inflight_batching", "batch_mode", "batching_type" } }
 opt { name = "chunked_prefill", type = "flag", commands = "infer",
   default = "on for runtime vllm; runtime trtllm mixes whole prompts only; else prefill "

@@ -208,10 +208,19 @@ for my $bad (['--itl-max', '10'], ['--ops', '--sweep-batch'], ['--sweep-batch', 
              ['--sweep-batch', '--batch', '4'], ['--sweep-batch', '--concurrency', '4'],
              ['--host-bw', '5GB/s'], ['--host-memory', '64GB'], ['--target', '100', '--batch', '4'],
              ['--target', '100', '--gpus', '4'], ['--sweep-batch', '--requests', '100'],
-             ['--target', '100', '--requests', '100']) {
+             ['--target', '100', '--requests', '100'],
+             # a static batch is priced at its one --batch, which these choose
+             ['--batching', 'static', '--sweep-batch'], ['--batching', 'static', '--target', '100']) {
     ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', @$bad);
     is($c, 2, "infer @$bad: usage error");
     like($e, qr/^gpuplan: infer: --/, "infer @$bad: names the option");
+}
+# ... and a static batch says the search chooses the batch, not "give --batch N"
+# (which --target and --sweep-batch then refuse).
+for my $m (['--sweep-batch'], ['--target', '100']) {
+    ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--batching', 'static', @$m);
+    like($e, qr/^gpuplan: infer: --batching static prices the one batch it is given; the (batch sweep|target search) chooses the batch itself/,
+         "infer --batching static @$m: the search's own refusal");
 }
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', 'llama3-70b', '--gpu', 'h100-sxm');
 is($c, 2, 'infer with two models: usage error');

@@ -10,7 +10,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(17)
+t.plan(19)
 
 -- Llama 2 7B in FP8 on one H100 SXM, 84 prompts of 2048 tokens, 128 out:
 -- the 0.9.0 page's prompt-heavy row.  B = 84, P = 2048, L = 128.
@@ -86,4 +86,17 @@ do
   local nk = t.with(job, {})
   nk.kv_policy = nil
   t.near(gp.infer(nk).tokens_per_s, s.tokens_per_s, 1e-12, "static: the whole length held, as kv_policy max")
+end
+
+-- The batch search and the sweep choose the batch themselves: a static
+-- batch is refused by name there, not asked for the batch they drop.
+do
+  local tp = t.with(job, { target = 1000 })
+  tp.batch = nil
+  local ok, err = pcall(gp.infer_plan, tp)
+  t.ok(not ok and tostring(err):find("the target search chooses the batch itself", 1, true)
+    and not tostring(err):find("give batch = N", 1, true), "infer_plan: " .. tostring(err))
+  ok, err = pcall(require("gpuplan.infer").sweep, job)
+  t.ok(not ok and tostring(err):find("the batch sweep chooses the batch itself", 1, true),
+    "sweep: " .. tostring(err))
 end

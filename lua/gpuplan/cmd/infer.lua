@@ -659,6 +659,10 @@ end
 
 -- --target for a dense model: replicas for the throughput.
 local function dense_target(opts, a)
+  -- a static batch: refused by the search's own rule (infer.lua
+  -- static_refused) before the probe below asks for a batch
+  local oks, why = pcall(infer.static_refused, a, "the target search", 1)
+  if not oks then error(clean(why), 0) end
   -- --itl-max is this search's limit (gpus_for's argument below), not a
   -- MoE serving option: left in the arguments it read as one
   -- (serve.wants), which turned off the runtime's own chunked prefill
