@@ -785,6 +785,16 @@ local function step_choices(o, p, cfg, sweep, default)
   -- backward is Python per module (engine/train_layer.c TE_BWD_HOST);
   -- the other stacks' torch modules run theirs in autograd's C++ engine.
   cfg.te_modules = cfg.stack == "megatron"
+  -- tp_input_per_linear is PyTorch's ColwiseParallel plan (DTensor);
+  -- Transformer Engine's linears, which the megatron stack's compiled
+  -- layers are, gather their input once a module, and the engine
+  -- (train_layer.c layer_comm) prices nothing for the option there, in
+  -- silence.
+  if cfg.tp_input_per_linear and cfg.te_modules and not cfg.eager then
+    usage("train: tp_input_per_linear is PyTorch's ColwiseParallel on each projection; "
+      .. "stack megatron runs Transformer Engine's linears, which gather their input once a "
+      .. "module (give another stack or kernels = eager, or leave tp_input_per_linear out)")
+  end
   -- The wgrad GEMMs' accumulation into Megatron-Core's main grad
   -- (engine/train_prep.c train_wgrad_acc): the option as given, else its
   -- declared default from the stack, the kernels and FSDP (fsdp_rule: the

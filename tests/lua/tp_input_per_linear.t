@@ -7,7 +7,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(6)
+t.plan(7)
 
 -- llama3-8b (h = 4096, 32 layers, gated MLP), one sequence of 4096 on 4
 -- H200 SXM, tp 4 with SP, no recompute, one micro-batch.  Each extra
@@ -48,6 +48,11 @@ t.near(tp{ kernels = "eager", recompute = "full", tp_input_per_linear = true } -
 local nok, nerr = pcall(gp.train, t.with(job, { sp = false, tp_input_per_linear = true }))
 t.ok(not nok and tostring(nerr):find("tp_input_per_linear", 1, true)
   and tostring(nerr):find("needs sp", 1, true), "without sp: refused, naming the option")
+-- The megatron stack's compiled layers are Transformer Engine's linears,
+-- not PyTorch's ColwiseParallel: refused by name, not priced as nothing.
+local mok, merr = pcall(gp.train, t.with(job, { stack = "megatron", tp_input_per_linear = true }))
+t.ok(not mok and tostring(merr):find("tp_input_per_linear", 1, true)
+  and tostring(merr):find("Transformer Engine", 1, true), "stack megatron: refused, naming the option")
 -- A non-boolean value is refused, naming the option.
 local ok, err = pcall(gp.train, t.with(job, { tp_input_per_linear = "yes" }))
 t.ok(not ok and tostring(err):find("tp_input_per_linear", 1, true),
