@@ -1814,7 +1814,9 @@ opt { name = "tp_input_per_linear", type = "flag", commands = "train plan",
     .. "rather than one PrepareModuleInput a block (KempnerForge's TP plan; torchtitan "
     .. "gathers once): each reduce-scatters its own input gradient in the backward, 2 more "
     .. "for q, k and v and 1 for gate and up, and with kernels eager each gathers its own "
-    .. "input in the forward too (compiled, the identical gathers are one); with tp > 1",
+    .. "input in the forward too (compiled, the identical gathers are one); with tp > 1; "
+    .. "needs --sp, and PyTorch's linears (not stack megatron's compiled Transformer Engine "
+    .. "ones)",
   suggest = { "colwise_input", "per_linear_gather", "tp_per_proj" } }
 opt { name = "cp_rotate", type = "string", metavar = "R", commands = "fit train plan",
   value = "p2p", kind = "enum", values = { "p2p", "allgather", "alltoall" },
