@@ -3541,7 +3541,12 @@ static double async_tp_bwd(const train_lkey *k, const train_lcost *lc,
 
 		if (win < 0)
 			continue;
-		win *= 0.5;
+		/* a frozen weight (LoRA's base) has no wgrad GEMM: without
+		 * SP the all-reduce waits with nothing beside it (TE's
+		 * "if ctx.requires_wgrad:" skips the GEMM and "dgrad_work.
+		 * wait()" follows; Megatron-Core's LinearWithFrozenWeight
+		 * all-reduces synchronously) */
+		win = !k->sp && k->frozen ? 0.0 : 0.5 * win;
 		t += overlap_at(rs, win, 1, OVERLAP_SLOWDOWN, &h);
 		if (k->sp)
 			t += overlap_at(rg, win, 1, OVERLAP_SLOWDOWN, &h);
@@ -3866,6 +3871,26 @@ static void layer_comm(tenv *e, const train_lkey *k, int kind,
 		lc->tp_bwd_ub += fmin(nrg, np) * rg;
 		lc->tp_bwd = async_tp_bwd(k, lc, np, ag, rs, rg);
 	} else if (k->async_tp && k->tp > 1) {
+		/* Without SP the column-parallel linear's input gradient is
+		 * all-reduced beside its wgrad GEMM, in Transformer Engine
+		 * as in Megatron's own linear (the option's default on the
+		 * megatron stack, gpuplan.options): "# Overlap dgrad-RS/AR
+		 * with wgrad ... elif ctx.parallel_mode == "column" and
+		 * ctx.tensor_parallel: dgrad, handle = allreduce(dgrad,
+		 * ctx.tp_group, async_op=True)", waited on after the wgrad
+		 * GEMM (layernorm_linear.py and linear.py, TE v1.9; v2.x
+		 * "dgrad, dgrad_work = allreduce(dgrad, ctx.tp_group,
+		 * async_op=True)", then "dgrad_work.wait()" after "Compute
+		 * grad weight").  TE's Userbuffers flags are all "parallel_
+		 * mode == "column" and self.sequence_parallel and ..." and
+		 * Megatron asserts "Tensor parallel communication/GEMM
+		 * overlap can happen only when sequence parallelism is
+		 * enabled": no Userbuffers path without SP.  Megatron-Core's
+		 * own ColumnParallelLinear: "if ctx.allreduce_dgrad: #
+		 * Asynchronous all-reduce ... async_op=True", "# Here we
+		 * rely on CUDA_DEVICE_MAX_CONNECTIONS=1 to ensure that the
+		 * all-reduce is scheduled before the weight gradient
+		 * computation" (megatron/core/tensor_parallel/layers.py). */
 		lc->tp_bwd = async_tp_bwd(k, lc, np, 0.0, lc->tp_bwd / np,
 					  0.0);
 	}

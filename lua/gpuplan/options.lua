@@ -1797,9 +1797,36 @@ opt { name = "kv_repeat", type = "flag", commands = "fit train plan",
     .. "their sum over the repeats backward, and K and V kept query-wide for the "
     .. "attention's backward; with fewer KV heads than query heads, fused or unfused attention",
   suggest = { "repeat_kv", "gqa_repeat", "expand_kv" } }
-opt { name = "async_tp_allreduce", type = "flag", commands = "train plan",
-  help = "Megatron-LM's asynchronous TP all-reduce (September 2021 on; "
-    .. "--no-async-tensor-model-parallel-allreduce turns it off): each column-parallel "
+opt { name = "async_tp_allreduce", type = "flag", commands = "train plan", form = "both",
+  default = "on with stack megatron and kernels fused (off on Intel's Gaudi: Intel TE), "
+    .. "off on the other stacks",
+  -- Megatron-LM since September 2021 (16c90445; '--no-async-tensor-model-
+  -- parallel-allreduce' turns it off) and Megatron-Core's linears: "if
+  -- ctx.allreduce_dgrad: # Asynchronous all-reduce ... async_op=True"
+  -- before the wgrad GEMM (megatron/core/tensor_parallel/layers.py);
+  -- Transformer Engine's column-parallel modules without SP: "elif
+  -- ctx.parallel_mode == "column" and ctx.tensor_parallel: dgrad, handle =
+  -- allreduce(dgrad, ctx.tp_group, async_op=True)" under "# Overlap
+  -- dgrad-RS/AR with wgrad" (module/linear.py, layernorm_linear.py, v1.9;
+  -- v2.x "dgrad_work = allreduce(...)", waited after the wgrad GEMM).
+  -- Megatron-LM before it (the SC21 scripts' commit) is the validation
+  -- profile's to say.  Intel's Gaudi fork (HabanaAI/Megatron-LM) builds
+  -- its column-parallel linears on intel_transformer_engine's te.Linear
+  -- (megatron/core/transformer/custom_layers/intel_transformer_engine.py
+  -- IntelTEColumnParallelLinear), a package whose backward is not
+  -- published: its all-reduce stays on the path, and the line says so.
+  value = function(j)
+    if j.stack ~= "megatron" or j.eager then return false, false end
+    if j.vendor == "Intel" then
+      return false, (j.tp or 1) > 1 and "async_tp_allreduce=false (Intel TE, "
+        .. "intel_transformer_engine: its backward's all-reduce order is not published, "
+        .. "kept on the path)" or false
+    end
+    return true, false
+  end,
+  help = "Megatron's asynchronous TP all-reduce (Megatron-LM September 2021 on, "
+    .. "Megatron-Core and Transformer Engine's linears; --no-async-tensor-model-parallel-"
+    .. "allreduce turns it off): each column-parallel "
     .. "linear's input-gradient collective runs under its weight-gradient GEMM in the "
     .. "backward -- both of a layer's backward all-reduces without --sp; with it the "
     .. "reduce-scatters, and the all-gathers of the linears' kept input shards under "

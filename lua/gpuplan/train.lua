@@ -45,8 +45,10 @@
 --                 column-parallel linears' input-gradient collectives under
 --                 their weight-gradient GEMMs, and under SP their inputs'
 --                 second all-gathers under the input-gradient GEMMs
---                 (default false; under sp the megatron stack's
---                 Transformer Engine linears run this way regardless)
+--                 (default: on with stack megatron and kernels fused --
+--                 Megatron-Core's and Transformer Engine's linears -- off
+--                 on Intel's Gaudi and on the other stacks; under sp the
+--                 megatron stack's linears run this way regardless)
 --   tp_input_per_linear  under SP, each column-parallel projection (q, k, v;
 --                 gate, up) its own ColwiseParallel(input_layouts=Shard(1)):
 --                 its own input all-gather (eager) and input-gradient
@@ -510,7 +512,6 @@ local function step_choices(o, p, cfg, sweep, default)
       .. "experts", tostring(p.model.id or p.model.name))
   end
   cfg.pad_share = o.pad_share
-  cfg.async_tp_allreduce = o.async_tp_allreduce == true
   -- ColwiseParallel(input_layouts=Shard(1)) gathers a sequence-sharded
   -- input: without sp there is none to gather, and the engine
   -- (train_layer.c layer_comm) would price nothing for the option, in
@@ -795,6 +796,17 @@ local function step_choices(o, p, cfg, sweep, default)
       .. "stack megatron runs Transformer Engine's linears, which gather their input once a "
       .. "module (give another stack or kernels = eager, or leave tp_input_per_linear out)")
   end
+  -- The column-parallel input-gradient all-reduce beside the wgrad GEMM
+  -- (engine/train_layer.c async_tp_bwd): Megatron's own linears since
+  -- September 2021 and Transformer Engine's, the option's declared rule.
+  local atp = o.async_tp_allreduce
+  if atp == nil then
+    local text
+    atp, text = options.default("async_tp_allreduce", { stack = cfg.stack, eager = cfg.eager,
+      vendor = p.gpu and p.gpu.vendor, tp = o.tp })
+    if text then default(text) end
+  end
+  cfg.async_tp_allreduce = atp == true
   -- The wgrad GEMMs' accumulation into Megatron-Core's main grad
   -- (engine/train_prep.c train_wgrad_acc): the option as given, else its
   -- declared default from the stack, the kernels and FSDP (fsdp_rule: the

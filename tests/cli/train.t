@@ -497,19 +497,25 @@ like($emh, qr/master_copy|master-copy/, '--master-copy with --stack hf: refused,
     }
 }
 
-# --async-tp-allreduce (Megatron-LM's asynchronous TP all-reduce): GPT-3
+# --async-tp-allreduce (Megatron's asynchronous TP all-reduce): GPT-3
 # 175B at TP 8 with four sequences a micro-batch hides both backward
 # all-reduces under the weight-gradient GEMMs (tests/lua/async_tp_allreduce.t
-# derives it): the step shortens; a value is refused, naming the flag.
+# derives it): the step shortens against --no-async-tp-allreduce, and on
+# the megatron stack it is the default (Transformer Engine's and
+# Megatron-Core's linears): the same step without the flag; a value is
+# refused, naming the flag.
 my @atp = ('gpt3-175b', '--gpu', 'a100-sxm-80gb', '--gpus', '8', '--tp', '8', '--stack',
            'megatron', '--method', 'pretrain', '--batch', '4', '--global-batch', '4',
            '--recompute', 'full');
-my ($ca0, $oa0) = run_gp('train', @atp);
+my ($ca0, $oa0) = run_gp('train', @atp, '--no-async-tp-allreduce');
 my ($ca1, $oa1) = run_gp('train', @atp, '--async-tp-allreduce');
+my ($cad, $oad) = run_gp('train', @atp);
 is($ca1, 0, '--async-tp-allreduce exits 0');
 my ($sa0) = $oa0 =~ /^step\s+([\d.]+)/m;
 my ($sa1) = $oa1 =~ /^step\s+([\d.]+)/m;
+my ($sad) = $oad =~ /^step\s+([\d.]+)/m;
 ok(defined $sa0 && defined $sa1 && $sa1 < $sa0, 'the hidden all-reduces shorten the step');
+ok(defined $sad && $sad == $sa1, 'the megatron stack runs it by default');
 my ($cav, undef, $eav) = run_gp('train', @atp, '--async-tp-allreduce=yes');
 isnt($cav, 0, '--async-tp-allreduce=yes: non-zero exit');
 like($eav, qr/async-tp-allreduce/, '--async-tp-allreduce=yes: refused, naming the flag');

@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(13)
+t.plan(17)
 
 local op = t.op
 -- GPT-3 175B's layer (hidden 12288) at TP 8, four 2048-token sequences a
@@ -17,11 +17,12 @@ local op = t.op
 -- leaving the compute under it slower by OVERLAP_SLOWDOWN, 0.189 of the
 -- seconds hidden (train_int.h).  Without SP the backward's two collectives
 -- are both these, so its TP time is 0.189 x the forward's; the forward's
--- are unchanged.  The same arithmetic both ways: 1e-9.
+-- are unchanged.  The same arithmetic both ways: 1e-9.  (On the megatron
+-- stack it is the default: "off" says false.)
 local job = { model = "gpt3-175b", gpu = "a100-sxm-80gb", gpus = 8, tp = 8, pp = 1,
               method = "pretrain", stack = "megatron", seq = 2048, batch = 4,
               global_batch = 4, recompute = "full" }
-local off = gp.train(job)
+local off = gp.train(t.with(job, { async_tp_allreduce = false }))
 local on = gp.train(t.with(job, { async_tp_allreduce = true }))
 local tf, tb = op(off, "tp_comm"), op(on, "tp_comm")
 t.near(tb.fwd, tf.fwd, 1e-9, "the forward's all-reduces stay on the path")
@@ -86,7 +87,7 @@ t.near(op(mx, "tp_comm").bwd, 0.75 * mf + 2 * ov0(mf / 4, op(mx, "qkv").bwd / 2)
 local small = { model = "megatron-gpt-1.7b", gpu = "a100-sxm-80gb", gpus = 8, tp = 8,
                 method = "pretrain", stack = "megatron", seq = 2048, batch = 4,
                 global_batch = 4 }
-local a = op(gp.train(small), "tp_comm")
+local a = op(gp.train(t.with(small, { async_tp_allreduce = false })), "tp_comm")
 local b = op(gp.train(t.with(small, { async_tp_allreduce = true })), "tp_comm")
 t.ok(b.bwd > 0.189 * a.bwd + 1e-12 and b.bwd < a.bwd, "a short window hides part of it")
 -- TP 1 has no collective to hide: the same step.
@@ -105,7 +106,7 @@ for _, c in ipairs(validate.read("validation/cases.json")) do
   if c.id == "megatron2021-t1-gpt-145.6b" then n21 = validate.predict(c, cat) end
 end
 t.ok(k22 and k22.defaults:find("async_tp_allreduce=true", 1, true)
-     and n21 and not n21.defaults:find("async_tp_allreduce", 1, true),
+     and n21 and n21.defaults:find("async_tp_allreduce=false", 1, true),
      "2022's Megatron-LM hides the all-reduce, 2021's does not")
 
 -- Windows shorter than the collectives: Megatron-DeepSpeed's GPT 30B
@@ -145,3 +146,39 @@ end
 t.ok(ls and ls.defaults:find("async_tp_allreduce=true", 1, true)
      and bl and bl.defaults and not bl.defaults:find("async_tp_allreduce", 1, true),
      "Megatron-DeepSpeed: SP's reduce-scatter hidden, BLOOM's all-reduce not")
+
+-- Without SP the megatron stack's own linears run it by default: Transformer
+-- Engine's column-parallel modules all-reduce dgrad beside the wgrad GEMM
+-- ("# Overlap dgrad-RS/AR with wgrad ... elif ctx.parallel_mode ==
+-- "column" and ctx.tensor_parallel: dgrad, handle = allreduce(dgrad,
+-- ctx.tp_group, async_op=True)", layernorm_linear.py and linear.py v1.9;
+-- v2.x waits on dgrad_work after the wgrad GEMM), Megatron-Core's own
+-- ColumnParallelLinear likewise ("if ctx.allreduce_dgrad: # Asynchronous
+-- all-reduce").  So the default is the flag's backward, 0.189 x the
+-- synchronous one here (both windows hide their all-reduce whole, as
+-- above), and --no-async-tp-allreduce gives the old one back.  The same
+-- arithmetic: 1e-9.
+local def = op(gp.train(job), "tp_comm")
+t.near(def.bwd, 0.189 * tf.bwd, 1e-9, "megatron stack, no SP: TE's async all-reduce by default")
+-- The deepspeed stack (Megatron-DeepSpeed's BLOOM rows) keeps its own
+-- flag: off unless given, the backward's all-reduces on the path, as the
+-- forward's.  Identity: 1e-12.
+local ds = op(gp.train(t.with(job, { stack = "deepspeed" })), "tp_comm")
+t.near(ds.bwd, ds.fwd, 1e-12, "deepspeed stack: synchronous unless the flag says so")
+-- A frozen weight (LoRA's base) has no wgrad GEMM: TE skips it ("if
+-- ctx.requires_wgrad:") and waits on the all-reduce with nothing beside it;
+-- Megatron-Core's LinearWithFrozenWeight all-reduces synchronously.  The
+-- LoRA job's TP backward is the same with the flag on as off.  Identity:
+-- 1e-12.
+local lora = t.with(job, { method = "lora", lora_rank = 16 })
+local lon = op(gp.train(t.with(lora, { async_tp_allreduce = true })), "tp_comm")
+local loff = op(gp.train(t.with(lora, { async_tp_allreduce = false })), "tp_comm")
+t.near(lon.bwd, loff.bwd, 1e-12, "LoRA without SP: no wgrad GEMM to hide the all-reduce under")
+-- The Gaudi rows run Intel's TE (intel_transformer_engine, not published):
+-- the validation profile keeps their all-reduce on the path and says so.
+local gd
+for _, c in ipairs(validate.read("validation/cases.json")) do
+  if c.id == "intel-gaudi2-megatron-llama31-8b-fp8-8hpu-tp2" then gd = validate.predict(c, cat) end
+end
+t.ok(gd and gd.defaults:find("async_tp_allreduce=false (Intel TE", 1, true),
+     "Gaudi's Intel TE: the all-reduce kept on the path, the default line says why")

@@ -170,6 +170,11 @@ local PROFILES = {
     -- kept unfused until its cross_entropy_loss_fusion (Megatron-LM commit
     -- 6985e58, the SC21 scripts' pinned commit; also the 2022 code).
     { "unfused_loss", true, "vocab-parallel cross-entropy over fp32 logits, op by op" },
+    -- The column-parallel linears' input-gradient all-reduce came in
+    -- September 2021 (16c90445); the SC21 scripts' commit 6985e58 (August
+    -- 2021) all-reduces it on the path.
+    { "async_tp_allreduce", false, "SC21 scripts' commit 6985e58: synchronous TP all-reduce",
+      tp2 },
   },
   -- Megatron-Core as Megatron-LM's pretrain_gpt.py runs it at core_r0.8.0
   -- (megatron/training/arguments.py) with the flags the README's H100
