@@ -45,7 +45,7 @@ t.ok(on.step_s < off.step_s, "the step shortens")
 -- under its half of a 2-4 ms GEMM (1 ms each over NVLink) and paid at
 -- 0.189: (0.5 + 0.189) f.  The same arithmetic: 1e-9.
 local sp = t.with(job, { sp = true })
-local soff = op(gp.train(sp), "tp_comm")
+local soff = op(gp.train(t.with(sp, { async_tp_allreduce = false })), "tp_comm")
 local son = op(gp.train(t.with(sp, { async_tp_allreduce = true })), "tp_comm")
 t.near(son.bwd, (0.5 + 0.189) * son.fwd, 1e-9,
        "SP: the reduce-scatters and the input's re-gathers hidden, the row all-gathers not")
