@@ -3541,14 +3541,19 @@ static double async_tp_bwd(const train_lkey *k, const train_lcost *lc,
 
 		if (win < 0)
 			continue;
-		/* a frozen weight (LoRA's base) has no wgrad GEMM: without
-		 * SP the all-reduce waits with nothing beside it (TE's
-		 * "if ctx.requires_wgrad:" skips the GEMM and "dgrad_work.
+		/* a frozen weight (LoRA's base) has no wgrad GEMM: the
+		 * input gradient's all-reduce (without SP) or reduce-
+		 * scatter (SP) waits with nothing beside it (TE's "if
+		 * ctx.requires_wgrad:" skips the GEMM and "dgrad_work.
 		 * wait()" follows; Megatron-Core's LinearWithFrozenWeight
-		 * all-reduces synchronously) */
-		win = !k->sp && k->frozen ? 0.0 : 0.5 * win;
+		 * reduces synchronously), and under SP the input is not
+		 * gathered again, the gather being for the wgrad GEMM alone
+		 * (TE layernorm_linear.py: "ctx.ln_out_needs_gather = (
+		 * weight.requires_grad and parallel_mode == "column" and
+		 * sequence_parallel)") */
+		win = k->frozen ? 0.0 : 0.5 * win;
 		t += overlap_at(rs, win, 1, OVERLAP_SLOWDOWN, &h);
-		if (k->sp)
+		if (k->sp && !k->frozen)
 			t += overlap_at(rg, win, 1, OVERLAP_SLOWDOWN, &h);
 		left -= 1.0;
 	}
@@ -3868,7 +3873,9 @@ static void layer_comm(tenv *e, const train_lkey *k, int kind,
 
 		for (j = 0; j < TP_COL_OPS; j++)
 			nrg += op_pass(lc, TP_COL[j], 1) >= 0 ? 1.0 : 0.0;
-		lc->tp_bwd_ub += fmin(nrg, np) * rg;
+		/* a frozen weight's input is not gathered again (above) */
+		if (!k->frozen)
+			lc->tp_bwd_ub += fmin(nrg, np) * rg;
 		lc->tp_bwd = async_tp_bwd(k, lc, np, ag, rs, rg);
 	} else if (k->async_tp && k->tp > 1) {
 		/* Without SP the column-parallel linear's input gradient is

@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(17)
+t.plan(18)
 
 local op = t.op
 -- GPT-3 175B's layer (hidden 12288) at TP 8, four 2048-token sequences a
@@ -182,3 +182,13 @@ for _, c in ipairs(validate.read("validation/cases.json")) do
 end
 t.ok(gd and gd.defaults:find("async_tp_allreduce=false (Intel TE", 1, true),
      "Gaudi's Intel TE: the all-reduce kept on the path, the default line says why")
+
+-- Under SP a frozen weight is not gathered again either: the gather is
+-- for the wgrad GEMM alone (TE layernorm_linear.py: "ctx.ln_out_needs_gather
+-- = (weight.requires_grad and parallel_mode == "column" and
+-- sequence_parallel)"), and the reduce-scatter of its input gradient has
+-- no wgrad GEMM to hide under.  So the LoRA job's SP backward is the two
+-- row-parallel all-gathers and the two reduce-scatters on the path, 2 (ag
+-- + rs), the forward's own f: backward = forward.  Identity: 1e-9.
+local lsp = op(gp.train(t.with(sp, { method = "lora", lora_rank = 16 })), "tp_comm")
+t.near(lsp.bwd, lsp.fwd, 1e-9, "LoRA under SP: no re-gather, the reduce-scatters on the path")
