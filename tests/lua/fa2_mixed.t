@@ -217,12 +217,7 @@ do
   for _, c in ipairs(validate.read("validation/cases.json")) do
     if c.id == "oci-vllm-llama31-405b-mi300x-tp8-fp8-128-128-bs16" then base = c end
   end
-  local function copy(x)
-    if type(x) ~= "table" then return x end
-    local o = {}
-    for k, v in pairs(x) do o[k] = copy(v) end
-    return o
-  end
+  local copy = t.copy
   local c = copy(base)
   c.id, c.hardware.gpu = "oci-405b-on-a100", "a100-sxm-80gb"
   local r = validate.predict(c, cat)

@@ -37,12 +37,7 @@ t.ok(not has(p7, "kv_repeat=") and has(p34, "kv_repeat=true (")
   "K/V expanded only under GQA; the checkpoint inside the unit only where AC is on")
 
 -- A copy of a run on PyTorch FSDP and nothing else.
-local function copy(x)
-  if type(x) ~= "table" then return x end
-  local y = {}
-  for k, v in pairs(x) do y[k] = copy(v) end
-  return setmetatable(y, getmetatable(x))
-end
+local copy = t.copy
 local plain = copy(b7)
 plain.source = { title = "A run on PyTorch FSDP", id = "example.org/run" }
 plain.notes = "bf16 mixed precision, FULL_SHARD"

@@ -319,7 +319,7 @@ end
 -- is checked.
 do
   local cat = gp.catalog()
-  local function copy(x) if type(x) ~= "table" then return x end local c = {} for k, v in pairs(x) do c[k] = copy(v) end return c end
+  local copy = t.copy
   local sys = copy(cat:get("systems", "dgx-h100"))
   local o = { model = "llama3-8b", gpu = "h100-sxm", gpus = 16 }
   local function with(v) local c = copy(o); c.system = v; return c end

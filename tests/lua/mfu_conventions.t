@@ -57,12 +57,7 @@ local p080 = validate.predict(rows["mcore080-h100-gpt-7.1b-weak"], cat)
 t.ok(p080.predicted and not has(p080, "causal_flops=") and not has(p080, "no_router_flops="),
   "megatron-core core_r0.8.0 GPT (no date, dense): the whole square, no router rule")
 -- The day before the change: the square again.
-local function copy(x)
-  if type(x) ~= "table" then return x end
-  local y = {}
-  for k, v in pairs(x) do y[k] = copy(v) end
-  return setmetatable(y, getmetatable(x))
-end
+local copy = t.copy
 local early = copy(dsv3)
 early.source.date = "2025-03-05"
 local pe = validate.predict(early, cat)

@@ -17,12 +17,7 @@ rl.rl = function(o)
   return seen
 end
 
-local function copy(x)
-  if type(x) ~= "table" then return x end
-  local y = {}
-  for k, v in pairs(x) do y[k] = copy(v) end
-  return y
-end
+local copy = t.copy
 
 -- Llama 3.1 8B on 8 H100s, 64 prompts x 32 = 2048 samples of a 128-token
 -- prompt and a 1000-token mean response, colocated (one engine per GPU:

@@ -173,12 +173,7 @@ rl.rl = function(o)
   seen = { with = r, opts = o, without = orig(o2) }
   return r
 end
-local function copy(x)
-  if type(x) ~= "table" then return x end
-  local y = {}
-  for k, v in pairs(x) do y[k] = copy(v) end
-  return y
-end
+local copy = t.copy
 local cl = copy(case)
 cl.workload.precision = "bf16"
 cl.measured = { metric = "step_time_s", unit = "s", value = 100 }

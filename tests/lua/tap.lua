@@ -185,6 +185,15 @@ function M.scratch()
   return s
 end
 
+-- A deep copy of x (tables copied all the way down, metatables kept): a
+-- case or a job to change without touching the one it came from.
+function M.copy(x)
+  if type(x) ~= "table" then return x end
+  local y = {}
+  for k, v in pairs(x) do y[k] = M.copy(v) end
+  return setmetatable(y, getmetatable(x))
+end
+
 -- A validation case table c read the way `gpuplan validate FILE` reads
 -- its file (gpuplan.validate.read of c alone, as JSON in a scratch file):
 -- true and the cases, or false and the error as a string.
