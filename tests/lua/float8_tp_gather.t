@@ -36,13 +36,9 @@ local mr = gp.train(mj)
 local m8 = op(mr, "tp_comm")
 local mc = bf.fwd / 4
 local mag = m8.fwd / 2 - mc
-local function ov(x, w) local h = math.min(x, w) return x - h + 0.189 * h end
-local mwant = 2 * mag
-for _, n in ipairs({ "qkv", "mlp_up" }) do
-  local w = op(mr, n).bwd / 2
-  mwant = mwant + ov(mc, w) + ov(mag, w)
-end
-t.near(m8.bwd, mwant, 1e-9, "megatron fp8: the same gathers both ways")
+-- (tap.lua sp_bwd: 2 ag + the sum over qkv and mlp_up of ov(rs, w) +
+-- ov(rg, w), w half the linear's backward; here ag = rg = mag, rs = mc)
+t.near(m8.bwd, t.sp_bwd(mr, mag, mc, mag), 1e-9, "megatron fp8: the same gathers both ways")
 -- Block scaling is not torchao's tensorwise TP: 16-bit gathers.
 local b8 = op(gp.train(t.with(job, { precision = "fp8", fp8_scaling = "block" })), "tp_comm")
 t.near(b8.fwd, b8.bwd, 1e-12, "block-scaled fp8: 16-bit gathers")

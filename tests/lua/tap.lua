@@ -194,6 +194,31 @@ function M.copy(x)
   return setmetatable(y, getmetatable(x))
 end
 
+-- The seconds a collective of x seconds costs beside a window of w
+-- seconds of compute: what the window cannot hide stays on the path, and
+-- each hidden second slows the compute beside it by the engine's
+-- OVERLAP_SLOWDOWN, 0.189 (engine/train_int.h): x - min(x, w) + 0.189
+-- min(x, w).
+function M.ov(x, w)
+  local h = math.min(x, w)
+  return x - h + 0.189 * h
+end
+
+-- Megatron's SP backward on Transformer Engine's linears (engine/
+-- train_layer.c async_tp_bwd), priced from a gp.train result r: the two
+-- row-parallel linears' gathers of dY (ag each) on the path, and for each
+-- column-parallel linear (qkv, mlp_up) the reduce-scatter of its input
+-- gradient (rs) and the re-gather of its kept input shard (rg), each
+-- beside half of that linear's backward, M.ov.
+function M.sp_bwd(r, ag, rs, rg)
+  local want = 2 * ag
+  for _, n in ipairs({ "qkv", "mlp_up" }) do
+    local w = M.op(r, n).bwd / 2
+    want = want + M.ov(rs, w) + M.ov(rg, w)
+  end
+  return want
+end
+
 -- A validation case table c read the way `gpuplan validate FILE` reads
 -- its file (gpuplan.validate.read of c alone, as JSON in a scratch file):
 -- true and the cases, or false and the error as a string.

@@ -37,13 +37,9 @@ t.near(f8.fwd, 0.75 * bf.fwd, 0.02, "TE fp8: the forward's gathers in one byte, 
 -- The same arithmetic: 1e-9.
 local c = bf.fwd / 4
 local ag8 = f8.fwd / 2 - c
-local function ov(x, w) local h = math.min(x, w) return x - h + 0.189 * h end
-local want = 2 * ag8
-for _, n in ipairs({ "qkv", "mlp_up" }) do
-  local w = op(r8, n).bwd / 2
-  want = want + ov(c, w) + ov(ag8, w)
-end
-t.near(f8.bwd, want, 1e-9, "TE fp8: the backward's gathers and re-gathers in one byte")
+-- (tap.lua sp_bwd: 2 ag + the sum over qkv and mlp_up of ov(rs, w) +
+-- ov(rg, w), w half the linear's backward; here ag = rg = ag8, rs = c)
+t.near(f8.bwd, t.sp_bwd(r8, ag8, c, ag8), 1e-9, "TE fp8: the backward's gathers and re-gathers in one byte")
 -- Current scaling gathers quantized too (TE 2.x gather_along_first_dim
 -- with the input quantizer): the same 3 c.
 local cs = op(gp.train(t.with(job, { precision = "fp8", fp8_scaling = "current" })), "tp_comm")
