@@ -156,6 +156,10 @@ typedef struct train_cfg {
 	int emb_matmul;          /* the token embedding as a one-hot matmul
 				  * (Praxis' lookup_style 'matmul'; train_
 				  * layer.c train_ends_costs) */
+	int metric_losses;       /* no-grad cross-entropies over the logits
+				  * after each micro-batch's backward
+				  * (Composer's train metrics; train_
+				  * layer.c train_ends_costs), 0 to 8 */
 	double pad_share;        /* the share of each micro-batch's tokens
 				  * that are padding of one pad id, routed
 				  * by a MoE router as one token (train_
@@ -554,6 +558,7 @@ typedef struct train_lkey {
 	int unfused_loss;        /* train_cfg's */
 	int eager_loss;          /* train_cfg's, fused kernels only */
 	int emb_matmul;          /* train_cfg's */
+	int metric_losses;       /* train_cfg's, 0 forward-only */
 	int fused_linear_ce;     /* the memory config's: Liger's fused
 				  * linear cross-entropy (train_layer.c
 				  * train_ends_costs) */

@@ -4322,6 +4322,30 @@ void train_ends_costs(tenv *e, const train_lkey *k, train_lcost *ld)
 			t_mem(e, k->half, lv * 3.0 * k->A) + norm_f;
 		ld->head_b = fo ? 0.0 : norm_b;
 	}
+	/* metric_losses: Composer's train metrics.  After each micro-
+	 * batch's backward Composer 0.16 (trainer.py _train_microbatch: "#
+	 * Use microbatch outputs to update training metrics", then
+	 * _eval_train_metrics under torch.no_grad() and the run's autocast)
+	 * hands the kept logits to every train metric; llm-foundry's MPT
+	 * has two by default (modeling_mpt.py: "use_train_metrics =
+	 * om_model_config.get('use_train_metrics', True)", "train_metrics
+	 * = [LanguageCrossEntropy(), LanguagePerplexity()]"), and each
+	 * update is a plain "torch.nn.CrossEntropyLoss(ignore_index=
+	 * ignore_index, reduction='sum')" over them (composer/metrics/
+	 * nlp.py; LanguagePerplexity subclasses it, its update the same).
+	 * cross_entropy autocasts to float32 (the CUDA autocast op list):
+	 * the cast reads A and writes 4 B a logit, log_softmax reads and
+	 * writes 4, nll_loss gathers T of them -- the eager loss's forward
+	 * above, A + 12 B a logit in two passes, once per metric and with
+	 * no backward.  It runs after the backward on the compute stream,
+	 * so it is added to the head's backward time. */
+	if (k->metric_losses > 0) {
+		double up = k->A < 4.0 ?
+			t_mem(e, k->half, ll * (k->A + 4.0)) : 0.0;
+
+		ld->head_b += k->metric_losses *
+			(up + t_mem(e, k->half, ll * 8.0));
+	}
 	ld->head_tp = k->sp ? train_t_coll(e, GP_ALL_GATHER, act, tpg) +
 		(fo ? 0.0 : train_t_coll(e, GP_REDUCE_SCATTER, act, tpg)) :
 		(fo ? 0.0 : train_t_coll(e, GP_ALL_REDUCE, act, tpg));

@@ -355,6 +355,7 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.unfused_loss = c->unfused_loss;
 	xp->k.eager_loss = c->eager_loss && !c->eager;
 	xp->k.emb_matmul = c->emb_matmul;
+	xp->k.metric_losses = c->forward_only ? 0 : c->metric_losses;
 	xp->k.fused_linear_ce = c->mem.fused_linear_ce;
 	xp->k.replicated_logits = c->mem.replicated_logits;
 	xp->k.kv_repeat = c->mem.kv_repeat;

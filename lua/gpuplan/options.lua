@@ -1783,6 +1783,17 @@ opt { name = "emb_matmul", type = "flag", commands = "train plan",
     .. "written in the 16-bit type and multiplied by the table, 2 T V h / tp FLOPs forward, "
     .. "and the table's gradient a GEMM of as many back, where a gather moves 2 T h A",
   suggest = { "lookup_style", "one_hot_embedding", "embedding_matmul", "matmul_lookup" } }
+opt { name = "metric_losses", type = "int", metavar = "N", commands = "train plan",
+  kind = "count", range = { 0, 8 }, default = "0",
+  -- Composer 0.16 trainer.py _train_microbatch: "# Use microbatch outputs
+  -- to update training metrics" after each backward; llm-foundry's MPT
+  -- has LanguageCrossEntropy and LanguagePerplexity (use_train_metrics
+  -- True by default), each a torch.nn.CrossEntropyLoss(reduction='sum').
+  help = "cross-entropies over the logits after each micro-batch's backward, without "
+    .. "gradient (Composer's train metrics: llm-foundry's MPT updates LanguageCrossEntropy "
+    .. "and LanguagePerplexity, 2): each autocasts the logits to fp32 and runs "
+    .. "log_softmax, A + 12 B a logit",
+  suggest = { "train_metrics", "use_train_metrics", "metric_loss" } }
 opt { name = "eager_loss", type = "flag", commands = "train plan",
   help = "the loss op by op outside the compiled layers (kernels fused): torchtitan "
     .. "compiles each TransformerBlock alone and from December 2024 to April 2025 "

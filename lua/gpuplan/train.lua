@@ -31,6 +31,8 @@
 --                 cross-entropy (default false: a fused loss kernel)
 --   eager_loss    the loss op by op outside the compiled layers (kernels
 --                 fused; default false: compiled with them)
+--   metric_losses no-grad cross-entropies over the logits after each
+--                 micro-batch's backward (Composer's train metrics; default 0)
 --   kv_repeat     K and V copied to every query head before the attention
 --                 kernel (default false: the kernel reads the GQA heads)
 --   pad_mask      micro-batches padded to their longest sample, the mask
@@ -501,6 +503,7 @@ local function step_choices(o, p, cfg, sweep, default)
   cfg.unfused_loss = o.unfused_loss == true
   cfg.eager_loss = o.eager_loss == true
   cfg.emb_matmul = o.emb_matmul == true
+  cfg.metric_losses = o.metric_losses
   cfg.kv_repeat = o.kv_repeat == true
   cfg.pad_mask = o.pad_mask == true
   -- (its type and range 0 to 1 checked where options.lua declares it).

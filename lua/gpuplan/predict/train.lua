@@ -504,6 +504,18 @@ local PROFILES = {
     { "ckpt_early_stop", true, "Composer's CheckpointImpl.NO_REENTRANT on PyTorch 2.1 "
       .. "(activation_checkpointing_reentrant: false)",
       function(o) return o.recompute == "full" end },
+    -- Composer's train metrics: after each micro-batch's backward
+    -- (composer/trainer/trainer.py at v0.16.4, _train_microbatch: "# Use
+    -- microbatch outputs to update training metrics" -> _eval_train_metrics)
+    -- every train metric takes the kept logits; MPT's are two
+    -- (llmfoundry/models/mpt/modeling_mpt.py at b2a43a147 and 5e85bd62d:
+    -- "use_train_metrics = om_model_config.get('use_train_metrics', True)",
+    -- "train_metrics = [LanguageCrossEntropy(), LanguagePerplexity()]"), and
+    -- submit_benchmarks.py does not turn them off.  Each update is a
+    -- torch.nn.CrossEntropyLoss(reduction='sum') over T x 50368 logits
+    -- (composer/metrics/nlp.py), priced in engine/train_layer.c.
+    { "metric_losses", 2, "Composer's train metrics: MPT's LanguageCrossEntropy and "
+      .. "LanguagePerplexity after each micro-batch (use_train_metrics: true)" },
   },
   -- The Hugging Face Trainer with a DeepSpeed ZeRO config (LLaVA's
   -- scripts/zero3.json): the DeepSpeed engine owns the optimizer (20
