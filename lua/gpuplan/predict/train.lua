@@ -505,7 +505,8 @@ local PROFILES = {
       .. "(activation_checkpointing_reentrant: false)",
       function(o) return o.recompute == "full" end },
     -- Composer's train metrics: after each micro-batch's backward
-    -- (composer/trainer/trainer.py at v0.16.4, _train_microbatch: "# Use
+    -- (composer/trainer/trainer.py at v0.16.3, v0.16.4 and v0.17.2, the
+    -- releases the rows' setup.py pins admit, _train_microbatch: "# Use
     -- microbatch outputs to update training metrics" -> _eval_train_metrics)
     -- every train metric takes the kept logits; MPT's are two
     -- (llmfoundry/models/mpt/modeling_mpt.py at b2a43a147 and 5e85bd62d:
