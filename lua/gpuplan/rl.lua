@@ -1141,6 +1141,14 @@ end
 -- the same PR's Qwen3-235B refit, 5.5 s measured, prices at 3.2330 s of
 -- transfers + 36,945 x 0.1011 ms = 6.97 s (grpo-qwen3-235b-32n8g-async-
 -- 1off's layout assumed: TP4 PP8 EP16, 128 + 128 H100s, rollout TP8).
+-- A second, independent measurement: NeMo RL's checkpoint-engine refit
+-- guide (PR #2608) times DeepSeek-V3's refit on the NCCL collective
+-- update path from TP1/PP16/EP16 on 256 H100s to one vLLM TP32 engine at
+-- 14.21 s; gp.rl prices that layout at 14.00 s (tests/lua/rl_export.t).
+-- Its "45,395 destination-local tensors" are these 45,337 and the 58 MoE
+-- layers' router bias (e_score_correction_bias), which the model format
+-- does not carry: 0.10093 ms a tensor so counted, under 0.1 point on any
+-- case (docs/validation.md).
 M.NEMO_RL_EXPORT_TENSOR = (14 - 9.4180) / 45337
 
 -- NeMo RL's colocated refit from v0.4.0 streams the whole model through
