@@ -745,7 +745,7 @@ void lgp_job_zero_group(lua_State *L, int n, gp_layout *y)
 /* A job's step c refused as gp.train refuses that layout: the job's
  * refusal function asked (zero, fsdp, recompute, nil, tp, pp) where c
  * takes one of the options it rules (zero_reduce allreduce, zero3_gather
- * per_param, ckpt_outside_fsdp, ckpt_early_stop; Ulysses, whose stack may
+ * per_param, ckpt_outside_fsdp, ckpt_early_stop, sac_attn_recompute; Ulysses, whose stack may
  * have no pipeline or tensor axis beside it; a Muon-type optimizer, whose Megatron-Core
  * build refuses the distributed optimizer) -- a step that took fsdp,
  * zero 3, another recompute, pp or tp under them was priced in silence.  Other steps call no Lua:
@@ -753,7 +753,8 @@ void lgp_job_zero_group(lua_State *L, int n, gp_layout *y)
 void lgp_job_refusal(lua_State *L, int job, const train_cfg *c)
 {
 	if (!c->zero_allreduce && !c->zero3_per_param && !c->ckpt_outside_fsdp &&
-	    !c->ckpt_early_stop && !c->mem.cp_ulysses && c->mem.optim.ns_steps <= 0)
+	    !c->ckpt_early_stop && !c->mem.cp_ulysses &&
+	    !c->mem.sac_attn_recompute && c->mem.optim.ns_steps <= 0)
 		return;
 	if (lua_getiuservalue(L, job, 1) != LUA_TFUNCTION) {
 		lua_pop(L, 1);

@@ -190,6 +190,12 @@ typedef struct gp_train_cfg {
 				  * the copy's time (train_layer.c
 				  * kv_repeat_costs) and the query-wide K and
 				  * V kept (see gp_act_cfg) */
+	int sac_attn_recompute;  /* recompute op whose save list lacks the
+				  * fused attention's op (torchtitan's
+				  * _save_list before b39377f9f with SDPA's
+				  * cuDNN backend): its forward re-runs in the
+				  * backward and its output is not kept
+				  * (see gp_act_cfg) */
 	int cp_ring;             /* PyTorch's context_parallel ring and its
 				  * K/V rotater (memory_train.c cp_ring_bytes):
 				  * 0 none (cp 1, or Transformer Engine's p2p

@@ -825,16 +825,26 @@ static void act_cross(const gp_model *m, const gp_act_cfg *c, act_ctx *x,
  * FSDP + compile + float8 row-wise scaling"); the tensorwise runs above
  * show no such excess, so it is not priced.  Dropout masks are recomputed (native_dropout is not
  * listed).  Every recomputed tensor is rebuilt for the layer's backward,
- * so one layer's full set (out->full) is the working set then. */
+ * so one layer's full set (out->full) is the working set then.
+ * The list names the SDPA ops it keeps: at 6fc499f (August 2025)
+ * "torch.ops.aten._scaled_dot_product_efficient_attention.default,
+ * torch.ops.aten._scaled_dot_product_flash_attention.default" and not
+ * cuDNN's, which torchtitan's own SDPA wrapper runs first on sm100
+ * (models/attention.py: "# Add CuDNN on B200 w/ highest priority");
+ * torchtitan b39377f9f (2025-12-01, "add all SDPA backends to
+ * op_sac_save_list ... to avoid recomputing attention during backward")
+ * added _scaled_dot_product_cudnn_attention.  Where the kernel that ran
+ * is not listed (sac_attn_recompute) its outputs are not kept: the
+ * fused attention is then kept as the unfused is, not at all. */
 static double act_op_saved(const gp_model *m, const gp_act_cfg *c,
 			   const act_ctx *x, double core)
 {
 	const gp_widths *w = &x->w;
 	double h = m->hidden, par = x->par, kept = h * x->rep;
 	double mm[6];
-	int i, n = 0;
+	int i, n = 0, attn = c->flash && !c->sac_attn_recompute;
 
-	if (c->flash)
+	if (attn)
 		kept += w->o * par;
 	if (c->sp && x->t > 1)
 		kept += 2.0 * h * x->rep;
@@ -849,7 +859,7 @@ static double act_op_saved(const gp_model *m, const gp_act_cfg *c,
 		kept += mm[i];
 	if (m->ffn_gated)
 		kept += h;                /* w2, the 7th */
-	return kept * x->A * x->tok + (c->flash ? core : 0.0);
+	return kept * x->A * x->tok + (attn ? core : 0.0);
 }
 
 /* A hybrid stack's Mamba layer (kind 'M'): what MambaMixer's memory-

@@ -121,6 +121,10 @@ typedef struct gp_act_cfg {
 			      * before the attention (torchtitan's
 			      * repeat_kv): the attention keeps them
 			      * query-wide (act_attention) */
+	int sac_attn_recompute; /* 1: under recompute op the fused
+			      * attention's output and statistics are not
+			      * kept: the op is missing from the policy's
+			      * save list (act_op_saved) */
 	int ulysses;         /* DeepSpeed-Ulysses' group (the CP group
 			      * exchanged by all-to-all, verl's
 			      * ulysses_sequence_parallel_size); 0: none.

@@ -132,6 +132,7 @@ static void act_cfg_of(const gp_model *m, const gp_train_cfg *c,
 	ac->attn_clamp = c->attn_clamp;
 	ac->fused_qkv_view = c->fused_qkv_view;
 	ac->kv_repeat = c->kv_repeat;
+	ac->sac_attn_recompute = c->sac_attn_recompute;
 	ac->ulysses = c->cp_ulysses && y->cp > 1 ? y->cp : 0;
 	ac->lora_zero_pad = c->lora_zero_pad;
 	/* Decoder layers of an encoder-decoder read the encoder tokens. */

@@ -884,13 +884,15 @@ static int phase_flops(phase *ph, const gp_model *m, const train_cfg *c,
 						  c->mem.recompute_modules))
 			rec = attn;
 		else if (c->mem.recompute == GP_RECOMPUTE_OP) {
-			/* the layers' forward but fused attention and the
-			 * kept GEMMs, fp8 ones too, 2 FLOPs per weight per
-			 * token (act.c: wq, wv, w1 or fc1, w2) */
+			/* the layers' forward but fused attention (unless
+			 * the save list lacks its op: sac_attn_recompute)
+			 * and the kept GEMMs, fp8 ones too, 2 FLOPs per
+			 * weight per token (act.c: wq, wv, w1 or fc1, w2) */
 			gp_widths w;
 
 			model_widths(m, &w);
-			rec = layer_fwd - (c->mem.flash ? attn : 0.0);
+			rec = layer_fwd - (c->mem.flash &&
+					   !c->mem.sac_attn_recompute ? attn : 0.0);
 			rec -= 2.0 * m->layers * m->hidden *
 				(w.q + w.v + w.dense_f *
 				 (m->ffn_gated ? 2.0 : 1.0));

@@ -567,6 +567,8 @@ typedef struct train_lkey {
 				  * plain 16-bit cross-entropy over them
 				  * (train_ends_costs) */
 	int kv_repeat;           /* the memory config's (gp_train_cfg) */
+	int sac_attn_recompute;  /* the memory config's (gp_train_cfg),
+				  * under recompute op only */
 	int pad_mask;            /* train_cfg's, eager flash only */
 	double pad_share;        /* train_cfg's, eager only */
 	int async_tp;            /* train_cfg's */

@@ -2521,7 +2521,9 @@ static double early_stop_tail(const train_lkey *k, int moe, int hy,
  * priced in lc: all of it (full) but the tail the non-reentrant
  * checkpoint stops before (early_stop_tail), its attention (selective),
  * the recompute_modules' share mod, or (op) all but fused attention
- * (attn_t) and the kept GEMMs (kept_t). */
+ * (attn_t) and the kept GEMMs (kept_t); fused attention too where the
+ * policy's save list lacks the kernel that ran (sac_attn_recompute:
+ * memory_act.c act_op_saved). */
 static void layer_recompute(const train_lkey *k, double mod, double attn_t,
 			    double kept_t, double tail, train_lcost *lc)
 {
@@ -2538,7 +2540,9 @@ static void layer_recompute(const train_lkey *k, double mod, double attn_t,
 	/* recompute op re-runs the forward but fused attention and the
 	 * kept GEMMs (act.c); unfused attention is not kept. */
 	if (k->recompute == GP_RECOMPUTE_OP)
-		lc->rec_sel += lc->fwd.t - (k->flash ? attn_t : 0.0) - kept_t;
+		lc->rec_sel += lc->fwd.t -
+			(k->flash && !k->sac_attn_recompute ? attn_t : 0.0) -
+			kept_t;
 }
 
 /* A clamped gated activation (model ffn_clamp: GPT-OSS's swiglu_limit 7,

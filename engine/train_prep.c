@@ -359,6 +359,8 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.fused_linear_ce = c->mem.fused_linear_ce;
 	xp->k.replicated_logits = c->mem.replicated_logits;
 	xp->k.kv_repeat = c->mem.kv_repeat;
+	xp->k.sac_attn_recompute = c->mem.sac_attn_recompute &&
+		c->mem.recompute == GP_RECOMPUTE_OP;
 	xp->k.pad_mask = c->pad_mask && c->eager && c->mem.flash;
 	xp->k.pad_share = c->eager ? c->pad_share : 0.0;
 	xp->k.async_tp = c->async_tp;

@@ -1980,6 +1980,15 @@ opt { name = "ckpt_early_stop", type = "flag", commands = "train plan",
     .. "the MLP's down projection and the closing residual add are not recomputed (dense "
     .. "blocks without dropout, LoRA or fp8 linears); needs recompute full",
   suggest = { "early_stop", "checkpoint_early_stop", "non_reentrant" } }
+-- torchtitan's per-op SAC save list (engine/memory_act.c act_op_saved):
+-- until b39377f9f (2025-12-01) it held the flash and efficient SDPA ops,
+-- not cuDNN's, which its SDPA wrapper runs first on sm100.
+opt { name = "sac_attn_recompute", type = "flag", commands = "train plan",
+  help = "recompute op's save list lacks the fused attention kernel that runs, so its "
+    .. "forward re-runs in the backward and its output is not kept (torchtitan before "
+    .. "December 2025 on sm100: its _save_list held SDPA's flash and efficient ops, and "
+    .. "its SDPA wrapper puts cuDNN's first there); needs recompute op and fused attention",
+  suggest = { "sac_recompute_attention", "recompute_sdpa", "op_sac_attention" } }
 -- Which PyTorch FSDP: Hugging Face Accelerate's FSDP plugin builds
 -- FSDP1 (FullyShardedDataParallel) unless its config gives
 -- fsdp_version: 2 (FullyShardedDataParallelPlugin, Accelerate v1.14

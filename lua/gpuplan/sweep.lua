@@ -1281,6 +1281,17 @@ local function card_space(a, space, s, gid)
   if sp.deadline or sp.budget then
     if not s.cfg.tokens then usage("sweep: a deadline or budget needs tokens = (the run's size)") end
   end
+  -- sac_attn_recompute is recompute op's (gpuplan.train sharding_rule):
+  -- a search whose policies hold no op would price it nowhere.
+  if s.cfg.sac_attn_recompute then
+    local op = false
+    for _, r in ipairs(sp.recompute) do op = op or r == "op" end
+    if not op then
+      usage("sweep: sac_attn_recompute prices the attention missing from recompute op's save "
+        .. "list: add op to the recompute policies to try (got %s)",
+        table.concat(sp.recompute, ", "))
+    end
+  end
   -- ep_overlap's layouts: the engine skips those Megatron-Core refuses
   -- (engine/train_prep.c check_ep_overlap: ep 1, pp > 1 without vpp,
   -- full recompute); a space of nothing else is refused here, naming

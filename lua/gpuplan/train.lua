@@ -35,6 +35,10 @@
 --                 micro-batch's backward (Composer's train metrics; default 0)
 --   kv_repeat     K and V copied to every query head before the attention
 --                 kernel (default false: the kernel reads the GQA heads)
+--   sac_attn_recompute  recompute op's save list lacks the fused attention
+--                 kernel that runs: its forward re-runs in the backward and
+--                 its output is not kept (default false: kept; torchtitan's
+--                 before b39377f9f with SDPA's cuDNN backend)
 --   pad_mask      micro-batches padded to their longest sample, the mask
 --                 handed to transformers' FlashAttention-2 path (kernels eager,
 --                 flash): the varlen gathers and scatter of q, k, v and the
@@ -367,6 +371,7 @@ local function sharding_rule(cfg, given_fsdp, stage3, stated_rs)
   local allreduce, per_param, ckpt = cfg.zero_allreduce, cfg.zero3_per_param,
     cfg.ckpt_outside_fsdp
   local early = cfg.ckpt_early_stop
+  local sac_attn = cfg.sac_attn_recompute
   local stack = tostring(cfg.stack)
   local mem = require "gpuplan.memory"
   local opt = cfg.optimizer
@@ -426,6 +431,14 @@ local function sharding_rule(cfg, given_fsdp, stage3, stated_rs)
       return string.format("ckpt_early_stop is how PyTorch's non-reentrant checkpoint "
         .. "re-runs a block: it needs recompute = full (got recompute = %s)",
         tostring(recompute))
+    end
+    -- The attention a save list leaves out is recompute op's (engine/
+    -- memory_act.c act_op_saved; auto never picks op): under another
+    -- policy the flag would change nothing.  A plan's list is checked
+    -- where the sweep reads it (gpuplan.sweep).
+    if sac_attn and not sweep and recompute ~= "op" then
+      return string.format("sac_attn_recompute prices the attention missing from recompute "
+        .. "op's save list: it needs recompute = op (got recompute = %s)", tostring(recompute))
     end
     -- A plan searches the recompute, but only a stated FSDP full_shard
     -- makes its layouts FSDP's (cfg.fsdp): without it no layout would
@@ -1065,6 +1078,12 @@ local function step_choices(o, p, cfg, sweep, default)
   if o.pad_mask and not cfg.eager then
     usage("train: pad_mask is transformers' FlashAttention-2 path under a padding mask; with "
       .. "kernels = fused (stack = %s) there is none: give kernels = eager", tostring(cfg.stack))
+  end
+  -- Unfused attention is recomputed under op whatever the list holds.
+  if o.sac_attn_recompute and p.cfg.flash == false then
+    usage("train: sac_attn_recompute is a fused attention kernel missing from recompute op's "
+      .. "save list; the run's attention is unfused (flash = false), which op recomputes anyway: "
+      .. "give one or the other")
   end
   -- The fused kernel's measured fractions price the attention only
   -- where it is fused: unfused, the scores are GEMMs and a softmax

@@ -621,6 +621,19 @@ local PROFILES = {
     { "attn_kernel", function(o)
         return blackwell(o) and "cudnn" or "fa2"
       end, "SDPA backends: FlashAttention-2 first, cuDNN first on sm100 or newer" },
+    -- Per-op SAC keeps the ops its _save_list names (models/llama3/infra/
+    -- parallelize.py at 6fc499f, August 2025: "torch.ops.aten.mm.default,
+    -- torch.ops.aten._scaled_dot_product_efficient_attention.default,
+    -- torch.ops.aten._scaled_dot_product_flash_attention.default,
+    -- torch.ops._c10d_functional.reduce_scatter_tensor.default,
+    -- torch.ops.aten.max.default") and recomputes the rest: cuDNN's SDPA
+    -- op, the one the wrapper above runs on sm100, is not in it, so the
+    -- attention re-runs in the backward, until b39377f9f (2025-12-01, "add
+    -- all SDPA backends to op_sac_save_list ... to avoid recomputing
+    -- attention during backward").
+    { "sac_attn_recompute", true, "op SAC's _save_list: SDPA's flash and efficient ops, not "
+      .. "cuDNN's (before b39377f9f)",
+      function(o) return o.recompute == "op" and o.attn_kernel == "cudnn" end },
     { "grad_reduce", "fp32", "mixed_precision_reduce: float32 (the default)" },
     -- config_manager.py at 9dec370 (the end-2024 runs'):
     -- "--experimental.context_parallel_rotate_method ... default="allgather""
