@@ -913,23 +913,31 @@ static double nvls_fill(const comm_ctx *c)
 	return (c->nn == 1 ? 2.0 : 3.0) * intra / k;
 }
 
+/* NCCL's NVLS arity: an NVLS graph has at most 32 heads ("#define
+ * NCCL_MAX_NVLS_ARITY 32", device.h; "graph->maxChannels =
+ * std::min(NCCL_MAX_NVLS_ARITY, system->nodes[GPU].count)", search.cc
+ * ncclTopoCompute, 2.17-2.30.7), so an NVLink domain of more GPUs (an
+ * NVL72 rack) reduces through 32 of them. */
+#define NVLS_MAX_ARITY 32.0
+
 /* The NVLink stage of NVLS all-reduce on its own, s.  Reduce-scatter by
  * multimem.ld_reduce: the switch reads every GPU's whole buffer once
- * (egress S) and returns each GPU its reduced S/g; all-gather by
- * multimem.st: each GPU pushes S/g once and the switch replicates it to
- * all (ingress S).  Per direction S(1 + 1/g) (cf. Calculon h100 config,
- * 1 + 1/n). */
+ * (egress S) and returns each head its reduced S/h; all-gather by
+ * multimem.st: each head pushes S/h once and the switch replicates it to
+ * all (ingress S).  Per direction S(1 + 1/h) at a head, h = g up to
+ * NCCL's 32 (cf. Calculon h100 config, 1 + 1/n). */
 static double nvls_intra(const comm_ctx *c)
 {
-	return c->bytes * (1.0 + 1.0 / c->g) /
+	return c->bytes * (1.0 + 1.0 / min2(c->g, NVLS_MAX_ARITY)) /
 	       (up_rate(c, GP_PROTO_SIMPLE) * c->t->up_nccl.nvls_eff);
 }
 
-/* NVLS heads: every GPU in a node; across nodes a GPU with a NIC (NCCL's
- * NVLS search pairs them, at most one per GPU). */
+/* NVLS heads: every GPU in a node up to NCCL's arity; across nodes a GPU
+ * with a NIC (NCCL's NVLS search pairs them, at most one per GPU). */
 static double nvls_heads(const comm_ctx *c)
 {
-	return c->nn == 1 ? c->g : min2(c->g, max2(1.0, c->nic_use));
+	return c->nn == 1 ? min2(c->g, NVLS_MAX_ARITY) :
+	       min2(c->g, max2(1.0, c->nic_use));
 }
 
 /* The streaming time of NVLS all-reduce, s: in a node its NVLink
@@ -1093,7 +1101,8 @@ static int price_sharp(const comm_ctx *c, gp_proto p, double *lat,
 	 * support for IB SHARP to NVLS (NVLink SHARP algorithm)"); an
 	 * older release's CollNet reduces in the node without it. */
 	if (t->up_nvls && c->g > 1 && (v == 0 || v >= 21801)) {
-		intra = S * (1.0 + 1.0 / g) / (up * t->up_nccl.nvls_eff);
+		intra = S * (1.0 + 1.0 / min2(g, NVLS_MAX_ARITY)) /
+			(up * t->up_nccl.nvls_eff);
 		ilat = t->up_nccl.nvls_lat;
 	} else {
 		intra = S * 2.0 * (g - 1) / g / up;

@@ -110,4 +110,34 @@ do
   t.is(gp.comm { system = "dgx-h100", nodes = 2, bytes = GiB, nccl = "2.26.2" }.algo, "nvls",
        "2 x dgx-h100 1 GiB, NCCL 2.26.2: NVLS_TREE (2 nodes take the whole bwInter)")
 end
+-- NCCL's NVLS graph has at most 32 heads (NCCL_MAX_NVLS_ARITY, device.h;
+-- search.cc "graph->maxChannels = std::min(NCCL_MAX_NVLS_ARITY, ...)"):
+-- 64 GB300 of one NVL72 rack reduce through 32 of them.  By hand, 16 GiB
+-- (S = 17179869184 B), nvlink5 (900 GB/s a direction x 0.76 achievable x
+-- 0.74 nvlsEfficiency = R = 506.16 GB/s), 24 NVLS blocks:
+-- stream S (1 + 1/32) / R = 35002.25 us; the loop is 24 x 32 heads x
+-- 128 KiB (S >= 64 x that), k = 170.667 loops, fill 2 x stream / k =
+-- 410.18 us; latency 25 us; t = 35437.43 us, algbw S / t = 484.79 GB/s,
+-- busbw x 2 x 63/64 = 954.44 GB/s.  With 64 heads (1 + 1/64, a loop of
+-- 24 x 64 chunks) it would be 958.0: the cap is what this checks.
+-- Tolerance 1e-6 relative: the same arithmetic, rounded in the comment.
+do
+  local S = 17179869184
+  local R = 900e9 * 0.76 * 0.74
+  local stream = S * (1 + 1 / 32) / R
+  local k = S / (24 * 32 * 131072)
+  local tt = 25e-6 + stream + 2 * stream / k
+  local want = S / tt * 2 * 63 / 64 / 1e9
+  local path = case_file([[[{"id": "x", "kind": "collective", "collective": "all_reduce",
+  "bytes": 17179869184, "nvls": "on",
+  "hardware": {"gpu": "gb300", "gpus": 64, "gpus_per_node": 72},
+  "measured": {"metric": "busbw_gbps", "value": 930},
+  "source": {"title": "t", "where": "w", "id": "i"}}]
+]])
+  local r = validate.predict(validate.read(path)[1], gp.catalog())
+  os.remove(path)
+  t.near(r.predicted, want, 1e-6 * want,
+    string.format("64 GB300, 16 GiB NVLS: 32 heads, busbw %.2f GB/s (got %.2f)", want, r.predicted))
+  t.near(want, 954.44, 0.01, "... the hand figure above")
+end
 t.done_testing()
