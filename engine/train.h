@@ -231,6 +231,12 @@ typedef struct train_cfg {
 				  * whose cuDNN FP8 kernels run at their own
 				  * measured times (train_price.c
 				  * attn_fp8_sm90) */
+	int tp_overlap_fp8_rs;   /* under an fp8 recipe with Userbuffers
+				  * (tp_overlap) the forward's reduce-
+				  * scatters carry the row-parallel GEMMs'
+				  * fp8 output (Transformer Engine's
+				  * fp8_buf on proj_fprop and fc2_fprop;
+				  * train_layer.c layer_comm) */
 	int mlp_down_bf16;       /* under an fp8 recipe the dense MLP's down
 				  * projection (fc2, row-parallel) stays in
 				  * bf16 (mlp_down_bf16: HabanaAI
@@ -423,6 +429,9 @@ typedef struct train_lcost {
 	double tp_bwd_ub;           /* the backward's under Userbuffers
 				     * (tp_overlap): every collective it
 				     * runs, SP's re-gathers too */
+	double tp_fwd_ub;           /* the forward's under Userbuffers:
+				     * tp_fwd, its reduce-scatters in fp8
+				     * with tp_overlap_fp8_rs */
 	/* The TP collectives left on the path by PyTorch's micro-pipelined
 	 * async TP (train_layer.c symm_tp: tp_overlap without Transformer
 	 * Engine's modules), per pass: exposed (tps_f, of which the
@@ -593,6 +602,8 @@ typedef struct train_lkey {
 				  * compute only */
 	int fp8_attn_sm90;       /* train_cfg's, with fp8_attn */
 	int mlp_down_bf16;       /* train_cfg's, with FP8 compute */
+	int tp_overlap_fp8_rs;   /* train_cfg's, with FP8 compute, TE's
+				  * modules, tp_overlap and SP */
 	double router_bytes;     /* train_cfg's */
 	int router_fp64;         /* train_cfg's */
 	int probs_act;           /* the memory cfg's probs_in_act: the MoE

@@ -3806,6 +3806,7 @@ static void layer_comm(tenv *e, const train_lkey *k, int kind,
 {
 	const gp_model *m = e->m;
 	double h = m->hidden, tb, ag = 0, rs = 0, rg = 0, kvb, t_sr;
+	double rs8 = 0;   /* tp_fwd_ub's saving: the fp8 reduce-scatters */
 	double topk = m->moe.top_k;
 	int moe = kind == 'E', hy = m->pattern[0] != 0;
 	/* a hybrid stack's layer is one block: one column- and one
@@ -3859,6 +3860,26 @@ static void layer_comm(tenv *e, const train_lkey *k, int kind,
 		lc->tp_fwd = np * train_t_coll(e, GP_ALL_REDUCE, tb, &k->g_tp);
 		lc->tp_bwd = lc->tp_fwd;
 	}
+	/* Userbuffers' forward reduce-scatters in fp8 (tp_overlap_fp8_rs):
+	 * with a reduce-scatter buffer of fp8 (`fp8_buf` on proj_fprop and
+	 * fc2_fprop, which Transformer Engine's initialize_ub honours for
+	 * the pipelined reduce-scatters alone: "fp8_buf = (name in
+	 * layers_all_gather_overlap) or (ub_cfg.get("fp8_buf", False) and
+	 * name in methods["pipeline"])", module/base.py, v1.9 to v1.13), the
+	 * row-parallel linear's fp8 GEMM writes its output into that buffer
+	 * in fp8 -- linear.py's forward: "if ub_obj_projout.is_fp8_ubuf():
+	 * ... proj_out_tetype = fp8_dtype_forward; proj_out_pttype =
+	 * torch.uint8" -- and the reduce-scatter moves one byte an element,
+	 * its output back in the activations' dtype.  The layer's row-
+	 * parallel linears are TE's in the dense layer (the attention's proj
+	 * and the MLP's fc2) and the attention's alone in a MoE one (its
+	 * second pair is the token dispatcher's); the backward is unchanged
+	 * (its reduce-scatters are the dgrad's, in 16 bits).  The fp8 size is
+	 * te_fp8_gather's, the size TE's forward gathers in; tp_fwd_ub is
+	 * set once the layer's forward collectives are all counted (below). */
+	if (k->tp_overlap_fp8_rs && k->sp && k->tp > 1 && !hy)
+		rs8 = (moe ? 1.0 : np) * (rs - train_t_coll(e,
+			GP_REDUCE_SCATTER, te_fp8_gather(k, tb), &k->g_tp));
 	/* Megatron's SP backward (async_tp_bwd): the column-parallel
 	 * linears kept their input's shard and gather it again, Megatron-
 	 * LM's and Megatron-DeepSpeed's (async_tp) and Transformer
@@ -3950,6 +3971,7 @@ static void layer_comm(tenv *e, const train_lkey *k, int kind,
 			}
 		}
 	}
+	lc->tp_fwd_ub = lc->tp_fwd - rs8;
 	if (lc->tp_fwd > 0 && lc->nops < TRAIN_MAX_OPS) {
 		lc->ops[lc->nops].name = "tp_comm";
 		lc->ops[lc->nops].fwd = lc->tp_fwd;

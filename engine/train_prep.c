@@ -389,6 +389,8 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 		c->compute == GP_FP8;
 	xp->k.fp8_attn_sm90 = xp->k.fp8_attn && c->fp8_attn_sm90;
 	xp->k.mlp_down_bf16 = c->mlp_down_bf16 && c->compute == GP_FP8;
+	xp->k.tp_overlap_fp8_rs = c->tp_overlap_fp8_rs &&
+		c->compute == GP_FP8 && c->te_modules && !c->eager;
 	xp->k.router_bytes = c->router_bytes;
 	xp->k.router_fp64 = c->router_fp64;
 	xp->k.te_modules = c->te_modules && !c->eager;

@@ -358,7 +358,8 @@ static void tp_kind(const train_cfg *c, const train_lcost *l, double n,
 		s->hidden[TRAIN_TP] += n * (l->tps_hf + l->tps_hb +
 			(ago ? l->tps_hfag : tprec * l->tps_hf));
 	} else {
-		pass_overlap(s, TRAIN_TP, n, l->tp_fwd, l->fwd.gemm,
+		pass_overlap(s, TRAIN_TP, n, c->tp_overlap ? l->tp_fwd_ub :
+			     l->tp_fwd, l->fwd.gemm,
 			     c->tp_overlap ? l->tp_bwd_ub : l->tp_bwd,
 			     l->bwd.gemm, c->tp_overlap,
 			     tprec, OVERLAP_SLOWDOWN);

@@ -1496,6 +1496,12 @@ opt { name = "tp_overlap", type = "flag", commands = "train plan rl", form = "bo
     .. "else PyTorch's async TP, each under its own matmuls; plan, Lua: {false, true} "
     .. "searches both)",
   suggest = { "tp_comm_overlap" } }
+opt { name = "tp_overlap_fp8_rs", type = "flag", commands = "train plan rl",
+  help = "with tp_overlap under precision fp8 (Transformer Engine's modules, sp): the "
+    .. "forward's Userbuffers reduce-scatters move the row-parallel GEMMs' fp8 output, one "
+    .. "byte an element, not 16 bits (fp8_buf on proj_fprop and fc2_fprop of "
+    .. "ub_tp_comm_overlap_cfg)",
+  suggest = { "fp8_buf", "ub_fp8_buf" } }
 opt { name = "overlap_p2p", type = "flag", commands = "train plan rl", form = "both",
   default = "by stack",
   help = "pipeline sends and receives under compute",

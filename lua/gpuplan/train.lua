@@ -465,7 +465,7 @@ local function step_choices(o, p, cfg, sweep, default)
   local flags = { "causal_flops", "embed_flops", "no_router_flops", "unfused_loss", "eager_loss", "emb_matmul", "kv_repeat", "pad_mask", "async_tp_allreduce",
     "tp_input_per_linear",
     "unfused_permute", "unfused_act", "unfused_rope", "rope_seq_loop", "fused_grouped_mlp",
-    "fp8_attention", "mlp_down_bf16",
+    "fp8_attention", "mlp_down_bf16", "tp_overlap_fp8_rs",
     "ckpt_outside_fsdp", "ckpt_early_stop", "split_proj",
     "scaling", "attn_scale_q", "attn_where", "addmm_bias",
     table.unpack(M.OVERLAP_KEYS) }
@@ -545,6 +545,7 @@ local function step_choices(o, p, cfg, sweep, default)
   cfg.fused_grouped_mlp = o.fused_grouped_mlp == true
   cfg.fp8_attention = o.fp8_attention == true
   cfg.mlp_down_bf16 = o.mlp_down_bf16 == true
+  cfg.tp_overlap_fp8_rs = o.tp_overlap_fp8_rs == true
   -- the router's dtype in bytes (the declared values checked it)
   cfg.router_bytes = ({ fp32 = 4, fp64 = 8 })[o.moe_router_dtype] or 0
   -- the CP ring's rotater: one of the declared values (the resolve step
@@ -952,6 +953,33 @@ local function step_choices(o, p, cfg, sweep, default)
     elseif p.cfg.flash == false then
       usage("train: fp8_attention is cuDNN's fused FP8 attention; the run's attention is "
         .. "unfused (flash = false)")
+    end
+  end
+  -- Userbuffers' fp8 reduce-scatter buffer (engine/train_layer.c
+  -- layer_comm) holds the fp8 output of Transformer Engine's row-parallel
+  -- GEMMs, reduce-scattered over the TP group by its TP overlap under
+  -- sequence parallelism: without TE's modules, an fp8 recipe, tp_overlap
+  -- or sp there is no such collective, and the engine would price the
+  -- option as nothing, in silence.  (A sweep's layouts state sp and
+  -- tp_overlap themselves; a list of tp_overlap values searches both.)
+  if cfg.tp_overlap_fp8_rs then
+    if not cfg.te_modules or cfg.eager then
+      usage("train: tp_overlap_fp8_rs is Transformer Engine's Userbuffers reduce-scatter "
+        .. "in fp8: it needs stack = megatron with kernels = fused (got stack = %s, "
+        .. "kernels = %s)", tostring(cfg.stack), kernels)
+    elseif cfg.compute ~= "fp8" then
+      usage("train: tp_overlap_fp8_rs reduce-scatters the fp8 GEMMs' output: it needs "
+        .. "precision = fp8 (got %s)", tostring(cfg.compute))
+    elseif cfg.tp_overlap == false then
+      usage("train: tp_overlap_fp8_rs is a setting of the TP overlap's Userbuffers: it "
+        .. "needs tp_overlap")
+    elseif o.sp ~= true and not sweep then
+      usage("train: tp_overlap_fp8_rs is the reduce-scatter of sequence parallelism's "
+        .. "forward: it needs sp")
+    elseif (p.model.hybrid_pattern or "") ~= "" then
+      fail("train: tp_overlap_fp8_rs prices the attention's and the MLP's reduce-scatters; "
+        .. "%s is a hybrid stack, whose blocks it does not model",
+        tostring(p.model.id or p.model.name))
     end
   end
   -- The MLP's down projection left in bf16 (engine/train_layer.c

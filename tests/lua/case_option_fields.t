@@ -20,7 +20,8 @@ local FIELDS = {
   { "workload", "pad_share" },
   -- the layout's and the linears' flags
   { "parallel", "sp" }, { "parallel", "split_ends" }, { "parallel", "ep_overlap" },
-  { "parallel", "tp_overlap" }, { "workload", "fp8_activations" },
+  { "parallel", "tp_overlap" }, { "parallel", "tp_overlap_fp8_rs" },
+  { "workload", "fp8_activations" },
   -- gp.infer's serving flags
   { "parallel", "dp_attention" }, { "workload", "two_batch_overlap" },
   { "workload", "single_batch_overlap" }, { "workload", "swap_ab" },

@@ -931,6 +931,7 @@ local function predict(case, cat)
   if v(par.schedule) == "dualpipe" then o.schedule = "dualpipe" end
   o.ep_overlap = v(par.ep_overlap)
   o.tp_overlap = v(par.tp_overlap)
+  o.tp_overlap_fp8_rs = v(par.tp_overlap_fp8_rs)
   o.moe_dispatcher = v(par.moe_dispatcher)
   o.moe_flex_backend = v(par.moe_flex_backend)
   o.cuda_device_max_connections = v(par.cuda_device_max_connections)
