@@ -301,6 +301,11 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	    (c->m_tile > 0.0 && c->m_tile < 8.0) || c->m_tile > 128.0)
 		return gp_fail(err, "m_tile must be 0 or in [8, 128] rows "
 		               "(got %g)", c->m_tile);
+	/* A bucket of tokens: 0 (none) or a whole number of them. */
+	if (bad(c->kv_bucket) || c->kv_bucket != floor(c->kv_bucket) ||
+	    c->kv_bucket > GP_AMOUNT_MAX)
+		return gp_fail(err, "kv_bucket must be 0 or a whole number of "
+		               "tokens (got %g)", c->kv_bucket);
 	if (!gp_finite(c->capacity) || c->capacity <= 0 ||
 	    c->capacity > GP_AMOUNT_MAX)
 		return gp_fail(err, "capacity must be a positive number of "

@@ -234,6 +234,14 @@ typedef struct infer_cfg {
 	                         Hopper: 64; lua/gpuplan/infer.lua
 	                         M.m_tile); 0: the library's tiles
 	                         (roofline.h roof_op.m_tile) */
+	double kv_bucket;     /* > 0: a decode step attends its sequence's
+	                         KV up to the next multiple of this many
+	                         tokens, at most input + output (the
+	                         static-shape runtime's padded cache:
+	                         optimum-habana's --bucket_size with
+	                         --bucket_internal on Gaudi; lua/gpuplan/
+	                         infer.lua M.kv_bucket; infer_decode_ctx);
+	                         0: its own length */
 	double offload_bw;    /* B/s of the node's host memory, from which
 	                         the CPU reads the host-resident layers
 	                         when it computes them (steps of at most
@@ -438,6 +446,10 @@ double infer_itl_loaded(double itl, double cycle, double steps, double B);
  * only the prompt's compute is skipped, so every prefill runs these
  * tokens at context input. */
 double infer_new_prompt(const infer_cfg *c);
+/* The KV length a decode step attends to, the mean over a request's
+ * output - 1 decode steps: input + output / 2, or with c->kv_bucket each
+ * step's length rounded up to the bucket (infer_cfg.kv_bucket). */
+double infer_decode_ctx(const infer_cfg *c);
 
 /* A burst: n requests issued at once to one attention group that holds
  * at most b of them, each of len tokens out (its first from its prefill,

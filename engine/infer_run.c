@@ -567,7 +567,7 @@ typedef struct finite_prices {
 	int nt;
 	mixed_table mt;
 	double share, P;
-	double cavg;  /* the table's context, input + output / 2 */
+	double cavg;  /* the table's context (infer_decode_ctx) */
 } finite_prices;
 
 /* A step that carries prompt tokens runs off the graph (eager_step);
@@ -593,9 +593,11 @@ static double finite_step(void *ctx, double dec, double proc, double fin,
 	/* The attention at the decoding requests' own context (gen >= 0:
 	 * spread lengths, input + gen) where the table's is the run's mean,
 	 * input + output / 2: a decode's attention reads its sequence's KV,
-	 * so its time scales with the context. */
+	 * so its time scales with the context (a bucketed table's,
+	 * infer_decode_ctx, by the same ratio). */
 	ta = infer_run_itl(f->tb, f->ta, f->nt, xd);
-	ca = gen >= 0.0 ? ta * ((c->input + gen) / f->cavg - 1.0) : 0.0;
+	ca = gen >= 0.0 ? ta * ((c->input + gen) /
+	                        (c->input + c->output / 2.0) - 1.0) : 0.0;
 	if (dec > 1e-9)
 		step += ca + (g == 0.0 ? infer_run_itl(f->tb, f->te, f->nt, xd) :
 			infer_run_itl(f->tb, f->tt, f->nt, g) -
@@ -1075,10 +1077,11 @@ static int run_times(const gp_model *m, const roof_device *d,
 		return GP_EINVAL;
 	share = ph.time / pb;
 	r->prefill_share = share;
-	/* Decode at the mean context of a request's life; PP splits the
-	 * batch into pp micro-batches in flight, so a step of the batch is
-	 * one pass of a micro-batch through all stages. */
-	cavg = c->input + c->output / 2.0;
+	/* Decode at the mean context of a request's life (its steps' KV
+	 * lengths, bucketed where the runtime pads them: infer_decode_ctx);
+	 * PP splits the batch into pp micro-batches in flight, so a step of
+	 * the batch is one pass of a micro-batch through all stages. */
+	cavg = infer_decode_ctx(c);
 	bm = ceil((double)B / c->pp);
 	if (graph_step(m, d, c, bm, cavg, n_off, &r->decode, &r->itl, err)
 	    != GP_OK ||
@@ -1160,6 +1163,42 @@ double infer_itl_loaded(double itl, double cycle, double steps, double B)
 double infer_new_prompt(const infer_cfg *c)
 {
 	return c->input - c->cached;
+}
+
+/* A request's decode step j (1 .. output - 1) attends the input + j
+ * tokens of its sequence, input + output / 2 on the mean.  A static-
+ * shape runtime that buckets its cache (c->kv_bucket = b) attends each
+ * step's keys up to the next multiple of b, at most the cache's whole
+ * input + output: optimum-habana's greedy loop sets "cache_idx = (idx +
+ * 1) * bucket_size" with "idx = (token_idx_cpu - 1) // bucket_size",
+ * kv_cache_len past the last whole bucket, and the Llama attention
+ * slices "key_states[:, :, :cache_idx, :]" before its matmuls
+ * (optimum/habana/transformers/generation/utils.py and models/llama/
+ * modeling_llama.py, v1.14.1, the release for Intel Gaudi software
+ * 1.18).  The mean of those lengths, in closed form: the lengths t in
+ * (k b - b, k b] pay k b each; of the buckets k1 = ceil(lo / b) .. k2 =
+ * ceil(hi / b) the steps cover, only the last can reach past the cache's
+ * input + output (hi < input + output), where it pays that length. */
+double infer_decode_ctx(const infer_cfg *c)
+{
+	double b = c->kv_bucket, n = c->output - 1.0, lo, hi, full, k1, k2;
+	double sum;
+
+	if (!(b > 0.0) || !(n >= 1.0))
+		return c->input + c->output / 2.0;
+	lo = c->input + 1.0;
+	hi = c->input + n;
+	full = c->input + c->output;
+	k1 = ceil(lo / b);
+	k2 = ceil(hi / b);
+	if (k1 == k2)
+		return fmin(full, k1 * b);
+	/* the first bucket's steps, the last's, and b steps of each bucket
+	 * between at k b: b^2 (k1 + 1 + ... + k2 - 1) */
+	sum = (k1 * b - lo + 1.0) * k1 * b +
+	      (hi - (k2 - 1.0) * b) * fmin(full, k2 * b) +
+	      b * b * ((k2 - 1.0) * k2 / 2.0 - k1 * (k1 + 1.0) / 2.0);
+	return sum / n;
 }
 
 double infer_prompt_share(double prompts, double len, double steps,

@@ -108,7 +108,7 @@ int main(void)
 	gp_dtype t;
 	int g, b;
 
-	plan(103);
+	plan(111);
 
 	/* --- 13B bf16 decode, batch 1, H200 (4.8 TB/s) -------------------
 	 * Llama 2 13B: 40 layers x (4 h^2 + 3 h f + 2h) with h 5120,
@@ -799,5 +799,50 @@ int main(void)
 	ok(infer_step(&m, &d, &c, 1, 1, 2, 0, &p, &err) == GP_EINVAL &&
 	   strstr(err.msg, "sample_kernels") != NULL,
 	   "a negative sample_kernels is refused");
+
+	/* --- a bucketed cache's attended length (kv_bucket) ----------------
+	 * Decode step j = 1 .. output - 1 attends input + j tokens; bucketed
+	 * by b it attends the next multiple of b, at most input + output
+	 * (optimum-habana's cache_idx).  No bucket: input + output / 2. */
+	infer_defaults(&c);
+	c.input = 128;
+	c.output = 128;
+	is_num(infer_decode_ctx(&c), 192.0, 0.0,
+	       "no bucket: 128 + 128 / 2 = 192");
+	/* A bucket of 1 rounds nothing: the mean of 129 .. 255 is 192. */
+	c.kv_bucket = 1;
+	is_num(infer_decode_ctx(&c), 192.0, 1e-12, "bucket 1: 192 again");
+	/* 128 / 128 by 128: lengths 129 .. 255 all round to 256. */
+	c.kv_bucket = 128;
+	is_num(infer_decode_ctx(&c), 256.0, 0.0, "128/128 by 128: 256 a step");
+	/* 128 / 2048 by 128: lengths 129 .. 2175; the buckets 256, 384 ..
+	 * 2048 take 128 steps each, 2176 (the cache's whole length, 17 x
+	 * 128) the last 127: (128 x 128 x (2 + ... + 16) + 127 x 2176) /
+	 * 2047 = (2211840 + 276352) / 2047 = 1215.5315 (1152 unbucketed). */
+	c.output = 2048;
+	is_num(infer_decode_ctx(&c), 2488192.0 / 2047.0, 1e-12,
+	       "128/2048 by 128: 2488192 / 2047 = 1215.53");
+	/* A cache that is no multiple of the bucket: input 100, output 50,
+	 * b 64: lengths 101 .. 149; 101 .. 128 (28 steps) round to 128,
+	 * 129 .. 149 (21) to 192, capped at the cache's 150: (28 x 128 +
+	 * 21 x 150) / 49 = 6734 / 49 = 137.43. */
+	c.input = 100;
+	c.output = 50;
+	c.kv_bucket = 64;
+	is_num(infer_decode_ctx(&c), 6734.0 / 49.0, 1e-12,
+	       "100/50 by 64: capped at 150, 6734 / 49");
+	/* One output token: no decode step, the plain mean. */
+	c.output = 1;
+	is_num(infer_decode_ctx(&c), 100.5, 0.0, "output 1: input + 1 / 2");
+	/* Bad buckets are refused by name. */
+	llama(&m, 28, 3584, 28, 4, 18944, 152064);
+	infer_defaults(&c);
+	c.capacity = 80e9;
+	c.kv_bucket = -128;
+	ok(infer_step(&m, &d, &c, 1, 1, 2, 0, &p, &err) == GP_EINVAL &&
+	   strstr(err.msg, "kv_bucket") != NULL, "a negative kv_bucket is refused");
+	c.kv_bucket = 127.5;
+	ok(infer_step(&m, &d, &c, 1, 1, 2, 0, &p, &err) == GP_EINVAL &&
+	   strstr(err.msg, "kv_bucket") != NULL, "a fractional kv_bucket is refused");
 	return done();
 }
