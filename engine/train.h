@@ -160,6 +160,10 @@ typedef struct train_cfg {
 				  * after each micro-batch's backward
 				  * (Composer's train metrics; train_
 				  * layer.c train_ends_costs), 0 to 8 */
+	int lora_merged;         /* LoRA's adapters added into the weight
+				  * each step, W + A B^T (Praxis'
+				  * LoraTheta; train_layer.c
+				  * lora_merge_costs) */
 	double pad_share;        /* the share of each micro-batch's tokens
 				  * that are padding of one pad id, routed
 				  * by a MoE router as one token (train_
@@ -613,6 +617,7 @@ typedef struct train_lkey {
 	int lora_rank;
 	unsigned lora_targets;
 	int lora_dropout;        /* the adapters' input dropout is on */
+	int lora_merged;         /* train_cfg's, with a LoRA base */
 	gp_recompute recompute;
 	unsigned rec_mods;       /* recompute_modules (GP_RECMOD_*) */
 	int ckpt_early_stop;     /* train_cfg's, under full recompute */

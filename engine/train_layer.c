@@ -223,6 +223,35 @@ static void lora_costs(const tenv *e, const train_lkey *k, double in,
 	add_op(lc, "lora", tf + td, tb + td, 1, 0);
 }
 
+/* LoRA merged into the weight (lora_merged): Praxis' LoRA layers
+ * (praxis/contrib/gpu/scripts_gpu/lora_layers.py, which Paxml's
+ * LoRAMixin puts on the linears, the combined QKV projection and the
+ * attention output) hand the layer the weight itself with the adapters
+ * added, LoraTheta._lorafy_var: "new_var = self.module.einsum(
+ * "...dr,...nr->...dn", lora_a, lora_b)", reshaped to the weight's
+ * shape, "new_var += var".  No input dropout, no side path: the op's
+ * own GEMM multiplies the merged weight, and autodiff brings A and B
+ * their gradients through that sum, so the backward computes the whole
+ * weight gradient dW (the wgrad GEMM, wgrad_gemm) and contracts it with
+ * B and A.  Priced per op over the weight the GEMM reads (w elements,
+ * in x out): forward the merge, a GEMM of depth r (2 w r FLOPs) that
+ * reads W and writes the sum (XLA's GEMM rewriter folds the add of a
+ * one-use operand into the cuBLAS call as its C, beta 1): 2 w A bytes;
+ * backward dA = dW B and dB = dW^T A, 2 w r FLOPs each, each reading
+ * dW: 2 w A bytes.  The base's weight gradient then goes nowhere: no
+ * optimizer or reduce-scatter of it (the frozen base's). */
+static void lora_merge_costs(const tenv *e, const train_lkey *k,
+			     const gp_op *o, train_lcost *lc)
+{
+	double r = k->lora_rank, w = o->weights, f = 2.0 * w * r;
+	double tf = train_t_op(e, f, 2.0 * w * k->A, o->k, o->n, r, 1,
+			       k->half);
+	double tb = 2.0 * train_t_op(e, f, w * k->A, o->k, r, o->n, 1,
+				     k->half);
+
+	add_op(lc, "lora", tf, tb, 1, 0);
+}
+
 static unsigned lora_bit(const char *name)
 {
 	if (strcmp(name, "qkv") == 0)
@@ -234,6 +263,22 @@ static unsigned lora_bit(const char *name)
 	if (strcmp(name, "mlp_down") == 0 || strcmp(name, "moe_down") == 0)
 		return GP_LORA_DOWN;
 	return 0;
+}
+
+/* Whether a linear weight of this name has a wgrad GEMM: a trained
+ * one's, and a frozen LoRA base's only where its adapter is merged into
+ * it (lora_merged): the gradient that reaches A and B through W + A B^T
+ * is the whole dW = dY^T X, computed as the trained weight's is, then
+ * contracted with B and A (lora_merge_costs). */
+static int lin_wgrad(const train_lkey *k, const char *name)
+{
+	return !k->frozen ||
+		(k->lora_merged && (k->lora_targets & lora_bit(name)) != 0);
+}
+
+static int wgrad_gemm(const train_lkey *k, const gp_op *o)
+{
+	return o->wclass != GP_W_LINEAR || lin_wgrad(k, o->name);
 }
 
 /* RoPE on q's and k's heads of this GPU, rotated apart, by the eager
@@ -702,7 +747,7 @@ static void expert_loop(tenv *e, const train_lkey *k, const gp_op *o,
 	double kq = !fp8 ? 0.0 : k->fp8_current ? 3.0 : k->fp8_block ?
 		1.0 : 0.0;
 	double casts = kq > 0 ? (n * kq - 1.0) * fix : 0.0;
-	int wgrad = !k->frozen || o->wclass != GP_W_LINEAR;
+	int wgrad = wgrad_gemm(k, o);
 
 	*t += (n - 1.0) * g + casts;
 	*tb += (wgrad ? 2.0 : 1.0) * (n - 1.0) * g + casts;
@@ -1023,7 +1068,7 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 				    wn[i], o->batch, p, pad ? pad : spread);
 		/* wgrad: dW = dY^T X, output n x k, depth m (padded:
 		 * wk), the main grad read and written (k->wacc). */
-		if (!k->frozen || o->wclass != GP_W_LINEAR)
+		if (wgrad_gemm(k, o))
 			tb_ += train_t_op(e, flop * fr * wk, o->weights * fr *
 					  k->wacc + act_share(o, wn[i]) *
 					  k->A, wn[i], o->k, o->m * wk,
@@ -1086,8 +1131,7 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 		 * its transpose (TE 1.8 grad_output_preprocess: "cast,
 		 * transpose, bgrad fused", whatever the weight). */
 		double in = o->m * o->batch * o->k;
-		double tr = k->frozen && o->wclass == GP_W_LINEAR ?
-			0.0 : 1.0;
+		double tr = wgrad_gemm(k, o) ? 1.0 : 0.0;
 		double outv = o->m * o->batch * o->n;
 		double fused = strcmp(o->name, "qkv") == 0 ||
 			strcmp(o->name, "mlp_up") == 0;
@@ -1208,10 +1252,16 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 			((b & GP_LORA_UP) != 0) + ((b & GP_LORA_O) != 0) +
 			((b & GP_LORA_DOWN) != 0);
 
-		lora_costs(e, k, o->k, o->n, nd, lc);
-		*nk += eager ? nd * (EAGER_LORA_OPS -
-				     (k->lora_dropout ? 0.0 : 1.0)) :
-			FUSED_LORA_OPS;
+		if (k->lora_merged) {
+			/* one merge GEMM a weight (lora_merge_costs) */
+			lora_merge_costs(e, k, o, lc);
+			*nk += 1.0;
+		} else {
+			lora_costs(e, k, o->k, o->n, nd, lc);
+			*nk += eager ? nd * (EAGER_LORA_OPS -
+					     (k->lora_dropout ? 0.0 : 1.0)) :
+				FUSED_LORA_OPS;
+		}
 	}
 }
 
@@ -3555,9 +3605,9 @@ static double async_tp_bwd(const train_lkey *k, const train_lcost *lc,
 		 * (TE layernorm_linear.py: "ctx.ln_out_needs_gather = (
 		 * weight.requires_grad and parallel_mode == "column" and
 		 * sequence_parallel)") */
-		win = k->frozen ? 0.0 : 0.5 * win;
+		win = !lin_wgrad(k, TP_COL[j]) ? 0.0 : 0.5 * win;
 		t += overlap_at(rs, win, 1, OVERLAP_SLOWDOWN, &h);
-		if (k->sp && !k->frozen)
+		if (k->sp && lin_wgrad(k, TP_COL[j]))
 			t += overlap_at(rg, win, 1, OVERLAP_SLOWDOWN, &h);
 		left -= 1.0;
 	}
@@ -3897,10 +3947,10 @@ static void layer_comm(tenv *e, const train_lkey *k, int kind,
 		int j;
 
 		for (j = 0; j < TP_COL_OPS; j++)
-			nrg += op_pass(lc, TP_COL[j], 1) >= 0 ? 1.0 : 0.0;
+			nrg += op_pass(lc, TP_COL[j], 1) >= 0 &&
+				lin_wgrad(k, TP_COL[j]) ? 1.0 : 0.0;
 		/* a frozen weight's input is not gathered again (above) */
-		if (!k->frozen)
-			lc->tp_bwd_ub += fmin(nrg, np) * rg;
+		lc->tp_bwd_ub += fmin(nrg, np) * rg;
 		lc->tp_bwd = async_tp_bwd(k, lc, np, ag, rs, rg);
 	} else if (k->async_tp && k->tp > 1) {
 		/* Without SP the column-parallel linear's input gradient is

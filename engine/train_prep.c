@@ -398,6 +398,7 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.lora_rank = c->mem.lora_rank;
 	xp->k.lora_targets = c->mem.lora_targets;
 	xp->k.lora_dropout = c->mem.lora_dropout;
+	xp->k.lora_merged = c->lora_merged && c->mem.lora_rank > 0;
 	xp->k.recompute = c->mem.recompute;
 	xp->k.rec_mods = c->mem.recompute_modules;
 	xp->k.ckpt_early_stop = c->ckpt_early_stop &&

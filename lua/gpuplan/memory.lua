@@ -1459,6 +1459,13 @@ local function prepare_recipe(o, cfg, model, gpu, method, stack, dflt, defaults)
     -- above) and LitGPT's finetune/lora.py (0.05) train with it;
     -- PEFT's LoraConfig default is 0, so say lora_dropout = 0 for it.
     local d = o.lora_dropout
+    -- Adapters merged into the weight (gp.train's lora_merged, Praxis'
+    -- LoraTheta) have no input of their own: nothing to drop, no default.
+    if o.lora_merged and d ~= nil and d ~= false and d ~= 0 then
+      usage("lora_dropout: lora_merged's adapters are added into the weight and have no input "
+        .. "of their own to drop (got %s)", shown(d))
+    end
+    if d == nil and o.lora_merged then d = 0 end
     if d == nil then d = dflt("lora_dropout") end
     if type(d) ~= "boolean" and type(d) ~= "number" then
       fail("lora_dropout must be a number in [0, 1) or a boolean")

@@ -621,6 +621,17 @@ opt { name = "lora_targets", type = "string", metavar = "LIST", commands = TRAIN
 opt { name = "lora_dropout", type = "number", metavar = "P", commands = TRAIN4,
   value = 0.05, kind = "fraction", range = { 0, 1, open = true }, methods = ADAPTER, switch = true,
   help = "adapter dropout (0 keeps no dropout output or mask, as PEFT's default)" }
+opt { name = "lora_merged", type = "flag", commands = "train plan",
+  help = "LoRA's adapters added into the weight each step, W + A B^T, and the layer's own "
+    .. "GEMM run on the sum (Praxis' LoRA layers, LoraTheta: \"new_var += var\", which "
+    .. "Paxml's LoRA configs use without Transformer Engine): the backward computes the whole "
+    .. "weight gradient dW of each adapted matrix, as full training does, then dA = dW B and "
+    .. "dB = dW^T A; a merge GEMM of 2 w r FLOPs per adapted weight of w elements forward, "
+    .. "two back, each pass reading the weight or dW once; no adapter side path or dropout. "
+    .. "The base still takes no optimizer step and reduces no gradient; memory is priced "
+    .. "as the side-path adapters'. Off: the adapters beside the frozen GEMM (PEFT's, "
+    .. "Megatron's, Transformer Engine's), no base wgrad",
+  suggest = { "merged_lora", "lora_merge", "merge_adapters", "lorafy" } }
 
 ---------------------------------------------------------------------------
 section "vision"

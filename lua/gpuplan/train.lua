@@ -462,7 +462,7 @@ local function step_choices(o, p, cfg, sweep, default)
   if cfg.vpp and cfg.vpp > 1 then cfg.schedule = "interleaved" end
   -- Overlaps: the stack's defaults, each overridable.
   local ov = M.OVERLAPS[cfg.stack] or M.OVERLAPS.hf
-  local flags = { "causal_flops", "embed_flops", "no_router_flops", "unfused_loss", "eager_loss", "emb_matmul", "kv_repeat", "pad_mask", "async_tp_allreduce",
+  local flags = { "causal_flops", "embed_flops", "no_router_flops", "unfused_loss", "eager_loss", "emb_matmul", "lora_merged", "kv_repeat", "pad_mask", "async_tp_allreduce",
     "tp_input_per_linear",
     "unfused_permute", "unfused_act", "unfused_rope", "rope_seq_loop", "fused_grouped_mlp",
     "fp8_attention", "mlp_down_bf16", "tp_overlap_fp8_rs",
@@ -517,6 +517,14 @@ local function step_choices(o, p, cfg, sweep, default)
   cfg.eager_loss = o.eager_loss == true
   cfg.emb_matmul = o.emb_matmul == true
   cfg.metric_losses = o.metric_losses
+  -- Adapters merged into the weight exist only where there are adapters
+  -- on a 16-bit base (Praxis' LoRA layers): said of another method it
+  -- would price nothing, in silence.
+  if o.lora_merged and p.method ~= "lora" then
+    usage("train: lora_merged prices LoRA's adapters added into the weight: it needs method "
+      .. "lora (got method %s)", tostring(p.method))
+  end
+  cfg.lora_merged = o.lora_merged == true
   cfg.kv_repeat = o.kv_repeat == true
   cfg.pad_mask = o.pad_mask == true
   -- (its type and range 0 to 1 checked where options.lua declares it).

@@ -404,6 +404,9 @@ local case_schema = T.record {
     -- the token embedding looked up as a one-hot matmul (gp.train's
     -- emb_matmul: Praxis' lookup_style 'matmul')
     emb_matmul = declared("emb_matmul"),
+    -- LoRA's adapters added into the weight, W + A B^T (gp.train's
+    -- lora_merged: Praxis' LoRA layers)
+    lora_merged = declared("lora_merged"),
     -- the output layer and loss as Liger-Kernel's fused linear
     -- cross-entropy (gp.train's and gp.memory's fused_linear_ce)
     fused_linear_ce = declared("fused_linear_ce"),
@@ -414,7 +417,10 @@ local case_schema = T.record {
     -- reduce-scattering its own input gradient (gp.train's tp_input_per_linear)
     tp_input_per_linear = declared("tp_input_per_linear"),
     method = T.enum { "pretrain", "full", "lora", "qlora", "infer", "grpo", "ppo" },
-    lora = T.record { rank = count(), targets = T.array(T.string()) },
+    -- the adapters' rank, the matrices they adapt and, where the source's
+    -- code states it, their input dropout (gp.train's lora_dropout)
+    lora = T.record { rank = count(), targets = T.array(T.string()),
+                      dropout = declared("lora_dropout") },
     optimizer = T.enum { "adamw", "adam8bit", "sgd", "muon" },
     weight_dtype = weight_format(),
     kv_dtype = T.enum { "fp32", "bf16", "fp16", "fp8", "int8", "fp4", "int4" },
@@ -602,6 +608,7 @@ end
 -- states its rollout engine's in rl.max_batch and rl.max_num_tokens.
 M.WORKLOAD_READ = { dropout = set "train memory", unfused_loss = set "train",
                     emb_matmul = set "train",
+                    lora_merged = set "train",
                     attn_where = set "train", attn_head_copies = set "train",
                     addmm_bias = set "train",
                     fused_linear_ce = set "train memory",

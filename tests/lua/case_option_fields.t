@@ -36,6 +36,9 @@ local FIELDS = {
   -- a model's one-hot embedding lookup (Paxml's GPT configs:
   -- EMBEDDING_LOOKUP_STYLE = 'matmul')
   { "workload", "emb_matmul" },
+  -- LoRA's adapters added into the weight (Praxis' LoRA layers, the Paxml
+  -- LLaMA LoRA row without Transformer Engine)
+  { "workload", "lora_merged" },
   -- the RL flags (rl.ema: DeepSpeed-Chat's --enable_ema)
   { "rl", "colocated" }, { "rl", "refit_drain" }, { "rl", "colocate_critic_reward" },
   { "rl", "rollout_eager" }, { "rl", "rollout_dp_attention" }, { "rl", "offload_states" },

@@ -272,6 +272,7 @@ local function predict(case, cat)
   if type(lora) == "table" then
     o.lora_rank = v(lora.rank)
     if type(lora.targets) == "table" then o.lora_targets = table.concat(lora.targets, ",") end
+    o.lora_dropout = v(lora.dropout)
   end
   -- The framework's stack profile fills what the case leaves open: its
   -- own (litgpt, torchtune, peft) or the train predictor's (torchtitan,

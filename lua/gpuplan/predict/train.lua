@@ -917,6 +917,9 @@ local function predict(case, cat)
   -- The token embedding as a one-hot matmul (SCHEMA.md
   -- workload.emb_matmul): gp.train's option of that name.
   o.emb_matmul = v(wl.emb_matmul)
+  -- LoRA's adapters added into the weight each step (SCHEMA.md
+  -- workload.lora_merged): gp.train's option of that name.
+  o.lora_merged = v(wl.lora_merged)
   -- Liger-Kernel's fused linear cross-entropy (SCHEMA.md
   -- workload.fused_linear_ce): gp.train's option of that name.
   o.fused_linear_ce = v(wl.fused_linear_ce)
@@ -958,6 +961,7 @@ local function predict(case, cat)
   if type(lora) == "table" then
     o.lora_rank = v(lora.rank)
     if type(lora.targets) == "table" then o.lora_targets = table.concat(lora.targets, ",") end
+    o.lora_dropout = v(lora.dropout)
   end
   if v(hw.inter_node) and (v(hw.gpus) or 1) > (v(hw.gpus_per_node) or 8) then
     o.nic_fabric = hw.inter_node
