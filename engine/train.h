@@ -301,6 +301,10 @@ typedef struct train_cfg {
 				  * RoPE and SwiGLU in the Hugging Face
 				  * modules, the rest eager (train_layer.c
 				  * liger_elem) */
+	int fused_norm;          /* with eager: every RMSNorm one Triton
+				  * kernel each way, the rest eager
+				  * (torchtitan's norm_type fused_rmsnorm;
+				  * train_layer.c fused_rms_norm) */
 	int fp8_current;         /* 1: with compute fp8, each cast to fp8
 				  * scales by the tensor's own amax
 				  * (Transformer Engine's
@@ -558,6 +562,7 @@ typedef struct train_lkey {
 	int moe_fp8_copy;        /* train_cfg's, with lin fp8 */
 	int flash, dropout, eager, forward_only;
 	int liger;               /* train_cfg's, eager only */
+	int fused_norm;          /* train_cfg's, eager only */
 	int ds_hooks;            /* DeepSpeed's stage 3 gathers through
 				  * Python hooks on every module of the
 				  * eager modules (train_layer.c

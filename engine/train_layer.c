@@ -575,6 +575,40 @@ static void act_unfused_costs(const tenv *e, const train_lkey *k,
 	}
 }
 
+/* An RMSNorm as one Triton kernel each way: Liger-Kernel's LigerRMSNorm
+ * (below) and torchtitan's FusedRMSNorm (norm_type "fused_rmsnorm",
+ * torchtitan/models/norms.py at 1ea476e9f: _rms_norm_fwd_kernel loads a
+ * row of X, stores Y and the row's fp32 Rstd, "tl.store(Rstd + row,
+ * rstd)"; _rms_norm_bwd_kernel_sm loads X, DY and Rstd and stores DX,
+ * each program's fp32 dW row, summed after) run the same traffic: 2 A an
+ * element and 4 B a row forward, 3 A an element and 4 B a row backward,
+ * the sm_count x hidden partial dW rows (a few MB a call) left out.
+ * Forward *t, backward *tb, *nk the forward's launches; 0 when o is not
+ * an RMSNorm (a LayerNorm: one kernel each way already, eager_elem). */
+static int fused_rms_norm(const tenv *e, const train_lkey *k,
+			  const gp_op *o, double *t, double *tb, double *nk)
+{
+	const gp_model *m = e->m;
+	double A = k->A, h = m->hidden;
+
+	if ((strcmp(o->name, "attn_norm") == 0 ||
+	     strcmp(o->name, "mlp_norm") == 0) && m->norm_params == m->hidden) {
+		*t = t_mem(e, k->half, 2.0 * A * o->elems + 4.0 * o->elems / h);
+		*tb = t_mem(e, k->half, 3.0 * A * o->elems + 4.0 * o->elems / h);
+		*nk += 1;
+	} else if (strcmp(o->name, "qk_norm") == 0) {
+		/* q's heads and k's, a row a head, one call each */
+		double rows = o->elems / m->head_dim;
+
+		*t = t_mem(e, k->half, 2.0 * A * o->elems + 4.0 * rows);
+		*tb = t_mem(e, k->half, 3.0 * A * o->elems + 4.0 * rows);
+		*nk += 2;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
 /* Liger-Kernel (linkedin/Liger-Kernel; AutoLigerKernelForCausalLM,
  * apply_liger_kernel_to_llama / _qwen3 / ...) swaps three of the eager
  * modules above for Triton kernels of its own -- "rope: bool = True",
@@ -608,21 +642,11 @@ static int liger_elem(const tenv *e, const train_lkey *k, const gp_op *o,
 		      double *t, double *tb, double *nk)
 {
 	const gp_model *m = e->m;
-	double A = k->A, h = m->hidden;
+	double A = k->A;
 
-	if ((strcmp(o->name, "attn_norm") == 0 ||
-	     strcmp(o->name, "mlp_norm") == 0) && m->norm_params == m->hidden) {
-		*t = t_mem(e, k->half, 2.0 * A * o->elems + 4.0 * o->elems / h);
-		*tb = t_mem(e, k->half, 3.0 * A * o->elems + 4.0 * o->elems / h);
-		*nk += 1;
-	} else if (strcmp(o->name, "qk_norm") == 0) {
-		/* q's heads and k's, a row a head, one call each */
-		double rows = o->elems / m->head_dim;
-
-		*t = t_mem(e, k->half, 2.0 * A * o->elems + 4.0 * rows);
-		*tb = t_mem(e, k->half, 3.0 * A * o->elems + 4.0 * rows);
-		*nk += 2;
-	} else if (strcmp(o->name, "rope_kv") == 0) {
+	if (fused_rms_norm(e, k, o, t, tb, nk))
+		return 1;
+	if (strcmp(o->name, "rope_kv") == 0) {
 		double nh = m->heads / (double)k->tp;
 		double nkv = model_kv_heads_rank(m, k->tp);
 		double tok = o->elems / ((nh + nkv) * m->head_dim);
@@ -655,6 +679,8 @@ static void eager_elem(const tenv *e, const train_lkey *k, const gp_op *o,
 	double h = m->hidden, nb = 0;
 
 	if (k->liger && liger_elem(e, k, o, t, tb, nk))
+		return;
+	if (k->fused_norm && fused_rms_norm(e, k, o, t, tb, nk))
 		return;
 	if ((strcmp(o->name, "attn_norm") == 0 ||
 	     strcmp(o->name, "mlp_norm") == 0) && m->norm_params == m->hidden) {
@@ -4258,9 +4284,10 @@ void train_ends_costs(tenv *e, const train_lkey *k, train_lcost *ld)
 		loss_b = t_mem(e, k->half, ll * k->A) +
 			t_mem(e, k->half, ll * 3.0 * k->A);
 	}
-	/* Liger's final norm (its RMSNorm class, base_model.norm): the
-	 * fused norm's 2 A and 3 A above, its row's rstd left out. */
-	if (k->eager && !k->liger) {
+	/* Liger's final norm (its RMSNorm class, base_model.norm) and
+	 * torchtitan's FusedRMSNorm (fused_norm, model.norm): the fused
+	 * norm's 2 A and 3 A above, its row's rstd left out. */
+	if (k->eager && !k->liger && !k->fused_norm) {
 		if (m->norm_params == m->hidden) {
 			norm_f = ekernels(e, k, rms_fwd, NK(rms_fwd), el,
 					  el / hid, &nk);

@@ -348,6 +348,7 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.dropout = c->mem.dropout;
 	xp->k.eager = c->eager;
 	xp->k.liger = c->liger && c->eager;
+	xp->k.fused_norm = c->fused_norm && c->eager;
 	xp->k.forward_only = c->forward_only;
 	xp->k.ds_hooks = train_ds_hooks_cfg(c) && gathers(xp);
 	xp->k.ds_bucket = xp->k.ds_hooks && !xp->k.frozen &&

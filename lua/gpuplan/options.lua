@@ -577,7 +577,10 @@ opt { name = "eager_swiglu", type = "boolean", lua_only = true, commands = TRAIN
     .. "kernels eager, the hf stack's default)" }
 opt { name = "eager_norm", type = "boolean", lua_only = true, commands = TRAIN4,
   help = "RMSNorm saved as Hugging Face's eager LlamaRMSNorm saves it: the fp32 upcast of "
-    .. "its input (default with kernels eager, the hf stack's default)" }
+    .. "its input (default with kernels eager, the hf stack's default); false under kernels "
+    .. "eager: every RMSNorm one Triton kernel each way, run and saved as torchtitan's "
+    .. "norm_type fused_rmsnorm runs and saves it (its input and the rows' rstd), the rest "
+    .. "eager" }
 opt { name = "attn_clamp", type = "boolean", lua_only = true, commands = TRAIN4,
   help = "unfused eager attention (flash false) clamps the masked scores, "
     .. "torch.max(scores, finfo.min), as transformers' OPT and Llama did in 2023: keeps "

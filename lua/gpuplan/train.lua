@@ -787,6 +787,11 @@ local function step_choices(o, p, cfg, sweep, default)
   -- 0.813 of Hopper's share on Blackwell, below ATen's 0.873.
   cfg.eager = kernels ~= "fused"
   cfg.liger = kernels == "liger"
+  -- eager_norm false under the eager modules: the RMSNorm as one Triton
+  -- kernel each way (torchtitan's norm_type "fused_rmsnorm", its
+  -- FusedRMSNorm; engine/train_layer.c fused_rms_norm), what memory.lua
+  -- then keeps for it too (its input and the rows' rstd, no fp32 copy).
+  cfg.fused_norm = cfg.eager and not cfg.liger and p.cfg.eager_norm == false
   -- The einsum dispatcher is DeepSpeed's own MOELayer (deepspeed/moe/
   -- sharded_moe.py), which Megatron-DeepSpeed's GPT builds: on another
   -- stack, or under the eager modules (a Hugging Face model's own MoE

@@ -382,6 +382,9 @@ local case_schema = T.record {
     -- attn_where)
     attn_clamp = declared("attn_clamp"), eager_softmax = declared("eager_softmax"),
     attn_where = declared("attn_where"),
+    -- the RMSNorm as one fused kernel under the eager modules (gp.train's
+    -- and gp.memory's eager_norm false: torchtitan's fused_rmsnorm)
+    eager_norm = declared("eager_norm"),
     -- q, k, v copied to the heads' layout, by torch.matmul or by the
     -- model's .contiguous() (gp.train's attn_head_copies)
     attn_head_copies = declared("attn_head_copies"),

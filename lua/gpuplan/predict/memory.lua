@@ -230,6 +230,9 @@ local function predict(case, cat)
   if o.method ~= "infer" then o.fused_linear_ce = v(wl.fused_linear_ce) end
   -- workload.replicated_logits: the TP head's logits on every rank.
   if o.method ~= "infer" then o.replicated_logits = v(wl.replicated_logits) end
+  -- workload.eager_norm false: the fused RMSNorm keeps its input and the
+  -- rows' rstd, not the eager module's fp32 copy.
+  if o.method ~= "infer" then o.eager_norm = v(wl.eager_norm) end
   -- ZeRO-3 on a model built outside deepspeed.zero.Init (SCHEMA.md
   -- parallel.zero_init): the engine holds it whole once, at init.
   o.zero_init = v(par.zero_init)

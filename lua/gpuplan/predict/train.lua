@@ -903,6 +903,9 @@ local function predict(case, cat)
   o.power_limit = v(hw.power_limit)
   o.attn_clamp = v(wl.attn_clamp)
   o.eager_softmax = v(wl.eager_softmax)
+  -- The RMSNorm as one fused kernel under the eager modules (SCHEMA.md
+  -- workload.eager_norm false: torchtitan's norm_type fused_rmsnorm).
+  o.eager_norm = v(wl.eager_norm)
   o.attn_where = v(wl.attn_where)
   o.attn_head_copies = v(wl.attn_head_copies)
   o.addmm_bias = v(wl.addmm_bias)
