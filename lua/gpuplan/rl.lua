@@ -612,6 +612,55 @@ M.RESPONSE_SHARE = 0.696
 -- mean response near 1100 of that run's 8192-token limit (0.13).
 M.BASE_RESPONSE_SHARE = (1827.308 + 2819.061) / 2 / 20480
 
+-- A base checkpoint whose own DAPO runs are published: its mean response
+-- in tokens, and the limit those runs had.  The mean is the policy's, not
+-- a share of the limit: verl's one-step-off doc (docs/advance/
+-- one_step_off.md at 503ea75f5) trains Qwen2.5-Math-7B on the same data
+-- to 8192 tokens (Megatron) and to 20480 (FSDP2), and on the same 12
+-- training and 4 rollout GPUs, 6144 samples a step, the two cost the same
+-- a sample (old_log_prob 120 and 108 s, update_actor 347 and 337,
+-- generate_sequences 501 and 458): the limit clips the responses, a
+-- higher one does not lengthen them.  The 16 runs behind the median
+-- above answer 0.037 (Qwen2.5-14B) to 0.179 (Qwen3-14B-Base) of their
+-- one limit: the model decides it.
+-- Qwen2.5-Math-7B: github ISEEKYAN/verl_megatron_practice dapo7b.csv at
+-- 12f78ce (2025-07-31), 20 verl DAPO runs on 8-32 H100s and H20s (the
+-- DAPO_7B scripts: MODEL_PATH .../Qwen2.5-Math-7B, max_response_length
+-- 8192, train_prompt_bsz 512, n_resp_per_prompt 16: 8192 sequences), each
+-- with its update_actor time and verl's MFU.  verl's perf/mfu/actor is its
+-- FlopsCounter's count over that timer and the card's promised FLOP/s
+-- (verl/utils/flops_counter.py _estimate_qwen2_flops: 6 x 7.615e9 dense
+-- weights, the embedding and head included, a token, plus 12 x s^2 x 128
+-- x 28 x 28 a sequence; H100 989e12, H20 148e12), so MFU x peak x GPUs x
+-- update_actor is the count, and with 150-token prompts and exponential
+-- responses (E[R^2] = 2 R^2) each row gives a mean R: sorted 854 1118
+-- 1214 1231 1245 1247 1271 1275 1279 1293 1295 1303 1312 1316 1323 1340
+-- 1354 1436 1488 1675, the median 1294 tokens (0.158 of 8192).
+M.BASE_RESPONSE_TOKENS = {
+  ["qwen2.5-math-7b"] = { tokens = 1294, limit = 8192 },
+}
+
+-- The mean response assumed for a base checkpoint (model: a catalog id or
+-- a model table with its id) at the limit rmax, and what the assumption
+-- says: its published mean (M.BASE_RESPONSE_TOKENS) at a limit at least
+-- the one it was measured at, that share of a lower one, else
+-- M.BASE_RESPONSE_SHARE of rmax.
+function M.base_response(model, rmax)
+  local id = type(model) == "table" and (model.id or model.name) or model
+  local own = type(id) == "string" and M.BASE_RESPONSE_TOKENS[id:lower()]
+  if own then
+    local r = math.max(1, math.floor(own.tokens * math.min(1, rmax / own.limit) + 0.5))
+    return r, string.format("response_len=%d (assumed: %s's published mean response in verl "
+      .. "DAPO runs to %d tokens, %d%s; give response_len when known)", r, id, own.limit,
+      own.tokens, rmax < own.limit and string.format(", that share of %d", rmax) or
+      ": a higher limit does not lengthen it")
+  end
+  local r = math.max(1, math.floor(M.BASE_RESPONSE_SHARE * rmax + 0.5))
+  return r, string.format("response_len=%d (assumed: %.3f x response_max, the median mean/limit "
+    .. "of published DAPO runs from base checkpoints; give response_len when known)", r,
+    M.BASE_RESPONSE_SHARE)
+end
+
 -- The share of the responses that never end and are cut at the limit
 -- (response_clip), beside the exponential's own e^(-limit/theta).  An
 -- exponential alone puts almost nothing there when the mean is far below
@@ -746,11 +795,11 @@ local function lengths(o, dflt)
   end
   if rlen == nil and rmax ~= nil and base then
     -- A base policy's mean, assumed from measured runs of base
-    -- checkpoints (M.BASE_RESPONSE_SHARE).
-    rlen = math.max(1, math.floor(M.BASE_RESPONSE_SHARE * rmax + 0.5))
-    dflt(string.format("response_len=%d (assumed: %.3f x response_max, the median mean/limit "
-      .. "of published DAPO runs from base checkpoints; give response_len when known)", rlen,
-      M.BASE_RESPONSE_SHARE))
+    -- checkpoints (M.base_response: the model's own, else
+    -- M.BASE_RESPONSE_SHARE).
+    local text
+    rlen, text = M.base_response(o.model, rmax)
+    dflt(text)
   elseif rlen == nil and rmax ~= nil then
     -- Only the limit is known (published configs give max_new_tokens):
     -- the mean is assumed from measured runs (M.RESPONSE_SHARE).

@@ -916,12 +916,13 @@ local function predict(case, cat)
     o.response_max = math.max(o.response_len or 1, tmax - plen)
   end
   -- A policy that starts from a base checkpoint (rl.base_checkpoint)
-  -- answers far below the limit: gp.rl's base_checkpoint assumes its own
-  -- share of it (rl.BASE_RESPONSE_SHARE) when the mean is not stated.
+  -- answers far below the limit: gp.rl's base_checkpoint assumes its mean
+  -- (rl.base_response: the model's published one, else a share of the
+  -- limit) when the mean is not stated.
   if not resp then
     o.base_checkpoint = v(c.base_checkpoint) or nil
-    resp = math.max(1, math.floor((o.base_checkpoint and rl.BASE_RESPONSE_SHARE
-      or rl.RESPONSE_SHARE) * o.response_max + 0.5))
+    resp = o.base_checkpoint and rl.base_response(model, o.response_max) or
+      math.max(1, math.floor(rl.RESPONSE_SHARE * o.response_max + 0.5))
   end
   if v(hw.inter_node) and (v(hw.gpus) or 1) > (v(hw.gpus_per_node) or 8) then
     o.nic_fabric = hw.inter_node
