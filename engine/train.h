@@ -218,7 +218,9 @@ typedef struct train_cfg {
 				  * bshd (train_layer.c fa_layout_costs) */
 	int unfused_rope;        /* RoPE as Megatron-Core's PyTorch ops
 				  * (apply_rope_fusion off; train_layer.c
-				  * rope_thd_costs) */
+				  * rope_thd_costs), or without
+				  * te_modules Megatron-DeepSpeed's
+				  * (mds_rope_costs) */
 	int rope_seq_loop;       /* with unfused_rope: the packed path's
 				  * loop over the sequences (Megatron-LM
 				  * before 6fe43ce281; rope_thd_costs) */
@@ -604,7 +606,8 @@ typedef struct train_lkey {
 	int unfused_act;         /* train_cfg's */
 	int fa_layout;           /* train_cfg's, fused stacks with flash */
 	int unfused_rope;        /* train_cfg's, fused stacks only */
-	int rope_seq_loop;       /* train_cfg's, with unfused_rope */
+	int rope_seq_loop;       /* train_cfg's, with unfused_rope and
+				  * te_modules */
 	int fused_mlp;           /* train_cfg's, fused stacks with MXFP8
 				  * compute only */
 	int fp8_attn;            /* train_cfg's, fused stacks with FP8

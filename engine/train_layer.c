@@ -516,6 +516,50 @@ static void rope_unfused_costs(const tenv *e, const train_lkey *k,
 	*nk += nks * ROPE_BARE_OP;
 }
 
+/* Megatron-DeepSpeed's rotary embedding (unfused_rope without
+ * te_modules: stack deepspeed with kernels fused), which has no fused
+ * path: megatron/model/rotary_pos_embedding.py at 11f2d934 (the commit
+ * FlagPerf's llama2_7b-megatron-deepspeed pins), taken from NeMo's,
+ * "t = (t * freqs.cos().to(t.dtype)) + (_rotate_half(t) *
+ * freqs.sin().to(t.dtype))" with _rotate_half's "x1, x2 =
+ * x.unbind(dim=-2)" and "return torch.cat((-x2, x1), dim=-1)" (an
+ * einops rearrange, a view, before), called by ParallelAttention on the
+ * query and on the key: the eager modules' five kernels on each
+ * (rope_fwd: x * cos, -x2, cat, * sin, the sum; back mds_rope_bwd) --
+ * and "return t if t_pass.shape[-1] == 0 else torch.cat((t, t_pass),
+ * dim=-1)", so at a full rotary dim no final cat.  cos and sin of freqs and their casts
+ * (MDS_ROPE_TRIG_OPS a call, sequence x head dim, launches only); all
+ * bare tensor ops of a plain function (ROPE_BARE_OP).  In place of the
+ * fused op's 2 elements forward and 3 backward. */
+#define MDS_ROPE_TRIG_OPS 4.0
+/* Its backward by autograd's formulas: grad * cos and grad * sin (2
+ * each); the cat's gradient is two views of it; neg's, -grad on the
+ * half (1); unbind's, torch.stack of the two halves' gradients into one
+ * tensor (2, where the Hugging Face slices' zeros and copies take 4);
+ * the two gradients of t summed (3). */
+static const ekernel mds_rope_bwd[] = {
+	{ 2, 0, 0, 0 }, { 2, 0, 0, 0 }, { 1, 0, 0, 0 }, { 2, 0, 0, 0 },
+	{ 3, 0, 0, 0 }
+};
+
+static void mds_rope_costs(const tenv *e, const train_lkey *k,
+			   const gp_op *o, double *t, double *tb, double *nk)
+{
+	const gp_model *m = e->m;
+	double nh = m->heads / (double)k->tp;
+	double nkv = model_kv_heads_rank(m, k->tp);
+	double eq = o->elems * nh / (nh + nkv), ek = o->elems - eq;
+	double rows = eq / (nh * m->head_dim);
+	double nks = 2.0 * MDS_ROPE_TRIG_OPS, nb = 0;
+
+	/* the forward is the eager modules' five kernels, on q and on k */
+	*t = ekernels(e, k, rope_fwd, NK(rope_fwd), eq, rows, &nks) +
+		ekernels(e, k, rope_fwd, NK(rope_fwd), ek, rows, &nks);
+	*tb = ekernels(e, k, mds_rope_bwd, NK(mds_rope_bwd), eq, rows, &nb) +
+		ekernels(e, k, mds_rope_bwd, NK(mds_rope_bwd), ek, rows, &nb);
+	*nk += nks * ROPE_BARE_OP;
+}
+
 /* The gated activation with Megatron-Core's bias_activation_fusion off
  * (unfused_act; the TransformerConfig default, False, which Megatron-
  * Bridge's GPTModelProvider keeps -- "bias_activation_fusion: bool =
@@ -2352,7 +2396,8 @@ static void layer_extras(tenv *e, const train_lkey *k, int kind, double nk,
 		 * kernels meanwhile -- the calls' host time less their GPU
 		 * time, at least, on the layer's path (the waits' own
 		 * stretch, as the dispatcher's above). */
-		if (k->unfused_rope && k->attn_seq > 0 && !eager) {
+		if (k->unfused_rope && k->te_modules && k->attn_seq > 0 &&
+		    !eager) {
 			double hr = 2.0 * rope_thd_post_host(m, k);
 
 			if (hr - lc->rope_gpu > wf)
@@ -2963,6 +3008,9 @@ static void layer_compute(tenv *e, const train_lkey *k, int kind,
 				act_unfused_costs(e, k, o, moe && k->probs_act &&
 						  strcmp(o->name, "moe_act") == 0,
 						  &t, &tb_, &nk);
+			else if (strcmp(o->name, "rope_kv") == 0 &&
+				 k->unfused_rope && !k->te_modules)
+				mds_rope_costs(e, k, o, &t, &tb_, &nk);
 			else if (strcmp(o->name, "rope_kv") == 0 &&
 				 k->unfused_rope && k->attn_seq > 0)
 				rope_thd_costs(e, k, o, &t, &tb_, &nk,

@@ -382,8 +382,12 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.unfused_act = c->unfused_act && !c->eager;
 	xp->k.fa_layout = c->fa_layout && c->te_modules && !c->eager &&
 		c->mem.flash;
-	xp->k.unfused_rope = c->unfused_rope && c->te_modules && !c->eager;
-	xp->k.rope_seq_loop = xp->k.unfused_rope && c->rope_seq_loop;
+	/* Megatron-Core's unfused RoPE, or with other fused modules
+	 * (gpuplan.train admits stack deepspeed alone: Megatron-DeepSpeed)
+	 * theirs, train_layer.c mds_rope_costs */
+	xp->k.unfused_rope = c->unfused_rope && !c->eager;
+	xp->k.rope_seq_loop = xp->k.unfused_rope && c->te_modules &&
+		c->rope_seq_loop;
 	xp->k.fused_mlp = c->fused_mlp && c->te_modules && !c->eager &&
 		c->compute == GP_FP8 && c->fp8_block;
 	xp->k.fp8_attn = c->fp8_attn && c->te_modules && !c->eager &&

@@ -1937,7 +1937,9 @@ opt { name = "unfused_rope", type = "flag", commands = "train plan rl",
     .. "recipes set it): on packed sequences (packed_len, or gp.rl's packing) each of the "
     .. "two calls a layer waits twice for the GPU on the host (.tolist() of the sequence "
     .. "lengths) and then launches its 16 small kernels one by one while the GPU idles; "
-    .. "Transformer Engine modules only",
+    .. "on stack deepspeed with kernels fused, Megatron-DeepSpeed's apply_rotary_pos_emb, "
+    .. "which has no fused path (five kernels on q and on k each way); stack megatron or "
+    .. "deepspeed only",
   suggest = { "apply_rope_fusion", "no_rope_fusion", "rope_fusion" } }
 opt { name = "rope_seq_loop", type = "flag", commands = "train plan rl",
   help = "with unfused_rope on packed sequences: Megatron-LM's thd RoPE before 6fe43ce281 "

@@ -1071,20 +1071,22 @@ local function step_choices(o, p, cfg, sweep, default)
     end
   end
   -- The unfused RoPE is Megatron-Core's with apply_rope_fusion off
-  -- (engine/train_layer.c rope_thd_costs): eager modules already run
-  -- Hugging Face's rotary op by op, the fused kernels of the other stacks
-  -- are not Megatron-Core's modules (train_prep.c prices it only with
-  -- te_modules), and a model without rotary positions has none to run --
-  -- each would change nothing, in silence.
+  -- (engine/train_layer.c rope_thd_costs), or Megatron-DeepSpeed's
+  -- apply_rotary_pos_emb, PyTorch ops with no fused path (stack deepspeed
+  -- with kernels fused; train_layer.c mds_rope_costs): eager modules
+  -- already run Hugging Face's rotary op by op, the hf stack's fused
+  -- kernels (torch.compile) fuse it, and a model without rotary positions
+  -- has none to run -- each would change nothing, in silence.
   if cfg.unfused_rope then
     local id = tostring(p.model.id or p.model.name)
     if cfg.eager then
       usage("train: unfused_rope is Megatron-Core's RoPE without apply_rope_fusion; with "
         .. "kernels = %s (stack = %s) the rotary embedding is already Hugging Face's, op "
         .. "by op: give kernels = fused", kernels, tostring(cfg.stack))
-    elseif not cfg.te_modules then
-      usage("train: unfused_rope is Megatron-Core's RoPE without apply_rope_fusion: it needs "
-        .. "stack = megatron (got stack = %s)", tostring(cfg.stack))
+    elseif not cfg.te_modules and cfg.stack ~= "deepspeed" then
+      usage("train: unfused_rope is Megatron-Core's RoPE without apply_rope_fusion (stack "
+        .. "megatron) or Megatron-DeepSpeed's (stack deepspeed, kernels fused): it needs "
+        .. "one of them (got stack = %s)", tostring(cfg.stack))
     else
       local pos = p.model.positions or ((p.model.pos_embeddings or 0) > 0 and "learned"
         or "rope")
@@ -1098,6 +1100,11 @@ local function step_choices(o, p, cfg, sweep, default)
   if cfg.rope_seq_loop and not cfg.unfused_rope then
     usage("train: rope_seq_loop is a form of the unfused RoPE's packed path: it needs "
       .. "unfused_rope")
+  end
+  -- Megatron-DeepSpeed's rotary embedding has no packed (thd) path.
+  if cfg.rope_seq_loop and not cfg.te_modules then
+    usage("train: rope_seq_loop is Megatron-Core's packed RoPE path: it needs stack = "
+      .. "megatron (got stack = %s)", tostring(cfg.stack))
   end
   if o.moe_router_dtype ~= nil then
     local id = tostring(p.model.id or p.model.name)

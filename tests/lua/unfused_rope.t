@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(16)
+t.plan(20)
 
 local op = t.op
 -- H100 SXM streams at 3.35e12 B/s x 0.84 (the hopper arch's hbm); a
@@ -79,13 +79,37 @@ end
 t.raises(function() runj(dense, { unfused_rope = true, stack = "hf" }) end,
   "train: unfused_rope is Megatron-Core's RoPE without apply_rope_fusion; with "
     .. "kernels = eager (stack = hf)", "eager modules refused", true)
--- The other stacks' fused kernels are not Megatron-Core's modules: the
--- option would leave their step as it is (deepspeed, packed: the same
--- step with and without it before this refusal).
-t.raises(function() runj(dense, { unfused_rope = true, stack = "deepspeed", kernels = "fused",
-                                  packed_len = 1024 }) end,
-  "train: unfused_rope is Megatron-Core's RoPE without apply_rope_fusion: it needs "
-    .. "stack = megatron (got stack = deepspeed)", "deepspeed's fused kernels refused", true)
+-- The hf stack's fused kernels (torch.compile) fuse the rotary op: the
+-- option would leave the step as it is.
+t.raises(function() runj(dense, { unfused_rope = true, stack = "hf", kernels = "fused" }) end,
+  "train: unfused_rope is Megatron-Core's RoPE without apply_rope_fusion (stack megatron) "
+    .. "or Megatron-DeepSpeed's (stack deepspeed, kernels fused): it needs one of them "
+    .. "(got stack = hf)", "the hf stack's fused kernels refused", true)
+
+-- Megatron-DeepSpeed (stack deepspeed, kernels fused) has no fused RoPE:
+-- rotary_pos_embedding.py's apply_rotary_pos_emb on q and on k, five
+-- kernels each (x cos 2, -x2 1, cat 2, x sin 2, the sum 3: 10 el A), no
+-- final cat at a full rotary dim; back, autograd's five (grad x cos 2,
+-- grad x sin 2, neg's 1, unbind's stack 2, the sum 3: 10 el A):
+-- 10 el A = 419.4 MB / 2.814e12 B/s = 149.1 us + 10 x 4.9 us each way.
+-- No thd path: packed sequences wait for nothing on the host.  1e-6:
+-- float rounding.
+do
+  local mds = { stack = "deepspeed", kernels = "fused", zero = 1 }
+  local u = runj(dense, t.with(mds, { unfused_rope = true }))
+  local f = runj(dense, mds)
+  local g = 10 * el * A / bw + 10 * k1
+  t.near(op(u, "rope_kv").fwd, g, 1e-6, "Megatron-DeepSpeed: five kernels on q and on k")
+  t.near(op(u, "rope_kv").bwd, g, 1e-6, "Megatron-DeepSpeed: autograd's five back on each")
+  local p = runj(dense, t.with(mds, { unfused_rope = true, packed_len = 1024 }))
+  t.ok(op(f, "rope_kv").fwd < g and op(p, "host_wait") == nil and
+       math.abs(op(p, "rope_kv").fwd - g) < 1e-12,
+       "Megatron-DeepSpeed: longer than the fused op; packed, the same kernels and no wait")
+  t.raises(function() runj(dense, t.with(mds, { unfused_rope = true, packed_len = 1024,
+                                                rope_seq_loop = true })) end,
+    "train: rope_seq_loop is Megatron-Core's packed RoPE path: it needs stack = megatron "
+      .. "(got stack = deepspeed)", "Megatron-DeepSpeed: no per-sequence loop", true)
+end
 t.raises(function() runj(dense, { unfused_rope = true, model = "gpt3-175b", gpus = 64,
                                   tp = 8, pp = 8 }) end,
   "train: unfused_rope prices Megatron-Core's rotary embedding; gpt3-175b has learned "
