@@ -598,6 +598,20 @@ static void act_unfused_costs(const tenv *e, const train_lkey *k,
 
 	*t = ekernels(e, k, glu_fwd, NK(glu_fwd), el, 0, nk);
 	*tb = ekernels(e, k, glu_bwd, NK(glu_bwd), el, 0, &nb);
+	/* A dense MLP whose fc1 has a bias (model linear_bias): fc1 skips
+	 * its bias add ("skip_bias_add=True") and the unfused path adds it
+	 * before the activation, "if bias_parallel is not None:
+	 * intermediate_parallel = intermediate_parallel + bias_parallel"
+	 * (Megatron-Core mlp.py at core_v0.6.0; Megatron-DeepSpeed's
+	 * ParallelMLP at 11f2d934 the same line): fc1's output, 2 el, read
+	 * and written (4 el A); back, the add passes the gradient on and the
+	 * bias's gradient is its sum over the tokens, a reduction reading it
+	 * (2 el A).  The fused kernel adds it in registers. */
+	if (e->m->linear_bias && strcmp(o->name, "mlp_act") == 0) {
+		*t += t_mem(e, k->half, 4.0 * el * a);
+		*tb += t_mem(e, k->half, 2.0 * el * a);
+		*nk += 1.0;
+	}
 	if (!probs)
 		return;
 	*t += t_mem(e, k->half, el * (a + q));

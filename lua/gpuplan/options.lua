@@ -1928,7 +1928,8 @@ opt { name = "unfused_act", type = "flag", commands = "train plan rl",
   help = "the MLP's gated activation as Megatron-Core's PyTorch ops (bias_activation_fusion "
     .. "off: its TransformerConfig default, kept by Megatron-Bridge's and NeMo 2.0's Qwen3 "
     .. "configs): silu and the product as two kernels, 10 and 18 B a 16-bit ffn element "
-    .. "forward and back where the fused kernel moves 6 and 9; in the experts the router's "
+    .. "forward and back where the fused kernel moves 6 and 9; with fc1's bias (model "
+    .. "linear_bias) its add before them and its gradient's sum after; in the experts the router's "
     .. "probabilities then multiply the activation in their dtype (moe_router_dtype) and "
     .. "the product is cast back",
   suggest = { "bias_activation_fusion", "no_bias_activation_fusion", "unfused_swiglu" } }

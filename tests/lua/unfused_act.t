@@ -3,12 +3,13 @@
 -- NeMo 2.0's Qwen3 configs keep) runs the gated activation as PyTorch
 -- ops -- silu, then the product -- and in the experts multiplies the
 -- router's probabilities in the router's dtype (moe_router_dtype) and
--- casts back (engine/train_layer.c act_unfused_costs).
+-- casts back, and with fc1's bias adds it first (engine/train_layer.c
+-- act_unfused_costs).
 -- Run with ./gpuplan run tests/lua/unfused_act.t.
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(12)
+t.plan(14)
 
 local op = t.op
 -- H100 SXM streams at 3.35e12 B/s x 0.84 (the hopper arch's hbm); a
@@ -38,6 +39,25 @@ do
   t.ok(op(u, "mlp_act").fwd > op(f, "mlp_act").fwd and
        op(u, "mlp_act").bwd > op(f, "mlp_act").bwd,
        "longer both ways than the fused kernel (6 and 9 B an ffn element)")
+end
+
+-- With a bias on fc1 (model linear_bias, Megatron-DeepSpeed's and
+-- Megatron-Core's "intermediate_parallel + bias_parallel" before the
+-- unfused glu): one more kernel each way, the add reading and writing
+-- fc1's 2 el outputs (4 el A = 469.8 MB, 166.9 us + 4.9 us) and back the
+-- bias gradient's sum reading 2 el (2 el A, 83.5 us + 4.9 us).  Without
+-- the bias nothing more (the tests above).  1e-6: float rounding.
+do
+  local el, A = 4096 * 14336, 2
+  local biased = { id = "llama3-8b-bias", name = "Llama 3 8B with linear biases",
+    layers = 32, hidden = 4096, heads = 32, kv_heads = 8, head_dim = 128, ffn_hidden = 14336,
+    ffn_gated = true, vocab = 128256, norm = "rms", linear_bias = true, max_seq = 8192,
+    params_b = 8.03 }
+  local u = runj(dense, { model = biased, unfused_act = true })
+  t.near(op(u, "mlp_act").fwd, 9 * el * A / bw + 3 * k1, 1e-6,
+         "fc1's bias: its add before silu and the product")
+  t.near(op(u, "mlp_act").bwd, 11 * el * A / bw + 4 * k1, 1e-6,
+         "fc1's bias: its gradient's sum after the three")
 end
 
 -- Qwen3-30B-A3B (top 8 of 128 experts of ffn 768, no shared expert) at
