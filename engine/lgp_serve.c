@@ -433,6 +433,7 @@ static const lgp_field serve_fields[] = {
 	F_BOOL("sbo_shared_dispatch", offsetof(serve_cfg, sbo_shared_dispatch),
 	       0),
 	F_NUM("sbo_sms", offsetof(serve_cfg, sbo_sms), 0),
+	F_NUM("sbo_block", offsetof(serve_cfg, sbo_block), 0),
 	F_END
 };
 static const lgp_desc serve_desc = { "serve", serve_fields };
@@ -449,7 +450,7 @@ static const lgp_desc serve_desc = { "serve", serve_fields };
  * spec_running (requests an instance runs while it speculates; 0 or
  * absent: no such cap), a2a ("deepep" | "nccl"), dispatch_bytes, combine_bytes,
  * expert_bits (0 or absent: weight_bits), expert_compute (a dtype name),
- * sbo, sbo_down, sbo_shared_dispatch (booleans), sbo_sms. */
+ * sbo, sbo_down, sbo_shared_dispatch (booleans), sbo_sms, sbo_block. */
 static void lgp_toservemoe(lua_State *L, int idx, serve_cfg *c)
 {
 	gp_topo t;

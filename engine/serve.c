@@ -196,7 +196,8 @@ int serve_check(const gp_model *m, const roof_device *d, const serve_cfg *c,
 	    (c->expert_bits != 0 &&
 	     gp_check_num(c->expert_bits, 1, 32, "expert_bits", err)) ||
 	    (c->sbo && gp_check_num(c->sbo_sms, 0, d->sms > 1 ? d->sms - 1 :
-	                            0, "sbo_sms", err)))
+	                            0, "sbo_sms", err)) ||
+	    (c->sbo && gp_check_num(c->sbo_block, 0, 1e6, "sbo_block", err)))
 		return GP_EINVAL;
 	if (c->expert_bits != 0 &&
 	    ((int)c->expert_compute < 0 ||

@@ -181,6 +181,10 @@ typedef struct serve_cfg {
 	int sbo_down;
 	int sbo_shared_dispatch;
 	double sbo_sms;
+	double sbo_block;     /* tokens of a local expert the down GEMM
+	                         signals the combine at once (DeepEP PR 483:
+	                         block_m, 64 on Hopper); 0: the whole expert
+	                         (the Blackwell combine's per-expert signal) */
 	double m_tile;        /* rows of the M tile the sub-16-bit weight
 	                         GEMMs run (DeepGEMM's SM90 kernels: 64
 	                         up to 64 tokens, 128 above); 0: the

@@ -10,21 +10,6 @@
 
 #define ACT SX_ACT       /* bf16 activations (serve_step_int.h) */
 
-/* Fixed cost of one DeepEP low-latency dispatch or combine call: kernel
- * launch, the RDMA/NVLink round trip of the count and flag exchange and
- * the receivers' polling.  Derived from DeepEP's legacy table (H800,
- * 128 tokens per GPU, hidden 7168, top-8, fp8 dispatch, bf16 combine):
- * at EP8 every byte crosses NVLink (160 GB/s per direction on H800 at
- * the catalog's 0.80 of 200); dispatch 6.62 MB remote in 77 us and
- * combine 12.85 MB in 114 us leave 35.6 and 33.7 us beside the bytes at
- * that rate: 35 us.  The same 35 us + remote bytes at the NDR NIC's 47
- * GB/s reproduces the table's EP16..EP256 rows within 3% for dispatch
- * and 11% for combine (tests/c/t_serve.c), so the low-latency kernels
- * run at the links' achievable rates and no efficiency factor is added.
- * The normal kernels' latency was not published; the same floor is
- * used (their transfers are megabytes, where it is small). */
-#define DEEPEP_LAT 35e-6
-
 /* Wire rate of DeepEP's normal kernels as a share of what the NIC reaches
  * in nccl-tests (its catalog achievable fraction).  DeepEP's legacy table
  * (docs/legacy.md: H800, one CX7 400 Gb/s NIC per GPU, 4096 tokens,

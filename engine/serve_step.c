@@ -744,13 +744,30 @@ static int block(sx *x, double B, double q, double kv, int decode, blk *b)
  * overlap) and, where the expert GEMM signals it per expert
  * (enable_combine_down_gemm_two_stream_overlap: FlashInfer's CuTe DSL
  * kernel on Blackwell, DeepGEMM on Hopper), the down GEMM.  Exposed:
- * what of each all-to-all outlasts the compute beside it. */
+ * what of each all-to-all outlasts the compute beside it.
+ *  The signalled combine sends a unit of tokens only once the down GEMM
+ * has finished it: DeepEP PR 483 (antgroup-opt, internode_ll.cu) spins
+ * "while (ld_acquire_global(gemm_comp_signal) != threshold)" before each
+ * unit's copies and puts, a unit being sbo_block tokens of one local
+ * expert ("num_signal_per_expert = ceil_div(..., block_m)", SGLang's
+ * MIN_BLOCK_M 64 on Hopper; at least one per expert, "packed_recv_count
+ * [i] == 0 ? 1 : ceil_div(...)") or, sbo_block 0, a whole local expert
+ * (the Blackwell combine's src_signals, one per local expert), and puts
+ * the finishing flag after an expert's last unit.  So the last unit
+ * leaves when the down GEMM ends, and after it come its own bytes, the
+ * flag's round trip and the receivers' polling (DEEPEP_LAT, the part of a
+ * low-latency call beside its bytes; its launch, a small part, is hidden
+ * in fact, the kernel waiting from the GEMM's start): the combine ends no
+ * earlier than down f + DEEPEP_LAT + (C - DEEPEP_LAT) / units from its
+ * start, of which what the shared experts run beside it after the down
+ * GEMM hide.  Without the signal (sbo_down 0) the combine starts with all
+ * its data and nothing of it is bound to the GEMM's end. */
 static double sbo_layer(const sx *x, const blk *b, double *exposed,
                         double *loss)
 {
 	double P = b->prep, Q = b->core + b->gate, S = b->shared;
 	double Y = b->routed, D = b->disp, C = b->comb, sms = x->d->sms;
-	double f = 1.0, wd, wc;
+	double f = 1.0, wd, wc, tail = 0.0, units, per;
 
 	if (sms > x->c->sbo_sms && x->c->sbo_sms > 0)
 		f = sms / (sms - x->c->sbo_sms);
@@ -758,10 +775,19 @@ static double sbo_layer(const sx *x, const blk *b, double *exposed,
 	wc = (x->c->sbo_down ? b->down : 0.0) +
 		(x->c->sbo_shared_dispatch ? 0.0 : S);
 	*loss = wc * (f - 1.0);
+	if (x->c->sbo_down && C > DEEPEP_LAT && x->s.S >= 1.0) {
+		/* tokens a local expert returns: the combine's bytes over
+		 * the hidden width at the combine's element size */
+		per = b->cbytes / (x->s.h * x->c->combine_bytes) / x->s.S;
+		units = x->s.S * (x->c->sbo_block > 0 ?
+		                  fmax(1.0, ceil(per / x->c->sbo_block)) : 1.0);
+		tail = b->down * f + DEEPEP_LAT + (C - DEEPEP_LAT) / units -
+			wc * f;
+	}
 	/* The dispatch's NVLink copies hold the SMs the shared experts
 	 * would run on (sx_a2a's held); the combine has its own. */
 	*exposed = fmax(wd > 0.0 ? b->hdisp : 0.0, D - wd) +
-		fmax(0.0, C - wc * f);
+		fmax(0.0, fmax(C - wc * f, tail));
 	return P + Q + S + Y + b->tp_moe + *exposed + *loss;
 }
 

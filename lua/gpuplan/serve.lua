@@ -441,6 +441,11 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     dispatch_bytes = dispatch_bytes,
     sbo = sbo or false, sbo_sms = bw and 32 or 3, sbo_down = sbo_down,
     sbo_shared_dispatch = not bw,
+    -- the tokens the down GEMM signals the combine at once: a whole local
+    -- expert on Blackwell (its combine_signal "num_local_experts" long), a
+    -- block of 64 elsewhere ("MIN_BLOCK_M = 64", one signal per block of a
+    -- local expert's tokens), single_batch_overlap.py compute_overlap_args
+    sbo_block = bw and 0 or 64,
     _tbo_auto = tbo_auto, _tbo_at = tbo_at,  -- this file's, not the engine's
   }
   info.expert_weights = ew

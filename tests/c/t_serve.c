@@ -212,7 +212,7 @@ int main(void)
 	double attn, down, want, t_disp, t_comb, ll[6][2], x;
 	int i, ep;
 
-	plan(150);
+	plan(155);
 	dsv3(&m);
 	hopper(&d);
 
@@ -1040,12 +1040,19 @@ int main(void)
 		 * (DeepGEMM signals it), slowed by 132 / 129; the shared
 		 * experts run while the dispatch is in flight, except for
 		 * the dispatch's NVLink copies (EP8 in one node: 7 of 8
-		 * destinations at 160 GB/s), which hold the SMs: per MoE layer
-		 * max(Hd, D - S) + max(0, C - f down). */
+		 * destinations at 160 GB/s), which hold the SMs.  The combine
+		 * sends a block of 64 tokens of a local expert once the down
+		 * GEMM signals it (DeepEP PR 483), so its last block leaves at
+		 * the GEMM's end and its bytes, flag and polling follow: 256 /
+		 * 8 = 32 local experts of 128 x 8 / 32 = 32 tokens each, one
+		 * block apiece, 32 units, each (C - 35 us) / 32 of bytes.  Per
+		 * MoE layer max(Hd, D - S) + max(0, C - f down, 35 us + (C -
+		 * 35 us) / 32). */
 		{
 			static const char *const DN[] = {"experts_down",
 				NULL};
-			double fs = 132.0 / 129.0, dn;
+			double fs = 132.0 / 129.0, dn, tl;
+			serve_step st3;
 
 			cfg(&c2, 8, 1);
 			c2.redundant = 0;
@@ -1054,20 +1061,50 @@ int main(void)
 			c2.sbo_sms = 3;
 			c2.sbo_down = 1;
 			c2.sbo_shared_dispatch = 1;
+			c2.sbo_block = 64;
 			MUST(serve_step_time(&m, &d, &c2, &c2.decode,
 					     SERVE_DECODE, 128, &st2, &err));
 			sh = rows_sum(&st2, S, 0);
 			dn = rows_sum(&st2, DN, 0);
 			hd = st2.dispatch_bytes * 7.0 / 8.0 / 160e9;
+			tl = 35e-6 + (st2.combine - 35e-6) / 32.0;
 			is_num(st2.a2a_exposed, 58 * (fmax(hd, st2.dispatch -
-			       sh) + fmax(0, st2.combine - fs * dn)), 1e-9,
-			       "single-batch overlap on Hopper: shared "
+			       sh) + fmax(0, fmax(st2.combine - fs * dn, tl))),
+			       1e-9, "single-batch overlap on Hopper: shared "
 			       "beside the dispatch, down GEMM beside the "
 			       "combine");
 			ok(hd > st2.dispatch - sh, "... the NVLink copy "
 			   "outlasting the shared experts");
+			ok(tl > st2.combine - fs * dn, "... and the last "
+			   "block's send, flag and polling outlasting what "
+			   "the down GEMM leaves of the combine");
 			is_num(st2.sm_loss, 58 * dn * (fs - 1), 1e-9,
 			       "... the down GEMM on 129 of 132 SMs");
+			/* 0: one signal per local expert (Blackwell's) -- the
+			 * same 32 units here, each expert under 64 tokens. */
+			c2.sbo_block = 0;
+			MUST(serve_step_time(&m, &d, &c2, &c2.decode,
+					     SERVE_DECODE, 128, &st3, &err));
+			is_num(st3.a2a_exposed, st2.a2a_exposed, 1e-12,
+			       "... per expert the same, experts under 64 "
+			       "tokens");
+			/* Blocks of 8 tokens: 32 / 8 = 4 an expert, 128
+			 * units, the tail's bytes (C - 35 us) / 128; the
+			 * rows and the combine are the same. */
+			c2.sbo_block = 8;
+			MUST(serve_step_time(&m, &d, &c2, &c2.decode,
+					     SERVE_DECODE, 128, &st3, &err));
+			tl = 35e-6 + (st3.combine - 35e-6) / 128.0;
+			is_num(st3.a2a_exposed, 58 * (fmax(hd, st3.dispatch -
+			       sh) + fmax(0, fmax(st3.combine - fs * dn, tl))),
+			       1e-9, "... blocks of 8 tokens: 4 an expert");
+			ok(tl > st3.combine - fs * dn, "... the tail still "
+			   "binding");
+			c2.sbo_block = -1;
+			ok(serve_check(&m, &d, &c2, &err) == GP_EINVAL &&
+			   strstr(err.msg, "sbo_block") != NULL,
+			   "... a negative sbo_block is refused, named");
+			c2.sbo_block = 64;
 		}
 		/* DeepEP's normal dispatch of a micro-batch, 8192 tokens over
 		 * 4 nodes: each token to 4 (1 - 0.75^8) = 3.5995 nodes, 3 x

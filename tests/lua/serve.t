@@ -825,4 +825,33 @@ do
     p.result.max_batch_kv == p.result.tp * p.result.max_batch_kv_per_gpu,
     "gp.infer_plan: batch within max_batch_kv, both a replica's")
 end
+-- Single-batch overlap on Hopper: SGLang PR 9660's own A/B point, DeepSeek-R1
+-- on 16 H20 (two nodes of 8, four 400G NICs each), EP16, DP attention, batch
+-- 32 a GPU, no MTP (single_batch_overlap.py: the combine sends on 3 of the
+-- 78 SMs, f = 78 / 75; the shared experts beside the dispatch).  The combine
+-- sends a local expert's 64-token block once the down GEMM signals it
+-- (DeepEP PR 483), so the last block, its flag and the polling follow the
+-- GEMM: 256 / 16 = 16 local experts of 32 x 8 / 16 = 16 tokens each, one
+-- block apiece, 16 units: the tail 35 us + (C - 35 us) / 16.  Per MoE layer
+-- the exposed all-to-all is max(Hd, D - S) + max(0, C - f down, tail); the
+-- dispatch's NVLink copies Hd (7/16 of 1.9 MB over NVLink, a few us) stay
+-- under D - S.  58 MoE layers; float sums of ~100 rows: 1e-9.
+do
+  local a = with { gpus = 32, prefill_gpus = 16, disagg = true, ep = 16, tp = 16,
+                   dp_attention = true, batch = 32, eplb = true, nics = 4,
+                   nic_fabric = "ib-ndr-400", runtime = "sglang", kv = "fp8",
+                   two_batch_overlap = false, single_batch_overlap = true }
+  local on = gp.infer(a)
+  local S, down = 0, 0
+  for _, o in ipairs(on.ops) do
+    if o.name == "experts_down" then down = o.time end
+    if o.name:match("^shared_") then S = S + o.time end
+  end
+  local D, C, f = on.dispatch_ms / 1e3, on.combine_ms / 1e3, 78 / 75
+  local tail = 35e-6 + (C - 35e-6) / 16
+  t.near(on.a2a_exposed_ms / 1e3, 58 * ((D - S) + math.max(0, C - f * down, tail)), 1e-9,
+         "SBO on H20: D - S and the combine's tail after the down GEMM exposed")
+  t.ok(tail > C - f * down, "... the tail, where the down GEMM outlasts the combine")
+end
+
 t.done_testing()
