@@ -297,6 +297,10 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 		               "(got %g)", c->wo_stream);
 	/* An M tile as roof_op.m_tile takes it: 0 (the library's) or
 	 * 8 to 128 rows. */
+	if (!gp_finite(c->moe_fp8_bf16_x) || c->moe_fp8_bf16_x < 0.0 ||
+	    c->moe_fp8_bf16_x > 4.0)
+		return gp_fail(err, "moe_fp8_bf16_x must be in [0, 4] (got %g)",
+		               c->moe_fp8_bf16_x);
 	if (!gp_finite(c->m_tile) || c->m_tile < 0.0 ||
 	    (c->m_tile > 0.0 && c->m_tile < 8.0) || c->m_tile > 128.0)
 		return gp_fail(err, "m_tile must be 0 or in [8, 128] rows "
@@ -435,6 +439,9 @@ typedef struct builder {
 	int gemv;             /* the next op runs as a CUDA-core GEMV */
 	double m_tile;        /* and pads its tokens to this M tile (0:
 	                         the library's; infer_cfg.m_tile) */
+	double bf16_x;        /* and computes at no more than this multiple
+	                         of the 16-bit rate (0: its precision's;
+	                         infer_cfg.moe_fp8_bf16_x) */
 	double dequant;       /* and dequantises this many FLOP per weight */
 	double stream;        /* and streams at this fraction (0: the
 	                         device's GEMM rate) */
@@ -464,6 +471,7 @@ static int add(builder *b, const char *name, double count, double flop,
 	op.stream = b->stream;
 	op.m_tile = b->m_tile;  /* 0: the library's tiles (roofline.c) */
 	op.spread = 0;
+	op.bf16_x = b->bf16_x;  /* 0: the precision's own rate */
 	row = &b->ph->ops[b->ph->nops];
 	if (roof_op_time(b->d, &op, b->graphs, &row->r, b->err) != GP_OK)
 		return GP_EINVAL;
@@ -1073,12 +1081,21 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 		 * fused MoE's expert GEMMs (moe_*) keep their kernel's. */
 		b->m_tile = lin && !wo && c->weight_bits < 16.0 &&
 			strncmp(o->name, "moe_", 4) != 0 ? c->m_tile : 0.0;
+		/* The runtime's fused MoE kernel multiplying fp8 experts
+		 * below the fp8 tensor rate (infer_cfg.moe_fp8_bf16_x):
+		 * the two grouped GEMMs, which it runs. */
+		b->bf16_x = lin && !wo && cp == GP_FP8 &&
+			(strcmp(o->name, "moe_up") == 0 ||
+			 strcmp(o->name, "moe_down") == 0) ?
+			c->moe_fp8_bf16_x : 0.0;
 		if (add(b, o->name, count, o->flop, bytes, o->m, o->n, o->k,
 		        o->batch, o->kind == GP_OP_ATTN ? ap : cp)) {
 			b->m_tile = 0.0;
+			b->bf16_x = 0.0;
 			return GP_EINVAL;
 		}
 		b->m_tile = 0.0;
+		b->bf16_x = 0.0;
 	}
 	b->dequant = 0.0;
 	b->gemv = 0;
@@ -1357,6 +1374,7 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	b.graphs = c->runtime == INFER_GRAPHS;
 	b.gemv = 0;
 	b.m_tile = 0.0;
+	b.bf16_x = 0.0;
 	b.dequant = 0.0;
 	b.stream = 0.0;
 	cp = c->compute;

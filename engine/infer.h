@@ -242,6 +242,12 @@ typedef struct infer_cfg {
 	                         --bucket_internal on Gaudi; lua/gpuplan/
 	                         infer.lua M.kv_bucket; infer_decode_ctx);
 	                         0: its own length */
+	double moe_fp8_bf16_x; /* > 0: the runtime's fused MoE kernel
+	                         multiplies fp8 experts at no more than
+	                         this multiple of the device's 16-bit GEMM
+	                         rate (roofline.h roof_op.bf16_x;
+	                         lua/gpuplan/infer.lua M.moe_fp8_bf16_x);
+	                         0: at the fp8 rate */
 	double offload_bw;    /* B/s of the node's host memory, from which
 	                         the CPU reads the host-resident layers
 	                         when it computes them (steps of at most

@@ -888,6 +888,12 @@ static void roof_eval_time(const roof_device *d, const roof_op *op,
 		(op->prec == GP_BF16 || op->prec == GP_FP16) ?
 		vec * d->vec16_x : vec;
 	rate = gemv ? vec16 : peak * frac * out->shape_eff;
+	/* A kernel held below its precision's tensor rate (roof_op.bf16_x):
+	 * at most that multiple of the 16-bit library rate at this shape. */
+	if (gemm && !gemv && op->bf16_x > 0.0 &&
+	    d->peak[GP_BF16] > 0.0 && d->gemm_frac[GP_BF16] > 0.0)
+		rate = fmin(rate, op->bf16_x * d->peak[GP_BF16] *
+		            d->gemm_frac[GP_BF16] * out->shape_eff);
 	out->compute_rate = rate;
 	/* Dequantisation: vector FLOP per weight element; on the GEMV path
 	 * on top of the dot products, beside the tensor-core MMAs else
@@ -1004,6 +1010,9 @@ int roof_checked_op_time(const roof_device *d, const roof_op *op,
 	    (op->m_tile > 0.0 && op->m_tile < 8.0))
 		return gp_fail(err, "op%s%s: m_tile must be 0 or 8..%g rows",
 		               sp, nm, ROOF_TILE);
+	if (bad(op->bf16_x) || op->bf16_x > 4.0)
+		return gp_fail(err, "op%s%s: bf16_x must be 0..4 (got %g)",
+		               sp, nm, op->bf16_x);
 	/* A GEMM needs the precision's tensor peak; other ops run on the
 	 * fp32 vector units when the device has them (op_peak). */
 	/* A GEMM at a precision with a peak but no GEMM fraction (fp32 on

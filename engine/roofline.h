@@ -163,6 +163,14 @@ typedef struct roof_op {
 	                         fp8 row padding), which costs whole
 	                         padded blocks when coarser than the M
 	                         tile; 0: every group has m rows */
+	double bf16_x;        /* > 0: the kernel computes at no more than
+	                         this multiple of the device's achievable
+	                         16-bit GEMM rate at the op's shape (peak
+	                         bf16 x gemm fraction x shape efficiency),
+	                         whatever prec's own rate: a kernel that
+	                         does not reach its precision's tensor
+	                         rate (infer_cfg.moe_fp8_bf16_x, Triton's
+	                         fp8 fused MoE); 0: prec's rate */
 } roof_op;
 
 typedef struct roof_result {
@@ -245,6 +253,7 @@ double roof_ridge(const roof_device *d, gp_dtype p, int achievable);
  * d is checked with roof_device_check.  GP_OK, or GP_EINVAL for a bad
  * device, negative / NaN FLOP or bytes (or over 1e30), GEMM dimensions
  * over 1e15, dequant outside 0..64, gemv not 0..2, m_tile outside 0..128,
+ * bf16_x outside 0..4,
  * or a precision the device has no peak for. */
 int roof_op_time(const roof_device *d, const roof_op *op, int graphs,
                  roof_result *out, gp_error *err);

@@ -35,6 +35,7 @@ double train_t_gemm(const tenv *e, double flop, double bytes, double m,
 	op.m_tile = 0.0;
 	op.stream = 0.0;
 	op.spread = spread;
+	op.bf16_x = 0.0;
 	/* The host launches kernels ahead of the GPU in training; what a
 	 * kernel costs beyond its work is the GPU-side gap between
 	 * kernels, the graph-launch figure. */

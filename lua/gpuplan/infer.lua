@@ -840,6 +840,38 @@ end
 -- named trtllm until a NIM MoE case says otherwise.
 M.moe_expand = { trtllm = true }
 
+-- The fused MoE's expert GEMMs in fp8 on Hopper, as vLLM and SGLang run
+-- them without expert parallelism: their Triton fused_moe kernel (SGLang's
+-- fused_moe_triton; DeepGEMM's grouped GEMMs only behind DeepEP), which
+-- multiplies a block of fp8 tokens by a block of fp8 weights with tl.dot
+-- and, for a block-scaled checkpoint (DeepSeek-V3/R1's, Qwen3-FP8's 128 x
+-- 128 blocks), scales the fp32 accumulator by the K block's activation
+-- and weight scales every 128 elements of K ("accumulator +=
+-- tl.dot(a, b) * a_scale[:, None] * b_scale[None, :]", fused_moe.py
+-- fused_moe_kernel, use_fp8_w8a8 with group_k).  Each K step's product
+-- is read before the next is issued, so the WGMMA pipeline that gives
+-- Hopper's fp8 rate twice its bf16 one is not kept full.  Measured: the
+-- same Triton loop as a dense GEMM (w8a8_block_fp8_matmul, its tuned H100
+-- config, DeepSeek-V3's N 2112 x K 7168) against torch's bf16 GEMM of
+-- the shape on one H100 (vLLM PR #23280, "TFLOP/s comparison
+-- (block_size=(128, 128))"): 366.8 / 619.8, 396.0 / 648.2, 403.0 / 715.8
+-- and 406.5 / 666.4 TFLOP/s at 1024, 2048, 4096 and 8192 tokens: 0.592,
+-- 0.611, 0.563, 0.610 of the bf16 library rate, mean 0.594 -- below
+-- bf16, not twice it.  The fused MoE's own timings agree: vLLM's
+-- benchmark_moe for Qwen3-30B-A3B in fp8 on one H100 (vLLM PR #24700,
+-- "Main": 911.64 and 1647.57 us at 2048 and 4096 tokens for E 128, N
+-- 768, K 2048, top 8) is 169 and 188 TFLOP/s, under the cap this gives.
+-- The cap is a multiple of the card's own bf16 rate (engine
+-- roof_op.bf16_x), so a card whose tensor rate is cut (H20) keeps its
+-- fp8 rate where that is lower.  Only Hopper: the measurements'; SGLang
+-- with DeepEP runs DeepGEMM (gpuplan.serve's step, not this one).
+M.moe_fp8_bf16_x = { vllm = { hopper = 0.594 }, sglang = { hopper = 0.594 } }
+
+function M.moe_fp8_bf16_x_of(rt, arch, base)
+  local r = M.moe_fp8_bf16_x[rt or ""]
+  return base == "fp8" and r and r[arch or ""] or nil
+end
+
 -- Runtimes that all-reduce a TP group within one host with their own
 -- peer-to-peer kernels rather than NCCL: vLLM's custom all-reduce
 -- (vllm/distributed/device_communicators/custom_all_reduce.py, on by
@@ -1868,6 +1900,7 @@ function M.setup(a)
     wo_stream = M.wo_stream_of(a.runtime, bits),
     m_tile = M.m_tile_of(a.runtime, g.arch, base),
     kv_bucket = M.kv_bucket_of(a.runtime or "graphs", g.arch),
+    moe_fp8_bf16_x = M.moe_fp8_bf16_x_of(a.runtime, g.arch, base),
     fused_qk_norm_rope = M.fused_qk_norm_rope[a.runtime or "graphs"] or nil,
     act_quant = M.act_quant[a.runtime or "graphs"] or nil,
     moe_expand = M.moe_expand[a.runtime or "graphs"] or nil,
