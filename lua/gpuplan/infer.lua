@@ -861,9 +861,10 @@ M.moe_expand = { trtllm = true }
 -- benchmark_moe for Qwen3-30B-A3B in fp8 on one H100 (vLLM PR #24700,
 -- "Main": 911.64 and 1647.57 us at 2048 and 4096 tokens for E 128, N
 -- 768, K 2048, top 8) is 169 and 188 TFLOP/s, under the cap this gives.
--- The cap is a multiple of the card's own bf16 rate (engine
--- roof_op.bf16_x), so a card whose tensor rate is cut (H20) keeps its
--- fp8 rate where that is lower.  Only Hopper: the measurements'; SGLang
+-- The cap is a multiple of the card's own bf16 rate at the GEMM's shape
+-- (engine roof_op.bf16_x): a stalled WGMMA pipeline scales with the
+-- card's tensor rate, so an H20, whose bf16 and fp8 rates are both cut,
+-- is capped in proportion.  Only Hopper, the measurements' arch; SGLang
 -- with DeepEP runs DeepGEMM (gpuplan.serve's step, not this one).
 M.moe_fp8_bf16_x = { vllm = { hopper = 0.594 }, sglang = { hopper = 0.594 } }
 
