@@ -193,6 +193,12 @@ typedef struct serve_cfg {
 	                         grouped GEMM of a low-latency decode
 	                         (DeepGEMM's swapAB build: 32-row token
 	                         blocks, roofline.h); 0: m_tile */
+	double moe_fp8_bf16_x; /* > 0: with the experts unsharded by EP
+	                         (ep 1), their fp8 grouped GEMMs at no
+	                         more than this multiple of the 16-bit
+	                         rate: vLLM's and SGLang's Triton fused
+	                         MoE (infer.h infer_cfg.moe_fp8_bf16_x);
+	                         0: the fp8 rate */
 } serve_cfg;
 
 /* Per-GPU memory of one pool (the most loaded GPU). */

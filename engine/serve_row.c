@@ -62,6 +62,7 @@ static int row(sx *x, const char *name, double count, double flop,
 	op.prec = prec;
 	op.m_tile = mt;
 	op.spread = spread;
+	op.bf16_x = x->bf16_x;
 	/* x->d passed serve_step_time's serve_check (infer_check), the
 	 * only way to an sx: the op's checks alone. */
 	if (roof_checked_op_time(x->d, &op, x->graphs, &r, x->err) != GP_OK)

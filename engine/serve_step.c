@@ -581,11 +581,18 @@ static int moe_routed(sx *x, double Tr, double Ts, double Tinst, int decode,
 	if (decode && x->c->a2a == SERVE_A2A_DEEPEP && s->ep > 1 && mt > 0)
 		mt = x->m_tile_grouped;
 	/* At the experts' own format (expert_bits: an NVFP4 checkpoint's
-	 * routed experts on FP4 tensor cores, the rest in fp8/bf16). */
+	 * routed experts on FP4 tensor cores, the rest in fp8/bf16).
+	 * Experts sharded by TP alone (ep 1) run vLLM's / SGLang's Triton
+	 * fused MoE, fp8 below the fp8 rate (serve_cfg.moe_fp8_bf16_x);
+	 * with EP, SGLang's DeepEP hands them to DeepGEMM. */
+	x->bf16_x = s->ep == 1 && x->xcp == GP_FP8 ?
+		x->c->moe_fp8_bf16_x : 0.0;
 	if (sx_row_experts(x, "experts_up", s->nm, 2.0 * recv * h * up_n,
 	                   touched * h * up_n * xb + recv * (h + up_n) * ACT,
-	                   mexp, up_n, h, touched, x->xcp, mt, &t))
+	                   mexp, up_n, h, touched, x->xcp, mt, &t)) {
+		x->bf16_x = 0.0;
 		return GP_EINVAL;
+	}
 	b->routed += t;
 	/* SiLU-and-mul writes the down GEMM's input (in fp8 with
 	 * its scales: SGLang's silu_and_mul_masked_post_quant). */
@@ -595,8 +602,11 @@ static int moe_routed(sx *x, double Tr, double Ts, double Tinst, int decode,
 	b->routed += t;
 	if (sx_row_experts(x, "experts_down", s->nm, 2.0 * recv * fx * h,
 	                   touched * fx * h * xb + recv * (fx + h) * ACT,
-	                   mexp, h, fx, touched, x->xcp, mt, &t))
+	                   mexp, h, fx, touched, x->xcp, mt, &t)) {
+		x->bf16_x = 0.0;
 		return GP_EINVAL;
+	}
+	x->bf16_x = 0.0;
 	b->routed += t;
 	b->down = t;
 	if (sx_a2a(x, Ts, x->c->dispatch_bytes, decode, &b->disp,
@@ -868,6 +878,7 @@ static int setup(sx *x, const gp_model *m, const roof_device *d,
 	x->m_tile = c->m_tile;
 	x->m_tile_grouped = c->m_tile_grouped > 0 ? c->m_tile_grouped :
 		c->m_tile;
+	x->bf16_x = 0.0;
 	x->half = d->peak[GP_BF16] > 0 && d->gemm_frac[GP_BF16] > 0 ?
 		GP_BF16 : GP_FP16;
 	/* Attention at the cache's precision: fp8 with an 8-bit cache on

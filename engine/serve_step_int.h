@@ -47,6 +47,9 @@ typedef struct sx {
 	                        (serve_cfg.m_tile; roofline.h) */
 	double m_tile_grouped; /* the masked grouped GEMM's
 	                        (serve_cfg.m_tile_grouped) */
+	double bf16_x;       /* the rows' roof_op.bf16_x: set for the
+	                        routed experts' GEMMs alone
+	                        (serve_cfg.moe_fp8_bf16_x), else 0 */
 	double mix;          /* prompt tokens of a chunk one attention group
 	                        carries in this decode step (serve_mixed_
 	                        time); 0: none */

@@ -861,16 +861,39 @@ M.moe_expand = { trtllm = true }
 -- benchmark_moe for Qwen3-30B-A3B in fp8 on one H100 (vLLM PR #24700,
 -- "Main": 911.64 and 1647.57 us at 2048 and 4096 tokens for E 128, N
 -- 768, K 2048, top 8) is 169 and 188 TFLOP/s, under the cap this gives.
--- The cap is a multiple of the card's own bf16 rate at the GEMM's shape
--- (engine roof_op.bf16_x): a stalled WGMMA pipeline scales with the
--- card's tensor rate, so an H20, whose bf16 and fp8 rates are both cut,
--- is capped in proportion.  Only Hopper, the measurements' arch; SGLang
--- with DeepEP runs DeepGEMM (gpuplan.serve's step, not this one).
+-- What the loop loses is the SM's (each K step's wait and its scaling on
+-- the CUDA cores), not the tensor cores' width: the ceiling is the H100's
+-- per SM, 0.594 of an H100 SXM's bf16 peak per SM (989 TFLOP/s over 132
+-- SMs), and the engine takes it as a multiple of the card's own bf16 rate
+-- at the GEMM's shape (roof_op.bf16_x), scaled by the two cards' bf16
+-- peaks per SM: 0.594 on the H100, H200 and H800 (the same SM at the same
+-- peak), 2.35 on the H20, whose tensor cores are cut to a quarter per SM
+-- (148 TFLOP/s over 78 SMs), so that its own fp8 rate binds first.  Ant
+-- Group's H20 TP 8 prefill under SGLang 0.5.2 (validation ant-dsr1-h20-
+-- tp8-prefill-4096, 2062.5 tokens/s a GPU on this kernel, experts sliced
+-- by TP) refutes the cap taken in proportion to the card's tensor rate
+-- instead: -10.3% -> -53.5%.  Only Hopper, the measurements' arch; with
+-- expert parallelism SGLang's DeepEP hands the experts to DeepGEMM
+-- (gpuplan.serve applies the cap at ep 1 only).  --weights does not say
+-- how an fp8 checkpoint is scaled: fp8 under these runtimes is taken as
+-- block-scaled, as M.m_tile takes it (a per-tensor checkpoint's loop
+-- accumulates inside the MMA, "accumulator = tl.dot(a, b,
+-- acc=accumulator)", and the cap would overstate its loss).
 M.moe_fp8_bf16_x = { vllm = { hopper = 0.594 }, sglang = { hopper = 0.594 } }
+-- H100 SXM's bf16 dense peak per SM (catalog h100-sxm: 989 TFLOP/s, 132
+-- SMs): the SM the 0.594 was measured on.
+M.MOE_TRITON_REF_SM = 989e12 / 132
 
-function M.moe_fp8_bf16_x_of(rt, arch, base)
+-- The multiple for runtime rt on device d (gpuplan.roofline.device: peak,
+-- sms) of arch `arch` with weights of base format `base`; nil where the
+-- runtime's experts keep their precision's rate.
+function M.moe_fp8_bf16_x_of(rt, arch, base, d)
   local r = M.moe_fp8_bf16_x[rt or ""]
-  return base == "fp8" and r and r[arch or ""] or nil
+  local x = base == "fp8" and r and r[arch or ""]
+  local bf16 = d and d.peak and d.peak.bf16
+  if not x or not bf16 or not (bf16 > 0) or not d.sms or not (d.sms > 0) then return nil end
+  -- at most 4 (the engine's bound): past 2 fp8's own rate binds anyway
+  return math.min(4, x * M.MOE_TRITON_REF_SM / (bf16 / d.sms))
 end
 
 -- Runtimes that all-reduce a TP group within one host with their own
@@ -1901,7 +1924,7 @@ function M.setup(a)
     wo_stream = M.wo_stream_of(a.runtime, bits),
     m_tile = M.m_tile_of(a.runtime, g.arch, base),
     kv_bucket = M.kv_bucket_of(a.runtime or "graphs", g.arch),
-    moe_fp8_bf16_x = M.moe_fp8_bf16_x_of(a.runtime, g.arch, base),
+    moe_fp8_bf16_x = M.moe_fp8_bf16_x_of(a.runtime, g.arch, base, d),
     fused_qk_norm_rope = M.fused_qk_norm_rope[a.runtime or "graphs"] or nil,
     act_quant = M.act_quant[a.runtime or "graphs"] or nil,
     moe_expand = M.moe_expand[a.runtime or "graphs"] or nil,

@@ -437,6 +437,10 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     accept_decay = (mtp > 1 and acc == nil) and M.ACCEPT_DECAY or 1.0,
     spec_host = L.spec_host, spec_host_dp = L.spec_host_dp, spec_running = L.spec_running,
     m_tile = m_tile, m_tile_grouped = m_tile_grouped,
+    -- vLLM's and SGLang's Triton fused MoE where EP does not shard the
+    -- experts (infer.lua M.moe_fp8_bf16_x; the engine applies it at ep 1)
+    moe_fp8_bf16_x = require("gpuplan.infer").moe_fp8_bf16_x_of(a.runtime, info.gpu.arch,
+      info.weights, d),
     expert_bits = expert_bits, expert_compute = expert_compute,
     dispatch_bytes = dispatch_bytes,
     sbo = sbo or false, sbo_sms = bw and 32 or 3, sbo_down = sbo_down,

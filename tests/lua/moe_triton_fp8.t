@@ -1,15 +1,16 @@
 -- vLLM's and SGLang's Triton fused MoE multiplies fp8 experts on Hopper
--- at no more than 0.594 of the card's bf16 GEMM rate (lua/gpuplan/
+-- at no more than 0.594 of an H100's bf16 GEMM rate per SM (lua/gpuplan/
 -- infer.lua M.moe_fp8_bf16_x: vLLM PR #23280's Triton block-fp8 GEMM
 -- against torch's bf16 on one H100); the engine caps the op's compute
--- rate at that multiple of the 16-bit rate at its shape (roofline.h
--- roof_op.bf16_x).
+-- rate at a multiple of the card's 16-bit rate at its shape (roofline.h
+-- roof_op.bf16_x), which infer.lua scales by the cards' bf16 peaks per
+-- SM.
 -- Run with ./gpuplan run tests/lua/moe_triton_fp8.t.
 local t = require "tap"
 local gp = require "gpuplan"
 local core = require "gpuplan.core"
 
-t.plan(9)
+t.plan(14)
 
 -- A Hopper-like device by hand: bf16 989 TFLOP/s at 0.8 (791.2), fp8
 -- 1979 at 0.7 (1385.3), 132 SMs.
@@ -76,3 +77,41 @@ local b = gp.infer(b16)
 infer.moe_fp8_bf16_x.vllm = saved
 t.near(row(a, "moe_up").t_compute, row(b, "moe_up").t_compute, 1e-15,
        "bf16 experts keep their rate")
+
+-- The multiple per card: 0.594 x (989e12 / 132) / (bf16 peak / SMs).
+-- The H200 has the H100's SM and peak: 0.594 (exact arithmetic, 1e-12).
+-- The H20 (148 TFLOP/s over 78 SMs): 0.594 x 7.4924e12 / 1.8974e12 =
+-- 2.3456, above its fp8 / bf16 rate ratio, so its experts keep their
+-- fp8 rate.
+local function dev_of(id) return require("gpuplan.roofline").device(id) end
+t.near(infer.moe_fp8_bf16_x_of("vllm", "hopper", "fp8", dev_of("h200-sxm")), 0.594, 1e-12,
+       "H200: the H100's multiple")
+t.near(infer.moe_fp8_bf16_x_of("sglang", "hopper", "fp8", dev_of("h20")),
+       0.594 * (989e12 / 132) / (148e12 / 78), 1e-9, "H20: scaled by the bf16 peaks per SM")
+local h20 = t.with(job, { gpu = "h20" })
+local c20 = gp.infer(h20)
+infer.moe_fp8_bf16_x.vllm = nil
+local u20 = gp.infer(h20)
+infer.moe_fp8_bf16_x.vllm = saved
+t.near(row(c20, "moe_up").t_compute, row(u20, "moe_up").t_compute, 1e-15,
+       "H20: the fp8 rate binds before the cap")
+
+-- gpuplan.serve's step (speculative decoding takes it): SGLang's experts
+-- sliced by TP alone (ep 1) run the Triton kernel and take the cap; with
+-- ep 8 DeepEP hands them to DeepGEMM and they keep the fp8 rate.  The
+-- experts_up row's compute time, cap on / cap off, on the H200: the
+-- H200's fp8 rate / (0.594 x its bf16 rate), and 1 at ep 8.
+local d200 = dev_of("h200-sxm")
+local ratio200 = d200.peak.fp8 * d200.gemm.fp8 / (0.594 * d200.peak.bf16 * d200.gemm.bf16)
+local function experts_up(ep)
+  local sj = { model = "deepseek-v3", gpu = "h200-sxm", gpus = 8, tp = 8, ep = ep,
+               weights = "fp8", runtime = "sglang", input = 2048, output = 64, mtp = 1 }
+  local a = row(gp.infer(sj), "experts_up")
+  local sv = infer.moe_fp8_bf16_x.sglang
+  infer.moe_fp8_bf16_x.sglang = nil
+  local b = row(gp.infer(sj), "experts_up")
+  infer.moe_fp8_bf16_x.sglang = sv
+  return a.t_compute / b.t_compute
+end
+t.near(experts_up(1), ratio200, 1e-9, "serve, ep 1: the experts at the Triton cap")
+t.near(experts_up(8), 1, 1e-12, "serve, ep 8: DeepGEMM's experts keep the fp8 rate")
