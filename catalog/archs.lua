@@ -512,10 +512,17 @@ arch {
     reason = "B200 SXM best bf16 matmul 1745.0 of 2250 TFLOPS = 0.776, fp8 "
           .. "3432.5 of 4500 = 0.763 (B300: 0.786 / 0.745; GB200 0.729 / "
           .. "0.723 carried per GPU). fp6/fp4/int8/tf32 not measured, taken "
-          .. "from fp8/bf16. No Blackwell STREAM measurement was found: 0.85 "
-          .. "is the Ampere/Hopper BabelStream value carried over",
+          .. "from fp8/bf16. hbm 0.85 (the Ampere/Hopper BabelStream value) "
+          .. "meets every published Blackwell streaming kernel on large arrays, "
+          .. "once each kernel's fixed 3.9 us is counted: GB200 Tensor.copy_ of "
+          .. "508 MiB 6.735 TB/s (0.84 of 8) priced 1.015 x, B200 CUB "
+          .. "DeviceTransform add of 2^28 fp16 6.72 TB/s (0.876 of 7.67) 1.047 x, "
+          .. "GB300 Triton triad of 2 x 1 GiB 7.140 TB/s (0.89 of 8) 1.059 x "
+          .. "(tests/lua/blackwell_stream.t)",
     source = "stas00/ml-engineering compute/accelerator/README.md, Maximum Achievable "
-          .. "Matmul FLOPS table (torch 2.7.1+cu128)",
+          .. "Matmul FLOPS table (torch 2.7.1+cu128); hbm: pytorch/pytorch issue 191284 "
+          .. "(GB200), NVIDIA/cccl PR 7391 (B200), meta-pytorch/KernelAgent oink/"
+          .. "README.md (GB300)",
 
     -- The fp8 fraction above is the per-tensor-scaled GEMM's
     -- (torch._scaled_mm with one scale per operand).  An MXFP8 GEMM --

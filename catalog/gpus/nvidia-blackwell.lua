@@ -109,10 +109,17 @@ gpu {
           .. "4500 = 0.763; fp4: the fastest FP4 x FP4 GEMM published on B200, "
           .. "DeepGEMM's at 8192^3, 5702 of 9000 = 0.634 (cuBLAS 5239 = 0.582); "
           .. "tf32 and fp6/int8 not measured, taken from the bf16 and fp8 rows; "
-          .. "hbm as the blackwell arch (not measured)",
+          .. "hbm: the blackwell arch's 0.85, measured on B200 by the streaming "
+          .. "kernels it prices: CUB's DeviceTransform add of 2^28 fp16 (1.61 GB "
+          .. "moved) 239.6 us, 6.72 TB/s, 0.876 of 7.67, priced 1.047 x (0.85 plus "
+          .. "the kernel's fixed 3.9 us); PyTorch's clone of a '128MB' uint8 "
+          .. "tensor 45.13 us, priced 0.999 x as 128 MiB (0.957 x as 128e6 B) "
+          .. "(tests/lua/blackwell_stream.t)",
     source = "stas00/ml-engineering compute/accelerator/README.md, Maximum "
           .. "Achievable Matmul FLOPS table (torch 2.7.1+cu128); fp4: "
-          .. "deepseek-ai/DeepGEMM PR 348 (B200, CUDA 12.9, dense GEMM table)",
+          .. "deepseek-ai/DeepGEMM PR 348 (B200, CUDA 12.9, dense GEMM table); "
+          .. "hbm: NVIDIA/cccl PR 7391 (DeviceTransform benchmarks, NVIDIA B200); "
+          .. "pytorch/pytorch PR 174553 (clone, 128MB tensor, B200)",
   },
   scaleup = { fabric = "nvlink5", domain = 8 },
   pcie = { gen = 5, lanes = 16 },
@@ -160,14 +167,21 @@ gpu {
           .. "lower fraction of its higher peak than B200; fp4 not measured on "
           .. "GB200: B200's 0.634 (DeepGEMM's FP4 GEMM at 8192^3) x the same "
           .. "fp8 ratio, 0.723 / 0.763 = 0.60; others taken from the "
-          .. "bf16/fp8 rows; hbm as the blackwell arch (not measured). Held "
+          .. "bf16/fp8 rows; hbm: the blackwell arch's 0.85, measured on GB200 "
+          .. "between PyTorch's Tensor.copy_ of 508 MiB, 0.158183 ms (6.735 TB/s, "
+          .. "0.84 of 8; priced 1.015 x with the kernel's fixed 3.9 us) and a "
+          .. "Triton copy/triad sweep's best, 6.98 TB/s (0.87). Held "
           .. "sustained: a cuBLASLt FP8 GEMM after 10,000 warm-up iterations "
           .. "runs 2906.9 TFLOP/s at 16384^3 (Azure ND GB200 v6), 0.581 of 5000 "
           .. "= 0.723 x 0.804, the arch's sustained factor 0.80 (the model: "
           .. "0.72 x 0.80 x 5000 = 2880)",
     source = "stas00/ml-engineering compute/accelerator/README.md, Maximum "
           .. "Achievable Matmul FLOPS table; fp4: deepseek-ai/DeepGEMM PR 348; "
-          .. "Azure/AI-benchmarking-guide Azure_Results/ND_GB200_v6_results.md",
+          .. "Azure/AI-benchmarking-guide Azure_Results/ND_GB200_v6_results.md; "
+          .. "hbm: pytorch/pytorch issue 191284 (eager copy_ table); "
+          .. "meta-pytorch/KernelAgent oink/benchmarks/media sm100_* plots at "
+          .. "1fb93fb ('fresh benchmark data from GB200'), their 'HBM peak "
+          .. "(measured)' line at 6977 GB/s on the plots' own axis",
     stream = {
       fp4 = 0.70,
       reason = "not measured on GB200: its GPUs are the B200 die and run the "
@@ -352,13 +366,16 @@ gpu {
           .. "run on GB300: GB200's MAMF 0.729 x the measured GB300/GB200 "
           .. "sustained ratio 3308.5 / 2906.9 = 1.138 -> 0.830; fp4: the same "
           .. "run's NVFP4 8640.3 of 15000 = 0.576 / 0.80 = 0.720; fp6/int8/tf32 "
-          .. "from the fp8/bf16 rows; hbm as the blackwell arch (not measured)",
+          .. "from the fp8/bf16 rows; hbm: the blackwell arch's 0.85; a Triton "
+          .. "triad over two 1 GiB bf16 tensors on GB300 streams 7.140 TB/s (0.89 "
+          .. "of 8), priced 1.059 x with the kernel's fixed 3.9 us",
     source = "egmsft/AI-benchmarking-guide (a fork of Azure/AI-benchmarking-guide) "
           .. "Azure_Results/ND_GB300_v6_results.md (CUDA 13.0, driver 580.82.07); "
           .. "Azure/AI-benchmarking-guide Azure_Results/ND_GB200_v6_results.md (CUDA "
           .. "12.8, driver 570.133.20); Benchmarks/NVIDIA/"
           .. "GEMMCublasLt.py (w = 10000, i = 1000); stas00/ml-engineering MAMF "
-          .. "table (GB200)",
+          .. "table (GB200); hbm: meta-pytorch/KernelAgent oink/README.md "
+          .. "('measured BF16 STREAM-like roof: **7.140 TB/s**', GB300)",
     -- cuDNN against GB200's, one release on both: cudnn-frontend's SDPA
     -- training benchmark (cuDNN 9.22, Llama 3.1's 64 query / 8 KV heads,
     -- head dim 128, bf16, causal 8192, batch 2) runs forward 1856 and
