@@ -277,6 +277,7 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	    gp_check_count(c->offload_cpu_max, 0, "offload_cpu_max", err) ||
 	    gp_check_count(c->offload_layers, 0, "offload_layers", err) ||
 	    amount(c->host_capacity, "host_capacity", err) ||
+	    amount(c->ar_fusion_max, "ar_fusion_max", err) ||
 	    amount(c->ar_latency, "ar_latency", err) ||
 	    rate(c->ar_bw, "ar_bw", err) ||
 	    rate(c->p2p_bw, "p2p_bw", err) ||
@@ -741,7 +742,17 @@ static int mla_decode(builder *b, const gp_model *m, const shape *s,
  *    = self.post_attention_layernorm(hidden_states, residual)"; the
  *    fusion is off at hidden_size <= 4096, "Disable fusion for small
  *    models due to accuracy issues"): a pass each at tp 1 or a hidden of
- *    at most 4096;
+ *    at most 4096.  The fused kernel serves an all-reduce only up to its
+ *    workspace (infer_cfg.ar_fusion_max): TensorRT-LLM 1.0's AllreduceOp
+ *    (cpp/tensorrt_llm/thop/allreduceOp.cpp, selectImplementation under
+ *    AUTO) returns NCCL "if (message_size_bytes > max_workspace_size)"
+ *    (getMaxRequiredWorkspaceSize: 16 * 1000 * 1000 at a world size of 2,
+ *    8 * 1000 * 1000 above) and MIN_LATENCY for the QUANT_NVFP4 / _FP8
+ *    fusions below it; after NCCL, fallbackRunSubsequentOps runs
+ *    residualRmsNorm and then "torch_ext::fp4_quantize(norm_out, ...)"
+ *    (symmetric_static_quantize_per_tensor for FP8) -- a pass as at tp 1.
+ *    The message is the step's T x hidden bf16 activations (step_comm);
+ *    405B's hidden of 16384 crosses 8 MB at 245 tokens;
  *  - the routed experts' input: a pass at every tp (the router needs the
  *    norm's bf16 output, so the norm is not fused with the quantisation);
  *  - the dense MLP's down projection: in FP8 no pass, the SwiGLU writes
@@ -760,7 +771,9 @@ static int act_quant(builder *b, const gp_op *o, double count, double T,
 {
 	const infer_cfg *c = b->c;
 	const char *name = NULL;
-	int norm = c->tp == 1 || hidden <= ACT_QUANT_FUSION_MIN_HIDDEN;
+	int norm = c->tp == 1 || hidden <= ACT_QUANT_FUSION_MIN_HIDDEN ||
+		   (c->ar_fusion_max > 0.0 &&
+		    T * hidden * ACT_BYTES > c->ar_fusion_max);
 	double elems;
 
 	if (!c->act_quant || (c->compute != GP_FP8 && c->compute != GP_FP4) ||

@@ -173,6 +173,12 @@ typedef struct infer_cfg {
 	                         kernel of its own unless the producer
 	                         already wrote that format (TensorRT-LLM's
 	                         PyTorch flow; infer.c act_quant) */
+	double ar_fusion_max; /* bytes: the largest TP all-reduce whose
+	                         residual add, RMSNorm and fp8 / nvfp4
+	                         quantisation run fused in it (TensorRT-LLM's
+	                         AllreduceOp MIN_LATENCY kernel); a larger one
+	                         is NCCL's and the quantisation a kernel of
+	                         its own (act_quant).  0: every size fused */
 	int moe_expand;       /* 1: the fused MoE copies each token's row
 	                         to its k experts' blocks in a kernel of
 	                         its own before the first grouped GEMM

@@ -92,6 +92,7 @@ static const lgp_field infer_fields[] = {
 	IF_BOOL("fused_qk_norm_rope", fused_qk_norm_rope),
 	IF_BOOL("mla_latent_prefill", mla_latent_prefill),
 	IF_BOOL("act_quant", act_quant),
+	IF_NUM("ar_fusion_max", ar_fusion_max),
 	IF_BOOL("moe_expand", moe_expand),
 	IF_INT("custom_ar_gpus", custom_ar_gpus, 0),
 	IF_NUM("engine_host_step", engine_host_step),

@@ -572,6 +572,24 @@ M.fused_qk_norm_rope = { trtllm = true, ["nim-http"] = true }
 -- whose plugins fuse the quantisation into the norm: not counted there.
 M.act_quant = { trtllm = true }
 
+-- The largest TP all-reduce, in bytes, into which a runtime fuses the
+-- residual add, the RMSNorm and the fp8 / nvfp4 quantisation of the next
+-- linear's input (engine/infer.c act_quant; gp.infer's ar_fusion_max), by
+-- TP size.  TensorRT-LLM 1.0's AllreduceOp, under the AUTO strategy its
+-- Llama layers take (cpp/tensorrt_llm/thop/allreduceOp.cpp
+-- selectImplementation), sends a message larger than the custom kernels'
+-- workspace to NCCL ("if (message_size_bytes > max_workspace_size) ...
+-- return true" in ifFallbackToNCCL) and the QUANT_NVFP4 / QUANT_FP8
+-- fusions below it to MIN_LATENCY, the fused kernel; that workspace is
+-- getMaxRequiredWorkspaceSize, "if (worldSize <= 2) return 16 * 1000 *
+-- 1000; return 8 * 1000 * 1000;" (common/customAllReduceUtils.h, "MUST
+-- BE KEPT IN SYNC with tensorrt_llm/plugin/plugin.py" max_workspace_size_auto,
+-- which sizes the workspace get_allreduce_workspace allocates).  Above it
+-- fallbackRunSubsequentOps quantises norm_out in a kernel of its own.
+-- Later releases enlarged the workspace to 64 MiB (PR #9145, Nov. 2025)
+-- and pick by a measured table (PR #7870): not this default.
+M.ar_fusion_max = { trtllm = function(tp) return tp <= 2 and 16e6 or 8e6 end }
+
 -- Runtimes that run a request's prompt tokens inside the decode steps
 -- rather than in prefill steps of their own (chunked_prefill's pricing,
 -- engine/infer_run.c mixed_time), said on the defaults line: TensorRT-LLM's
@@ -1927,6 +1945,8 @@ function M.setup(a)
     moe_fp8_bf16_x = M.moe_fp8_bf16_x_of(a.runtime, g.arch, base, d),
     fused_qk_norm_rope = M.fused_qk_norm_rope[a.runtime or "graphs"] or nil,
     act_quant = M.act_quant[a.runtime or "graphs"] or nil,
+    ar_fusion_max = num_arg(a, "ar_fusion_max", "bytes") or
+      (M.ar_fusion_max[a.runtime or "graphs"] and M.ar_fusion_max[a.runtime](tp)) or nil,
     moe_expand = M.moe_expand[a.runtime or "graphs"] or nil,
     sample_kernels = sample_kernels,
   }

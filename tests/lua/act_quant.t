@@ -8,11 +8,14 @@
 -- weight-only formats: no such kernel.
 -- TensorRT-LLM's CUTLASS fused MoE also permutes the tokens' rows into the
 -- experts' blocks before its first grouped GEMM (infer.c moe_expand).
+-- Above the custom all-reduce's workspace (gp.infer ar_fusion_max) the
+-- all-reduce is NCCL's and the norm's output is quantised on its own again.
 -- Run with ./gpuplan run tests/lua/act_quant.t.
 local t = require "tap"
 local gp = require "gpuplan"
+local predict = require "gpuplan.predict.infer"
 
-t.plan(15)
+t.plan(24)
 
 local function ops(x)
   local r = gp.infer(t.with({ batch = 64, input = 1024, output = 2, runtime = "trtllm" }, x))
@@ -67,3 +70,46 @@ local qb = ops { model = "qwen3-30b-a3b", gpu = "b200", weights = "bf16" }
 t.is(qb.moe_expand and qb.moe_expand.bytes, 64 * 9 * 2048 * 2, "bf16 MoE: the copy in bf16")
 t.is(v.moe_expand, nil, "vLLM: Triton's fused_moe gathers inside the GEMM, no copy")
 t.is(l4.moe_expand, nil, "a dense model: no MoE copy")
+
+-- The fusion holds up to TensorRT-LLM 1.0's workspace (AllreduceOp falls
+-- back to NCCL "if (message_size_bytes > max_workspace_size)",
+-- getMaxRequiredWorkspaceSize 8 * 1000 * 1000 above tp 2, 16 * 1000 *
+-- 1000 at tp 2), then fallbackRunSubsequentOps quantises norm_out in a
+-- kernel of its own.  A decode step's all-reduce is batch x hidden x 2 B.
+-- Llama-3.1-70B (hidden 8192) NVFP4 at tp 4: 488 sequences are
+-- 488 x 8192 x 2 = 7,995,392 B <= 8e6, fused; 489 are 8,011,776 B > 8e6,
+-- and the pass reads and writes 489 x 8192 x 2.5625 = 10,264,608 B.
+-- Exact: the bytes are the formula's (no rounding in between).
+local l70 = { model = "llama3.1-70b", gpu = "b200", weights = "fp4", kv = "fp8" }
+local function l70ops(x) return ops(t.with(l70, x)) end
+t.is(l70ops({ tp = 4, batch = 488 }).qkv_quant, nil, "tp 4, 7,995,392 B all-reduce: fused, no pass")
+local big = l70ops { tp = 4, batch = 489 }
+t.is(big.qkv_quant and big.qkv_quant.bytes, 489 * 8192 * 2.5625,
+     "tp 4, 8,011,776 B all-reduce: NCCL, the norm's output quantised before qkv")
+t.is(big.mlp_up_quant and big.mlp_up_quant.bytes, 489 * 8192 * 2.5625,
+     "tp 4 over the workspace: and before the up projection")
+-- At tp 2 the workspace is 16e6: 976 x 16384 = 15,990,784 B fused,
+-- 977 x 16384 = 16,007,168 B not (977 x 8192 x 2.5625 = 20,509,184 B).
+t.is(l70ops({ tp = 2, batch = 976 }).qkv_quant, nil, "tp 2, 15,990,784 B: fused")
+local b2 = l70ops { tp = 2, batch = 977 }
+t.is(b2.qkv_quant and b2.qkv_quant.bytes, 977 * 8192 * 2.5625, "tp 2, 16,007,168 B: a pass")
+-- ar_fusion_max given: 0 fuses every size; "1MB" (1e6 B) sends 64
+-- sequences' 1,048,576 B to NCCL (64 x 8192 x 2.5625 = 1,343,488 B pass).
+t.is(l70ops({ tp = 4, batch = 489, ar_fusion_max = 0 }).qkv_quant, nil, "ar_fusion_max 0: every size fused")
+local small = l70ops { tp = 4, batch = 64, ar_fusion_max = "1MB" }
+t.is(small.qkv_quant and small.qkv_quant.bytes, 64 * 8192 * 2.5625, "ar_fusion_max 1MB: 1 MiB goes to NCCL")
+local ok, msg = pcall(l70ops, { tp = 4, batch = 64, ar_fusion_max = -1 })
+t.ok(not ok and tostring(msg):find("ar_fusion_max", 1, true), "ar_fusion_max -1 refused, named: " .. tostring(msg))
+
+-- The predictor keeps a TensorRT engine run (a release before 0.17, whose
+-- PyTorch flow this fusion belongs to) on the old pricing: ar_fusion_max 0.
+local c010 = { id = "engine-tp2", kind = "infer",
+  model = { layers = 80, hidden = 8192, heads = 64, kv_heads = 8, ffn_hidden = 28672,
+            ffn_gated = true, vocab = 32000 },
+  hardware = { gpu = "h100-sxm", gpus = 2 }, parallel = { tp = 2 },
+  workload = { framework = "trtllm", weight_dtype = "fp8", input_len = 128, output_len = 128,
+               num_requests = 1000 },
+  measured = { metric = "output_tokens_per_s", value = 1 },
+  source = { title = "TensorRT-LLM", version = "0.10.0" } }
+local p010 = assert(predict(c010, gp.catalog()))
+t.is(p010.job.ar_fusion_max, 0, "0.10.0 at tp 2: ar_fusion_max 0 (engine flow, as before)")

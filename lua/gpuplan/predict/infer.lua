@@ -295,6 +295,22 @@ local PROFILES = {
           "8 query heads a KV head at head size 128 or 256 only", group, hd)
       end
     end
+    -- gp.infer's ar_fusion_max (the all-reduce size up to which the
+    -- residual add, RMSNorm and quantisation run fused in TensorRT-LLM's
+    -- custom kernel, NCCL and a quantise kernel above) is the PyTorch
+    -- flow's AllreduceOp.  That flow came with 0.17 ("The PyTorch workflow
+    -- is an experimental feature in tensorrt_llm._torch", the 0.17.0
+    -- release notes, NVIDIA/TensorRT-LLM PR #2725 of 2025-01-30); a run of
+    -- an earlier release, or dated before it, built TensorRT engines, whose
+    -- norm and quantisation are the engine's and were not read here: they
+    -- keep the pricing from before this rule, fused at every size (0).
+    local engine = (maj and tonumber(maj) == 0 and tonumber(min) < 17) or
+      (not maj and date and tostring(date) < "2025-01-30")
+    if engine and a.ar_fusion_max == nil and (a.tp or 1) > 1 then
+      a.ar_fusion_max = 0
+      defaults[#defaults + 1] = "ar_fusion_max=0 (a TensorRT engine run, before the PyTorch "
+        .. "flow of 0.17: its all-reduce is not AllreduceOp's, no quantise kernel priced after it)"
+    end
   end,
   -- vLLM's scheduler cap on the running batch, max_num_seqs, where the case
   -- does not set it.  Releases before 0.8.0 ran the V0 engine, whose
