@@ -298,9 +298,12 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 		               "(got %g)", c->wo_stream);
 	/* An M tile as roof_op.m_tile takes it: 0 (the library's) or
 	 * 8 to 128 rows. */
+	/* roof_op.bf16_x's bounds (roofline.h), which the op takes it at */
 	if (!gp_finite(c->moe_fp8_bf16_x) || c->moe_fp8_bf16_x < 0.0 ||
-	    c->moe_fp8_bf16_x > 4.0)
-		return gp_fail(err, "moe_fp8_bf16_x must be in [0, 4] (got %g)",
+	    c->moe_fp8_bf16_x > ROOF_BF16_X_MAX ||
+	    (c->moe_fp8_bf16_x > 0.0 && c->moe_fp8_bf16_x < ROOF_BF16_X_MIN))
+		return gp_fail(err, "moe_fp8_bf16_x must be 0 or in [%g, %g] "
+		               "(got %.9g)", ROOF_BF16_X_MIN, ROOF_BF16_X_MAX,
 		               c->moe_fp8_bf16_x);
 	if (!gp_finite(c->m_tile) || c->m_tile < 0.0 ||
 	    (c->m_tile > 0.0 && c->m_tile < 8.0) || c->m_tile > 128.0)

@@ -1010,9 +1010,11 @@ int roof_checked_op_time(const roof_device *d, const roof_op *op,
 	    (op->m_tile > 0.0 && op->m_tile < 8.0))
 		return gp_fail(err, "op%s%s: m_tile must be 0 or 8..%g rows",
 		               sp, nm, ROOF_TILE);
-	if (bad(op->bf16_x) || op->bf16_x > 4.0)
-		return gp_fail(err, "op%s%s: bf16_x must be 0..4 (got %g)",
-		               sp, nm, op->bf16_x);
+	if (bad(op->bf16_x) || op->bf16_x > ROOF_BF16_X_MAX ||
+	    (op->bf16_x > 0.0 && op->bf16_x < ROOF_BF16_X_MIN))
+		return gp_fail(err, "op%s%s: bf16_x must be 0 or in [%g, %g] "
+		               "(got %.9g)", sp, nm, ROOF_BF16_X_MIN,
+		               ROOF_BF16_X_MAX, op->bf16_x);
 	/* A GEMM needs the precision's tensor peak; other ops run on the
 	 * fp32 vector units when the device has them (op_peak). */
 	/* A GEMM at a precision with a peak but no GEMM fraction (fp32 on

@@ -170,8 +170,20 @@ typedef struct roof_op {
 	                         whatever prec's own rate: a kernel that
 	                         does not reach its precision's tensor
 	                         rate (infer_cfg.moe_fp8_bf16_x, Triton's
-	                         fp8 fused MoE); 0: prec's rate */
+	                         fp8 fused MoE); 0: prec's rate; else
+	                         ROOF_BF16_X_MIN..ROOF_BF16_X_MAX */
 } roof_op;
+
+/* roof_op.bf16_x's bounds.  Below 0.01 the cap is under the smallest
+ * achievable fraction a device may give (roofline.c ROOF_MIN_FRAC), and
+ * a denormal one made FLOP / rate infinite and the op's time NaN.  The
+ * upper bound is the branch's own: the kernel the cap prices multiplies
+ * fp8, whose tensor rate is twice bf16's, so a cap past 2 leaves it at
+ * that rate and 4 is room to spare (lua/gpuplan/infer.lua
+ * moe_fp8_bf16_x_of clamps to it).  infer.c and serve.c check their
+ * moe_fp8_bf16_x against the same bounds. */
+#define ROOF_BF16_X_MIN 0.01
+#define ROOF_BF16_X_MAX 4.0
 
 typedef struct roof_result {
 	double time;          /* s, overlap of t_compute and t_memory (max
@@ -253,7 +265,7 @@ double roof_ridge(const roof_device *d, gp_dtype p, int achievable);
  * d is checked with roof_device_check.  GP_OK, or GP_EINVAL for a bad
  * device, negative / NaN FLOP or bytes (or over 1e30), GEMM dimensions
  * over 1e15, dequant outside 0..64, gemv not 0..2, m_tile outside 0..128,
- * bf16_x outside 0..4,
+ * bf16_x neither 0 nor in ROOF_BF16_X_MIN..ROOF_BF16_X_MAX,
  * or a precision the device has no peak for. */
 int roof_op_time(const roof_device *d, const roof_op *op, int graphs,
                  roof_result *out, gp_error *err);

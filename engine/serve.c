@@ -185,7 +185,12 @@ int serve_check(const gp_model *m, const roof_device *d, const serve_cfg *c,
 	    gp_check_num(c->m_tile, 0, 128, "m_tile", err) ||
 	    gp_check_num(c->m_tile_grouped, 0, 128, "m_tile_grouped",
 	                 err) ||
-	    gp_check_num(c->moe_fp8_bf16_x, 0, 4, "moe_fp8_bf16_x", err) ||
+	    /* 0 or roof_op.bf16_x's bounds (roofline.h) */
+	    gp_check_num(c->moe_fp8_bf16_x, 0, ROOF_BF16_X_MAX,
+	                 "moe_fp8_bf16_x", err) ||
+	    (c->moe_fp8_bf16_x > 0 &&
+	     gp_check_num(c->moe_fp8_bf16_x, ROOF_BF16_X_MIN, ROOF_BF16_X_MAX,
+	                  "moe_fp8_bf16_x", err)) ||
 	    gp_check_num(c->acceptance, 0, 1, "acceptance", err) ||
 	    gp_check_num(c->accept_decay, 1e-3, 1, "accept_decay", err) ||
 	    gp_check_num(c->spec_host, 0, 1, "spec_host", err) ||

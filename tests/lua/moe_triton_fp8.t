@@ -10,7 +10,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local core = require "gpuplan.core"
 
-t.plan(14)
+t.plan(15)
 
 -- A Hopper-like device by hand: bf16 989 TFLOP/s at 0.8 (791.2), fp8
 -- 1979 at 0.7 (1385.3), 132 SMs.
@@ -42,6 +42,11 @@ t.raises(function() core.roof_op(dev, with { bf16_x = -1 }) end, "bf16_x",
          "a negative bf16_x is refused by name", true)
 t.raises(function() core.roof_op(dev, with { bf16_x = 5 }) end, "bf16_x",
          "a bf16_x past 4 is refused by name", true)
+-- A cap below 0.01 (roofline.h ROOF_BF16_X_MIN, the smallest achievable
+-- fraction a device may give) is refused: a denormal one made the rate
+-- 4e-309 FLOP/s and the op's time NaN.
+t.raises(function() core.roof_op(dev, with { bf16_x = 5e-324 }) end,
+         "bf16_x must be 0 or in [0.01, 4]", "a denormal bf16_x is refused by name", true)
 
 -- gp.infer: the expert GEMMs of an fp8 MoE under vLLM on an H100 take
 -- the cap, the dense linears do not.  One 1024-token prompt of
