@@ -4012,12 +4012,15 @@ static void layer_comm(tenv *e, const train_lkey *k, int kind,
 	 * parallel linears are TE's in the dense layer (the attention's proj
 	 * and the MLP's fc2) and the attention's alone in a MoE one (its
 	 * second pair is the token dispatcher's); the backward is unchanged
-	 * (its reduce-scatters are the dgrad's, in 16 bits).  The fp8 size is
+	 * (its reduce-scatters are the dgrad's, in 16 bits).  An fc2 kept in
+	 * bf16 (mlp_down_bf16) writes no fp8 output: its reduce-scatter stays
+	 * 16-bit, the attention's alone moves fp8.  The fp8 size is
 	 * te_fp8_gather's, the size TE's forward gathers in; tp_fwd_ub is
 	 * set once the layer's forward collectives are all counted (below). */
 	if (k->tp_overlap_fp8_rs && k->sp && k->tp > 1 && !hy)
-		rs8 = (moe ? 1.0 : np) * (rs - train_t_coll(e,
-			GP_REDUCE_SCATTER, te_fp8_gather(k, tb), &k->g_tp));
+		rs8 = (moe || k->mlp_down_bf16 ? 1.0 : np) * (rs -
+			train_t_coll(e, GP_REDUCE_SCATTER,
+				     te_fp8_gather(k, tb), &k->g_tp));
 	/* Megatron's SP backward (async_tp_bwd): the column-parallel
 	 * linears kept their input's shard and gather it again, Megatron-
 	 * LM's and Megatron-DeepSpeed's (async_tp) and Transformer

@@ -9,7 +9,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(8)
+t.plan(9)
 
 local op = t.op
 local function part(r, name)
@@ -47,6 +47,14 @@ t.near(part(f8, "tp_comm").hidden - part(rs8, "tp_comm").hidden, 4 * d, 1e-9,
 t.near(part(f8, "tp_comm").seconds - part(rs8, "tp_comm").seconds, 0.189 * 4 * d, 1e-9,
        "paid at the overlap's slowdown")
 t.ok(rs8.step_s < f8.step_s, "the step shortens")
+-- An fc2 kept in bf16 (mlp_down_bf16) writes a 16-bit output, whose
+-- reduce-scatter stays 16-bit: only the attention's proj moves fp8, one
+-- reduce-scatter a layer, (rs16 - rs8) = d / 2 less hidden a layer, 4
+-- layers: 2 d.  The same sums: 1e-9.  (Priced as both, it reads 4 d.)
+local d16 = gp.train(t.with(job, { mlp_down_bf16 = true }))
+local d16rs8 = gp.train(t.with(job, { mlp_down_bf16 = true, tp_overlap_fp8_rs = true }))
+t.near(part(d16, "tp_comm").hidden - part(d16rs8, "tp_comm").hidden, 2 * d, 1e-9,
+       "fc2 in bf16: its reduce-scatter stays 16-bit, the attention's alone in fp8")
 -- The backward's reduce-scatters are the dgrad's, in 16 bits: the listed
 -- op (the layer's collectives, whatever the overlap) is unchanged.
 t.near(op(rs8, "tp_comm").bwd, op(f8, "tp_comm").bwd, 1e-15, "the backward is unchanged")
