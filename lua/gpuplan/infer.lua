@@ -1724,6 +1724,20 @@ function M.setup(a)
     error(args.usage("infer: give enforce_eager or graph_sizes, not both: an eager run captures no "
       .. "CUDA graphs"), 3)
   end
+  -- The decode's bucketed KV (options kv_bucket: its default and the
+  -- defaults line's words; M.kv_bucket by runtime and card) is one
+  -- model's (engine/infer_run.c infer_decode_ctx): nothing in engine/
+  -- serve*.c reads it, so the MoE serving model neither assumes it nor
+  -- takes it -- given, it would change nothing, in silence.
+  local kv_bucket, kv_bucket_said = int_arg(a, "kv_bucket", 0), nil
+  if kv_bucket ~= nil and serving then
+    error(args.usage("infer: kv_bucket: the MoE serving model (chosen by " .. by .. ") attends "
+      .. "each sequence's own KV length; a bucketed cache is priced for one model on its "
+      .. "replicas (without the serving options)"), 3)
+  end
+  if kv_bucket == nil and not serving then
+    kv_bucket, kv_bucket_said = options.default("kv_bucket", { runtime = a.runtime, gpu = g })
+  end
   -- TensorRT-LLM's generation attention without XQA (engine/infer.c
   -- mmha_decode): its masked MHA kernel, whose KV reads are counted per
   -- query head; a runtime of its own kernels only, and not the MoE
@@ -1941,7 +1955,7 @@ function M.setup(a)
     row_split = M.row_split[a.runtime or "graphs"] or nil,
     wo_stream = M.wo_stream_of(a.runtime, bits),
     m_tile = M.m_tile_of(a.runtime, g.arch, base),
-    kv_bucket = M.kv_bucket_of(a.runtime or "graphs", g.arch),
+    kv_bucket = kv_bucket,
     moe_fp8_bf16_x = M.moe_fp8_bf16_x_of(a.runtime, g.arch, base, d),
     fused_qk_norm_rope = M.fused_qk_norm_rope[a.runtime or "graphs"] or nil,
     act_quant = M.act_quant[a.runtime or "graphs"] or nil,
@@ -1968,11 +1982,7 @@ function M.setup(a)
     end
     c.kv_reserve_max = true
   elseif a.kv_policy == nil then default("kv_policy=mean") end
-  if c.kv_bucket then
-    default(string.format("kv_bucket=%d (%s, static shapes: a decode step attends its KV up "
-      .. "to the next multiple of %d tokens, optimum-habana's --bucket_size %d --bucket_internal)",
-      c.kv_bucket, g.name or g.id or "the card", c.kv_bucket, c.kv_bucket))
-  end
+  if kv_bucket_said then default(kv_bucket_said) end
   if c.batch and c.concurrency then error(args.usage(M.BATCH_AND_CONCURRENCY), 3) end
   -- One batch prices every replica (engine/infer_run.c run_batch:
   -- ceil(concurrency / replicas) each), so a concurrency the replicas do

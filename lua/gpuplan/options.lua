@@ -884,6 +884,25 @@ opt { name = "graph_sizes", type = "string", metavar = "LIST", commands = "infer
 opt { name = "kv_policy", type = "string", lua_only = true, commands = "infer",
   help = "mean (default: paged KV, each running sequence holds input + output/2, vLLM) | "
     .. "max (input + output reserved per sequence, TensorRT-LLM GUARANTEED_NO_EVICT)" }
+-- A static-shape runtime's bucketed decode KV (engine infer_cfg.kv_bucket,
+-- infer_run.c infer_decode_ctx); its default by runtime and card is
+-- gpuplan.infer's M.kv_bucket (Gaudi under the graphs runtime: 128).
+opt { name = "kv_bucket", type = "int", metavar = "N", commands = "infer",
+  kind = "tokens", range = { 0, 1 << 24 },
+  default = "128 on Intel Gaudi under --runtime graphs, else 0",
+  value = function(j)
+    local g = j.gpu or {}
+    local b = require("gpuplan.infer").kv_bucket_of(j.runtime or "graphs", g.arch)
+    if not b then return 0, false end
+    return b, string.format("kv_bucket=%d (%s, static shapes: a decode step attends its KV up "
+      .. "to the next multiple of %d tokens, optimum-habana's --bucket_size %d "
+      .. "--bucket_internal)", b, g.name or g.id or "the card", b, b)
+  end,
+  help = "a decode step attends its sequence's KV up to the next multiple of N tokens, at most "
+    .. "input + output, the padding read too (a static-shape runtime's bucketed cache: "
+    .. "optimum-habana's --bucket_size N --bucket_internal); 0: each step its own length. "
+    .. "One model on its replicas only: the MoE serving model refuses it",
+  suggest = { "bucket_size", "kv_bucket_size", "bucket_internal" } }
 opt { name = "pcie_bw", type = "number|string", lua_only = true, commands = "infer",
   kind = "bandwidth",
   help = "host-link bandwidth over which offloaded layers are copied to the GPU (default the GPU's PCIe x 0.8)" }

@@ -9,7 +9,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(7)
+t.plan(13)
 
 local job = { model = "llama3.1-8b", gpu = "gaudi3", weights = "fp8", kv = "fp8",
               input = 128, output = 128, batch = 1536 }
@@ -45,3 +45,25 @@ t.is(hl.decode.ctx, 1152, "h100: 128 + 2048 / 2 = 1152")
 -- The defaults say it on Gaudi, and only there.
 t.ok(table.concat(r.defaults, "; "):find("kv_bucket=128", 1, true), "gaudi3: kv_bucket=128 said")
 t.ok(not table.concat(h.defaults, "; "):find("kv_bucket", 1, true), "h100: no kv_bucket")
+
+-- kv_bucket given (gp.infer's option, --kv-bucket): 0 prices each step at
+-- its own length on Gaudi too, 128 + 128 / 2 = 192, and says nothing; a
+-- bucket of at least the cache's 128 + 2048 = 2176 tokens reads the whole
+-- cache every step (optimum-habana without the bucket flags): 2176.
+-- Exact: the same closed form.
+local g0 = gp.infer(t.with(job, { kv_bucket = 0 }))
+t.is(g0.decode.ctx, 192, "gaudi3 kv_bucket 0: 192, the plain mean")
+t.ok(not table.concat(g0.defaults, "; "):find("kv_bucket", 1, true), "given: not said")
+t.is(gp.infer(t.with(job, { output = 2048, batch = 768, kv_bucket = 4096 })).decode.ctx, 2176,
+  "gaudi3 kv_bucket 4096 at 128/2048: the whole 2176-token cache every step")
+-- A fraction or a negative is refused, naming the key.
+t.raises(function() gp.infer(t.with(job, { kv_bucket = 1.5 })) end,
+  "kv_bucket must be a whole number of tokens", "kv_bucket 1.5 refused", true)
+-- The MoE serving model (engine/serve*.c) attends each sequence's own
+-- length: on Gaudi it says no bucket, and refuses one given.
+local moe = { model = "mixtral-8x7b", gpu = "gaudi3", gpus = 8, ep = 8, input = 128, output = 128 }
+t.ok(not table.concat(gp.infer(moe).defaults, "; "):find("kv_bucket", 1, true),
+  "the MoE serving model on Gaudi: no kv_bucket said")
+t.raises(function() gp.infer(t.with(moe, { kv_bucket = 128 })) end,
+  "kv_bucket: the MoE serving model (chosen by ep = 8) attends each sequence's own KV length",
+  "the MoE serving model refuses kv_bucket", true)
