@@ -567,7 +567,6 @@ typedef struct finite_prices {
 	int nt;
 	mixed_table mt;
 	double share, P;
-	double cavg;  /* the table's context (infer_decode_ctx) */
 } finite_prices;
 
 /* A step that carries prompt tokens runs off the graph (eager_step);
@@ -631,7 +630,6 @@ static int run_finite(const gp_model *m, const roof_device *d,
 	f->c = c;
 	f->share = share;
 	f->P = P;
-	f->cavg = cavg;
 	for (x = 1.0; f->nt < RUN_TABLE; x *= 2.0) {
 		double b = x < tmax ? x : tmax;
 		int k = f->nt;

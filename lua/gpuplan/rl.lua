@@ -19,8 +19,10 @@
 --   response_len  mean response tokens (default 1024; with response_max
 --                 alone: assumed RESPONSE_SHARE x response_max, said so)
 --   base_checkpoint  the policy starts from a pretrained-only checkpoint:
---                 with response_max alone the mean is assumed at
---                 BASE_RESPONSE_SHARE x response_max instead (default false)
+--                 with response_max alone the mean is assumed at the
+--                 model's published mean (BASE_RESPONSE_TOKENS), else at
+--                 BASE_RESPONSE_SHARE x response_max (M.base_response;
+--                 default false)
 --   response_max  the generation limit (default response_len: every response
 --                 that long); response_dist fixed|uniform|exp (default exp
 --                 when response_max is given: an exponential clipped at the
