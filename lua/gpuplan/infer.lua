@@ -1738,6 +1738,26 @@ function M.setup(a)
   if kv_bucket == nil and not serving then
     kv_bucket, kv_bucket_said = options.default("kv_bucket", { runtime = a.runtime, gpu = g })
   end
+  -- ar_fusion_max is the all-reduce size up to which a runtime that
+  -- quantises the next linear's input apart (M.act_quant: TensorRT-LLM's
+  -- PyTorch flow) fuses that quantisation into the all-reduce (engine/
+  -- infer.c act_quant).  Another runtime quantises nothing apart, and the
+  -- MoE serving model's steps (engine/serve*.c) read neither: given, it
+  -- would change nothing, in silence.
+  if a.ar_fusion_max ~= nil then
+    if serving then
+      error(args.usage("infer: ar_fusion_max: the MoE serving model (chosen by " .. by .. ") "
+        .. "prices no quantise pass after its all-reduce; it is one model's on its replicas "
+        .. "(without the serving options)"), 3)
+    end
+    -- (an unknown runtime is refused below, in its own words)
+    local rt = a.runtime or "graphs"
+    if M.runtimes[rt] and not M.act_quant[rt] then
+      error(args.usage("infer: ar_fusion_max is the all-reduce size up to which TensorRT-LLM fuses "
+        .. "the next linear's activation quantisation; runtime " .. rt .. " runs no such pass: "
+        .. "give runtime trtllm"), 3)
+    end
+  end
   -- TensorRT-LLM's generation attention without XQA (engine/infer.c
   -- mmha_decode): its masked MHA kernel, whose KV reads are counted per
   -- query head; a runtime of its own kernels only, and not the MoE

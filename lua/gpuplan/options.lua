@@ -916,7 +916,8 @@ opt { name = "ar_fusion_max", type = "number|string", lua_only = true, commands 
   help = "the largest TP all-reduce into which the runtime fuses the residual add, RMSNorm and "
     .. "fp8/nvfp4 quantisation of the next linear's input; a larger one runs NCCL and a quantise "
     .. "kernel after it (default --runtime trtllm: 16 MB at tp 2, 8 MB above, TensorRT-LLM "
-    .. "1.0's custom all-reduce workspace; 0: every size fused)" }
+    .. "1.0's custom all-reduce workspace; 0: every size fused); runtime trtllm only, one "
+    .. "model on its replicas (the MoE serving model refuses it)" }
 opt { name = "max_batch", type = "int", metavar = "N", commands = "rl infer",
   default = { "vLLM's for the card", infer = "TensorRT-LLM's 2048; --runtime vllm: vLLM's max_num_seqs "
     .. "for the card (1024, or 256 under 70 GiB or on an A100) where batch and concurrency are not given" },

@@ -15,7 +15,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local predict = require "gpuplan.predict.infer"
 
-t.plan(24)
+t.plan(26)
 
 local function ops(x)
   local r = gp.infer(t.with({ batch = 64, input = 1024, output = 2, runtime = "trtllm" }, x))
@@ -100,6 +100,15 @@ local small = l70ops { tp = 4, batch = 64, ar_fusion_max = "1MB" }
 t.is(small.qkv_quant and small.qkv_quant.bytes, 64 * 8192 * 2.5625, "ar_fusion_max 1MB: 1 MiB goes to NCCL")
 local ok, msg = pcall(l70ops, { tp = 4, batch = 64, ar_fusion_max = -1 })
 t.ok(not ok and tostring(msg):find("ar_fusion_max", 1, true), "ar_fusion_max -1 refused, named: " .. tostring(msg))
+-- Only TensorRT-LLM quantises the next linear's input apart (infer.lua
+-- M.act_quant): under another runtime, or the MoE serving model (engine/
+-- serve*.c, which prices no such pass), the size would change nothing.
+t.raises(function() l70ops { tp = 4, batch = 64, ar_fusion_max = "1MB", runtime = "vllm" } end,
+  "ar_fusion_max is the all-reduce size up to which TensorRT-LLM fuses the next linear's "
+    .. "activation quantisation; runtime vllm runs no such pass", "vllm: refused, named", true)
+t.raises(function() gp.infer { model = "qwen3-30b-a3b", gpu = "b200", gpus = 8, ep = 8,
+                               runtime = "trtllm", ar_fusion_max = "8MB" } end,
+  "ar_fusion_max: the MoE serving model (chosen by ep = 8)", "the MoE serving model: refused", true)
 
 -- The predictor keeps a TensorRT engine run (a release before 0.17, whose
 -- PyTorch flow this fusion belongs to) on the old pricing: ar_fusion_max 0.
