@@ -1462,8 +1462,8 @@ local function prepare_recipe(o, cfg, model, gpu, method, stack, dflt, defaults)
     -- Adapters merged into the weight (gp.train's lora_merged, Praxis'
     -- LoraTheta) have no input of their own: nothing to drop, no default.
     if o.lora_merged and d ~= nil and d ~= false and d ~= 0 then
-      usage("lora_dropout: lora_merged's adapters are added into the weight and have no input "
-        .. "of their own to drop (got %s)", shown(d))
+      usage("lora_dropout: the adapters lora_merged adds into the weight have no input of their "
+        .. "own to drop (got %s)", shown(d))
     end
     if d == nil and o.lora_merged then d = 0 end
     if d == nil then d = dflt("lora_dropout") end

@@ -521,8 +521,8 @@ local function step_choices(o, p, cfg, sweep, default)
   -- on a 16-bit base (Praxis' LoRA layers): said of another method it
   -- would price nothing, in silence.
   if o.lora_merged and p.method ~= "lora" then
-    usage("train: lora_merged prices LoRA's adapters added into the weight: it needs method "
-      .. "lora (got method %s)", tostring(p.method))
+    usage("train: lora_merged prices LoRA's adapters added into the weight: it needs method = "
+      .. "lora (got method = %s)", tostring(p.method))
   end
   cfg.lora_merged = o.lora_merged == true
   cfg.kv_repeat = o.kv_repeat == true

@@ -65,13 +65,15 @@ t.ok(merged.step_s > side.step_s and merged.step_s < full.step_s,
                    full.step_s))
 
 t.raises(function() gp.train(t.with(fulljob, { lora_merged = true })) end,
-         "train: lora_merged prices LoRA's adapters added into the weight: it needs method lora",
+         "train: lora_merged prices LoRA's adapters added into the weight: it needs method = lora "
+           .. "(got method = full)",
          "said without LoRA it is refused, naming it", true)
 
 -- Its adapters have no input of their own: a dropout on it is refused,
 -- and left out it is none (not gp.train's 0.05 default).
 t.raises(function() gp.train(t.with(job, { lora_merged = true, lora_dropout = 0.1 })) end,
-         "lora_dropout: lora_merged's adapters are added into the weight", "a dropout is refused",
+         "lora_dropout: the adapters lora_merged adds into the weight have no input of their own",
+         "a dropout is refused",
          true)
 
 -- The case fields (SCHEMA.md workload.lora_merged, workload.lora.dropout)
