@@ -8,7 +8,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(8)
+t.plan(9)
 
 -- Llama 3 8B (vocabulary 128256), one sequence of 4096 tokens on one
 -- H100 SXM, one micro-batch: T V = 4096 x 128256 = 525.3M logits.  Each
@@ -33,9 +33,10 @@ local on2 = gp.train(t.with(job, { metric_losses = 2, global_batch = 2 }))
 local off2 = gp.train(t.with(job, { global_batch = 2 }))
 t.near(on2.step_s - off2.step_s, 2 * want, 0.02, "paid per micro-batch")
 -- A count: a fraction, a negative, more than 8 or a boolean are refused.
-for _, v in ipairs { 1.5, -1, 9 } do
+for _, v in ipairs { 1.5, -1, 9, true } do
   t.raises(function() gp.train(t.with(job, { metric_losses = v })) end,
-           "metric_losses must be a whole number 0..8", "metric_losses " .. v .. " refused", true)
+           "metric_losses must be a whole number 0..8", "metric_losses " .. tostring(v) .. " refused",
+           true)
 end
 
 -- The llm-foundry profile (predict/train.lua) sets two for an MPT row.
