@@ -1839,7 +1839,7 @@ opt { name = "metric_losses", type = "int", metavar = "N", commands = "train pla
   help = "cross-entropies over the logits after each micro-batch's backward, without "
     .. "gradient (Composer's train metrics: llm-foundry's MPT updates LanguageCrossEntropy "
     .. "and LanguagePerplexity, 2): each autocasts the logits to fp32 and runs "
-    .. "log_softmax, A + 12 B a logit",
+    .. "log_softmax, A + 12 B a logit (8 B where the logits are fp32 already)",
   suggest = { "train_metrics", "use_train_metrics", "metric_loss" } }
 opt { name = "eager_loss", type = "flag", commands = "train plan",
   help = "the loss op by op outside the compiled layers (kernels fused): torchtitan "
