@@ -25,6 +25,21 @@ model {
 }
 
 model {
+  id = "qwen2.5-math-7b", name = "Qwen2.5-Math 7B", family = "qwen2",
+  split_proj = "both",
+  layers = 28, hidden = 3584, heads = 28, kv_heads = 4, head_dim = 128,
+  ffn_hidden = 18944, ffn_gated = true, vocab = 152064,
+  tied_embeddings = false, qkv_bias = true, norm = "rms", max_seq = 4096,
+  params_b = 7.62,
+  source = "Qwen/Qwen2.5-Math-7B config.json (Qwen2ForCausalLM: the Qwen2.5 7B "
+        .. "shape, max_position_embeddings 4096); Qwen2.5-Math report "
+        .. "arXiv:2409.12122 (Qwen2.5-7B continued on math data)",
+  notes = "The pretrained-only math model that verl's DAPO recipes start from "
+        .. "(a base checkpoint: gp.rl base_checkpoint takes its published mean "
+        .. "response); recipes raise its context with max_position_embeddings.",
+}
+
+model {
   id = "qwen2.5-14b", name = "Qwen2.5 14B", family = "qwen2",
   split_proj = "both",
   layers = 48, hidden = 5120, heads = 40, kv_heads = 8, head_dim = 128,

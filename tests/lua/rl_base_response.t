@@ -45,4 +45,13 @@ local other = gp.rl(with(job, { base_checkpoint = true,
   model = with(math7b, { id = "my-7b" }) }))
 t.is(other.response_len, 2323, "another id: the share of the limit")
 t.ok(other.step_s > rb.step_s, "the longer assumed responses take longer")
+-- The catalog's id, as the --base-checkpoint help names it: the CLI user's
+-- `gpuplan rl qwen2.5-math-7b --base-checkpoint` takes the published mean.
+-- Its context is its config's 4096, so the limit here is 3840 (+ a 256-token
+-- prompt): 1294 x 3840 / 8192 = 606.56 -> 607, exact after rounding.
+local cm = gp.catalog():get("models", "qwen2.5-math-7b")
+t.ok(cm and cm.hidden == 3584 and cm.layers == 28, "the catalog holds qwen2.5-math-7b at Qwen2.5 7B's shape")
+local rc = gp.rl({ model = "qwen2.5-math-7b", gpu = "h20", gpus = 16, prompts = 64, group = 8,
+  prompt_len = 256, response_max = 3840, base_checkpoint = true })
+t.is(rc.response_len, 607, "by catalog id: the published mean's share of 3840")
 t.done_testing()
