@@ -886,14 +886,12 @@ static int price_tree(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 static double nvls_intra(const comm_ctx *c);
 static double nvls_heads(const comm_ctx *c);
 
-static double nvls_fill(const comm_ctx *c)
+/* NCCL's NVLS chunk for this message, bytes (the rules above). */
+static double nvls_chunk(const comm_ctx *c)
 {
 	double S = c->bytes, nch = c->t->up_nccl.nvls_channels;
-	double heads = nvls_heads(c), intra = nvls_intra(c);
-	double ops = nch * heads, chunk = 131072.0, k;
+	double ops = nch * nvls_heads(c), chunk = 131072.0;
 
-	if (nch < 1.0 || heads < 1.0)
-		return 0.0;
 	if (c->nn == 1) {
 		if (S < 64.0 * ops * chunk && chunk > 65536.0)
 			chunk = 65536.0;
@@ -909,7 +907,18 @@ static double nvls_fill(const comm_ctx *c)
 		if (S < ops * chunk && chunk > 32768.0)
 			chunk = 32768.0;
 	}
-	k = max2(1.0, S / (ops * chunk));
+	return chunk;
+}
+
+static double nvls_fill(const comm_ctx *c)
+{
+	double S = c->bytes, nch = c->t->up_nccl.nvls_channels;
+	double heads = nvls_heads(c), intra = nvls_intra(c);
+	double ops = nch * heads, k;
+
+	if (nch < 1.0 || heads < 1.0)
+		return 0.0;
+	k = max2(1.0, S / (ops * nvls_chunk(c)));
 	return (c->nn == 1 ? 2.0 : 3.0) * intra / k;
 }
 
@@ -989,6 +998,43 @@ static double nvls_tree_posts(const comm_ctx *c)
 	return 2.0 * ilog2(c->nn) * (k - 1.0) * post(c, GP_PROTO_SIMPLE);
 }
 
+/* Every loop of an NVLS block inside a node is a Simple-protocol step on
+ * each of its three stages (the scatter warps' wait for the heads'
+ * buffers and post to them, the reduce warps' multimem round, the
+ * gather's), a fixed cost a loop whatever its chunk.  NCCL prices that
+ * step, for the scatter-to-heads / reduce / gather-from-heads kernel
+ * NVLS's is built on (CollNet Direct, the same warp groups and nHeads
+ * chunks a loop), at hwLat[NVLINK][COLLNET_DIRECT][SIMPLE] = 3.7 us
+ * (src/graph/tuning.cc, 2.18.5 to 2.30.7).  The streaming rate
+ * (nvlsEfficiency) is NCCL's large-message figure, where a loop moves
+ * nHeads x NCCL_NVLS_CHUNKSIZE (128 KiB), so it already carries one such
+ * step per 128 KiB chunk; a smaller chunk (nvls_fill's rules) runs more
+ * loops for the same bytes and pays the step for each extra one:
+ * 3.7 us x (k - max(1, S / (ops x 128 KiB))) -- at least one loop, whose
+ * steps the NVLS latency (hwLat NVLS, 25 us, a one-loop message's) holds.
+ * 8 x H100 at 16 MiB: k = 4 loops of 32 KiB against 1 of 128 KiB, +11.1
+ * us; 256 MiB: 32 against 16, +59.2 us; from 1 GiB (128 KiB chunks)
+ * nothing.  Checked on a log that is not
+ * a case (xxrjun/nccl-tests-cluster @455de4f, nccl_N1_G8_cnode3-002.log,
+ * all_reduce_perf, NCCL 2.29.2, 8 x H100): its marginal algbw is 276.0
+ * GB/s with 128 KiB chunks (1 to 16 GiB) and 259.7 with 64 KiB (128 to
+ * 512 MiB), 1/259.7 - 1/276.0 GB/s = one step per 128 x 64 KiB loop of
+ * 3.8 us.  Across nodes (NVLS_TREE) the chunk rules and the proxy set the
+ * loop, so nothing is added there. */
+#define NVLS_STEP_US 3.7
+
+static double nvls_steps(const comm_ctx *c)
+{
+	double S = c->bytes, nch = c->t->up_nccl.nvls_channels;
+	double heads = nvls_heads(c), ops = nch * heads, k;
+
+	if (c->nn != 1 || nch < 1.0 || heads < 1.0)
+		return 0.0;
+	k = max2(1.0, S / (ops * nvls_chunk(c)));
+	return max2(0.0, k - max2(1.0, S / (ops * 131072.0))) *
+	       NVLS_STEP_US * US;
+}
+
 /* NVLS all-reduce: in-switch reduction, NVLS_TREE across nodes: the
  * streaming time plus the pipeline's fill (nvls_fill), across nodes no
  * less than the proxy's posts (nvls_tree_posts). */
@@ -996,7 +1042,7 @@ static void nvls_all_reduce(const comm_ctx *c, double *lat, double *bwt)
 {
 	const gp_topo *t = c->t;
 
-	*bwt = nvls_stream(c) + nvls_fill(c);
+	*bwt = nvls_stream(c) + nvls_fill(c) + nvls_steps(c);
 	if (c->nn == 1) {
 		*lat = t->up_nccl.nvls_lat;
 	} else {

@@ -67,7 +67,7 @@ int main(void)
 	double S, want, intra;
 	int i, rc, mono;
 
-	plan(158);
+	plan(160);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -190,12 +190,39 @@ int main(void)
 	 * 128 KiB) and to 32 KiB (< 8 x 128 x 64 KiB), not to 16 KiB (not
 	 * below 2 x 128 x 32 KiB = 8 MiB): 16 x 8 x 32 KiB = 4 MiB a loop,
 	 * 4 loops a block, so the transfer takes (4 + 2) / 4 = 1.5x its
-	 * streaming time: 25 + 61.7 x 1.5 = 117.5 us. */
+	 * streaming time: 25 + 61.7 x 1.5 = 117.5 us.  Each of the 4 loops
+	 * is a Simple step (NCCL's CollNet Direct step over NVLink, 3.7 us);
+	 * the rate carries one a 128 KiB loop, max(1, 16 MiB / (128 x 128
+	 * KiB)) = 1 loop, so 4 - 1 = 3 steps are added: 117.5 + 11.1 =
+	 * 128.6 us. */
 	S = 16.0 * 1048576.0;
 	MUST(comm_cost(&h100, GP_ALL_REDUCE, S, 8, &r, &e));
 	ok(r.algo == GP_ALGO_NVLS, "h100 16 MiB all_reduce picks nvls");
-	want = 25 * US + S * 1.125 / 306e9 * 1.5;
-	is_num(r.time, want, 1e-9, "nvls 16 MiB: 3 stages over 4 loops, 1.5x");
+	want = 25 * US + S * 1.125 / 306e9 * 1.5 + 3 * 3.7 * US;
+	is_num(r.time, want, 1e-9,
+	       "nvls 16 MiB: 3 stages over 4 loops, 1.5x, 3 extra steps");
+
+	/* 256 MiB: 64 KiB chunks (< 64 x 128 x 128 KiB = 1 GiB, not < 8 x
+	 * 128 x 64 KiB = 64 MiB): 32 loops a block, x (1 + 2/32); against
+	 * 16 loops of 128 KiB, 16 extra steps: + 59.2 us. */
+	S = 256.0 * 1048576.0;
+	MUST(comm_cost(&h100, GP_ALL_REDUCE, S, 8, &r, &e));
+	want = 25 * US + S * 1.125 / 306e9 * (1 + 2.0 / 32) + 16 * 3.7 * US;
+	is_num(r.time, want, 1e-9, "nvls 256 MiB: 32 loops of 64 KiB, 16 "
+	       "extra steps");
+
+	/* 2 MiB: 16 KiB chunks (< 8 MiB), 2 MiB / (128 x 16 KiB) = 1 loop,
+	 * as many as 128 KiB chunks would run (at least one): no step added,
+	 * 25 + 7.7 x 3 us. */
+	S = 2.0 * 1048576.0;
+	MUST(comm_cost(&h100, GP_ALL_REDUCE, S, 8, &r, &e));
+	if (r.algo == GP_ALGO_NVLS) {
+		want = 25 * US + S * 1.125 / 306e9 * 3.0;
+		is_num(r.time, want, 1e-9, "nvls 2 MiB: one loop, no step "
+		       "added");
+	} else {
+		ok(0, "h100 2 MiB all_reduce picks nvls");
+	}
 
 	/* NVLS on a switch without it is refused with a reason */
 	rc = comm_cost_algo(&a100, GP_ALL_REDUCE, GP_ALGO_NVLS, S, 8, &r, &e);
