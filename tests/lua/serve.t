@@ -746,10 +746,10 @@ end
 -- the engine charges the decode pool one step for the B first tokens it
 -- receives (decode rate B / step, 16 / 42.18 ms = 379 requests/s a GPU;
 -- 17 / 42.63 ms = 399 before the fixed reserve took its 1.14 GB a GPU),
--- against 7676 prompt tokens/s a prefill GPU over 2048-token prompts
+-- against 7613 prompt tokens/s a prefill GPU over 2048-token prompts
 -- (3.7 requests/s; EPLB off): the prefill pool binds, so the search takes the most
 -- of it, 4 instances = 32 GPUs, and the decode pool the 8 left.
--- tokens/s = min(8 x 379, 32 x 7676 / 2048) x 1 = 32 x prefill / 2048;
+-- tokens/s = min(8 x 379, 32 x 7613 / 2048) x 1 = 32 x prefill / 2048;
 -- pool_ratio = decode rate x 2048 / prefill rate.  On 16 GPUs: 8 + 8.
 -- Exact: the engine's own doubles.
 -- Margin 0: bf16 DeepSeek-V3 puts 169.56 GB of weights on each of a decode

@@ -74,14 +74,16 @@ t.near(took / 1e3, gp.infer_plan(t.with(job, { tp = 8 })).ttft_s, 0.005,
 -- 3. prefix_hit: half the prompt found in the prefix cache halves the
 -- linears' prefill work (2048 of 4096 tokens computed; their attention
 -- reads the cached keys too), so a bound between the two TTFTs is met
--- only with the hit.  100 ms: above half of TP8's TTFT without a hit
--- (185 ms / 2 = 93 ms when written), below the whole; both asserted.
+-- only with the hit.  120 ms: above half of TP8's TTFT without a hit
+-- (185 ms / 2 = 93 ms when written; 187 / 2 with NVLS's per-loop steps,
+-- whose hit takes 101 ms, the cached keys' attention on top), below the
+-- whole; both asserted.
 local tp8 = gp.infer_plan(t.with(job, { tp = 8 })).ttft_s
-t.ok(tp8 > 0.100, string.format("no hit: TP8 prefills in %.0f ms, over 100 ms", tp8 * 1e3))
-t.raises(function() gp.infer_plan(t.with(job, { ttft_max = "100ms" })) end,
-  "no replica meets TTFT 100 ms", "no hit: 100 ms refused", true)
-local hit = gp.infer_plan(t.with(job, { ttft_max = "100ms", prefix_hit = 0.5 }))
-t.ok(hit.ttft_s <= 0.100 and hit.ttft_s >= tp8 / 2 * 0.999,
+t.ok(tp8 > 0.120, string.format("no hit: TP8 prefills in %.0f ms, over 120 ms", tp8 * 1e3))
+t.raises(function() gp.infer_plan(t.with(job, { ttft_max = "120ms" })) end,
+  "no replica meets TTFT 120 ms", "no hit: 120 ms refused", true)
+local hit = gp.infer_plan(t.with(job, { ttft_max = "120ms", prefix_hit = 0.5 }))
+t.ok(hit.ttft_s <= 0.120 and hit.ttft_s >= tp8 / 2 * 0.999,
   string.format("hit 0.5: met at %s in %.1f ms, at least half the unhit %.1f ms (attention over "
     .. "the cached keys)", hit.layout, hit.ttft_s * 1e3, tp8 * 1e3))
 
