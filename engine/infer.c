@@ -576,7 +576,12 @@ static double step_kv_mean(const gp_model *m, double q, double ctx)
  * layer less its router GEMM prices 68.2, 146.5, 255.5 and 291.1 (it
  * priced 29, 107, 216 and 250 without these kernels): within +13% from
  * batch 8 up, while at batch 1 the step's per-kernel fill (3.9 us +
- * the launch) overstates kernels this small. */
+ * the launch) overstates kernels this small.  In bf16 on A100, SGLang
+ * PR #6825 times the same layer with the untuned default config (A100
+ * PCIe 40GB) at 109.2, 403.1 and 917.5 us at batch 1, 8 and 64, where
+ * it prices 114.8, 447.2 and 1020.0 (measured / priced 0.89-0.98 from
+ * batch 1 to 96; more cross-checks, vllm PRs #40542 and #24700, in
+ * docs/validation.md). */
 #define MOE_TOPK_KERNELS 4.0
 #define MOE_GROUPED_TOPK_KERNELS 9.0
 #define MOE_ALIGN_KERNELS 3.0
