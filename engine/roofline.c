@@ -529,6 +529,63 @@ static double wave_eff(const roof_device *d, double tiles, double k)
 	return best;
 }
 
+/* The N tiles of DeepGEMM's SM90 fp8 GEMMs, the kernels of an op with
+ * its own M tile (roof_op.m_tile > 0: SGLang's block-fp8 linears and
+ * masked grouped expert GEMMs).  DeepGEMM picks block_n itself, for the
+ * device's SM count, and never splits K: its persistent scheduler hands
+ * each SM whole (m, n) blocks of a group and the block's math warpgroups
+ * loop over the whole K (deep_gemm/include/deep_gemm/common/
+ * scheduler.cuh, get_next_block; no K slice anywhere in the SM90 1D2D
+ * kernel).  get_best_config (csrc/jit_kernels/heuristics/common.hpp of
+ * sgl-project/DeepGEMM, the tree its swapAB PR 11 patched, 2991c77^)
+ * tries block_n = 16, 32, ... 256 and keeps "the number of waves"
+ * ceil(blocks / num_sms) least, then the fuller last wave, then the
+ * smaller block_n ("Case 1: same block_m, smaller block_n (wasted)");
+ * the 1D2D kernel of a block-scaled fp8 GEMM takes block_n above 128
+ * only as 144, 160 or 192 (sm90.hpp is_block_size_legal: "Too many
+ * scaling factors in a single block ... Or too many register spills").
+ * The swapAB build (ENABLE_SWAPAB, PR 11 / deepseek-ai/DeepGEMM PR
+ * 192) has one candidate: "block_ms = std::vector{32}; block_ns =
+ * std::vector{256}; // 256 for H20" -- 32 tokens on the WGMMA's N side,
+ * 256 weight rows a block.  On the H20's 78 SMs this matters: a
+ * 16-expert down GEMM (N 7168) runs 608 blocks of 192 in 8 waves where
+ * 128-wide tiles with split-K would be priced near-full waves.
+ * Cross-check, the PR's H20 table (16 experts, "Aligned M": 32, 96 and
+ * 160 rows each, N x K 4096 x 7168 and 7168 x 2048, plain and swapAB;
+ * docs/validation.md has the twelve points). */
+static const double dg_block_n[] = {
+	16.0, 32.0, 48.0, 64.0, 80.0, 96.0, 112.0, 128.0, 144.0, 160.0,
+	192.0
+};
+#define DG_BLOCK_NS (sizeof dg_block_n / sizeof dg_block_n[0])
+#define DG_SWAP_BLOCK_N 256.0
+
+/* The shape factor of mtiles M blocks of tm rows a group over `count`
+ * groups at DeepGEMM's block_n (above): m n count useful over the
+ * waves' block slots, times the K loop's fill (no split). */
+static double deepgemm_eff(const roof_device *d, double m, double n,
+                           double k, double count, double tm,
+                           double mtiles)
+{
+	double swap_n = DG_SWAP_BLOCK_N, bw = 0.0, bl = 0.0, bn = 0.0;
+	const double *cand = tm < 64.0 ? &swap_n : dg_block_n;
+	size_t nc = tm < 64.0 ? 1 : DG_BLOCK_NS, i;
+
+	for (i = 0; i < nc; i++) {
+		double blocks = mtiles * ceil(n / cand[i]) * count;
+		double waves = ceil(blocks / d->sms);
+		double last = blocks - (waves - 1.0) * d->sms;
+
+		if (bn == 0.0 || waves < bw || (waves == bw && last > bl)) {
+			bw = waves;
+			bl = last;
+			bn = cand[i];
+		}
+	}
+	return (m * n * count) / (bw * d->sms * tm * bn) *
+		fmin(1.0, k_fill(k) / k_fill(ROOF_K_REF));
+}
+
 /* roof_gemm_eff with the M tile fixed by the kernel when mt > 0: mt rows
  * up to mt tokens, ROOF_TILE above (roof_op.m_tile).  A tile under 64
  * rows is a swapped kernel's token block (the tokens on the WGMMA's N
@@ -566,6 +623,9 @@ static double gemm_eff(const roof_device *d, double m, double n, double k,
 		fmod((double)spread, tm) == 0.0 ? (double)spread : tm;
 	tiles = (spread ? roof_expected_tiles(m, q, 1) * (q / tm) :
 		 ceil(m / tm)) * ceil(n / tn);
+	/* DeepGEMM's own N tiles, whole K (deepgemm_eff). */
+	if (mt > 0.0 && d && d->sms > 0)
+		return deepgemm_eff(d, m, n, k, count, tm, tiles / ceil(n / tn));
 	tile_eff = (m * n) / (tiles * tm * tn);
 	eff = tile_eff * wave_eff(d, tiles * count, k);
 	/* The swapped layout (SWAP_MAX_N): the m tokens on one N edge of

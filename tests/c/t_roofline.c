@@ -29,9 +29,9 @@ int main(void)
 	roof_op op;
 	roof_result r;
 	gp_error err;
-	double e;
+	double e, kf;
 
-	plan(113);
+	plan(120);
 	h100(&d);
 	ok(roof_device_check(&d, &err) == GP_OK, "H100 device is valid");
 
@@ -418,14 +418,20 @@ int main(void)
 	op.dequant = 0;
 
 	/* DeepGEMM's fixed 64-row M tile (m_tile) on the H20: an fp8
-	 * 7168 x 7168 GEMM of one token.  Along n both runs cut 56 tiles of
-	 * 128, so the wave and K terms agree and the shape efficiency is the
-	 * M padding alone: 1/64 against 1/16, exactly a quarter, and the
-	 * compute four times longer.  Streaming 51.4 MB at 4e12 x 0.84 x
-	 * 0.94 takes 16.3 us + 3.9 us; 1.03e8 FLOP at 296e12 x 0.71 x 1/64
-	 * x (waves) takes over 31 us: compute-bound, where 16-row tiles
-	 * (under 8 us) stay memory-bound.  Above 64 tokens the tile is 128
-	 * rows: 65 tokens run at 65/128 of a 128-token GEMM's efficiency. */
+	 * 7168 x 7168 GEMM of one token.  DeepGEMM picks its own block_n
+	 * and never splits K (roofline.c deepgemm_eff): on 78 SMs block_n
+	 * 96 cuts ceil(7168/96) = 75 blocks, one wave (the fewest waves;
+	 * 112 and wider also take one but leave a smaller last wave, 80
+	 * takes two), so the shape efficiency is 1 x 7168 / (78 x 64 x 96)
+	 * times the K fill, (7168/7296) / (8192/8320) -- 0.014924, a
+	 * little above a quarter of the 16-row library tiles' (56 tiles of
+	 * 128 and split K, 0.0567: the padding alone is the quarter, the
+	 * 75 blocks on 78 SMs fill them better).  Streaming 51.4 MB at 4e12 x 0.84 x
+	 * 0.94 takes 16.3 us + 3.9 us; 1.03e8 FLOP at 296e12 x 0.71 x
+	 * 0.0149 takes 33 us: compute-bound, where 16-row tiles (under 8
+	 * us) stay memory-bound.  Above 64 tokens the tile is 128 rows: 65
+	 * tokens on the same 75 blocks, 65 x 7168 / (78 x 128 x 96) times
+	 * the fill.  Tolerance 1e-12: the same arithmetic. */
 	d.gemm_frac[GP_FP8] = 0.71;
 	memset(&op, 0, sizeof op);
 	op.name = "o_proj";
@@ -442,10 +448,14 @@ int main(void)
 	op.m_tile = 64;
 	ok(roof_op_time(&d, &op, 1, &r, &err) == GP_OK &&
 	   r.bound == ROOF_COMPUTE, "... on DeepGEMM's 64-row tiles: compute-bound");
-	is_num(r.shape_eff, e / 4.0, 1e-12, "... a quarter of the efficiency");
+	kf = (7168.0 / 7296.0) / (8192.0 / 8320.0);
+	is_num(r.shape_eff, 7168.0 / (78.0 * 64 * 96) * kf, 1e-12,
+	       "... DeepGEMM's block_n 96: 75 blocks in one wave, whole K");
+	ok(r.shape_eff > e / 4.0 && r.shape_eff < e / 3.0,
+	   "... about a quarter of the library's 16-row tiles' (the padding)");
 	op.m = 65;
 	ok(roof_op_time(&d, &op, 1, &r, &err) == GP_OK, "65 tokens run");
-	is_num(r.shape_eff, roof_gemm_eff(&d, 128, 7168, 7168, 1) * 65.0 / 128,
+	is_num(r.shape_eff, 65.0 * 7168 / (78.0 * 128 * 96) * kf,
 	       1e-12, "... on 128-row tiles above 64 tokens");
 	/* A swapped kernel's 32-row token blocks (DeepGEMM PR 192's swapAB)
 	 * stay 32 rows above 32 tokens: 65 tokens take three blocks, 96
@@ -459,6 +469,40 @@ int main(void)
 	ok(roof_op_time(&d, &op, 1, &r, &err) == GP_OK, "65 tokens on 32-row blocks");
 	is_num(r.shape_eff, e * 65.0 / 96.0, 1e-12,
 	       "... three blocks of 32 rows, not a 128-row tile");
+	/* DeepGEMM PR 192's H20 table, 16 experts of 32 rows (roofline.c
+	 * deepgemm_eff).  swapAB's blocks are 256 weight rows ("block_ns =
+	 * std::vector{256}; // 256 for H20"): the up GEMM, N 4096, K 7168,
+	 * runs 16 x 16 = 256 blocks, ceil(256 / 78) = 4 waves:
+	 * 32 x 4096 x 16 / (4 x 78 x 32 x 256) = 0.8205 times kf. */
+	op.m = 32;
+	op.n = 4096;
+	op.k = 7168;
+	op.count = 16;
+	ok(roof_op_time(&d, &op, 1, &r, &err) == GP_OK, "swapAB up GEMM runs");
+	is_num(r.shape_eff, 32.0 * 4096 * 16 / (4.0 * 78 * 32 * 256) * kf,
+	       1e-12, "... 256-row weight blocks, 4 waves on 78 SMs");
+	/* The plain kernel (64-row M tile): block_n 192 cuts 22 blocks an
+	 * expert, 352, 5 waves (144 and 160 cut 29 and 26, 464 and 416
+	 * blocks, 6 waves; 128 and under more): 32 x 4096 x 16 /
+	 * (5 x 78 x 64 x 192) times kf. */
+	op.m_tile = 64;
+	ok(roof_op_time(&d, &op, 1, &r, &err) == GP_OK, "plain up GEMM runs");
+	is_num(r.shape_eff, 32.0 * 4096 * 16 / (5.0 * 78 * 64 * 192) * kf,
+	       1e-12, "... block_n 192, 352 blocks in 5 waves");
+	/* Whole K, no split: the down GEMM (N 7168, K 2048) at block_n 192
+	 * runs 38 x 16 = 608 blocks, 8 waves (160: 720, 10), each over the
+	 * whole K at the fill (2048/2176) / (8192/8320); a library would
+	 * split K to fill the SMs, DeepGEMM's scheduler hands out whole
+	 * (m, n) blocks. */
+	op.n = 7168;
+	op.k = 2048;
+	ok(roof_op_time(&d, &op, 1, &r, &err) == GP_OK, "plain down GEMM runs");
+	is_num(r.shape_eff, 32.0 * 7168 * 16 / (8.0 * 78 * 64 * 192) *
+	       (2048.0 / 2176.0) / (8192.0 / 8320.0), 1e-12,
+	       "... 608 blocks in 8 waves, the whole K each");
+	op.n = 7168;
+	op.k = 7168;
+	op.count = 1;
 	op.m_tile = 4;
 	ok(roof_op_time(&d, &op, 1, &r, &err) == GP_EINVAL &&
 	   strstr(err.msg, "m_tile") != NULL, "m_tile 4 (under the MMA's 8) is refused");

@@ -314,11 +314,27 @@ local row = t.op
 -- o_proj, a dense fp8 linear, runs DeepGEMM's normal GEMM either way.
 t.near(row(h20, "o_proj").time, row(h20s, "o_proj").time, 1e-9,
        "swap_ab leaves the dense linears on 64-row tiles")
--- The experts' GEMM at about one token per expert: the same tiles along n
--- and the same expert count, 64 padded rows against 32, so the padded
--- FLOP -- t_compute -- halve exactly (tile efficiency m / 64 vs m / 32).
-t.near(row(h20, "experts_up").t_compute / row(h20s, "experts_up").t_compute, 2.0, 1e-9,
-       "the masked grouped GEMM on 32-row blocks: half the padded compute")
+-- The experts' up GEMM (N 4096, K 7168) at about three rows a touched
+-- expert.  The row gives the experts touched: bytes = touched x 7168 x
+-- 4096 (fp8 weights) + recv x (7168 + 4096) x 2, recv = flop / (2 x 7168
+-- x 4096) -- 6.3 of them.  DeepGEMM's blocks (roofline.c deepgemm_eff):
+-- swapAB runs 4096 / 256 = 16 blocks an expert of 32 token rows, 101 in
+-- ceil(101 / 78) = 2 waves; the plain kernel's block_n is 192, 22 blocks
+-- an expert, 139 in 2 waves (160 and under cut 26 or more, 164 blocks
+-- and 3 waves), of 64 rows.  Both waves hold while touched is in
+-- (78 / 16, 156 / 22] = (4.875, 7.09].  One M block an expert either way
+-- (a count over 32 rows has Poisson odds below 1e-20 at 3 rows), so the
+-- padded compute is (2 x 64 x 192) / (2 x 32 x 256) = 1.5 times the
+-- swapped.  Tolerance 1e-9: the same arithmetic, the odds aside.
+do
+  local o = row(h20, "experts_up")
+  local recv = o.flop / (2 * 7168 * 4096)
+  local touched = (o.bytes - recv * (7168 + 4096) * 2) / (7168 * 4096)
+  t.ok(touched > 4.875 and touched <= 156 / 22,
+       string.format("%.2f experts touched: the waves above hold", touched))
+end
+t.near(row(h20, "experts_up").t_compute / row(h20s, "experts_up").t_compute, 1.5, 1e-9,
+       "the masked grouped GEMM on 32-row blocks: 2 waves of 32 x 256 against 2 of 64 x 192")
 t.ok(t.said(h20, "^swap_ab=false"), "the tile is among the assumptions")
 
 -- The routed experts in a format of their own (expert_weights): DeepSeek-V3
