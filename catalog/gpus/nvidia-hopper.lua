@@ -195,7 +195,31 @@ gpu {
     fp8 = "296TFLOPS", int8 = "296TOPS",
   },
   achievable = {
-    gemm = { bf16 = 0.80, fp16 = 0.80, tf32 = 0.80, fp8 = 0.71, int8 = 0.71 },
+    -- fp8 measured on the H20 itself: DeepGEMM's own H20 table (deepseek-ai/
+    -- DeepGEMM PR 192, carried into SGLang's DeepGEMM as sgl-project/DeepGEMM
+    -- PR 11; masked grouped GEMM, 16 experts, "Aligned M", block-fp8 1D2D).
+    -- Its compute-bound points, each timed against the SM time of the blocks
+    -- DeepGEMM itself runs (engine/roofline.c deepgemm_eff: its block_n for
+    -- the fewest waves on 78 SMs, no split-K; swapAB 32 x 256 blocks) and the
+    -- K loop's fill (k / (k + 128) against 8192's, as the model applies):
+    -- plain 32 rows 4096 x 7168 257 us (block_n 192, 5 waves: 0.905),
+    -- 7168 x 2048 127 us (192, 8 waves: 0.874), 96 rows 497 us (128-row
+    -- blocks, 192, 5 waves: 0.936), 240 us (8 waves: 0.925); swapAB 96
+    -- rows 340 us (768 blocks, 10 waves: 0.912), 191 us (1344, 18: 0.872),
+    -- 160 rows 572 us (1280, 17: 0.922), 303 us (2240, 29: 0.885).  The
+    -- median, 0.908, is 0.91; the time is counted as compute alone, so
+    -- the fraction is, if anything, low.  (The plain 160-row points run
+    -- 128-row blocks whose second warpgroup skips its rows past the
+    -- count, not a uniform block; swapAB 32 rows is bound by the weight
+    -- stream.)  The H100's 0.71 (the hopper arch's) does not carry over:
+    -- the H20's tensor rate is cut to 296 TFLOP/s on 78 SMs, a quarter of
+    -- the H100's a SM, while the rest of each SM (TMA, the promotion of
+    -- fp8 partial sums on the CUDA cores, the epilogue) keeps its speed,
+    -- so the kernel's non-MMA work, which holds an H100 near 0.7, weighs
+    -- about a quarter as much -- the same reason its attention runs at a
+    -- larger share of its peak (below).  int8: the same tensor path, the
+    -- fp8 row.  bf16/fp16/tf32 not measured on the H20: the arch's.
+    gemm = { bf16 = 0.80, fp16 = 0.80, tf32 = 0.80, fp8 = 0.91, int8 = 0.91 },
     hbm = 0.84,
     -- The hopper arch's sustained-load factor is the 700 W parts' power
     -- cap; the H20's tensor work does not reach its own (reason below).
@@ -246,9 +270,16 @@ gpu {
             .. "H20 hopper', 2024-11-01, benchmarks/benchmark_attn output); the hopper "
             .. "arch's attention entry (catalog/archs.lua)",
     },
-    reason = "GEMM and HBM fractions as the hopper arch (not measured on H20)",
-    source = "stas00/ml-engineering compute/accelerator/README.md (H100 SXM), "
-          .. "as the hopper arch",
+    reason = "fp8/int8 GEMM: DeepGEMM's masked grouped GEMM on the H20, the median "
+          .. "of eight compute-bound points of its PR 192 table against the SM time "
+          .. "of the blocks it runs (0.872-0.936), 0.91 -- the tensor rate is cut to "
+          .. "a quarter of the H100's a SM, the kernel's other work is not; bf16, "
+          .. "fp16, tf32 and HBM fractions as the hopper arch (not measured on H20)",
+    source = "deepseek-ai/DeepGEMM PR 192 and sgl-project/DeepGEMM PR 11 ('support "
+          .. "swapAB for m_grouped_fp8_gemm_nt_masked', Improvements (H20), Aligned M); "
+          .. "sgl-project/DeepGEMM csrc/jit_kernels/heuristics (2991c77^: "
+          .. "get_best_config, sm90.hpp); stas00/ml-engineering "
+          .. "compute/accelerator/README.md (H100 SXM), as the hopper arch",
   },
   scaleup = { fabric = "nvlink4", domain = 8 },
   tdp = "400W",

@@ -71,8 +71,10 @@ ok(defined $nb && $nb >= 3, 'a batch of 3 within 50 ms, more than two micro-batc
 
 # One stream on an H20: DeepGEMM's 64-row tiles make its fp8 GEMMs compute-
 # bound (tests/lua/serve.t derives it); --swap-ab puts the routed experts'
-# masked grouped GEMM on 32-row blocks, which halves their padded work (the
-# experts are a third of this step, the dense linears keep their tiles).
+# masked grouped GEMM on 32-row blocks, which cuts their padded work by a
+# third at DeepGEMM's block_n (64 x 192 blocks against 32 x 256, the same
+# waves; the experts are a third of this step, the dense linears keep
+# their tiles): the step 5-30% shorter.
 my @one = (@ds, '--gpu', 'h20', '--gpus', '16', '--ep', '16', '--dp-attention', '--kv', 'fp8',
            '--batch', '1', '--no-two-batch-overlap');
 ($c, $o, $e) = run_gp(@one);
@@ -82,7 +84,7 @@ my ($s64) = $o =~ /^decode step\s+([\d.]+) ms/m;
 ($c, $o, $e) = run_gp(@one, '--swap-ab');
 my ($s16) = $o =~ /^decode step\s+([\d.]+) ms/m;
 unlike($o, qr/swap_ab=/, '--swap-ab given: not assumed');
-ok(defined $s64 && defined $s16 && $s64 > 1.1 * $s16 && $s64 < 1.3 * $s16,
+ok(defined $s64 && defined $s16 && $s64 > 1.05 * $s16 && $s64 < 1.3 * $s16,
    "batch 1: 64-row tiles $s64 ms, the experts on 32-row blocks $s16 ms");
 
 ($c, $o, $e) = run_gp(@ds, '--gpu', 'h200-sxm', '--gpus', '8', '--ep', '8', '--dp-attention',
