@@ -162,6 +162,10 @@ end })
 -- 3.5 ms a request, 1000 are admitted in 3.5 s while the vLLM bursts'
 -- modelled runs take 3.5-38 s: such a limit could hold back only the
 -- three 3.5-3.6 s ones, by a few tenths of a second.  Not priced.
+-- A later search (vLLM PR #17546's --api-server-count, SGLang's
+-- TokenizerManager, trtllm-serve's postprocess workers) found no figure
+-- either, and the logs give no first token before the wait ends, which a
+-- rate limit overlapping the engine cannot give (docs/validation.md).
 -- Eager PyTorch (LitGPT, HF generate) dispatches every op from Python.
 M.runtimes = {
   graphs = "graphs", kernels = "kernels", eager = "eager",
