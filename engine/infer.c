@@ -296,15 +296,22 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	    (c->wo_stream > 0.0 && c->wo_stream < 0.01) || c->wo_stream > 1.0)
 		return gp_fail(err, "wo_stream must be 0 or in [0.01, 1] "
 		               "(got %g)", c->wo_stream);
-	/* An M tile as roof_op.m_tile takes it: 0 (the library's) or
-	 * 8 to 128 rows. */
-	/* roof_op.bf16_x's bounds (roofline.h), which the op takes it at */
+	/* roof_op.bf16_x's bounds (roofline.h), which the op takes them
+	 * at: the weight-only linears' multiple and the fp8 MoE's. */
+	if (!gp_finite(c->wo_bf16_x) || c->wo_bf16_x < 0.0 ||
+	    c->wo_bf16_x > ROOF_BF16_X_MAX ||
+	    (c->wo_bf16_x > 0.0 && c->wo_bf16_x < ROOF_BF16_X_MIN))
+		return gp_fail(err, "wo_bf16_x must be 0 or in [%g, %g] "
+		               "(got %.9g)", ROOF_BF16_X_MIN, ROOF_BF16_X_MAX,
+		               c->wo_bf16_x);
 	if (!gp_finite(c->moe_fp8_bf16_x) || c->moe_fp8_bf16_x < 0.0 ||
 	    c->moe_fp8_bf16_x > ROOF_BF16_X_MAX ||
 	    (c->moe_fp8_bf16_x > 0.0 && c->moe_fp8_bf16_x < ROOF_BF16_X_MIN))
 		return gp_fail(err, "moe_fp8_bf16_x must be 0 or in [%g, %g] "
 		               "(got %.9g)", ROOF_BF16_X_MIN, ROOF_BF16_X_MAX,
 		               c->moe_fp8_bf16_x);
+	/* An M tile as roof_op.m_tile takes it: 0 (the library's) or
+	 * 8 to 128 rows. */
 	if (!gp_finite(c->m_tile) || c->m_tile < 0.0 ||
 	    (c->m_tile > 0.0 && c->m_tile < 8.0) || c->m_tile > 128.0)
 		return gp_fail(err, "m_tile must be 0 or in [8, 128] rows "
@@ -445,7 +452,7 @@ typedef struct builder {
 	                         the library's; infer_cfg.m_tile) */
 	double bf16_x;        /* and computes at no more than this multiple
 	                         of the 16-bit rate (0: its precision's;
-	                         infer_cfg.moe_fp8_bf16_x) */
+	                         infer_cfg.wo_bf16_x or moe_fp8_bf16_x) */
 	double dequant;       /* and dequantises this many FLOP per weight */
 	double stream;        /* and streams at this fraction (0: the
 	                         device's GEMM rate) */
@@ -697,6 +704,7 @@ static int mla_decode(builder *b, const gp_model *m, const shape *s,
 	b->dequant = wo ? INFER_DEQUANT_FLOP : 0.0;
 	b->gemv = wo && T <= c->gemv_max ? 1 + c->gemv_packed : 0;
 	b->stream = wo ? c->wo_stream : 0.0;
+	b->bf16_x = wo ? c->wo_bf16_x : 0.0;
 	if (gemm(b, "q_kv_a", L, T, (qr > 0 ? qr : 0.0) + r + dr, h, wb,
 	         cp) ||
 	    (qr > 0 ? gemm(b, "q_b", L, T, nh * (dn + dr), qr, wb, cp) :
@@ -705,6 +713,7 @@ static int mla_decode(builder *b, const gp_model *m, const shape *s,
 	b->dequant = 0.0;
 	b->gemv = 0;
 	b->stream = 0.0;
+	b->bf16_x = 0.0;
 	if ((qr > 0 && elem(b, "q_latent_norm", L, T * qr, 4.0)) ||
 	    elem(b, "kv_latent_norm", L, T * r, 4.0) ||
 	    add(b, "q_absorb", L, 2.0 * T * nh * dn * r,
@@ -1102,10 +1111,16 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 		 * fused MoE's expert GEMMs (moe_*) keep their kernel's. */
 		b->m_tile = lin && !wo && c->weight_bits < 16.0 &&
 			strncmp(o->name, "moe_", 4) != 0 ? c->m_tile : 0.0;
-		/* The runtime's fused MoE kernel multiplying fp8 experts
-		 * below the fp8 tensor rate (infer_cfg.moe_fp8_bf16_x):
-		 * the two grouped GEMMs, which it runs. */
-		b->bf16_x = lin && !wo && cp == GP_FP8 &&
+		/* Two kernels below the library's rate (roof_op.bf16_x),
+		 * which never meet on one op: the runtime's weight-only
+		 * kernel, multiplying in 16 bits below the 16-bit library
+		 * rate (infer_cfg.wo_bf16_x), on every weight-only linear,
+		 * the fused MoE's expert GEMMs included (vLLM's Marlin);
+		 * and its fused MoE kernel multiplying fp8 experts below
+		 * the fp8 tensor rate (infer_cfg.moe_fp8_bf16_x), on the
+		 * two grouped GEMMs it runs. */
+		b->bf16_x = lin && wo ? c->wo_bf16_x :
+			lin && cp == GP_FP8 &&
 			(strcmp(o->name, "moe_up") == 0 ||
 			 strcmp(o->name, "moe_down") == 0) ?
 			c->moe_fp8_bf16_x : 0.0;

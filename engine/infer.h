@@ -254,6 +254,13 @@ typedef struct infer_cfg {
 	                         rate (roofline.h roof_op.bf16_x;
 	                         lua/gpuplan/infer.lua M.moe_fp8_bf16_x);
 	                         0: at the fp8 rate */
+	double wo_bf16_x;     /* > 0: the runtime's weight-only linears
+	                         (dequantised in the GEMM mainloop: Marlin)
+	                         multiply at no more than this multiple of
+	                         the device's 16-bit library GEMM rate at
+	                         their shape (roofline.h roof_op.bf16_x;
+	                         lua/gpuplan/infer.lua M.wo_bf16_x); 0: at
+	                         that rate */
 	double offload_bw;    /* B/s of the node's host memory, from which
 	                         the CPU reads the host-resident layers
 	                         when it computes them (steps of at most

@@ -170,7 +170,9 @@ typedef struct roof_op {
 	                         whatever prec's own rate: a kernel that
 	                         does not reach its precision's tensor
 	                         rate (infer_cfg.moe_fp8_bf16_x, Triton's
-	                         fp8 fused MoE); 0: prec's rate; else
+	                         fp8 fused MoE), or a 16-bit one below the
+	                         library's (infer_cfg.wo_bf16_x, vLLM's
+	                         Marlin on the A100); 0: prec's rate; else
 	                         ROOF_BF16_X_MIN..ROOF_BF16_X_MAX */
 } roof_op;
 
@@ -180,8 +182,10 @@ typedef struct roof_op {
  * upper bound is the branch's own: the kernel the cap prices multiplies
  * fp8, whose tensor rate is twice bf16's, so a cap past 2 leaves it at
  * that rate and 4 is room to spare (lua/gpuplan/infer.lua
- * moe_fp8_bf16_x_of clamps to it).  infer.c and serve.c check their
- * moe_fp8_bf16_x against the same bounds. */
+ * moe_fp8_bf16_x_of clamps to it); a weight-only kernel multiplying in
+ * 16 bits is at its library rate from 1 up.  infer.c and serve.c check
+ * their moe_fp8_bf16_x, and infer.c the wo_bf16_x (serve's too, through
+ * infer_check), against the same bounds. */
 #define ROOF_BF16_X_MIN 0.01
 #define ROOF_BF16_X_MAX 4.0
 

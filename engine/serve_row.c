@@ -104,6 +104,12 @@ double sx_tile(const sx *x, double wbytes)
 	return wbytes < ACT ? x->m_tile : 0.0;
 }
 
+double sx_wo_x(const sx *x, gp_dtype prec, double wbytes)
+{
+	return wbytes < ACT && (prec == GP_BF16 || prec == GP_FP16) ?
+		x->c->base.wo_bf16_x : 0.0;
+}
+
 /* A GEMM over weights of wbytes each.  Held at 16 bits (the lm_head at
  * embed_bits: quantised checkpoints leave it unquantised, infer.c
  * infer_step) it multiplies on the 16-bit tensor cores, whatever format
@@ -111,10 +117,15 @@ double sx_tile(const sx *x, double wbytes)
 int sx_gemm(sx *x, const char *name, double count, double T, double n,
             double k, double wbytes, double *t)
 {
-	return sx_row_mt(x, name, count, 2.0 * T * n * k,
-	                 n * k * wbytes + T * (k + n) * ACT, T, n, k, 1.0,
-	                 wbytes >= ACT ? x->half : x->cp, sx_tile(x, wbytes),
-	                 t);
+	gp_dtype prec = wbytes >= ACT ? x->half : x->cp;
+	int rc;
+
+	x->bf16_x = sx_wo_x(x, prec, wbytes);
+	rc = sx_row_mt(x, name, count, 2.0 * T * n * k,
+	               n * k * wbytes + T * (k + n) * ACT, T, n, k, 1.0,
+	               prec, sx_tile(x, wbytes), t);
+	x->bf16_x = 0.0;
+	return rc;
 }
 
 /* nb GEMMs of T x n x k over 16-bit weights (per-head batched GEMMs). */

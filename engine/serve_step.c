@@ -283,11 +283,19 @@ static int layer_ops(sx *x, double B, double q, double kv, int decode,
 			if (sx_attn_row(x, o.name, count, o.flop, bytes, o.m, o.n,
 			                o.k, o.batch, decode ? 0.0 : q, &t))
 				return GP_EINVAL;
-		} else if (sx_row_mt(x, o.name, count, o.flop, bytes, o.m,
-		                     o.n, o.k, o.batch, x->cp,
-		                     o.wclass == GP_W_LINEAR ?
-		                     sx_tile(x, wb) : 0.0, &t)) {
-			return GP_EINVAL;
+		} else {
+			int rc;
+
+			/* a weight-only linear at its kernel's rate */
+			x->bf16_x = o.wclass == GP_W_LINEAR && o.weights > 0 ?
+				sx_wo_x(x, x->cp, wb) : 0.0;
+			rc = sx_row_mt(x, o.name, count, o.flop, bytes, o.m,
+			               o.n, o.k, o.batch, x->cp,
+			               o.wclass == GP_W_LINEAR ?
+			               sx_tile(x, wb) : 0.0, &t);
+			x->bf16_x = 0.0;
+			if (rc)
+				return GP_EINVAL;
 		}
 		if (!all)
 			b->dense += t;
@@ -519,7 +527,7 @@ static int moe_routed(sx *x, double Tr, double Ts, double Tinst, int decode,
 {
 	const shp *s = &x->s;
 	double E = s->E, k = s->k, fx = s->fx, h = s->h, xb = s->xb, t;
-	double recv, touched, mexp, up_n, mt;
+	double recv, touched, mexp, up_n, mt, ex;
 
 	/* Routed experts, grouped GEMMs (DeepGEMM): the hottest
 	 * GPU receives imbalance x its tokens x top_k (EP), or every
@@ -581,18 +589,25 @@ static int moe_routed(sx *x, double Tr, double Ts, double Tinst, int decode,
 	if (decode && x->c->a2a == SERVE_A2A_DEEPEP && s->ep > 1 && mt > 0)
 		mt = x->m_tile_grouped;
 	/* At the experts' own format (expert_bits: an NVFP4 checkpoint's
-	 * routed experts on FP4 tensor cores, the rest in fp8/bf16).
-	 * Experts sharded by TP alone (ep 1) run vLLM's / SGLang's Triton
-	 * fused MoE, fp8 below the fp8 rate (serve_cfg.moe_fp8_bf16_x);
-	 * with EP, SGLang's DeepEP hands them to DeepGEMM. */
-	x->bf16_x = s->ep == 1 && x->xcp == GP_FP8 ?
-		x->c->moe_fp8_bf16_x : 0.0;
+	 * routed experts on FP4 tensor cores, the rest in fp8/bf16), at
+	 * their kernel's rate (ex, the rows' roof_op.bf16_x).  Weight-only
+	 * experts multiplied in 16 bits run vLLM's fused_marlin_moe
+	 * (sx_wo_x, serve_cfg's base.wo_bf16_x).  fp8 experts sharded by TP
+	 * alone (ep 1) run vLLM's / SGLang's Triton fused MoE, fp8 below
+	 * the fp8 rate (serve_cfg.moe_fp8_bf16_x); with EP, SGLang's DeepEP
+	 * hands them to DeepGEMM.  The two never meet: one computes in 16
+	 * bits, the other in fp8. */
+	ex = sx_wo_x(x, x->xcp, xb);
+	if (ex == 0.0 && s->ep == 1 && x->xcp == GP_FP8)
+		ex = x->c->moe_fp8_bf16_x;
+	x->bf16_x = ex;
 	if (sx_row_experts(x, "experts_up", s->nm, 2.0 * recv * h * up_n,
 	                   touched * h * up_n * xb + recv * (h + up_n) * ACT,
 	                   mexp, up_n, h, touched, x->xcp, mt, &t)) {
 		x->bf16_x = 0.0;
 		return GP_EINVAL;
 	}
+	x->bf16_x = 0.0;
 	b->routed += t;
 	/* SiLU-and-mul writes the down GEMM's input (in fp8 with
 	 * its scales: SGLang's silu_and_mul_masked_post_quant). */
@@ -600,6 +615,7 @@ static int moe_routed(sx *x, double Tr, double Ts, double Tinst, int decode,
 	           2.0 * recv * fx * 1.5 * ACT, 0, 0, 0, 0, x->cp, &t))
 		return GP_EINVAL;
 	b->routed += t;
+	x->bf16_x = ex;
 	if (sx_row_experts(x, "experts_down", s->nm, 2.0 * recv * fx * h,
 	                   touched * fx * h * xb + recv * (fx + h) * ACT,
 	                   mexp, h, fx, touched, x->xcp, mt, &t)) {

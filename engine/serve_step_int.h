@@ -48,8 +48,9 @@ typedef struct sx {
 	double m_tile_grouped; /* the masked grouped GEMM's
 	                        (serve_cfg.m_tile_grouped) */
 	double bf16_x;       /* the rows' roof_op.bf16_x: set for the
-	                        routed experts' GEMMs alone
-	                        (serve_cfg.moe_fp8_bf16_x), else 0 */
+	                        weight-only GEMMs (sx_wo_x) and the routed
+	                        experts' fp8 GEMMs (serve_cfg.moe_fp8_
+	                        bf16_x) alone, else 0 */
 	double mix;          /* prompt tokens of a chunk one attention group
 	                        carries in this decode step (serve_mixed_
 	                        time); 0: none */
@@ -98,6 +99,11 @@ int sx_row(sx *x, const char *name, double count, double flop,
            gp_dtype prec, double *t);
 /* The M tile of a GEMM over weights of wbytes bytes each. */
 double sx_tile(const sx *x, double wbytes);
+/* The multiple of the 16-bit rate a GEMM over weights of wbytes each
+ * computing in prec runs at (roof_op.bf16_x): the runtime's weight-only
+ * kernel's (infer_cfg.wo_bf16_x, vLLM's Marlin) where the weights are
+ * stored below 16 bits and multiplied in 16; 0 (the library's) else. */
+double sx_wo_x(const sx *x, gp_dtype prec, double wbytes);
 /* A T x n x k GEMM over weights of wbytes bytes each. */
 int sx_gemm(sx *x, const char *name, double count, double T, double n,
             double k, double wbytes, double *t);

@@ -501,6 +501,51 @@ function M.wo_stream_of(rt, bits)
   return bits < 8 and k.int4 or k.int8
 end
 
+-- Weight-only linears multiplied below the 16-bit library rate, by
+-- runtime (engine infer_cfg.wo_bf16_x, roofline.h roof_op.bf16_x): the
+-- multiple of the card's bf16 GEMM rate at the op's shape at which the
+-- runtime's dequantising kernel computes once the step is compute-bound.
+-- vLLM runs every weight-only linear on Ampere as a Marlin GEMM: GPTQ/AWQ
+-- as gptq_marlin / awq_marlin, and an FP8 checkpoint's linears and experts
+-- as FP8 Marlin (model_executor/layers/quantization/fp8.py, read in its
+-- mid-2025 and late-2025 forms on either side of v0.11.0: Fp8LinearMethod
+-- sets use_marlin = not has_device_capability(89), and so does the MoE,
+-- first Fp8MoEMethod itself, its apply calling
+-- torch.ops.vllm.fused_marlin_moe with quant_type_id =
+-- scalar_types.float8_e4m3fn.id, then get_fp8_moe_backend's "weight-only
+-- path for older GPUs without native FP8" returning Fp8MoeBackend.MARLIN).  Marlin keeps at most
+-- 64 rows of tokens in a tile and past 64 "will just run the batch 64
+-- kernel repeatedly" (its author, IST-DASLab/marlin issue #2), converting
+-- every weight again on the CUDA cores each time, so its rate stays flat
+-- where cuBLAS's keeps rising.  Measured: a run of Marlin's bench.py
+-- posted to vllm PR #2497 (Llama-13B's four layer shapes: 324M weights
+-- from the batch-1 line's 1158.6 GB/s x 0.00014 s x 2) gives 139.7 to
+-- 141.4 TFLOP/s from batch 64 to 4000, "speedup" (torch.matmul fp16 time
+-- over Marlin's, same shapes) 0.60 at batch 2048 and 0.61 at 4000, where
+-- both kernels are compute-bound: 0.605.  The comment names no GPU; the
+-- figures place it on an A100: 1158.6 GB/s streamed at batch 1 is past an
+-- A10's, A6000's, RTX 3090's or RTX 4090's memory bandwidth (600-1008
+-- GB/s), and torch's implied 231-236 TFLOP/s is past their fp16 tensor
+-- peaks, while on an H100 torch runs near 600 (speedup near 0.25).  Held
+-- to the A100's balance of tensor to vector lanes (bf16 tensor peak 16x
+-- the fp32 peak: GA100, A100 and A800); GA102 cards (A10, A40, A6000: 4x)
+-- convert relatively faster and keep the library rate.  Marlin's mid
+-- batches ran closer to torch (0.66-0.74 at 256-1024 tokens), so at those
+-- shapes the cap is pessimistic.  The fused MoE's experts take the same
+-- multiple: fused_marlin_moe is the same Marlin mainloop over each
+-- expert's own blocks of at most 64 rows (vllm PR #14447).
+M.wo_bf16_x = { vllm = 0.605 }
+
+function M.wo_bf16_x_of(rt, g, bits)
+  local x = M.wo_bf16_x[rt or ""]
+  local peak = type(g) == "table" and type(g.peak) == "table" and g.peak or {}
+  local bf16, fp32 = tonumber(peak.bf16) or 0, tonumber(peak.fp32) or 0
+  if not x or bits >= 16 or g.arch ~= "ampere" or fp32 <= 0 or bf16 / fp32 < 16 then
+    return nil
+  end
+  return x
+end
+
 -- The M tile a runtime's fp8 dense linears pad a decode step's tokens to,
 -- by GPU arch (engine infer_cfg.m_tile; roofline.c ROOF_MIN_EDGE: the
 -- library's 16 otherwise).  SGLang multiplies a block-scaled fp8
@@ -1644,9 +1689,12 @@ function M.setup(a)
       tostring(g.id), floor, no_bf16 and "fp16" or "bf16"), 3)
   end
   if M.weight_base(weights) == "fp8" and fp8_on == "weight-only" then
+    local wx = M.wo_bf16_x_of(a.runtime, g, 8)
     default(string.format("fp8 weights run weight-only on %s (no FP8 tensor cores): vLLM's "
       .. "and SGLang's FP8 Marlin kernel (W8A16) converts each weight to %s and multiplies "
-      .. "in %s", tostring(g.id), no_bf16 and "fp16" or "bf16", no_bf16 and "fp16" or "bf16"))
+      .. "in %s%s", tostring(g.id), no_bf16 and "fp16" or "bf16", no_bf16 and "fp16" or "bf16",
+      wx and string.format(", under vLLM at no more than %g of the bf16 library GEMM rate "
+        .. "(Marlin's A100 run in vllm PR #2497)", wx) or ""))
   end
   -- Experts alone released quantized (expert_dtype): a format of their own
   -- is the MoE serving model's (gpuplan.serve expert_weights); one model on
@@ -1978,6 +2026,7 @@ function M.setup(a)
     gemv_packed = M.gemv_packed[a.runtime or "graphs"] or 0,
     row_split = M.row_split[a.runtime or "graphs"] or nil,
     wo_stream = M.wo_stream_of(a.runtime, bits),
+    wo_bf16_x = M.wo_bf16_x_of(a.runtime, g, bits),
     m_tile = M.m_tile_of(a.runtime, g.arch, base),
     kv_bucket = kv_bucket,
     moe_fp8_bf16_x = M.moe_fp8_bf16_x_of(a.runtime, g.arch, base, d),

@@ -441,6 +441,10 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     -- experts (infer.lua M.moe_fp8_bf16_x; the engine applies it at ep 1)
     moe_fp8_bf16_x = require("gpuplan.infer").moe_fp8_bf16_x_of(a.runtime, info.gpu.arch,
       info.weights, d),
+    -- the runtime's weight-only kernel below the 16-bit rate (infer.setup's,
+    -- infer.lua M.wo_bf16_x: vLLM's Marlin on the A100), its linears and
+    -- experts alike (serve_step.c sx_wo_x)
+    wo_bf16_x = c.wo_bf16_x,
     expert_bits = expert_bits, expert_compute = expert_compute,
     dispatch_bytes = dispatch_bytes,
     sbo = sbo or false, sbo_sms = bw and 32 or 3, sbo_down = sbo_down,
