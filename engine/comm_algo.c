@@ -1218,6 +1218,38 @@ static double a2a_link_eff(const comm_ctx *c, double part)
 	       P2P_LINK_EFF;
 }
 
+/* The channels NCCL gives one send/recv peer across the network, each
+ * one CTA and one network connection moving at most P2P_CH_BW (NCCL's
+ * own P2P_PER_CHANNEL_NET_BW, 14 GB/s).  NCCL 2.12.7 to 2.20 take
+ * NCCL_NCHANNELS_PER_NET_PEER, default 2 (src/init.cc
+ * NCCL_PARAM(NChannelsPerNetPeer, "NCHANNELS_PER_NET_PEER", 2)); 2.21 to
+ * 2.28 compute it (src/graph/paths.cc ncclTopoGetNchannels, "Remote rank,
+ * use network"): "start from 2 channels per NIC and reduce with scale",
+ * halving while 2 x nRanks > 4 x the communicator's p2p channels ("Avoid
+ * overloading channels with 8+ operations"), then at least the NICs the
+ * GPU needs to reach its own rate (getLocalNetCountByBw).  So a pipeline
+ * stage's one peer across nodes, or a refit's, gets 2 channels of a
+ * 400G NIC's ~48 GB/s, not the NIC.  Measured on 10 H100 nodes, one 400G
+ * NIC a GPU, NCCL 2.29.2 (xxrjun/nccl-tests-cluster @56089ca,
+ * example-cluster01 multi-node run 20260129-180219, nccl_N10_G*.log):
+ * all_reduce_perf at one GPU a node plateaus at 48.89 GB/s busbw (the
+ * NIC), sendrecv_perf at 24.90 (G1, 10 ranks), 25.21 (G2), 26.34 (G4,
+ * 40 ranks): 0.89-0.94 of 2 x 14; at G8 (80 ranks, 2 x 80 > 4 x 32)
+ * 15.26, 1.09 of one channel.  NCCL 2.29 sizes a peer by
+ * ceil(NIC / P2P_PER_CHANNEL_NET_BW) and halves it while the peers of a
+ * batch overflow the p2p channels; that 2.29.2 log runs at the 2.28
+ * count above, so it is taken for every release, the communicator's
+ * p2p channels as the node's pool (P2P_POOL). */
+static double net_peer_channels(const comm_ctx *c)
+{
+	double per_gpu = max2(1.0, (double)c->t->nics /
+				   c->t->gpus_per_node), nch = 2.0;
+
+	while (nch * c->n > 4.0 * P2P_POOL && nch > 1.0)
+		nch /= 2.0;
+	return max2(nch, ceil(per_gpu));
+}
+
 /* P2P: direct send/recv and pairwise all-to-all. */
 static int price_p2p(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 		     const char **why)
@@ -1245,7 +1277,8 @@ static int price_p2p(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 					p2p_channels(c, S) * P2P_CH_BW * pe);
 		} else {
 			*lat = base(p) + hop_net(c, p);
-			*bwt = max2(S / (up * eff), S / (c->bnic * pe));
+			*bwt = max2(max2(S / (up * eff), S / (c->bnic * pe)),
+				    S / (net_peer_channels(c) * P2P_CH_BW * pe));
 		}
 		return 0;
 	}

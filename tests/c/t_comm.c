@@ -457,6 +457,27 @@ int main(void)
 	is_num(r.time, S / 56e9 + 11.8 * US, 1e-9, "send_recv 64 MiB on 4 "
 	       "channels = S/56e9 + 11.8 us");
 
+	/* --- send/recv across nodes: NCCL's channels for a network peer ---
+	 * 10 nodes of 8 x H100, one 400G NIC a GPU (50e9 x 0.96 = 48e9),
+	 * one rank a node (the 8 x H100's NVLink 450e9 x 0.8 does not
+	 * bind): the peer gets 2 channels (n = 10: 2 x 10 <= 4 x 32) of 14
+	 * GB/s, 28e9 < 48e9, so 1 GiB takes S/28e9 where the NIC alone
+	 * would give S/48e9.  80 ranks (8 a node): 2 x 80 > 128 halves it to
+	 * one channel, S/14e9.  Exact arithmetic: 1e-9. */
+	t = nvl(8, 10, 450e9, 0.8);
+	add_nics(&t, 8, 50e9, 0.96);
+	S = GiB;
+	{
+		gp_group g1 = { 10, 1, 1, 10 };
+
+		MUST(comm_group_cost(&t, GP_SEND_RECV, S, &g1, &r, &e));
+		is_num(r.bw_time, S / 28e9, 1e-9, "send_recv across nodes, "
+		       "one rank a node: 2 channels x 14 GB/s = S/28e9");
+	}
+	MUST(comm_cost(&t, GP_SEND_RECV, S, 80, &r, &e));
+	is_num(r.bw_time, S / 14e9, 1e-9, "send_recv on 80 ranks across "
+	       "nodes: one channel a network peer, S/14e9");
+
 	/* --- all-to-all in a node: one send/recv stream per peer ---
 	 * 8 x H100 (450e9 x 0.8 = 360e9 the ring's rate): each of the 7
 	 * peers gets S/8.  8 GiB: a peer's 1 GiB doubles from 4 to 32
