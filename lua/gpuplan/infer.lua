@@ -2056,6 +2056,18 @@ function M.setup(a)
     c.kv_reserve_max = true
   elseif a.kv_policy == nil then default("kv_policy=mean") end
   if kv_bucket_said then default(kv_bucket_said) end
+  -- The weight-only kernel's cap (M.wo_bf16_x), applied by the engine to
+  -- every linear whose weights are below 16 bits and multiplied in 16
+  -- (infer.c step_layers' wo): said here for GPTQ/AWQ-style int4/int8
+  -- weights, as the fp8 line above says it for an FP8 checkpoint, so that
+  -- the cap is never applied unsaid.
+  if c.wo_bf16_x and bits < 16 and M.weight_base(weights) ~= "fp8" and
+      (c.compute == "bf16" or c.compute == "fp16") then
+    default(string.format("%s weights run weight-only on %s under vLLM: its Marlin kernel "
+      .. "converts each weight to %s and multiplies at no more than %g of the %s library GEMM "
+      .. "rate (Marlin's A100 run in vllm PR #2497)", tostring(weights), tostring(g.id),
+      c.compute, c.wo_bf16_x, c.compute))
+  end
   if c.batch and c.concurrency then error(args.usage(M.BATCH_AND_CONCURRENCY), 3) end
   -- One batch prices every replica (engine/infer_run.c run_batch:
   -- ceil(concurrency / replicas) each), so a concurrency the replicas do

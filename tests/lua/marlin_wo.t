@@ -14,7 +14,7 @@ local core = require "gpuplan.core"
 local infer = require "gpuplan.infer"
 local X = 0.605
 
-t.plan(15)
+t.plan(18)
 
 -- A weight-only bf16 GEMM by hand on an A100-like device: bf16 312
 -- TFLOP/s at 0.8, fp32 19.5; 4096^3 with the converter's 4 FLOP a weight.
@@ -101,3 +101,16 @@ t.near(row(son, "experts_up").t_compute / row(soff, "experts_up").t_compute, 1 /
        "serve: the routed experts at the Marlin cap")
 t.near(row(son, "qkv").t_compute / row(soff, "qkv").t_compute, 1 / X, 1e-9,
        "serve: the dense qkv at the Marlin cap")
+
+-- The cap is said wherever it is applied: an int4 (GPTQ/AWQ-style)
+-- checkpoint under vLLM on the A100 is weight-only too (bf16 compute), so
+-- its defaults name Marlin's 0.605; on the A10 (GA102, no cap) and under
+-- the default runtime nothing is said.
+local function said(j)
+  return table.concat(gp.infer(j).defaults, "; "):find("0.605 of the bf16 library GEMM", 1, true)
+end
+local i4 = { model = "llama3.1-8b", gpu = "a100-sxm-80gb", weights = "int4", runtime = "vllm",
+             input = 128, output = 16, batch = 1 }
+t.ok(said(i4), "int4 under vLLM on the A100: the Marlin cap is said")
+t.ok(not said(t.with(i4, { gpu = "a10" })), "A10: no cap, nothing said")
+t.ok(not said(t.with(i4, { runtime = "graphs" })), "default runtime: no cap, nothing said")
