@@ -1018,9 +1018,11 @@ static double nvls_tree_posts(const comm_ctx *c)
  * a case (xxrjun/nccl-tests-cluster @455de4f, nccl_N1_G8_cnode3-002.log,
  * all_reduce_perf, NCCL 2.29.2, 8 x H100): its marginal algbw is 276.0
  * GB/s with 128 KiB chunks (1 to 16 GiB) and 259.7 with 64 KiB (128 to
- * 512 MiB), 1/259.7 - 1/276.0 GB/s = one step per 128 x 64 KiB loop of
- * 3.8 us.  Across nodes (NVLS_TREE) the chunk rules and the proxy set the
- * loop, so nothing is added there. */
+ * 512 MiB), 1/259.7 - 1/276.0 GB/s = 0.227 ps a byte; 64 KiB chunks run
+ * one loop more than 128 KiB ones per 128 x 128 KiB = 16 MiB, so one
+ * extra step costs 16 MiB x 0.227 ps = 3.8 us.  Across nodes (NVLS_TREE)
+ * the chunk rules and the proxy set the loop, so nothing is added
+ * there. */
 #define NVLS_STEP_US 3.7
 
 static double nvls_steps(const comm_ctx *c)
@@ -1603,7 +1605,8 @@ static double chain_nccl_lat(const comm_ctx *c, gp_proto p)
 
 /* NCCL's tuner prices NVLS by its bandwidth alone ("busBw = ..
  * graphs[a]->bwIntra * nvlsEfficiency"), without its pipeline's fill
- * (nvls_fill) or the proxy's posts (nvls_tree_posts), so its estimate
+ * (nvls_fill), its loops' steps (nvls_steps) or the proxy's posts
+ * (nvls_tree_posts), so its estimate
  * is the streaming time; across nodes it ranks NVLS_TREE with its
  * release's network step (nvls_tree_rank_us), not the tree's that the
  * time has (a release without NVLS is refused by price_nvls).  Its tree
