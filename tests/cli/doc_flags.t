@@ -22,6 +22,8 @@ my %other = (
     '--split-mode'                => 'llama.cpp (docs/validation.md)',
     '--dp-size'                   => 'SGLang (docs/validation.md)',
     '--checkpoint-activations'    => 'Megatron-DeepSpeed (docs/validation.md)',
+    '--api-server-count'          => 'vLLM (docs/validation.md)',
+    '--tokenizer-worker-num'      => 'SGLang (docs/validation.md)',
 );
 
 # Every command's options, from its --help.
