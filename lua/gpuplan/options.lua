@@ -1052,7 +1052,9 @@ opt { name = "base_checkpoint", type = "flag", commands = "fit rl", methods = RL
   help = "the policy starts from a pretrained-only (base) checkpoint, as DAPO runs do: with "
     .. "--response-max alone its mean response is assumed at 0.113 of the limit, the median of "
     .. "published verl DAPO runs from base checkpoints, or at the model's own published mean "
-    .. "where one is known (Qwen2.5-Math-7B: 1294 tokens; a higher limit does not lengthen it)",
+    .. "where one is known (Qwen2.5-Math-7B: 1294 tokens at its runs' 8192-token limit; a higher "
+    .. "limit does not lengthen it, a lower one -- any by the catalog id, whose context is its "
+    .. "config's 4096 -- takes that share of it)",
   suggest = { "base_model", "from_base" } }
 opt { name = "response_max", type = "int", metavar = "N", commands = "fit rl", methods = RL,
   kind = "tokens",
