@@ -490,13 +490,6 @@ static double expected_tiles(double mean, double tile, int touched)
 	return q > 0.0 ? poisson_tiles(lam, tile) / q : 1.0;
 }
 
-/* roof_gemm_eff with the M tile fixed by the kernel when mt > 0: mt rows
- * up to mt tokens, ROOF_TILE above (roof_op.m_tile).  A tile under 64
- * rows is a swapped kernel's token block (the tokens on the WGMMA's N
- * side), which covers more tokens with more blocks of the same width
- * rather than switching tiles: DeepGEMM PR 192's swapAB masked GEMM,
- * "Significantly improve the performance for BLOCK_M = 32 or M%64<32
- * ... Use multi-math_warp_groups and multi-wave MMAs". */
 /* Wave quantisation (DU-09799-001 sec. 3.2) with split-K of `tiles`
  * output tiles over the SMs, times the K loop's fill; see gemm_eff. */
 static double wave_eff(const roof_device *d, double tiles, double k)
