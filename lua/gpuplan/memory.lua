@@ -1797,6 +1797,21 @@ prepare_fn = function(o, cmd, who)
       if bad then usage("%s", bad) end
       if text and cfg.grads_whole then defaults[#defaults + 1] = text end
       cfg.fsdp_version = fv
+      -- The fused attention left out of recompute op's save list
+      -- (engine/memory_act.c act_op_saved) is op's and a fused kernel's:
+      -- fit's and gp.memory's refusals here, in gp.train's words
+      -- (train.lua sharding_rule and its flash check); under another
+      -- policy or unfused attention the flag would change nothing.
+      if cfg.sac_attn_recompute then
+        if cfg.recompute ~= "op" then
+          usage("sac_attn_recompute prices the attention missing from recompute op's save "
+            .. "list: it needs recompute = op (got recompute = %s)", tostring(cfg.recompute))
+        elseif cfg.flash == false then
+          usage("sac_attn_recompute is a fused attention kernel missing from recompute op's "
+            .. "save list; the run's attention is unfused (flash = false), which op recomputes "
+            .. "anyway: give one or the other")
+        end
+      end
     end
     prepare_vision(o, cfg, model, method, lora, media, dflt)
     prepare_rl(o, cfg, method, prompt_len, response_len, dflt)

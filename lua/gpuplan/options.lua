@@ -2035,7 +2035,7 @@ opt { name = "ckpt_early_stop", type = "flag", commands = "train plan",
 -- torchtitan's per-op SAC save list (engine/memory_act.c act_op_saved):
 -- until b39377f9f (2025-12-01) it held the flash and efficient SDPA ops,
 -- not cuDNN's, which its SDPA wrapper runs first on sm100.
-opt { name = "sac_attn_recompute", type = "flag", commands = "train plan",
+opt { name = "sac_attn_recompute", type = "flag", commands = "fit train plan", methods = TRAINING,
   help = "recompute op's save list lacks the fused attention kernel that runs, so its "
     .. "forward re-runs in the backward and its output is not kept (torchtitan before "
     .. "December 2025 on sm100: its _save_list held SDPA's flash and efficient ops, and "

@@ -1,0 +1,56 @@
+# What an eighth walk (a new user trying each command and the day's new
+# options end to end, from the command line and from Lua) found: an
+# option a command priced but another refused, an assumption that moved
+# the answer and went unsaid.  One block a fix.
+use strict;
+use warnings;
+use Test::More;
+require './tests/cli/lib.pl';
+use JSON::PP ();
+
+my ($c, $o, $e);
+
+# 1. --sac-attn-recompute changes the memory (the fused attention's output
+# and its log-sum-exp no longer kept: engine/memory_act.c act_op_saved),
+# and gpuplan train said so, but gpuplan fit refused it as "an option of
+# gpuplan train and plan" (gp.memory: "unknown option") -- the memory
+# command could not price the memory effect.  Now fit takes it, with the
+# same refusals as train.
+my @job = ('llama3.1-8b', '--gpu', 'b200', '--gpus', '8', '--seq', '8192', '--batch', '1',
+           '--zero', '3', '--stack', 'hf', '--kernels', 'fused', '--recompute', 'op');
+sub act_bytes {
+    my ($c, $o, $e) = run_gp('fit', @job, @_, '--format', 'json');
+    is($c, 0, "fit @_: exit 0") or diag $e;
+    my $r = JSON::PP::decode_json($o);
+    my ($a) = grep { $_->{name} eq 'activations' } @{ $r->{components} };
+    return ($a->{bytes}, $r->{total});
+}
+my ($op, $op_total) = act_bytes();
+my ($sac, $sac_total) = act_bytes('--sac-attn-recompute');
+# Hand derivation: Llama 3.1 8B, 32 layers, hidden 4096, 32 heads; 8192
+# tokens a GPU (batch 1, zero 3 keeps dp's tokens apart).  Each layer stops
+# keeping the attention's output, 8192 x 4096 x 2 B = 64 MiB, and its
+# fp32 log-sum-exp, 4 B x 32 heads x 8192 = 1 MiB: 32 x 65 MiB = 2080 MiB.
+# Exact (whole bytes of the same formula): tolerance 1 byte.
+cmp_ok(abs(($op - $sac) - 32 * (8192 * 4096 * 2 + 4 * 32 * 8192)), '<=', 1,
+       'fit --sac-attn-recompute: 2080 MiB of attention outputs and log-sum-exps not kept');
+($c, $o, $e) = run_gp('train', @job, '--sac-attn-recompute', '--format', 'json');
+is($c, 0, 'train --sac-attn-recompute: exit 0') or diag $e;
+my $t = JSON::PP::decode_json($o);
+cmp_ok(abs($t->{memory}{total} - $sac_total), '<=', 1,
+       'fit and train give the same per-GPU total with the flag (one memory model)');
+my @bare = grep { $_ ne '--recompute' && $_ ne 'op' } @job;
+($c, $o, $e) = run_gp('fit', @bare, '--sac-attn-recompute');
+is($c, 2, 'fit --sac-attn-recompute without --recompute op: a usage error');
+like($e, qr/--sac-attn-recompute .* it needs --recompute op \(got --recompute none\)/,
+     'the flag and the policy it needs are named');
+($c, $o, $e) = run_gp('fit', @job, '--sac-attn-recompute', '--no-flash');
+is($c, 2, 'fit --sac-attn-recompute --no-flash: a usage error');
+like($e, qr/--sac-attn-recompute is a fused attention kernel .*\(--no-flash\)/,
+     'unfused attention named');
+($c, $o, $e) = run_gp('fit', 'llama3.1-8b', '--gpu', 'b200', '--method', 'infer',
+                      '--sac-attn-recompute');
+is($c, 2, 'fit --method infer --sac-attn-recompute: refused, not ignored');
+like($e, qr/--sac-attn-recompute applies to training/, 'the method named');
+
+done_testing();
