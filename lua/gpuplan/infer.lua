@@ -963,6 +963,23 @@ function M.moe_fp8_bf16_x_of(rt, arch, base, d)
   return math.min(4, x * M.MOE_TRITON_REF_SM / (bf16 / d.sms))
 end
 
+-- What the defaults line says of that multiple x (M.moe_fp8_bf16_x_of's)
+-- for runtime rt on device d: nil where it changes nothing -- a dense
+-- model, or a card whose own fp8 rate binds first (x at or past its fp8 /
+-- bf16 peaks: the H20's 2.35 against 2) -- else the cap, which moved
+-- Qwen3-30B-A3B's fp8 TTFT on one H100 under vLLM from 31 to 42 ms and
+-- went unsaid.
+M.MOE_FP8_RUNTIME = { vllm = "vLLM", sglang = "SGLang" }
+function M.moe_fp8_said(rt, x, d, model)
+  local moe = type(model) == "table" and model.moe
+  if not x or not (moe and (moe.experts or 0) > 0) then return nil end
+  local bf16, fp8 = d and d.peak and d.peak.bf16, d and d.peak and d.peak.fp8
+  if not (bf16 and fp8 and bf16 > 0 and x < fp8 / bf16) then return nil end
+  return string.format("moe_fp8_bf16_x=%.3g (%s's Triton fused MoE: block-scaled fp8 experts "
+    .. "at %.3g x this card's bf16 rate, not its fp8 rate: 0.594 of an H100's bf16 peak per SM, "
+    .. "vLLM PR #23280)", x, M.MOE_FP8_RUNTIME[rt] or tostring(rt), x)
+end
+
 -- Runtimes that all-reduce a TP group within one host with their own
 -- peer-to-peer kernels rather than NCCL: vLLM's custom all-reduce
 -- (vllm/distributed/device_communicators/custom_all_reduce.py, on by
@@ -2056,6 +2073,9 @@ function M.setup(a)
     c.kv_reserve_max = true
   elseif a.kv_policy == nil then default("kv_policy=mean") end
   if kv_bucket_said then default(kv_bucket_said) end
+  -- (the MoE serving model says it where its layout has ep 1: serve.lua)
+  local moe_fp8 = not serving and M.moe_fp8_said(a.runtime, c.moe_fp8_bf16_x, d, model)
+  if moe_fp8 then default(moe_fp8) end
   -- The weight-only kernel's cap (M.wo_bf16_x), applied by the engine to
   -- every linear whose weights are below 16 bits and multiplied in 16
   -- (infer.c step_layers' wo): said here for GPTQ/AWQ-style int4/int8

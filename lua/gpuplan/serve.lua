@@ -350,6 +350,14 @@ local function setup_config(a, model, d, c, info, cat, default, L)
   local expert_bits, expert_compute, dispatch_bytes = L.expert_bits, L.expert_compute,
     L.dispatch_bytes
   local sbo, bw, sbo_down = L.sbo, L.bw, L.sbo_down
+  -- the Triton fused MoE's fp8 cap, which the engine applies where EP
+  -- does not shard the experts (serve_step.c: ep 1), said as gp.infer's
+  local inf = require "gpuplan.infer"
+  local moe_fp8_x = inf.moe_fp8_bf16_x_of(a.runtime, info.gpu.arch, info.weights, d)
+  if ep == 1 or (disagg and pep == 1) then
+    local said = inf.moe_fp8_said(a.runtime, moe_fp8_x, d, model)
+    if said then default(said) end
+  end
   local imb = num_of(a, "imbalance", 1, 64)
   local eplb = bool_of(a, "eplb")
   if imb == nil then
@@ -439,8 +447,7 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     m_tile = m_tile, m_tile_grouped = m_tile_grouped,
     -- vLLM's and SGLang's Triton fused MoE where EP does not shard the
     -- experts (infer.lua M.moe_fp8_bf16_x; the engine applies it at ep 1)
-    moe_fp8_bf16_x = require("gpuplan.infer").moe_fp8_bf16_x_of(a.runtime, info.gpu.arch,
-      info.weights, d),
+    moe_fp8_bf16_x = moe_fp8_x,
     -- the runtime's weight-only kernel below the 16-bit rate (infer.setup's,
     -- infer.lua M.wo_bf16_x: vLLM's Marlin on the A100), its linears and
     -- experts alike (serve_step.c sx_wo_x)

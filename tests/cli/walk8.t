@@ -53,4 +53,41 @@ like($e, qr/--sac-attn-recompute is a fused attention kernel .*\(--no-flash\)/,
 is($c, 2, 'fit --method infer --sac-attn-recompute: refused, not ignored');
 like($e, qr/--sac-attn-recompute applies to training/, 'the method named');
 
+# 2. vLLM's and SGLang's Triton fused MoE multiplies fp8 experts at 0.594
+# of an H100's bf16 rate per SM, not at the fp8 rate (infer.lua
+# M.moe_fp8_bf16_x): on one H100 it moves Qwen3-30B-A3B's TTFT from 31 to
+# 42 ms and its tokens/s from 4185 to 3474, and the assumed line said
+# nothing of it.  Now it says the multiple where it binds: an fp8 MoE on
+# Hopper under those runtimes, without expert parallelism.
+sub assumed {
+    my ($c, $o, $e) = run_gp('infer', @_);
+    is($c, 0, "infer @_: exit 0") or diag $e;
+    my ($line) = $o =~ /^assumed\s+(.*)$/m;
+    return $line // '';
+}
+# H100: 0.594 x (989e12 / 132 SMs) / (989e12 / 132) = 0.594, printed %.3g
+like(assumed('qwen3-30b-a3b', '--gpu', 'h100-sxm', '--runtime', 'vllm', '--weights', 'fp8'),
+     qr/moe_fp8_bf16_x=0\.594 \(vLLM's Triton fused MoE/, 'vllm fp8 MoE on an H100: the cap said');
+like(assumed('qwen3-30b-a3b', '--gpu', 'h100-sxm', '--tp', '2', '--runtime', 'sglang',
+             '--weights', 'fp8'),
+     qr/moe_fp8_bf16_x=0\.594 \(SGLang's/, 'sglang tp 2: said, with the runtime named');
+unlike(assumed('qwen3-30b-a3b', '--gpu', 'h100-sxm', '--runtime', 'vllm'),
+       qr/moe_fp8/, 'bf16 experts: nothing capped, nothing said');
+unlike(assumed('llama3.1-8b', '--gpu', 'h100-sxm', '--runtime', 'vllm', '--weights', 'fp8'),
+       qr/moe_fp8/, 'a dense model: no fused MoE');
+unlike(assumed('qwen3-30b-a3b', '--gpu', 'h100-sxm', '--runtime', 'trtllm', '--weights', 'fp8'),
+       qr/moe_fp8/, 'TensorRT-LLM: its own MoE kernels, no cap');
+# H20: 0.594 x (989e12 / 132) / (148e12 / 78) = 2.35, past its fp8 / bf16
+# peaks 296 / 148 = 2: its own fp8 rate binds first and the cap changes
+# nothing, so nothing is said.
+unlike(assumed('qwen3-30b-a3b', '--gpu', 'h20', '--runtime', 'sglang', '--weights', 'fp8'),
+       qr/moe_fp8/, 'H20: the cap does not bind');
+# The MoE serving model applies it at ep 1 only (serve_step.c).
+like(assumed('qwen3-30b-a3b', '--gpu', 'h100-sxm', '--gpus', '2', '--dp-attention',
+             '--runtime', 'vllm', '--weights', 'fp8'),
+     qr/moe_fp8_bf16_x=0\.594/, 'DP attention at ep 1: said');
+unlike(assumed('qwen3-30b-a3b', '--gpu', 'h100-sxm', '--gpus', '2', '--ep', '2',
+               '--dp-attention', '--runtime', 'vllm', '--weights', 'fp8'),
+       qr/moe_fp8/, 'ep 2: the experts sharded by EP, no cap, nothing said');
+
 done_testing();
