@@ -911,12 +911,12 @@ opt { name = "host_op_time", type = "number|string", lua_only = true, commands =
   help = "host time per launched op (default the runtime's)" }
 opt { name = "host_ops_per_layer", type = "number", lua_only = true, commands = "infer",
   help = "host ops per layer (default the runtime's)" }
-opt { name = "ar_fusion_max", type = "number|string", lua_only = true, commands = "infer",
+opt { name = "ar_fusion_max", type = "string", metavar = "SIZE", commands = "infer",
   kind = "bytes",
   help = "the largest TP all-reduce into which the runtime fuses the residual add, RMSNorm and "
     .. "fp8/nvfp4 quantisation of the next linear's input; a larger one runs NCCL and a quantise "
     .. "kernel after it (default --runtime trtllm: 16 MB at tp 2, 8 MB above, TensorRT-LLM "
-    .. "1.0's custom all-reduce workspace; 0: every size fused); runtime trtllm only, one "
+    .. "1.0's custom all-reduce workspace; 0B (Lua: 0): every size fused); runtime trtllm only, one "
     .. "model on its replicas (the MoE serving model refuses it)" }
 opt { name = "max_batch", type = "int", metavar = "N", commands = "rl infer",
   default = { "vLLM's for the card", infer = "TensorRT-LLM's 2048; --runtime vllm: vLLM's max_num_seqs "

@@ -105,7 +105,8 @@ t.ok(not ok and tostring(msg):find("ar_fusion_max", 1, true), "ar_fusion_max -1 
 -- serve*.c, which prices no such pass), the size would change nothing.
 t.raises(function() l70ops { tp = 4, batch = 64, ar_fusion_max = "1MB", runtime = "vllm" } end,
   "ar_fusion_max is the all-reduce size up to which TensorRT-LLM fuses the next linear's "
-    .. "activation quantisation; runtime vllm runs no such pass", "vllm: refused, named", true)
+    .. "activation quantisation in its PyTorch flow; runtime vllm runs no such pass: it needs "
+    .. "runtime = trtllm (got runtime = vllm)", "vllm: refused, named", true)
 t.raises(function() gp.infer { model = "qwen3-30b-a3b", gpu = "b200", gpus = 8, ep = 8,
                                runtime = "trtllm", ar_fusion_max = "8MB" } end,
   "ar_fusion_max: the MoE serving model (chosen by ep = 8)", "the MoE serving model: refused", true)
