@@ -2060,6 +2060,18 @@ function M.setup(a)
           or ("runtime must be a name, a string (got " .. shown(a.runtime) .. ")"))
           .. " (" .. M.runtime_names() .. ")", 3)
   end
+  -- TensorRT-LLM is NVIDIA's, for NVIDIA's GPUs alone ("TensorRT LLM
+  -- supports the full spectrum of NVIDIA GPU architectures", its Supported
+  -- Hardware page, nvidia.github.io/TensorRT-LLM/supported-hardware.html;
+  -- the support matrix: "optimizes the performance of a range of
+  -- well-known models on NVIDIA GPUs"): on an AMD or Intel card its
+  -- kernels' pricing (XQA, its all-reduce fusion, trtllm-bench's graphs)
+  -- was applied in silence to a stack that cannot run there.
+  if a.runtime == "trtllm" and type(g) == "table" and g.vendor ~= nil and g.vendor ~= "NVIDIA" then
+    error(args.usage(string.format("infer: runtime trtllm is NVIDIA's TensorRT-LLM, which runs on "
+      .. "NVIDIA GPUs only; %s is %s's: give another runtime", tostring(g.id or g.name),
+      tostring(g.vendor))), 3)
+  end
   if a.kv_policy ~= nil and a.kv_policy ~= "max" and a.kv_policy ~= "mean" then
     error("infer: kv_policy must be 'mean' or 'max' (got " .. shown(a.kv_policy) .. ")", 3)
   end

@@ -129,4 +129,18 @@ is($c, 2, '--ar-fusion-max under vllm: a usage error, not ignored');
 like($e, qr/--ar-fusion-max .* it needs --runtime trtllm \(got --runtime vllm\)/,
      'the flag and the runtime named');
 
+# 4. --runtime trtllm on an AMD or Intel card was priced with TensorRT-LLM's
+# kernels (XQA, its all-reduce fusion, trtllm-bench's graph sizes), exit 0,
+# though TensorRT-LLM runs on NVIDIA GPUs alone.  Now refused, naming the
+# card's vendor; an NVIDIA card is priced as before.
+for my $g (['mi300x', 'AMD'], ['gaudi3', 'Intel']) {
+    ($c, $o, $e) = run_gp('infer', 'llama3.1-8b', '--gpu', $g->[0], '--runtime', 'trtllm');
+    is($c, 2, "--runtime trtllm on $g->[0]: a usage error");
+    like($e, qr/--runtime trtllm is NVIDIA's TensorRT-LLM, which runs on NVIDIA GPUs only; \Q$g->[0]\E is \Q$g->[1]\E's/,
+         "$g->[0]: the runtime and the vendor named");
+    is($o, '', "$g->[0]: nothing priced");
+}
+($c, $o, $e) = run_gp('infer', 'llama3.1-8b', '--gpu', 'h100-sxm', '--runtime', 'trtllm');
+is($c, 0, '--runtime trtllm on an H100: priced') or diag $e;
+
 done_testing();
