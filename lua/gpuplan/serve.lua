@@ -319,6 +319,20 @@ function M.layout_name(p, sbo)
   return s
 end
 
+-- What the defaults line says of the FA3 attention the MoE serving model
+-- prices on Hopper, by runtime: the kernel each runs (SGLang: its FA3
+-- backend, above; vLLM: "fa_version = 3 if (device_capability.major == 9
+-- and is_fa_version_supported(3)) else 2", vllm/attention/utils/
+-- fa_utils.py get_flash_attn_version, and FlashMLA for an MLA decode,
+-- within 1% of FA3's rate as above; TensorRT-LLM: its own kernels, which
+-- are priced at FA3's measured rate).  The line said "SGLang's default
+-- backend" under every runtime.
+M.FA3_SAID = {
+  sglang = "SGLang's default backend on Hopper",
+  vllm = "vLLM's FlashAttention 3 on Hopper, and FlashMLA at its rate for an MLA decode",
+  trtllm = "TensorRT-LLM's own attention kernels on Hopper, at FA3's measured rate",
+}
+
 -- The end of M.setup (tail-called in turn): EPLB's imbalance and slots,
 -- the ITL limit, and the engine's serve config from L (what M.setup and
 -- setup_kernels resolved).
@@ -694,7 +708,7 @@ function M.setup(a)
     local ok, fa3 = pcall(require("gpuplan.roofline").device, info.gpu, cat, "fa3")
     if ok and fa3.attn_fwd then
       d.attn_kernel, d.attn_fwd, d.attn_bwd = "fa3", fa3.attn_fwd, fa3.attn_bwd
-      default("attn_kernel=fa3 (SGLang's default backend on Hopper)")
+      default("attn_kernel=fa3 (" .. (M.FA3_SAID[a.runtime or ""] or M.FA3_SAID.sglang) .. ")")
     end
   end
   local ep = int_of(a, "ep", 1) or 1

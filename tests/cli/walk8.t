@@ -143,4 +143,17 @@ for my $g (['mi300x', 'AMD'], ['gaudi3', 'Intel']) {
 ($c, $o, $e) = run_gp('infer', 'llama3.1-8b', '--gpu', 'h100-sxm', '--runtime', 'trtllm');
 is($c, 0, '--runtime trtllm on an H100: priced') or diag $e;
 
+# 5. The MoE serving model prices FA3's measured rate for the attention on
+# Hopper, and its assumed line called that "SGLang's default backend"
+# whatever --runtime said.  Now it names the runtime's own kernel.
+my %fa3 = ('' => qr/attn kernel: fa3 \(SGLang's default backend on Hopper\)/,
+           sglang => qr/attn kernel: fa3 \(SGLang's default backend on Hopper\)/,
+           vllm => qr/attn kernel: fa3 \(vLLM's FlashAttention 3 on Hopper/,
+           trtllm => qr/attn kernel: fa3 \(TensorRT-LLM's own attention kernels on Hopper/);
+for my $rt (sort keys %fa3) {
+    my $line = assumed('deepseek-v3', '--gpu', 'h200-sxm', '--gpus', '16', '--ep', '16',
+                       ($rt ne '' ? ('--runtime', $rt) : ()));
+    like($line, $fa3{$rt}, "ep 16, runtime '$rt': the attention kernel named as that runtime's");
+}
+
 done_testing();
