@@ -542,8 +542,8 @@ local function step_choices(o, p, cfg, sweep, default)
   -- silence.  (A sweep's layouts state sp themselves.)
   if o.tp_input_per_linear and o.sp ~= true and not sweep then
     usage("train: tp_input_per_linear is each projection's ColwiseParallel(input_layouts="
-      .. "Shard(1)), which gathers a sequence-sharded input: it needs sp (give sp, or leave "
-      .. "tp_input_per_linear out)")
+      .. "Shard(1)), which gathers a sequence-sharded input: it needs sp = true (give it, or "
+      .. "leave tp_input_per_linear out)")
   end
   cfg.tp_input_per_linear = o.tp_input_per_linear == true
   cfg.unfused_permute = o.unfused_permute == true
@@ -988,7 +988,7 @@ local function step_choices(o, p, cfg, sweep, default)
         .. "needs tp_overlap")
     elseif o.sp ~= true and not sweep then
       usage("train: tp_overlap_fp8_rs is the reduce-scatter of sequence parallelism's "
-        .. "forward: it needs sp")
+        .. "forward: it needs sp = true")
     elseif (p.model.hybrid_pattern or "") ~= "" then
       fail("train: tp_overlap_fp8_rs prices the attention's and the MLP's reduce-scatters; "
         .. "%s is a hybrid stack, whose blocks it does not model",

@@ -156,4 +156,17 @@ for my $rt (sort keys %fa3) {
     like($line, $fa3{$rt}, "ep 16, runtime '$rt': the attention kernel named as that runtime's");
 }
 
+# 6. Two refusals named sequence parallelism as the bare word "sp", which
+# the command line's wording (options.flags_named) leaves as a word: "it
+# needs sp" where every other option in them was its flag.  Now --sp.
+($c, $o, $e) = run_gp('train', 'llama3.1-70b', '--gpu', 'h100-sxm', '--gpus', '64', '--tp', '4',
+                      '--pp', '2', '--stack', 'megatron', '--precision', 'fp8', '--tp-overlap',
+                      '--tp-overlap-fp8-rs');
+is($c, 2, '--tp-overlap-fp8-rs without --sp: a usage error');
+like($e, qr/--tp-overlap-fp8-rs .* it needs --sp$/m, '--sp named as the flag');
+($c, $o, $e) = run_gp('train', 'llama3.1-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--tp', '2',
+                      '--tp-input-per-linear');
+is($c, 2, '--tp-input-per-linear without --sp: a usage error');
+like($e, qr/it needs --sp \(give it, or leave --tp-input-per-linear out\)/, '--sp named');
+
 done_testing();
