@@ -1850,7 +1850,7 @@ opt { name = "eager_loss", type = "flag", commands = "train plan",
     .. "and nll, A + 12 B a logit forward and A + 20 back where a fused loss moves A + 8 "
     .. "and A + 4",
   suggest = { "uncompiled_loss", "compile_loss", "loss_eager" } }
-opt { name = "kv_repeat", type = "flag", commands = "fit train plan",
+opt { name = "kv_repeat", type = "flag", commands = "fit train plan", methods = TRAINING,
   help = "K and V copied to every query head before the attention kernel (torchtitan's "
     .. "Llama: repeat_kv, an expand then reshape, ahead of F.scaled_dot_product_attention "
     .. "without enable_gqa): the copy forward, the attention's query-wide dK and dV and "

@@ -169,4 +169,15 @@ like($e, qr/--tp-overlap-fp8-rs .* it needs --sp$/m, '--sp named as the flag');
 is($c, 2, '--tp-input-per-linear without --sp: a usage error');
 like($e, qr/it needs --sp \(give it, or leave --tp-input-per-linear out\)/, '--sp named');
 
+# 7. fit --method infer --kv-repeat priced an inference job's memory with
+# the flag ignored, exit 0: K and V copied to every query head is
+# torchtitan's training attention (repeat_kv before SDPA, its copies kept
+# for the backward).  Every other fit flag is either read at infer or
+# refused there; this one now is refused too.
+($c, $o, $e) = run_gp('fit', 'llama3.1-8b', '--gpu', 'h100-sxm', '--method', 'infer', '--kv-repeat');
+is($c, 2, 'fit --method infer --kv-repeat: a usage error, not ignored');
+like($e, qr/--kv-repeat applies to training, not --method infer/, 'the flag and the method named');
+($c, $o, $e) = run_gp('fit', 'llama3.1-8b', '--gpu', 'h100-sxm', '--kv-repeat');
+ok($c == 0 || $c == 1, 'fit --kv-repeat in training: still priced') or diag $e;
+
 done_testing();
