@@ -1220,6 +1220,61 @@ static double a2a_link_eff(const comm_ctx *c, double part)
 	       P2P_LINK_EFF;
 }
 
+/* The p2p channels of a communicator spanning nodes (NCCL 2.29.2,
+ * comm->p2pnChannels): its collective channels, rounded up to a power of
+ * two (paths.cc ncclTopoComputeP2pChannels).  Those are its ring graph's
+ * (src/graph/search.cc): one channel through each NIC its GPUs on a node
+ * drive, each at the NIC's speed, 48 GB/s for 400G on sm90
+ * (sm90SpeedArrayInter); ncclTopoDupChannels doubles them unless the
+ * channel runs under 25 GB/s, or on sm90 and later under 50 GB/s with more
+ * than 4 channels; connect.cc ncclTopoPostset doubles them again
+ * ("nChannels = comm->nChannels = std::min(MAXCHANNELS,nChannels*2)").
+ * One GPU a node on one 400G NIC: 1 -> 2 -> 4; two: 8 (2 x H20 a node
+ * logs "8 coll channels, ... 8 p2p channels", nccl#1189); four: 16;
+ * eight: 8 channels, not doubled, -> 16.  Capped at the node's pool
+ * (P2P_POOL). */
+static double net_comm_p2p_channels(const comm_ctx *c, double per_gpu)
+{
+	double ring = max2(1.0, min2((double)c->t->nics, c->g * per_gpu));
+	double nch = 1.0;
+
+	if (c->t->nic.bw > 25e9 && ring <= 4.0)
+		ring *= 2.0;
+	while (nch < 2.0 * ring)
+		nch *= 2.0;
+	return min2(nch, (double)P2P_POOL);
+}
+
+/* NCCL 2.29's channels for a network peer (v2.29.2-1 src/graph/paths.cc):
+ * "at least 1 channel per NIC, and more if needed to meet the bw
+ * requirement", max(netCount, divUp(netBw, P2P_PER_CHANNEL_NET_BW = 14)),
+ * 4 for a 400G NIC (50 GB/s); rounded up to a power of two, then halved
+ * (ncclTopoComputeP2pChannels) "to fit all the peers within a single
+ * round" while channels x divUp(nRanks, NCCL_MAX_DEV_WORK_P2P_PER_BATCH =
+ * 8) exceed the communicator's p2p channels (net_comm_p2p_channels).  On
+ * H100 nodes, one 400G NIC a GPU, NCCL 2.29.2 (xxrjun/nccl-tests-cluster
+ * @56089ca, example-cluster01): 2 nodes (pairwise run 20260128-010702)
+ * at 1, 2, 4, 8 GPUs a node keep 4 channels, NIC-bound: sendrecv_perf
+ * 39.8-43.0 GB/s at the 45 pairs' median pair; 10 nodes (multi-node run
+ * 20260129-180219) at 1, 2, 4 a node (10, 20, 40 ranks; 4, 8, 16 p2p
+ * channels) get 2, 24.88-26.25 GB/s, and at 8 a node (80 ranks, 16) 1,
+ * 15.23 GB/s.  The rule before 2.29 with these communicators' own
+ * channels gives 2 channels at 2 ranks (28 GB/s, not 40-43) and 1 at 10
+ * (14, not 24.88): those logs are 2.29's count. */
+static double net_peer_channels_229(const comm_ctx *c, double per_gpu)
+{
+	double pool = net_comm_p2p_channels(c, per_gpu);
+	double want = max2(ceil(per_gpu),
+			   ceil(per_gpu * c->t->nic.bw / P2P_CH_BW - 1e-9));
+	double nch = 1.0;
+
+	while (nch < want)
+		nch *= 2.0;
+	while (nch * ceil(c->n / 8.0) > pool && nch > 1.0)
+		nch /= 2.0;
+	return nch;
+}
+
 /* The channels NCCL gives one send/recv peer across the network, each
  * one CTA and one network connection moving at most P2P_CH_BW (NCCL's
  * own P2P_PER_CHANNEL_NET_BW, 14 GB/s).  NCCL 2.12.7 to 2.20 take
@@ -1231,22 +1286,18 @@ static double a2a_link_eff(const comm_ctx *c, double part)
  * overloading channels with 8+ operations"), then at least the NICs the
  * GPU needs to reach its own rate (getLocalNetCountByBw).  So a pipeline
  * stage's one peer across nodes, or a refit's, gets 2 channels of a
- * 400G NIC's ~48 GB/s, not the NIC.  Measured on 10 H100 nodes, one 400G
- * NIC a GPU, NCCL 2.29.2 (xxrjun/nccl-tests-cluster @56089ca,
- * example-cluster01 multi-node run 20260129-180219, nccl_N10_G*.log):
- * all_reduce_perf at one GPU a node plateaus at 48.89 GB/s busbw (the
- * NIC), sendrecv_perf at 24.90 (G1, 10 ranks), 25.21 (G2), 26.34 (G4,
- * 40 ranks): 0.89-0.94 of 2 x 14; at G8 (80 ranks, 2 x 80 > 4 x 32)
- * 15.26, 1.09 of one channel.  NCCL 2.29 sizes a peer by
- * ceil(NIC / P2P_PER_CHANNEL_NET_BW) and halves it while the peers of a
- * batch overflow the p2p channels; that 2.29.2 log runs at the 2.28
- * count above, so it is taken for every release, the communicator's
- * p2p channels as the node's pool (P2P_POOL). */
+ * 400G NIC's ~48 GB/s, not the NIC.  Before 2.29 the communicator's p2p
+ * channels are taken as the node's pool (P2P_POOL): the releases the
+ * validated pipeline rows ran, whose communicators' channels are not
+ * logged.  NCCL 2.29 (v2.29.2-1 paths.cc) sizes a peer by its NICs'
+ * speed instead, net_peer_channels_229. */
 static double net_peer_channels(const comm_ctx *c)
 {
 	double per_gpu = max2(1.0, (double)c->t->nics /
 				   c->t->gpus_per_node), nch = 2.0;
 
+	if (c->t->nccl_version >= 22900)
+		return net_peer_channels_229(c, per_gpu);
 	while (nch * c->n > 4.0 * P2P_POOL && nch > 1.0)
 		nch /= 2.0;
 	return max2(nch, ceil(per_gpu));

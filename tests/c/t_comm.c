@@ -67,7 +67,7 @@ int main(void)
 	double S, want, intra;
 	int i, rc, mono;
 
-	plan(160);
+	plan(165);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -477,6 +477,31 @@ int main(void)
 	MUST(comm_cost(&t, GP_SEND_RECV, S, 80, &r, &e));
 	is_num(r.bw_time, S / 14e9, 1e-9, "send_recv on 80 ranks across "
 	       "nodes: one channel a network peer, S/14e9");
+
+	/* NCCL 2.29 (nccl_version 22902) sizes the peer by its NIC:
+	 * divUp(50 GB/s, 14) = 4 channels, halved while 4 x divUp(n, 8)
+	 * exceeds the communicator's p2p channels (one GPU a node on one
+	 * 400G NIC: 1 ring channel, doubled by ncclTopoDupChannels and by
+	 * ncclTopoPostset, 4).  2 ranks on 2 nodes: 4 x 1 <= 4 keeps 4
+	 * channels, 56e9 > the NIC's 48e9: S/48e9 (the rule before 2.29
+	 * gives S/28e9, which fails it).  10 ranks: 4 x 2 > 4 -> 2, S/28e9.
+	 * 80 ranks, 8 a node (8 ring channels, not doubled past 4, then
+	 * doubled: 16): 4 x 10 and 2 x 10 > 16 -> 1, S/14e9.  Exact: 1e-9. */
+	t.nccl_version = 22902;
+	{
+		gp_group g2 = { 2, 1, 1, 2 }, g10 = { 10, 1, 1, 10 };
+
+		MUST(comm_group_cost(&t, GP_SEND_RECV, S, &g2, &r, &e));
+		is_num(r.bw_time, S / 48e9, 1e-9, "NCCL 2.29: send_recv on 2 "
+		       "nodes, one rank a node: 4 channels, the NIC, S/48e9");
+		MUST(comm_group_cost(&t, GP_SEND_RECV, S, &g10, &r, &e));
+		is_num(r.bw_time, S / 28e9, 1e-9, "NCCL 2.29: 10 ranks, one "
+		       "a node: halved to 2 channels, S/28e9");
+	}
+	MUST(comm_cost(&t, GP_SEND_RECV, S, 80, &r, &e));
+	is_num(r.bw_time, S / 14e9, 1e-9, "NCCL 2.29: 80 ranks, 8 a node: "
+	       "one channel, S/14e9");
+	t.nccl_version = 0;
 
 	/* --- all-to-all in a node: one send/recv stream per peer ---
 	 * 8 x H100 (450e9 x 0.8 = 360e9 the ring's rate): each of the 7
