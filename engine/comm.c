@@ -330,6 +330,17 @@ int comm_group_cost_algo(const gp_topo *t, gp_coll op, gp_algo algo,
 	return GP_OK;
 }
 
+int comm_group_p2p_channels(const gp_topo *t, double bytes,
+			    const gp_group *g, double *nch, gp_error *err)
+{
+	comm_ctx c;
+
+	if (setup(t, GP_SEND_RECV, bytes, g, &c, err))
+		return GP_EINVAL;
+	*nch = comm_p2p_stream_channels(&c);
+	return GP_OK;
+}
+
 int comm_cost(const gp_topo *t, gp_coll op, double bytes, int gpus,
 	      gp_comm_result *out, gp_error *err)
 {

@@ -344,6 +344,15 @@ int comm_cost(const gp_topo *t, gp_coll op, double bytes, int gpus,
 int comm_group_cost(const gp_topo *t, gp_coll op, double bytes,
 		    const gp_group *g, gp_comm_result *out, gp_error *err);
 
+/* The NCCL channels (one CTA of its kernel each, an SM taken from the
+ * compute beside it) that one send/recv stream of `bytes` on the placed
+ * group g runs on, as comm_group_cost prices GP_SEND_RECV: a peer in the
+ * node its share of the node's p2p channels, a peer across nodes
+ * NCCL's channels per network peer.  GP_OK, or GP_EINVAL as
+ * comm_group_cost. */
+int comm_group_p2p_channels(const gp_topo *t, double bytes,
+			    const gp_group *g, double *nch, gp_error *err);
+
 /* As comm_cost but priced with algorithm `algo` (the protocol NCCL's tuner
  * picks for it, as under NCCL_ALGO).
  * GP_EINVAL also when algo does not apply to op on this topology (e.g.

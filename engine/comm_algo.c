@@ -1303,6 +1303,14 @@ static double net_peer_channels(const comm_ctx *c)
 	return max2(nch, ceil(per_gpu));
 }
 
+/* The channels, each one CTA of NCCL's kernel, that one send/recv
+ * stream of c->bytes runs on: a peer in the node its share of the p2p
+ * pool (p2p_channels), a peer across nodes net_peer_channels. */
+double comm_p2p_stream_channels(const comm_ctx *c)
+{
+	return c->nn == 1 ? p2p_channels(c, c->bytes) : net_peer_channels(c);
+}
+
 /* P2P: direct send/recv and pairwise all-to-all. */
 static int price_p2p(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 		     const char **why)

@@ -51,4 +51,8 @@ int comm_price(const comm_ctx *c, gp_algo a, gp_proto p, double *lat,
 double comm_nccl_estimate(const comm_ctx *c, gp_algo a, gp_proto p,
 			  double lat, double bwt);
 
+/* The CTAs (NCCL channels) one send/recv stream of c->bytes runs on
+ * (comm_algo.c). */
+double comm_p2p_stream_channels(const comm_ctx *c);
+
 #endif

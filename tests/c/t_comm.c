@@ -67,7 +67,7 @@ int main(void)
 	double S, want, intra;
 	int i, rc, mono;
 
-	plan(165);
+	plan(169);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -477,6 +477,27 @@ int main(void)
 	MUST(comm_cost(&t, GP_SEND_RECV, S, 80, &r, &e));
 	is_num(r.bw_time, S / 14e9, 1e-9, "send_recv on 80 ranks across "
 	       "nodes: one channel a network peer, S/14e9");
+	/* The channels the same streams run on (comm_group_p2p_channels,
+	 * what the training step's CP ring takes its slowdown from): 2 for
+	 * the 10-rank group, 1 for 80 ranks (8 a node on 10 nodes), and
+	 * in one node, 2 ranks of 8 x H100, the pool of 32 split over 2
+	 * ranks, 16: 4 MiB is over 16 x 64 KiB (minPart) and 4 MiB / 16
+	 * is under 16 MiB (maxPart), so 16; 1 GiB / 16 = 64 MiB is over
+	 * 16 MiB, so it doubles to the pool, 32.  Counts: exact. */
+	{
+		gp_group g1 = { 10, 1, 1, 10 }, g8 = { 80, 8, 1, 10 },
+			 gn = { 2, 2, 1, 1 };
+		double nch = 0;
+
+		MUST(comm_group_p2p_channels(&t, S, &g1, &nch, &e));
+		is_num(nch, 2.0, 0.0, "p2p channels, network peer of 10 ranks: 2");
+		MUST(comm_group_p2p_channels(&t, S, &g8, &nch, &e));
+		is_num(nch, 1.0, 0.0, "p2p channels, network peer of 80 ranks: 1");
+		MUST(comm_group_p2p_channels(&t, 4 * MiB, &gn, &nch, &e));
+		is_num(nch, 16.0, 0.0, "p2p channels, 4 MiB to an NVLink peer of 2 ranks: 16");
+		MUST(comm_group_p2p_channels(&t, S, &gn, &nch, &e));
+		is_num(nch, 32.0, 0.0, "p2p channels, 1 GiB to an NVLink peer of 2 ranks: 32");
+	}
 
 	/* NCCL 2.29 (nccl_version 22902) sizes the peer by its NIC:
 	 * divUp(50 GB/s, 14) = 4 channels, halved while 4 x divUp(n, 8)
