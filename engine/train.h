@@ -451,6 +451,9 @@ typedef struct train_lcost {
 	int tps_on;
 	double cp_fwd, cp_bwd;      /* CP exchange left exposed per pass */
 	double cp_hid;              /* CP exchange hidden, fwd + bwd */
+	double cp_slow;             /* the compute's slowdown under it, a
+				     * share of cp_hid (train_layer.c
+				     * cp_ring_slowdown) */
 	double ep_fwd, ep_bwd;      /* EP all-to-all per pass */
 	double params, eparams;     /* weights of the layer on this GPU;
 				     * of which routed experts */

@@ -3787,6 +3787,39 @@ static void symm_tp(tenv *e, const train_lkey *k, train_lcost *lc,
 	lc->tps_hb = h;
 }
 
+/* The slowdown of the attention that Transformer Engine's p2p ring
+ * hides its K/V sends under.  AttnFuncWithCP (pytorch/attention.py)
+ * issues each step's send/recv to the next and previous CP rank
+ * (flash_attn_p2p_communicate: torch.distributed batch_isend_irecv, one
+ * NCCL send/recv kernel) and then the step's attention kernel beside it
+ * on the other of its two streams; so what the compute loses is what that
+ * one send/recv kernel holds: its channels, one CTA each, the SMs the
+ * attention then lacks -- the rule ep_slowdown (train_stage.c) gives
+ * the expert all-to-all's 32 channels, sms / (sms - ch) of the compute
+ * time under it, where OVERLAP_SLOWDOWN (0.189) is the average over
+ * overlapped collectives of 16-32 channels.  The ring's stream runs on
+ * as many channels as comm_algo.c prices it with: in a node its share
+ * of the p2p pool (16-32 on NVLink at these sizes: 0.14-0.32), across
+ * nodes NCCL's channels per network peer, 2 (NCCL 2.12-2.28
+ * src/graph/paths.cc ncclTopoGetNchannels, "Remote rank, use network":
+ * NCHANNELS_PER_NET_PEER 2, "start from 2 channels per NIC"), 2 / 130
+ * = 0.015 on an H100.  Its memory traffic beside the kernel, the
+ * stream's 28 GB/s read and written of the H100's 3.35 TB/s, is left
+ * out as ep_slowdown leaves the all-to-all's.  No SM count: the
+ * average. */
+static double cp_ring_slowdown(tenv *e, const train_lkey *k, double bytes)
+{
+	double sms = e->d ? e->d->sms : 0.0, ch;
+
+	if (!(sms > 0) || k->g_cp.ranks <= 1 || bytes <= 0 || e->bad)
+		return OVERLAP_SLOWDOWN;
+	if (comm_group_p2p_channels(&e->t, bytes, &k->g_cp, &ch, e->err)) {
+		e->bad = 1;
+		return 0.0;
+	}
+	return sms > 2.0 * ch ? ch / (sms - ch) : 1.0;
+}
+
 /* PyTorch's context_parallel ring into lc: torch/distributed/tensor/
  * experimental/_attention.py, _templated_ring_attention and its backward,
  * alike in both versions read (pytorch/pytorch 0123248, 2025, and the
@@ -3863,6 +3896,7 @@ static void torch_cp_comm(tenv *e, const train_lkey *k, train_lcost *lc)
 	lc->cp_fwd = ef;
 	lc->cp_bwd = eb;
 	lc->cp_hid = hf + (k->forward_only ? 0.0 : hb);
+	lc->cp_slow = OVERLAP_SLOWDOWN;
 }
 
 /* DeepSpeed-Ulysses' exchange into lc (Jacobs et al. 2023, "DeepSpeed
@@ -4139,6 +4173,7 @@ static void layer_comm(tenv *e, const train_lkey *k, int kind,
 		lc->cp_bwd = steps * eb;
 		lc->cp_hid = steps * (t_sr - ef + (k->forward_only ? 0.0 :
 						   t_sb - eb));
+		lc->cp_slow = cp_ring_slowdown(e, k, kvb);
 	}
 
 	/* Expert parallelism: each token's hidden state goes to its top_k

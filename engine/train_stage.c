@@ -483,7 +483,7 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		 * runs its collectives again. */
 		tp_kind(c, l, n, tprec, s);
 		s->part[TRAIN_CP] += n * (l->cp_fwd * (1.0 + rec) +
-					  l->cp_bwd + OVERLAP_SLOWDOWN *
+					  l->cp_bwd + l->cp_slow *
 					  l->cp_hid);
 		s->hidden[TRAIN_CP] += n * l->cp_hid;
 		/* EP: exposed beyond the layer's compute in the share
