@@ -74,12 +74,16 @@ t.near(row(on, "moe_up").t_compute / row(off, "moe_up").t_compute,
        fp8 / (0.594 * bf16), 1e-9, "moe_up: fp8 rate / (0.594 x bf16 rate)")
 t.near(row(on, "qkv").t_compute, row(off, "qkv").t_compute, 1e-15,
        "the dense qkv keeps the fp8 rate")
+-- gp.infer of job o with vLLM's cap in place and taken out: the two results.
+local function capped_and_not(o)
+  local a = gp.infer(o)
+  infer.moe_fp8_bf16_x.vllm = nil
+  local b = gp.infer(o)
+  infer.moe_fp8_bf16_x.vllm = saved
+  return a, b
+end
 -- bf16 weights are not capped: the cap is the fp8 kernel's.
-local b16 = t.with(job, { weights = "bf16" })
-local a = gp.infer(b16)
-infer.moe_fp8_bf16_x.vllm = nil
-local b = gp.infer(b16)
-infer.moe_fp8_bf16_x.vllm = saved
+local a, b = capped_and_not(t.with(job, { weights = "bf16" }))
 t.near(row(a, "moe_up").t_compute, row(b, "moe_up").t_compute, 1e-15,
        "bf16 experts keep their rate")
 
@@ -93,11 +97,7 @@ t.near(infer.moe_fp8_bf16_x_of("vllm", "hopper", "fp8", dev_of("h200-sxm")), 0.5
        "H200: the H100's multiple")
 t.near(infer.moe_fp8_bf16_x_of("sglang", "hopper", "fp8", dev_of("h20")),
        0.594 * (989e12 / 132) / (148e12 / 78), 1e-9, "H20: scaled by the bf16 peaks per SM")
-local h20 = t.with(job, { gpu = "h20" })
-local c20 = gp.infer(h20)
-infer.moe_fp8_bf16_x.vllm = nil
-local u20 = gp.infer(h20)
-infer.moe_fp8_bf16_x.vllm = saved
+local c20, u20 = capped_and_not(t.with(job, { gpu = "h20" }))
 t.near(row(c20, "moe_up").t_compute, row(u20, "moe_up").t_compute, 1e-15,
        "H20: the fp8 rate binds before the cap")
 
