@@ -1607,6 +1607,24 @@ function M.released_experts(a)
 end
 
 -- Build the engine's (model, device, cfg) from gp.infer arguments.
+-- An option that picks one runtime's own attention kernel (xqa, paged_decode,
+-- fa2_mixed): given under another runtime it is refused, naming its value and
+-- the runtime it needs; set to the value that runs that kernel (active) it is
+-- refused where the MoE serving model prices its own attention (serving,
+-- chosen by `by`).  what: the kernel it picks; label: the option as the
+-- serving refusal names it; priced: what is priced for one model only.
+local function runtime_kernel(a, key, active, runtime, what, label, priced, serving, by)
+  local v = a[key]
+  if v ~= nil and a.runtime ~= runtime then
+    error(args.usage("infer: " .. key .. " = " .. tostring(v) .. " picks " .. what .. ": --runtime "
+      .. runtime .. " only (got runtime " .. tostring(a.runtime or "graphs") .. ")"), 4)
+  end
+  if v == active and serving then
+    error(args.usage("infer: " .. label .. ": the MoE serving model (chosen by " .. by .. ") prices "
+      .. "its own attention; " .. priced .. " priced for one model only"), 4)
+  end
+end
+
 function M.setup(a)
   check_args(a, 3)
   local cat = catalog(a.cat or a.catalog)
@@ -1832,17 +1850,11 @@ function M.setup(a)
   -- mmha_decode): its masked MHA kernel, whose KV reads are counted per
   -- query head; a runtime of its own kernels only, and not the MoE
   -- serving model's steps.
-  if a.xqa ~= nil and a.runtime ~= "trtllm" then
-    -- said with its value: the command line's flag is --no-xqa, which
-    -- "xqa picks ..." named as "--xqa"
-    error(args.usage("infer: xqa = " .. tostring(a.xqa) .. " picks TensorRT-LLM's generation attention "
-      .. "(its XQA kernel or the masked MHA kernel before it): --runtime trtllm only (got runtime "
-      .. tostring(a.runtime or "graphs") .. ")"), 3)
-  end
-  if a.xqa == false and serving then
-    error(args.usage("infer: xqa = false: the MoE serving model (chosen by " .. by .. ") prices its "
-      .. "own attention; TensorRT-LLM's masked MHA kernel is priced for one model only"), 3)
-  end
+  -- (said with its value: the command line's flag is --no-xqa, which
+  -- "xqa picks ..." named as "--xqa")
+  runtime_kernel(a, "xqa", false, "trtllm", "TensorRT-LLM's generation attention (its XQA kernel "
+    .. "or the masked MHA kernel before it)", "xqa = false", "TensorRT-LLM's masked MHA kernel is",
+    serving, by)
   if a.xqa == false and latent_cache(model) then
     error("infer: xqa = false: TensorRT-LLM's masked MHA kernel over a latent (MLA) "
       .. "cache is not modelled", 3)
@@ -1851,30 +1863,16 @@ function M.setup(a)
   -- per-query-head reads as TensorRT-LLM's masked MHA kernel (engine/infer.c
   -- mmha_decode), a kernel of vLLM's alone, and not the MoE serving
   -- model's steps.
-  if a.paged_decode ~= nil and a.runtime ~= "vllm" then
-    error(args.usage("infer: paged_decode = " .. tostring(a.paged_decode) .. " picks vLLM's decode "
-      .. "attention (its PagedAttention kernel or flash-attn's): --runtime vllm only (got runtime "
-      .. tostring(a.runtime or "graphs") .. ")"), 3)
-  end
-  if a.paged_decode and serving then
-    error(args.usage("infer: paged_decode: the MoE serving model (chosen by " .. by .. ") prices its "
-      .. "own attention; vLLM's PagedAttention kernel is priced for one model only"), 3)
-  end
+  runtime_kernel(a, "paged_decode", true, "vllm", "vLLM's decode attention (its PagedAttention "
+    .. "kernel or flash-attn's)", "paged_decode", "vLLM's PagedAttention kernel is", serving, by)
   if a.paged_decode and latent_cache(model) then
     error("infer: paged_decode: vLLM's PagedAttention kernel over a latent (MLA) cache is not "
       .. "modelled", 3)
   end
   -- fa2_mixed: vLLM V1's varlen FlashAttention-2 call (M.fa2_mixed), a
   -- kernel of vLLM's, in gp.infer's own mixed steps, over a K/V cache.
-  if a.fa2_mixed ~= nil and a.runtime ~= "vllm" then
-    error(args.usage("infer: fa2_mixed = " .. tostring(a.fa2_mixed) .. " picks vLLM V1's attention "
-      .. "kernel in its mixed steps: --runtime vllm only (got runtime "
-      .. tostring(a.runtime or "graphs") .. ")"), 3)
-  end
-  if a.fa2_mixed and serving then
-    error(args.usage("infer: fa2_mixed: the MoE serving model (chosen by " .. by .. ") prices its "
-      .. "own attention; vLLM V1's mixed-step FlashAttention-2 reads are priced for one model only"), 3)
-  end
+  runtime_kernel(a, "fa2_mixed", true, "vllm", "vLLM V1's attention kernel in its mixed steps",
+    "fa2_mixed", "vLLM V1's mixed-step FlashAttention-2 reads are", serving, by)
   -- Its reads are priced in the steps that carry prompt chunks beside
   -- decodes (infer_run.c mixed_decode_cfg); without chunked prefill
   -- there are none, and the option would change nothing, in silence.
