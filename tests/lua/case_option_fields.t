@@ -99,9 +99,7 @@ end
 -- The predictor hands the field on: Megatron-Bridge's H100 Llama 3 8B
 -- row (Megatron-FSDP) stated with the fusion on takes it, and its
 -- defaults no longer say the Megatron-FSDP default.
-local f = assert(io.open("validation/cases.json", "rb"))
-local doc = cjson.decode(f:read("a"))
-f:close()
+local doc = t.shipped_cases()
 local case
 for _, c in ipairs(doc.cases or doc) do
   if c.id == "mbridge2511-h100-llama3-8b" then case = c end

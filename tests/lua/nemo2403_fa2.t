@@ -8,13 +8,10 @@
 -- Run with ./gpuplan run tests/lua/nemo2403_fa2.t.
 local t = require "tap"
 local gp = require "gpuplan"
-local cjson = require "cjson"
 
 t.plan(4)
 
-local f = assert(io.open("validation/cases.json", "rb"))
-local doc = cjson.decode(f:read("a"))
-f:close()
+local doc = t.shipped_cases()
 local rows, n16 = {}, nil
 for _, c in ipairs(doc.cases or doc) do
   if c.id:find("^nemo2403%-longseq%-") then

@@ -11,13 +11,10 @@
 -- Run with ./gpuplan run tests/lua/nemo2407_fa2.t.
 local t = require "tap"
 local gp = require "gpuplan"
-local cjson = require "cjson"
 
 t.plan(5)
 
-local f = assert(io.open("validation/cases.json", "rb"))
-local doc = cjson.decode(f:read("a"))
-f:close()
+local doc = t.shipped_cases()
 local fa2, cudnn, byid = 0, 0, {}
 local n = 0
 for _, c in ipairs(doc.cases or doc) do

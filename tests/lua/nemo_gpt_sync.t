@@ -13,14 +13,11 @@ local t = require "tap"
 local gp = require "gpuplan"
 local train = require "gpuplan.train"
 local predict = require "gpuplan.predict.train"
-local cjson = require "cjson"
 
 t.plan(9)
 
 local cat = gp.catalog()
-local f = assert(io.open("validation/cases.json", "rb"))
-local doc = cjson.decode(f:read("a"))
-f:close()
+local doc = t.shipped_cases()
 local cases = doc.cases or doc
 
 -- gp.train's options as the predictor hands them, caught.

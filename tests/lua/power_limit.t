@@ -117,10 +117,7 @@ t.near(ia.itl_s, ib.itl_s, 1e-3, "infer at 500 W: a batch-1 decode step keeps it
 -- not, 500 W (the card's default); at 700 W the same row is faster, by
 -- less than 1 / 0.845356 (its memory-bound kernels and communication
 -- keep their time).
-local cjson = require "cjson"
-local fh = assert(io.open("validation/cases.json", "rb"))
-local doc = cjson.decode(fh:read("a"))
-fh:close()
+local doc = t.shipped_cases()
 local case
 for _, c in ipairs(doc.cases or doc) do
   if c.id == "torchtitan2412-h100-llama31-8b-8gpu-fsdp" then case = c end

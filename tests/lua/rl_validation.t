@@ -73,9 +73,7 @@ t.like(out, string.format("validation +both +8 +%.3f", pass / 5), "CLI: the vali
 -- none): 1289.3 s.  Tolerance
 -- 2%: the rollout and sync models may move a little under other changes;
 -- without the phase the step is 8.7% lower.
-local f = assert(io.open("validation/cases.json", "rb"))
-local doc = cjson.decode(f:read("a"))
-f:close()
+local doc = t.shipped_cases()
 local ds
 for _, c in ipairs(doc.cases or doc) do
   if c.id == "verl-0.5-grpo-deepseek-v3-h20-96" then ds = c end

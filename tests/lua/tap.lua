@@ -233,6 +233,15 @@ function M.read_case(c)
   return false, tostring(e)
 end
 
+-- The shipped validation cases (validation/cases.json, read from the
+-- repository root the tests run in), decoded: the list of case tables.
+function M.shipped_cases()
+  local f = assert(io.open("validation/cases.json", "rb"))
+  local doc = require("cjson").decode(f:read("a"))
+  f:close()
+  return doc.cases or doc
+end
+
 -- The options the train predictor (gpuplan.predict.train) hands gp.train
 -- for the train case c, caught on the way: the options table as handed
 -- (nil when gp.train was never called) and the prediction.
