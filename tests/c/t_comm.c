@@ -194,7 +194,8 @@ int main(void)
 	 * is a Simple step (NCCL's CollNet Direct step over NVLink, 3.7 us);
 	 * the rate carries one a 128 KiB loop, max(1, 16 MiB / (128 x 128
 	 * KiB)) = 1 loop, so 4 - 1 = 3 steps are added: 117.5 + 11.1 =
-	 * 128.6 us. */
+	 * 128.6 us.  Exact arithmetic on the inputs: tolerance 1e-9
+	 * relative (rounding only), here and for 256 MiB and 2 MiB below. */
 	S = 16.0 * 1048576.0;
 	MUST(comm_cost(&h100, GP_ALL_REDUCE, S, 8, &r, &e));
 	ok(r.algo == GP_ALGO_NVLS, "h100 16 MiB all_reduce picks nvls");
@@ -204,7 +205,8 @@ int main(void)
 
 	/* 256 MiB: 64 KiB chunks (< 64 x 128 x 128 KiB = 1 GiB, not < 8 x
 	 * 128 x 64 KiB = 64 MiB): 32 loops a block, x (1 + 2/32); against
-	 * 16 loops of 128 KiB, 16 extra steps: + 59.2 us. */
+	 * 16 loops of 128 KiB, 16 extra steps: + 59.2 us.  25 + 986.9 x
+	 * 1.0625 + 59.2 = 1132.8 us. */
 	S = 256.0 * 1048576.0;
 	MUST(comm_cost(&h100, GP_ALL_REDUCE, S, 8, &r, &e));
 	want = 25 * US + S * 1.125 / 306e9 * (1 + 2.0 / 32) + 16 * 3.7 * US;
@@ -213,7 +215,7 @@ int main(void)
 
 	/* 2 MiB: 16 KiB chunks (< 8 MiB), 2 MiB / (128 x 16 KiB) = 1 loop,
 	 * as many as 128 KiB chunks would run (at least one): no step added,
-	 * 25 + 7.7 x 3 us. */
+	 * 25 + 7.7 x 3 = 48.1 us. */
 	S = 2.0 * 1048576.0;
 	MUST(comm_cost(&h100, GP_ALL_REDUCE, S, 8, &r, &e));
 	if (r.algo == GP_ALGO_NVLS) {
