@@ -803,7 +803,10 @@ int main(void)
 	/* --- a bucketed cache's attended length (kv_bucket) ----------------
 	 * Decode step j = 1 .. output - 1 attends input + j tokens; bucketed
 	 * by b it attends the next multiple of b, at most input + output
-	 * (optimum-habana's cache_idx).  No bucket: input + output / 2. */
+	 * (optimum-habana's cache_idx).  No bucket: input + output / 2.
+	 * Tolerance 0 where the answer is a sum of small integers (exact in a
+	 * double), 1e-12 relative where it is a mean taken by division
+	 * (rounding only). */
 	infer_defaults(&c);
 	c.input = 128;
 	c.output = 128;
