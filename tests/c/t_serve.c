@@ -1047,7 +1047,8 @@ int main(void)
 		 * 8 = 32 local experts of 128 x 8 / 32 = 32 tokens each, one
 		 * block apiece, 32 units, each (C - 35 us) / 32 of bytes.  Per
 		 * MoE layer max(Hd, D - S) + max(0, C - f down, 35 us + (C -
-		 * 35 us) / 32). */
+		 * 35 us) / 32).  Tolerance 1e-9 relative: the same formula over
+		 * the step's own rows, summed in another order (float rounding). */
 		{
 			static const char *const DN[] = {"experts_down",
 				NULL};
@@ -1081,7 +1082,9 @@ int main(void)
 			is_num(st2.sm_loss, 58 * dn * (fs - 1), 1e-9,
 			       "... the down GEMM on 129 of 132 SMs");
 			/* 0: one signal per local expert (Blackwell's) -- the
-			 * same 32 units here, each expert under 64 tokens. */
+			 * same 32 units here, each expert under 64 tokens.
+			 * 1e-12 relative: the same inputs to the same code
+			 * path, so equal up to rounding. */
 			c2.sbo_block = 0;
 			MUST(serve_step_time(&m, &d, &c2, &c2.decode,
 					     SERVE_DECODE, 128, &st3, &err));
