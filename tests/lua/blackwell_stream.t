@@ -31,7 +31,7 @@ t.near(gb200, 2 * 508 * 2 ^ 20 / (8e12 * 0.85) + FILL, 1e-9, "gb200 508 MiB copy
 -- "### [0] NVIDIA B200", add, "| F16 | 2^28 = 268435456 | ... | 239.643
 -- us | ... | 6.721 TB/s | 87.60% |"): two reads and one write of 2 B,
 -- 3 x 2^28 x 2 = 1,610,612,736 B.  Model: 1,610,612,736 / (7.67e12 x
--- 0.85) + 3.9 us = 247.045 + 3.9 = 250.945 us.
+-- 0.85) + 3.9 us = 247.045 + 3.9 = 250.945 us.  1e-9: arithmetic only.
 local b200 = t_mem("b200", 3 * 2 ^ 28 * 2)
 t.near(b200, 3 * 2 ^ 28 * 2 / (7.67e12 * 0.85) + FILL, 1e-9, "b200 2^28 fp16 add: 250.945 us priced")
 
@@ -41,6 +41,7 @@ t.near(b200, 3 * 2 ^ 28 * 2 / (7.67e12 * 0.85) + FILL, 1e-9, "b200 2^28 fp16 add
 -- benchmark counts "read x + read y + write y"): 3 x 2^30 =
 -- 3,221,225,472 B in 3,221,225,472 / 7.140e12 = 451.152 us.  Model:
 -- 3,221,225,472 / (8e12 x 0.85) + 3.9 us = 473.710 + 3.9 = 477.610 us.
+-- 1e-9: arithmetic only.
 local gb300 = t_mem("gb300", 3 * 2 ^ 30)
 t.near(gb300, 3 * 2 ^ 30 / (8e12 * 0.85) + FILL, 1e-9, "gb300 3 GiB triad: 477.610 us priced")
 
