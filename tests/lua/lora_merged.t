@@ -30,7 +30,8 @@ t.near(t.op(merged, "qkv").bwd / t.op(side, "qkv").bwd, 2, 0.02,
        "qkv's backward doubles: the wgrad GEMM runs")
 t.near(t.op(merged, "mlp_down").bwd / t.op(side, "mlp_down").bwd, 2, 0.02,
        "mlp_down's backward doubles")
--- The forward is the frozen one's: the same GEMM on the merged weight.
+-- The forward is the frozen one's: the same GEMM on the merged weight,
+-- the same inputs, so 1e-12 relative (rounding only).
 t.near(t.op(merged, "qkv").fwd, t.op(side, "qkv").fwd, 1e-12, "the base GEMM's forward unchanged")
 
 -- The merge, per layer: w = 4096 x 12288 + 4096 x 4096 + 4096 x 22016 +

@@ -72,6 +72,8 @@ local fp8, bf16 = d.peak.fp8 * d.gemm.fp8, d.peak.bf16 * d.gemm.bf16
 t.ok(0.594 * bf16 < fp8, "on the H100 the cap is below the fp8 rate")
 t.near(row(on, "moe_up").t_compute / row(off, "moe_up").t_compute,
        fp8 / (0.594 * bf16), 1e-9, "moe_up: fp8 rate / (0.594 x bf16 rate)")
+-- 1e-15 (here, for the bf16 experts and the H20 below): rows the cap does
+-- not touch are priced from the same inputs, equal but for the last bit.
 t.near(row(on, "qkv").t_compute, row(off, "qkv").t_compute, 1e-15,
        "the dense qkv keeps the fp8 rate")
 -- gp.infer of job o with vLLM's cap in place and taken out: the two results.
@@ -119,4 +121,5 @@ local function experts_up(ep)
   return a.t_compute / b.t_compute
 end
 t.near(experts_up(1), ratio200, 1e-9, "serve, ep 1: the experts at the Triton cap")
+-- At ep 8 the ratio of two equal times: 1, 1e-12 for rounding.
 t.near(experts_up(8), 1, 1e-12, "serve, ep 8: DeepGEMM's experts keep the fp8 rate")

@@ -56,7 +56,8 @@ local d16rs8 = gp.train(t.with(job, { mlp_down_bf16 = true, tp_overlap_fp8_rs = 
 t.near(part(d16, "tp_comm").hidden - part(d16rs8, "tp_comm").hidden, 2 * d, 1e-9,
        "fc2 in bf16: its reduce-scatter stays 16-bit, the attention's alone in fp8")
 -- The backward's reduce-scatters are the dgrad's, in 16 bits: the listed
--- op (the layer's collectives, whatever the overlap) is unchanged.
+-- op (the layer's collectives, whatever the overlap) is unchanged:
+-- the same inputs, 1e-15 relative (the last bit).
 t.near(op(rs8, "tp_comm").bwd, op(f8, "tp_comm").bwd, 1e-15, "the backward is unchanged")
 
 -- Refusals: no fp8 recipe, no Userbuffers, no SP: no such reduce-scatter.
