@@ -409,6 +409,46 @@ static double ds_flat_passes(const ctx *x, double elems)
 	return mem_time(x, 3.0 * 2.0 * elems * x->rb);
 }
 
+/* DeepSpeed's fp16 ZeRO 1/2 step (the deepspeed stack, loss-scaled fp16):
+ * the passes stage2.py's FP16_DeepSpeedZeroOptimizer.step() runs over
+ * the rank's partition of the 16-bit gradients besides the Adam kernel
+ * opt_bytes prices, in bytes a local element (DeepSpeed at 9caa74e5,
+ * "Autotuning (#1554)", 2021-11-13, deepspeed/runtime/zero/stage2.py;
+ * stage 1 and 2 share the class, engine.py _configure_zero_optimizer):
+ *  - the overflow check, "self.check_overflow()" ->
+ *    has_overflow_partitioned_grads_serial -> _has_inf_or_nan, "cpu_sum
+ *    = float(x.float().sum())" on each partition gradient: read 2,
+ *    write 4, read 4 (10);
+ *  - the norm, get_grad_norm_direct's "param_norm = g.data.double().
+ *    norm(2)": read 2, write 8, read 8 (18);
+ *  - the fp32 gradient, "single_grad_partition = self.flatten(self.
+ *    averaged_gradients[i]).to(self.single_partition_of_fp32_groups[i].
+ *    dtype)": a 16-bit flatten (read 2, write 2) and the cast (read 2,
+ *    write 4) (10);
+ *  - the unscale, unscale_and_clip_grads "grad.data.mul_(1. /
+ *    combined_scale)" on that fp32 gradient: read 4, write 4 (8);
+ *  - the weights, "bit16_partitions[partition_id].data.copy_(
+ *    fp32_partition.data)" after optimizer.step(): the master's read, 4
+ *    (the 16-bit write is opt_bytes' weights term).
+ * 50 B.  DeepSpeed v0.14.2's stage_1_and_2.py keeps each pass (its
+ * overflow check more: "float_x = x.float()", isnan, isinf, logical_or,
+ * ".float().max()") and runs the overflow check for fp16 only ("if
+ * self.dtype == torch.float16: self.check_overflow()"); a bf16 run's
+ * remaining passes (a ZeRO-2 bf16 step's) are not priced here.  The
+ * overflow check stops at an inf, so a skipped step costs less; every
+ * step is priced as one that applies. */
+#define DS_FP16_STEP_BYTES 50.0
+static double ds_fp16_step_passes(const ctx *x, double elems)
+{
+	const train_cfg *c = x->c;
+
+	if (!c->ds_buckets || c->fsdp || c->compute != GP_FP16 ||
+	    x->y.zero < 1 || x->y.zero > 2 || train_hp_acc(c) ||
+	    !(elems > 0))
+		return 0.0;
+	return mem_time(x, DS_FP16_STEP_BYTES * elems);
+}
+
 /* 1 when pm holds phase_post's terms for this phase's ZeRO stage: its
  * key (train_phase.h train_post_memo) is this phase's. */
 static int post_kept(const struct train_post_memo *pm, const phase *ph,
@@ -754,6 +794,9 @@ static int phase_post(phase *ph, struct zslot *zs, const scost *base)
 		if (c->mem.offload_optimizer || c->mem.offload_params)
 			opt = offload_step(x, lp / x->y.shard +
 					   le / x->y.eshard);
+		else
+			opt += ds_fp16_step_passes(x, lp / x->y.shard +
+						   le / x->y.eshard);
 		zs->opt[j] = opt;
 	}
 	if (x->e.bad)
