@@ -220,6 +220,14 @@ typedef struct infer_cfg {
 	int graph_sizes[INFER_GRAPH_MAX]; /* ascending, >= 1 (n_graph of
 	                         them): the runtime's captured batch sizes
 	                         (lua/gpuplan/infer.lua M.graph_sizes) */
+	double graph_max_ctx; /* > 0 (graphs runtime): a decode-only step
+	                         whose context exceeds this many tokens runs
+	                         without its graph, its ops dispatched from
+	                         Python one by one as the eager runtime
+	                         prices them (host_ops_per_layer at
+	                         host_op_time: infer_run.c graph_step; vLLM
+	                         V0's max_seq_len_to_capture); 0: a graph at
+	                         every context */
 	int gemv_max;         /* steps of at most this many tokens run the
 	                         weight-only linears as CUDA-core GEMVs
 	                         (TensorRT-LLM 4, llama.cpp 8); 0: tensor-

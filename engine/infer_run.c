@@ -322,7 +322,17 @@ static double graph_batch(const infer_cfg *c, double b)
  * are dummy requests of no context: TensorRT-LLM's
  * add_dummy_requests, vLLM's slot_mapping -1 and zero seq_lens); above the
  * largest captured size the step launched from the stream (eager_step).
- * ph: the step at b (its rows, as the result shows them). */
+ * Past the runtime's graph context (infer_cfg.graph_max_ctx) the step
+ * runs the model's forward op by op from Python: vLLM V0's model runner
+ * takes its graph only when "max_context_len <=
+ * self.max_context_len_to_capture" (0.4.x worker/model_runner.py
+ * _prepare_decode; 0.5-0.7 _use_captured_graph, "max_decode_seq_len <=
+ * self.runner.max_seq_len_to_capture"), else it calls the nn.Module
+ * itself, as under --enforce-eager: priced as the eager runtime, the
+ * host's dispatch (infer_eager_host) against the GPU's time.  ctx is the
+ * step's (a request's mean decode context in run_times), so a request
+ * whose decode crosses the limit is priced all on the side its mean
+ * falls.  ph: the step at b (its rows, as the result shows them). */
 static int graph_step(const gp_model *m, const roof_device *d,
                       const infer_cfg *c, double b, double ctx,
                       double n_off, infer_phase *ph, double *t,
@@ -331,6 +341,16 @@ static int graph_step(const gp_model *m, const roof_device *d,
 	infer_phase pg;
 	double g = graph_batch(c, b);
 
+	if (c->runtime == INFER_GRAPHS && c->graph_max_ctx > 0.0 &&
+	    ctx > c->graph_max_ctx) {
+		infer_cfg k = *c;
+
+		k.runtime = INFER_EAGER;
+		if (infer_step(m, d, &k, b, 1, ctx, n_off, ph, err) != GP_OK)
+			return GP_EINVAL;
+		*t = ph->time;
+		return GP_OK;
+	}
 	if (infer_step(m, d, c, b, 1, ctx, n_off, ph, err) != GP_OK)
 		return GP_EINVAL;
 	*t = ph->time;
@@ -564,9 +584,11 @@ static int mixed_step(const gp_model *m, const roof_device *d,
 typedef struct finite_prices {
 	const infer_cfg *c;
 	double tb[RUN_TABLE], tt[RUN_TABLE], te[RUN_TABLE], ta[RUN_TABLE];
+	double tv[RUN_TABLE]; /* past graph_max_ctx: the step dispatched
+	                         op by op (graph_step), where it is set */
 	int nt;
 	mixed_table mt;
-	double share, P;
+	double share, P, cavg;
 } finite_prices;
 
 /* A step that carries prompt tokens runs off the graph (eager_step);
@@ -579,6 +601,10 @@ static double finite_step(void *ctx, double dec, double proc, double fin,
 	const finite_prices *f = ctx;
 	const infer_cfg *c = f->c;
 	double step, xd, g, ta, ca;
+	/* the decodes' context past the graph's limit (graph_step): at
+	 * their own context where spread, else the run's mean */
+	int off = c->runtime == INFER_GRAPHS && c->graph_max_ctx > 0.0 &&
+	          (gen >= 0.0 ? c->input + gen : f->cavg) > c->graph_max_ctx;
 
 	if (c->chunked && proc > 0.0)
 		return mixed_time(&f->mt, dec > 1e-9 ? ceil(dec / c->pp) : 0.0,
@@ -597,7 +623,9 @@ static double finite_step(void *ctx, double dec, double proc, double fin,
 	ta = infer_run_itl(f->tb, f->ta, f->nt, xd);
 	ca = gen >= 0.0 ? ta * ((c->input + gen) /
 	                        (c->input + c->output / 2.0) - 1.0) : 0.0;
-	if (dec > 1e-9)
+	if (dec > 1e-9 && off)
+		step += ca + infer_run_itl(f->tb, f->tv, f->nt, xd);
+	else if (dec > 1e-9)
 		step += ca + (g == 0.0 ? infer_run_itl(f->tb, f->te, f->nt, xd) :
 			infer_run_itl(f->tb, f->tt, f->nt, g) -
 			infer_run_itl(f->tb, f->ta, f->nt, g) + ta);
@@ -630,6 +658,7 @@ static int run_finite(const gp_model *m, const roof_device *d,
 	f->c = c;
 	f->share = share;
 	f->P = P;
+	f->cavg = cavg;
 	for (x = 1.0; f->nt < RUN_TABLE; x *= 2.0) {
 		double b = x < tmax ? x : tmax;
 		int k = f->nt;
@@ -642,6 +671,17 @@ static int run_finite(const gp_model *m, const roof_device *d,
 		if (c->runtime == INFER_GRAPHS &&
 		    eager_step(m, d, c, b, cavg, n_off, &f->te[k], err) != GP_OK)
 			return GP_EINVAL;
+		f->tv[k] = ph.time;
+		if (c->runtime == INFER_GRAPHS && c->graph_max_ctx > 0.0) {
+			infer_cfg v = *c;
+			infer_phase pv;
+
+			v.runtime = INFER_EAGER;
+			if (infer_step(m, d, &v, b, 1, cavg, n_off, &pv, err)
+			    != GP_OK)
+				return GP_EINVAL;
+			f->tv[k] = pv.time;
+		}
 		f->tb[k] = b;
 		f->tt[k] = ph.time;
 		f->nt++;

@@ -98,6 +98,7 @@ static const lgp_field infer_fields[] = {
 	IF_INT("custom_ar_gpus", custom_ar_gpus, 0),
 	IF_NUM("engine_host_step", engine_host_step),
 	IF_NUM("engine_host_seq", engine_host_seq),
+	IF_NUM("graph_max_ctx", graph_max_ctx),
 	IF_BOOL("row_split", row_split),
 	IF_NUM("offload_bw", offload_bw),
 	IF_NUM("offload_link_bw", offload_link_bw),

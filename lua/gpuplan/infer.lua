@@ -401,6 +401,21 @@ end
 -- o_proj, the second norm, gate_up_proj, SiluAndMul, down_proj, and 2 TP
 -- all-reduces at TP > 1).  Each op at host_op_time (GP_EAGER_OP_TIME);
 -- the runtime keeps its own kernels (M.gemv_max, M.custom_ar by name).
+-- vLLM V0's longest context a decode step runs its CUDA graph at: past it
+-- the model runner runs the step eagerly.  v0.4.x's LLM and EngineArgs
+-- take "max_context_len_to_capture: int = 8192" ("Maximum context len
+-- covered by CUDA graphs. When a sequence has context length larger than
+-- this, we fall back to eager mode.", vllm/entrypoints/llm.py), and
+-- worker/model_runner.py _prepare_decode sets "use_captured_graph = (not
+-- self.model_config.enforce_eager and batch_size <=
+-- _BATCH_SIZES_TO_CAPTURE[-1] and max_context_len <=
+-- self.max_context_len_to_capture)"; 0.5 renamed it
+-- max_seq_len_to_capture (same default), which
+-- ModelInputForGPUBuilder._use_captured_graph tests as "max_decode_seq_len
+-- <= self.runner.max_seq_len_to_capture" up to V0's removal.  V1 captures
+-- by token count only (M.graph_sizes).
+M.v0_graph_max_context = 8192
+
 M.eager_host_ops = {
   vllm = function(model, tp) return require("gpuplan.rl").eager_ops_per_layer(model, tp) end,
 }
@@ -2412,6 +2427,34 @@ function M.setup(a)
         .. "decode step pads to the next, runs eager above)", #gs, gs[1], gs[#gs], said))
     end
     if gs and #gs > 0 then c.graph_sizes = gs end
+  end
+  -- vLLM V0's context limit on its graphs (M.v0_graph_max_context;
+  -- engine/infer_run.c graph_step): given, else V0's default where the
+  -- run names its V0 release (vllm_version).  Past it a decode step runs
+  -- the model op by op, priced at the eager launches counted for vLLM
+  -- (M.eager_host_ops) unless host_ops_per_layer says otherwise.
+  local gmc, gmc_why = int_arg(a, "graph_max_context", 1), ""
+  if gmc ~= nil and (c.runtime ~= "graphs" or serve_model or not M.eager_host_ops[a.runtime or ""]) then
+    error(args.usage("infer: graph_max_context is vLLM V0's context limit on its CUDA graphs "
+      .. "(runtime vllm, one model on its replicas); "
+      .. (serve_model and "the MoE serving model does not read it" or
+          (a.enforce_eager and "enforce_eager runs no graphs" or
+           ("got runtime " .. tostring(a.runtime or "graphs"))))), 3)
+  end
+  if gmc == nil and c.runtime == "graphs" and not serve_model and a.runtime == "vllm"
+    and a.vllm_version ~= nil then
+    gmc, gmc_why = M.v0_graph_max_context, string.format(", vllm_version %s: V0's default",
+      tostring(a.vllm_version))
+  end
+  if gmc then
+    c.graph_max_ctx = gmc
+    c.host_ops_per_layer = c.host_ops_per_layer or M.eager_host_ops[a.runtime](model, tp)
+    -- assumed (not the run's own value): said where a request's decode
+    -- can pass it
+    if gmc_why ~= "" and (c.input or 0) + (c.output or 0) > gmc then default(string.format("graph_max_context=%d (vLLM V0's max_seq_len_to_capture%s): a decode "
+      .. "step past %d tokens of context runs off its CUDA graph, %.4g host ops a layer at %.4g us",
+      gmc, gmc_why, gmc, c.host_ops_per_layer,
+      (c.host_op_time or core().DEFAULTS.host_op_time) * 1e6)) end
   end
   return setup_memory(a, cat, model, g, sys, d, c, tp, pp, default,
     { defaults = defaults, weights = weights, kv = kv })

@@ -872,6 +872,15 @@ opt { name = "vllm_version", type = "string", metavar = "X.Y.Z", commands = "inf
   help = "the vLLM release whose V0 sampler runs --sampling: 0.4.2 to 0.6.3, the releases "
     .. "whose sampler.py was counted (vLLM V1's sampler is not)",
   suggest = { "vllm_release", "release" } }
+-- vLLM V0's context limit on its CUDA graphs (engine infer_cfg.graph_max_ctx,
+-- infer_run.c graph_step; gpuplan.infer M.v0_graph_max_context).
+opt { name = "graph_max_context", type = "int", metavar = "N", commands = "infer",
+  default = "none: a graph at every context; 8192 with --vllm-version (V0)",
+  help = "a decode step whose context exceeds N tokens runs without its CUDA graph, every op "
+    .. "dispatched from Python as under --enforce-eager (vLLM V0's max_seq_len_to_capture, "
+    .. "max_context_len_to_capture before 0.5, default 8192; V1 has no such limit); "
+    .. "--runtime vllm only",
+  suggest = { "max_seq_len_to_capture", "max_context_len_to_capture" } }
 opt { name = "graph_sizes", type = "string", metavar = "LIST", commands = "infer",
   default = "the runtime's: trtllm-bench's, vLLM's, SGLang's lists; none for runtime graphs",
   help = "the batch sizes the runtime captures CUDA graphs at, e.g. 1,2,4,8,16 (Lua also a "
