@@ -506,6 +506,23 @@ local PROFILES = {
         end
         defaults[#defaults + 1] = "enforce_eager (" .. why .. ")"
       end
+      -- V0 runs a decode step off its CUDA graph past max_seq_len_to_capture
+      -- tokens of context (gpuplan.infer M.v0_graph_max_context: 8192 by
+      -- default, which no case changes), so a V0 case decoding past it
+      -- (the Qwen speed benchmarks at 30720: speed_benchmark_vllm.py passes
+      -- the LLM class no max_seq_len_to_capture) launches every op from
+      -- Python.  Not for the MoE serving model, which prices its own steps.
+      if a.graph_max_context == nil and not a.enforce_eager
+        and not require("gpuplan.serve").wants(a) then
+        local cap = require("gpuplan.infer").v0_graph_max_context
+        a.graph_max_context = cap
+        local w = case and case.workload or {}
+        if (tonumber(w.input_len) or 0) + (tonumber(w.output_len) or 0) > cap then
+          defaults[#defaults + 1] = string.format("graph_max_context=%d (vLLM V0's "
+            .. "max_seq_len_to_capture default: a decode step past %d tokens of context runs off "
+            .. "its CUDA graph, its ops dispatched from Python)", cap, cap)
+        end
+      end
       -- A vLLM from before flash-attn's decode ran every decode step's
       -- attention on its own PagedAttention kernel (gp.infer's paged_decode,
       -- engine/infer.c mmha_decode): PagedAttention.forward_decode, called
