@@ -56,6 +56,27 @@
 -- the size where NCCL leaves the LL128 ring for Simple across nodes
 -- (engine/comm_algo.c, nccl_algbw); it is not a rate LL128 reaches. Ada
 -- takes Ampere's row, Turing Volta's; AMD and Gaudi none.
+--
+-- nccl_p2p_nvl_ch_bw: what one p2p channel (one thread block of NCCL's
+-- send/recv kernel) moves to a peer it writes to over NVLink. NCCL gives
+-- a send of S bytes among n ranks of a node min(32 / n, S / 64 KiB)
+-- channels, doubled while a channel's part exceeds 16 MiB (v2.29.2-1
+-- src/enqueue.cc addP2pToPlan and scheduleP2pTasksToPlan; the engine's
+-- p2p_channels), so a mid-size send runs on a few channels and their rate,
+-- not the link's, sets its time. Hopper: 20.6 GB/s, NCCL's own per-lane
+-- NVLink figure for compute capability 9.0 (src/graph/topo.h "#define
+-- SM90_NVLINK_BW 20.6", the unit paths.cc sizes a peer's p2p channels in:
+-- "2*std::max(1, (int)(path->bw / nvlBw))"). An HGX H100 node's
+-- sendrecv_perf with NCCL 2.29.2 (xxrjun/nccl-tests-cluster @455de4f,
+-- example-cluster01 single-node logs, cnode3-002) steps exactly where that
+-- rule doubles the channels and moves 20.32-20.46 GB/s a channel once the
+-- parts reach 16 MiB (8 GPUs: 64 MiB on 4 channels, 81.82 GB/s; 128 MiB on
+-- 8, 162.54; 4 GPUs: 128 MiB on 8, 162.84), 0.99 of the lane. Absent
+-- (Volta, Ampere, Ada, Blackwell; AMD, Gaudi): NCCL's network figure,
+-- P2P_PER_CHANNEL_NET_BW 14 GB/s, which the 8 x A100 sendrecv row (128 MiB
+-- on 8 channels: 110.81 GB/s, 13.9 a channel) measures for Ampere, whose
+-- NVLink p2p reads rather than writes (the GPU's nccl_p2p_read); no
+-- Blackwell send/recv log at channel-bound sizes was read.
 
 -- Launch overheads: a kernel launched from a stream costs about 4 us of host
 -- time (measured 4-6 us per launch + synchronise on an RTX 5070 Ti with
@@ -478,6 +499,7 @@ arch {
   nccl_tree_ch_bw = { nodes2 = "41.4GB/s", nodes3 = "36GB/s" },
   nccl_tree_ll128_ch_bw = { nodes2 = "36.7GB/s", nodes3 = "29GB/s" },
   nccl_ring_ll128_ch_bw = "36.7GB/s",
+  nccl_p2p_nvl_ch_bw = "20.6GB/s",
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
 }

@@ -204,6 +204,12 @@ typedef struct gp_topo {
 			       * generation, which it ranks the LL128 ring
 			       * by across nodes; not a rate LL128 reaches;
 			       * 0 = no ceiling */
+	double p2p_nvl_ch_bw; /* B/s one p2p channel (one CTA) moves to a
+			       * peer it writes to over NVLink, for the
+			       * GPU's generation where a log measures it
+			       * (Hopper: NCCL's per-lane SM90_NVLINK_BW);
+			       * 0 = P2P_CH_BW, NCCL's 14 GB/s network
+			       * figure (comm_algo.c) */
 	int host_amd;         /* 1: the nodes' CPUs are AMD x86, whose proxy
 			       * threads NCCL prices slower (2 us a network
 			       * post, LL across nodes <= 22.5 / 19.0 GB/s);

@@ -1311,6 +1311,23 @@ double comm_p2p_stream_channels(const comm_ctx *c)
 	return c->nn == 1 ? p2p_channels(c, c->bytes) : net_peer_channels(c);
 }
 
+/* What one p2p channel (one CTA) moves to a peer in the node: the GPU
+ * generation's measured rate where NCCL writes over NVLink (the
+ * topology's p2p_nvl_ch_bw, the arch's nccl_p2p_nvl_ch_bw: Hopper 20.6
+ * GB/s, NCCL's SM90_NVLINK_BW, which 8 x H100 sendrecv_perf with NCCL
+ * 2.29.2 moves at 20.32-20.46 GB/s a channel on 4 and 8 channels,
+ * xxrjun/nccl-tests-cluster @455de4f nccl_N1_G8_cnode3-002.log and
+ * nccl_N1_G4_cnode3-002.log), else P2P_CH_BW: NCCL's network figure, also
+ * what 8 x A100 (reads, p2p_read) moves a channel (13.9 GB/s at 128 MiB on
+ * 8 channels, coll-sendrecv-a100-sxm-80gb-8g-128MiB-77d0082f). */
+static double p2p_ch_bw(const comm_ctx *c)
+{
+	if (c->kind_up == GP_LINK_NVLINK && !c->t->p2p_read &&
+	    c->t->p2p_nvl_ch_bw > 0.0)
+		return c->t->p2p_nvl_ch_bw;
+	return P2P_CH_BW;
+}
+
 /* P2P: direct send/recv and pairwise all-to-all. */
 static int price_p2p(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 		     const char **why)
@@ -1335,7 +1352,7 @@ static int price_p2p(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 		if (c->nn == 1) {
 			*lat = base(p) + hop_up(c, p);
 			*bwt = S / min2(up * eff,
-					p2p_channels(c, S) * P2P_CH_BW * pe);
+					p2p_channels(c, S) * p2p_ch_bw(c) * pe);
 		} else {
 			*lat = base(p) + hop_net(c, p);
 			*bwt = max2(max2(S / (up * eff), S / (c->bnic * pe)),
@@ -1357,7 +1374,7 @@ static int price_p2p(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 		double intra = max2((g - 1) * part /
 				    (up * a2a_link_eff(c, part)),
 				    part / (p2p_channels(c, part) *
-					    P2P_CH_BW * pe));
+					    p2p_ch_bw(c) * pe));
 		double remote = (n - g) / n * S / (net / g);
 
 		*lat = base(p) + hop_up(c, p);

@@ -408,6 +408,9 @@ int comm_topo_check(const gp_topo *t, gp_error *err)
 	if (!gp_finite(t->ring_ll128_ch_bw) || t->ring_ll128_ch_bw < 0.0)
 		return gp_fail(err, "ring_ll128_ch_bw must be a finite number "
 			       ">= 0 (got %g)", t->ring_ll128_ch_bw);
+	if (!gp_finite(t->p2p_nvl_ch_bw) || t->p2p_nvl_ch_bw < 0.0)
+		return gp_fail(err, "p2p_nvl_ch_bw must be a finite number "
+			       ">= 0 (got %g)", t->p2p_nvl_ch_bw);
 	for (int i = 0; i < 2; i++)
 		if (!gp_finite(t->nvls_tree_bw[i]) || t->nvls_tree_bw[i] < 0.0)
 			return gp_fail(err, "nvls_tree_bw%d must be a finite "

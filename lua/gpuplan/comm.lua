@@ -32,6 +32,8 @@
 --   nccl_tree_ll128_ch_bw), ring_ll128_ch_bw (NCCL's
 --   ceiling on the bus B/s one ring channel carries with LL128, which its
 --   tuner ranks LL128 by across nodes: the arch's nccl_ring_ll128_ch_bw),
+--   p2p_nvl_ch_bw (B/s one p2p channel moves to a peer it writes to over
+--   NVLink: the arch's nccl_p2p_nvl_ch_bw; absent, NCCL's 14 GB/s),
 --   host_amd (the nodes' CPUs
 --   are AMD x86: NCCL posts network messages slower there; the system's
 --   cpu_vendor), p2p_read (NCCL reads NVLink peer-to-peer data from the
@@ -91,6 +93,7 @@ local field_kind = {
   nic_path_bw = "bandwidth", nvls_tree_bw2 = "bandwidth", nvls_tree_bw3 = "bandwidth",
   host_mem_bw = "bandwidth", ll_max_bw = "bandwidth",
   tree_ch_bw2 = "bandwidth", tree_ch_bw3 = "bandwidth", ring_ll128_ch_bw = "bandwidth",
+  p2p_nvl_ch_bw = "bandwidth",
   tree_ll128_ch_bw2 = "bandwidth", tree_ll128_ch_bw3 = "bandwidth",
 }
 local topo_fields = {
@@ -102,7 +105,7 @@ local topo_fields = {
   host_mem_bw = "number", ll_max_bw = "number", host_amd = "boolean",
   p2p_read = "boolean", nic_c2c = "boolean",
   tree_ch_bw2 = "number", tree_ch_bw3 = "number", ring_ll128_ch_bw = "number",
-  tree_ll128_ch_bw2 = "number", tree_ll128_ch_bw3 = "number",
+  tree_ll128_ch_bw2 = "number", tree_ll128_ch_bw3 = "number", p2p_nvl_ch_bw = "number",
   up_nccl = "table", nic_nccl = "table",
 }
 M.topology_fields = topo_fields
@@ -344,6 +347,7 @@ function M.from_fabrics(spec, cat)
     t.tree_ll128_ch_bw3 = arch.nccl_tree_ll128_ch_bw.nodes3
   end
   t.ring_ll128_ch_bw = arch and arch.nccl_ring_ll128_ch_bw or nil
+  t.p2p_nvl_ch_bw = arch and arch.nccl_p2p_nvl_ch_bw or nil
   t.host_amd = spec.cpu_vendor == "amd"
   t.p2p_read = gpu ~= nil and gpu.nccl_p2p_read == true
   -- A superchip's GPU (gpu.host_link: GB200's NVLink-C2C to its Grace)

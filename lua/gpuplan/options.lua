@@ -1483,6 +1483,9 @@ for _, f in ipairs {
   { "ring_ll128_ch_bw", "number|string", "NCCL's ceiling on the bus B/s one ring channel "
     .. "carries with LL128, which its tuner ranks LL128 by across nodes "
     .. "(perChMaxRingLL128Bws); 0: none" },
+  { "p2p_nvl_ch_bw", "number|string", "B/s one NCCL p2p channel moves to a peer it writes "
+    .. "to over NVLink (send/recv, all-to-all inside a node); 0: NCCL's 14 GB/s network "
+    .. "figure" },
   { "ll_max_bw", "number|string", "NCCL's ceiling on LL's bus B/s on one node, which its "
     .. "tuner ranks LL by (llMaxBws); 0: none" },
   { "host_mem_bw", "number|string", "B/s of host DRAM: traffic staged through host memory "

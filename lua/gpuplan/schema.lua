@@ -484,6 +484,10 @@ M.arch = T.record {
   -- NCCL's ceiling on the bus bandwidth one ring channel carries with LL128
   -- (its tuner's perChMaxRingLL128Bws row); absent: no ceiling
   nccl_ring_ll128_ch_bw = T.unit("bandwidth"),
+  -- what one NCCL p2p channel (one thread block) moves to a peer it writes
+  -- to over NVLink, where a log measures it; absent: NCCL's 14 GB/s
+  -- network figure (engine/comm_algo.c P2P_CH_BW)
+  nccl_p2p_nvl_ch_bw = T.unit("bandwidth"),
   -- How the sustained tensor clock falls under a board power limit below
   -- the TDP (roofline.lua clock_at): the board's draw that does not scale
   -- with the SM clock (static), and the exponent of the clock in the

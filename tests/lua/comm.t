@@ -189,6 +189,31 @@ t.near(gp.comm { op = "send_recv", bytes = 2^30, gpus = 8, system = "dgx-h100" }
        2^30 / 369e9, 1e-9, "dgx-h100 send_recv 1 GiB: S / 369 GB/s (writes)")
 t.near(gp.comm { op = "send_recv", bytes = 2^30, gpus = 8, system = "dgx-a100" }.bw_time,
        2^30 / (231e9 * 0.83), 1e-9, "dgx-a100 send_recv 1 GiB: S / (231 GB/s x 0.83) (reads)")
+-- Mid-size sends run on their channels, not the link (comm_algo.c
+-- p2p_ch_bw; catalog arch nccl_p2p_nvl_ch_bw).  8 ranks share NCCL's 32
+-- p2p channels, 4 a peer; a 64 MiB send keeps them (64 MiB / 4 = 16 MiB,
+-- not over the 16 MiB part limit): on a DGX H100 (writes) 4 x 20.6 GB/s =
+-- 82.4 GB/s (the 8 x H100 sendrecv_perf log, NCCL 2.29.2: 81.82 GB/s),
+-- under the link's 369, so S / 82.4e9 = 814.4 us; on a DGX A100 (reads, no
+-- Ampere figure) 4 x 14 = 56 GB/s, 1198.4 us.  Without the arch's figure
+-- the H100 falls back to 14 too.  Exact products: 1e-9.
+t.is(gp.catalog().archs.hopper.nccl_p2p_nvl_ch_bw, 20.6e9, "Hopper's p2p channel rate")
+t.is(gp.catalog().archs.ampere.nccl_p2p_nvl_ch_bw, nil, "no Ampere p2p channel rate")
+t.near(gp.comm { op = "send_recv", bytes = 64 * 2^20, gpus = 8, system = "dgx-h100" }.bw_time,
+       64 * 2^20 / 82.4e9, 1e-9, "dgx-h100 send_recv 64 MiB: S / (4 x 20.6 GB/s)")
+t.near(gp.comm { op = "send_recv", bytes = 64 * 2^20, gpus = 8, system = "dgx-a100" }.bw_time,
+       64 * 2^20 / 56e9, 1e-9, "dgx-a100 send_recv 64 MiB: S / (4 x 14 GB/s)")
+do
+  local topo = comm.topology("dgx-h100")
+  t.is(topo.p2p_nvl_ch_bw, 20.6e9, "dgx-h100's topology carries the arch's figure")
+  topo.p2p_nvl_ch_bw = 0
+  t.near(gp.comm { op = "send_recv", bytes = 64 * 2^20, gpus = 8, topology = topo }.bw_time,
+         64 * 2^20 / 56e9, 1e-9, "p2p_nvl_ch_bw 0: NCCL's 14 GB/s a channel")
+  topo.p2p_nvl_ch_bw = -1
+  t.raises(function() gp.comm { op = "send_recv", bytes = 64 * 2^20, gpus = 8, topology = topo } end,
+           "p2p_nvl_ch_bw must be a finite number >= 0", "a negative rate is refused, naming the field",
+           true)
+end
 -- The all-to-all inside a node takes the same split (comm_algo.c
 -- a2a_link_eff): 8 ranks, 8 GiB, each of the 7 peers gets S/8 = 1 GiB, whose
 -- channels double from 4 (the pool's 32 / 8) to 32 (1 GiB / 4 = 256 MiB over
