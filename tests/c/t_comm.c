@@ -67,7 +67,7 @@ int main(void)
 	double S, want, intra;
 	int i, rc, mono;
 
-	plan(169);
+	plan(170);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -1086,6 +1086,10 @@ int main(void)
 	t.tree_ll128_ch_bw[0] = NAN;
 	rc = comm_cost(&t, GP_ALL_REDUCE, GiB, 8, &r, &e);
 	einval(rc, &e, "NaN tree_ll128_ch_bw is EINVAL");
+	t = a100;
+	t.p2p_nvl_ch_bw = NAN;
+	rc = comm_cost(&t, GP_SEND_RECV, GiB, 8, &r, &e);
+	einval(rc, &e, "NaN p2p_nvl_ch_bw is EINVAL");
 
 	/* The cost of a call is measured by `make bench` (bench/sweep_bench:
 	 * the collective sweep), not here: a timed test fails on a loaded
