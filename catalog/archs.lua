@@ -785,6 +785,12 @@ arch {
           .. "Max-Achievable FLOPS'",
   },
   sms = 304,  -- AMD CDNA 3 whitepaper (MI300X: 304 CUs)
+  -- RCCL runs no LL128 here unless a Rome model of the node sets
+  -- ll128Enabled, which none of its 8-GPU xGMI mesh models does (RCCL
+  -- 2.22.3 for ROCm 6.4.2: "Added support for the LL128 protocol on
+  -- gfx942", still behind topo->ll128Enabled; 2.28.3: "Enable LL128
+  -- protocol for gfx942 with 4-NIC configurations"): catalog/FORMAT.md.
+  nccl_ll128 = false,
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
 }
@@ -802,6 +808,11 @@ arch {
           .. "Matmul FLOPS table (torch 2.8.0+rocm7.0.2)",
   },
   sms = 256,  -- AMD CDNA 4 whitepaper (MI355X: 256 CUs)
+  -- RCCL 2.26.6 "Enabled LL128 protocol on gfx950", behind the same
+  -- topo->ll128Enabled that only a Rome model or RCCL_LL128_FORCE_ENABLE
+  -- sets (tuning.cc; rccl_wrap.cc's multi-node protocol ranges pick LL128
+  -- only "if (comm->topo->ll128Enabled)"): catalog/FORMAT.md.
+  nccl_ll128 = false,
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
 }

@@ -224,6 +224,11 @@ typedef struct gp_topo {
 			       * path to them as PHB and runs no LL128
 			       * across nodes (comm_algo.c comm_price);
 			       * 0: PCIe-attached NICs */
+	int ll128_off;        /* 1: the collective library runs no LL128
+			       * on this part (RCCL on CDNA 3 and 4 without
+			       * a Rome model's ll128Enabled; comm_algo.c
+			       * comm_price); 0: LL128 where the links
+			       * allow it */
 	double ll_max_bw;     /* NCCL's ceiling on the LL protocol's bus
 			       * bandwidth on one node, B/s: its tuner's
 			       * llMaxBws row for the GPU generation; what

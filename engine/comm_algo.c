@@ -1488,6 +1488,22 @@ int comm_price(const comm_ctx *c, gp_algo a, gp_proto p, double *lat,
 		*why = "ll128 across nodes needs NCCL 2.27.3 where the NICs sit behind NVLink-C2C";
 		return 1;
 	}
+	/* RCCL enables LL128 only where its topology carries ll128Enabled:
+	 * "pEnable = (graphs[a]->typeInter <= PATH_PXB) &&
+	 * graphs[a]->typeIntra <= PATH_NVL && ((IsArchMatch(..., \"gfx90a\")
+	 * || ... \"gfx942\" || ... \"gfx950\") && comm->topo->ll128Enabled)"
+	 * (ROCm/rocm-systems projects/rccl src/graph/tuning.cc), which
+	 * init.cc sets false and only a matching Rome model's "ll128Enabled=1"
+	 * or RCCL_LL128_FORCE_ENABLE turns on; on 2+ nodes its per-size
+	 * protocol ranges take LL128 likewise only "if
+	 * (comm->topo->ll128Enabled)" (rccl_wrap.cc
+	 * rcclUpdateCollectiveProtocol).  No Rome model of an 8-GPU xGMI
+	 * mesh sets it, so RCCL runs LL or Simple there (ll128_off, the
+	 * arch's nccl_ll128 = false: CDNA 3 and 4). */
+	if (p == GP_PROTO_LL128 && c->t->ll128_off) {
+		*why = "ll128 is off in this part's collective library (RCCL without ll128Enabled)";
+		return 1;
+	}
 	switch (a) {
 	case GP_ALGO_RING:
 		return price_ring(c, p, lat, bwt, why);

@@ -40,7 +40,8 @@
 --   sender rather than writing it into the receiver: the GPU's
 --   nccl_p2p_read), nic_c2c (the NICs hang off the host CPU the GPU
 --   reaches over NVLink-C2C: the GPU's host_link; before NCCL 2.27.3
---   no LL128 across nodes)
+--   no LL128 across nodes), ll128_off (the collective library runs no
+--   LL128 on the part: RCCL on CDNA 3 and 4, the arch's nccl_ll128)
 -- built by M.topology from catalog `system` and `fabric` entries; any field
 -- can be overridden (numbers in SI, or strings with units: "450GB/s per-dir",
 -- "0.6us").
@@ -103,7 +104,7 @@ local topo_fields = {
   nic_latency = "number", nic_achievable = "number", nic_sharp = "boolean",
   nic_path_bw = "number", nvls_tree_bw2 = "number", nvls_tree_bw3 = "number",
   host_mem_bw = "number", ll_max_bw = "number", host_amd = "boolean",
-  p2p_read = "boolean", nic_c2c = "boolean",
+  p2p_read = "boolean", nic_c2c = "boolean", ll128_off = "boolean",
   tree_ch_bw2 = "number", tree_ch_bw3 = "number", ring_ll128_ch_bw = "number",
   tree_ll128_ch_bw2 = "number", tree_ll128_ch_bw3 = "number", p2p_nvl_ch_bw = "number",
   up_nccl = "table", nic_nccl = "table",
@@ -354,6 +355,9 @@ function M.from_fabrics(spec, cat)
   -- reaches the node's NICs through that CPU, a PHB path to NCCL before
   -- 2.27.3 (engine/comm_algo.c comm_price: no LL128 across nodes).
   t.nic_c2c = gpu ~= nil and gpu.host_link ~= nil
+  -- RCCL enables LL128 only where a Rome model sets ll128Enabled
+  -- (catalog/FORMAT.md, nccl_ll128): no LL128 on the arch's nodes.
+  t.ll128_off = arch ~= nil and arch.nccl_ll128 == false
   -- a job's node (node_spec): the DRAM its offload is held against; not a
   -- collective's field, so not one gpuplan comm takes
   t.host_memory = spec.host_memory

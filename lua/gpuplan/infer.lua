@@ -1144,7 +1144,12 @@ local function tp_topology(g, sys, cat)
   if not fab then return nil end
   local ok, t = pcall(comm.from_fabrics, { scaleup = fab, nodes = 1, nics = 0,
     gpus_per_node = per }, cat)
-  return ok and t or nil
+  if not ok then return nil end
+  -- The part's collective library may run no LL128 (RCCL on CDNA 3 and 4:
+  -- the arch's nccl_ll128, comm.lua's ll128_off), as on a node_spec node.
+  local arch = g and g.arch and cat.archs[g.arch]
+  t.ll128_off = arch ~= nil and arch.nccl_ll128 == false
+  return t
 end
 
 -- The operator rows of a phase or a decode step (core.infer's and

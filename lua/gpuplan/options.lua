@@ -1498,6 +1498,9 @@ for _, f in ipairs {
     .. "0.83, not 0.94" },
   { "nic_c2c", "boolean", "the NICs hang off the host CPU the GPU reaches over NVLink-C2C "
     .. "(GB200): NCCL before 2.27.3 sees a PHB path to them and runs no LL128 across nodes" },
+  { "ll128_off", "boolean", "the collective library runs no LL128 on the part, on one node "
+    .. "or several (RCCL on CDNA 3 and 4: LL128 only where a Rome model of the node sets "
+    .. "ll128Enabled)" },
   { "up_nccl", "table", "NCCL's step latencies and NVLS terms on the scale-up link, over "
     .. "the link kind's defaults (catalog/FORMAT.md, a fabric's nccl block)" },
   { "nic_nccl", "table", "the same for the network" },

@@ -488,6 +488,10 @@ M.arch = T.record {
   -- to over NVLink, where a log measures it; absent: NCCL's 14 GB/s
   -- network figure (engine/comm_algo.c P2P_CH_BW)
   nccl_p2p_nvl_ch_bw = T.unit("bandwidth"),
+  -- false: the collective library runs no LL128 on this generation by
+  -- default (RCCL on CDNA 3 and 4: only where a Rome model of its
+  -- topology sets ll128Enabled); absent: LL128 where the links allow it
+  nccl_ll128 = bool(),
   -- How the sustained tensor clock falls under a board power limit below
   -- the TDP (roofline.lua clock_at): the board's draw that does not scale
   -- with the SM clock (static), and the exponent of the clock in the
