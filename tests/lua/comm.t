@@ -662,6 +662,9 @@ do
                                   cpu_vendor = "amd" }, cat)
   t.ok(amd.tree_ch_bw3 == nil and amd.tree_ll128_ch_bw3 == nil, "an MI300X's topology: no "
     .. "NCCL tree ceiling")
+  -- RCCL runs LL128 only with ll128Enabled (tests/lua/rccl_ll128.t); as
+  -- RCCL_LL128_FORCE_ENABLE=1 would, turn it on to reach the LL128 tree.
+  amd.ll128_off = false
   t.near(forced(amd).bw_time, 2 * S256 / (448e9 * 0.75 * 120 / 128), 1e-9,
          "MI300X (RCCL): the LL128 tree at its links' rate, no NCCL channel ceiling")
 end
