@@ -785,6 +785,11 @@ arch {
           .. "Max-Achievable FLOPS'",
   },
   sms = 304,  -- AMD CDNA 3 whitepaper (MI300X: 304 CUs)
+  -- RCCL's per-call base latency, "baseLat ... { 12.0, 12.0, 17.0 }, {
+  -- 12.0, 12.0, 17.0 },   // Tree, Ring" (ROCm/rccl src/graph/tuning.cc,
+  -- rocm-6.2.0 to ROCm/rocm-systems projects/rccl), where NCCL 2.30.7's
+  -- is 6.6/14/8.4 (ring) and 6.8/14/8.4 (tree): catalog/FORMAT.md.
+  ccl_base_lat = { ll = "12us", ll128 = "12us", simple = "17us" },
   -- RCCL runs no LL128 here unless a Rome model of the node sets
   -- ll128Enabled, which none of its 8-GPU xGMI mesh models does (RCCL
   -- 2.22.3 for ROCm 6.4.2: "Added support for the LL128 protocol on
@@ -808,6 +813,11 @@ arch {
           .. "Matmul FLOPS table (torch 2.8.0+rocm7.0.2)",
   },
   sms = 256,  -- AMD CDNA 4 whitepaper (MI355X: 256 CUs)
+  -- RCCL's per-call base latency, "baseLat ... { 12.0, 12.0, 17.0 }, {
+  -- 12.0, 12.0, 17.0 },   // Tree, Ring" (ROCm/rccl src/graph/tuning.cc,
+  -- rocm-6.2.0 to ROCm/rocm-systems projects/rccl), where NCCL 2.30.7's
+  -- is 6.6/14/8.4 (ring) and 6.8/14/8.4 (tree): catalog/FORMAT.md.
+  ccl_base_lat = { ll = "12us", ll128 = "12us", simple = "17us" },
   -- RCCL 2.26.6 "Enabled LL128 protocol on gfx950", behind the same
   -- topo->ll128Enabled that only a Rome model or RCCL_LL128_FORCE_ENABLE
   -- sets (tuning.cc; rccl_wrap.cc's multi-node protocol ranges pick LL128

@@ -224,6 +224,11 @@ typedef struct gp_topo {
 			       * path to them as PHB and runs no LL128
 			       * across nodes (comm_algo.c comm_price);
 			       * 0: PCIe-attached NICs */
+	double base_lat[GP_PROTO_COUNT]; /* the collective library's per-call
+			       * base latency by protocol, s (RCCL's
+			       * baseLat: comm_algo.c base); 0 = NCCL's
+			       * own (6.6/14/8.4 us ring, 6.8/14/8.4
+			       * tree) */
 	int ll128_off;        /* 1: the collective library runs no LL128
 			       * on this part (RCCL on CDNA 3 and 4 without
 			       * a Rome model's ll128Enabled; comm_algo.c

@@ -321,9 +321,21 @@ static double tree_hop_net(const comm_ctx *c, gp_proto p)
 	return c->lat_net + c->t->nic_nccl.tree_step[p];
 }
 
-static double base(gp_proto p)
+/* The per-call base latency of protocol p: NCCL's (base_lat_us), or the
+ * topology's base_lat where its collective library has its own: RCCL's
+ * "baseLat ... { 12.0, 12.0, 17.0 }, { 12.0, 12.0, 17.0 },   // Tree,
+ * Ring" (ROCm/rccl src/graph/tuning.cc, ROCm 6.2.0 to rocm-systems
+ * projects/rccl today), the same for the ring and the tree. */
+static double base(const comm_ctx *c, gp_proto p)
 {
-	return base_lat_us[p] * US;
+	return c->t->base_lat[p] > 0.0 ? c->t->base_lat[p] :
+	       base_lat_us[p] * US;
+}
+
+static double tree_base(const comm_ctx *c, gp_proto p)
+{
+	return c->t->base_lat[p] > 0.0 ? c->t->base_lat[p] :
+	       tree_base_lat_us[p] * US;
 }
 
 /* NCCL's tree correction for `bytes` with protocol p (see tree_corr). */
@@ -644,7 +656,7 @@ static int price_ring(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 	 * the node's NIC bandwidth; inside the node busbw <= per-GPU
 	 * link bandwidth. */
 	ring_steps(c, &steps, &inter);
-	*lat = base(p) + (steps - inter) * ring_intra_step(c, p, 1.0) +
+	*lat = base(c, p) + (steps - inter) * ring_intra_step(c, p, 1.0) +
 	       inter * hop_net(c, p) + ring_proxy_wait(c, p);
 	if (c->nn > 1 && p == GP_PROTO_SIMPLE && c->op == GP_ALL_REDUCE)
 		*lat *= RING_PLATEAU;
@@ -846,7 +858,7 @@ static int price_tree(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 	 * up in the other: 2S (why tree beats ring at 2 nodes,
 	 * nccl-tests#196).  Each network hop also carries its first
 	 * step whole (tree_net_fill). */
-	*lat = tree_base_lat_us[p] * US +
+	*lat = tree_base(c, p) +
 	       2.0 * ((c->gmax - 1) * tree_hop_up(c, p) +
 		      ilog2(c->nn) * (tree_hop_net(c, p) +
 				      tree_net_fill(c, p)));
@@ -1154,7 +1166,7 @@ static int price_sharp(const comm_ctx *c, gp_proto p, double *lat,
 		ilat = t->up_nccl.nvls_lat;
 	} else {
 		intra = S * 2.0 * (g - 1) / g / up;
-		ilat = base(p) + 2.0 * (c->g - 1) * hop_up(c, p);
+		ilat = base(c, p) + 2.0 * (c->g - 1) * hop_up(c, p);
 	}
 	*lat = ilat + 2.0 * hop_net(c, p);
 	*bwt = max2(intra, S / net);
@@ -1186,12 +1198,12 @@ static int price_hier(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 	 * and a rail's ring holds one rank per node, so its network
 	 * steps are exposed as in NCCL's one-rank-per-node case. */
 	if (c->op == GP_ALL_REDUCE) {
-		*lat = 3.0 * base(p) + 2.0 * (c->g - 1) * hop_up(c, p) +
+		*lat = 3.0 * base(c, p) + 2.0 * (c->g - 1) * hop_up(c, p) +
 		       2.0 * (c->nn - 1) * tree_hop_net(c, p);
 		*bwt = 2.0 * (g - 1) / g * S / up +
 		       2.0 * (nn - 1) / nn * S / net;
 	} else {
-		*lat = 2.0 * base(p) + (c->g - 1) * hop_up(c, p) +
+		*lat = 2.0 * base(c, p) + (c->g - 1) * hop_up(c, p) +
 		       (c->nn - 1) * tree_hop_net(c, p);
 		*bwt = (g - 1) / g * S / up + (nn - 1) / nn * S / net;
 	}
@@ -1350,11 +1362,11 @@ static int price_p2p(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 			     P2P_LINK_EFF : P2P_WRITE_EFF;
 
 		if (c->nn == 1) {
-			*lat = base(p) + hop_up(c, p);
+			*lat = base(c, p) + hop_up(c, p);
 			*bwt = S / min2(up * eff,
 					p2p_channels(c, S) * p2p_ch_bw(c) * pe);
 		} else {
-			*lat = base(p) + hop_net(c, p);
+			*lat = base(c, p) + hop_net(c, p);
 			*bwt = max2(max2(S / (up * eff), S / (c->bnic * pe)),
 				    S / (net_peer_channels(c) * P2P_CH_BW * pe));
 		}
@@ -1377,7 +1389,7 @@ static int price_p2p(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 					    p2p_ch_bw(c) * pe));
 		double remote = (n - g) / n * S / (net / g);
 
-		*lat = base(p) + hop_up(c, p);
+		*lat = base(c, p) + hop_up(c, p);
 		if (c->nn > 1)
 			*lat += hop_net(c, p) +
 				(c->n - c->g) * net_post(c);
@@ -1448,7 +1460,7 @@ static int price_pxn(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 	intra = ((g - 1) / n + (n - g) / n * (g - 1) / g) * S /
 		(up * a2a_link_eff(c, S / n));
 	remote = (n - g) / n * S / (net / g);
-	*lat = base(p) + 2.0 * hop_up(c, p) + hop_net(c, p) +
+	*lat = base(c, p) + 2.0 * hop_up(c, p) + hop_net(c, p) +
 	       (c->nn - 1) * ceil(g / c->t->nic_nccl.max_recvs) *
 	       net_post(c);
 	*bwt = max2(intra, remote);
@@ -1689,10 +1701,10 @@ static double chain_nccl_lat(const comm_ctx *c, gp_proto p)
 		     hop_up(c, p);
 
 	if (c->kind_up == GP_LINK_NVLINK)
-		return base(p) + hop;
+		return base(c, p) + hop;
 	if (p == GP_PROTO_SIMPLE)
 		hop = net ? tree_hop_net(c, p) : tree_hop_up(c, p);
-	return base(p) + c->n * hop;
+	return base(c, p) + c->n * hop;
 }
 
 /* NCCL's tuner prices NVLS by its bandwidth alone ("busBw = ..

@@ -405,6 +405,15 @@ int comm_topo_check(const gp_topo *t, gp_error *err)
 				       "finite number >= 0 (got %g)", i + 2,
 				       t->tree_ll128_ch_bw[i]);
 	}
+	for (int p = 0; p < GP_PROTO_COUNT; p++) {
+		static const char *const names[GP_PROTO_COUNT] = {
+			"ll", "ll128", "simple"};
+		if (!gp_finite(t->base_lat[p]) || t->base_lat[p] < 0.0 ||
+		    t->base_lat[p] > 1.0)
+			return gp_fail(err, "base_lat_%s must be a finite "
+				       "number of seconds, 0 .. 1 (got %g)",
+				       names[p], t->base_lat[p]);
+	}
 	if (!gp_finite(t->ring_ll128_ch_bw) || t->ring_ll128_ch_bw < 0.0)
 		return gp_fail(err, "ring_ll128_ch_bw must be a finite number "
 			       ">= 0 (got %g)", t->ring_ll128_ch_bw);

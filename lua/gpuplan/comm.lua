@@ -41,7 +41,10 @@
 --   nccl_p2p_read), nic_c2c (the NICs hang off the host CPU the GPU
 --   reaches over NVLink-C2C: the GPU's host_link; before NCCL 2.27.3
 --   no LL128 across nodes), ll128_off (the collective library runs no
---   LL128 on the part: RCCL on CDNA 3 and 4, the arch's nccl_ll128)
+--   LL128 on the part: RCCL on CDNA 3 and 4, the arch's nccl_ll128),
+--   base_lat_ll / base_lat_ll128 / base_lat_simple (the collective
+--   library's per-call base latency, s, where it is not NCCL's: the
+--   arch's ccl_base_lat, RCCL's 12 / 12 / 17 us on AMD Instinct)
 -- built by M.topology from catalog `system` and `fabric` entries; any field
 -- can be overridden (numbers in SI, or strings with units: "450GB/s per-dir",
 -- "0.6us").
@@ -96,6 +99,7 @@ local field_kind = {
   tree_ch_bw2 = "bandwidth", tree_ch_bw3 = "bandwidth", ring_ll128_ch_bw = "bandwidth",
   p2p_nvl_ch_bw = "bandwidth",
   tree_ll128_ch_bw2 = "bandwidth", tree_ll128_ch_bw3 = "bandwidth",
+  base_lat_ll = "time", base_lat_ll128 = "time", base_lat_simple = "time",
 }
 local topo_fields = {
   gpus_per_node = "int", nodes = "int", up_kind = "string", up_bw = "number",
@@ -105,6 +109,7 @@ local topo_fields = {
   nic_path_bw = "number", nvls_tree_bw2 = "number", nvls_tree_bw3 = "number",
   host_mem_bw = "number", ll_max_bw = "number", host_amd = "boolean",
   p2p_read = "boolean", nic_c2c = "boolean", ll128_off = "boolean",
+  base_lat_ll = "number", base_lat_ll128 = "number", base_lat_simple = "number",
   tree_ch_bw2 = "number", tree_ch_bw3 = "number", ring_ll128_ch_bw = "number",
   tree_ll128_ch_bw2 = "number", tree_ll128_ch_bw3 = "number", p2p_nvl_ch_bw = "number",
   up_nccl = "table", nic_nccl = "table",
@@ -321,6 +326,13 @@ end
 -- CPUs, as a system's cpu_vendor), host_gpus = the GPUs of one host where a
 -- node is an NVLink domain of several (a system's host_gpus) }.  Returns the
 -- flat table.
+-- The collective library's base latencies where the arch gives its own
+-- (ccl_base_lat: RCCL's baseLat on AMD Instinct); nil leaves NCCL's.
+function M.set_base_lat(t, arch)
+  local b = arch and arch.ccl_base_lat
+  if b then t.base_lat_ll, t.base_lat_ll128, t.base_lat_simple = b.ll, b.ll128, b.simple end
+end
+
 function M.from_fabrics(spec, cat)
   cat = catalog(cat)
   -- no scale-up fabric: a node of one GPU (node_spec), no link to price
@@ -358,6 +370,7 @@ function M.from_fabrics(spec, cat)
   -- RCCL enables LL128 only where a Rome model sets ll128Enabled
   -- (catalog/FORMAT.md, nccl_ll128): no LL128 on the arch's nodes.
   t.ll128_off = arch ~= nil and arch.nccl_ll128 == false
+  M.set_base_lat(t, arch)
   -- a job's node (node_spec): the DRAM its offload is held against; not a
   -- collective's field, so not one gpuplan comm takes
   t.host_memory = spec.host_memory

@@ -1149,6 +1149,8 @@ local function tp_topology(g, sys, cat)
   -- the arch's nccl_ll128, comm.lua's ll128_off), as on a node_spec node.
   local arch = g and g.arch and cat.archs[g.arch]
   t.ll128_off = arch ~= nil and arch.nccl_ll128 == false
+  -- (not RCCL's base latency: a TP group's small all-reduces on ROCm are the
+  -- runtime's own custom all-reduce, not priced, RCCL standing in; docs/validation.md)
   return t
 end
 

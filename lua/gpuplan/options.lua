@@ -1498,6 +1498,10 @@ for _, f in ipairs {
     .. "0.83, not 0.94" },
   { "nic_c2c", "boolean", "the NICs hang off the host CPU the GPU reaches over NVLink-C2C "
     .. "(GB200): NCCL before 2.27.3 sees a PHB path to them and runs no LL128 across nodes" },
+  { "base_lat_ll", "number|string", "the collective library's per-call base latency with "
+    .. "LL where it is not NCCL's 6.6 us (ring) / 6.8 us (tree): RCCL's 12 us on AMD Instinct" },
+  { "base_lat_ll128", "number|string", "the same with LL128 (NCCL's 14 us; RCCL's 12)" },
+  { "base_lat_simple", "number|string", "the same with Simple (NCCL's 8.4 us; RCCL's 17)" },
   { "ll128_off", "boolean", "the collective library runs no LL128 on the part, on one node "
     .. "or several (RCCL on CDNA 3 and 4: LL128 only where a Rome model of the node sets "
     .. "ll128Enabled)" },

@@ -492,6 +492,10 @@ M.arch = T.record {
   -- default (RCCL on CDNA 3 and 4: only where a Rome model of its
   -- topology sets ll128Enabled); absent: LL128 where the links allow it
   nccl_ll128 = bool(),
+  -- the collective library's per-call base latency by protocol where it
+  -- is not NCCL's (RCCL's baseLat); absent: NCCL's
+  ccl_base_lat = T.record { ll = R(T.unit("time")), ll128 = R(T.unit("time")),
+                            simple = R(T.unit("time")) },
   -- How the sustained tensor clock falls under a board power limit below
   -- the TDP (roofline.lua clock_at): the board's draw that does not scale
   -- with the SM clock (static), and the exponent of the clock in the

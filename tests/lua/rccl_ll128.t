@@ -56,6 +56,23 @@ local b = run(two, 16 * MiB, 16)
 t.is(b.proto, "ll128", "the same with ll128Enabled: LL128")
 t.ok(a.time > b.time, "without LL128 it takes longer")
 
+-- RCCL's per-call base latency (catalog cdna3/cdna4 ccl_base_lat, RCCL's
+-- baseLat 12 / 12 / 17 us against NCCL's ring 6.6 / 14 / 8.4): one
+-- MI300X node's 8 B all-reduce runs the LL ring either way, so the two
+-- prices differ by exactly 12 - 6.6 = 5.4 us.  1e-9: rounding only.
+local small = node("mi300x", "xgmi4", 1, 0)
+t.near(small.base_lat_ll, 12e-6, 1e-12, "an MI300X node: RCCL's 12 us LL base")
+t.near(small.base_lat_simple, 17e-6, 1e-12, "an MI300X node: RCCL's 17 us Simple base")
+t.is(comm.topology("dgx-h100", 1).base_lat_ll, nil, "a DGX H100: NCCL's own")
+local rb = run(small, 8, 8)
+small.base_lat_ll, small.base_lat_ll128, small.base_lat_simple = 0, 0, 0
+local nb = run(small, 8, 8)
+t.is(rb.algo .. "/" .. rb.proto, "ring/ll", "8 B, RCCL's base: the LL ring")
+t.is(nb.algo .. "/" .. nb.proto, "ring/ll", "8 B, NCCL's base: the LL ring")
+t.near(rb.time - nb.time, 5.4e-6, 1e-9, "RCCL's base adds 12 - 6.6 us")
+t.raises(function() small.base_lat_ll = -1e-6; run(small, 8, 8) end,
+         "base_lat_ll must be a finite number of seconds", "a negative base latency is refused", true)
+
 -- The field is checked as the other topology booleans are.
 t.raises(function() run({ gpus_per_node = 8, nodes = 1, up_kind = "nvlink", up_bw = 448e9,
                           ll128_off = "yes" }, MiB, 8) end,
