@@ -225,6 +225,7 @@ static const lgp_field train_fields[] = {
 	F_BOOL("moe_flex", offsetof(train_cfg, ep_flex), 0),
 	F_BOOL("moe_hybridep", offsetof(train_cfg, ep_hybridep), 0),
 	F_INT("moe_flex_sms", offsetof(train_cfg, flex_sms), 0, 0, 1024),
+	F_NUM("moe_router_ops", offsetof(train_cfg, router_ops), 0),
 	F_INT("cuda_device_max_connections", offsetof(train_cfg, cuda_connections), 8, 1, 32),
 	F_BOOL("moe_unbalanced", offsetof(train_cfg, moe_unbalanced), 0),
 	F_BOOL("router_fp64", offsetof(train_cfg, router_fp64), 0),

@@ -114,6 +114,9 @@ typedef struct train_cfg {
 	int flex_sms;            /* SMs the flex dispatcher's kernels take
 				  * (Megatron's moe_flex_dispatcher_num_sms);
 				  * 0: the backend's default */
+	double router_ops;       /* kernels the MoE router's forward
+				  * launches (moe_router_ops); 0: the
+				  * MOE_ROUTER_OPS the dispatchers count */
 	int cuda_connections;    /* CUDA_DEVICE_MAX_CONNECTIONS, 1..32: the
 				  * hardware queues the streams share (1
 				  * serialises them: ep_overlap hides less) */
@@ -559,6 +562,7 @@ typedef struct train_lkey {
 	int ep_einsum;           /* the memory cfg's moe_einsum */
 	int ep_hybridep;         /* train_cfg's */
 	int flex_sms;            /* train_cfg's (0: the backend's default) */
+	double router_ops;       /* train_cfg's (0: MOE_ROUTER_OPS) */
 	int graph_attn, graph_router, graph_prep, graph_full; /* train_cfg's */
 	int graph_mamba;         /* train_cfg's */
 	int ep_overlap;          /* train_cfg's */

@@ -1425,6 +1425,33 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 #define MOE_A2A_PREP_OPS 8.0
 #define MOE_FLEX_PREP_OPS 3.0
 
+/* A router that launches more than MOE_ROUTER_OPS (moe_router_ops, as the
+ * run's source counts them).  DeepSeek-V3's TopKRouter -- sigmoid scores
+ * with the expert bias, the group-limited top-k, the sequence aux loss
+ * and its logging -- is, in Megatron-LM's GB200 guide (docs/discussions/
+ * deepseek-v3-gb200-optimization, Nov 2025, sec. 2.1.4), "a large number
+ * of element-wise operators, mainly for calculating the routing map ...
+ * and for calculating and counting the aux loss. We fused some of these
+ * kernels, reducing the total number of kernels in the router part from
+ * 72 to 31" (moe_router_fusion, TE PR 1883).  Those beyond the ones
+ * counted are bare tensor ops called from plain Python functions
+ * (moe_utils.py's topk_softmax_with_capacity, group_limited_topk,
+ * sequence_load_balancing_loss_func), each at GP_EAGER_BARE_OP_TIME's
+ * share of a host op, as the RoPE functions' (ROPE_BARE_OP).  Check: the
+ * guide's router fusion, 41 launches fewer a MoE layer's forward, gained
+ * 10.5 TFLOP/s a GPU (529.55 -> 540.00, 1.9% of the step): about 0.6 ms
+ * of its ~31 ms a MoE layer's pass (58 MoE layers over 8 stages of 64
+ * micro-batches in a 15.2 s step), 15 us a launch, where the bare op is
+ * 8.1 us x 2.75 on Grace = 22 us.  A full host op (68.3 us) would put
+ * the fusion's gain at 2.8 ms a layer, 4.6 times the measured. */
+static double router_extra_ops(const train_lkey *k)
+{
+	if (!(k->router_ops > 0))
+		return 0.0;
+	return (k->router_ops - MOE_ROUTER_OPS) * GP_EAGER_BARE_OP_TIME /
+		GP_EAGER_OP_TIME;
+}
+
 /* Megatron-Core's Transformer Engine CUDA graphs (cuda_graph_impl
  * "transformer_engine", cuda_graph_scope; transformer_layer.py
  * _get_submodules_under_cudagraphs): "attn" captures input_layernorm
@@ -2264,10 +2291,13 @@ static void layer_extras(tenv *e, const train_lkey *k, int kind, double nk,
 	 * figure was found. */
 	if (moe && k->ep > 1 && !k->eager) {
 		nk += k->ep_flex ? MOE_FLEX_OPS : MOE_DISPATCH_OPS;
+		/* the router's launches beyond the counted ones
+		 * (router_extra_ops), captured with it when graphed */
+		nk += router_extra_ops(k);
 		if (k->unfused_permute && !k->ep_flex && !k->ep_allgather)
 			nk += MOE_UNFUSED_PERMUTE_OPS;
 		if (k->graph_router)
-			ng += MOE_ROUTER_OPS;
+			ng += MOE_ROUTER_OPS + router_extra_ops(k);
 		if (k->graph_prep)
 			ng += k->ep_flex ? MOE_FLEX_PREP_OPS :
 				MOE_A2A_PREP_OPS;

@@ -120,6 +120,7 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	    gp_check_num(c->mem.reduce_bytes, 0, 8, "reduce_bytes", err) ||
 	    gp_check_num(c->router_bytes, 0, 8, "router_bytes", err) ||
 	    gp_check_num(c->host_op_time, 0, 1, "host_op_time", err) ||
+	    gp_check_num(c->router_ops, 0, 1000, "moe_router_ops", err) ||
 	    gp_check_num(c->cpu_adam_s, 0, 1, "cpu_adam_s", err) ||
 	    gp_check_num(c->cpu_step_s, 0, 1, "cpu_step_s", err) ||
 	    gp_check_pos(c->capacity, "capacity", err) ||
@@ -325,6 +326,7 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.ep_einsum = c->mem.moe_einsum;
 	xp->k.ep_hybridep = c->ep_hybridep;
 	xp->k.flex_sms = c->ep_flex ? c->flex_sms : 0;
+	xp->k.router_ops = c->router_ops;
 	xp->k.probs_act = c->mem.probs_in_act;
 	xp->k.skew = c->moe_unbalanced ? model_ep_skew(xp->e.m, xp->y.ep)
 		: 1.0;

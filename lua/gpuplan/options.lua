@@ -1598,6 +1598,16 @@ opt { name = "moe_flex_backend", type = "string", metavar = "B", commands = "tra
     .. "internode rate (DeepEP's docs/legacy.md, HybridEP's README); only with "
     .. "moe_dispatcher flex",
   suggest = { "moe_flex_dispatcher_backend", "flex_backend", "moe_enable_deepep" } }
+opt { name = "moe_router_ops", type = "number", metavar = "N", commands = "train plan",
+  range = { 1, 1000 },
+  default = "11 (a softmax top-k router without aux loss: Megatron-Core's "
+    .. "topk_softmax_with_capacity and the input's cast)",
+  help = "the kernels the MoE router's forward launches, as the run's source counts them "
+    .. "(DeepSeek-V3's router with its aux loss: 72, 31 with moe_router_fusion -- Megatron-LM's "
+    .. "GB200 guide); those beyond 11 are bare tensor ops from Python, a third of a host op "
+    .. "each, on every MoE layer's forward the router is not graphed in; with expert "
+    .. "parallelism",
+  suggest = { "router_kernels", "moe_router_kernels", "router_ops" } }
 opt { name = "moe_flex_sms", type = "int", metavar = "N", commands = "train plan rl",
   kind = "count", range = { 1, 1024 },
   default = "by backend: DeepEP 20, HybridEP 8 across nodes and 24 in one",

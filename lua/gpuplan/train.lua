@@ -617,6 +617,20 @@ local function step_choices(o, p, cfg, sweep, default)
       .. "(got %s)", tostring(o.moe_dispatcher or "alltoall"))
   end
   cfg.moe_flex_sms = o.moe_flex_sms
+  -- the router's launches (engine/train_layer.c router_extra_ops): only a
+  -- MoE model has a router, and only the expert-parallel layer's host
+  -- count takes them -- elsewhere they would change nothing, in silence
+  if o.moe_router_ops ~= nil then
+    local moe = p.model.moe and (p.model.moe.experts or 0) > 0
+    if not moe then
+      fail("train: moe_router_ops is the MoE router's kernels; %s has no experts",
+        tostring(p.model.id or p.model.name))
+    elseif not sweep and (cfg.ep or 1) <= 1 then
+      usage("train: moe_router_ops is priced on the expert-parallel MoE layer's host "
+        .. "launches; give ep > 1 (got %s)", tostring(cfg.ep or 1))
+    end
+  end
+  cfg.moe_router_ops = o.moe_router_ops
   if o.moe_flex_backend == "hybridep" and not cfg.moe_flex then
     usage("train: moe_flex_backend hybridep is the flex dispatcher's backend; give "
       .. "moe_dispatcher = flex (got %s)", tostring(o.moe_dispatcher or "alltoall"))
@@ -1035,6 +1049,11 @@ local function step_choices(o, p, cfg, sweep, default)
     usage("train: unfused_permute is Megatron-Core's dispatcher; with kernels = %s "
       .. "(stack = %s) the experts are Hugging Face's loop, op by op: give kernels = fused",
       kernels, tostring(cfg.stack))
+  end
+  if cfg.eager and cfg.moe_router_ops ~= nil then
+    usage("train: moe_router_ops is Megatron-Core's router; with kernels = %s (stack = %s) "
+      .. "the router is Hugging Face's, op by op: give kernels = fused", kernels,
+      tostring(cfg.stack))
   end
   -- The eager attention's own chain (engine/train_price.c): unfused,
   -- eager kernels only.

@@ -329,6 +329,9 @@ local case_schema = T.record {
     -- the flex dispatcher's SMs (gp.train's moe_flex_sms; Megatron-Core's
     -- moe_flex_dispatcher_num_sms)
     moe_flex_sms = declared("moe_flex_sms"),
+    -- the kernels the MoE router's forward launches as the source counts
+    -- them (gp.train's moe_router_ops)
+    moe_router_ops = declared("moe_router_ops"),
     -- Megatron-Core's moe_permute_fusion: false is gp.train's unfused_permute
     moe_permute_fusion = T.boolean(),
     -- Megatron-Core's bias_activation_fusion: false is gp.train's unfused_act
@@ -569,7 +572,7 @@ M.PARALLEL_READ = {
     grad_accum_dtype grad_reduce gradient_accumulation_fusion micro_batch global_batch recompute
     recompute_layers recompute_modules activation_offload_layers checkpoint_offload ckpt_outside_fsdp
     first_stage_layers last_stage_layers split_ends schedule ep_overlap tp_overlap tp_overlap_fp8_rs
-    moe_dispatcher moe_flex_backend cuda_device_max_connections numa_bind moe_flex_sms moe_permute_fusion bias_activation_fusion apply_rope_fusion moe_router_dtype cuda_graph_scope moe_fp8_pad
+    moe_dispatcher moe_flex_backend cuda_device_max_connections numa_bind moe_flex_sms moe_router_ops moe_permute_fusion bias_activation_fusion apply_rope_fusion moe_router_dtype cuda_graph_scope moe_fp8_pad
     fused_grouped_mlp moe_balance offload]],
   rl = set [[tp pp cp ulysses ep etp sp zero zero_group fsdp fsdp_version micro_batch global_batch recompute first_stage_layers
     last_stage_layers moe_permute_fusion bias_activation_fusion apply_rope_fusion moe_router_dtype numa_bind offload

@@ -949,6 +949,7 @@ local function predict(case, cat)
   -- Stated, it stands over a stack profile's (megatron-bridge's 1).
   o.mtp_layers = v(cm.mtp_layers)
   o.moe_flex_sms = v(par.moe_flex_sms)
+  o.moe_router_ops = v(par.moe_router_ops)
   if v(par.moe_permute_fusion) == false then o.unfused_permute = true end
   if v(par.bias_activation_fusion) == false then o.unfused_act = true end
   if v(par.apply_rope_fusion) == false then o.unfused_rope = true end
