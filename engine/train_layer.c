@@ -893,6 +893,39 @@ static void expert_loop(tenv *e, const train_lkey *k, const gp_op *o,
 #define TE_BWD_HOST ((311.30 - 59.19) / 59.19)
 #define TE_LN_BWD_HOST ((397.73 - 83.48) / 59.19)
 
+/* Megatron-Core's MLA layer (gpt_layer_specs.py at 7094270, the same
+ * through core_v0.14: get_gpt_layer_with_transformer_engine_spec's
+ * MLASelfAttentionSubmodules) runs its projections as Transformer Engine
+ * modules of their own: "linear_q_down_proj=TEColumnParallelLinear",
+ * "linear_q_up_proj=(TELayerNormColumnParallelLinear if qk_layernorm
+ * else TEColumnParallelLinear)", "linear_kv_down_proj=
+ * TEColumnParallelLinear", "linear_kv_up_proj=(TELayerNormColumnParallel
+ * Linear if qk_layernorm ...)", without a q LoRA "linear_q_proj=
+ * TEColumnParallelLinear"; the layer's "input_layernorm=TENorm" is the
+ * op list's attn_norm.  The op list prices them as one qkv, launched
+ * and backed as one norm-fused linear (one host op, TE_LN_BWD_HOST).
+ * The modules beyond it: with a q LoRA the two down projections (plain
+ * linears) and the second up projection (norm-fused when qk_layernorm,
+ * as DeepSeek-V3's configs set it); without, q_proj and kv_down (plain).
+ * Each is one host op forward and its module's backward host (TE PR
+ * #3523's GB200 times above), and, in fp8, its quantizing share. */
+static void mla_te_modules(const gp_model *m, int fp8, double *nk,
+			   double *nb)
+{
+	double lin, ln;
+
+	if (!(m->mla.kv_lora_rank > 0))
+		return;
+	lin = 2.0;
+	ln = m->mla.q_lora_rank > 0 ? 1.0 : 0.0;
+	*nk += lin + ln;
+	*nb += lin * TE_BWD_HOST + ln * TE_LN_BWD_HOST;
+	if (fp8) {
+		*nk += lin * TE_FP8_FWD_HOST + ln * TE_FP8_LN_FWD_HOST;
+		*nb += lin * TE_FP8_BWD_HOST + ln * TE_FP8_LN_BWD_HOST;
+	}
+}
+
 /* The router's gating GEMM in float64 (Megatron-Core's moe_router_dtype
  * "fp64", which verl sets for DeepSeek-V3: verl/models/mcore/
  * config_converter.py hf_to_mcore_config_dpskv3, 'moe_router_dtype=
@@ -1324,6 +1357,10 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 		3.0 : (strcmp(o->name, "mlp_up") == 0 ||
 		       strcmp(o->name, "moe_up") == 0) &&
 		m->ffn_gated ? 2.0 : 1.0;
+	/* MLA's projections are four Transformer Engine modules where the
+	 * op list has one norm-fused qkv (mla_te_modules). */
+	if (!eager && k->te_modules && strcmp(o->name, "qkv") == 0)
+		mla_te_modules(m, p == GP_FP8 && fp8, nk, nb);
 	if (strcmp(o->name, "o_proj") == 0)
 		*o_k = o->k;
 	/* in and out widths of this GPU's slice */
