@@ -132,6 +132,17 @@ arch {
   graph_launch_overhead = "1us",
 }
 
+-- FlashAttention-1's A100 bars at head dim 64 beside head dim 128, causal,
+-- forward + backward (Dao 2023, FlashAttention-2, arXiv 2307.08691, Fig.
+-- 4c and 4d, the "FlashAttention" series; Dao-AILab/flash-attention
+-- assets/flash2_a100_fwd_bwd_benchmark.png): the ampere fa1 and triton
+-- entries' narrow curve.
+local A100_FA1_NARROW = {
+  { seq = 512, tflops = 58, wide = 55 }, { seq = 1024, tflops = 70, wide = 62 },
+  { seq = 2048, tflops = 77, wide = 69 }, { seq = 4096, tflops = 87, wide = 76 },
+  { seq = 8192, tflops = 92, wide = 80 }, { seq = 16384, tflops = 97, wide = 83 },
+}
+
 arch {
   id = "ampere", name = "NVIDIA Ampere",
   achievable = {
@@ -194,12 +205,23 @@ arch {
       -- (engine/roofline.c roof_attn_eff) take it down as they do fa2:
       -- the bars fall 76 -> 69 at 2k (0.91), FlashAttention-2's 173 ->
       -- 155 (0.90).
+      -- narrow: both kernels run head dim 64 faster than 128, not
+      -- slower as FlashAttention-2 does (156 against 173 at 4k).  The
+      -- same figure, causal, FlashAttention bars at head dim 64 (Fig.
+      -- 4c) beside head dim 128 (Fig. 4d), 512 to 16k tokens: 58 / 55,
+      -- 70 / 62, 77 / 69, 87 / 76, 92 / 80, 97 / 83 TFLOP/s.  A head dim
+      -- up to 64 runs the 64-wide tile's kernel (the Triton one launches
+      -- it with num_warps 4, 128 with 8: llm-foundry v0.3.0
+      -- llmfoundry/models/layers/flash_attn_triton.py, "set
+      -- num_warps=4 if headdim=64 and num_warps=8 if headdim=128").
       fa1 = { fwd = 0.27, bwd = 0.235, seq = 4096,
               long = { { seq = 4096, tflops = 76 }, { seq = 8192, tflops = 80 },
-                       { seq = 16384, tflops = 83 } } },
+                       { seq = 16384, tflops = 83 } },
+              narrow = { dim = 64, points = A100_FA1_NARROW } },
       triton = { fwd = 0.27, bwd = 0.235, seq = 4096,
                  long = { { seq = 4096, tflops = 76 }, { seq = 8192, tflops = 80 },
-                          { seq = 16384, tflops = 83 } } },
+                          { seq = 16384, tflops = 83 } },
+                 narrow = { dim = 64, points = A100_FA1_NARROW } },
       efficient = { fwd = 0.31, bwd = 0.31 },
       reason = "A100-80GB, head_dim 128, causal, 4k tokens: FlashAttention-2 forward + "
             .. "backward 173 TFLOP/s = 0.55 of 312 (FA2 paper Fig. 4; the FA convention: "
@@ -333,8 +355,17 @@ arch {
       -- 0.438, against the 0.443 here.  long: its FlashAttention-1 bars,
       -- 135 at 8k and 137 at 16k (126 at 4k); FlashAttention-2's own
       -- curve is not applied (its rate was measured at 8k-16k).
+      -- narrow: the same figure's FlashAttention-1 bars at head dim 64
+      -- (causal) beside 128, 512 to 16k tokens: 104 / 98, 123 / 109,
+      -- 136 / 108, 138 / 126, 149 / 135, 156 / 137 TFLOP/s (the ampere
+      -- entry's triton says why the narrow tile runs faster).
       triton = { fwd = 0.173, bwd = 0.153,
-                 long = { { seq = 8192, tflops = 135 }, { seq = 16384, tflops = 137 } } },
+                 long = { { seq = 8192, tflops = 135 }, { seq = 16384, tflops = 137 } },
+                 narrow = { dim = 64, points = {
+                   { seq = 512, tflops = 104, wide = 98 }, { seq = 1024, tflops = 123, wide = 109 },
+                   { seq = 2048, tflops = 136, wide = 108 }, { seq = 4096, tflops = 138, wide = 126 },
+                   { seq = 8192, tflops = 149, wide = 135 },
+                   { seq = 16384, tflops = 156, wide = 137 } } } },
       efficient = { fwd = 0.16, bwd = 0.16 },
       -- FP8 attention (an 8-bit KV cache): its tensor rate doubles, the
       -- softmax between its two matmuls does not.

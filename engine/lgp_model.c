@@ -832,13 +832,11 @@ static int lgp_field_perdtype(lua_State *L, int idx, const char *what,
 	return 1;
 }
 
-/* attn_long: the fused attention kernel's length curve past its
- * reference, a list of {seq, rate over the reference's} pairs
- * (lua/gpuplan/roofline.lua builds it from the catalog's published
- * rates); their order and ranges are roof_device_check's. */
-static void c_device_long(lua_State *L, int v, void *dst, const char *path)
+/* A list of {seq, rate} pairs into q[] and r[] (at most
+ * ROOF_ATTN_LONG_MAX); their order and ranges are roof_device_check's. */
+static int c_device_pairs(lua_State *L, int v, const char *path, double *q,
+			  double *r)
 {
-	roof_device *d = dst;
 	lua_Integer i, n;
 
 	if (lua_type(L, v) != LUA_TTABLE)
@@ -865,14 +863,37 @@ static void c_device_long(lua_State *L, int v, void *dst, const char *path)
 					   "%s)", path, (int)i, j,
 					   luaL_typename(L, -1));
 			if (j == 1)
-				d->attn_long_q[i - 1] = x;
+				q[i - 1] = x;
 			else
-				d->attn_long_r[i - 1] = x;
+				r[i - 1] = x;
 			lua_pop(L, 1);
 		}
 		lua_pop(L, 1);
 	}
-	d->attn_long_n = (int)n;
+	return (int)n;
+}
+
+/* attn_long: the fused attention kernel's length curve past its
+ * reference, a list of {seq, rate over the reference's} pairs
+ * (lua/gpuplan/roofline.lua builds it from the catalog's published
+ * rates). */
+static void c_device_long(lua_State *L, int v, void *dst, const char *path)
+{
+	roof_device *d = dst;
+
+	d->attn_long_n = c_device_pairs(L, v, path, d->attn_long_q,
+					d->attn_long_r);
+}
+
+/* attn_narrow: the kernel's rate at its narrow head dim (attn_narrow_dim)
+ * over its rate at head dim 128, a list of {seq, ratio} pairs
+ * (lua/gpuplan/roofline.lua builds it from the catalog's bars). */
+static void c_device_narrow(lua_State *L, int v, void *dst, const char *path)
+{
+	roof_device *d = dst;
+
+	d->attn_narrow_n = c_device_pairs(L, v, path, d->attn_narrow_q,
+					  d->attn_narrow_r);
 }
 
 /* Read a device table (lua/gpuplan/roofline.lua builds it from the
@@ -891,6 +912,8 @@ static const lgp_field device_fields[] = {
 	D_NUM("attn_fp8", attn_fp8), D_NUM("attn_exp_dim", attn_exp_dim),
 	D_NUM("attn_dropout", attn_dropout), D_NUM("block_fp8", block_fp8),
 	D_NUM("attn_ref_q", attn_ref_q), F_CUSTOM("attn_long", c_device_long),
+	D_NUM("attn_narrow_dim", attn_narrow_dim),
+	F_CUSTOM("attn_narrow", c_device_narrow),
 	D_NUM("fp64", fp64), D_NUM("mma_n_step", mma_n_step),
 	D_NUM("vec16_x", vec16_x),
 	D_NUM("eager_hbm", eager_hbm), D_NUM("cta_latency", cta_latency),

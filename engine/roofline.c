@@ -258,6 +258,30 @@ int roof_device_check(const roof_device *d, gp_error *err)
 			               "must be in [%g, %g] (got %g)", i + 1,
 			               ROOF_MIN_FRAC, ROOF_MAX_ATTN_LONG, r);
 	}
+	if (bad(d->attn_narrow_dim) || d->attn_narrow_dim > ROOF_MAX_EXP_DIM ||
+	    (d->attn_narrow_n > 0 && !(d->attn_narrow_dim >= 1.0)))
+		return gp_fail(err, "device achievable.attention narrow dim "
+		               "must be 1..%g with points, 0 without (got %g)",
+		               ROOF_MAX_EXP_DIM, d->attn_narrow_dim);
+	if (d->attn_narrow_n < 0 || d->attn_narrow_n > ROOF_ATTN_LONG_MAX)
+		return gp_fail(err, "device achievable.attention narrow has %d "
+		               "points (at most %d)", d->attn_narrow_n,
+		               ROOF_ATTN_LONG_MAX);
+	for (i = 0; i < d->attn_narrow_n; i++) {
+		double q = d->attn_narrow_q[i], r = d->attn_narrow_r[i];
+		double prev = i > 0 ? d->attn_narrow_q[i - 1] : 0.0;
+
+		if (bad(q) || q <= prev || q < 1.0 || q > ROOF_MAX_ATTN_SEQ)
+			return gp_fail(err, "device achievable.attention narrow "
+			               "point %d: seq must exceed %g, be 1..%g "
+			               "(got %g)", i + 1, prev,
+			               ROOF_MAX_ATTN_SEQ, q);
+		if (bad(r) || r < ROOF_MIN_FRAC || r > ROOF_MAX_ATTN_LONG)
+			return gp_fail(err, "device achievable.attention narrow "
+			               "point %d: its rate over the head dim 128 "
+			               "one must be in [%g, %g] (got %g)", i + 1,
+			               ROOF_MIN_FRAC, ROOF_MAX_ATTN_LONG, r);
+	}
 	if (bad(d->attn_dropout) || d->attn_dropout > ROOF_MAX_ATTN_DROPOUT ||
 	    (d->attn_dropout != 0.0 && d->attn_dropout < 1.0))
 		return gp_fail(err, "device achievable.attention dropout must "
@@ -745,6 +769,31 @@ static double head_block_use(double n)
 	return n / b;
 }
 
+/* A narrow head's rate over the head dim 128 one the fractions were read
+ * at, at a causal prompt of q tokens: the kernel's published bars at both
+ * head dims, at the same lengths (attn_narrow), their ratio linear in
+ * log2 q between the points and held past either end.  FlashAttention-1's
+ * CUDA kernel and HazyResearch's Triton kernel run head dim 64 in a
+ * narrower tile (the Triton one with num_warps 4 for 64, 8 for 128) and
+ * reach more of the tensor peak there, not less: 87 against 76 TFLOP/s
+ * at 4k tokens, causal, on an A100 (FA2 paper Fig. 4c/4d; catalog/
+ * archs.lua) -- where FlashAttention-2 runs 156 against 173. */
+static double attn_narrow(const roof_device *d, double q)
+{
+	int i, n = d->attn_narrow_n;
+
+	if (q <= d->attn_narrow_q[0])
+		return d->attn_narrow_r[0];
+	for (i = 1; i < n; i++) {
+		double q0 = d->attn_narrow_q[i - 1], q1 = d->attn_narrow_q[i];
+		double r0 = d->attn_narrow_r[i - 1], r1 = d->attn_narrow_r[i];
+
+		if (q <= q1)
+			return r0 + (r1 - r0) * log2(q / q0) / log2(q1 / q0);
+	}
+	return d->attn_narrow_r[n - 1];
+}
+
 double roof_attn_eff(const roof_device *d, double m, double n, double k,
                      double count, double causal_q)
 {
@@ -768,6 +817,12 @@ double roof_attn_eff(const roof_device *d, double m, double n, double k,
 		eff *= attn_long(d, causal_q);
 	if (d->attn_head_pow2 && n > 0.0)
 		eff *= head_block_use(n) / head_block_use(ATTN_REF_D);
+	/* A head dim up to the kernel's narrow one runs its narrow tile's
+	 * kernel, at that kernel's published rate (attn_narrow above);
+	 * the bars are causal, so a causal prompt only. */
+	if (causal_q > 0 && d->attn_narrow_n > 0 && n > 0.0 &&
+	    n <= d->attn_narrow_dim)
+		eff *= attn_narrow(d, causal_q);
 	return eff;
 }
 

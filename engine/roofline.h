@@ -73,6 +73,17 @@ typedef struct roof_device {
 	double attn_long_r[ROOF_ATTN_LONG_MAX]; /* the kernel's published
 	                         rate there over its rate at attn_ref_q,
 	                         1..ROOF_MAX_ATTN_LONG */
+	double attn_narrow_dim; /* the head dim up to which the kernel's
+	                         narrow curve below applies (its narrower
+	                         tile's kernel); 0 = none */
+	int attn_narrow_n;    /* points of that curve, 0..ROOF_ATTN_LONG_MAX;
+	                         0 = a narrow head runs at the fractions of
+	                         the head dim they were read at (128) */
+	double attn_narrow_q[ROOF_ATTN_LONG_MAX]; /* causal prompt lengths
+	                         of its points, increasing */
+	double attn_narrow_r[ROOF_ATTN_LONG_MAX]; /* the kernel's published
+	                         rate at head dim attn_narrow_dim over its
+	                         rate at head dim 128, at that length */
 	double stream_frac[GP_DTYPE_COUNT]; /* rate at which a memory-bound
 	                                  GEMM computing at this precision
 	                                  streams its operands, as a

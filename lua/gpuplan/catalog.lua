@@ -923,7 +923,8 @@ local function check_entries(cat, errs)
   local roofline = require "gpuplan.roofline"
   -- An arch's fractions and launch overheads, as its GPUs' devices carry
   -- them (with a nominal 1 TFLOP/s and 1 TB/s, which only the GPU sets).
-  -- Every attention kernel's reference length and length curve (the
+  -- Every attention kernel's reference length, length curve and narrow-head
+  -- curve (the
   -- device carries only the kernel a command picks; --attn-kernel picks
   -- any other).
   local function attn_curves(entry, at, base)
@@ -935,6 +936,7 @@ local function check_entries(cat, errs)
           local d = {}
           for f, v in pairs(base) do d[f] = v end
           d.attn_ref_q, d.attn_long = pair.seq, roofline.attn_long(pair, kn)
+          d.attn_narrow_dim, d.attn_narrow = roofline.attn_narrow(pair, kn)
           core.check("device", d)
         end)
       end

@@ -163,6 +163,7 @@ function M.device(gpu, cat, attn_kernel, power_limit)
     -- nobody measured the kernel with dropout: not priced
     d.attn_dropout = pair.dropout
     d.attn_ref_q, d.attn_long = pair.seq, M.attn_long(pair, k)
+    d.attn_narrow_dim, d.attn_narrow = M.attn_narrow(pair, k)
   elseif attn_kernel then
     error(string.format("no attention kernel measurements for %s (arch %s)", tostring(g.id),
       tostring(g.arch)), 0)
@@ -230,6 +231,32 @@ function M.attn_long(pair, kernel)
   end
   return out
 end
+-- A fused attention kernel's rate at a narrow head dim (its catalog
+-- entry's `narrow`: the published bars at head dim `dim` and at 128, the
+-- head dim its fractions were read at, at the same causal prompts) as the
+-- device table carries it: the head dim, and { {seq, tflops / wide}, ... }
+-- (engine/roofline.c attn_narrow); nil without one.  The lengths must
+-- grow: the ratio is interpolated between them.
+function M.attn_narrow(pair, kernel)
+  local nw = pair.narrow
+  if not nw then return nil end
+  local pts = nw.points
+  local function bad(fmt, ...)
+    error(string.format("field 'achievable.attention.%s.narrow': " .. fmt, tostring(kernel), ...), 0)
+  end
+  if #pts == 0 then bad("no points") end
+  if #pts > M.ATTN_LONG_MAX then bad("%d points (at most %d)", #pts, M.ATTN_LONG_MAX) end
+  local out = {}
+  for i, p in ipairs(pts) do
+    if i > 1 and not (p.seq > pts[i - 1].seq) then
+      bad("point %d (seq %s) must be longer than point %d (seq %s)", i, tostring(p.seq),
+        i - 1, tostring(pts[i - 1].seq))
+    end
+    out[#out + 1] = { p.seq, p.tflops / p.wide }
+  end
+  return nw.dim, out
+end
+
 -- engine/roofline.h ROOF_ATTN_LONG_MAX
 M.ATTN_LONG_MAX = 8
 

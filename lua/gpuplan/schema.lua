@@ -359,6 +359,12 @@ end
 -- causal prompts from seq on, { seq = tokens, tflops = rate } each, the
 -- first at seq: a longer prompt runs at its rate over the first's
 -- (roofline.lua attn_long); absent: flat past seq
+-- narrow (optional): the kernel's published forward + backward rates at
+-- a narrower head dim (dim) beside its rates at head dim 128 (the one
+-- fwd and bwd were read at), causal, at the same prompts: { seq = tokens,
+-- tflops = the narrow head's rate, wide = head dim 128's } each, lengths
+-- growing; a head dim up to dim runs at tflops / wide of the fractions
+-- (roofline.lua attn_narrow); absent: every head dim at the fractions
 -- exp_dim: this kernel's own head dim below which the softmax's
 -- exponentials bound it, where it differs from the entry's (a kernel far
 -- below the tensor cores' rate balances its exponentials lower)
@@ -367,7 +373,13 @@ local attn_pair = T.record { fwd = R(frac()), bwd = R(frac()),
                              exp_dim = int { min = 1, max = 4096 },
                              seq = int { min = 1 },
                              long = T.array(T.record { seq = R(int { min = 1 }),
-                                                      tflops = R(num { min = 0.001, max = 1e6 }) }) }
+                                                      tflops = R(num { min = 0.001, max = 1e6 }) }),
+                             narrow = T.record {
+                               dim = R(int { min = 1, max = 4096 }),
+                               points = R(T.array(T.record {
+                                 seq = R(int { min = 1 }),
+                                 tflops = R(num { min = 0.001, max = 1e6 }),
+                                 wide = R(num { min = 0.001, max = 1e6 }) })) } }
 
 -- Memory-bound GEMMs at a precision whose kernels stream their operands
 -- below the common rate (roofline.c ROOF_GEMV_BW): the measured fraction
