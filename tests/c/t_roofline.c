@@ -31,7 +31,7 @@ int main(void)
 	gp_error err;
 	double e, kf;
 
-	plan(120);
+	plan(127);
 	h100(&d);
 	ok(roof_device_check(&d, &err) == GP_OK, "H100 device is valid");
 
@@ -174,6 +174,42 @@ int main(void)
 	   strstr(err.msg, "at most") != NULL, "too many points refused");
 	d.attn_ref_q = 0;
 	d.attn_long_n = 0;
+
+	/* A narrow head's bars (attn_narrow): FlashAttention-1's A100
+	 * causal bars at head dim 64 over 128 at 4k and 16k, 87/76 and
+	 * 97/83 (FA2 paper Fig. 4c / 4d).  At 32k the shape terms cap at 1
+	 * (no reference: 8k, and no length curve), so the ratio alone
+	 * shows, held at the last point; at 8k, half way in log2 from 4k
+	 * to 16k, the mean of the two ratios; head dim 128 and a non-causal
+	 * call do not take it.  Exact to rounding (1e-12). */
+	d.attn_narrow_dim = 64;
+	d.attn_narrow_n = 2;
+	d.attn_narrow_q[0] = 4096;
+	d.attn_narrow_r[0] = 87.0 / 76;
+	d.attn_narrow_q[1] = 16384;
+	d.attn_narrow_r[1] = 97.0 / 83;
+	ok(roof_device_check(&d, &err) == GP_OK, "narrow: a two-point "
+	   "head dim 64 curve is valid");
+	is_num(roof_attn_eff(&d, 32768, 64, 16384.5, 1, 32768), 97.0 / 83,
+	       1e-12, "narrow: head dim 64 at 32k held at the 16k ratio");
+	is_num(roof_attn_eff(&d, 8192, 64, 4096.5, 1, 8192),
+	       (87.0 / 76 + 97.0 / 83) / 2, 1e-12,
+	       "narrow: 8k half way (log2) between the 4k and 16k ratios");
+	ok(roof_attn_eff(&d, 32768, 128, 16384.5, 1, 32768) == 1.0,
+	   "narrow: head dim 128 keeps the fractions");
+	ok(roof_attn_eff(&d, 32768, 64, 32768, 1, 0) == 1.0,
+	   "narrow: a non-causal call keeps the fractions");
+	d.attn_narrow_dim = 0;
+	ok(roof_device_check(&d, &err) == GP_EINVAL &&
+	   strstr(err.msg, "narrow dim") != NULL,
+	   "narrow: points without a head dim refused");
+	d.attn_narrow_dim = 64;
+	d.attn_narrow_q[1] = 4096;
+	ok(roof_device_check(&d, &err) == GP_EINVAL &&
+	   strstr(err.msg, "narrow point 2") != NULL,
+	   "narrow: a repeated length refused");
+	d.attn_narrow_dim = 0;
+	d.attn_narrow_n = 0;
 
 	/* A kernel that pads the head dim to the next power of two, at
 	 * least 16 (attn_head_pow2: HazyResearch's Triton FlashAttention,
