@@ -275,6 +275,7 @@ static const lgp_field train_fields[] = {
 	F_BOOL("liger", offsetof(train_cfg, liger), 0),
 	F_BOOL("fused_norm", offsetof(train_cfg, fused_norm), 0),
 	F_BOOL("eager_optim", offsetof(train_cfg, eager_optim), 0),
+	F_BOOL("optim_loop", offsetof(train_cfg, optim_loop), 0),
 	F_BOOL("ds_buckets", offsetof(train_cfg, ds_buckets), 0),
 	F_BOOL("te_modules", offsetof(train_cfg, te_modules), 0),
 	F_BOOL("master_copy", offsetof(train_cfg, master_copy), 0),

@@ -365,6 +365,14 @@ typedef struct train_cfg {
 				  * clip_grad_norm_ (ten passes over the fp32
 				  * states); 0: a fused multi-tensor Adam
 				  * (apex, Megatron, DeepSpeed) */
+	int optim_loop;          /* 1: the Adam step as transformers'
+				  * AdamW (v4.12) or torch.optim.AdamW's
+				  * for-loop ran it, seven kernels a tensor
+				  * over the rank's fp32 partition (72 B an
+				  * element against the fused 28: train_
+				  * prep.c opt_bytes_of); DeepSpeed ZeRO 1/2
+				  * only, whose flat partitions leave it
+				  * one tensor a group */
 	double host_op_time;     /* s the host spends launching one op from
 				  * Python (no CUDA graphs): a layer's
 				  * forward takes at least its ops times

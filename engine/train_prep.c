@@ -774,10 +774,42 @@ static int phase_stages(phase *ph, gp_error *err)
  * precision_aware_optimizer (it keeps the master and writes the model
  * weights itself). */
 #define FP16_UNSCALE_BYTES 8.0
+/* optim_loop: the Adam step as transformers' AdamW runs it (v4.12,
+ * src/transformers/optimization.py AdamW.step, the Hugging Face Trainer's
+ * optimizer of 2021 -- create_optimizer's "optimizer_cls = Adafactor if
+ * self.args.adafactor else AdamW"), a Python loop over each group's
+ * tensors whose body is seven elementwise kernels:
+ *   "exp_avg.mul_(beta1).add_(grad, alpha=(1.0 - beta1))"      2m, 2m + g
+ *   "exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1.0 - beta2)"
+ *                                                              2v, 2v + g
+ *   "denom = exp_avg_sq.sqrt().add_(group["eps"])"        v + d, 2d
+ *   "p.data.addcdiv_(exp_avg, denom, value=-step_size)"    2p + m + d
+ * (the decay's "p.data.add_(p.data, ...)" only with weight_decay > 0,
+ * TrainingArguments' default 0.0), d the new denominator of v's dtype:
+ * 2p + 5m + 5v + 4d + 2g, 72 B an element in fp32, where the fused step
+ * the other paths price reads p, m, v and g once and writes p, m and v
+ * (2p + 2m + 2v + g, 28 B): 3m + 3v + 4d + g more, 44 B.  Under
+ * DeepSpeed's ZeRO 1/2 the client optimizer steps the rank's flat fp32
+ * partition, one tensor a group (deepspeed/runtime/zero/stage2.py at
+ * 9caa74e5, "Autotuning (#1554)": "param_group['params'] =
+ * [self.single_partition_of_fp32_groups[i]]"), its gradient the fp32
+ * partition DeepSpeed casts (g of the master's dtype): the loop's
+ * launches are seven a group, hidden under kernels of millions of
+ * elements, and its cost is these bytes (train.lua refuses the loop
+ * elsewhere, where its per-tensor launches would be the price). */
+static double optim_loop_bytes(const train_cfg *c, const gp_state_bytes *sb)
+{
+	double mv = sb->optimizer / 2.0;
+	double g = sb->master > 0 ? sb->master : sb->weights;
+
+	return c->optim_loop ? 3.0 * mv + 3.0 * mv + 4.0 * mv + g : 0.0;
+}
+
 static double opt_bytes_of(const train_cfg *c, const gp_state_bytes *sb,
 			   int ddp)
 {
 	double fp16 = ddp && c->compute == GP_FP16 ? FP16_UNSCALE_BYTES : 0.0;
+	double loop = optim_loop_bytes(c, sb);
 
 	if (c->eager_optim && c->mem.optim.foreach_adamw) {
 		/* torch.optim.AdamW's foreach path (_multi_tensor_adamw,
@@ -813,9 +845,9 @@ static double opt_bytes_of(const train_cfg *c, const gp_state_bytes *sb,
 		 * read here: it keeps 3 g. */
 		return 2.0 * (sb->master + sb->optimizer) + 12.0 +
 			2.0 * sb->grads + sb->weights + copy +
-			(fp16 > 0 ? fp16 + 6.0 * sb->grads : 0.0);
+			(fp16 > 0 ? fp16 + 6.0 * sb->grads : 0.0) + loop;
 	return 2.0 * (sb->master + sb->optimizer) + 3.0 * sb->grads +
-		sb->weights + copy + fp16;
+		sb->weights + copy + fp16 + loop;
 }
 
 /* The config as the phase's key: what the phase does not read cleared. */

@@ -593,6 +593,14 @@ opt { name = "addmm_bias", type = "boolean", lua_only = true, commands = "train 
     .. "before its cuBLASLt bias epilogue (PyTorch PR #72148, 2022): the bias copied into "
     .. "the output and read back by the GEMM, its gradient summed by a kernel of its own "
     .. "(transformers' GPT-2 Conv1D of 2021)" }
+opt { name = "optimizer_impl", type = "string", metavar = "I", lua_only = true,
+  commands = "train plan rl", kind = "enum", values = { "fused", "foreach", "loop" },
+  help = "fused|foreach|loop: how the Adam step runs (default: foreach on the hf stack, "
+    .. "torch.optim.AdamW's; fused elsewhere, a multi-tensor Adam kernel): loop, the Python "
+    .. "loop of seven kernels a tensor of transformers' AdamW (v4.12, the Hugging Face "
+    .. "Trainer's of 2021), 72 B an fp32 element against the fused 28; only under DeepSpeed "
+    .. "ZeRO 1/2 (stack deepspeed), which hands it one flat partition a group",
+  suggest = { "optim_impl", "adam_impl" } }
 opt { name = "attn_where", type = "boolean", lua_only = true, commands = "train plan rl",
   help = "unfused eager attention (flash false) applies its causal mask with "
     .. "torch.where(causal_mask, scores, masked_bias) before adding the padding mask, as "

@@ -821,7 +821,28 @@ local function step_choices(o, p, cfg, sweep, default)
         tostring(kernels))
     end
   end
-  cfg.eager_optim = cfg.stack == "hf"
+  -- The Adam step's implementation (optimizer_impl): the stack's own
+  -- unless stated.  loop (engine/train_prep.c optim_loop_bytes) prices the
+  -- bytes of transformers' AdamW over DeepSpeed's flat ZeRO 1/2 partitions,
+  -- one tensor a group; elsewhere it loops over every parameter tensor,
+  -- seven launches each, which nothing here prices: refused.
+  local impl = o.optimizer_impl
+  if impl ~= nil and impl ~= "fused" and impl ~= "foreach" and impl ~= "loop" then
+    usage("train: optimizer_impl must be fused, foreach or loop (got %s)", args.shown(impl))
+  end
+  if impl == "loop" and not (cfg.stack == "deepspeed"
+                             and (cfg.zero == nil or cfg.zero == 1 or cfg.zero == 2)) then
+    usage("train: optimizer_impl loop is priced under DeepSpeed ZeRO 1/2 (stack deepspeed, "
+      .. "zero 1 or 2), whose flat partitions leave the loop one tensor a group; "
+      .. "stack %s at zero %s loops over every parameter tensor, seven launches each, "
+      .. "which is not priced", tostring(cfg.stack), tostring(cfg.zero))
+  end
+  if impl == nil then
+    cfg.eager_optim = cfg.stack == "hf"
+  else
+    cfg.eager_optim = impl == "foreach"
+  end
+  cfg.optim_loop = impl == "loop"
   -- The deepspeed stack's ZeRO optimizer copies each micro-batch's
   -- gradients into its reduce bucket at stage 2 (engine/train_stage.c
   -- ds_bucket_time).

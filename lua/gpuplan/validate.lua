@@ -393,6 +393,8 @@ local case_schema = T.record {
     attn_head_copies = declared("attn_head_copies"),
     -- PyTorch's addmm before its cuBLASLt bias epilogue (gp.train's addmm_bias)
     addmm_bias = declared("addmm_bias"),
+    -- the Adam step's implementation (gp.train's optimizer_impl)
+    optimizer_impl = declared("optimizer_impl"),
     -- false where the model's own code has no fused attention to run
     -- (gp.train's flash; Qwen-VL's remote QWenAttention always calls its
     -- matmul-softmax _attn)
@@ -616,7 +618,7 @@ M.WORKLOAD_READ = { dropout = set "train memory", unfused_loss = set "train",
                     emb_matmul = set "train",
                     lora_merged = set "train",
                     attn_where = set "train", attn_head_copies = set "train",
-                    addmm_bias = set "train",
+                    addmm_bias = set "train", optimizer_impl = set "train",
                     fused_linear_ce = set "train memory",
                     replicated_logits = set "train memory",
                     tp_input_per_linear = set "train",

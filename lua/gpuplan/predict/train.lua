@@ -909,6 +909,9 @@ local function predict(case, cat)
   o.attn_where = v(wl.attn_where)
   o.attn_head_copies = v(wl.attn_head_copies)
   o.addmm_bias = v(wl.addmm_bias)
+  -- The Adam step's implementation where the source's code says
+  -- (SCHEMA.md workload.optimizer_impl; gp.train's optimizer_impl).
+  o.optimizer_impl = v(wl.optimizer_impl)
   o.flash = v(wl.flash)
   o.kernels = v(wl.kernels)
   -- The run's training switches as its launch script sets them (SCHEMA.md

@@ -1,0 +1,52 @@
+-- optim_loop: the Adam step as transformers' AdamW of 2021 runs it
+-- (optimizer_impl loop): a Python loop of seven elementwise kernels a
+-- tensor, which under DeepSpeed ZeRO 1/2 steps the rank's flat fp32
+-- partition (one tensor a group): 72 B an element against the fused
+-- step's 28, 44 B more (engine/train_prep.c optim_loop_bytes).
+-- Run with ./gpuplan run tests/lua/optim_loop.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(8)
+
+-- GPT-2 XL's shape, 16 H100s data parallel, the deepspeed stack in fp16.
+local job = {
+  model = { id = "gpt2-xl-probe", layers = 48, hidden = 1600, heads = 25, kv_heads = 25,
+            head_dim = 64, ffn_hidden = 6400, ffn_gated = false, vocab = 50257,
+            tied_embeddings = true, norm = "layer", positions = "learned" },
+  gpu = "h100-sxm", gpus = 16, gpus_per_node = 8, batch = 1, seq = 1024, global_batch = 16,
+  stack = "deepspeed", precision = "fp16", zero = 1,
+}
+local function opt(x) return t.step_part(gp.train(t.with(job, x)), "optimizer").seconds end
+
+-- The unit: ZeRO 3 steps the same partition (the parameters over the 16
+-- ranks) with the mixed-16 fused Adam alone, 32 B a local element (2 x (4
+-- B master + 8 B moments) + 3 x 2 B gradient + 2 B weights, engine/
+-- train_prep.c opt_bytes_of).  The loop adds 3m + 3v + 4d + g = 3 x 4 + 3
+-- x 4 + 4 x 4 + 4 = 44 B (fp32 moments, denominator and the partition's
+-- fp32 gradient) at ZeRO 1, whatever else ZeRO 1's step prices: its
+-- optimizer part less the fused one's is 44 / 32 of the unit.  1%: each
+-- part also pays the memory pipeline's fill once a pass (a few us) against
+-- a ~1 ms pass.
+local unit, fused, loop = opt { zero = 3 }, opt {}, opt { optimizer_impl = "loop" }
+t.ok(unit > 0 and fused > 0, "the fused step is priced")
+t.near((loop - fused) / unit, 44 / 32, 0.01, "loop: 44 B an element over the fused step")
+t.is(opt { optimizer_impl = "fused" }, fused, "fused: the deepspeed stack's default")
+t.is(opt { zero = 2, optimizer_impl = "loop" } - opt { zero = 2 }, loop - fused,
+     "ZeRO 2 steps the same flat partition")
+
+-- foreach is torch.optim.AdamW's foreach path with clip_grad_norm_ (the hf
+-- stack's default): 96 B in place of the fused 32 (opt_bytes_of's
+-- eager_optim branch), 64 B more (1%: the fill, as above).
+t.near((opt { optimizer_impl = "foreach" } - fused) / unit, 64 / 32, 0.01,
+       "foreach: torch.optim.AdamW's eight passes and the norm, 96 B")
+
+-- Elsewhere the loop runs over every parameter tensor, seven launches
+-- each, which is not priced: refused, naming the option.
+t.raises(function() return gp.train(t.with(job, { zero = 3, optimizer_impl = "loop" })) end,
+         "optimizer_impl loop", "ZeRO 3: the loop refused", true)
+t.raises(function()
+  return gp.train(t.with(job, { stack = "hf", zero = 0, optimizer_impl = "loop" }))
+end, "optimizer_impl loop", "stack hf: the loop refused", true)
+t.raises(function() return gp.train(t.with(job, { optimizer_impl = "looped" })) end,
+         "optimizer_impl", "an unknown implementation refused", true)
