@@ -370,9 +370,9 @@ typedef struct train_cfg {
 				  * for-loop ran it, seven kernels a tensor
 				  * over the rank's fp32 partition (72 B an
 				  * element against the fused 28: train_
-				  * prep.c opt_bytes_of); DeepSpeed ZeRO 1/2
-				  * only, whose flat partitions leave it
-				  * one tensor a group */
+				  * prep.c opt_bytes_of); the deepspeed
+				  * stack only, whose flat fp32 tensors
+				  * leave it one tensor a group */
 	double host_op_time;     /* s the host spends launching one op from
 				  * Python (no CUDA graphs): a layer's
 				  * forward takes at least its ops times

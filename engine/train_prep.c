@@ -788,15 +788,19 @@ static int phase_stages(phase *ph, gp_error *err)
  * TrainingArguments' default 0.0), d the new denominator of v's dtype:
  * 2p + 5m + 5v + 4d + 2g, 72 B an element in fp32, where the fused step
  * the other paths price reads p, m, v and g once and writes p, m and v
- * (2p + 2m + 2v + g, 28 B): 3m + 3v + 4d + g more, 44 B.  Under
- * DeepSpeed's ZeRO 1/2 the client optimizer steps the rank's flat fp32
- * partition, one tensor a group (deepspeed/runtime/zero/stage2.py at
- * 9caa74e5, "Autotuning (#1554)": "param_group['params'] =
- * [self.single_partition_of_fp32_groups[i]]"), its gradient the fp32
- * partition DeepSpeed casts (g of the master's dtype): the loop's
- * launches are seven a group, hidden under kernels of millions of
- * elements, and its cost is these bytes (train.lua refuses the loop
- * elsewhere, where its per-tensor launches would be the price). */
+ * (2p + 2m + 2v + g, 28 B): 3m + 3v + 4d + g more, 44 B.  DeepSpeed
+ * hands its client optimizer flat fp32 tensors, one a group, at every
+ * stage (DeepSpeed at 9caa74e5, "Autotuning (#1554)": ZeRO 1/2's
+ * stage2.py "param_group['params'] =
+ * [self.single_partition_of_fp32_groups[i]]", the rank's partition;
+ * ZeRO 3's stage3.py "self.optimizer.param_groups[param_group_id]
+ * ['params'] = [fp32_param]", a sub-group at a time; ZeRO 0's fp16
+ * FP16_Optimizer "param_group['params'] = [self.fp32_groups_flat[i]]"),
+ * its gradient the fp32 copy DeepSpeed casts (g of the master's dtype):
+ * the loop's launches are seven a group, hidden under kernels of
+ * millions of elements, and its cost is these bytes (train.lua refuses
+ * the loop off the deepspeed stack, where its per-tensor launches would
+ * be the price, and with the step offloaded). */
 static double optim_loop_bytes(const train_cfg *c, const gp_state_bytes *sb)
 {
 	double mv = sb->optimizer / 2.0;

@@ -598,8 +598,8 @@ opt { name = "optimizer_impl", type = "string", metavar = "I", lua_only = true,
   help = "fused|foreach|loop: how the Adam step runs (default: foreach on the hf stack, "
     .. "torch.optim.AdamW's; fused elsewhere, a multi-tensor Adam kernel): loop, the Python "
     .. "loop of seven kernels a tensor of transformers' AdamW (v4.12, the Hugging Face "
-    .. "Trainer's of 2021), 72 B an fp32 element against the fused 28; only under DeepSpeed "
-    .. "ZeRO 1/2 (stack deepspeed), which hands it one flat partition a group",
+    .. "Trainer's of 2021), 72 B an fp32 element against the fused 28; stack deepspeed only "
+    .. "(not offloaded), which hands it one flat fp32 tensor a group",
   suggest = { "optim_impl", "adam_impl" } }
 opt { name = "attn_where", type = "boolean", lua_only = true, commands = "train plan rl",
   help = "unfused eager attention (flash false) applies its causal mask with "

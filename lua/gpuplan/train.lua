@@ -823,19 +823,24 @@ local function step_choices(o, p, cfg, sweep, default)
   end
   -- The Adam step's implementation (optimizer_impl): the stack's own
   -- unless stated.  loop (engine/train_prep.c optim_loop_bytes) prices the
-  -- bytes of transformers' AdamW over DeepSpeed's flat ZeRO 1/2 partitions,
-  -- one tensor a group; elsewhere it loops over every parameter tensor,
-  -- seven launches each, which nothing here prices: refused.
+  -- bytes of transformers' AdamW over the flat fp32 tensors DeepSpeed hands
+  -- its client optimizer at every stage, one a group (or a ZeRO 3
+  -- sub-group); elsewhere it loops over every parameter tensor, seven
+  -- launches each, which nothing here prices, and an offloaded step is
+  -- DeepSpeedCPUAdam on the host (transformers' deepspeed_init refuses
+  -- offload without a DeepSpeed optimizer): both refused.
   local impl = o.optimizer_impl
   if impl ~= nil and impl ~= "fused" and impl ~= "foreach" and impl ~= "loop" then
     usage("train: optimizer_impl must be fused, foreach or loop (got %s)", args.shown(impl))
   end
-  if impl == "loop" and not (cfg.stack == "deepspeed"
-                             and (cfg.zero == nil or cfg.zero == 1 or cfg.zero == 2)) then
-    usage("train: optimizer_impl loop is priced under DeepSpeed ZeRO 1/2 (stack deepspeed, "
-      .. "zero 1 or 2), whose flat partitions leave the loop one tensor a group; "
-      .. "stack %s at zero %s loops over every parameter tensor, seven launches each, "
-      .. "which is not priced", tostring(cfg.stack), tostring(cfg.zero))
+  if impl == "loop" and cfg.stack ~= "deepspeed" then
+    usage("train: optimizer_impl loop is priced on stack deepspeed, whose flat fp32 "
+      .. "partitions leave the loop one tensor a group; stack %s loops over every parameter "
+      .. "tensor, seven launches each, which is not priced", tostring(cfg.stack))
+  end
+  if impl == "loop" and o.offload ~= nil and o.offload ~= "none" then
+    usage("train: optimizer_impl loop is the GPU's step; with offload %s DeepSpeed steps on "
+      .. "the host (DeepSpeedCPUAdam): leave optimizer_impl out", tostring(o.offload))
   end
   if impl == nil then
     cfg.eager_optim = cfg.stack == "hf"

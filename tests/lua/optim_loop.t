@@ -1,13 +1,13 @@
 -- optim_loop: the Adam step as transformers' AdamW of 2021 runs it
 -- (optimizer_impl loop): a Python loop of seven elementwise kernels a
--- tensor, which under DeepSpeed ZeRO 1/2 steps the rank's flat fp32
--- partition (one tensor a group): 72 B an element against the fused
+-- tensor, which under DeepSpeed steps its flat fp32 tensors (one a
+-- group): 72 B an element against the fused
 -- step's 28, 44 B more (engine/train_prep.c optim_loop_bytes).
 -- Run with ./gpuplan run tests/lua/optim_loop.t.
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(8)
+t.plan(9)
 
 -- GPT-2 XL's shape, 16 H100s data parallel, the deepspeed stack in fp16.
 local job = {
@@ -41,10 +41,17 @@ t.is(opt { zero = 2, optimizer_impl = "loop" } - opt { zero = 2 }, loop - fused,
 t.near((opt { optimizer_impl = "foreach" } - fused) / unit, 64 / 32, 0.01,
        "foreach: torch.optim.AdamW's eight passes and the norm, 96 B")
 
--- Elsewhere the loop runs over every parameter tensor, seven launches
--- each, which is not priced: refused, naming the option.
-t.raises(function() return gp.train(t.with(job, { zero = 3, optimizer_impl = "loop" })) end,
-         "optimizer_impl loop", "ZeRO 3: the loop refused", true)
+-- ZeRO 3 hands the client optimizer flat fp32 sub-groups too: the same
+-- 44 B over its fused step.
+t.near((opt { zero = 3, optimizer_impl = "loop" } - unit) / unit, 44 / 32, 0.01,
+       "ZeRO 3: the loop's 44 B over the fused 32")
+
+-- Off the deepspeed stack the loop runs over every parameter tensor, seven
+-- launches each, which is not priced, and an offloaded step is
+-- DeepSpeedCPUAdam's: refused, naming the option.
+t.raises(function()
+  return gp.train(t.with(job, { zero = 2, offload = "optimizer", optimizer_impl = "loop" }))
+end, "optimizer_impl loop", "offload: the loop refused", true)
 t.raises(function()
   return gp.train(t.with(job, { stack = "hf", zero = 0, optimizer_impl = "loop" }))
 end, "optimizer_impl loop", "stack hf: the loop refused", true)
