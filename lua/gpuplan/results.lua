@@ -367,6 +367,9 @@ field("graph_gaps", "s", "time a decode step's forward loses between the pieces 
 field("hybrid_kernels", "s", "rollout_engine hybrid: GPU time a decode step spends on "
   .. "DeepSpeed's kernels beyond the serving model's operators (the unfused attention, the "
   .. "bias and residual kernels, generate()'s ops after the layers)", "rl")
+field("hybrid_qkv_merge", "s", "rollout_engine hybrid under zero 3: GPU time a decode step "
+  .. "spends re-fusing each layer's q, k and v into one buffer (DeepSpeed's _merge_qkv; "
+  .. "absent where none)", "rl")
 field("rollout_dp_attention", "", "the rollout engine's attention data-parallel over its GPUs "
   .. "(as given)", "rl")
 field("refit_drain", "", "each refit waits for every pending generation (as given; priced "

@@ -470,6 +470,30 @@ M.HF_GENERATE_TAIL_OPS = 17
 M.HYBRID_EXTRA_LAYER_KERNELS = 5
 M.HF_GENERATE_TAIL_KERNELS = M.HF_GENERATE_TAIL_OPS - 3
 
+-- Under ZeRO-3 the hybrid engine's attention keeps q, k and v apart and
+-- fuses them again at every forward.  set_params_wo_copy (module_inject/
+-- containers/base.py, v0.9.0) points the inference attention at the
+-- fused qkvw only "if not Z3_enabled or self.q_k_v is None"; under ZeRO-3
+-- a container whose policy returns q, k and v apart (HFOPTLayerPolicy
+-- get_q_k_v: q_proj, k_proj, v_proj, OPT's) gets attn_qw, attn_kw,
+-- attn_vw (and the TP engine's apply_tensor_parallelism, "if
+-- self.module.attention.attn_qkvw is None: self.attention_q_k_v_mp",
+-- slices them apart too), and DeepSpeedSelfAttention.forward (ops/
+-- transformer/inference/ds_attention.py) begins "if self.attn_qkvw is
+-- None: self._attn_qkvw, self._attn_qkvb = self._merge_qkv()", which
+-- copies each into one buffer shared by every layer: "qvkw[:self.
+-- hidden_size_per_partition, :] = self.attn_qw", the same for attn_kw and
+-- attn_vw, and the three biases into qvkb when attn_qb is not None.
+-- Every layer of every decode step thus reads and writes its TP slice of
+-- the q, k and v weights once more before its q/k/v GEMM reads the
+-- buffer: HYBRID_Z3_MERGE_COPIES copies a layer (the weights' three, the
+-- biases' three on a model with them), each a kernel and a Python op on
+-- the host.  Below ZeRO-3 (the fused qkvw) and on a model whose own
+-- modules fuse q, k and v (the actor's split_proj without its q, k, v:
+-- "none" or "mlp", whose policy returns no q_k_v) there is none.  The prefill's one merge a layer is not counted (a 1/steps share
+-- of the decode's).
+M.HYBRID_Z3_MERGE_COPIES = 3
+
 -- OpenRLHF without vLLM engines (train_ppo_ray.py of 2024 when no
 -- --vllm_num_engines is given: openrlhf/models/actor.py generate calls
 -- the Hugging Face model's own generate on each actor rank's ZeRO-2 copy
@@ -1945,6 +1969,30 @@ run = function(o, job)
     hybrid_kernels = (M.HYBRID_EXTRA_LAYER_KERNELS * model.layers + M.HF_GENERATE_TAIL_KERNELS)
       * one
   end
+  -- ... and under ZeRO-3, its attention's merge of q, k and v a layer
+  -- (M.HYBRID_Z3_MERGE_COPIES): each weight slice of the inference TP rank
+  -- read and written at the card's roofline, each bias copy (a model with
+  -- linear or q/k/v biases) an op of its slice; the copies' host ops join
+  -- the layer's (engine_host_step).
+  local merge, merge_ops = 0, 0
+  if released and (cfg.split_proj or 0) % 2 == 1 then
+    local hd = model.head_dim or model.hidden / model.heads
+    local wb = s.precision == "fp32" and 4 or 2
+    local prec = s.precision == "fp16" and "fp16" or "bf16"
+    local kvh = model.kv_heads or model.heads
+    local rows = { model.heads * hd / rtp, kvh * hd / rtp, kvh * hd / rtp }
+    local bias = model.linear_bias or model.qkv_bias
+    for _, n in ipairs(rows) do
+      merge = merge + core().roof_op(s.device, { flop = 0, graphs = false,
+        bytes = 2 * n * model.hidden * wb, prec = prec }).time
+      if bias then
+        merge = merge + core().roof_op(s.device, { flop = 0, graphs = false,
+          bytes = 2 * n * wb, prec = prec }).time
+      end
+    end
+    merge = merge * model.layers
+    merge_ops = M.HYBRID_Z3_MERGE_COPIES * (bias and 2 or 1)
+  end
   local c = {
     rollout_ep = rep, rollout_dp_attention = rdp,
     train = cfg, rollout = rc, ppo = ppo, ref_model = ref, reward_model = reward,
@@ -1973,7 +2021,7 @@ run = function(o, job)
     -- hf's: the same around the Hugging Face layers (M.HF_LLAMA_LAYER_OPS),
     -- each layer waiting on its _get_unpad_data, the longer of a layer's
     -- dispatch and its kernels
-    engine_host_step = hybrid and ((hf and M.HF_LLAMA_LAYER_OPS or M.HYBRID_LAYER_OPS)
+    engine_host_step = hybrid and ((hf and M.HF_LLAMA_LAYER_OPS or M.HYBRID_LAYER_OPS + merge_ops)
       * model.layers + M.HF_GENERATE_TAIL_OPS) * op_t or M.ENGINE_HOST.step * hs + xh,
     engine_host_seq = hybrid and 0 or (M.ENGINE_HOST.seq + (logprob or 0) + (frontend or 0))
       * hs,
@@ -1986,7 +2034,7 @@ run = function(o, job)
     -- each TP rank's per-device batch, gathered over the inference TP group;
     -- vLLM's: one actor rank's micro-batch an engine call (engine_of)
     static_batch = hybrid and gen_batch * rtp or gen_batch,
-    engine_host_overlap = async or hybrid, engine_graph_gaps = gaps + hybrid_kernels,
+    engine_host_overlap = async or hybrid, engine_graph_gaps = gaps + hybrid_kernels + merge,
     -- OpenRLHF's actor ranks each generate their own micro-batches
     -- (ppo_trainer.py fit: make_experience per micro-batch on every rank,
     -- no collective before ppo_train): their rounds end on their own
@@ -2055,6 +2103,7 @@ run = function(o, job)
     async_scheduling = not hybrid and async or nil, rollout_eager = o.rollout_eager == true,
     rollout_piecewise = piecewise, graph_gaps = gaps,
     hybrid_kernels = hybrid and not hf and hybrid_kernels or nil,
+    hybrid_qkv_merge = merge > 0 and merge or nil,
     rollout_fused_grouped_topk = rc.fused_grouped_topk,
     rollout_fused_topk_softmax = rc.fused_topk_softmax,
     engine_xhost_step = xh,

@@ -1,0 +1,78 @@
+-- DeepSpeed's hybrid engine under ZeRO-3 (DeepSpeed-Chat's run_13b.sh and
+-- run_66b.sh): the inference attention keeps q, k and v apart
+-- (containers/base.py v0.9.0 set_params_wo_copy: the fused qkvw only "if
+-- not Z3_enabled or self.q_k_v is None") and DeepSpeedSelfAttention.forward
+-- copies them into one shared buffer at every forward (ds_attention.py
+-- _merge_qkv).  gp.rl prices those copies on each decode step's GPU
+-- timeline (result hybrid_qkv_merge; gpuplan.rl HYBRID_Z3_MERGE_COPIES).
+-- Run with ./gpuplan run tests/lua/rl_hybrid_z3_merge.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+local with = t.with
+
+t.plan(8)
+
+-- OPT-13B (facebook/opt-13b: 40 layers, hidden 5120, 40 heads of 128; its
+-- own q_proj, k_proj, v_proj) on one DGX of 8 A100-40GB, as run_13b.sh:
+-- ZeRO-3, LoRA 128, the hybrid engine at inference TP 2, 16 prompts a GPU.
+local opt13 = { id = "OPT-13B", layers = 40, hidden = 5120, heads = 40, kv_heads = 40,
+  head_dim = 128, ffn_hidden = 20480, ffn_gated = false, ffn_act = "relu", split_proj = "qkv",
+  vocab = 50272, tied_embeddings = true, positions = "learned", norm = "layer" }
+local base = { model = opt13, gpu = "a100-sxm-40gb", gpus = 8, gpus_per_node = 8, algo = "ppo",
+  zero = 3, precision = "fp16", prompts = 128, group = 1, prompt_len = 256, response_len = 256,
+  batch = 16, global_batch = 128, rollout_engine = "hybrid", generation_batch = 16,
+  rollout_tp = 2, recompute = "full", method = "lora", lora_rank = 128,
+  lora_targets = "q,k,v,o,up,down" }
+
+local r = gp.rl(base)
+t.ok(r.fits, "the job fits")
+-- The bytes a decode step: 40 layers x 3 copies (q, k, v) x (read +
+-- write) x the TP rank's 5120 / 2 rows of 5120 x 2 B = 6,291,456,000 B.
+-- At the card's peak 1.555 TB/s (catalog mem_bw) that is 4.046 ms; the
+-- roofline's copies run at the achievable fraction of it (Ampere's hbm
+-- 0.85, catalog archs.lua) plus each of the 120 kernels' launch, so the
+-- time lies above that floor and below twice it (1 / 0.85 = 1.18x, the
+-- launches a few microseconds each: well under the 2x bound).
+local bytes = 40 * 3 * 2 * 2560 * 5120 * 2
+local floor = bytes / 1.555e12
+t.ok(r.hybrid_qkv_merge and r.hybrid_qkv_merge >= floor and r.hybrid_qkv_merge <= 2 * floor,
+  string.format("ZeRO-3, TP 2: %.2f ms a decode step re-fusing q, k, v (floor %.2f ms)",
+    (r.hybrid_qkv_merge or 0) * 1e3, floor * 1e3))
+
+-- It lies on every decode step's GPU timeline: the rollout's decode is
+-- longer by steps x the merge than the same job whose q, k and v are one
+-- fused linear (split_proj false: a policy with no q_k_v fuses them once).
+-- The decode is GPU-bound here (its host, (7.04 x 40 + 17) x 24.84 us =
+-- 7.4 ms, under the GPU's ~20 ms), so the difference is exact up to
+-- rounding (1e-9 relative).
+local f = gp.rl(with(base, { split_proj = false }))
+t.is(f.hybrid_qkv_merge, nil, "q, k and v fused by the model's own modules: no merge")
+local d = (r.rollout.decode - f.rollout.decode) / r.rollout.steps
+t.ok(math.abs(d / r.hybrid_qkv_merge - 1) < 1e-9,
+  "the decode grows by the merge each of its 256 steps")
+
+-- At inference TP 1 each GPU copies the whole q, k and v: twice the
+-- bytes.  The 120 kernels' launches do not double, so the ratio is a
+-- little under 2 (above 1.7: the launches are under a tenth of the TP 2
+-- time's copies).
+local one = gp.rl(with(base, { rollout_tp = 1 }))
+local ratio = one.hybrid_qkv_merge / r.hybrid_qkv_merge
+t.ok(ratio > 1.7 and ratio <= 2.0, string.format("TP 1 copies twice the slice (x%.2f)", ratio))
+
+-- Below ZeRO-3 the container points at a fused qkvw of its own
+-- (set_params_wo_copy: "self.module.attention.attn_qkvw = self.qkvw"): no
+-- merge, at TP 1 (what gp.rl takes below ZeRO-3).
+local z2 = gp.rl(with(base, { zero = 2, rollout_tp = 1 }))
+t.is(z2.hybrid_qkv_merge, nil, "ZeRO-2: the fused copy, no per-forward merge")
+
+-- A vLLM engine has none: its weights are its own, fused at load.
+local vo = with(base, { rollout_engine = "vllm" })
+vo.generation_batch = nil
+t.is(gp.rl(vo).hybrid_qkv_merge, nil, "vLLM: no merge")
+
+-- The copies' host ops join each layer's dispatch: with the merge the
+-- host's part of a decode step is 3 ops x 40 layers x 24.84 us longer;
+-- the GPU-bound decode hides it, so only the GPU time moved (above).
+t.ok(r.rollout.host == f.rollout.host,
+  "GPU-bound: the host's extra ops are hidden under the step")
