@@ -138,6 +138,7 @@ static const lgp_field rl_cfg_fields[] = {
 	RL_BOOL("sync_fp8_cast", sync_fp8_cast),
 	RL_NUM("token_host", token_host),
 	RL_NUM("sync_host", sync_host),
+	RL_NUM("engine_fuse", engine_fuse),
 	RL_NUM("ipc_transfer", ipc_transfer),
 	RL_NUM("keep", keep),
 	RL_NUM("val_prompts", val_prompts),
@@ -303,7 +304,8 @@ void lgp_pushrl(lua_State *L, const rl_result *out)
  * gathers whole tensors over TP before the pipeline), sync_fp8_cast
  * (boolean: the engine casts each weight it receives to fp8, whole, on
  * every rank), sync_host (s a
- * weight sync's tensor-by-tensor export adds), ipc_transfer (s per
+ * weight sync's tensor-by-tensor export adds), engine_fuse (s a step's
+ * syncs spend fusing LoRA adapters into the engine's weights, rl.h), ipc_transfer (s per
  * hand-off of a colocated sync through a CUDA-IPC buffer, rl.h),
  * token_host (s per generated token of the framework's output
  * handling), keep (dynamic sampling's kept share of the generated

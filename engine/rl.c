@@ -79,6 +79,7 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 			 err) ||
 	    gp_check_num(c->token_host, 0, 1, "token_host", err) ||
 	    gp_check_num(c->sync_host, 0, 1e6, "sync_host", err) ||
+	    gp_check_num(c->engine_fuse, 0, 1e6, "engine_fuse", err) ||
 	    gp_check_num(c->ipc_transfer, 0, 1e6, "ipc_transfer", err) ||
 	    gp_check_num(c->keep, 0, 1, "filter_keep", err) ||
 	    gp_check_count(c->rollout_gpus, 0, "rollout_gpus", err) ||
@@ -1144,8 +1145,10 @@ static int rl_step_memo(const gp_model *m, const roof_device *d,
 	if (rl_weight_sync(m, d, t, c, &out->update, out->gpus, engines,
 			   &sync, &out->sync_bytes, err))
 		return GP_EINVAL;
-	/* A tensor-by-tensor export (verl's) on top of the bytes. */
-	sync += c->sync_host;
+	/* A tensor-by-tensor export (verl's) on top of the bytes, and the
+	 * hybrid engine's fuse of the LoRA adapters into what it gathered
+	 * (rl.h engine_fuse). */
+	sync += c->sync_host + c->engine_fuse;
 	/* and the colocated stream's hand-offs, each its fixed cost */
 	if (c->colocated && c->ipc_transfer > 0) {
 		out->ipc_transfers = rl_ipc_transfers(m, out);

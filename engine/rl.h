@@ -386,6 +386,13 @@ typedef struct rl_cfg {
 			     * each tensor broadcast, gathered, converted
 			     * and loaded one at a time), on top of its
 			     * bytes; 0 = bucketed, bytes only */
+	double engine_fuse; /* s a step's weight syncs spend adding the
+			     * actor's LoRA adapters into the engine's
+			     * weights (DeepSpeed's hybrid engine:
+			     * _fuse_lora on every gathered layer before
+			     * each generate, _unfuse_lora after it where
+			     * the weights outlive it), on top of the sync's
+			     * bytes; 0 = none */
 	double ipc_transfer; /* s per staging-buffer hand-off of a colocated
 			      * weight sync that streams the whole 16-bit
 			      * model through a CUDA-IPC buffer of a share

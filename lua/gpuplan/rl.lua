@@ -494,6 +494,23 @@ M.HF_GENERATE_TAIL_KERNELS = M.HF_GENERATE_TAIL_OPS - 3
 -- of the decode's).
 M.HYBRID_Z3_MERGE_COPIES = 3
 
+-- A LoRA actor's adapters are added into the weights the hybrid engine
+-- generates with (runtime/hybrid_engine.py v0.9.0 _fuse_lora, for each
+-- adapted linear: "weight.data += lora_scaling * torch.matmul(
+-- lora_left_weight.t(), lora_right_weight.t())"; _unfuse_lora the same
+-- with -=).  Under ZeRO-3 at inference_tp_size > 1 generate fuses every
+-- layer inside its GatheredParameters, whole on every rank, before
+-- apply_tensor_parallelism cuts the slices, and drops the gathered
+-- tensors after (no unfuse); at TP 1 and below ZeRO-3 it fuses before
+-- _generate and unfuses after (fuse_lora_weight / unfuse_lora_weight).
+-- Each pass, eager, over a weight of w elements at 16 bits: the GEMM
+-- of depth r writes its product (2 B an element), the scaling reads and
+-- writes it (4 B), the in-place add reads the weight and the scaled
+-- product and writes the weight (6 B): 12 B an element, the GEMM's 2
+-- priced with its 2 r w FLOPs and the 10 of the two elementwise ops
+-- after it.
+M.HYBRID_LORA_FUSE_BYTES = 12
+
 -- OpenRLHF without vLLM engines (train_ppo_ray.py of 2024 when no
 -- --vllm_num_engines is given: openrlhf/models/actor.py generate calls
 -- the Hugging Face model's own generate on each actor rank's ZeRO-2 copy
@@ -1993,6 +2010,42 @@ run = function(o, job)
     merge = merge * model.layers
     merge_ops = M.HYBRID_Z3_MERGE_COPIES * (bias and 2 or 1)
   end
+  -- ... and with a LoRA actor, the adapters added into the weights it
+  -- generates with (M.HYBRID_LORA_FUSE_BYTES): each adapted linear of
+  -- every layer, whole on every rank, once a generate under ZeRO-3 at an
+  -- inference TP above 1 (the gathered tensors are dropped after slicing),
+  -- twice elsewhere (fuse before, unfuse after), each generate call of
+  -- the step.
+  local fuse = 0
+  if hybrid and not hf and (method == "lora" or method == "qlora") and (cfg.lora_rank or 0) > 0 then
+    local hd = model.head_dim or model.hidden / model.heads
+    local kvh = model.kv_heads or model.heads
+    local h, f, q, kv = model.hidden, model.ffn_hidden, model.heads * hd, kvh * hd
+    local dims = { q = { h, q }, k = { h, kv }, v = { h, kv }, o = { q, h },
+      gate = model.ffn_gated ~= false and { h, f } or nil, up = { h, f }, down = { f, h } }
+    local lt = cfg.lora_targets or "all"
+    local want = {}
+    if lt == "all" then
+      for k in pairs(dims) do want[k] = true end
+    else
+      for name in tostring(lt):gmatch("[^,%s]+") do want[name] = true end
+    end
+    local prec = s.precision == "fp16" and "fp16" or "bf16"
+    local r = cfg.lora_rank
+    local layer = 0
+    for name, d in pairs(dims) do
+      if want[name] then
+        local w = d[1] * d[2]
+        layer = layer + core().roof_op(s.device, { flop = 2 * r * w, graphs = false,
+          m = d[2], n = d[1], k = r, bytes = 2 * (r * (d[1] + d[2]) + w), prec = prec }).time
+          + core().roof_op(s.device, { flop = 0, graphs = false,
+            bytes = (M.HYBRID_LORA_FUSE_BYTES - 2) * w, prec = prec }).time
+      end
+    end
+    local passes = (released and rtp > 1) and 1 or 2
+    local calls = math.ceil(samples / (tgpus * gen_batch))
+    fuse = calls * passes * layer * model.layers
+  end
   local c = {
     rollout_ep = rep, rollout_dp_attention = rdp,
     train = cfg, rollout = rc, ppo = ppo, ref_model = ref, reward_model = reward,
@@ -2057,6 +2110,7 @@ run = function(o, job)
     fwd_bwd_scale = fbs,
     ema_tensors = ema and M.param_tensors(model) or 0,
     sync_host = sync_tensor and sync_tensor * M.weight_tensors(model) * hs,
+    engine_fuse = fuse,
     ipc_transfer = ipc and ipc * hs,
     ref_gpus = grp.ref, reward_gpus = grp.reward, critic_gpus = grp.critic,
     colocate_critic_reward = critic_reward,
@@ -2104,6 +2158,7 @@ run = function(o, job)
     rollout_piecewise = piecewise, graph_gaps = gaps,
     hybrid_kernels = hybrid and not hf and hybrid_kernels or nil,
     hybrid_qkv_merge = merge > 0 and merge or nil,
+    hybrid_lora_fuse = fuse > 0 and fuse or nil,
     rollout_fused_grouped_topk = rc.fused_grouped_topk,
     rollout_fused_topk_softmax = rc.fused_topk_softmax,
     engine_xhost_step = xh,

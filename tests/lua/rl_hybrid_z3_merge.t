@@ -1,4 +1,6 @@
 -- DeepSpeed's hybrid engine under ZeRO-3 (DeepSpeed-Chat's run_13b.sh and
+-- run_66b.sh), and its fuse of a LoRA actor's adapters (the end of this
+-- file).  First the merge.  DeepSpeed's hybrid engine under ZeRO-3 (as
 -- run_66b.sh): the inference attention keeps q, k and v apart
 -- (containers/base.py v0.9.0 set_params_wo_copy: the fused qkvw only "if
 -- not Z3_enabled or self.q_k_v is None") and DeepSpeedSelfAttention.forward
@@ -11,7 +13,7 @@ local gp = require "gpuplan"
 
 local with = t.with
 
-t.plan(8)
+t.plan(12)
 
 -- OPT-13B (facebook/opt-13b: 40 layers, hidden 5120, 40 heads of 128; its
 -- own q_proj, k_proj, v_proj) on one DGX of 8 A100-40GB, as run_13b.sh:
@@ -76,3 +78,37 @@ t.is(gp.rl(vo).hybrid_qkv_merge, nil, "vLLM: no merge")
 -- the GPU-bound decode hides it, so only the GPU time moved (above).
 t.ok(r.rollout.host == f.rollout.host,
   "GPU-bound: the host's extra ops are hidden under the step")
+
+-- The LoRA fuse (result hybrid_lora_fuse, in the weight_sync phase):
+-- generate adds each adapter into its gathered weight, whole on every
+-- rank ("weight.data += lora_scaling * torch.matmul(lora_left_weight.t(),
+-- lora_right_weight.t())", hybrid_engine.py v0.9.0 _fuse_lora), 12 B an
+-- element (gpuplan.rl HYBRID_LORA_FUSE_BYTES).  OPT-13B's adapted linears
+-- (q, k, v, o, fc1, fc2) a layer: 4 x 5120^2 + 2 x 5120 x 20480 =
+-- 314,572,800 elements; x 12 B x 40 layers = 150.99 GB, 97.1 ms at the
+-- card's peak 1.555 TB/s: the floor; the achievable fraction (0.85) and
+-- the rank-128 GEMMs' FLOPs stay under twice it.
+local fl = 12 * 314572800 * 40 / 1.555e12
+t.ok(r.hybrid_lora_fuse and r.hybrid_lora_fuse >= fl and r.hybrid_lora_fuse <= 2 * fl,
+  string.format("ZeRO-3, TP 2: %.0f ms a step fusing the adapters (floor %.0f ms)",
+    (r.hybrid_lora_fuse or 0) * 1e3, fl * 1e3))
+-- At inference TP 1 generate fuses before and unfuses after the same
+-- whole weights (fuse_lora_weight, unfuse_lora_weight): twice the passes
+-- over the same tensors, exactly (1e-12 relative: the same ops summed).
+t.ok(math.abs(one.hybrid_lora_fuse / r.hybrid_lora_fuse - 2) < 1e-12,
+  "TP 1: fuse and unfuse, twice TP 2's one pass")
+-- It is weight_sync's: halving the rank changes only the GEMMs' depth,
+-- not the sync's bytes, so the phase moves by the fuse's change exactly
+-- (1e-9 relative).
+local function phase(res, name)
+  for _, p in ipairs(res.phases) do if p.name == name then return p.seconds end end
+end
+local r64 = gp.rl(with(base, { lora_rank = 64 }))
+local dp = phase(r, "weight_sync") - phase(r64, "weight_sync")
+local df = r.hybrid_lora_fuse - r64.hybrid_lora_fuse
+t.ok(df > 0 and math.abs(dp / df - 1) < 1e-9, "the weight sync carries the fuse")
+-- A fully trained actor has no adapters to fuse.
+local full = with(base, { method = "full" })
+full.lora_rank, full.lora_targets = nil, nil
+local rf = gp.rl(full)
+t.is(rf.hybrid_lora_fuse, nil, "method full: no fuse")
