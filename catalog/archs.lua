@@ -96,11 +96,29 @@ arch {
           .. "(95.73 at 4096, 78.23 at 2048) of the 125 peak = 0.78, the best "
           .. "size (torch 2.7.0, cu128, a physical machine); an independent "
           .. "cuBLAS run on a Tesla V100 at a 2048-row prefill shape reaches "
-          .. "'f16 ... 95 to 100' TFLOPs. hbm: no STREAM measurement on V100 "
-          .. "was found; 0.85 is the Hopper/Ampere measured value rounded down, "
-          .. "an assumption",
+          .. "'f16 ... 95 to 100' TFLOPs. hbm: streaming kernels on a V100 "
+          .. "(900 GB/s HBM2, the SXM2's and the PCIe card's alike) sustain "
+          .. "0.875-0.92: gpu-benches cuda-stream on a V100-PCIe-16GB at full "
+          .. "occupancy, scale (1 load, 1 store stream) 787.8 GB/s = 0.875, triad "
+          .. "829.1 = 0.921, its gpu-stream table scale 802 = 0.891, triad 814 = "
+          .. "0.904; cudaMemcpy device to device 790 GB/s = 0.878 (V100 16GB "
+          .. "PCIe); and eager PyTorch's own elementwise kernel, a + b on 8192 x "
+          .. "8192 fp32 in a timed loop of 100, 818.5 GB/s = 0.909 (no eager "
+          .. "loss on Volta, unlike Blackwell). On the same gpu-stream "
+          .. "benchmark the A100-SXM4-40GB streams at the same share (scale "
+          .. "1381 of 1555 = 0.888, triad 1360 = 0.875), which the ampere "
+          .. "entry takes at 0.85 (its A100-80GB's BabelStream 0.846): Volta "
+          .. "takes Ampere's 0.85 on that ground. Its own 0.88 moves every "
+          .. "V100 case further (docs/validation.md, the DeepSpeed autotuning "
+          .. "section)",
     source = "zzc0721/torch-performance-test-data issue #140 (Tesla V100-SXM2-16GB); "
-          .. "lablup/mlxcel issue #1654 (Volta measured baseline); hbm: assumption",
+          .. "lablup/mlxcel issue #1654 (Volta measured baseline); hbm: "
+          .. "te42kyfo/gpu-benches README.md (cuda-stream, 'Example Results for "
+          .. "a Tesla V100-PCIe-16GB') and gpu-stream/v100.txt, gpu-stream/"
+          .. "a100_40.txt at a7dc559c; paranumal.com 'Rough-n-Ready Roofline: "
+          .. "NVIDIA V100 edition' (2018-02-08: 'Using cudaMemcpy we measure "
+          .. "achievable memory bandwidth of 790GB/s'); ml-explore/mlx PR #2330 "
+          .. "('on a V100 ... in PyTorch the same op has throughput of 818.5 GB/s')",
   },
   sms = 80,  -- NVIDIA V100 whitepaper (V100 SXM2: 80 SMs)
   nccl_ll_max_bw = "39GB/s",
