@@ -144,6 +144,20 @@ static int setup(const gp_topo *t, gp_coll op, double bytes,
 	c->gmax = g->ranks - (c->nn - 1) * g->per_node;
 	c->kind_up = t->up_kind;
 	c->bu = t->up.bw * t->up.achievable;
+	/* A full mesh of direct links (up_mesh_peers): a rank of a group
+	 * with g ranks on the node sends only to its g - 1 peers, each over
+	 * the links to that peer alone; the links to the node's other
+	 * cards idle.  Intel's HLS-3 box: "The scale-up ports are used to
+	 * connect to seven other accelerators inside a single HLS-3 box in
+	 * an All2All manner, essentially using 21/7=3 scale-up ports for
+	 * each connection inside the box" (docs.habana.ai, Intel Gaudi
+	 * Network Configuration); Gaudi 2's HLS box wires its 21 scale-up
+	 * ports of 24 the same way.  A TP 2 pair moves its all-reduce over
+	 * 3 of the 21 ports, 1/7 of the rate all eight cards reach
+	 * together.  A group of one rank a node has no traffic here. */
+	if (t->up_mesh_peers > 0 && g->per_node >= 2 &&
+	    g->per_node - 1 < t->up_mesh_peers)
+		c->bu *= (double)(g->per_node - 1) / t->up_mesh_peers;
 	c->lat_up = t->up.latency;
 	if (t->up_crosses_cpu) {
 		c->bu = min2(c->bu * HOST_STAGED_BW, host_staged_cap(t, g));

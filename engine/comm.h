@@ -174,6 +174,14 @@ typedef struct gp_topo {
 	int up_nvls;          /* 1: the switch reduces in-network (NVLS) */
 	int up_crosses_cpu;   /* 1: PCIe traffic goes through the CPU root
 			       * complex / host memory (no direct P2P) */
+	int up_mesh_peers;    /* > 0: the scale-up is a full mesh of direct
+			       * links, up.bw split evenly over this many
+			       * peers (Gaudi's 21 scale-up ports, 3 to each
+			       * of 7 peers): a group of g GPUs of one node
+			       * reaches its g - 1 peers over their links
+			       * only, (g - 1) / up_mesh_peers of up.bw
+			       * (comm.c setup); 0: a switch, every group
+			       * at the whole up.bw */
 	int nics;             /* NICs per node (0: no scale-out) */
 	gp_link nic;          /* one NIC; ignored when nics == 0 */
 	int nic_sharp;        /* 1: the IB fabric reduces in-network (SHARP) */

@@ -659,6 +659,7 @@ static const lgp_field topo_fields[] = {
 	T_NUM("up_achievable", up.achievable, 1.0),
 	F_BOOL("up_nvls", offsetof(gp_topo, up_nvls), 0),
 	F_BOOL("up_crosses_cpu", offsetof(gp_topo, up_crosses_cpu), 0),
+	F_INT("up_mesh_peers", offsetof(gp_topo, up_mesh_peers), 0, 0, 1024),
 	F_INT("nics", offsetof(gp_topo, nics), 0, 0, 2147483647.0),
 	T_NUM("nic_bw", nic.bw, NAN), T_NUM("nic_latency", nic.latency, 0),
 	T_NUM("nic_achievable", nic.achievable, 1.0),
@@ -702,8 +703,8 @@ static void lgp_given(lua_State *L, double *v, int need, const char *path)
 
 /* Read a topology table (flat fields, SI units; see lua/gpuplan/comm.lua):
  * gpus_per_node, nodes, up_kind ("nvlink"|"pcie"), up_bw, up_latency,
- * up_achievable, up_nvls, up_crosses_cpu, nics, nic_bw, nic_latency,
- * nic_achievable, nic_sharp, nic_path_bw, nvls_tree_bw2, nvls_tree_bw3,
+ * up_achievable, up_nvls, up_crosses_cpu, up_mesh_peers, nics, nic_bw,
+ * nic_latency, nic_achievable, nic_sharp, nic_path_bw, nvls_tree_bw2, nvls_tree_bw3,
  * ll_max_bw, tree_ch_bw2, tree_ch_bw3, tree_ll128_ch_bw2,
  * tree_ll128_ch_bw3, ring_ll128_ch_bw, p2p_nvl_ch_bw, host_amd, p2p_read, nic_c2c,
  * ll128_off, base_lat_ll, base_lat_ll128, base_lat_simple,

@@ -56,8 +56,14 @@ fabric {
   achievable = 0.85,
   achievable_reason = "no HCCL measurement found; Ethernet framing and RoCE "
                    .. "headers assumed to cost more than IB's measured 0.94",
+  -- 21 of the 24 ports wire the box's eight cards all-to-all, 3 to each
+  -- of the 7 peers: a pair talks over its own 3 ports (1/7 of bw).
+  mesh_peers = 7,
   source = "stas00/ml-engineering (Gaudi 2: intra-node 300 GB/s unidirectional, "
-        .. "24 x 100 Gbps)",
+        .. "24 x 100 Gbps); mesh: docs.habana.ai Intel Gaudi Network Configuration "
+        .. "(the HLS-3 box of Gaudi 3: 'connect to seven other accelerators inside a "
+        .. "single HLS-3 box in an All2All manner, essentially using 21/7=3 scale-up "
+        .. "ports for each connection'; HLS-Gaudi2 wires its 21 scale-up ports alike)",
   notes = "latency: NCCL's network LL per-step figure used as a stand-in.",
 }
 
@@ -69,7 +75,14 @@ fabric {
   achievable = 0.85,
   achievable_reason = "no HCCL measurement found; Ethernet framing and RoCE "
                    .. "headers assumed to cost more than IB's measured 0.94",
+  -- "21 scale-up ports ... using 21/7=3 scale-up ports for each connection
+  -- inside the box" (docs.habana.ai): a pair talks over 1/7 of bw.
+  mesh_peers = 7,
   source = "stas00/ml-engineering (Gaudi 3: intra-node 600 GB/s unidirectional, "
-        .. "24 x 200 Gbps); theregister.com 2024-04-09",
+        .. "24 x 200 Gbps); theregister.com 2024-04-09; mesh: docs.habana.ai Intel "
+        .. "Gaudi Network Configuration ('Each Intel Gaudi 3 AI accelerator has 21 "
+        .. "scale-up ports ... connect to seven other accelerators inside a single "
+        .. "HLS-3 box in an All2All manner, essentially using 21/7=3 scale-up ports "
+        .. "for each connection inside the box')",
   notes = "latency: NCCL's network LL per-step figure used as a stand-in.",
 }

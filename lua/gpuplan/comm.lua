@@ -15,7 +15,7 @@
 -- engine/comm.h):
 --   gpus_per_node, nodes, up_kind = "nvlink"|"pcie", up_bw (B/s per
 --   direction per GPU), up_latency (s per hop), up_achievable, up_nvls,
---   up_crosses_cpu, nics (per node), nic_bw (B/s per direction per NIC),
+--   up_crosses_cpu, up_mesh_peers, nics (per node), nic_bw (B/s per direction per NIC),
 --   nic_latency, nic_achievable, nic_sharp, nic_path_bw (B/s one GPU
 --   pushes to the NICs: its PCIe link), nvls_tree_bw2 / nvls_tree_bw3 (bus
 --   B/s one NVLS_TREE head carries on 2 / 3+ nodes), up_nccl / nic_nccl
@@ -104,7 +104,7 @@ local field_kind = {
 local topo_fields = {
   gpus_per_node = "int", nodes = "int", up_kind = "string", up_bw = "number",
   up_latency = "number", up_achievable = "number", up_nvls = "boolean",
-  up_crosses_cpu = "boolean", nics = "int", nic_bw = "number",
+  up_crosses_cpu = "boolean", up_mesh_peers = "int", nics = "int", nic_bw = "number",
   nic_latency = "number", nic_achievable = "number", nic_sharp = "boolean",
   nic_path_bw = "number", nvls_tree_bw2 = "number", nvls_tree_bw3 = "number",
   host_mem_bw = "number", ll_max_bw = "number", host_amd = "boolean",
@@ -342,7 +342,8 @@ function M.from_fabrics(spec, cat)
     up_kind = up.kind, up_bw = up.bw, up_latency = up.latency or 0,
     up_achievable = up.achievable or 1,
     up_nvls = up.in_switch_reduction == "nvls",
-    up_crosses_cpu = up.crosses_cpu == true, nics = 0, up_nccl = up.nccl,
+    up_crosses_cpu = up.crosses_cpu == true, up_mesh_peers = up.mesh_peers or 0,
+    nics = 0, up_nccl = up.nccl,
   }
   if t.up_nvls and up.nvls_tree_bw then
     t.nvls_tree_bw2, t.nvls_tree_bw3 = up.nvls_tree_bw.nodes2, up.nvls_tree_bw.nodes3

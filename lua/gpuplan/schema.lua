@@ -572,6 +572,9 @@ M.fabric = T.record {
   nvls_tree_bw = T.record { nodes2 = R(T.unit("bandwidth")), nodes3 = R(T.unit("bandwidth")),
                             source = R(str()) },
   crosses_cpu = bool(),
+  -- a full mesh of direct links: bw is split evenly over this many peers,
+  -- and a group of g GPUs of one node gets (g - 1) / mesh_peers of it
+  mesh_peers = int { min = 1 },
   source = R(str()), notes = str(),
 }
 
