@@ -286,6 +286,13 @@ static int best_proto(const comm_ctx *c, gp_algo a, gp_comm_result *out,
 
 		if (comm_price(c, a, (gp_proto)p, &lat, &bwt, why))
 			continue;
+		/* A protocol whose time overflows (a rate so small that
+		 * bytes / rate is infinite: an ll128_efficiency of 1e-300
+		 * on a mesh pair's share of a link) is no candidate, even
+		 * where NCCL's tuner, ranking by its own bandwidths, would
+		 * pick it. */
+		if (!gp_finite(lat) || !gp_finite(bwt))
+			continue;
 		est = comm_nccl_estimate(c, a, (gp_proto)p, lat, bwt);
 		if (est < best) {
 			best = est;

@@ -368,6 +368,9 @@ int comm_topo_check(const gp_topo *t, gp_error *err)
 		return GP_EINVAL;
 	if (t->nics < 0)
 		return gp_fail(err, "nics must be >= 0 (got %d)", t->nics);
+	if (t->up_mesh_peers < 0)
+		return gp_fail(err, "up_mesh_peers must be >= 0 (got %d)",
+			       t->up_mesh_peers);
 	if (t->nics > 0 && (link_check(&t->nic, "nic", err) ||
 	    nccl_check(&t->nic_nccl, 0, "nic", err)))
 		return GP_EINVAL;

@@ -67,7 +67,7 @@ int main(void)
 	double S, want, intra;
 	int i, rc, mono;
 
-	plan(170);
+	plan(174);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -1078,6 +1078,29 @@ int main(void)
 	t.ll_max_bw = -1.0;
 	rc = comm_cost(&t, GP_ALL_REDUCE, GiB, 8, &r, &e);
 	einval(rc, &e, "negative ll_max_bw is EINVAL");
+	t = a100;
+	t.up_mesh_peers = -1;
+	rc = comm_cost(&t, GP_ALL_REDUCE, GiB, 8, &r, &e);
+	einval(rc, &e, "negative up_mesh_peers is EINVAL");
+	{
+		/* A full mesh of 7 peers (Gaudi's boxes): a pair of the
+		 * node's 8 GPUs gets 1/7 of the links, so its 1 GiB
+		 * all-reduce (bandwidth-bound: the fixed latency is under
+		 * 0.5% of the switch's time) takes 7x as long; all 8 use
+		 * every link and price as the switch does, to the bit. */
+		gp_comm_result sw, mesh;
+
+		t = a100;
+		t.up_mesh_peers = 7;
+		ok(comm_cost(&a100, GP_ALL_REDUCE, GiB, 2, &sw, &e) == GP_OK &&
+		   comm_cost(&t, GP_ALL_REDUCE, GiB, 2, &mesh, &e) == GP_OK,
+		   "mesh pair prices");
+		is_num(mesh.time / sw.time, 7.0, 0.01,
+		       "mesh pair: 1/7 of the links, 7x the time (1%: latency)");
+		ok(comm_cost(&a100, GP_ALL_REDUCE, GiB, 8, &sw, &e) == GP_OK &&
+		   comm_cost(&t, GP_ALL_REDUCE, GiB, 8, &mesh, &e) == GP_OK &&
+		   mesh.time == sw.time, "mesh of all 8: as the switch");
+	}
 	t = a100;
 	t.tree_ch_bw[1] = NAN;
 	rc = comm_cost(&t, GP_ALL_REDUCE, GiB, 8, &r, &e);

@@ -123,7 +123,8 @@ static const field fields[] = {
 
 	I(topo.gpus_per_node), I(topo.nodes), I(topo.up_kind), D(topo.up.bw),
 	D(topo.up.latency), D(topo.up.achievable), I(topo.up_nvls),
-	I(topo.up_crosses_cpu), I(topo.nics), D(topo.nic.bw),
+	I(topo.up_crosses_cpu), I(topo.up_mesh_peers), I(topo.nics),
+	D(topo.nic.bw),
 	D(topo.nic.latency), D(topo.nic.achievable), I(topo.nic_sharp),
 	D(topo.nic_path_bw), D(topo.nvls_tree_bw[0]), D(topo.nvls_tree_bw[1]),
 	D(topo.up_nccl.ring_step[GP_PROTO_LL128]),
