@@ -241,11 +241,56 @@ static double net_search_speed(const comm_ctx *c)
 	return 0.0;
 }
 
+/* The search's channels fit the GPU's NVLink and the search's cap.  Each
+ * ring or tree channel it keeps takes its speed off every GPU's links
+ * ("SUB_ROUND(link->bw, fwBw)", search.cc followPath), so a node of more
+ * NICs than its NVLink feeds at the NICs' speed gets fewer channels than
+ * NICs.  The search then tries the slower speeds of its array while the
+ * next is above .49 of the first ("(speedArray[speedIndex+1]/graph->
+ * bwInter > .49)", ncclTopoCompute) and keeps a solution only where
+ * channels x speed grows ("graph->nChannels*graph->bwIntra >
+ * refGraph->nChannels*refGraph->bwIntra", ncclTopoCompareGraphs); it
+ * finds no more than the ring graph's "maxChannels = MAXCHANNELS/2" (32;
+ * init.cc; the tree's is the ring's count).  NVIDIA/nccl 2.26.2, the same
+ * through 2.30.  The GPU's NVLink is its achievable rate (bu; NCCL's own
+ * topology has 18 x 40.0 = 720 GB/s for NVLink 5 where bu is 684).  An
+ * NVL72 rack whose 72 GPUs each have a 400 Gb/s NIC (NCCL sees the rack
+ * as one node, MNNVL): 14 channels at 48 GB/s, 15 at 45, 16 at 42, 17 at
+ * 40, 22 at 30, 28 at 24 -> 17 at 40, not 72 at 48; 8 x H100 with 8 NICs
+ * (369 GB/s): 7 at 48, 8 at 45 -> 8, the NICs' count as before.
+ * g: the NICs' channels; *v: their speed, GB/s, lowered where the fit
+ * takes a slower one. */
+static double net_graph_fit(const comm_ctx *c, double g, double *v)
+{
+	double first = *v, best = 0.0, bv = first, s, n;
+	size_t i;
+
+	g = min2(g, 32.0);
+	if (c->gmax < 2 || c->bu <= 0.0 || g * first * 1e9 <= c->bu)
+		return g;
+	for (i = 0; i < sizeof net_speeds / sizeof net_speeds[0]; i++) {
+		s = net_speeds[i];
+		if (s > first)
+			continue;
+		if (s < first && s / first <= 0.49)
+			break;
+		n = min2(g, floor(c->bu / (s * 1e9)));
+		if (n * s > best * bv) {
+			best = n;
+			bv = s;
+		}
+	}
+	if (best < 1.0)
+		return g;
+	*v = bv;
+	return best;
+}
+
 static double net_graph_channels(const comm_ctx *c, double *speed)
 {
 	double r = max2(1.0, c->rails);
 	double v = net_search_speed(c);
-	double g = max2(1.0, c->nic_use / r);
+	double g = net_graph_fit(c, max2(1.0, c->nic_use / r), &v);
 
 	if (v >= 25.0 && !(v < 50.0 && g > 4.0)) {
 		g *= 2.0;
