@@ -797,6 +797,12 @@ arch {
   sms = 148,  -- NVIDIA Blackwell datasheets (B200: 148 SMs)
   nccl_ll_max_bw = "282GB/s",
   nccl_tree_ch_bw = { nodes2 = "42.8GB/s", nodes3 = "24GB/s" },
+  -- NCCL 2.28.3 retuned Blackwell's tree ceilings: through 2.27.7 its row
+  -- was "/* Blackwell (N1/N2/N4) */ {2*38.7, 2*41.4, 2*36.0}"
+  -- (src/graph/tuning.cc perChMaxTreeBws, v2.26.2-1 .. v2.27.7-1), from
+  -- v2.28.3-1 "{70.0, 42.8, 24.0}".  The older releases rank the tree by
+  -- their row; the block's own rate is the later, measured one.
+  nccl_tree_ch_bw_before = { release = "2.28.3", nodes2 = "82.8GB/s", nodes3 = "72GB/s" },
   nccl_tree_ll128_ch_bw = { nodes2 = "31.67GB/s", nodes3 = "20GB/s" },
   nccl_ring_ll128_ch_bw = "40GB/s",
   launch_overhead = "4us",

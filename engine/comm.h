@@ -206,6 +206,14 @@ typedef struct gp_topo {
 			       * the GPU generation; with tree_ch_bw x
 			       * 120/128 it bounds the LL128 tree's time and
 			       * ranks it; 0 = no ceiling */
+	double tree_tune_ch_bw[2]; /* tree_ch_bw as NCCL releases before
+			       * tree_tune_until ranked the tree by (their
+			       * perChMaxTreeBws row), B/s, [0] on 2 nodes,
+			       * [1] on 3 or more; 0 = the same as tree_ch_bw.
+			       * Ranks only: the tree's own time keeps
+			       * tree_ch_bw */
+	int tree_tune_until;  /* the first release (code) of tree_ch_bw's
+			       * row; 0 = none */
 	double ring_ll128_ch_bw; /* the most bus bandwidth NCCL's tuner lets
 			       * one ring channel carry with LL128, B/s: its
 			       * perChMaxRingLL128Bws row for the GPU

@@ -1665,6 +1665,21 @@ static double nccl_ring_ll_share(const comm_ctx *c)
  * channels, B/s; 0 for other algorithms.  `release`: the ring's LL share
  * of the topology's NCCL release, as its tuner ranks (nccl_ring_ll_share);
  * 0: the latest's, the rate a channel moves at (on_channels). */
+/* The tree ceiling NCCL's tuner ranks the tree by, B/s a channel: the
+ * release's own perChMaxTreeBws row (tree_tune_ch_bw before
+ * tree_tune_until: NCCL 2.28.3 cut Blackwell's from 2 x 41.4 / 2 x 36.0
+ * to 42.8 / 24.0 GB/s); the latest modelled release (nccl_version 0) and
+ * the later ones rank by tree_ch_bw, the rate the tree's time keeps. */
+static double tree_tune_cap(const comm_ctx *c)
+{
+	int i = c->nn > 2, v = c->t->nccl_version;
+
+	if (v != 0 && c->t->tree_tune_until != 0 &&
+	    v < c->t->tree_tune_until && c->t->tree_tune_ch_bw[i] > 0.0)
+		return c->t->tree_tune_ch_bw[i];
+	return c->t->tree_ch_bw[i];
+}
+
 static double nccl_algbw(const comm_ctx *c, gp_algo a, gp_proto p,
 			 double share, int release)
 {
@@ -1699,10 +1714,12 @@ static double nccl_algbw(const comm_ctx *c, gp_algo a, gp_proto p,
 			bus = min2(bus, ll_max(c));
 		alg = bus * c->n / nsteps;
 	} else {
+		double cap = release ? tree_tune_cap(c) :
+			     c->t->tree_ch_bw[c->nn > 2];
+
 		bus = 0.92 * B;
-		if (c->nn > 1 && c->t->tree_ch_bw[c->nn > 2] > 0.0)
-			bus = min2(bus, net_graph_channels(c, NULL) *
-				   c->t->tree_ch_bw[c->nn > 2]);
+		if (c->nn > 1 && cap > 0.0)
+			bus = min2(bus, net_graph_channels(c, NULL) * cap);
 		if (p == GP_PROTO_LL)
 			bus /= 3.8;
 		if (p == GP_PROTO_LL128)

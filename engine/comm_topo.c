@@ -417,6 +417,17 @@ int comm_topo_check(const gp_topo *t, gp_error *err)
 				       "number of seconds, 0 .. 1 (got %g)",
 				       names[p], t->base_lat[p]);
 	}
+	for (int i = 0; i < 2; i++)
+		if (!gp_finite(t->tree_tune_ch_bw[i]) ||
+		    t->tree_tune_ch_bw[i] < 0.0)
+			return gp_fail(err, "tree_tune_ch_bw%d must be a "
+				       "finite number >= 0 (got %g)", i + 2,
+				       t->tree_tune_ch_bw[i]);
+	if (t->tree_tune_until != 0 &&
+	    (t->tree_tune_until < 20000 || t->tree_tune_until > 99999))
+		return gp_fail(err, "tree_tune_until must be 0 or a release "
+			       "code 20000..99999 (got %d)",
+			       t->tree_tune_until);
 	if (!gp_finite(t->ring_ll128_ch_bw) || t->ring_ll128_ch_bw < 0.0)
 		return gp_fail(err, "ring_ll128_ch_bw must be a finite number "
 			       ">= 0 (got %g)", t->ring_ll128_ch_bw);

@@ -100,6 +100,7 @@ local field_kind = {
   p2p_nvl_ch_bw = "bandwidth",
   tree_ll128_ch_bw2 = "bandwidth", tree_ll128_ch_bw3 = "bandwidth",
   base_lat_ll = "time", base_lat_ll128 = "time", base_lat_simple = "time",
+  tree_tune_ch_bw2 = "bandwidth", tree_tune_ch_bw3 = "bandwidth",
 }
 local topo_fields = {
   gpus_per_node = "int", nodes = "int", up_kind = "string", up_bw = "number",
@@ -112,6 +113,7 @@ local topo_fields = {
   base_lat_ll = "number", base_lat_ll128 = "number", base_lat_simple = "number",
   tree_ch_bw2 = "number", tree_ch_bw3 = "number", ring_ll128_ch_bw = "number",
   tree_ll128_ch_bw2 = "number", tree_ll128_ch_bw3 = "number", p2p_nvl_ch_bw = "number",
+  tree_tune_ch_bw2 = "number", tree_tune_ch_bw3 = "number", tree_tune_until = "int",
   up_nccl = "table", nic_nccl = "table",
 }
 M.topology_fields = topo_fields
@@ -355,6 +357,13 @@ function M.from_fabrics(spec, cat)
   t.ll_max_bw = arch and arch.nccl_ll_max_bw or nil
   if arch and arch.nccl_tree_ch_bw then
     t.tree_ch_bw2, t.tree_ch_bw3 = arch.nccl_tree_ch_bw.nodes2, arch.nccl_tree_ch_bw.nodes3
+  end
+  -- The row NCCL's tuner ranked the tree by before it retuned the
+  -- generation (the arch's nccl_tree_ch_bw_before): ranks only.
+  local before = arch and arch.nccl_tree_ch_bw_before
+  if before then
+    t.tree_tune_ch_bw2, t.tree_tune_ch_bw3 = before.nodes2, before.nodes3
+    t.tree_tune_until = M.nccl_code(before.release)
   end
   if arch and arch.nccl_tree_ll128_ch_bw then
     t.tree_ll128_ch_bw2 = arch.nccl_tree_ll128_ch_bw.nodes2

@@ -1487,6 +1487,12 @@ for _, f in ipairs {
   { "tree_ch_bw2", "number|string", "NCCL's ceiling on the bus B/s one tree channel carries "
     .. "across 2 nodes, which its tuner ranks the tree by (perChMaxTreeBws); 0: none" },
   { "tree_ch_bw3", "number|string", "the same across 3 or more nodes" },
+  { "tree_tune_ch_bw2", "number|string", "tree_ch_bw2 as NCCL releases before "
+    .. "tree_tune_until ranked the tree by (their perChMaxTreeBws row); the tree's time "
+    .. "keeps tree_ch_bw2; 0: the same as tree_ch_bw2" },
+  { "tree_tune_ch_bw3", "number|string", "the same across 3 or more nodes" },
+  { "tree_tune_until", "number", "the first NCCL release (code, 2.28.3 = 22803) that ranks "
+    .. "the tree by tree_ch_bw2/3; 0: none" },
   { "tree_ll128_ch_bw2", "number|string", "NCCL's ceiling on the bus B/s one tree channel "
     .. "carries with LL128 across 2 nodes, which bounds and ranks the LL128 tree "
     .. "(perChMaxTreeLL128Bws); 0: none" },

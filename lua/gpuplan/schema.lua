@@ -488,6 +488,10 @@ M.arch = T.record {
   -- no ceiling
   nccl_tree_ch_bw = T.record { nodes2 = R(T.unit("bandwidth")),
                                nodes3 = R(T.unit("bandwidth")) },
+  -- the row NCCL's tuner ranked the tree by before release `release`
+  -- retuned it to nccl_tree_ch_bw; absent: no retune
+  nccl_tree_ch_bw_before = T.record { release = R(str()), nodes2 = R(T.unit("bandwidth")),
+                                      nodes3 = R(T.unit("bandwidth")) },
   -- NCCL's ceiling on the bus bandwidth one tree channel carries with LL128
   -- across 2 and across 3 or more nodes (its tuner's perChMaxTreeLL128Bws
   -- row); absent: no ceiling

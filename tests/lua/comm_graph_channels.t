@@ -7,18 +7,22 @@ local t = require "tap"
 local gp = require "gpuplan"
 
 local GiB = 2 ^ 30
-local function rack(nics, nodes, extra)
+local function rack(nics, nodes, extra, over)
   local topo = {
     gpus_per_node = 72, nodes = nodes, nics = nics, nic_bw = 50e9, nic_achievable = 0.94,
     nic_latency = 2.7e-6, nic_c2c = true, nic_path_bw = 50.432e9, up_kind = "nvlink",
     up_bw = 900e9, up_achievable = 0.76, up_latency = 6e-7, up_nvls = true,
     tree_ch_bw2 = 42.8e9, tree_ch_bw3 = 24e9, tree_ll128_ch_bw2 = 31.67e9,
     tree_ll128_ch_bw3 = 20e9, ll_max_bw = 282e9, ring_ll128_ch_bw = 40e9,
+    tree_tune_ch_bw2 = 82.8e9, tree_tune_ch_bw3 = 72e9, tree_tune_until = 22803,
     up_nccl = { nvls_channels = 24, nvls_efficiency = 0.74 },
   }
+  for k, v in pairs(over or {}) do topo[k] = v end
   local job = { op = "all_reduce", gpus = 72 * nodes, nvls = "off", nccl = "2.26.2",
     algo = "tree", topology = topo }
   for k, v in pairs(extra or {}) do job[k] = v end
+  -- auto: the tuner's pick (a nil in extra would not clear algo)
+  if job.auto then job.algo, job.auto = nil, nil end
   return gp.comm(job)
 end
 
@@ -45,6 +49,27 @@ t.near(few.busbw, 192e9 * 1439 / 1440, 0.02, "20 x NVL72, 8 NICs: 8 channels x 2
 
 -- The tuner keeps the tree at 2 GiB on 20 racks (its ring's 2 x 1439
 -- steps cost it about 14 ms of latency).
-local auto = rack(72, 20, { bytes = 2 * GiB, algo = nil })
+local auto = rack(72, 20, { bytes = 2 * GiB, auto = true })
 t.is(auto.algo, "tree", "20 x NVL72 2 GiB, nvls off: NCCL's tuner runs the tree")
+
+-- The tuner ranks the tree by its release's row.  8 GiB on the 20 racks:
+-- the tree's busbw as 2.26.2 ranks it is 0.92 x 684 = 629 GB/s (under 17
+-- x 72 = 1224), algbw 315, 27.3 ms + 0.7 ms; the ring's 684 x 1440 / 2878
+-- = 342 algbw, 25.1 ms + about 14 ms of latency (2878 steps): the tree.
+-- 2.28.3 and later cap the tree at 17 x 24 = 408 GB/s, algbw 204: 42.1
+-- ms, and the ring ranks first (its LL128 here).  The tree's own time is the same
+-- under both (the 24 GB/s block rate): only the choice moves.
+local old = rack(72, 20, { bytes = 8 * GiB, auto = true })
+t.is(old.algo, "tree", "20 x NVL72 8 GiB, NCCL 2.26.2: the tree (its 72 GB/s row)")
+local new = rack(72, 20, { bytes = 8 * GiB, auto = true, nccl = "2.28.3" })
+t.is(new.algo, "ring", "20 x NVL72 8 GiB, NCCL 2.28.3: the ring (its 24 GB/s row)")
+local tree_new = rack(72, 20, { bytes = 8 * GiB, nccl = "2.28.3" })
+local tree_old = rack(72, 20, { bytes = 8 * GiB })
+t.is(tree_new.time, tree_old.time, "the tree's time is the same under both releases (to the bit)")
+
+-- Bad release rows refused, naming the field.
+t.raises(function() rack(72, 20, { bytes = GiB }, { tree_tune_until = 5 }) end,
+  "tree_tune_until must be 0 or a release code 20000..99999 (got 5)", "a bad release code refused", true)
+t.raises(function() rack(72, 20, { bytes = GiB }, { tree_tune_ch_bw3 = -1 }) end,
+  "tree_tune_ch_bw3 must be a finite number >= 0 (got -1)", "a negative row refused", true)
 t.done_testing()
