@@ -65,6 +65,12 @@ enum { GP_CP_P2P = 0, GP_CP_ALLGATHER, GP_CP_ALLTOALL, GP_CP_ULYSSES };
  * the gated MLP's gate and up. */
 enum { GP_SPLIT_QKV = 1, GP_SPLIT_MLP = 2 };
 
+/* The MoE router's forward kernels the dispatchers' host counts already
+ * hold (engine/train_layer.c, beside MOE_DISPATCH_OPS, counts them:
+ * topk_softmax_with_capacity's 10 and the input's fp32 cast 1); the
+ * floor of moe_router_ops, whose count beyond it is priced. */
+#define MOE_ROUTER_OPS 11.0
+
 typedef struct train_cfg {
 	gp_train_cfg mem;        /* the memory model's config: recipe,
 				  * optimizer, layout (mem.lay), seq,
@@ -115,7 +121,8 @@ typedef struct train_cfg {
 				  * (Megatron's moe_flex_dispatcher_num_sms);
 				  * 0: the backend's default */
 	double router_ops;       /* kernels the MoE router's forward
-				  * launches (moe_router_ops); 0: the
+				  * launches (moe_router_ops), a whole
+				  * count MOE_ROUTER_OPS..1000; 0: the
 				  * MOE_ROUTER_OPS the dispatchers count */
 	int cuda_connections;    /* CUDA_DEVICE_MAX_CONNECTIONS, 1..32: the
 				  * hardware queues the streams share (1

@@ -1458,7 +1458,7 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
  * alltoall's 8 (routing_map.sum, long, the splits' sum, the counts'
  * all-gather, the local slice and three sums), flex's 3 (the two
  * expanded copies and the probs' cast). */
-#define MOE_ROUTER_OPS 11.0
+/* MOE_ROUTER_OPS (11) is in train.h: moe_router_ops's floor. */
 #define MOE_A2A_PREP_OPS 8.0
 #define MOE_FLEX_PREP_OPS 3.0
 

@@ -120,13 +120,21 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	    gp_check_num(c->mem.reduce_bytes, 0, 8, "reduce_bytes", err) ||
 	    gp_check_num(c->router_bytes, 0, 8, "router_bytes", err) ||
 	    gp_check_num(c->host_op_time, 0, 1, "host_op_time", err) ||
-	    gp_check_num(c->router_ops, 0, 1000, "moe_router_ops", err) ||
 	    gp_check_num(c->cpu_adam_s, 0, 1, "cpu_adam_s", err) ||
 	    gp_check_num(c->cpu_step_s, 0, 1, "cpu_step_s", err) ||
 	    gp_check_pos(c->capacity, "capacity", err) ||
 	    gp_check_tokens(c->mem.seq, "seq", err) ||
 	    gp_check_pos(c->mem.seq, "seq", err))
 		return GP_EINVAL;
+	/* a kernel count: whole, and at least the router's kernels the
+	 * dispatchers count already (router_extra_ops prices those beyond) */
+	if (c->router_ops != 0.0 &&
+	    !(c->router_ops >= MOE_ROUTER_OPS && c->router_ops <= 1000.0 &&
+	      c->router_ops == floor(c->router_ops)))
+		return gp_fail(err, "train: moe_router_ops must be a whole "
+			       "count %g..1000, or 0 for the %g counted (got "
+			       "%g)", MOE_ROUTER_OPS, MOE_ROUTER_OPS,
+			       c->router_ops);
 	if (m->pattern[0] && hybrid_refusal(m, c, err))
 		return GP_EINVAL;
 	if (c->delayed_update && !c->mem.offload_optimizer &&

@@ -1615,8 +1615,8 @@ opt { name = "moe_flex_backend", type = "string", metavar = "B", commands = "tra
     .. "internode rate (DeepEP's docs/legacy.md, HybridEP's README); only with "
     .. "moe_dispatcher flex",
   suggest = { "moe_flex_dispatcher_backend", "flex_backend", "moe_enable_deepep" } }
-opt { name = "moe_router_ops", type = "number", metavar = "N", commands = "train plan",
-  range = { 1, 1000 },
+opt { name = "moe_router_ops", type = "int", metavar = "N", commands = "train plan",
+  kind = "count", range = { 11, 1000 },
   default = "11 (a softmax top-k router without aux loss: Megatron-Core's "
     .. "topk_softmax_with_capacity and the input's cast)",
   help = "the kernels the MoE router's forward launches, as the run's source counts them "

@@ -7,7 +7,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(10)
+t.plan(12)
 
 -- Qwen3-30B-A3B, EP 8, one 512-token sequence a micro-batch: the layer's
 -- forward is the host's time (tests/lua/numa_bind.t): (14 + 32) launches
@@ -42,6 +42,12 @@ t.raises(function() layer { ep = 1, moe_router_ops = 72 } end,
   "ep 1 is refused", true)
 t.raises(function() layer { moe_router_ops = 0 } end, "moe_router_ops",
   "0 is out of range", true)
+-- A kernel count is whole, and at least the 11 the dispatchers count:
+-- below it router_extra_ops would take bare ops off full host ops.
+t.raises(function() layer { moe_router_ops = 5 } end, "moe_router_ops must be a whole number 11..1000",
+  "fewer than the 11 counted is refused", true)
+t.raises(function() layer { moe_router_ops = 31.5 } end, "moe_router_ops must be a whole number",
+  "a fractional count is refused", true)
 t.raises(function() layer { moe_router_ops = "many" } end, "moe_router_ops",
   "a string is refused", true)
 t.raises(function() layer { kernels = "eager", stack = "hf", moe_router_ops = 72 } end,
