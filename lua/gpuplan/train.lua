@@ -838,6 +838,14 @@ local function step_choices(o, p, cfg, sweep, default)
       .. "partitions leave the loop one tensor a group; stack %s loops over every parameter "
       .. "tensor, seven launches each, which is not priced", tostring(cfg.stack))
   end
+  -- loop and foreach are AdamW's two moments stepped by the framework's
+  -- own code (optim_loop_bytes and opt_bytes_of's foreach branch count m
+  -- and v); another optimizer's step is not what they price
+  local optim = cfg.optimizer
+  if impl ~= nil and impl ~= "fused" and type(optim) == "table" and not optim.foreach_adamw then
+    usage("train: optimizer_impl %s is AdamW's step (its m and v); optimizer %s is not "
+      .. "priced that way: leave optimizer_impl out", impl, tostring(optim.id))
+  end
   if impl == "loop" and o.offload ~= nil and o.offload ~= "none" then
     usage("train: optimizer_impl loop is the GPU's step; with offload %s DeepSpeed steps on "
       .. "the host (DeepSpeedCPUAdam): leave optimizer_impl out", tostring(o.offload))

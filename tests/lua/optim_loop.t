@@ -7,7 +7,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(9)
+t.plan(11)
 
 -- GPT-2 XL's shape, 16 H100s data parallel, the deepspeed stack in fp16.
 local job = {
@@ -57,3 +57,12 @@ t.raises(function()
 end, "optimizer_impl loop", "stack hf: the loop refused", true)
 t.raises(function() return gp.train(t.with(job, { optimizer_impl = "looped" })) end,
          "optimizer_impl", "an unknown implementation refused", true)
+-- loop and foreach price AdamW's m and v; SGD's one momentum or Muon's
+-- Newton-Schulz step is another optimizer's code: refused, not priced as
+-- AdamW's bytes over the wrong states.
+t.raises(function() return gp.train(t.with(job, { optimizer = "sgd", optimizer_impl = "loop" })) end,
+         "train: optimizer_impl loop is AdamW's step (its m and v); optimizer sgd",
+         "sgd: the loop refused", true)
+t.raises(function() return gp.train(t.with(job, { optimizer = "muon", optimizer_impl = "foreach" })) end,
+         "train: optimizer_impl foreach is AdamW's step (its m and v); optimizer muon",
+         "muon: foreach refused", true)
