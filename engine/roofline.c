@@ -177,6 +177,39 @@ static double attn_ref_q(const roof_device *d)
 	return d->attn_ref_q > 0.0 ? d->attn_ref_q : ATTN_REF_Q;
 }
 
+/* An attention kernel's curve of n {seq, rate} points (attn_long,
+ * attn_narrow): at most ROOF_ATTN_LONG_MAX, the lengths growing past
+ * `after` within 1..ROOF_MAX_ATTN_SEQ tokens, each rate (over `over`) in
+ * [ROOF_MIN_FRAC, ROOF_MAX_ATTN_LONG]; `what` names the curve. */
+static int attn_curve_check(const char *what, const char *over, int n,
+			    const double *q, const double *r, double after,
+			    gp_error *err)
+{
+	int i;
+
+	if (n < 0 || n > ROOF_ATTN_LONG_MAX)
+		return gp_fail(err, "device achievable.attention %s has %d "
+		               "points (at most %d)", what, n,
+		               ROOF_ATTN_LONG_MAX);
+	for (i = 0; i < n; i++) {
+		double prev = i > 0 ? q[i - 1] : after;
+
+		if (bad(q[i]) || q[i] <= prev || q[i] < 1.0 ||
+		    q[i] > ROOF_MAX_ATTN_SEQ)
+			return gp_fail(err, "device achievable.attention %s "
+			               "point %d: seq must exceed %g and be "
+			               "1..%g (got %g)", what, i + 1, prev,
+			               ROOF_MAX_ATTN_SEQ, q[i]);
+		if (bad(r[i]) || r[i] < ROOF_MIN_FRAC ||
+		    r[i] > ROOF_MAX_ATTN_LONG)
+			return gp_fail(err, "device achievable.attention %s "
+			               "point %d: its rate over %s must be in "
+			               "[%g, %g] (got %g)", what, i + 1, over,
+			               ROOF_MIN_FRAC, ROOF_MAX_ATTN_LONG, r[i]);
+	}
+	return GP_OK;
+}
+
 int roof_device_check(const roof_device *d, gp_error *err)
 {
 	int i, any = 0;
@@ -239,49 +272,19 @@ int roof_device_check(const roof_device *d, gp_error *err)
 		return gp_fail(err, "device achievable.attention seq must be 0 "
 		               "or 1..%g tokens (got %g)", ROOF_MAX_ATTN_SEQ,
 		               d->attn_ref_q);
-	if (d->attn_long_n < 0 || d->attn_long_n > ROOF_ATTN_LONG_MAX)
-		return gp_fail(err, "device achievable.attention long has %d "
-		               "points (at most %d)", d->attn_long_n,
-		               ROOF_ATTN_LONG_MAX);
-	for (i = 0; i < d->attn_long_n; i++) {
-		double q = d->attn_long_q[i], r = d->attn_long_r[i];
-		double prev = i > 0 ? d->attn_long_q[i - 1] : attn_ref_q(d);
-
-		if (bad(q) || q <= prev || q > ROOF_MAX_ATTN_SEQ)
-			return gp_fail(err, "device achievable.attention long "
-			               "point %d: seq must exceed %g and be at "
-			               "most %g (got %g)", i + 1, prev,
-			               ROOF_MAX_ATTN_SEQ, q);
-		if (bad(r) || r < ROOF_MIN_FRAC || r > ROOF_MAX_ATTN_LONG)
-			return gp_fail(err, "device achievable.attention long "
-			               "point %d: its rate over the reference's "
-			               "must be in [%g, %g] (got %g)", i + 1,
-			               ROOF_MIN_FRAC, ROOF_MAX_ATTN_LONG, r);
-	}
+	if (attn_curve_check("long", "the reference's", d->attn_long_n,
+			     d->attn_long_q, d->attn_long_r, attn_ref_q(d),
+			     err))
+		return GP_EINVAL;
 	if (bad(d->attn_narrow_dim) || d->attn_narrow_dim > ROOF_MAX_EXP_DIM ||
 	    (d->attn_narrow_n > 0 && !(d->attn_narrow_dim >= 1.0)))
 		return gp_fail(err, "device achievable.attention narrow dim "
 		               "must be 1..%g with points, 0 without (got %g)",
 		               ROOF_MAX_EXP_DIM, d->attn_narrow_dim);
-	if (d->attn_narrow_n < 0 || d->attn_narrow_n > ROOF_ATTN_LONG_MAX)
-		return gp_fail(err, "device achievable.attention narrow has %d "
-		               "points (at most %d)", d->attn_narrow_n,
-		               ROOF_ATTN_LONG_MAX);
-	for (i = 0; i < d->attn_narrow_n; i++) {
-		double q = d->attn_narrow_q[i], r = d->attn_narrow_r[i];
-		double prev = i > 0 ? d->attn_narrow_q[i - 1] : 0.0;
-
-		if (bad(q) || q <= prev || q < 1.0 || q > ROOF_MAX_ATTN_SEQ)
-			return gp_fail(err, "device achievable.attention narrow "
-			               "point %d: seq must exceed %g, be 1..%g "
-			               "(got %g)", i + 1, prev,
-			               ROOF_MAX_ATTN_SEQ, q);
-		if (bad(r) || r < ROOF_MIN_FRAC || r > ROOF_MAX_ATTN_LONG)
-			return gp_fail(err, "device achievable.attention narrow "
-			               "point %d: its rate over the head dim 128 "
-			               "one must be in [%g, %g] (got %g)", i + 1,
-			               ROOF_MIN_FRAC, ROOF_MAX_ATTN_LONG, r);
-	}
+	if (attn_curve_check("narrow", "the head dim 128 one",
+			     d->attn_narrow_n, d->attn_narrow_q,
+			     d->attn_narrow_r, 0.0, err))
+		return GP_EINVAL;
 	if (bad(d->attn_dropout) || d->attn_dropout > ROOF_MAX_ATTN_DROPOUT ||
 	    (d->attn_dropout != 0.0 && d->attn_dropout < 1.0))
 		return gp_fail(err, "device achievable.attention dropout must "
@@ -727,6 +730,26 @@ static double exp_bound(double d, double dstar)
 	return d / fmax(d, dstar);
 }
 
+/* A curve through (q0, r0) and then n points (qs, rs), lengths growing,
+ * at q: r0 up to q0, linear in log2 q between points, held past the last
+ * (attn_long and attn_narrow read their curves so). */
+static double attn_curve_at(double q0, double r0, int n, const double *qs,
+			    const double *rs, double q)
+{
+	int i;
+
+	if (!(q > q0))
+		return r0;
+	for (i = 0; i < n; i++) {
+		if (q <= qs[i])
+			return r0 + (rs[i] - r0) * log2(q / q0) /
+				log2(qs[i] / q0);
+		q0 = qs[i];
+		r0 = rs[i];
+	}
+	return r0;
+}
+
 /* A kernel's published rate at a causal prompt of q tokens over its rate
  * at the reference q0 (attn_ref_q), from the device's length curve: 1 up
  * to q0, linear in log2 q between the published points (the bars stand at
@@ -734,20 +757,10 @@ static double exp_bound(double d, double dstar)
  * says how much further the kernel climbs. */
 static double attn_long(const roof_device *d, double q)
 {
-	double q0 = attn_ref_q(d), r0 = 1.0;
-	int i;
-
-	if (d->attn_long_n <= 0 || !(q > q0))
+	if (d->attn_long_n <= 0)
 		return 1.0;
-	for (i = 0; i < d->attn_long_n; i++) {
-		double q1 = d->attn_long_q[i], r1 = d->attn_long_r[i];
-
-		if (q <= q1)
-			return r0 + (r1 - r0) * log2(q / q0) / log2(q1 / q0);
-		q0 = q1;
-		r0 = r1;
-	}
-	return r0;
+	return attn_curve_at(attn_ref_q(d), 1.0, d->attn_long_n,
+			     d->attn_long_q, d->attn_long_r, q);
 }
 
 /* The useful share of a head-dim tile padded to the next power of two,
@@ -780,18 +793,9 @@ static double head_block_use(double n)
  * archs.lua) -- where FlashAttention-2 runs 156 against 173. */
 static double attn_narrow(const roof_device *d, double q)
 {
-	int i, n = d->attn_narrow_n;
-
-	if (q <= d->attn_narrow_q[0])
-		return d->attn_narrow_r[0];
-	for (i = 1; i < n; i++) {
-		double q0 = d->attn_narrow_q[i - 1], q1 = d->attn_narrow_q[i];
-		double r0 = d->attn_narrow_r[i - 1], r1 = d->attn_narrow_r[i];
-
-		if (q <= q1)
-			return r0 + (r1 - r0) * log2(q / q0) / log2(q1 / q0);
-	}
-	return d->attn_narrow_r[n - 1];
+	return attn_curve_at(d->attn_narrow_q[0], d->attn_narrow_r[0],
+			     d->attn_narrow_n - 1, d->attn_narrow_q + 1,
+			     d->attn_narrow_r + 1, q);
 }
 
 double roof_attn_eff(const roof_device *d, double m, double n, double k,
