@@ -150,6 +150,15 @@ arch {
   graph_launch_overhead = "1us",
 }
 
+-- RCCL's per-call base latency, the CDNA 3 and 4 entries' ccl_base_lat:
+-- "baseLat ... { 12.0, 12.0, 17.0 }, { 12.0, 12.0, 17.0 },   // Tree,
+-- Ring" (ROCm/rccl src/graph/tuning.cc, rocm-6.2.0 to ROCm/rocm-systems
+-- projects/rccl), where NCCL 2.30.7's is 6.6/14/8.4 (ring) and 6.8/14/8.4
+-- (tree): catalog/FORMAT.md.  A fresh table for each entry.
+local function rccl_base_lat()
+  return { ll = "12us", ll128 = "12us", simple = "17us" }
+end
+
 -- FlashAttention-1's A100 bars at head dim 64 beside head dim 128, causal,
 -- forward + backward (Dao 2023, FlashAttention-2, arXiv 2307.08691, Fig.
 -- 4c and 4d, the "FlashAttention" series; Dao-AILab/flash-attention
@@ -843,11 +852,8 @@ arch {
           .. "Max-Achievable FLOPS'",
   },
   sms = 304,  -- AMD CDNA 3 whitepaper (MI300X: 304 CUs)
-  -- RCCL's per-call base latency, "baseLat ... { 12.0, 12.0, 17.0 }, {
-  -- 12.0, 12.0, 17.0 },   // Tree, Ring" (ROCm/rccl src/graph/tuning.cc,
-  -- rocm-6.2.0 to ROCm/rocm-systems projects/rccl), where NCCL 2.30.7's
-  -- is 6.6/14/8.4 (ring) and 6.8/14/8.4 (tree): catalog/FORMAT.md.
-  ccl_base_lat = { ll = "12us", ll128 = "12us", simple = "17us" },
+  -- RCCL's per-call base latency (rccl_base_lat above).
+  ccl_base_lat = rccl_base_lat(),
   -- RCCL runs no LL128 here unless a Rome model of the node sets
   -- ll128Enabled, which none of its 8-GPU xGMI mesh models does (RCCL
   -- 2.22.3 for ROCm 6.4.2: "Added support for the LL128 protocol on
@@ -871,11 +877,8 @@ arch {
           .. "Matmul FLOPS table (torch 2.8.0+rocm7.0.2)",
   },
   sms = 256,  -- AMD CDNA 4 whitepaper (MI355X: 256 CUs)
-  -- RCCL's per-call base latency, "baseLat ... { 12.0, 12.0, 17.0 }, {
-  -- 12.0, 12.0, 17.0 },   // Tree, Ring" (ROCm/rccl src/graph/tuning.cc,
-  -- rocm-6.2.0 to ROCm/rocm-systems projects/rccl), where NCCL 2.30.7's
-  -- is 6.6/14/8.4 (ring) and 6.8/14/8.4 (tree): catalog/FORMAT.md.
-  ccl_base_lat = { ll = "12us", ll128 = "12us", simple = "17us" },
+  -- RCCL's per-call base latency (rccl_base_lat above).
+  ccl_base_lat = rccl_base_lat(),
   -- RCCL 2.26.6 "Enabled LL128 protocol on gfx950", behind the same
   -- topo->ll128Enabled that only a Rome model or RCCL_LL128_FORCE_ENABLE
   -- sets (tuning.cc; rccl_wrap.cc's multi-node protocol ranges pick LL128
