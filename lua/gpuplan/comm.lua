@@ -330,6 +330,13 @@ end
 -- flat table.
 -- The collective library's base latencies where the arch gives its own
 -- (ccl_base_lat: RCCL's baseLat on AMD Instinct); nil leaves NCCL's.
+-- Whether the arch's collective library runs no LL128 (its nccl_ll128 =
+-- false: RCCL on CDNA 3 and 4 enables LL128 only where a Rome model of
+-- the node sets ll128Enabled; catalog/FORMAT.md): the topology's ll128_off.
+function M.ll128_off(arch)
+  return arch ~= nil and arch.nccl_ll128 == false
+end
+
 function M.set_base_lat(t, arch)
   local b = arch and arch.ccl_base_lat
   if b then t.base_lat_ll, t.base_lat_ll128, t.base_lat_simple = b.ll, b.ll128, b.simple end
@@ -377,9 +384,7 @@ function M.from_fabrics(spec, cat)
   -- reaches the node's NICs through that CPU, a PHB path to NCCL before
   -- 2.27.3 (engine/comm_algo.c comm_price: no LL128 across nodes).
   t.nic_c2c = gpu ~= nil and gpu.host_link ~= nil
-  -- RCCL enables LL128 only where a Rome model sets ll128Enabled
-  -- (catalog/FORMAT.md, nccl_ll128): no LL128 on the arch's nodes.
-  t.ll128_off = arch ~= nil and arch.nccl_ll128 == false
+  t.ll128_off = M.ll128_off(arch)
   M.set_base_lat(t, arch)
   -- a job's node (node_spec): the DRAM its offload is held against; not a
   -- collective's field, so not one gpuplan comm takes

@@ -1148,7 +1148,7 @@ local function tp_topology(g, sys, cat)
   -- The part's collective library may run no LL128 (RCCL on CDNA 3 and 4:
   -- the arch's nccl_ll128, comm.lua's ll128_off), as on a node_spec node.
   local arch = g and g.arch and cat.archs[g.arch]
-  t.ll128_off = arch ~= nil and arch.nccl_ll128 == false
+  t.ll128_off = comm.ll128_off(arch)
   -- (not RCCL's base latency: a TP group's small all-reduces on ROCm are the
   -- runtime's own custom all-reduce, not priced, RCCL standing in; docs/validation.md)
   return t
