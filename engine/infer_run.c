@@ -316,6 +316,25 @@ static double graph_batch(const infer_cfg *c, double b)
 	return 0.0;
 }
 
+/* 1 when the runtime's CUDA graphs have a context limit
+ * (infer_cfg.graph_max_ctx, vLLM V0's max_seq_len_to_capture; graph_step
+ * below says why): a decode step past it runs off the graph. */
+static int graph_ctx_limited(const infer_cfg *c)
+{
+	return c->runtime == INFER_GRAPHS && c->graph_max_ctx > 0.0;
+}
+
+/* A decode step past that limit: the eager runtime's step. */
+static int off_graph_step(const gp_model *m, const roof_device *d,
+                          const infer_cfg *c, double b, double ctx,
+                          double n_off, infer_phase *ph, gp_error *err)
+{
+	infer_cfg k = *c;
+
+	k.runtime = INFER_EAGER;
+	return infer_step(m, d, &k, b, 1, ctx, n_off, ph, err);
+}
+
 /* The decode-only step of b sequences at context ctx as the graph runs
  * it, s: every row at the padded batch g = graph_batch(b) but the
  * attention, which runs over the b sequences' KV only (the padded slots
@@ -341,12 +360,8 @@ static int graph_step(const gp_model *m, const roof_device *d,
 	infer_phase pg;
 	double g = graph_batch(c, b);
 
-	if (c->runtime == INFER_GRAPHS && c->graph_max_ctx > 0.0 &&
-	    ctx > c->graph_max_ctx) {
-		infer_cfg k = *c;
-
-		k.runtime = INFER_EAGER;
-		if (infer_step(m, d, &k, b, 1, ctx, n_off, ph, err) != GP_OK)
+	if (graph_ctx_limited(c) && ctx > c->graph_max_ctx) {
+		if (off_graph_step(m, d, c, b, ctx, n_off, ph, err) != GP_OK)
 			return GP_EINVAL;
 		*t = ph->time;
 		return GP_OK;
@@ -603,7 +618,7 @@ static double finite_step(void *ctx, double dec, double proc, double fin,
 	double step, xd, g, ta, ca;
 	/* the decodes' context past the graph's limit (graph_step): at
 	 * their own context where spread, else the run's mean */
-	int off = c->runtime == INFER_GRAPHS && c->graph_max_ctx > 0.0 &&
+	int off = graph_ctx_limited(c) &&
 	          (gen >= 0.0 ? c->input + gen : f->cavg) > c->graph_max_ctx;
 
 	if (c->chunked && proc > 0.0)
@@ -672,12 +687,10 @@ static int run_finite(const gp_model *m, const roof_device *d,
 		    eager_step(m, d, c, b, cavg, n_off, &f->te[k], err) != GP_OK)
 			return GP_EINVAL;
 		f->tv[k] = ph.time;
-		if (c->runtime == INFER_GRAPHS && c->graph_max_ctx > 0.0) {
-			infer_cfg v = *c;
+		if (graph_ctx_limited(c)) {
 			infer_phase pv;
 
-			v.runtime = INFER_EAGER;
-			if (infer_step(m, d, &v, b, 1, cavg, n_off, &pv, err)
+			if (off_graph_step(m, d, c, b, cavg, n_off, &pv, err)
 			    != GP_OK)
 				return GP_EINVAL;
 			f->tv[k] = pv.time;
