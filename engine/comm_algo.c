@@ -371,16 +371,20 @@ static double tree_hop_net(const comm_ctx *c, gp_proto p)
  * "baseLat ... { 12.0, 12.0, 17.0 }, { 12.0, 12.0, 17.0 },   // Tree,
  * Ring" (ROCm/rccl src/graph/tuning.cc, ROCm 6.2.0 to rocm-systems
  * projects/rccl today), the same for the ring and the tree. */
-static double base(const comm_ctx *c, gp_proto p)
+static double lib_base(const comm_ctx *c, gp_proto p, const double *nccl_us)
 {
-	return c->t->base_lat[p] > 0.0 ? c->t->base_lat[p] :
-	       base_lat_us[p] * US;
+	return c->t->base_lat[p] > 0.0 ? c->t->base_lat[p] : nccl_us[p] * US;
 }
 
+static double base(const comm_ctx *c, gp_proto p)
+{
+	return lib_base(c, p, base_lat_us);
+}
+
+/* The tree's: NCCL's tree row, or the same override. */
 static double tree_base(const comm_ctx *c, gp_proto p)
 {
-	return c->t->base_lat[p] > 0.0 ? c->t->base_lat[p] :
-	       tree_base_lat_us[p] * US;
+	return lib_base(c, p, tree_base_lat_us);
 }
 
 /* NCCL's tree correction for `bytes` with protocol p (see tree_corr). */
