@@ -710,12 +710,11 @@ static void lgp_given(lua_State *L, double *v, int need, const char *path)
  * up_achievable, up_nvls, up_crosses_cpu, up_mesh_peers, nics, nic_bw,
  * nic_latency, nic_achievable, nic_sharp, nic_path_bw, nvls_tree_bw2, nvls_tree_bw3,
  * ll_max_bw, tree_ch_bw2, tree_ch_bw3, tree_ll128_ch_bw2,
- * tree_ll128_ch_bw3, ring_ll128_ch_bw, p2p_nvl_ch_bw, host_amd, p2p_read, nic_c2c,
- * ll128_off, base_lat_ll, base_lat_ll128, base_lat_simple,
- * host_mem_bw, host_memory,
- * nccl_version, and the links' NCCL
- * terms up_nccl, nic_nccl (tables, nccl_fields).  Range checks are the
- * kernel's. */
+ * tree_ll128_ch_bw3, ring_ll128_ch_bw, p2p_nvl_ch_bw, host_amd,
+ * p2p_read, nic_c2c, ll128_off, base_lat_ll, base_lat_ll128,
+ * base_lat_simple, host_mem_bw, host_memory, nccl_version, and the
+ * links' NCCL terms up_nccl, nic_nccl (tables, nccl_fields).  Range
+ * checks are the kernel's. */
 void lgp_totopo(lua_State *L, int idx, gp_topo *t)
 {
 	static const char *const kinds[] = {"nvlink", "pcie", NULL};

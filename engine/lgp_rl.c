@@ -303,10 +303,10 @@ void lgp_pushrl(lua_State *L, const rl_result *out)
  * through an int64 one-hot), sync_tp_first (boolean: the weight sync
  * gathers whole tensors over TP before the pipeline), sync_fp8_cast
  * (boolean: the engine casts each weight it receives to fp8, whole, on
- * every rank), sync_host (s a
- * weight sync's tensor-by-tensor export adds), engine_fuse (s a step's
- * syncs spend fusing LoRA adapters into the engine's weights, rl.h), ipc_transfer (s per
- * hand-off of a colocated sync through a CUDA-IPC buffer, rl.h),
+ * every rank), sync_host (s a weight sync's tensor-by-tensor export
+ * adds), engine_fuse (s a step's syncs spend fusing LoRA adapters into
+ * the engine's weights, rl.h), ipc_transfer (s per hand-off of a
+ * colocated sync through a CUDA-IPC buffer, rl.h),
  * token_host (s per generated token of the framework's output
  * handling), keep (dynamic sampling's kept share of the generated
  * groups; 0 = no filter), ref_gpus, reward_gpus and
