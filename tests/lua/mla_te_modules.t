@@ -7,18 +7,12 @@ local gp = require "gpuplan"
 
 t.plan(3)
 
-local function copy(x)
-  if type(x) ~= "table" then return x end
-  local y = {}
-  for k, v in pairs(x) do y[k] = copy(v) end
-  return y
-end
 local base = require("gpuplan.catalog").get().models["deepseek-v3"]
 -- DeepSeek-V3 on 8 GB200s, EP 8, one 512-token sequence: the layer's
 -- forward is the host's launches (a few ms of host ops against well under
 -- a ms of GPU work), so a module more is its host time more.
 local function layer(q_lora, o)
-  local m = copy(base)
+  local m = t.copy(base)
   m.mla.q_lora_rank = q_lora
   local a = { model = m, gpu = "gb200", gpus = 8, ep = 8, seq = 512, batch = 1, global_batch = 8,
               stack = "megatron", zero = 1, kernels = "fused" }
