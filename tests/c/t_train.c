@@ -65,7 +65,7 @@ int main(void)
 	double tok, want, s, l, h, V, S;
 	int i, rc;
 
-	plan(76);
+	plan(79);
 	fx_a100(&d);
 
 	/* --- one GPU: the step is its compute and its optimizer ------------ */
@@ -240,6 +240,22 @@ int main(void)
 	c.mem.seq = NAN;
 	ok(train_step(&m, &d, &t, &c, &r, &e) == GP_EINVAL,
 	   "NaN sequence length refused");
+	/* moe_router_ops: 0 (the MOE_ROUTER_OPS the dispatchers count) or a
+	 * whole count from there to 1000; below it the extra launches
+	 * would be negative (train_layer.c router_extra_ops). */
+	c = cfg(1, 1, 1, 1, 4);
+	c.router_ops = 5;
+	ok(train_step(&m, &d, &t, &c, &r, &e) == GP_EINVAL &&
+	   strstr(e.msg, "moe_router_ops") != NULL,
+	   "moe_router_ops under the 11 counted refused");
+	c.router_ops = 31.5;
+	ok(train_step(&m, &d, &t, &c, &r, &e) == GP_EINVAL &&
+	   strstr(e.msg, "moe_router_ops") != NULL,
+	   "a fractional moe_router_ops refused");
+	c.router_ops = NAN;
+	ok(train_step(&m, &d, &t, &c, &r, &e) == GP_EINVAL &&
+	   strstr(e.msg, "moe_router_ops") != NULL,
+	   "a NaN moe_router_ops refused");
 
 	/* --- memory rides along ------------------------------------------- */
 	m = fx_gpt(24, 2048, 16, 51200);
