@@ -3242,6 +3242,14 @@ function M.hint(cmd, key, side)
   local k = key:lower():gsub("%-", "_")
   local foreign = FOREIGN[k] and FOREIGN[k][cmd]
   if foreign then return foreign(cli) end
+  -- A key this command's Lua function takes and no command line does
+  -- (lua_only: 'train --optimizer-impl' was "did you mean
+  -- '--optimizer'?", which is another option).
+  local own = BY[k]
+  if cli and own and own.lua_set[cmd] and not own.cli_set[cmd] and M.FUNCTION[cmd] then
+    return " (" .. own.name .. " is a key of " .. M.FUNCTION[cmd] .. " only, not a flag: "
+      .. "docs/lua.md)"
+  end
   -- One edit from a name this command takes: that name, before any
   -- synonym (comm's 'node' is its nodes, not the system that 'node'
   -- stands for in the job commands).

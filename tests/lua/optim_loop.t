@@ -7,7 +7,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(11)
+t.plan(12)
 
 -- GPT-2 XL's shape, 16 H100s data parallel, the deepspeed stack in fp16.
 local job = {
@@ -66,3 +66,8 @@ t.raises(function() return gp.train(t.with(job, { optimizer = "sgd", optimizer_i
 t.raises(function() return gp.train(t.with(job, { optimizer = "muon", optimizer_impl = "foreach" })) end,
          "train: optimizer_impl foreach is AdamW's step (its m and v); optimizer muon",
          "muon: foreach refused", true)
+-- optimizer_impl is a Lua key (lua_only): '--optimizer-impl' on the command
+-- line says so, not "did you mean '--optimizer'?", another option.
+t.is(require("gpuplan.options").hint("train", "optimizer-impl", "cli"),
+     " (optimizer_impl is a key of gp.train only, not a flag: docs/lua.md)",
+     "the command line's hint names the Lua key")
