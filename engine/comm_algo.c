@@ -690,6 +690,61 @@ static double ring_window_wait(const comm_ctx *c, gp_proto p, double bwt)
 			    bwt / steps / ring_inflight(c, p) - busy);
 }
 
+/* ---- a broadcast's or reduce's ring runs twice the loops ----------------
+ *
+ * A Simple ring moves each channel's share one slice at a time, and each
+ * slice is a serial loop of the channel's thread block: wait for the
+ * peers' step counters, sub-barrier, copy or reduce, barrier, then a
+ * system-scope fence and the new step count ("waitPeer(...); subBarrier();
+ * ... reduceCopy(...); barrier(); postPeer<Recv, Send>(0 < workSize);"
+ * inside "#pragma unroll 1 do { ... } while (slice < SlicePerChunk ...)",
+ * "fence_acq_rel_sys(); st_relaxed_sys_global(connStepPtr, step)",
+ * src/device/prims_simple.h, NCCL v2.24.3-1), and the proxy sends one
+ * network message a slice ("sizes[subCount] = stepSize*args->sliceSteps",
+ * "sub->posted += args->sliceSteps", src/transport/net.cc).  A slice is
+ * StepPerSlice steps of the 4 MiB / NCCL_STEPS = 512 KiB Simple buffer
+ * (init.cc DEFAULT_BUFFSIZE): all-reduce, all-gather and reduce-scatter
+ * take NCCL_STEPS / 4 = 2 steps (1 MiB), broadcast and reduce one
+ * ("#define BROADCAST_SLICESTEPS 1", "#define REDUCE_SLICESTEPS 1",
+ * src/include/collectives.h; the ring's chunk is stepSize x chunkSteps,
+ * enqueue.cc), so a broadcast or reduce runs twice the loops for the same
+ * bytes.  The network and link rates the engine streams at are all-reduce
+ * and all-gather figures (the fabrics' `achievable`: nccl-tests' 46-49
+ * GB/s a NDR NIC, NVLink ring plateaus), so they carry one loop a 1 MiB
+ * slice; a broadcast or reduce pays one loop more for each, at NCCL's
+ * price of a Simple ring step on the node's link, hwLat[NVLINK][RING]
+ * [SIMPLE] = 3.4 us (PCIe 5.7; src/graph/tuning.cc, v2.24.3-1 as on
+ * master; hop_up), as the NVLS loops are priced (nvls_steps): k = S /
+ * (nc x 512 KiB) loops a channel against max(1, S / (nc x 1 MiB)).  4 x 8
+ * H100, 8 NDR NICs, 16 channels, 8 GiB: 1024 loops against 512, +1.74 ms
+ * on 23.4 ms.  Checked on the Voltage Park 4 x 8 H100 logs (NCCL
+ * 2.24.3; read after pricing, not an input): from 4 to 8 GiB a broadcast
+ * adds 4 GiB in 14.54 ms (295 GB/s a link) and a reduce in 14.65 ms,
+ * where the all-gather's links carry 4 GiB x 31/32 in 12.87 ms (323 GB/s):
+ * 0.91 of it, the loops 0.93.  NCCL's tuner has no such term, so the
+ * estimate it ranks by leaves it out (comm_nccl_estimate). */
+#define RING_STEP_BYTES 524288.0
+
+static double ring_slice_loops(const comm_ctx *c, gp_proto p)
+{
+	double nc, k;
+
+	if (p != GP_PROTO_SIMPLE || c->n < 2 ||
+	    (c->op != GP_BROADCAST && c->op != GP_REDUCE))
+		return 0.0;
+	if (c->nn > 1)
+		nc = channels_in_use(c, GP_ALGO_RING, p, net_ring_channels(c));
+	else if (c->t->up_nccl.channels > 0.0)
+		nc = channels_in_use(c, GP_ALGO_RING, p,
+				     c->t->up_nccl.channels);
+	else
+		return 0.0;
+	k = max2(1.0, c->bytes / (nc * RING_STEP_BYTES));
+	return max2(0.0, k - max2(1.0, c->bytes /
+					   (nc * 2.0 * RING_STEP_BYTES))) *
+	       hop_up(c, p);
+}
+
 /* Ring: latency and bandwidth term of the flat pipelined ring. */
 static int price_ring(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 		      const char **why)
@@ -713,7 +768,7 @@ static int price_ring(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 	if (c->nn > 1 && p == GP_PROTO_LL)
 		*bwt = max2(*bwt, S * comm_bus_factor(c->op, c->n) /
 			    ll_net(c));
-	*bwt = on_channels(c, GP_ALGO_RING, p, *bwt);
+	*bwt = on_channels(c, GP_ALGO_RING, p, *bwt) + ring_slice_loops(c, p);
 	*lat += ring_window_wait(c, p, *bwt);
 	return 0;
 }
