@@ -169,8 +169,8 @@ predict(c3, cat)
 t.is(opts.ipc_transfer, nil, "v0.3.0: the Ray-driven refit, not priced by it")
 predict(d5, cat)
 t.is(opts.ipc_transfer, nil, "pools of their own: the broadcast instead")
-t.is(rl.NEMO_RL_IPC_TRANSFER, (35 - 10.3618) / 175,
-     "PR #1267's 35 s less 10.3618 s priced otherwise, over its 175 hand-offs")
+t.is(rl.NEMO_RL_IPC_TRANSFER, (35 - 10.0898) / 175,
+     "PR #1267's 35 s less 10.0898 s priced otherwise, over its 175 hand-offs")
 
 -- The recipe's logprob_batch_size (rl.logprob_batch): NeMo RL's
 -- logprob_mb_tokens = max_total_sequence_length x logprob_batch_size,
