@@ -620,6 +620,10 @@ typedef struct train_lkey {
 	int attn_clamp;          /* the memory cfg's, eager unfused only */
 	int softmax16;           /* eager unfused only: the softmax runs in
 				  * the 16-bit type (no fp32 upcast) */
+	int softmax32;           /* kernels fused, flash off, 16-bit: the
+				  * softmax runs in fp32 and its fp32 output
+				  * is kept for the backward (the memory
+				  * cfg's eager_softmax; Praxis under XLA) */
 	int attn_scale_q;        /* train_cfg's, eager unfused only */
 	int attn_where;          /* train_cfg's, eager unfused only */
 	int attn_head_copies;    /* train_cfg's, eager unfused only */

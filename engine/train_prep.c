@@ -383,6 +383,8 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.attn_clamp = c->mem.attn_clamp && c->eager && !c->mem.flash;
 	xp->k.softmax16 = !c->mem.eager_softmax && c->eager && !c->mem.flash &&
 		xp->k.A < 4.0;
+	xp->k.softmax32 = c->mem.eager_softmax && !c->eager &&
+		!c->mem.flash && xp->k.A < 4.0;
 	xp->k.attn_scale_q = c->attn_scale_q && c->eager && !c->mem.flash;
 	xp->k.attn_where = c->attn_where && c->eager && !c->mem.flash;
 	xp->k.attn_head_copies = c->eager && !c->mem.flash ?

@@ -296,6 +296,31 @@ double train_attn_time(const tenv *e, const train_lkey *k, const gp_op *o,
 			       8.0 * k->A - (fused16 ? 8.0 : 0.0) :
 			       7.0 * k->A + 4.0 + cast + conv - 4.0 * k->A);
 	}
+	/* Fused stacks whose unfused attention upcasts the scores and
+	 * keeps the fp32 softmax output for the backward (softmax32:
+	 * eager_softmax under kernels fused).  Praxis' DotProductAttention
+	 * under XLA, the Paxml GPT 126M rows: "# Attention softmax is
+	 * always carried out in fp32.", "logits =
+	 * logits.astype(jnp.float32)", "probs =
+	 * jax.nn.softmax(padded_logits, axis=-1).astype(key.dtype)"
+	 * (google/praxis praxis/layers/attentions.py, 2024), and JAX's
+	 * softmax differentiates through its output ("_softmax_jvp":
+	 * "return y, y * (x_dot - (y * x_dot).sum(axis, ...))",
+	 * google/jax jax/_src/nn/functions.py, 2024; the older
+	 * non-custom-jvp path keeps exp's fp32 output instead, the same
+	 * bytes), so the fp32 y is a residual XLA must write beside the
+	 * 16-bit probabilities the PV einsum reads: 4 B a score more
+	 * forward; backward the softmax's gradient reads y (4) where
+	 * op_attn counts the 16-bit P (A): 4 - A more.  A lower bound:
+	 * how many passes XLA's fusions make over the scores for the
+	 * max and the sum is left at op_attn's.  Transformer Engine's
+	 * layers (the TE rows) run TE's fused 16-bit softmax kernel
+	 * (transformer_engine/jax/flax/module.py Softmax: "if
+	 * is_softmax_kernel_available(...)": "outputs =
+	 * softmax(logits, mask_, self.scale_factor, ...)"), op_attn's
+	 * count as it stands. */
+	if (k->softmax32)
+		bytes += s2 * (bwd ? 4.0 - k->A : 4.0);
 	/* Megatron-DeepSpeed's ALiBi on its fused path (BigScience's
 	 * megatron/model/transformer.py ParallelAttention, BLOOM's: the
 	 * bias tensor is [b * np, 1, sk], "matmul_result = alibi[:

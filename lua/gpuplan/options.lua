@@ -616,7 +616,10 @@ opt { name = "eager_softmax", type = "boolean", lua_only = true, commands = TRAI
   help = "unfused attention (flash false) saved as Hugging Face's eager attention saves it: "
     .. "the fp32 softmax output and its 16-bit copy (default with kernels eager, the hf "
     .. "stack's default); false with kernels eager: softmax(scores, dim=-1) in the 16-bit "
-    .. "type (Baichuan's remote code), one kernel each way, its output alone kept" }
+    .. "type (Baichuan's remote code), one kernel each way, its output alone kept; true with "
+    .. "kernels fused: the compiled program upcasts the scores and keeps the fp32 softmax "
+    .. "output for the backward (Praxis' attention under XLA), 4 B a score written forward and "
+    .. "read backward beside the fused softmax's 16-bit traffic" }
 
 ---------------------------------------------------------------------------
 section "lora"
