@@ -607,8 +607,24 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		all = (c->forward_only ? 1.0 : 2.0) * v * (sends * x->pp_sr +
 							   x->pp_gat);
 
+		/* Megatron-Core's 1F1B overlaps no pipeline send, whatever
+		 * the flag: "if config.overlap_p2p_comm: raise ValueError(
+		 * "Non-interleaved pipeline parallelism does not support
+		 * overlapping p2p communication")" (pipeline_parallel/
+		 * schedules.py forward_backward_pipelining_without_
+		 * interleaving, core_r0.8.0 to 2026), and Megatron-LM's
+		 * arguments.py turns it off there ("Overlap P2P
+		 * communication is disabled if not using the interleaved
+		 * schedule"): send_forward_recv_backward waits on its
+		 * batched exchange.  So a plan's or a job's 1F1B layouts
+		 * on the megatron stack (te_modules) expose their sends as
+		 * gp.train's default does (gpuplan.train step_choices). */
+		int p2p_hides = c->overlap_p2p &&
+			!(c->te_modules &&
+			  x->y.schedule == GP_SCHED_1F1B);
+
 		s->part[TRAIN_PP] += overlap(all, s->fwd + s->bwd,
-					     c->overlap_p2p,
+					     p2p_hides,
 					     &s->hidden[TRAIN_PP]);
 	}
 	s->part[TRAIN_TP] += amax_reduce(x, s);

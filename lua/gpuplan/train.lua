@@ -480,8 +480,31 @@ local function step_choices(o, p, cfg, sweep, default)
   local dual = cfg.schedule == "dualpipe"
   for _, k in ipairs(M.OVERLAP_KEYS) do
     local v = o[k]
+    -- Megatron-Core's 1F1B refuses the flag (below)
+    if k == "overlap_p2p" and v == true and cfg.stack == "megatron" and not dual
+        and not sweep and cfg.schedule ~= "interleaved" and (cfg.pp or 1) > 1 then
+      fail("train: overlap_p2p with pp %d and no vpp on the megatron stack: Megatron-Core's "
+        .. "non-interleaved schedule refuses it (\"Non-interleaved pipeline parallelism does "
+        .. "not support overlapping p2p communication\"); give vpp > 1", cfg.pp)
+    end
     if v == nil then
       v = ov[k] or false
+      -- Megatron runs its pipeline sends under compute only in the
+      -- interleaved schedule: without virtual stages it turns the flag
+      -- off ("# Overlap P2P communication is disabled if not using the
+      -- interleaved schedule. args.overlap_p2p_comm = False", Megatron-LM
+      -- megatron/training/arguments.py), and Megatron-Core's 1F1B refuses
+      -- it ("Non-interleaved pipeline parallelism does not support
+      -- overlapping p2p communication", pipeline_parallel/schedules.py
+      -- forward_backward_pipelining_without_interleaving): its
+      -- send_forward_recv_backward waits on the batched exchange.  A plan
+      -- keeps the stack's default and the engine exposes the sends of its
+      -- 1F1B layouts (engine/train_stage.c).
+      if k == "overlap_p2p" and v and cfg.stack == "megatron" and not dual
+          and not sweep and cfg.schedule ~= "interleaved" and (cfg.pp or 1) > 1 then
+        v = false
+        default("overlap_p2p=false (Megatron: the non-interleaved schedule overlaps no p2p)")
+      end
       if dual and (k == "ep_overlap" or k == "overlap_p2p") and not v then
         v = true
         -- said where it runs: at ep 1 there is no all-to-all, and the

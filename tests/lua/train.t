@@ -57,16 +57,17 @@ t.ok(part(r2, "dp_comm").seconds > part(r, "dp_comm").seconds, "no overlap: the 
 -- The overlaps are what ran: at tp 1 and pp 1 there is no TP collective
 -- and no pipeline send to hide, so tp_overlap and overlap_p2p read off
 -- (megatron's overlap_p2p default read true at pp 1); at tp 2 and pp 2
--- the settings stand.
+-- with vpp 2 the settings stand (without vpp Megatron's 1F1B overlaps no
+-- p2p: tests/lua/p2p_1f1b.t).
 do
   local one = gp.train { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, stack = "megatron",
     tp_overlap = true }
   t.is(tostring(one.overlaps.tp_overlap) .. " " .. tostring(one.overlaps.overlap_p2p), "false false",
     "tp 1, pp 1: no TP overlap, no p2p overlap")
   local two = gp.train { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, stack = "megatron",
-    tp = 2, pp = 2, tp_overlap = true }
+    tp = 2, pp = 2, vpp = 2, tp_overlap = true }
   t.is(tostring(two.overlaps.tp_overlap) .. " " .. tostring(two.overlaps.overlap_p2p), "true true",
-    "tp 2, pp 2: both")
+    "tp 2, pp 2, vpp 2: both")
   -- DualPipe turns ep_overlap on by itself: at ep 1 (Mixtral on 8 GPUs,
   -- PP 2 x DP 4) there is no all-to-all to hide, so the result reads it
   -- off and the defaults do not say it; at ep 4 both say it.

@@ -192,7 +192,7 @@ local PROFILES = {
     { "overlap_param_gather", true, "--overlap-param-gather (distributed optimizer)" },
     { "tp_overlap", true, "--tp-comm-overlap (needs sequence parallelism)", tp2 },
     { "overlap_p2p", true, "pipeline communication overlapped (enabled by default)",
-      function(o) return (o.pp or 1) > 1 end },
+      function(o) return (o.pp or 1) > 1 and (o.vpp or 1) > 1 end },
     -- arguments.py: "accumulate and all-reduce gradients in fp32 for
     -- bfloat16 data type".
     { "grad_reduce", "fp32", "bf16: gradients accumulated and reduced in fp32",
@@ -248,7 +248,7 @@ local PROFILES = {
     -- No --tp-comm-overlap in the yaml: Megatron-LM's default is off.
     { "tp_overlap", false, "no --tp-comm-overlap", tp2 },
     { "overlap_p2p", true, "pipeline communication overlapped (enabled by default)",
-      function(o) return (o.pp or 1) > 1 end },
+      function(o) return (o.pp or 1) > 1 and (o.vpp or 1) > 1 end },
     -- arguments.py: "accumulate and all-reduce gradients in fp32 for
     -- bfloat16 data type".
     { "grad_reduce", "fp32", "bf16: gradients accumulated and reduced in fp32",
