@@ -49,7 +49,11 @@
 --             (default: the GPU's PCIe x 0.8); host_memory (default: the
 --             system's, else 32 GB); on a rack of several hosts (host_gpus)
 --             both host figures are the rack's, each host having its share;
---             the GPUs of one host streaming at once divide its host_bw
+--             the GPUs of one host streaming at once divide its host_bw;
+--             pin_memory says where the layers sit: true, pinned (the DMA
+--             reads them at pcie_bw), false, pageable (the driver stages
+--             each copy through host DRAM) (default: the runtime's,
+--             M.offload_pageable)
 --   system    catalog system id (host memory, NVLink domain)
 --   price     per GPU-hour: a number (in currency), "$2.49/h", {amount =,
 --             currency =} or a catalog price id (default: the cheapest
@@ -1295,6 +1299,12 @@ local function setup_memory(a, cat, model, g, sys, d, c, tp, pp, default, info)
     info.offload_said = said
     local function default(s) said[s] = true; outer(s) end
     c.offload_cpu_max = M.offload_cpu_max[a.runtime or "graphs"] or 0
+    -- Pinned or pageable host layers: the run's statement (pin_memory:
+    -- DeepSpeed ZeRO-3's offload_param "pin_memory", ZeRO-Inference's
+    -- --pin-memory), else the runtime's (M.offload_pageable).
+    local pageable = M.offload_pageable[a.runtime or "graphs"]
+    local pin = bool_arg(a, "pin_memory")
+    if pin ~= nil then pageable = not pin end
     if c.offload_cpu_max > 0 then
       -- The CPU computing the layers reads them from host DRAM
       -- (gpuplan.comm.host_bw: the system's, else the desktop's).
@@ -1303,10 +1313,11 @@ local function setup_memory(a, cat, model, g, sys, d, c, tp, pp, default, info)
         c.offload_bw = require("gpuplan.comm").host_bw(nil, sys, default, "infer",
           "the CPU runs offloaded layers")
       end
-    elseif a.host_bw ~= nil and not M.offload_pageable[a.runtime or "graphs"] then
+    elseif a.host_bw ~= nil and not pageable then
       error(args.usage("infer: host_bw is the CPU's memory bandwidth, which llama.cpp (runtime "
             .. "llama.cpp or kernels) computes offloaded layers at and the eager runtimes "
             .. "stage their pageable copies at; runtime " .. tostring(a.runtime or "graphs")
+            .. (pin and " with pin_memory" or "")
             .. " copies them from pinned memory over PCIe (pcie_bw)"), 3)
     end
     -- The layers the run placed in host memory, when stated (at most a
@@ -1364,7 +1375,7 @@ local function setup_memory(a, cat, model, g, sys, d, c, tp, pp, default, info)
     if not c.offload_link_bw then
       local comm = require "gpuplan.comm"
       local link = comm.pcie_bw(g) or 25e9
-      if M.offload_pageable[a.runtime or "graphs"] then
+      if pageable then
         -- The staging copy runs in its own host's DRAM: that host's
         -- share, divided among the GPUs copying at once.
         local node_bw = comm.host_bw(a.host_bw, sys, default, "infer",
@@ -1384,10 +1395,15 @@ local function setup_memory(a, cat, model, g, sys, d, c, tp, pp, default, info)
                                 c.offload_link_bw / 1e9, split(dram), link / 1e9))
         elseif c.offload_cpu_max == 0 then
           default(string.format("pcie_bw=%.1fGB/s (offloaded layers copied to the GPU "
-                                .. "each step)", c.offload_link_bw / 1e9))
+                                .. "each step%s)", c.offload_link_bw / 1e9,
+                                pin and " from pinned host memory" or ""))
         end
       end
     end
+  end
+  if a.pin_memory ~= nil and not a.offload then
+    error(args.usage("infer: pin_memory says where offloaded layers sit in host memory; give "
+      .. "offload = true too"), 3)
   end
   if a.offload_layers ~= nil and not a.offload then
     error(args.usage("infer: offload_layers places layers in host memory; give offload = true "

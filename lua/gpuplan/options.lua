@@ -807,6 +807,17 @@ opt { name = "host_memory", type = "string", metavar = "SIZE", commands = "infer
   default = "32GB or the system's",
   help = "host memory for offloaded layers (a rack's: each tray of GPUs has its share)",
   suggest = { "host_mem", "cpu_memory" } }
+-- Where offloaded layers sit in host memory: pinned, the DMA reads them
+-- at the PCIe link's rate; pageable, the driver stages each copy through
+-- a pinned buffer in host DRAM first (gpuplan.infer, M.offload_pageable).
+-- DeepSpeed ZeRO-3 states it (offload_param's "pin_memory"; ZeRO-Inference's
+-- run_model.py --pin-memory), and so can a case (workload.pin_memory).
+opt { name = "pin_memory", type = "flag", commands = "infer", form = "both",
+  default = "the runtime's: pinned for vllm, pageable for eager, eager-pytorch and litgpt "
+    .. "(HF accelerate's CPU state dict)",
+  help = "with --offload: the host-resident layers sit in pinned memory, copied over PCIe at "
+    .. "pcie_bw; --no-pin-memory: pageable, each copy staged through host DRAM (host_bw)",
+  suggest = { "pinned", "offload_pinned", "pin_mem" } }
 opt { name = "offload_layers", type = "int", metavar = "N", commands = "infer",
   default = "as many as do not fit",
   help = "with --offload: N layers of each GPU's stage in host memory, as the run placed "

@@ -478,7 +478,7 @@ local case_schema = T.record {
     single_batch_overlap = declared("single_batch_overlap"),
     swap_ab = declared("swap_ab"), prefill_tokens = count(),
     -- inference: layers that do not fit the card in host memory (gp.infer's offload)
-    offload = T.boolean(), offload_layers = count(),
+    offload = T.boolean(), offload_layers = count(), pin_memory = declared("pin_memory"),
     expert_weight_dtype = T.enum { "bf16", "fp16", "fp8", "int8", "int4", "fp4", "mxfp4" },
     imbalance = T.number { min = 1, max = 1e3 },
   }),

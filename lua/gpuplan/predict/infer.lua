@@ -834,6 +834,9 @@ local function predict(case, cat)
     end
     if mem then a.host_memory = mem end
     a.offload_layers = v(wl.offload_layers)
+    -- pinned or pageable host layers, where the source states it
+    -- (gp.infer's pin_memory; absent: the runtime's)
+    a.pin_memory = v(wl.pin_memory)
   end
   -- A run of num_requests requests issued at once, measured over the run
   -- (gp.infer's requests): the batch's fill and drain count.
