@@ -233,6 +233,12 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	    c->kv_pool > GP_AMOUNT_MAX)
 		return gp_fail(err, "kv_pool must be 0 to %g bytes (got %g)",
 		               GP_AMOUNT_MAX, c->kv_pool);
+	/* MLA's absorbed decode (mla_decode) prices its own weight-only
+	 * linears; an unfused dequantisation is not priced there. */
+	if (c->wo_unfused && m->mla.kv_lora_rank > 0)
+		return gp_usage(err, "wo_unfused: an unfused weight "
+		                "dequantisation is not priced for an MLA "
+		                "model (model.mla)");
 	if (c->kv_unfused && m->mla.kv_lora_rank > 0)
 		return gp_fail(err, "kv_unfused: an unfused dequantisation of "
 		               "an MLA latent cache is not modelled");
@@ -1073,8 +1079,12 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 			o->scope == GP_SCOPE_ALL ? L :
 			o->scope == GP_SCOPE_DENSE ? s->ndense : s->nmoe;
 		int lin = o->wclass == GP_W_LINEAR && o->weights > 0;
+		/* An unfused dequantisation (wo_unfused) gives the linear
+		 * a 16-bit copy of its weights to multiply: the GEMM reads
+		 * that copy and converts nothing (a plain 16-bit GEMM). */
+		int unf = lin && wo && c->wo_unfused;
 		double bytes = o->act * ACT_BYTES + o->kv * kvb +
-			o->weights * (o->wclass == GP_W_LINEAR ? wb :
+			o->weights * (o->wclass == GP_W_LINEAR && !unf ? wb :
 				      ACT_BYTES);
 
 		if (mla && strcmp(o->name, "qkv") == 0)
@@ -1104,10 +1114,28 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 			continue;
 		if (!wo && act_quant(b, o, count, T, m->hidden))
 			return GP_EINVAL;
-		b->dequant = lin && wo ? INFER_DEQUANT_FLOP : 0.0;
-		b->gemv = lin && wo && T <= c->gemv_max ?
+		/* DeepSpeed's quantized_initialization (the weights of
+		 * ZeRO-Inference's --quant_bits 4): F.linear is wrapped so
+		 * that "temp_dequantized_weight = weight.dequantizer.
+		 * dequantize(quantized_weight ...); return f(input,
+		 * temp_dequantized_weight ...)" (deepspeed/inference/
+		 * quantization/utils.py wrap_quantized_functional, v0.10.3),
+		 * the dequantisation a kernel of its own that reads the
+		 * packed int4 with its scales and writes a new fp16 tensor
+		 * ("output = torch::empty({num_group, group_size}, ...kHalf",
+		 * csrc/quantization/pt_binding.cpp
+		 * dequantize_int4_to_half_experimental): a pass over the
+		 * weights every forward step, reading them at weight_bits
+		 * and writing 2 bytes each, with the converter's 4 FLOP a
+		 * weight, before the GEMM reads the copy. */
+		if (unf && add(b, "wo_dequant", count,
+		               o->weights * INFER_DEQUANT_FLOP,
+		               o->weights * (wb + ACT_BYTES), 0, 0, 0, 0, cp))
+			return GP_EINVAL;
+		b->dequant = lin && wo && !unf ? INFER_DEQUANT_FLOP : 0.0;
+		b->gemv = lin && wo && !unf && T <= c->gemv_max ?
 			1 + c->gemv_packed : 0;
-		b->stream = lin && wo ? c->wo_stream : 0.0;
+		b->stream = lin && wo && !unf ? c->wo_stream : 0.0;
 		/* The runtime's fp8 dense linears on its own M tile; the
 		 * fused MoE's expert GEMMs (moe_*) keep their kernel's. */
 		b->m_tile = lin && !wo && c->weight_bits < 16.0 &&
@@ -1120,7 +1148,7 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 		 * and its fused MoE kernel multiplying fp8 experts below
 		 * the fp8 tensor rate (infer_cfg.moe_fp8_bf16_x), on the
 		 * two grouped GEMMs it runs. */
-		b->bf16_x = lin && wo ? c->wo_bf16_x :
+		b->bf16_x = lin && wo && !unf ? c->wo_bf16_x :
 			lin && cp == GP_FP8 &&
 			(strcmp(o->name, "moe_up") == 0 ||
 			 strcmp(o->name, "moe_down") == 0) ?

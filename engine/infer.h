@@ -56,6 +56,15 @@ typedef struct infer_cfg {
 	                         and the attention reads that copy (SGLang's
 	                         FP4 pool off Blackwell: infer.c
 	                         kv_dequant) */
+	int wo_unfused;       /* 1: each weight-only linear dequantises
+	                         its weights to 16 bits in a kernel of its
+	                         own (reading them at weight_bits, writing
+	                         16-bit copies), then multiplies that copy
+	                         in a plain 16-bit GEMM (DeepSpeed's
+	                         quantized_initialization, ZeRO-Inference:
+	                         wrap_quantized_functional; infer.c
+	                         step_layers); 0: dequantised in the
+	                         GEMM's mainloop */
 	int kv_per_qhead;     /* 1: the decode attention runs one thread
 	                         block per query head, each reading its KV
 	                         head's whole cache and multiplying on the

@@ -55,6 +55,7 @@ static const lgp_field infer_fields[] = {
 	IF_NUM("mamba_ssm_bytes", mamba_ssm_bytes),
 	IF_BOOL("kv_half_math", kv_half_math),
 	IF_BOOL("kv_unfused", kv_unfused),
+	IF_BOOL("wo_unfused", wo_unfused),
 	IF_BOOL("kv_per_qhead", kv_per_qhead),
 	IF_BOOL("mixed_kv_per_qhead", mixed_kv_per_qhead),
 	F_DTYPE("compute", offsetof(infer_cfg, compute), 0),

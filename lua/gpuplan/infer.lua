@@ -1085,6 +1085,20 @@ local function bool_arg(a, k)
   return a[k]
 end
 
+-- unfused_dequant: the run's weight-only linears dequantise their weights
+-- to 16 bits in a kernel of their own before a plain 16-bit GEMM (DeepSpeed's
+-- quantized_initialization, ZeRO-Inference's --quant_bits: engine infer.c
+-- step_layers, wo_unfused); true or nil.  Refused where the weights are
+-- 16 bits or more: nothing is dequantised.
+function M.unfused_dequant(a, bits)
+  local v = bool_arg(a, "unfused_dequant")
+  if v and bits >= 16 then
+    error(args.usage(string.format("infer: unfused_dequant dequantises weight-only weights; "
+      .. "the weights are %g bits (give weights below 16 bits, e.g. 4.5)", bits)), 4)
+  end
+  return v or nil
+end
+
 -- Price per GPU-hour in the buyer's currency (gpuplan.prices.per_hour):
 -- the caller's, else the cheapest offer in the buyer's markets (said), or
 -- none (said where the card is offered).
@@ -2056,6 +2070,7 @@ function M.setup(a)
   local c = {
     weight_bits = bits, embed_bits = 16, kv_bytes = kv_bytes[kv], mamba_ssm_bytes = ssm_bytes,
     kv_half_math = kv_path.half_math, kv_unfused = kv_path.unfused,
+    wo_unfused = M.unfused_dequant(a, bits),
     kv_per_qhead = a.xqa == false or a.paged_decode == true,
     mixed_kv_per_qhead = M.fa2_mixed(a, g, model, (a.chunked_prefill == true or mixes)
       and not serving, kv) or nil,

@@ -807,6 +807,17 @@ opt { name = "host_memory", type = "string", metavar = "SIZE", commands = "infer
   default = "32GB or the system's",
   help = "host memory for offloaded layers (a rack's: each tray of GPUs has its share)",
   suggest = { "host_mem", "cpu_memory" } }
+-- A weight-only format dequantised by a kernel of its own (gpuplan.infer's
+-- unfused_dequant, engine infer_cfg.wo_unfused): DeepSpeed's
+-- quantized_initialization wraps F.linear to dequantise each weight into a
+-- new fp16 tensor before multiplying it (inference/quantization/utils.py
+-- wrap_quantized_functional).
+opt { name = "unfused_dequant", type = "flag", commands = "infer",
+  default = "off: dequantised in the GEMM's mainloop (Marlin, TensorRT-LLM, llama.cpp)",
+  help = "the weight-only linears dequantise their weights to 16 bits in a kernel of their "
+    .. "own each step (reading them at --weights bits, writing 16-bit copies) and multiply "
+    .. "the copies in a 16-bit GEMM (DeepSpeed's quantized_initialization, ZeRO-Inference)",
+  suggest = { "dequant_unfused", "unfused_weights" } }
 -- Where offloaded layers sit in host memory: pinned, the DMA reads them
 -- at the PCIe link's rate; pageable, the driver stages each copy through
 -- a pinned buffer in host DRAM first (gpuplan.infer, M.offload_pageable).

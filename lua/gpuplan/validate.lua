@@ -479,6 +479,7 @@ local case_schema = T.record {
     swap_ab = declared("swap_ab"), prefill_tokens = count(),
     -- inference: layers that do not fit the card in host memory (gp.infer's offload)
     offload = T.boolean(), offload_layers = count(), pin_memory = declared("pin_memory"),
+    unfused_dequant = declared("unfused_dequant"),
     expert_weight_dtype = T.enum { "bf16", "fp16", "fp8", "int8", "int4", "fp4", "mxfp4" },
     imbalance = T.number { min = 1, max = 1e3 },
   }),

@@ -838,6 +838,10 @@ local function predict(case, cat)
     -- (gp.infer's pin_memory; absent: the runtime's)
     a.pin_memory = v(wl.pin_memory)
   end
+  -- weight-only weights dequantised by a kernel of their own before a
+  -- 16-bit GEMM, where the source's runtime does so (gp.infer's
+  -- unfused_dequant: DeepSpeed's quantized_initialization)
+  a.unfused_dequant = v(wl.unfused_dequant)
   -- A run of num_requests requests issued at once, measured over the run
   -- (gp.infer's requests): the batch's fill and drain count.
   a.requests = v(wl.num_requests)
