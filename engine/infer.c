@@ -236,7 +236,7 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	/* MLA's absorbed decode (mla_decode) prices its own weight-only
 	 * linears; an unfused dequantisation is not priced there. */
 	if (c->wo_unfused && m->mla.kv_lora_rank > 0)
-		return gp_usage(err, "wo_unfused: an unfused weight "
+		return gp_usage(err, "unfused_dequant: an unfused weight "
 		                "dequantisation is not priced for an MLA "
 		                "model (model.mla)");
 	if (c->kv_unfused && m->mla.kv_lora_rank > 0)

@@ -63,4 +63,10 @@ t.raises(function() gp.infer(t.with(q, { weights = "fp16", unfused_dequant = tru
 t.raises(function() gp.infer(t.with(q, { unfused_dequant = 1 })) end,
          "unfused_dequant", "must be a boolean", true)
 
+-- MLA's absorbed decode prices its own linears: refused there, by name.
+t.raises(function() gp.infer({ model = "deepseek-v3", gpu = "h200-sxm", gpus = 8, tp = 8,
+                               weights = 4.5, unfused_dequant = true }) end,
+         "unfused_dequant: an unfused weight dequantisation is not priced for an MLA model",
+         "refused for an MLA model", true)
+
 t.done_testing()
