@@ -736,6 +736,46 @@ static int mla_decode(builder *b, const gp_model *m, const shape *s,
 	return GP_OK;
 }
 
+/* MLA's projections in a tensor-parallel prefill (a step of more than one
+ * token a sequence), as the serving runtimes run them: the q and kv
+ * latents' down-projections are one GEMM whose weights every rank holds
+ * and multiplies whole, and only the heads' up-projections split over tp.
+ * vLLM's DeepseekV2MLAAttention builds "self.fused_qkv_a_proj =
+ * MergedReplicatedLinear(self.hidden_size, [self.q_lora_rank,
+ * self.kv_lora_rank + self.qk_rope_head_dim]" (a ReplicatedLinear) beside
+ * the ColumnParallelLinear q_b_proj and kv_b_proj
+ * (vllm/model_executor/models/deepseek_v2.py), and its prompt path
+ * (MLACommonImpl._forward_prefill, vllm/v1/attention/backends/mla/
+ * common.py) expands the latent through kv_b_proj before FlashAttention's
+ * varlen kernel; SGLang's DeepseekV2AttentionMLA likewise holds
+ * "self.fused_qkv_a_proj_with_mqa = ReplicatedLinear(self.hidden_size,
+ * self.q_lora_rank + self.kv_lora_rank + self.qk_rope_head_dim" (python/
+ * sglang/srt/models/deepseek_v2.py).  model_layer_ops folds all four
+ * projections into one "qkv" GEMM split over tp, which at tp 8 prices the
+ * down-projection at an eighth of what each rank computes: DeepSeek-V3's
+ * 7168 x (1536 + 512 + 64) = 15.1M weights a layer against 1.9M (q_b's
+ * 1536 x 16 x 192 and kv_b's 512 x 16 x 256 a rank are 6.8M), 26 MFLOP a
+ * prompt token a layer on every GPU not counted.  The decode step already
+ * runs them so (mla_decode); here the prefill's three GEMMs: q_kv_a whole,
+ * q_b (q_proj without a q latent) and kv_b on the rank's heads. */
+static int mla_prefill_proj(builder *b, const gp_model *m, double count,
+			    double T, double wb, gp_dtype cp)
+{
+	const gp_mla *a = &m->mla;
+	double h = m->hidden, nh = m->heads / (double)b->c->tp;
+	double qr = a->q_lora_rank, r = a->kv_lora_rank;
+	double dr = a->qk_rope_head_dim, dn = a->qk_nope_head_dim;
+	double dv = a->v_head_dim;
+
+	if (gemm(b, "q_kv_a", count, T, (qr > 0 ? qr : 0.0) + r + dr, h,
+	         wb, cp) ||
+	    (qr > 0 ? gemm(b, "q_b", count, T, nh * (dn + dr), qr, wb, cp) :
+	     gemm(b, "q_proj", count, T, nh * (dn + dr), h, wb, cp)) ||
+	    gemm(b, "kv_b", count, T, nh * (dn + dv), r, wb, cp))
+		return GP_EINVAL;
+	return GP_OK;
+}
+
 /* The activation-quantise kernel a linear's fp8 or fp4 GEMM needs before
  * it, where the runtime runs one (infer_cfg.act_quant): TensorRT-LLM's
  * PyTorch flow quantises a linear's bf16 input in a kernel of its own
@@ -992,7 +1032,7 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 	gp_op ops[GP_MAX_LAYER_OPS], whole[GP_MAX_LAYER_OPS];
 	double L = m->layers, wb = c->weight_bits / 8.0, T = batch * q;
 	gp_dtype cp = c->compute, ap;
-	int i, nops, wo, mla, latent, row = c->row_split && c->tp > 1;
+	int i, nops, wo, mla, mlap, latent, row = c->row_split && c->tp > 1;
 	int hy = m->pattern[0] != 0;
 	gp_op lat;
 	/* The attention reads the cache as stored, or the 16-bit copy an
@@ -1049,6 +1089,9 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 	 * take the same time. */
 	wo = c->weight_bits < 16.0 && (cp == GP_BF16 || cp == GP_FP16);
 	mla = m->mla.kv_lora_rank > 0 && q <= 1.0;
+	/* A prompt's MLA projections at tp > 1 (mla_prefill_proj): the
+	 * latents' down-projections whole on every rank. */
+	mlap = m->mla.kv_lora_rank > 0 && q > 1.0 && c->tp > 1 && !row;
 	latent = c->mla_latent_prefill && m->mla.kv_lora_rank > 0 &&
 		 q > 1.0 && c->flash;
 	nops = model_layer_ops(m, &oc, ops);
@@ -1153,6 +1196,15 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 			(strcmp(o->name, "moe_up") == 0 ||
 			 strcmp(o->name, "moe_down") == 0) ?
 			c->moe_fp8_bf16_x : 0.0;
+		if (mlap && strcmp(o->name, "qkv") == 0) {
+			int rc = mla_prefill_proj(b, m, count, T, wb, cp);
+
+			b->m_tile = 0.0;
+			b->bf16_x = 0.0;
+			if (rc)
+				return GP_EINVAL;
+			continue;
+		}
 		if (add(b, o->name, count, o->flop, bytes, o->m, o->n, o->k,
 		        o->batch, o->kind == GP_OP_ATTN ? ap : cp)) {
 			b->m_tile = 0.0;

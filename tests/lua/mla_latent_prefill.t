@@ -46,7 +46,7 @@ t.ok(math.abs(a1.flop / a0.flop - 1088 / 320) <= 1e-12, "the FLOP ratio is 1088 
 -- The cache read (the latent's 576 elements a key) and the projections
 -- (kv_b's up-projection traded for W_UK and W_UV, the same FLOP) stay.
 t.is(a1.bytes, a0.bytes, "the attention's bytes are the multi-head row's")
-t.is(op(on, "qkv").flop, op(off, "qkv").flop, "the qkv row is unchanged")
+t.is(op(on, "kv_b").flop, op(off, "kv_b").flop, "the kv_b (up-projection) row is unchanged")
 t.ok(not said(off), "... and the single prompt says nothing")
 t.ok(on.ttft_s > off.ttft_s, "the latent form costs the prompt time")
 
