@@ -587,10 +587,11 @@ static double step_kv_mean(const gp_model *m, double q, double ctx)
  * benchmark_moe for Qwen3-30B-A3B in fp8 on one H100 (vLLM PR #24700,
  * "Main", the default config) times fused_topk + fused_experts at
  * 44.5, 129.8, 238.4 and 273.7 us at batch 1, 8, 32 and 128; this
- * layer less its router GEMM prices 68.2, 146.5, 255.5 and 291.1 (it
- * priced 29, 107, 216 and 250 without these kernels): within +13% from
- * batch 8 up, while at batch 1 the step's per-kernel fill (3.9 us +
- * the launch) overstates kernels this small.  In bf16 on A100, SGLang
+ * layer less its router GEMM prices 78.1, 156.6, 265.9 and 302.3 with
+ * fused_experts' two quantise passes (moe_quant; 68.2, 146.5, 255.5 and
+ * 291.1 without them, 29, 107, 216 and 250 without these kernels too):
+ * within +21% from batch 8 up, while at batch 1 the step's per-kernel
+ * fill (3.9 us + the launch) overstates kernels this small.  In bf16 on A100, SGLang
  * PR #6825 times the same layer with the untuned default config (A100
  * PCIe 40GB) at 109.2, 403.1 and 917.5 us at batch 1, 8 and 64, where
  * it prices 114.8, 447.2 and 1020.0 (measured / priced 0.89-0.98 from
@@ -734,6 +735,39 @@ static int mla_decode(builder *b, const gp_model *m, const shape *s,
 	        T, dv, r, nh, b16))
 		return GP_EINVAL;
 	return GP_OK;
+}
+
+/* The Triton fused MoE's two activation-quantise kernels (infer_cfg.
+ * moe_quant), vLLM's and SGLang's with fp8 experts: fused_experts_impl
+ * (vllm/model_executor/layers/fused_moe/fused_moe.py) calls
+ * moe_kernel_quantize_input on the layer's tokens before the first
+ * grouped GEMM and, after the activation, "qintermediate_cache2, a2q_scale
+ * = moe_kernel_quantize_input(intermediate_cache2, a2_scale, ...)" before
+ * the second -- for block-scaled fp8 (DeepSeek's 128 x 128 blocks)
+ * per_token_group_quant_fp8, a kernel of its own each, outside the
+ * torch.compile'd graph (fused_experts is a custom op).  The first reads
+ * the T x hidden bf16 tokens, the second the T k rows of the rank's
+ * expert width (moe.ffn_hidden / tp: the experts sliced by tp, as gp.infer
+ * prices them), and each writes fp8 with an fp32 scale a 128-element
+ * group; priced as act_quant's passes (4 FLOP an element, its bytes at
+ * the streaming rate, the launch and fill).  The shared expert, which
+ * vLLM runs as dense fp8 linears beside the fused op, quantises its own
+ * inputs too; those passes are not counted (model_layer_ops folds it into
+ * moe_up and moe_down). */
+#define MOE_QUANT_GROUP 128.0
+
+static int moe_quant(builder *b, const gp_model *m, const shape *s,
+		     double T)
+{
+	double f = m->moe.ffn_hidden / (double)b->c->tp;
+	double in = T * s->h, mid = T * m->moe.top_k * f;
+	double per = ACT_BYTES + 1.0 + 4.0 / MOE_QUANT_GROUP;
+
+	if (add(b, "moe_quant", s->nmoe, 4.0 * in, in * per, 0, 0, 0, 0,
+	        b->c->compute))
+		return GP_EINVAL;
+	return add(b, "moe_quant_act", s->nmoe, 4.0 * mid, mid * per, 0, 0, 0, 0,
+	           b->c->compute);
 }
 
 /* MLA's projections in a tensor-parallel prefill (a step of more than one
@@ -1234,6 +1268,9 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 	if (s->nmoe > 0 && moe_route(b, m, s, T))
 		return GP_EINVAL;
 	if (s->nmoe > 0 && c->moe_expand && moe_expand(b, m, s, T, wo))
+		return GP_EINVAL;
+	if (s->nmoe > 0 && c->moe_quant && !wo && cp == GP_FP8 &&
+	    moe_quant(b, m, s, T))
 		return GP_EINVAL;
 	return GP_OK;
 }

@@ -193,6 +193,12 @@ typedef struct infer_cfg {
 	                         its own before the first grouped GEMM
 	                         (TensorRT-LLM's CUTLASS MoE
 	                         expandInputRows; infer.c moe_expand) */
+	int moe_quant;        /* 1: the fused MoE quantises its fp8 GEMMs'
+	                         inputs in kernels of their own, the
+	                         tokens before the first and the
+	                         activation's output before the second
+	                         (vLLM's and SGLang's Triton fused_moe;
+	                         infer.c moe_quant) */
 	int custom_ar_gpus;   /* > 1: a TP group of at most this many GPUs
 	                         (2, 4, 6 or 8, one host's, on a full
 	                         NVLink mesh) all-reduces messages up to

@@ -96,6 +96,7 @@ static const lgp_field infer_fields[] = {
 	IF_BOOL("act_quant", act_quant),
 	IF_NUM("ar_fusion_max", ar_fusion_max),
 	IF_BOOL("moe_expand", moe_expand),
+	IF_BOOL("moe_quant", moe_quant),
 	IF_INT("custom_ar_gpus", custom_ar_gpus, 0),
 	IF_NUM("engine_host_step", engine_host_step),
 	IF_NUM("engine_host_seq", engine_host_seq),

@@ -926,6 +926,17 @@ end
 -- named trtllm until a NIM MoE case says otherwise.
 M.moe_expand = { trtllm = true }
 
+-- Runtimes whose fused MoE quantises the fp8 expert GEMMs' inputs in
+-- kernels of their own (engine/infer.c moe_quant): vLLM's and SGLang's
+-- Triton fused_experts, which call moe_kernel_quantize_input on the tokens
+-- before the first grouped GEMM and again on the activation's output
+-- ("qintermediate_cache2, a2q_scale = moe_kernel_quantize_input(...)")
+-- before the second (vllm/model_executor/layers/fused_moe/fused_moe.py;
+-- SGLang's fused_moe_triton likewise per_token_group_quant_fp8 in
+-- invoke_fused_moe_kernel).  TensorRT-LLM's is act_quant's (its CUTLASS
+-- MoE's one fp4/fp8 quantise of the input).
+M.moe_quant = { vllm = true, sglang = true }
+
 -- The fused MoE's expert GEMMs in fp8 on Hopper, as vLLM and SGLang run
 -- them without expert parallelism: their Triton fused_moe kernel (SGLang's
 -- fused_moe_triton; DeepGEMM's grouped GEMMs only behind DeepEP), which
@@ -2104,6 +2115,7 @@ function M.setup(a)
     ar_fusion_max = num_arg(a, "ar_fusion_max", "bytes") or
       (M.ar_fusion_max[a.runtime or "graphs"] and M.ar_fusion_max[a.runtime](tp)) or nil,
     moe_expand = M.moe_expand[a.runtime or "graphs"] or nil,
+    moe_quant = M.moe_quant[a.runtime or "graphs"] or nil,
     sample_kernels = sample_kernels,
   }
   if not c.runtime then
