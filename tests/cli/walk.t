@@ -1,0 +1,23 @@
+# A new user's walk over this session's options (optimizer_impl,
+# graph_max_context, moe_router_ops, the comm topology fields): each rough
+# edge found gives a clear refusal naming the input, or a right answer.
+use strict;
+use warnings;
+use Test::More;
+require './tests/cli/lib.pl';
+
+my ($c, $o, $e);
+
+# --- 1. A Lua-only option on the command line -------------------------
+# '--optimizer-impl' said "did you mean '--optimizer'?", a different
+# option; it is gp.train's key (lua_only): say so.
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--optimizer-impl', 'loop');
+is($c, 2, 'train --optimizer-impl: a usage error');
+like($e, qr/unknown option '--optimizer-impl' \(optimizer_impl is a key of gp\.train only, not a flag: docs\/lua\.md\)/,
+     'train --optimizer-impl: named as gp.train\'s key');
+unlike($e, qr/did you mean '--optimizer'/, 'train --optimizer-impl: not --optimizer');
+# A plain typo keeps its did-you-mean.
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--optimzer', 'adamw');
+like($e, qr/did you mean '--optimizer'\?/, 'train --optimzer: did you mean --optimizer');
+
+done_testing();
