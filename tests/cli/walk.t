@@ -20,4 +20,14 @@ unlike($e, qr/did you mean '--optimizer'/, 'train --optimizer-impl: not --optimi
 ($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--optimzer', 'adamw');
 like($e, qr/did you mean '--optimizer'\?/, 'train --optimzer: did you mean --optimizer');
 
+# --- 2. moe_router_ops is a count of kernels -----------------------------
+# It took 5.5 (type number): a router launches whole kernels.
+($c, $o, $e) = run_gp('train', 'mixtral-8x7b', '--gpu', 'h100-sxm', '--gpus', '16', '--ep', '8',
+                      '--kernels', 'fused', '--moe-router-ops', '5.5');
+isnt($c, 0, 'train --moe-router-ops 5.5: refused');
+like($e, qr/--moe-router-ops' expects an integer, got '5\.5'/, 'train --moe-router-ops 5.5: a whole number asked');
+($c, $o, $e) = run_gp('train', 'mixtral-8x7b', '--gpu', 'h100-sxm', '--gpus', '16', '--ep', '8',
+                      '--kernels', 'fused', '--moe-router-ops', '72');
+is($c, 0, 'train --moe-router-ops 72: taken') or diag $e;
+
 done_testing();
