@@ -371,6 +371,15 @@ int comm_topo_check(const gp_topo *t, gp_error *err)
 	if (t->up_mesh_peers < 0)
 		return gp_fail(err, "up_mesh_peers must be >= 0 (got %d)",
 			       t->up_mesh_peers);
+	/* A full mesh joins each GPU to every other of its node directly:
+	 * fewer peers than gpus_per_node - 1 is no full mesh, and comm.c
+	 * setup, which scales the rate by (g - 1) / peers only where that
+	 * is below 1, priced such a node as a switch in silence. */
+	if (t->up_mesh_peers > 0 && t->up_mesh_peers < t->gpus_per_node - 1)
+		return gp_fail(err, "up_mesh_peers %d: a full mesh links each GPU "
+			       "to the node's %d others directly; give at least "
+			       "%d, or 0 for a switch", t->up_mesh_peers,
+			       t->gpus_per_node - 1, t->gpus_per_node - 1);
 	if (t->nics > 0 && (link_check(&t->nic, "nic", err) ||
 	    nccl_check(&t->nic_nccl, 0, "nic", err)))
 		return GP_EINVAL;

@@ -1498,7 +1498,8 @@ for _, f in ipairs {
   { "up_crosses_cpu", "boolean", "PCIe traffic goes through the CPU root complex and host "
     .. "memory (no direct P2P)" },
   { "up_mesh_peers", "int", "the scale-up is a full mesh of direct links, up_bw split evenly "
-    .. "over this many peers: a group of g GPUs of a node gets (g - 1) / up_mesh_peers of it; "
+    .. "over this many peers (at least gpus_per_node - 1): a group of g GPUs of a node gets "
+    .. "(g - 1) / up_mesh_peers of it; "
     .. "0: a switch" },
   { "nic_bw", "number|string", "B/s per direction per NIC" },
   { "nic_latency", "number|string", "s per network hop" },

@@ -45,5 +45,11 @@ t.raises(function() ar(2, { up_mesh_peers = -1 }) end,
          "up_mesh_peers must be an integer in 0..1024", "negative mesh refused", true)
 t.raises(function() ar(2, { up_mesh_peers = 1.5 }) end,
          "up_mesh_peers must be an integer", "fractional mesh refused", true)
+-- A full mesh of 8 cards links each to its 7 others: 3 peers is no full
+-- mesh, and the model (g - 1 = 7 >= 3: no scaling) priced it as a switch
+-- in silence.
+t.raises(function() ar(2, { up_mesh_peers = 3 }) end,
+         "up_mesh_peers 3: a full mesh links each GPU to the node's 7 others",
+         "a mesh of fewer peers than the node's other cards refused", true)
 
 t.done_testing()
