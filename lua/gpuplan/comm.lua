@@ -138,9 +138,9 @@ local function apply_overrides(t, o, strict)
       end
       if ty == "int" and math.type(v) ~= "integer" then
         if type(v) == "number" and v == math.floor(v) then v = math.tointeger(v)
-        else error("comm: " .. k .. " must be an integer (got " .. require("gpuplan.args").shown(v) .. ")", 3) end
+        else error("comm: " .. name .. " must be an integer (got " .. require("gpuplan.args").shown(v) .. ")", 3) end
       elseif (ty == "number" and type(v) ~= "number") or (ty ~= "int" and ty ~= "number" and type(v) ~= ty) then
-        error("comm: " .. k .. " must be a " .. ty .. " (got " .. type(v) .. ")", 3)
+        error("comm: " .. name .. " must be a " .. ty .. " (got " .. type(v) .. ")", 3)
       end
       t[k] = v
     elseif strict then
@@ -903,7 +903,14 @@ function M.comm(a)
     topo.nccl_version = code
   end
   local ok, r = pcall(core().comm_cost, topo, op, bytes, gpus, a.algo, per)
-  if not ok then error("comm: " .. tostring(r), 2) end
+  if not ok then
+    -- the engine names a field by its table, topology.up_mesh_peers; a
+    -- top-level key (up_mesh_peers = -1) by the name the call wrote
+    r = tostring(r):gsub("^topology%.([%w_]+)", function(f)
+      if over[f] ~= nil then return f end
+    end)
+    error("comm: " .. r, 2)
+  end
   M.launch_floor(r, bytes, gpt)
   -- whole bytes an integer (2^33 given as a float printed "8589934592.0")
   r.op, r.bytes, r.gpus = op, math.tointeger(bytes) or bytes, gpus

@@ -414,7 +414,7 @@ local o = gp.comm { op = "all_reduce", bytes = GiB, system = "dgx-h100", algo = 
 t.near(d.time, 25e-6 + GiB * 1.125 / (bw * 0.85) * fill, 1e-12, "NVLS at the default 0.85 and 25 us")
 t.near(o.time, 5e-6 + GiB * 1.125 / (bw * 0.5) * fill, 1e-12, "NVLS at the topology's own terms")
 t.raises(function() gp.comm { op = "all_reduce", bytes = 1e6, system = "dgx-h100",
-  up_nccl = { nvls_eff = 0.5 } } end, "topology.up_nccl: unknown field 'nvls_eff'",
+  up_nccl = { nvls_eff = 0.5 } } end, "comm: up_nccl: unknown field 'nvls_eff'",
   "a misspelled nccl term is named", true)
 t.raises(function() gp.comm { op = "all_reduce", bytes = 1e6, system = "dgx-h100",
   up_nccl = { nvls_efficiency = 2 } } end, "nvls_efficiency must be in (0, 1] (got 2)",
