@@ -595,6 +595,15 @@ opt { name = "addmm_bias", type = "boolean", lua_only = true, commands = "train 
     .. "(transformers' GPT-2 Conv1D of 2021)" }
 opt { name = "optimizer_impl", type = "string", metavar = "I", lua_only = true,
   commands = "train plan rl", kind = "enum", values = { "fused", "foreach", "loop" },
+  -- said where it is not the fused step: the hf stack's AdamW
+  -- (train.lua step_choices, engine/train_prep.c opt_bytes_of)
+  value = function(j)
+    if j.stack == "hf" then
+      return "foreach", "optimizer_impl=foreach (stack hf: torch.optim.AdamW's foreach "
+        .. "path, 96 B a parameter's step where a fused kernel's is 32)"
+    end
+    return "fused", false
+  end,
   help = "fused|foreach|loop: how the Adam step runs (default: foreach on the hf stack, "
     .. "torch.optim.AdamW's; fused elsewhere, a multi-tensor Adam kernel): loop, the Python "
     .. "loop of seven kernels a tensor of transformers' AdamW (v4.12, the Hugging Face "

@@ -30,4 +30,21 @@ like($e, qr/--moe-router-ops' expects an integer, got '5\.5'/, 'train --moe-rout
                       '--kernels', 'fused', '--moe-router-ops', '72');
 is($c, 0, 'train --moe-router-ops 72: taken') or diag $e;
 
+# --- 3. The assumed optimizer implementation -----------------------------
+# The hf stack's AdamW is priced as torch.optim.AdamW's foreach path (96 B
+# a parameter's step, three times a fused kernel's 32), which the
+# defaults line did not say; it says it now, in words (optimizer_impl is
+# a Lua key only), and not where the step is the fused kernel.
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--stack', 'hf',
+                      '--zero', '3');
+is($c, 0, 'train --stack hf: runs') or diag $e;
+like($o, qr/^defaults: .*optimizer impl: foreach \(stack hf: torch\.optim\.AdamW's foreach path/m,
+     'train --stack hf: the foreach step on the defaults line');
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--stack', 'megatron');
+like($o, qr/^defaults: /m, 'train --stack megatron: a defaults line');
+unlike($o, qr/optimizer impl/, 'train --stack megatron (fused): nothing said');
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--stack', 'hf',
+                      '--zero', '3', '--optimizer', 'sgd');
+unlike($o, qr/optimizer impl/, 'train --stack hf --optimizer sgd: no AdamW step to say');
+
 done_testing();
