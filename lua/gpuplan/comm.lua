@@ -748,6 +748,11 @@ function M.comm(a)
       .. "topology table gives its own up_* fields"), 2)
   end
   local topo
+  if a.topology ~= nil and type(a.topology) ~= "table" then
+    -- pairs() over it said "bad argument #1 to 'for iterator'"
+    error("comm: topology must be a table of the topology's fields (got "
+      .. require("gpuplan.args").shown(a.topology) .. "); a catalog node is system = ID", 2)
+  end
   if a.topology then
     topo = apply_overrides({}, a.topology, true)
   elseif a.system ~= nil or a.gpu ~= nil then

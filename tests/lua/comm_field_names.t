@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(6)
+t.plan(7)
 
 local function top(extra)
   local a = { system = "dgx-h100", op = "all_reduce", bytes = 1048576 }
@@ -38,3 +38,8 @@ t.raises(function() nested { up_mesh_peers = -1 } end,
          "topology table: the engine's range keeps the path", true)
 t.raises(function() top { ll128_off = "yes" } end,
          "comm: ll128_off must be a boolean (got string)", "top level: the type check", true)
+-- topology given as a string: pairs() over it raised "bad argument #1 to
+-- 'for iterator'", naming no key.
+t.raises(function() return gp.comm { topology = "dgx-h100", bytes = 1048576 } end,
+         "comm: topology must be a table of the topology's fields (got string 'dgx-h100')",
+         "topology not a table: named", true)
