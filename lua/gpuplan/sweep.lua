@@ -1296,6 +1296,13 @@ local function card_space(a, space, s, gid)
   -- (engine/train_prep.c check_ep_overlap: ep 1, pp > 1 without vpp,
   -- full recompute); a space of nothing else is refused here, naming
   -- why, rather than searched to "no layout fits".
+  -- moe_router_ops prices the expert-parallel MoE layer's host launches
+  -- (train.lua refuses it at ep 1 in gp.train): a space without EP
+  -- priced none of it, in silence.
+  if s.cfg.moe_router_ops ~= nil and sp.ep_max < 2 then
+    usage("sweep: moe_router_ops is priced on the expert-parallel MoE layer's host launches; "
+      .. "give ep_max 2 or more to try expert parallelism (got %d)", sp.ep_max)
+  end
   if s.cfg.ep_overlap then
     if sp.ep_max < 2 then
       usage("sweep: ep_overlap needs expert parallelism (ep >= 2): give ep_max 2 or more "

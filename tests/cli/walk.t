@@ -47,4 +47,17 @@ unlike($o, qr/optimizer impl/, 'train --stack megatron (fused): nothing said');
                       '--zero', '3', '--optimizer', 'sgd');
 unlike($o, qr/optimizer impl/, 'train --stack hf --optimizer sgd: no AdamW step to say');
 
+# --- 4. plan --moe-router-ops without expert parallelism -----------------
+# plan tries EP up to --ep-max (default 1): the router's launches are
+# priced on the expert-parallel layer only, so every layout priced none of
+# them while the option was taken (train refuses it at --ep 1).
+($c, $o, $e) = run_gp('plan', 'mixtral-8x7b', '--gpu', 'h100-sxm', '--gpus', '16',
+                      '--moe-router-ops', '72');
+isnt($c, 0, 'plan --moe-router-ops without --ep-max: refused');
+like($e, qr/--moe-router-ops is priced on the expert-parallel MoE layer's host launches; give --ep-max 2 or more/,
+     'plan --moe-router-ops: names --ep-max');
+($c, $o, $e) = run_gp('plan', 'mixtral-8x7b', '--gpu', 'h100-sxm', '--gpus', '16', '--ep-max', '8',
+                      '--moe-router-ops', '72');
+is($c, 0, 'plan --moe-router-ops --ep-max 8: searched') or diag $e;
+
 done_testing();
