@@ -369,7 +369,8 @@ field("hybrid_kernels", "s", "rollout_engine hybrid: GPU time a decode step spen
   .. "bias and residual kernels, generate()'s ops after the layers)", "rl")
 field("hybrid_lora_fuse", "s", "rollout_engine hybrid with a LoRA actor: seconds a step's "
   .. "weight syncs spend adding the adapters into the generating weights (DeepSpeed's "
-  .. "_fuse_lora, and _unfuse_lora where the weights outlive the generate; in weight_sync)",
+  .. "_fuse_lora, and _unfuse_lora where the weights outlive the generate; in weight_sync; "
+  .. "absent where none: a full actor, another engine)",
   "rl")
 field("hybrid_qkv_merge", "s", "rollout_engine hybrid under zero 3: GPU time a decode step "
   .. "spends re-fusing each layer's q, k and v into one buffer (DeepSpeed's _merge_qkv; "
