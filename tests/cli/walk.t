@@ -60,4 +60,16 @@ like($e, qr/--moe-router-ops is priced on the expert-parallel MoE layer's host l
                       '--moe-router-ops', '72');
 is($c, 0, 'plan --moe-router-ops --ep-max 8: searched') or diag $e;
 
+# --- 5. The hybrid engine's q/k/v re-fusion on the rollout line ---------
+# gp.rl prices DeepSpeed's _merge_qkv under ZeRO-3 (hybrid_qkv_merge, GPU
+# time a decode step): 2.6 ms of a 14-19 ms step for Llama-2-7B at
+# rollout TP 2, yet the text named only the host work and the sampling.
+# Its total is hybrid_qkv_merge x the engine's decode steps (1024 a batch
+# x 4 batches = 4096).
+($c, $o, $e) = run_gp('rl', 'llama2-7b', '--gpu', 'a100-sxm-80gb', '--gpus', '8', '--rollout-engine',
+                      'hybrid', '--zero', '3', '--rollout-tp', '2', '--algo', 'ppo');
+is($c, 0, 'rl --rollout-engine hybrid --zero 3: runs') or diag $e;
+like($o, qr/^rollout: .*over 4096 steps.*, q, k and v re-fused a layer \(DeepSpeed's _merge_qkv under ZeRO-3\) \d+\.\d\d s/m,
+     'rl hybrid ZeRO-3: the re-fusion said on the rollout line');
+
 done_testing();

@@ -101,8 +101,12 @@ local function write_lines(r, noroll, iff)
     ro.itl_last * 1e3, r.response_dist == "fixed" and "at the end" or "in the tail", ro.host, (r.async_scheduling and " (overlapped)" or "")
       .. ((r.engine_xhost_step or 0) > 0 and string.format(", %.2f ms a step of it the "
         .. "executor's across hosts", r.engine_xhost_step * 1e3) or ""), ro.sampler,
-    ro.post > 0 and string.format("; then the framework's handling of its tokens %.2f s",
-      ro.post) or ""))
+    -- the hybrid engine's own decode terms (gp.rl's hybrid_qkv_merge:
+    -- GPU time a decode step, here over the engine's steps)
+    ((r.hybrid_qkv_merge or 0) > 0 and string.format(", q, k and v re-fused a layer (DeepSpeed's "
+      .. "_merge_qkv under ZeRO-3) %.2f s", r.hybrid_qkv_merge * ro.steps) or "")
+    .. (ro.post > 0 and string.format("; then the framework's handling of its tokens %.2f s",
+      ro.post) or "")))
   io.write(string.format("throughput%s: %s, %s, %.0f per GPU, %.0f generated tokens/s\n", iff,
     ranges.text(r, "samples_per_s", "%.2f", "samples/s"),
     ranges.text(r, "tokens_per_s", "%.0f", "tokens/s"), r.tokens_per_s_gpu,
