@@ -2025,7 +2025,8 @@ function M.setup(a)
     if not sample_kernels then error(args.usage("infer: " .. err), 3) end
   elseif a.vllm_version ~= nil then
     error(args.usage("infer: vllm_version " .. tostring(a.vllm_version) .. " says whose sampler runs "
-      .. "sampling, which is greedy: give sampling, or leave vllm_version out"), 3)
+      .. "sampling, which is greedy: give sampling, or leave vllm_version out (a greedy V0 "
+      .. "run states its CUDA-graph context limit by graph_max_context, V0's default 8192)"), 3)
   end
   -- One static batch (batching = "static"; the option's declaration in
   -- gpuplan.options has its sources; engine/infer_run.c run_times prices

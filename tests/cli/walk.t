@@ -72,4 +72,14 @@ is($c, 0, 'rl --rollout-engine hybrid --zero 3: runs') or diag $e;
 like($o, qr/^rollout: .*over 4096 steps.*, q, k and v re-fused a layer \(DeepSpeed's _merge_qkv under ZeRO-3\) \d+\.\d\d s/m,
      'rl hybrid ZeRO-3: the re-fusion said on the rollout line');
 
+# --- 6. --vllm-version without sampling ----------------------------------
+# Naming the V0 release also sets the CUDA-graph context limit (8192), but
+# it is refused for greedy sampling; the refusal now says how a greedy V0
+# run states that limit.
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--runtime', 'vllm',
+                      '--vllm-version', '0.5.0');
+isnt($c, 0, 'infer --vllm-version, greedy: refused');
+like($e, qr/a greedy V0 run states its CUDA-graph context limit by --graph-max-context, V0's default 8192/,
+     'infer --vllm-version, greedy: --graph-max-context named');
+
 done_testing();
