@@ -3319,6 +3319,13 @@ function M.hint(cmd, key, side)
     if #where > 0 then
       return " (an option of " .. (cli and "gpuplan " or "") .. list_words(where) .. ")"
     end
+    -- a Lua-only key of other commands: its functions, not a near flag
+    if cli and d.lua_only then
+      for _, c in ipairs(M.COMMANDS) do
+        if d.lua_set[c] and M.FUNCTION[c] then where[#where + 1] = M.FUNCTION[c] end
+      end
+      if #where > 0 then return " (a Lua option of " .. list_words(where) .. ")" end
+    end
   end
   -- A near miss or an abbreviation (args.nearest) among this command's.
   local names = {}

@@ -82,4 +82,13 @@ isnt($c, 0, 'infer --vllm-version, greedy: refused');
 like($e, qr/a greedy V0 run states its CUDA-graph context limit by --graph-max-context, V0's default 8192/,
      'infer --vllm-version, greedy: --graph-max-context named');
 
+# A Lua-only key of other commands: its functions named, where the flag
+# said nothing.
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--optimizer-impl', 'loop');
+like($e, qr/unknown option '--optimizer-impl' \(a Lua option of gp\.train, gp\.sweep and gp\.rl\)/,
+     'infer --optimizer-impl: the Lua functions that take it');
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--ll128-off');
+like($e, qr/ll128_off is a Lua option: gp\.comm\{ \.\.\., ll128_off = \.\.\. \}/,
+     'comm --ll128-off: gp.comm\'s topology key');
+
 done_testing();
