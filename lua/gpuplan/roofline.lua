@@ -339,6 +339,12 @@ function M.roofline(a)
     error("roofline: gpu must be an id or a table (got " .. require("gpuplan.args").shown(a.gpu)
       .. ")", 2)
   end
+  -- model = 3 was told the catalog's "model must be an id, a string",
+  -- with no function named, as gpu was
+  if a.model ~= nil and type(a.model) ~= "string" and type(a.model) ~= "table" then
+    error("roofline: model must be an id or a table (got " .. require("gpuplan.args").shown(a.model)
+      .. ")", 2)
+  end
   local d = M.device(a.gpu, cat)
   local r = { device = d, ridges = {} }
   for _, p in ipairs(M.precisions) do

@@ -1,12 +1,13 @@
+-- Lua argument errors that named no function or no key as written.
 -- gp.comm's topology fields, given at the top level or inside
 -- topology = {...}: an error names the field as the call wrote it
 -- (up_mesh_peers at the top level, topology.up_mesh_peers in the table),
 -- whichever check -- the Lua type check or the engine's range -- refuses it.
--- Run with ./gpuplan run tests/lua/comm_field_names.t.
+-- Run with ./gpuplan run tests/lua/arg_names_walk.t.
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(7)
+t.plan(8)
 
 local function top(extra)
   local a = { system = "dgx-h100", op = "all_reduce", bytes = 1048576 }
@@ -43,3 +44,7 @@ t.raises(function() top { ll128_off = "yes" } end,
 t.raises(function() return gp.comm { topology = "dgx-h100", bytes = 1048576 } end,
          "comm: topology must be a table of the topology's fields (got string 'dgx-h100')",
          "topology not a table: named", true)
+-- gp.roofline's model = 3 was told the catalog's "model must be an id, a
+-- string", no function named (as its gpu once was).
+t.raises(function() return gp.roofline { gpu = "h100-sxm", model = 3 } end,
+         "roofline: model must be an id or a table (got 3)", "roofline: model = 3 named", true)
