@@ -1465,7 +1465,7 @@ opt { name = "bytes", type = "number|string", lua_only = true, commands = "comm"
     .. "send buffer for all_to_all (nccl-tests' sizes); B, or a string with its unit "
     .. "(\"1MiB\"); any volume >= 0 (1 B is one int8 element, 0 moves nothing), where the "
     .. "comm command's sizes are whole 4-byte floats",
-  suggest = { "size", "message_size" } }
+  suggest = { "size", "sizes", "message_size" } }
 opt { name = "gpus_per_thread", type = "int", metavar = "N", commands = "comm",
   default = "1",
   help = "GPUs one thread drives (nccl-tests -g N): its kernel launches, 4.2 us each, "

@@ -7,7 +7,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(8)
+t.plan(9)
 
 local function top(extra)
   local a = { system = "dgx-h100", op = "all_reduce", bytes = 1048576 }
@@ -48,3 +48,6 @@ t.raises(function() return gp.comm { topology = "dgx-h100", bytes = 1048576 } en
 -- string", no function named (as its gpu once was).
 t.raises(function() return gp.roofline { gpu = "h100-sxm", model = 3 } end,
          "roofline: model must be an id or a table (got 3)", "roofline: model = 3 named", true)
+-- sizes (the comm command's sweep) said nothing of gp.comm's bytes.
+t.raises(function() return gp.comm { system = "dgx-h100", sizes = { 1024 } } end,
+         "comm: unknown option 'sizes' (did you mean 'bytes'?)", "comm: sizes -> bytes", true)
