@@ -858,8 +858,9 @@ local function step_choices(o, p, cfg, sweep, default)
   end
   if impl == "loop" and cfg.stack ~= "deepspeed" then
     usage("train: optimizer_impl loop is priced on stack deepspeed, whose flat fp32 "
-      .. "partitions leave the loop one tensor a group; stack %s loops over every parameter "
-      .. "tensor, seven launches each, which is not priced", tostring(cfg.stack))
+      .. "partitions leave the loop one tensor a group; stack %s%s loops over every parameter "
+      .. "tensor, seven launches each, which is not priced: give stack = deepspeed, or leave "
+      .. "optimizer_impl out", tostring(cfg.stack), o.stack == nil and " (the default stack)" or "")
   end
   -- loop and foreach are AdamW's two moments stepped by the framework's
   -- own code (optim_loop_bytes and opt_bytes_of's foreach branch count m

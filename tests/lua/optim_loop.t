@@ -7,7 +7,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(12)
+t.plan(13)
 
 -- GPT-2 XL's shape, 16 H100s data parallel, the deepspeed stack in fp16.
 local job = {
@@ -71,3 +71,14 @@ t.raises(function() return gp.train(t.with(job, { optimizer = "muon", optimizer_
 t.is(require("gpuplan.options").hint("train", "optimizer-impl", "cli"),
      " (optimizer_impl is a key of gp.train only, not a flag: docs/lua.md)",
      "the command line's hint names the Lua key")
+t.ok(gp.train(t.with(job, { optimizer = "sgd", optimizer_impl = "fused" })).step_s > 0,
+     "sgd: fused, the stack's own step, taken")
+-- The refusal off the deepspeed stack says what to give, and that the
+-- stack was the default one where none was given.
+-- (the job less its stack: a full fine-tune's default is hf)
+local nostack = t.with(job, { zero = 0, optimizer_impl = "loop" })
+nostack.stack = nil
+t.raises(function() return gp.train(nostack) end,
+         "stack hf (the default stack) loops over every parameter tensor, seven launches each, "
+           .. "which is not priced: give stack = deepspeed, or leave optimizer_impl out",
+         "the loop off the default stack: the remedy named", true)
