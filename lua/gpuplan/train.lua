@@ -878,7 +878,7 @@ local function step_choices(o, p, cfg, sweep, default)
     cfg.eager_optim = cfg.stack == "hf"
     -- the assumed implementation said where it is AdamW's foreach path
     -- (the only one the engine prices beyond the fused step by default)
-    if opt_rec and opt_rec.foreach_adamw then
+    if type(optim) == "table" and optim.foreach_adamw then
       local _, text = options.default("optimizer_impl", { stack = cfg.stack })
       if text then default(text) end
     end

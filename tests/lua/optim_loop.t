@@ -7,7 +7,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(13)
+t.plan(14)
 
 -- GPT-2 XL's shape, 16 H100s data parallel, the deepspeed stack in fp16.
 local job = {
