@@ -13,7 +13,7 @@ local gp = require "gpuplan"
 
 local with = t.with
 
-t.plan(13)
+t.plan(16)
 
 -- OPT-13B (facebook/opt-13b: 40 layers, hidden 5120, 40 heads of 128; its
 -- own q_proj, k_proj, v_proj) on one DGX of 8 A100-40GB, as run_13b.sh:
@@ -41,6 +41,14 @@ local floor = bytes / 1.555e12
 t.ok(r.hybrid_qkv_merge and r.hybrid_qkv_merge >= floor and r.hybrid_qkv_merge <= 2 * floor,
   string.format("ZeRO-3, TP 2: %.2f ms a decode step re-fusing q, k, v (floor %.2f ms)",
     (r.hybrid_qkv_merge or 0) * 1e3, floor * 1e3))
+-- The figure itself: each of the 120 copies (40 layers x q, k, v) is one
+-- memory-bound roofline op, its bytes at the achievable rate (1.555 TB/s
+-- x Ampere's hbm 0.85) plus the arch's launch (launch_overhead 4 us) and
+-- the memory pipeline's fill (roofline.c ROOF_MEM_FILL 3.9 us):
+-- 6,291,456,000 / 1.32175e12 + 120 x 7.9 us = 4.760 + 0.948 = 5.708 ms.
+-- 1e-9 relative: the same sum, rounding only.
+t.near(r.hybrid_qkv_merge, bytes / (1.555e12 * 0.85) + 120 * (4e-6 + 3.9e-6), 1e-9,
+  "ZeRO-3, TP 2: 120 copies at the achievable HBM rate plus 7.9 us each, 5.708 ms")
 
 -- It lies on every decode step's GPU timeline: the rollout's decode is
 -- longer by steps x the merge than the same job whose q, k and v are one
@@ -82,8 +90,24 @@ t.is(gp.rl(vo).hybrid_qkv_merge, nil, "vLLM: no merge")
 -- The copies' host ops join each layer's dispatch: with the merge the
 -- host's part of a decode step is 3 ops x 40 layers x 24.84 us longer;
 -- the GPU-bound decode hides it, so only the GPU time moved (above).
+-- (rollout.host is the engine's per-sequence host work, which the
+-- merge does not touch: this equality holds with or without the copies'
+-- host ops; the host-bound run below is what sees them.)
 t.ok(r.rollout.host == f.rollout.host,
   "GPU-bound: the host's extra ops are hidden under the step")
+-- Where the host binds they show.  A small OPT of the same depth (40
+-- layers, hidden 1024, 16 heads of 64, ffn 4096): its TP 2 decode step's
+-- GPU work (40 x 12.6 M weights x 2 B / 2 = 0.5 GB a rank, 0.4 ms) sits under the
+-- hybrid engine's dispatch, (7.04 x 40 + 17) x 24.84 us = 7.4 ms, so the
+-- merge's GPU time hides and its host ops are the whole difference:
+-- 3 copies x 40 layers x GP_EAGER_OP_TIME 24.84 us = 2.9808 ms a step.
+-- 1e-9 relative: the same op counts times one constant.
+local small = with(opt13, { id = "OPT-small", hidden = 1024, heads = 16, kv_heads = 16,
+  head_dim = 64, ffn_hidden = 4096 })
+local sr = gp.rl(with(base, { model = small }))
+local sf = gp.rl(with(base, { model = small, split_proj = false }))
+t.near((sr.rollout.decode - sf.rollout.decode) / sr.rollout.steps, 3 * 40 * 24.84e-6, 1e-9,
+  "host-bound: the 120 copies' host ops, 2.98 ms a decode step")
 
 -- The LoRA fuse (result hybrid_lora_fuse, in the weight_sync phase):
 -- generate adds each adapter into its gathered weight, whole on every
@@ -98,6 +122,16 @@ local fl = 12 * 314572800 * 40 / 1.555e12
 t.ok(r.hybrid_lora_fuse and r.hybrid_lora_fuse >= fl and r.hybrid_lora_fuse <= 2 * fl,
   string.format("ZeRO-3, TP 2: %.0f ms a step fusing the adapters (floor %.0f ms)",
     (r.hybrid_lora_fuse or 0) * 1e3, fl * 1e3))
+-- At rank 1 the adapters' GEMM does 2 FLOP a weight and is memory
+-- bound (it writes its 2 B product), so the fuse is the 12 B a weight at
+-- the achievable HBM rate, 150.99 GB / (1.555e12 x 0.85) = 114.24 ms,
+-- plus each of its 480 kernels' (2 a linear) fixed costs: launch 4 us and
+-- fill 3.9 us at least, under 20 us each (9.6 ms, 8.4%).  So [1, 1.1] of
+-- the 12 B figure; 8 B or 16 B a weight (0.67x, 1.33x) fail.
+local one_r = gp.rl(with(base, { lora_rank = 1 })).hybrid_lora_fuse
+local rr = one_r / (12 * 314572800 * 40 / (1.555e12 * 0.85))
+t.ok(rr >= 1 and rr <= 1.1, string.format("rank 1: the fuse is 12 B a weight at the achievable "
+  .. "rate plus its kernels' fixed costs (x%.3f)", rr))
 -- At inference TP 1 generate fuses before and unfuses after the same
 -- whole weights (fuse_lora_weight, unfuse_lora_weight): twice the passes
 -- over the same tensors, exactly (1e-12 relative: the same ops summed).
