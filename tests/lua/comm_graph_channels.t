@@ -34,11 +34,16 @@ end
 -- or more nodes (tree_ch_bw3): busbw <= 17 x 24 = 408 GB/s, algbw 204,
 -- 16 GiB in 84.2 ms; the tree's latency (under 1 ms: 2 (71 NVLink hops +
 -- 4 network hops)) adds about 1%.  Before, all 72 NICs were channels and
--- the NVLink rate bound it: algbw 342, busbw 684.  Tolerance 2%: the
--- latency share.
+-- the NVLink rate bound it: algbw 342, busbw 684.  busbw is nccl-tests'
+-- algbw x 2 (n - 1) / n with n = 1440, so the cap reads 408 x 1439 / 1440.
+-- Tolerance 2%: the latency share (0.78 ms of 85.0 ms here, 0.9%).
 local r = rack(72, 20, { bytes = 16 * GiB })
 t.near(r.busbw, 408e9 * 1439 / 1440, 0.02, "20 x NVL72, 72 NICs: tree busbw at 17 channels x 24 GB/s")
 t.ok(r.busbw < 408e9, "and not above the channels' cap")
+-- The streaming term alone carries no latency: 16 GiB at algbw 408 / 2 =
+-- 204 GB/s, 84.215 ms, exact to rounding (1e-9); at 72 channels it
+-- would be 16 GiB / 342e9 = 50.2 ms.
+t.near(r.bw_time, 16 * GiB / 204e9, 1e-9, "20 x NVL72, 72 NICs: 16 GiB streamed at 17 x 24 / 2 GB/s")
 
 -- 8 NICs a rack: 8 x 48 = 384 GB/s fits the NVLink's 684, so the search
 -- keeps one channel a NIC at 48: the cap is 8 x 24 = 192 GB/s of busbw,
