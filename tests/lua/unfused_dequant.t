@@ -36,6 +36,12 @@ t.is(dq[1].count, 48, "once a layer each step")
 -- qkv's: 3 h^2 = 154,140,672 weights read at 4.5 bits (0.5625 B) and
 -- written at 2 B: 154140672 x 2.5625 = 394,985,472 B (exact in binary).
 t.near(dq[1].bytes, 3 * h * h * (4.5 / 8 + 2), 1e-12, "qkv's pass: 3h^2 x (0.5625 + 2) B")
+-- Its time: a memory-bound pass, its bytes at the RTX A6000's 768 GB/s
+-- (catalog mem_bw) x Ampere's hbm 0.85 plus the launch (4 us) and the
+-- memory pipeline's fill (roofline.c ROOF_MEM_FILL 3.9 us):
+-- 394,985,472 / 652.8e9 + 7.9 us = 612.96 us.  1e-9: one division.
+t.near(dq[1].time, 3 * h * h * (4.5 / 8 + 2) / (768e9 * 0.85) + 7.9e-6, 1e-9,
+       "qkv's pass: its bytes at the achievable HBM rate, 612.96 us")
 -- mlp_up's: h f = 205,520,896 weights x 2.5625 B.
 t.near(dq[3].bytes, h * f * (4.5 / 8 + 2), 1e-12, "mlp_up's pass: h f x 2.5625 B")
 -- The GEMM then reads the 16-bit copy: qkv's bytes grow by 3h^2 x (2 -
