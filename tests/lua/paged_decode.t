@@ -118,15 +118,24 @@ do
   -- graph_max_context), and the 0.5B's eager step is the host's dispatch,
   -- (24 x 10 + 10) x 24.84 us = 6.21 ms, over either GPU time: the same
   -- price.  At 6144 (contexts 6144-8192, on the graph) the GPU's step
-  -- shows the re-reads: the cache at the mean context 7168, 24 layers x 2
-  -- x 2 KV heads x 64 x 2 B x 7168 = 88 MB, read 7 times (PagedAttention)
-  -- against once beside ~1 GB of weights, about 1.5 times the GPU's read,
-  -- diluted by the host's 0.45 ms a step and the prefill: 0.4.3's tokens/s
-  -- at least 1.1 times 0.4.2's (1.14 priced).
+  -- shows the re-reads: a layer's cache at the mean context 7168, 2 x 2
+  -- KV heads x 64 x 2 B x 7168 = 3,670,016 B, read 7 times (PagedAttention:
+  -- 14 / 2 query heads a KV head) against once, so 24 x 6 x 3,670,016 =
+  -- 528 MB more a step, 0.305 ms at 2.039 TB/s x 0.85.  0.4.3's request
+  -- takes 4.52 s (2.2 ms a step: the ~300 kernels' fixed costs dominate a
+  -- 0.5B decode, not its ~1 GB read), so 0.4.2's takes 2047 x 0.305 ms =
+  -- 0.62 s more, its tokens/s 1.14 times under.  The bound 1.1 fails a
+  -- model without the re-reads (1.0) and one with half of them (1.07).
   local _, q042 = on({ version = "0.4.2" }, nil, nil, 6144)
   local _, q043 = on({ version = "0.4.3" }, nil, nil, 6144)
   t.ok(q042 < q043 / 1.1, string.format("... and 0.4.2's decode at 6144 is priced under "
     .. "0.4.3's (%.1f against %.1f tokens/s)", q042, q043))
+  -- The same by the step: the request's time apart over its 2047 decode
+  -- steps is the 528 MB at the HBM rate, 0.305 ms.  2%: the engine reads
+  -- the cache at its attention op's own memory rate (0.86 of 2.039 TB/s
+  -- on this op, not the flat 0.85: 1.1% apart).
+  t.near((2048 / q042 - 2048 / q043) / 2047, 24 * 6 * 3670016 / (2.039e12 * 0.85), 0.02,
+    "0.4.2's step: 6 more reads of the cache, 528 MB at the HBM rate")
   t.ok(math.abs(p042 / p043 - 1) < 1e-9, "at 30720 both run off the graph, host-bound: one price")
   -- One entry says it: the profile's reason joined to gp.infer's note.
   do
