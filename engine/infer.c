@@ -752,8 +752,7 @@ static int mla_decode(builder *b, const gp_model *m, const shape *s,
  * group; priced as act_quant's passes (4 FLOP an element, its bytes at
  * the streaming rate, the launch and fill).  The shared expert, which
  * vLLM runs as dense fp8 linears beside the fused op, quantises its own
- * inputs too; those passes are not counted (model_layer_ops folds it into
- * moe_up and moe_down). */
+ * inputs too: shared_quant, where it runs apart (shared_apart). */
 #define MOE_QUANT_GROUP 128.0
 
 static int moe_quant(builder *b, const gp_model *m, const shape *s,
@@ -768,6 +767,92 @@ static int moe_quant(builder *b, const gp_model *m, const shape *s,
 		return GP_EINVAL;
 	return add(b, "moe_quant_act", s->nmoe, 4.0 * mid, mid * per, 0, 0, 0, 0,
 	           b->c->compute);
+}
+
+/* The shared expert as vLLM runs it (infer_cfg.moe_shared_apart): a
+ * DeepseekV2MLP of its own, "self.shared_experts = DeepseekV2MLP(
+ * hidden_size=config.hidden_size, intermediate_size=intermediate_size,
+ * ... reduce_results=False" (vllm/model_executor/models/deepseek_v2.py,
+ * v0.11.0), which the SharedFusedMoE layer calls before the routed
+ * experts, "shared_out = self._shared_experts(hidden_states)", and adds
+ * to their output ("fused_output += shared_output"; vllm/model_executor/
+ * layers/shared_fused_moe/shared_fused_moe.py) -- on the same stream:
+ * running it on a second one came after v0.11.0 (vLLM PR #26440, merged
+ * October 2025, "executes the shared_experts part of the FusedMoE on a
+ * separate GPU stream ... the TPOT improves from 23.35ms to 22.09ms",
+ * DeepSeek-R1 FP8 on 8 x B200 at batch 32: 1.26 ms a step, 21.7 us for
+ * each of its 58 MoE layers, that the serial shared expert held).  Its
+ * linears are the runtime's dense ones (MergedColumnParallelLinear
+ * gate_up_proj, RowParallelLinear down_proj: a GEMM each, SiluAndMul
+ * between), not the fused MoE's grouped GEMMs; model_layer_ops folds it
+ * into moe_up, moe_act and moe_down (SGLang's layout, which runs
+ * DeepSeek-V3/R1's shared expert as one more expert of its fused MoE at
+ * TP 8, "num_fused_shared_experts").  Here it is taken out of those
+ * three and priced as the three kernels it is: shared_up, shared_act,
+ * shared_down, at the dense linears' rate and M tile. */
+static int shared_apart(const gp_model *m, const shape *s, double T,
+			gp_op *ops, int n)
+{
+	double h = m->hidden, sf = s->shared_f;
+	double up = (m->ffn_gated ? 2.0 : 1.0) * sf;
+	double per = 0.0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		gp_op *o = &ops[i];
+
+		if (strcmp(o->name, "moe_up") == 0 ||
+		    strcmp(o->name, "moe_down") == 0) {
+			double w = strcmp(o->name, "moe_up") == 0 ? up : h;
+			double k = strcmp(o->name, "moe_up") == 0 ? h : sf;
+
+			o->flop -= 2.0 * T * w * k;
+			o->weights -= w * k;
+			o->act -= T * (w + k);
+		} else if (strcmp(o->name, "moe_act") == 0 && o->elems > 0) {
+			/* op_mlp_act: flop and act linear in the outputs */
+			double r = 1.0 - 1.5 * T * sf / o->elems;
+
+			per = o->flop / o->elems;
+			o->flop *= r;
+			o->act *= r;
+			o->elems *= r;
+		}
+	}
+	ops[n] = (gp_op){ .name = "shared_up", .kind = GP_OP_GEMM,
+		.scope = GP_SCOPE_MOE, .wclass = GP_W_LINEAR,
+		.flop = 2.0 * T * up * h, .m = T, .n = up, .k = h, .batch = 1,
+		.weights = up * h, .act = T * (h + up) };
+	ops[n + 1] = (gp_op){ .name = "shared_act", .kind = GP_OP_ELEM,
+		.scope = GP_SCOPE_MOE, .wclass = GP_W_LINEAR,
+		.flop = per * 1.5 * T * sf, .act = 3.0 * T * sf,
+		.elems = 1.5 * T * sf };
+	ops[n + 2] = (gp_op){ .name = "shared_down", .kind = GP_OP_GEMM,
+		.scope = GP_SCOPE_MOE, .wclass = GP_W_LINEAR,
+		.flop = 2.0 * T * h * sf, .m = T, .n = h, .k = sf, .batch = 1,
+		.weights = h * sf, .act = T * (h + sf) };
+	return n + 3;
+}
+
+/* The shared expert's fp8 linears quantise their inputs in kernels of
+ * their own: vLLM's block-fp8 linear (W8A8BlockFp8LinearOp) runs its
+ * QuantFP8 input quantisation, per_token_group_quant_fp8 at 128-wide
+ * groups, before each GEMM, and the shared expert runs inside the fused
+ * MoE's custom op, outside the torch.compile'd graph that could fuse it.
+ * Priced as moe_quant's passes: the T x hidden tokens before shared_up,
+ * the T x shared width after the activation before shared_down. */
+static int shared_quant(builder *b, const gp_model *m, const shape *s,
+			double T)
+{
+	double in = T * s->h, mid = T * s->shared_f;
+	double per = ACT_BYTES + 1.0 + 4.0 / MOE_QUANT_GROUP;
+
+	(void)m;
+	if (add(b, "shared_quant", s->nmoe, 4.0 * in, in * per, 0, 0, 0, 0,
+	        b->c->compute))
+		return GP_EINVAL;
+	return add(b, "shared_quant_act", s->nmoe, 4.0 * mid, mid * per, 0,
+		   0, 0, 0, b->c->compute);
 }
 
 /* MLA's projections in a tensor-parallel prefill (a step of more than one
@@ -1063,10 +1148,11 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 {
 	const infer_cfg *c = b->c;
 	gp_op_cfg oc;
-	gp_op ops[GP_MAX_LAYER_OPS], whole[GP_MAX_LAYER_OPS];
+	gp_op ops[GP_MAX_LAYER_OPS + 3], whole[GP_MAX_LAYER_OPS + 3];
 	double L = m->layers, wb = c->weight_bits / 8.0, T = batch * q;
 	gp_dtype cp = c->compute, ap;
-	int i, nops, wo, mla, mlap, latent, row = c->row_split && c->tp > 1;
+	int i, nops, wo, mla, mlap, latent, apart;
+	int row = c->row_split && c->tp > 1;
 	int hy = m->pattern[0] != 0;
 	gp_op lat;
 	/* The attention reads the cache as stored, or the 16-bit copy an
@@ -1128,7 +1214,15 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 	mlap = m->mla.kv_lora_rank > 0 && q > 1.0 && c->tp > 1 && !row;
 	latent = c->mla_latent_prefill && m->mla.kv_lora_rank > 0 &&
 		 q > 1.0 && c->flash;
+	/* The shared expert apart (shared_apart), unless the step is small
+	 * enough for the runtime's second stream (shared_stream_max), where
+	 * it runs beside the routed experts: priced as one of them. */
+	apart = c->moe_shared_apart && !row && s->nmoe > 0 &&
+		s->shared_f > 0.0 &&
+		!(c->shared_stream_max > 0.0 && T <= c->shared_stream_max);
 	nops = model_layer_ops(m, &oc, ops);
+	if (apart)
+		nops = shared_apart(m, s, T, ops, nops);
 	/* llama.cpp's row split (row_split) divides only the weight
 	 * matrices (GGML_BACKEND_GPU_SPLIT, llama.cpp llm_load_tensors at
 	 * commit 9476b01); every other op runs whole on the main GPU: the
@@ -1271,6 +1365,9 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 		return GP_EINVAL;
 	if (s->nmoe > 0 && c->moe_quant && !wo && cp == GP_FP8 &&
 	    moe_quant(b, m, s, T))
+		return GP_EINVAL;
+	if (apart && c->moe_quant && !wo && cp == GP_FP8 &&
+	    shared_quant(b, m, s, T))
 		return GP_EINVAL;
 	return GP_OK;
 }

@@ -22,7 +22,7 @@
 #include "model.h"
 #include "roofline.h"
 
-#define INFER_MAX_OPS 32
+#define INFER_MAX_OPS 40
 /* Captured decode batch sizes a runtime may hold (infer_cfg.graph_sizes):
  * vLLM's default list has 67, SGLang's at most 78 below 1024. */
 #define INFER_GRAPH_MAX 128
@@ -199,6 +199,14 @@ typedef struct infer_cfg {
 	                         activation's output before the second
 	                         (vLLM's and SGLang's Triton fused_moe;
 	                         infer.c moe_quant) */
+	int moe_shared_apart; /* 1: the MoE's shared expert runs as dense
+	                         linears of its own beside the fused MoE,
+	                         on the same stream (vLLM's DeepseekV2MLP;
+	                         infer.c shared_apart) */
+	double shared_stream_max; /* > 0: a step of at most this many
+	                         tokens runs that shared expert on a second
+	                         CUDA stream beside the routed experts,
+	                         priced as one of them (vLLM from v0.11.1) */
 	int custom_ar_gpus;   /* > 1: a TP group of at most this many GPUs
 	                         (2, 4, 6 or 8, one host's, on a full
 	                         NVLink mesh) all-reduces messages up to

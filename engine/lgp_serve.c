@@ -97,6 +97,8 @@ static const lgp_field infer_fields[] = {
 	IF_NUM("ar_fusion_max", ar_fusion_max),
 	IF_BOOL("moe_expand", moe_expand),
 	IF_BOOL("moe_quant", moe_quant),
+	IF_BOOL("moe_shared_apart", moe_shared_apart),
+	IF_NUM("shared_stream_max", shared_stream_max),
 	IF_INT("custom_ar_gpus", custom_ar_gpus, 0),
 	IF_NUM("engine_host_step", engine_host_step),
 	IF_NUM("engine_host_seq", engine_host_seq),

@@ -937,6 +937,29 @@ M.moe_expand = { trtllm = true }
 -- MoE's one fp4/fp8 quantise of the input).
 M.moe_quant = { vllm = true, sglang = true }
 
+-- Runtimes that run an MoE's shared expert as dense linears of their own
+-- beside the fused MoE, on the same stream (engine/infer.c shared_apart):
+-- vLLM's DeepseekV2MoE builds "self.shared_experts = DeepseekV2MLP(...)"
+-- and its SharedFusedMoE calls it before the routed experts
+-- (vllm/model_executor/models/deepseek_v2.py and layers/shared_fused_moe/
+-- shared_fused_moe.py, v0.11.0; a second stream came with vLLM PR #26440,
+-- after it).  SGLang runs DeepSeek-V3/R1's shared expert at TP 8 as one
+-- more expert of its fused MoE (num_fused_shared_experts), the layout
+-- model_layer_ops prices.
+M.moe_shared_apart = { vllm = true }
+
+-- The largest step (tokens) whose shared expert the runtime runs on a
+-- second CUDA stream beside the routed experts, priced then as one of them
+-- (engine/infer.c shared_apart): vLLM from v0.11.1 -- PR #26440 (merged
+-- after v0.11.0) "executes the shared_experts part of the FusedMoE on a
+-- separate GPU stream, so that the execution is parallelized with the
+-- 'selected_experts' part", and PR #28406 went on to "limit parallel stream
+-- execution to <=256 batch size" ("staged_hidden_states.shape[0] <=
+-- DUAL_STREAM_TOKEN_THRESHOLD").  shared_expert_stream = false (validate's
+-- for a case of vLLM 0.11.0 or before) leaves every step's shared expert
+-- apart.
+M.shared_stream_max = { vllm = 256 }
+
 -- The fused MoE's expert GEMMs in fp8 on Hopper, as vLLM and SGLang run
 -- them without expert parallelism: their Triton fused_moe kernel (SGLang's
 -- fused_moe_triton; DeepGEMM's grouped GEMMs only behind DeepEP), which
@@ -2117,6 +2140,9 @@ function M.setup(a)
       (M.ar_fusion_max[a.runtime or "graphs"] and M.ar_fusion_max[a.runtime](tp)) or nil,
     moe_expand = M.moe_expand[a.runtime or "graphs"] or nil,
     moe_quant = M.moe_quant[a.runtime or "graphs"] or nil,
+    moe_shared_apart = M.moe_shared_apart[a.runtime or "graphs"] or nil,
+    shared_stream_max = a.shared_expert_stream ~= false and
+      M.shared_stream_max[a.runtime or "graphs"] or nil,
     sample_kernels = sample_kernels,
   }
   if not c.runtime then
@@ -2302,6 +2328,15 @@ function M.setup(a)
   if a.async_scheduling ~= nil and a.runtime ~= "vllm" then
     error(args.usage("infer: async_scheduling is vLLM's (--async-scheduling); runtime "
       .. tostring(a.runtime or "graphs") .. " schedules as its own engine does"), 3)
+  end
+  if a.shared_expert_stream ~= nil and a.runtime ~= "vllm" then
+    error(args.usage("infer: shared_expert_stream is vLLM's (its MoE's shared expert on a "
+      .. "second CUDA stream); runtime " .. tostring(a.runtime or "graphs")
+      .. " runs the shared expert as its own engine does"), 3)
+  end
+  if a.shared_expert_stream ~= nil and type(a.shared_expert_stream) ~= "boolean" then
+    error(args.usage("infer: shared_expert_stream must be true or false (got "
+      .. tostring(a.shared_expert_stream) .. ")"), 3)
   end
   if a.async_scheduling ~= nil and type(a.async_scheduling) ~= "boolean" then
     error(args.usage("infer: async_scheduling must be true or false (got "

@@ -888,6 +888,15 @@ opt { name = "paged_decode", type = "flag", commands = "infer",
     .. "heads/kv_heads times a decode step, multiplied on the CUDA cores), as every vLLM "
     .. "before 0.4.3 did (flash-attn's decode came on 2024-05-19); --runtime vllm only",
   suggest = { "paged_attention", "paged_attention_decode", "vllm_paged_attention" } }
+opt { name = "shared_expert_stream", type = "flag", commands = "infer", form = "both",
+  default = "on for --runtime vllm (vLLM's from v0.11.1); validate sets it off for a case of vLLM 0.11.0 or before",
+  help = "vLLM runs an MoE's shared expert (DeepSeek's) on a second CUDA stream beside the "
+    .. "routed experts in steps of at most 256 tokens (vLLM PR #26440 and #28406), priced "
+    .. "there as one of the fused MoE's experts; larger steps, and every step with "
+    .. "--no-shared-expert-stream (vLLM 0.11.0 and before), run it apart on the same stream: "
+    .. "its two dense linears, activation and fp8 input quantisations as kernels of their "
+    .. "own (--runtime vllm only)",
+  suggest = { "shared_experts_stream", "shared_stream" } }
 opt { name = "fa2_mixed", type = "flag", commands = "infer", form = "both",
   default = "on for --runtime vllm's mixing (V1's own, or --chunked-prefill) on ampere and ada cards with a 16-bit KV cache",
   help = "vLLM V1's mixed steps on FlashAttention-2: a step that carries prompt chunks runs "

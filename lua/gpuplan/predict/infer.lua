@@ -360,6 +360,25 @@ local PROFILES = {
         a.async_scheduling = false
       end
     end
+    -- vLLM 0.11.0 and before run an MoE's shared expert on the model's one
+    -- stream before the routed experts (SharedFusedMoE's "shared_out =
+    -- self._shared_experts(hidden_states)"); the second stream came with
+    -- vLLM PR #26440, merged after v0.11.0: gp.infer's shared_expert_stream
+    -- = false.  Only a case that states its release.
+    if ver and a.shared_expert_stream == nil then
+      local maj, min, pat = tostring(ver):match("^(%d+)%.(%d+)%.?(%d*)")
+      if maj and tonumber(maj) == 0 and (tonumber(min) < 11 or
+          (tonumber(min) == 11 and (tonumber(pat) or 0) == 0)) then
+        a.shared_expert_stream = false
+        local moe = type(model) == "table" and model.moe or nil
+        if moe and (moe.shared_experts or 0) > 0 then
+          defaults[#defaults + 1] = "shared_expert_stream=false (vLLM " .. tostring(ver)
+            .. ": the MoE's shared expert runs apart on the model's one stream, its linears "
+            .. "and fp8 quantisations kernels of their own; a second stream came with vLLM "
+            .. "PR #26440, after v0.11.0)"
+        end
+      end
+    end
     -- V0 (before 0.8.0) has no asynchronous scheduling at all: its
     -- LLMEngine.step schedules, rebuilds the model's inputs and waits for
     -- the sampled tokens between the GPU's steps ("many components (e.g.,
