@@ -374,7 +374,8 @@ local PROFILES = {
         if moe and (moe.shared_experts or 0) > 0 then
           defaults[#defaults + 1] = "shared_expert_stream=false (vLLM " .. tostring(ver)
             .. ": the MoE's shared expert runs apart on the model's one stream, its linears "
-            .. "and fp8 quantisations kernels of their own; a second stream came with vLLM "
+            .. "(with fp8 weights their input quantisations too) kernels of their own; a second "
+            .. "stream came with vLLM "
             .. "PR #26440, after v0.11.0)"
         end
       end
