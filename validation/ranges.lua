@@ -56,7 +56,7 @@ return {
         gen = { "ada", "ampere", "blackwell", "cdna3", "gaudi", "hopper", "turing" },
       },
       regimes = {
-        [""] = { cases = 504, lo = 0.879, hi = 1.390 },
+        [""] = { cases = 504, lo = 0.879, hi = 1.381 },
         ["vendor=AMD"] = { cases = 31, lo = 0.874, hi = 1.240 },
         ["vendor=AMD/stack=graphs"] = { cases = 31, lo = 0.874, hi = 1.240 },
         ["vendor=AMD/stack=graphs/moe=dense"] = { cases = 31, lo = 0.874, hi = 1.240 },
@@ -96,7 +96,7 @@ return {
         ["vendor=NVIDIA/stack=graphs/moe=moe/style=tensor"] = { cases = 62, lo = 0.887, hi = 2.371 },
         ["vendor=NVIDIA/stack=graphs/moe=moe/style=tensor/scale=node"] = { cases = 61, lo = 0.887, hi = 2.371 },
         ["vendor=NVIDIA/stack=graphs/moe=moe/style=tensor/scale=node/balance=full"] = { cases = 60, lo = 0.887, hi = 2.371 },
-        ["vendor=NVIDIA/stack=graphs/moe=moe/style=tensor/scale=node/balance=full/gen=ampere"] = { cases = 17, lo = 1.000, hi = 2.701 },
+        ["vendor=NVIDIA/stack=graphs/moe=moe/style=tensor/scale=node/balance=full/gen=ampere"] = { cases = 17, lo = 1.000, hi = 2.610 },
         ["vendor=NVIDIA/stack=graphs/moe=moe/style=tensor/scale=node/balance=full/gen=hopper"] = { cases = 42, lo = 0.818, hi = 1.552 },
       },
     },
