@@ -313,6 +313,17 @@ local R = M.required
 local num, frac, bool = T.number, T.fraction, T.boolean
 local function str() return T.string { max = M.STRING_MAX, text = true } end
 local function id() return T.id { max = M.ID_MAX } end
+-- An NCCL release as gp.comm reads it ("2.28.3"; comm.nccl_code's rule,
+-- one place): a catalog row that names one gp.comm cannot read would
+-- leave the release out silently.
+local function nccl_release()
+  return { name = "NCCL release", check = function(v, path)
+    local s = str().check(v, path)
+    local _, why = require("gpuplan.comm").nccl_code(s)
+    if why then fail(path, "%s (got %s)", why, show(s)) end
+    return s
+  end }
+end
 -- Integers are counts: at most 2^24 unless a field says otherwise.
 local function int(opts)
   opts = opts or {}
@@ -490,7 +501,7 @@ M.arch = T.record {
                                nodes3 = R(T.unit("bandwidth")) },
   -- the row NCCL's tuner ranked the tree by before release `release`
   -- retuned it to nccl_tree_ch_bw; absent: no retune
-  nccl_tree_ch_bw_before = T.record { release = R(str()), nodes2 = R(T.unit("bandwidth")),
+  nccl_tree_ch_bw_before = T.record { release = R(nccl_release()), nodes2 = R(T.unit("bandwidth")),
                                       nodes3 = R(T.unit("bandwidth")) },
   -- NCCL's ceiling on the bus bandwidth one tree channel carries with LL128
   -- across 2 and across 3 or more nodes (its tuner's perChMaxTreeLL128Bws

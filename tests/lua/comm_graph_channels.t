@@ -77,4 +77,16 @@ t.raises(function() rack(72, 20, { bytes = GiB }, { tree_tune_until = 5 }) end,
   "tree_tune_until must be 0 or a release code 20000..99999 (got 5)", "a bad release code refused", true)
 t.raises(function() rack(72, 20, { bytes = GiB }, { tree_tune_ch_bw3 = -1 }) end,
   "tree_tune_ch_bw3 must be a finite number >= 0 (got -1)", "a negative row refused", true)
+-- The catalog's row names its release as gp.comm reads it: one it cannot
+-- read ("v2.28.3") is refused at the field, not dropped (no retune).
+local schema = require "gpuplan.schema"
+local function before(release)
+  return { id = "blackwell-x", name = "x", launch_overhead = "4us",
+           nccl_tree_ch_bw_before = { release = release, nodes2 = "82.8GB/s", nodes3 = "72GB/s" },
+           achievable = { gemm = { bf16 = 0.78 }, hbm = 0.85, reason = "x", source = "y" } }
+end
+local v, e = schema.check(before("v2.28.3"), schema.arch)
+t.ok(v == nil and e.path == "nccl_tree_ch_bw_before.release"
+     and e.msg:find("'major.minor[.patch]'", 1, true), "an unreadable release refused at its field")
+t.ok(schema.check(before("2.28.3"), schema.arch) ~= nil, "the shipped form 2.28.3 accepted")
 t.done_testing()
