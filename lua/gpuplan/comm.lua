@@ -321,15 +321,6 @@ function M.no_nics(spec, gpus, who, cat)
     .. "and nic_fabric = ID (scale-out fabrics: %s), or a system with NICs", who, gpus, -(-gpus // g), g, spec.name, table.concat(fabs, ", "))
 end
 
--- Topology from fabric entries: spec = { scaleup = fabric id, gpus_per_node,
--- nodes, nics, nic_fabric = fabric id or nil, sharp = true to enable SHARP
--- where the NIC fabric has it, gpu = gpu entry or id (its PCIe link bounds
--- the path to the NICs), cpu_vendor = "intel" | "amd" | "arm" (the hosts'
--- CPUs, as a system's cpu_vendor), host_gpus = the GPUs of one host where a
--- node is an NVLink domain of several (a system's host_gpus) }.  Returns the
--- flat table.
--- The collective library's base latencies where the arch gives its own
--- (ccl_base_lat: RCCL's baseLat on AMD Instinct); nil leaves NCCL's.
 -- Whether the arch's collective library runs no LL128 (its nccl_ll128 =
 -- false: RCCL on CDNA 3 and 4 enables LL128 only where a Rome model of
 -- the node sets ll128Enabled; catalog/FORMAT.md): the topology's ll128_off.
@@ -337,11 +328,20 @@ function M.ll128_off(arch)
   return arch ~= nil and arch.nccl_ll128 == false
 end
 
+-- The collective library's base latencies where the arch gives its own
+-- (ccl_base_lat: RCCL's baseLat on AMD Instinct); nil leaves NCCL's.
 function M.set_base_lat(t, arch)
   local b = arch and arch.ccl_base_lat
   if b then t.base_lat_ll, t.base_lat_ll128, t.base_lat_simple = b.ll, b.ll128, b.simple end
 end
 
+-- Topology from fabric entries: spec = { scaleup = fabric id, gpus_per_node,
+-- nodes, nics, nic_fabric = fabric id or nil, sharp = true to enable SHARP
+-- where the NIC fabric has it, gpu = gpu entry or id (its PCIe link bounds
+-- the path to the NICs), cpu_vendor = "intel" | "amd" | "arm" (the hosts'
+-- CPUs, as a system's cpu_vendor), host_gpus = the GPUs of one host where a
+-- node is an NVLink domain of several (a system's host_gpus) }.  Returns the
+-- flat table.
 function M.from_fabrics(spec, cat)
   cat = catalog(cat)
   -- no scale-up fabric: a node of one GPU (node_spec), no link to price
