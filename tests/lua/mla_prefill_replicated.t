@@ -7,15 +7,10 @@ local t = require "tap"
 local gp = require "gpuplan"
 t.plan(10)
 
-local function run(extra)
-  local a = { gpu = "h200-sxm", gpus = 8, tp = 8, weights = "fp8", runtime = "sglang",
+local base = { gpu = "h200-sxm", gpus = 8, tp = 8, weights = "fp8", runtime = "sglang",
               input = 4096, output = 100, model = "deepseek-v3" }
-  for k, v in pairs(extra or {}) do a[k] = v end
-  return gp.infer(a)
-end
-local function op(r, name)
-  for _, o in ipairs(r.prefill_ops) do if o.name == name then return o end end
-end
+local function run(extra) return gp.infer(t.with(base, extra)) end
+local function op(r, name) return t.op({ ops = r.prefill_ops }, name) end
 
 -- DeepSeek-V3: hidden h = 7168, q_lora_rank 1536, kv_lora_rank 512, rope
 -- 64, nope 128, v 128, 128 heads -> 16 a GPU at tp 8.  One 4096-token
@@ -46,8 +41,7 @@ local r2 = run({ tp = 2, pp = 4, gpus = 8 })
 t.near(op(r2, "q_kv_a").flop, a.flop, 1e-12, "tp 2: q_kv_a the same, whole")
 t.near(op(r2, "kv_b").flop, kvb.flop * 4, 1e-12, "tp 2: kv_b on 64 heads, 4x tp 8's 16")
 -- The decode step is unchanged: mla_decode already held q_kv_a whole.
-local d = nil
-for _, o in ipairs(r8.decode.ops) do if o.name == "q_kv_a" then d = o end end
+local d = t.op(r8.decode, "q_kv_a")
 -- (1e-12: one division of the step's FLOP by its batch.)
 t.ok(d and math.abs(d.flop / r8.decode.batch / (2 * (1536 + 512 + 64) * h) - 1) < 1e-12,
      "decode's q_kv_a: 2 (1536 + 576) h a token, whole (mla_decode)")

@@ -8,15 +8,10 @@ local gp = require "gpuplan"
 local infer = require "gpuplan.infer"
 t.plan(9)
 
-local function run(extra)
-  local a = { gpu = "h200-sxm", gpus = 8, tp = 8, weights = "fp8", runtime = "vllm",
+local base = { gpu = "h200-sxm", gpus = 8, tp = 8, weights = "fp8", runtime = "vllm",
               input = 228, output = 213, concurrency = 4, model = "deepseek-v3" }
-  for k, v in pairs(extra or {}) do a[k] = v end
-  return gp.infer(a)
-end
-local function op(r, name)
-  for _, o in ipairs(r.decode.ops) do if o.name == name then return o end end
-end
+local function run(extra) return gp.infer(t.with(base, extra)) end
+local function op(r, name) return t.op(r.decode, name) end
 
 -- DeepSeek-V3 at TP 8, a decode step of B = 4 sequences: 58 MoE layers,
 -- hidden 7168, top 8 of experts 2048 wide sliced to 2048 / 8 = 256 a rank.
