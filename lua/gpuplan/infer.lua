@@ -2323,24 +2323,20 @@ function M.setup(a)
       .. "sequence", c.batch, math.floor(c.output - 1)))
   end
   if a.runtime == nil then default("runtime=graphs") end
-  -- vLLM V1's host work between two steps where its engine schedules in
-  -- step with the GPU (async_scheduling = false: M.engine_host).
-  if a.async_scheduling ~= nil and a.runtime ~= "vllm" then
-    error(args.usage("infer: async_scheduling is vLLM's (--async-scheduling); runtime "
-      .. tostring(a.runtime or "graphs") .. " schedules as its own engine does"), 3)
-  end
-  if a.shared_expert_stream ~= nil and a.runtime ~= "vllm" then
-    error(args.usage("infer: shared_expert_stream is vLLM's (its MoE's shared expert on a "
-      .. "second CUDA stream); runtime " .. tostring(a.runtime or "graphs")
-      .. " runs the shared expert as its own engine does"), 3)
-  end
-  if a.shared_expert_stream ~= nil and type(a.shared_expert_stream) ~= "boolean" then
-    error(args.usage("infer: shared_expert_stream must be true or false (got "
-      .. tostring(a.shared_expert_stream) .. ")"), 3)
-  end
-  if a.async_scheduling ~= nil and type(a.async_scheduling) ~= "boolean" then
-    error(args.usage("infer: async_scheduling must be true or false (got "
-      .. tostring(a.async_scheduling) .. ")"), 3)
+  -- vLLM's own engine choices, refused under another runtime: its host
+  -- work between two steps where the engine schedules in step with the
+  -- GPU (async_scheduling = false: M.engine_host), and its MoE's shared
+  -- expert on a second stream (shared_expert_stream: M.shared_stream_max).
+  -- (Their true/false check is the declaration's, in check_args.)
+  for _, o in ipairs {
+    { "async_scheduling", "--async-scheduling", "schedules as its own engine does" },
+    { "shared_expert_stream", "its MoE's shared expert on a second CUDA stream",
+      "runs the shared expert as its own engine does" },
+  } do
+    if a[o[1]] ~= nil and a.runtime ~= "vllm" then
+      error(args.usage("infer: " .. o[1] .. " is vLLM's (" .. o[2] .. "); runtime "
+        .. tostring(a.runtime or "graphs") .. " " .. o[3]), 3)
+    end
   end
   -- A run that names its vLLM release by vllm_version names a V0 one
   -- (0.4.2 to 0.6.3, the sampler's: M.v0_sampler_kernels), whose engine
