@@ -478,11 +478,14 @@ local function step_choices(o, p, cfg, sweep, default)
   -- the paired chunk's compute (DeepSeek-V3 report sec. 3.2.1: "both
   -- all-to-all and PP communication can be fully hidden").
   local dual = cfg.schedule == "dualpipe"
+  -- A job (not a plan's sweep) on Megatron's non-interleaved 1F1B, whose
+  -- pipeline sends no flag overlaps (below).
+  local megatron_1f1b = cfg.stack == "megatron" and not dual and not sweep
+    and cfg.schedule ~= "interleaved" and (cfg.pp or 1) > 1
   for _, k in ipairs(M.OVERLAP_KEYS) do
     local v = o[k]
     -- Megatron-Core's 1F1B refuses the flag (below)
-    if k == "overlap_p2p" and v == true and cfg.stack == "megatron" and not dual
-        and not sweep and cfg.schedule ~= "interleaved" and (cfg.pp or 1) > 1 then
+    if k == "overlap_p2p" and v == true and megatron_1f1b then
       fail("train: overlap_p2p with pp %d and no vpp on the megatron stack: Megatron-Core's "
         .. "non-interleaved schedule refuses it (\"Non-interleaved pipeline parallelism does "
         .. "not support overlapping p2p communication\"); give vpp > 1", cfg.pp)
@@ -500,8 +503,7 @@ local function step_choices(o, p, cfg, sweep, default)
       -- send_forward_recv_backward waits on the batched exchange.  A plan
       -- keeps the stack's default and the engine exposes the sends of its
       -- 1F1B layouts (engine/train_stage.c).
-      if k == "overlap_p2p" and v and cfg.stack == "megatron" and not dual
-          and not sweep and cfg.schedule ~= "interleaved" and (cfg.pp or 1) > 1 then
+      if k == "overlap_p2p" and v and megatron_1f1b then
         v = false
         default("overlap_p2p=false (Megatron: the non-interleaved schedule overlaps no p2p)")
       end
