@@ -1626,7 +1626,8 @@ opt { name = "tp_overlap_fp8_rs", type = "flag", commands = "train plan rl",
     .. "ub_tp_comm_overlap_cfg)",
   suggest = { "fp8_buf", "ub_fp8_buf" } }
 opt { name = "overlap_p2p", type = "flag", commands = "train plan rl", form = "both",
-  default = "by stack",
+  default = "by stack: megatron on with vpp > 1, off in its 1F1B (refused there); "
+    .. "deepspeed, hf off",
   help = "pipeline sends and receives under compute",
   suggest = { "overlap_p2p_comm" } }
 opt { name = "ep_overlap", type = "flag", commands = "train plan rl", form = "both",
