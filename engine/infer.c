@@ -755,18 +755,28 @@ static int mla_decode(builder *b, const gp_model *m, const shape *s,
  * inputs too: shared_quant, where it runs apart (shared_apart). */
 #define MOE_QUANT_GROUP 128.0
 
+/* Two such passes of a layer's MoE: over `in` elements before its first
+ * GEMM (op `first`) and `mid` before its second (`second`), each reading
+ * 16-bit activations and writing fp8 with an fp32 scale a group. */
+static int quant_passes(builder *b, const char *first, const char *second,
+			double count, double in, double mid)
+{
+	double per = ACT_BYTES + 1.0 + 4.0 / MOE_QUANT_GROUP;
+
+	if (add(b, first, count, 4.0 * in, in * per, 0, 0, 0, 0,
+	        b->c->compute))
+		return GP_EINVAL;
+	return add(b, second, count, 4.0 * mid, mid * per, 0, 0, 0, 0,
+		   b->c->compute);
+}
+
 static int moe_quant(builder *b, const gp_model *m, const shape *s,
 		     double T)
 {
 	double f = m->moe.ffn_hidden / (double)b->c->tp;
-	double in = T * s->h, mid = T * m->moe.top_k * f;
-	double per = ACT_BYTES + 1.0 + 4.0 / MOE_QUANT_GROUP;
 
-	if (add(b, "moe_quant", s->nmoe, 4.0 * in, in * per, 0, 0, 0, 0,
-	        b->c->compute))
-		return GP_EINVAL;
-	return add(b, "moe_quant_act", s->nmoe, 4.0 * mid, mid * per, 0, 0, 0, 0,
-	           b->c->compute);
+	return quant_passes(b, "moe_quant", "moe_quant_act", s->nmoe, T * s->h,
+			    T * m->moe.top_k * f);
 }
 
 /* The shared expert as vLLM runs it (infer_cfg.moe_shared_apart): a
@@ -844,15 +854,9 @@ static int shared_apart(const gp_model *m, const shape *s, double T,
 static int shared_quant(builder *b, const gp_model *m, const shape *s,
 			double T)
 {
-	double in = T * s->h, mid = T * s->shared_f;
-	double per = ACT_BYTES + 1.0 + 4.0 / MOE_QUANT_GROUP;
-
 	(void)m;
-	if (add(b, "shared_quant", s->nmoe, 4.0 * in, in * per, 0, 0, 0, 0,
-	        b->c->compute))
-		return GP_EINVAL;
-	return add(b, "shared_quant_act", s->nmoe, 4.0 * mid, mid * per, 0,
-		   0, 0, 0, b->c->compute);
+	return quant_passes(b, "shared_quant", "shared_quant_act", s->nmoe,
+			    T * s->h, T * s->shared_f);
 }
 
 /* MLA's projections in a tensor-parallel prefill (a step of more than one
