@@ -101,6 +101,7 @@ end
 section "job"
 
 opt { name = "model", type = "string|table", lua_only = true, commands = ALL,
+  argument = "MODEL",  -- every command of ALL takes it so: M.hint
   help = "catalog model id or a catalog-shaped model table (the MODEL argument "
     .. "on the command line)" }
 opt { name = "gpu", type = "string", metavar = "ID", commands = ALL .. " comm",
@@ -2434,7 +2435,7 @@ opt { name = "ttft_max", type = "number", metavar = "MS", commands = "infer",
 local CLI_TYPES = { int = true, number = true, string = true, flag = true, format = true,
                     format_html = true }
 local FIELDS = args.set [[name type metavar help default commands lua cli lua_only cli_only
-  variants methods serve form suggest notes group kind range value values switch fold]]
+  variants methods serve form suggest notes group kind range value values switch fold argument]]
 local VARIANT_FIELDS = args.set [[type metavar help default own group]]
 local GROUP_NAMES = {}
 for _, g in ipairs(M.GROUPS) do GROUP_NAMES[g[1]] = true end
@@ -3291,6 +3292,12 @@ function M.hint(cmd, key, side)
   -- (lua_only: 'train --optimizer-impl' was "did you mean
   -- '--optimizer'?", which is another option).
   local own = BY[k]
+  -- ... save where the command line gives it as its argument ('train
+  -- --model X' is 'train X', which "a key of gp.train only" hid)
+  if cli and own and own.argument and own.lua_set[cmd] then
+    return " (" .. own.name .. " is the command's " .. own.argument .. " argument, not a flag: "
+      .. "gpuplan " .. cmd .. " " .. own.argument .. " ...)"
+  end
   if cli and own and own.lua_set[cmd] and not own.cli_set[cmd] and M.FUNCTION[cmd] then
     return " (" .. own.name .. " is a key of " .. M.FUNCTION[cmd] .. " only, not a flag: "
       .. "docs/lua.md)"

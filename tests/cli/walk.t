@@ -91,4 +91,10 @@ like($e, qr/unknown option '--optimizer-impl' \(a Lua option of gp\.train, gp\.s
 like($e, qr/ll128_off is a key of gp\.comm only, not a flag: docs\/lua\.md/,
      'comm --ll128-off: gp.comm\'s topology key');
 
+# The model is every job command's MODEL argument: '--model X' said it
+# was "a key of gp.train only, not a flag", which hid 'train X'.
+($c, $o, $e) = run_gp('train', '--model', 'llama3-8b', '--gpu', 'h100-sxm');
+is($c, 2, 'train --model: a usage error');
+like($e, qr/unknown option '--model' \(model is the command's MODEL argument, not a flag: gpuplan train MODEL \.\.\.\)/,
+     'train --model: the MODEL argument named') or diag $e;
 done_testing();
