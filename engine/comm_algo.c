@@ -223,10 +223,6 @@ static const double net_speeds[] = {
 	3.0, 2.4, 1.2, 0.24, 0.12
 };
 
-/* The channels the search finds across nodes, before ncclTopoPostset
- * doubles them: one per NIC at its speed, duplicated at half the speed
- * by ncclTopoDupChannels (above).  NCCL's tuner counts these
- * (graphs[a]->nChannels); *speed gets their GB/s. */
 /* The speed NCCL's search gives one network device, GB/s: the fastest of
  * its speedArrayInter not above the device's line rate (a device of
  * `rails` NICs where the plugin joins them). */
@@ -286,6 +282,10 @@ static double net_graph_fit(const comm_ctx *c, double g, double *v)
 	return best;
 }
 
+/* The channels the search finds across nodes, before ncclTopoPostset
+ * doubles them: one per NIC at its speed, duplicated at half the speed
+ * by ncclTopoDupChannels (above).  NCCL's tuner counts these
+ * (graphs[a]->nChannels); *speed gets their GB/s. */
 static double net_graph_channels(const comm_ctx *c, double *speed)
 {
 	double r = max2(1.0, c->rails);
