@@ -2368,6 +2368,15 @@ function M.setup(a)
       .. "between steps runs under the GPU's step; --no-async-scheduling for V1 before 0.14 "
       .. "or V0)")
   end
+  -- The shared expert on vLLM's second stream (M.shared_stream_max): said
+  -- where a model has one, since vLLM 0.11.0 and before run it apart on
+  -- the one stream (validate's cases of those releases say so).
+  if a.shared_expert_stream == nil and a.runtime == "vllm" and not serving
+      and type(model.moe) == "table" and (model.moe.shared_experts or 0) > 0 then
+    default(string.format("shared_expert_stream (vLLM's from v0.11.1: the shared expert "
+      .. "beside the routed experts in steps of at most %d tokens; "
+      .. "--no-shared-expert-stream for 0.11.0 and before)", M.shared_stream_max.vllm))
+  end
   -- The note on xqa = false or paged_decode says the factor the engine
   -- priced (its result's kv_reads, engine/infer.c infer_kv_reads): its
   -- place in the line is held here, its words are qhead_note's once the

@@ -6,7 +6,7 @@
 -- Run: ./gpuplan run tests/lua/shared_apart.t
 local t = require "tap"
 local gp = require "gpuplan"
-t.plan(10)
+t.plan(12)
 
 local base = { gpu = "h200-sxm", gpus = 8, tp = 8, weights = "fp8", runtime = "vllm",
               input = 228, output = 213, concurrency = 4, model = "deepseek-v3" }
@@ -39,3 +39,8 @@ t.ok(op(run({ concurrency = 512 }), "shared_up") ~= nil,
      "512 sequences a step: past the second stream's 256 tokens, apart")
 t.ok(not pcall(run, { runtime = "sglang", shared_expert_stream = false }),
      "shared_expert_stream under SGLang: refused")
+-- The default is said where the model has a shared expert, and not where
+-- the run states it.
+t.ok(t.said(on, "shared_expert_stream (vLLM's from v0.11.1", true),
+     "the second stream said as assumed")
+t.ok(not t.said(off, "shared_expert_stream (", true), "stated off: not said")
