@@ -1352,7 +1352,14 @@ local function setup_memory(a, cat, model, g, sys, d, c, tp, pp, default, info)
     -- --pin-memory), else the runtime's (M.offload_pageable).
     local pageable = M.offload_pageable[a.runtime or "graphs"]
     local pin = bool_arg(a, "pin_memory")
-    if pin ~= nil then pageable = not pin end
+    if pin ~= nil then pageable = not pin
+    else
+      -- said under the option's name: the pcie_bw entry below gives the
+      -- rate it sets, not which way the runtime holds the layers
+      default(string.format("pin_memory=%s (runtime %s's: %s)", tostring(not pageable),
+        tostring(a.runtime or "graphs"), pageable and "pageable host layers"
+          or "pinned host layers"))
+    end
     if c.offload_cpu_max > 0 then
       -- The CPU computing the layers reads them from host DRAM
       -- (gpuplan.comm.host_bw: the system's, else the desktop's).

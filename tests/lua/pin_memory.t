@@ -65,4 +65,10 @@ t.raises(function() gp.infer(none) end,
 t.raises(function() gp.infer(t.with(q, { pin_memory = "yes" })) end,
          "pin_memory", "pin_memory must be a boolean", true)
 
+-- The runtime's way said under the option's name where the run gives
+-- none, and not where it does.
+t.ok(t.said(pageable, "pin_memory=false (runtime eager-pytorch's: pageable host layers)", true),
+     "eager-pytorch's pageable layers said as pin_memory=false")
+t.ok(not t.said(pinned, "pin_memory=", true), "stated: not said")
+
 t.done_testing()
