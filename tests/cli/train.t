@@ -374,11 +374,11 @@ like($ekn, qr/^gpuplan: train: --checkpoint-offload moves the checkpoints full r
 # the grads row keeps no ZeRO-Offload note (it read "DeepSpeed gradient
 # bucket (5e8 elements)" at the full 14.96 GiB of bf16 grads) and the
 # states line still gives the per-GPU figure: 16 B/param unsharded.
-my ($cf, $of) = run_gp('fit', 'llama3-8b', '--gpu', 'a100-sxm-80gb', '--seq', '2048',
+my ($cfo, $ofo) = run_gp('fit', 'llama3-8b', '--gpu', 'a100-sxm-80gb', '--seq', '2048',
                        '--stack', 'hf', '--recompute', 'full', '--checkpoint-offload');
-is($cf, 0, 'fit --checkpoint-offload exits 0');
-unlike($of, qr/DeepSpeed gradient bucket/, 'fit: no ZeRO-Offload note on the grads row');
-like($of, qr/^model states: 16\.0 B\/param .*, 16\.00 B\/param on this GPU after sharding$/m,
+is($cfo, 0, 'fit --checkpoint-offload exits 0');
+unlike($ofo, qr/DeepSpeed gradient bucket/, 'fit: no ZeRO-Offload note on the grads row');
+like($ofo, qr/^model states: 16\.0 B\/param .*, 16\.00 B\/param on this GPU after sharding$/m,
      'fit: the states line gives the per-GPU figure (nothing of the states offloaded)');
 
 # --pad-mask (transformers' FlashAttention-2 path under a padding mask):
