@@ -189,6 +189,17 @@ static int rate(double v, const char *name, gp_error *err)
 	return gp_check_num(v, 1, GP_AMOUNT_MAX, name, err);
 }
 
+/* A multiple of the bf16 rate as roof_op.bf16_x takes it (roofline.h):
+ * 0 (none) or in [ROOF_BF16_X_MIN, ROOF_BF16_X_MAX]. */
+static int bf16_x(double v, const char *name, gp_error *err)
+{
+	if (!gp_finite(v) || v < 0.0 || v > ROOF_BF16_X_MAX ||
+	    (v > 0.0 && v < ROOF_BF16_X_MIN))
+		return gp_fail(err, "%s must be 0 or in [%g, %g] (got %.9g)",
+		               name, ROOF_BF16_X_MIN, ROOF_BF16_X_MAX, v);
+	return GP_OK;
+}
+
 static int check_cfg(const gp_model *m, const roof_device *d,
                      const infer_cfg *c, gp_error *err)
 {
@@ -303,20 +314,11 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	    (c->wo_stream > 0.0 && c->wo_stream < 0.01) || c->wo_stream > 1.0)
 		return gp_fail(err, "wo_stream must be 0 or in [0.01, 1] "
 		               "(got %g)", c->wo_stream);
-	/* roof_op.bf16_x's bounds (roofline.h), which the op takes them
-	 * at: the weight-only linears' multiple and the fp8 MoE's. */
-	if (!gp_finite(c->wo_bf16_x) || c->wo_bf16_x < 0.0 ||
-	    c->wo_bf16_x > ROOF_BF16_X_MAX ||
-	    (c->wo_bf16_x > 0.0 && c->wo_bf16_x < ROOF_BF16_X_MIN))
-		return gp_fail(err, "wo_bf16_x must be 0 or in [%g, %g] "
-		               "(got %.9g)", ROOF_BF16_X_MIN, ROOF_BF16_X_MAX,
-		               c->wo_bf16_x);
-	if (!gp_finite(c->moe_fp8_bf16_x) || c->moe_fp8_bf16_x < 0.0 ||
-	    c->moe_fp8_bf16_x > ROOF_BF16_X_MAX ||
-	    (c->moe_fp8_bf16_x > 0.0 && c->moe_fp8_bf16_x < ROOF_BF16_X_MIN))
-		return gp_fail(err, "moe_fp8_bf16_x must be 0 or in [%g, %g] "
-		               "(got %.9g)", ROOF_BF16_X_MIN, ROOF_BF16_X_MAX,
-		               c->moe_fp8_bf16_x);
+	/* The weight-only linears' multiple and the fp8 MoE's, each at
+	 * roof_op.bf16_x's bounds. */
+	if (bf16_x(c->wo_bf16_x, "wo_bf16_x", err) != GP_OK ||
+	    bf16_x(c->moe_fp8_bf16_x, "moe_fp8_bf16_x", err) != GP_OK)
+		return GP_EINVAL;
 	/* An M tile as roof_op.m_tile takes it: 0 (the library's) or
 	 * 8 to 128 rows. */
 	if (!gp_finite(c->m_tile) || c->m_tile < 0.0 ||
