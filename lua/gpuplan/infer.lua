@@ -2205,9 +2205,10 @@ function M.setup(a)
   -- the cap is never applied unsaid.
   if c.wo_bf16_x and bits < 16 and M.weight_base(weights) ~= "fp8" and
       (c.compute == "bf16" or c.compute == "fp16") then
-    default(string.format("%s weights run weight-only on %s under vLLM: its Marlin kernel "
-      .. "converts each weight to %s and multiplies at no more than %g of the %s library GEMM "
-      .. "rate (Marlin's A100 run in vllm PR #2497)", tostring(weights), tostring(g.id),
+    default(string.format("%s weights run weight-only on %s under vLLM: the kernel converts each "
+      .. "weight to %s and multiplies at no more than %g of the %s library GEMM rate (the "
+      .. "bound Marlin's A100 run reached, vllm PR #2497; older kernels such as vLLM 0.4's "
+      .. "awq_gemm are held to it too)", tostring(weights), tostring(g.id),
       c.compute, c.wo_bf16_x, c.compute))
   end
   if c.batch and c.concurrency then error(args.usage(M.BATCH_AND_CONCURRENCY), 3) end

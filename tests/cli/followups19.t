@@ -21,6 +21,13 @@ like($e, qr/^gpuplan: infer: --weights fp8 on a100-sxm-80gb with --runtime trtll
 ($c, $o, $e) = run_gp(qw(infer llama3-8b --gpu a100-sxm-80gb --runtime vllm --weights fp8));
 is($c, 0, 'vllm --weights fp8 on A100: priced') or diag $e;
 like($o, qr/fp8 weights run weight-only on a100-sxm-80gb/, '... weight-only, said') or diag $o;
+# int4 (AWQ) under vLLM: the line names the bound as Marlin's measured
+# one that older kernels (vLLM 0.4's awq_gemm) are held to, not as the
+# kernel that runs -- 0.4.2 ran awq_gemm, no Marlin.
+($c, $o, $e) = run_gp(qw(infer llama3-8b --gpu a100-sxm-80gb --runtime vllm --weights awq --batch 1));
+is($c, 0, 'vllm --weights awq on A100: priced') or diag $e;
+like($o, qr/awq weights run weight-only on a100-sxm-80gb under vLLM: the kernel converts each weight to bf16 .*older kernels such as vLLM 0\.4's awq_gemm are held to it too/,
+     '... the bound said as a bound, not as the kernel') or diag $o;
 ($c, $o, $e) = run_gp(qw(infer llama3-8b --gpu h100-sxm --runtime trtllm --weights fp8));
 is($c, 0, 'trtllm --weights fp8 on H100: priced') or diag $e;
 # deepseek-v3's released fp8 checkpoint under TensorRT-LLM on A100s:
