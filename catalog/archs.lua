@@ -283,6 +283,35 @@ arch {
   graph_launch_overhead = "1us",
 }
 
+-- A causal prompt past 8k tokens on Hopper's fused kernels (the hopper
+-- arch's cudnn and fa3 below: their fractions stand at 8192, the default
+-- reference, and were held there past it).  cuDNN-frontend's SDPA
+-- training benchmark times cuDNN 9.19 on an H200 at Llama 3.1's shape
+-- (64 query / 8 KV heads of 128, one sequence, bf16,
+-- results/h200_919_only_cudnn/llama3.1_20260227_034703.csv), forward and
+-- backward ms, causal ("top_left"): 8192 1.708 / 5.083, 16384 6.531 /
+-- 19.002, 32768 25.566 / 75.688.  Forward + backward together in the FA
+-- convention (3.5 x the causal forward's 2 s^2 h d FLOP over the summed
+-- time): 566.9, 602.5, 608.0 TFLOP/s, 1.063x and 1.073x the 8k rate.  The
+-- rise is the causal mask's, not the length's: the same calls without
+-- a mask ("no_mask", twice the FLOP) run 618.8, 635.2, 602.0 (3.5 /
+-- (1/691 + 2.5/594) at 8k ...), so causal over unmasked goes 0.916 ->
+-- 0.949 -> 1.010: the triangle's diagonal tiles and the uneven work of
+-- its rows (engine/roofline.c causal_diag prices only the first, 64/65
+-- of a tile row at 8k) weigh less as the rows grow, and by 32k the
+-- causal kernel runs at the unmasked rate.  FlashAttention-3 schedules
+-- the same triangle on the same SMs, and its causal forward sits below
+-- its unmasked one at 4k-8k as cuDNN's does (the entry's reason below:
+-- causal over unmasked forward 0.93 for FA3, 0.88 for cuDNN, FA3 paper
+-- Figs. 5-6); no FA3 timing of a causal prompt past 16k was found, so
+-- it takes cuDNN's curve.  Held at
+-- the 32k point past it: there the masked rate has met the unmasked one,
+-- which itself does not rise (635.2 -> 602.0 from 16k to 32k).
+local HOPPER_CAUSAL_LONG = {
+  { seq = 8192, tflops = 566.9 }, { seq = 16384, tflops = 602.5 },
+  { seq = 32768, tflops = 608.0 },
+}
+
 arch {
   id = "hopper", name = "NVIDIA Hopper",
   achievable = {
@@ -310,7 +339,7 @@ arch {
       -- and pays more (1.26 there, at MLA's head dims); not priced.
       -- fa2: the ampere arch's FlashAttention-2 measurement (the same
       -- kernel code).
-      cudnn = { fwd = 0.53, bwd = 0.45, dropout = 1.034 },
+      cudnn = { fwd = 0.53, bwd = 0.45, dropout = 1.034, long = HOPPER_CAUSAL_LONG },
       -- fa3 rate: measured inside a training step on an H200, the
       -- sustained clock included (as fa2's below).  ml-engineering's
       -- 8k step decomposition (insights/when-to-upgrade-gpus,
@@ -332,7 +361,7 @@ arch {
       -- Serving cross-check: 0.713 x 0.82 x 989 = 578 TFLOP/s,
       -- DeepSeek's H800 decode trace's MLA kernel 573
       -- (engine/serve_row.c), where the paper's fraction gave 487.
-      fa3 = { fwd = 0.713, bwd = 0.618 },
+      fa3 = { fwd = 0.713, bwd = 0.618, long = HOPPER_CAUSAL_LONG },
       -- fa2 rate: measured at the sustained clock itself.  cuDNN-frontend's
       -- Llama-3.2-1B training loop (transformers' modules, torch 2.7.0 SDPA
       -- forced to FLASH_ATTENTION, 32 query / 8 KV heads of 64, 16 layers,
@@ -421,6 +450,10 @@ arch {
             .. "counted 6 s^2 d h L, 521.5 in the FA convention, forward and "
             .. "backward), 1.189x the paper's 0.60 / 0.52 at the sustained clock, "
             .. "in the paper's forward : backward proportion. "
+            .. "long (cudnn, fa3): cuDNN 9.19 on an H200 at Llama 3.1's heads, causal "
+            .. "forward + backward 566.9 / 602.5 / 608.0 TFLOP/s at 8k / 16k / 32k "
+            .. "(unmasked 618.8 / 635.2 / 602.0: the causal mask's cost fading), held "
+            .. "past 32k. "
             .. "FA2: measured at the sustained clock (cuDNN-frontend's Llama-3.2-1B "
             .. "training loop on an H200 locked at 1500 MHz, SDPA's FLASH_ATTENTION: "
             .. "298.7 TFLOP/s forward and backward at 8k-16k tokens, 0.369 of the "
@@ -452,6 +485,8 @@ arch {
             .. "fa3: stas00/ml-engineering insights/when-to-upgrade-gpus/README.md "
             .. "(Step decomposition @ 8k, commit 744d01e) and bench_decompose.py; "
             .. "meta-pytorch/tritonbench PR 1267 (FA3 on H100); "
+            .. "long: NVIDIA/cudnn-frontend benchmark/sdpa_benchmark_training/results/"
+            .. "h200_919_only_cudnn/llama3.1_20260227_034703.csv (commit 3929da2); "
             .. "fa2: NVIDIA/cudnn-frontend benchmark/Llama-3.2-1B-Training (commit "
             .. "7606332: README, artifacts/h200_training_timing.csv); "
             .. "Dao-AILab/flash-attention assets/flash2_a100_fwd_bwd_benchmark.png and "
