@@ -663,6 +663,41 @@ arch {
             .. "(PR #2863), 'Autocast vs Pre-quantized', Per-Layer GEMM Time",
     },
 
+    -- Per-tensor FP8 on Blackwell runs its backward GEMMs in the NN / NT
+    -- layouts: Transformer Engine writes no fp8 transposes where
+    -- "non_tn_fp8_gemm_supported()" ("return torch.cuda.get_device_
+    -- capability() >= (10, 0)", pytorch/utils.py, v2.0 to v2.2; later
+    -- nvte_is_non_tn_fp8_gemm_supported) -- csrc/extensions/quantizer.cpp
+    -- "bool create_transpose = columnwise_usage && !non_tn_fp8_gemm_
+    -- supported();", linear.py "elif not non_tn_fp8_gemm_supported(): #
+    -- FP8 GEMM on Hopper only supports TN layout so the gathered input
+    -- must have a valid transpose." -- so dgrad reads the weight and wgrad
+    -- both operands MN-major.  The same GEMM profiling guide times those
+    -- layouts slower: pre-quantized on a B300, FP8 current scaling's
+    -- dgrad and wgrad sums run 2.329 and 2.325 ms against fprop's 2.158
+    -- (x 1.0783 on average) where BF16's run 4.434 and 4.418 against
+    -- 4.250 (x 1.0414): 1.0414 / 1.0783 = 0.966 of the rate the BF16
+    -- pattern gives them.  Not the shapes: MXFP8, whose row- and column-
+    -- scaled copies keep every GEMM TN, runs its backward x 1.0142 of its
+    -- fprop (2.397, 2.400 against 2.365), and on an H200 (TN from
+    -- transposes) FP8 current scaling runs x 1.0048 where BF16 runs x
+    -- 1.0006.  Measured on B300 (sm103); B200 and GB200 (sm100) run the
+    -- same tcgen05 cuBLASLt kernels, taken the same.  The RTX 5090
+    -- (sm120) inherits it unmeasured (TE v2.2 takes sm120 non-TN too).
+    non_tn = {
+      fp8 = 0.966,
+      reason = "B300, Transformer Engine benchmark_gemm.py --pre-quantize, per-layer "
+            .. "GEMM sums (hidden 4096, FFN 16384, 15872 tokens): FP8 current scaling "
+            .. "fprop / dgrad / wgrad 2.158 / 2.329 / 2.325 ms (backward x 1.0783), "
+            .. "BF16 4.250 / 4.434 / 4.418 (x 1.0414); 1.0414 / 1.0783 = 0.966. "
+            .. "MXFP8 (TN, both copies) x 1.0142; H200 FP8 (TN) x 1.0048 vs BF16 "
+            .. "x 1.0006",
+      source = "NVIDIA/TransformerEngine docs/examples/gemm_profiling/gemm_profiling.rst "
+            .. "(PR #2863), pre-quantized Per-Layer GEMM Time (B300 and H200); "
+            .. "transformer_engine/pytorch/utils.py non_tn_fp8_gemm_supported and "
+            .. "csrc/extensions/quantizer.cpp create_transpose (v2.2, bee4649)",
+    },
+
     -- Eager PyTorch's own memory-bound kernels (what the hf stack's
     -- eager step launches: ATen's elementwise and reduction kernels, its
     -- RMSNorm, the loss, the foreach optimizer) keep too few bytes in

@@ -903,8 +903,8 @@ static void c_device_narrow(lua_State *L, int v, void *dst, const char *path)
 /* Read a device table (lua/gpuplan/roofline.lua builds it from the
  * catalog): peak = {bf16 = FLOP/s, ...}, gemm = {bf16 = fraction, ...},
  * stream = {fp4 = fraction, ...} (optional), mem_bw (B/s), hbm
- * (fraction), launch, graph_launch (s), sms, block_fp8 and eager_hbm
- * (fractions, optional), cta_latency (s), cta_stage and cta_stage_k (bytes;
+ * (fraction), launch, graph_launch (s), sms, block_fp8, fp8_non_tn and
+ * eager_hbm (fractions, optional), cta_latency (s), cta_stage and cta_stage_k (bytes;
  * optional), mma_n_step (rows, optional), vec16_x (ratio, optional). */
 #define D_NUM(n, f) F_NUM(n, offsetof(roof_device, f), 0)
 static const lgp_field device_fields[] = {
@@ -915,6 +915,7 @@ static const lgp_field device_fields[] = {
 	D_NUM("attn_fwd", attn_fwd), D_NUM("attn_bwd", attn_bwd),
 	D_NUM("attn_fp8", attn_fp8), D_NUM("attn_exp_dim", attn_exp_dim),
 	D_NUM("attn_dropout", attn_dropout), D_NUM("block_fp8", block_fp8),
+	D_NUM("fp8_non_tn", fp8_non_tn),
 	D_NUM("attn_ref_q", attn_ref_q), F_CUSTOM("attn_long", c_device_long),
 	D_NUM("attn_narrow_dim", attn_narrow_dim),
 	F_CUSTOM("attn_narrow", c_device_narrow),

@@ -300,6 +300,11 @@ int roof_device_check(const roof_device *d, gp_error *err)
 		return gp_fail(err, "device achievable.block_scaled.fp8 must be "
 		               "0 or in [%g, 1] (got %g)", ROOF_MIN_FRAC,
 		               d->block_fp8);
+	if (bad(d->fp8_non_tn) || d->fp8_non_tn > 1.0 ||
+	    (d->fp8_non_tn != 0.0 && d->fp8_non_tn < ROOF_MIN_FRAC))
+		return gp_fail(err, "device achievable.non_tn.fp8 must be "
+		               "0 or in [%g, 1] (got %g)", ROOF_MIN_FRAC,
+		               d->fp8_non_tn);
 	if (bad(d->eager_hbm) || d->eager_hbm > 1.0 ||
 	    (d->eager_hbm != 0.0 && d->eager_hbm < ROOF_MIN_FRAC))
 		return gp_fail(err, "device achievable.eager.hbm must be "

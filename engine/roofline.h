@@ -94,6 +94,14 @@ typedef struct roof_device {
 	                         1x32 E8M0 scales) as a share of the
 	                         per-tensor FP8 GEMM's at the same shape,
 	                         (0, 1]; 0 = not measured: the same rate */
+	double fp8_non_tn;    /* a per-tensor-scaled FP8 GEMM's rate with an
+	                         operand MN-major (the NN dgrad and NT
+	                         wgrad Transformer Engine hands cuBLASLt
+	                         where the part takes them: sm100, no fp8
+	                         transposes written) as a share of its TN
+	                         rate, (0, 1]; 0 = the part runs FP8 GEMMs
+	                         TN only (Hopper, Ada: TE writes the
+	                         transposed copies): the same rate */
 	double fp64;          /* FLOP/s of a float64 GEMM (cuBLAS DGEMM:
 	                         the FP64 tensor cores' peak where the GPU
 	                         has them, else its FP64 units'); 0 =

@@ -1072,9 +1072,10 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 		       train_lcost *lc, double *nk, double *nb, double *o_k)
 {
 	const gp_model *m = e->m;
-	double wbytes, t, tb_, flop, wn[3];
+	double wbytes, t, tb_, flop, flop_b, wn[3];
 	gp_dtype p;
 	int fp8 = k->lin == GP_FP8, eager = k->eager, spread, np, i, down16;
+	int ntn;
 	unsigned tg = k->frozen ? k->lora_targets : 0;
 	/* fc1 and fc2 of the fused grouped MLP (FUSED_MLP_FWD_B) */
 	int fm_up = k->fused_mlp && strcmp(o->name, "moe_up") == 0;
@@ -1105,6 +1106,16 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 	 * taken at that rate, its bytes not. */
 	flop = p == GP_FP8 && k->fp8_block && e->d->block_fp8 > 0 ?
 		o->flop / e->d->block_fp8 : o->flop;
+	/* Per-tensor fp8 in Transformer Engine on a part that takes non-TN
+	 * fp8 GEMMs (device fp8_non_tn: Blackwell) writes no transposes
+	 * (quantizer.cpp "create_transpose = columnwise_usage &&
+	 * !non_tn_fp8_gemm_supported()") and hands cuBLASLt the NN dgrad
+	 * and the NT wgrad, which run at fp8_non_tn of the TN rate
+	 * (catalog achievable.non_tn); MXFP8 keeps both scaled copies and
+	 * every GEMM TN. */
+	ntn = p == GP_FP8 && fp8 && !k->fp8_block && k->te_modules &&
+		!eager && e->d->fp8_non_tn > 0;
+	flop_b = ntn ? flop / e->d->fp8_non_tn : flop;
 	/* The routed experts' forward and dgrad GEMMs have each expert's
 	 * own tokens on the M side, a whole number of tiles per expert:
 	 * Transformer Engine's GroupedLinear (Megatron-Core's
@@ -1181,12 +1192,12 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 		t += train_t_gemm(e, flop * fr, by + epi_f * fr, o->m, wn[i],
 				  o->k, o->batch, p, pad ? pad : spread);
 		/* dgrad: dX = dY W, output m x k, depth n. */
-		tb_ += train_t_gemm(e, flop * fr, by + epi_d * fr, o->m, o->k,
+		tb_ += train_t_gemm(e, flop_b * fr, by + epi_d * fr, o->m, o->k,
 				    wn[i], o->batch, p, pad ? pad : spread);
 		/* wgrad: dW = dY^T X, output n x k, depth m (padded:
 		 * wk), the main grad read and written (k->wacc). */
 		if (wgrad_gemm(k, o))
-			tb_ += train_t_op(e, flop * fr * wk, o->weights * fr *
+			tb_ += train_t_op(e, flop_b * fr * wk, o->weights * fr *
 					  k->wacc + act_share(o, wn[i]) *
 					  k->A, wn[i], o->k, o->m * wk,
 					  o->batch, p);
@@ -1248,7 +1259,9 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 		 * its transpose (TE 1.8 grad_output_preprocess: "cast,
 		 * transpose, bgrad fused", whatever the weight). */
 		double in = o->m * o->batch * o->k;
-		double tr = wgrad_gemm(k, o) ? 1.0 : 0.0;
+		/* no transposed copy where the GEMMs take non-TN (ntn) */
+		double tr = wgrad_gemm(k, o) && !ntn ? 1.0 : 0.0;
+		double dtr = ntn ? 0.0 : 1.0;
 		double outv = o->m * o->batch * o->n;
 		double fused = strcmp(o->name, "qkv") == 0 ||
 			strcmp(o->name, "mlp_up") == 0;
@@ -1289,7 +1302,7 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 				k->fp8_current || k->fp8_block ?
 				k->A + 1.0 + tr + mx : 1.0));
 		if (!fm_up)
-			tb_ += t_mem(e, k->half, outv * (k->A + 2.0 + amax +
+			tb_ += t_mem(e, k->half, outv * (k->A + 1.0 + dtr + amax +
 				(k->fp8_block ? MXFP8_BOTH_EXTRA : 0.0)));
 		if (!eager) {
 			*nk += (fused ? TE_FP8_LN_FWD_HOST :

@@ -179,6 +179,11 @@ function M.device(gpu, cat, attn_kernel, power_limit)
   local bs = (g.achievable and g.achievable.block_scaled)
     or (arch.achievable and arch.achievable.block_scaled)
   d.block_fp8 = bs and bs.fp8 or nil
+  -- Per-tensor FP8 GEMMs in the NN / NT layouts (achievable.non_tn): the
+  -- GPU's own, else its arch's; nil: the part runs FP8 TN only.
+  local ntn = (g.achievable and g.achievable.non_tn)
+    or (arch.achievable and arch.achievable.non_tn)
+  d.fp8_non_tn = ntn and ntn.fp8 or nil
   -- A float64 GEMM's rate (a torch.mm in fp64 is cuBLAS's DGEMM: on the
   -- FP64 tensor cores where the GPU has them, fp64_tensor, else on its
   -- FP64 units, fp64); nil where the catalog gives neither.

@@ -431,6 +431,11 @@ local achievable = T.record {
   -- of the per-tensor FP8 GEMM's rate (the gemm.fp8 fraction above) they
   -- run at on the same shapes; absent: the same rate
   block_scaled = T.record { fp8 = R(frac()), reason = R(str()), source = R(str()) },
+  -- Per-tensor FP8 GEMMs with an operand MN-major (the NN / NT layouts of
+  -- the backward's dgrad and wgrad), on a part whose FP8 GEMMs take them
+  -- (Transformer Engine then writes no fp8 transposes): their share of
+  -- the TN rate; absent: the part runs FP8 TN only, from transposed copies
+  non_tn = T.record { fp8 = R(frac()), reason = R(str()), source = R(str()) },
   -- Eager PyTorch's own memory-bound kernels (ATen's elementwise,
   -- reduction and norm kernels): the share of the streaming rate above
   -- (hbm) they reach on this hardware; absent: the same rate
