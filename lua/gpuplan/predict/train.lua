@@ -315,7 +315,9 @@ local PROFILES = {
     -- "grad_sync_dtype: bf16".
     { "grad_reduce", "bf16", "peft/llama/sft.yaml grad_sync_dtype: bf16",
       function(o) return o.method == "full" end },
-    { "flash", true, "TE fused attention (cuDNN on sm90)" },
+    -- ROCm's TransformerEngine runs its fused attention on CK or AOTriton
+    -- (AMD's MLPerf LoRA configs: "NVTE_FUSED_ATTN_CK=1").
+    { "flash", true, "TE fused attention (cuDNN on NVIDIA, CK on ROCm)" },
     { "zero", 1, "distributed_fused_adam", function(o) return not lora(o) end },
     -- apex's DistributedFusedAdam writes the bf16 weights' shard in its
     -- Adam kernel (multi_tensor_fused_adam, "with param copy"): no copy of
