@@ -906,6 +906,11 @@ arch {
           .. "Matmul FLOPS table (earlier revision, ROCm-6.2)",
   },
   sms = 220,  -- AMD CDNA 2 whitepaper (MI250X: 220 CUs)
+  -- RCCL relays no send through a NIC's own GPU by default (PXN off:
+  -- "NCCL_PARAM(PxnDisable, \"PXN_DISABLE\", 1)", src/graph/paths.cc;
+  -- ROCm/rccl#1209), so a ring leaves a node from its last GPU's own NIC:
+  -- catalog/FORMAT.md.
+  ccl_pxn = false,
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
 }
@@ -935,6 +940,11 @@ arch {
   -- gfx942", still behind topo->ll128Enabled; 2.28.3: "Enable LL128
   -- protocol for gfx942 with 4-NIC configurations"): catalog/FORMAT.md.
   nccl_ll128 = false,
+  -- RCCL relays no send through a NIC's own GPU by default (PXN off:
+  -- "NCCL_PARAM(PxnDisable, \"PXN_DISABLE\", 1)", src/graph/paths.cc;
+  -- ROCm/rccl#1209), so a ring leaves a node from its last GPU's own NIC:
+  -- catalog/FORMAT.md.
+  ccl_pxn = false,
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
 }
@@ -959,6 +969,11 @@ arch {
   -- sets (tuning.cc; rccl_wrap.cc's multi-node protocol ranges pick LL128
   -- only "if (comm->topo->ll128Enabled)"): catalog/FORMAT.md.
   nccl_ll128 = false,
+  -- RCCL relays no send through a NIC's own GPU by default (PXN off:
+  -- "NCCL_PARAM(PxnDisable, \"PXN_DISABLE\", 1)", src/graph/paths.cc;
+  -- ROCm/rccl#1209), so a ring leaves a node from its last GPU's own NIC:
+  -- catalog/FORMAT.md.
+  ccl_pxn = false,
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
 }

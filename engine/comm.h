@@ -250,6 +250,12 @@ typedef struct gp_topo {
 			       * a Rome model's ll128Enabled; comm_algo.c
 			       * comm_price); 0: LL128 where the links
 			       * allow it */
+	int pxn_off;          /* 1: the collective library relays no send
+			       * through the NIC's own GPU (PXN off by
+			       * default: RCCL), so a ring leaves a node
+			       * from its last GPU's own NIC and that GPU's
+			       * links carry none of it (comm_algo.c
+			       * ring_up_share); 0: NCCL's PXN */
 	double ll_max_bw;     /* NCCL's ceiling on the LL protocol's bus
 			       * bandwidth on one node, B/s: its tuner's
 			       * llMaxBws row for the GPU generation; what

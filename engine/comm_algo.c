@@ -745,11 +745,53 @@ static double ring_slice_loops(const comm_ctx *c, gp_proto p)
 	       hop_up(c, p);
 }
 
+/* What a rank's intra-node links carry of a ring's bytes across nodes.
+ * Each channel's ring enters a node at the GPU by its NIC (NCCL receives
+ * locally) and its last GPU sends it on to the next node.  Where the
+ * collective library relays a send through the NIC's own GPU (PXN), that
+ * last send crosses the node's links too: NCCL gives a GPU a PXN path to
+ * every NIC of another NVLink-connected GPU ("Only enabling it in the
+ * GPU->NIC direction for now to favor receiving locally and sending
+ * remotely", ncclTopoComputePaths, src/graph/paths.cc; "NCCL_PARAM(
+ * PxnDisable, "PXN_DISABLE", 0)"), and its ring search raises the path
+ * type it accepts to the NIC (typeInter, up to PATH_PXN) before it tries
+ * a ring that leaves through another NIC (crossNic), stopping once the
+ * channels fill the GPUs' bandwidth (ncclTopoCompute, src/graph/search.cc,
+ * v2.26.2): on a rail-optimised NVIDIA node (a NIC by each GPU) the ring
+ * leaves through the NIC it entered by, relayed over NVLink from its last
+ * GPU (NCCL logs such a send as "via NET/IB/<nic>(<relay rank>)" and
+ * "use ring PXN 1"), so the links carry one hop a rank, as inside one
+ * node; the H100 NDR ring logs (at most 363.5 GB/s on 4 nodes) never pass
+ * NVLink's one-node ring rate.  RCCL keeps
+ * PXN off by default ("NCCL_PARAM(PxnDisable, "PXN_DISABLE", 1)",
+ * ROCm/rccl src/graph/paths.cc; "we decided to disable it by default, as
+ * it made less performance improvements on the all-to-all point-to-point
+ * XGMI topology", AMD's maintainer, ROCm/rccl#1209), so the last GPU sends
+ * over its own NIC's PCIe path (the search charges "GPU, g, NET, n" alone
+ * at "if (step == backToNet) { // first get back to NIC",
+ * ncclTopoSearchRecGpu): a node's chain of g ranks makes g - 1 link hops
+ * a channel, and when every GPU has a NIC the rings leave from each in
+ * turn, so a rank's links carry (g - 1) / g of its ring bytes (the
+ * topology's pxn_off, the arch's ccl_pxn = false).  With fewer NICs than
+ * GPUs some rank never leaves and carries all of it.  1 on one node.
+ * (RCCL builds of 2025 turn PXN on from 64 ranks on CDNA 3 and 32 on
+ * CDNA 4, ROCm/rccl src/rccl_wrap.cc rcclSetPxn; the 64-rank MI325X rows,
+ * ROCm 6.4.1, run as the 16- and 32-rank ones, 344-351 GB/s, so that is
+ * not priced.) */
+static double ring_up_share(const comm_ctx *c)
+{
+	if (!c->t->pxn_off || c->nn < 2 || c->gmax < 2 ||
+	    c->nic_use < c->gmax)
+		return 1.0;
+	return (double)(c->gmax - 1) / c->gmax;
+}
+
 /* Ring: latency and bandwidth term of the flat pipelined ring. */
 static int price_ring(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 		      const char **why)
 {
-	double S = c->bytes, up = up_rate(c, p), net = net_rate(c, p);
+	double S = c->bytes, up = up_rate(c, p) / ring_up_share(c),
+	       net = net_rate(c, p);
 	int steps, inter;
 
 	if (c->op == GP_ALL_TO_ALL || c->op == GP_SEND_RECV) {

@@ -684,6 +684,7 @@ static const lgp_field topo_fields[] = {
 	F_BOOL("p2p_read", offsetof(gp_topo, p2p_read), 0),
 	F_BOOL("nic_c2c", offsetof(gp_topo, nic_c2c), 0),
 	F_BOOL("ll128_off", offsetof(gp_topo, ll128_off), 0),
+	F_BOOL("pxn_off", offsetof(gp_topo, pxn_off), 0),
 	T_NUM("base_lat_ll", base_lat[GP_PROTO_LL], 0),
 	T_NUM("base_lat_ll128", base_lat[GP_PROTO_LL128], 0),
 	T_NUM("base_lat_simple", base_lat[GP_PROTO_SIMPLE], 0),
@@ -711,7 +712,7 @@ static void lgp_given(lua_State *L, double *v, int need, const char *path)
  * nic_latency, nic_achievable, nic_sharp, nic_path_bw, nvls_tree_bw2, nvls_tree_bw3,
  * ll_max_bw, tree_ch_bw2, tree_ch_bw3, tree_ll128_ch_bw2,
  * tree_ll128_ch_bw3, ring_ll128_ch_bw, p2p_nvl_ch_bw, host_amd,
- * p2p_read, nic_c2c, ll128_off, base_lat_ll, base_lat_ll128,
+ * p2p_read, nic_c2c, ll128_off, pxn_off, base_lat_ll, base_lat_ll128,
  * base_lat_simple, host_mem_bw, host_memory, nccl_version, and the
  * links' NCCL terms up_nccl, nic_nccl (tables, nccl_fields).  Range
  * checks are the kernel's. */

@@ -42,7 +42,9 @@
 --   reaches over NVLink-C2C: the GPU's host_link; before NCCL 2.27.3
 --   no LL128 across nodes), ll128_off (the collective library runs no
 --   LL128 on the part: RCCL on CDNA 3 and 4, the arch's nccl_ll128),
---   base_lat_ll / base_lat_ll128 / base_lat_simple (the collective
+--   pxn_off (the collective library relays no send through a NIC's own
+--   GPU, so a ring leaves a node from its last GPU's NIC: RCCL, the arch's
+--   ccl_pxn), base_lat_ll / base_lat_ll128 / base_lat_simple (the collective
 --   library's per-call base latency, s, where it is not NCCL's: the
 --   arch's ccl_base_lat, RCCL's 12 / 12 / 17 us on AMD Instinct)
 -- built by M.topology from catalog `system` and `fabric` entries; any field
@@ -109,7 +111,7 @@ local topo_fields = {
   nic_latency = "number", nic_achievable = "number", nic_sharp = "boolean",
   nic_path_bw = "number", nvls_tree_bw2 = "number", nvls_tree_bw3 = "number",
   host_mem_bw = "number", ll_max_bw = "number", host_amd = "boolean",
-  p2p_read = "boolean", nic_c2c = "boolean", ll128_off = "boolean",
+  p2p_read = "boolean", nic_c2c = "boolean", ll128_off = "boolean", pxn_off = "boolean",
   base_lat_ll = "number", base_lat_ll128 = "number", base_lat_simple = "number",
   tree_ch_bw2 = "number", tree_ch_bw3 = "number", ring_ll128_ch_bw = "number",
   tree_ll128_ch_bw2 = "number", tree_ll128_ch_bw3 = "number", p2p_nvl_ch_bw = "number",
@@ -328,6 +330,13 @@ function M.ll128_off(arch)
   return arch ~= nil and arch.nccl_ll128 == false
 end
 
+-- Whether the arch's collective library relays no send through a NIC's
+-- own GPU (its ccl_pxn = false: RCCL keeps PXN off by default;
+-- catalog/FORMAT.md): the topology's pxn_off.
+function M.pxn_off(arch)
+  return arch ~= nil and arch.ccl_pxn == false
+end
+
 -- The collective library's base latencies where the arch gives its own
 -- (ccl_base_lat: RCCL's baseLat on AMD Instinct); nil leaves NCCL's.
 function M.set_base_lat(t, arch)
@@ -385,6 +394,7 @@ function M.from_fabrics(spec, cat)
   -- 2.27.3 (engine/comm_algo.c comm_price: no LL128 across nodes).
   t.nic_c2c = gpu ~= nil and gpu.host_link ~= nil
   t.ll128_off = M.ll128_off(arch)
+  t.pxn_off = M.pxn_off(arch)
   M.set_base_lat(t, arch)
   -- a job's node (node_spec): the DRAM its offload is held against; not a
   -- collective's field, so not one gpuplan comm takes

@@ -1567,6 +1567,10 @@ for _, f in ipairs {
   { "ll128_off", "boolean", "the collective library runs no LL128 on the part, on one node "
     .. "or several (RCCL on CDNA 3 and 4: LL128 only where a Rome model of the node sets "
     .. "ll128Enabled)" },
+  { "pxn_off", "boolean", "the collective library relays no send through a NIC's own GPU "
+    .. "(PXN off: RCCL's default), so a ring across nodes leaves each node from its last "
+    .. "GPU's own NIC and, with a NIC a GPU, a rank's links carry (g - 1) / g of its ring "
+    .. "bytes" },
   { "up_nccl", "table", "NCCL's step latencies and NVLS terms on the scale-up link, over "
     .. "the link kind's defaults (catalog/FORMAT.md, a fabric's nccl block)" },
   { "nic_nccl", "table", "the same for the network" },

@@ -524,6 +524,7 @@ M.arch = T.record {
   -- default (RCCL on CDNA 3 and 4: only where a Rome model of its
   -- topology sets ll128Enabled); absent: LL128 where the links allow it
   nccl_ll128 = bool(),
+  ccl_pxn = bool(),
   -- the collective library's per-call base latency by protocol where it
   -- is not NCCL's (RCCL's baseLat); absent: NCCL's
   ccl_base_lat = T.record { ll = R(T.unit("time")), ll128 = R(T.unit("time")),
