@@ -486,6 +486,9 @@ local case_schema = T.record {
   measured = R(T.record {
     metric = R(text()), unit = text(),
     value = R(T.number { min = M.VALUE_MIN, max = M.VALUE_MAX }),
+    -- the statistic over the run's requests or token gaps the source
+    -- reports (SCHEMA.md): absent, the mean
+    statistic = T.enum { "mean", "median" },
   }),
   -- One GRPO/PPO step (kind rl, SCHEMA.md).
   rl = T.record {
@@ -917,6 +920,13 @@ function read_cases(path, seen, at)
     if m.unit ~= nil and unit and m.unit ~= unit then
       error(string.format("%s: field 'measured.unit': '%s', but %s's unit is '%s'", where,
         short(tostring(m.unit)), m.metric, unit), 0)
+    end
+    -- A median is of a latency's samples (vLLM's benchmark: its TTFTs a
+    -- request, its ITLs a token gap); a rate is one figure for the run.
+    if m.statistic ~= nil and m.metric ~= "itl_ms" and m.metric ~= "ttft_ms" then
+      error(string.format("%s: field 'measured.statistic': '%s' is read for itl_ms and ttft_ms "
+        .. "only (a rate such as %s is one figure for the run)", where, short(tostring(m.statistic)),
+        m.metric), 0)
     end
     -- MFU is a share of the peak: past 1 it is another unit (percent,
     -- or TFLOP/s: mfu_tflops_per_gpu).

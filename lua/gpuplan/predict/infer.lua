@@ -757,11 +757,14 @@ local function serve_case(case, cat, model, defaults)
   if not ok then return nil, require("gpuplan.cli").clean(r) end
   if not r.fits then return nil, "does not fit: " .. tostring(r.why) end
   for _, d in ipairs(r.defaults) do defaults[#defaults + 1] = d end
+  -- A median ITL (measured.statistic) is the decode step a token, tpot_s:
+  -- the prompts' steps are a few of the run's gaps (median_itl below).
+  local median = case.measured.statistic == "median" and metric == "itl_ms"
   local pick = {
     output_tokens_per_s_per_gpu = r.decode_per_gpu,
     input_tokens_per_s_per_gpu = r.prefill_per_gpu,
     -- no ITL at output 1 (no decode step: the prefill cases)
-    itl_ms = r.itl_s and r.itl_s * 1e3, output_tokens_per_s = r.tokens_per_s,
+    itl_ms = r.itl_s and (median and r.tpot_s or r.itl_s) * 1e3, output_tokens_per_s = r.tokens_per_s,
   }
   if pick[metric] == nil then return nil, "metric " .. tostring(metric) .. " is not a MoE serving metric" end
   -- r.batch is a replica's (results.lua); the case states a GPU's
@@ -770,7 +773,8 @@ local function serve_case(case, cat, model, defaults)
     math.tointeger(per_gpu) and string.format("%d", per_gpu) or string.format("%.4g", per_gpu))
   local shows = { output_tokens_per_s_per_gpu = "r.decode_per_gpu",
                   input_tokens_per_s_per_gpu = "r.prefill_per_gpu",
-                  itl_ms = "r.itl_s * 1e3", output_tokens_per_s = "r.tokens_per_s" }
+                  itl_ms = median and "r.tpot_s * 1e3" or "r.itl_s * 1e3",
+                  output_tokens_per_s = "r.tokens_per_s" }
   return { value = pick[metric], defaults = defaults,
            job = a, call = "infer", shows = shows[metric],
            regime = require("gpuplan.ranges").regime("infer", a, r, cat) }
@@ -824,6 +828,14 @@ local function predict(case, cat)
     itl_ms = function(r) return r.itl_load_s * 1e3 end,
     ttft_ms = function(r) return r.ttft_s * 1e3 end,
   }
+  -- A median ITL (measured.statistic "median", vLLM's benchmark's
+  -- "median_itl_ms = np.median(itls)" over every token gap of the run,
+  -- vllm/benchmarks/serve.py calculate_metrics) is the decode step at the
+  -- batch, itl_s: a prompt's chunks ride a few steps (a 20000-token prompt
+  -- at vLLM's 8192 tokens a step: 3 of its request's ~2000), so the
+  -- prompts lengthen the mean gap (itl_load_s) but not the median one.
+  local median_itl = metric == "itl_ms" and case.measured.statistic == "median"
+  if median_itl then pick.itl_ms = function(r) return r.itl_s * 1e3 end end
   if not pick[metric] then return nil, "metric " .. tostring(metric) .. " is not an infer metric" end
   if not v(hw.gpu) then return nil, "hardware.gpu not given" end
   local okg, gwhy = case_.gpu(case, cat)
@@ -912,7 +924,8 @@ local function predict(case, cat)
   end
   defaults[#defaults + 1] = string.format("batch=%d", r.batch)
   local shows = { output_tokens_per_s = "r.tokens_per_s",
-                  decode_tokens_per_s = "r.stream_tokens_per_s", itl_ms = "r.itl_load_s * 1e3",
+                  decode_tokens_per_s = "r.stream_tokens_per_s",
+                  itl_ms = median_itl and "r.itl_s * 1e3" or "r.itl_load_s * 1e3",
                   ttft_ms = "r.ttft_s * 1e3" }
   return { value = pick[metric](r), defaults = defaults,
            job = a, call = "infer", read = pick[metric], shows = shows[metric],
