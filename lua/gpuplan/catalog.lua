@@ -387,8 +387,12 @@ function methods.achievable(cat, gpu)
       .. ")", 2)
   end
   gpu = M.entry("gpu", gpu)
-  if gpu.achievable then return gpu.achievable, "gpu" end
+  -- the base fractions' table, as the roofline reads it: the GPU's own
+  -- where it gives gemm, hbm or stream, else its arch's (a GPU whose
+  -- achievable states only per-part records, as the RTX 5090's non_tn)
   local a = cat.archs[gpu.arch]
+  local ach = require("gpuplan.roofline").base_achievable(gpu, a)
+  if ach == gpu.achievable and ach then return ach, "gpu" end
   return a and a.achievable, "arch " .. gpu.arch
 end
 

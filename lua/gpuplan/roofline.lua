@@ -96,6 +96,19 @@ function M.clock_at(g, arch, limit)
   return ((limit - pc.static) / (tdp - pc.static)) ^ (1 / pc.exponent), limit
 end
 
+-- The achievable table a GPU's base fractions (gemm, hbm, stream) come
+-- from: its own where it gives any of them, else its arch's.  A GPU whose
+-- achievable holds only per-part records (non_tn, sustained, ...) states
+-- how it differs from its arch and keeps the arch's fractions (the RTX
+-- 5090's TN-only fp8: catalog/gpus/nvidia-blackwell.lua).  Each per-part
+-- record is read the same way on its own below: the GPU's, else the
+-- arch's.  nil where neither has one.
+function M.base_achievable(g, arch)
+  local own = g.achievable
+  if own and (own.gemm or own.hbm or own.stream) then return own end
+  return arch and arch.achievable or own
+end
+
 -- The roofline device table of a catalog GPU (id or entry).  attn_kernel
 -- (optional) picks the fused attention kernel whose measured fractions
 -- the training step uses; default the arch's `kernel`.  power_limit
@@ -106,7 +119,7 @@ function M.device(gpu, cat, attn_kernel, power_limit)
   local g = type(gpu) == "table" and require("gpuplan.catalog").entry("gpu", gpu)
     or cat:get("gpus", gpu)
   local arch = g.arch and cat.archs and cat.archs[g.arch] or {}
-  local ach = g.achievable or arch.achievable
+  local ach = M.base_achievable(g, arch)
   if not ach or not ach.hbm then
     -- An arch the catalog does not have is named so, with the nearest
     -- known one, as a misspelt key is ("hoper": did you mean 'hopper'?).
@@ -180,10 +193,12 @@ function M.device(gpu, cat, attn_kernel, power_limit)
     or (arch.achievable and arch.achievable.block_scaled)
   d.block_fp8 = bs and bs.fp8 or nil
   -- Per-tensor FP8 GEMMs in the NN / NT layouts (achievable.non_tn): the
-  -- GPU's own, else its arch's; nil: the part runs FP8 TN only.
+  -- GPU's own, else its arch's; nil: the part runs FP8 TN only -- as a
+  -- GPU whose own states fp8 = false does under an arch that states a
+  -- share (the RTX 5090: Transformer Engine runs sm120 TN only).
   local ntn = (g.achievable and g.achievable.non_tn)
     or (arch.achievable and arch.achievable.non_tn)
-  d.fp8_non_tn = ntn and ntn.fp8 or nil
+  d.fp8_non_tn = ntn and ntn.fp8 ~= false and ntn.fp8 or nil
   -- A float64 GEMM's rate (a torch.mm in fp64 is cuBLAS's DGEMM: on the
   -- FP64 tensor cores where the GPU has them, fp64_tensor, else on its
   -- FP64 units, fp64); nil where the catalog gives neither.

@@ -311,6 +311,19 @@ M.STRING_MAX, M.ID_MAX = 4096, 128
 
 local R = M.required
 local num, frac, bool = T.number, T.fraction, T.boolean
+
+-- A fraction, or false where an entry turns off what its arch states (a
+-- GPU's own field applies, else its arch's: false is the GPU saying
+-- "none here", which leaving the field out cannot say).
+local function frac_or_false()
+  return { name = "fraction or false", check = function(v, path)
+    if v == false then return false end
+    if type(v) ~= "number" or v ~= v or v <= 0 or v > 1 then
+      fail(path, "expected a fraction in (0, 1], or false (none on this part), got %s", show(v))
+    end
+    return v
+  end }
+end
 local function str() return T.string { max = M.STRING_MAX, text = true } end
 local function id() return T.id { max = M.ID_MAX } end
 -- An NCCL release as gp.comm reads it ("2.28.3"; comm.nccl_code's rule,
@@ -434,8 +447,11 @@ local achievable = T.record {
   -- Per-tensor FP8 GEMMs with an operand MN-major (the NN / NT layouts of
   -- the backward's dgrad and wgrad), on a part whose FP8 GEMMs take them
   -- (Transformer Engine then writes no fp8 transposes): their share of
-  -- the TN rate; absent: the part runs FP8 TN only, from transposed copies
-  non_tn = T.record { fp8 = R(frac()), reason = R(str()), source = R(str()) },
+  -- the TN rate; absent: the part runs FP8 TN only, from transposed copies.
+  -- fp8 = false: TN only on this part although its arch states a share (a
+  -- GPU's own applies, else its arch's: the RTX 5090, sm120, which
+  -- Transformer Engine from v2.4 runs TN only).
+  non_tn = T.record { fp8 = R(frac_or_false()), reason = R(str()), source = R(str()) },
   -- Eager PyTorch's own memory-bound kernels (ATen's elementwise,
   -- reduction and norm kernels): the share of the streaming rate above
   -- (hbm) they reach on this hardware; absent: the same rate
