@@ -683,12 +683,13 @@ arch {
     -- transposes) FP8 current scaling runs x 1.0048 where BF16 runs x
     -- 1.0006.  Measured on B300 (sm103); B200 and GB200 (sm100) run the
     -- same tcgen05 cuBLASLt kernels, taken the same.  The RTX 5090
-    -- (sm120) inherits it, which is TE v2.0-v2.3's rule; from v2.4
+    -- (sm120) would inherit it, which is TE v2.0-v2.3's rule; from v2.4
     -- (PR #1659, "rtx5090 arch fix support") nvte_is_non_tn_fp8_gemm_
     -- supported is "(deviceComputeCapability >= 100 &&
     -- deviceComputeCapability < 120) || deviceComputeCapability >= 130",
-    -- so a later TE runs sm120 TN with transposes (no case trains TE fp8
-    -- on it; the format has no per-GPU opt-out yet).
+    -- so a later TE runs sm120 TN with transposes: the rtx-5090 entry
+    -- opts out (its own non_tn = { fp8 = false }, catalog/gpus/
+    -- nvidia-blackwell.lua), priced as Hopper.
     non_tn = {
       fp8 = 0.966,
       reason = "B300, Transformer Engine benchmark_gemm.py --pre-quantize, per-layer "

@@ -434,6 +434,33 @@ gpu {
     bf16 = "210TFLOPS", fp16 = "210TFLOPS", fp8 = "419TFLOPS",
     fp4 = "1676TFLOPS", int8 = "838TOPS",
   },
+  -- The arch's fractions apply (no gemm, hbm or stream here); only its
+  -- per-tensor FP8 GEMMs differ.  Transformer Engine from v2.4 (PR
+  -- #1659, "rtx5090 arch fix support") runs sm120 TN only:
+  -- transformer_engine/common/transformer_engine.cpp
+  -- nvte_is_non_tn_fp8_gemm_supported returns "(deviceComputeCapability
+  -- >= 100 && deviceComputeCapability < 120) || deviceComputeCapability
+  -- >= 130" ("Note: this is temporary restriction and should be lifted
+  -- in the future."), so on the RTX 5090 (compute capability 12.0) the
+  -- casts write the fp8 transposes and dgrad and wgrad run TN at the TN
+  -- rate, as on Hopper -- not the arch's non-TN share (0.966, measured
+  -- on a B300, sm103).  TE v2.0 to v2.3 took every part from 10.0 up
+  -- ("return torch.cuda.get_device_capability() >= (10, 0)"); the
+  -- current rule is taken.
+  achievable = {
+    non_tn = {
+      fp8 = false,
+      reason = "sm120: Transformer Engine (v2.4 on) takes non-TN fp8 GEMMs on compute "
+            .. "capability 10.0 to 11.x and 13.0 up only, so it writes the fp8 "
+            .. "transposes and runs every fp8 GEMM TN here",
+      source = "NVIDIA/TransformerEngine transformer_engine/common/transformer_engine.cpp "
+            .. "nvte_is_non_tn_fp8_gemm_supported: \"(deviceComputeCapability >= 100 && "
+            .. "deviceComputeCapability < 120) || deviceComputeCapability >= 130\" "
+            .. "(PR #1659, v2.4)",
+    },
+    reason = "the blackwell arch's fractions; only the fp8 GEMM layouts differ (non_tn)",
+    source = "catalog/archs.lua blackwell",
+  },
   scaleup = { fabric = "pcie5", domain = 8 },
   pcie = { gen = 5, lanes = 16 },
   tdp = "575W",
