@@ -5,7 +5,7 @@ local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 local core = require "gpuplan.core"
 
-t.plan(153)
+t.plan(155)
 
 local GiB = 2 ^ 30
 -- Llama-2-7B params: 32 (4 h^2 + 3 h f + 2h) + h + 2 V h = 6,738,415,616.
@@ -273,8 +273,19 @@ do
   t.ok(not has(q.defaults, "stack profile"), "a title naming torchtune, no workload.framework: no profile")
   -- What the case states wins over the profile.
   q = predict(case("torchtune", "full", { optimizer = "adamw", framework = "torchtune" }), cat)
-  t.ok(not has(q.defaults, "optimizer=adam8bit") and has(q.defaults, "paged_optimizer=true"),
+  t.ok(not has(q.defaults, "optimizer=adam8bit") and has(q.defaults, "grads_in_bwd=true"),
        "a stated optimizer is kept, the rest of the profile applies")
+  -- ... but not the paging, which is PagedAdamW8bit's own (bitsandbytes'
+  -- cudaMallocManaged states): torch.optim.AdamW's states sit in PyTorch's
+  -- allocator.  With recompute stated full (the same activations as the
+  -- 20253777920 B above), the bf16 AdamW's two states add 2 x 2 B x
+  -- 8030261248 params = 32121044992 B: 52374822912 B.  Exact sums of
+  -- integer byte counts, so a 1e-9 GiB tolerance.
+  t.ok(not has(q.defaults, "paged_optimizer=true"), "torch AdamW stated: no paged states")
+  local qa = case("torchtune", "full", { optimizer = "adamw", framework = "torchtune" })
+  qa.parallel.recompute = "full"
+  t.near(predict(qa, cat).value, 52374822912 / GiB, 1e-9,
+         "torch AdamW under the torchtune profile: its bf16 states counted, 48.78 GiB")
   -- PEFT example script: seq 64, batch 8 unless stated.
   local c = case("Hugging Face PEFT README", "lora", { framework = "peft" })
   c.workload.seq_len, c.parallel.micro_batch = nil, nil
