@@ -611,6 +611,22 @@ local PROFILES = {
       .. "(before v4.52's GradientCheckpointingLayer)",
       function(o) return o.recompute == "full" end },
   },
+  -- torchtune (pytorch/torchtune, the README tables' commits 0031bfb and
+  -- 1814feb17): its own PyTorch modules in plain bf16.  Every config sets
+  -- "dtype: bf16" and the recipes build the model under it
+  -- (recipes/full_finetune_single_device.py and lora_finetune_single_
+  -- device.py: "self._dtype = training.get_dtype(cfg.dtype, ...)", "with
+  -- training.set_default_dtype(self._dtype), self._device: model =
+  -- config.instantiate(cfg_model)"): bf16 parameters and gradients, no
+  -- fp32 master copy, and an optimizer whose states take the
+  -- parameters' dtype (torch.optim.AdamW's zeros_like(p)): the bf16
+  -- recipe's state bytes, which the optimizer step reads and writes.
+  -- Compile is the config's "compile: False" unless the run says so:
+  -- the case states its kernels.
+  torchtune = {
+    { "stack", "hf", "torchtune recipes: its own PyTorch modules, torch optimizers" },
+    { "recipe", "bf16", "dtype: bf16 (bf16 parameters and optimizer states, no fp32 master)" },
+  },
   -- torchtitan (pytorch/torchtitan, mid-2025: models/attention.py,
   -- config_manager.py): FSDP2 over PyTorch modules compiled whole.
   torchtitan = {
