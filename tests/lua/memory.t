@@ -5,7 +5,7 @@ local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 local core = require "gpuplan.core"
 
-t.plan(155)
+t.plan(157)
 
 local GiB = 2 ^ 30
 -- Llama-2-7B params: 32 (4 h^2 + 3 h f + 2h) + h + 2 V h = 6,738,415,616.
@@ -286,6 +286,16 @@ do
   qa.parallel.recompute = "full"
   t.near(predict(qa, cat).value, 52374822912 / GiB, 1e-9,
          "torch AdamW under the torchtune profile: its bf16 states counted, 48.78 GiB")
+  -- A case stating workload.paged_optimizer false keeps the profile's
+  -- 8-bit AdamW but in PyTorch's allocator (torchao's AdamW8bit): the
+  -- paged 20253777920 B above plus the catalog's adam8bit states, 2 x
+  -- (1 + 4 / 2048) B x 8030261248 = 16091890704 B: 36345668624 B.
+  local qp = case("torchtune", "full", { framework = "torchtune", paged_optimizer = false })
+  qp.parallel.recompute = "full"
+  local pq = predict(qp, cat)
+  t.near(pq.value, 36345668624 / GiB, 1e-9, "paged_optimizer false: the 8-bit states counted, 33.85 GiB")
+  t.ok(has(pq.defaults, "optimizer=adam8bit") and not has(pq.defaults, "paged_optimizer=true"),
+       "the case's paged_optimizer over the profile's")
   -- PEFT example script: seq 64, batch 8 unless stated.
   local c = case("Hugging Face PEFT README", "lora", { framework = "peft" })
   c.workload.seq_len, c.parallel.micro_batch = nil, nil

@@ -237,6 +237,9 @@ local function predict(case, cat)
   if o.method ~= "infer" then o.fused_linear_ce = v(wl.fused_linear_ce) end
   -- workload.replicated_logits: the TP head's logits on every rank.
   if o.method ~= "infer" then o.replicated_logits = v(wl.replicated_logits) end
+  -- workload.paged_optimizer: the states in CUDA managed memory (or, false,
+  -- in PyTorch's allocator), over the stack profile's guess.
+  if o.method ~= "infer" then o.paged_optimizer = v(wl.paged_optimizer) end
   -- workload.eager_norm false: the fused RMSNorm keeps its input and the
   -- rows' rstd, not the eager module's fp32 copy.
   if o.method ~= "infer" then o.eager_norm = v(wl.eager_norm) end
