@@ -265,6 +265,7 @@ static const lgp_field train_fields[] = {
 	F_NUM("router_bytes", offsetof(train_cfg, router_bytes), 0),
 	F_BOOL("ckpt_outside_fsdp", offsetof(train_cfg, ckpt_outside_fsdp), 0),
 	F_BOOL("ckpt_early_stop", offsetof(train_cfg, ckpt_early_stop), 0),
+	F_BOOL("ckpt_offload_streams", offsetof(train_cfg, ckpt_offload_streams), 0),
 	F_INT("split_proj", offsetof(train_cfg, split_proj), 0, 0, 3),
 	F_BOOL("attn_scale_q", offsetof(train_cfg, attn_scale_q), 0),
 	F_BOOL("attn_where", offsetof(train_cfg, attn_where), 0),

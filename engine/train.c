@@ -1184,6 +1184,27 @@ static double ckpt_offload_time(int L, double t)
 	return L > 0 && t > 0 ? 2.0 * L * t : 0.0;
 }
 
+/* The same checkpoints copied on a side stream (ckpt_offload_streams):
+ * torchtune's OffloadActivations (torchtune/training/
+ * _activation_offloading.py, 1814feb17), "one additional CUDA stream to
+ * handle the communication between CUDA and CPU, which is intended to
+ * overlap with the default computation stream", "use_streams (bool):
+ * ... Default: True", pinned host memory ("use_pin_memory ... Default:
+ * True").  Its pack hook copies a layer's checkpoint out on that stream
+ * while the next layers run (a stash of up to max_fwd_stash_size = 5
+ * kept alive until the copy is done), and its unpack hook brings the
+ * next checkpoint back while the current layer's backward runs.  So a
+ * layer's copy is hidden under a layer's pass, forward (lf) and backward
+ * (lb), and adds only what it outlasts: L (max(0, t - lf) + max(0, t -
+ * lb)). */
+static double ckpt_offload_stream_time(int L, double t, double lf,
+				       double lb)
+{
+	if (L <= 0 || !(t > 0))
+		return 0.0;
+	return L * (fmax(0.0, t - lf) + fmax(0.0, t - lb));
+}
+
 /* FSDP2's whole gradients (grads_whole: full_shard under
  * set_requires_gradient_sync(False) on all but the last micro-batch)
  * on the step's path, beside the once-a-step reduce-scatter.
@@ -1697,10 +1718,16 @@ TRAIN_INLINE int step_of(phase *ph, const gp_model *m,
 				c->act_offload_bw : host_link_bw(x)),
 			sbase[jw].lfwd / L, sbase[jw].lbwd / L);
 	}
-	if (ph->ckpt_off && jw >= 0)
-		pp.act_off += ckpt_offload_time(sbase[jw].layers,
-			out->mem.act_layer / (c->act_offload_bw > 0 ?
-				c->act_offload_bw : host_link_bw(x)));
+	if (ph->ckpt_off && jw >= 0) {
+		int L = sbase[jw].layers;
+		double t = out->mem.act_layer / (c->act_offload_bw > 0 ?
+			c->act_offload_bw : host_link_bw(x));
+
+		pp.act_off += c->ckpt_offload_streams && L > 0 ?
+			ckpt_offload_stream_time(L, t, sbase[jw].lfwd / L,
+						 sbase[jw].lbwd / L) :
+			ckpt_offload_time(L, t);
+	}
 	step_sum(ph, c, sbase, sblk, jw, tsum, tmax, &pp, brief, out);
 	return step_rates(ph, m, d, c, cache, brief, out, err);
 }

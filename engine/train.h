@@ -287,6 +287,9 @@ typedef struct train_cfg {
 				  * non-reentrant checkpoint, which stops
 				  * once the saved tensors are back
 				  * (train_layer.c layer_recompute) */
+	int ckpt_offload_streams; /* checkpoint_offload's copies on a
+				  * side stream under each layer's compute
+				  * (train.c ckpt_offload_time) */
 	double attn_seq;         /* the keys a token's own sequence holds,
 				  * token-weighted, when a micro-batch packs
 				  * sequences of unequal lengths (each

@@ -444,6 +444,12 @@ opt { name = "checkpoint_offload", type = "flag", commands = "fit train", method
     .. "host link, 2 x layers x checkpoint / link each micro-batch, nothing hidden; default "
     .. "off, the checkpoints on the GPU",
   suggest = { "offload_to_cpu", "cpu_checkpointing", "save_on_cpu", "checkpoint_in_cpu" } }
+opt { name = "checkpoint_offload_streams", type = "flag", commands = "train",
+  help = "with --checkpoint-offload: the checkpoints' copies run on a side CUDA stream beside "
+    .. "the compute, torchtune's OffloadActivations (use_streams=True, pinned memory): each "
+    .. "layer's copy out hides under a layer's forward and its copy back under a layer's "
+    .. "backward, only what it outlasts added; default off, the copies on the compute stream",
+  suggest = { "offload_streams", "use_streams", "activation_offload_streams" } }
 opt { name = "first_stage_layers", type = "int", metavar = "N", commands = "train rl plan",
   lua = "fit",
   help = "layers on the first pipeline stage, the other stages the rest evenly "

@@ -466,7 +466,7 @@ local function step_choices(o, p, cfg, sweep, default)
     "tp_input_per_linear",
     "unfused_permute", "unfused_act", "unfused_rope", "rope_seq_loop", "fused_grouped_mlp",
     "fp8_attention", "mlp_down_bf16", "tp_overlap_fp8_rs",
-    "ckpt_outside_fsdp", "ckpt_early_stop", "split_proj",
+    "ckpt_outside_fsdp", "ckpt_early_stop", "checkpoint_offload_streams", "split_proj",
     "scaling", "attn_scale_q", "attn_where", "addmm_bias",
     table.unpack(M.OVERLAP_KEYS) }
   for _, k in ipairs(flags) do
@@ -594,6 +594,14 @@ local function step_choices(o, p, cfg, sweep, default)
   cfg.cp_alltoall = rotate == "alltoall"
   cfg.ckpt_outside_fsdp = o.ckpt_outside_fsdp == true
   cfg.ckpt_early_stop = o.ckpt_early_stop == true
+  -- The checkpoints' copies on a side stream (engine/train.c
+  -- ckpt_offload_stream_time): a way of running checkpoint_offload's, so
+  -- without it there is nothing to run that way.
+  if o.checkpoint_offload_streams and not o.checkpoint_offload then
+    fail("train: checkpoint_offload_streams runs checkpoint_offload's copies on a side "
+      .. "stream: it needs checkpoint_offload = true")
+  end
+  cfg.ckpt_offload_streams = o.checkpoint_offload_streams == true
   -- the projections kept apart, the engine's mask (GP_SPLIT_QKV 1,
   -- GP_SPLIT_MLP 2): the option both or neither, else the model's own
   -- modules' (its declaration, the stack permitting)

@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(4)
+t.plan(6)
 
 -- The README "Optimization flags" shape: Llama 3.2 3B, one A100, batch
 -- 2 packed to 4096, compiled, activation checkpointing.
@@ -25,6 +25,13 @@ local case = {
 local seen = t.handed(case)
 t.ok(seen and seen.stack == "hf" and seen.recipe == "bf16",
      "torchtune: its own modules (hf stack), plain bf16 recipe")
+t.ok(seen and seen.checkpoint_offload_streams == nil, "no checkpoint offload: no stream switch")
+-- enable_activation_offloading: OffloadActivations' default use_streams.
+case.parallel.checkpoint_offload = true
+seen = t.handed(case)
+t.ok(seen and seen.checkpoint_offload_streams == true,
+     "activation offloading: its copies on a side stream (use_streams=True)")
+case.parallel.checkpoint_offload = nil
 case.workload.framework = nil
 seen = t.handed(case)
 t.ok(seen and seen.recipe == nil, "no framework named: no recipe handed (gp.train's mixed-16 default)")

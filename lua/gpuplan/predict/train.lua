@@ -626,6 +626,16 @@ local PROFILES = {
   torchtune = {
     { "stack", "hf", "torchtune recipes: its own PyTorch modules, torch optimizers" },
     { "recipe", "bf16", "dtype: bf16 (bf16 parameters and optimizer states, no fp32 master)" },
+    -- enable_activation_offloading runs training.OffloadActivations()
+    -- with its defaults (torchtune/training/_activation_offloading.py:
+    -- "use_streams (bool): Whether or not to use streams for performance
+    -- optimization where the communications get overlapped with the
+    -- computation. ... Default: True"), beside activation checkpointing
+    -- (the recipes refuse it without: "enable_activation_offloading is
+    -- True and enable_activation_checkpointing is False"), so the
+    -- offloaded tensors are the checkpoints.
+    { "checkpoint_offload_streams", true, "OffloadActivations: use_streams=True, copies on a side stream",
+      function(o) return o.checkpoint_offload == true end },
   },
   -- torchtitan (pytorch/torchtitan, mid-2025: models/attention.py,
   -- config_manager.py): FSDP2 over PyTorch modules compiled whole.
