@@ -626,6 +626,15 @@ local PROFILES = {
   torchtune = {
     { "stack", "hf", "torchtune recipes: its own PyTorch modules, torch optimizers" },
     { "recipe", "bf16", "dtype: bf16 (bf16 parameters and optimizer states, no fp32 master)" },
+    -- The README's "Memory and training speed" rows are each card's
+    -- fastest run that fits (its maintainers "capture lowest memory
+    -- utilization AND peak tokens/sec", pytorch/torchtune issue #925),
+    -- checkpointing only where the run does not fit without it, as the
+    -- memory predictor's torchtune profile reads them: gp.train's
+    -- recompute = "auto" where the case states none.
+    { "recompute", "auto", "README rows: fastest run that fits the card" },
+    -- Every LoRA config of those commits: "lora_dropout: 0.0".
+    { "lora_dropout", 0, "lora_dropout: 0.0", lora },
     -- enable_activation_offloading runs training.OffloadActivations()
     -- with its defaults (torchtune/training/_activation_offloading.py:
     -- "use_streams (bool): Whether or not to use streams for performance
