@@ -125,6 +125,7 @@ const lgp_desc lgp_optim_desc = { "optimizer", optim_fields };
 		p_recompute_modules, NULL),                               \
 	F_BOOL("fp8_activations", offsetof(S, P fp8_cache), 0),           \
 	F_BOOL("fp8_te", offsetof(S, P fp8_te), 0),                       \
+	F_BOOL("base_fp8_gemm", offsetof(S, P base_fp8_gemm), 0),         \
 	F_BOOL("moe_probs_in_act", offsetof(S, P probs_in_act), 0),       \
 	F_BOOL("moe_einsum", offsetof(S, P moe_einsum), 0),               \
 	F_BOOL("flash", offsetof(S, P flash), 1),                         \

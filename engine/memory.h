@@ -82,6 +82,12 @@ typedef struct gp_train_cfg {
 				  * ckpt_offload_time) */
 	int fp8_cache;           /* linear inputs cached in fp8 (act.h) */
 	int fp8_te;              /* Transformer Engine fp8 linears (act.h) */
+	int base_fp8_gemm;       /* an adapter's frozen base held as
+				  * Transformer Engine fp8 parameters
+				  * (NeMo's fp8_params: fp8_model_init) that
+				  * its fp8 GEMMs read as they are: no 16-bit
+				  * copy, no dequantisation, no input kept
+				  * (memory_stage_act.c, train_prep.c) */
 	int probs_in_act;        /* MoE weights in the activation (act.h) */
 	int moe_einsum;          /* DeepSpeed's MOELayer: tokens dispatched
 				  * and combined by dense einsums over an

@@ -141,10 +141,19 @@ static void act_cfg_of(const gp_model *m, const gp_train_cfg *c,
 	if (c->lora_rank > 0) {
 		/* Frozen base: only adapters train.  A quantised base
 		 * (bits < 16) runs through bitsandbytes-style matmuls that
-		 * keep their input (see mem_act_layer). */
+		 * keep their input (see mem_act_layer) -- but not an fp8
+		 * base that Transformer Engine's own fp8 GEMMs read
+		 * (base_fp8_gemm): TE keeps a linear's input only for its
+		 * weight gradient, whatever the weight's dtype
+		 * (TransformerEngine v1.6rc2 and v1.9 module/linear.py
+		 * _Linear.forward: "saved_inputmat = None ... if
+		 * weight.requires_grad: ... saved_inputmat = inputmat";
+		 * layernorm_linear.py saves "ln_out if
+		 * weight.requires_grad else None"), as a 16-bit frozen
+		 * base keeps nothing. */
 		ac->frozen = 1;
 		ac->base_saves_input = c->base.bits > 0 &&
-			mem_quant_bits(&c->base) < 16;
+			mem_quant_bits(&c->base) < 16 && !c->base_fp8_gemm;
 		ac->lora_rank = c->lora_rank;
 		ac->lora_targets = c->lora_targets;
 		ac->lora_dropout = c->lora_dropout;

@@ -262,10 +262,11 @@ static double stage_lora(const gp_model *m, const gp_train_cfg *c,
 		so->pb = sb.weights;
 		so->big = (double)c->lora_rank * wide / y->tp;
 	}
-	if (c->base.bits > 0 && frozen_bits < 16)
+	if (c->base.bits > 0 && frozen_bits < 16 && !c->base_fp8_gemm)
 		/* A 4-bit matmul dequantises the weight to 16 bits
 		 * first (bitsandbytes dequantize_4bit): one matrix
-		 * live at a time. */
+		 * live at a time.  Transformer Engine's fp8 GEMM reads
+		 * an fp8 parameter as it is (base_fp8_gemm). */
 		o->bytes[GP_MEM_WORKSPACE] = 2.0 *
 			(qhead && p->lm_head > largest_linear(m) ?
 			 p->lm_head : largest_linear(m)) / y->tp;
@@ -1102,7 +1103,8 @@ STAGE_INLINE void stage_parts(const gp_model *m, const gp_train_cfg *c,
 	 * whose quantiser takes every linear (gp_train_cfg.quant_head); a
 	 * bitsandbytes 4-bit head then keeps its input like the others. */
 	int qhead = last && c->quant_head && c->lora_rank > 0 &&
-		c->base.bits > 0 && mem_quant_bits(&c->base) < 16;
+		c->base.bits > 0 && mem_quant_bits(&c->base) < 16 &&
+		!c->base_fp8_gemm;
 
 	if (parts & ST_REST)
 		memset(o, 0, sizeof *o);

@@ -317,8 +317,12 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	/* A frozen base: LoRA's, or the whole language model of a
 	 * vision-language model's alignment stage (llm_frozen). */
 	xp->k.frozen = c->mem.lora_rank > 0 || c->mem.llm_frozen;
+	/* An fp8 base held as Transformer Engine's fp8 parameters
+	 * (base_fp8_gemm, NeMo's fp8_params) is no dequantised base: the
+	 * fp8 GEMM reads its 1-byte weight directly (k.wb 1 under fp8), as
+	 * it reads the cached fp8 copy of a 16-bit weight. */
 	if (xp->k.frozen && c->mem.base.bits > 0 &&
-	    mem_quant_bits(&c->mem.base) < 16) {
+	    mem_quant_bits(&c->mem.base) < 16 && !c->mem.base_fp8_gemm) {
 		xp->k.quant = mem_quant_bits(&c->mem.base);
 		xp->k.wb = 2.0;   /* the GEMM reads the dequantised copy */
 	}

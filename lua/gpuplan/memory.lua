@@ -1404,6 +1404,16 @@ local function prepare_recipe(o, cfg, model, gpu, method, stack, dflt, defaults)
   -- (engine/memory_act.c).
   cfg.fp8_te = ((precision == "fp8" or o.recipe == "fp8") and stack == "megatron"
     and not lora) or nil
+  -- An adapter's base given as fp8 under the megatron stack's fp8 recipe
+  -- is Transformer Engine's fp8 parameters (NeMo's "fp8_params:
+  -- ${oc.decode:${oc.env:FP8,False}}", TE's fp8_model_init): the fp8 GEMM
+  -- reads the weight as it is ("if primary_weights_in_fp8: # Weight is
+  -- already in FP8 ... weight_fp8 = weight", TE v1.6 module/linear.py),
+  -- and a frozen TE linear keeps no input ("if weight.requires_grad: ...
+  -- saved_inputmat = inputmat"), where a bitsandbytes-style base is
+  -- dequantised and keeps its input (engine/memory_stage_act.c).
+  cfg.base_fp8_gemm = (lora and method ~= "qlora" and o.weights == "fp8" and stack == "megatron"
+    and (precision == "fp8" or o.recipe == "fp8")) or nil
   -- The engine reads the recipe and the optimizer as their catalog
   -- records (catalog/recipes.lua); an unknown name is refused there.
   cfg.recipe = M.recipe_record("recipe", cfg.recipe, o.cat)

@@ -219,7 +219,9 @@ opt { name = "weights", type = "string", metavar = "W", commands = ALL, kind = "
   help = "weight format: bf16|fp16|fp32|fp8|int8|w8a8|int4|gptq|awq|nf4|nf4-dq|fp4|mxfp4|"
     .. "fp6 or bits per weight (GGUF-style, e.g. 4.85); group size and scale dtype: "
     .. "gptq-g64, awq-g32-fp32 (default g128, fp16); qlora's base is nf4-dq (4.127 bits; "
-    .. "nf4 is 4.5)",
+    .. "nf4 is 4.5); lora's fp8 base under --precision fp8 on the megatron stack is "
+    .. "Transformer Engine's fp8 parameters (NeMo's fp8_params), read by the fp8 GEMMs as "
+    .. "they are",
   suggest = { "quant", "quantization", "weight_format", "weight_dtype" } }
 -- methods: a training step holds no KV cache; fit --method full --kv fp8
 -- was taken and ignored (the RL methods' rollout engines hold one).
