@@ -1001,6 +1001,9 @@ local function predict(case, cat)
   o.fused_grouped_mlp = v(par.fused_grouped_mlp)
   if type(v(par.cuda_graph_scope)) == "table" then o.cuda_graph_scope = par.cuda_graph_scope end
   if o.vpp == 1 then o.vpp = nil end
+  -- An adapter's frozen base in the format the run holds it (SCHEMA.md
+  -- workload.weight_dtype): gp.train's weights.
+  o.weights = v(wl.weight_dtype)
   local lora = v(wl.lora)
   if type(lora) == "table" then
     o.lora_rank = v(lora.rank)
