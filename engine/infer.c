@@ -552,19 +552,14 @@ static int sample_extra(builder *b, const gp_model *m, const infer_cfg *c,
 	           0, GP_FP32);
 }
 
-/* Mean KV length a query of the step attends to, over all layers. */
+/* Mean KV length a query of the step attends to, over all layers: the
+ * step's q tokens see ctx - q + 1 ... ctx keys (causal), mean
+ * ctx - (q - 1) / 2, each layer at most what model_layer_kv lets it read
+ * (a sliding-window layer its window): model_kv_read_mean, the rule the
+ * MoE serving step (serve_step.c) applies too. */
 static double step_kv_mean(const gp_model *m, double q, double ctx)
 {
-	double L = m->layers, kv_mean, nslide, win;
-
-	/* Mean KV length a query attends to: the step's q tokens see
-	 * ctx - q + 1 ... ctx keys (causal), mean ctx - (q - 1) / 2;
-	 * sliding-window layers see at most the window. */
-	kv_mean = ctx - (q - 1.0) / 2.0;
-	nslide = m->sliding_window > 0 ? m->sliding_layers : 0;
-	win = fmin(kv_mean, m->sliding_window > 0 ? m->sliding_window
-	                                           : kv_mean);
-	return ((L - nslide) * kv_mean + nslide * win) / L;
+	return model_kv_read_mean(m, ctx - (q - 1.0) / 2.0);
 }
 
 /* A fused-MoE layer's kernels beyond its router GEMM, its two grouped

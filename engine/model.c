@@ -839,6 +839,26 @@ static double attn_ctx_flops(const gp_model *m, double c)
 	return 2.0 * c * m->heads * dqk + 2.0 * c * m->heads * dv;
 }
 
+double model_layer_kv(const gp_model *m, int sliding, double ctx)
+{
+	if (!(ctx > 0))
+		return 0.0;
+	if (sliding && m->sliding_window > 0 && ctx > m->sliding_window)
+		return m->sliding_window;
+	return ctx;
+}
+
+double model_kv_read_mean(const gp_model *m, double ctx)
+{
+	double La = model_attn_layers(m), ns;
+
+	ns = m->sliding_window > 0 ? m->sliding_layers : 0;
+	if (!(La > 0))
+		return model_layer_kv(m, 0, ctx);
+	return ((La - ns) * model_layer_kv(m, 0, ctx) +
+	        ns * model_layer_kv(m, 1, ctx)) / La;
+}
+
 double model_fwd_flops_per_token(const gp_model *m, double ctx)
 {
 	gp_params p;
@@ -850,8 +870,8 @@ double model_fwd_flops_per_token(const gp_model *m, double ctx)
 	if (model_params(m, &p, NULL) != GP_OK)
 		return -1.0;
 	nslide = m->sliding_window > 0 ? m->sliding_layers : 0;
-	win = nslide > 0 && ctx > m->sliding_window ? m->sliding_window : ctx;
-	full = ctx;
+	win = model_layer_kv(m, 1, ctx);
+	full = model_layer_kv(m, 0, ctx);
 	/* 2 FLOP per multiply-add through every active weight (Kaplan et al.
 	 * 2020, C_forward ~ 2N + 2 n_layer n_ctx d_attn). */
 	f = 2.0 * p.matmul_active;
@@ -907,9 +927,9 @@ double model_kv_bytes(const gp_model *m, double ctx, double elem_bytes)
 	nslide = m->sliding_window > 0 ? m->sliding_layers : 0;
 	/* A sliding-window layer keeps only the last window tokens (Beltagy
 	 * et al. 2020; Mistral 7B's rolling buffer cache). */
-	win = ctx > m->sliding_window ? m->sliding_window : ctx;
-	return (model_attn_layers(m) - nslide) * per_layer * ctx +
-		nslide * per_layer * win;
+	win = model_layer_kv(m, 1, ctx);
+	return (model_attn_layers(m) - nslide) * per_layer *
+		model_layer_kv(m, 0, ctx) + nslide * per_layer * win;
 }
 
 /* The SSD algorithm (Dao & Gu 2024, arXiv:2405.21060, section 6,

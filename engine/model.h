@@ -383,6 +383,33 @@ double model_vision_flops_per_image(const gp_model *m);
  * (0, GP_ELEM_BYTES_MAX]. */
 double model_kv_bytes_per_token(const gp_model *m, double elem_bytes);
 
+/* The keys one attention layer reads (and, in a paged cache, holds) for
+ * a query at context ctx (the keys before it and its own), the one rule
+ * every path applies: a full-attention layer ctx, a sliding-window layer
+ * (sliding = 1) min(ctx, sliding_window) -- Mistral 7B sec. 2 (Jiang et
+ * al. 2023, "each token can attend to at most W tokens from the previous
+ * layer"), gpt-oss's layer_types sliding_attention of window 128;
+ * FlashAttention's window_size = (W - 1, 0) skips the key blocks before
+ * the window (flash_attn_interface.py: "If window_size != (-1, -1),
+ * implements sliding window local attention. Query at position i will
+ * only attend to keys between [i + seqlen_k - seqlen_q - window_size[0],
+ * i + seqlen_k - seqlen_q + window_size[1]] inclusive"), and vLLM's
+ * sliding-window KV manager frees the blocks behind it.  Attention sinks
+ * as gpt-oss has them (a learned logit a head in the softmax's
+ * denominator, no key or value: transformers' GptOssAttention "sinks")
+ * read no KV.  Chunked (local) attention, Llama 4's attention_chunk_size,
+ * is not a model field: its layers are read as full ones.  ctx < 0 is
+ * read as 0. */
+double model_layer_kv(const gp_model *m, int sliding, double ctx);
+
+/* model_layer_kv averaged over the attention layers (sliding_layers of
+ * them at the window, the rest full): the mean keys a query at context
+ * ctx reads a layer, what a step prices once for all its layers
+ * (attention's FLOP and KV reads are linear in the keys).  Both serving
+ * paths take it: gp.infer's step (infer.c step_kv_mean) and the MoE
+ * serving step (serve_step.c). */
+double model_kv_read_mean(const gp_model *m, double ctx);
+
 /* KV-cache bytes for one sequence of ctx tokens (0..GP_COUNT_MAX):
  * sliding-window layers hold at most sliding_window tokens.  Returns
  * bytes, or -1 when invalid. */

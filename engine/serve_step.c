@@ -57,9 +57,22 @@
  * priced as the prompt's first: a 32K prompt in 4K chunks had 1/8 of its
  * attention (the 4K causal triangle 8 times, 8 x 4096^2 / 2, against
  * 32768^2 / 2). */
-static double chunk_kv(const serve_cfg *c)
+static double chunk_kv(const gp_model *m, const serve_cfg *c)
 {
-	return c->base.cached + (infer_new_prompt(&c->base) + 1.0) / 2.0;
+	return model_kv_read_mean(m, c->base.cached +
+	                          (infer_new_prompt(&c->base) + 1.0) / 2.0);
+}
+
+/* Mean KV length a decode reads over a request's life, input + output / 2
+ * keys, each layer at most what model_layer_kv lets it read: a
+ * sliding-window layer (gpt-oss's 128) reads its window, not the
+ * context.  The mean over the layers (model_kv_read_mean, the rule
+ * gp.infer's step_kv_mean applies): the attention rows are priced once
+ * for every layer, linear in the keys.  It read every layer at the
+ * whole context: gpt-oss-20b's 12 sliding layers at 21000 keys. */
+static double decode_kv(const gp_model *m, const serve_cfg *c)
+{
+	return model_kv_read_mean(m, c->base.input + c->base.output / 2.0);
 }
 
 /* ---- time --------------------------------------------------------- */
@@ -249,7 +262,7 @@ static int layer_ops(sx *x, double B, double q, double kv, int decode,
 			memset(&bp, 0, sizeof bp);
 			y.st = NULL;
 			if (mla_attention(x, x->mix_bg, q, kv, 1, b) ||
-			    mla_attention(&y, k / qp, qp, chunk_kv(x->c), 0,
+			    mla_attention(&y, k / qp, qp, chunk_kv(x->m, x->c), 0,
 			                  &bp))
 				return GP_EINVAL;
 			b->prep += bp.prep;
@@ -721,7 +734,7 @@ static int block_mixed(sx *x, double B, double q, double kv, blk *b)
 		memset(&bd, 0, sizeof bd);
 		memset(&bp, 0, sizeof bp);
 		if (layer_ops(&y, B, q, kv, 1, &bd) ||
-		    layer_ops(&y, k / qp / a, qp, chunk_kv(c), 0, &bp))
+		    layer_ops(&y, k / qp / a, qp, chunk_kv(x->m, c), 0, &bp))
 			return GP_EINVAL;
 		d_attn = bd.attn + bp.attn - b->attn;
 		b->core += d_attn;
@@ -1009,7 +1022,7 @@ int serve_step_time(const gp_model *m, const roof_device *d,
 			               "group (got %g per GPU)", batch);
 		q = 1.0 + c->mtp;
 		/* Mean KV length over a request's life. */
-		kv = c->base.input + c->base.output / 2.0;
+		kv = decode_kv(m, c);
 		out->batch = batch;
 		out->tokens = batch * q;
 		return pass(&x, batch, q, kv, 1, 1, out, &layer);
@@ -1030,7 +1043,7 @@ int serve_step_time(const gp_model *m, const roof_device *d,
 	Tg = c->prefill_tokens;
 	q = fmin(infer_new_prompt(&c->base), Tg);
 	B = Tg / q / x.s.a;
-	kv = chunk_kv(c);
+	kv = chunk_kv(m, c);
 	out->batch = B;
 	out->tokens = Tg / x.s.a;
 	return pass(&x, B, q, kv, 0, 1, out, &layer);
@@ -1056,8 +1069,8 @@ int serve_mixed_time(const gp_model *m, const roof_device *d,
 	memset(out, 0, sizeof *out);
 	out->batch = batch;
 	out->tokens = batch * (1.0 + c->mtp) + k / x.s.a;
-	return pass(&x, batch, 1.0 + c->mtp, c->base.input +
-	            c->base.output / 2.0, 1, 1, out, &layer);
+	return pass(&x, batch, 1.0 + c->mtp, decode_kv(m, c), 1, 1, out,
+	            &layer);
 }
 
 double serve_accept_length(int mtp, double a, double r)
