@@ -1,7 +1,8 @@
 -- Predict an `infer` validation case (validation/SCHEMA.md) with
 -- gpuplan.infer: output_tokens_per_s (whole system, steady state),
 -- decode_tokens_per_s (one stream: 1 / ITL), itl_ms, ttft_ms; MoE serving
--- cases (EP, DP attention, one pool, MTP: gpuplan.serve) also
+-- cases (EP, DP attention, one pool, MTP: gpuplan.serve)
+-- output_tokens_per_s, itl_ms, ttft_ms (colocated), and
 -- output_tokens_per_s_per_gpu (the decode pool) and
 -- input_tokens_per_s_per_gpu (the prefill pool).
 --
@@ -765,6 +766,12 @@ local function serve_case(case, cat, model, defaults)
     input_tokens_per_s_per_gpu = r.prefill_per_gpu,
     -- no ITL at output 1 (no decode step: the prefill cases)
     itl_ms = r.itl_s and (median and r.tpot_s or r.itl_s) * 1e3, output_tokens_per_s = r.tokens_per_s,
+    -- a request's TTFT, colocated: its prompt's chunks, prefill steps of
+    -- prefill_tokens each (serve_plan.c colocated: ttft = prompt_steps x
+    -- the prefill step), gp.infer's ttft_s as the dense cases read it; a
+    -- pool measured alone has no decode pool in it (phase), and its
+    -- prefill case states a rate
+    ttft_ms = phase == nil and r.ttft_s and r.ttft_s * 1e3 or nil,
   }
   if pick[metric] == nil then return nil, "metric " .. tostring(metric) .. " is not a MoE serving metric" end
   -- r.batch is a replica's (results.lua); the case states a GPU's
@@ -774,7 +781,7 @@ local function serve_case(case, cat, model, defaults)
   local shows = { output_tokens_per_s_per_gpu = "r.decode_per_gpu",
                   input_tokens_per_s_per_gpu = "r.prefill_per_gpu",
                   itl_ms = median and "r.tpot_s * 1e3" or "r.itl_s * 1e3",
-                  output_tokens_per_s = "r.tokens_per_s" }
+                  output_tokens_per_s = "r.tokens_per_s", ttft_ms = "r.ttft_s * 1e3" }
   return { value = pick[metric], defaults = defaults,
            job = a, call = "infer", shows = shows[metric],
            regime = require("gpuplan.ranges").regime("infer", a, r, cat) }
