@@ -95,15 +95,21 @@ end
 -- of neighbours, each 1), stopping early past `limit`.
 function M.distance(a, b, limit)
   if math.abs(#a - #b) > limit then return limit + 1 end
+  -- b's bytes taken once (not two string calls a cell): the catalog's
+  -- "did you mean" measures a name against every id of a kind.
   local prev2, prev, cur = {}, {}, {}
-  for j = 0, #b do prev[j] = j end
+  local nb, bb = #b, {}
+  for j = 1, nb do bb[j] = b:byte(j) end
+  for j = 0, nb do prev[j] = j end
   for i = 1, #a do
     cur = { [0] = i }
     local best = i
-    for j = 1, #b do
-      local cost = a:byte(i) == b:byte(j) and 0 or 1
+    local ai, ap = a:byte(i), i > 1 and a:byte(i - 1)
+    for j = 1, nb do
+      local bj = bb[j]
+      local cost = ai == bj and 0 or 1
       local v = math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
-      if i > 1 and j > 1 and a:byte(i) == b:byte(j - 1) and a:byte(i - 1) == b:byte(j) then
+      if ap and j > 1 and ai == bb[j - 1] and ap == bj then
         v = math.min(v, prev2[j - 2] + 1)
       end
       cur[j] = v

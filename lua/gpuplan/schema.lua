@@ -225,6 +225,14 @@ function T.record(fields)
   local names = {}
   for k in pairs(fields) do names[#names + 1] = k end
   table.sort(names)
+  -- The required ones, in the same (sorted) order: the check below walks
+  -- these and the value's own keys, not every field the record declares
+  -- (a case gives a few dozen of the hundreds its schema names, and
+  -- `gpuplan validate` checks some thousands of records).
+  local required = {}
+  for _, k in ipairs(names) do
+    if fields[k].required then required[#required + 1] = k end
+  end
   return { name = "record", fields = fields, check = function(v, path)
     if type(v) ~= "table" then fail(path, "expected a table, got %s", show(v)) end
     -- Keys that cannot be field names, described without addresses so the
@@ -245,8 +253,8 @@ function T.record(fields)
     -- the gpu {} example went back four times (source, then the price's
     -- date, provider, provider_kind), one missing field a check.
     local missing = {}
-    for _, k in ipairs(names) do
-      if v[k] == nil and fields[k].required and not (M.si and M.SI_OPTIONAL[k]) then
+    for _, k in ipairs(required) do
+      if v[k] == nil and not (M.si and M.SI_OPTIONAL[k]) then
         missing[#missing + 1] = "'" .. k .. "'"
       end
     end
@@ -270,10 +278,12 @@ function T.record(fields)
     end
     -- (A field left out, the required ones refused above, builds no path:
     -- a record schema names many more fields than a value gives.)
+    -- Every key is a field name by now (refused above otherwise), and keys
+    -- is sorted as names is: the fields are checked in the order they
+    -- always were, so the first bad one is the one reported.
     local out = {}
-    for _, k in ipairs(names) do
-      local x = v[k]
-      if x ~= nil then out[k] = fields[k].check(x, path == "" and k or path .. "." .. k) end
+    for _, k in ipairs(keys) do
+      out[k] = fields[k].check(v[k], path == "" and k or path .. "." .. k)
     end
     return out
   end }
