@@ -14,10 +14,25 @@ local cat = gp.catalog()
 
 -- A memory case of the shipped file (bloom176b-mem-per-gpu), as a team
 -- copies one to edit.
+-- The shipped file is read once (each read checks all its cases, a second
+-- or more under the sanitizers); each call gets its own deep copy, as a
+-- fresh read would give it -- a read case is plain tables (no metatable,
+-- no table shared between fields) -- so a block's edits reach no other.
+local shipped_cases
+local function copy(x)
+  if type(x) ~= "table" then return x end
+  local y = {}
+  for k, v in pairs(x) do y[k] = copy(v) end
+  return y
+end
 local function shipped(id)
-  for _, c in ipairs(gp.validate.read(require("gpuplan.config").root .. "/validation/cases.json")) do
-    if c.id == id then return c end
+  if not shipped_cases then
+    shipped_cases = {}
+    for _, c in ipairs(gp.validate.read(require("gpuplan.config").root .. "/validation/cases.json")) do
+      shipped_cases[c.id] = c
+    end
   end
+  return copy(shipped_cases[id])
 end
 local function case_file(name, c)
   return scratch.put(name, cjson.encode { c })
