@@ -108,11 +108,17 @@ function T.integer(opts)
   return T.number(opts)
 end
 
--- A fraction of a peak: 0 < x <= 1.
-function T.fraction()
-  return { name = "fraction", check = function(v, path)
+-- A fraction of a peak: 0 < x <= 1.  opts.or_false: false is taken too,
+-- where an entry turns off what its arch states (a GPU's own field
+-- applies, else its arch's: false is the GPU saying "none here", which
+-- leaving the field out cannot say).
+function T.fraction(opts)
+  local or_false = opts and opts.or_false
+  return { name = or_false and "fraction or false" or "fraction", check = function(v, path)
+    if or_false and v == false then return false end
     if type(v) ~= "number" or v ~= v or v <= 0 or v > 1 then
-      fail(path, "expected a fraction in (0, 1], got %s", show(v))
+      fail(path, "expected a fraction in (0, 1]%s, got %s",
+        or_false and ", or false (none on this part)" or "", show(v))
     end
     return v
   end }
@@ -322,18 +328,6 @@ M.STRING_MAX, M.ID_MAX = 4096, 128
 local R = M.required
 local num, frac, bool = T.number, T.fraction, T.boolean
 
--- A fraction, or false where an entry turns off what its arch states (a
--- GPU's own field applies, else its arch's: false is the GPU saying
--- "none here", which leaving the field out cannot say).
-local function frac_or_false()
-  return { name = "fraction or false", check = function(v, path)
-    if v == false then return false end
-    if type(v) ~= "number" or v ~= v or v <= 0 or v > 1 then
-      fail(path, "expected a fraction in (0, 1], or false (none on this part), got %s", show(v))
-    end
-    return v
-  end }
-end
 local function str() return T.string { max = M.STRING_MAX, text = true } end
 local function id() return T.id { max = M.ID_MAX } end
 -- An NCCL release as gp.comm reads it ("2.28.3"; comm.nccl_code's rule,
@@ -461,7 +455,7 @@ local achievable = T.record {
   -- fp8 = false: TN only on this part although its arch states a share (a
   -- GPU's own applies, else its arch's: the RTX 5090, sm120, which
   -- Transformer Engine from v2.4 runs TN only).
-  non_tn = T.record { fp8 = R(frac_or_false()), reason = R(str()), source = R(str()) },
+  non_tn = T.record { fp8 = R(frac { or_false = true }), reason = R(str()), source = R(str()) },
   -- Eager PyTorch's own memory-bound kernels (ATen's elementwise,
   -- reduction and norm kernels): the share of the streaming rate above
   -- (hbm) they reach on this hardware; absent: the same rate
@@ -550,6 +544,9 @@ M.arch = T.record {
   -- default (RCCL on CDNA 3 and 4: only where a Rome model of its
   -- topology sets ll128Enabled); absent: LL128 where the links allow it
   nccl_ll128 = bool(),
+  -- false: the collective library relays no send through a NIC's own GPU
+  -- by default (PXN off: RCCL), so a ring leaves a node from its last
+  -- GPU's own NIC (the topology's pxn_off); absent: NCCL's PXN
   ccl_pxn = bool(),
   -- the collective library's per-call base latency by protocol where it
   -- is not NCCL's (RCCL's baseLat); absent: NCCL's
