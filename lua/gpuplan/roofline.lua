@@ -109,6 +109,15 @@ function M.base_achievable(g, arch)
   return arch and arch.achievable or own
 end
 
+-- A per-part record of achievable (sustained, attention, block_scaled,
+-- non_tn, eager, unsplit): the GPU's own, else its arch's -- even where
+-- the GPU gives its base fractions (base_achievable).  nil where neither
+-- has one.
+function M.part_record(g, arch, key)
+  return (g.achievable and g.achievable[key])
+    or (arch and arch.achievable and arch.achievable[key]) or nil
+end
+
 -- The roofline device table of a catalog GPU (id or entry).  attn_kernel
 -- (optional) picks the fused attention kernel whose measured fractions
 -- the training step uses; default the arch's `kernel`.  power_limit
@@ -145,8 +154,7 @@ function M.device(gpu, cat, attn_kernel, power_limit)
   -- the GEMM and attention fractions are short-burst benchmark rates; a
   -- training step keeps the tensor cores busy at the power limit, where
   -- the SM clock settles lower (B200: 1965 -> ~1580 MHz).
-  local sus = (g.achievable and g.achievable.sustained)
-    or (arch.achievable and arch.achievable.sustained)
+  local sus = M.part_record(g, arch, "sustained")
   local sus_gemm, sus_attn = sus and sus.gemm or 1, sus and sus.attention or 1
   -- Under a board power limit below the TDP the tensor clock falls
   -- further (M.clock_at): the GEMM and attention fractions with it; the
@@ -154,7 +162,7 @@ function M.device(gpu, cat, attn_kernel, power_limit)
   local clock, limit = M.clock_at(g, arch, power_limit)
   sus_gemm, sus_attn = sus_gemm * clock, sus_attn * clock
   -- The fused attention kernel's fractions: the GPU's own, else its arch's.
-  local at = (g.achievable and g.achievable.attention) or (arch.achievable and arch.achievable.attention)
+  local at = M.part_record(g, arch, "attention")
   if at then
     local k = attn_kernel or at.kernel
     local pair = at[k]
@@ -189,15 +197,13 @@ function M.device(gpu, cat, attn_kernel, power_limit)
   -- A block-scaled FP8 GEMM's share of the per-tensor FP8 GEMM's rate
   -- (achievable.block_scaled): the GPU's own, else its arch's -- even when
   -- the GPU gives its other fractions, as sustained; nil: the same rate.
-  local bs = (g.achievable and g.achievable.block_scaled)
-    or (arch.achievable and arch.achievable.block_scaled)
+  local bs = M.part_record(g, arch, "block_scaled")
   d.block_fp8 = bs and bs.fp8 or nil
   -- Per-tensor FP8 GEMMs in the NN / NT layouts (achievable.non_tn): the
   -- GPU's own, else its arch's; nil: the part runs FP8 TN only -- as a
   -- GPU whose own states fp8 = false does under an arch that states a
   -- share (the RTX 5090: Transformer Engine runs sm120 TN only).
-  local ntn = (g.achievable and g.achievable.non_tn)
-    or (arch.achievable and arch.achievable.non_tn)
+  local ntn = M.part_record(g, arch, "non_tn")
   d.fp8_non_tn = ntn and ntn.fp8 ~= false and ntn.fp8 or nil
   -- A float64 GEMM's rate (a torch.mm in fp64 is cuBLAS's DGEMM: on the
   -- FP64 tensor cores where the GPU has them, fp64_tensor, else on its
@@ -206,14 +212,12 @@ function M.device(gpu, cat, attn_kernel, power_limit)
   -- The share of the streaming rate eager PyTorch's own memory-bound
   -- kernels reach (achievable.eager): the GPU's own, else its arch's, as
   -- sustained; nil: the same rate.
-  local eg = (g.achievable and g.achievable.eager)
-    or (arch.achievable and arch.achievable.eager)
+  local eg = M.part_record(g, arch, "eager")
   d.eager_hbm = eg and eg.hbm or nil
   -- A GEMM library that never splits K (achievable.unsplit): the latency
   -- a CTA waits per K stage and the stage's bounds, the GPU's own, else
   -- its arch's; nil: the library splits K and no stage walk is priced.
-  local us = (g.achievable and g.achievable.unsplit)
-    or (arch.achievable and arch.achievable.unsplit)
+  local us = M.part_record(g, arch, "unsplit")
   if us then
     d.cta_latency, d.cta_stage, d.cta_stage_k = us.latency, us.lds, us.stage_k
   end
