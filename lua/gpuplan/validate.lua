@@ -928,11 +928,12 @@ function read_cases(path, seen, at)
         short(tostring(m.unit)), m.metric, unit), 0)
     end
     -- A median is of a latency's samples (vLLM's benchmark: its TTFTs a
-    -- request, its ITLs a token gap); a rate is one figure for the run.
+    -- request, its ITLs a token gap); any other metric (a rate, a step
+    -- time, a bus bandwidth) is read as the one figure its source gives.
     if m.statistic ~= nil and m.metric ~= "itl_ms" and m.metric ~= "ttft_ms" then
       error(string.format("%s: field 'measured.statistic': '%s' is read for itl_ms and ttft_ms "
-        .. "only (a rate such as %s is one figure for the run)", where, short(tostring(m.statistic)),
-        m.metric), 0)
+        .. "only (%s is read as the one figure its source gives for the run)", where,
+        short(tostring(m.statistic)), m.metric), 0)
     end
     -- MFU is a share of the peak: past 1 it is another unit (percent,
     -- or TFLOP/s: mfu_tflops_per_gpu).

@@ -679,6 +679,19 @@ local PROFILES = {
 -- SGLang and DeepSeek figures are) is the decode or prefill pool of a
 -- disaggregated deployment whose other pool has the same layout; the
 -- metric is that pool's tokens/s per GPU.
+-- Whether a case's itl_ms is the source's median (measured.statistic
+-- "median", SCHEMA.md), the one rule both readers below take.  vLLM's
+-- benchmark's "median_itl_ms = np.median(itls)" runs over every token gap
+-- of the run (vllm/benchmarks/serve.py calculate_metrics): a prompt's
+-- chunks ride a few steps (a 20000-token prompt at vLLM's 8192 tokens a
+-- step: 3 of its request's ~2000), so the prompts lengthen the mean gap
+-- but not the median one, which is the decode step at the batch
+-- (gp.infer's itl_s, MoE serving's tpot_s; the mean: itl_load_s, MoE
+-- serving's itl_s).
+local function median_itl(case, metric)
+  return metric == "itl_ms" and case.measured.statistic == "median"
+end
+
 local function serve_case(case, cat, model, defaults)
   local hw, par, wl = case.hardware or {}, case.parallel or {}, case.workload or {}
   local metric = case.measured.metric
@@ -758,9 +771,8 @@ local function serve_case(case, cat, model, defaults)
   if not ok then return nil, require("gpuplan.cli").clean(r) end
   if not r.fits then return nil, "does not fit: " .. tostring(r.why) end
   for _, d in ipairs(r.defaults) do defaults[#defaults + 1] = d end
-  -- A median ITL (measured.statistic) is the decode step a token, tpot_s:
-  -- the prompts' steps are a few of the run's gaps (median_itl below).
-  local median = case.measured.statistic == "median" and metric == "itl_ms"
+  -- A median ITL is the decode step a token, tpot_s (median_itl).
+  local median = median_itl(case, metric)
   local pick = {
     output_tokens_per_s_per_gpu = r.decode_per_gpu,
     input_tokens_per_s_per_gpu = r.prefill_per_gpu,
@@ -835,14 +847,9 @@ local function predict(case, cat)
     itl_ms = function(r) return r.itl_load_s * 1e3 end,
     ttft_ms = function(r) return r.ttft_s * 1e3 end,
   }
-  -- A median ITL (measured.statistic "median", vLLM's benchmark's
-  -- "median_itl_ms = np.median(itls)" over every token gap of the run,
-  -- vllm/benchmarks/serve.py calculate_metrics) is the decode step at the
-  -- batch, itl_s: a prompt's chunks ride a few steps (a 20000-token prompt
-  -- at vLLM's 8192 tokens a step: 3 of its request's ~2000), so the
-  -- prompts lengthen the mean gap (itl_load_s) but not the median one.
-  local median_itl = metric == "itl_ms" and case.measured.statistic == "median"
-  if median_itl then pick.itl_ms = function(r) return r.itl_s * 1e3 end end
+  -- A median ITL is the decode step at the batch, itl_s (median_itl).
+  local median = median_itl(case, metric)
+  if median then pick.itl_ms = function(r) return r.itl_s * 1e3 end end
   if not pick[metric] then return nil, "metric " .. tostring(metric) .. " is not an infer metric" end
   if not v(hw.gpu) then return nil, "hardware.gpu not given" end
   local okg, gwhy = case_.gpu(case, cat)
@@ -932,7 +939,7 @@ local function predict(case, cat)
   defaults[#defaults + 1] = string.format("batch=%d", r.batch)
   local shows = { output_tokens_per_s = "r.tokens_per_s",
                   decode_tokens_per_s = "r.stream_tokens_per_s",
-                  itl_ms = median_itl and "r.itl_s * 1e3" or "r.itl_load_s * 1e3",
+                  itl_ms = median and "r.itl_s * 1e3" or "r.itl_load_s * 1e3",
                   ttft_ms = "r.ttft_s * 1e3" }
   return { value = pick[metric](r), defaults = defaults,
            job = a, call = "infer", read = pick[metric], shows = shows[metric],
