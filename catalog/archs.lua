@@ -292,11 +292,12 @@ arch {
 -- backward ms, causal ("top_left"): 8192 1.708 / 5.083, 16384 6.531 /
 -- 19.002, 32768 25.566 / 75.688.  Forward + backward together in the FA
 -- convention (3.5 x the causal forward's 2 s^2 h d FLOP over the summed
--- time): 566.9, 602.5, 608.0 TFLOP/s, 1.063x and 1.073x the 8k rate.  The
--- rise is the causal mask's, not the length's: the same calls without
--- a mask ("no_mask", twice the FLOP) run 618.8, 635.2, 602.0 (3.5 /
--- (1/691 + 2.5/594) at 8k ...), so causal over unmasked goes 0.916 ->
--- 0.949 -> 1.010: the triangle's diagonal tiles and the uneven work of
+-- time; 8k: 3.5 x 2 x 8192^2 x 64 x 128 / 6.791 ms): 566.7, 602.9,
+-- 608.1 TFLOP/s, 1.064x and 1.073x the 8k rate.  The rise is the causal
+-- mask's, not the length's: the same calls without a mask ("no_mask",
+-- twice the FLOP: 3.182 / 9.262, 12.524 / 35.947, 50.769 / 153.841 ms)
+-- run 618.5, 635.1, 601.9, so causal over unmasked goes 0.916 -> 0.949
+-- -> 1.010: the triangle's diagonal tiles and the uneven work of
 -- its rows (engine/roofline.c causal_diag prices only the first, 64/65
 -- of a tile row at 8k) weigh less as the rows grow, and by 32k the
 -- causal kernel runs at the unmasked rate.  FlashAttention-3 schedules
@@ -306,10 +307,10 @@ arch {
 -- Figs. 5-6); no FA3 timing of a causal prompt past 16k was found, so
 -- it takes cuDNN's curve.  Held at
 -- the 32k point past it: there the masked rate has met the unmasked one,
--- which itself does not rise (635.2 -> 602.0 from 16k to 32k).
+-- which itself does not rise (635.1 -> 601.9 from 16k to 32k).
 local HOPPER_CAUSAL_LONG = {
-  { seq = 8192, tflops = 566.9 }, { seq = 16384, tflops = 602.5 },
-  { seq = 32768, tflops = 608.0 },
+  { seq = 8192, tflops = 566.7 }, { seq = 16384, tflops = 602.9 },
+  { seq = 32768, tflops = 608.1 },
 }
 
 arch {
@@ -451,8 +452,8 @@ arch {
             .. "backward), 1.189x the paper's 0.60 / 0.52 at the sustained clock, "
             .. "in the paper's forward : backward proportion. "
             .. "long (cudnn, fa3): cuDNN 9.19 on an H200 at Llama 3.1's heads, causal "
-            .. "forward + backward 566.9 / 602.5 / 608.0 TFLOP/s at 8k / 16k / 32k "
-            .. "(unmasked 618.8 / 635.2 / 602.0: the causal mask's cost fading), held "
+            .. "forward + backward 566.7 / 602.9 / 608.1 TFLOP/s at 8k / 16k / 32k "
+            .. "(unmasked 618.5 / 635.1 / 601.9: the causal mask's cost fading), held "
             .. "past 32k. "
             .. "FA2: measured at the sustained clock (cuDNN-frontend's Llama-3.2-1B "
             .. "training loop on an H200 locked at 1500 MHz, SDPA's FLASH_ATTENTION: "
