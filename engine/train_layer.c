@@ -1112,9 +1112,10 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 	 * !non_tn_fp8_gemm_supported()") and hands cuBLASLt the NN dgrad
 	 * and the NT wgrad, which run at fp8_non_tn of the TN rate
 	 * (catalog achievable.non_tn); MXFP8 keeps both scaled copies and
-	 * every GEMM TN. */
+	 * every GEMM TN.  (te_modules is never set on an eager step:
+	 * train_prep.c.) */
 	ntn = p == GP_FP8 && fp8 && !k->fp8_block && k->te_modules &&
-		!eager && e->d->fp8_non_tn > 0;
+		e->d->fp8_non_tn > 0;
 	flop_b = ntn ? flop / e->d->fp8_non_tn : flop;
 	/* The routed experts' forward and dgrad GEMMs have each expert's
 	 * own tokens on the M side, a whole number of tiles per expert:
