@@ -5,6 +5,16 @@
 -- headline numbers are the sparse ones; its FP6/FP4 10.1 PF are dense.
 -- AMD FP64 figures were not found in the sources read (left out).
 
+-- The K-stage walk of AMD's tuned 8-bit GEMMs on the gfx942 die (achievable
+-- .unsplit): one stage of at most 512 B of K in the CU's 64 KiB LDS, and the
+-- latency a CTA waits per stage, fitted on the MI300X's rows (its reason).
+-- The MI325X is the same die running the same kernels (its reason), so both
+-- entries take these three figures from here, each with its own reason.
+local function gfx942_unsplit(reason, source)
+  return { lds = "64KiB", stage_k = "512B", latency = "0.55us", reason = reason,
+           source = source }
+end
+
 gpu {
   id = "mi250x", name = "AMD Instinct MI250X 128GB (2 GCDs)", vendor = "AMD",
   arch = "cdna2", form_factor = "OAM", year = 2021,
@@ -70,9 +80,8 @@ gpu {
     -- The tuned kernels never split K and hold one K stage in the CU's
     -- LDS: a CTA waits a memory latency per stage on top of its MFMAs
     -- (roofline.c unsplit_time), so a GEMM of few tiles is slow.
-    unsplit = {
-      lds = "64KiB", stage_k = "512B", latency = "0.55us",
-      reason = "AMD's tuned a8w8 CK GEMMs on MI300X: splitK is 0 in every row of "
+    unsplit = gfx942_unsplit(
+      "AMD's tuned a8w8 CK GEMMs on MI300X: splitK is 0 in every row of "
             .. "cu_num 304, and each kernel's stage, KPerBlock x (MPerBlock + "
             .. "NPerBlock) bytes, fits the CU's 64 KiB LDS with KPerBlock at most "
             .. "512 (names 'a8w8_rowwise_256x16x64x512', 32x128x256, 128x128x256, "
@@ -84,11 +93,10 @@ gpu {
             .. "16384, 23.3 us at M = 16 for 32 stages). Fitted jointly with "
             .. "gemm.fp8 (each held, the other's median reproduces itself); "
             .. "a per-stage latency, not a measured memory latency",
-      source = "ROCm/aiter PR 1092 (commit fbb52dd) aiter/configs/a8w8_tuned_gemm.csv, "
+      "ROCm/aiter PR 1092 (commit fbb52dd) aiter/configs/a8w8_tuned_gemm.csv, "
             .. "cu_num 304 rows (splitK, kernelName, us); ROCm docs 'AMD GPU "
             .. "specifications' (reference/gpu-specs): CDNA3 gfx942, 304 CUs, "
-            .. "LDS (KiB) 64",
-    },
+            .. "LDS (KiB) 64"),
     reason = "AMD's own Max-Achievable FLOPs (hipBLASLt-bench, normal-like "
           .. "'trig_float' data, cold caches, thermally settled, 4096x4864x32896 "
           .. "bf16/fp16 and 4096x3648x32896 fp8): MI300X fp16 654 TFLOPs at a "
@@ -145,19 +153,17 @@ gpu {
     -- The same die as the MI300X (gfx942, 304 CUs, 64 KiB LDS a CU) runs
     -- the same tuned 8-bit kernels: AMD keys its tuned GEMM tables on the
     -- CU count, not the board, so the MI300X's unsplit stage pricing holds.
-    unsplit = {
-      lds = "64KiB", stage_k = "512B", latency = "0.55us",
-      reason = "MI325X is the MI300X's CDNA 3 die (gfx942, 304 CUs, 64 KiB LDS "
+    unsplit = gfx942_unsplit(
+      "MI325X is the MI300X's CDNA 3 die (gfx942, 304 CUs, 64 KiB LDS "
             .. "a CU) with HBM3E and a 1000 W limit. AMD's tuned a8w8 GEMM "
             .. "table is keyed on cu_num (rows of cu_num 304 serve both boards), "
             .. "so the same kernels run: splitK 0, one K stage of at most 512 B "
             .. "in the LDS. The stage latency is the MI300X's (0.55 us, fitted "
             .. "there on the table's few-tile rows), not measured on this board",
-      source = "ROCm/aiter PR 1092 (commit fbb52dd) aiter/configs/a8w8_tuned_gemm.csv "
+      "ROCm/aiter PR 1092 (commit fbb52dd) aiter/configs/a8w8_tuned_gemm.csv "
             .. "(column cu_num; rows of 304); ROCm docs 'AMD GPU specifications' "
             .. "(reference/gpu-specs): MI325X and MI300X both CDNA3 gfx942, "
-            .. "304 CUs, LDS (KiB) 64",
-    },
+            .. "304 CUs, LDS (KiB) 64"),
     reason = "AMD's own Max-Achievable FLOPs (method as for the MI300X): MI325X "
           .. "fp16 794 TFLOPs (1354 MHz median clock), bf16 843 (1447 MHz), fp8 "
           .. "1519 (1464 MHz); of the stored peaks bf16 843/1307.4 = 0.64, fp16 "
