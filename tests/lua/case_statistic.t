@@ -9,7 +9,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local cat = gp.catalog()
 local pi = require "gpuplan.predict.infer"
-t.plan(9)
+t.plan(10)
 
 -- Llama 3.1 8B on one H100 under vLLM 0.19.1, 8 streams of 20000-token
 -- prompts and 2019-token answers, 150 requests (the vLLM blog's FP8
@@ -74,7 +74,14 @@ local job = assert(gp.infer(mm.job))
 t.near(mm.value, job.tpot_s * 1e3, 1e-9, "MoE median ITL: the decode step a token (tpot_s)")
 t.near(ma.value, job.itl_s * 1e3, 1e-9, "MoE mean ITL: the gap with the prompts (itl_s)")
 
--- 8. The shipped median cases read.
+-- 8. A median TTFT reads the one TTFT gp.infer prices, as the mean does,
+-- and the defaults line says so (exact: the same job, the same read).
+local mt = assert(pi(case("median", "ttft_ms"), cat))
+local at = assert(pi(case(nil, "ttft_ms"), cat))
+t.ok(mt.value == at.value and table.concat(mt.defaults, "; "):find("median TTFT read as ttft_s",
+     1, true) ~= nil, "median TTFT: the mean's figure, said on the defaults line")
+
+-- 9. The shipped median cases read.
 local n = 0
 for _, c in ipairs(require("gpuplan.validate").read("validation/cases.json")) do
   if c.measured.statistic == "median" then n = n + 1 end
