@@ -141,6 +141,14 @@ function M.device(gpu, cat, attn_kernel, power_limit)
         .. (near and ("did you mean '" .. near .. "'?") or "see 'gpuplan catalog list archs'")
         .. "), and the gpu gives no achievable fractions of its own", 0)
     end
+    -- A GPU that gives gemm or stream but no hbm: its own base fractions
+    -- replace its arch's together (base_achievable), so the arch's hbm is
+    -- not read; say so, not that the arch has none.
+    if ach and ach == g.achievable and arch.achievable and arch.achievable.hbm then
+      error("gpu '" .. tostring(g.id) .. "': field 'achievable.hbm': required where the gpu's "
+        .. "achievable gives gemm or stream (they replace its arch '" .. tostring(g.arch)
+        .. "''s base fractions together; give none of them to keep the arch's)", 0)
+    end
     error("gpu '" .. tostring(g.id) .. "': no achievable fractions (neither the gpu nor its arch '"
           .. tostring(g.arch) .. "' has them)", 0)
   end

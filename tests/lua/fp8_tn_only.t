@@ -11,7 +11,7 @@ local gp = require "gpuplan"
 local catalog = require "gpuplan.catalog"
 local rf = require "gpuplan.roofline"
 
-t.plan(14)
+t.plan(15)
 
 local op = t.op
 local root = require("gpuplan.config").root .. "/catalog"
@@ -86,6 +86,16 @@ bad("true", "expected a fraction in (0, 1], or false (none on this part), got tr
 bad('"no"', 'expected a fraction in (0, 1], or false (none on this part), got "no"',
     "fp8 = \"no\": refused")
 bad("0", "expected a fraction in (0, 1], or false (none on this part), got 0", "fp8 = 0: refused")
+-- A GPU that gives gemm but no hbm replaces its arch's base fractions
+-- together, so the arch's hbm is not read: refused naming achievable.hbm,
+-- not as an arch without fractions.
+scratch.clean()
+scratch.put("b.lua", "\n" .. gpu("hbm-less", "{ gemm = { bf16 = 0.7 }, reason = \"t\", "
+  .. "source = \"t\" }"))
+local _, eh = catalog.load { root, scratch.dir }
+t.like(eh and eh[1] or "", "b.lua:2: gpu 'hbm-less': field 'achievable.hbm': required where "
+       .. "the gpu's achievable gives gemm or stream", "gemm without hbm: refused at the field",
+       true)
 scratch.remove()
 
 -- The built-in RTX 5090 prices fp8 training TN: the same step with the
