@@ -62,4 +62,11 @@ t.raises(function() ring({ gpus_per_node = 8, nodes = 1, up_kind = "nvlink", up_
                            pxn_off = "yes" }, GiB, 8) end,
          "pxn_off", "a non-boolean pxn_off is refused, naming it", true)
 
+-- A catalog arch's ccl_pxn is a boolean, refused otherwise at the field.
+local schema = require "gpuplan.schema"
+local v, e = schema.check({ id = "cdna-bad", name = "x", launch_overhead = "4us",
+                            achievable = { gemm = { bf16 = 0.7 }, hbm = 0.8, reason = "x",
+                                           source = "y" }, ccl_pxn = "yes" }, schema.arch)
+t.ok(v == nil and e and e.path == "ccl_pxn", "ccl_pxn = \"yes\": refused at the field")
+
 t.done_testing()
