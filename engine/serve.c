@@ -191,6 +191,8 @@ int serve_check(const gp_model *m, const roof_device *d, const serve_cfg *c,
 	    (c->moe_fp8_bf16_x > 0 &&
 	     gp_check_num(c->moe_fp8_bf16_x, ROOF_BF16_X_MIN, ROOF_BF16_X_MAX,
 	                  "moe_fp8_bf16_x", err)) ||
+	    gp_check_num(c->moe_route_kernels, 0, 64, "moe_route_kernels",
+	                 err) ||
 	    gp_check_num(c->acceptance, 0, 1, "acceptance", err) ||
 	    gp_check_num(c->accept_decay, 1e-3, 1, "accept_decay", err) ||
 	    gp_check_num(c->spec_host, 0, 1, "spec_host", err) ||

@@ -199,6 +199,17 @@ typedef struct serve_cfg {
 	                         rate: vLLM's and SGLang's Triton fused
 	                         MoE (infer.h infer_cfg.moe_fp8_bf16_x);
 	                         0: the fp8 rate */
+	double moe_route_kernels; /* the small kernels the runtime's MoE
+	                         launches a layer to turn the top-k into
+	                         its experts' row lists, beyond the top-k
+	                         itself: vLLM's triton_kernels path (its
+	                         make_routing_data: the bitmatrix, its row
+	                         sums and sorted indices, the ragged block
+	                         schedule), each priced as a row op; 0:
+	                         none (the fused MoE sorts inside) */
+	int moe_act_fused;    /* 1: the gated activation is the up GEMM's
+	                         epilogue (matmul_ogs' FusedActivation
+	                         swiglu): no experts_act kernel */
 } serve_cfg;
 
 /* Per-GPU memory of one pool (the most loaded GPU). */

@@ -345,6 +345,18 @@ static int moe_gate_shared(sx *x, double Tr, double Tg, blk *b)
 	           Tr * (E * 4.0 + k * 8.0), 0, 0, 0, 0, x->cp, &t))
 		return GP_EINVAL;
 	b->gate += t;
+	/* The runtime's routing metadata (serve_cfg.moe_route_kernels):
+	 * small kernels over the k ids and weights of each token (a cast,
+	 * a memset, a bit pack, row sums, sorts, a block schedule, a
+	 * gather), each at least a launch and the memory floor of a row
+	 * op, as moe_topk is. */
+	if (x->c->moe_route_kernels > 0) {
+		if (sx_row(x, "moe_route_meta",
+		           s->nm * x->c->moe_route_kernels, 0.0,
+		           Tr * k * 8.0, 0, 0, 0, 0, x->cp, &t))
+			return GP_EINVAL;
+		b->gate += t;
+	}
 	if (s->fs > 0) {
 		up_n = (s->mats - 1.0) * s->fs;
 		if (sx_quant(x, "shared_quant", s->nm, Tg * h, &t))
@@ -623,11 +635,16 @@ static int moe_routed(sx *x, double Tr, double Ts, double Tinst, int decode,
 	x->bf16_x = 0.0;
 	b->routed += t;
 	/* SiLU-and-mul writes the down GEMM's input (in fp8 with
-	 * its scales: SGLang's silu_and_mul_masked_post_quant). */
-	if (sx_row(x, "experts_act", s->nm, 5.0 * recv * fx,
-	           2.0 * recv * fx * 1.5 * ACT, 0, 0, 0, 0, x->cp, &t))
-		return GP_EINVAL;
-	b->routed += t;
+	 * its scales: SGLang's silu_and_mul_masked_post_quant), unless
+	 * the up GEMM applies it in its epilogue (serve_cfg.
+	 * moe_act_fused). */
+	if (!x->c->moe_act_fused) {
+		if (sx_row(x, "experts_act", s->nm, 5.0 * recv * fx,
+		           2.0 * recv * fx * 1.5 * ACT, 0, 0, 0, 0, x->cp,
+		           &t))
+			return GP_EINVAL;
+		b->routed += t;
+	}
 	x->bf16_x = ex;
 	if (sx_row_experts(x, "experts_down", s->nm, 2.0 * recv * fx * h,
 	                   touched * fx * h * xb + recv * (fx + h) * ACT,

@@ -197,6 +197,34 @@ M.SPEC_RUNNING = 48
 -- acceptance given applies to every draft alike (r = 1).
 M.ACCEPT_DECAY = 0.73
 
+-- The archs where vLLM runs MXFP4 routed experts as W4A16 (serve.lua
+-- setup_experts): Hopper, where its MXFP4 oracle picks triton_kernels'
+-- matmul_ogs (Marlin after it), both 16-bit multiplies.  Blackwell takes
+-- FlashInfer's TRT-LLM MXFP4 kernel first, Ampere Marlin (already 16-bit:
+-- no FP8 there).
+M.VLLM_MXFP4_W4A16 = { hopper = true }
+
+-- The small kernels vLLM's Triton MXFP4 experts launch a layer to turn
+-- the top-k into triton_kernels' routing data, beyond the top-k itself
+-- (engine serve_cfg.moe_route_kernels), counted in its
+-- gpt_oss_triton_kernels_moe.py make_routing_data (vllm-project/vllm
+-- 9b243f93 and the later monolithic path that calls it): "topk_ids =
+-- topk_ids.to(torch.int16)" (1), "bitmatrix = torch.zeros(...)" (1),
+-- "pack_bitmatrix[grid](...)" (1), "topk_weights = torch.where(topk_ids
+-- == -1, -1.0, topk_weights)" (the comparison and the select: 2); its
+-- SparseMatrix's bitmatrix metadata in triton_kernels
+-- (tensor_details/bitmatrix_details/sum_bitmatrix_rows.py: "out =
+-- torch.zeros(...)" and "_sum_bitmatrix_rows[(grid_m, grid_n)]": 2; the
+-- metadata's "_bitmatrix_metadata_compute_stage1" and its second stage:
+-- 2); "make_ragged_tensor_metadata" (tensor_details/ragged_tensor.py:
+-- "_ragged_tensor_metadata_memset" and "_ragged_tensor_metadata_compute":
+-- 2); "gate_scal = sparse_logits.vals.flatten()[combine_indx]" (1).
+-- Twelve; each priced as a row op over the tokens' k ids and weights,
+-- as the top-k is.  The SwiGLU is matmul_ogs' FusedActivation
+-- ("FnSpecs("swiglu", triton_kernels.swiglu.swiglu_fn, ...)" on the
+-- first matmul_ogs): no activation kernel of its own.
+M.VLLM_MXFP4_ROUTE_KERNELS = 12
+
 M.ARGS = table.concat(require("gpuplan.options").serve_keys(), " ")
 local ONLY = args.set(M.ARGS)
 
@@ -462,6 +490,10 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     -- vLLM's and SGLang's Triton fused MoE where EP does not shard the
     -- experts (infer.lua M.moe_fp8_bf16_x; the engine applies it at ep 1)
     moe_fp8_bf16_x = moe_fp8_x,
+    -- vLLM's Triton MXFP4 experts on Hopper (M.VLLM_MXFP4_ROUTE_KERNELS):
+    -- the routing metadata's kernels, the SwiGLU in the up GEMM
+    moe_route_kernels = L.triton_mxfp4 and M.VLLM_MXFP4_ROUTE_KERNELS or 0,
+    moe_act_fused = L.triton_mxfp4 or false,
     -- the runtime's weight-only kernel below the 16-bit rate (infer.setup's,
     -- infer.lua M.wo_bf16_x: vLLM's Marlin on the A100), its linears and
     -- experts alike (serve_step.c sx_wo_x)
@@ -536,7 +568,7 @@ local function setup_kernels(a, model, d, c, info, cat, default, L)
     default(string.format("expert_weights=%s (%s's checkpoint as released: the catalog "
       .. "model's expert_dtype)", ew, tostring(model.id or model.name)))
   end
-  local expert_bits, expert_compute, dispatch_bytes
+  local expert_bits, expert_compute, dispatch_bytes, triton_mxfp4
   if ew ~= nil then
     if type(ew) ~= "string" or tonumber(ew) then
       fail("infer: expert_weights must be a format name: bf16, fp8, fp4, mxfp4 ... (got %s)",
@@ -571,6 +603,23 @@ local function setup_kernels(a, model, d, c, info, cat, default, L)
     end
     expert_bits = require("gpuplan.memory").weight_bits(wf)
     expert_compute = core().infer_compute_dtype(d, eb)
+    -- vLLM's MXFP4 experts on Hopper multiply in 16 bits (W4A16), not as
+    -- W4A8: its MXFP4 oracle (fused_moe/oracle/mxfp4.py) takes TRITON
+    -- (OpenAI's triton_kernels matmul_ogs) where triton_kernels is
+    -- installed and "(9, 0) <= current_platform.get_device_capability()
+    -- < (11, 0)", MARLIN after it; its MXFP8-activation backends are
+    -- FlashInfer's, opt-in by environment and on SM100.  The Triton
+    -- experts take "mxfp4_w4a16" alone (gpt_oss_triton_kernels_moe.py
+    -- OAITritonExperts: "Supports only mxfp4_w4a16"), Marlin is W4A16:
+    -- the weights are read at 4.25 bits and widened to bf16 in the GEMM.
+    if M.VLLM_MXFP4_W4A16[info.gpu.arch or ""] and a.runtime == "vllm" and ew == "mxfp4"
+        and (c.compute == "bf16" or c.compute == "fp16") then
+      expert_compute = c.compute
+      triton_mxfp4 = true
+      default(string.format("expert_weights=mxfp4 under vLLM on %s: W4A16 (vLLM's MXFP4 MoE "
+        .. "backend there, triton_kernels' matmul_ogs or Marlin, widens the weights to %s)",
+        tostring(info.gpu.id), c.compute))
+    end
     -- A format whose own tensor cores the card lacks computes otherwise
     -- (engine/infer.c infer_compute_dtype): fp4 experts on Hopper or Ada
     -- multiply as FP8 GEMMs (W4A8), fp8 or fp4 ones without FP8 tensor
@@ -609,6 +658,7 @@ local function setup_kernels(a, model, d, c, info, cat, default, L)
   L.m_tile, L.m_tile_grouped, L.ew = m_tile, m_tile_grouped, ew
   L.expert_bits, L.expert_compute, L.dispatch_bytes = expert_bits, expert_compute, dispatch_bytes
   L.sbo, L.bw, L.sbo_down = sbo, bw, sbo_down
+  L.triton_mxfp4 = triton_mxfp4
   return setup_config(a, model, d, c, info, cat, default, L)
 end
 
