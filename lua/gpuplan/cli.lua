@@ -25,6 +25,25 @@ function M.usage(msg) return setmetatable({ usage = true, msg = msg }, ERROR) en
 -- An error object for a user-facing failure: exit 1, no traceback.
 function M.fail(msg) return setmetatable({ msg = msg }, ERROR) end
 
+-- The usage error of a command that takes no arguments (comm, roofline)
+-- given one: where the argument is a catalog id of a kind the command
+-- takes by an option, the option it goes with ("gpuplan roofline
+-- h100-sxm" said "--gpu ID is required", and "gpuplan comm h100-sxm"
+-- pointed at --system, though both had been given the card).  flags:
+-- {{kind, flag}, ...} in the catalog's kinds (gpus, systems, models);
+-- otherwise: what follows the message when the id is none of them.
+function M.stray_argument(cmd, arg, flags, otherwise)
+  local okc, cat = pcall(require("gpuplan.catalog").get)
+  local shown = require("gpuplan.units").oneline(tostring(arg))
+  for _, f in ipairs(flags) do
+    if okc and type(cat[f[1]]) == "table" and cat[f[1]][arg] then
+      return M.usage(string.format("%s: no arguments (got '%s'): give it as %s %s", cmd, shown,
+        f[2], shown))
+    end
+  end
+  return M.usage(string.format("%s: no arguments (got '%s')%s", cmd, shown, otherwise or ""))
+end
+
 local builtin = { "run", "catalog", "validate", "model", "fit", "infer", "plan",
                   "roofline", "comm", "train", "rl", "merge" }
 -- The commands, in --help order (the references are generated from them:

@@ -56,7 +56,10 @@ local columns = {
 }
 
 function C.run(opts, args)
-  if #args > 0 then error(cli.usage("comm: no arguments (got '" .. args[1] .. "'); --system ID"), 0) end
+  if #args > 0 then
+    error(cli.stray_argument("comm", args[1], { { "systems", "--system" }, { "gpus", "--gpu" } },
+      "; --system ID or --gpu ID"), 0)
+  end
   if opts.gpu and (opts.system or opts.systems) then
     error(cli.usage("comm: give --system (or --systems) or --gpu, not both"), 0)
   end

@@ -32,8 +32,13 @@ usage: gpuplan roofline --gpu ID [--model M] [--svg FILE] [options]
 local clean = cli.clean
 
 function C.run(opts, args)
+  -- the argument first: "gpuplan roofline h100-sxm" was told "--gpu ID is
+  -- required" of the card it had just named
+  if #args > 0 then
+    error(cli.stray_argument("roofline", args[1], { { "gpus", "--gpu" }, { "models", "--model" } }),
+      0)
+  end
   if not opts.gpu then error(cli.usage("roofline: --gpu ID is required"), 0) end
-  if #args > 0 then error(cli.usage("roofline: no arguments (got '" .. args[1] .. "')"), 0) end
   -- the model options place the model's points on the chart; without a
   -- model they would be ignored
   for _, o in ipairs { "weights", "batch", "input" } do

@@ -1,0 +1,34 @@
+# What a ninth walk (a new user's first hour from the README and docs/:
+# each command, a case file of their own, a card of their own in Lua)
+# found.  One block a fix.
+use strict;
+use warnings;
+use Test::More;
+require './tests/cli/lib.pl';
+
+my ($c, $o, $e);
+
+# 1. A card or model given as an argument to a command that takes none
+# (roofline, comm): "gpuplan roofline h100-sxm" answered "--gpu ID is
+# required" of the card it had been given, and "gpuplan comm h100-sxm"
+# pointed at --system.  Now the message names the option the id goes with.
+($c, $o, $e) = run_gp('roofline', 'h100-sxm');
+is($c, 2, 'roofline CARD: a usage error');
+like($e, qr/^gpuplan: roofline: no arguments \(got 'h100-sxm'\): give it as --gpu h100-sxm$/m,
+     'roofline CARD: names --gpu') or diag $e;
+($c, $o, $e) = run_gp('roofline', '--gpu', 'h100-sxm', 'llama3-8b');
+is($c, 2, 'roofline --gpu CARD MODEL: a usage error');
+like($e, qr/\(got 'llama3-8b'\): give it as --model llama3-8b$/m, 'names --model') or diag $e;
+($c, $o, $e) = run_gp('comm', 'h100-sxm');
+is($c, 2, 'comm CARD: a usage error');
+like($e, qr/^gpuplan: comm: no arguments \(got 'h100-sxm'\): give it as --gpu h100-sxm$/m,
+     'comm CARD: names --gpu, not --system') or diag $e;
+($c, $o, $e) = run_gp('comm', 'dgx-h100');
+like($e, qr/\(got 'dgx-h100'\): give it as --system dgx-h100$/m, 'comm SYSTEM: names --system')
+  or diag $e;
+($c, $o, $e) = run_gp('comm', 'no-such-thing');
+is($c, 2, 'comm WORD: a usage error');
+like($e, qr/\(got 'no-such-thing'\); --system ID or --gpu ID$/m, 'comm WORD: both options')
+  or diag $e;
+
+done_testing();
