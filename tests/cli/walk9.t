@@ -31,4 +31,22 @@ is($c, 2, 'comm WORD: a usage error');
 like($e, qr/\(got 'no-such-thing'\); --system ID or --gpu ID$/m, 'comm WORD: both options')
   or diag $e;
 
+# 2. train --price (or --currency, --market) without --tokens: the run's
+# days and cost need its size, and the text printed nothing of the price
+# given -- an option accepted that changed no line.  Now the hour's and
+# the step's cost, which need no size, and what --tokens adds.
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '3',
+                      '--price', '2CNY/h');
+is($c, 0, 'train --price without --tokens exits 0') or diag $e;
+my ($step) = $o =~ /^step\s+([\d.]+)/m;
+# 2 CNY/GPU-h x 8 GPUs = 16 CNY an hour; a step: 16 x step_s / 3600
+# (step_s 4.54 s: 0.020 CNY); two decimals as printed, hence the tolerance
+like($o, qr/^cost: 2\.00 CNY\/GPU-h x 8 GPUs = 16\.00 CNY an hour, ([\d.]+) CNY a step \(--tokens N: the run's days and cost\)$/m,
+     'train --price: the hour and the step priced') or diag $o;
+my ($per_step) = $o =~ / ([\d.]+) CNY a step/;
+ok(defined $step && defined $per_step && abs($per_step - 16 * $step / 3600) < 0.0006,
+   "a step's cost is 16 x step / 3600 (step $step s)");
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '3');
+unlike($o, qr/^cost/m, 'no price given: no cost line (the default price alone is no question)');
+
 done_testing();

@@ -120,6 +120,16 @@ function C.run(opts, args)
           units.fmt_amount(r.price, 2), r.currency))
       end
       io.write("\n")
+    elseif r.price and (opts.price ~= nil or opts.currency ~= nil or opts.market ~= nil) then
+      -- A price, currency or market given without --tokens: the run's
+      -- days and cost need its size, and the text printed nothing of the
+      -- price the user had given (the CSV and JSON carried it).  The
+      -- cost of an hour and of a step, which need no size.
+      local hour = r.price * r.gpus
+      io.write(string.format("cost%s: %s %s/GPU-h x %d GPU%s = %s %s an hour, %s %s a step "
+        .. "(--tokens N: the run's days and cost)\n", iff, units.fmt_amount(r.price, 2), r.currency,
+        r.gpus, r.gpus == 1 and "" or "s", units.fmt_amount(hour, 2), r.currency,
+        units.fmt_amount(hour * r.step_s / 3600, 2), r.currency))
     end
     if r.scaling then
       local sc = r.scaling
