@@ -49,4 +49,28 @@ ok(defined $step && defined $per_step && abs($per_step - 16 * $step / 3600) < 0.
 ($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '3');
 unlike($o, qr/^cost/m, 'no price given: no cost line (the default price alone is no question)');
 
+# 3. validate on a user's case file whose cases are all predicted printed
+# a "Not predicted" title over a header and no rows.  Now one line says
+# there are none (the shipped file, with cases not predicted, keeps its
+# table: tests/cli/validate.t).
+{
+    my $dir = File::Temp::tempdir(CLEANUP => 1);
+    my $f = "$dir/mine.json";
+    open(my $fh, '>', $f) or die;
+    # a collective case as validation/cases.json writes one: 8 x H100
+    # all-reduce of 1 GiB, a measurement of the user's own
+    print $fh <<'JSON';
+[{"id": "my-ar", "kind": "collective", "collective": "all_reduce", "bytes": 1073741824,
+  "hardware": {"gpu": "h100-sxm", "gpus": 8, "gpus_per_node": 8},
+  "measured": {"metric": "busbw_gbps", "value": 450, "unit": "GB/s"},
+  "source": {"title": "my nccl-tests run", "id": "mine"}}]
+JSON
+    close $fh;
+    ($c, $o, $e) = run_gp('validate', $f);
+    is($c, 0, 'validate a file of one predicted case exits 0') or diag $e;
+    like($o, qr/^Not predicted: none$/m, 'no empty "Not predicted" table: "none"') or diag $o;
+    unlike($o, qr/^id\s+kind\s+metric\s+reason\s*$/m, 'no header over no rows');
+    like($o, qr/^my-ar\s+collective\s+busbw_gbps/m, 'the predicted case is listed');
+}
+
 done_testing();

@@ -132,15 +132,24 @@ local function print_report(rows, summary, format)
       missing[#missing + 1] = r
     end
   end
-  report.print(predicted, { format = format, title = "Predicted cases", columns = {
+  -- An empty table printed as its title and a header over no rows (a
+  -- file whose cases were all predicted showed "Not predicted" and
+  -- "id  kind  metric  reason" with nothing under them): one line says so.
+  local function table_or_none(rows, title, columns)
+    if #rows == 0 then
+      io.stdout:write(format == "markdown" and "### " .. title .. "\n\nnone\n" or title .. ": none\n")
+    else
+      report.print(rows, { format = format, title = title, columns = columns })
+    end
+    io.stdout:write("\n")
+  end
+  table_or_none(predicted, "Predicted cases", {
     { key = "id" }, { key = "kind" }, { key = "metric" },
     { key = "measured", fmt = num }, { key = "predicted", fmt = num },
     { key = "error", fmt = pct }, { key = "range", label = "80% range" },
-    { key = "defaults", label = "defaults used", align = "left" } } })
-  io.stdout:write("\n")
-  report.print(missing, { format = format, title = "Not predicted", columns = {
-    { key = "id" }, { key = "kind" }, { key = "metric" }, { key = "reason", align = "left" } } })
-  io.stdout:write("\n")
+    { key = "defaults", label = "defaults used", align = "left" } })
+  table_or_none(missing, "Not predicted", {
+    { key = "id" }, { key = "kind" }, { key = "metric" }, { key = "reason", align = "left" } })
   print_summary(summary, format)
 end
 
