@@ -356,6 +356,22 @@ function M.entry(ctor, v)
   if val and ctor == "gpu" and val.usable_memory and val.usable_memory > val.memory then
     val, e = nil, { path = "usable_memory", msg = "larger than memory" }
   end
+  -- and the engine's (check_entries: roof_device_check's "device has no
+  -- compute peak"): a script's card with peak = {} was refused by train as
+  -- "bf16 training needs bf16 tensor cores; gpu x has none (fp16
+  -- instead)", and with precision fp16 "no peak in fp16 (give --precision
+  -- bf16)", each pointing at the other; infer said "device has no compute
+  -- peak", naming neither the card nor the field
+  if val and ctor == "gpu" then
+    local any = false
+    for _, x in pairs(val.peak or {}) do
+      if type(x) == "number" and x > 0 then any = true end
+    end
+    if not any then
+      val, e = nil, { path = "peak", msg = "no compute peak (give the dense rate of each "
+        .. "precision the card computes in, e.g. bf16 = \"989TFLOPS\")" }
+    end
+  end
   if val then
     val._kind = ctor
     checked[val] = true
