@@ -73,4 +73,23 @@ JSON
     like($o, qr/^my-ar\s+collective\s+busbw_gbps/m, 'the predicted case is listed');
 }
 
+# 4. plan --svg where no layout fits: the three files were written as
+# empty axes -- the Pareto chart's note "0 layouts; the line joins those no
+# other beats on both", the memory and step charts nothing -- and none said
+# why.  Each now carries the reason the text gives (405B on one H100).
+{
+    my $dir = File::Temp::tempdir(CLEANUP => 1);
+    ($c, $o, $e) = run_gp('plan', 'llama3.1-405b', '--gpu', 'h100-sxm', '--gpus', '1',
+                          '--tokens', '1e11', '--svg', "$dir/p");
+    is($c, 0, 'plan --svg with nothing fitting exits 0 (an answer)') or diag $e;
+    like($o, qr/^no layout fits \(the nearest layout needs/m, 'the text says none fits') or diag $o;
+    for my $k (qw(pareto memory step)) {
+        open(my $fh, '<', "$dir/p-$k.svg") or do { fail("p-$k.svg written"); next };
+        local $/;
+        my $svg = <$fh>;
+        like($svg, qr/>No layout fits \(the nearest layout needs [\d.]+ GiB per GPU/, "p-$k.svg says why it is empty");
+        unlike($svg, qr/0 layouts; the line joins/, "p-$k.svg: no '0 layouts' note");
+    }
+}
+
 done_testing();

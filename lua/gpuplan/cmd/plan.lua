@@ -536,13 +536,19 @@ function C.pictures(r, job, head, top)
   -- axis is linear, and the note says why.
   local free = false
   for _, q in ipairs(okp and par.points or {}) do if q.cost == 0 then free = true end end
+  -- No layout to draw (none fits, or none meets the deadline and
+  -- budget): the three files were written as empty axes, the Pareto
+  -- chart's note "0 layouts; the line joins ..." and the bar charts' none,
+  -- with nothing saying why.  Each says the text's reason.
+  local none = #r.results == 0 and C.none_reason(r, head) or nil
+  if none then none = none:sub(1, 1):upper() .. none:sub(2) end
   local pareto = svg.plot { title = head.model .. ": every fitting layout, time against cost",
     xlabel = per_b and "days per 1B tokens" or string.format("days to train %.3g tokens", options.total(job.tokens)),
     ylabel = "cost (" .. (r.results[1] and r.results[1].currency or "USD") .. ")",
     xlog = true, ylog = not free, legend = "right",
-    note = okp and string.format("%d layouts; the line joins those no other beats on both%s",
+    note = (okp and #par.points == 0 and none) or okp and string.format("%d layouts; the line joins those no other beats on both%s",
                                  #par.points, free and "; price 0: a free card's layouts cost 0"
-                                 or "") or "no priced layout to plot" }
+                                 or "") or none or "no priced layout to plot" }
   if okp then
     local by = {}
     local order = {}
@@ -616,10 +622,12 @@ function C.pictures(r, job, head, top)
   end
   local memory = svg.bars { title = "Memory per GPU (the most loaded), best layouts",
                             xlabel = "GiB", categories = cats, stacks = stacks(mem, mnames),
+                            note = none,
                             limit = budget, limit_label = budget and
                               string.format("budget %.1f GiB", budget) or nil }
   local steps = svg.bars { title = "Where one training step goes, best layouts",
-                           xlabel = "seconds", categories = cats, stacks = stacks(step, snames) }
+                           xlabel = "seconds", categories = cats, stacks = stacks(step, snames),
+                           note = none }
   return { pareto = pareto, memory = memory, step = steps }
 end
 
