@@ -92,4 +92,27 @@ JSON
     }
 }
 
+# 5. fit --method infer on several GPUs titled "on h100-sxm x2, method
+# infer" and sized a whole replica a GPU (tp 1): neither the title nor
+# the defaults said how the GPUs held the model, where gpuplan infer's
+# title says "(tp 1, pp 1)".  Now the title says tp, pp and the replicas.
+# Llama 3.1 70B in bf16: 70.6e9 x 2 B = 131.4 GiB a whole replica, 65.7
+# GiB a GPU at tp 2 (the weights row, which must halve).
+{
+    my %w;
+    for my $t ([], ['--tp', '2']) {
+        ($c, $o, $e) = run_gp('fit', 'llama3.1-70b', '--gpu', 'h100-sxm', '--gpus', '2',
+                              '--method', 'infer', @$t);
+        is($c, 0, "fit --method infer --gpus 2 @$t exits 0") or diag $e;
+        my $tp = @$t ? 2 : 1;
+        my $rep = @$t ? '' : ', 2 replicas';
+        like($o, qr/^llama3\.1-70b on h100-sxm x2, method infer \(tp $tp, pp 1\Q$rep\E\)$/m,
+             "title: tp $tp$rep") or diag $o;
+        ($w{$tp}) = $o =~ /^weights\s+([\d.]+)/m;
+    }
+    # 2 x the tp-2 share, to the table's two decimals
+    ok(defined $w{1} && defined $w{2} && abs($w{1} - 2 * $w{2}) < 0.02,
+       "tp 1 holds the whole weights a GPU ($w{1} GiB = 2 x $w{2})");
+}
+
 done_testing();

@@ -185,6 +185,19 @@ local function context_note(r, opts)
     require("gpuplan.train").context_note(m, tonumber(opts.seq)) or nil
 end
 
+-- How a serving job's GPUs hold the model, as gpuplan infer's title
+-- says it ("(tp 1, pp 1)"): fit --method infer --gpus 2 titled "on
+-- h100-sxm x2, method infer" and sized a whole replica a GPU, and neither
+-- the title nor the defaults said that tp 1 had been assumed.  "" for a
+-- training job (its title says dp).
+local function replicas(r, o)
+  if r.method ~= "infer" then return "" end
+  local tp, pp = o.tp or 1, o.pp or 1
+  local n = r.gpus // (tp * pp)
+  return string.format(" (tp %d, pp %d%s)", tp, pp,
+    n > 1 and string.format(", %d replicas", n) or "")
+end
+
 -- The result as --format json prints it; context_note as train's JSON
 -- carries it (absent where seq is within the model's context).
 local function json_result(r, opts)
@@ -284,7 +297,8 @@ function C.run(opts, args)
     -- One table a spreadsheet opens: each component row also carries the
     -- job, the verdict, the lines text prints under the table and the
     -- defaults assumed (the same on every row).
-    local job = string.format("%s on %s x%d, method %s", r.model, r.gpu, r.gpus, r.method)
+    local job = string.format("%s on %s x%d, method %s%s", r.model, r.gpu, r.gpus, r.method,
+      replicas(r, o))
     for _, row in ipairs(rows) do
       row.job, row.fits, row.verdict = job, r.fits and "yes" or "no", verdict
       row.details = table.concat(details, "; ")
@@ -305,7 +319,7 @@ function C.run(opts, args)
   local seqsplit = ((r.ulysses or 1) > 1 and (", ulysses " .. r.ulysses))
     or ((r.cp or 1) > 1 and (", cp " .. r.cp)) or ""
   local title = string.format("%s on %s x%d, method %s%s", r.model, r.gpu, r.gpus,
-    r.method, r.dp and string.format(" (dp %d%s%s)", r.dp, seqsplit, o.zero_group and (", "
+    r.method, r.method == "infer" and replicas(r, o) or r.dp and string.format(" (dp %d%s%s)", r.dp, seqsplit, o.zero_group and (", "
       .. memory.sharding_words(o.fsdp, o.grad_sync,
         select(2, memory.sharding(o.fsdp, o.grad_sync, o.zero)), nil, o.zero_group))
       or "") or "")
