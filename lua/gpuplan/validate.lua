@@ -881,9 +881,24 @@ function read_cases(path, seen, at)
       error(require("gpuplan.args").usage(string.format("%s: unknown kind %s (train, memory, infer, collective, rl)", where,
         type(c.kind) == "string" and ("'" .. c.kind .. "'") or schema.show(c.kind))), 0)
     end
+    -- Each part named as a field, so the message carries its line: a
+    -- value written as a string ("7000") was "'measured' needs a metric
+    -- and a numeric value" at the case's first line.
     local m = c.measured
-    if type(m) ~= "table" or type(m.metric) ~= "string" or type(m.value) ~= "number" then
-      error(where .. ": 'measured' needs a metric and a numeric value", 0)
+    if type(m) ~= "table" then
+      error(string.format("%s: %s", where, m == nil and "missing 'measured' ({\"metric\": ..., "
+        .. "\"value\": ...})" or ("field 'measured': expected an object {metric, value, unit}, got "
+        .. schema.show(m))), 0)
+    end
+    if type(m.metric) ~= "string" then
+      error(string.format("%s: field 'measured.metric': %s", where, m.metric == nil
+        and "missing (the metric's name, e.g. tokens_per_s_per_gpu)"
+        or ("expected the metric's name, got " .. schema.show(m.metric))), 0)
+    end
+    if type(m.value) ~= "number" then
+      error(string.format("%s: field 'measured.value': %s", where, m.value == nil
+        and "missing (the measured number)"
+        or ("expected a number, got " .. schema.show(m.value))), 0)
     end
     if not (m.value > 0 and m.value < math.huge) then
       error(where .. ": field 'measured.value': must be a positive finite number", 0)

@@ -115,4 +115,25 @@ JSON
        "tp 1 holds the whole weights a GPU ($w{1} GiB = 2 x $w{2})");
 }
 
+# 6. A case file's measured value written as a string ("7000"): "'measured'
+# needs a metric and a numeric value" at the case's first line, where every
+# other wrong field is named at its own.  Now the field and its line.
+{
+    my $dir = File::Temp::tempdir(CLEANUP => 1);
+    my $f = "$dir/mine.json";
+    open(my $fh, '>', $f) or die;
+    print $fh <<'JSON';
+[{"id": "my-ar", "kind": "collective", "collective": "all_reduce", "bytes": 1073741824,
+  "hardware": {"gpu": "h100-sxm", "gpus": 8, "gpus_per_node": 8},
+  "measured": {"metric": "busbw_gbps",
+               "value": "450"},
+  "source": {"title": "my nccl-tests run", "id": "mine"}}]
+JSON
+    close $fh;
+    ($c, $o, $e) = run_gp('validate', $f);
+    is($c, 1, 'a string value: an error');
+    like($e, qr/^gpuplan: \Q$f\E:4: case 'my-ar': field 'measured\.value': expected a number, got "450"$/m,
+         'named at its line (4), as the field it is') or diag $e;
+}
+
 done_testing();

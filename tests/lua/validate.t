@@ -7,7 +7,7 @@ t.is(#cases, 2, "reads a case array")
 t.is(cases[1].parallel.tp, 1, "fields survive")
 t.is(cases[1].notes, nil, "JSON null becomes nil")
 t.raises(function() v.read("tests/fixtures/validation/bad_case.json") end,
-  "bad_case.json:1: case 'x': 'measured' needs a metric and a numeric value", "incomplete case named", true)
+  "bad_case.json:1: case 'x': field 'measured.value': missing (the measured number)", "incomplete case named", true)
 t.raises(function() v.read("tests/fixtures/validation/bad_json.json") end,
   "bad_json.json:2: invalid JSON: Expected object key string but found T_END at column 1", "bad JSON named by file:line", true)
 t.raises(function() v.read("tests/fixtures/validation/none.json") end,
