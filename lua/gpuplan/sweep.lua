@@ -1738,8 +1738,10 @@ for name, key in pairs { cheapest = "cost", fastest = "time", fewest_gpus = "gpu
     -- A budget string's currency is the job's catalog's to convert, so
     -- its form is checked here and its currency by the search.
     if t.deadline ~= nil then M.duration(t.deadline, "policy." .. name .. ": deadline") end
-    if t.budget ~= nil and type(t.budget) ~= "string" then
-      M.money(t.budget, "policy." .. name .. ": budget", "USD")
+    -- (the string's form was not checked, though this said so: budget =
+    -- "abc" made a policy, refused only by gp.sweep, at the sweep's line)
+    if t.budget ~= nil then
+      M.money(t.budget, "policy." .. name .. ": budget", "USD", false)
     end
     return { key = key, deadline = t.deadline, budget = t.budget }
   end

@@ -32,4 +32,19 @@ do
   if not ok then t.diag(r) end
 end
 
+-- 2. A ranking policy's budget given as text that is no amount
+-- (gp.policy.fastest{budget = "abc"}) made a policy: its form was not
+-- checked, though a numeric budget's was, and gp.sweep refused it later
+-- at the sweep's line.  Now refused where the policy is made, as
+-- gp.policy.monthly's budget is; a currency stays the sweep's catalog's
+-- to convert (one the built-in catalog lacks is not refused here).
+do
+  check(function() local _ = gp.policy.fastest { budget = "abc" } end, "policy.fastest: budget 'abc': expected an amount like $50k", "policy.fastest: a budget that is no amount, at its line")
+  check(function() local _ = gp.policy.cheapest { budget = "$-5k" } end, "policy.cheapest: budget '$-5k': must be a positive amount", "policy.cheapest: a negative budget text")
+  local ok, p = pcall(gp.policy.fastest, { budget = "50kXYZ" })
+  t.ok(ok and p.budget == "50kXYZ", "a currency of a user's catalog is left to the sweep")
+  ok, p = pcall(gp.policy.fewest_gpus, { budget = "$50k" })
+  t.ok(ok and p.key == "gpus", "a well-formed budget makes the policy")
+end
+
 t.done_testing()

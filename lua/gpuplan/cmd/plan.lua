@@ -239,6 +239,8 @@ function C.run(opts, args)
   end
   -- the deadline named as the option (the policy checks it as its own)
   if opts.deadline then sweep.duration(opts.deadline, "deadline") end
+  -- and the budget's form (its currency is the search's to convert)
+  if opts.budget then sweep.money(opts.budget, "budget", "USD", false) end
   o.policy = sweep.policy[POLICIES[pname]] { deadline = opts.deadline, budget = opts.budget }
   o.deadline, o.budget = nil, nil
   o.top = math.max(opts.top or 5, 2)
