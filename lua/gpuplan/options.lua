@@ -2303,7 +2303,8 @@ opt { name = "policy", type = "string", metavar = "P", commands = "plan",
   help = "fastest|cheapest|fewest-gpus|best-per-dollar (Lua: a gp.policy.* table or a "
     .. "function(candidate, cat) -> score; cat: the job's catalog)" }
 opt { name = "deadline", type = "string", metavar = "D", commands = "plan",
-  help = "train --tokens within D (30d, 12h, 2w)" }
+  help = "train --tokens within D (30d, 12h, 2w; Lua: a string with its unit, or a number of "
+    .. "seconds: deadline = 30 is 30 s, which no layout meets)" }
 opt { name = "budget", type = "string", metavar = "B", commands = "plan",
   help = "spend at most B ($50k, 100kCNY)" }
 opt { name = "per_card", type = "flag", commands = "plan",

@@ -136,4 +136,12 @@ JSON
          'named at its line (4), as the field it is') or diag $e;
 }
 
+# 7. In Lua a deadline is a string with its unit or a number of seconds
+# (sweep.lua duration), so gp.sweep{deadline = 30} ranked against 30 s and
+# returned no layout, where the command line refuses a bare 30; the
+# option's help (the reference of both) named only the units.
+($c, $o, $e) = run_gp('plan', '--help');
+like($o =~ s/\s+/ /gr, qr/--deadline D train --tokens within D \(30d, 12h, 2w; Lua: a string with its unit, or a number of seconds: deadline = 30 is 30 s/,
+     'plan --help: a Lua deadline number is seconds') or diag $o;
+
 done_testing();
