@@ -22,6 +22,15 @@ local function size_arg(v, name, default)
   if v == nil then return default end
   local n = require("gpuplan.args").decimal_int(v)
   if n then return n end
+  -- A number past an integer's range (1e20) or not whole (1.5) read
+  -- "expects a size like 8, 1MiB or 4GB": the first is a size, out of
+  -- range (the sweep's bounds say so), the second no whole byte count.
+  local x = type(v) == "string" and not v:match("^%s*[%+%-]?0[xX]") and tonumber(v)
+  if x and x == x and math.abs(x) ~= math.huge then
+    if x == math.floor(x) then return x end
+    error(cli.usage("comm: --" .. name .. " '" .. v .. "': a size is a whole number of bytes "
+      .. "(8, 1MiB or 4GB)"), 0)
+  end
   local ok, b = units.try(v, "bytes")
   if not ok then error(cli.usage("comm: --" .. name .. " expects a size like 8, 1MiB or 4GB, got '" .. v .. "'"), 0) end
   return b
