@@ -171,6 +171,7 @@ const lgp_desc lgp_optim_desc = { "optimizer", optim_fields };
 	      DS_REUSE_DISTANCE),                                         \
 	F_NUM("grad_accum_bytes", offsetof(S, P ds_accum_bytes), 0),      \
 	F_NUM("ds_fp16_step", offsetof(S, P ds_fp16_step), 0),            \
+	F_NUM("foreach_step", offsetof(S, P foreach_step), 0),            \
 	F_BOOL("ds_overlap_comm", offsetof(S, P ds_overlap_comm), 0),     \
 	F_BOOL("ds_whole_init", offsetof(S, P ds_whole_init), 0)
 

@@ -150,6 +150,15 @@ typedef struct gp_train_cfg {
 	 * (a client optimizer: one fp32 .grad per parameter); 0 none
 	 * (mem_ds_fp16_step). */
 	double ds_fp16_step;
+	/* A plain torch.optim AdamW's foreach step (the hf stack, no
+	 * DeepSpeed): the share of the optimizer states' bytes the step
+	 * allocates beside them -- _multi_tensor_adamw's "exp_avg_sq_sqrt =
+	 * torch._foreach_sqrt(device_exp_avg_sqs)", one copy of the second
+	 * moment in its dtype, then divided, offset and read by
+	 * _foreach_addcdiv_ (torch/optim/adamw.py, PyTorch 2.0-2.5; adam.py's
+	 * _multi_tensor_adam since): 0.5 of AdamW's two moments.  0: none
+	 * (memory_train.c foreach_step_phase). */
+	double foreach_step;
 	/* overlap_comm at stage 2: the flat gradient buffer is doubled
 	 * (stage_1_and_2.py backward: "Use double buffers to avoid data
 	 * access conflict when overlap_comm is enabled", buf_1 of

@@ -1080,6 +1080,39 @@ static inline void train_stage(const gp_model *m, const gp_train_cfg *c,
 			  o);
 }
 
+/* The step of a plain torch.optim AdamW on its foreach path (the default
+ * on CUDA; the hf stack's, as gp.train prices its passes): after the
+ * backward the saved activations are gone and the gradients stay; the
+ * step makes one tensor list the size of the second moment,
+ * "exp_avg_sq_sqrt = torch._foreach_sqrt(device_exp_avg_sqs)", divides it
+ * by the bias correction and adds eps in place, then
+ * "torch._foreach_addcdiv_(device_params, device_exp_avgs,
+ * exp_avg_sq_sqrt, step_size)" (torch/optim/adamw.py _multi_tensor_adamw,
+ * PyTorch 2.0-2.5; torch/optim/adam.py _multi_tensor_adam, which AdamW
+ * runs since 2.6).  The states are this GPU's (FSDP shards them, the
+ * step runs on the shards), so the copy is c->foreach_step of
+ * bytes[GP_MEM_OPTIMIZER].  Where the step's set (the gradients and the
+ * copy) exceeds the backward's (the gradients, the activations, the
+ * logits, the tower's, the gathered units), the step is the peak: the
+ * copy counted as the step's workspace (not the states, which an
+ * offload moves), the backward's tensors 0. */
+static void foreach_step_phase(const gp_train_cfg *c, gp_mem_result *o)
+{
+	double tmp = c->foreach_step * o->bytes[GP_MEM_OPTIMIZER];
+	double bwd = o->bytes[GP_MEM_ACTIVATIONS] +
+		o->bytes[GP_MEM_RECOMPUTE] + o->bytes[GP_MEM_LOGITS] +
+		o->bytes[GP_MEM_VISION] + o->bytes[GP_MEM_PARAM_GATHER];
+
+	if (!(tmp > bwd))
+		return;
+	o->bytes[GP_MEM_WORKSPACE] += tmp;
+	o->bytes[GP_MEM_ACTIVATIONS] = 0;
+	o->bytes[GP_MEM_RECOMPUTE] = 0;
+	o->bytes[GP_MEM_LOGITS] = 0;
+	o->bytes[GP_MEM_VISION] = 0;
+	o->bytes[GP_MEM_PARAM_GATHER] = 0;
+}
+
 /* stage_one's body, inlined where parts is a constant: train_zero's
  * ST_ZERO pass over a split's stages (each ZeRO stage of each phase)
  * then runs without the call and the tests of the parts it does not
@@ -1176,6 +1209,11 @@ STAGE_INLINE void stage_parts(const gp_model *m, const gp_train_cfg *c,
 	    c->lora_rank == 0 && !c->grads_in_bwd && !c->paged_optimizer &&
 	    sbp->weights < 4 && sbp->grads > 0)
 		mem_ds_fp16_step(c, sbp, o);
+	/* ZeRO off or FSDP, a plain torch.optim AdamW: its foreach step */
+	if ((parts & ST_ZERO) && c->foreach_step > 0 && !c->ds_zero &&
+	    c->lora_rank == 0 && !c->grads_in_bwd && !c->paged_optimizer &&
+	    !c->offload_optimizer && !c->offload_params)
+		foreach_step_phase(c, o);
 	/* ZeRO-3 on a model built outside deepspeed.zero.Init: the moment
 	 * the engine holds this GPU's module whole, before partitioning
 	 * (memory_deepspeed.c).  Its first parameter is the embedding on

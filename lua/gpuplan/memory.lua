@@ -1440,6 +1440,25 @@ local function prepare_recipe(o, cfg, model, gpu, method, stack, dflt, defaults)
   if stack == "deepspeed" and precision == "fp16" and not o.recipe and not lora then
     cfg.ds_fp16_step = cfg.optimizer.id == "adamw" and 8 or 4
   end
+  -- optimizer_impl foreach, stated: torch.optim's AdamW on its foreach
+  -- path, whose step makes one copy of the second moment beside the states
+  -- (engine/memory_train.c foreach_step_phase), the peak where it outgrows
+  -- the backward's activations -- small micro-batches, small models.
+  -- Stated only: gp.train's hf-stack default prices the step's passes, and
+  -- the memory kind's shipped rows state no implementation.  fused (one
+  -- multi-tensor kernel) and loop (a tensor at a time) make no such copy.
+  local impl = o.optimizer_impl
+  if impl ~= nil and impl ~= "fused" and impl ~= "foreach" and impl ~= "loop" then
+    usage("memory: optimizer_impl must be fused, foreach or loop (got %s)",
+      require("gpuplan.args").shown(impl))
+  end
+  if impl == "foreach" then
+    if not cfg.optimizer.foreach_adamw then
+      usage("memory: optimizer_impl foreach is AdamW's step (its m and v); optimizer %s is "
+        .. "not priced that way: leave optimizer_impl out", tostring(cfg.optimizer.id))
+    end
+    if stack ~= "deepspeed" and not lora then cfg.foreach_step = 0.5 end
+  end
   if lora then
     cfg.lora_rank = lora_rank or dflt("lora_rank")
     cfg.lora_targets = o.lora_targets or dflt("lora_targets")

@@ -603,7 +603,7 @@ opt { name = "addmm_bias", type = "boolean", lua_only = true, commands = "train 
     .. "the output and read back by the GEMM, its gradient summed by a kernel of its own "
     .. "(transformers' GPT-2 Conv1D of 2021)" }
 opt { name = "optimizer_impl", type = "string", metavar = "I", lua_only = true,
-  commands = "train plan rl", kind = "enum", values = { "fused", "foreach", "loop" },
+  commands = TRAIN4, kind = "enum", values = { "fused", "foreach", "loop" },
   -- said where it is not the fused step: the hf stack's AdamW
   -- (train.lua step_choices, engine/train_prep.c opt_bytes_of)
   value = function(j)
@@ -617,7 +617,9 @@ opt { name = "optimizer_impl", type = "string", metavar = "I", lua_only = true,
     .. "torch.optim.AdamW's; fused elsewhere, a multi-tensor Adam kernel): loop, the Python "
     .. "loop of seven kernels a tensor of transformers' AdamW (v4.12, the Hugging Face "
     .. "Trainer's of 2021), 72 B an fp32 element against the fused 28; stack deepspeed only "
-    .. "(not offloaded), which hands it one flat fp32 tensor a group",
+    .. "(not offloaded), which hands it one flat fp32 tensor a group; gp.memory reads it "
+    .. "stated only: foreach adds the step's copy of the second moment "
+    .. "(_multi_tensor_adamw's torch._foreach_sqrt), the peak where the activations are smaller",
   suggest = { "optim_impl", "adam_impl" } }
 opt { name = "attn_where", type = "boolean", lua_only = true, commands = "train plan rl",
   help = "unfused eager attention (flash false) applies its causal mask with "

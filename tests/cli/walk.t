@@ -85,7 +85,7 @@ like($e, qr/a greedy V0 run states its CUDA-graph context limit by --graph-max-c
 # A Lua-only key of other commands: its functions named, where the flag
 # said nothing.
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--optimizer-impl', 'loop');
-like($e, qr/unknown option '--optimizer-impl' \(a Lua option of gp\.train, gp\.sweep and gp\.rl\)/,
+like($e, qr/unknown option '--optimizer-impl' \(a Lua option of gp\.memory, gp\.train, gp\.sweep and gp\.rl\)/,
      'infer --optimizer-impl: the Lua functions that take it');
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--ll128-off');
 like($e, qr/ll128_off is a key of gp\.comm only, not a flag: docs\/lua\.md/,

@@ -232,6 +232,10 @@ local function predict(case, cat)
   -- masks (and with unfused attention the dropped probabilities) it keeps.
   -- (gpuplan.validate refuses it on a serving memory case, method infer).
   if o.method ~= "infer" then o.dropout = v(wl.dropout) end
+  -- How the Adam step runs where the case's code says (SCHEMA.md
+  -- workload.optimizer_impl): foreach adds the step's copy of the second
+  -- moment (gp.memory reads it stated only).
+  if o.method ~= "infer" then o.optimizer_impl = v(wl.optimizer_impl) end
   -- Liger-Kernel's fused linear cross-entropy (SCHEMA.md
   -- workload.fused_linear_ce): one chunk of logits, not all of them.
   if o.method ~= "infer" then o.fused_linear_ce = v(wl.fused_linear_ce) end
