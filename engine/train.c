@@ -334,6 +334,56 @@ static double offload_step(const ctx *x, double n)
 		fmax(n * hb / each, n * x->c->cpu_step_s);
 }
 
+/* bitsandbytes' paged optimizers (PagedAdamW8bit, PagedAdamW, ...) keep
+ * their states in CUDA managed memory (bitsandbytes functional.py
+ * get_paged: cudaMallocManaged), outside PyTorch's allocator, and step
+ * each parameter as "self.prefetch_state(p); self.update_step(group, p,
+ * gindex, pindex); torch.cuda.synchronize()" (bitsandbytes/optim/
+ * optimizer.py Optimizer8bit.step; prefetch_state runs F.prefetch_tensor,
+ * cudaMemPrefetchAsync to the GPU, on each state).  The synchronize after
+ * every parameter leaves nothing to overlap the copies with: under
+ * torchtune's optimizer_in_bwd the step runs in each parameter's
+ * gradient hook and the backward waits on it, without it the step
+ * follows the backward.
+ *
+ * The states the card cannot hold beside what the rest of the step
+ * keeps (mr->total: PyTorch's reserved memory, the context and
+ * workspaces; the room is the card's capacity less that) stay in host
+ * memory and page through the GPU every step.  Which pages stay is the
+ * NVIDIA UVM driver's choice: it evicts the root chunk (2 MB) at the
+ * head of its used list, and a chunk goes to that list's tail when it
+ * is populated, not when it is accessed -- "TODO: Bug 1765193: Move the
+ * chunks to the tail of the used list whenever they get mapped"
+ * (NVIDIA/open-gpu-kernel-modules@448d5cc6 kernel-open/nvidia-uvm/
+ * uvm_pmm_gpu.c pick_root_chunk_to_evict): least recently migrated
+ * first.  The optimizer visits the parameters in the same order every
+ * step, a cycle longer than the room, so each chunk is evicted before
+ * its next visit: once the states do not fit, all of them come in and
+ * go out every step (FIFO under a cyclic pattern larger than its
+ * capacity misses on every access), none partly.
+ *
+ * The two directions run together: the VA block's migration allocates
+ * its chunk with a tracker ("If a tracker is passed in, all the pending
+ * operations on the allocated chunks will be added to it ... Otherwise,
+ * when tracker is NULL, all the pending operations will be synchronized
+ * before returning", uvm_pmm_gpu.h uvm_pmm_gpu_alloc), so the eviction's
+ * copy out (a UVM_CHANNEL_TYPE_GPU_TO_CPU push) stays pending while the
+ * copy in (CPU_TO_GPU) of the chunk waits on it on the GPU, and the next
+ * block's eviction goes out beside this block's copy in: each direction
+ * carries the states once, at the GPU's host link rate each way
+ * (host_link_bw; an explicit prefetch migrates "nearly as fast as a
+ * cudaMemcpyAsync", NVIDIA's "Maximizing Unified Memory Performance in
+ * CUDA", 2017, as kokkos/kokkos issue #2915 reads it).  Seconds a step;
+ * 0 when the states fit. */
+static double paged_state_time(const ctx *x, const gp_mem_result *mr)
+{
+	double s = mr->bytes[GP_MEM_PAGED];
+
+	if (!(s > 0) || s <= mr->capacity - mr->total)
+		return 0.0;
+	return s / host_link_bw(x);
+}
+
 /* The same double, bit for bit (== would take -0 for 0). */
 static int same_bits(double a, double b)
 {
@@ -1597,7 +1647,7 @@ TRAIN_INLINE int step_of(phase *ph, const gp_model *m,
 	/* The activation offload's copies need a layer's saved bytes
 	 * (the full memory result). */
 	if (phase_mem(ph, zs, m, c, cache, brief && !c->mem.act_offload_layers &&
-		      !c->mem.ckpt_offload,
+		      !c->mem.ckpt_offload && !c->mem.paged_optimizer,
 		      &out->mem, err))
 		return GP_EINVAL;
 	out->fits = out->mem.fits;
@@ -1669,6 +1719,10 @@ TRAIN_INLINE int step_of(phase *ph, const gp_model *m,
 	 * nothing. */
 	if (post)
 		post_of(ph, c, base, blk, zs, &pp);
+	/* The paged states' traffic (paged_state_time) with the step:
+	 * the memory result above is the full one (phase_mem). */
+	if (post && c->mem.paged_optimizer)
+		pp.opt += paged_state_time(x, &out->mem);
 	/* DualPipe: the slowest rank's pair of stages in place of the
 	 * slowest stage (dual_pair). */
 	sbase = base;

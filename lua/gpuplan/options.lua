@@ -551,7 +551,8 @@ opt { name = "capacity_factor", type = "number", metavar = "F", commands = TRAIN
   value = 1.0, range = { 0, 64, gt = true }, methods = TRAINING,
   help = "MoE token capacity factor" }
 opt { name = "paged_optimizer", type = "boolean", lua_only = true, commands = TRAIN4,
-  help = "optimizer states paged outside PyTorch's allocator (bitsandbytes Paged*)" }
+  help = "optimizer states paged outside PyTorch's allocator (bitsandbytes Paged*); gp.train "
+    .. "prices their paging over the host link each step where they do not fit beside the rest" }
 opt { name = "grads_in_bwd", type = "boolean", lua_only = true, commands = TRAIN4,
   help = "the optimizer step fused into backward (torchtune optimizer_in_bwd)" }
 opt { name = "fused_qkv_view", type = "boolean", lua_only = true, commands = TRAIN4,

@@ -422,9 +422,9 @@ local case_schema = T.record {
     -- gp.memory's replicated_logits)
     replicated_logits = declared("replicated_logits"),
     -- the optimizer states paged in CUDA managed memory, outside PyTorch's
-    -- allocator (gp.memory's paged_optimizer: bitsandbytes' Paged*
-    -- optimizers; false for an 8-bit optimizer that allocates through
-    -- PyTorch, torchao's AdamW8bit or bitsandbytes' AdamW8bit)
+    -- allocator (gp.memory's and gp.train's paged_optimizer: bitsandbytes'
+    -- Paged* optimizers; false for an 8-bit optimizer that allocates
+    -- through PyTorch, torchao's AdamW8bit or bitsandbytes' AdamW8bit)
     paged_optimizer = declared("paged_optimizer"),
     -- each TP column-parallel projection gathering its own input and
     -- reduce-scattering its own input gradient (gp.train's tp_input_per_linear)
@@ -630,7 +630,7 @@ M.WORKLOAD_READ = { dropout = set "train memory", unfused_loss = set "train",
                     addmm_bias = set "train", optimizer_impl = set "train memory",
                     fused_linear_ce = set "train memory",
                     replicated_logits = set "train memory",
-                    paged_optimizer = set "memory",
+                    paged_optimizer = set "train memory",
                     tp_input_per_linear = set "train",
                     flash = set "train memory", prefix_hit = set "infer",
                     output_dist = set "infer", sampling = set "infer",

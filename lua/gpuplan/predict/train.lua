@@ -645,6 +645,22 @@ local PROFILES = {
     -- offloaded tensors are the checkpoints.
     { "checkpoint_offload_streams", true, "OffloadActivations: use_streams=True, copies on a side stream",
       function(o) return o.checkpoint_offload == true end },
+    -- The single-device full fine-tune configs' optimizer is
+    -- bitsandbytes.optim.PagedAdamW8bit (8B_full_single_device.yaml at
+    -- 0031bfb), whose states live in CUDA managed memory (functional.py
+    -- get_paged: cudaMallocManaged), as the memory predictor's profile
+    -- reads them: where they do not fit beside the rest, gp.train prices
+    -- their paging over the host link each step (engine/train.c
+    -- paged_state_time).  A case that states torchao's AdamW8bit says
+    -- paged_optimizer false.
+    { "paged_optimizer", true, "PagedAdamW8bit states in CUDA managed memory",
+      function(o) return o.method == "full" and o.optimizer == "adam8bit" end },
+    -- The full fine-tune configs' "optimizer_in_bwd: True": each
+    -- parameter steps in its gradient hook and its gradient is freed
+    -- there, one gradient at a time in memory (the memory predictor's
+    -- profile takes the same) -- what the step keeps beside the paged
+    -- states, and what recompute = "auto" fits.
+    { "grads_in_bwd", true, "optimizer_in_bwd: True", function(o) return o.method == "full" end },
   },
   -- torchtitan (pytorch/torchtitan, mid-2025: models/attention.py,
   -- config_manager.py): FSDP2 over PyTorch modules compiled whole.
@@ -970,6 +986,11 @@ local function predict(case, cat)
   -- them (SCHEMA.md workload.replicated_logits): gp.train's option of that
   -- name prices the gather and the loss over all V.
   o.replicated_logits = v(wl.replicated_logits)
+  -- The optimizer's states in CUDA managed memory, or (false) in
+  -- PyTorch's allocator (SCHEMA.md workload.paged_optimizer): gp.train's
+  -- option of that name (the states out of the peak; their paging
+  -- priced where they do not fit).
+  o.paged_optimizer = v(wl.paged_optimizer)
   -- Each TP column-parallel projection its own ColwiseParallel(
   -- input_layouts=Shard(1)) (SCHEMA.md workload.tp_input_per_linear):
   -- gp.train's option of that name prices its own reduce-scatters.
