@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(6)
+t.plan(9)
 
 -- The README "Optimization flags" shape: Llama 3.2 3B, one A100, batch
 -- 2 packed to 4096, compiled, activation checkpointing.
@@ -32,6 +32,18 @@ seen = t.handed(case)
 t.ok(seen and seen.checkpoint_offload_streams == true,
      "activation offloading: its copies on a side stream (use_streams=True)")
 case.parallel.checkpoint_offload = nil
+-- The recipe follows the case's dtype: "dtype: fp32" keeps fp32
+-- parameters and states (tf32 matmuls on an A100), no master copy.
+case.workload.precision = "tf32"
+seen = t.handed(case)
+t.ok(seen and seen.recipe == "fp32", "dtype fp32: the plain fp32 recipe, not bf16")
+-- fp16 the recipes refuse ("full fp16 training is not supported with
+-- this recipe"): the case is not predicted, and the reason says why.
+case.workload.precision = "fp16"
+local pred, why = require("gpuplan.predict.train")(case, gp.catalog())
+t.ok(pred == nil, "dtype fp16: not predicted")
+t.like(why or "", "torchtune's recipes refuse it", "the reason names torchtune's refusal", true)
+case.workload.precision = "bf16"
 case.workload.framework = nil
 seen = t.handed(case)
 t.ok(seen and seen.recipe == nil, "no framework named: no recipe handed (gp.train's mixed-16 default)")
