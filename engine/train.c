@@ -1165,6 +1165,25 @@ typedef struct step_post {
 			    * copies add (act_offload_time) */
 } step_post;
 
+/* What a host copy of t seconds on a side stream adds beside a forward
+ * of lf and a backward of lb: only what it outlasts each (the copy runs
+ * under the compute, the compute waits for it at the window's end).
+ * Shared by Transformer Engine's offload windows (act_offload_time) and
+ * torchtune's side-stream checkpoint copies (ckpt_offload_stream_time). */
+static double copy_excess(double t, double lf, double lb)
+{
+	return fmax(0.0, t - lf) + fmax(0.0, t - lb);
+}
+
+/* One layer's saved bytes (act_layer) over the link the offload copies
+ * take: the act_offload_bw option, else the GPU's host link. */
+static double offload_layer_time(const ctx *x, const train_cfg *c,
+				 double act_layer)
+{
+	return act_layer / (c->act_offload_bw > 0 ? c->act_offload_bw :
+			    host_link_bw(x));
+}
+
 /* Transformer Engine's activation offload, as Megatron-Core's
  * cpu_offloading runs it (TransformerBlock: get_cpu_offload_context
  * (cpu_offloading, cpu_offloading_num_layers, num_layers, ...);
@@ -1207,7 +1226,7 @@ static double act_offload_time(int L, int n, double t, double lf,
 		}
 		w = i == 0 ? wm : wm - prev;
 		prev = wm;
-		e += fmax(0.0, t - w * lf) + fmax(0.0, t - w * lb);
+		e += copy_excess(t, w * lf, w * lb);
 	}
 	return e;
 }
@@ -1252,7 +1271,7 @@ static double ckpt_offload_stream_time(int L, double t, double lf,
 {
 	if (L <= 0 || !(t > 0))
 		return 0.0;
-	return L * (fmax(0.0, t - lf) + fmax(0.0, t - lb));
+	return L * copy_excess(t, lf, lb);
 }
 
 /* FSDP2's whole gradients (grads_whole: full_shard under
@@ -1768,14 +1787,12 @@ TRAIN_INLINE int step_of(phase *ph, const gp_model *m,
 		int L = sbase[jw].layers;
 
 		pp.act_off = act_offload_time(L, c->mem.act_offload_layers,
-			out->mem.act_layer / (c->act_offload_bw > 0 ?
-				c->act_offload_bw : host_link_bw(x)),
+			offload_layer_time(x, c, out->mem.act_layer),
 			sbase[jw].lfwd / L, sbase[jw].lbwd / L);
 	}
 	if (ph->ckpt_off && jw >= 0) {
 		int L = sbase[jw].layers;
-		double t = out->mem.act_layer / (c->act_offload_bw > 0 ?
-			c->act_offload_bw : host_link_bw(x));
+		double t = offload_layer_time(x, c, out->mem.act_layer);
 
 		pp.act_off += c->ckpt_offload_streams && L > 0 ?
 			ckpt_offload_stream_time(L, t, sbase[jw].lfwd / L,
