@@ -11,7 +11,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(8)
+t.plan(9)
 
 -- AMD's MLPerf v5.0 MI300X layout (config_MI300X_1x8x1.sh: TP 1, MBS 1,
 -- seq 8192, LoRA rank 16 on linear_qkv and linear_proj, adapter dropout
@@ -75,3 +75,14 @@ local a8 = gp.train(t.with(amd, { weights = "fp8" }))
 t.ok(a8.fits, string.format("AMD's MI300X LoRA layout fits with the fp8 base (%.1f GiB of %.1f)",
                             a8.memory.total / 2^30, a8.memory.capacity / 2^30))
 t.ok(not gp.train(amd).fits, "and not with a bf16 base")
+
+-- The train predictor hands a case's workload.weight_dtype to gp.train as
+-- its weights (validate: SCHEMA.md, a train case's lora/qlora frozen
+-- base): AMD's MI300X row states "fp8" (its yaml's fp8_params).
+local amd_case
+for _, c in ipairs(t.shipped_cases()) do
+  if c.id == "mlperf-t50-llama2-70b-lora-amd-mi300x-n1" then amd_case = c end
+end
+local seen = amd_case and t.handed(amd_case)
+t.ok(seen and seen.weights == "fp8" and seen.method == "lora",
+     "a train case's weight_dtype reaches gp.train as its weights")
