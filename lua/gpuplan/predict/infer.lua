@@ -785,6 +785,10 @@ local function serve_case(case, cat, model, defaults)
     -- prefill case states a rate
     ttft_ms = phase == nil and r.ttft_s and r.ttft_s * 1e3 or nil,
   }
+  if metric == "ttft_ms" and phase ~= nil then
+    return nil, "metric ttft_ms: workload.phase " .. tostring(phase) .. " measures one pool alone, "
+      .. "which has no colocated TTFT (a prefill pool states input_tokens_per_s_per_gpu)"
+  end
   if pick[metric] == nil then return nil, "metric " .. tostring(metric) .. " is not a MoE serving metric" end
   -- r.batch is a replica's (results.lua); the case states a GPU's
   local per_gpu = r.batch_per_gpu
