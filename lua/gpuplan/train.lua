@@ -598,7 +598,7 @@ local function step_choices(o, p, cfg, sweep, default)
   -- ckpt_offload_stream_time): a way of running checkpoint_offload's, so
   -- without it there is nothing to run that way.
   if o.checkpoint_offload_streams and not o.checkpoint_offload then
-    fail("train: checkpoint_offload_streams runs checkpoint_offload's copies on a side "
+    usage("train: checkpoint_offload_streams runs the copies of checkpoint_offload on a side "
       .. "stream: it needs checkpoint_offload = true")
   end
   cfg.ckpt_offload_streams = o.checkpoint_offload_streams == true

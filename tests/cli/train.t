@@ -370,6 +370,17 @@ my ($ckn, undef, $ekn) = run_gp('train', @ck, '--checkpoint-offload');
 is($ckn, 2, '--checkpoint-offload without --recompute full: exit 2');
 like($ekn, qr/^gpuplan: train: --checkpoint-offload moves the checkpoints full recompute keeps .*give --recompute full \(got --recompute none\)/m,
      'refused, naming both flags');
+# --checkpoint-offload-streams is a way of running --checkpoint-offload's
+# copies: without it, refused naming both flags, a usage error (exit 2) as
+# the other options that do not go together; a value after it is refused.
+my ($cks, undef, $eks) = run_gp('train', @ck, '--recompute', 'full', '--checkpoint-offload-streams');
+is($cks, 2, '--checkpoint-offload-streams without --checkpoint-offload: exit 2');
+like($eks, qr/^gpuplan: train: --checkpoint-offload-streams runs the copies of --checkpoint-offload on a side stream: it needs --checkpoint-offload$/m,
+     'refused, naming both flags as flags');
+my ($ckv, undef, $ekv) = run_gp('train', @ck, '--recompute', 'full', '--checkpoint-offload',
+                                '--checkpoint-offload-streams=yes');
+is($ckv, 2, '--checkpoint-offload-streams=yes: exit 2');
+like($ekv, qr/option '--checkpoint-offload-streams' takes no value/, 'it takes no value');
 # fit: the checkpoints on the host leave the model states on the GPU, so
 # the grads row keeps no ZeRO-Offload note (it read "DeepSpeed gradient
 # bucket (5e8 elements)" at the full 14.96 GiB of bf16 grads) and the

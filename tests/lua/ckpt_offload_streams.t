@@ -50,5 +50,5 @@ t.ok(n2.step_s > n0.step_s and n2.step_s < n1.step_s,
      "copies longer than the compute: the excess added, less than 2 L t")
 
 t.raises(function() train { checkpoint_offload_streams = true } end,
-  "checkpoint_offload_streams runs checkpoint_offload's copies on a side stream: it needs "
+  "checkpoint_offload_streams runs the copies of checkpoint_offload on a side stream: it needs "
   .. "checkpoint_offload = true", "without checkpoint_offload: refused, naming it", true)
