@@ -1429,6 +1429,12 @@ function M.setup(o, sweep)
         gpu.host_link and "catalog host_link" or "the GPU's PCIe link"))
     end
   end
+  -- Where the checkpoints' copies run, said where the job did not say
+  -- (engine/train.c ckpt_offload_time against ckpt_offload_stream_time).
+  if cfg.checkpoint_offload and o.checkpoint_offload_streams == nil then
+    default("checkpoint_offload_streams=false (the copies on the compute stream, "
+      .. "save_on_cpu's and DeepSpeed's)")
+  end
   if o.delayed_update ~= nil and type(o.delayed_update) ~= "boolean" then
     fail("train: delayed_update must be a boolean (got %s)", type(o.delayed_update))
   end

@@ -366,6 +366,8 @@ like($ok1, qr/host memory \(offload\): 0\.50 GiB per GPU .*activations 0\.50 GiB
      'the host holds the 32 checkpoints');
 like($ok1, qr/checkpoint offload over the host link at 25\.2 GB\/s a direction/,
      'the defaults line states the host link');
+like($ok1, qr/--no-checkpoint-offload-streams \(the copies on the compute stream/,
+     'the defaults line states where the copies run (the 42.6 ms is the compute-stream way)');
 my ($ckn, undef, $ekn) = run_gp('train', @ck, '--checkpoint-offload');
 is($ckn, 2, '--checkpoint-offload without --recompute full: exit 2');
 like($ekn, qr/^gpuplan: train: --checkpoint-offload moves the checkpoints full recompute keeps .*give --recompute full \(got --recompute none\)/m,
