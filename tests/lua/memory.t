@@ -5,7 +5,7 @@ local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 local core = require "gpuplan.core"
 
-t.plan(157)
+t.plan(159)
 
 local GiB = 2 ^ 30
 -- Llama-2-7B params: 32 (4 h^2 + 3 h f + 2h) + h + 2 V h = 6,738,415,616.
@@ -296,6 +296,14 @@ do
   t.near(pq.value, 36345668624 / GiB, 1e-9, "paged_optimizer false: the 8-bit states counted, 33.85 GiB")
   t.ok(has(pq.defaults, "optimizer=adam8bit") and not has(pq.defaults, "paged_optimizer=true"),
        "the case's paged_optimizer over the profile's")
+  -- The recipe follows the case's dtype (predict/case.lua
+  -- torchtune_recipe, the train profile's rule): fp32 stated, the fp32
+  -- recipe; fp16 the recipes refuse, and so does the predictor.
+  local q32 = predict(case("torchtune", "full", { framework = "torchtune", precision = "fp32" }), cat)
+  t.ok(q32 and has(q32.defaults, "recipe=fp32"), "torchtune, dtype fp32: the fp32 recipe")
+  local q16, why16 = predict(case("torchtune", "full", { framework = "torchtune", precision = "fp16" }), cat)
+  t.ok(q16 == nil and tostring(why16):find("torchtune's recipes refuse it", 1, true) ~= nil,
+       "torchtune, dtype fp16: refused as its recipes refuse it")
   -- PEFT example script: seq 64, batch 8 unless stated.
   local c = case("Hugging Face PEFT README", "lora", { framework = "peft" })
   c.workload.seq_len, c.parallel.micro_batch = nil, nil

@@ -287,6 +287,21 @@ function M.causal_flops_since(fw, case)
   return nil
 end
 
+-- torchtune's recipes build the model in the config's dtype ("with
+-- training.set_default_dtype(self._dtype), self._device: model = ...")
+-- and keep no master copy: the bf16 recipe, or fp32 where the case
+-- states fp32 (tf32 matmuls on it).  float16 they refuse: "full fp16
+-- training is not supported with this recipe. Please use bf16 or fp32
+-- instead." (recipes/full_finetune_single_device.py and the other
+-- recipes' __init__).  The train and memory predictors' torchtune
+-- profiles take the recipe; M.TORCHTUNE_FP16 is their refusal.
+function M.torchtune_recipe(o)
+  if o.precision == "fp32" or o.precision == "tf32" then return "fp32" end
+  return "bf16"
+end
+M.TORCHTUNE_FP16 = "workload.precision fp16: torchtune's recipes refuse it (\"full fp16 "
+  .. "training is not supported with this recipe. Please use bf16 or fp32 instead.\")"
+
 function M.profile(o, model, sets, defaults)
   local taken = {}
   for _, set in ipairs(sets) do

@@ -90,8 +90,9 @@ local PROFILES = {
       -- recompute = "auto", with no margin (below).
       { "recompute", "auto", "README rows: fastest run that fits the card" },
       -- dtype: bf16 -- the model and the optimizer states in bf16, no
-      -- fp32 master copy.
-      { "recipe", "bf16", "dtype: bf16 (no fp32 master)" },
+      -- fp32 master copy; fp32 where the case states it
+      -- (case_.torchtune_recipe, the train profile's rule).
+      { "recipe", case_.torchtune_recipe, "dtype: the case's (bf16, or fp32; no fp32 master)" },
       -- loss CEWithChunkedOutputLoss (torchtune/modules/loss): the
       -- output projection in num_output_chunks = 8 bf16 chunks, each
       -- upcast to fp32 inside the compiled compute_cross_entropy, "only
@@ -296,6 +297,9 @@ local function predict(case, cat)
   -- deepspeed, pytorch-fsdp), so a memory case is sized on the stack its
   -- training sibling is priced on.
   local fw = case_.framework(case)
+  if fw == "torchtune" and o.method ~= "infer" and o.precision == "fp16" then
+    return nil, case_.TORCHTUNE_FP16
+  end
   if fw then
     if TRAIN_STACKS[fw] and not PROFILES[fw] then PROFILES[fw] = train_profile(fw) end
     local prof = PROFILES[fw]

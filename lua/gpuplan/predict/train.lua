@@ -622,18 +622,13 @@ local PROFILES = {
   -- parameters' dtype (torch.optim.AdamW's zeros_like(p)): the bf16
   -- recipe's state bytes, which the optimizer step reads and writes.
   -- Compile is the config's "compile: False" unless the run says so:
-  -- the case states its kernels.  The recipe follows the case's dtype:
-  -- a case that states fp32 ("dtype: fp32") holds parameters and states
-  -- in fp32, again with no master copy; fp16 the recipes refuse ("full
-  -- fp16 training is not supported with this recipe. Please use bf16 or
-  -- fp32 instead.", recipes/full_finetune_single_device.py and the other
-  -- recipes' __init__), and so does the predictor (predict below).
+  -- the case states its kernels.  The recipe follows the case's dtype
+  -- (case_.torchtune_recipe: fp32 where it states fp32; fp16 refused in
+  -- predict below, as the recipes refuse it).
   torchtune = {
     { "stack", "hf", "torchtune recipes: its own PyTorch modules, torch optimizers" },
-    { "recipe", function(o)
-        if o.precision == "fp32" or o.precision == "tf32" then return "fp32" end
-        return "bf16"
-      end, "dtype: the case's (bf16 or fp32 parameters and optimizer states, no fp32 master)" },
+    { "recipe", case_.torchtune_recipe,
+      "dtype: the case's (bf16 or fp32 parameters and optimizer states, no fp32 master)" },
     -- The README's "Memory and training speed" rows are each card's
     -- fastest run that fits (its maintainers "capture lowest memory
     -- utilization AND peak tokens/sec", pytorch/torchtune issue #925),
@@ -1044,12 +1039,9 @@ local function predict(case, cat)
     o.nics = v(hw.nics_per_node) or v(hw.gpus_per_node) or 8
   end
   if vocab_note then defaults[#defaults + 1] = vocab_note end
-  -- torchtune's recipes stop on a float16 dtype (the torchtune profile's
-  -- recipe above): no torchtune run trained in fp16.
-  if fw == "torchtune" and o.precision == "fp16" then
-    return nil, "workload.precision fp16: torchtune's recipes refuse it (\"full fp16 training is "
-      .. "not supported with this recipe. Please use bf16 or fp32 instead.\")"
-  end
+  -- torchtune's recipes stop on a float16 dtype (case_.torchtune_recipe):
+  -- no torchtune run trained in fp16.
+  if fw == "torchtune" and o.precision == "fp16" then return nil, case_.TORCHTUNE_FP16 end
   if fw then
     defaults[#defaults + 1] = "stack profile=" .. fw
     case_.profile(o, model, PROFILES[fw], defaults)
