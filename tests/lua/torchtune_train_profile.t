@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(9)
+t.plan(11)
 
 -- The README "Optimization flags" shape: Llama 3.2 3B, one A100, batch
 -- 2 packed to 4096, compiled, activation checkpointing.
@@ -44,6 +44,15 @@ local pred, why = require("gpuplan.predict.train")(case, gp.catalog())
 t.ok(pred == nil, "dtype fp16: not predicted")
 t.like(why or "", "torchtune's recipes refuse it", "the reason names torchtune's refusal", true)
 case.workload.precision = "bf16"
+-- Sharded over 2 GPUs (zero 3): the distributed recipes' fully_shard,
+-- FSDP2, not the hf stack's FSDP1 default; one GPU shards nothing.
+t.ok(t.handed(case).fsdp_version == nil, "one GPU: no FSDP version handed")
+case.hardware.gpus, case.hardware.gpus_per_node = 2, 2
+case.parallel.dp, case.parallel.zero, case.parallel.global_batch = 2, 3, 4
+seen = t.handed(case)
+t.ok(seen and seen.fsdp_version == 2, "zero 3 on 2 GPUs: fully_shard (FSDP2)")
+case.hardware.gpus, case.hardware.gpus_per_node = 1, 1
+case.parallel.dp, case.parallel.zero, case.parallel.global_batch = 1, nil, 2
 case.workload.framework = nil
 seen = t.handed(case)
 t.ok(seen and seen.recipe == nil, "no framework named: no recipe handed (gp.train's mixed-16 default)")

@@ -629,6 +629,13 @@ local PROFILES = {
     { "stack", "hf", "torchtune recipes: its own PyTorch modules, torch optimizers" },
     { "recipe", case_.torchtune_recipe,
       "dtype: the case's (bf16 or fp32 parameters and optimizer states, no fp32 master)" },
+    -- The distributed recipes shard with training.shard_model, which
+    -- calls fully_shard (pytorch/torchtune@0696355d torchtune/training/
+    -- _distributed.py: "from torch.distributed._composable.fsdp import
+    -- CPUOffloadPolicy, fully_shard"): FSDP2, where the hf stack's
+    -- default is Accelerate's FSDP1.
+    { "fsdp_version", 2, "training.shard_model: fully_shard (FSDP2)",
+      function(o) return o.fsdp ~= nil or (o.zero or 0) >= 2 end },
     -- The README's "Memory and training speed" rows are each card's
     -- fastest run that fits (its maintainers "capture lowest memory
     -- utilization AND peak tokens/sec", pytorch/torchtune issue #925),
