@@ -92,7 +92,7 @@ local PROFILES = {
       -- dtype: bf16 -- the model and the optimizer states in bf16, no
       -- fp32 master copy; fp32 where the case states it
       -- (case_.torchtune_recipe, the train profile's rule).
-      { "recipe", case_.torchtune_recipe, "dtype: the case's (bf16, or fp32; no fp32 master)" },
+      { "recipe", case_.torchtune_recipe, "dtype: the case's, bf16 or fp32 (no fp32 master)" },
       -- loss CEWithChunkedOutputLoss (torchtune/modules/loss): the
       -- output projection in num_output_chunks = 8 bf16 chunks, each
       -- upcast to fp32 inside the compiled compute_cross_entropy, "only
