@@ -8,7 +8,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(6)
+t.plan(8)
 
 local function train(o)
   local b = { model = "llama3-8b", gpu = "a100-sxm-80gb", gpus = 1, seq = 2048, batch = 1,
@@ -31,11 +31,16 @@ t.near(r2.step_s, r0.step_s, 1e-9, "side-stream copies under a layer's compute a
 t.near(r2.memory.total, r1.memory.total, 1e-9, "the same memory: only where the copies run moves")
 
 -- A narrow model (hidden 128, one head, 512 sequences of 512 tokens):
--- a checkpoint is 512 x 512 x 128 x 2 B = 67,108,864 B, t = 2.661 ms,
--- longer than a layer's compute (24 h^2 = 393,216 FLOP a token, 0.10
--- TFLOP a layer, well under a ms), so the excess shows -- but less than
--- the compute-stream copies' 2 L t = 2 x 16 x 2.661 ms = 85.16 ms, which
--- the compute-stream run adds whole (1e-9: the same sums).
+-- a checkpoint is 512 x 512 x 128 x 2 B = 67,108,864 B, t = 2.661 ms over
+-- the 25.216 GB/s link (PCIe Gen4 x16: 16 x 0.985 GB/s x 2 x 0.8,
+-- gpuplan.comm host_link_bw, tests/lua/ckpt_offload.t), longer than a
+-- layer's forward (its ops' forward, about 2.4 ms: the 262,144 tokens'
+-- norms and activations at 128 wide are memory-bound, well above the
+-- 0.10 TFLOP of its 24 h^2 matmul FLOP a token) but shorter than its
+-- backward (about 4.3 ms, the re-run forward and the gradients), so the
+-- copy out shows its excess and the copy back hides -- less than the
+-- compute-stream copies' 2 L t = 2 x 16 x 2.661 ms = 85.16 ms, which the
+-- compute-stream run adds whole (1e-9: the same sums).
 local narrow = { layers = 16, hidden = 128, heads = 1, ffn_hidden = 512, vocab = 512 }
 local function n(o)
   local b = { model = narrow, seq = 512, batch = 512, global_batch = 512, kernels = "fused" }
@@ -48,6 +53,16 @@ t.near(n1.step_s - n0.step_s, 2 * 16 * 512 * 512 * 128 * 2 / (16 * 0.985e9 * 2 *
        "compute-stream copies: 2 L t = 85.16 ms")
 t.ok(n2.step_s > n0.step_s and n2.step_s < n1.step_s,
      "copies longer than the compute: the excess added, less than 2 L t")
+-- Exactly: L (max(0, t - lf) + max(0, t - lb)) with lf, lb a layer's
+-- forward and backward as the step's ops give them (t.layer_fwd, the ops'
+-- bwd summed); 1e-9: the same sums in another order.
+local lf, lb = t.layer_fwd(n0), 0
+for _, o in ipairs(n0.ops) do lb = lb + o.bwd end
+local tc = 512 * 512 * 128 * 2 / (16 * 0.985e9 * 2 * 0.8)
+t.near(n2.step_s - n0.step_s, 16 * (math.max(0, tc - lf) + math.max(0, tc - lb)), 1e-9,
+       string.format("side-stream copies: 16 x (%.3f - %.3f ms) forward, the backward's "
+                     .. "%.3f ms hides the copy back", tc * 1e3, lf * 1e3, lb * 1e3))
+t.ok(lf < tc and tc < lb, "the case it tests: a copy longer than the forward, shorter than the backward")
 
 t.raises(function() train { checkpoint_offload_streams = true } end,
   "checkpoint_offload_streams runs the copies of checkpoint_offload on a side stream: it needs "
