@@ -134,6 +134,8 @@ const lgp_desc lgp_optim_desc = { "optimizer", optim_fields };
 	F_BOOL("eager_softmax", offsetof(S, P eager_softmax), 0),         \
 	F_BOOL("eager_norm", offsetof(S, P eager_norm), 0),               \
 	F_BOOL("attn_clamp", offsetof(S, P attn_clamp), 0),               \
+	F_BOOL("autocast", offsetof(S, P autocast), 0),                   \
+	F_INT("act_split_proj", offsetof(S, P split_proj), 0, 0, 3),       \
 	F_NUM("act_bytes", offsetof(S, P act_bytes), 0),                  \
 	F_NUM("logit_bytes", offsetof(S, P logit_bytes), 0),              \
 	F_BOOL("fused_linear_ce", offsetof(S, P fused_linear_ce), 0),     \

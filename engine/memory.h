@@ -98,6 +98,12 @@ typedef struct gp_train_cfg {
 				  * fp32 copy of their input (act.h) */
 	int attn_clamp;          /* eager attention clamps the masked
 				  * scores (act.h) */
+	int autocast;            /* fp32 weights under torch.autocast:
+				  * fp32 stream and norms, a 16-bit cast
+				  * per linear (act.h) */
+	int split_proj;          /* under autocast, the linears of their
+				  * own: GP_SPLIT_QKV, GP_SPLIT_MLP
+				  * (train.h; act.h) */
 	double act_bytes;        /* 0: the recipe's activation bytes */
 	double logit_bytes;      /* bytes per vocab entry per token kept for
 				  * the loss; 0 = 4 (fp32 logits,

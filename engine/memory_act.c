@@ -391,9 +391,59 @@ typedef struct act_ctx {
 	double s, sk, b, t, A, rep, par, cf, tok, lora;
 	double L, Lo;  /* bytes of a kept linear input; of the o input */
 	double Ls;     /* bytes of the (MoE) SwiGLU input */
+	double N;      /* bytes of a norm's input, the residual stream */
+	double cq, cm; /* 16-bit copies kept of the attention's and the
+			* dense MLP's input: one, or under autocast one
+			* per linear reading it (act_autocast) */
 	unsigned tg, rm;
 	int lqkv, lo, lmlp, ld;
 } act_ctx;
+
+/* torch.autocast over fp32 weights (c->autocast): nanoVLM's training
+ * loop (huggingface/nanoVLM measure_vram.py and train.py at 91a3b93,
+ * "with torch.autocast(device_type='cuda', dtype=torch.bfloat16)" over
+ * a model left in fp32), and the Hugging Face Trainer's bf16/fp16 amp
+ * over a model loaded in fp32.  What changes against a model whose
+ * weights are 16-bit, from PyTorch's autocast (aten/src/ATen/autocast_
+ * mode.cpp and the "CUDA Ops that can autocast to float16" / "to
+ * float32" lists of the Automatic Mixed Precision docs, docs.pytorch.org
+ * /docs/stable/amp.html):
+ *  - the residual stream is fp32: the embedding's output is fp32 (its
+ *    weight is), and each residual add of an fp32 tensor and a 16-bit
+ *    linear output promotes to fp32 ("ops not listed ... run in the
+ *    type that type promotion produces"; add is not listed).  So a
+ *    norm's input, which its backward keeps, is 4 B an element: an
+ *    fp32-policy layer_norm (listed "to float32") saves its fp32 input;
+ *    an eager RMSNorm (LlamaRMSNorm; nanoVLM's models/language_model.py
+ *    RMSNorm, "irms = torch.rsqrt(torch.mean(x ** 2, ...)); x = x *
+ *    irms * self.weight": pow, mean, mul are not listed) runs in fp32
+ *    and keeps its fp32 input and the fp32 normalised tensor its weight
+ *    multiplies (mem_norm_bytes with A = 4: 4 + 4);
+ *  - a linear ("linear" and "matmul" listed "to float16") casts its
+ *    fp32 input to the 16-bit type inside the op and its backward keeps
+ *    that cast: the cast cache holds only leaf tensors ("cached_cast ...
+ *    can_try_cache = (to_type == get_lower_precision_fp_from_device_type
+ *    ... && arg.is_leaf() && !arg.is_view() && cache_enabled", autocast_
+ *    mode.h), the weights, so each linear reading the norm's output
+ *    makes and keeps its own copy: three for separate q, k, v linears
+ *    (split_proj qkv), two for a gated MLP's separate gate and up
+ *    (split_proj mlp), one for a fused projection.  The linears'
+ *    outputs are 16-bit, so what follows them (q, k, v, the attention
+ *    output, the activation's tensors, the down projection's input) is
+ *    priced at A as before.
+ * The layer input a full recompute keeps is the fp32 stream: 4 B.
+ * Only where the base trains: a frozen linear keeps no cast (its
+ * weight needs no gradient), the adapters' own inputs are not priced
+ * here (gp.memory refuses autocast with LoRA). */
+static void act_autocast(const gp_model *m, const gp_act_cfg *c,
+			 act_ctx *x)
+{
+	int on = c->autocast && !c->frozen;
+
+	x->N = on ? 4.0 : x->A;
+	x->cq = on && (c->split_proj & 1) && x->w.latent == 0 ? 3.0 : 1.0;
+	x->cm = on && (c->split_proj & 2) && m->ffn_gated ? 2.0 : 1.0;
+}
 
 static void act_ctx_of(const gp_model *m, const gp_act_cfg *c, act_ctx *x)
 {
@@ -441,6 +491,7 @@ static void act_ctx_of(const gp_model *m, const gp_act_cfg *c, act_ctx *x)
 	x->rm = c->recompute == GP_RECOMPUTE_FULL ? 0u : c->recompute_modules;
 	x->k.A = x->L;
 	x->k.r = c->frozen ? c->lora_rank : 0;
+	act_autocast(m, c, x);
 	tg = x->tg = c->frozen && c->lora_rank > 0 ? c->lora_targets : 0;
 	x->lqkv = nbits(tg & (GP_LORA_Q | GP_LORA_K | GP_LORA_V));
 	x->lo = nbits(tg & GP_LORA_O);
@@ -492,7 +543,7 @@ static void act_attention(const gp_model *m, const gp_act_cfg *c,
 	 * not its weight trains.  A layer whose input needs no grad (the
 	 * first one above a frozen embedding) keeps no first-norm input. */
 	out->norms = (c->input_nograd ? 1.0 : 2.0) * m->hidden *
-		mem_norm_bytes(m, c->eager_norm, c->frozen, A) * tok * rep;
+		mem_norm_bytes(m, c->eager_norm, c->frozen, x->N) * tok * rep;
 	/* QKV input (the first norm's output) is replicated; Q, K, V and
 	 * the projection input are split over heads.  Core attention
 	 * (flash or the unfused QK^T and softmax.V) keeps Q, K, V
@@ -500,7 +551,7 @@ static void act_attention(const gp_model *m, const gp_act_cfg *c,
 	 * The projection input is the attention output, which flash keeps
 	 * anyway (Dao et al. 2022 Algorithm 2 saves O); unfused, it is
 	 * kept only when the projection keeps its input. */
-	in_qkv = keep_input(&x->k, m->hidden * rep, lqkv, &x->lora);
+	in_qkv = keep_input(&x->k, m->hidden * rep, lqkv, &x->lora) * x->cq;
 	o_in = c->flash ? w->o * par * x->Lo :
 		keep_input(&x->k, w->o * par, lo, &x->lora) * x->Lo / x->L;
 	if (c->flash)
@@ -626,7 +677,8 @@ static void act_mlp(const gp_model *m, const gp_act_cfg *c, int moe,
 	 * per-op intermediates split over t. */
 	down = x->k.base || (ld > 0 && !x->k.drop);
 	if (!moe) {
-		in_mlp = keep_input(&x->k, m->hidden * rep, lmlp, &x->lora);
+		in_mlp = keep_input(&x->k, m->hidden * rep, lmlp,
+				    &x->lora) * x->cm;
 		(void)keep_input(&x->k, w->dense_f * par, ld, &x->lora);
 		if (x->rm & GP_RECMOD_LAYERNORM) {
 			out->rebuilt += tok * in_mlp;
@@ -927,7 +979,7 @@ int mem_act_kind(const gp_model *m, const gp_act_cfg *c, int kind,
 		else
 			act_mamba(m, &x, out);
 		out->norms = m->hidden * mem_norm_bytes(m, c->eager_norm,
-			c->frozen, A) * tok * rep;
+			c->frozen, x.N) * tok * rep;
 	} else {
 		act_attention(m, c, &x, out);
 		act_mlp(m, c, moe, &x, out);
@@ -963,8 +1015,8 @@ int mem_act_kind(const gp_model *m, const gp_act_cfg *c, int kind,
 		break;
 	case GP_RECOMPUTE_FULL:
 		/* Only the layer input survives (Table 2: 2sbh; split over
-		 * t when SP keeps it sharded). */
-		out->total = m->hidden * A * tok * rep;
+		 * t when SP keeps it sharded); fp32 under autocast. */
+		out->total = m->hidden * x.N * tok * rep;
 		break;
 	default:
 		/* Korthikanti sec. 5: the core attention recomputed

@@ -138,6 +138,17 @@ typedef struct gp_act_cfg {
 			      * backward keeps the source (LitGPT
 			      * LoRAQKVLinear.zero_pad): the adapted
 			      * widths are kept per token */
+	int autocast;        /* 1: fp32 weights trained under
+			      * torch.autocast (bf16 or fp16): the
+			      * residual stream and the norms' tensors
+			      * are fp32, each linear keeps its own
+			      * 16-bit cast of its input (act.c
+			      * act_autocast) */
+	int split_proj;      /* under autocast, the projections that are
+			      * linears of their own, each casting the
+			      * shared input: 1 q, k and v; 2 the gated
+			      * MLP's gate and up; 3 both (train.h
+			      * GP_SPLIT_QKV, GP_SPLIT_MLP) */
 	double enc_len;      /* a decoder layer of an encoder-decoder
 			      * model: encoder tokens per sequence its
 			      * cross-attention reads (> 0 adds the

@@ -60,6 +60,13 @@ static int vision_act(const gp_model *m, const gp_acts_key *k, double A,
 		(GP_RECMOD_CORE_ATTN | GP_RECMOD_LISTED);
 	ac.eager_swiglu = k->ac.eager_swiglu;
 	ac.eager_softmax = k->ac.eager_softmax;
+	/* Under autocast the tower's stream and LayerNorms are fp32 as
+	 * the decoder's (memory_act.c act_autocast); its projections are
+	 * counted fused, one cast of each norm's output (nanoVLM's
+	 * ViTMultiHeadAttention "self.qkv_proj = nn.Linear(self.embd_dim,
+	 * 3 * self.embd_dim, bias=True)", a plain fc1 MLP): the model's
+	 * split_proj describes its decoder. */
+	ac.autocast = k->ac.autocast;
 	if (mem_act_layer(&v, &ac, 0, &al, err))
 		return GP_EINVAL;
 	*saved += v.layers * al.total;
@@ -130,6 +137,8 @@ static void act_cfg_of(const gp_model *m, const gp_train_cfg *c,
 	ac->eager_norm = c->eager_norm;
 	ac->eager_softmax = c->eager_softmax;
 	ac->attn_clamp = c->attn_clamp;
+	ac->autocast = c->autocast;
+	ac->split_proj = c->split_proj;
 	ac->fused_qkv_view = c->fused_qkv_view;
 	ac->kv_repeat = c->kv_repeat;
 	ac->sac_attn_recompute = c->sac_attn_recompute;

@@ -921,12 +921,30 @@ static double stage_activations(const gp_model *m,
 		 * zeroed, the target entries written) and log_softmax's
 		 * gradient written while the other three live: 4 A a
 		 * logit where no logit_bytes is stated. */
+		/* Under autocast (c->autocast, fp32 weights) the head
+		 * returns 16-bit logits and F.cross_entropy runs
+		 * log_softmax in fp32 (PyTorch autocast_mode.h
+		 * AT_FORALL_FP32_SET_OPT_DTYPE lists log_softmax:
+		 * "fp32_set_opt_dtype", its dtype set to float; nll_loss
+		 * in AT_FORALL_FP32): its saved output is fp32, and at the
+		 * loss's backward nll_loss's dense gradient and
+		 * log_softmax's gradient, both fp32, live beside it (as
+		 * for the replicated logits above), with the 16-bit
+		 * logits the caller holds (nanoVLM's forward returns
+		 * them, measure_vram.py "_, loss = model(...)" keeps them
+		 * across loss.backward()): A + 3 x 4 B a logit. */
 		double lb = c->logit_bytes > 0 ? c->logit_bytes :
-			c->replicated_logits ? 4.0 * A : 4.0;
+			c->replicated_logits ? 4.0 * A :
+			c->autocast && !c->llm_frozen && c->lora_rank == 0 ?
+			A + 12.0 : 4.0;
 		double vsh = c->replicated_logits ? 1.0 : y->tp;
 		double nin = c->lora_rank > 0 && !qhead ? 1.0 : 2.0;
-		double fn = mem_norm_bytes(m, c->eager_norm,
-					   c->lora_rank > 0 || c->llm_frozen, A);
+		int fz = c->lora_rank > 0 || c->llm_frozen;
+		/* under autocast the final norm reads the fp32 stream and
+		 * keeps fp32 tensors (memory_act.c act_autocast); the head
+		 * keeps its 16-bit cast of the norm's output (the A). */
+		double fn = mem_norm_bytes(m, c->eager_norm, fz,
+					   c->autocast && !fz ? 4.0 : A);
 
 		o->bytes[GP_MEM_LOGITS] = tok * ((fn + (nin - 1.0) * A) *
 			m->hidden / (c->lay.sp ? y->tp : 1) +

@@ -453,7 +453,8 @@ M.METHODS = METHODS
 --   paged_optimizer, grads_in_bwd, fused_qkv_view, lora_zero_pad, quant_head, kv_repeat,
 --   sac_attn_recompute (booleans,
 --   memory.h gp_train_cfg), stack (megatron|deepspeed|hf), logit_bytes,
---   eager_swiglu, eager_softmax, eager_norm, partition (auto|uniform|parameters|type:transformer|
+--   eager_swiglu, eager_softmax, eager_norm, autocast (boolean: fp32 weights under
+--   torch.autocast), partition (auto|uniform|parameters|type:transformer|
 --   type:transformer|embedding: layers per pipeline stage), images (per
 --   sequence, vision-language models; seq counts their tokens),
 --   train_vision (boolean: the ViT tower trains), video_frames (frames per
@@ -1458,6 +1459,38 @@ local function prepare_recipe(o, cfg, model, gpu, method, stack, dflt, defaults)
         .. "not priced that way: leave optimizer_impl out", tostring(cfg.optimizer.id))
     end
     if stack ~= "deepspeed" and not lora then cfg.foreach_step = 0.5 end
+  end
+  -- autocast, stated: fp32 weights trained under torch.autocast (nanoVLM's
+  -- loop, "with torch.autocast(device_type='cuda', dtype=torch.bfloat16)"
+  -- over a model left in fp32): the residual stream and the norms' tensors
+  -- fp32, each linear its own 16-bit cast of its input (engine/memory_act.c
+  -- act_autocast); the model's split_proj says how many linears cast the
+  -- same input.  Stated only: a stack's bf16 says nothing of the dtype the
+  -- model was loaded in (a Trainer over a model loaded in bf16 runs no
+  -- cast at all).
+  if o.autocast ~= nil then
+    if type(o.autocast) ~= "boolean" then
+      fail("memory: autocast must be true or false (got %s)",
+        require("gpuplan.args").shown(o.autocast))
+    end
+    if o.autocast then
+      if precision ~= "bf16" and precision ~= "fp16" then
+        usage("memory: autocast casts fp32 weights' matmuls to bf16 or fp16: precision %s "
+          .. "runs no cast (leave autocast out)", tostring(precision))
+      end
+      if lora or stack == "megatron" then
+        usage("memory: autocast is priced for full training of fp32 weights under "
+          .. "torch.autocast: %s keeps 16-bit weights (leave autocast out)",
+          lora and "a LoRA base" or "stack megatron")
+      end
+      cfg.autocast = true
+      -- the loss's tensors under autocast (engine/memory_train.c: the
+      -- 16-bit logits, log_softmax's fp32 output and the two fp32
+      -- gradients of its backward) where no logit_bytes is stated: the
+      -- eager modules' 6 B is 16-bit weights' bf16 logits and their copy
+      if o.logit_bytes == nil then cfg.logit_bytes = 0 end
+      cfg.act_split_proj = ({ qkv = 1, mlp = 2, both = 3 })[model.split_proj or ""] or 0
+    end
   end
   if lora then
     cfg.lora_rank = lora_rank or dflt("lora_rank")

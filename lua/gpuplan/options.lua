@@ -622,6 +622,14 @@ opt { name = "optimizer_impl", type = "string", metavar = "I", lua_only = true,
     .. "stated only: foreach adds the step's copy of the second moment "
     .. "(_multi_tensor_adamw's torch._foreach_sqrt), the peak where the activations are smaller",
   suggest = { "optim_impl", "adam_impl" } }
+opt { name = "autocast", type = "boolean", lua_only = true, commands = TRAIN4,
+  help = "fp32 weights trained under torch.autocast (bf16 or fp16), as nanoVLM's loop and a "
+    .. "Trainer's amp over a model loaded in fp32 run them: gp.memory keeps the residual "
+    .. "stream and the norms' tensors in fp32 and one 16-bit cast of its input per linear "
+    .. "(three for separate q, k, v, two for separate gate and up: the model's split_proj); "
+    .. "stated only, default off (a stack's bf16 does not say the weights are fp32); full "
+    .. "training only",
+  suggest = { "amp", "torch_autocast", "fp32_weights" } }
 opt { name = "attn_where", type = "boolean", lua_only = true, commands = "train plan rl",
   help = "unfused eager attention (flash false) applies its causal mask with "
     .. "torch.where(causal_mask, scores, masked_bias) before adding the padding mask, as "

@@ -395,6 +395,8 @@ local case_schema = T.record {
     addmm_bias = declared("addmm_bias"),
     -- the Adam step's implementation (gp.train's optimizer_impl)
     optimizer_impl = declared("optimizer_impl"),
+    -- fp32 weights under torch.autocast (gp.memory's autocast)
+    autocast = declared("autocast"),
     -- false where the model's own code has no fused attention to run
     -- (gp.train's flash; Qwen-VL's remote QWenAttention always calls its
     -- matmul-softmax _attn)
@@ -628,6 +630,7 @@ M.WORKLOAD_READ = { dropout = set "train memory", unfused_loss = set "train",
                     lora_merged = set "train",
                     attn_where = set "train", attn_head_copies = set "train",
                     addmm_bias = set "train", optimizer_impl = set "train memory",
+                    autocast = set "memory",
                     fused_linear_ce = set "train memory",
                     replicated_logits = set "train memory",
                     paged_optimizer = set "train memory",

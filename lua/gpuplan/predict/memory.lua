@@ -237,6 +237,10 @@ local function predict(case, cat)
   -- workload.optimizer_impl): foreach adds the step's copy of the second
   -- moment (gp.memory reads it stated only).
   if o.method ~= "infer" then o.optimizer_impl = v(wl.optimizer_impl) end
+  -- fp32 weights trained under torch.autocast where the case's code says
+  -- (SCHEMA.md workload.autocast): the fp32 stream and norms, a cast per
+  -- linear (gp.memory reads it stated only).
+  if o.method ~= "infer" then o.autocast = v(wl.autocast) end
   -- Liger-Kernel's fused linear cross-entropy (SCHEMA.md
   -- workload.fused_linear_ce): one chunk of logits, not all of them.
   if o.method ~= "infer" then o.fused_linear_ce = v(wl.fused_linear_ce) end
