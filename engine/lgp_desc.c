@@ -154,6 +154,7 @@ const lgp_desc lgp_optim_desc = { "optimizer", optim_fields };
 	F_BOOL("fused_qkv_view", offsetof(S, P fused_qkv_view), 0),       \
 	F_BOOL("kv_repeat", offsetof(S, P kv_repeat), 0),                 \
 	F_BOOL("sac_attn_recompute", offsetof(S, P sac_attn_recompute), 0), \
+	F_BOOL("fsdp_root_gathered", offsetof(S, P fsdp_root_gathered), 0), \
 	F_INT("cp_ring", offsetof(S, P cp_ring), 0, 0, 2),               \
 	F_BOOL("cp_ulysses", offsetof(S, P cp_ulysses), 0),               \
 	F_BOOL("lora_zero_pad", offsetof(S, P lora_zero_pad), 0),         \

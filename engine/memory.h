@@ -211,6 +211,10 @@ typedef struct gp_train_cfg {
 				  * the copy's time (train_layer.c
 				  * kv_repeat_costs) and the query-wide K and
 				  * V kept (see gp_act_cfg) */
+	int fsdp_root_gathered;  /* PyTorch FSDP's root unit (the embedding
+				  * and the output layer) left gathered from
+				  * its forward to the backward (memory_train.c
+				  * stage_states) */
 	int sac_attn_recompute;  /* recompute op whose save list lacks the
 				  * fused attention's op (torchtitan's
 				  * _save_list before b39377f9f with SDPA's

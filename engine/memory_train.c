@@ -525,13 +525,51 @@ static void stage_states(const gp_model *m, const gp_train_cfg *c,
 		st->pg_on[0] = st->pg_on[1] = 0;
 	}
 	if (zero == 3) {
-		double gb = c->lora_rank > 0 ? frozen_bits / 8.0 : wb;
+		/* FSDP2 gathers each unit in MixedPrecisionPolicy's
+		 * param_dtype: the fp32 shard (fsdp2_fp32_shard) cast to
+		 * 16 bits ("all_gather_inputs = [self._sharded_param_data.
+		 * to(self.param_dtype)]"-style, _fsdp_param.py
+		 * all_gather_inputs), so a recipe with a master gathers
+		 * 2 B an element whatever extra low-precision copy the
+		 * recipe's weights price (torchao's float8 linears cast in
+		 * their forward; torchtitan's float8 all-gather is opt-in,
+		 * config_manager.py "--float8.enable_fsdp_float8_all_gather"
+		 * default False). */
+		double gb = c->lora_rank > 0 ? frozen_bits / 8.0 :
+			fsdp2_fp32_shard(c, sb) && !c->ds_zero &&
+			!c->llm_frozen ? 2.0 : wb;
 		double g = gb * (c->ds_zero ?
 			ds_gather_window(m, c, y, p, sh, first, last) : off ?
 			fmin(sh[SH_MINE], DS_REUSE_DISTANCE / 2.0 +
 			     per_layer_w) :
 			2.0 * per_layer_w);
 
+		/* PyTorch FSDP's root unit left gathered from its forward
+		 * to the backward (fsdp_root_gathered): torchtitan wraps
+		 * each block
+		 * (the last one "reshard_after_forward = int(layer_id) <
+		 * len(model.layers) - 1": the two layers above) and then
+		 * the model, "fully_shard(model, **fsdp_config,
+		 * reshard_after_forward=not pp_enabled)" (pytorch/
+		 * torchtitan 9dec370, parallelisms/parallelize_llama.py
+		 * apply_fsdp), so the root unit holds the embedding, the
+		 * final norm and the output layer, and PyTorch un-sets the
+		 * root's reshard anyway (torch/distributed/fsdp/
+		 * _fully_shard/_fsdp_state.py _lazy_init, torch 2.5-2.6:
+		 * "For the root, do not reshard after forward since for
+		 * training, the parameters would be freed and all-gathered
+		 * immediately" ... "self._fsdp_param_group.
+		 * post_forward_mesh_info = None"; torch 2.8 respects an
+		 * explicit reshard_after_forward=True, pytorch/pytorch
+		 * #154704, June 2025).  The ends' unsharded parameters,
+		 * in the gather's dtype (gb: FSDP2's param_dtype, bf16),
+		 * stay live over the turn from forward to backward,
+		 * where the activations peak.  Other roots reshard (not
+		 * priced). */
+		if (c->fsdp_root_gathered && !c->ds_zero && !off &&
+		    c->lora_rank == 0)
+			g += ((first ? p->embedding : 0) +
+			      (last ? p->lm_head : 0)) * gb / y->tp;
 		o->bytes[GP_MEM_PARAM_GATHER] += g;
 		if (st) {
 			st->pg[0] = g;

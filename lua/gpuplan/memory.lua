@@ -1258,7 +1258,7 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
   -- fused attention missing from recompute op's save list (torchtitan's
   -- _save_list before b39377f9f under SDPA's cuDNN backend).
   for _, k in ipairs { "paged_optimizer", "grads_in_bwd", "fused_qkv_view", "lora_zero_pad", "quant_head",
-                       "kv_repeat", "sac_attn_recompute" } do
+                       "kv_repeat", "sac_attn_recompute", "fsdp_root_gathered" } do
     if o[k] ~= nil and type(o[k]) ~= "boolean" then
       fail("%s must be a boolean (got %s)", k, tostring(o[k]))
     end

@@ -2156,6 +2156,18 @@ opt { name = "sac_attn_recompute", type = "flag", commands = "fit train plan", m
     .. "December 2025 on sm100: its _save_list held SDPA's flash and efficient ops, and "
     .. "its SDPA wrapper puts cuDNN's first there); needs recompute op and fused attention",
   suggest = { "sac_recompute_attention", "recompute_sdpa", "op_sac_attention" } }
+-- PyTorch FSDP's root unit left gathered (engine/memory_train.c
+-- stage_states): fully_shard before torch 2.8 un-set the root's
+-- reshard_after_forward whatever it was given ("For the root, do not
+-- reshard after forward since for training, the parameters would be freed
+-- and all-gathered immediately"; pytorch/pytorch#154704 and #155319, June
+-- 2025, respect an explicit reshard_after_forward=True from 2.8 on).
+opt { name = "fsdp_root_gathered", type = "flag", commands = "fit train plan", methods = TRAINING,
+  help = "FSDP's root unit -- the embedding, final norm and output layer where only the "
+    .. "blocks are wrapped on their own -- stays gathered (16-bit) from its forward through "
+    .. "the backward (torchtitan's fully_shard(model) under torch before 2.8, whose root "
+    .. "ignores reshard_after_forward=True); needs FSDP full_shard (zero 3) on stack hf",
+  suggest = { "root_unsharded", "fsdp_root_unsharded", "keep_root_gathered" } }
 -- Which PyTorch FSDP: Hugging Face Accelerate's FSDP plugin builds
 -- FSDP1 (FullyShardedDataParallel) unless its config gives
 -- fsdp_version: 2 (FullyShardedDataParallelPlugin, Accelerate v1.14

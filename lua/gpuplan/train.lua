@@ -462,7 +462,7 @@ local function step_choices(o, p, cfg, sweep, default)
   if cfg.vpp and cfg.vpp > 1 then cfg.schedule = "interleaved" end
   -- Overlaps: the stack's defaults, each overridable.
   local ov = M.OVERLAPS[cfg.stack] or M.OVERLAPS.hf
-  local flags = { "causal_flops", "embed_flops", "no_router_flops", "unfused_loss", "eager_loss", "emb_matmul", "lora_merged", "kv_repeat", "pad_mask", "async_tp_allreduce",
+  local flags = { "causal_flops", "embed_flops", "no_router_flops", "unfused_loss", "eager_loss", "emb_matmul", "lora_merged", "kv_repeat", "fsdp_root_gathered", "pad_mask", "async_tp_allreduce",
     "tp_input_per_linear",
     "unfused_permute", "unfused_act", "unfused_rope", "rope_seq_loop", "fused_grouped_mlp",
     "fp8_attention", "mlp_down_bf16", "tp_overlap_fp8_rs",
@@ -551,6 +551,7 @@ local function step_choices(o, p, cfg, sweep, default)
   end
   cfg.lora_merged = o.lora_merged == true
   cfg.kv_repeat = o.kv_repeat == true
+  cfg.fsdp_root_gathered = o.fsdp_root_gathered == true
   cfg.pad_mask = o.pad_mask == true
   -- (its type and range 0 to 1 checked where options.lua declares it).
   -- It prices the pads' one set of top-k experts in the Hugging Face

@@ -676,6 +676,19 @@ local PROFILES = {
   -- config_manager.py): FSDP2 over PyTorch modules compiled whole.
   torchtitan = {
     { "stack", "hf", "FSDP2 (fully_shard) on PyTorch modules" },
+    -- parallelize_llama.py apply_fsdp: "fully_shard(transformer_block,
+    -- **fsdp_config, ...)", "fully_shard(model, **fsdp_config, ...)" --
+    -- FSDP2, priced as such (engine/memory_train.c fsdp2_fp32_shard and
+    -- the ends the root keeps gathered; engine/train_stage.c fsdp_copies).
+    { "fsdp_version", 2, "parallelize_llama.py: fully_shard (FSDP2, per-parameter DTensor shards)",
+      function(o) return o.fsdp ~= nil or (o.zero or 0) >= 2 end },
+    -- parallelize_llama.py (9dec370, e7c0cae) wraps each block, then
+    -- "fully_shard(model, **fsdp_config, reshard_after_forward=not
+    -- pp_enabled)": the root unit holds the embedding, norm and output, and
+    -- torch before 2.8 keeps a root gathered whatever it is given.
+    { "fsdp_root_gathered", true, "fully_shard(model): the root (embedding, norm, output) "
+      .. "stays gathered to the backward (torch before 2.8)",
+      function(o) return o.fsdp ~= nil or (o.zero or 0) >= 3 end },
     { "kernels", "fused", "torch.compile (the runs' --training.compile)" },
     { "flash", true, "F.scaled_dot_product_attention, causal" },
     -- SDPA under sdpa_kernel(set_priority=True): FLASH_ATTENTION first
