@@ -1857,6 +1857,10 @@ prepare_fn = function(o, cmd, who)
       end
       local fv, bad, text = M.fsdp_version(o, stack, rule, rule and (cfg.zero or 0) >= 2)
       if bad then usage("%s", bad) end
+      if o.fsdp_root_gathered and stack ~= "hf" then
+        usage("fsdp_root_gathered is PyTorch FSDP's root unit: it needs stack = hf (got stack %s)",
+          tostring(stack))
+      end
       if text and cfg.grads_whole then defaults[#defaults + 1] = text end
       cfg.fsdp_version = fv
       -- The fused attention left out of recompute op's save list

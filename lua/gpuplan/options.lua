@@ -2166,7 +2166,8 @@ opt { name = "fsdp_root_gathered", type = "flag", commands = "fit train plan", m
   help = "FSDP's root unit -- the embedding, final norm and output layer where only the "
     .. "blocks are wrapped on their own -- stays gathered (16-bit) from its forward through "
     .. "the backward (torchtitan's fully_shard(model) under torch before 2.8, whose root "
-    .. "ignores reshard_after_forward=True); needs FSDP full_shard (zero 3) on stack hf",
+    .. "ignores reshard_after_forward=True); stack hf only, and it moves nothing below full_shard "
+    .. "(zero 3)",
   suggest = { "root_unsharded", "fsdp_root_unsharded", "keep_root_gathered" } }
 -- Which PyTorch FSDP: Hugging Face Accelerate's FSDP plugin builds
 -- FSDP1 (FullyShardedDataParallel) unless its config gives

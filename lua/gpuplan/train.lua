@@ -1667,6 +1667,10 @@ function M.train(o)
   -- keeps it: its steps may move to zero 2 or 3, where it applies; a
   -- given fsdp strategy is FSDP at any zero, e.g. shard_grad_op under
   -- pipeline parallelism, which the engine runs at zero 1.)
+  if o.fsdp_root_gathered and cfg.stack ~= "hf" then
+    error(args.usage(string.format("train: fsdp_root_gathered is PyTorch FSDP's root unit: it "
+      .. "needs stack = hf (got stack %s)", tostring(cfg.stack))), 2)
+  end
   if o.fsdp_version ~= nil and not o.fsdp and (cfg.zero or 0) < 2 then
     error(args.usage(string.format("train: fsdp_version chooses PyTorch FSDP's implementation, "
       .. "and this step has no FSDP (zero %d on stack hf): turn it on with fsdp = full_shard "

@@ -7,7 +7,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local validate = require "gpuplan.validate"
 
-t.plan(9)
+t.plan(11)
 
 local function comp(r, name)
   for _, c in ipairs(r.components) do if c.name == name then return c.bytes end end
@@ -49,6 +49,15 @@ t.near(g1 - g2, 2 * LAYER * (3 - 2), 1, "FSDP2 gathers the fp8 recipe's layers a
 -- Refused: not a boolean.
 local ok, e = pcall(gp.memory, t.with(base, { fsdp_root_gathered = "yes" }))
 t.ok(not ok and tostring(e):find("fsdp_root_gathered", 1, true), "a non-boolean is refused, named")
+-- Refused off stack hf (no PyTorch FSDP root), by gp.memory and gp.train.
+ok, e = pcall(gp.memory, { model = "llama3-8b", gpu = "h100-sxm", gpus = 16, stack = "megatron",
+                           seq = 2048, zero = 3, fsdp_root_gathered = true })
+t.ok(not ok and tostring(e):find("fsdp_root_gathered is PyTorch FSDP's root unit", 1, true),
+  "gp.memory: refused on stack megatron, named")
+ok, e = pcall(gp.train, { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, stack = "deepspeed",
+                          zero = 3, fsdp_root_gathered = true })
+t.ok(not ok and tostring(e):find("fsdp_root_gathered is PyTorch FSDP's root unit", 1, true),
+  "gp.train: refused on stack deepspeed, named")
 
 -- The torchtitan profile runs what its stack line names: FSDP2, the
 -- root gathered, on a memory row that states neither.

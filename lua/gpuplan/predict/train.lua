@@ -688,7 +688,9 @@ local PROFILES = {
     -- torch before 2.8 keeps a root gathered whatever it is given.
     { "fsdp_root_gathered", true, "fully_shard(model): the root (embedding, norm, output) "
       .. "stays gathered to the backward (torch before 2.8)",
-      function(o) return o.fsdp ~= nil or (o.zero or 0) >= 3 end },
+      function(o)
+        return o.fsdp == "full_shard" or o.fsdp == "hybrid_shard" or (o.fsdp == nil and (o.zero or 0) >= 3)
+      end },
     { "kernels", "fused", "torch.compile (the runs' --training.compile)" },
     { "flash", true, "F.scaled_dot_product_attention, causal" },
     -- SDPA under sdpa_kernel(set_priority=True): FLASH_ATTENTION first
