@@ -110,6 +110,7 @@ static const lgp_field rl_cfg_fields[] = {
 	RL_BOOL("refit_drain", refit_drain),
 	RL_BOOL("offload_states", offload_states),
 	RL_BOOL("param_offload", param_offload),
+	RL_BOOL("offload_pinned", offload_pinned),
 	RL_BOOL("logprob_offload", logprob_offload),
 	RL_BOOL("ref_host", ref_host),
 	RL_BOOL("ref_reward_offload", ref_reward_offload),

@@ -291,6 +291,12 @@ typedef struct rl_cfg {
 			     * update, RL_PARAM_OUTS a step) into fresh
 			     * pageable host memory, loaded back before
 			     * each */
+	int offload_pinned; /* colocated, offload_states or param_offload:
+			     * every copy out lands in pinned host memory
+			     * at the link's rate, and the parameters that
+			     * go out and back around each phase are the
+			     * fp32 master (verl's FSDP workers:
+			     * .to("cpu", non_blocking=True)) */
 	int rank_skew;      /* 1: each DP rank trains its own unbalanced
 			     * share of a mini-batch and every optimizer
 			     * step waits for the rank with the most tokens

@@ -98,7 +98,20 @@ void rl_phase_times(const rl_cfg *c, rl_result *out, double N,
 	/* Each way at the host link, and the optimizer states (fp32
 	 * master and moments) out into pageable memory at
 	 * RL_PAGEABLE_D2H rather than the link's rate. */
-	if (c->colocated && c->offload_states) {
+	if (c->colocated && c->offload_states && c->offload_pinned) {
+		/* verl's FSDP workers copy everything out with
+		 * non_blocking=True (verl/utils/fsdp_utils.py at 94d681dce:
+		 * offload_fsdp_optimizer "state[key] = value.to("cpu",
+		 * non_blocking=True)", offload_fsdp2_model_to_cpu
+		 * "param.data = param.data.to(torch.device("cpu"),
+		 * non_blocking=True)"), which PyTorch allocates pinned
+		 * ("bool pin_out = (non_blocking && self.is_cuda() &&
+		 * options.device().is_cpu() ...)", _to_copy,
+		 * aten/src/ATen/native/TensorConversions.cpp) from its
+		 * caching host allocator, the same blocks step after step:
+		 * each way at the link's rate, not RL_PAGEABLE_D2H. */
+		out->ph[RL_SWAP].time = 2.0 * out->swap_bytes / c->host_bw;
+	} else if (c->colocated && c->offload_states) {
 		const gp_mem_result *mu = &out->mem[RL_MEM_UPDATE];
 		double st = mu->bytes[GP_MEM_MASTER] +
 			mu->bytes[GP_MEM_OPTIMIZER];
@@ -128,7 +141,22 @@ void rl_phase_times(const rl_cfg *c, rl_result *out, double N,
 	/* The actor's weights out and in around each of its phases
 	 * (RL_PARAM_OUTS), in place of the one round trip at the link's
 	 * rate that offload_states counts for them. */
-	if (c->colocated && c->param_offload) {
+	if (c->colocated && c->param_offload && c->offload_pinned) {
+		/* verl's FSDP worker (workers/fsdp_workers.py at 94d681dce)
+		 * loads the actor (load_fsdp_model_to_gpu) before and
+		 * offloads it after each of its phases a step -- the
+		 * rollout sharding manager's weight export,
+		 * compute_log_prob and update_actor -- and its parameters
+		 * are the sharded fp32 master (the 16-bit copies exist
+		 * only per all-gather, MixedPrecisionPolicy): RL_PARAM_OUTS
+		 * round trips at the link's rate into pinned memory (above),
+		 * one of them counted with offload_states. */
+		const gp_mem_result *mu = &out->mem[RL_MEM_UPDATE];
+		double w = mu->bytes[GP_MEM_WEIGHTS] + mu->bytes[GP_MEM_MASTER];
+
+		out->ph[RL_SWAP].time += (RL_PARAM_OUTS -
+			(c->offload_states ? 1.0 : 0.0)) * 2.0 * w / c->host_bw;
+	} else if (c->colocated && c->param_offload) {
 		double w = out->mem[RL_MEM_UPDATE].bytes[GP_MEM_WEIGHTS];
 
 		out->ph[RL_SWAP].time += RL_PARAM_OUTS * w *

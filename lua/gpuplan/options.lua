@@ -1268,6 +1268,11 @@ opt { name = "param_offload", type = "flag", commands = "rl",
   help = "colocated: the actor's weights leave for host memory after each of its phases "
     .. "and return before the next (verl's megatron.param_offload: .cpu() three times a step)",
   suggest = { "offload_params", "megatron_param_offload" } }
+opt { name = "offload_pinned", type = "flag", commands = "rl",
+  help = "colocated, with offload_states or param_offload: the copies out land in pinned host "
+    .. "memory at the host link's rate and the parameters moved around each phase are the fp32 "
+    .. "master (verl's FSDP workers: .to(\"cpu\", non_blocking=True))",
+  suggest = { "pinned_offload", "offload_pin_memory" } }
 opt { name = "ref_host", type = "flag", commands = "rl",
   help = "the reference model waits in host memory, swapped in for its forward (NeMo RL's "
     .. "Megatron worker)",

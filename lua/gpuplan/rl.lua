@@ -93,6 +93,10 @@
 --                 after each of its phases and return before the next
 --                 (verl's megatron.param_offload: three copies into fresh
 --                 pageable memory a step) (default false)
+--   offload_pinned colocated, with offload_states or param_offload: every
+--                 copy out lands in pinned host memory at the link's rate
+--                 and the parameters moved around each phase are the fp32
+--                 master (verl's FSDP workers; default false)
 --   ref_host      the reference waits in host memory and is swapped into
 --                 the policy's weights for its forward (NeMo RL's Megatron
 --                 worker; default false)
@@ -1760,6 +1764,11 @@ run = function(o, job)
   if param_offload and not colocated then
     usage("rl: param_offload applies to one colocated pool")
   end
+  local pinned = boolean("offload_pinned", o.offload_pinned, false)
+  if pinned and not (colocated and (offload or param_offload)) then
+    usage("rl: offload_pinned says how a colocated pool's offload_states or param_offload "
+      .. "copies out; give one of them")
+  end
   local ipc = bounded("ipc_transfer", o.ipc_transfer, 60, "seconds per hand-off, 0 to 60")
   if ipc and ipc > 0 and not colocated then
     usage("rl: ipc_transfer is a colocated weight sync's (the engines on the trainer's GPUs); "
@@ -2058,7 +2067,7 @@ run = function(o, job)
     token_batch = o.token_batch,
     rollout_gpus = (not colocated and not auto) and rgpus or 0,
     staleness = window, refit_drain = refit_drain, offload_states = offload,
-    param_offload = param_offload, logprob_offload = lp_offload,
+    param_offload = param_offload, logprob_offload = lp_offload, offload_pinned = pinned,
     ref_host = ref_host, host_bw = host_bw,
     ref_reward_offload = boolean("ref_reward_offload", o.ref_reward_offload, false),
     rank_skew = boolean("rank_skew", o.rank_skew, false),

@@ -239,6 +239,13 @@ PROFILES.verl = {
   { "param_offload", true, "megatron.param_offload: the actor's weights to host after each "
     .. "phase (offload_megatron_model_to_cpu)",
     function(o) return o.colocated and o.offload_states and not o.fsdp end },
+  -- verl's FSDP workers copy the actor out with non_blocking=True
+  -- (utils/fsdp_utils.py at 94d681dce: offload_fsdp2_model_to_cpu,
+  -- offload_fsdp_optimizer), which PyTorch allocates pinned, and their
+  -- parameters are the fp32 master (engine/rl_sched.c).
+  { "offload_pinned", true, "verl's FSDP offloads: .to(\"cpu\", non_blocking=True) into "
+    .. "pinned memory, the fp32 parameters out and back around each phase",
+    function(o) return o.fsdp and o.colocated and (o.offload_states or o.param_offload) end },
   -- trainer.balance_batch (default True) balances the whole step's
   -- sequence lengths over the DP ranks ("Reorder the data on single
   -- controller such that each dp rank gets similar total tokens",
