@@ -292,6 +292,10 @@ local case_schema = T.record {
     -- checkpoint_offload: checkpoint_wrapper's offload_to_cpu, DeepSpeed's
     -- cpu_checkpointing)
     checkpoint_offload = declared("checkpoint_offload"),
+    -- those copies on a side CUDA stream beside the compute (gp.train's
+    -- checkpoint_offload_streams: torchtune's OffloadActivations
+    -- use_streams); a time-only option, read by the train kind alone
+    checkpoint_offload_streams = declared("checkpoint_offload_streams"),
     -- the activation checkpoint wraps FSDP units from outside, so its
     -- recompute forward gathers them once more (gp.train's
     -- ckpt_outside_fsdp)
@@ -428,6 +432,10 @@ local case_schema = T.record {
     -- Paged* optimizers; false for an 8-bit optimizer that allocates
     -- through PyTorch, torchao's AdamW8bit or bitsandbytes' AdamW8bit)
     paged_optimizer = declared("paged_optimizer"),
+    -- K and V copied to every query head before the attention kernel
+    -- (gp.train's and gp.memory's kv_repeat: torchtitan's repeat_kv,
+    -- nanoVLM's repeat_interleave), a choice of the model's own code
+    kv_repeat = declared("kv_repeat"),
     -- each TP column-parallel projection gathering its own input and
     -- reduce-scattering its own input gradient (gp.train's tp_input_per_linear)
     tp_input_per_linear = declared("tp_input_per_linear"),
@@ -583,8 +591,8 @@ M.PARALLEL_READ = {
   train = set [[tp pp cp ulysses ep etp vpp sp zero zero_group fsdp fsdp_version overlap_grad_reduce overlap_param_gather grad_sync zero3_gather zero_reduce
     reduce_bucket_size prefetch_bucket_size max_live_parameters max_reuse_distance zero_init
     grad_accum_dtype grad_reduce gradient_accumulation_fusion micro_batch global_batch recompute
-    recompute_layers recompute_modules activation_offload_layers checkpoint_offload ckpt_outside_fsdp
-    first_stage_layers last_stage_layers split_ends schedule ep_overlap tp_overlap tp_overlap_fp8_rs
+    recompute_layers recompute_modules activation_offload_layers checkpoint_offload checkpoint_offload_streams
+    ckpt_outside_fsdp first_stage_layers last_stage_layers split_ends schedule ep_overlap tp_overlap tp_overlap_fp8_rs
     moe_dispatcher moe_flex_backend cuda_device_max_connections numa_bind moe_flex_sms moe_router_ops moe_permute_fusion bias_activation_fusion apply_rope_fusion moe_router_dtype cuda_graph_scope moe_fp8_pad
     fused_grouped_mlp moe_balance offload]],
   rl = set [[tp pp cp ulysses ep etp sp zero zero_group fsdp fsdp_version micro_batch global_batch recompute first_stage_layers
@@ -634,6 +642,7 @@ M.WORKLOAD_READ = { dropout = set "train memory", unfused_loss = set "train",
                     fused_linear_ce = set "train memory",
                     replicated_logits = set "train memory",
                     paged_optimizer = set "train memory",
+                    kv_repeat = set "train memory",
                     tp_input_per_linear = set "train",
                     flash = set "train memory", prefix_hit = set "infer",
                     output_dist = set "infer", sampling = set "infer",

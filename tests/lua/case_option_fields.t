@@ -49,6 +49,10 @@ local FIELDS = {
   -- a checkpoint around FSDP units (the PyTorch FSDP 1T post's
   -- ptd_benchmark: wrap(checkpoint_wrapper(Block)) over per-module units)
   { "parallel", "ckpt_outside_fsdp" },
+  -- the checkpoints' copies on a side stream (torchtune's OffloadActivations
+  -- use_streams) and K and V copied to every query head by the model's
+  -- code (torchtitan's repeat_kv, nanoVLM's repeat_interleave)
+  { "parallel", "checkpoint_offload_streams" }, { "workload", "kv_repeat" },
 }
 
 t.plan(4 * #FIELDS + 9)

@@ -249,6 +249,9 @@ local function predict(case, cat)
   -- workload.paged_optimizer: the states in CUDA managed memory (or, false,
   -- in PyTorch's allocator), over the stack profile's guess.
   if o.method ~= "infer" then o.paged_optimizer = v(wl.paged_optimizer) end
+  -- workload.kv_repeat: K and V copied query-wide by the model's code
+  -- (gp.memory's kv_repeat), over the stack profile's (torchtitan's).
+  if o.method ~= "infer" then o.kv_repeat = v(wl.kv_repeat) end
   -- workload.eager_norm false: the fused RMSNorm keeps its input and the
   -- rows' rstd, not the eager module's fp32 copy.
   if o.method ~= "infer" then o.eager_norm = v(wl.eager_norm) end

@@ -1016,10 +1016,19 @@ local function predict(case, cat)
   -- option of that name (the states out of the peak; their paging
   -- priced where they do not fit).
   o.paged_optimizer = v(wl.paged_optimizer)
+  -- K and V copied to every query head by the model's own code (SCHEMA.md
+  -- workload.kv_repeat): gp.train's option of that name; stated, it
+  -- stands over the stack profile's (torchtitan's and fms-fsdp's Llama).
+  o.kv_repeat = v(wl.kv_repeat)
   -- Each TP column-parallel projection its own ColwiseParallel(
   -- input_layouts=Shard(1)) (SCHEMA.md workload.tp_input_per_linear):
   -- gp.train's option of that name prices its own reduce-scatters.
   o.tp_input_per_linear = v(wl.tp_input_per_linear)
+  -- Where checkpoint_offload's copies run (SCHEMA.md
+  -- parallel.checkpoint_offload_streams): gp.train's option of that name;
+  -- stated, it stands over the stack profile's (torchtune's
+  -- OffloadActivations use_streams=True).
+  o.checkpoint_offload_streams = v(par.checkpoint_offload_streams)
   if v(par.schedule) == "dualpipe" then o.schedule = "dualpipe" end
   o.ep_overlap = v(par.ep_overlap)
   o.tp_overlap = v(par.tp_overlap)
