@@ -154,6 +154,34 @@ static double ekernels(const tenv *e, const train_lkey *k, const ekernel *ek,
 	return t;
 }
 
+/* The eager RMSNorm's backward (rms_bwd) over `elems` elements in
+ * `rows` token rows.  A frozen norm (k->frozen: LoRA's base, PEFT's
+ * "requires_grad = False" on every base parameter, or a frozen LLM)
+ * skips rms_bwd's rows 1 and 2, grad * h and its sum over tokens: they
+ * are the `weight * hidden` product's gradient for the weight, and
+ * autograd forms an input's gradient only where that input requires
+ * grad -- the generated MulBackward0 computes each operand's formula
+ * under "if (task_should_compute_output({ other_ix }))" (PyTorch
+ * tools/autograd/gen_autograd_functions.py, from derivatives.yaml's
+ * "mul.Tensor: self: mul_tensor_backward(grad, other, ...) other:
+ * mul_tensor_backward(grad, self, ...)"), and the broadcast weight's
+ * sum over tokens is taken only for a gradient that was formed (the
+ * engine's validate_outputs, "metadata.reduce_grad(grad)").  As the
+ * frozen linear's backward is its dgrad alone (lin_wgrad).  84 B an
+ * element become 76 B with 16-bit activations. */
+#define RMS_WGRAD_ROW0 1
+#define RMS_WGRAD_ROWS 2
+static double rms_bwd_kernels(const tenv *e, const train_lkey *k,
+			      double elems, double rows, double *nk)
+{
+	if (!k->frozen)
+		return ekernels(e, k, rms_bwd, NK(rms_bwd), elems, rows, nk);
+	return ekernels(e, k, rms_bwd, RMS_WGRAD_ROW0, elems, rows, nk) +
+		ekernels(e, k, rms_bwd + RMS_WGRAD_ROW0 + RMS_WGRAD_ROWS,
+			 NK(rms_bwd) - RMS_WGRAD_ROW0 - RMS_WGRAD_ROWS,
+			 elems, rows, nk);
+}
+
 /* Host-launched kernels of one layer's forward, fused stacks: one per
  * operator of the op list, two residual adds; LoRA's adapter its A and
  * B GEMMs and the add.  Eager (HF, above): an RMSNorm 8, q/k/v 3, the
@@ -322,8 +350,8 @@ static void qk_norm_kernels(const tenv *e, const train_lkey *k,
 
 	*t = ekernels(e, k, rms_fwd, NK(rms_fwd), eq, eq / hd, nk) +
 		ekernels(e, k, rms_fwd, NK(rms_fwd), ek, ek / hd, nk);
-	*tb = ekernels(e, k, rms_bwd, NK(rms_bwd), eq, eq / hd, &nb) +
-		ekernels(e, k, rms_bwd, NK(rms_bwd), ek, ek / hd, &nb);
+	*tb = rms_bwd_kernels(e, k, eq, eq / hd, &nb) +
+		rms_bwd_kernels(e, k, ek, ek / hd, &nb);
 }
 
 /* Megatron-Core's RoPE when YaRN scales its cos and sin (model
@@ -744,8 +772,7 @@ static void eager_elem(const tenv *e, const train_lkey *k, const gp_op *o,
 	     strcmp(o->name, "mlp_norm") == 0) && m->norm_params == m->hidden) {
 		*t = ekernels(e, k, rms_fwd, NK(rms_fwd), o->elems,
 			      o->elems / h, nk);
-		*tb = ekernels(e, k, rms_bwd, NK(rms_bwd), o->elems,
-			       o->elems / h, &nb);
+		*tb = rms_bwd_kernels(e, k, o->elems, o->elems / h, &nb);
 	} else if (strcmp(o->name, "rope_kv") == 0) {
 		rope_kernels(e, k, o, t, tb, nk);
 	} else if (strcmp(o->name, "qk_norm") == 0) {
@@ -4472,8 +4499,7 @@ void train_ends_costs(tenv *e, const train_lkey *k, train_lcost *ld)
 		if (m->norm_params == m->hidden) {
 			norm_f = ekernels(e, k, rms_fwd, NK(rms_fwd), el,
 					  el / hid, &nk);
-			norm_b = ekernels(e, k, rms_bwd, NK(rms_bwd), el,
-					  el / hid, &nk);
+			norm_b = rms_bwd_kernels(e, k, el, el / hid, &nk);
 		}
 	}
 

@@ -8,7 +8,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(11)
+t.plan(12)
 
 -- LLaVA-1.5-7B's stage 1 as scripts/v1_5/pretrain.sh runs it (8 A100s,
 -- ZeRO-2, 32 samples a GPU, HF gradient checkpointing).
@@ -35,6 +35,21 @@ do
   local r = o.bwd / o.fwd
   t.ok(r > 1.8 and r < 2.2,
        string.format("trained mlp_up: input and weight gradients, backward/forward %.3f ~ 2", r))
+end
+-- A frozen RMSNorm (HF's eager LlamaRMSNorm, "self.weight * hidden_states
+-- .to(input_dtype)") runs its backward for the input gradient alone:
+-- autograd forms the weight's gradient (grad * h, summed over tokens) only
+-- where the weight requires grad.  The eager backward moves 84 B an
+-- element with bf16 activations (train_layer.c rms_bwd, 2 B a 16-bit and
+-- 4 B an fp32 transfer: 4+6+2+6+8+12+4+4+8+12+12+6, and 8 B a token row);
+-- grad * h (read 2, write 1) and its sum (read 1) are 6 + 2 = 8 B of it,
+-- so frozen / trained = 76 / 84 = 0.905 (the row term, 8 B in 4096
+-- elements, moves it by 1e-4).
+-- Tolerance 1%: each kernel's launch fill (roofline.c) is not per byte.
+do
+  local r = t.op(s1, "attn_norm").bwd / t.op(full, "attn_norm").bwd
+  t.ok(math.abs(r / (76 / 84) - 1) < 0.01,
+       string.format("frozen attn_norm: no weight gradient, backward %.4f of the trained one's ~ 76/84", r))
 end
 -- The input gradient through attention needs attention's whole backward
 -- (dQ, dK, dV), trained weights or not: the same time in both.
