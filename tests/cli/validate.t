@@ -58,8 +58,10 @@ ok(-f 'validation/SCHEMA.md', 'validation/SCHEMA.md ships with the cases');
 ($c, $o, $e) = run_gp('validate', '--coverage');
 is($c, 0, 'validate --coverage exits 0') or diag $e;
 like($o, qr/^kind\s+predicted\s+with range\s+measured inside\s+mean width/m, 'coverage header');
-# 762: the 760 before plus torchtitan PR #1196's two eager B200 rows.
-like($o, qr/^train\s+762\s+762\s+\d+\.\d%\s+\d+\.\d%$/m, 'train: 762 predicted cases, each with a range');
+# 781: the 760 before, torchtitan PR #1196's two eager B200 rows, and
+# 19 fine-tuning rows added for issue 25 (MLPerf's four AMD Llama 2 70B
+# LoRA rows, NeMo AutoModel's six LoRA rows, torchtune's eight, MiniGPT-4).
+like($o, qr/^train\s+781\s+781\s+\d+\.\d%\s+\d+\.\d%$/m, 'train: 781 predicted cases, each with a range');
 # JSON rows carry the range; every shipped predicted case has one.
 ($c, $o, $e) = run_gp('validate', '--format', 'json');
 my @lo = $o =~ /"predicted_lo":([-0-9.e+]+),"predicted_hi":([-0-9.e+]+)/g;

@@ -158,14 +158,15 @@ r = ranges.regime("train", { model = "llama3-8b", gpu = "h20", gpus = 8 }, nil, 
 t.is(r.balance, nil, "train on h20: no balance feature")
 
 -- 7. The shipped model: a card of an architecture no training case has
--- (MI300X, cdna3) is "no published run like this" and gets the kind's
+-- (MI355X, cdna4: the file's AMD training runs are MLPerf's MI300X and
+-- MI325X, cdna3) is "no published run like this" and gets the kind's
 -- range, whatever regime the rest of its features would reach.
 local data = ranges.model()
 t.ok(data and data.kinds.train, "the shipped model has a train kind")
 local g = ranges.lookup("train", { vendor = "AMD", stack = "megatron", moe = "dense",
-  style = "pipeline", scale = "nodes", gen = "cdna3" }, data)
-t.ok(g and g.novel and g.novel[1] == "vendor AMD" and g.novel[2] == "gen cdna3",
-  "AMD cdna3 training: no published run like this")
+  style = "pipeline", scale = "nodes", gen = "cdna4" }, data)
+t.ok(g and g.novel and #g.novel == 1 and g.novel[1] == "gen cdna4",
+  "AMD cdna4 training: no published run like this (AMD itself has cdna3 runs)")
 t.is(g and g.key, "", "its range is the kind's")
 g = ranges.lookup("train", { vendor = "NVIDIA", stack = "megatron", moe = "dense",
   style = "pipeline", scale = "nodes", gen = "hopper" }, data)
@@ -189,11 +190,11 @@ t.near(tr.cost_lo, tr.cost * want.lo, 1e-12, "cost_lo = cost x lo")
 t.near(tr.tokens_per_s_lo, tr.tokens_per_s / want.hi, 1e-12, "tokens_per_s_lo = rate / hi")
 t.near(tr.tokens_per_s_hi, tr.tokens_per_s / want.lo, 1e-12, "tokens_per_s_hi = rate / lo")
 -- A card no training case ran on: the kind's range, said so.
-local mi = gp.train { model = "llama3-8b", gpu = "mi300x", gpus = 8, cat = cat }
-t.ok(mi.range and mi.range.novel == "vendor AMD, gen cdna3" and mi.range.regime == "",
-  "gp.train on MI300X: no published run like this, the kind's range")
+local mi = gp.train { model = "llama3-8b", gpu = "mi355x", gpus = 8, cat = cat }
+t.ok(mi.range and mi.range.novel == "gen cdna4" and mi.range.regime == "",
+  "gp.train on MI355X: no published run like this, the kind's range")
 t.like(ranges.note(mi),
-  "^%*no published run like this %(no validated train case has vendor AMD, gen cdna3%)",
+  "^%*no published run like this %(no validated train case has gen cdna4%)",
   "and the note says so")
 -- gp.infer and gp.rl: their times and rates too.
 local inf = gp.infer { model = "llama3-8b", gpu = "h100-sxm", cat = cat }
