@@ -2207,7 +2207,8 @@ opt { name = "attn_kernel", type = "string", metavar = "K", commands = "train pl
     .. "fa2 measurement (Hopper: transformers' SDPA tries cuDNN's backend last)",
   kind = "enum", values = ATTENTION_KERNELS,
   help = table.concat(ATTENTION_KERNELS, "|") .. " (efficient: PyTorch SDPA's memory-efficient "
-    .. "backend, what SDPA runs under a padding mask: every tile of the square)",
+    .. "backend, what SDPA runs under a padding mask: every tile of the square; ck: Transformer "
+    .. "Engine's CK / aiter fused attention on ROCm)",
   suggest = { "attention", "attention_backend", "attn_implementation" } }
 -- The GPUs' board power limit (nvidia-smi -pl): below the TDP the SM
 -- clock falls until the board's draw fits, and the tensor-bound work

@@ -31,7 +31,10 @@ local function catalog(cat) return cat or require("gpuplan").catalog() end
 
 M.precisions = { "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp6", "int4", "fp4" }
 
-M.attention_kernels = { "fa1", "fa2", "fa3", "fa4", "cudnn", "triton", "efficient" }
+-- ck: Transformer Engine's fused attention on ROCm (NVTE_FUSED_ATTN_CK),
+-- the Composable Kernel / aiter kernels with their hand-written v3
+-- forward and backward on CDNA 3 (NVTE_CK_USES_FWD_V3, _BWD_V3).
+M.attention_kernels = { "fa1", "fa2", "fa3", "fa4", "cudnn", "triton", "efficient", "ck" }
 
 -- The kernels that compute every tile of the s x s score square: PyTorch
 -- SDPA's memory-efficient backend is what SDPA runs when it is handed an

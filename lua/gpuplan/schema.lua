@@ -424,9 +424,11 @@ local achievable = T.record {
   -- and backward sustain on causal training sequences; `kernel` names the
   -- one frameworks pick on this hardware by default
   attention = T.record {
-    kernel = R(T.enum { "fa2", "fa3", "fa4", "cudnn", "triton" }),
+    kernel = R(T.enum { "fa2", "fa3", "fa4", "cudnn", "triton", "ck" }),
     fa1 = attn_pair, fa2 = attn_pair, fa3 = attn_pair, fa4 = attn_pair, cudnn = attn_pair,
     triton = attn_pair,
+    -- Transformer Engine's CK / aiter fused attention on ROCm
+    ck = attn_pair,
     -- PyTorch SDPA's memory-efficient backend (xformers' cutlass kernel):
     -- what SDPA runs when handed a mask, every tile of the square
     efficient = attn_pair,
