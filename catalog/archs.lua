@@ -932,6 +932,60 @@ arch {
     source = "stas00/ml-engineering compute/accelerator/README.md, Maximum Achievable "
           .. "Matmul FLOPS table; rocm.blogs.amd.com 'Understanding Peak and "
           .. "Max-Achievable FLOPS'",
+
+    -- Transformer Engine on ROCm runs its fused attention on Composable
+    -- Kernel / aiter (NVTE_FUSED_ATTN_CK=1), with aiter's hand-written v3
+    -- forward and backward where the shape allows (NVTE_CK_USES_FWD_V3,
+    -- _BWD_V3: bf16, head dim 128, causal or no mask).  AMD measured those
+    -- kernels on an MI300X (ROCm/aiter op_tests/cpp/mha/README.md, "the
+    -- asm kernel performance of the attention forwards and attention
+    -- backwards ... tested under the conditions of BF16 and BSHD in batch
+    -- mode", added by aiter PR #1270, 2025-10-28), head dim 128, causal,
+    -- at Llama 2/3 70B's 64 query / 8 KV heads, batch 1, TFLOPS per
+    -- column FWD / BWD-a16 / BWD-a32: "| 1 | 64 | 8 | 8192 | 8192 | 128 |
+    -- 1 | 518.29 | 1300.105 | 481.895 | 1064.56 | 433.285 | 765.21 |"
+    -- (MI300X, MI355X alternating).  The causal rows count the unmasked
+    -- half: their three-decimal values (255.105, 317.685, 433.285) are the
+    -- benchmark's two-decimal full-square rate halved (its backward counts
+    -- "3 * 2 * seqlen_q * seqlen_k * hdim_q + 2 * 2 * seqlen_q * seqlen_k
+    -- * hdim_v" whatever the mask, benchmark_mha_bwd.cpp), the FA
+    -- convention, with the backward's 5 matmuls 2.5 x the forward's 2.
+    -- Of the 1307.4 TFLOPS dense bf16 peak: forward 0.396, backward with
+    -- an fp32 dQ accumulator (a32) 0.331.  a32 is what Transformer Engine
+    -- runs unless told otherwise (ROCm/TransformerEngine fused_attn_ck.cpp:
+    -- 'getenv<int>("NVTE_CK_IS_V3_ATOMIC_FP32", 1)') and what AMD's
+    -- training docs set on these parts ("Set this on MI325X/MI300X only /
+    -- export NVTE_CK_IS_V3_ATOMIC_FP32=1", ROCm Megatron-LM training
+    -- docs); the a16 column (0.369) is the faster one it replaces.
+    -- long: the same rows, forward and backward (a32) together in the FA
+    -- convention (3.5 / (1/fwd + 2.5/bwd)): 454.6 at 8192, 464.3 at 10240
+    -- (510.895 / 447.995), 442.3 at 16384 (541.55 / 412.04), the last
+    -- the table's longest.  Below 8k the table falls faster than the
+    -- shape terms take Hopper's kernels (4096: 474.385 / 378.155, 0.88 of
+    -- 8k together; 1024: 228.54 / 242.43, 0.52): one sequence of 64
+    -- heads fills few of the 304 CUs' waves there.
+    -- The rates are a short benchmark's (10 warm-up, 10 timed calls, at
+    -- whatever clock the 750 W part holds for them); no sustained
+    -- attention measurement on CDNA 3 was found, so none is applied.
+    attention = {
+      kernel = "ck",
+      ck = { fwd = 0.396, bwd = 0.331,
+             long = { { seq = 8192, tflops = 454.6 }, { seq = 10240, tflops = 464.3 },
+                      { seq = 16384, tflops = 442.3 } } },
+      reason = "MI300X, aiter v3 (asm) fused attention, bf16, head dim 128, causal, "
+            .. "64 query / 8 KV heads, batch 1, 8192 tokens: forward 518.29, backward "
+            .. "(fp32 dQ atomics, Transformer Engine's default and AMD's setting on "
+            .. "MI300X/MI325X) 433.285 TFLOPS of 1307.4 = 0.396 / 0.331, the causal "
+            .. "rows counting the unmasked half (the FA convention); long: forward + "
+            .. "backward together 454.6 / 464.3 / 442.3 TFLOPS at 8192 / 10240 / "
+            .. "16384 tokens. A short benchmark's rate: no sustained factor applied "
+            .. "(none measured on CDNA 3)",
+      source = "ROCm/aiter op_tests/cpp/mha/README.md (PR #1270, 'add the asm kernel "
+            .. "performance of fwd and bwd'; MI300X columns of the performance table) "
+            .. "and op_tests/cpp/mha/benchmark_mha_bwd.cpp (flop count); "
+            .. "ROCm/TransformerEngine transformer_engine/common/fused_attn_rocm/"
+            .. "fused_attn_ck.cpp (NVTE_CK_IS_V3_ATOMIC_FP32 default 1)",
+    },
   },
   sms = 304,  -- AMD CDNA 3 whitepaper (MI300X: 304 CUs)
   -- RCCL's per-call base latency (rccl_base_lat above).
