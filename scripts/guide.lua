@@ -106,7 +106,9 @@ for _, id in ipairs(GPUS) do
     bf16 = g.peak.bf16 and g.peak.bf16 / 1e12, fp8 = g.peak.fp8 and g.peak.fp8 / 1e12,
     link = link and link.bw / 1e9 or nil,
     ridge = g.peak.bf16 and g.peak.bf16 / g.mem_bw,
-    price = q and string.format("%.2f%s", q.amount, q.guide and "*" or ""),
+    -- a number (json: a script's arithmetic); the guide mark "*" is the
+    -- text's, json carries it as price_guide
+    price = q and q.amount, price_guide = q and q.guide or nil,
     market = gp.prices.origin(q),
   }
 end
@@ -118,8 +120,11 @@ section("The cards (dense tensor peaks; scale-up link per direction; cheapest so
   { key = "fp8", label = "fp8 TFLOPS", fmt = "%.0f" },
   { key = "link", label = "link GB/s/dir", fmt = "%.0f" },
   { key = "ridge", label = "bf16 ridge FLOP/B", fmt = "%.0f" },
-  { key = "price", label = opt.currency .. "/GPU-h", align = "right" },
+  { key = "price", label = opt.currency .. "/GPU-h", align = "right",
+    fmt = function(v, r) return string.format("%.2f%s", v, r.price_guide and "*" or "") end },
   { key = "market", label = "market (price region)", align = "left" },
+  opt.format == "json" and { key = "price_guide", label = "price is the seed guide's rule of thumb" }
+    or nil,
 })
 if opt.format == "text" then
   if guide_used then

@@ -623,8 +623,9 @@ end
 -- blank line between tables; csv gathers ONE table a spreadsheet opens (a
 -- `section` column, then the union of the tables' columns by label, cells
 -- formatted as the tables format them; a column's fmt may be a function of
--- (value, row)); json one array of {title, rows}, each row cut to its
--- table's columns.  finish's extra sections are {name = {line, ...}}: a
+-- (value, row)); json one array of {title, columns, rows}, each row cut
+-- to its table's columns, columns = {{key, label}} (the label states the
+-- unit).  finish's extra sections are {name = {line, ...}}: a
 -- row each in csv, a section of {line = ...} rows in json.
 local Document = {}
 Document.__index = Document
@@ -666,12 +667,16 @@ function Document:add(title, rows, columns)
     return
   end
   if f == "json" then
-    local keep = {}
+    -- each row cut to its columns, raw values (numbers stay numbers); the
+    -- columns' labels ride along: they carry the units ("HBM TB/s",
+    -- "USD/GPU-h") that the keys alone do not state
+    local keep, cols = {}, {}
     for i, r in ipairs(rows) do
       keep[i] = {}
       for _, c in ipairs(columns) do keep[i][c.key] = r[c.key] end
     end
-    self.json[#self.json + 1] = { title = title, rows = keep }
+    for i, c in ipairs(columns) do cols[i] = { key = c.key, label = c.label or c.key } end
+    self.json[#self.json + 1] = { title = title, columns = cols, rows = keep }
     return
   end
   if self.heading then

@@ -35,7 +35,7 @@ like($o, qr/^hgx-h800\s+8\s+nvlink4-h800\s/m, 'H800 node row');
 
 ($c, $o, $e) = run_gp('run', 'scripts/guide.lua', '--format', 'json');
 is($c, 0, 'json guide exits 0');
-like($o, qr/^\[\{"rows":\[/, 'json guide is one array of sections');
+like($o, qr/^\[\{"columns":\[\{"key":/, 'json guide is one array of sections (each with its columns)');
 
 ($c, $o, $e) = run_gp('run', 'scripts/guide.lua', '--currency', 'CNY', '--format', 'csv');
 is($c, 0, 'CNY prices');
