@@ -250,7 +250,7 @@ field("max_seqs", "count", "sequences whose KV fits (inference)", "memory")
 field("algo", "", "rl: grpo or ppo; comm: NCCL's algorithm (ring, tree, nvls ...)", "rl comm")
 field("colocated", "", "rollout and training share the GPUs", "rl")
 field("phases", "", "{name, seconds, idle, gpus, pool, memory, mem_bytes, mem_gib, share}: "
-  .. "the step's phases", "rl")
+  .. "the step's phases (a rollout that does not fit: no seconds, as no step_s)", "rl")
 field("pools", "", "{rollout, train}: gpus, busy and idle seconds", "rl")
 field("rollout", "", "the rollout, its busiest engine's: engines, samples, prompts, batch "
   .. "(sequences decoded at once at most), queued (the KV budget or max_batch cannot hold "

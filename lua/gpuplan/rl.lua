@@ -249,8 +249,9 @@
 -- rollout_fits is false when the rollout engines have no room to run (no
 -- KV cache beside what stays on the GPUs): the step has no time then, so
 -- step_s, the throughputs, the costs and the run's hours are nil, and why
--- says so; the other phases keep their seconds.  When only the training
--- state does not fit, every figure is what the step would take if it fit.
+-- says so, as is the rollout phase's seconds; the other phases keep
+-- theirs.  When only the training state does not fit, every figure is
+-- what the step would take if it fit.
 
 local args = require "gpuplan.args"
 local memory = require "gpuplan.memory"
@@ -1519,7 +1520,10 @@ local function phases_of(out, r)
   local peak = 0
   for _, ph in ipairs(r.phases) do
     local m = r.memory[ph.memory]
-    out.phases[#out.phases + 1] = { name = ph.name, seconds = ph.seconds, idle = ph.idle,
+    -- a rollout with no room to run has no time (its engine's 0 is not
+    -- "instant"): nil, as step_s is then, never a 0 a script would add up
+    local runs = out.rollout_fits or ph.name ~= "rollout"
+    out.phases[#out.phases + 1] = { name = ph.name, seconds = runs and ph.seconds or nil, idle = ph.idle,
       gpus = math.tointeger(ph.gpus) or ph.gpus, pool = ph.pool, memory = ph.memory,
       mem_bytes = m.total, mem_gib = gib(m.total),
       share = out.rollout_fits and ph.seconds / r.step or nil }

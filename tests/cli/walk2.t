@@ -34,4 +34,22 @@ my ($c, $o, $e);
     like($o, qr/^h100-sxm\s.*\s\d+\.\d\d\s+\S/m, 'guide text: price with two decimals');
 }
 
+# 2. rl --format json, a rollout with no room to run (llama3-8b on 8 x
+# H100 at ZeRO-0: 142 GiB a GPU held before the KV cache): the text shows
+# its seconds as "-" and step_s is absent, but phases[].seconds of the
+# rollout read 0 -- a script summing the phases got a step without its
+# rollout.  Now the rollout phase has no seconds either.
+{
+    ($c, $o, $e) = run_gp(qw(rl llama3-8b --gpu h100-sxm --gpus 8 --format json));
+    is($c, 0, 'rl --format json: exit 0') or diag $e;
+    my $d = eval { JSON::PP::decode_json($o) };
+    ok($d && !$d->{rollout_fits}, 'the rollout does not fit') or diag $o;
+    ok(!exists $d->{step_s}, 'no step_s');
+    my ($ro) = grep { $_->{name} eq 'rollout' } @{$d->{phases}};
+    ok($ro && !exists $ro->{seconds}, 'rl json: a rollout that does not fit has no seconds (not 0)')
+        or diag JSON::PP->new->canonical->encode($ro);
+    my ($lp) = grep { $_->{name} eq 'logprob' } @{$d->{phases}};
+    ok($lp && $lp->{seconds} > 0, 'the other phases keep their seconds');
+}
+
 done_testing();
