@@ -930,7 +930,16 @@ function M.comm(a)
   -- whole bytes an integer (2^33 given as a float printed "8589934592.0")
   r.op, r.bytes, r.gpus = op, math.tointeger(bytes) or bytes, gpus
   r.system = type(a.system) == "string" and a.system or nil
-  r.gpu = type(a.gpu) == "string" and a.gpu or nil
+  -- the card's id as docs/lua.md promises it, also where system = ID
+  -- names the node (it read nil then, though the system has one card)
+  local card = a.gpu
+  if card == nil and a.system ~= nil then
+    local ok, sys = pcall(function()
+      return type(a.system) == "table" and a.system or catalog(a.cat or a.catalog):get("systems", a.system)
+    end)
+    card = ok and type(sys) == "table" and sys.gpu or nil
+  end
+  r.gpu = type(card) == "string" and card or (type(card) == "table" and card.id) or nil
   r.topology = topo
   return r
 end

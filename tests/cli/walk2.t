@@ -6,6 +6,7 @@ use warnings;
 use Test::More;
 require './tests/cli/lib.pl';
 use JSON::PP ();
+use File::Temp ();
 
 my ($c, $o, $e);
 
@@ -50,6 +51,22 @@ my ($c, $o, $e);
         or diag JSON::PP->new->canonical->encode($ro);
     my ($lp) = grep { $_->{name} eq 'logprob' } @{$d->{phases}};
     ok($lp && $lp->{seconds} > 0, 'the other phases keep their seconds');
+}
+
+# 3. gp.comm{system = ID} returned no gpu, though docs/lua.md lists gpu
+# ("the card's id") in its result and the system names one card
+# (dgx-h100: h100-sxm); only gpu = ID set it.
+{
+    my $dir = File::Temp::tempdir(CLEANUP => 1);
+    my $f = "$dir/comm.lua";
+    open(my $fh, '>', $f) or die; print $fh <<'LUA'; close $fh;
+local gp = require "gpuplan"
+print(tostring(gp.comm{ op = "all_reduce", bytes = 2^30, gpus = 8, system = "dgx-h100" }.gpu))
+print(tostring(gp.comm{ op = "all_reduce", bytes = 2^30, gpus = 8, gpu = "h100-sxm" }.gpu))
+LUA
+    ($c, $o, $e) = run_gp('run', $f);
+    is($c, 0, 'gp.comm script: exit 0') or diag $e;
+    is($o, "h100-sxm\nh100-sxm\n", 'gp.comm: gpu is the card id under system = ID as under gpu = ID');
 }
 
 done_testing();
