@@ -69,4 +69,21 @@ LUA
     is($o, "h100-sxm\nh100-sxm\n", 'gp.comm: gpu is the card id under system = ID as under gpu = ID');
 }
 
+# 4. roofline --format json/csv keyed the ridge table's TFLOP/s as bare
+# "peak" and "achievable" (494.5 for the H100's tf32), where gp.roofline's
+# device.peak is FLOP/s (4.945e14): a script mixing the two was 1e12 off.
+# The keys name the unit now, as the operators' table's tflops does.
+{
+    ($c, $o, $e) = run_gp(qw(roofline --gpu h100-sxm --format json));
+    is($c, 0, 'roofline --format json: exit 0') or diag $e;
+    my $d = eval { JSON::PP::decode_json($o) } || [];
+    my ($bf) = grep { $_->{precision} eq 'bf16' } @$d;
+    # H100 SXM dense bf16 989 TFLOP/s (the catalog's peak.bf16 = 989e12)
+    is($bf && $bf->{peak_tflops}, 989, 'roofline json: peak_tflops, in TFLOP/s');
+    ok($bf && !exists $bf->{peak}, 'roofline json: no unitless peak');
+    ($c, $o, $e) = run_gp(qw(roofline --gpu h100-sxm --format csv));
+    like($o, qr/\Aprecision,peak_tflops,achievable_tflops,ridge_peak,ridge\n/,
+         'roofline csv: the header names the unit');
+}
+
 done_testing();

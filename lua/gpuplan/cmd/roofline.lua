@@ -76,8 +76,10 @@ function C.run(opts, args)
   for _, p in ipairs(roofline.precisions) do
     local x = r.ridges[p]
     if x then
-      rows[#rows + 1] = { precision = p, peak = r.device.peak[p] / 1e12,
-                          achievable = x.flops / 1e12, ridge_peak = x.peak,
+      -- TFLOP/s, named so in the keys (csv, json): a bare "peak" read as
+      -- gp.roofline's device.peak, which is FLOP/s, a factor 1e12 apart
+      rows[#rows + 1] = { precision = p, peak_tflops = r.device.peak[p] / 1e12,
+                          achievable_tflops = x.flops / 1e12, ridge_peak = x.peak,
                           ridge = x.achievable }
     end
   end
@@ -87,8 +89,8 @@ function C.run(opts, args)
     title = string.format("%s: %.2f TB/s, achievable %.2f", r.device.name or r.device.id,
                           r.device.mem_bw / 1e12, r.device.hbm),
     columns = { { key = "precision", label = "precision" },
-                { key = "peak", label = "dense TFLOP/s", fmt = "%.1f" },
-                { key = "achievable", label = "achievable TFLOP/s", fmt = "%.1f" },
+                { key = "peak_tflops", label = "dense TFLOP/s", fmt = "%.1f" },
+                { key = "achievable_tflops", label = "achievable TFLOP/s", fmt = "%.1f" },
                 { key = "ridge_peak", label = "ridge (peak) FLOP/B", fmt = "%.1f" },
                 { key = "ridge", label = "ridge (achievable) FLOP/B", fmt = "%.1f" } } }
   if not opts.model then
