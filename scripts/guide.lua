@@ -22,7 +22,10 @@
 -- rate and the market column says "converted from" the quoted price.
 -- --market keeps one market's offers (cn: what renting in China costs).
 -- --format csv prints one table (a `section` column and the union of the
--- sections' columns); json one array of sections.
+-- sections' columns); json one array of sections {title, columns (key,
+-- label: the label states the unit), rows}, numbers as numbers: a card's
+-- price (price_guide: the seed guide's rule of thumb), a job's days and
+-- cost_amount with their 80% range (_lo, _hi) and cost_unit.
 local gp = require "gpuplan"
 local ranges = gp.ranges
 local cat = gp.catalog()
@@ -226,7 +229,8 @@ local function train_job(o, cards, counts)
   for _, c in ipairs(ok and r.per_card or {}) do
     if c.meets then
       per[#per + 1] = { label = string.format("%d x %s", c.gpus, c.gpu), layout = c.layout,
-                        time = c.days, cost = c.cost,
+                        time = c.days, cost = c.cost, days_lo = c.days_lo, days_hi = c.days_hi,
+                        cost_lo = c.cost_lo, cost_hi = c.cost_hi,
                         time_text = days(c.days, c.days_lo, c.days_hi, c.range and c.range.novel),
                         cost_text = money(c.cost, c.cost_lo, c.cost_hi, c.range and c.range.novel) }
     end
@@ -244,6 +248,15 @@ local function add(scenario, work, per, key, extra)
     time = best and (best.time_text or days(best.time)) or "-",
     cost = best and (best.cost_text or money(best.cost)) or "-",
     runner = best and why_lost(best, second) or "-",
+    -- json: the figures behind the time and cost cells, as numbers with
+    -- their 80% range (the cells are text: "4.1 h (3.8-4.6)"); days for a
+    -- job that runs to an end, cost in the currency or per 1M output tokens
+    days = best and not best.per_mtok and best.time or nil,
+    days_lo = best and best.days_lo, days_hi = best and best.days_hi,
+    cost_amount = best and best.cost, cost_lo = best and best.cost_lo,
+    cost_hi = best and best.cost_hi,
+    cost_unit = best and best.cost and (best.per_mtok and (opt.currency .. "/1M output tokens")
+                                        or opt.currency) or nil,
   }
   if extra then assumed[#assumed + 1] = scenario .. ": " .. extra end
 end
@@ -298,6 +311,8 @@ do
                  layout = colo and "colocated" or string.format("rollout %d + train %d",
                    r.pools.rollout.gpus, r.pools.train.gpus),
                  time = r.hours / 24, cost = r.cost,
+                 days_lo = r.hours_lo and r.hours_lo / 24, days_hi = r.hours_hi and r.hours_hi / 24,
+                 cost_lo = r.cost_lo, cost_hi = r.cost_hi,
                  time_text = days(r.hours / 24, r.hours_lo and r.hours_lo / 24,
                                   r.hours_hi and r.hours_hi / 24, r.range and r.range.novel),
                  cost_text = money(r.cost, r.cost_lo, r.cost_hi, r.range and r.range.novel) }
@@ -331,7 +346,8 @@ do
                         layout = n > 1 and ("TP" .. n) or "one card",
                         time_text = string.format("%.0f tok/s a user alone, %.0f at 32",
                           one.stream_tokens_per_s, many.stream_tokens_per_s),
-                        cost = many.cost_per_mtok,
+                        cost = many.cost_per_mtok, cost_lo = many.cost_per_mtok_lo,
+                        cost_hi = many.cost_per_mtok_hi, per_mtok = true,
                         cost_text = string.format("%s / 1M tokens",
                           ranged(many, "cost_per_mtok", "%.2f")),
                         note = string.format("%.0f tok/s a user at 32", many.stream_tokens_per_s) }
@@ -357,7 +373,8 @@ do
                           (r.prefill_layout:match("^[^,]+"))) or r.layout,
                         time_text = string.format("%.0f tok/s, ITL %.0f ms", r.tokens_per_s,
                           r.itl_s * 1e3),
-                        cost = r.cost_per_mtok,
+                        cost = r.cost_per_mtok, cost_lo = r.cost_per_mtok_lo,
+                        cost_hi = r.cost_per_mtok_hi, per_mtok = true,
                         cost_text = string.format("%s / 1M tokens",
                           ranged(r, "cost_per_mtok", "%.3f")),
                         note = string.format("%d GPUs", r.gpus) }
@@ -374,6 +391,12 @@ section("Which card for which job (the cheapest that meets the deadline; every c
   { key = "best", label = "recommended" }, { key = "layout" },
   { key = "time", label = "time" }, { key = "cost" },
   { key = "runner", label = "runner-up: what it loses" },
+  table.unpack(opt.format == "json" and {
+    { key = "days", label = "days" }, { key = "days_lo", label = "days, 80% range low" },
+    { key = "days_hi", label = "days, 80% range high" },
+    { key = "cost_amount", label = "cost, in cost_unit" },
+    { key = "cost_lo", label = "cost, 80% range low" }, { key = "cost_hi", label = "cost, 80% range high" },
+    { key = "cost_unit", label = "cost_unit" } } or {}),
 })
 if opt.format == "text" or opt.format == "markdown" then
   for _, a in ipairs(assumed) do io.write("  ", a, "\n") end

@@ -86,4 +86,32 @@ LUA
          'roofline csv: the header names the unit');
 }
 
+# 5. guide --format json's "which card for which job" rows carried time
+# and cost only as the text's cells ("4.1 h (3.8-4.6)", "117 USD
+# (108-132)"): a script had to parse the value and its 80% range out of
+# prose.  Now each row has them as numbers: days, days_lo, days_hi (a job
+# that runs to an end), cost_amount, cost_lo, cost_hi and cost_unit.
+{
+    ($c, $o, $e) = run_gp('guide', '--format', 'json');
+    my $d = eval { JSON::PP::decode_json($o) } || [];
+    my ($jobs) = grep { ($_->{title} // '') =~ /^Which card/ } @$d;
+    ok($jobs, 'guide json: the jobs section') or diag $o;
+    my ($a) = grep { $_->{scenario} =~ /^A 7B multimodal SFT/ } @{$jobs->{rows} || []};
+    ok($a && defined $a->{cost_amount} && defined $a->{days}, 'scenario A: cost_amount and days')
+        or diag JSON::PP->new->canonical->encode($a);
+    # the range brackets the value (lo <= value <= hi)
+    ok($a && $a->{cost_lo} <= $a->{cost_amount} && $a->{cost_amount} <= $a->{cost_hi},
+       'scenario A: cost_lo <= cost_amount <= cost_hi');
+    ok($a && $a->{days_lo} <= $a->{days} && $a->{days} <= $a->{days_hi},
+       'scenario A: days_lo <= days <= days_hi');
+    is($a && $a->{cost_unit}, 'USD', 'scenario A: the cost in USD');
+    # the text's cell is the same figure: "117 USD (108-132)" is cost_amount
+    # to the unit (money(): %.0f below 1k)
+    my ($txt) = ($a->{cost} // '') =~ /^([\d.]+) USD/;
+    ok(defined $txt && abs($txt - $a->{cost_amount}) <= 0.5, 'the cell and the number agree');
+    my ($f) = grep { $_->{scenario} =~ /^F DeepSeek/ } @{$jobs->{rows} || []};
+    is($f && $f->{cost_unit}, 'USD/1M output tokens', 'serving: cost per 1M output tokens');
+    ok($f && !exists $f->{days}, 'serving: no days');
+}
+
 done_testing();
