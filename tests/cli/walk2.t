@@ -114,4 +114,22 @@ LUA
     ok($f && !exists $f->{days}, 'serving: no days');
 }
 
+# 6. fit --format json of a training job wrote max_seqs 0 and max_ctx 0
+# (docs/lua.md: "longest context that fits (inference)"): a script read
+# "no context fits" for a job that has no KV cache.  As host_* are left
+# out for inference, these are left out for training.
+{
+    ($c, $o, $e) = run_gp(qw(fit llama3-8b --gpu h100-sxm --method lora --format json));
+    is($c, 0, 'fit lora --format json: exit 0') or diag $e;
+    my $d = eval { JSON::PP::decode_json($o) } || {};
+    ok(!exists $d->{max_ctx} && !exists $d->{max_seqs}, 'fit json, training: no max_ctx, max_seqs')
+        or diag "max_ctx=" . ($d->{max_ctx} // 'absent');
+    ($c, $o, $e) = run_gp(qw(fit llama3-8b --gpu h100-sxm --method infer --format json));
+    $d = eval { JSON::PP::decode_json($o) } || {};
+    # llama3-8b bf16 on an 80 GB H100: 16 GB of weights leave tens of GB
+    # for KV, far more than one sequence of its 8k context (1 GiB at bf16)
+    ok(($d->{max_seqs} // 0) > 1 && ($d->{max_ctx} // 0) > 8192, 'fit json, inference: both, positive')
+        or diag $o;
+}
+
 done_testing();

@@ -210,7 +210,10 @@ local function json_result(r, opts)
     capacity = r.capacity, budget = r.budget, usable = r.usable,
     short_by = r.short_by, largest = r.largest, stage = r.stage,
     stage_layers = r.stage_layers,
-    max_seqs = r.max_seqs, max_ctx = r.max_ctx, cpu_layers = r.cpu_layers,
+    -- the KV's room (inference, as docs/lua.md has them): a training
+    -- job's 0 read "no context fits"
+    max_seqs = r.method == "infer" and r.max_seqs or nil,
+    max_ctx = r.method == "infer" and r.max_ctx or nil, cpu_layers = r.cpu_layers,
     cpu_bytes = r.cpu_bytes, components = r.components, defaults = r.defaults,
     -- the offload against its host (training): what the fullest host
     -- holds, its DRAM (0: none known) and whose
