@@ -294,6 +294,19 @@ function M.per_hour(cat, p, gpu, buyer, default)
   if type(p) == "number" then
     v = { amount = p, currency = cur }
   elseif type(p) == "table" then
+    -- a misspelt key ({amount = 1, currncy = "EUR"}) priced the amount in
+    -- the buyer's currency in silence; a quote (gp.prices.cheapest/quote)
+    -- passes as it is, its other fields unread
+    local args = require "gpuplan.args"
+    local known = { "amount", "currency", "id", "entry", "market", "quoted", "converted", "guide" }
+    local set = {}
+    for _, k in ipairs(known) do set[k] = true end
+    local bad = args.unknown_key(p, set)
+    if bad ~= nil then
+      local near = type(bad) == "string" and args.nearest(bad, { "amount", "currency" })
+      error("price: unknown key '" .. tostring(bad) .. "'" .. (near and (" (did you mean '" .. near .. "'?)")
+        or " (amount, currency)"), 0)
+    end
     v = { amount = p.amount, currency = p.currency or cur }
     if type(v.amount) ~= "number" then
       error("price.amount must be a non-negative number (got " .. shown(v.amount) .. ")", 0)
