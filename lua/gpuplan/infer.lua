@@ -420,6 +420,27 @@ end
 -- by token count only (M.graph_sizes).
 M.v0_graph_max_context = 8192
 
+-- vLLM's Ray executor before vllm PR #4894 ("[Core] Eliminate parallel
+-- worker per-step task scheduling overhead", reviewed 2024-05-21, after
+-- v0.4.2 of 2024-05-05): with tensor or pipeline parallelism the engine ran
+-- its workers under Ray (the default wherever Ray was installed until vllm
+-- PR #5230, 2024-06-03: 'self.distributed_executor_backend = "ray" if
+-- ray_found else "mp"'), and each step the driver's _run_workers submitted
+-- execute_model to every worker as a Ray task ("worker.execute_method.remote
+-- (...)") and waited on ray.get for their results, work the GPU waits for.
+-- The PR's first version, vllm PR #3763 (2024-03-31), times it: "Using 80GB
+-- A100s, with llama-2-7b openai completion API. Single request with 5 input
+-- tokens, 2000 generated tokens", "TP=2 | 24.2" against "TP=2 with this PR
+-- | 20.2": 4.0 s over 2000 steps, 2.0 ms a step (its TP 4 Llama-2-70B run,
+-- "about 5% reduction in latency", about the same a step).  The same
+-- table's run without Ray (#3466's multiprocessing executor, 17.0 s) is
+-- 1.6 ms a step faster again, a cost of Ray's workers the PR does not
+-- name: not priced.  engine/infer.c engine_time adds it to each step
+-- (gp.infer's ray_step; validate sets it for a vLLM case of a release
+-- before 0.4.3, or of no release dated before 2024-05-21, on more than
+-- one GPU: predict/infer.lua's vllm profile).
+M.v0_ray_step = (24.2 - 20.2) / 2000
+
 M.eager_host_ops = {
   vllm = function(model, tp) return require("gpuplan.rl").eager_ops_per_layer(model, tp) end,
 }
@@ -2338,6 +2359,7 @@ function M.setup(a)
   -- (Their true/false check is the declaration's, in check_args.)
   for _, o in ipairs {
     { "async_scheduling", "--async-scheduling", "schedules as its own engine does" },
+    { "ray_step", "its Ray executor's task a worker each step", "runs its own executor" },
     { "shared_expert_stream", "its MoE's shared expert on a second CUDA stream",
       "runs the shared expert as its own engine does" },
   } do
@@ -2375,6 +2397,11 @@ function M.setup(a)
     default("async_scheduling=true (vLLM's default from v0.14.0: the engine's host work "
       .. "between steps runs under the GPU's step; --no-async-scheduling for V1 before 0.14 "
       .. "or V0)")
+  end
+  -- vLLM's Ray executor's task a worker each step (M.v0_ray_step): given,
+  -- the GPU waits for it every step beside the engine's own host work.
+  if a.ray_step ~= nil and a.ray_step > 0 then
+    c.engine_host_step = (c.engine_host_step or 0) + a.ray_step
   end
   -- The shared expert on vLLM's second stream (M.shared_stream_max): said
   -- where a model has one, since vLLM 0.11.0 and before run it apart on
@@ -2655,6 +2682,11 @@ function M.infer(a)
     if a.async_scheduling == false then
       error(args.usage(string.format("infer: %s: async_scheduling = false (vLLM's host work "
         .. "between steps) is priced on one model's replicas, not by the MoE serving model "
+        .. "this option chooses", by)), 2)
+    end
+    if a.ray_step ~= nil then
+      error(args.usage(string.format("infer: %s: ray_step (vLLM's Ray executor's task a worker "
+        .. "each step) is priced on one model's replicas, not by the MoE serving model "
         .. "this option chooses", by)), 2)
     end
     -- The 80% ranges of the latencies, throughputs and cost (gpuplan.ranges).

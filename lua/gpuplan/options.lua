@@ -1366,6 +1366,15 @@ opt { name = "async_scheduling", type = "flag", commands = "rl infer",
       .. "(--runtime vllm only; off by default with --vllm-version, a V0 release; validate "
       .. "sets it off for a case of vLLM 0.8 to 0.13, and of V0, before 0.8, at these V1 "
       .. "figures as a floor, unless it states multi-step scheduling)" } } }
+opt { name = "ray_step", type = "number", metavar = "S", commands = "infer",
+  range = { 0, 1 },
+  default = "0; validate: 2.0e-3 for a vLLM case before 0.4.3 on more than one GPU",
+  help = "seconds vLLM's Ray executor adds to each step by scheduling a Ray task on every "
+    .. "worker and waiting for its result, before vllm PR #4894 (\"Eliminate parallel worker "
+    .. "per-step task scheduling overhead\", after v0.4.2) kept the workers in a loop "
+    .. "(2.0e-3: PR #3763's A100 TP 2 run, 24.2 s -> 20.2 s over 2000 tokens); --runtime vllm "
+    .. "only, one model on its replicas",
+  suggest = { "ray_task_step", "executor_step", "worker_step" } }
 opt { name = "engine_xhost_step", type = "number", metavar = "S", commands = "rl",
   default = "0",
   help = "seconds the rollout engine's executor adds to each decode step when the engine's "

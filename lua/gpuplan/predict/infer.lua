@@ -585,6 +585,26 @@ local PROFILES = {
         -- (join_qhead), says the kernel and the reads it priced
         defaults[#defaults + 1] = "paged_decode (vLLM before 0.4.3: no flash-attn decode)"
       end
+      -- A release before vllm PR #4894 (after v0.4.2; gpuplan.infer
+      -- M.v0_ray_step) on more than one GPU ran its workers under Ray, a
+      -- Ray task a worker each step: gp.infer's ray_step.  The release is
+      -- the case's source.version (before 0.4.3), else its source.date
+      -- (before the PR's review of 2024-05-21).
+      local pre_loop
+      if ver then
+        local maj, min, pat = tostring(ver):match("^(%d+)%.(%d+)%.?(%d*)")
+        local n = maj and tonumber(maj) * 10000 + tonumber(min) * 100 + (tonumber(pat) or 0)
+        pre_loop = n ~= nil and n < 403
+      elseif date then
+        pre_loop = tostring(date) < "2024-05-21"
+      end
+      if pre_loop and a.ray_step == nil and (a.tp or 1) * (a.pp or 1) > 1
+        and not require("gpuplan.serve").wants(a) then
+        a.ray_step = require("gpuplan.infer").v0_ray_step
+        defaults[#defaults + 1] = string.format("ray_step=%.4g ms (vLLM before 0.4.3 on %d GPUs: "
+          .. "its Ray executor submits a task to every worker each step and waits for them, "
+          .. "vllm PR #3763's A100 TP 2 figure)", a.ray_step * 1e3, (a.tp or 1) * (a.pp or 1))
+      end
       -- V0's chunked steps run their decodes in a FlashAttention call of
       -- their own (flash_attn_with_kvcache under decode_metadata, one query
       -- a sequence: the GQA group folded), not V1's one varlen call with
