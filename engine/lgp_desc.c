@@ -266,6 +266,7 @@ static const lgp_field train_fields[] = {
 	F_BOOL("fp8_attention_sm90", offsetof(train_cfg, fp8_attn_sm90), 0),
 	F_BOOL("mlp_down_bf16", offsetof(train_cfg, mlp_down_bf16), 0),
 	F_BOOL("tp_overlap_fp8_rs", offsetof(train_cfg, tp_overlap_fp8_rs), 0),
+	F_BOOL("tp_overlap_aggregate", offsetof(train_cfg, tp_overlap_aggregate), 0),
 	F_BOOL("rope_seq_loop", offsetof(train_cfg, rope_seq_loop), 0),
 	F_NUM("router_bytes", offsetof(train_cfg, router_bytes), 0),
 	F_BOOL("ckpt_outside_fsdp", offsetof(train_cfg, ckpt_outside_fsdp), 0),

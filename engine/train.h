@@ -253,6 +253,10 @@ typedef struct train_cfg {
 				  * fp8 output (Transformer Engine's
 				  * fp8_buf on proj_fprop and fc2_fprop;
 				  * train_layer.c layer_comm) */
+	int tp_overlap_aggregate; /* Userbuffers' ring-exchange GEMMs
+				  * take two ranks' chunks at a time
+				  * (Transformer Engine's `aggregate`;
+				  * train_layer.c ub_chunks) */
 	int mlp_down_bf16;       /* under an fp8 recipe the dense MLP's down
 				  * projection (fc2, row-parallel) stays in
 				  * bf16 (mlp_down_bf16: HabanaAI
@@ -463,6 +467,10 @@ typedef struct train_lcost {
 	double tp_fwd_ub;           /* the forward's under Userbuffers:
 				     * tp_fwd, its reduce-scatters in fp8
 				     * with tp_overlap_fp8_rs */
+	double ub_fwd, ub_bwd;      /* what Userbuffers' split GEMMs add
+				     * per pass under tp_overlap
+				     * (train_layer.c ub_chunks), beyond
+				     * the one GEMM fwd and bwd price */
 	/* The TP collectives left on the path by PyTorch's micro-pipelined
 	 * async TP (train_layer.c symm_tp: tp_overlap without Transformer
 	 * Engine's modules), per pass: exposed (tps_f, of which the
@@ -645,6 +653,13 @@ typedef struct train_lkey {
 	int mlp_down_bf16;       /* train_cfg's, with FP8 compute */
 	int tp_overlap_fp8_rs;   /* train_cfg's, with FP8 compute, TE's
 				  * modules, tp_overlap and SP */
+	int ub_split;            /* Userbuffers could split the GEMMs:
+				  * SP, TP above 1 and TE's modules (the
+				  * split's cost is kept apart, ub_fwd and
+				  * ub_bwd, since the phase's layers serve
+				  * tp_overlap on and off) */
+	int ub_aggregate;        /* train_cfg's tp_overlap_aggregate,
+				  * with ub_split */
 	double router_bytes;     /* train_cfg's */
 	int router_fp64;         /* train_cfg's */
 	int probs_act;           /* the memory cfg's probs_in_act: the MoE

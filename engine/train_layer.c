@@ -1090,6 +1090,45 @@ static double act_share(const gp_op *o, double n)
 #define MOE_FP8_ALIGN_MX 32
 #define MOE_FP8_ALIGN 16
 
+/* Transformer Engine's Userbuffers split a TP-overlapped GEMM into
+ * chunks of its tokens, each its own cuBLAS GEMM (comm_gemm_overlap.h,
+ * v1.10): the ring-exchange all-gathers (qkv_fprop, fc1_fprop,
+ * proj_dgrad, fc2_dgrad: initialize_ub's default "ring_exchange":
+ * ["qkv_fprop", "fc1_fprop", "proj_dgrad", "fc2_dgrad"]) run
+ * split_gemm_overlap_ag, one GEMM per rank's chunk as it arrives,
+ * "n_chunk = ubufs[0].size(0)" rows each, tp of them -- or tp / 2 of
+ * twice the rows with "aggregate" ("const int num_steps = _tp_size / 2",
+ * "{n_chunk * 2, k}"; tp_overlap_aggregate); the pipelined reduce-
+ * scatters (proj_fprop, fc2_fprop: "pipeline") run split_gemm_overlap_rs,
+ * "_num_splits" GEMMs of "m_chunk" rows, num_splits "4 if method ==
+ * "pipeline"" (module/base.py initialize_ub, the default and the dgxc
+ * recipes' explicit "num_splits: 4").  The bulk overlaps (the column-
+ * parallel linears' dgrad and wgrad) run one GEMM.  So the forward's
+ * four linears and the row-parallel linears' dgrad each read their
+ * weight c times, on c GEMMs of m / c rows, the chunks round-robin on
+ * "_stream_compute[i % _stream_compute.size()]" (3 streams), which lets
+ * one chunk's tail wave share the SMs with the next: the chunks are
+ * priced as one GEMM of count c (gemm_costs).  Without Userbuffers the
+ * GEMM is one (1).  Megatron-Core's MoE layer keeps Userbuffers on the
+ * attention's linears alone; its experts' names are not these. */
+#define UB_PIPELINE_SPLITS 4.0
+static double ub_chunks(const train_lkey *k, const gp_op *o, int dgrad)
+{
+	int col, row;
+	double ring;
+
+	if (!k->ub_split || o->batch != 1.0)
+		return 1.0;
+	col = strcmp(o->name, "qkv") == 0 || strcmp(o->name, "mlp_up") == 0;
+	row = strcmp(o->name, "o_proj") == 0 ||
+		strcmp(o->name, "mlp_down") == 0;
+	ring = k->ub_aggregate && k->tp >= 2 ? (double)(k->tp / 2) :
+		(double)k->tp;
+	if (dgrad)
+		return row ? ring : 1.0;
+	return col ? ring : row ? UB_PIPELINE_SPLITS : 1.0;
+}
+
 /* A GEMM's forward and backward (dgrad, wgrad) into lc, with fp8's
  * casts, a 4-bit base's dequantisation and its LoRA adapter; *nk counts
  * the forward's kernel launches (and fp8's host work in launches), *nb
@@ -1107,7 +1146,7 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 	/* fc1 and fc2 of the fused grouped MLP (FUSED_MLP_FWD_B) */
 	int fm_up = k->fused_mlp && strcmp(o->name, "moe_up") == 0;
 	int fm_down = k->fused_mlp && strcmp(o->name, "moe_down") == 0;
-	double epi_f = 0.0, epi_d = 0.0, wk;
+	double epi_f = 0.0, epi_d = 0.0, wk, cf, cb;
 	int pad;
 
 	/* The dense MLP's down projection kept in bf16 under an fp8 recipe
@@ -1210,18 +1249,41 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 		epi_d = o->m * o->batch * o->k * (2.0 * k->A + 2.0 * 2.0 -
 						  k->A);
 	t = tb_ = 0.0;
+	cf = ub_chunks(k, o, 0);
+	cb = ub_chunks(k, o, 1);
 	for (i = 0; i < np; i++) {
 		/* this GEMM's share of the op: its columns' FLOPs and
 		 * weights, the whole input and its own output */
 		double fr = wn[i] / o->n;
 		double by = o->weights * wbytes * fr +
 			act_share(o, wn[i]) * k->A;
+		double wb = o->weights * wbytes * fr, ab = by - wb;
 
 		t += train_t_gemm(e, flop * fr, by + epi_f * fr, o->m, wn[i],
 				  o->k, o->batch, p, pad ? pad : spread);
 		/* dgrad: dX = dY W, output m x k, depth n. */
 		tb_ += train_t_gemm(e, flop_b * fr, by + epi_d * fr, o->m, o->k,
 				    wn[i], o->batch, p, pad ? pad : spread);
+		/* Userbuffers' split GEMMs (ub_chunks): c GEMMs of m / c
+		 * rows, each reading the whole weight, their tails filled
+		 * by each other (the chunks' streams: count c); what they
+		 * add is kept apart for tp_overlap (ub_fwd, ub_bwd). */
+		if (cf > 1.0)
+			lc->ub_fwd += train_t_gemm(e, flop * fr, cf * wb + ab +
+						   epi_f * fr, o->m / cf, wn[i],
+						   o->k, o->batch * cf, p,
+						   pad ? pad : spread) -
+				train_t_gemm(e, flop * fr, by + epi_f * fr,
+					     o->m, wn[i], o->k, o->batch, p,
+					     pad ? pad : spread);
+		if (cb > 1.0)
+			lc->ub_bwd += train_t_gemm(e, flop_b * fr, cb * wb + ab +
+						   epi_d * fr, o->m / cb, o->k,
+						   wn[i], o->batch * cb, p,
+						   pad ? pad : spread) -
+				train_t_gemm(e, flop_b * fr, by + epi_d * fr,
+					     o->m, o->k, wn[i], o->batch, p,
+					     pad ? pad : spread);
 		/* wgrad: dW = dY^T X, output n x k, depth m (padded:
 		 * wk), the main grad read and written (k->wacc). */
 		if (wgrad_gemm(k, o))

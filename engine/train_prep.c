@@ -415,6 +415,8 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.router_bytes = c->router_bytes;
 	xp->k.router_fp64 = c->router_fp64;
 	xp->k.te_modules = c->te_modules && !c->eager;
+	xp->k.ub_split = xp->k.sp && xp->k.tp > 1 && xp->k.te_modules;
+	xp->k.ub_aggregate = xp->k.ub_split && c->tp_overlap_aggregate;
 	xp->k.wacc = train_wgrad_acc(c, xp->k.half);
 	xp->k.lora_rank = c->mem.lora_rank;
 	xp->k.lora_targets = c->mem.lora_targets;

@@ -478,6 +478,16 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		s->lfwd += n * l->fwd.t;
 		s->lbwd += n * l->bwd.t;
 		s->part[TRAIN_RECOMPUTE] += n * (rec * l->rec_full + l->rec_sel);
+		/* Userbuffers run the overlapped GEMMs split (train_layer.c
+		 * ub_chunks), the recomputed forward's too. */
+		if (c->tp_overlap) {
+			s->part[TRAIN_COMPUTE] += n * (l->ub_fwd + l->ub_bwd);
+			s->fwd += n * l->ub_fwd;
+			s->bwd += n * l->ub_bwd;
+			s->lfwd += n * l->ub_fwd;
+			s->lbwd += n * l->ub_bwd;
+			s->part[TRAIN_RECOMPUTE] += n * rec * l->ub_fwd;
+		}
 		/* TP: exposed per pass beyond the GEMMs it overlaps with
 		 * (Userbuffers), else all of it; the recomputed forward
 		 * runs its collectives again. */
@@ -1648,7 +1658,8 @@ static void stage_tp(const ctx *x, const train_lcost *ld,
 }
 
 /* The stages' base costs under c's TP overlap.  Of stage_base's terms
- * only TP's reads the TP overlap: when the phase holds the other
+ * only TP's reads the TP overlap, and the compute where Userbuffers
+ * split the GEMMs (ub_fwd, ub_bwd): when the phase holds the other
  * overlap's base, each stage is that one with its TP part and hidden
  * seconds made again (stage_tp) -- unless a vision tower adds TP on the
  * first stage, when stage_base runs whole. */
@@ -1656,11 +1667,19 @@ int train_phase_base(phase *ph, train_cache *cache, const scost **base)
 {
 	int o = ph->x.c->tp_overlap != 0, j;
 	const train_cfg *c = ph->x.c;
-	int again = ph->base_ok[!o] &&
-		!(c->mem.images > 0 && ph->x.e.m->vision.layers > 0);
+	int split, again;
 
 	if (train_phase_layers(ph, cache))
 		return GP_EINVAL;
+	/* Userbuffers' split GEMMs (train_layer.c ub_chunks) make the
+	 * compute read the TP overlap too: then stage_base runs whole. */
+	split = ph->ld->ub_fwd + ph->ld->ub_bwd + ph->lm->ub_fwd +
+		ph->lm->ub_bwd + (ph->lx[0] ? ph->lx[0]->ub_fwd +
+				  ph->lx[0]->ub_bwd : 0.0) +
+		(ph->lx[1] ? ph->lx[1]->ub_fwd + ph->lx[1]->ub_bwd : 0.0) > 0.0;
+	again = ph->base_ok[!o] && !split &&
+		!(c->mem.images > 0 && ph->x.e.m->vision.layers > 0);
+
 	if (!ph->base_ok[o]) {
 		for (j = 0; j < ph->nrec; j++) {
 			scost *b = &ph->base[o][j];

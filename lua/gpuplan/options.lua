@@ -1663,6 +1663,12 @@ opt { name = "tp_overlap_fp8_rs", type = "flag", commands = "train plan rl",
     .. "byte an element, not 16 bits (fp8_buf on proj_fprop and fc2_fprop of "
     .. "ub_tp_comm_overlap_cfg)",
   suggest = { "fp8_buf", "ub_fp8_buf" } }
+opt { name = "tp_overlap_aggregate", type = "flag", commands = "train plan rl",
+  help = "with tp_overlap (Transformer Engine's modules, sp): the Userbuffers ring-exchange "
+    .. "GEMMs (qkv and fc1 forward, proj and fc2 dgrad) take two ranks' chunks at a time, "
+    .. "tp / 2 GEMMs of 2 m / tp rows where they run tp of m / tp (aggregate: 1 in "
+    .. "ub_tp_comm_overlap_cfg)",
+  suggest = { "aggregate", "ub_aggregate" } }
 opt { name = "overlap_p2p", type = "flag", commands = "train plan rl", form = "both",
   default = "by stack: megatron on with vpp > 1, off in its 1F1B (refused there); "
     .. "deepspeed, hf off",

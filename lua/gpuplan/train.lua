@@ -465,7 +465,7 @@ local function step_choices(o, p, cfg, sweep, default)
   local flags = { "causal_flops", "embed_flops", "no_router_flops", "unfused_loss", "eager_loss", "emb_matmul", "lora_merged", "kv_repeat", "fsdp_root_gathered", "pad_mask", "async_tp_allreduce",
     "tp_input_per_linear",
     "unfused_permute", "unfused_act", "unfused_rope", "rope_seq_loop", "fused_grouped_mlp",
-    "fp8_attention", "mlp_down_bf16", "tp_overlap_fp8_rs",
+    "fp8_attention", "mlp_down_bf16", "tp_overlap_fp8_rs", "tp_overlap_aggregate",
     "ckpt_outside_fsdp", "ckpt_early_stop", "checkpoint_offload_streams", "split_proj",
     "scaling", "attn_scale_q", "attn_where", "addmm_bias",
     table.unpack(M.OVERLAP_KEYS) }
@@ -580,6 +580,7 @@ local function step_choices(o, p, cfg, sweep, default)
   cfg.fp8_attention = o.fp8_attention == true
   cfg.mlp_down_bf16 = o.mlp_down_bf16 == true
   cfg.tp_overlap_fp8_rs = o.tp_overlap_fp8_rs == true
+  cfg.tp_overlap_aggregate = o.tp_overlap_aggregate == true
   -- the router's dtype in bytes (the declared values checked it)
   cfg.router_bytes = ({ fp32 = 4, fp64 = 8 })[o.moe_router_dtype] or 0
   -- the CP ring's rotater: one of the declared values (the resolve step
@@ -1082,6 +1083,23 @@ local function step_choices(o, p, cfg, sweep, default)
       fail("train: tp_overlap_fp8_rs prices the attention's and the MLP's reduce-scatters; "
         .. "%s is a hybrid stack, whose blocks it does not model",
         tostring(p.model.id or p.model.name))
+    end
+  end
+  -- Userbuffers' aggregated ring exchange (engine/train_layer.c ub_chunks)
+  -- is a setting of the TP overlap's split GEMMs: without TE's modules,
+  -- tp_overlap or sp there are no such GEMMs, and the option would price
+  -- as nothing, in silence.
+  if cfg.tp_overlap_aggregate then
+    if not cfg.te_modules or cfg.eager then
+      usage("train: tp_overlap_aggregate is Transformer Engine's Userbuffers ring exchange: "
+        .. "it needs stack = megatron with kernels = fused (got stack = %s, kernels = %s)",
+        tostring(cfg.stack), kernels)
+    elseif cfg.tp_overlap == false then
+      usage("train: tp_overlap_aggregate is a setting of the TP overlap's Userbuffers: it "
+        .. "needs tp_overlap")
+    elseif o.sp ~= true and not sweep then
+      usage("train: tp_overlap_aggregate splits sequence parallelism's gathered GEMMs: it "
+        .. "needs sp = true")
     end
   end
   -- The MLP's down projection left in bf16 (engine/train_layer.c

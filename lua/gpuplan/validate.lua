@@ -318,6 +318,9 @@ local case_schema = T.record {
     -- tp_overlap_fp8_rs; fp8_buf on proj_fprop and fc2_fprop of NeMo's
     -- ub_tp_comm_overlap_cfg)
     tp_overlap_fp8_rs = declared("tp_overlap_fp8_rs"),
+    -- the TP overlap's ring exchange two chunks a GEMM (gp.train's
+    -- tp_overlap_aggregate; aggregate: 1 in NeMo's ub_tp_comm_overlap_cfg)
+    tp_overlap_aggregate = declared("tp_overlap_aggregate"),
     -- how MoE tokens reach their experts (gp.train's moe_dispatcher;
     -- Megatron-Core's moe_token_dispatcher_type)
     moe_dispatcher = declared("moe_dispatcher"),
@@ -592,7 +595,7 @@ M.PARALLEL_READ = {
     reduce_bucket_size prefetch_bucket_size max_live_parameters max_reuse_distance zero_init
     grad_accum_dtype grad_reduce gradient_accumulation_fusion micro_batch global_batch recompute
     recompute_layers recompute_modules activation_offload_layers checkpoint_offload checkpoint_offload_streams
-    ckpt_outside_fsdp first_stage_layers last_stage_layers split_ends schedule ep_overlap tp_overlap tp_overlap_fp8_rs
+    ckpt_outside_fsdp first_stage_layers last_stage_layers split_ends schedule ep_overlap tp_overlap tp_overlap_fp8_rs tp_overlap_aggregate
     moe_dispatcher moe_flex_backend cuda_device_max_connections numa_bind moe_flex_sms moe_router_ops moe_permute_fusion bias_activation_fusion apply_rope_fusion moe_router_dtype cuda_graph_scope moe_fp8_pad
     fused_grouped_mlp moe_balance offload]],
   rl = set [[tp pp cp ulysses ep etp sp zero zero_group fsdp fsdp_version micro_batch global_batch recompute first_stage_layers

@@ -21,6 +21,7 @@ local FIELDS = {
   -- the layout's and the linears' flags
   { "parallel", "sp" }, { "parallel", "split_ends" }, { "parallel", "ep_overlap" },
   { "parallel", "tp_overlap" }, { "parallel", "tp_overlap_fp8_rs" },
+  { "parallel", "tp_overlap_aggregate" },
   { "workload", "fp8_activations" },
   -- gp.infer's serving flags
   { "parallel", "dp_attention" }, { "workload", "two_batch_overlap" },
