@@ -266,7 +266,8 @@ typedef struct serve_step {
 	double sm_loss;       /* s, compute slowed by the SMs the prefill
 	                         all-to-all kernels hold under overlap */
 	double draft;         /* s, MTP draft passes (decode) */
-	double host;          /* s, spec_host (decode with MTP) */
+	double host;          /* s, spec_host (decode with MTP) and vLLM V1's
+	                         host work between steps (engine_host_*) */
 	double time;          /* s, the step */
 	double dispatch_bytes; /* per GPU per MoE layer (both micro-batches):
 	                          tokens x top_k x hidden x dispatch_bytes */

@@ -1019,7 +1019,7 @@ int serve_step_time(const gp_model *m, const roof_device *d,
                     gp_error *err)
 {
 	sx x;
-	double q, kv, B, Tg, layer;
+	double q, kv, B, Tg, layer, eh;
 
 	if (!out || !L)
 		return gp_fail(err, "serve_step_time: NULL argument");
@@ -1042,7 +1042,22 @@ int serve_step_time(const gp_model *m, const roof_device *d,
 		kv = decode_kv(m, c);
 		out->batch = batch;
 		out->tokens = batch * q;
-		return pass(&x, batch, q, kv, 1, 1, out, &layer);
+		if (pass(&x, batch, q, kv, 1, 1, out, &layer))
+			return GP_EINVAL;
+		/* vLLM V1's host work between two steps (async scheduling
+		 * off: lua/gpuplan/infer.lua M.engine_host), once a step
+		 * and per sequence in it, as engine/infer.c prices one
+		 * model's step; the GPU waits for it.  One engine core
+		 * schedules an attention group's sequences (batch x a:
+		 * the instance's with TP attention, a GPU's with DP: "In
+		 * vLLM, each DP rank is deployed as a separate "core
+		 * engine" process", docs.vllm.ai serving/
+		 * data_parallel_deployment). */
+		eh = c->base.engine_host_step +
+			c->base.engine_host_seq * batch * x.s.a;
+		out->host += eh;
+		out->time += eh;
+		return GP_OK;
 	}
 	/* Prefill: a chunk of prefill_tokens per attention group (per GPU
 	 * with DP attention, per instance with TP): whole prompts (or one
@@ -1072,7 +1087,7 @@ int serve_mixed_time(const gp_model *m, const roof_device *d,
                      gp_error *err)
 {
 	sx x;
-	double layer;
+	double layer, eh;
 
 	if (!out || !L)
 		return gp_fail(err, "serve_mixed_time: NULL argument");
@@ -1086,8 +1101,16 @@ int serve_mixed_time(const gp_model *m, const roof_device *d,
 	memset(out, 0, sizeof *out);
 	out->batch = batch;
 	out->tokens = batch * (1.0 + c->mtp) + k / x.s.a;
-	return pass(&x, batch, 1.0 + c->mtp, decode_kv(m, c), 1, 1, out,
-	            &layer);
+	if (pass(&x, batch, 1.0 + c->mtp, decode_kv(m, c), 1, 1, out,
+	         &layer))
+		return GP_EINVAL;
+	/* the decodes' host work, as serve_step_time's step carries it,
+	 * so that what the chunk adds (prompt_share) is the GPU's alone */
+	eh = c->base.engine_host_step +
+		c->base.engine_host_seq * batch * x.s.a;
+	out->host += eh;
+	out->time += eh;
+	return GP_OK;
 }
 
 double serve_accept_length(int mtp, double a, double r)

@@ -2392,8 +2392,6 @@ function M.setup(a)
   elseif async == nil and a.runtime == "vllm" and not serving then
     -- Not stated: priced as today's vLLM, which overlaps that host work
     -- with the GPU's step; said, since a run of an earlier release pays it.
-    -- (The MoE serving model's steps do not carry that host work at all:
-    -- M.infer refuses async_scheduling = false there.)
     default("async_scheduling=true (vLLM's default from v0.14.0: the engine's host work "
       .. "between steps runs under the GPU's step; --no-async-scheduling for V1 before 0.14 "
       .. "or V0)")
@@ -2676,14 +2674,9 @@ function M.infer(a)
         .. "model's replicas, not by the MoE serving model this option chooses; infer "
         .. "prices it without it", by)), 2)
     end
-    -- vLLM V1's host work between steps (async_scheduling = false) is
-    -- priced on one model's replicas (engine/infer.c engine_time); the
-    -- MoE serving model's steps (engine/serve_step.c) do not carry it.
-    if a.async_scheduling == false then
-      error(args.usage(string.format("infer: %s: async_scheduling = false (vLLM's host work "
-        .. "between steps) is priced on one model's replicas, not by the MoE serving model "
-        .. "this option chooses", by)), 2)
-    end
+    -- vLLM V1's host work between steps (async_scheduling = false): the
+    -- MoE serving model's decode steps carry it as one model's do
+    -- (engine/serve_step.c serve_step_time, engine/infer.c engine_time).
     if a.ray_step ~= nil then
       error(args.usage(string.format("infer: %s: ray_step (vLLM's Ray executor's task a worker "
         .. "each step) is priced on one model's replicas, not by the MoE serving model "

@@ -498,6 +498,10 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     -- infer.lua M.wo_bf16_x: vLLM's Marlin on the A100), its linears and
     -- experts alike (serve_step.c sx_wo_x)
     wo_bf16_x = c.wo_bf16_x,
+    -- vLLM V1's host work between two steps (infer.setup's, from
+    -- async_scheduling = false: infer.lua M.engine_host), added to each
+    -- decode step (serve_step.c serve_step_time)
+    engine_host_step = c.engine_host_step, engine_host_seq = c.engine_host_seq,
     expert_bits = expert_bits, expert_compute = expert_compute,
     dispatch_bytes = dispatch_bytes,
     sbo = sbo or false, sbo_sms = bw and 32 or 3, sbo_down = sbo_down,

@@ -9,7 +9,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(16)
+t.plan(17)
 
 -- Llama 3.1 70B FP8 on eight MI300X at TP 8, batch 128 (the ROCm vLLM
 -- 0.10.0 table's shape): the run without the host work and with it.
@@ -55,7 +55,8 @@ t.ok(says(base, "async_scheduling=true (vLLM's default from v0.14.0"),
 t.ok(not says(async, "async_scheduling="), "stated true: not listed as assumed")
 -- (SGLang: the case's card is an MI300X, on which TensorRT-LLM does not run)
 t.ok(not says(run({ runtime = "sglang" }), "async_scheduling"), "sglang: no async_scheduling line")
--- The MoE serving model's steps carry no such host work either way: no line.
+-- Unstated, the MoE serving model assumes none (no line); stated false it
+-- carries it (below).
 t.ok(not says(gp.infer({ model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 2, tp = 2, ep = 2,
     runtime = "vllm", input = 128, output = 128 }), "async_scheduling"),
   "the MoE serving model (ep 2): no async_scheduling line")
@@ -98,10 +99,28 @@ t.raises(function() run({ runtime = "sglang", async_scheduling = false }) end,
   "async_scheduling is vLLM's", "async_scheduling on runtime sglang: refused")
 t.raises(function() run({ async_scheduling = "no" }) end,
   "async_scheduling must be true or false", "async_scheduling = \"no\": refused")
--- The MoE serving model (ep, ...) does not carry the host work: refused.
-t.raises(function() gp.infer({ model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 2, tp = 2, ep = 2,
-    runtime = "vllm", input = 128, output = 128, async_scheduling = false }) end,
-  "async_scheduling = false.*MoE serving model", "async_scheduling = false with ep: refused")
+-- The MoE serving model (ep, ...) carries the same host work on each
+-- decode step (engine/serve_step.c serve_step_time): one engine core
+-- schedules an attention group's sequences.  TP attention at tp 2 with 32
+-- a GPU: the instance's 64, 0.43e-3 + 64 x 19.805e-6 = 1.6975 ms; DP
+-- attention: each rank's own engine core, 32 sequences, 0.43e-3 + 32 x
+-- 19.805e-6 = 1.0638 ms.  The GPU's part is the same in both runs, so the
+-- difference is the host work alone (1e-9 s: float rounding of ~20 ms).
+local function moe(extra)
+  local a = { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 2, tp = 2, ep = 2,
+              runtime = "vllm", input = 128, output = 128, batch = 32 }
+  for k, v in pairs(extra or {}) do a[k] = v end
+  return gp.infer(a)
+end
+local step = (5.5e-3 - 0.43e-3) / 256
+local m0, m1 = moe(), moe({ async_scheduling = false })
+t.ok(math.abs((m1.tpot_s - m0.tpot_s) - (0.43e-3 + 64 * step)) < 1e-9,
+  string.format("MoE serving, TP attention: the step grows by 0.43 ms + 64 x 19.8 us (got %.4f ms)",
+    (m1.tpot_s - m0.tpot_s) * 1e3))
+local d0, d1 = moe({ dp_attention = true }), moe({ dp_attention = true, async_scheduling = false })
+t.ok(math.abs((d1.tpot_s - d0.tpot_s) - (0.43e-3 + 32 * step)) < 1e-9,
+  string.format("MoE serving, DP attention: the step grows by 0.43 ms + 32 x 19.8 us (got %.4f ms)",
+    (d1.tpot_s - d0.tpot_s) * 1e3))
 -- The engine's own check: a negative host time is refused by name.
 t.raises(function()
   local model, d, c = require("gpuplan.infer").setup({ model = "llama3.1-8b", gpu = "h100-sxm",

@@ -787,6 +787,17 @@ local function serve_case(case, cat, model, defaults)
     return nil, "a decode case needs workload.batch (per GPU), workload.concurrency "
       .. "(colocated) or itl_max_ms"
   end
+  -- A V1 release before 0.14.0 schedules between the GPU's steps (the
+  -- vllm profile's rule above, gp.infer's async_scheduling = false): the
+  -- MoE serving model's decode steps carry that host work too
+  -- (engine/serve_step.c serve_step_time), its expert-parallel runs the
+  -- same engine core and scheduler as the one-model path.
+  local src = case.source or {}
+  local maj, min = tostring(v(src.version) or ""):match("^(%d+)%.(%d+)")
+  if a.runtime == "vllm" and maj and tonumber(maj) == 0 and tonumber(min) >= 8
+      and tonumber(min) < 14 and v(wl.chunked_prefill) ~= false then
+    a.async_scheduling = false
+  end
   local ok, r = pcall(infer.infer, a)
   if not ok then return nil, require("gpuplan.cli").clean(r) end
   if not r.fits then return nil, "does not fit: " .. tostring(r.why) end
