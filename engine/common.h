@@ -171,6 +171,16 @@ int gp_parse_name(const char *s, const char *const *names, int n, int *out,
  * records the autograd graph, spends at least this. */
 #define GP_EAGER_OP_TIME 24.84e-6
 
+/* The least host_op_time / GP_EAGER_OP_TIME of a Grace host: the
+ * catalog's Grace racks charge 2.75 unbound and 2.0 bound to the GPU's
+ * NUMA node (host_op_scale, host_op_scale_bound: gb200-nvl72 and
+ * gb300-nvl72, catalog/systems/nvidia-hgx.lua), its x86 hosts 1 (Ampere
+ * and Hopper GPUs) or 1.118 (a Blackwell GPU's launches on an x86 core:
+ * dgx-b200, dgx-b300).  Not a measured quantity: the bound Grace
+ * factor, the lowest of its class, so that the rules that hold for a
+ * Grace core (train_ep_hides) take no x86 host for one. */
+#define GP_GRACE_HOST_MIN 2.0
+
 /* Host seconds of one bare tensor op that launches a kernel, called from
  * a plain Python function (no nn.Module call, no view between launches)
  * on CUDA tensors that record autograd -- the part of GP_EAGER_OP_TIME

@@ -452,9 +452,12 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
  * negative on the GB200", with partial CUDA graphs (attention, router,
  * preprocess) on.  A negative benefit is at least none: the step is
  * priced as without the overlap (the CPU overhead beyond that has no
- * figure and is left out, a lower bound).  A Grace host is what the
- * catalog marks slower than an x86 server's (host_op_scale > 1: the
- * GB200 and GB300 NVL72 racks), host_op_time above GP_EAGER_OP_TIME.
+ * figure and is left out, a lower bound).  A Grace host is one whose
+ * host_op_time is GP_GRACE_HOST_MIN or more times GP_EAGER_OP_TIME: the
+ * GB200 and GB300 NVL72 racks' host_op_scale 2.75, bound 2.0.  An x86
+ * host driving Blackwell GPUs (DGX B200 and B300: 1.118, the GPU
+ * generation's launch cost, catalog/systems/nvidia-hgx.lua) is not one:
+ * its core is the x86 server's.
  * Megatron-LM's Qwen3-235B-A22B recipes show both sides on GB200: the
  * full-iteration graph (no host work in a layer, layer_extras) with the
  * overlap 1208.3 TFLOP/s a GPU, the partial graphs with it 876.2
@@ -489,7 +492,7 @@ int train_ep_hides(const train_cfg *c, int sched, const gp_group *g_ep,
 	if (!c->ep_overlap)
 		return 0;
 	return sched == GP_SCHED_DUALPIPE || c->graph_full ||
-		(!(c->host_op_time > GP_EAGER_OP_TIME) &&
+		(!(c->host_op_time >= GP_GRACE_HOST_MIN * GP_EAGER_OP_TIME) &&
 		 g_ep->per_node < ep);
 }
 

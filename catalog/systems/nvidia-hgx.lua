@@ -109,6 +109,26 @@ system {
   host_memory = "2TB", host_mem_bw = "716.8GB/s",
   cpu = "2x Intel Xeon Platinum 8570 (56 cores)",
   cpu_vendor = "intel",
+  -- A Blackwell GPU's launches cost its x86 host more than a Hopper's.
+  -- NVIDIA/TransformerEngine issue #2053 ("High CPU overhead on Grace
+  -- systems", 2025-08) times one torch.nn.Linear forward (bf16, hidden
+  -- 2048, 8192 tokens) on the host: "GB200 | torch | 37.08", "GH200 |
+  -- torch | 33.17", "H100 DGX | torch | 13.48" us.  GB200 and GH200 run
+  -- the same script on the same CPU (Grace, 72 Neoverse V2 cores), so
+  -- 37.08 / 33.17 = 1.118 is the GPU generation's share: the same call
+  -- driving a Blackwell GPU (cuBLASLt's sm100 path, the launch) takes
+  -- the host 11.8% longer than driving a Hopper.  The per-op figure
+  -- every host scales from, GP_EAGER_OP_TIME (engine/common.h), is timed
+  -- on an A100's x86 host, so an x86 host driving B200s pays 1.118 of
+  -- it.  The Grace racks' 2.75 (gb200-nvl72) already holds the same
+  -- factor: Grace's own, GPU generation for generation (GH200 over DGX
+  -- H100, both Hopper), is 33.17 / 13.48 = 2.461, and 2.461 x 1.118 =
+  -- 2.75.  One script's plain PyTorch call, not Megatron's layer: the
+  -- ratio, not the level, is what is taken.  The figures the model
+  -- scales with it include TE_EXPERT_GEMM (engine/train_layer.c), timed
+  -- on an SM100 GPU whose host PR #3134 does not name; every system
+  -- takes it as an x86 host's, as before.
+  host_op_scale = 1.118,
   source = "NVIDIA DGX B200 user guide, 'Introduction to NVIDIA DGX B200 Systems' (8x B200, "
         .. "1,440 GB GPU memory, 2x Xeon 8570, 2 NVSwitch chips, 8x ConnectX-7 400 Gb/s, "
         .. "2 TB in 32 DIMMs upgradable to 4 TB); host_mem_bw derived: 2 x 8 channels "
@@ -129,6 +149,9 @@ system {
   host_memory = "2TB", host_mem_bw = "819.2GB/s",
   cpu = "2x Intel Xeon 6776P (64 cores)",
   cpu_vendor = "intel",
+  -- B300 is a Blackwell GPU on an x86 host: the dgx-b200 entry's 1.118
+  -- (TransformerEngine issue #2053, GB200 over GH200 on one Grace CPU).
+  host_op_scale = 1.118,
   source = "heise.de/-10395118 (Intel Xeon 6 6776P, 'Diesen Prozessor setzt Nvidia im DGX "
         .. "B300 ein': two 6776P with eight B300; 2S, 64 cores, 350 W, 8 channels DDR5-6400); "
         .. "aiwiki.ai nvidia_dgx_b300 (eight B300 SXM GPUs with Intel Xeon 6776P, 10U); "

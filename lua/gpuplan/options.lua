@@ -1679,7 +1679,7 @@ opt { name = "ep_overlap", type = "flag", commands = "train plan rl", form = "bo
   help = "the expert all-to-all under compute (Megatron-Core's "
     .. "overlap_moe_expert_parallel_comm: it needs ep > 1, vpp > 1 at pp > 1, the alltoall "
     .. "or flex dispatcher, a bf16/fp16/fp8 model and no full recompute; plan skips "
-    .. "the layouts without); on a Grace host (host_op_scale above 1), or with the expert "
+    .. "the layouts without); on a Grace host (host_op_scale 2 or more), or with the expert "
     .. "group inside one node (its all-to-all on the scale-up links), it hides nothing "
     .. "without cuda_graph_scope full_iteration" }
 opt { name = "moe_dispatcher", type = "string", metavar = "D", commands = "train plan rl",

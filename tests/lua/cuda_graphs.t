@@ -14,35 +14,37 @@ local function host_wait(r)
 end
 local function part(r, name) return t.parts(r)[name] end  -- tap.lua's parts
 
--- Qwen3-30B-A3B on 8 B200 (x86 host: 24.84 us a launch), EP8, one
--- 4096-token micro-batch, alltoall dispatcher: the MoE layer's forward is
--- host-bound (1.66 ms of host wait) with or without the graphs.
+-- Qwen3-30B-A3B on 8 B200 (x86 host: 24.84 us a launch, x 1.118 driving
+-- a Blackwell GPU -- the DGX B200's host_op_scale -- = tau, 27.77 us),
+-- EP8, one 4096-token micro-batch, alltoall dispatcher: the MoE layer's
+-- forward is host-bound (1.66 ms of host wait) with or without the graphs.
+local tau = 24.84e-6 * 1.118
 local job = { model = "qwen3-30b-a3b", gpu = "b200", gpus = 8, ep = 8, method = "pretrain",
               seq = 4096, global_batch = 512, precision = "fp8", fp8_scaling = "block" }
 local r0 = gp.train(job)
 -- moe_router and moe_preprocess capture the MLP's norm 1, the router GEMM
 -- 1, the router's ops 11 and alltoall's preprocess 8: 21 launches become
--- the replay's 2, 19 x 24.84 us = 471.96 us less host wait (1e-9: the
+-- the replay's 2, 19 x 27.77 us = 527.65 us less host wait (1e-9: the
 -- same sums).
 local r1 = gp.train(t.with(job, { cuda_graph_scope = "moe_router,moe_preprocess" }))
-t.near(host_wait(r0) - host_wait(r1), 19 * 24.84e-6, 1e-9,
+t.near(host_wait(r0) - host_wait(r1), 19 * tau, 1e-9,
        "moe_router,moe_preprocess: 21 launches in one replay of 2")
 -- attn adds the input norm, qkv, Qwen3's q_layernorm and k_layernorm
 -- (model qk_norm), rope, attention, o_proj and the residual add (8) to
 -- the same capture, and with them the fp8 host share of the two
 -- quantizing modules it holds (train_layer.c TE_FP8_*: qkv, a
 -- LayerNormLinear, (135.42 - 83.48) / 59.19 = 0.878 of a launch; o_proj,
--- a Linear, (114.51 - 59.19) / 59.19 = 0.935): 9.813 x 24.84 us =
--- 243.75 us less.
+-- a Linear, (114.51 - 59.19) / 59.19 = 0.935): 9.813 x 27.77 us =
+-- 272.5 us less.
 local r2 = gp.train(t.with(job, { cuda_graph_scope = { "attn", "moe_router", "moe_preprocess" } }))
 t.near(host_wait(r1) - host_wait(r2),
-       (8 + (135.42 - 83.48) / 59.19 + (114.51 - 59.19) / 59.19) * 24.84e-6, 1e-9,
+       (8 + (135.42 - 83.48) / 59.19 + (114.51 - 59.19) / 59.19) * tau, 1e-9,
        "attn: 8 more launches and their fp8 share in the same replay")
 -- The backward replays the capture too: the graphed modules' Python
 -- backward goes with it (TE PR #3523, in launches: qkv's LayerNormLinear
 -- (397.73 - 83.48) / 59.19 = 5.309, o_proj's Linear (311.30 - 59.19) /
 -- 59.19 = 4.259), and their fp8 share of the backward, 1.166 + 1.255:
--- 11.989 x 24.84 us = 297.8 us less.
+-- 11.989 x 27.77 us = 333.0 us less.
 local function host_wait_b(r)
   for _, o in ipairs(r.ops) do if o.name == "host_wait" then return o.bwd end end
   return 0
@@ -50,12 +52,12 @@ end
 t.near(host_wait_b(r1) - host_wait_b(r2),
        ((397.73 - 83.48) + (311.30 - 59.19)
         + ((518.67 - 135.42) - (397.73 - 83.48)) + ((440.93 - 114.51) - (311.30 - 59.19)))
-         / 59.19 * 24.84e-6, 1e-9, "attn: their backward host and fp8 share replayed too")
--- flex's preprocess is 3 launches, not 8: 14 x 24.84 us with the router's.
+         / 59.19 * tau, 1e-9, "attn: their backward host and fp8 share replayed too")
+-- flex's preprocess is 3 launches, not 8: 14 x 27.77 us with the router's.
 local f0 = gp.train(t.with(job, { moe_dispatcher = "flex" }))
 local f1 = gp.train(t.with(job, { moe_dispatcher = "flex",
                                   cuda_graph_scope = "moe_router,moe_preprocess" }))
-t.near(host_wait(f0) - host_wait(f1), 14 * 24.84e-6, 1e-9,
+t.near(host_wait(f0) - host_wait(f1), 14 * tau, 1e-9,
        "flex: its 3 preprocess launches graphed")
 -- The graphs move no bytes: the expert all-to-all is unchanged.
 t.near(part(r2, "ep_comm"), part(r0, "ep_comm"), 1e-12, "graphs leave the all-to-all alone")

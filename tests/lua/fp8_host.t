@@ -16,9 +16,12 @@ local gp = require "gpuplan"
 t.plan(7)
 
 local op = t.op
--- x86 host: one launch is GP_EAGER_OP_TIME, 24.84 us (no host_op_scale
--- on the DGX B200).
-local h = 24.84e-6
+-- x86 host driving B200s: one launch is GP_EAGER_OP_TIME, 24.84 us, times
+-- the DGX B200's host_op_scale 1.118 (a Blackwell GPU's launches cost its
+-- host that much more than a Hopper's: catalog/systems/nvidia-hgx.lua),
+-- 27.77 us; the expert GEMMs' host time (TE_EXPERT_GEMM) scales alike.
+local hs = 1.118
+local h = 24.84e-6 * hs
 local fwd, bwd = (114.51 - 59.19) / 59.19, ((440.93 - 114.51) - (311.30 - 59.19)) / 59.19
 local cast = 19.82 / 59.19
 
@@ -61,7 +64,7 @@ t.ok(op(d, "host_wait").fwd > 0 and op(b, "host_wait").bwd > 0,
 -- Block scales quantize each of the 16 experts' rows apart in both expert
 -- GEMMs (moe_up, moe_down; neither norm-fused), delayed scaling once
 -- each: (16 - 1) x 2 casts more, each a C++ quantize call's host work:
--- 30 x 0.335 x 24.84 us = 249.5 us forward, and the same for dY's
+-- 30 x 0.335 x 27.77 us = 279.0 us forward, and the same for dY's
 -- casts backward.  1e-9: the same sums.
 t.near(host(b, "fwd") - host(d, "fwd"), 30 * cast * h, 1e-9,
        "block: a further expert's cast a quantize call, forward")
@@ -82,13 +85,13 @@ t.near(host(d, "fwd") - host(bf, "fwd"), (3 * fwd + fwd_ln) * h, 1e-9,
        "delayed: one share a quantizing module, the norm-fused qkv's own")
 t.ok(op(bf, "host_wait").fwd > 0, "bf16's forward binds on the host too")
 -- The backward: 3 x 1.255 + 1.166 (LayerNormLinear) = 4.931 launches,
--- 122.5 us, beside the expert GEMMs' host and the modules' own Python
+-- 136.9 us, beside the expert GEMMs' host and the modules' own Python
 -- backward (TE_BWD_HOST, TE PR #3523: qkv's LayerNormLinear (397.73 -
 -- 83.48) / 59.19 = 5.309, o_proj and the two grouped linears (311.30 -
--- 59.19) / 59.19 = 4.259 each: 18.087 launches, 449.3 us), which bf16
+-- 59.19) / 59.19 = 4.259 each: 18.087 launches, 502.3 us), which bf16
 -- pays too.
 local bwd_ln = ((518.67 - 135.42) - (397.73 - 83.48)) / 59.19
-local hb_bf = 2 * 32 * 0.267e-3 / 8
+local hb_bf = 2 * 32 * 0.267e-3 / 8 * hs
   + ((397.73 - 83.48) + 3 * (311.30 - 59.19)) / 59.19 * h
 t.near(host(d, "bwd"), hb_bf + (3 * bwd + bwd_ln) * h - a2a_bwd, 1e-9,
        "delayed backward: the expert GEMMs', the modules' and fp8's host, less its all-to-alls")

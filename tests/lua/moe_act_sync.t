@@ -14,29 +14,34 @@ local gp = require "gpuplan"
 t.plan(6)
 
 local op = t.op
--- GP_EAGER_OP_TIME: one eager op's host time on an x86 host (dgx-b200's
--- scale is 1: no host factor among the run's defaults).
+-- GP_EAGER_OP_TIME: one eager op's host time on an x86 host driving a
+-- Hopper (the h100-sxm run below, scale 1); dgx-b200's host_op_scale
+-- 1.118 (a Blackwell GPU's launches, catalog/systems/nvidia-hgx.lua)
+-- stretches it to taub.
 local tau = 24.84e-6
+local taub = tau * 1.118
 
--- B200, EP 8 (16 local experts), four sequences of 4096 a micro-batch:
--- the GPU's work after the wait (the activation, fc2 over 65,536 rows,
+-- B200, EP 8 (16 local experts), six sequences of 4096 a micro-batch:
+-- the GPU's work after the wait (the activation, fc2 over 98,304 rows,
 -- the bias loop: milliseconds) outlasts the host's launches for it (16
--- expert GEMM calls of 33.4 us and some 35 launches: about 1.4 ms), and
--- the rest of the layer is GPU-bound too, so the wait costs what the GPU
--- idles before the activation's launch reaches it: one host op, tau.
--- Float rounding only: 1e-12.
-local job = { model = "gpt-oss-120b", gpu = "b200", gpus = 8, ep = 8, batch = 4, seq = 4096,
-              global_batch = 32, stack = "megatron", zero = 1, precision = "bf16",
+-- expert GEMM calls of 33.4 us x 1.118 and some 35 launches: about 1.6
+-- ms), and the rest of the layer is GPU-bound too, so the wait costs
+-- what the GPU idles before the activation's launch reaches it: one host
+-- op, taub.  (At four sequences the layer's host time, x 1.118, comes
+-- within the GPU's and the wait grows: not the GPU-bound case.)  Float
+-- rounding only: 1e-12.
+local job = { model = "gpt-oss-120b", gpu = "b200", gpus = 8, ep = 8, batch = 6, seq = 4096,
+              global_batch = 48, stack = "megatron", zero = 1, precision = "bf16",
               method = "pretrain" }
 local r = gp.train(job)
-t.near(op(r, "host_wait").fwd, tau, 1e-12, "GPU-bound: the forward's wait costs one launch")
+t.near(op(r, "host_wait").fwd, taub, 1e-12, "GPU-bound: the forward's wait costs one launch")
 t.is(op(r, "host_wait").bwd, 0.0, "no recompute: the backward does not wait")
 
 -- Under moe_act recompute the activation re-runs before fc2's backward,
 -- its copy waiting again: one launch idle there too (fc2's backward on
 -- the GPU outlasts its module's Python and its 32 expert calls).
 local rc = gp.train(t.with(job, { recompute = "selective", recompute_modules = "moe_act" }))
-t.near(op(rc, "host_wait").bwd, tau, 1e-12, "moe_act recompute: the backward waits once")
+t.near(op(rc, "host_wait").bwd, taub, 1e-12, "moe_act recompute: the backward waits once")
 
 -- Without the clamp Megatron-Core runs the swiglu path, no offset tensor:
 -- no wait, and this GPU-bound layer has no host time on its path at all.
