@@ -148,6 +148,7 @@ const lgp_desc lgp_optim_desc = { "optimizer", optim_fields };
 	F_SUB("base", offsetof(S, P base), &quant_desc),                  \
 	F_BOOL("paged_optimizer", offsetof(S, P paged_optimizer), 0),     \
 	F_BOOL("grads_in_bwd", offsetof(S, P grads_in_bwd), 0),           \
+	F_BOOL("logits_freed", offsetof(S, P logits_freed), 0),           \
 	F_BOOL("grads_whole", offsetof(S, P grads_whole), 0),             \
 	F_INT("fsdp_version", offsetof(S, P fsdp_version), 0, 0, 2),      \
 	F_NUM("reduce_bytes", offsetof(S, P reduce_bytes), 0),            \

@@ -188,6 +188,10 @@ typedef struct gp_train_cfg {
 				  * (torchtune optimizer_in_bwd): each grad
 				  * is freed after its step, only the
 				  * largest one is ever whole */
+	int logits_freed;        /* the loop drops its logits before
+				  * backward (torchtune's "del logits"):
+				  * under a frozen head they do not meet
+				  * the layers' backward (memory_train.c) */
 	int grads_whole;         /* zero 3: whole gradients accumulated
 				  * over the micro-batches, reduce-scattered
 				  * once per step (PyTorch FSDP no_sync /

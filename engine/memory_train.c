@@ -1049,7 +1049,30 @@ static double stage_activations(const gp_model *m,
 		double ring = cp_ring_bytes(m, c, y, tok, A) +
 			ulysses_a2a_bytes(m, c, y, tok, A);
 
-		if (ring > o->bytes[GP_MEM_LOGITS])
+		if (last && c->logits_freed &&
+		    (c->lora_rank > 0 || c->llm_frozen) &&
+		    !c->fused_linear_ce && c->mtp_layers == 0) {
+			/* logits_freed: the loop drops its own reference to
+			 * the logits before backward (torchtune's
+			 * _loss_step, recipes/lora_finetune_single_device.py
+			 * at 1814feb17: "loss = self._loss_fn(logits,
+			 * labels)" then "# free logits otherwise it peaks
+			 * backward memory" / "del logits"), so what the
+			 * loss saved (the 16-bit chunks its compiled
+			 * cross-entropy keeps) is freed by the loss's
+			 * backward, and a frozen head's backward makes only
+			 * its input's gradient (no V x h weight gradient:
+			 * the base does not train), which the final norm's
+			 * backward consumes.  Nothing of the logits is left
+			 * when the last layer's backward re-runs it: the
+			 * step's working set is the larger of the turn (the
+			 * logits) and the layers' backward (the re-run, the
+			 * ring), not their sum. */
+			double bwd = o->bytes[GP_MEM_RECOMPUTE] + ring;
+
+			o->bytes[GP_MEM_RECOMPUTE] = fmax(0.0, bwd -
+				o->bytes[GP_MEM_LOGITS]);
+		} else if (ring > o->bytes[GP_MEM_LOGITS])
 			o->bytes[GP_MEM_RECOMPUTE] += ring -
 				o->bytes[GP_MEM_LOGITS];
 	}

@@ -450,7 +450,7 @@ M.METHODS = METHODS
 --   lora_targets ("q,v"), lora_dropout (p, or a boolean), weights (format), kv (dtype), concurrency, ctx,
 --   block, chunk_tokens, kv_free_fraction, prompts, group, prompt_len, response_len, colocated, ppo
 --   reward_model, margin, capacity (bytes, overrides the GPU's),
---   paged_optimizer, grads_in_bwd, fused_qkv_view, lora_zero_pad, quant_head, kv_repeat,
+--   paged_optimizer, grads_in_bwd, logits_freed, fused_qkv_view, lora_zero_pad, quant_head, kv_repeat,
 --   sac_attn_recompute (booleans,
 --   memory.h gp_train_cfg), stack (megatron|deepspeed|hf), logit_bytes,
 --   eager_swiglu, eager_softmax, eager_norm, autocast (boolean: fp32 weights under
@@ -1251,13 +1251,14 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
   cfg.act_bytes = o.act_bytes
   -- Framework behaviour (memory.h, gp_train_cfg): paged optimizer states
   -- outside PyTorch's allocator (bitsandbytes Paged*), the optimizer
-  -- step fused into backward (torchtune optimizer_in_bwd), LitGPT's
+  -- step fused into backward (torchtune optimizer_in_bwd), the logits
+  -- dropped by the loop before backward (torchtune's "del logits"), LitGPT's
   -- fused-QKV views and its index_copy zero padding of a partial QKV
   -- adapter, an output layer quantised with the base, K and V copied to
   -- every query head before the attention (torchtitan's repeat_kv), the
   -- fused attention missing from recompute op's save list (torchtitan's
   -- _save_list before b39377f9f under SDPA's cuDNN backend).
-  for _, k in ipairs { "paged_optimizer", "grads_in_bwd", "fused_qkv_view", "lora_zero_pad", "quant_head",
+  for _, k in ipairs { "paged_optimizer", "grads_in_bwd", "logits_freed", "fused_qkv_view", "lora_zero_pad", "quant_head",
                        "kv_repeat", "sac_attn_recompute", "fsdp_root_gathered" } do
     if o[k] ~= nil and type(o[k]) ~= "boolean" then
       fail("%s must be a boolean (got %s)", k, tostring(o[k]))

@@ -555,6 +555,11 @@ opt { name = "paged_optimizer", type = "boolean", lua_only = true, commands = TR
     .. "prices their paging over the host link each step where they do not fit beside the rest" }
 opt { name = "grads_in_bwd", type = "boolean", lua_only = true, commands = TRAIN4,
   help = "the optimizer step fused into backward (torchtune optimizer_in_bwd)" }
+opt { name = "logits_freed", type = "boolean", lua_only = true, commands = TRAIN4,
+  help = "the training loop drops its logits before backward (torchtune's \"del logits\"): "
+    .. "under a frozen output layer (LoRA, QLoRA, a frozen language model) the loss's and "
+    .. "the head's backward free them before the layers' backward, so the peak holds the "
+    .. "larger of the logits and the layer re-run, not both" }
 opt { name = "fused_qkv_view", type = "boolean", lua_only = true, commands = TRAIN4,
   help = "LitGPT's fused-QKV views" }
 opt { name = "lora_zero_pad", type = "boolean", lua_only = true, commands = TRAIN4,

@@ -105,6 +105,13 @@ local PROFILES = {
       -- than save their outputs: the norm's fp32 upcast is fused into its
       -- kernel, not kept (engine/memory_act.c mem_norm_bytes).
       { "eager_norm", false, "torch.compile fuses the RMSNorm's upcast" },
+      -- The recipes' _loss_step (recipes/lora_finetune_single_device.py
+      -- and full_finetune_single_device.py at 1814feb17) runs "loss =
+      -- self._loss_fn(logits, labels)", then "# free logits otherwise it
+      -- peaks backward memory" / "del logits" before loss.backward(): a
+      -- frozen head's logits are gone before the layers' backward
+      -- (engine/memory_train.c).
+      { "logits_freed", true, "recipes' _loss_step: del logits before backward" },
     },
     full = {
       -- 8B_full_single_device.yaml: optimizer
