@@ -50,7 +50,7 @@ end
 -- scale dtype ("int4-g32-bf16": gpt-fast's and AutoAWQ's group sizes other
 -- than 128) or GGUF-style bits per weight (4.5 for llama.cpp's Q4_0) --
 -- read by gpuplan.memory.weight_format, the one parser of the option.
-local WEIGHT_NAMES = { "fp32", "bf16", "fp16", "fp8", "int8", "int4", "nf4", "fp4" }
+local WEIGHT_NAMES = { "fp32", "bf16", "fp16", "fp8", "int8", "int4", "nf4", "nf4-dq", "fp4" }
 local function weight_format()
   local names = T.enum(WEIGHT_NAMES)
   return { name = "weight format", check = function(v, path)
