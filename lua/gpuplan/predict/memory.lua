@@ -95,10 +95,23 @@ local PROFILES = {
       { "recipe", case_.torchtune_recipe, "dtype: the case's, bf16 or fp32 (no fp32 master)" },
       -- loss CEWithChunkedOutputLoss (torchtune/modules/loss): the
       -- output projection in num_output_chunks = 8 bf16 chunks, each
-      -- upcast to fp32 inside the compiled compute_cross_entropy, "only
-      -- upcasting one chunk at a time": 2 B per logit for the kept bf16
-      -- chunks plus 4 B for one chunk in eight.
-      { "logit_bytes", 2 + 4 / 8, "CEWithChunkedOutputLoss, 8 chunks, one fp32 at a time" },
+      -- upcast to fp32 inside compute_cross_entropy, which the recipes
+      -- compile on its own (training/_compile.py compile_loss at
+      -- 1814feb17: "we only compile the upcast + cross-entropy
+      -- calculation, not the chunking", "loss.compute_cross_entropy =
+      -- torch.compile(loss.compute_cross_entropy, ...)").  Compiled, the
+      -- upcast and the log-softmax are fused into the reductions and
+      -- never stored ("torch.compile is able to optimize away this
+      -- memory allocation so that a negligible amount of memory is
+      -- required for this op other than to hold the logits in the first
+      -- place", allenai/open-instruct#584 on a compiled log_softmax +
+      -- gather); the backward keeps the chunk's bf16 input (the
+      -- partitioner saves the smallest tensor it can recompute from) and
+      -- writes the chunk's bf16 gradient before that input is released:
+      -- 2 B per logit for the kept chunks plus 2 B for one chunk in
+      -- eight at the loss's backward.  (It read 2 + 4/8, one fp32 chunk
+      -- materialised, before the LoRA rows' peaks were worked through.)
+      { "logit_bytes", 2 + 2 / 8, "CEWithChunkedOutputLoss compiled, 8 chunks: the bf16 chunks and one chunk's gradient" },
       -- compile: True runs each layer through inductor, whose partitioner
       -- (torch/_functorch/partitioners.py min_cut_rematerialization_
       -- partition) recomputes cheap pointwise ops in the backward rather
