@@ -1531,8 +1531,20 @@ static int step_comm(const gp_model *m, const infer_cfg *c, const shape *s,
 		 * (in_proj column-, out_proj row-parallel), an attention
 		 * block or a feed-forward -- with one all-reduce after its
 		 * row-parallel output (vLLM's NemotronH layers: each mixer's
-		 * out_proj / o_proj / down_proj a RowParallelLinear). */
-		out->comm_time = (m->pattern[0] ? 1.0 : 2.0) * L * ar;
+		 * out_proj / o_proj / down_proj a RowParallelLinear).  A
+		 * parallel-attention layer (Falcon) adds the attention's
+		 * and the MLP's partial sums and reduces them once:
+		 * TensorRT-LLM's FalconDecoderLayer builds both with
+		 * tp_group None ("Not to apply allreduce inside the
+		 * Attention/MLP layers.  allreduce applies after those
+		 * layer.") and calls allreduce on "hidden_states +
+		 * attention_output" (tensorrt_llm/models/falcon/model.py,
+		 * the PretrainedConfig revision of the 0.9/0.10 releases);
+		 * vLLM's likewise ("reduce_row_parallel_results = not
+		 * (config.new_decoder_architecture or
+		 * config.parallel_attn)", model_executor/models/falcon.py). */
+		out->comm_time = (m->pattern[0] || m->parallel_attn ? 1.0 :
+		                  2.0) * L * ar;
 	}
 	if (c->pp > 1) {
 		double bw = c->p2p_bw > 0 ? c->p2p_bw : c->ar_bw;

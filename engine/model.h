@@ -140,6 +140,13 @@ typedef struct gp_model {
 			       * KV head's k after the projection, before
 			       * rope (Qwen3's q_norm and k_norm; Megatron-
 			       * Core's qk_layernorm): model_ops.c qk_norm */
+	int parallel_attn;    /* 1: attention and MLP run side by side on
+			       * the layer's input and their row-parallel
+			       * partial sums are added before one
+			       * all-reduce a layer under TP (Falcon's
+			       * parallel_attn / new_decoder_architecture:
+			       * TensorRT-LLM's and vLLM's FalconDecoderLayer);
+			       * infer.c step_comm */
 	int ffn_clamp;        /* 1: the gated activation clamps its two
 			       * halves first (GPT-OSS's swiglu_limit,
 			       * Megatron-Core's activation_func_clamp_value);

@@ -721,6 +721,10 @@ M.model = T.record {
   -- the serving engine's attention kernel (vLLM takes sinks on FA3 or
   -- another backend, never FlashAttention-2: gpuplan.infer fa2_mixed).
   attn_sinks = bool(),
+  -- Attention and MLP side by side on the layer's input, their partial
+  -- sums added before one tensor-parallel all-reduce a layer (Falcon's
+  -- parallel_attn / new_decoder_architecture; engine parallel_attn).
+  parallel_attn = bool(),
   -- YaRN's attention factor on rope's cos and sin (Hugging Face's
   -- rope_scaling attention_factor, default 0.1 ln(factor) + 1;
   -- Megatron-Core's concentration factor); absent: 1.

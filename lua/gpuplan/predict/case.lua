@@ -99,6 +99,7 @@ function M.model(cm, cat)
     max_seq = v(cm.max_seq),
     ffn_clamp = v(cm.ffn_clamp) == true or nil,
     qk_norm = v(cm.qk_norm) == true or nil,
+    parallel_attn = v(cm.parallel_attn) == true or nil,
     rope_attention_factor = v(cm.rope_attention_factor),
     linear_bias = v(cm.linear_bias) == true or nil,
     hybrid_pattern = v(cm.hybrid_pattern),
