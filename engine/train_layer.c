@@ -1721,6 +1721,59 @@ static double moe_permute_costs(tenv *e, const train_lkey *k,
 	return 0.5 * tf + (more > 0 ? (t - tf) * (us - u) / more : 0.0);
 }
 
+/* Megatron-Core's all-gather dispatcher before moe_permute_fusion
+ * (unfused_permute with the allgather dispatcher): core_v0.6.0's
+ * MoEAllGatherTokenDispatcher (transformer/moe/token_dispatcher.py,
+ * unchanged from Megatron-LM main of 2024-03-27) moves the token rows
+ * with PyTorch's element-wise gather and scatter over index maps
+ * expanded to the hidden width.  token_permutation: "global_local_map
+ * = global_local_mask.nonzero()[:, 0]", "self.global_local_map =
+ * global_local_map.view(-1, 1).expand(-1, hidden_states.shape[-1])",
+ * "local_hidden_states = torch.gather(global_hidden_states, 0,
+ * self.global_local_map)" (one row a token-expert pair of the local
+ * experts), "self.indices = torch.argsort(local_indices, dim=0)",
+ * "permuted_local_hidden_states = torch.gather(local_hidden_states, 0,
+ * self.indices)"; token_unpermutation: "unpermuted_local_hidden =
+ * torch.zeros_like(hidden_states)", "unpermuted_local_hidden.scatter(0,
+ * self.indices, hidden_states)", "unpermuted_local_hidden *
+ * scores.view(-1, 1)" (top_k > 1), "unpermuted_global_hidden =
+ * torch.zeros(global_hidden_shape, ...)", "unpermuted_global_hidden.
+ * scatter_add(0, self.global_local_map, unpermuted_local_hidden)" --
+ * the gathered path when "self.config.sequence_parallel or (self.
+ * config.expert_model_parallel_size > 1)" (all tokens of the TP x EP
+ * group gathered first), the same passes over the rank's own tokens
+ * otherwise (top_k > 1).  With r the pair rows' bytes and g the
+ * gathered tokens' (h 16-bit wide): forward the two gathers 2r each,
+ * zeros_like r, the scatter 2r, the scores' multiply 2r, the global
+ * zeros g and the scatter_add's rows r + g with atomics; backward
+ * (autograd's formulas) the scatter_add's and the scatter's gradients
+ * are gathers (2r each), the multiply's 2r and the scores' gradient
+ * read 2r, and each gather's gradient is zeros and a scatter_add of its
+ * rows, atomic: r + r and r + g.  The atomic passes take
+ * ATOMIC_SCATTER_SLOWDOWN times their rows' streaming time, as the
+ * alltoall dispatcher's scatter_add_ (above).  Returns the forward
+ * seconds before the experts (the two gathers). */
+static double moe_allgather_unfused_costs(tenv *e, const train_lkey *k,
+					  train_lcost *lc)
+{
+	const gp_model *m = e->m;
+	int gath = k->sp || k->ep > 1;
+	double sk = k->skew > 1.0 ? k->skew : 1.0;
+	double G = k->Tn * (gath ? (double)k->tp * k->ep : 1.0);
+	double g = G * m->hidden * k->A;
+	double r = g * m->moe.top_k / k->ep * sk;
+	double F = 9.0 * r + g, B = 9.0 * r + g;
+	double af = r + g, ab = 3.0 * r + g;
+	double tf = t_mem(e, k->half, F + af), tb = t_mem(e, k->half, B + ab);
+	double xf = (ATOMIC_SCATTER_SLOWDOWN - 1.0) *
+		(tf - t_mem(e, k->half, F));
+	double xb = (ATOMIC_SCATTER_SLOWDOWN - 1.0) *
+		(tb - t_mem(e, k->half, B));
+
+	add_op(lc, "moe_permute", tf + xf, tb + xb, 0, 0);
+	return t_mem(e, k->half, 4.0 * r);
+}
+
 /* DeepSpeed's MOELayer (deepspeed/moe/sharded_moe.py, adapted from
  * fairscale's moe_layer.py and top2gate.py after GShard's Algorithm 2;
  * "USE_EINSUM = True", the non-einsum branch the same torch.matmul)
@@ -3285,6 +3338,10 @@ static void layer_compute(tenv *e, const train_lkey *k, int kind,
 		/* its passes before the experts: permutation 1 and the
 		 * sort */
 		ge += moe_permute_costs(e, k, lc);
+	} else if (moe && k->ep_allgather && k->unfused_permute && !eager) {
+		/* the all-gather dispatcher's PyTorch gathers and
+		 * scatters (core_v0.6.0) */
+		ge += moe_allgather_unfused_costs(e, k, lc);
 	}
 	/* DeepEP's local permute and unpermute, Megatron-Core's
 	 * (moe_deepep_permute_costs; the megatron stack's dispatcher) */

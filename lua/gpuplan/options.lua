@@ -2090,7 +2090,11 @@ opt { name = "unfused_permute", type = "flag", commands = "train plan rl",
     .. "layer's forward than the fused kernels and 3 us - u more rows moved each way (us: "
     .. "the tokens' expert copies, u: the tokens), the forward's scatter_add_ and the "
     .. "backward's index_add_ of the us rows adding with atomics at 11.1x their rows' "
-    .. "streaming time (DLBlas PR #66); with expert parallelism",
+    .. "streaming time (DLBlas PR #66); with expert parallelism.  With moe_dispatcher "
+    .. "allgather: Megatron-Core's all-gather dispatcher before its fused permute "
+    .. "(core_v0.6.0), torch.gather over the token maps expanded to the hidden width, "
+    .. "scatter, the scores' multiply and scatter_add, three of its passes atomic (the "
+    .. "forward's scatter_add, the backward's two gather gradients); any expert parallelism",
   suggest = { "moe_permute_fusion", "unfused_moe_permute", "no_permute_fusion" } }
 opt { name = "unfused_act", type = "flag", commands = "train plan rl",
   help = "the MLP's gated activation as Megatron-Core's PyTorch ops (bias_activation_fusion "

@@ -700,19 +700,21 @@ local function step_choices(o, p, cfg, sweep, default)
         .. "supported with bf16 or fp16 model\" (fp8 runs on one)", tostring(cfg.compute))
     end
   end
-  -- The unfused permutation is the alltoall dispatcher's (the flex one
-  -- permutes inside its own kernels, the all-gather one is priced apart):
-  -- anywhere else it would change nothing, in silence.
+  -- The unfused permutation is the alltoall dispatcher's PyTorch
+  -- fallbacks, or the all-gather dispatcher's element-wise gathers and
+  -- scatters of Megatron-Core before its fused permute (core_v0.6.0's
+  -- MoEAllGatherTokenDispatcher; engine/train_layer.c
+  -- moe_allgather_unfused_costs); the flex one permutes inside its own
+  -- kernels: anywhere else it would change nothing, in silence.
   if cfg.unfused_permute then
     local id = tostring(p.model.id or p.model.name)
     if not (p.model.moe and (p.model.moe.experts or 0) > 0) then
       fail("train: unfused_permute is the MoE dispatcher's token permutation; %s has no "
         .. "experts", id)
-    elseif o.moe_dispatcher == "flex" or o.moe_dispatcher == "allgather" or
-        o.moe_dispatcher == "einsum" then
-      usage("train: unfused_permute is the alltoall dispatcher's permutation (Megatron-Core's "
-        .. "moe_permute_fusion off); moe_dispatcher %s permutes otherwise: give "
-        .. "moe_dispatcher = alltoall", o.moe_dispatcher)
+    elseif o.moe_dispatcher == "flex" or o.moe_dispatcher == "einsum" then
+      usage("train: unfused_permute is the alltoall or allgather dispatcher's permutation "
+        .. "(Megatron-Core's moe_permute_fusion off); moe_dispatcher %s permutes otherwise: "
+        .. "give moe_dispatcher = alltoall or allgather", o.moe_dispatcher)
     end
   end
   -- the router's balance: one of its declared values
