@@ -26,6 +26,7 @@
 --   runtime   graphs (CUDA graphs, TensorRT-LLM/vLLM; default) | kernels | eager,
 --             or a runtime name: trtllm, vllm, sglang, nim-http (= graphs),
 --             eager-pytorch (= eager), litgpt (= eager, LitGPT's op count),
+--             autoawq (= eager, AutoAWQ's fused modules' op count),
 --             llama.cpp (= kernels), gpt-fast (= graphs, its own int4 and
 --             int8 weight-only kernels: M.wo_stream), exllamav2 (= graphs,
 --             its own memory: M.exllamav2); see M.runtimes and M.host_ops
@@ -174,7 +175,7 @@ end })
 M.runtimes = {
   graphs = "graphs", kernels = "kernels", eager = "eager",
   trtllm = "graphs", vllm = "graphs", sglang = "graphs", ["nim-http"] = "graphs",
-  ["eager-pytorch"] = "eager", litgpt = "eager", ["llama.cpp"] = "kernels",
+  ["eager-pytorch"] = "eager", litgpt = "eager", autoawq = "eager", ["llama.cpp"] = "kernels",
   ["gpt-fast"] = "graphs", exllamav2 = "graphs",
 }
 -- The names in the order the messages list them (the three kinds first),
@@ -182,7 +183,7 @@ M.runtimes = {
 -- the CUDA-graph runtimes), ", "-joined: one list for every message that
 -- names the runtimes (gp.infer's and the infer command's refusals).
 M.RUNTIME_ORDER = { "graphs", "kernels", "eager", "trtllm", "vllm", "sglang", "nim-http",
-  "eager-pytorch", "litgpt", "llama.cpp", "gpt-fast", "exllamav2" }
+  "eager-pytorch", "litgpt", "autoawq", "llama.cpp", "gpt-fast", "exllamav2" }
 function M.runtime_names(kind)
   local out = {}
   for _, n in ipairs(M.RUNTIME_ORDER) do
@@ -290,7 +291,20 @@ M.static_memory = {
 -- cat with the un-roped tail 2, KV index_copy_ 2, SDPA 1, proj 1, LLaMAMLP
 -- 5 (fc_1, fc_2, silu, mul, proj), residual adds 2: 36.  (RMSNorm
 -- revisions that upcast to fp32 add 2 casts each: 40.)
-M.host_ops = { litgpt = 36 }
+-- AutoAWQ's fused modules (casper-hansen/AutoAWQ v0.1.6, from_quantized
+-- with fuse_layers=True; its examples/benchmark.py loop calls the model
+-- once a token, no CUDA graph).  awq/models/llama.py LlamaFuser puts each
+-- layer in awq/modules/fused/block.py LlamaLikeBlock, whose decode step
+-- (one token, FasterTransformer's kernels installed) launches:
+-- FasterTransformerRMSNorm 1 ("awq_inference_engine.layernorm_forward_
+-- cuda") x 2; QuantAttentionFused (awq/modules/fused/attn.py): the fused
+-- qkv_proj 1 (WQLinear), "ft_inference_engine.single_query_attention"
+-- 1 (rotary, the cache write and the attention in one kernel), o_proj 1;
+-- QuantLlamaMLP (awq/modules/fused/mlp.py): gate and up "self.linear"
+-- 2, "F.silu(gate_output) * up_output" 2, down_proj 1; the residual adds
+-- "h = hidden_states + attn_output", "out = h + self.mlp.forward(...)"
+-- 2: 12 (views, slices and reshapes launch nothing).
+M.host_ops = { litgpt = 36, autoawq = 12 }
 
 -- vLLM V0's sampler (vllm/model_executor/layers/sampler.py, Sampler.forward,
 -- run eagerly after the CUDA graph's forward on the driver): the kernels
@@ -460,12 +474,14 @@ M.eager_host_ops = {
 --     bound on their cost): 8.
 --   eager PyTorch / HF / LitGPT: bitsandbytes' gemv_4bit and AutoGPTQ's
 --     exllama kernels for a single token: 1.
+--   AutoAWQ: WQLinear_GEMV's "awq_inference_engine.gemv_forward_cuda"
+--     (its GEMM version's gemm_forward_cuda is not told apart): 1.
 -- The generic names follow the engines they stand for: graphs (vLLM-like,
 -- the default) 0, kernels (llama.cpp) 8, eager 1.
 M.gemv_max = {
   graphs = 0, kernels = 8, eager = 1,
   trtllm = 4, ["nim-http"] = 4, vllm = 0, sglang = 0,
-  ["eager-pytorch"] = 1, litgpt = 1, ["llama.cpp"] = 8, ["gpt-fast"] = 0,
+  ["eager-pytorch"] = 1, litgpt = 1, autoawq = 1, ["llama.cpp"] = 8, ["gpt-fast"] = 0,
 }
 
 -- Runtimes whose small-M GEMVs multiply in packed 16-bit FMAs, priced at
@@ -1108,7 +1124,7 @@ M.offload_cpu_max = { kernels = 31, ["llama.cpp"] = 31 }
 -- the pinned array to device memory" (NVIDIA, "How to Optimize Data
 -- Transfers in CUDA C/C++"): each byte is read and written once more in
 -- host DRAM before the DMA reads it.
-M.offload_pageable = { eager = true, ["eager-pytorch"] = true, litgpt = true }
+M.offload_pageable = { eager = true, ["eager-pytorch"] = true, litgpt = true, autoawq = true }
 
 local args = require "gpuplan.args"
 local shown = args.shown

@@ -820,7 +820,7 @@ opt { name = "output", type = "int", metavar = "N", commands = "infer", value = 
 opt { name = "runtime", type = "string", metavar = "R", commands = "infer", default = "graphs",
   fold = true,
   help = "graphs (CUDA graphs) | kernels | eager (plain PyTorch), or trtllm, vllm, sglang, "
-    .. "nim-http, eager-pytorch, litgpt, llama.cpp, gpt-fast, exllamav2",
+    .. "nim-http, eager-pytorch, litgpt, autoawq, llama.cpp, gpt-fast, exllamav2",
   suggest = { "engine", "backend", "framework" } }
 opt { name = "memory", type = "string", metavar = "SIZE", commands = "infer", kind = "bytes",
   -- capacity's bounds (the engine's GP_AMOUNT_MAX), in this key's words:

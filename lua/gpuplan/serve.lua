@@ -675,6 +675,7 @@ M.NO_EXPERT_PARALLEL = {
   ["gpt-fast"] = "its tp.py shards each expert's weights over the GPUs, tensor parallelism",
   litgpt = "it splits layers over the GPUs or shards them: generate sequentially, generate tp",
   ["eager-pytorch"] = "Hugging Face generate places whole layers on each GPU, device_map auto",
+  autoawq = "from_quantized places whole layers on each GPU, Accelerate's infer_auto_device_map",
 }
 
 function M.setup(a)

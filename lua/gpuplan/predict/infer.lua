@@ -22,13 +22,14 @@ local v, model_of = case_.v, case_.model
 -- The runtime that served the case: its workload.framework (SCHEMA.md), one
 -- of gp.infer's runtimes -- litgpt (eager with the ops of LitGPT's own
 -- block), eager-pytorch (Hugging Face transformers' generate, Python
--- eager), nim-http (NIM measured over HTTP), trtllm, vllm, sglang, gpt-fast
+-- eager), autoawq (AutoAWQ's fused modules in its Python loop, eager),
+-- nim-http (NIM measured over HTTP), trtllm, vllm, sglang, gpt-fast
 -- (gpt-fast's loop and its weight-only kernels, gpuplan.infer's wo_stream;
 -- torchao's benchmark script runs it), llama.cpp (ggml's kernels, offloaded
 -- layers computed on the CPU), exllamav2 (CUDA-graph kernels, its own
 -- memory) -- each a general rule on the tool, never on a case id.  A case
 -- that states none is priced as a CUDA-graph serving engine.
-local RUNTIMES = { "eager-pytorch", "exllamav2", "gpt-fast", "litgpt", "llama.cpp",
+local RUNTIMES = { "autoawq", "eager-pytorch", "exllamav2", "gpt-fast", "litgpt", "llama.cpp",
                    "nim-http", "sglang", "trtllm", "vllm" }
 local function runtime_of(case)
   local rt = case_.framework(case)
