@@ -2414,7 +2414,17 @@ function M.setup(a)
   end
   -- vLLM's Ray executor's task a worker each step (M.v0_ray_step): given,
   -- the GPU waits for it every step beside the engine's own host work.
+  -- A replica of one GPU ran no Ray workers: vLLM 0.4 ran it on its
+  -- GPUExecutor, the driver's own worker (OpenRLHF's LLMRayActor, reading
+  -- vllm's executor/gpu_executor.py at 0650e593: "self.use_gpu_executor =
+  -- kwargs["tensor_parallel_size"] == 1"), so the task is not there:
+  -- refused, not priced in silence (validate's rule asks tp x pp > 1 too).
   if a.ray_step ~= nil and a.ray_step > 0 then
+    if c.tp * c.pp == 1 then
+      error(args.usage(string.format("infer: ray_step %g is the task vLLM's Ray executor sends "
+        .. "each worker of a replica of more than one GPU; this replica is one GPU (tp 1, pp 1), "
+        .. "run by the driver alone: give tp or pp above 1, or no ray_step", a.ray_step)), 3)
+    end
     c.engine_host_step = (c.engine_host_step or 0) + a.ray_step
   end
   -- The shared expert on vLLM's second stream (M.shared_stream_max): said

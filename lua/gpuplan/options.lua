@@ -1378,7 +1378,7 @@ opt { name = "ray_step", type = "number", metavar = "S", commands = "infer",
     .. "worker and waiting for its result, before vllm PR #4894 (\"Eliminate parallel worker "
     .. "per-step task scheduling overhead\", after v0.4.2) kept the workers in a loop "
     .. "(2.0e-3: PR #3763's A100 TP 2 run, 24.2 s -> 20.2 s over 2000 tokens); --runtime vllm "
-    .. "only, one model on its replicas",
+    .. "only, one model on its replicas, each of more than one GPU (tp x pp > 1)",
   suggest = { "ray_task_step", "executor_step", "worker_step" } }
 opt { name = "engine_xhost_step", type = "number", metavar = "S", commands = "rl",
   default = "0",

@@ -10,7 +10,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(9)
+t.plan(10)
 
 -- Qwen2-7B's dimensions on two A100s at TP 2, vLLM, 128 in and 128 out.
 local model = { id = "qwen2-7b-test", layers = 28, hidden = 3584, heads = 28, kv_heads = 4,
@@ -44,6 +44,10 @@ t.near(require("gpuplan.infer").v0_ray_step, (24.2 - 20.2) / 2000, 1e-12,
 t.raises(function() run({ runtime = "sglang", ray_step = 2e-3 }) end,
   "ray_step is vLLM's", "ray_step on runtime sglang: refused")
 t.raises(function() run({ ray_step = -1 }) end, "ray_step", "ray_step = -1: refused")
+-- One GPU a replica runs no Ray workers (vLLM's GPUExecutor): refused, not
+-- priced in silence.
+t.raises(function() run({ gpus = 1, tp = 1, ray_step = 2e-3 }) end,
+  "replica is one GPU", "ray_step on one GPU: refused")
 t.raises(function() gp.infer({ model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 2, tp = 2,
     ep = 2, runtime = "vllm", input = 128, output = 128, ray_step = 2e-3 }) end,
   "not by the MoE serving model", "ray_step with ep: refused")
