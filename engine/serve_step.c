@@ -1013,13 +1013,30 @@ static int pass(sx *x, double B, double q, double kv, int decode,
 	return GP_OK;
 }
 
+/* vLLM V1's host work between two steps (async scheduling off:
+ * lua/gpuplan/infer.lua M.engine_host), once a step and per sequence in
+ * it, as engine/infer.c prices one model's step; the GPU waits for it,
+ * so it adds to a decode step's host and time.  One engine core
+ * schedules an attention group's sequences (batch x a: the instance's
+ * with TP attention, a GPU's with DP: "In vLLM, each DP rank is deployed
+ * as a separate "core engine" process", docs.vllm.ai serving/
+ * data_parallel_deployment). */
+static void engine_host(const sx *x, double batch, serve_step *out)
+{
+	double eh = x->c->base.engine_host_step +
+		x->c->base.engine_host_seq * batch * x->s.a;
+
+	out->host += eh;
+	out->time += eh;
+}
+
 int serve_step_time(const gp_model *m, const roof_device *d,
                     const serve_cfg *c, const serve_layout *L,
                     serve_phase phase, double batch, serve_step *out,
                     gp_error *err)
 {
 	sx x;
-	double q, kv, B, Tg, layer, eh;
+	double q, kv, B, Tg, layer;
 
 	if (!out || !L)
 		return gp_fail(err, "serve_step_time: NULL argument");
@@ -1044,19 +1061,7 @@ int serve_step_time(const gp_model *m, const roof_device *d,
 		out->tokens = batch * q;
 		if (pass(&x, batch, q, kv, 1, 1, out, &layer))
 			return GP_EINVAL;
-		/* vLLM V1's host work between two steps (async scheduling
-		 * off: lua/gpuplan/infer.lua M.engine_host), once a step
-		 * and per sequence in it, as engine/infer.c prices one
-		 * model's step; the GPU waits for it.  One engine core
-		 * schedules an attention group's sequences (batch x a:
-		 * the instance's with TP attention, a GPU's with DP: "In
-		 * vLLM, each DP rank is deployed as a separate "core
-		 * engine" process", docs.vllm.ai serving/
-		 * data_parallel_deployment). */
-		eh = c->base.engine_host_step +
-			c->base.engine_host_seq * batch * x.s.a;
-		out->host += eh;
-		out->time += eh;
+		engine_host(&x, batch, out);
 		return GP_OK;
 	}
 	/* Prefill: a chunk of prefill_tokens per attention group (per GPU
@@ -1087,7 +1092,7 @@ int serve_mixed_time(const gp_model *m, const roof_device *d,
                      gp_error *err)
 {
 	sx x;
-	double layer, eh;
+	double layer;
 
 	if (!out || !L)
 		return gp_fail(err, "serve_mixed_time: NULL argument");
@@ -1106,10 +1111,7 @@ int serve_mixed_time(const gp_model *m, const roof_device *d,
 		return GP_EINVAL;
 	/* the decodes' host work, as serve_step_time's step carries it,
 	 * so that what the chunk adds (prompt_share) is the GPU's alone */
-	eh = c->base.engine_host_step +
-		c->base.engine_host_seq * batch * x.s.a;
-	out->host += eh;
-	out->time += eh;
+	engine_host(&x, batch, out);
 	return GP_OK;
 }
 
