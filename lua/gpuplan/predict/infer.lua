@@ -29,6 +29,38 @@ local v, model_of = case_.v, case_.model
 -- layers computed on the CPU), exllamav2 (CUDA-graph kernels, its own
 -- memory) -- each a general rule on the tool, never on a case id.  A case
 -- that states none is priced as a CUDA-graph serving engine.
+-- A vLLM release as one number, MAJOR x 10000 + MINOR x 100 + PATCH
+-- ("0.4.2" -> 402), or nil where the version does not read as MAJOR.MINOR.
+local function vllm_release(ver)
+  local maj, min, pat = tostring(ver):match("^(%d+)%.(%d+)%.?(%d*)")
+  return maj and tonumber(maj) * 10000 + tonumber(min) * 100 + (tonumber(pat) or 0)
+end
+
+-- Whether a vLLM case ran before a change: its source.version before
+-- release n (vllm_release's number), else its source.date before day;
+-- nil where the case states neither.
+local function vllm_before(ver, date, n, day)
+  if ver then
+    local r = vllm_release(ver)
+    return r ~= nil and r < n
+  elseif date then
+    return tostring(date) < day
+  end
+end
+
+-- A V1 release before 0.14.0 ("Async scheduling is now enabled by
+-- default", its release notes) schedules between the GPU's steps: the
+-- case states its release (0.8.0, V1's first default, to 0.13.x) and does
+-- not state chunked_prefill false (V0: "In vLLM V1, chunked prefill is
+-- always enabled by default", vLLM docs).  gp.infer's async_scheduling =
+-- false, on one model's replicas and the MoE serving model alike.
+local function v1_sync(case)
+  local src, wl = case and case.source or {}, case and case.workload or {}
+  local maj, min = tostring(v(src.version) or ""):match("^(%d+)%.(%d+)")
+  return maj ~= nil and tonumber(maj) == 0 and tonumber(min) >= 8 and tonumber(min) < 14
+    and v(wl.chunked_prefill) ~= false
+end
+
 local RUNTIMES = { "autoawq", "eager-pytorch", "exllamav2", "gpt-fast", "litgpt", "llama.cpp",
                    "nim-http", "sglang", "trtllm", "vllm" }
 local function runtime_of(case)
@@ -355,12 +387,8 @@ local PROFILES = {
     -- default, to 0.13.x) and runs V1: a case stating chunked_prefill
     -- false ran V0 ("In vLLM V1, chunked prefill is always enabled by
     -- default", vLLM docs; AMD's MLPerf runs set VLLM_USE_V1 0).
-    local wl1 = case and case.workload or {}
-    if ver and not v0 and a.async_scheduling == nil and wl1.chunked_prefill ~= false then
-      local maj, min = tostring(ver):match("^(%d+)%.(%d+)")
-      if maj and tonumber(maj) == 0 and tonumber(min) >= 8 and tonumber(min) < 14 then
-        a.async_scheduling = false
-      end
+    if a.async_scheduling == nil and v1_sync(case) then
+      a.async_scheduling = false
     end
     -- vLLM 0.11.0 and before run an MoE's shared expert on the model's one
     -- stream before the routed experts (SharedFusedMoE's "shared_out =
@@ -464,8 +492,7 @@ local PROFILES = {
       local mla = type(model.mla) == "table" and (model.mla.kv_lora_rank or 0) > 0
       local on
       if ver then
-        local maj, min, pat = tostring(ver):match("^(%d+)%.(%d+)%.?(%d*)")
-        local n = maj and tonumber(maj) * 10000 + tonumber(min) * 100 + (tonumber(pat) or 0)
+        local n = vllm_release(ver)
         on = n ~= nil and n >= 504 and (not amd or n < 605) and not (mla and n >= 701)
       elseif date then
         on = tostring(date) >= "2024-07-23" and (not amd or tostring(date) < "2024-12-12") and
@@ -571,14 +598,7 @@ local PROFILES = {
       -- Not modelled: later V0 releases still decode on it where their
       -- XFORMERS backend runs (an FP8 KV cache, a card below compute
       -- capability 8.0, a head size flash-attn lacks).
-      local paged
-      if ver then
-        local maj, min, pat = tostring(ver):match("^(%d+)%.(%d+)%.?(%d*)")
-        local n = maj and tonumber(maj) * 10000 + tonumber(min) * 100 + (tonumber(pat) or 0)
-        paged = n ~= nil and n < 403
-      elseif date then
-        paged = tostring(date) < "2024-05-19"
-      end
+      local paged = vllm_before(ver, date, 403, "2024-05-19")
       local gqa = (model.kv_heads or model.heads) < model.heads
       if paged and gqa and not mla and a.paged_decode == nil then
         a.paged_decode = true
@@ -591,14 +611,7 @@ local PROFILES = {
       -- Ray task a worker each step: gp.infer's ray_step.  The release is
       -- the case's source.version (before 0.4.3), else its source.date
       -- (before the PR's review of 2024-05-21).
-      local pre_loop
-      if ver then
-        local maj, min, pat = tostring(ver):match("^(%d+)%.(%d+)%.?(%d*)")
-        local n = maj and tonumber(maj) * 10000 + tonumber(min) * 100 + (tonumber(pat) or 0)
-        pre_loop = n ~= nil and n < 403
-      elseif date then
-        pre_loop = tostring(date) < "2024-05-21"
-      end
+      local pre_loop = vllm_before(ver, date, 403, "2024-05-21")
       if pre_loop and a.ray_step == nil and (a.tp or 1) * (a.pp or 1) > 1
         and not require("gpuplan.serve").wants(a) then
         a.ray_step = require("gpuplan.infer").v0_ray_step
@@ -793,10 +806,7 @@ local function serve_case(case, cat, model, defaults)
   -- MoE serving model's decode steps carry that host work too
   -- (engine/serve_step.c serve_step_time), its expert-parallel runs the
   -- same engine core and scheduler as the one-model path.
-  local src = case.source or {}
-  local maj, min = tostring(v(src.version) or ""):match("^(%d+)%.(%d+)")
-  if a.runtime == "vllm" and maj and tonumber(maj) == 0 and tonumber(min) >= 8
-      and tonumber(min) < 14 and v(wl.chunked_prefill) ~= false then
+  if a.runtime == "vllm" and v1_sync(case) then
     a.async_scheduling = false
   end
   local ok, r = pcall(infer.infer, a)
