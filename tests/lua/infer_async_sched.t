@@ -9,7 +9,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(17)
+t.plan(20)
 
 -- Llama 3.1 70B FP8 on eight MI300X at TP 8, batch 128 (the ROCm vLLM
 -- 0.10.0 table's shape): the run without the host work and with it.
@@ -128,3 +128,37 @@ t.raises(function()
   c.engine_host_step = -1e-3
   return require("gpuplan.core").infer(model, d, c)
 end, "engine_host_step", "engine_host_step < 0: refused by the engine")
+
+-- The predictor's rule for the MoE serving model (predict/infer.lua
+-- serve_case): a shipped vLLM 0.11.0 expert-parallel burst (gpustack,
+-- Qwen3-235B-A22B FP8 on 8 H100s, TP 8 EP 8) takes async_scheduling =
+-- false, said; the same case at 0.14.0 (async by default) and a case
+-- stating chunked_prefill false (V0, whose host work the rule does not
+-- set) do not, and price the same as each other.  Its throughput is
+-- lower with the host work on every decode step (the engine's figure is
+-- derived above; here the rule is what is checked: a strict order, and
+-- 0.14.0 against chunked_prefill false to the bit, the same job).
+do
+  local validate = require "gpuplan.validate"
+  local predict = require "gpuplan.predict.infer"
+  local cat = gp.catalog()
+  local id = "gpustack-vllm0110-qwen3-235b-fp8-h100-tp8-ep8-sharegpt-984req"
+  local c
+  for _, x in ipairs(validate.read("validation/cases.json")) do
+    if x.id == id then c = x end
+  end
+  assert(c, id .. " is shipped")
+  local r11 = assert(predict(c, cat))
+  local said = false
+  for _, d in ipairs(r11.defaults) do
+    said = said or d:find("async_scheduling=false", 1, true) ~= nil
+  end
+  t.ok(said, "MoE serving, vLLM 0.11.0 case: async_scheduling=false said")
+  c.source.version = "0.14.0"
+  local r14 = assert(predict(c, cat))
+  t.ok(r11.value < r14.value, string.format("0.11.0 prices fewer tokens/s than 0.14.0 "
+    .. "(%.1f < %.1f)", r11.value, r14.value))
+  c.source.version, c.workload.chunked_prefill = "0.11.0", false
+  t.is(assert(predict(c, cat)).value, r14.value,
+    "chunked_prefill false (V0): no V1 host work, as 0.14.0")
+end
