@@ -1129,6 +1129,15 @@ local function step_choices(o, p, cfg, sweep, default)
         tostring(m.id or m.name))
     end
   end
+  -- A parallel-attention model (the model field parallel_attn: Falcon)
+  -- halves a serving step's TP all-reduces (engine/infer.c step_comm);
+  -- training prices its layer as a sequential one, its TP collectives
+  -- twice a layer (no trainer priced here runs such a layer).  Said, not
+  -- taken in silence.
+  if p.model.parallel_attn and (type(o.tp) == "table" or (tonumber(o.tp) or 1) > 1) then
+    default("parallel_attn: the layer priced as a sequential one under TP, the attention's "
+      .. "and the MLP's collectives apart (the one all-reduce a layer is serving's)")
+  end
   -- The graphs capture Transformer Engine's fused layer (the engine
   -- skips them for eager modules): asked for with eager kernels they
   -- would change nothing, in silence.

@@ -11,7 +11,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(6)
+t.plan(8)
 
 -- 32 layers of hidden 4096 (Llama-3.1-8B's shapes) on 8 H100s under vLLM:
 -- a decode step of batch 16 all-reduces 16 x 4096 x 2 = 131,072 B a call,
@@ -44,3 +44,16 @@ t.is(decode(true, { gpus = 1, tp = 1 }).comm_time, 0, "TP 1: no all-reduce")
 local ok, err = pcall(decode, "yes")
 t.ok(not ok and tostring(err):find("parallel_attn", 1, true) ~= nil,
      "parallel_attn = 'yes' is refused by name: " .. tostring(err))
+
+-- Training prices the layer as a sequential one (its TP collectives
+-- twice a layer) and says so under TP; at TP 1 there is nothing to say.
+local function said(tp)
+  local r = gp.train { model = model(true), gpu = "h100-sxm", gpus = 8, tp = tp, seq = 4096,
+                       global_batch = 8, batch = 1 }
+  for _, d in ipairs(r.defaults) do
+    if d:find("parallel_attn: the layer priced as a sequential one", 1, true) then return true end
+  end
+  return false
+end
+t.ok(said(8), "train at TP 8: the sequential pricing said among the defaults")
+t.ok(not said(1), "train at TP 1: nothing said")
