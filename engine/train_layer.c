@@ -1129,6 +1129,22 @@ static double ub_chunks(const train_lkey *k, const gp_op *o, int dgrad)
 	return col ? ring : row ? UB_PIPELINE_SPLITS : 1.0;
 }
 
+/* Seconds c Userbuffers chunks (ub_chunks) add over one GEMM of m x n,
+ * depth k: c GEMMs of m / c rows, each reading the whole weight (wb
+ * bytes; the other bytes rb, the activations and epilogue, read once
+ * over all chunks), their tails filled by each other (the chunks'
+ * streams: one roofline op of count c).  0 where c is 1. */
+static double ub_extra(const tenv *e, double c, double flop, double wb,
+		       double rb, double m, double n, double k, double batch,
+		       gp_dtype p, int spread)
+{
+	if (!(c > 1.0))
+		return 0.0;
+	return train_t_gemm(e, flop, c * wb + rb, m / c, n, k, batch * c, p,
+			    spread) -
+		train_t_gemm(e, flop, wb + rb, m, n, k, batch, p, spread);
+}
+
 /* A GEMM's forward and backward (dgrad, wgrad) into lc, with fp8's
  * casts, a 4-bit base's dequantisation and its LoRA adapter; *nk counts
  * the forward's kernel launches (and fp8's host work in launches), *nb
@@ -1264,26 +1280,14 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 		/* dgrad: dX = dY W, output m x k, depth n. */
 		tb_ += train_t_gemm(e, flop_b * fr, by + epi_d * fr, o->m, o->k,
 				    wn[i], o->batch, p, pad ? pad : spread);
-		/* Userbuffers' split GEMMs (ub_chunks): c GEMMs of m / c
-		 * rows, each reading the whole weight, their tails filled
-		 * by each other (the chunks' streams: count c); what they
-		 * add is kept apart for tp_overlap (ub_fwd, ub_bwd). */
-		if (cf > 1.0)
-			lc->ub_fwd += train_t_gemm(e, flop * fr, cf * wb + ab +
-						   epi_f * fr, o->m / cf, wn[i],
-						   o->k, o->batch * cf, p,
-						   pad ? pad : spread) -
-				train_t_gemm(e, flop * fr, by + epi_f * fr,
-					     o->m, wn[i], o->k, o->batch, p,
-					     pad ? pad : spread);
-		if (cb > 1.0)
-			lc->ub_bwd += train_t_gemm(e, flop_b * fr, cb * wb + ab +
-						   epi_d * fr, o->m / cb, o->k,
-						   wn[i], o->batch * cb, p,
-						   pad ? pad : spread) -
-				train_t_gemm(e, flop_b * fr, by + epi_d * fr,
-					     o->m, o->k, wn[i], o->batch, p,
-					     pad ? pad : spread);
+		/* Userbuffers' split GEMMs (ub_chunks): what they add is
+		 * kept apart for tp_overlap (ub_fwd, ub_bwd). */
+		lc->ub_fwd += ub_extra(e, cf, flop * fr, wb, ab + epi_f * fr,
+				       o->m, wn[i], o->k, o->batch, p,
+				       pad ? pad : spread);
+		lc->ub_bwd += ub_extra(e, cb, flop_b * fr, wb, ab + epi_d * fr,
+				       o->m, o->k, wn[i], o->batch, p,
+				       pad ? pad : spread);
 		/* wgrad: dW = dY^T X, output n x k, depth m (padded:
 		 * wk), the main grad read and written (k->wacc). */
 		if (wgrad_gemm(k, o))
