@@ -458,6 +458,26 @@ local fsdp_version = memory.fsdp_version
 -- scaling, FSDP semantics and the kernels (eager or fused).  Returns the
 -- gradient accumulation fusion without FSDP and with it, { without, with },
 -- and the sharding options' rule (sharding_rule) a job's step asks.
+-- What a setting of Transformer Engine's Userbuffers (tp_overlap_fp8_rs,
+-- tp_overlap_aggregate: engine/train_layer.c) lacks to mean anything:
+-- TE's modules, the TP overlap and sequence parallelism (TE's ub_overlap
+-- flags all need sequence_parallel); without them the setting would price
+-- as nothing, in silence.  The refusal's text, or nil.  (A sweep's
+-- layouts state sp and tp_overlap themselves; a list of tp_overlap values
+-- searches both.)  name is the option, what what it is, sp_what what it
+-- does to SP's collectives.
+local function userbuffers_needs(cfg, o, sweep, kernels, name, what, sp_what)
+  if not cfg.te_modules or cfg.eager then
+    return string.format("train: %s is %s: it needs stack = megatron with kernels = fused "
+      .. "(got stack = %s, kernels = %s)", name, what, tostring(cfg.stack), tostring(kernels))
+  elseif cfg.tp_overlap == false then
+    return string.format("train: %s is a setting of the TP overlap's Userbuffers: it needs "
+      .. "tp_overlap", name)
+  elseif o.sp ~= true and not sweep then
+    return string.format("train: %s %s: it needs sp = true", name, sp_what)
+  end
+end
+
 local function step_choices(o, p, cfg, sweep, default)
   if cfg.vpp and cfg.vpp > 1 then cfg.schedule = "interleaved" end
   -- Overlaps: the stack's defaults, each overridable.
@@ -1068,19 +1088,14 @@ local function step_choices(o, p, cfg, sweep, default)
   -- option as nothing, in silence.  (A sweep's layouts state sp and
   -- tp_overlap themselves; a list of tp_overlap values searches both.)
   if cfg.tp_overlap_fp8_rs then
-    if not cfg.te_modules or cfg.eager then
-      usage("train: tp_overlap_fp8_rs is Transformer Engine's Userbuffers reduce-scatter "
-        .. "in fp8: it needs stack = megatron with kernels = fused (got stack = %s, "
-        .. "kernels = %s)", tostring(cfg.stack), kernels)
+    local why = userbuffers_needs(cfg, o, sweep, kernels, "tp_overlap_fp8_rs",
+      "Transformer Engine's Userbuffers reduce-scatter in fp8",
+      "is the reduce-scatter of sequence parallelism's forward")
+    if why then
+      usage("%s", why)
     elseif cfg.compute ~= "fp8" then
       usage("train: tp_overlap_fp8_rs reduce-scatters the fp8 GEMMs' output: it needs "
         .. "precision = fp8 (got %s)", tostring(cfg.compute))
-    elseif cfg.tp_overlap == false then
-      usage("train: tp_overlap_fp8_rs is a setting of the TP overlap's Userbuffers: it "
-        .. "needs tp_overlap")
-    elseif o.sp ~= true and not sweep then
-      usage("train: tp_overlap_fp8_rs is the reduce-scatter of sequence parallelism's "
-        .. "forward: it needs sp = true")
     elseif (p.model.hybrid_pattern or "") ~= "" then
       fail("train: tp_overlap_fp8_rs prices the attention's and the MLP's reduce-scatters; "
         .. "%s is a hybrid stack, whose blocks it does not model",
@@ -1092,17 +1107,10 @@ local function step_choices(o, p, cfg, sweep, default)
   -- tp_overlap or sp there are no such GEMMs, and the option would price
   -- as nothing, in silence.
   if cfg.tp_overlap_aggregate then
-    if not cfg.te_modules or cfg.eager then
-      usage("train: tp_overlap_aggregate is Transformer Engine's Userbuffers ring exchange: "
-        .. "it needs stack = megatron with kernels = fused (got stack = %s, kernels = %s)",
-        tostring(cfg.stack), kernels)
-    elseif cfg.tp_overlap == false then
-      usage("train: tp_overlap_aggregate is a setting of the TP overlap's Userbuffers: it "
-        .. "needs tp_overlap")
-    elseif o.sp ~= true and not sweep then
-      usage("train: tp_overlap_aggregate splits sequence parallelism's gathered GEMMs: it "
-        .. "needs sp = true")
-    end
+    local why = userbuffers_needs(cfg, o, sweep, kernels, "tp_overlap_aggregate",
+      "Transformer Engine's Userbuffers ring exchange",
+      "splits sequence parallelism's gathered GEMMs")
+    if why then usage("%s", why) end
   end
   -- The MLP's down projection left in bf16 (engine/train_layer.c
   -- gemm_costs) is a part of an fp8 recipe that keeps it out: without
