@@ -1311,7 +1311,15 @@ static double ds_side_streams(const ctx *x, const train_lcost *l, double b,
  * state._post_backward_stream)", issued just before the reduce-scatter
  * on that stream: serial with the reduce-scatter, beside the next
  * layer's backward -- so it joins the reduction (rsw) and is hidden or
- * exposed as the reduction is.
+ * exposed as the reduction is.  Where the reduction's dtype is not the
+ * one the gradient was computed in (MixedPrecision(param_dtype=bf16,
+ * reduce_dtype=fp32): Composer's DEFAULT, which llm-foundry's tables
+ * run), the same hook first upcasts the unsharded gradient on that
+ * stream, "flat_param.grad.data = flat_param.grad.to(handle.
+ * _reduce_dtype)" when "flat_param.grad.dtype != handle._reduce_dtype"
+ * (_post_backward_hook, torch 2.0-2.6): a read in the compute dtype
+ * and a write in the reduction's, the divide then running on the
+ * copy -- it joins the reduction too.
  *
  * FSDP2 (torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py,
  * torch 2.6-2.8): the gather lands in one flat buffer that
@@ -1342,7 +1350,9 @@ static void fsdp_copies(ctx *x, double w, int reduced,
 		return;
 	wb = x->k.frozen && x->k.quant > 0 ? x->k.quant / 8.0 : 2.0;
 	if (c->mem.fsdp_version == 1 && grads) {
-		*rsw += mem_time(x, 2.0 * w * x->rb);
+		/* the divide; the upcast where the dtypes differ */
+		*rsw += mem_time(x, 2.0 * w * x->rb +
+				 (x->rb != x->k.A ? w * (x->k.A + x->rb) : 0.0));
 		*cin = mem_time(x, 2.0 * w * x->k.A);
 	} else if (c->mem.fsdp_version == 2) {
 		*cout = mem_time(x, 2.0 * w * wb);
