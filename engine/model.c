@@ -657,6 +657,167 @@ double model_ep_skew(const gp_model *m, int ep)
 				m->moe.top_k > 0 ? m->moe.top_k : 1.0, 0.0);
 }
 
+/* E[max] of G exchangeable normal deviations that sum to zero (counts of
+ * a fixed total over G equal groups), in standard deviations of one:
+ * Z_g = sqrt(G / (G - 1)) (Y_g - mean Y) for iid standard normal Y, so
+ * sqrt(G / (G - 1)) E[max Y] (E[max Y] = int x G phi Phi^(G-1) dx,
+ * Tippett, Biometrika 17, 1925: 0.5642 for 2, 1.0294 for 4); 0.7979
+ * (sqrt(2 / pi)) for two groups, 1.1887 for four.  Simpson's rule on
+ * [-8, 8] in 320 steps: exact to 1e-9 for these G. */
+static double max_dev_integral(double G)
+{
+	double sum = 0.0, a = -8.0, h = 16.0 / 320.0;
+	int i;
+
+	for (i = 0; i <= 320; i++) {
+		double x = a + i * h, w = (i == 0 || i == 320) ? 1.0 :
+			(i % 2 ? 4.0 : 2.0);
+		double phi = 0.3989422804014327 * exp(-0.5 * x * x);
+		double Phi = 0.5 * erfc(-x / sqrt(2.0));
+
+		sum += w * x * G * phi * pow(Phi, G - 1.0);
+	}
+	return sum * h / 3.0 * sqrt(G / (G - 1.0));
+}
+
+/* max_dev_integral's 321 exp/erfc/pow terms cost tens of microseconds; a serving
+ * search asks it for the same few group counts (the EP widths of the
+ * decode and prefill pools, the expert groups) tens of thousands of
+ * times, so the values are kept in a small table searched whole (the
+ * engine runs on one thread), the oldest entry replaced when full.  A
+ * direct-mapped slot of fmod(8 G, 64) put every multiple of 8 in slot 0,
+ * so a deployment's EP 64 decode and EP 16 prefill evicted each other
+ * and integrated on every call.  The value returned is the integral's,
+ * bit for bit. */
+#define MAX_DEV_SLOTS 16
+
+double model_max_dev(double G)
+{
+	static double key[MAX_DEV_SLOTS], val[MAX_DEV_SLOTS];
+	static int n, next;
+	int i;
+
+	if (G < 2.0)
+		return 0.0;
+	if (!(G < 1e9))		/* NaN or huge: no slot; the integral says */
+		return max_dev_integral(G);
+	for (i = 0; i < n; i++)
+		if (key[i] == G)
+			return val[i];
+	i = next;
+	next = (next + 1) % MAX_DEV_SLOTS;
+	if (n < MAX_DEV_SLOTS)
+		n++;
+	key[i] = G;
+	val[i] = max_dev_integral(G);
+	return val[i];
+}
+
+/* The picks one token sends to one expert-parallel rank under routing
+ * that balances in expectation (Megatron-Core's
+ * moe_router_force_load_balancing: "Apply force load balancing with
+ * random logits for benchmark", router.py, whose RandomSTE draws
+ * "logits.clone().normal_()", "random logits of router for load-balanced
+ * benchmark", moe_utils.py at Megatron-LM d98e8a6; an auxiliary loss or
+ * bias update balances the expectation too and leaves at least this
+ * chance): the variance of that count, a rank holding el of E experts
+ * in index order (Megatron-Core's local_expert_indices: rank r holds
+ * experts r el .. r el + el - 1), each token picking top_k distinct
+ * experts uniformly.  Without group limits the count is hypergeometric,
+ * top_k draws without replacement from E of which el are the rank's:
+ *   var = k (el / E) (1 - el / E) (E - k) / (E - 1)
+ * (W. Feller, An Introduction to Probability Theory, vol. 1, II.6; the
+ * standard hypergeometric variance n K/N (N-K)/N (N-n)/(N-1)).
+ * Group-limited routing (Megatron-Core moe_utils.py group_limited_topk,
+ * moe_router_num_groups G and moe_router_group_topk Gs: "Divide experts
+ * into num_groups equal groups", "Select group_topk groups per token",
+ * "Pick topk experts from those groups only") first picks Gs of the G
+ * groups of Eg = E / G experts; random scores pick them uniformly.  A
+ * rank inside one group (el <= Eg, Eg a multiple of el): its group is
+ * picked with p = Gs / G, then the k picks are hypergeometric over the
+ * N = Gs Eg experts of the picked groups, mean m = k el / N, variance v:
+ *   var = p (v + m^2) - (p m)^2.
+ * A rank of r = el / Eg whole groups: J of its groups are picked,
+ * hypergeometric (G, r, Gs), and given J the picks hypergeometric (N,
+ * J Eg, k), mean k J / Gs; the law of total variance:
+ *   var = k c E[J (Gs - J)] / Gs^2 + (k / Gs)^2 Var J,
+ * c = (N - k) / (N - 1).  Other layouts (a rank across a group's edge)
+ * take the ungrouped rule.  DeepSeek-V3 on EP 32 (E 256, k 8, 8 groups,
+ * top 4, el 8): p 1/2, m 0.5, v = 8 (8/128)(120/128)(120/127) = 0.4429,
+ * var 0.2840 (0.2356 ungrouped). */
+double model_moe_pick_var(double E, double el, double k, double groups,
+			  double group_topk)
+{
+	double G = groups, Gs = group_topk, Eg, N, c;
+
+	if (!(E > 1.0) || !(el > 0.0) || el >= E || !(k >= 1.0) || k > E)
+		return 0.0;
+	if (G > 1.0 && Gs >= 1.0 && Gs < G && fmod(E, G) == 0.0) {
+		Eg = E / G;
+		N = Gs * Eg;
+		if (k <= N) {
+			c = N > 1.0 ? (N - k) / (N - 1.0) : 0.0;
+			if (el <= Eg && fmod(Eg, el) == 0.0) {
+				double p = Gs / G, m = k * el / N;
+				double v = m * (1.0 - el / N) * c;
+
+				return p * (v + m * m) - p * p * m * m;
+			}
+			if (el > Eg && fmod(el, Eg) == 0.0) {
+				double r = el / Eg, ej = Gs * r / G;
+				double vj = G > 1.0 ? Gs * (r / G) *
+					(1.0 - r / G) * (G - Gs) / (G - 1.0) : 0.0;
+				double ejj = Gs * ej - vj - ej * ej;
+
+				return k * c * ejj / (Gs * Gs) +
+					(k / Gs) * (k / Gs) * vj;
+			}
+		}
+	}
+	return k * (el / E) * (1.0 - el / E) * (E - k) / (E - 1.0);
+}
+
+/* The routed rows the busiest of `ranks` expert-parallel ranks receives
+ * in one layer's pass over a micro-batch, over the mean, when the
+ * expected loads are even and only chance spreads them (a dropless
+ * dispatch: Megatron-Core's moe_expert_capacity_factor None, "None
+ * means no token will be dropped", so each rank's grouped GEMMs run the
+ * rows it actually received, and every rank's combine waits for the
+ * busiest).  The `tokens` tokens the EP group routes in the pass pick
+ * independently, so a rank's count is a sum of `tokens` independent
+ * per-token counts: mean tokens k el / E, variance tokens
+ * model_moe_pick_var -- normal by the central limit theorem at the
+ * thousands of tokens of a training micro-batch.  The ranks' counts sum
+ * to the fixed tokens k, so they are exchangeable normals summing to a
+ * constant, and the busiest lies model_max_dev(ranks) of their standard
+ * deviations above the mean (Tippett's E[max], times sqrt(N / (N - 1))
+ * for the fixed sum):
+ *   skew = 1 + max_dev(N) sqrt(tokens var) / (tokens k el / E).
+ * DeepSeek-V3 on EP 32 at micro-batch 1 of 4096 tokens a rank (131,072
+ * tokens, var 0.2840): 32,768 +- 193 picks, max_dev(32) = 2.1030, skew
+ * 1.0124.  Inside a rank the grouped GEMMs run its experts one after
+ * another (Transformer Engine's GroupedLinear: "a per-expert loop of
+ * cuBLASLt GEMMs", TE PR #3134), so the rank's time is the sum over its
+ * experts: the rank's total, not its busiest expert, sets it.  One
+ * expert a rank (el 1) is the same rule.  No EP (ranks 1): 1. */
+double model_ep_chance_skew(double ranks, double experts, double top_k,
+			    double groups, double group_topk, double tokens)
+{
+	double el, var, mean;
+
+	if (!(ranks > 1.0) || !(experts > 1.0) || !(tokens > 0.0) ||
+	    !(top_k >= 1.0))
+		return 1.0;
+	el = experts / ranks;
+	var = model_moe_pick_var(experts, el, top_k, groups, group_topk);
+	mean = top_k * el / experts;
+	if (!(var > 0.0) || !(mean > 0.0))
+		return 1.0;
+	return fmin(ranks * fmin(top_k, el) / top_k,
+		    1.0 + model_max_dev(ranks) * sqrt(tokens * var) /
+		    (tokens * mean));
+}
+
 /* Derived parameter count of the vision tower and projector. */
 static double vision_params(const gp_model *m)
 {

@@ -338,6 +338,19 @@ static inline int model_moe_in(const gp_model *m, int first, int n)
  * model_ep_skew is it with m's experts over ep and picks 0. */
 double model_ep_skew_at(double ranks, double el, double top_k, double picks);
 double model_ep_skew(const gp_model *m, int ep);
+/* E[max] of G exchangeable normal deviations summing to zero, in sds of
+ * one (Tippett's E[max] times sqrt(G / (G - 1))); 0 below 2. */
+double model_max_dev(double G);
+/* The variance of the picks one token sends to a rank of el of E experts
+ * (top_k picks, group-limited over `groups` groups of which group_topk
+ * are picked; groups 0 or 1: none), under routing even in expectation. */
+double model_moe_pick_var(double E, double el, double top_k, double groups,
+			  double group_topk);
+/* The busiest of `ranks` EP ranks' routed rows over the mean when only
+ * chance spreads `tokens` tokens' picks (dropless routing even in
+ * expectation): 1 + model_max_dev(ranks) sd / mean; 1 without EP. */
+double model_ep_chance_skew(double ranks, double experts, double top_k,
+			    double groups, double group_topk, double tokens);
 
 /* Widths of one layer's tensors per token, in elements, for the whole
  * layer (before any tensor-parallel split). */

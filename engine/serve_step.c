@@ -377,61 +377,10 @@ static int moe_gate_shared(sx *x, double Tr, double Tg, blk *b)
 	return GP_OK;
 }
 
-/* E[max] of G exchangeable normal deviations that sum to zero (counts of
- * a fixed total over G equal groups), in standard deviations of one:
- * Z_g = sqrt(G / (G - 1)) (Y_g - mean Y) for iid standard normal Y, so
- * sqrt(G / (G - 1)) E[max Y] (E[max Y] = int x G phi Phi^(G-1) dx,
- * Tippett, Biometrika 17, 1925: 0.5642 for 2, 1.0294 for 4); 0.7979
- * (sqrt(2 / pi)) for two groups, 1.1887 for four.  Simpson's rule on
- * [-8, 8] in 320 steps: exact to 1e-9 for these G. */
-static double max_dev_integral(double G)
-{
-	double sum = 0.0, a = -8.0, h = 16.0 / 320.0;
-	int i;
-
-	for (i = 0; i <= 320; i++) {
-		double x = a + i * h, w = (i == 0 || i == 320) ? 1.0 :
-			(i % 2 ? 4.0 : 2.0);
-		double phi = 0.3989422804014327 * exp(-0.5 * x * x);
-		double Phi = 0.5 * erfc(-x / sqrt(2.0));
-
-		sum += w * x * G * phi * pow(Phi, G - 1.0);
-	}
-	return sum * h / 3.0 * sqrt(G / (G - 1.0));
-}
-
-/* max_dev_integral's 321 exp/erfc/pow terms cost tens of microseconds; a serving
- * search asks it for the same few group counts (the EP widths of the
- * decode and prefill pools, the expert groups) tens of thousands of
- * times, so the values are kept in a small table searched whole (the
- * engine runs on one thread), the oldest entry replaced when full.  A
- * direct-mapped slot of fmod(8 G, 64) put every multiple of 8 in slot 0,
- * so a deployment's EP 64 decode and EP 16 prefill evicted each other
- * and integrated on every call.  The value returned is the integral's,
- * bit for bit. */
-#define MAX_DEV_SLOTS 16
-
-static double max_dev(double G)
-{
-	static double key[MAX_DEV_SLOTS], val[MAX_DEV_SLOTS];
-	static int n, next;
-	int i;
-
-	if (G < 2.0)
-		return 0.0;
-	if (!(G < 1e9))		/* NaN or huge: no slot; the integral says */
-		return max_dev_integral(G);
-	for (i = 0; i < n; i++)
-		if (key[i] == G)
-			return val[i];
-	i = next;
-	next = (next + 1) % MAX_DEV_SLOTS;
-	if (n < MAX_DEV_SLOTS)
-		n++;
-	key[i] = G;
-	val[i] = max_dev_integral(G);
-	return val[i];
-}
+/* E[max] of G exchangeable normal deviations that sum to zero, in
+ * standard deviations of one: model_max_dev (model.c), which the
+ * training step's dropless routing takes too. */
+#define max_dev model_max_dev
 
 /* The hottest GPU's routed tokens over the mean that SGLang's EPLB
  * placement leaves over N GPUs when chance is gone (serve_cfg.eplb_src
