@@ -300,6 +300,44 @@ static int place_job(ctx *xp, const gp_topo *t, train_cache *cache,
 	return GP_OK;
 }
 
+/* The routed rows the busiest EP rank receives over the mean, which
+ * every MoE layer's experts and exchange wait for (train_layer.c).
+ *  - Capacity-bound (capacity_factor > 0, or DeepSpeed's einsum MOELayer,
+ *    whose capacity defaults to 1.0): each expert's buffer is padded to
+ *    its capacity (Megatron-Core's moe_pad_expert_input_to_capacity,
+ *    DeepSpeed's dispatch_mask over C rows) and tokens beyond it are
+ *    dropped, so every rank runs capacity_factor times the mean: the
+ *    padded buffer, no skew.
+ *  - Dropless (capacity_factor 0: Megatron-Core's default
+ *    moe_expert_capacity_factor None, the Hugging Face MoE blocks' loop
+ *    over whatever each expert received): with nothing balancing the
+ *    router (moe_balance none) the measured no-EPLB spread
+ *    (model_ep_skew); balanced, the chance the multinomial routing of
+ *    one micro-batch leaves (model_ep_chance_skew) over the tokens the
+ *    EP group routes in one layer's pass: each rank's Tn, gathered over
+ *    etp where layer_comm gathers them (Te = T etp / tp), times ep.
+ * Group-limited routing is not stated by the model: the ungrouped
+ * picks' variance (DeepSeek-V3's 8 groups of which 4 would raise it
+ * from 0.236 to 0.284 a token at EP 32: a skew of 1.0113 -> 1.0124). */
+static double train_ep_skew(const train_cfg *c, const ctx *xp)
+{
+	const gp_model *m = xp->e.m;
+	int ep = xp->y.ep, etp = xp->y.etp;
+	double g, tokens;
+
+	if (ep <= 1 || m->moe.experts <= 0)
+		return 1.0;
+	if (c->mem.capacity_factor > 0 || c->mem.moe_einsum)
+		return 1.0;
+	if (c->moe_unbalanced)
+		return model_ep_skew(m, ep);
+	g = etp > 1 && (xp->y.sp || etp > xp->y.tp) ? etp : 1.0;
+	tokens = xp->k.Tn * g * ep;
+	return model_ep_chance_skew(ep, m->moe.experts,
+				    m->moe.top_k > 0 ? m->moe.top_k : 1.0,
+				    0.0, 0.0, tokens);
+}
+
 /* The precisions and bytes of a layer's arithmetic and the rest of the
  * layers' memo key (prepare zeroed it), for micro-batch mb. */
 static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
@@ -340,8 +378,7 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.flex_sms = c->ep_flex ? c->flex_sms : 0;
 	xp->k.router_ops = c->router_ops;
 	xp->k.probs_act = c->mem.probs_in_act;
-	xp->k.skew = c->moe_unbalanced ? model_ep_skew(xp->e.m, xp->y.ep)
-		: 1.0;
+	xp->k.skew = train_ep_skew(c, xp);
 	xp->k.graph_attn = c->graph_attn;
 	xp->k.graph_router = c->graph_router;
 	xp->k.graph_mamba = c->graph_mamba;

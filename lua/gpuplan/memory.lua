@@ -1280,8 +1280,8 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
         tostring(model.id or model.name or "the model"))
     end
     local f = o.capacity_factor
-    if type(f) ~= "number" or not (f > 0 and f <= 64) then
-      fail("capacity_factor must be a number in (0, 64] (got %s)", shown(f))
+    if type(f) ~= "number" or not (f >= 0 and f <= 64) then
+      fail("capacity_factor must be a number in [0, 64] (got %s)", shown(f))
     end
   end
   cfg.capacity_factor = o.capacity_factor

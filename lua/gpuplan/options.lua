@@ -547,9 +547,24 @@ opt { name = "delayed_update", type = "flag", commands = "train plan",
   help = "with --offload: ZeRO-Offload's one-step delayed parameter update (DPU) -- the CPU "
     .. "step and its PCIe copies run beside the next step's forward and backward",
   suggest = { "dpu", "delay_update", "offload_overlap" } }
+-- The stacks' own defaults: Megatron-Core's TransformerConfig
+-- "moe_expert_capacity_factor: Optional[float] = None" ("None means no token
+-- will be dropped"), and the Hugging Face MoE blocks' loop over whatever
+-- each expert received, are dropless; DeepSpeed's MoE layer
+-- (deepspeed/moe/layer.py "capacity_factor: float = 1.0", "drop_tokens:
+-- bool = True"), the einsum dispatcher, is capacity-bound at 1.0
+-- (engine/train_layer.c moe_einsum_costs, train_prep.c train_ep_skew).
 opt { name = "capacity_factor", type = "number", metavar = "F", commands = TRAIN4,
-  value = 1.0, range = { 0, 64, gt = true }, methods = TRAINING,
-  help = "MoE token capacity factor" }
+  value = 0, range = { 0, 64 }, methods = TRAINING,
+  default = "0, dropless (Megatron-Core's moe_expert_capacity_factor None; the Hugging "
+    .. "Face MoE blocks); 1.0 with moe_dispatcher einsum (DeepSpeed's MoE capacity_factor)",
+  help = "MoE expert capacity over the even share: F > 0 pads each expert's buffer to "
+    .. "F x its even share and drops what is beyond (Megatron-Core's "
+    .. "moe_expert_capacity_factor with moe_pad_expert_input_to_capacity): every "
+    .. "rank's experts run that buffer; 0 is dropless: each rank runs the rows it "
+    .. "received and every MoE layer waits for the busiest rank, the expected "
+    .. "maximum of the routing's multinomial spread over the EP ranks",
+  suggest = { "moe_expert_capacity_factor", "expert_capacity", "drop_tokens" } }
 opt { name = "paged_optimizer", type = "boolean", lua_only = true, commands = TRAIN4,
   help = "optimizer states paged outside PyTorch's allocator (bitsandbytes Paged*); gp.train "
     .. "prices their paging over the host link each step where they do not fit beside the rest" }

@@ -352,6 +352,10 @@ local case_schema = T.record {
     -- as the recipe's router config leaves it (gp.train's and gp.rl's
     -- moe_balance; Megatron-Core's moe_router_load_balancing_type)
     moe_balance = declared("moe_balance"),
+    -- the experts' buffers padded to a capacity, tokens beyond it dropped
+    -- (gp.train's capacity_factor; Megatron-Core's moe_expert_capacity_factor
+    -- with moe_pad_expert_input_to_capacity); absent: dropless
+    capacity_factor = declared("capacity_factor"),
     -- Transformer Engine's CUDA graph scopes (gp.train's cuda_graph_scope)
     cuda_graph_scope = T.array(T.enum { "attn", "moe_router", "moe_preprocess", "mamba",
       "full_iteration" }),
@@ -598,7 +602,7 @@ M.PARALLEL_READ = {
     recompute_layers recompute_modules activation_offload_layers checkpoint_offload checkpoint_offload_streams
     ckpt_outside_fsdp first_stage_layers last_stage_layers split_ends schedule ep_overlap tp_overlap tp_overlap_fp8_rs tp_overlap_aggregate
     moe_dispatcher moe_flex_backend cuda_device_max_connections numa_bind moe_flex_sms moe_router_ops moe_permute_fusion bias_activation_fusion apply_rope_fusion moe_router_dtype cuda_graph_scope moe_fp8_pad
-    fused_grouped_mlp moe_balance offload]],
+    fused_grouped_mlp moe_balance capacity_factor offload]],
   rl = set [[tp pp cp ulysses ep etp sp zero zero_group fsdp fsdp_version micro_batch global_batch recompute first_stage_layers
     last_stage_layers moe_permute_fusion bias_activation_fusion apply_rope_fusion moe_router_dtype numa_bind offload
     grad_accum_dtype moe_dispatcher moe_flex_backend moe_flex_sms moe_balance]],

@@ -95,15 +95,19 @@ for my $b ('1e15', '1e12k') {
 
 # 4. --capacity-factor's refusals gave two ranges: 0 "must be a number in
 # (0, 64]", 100 "must be a number in [0, 64]" (the declaration's range,
-# whose 0 the memory model's own check refuses).  One range, (0, 64], for
-# every value refused.
-for my $f ('0', '100', '-1') {
+# whose 0 the memory model's own check refused).  One range, [0, 64], for
+# every value refused: 0 is the dropless default (Megatron-Core's
+# moe_expert_capacity_factor None), taken.
+for my $f ('100', '-1') {
     ($c, $o, $e) = run_gp('train', 'qwen3-30b-a3b', '--gpu', 'h100-sxm', '--gpus', '32', '--ep', '8',
                           '--capacity-factor', $f);
     is($c, 1, "--capacity-factor $f: exit 1");
-    like($e, qr/^gpuplan: train: --capacity-factor must be a number in \(0, 64\] \(got $f\)/,
-         "--capacity-factor $f: the range (0, 64]");
+    like($e, qr/^gpuplan: train: --capacity-factor must be a number in \[0, 64\] \(got $f\)/,
+         "--capacity-factor $f: the range [0, 64]");
 }
+($c, $o, $e) = run_gp('train', 'qwen3-30b-a3b', '--gpu', 'h100-sxm', '--gpus', '32', '--ep', '8',
+                      '--capacity-factor', '0');
+is($c, 0, "--capacity-factor 0 (dropless): taken") or diag $e;
 
 # 5. --moe-dispatcher and --pad-share on a dense model were taken and
 # changed nothing, in silence (the dispatcher moves tokens to experts; the

@@ -22,7 +22,7 @@ check(function() gp.memory { model = M7, gpu = H, method = "infer", weights = 1e
 check(function() gp.memory { model = M7, gpu = H, method = "infer", weights = { bits = 4, group = 0.5 } } end, "weights: group must be a whole number", "memory: fractional group")
 check(function() gp.memory { model = M7, gpu = H, vpp = 2 } end, "vpp 2 needs a pipeline (pp > 1; got pp 1)", "memory: vpp without pp")
 check(function() gp.memory { model = M7, gpu = H, capacity_factor = 1.25 } end, "capacity_factor applies to MoE models; llama2-7b has no experts", "memory: capacity_factor on a dense model")
-check(function() gp.memory { model = "mixtral-8x7b", gpu = H, gpus = 8, tp = 8, capacity_factor = 1e300 } end, "capacity_factor must be a number in (0, 64] (got 1e+300)", "memory: capacity_factor 1e300")
+check(function() gp.memory { model = "mixtral-8x7b", gpu = H, gpus = 8, tp = 8, capacity_factor = 1e300 } end, "capacity_factor must be a number in [0, 64] (got 1e+300)", "memory: capacity_factor 1e300")
 -- The capacity factor is the job's (the option above); a model's
 -- moe.capacity_factor was accepted and read by nothing, so a model that set
 -- it planned as if it had not (catalog/FORMAT.md names no such field).

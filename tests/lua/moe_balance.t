@@ -8,7 +8,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(11)
+t.plan(12)
 
 -- Qwen3-30B-A3B (128 experts, top 8) on 16 H100s in two DGX nodes, EP 16:
 -- 8 experts a rank, 4096 tokens a micro-batch, 4 micro-batches (64 / 16).
@@ -46,8 +46,25 @@ local function a2a(bytes)
   return gp.comm { op = "all_to_all", bytes = bytes, gpus = 16, system = "dgx-h100" }.time
 end
 local disp, probs = 4096 * 8 * 2048 * 2, 4096 * 8 * 2
-t.near(ep_comm(bal), 4 * 48 * (4 * a2a(disp) + 2 * a2a(probs)), 1e-12,
-       "balanced: the mean dispatch")
+-- Balanced and dropless (the default: capacity_factor 0, Megatron-Core's
+-- moe_expert_capacity_factor None), the busiest rank still receives what
+-- chance leaves (engine/model.c model_ep_chance_skew): the EP group routes
+-- 16 x 4096 = 65,536 tokens a pass, each sending a rank of 8 of the 128
+-- experts a hypergeometric count, variance 8 (8/128)(120/128)(120/127) =
+-- 0.4429134, mean 0.5; the hottest of 16 exchangeable normals summing to
+-- a constant lies Tippett's 1.7659914 x sqrt(16/15) = 1.8239081 sds over
+-- the mean: 1 + 1.8239081 sqrt(65536 x 0.4429134) / 32768 = 1.009483.
+-- 1e-9: the hand constants' 8 digits against the engine's Simpson
+-- integral, through an all-to-all close to linear in its bytes.
+local cs = 1 + 1.8239081 * math.sqrt(65536 * 0.4429134) / 32768
+t.near(ep_comm(bal), 4 * 48 * (4 * a2a(disp * cs) + 2 * a2a(probs * cs)), 1e-9,
+       "balanced, dropless: the busiest rank by chance, 1.0095 the mean")
+-- A capacity-bound dispatch (capacity_factor 1: each expert's buffer
+-- padded to its even share, the rest dropped) runs the padded buffer on
+-- every rank: the mean dispatch exactly (the same collectives: 1e-12).
+t.near(ep_comm(gp.train(t.with(job, { capacity_factor = 1 }))),
+       4 * 48 * (4 * a2a(disp) + 2 * a2a(probs)), 1e-12,
+       "capacity_factor 1: the padded buffer, the mean dispatch")
 t.near(ep_comm(none), 4 * 48 * (4 * a2a(disp * skew) + 2 * a2a(probs * skew)), 1e-12,
        "none: the hottest rank's dispatch, skew times the mean")
 

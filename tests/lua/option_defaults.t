@@ -30,8 +30,6 @@ local SAME = {
   -- gp.train's batch is the engine's micro_batch (plan's micro_batch
   -- is the list of sizes to search).
   micro_batch = { name = "batch" },
-  -- 0: "not given"; the engine takes 1.0 for it (engine/memory_act.c).
-  capacity_factor = { engine = 1.0 },
   -- 0: no adapter; gpuplan.memory sets 8 for the LoRA methods only.
   lora_rank = { skip = true },
   -- the engine's is whether adapter dropout runs; the option is its rate.

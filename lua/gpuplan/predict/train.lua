@@ -1054,6 +1054,9 @@ local function predict(case, cat)
   -- parallel.moe_balance)
   o.moe_balance = v(par.moe_balance)
   o.moe_fp8_pad = v(par.moe_fp8_pad)
+  -- a capacity-bound dispatch as the recipe sets it (SCHEMA.md
+  -- parallel.capacity_factor; absent: the option's dropless default)
+  o.capacity_factor = v(par.capacity_factor)
   o.fused_grouped_mlp = v(par.fused_grouped_mlp)
   if type(v(par.cuda_graph_scope)) == "table" then o.cuda_graph_scope = par.cuda_graph_scope end
   if o.vpp == 1 then o.vpp = nil end
