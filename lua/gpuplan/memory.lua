@@ -2288,6 +2288,13 @@ function M.memory(o)
   r.defaults = defaults
   r.warnings, r.job = {}, { tp = cfg.tp }
   if cfg.kind ~= "infer" then r.warnings, r.job = plan_warnings(cfg, gpu, o.cat) end
+  -- The KV cache's fields are a serving job's (docs/lua.md: "longest
+  -- context that fits (inference)"): a training or RL breakdown holds no
+  -- KV pool, and the engine's zeros there read "no context fits, no
+  -- sequence fits" -- fit --format json leaves them out for the same job.
+  if cfg.kind ~= "infer" then
+    r.kv_per_seq, r.kv_room, r.max_ctx, r.max_seqs = nil, nil, nil, nil
+  end
   return r
 end
 

@@ -241,10 +241,10 @@ field("act_layer", "B", "activations saved by one layer", "memory")
 field("inflight", "count", "micro-batches whose activations the stage holds", "memory")
 field("job", "", "the job as the engine read it", "memory")
 field("kv_per_seq", "B", "KV cache of one sequence per GPU; with the MoE serving options (ep, dp_attention ...) per sequence of a GPU's batch: a TP attention group's GPUs each hold all its sequences, tp x one sequence's share", "memory infer")
-field("kv_room", "B", "memory left for the KV cache", "memory")
+field("kv_room", "B", "memory left for the KV cache (inference; absent from a training or RL breakdown)", "memory")
 field("kv_budget", "B", "KV cache the engine may allocate per GPU", "infer")
-field("max_ctx", "count", "longest context that fits (inference)", "memory")
-field("max_seqs", "count", "sequences whose KV fits (inference)", "memory")
+field("max_ctx", "count", "longest context that fits (inference; absent from a training or RL breakdown)", "memory")
+field("max_seqs", "count", "sequences whose KV fits (inference; absent from a training or RL breakdown)", "memory")
 
 -- RL
 field("algo", "", "rl: grpo or ppo; comm: NCCL's algorithm (ring, tree, nvls ...)", "rl comm")

@@ -1,0 +1,33 @@
+-- A new user's first hour with the Lua API (session 73's walk).  Run with
+-- ./gpuplan run tests/lua/luawalk_s73.t.  One block a fix.
+local t = require "tap"
+local gp = require "gpuplan"
+
+-- 1. gp.memory of a training (or RL) job returned max_ctx = 0, max_seqs
+-- = 0, kv_room = 0 and kv_per_seq = 0: fields docs/lua.md gives as a
+-- serving job's ("longest context that fits (inference)"), which for a
+-- training job read "no context fits".  fit --format json already leaves
+-- them out there.  Now they are absent (nil) for training and RL, and an
+-- inference breakdown keeps them.
+do
+  local m = gp.memory{ model = "llama3-8b", gpu = "h100-sxm", method = "full" }
+  t.ok(m.total > 0, "training memory: priced")
+  t.is(m.max_ctx, nil, "training memory: no max_ctx")
+  t.is(m.max_seqs, nil, "training memory: no max_seqs")
+  t.is(m.kv_room, nil, "training memory: no kv_room")
+  t.is(m.kv_per_seq, nil, "training memory: no kv_per_seq")
+  local rl = gp.memory{ model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 8, method = "grpo", zero = 2 }
+  t.is(rl.max_ctx, nil, "grpo memory: no max_ctx")
+  t.is(rl.kv_room, nil, "grpo memory: no kv_room")
+  local inf = gp.memory{ model = "llama3-8b", gpu = "h100-sxm", method = "infer", ctx = 8192 }
+  -- llama3-8b's KV a token: 2 (K, V) x 32 layers x 8 kv heads x 128 dims
+  -- x 2 B = 131072 B; at 8192 tokens 2^30 B exactly (no tolerance: an
+  -- exact product of powers of two)
+  t.is(inf.kv_per_seq, 2 * 32 * 8 * 128 * 2 * 8192, "infer memory: kv_per_seq = 2 L kvh d 2B ctx")
+  -- whole sequences of that size fit the room, and more than one (16 GB of
+  -- bf16 weights leave ~55 GiB of an H100's budget)
+  t.is(inf.max_seqs, math.floor(inf.kv_room / inf.kv_per_seq), "infer memory: max_seqs = room / kv")
+  t.ok(inf.max_seqs > 1 and inf.max_ctx > 8192, "infer memory: max_seqs and max_ctx positive")
+end
+
+t.done_testing()
