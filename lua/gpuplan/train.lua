@@ -1724,6 +1724,25 @@ function M.train(o)
     return r
   end
   local r = run(cfg)
+  -- Without tokens a step prices no run: no days, no cost, nothing the
+  -- buyer's market or a GPU-hour's price moves.  The defaults line said
+  -- "market=us,global,overseas (a USD buyer), price=1.80 USD/GPU-h (...)"
+  -- all the same, an assumption the answer did not rest on.  Said where
+  -- tokens are given, or a price, currency or market (the command's
+  -- "cost: ... an hour, ... a step" line, gpuplan.cmd.train, prints the
+  -- price then); gp.rl and gp.sweep read setup's defaults, where a step's
+  -- cost or a policy's score uses them.
+  if not cfg.tokens and o.price == nil and o.currency == nil and o.market == nil then
+    local n = 0
+    for i = 1, #defaults do
+      local d = defaults[i]
+      defaults[i] = nil
+      if not (d:find("^market=") or d:find("^price=")) then
+        n = n + 1
+        defaults[n] = d
+      end
+    end
+  end
   local out = {
     model = model.id or model.name, gpu = gpu.id, gpus = p.gpus, method = p.method,
     tp = cfg.tp, pp = cfg.pp, dp = cfg.dp, ep = cfg.ep, vpp = cfg.vpp or 1,

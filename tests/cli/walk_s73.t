@@ -1,0 +1,42 @@
+# A new user's first hour (session 73's walk): the README's commands, then
+# train, plan, infer, validate with a case file of one's own.  One block a
+# fix.
+use strict;
+use warnings;
+use Test::More;
+require './tests/cli/lib.pl';
+
+my ($c, $o, $e);
+local $ENV{XDG_CONFIG_HOME} = '/nonexistent';
+delete @ENV{qw(GPUPLAN_CURRENCY GPUPLAN_MARKET)};
+
+# 1. train without --tokens (nor --price, --currency, --market) prices one
+# step and no run: no days, no cost.  Its defaults line still said
+# "market=us,global,overseas (a USD buyer), price=1.80 USD/GPU-h (...)", and
+# on a card with no offer there "price=none: no offer for h800-sxm ...":
+# assumptions the answer did not rest on.  Now they are said where the
+# answer uses them: with --tokens (days and cost) or a price, currency or
+# market given (the cost of an hour and of a step).
+{
+    my @job = ('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '1');
+    ($c, $o, $e) = run_gp(@job);
+    is($c, 0, 'train without --tokens: exit 0') or diag $e;
+    my ($d) = $o =~ /^defaults: (.*)$/m;
+    ok(defined $d, 'train: a defaults line');
+    unlike($d // '', qr/(?:^|, )(?:market|price)=/, 'train without --tokens: no market or price assumed');
+    unlike($o, qr/^(?:cost|time to train)/m, 'train without --tokens: no cost line');
+    ($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h800-sxm', '--gpus', '8', '--zero', '1');
+    is($c, 0, 'train h800 without --tokens: exit 0') or diag $e;
+    unlike($o, qr/price=none/, 'train h800 without --tokens: no "price=none" for a run not costed');
+    ($c, $o, $e) = run_gp(@job, '--tokens', '1e9');
+    is($c, 0, 'train --tokens: exit 0') or diag $e;
+    like($o, qr/^time to train .*; cost /m, 'train --tokens: the cost line');
+    like($o, qr/^defaults: .*market=us,global,overseas \(a USD buyer\).*price=[\d.]+ USD\/GPU-h/m,
+         'train --tokens: market and price assumed, said');
+    ($c, $o, $e) = run_gp(@job, '--currency', 'USD');
+    is($c, 0, 'train --currency: exit 0') or diag $e;
+    like($o, qr/^cost: [\d.]+ USD\/GPU-h x 8 GPUs/m, 'train --currency: the cost of an hour');
+    like($o, qr/^defaults: .*price=[\d.]+ USD\/GPU-h/m, 'train --currency: the price it used, said');
+}
+
+done_testing();
