@@ -1596,6 +1596,24 @@ function M.sweep(o)
   end
   for _, c in ipairs(results) do c._s = c.policy_score or M.score(key, c) end
   table.sort(results, M.before)
+  -- Ranked by time, MFU or GPUs, with no tokens (no days, no cost), no
+  -- budget and no function that may read a candidate's price, the search
+  -- rests on no price: the defaults line said the buyer's market and each
+  -- card's price (or "price=none: no offer ...") all the same, as gp.train
+  -- did without tokens.  Said where the answer uses them.
+  if defaults and a.tokens == nil and a.budget == nil and key ~= "cost"
+     and key ~= "per_dollar" and type(policy) ~= "function" and a.where == nil
+     and a.price == nil and a.currency == nil and a.market == nil then
+    local n = 0
+    for i = 1, #defaults do
+      local d = defaults[i]
+      defaults[i] = nil
+      if not (d:find("^market=") or d:find("^[^%s:]+: price=")) then
+        n = n + 1
+        defaults[n] = d
+      end
+    end
+  end
   local top = a.top or 10
   local out, bases = {}, {}
   -- Each card's best (results are ranked: the first of each card), before

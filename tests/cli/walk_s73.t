@@ -39,4 +39,23 @@ delete @ENV{qw(GPUPLAN_CURRENCY GPUPLAN_MARKET)};
     like($o, qr/^defaults: .*price=[\d.]+ USD\/GPU-h/m, 'train --currency: the price it used, said');
 }
 
+# 2. plan without --tokens, ranked by time (the default policy): no days,
+# no cost, no budget, so no price moves the ranking, yet the defaults line
+# said the market and each card's price ("h800-sxm: price=none: no offer
+# ..."), as train did (1).  Said where a price is read: --tokens, a budget,
+# --policy cheapest or best-per-dollar (which ranks by price without
+# tokens).
+{
+    my @job = ('plan', 'llama3-8b', '--gpu', 'h100-sxm,h800-sxm', '--gpus', '8', '--top', '1');
+    ($c, $o, $e) = run_gp(@job);
+    is($c, 0, 'plan without --tokens: exit 0') or diag $e;
+    my ($d) = $o =~ /^defaults: (.*)$/m;
+    unlike($d // '', qr/market=|price=/, 'plan by time without --tokens: no market or price assumed');
+    like($d // '', qr/h100-sxm: system=dgx-h100/, 'plan: each card\'s system still said');
+    ($c, $o, $e) = run_gp(@job, '--policy', 'best-per-dollar');
+    is($c, 0, 'plan --policy best-per-dollar: exit 0') or diag $e;
+    like($o, qr/^defaults: .*h100-sxm: price=[\d.]+ USD\/GPU-h.*h800-sxm: price=none/m,
+         'plan best-per-dollar: each card\'s price, which ranks them, said');
+}
+
 done_testing();
