@@ -1141,7 +1141,17 @@ function M.predict(case, cat)
   else
     row.predicted = res.value
     row.error = (res.value - row.measured) / row.measured
-    if res.defaults and #res.defaults > 0 then row.defaults = table.concat(res.defaults, "; ") end
+    -- The defaults a prediction rested on.  No metric of a case is a
+    -- cost (M.metrics: rates, times, memory, bandwidth), so the buyer's
+    -- market and the card's price the planners assume for their cost
+    -- lines moved none of them; 578 infer and rl rows listed them
+    -- ("market=us,global,overseas (a USD buyer); price=1.80 USD/GPU-h
+    -- ...") among the assumptions that did.
+    local used = {}
+    for _, d in ipairs(res.defaults or {}) do
+      if not (d:find("^market=") or d:find("^price=")) then used[#used + 1] = d end
+    end
+    if #used > 0 then row.defaults = table.concat(used, "; ") end
     row.detail = res.detail
     row.regime = res.regime
     -- The job as the predictor priced it (gpuplan.explain): the planner

@@ -58,4 +58,19 @@ delete @ENV{qw(GPUPLAN_CURRENCY GPUPLAN_MARKET)};
          'plan best-per-dollar: each card\'s price, which ranks them, said');
 }
 
+# 3. validate with a case file of one's own (validation/SCHEMA.md): the
+# defaults column of an infer (and rl) row listed "market=us,global,overseas
+# (a USD buyer); price=1.80 USD/GPU-h ..." -- the planners' cost line's
+# assumptions -- though no case metric is a cost.  Now the column holds
+# what the prediction rested on only.
+{
+    ($c, $o, $e) = run_gp('validate', 'tests/fixtures/validate_s73/infer_case.json',
+                          '--format', 'csv');
+    is($c, 0, 'validate a user infer case: exit 0') or diag $e;
+    my ($row) = grep { /^walk-s73-/ } split /\n/, $o;
+    ok(defined $row, 'validate: the case has a row');
+    like($row // '', qr/\bkv_policy=mean;/, 'validate: the defaults it rested on are said');
+    unlike($row // '', qr/market=|price=/, 'validate: no market or price among its defaults');
+}
+
 done_testing();
