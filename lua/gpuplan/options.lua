@@ -2461,7 +2461,8 @@ opt { name = "svg", type = "string", metavar = "FILE", commands = "plan infer co
     plan = { metavar = "BASE",
     help = "write BASE-pareto.svg (the cost-vs-time Pareto front of every fitting layout "
       .. "on every card), BASE-memory.svg (stacked memory per GPU of the best layouts) and "
-      .. "BASE-step.svg (where their step goes); with --per-card BASE-cards.svg; a "
+      .. "BASE-step.svg (where their step goes); with --per-card BASE-cards.svg alone "
+      .. "instead (each card's best, time against cost); a "
       .. "BASE ending in .svg is read without it" } } }
 opt { name = "systems", type = "string", metavar = "LIST", commands = "comm", cli_only = true,
   default = "--system",

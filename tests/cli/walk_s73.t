@@ -73,4 +73,21 @@ delete @ENV{qw(GPUPLAN_CURRENCY GPUPLAN_MARKET)};
     unlike($row // '', qr/market=|price=/, 'validate: no market or price among its defaults');
 }
 
+# 4. plan --help promised "BASE-pareto.svg ..., BASE-memory.svg ... and
+# BASE-step.svg; with --per-card BASE-cards.svg", which reads as all four
+# with --per-card; --per-card writes BASE-cards.svg alone.  The help now
+# says so, and the files written are checked against it.
+{
+    ($c, $o, $e) = run_gp('plan', '--help');
+    like($o =~ s/\s+/ /gr, qr/with --per-card BASE-cards\.svg alone instead/,
+         'plan --help: --per-card writes the cards chart instead of the three');
+    my $dir = File::Temp::tempdir(CLEANUP => 1);
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--top', '1',
+                          '--per-card', '--svg', "$dir/p");
+    is($c, 0, 'plan --per-card --svg: exit 0') or diag $e;
+    ok(-s "$dir/p-cards.svg", 'plan --per-card --svg: BASE-cards.svg written');
+    ok(!-e "$dir/p-pareto.svg" && !-e "$dir/p-memory.svg" && !-e "$dir/p-step.svg",
+       'plan --per-card --svg: none of the three, as the help now says');
+}
+
 done_testing();
