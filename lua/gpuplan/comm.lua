@@ -151,8 +151,16 @@ local function apply_overrides(t, o, strict)
       for n in pairs(topo_fields) do names[#names + 1] = n end
       table.sort(names)
       local near = type(k) == "string" and require("gpuplan.args").nearest(k, names)
-      error("comm: unknown topology field '" .. tostring(k) .. "'"
-        .. (near and " (did you mean '" .. near .. "'?)" or ""), 3)
+      -- with no near name, the fields it takes (as args.check_keys says
+      -- every other table's): "unknown topology field 'gpus'" alone left
+      -- the script to find them in docs/lua.md; a gp.comm option given
+      -- inside the table (gpus, the ranks) is named as one
+      local tail = near and " (did you mean '" .. near .. "'?)"
+        or (k == "gpus" or k == "bytes" or k == "op" or k == "algo")
+          and string.format(" (%s is gp.comm's own option: give it beside topology, "
+            .. "gp.comm{topology = {...}, %s = ...})", k, k)
+        or " (" .. table.concat(names, ", ") .. ")"
+      error("comm: unknown topology field '" .. tostring(k) .. "'" .. tail, 3)
     end
   end
   return t

@@ -30,4 +30,27 @@ do
   t.ok(inf.max_seqs > 1 and inf.max_ctx > 8192, "infer memory: max_seqs and max_ctx positive")
 end
 
+-- 2. gp.comm{topology = {...}} with a key that is no topology field and
+-- near none said "comm: unknown topology field 'gpus'" and nothing else
+-- (every other table's unknown key lists what it takes).  Now: a gp.comm
+-- option put inside the table is named as one, anything else gets the
+-- list of topology fields.
+do
+  local ok, e = pcall(gp.comm, { topology = { gpus = 8, gpus_per_node = 8, nodes = 1 },
+                                 bytes = 2 ^ 20 })
+  t.ok(not ok and tostring(e):find("gpus is gp.comm's own option", 1, true),
+    "topology.gpus: named as gp.comm's own option")
+  ok, e = pcall(gp.comm, { topology = { gpus_per_node = 8, nodes = 1, zzzz = 1 }, bytes = 2 ^ 20 })
+  t.ok(not ok and tostring(e):find("'zzzz' (base_lat_ll, ", 1, true)
+    and tostring(e):find("up_bw", 1, true), "topology.zzzz: the topology fields listed")
+  -- a near name still gets the one suggestion
+  ok, e = pcall(gp.comm, { topology = { gpus_per_node = 8, nodes = 1, up_bww = 1e9 }, bytes = 2 ^ 20 })
+  t.ok(not ok and tostring(e):find("did you mean 'up_bw'", 1, true), "topology.up_bww: did you mean up_bw")
+  -- and the call the message points to runs: 8 GPUs of one NVLink node at
+  -- 450 GB/s a direction
+  local r = gp.comm{ topology = { gpus_per_node = 8, nodes = 1, up_kind = "nvlink",
+                                  up_bw = "450GB/s per-dir" }, gpus = 8, bytes = 2 ^ 30 }
+  t.ok(r.busbw > 0 and r.busbw < 450e9 * 2, "topology beside gpus = 8: priced")
+end
+
 t.done_testing()
