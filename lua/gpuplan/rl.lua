@@ -1009,7 +1009,21 @@ end
 -- beside an OPT-1.3B..66B actor): a catalog model id or a catalog-shaped
 -- table, as model is; nil: the actor's.
 local function own_model(name, v, cat)
-  if type(v) == "table" then return v end
+  if type(v) == "table" then
+    -- read now as the engine reads it (core.model: lgp_tomodel, the reader
+    -- of the critic_model and reward_shape the step is handed), so that a
+    -- field it refuses is named under this key: the step's own read said
+    -- "rl: model.hidden is required" and "rl: model: unknown field" of a
+    -- reward_model or critic_model table, as if the actor's were wrong
+    if name ~= "model" then
+      local ok, e = pcall(require("gpuplan.core").model, v)
+      if not ok then
+        fail("rl: %s", (require("gpuplan.cli").clean(e):gsub("^[^\n]-:%d+: ", "", 1)
+          :gsub("^model([.:])", name .. "%1", 1)))
+      end
+    end
+    return v
+  end
   if type(v) ~= "string" then
     fail("rl: %s must be a catalog model id or a model table (got %s)", name, shown(v))
   end

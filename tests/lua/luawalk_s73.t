@@ -53,4 +53,22 @@ do
   t.ok(r.busbw > 0 and r.busbw < 450e9 * 2, "topology beside gpus = 8: priced")
 end
 
+-- 3. gp.rl with a reward_model (or PPO critic_model) table the engine
+-- refuses said "rl: model.hidden is required" / "rl: model: unknown field
+-- 'x'", naming the actor's key, which was a good catalog id.  Now the key
+-- given is named; a good table and a catalog model's own table still run.
+do
+  local base = { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 8, zero = 2 }
+  local ok, e = pcall(gp.rl, t.with(base, { reward_model = { layers = 2 } }))
+  t.ok(not ok and tostring(e):find("rl: reward_model.hidden is required", 1, true),
+    "reward_model table without hidden: named as reward_model's")
+  ok, e = pcall(gp.rl, t.with(base, { algo = "ppo", critic_model = { layers = 2, hidden = 1024,
+    heads = 8, vocab = 1000, ffn_hidden = 4096, bogus = 1 } }))
+  t.ok(not ok and tostring(e):find("rl: critic_model: unknown field 'bogus'", 1, true),
+    "critic_model table with an unknown field: named as critic_model's")
+  local cat = gp.catalog()
+  local r = gp.rl(t.with(base, { reward_model = cat:get("models", "llama3.2-1b") }))
+  t.ok(r.step_s > 0, "a catalog model's table as reward_model: priced")
+end
+
 t.done_testing()
