@@ -2064,6 +2064,15 @@ function M.setup(a)
   -- step's path, which the eager step's host count leaves the sampler
   -- out of), one model's steps.
   local sample_kernels, stages
+  -- A release not of the form X.Y.Z ('abc', -1, 0/0) is no release at
+  -- all: without sampling it was told "vllm_version abc says whose sampler
+  -- runs sampling, which is greedy", as if it named one.  Refused first,
+  -- as M.v0_sampler_kernels refuses it with sampling.
+  if a.vllm_version ~= nil and (type(a.vllm_version) ~= "string"
+      or not a.vllm_version:match("^%d+%.%d+%.%d+$")) then
+    local _, why = M.v0_sampler_kernels({}, a.vllm_version)
+    error(args.usage("infer: " .. why), 3)
+  end
   if a.sampling ~= nil then
     local err
     stages, err = M.sampling_stages(a.sampling)

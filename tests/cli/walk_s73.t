@@ -90,4 +90,22 @@ delete @ENV{qw(GPUPLAN_CURRENCY GPUPLAN_MARKET)};
        'plan --per-card --svg: none of the three, as the help now says');
 }
 
+# 5. infer --vllm-version with no release in it ('abc', 'nan', '0.6')
+# and no --sampling was told "--vllm-version abc says whose sampler runs
+# sampling, which is greedy: give sampling ...", as if it named a release;
+# with --sampling the same value was refused as no counted release.  Now
+# the value is refused first, in the words the sampling path uses.
+{
+    for my $v ('abc', 'nan', '0.6') {
+        ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--vllm-version', $v);
+        is($c, 2, "infer --vllm-version $v: a usage error");
+        like($e, qr/--vllm-version \Q$v\E: the V0 sampler's kernels are counted for releases 0\.4\.2 to 0\.6\.3 only \(X\.Y\.Z\)/,
+             "infer --vllm-version $v: no release, said as such");
+    }
+    # a release alone is still told what it is for
+    ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--vllm-version', '0.6.3');
+    like($e, qr/--vllm-version 0\.6\.3 says whose sampler runs sampling, which is greedy/,
+         'infer --vllm-version 0.6.3 alone: the greedy refusal, as before');
+}
+
 done_testing();
