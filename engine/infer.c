@@ -132,6 +132,11 @@ void infer_defaults(infer_cfg *c)
 	 * limit (lua/gpuplan/infer.lua M.gemv_max). */
 	c->gemv_max = 0;
 	c->gemv_packed = 0;
+	c->wo_unfused_above = 0;
+	c->ubatch = 0;
+	c->ubatch_call = 0;
+	c->score_bytes = 0.0;
+	c->scores_whole = 0;
 }
 
 /* Shape facts shared by the step and the run (the step's operators come
@@ -276,6 +281,21 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	if (c->row_split != 0 && c->row_split != 1)
 		return gp_fail(err, "row_split must be 0 or 1 (got %d)",
 		               c->row_split);
+	if (gp_check_count(c->wo_unfused_above, 0, "wo_unfused_above", err) ||
+	    gp_check_count(c->ubatch, 0, "ubatch", err) ||
+	    gp_check_count(c->ubatch_call, 0, "ubatch_call", err))
+		return GP_EINVAL;
+	if (c->ubatch_call > 0 && c->ubatch_call < c->ubatch)
+		return gp_fail(err, "ubatch_call %d is below ubatch %d (a "
+		               "decode call holds whole ubatches)",
+		               c->ubatch_call, c->ubatch);
+	if (!gp_finite(c->score_bytes) || c->score_bytes < 0.0 ||
+	    c->score_bytes > 64.0)
+		return gp_fail(err, "score_bytes must be in [0, 64] (got %g)",
+		               c->score_bytes);
+	if (c->scores_whole != 0 && c->scores_whole != 1)
+		return gp_fail(err, "scores_whole must be 0 or 1 (got %d)",
+		               c->scores_whole);
 	if (gp_check_count(c->gemv_max, 0, "gemv_max", err) ||
 	    gp_check_count(c->custom_ar_gpus, 0, "custom_ar_gpus", err) ||
 	    gp_check_count(c->batch, 0, "batch", err) ||
@@ -1144,6 +1164,34 @@ static void mla_latent_attn(gp_op *o, const gp_op *mha, const gp_model *m,
 
 /* Price the layer's operators (model_layer_ops) for batch sequences of
  * q tokens at a mean KV length kv_mean. */
+/* The score traffic of the runtime's own unfused attention
+ * (score_bytes a score element in all, where model_ops.c op_attn counts
+ * 4 transfers at 16 bits).  llama.cpp without FlashAttention builds
+ * "kq = ggml_mul_mat(ctx, k, q)", "kq = ggml_soft_max_ext(ctx, kq,
+ * kq_mask, kq_scale, ...)" and "kqv = ggml_mul_mat(ctx, v, kq)"
+ * (llama.cpp llm_build_kqv), and its CUDA backend runs both matmuls as
+ * ggml_cuda_mul_mat_batched_cublas, which converts an F32 src1 to F16
+ * and, at GGML_PREC_DEFAULT (Llama's kq is not set to F32), multiplies
+ * into an F16 buffer that "to_fp32_cuda(dst_f16.get(), dst_ddf, ...)"
+ * converts to F32 (ggml-cuda.cu).  A score element: KQ written at 2
+ * bytes, read at 2 and written at 4 by the conversion (8); the softmax
+ * reads and writes F32 (8); KQV converts the F32 probabilities to F16
+ * (4 + 2) and the GEMM reads them (2): 24 bytes.  The unfused op's
+ * shape is the scores' (op_attn: m = q, n = kv, batch = seqs x heads).
+ * Prompt steps only: a decode step's single query column goes to the
+ * CUDA backend's vector kernels (ggml_cuda_mul_mat_vec_p021 / _nc for
+ * "src1->ne[1] == 1"), not the batched cuBLAS path, and keeps op_attn's
+ * count. */
+static void unfused_scores(gp_op *ops, int nops, double score_bytes)
+{
+	int i;
+
+	for (i = 0; i < nops; i++)
+		if (ops[i].kind == GP_OP_ATTN)
+			ops[i].act += (score_bytes / ACT_BYTES - 4.0) *
+				ops[i].m * ops[i].n * ops[i].batch;
+}
+
 static int step_layers(builder *b, const gp_model *m, const shape *s,
                        double batch, double q, double kv_mean)
 {
@@ -1243,6 +1291,11 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 			return gp_fail(b->err, "infer: row split op lists "
 			               "differ");
 	}
+	if (!oc.flash && c->score_bytes > 0.0 && q > 1.0) {
+		unfused_scores(ops, nops, c->score_bytes);
+		if (row)
+			unfused_scores(whole, nops, c->score_bytes);
+	}
 	for (i = 0; i < nops; i++) {
 		const gp_op *o = row && !(ops[i].wclass == GP_W_LINEAR &&
 		                          ops[i].weights > 0) ?
@@ -1254,7 +1307,9 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 		/* An unfused dequantisation (wo_unfused) gives the linear
 		 * a 16-bit copy of its weights to multiply: the GEMM reads
 		 * that copy and converts nothing (a plain 16-bit GEMM). */
-		int unf = lin && wo && c->wo_unfused;
+		int unf = lin && wo && (c->wo_unfused ||
+		                        (c->wo_unfused_above > 0 &&
+		                         T > c->wo_unfused_above));
 		double bytes = o->act * ACT_BYTES + o->kv * kvb +
 			o->weights * (o->wclass == GP_W_LINEAR && !unf ? wb :
 				      ACT_BYTES);
@@ -1617,7 +1672,7 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 {
 	shape s;
 	builder b;
-	double T, L = m ? m->layers : 0, eb, hb;
+	double T, L = m ? m->layers : 0, eb, hb, kvm;
 	gp_dtype cp, lp;
 
 	if (check_cfg(m, d, c, err) != GP_OK)
@@ -1647,7 +1702,11 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	out->batch = batch;
 	out->tokens = T;
 	out->ctx = ctx;
-	if (step_layers(&b, m, &s, batch, q, step_kv_mean(m, q, ctx)) ||
+	/* Scores over the whole context (scores_whole): every key up to
+	 * the step's last token, the mask applied after the matmul. */
+	kvm = c->scores_whole && !c->flash && q > 1.0 ?
+		model_kv_read_mean(m, ctx) : step_kv_mean(m, q, ctx);
+	if (step_layers(&b, m, &s, batch, q, kvm) ||
 	    kv_dequant(&b, m))
 		return GP_EINVAL;
 	/* Once per step: embedding gather, final norm, logits of the last

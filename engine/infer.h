@@ -258,6 +258,37 @@ typedef struct infer_cfg {
 	int gemv_packed;      /* 1: those GEMVs multiply in packed 16-bit
 	                         FMAs (TensorRT-LLM's HFMA2, roof_op.gemv
 	                         2); 0: priced on the fp32 lanes */
+	int wo_unfused_above; /* > 0: a step of more than this many tokens
+	                         runs the weight-only linears as wo_unfused
+	                         does (a dequantising kernel writing a
+	                         16-bit copy, then a 16-bit library GEMM):
+	                         llama.cpp's dequantize + cuBLAS path above
+	                         MMQ_MAX_BATCH_SIZE, 32, on cards with
+	                         tensor cores (lua/gpuplan/infer.lua
+	                         M.wo_unfused_above); 0: never */
+	int ubatch;           /* > 0: a prompt is evaluated in graphs of at
+	                         most this many tokens, one after another,
+	                         each reading (and dequantising) the
+	                         weights again and attending to the cache
+	                         the earlier ones wrote (llama.cpp's
+	                         n_ubatch: infer_run.c ubatch_ttft); 0: one
+	                         pass (or chunked's steps) */
+	int ubatch_call;      /* > 0 with ubatch: the tokens of one decode
+	                         call (llama.cpp's n_batch), whose ubatches
+	                         pipeline over the pp stages of a layer
+	                         split (llama.cpp's pipeline parallelism:
+	                         infer_run.c ubatch_ttft); 0: no pipeline */
+	double score_bytes;   /* > 0, flash off: bytes each attention score
+	                         element moves through the unfused kernels
+	                         (llama.cpp's KQ, softmax and KQV: 24,
+	                         lua/gpuplan/infer.lua M.score_bytes);
+	                         0: 4 transfers at 16 bits (model_ops.c
+	                         op_attn) */
+	int scores_whole;     /* 1, flash off: a prompt step scores its
+	                         queries against every key of its context,
+	                         the causal mask applied to the scores, not
+	                         skipped (llama.cpp's ggml_soft_max_ext over
+	                         n_kv); 0: the causal mean */
 	double wo_stream;     /* > 0: the fraction of the streaming copy at
 	                         which the runtime's own weight-only linear
 	                         kernels read their weights (gpt-fast's

@@ -1104,6 +1104,51 @@ static int chunked_ttft(const gp_model *m, const roof_device *d,
 	return GP_OK;
 }
 
+/* The TTFT of one prompt alone where the runtime evaluates it in
+ * ubatches (c->ubatch): llama.cpp's llama_decode splits a call's
+ * n_batch tokens into n_ubatch-token graphs ("n_ubatch = ... physical
+ * maximum batch size", llama.h llama_context_params; llama-bench's
+ * defaults n_batch 2048, n_ubatch 512), each of which reads the weights
+ * again and attends to what the earlier ones cached.  Priced as
+ * chunked_ttft prices its steps: n = ceil(P / ubatch) steps of P / n
+ * tokens whose contexts end on average at cached + (P + P / n) / 2.
+ * Over a layer split with every layer on the GPUs (c->ubatch_call,
+ * n_off 0) the ubatches of one call pipeline through the pp stages:
+ * llama.cpp PR 6017 ("llama : add pipeline parallelism support",
+ * March 2024) enables it when "model.n_devices() > 1 &&
+ * model.n_gpu_layers() > model.hparams.n_layer && model.split_mode()
+ * == LLAMA_SPLIT_MODE_LAYER && cparams.offload_kqv" (src/llama-
+ * context.cpp) and keeps "sched->n_copies = parallel ?
+ * GGML_SCHED_MAX_COPIES : 1" (4) copies of the graph inputs
+ * (ggml-backend.cpp; the llama-bench cases' logs: "pipeline parallelism
+ * enabled (n_copies=4)"), so a call of k ubatches takes k + pp - 1
+ * stage times, a stage being the step's whole pass over pp: n + calls
+ * (pp - 1) stage times in all.  Cross-check, the same cases' 8B F16
+ * pp4096 (2 calls of 4 ubatches): 627 ms on one RTX 4090, 397 on two
+ * (0.63 against (8 + 2) / 16), 270 on four (0.43 against 14 / 32). */
+static int ubatch_ttft(const gp_model *m, const roof_device *d,
+                       const infer_cfg *c, double n_off, double *ttft,
+                       gp_error *err)
+{
+	infer_phase ph;
+	double P = infer_new_prompt(c), n, q, calls, stages;
+
+	if (c->ubatch <= 0)
+		return GP_OK;
+	n = ceil(P / c->ubatch);
+	q = P / n;
+	if (infer_step(m, d, c, 1, q, c->cached + (P + q) / 2.0, n_off, &ph,
+	               err) != GP_OK)
+		return GP_EINVAL;
+	stages = n;
+	if (c->ubatch_call > 0 && c->pp > 1 && !(n_off > 0)) {
+		calls = ceil(P / c->ubatch_call);
+		stages = (n + calls * (c->pp - 1)) / c->pp;
+	}
+	*ttft = stages * ph.time;
+	return GP_OK;
+}
+
 /* Prefill, decode and steady-state throughput at batch B. */
 static int run_times(const gp_model *m, const roof_device *d,
                      const infer_cfg *c, int B, double n_off,
@@ -1116,7 +1161,8 @@ static int run_times(const gp_model *m, const roof_device *d,
 	               &r->prefill, err) != GP_OK)
 		return GP_EINVAL;
 	r->ttft = r->prefill.time;
-	if (chunked_ttft(m, d, c, n_off, &r->ttft, err) != GP_OK)
+	if (chunked_ttft(m, d, c, n_off, &r->ttft, err) != GP_OK ||
+	    ubatch_ttft(m, d, c, n_off, &r->ttft, err) != GP_OK)
 		return GP_EINVAL;
 	/* Prefill of a serving batch: as many prompts as max_num_tokens
 	 * holds are prefilled together (TensorRT-LLM / vLLM batch prefill

@@ -484,6 +484,40 @@ M.gemv_max = {
   ["eager-pytorch"] = 1, litgpt = 1, autoawq = 1, ["llama.cpp"] = 8, ["gpt-fast"] = 0,
 }
 
+-- llama.cpp's prompt path, as the build of the llama-bench cases ran it
+-- (b2824, 4426e298, May 2024: "ggml_cuda_init: GGML_CUDA_FORCE_MMQ:   no",
+-- "ggml_cuda_init: CUDA_USE_TENSOR_CORES: yes" in the notebooks'
+-- logs, XiongjieDai/GPU-Benchmarks-on-LLM-Inference 'LLaMA 3/Gaming
+-- GPUs/4090*_v3.ipynb'):
+--   wo_unfused_above: a quantized matrix times more than
+--     MMQ_MAX_BATCH_SIZE columns leaves the MMQ kernels for dequantize +
+--     cuBLAS on cards with tensor cores ("#define  MMQ_MAX_BATCH_SIZE 32
+--     // max batch size to use MMQ kernels when tensor cores are
+--     available"; "on modern hardware, using cuBLAS is recommended as it
+--     utilizes F16 tensor cores which are very performant for large
+--     computational tasks", ggml-cuda.cu at 005de593), and
+--     ggml_cuda_op_mul_mat_cublas does "convert src0 and src1 to fp16,
+--     multiply as fp16, convert dst to fp32": "to_fp16_cuda(src0_dd_i,
+--     src0_as_f16.get(), ne, stream)" writes the whole matrix at 16 bits
+--     before cublasGemmEx reads it -- the engine's wo_unfused, above 32
+--     tokens.  Later builds turned to MMQ by default on cards with int8
+--     tensor cores (llama.cpp PR 8075, "CUDA: use MMQ instead of cuBLAS by
+--     default", June 2024), not priced here.
+--   ubatch / ubatch_call: llama_context's n_ubatch 512 and n_batch 2048
+--     ("llama_new_context_with_model: n_batch    = 2048", "n_ubatch   =
+--     512" in the same logs, llama-bench's defaults), each ubatch a graph
+--     of its own; the calls pipeline over a layer split ("pipeline
+--     parallelism enabled (n_copies=4)", the multi-GPU logs): engine
+--     infer_run.c ubatch_ttft.
+--   score_bytes: with FlashAttention off ("flash_attn = 0" in the logs)
+--     each attention score moves 24 bytes through KQ, its F16 -> F32
+--     conversion, the F32 softmax and KQV's F32 -> F16 conversion, over
+--     every key of the ubatch's context (scores_whole): engine infer.c
+--     unfused_scores.
+M.wo_unfused_above = { ["llama.cpp"] = 32 }
+M.ubatch = { ["llama.cpp"] = { ubatch = 512, call = 2048 } }
+M.score_bytes = { ["llama.cpp"] = 24 }
+
 -- Runtimes whose small-M GEMVs multiply in packed 16-bit FMAs, priced at
 -- the card's non-tensor f16x2/bf16x2 rate (engine/roofline.c ROOF_VEC16):
 -- TensorRT-LLM's weightOnlyBatchedGemv kernel (kernels/weightOnlyBatchedGemv
@@ -2181,6 +2215,11 @@ function M.setup(a)
     kv_reserve_max = a.kv_policy == "max",
     gemv_max = M.gemv_max[a.runtime or "graphs"],
     gemv_packed = M.gemv_packed[a.runtime or "graphs"] or 0,
+    wo_unfused_above = M.wo_unfused_above[a.runtime or "graphs"],
+    ubatch = M.ubatch[a.runtime or "graphs"] and M.ubatch[a.runtime].ubatch or nil,
+    ubatch_call = M.ubatch[a.runtime or "graphs"] and M.ubatch[a.runtime].call or nil,
+    score_bytes = a.flash == false and M.score_bytes[a.runtime or "graphs"] or nil,
+    scores_whole = a.flash == false and M.score_bytes[a.runtime or "graphs"] and true or nil,
     row_split = M.row_split[a.runtime or "graphs"] or nil,
     wo_stream = M.wo_stream_of(a.runtime, bits),
     wo_bf16_x = M.wo_bf16_x_of(a.runtime, g, bits),

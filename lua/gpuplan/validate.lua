@@ -630,8 +630,10 @@ end
 -- unfused_loss), the memory predictor dropout (gp.memory's: the masks it
 -- keeps; gp.memory prices no loss kernels).  workload.flash likewise (a
 -- model whose own code has no fused attention): the train and memory
--- predictors hand it to gp.train and gp.memory, a serving memory case
--- (method infer) does not.  The rl and infer predictors read none of
+-- predictors hand it to gp.train and gp.memory, the infer predictor to
+-- gp.infer (a runtime run with FlashAttention off: llama.cpp's
+-- flash_attn), a serving memory case (method infer) does not.  The rl
+-- predictor and the infer predictor's other switches read none of
 -- them, so a case of theirs that stated one would be priced without it:
 -- refused, as an unread parallel field is.  workload.prefix_hit the other
 -- way: the infer predictor alone hands it on (gp.infer's prefix_hit, for
@@ -652,7 +654,7 @@ M.WORKLOAD_READ = { dropout = set "train memory", unfused_loss = set "train",
                     paged_optimizer = set "train memory",
                     kv_repeat = set "train memory",
                     tp_input_per_linear = set "train",
-                    flash = set "train memory", prefix_hit = set "infer",
+                    flash = set "train memory infer", prefix_hit = set "infer",
                     output_dist = set "infer", sampling = set "infer",
                     max_batch = set "infer", max_num_tokens = set "infer",
                     kv_free_fraction = set "infer", chunked_prefill = set "infer",

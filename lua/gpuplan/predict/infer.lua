@@ -934,6 +934,9 @@ local function predict(case, cat)
   -- 16-bit GEMM, where the source's runtime does so (gp.infer's
   -- unfused_dequant: DeepSpeed's quantized_initialization)
   a.unfused_dequant = v(wl.unfused_dequant)
+  -- FlashAttention on or off, where the source states it (gp.infer's
+  -- flash: llama.cpp's flash_attn, off by default in its builds of 2024)
+  a.flash = v(wl.flash)
   -- A run of num_requests requests issued at once, measured over the run
   -- (gp.infer's requests): the batch's fill and drain count.
   a.requests = v(wl.num_requests)
