@@ -504,7 +504,7 @@ opt { name = "moe_probs", type = "string", metavar = "W", commands = TRAIN4,
     .. "Face) or activation (the expert's activation output before the down-projection, "
     .. "Megatron-Core's GroupedMLP: nothing hidden-wide kept)",
   suggest = { "moe_router_probs", "probs_in_activation" } }
-opt { name = "flash", type = "flag", commands = TRAIN4, lua = "infer", default = true,
+opt { name = "flash", type = "flag", commands = TRAIN4 .. " infer", default = true,
   methods = TRAINING,
   value = function(j)
     -- T5's attention adds a relative-position bias to the scores;
@@ -526,7 +526,8 @@ opt { name = "flash", type = "flag", commands = TRAIN4, lua = "infer", default =
     end
     return true
   end,
-  help = "unfused attention: the s^2 score tensors are saved",
+  help = "unfused attention: the s^2 score tensors are saved (infer: written and read "
+    .. "each step; llama.cpp's flash_attn off, its default in 2024 builds)",
   suggest = { "flash_attention", "flash_attn", "use_flash_attention" } }
 opt { name = "dropout", type = "flag", commands = TRAIN4, methods = TRAINING,
   help = "dropout after attention and MLP (masks are saved)" }

@@ -136,13 +136,14 @@ serve.workload.dropout = false
 ok, err = read_with(serve)
 t.ok(not ok and err:find("field 'workload.dropout': memory (method infer) cases do not use it",
      1, true), "a serving memory case stating dropout is refused")
--- workload.flash (a model's code without fused attention) is read by the
--- train and memory predictors alone: an infer case's was priced without it
-local inf = first("infer")
-inf.workload.flash = false
-ok, err = read_with(inf)
-t.ok(not ok and err:find("field 'workload.flash': infer cases do not use it (only train and "
-     .. "memory cases do)", 1, true), "an infer case stating flash is refused: " .. err:gsub("^.-: ", ""))
+-- workload.flash (a model's code without fused attention; a runtime run
+-- with FlashAttention off, llama.cpp's flash_attn) is read by the train,
+-- memory and infer predictors: an rl case's would be priced without it
+local rl2 = first("rl")
+rl2.workload.flash = false
+ok, err = read_with(rl2)
+t.ok(not ok and err:find("field 'workload.flash': rl cases do not use it", 1, true),
+     "an rl case stating flash is refused: " .. tostring(err):gsub("^.-: ", ""))
 -- a training memory case takes dropout and hands it to gp.memory as its
 -- option (the masks it keeps): not a number derived here (the peak's
 -- moment moves with what is held; engine/memory_act.c sizes the masks),
