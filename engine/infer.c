@@ -137,6 +137,7 @@ void infer_defaults(infer_cfg *c)
 	c->ubatch_call = 0;
 	c->score_bytes = 0.0;
 	c->scores_whole = 0;
+	c->graph_act_bytes = 0.0;
 }
 
 /* Shape facts shared by the step and the run (the step's operators come
@@ -293,6 +294,10 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	    c->score_bytes > 64.0)
 		return gp_fail(err, "score_bytes must be in [0, 64] (got %g)",
 		               c->score_bytes);
+	if (!gp_finite(c->graph_act_bytes) || c->graph_act_bytes < 0.0 ||
+	    c->graph_act_bytes > 8.0)
+		return gp_fail(err, "graph_act_bytes must be in [0, 8] (got "
+		               "%g)", c->graph_act_bytes);
 	if (c->scores_whole != 0 && c->scores_whole != 1)
 		return gp_fail(err, "scores_whole must be 0 or 1 (got %d)",
 		               c->scores_whole);

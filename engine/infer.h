@@ -284,6 +284,12 @@ typedef struct infer_cfg {
 	                         lua/gpuplan/infer.lua M.score_bytes);
 	                         0: 4 transfers at 16 bits (model_ops.c
 	                         op_attn) */
+	double graph_act_bytes; /* > 0 with ubatch: the runtime's compute
+	                         buffer holds one ubatch's graph, its
+	                         activations this many bytes an element
+	                         (llama.cpp's F32: 4), and with flash off
+	                         one layer's scores at that width (infer_run.c
+	                         mem_cfg); 0: the engine's budget at 2 */
 	int scores_whole;     /* 1, flash off: a prompt step scores its
 	                         queries against every key of its context,
 	                         the causal mask applied to the scores, not

@@ -29,6 +29,20 @@ static void mem_cfg(const infer_cfg *c, double seqs, double ctx,
 	ic->seqs = seqs;
 	ic->ctx = ctx;
 	ic->chunk_tokens = c->max_num_tokens;
+	/* A runtime that reserves one ubatch's graph (llama.cpp's compute
+	 * buffer: ggml-alloc sizes it for the worst-case graph of n_ubatch
+	 * tokens, "CUDA0 compute buffer size = 640.01 MiB" for the 8B at
+	 * n_ctx 8192 in the llama-bench cases' logs), its activations F32,
+	 * and with flash off the layer's F32 scores over the context.
+	 * Cross-check: 512 x 4 B x (2 x 4096 + 4096 + 1024 + 1024 + 4096 +
+	 * 3 x 14336) = 126 MB, plus 512 x 8192 x 32 x 4 B = 537 MB of
+	 * scores: 663 MB = 632 MiB against the logged 640.01. */
+	if (c->ubatch > 0 && c->graph_act_bytes > 0) {
+		ic->chunk_tokens = c->ubatch;
+		ic->act_bytes = c->graph_act_bytes;
+		ic->score_ws = !c->flash && c->score_bytes > 0 ?
+			c->graph_act_bytes : 0.0;
+	}
 	ic->kv_free_fraction = c->kv_free_fraction;
 	ic->offload = offload;
 	ic->offload_layers = offload ? c->offload_layers : 0;

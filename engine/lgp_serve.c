@@ -88,6 +88,7 @@ static const lgp_field infer_fields[] = {
 	IF_INT("ubatch_call", ubatch_call, 0),
 	IF_NUM("score_bytes", score_bytes),
 	IF_BOOL("scores_whole", scores_whole),
+	IF_NUM("graph_act_bytes", graph_act_bytes),
 	IF_INT("gemv_packed", gemv_packed, 0),
 	IF_NUM("wo_stream", wo_stream),
 	IF_NUM("m_tile", m_tile),

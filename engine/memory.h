@@ -274,6 +274,11 @@ typedef struct gp_infer_cfg {
 	double chunk_tokens;     /* tokens per forward (prefill chunk) for the
 				  * workspace; 0 = min(seqs*ctx, 8192) */
 	double act_bytes;        /* 0 = 2 */
+	double score_ws;         /* > 0: the workspace also holds one
+				  * layer's attention scores, chunk_tokens x
+				  * ctx x heads / tp elements of this many
+				  * bytes (llama.cpp without FlashAttention:
+				  * its F32 KQ over n_kv, 4); 0: none */
 	double embed_bits;       /* embedding / lm_head bits; 0 = 16 */
 	double kv_free_fraction; /* > 0: the KV pool is this fraction of
 				  * what is left once weights, workspace and

@@ -30,6 +30,7 @@ typedef struct mem_infer_parts {
 	double T;            /* tokens of the forward the workspace holds */
 	double T_cap;        /* the engine's token budget: chunk_tokens, or
 			      * 8192 when the caller gave none */
+	double ws_scores;    /* one layer's scores (score_ws), bytes */
 	int L_s;
 } mem_infer_parts;
 
@@ -82,7 +83,8 @@ static int mem_infer_check(const gp_model *m, const gp_infer_cfg *c,
 	    gp_check_tokens(c->ctx, "ctx", err) ||
 	    gp_check_elem(c->kv_bytes, "kv_bytes", err) ||
 	    gp_check_nonneg(c->chunk_tokens, "chunk_tokens", err) ||
-	    gp_check_nonneg(c->act_bytes, "act_bytes", err))
+	    gp_check_nonneg(c->act_bytes, "act_bytes", err) ||
+	    gp_check_nonneg(c->score_ws, "score_ws", err))
 		return GP_EINVAL;
 	if (c->weights.bits != 0 && mem_quant_bits(&c->weights) < 0)
 		return gp_fail(err, "bad weight format (bits %g, group %d, "
@@ -264,7 +266,13 @@ static int mem_infer_parts_of(const gp_model *m, const gp_infer_cfg *c,
 
 		ip->ws_moe = A * m->moe.top_k * fmax(0.0, m->hidden - n);
 	}
-	ip->workspace = ws_tokens(ip, ip->T) + c->seqs * ip->ws_seq;
+	/* The scores a runtime without FlashAttention materialises, one
+	 * layer's at a time (score_ws): llama.cpp's KQ, n_kv x n_ubatch x
+	 * heads in F32 (ggml-alloc reuses the buffer layer to layer). */
+	ip->ws_scores = c->score_ws > 0 ? c->score_ws * ip->T_cap * c->ctx *
+		m->heads / tp : 0.0;
+	ip->workspace = ws_tokens(ip, ip->T) + c->seqs * ip->ws_seq +
+		ip->ws_scores;
 	return GP_OK;
 }
 
@@ -310,11 +318,12 @@ static void infer_room(const gp_model *m, const gp_infer_cfg *c,
 	 * solved exactly: workspace linear in n). */
 	per = kv_seq(m, c, c->ctx, L) + (1.0 + rr->frag) * ip->ws_seq;
 	free_b = out->usable - weights - (1.0 + rr->frag) *
-		ws_tokens(ip, ip->T_cap);
+		(ws_tokens(ip, ip->T_cap) + ip->ws_scores);
 	out->kv_room = free_b > 0 ? free_b : 0;
 	n = per > 0 && free_b > 0 ? floor(free_b / per) : 0;
 	if (c->chunk_tokens <= 0 && n * c->ctx < ip->T_cap) {
-		double lin = out->usable - weights;
+		double lin = out->usable - weights - (1.0 + rr->frag) *
+			ip->ws_scores;
 		/* n ctx < T_cap = 8192 tokens, within one MoE chunk */
 		double per2 = per + (1.0 + rr->frag) * c->ctx *
 			(ip->ws_token + ip->ws_moe);

@@ -508,14 +508,16 @@ M.gemv_max = {
 --     512" in the same logs, llama-bench's defaults), each ubatch a graph
 --     of its own; the calls pipeline over a layer split ("pipeline
 --     parallelism enabled (n_copies=4)", the multi-GPU logs): engine
---     infer_run.c ubatch_ttft.
+--     infer_run.c ubatch_ttft.  The compute buffer llama_context reserves
+--     is one such graph, its activations F32 (act_bytes 4; with flash off
+--     one layer's F32 scores over n_ctx): infer_run.c mem_cfg.
 --   score_bytes: with FlashAttention off ("flash_attn = 0" in the logs)
 --     each attention score moves 24 bytes through KQ, its F16 -> F32
 --     conversion, the F32 softmax and KQV's F32 -> F16 conversion, over
 --     every key of the ubatch's context (scores_whole): engine infer.c
 --     unfused_scores.
 M.wo_unfused_above = { ["llama.cpp"] = 32 }
-M.ubatch = { ["llama.cpp"] = { ubatch = 512, call = 2048 } }
+M.ubatch = { ["llama.cpp"] = { ubatch = 512, call = 2048, act_bytes = 4 } }
 M.score_bytes = { ["llama.cpp"] = 24 }
 
 -- Runtimes whose small-M GEMVs multiply in packed 16-bit FMAs, priced at
@@ -2218,6 +2220,7 @@ function M.setup(a)
     wo_unfused_above = M.wo_unfused_above[a.runtime or "graphs"],
     ubatch = M.ubatch[a.runtime or "graphs"] and M.ubatch[a.runtime].ubatch or nil,
     ubatch_call = M.ubatch[a.runtime or "graphs"] and M.ubatch[a.runtime].call or nil,
+    graph_act_bytes = M.ubatch[a.runtime or "graphs"] and M.ubatch[a.runtime].act_bytes or nil,
     score_bytes = a.flash == false and M.score_bytes[a.runtime or "graphs"] or nil,
     scores_whole = a.flash == false and M.score_bytes[a.runtime or "graphs"] and true or nil,
     row_split = M.row_split[a.runtime or "graphs"] or nil,

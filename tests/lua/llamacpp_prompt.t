@@ -11,7 +11,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(12)
+t.plan(14)
 
 -- Llama 3 8B's shape (the llama-bench cases' model).
 local M = { ffn_gated = true, ffn_hidden = 14336, head_dim = 128, heads = 32, hidden = 4096,
@@ -83,3 +83,18 @@ t.near(s4.ttft_s / s1.ttft_s, 1, 0.03, "one ubatch: nothing to pipeline")
 -- An infer case's workload.flash reaches gp.infer (the llama-bench
 -- rows state flash_attn = 0): the infer predictor reads it.
 t.ok(require("gpuplan.validate").WORKLOAD_READ.flash.infer, "infer cases read workload.flash")
+
+-- The compute buffer (infer_run.c mem_cfg): one ubatch's graph at F32
+-- and, flash off, one layer's F32 scores over the context.  8B, n_ctx
+-- 8191 + 1 = 8192, two GPUs:
+--   512 x 4 B x (2 x 4096 + 4096 + 1024 + 1024 + 4096 + 3 x 14336)
+--     = 125,829,120 (residual and norm, q, k, v, o, gate/up/product)
+--   + one sequence's fp32 logits row 128256 x 4 = 513,024
+--   + scores 512 x 8192 x 32 heads x 4 B = 536,870,912
+-- = 663,213,056 B (the logs' "compute buffer size = 640.01 MiB" is
+-- 671,098,880: 1.2% more, ggml-alloc's own layout; exact here).
+local w = run { input = 8191, output = 1, weights = "fp16", gpus = 2, pp = 2, flash = false }
+t.near(w.workspace, 125829120 + 513024 + 536870912, 1, "llama.cpp's compute buffer, flash off")
+-- Flash on: no scores.
+local wf = run { input = 8191, output = 1, weights = "fp16", gpus = 2, pp = 2 }
+t.near(wf.workspace, 125829120 + 513024, 1, "llama.cpp's compute buffer, flash on")
