@@ -239,9 +239,9 @@ local bad = {
   { '"metric": "peak_memory_gib"', '"metric": "busbw_gbps"', "field 'measured.metric': 'busbw_gbps' is not a memory metric", 5 },
   { '"unit": "GiB"', '"unit": 3', "field 'measured.unit': expected a string, got a number", 5 },
   { '"seq_len": 128', '"seq_len": 128, "weight_dtype": "int4-gx"', "field 'workload.weight_dtype': "
-    .. "expected one of fp32, bf16, fp16, fp8, int8, int4, nf4, fp4, got \"int4-gx\"", 4 },
+    .. "expected one of fp32, bf16, fp16, fp8, int8, int4, nf4, nf4-dq, fp4, got \"int4-gx\"", 4 },
   { '"seq_len": 128', '"seq_len": 128, "weight_dtype": 40', "field 'workload.weight_dtype': "
-    .. "expected one of fp32, bf16, fp16, fp8, int8, int4, nf4, fp4, a group variant (int4-g32-bf16) "
+    .. "expected one of fp32, bf16, fp16, fp8, int8, int4, nf4, nf4-dq, fp4, a group variant (int4-g32-bf16) "
     .. "or bits per weight (4.5): weights: 40.0 bits per weight is out of [1, 32]", 4 },
   -- the catalog's optimizer id is adam8bit; the old case-file spelling
   -- adamw8bit is refused with the nearest name, where it stands
