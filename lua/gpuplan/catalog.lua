@@ -853,6 +853,17 @@ local function check_refs(cat, errs)
     scope(s, "nic_fabric", s.nic_fabric, "scaleout")
     if s.nics > 0 and not s.nic_fabric then bad(s, "nic_fabric", "required when nics > 0") end
   end
+  -- Rates are units per US dollar, so USD needs no entry: every
+  -- conversion (M.convert, the range check below, prices.rate) takes 1 for
+  -- USD without reading one.  currency { id = "USD", per_usd = 2 } was
+  -- accepted and read by nothing -- the user's rate silently ignored, and
+  -- "USD" listed twice among the catalog's currencies.
+  local usd = cat.currencies.USD
+  if usd then
+    bad(usd, "id", "USD needs no currency entry: rates are units per US dollar, so its rate "
+      .. "is 1 (got per_usd = %s); give the other currencies' units per US dollar",
+      tostring(usd.per_usd))
+  end
   -- The buyer's currency a settings file sets needs a rate, as a price's
   -- currency does: settings { currency = "EUR" } with no currency {}
   -- entry was refused by every command as "--currency 'EUR': no exchange
