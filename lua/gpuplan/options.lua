@@ -23,6 +23,8 @@
 --   cli       more commands whose command line takes it (no Lua key)
 --   lua_only  true: no command line takes it (commands are Lua's)
 --   cli_only  true: no Lua function takes it (commands are the CLI's)
+--   in_lua    with cli_only: what a script does instead, said when a Lua
+--             function is given the key ("gp.infer_plan{target = ...}")
 --   variants  { cmd = {type, metavar, help, default, own, group} }: where a
 --             command takes a different kind of value (plan's lists to
 --             search) or it means another thing there (comm's --gpu: the
@@ -1546,10 +1548,12 @@ opt { name = "nvls", type = "string", metavar = "M", commands = "comm", kind = "
     .. "others) or on (=1: refused where the switch has no NVLS)",
   suggest = { "nvls_enable", "nccl_nvls_enable" } }
 opt { name = "min", type = "string", metavar = "SIZE", commands = "comm", cli_only = true,
+  in_lua = "call gp.comm once per bytes = SIZE",
   default = "8B",
   help = "smallest message, at least 4 B (one float); sizes double (nccl-tests -f 2) up "
     .. "to --max.  SIZE: 8, 1MiB, 4GB ..." }
 opt { name = "max", type = "string", metavar = "SIZE", commands = "comm", cli_only = true,
+  in_lua = "call gp.comm once per bytes = SIZE",
   default = "8GiB",
   -- gpuplan.comm sweep: nccl-tests holds a send and a receive buffer of
   -- the largest message on each GPU (src/common.cu AllocateBuffs)
@@ -2444,6 +2448,7 @@ opt { name = "scaling_base", type = "int", metavar = "N", commands = "train plan
 section "output"
 
 opt { name = "format", type = "format", metavar = "F", commands = ALL .. " comm", cli_only = true,
+  in_lua = "a function returns a table; gp.report(rows, {format = ...}) and gp.json print one",
   default = "text",
   help = "text|markdown|csv|json",
   notes = {
@@ -2457,6 +2462,8 @@ opt { name = "format", type = "format", metavar = "F", commands = ALL .. " comm"
       .. "reads; html: one self-contained page with the tables and the plots)" } } }
 opt { name = "svg", type = "string", metavar = "FILE", commands = "plan infer comm",
   cli_only = true,
+  in_lua = "the charts are the commands' (gp.svg is not the API): run the command, or plot "
+    .. "the returned fields yourself",
   help = "with --sweep-batch: write the curve as SVG",
   variants = { comm = { help = "also write an SVG chart of busbw vs size for --systems" },
     plan = { metavar = "BASE",
@@ -2466,14 +2473,19 @@ opt { name = "svg", type = "string", metavar = "FILE", commands = "plan infer co
       .. "instead (each card's best, time against cost); a "
       .. "BASE ending in .svg is read without it" } } }
 opt { name = "systems", type = "string", metavar = "LIST", commands = "comm", cli_only = true,
+  in_lua = "call gp.comm once per system = ID",
   default = "--system",
   help = "comma-separated system ids, one line each on the --svg chart; the first is the "
     .. "table's without --system" }
 opt { name = "ops", type = "flag", commands = "infer", cli_only = true,
+  in_lua = "a dense model's result lists its decode operators in ops (gp.roofline{model = ...}: "
+    .. "prefill's too)",
   help = "also print the decode step operator by operator" }
 opt { name = "sweep_batch", type = "flag", commands = "infer", cli_only = true,
+  in_lua = "call gp.infer once per batch = N",
   help = "throughput vs latency as the batch doubles up to the KV limit" }
 opt { name = "target", type = "number", metavar = "TPS", commands = "infer", cli_only = true,
+  in_lua = "gp.infer_plan{target = TPS, ...} plans for a target",
   -- output tokens/s, an amount: above 0, at most the engine's bound
   -- (GP_AMOUNT_MAX), checked here for the dense and the MoE search alike
   range = { 0, 1e15, gt = true },
@@ -2519,7 +2531,7 @@ opt { name = "ttft_max", type = "number", metavar = "MS", commands = "infer",
 local CLI_TYPES = { int = true, number = true, string = true, flag = true, format = true,
                     format_html = true }
 local FIELDS = args.set [[name type metavar help default commands lua cli lua_only cli_only
-  variants methods serve form suggest notes group kind range value values switch fold argument]]
+  in_lua variants methods serve form suggest notes group kind range value values switch fold argument]]
 local VARIANT_FIELDS = args.set [[type metavar help default own group]]
 local GROUP_NAMES = {}
 for _, g in ipairs(M.GROUPS) do GROUP_NAMES[g[1]] = true end
@@ -3385,6 +3397,14 @@ function M.hint(cmd, key, side)
   if cli and own and own.lua_set[cmd] and not own.cli_set[cmd] and M.FUNCTION[cmd] then
     return " (" .. own.name .. " is a key of " .. M.FUNCTION[cmd] .. " only, not a flag: "
       .. "docs/lua.md)"
+  end
+  -- The converse: a flag of this command's line that its Lua function
+  -- does not take (cli_only).  gp.infer{target = 1000} was "did you mean
+  -- 'market'?", gp.sweep{svg = ...} "did you mean 'seq'?", gp.infer{ops =
+  -- true} "did you mean 'gpu'?": near names that are other options.
+  if not cli and own and own.cli_set[cmd] and not own.lua_set[cmd] and M.FUNCTION[cmd] then
+    return " (--" .. own.name:gsub("_", "-") .. " is a flag of gpuplan " .. cmd .. ", not a key of "
+      .. M.FUNCTION[cmd] .. (own.in_lua and (": " .. own.in_lua) or "") .. ")"
   end
   -- One edit from a name this command takes: that name, before any
   -- synonym (comm's 'node' is its nodes, not the system that 'node'

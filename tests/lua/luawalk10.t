@@ -20,4 +20,36 @@ do
   s.remove()
 end
 
+-- 2. A flag of the command line that the Lua function does not take
+-- (cli_only) was answered with a near name that is another option:
+-- gp.infer{target = 1000} "did you mean 'market'?", gp.sweep{svg = ...}
+-- "did you mean 'seq'?", gp.infer{ops = true} "did you mean 'gpu'?",
+-- gp.infer{sweep_batch = true} "did you mean 'batch'?".  Now the error
+-- says the flag is the command line's and what a script does instead.
+do
+  local check = t.raises_here
+  check(function() local _ = gp.infer { model = "llama2-7b", gpu = "h100-sxm", target = 1000 } end,
+    "infer: unknown option 'target' (--target is a flag of gpuplan infer, not a key of "
+      .. "gp.infer: gp.infer_plan{target = TPS, ...}", "infer target: points at gp.infer_plan")
+  check(function() local _ = gp.sweep { model = "llama2-7b", gpu = "h100-sxm", svg = "x" } end,
+    "sweep: unknown option 'svg' (--svg is a flag of gpuplan plan, not a key of gp.sweep",
+    "sweep svg: the command line's flag, not 'seq'")
+  check(function() local _ = gp.infer { model = "llama2-7b", gpu = "h100-sxm", ops = true } end,
+    "(--ops is a flag of gpuplan infer, not a key of gp.infer: a dense model's result lists "
+      .. "its decode operators in ops", "infer ops: the result's ops field")
+  check(function() local _ = gp.infer { model = "llama2-7b", gpu = "h100-sxm", sweep_batch = true } end,
+    "(--sweep-batch is a flag of gpuplan infer, not a key of gp.infer", "infer sweep_batch")
+  check(function() local _ = gp.train { model = "llama2-7b", gpu = "h100-sxm", format = "json" } end,
+    "(--format is a flag of gpuplan train, not a key of gp.train: a function returns a table",
+    "train format")
+  check(function() local _ = gp.comm { op = "all_reduce", gpus = 8, gpu = "h100-sxm", min = "1MiB" } end,
+    "(--min is a flag of gpuplan comm, not a key of gp.comm: call gp.comm once per bytes = SIZE",
+    "comm min")
+  -- a near miss of a key the function takes keeps its did-you-mean
+  check(function() local _ = gp.infer { model = "llama2-7b", gpu = "h100-sxm", batchh = 2 } end,
+    "infer: unknown option 'batchh' (did you mean 'batch'?)", "a near miss still suggests")
+  -- a dense model's result does carry ops, as the hint says
+  t.ok(#gp.infer { model = "llama2-7b", gpu = "h100-sxm" }.ops > 0, "dense infer returns ops")
+end
+
 t.done_testing()
