@@ -106,7 +106,7 @@ M.FUNCTIONS = {
       .. "`gpuplan infer --target` plans both." },
   { name = "gp.comm", call = "gp.comm{...} -> r", options = "comm", result = "comm",
     help = "One collective on placed ranks, as nccl-tests measures it (`gpuplan comm`)." },
-  { name = "gp.roofline", call = "gp.roofline{...} -> {device, ridges, op, ops, infer}",
+  { name = "gp.roofline", call = "gp.roofline{...} -> r", result = "roofline",
     args = "gpu (an id or entry), op = {flop, bytes, prec, m, n, k, count} (one operator: "
       .. "its FLOP and bytes, the precision (default bf16), a GEMM's shape, how many GEMMs of that shape flop and bytes total (a batched GEMM: its waves); an op "
       .. "without m, n and k is no GEMM: it runs on the fp32 vector units, whatever its "

@@ -43,6 +43,7 @@ M.RESULTS = {
   { "infer_plan", "gp.infer_plan", "the cheapest deployment for a target (a dense model's "
     .. "replicas, or MoE serving's pools)" },
   { "comm", "gp.comm", "one collective on placed ranks" },
+  { "roofline", "gp.roofline", "the card's roofline, an operator on it, a model's operators" },
 }
 
 M.FIELDS = {}
@@ -145,7 +146,9 @@ field("ops", "", "each operator: train: of a layer, {name, fwd, bwd} seconds, ki
   .. "stack lists every kind's operators, their seconds times their share; 1 for a plain "
   .. "model's one layer); infer: "
   .. "of a decode step on one GPU, {name, count, time, total, bound, intensity, flop, "
-  .. "bytes, shape_eff}", "train infer")
+  .. "bytes, shape_eff}; roofline (with model): the prefill's and the decode step's, "
+  .. "{phase, name, count, flop, bytes, intensity (FLOP/B), tflops (attained), bound, "
+  .. "time_s, total_s (count x time_s), shape_eff}", "train infer roofline")
 field("groups", "", "the placed communication groups (the launcher's placement, the last "
   .. "node partial): ranks, the nodes one spans, per_node (the fewest of its ranks on one of "
   .. "them) and the NICs they share", "train")
@@ -467,7 +470,20 @@ field("itl_max", "s", "the limit on the mean ITL (itl_s) the plan keeps", "infer
 field("ttft_max", "s", "the limit on TTFT (ttft_s) the plan keeps; absent without one", "infer_plan")
 
 -- Collectives
-field("op", "", "all_reduce, all_gather, reduce_scatter, all_to_all, broadcast ...", "comm")
+field("op", "", "comm: all_reduce, all_gather, reduce_scatter, all_to_all, broadcast ...; "
+  .. "roofline (with op): the operator priced, {time, t_compute, t_memory, t_launch (s), "
+  .. "bound (compute or memory), intensity, ridge, ridge_peak (FLOP/B), compute_rate (FLOP/s), "
+  .. "mem_rate (B/s), shape_eff, mem_eff}", "comm roofline")
+
+-- The roofline (gp.roofline)
+field("device", "", "the card as the engine prices it: id, name, memory (B), mem_bw (B/s), "
+  .. "peak (FLOP/s per precision), gemm and hbm (the achievable fractions), launch and "
+  .. "graph_launch (s a kernel), sms, the fused attention kernel's (attn_kernel, attn_fwd, "
+  .. "attn_bwd ...) and the entry's other figures", "roofline")
+field("ridges", "", "per precision with a peak and a GEMM fraction: {peak, achievable} "
+  .. "ridge points (FLOP/B) and flops (the achievable FLOP/s)", "roofline")
+field("infer", "", "with model: the gp.infer result the operators come from (its "
+  .. "fits and why say when the model does not fit the card: ops is then empty)", "roofline")
 field("bytes", "B", "the message size", "comm")
 field("time", "s", "the collective's time", "comm")
 field("latency", "s", "its latency term", "comm")

@@ -169,6 +169,10 @@ declared("infer_plan", gp.infer_plan { model = "deepseek-v3", gpu = "h200-sxm", 
   "infer_plan")
 declared("comm", gp.comm { op = "all_reduce", bytes = 2 ^ 30, gpus = 16, system = "dgx-h100" },
   "comm")
+-- gp.roofline: its fields were listed by its signature alone, none in the
+-- result fields (device, ridges, op and ops' roofline rows, infer).
+declared("roofline", gp.roofline { gpu = "h100-sxm", op = { flop = 1e12, bytes = 1e9 },
+                                   model = "llama2-7b" }, "roofline")
 
 -- comm's ppn on an uneven fill is what its declaration says: 12 GPUs of
 -- 8-GPU nodes are 8 + 4, ppn the fewest, 4 (engine/comm.c, the launcher's
