@@ -73,6 +73,12 @@ local function flattened(o)
   return t
 end
 
+-- The planners whose job a system names (gpuplan.options gpu_of_system):
+-- given system and no gpu, the system's card.
+local BY_SYSTEM = { ["gp.train"] = true, ["gp.train_job"] = true, ["gp.memory"] = true,
+  ["gp.sweep"] = true, ["gp.rl"] = true, ["gp.rl_job"] = true, ["gp.infer"] = true,
+  ["gp.infer_plan"] = true }
+
 local function one_table(name, f)
   if type(f) ~= "function" or not ONE_TABLE[name] then return f end
   return function(...)
@@ -84,7 +90,11 @@ local function one_table(name, f)
         name:gsub("^gp%.", ""), name, n), 0)
     end
     local o = ...
-    if type(o) == "table" then return f(flattened(o)) end
+    if type(o) == "table" then
+      o = flattened(o)
+      if BY_SYSTEM[name] then require("gpuplan.options").gpu_of_system(o) end
+      return f(o)
+    end
     return f(...)
   end
 end

@@ -107,7 +107,7 @@ opt { name = "model", type = "string|table", lua_only = true, commands = ALL,
   help = "catalog model id or a catalog-shaped model table (the MODEL argument "
     .. "on the command line)" }
 opt { name = "gpu", type = "string", metavar = "ID", commands = ALL .. " comm",
-  default = "required",
+  default = "the card of --system where given (Lua: system); else required",
   help = "catalog GPU, e.g. h100-sxm, h200-sxm, a100-sxm-80gb",
   suggest = { "device", "gpu_type", "card" },
   notes = { infer = "A,B,...: the same deployment on each card, side by side (Lua: a list)" },
@@ -2735,6 +2735,20 @@ function M.own(cmd, base)
     if d.lua_set[cmd] and (not b[d.name] or M.view(d, cmd).own) then s[d.name] = true end
   end
   return s
+end
+
+-- The card of a job that names its node and not its card: the system's
+-- (a catalog system holds one kind of GPU, and train, infer, rl and fit
+-- refuse a gpu it does not hold).  gp.train{system = "dgx-h100"} and
+-- `gpuplan train M --system dgx-h100` were told "gpu is required", the
+-- card the system names; comm took it.  o: a job's options (Lua keys or
+-- the command line's), o.gpu set in place; an unknown system is refused
+-- as the catalog refuses it ("unknown system 'x' (did you mean ...)").
+function M.gpu_of_system(o)
+  if o.gpu ~= nil or type(o.system) ~= "string" then return end
+  local cat = o.cat or o.catalog
+  if type(cat) ~= "table" or type(cat.get) ~= "function" then cat = require("gpuplan").catalog() end
+  o.gpu = cat:get("systems", o.system).gpu
 end
 
 -- The table command cmd's Lua function takes from its parsed command

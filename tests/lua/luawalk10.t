@@ -52,4 +52,35 @@ do
   t.ok(#gp.infer { model = "llama2-7b", gpu = "h100-sxm" }.ops > 0, "dense infer returns ops")
 end
 
+-- 3. A job that names its node (system) and not its card: a catalog
+-- system holds one kind of GPU (a different gpu is refused), yet
+-- gp.train, gp.memory, gp.sweep, gp.rl, gp.infer and gp.infer_plan said
+-- "gpu is required"; gp.comm took the system's.  Now the system's card.
+do
+  local a = gp.train { model = "llama2-7b", system = "dgx-h100", gpus = 16, seq = 4096,
+                       global_batch = 64 }
+  local b = gp.train { model = "llama2-7b", gpu = "h100-sxm", system = "dgx-h100", gpus = 16,
+                       seq = 4096, global_batch = 64 }
+  t.is(a.gpu, "h100-sxm", "train: the system's card")
+  t.is(a.step_s, b.step_s, "train: priced as with gpu given")
+  t.is(gp.infer { model = "llama2-7b", system = "dgx-h100" }.itl_s,
+       gp.infer { model = "llama2-7b", gpu = "h100-sxm", system = "dgx-h100" }.itl_s,
+       "infer: the system's card")
+  t.is(gp.memory { model = "llama2-7b", system = "dgx-h100", gpus = 8 }.total,
+       gp.memory { model = "llama2-7b", gpu = "h100-sxm", system = "dgx-h100", gpus = 8 }.total,
+       "memory: the system's card")
+  t.is(gp.rl { model = "llama2-7b", system = "dgx-h100", gpus = 8 }.gpu, "h100-sxm", "rl")
+  t.ok(#gp.sweep { model = "llama2-7b", system = "dgx-h100", gpus = 8 }.results > 0, "sweep")
+  t.ok(gp.train_job { model = "llama2-7b", system = "dgx-h100", gpus = 8 }:step { tp = 2 }.step_s > 0,
+       "train_job")
+  t.ok(gp.infer_plan { model = "llama2-7b", system = "dgx-h100", target = 5000 }.gpus > 0,
+       "infer_plan")
+  -- a system the catalog lacks is refused as the catalog refuses it, at the line
+  t.raises_here(function() local _ = gp.train { model = "llama2-7b", system = "dgx-h10", gpus = 8 } end,
+    "unknown system 'dgx-h10' (did you mean dgx-h100", "an unknown system is named")
+  -- a gpu the system does not hold is still refused
+  t.raises_here(function() local _ = gp.train { model = "llama2-7b", gpu = "a100-sxm-80gb", system = "dgx-h100", gpus = 8 } end,
+    "system 'dgx-h100' holds h100-sxm, not a100-sxm-80gb", "a card the system does not hold")
+end
+
 t.done_testing()

@@ -74,6 +74,7 @@ end
 -- The command line checked and turned into gp.memory's options.
 local function fit_options(opts, args)
   if #args ~= 1 then error(cli.usage("fit: expected one MODEL id"), 0) end
+  options.gpu_of_system(opts)
   if not opts.gpu then error(cli.usage("fit: --gpu ID is required"), 0) end
   if opts.margin and (opts.margin < 0 or opts.margin >= 1) then
     error(cli.usage("fit: --margin must be in [0, 1)"), 0)

@@ -347,6 +347,7 @@ end
 local function checked(opts, args)
   local model = args[1]
   if not model then error(cli.usage("infer: MODEL is required"), 0) end
+  options.gpu_of_system(opts)
   if not opts.gpu then error(cli.usage("infer: --gpu ID is required"), 0) end
   if opts.runtime and not require("gpuplan.infer").runtimes[opts.runtime] then
     -- "a, b or c", as an option's values are listed

@@ -179,6 +179,7 @@ end
 
 function C.run(opts, args)
   if #args ~= 1 then error(cli.usage("plan: expected one MODEL id"), 0) end
+  options.gpu_of_system(opts)
   if not opts.gpu then error(cli.usage("plan: --gpu ID[,ID...] is required"), 0) end
   local o = { model = args[1] }
   -- The job and the search under their Lua names; --policy and

@@ -162,6 +162,7 @@ end
 
 function C.run(opts, args)
   if #args ~= 1 then error(cli.usage("rl: expected one MODEL id"), 0) end
+  options.gpu_of_system(opts)
   if not opts.gpu then error(cli.usage("rl: --gpu ID is required"), 0) end
   local o = options.lua_args("rl", opts, { model = args[1] })
   local bad = rl.group_problem(opts.algo or "grpo", opts.group, "--algo")

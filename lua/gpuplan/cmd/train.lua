@@ -24,6 +24,7 @@ local function pct(x) return string.format("%.1f%%", 100 * x) end
 
 function C.run(opts, args)
   if #args ~= 1 then error(cli.usage("train: expected one MODEL id"), 0) end
+  options.gpu_of_system(opts)
   if not opts.gpu then error(cli.usage("train: --gpu ID is required"), 0) end
   local o = options.lua_args("train", opts, { model = args[1] })
   local ok, r = pcall(train.train, o)
