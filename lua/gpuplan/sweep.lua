@@ -811,6 +811,20 @@ local function merged(o)
     local callable = policy
     policy = function(c, cat) return callable(c, cat) end
   end
+  -- A constructor given uncalled (policy = gp.policy.cheapest, not
+  -- gp.policy.cheapest{}) was called as the ranking function, with a
+  -- candidate and the catalog, and reported as "error in the policy
+  -- function: policy.cheapest: takes one table of options ... got 2
+  -- arguments", the script's own function blamed for gpuplan's.
+  if type(policy) == "function" then
+    local gp_policy = rawget(require("gpuplan"), "policy")
+    for name, f in pairs(M.policy) do
+      if policy == f or (gp_policy and policy == gp_policy[name]) then
+        fail("sweep: policy = gp.policy.%s is the policy's constructor: call it, "
+          .. "gp.policy.%s{%s}", name, name, name == "monthly" and "budget = ..." or "")
+      end
+    end
+  end
   if type(policy) == "table" then
     -- gp.policy.*'s fields: another (gpus = 16) was dropped wherever the
     -- options gave it too, the options winning in silence

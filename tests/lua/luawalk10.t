@@ -83,4 +83,21 @@ do
     "system 'dgx-h100' holds h100-sxm, not a100-sxm-80gb", "a card the system does not hold")
 end
 
+-- 4. A policy constructor given uncalled (policy = gp.policy.cheapest):
+-- the sweep called it as the ranking function, with a candidate and the
+-- catalog, and said "error in the policy function: policy.cheapest: takes
+-- one table of options ... got 2 arguments", blaming the script's
+-- function.  Now it says to call the constructor.
+do
+  t.raises_here(function() local _ = gp.sweep { model = "llama2-7b", gpu = "h100-sxm", gpus = 8, policy = gp.policy.cheapest } end,
+    "sweep: policy = gp.policy.cheapest is the policy's constructor: call it, gp.policy.cheapest{}",
+    "an uncalled constructor is named")
+  t.raises_here(function() local _ = gp.sweep { model = "llama2-7b", gpu = "h100-sxm", gpus = 8, policy = gp.policy.monthly } end,
+    "gp.policy.monthly{budget = ...}", "monthly: its budget")
+  -- the script's own function still ranks
+  local r = gp.sweep { model = "llama2-7b", gpu = "h100-sxm", gpus = 8,
+                       policy = function(c) return c.step_s end }
+  t.ok(#r.results > 0, "a ranking function of the script's still ranks")
+end
+
 t.done_testing()
