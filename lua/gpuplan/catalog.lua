@@ -926,7 +926,9 @@ local function check_entries(cat, errs)
       -- table from the table ("model.moe.top_k", engine/lgp_model.c); the
       -- catalog names an entry's moe fields within it, after its label, as
       -- its schema does ("field 'moe.layer_step'")
-      if entry._kind == "model" then msg = msg:gsub("^model%.moe%.", "moe.") end
+      if entry._kind == "model" then
+        msg = msg:gsub("^model%.moe%.", "moe."):gsub("^model%.params_b: ", "field 'params_b': ")
+      end
       problem(errs, entry._file, entry._line, label .. msg)
       entry._bad = true
     end

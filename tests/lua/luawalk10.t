@@ -100,4 +100,45 @@ do
   t.ok(#r.results > 0, "a ranking function of the script's still ranks")
 end
 
+-- 5. A script's model table whose params_b the fields miss by 2x or more
+-- (a wrong field: hidden 10240 for 1024) was priced as the architecture it
+-- wrote, in silence, where the catalog refuses the same entry in a file.
+-- Now every command refuses it, in the catalog's words.
+do
+  local function m(extra)
+    local t0 = { id = "m", name = "M", layers = 4, hidden = 1024, heads = 8, ffn_hidden = 4096,
+                 ffn_gated = true, vocab = 32000, params_b = 0.1, max_seq = 4096 }
+    for k, v in pairs(extra) do t0[k] = v end
+    return t0
+  end
+  -- The count: 4 layers x (4 x 1024^2 attention + 3 x 1024 x 4096 MLP + 2 x 1024 norms)
+  -- + 2 x 32000 x 1024 (embedding and lm_head, untied) + 1024 (final norm)
+  -- = 4 x 16,779,264 + 65,536,000 + 1024 = 132,654,080: 0.1327 B, within 2x of 0.1.
+  t.is(gp.params(m {}).total, 132654080, "the fields count 0.1327 B")
+  local want = "model.params_b: 0.1 B, but the architecture (layers, hidden, heads, ffn_hidden, "
+    .. "vocab, moe, vision) counts 2.836 B: a field is wrong"
+  t.raises_here(function() local _ = gp.train { model = m { hidden = 10240 }, gpu = "h100-sxm", gpus = 1 } end,
+    want, "train: hidden 10240 for 1024 is refused")
+  t.raises_here(function() local _ = gp.infer { model = m { hidden = 10240 }, gpu = "h100-sxm" } end,
+    want, "infer: the same")
+  t.raises_here(function() local _ = gp.memory { model = m { params_b = 7 }, gpu = "h100-sxm" } end,
+    "counts 0.1327 B: a field is wrong", "memory: params_b 7 for 0.13 B")
+  -- without params_b, or within 2x, it prices as before
+  local nob = m {}
+  nob.params_b = nil
+  t.ok(gp.train { model = nob, gpu = "h100-sxm", gpus = 1, seq = 1024, global_batch = 8 }.step_s > 0,
+       "no params_b: priced")
+  t.ok(gp.train { model = m { params_b = 0.26 }, gpu = "h100-sxm", gpus = 1, seq = 1024,
+                  global_batch = 8 }.step_s > 0, "params_b within 2x: priced")
+  -- the catalog says it as before, in a file
+  local s = t.scratch()
+  s.put("m.lua", 'model { id = "my-m", name = "M", family = "llama", layers = 4, hidden = 1024, '
+    .. 'heads = 8, ffn_hidden = 4096, ffn_gated = true, vocab = 32000, params_b = 7, '
+    .. 'max_seq = 4096, source = "x" }\n')
+  t.raises(function() return gp.catalog { dirs = { "catalog", s.dir } } end,
+    "m.lua:1: model 'my-m': field 'params_b': 7 B, but the architecture", "the catalog's words",
+    true)
+  s.remove()
+end
+
 t.done_testing()
