@@ -138,8 +138,10 @@ M.FUNCTIONS = {
     help = "Parses a quantity; a missing or wrong unit is an error quoting it." },
   -- Output
   { name = "gp.report", call = "gp.report(rows, opts)",
-    args = "rows: a list of tables; opts: columns {{key, label, fmt, align, csv}}, format "
-      .. "(text, markdown, csv, json), title",
+    args = "rows: a list of tables; opts: columns (a list, each a row key or a table of "
+      .. "named fields {key = ..., label = ..., fmt = ..., align = ..., csv = ...}: the key, "
+      .. "its header, a format string or function(value, row), left or right, the CSV "
+      .. "header), format (text, markdown, csv, json), title",
     help = "Prints rows as an aligned table, Markdown, CSV (headed by the keys) or JSON." },
   { name = "gp.render", call = "gp.render(rows, opts) -> string",
     args = "as gp.report", help = "gp.report's output as a string." },

@@ -466,6 +466,14 @@ local function check_args(rows, opts, who)
         error(string.format("%s: column %d must be a key or {key = ..., label = ...} (got %s)",
           who, i, shown(c)), 3)
       end
+      -- A column written as a list, {"step_s", "step (s)", "%.2f"} (the
+      -- reference read "columns {{key, label, fmt, align, csv}}"), was told
+      -- "column 1: unknown option '1'", a name it never wrote.
+      if type(c) == "table" and c[1] ~= nil then
+        local k = type(c[1]) == "string" and ("'" .. c[1] .. "'") or shown(c[1])
+        error(string.format("%s: column %d: its fields go by name, {key = %s, label = ...}, "
+          .. "not as a list", who, i, k), 3)
+      end
       if type(c) == "table" then
         args.check_keys(c, { "key", "label", "fmt", "align", "csv" },
           string.format("%s: column %d", who, i), 3)

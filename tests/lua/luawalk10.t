@@ -141,4 +141,20 @@ do
   s.remove()
 end
 
+-- 6. A report column written as a list ({"step_s", "step (s)", "%.2f"}),
+-- as the reference's "columns {{key, label, fmt, align, csv}}" read, was
+-- told "column 1: unknown option '1'".  Now the error says the fields go
+-- by name, and the reference names them so.
+do
+  local rows = { { step_s = 1.5, mfu = 0.4 } }
+  t.raises_here(function() gp.render(rows, { columns = { { "step_s", "step (s)", "%.2f" } } }) end,
+    "render: column 1: its fields go by name, {key = 'step_s', label = ...}, not as a list",
+    "a list column is named as one")
+  t.like(gp.render(rows, { columns = { { key = "step_s", label = "step (s)", fmt = "%.2f" } } }),
+    "1.50", "named fields render", true)
+  local doc = assert(io.open("docs/lua.md")):read("a")
+  t.like(doc, "{key = ..., label = ..., fmt = ..., align = ..., csv = ...}",
+    "docs/lua.md names the column fields", true)
+end
+
 t.done_testing()
