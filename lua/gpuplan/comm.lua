@@ -775,6 +775,11 @@ function M.comm(a)
     topo = apply_overrides({}, a.topology, true)
   elseif a.system ~= nil or a.gpu ~= nil then
     local okn, t = pcall(node_topology, a)
+    -- A catalog error (a table: the search path's bad file, loaded on
+    -- this first use) names its own file:line; its position was stripped
+    -- as if gpuplan's and the script's line put in its place, so a
+    -- script's gp.comm named its own line for a catalog file's mistake.
+    if not okn and type(t) == "table" then error(t, 0) end
     if not okn then error(tostring(t):gsub("^[^\n]-%.lua:%d+: ", ""), 2) end
     topo = t
   else

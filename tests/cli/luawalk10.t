@@ -21,4 +21,26 @@ is($o1, $o2, 'train --system alone prices as with --gpu h100-sxm');
 ($c, $o, $e) = run_gp('train', 'llama2-7b', '--gpus', '8');
 is($c, 2, 'train without --gpu or --system: a usage error');
 like($e, qr/--gpu ID is required/, 'train: --gpu ID is required');
+
+# A bad file on the search path, loaded on a script's first gp.comm: the
+# error named the script's line in place of the catalog file's (comm
+# stripped the file:line of the catalog's error as if it were gpuplan's
+# own); gp.train, gp.catalog and the commands named the file.
+{
+  use File::Temp qw(tempdir);
+  my $dir = tempdir(CLEANUP => 1);
+  open(my $fh, '>', "$dir/fab.lua") or die;
+  print $fh qq{fabric { id = "roce-x", name = "x", scope = "scaleout", kind = "network", bw = "200Gb/s", latency = "3us", achievable = 0.8, achievable_reason = "x", source = "x" }\n};
+  close $fh;
+  open($fh, '>', "$dir/s.lua") or die;
+  print $fh qq{local gp = require "gpuplan"\nlocal r = gp.comm { op = "all_reduce", bytes = 2^20, system = "dgx-h100", gpus = 8 }\n};
+  close $fh;
+  local $ENV{GPUPLAN_CATALOG} = "$dir/cat";
+  mkdir "$dir/cat";
+  rename("$dir/fab.lua", "$dir/cat/fab.lua") or die;
+  ($c, $o, $e) = run_gp('run', "$dir/s.lua");
+  is($c, 1, 'gp.comm on a bad catalog: an error');
+  like($e, qr{cat/fab\.lua:1: fabric 'roce-x': field 'bw'}, 'gp.comm: the catalog file\'s line') or diag $e;
+  unlike($e, qr{s\.lua:2:}, 'gp.comm: not the script\'s line') or diag $e;
+}
 done_testing();
