@@ -1556,6 +1556,13 @@ function M.setup(o, sweep)
   end
   if device.attn_kernel and o.attn_kernel == nil and cfg.flash ~= false then
     default("attn_kernel=" .. device.attn_kernel .. attn_note)
+  elseif not device.attn_kernel and cfg.flash ~= false then
+    -- A card whose entry and arch measure no fused attention kernel (a
+    -- user's new arch): engine/train_price.c train_attn_time prices the
+    -- attention core as the GEMMs of its shape, which nothing said.
+    default(string.format("attn_kernel=none (no fused attention kernel measured on %s or its "
+      .. "arch %s: the attention core priced as GEMMs of its shape; achievable.attention "
+      .. "gives one)", tostring(gpu.id), tostring(gpu.arch)))
   end
   -- Transformer Engine runs FlashAttention-2 and -3 on bshd tensors and
   -- copies Megatron-Core's sbhd q, k, v and output to and from them;

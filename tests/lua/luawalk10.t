@@ -157,4 +157,30 @@ do
     "docs/lua.md names the column fields", true)
 end
 
+-- 7. A card whose entry and arch measure no fused attention kernel (a
+-- user's new arch; the built-in Ada, Volta, Turing, Gaudi cards): train
+-- priced the attention core as the GEMMs of its shape and said nothing,
+-- where a measured card's line says attn_kernel=fa2 (...).  Now its
+-- "defaults assumed" say so.
+do
+  local s = t.scratch()
+  s.put("z.lua", [[
+arch { id = "zeta", name = "Zeta", launch_overhead = "5us",
+  achievable = { gemm = { bf16 = 0.75 }, hbm = 0.88, reason = "x", source = "x" } }
+gpu { id = "zx", name = "ZX", vendor = "Zeta", arch = "zeta", memory = "128GiB", mem_bw = "5TB/s",
+  peak = { bf16 = "1500TFLOPS" }, tdp = "1000W", scaleup = { fabric = "nvlink5", domain = 8 },
+  source = "x" }
+]])
+  local cat = gp.catalog { dirs = { "catalog", s.dir } }
+  local r = gp.train { model = "llama2-7b", gpu = "zx", gpus = 8, cat = cat }
+  t.ok(t.said(r, "attn_kernel=none (no fused attention kernel measured on zx or its arch zeta",
+    true), "train: a card with no attention measurement says so")
+  -- a measured card keeps its kernel's line, and no flash attention says none
+  t.ok(not t.said(gp.train { model = "llama2-7b", gpu = "h100-sxm", gpus = 8 }, "attn_kernel=none",
+    true), "h100: no such line")
+  t.ok(not t.said(gp.train { model = "llama2-7b", gpu = "zx", gpus = 8, cat = cat, flash = false },
+    "attn_kernel=none", true), "flash off: no fused kernel to speak of")
+  s.remove()
+end
+
 t.done_testing()
