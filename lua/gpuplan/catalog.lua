@@ -852,6 +852,14 @@ local function check_refs(cat, errs)
     scope(s, "scaleup", s.scaleup, "scaleup")
     scope(s, "nic_fabric", s.nic_fabric, "scaleout")
     if s.nics > 0 and not s.nic_fabric then bad(s, "nic_fabric", "required when nics > 0") end
+    -- A node of several hosts splits into whole hosts (GB200 NVL72: 18
+    -- trays of 4).  host_gpus = 3 of 8 held each host's share of the DRAM
+    -- at 3/8 of the node's (memory.lua host_share) for 2.67 hosts, and 16
+    -- of 8 was read as 8 (only host_gpus < gpus is read), both in silence.
+    if s.host_gpus and (s.host_gpus > s.gpus or s.gpus % s.host_gpus ~= 0) then
+      bad(s, "host_gpus", "%d does not divide the system's %d gpus (the GPUs of one host, a "
+        .. "whole number of hosts a node)", s.host_gpus, s.gpus)
+    end
   end
   -- Rates are units per US dollar, so USD needs no entry: every
   -- conversion (M.convert, the range check below, prices.rate) takes 1 for

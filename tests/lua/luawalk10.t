@@ -183,4 +183,26 @@ gpu { id = "zx", name = "ZX", vendor = "Zeta", arch = "zeta", memory = "128GiB",
   s.remove()
 end
 
+-- 8. A system's host_gpus that does not divide its gpus: 3 of 8 held each
+-- host's DRAM share at 3/8 of the node's for 2.67 hosts, and 16 of 8 was
+-- read as 8, both in silence.  Now refused at the entry's file:line.
+do
+  local s = t.scratch()
+  local function sys(n)
+    return string.format('system { id = "s1", name = "S", gpu = "h100-sxm", gpus = 8, host_gpus = %d, '
+      .. 'scaleup = "nvlink4", nics = 8, nic_fabric = "ib-ndr-400", host_memory = "2TB", source = "x" }\n', n)
+  end
+  for _, n in ipairs { 3, 16 } do
+    s.put("s.lua", sys(n))
+    t.raises(function() return gp.catalog { dirs = { "catalog", s.dir } } end,
+      "s.lua:1: system 's1': field 'host_gpus': " .. n .. " does not divide the system's 8 gpus",
+      "host_gpus " .. n .. " of 8 is refused", true)
+  end
+  for _, n in ipairs { 1, 4, 8 } do
+    s.put("s.lua", sys(n))
+    t.ok(pcall(gp.catalog, { dirs = { "catalog", s.dir } }), "host_gpus " .. n .. " of 8 loads")
+  end
+  s.remove()
+end
+
 t.done_testing()
