@@ -2419,6 +2419,13 @@ function M.setup(a)
       .. "sequence", c.batch, math.floor(c.output - 1)))
   end
   if a.runtime == nil then default("runtime=graphs") end
+  -- A vision-language model is served text only (engine/infer.c: its
+  -- tower's weights held, "which text serving does not run"): the same
+  -- TTFT as its language model alone, which nothing said.
+  if type(model.vision) == "table" then
+    default("vision=text only (the tower's weights held, its encoder not run: infer takes "
+      .. "no images)")
+  end
   -- vLLM's own engine choices, refused under another runtime: its host
   -- work between two steps where the engine schedules in step with the
   -- GPU (async_scheduling = false: M.engine_host), and its MoE's shared
