@@ -472,6 +472,13 @@ local achievable = T.record {
   source = R(str()),
 }
 
+-- (16.0 is the integer 16, as a count's reader takes it)
+local lane_widths = T.enum { 1, 2, 4, 8, 12, 16, 32 }
+local pcie_lanes = { name = "enum", check = function(v, path)
+  v = lane_widths.check(v, path)
+  return math.tointeger(v) or v
+end }
+
 M.gpu = T.record {
   id = R(id()), name = R(str()), vendor = R(str()), arch = R(id()),
   form_factor = str(), year = int { min = 2010, max = 2035 },
@@ -481,7 +488,10 @@ M.gpu = T.record {
   peak = R(T.record(precision_map(T.unit("compute")))),
   achievable = achievable,
   scaleup = T.record { fabric = R(id()), domain = R(int { min = 1 }) },
-  pcie = T.record { gen = R(int { min = 1, max = 7 }), lanes = R(int { min = 1, max = 32 }) },
+  -- lanes: a link width the PCI Express Base Specification defines (x1,
+  -- x2, x4, x8, x12, x16, x32); any count up to 32 was taken, so lanes =
+  -- 3 (a typo) priced a host link of three lanes' bandwidth in silence
+  pcie = T.record { gen = R(int { min = 1, max = 7 }), lanes = R(pcie_lanes) },
   -- A superchip's GPU reaches its CPU's memory over a link of its own
   -- (NVLink-C2C), not PCIe: the rate one GPU's copies to and from host
   -- memory reach on it, per direction; absent: the PCIe link's

@@ -217,4 +217,28 @@ do
     "a text model: no such line")
 end
 
+-- 10. A card's pcie.lanes took any count up to 32: lanes = 3 (a typo for
+-- 16, or a width no PCIe link has) priced its host link at three lanes'
+-- bandwidth in silence.  Now a link width the PCI Express Base
+-- Specification defines (x1, x2, x4, x8, x12, x16, x32), in a catalog
+-- file and in a script's card table alike.
+do
+  local function card(lanes)
+    return { id = "mine", memory = "80GiB", mem_bw = "3.35TB/s", arch = "hopper",
+             peak = { bf16 = "989TFLOPS" }, pcie = { gen = 5, lanes = lanes } }
+  end
+  t.raises_here(function() local _ = gp.infer { model = "llama3-8b", gpu = card(3) } end,
+    "gpu 'mine': field 'pcie.lanes': expected one of 1, 2, 4, 8, 12, 16, 32, got 3",
+    "lanes 3 is refused")
+  local ok, r = pcall(gp.infer, { model = "llama3-8b", gpu = card(8) })
+  t.ok(ok and r.itl_s > 0, "lanes 8 prices")
+  local s = t.scratch()
+  s.put("g.lua", 'gpu { id = "g1", name = "G1", vendor = "NVIDIA", arch = "hopper", memory = "80GiB", '
+    .. 'mem_bw = "3.35TB/s", peak = { bf16 = "989TFLOPS" }, tdp = "700W", source = "x", '
+    .. 'pcie = { gen = 5, lanes = 16.0 } }\n')
+  local cat = gp.catalog { dirs = { "catalog", s.dir } }
+  t.is(math.type(cat.gpus.g1.pcie.lanes), "integer", "lanes 16.0 is the integer 16")
+  s.remove()
+end
+
 t.done_testing()
