@@ -2423,8 +2423,9 @@ function M.setup(a)
   -- tower's weights held, "which text serving does not run"): the same
   -- TTFT as its language model alone, which nothing said.
   if type(model.vision) == "table" then
-    default("vision=text only (the tower's weights held, its encoder not run: infer takes "
-      .. "no images)")
+    -- (not "name=": the line's names are options, and infer has no vision option)
+    default("text requests only: the vision tower's weights held, its encoder not run "
+      .. "(infer takes no images)")
   end
   -- vLLM's own engine choices, refused under another runtime: its host
   -- work between two steps where the engine schedules in step with the

@@ -208,12 +208,13 @@ end
 -- 9. gp.infer of a vision-language model serves text requests: the
 -- tower's weights are held, its encoder never runs (engine/infer.c), and
 -- infer takes no images -- the TTFT is its language model's alone, which
--- nothing said.  Now its "defaults assumed" say so.
+-- nothing said.  Now its "defaults assumed" say so (not as name=: the
+-- line's names are options, tests/lua/job_options.t).
 do
   local r = gp.infer { model = "qwen2.5-vl-7b", gpu = "h100-sxm" }
-  t.ok(t.said(r, "vision=text only (the tower's weights held, its encoder not run", true),
+  t.ok(t.said(r, "text requests only: the vision tower's weights held, its encoder not run", true),
     "infer of a VLM: text only, said")
-  t.ok(not t.said(gp.infer { model = "qwen2.5-7b", gpu = "h100-sxm" }, "vision=", true),
+  t.ok(not t.said(gp.infer { model = "qwen2.5-7b", gpu = "h100-sxm" }, "vision tower", true),
     "a text model: no such line")
 end
 
