@@ -2762,7 +2762,7 @@ function M.infer(a)
     -- vLLM V1's host work between steps (async_scheduling = false): the
     -- MoE serving model's decode steps carry it as one model's do
     -- (engine/serve_step.c serve_step_time, engine/infer.c engine_time).
-    if a.ray_step ~= nil then
+    if type(a.ray_step) == "number" then
       error(args.usage(string.format("infer: %s: ray_step (vLLM's Ray executor's task a worker "
         .. "each step) is priced on one model's replicas, not by the MoE serving model "
         .. "this option chooses", by)), 2)
