@@ -69,6 +69,40 @@ static int check_min(int v, int lo, const char *name, gp_error *err)
 	return gp_check_count(v, lo, name, err);
 }
 
+/* Group-limited routing (moe.groups, moe.group_top_k): both or neither;
+ * the groups split the experts evenly (Megatron-Core moe_utils.py
+ * group_limited_topk: "Divide experts into num_groups equal groups"),
+ * a token picks its groups among them ("Select group_topk groups per
+ * token") and its top_k experts from those groups' experts only ("Pick
+ * topk experts from those groups only"), so top_k <= group_top_k x
+ * experts / groups.  The words are gpuplan.schema moe_groups_problem's,
+ * which refuses a catalog entry or a case file at its line. */
+int model_moe_groups_check(const gp_moe *e, gp_error *err)
+{
+	int G = e->groups, Gs = e->group_top_k;
+
+	if (G == 0 && Gs == 0)
+		return 0;
+	if (G <= 0 || Gs <= 0)
+		return gp_fail(err, "moe.groups (%d) and moe.group_top_k (%d) "
+			       "go together: the groups and how many of them "
+			       "a token picks from", G, Gs);
+	if (e->experts % G != 0)
+		return gp_fail(err, "moe.groups (%d) must divide moe.experts "
+			       "(%d): the router splits the experts into "
+			       "equal groups", G, e->experts);
+	if (Gs > G)
+		return gp_fail(err, "moe.group_top_k must be in 1..groups "
+			       "(%d), got %d", G, Gs);
+	if ((long long)e->top_k > (long long)Gs * (e->experts / G))
+		return gp_fail(err, "moe.top_k (%d) must be at most "
+			       "group_top_k x experts / groups (%d x %d = "
+			       "%d): a token's experts come from its picked "
+			       "groups", e->top_k, Gs, e->experts / G,
+			       Gs * (e->experts / G));
+	return 0;
+}
+
 /* A switch of the model: 0 or 1. */
 static int check_switch(int v, const char *name, gp_error *err)
 {
@@ -194,6 +228,8 @@ static int check_moe(const gp_model *m, gp_error *err)
 				       e->dense_layers);
 		if (check_min(e->dense_ffn_hidden, 0, "moe.dense_ffn_hidden",
 			      err))
+			return GP_EINVAL;
+		if (model_moe_groups_check(e, err))
 			return GP_EINVAL;
 		/* 0 is a zeroed struct's "every layer"; a step past the
 		 * layers would leave no MoE layer in an MoE model */

@@ -29,6 +29,14 @@ typedef struct gp_moe {
 	int dense_ffn_hidden; /* their width; 0 = the model's ffn_hidden */
 	int shared_ffn_hidden; /* width of one shared expert; 0 = ffn_hidden
 				* above (Qwen2-MoE's shared expert is wider) */
+	int groups;           /* group-limited routing: the experts split in
+			       * groups equal groups, each token's top_k
+			       * picked from its best group_top_k of them
+			       * (Hugging Face DeepSeek-V3's n_group /
+			       * topk_group, Megatron-Core's
+			       * moe_router_num_groups / moe_router_group_topk);
+			       * 0: ungrouped */
+	int group_top_k;      /* the groups a token's picks come from */
 } gp_moe;
 
 /* Multi-head latent attention (DeepSeek-V2/V3); kv_lora_rank == 0: off. */
@@ -344,6 +352,9 @@ double model_max_dev(double G);
 /* The variance of the picks one token sends to a rank of el of E experts
  * (top_k picks, group-limited over `groups` groups of which group_topk
  * are picked; groups 0 or 1: none), under routing even in expectation. */
+/* moe.groups / moe.group_top_k beside the experts and top_k: 0 or
+ * GP_EINVAL with the message (model.c). */
+int model_moe_groups_check(const gp_moe *e, gp_error *err);
 double model_moe_pick_var(double E, double el, double top_k, double groups,
 			  double group_topk);
 /* The busiest of `ranks` EP ranks' routed rows over the mean when only

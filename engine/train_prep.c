@@ -316,9 +316,10 @@ static int place_job(ctx *xp, const gp_topo *t, train_cache *cache,
  *    one micro-batch leaves (model_ep_chance_skew) over the tokens the
  *    EP group routes in one layer's pass: each rank's Tn, gathered over
  *    etp where layer_comm gathers them (Te = T etp / tp), times ep.
- * Group-limited routing is not stated by the model: the ungrouped
- * picks' variance (DeepSeek-V3's 8 groups of which 4 would raise it
- * from 0.236 to 0.284 a token at EP 32: a skew of 1.0113 -> 1.0124). */
+ * Group-limited routing where the model states it (moe.groups,
+ * moe.group_top_k: DeepSeek-V3's config.json "n_group": 8, "topk_group":
+ * 4) picks within the chosen groups, which raises a rank's variance a
+ * token from 0.236 to 0.284 at EP 32: a skew of 1.0113 -> 1.0124. */
 static double train_ep_skew(const train_cfg *c, const ctx *xp)
 {
 	const gp_model *m = xp->e.m;
@@ -335,7 +336,8 @@ static double train_ep_skew(const train_cfg *c, const ctx *xp)
 	tokens = xp->k.Tn * g * ep;
 	return model_ep_chance_skew(ep, m->moe.experts,
 				    m->moe.top_k > 0 ? m->moe.top_k : 1.0,
-				    0.0, 0.0, tokens);
+				    m->moe.groups, m->moe.group_top_k,
+				    tokens);
 }
 
 /* The precisions and bytes of a layer's arithmetic and the rest of the
