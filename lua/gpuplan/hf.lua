@@ -578,6 +578,35 @@ local function moe_of(e, file, rd, experts, experts_path, ffn, notes)
     fail(file, "%s %d exceeds the expert count %d (%s)", tk_path, top_k,
          experts, experts_path)
   end
+  -- Group-limited routing: DeepSeek's n_group / topk_group
+  -- (transformers' DeepseekV3Config: "n_group: Number of groups for
+  -- routed experts", "topk_group: Number of selected groups for each
+  -- token (for each token, ensuring the selected experts is only within
+  -- `topk_group` groups)"), moe.groups / group_top_k.  One group limits
+  -- nothing (Kimi K2, DeepSeek-V2-Lite: 1 and 1), and DeepSeek-V2's
+  -- topk_method "greedy" takes the top-k over every expert whatever the
+  -- groups say (modeling_deepseek.py MoEGate: "if self.topk_method ==
+  -- \"greedy\": topk_weight, topk_idx = torch.topk(scores, ...)").
+  local groups, g_path = rd.int("n_group")
+  local group_top_k, gk_path = rd.int("topk_group")
+  local method = rd.get("topk_method")
+  if groups and groups > 1 and method ~= "greedy" then
+    if not group_top_k then fail(file, "n_group %d without topk_group", groups) end
+    if experts % groups ~= 0 then
+      fail(file, "%s %d must divide the expert count %d (%s)", g_path, groups, experts,
+           experts_path)
+    end
+    if group_top_k > groups then
+      fail(file, "%s must be in 1..%d (%s), got %d", gk_path, groups, g_path, group_top_k)
+    end
+    if top_k > group_top_k * (experts // groups) then
+      fail(file, "%s %d exceeds %s %d x %d experts a group = %d: a token's experts come "
+           .. "from its picked groups", tk_path, top_k, gk_path, group_top_k, experts // groups,
+           group_top_k * (experts // groups))
+    end
+  else
+    groups, group_top_k = nil, nil
+  end
   local width = rd.int("moe_intermediate_size")
   if not width then
     if not ffn then fail(file, "missing field 'moe_intermediate_size'") end
@@ -634,7 +663,8 @@ local function moe_of(e, file, rd, experts, experts_path, ffn, notes)
   end
   local moe = { experts = experts, top_k = top_k, shared_experts = shared,
                 ffn_hidden = width, dense_layers = dense,
-                layer_step = step and step > 1 and step or nil }
+                layer_step = step and step > 1 and step or nil,
+                groups = groups, group_top_k = group_top_k }
   local nmoe = require("gpuplan.schema").moe_layers { layers = e.layers, moe = moe }
   if nmoe == 0 then
     fail(file, "%d dense layers%s leave no MoE layer of %d", dense,
@@ -935,7 +965,7 @@ local order = {
           "sliding_window", "vision", "params_b", "active_params_b",
           "source", "notes" },
   moe = { "experts", "top_k", "shared_experts", "ffn_hidden",
-          "dense_layers", "layer_step", "dense_ffn_hidden" },
+          "dense_layers", "layer_step", "dense_ffn_hidden", "groups", "group_top_k" },
   mla = { "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim",
           "qk_rope_head_dim", "v_head_dim" },
   sliding_window = { "size", "layers" },

@@ -762,6 +762,13 @@ M.model = T.record {
     -- the layers.
     layer_step = M.moe_layer_count(),
     dense_ffn_hidden = pos(), shared_ffn_hidden = pos(),
+    -- Group-limited routing: the experts split in `groups` equal groups,
+    -- each token's top_k picked from the experts of its best group_top_k
+    -- groups (Hugging Face DeepSeek-V3's config.json n_group / topk_group,
+    -- Megatron-Core's moe_router_num_groups / moe_router_group_topk).
+    -- Absent: ungrouped.  Judged beside experts and top_k after the
+    -- record (M.moe_groups_problem).
+    groups = pos(), group_top_k = pos(),
     -- The token buffer per expert is the run's choice (Megatron-Core's
     -- --moe-expert-capacity-factor is a training argument, not a config.json
     -- field), priced from the job's capacity_factor option; a model's was
@@ -811,6 +818,8 @@ do
     if bad then fail((path == "" and "moe." or path .. ".moe.") .. field, "%s", bad) end
     local hbad = M.hybrid_problem(out)
     if hbad then fail((path == "" and "" or path .. ".") .. "hybrid_pattern", "%s", hbad) end
+    local gfield, gbad = M.moe_groups_problem(out)
+    if gbad then fail((path == "" and "moe." or path .. ".moe.") .. gfield, "%s", gbad) end
     local mbad = M.mamba_problem(out)
     if mbad then fail((path == "" and "" or path .. ".") .. "mamba.groups", "%s", mbad) end
     return out
@@ -941,6 +950,42 @@ function M.moe_counts_problem(m)
     if iv and (iv < lo or iv > layers) then
       return f[1], string.format("must be in %d..layers (%d), got %s", lo, layers, show(v))
     end
+  end
+  return nil
+end
+
+-- What is wrong with the group-limited routing of model description m's
+-- moe table (groups, group_top_k) beside its experts and top_k, in the
+-- engine's words (engine/model.c model_moe_groups_check): both or
+-- neither; the groups split the experts evenly (Megatron-Core
+-- moe_utils.py group_limited_topk: "Divide experts into num_groups equal
+-- groups"); a token picks group_top_k of the groups ("Select group_topk
+-- groups per token") and its top_k experts among theirs ("Pick topk
+-- experts from those groups only"), so top_k <= group_top_k x experts /
+-- groups.  Returns the field under moe and the message, or nil.
+function M.moe_groups_problem(m)
+  local e = type(m) == "table" and m.moe
+  if type(e) ~= "table" then return nil end
+  local G, Gs = math.tointeger(e.groups), math.tointeger(e.group_top_k)
+  local E, k = math.tointeger(e.experts), math.tointeger(e.top_k)
+  if G == nil and Gs == nil then return nil end
+  if G == nil or Gs == nil then
+    return G == nil and "groups" or "group_top_k", string.format(
+      "moe.groups (%s) and moe.group_top_k (%s) go together: the groups and how many of "
+      .. "them a token picks from", show(e.groups or 0), show(e.group_top_k or 0))
+  end
+  if E == nil or k == nil then return nil end
+  if E % G ~= 0 then
+    return "groups", string.format("moe.groups (%d) must divide moe.experts (%d): the "
+      .. "router splits the experts into equal groups", G, E)
+  end
+  if Gs > G then
+    return "group_top_k", string.format("moe.group_top_k must be in 1..groups (%d), got %d", G, Gs)
+  end
+  if k > Gs * (E // G) then
+    return "top_k", string.format("moe.top_k (%d) must be at most group_top_k x experts / "
+      .. "groups (%d x %d = %d): a token's experts come from its picked groups", k, Gs,
+      E // G, Gs * (E // G))
   end
   return nil
 end

@@ -203,6 +203,9 @@ local model_spec = T.record {
     -- the width of the dense layers when not ffn_hidden, a shared
     -- expert's when not a routed one's (the engine's names)
     dense_ffn_hidden = count(), shared_ffn_hidden = count(),
+    -- group-limited routing, the catalog's moe.groups / group_top_k (the
+    -- model's config.json n_group / topk_group): judged below
+    groups = count(), group_top_k = count(),
   },
   mla = T.record {
     q_lora_rank = count(0), kv_lora_rank = count(), qk_nope_head_dim = count(),
@@ -943,6 +946,11 @@ function read_cases(path, seen, at)
     if type(c.model) == "table" then field, step_bad = schema.moe_counts_problem(c.model) end
     if step_bad then
       error(string.format("%s: field 'model.moe.%s': %s", where, field, step_bad), 0)
+    end
+    local gfield, groups_bad
+    if type(c.model) == "table" then gfield, groups_bad = schema.moe_groups_problem(c.model) end
+    if groups_bad then
+      error(string.format("%s: field 'model.moe.%s': %s", where, gfield, groups_bad), 0)
     end
     local hybrid_bad = type(c.model) == "table" and schema.hybrid_problem(c.model)
     if hybrid_bad then

@@ -118,7 +118,8 @@ function M.model(cm, cat)
   if type(v(cm.moe)) == "table" then
     local e = {}
     for _, k in ipairs { "experts", "top_k", "shared_experts", "dense_layers",
-                         "layer_step", "dense_ffn_hidden", "shared_ffn_hidden" } do
+                         "layer_step", "dense_ffn_hidden", "shared_ffn_hidden", "groups",
+                         "group_top_k" } do
       e[k] = v(cm.moe[k])
     end
     e.ffn_hidden = v(cm.moe.ffn_hidden) or v(cm.moe.expert_ffn_hidden)
@@ -171,6 +172,8 @@ end
 -- architecture with its one MTP layer (their config.json files say 1).
 -- Returns the layer count and the catalog id, or nil.
 local SHAPE = { "layers", "hidden", "heads", "ffn_hidden", "vocab" }
+-- (the routing's groups are not matched: a case that leaves them
+-- unstated is still the checkpoint's shape)
 local MOE = { "experts", "top_k", "shared_experts", "ffn_hidden", "dense_layers", "layer_step" }
 local MLA = { "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
               "v_head_dim" }
