@@ -70,15 +70,19 @@ model {
   layers = 61, hidden = 7168, heads = 128, kv_heads = 128, head_dim = 128,
   ffn_hidden = 18432, ffn_gated = true, vocab = 129280,
   tied_embeddings = false, qkv_bias = false, norm = "rms", max_seq = 163840,
+  -- group-limited routing: config.json "n_group": 8, "topk_group": 4,
+  -- "topk_method": "noaux_tc" (each token's 8 experts from its best 4 of
+  -- 8 groups of 32; report arXiv:2412.19437 section 2.1.2 "each token
+  -- will be sent to at most M nodes", the groups being EP nodes)
   moe = { experts = 256, top_k = 8, shared_experts = 1, ffn_hidden = 2048,
-          dense_layers = 3 },
+          dense_layers = 3, groups = 8, group_top_k = 4 },
   mla = { q_lora_rank = 1536, kv_lora_rank = 512, qk_nope_head_dim = 128,
           qk_rope_head_dim = 64, v_head_dim = 128 },
   mtp_layers = 1,
   params_b = 671, active_params_b = 37,
   dtype = "fp8",
   source = "deepseek-ai/DeepSeek-V3 config.json (n_routed_experts 256, "
-        .. "n_shared_experts 1, first_k_dense_replace 3, "
+        .. "n_shared_experts 1, first_k_dense_replace 3, n_group 8, topk_group 4, "
         .. "moe_intermediate_size 2048, MLA ranks 1536/512, rope 64, "
         .. "num_nextn_predict_layers 1, quantization_config {quant_method fp8, "
         .. "fmt e4m3, weight_block_size [128, 128]}: dtype fp8); its "
