@@ -414,29 +414,78 @@ static int ilog2(int x)
 	return r;
 }
 
+static double net_peer_channels(const comm_ctx *c);
+static double net_comm_p2p_channels(const comm_ctx *c, double per_gpu);
+static double p2p_share_nodes(const comm_ctx *c);
+
 /* A peer's share of NCCL's p2p channels among n ranks in a node, before
  * a large send doubles it (see P2P_POOL). */
 static double p2p_share(const comm_ctx *c)
 {
 	double nmin = c->kind_up != GP_LINK_NVLINK ? 2 : P2P_POOL;
 
+	if (c->nn > 1)
+		return p2p_share_nodes(c);
 	while (nmin * c->n > P2P_POOL && nmin > 1)
 		nmin /= 2;
 	return nmin;
 }
 
 /* NCCL's channels for one send of S bytes among n ranks in a node (see
- * P2P_POOL). */
+ * P2P_POOL).  A communicator spanning nodes (comm->nNodes > 1) takes other
+ * part bounds (v2.29.7-1 src/enqueue.cc addP2pToPlan: "ssize_t
+ * minPartSize = comm->nNodes > 1 ? stepSize[dir] / 2 : stepSize[dir] /
+ * 8; ssize_t maxPartSize = comm->nNodes > 1 ? stepSize[dir] :
+ * stepSize[dir] * 32;", the same "nNodes > 1 ? stepSize : stepSize*32"
+ * in v2.21.5-1), stepSize being its p2p chunk, 128 KiB ("if
+ * (comm->nNodes > 1) { ... comm->p2pChunkSize = ratio *
+ * ncclParamP2pNetChunkSize();", init.cc, P2P_NET_CHUNKSIZE 1 << 17; the
+ * ratio 2 it takes on Arm hosts of compute capability 10, "GBx
+ * platforms", is not modelled: it moves sizes below a MiB a peer).  Its
+ * peers double up to nChannelsMax = comm->p2pnChannelsPerPeer, the fewest
+ * any peer gets (paths.cc ncclTopoComputeP2pChannelsPerPeer: the minimum
+ * over the ranks), a network peer's (net_peer_channels).  So such a peer
+ * reaches its most channels at nChannelsMax / 2 chunks, not at its share
+ * x 16 MiB as in one node: no channel step at 64 MiB a peer.  An NVLink
+ * domain of several hosts (GB200 NVL72) is one node to NCCL: nNodes
+ * counts the ring graph's first ranks ("int firstRank =
+ * allGather3Data[r].topoRanks.ringRecv[0]; ... comm->nNodes++", init.cc
+ * initTransportsRank), one per MNNVL clique, so a group inside it keeps
+ * the one-node bounds (c->nn == 1 here). */
 static double p2p_channels(const comm_ctx *c, double S)
 {
 	int pci = c->kind_up != GP_LINK_NVLINK;
 	double chunk = pci ? 131072.0 : 524288.0, nmax = pci ? 2 : P2P_POOL;
-	double nch;
+	double minp = chunk / 8.0, maxp = chunk * 32.0, nch;
 
-	nch = min2(p2p_share(c), max2(1.0, ceil(S / (chunk / 8.0))));
-	while (S / nch > chunk * 32.0 && nch <= nmax / 2)
+	if (c->nn > 1) {
+		chunk = 131072.0;
+		minp = chunk / 2.0;
+		maxp = chunk;
+		nmax = net_peer_channels(c);
+	}
+	nch = min2(p2p_share(c), max2(1.0, ceil(S / minp)));
+	while (S / nch > maxp && nch <= nmax / 2)
 		nch *= 2;
 	return nch;
+}
+
+/* A peer's starting channels in a communicator spanning nodes:
+ * nChannelsMin, from nChannelsMax halved until all n ranks fit the
+ * communicator's p2p channels ("while (nChannelsMin * nRanks >
+ * comm->p2pnChannels && nChannelsMin > 1) nChannelsMin /= 2",
+ * enqueue.cc scheduleP2pTasksToPlan), those being the pool before 2.29
+ * (as net_peer_channels takes them) and net_comm_p2p_channels from. */
+static double p2p_share_nodes(const comm_ctx *c)
+{
+	double per_gpu = max2(1.0, (double)c->t->nics / c->t->gpus_per_node);
+	double pool = c->t->nccl_version >= 22900 ?
+		      net_comm_p2p_channels(c, per_gpu) : P2P_POOL;
+	double nmin = net_peer_channels(c);
+
+	while (nmin * c->n > pool && nmin > 1.0)
+		nmin /= 2.0;
+	return nmin;
 }
 
 /* ---- channels at small sizes -------------------------------------------
@@ -1356,6 +1405,19 @@ static int price_hier(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 	return 0;
 }
 
+/* Each doubling NCCL makes is a step in its channels (enqueue.cc
+ * addP2pToPlan: "while (partSize > maxPartSize && nChannels[dir] <=
+ * nChannelsMax / 2) nChannels[dir] *= 2", the channel count a power of
+ * two), and the same 8 x H100 log moves by each of them, not at once to
+ * the plateau: a peer on twice its share (1 GiB, 128 MiB a peer on 8
+ * channels) 331.99 GB/s busbw, 331.99 / 369 = 0.90; on four times (2
+ * GiB, 16) 343.25, 0.93; on eight (from 4 GiB, 32, the pool) the
+ * plateau A2A_WRITE_EFF.  So the first doubling, at 64 MiB a peer on 8
+ * ranks (512 MiB of send buffer), steps 0.83 -> 0.90, where NCCL steps,
+ * not 0.83 -> 0.94. */
+#define A2A_WRITE_EFF_X2 0.90
+#define A2A_WRITE_EFF_X4 0.93
+
 /* The share of the ring's rate that an all-to-all's NVLink part moves in
  * all when each peer's part is `part` bytes, one rule for every price
  * that runs one (price_p2p's in-node peers, price_pxn's hop to the rail
@@ -1363,19 +1425,23 @@ static int price_hier(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
  * exchange, training's expert dispatch and Ulysses exchanges):
  * P2P_LINK_EFF where NCCL reads its NVLink p2p data (p2p_read);
  * where it writes (every other part; over PCIe NCCL never reads,
- * paths.cc: NVLink only) A2A_WRITE_EFF once NCCL has doubled a peer's
- * channels past its share of the pool (p2p_channels), P2P_LINK_EFF
- * before: the 8 x H100 log of A2A_WRITE_EFF runs at 0.81-0.84 of the ring
- * from 128 to 512 MiB (298.58, 301.95, 310.85 GB/s busbw: each peer on
+ * paths.cc: NVLink only) P2P_LINK_EFF on a peer's share of the pool,
+ * then A2A_WRITE_EFF_X2, _X4 and A2A_WRITE_EFF as NCCL doubles a peer's
+ * channels to 2, 4 and 8 times that share (p2p_channels): the 8 x H100
+ * log of A2A_WRITE_EFF runs at 0.81-0.84 of the ring from 128 to 512 MiB (298.58, 301.95, 310.85 GB/s busbw: each peer on
  * its 4 channels) and rises only where the doubling starts, 1 GiB
  * (331.99, 0.90) to 2 GiB (343.25, 0.93); its 4-GPU run the same, 0.86 at
  * 512 MiB on 8 channels a peer, 0.91 at 1 GiB on 16, 0.95 at 2 GiB. */
 static double a2a_link_eff(const comm_ctx *c, double part)
 {
+	double dbl = p2p_channels(c, part) / p2p_share(c);
+
 	if (c->t->p2p_read && c->kind_up == GP_LINK_NVLINK)
 		return P2P_LINK_EFF;
-	return p2p_channels(c, part) > p2p_share(c) ? A2A_WRITE_EFF :
-	       P2P_LINK_EFF;
+	if (dbl < 2.0)
+		return P2P_LINK_EFF;
+	return dbl < 4.0 ? A2A_WRITE_EFF_X2 :
+	       dbl < 8.0 ? A2A_WRITE_EFF_X4 : A2A_WRITE_EFF;
 }
 
 /* The p2p channels of a communicator spanning nodes (NCCL 2.29.2,
