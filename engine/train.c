@@ -1510,6 +1510,30 @@ TRAIN_INLINE void step_sum(const phase *ph, const train_cfg *c,
 	}
 	bubble = x->y.pp == 1 ? 0.0 : v == 1.0 ? tsum - tmax :
 		(tsum - tmax) / v;
+	/* The fill and drain wait on the pipeline's transfers even where
+	 * the steady state hides them (overlap_p2p): Megatron-Core's
+	 * interleaved warm-up runs "(pipeline_parallel_size -
+	 * pipeline_parallel_rank - 1) * 2" + "(num_model_chunks - 1) *
+	 * pipeline_parallel_size" forwards, chunk (k / pp) % v
+	 * (pipeline_parallel/schedules.py
+	 * forward_backward_pipelining_with_interleaving), and each waits
+	 * on its input (the fwd_wait_handles before the next forward).  A
+	 * micro-batch's next chunk on a stage needs it back from around
+	 * the ring -- pp hops, the last stage's wrap to the first included
+	 * -- while the stage runs the pp micro-batches of the round:
+	 * forward-only, no backward to hide a hop under, so each round
+	 * waits pp transfers, and the last stage starts its first backward
+	 * (v pp - 1) transfers late (pp - 1 of the first round's fill,
+	 * pp for each of the v - 1 chunk rounds).  The cool-down's
+	 * backwards mirror it.  In the 1F1B steady state a hop has the
+	 * other pass of the slot to hide under (the stage pair's forward
+	 * and backward), the exposed share priced per pass (train_stage.c
+	 * overlap).  Where the sends do not hide, each pass's transfer is
+	 * already in the stages' times and so in the bubble above. */
+	if (x->y.pp > 1 && !ph->dual && c->overlap_p2p &&
+	    !(c->te_modules && x->y.schedule == GP_SCHED_1F1B))
+		bubble += (c->forward_only ? 1.0 : 2.0) *
+			(v * x->y.pp - 1.0) * (x->pp_sr + x->pp_gat);
 	if (ph->dual && jw >= 0) {
 		/* DualPipe (DeepSeek-V3 report sec. 3.2.1, Table 2): a
 		 * bubble of (PP/2 - 1)(F&B + B - 3W), F&B two overlapped
