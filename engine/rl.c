@@ -1084,7 +1084,20 @@ static double rl_ipc_transfers(const gp_model *m, const rl_result *out)
  * (sync, s).  It trains nothing: none of the training side's batch
  * checks apply (the prompts need not divide into the data-parallel
  * ranks).  Its rollout phase is the step's own sum: prefill, decode and
- * the framework's per-token copies (rl_phase_times). */
+ * the framework's per-token copies (rl_phase_times).
+ * With val_batch (verl's data.val_batch_size) the prompts come in batches
+ * of that many, one generate call each, in turn: _validate iterates
+ * "for test_data in self.val_dataloader:" and calls
+ * actor_rollout_wg.generate_sequences on each, the dataloader built with
+ * "batch_size=val_batch_size" (ray_trainer.py _create_dataloader: "if
+ * val_batch_size is None: val_batch_size = len(self.val_dataset)"), and
+ * every generate_sequences of the FSDP workers enters the rollout's
+ * sharding manager, which wakes the engine and loads the actor's weights
+ * into it (fsdp_workers.py: "with self.rollout_sharding_manager:"); the
+ * logs of github.com/dingxianzhong/play-verl at 7716a61 print "Size of
+ * val dataloader: 6" for 1319 GSM8K prompts at val_batch_size=256.  Each
+ * batch is then a rollout of its own prompts (the last the remainder)
+ * and a weight sync: its longest response, not the pass's, ends it. */
 static int rl_val_pass(const gp_model *m, const roof_device *d,
 		       const rl_cfg *c, double engines, double cap,
 		       double sync, rl_cache *cc, rl_result *out,
@@ -1094,18 +1107,31 @@ static int rl_val_pass(const gp_model *m, const roof_device *d,
 	rl_rollout vr;
 	char why[160];
 	gp_error sub;
+	double vb = c->val_batch > 0 && c->val_batch < c->val_prompts ?
+		c->val_batch : c->val_prompts;
+	double full = floor(c->val_prompts / vb);
+	double rest = c->val_prompts - full * vb;
+	double sizes[2] = { vb, rest }, counts[2] = { full, rest > 0 };
+	int i;
 
 	vc.group = 1;
-	if (rl_rollout_memo(m, d, &vc, c->val_prompts, engines, cap, cc,
-			    &vr, why, &sub))
-		return gp_fail(err, "validation pass (val_prompts %g): "
-			       "rollout: %.200s", c->val_prompts, sub.msg);
-	if (!(vr.steps > 0) && out->roll.steps > 0)
-		return gp_fail(err, "the validation pass of %g prompts does "
-			       "not fit: %.160s", c->val_prompts, why);
-	out->val_rollout = vr.prefill + vr.decode +
-		vr.samples * c->response.mean * c->token_host;
-	out->val_sync = sync;
+	out->val_rollout = 0;
+	for (i = 0; i < 2; i++) {
+		if (!(counts[i] > 0))
+			continue;
+		if (rl_rollout_memo(m, d, &vc, sizes[i], engines, cap, cc,
+				    &vr, why, &sub))
+			return gp_fail(err, "validation pass (val_prompts "
+				       "%g): rollout: %.200s",
+				       c->val_prompts, sub.msg);
+		if (!(vr.steps > 0) && out->roll.steps > 0)
+			return gp_fail(err, "the validation pass of %g "
+				       "prompts does not fit: %.160s",
+				       sizes[i], why);
+		out->val_rollout += counts[i] * (vr.prefill + vr.decode +
+			vr.samples * c->response.mean * c->token_host);
+	}
+	out->val_sync = (full + (rest > 0)) * sync;
 	return GP_OK;
 }
 

@@ -424,6 +424,11 @@ typedef struct rl_cfg {
 			     * each over the step's engines (ceil per
 			     * engine) and the step's weight sync, into
 			     * rl_result.val_*; nothing trained; 0: none */
+	double val_batch;   /* > 0: the validation prompts go to the engines
+			     * in batches of this many, one after another,
+			     * each its own generate call with its own
+			     * weight sync (verl's data.val_batch_size: the
+			     * val dataloader's batch); 0: all at once */
 	double static_batch; /* >= 1: the rollout engine generates static
 			      * batches of this many sequences (DeepSpeed-
 			      * Chat's hybrid engine: rl_rollout_step); 0:

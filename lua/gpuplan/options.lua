@@ -1506,6 +1506,12 @@ opt { name = "val_prompts", type = "int", metavar = "N", commands = "rl", range 
     .. "(verl's val_kwargs.n=1 over data.val_files); nothing trains on them: any count, "
     .. "not only multiples of the data-parallel ranks",
   suggest = { "val_samples", "eval_prompts" } }
+opt { name = "val_batch", type = "int", metavar = "N", commands = "rl", range = { 1, 10000000 },
+  default = "all of --val-prompts at once",
+  help = "the validation pass's prompts in batches of N, one generate call each in turn, each "
+    .. "with its own weight sync and its own longest response (verl's data.val_batch_size: "
+    .. "_validate iterates the val dataloader, one generate_sequences a batch)",
+  suggest = { "val_batch_size" } }
 opt { name = "step_overhead", type = "number", metavar = "S", commands = "rl", default = "0",
   help = "the framework's host work per step between the phases (data collation, rewards, "
     .. "actor calls), seconds on an x86 server CPU (the system's host_op_scale multiplies it)",

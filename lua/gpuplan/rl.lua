@@ -232,7 +232,10 @@
 --                 engines (ceil per engine), the step waiting for the
 --                 longest; nothing trains on them, so any count (not only
 --                 a multiple of the training DP); its seconds / val_every
---                 the "validation" phase (default: no validation)
+--                 the "validation" phase (default: no validation);
+--                 val_batch: the pass's prompts in batches of this many,
+--                 one generate call and one weight sync each, in turn
+--                 (verl's data.val_batch_size; default: all at once)
 --   steps         RL steps in the run: hours and cost
 --
 -- Result: plain table (seconds, bytes): fits, why, step_s, phases {name,
@@ -1571,13 +1574,19 @@ local run
 -- engines, and the step's weight sync); it trains nothing, so the
 -- training side's batch checks are not its own.
 local function validation(o)
-  if o.val_every == nil and o.val_prompts == nil then return nil end
+  if o.val_every == nil and o.val_prompts == nil then
+    if o.val_batch ~= nil then
+      usage("rl: val_batch is the validation pass's batch of prompts: it needs val_every and "
+        .. "val_prompts")
+    end
+    return nil
+  end
   local every, vp = posint("val_every", o.val_every), posint("val_prompts", o.val_prompts)
   if not (every and vp) then
     usage("rl: val_every and val_prompts come together (a validation pass of val_prompts "
       .. "prompts every val_every steps); got only %s", every and "val_every" or "val_prompts")
   end
-  return every, vp
+  return every, vp, posint("val_batch", o.val_batch)
 end
 
 -- The validation phase on the engine's step r: its seconds added to the
@@ -2149,8 +2158,9 @@ run = function(o, job)
     end
     return job_of(o, model, s, c, o.rollout_tp == nil)
   end
-  local every, vp = validation(o)
+  local every, vp, vb = validation(o)
   c.val_prompts = vp
+  c.val_batch = vb
   local r = engine_step(model, s, c, dflt)
   -- the pass over val_every steps
   local val = every and { every = every, prompts = vp, rollout_s = r.val_rollout,

@@ -11,7 +11,7 @@ local cjson = require "cjson"
 
 local with, phase = t.with, t.phase
 
-t.plan(24)
+t.plan(28)
 
 local base = { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 8, zero = 3, prompts = 64,
                group = 8, prompt_len = 512, response_len = 1024, response_max = 4096,
@@ -53,6 +53,27 @@ t.raises(function() gp.rl(with(base, { val_every = 0, val_prompts = 40 })) end,
   "val_every must be a whole number", "val_every 0 refused", true)
 t.raises(function() gp.rl_job(with(base, { val_every = 5, val_prompts = 40 })) end,
   "gp.rl_job prices the training step", "gp.rl_job refuses them", true)
+
+-- val_batch (verl's data.val_batch_size): the pass's prompts in batches of
+-- that many, one generate call and one weight sync each, in turn.  Hand:
+-- 40 prompts at val_batch 16 = two batches of 16 and one of 8, so the pass
+-- = 2 x (16-prompt rollout + sync) + (8-prompt rollout + sync), each the
+-- one-answer run of that many prompts.  Same engine arithmetic: 1e-9.
+local rb = gp.rl(with(base, { val_every = 5, val_prompts = 40, val_batch = 16 }))
+local r16 = gp.rl(with(base, { prompts = 16, group = 1, batch = 1 }))
+local r8 = gp.rl(with(base, { prompts = 8, group = 1, batch = 1 }))
+local function one(r) return phase(r, "rollout").seconds + phase(r, "weight_sync").seconds end
+t.near(rb.validation.pass_s, 2 * one(r16) + one(r8), 1e-9,
+  "val_batch 16: two batches of 16 and one of 8, each with its sync")
+-- Each batch waits for its own longest answer and brings its own sync:
+-- three batches are slower than one pass of 40 (the 4096-token tail
+-- three times), the case the published logs show (6 batches of 256).
+t.ok(rb.validation.pass_s > r1.validation.pass_s, "batches in turn: slower than one pass")
+-- A batch of all the prompts or more is the single pass: same figure.
+t.near(gp.rl(with(base, { val_every = 5, val_prompts = 40, val_batch = 40 })).validation.pass_s,
+  r1.validation.pass_s, 1e-12, "val_batch >= val_prompts: one pass")
+t.raises(function() gp.rl(with(base, { val_batch = 16 })) end,
+  "val_batch is the validation pass's batch", "val_batch without validation refused", true)
 
 -- The command line: the same two options, the phase in the table, on the
 -- rollout's pool (colocated: both).

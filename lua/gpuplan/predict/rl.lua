@@ -875,6 +875,9 @@ local function predict(case, cat)
     -- a validation pass inside the step's timer (verl's trainer.test_freq
     -- over its val_files, SCHEMA.md rl.val_every)
     val_every = v(c.val_every), val_prompts = v(c.val_prompts),
+    -- verl's data.val_batch_size: the pass in batches of that many
+    -- (SCHEMA.md rl.val_batch)
+    val_batch = v(c.val_batch),
     -- Sequence packing off (NeMo RL's policy.sequence_packing.enabled
     -- false, dynamic_batching off as grpo_math_1B.yaml has it): the
     -- Megatron worker cuts the batch into micro-batches of
