@@ -144,6 +144,7 @@ static const lgp_field rl_cfg_fields[] = {
 	RL_NUM("keep", keep),
 	RL_NUM("val_prompts", val_prompts),
 	RL_NUM("val_batch", val_batch),
+	RL_NUM("critic_batch", critic_batch),
 	RL_INT("ref_gpus", group_gpus[RL_GRP_REF], 0),
 	RL_INT("reward_gpus", group_gpus[RL_GRP_REWARD], 0),
 	RL_INT("critic_gpus", group_gpus[RL_GRP_CRITIC], 0),

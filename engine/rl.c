@@ -599,6 +599,13 @@ static int rl_other_price(const gp_model *m, const roof_device *d,
 
 	memset(o, 0, sizeof *o);
 	rl_pass_cfgs(c, out, N, mb, dp, &u, &f);
+	/* A critic of its own micro-batches (critic_batch; rl_others hands
+	 * it a copy without the actor's token cuts): each micro-batch is
+	 * that many whole sequences at the mean prompt + response, not the
+	 * actor's bins (out->train_seq). */
+	if (upd && c->critic_batch > 0 && !c->token_batch &&
+	    !c->pack_tokens && !c->pad && !c->pad_batch)
+		u.mem.seq = f.mem.seq = c->prompt_len + c->response.mean;
 	if (train_step(m, d, t, &f, &rf, &sub))
 		return gp_fail(err, "%s: %.200s", name, sub.msg);
 	o->fwd = rf.step;
@@ -675,10 +682,28 @@ static int rl_others(const gp_model *m, const roof_device *d,
 		out->mem[RL_MEM_CRITIC].bytes[GP_MEM_REWARD] =
 			o->grp[RL_GRP_REWARD].frozen;
 	}
-	if (c->ppo && c->critic_model && !c->group_gpus[RL_GRP_CRITIC] &&
-	    rl_other_price(c->critic_model, d, t, c, out, N, mb, 0, 1,
-			   "critic_model", &o->act[RL_GRP_CRITIC], err))
-		return GP_EINVAL;
+	/* A critic that cuts its own micro-batches (critic_batch): verl's
+	 * dp_critic splits each mini-batch "batch.split(self.config.
+	 * ppo_micro_batch_size_per_gpu)" unless critic.use_dynamic_bsz,
+	 * whatever the actor's dynamic batch; under FSDP every
+	 * micro-batch's forward and backward gathers the whole critic, so
+	 * a micro-batch of one sequence pays that a sequence. */
+	if (c->ppo && !c->group_gpus[RL_GRP_CRITIC] &&
+	    (c->critic_model || c->critic_batch > 0)) {
+		rl_cfg cc = *c;
+
+		if (c->critic_batch > 0) {
+			cc.token_batch = 0;
+			cc.pack_tokens = 0;
+			cc.logprob_pack_tokens = 0;
+			cc.train.mem.lay.micro_batch = (int)c->critic_batch;
+		}
+		if (rl_other_price(c->critic_model ? c->critic_model : m, d,
+				   t, &cc, out, N, mb, 0, 1, c->critic_model ?
+				   "critic_model" : "critic_batch",
+				   &o->act[RL_GRP_CRITIC], err))
+			return GP_EINVAL;
+	}
 	if (c->reward_model && c->reward_shape &&
 	    !c->group_gpus[RL_GRP_REWARD] && !c->critic_reward &&
 	    rl_other_price(c->reward_shape, d, t, c, out, N, mb, 0, 0,

@@ -465,6 +465,13 @@ typedef struct rl_cfg {
 			     * it while c is used */
 	const gp_model *reward_shape; /* the reward model's (reward_model
 			     * 1), as critic_model */
+	double critic_batch; /* > 0: PPO's critic on the actor's GPUs cuts
+			     * its passes into micro-batches of this many
+			     * sequences, not the actor's token cuts or
+			     * packing (verl: critic.ppo_micro_batch_size_
+			     * per_gpu with critic.use_dynamic_bsz False);
+			     * its forward and update priced as its own
+			     * passes; 0 = the actor's */
 } rl_cfg;
 
 /* Defaults: GRPO with a reference and old log-probabilities, colocated,

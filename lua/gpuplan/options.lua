@@ -1506,6 +1506,12 @@ opt { name = "val_prompts", type = "int", metavar = "N", commands = "rl", range 
     .. "(verl's val_kwargs.n=1 over data.val_files); nothing trains on them: any count, "
     .. "not only multiples of the data-parallel ranks",
   suggest = { "val_samples", "eval_prompts" } }
+opt { name = "critic_batch", type = "int", metavar = "N", commands = "rl", range = { 1, 1000000 },
+  default = "the actor's micro-batches",
+  help = "PPO: the critic's forward and update in micro-batches of N sequences, not the "
+    .. "actor's token cuts (verl's critic.ppo_micro_batch_size_per_gpu with "
+    .. "critic.use_dynamic_bsz off, its default): its passes priced as its own",
+  suggest = { "critic_micro_batch" } }
 opt { name = "val_batch", type = "int", metavar = "N", commands = "rl", range = { 1, 10000000 },
   default = "all of --val-prompts at once",
   help = "the validation pass's prompts in batches of N, one generate call each in turn, each "

@@ -188,6 +188,11 @@
 --   logit_onehot  with fp32_logits: their backward builds the chosen
 --                 tokens' int64 one-hot over the vocabulary (NeMo RL v0.3.0;
 --                 default false: a scatter of the chosen tokens' gradient)
+--   critic_batch  PPO: the critic (on the actor's GPUs) cuts its forward
+--                 and update into micro-batches of this many sequences,
+--                 not the actor's token cuts or packing (verl's
+--                 critic.ppo_micro_batch_size_per_gpu with its
+--                 use_dynamic_bsz off, the default); default: the actor's
 --   gae_ops       PPO's advantage estimate as a Python loop over the
 --                 response positions, once per training micro-batch: the
 --                 host's PyTorch ops per position, each an eager op's time
@@ -1589,6 +1594,16 @@ local function validation(o)
   return every, vp, posint("val_batch", o.val_batch)
 end
 
+-- PPO's critic cutting its own micro-batches (critic_batch, the header):
+-- a whole number of sequences, PPO's only.
+local function critic_batch_of(o, ppo)
+  local cb = posint("critic_batch", o.critic_batch)
+  if cb and not ppo then
+    usage("rl: critic_batch is PPO's critic's micro-batch (algo = ppo)")
+  end
+  return cb
+end
+
 -- The validation phase on the engine's step r: its seconds added to the
 -- step, the throughputs and costs of the longer step (engine/rl_sched.c
 -- rl_rates: each over the step's seconds).
@@ -2151,6 +2166,7 @@ run = function(o, job)
     ref_gpus = grp.ref, reward_gpus = grp.reward, critic_gpus = grp.critic,
     colocate_critic_reward = critic_reward,
     critic_model = critic_shape, reward_shape = reward_shape,
+    critic_batch = critic_batch_of(o, ppo),
   }
   if job then
     if o.val_every ~= nil or o.val_prompts ~= nil then

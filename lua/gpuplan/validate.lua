@@ -553,7 +553,7 @@ local case_schema = T.record {
     -- verl's trainer.test_freq and the validation set's prompts (SCHEMA.md
     -- rl.val_every)
     val_every = declared("val_every"), val_prompts = declared("val_prompts"),
-    val_batch = declared("val_batch"),
+    val_batch = declared("val_batch"), critic_batch = declared("critic_batch"),
   },
   -- version: the release the run used (SCHEMA.md), major.minor[.patch];
   -- commit: the commit of a project without releases the source names

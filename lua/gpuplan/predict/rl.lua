@@ -878,6 +878,9 @@ local function predict(case, cat)
     -- verl's data.val_batch_size: the pass in batches of that many
     -- (SCHEMA.md rl.val_batch)
     val_batch = v(c.val_batch),
+    -- verl's critic.ppo_micro_batch_size_per_gpu without its dynamic
+    -- batch (SCHEMA.md rl.critic_batch)
+    critic_batch = v(c.critic_batch),
     -- Sequence packing off (NeMo RL's policy.sequence_packing.enabled
     -- false, dynamic_batching off as grpo_math_1B.yaml has it): the
     -- Megatron worker cuts the batch into micro-batches of
