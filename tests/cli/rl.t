@@ -25,11 +25,10 @@ $sum += $sec{$_} for qw(rollout logprob reference actor_update weight_sync);
 ok(abs($sum - $sec{step}) <= 0.003, 'colocated: the phases add up to the step');
 like($o, qr/^rollout: 8 engines x 64 samples \(all at once\), prefill [\d.]+ s, decode [\d.]+ s over \d+ steps \(mean batch [\d.]+\); tail [\d.]+ s after 90% of the samples finished, longest response \d+ tokens/m,
      'rollout line: engines, batch, tail, longest');
-# No "*" after a range: one validated RL case trains on this job's stack,
-# hf (verl's FSDP2 one-step-off recipe with Ulysses; DeepSpeed-Chat's step
-# 3 trains on DeepSpeed's ZeRO engine, the deepspeed stack), too few for a
-# regime of its own, so the range is the NVIDIA RL cases'; an AMD job's
-# below is new in two ways.
+# No "*" after a range: the validated RL cases that train on this job's
+# stack, hf (verl's FSDP runs: the one-step-off recipe with Ulysses and
+# play-verl's four GRPO/PPO runs, all sharded dense), are a regime of their
+# own, so the range is theirs; an AMD job's below is new in two ways.
 like($o, qr/^throughput: [\d.]+ samples\/s \([\d.]+-[\d.]+\), \d+ tokens\/s \(\d+-\d+\), \d+ per GPU, \d+ generated tokens\/s$/m, 'throughput line');
 like($o, qr/^memory: peak [\d.]+ GiB of 79\.1 GiB per GPU; fits: yes$/m, 'memory verdict');
 my ($cs, $ck) = $o =~ /^cost: ([\d.]+) USD \([\d.]+-[\d.]+\) per step, ([\d.]+) USD \([\d.]+-[\d.]+\) per 1k prompts at 2\.00 USD\/GPU-h$/m;
@@ -38,8 +37,8 @@ ok(defined $cs, 'cost line');
 ok(abs($cs - $sec{step} * 8 * 2 / 3600) <= 0.001, 'cost per step = step x GPUs x price');
 ok(abs($ck - $cs * 1000 / 64) <= 0.02, 'cost per 1k prompts = cost per step x 1000 / 64');
 like($o, qr/^run: 500 steps in [\d.]+ hours \([\d.]+-[\d.]+\) on 8 GPUs; cost \d+ USD \(\d+-\d+\)$/m, 'run line');
-like($o, qr/^ranges: where 80% of published runs like this landed \(\d+ cases: vendor=NVIDIA\)$/m,
-     'an hf-stack RL job: the NVIDIA RL cases\' range');
+like($o, qr/^ranges: where 80% of published runs like this landed \(\d+ cases: vendor=NVIDIA\/stack=hf\/moe=dense\/style=sharded\)$/m,
+     'an hf-stack RL job: the hf RL cases\' range');
 # No RL case runs on AMD's CDNA3 either (the OpenRLHF cases put Ampere
 # among the measured): said so, a "*" after each range.  The MI300X has no
 # catalog system, so the job names its NICs.

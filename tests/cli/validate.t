@@ -60,8 +60,10 @@ is($c, 0, 'validate --coverage exits 0') or diag $e;
 like($o, qr/^kind\s+predicted\s+with range\s+measured inside\s+mean width/m, 'coverage header');
 # 781: the 760 before, torchtitan PR #1196's two eager B200 rows, and
 # 19 fine-tuning rows added for issue 25 (MLPerf's four AMD Llama 2 70B
-# LoRA rows, NeMo AutoModel's six LoRA rows, torchtune's eight, MiniGPT-4).
-like($o, qr/^train\s+781\s+781\s+\d+\.\d%\s+\d+\.\d%$/m, 'train: 781 predicted cases, each with a range');
+# LoRA rows, NeMo AutoModel's six LoRA rows, torchtune's eight, MiniGPT-4);
+# 808: and 27 more from four sources (VectorLM's 18 FSDP rows, FlagPerf's
+# five FlagScale Megatron rows and its four Aquila2-7B layouts).
+like($o, qr/^train\s+808\s+808\s+\d+\.\d%\s+\d+\.\d%$/m, 'train: 808 predicted cases, each with a range');
 # JSON rows carry the range; every shipped predicted case has one.
 ($c, $o, $e) = run_gp('validate', '--format', 'json');
 my @lo = $o =~ /"predicted_lo":([-0-9.e+]+),"predicted_hi":([-0-9.e+]+)/g;
