@@ -558,7 +558,15 @@ opt { name = "delayed_update", type = "flag", commands = "train plan",
 -- bool = True"), the einsum dispatcher, is capacity-bound at 1.0
 -- (engine/train_layer.c moe_einsum_costs, train_prep.c train_ep_skew).
 opt { name = "capacity_factor", type = "number", metavar = "F", commands = TRAIN4,
-  value = 0, range = { 0, 64 }, methods = TRAINING,
+  -- the defaults line says which one a job with EP > 1 rests on (gpuplan.train)
+  value = function(j)
+    if j.moe_dispatcher == "einsum" then
+      return 1.0, "capacity_factor=1.0 (moe_dispatcher einsum: DeepSpeed's MoE capacity_factor; "
+        .. "every rank runs its experts' full buffers)"
+    end
+    return 0, "capacity_factor=0 (dropless: each MoE layer waits for the busiest EP rank)"
+  end,
+  range = { 0, 64 }, methods = TRAINING,
   default = "0, dropless (Megatron-Core's moe_expert_capacity_factor None; the Hugging "
     .. "Face MoE blocks); 1.0 with moe_dispatcher einsum (DeepSpeed's MoE capacity_factor)",
   help = "MoE expert capacity over the even share: F > 0 pads each expert's buffer to "

@@ -655,6 +655,15 @@ local function step_choices(o, p, cfg, sweep, default)
   cfg.moe_allgather = o.moe_dispatcher == "allgather"
   cfg.moe_flex = o.moe_dispatcher == "flex"
   cfg.moe_einsum = o.moe_dispatcher == "einsum"
+  -- capacity_factor left out: the declared default, dropless (or the einsum
+  -- dispatcher's capacity 1.0), said on the defaults line where experts span
+  -- EP ranks -- the busiest rank's wait rests on it (engine/train_prep.c
+  -- train_ep_skew), as a cp ring's rotater is said above
+  if o.capacity_factor == nil and not sweep and (cfg.ep or 1) > 1
+     and p.model.moe and (p.model.moe.experts or 0) > 0 then
+    local _, text = options.default("capacity_factor", { moe_dispatcher = o.moe_dispatcher })
+    default(text)
+  end
   -- the flex dispatcher's backend: a backend given beside another
   -- dispatcher would change nothing, in silence (its default stays quiet)
   cfg.moe_hybridep = cfg.moe_flex and o.moe_flex_backend == "hybridep"
