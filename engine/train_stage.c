@@ -1350,10 +1350,15 @@ static void fsdp_copies(ctx *x, double w, int reduced,
 		return;
 	wb = x->k.frozen && x->k.quant > 0 ? x->k.quant / 8.0 : 2.0;
 	if (c->mem.fsdp_version == 1 && grads) {
-		/* the divide; the upcast where the dtypes differ */
+		/* the divide; the upcast where the dtypes differ.  The
+		 * gradient is in the parameters' compute dtype (param_dtype:
+		 * 4 B under fp32 or tf32, else 2), not act_bytes' saved
+		 * activations (k.A follows act_bytes where it is given). */
+		double gb = c->compute == GP_FP32 || c->compute == GP_TF32 ?
+			4.0 : 2.0;
 		*rsw += mem_time(x, 2.0 * w * x->rb +
-				 (x->rb != x->k.A ? w * (x->k.A + x->rb) : 0.0));
-		*cin = mem_time(x, 2.0 * w * x->k.A);
+				 (x->rb != gb ? w * (gb + x->rb) : 0.0));
+		*cin = mem_time(x, 2.0 * w * gb);
 	} else if (c->mem.fsdp_version == 2) {
 		*cout = mem_time(x, 2.0 * w * wb);
 		if (grads)

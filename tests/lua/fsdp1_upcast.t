@@ -10,7 +10,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(2)
+t.plan(4)
 
 -- Llama 3 70B on 32 H100s, FSDP full_shard on the hf stack, full
 -- recompute, 2 micro-batches of 1024 tokens, both overlaps off (every
@@ -60,3 +60,18 @@ local b1 = gp.train(t.with(job, { fsdp_version = 1, grad_reduce = "bf16" }))
 local b2 = gp.train(t.with(job, { fsdp_version = 2, grad_reduce = "bf16" }))
 t.near((b2.step_s - b1.step_s) / (80 * 2 * K(4 * P)), 1, 1e-6,
   "no upcast where the gradient is already in the reduction's dtype")
+
+-- The gradient FSDP1 upcasts is in the parameters' compute dtype (bf16
+-- here), whatever the saved activations' bytes (act_bytes): 4 B saved
+-- activations under a bf16 reduction price no upcast (the difference is
+-- the one above), and under an fp32 one the same upcast as with 2 B
+-- (the first difference).  The activations' own passes are the same in
+-- FSDP1 and FSDP2, so they cancel.  Tolerance 1e-6 relative: as above.
+local a1 = gp.train(t.with(job, { fsdp_version = 1, grad_reduce = "bf16", act_bytes = 4 }))
+local a2 = gp.train(t.with(job, { fsdp_version = 2, grad_reduce = "bf16", act_bytes = 4 }))
+t.near((a2.step_s - a1.step_s) / (80 * 2 * K(4 * P)), 1, 1e-6,
+  "act_bytes 4 under a bf16 reduction: no upcast")
+local f1 = gp.train(t.with(job, { fsdp_version = 1, act_bytes = 4 }))
+local f2 = gp.train(t.with(job, { fsdp_version = 2, act_bytes = 4 }))
+t.near((f1.step_s - f2.step_s) / want, 1, 1e-6,
+  "act_bytes 4 under an fp32 reduction: the bf16 gradient's upcast")
