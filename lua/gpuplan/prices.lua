@@ -266,6 +266,30 @@ function M.default_price(cat, gpu, buyer, default)
   return nil
 end
 
+-- Whether defaults line entry d is what M.default_price says of the buyer's
+-- market or a card's price: "market=...", "price=..." (M.per_hour's
+-- conversion too), or a sweep's per-card "CARD: price=...".  An answer that
+-- rests on neither (a step without tokens, a plan ranked without cost, a
+-- validate row: no case metric is a cost) leaves them off its line.
+function M.said_price(d)
+  return d:find("^market=") ~= nil or d:find("^price=") ~= nil
+    or d:find("^[^%s:]+: price=") ~= nil
+end
+
+-- defaults less what M.said_price marks, in place; returns defaults.
+function M.unsaid(defaults)
+  local n = 0
+  for i = 1, #defaults do
+    local d = defaults[i]
+    defaults[i] = nil
+    if not M.said_price(d) then
+      n = n + 1
+      defaults[n] = d
+    end
+  end
+  return defaults
+end
+
 -- The price of a GPU-hour in the buyer's currency (buyer: M.buyer's)
 -- from what a caller gives for it: nil, the default (M.default_price, said
 -- through default); a number, or a string that is one ("2.49", as a

@@ -1618,15 +1618,7 @@ function M.sweep(o)
   if defaults and a.tokens == nil and a.budget == nil and key ~= "cost"
      and key ~= "per_dollar" and type(policy) ~= "function" and a.where == nil
      and a.price == nil and a.currency == nil and a.market == nil then
-    local n = 0
-    for i = 1, #defaults do
-      local d = defaults[i]
-      defaults[i] = nil
-      if not (d:find("^market=") or d:find("^[^%s:]+: price=")) then
-        n = n + 1
-        defaults[n] = d
-      end
-    end
+    require("gpuplan.prices").unsaid(defaults)
   end
   local top = a.top or 10
   local out, bases = {}, {}

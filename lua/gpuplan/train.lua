@@ -1749,15 +1749,7 @@ function M.train(o)
   -- price then); gp.rl and gp.sweep read setup's defaults, where a step's
   -- cost or a policy's score uses them.
   if not cfg.tokens and o.price == nil and o.currency == nil and o.market == nil then
-    local n = 0
-    for i = 1, #defaults do
-      local d = defaults[i]
-      defaults[i] = nil
-      if not (d:find("^market=") or d:find("^price=")) then
-        n = n + 1
-        defaults[n] = d
-      end
-    end
+    require("gpuplan.prices").unsaid(defaults)
   end
   local out = {
     model = model.id or model.name, gpu = gpu.id, gpus = p.gpus, method = p.method,

@@ -1158,9 +1158,9 @@ function M.predict(case, cat)
     -- lines moved none of them; 578 infer and rl rows listed them
     -- ("market=us,global,overseas (a USD buyer); price=1.80 USD/GPU-h
     -- ...") among the assumptions that did.
-    local used = {}
+    local used, said_price = {}, require("gpuplan.prices").said_price
     for _, d in ipairs(res.defaults or {}) do
-      if not (d:find("^market=") or d:find("^price=")) then used[#used + 1] = d end
+      if not said_price(d) then used[#used + 1] = d end
     end
     if #used > 0 then row.defaults = table.concat(used, "; ") end
     row.detail = res.detail
