@@ -21,7 +21,7 @@ int main(void)
 {
 	double sd, skew;
 
-	plan(16);
+	plan(18);
 
 	/* No groups: hypergeometric, 8 picks of 128 experts, 8 of them
 	 * the rank's (Qwen3-30B-A3B on EP 16):
@@ -97,5 +97,15 @@ int main(void)
 	 * one token: at most 8. */
 	ok(model_ep_chance_skew(8, 8, 1, 0, 0, 1) <= 8.0,
 	   "one token: at most N min(k, el) / k");
+	/* ... a bound the normal rule crosses where a token's picks
+	 * outnumber a rank's experts: 8 ranks of one expert, top 4, one
+	 * token: var = 4 (1/8)(7/8)(4/7) = 0.25, mean 4/8 = 0.5, so the
+	 * rule gives 1 + max_dev(8) x 0.5 / 0.5 = 1 + 1.5222 = 2.52, but a
+	 * rank of one expert takes at most 1 of the 4 picks: 8 x 1 / 4 =
+	 * 2 exactly (the first check above never reaches its bound). */
+	ok(1.0 + model_max_dev(8) * sqrt(0.25) / 0.5 > 2.0,
+	   "top 4 over 8 one-expert ranks: the normal rule passes 2");
+	is_num(model_ep_chance_skew(8, 8, 4, 0, 0, 1), 2.0, HAND,
+	       "... and the skew is capped at N min(k, el) / k = 2");
 	return done();
 }
