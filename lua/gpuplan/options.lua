@@ -561,7 +561,7 @@ opt { name = "capacity_factor", type = "number", metavar = "F", commands = TRAIN
   -- the defaults line says which one a job with EP > 1 rests on (gpuplan.train)
   value = function(j)
     if j.moe_dispatcher == "einsum" then
-      return 1.0, "capacity_factor=1.0 (moe_dispatcher einsum: DeepSpeed's MoE capacity_factor; "
+      return 1.0, "capacity_factor=1.0 (moe_dispatcher einsum: DeepSpeed's MoE capacity_factor: "
         .. "every rank runs its experts' full buffers)"
     end
     return 0, "capacity_factor=0 (dropless: each MoE layer waits for the busiest EP rank)"
