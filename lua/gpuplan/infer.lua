@@ -1914,6 +1914,16 @@ function M.setup(a)
   if not okw then error("infer: " .. require("gpuplan.cli").clean(wf), 3) end
   local bits = require("gpuplan.memory").weight_bits(wf)
   local base = M.weight_base(weights)
+  -- AutoAWQ serves AWQ's 4-bit checkpoints alone: from_quantized loads a
+  -- quant_config of w_bit 4, and its WQLinear refuses any other ("Only
+  -- 4-bit are supported for now.", awq/modules/linear at v0.1.6); a 16-bit,
+  -- 8-bit or fp8 model is no AutoAWQ run, and the fused modules' op count
+  -- (M.host_ops.autoawq) was priced on it in silence.
+  if a.runtime == "autoawq" and base ~= "awq" and base ~= "int4" then
+    error(args.usage(string.format("infer: runtime autoawq serves AWQ's 4-bit checkpoints "
+      .. "(AutoAWQForCausalLM.from_quantized, w_bit 4): give weights = awq or int4 (got %s%s)",
+      tostring(weights), a.weights == nil and ", the default" or "")), 3)
+  end
   if base == "fp32" then
     error("infer: weights 'fp32': serving multiplies in bf16/fp16 or lower and fp32 "
           .. "matmuls are not modelled; use bf16", 3)

@@ -44,4 +44,18 @@ t.is(rt, "autoawq", "workload.framework autoawq -> runtime autoawq")
 -- decode_tokens_per_s is one stream's 1 / ITL.
 t.near(res.value, 1 / a.itl_s, 1e-9, "the case reads 1 / itl_s")
 
+-- AutoAWQ serves AWQ's 4-bit checkpoints alone (from_quantized, w_bit 4):
+-- the default 16-bit weights, fp8 or 8-bit ones are no AutoAWQ run, refused
+-- by name where they were priced with its op count in silence (the
+-- default is the RTX 4090's 16-bit dtype, bf16).
+t.raises(function() gp.infer(t.with(base, { runtime = "autoawq", weights = "bf16" })) end,
+  "runtime autoawq serves AWQ's 4-bit checkpoints", "autoawq with bf16 weights: refused", true)
+t.raises(function() gp.infer(t.with(base, { runtime = "autoawq", weights = "int8" })) end,
+  "give weights = awq or int4 (got int8)", "autoawq with int8 weights: refused", true)
+local nw = t.with(base, { runtime = "autoawq" })
+nw.weights = nil
+t.raises(function() gp.infer(nw) end, "(got bf16, the default)",
+  "autoawq with no weights: the default's name", true)
+t.ok(pcall(gp.infer, t.with(base, { runtime = "autoawq", weights = "awq" })), "awq: accepted")
+
 t.done_testing()
