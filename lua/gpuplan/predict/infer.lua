@@ -775,6 +775,10 @@ local function serve_case(case, cat, model, defaults)
     -- refused by the MoE serving model by name (a static batch is priced
     -- for one model on its replicas), not dropped in silence
     batching = v(wl.batching),
+    -- FlashAttention off (workload.flash false): refused by the MoE
+    -- serving model by name (gpuplan.serve: it prices the runtimes' fused
+    -- kernels), not dropped in silence as it was before
+    flash = v(wl.flash),
     nics = v(hw.nics_per_node), nic_fabric = v(hw.inter_node),
     -- a pool measured alone: that pool and a prefill pool of its layout;
     -- colocated (no phase): the case's GPUs, prefill and decode on each
