@@ -1530,8 +1530,7 @@ TRAIN_INLINE void step_sum(const phase *ph, const train_cfg *c,
 	 * and backward), the exposed share priced per pass (train_stage.c
 	 * overlap).  Where the sends do not hide, each pass's transfer is
 	 * already in the stages' times and so in the bubble above. */
-	if (x->y.pp > 1 && !ph->dual && c->overlap_p2p &&
-	    !(c->te_modules && x->y.schedule == GP_SCHED_1F1B))
+	if (x->y.pp > 1 && !ph->dual && p2p_hides(c, x))
 		bubble += (c->forward_only ? 1.0 : 2.0) *
 			(v * x->y.pp - 1.0) * (x->pp_sr + x->pp_gat);
 	if (ph->dual && jw >= 0) {

@@ -275,6 +275,21 @@ static inline int gathers(const ctx *x)
 	return x->y.shard > 1 || x->c->mem.offload_params || replicated(x);
 }
 
+/* Whether the pipeline's sends run under compute (overlap_p2p):
+ * Megatron-Core's 1F1B overlaps none, whatever the flag: "if
+ * config.overlap_p2p_comm: raise ValueError("Non-interleaved pipeline
+ * parallelism does not support overlapping p2p communication")"
+ * (pipeline_parallel/schedules.py forward_backward_pipelining_without_
+ * interleaving, core_r0.8.0 to 2026), so a plan's or a job's 1F1B
+ * layouts on the megatron stack (te_modules) expose their sends.  One
+ * rule for the stages' exposed share (train_stage.c) and the fill and
+ * drain's wait (train.c step_sum). */
+static inline int p2p_hides(const train_cfg *c, const ctx *x)
+{
+	return c->overlap_p2p &&
+	       !(c->te_modules && x->y.schedule == GP_SCHED_1F1B);
+}
+
 /* A ZeRO collective of the layers' `bytes` (nccl-tests convention: the
  * whole buffer) over the dense (expert = 0) or expert (1) sharding group
  * (train_stage.c): the DPCP / EDP group, or under hybrid sharding its

@@ -628,13 +628,10 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		 * schedule"): send_forward_recv_backward waits on its
 		 * batched exchange.  So a plan's or a job's 1F1B layouts
 		 * on the megatron stack (te_modules) expose their sends as
-		 * gp.train's default does (gpuplan.train step_choices). */
-		int p2p_hides = c->overlap_p2p &&
-			!(c->te_modules &&
-			  x->y.schedule == GP_SCHED_1F1B);
-
+		 * gp.train's default does (gpuplan.train step_choices;
+		 * train_int.h p2p_hides). */
 		s->part[TRAIN_PP] += overlap(all, s->fwd + s->bwd,
-					     p2p_hides,
+					     p2p_hides(c, x),
 					     &s->hidden[TRAIN_PP]);
 	}
 	s->part[TRAIN_TP] += amax_reduce(x, s);
