@@ -7,11 +7,14 @@
 -- unfused_scores, scores_whole); a prompt runs as n_ubatch (512) graphs,
 -- the ubatches of each n_batch (2048) call pipelined over a layer split
 -- (infer_run.c ubatch_ttft).
+-- The byte counts are exact products of the engine's own: tap's near
+-- takes a relative tolerance, 1e-9 (a tolerance of 1 let a 16-byte
+-- score or a 2-byte compute buffer pass).
 -- Run with ./gpuplan run tests/lua/llamacpp_prompt.t.
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(14)
+t.plan(16)
 
 -- Llama 3 8B's shape (the llama-bench cases' model).
 local M = { ffn_gated = true, ffn_hidden = 14336, head_dim = 128, heads = 32, hidden = 4096,
@@ -33,7 +36,13 @@ end
 local q = run { input = 512, weights = 4.9 }
 local d = op(q, "prefill", "wo_dequant")
 t.ok(d ~= nil, "512 tokens > MMQ_MAX_BATCH_SIZE: dequantize + cuBLAS")
-t.near(d and d.bytes or 0, 25165824 * (4.9 / 8 + 2), 1, "qkv's dequant: weights x (bits/8 + 2) B")
+t.near(d and d.bytes or 0, 25165824 * (4.9 / 8 + 2), 1e-9, "qkv's dequant: weights x (bits/8 + 2) B")
+-- The bound itself: "#define MMQ_MAX_BATCH_SIZE 32" -- 32 tokens stay on
+-- MMQ, 33 leave it for dequantize + cuBLAS.
+t.is(op(run { input = 32, weights = 4.9 }, "prefill", "wo_dequant"), nil,
+     "32 tokens = MMQ_MAX_BATCH_SIZE: MMQ, no dequant pass")
+t.ok(op(run { input = 33, weights = 4.9 }, "prefill", "wo_dequant") ~= nil,
+     "33 tokens: dequant pass")
 -- A one-sequence decode step (1 token <= 32): MMVQ/MMQ, no pass.
 t.is(op(q, "decode", "wo_dequant"), nil, "decode of one sequence: no dequant pass")
 -- The generic kernels runtime keeps the mainloop dequantisation.
@@ -47,17 +56,17 @@ t.is(op(run { input = 512, weights = 4.9, runtime = "kernels" }, "prefill", "wo_
 --   cache: 512 keys x 2 x 8 x 128 elements x 2 B = 2,097,152
 -- = 211,812,352 (exact).
 local nf = run { input = 512, weights = "fp16", flash = false }
-t.near(op(nf, "prefill", "attention").bytes, 8388608 + 201326592 + 2097152, 1,
+t.near(op(nf, "prefill", "attention").bytes, 8388608 + 201326592 + 2097152, 1e-9,
        "unfused llama.cpp scores: 24 B each over the whole context")
 -- With flash (the default) no score traffic: 8,388,608 + the causal
 -- mean's cache, (512 - 511/2) x 4096 B = 1,050,624.
 t.near(op(run { input = 512, weights = "fp16" }, "prefill", "attention").bytes,
-       8388608 + 256.5 * 4096, 1, "flash: no scores, causal mean keys")
+       8388608 + 256.5 * 4096, 1e-9, "flash: no scores, causal mean keys")
 -- Another runtime with flash off keeps op_attn's 4 transfers at 2 B
 -- over the causal mean (kernels: 256.5 keys): 8,388,608 + 8 x 32 x 512
 -- x 256.5 + 256.5 x 4096 = 43,056,128.
 t.near(op(run { input = 512, weights = "fp16", flash = false, runtime = "kernels" }, "prefill",
-          "attention").bytes, 8388608 + 8 * 32 * 512 * 256.5 + 256.5 * 4096, 1,
+          "attention").bytes, 8388608 + 8 * 32 * 512 * 256.5 + 256.5 * 4096, 1e-9,
        "runtime kernels, flash off: 8 B a score, causal mean")
 
 -- Ubatches: a 4096-token prompt is 8 ubatches of 512; over pp 4 its two
@@ -94,7 +103,7 @@ t.ok(require("gpuplan.validate").WORKLOAD_READ.flash.infer, "infer cases read wo
 -- = 663,213,056 B (the logs' "compute buffer size = 640.01 MiB" is
 -- 671,098,880: 1.2% more, ggml-alloc's own layout; exact here).
 local w = run { input = 8191, output = 1, weights = "fp16", gpus = 2, pp = 2, flash = false }
-t.near(w.workspace, 125829120 + 513024 + 536870912, 1, "llama.cpp's compute buffer, flash off")
+t.near(w.workspace, 125829120 + 513024 + 536870912, 1e-9, "llama.cpp's compute buffer, flash off")
 -- Flash on: no scores.
 local wf = run { input = 8191, output = 1, weights = "fp16", gpus = 2, pp = 2 }
-t.near(wf.workspace, 125829120 + 513024, 1, "llama.cpp's compute buffer, flash on")
+t.near(wf.workspace, 125829120 + 513024, 1e-9, "llama.cpp's compute buffer, flash on")
