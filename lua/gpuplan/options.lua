@@ -1518,7 +1518,8 @@ opt { name = "critic_batch", type = "int", metavar = "N", commands = "rl", range
   default = "the actor's micro-batches",
   help = "PPO: the critic's forward and update in micro-batches of N sequences, not the "
     .. "actor's token cuts (verl's critic.ppo_micro_batch_size_per_gpu with "
-    .. "critic.use_dynamic_bsz off, its default): its passes priced as its own",
+    .. "critic.use_dynamic_bsz off, its default): its passes priced as its own, on the "
+    .. "actor's GPUs (not with --critic-gpus)",
   suggest = { "critic_micro_batch" } }
 opt { name = "val_batch", type = "int", metavar = "N", commands = "rl", range = { 1, 10000000 },
   default = "all of --val-prompts at once",

@@ -1601,6 +1601,14 @@ local function critic_batch_of(o, ppo)
   if cb and not ppo then
     usage("rl: critic_batch is PPO's critic's micro-batch (algo = ppo)")
   end
+  -- The engine cuts the critic's own micro-batches on the actor's GPUs
+  -- only (engine/rl.c: a critic on a group of its own is priced by that
+  -- group's passes); given with critic_gpus it changed nothing, in
+  -- silence.
+  if cb and o.critic_gpus ~= nil then
+    usage("rl: critic_batch prices the critic's micro-batches on the actor's GPUs; with "
+      .. "critic_gpus (the critic on a group of its own) it is not priced: give one of them")
+  end
   return cb
 end
 

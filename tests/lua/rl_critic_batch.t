@@ -10,7 +10,7 @@ local gp = require "gpuplan"
 
 local with, phase = t.with, t.phase
 
-t.plan(7)
+t.plan(8)
 
 local base = { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 8, zero = 3, algo = "ppo",
                prompts = 256, group = 4, prompt_len = 100, response_len = 200,
@@ -45,3 +45,9 @@ t.ok(phase(rc, "values").seconds > phase(r0, "values").seconds,
   "one sequence a micro-batch: the critic's forward slower than the token cuts")
 t.raises(function() gp.rl(with(base, { algo = "grpo", critic_batch = 1 })) end,
   "critic_batch is PPO's critic's micro-batch", "critic_batch under GRPO refused", true)
+-- A critic on GPUs of its own (critic_gpus) is priced by that group's
+-- passes, which critic_batch does not reach (engine/rl.c): refused by
+-- name, where it once changed nothing in silence.
+t.raises(function() gp.rl(with(base, { gpus = 16, critic_gpus = 8, critic_batch = 1 })) end,
+  "with critic_gpus (the critic on a group of its own) it is not priced",
+  "critic_batch with critic_gpus refused", true)
