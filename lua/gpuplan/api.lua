@@ -191,6 +191,12 @@ M.FUNCTIONS = {
     call = "gp.prices.default_price(cat, gpu, buyer, default) -> amount | nil",
     help = "The buyer's offer as a command's default price, each assumption said through "
       .. "default(text) (the market, the offer, or where the card is offered)." },
+  { name = "gp.prices.said_price", call = "gp.prices.said_price(entry) -> boolean",
+    help = "Whether a defaults-line entry says the buyer's market or a card's price "
+      .. "(\"market=...\", \"price=...\", a sweep's \"CARD: price=...\")." },
+  { name = "gp.prices.unsaid", call = "gp.prices.unsaid(defaults) -> defaults",
+    help = "A defaults line less its market and price entries, in place: what an answer that "
+      .. "prices no cost (a step without tokens, a plan ranked by time) says." },
   { name = "gp.prices.per_hour",
     call = "gp.prices.per_hour(cat, price, gpu, buyer, default) -> amount | nil",
     help = "A stated price of a GPU-hour in the buyer's currency: a number or numeric string "
