@@ -17,11 +17,7 @@ local predict = require "gpuplan.predict.train"
 t.plan(9)
 
 local cat = gp.catalog()
-local raw = cjson.decode(assert(io.open("validation/cases.json")):read("a"))
-local function shipped(id)
-  for _, x in ipairs(raw) do if x.id == id then return x end end
-  error("no case " .. id)
-end
+local shipped = t.shipped_case
 -- The torchtune flags row "+ Activation Offloading": Llama 3.2 3B on one
 -- A100 80 GB, micro-batch 2 of 4096 tokens, one micro-batch a step, full
 -- recompute with the checkpoints offloaded.

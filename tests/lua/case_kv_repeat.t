@@ -17,11 +17,8 @@ local pmem = require "gpuplan.predict.memory"
 t.plan(8)
 
 local cat = gp.catalog()
-local raw = cjson.decode(assert(io.open("validation/cases.json")):read("a"))
-local function shipped(id)
-  for _, x in ipairs(raw) do if x.id == id then return cjson.decode(cjson.encode(x)) end end
-  error("no case " .. id)
-end
+local raw = t.shipped_cases()
+local shipped = t.shipped_case
 
 -- Llama 3.2 3B (28 layers, 24 query heads and 8 KV heads of 128: q =
 -- 3072, kv = 1024 elements a token), torchtune's flags rows on one A100

@@ -242,6 +242,13 @@ function M.shipped_cases()
   return doc.cases or doc
 end
 
+-- The shipped case with id, decoded afresh (a table of its own to change),
+-- or an error naming the id.
+function M.shipped_case(id)
+  for _, x in ipairs(M.shipped_cases()) do if x.id == id then return x end end
+  error("no case " .. id)
+end
+
 -- The options the train predictor (gpuplan.predict.train) hands gp.train
 -- for the train case c, caught on the way: the options table as handed
 -- (nil when gp.train was never called) and the prediction.
