@@ -975,6 +975,58 @@ static int mla_prefill_proj(builder *b, const gp_model *m, double count,
  * every other kernel of the step. */
 #define ACT_QUANT_FUSION_MIN_HIDDEN 4096.0
 
+/* SGLang's block-scaled fp8 dense linears (infer_cfg.block_quant).  A
+ * checkpoint of "fine-grained fp8 quantization with block size 128"
+ * (Qwen3-*-FP8, DeepSeek-V3/R1: config.json "weight_block_size": [128,
+ * 128]) runs every dense linear through Fp8LinearMethod's block path,
+ * whose Hopper backend is DeepGEMM (dispatch_w8a8_block_fp8_linear:
+ * "elif deep_gemm_wrapper.ENABLE_JIT_DEEPGEMM: return
+ * deepgemm_w8a8_block_fp8_linear_with_fallback"), and that wrapper
+ * quantises the bf16 input before each GEMM: "q_input, x_scale =
+ * sglang_per_token_group_quant_fp8(input_2d, block_size[1],
+ * column_major_scales=True, scale_tma_aligned=True, ...)"
+ * (python/sglang/srt/layers/quantization/fp8_utils.py; its CUTLASS and
+ * Triton fallbacks call per_token_group_quant_fp8 the same way).  No
+ * producer writes that format for it: the RMSNorm before qkv and
+ * gate_up, the attention before o_proj and the SiluAndMul before down
+ * all write bf16, and SGLang runs no torch.compile pass that could fuse
+ * them (CUDA graphs only replay the kernels).  A per-tensor fp8
+ * checkpoint's apply_fp8_linear quantises its input apart the same way
+ * ("qinput, x_scale = static_quant_fp8(input_2d, input_scale, ..." /
+ * scaled_fp8_quant, the same file), so the pass holds whatever the
+ * scaling; the group scales are 4 / 128 B of its 3.03 B an element.
+ * So four passes a layer, each over the T x k input of its linear (k the
+ * linear's own input width on this rank), reading bf16 and writing fp8
+ * with an fp32 scale a 128-element group, priced as moe_quant's passes
+ * (an MLA prompt's folded qkv: q_kv_a's hidden-wide input; q_b's and
+ * kv_b's latent inputs, 2048 of DeepSeek's 7168, are not counted).
+ * The MoE serving model prices the same casts (serve_row.c sx_quant).
+ * The GEMM itself is
+ * not slowed: DeepGEMM's block-scaled kernel runs at the per-tensor fp8
+ * rate or above at prefill shapes (vLLM PR #13917 on one H100: "1024 |
+ * 18432 | 7168 | 279.0 | 969.8" TFLOPS; its README on H800 1.1-1.5
+ * PFLOP/s at M 4096), so the catalog's fp8 GEMM rate stands. */
+static int block_quant(builder *b, const gp_op *o, double count, double T)
+{
+	double per = ACT_BYTES + 1.0 + 4.0 / MOE_QUANT_GROUP;
+	const char *name = NULL;
+	double elems;
+
+	if (strcmp(o->name, "qkv") == 0)
+		name = "qkv_quant";
+	else if (strcmp(o->name, "o_proj") == 0)
+		name = "o_proj_quant";
+	else if (strcmp(o->name, "mlp_up") == 0)
+		name = "mlp_up_quant";
+	else if (strcmp(o->name, "mlp_down") == 0)
+		name = "mlp_down_quant";
+	if (!name)
+		return GP_OK;
+	elems = T * o->k;
+	return add(b, name, count, 4.0 * elems, elems * per, 0, 0, 0, 0,
+		   b->c->compute);
+}
+
 static int act_quant(builder *b, const gp_op *o, double count, double T,
 		     double hidden)
 {
@@ -985,6 +1037,9 @@ static int act_quant(builder *b, const gp_op *o, double count, double T,
 		    T * hidden * ACT_BYTES > c->ar_fusion_max);
 	double elems;
 
+	if (c->block_quant && c->compute == GP_FP8 &&
+	    o->wclass == GP_W_LINEAR && o->weights > 0)
+		return block_quant(b, o, count, T);
 	if (!c->act_quant || (c->compute != GP_FP8 && c->compute != GP_FP4) ||
 	    o->wclass != GP_W_LINEAR || o->weights <= 0)
 		return GP_OK;

@@ -182,6 +182,13 @@ typedef struct infer_cfg {
 	                         kernel of its own unless the producer
 	                         already wrote that format (TensorRT-LLM's
 	                         PyTorch flow; infer.c act_quant) */
+	int block_quant;      /* 1: a dense linear that multiplies
+	                         block-scaled fp8 (128 x 128 weight blocks)
+	                         quantises its bf16 input to fp8 with an
+	                         fp32 scale a 128-element group in a kernel
+	                         of its own before every GEMM (SGLang's
+	                         sglang_per_token_group_quant_fp8; infer.c
+	                         act_quant) */
 	double ar_fusion_max; /* bytes: the largest TP all-reduce whose
 	                         residual add, RMSNorm and fp8 / nvfp4
 	                         quantisation run fused in it (TensorRT-LLM's

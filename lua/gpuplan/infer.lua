@@ -713,6 +713,22 @@ M.fused_qk_norm_rope = { trtllm = true, ["nim-http"] = true }
 -- whose plugins fuse the quantisation into the norm: not counted there.
 M.act_quant = { trtllm = true }
 
+-- Runtimes that run an fp8 checkpoint's dense linears block-scaled (128 x
+-- 128 weight blocks, as Qwen3-*-FP8 and DeepSeek-V3/R1 ship them) and
+-- quantise each linear's bf16 input per 128-element group in a kernel of
+-- its own before the GEMM (engine/infer.c block_quant): SGLang, whose
+-- block-fp8 linear ("deepgemm_w8a8_block_fp8_linear_with_fallback" on
+-- Hopper, its CUTLASS / Triton fallbacks alike) calls
+-- sglang_per_token_group_quant_fp8 on its input before every GEMM
+-- (python/sglang/srt/layers/quantization/fp8_utils.py): four passes a
+-- layer (qkv, o_proj, gate_up, down).  --weights does not say how an fp8
+-- checkpoint is scaled: fp8 under SGLang is taken as block-scaled, as
+-- M.m_tile takes it.  vLLM's W8A8BlockFp8LinearOp quantises through its
+-- QuantFP8 custom op, which V1's torch.compile can fuse into the norm or
+-- the activation before it: not counted there without a source that
+-- says the pass stays apart.
+M.block_quant = { sglang = true }
+
 -- The largest TP all-reduce, in bytes, into which a runtime fuses the
 -- residual add, the RMSNorm and the fp8 / nvfp4 quantisation of the next
 -- linear's input (engine/infer.c act_quant; gp.infer's ar_fusion_max), by
@@ -2241,6 +2257,7 @@ function M.setup(a)
     moe_fp8_bf16_x = M.moe_fp8_bf16_x_of(a.runtime, g.arch, base, d),
     fused_qk_norm_rope = M.fused_qk_norm_rope[a.runtime or "graphs"] or nil,
     act_quant = M.act_quant[a.runtime or "graphs"] or nil,
+    block_quant = M.block_quant[a.runtime or "graphs"] or nil,
     ar_fusion_max = num_arg(a, "ar_fusion_max", "bytes") or
       (M.ar_fusion_max[a.runtime or "graphs"] and M.ar_fusion_max[a.runtime](tp)) or nil,
     moe_expand = M.moe_expand[a.runtime or "graphs"] or nil,
