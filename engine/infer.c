@@ -1004,8 +1004,9 @@ static int mla_prefill_proj(builder *b, const gp_model *m, double count,
  * The GEMM itself is
  * not slowed: DeepGEMM's block-scaled kernel runs at the per-tensor fp8
  * rate or above at prefill shapes (vLLM PR #13917 on one H100: "1024 |
- * 18432 | 7168 | 279.0 | 969.8" TFLOPS; its README on H800 1.1-1.5
- * PFLOP/s at M 4096), so the catalog's fp8 GEMM rate stands. */
+ * 18432 | 7168 | 279.0 | 969.8" TFLOPS; on the H800 999-1404 TF at M
+ * 4096 with K of 1536 and up, deepseek-ai/DeepGEMM PR #73's "Base"
+ * 128x128 column), so the catalog's fp8 GEMM rate stands. */
 static int block_quant(builder *b, const gp_op *o, double count, double T)
 {
 	double per = ACT_BYTES + 1.0 + 4.0 / MOE_QUANT_GROUP;
