@@ -62,8 +62,11 @@ like($o, qr/^kind\s+predicted\s+with range\s+measured inside\s+mean width/m, 'co
 # 19 fine-tuning rows added for issue 25 (MLPerf's four AMD Llama 2 70B
 # LoRA rows, NeMo AutoModel's six LoRA rows, torchtune's eight, MiniGPT-4);
 # 808: and 27 more from four sources (VectorLM's 18 FSDP rows, FlagPerf's
-# five FlagScale Megatron rows and its four Aquila2-7B layouts).
-like($o, qr/^train\s+808\s+808\s+\d+\.\d%\s+\d+\.\d%$/m, 'train: 808 predicted cases, each with a range');
+# five FlagScale Megatron rows and its four Aquila2-7B layouts);
+# 828: and 20 more for issue 25 (KempnerForge's MFU-scaling report, 11
+# FSDP2 rows, and its 175B run on 360 H200s; the Megatron-MoE-ModelZoo
+# Qwen3 long-context table's 8 cells, forced-balance and dropless).
+like($o, qr/^train\s+828\s+828\s+\d+\.\d%\s+\d+\.\d%$/m, 'train: 828 predicted cases, each with a range');
 # JSON rows carry the range; every shipped predicted case has one.
 ($c, $o, $e) = run_gp('validate', '--format', 'json');
 my @lo = $o =~ /"predicted_lo":([-0-9.e+]+),"predicted_hi":([-0-9.e+]+)/g;
