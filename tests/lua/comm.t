@@ -654,9 +654,10 @@ do
   -- bwRatio tables instead, ROCm/rccl src/graph/tuning.cc) and HCCL runs
   -- no NCCL protocol: the catalog gives AMD's and Gaudi's archs no
   -- figure, and an MI300X node on the same NICs runs its LL128 tree at
-  -- its links' rate: xGMI's 448 GB/s x 0.75 x 120/128 = 315 GB/s, just
-  -- under the NICs' 318.75, 2S / 315e9 = 1704.4 us -- where Hopper's
-  -- ceiling would give 2314.2 us.
+  -- its links' rate: xGMI's 448 GB/s x 0.709 (7 x the slowest link,
+  -- catalog xgmi4) x 120/128 = 297.78 GB/s, under the NICs' 318.75,
+  -- 2S / 297.78e9 = 1802.9 us -- where Hopper's ceiling would give
+  -- 2314.2 us.
   local amd = comm.from_fabrics({ scaleup = "xgmi4", gpus_per_node = 8, nodes = 16, nics = 32,
                                   nic_fabric = "efa-100", gpu = cat.gpus["mi300x"],
                                   cpu_vendor = "amd" }, cat)
@@ -665,7 +666,7 @@ do
   -- RCCL runs LL128 only with ll128Enabled (tests/lua/rccl_ll128.t); as
   -- RCCL_LL128_FORCE_ENABLE=1 would, turn it on to reach the LL128 tree.
   amd.ll128_off = false
-  t.near(forced(amd).bw_time, 2 * S256 / (448e9 * 0.75 * 120 / 128), 1e-9,
+  t.near(forced(amd).bw_time, 2 * S256 / (448e9 * 0.709 * 120 / 128), 1e-9,
          "MI300X (RCCL): the LL128 tree at its links' rate, no NCCL channel ceiling")
 end
 

@@ -27,9 +27,10 @@ t.is(node("mi355x", "xgmi-mi355x", 2, 8).ll128_off, true, "an MI355X node: ll128
 t.is(comm.topology("dgx-h100", 2).ll128_off, false, "a DGX H100: LL128 stays")
 
 -- One MI300X node, 16 MiB: the ring's Simple moves 2 (n-1)/n S over the
--- link at xGMI's 448 GB/s x 0.75 (catalog xgmi4), 2 x 7/8 x 16 MiB /
--- 336e9 = 87.381 us; with LL128 allowed (RCCL_LL128_FORCE_ENABLE) the
--- same ring runs LL128 at 120/128 of it, 93.207 us.  1e-9: the same
+-- link at xGMI's 448 GB/s x 0.709 (catalog xgmi4: 7 x the slowest
+-- link), 2 x 7/8 x 16 MiB / 317.632e9 = 92.434 us; with LL128 allowed
+-- (RCCL_LL128_FORCE_ENABLE) the same ring runs LL128 at 120/128 of it,
+-- 98.597 us.  1e-9: the same
 -- arithmetic, rounding only.
 local function run(topo, bytes, gpus)
   return gp.comm { op = "all_reduce", bytes = bytes, gpus = gpus, topology = topo }
@@ -37,11 +38,11 @@ end
 local one = node("mi300x", "xgmi4", 1, 0)
 local r = run(one, 16 * MiB, 8)
 t.is(r.proto ~= "ll128", true, "one MI300X node, 16 MiB: no LL128 (" .. r.algo .. "/" .. r.proto .. ")")
-t.near(r.bw_time, 2 * 7 / 8 * 16 * MiB / (448e9 * 0.75), 1e-9, "ring/simple at the link's rate")
+t.near(r.bw_time, 2 * 7 / 8 * 16 * MiB / (448e9 * 0.709), 1e-9, "ring/simple at the link's rate")
 one.ll128_off = false
 local f = run(one, 16 * MiB, 8)
 t.is(f.proto, "ll128", "with ll128Enabled forced: LL128")
-t.near(f.bw_time, 2 * 7 / 8 * 16 * MiB / (448e9 * 0.75 * 120 / 128), 1e-9,
+t.near(f.bw_time, 2 * 7 / 8 * 16 * MiB / (448e9 * 0.709 * 120 / 128), 1e-9,
        "LL128 carries 120 of each 128 bytes")
 
 -- Two MI355X nodes over eight 400G RoCE NICs (hisohara/ai-scripts AAC14,

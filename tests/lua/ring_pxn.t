@@ -30,10 +30,11 @@ end
 
 -- 2 x 8 MI300X on eight 400G RoCE NICs, 16 GiB, the Simple ring: its
 -- bytes 2 x 15/16 x S cross the slower of the links and the NICs.  The
--- links: xGMI 448 GB/s x 0.75 (catalog xgmi4) = 336 GB/s, carrying 7/8
--- of a rank's bytes with PXN off, so 336 x 8/7 = 384; the NICs 8 x 50 x
--- 0.90 (roce-400) = 360 GB/s.  PXN off: 2 x 15/16 x 16 GiB / 360e9 =
--- 89.478 ms (busbw 360 less the latency); PXN on: / 336e9 = 95.870 ms.
+-- links: xGMI 448 GB/s x 0.709 (catalog xgmi4: 7 x the slowest link) =
+-- 317.632 GB/s, carrying 7/8 of a rank's bytes with PXN off, so 317.632
+-- x 8/7 = 363.0; the NICs 8 x 50 x 0.90 (roce-400) = 360 GB/s.  PXN off:
+-- 2 x 15/16 x 16 GiB / 360e9 = 89.478 ms (busbw 360 less the latency);
+-- PXN on: / 317.632e9 = 101.43 ms.
 -- 1e-9 s: the same arithmetic, rounding only.
 local S = 16 * GiB
 local two = node("mi300x", "xgmi4", 2, 8)
@@ -42,20 +43,20 @@ t.is(off.algo .. "/" .. off.proto, "ring/simple", "16 GiB: the Simple ring")
 t.near(off.bw_time, 2 * 15 / 16 * S / 360e9, 1e-9, "PXN off: the NICs bind, not the links")
 two.pxn_off = false
 local on = ring(two, S, 16)
-t.near(on.bw_time, 2 * 15 / 16 * S / 336e9, 1e-9, "PXN on: the links bind at their one-node rate")
+t.near(on.bw_time, 2 * 15 / 16 * S / 317.632e9, 1e-9, "PXN on: the links bind at their one-node rate")
 
 -- Four NICs for eight GPUs: half the ranks never send to a NIC and carry
 -- all of their ring bytes over the links, so the share is 1 even with PXN
 -- off.  With the NICs made fast (200 GB/s each, no PCIe cap: 4 x 200 x
--- 0.9 = 720 GB/s) the links bind at 336 GB/s either way.
+-- 0.9 = 720 GB/s) the links bind at 317.632 GB/s either way.
 local four = node("mi300x", "xgmi4", 2, 4)
 four.nic_bw, four.nic_path_bw = 200e9, 0
-t.near(ring(four, S, 16).bw_time, 2 * 15 / 16 * S / 336e9, 1e-9,
+t.near(ring(four, S, 16).bw_time, 2 * 15 / 16 * S / 317.632e9, 1e-9,
        "fewer NICs than GPUs: the links carry every byte")
 
--- One node: nothing leaves it, the ring is the link's (2 x 7/8 x S / 336e9).
+-- One node: nothing leaves it, the ring is the link's (2 x 7/8 x S / 317.632e9).
 local one = node("mi300x", "xgmi4", 1, 0)
-t.near(ring(one, S, 8).bw_time, 2 * 7 / 8 * S / 336e9, 1e-9, "one node: the links' rate")
+t.near(ring(one, S, 8).bw_time, 2 * 7 / 8 * S / 317.632e9, 1e-9, "one node: the links' rate")
 
 -- The field is checked as the other topology booleans are.
 t.raises(function() ring({ gpus_per_node = 8, nodes = 1, up_kind = "nvlink", up_bw = 448e9,
