@@ -313,6 +313,40 @@ local HOPPER_CAUSAL_LONG = {
   { seq = 32768, tflops = 608.1 },
 }
 
+-- The same kernels without a mask, beside their causal rates at the same
+-- length (achievable.attention.<kernel>.unmasked): what a call on a full
+-- rectangle of scores runs at -- Transformer Engine's context-parallel
+-- ring hands every step after its first to the kernel with "no_mask"
+-- (engine/train_price.c).  cuDNN: the same cuDNN 9.19 H200 file, its
+-- fwd_tflops / bwd_tflops columns (causal counted at half), no_mask
+-- against top_left: 2048 633 / 504 against 484 / 370, 4096 671 / 560
+-- against 591 / 474, 8192 691 / 594 against 644 / 541, 16384 702 / 612
+-- against 673 / 579, 32768 693 / 572 against 688 / 581 -- the gap
+-- closing with the length as the causal kernel's does above.
+-- FlashAttention-2 and -3: the FA3 paper's forward bars at head dim 128
+-- (Figs. 5a and 5b, H100 SXM5), non-causal against causal: FA2 4k 368 /
+-- 319, 8k 370 / 333, 16k 370 / 335; FA3 638 / 579, 646 / 602, 648 /
+-- 616.  Its backward is timed without a mask only, so the backward takes
+-- the forward's ratio (as the entry's causal backward takes the
+-- forward's causal / non-causal ratio the other way).
+local HOPPER_CUDNN_UNMASKED = {
+  { seq = 2048, fwd = 633, bwd = 504, causal_fwd = 484, causal_bwd = 370 },
+  { seq = 4096, fwd = 671, bwd = 560, causal_fwd = 591, causal_bwd = 474 },
+  { seq = 8192, fwd = 691, bwd = 594, causal_fwd = 644, causal_bwd = 541 },
+  { seq = 16384, fwd = 702, bwd = 612, causal_fwd = 673, causal_bwd = 579 },
+  { seq = 32768, fwd = 693, bwd = 572, causal_fwd = 688, causal_bwd = 581 },
+}
+local HOPPER_FA2_UNMASKED = {
+  { seq = 4096, fwd = 368, bwd = 368, causal_fwd = 319, causal_bwd = 319 },
+  { seq = 8192, fwd = 370, bwd = 370, causal_fwd = 333, causal_bwd = 333 },
+  { seq = 16384, fwd = 370, bwd = 370, causal_fwd = 335, causal_bwd = 335 },
+}
+local HOPPER_FA3_UNMASKED = {
+  { seq = 4096, fwd = 638, bwd = 638, causal_fwd = 579, causal_bwd = 579 },
+  { seq = 8192, fwd = 646, bwd = 646, causal_fwd = 602, causal_bwd = 602 },
+  { seq = 16384, fwd = 648, bwd = 648, causal_fwd = 616, causal_bwd = 616 },
+}
+
 arch {
   id = "hopper", name = "NVIDIA Hopper",
   achievable = {
@@ -340,7 +374,8 @@ arch {
       -- and pays more (1.26 there, at MLA's head dims); not priced.
       -- fa2: the ampere arch's FlashAttention-2 measurement (the same
       -- kernel code).
-      cudnn = { fwd = 0.53, bwd = 0.45, dropout = 1.034, long = HOPPER_CAUSAL_LONG },
+      cudnn = { fwd = 0.53, bwd = 0.45, dropout = 1.034, long = HOPPER_CAUSAL_LONG,
+                unmasked = HOPPER_CUDNN_UNMASKED },
       -- fa3 rate: measured inside a training step on an H200, the
       -- sustained clock included (as fa2's below).  ml-engineering's
       -- 8k step decomposition (insights/when-to-upgrade-gpus,
@@ -362,7 +397,8 @@ arch {
       -- Serving cross-check: 0.713 x 0.82 x 989 = 578 TFLOP/s,
       -- DeepSeek's H800 decode trace's MLA kernel 573
       -- (engine/serve_row.c), where the paper's fraction gave 487.
-      fa3 = { fwd = 0.713, bwd = 0.618, long = HOPPER_CAUSAL_LONG },
+      fa3 = { fwd = 0.713, bwd = 0.618, long = HOPPER_CAUSAL_LONG,
+              unmasked = HOPPER_FA3_UNMASKED },
       -- fa2 rate: measured at the sustained clock itself.  cuDNN-frontend's
       -- Llama-3.2-1B training loop (transformers' modules, torch 2.7.0 SDPA
       -- forced to FLASH_ATTENTION, 32 query / 8 KV heads of 64, 16 layers,
@@ -390,7 +426,7 @@ arch {
       -- NVIDIA's NeMo 24.07 H100 rows only GPT-3 175B's ran cuDNN, an
       -- older release: the others ran FlashAttention-2, the launcher's
       -- "NVTE_FUSED_ATTN: 0", docs/validation.md).
-      fa2 = { fwd = 0.39, bwd = 0.345, dropout = 1.047 },
+      fa2 = { fwd = 0.39, bwd = 0.345, dropout = 1.047, unmasked = HOPPER_FA2_UNMASKED },
       -- triton is an estimate (reason below) and llm-foundry's own H100
       -- rows say it is slow.  Their kernel (mosaicml/llm-foundry at
       -- 061f2c7, llmfoundry/models/layers/flash_attn_triton.py: HazyResearch's,

@@ -937,6 +937,53 @@ static void c_device_narrow(lua_State *L, int v, void *dst, const char *path)
 					  d->attn_narrow_r);
 }
 
+/* attn_unmasked: the kernel's measured rates without a mask beside its
+ * causal ones, a list of {seq, forward without, forward causal, backward
+ * without, backward causal} (lua/gpuplan/roofline.lua attn_unmasked
+ * builds it from the catalog). */
+static void c_device_unmasked(lua_State *L, int v, void *dst,
+			      const char *path)
+{
+	roof_device *d = dst;
+	double *col[5];
+	lua_Integer i, n;
+
+	col[0] = d->attn_unm_q;
+	col[1] = d->attn_unm_uf;
+	col[2] = d->attn_unm_cf;
+	col[3] = d->attn_unm_ub;
+	col[4] = d->attn_unm_cb;
+	if (lua_type(L, v) != LUA_TTABLE)
+		luaL_error(L, "%s must be a list of {seq, rates} (got %s)",
+			   path, luaL_typename(L, v));
+	n = (lua_Integer)lua_rawlen(L, v);
+	if (n > ROOF_ATTN_LONG_MAX)
+		luaL_error(L, "%s has %d points (at most %d)", path, (int)n,
+			   ROOF_ATTN_LONG_MAX);
+	for (i = 1; i <= n; i++) {
+		int j;
+
+		if (lua_rawgeti(L, v, i) != LUA_TTABLE)
+			luaL_error(L, "%s[%d] must be a list of 5 numbers (got "
+				   "%s)", path, (int)i, luaL_typename(L, -1));
+		for (j = 1; j <= 5; j++) {
+			int isnum;
+			double x;
+
+			lua_rawgeti(L, -1, j);
+			x = lua_tonumberx(L, -1, &isnum);
+			if (!isnum || !(x > 0.0))
+				luaL_error(L, "%s[%d][%d] must be a positive "
+					   "number (got %s)", path, (int)i, j,
+					   luaL_typename(L, -1));
+			col[j - 1][i - 1] = x;
+			lua_pop(L, 1);
+		}
+		lua_pop(L, 1);
+	}
+	d->attn_unm_n = (int)n;
+}
+
 /* Read a device table (lua/gpuplan/roofline.lua builds it from the
  * catalog): peak = {bf16 = FLOP/s, ...}, gemm = {bf16 = fraction, ...},
  * stream = {fp4 = fraction, ...} (optional), mem_bw (B/s), hbm
@@ -956,6 +1003,7 @@ static const lgp_field device_fields[] = {
 	D_NUM("attn_ref_q", attn_ref_q), F_CUSTOM("attn_long", c_device_long),
 	D_NUM("attn_narrow_dim", attn_narrow_dim),
 	F_CUSTOM("attn_narrow", c_device_narrow),
+	F_CUSTOM("attn_unmasked", c_device_unmasked),
 	D_NUM("fp64", fp64), D_NUM("mma_n_step", mma_n_step),
 	D_NUM("vec16_x", vec16_x),
 	D_NUM("eager_hbm", eager_hbm), D_NUM("cta_latency", cta_latency),

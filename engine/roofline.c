@@ -803,6 +803,19 @@ static double attn_narrow(const roof_device *d, double q)
 			     d->attn_narrow_r + 1, q);
 }
 
+double roof_attn_unmasked(const roof_device *d, double u, double q, int bwd)
+{
+	int n = d->attn_unm_n;
+	const double *qs = d->attn_unm_q;
+	const double *un = bwd ? d->attn_unm_ub : d->attn_unm_uf;
+	const double *ca = bwd ? d->attn_unm_cb : d->attn_unm_cf;
+
+	if (n <= 0 || !(q > 0.0) || !(u > 0.0))
+		return 1.0;
+	return attn_curve_at(qs[0], un[0], n - 1, qs + 1, un + 1, u) /
+		attn_curve_at(qs[0], ca[0], n - 1, qs + 1, ca + 1, q);
+}
+
 double roof_attn_eff(const roof_device *d, double m, double n, double k,
                      double count, double causal_q)
 {

@@ -84,6 +84,17 @@ typedef struct roof_device {
 	double attn_narrow_r[ROOF_ATTN_LONG_MAX]; /* the kernel's published
 	                         rate at head dim attn_narrow_dim over its
 	                         rate at head dim 128, at that length */
+	int attn_unm_n;       /* points of the kernel's measured rates
+	                         without a mask beside its causal ones,
+	                         0..ROOF_ATTN_LONG_MAX; 0 = a call without a
+	                         mask runs at the causal rate */
+	double attn_unm_q[ROOF_ATTN_LONG_MAX];  /* their lengths (query and
+	                         key tokens alike), increasing */
+	double attn_unm_uf[ROOF_ATTN_LONG_MAX]; /* forward rate without a
+	                         mask there (TFLOP/s, as measured) */
+	double attn_unm_cf[ROOF_ATTN_LONG_MAX]; /* forward rate causal there */
+	double attn_unm_ub[ROOF_ATTN_LONG_MAX]; /* backward without a mask */
+	double attn_unm_cb[ROOF_ATTN_LONG_MAX]; /* backward causal */
 	double stream_frac[GP_DTYPE_COUNT]; /* rate at which a memory-bound
 	                                  GEMM computing at this precision
 	                                  streams its operands, as a
@@ -247,6 +258,13 @@ double roof_gemm_eff(const roof_device *d, double m, double n, double k,
  * (touched 1: zero-truncated, mean >= 1).  0 for mean <= 0 or tile <= 0
  * (touched 0); 1 for mean <= 1 (touched 1). */
 double roof_expected_tiles(double mean, double tile, int touched);
+
+/* A fused attention kernel's rate on a call without a mask of u tokens
+ * (the length whose square has the call's scores) over its rate on a
+ * causal call of q tokens, forward or backward (bwd), from the device's
+ * measured curves of both (attn_unm_*), each linear in log2 of the length
+ * between its points and held past either end; 1 without them. */
+double roof_attn_unmasked(const roof_device *d, double u, double q, int bwd);
 
 /* Shape factor of a fused attention kernel (FlashAttention-2/3, cuDNN)
  * against the conditions its catalog fraction (roof_device attn_fwd,

@@ -412,6 +412,33 @@ double train_attn_time(const tenv *e, const train_lkey *k, const gp_op *o,
 			(k->attn_seq > 0 ? k->attn_seq : k->seq) / k->cp;
 		double tc = flop / (e->d->peak[k->half] * frac *
 			roof_attn_eff(e->d, o->m, o->n, o->k, o->batch, cq));
+		/* Transformer Engine's context-parallel ring (p2p) runs
+		 * one causal kernel and cp - 1 without a mask.  Its
+		 * AttnFuncWithCPAndKVP2P (transformer_engine/pytorch/
+		 * attention/dot_product_attention/context_parallel.py,
+		 * NVIDIA/TransformerEngine d0067d0) splits a rank's
+		 * causal work into "the diagonal tiles, the
+		 * lower-triangle tiles, and the upper-triangle tiles":
+		 * step 0 is the "diagonal" section, the rank's query
+		 * chunk against its own K/V under the causal mask; every
+		 * later step is "lower-triangle" ("max_seqlen_kv_ =
+		 * max_seqlen_kv // 2") or "upper-triangle"
+		 * ("max_seqlen_q_ = max_seqlen_q // 2"), each with
+		 * 'attn_mask_type_ = "padding" if "padding" in
+		 * attn_mask_type else "no_mask"' -- a full rectangle
+		 * of cq x cq / 2 scores, the diagonal step's count
+		 * (cp_merge, train_layer.c).  So of the causal work
+		 * priced above (cq = seq / cp queries over seq / 2 keys,
+		 * at the causal kernel's rate for cq) 1 / cp runs causal
+		 * and (cp - 1) / cp at the kernel's measured rate without
+		 * a mask (achievable.attention.<kernel>.unmasked; 1
+		 * where none was measured), read at cq / sqrt(2), the
+		 * square of the call's cq^2 / 2 scores: its loop over the
+		 * keys is cq / 2 long (lower) or cq (upper). */
+		if (k->cp > 1 && k->cp_rotate == GP_CP_P2P && cq > 0.0)
+			tc *= (1.0 + (k->cp - 1.0) /
+			       roof_attn_unmasked(e->d, cq / sqrt(2.0), cq,
+						  bwd)) / k->cp;
 		/* cuDNN's FP8 kernel on Hopper: its measured time over
 		 * the 16-bit kernel's at the call's queries (above). */
 		if (k->fp8_attn_sm90 && !e->d->attn_square)

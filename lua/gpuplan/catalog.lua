@@ -978,6 +978,7 @@ local function check_entries(cat, errs)
           for f, v in pairs(base) do d[f] = v end
           d.attn_ref_q, d.attn_long = pair.seq, roofline.attn_long(pair, kn)
           d.attn_narrow_dim, d.attn_narrow = roofline.attn_narrow(pair, kn)
+          d.attn_unmasked = roofline.attn_unmasked(pair, kn)
           core.check("device", d)
         end)
       end

@@ -196,6 +196,7 @@ function M.device(gpu, cat, attn_kernel, power_limit)
     d.attn_dropout = pair.dropout
     d.attn_ref_q, d.attn_long = pair.seq, M.attn_long(pair, k)
     d.attn_narrow_dim, d.attn_narrow = M.attn_narrow(pair, k)
+    d.attn_unmasked = M.attn_unmasked(pair, k)
   elseif attn_kernel then
     error(string.format("no attention kernel measurements for %s (arch %s)", tostring(g.id),
       tostring(g.arch)), 0)
@@ -290,6 +291,31 @@ function M.attn_narrow(pair, kernel)
     out[#out + 1] = { p.seq, p.tflops / p.wide }
   end
   return nw.dim, out
+end
+
+-- A fused attention kernel's measured rates on calls without a mask
+-- beside its causal ones at the same lengths (its catalog entry's
+-- `unmasked`) as the device table carries them: { {seq, forward without,
+-- forward causal, backward without, backward causal}, ... }
+-- (engine/roofline.c roof_attn_unmasked); nil without one.  The lengths
+-- must grow.
+function M.attn_unmasked(pair, kernel)
+  local pts = pair.unmasked
+  if not pts then return nil end
+  local function bad(fmt, ...)
+    error(string.format("field 'achievable.attention.%s.unmasked': " .. fmt, tostring(kernel), ...), 0)
+  end
+  if #pts == 0 then bad("no points") end
+  if #pts > M.ATTN_LONG_MAX then bad("%d points (at most %d)", #pts, M.ATTN_LONG_MAX) end
+  local out = {}
+  for i, p in ipairs(pts) do
+    if i > 1 and not (p.seq > pts[i - 1].seq) then
+      bad("point %d (seq %s) must be longer than point %d (seq %s)", i, tostring(p.seq),
+        i - 1, tostring(pts[i - 1].seq))
+    end
+    out[#out + 1] = { p.seq, p.fwd, p.causal_fwd, p.bwd, p.causal_bwd }
+  end
+  return out
 end
 
 -- engine/roofline.h ROOF_ATTN_LONG_MAX

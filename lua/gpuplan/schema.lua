@@ -393,6 +393,14 @@ end
 -- tflops = the narrow head's rate, wide = head dim 128's } each, lengths
 -- growing; a head dim up to dim runs at tflops / wide of the fractions
 -- (roofline.lua attn_narrow); absent: every head dim at the fractions
+-- unmasked (optional): the kernel's measured rates on calls without a
+-- mask beside its causal ones at the same lengths, forward and backward,
+-- { seq = tokens, fwd, bwd = no-mask rates, causal_fwd, causal_bwd =
+-- causal rates } each, lengths growing: a call without a mask runs at
+-- the no-mask rate at its length over the causal rate at the causal
+-- call's (roofline.lua attn_unmasked; engine/train_price.c prices
+-- Transformer Engine's context-parallel ring steps with it); absent: at
+-- the causal rate
 -- exp_dim: this kernel's own head dim below which the softmax's
 -- exponentials bound it, where it differs from the entry's (a kernel far
 -- below the tensor cores' rate balances its exponentials lower)
@@ -402,6 +410,11 @@ local attn_pair = T.record { fwd = R(frac()), bwd = R(frac()),
                              seq = int { min = 1 },
                              long = T.array(T.record { seq = R(int { min = 1 }),
                                                       tflops = R(num { min = 0.001, max = 1e6 }) }),
+                             unmasked = T.array(T.record { seq = R(int { min = 1 }),
+                                                          fwd = R(num { min = 0.001, max = 1e6 }),
+                                                          bwd = R(num { min = 0.001, max = 1e6 }),
+                                                          causal_fwd = R(num { min = 0.001, max = 1e6 }),
+                                                          causal_bwd = R(num { min = 0.001, max = 1e6 }) }),
                              narrow = T.record {
                                dim = R(int { min = 1, max = 4096 }),
                                points = R(T.array(T.record {

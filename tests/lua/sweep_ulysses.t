@@ -52,18 +52,23 @@ t.ok(s["1/16"] and s["1/8"] and notp and ds["1/16"] and ds["2/8"] and ds["8/2"],
   "groups up to the GPUs: tp 1 x U16 (hf: no TP beside them); deepspeed also tp 2 x U8, "
   .. "tp 8 x U2 (4 heads, 1 kv a rank)")
 
--- The best layout is a Ulysses one here, and what gp.train prices for the
--- same job and layout, exactly (the same config through the same engine
--- call; tolerance 0).
-local best = r.results[1]
-t.is(best.layout, "TP1 U8 DP2 ZeRO-3 mb1 none", "64k tokens, FSDP: TP1 U8 DP2 is the fastest")
+-- The fastest Ulysses layout here, and what gp.train prices for the same
+-- job and layout, exactly (the same config through the same engine call;
+-- tolerance 0).  (The CP 8 ring runs ahead of it: Transformer Engine's
+-- ring hands 7 of its 8 steps to the kernel without a mask,
+-- engine/train_price.c.)
+local best
+for _, c in ipairs(r.results) do
+  if c.ulysses > 1 then best = best or c end
+end
+t.is(best.layout, "TP1 U8 DP2 ZeRO-3 mb1 none", "64k tokens, FSDP: TP1 U8 DP2 is the fastest Ulysses layout")
 t.is(gp.train(sweep.train_options(o, best)).step_s, best.step_s,
   "its step is gp.train's with ulysses 8")
 -- A search with the groups searches more: its best is no slower than the
 -- best without them (cp_max 16 alone).
 local nou = gp.sweep(t.with(job, { cp_max = 16, top = 1 }))
-t.ok(best.step_s <= nou.results[1].step_s and nou.results[1].ulysses == 1,
-  string.format("with Ulysses at least as fast: %.2f s against %.2f s (%s)", best.step_s,
+t.ok(r.results[1].step_s <= nou.results[1].step_s and nou.results[1].ulysses == 1,
+  string.format("with Ulysses at least as fast: %.2f s against %.2f s (%s)", r.results[1].step_s,
     nou.results[1].step_s, nou.results[1].layout))
 
 -- The heads rule bounds the search: qwen2.5-7b, 28 heads and 4 kv, on 16
