@@ -13,6 +13,9 @@ require './tests/cli/lib.pl';
 # Flags of other programs the docs quote as their sources state them.
 my %other = (
     '--attention-backend'         => 'SGLang (docs/serving.md)',
+    '--random-range-ratio'        => 'SGLang bench_serving (docs/validation.md)',
+    '--moe-router-force-load-balancing' => 'Megatron-LM (docs/validation.md)',
+    '--finetune'                  => 'Megatron-LM (docs/validation.md)',
     '--tp-size'                   => 'SGLang (docs/serving.md)',
     '--enable-mixed-chunk'        => 'SGLang (docs/serving.md, docs/validation.md)',
     '--ep-num-redundant-experts'  => 'SGLang (docs/serving.md)',
