@@ -23,6 +23,8 @@
 /* Vector FLOP per weight a weight-only format costs to dequantise (the
  * count and its source are in infer_step). */
 #define INFER_DEQUANT_FLOP 4.0
+/* Most K slices a split-K weight-only GEMM may name (wo_split_k). */
+#define INFER_MAX_SPLIT_K 64
 /* Framework ops per step outside the layers in eager mode (embedding,
  * final norm, lm_head, softmax / sampling, cache bookkeeping). */
 #define EAGER_OUTER_OPS 10.0
@@ -133,6 +135,7 @@ void infer_defaults(infer_cfg *c)
 	c->gemv_max = 0;
 	c->gemv_packed = 0;
 	c->wo_unfused_above = 0;
+	c->wo_split_k = 0;
 	c->ubatch = 0;
 	c->ubatch_call = 0;
 	c->score_bytes = 0.0;
@@ -282,6 +285,11 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	if (c->row_split != 0 && c->row_split != 1)
 		return gp_fail(err, "row_split must be 0 or 1 (got %d)",
 		               c->row_split);
+	if (c->wo_split_k != 0 &&
+	    (c->wo_split_k < 2 || c->wo_split_k > INFER_MAX_SPLIT_K))
+		return gp_fail(err, "wo_split_k must be 0 or a whole number "
+		               "of K slices 2..%d (got %d)", INFER_MAX_SPLIT_K,
+		               c->wo_split_k);
 	if (gp_check_count(c->wo_unfused_above, 0, "wo_unfused_above", err) ||
 	    gp_check_count(c->ubatch, 0, "ubatch", err) ||
 	    gp_check_count(c->ubatch_call, 0, "ubatch_call", err))
@@ -1028,6 +1036,39 @@ static int block_quant(builder *b, const gp_op *o, double count, double T)
 		   b->c->compute);
 }
 
+/* The split-K reduction of a weight-only GEMM that writes its K slices'
+ * partial outputs apart (infer_cfg.wo_split_k): vLLM's awq_gemm before
+ * awq_marlin (v0.5.3, vllm PR #6612) allocates "_out_feats =
+ * torch::empty({split_k_iters, num_in_feats, _kernel.size(1) * 8}, ...)",
+ * launches gemm_forward_4bit_cuda_m16nXk32 on "num_blocks((num_out_feats
+ * + 16 - 1) / 16 * j_factors1 * split_k_iters)", each block summing its
+ * slice of K, and returns "_out_feats.sum(0)" (csrc/quantization/awq/
+ * gemm_kernels.cu; AWQLinearMethod passes pack_factor, 8, as
+ * split_k_iters: "ops.awq_gemm(reshaped_x, qweight, scales, qzeros,
+ * pack_factor)").  The sum is a kernel of its own after every such
+ * linear: it reads the split x T x n partials and writes the T x n
+ * output, (split - 1) adds an output element, priced as every other
+ * small kernel of the step (its launch, the fill and its bytes).  The
+ * GEMM's own writes of the partials are left in its output bytes, as
+ * one slice (split - 1 more T x n writes, a few KB at decode). */
+static int splitk_sum(builder *b, const gp_op *o, double count, double T,
+		      int split, gp_dtype prec)
+{
+	double elems = T * o->n, dq = b->dequant, st = b->stream;
+	int gv = b->gemv, rc;
+
+	b->dequant = 0.0;
+	b->gemv = 0;
+	b->stream = 0.0;
+	rc = add(b, "wo_splitk_sum", count, (split - 1.0) * elems,
+		 (split + 1.0) * elems * ACT_BYTES, 0, 0, 0, 0, prec);
+	b->dequant = dq;
+	b->gemv = gv;
+	b->stream = st;
+	return rc;
+}
+
+
 static int act_quant(builder *b, const gp_op *o, double count, double T,
 		     double hidden)
 {
@@ -1458,6 +1499,10 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 		}
 		b->m_tile = 0.0;
 		b->bf16_x = 0.0;
+		if (lin && wo && !unf && c->wo_split_k > 1 &&
+		    strncmp(o->name, "moe_", 4) != 0 &&
+		    splitk_sum(b, o, count, T, c->wo_split_k, cp))
+			return GP_EINVAL;
 	}
 	b->dequant = 0.0;
 	b->gemv = 0;

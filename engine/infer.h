@@ -273,6 +273,15 @@ typedef struct infer_cfg {
 	                         MMQ_MAX_BATCH_SIZE, 32, on cards with
 	                         tensor cores (lua/gpuplan/infer.lua
 	                         M.wo_unfused_above); 0: never */
+	int wo_split_k;       /* > 1: the weight-only GEMM splits K into
+	                         this many slices, each block writing its
+	                         partial outputs to a buffer of its own,
+	                         and a kernel of its own sums them after
+	                         each linear (vLLM's awq_gemm before
+	                         awq_marlin: split_k_iters 8 and
+	                         "_out_feats.sum(0)"; infer.c
+	                         splitk_sum); 0: the GEMM writes its output
+	                         itself */
 	int ubatch;           /* > 0: a prompt is evaluated in graphs of at
 	                         most this many tokens, one after another,
 	                         each reading (and dequantising) the

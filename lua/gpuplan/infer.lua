@@ -455,6 +455,18 @@ M.v0_graph_max_context = 8192
 -- one GPU: predict/infer.lua's vllm profile).
 M.v0_ray_step = (24.2 - 20.2) / 2000
 
+-- vLLM's awq_gemm before awq_marlin (v0.5.3): the K slices its GEMM
+-- writes apart and a kernel of its own sums after every AWQ linear
+-- (gp.infer's wo_split_k; validate sets it for a vLLM case of AWQ weights,
+-- workload.quant_method, before 0.5.3).  AWQLinearMethod.apply_weights
+-- (vllm/model_executor/layers/quantization/awq.py, v0.4.2) calls
+-- "ops.awq_gemm(reshaped_x, qweight, scales, qzeros, pack_factor)" with
+-- pack_factor = 32 // weight_bits = 8, which awq_gemm takes as
+-- split_k_iters: "_out_feats = torch::empty({split_k_iters, num_in_feats,
+-- _kernel.size(1) * 8}, options)" ... "return _out_feats.sum(0);"
+-- (csrc/quantization/awq/gemm_kernels.cu).
+M.v0_awq_split_k = 8
+
 M.eager_host_ops = {
   vllm = function(model, tp) return require("gpuplan.rl").eager_ops_per_layer(model, tp) end,
 }
@@ -1220,6 +1232,22 @@ function M.unfused_dequant(a, bits)
       .. "the weights are %g bits (give weights below 16 bits, e.g. 4.5)", bits)), 4)
   end
   return v or nil
+end
+
+-- wo_split_k: the K slices a weight-only GEMM writes apart, summed by a
+-- kernel of its own after each linear (M.v0_awq_split_k; engine infer.c
+-- splitk_sum); a whole number 2..64 or nil.  Refused where the weights are
+-- 16 bits or more: no weight-only GEMM runs.
+function M.wo_split_k(a, bits)
+  local v = int_arg(a, "wo_split_k", 2)
+  if v and v > 64 then
+    error(args.usage(string.format("infer: wo_split_k must be 2..64 K slices (got %d)", v)), 4)
+  end
+  if v and bits >= 16 then
+    error(args.usage(string.format("infer: wo_split_k splits weight-only GEMMs; the weights "
+      .. "are %g bits (give weights below 16 bits, e.g. int4)", bits)), 4)
+  end
+  return v
 end
 
 -- Price per GPU-hour in the buyer's currency (gpuplan.prices.per_hour):
@@ -2244,6 +2272,7 @@ function M.setup(a)
     gemv_max = M.gemv_max[a.runtime or "graphs"],
     gemv_packed = M.gemv_packed[a.runtime or "graphs"] or 0,
     wo_unfused_above = M.wo_unfused_above[a.runtime or "graphs"],
+    wo_split_k = M.wo_split_k(a, bits),
     ubatch = M.ubatch[a.runtime or "graphs"] and M.ubatch[a.runtime].ubatch or nil,
     ubatch_call = M.ubatch[a.runtime or "graphs"] and M.ubatch[a.runtime].call or nil,
     graph_act_bytes = M.ubatch[a.runtime or "graphs"] and M.ubatch[a.runtime].act_bytes or nil,
@@ -2792,6 +2821,11 @@ function M.infer(a)
     if type(a.ray_step) == "number" then
       error(args.usage(string.format("infer: %s: ray_step (vLLM's Ray executor's task a worker "
         .. "each step) is priced on one model's replicas, not by the MoE serving model "
+        .. "this option chooses", by)), 2)
+    end
+    if a.wo_split_k ~= nil then
+      error(args.usage(string.format("infer: %s: wo_split_k (the split-K sum after each "
+        .. "weight-only linear) is priced on one model's replicas, not by the MoE serving model "
         .. "this option chooses", by)), 2)
     end
     -- The 80% ranges of the latencies, throughputs and cost (gpuplan.ranges).

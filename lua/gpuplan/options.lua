@@ -878,6 +878,18 @@ opt { name = "unfused_dequant", type = "flag", commands = "infer",
     .. "own each step (reading them at --weights bits, writing 16-bit copies) and multiply "
     .. "the copies in a 16-bit GEMM (DeepSpeed's quantized_initialization, ZeRO-Inference)",
   suggest = { "dequant_unfused", "unfused_weights" } }
+-- A weight-only GEMM that splits K and sums the slices in a kernel of its
+-- own (gpuplan.infer's wo_split_k, engine infer_cfg.wo_split_k and
+-- infer.c splitk_sum): vLLM's awq_gemm before awq_marlin (v0.5.3) runs
+-- split_k_iters 8 and returns "_out_feats.sum(0)".
+opt { name = "wo_split_k", type = "int", metavar = "N", commands = "infer",
+  range = { 2, 64 },
+  default = "off: the weight-only GEMM writes its output itself; validate: 8 for a vLLM case "
+    .. "of AWQ weights (workload.quant_method) before 0.5.3",
+  help = "the weight-only linears split K into N slices whose partial outputs a kernel of its "
+    .. "own sums after each linear (vLLM's awq_gemm before awq_marlin, v0.5.3: split_k_iters 8 "
+    .. "and _out_feats.sum(0)); --weights below 16 bits only",
+  suggest = { "split_k", "awq_split_k", "splitk" } }
 -- Where offloaded layers sit in host memory: pinned, the DMA reads them
 -- at the PCIe link's rate; pageable, the driver stages each copy through
 -- a pinned buffer in host DRAM first (gpuplan.infer, M.offload_pageable).
