@@ -506,6 +506,10 @@ local case_schema = T.record {
     -- inference: layers that do not fit the card in host memory (gp.infer's offload)
     offload = T.boolean(), offload_layers = count(), pin_memory = declared("pin_memory"),
     unfused_dequant = declared("unfused_dequant"),
+    -- the quantisation method of a weight-only checkpoint as the source names
+    -- it (AWQ, GPTQ): which runtime kernel runs it where the runtime has one
+    -- per method (the infer predictor's vllm profile: awq_gemm before 0.5.3)
+    quant_method = T.enum { "awq", "gptq" },
     expert_weight_dtype = T.enum { "bf16", "fp16", "fp8", "int8", "int4", "fp4", "mxfp4" },
     imbalance = T.number { min = 1, max = 1e3 },
   }),

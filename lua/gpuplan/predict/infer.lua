@@ -619,6 +619,24 @@ local PROFILES = {
           .. "its Ray executor submits a task to every worker each step and waits for them, "
           .. "vllm PR #3763's A100 TP 2 figure)", a.ray_step * 1e3, (a.tp or 1) * (a.pp or 1))
       end
+      -- A release before awq_marlin (vllm PR #6612, "[Kernel][Core] Add AWQ
+      -- support to the Marlin kernel", first in v0.5.3 of 2024-07-23: PR
+      -- #6654's docs change was to "be merged ... after vLLM 0.5.3 is
+      -- released which is tomorrow", 2024-07-22) ran an AWQ checkpoint on
+      -- AWQLinearMethod's "ops.awq_gemm(reshaped_x, qweight, scales,
+      -- qzeros, pack_factor)" below 256 tokens, split_k_iters = pack_factor
+      -- = 8, whose "_out_feats.sum(0)" is a kernel of its own after every
+      -- linear: gp.infer's wo_split_k (engine infer.c splitk_sum).  The
+      -- case names the method (workload.quant_method), since its 4-bit
+      -- weight_dtype does not tell AWQ from GPTQ, whose kernels differ.
+      local wl_q = case and case.workload or {}
+      if v(wl_q.quant_method) == "awq" and a.wo_split_k == nil
+        and vllm_before(ver, date, 503, "2024-07-23") then
+        a.wo_split_k = require("gpuplan.infer").v0_awq_split_k
+        defaults[#defaults + 1] = string.format("wo_split_k=%d (vLLM before awq_marlin, 0.5.3: "
+          .. "awq_gemm's split_k_iters, its _out_feats.sum(0) a kernel after every linear)",
+          a.wo_split_k)
+      end
       -- V0's chunked steps run their decodes in a FlashAttention call of
       -- their own (flash_attn_with_kvcache under decode_metadata, one query
       -- a sequence: the GQA group folded), not V1's one varlen call with
