@@ -979,6 +979,27 @@ static void engine_host(const sx *x, double batch, serve_step *out)
 	out->time += eh;
 }
 
+/* A runtime that runs its steps without CUDA graphs (the base runtime
+ * INFER_EAGER: gp.infer's enforce_eager, TensorRT-LLM's PyTorch flow
+ * before its graphs came on by default) dispatches every op of the step
+ * from Python; the host runs ahead of the GPU (the overlap scheduler),
+ * so a step lasts at least the host's dispatch of its layers' ops
+ * (infer_eager_host: host_ops_per_layer a layer, the MTP module's
+ * layers with it where it drafts, at host_op_time each), as gp.infer's
+ * one-model step (infer.c) prices it.  The GPU's part is priced at
+ * stream launches already (x->graphs false).  What the floor adds is
+ * the step's host wait. */
+static void eager_floor(const sx *x, serve_step *out)
+{
+	double L = x->m->layers + (x->c->mtp > 0 ? x->c->mtp_layers : 0);
+	double h = infer_eager_host(&x->c->base, L);
+
+	if (h > out->time) {
+		out->host += h - out->time;
+		out->time = h;
+	}
+}
+
 int serve_step_time(const gp_model *m, const roof_device *d,
                     const serve_cfg *c, const serve_layout *L,
                     serve_phase phase, double batch, serve_step *out,
@@ -1010,6 +1031,7 @@ int serve_step_time(const gp_model *m, const roof_device *d,
 		out->tokens = batch * q;
 		if (pass(&x, batch, q, kv, 1, 1, out, &layer))
 			return GP_EINVAL;
+		eager_floor(&x, out);
 		engine_host(&x, batch, out);
 		return GP_OK;
 	}
@@ -1032,7 +1054,10 @@ int serve_step_time(const gp_model *m, const roof_device *d,
 	kv = chunk_kv(m, c);
 	out->batch = B;
 	out->tokens = Tg / x.s.a;
-	return pass(&x, B, q, kv, 0, 1, out, &layer);
+	if (pass(&x, B, q, kv, 0, 1, out, &layer))
+		return GP_EINVAL;
+	eager_floor(&x, out);
+	return GP_OK;
 }
 
 int serve_mixed_time(const gp_model *m, const roof_device *d,
@@ -1058,6 +1083,7 @@ int serve_mixed_time(const gp_model *m, const roof_device *d,
 	if (pass(&x, batch, 1.0 + c->mtp, decode_kv(m, c), 1, 1, out,
 	         &layer))
 		return GP_EINVAL;
+	eager_floor(&x, out);
 	/* the decodes' host work, as serve_step_time's step carries it,
 	 * so that what the chunk adds (prompt_share) is the GPU's alone */
 	engine_host(&x, batch, out);

@@ -467,8 +467,51 @@ M.v0_ray_step = (24.2 - 20.2) / 2000
 -- (csrc/quantization/awq/gemm_kernels.cu).
 M.v0_awq_split_k = 8
 
+-- TensorRT-LLM's PyTorch flow before its CUDA graphs came on by default
+-- (PyTorchConfig "use_cuda_graph: bool = False", tensorrt_llm/_torch/
+-- pyexecutor/config.py at 9b931c0f, the March 2025 commit dstack's
+-- DeepSeek-R1 runs built; trtllm-serve's get_llm_args passed only
+-- "PyTorchConfig(enable_overlap_scheduler=True)"; TensorRT-LLM PR #5480,
+-- "Enable cuda graph by default", opened 2025-06-25) ran every step from
+-- Python.  Counted for the one model that flow served as a MoE: DeepSeek-
+-- V3's decoder (MLA + MoE, block-scaled fp8) in _torch/models/
+-- modeling_deepseekv3.py at 9b931c0f, a generation step with TP
+-- attention, an op being a call that launches a kernel:
+--   MLA (modules/attention.py of that month, forward_generation): fused_a
+--   2 (FP8 block-scale Linear: "torch.ops.trtllm.fp8_quantize_1x128" then
+--   "fp8_block_scaling_gemm"), q_a_layernorm 1, kv_a_layernorm 1, q_b_proj
+--   2, the latent cache's torch.concat 1, q_nope's
+--   fp8_batched_quantize_1x128_permute102 and fp8_block_scaling_bmm_out 2,
+--   the MLA generation op (mqa.forward) 1, the latent output's quantize and
+--   bmm 2, o_proj 2: 14;
+--   a MoE layer adds the fused all-reduce + residual + RMSNorm
+--   (deepseek_allreduce, PRE_MOE_FUSION) 1, the shared expert (GatedMLP:
+--   gate_up 2, activation 1, down 2) 5, the gate's cublas_mm 1, the
+--   routing (Deepseekv3RoutingImpl: sigmoid, + bias, noaux_tc_op, two
+--   .to()) 5, the fused MoE op 1, shared + routed 1, the all-reduce 1 and
+--   the next layer's fused add-RMSNorm 1: 30 in all;
+--   a dense layer (first_k_dense_replace) adds the o_proj all-reduce 1
+--   (no PRE_MLP_FUSION for fp8), post_attention_layernorm 1, GatedMLP 5
+--   and the all-reduce fused with the next norm (POST_MLP_FUSION) 1: 22.
+-- The mean over the model's layers; at tp 1 the three all-reduces of a
+-- layer are not called (tensor_parallel_size == 1).  Another model has
+-- no count (nil): gp.infer refuses enforce_eager for it.
+local function trtllm_eager_ops(model, tp)
+  local mla = type(model.mla) == "table" and (model.mla.kv_lora_rank or 0) > 0
+  local moe = type(model.moe) == "table" and (model.moe.experts or 0) > 0
+  if not (mla and moe) then return nil end
+  local L = model.layers
+  local nd = math.min(L, model.moe.dense_layers or 0)
+  local ar = (tp or 1) > 1 and 1 or 0
+  -- without TP the fused all-reduce + norm calls are plain norms (1 each)
+  local moe_l = 14 + 1 + 5 + 1 + 5 + 1 + 1 + ar + 1
+  local dense_l = 14 + ar + 1 + 5 + 1
+  return (nd * dense_l + (L - nd) * moe_l) / L
+end
+
 M.eager_host_ops = {
   vllm = function(model, tp) return require("gpuplan.rl").eager_ops_per_layer(model, tp) end,
+  trtllm = trtllm_eager_ops,
 }
 
 -- Small-M kernels by runtime: a decode step of at most this many tokens runs
@@ -2012,8 +2055,13 @@ function M.setup(a)
   if a.enforce_eager and not M.eager_host_ops[a.runtime or ""] then
     error(args.usage("infer: enforce_eager runs a graph runtime's steps eagerly, and its host ops "
       .. "are "
-      .. "counted for runtime vllm only (got runtime " .. tostring(a.runtime or "graphs")
+      .. "counted for runtime vllm and trtllm only (got runtime " .. tostring(a.runtime or "graphs")
       .. "; runtime eager, eager-pytorch or litgpt price plain PyTorch)"), 3)
+  end
+  if a.enforce_eager and a.runtime == "trtllm" and a.host_ops_per_layer == nil
+    and not M.eager_host_ops.trtllm(model, 1) then
+    error(args.usage("infer: enforce_eager with runtime trtllm: its PyTorch flow's eager ops are "
+      .. "counted for a DeepSeek-V3-shaped model (MLA and MoE) only; give host_ops_per_layer"), 3)
   end
   -- the MoE serving model named by the argument that chose it (it said
   -- "(gpuplan.serve)", a module the command line's user never named)
@@ -2023,9 +2071,13 @@ function M.setup(a)
     by = (type(v) == "number" or type(v) == "boolean" or type(v) == "string")
       and string.format("%s = %s", by, tostring(v)) or by
   end
-  if a.enforce_eager and serving then
+  -- The MoE serving model runs eager steps for TensorRT-LLM's PyTorch
+  -- flow alone (M.eager_host_ops.trtllm; engine/serve_step.c
+  -- eager_floor); vLLM's eager count is a dense layer's.
+  if a.enforce_eager and serving and a.runtime ~= "trtllm" then
     error(args.usage("infer: enforce_eager: the MoE serving model (chosen by " .. by .. ") prices its "
-      .. "own steps under CUDA graphs"), 3)
+      .. "own steps under CUDA graphs, but for runtime trtllm (got runtime "
+      .. tostring(a.runtime or "graphs") .. ")"), 3)
   end
   if a.enforce_eager and a.graph_sizes ~= nil then
     error(args.usage("infer: give enforce_eager or graph_sizes, not both: an eager run captures no "

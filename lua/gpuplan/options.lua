@@ -934,7 +934,8 @@ opt { name = "chunked_prefill", type = "flag", commands = "infer",
     "enable_mixed_chunk" } }
 opt { name = "enforce_eager", type = "flag", commands = "infer",
   help = "the runtime dispatches every step's kernels from Python, no CUDA graphs (vLLM's "
-    .. "--enforce-eager, and every vLLM before its graphs); --runtime vllm only",
+    .. "--enforce-eager, and every vLLM before its graphs; TensorRT-LLM's PyTorch flow before "
+    .. "mid-2025, use_cuda_graph False): --runtime vllm, or trtllm for a DeepSeek-V3-shaped model",
   suggest = { "eager_mode", "disable_cuda_graph", "no_cuda_graph" } }
 opt { name = "xqa", type = "flag", commands = "infer", default = true,
   help = "TensorRT-LLM without its XQA kernel: a GQA model decodes on the masked MHA "

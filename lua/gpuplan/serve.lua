@@ -468,6 +468,10 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     -- longest of a burst's outputs (infer_output_quantiles)
     output_max = c.output_max,
     runtime = c.runtime, capacity = c.capacity, kv_reserve_max = c.kv_reserve_max,
+    -- an eager runtime's host dispatch (enforce_eager, runtime trtllm:
+    -- infer.lua M.eager_host_ops), a floor under each step
+    -- (serve_step.c eager_floor)
+    host_op_time = c.host_op_time, host_ops_per_layer = c.host_ops_per_layer,
     -- the margin by gpuplan.infer's rule for the runtime (setup_memory,
     -- M.runtime_memory), priced in serve.c kv_margin by the dense path's
     -- memory.h mem_kv_margin

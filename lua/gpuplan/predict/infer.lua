@@ -831,6 +831,31 @@ local function serve_case(case, cat, model, defaults)
   if a.runtime == "vllm" and v1_sync(case) then
     a.async_scheduling = false
   end
+  -- TensorRT-LLM's PyTorch flow served by trtllm-serve (workload.server)
+  -- before its CUDA graphs came on by default ran every step eagerly:
+  -- PyTorchConfig's "use_cuda_graph: bool = False" (tensorrt_llm/_torch/
+  -- pyexecutor/config.py at 9b931c0f) with trtllm-serve passing only
+  -- "PyTorchConfig(enable_overlap_scheduler=True)" (commands/serve.py
+  -- get_llm_args of spring 2025), until TensorRT-LLM PR #5480 ("Breaking
+  -- change: perf: [TRTLLM-4662] Enable cuda graph by default", opened
+  -- 2025-06-25).  A case dated before that day, or of a release before
+  -- 1.0 (the line that carries the change), runs gp.infer's enforce_eager
+  -- (infer.lua M.eager_host_ops.trtllm: the host's dispatch of a step's
+  -- ops a floor under it, engine/serve_step.c eager_floor).  A case
+  -- stating neither, or trtllm-bench, keeps the graphs.
+  if a.runtime == "trtllm" and v(wl.server) == "trtllm-serve" then
+    local src = case.source or {}
+    local ver, date = v(src.version), v(src.date)
+    local maj = tostring(ver or ""):match("^v?(%d+)%.")
+    local pre
+    if maj then pre = tonumber(maj) < 1
+    elseif date then pre = tostring(date) < "2025-06-25" end
+    if pre then
+      a.enforce_eager = true
+      defaults[#defaults + 1] = "enforce_eager (trtllm-serve's PyTorch flow before TensorRT-LLM "
+        .. "PR #5480, 2025-06-25: PyTorchConfig use_cuda_graph default False)"
+    end
+  end
   local ok, r = pcall(infer.infer, a)
   if not ok then return nil, require("gpuplan.cli").clean(r) end
   if not r.fits then return nil, "does not fit: " .. tostring(r.why) end
