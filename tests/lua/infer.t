@@ -313,14 +313,17 @@ t.near(v2.itl_s, 394 * 24.84e-6, 1e-9, "vLLM eager 7B TP2: 2 all-reduces a layer
 local vg = infer.infer { model = "llama2-7b", gpu = "h100-sxm", batch = 1, input = 128,
                          output = 256, runtime = "vllm" }
 t.ok(vg.itl_s < v1.itl_s / 1.2, "vLLM with its CUDA graphs is GPU-bound, well under eager")
-t.raises(function() ve(1, { runtime = "trtllm" }) end, "enforce_eager.*runtime vllm only",
+t.raises(function() ve(1, { runtime = "sglang" }) end, "enforce_eager.*runtime vllm and trtllm only",
          "enforce_eager on a runtime whose eager ops are not counted: refused")
+t.raises(function() ve(1, { runtime = "trtllm" }) end, "counted for a DeepSeek%-V3%-shaped model",
+         "enforce_eager, runtime trtllm, on a dense model (no count for it): refused")
 t.raises(function() ve(1, { graph_sizes = { 1, 2 } }) end, "enforce_eager or graph_sizes",
          "enforce_eager with graph_sizes: refused")
 t.raises(function() ve(1, { enforce_eager = "yes" }) end, "enforce_eager must be true or false",
          "enforce_eager not a boolean: refused")
 -- The MoE serving model (chosen here by ep = 8) prices its own steps under
--- CUDA graphs: refused, naming the argument that chose it.
+-- CUDA graphs but for runtime trtllm's eager PyTorch flow
+-- (tests/lua/trtllm_eager.t): refused, naming the argument that chose it.
 t.raises(function() ve(8, { model = "mixtral-8x7b", ep = 8 }) end,
          "infer: enforce_eager: the MoE serving model (chosen by ep = 8) prices its own steps",
          "enforce_eager with the MoE serving model: refused, naming what chose it", true)
