@@ -243,7 +243,8 @@ local PROFILES = {
     -- hundreds).  The list came with cuda_graph_config in the 1.0 line
     -- (the release candidates of mid-2025) and holds to the 1.3
     -- documentation; a run before it (use_cuda_graph, default False) is
-    -- not placed here, there being no such case.
+    -- placed by serve_case below for the MoE serving model (enforce_eager,
+    -- the dstack DeepSeek-R1 rows), not here: no one-model case of it.
     local serve = case and v((case.workload or {}).server) == "trtllm-serve"
     if serve and a.graph_sizes == nil and not a.enforce_eager then
       local gs = {}
