@@ -1476,9 +1476,11 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 		 * the fused MoE's expert GEMMs included (vLLM's Marlin);
 		 * and its fused MoE kernel multiplying fp8 experts below
 		 * the fp8 tensor rate (infer_cfg.moe_fp8_bf16_x), on the
-		 * two grouped GEMMs it runs. */
+		 * two grouped GEMMs it runs -- or, the same field, NVFP4
+		 * experts below the fp4 rate (TensorRT-LLM's CUTLASS fused
+		 * MoE on Blackwell, lua/gpuplan/infer.lua M.moe_fp4_bf16_x). */
 		b->bf16_x = lin && wo && !unf ? c->wo_bf16_x :
-			lin && cp == GP_FP8 &&
+			lin && (cp == GP_FP8 || cp == GP_FP4) &&
 			(strcmp(o->name, "moe_up") == 0 ||
 			 strcmp(o->name, "moe_down") == 0) ?
 			c->moe_fp8_bf16_x : 0.0;

@@ -333,11 +333,12 @@ typedef struct infer_cfg {
 	                         infer.lua M.kv_bucket; infer_decode_ctx);
 	                         0: its own length */
 	double moe_fp8_bf16_x; /* > 0: the runtime's fused MoE kernel
-	                         multiplies fp8 experts at no more than
+	                         multiplies fp8 (or, in a step computing
+	                         in fp4, NVFP4) experts at no more than
 	                         this multiple of the device's 16-bit GEMM
 	                         rate (roofline.h roof_op.bf16_x;
-	                         lua/gpuplan/infer.lua M.moe_fp8_bf16_x);
-	                         0: at the fp8 rate */
+	                         lua/gpuplan/infer.lua M.moe_fp8_bf16_x,
+	                         M.moe_fp4_bf16_x); 0: at their own rate */
 	double wo_bf16_x;     /* > 0: the runtime's weight-only linears
 	                         (dequantised in the GEMM mainloop: Marlin)
 	                         multiply at no more than this multiple of

@@ -1160,6 +1160,45 @@ function M.moe_fp8_bf16_x_of(rt, arch, base, d)
   return math.min(4, x * M.MOE_TRITON_REF_SM / (bf16 / d.sms))
 end
 
+-- The fused MoE's expert GEMMs in NVFP4 on Blackwell, as TensorRT-LLM's
+-- PyTorch flow runs them on one GPU (CutlassFusedMoE: fp4_quantize of the
+-- bf16 rows, the CUTLASS block-scaled grouped GEMMs, SwiGLU, finalize),
+-- held to a multiple of the card's bf16 GEMM rate as M.moe_fp8_bf16_x
+-- holds Triton's fp8 experts on Hopper (engine infer.c: the moe_up and
+-- moe_down of a step computing in fp4).  Measured: NVIDIA's AIConfigurator
+-- times that op (create_moe(...).forward(hidden_states, router_logits),
+-- CUDA graph, autotuned: routing, quantisation, both GEMMs and finalize,
+-- the gate GEMM out; collector/trtllm/collect_moe.py) on one B200 under
+-- TensorRT-LLM 1.2.0rc5 (ai-dynamo/aiconfigurator@095f58a5,
+-- aic-core/src/aiconfigurator_core/systems/data/b200_sxm/moe/trtllm/
+-- 1.2.0rc5/moe_perf.parquet, kernel_source moe_torch_flow_cutlass,
+-- balanced routing, moe_tp 1, moe_ep 1) at Qwen3-30B-A3B's shape (hidden
+-- 2048, inter 768, 128 experts, top 8): nvfp4 0.2127, 0.3064, 0.5256,
+-- 0.9612, 1.8562 ms at 1024, 2048, 4096, 8192, 16384 tokens, and the same
+-- op in bf16 0.2743, 0.3295, 0.4752, 0.7927, 1.4803 ms: from 3,072 tokens
+-- up the NVFP4 experts run slower than the bf16 ones, 666 TFLOP/s at
+-- 16,384 tokens (1.24e12 FLOP), 7% of the 9 PFLOP/s FP4 peak.  Their
+-- marginal from 8,192 to 16,384 tokens is 0.895 ms for 6.18e11 FLOP, 0.69
+-- PFLOP/s, against 1.76 for B200's bf16 library rate (2.25 PFLOP/s x its
+-- 0.78 GEMM fraction).  The multiple is the one at which the engine's
+-- price of that op (the step's moe_quant, moe_up, moe_act, moe_down,
+-- moe_route, moe_sum and moe_expand rows, its own shape losses at each
+-- row count) meets the measurement at 8,192 tokens: 0.66 gives 956 us
+-- there, and 151, 205, 315, 522 us at 256, 1,024, 2,048 and 4,096
+-- tokens against 144.8, 212.7, 306.4 and 525.6 measured (without it the
+-- engine gave 148, 178, 218, 299 and 465 us: 0.48x the measurement at
+-- 8,192).  Only TensorRT-LLM on
+-- Blackwell, the measurement's runtime and arch; an NVFP4 checkpoint whose
+-- step computes in fp8 (DeepSeek-R1's, FP8 attention) keeps its rate.
+M.moe_fp4_bf16_x = { trtllm = { blackwell = 0.66 } }
+
+-- The multiple for runtime rt on arch `arch` with weights of base format
+-- `base`; nil where the runtime's NVFP4 experts keep their precision's rate.
+function M.moe_fp4_bf16_x_of(rt, arch, base)
+  local r = M.moe_fp4_bf16_x[rt or ""]
+  return base == "fp4" and r and r[arch or ""] or nil
+end
+
 -- What the defaults line says of that multiple x (M.moe_fp8_bf16_x_of's)
 -- for runtime rt on device d: nil where it changes nothing -- a dense
 -- model, or a card whose own fp8 rate binds first (x at or past its fp8 /
@@ -2335,7 +2374,8 @@ function M.setup(a)
     wo_bf16_x = M.wo_bf16_x_of(a.runtime, g, bits),
     m_tile = M.m_tile_of(a.runtime, g.arch, base),
     kv_bucket = kv_bucket,
-    moe_fp8_bf16_x = M.moe_fp8_bf16_x_of(a.runtime, g.arch, base, d),
+    moe_fp8_bf16_x = M.moe_fp8_bf16_x_of(a.runtime, g.arch, base, d) or
+      M.moe_fp4_bf16_x_of(a.runtime, g.arch, base),
     fused_qk_norm_rope = M.fused_qk_norm_rope[a.runtime or "graphs"] or nil,
     act_quant = M.act_quant[a.runtime or "graphs"] or nil,
     block_quant = M.block_quant[a.runtime or "graphs"] or nil,
@@ -2392,8 +2432,15 @@ function M.setup(a)
       tp))
   end
   -- (the MoE serving model says it where its layout has ep 1: serve.lua)
-  local moe_fp8 = not serving and M.moe_fp8_said(a.runtime, c.moe_fp8_bf16_x, d, model)
+  local moe_fp4 = M.moe_fp4_bf16_x_of(a.runtime, g.arch, base)
+  local moe_fp8 = not serving and not moe_fp4 and
+    M.moe_fp8_said(a.runtime, c.moe_fp8_bf16_x, d, model)
   if moe_fp8 then default(moe_fp8) end
+  if moe_fp4 and not serving and c.compute == "fp4" and model.moe and (model.moe.experts or 0) > 0 then
+    default(string.format("moe_fp8_bf16_x=%.3g (TensorRT-LLM's CUTLASS NVFP4 fused MoE: the expert "
+      .. "GEMMs at %.3g x this card's bf16 rate, as AIConfigurator's B200 timings of it run)",
+      moe_fp4, moe_fp4))
+  end
   -- The weight-only kernel's cap (M.wo_bf16_x), applied by the engine to
   -- every linear whose weights are below 16 bits and multiplied in 16
   -- (infer.c step_layers' wo): said here for GPTQ/AWQ-style int4/int8
