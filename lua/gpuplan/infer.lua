@@ -1187,7 +1187,9 @@ end
 -- there, and 151, 205, 315, 522 us at 256, 1,024, 2,048 and 4,096
 -- tokens against 144.8, 212.7, 306.4 and 525.6 measured (without it the
 -- engine gave 148, 178, 218, 299 and 465 us: 0.48x the measurement at
--- 8,192).  Only TensorRT-LLM on
+-- 8,192).  The 1.2 CUTLASS kernel's multiple: the same table for 1.3.0rc10
+-- gives 0.8216 ms at 8,192 tokens (later tactics), and its trtllm-gen
+-- path (moe_torch_flow_min_latency, the TRTLLM backend) 0.2505.  Only TensorRT-LLM on
 -- Blackwell, the measurement's runtime and arch; an NVFP4 checkpoint whose
 -- step computes in fp8 (DeepSeek-R1's, FP8 attention) keeps its rate.
 M.moe_fp4_bf16_x = { trtllm = { blackwell = 0.66 } }
