@@ -519,6 +519,38 @@ function C.cards(r, job, head, opts)
   report.print(rows, { format = format, title = title, columns = card_columns(head, format) })
   if format == "text" or format == "markdown" then
     io.write(verdict, "\n")
+    -- How sure the winner is, as the plan without --per-card says it: the
+    -- table's "deadline yes" stood beside a 28.2-day winner whose 80%
+    -- range reaches 31.3 days, past a 30d deadline, where the same
+    -- search ranked whole said that more than one run in ten would miss
+    -- it.  Its ranges' source, the coin flip against the next card that
+    -- meets the limits (other cards: never one error), and the deadline.
+    if w then
+      local second
+      for i = 2, #rows do
+        if rows[i].meets then second = rows[i]; break end
+      end
+      local flip = second and C.coin_flip(w, second, head.policy, false)
+      if flip then
+        io.write((flip:gsub("^coin flip: #1 and the runner%-up", "coin flip: the winner and "
+          .. second.gpu)), "\n")
+      end
+      local late = C.deadline_risk(w, head.deadline)
+      if late then io.write((late:gsub("^deadline: #1's", "deadline: the winner's")), "\n") end
+      -- the winner's figures with their ranges (the table's cells are
+      -- the points alone, as the side-by-side table has always read)
+      local note = ranges.note(w)
+      if note then
+        local figs = { "step " .. ranges.text(w, "step_s", "%.2f", "s") }
+        if w.days then
+          figs[#figs + 1] = ranges.text(w, "days", units.amount_fmt(w.days, 1), "days")
+        end
+        if w.cost then
+          figs[#figs + 1] = ranges.text(w, "cost", units.amount_fmt(w.cost, 0), w.currency)
+        end
+        io.write("ranges (the winner): ", table.concat(figs, ", "), "; ", note, "\n")
+      end
+    end
     io.write(searched(r, head), "\n")
     if #r.defaults > 0 then io.write("defaults: ", options.cli_defaults("plan", r.defaults), "\n") end
   end

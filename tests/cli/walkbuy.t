@@ -1,0 +1,51 @@
+# What a buyer's walk found (8 H100 quotes, 8 H200 quotes and an H20
+# cluster, asking which card and how many for a LoRA fine-tune, a MoE
+# serving target, GRPO and a pre-training deadline): answers that said
+# less than the same question asked another way.  One block a fix.
+use strict;
+use warnings;
+use Test::More;
+use JSON::PP ();
+require './tests/cli/lib.pl';
+use File::Temp ();
+
+my ($c, $o, $e);
+my $tmp = File::Temp::tempdir(CLEANUP => 1);
+
+# 3. plan --per-card dropped what the whole plan says of how sure its
+# best is: llama2-13b on 1T tokens, H100 against H200 at 2.05 USD/GPU-h,
+# 30d deadline: the winner's row said "deadline yes" at 26.3 days while
+# `plan` without --per-card, the same layout first, said its 80% range
+# reaches 31.6 days, past the deadline.  The per-card text now says the
+# same deadline line of the winner, its ranges, and a coin flip against
+# the next card that meets the limits.
+{
+    my @job = ('plan', 'llama2-13b', '--tokens', '1T', '--gpu', 'h100-sxm,h200-sxm', '--gpus', '8..1024',
+               '--deadline', '30d', '--policy', 'cheapest', '--price', '2.05');
+    ($c, $o, $e) = run_gp(@job, '--top', '1');
+    is($c, 0, 'plan runs') or diag $e;
+    my ($whole) = $o =~ /^deadline: #1's 80% range reaches ([\d.]+ days), past the 30d deadline/m;
+    ok(defined $whole, 'the whole plan says its best may miss the deadline') or diag $o;
+    my ($days, $drange) = $o =~ /^\S+\s+\d+\s+TP.*?none\s+\S+ \(\S+\)\s+\S+\s+(\S+) (\(\S+\))/m;
+    ($c, $o, $e) = run_gp(@job, '--per-card');
+    is($c, 0, 'plan --per-card runs') or diag $e;
+    like($o, qr/^deadline: the winner's 80% range reaches \Q$whole\E, past the 30d deadline: more than one run in ten like it would miss it$/m,
+         '--per-card: the same deadline line, of the winner') or diag $o;
+    like($o, qr/^ranges \(the winner\): step [\d.]+ s \([\d.]+-[\d.]+\), \Q$days days $drange\E, \d+ USD \(\d+-\d+\); where 80% of published runs like this landed/m,
+         '--per-card: the winner\'s ranges, its days the whole plan\'s') or diag $o;
+    # Coin flip across cards: llama3-8b on 8 H100 against 8 H800 at one
+    # price, 1e10 tokens, cheapest: 577 USD (514-654) against 613 USD
+    # (546-694), each inside the other's range (the plan's own rule, C.coin_flip).
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm,h800-sxm', '--gpus', '8',
+                          '--price', '2', '--policy', 'cheapest', '--tokens', '1e10', '--per-card');
+    is($c, 0, 'per-card h100/h800 runs') or diag $e;
+    like($o, qr/^coin flip: the winner and h800-sxm lie inside each other's 80% range of cost \(\d+ USD \(\d+-\d+\) against \d+ USD \(\d+-\d+\)\): the published runs do not tell them apart$/m,
+         '--per-card: a coin flip between cards is said') or diag $o;
+    # JSON lines unchanged in shape: the rows carry the ranges already.
+    ($c, $o, $e) = run_gp(@job, '--per-card', '--format', 'json');
+    my @lines = split /\n/, $o;
+    my $card = JSON::PP::decode_json($lines[1]);
+    ok(defined $card->{days_hi}, 'per-card json: the rows carry days_hi') or diag $lines[1];
+}
+
+done_testing();
