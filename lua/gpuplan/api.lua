@@ -118,7 +118,9 @@ M.FUNCTIONS = {
   -- Models and the catalog
   { name = "gp.catalog", call = "gp.catalog([{dirs = {...}}]) -> cat",
     args = "nothing: the search path (built-in, $GPUPLAN_CATALOG, the user's), loaded "
-      .. "once; or dirs: exactly those directories",
+      .. "once; or dirs: exactly those directories, the built-in catalog only when listed "
+      .. "(to add a directory of your own prices or cards to it, list the built-in one first, "
+      .. "or set GPUPLAN_CATALOG and call gp.catalog())",
     result = "the catalog: cat:get(kind, id), cat:ids(kind) (sorted), cat:achievable(gpu), "
       .. "cat:convert({amount =, currency =}, to) -> amount, to (a price as gp.parse(s, \"price\") gives it; to: a currency code, default the catalog's); kinds gpus, archs, fabrics, "
       .. "systems, prices, currencies, models, recipes, optimizers",

@@ -149,7 +149,26 @@ function gp.catalog(opts, ...)
       end
       -- the others counted, as the CLI counts them: a team's catalog
       -- directory with five bad entries showed one, and no word of more
-      error(catalog.error(catalog.first_error(errs, msg)), 0)
+      msg = catalog.first_error(errs, msg)
+      -- A directory of prices for the built-in cards, loaded alone: every
+      -- reference was "unknown gpu 'h100-sxm'", and the hint to run
+      -- `catalog check DIR` (which loads DIR on the built-in catalog)
+      -- answered "ok".  Said what dirs does and how to add to the built-in.
+      local builtin = config.root and (config.root .. "/catalog")
+      local has_builtin = false
+      for _, d in ipairs(opts.dirs) do
+        if d == builtin or d:gsub("/+$", "") == builtin then has_builtin = true end
+      end
+      local unknown = false
+      for _, e in ipairs(errs) do
+        if tostring(e):match(": unknown %a+ '") then unknown = true end
+      end
+      if unknown and not has_builtin then
+        msg = msg .. "; gp.catalog{dirs = ...} loads exactly those directories, without the "
+          .. "built-in catalog: to add yours to it, list it first" .. (builtin and (" ('"
+          .. builtin .. "')") or "") .. " or set GPUPLAN_CATALOG=DIR and call gp.catalog()"
+      end
+      error(catalog.error(msg), 0)
     end
     return cat
   end

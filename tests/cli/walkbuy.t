@@ -48,4 +48,45 @@ my $tmp = File::Temp::tempdir(CLEANUP => 1);
     ok(defined $card->{days_hi}, 'per-card json: the rows carry days_hi') or diag $lines[1];
 }
 
+# 4. gp.catalog{dirs = {DIR}} with a directory of prices for the built-in
+# cards: "unknown gpu 'h100-sxm'" and a pointer to `catalog check DIR`,
+# which loads DIR on the built-in catalog and answers "ok".  The refusal
+# says what dirs does and how to add to the built-in catalog; listing the
+# built-in directory first loads the quote.
+{
+    mkdir "$tmp/quotes";
+    write_file("$tmp/quotes/q.lua", <<'CAT');
+price { id = "h20/cluster/us", gpu = "h20", provider = "H20 cluster quote", provider_kind = "specialty",
+        region = "us", price = "$1.20/h", date = "2026-12-01", source = "a quote" }
+CAT
+    ($c, $o, $e) = run_gp('catalog', 'check', "$tmp/quotes");
+    is($c, 0, 'catalog check: the quote is good on the built-in catalog') or diag "$o$e";
+    write_file("$tmp/alone.lua", <<"LUA");
+local gp = require "gpuplan"
+local ok, err = pcall(gp.catalog, { dirs = { "$tmp/quotes" } })
+print(ok, tostring(err))
+LUA
+    ($c, $o, $e) = run_gp('run', "$tmp/alone.lua");
+    like($o, qr/^false\t\S+q\.lua:1: price 'h20\/cluster\/us': field 'gpu': unknown gpu 'h20'; gp\.catalog\{dirs = \.\.\.\} loads exactly those directories, without the built-in catalog: to add yours to it, list it first \('[^']+\/catalog'\) or set GPUPLAN_CATALOG=DIR and call gp\.catalog\(\)$/m,
+         'gp.catalog{dirs}: says how to add to the built-in catalog') or diag "$o$e";
+    my ($builtin) = $o =~ /list it first \('([^']+)'\)/;
+    write_file("$tmp/both.lua", <<"LUA");
+local gp = require "gpuplan"
+local cat = gp.catalog{ dirs = { "$builtin", "$tmp/quotes" } }
+local r = gp.train{ model = "llama3-8b", gpu = "h20", gpus = 8, tokens = 1e9, cat = cat, market = "us" }
+print(r.price, r.currency)
+LUA
+    ($c, $o, $e) = run_gp('run', "$tmp/both.lua");
+    # the only us offer of h20 is the quote: 1.20 USD/GPU-h
+    is($o, "1.2\tUSD\n", 'the named built-in directory first: the quote is priced') or diag $e;
+    # a directory that is fine alone gets no hint (nothing unknown)
+    write_file("$tmp/empty.lua", <<"LUA");
+local gp = require "gpuplan"
+local ok, err = pcall(gp.catalog, { dirs = { "$tmp/nosuchdir" } })
+print(ok, tostring(err))
+LUA
+    ($c, $o, $e) = run_gp('run', "$tmp/empty.lua");
+    unlike($o, qr/loads exactly those directories/, 'a missing directory: no built-in hint') or diag $o;
+}
+
 done_testing();
