@@ -274,9 +274,20 @@ end
 -- gpuplan infer MODEL --gpu A,B,C: the same deployment on each card, side
 -- by side (gp.infer with a list of cards), ranked as gp.infer ranks them.
 function C.cards(opts, a)
+  -- Said with what to do instead: "--target takes one card, not a list"
+  -- left a buyer comparing H100, H200 and H20 for a throughput target
+  -- with no next step.  --target's search runs a card at a time (one
+  -- command a card, or gp.infer_plan in a loop); the others price one
+  -- deployment a card, as the list's own table does.
   for _, o in ipairs { "target", "sweep_batch", "ops", "svg" } do
     if opts[o] ~= nil then
-      error(cli.usage("infer: --" .. o:gsub("_", "-") .. " takes one card, not a list"), 0)
+      local flag = "--" .. o:gsub("_", "-")
+      local next_step = o == "target"
+        and "run it once per card (--gpu " .. opts.gpu:match("^[^,]*") .. " ..., then the next), "
+          .. "or in Lua call gp.infer_plan{gpu = ID, target = ...} for each card"
+        or "run it once per card, or leave " .. flag .. " out to compare the cards' "
+          .. "deployments side by side"
+      error(cli.usage("infer: " .. flag .. " takes one card, not a list: " .. next_step), 0)
     end
   end
   local ids = {}
