@@ -29,6 +29,80 @@ my $tmp = File::Temp::tempdir(CLEANUP => 1);
          '--sweep-batch: what to do too') or diag $e;
 }
 
+# 2. infer --target printed tok/s, ITL, TTFT and cost without their 80%
+# ranges, which gp.infer_plan returns (tokens_per_s_lo ... cost_per_mtok_hi):
+# a plan whose mean ITL sits at 39.8 ms under a 40 ms limit said nothing of
+# runs like it landing past 50 ms.  The JSON and CSV carry gp.infer_plan's
+# F_lo / F_hi, equal to the Lua call's (the same deployment and regime:
+# compared to 1e-9 relative, the two routes print %.17g of one double);
+# the text says them on a "ranges:" line and names a limit the range's top
+# passes.  Both a dense model (TP replicas) and a MoE one (EP pools).
+{
+    my @jobs = (
+        [ 'dense', 'llama3.1-70b', 'h100-sxm', 5000, 50 ],
+        [ 'moe', 'qwen3-235b-a22b', 'h200-sxm', 20000, 40 ],
+    );
+    for my $j (@jobs) {
+        my ($kind, $model, $gpu, $target, $itl) = @$j;
+        my @args = ('infer', $model, '--gpu', $gpu, '--target', $target, '--itl-max', $itl,
+                    '--price', '2');
+        ($c, $o, $e) = run_gp(@args, '--format', 'json');
+        is($c, 0, "$kind: --target json runs") or diag $e;
+        my $row = JSON::PP::decode_json($o)->[0];
+        write_file("$tmp/$kind.lua", <<"LUA");
+local gp = require "gpuplan"
+local p = gp.infer_plan{ model = "$model", gpu = "$gpu", target = $target, itl_max = "${itl}ms",
+                         price = 2 }
+for _, f in ipairs{ "tokens_per_s", "itl_s", "ttft_s", "cost_per_mtok" } do
+  print(f, string.format("%.17g %.17g", p[f .. "_lo"], p[f .. "_hi"]))
+end
+LUA
+        my ($cl, $ol, $el) = run_gp('run', "$tmp/$kind.lua");
+        is($cl, 0, "$kind: gp.infer_plan runs") or diag $el;
+        for my $line (split /\n/, $ol) {
+            my ($f, $lo, $hi) = $line =~ /^(\w+)\t(\S+) (\S+)$/ or next;
+            ok(defined $row->{"${f}_lo"} && abs($row->{"${f}_lo"} / $lo - 1) < 1e-9
+               && abs($row->{"${f}_hi"} / $hi - 1) < 1e-9,
+               "$kind: json ${f}_lo/_hi are gp.infer_plan's ($lo, $hi)")
+                or diag "json: " . ($row->{"${f}_lo"} // 'none') . ", " . ($row->{"${f}_hi"} // 'none');
+            ok($row->{"${f}_lo"} <= $row->{$f} * (1 + 1e-12) && $row->{$f} <= $row->{"${f}_hi"} * (1 + 1e-12),
+               "$kind: $f inside its range");
+        }
+        ($c, $o, $e) = run_gp(@args, '--format', 'csv');
+        like($o, qr/^target,.*,currency,tokens_per_s_lo,tokens_per_s_hi,itl_s_lo,itl_s_hi,ttft_s_lo,ttft_s_hi,cost_per_mtok_lo,cost_per_mtok_hi$/m,
+             "$kind: csv carries the range columns") or diag $o;
+        ($c, $o, $e) = run_gp(@args);
+        is($c, 0, "$kind: text runs") or diag $e;
+        # the line: "ranges: T tok/s (lo-hi), ITL x ms (lo-hi), TTFT ..., cost ...; where 80% ..."
+        my $tok = sprintf('%.0f tok\/s \(%.0f-%.0f\)', $row->{tokens_per_s}, $row->{tokens_per_s_lo},
+                          $row->{tokens_per_s_hi});
+        my $itlr = sprintf('ITL %.1f ms \(%.1f-%.1f\)', 1e3 * $row->{itl_s}, 1e3 * $row->{itl_s_lo},
+                           1e3 * $row->{itl_s_hi});
+        like($o, qr/^ranges: $tok, $itlr, TTFT \d+ ms \(\d+-\d+\), cost [\d.]+ USD \([\d.]+-[\d.]+\) \/ 1M tokens; where 80% of published runs like this landed \(\d+ cases: [^)]+\)$/m,
+             "$kind: the ranges line") or diag $o;
+        # The limit line iff the ITL range's top (itl_s_hi, in ms) passes the limit.
+        my $past = 1e3 * $row->{itl_s_hi} > $itl;
+        my $said = $o =~ /^ITL: the 80% range reaches ([\d.]+) ms, past the ${itl}\.0 ms limit: more than one deployment in ten like it would miss it/m;
+        is(!!$said, !!$past, "$kind: the ITL limit line iff itl_s_hi (" . 1e3 * $row->{itl_s_hi}
+           . " ms) passes $itl ms") or diag $o;
+        like($o, qr/^ranges: .*\n(ITL: .*\n)?assumed: /m, "$kind: before the assumed line") or diag $o;
+    }
+    # With --ttft-max below the TTFT range's top, that limit is named too:
+    # llama3.1-70b on H100 at 5000 tok/s plans TTFT 159 ms (144-202) at
+    # --ttft-max 180 (TP4 replicas; the range from the dense tensor regime).
+    ($c, $o, $e) = run_gp('infer', 'llama3.1-70b', '--gpu', 'h100-sxm', '--target', '5000',
+                          '--ttft-max', '180', '--format', 'json');
+    my $row = JSON::PP::decode_json($o)->[0];
+    ($c, $o, $e) = run_gp('infer', 'llama3.1-70b', '--gpu', 'h100-sxm', '--target', '5000',
+                          '--ttft-max', '180');
+    if (1e3 * $row->{ttft_s_hi} > 180) {
+        like($o, qr/^TTFT: the 80% range reaches [\d.]+ ms, past the 180\.0 ms limit/m,
+             '--ttft-max inside the TTFT range: named') or diag $o;
+    } else {
+        unlike($o, qr/^TTFT: /m, '--ttft-max above the TTFT range: not named') or diag $o;
+    }
+}
+
 # 3. plan --per-card dropped what the whole plan says of how sure its
 # best is: llama2-13b on 1T tokens, H100 against H200 at 2.05 USD/GPU-h,
 # 30d deadline: the winner's row said "deadline yes" at 26.3 days while

@@ -600,6 +600,47 @@ local function with_ttft(opts, keys)
   return keys
 end
 
+-- The 80% ranges of a --target plan (p: gp.infer_plan's fields, with
+-- their _lo/_hi), which gp.infer_plan returns and the table did not show:
+-- a buyer read "ITL 39.8 ms" against a 40 ms limit with no word that
+-- the published runs like it land up to 51 ms.  Text: one "ranges:" line
+-- after the table, and a line for each limit the range passes (as plan
+-- says of a deadline inside the range of days); csv and json: the
+-- fields F_lo and F_hi, gp.infer_plan's names.
+local TARGET_RANGED = { "tokens_per_s", "itl_s", "ttft_s", "cost_per_mtok" }
+
+local function target_range_fields(p, row, cols)
+  for _, f in ipairs(TARGET_RANGED) do
+    for _, e in ipairs { "_lo", "_hi" } do
+      row[f .. e] = p[f .. e] or report.null
+      cols[#cols + 1] = { key = f .. e, label = f .. e }
+    end
+  end
+end
+
+local function target_ranges(opts, p)
+  if not p.range then return end
+  local parts = { ranges.text(p, "tokens_per_s", "%.0f", "tok/s") }
+  if p.itl_s then parts[#parts + 1] = "ITL " .. ranges.text(p, "itl_s", "%.1f", "ms", 1e3) end
+  if p.ttft_s then parts[#parts + 1] = "TTFT " .. ranges.text(p, "ttft_s", "%.0f", "ms", 1e3) end
+  if p.cost_per_mtok then
+    parts[#parts + 1] = "cost " .. ranges.text(p, "cost_per_mtok",
+      require("gpuplan.units").amount_fmt(p.cost_per_mtok, 3), p.currency) .. " / 1M tokens"
+  end
+  io.stdout:write("ranges: ", table.concat(parts, ", "), "; ", ranges.note(p), "\n")
+  -- A limit inside the range: the range's top is the 90th percentile of
+  -- where runs like it landed, so more than one in ten passes it.
+  local function risk(field, limit_ms, what)
+    local hi = p[field .. "_hi"]
+    if not (limit_ms and hi) or hi * 1e3 <= limit_ms then return end
+    io.stdout:write(string.format("%s: the 80%% range reaches %.1f ms, past the %s ms limit: more "
+      .. "than one deployment in ten like it would miss it (a lower --%s-max plans with room)\n",
+      what, hi * 1e3, limit_fmt(1)(limit_ms), what:lower()))
+  end
+  risk("itl_s", opts.itl_max or 50, "ITL")
+  risk("ttft_s", opts.ttft_max, "TTFT")
+end
+
 local function moe_target(opts, a)
   local pa = {}
   for k, v in pairs(a) do pa[k] = v end
@@ -651,9 +692,11 @@ local function moe_target(opts, a)
     cols = plan_columns(with_ttft(opts, { "target", "itl_max", "gpus", "disagg", "decode_gpus", "prefill_gpus",
       "layout", "prefill_layout", "batch", "tokens_per_s", "itl_s", "ttft_s", "cost_per_mtok",
       "currency" }))
+    target_range_fields(p, row, cols)
   end
   report.print({ row }, { format = opts.format, title = "GPUs for a target throughput",
                           columns = cols })
+  if (opts.format or "text") == "text" then target_ranges(opts, p) end
   -- with --mtp, the same search without drafts (serve.lua M.plan)
   local n = p.no_mtp
   if n and (opts.format or "text") == "text" then
@@ -714,6 +757,12 @@ local function dense_target(opts, a)
   -- "batch/replica 1" for Llama 3 70B on H100 without saying each
   -- replica was one GPU (tp 1, the default), whose KV holds one sequence.
   local replica = infer.replica_layout(g.tp, g.pp)
+  -- The 80% ranges of the deployment chosen, as gp.infer_plan gives them
+  -- (serve.lua replicas: the same regime's, of the same figures).
+  local rg = ranges.apply("infer", { model = a.model, gpu = a.gpu, tp = g.tp, pp = g.pp,
+    gpus = g.gpus, runtime = a.runtime },
+    { tokens_per_s = g.tokens_per_s, itl_s = g.itl_s, ttft_s = g.ttft_s,
+      cost_per_mtok = g.cost_per_mtok, currency = g.currency })
   -- ITL ms: the mean a user sees at that batch (itl_load_s), what the
   -- limit bounds, as the MoE table's column; TTFT ms as the MoE table's
   -- too (an SLO states both; the dense table had none)
@@ -745,9 +794,11 @@ local function dense_target(opts, a)
     cols = plan_columns(with_ttft(opts, { "target", "itl_max", "gpus", "disagg", "decode_gpus", "prefill_gpus",
       "layout", "prefill_layout", "batch", "tokens_per_s", "itl_s", "ttft_s", "cost_per_mtok",
       "currency" }))
+    target_range_fields(rg, row, cols)
   end
   report.print({ row }, { format = opts.format, title = "GPUs for a target throughput",
                           columns = cols })
+  if (opts.format or "text") == "text" then target_ranges(opts, rg) end
   if #g.defaults > 0 and (opts.format or "text") == "text" then
     io.stdout:write("assumed: ", options.cli_defaults("infer", g.defaults), "\n")
   end
