@@ -180,4 +180,25 @@ LUA
     unlike($o, qr/loads exactly those directories/, 'a missing directory: no built-in hint') or diag $o;
 }
 
+# 5. infer --target never said the weight format it priced: the table has
+# no header (one deployment's says "bf16 weights") and the assumed line
+# named kv=bf16 alone.  The 16-bit default is named first; a checkpoint
+# released quantized (deepseek-v3's fp8) is named once, as before; a
+# given --weights is the user's and not repeated.
+{
+    ($c, $o, $e) = run_gp('infer', 'qwen3-235b-a22b', '--gpu', 'h200-sxm', '--target', '20000',
+                          '--itl-max', '40');
+    like($o, qr/^assumed: weights=bf16 \(--weights for a quantized format\), kv=bf16, /m,
+         'MoE target: the bf16 weights assumed') or diag $o;
+    ($c, $o, $e) = run_gp('infer', 'llama3.1-70b', '--gpu', 'h100-sxm', '--target', '5000');
+    like($o, qr/^assumed: weights=bf16 \(--weights for a quantized format\), kv=bf16, /m,
+         'dense target: the bf16 weights assumed') or diag $o;
+    ($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'h200-sxm', '--target', '20000', '--itl-max', '50');
+    my @w = $o =~ /\bweights=/g;
+    is(scalar @w, 1, 'deepseek-v3: its released fp8 named once') or diag $o;
+    like($o, qr/^assumed: weights=fp8 \(deepseek-v3's checkpoint as released/m, 'as the checkpoint') or diag $o;
+    ($c, $o, $e) = run_gp('infer', 'llama3.1-70b', '--gpu', 'h100-sxm', '--target', '5000', '--weights', 'fp8');
+    unlike($o, qr/\bweights=/, '--weights fp8 given: not on the assumed line') or diag $o;
+}
+
 done_testing();

@@ -607,6 +607,22 @@ end
 -- after the table, and a line for each limit the range passes (as plan
 -- says of a deadline inside the range of days); csv and json: the
 -- fields F_lo and F_hi, gp.infer_plan's names.
+-- The weight format a --target plan priced, said first on its assumed
+-- line where nothing else says it: the table has no header, and a plan
+-- for qwen3-235b-a22b said kv=bf16 and never what its weights were (one
+-- deployment's header says "bf16 weights").  A checkpoint released
+-- quantized is on the line already (infer.lua's "weights=fp8
+-- (deepseek-v3's checkpoint as released ...)"); else the 16-bit default.
+local function target_weights(a, defaults)
+  if a.weights ~= nil or infer.released_weights(a) ~= nil then return defaults end
+  for _, d in ipairs(defaults) do
+    if type(d) == "string" and d:match("^weights=") then return defaults end
+  end
+  local out = { "weights=bf16 (--weights for a quantized format)" }
+  for _, d in ipairs(defaults) do out[#out + 1] = d end
+  return out
+end
+
 local TARGET_RANGED = { "tokens_per_s", "itl_s", "ttft_s", "cost_per_mtok" }
 
 local function target_range_fields(p, row, cols)
@@ -706,8 +722,9 @@ local function moe_target(opts, a)
       n.gpus < p.gpus and "needs more GPUs" or n.gpus > p.gpus and "needs fewer GPUs"
         or "needs as many GPUs") or ("does not fit: " .. tostring(n.why)), "\n")
   end
-  if r and #r.defaults > 0 and (opts.format or "text") == "text" then
-    io.stdout:write("assumed: ", options.cli_defaults("infer", r.defaults), "\n")
+  if r and (opts.format or "text") == "text" then
+    local d = target_weights(a, r.defaults)
+    if #d > 0 then io.stdout:write("assumed: ", options.cli_defaults("infer", d), "\n") end
   end
   return 0
 end
@@ -799,8 +816,9 @@ local function dense_target(opts, a)
   report.print({ row }, { format = opts.format, title = "GPUs for a target throughput",
                           columns = cols })
   if (opts.format or "text") == "text" then target_ranges(opts, rg) end
-  if #g.defaults > 0 and (opts.format or "text") == "text" then
-    io.stdout:write("assumed: ", options.cli_defaults("infer", g.defaults), "\n")
+  if (opts.format or "text") == "text" then
+    local d = target_weights(a, g.defaults)
+    if #d > 0 then io.stdout:write("assumed: ", options.cli_defaults("infer", d), "\n") end
   end
   return 0
 end
