@@ -1508,6 +1508,13 @@ opt { name = "sync_tensor_time", type = "number", metavar = "S", commands = "rl"
     .. "vLLM's load_weights), on an x86 server CPU (the system's host_op_scale multiplies it); "
     .. "0: bucketed, priced by its bytes only",
   suggest = { "refit_tensor_time", "export_tensor_time" } }
+opt { name = "gen_empty_cache", type = "number", metavar = "N", commands = "rl", default = "0",
+  help = "torch.cuda.empty_cache() calls the framework makes around each generate call (the "
+    .. "step's rollout and each validation batch), each 0.080 s of host time on an x86 server "
+    .. "CPU (the system's host_op_scale multiplies it), on the weight sync's path; verl's FSDP "
+    .. "hybrid worker: 4 (its vLLM sharding manager 3, generate_sequences 1), 5 with the "
+    .. "actor's param_offload",
+  suggest = { "empty_cache", "gen_cleanup" } }
 opt { name = "ipc_transfer", type = "number", metavar = "S", commands = "rl", default = "0",
   help = "colocated: seconds per hand-off of a weight sync that streams the whole 16-bit "
     .. "model through a CUDA-IPC staging buffer of 0.3 of the GPU's free memory, two halves "

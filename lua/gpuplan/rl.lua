@@ -223,6 +223,10 @@
 --   sync_tensor_time  seconds per weight tensor of a weight sync that
 --                 exports tensor by tensor (verl's Megatron export; default
 --                 0: bucketed); result weight_sync phase
+--   gen_empty_cache  torch.cuda.empty_cache() calls around each generate
+--                 call -- the step's rollout and each validation batch --
+--                 at M.EMPTY_CACHE each (default 0); weight_sync phase
+--                 (verl's FSDP hybrid worker: 4, or 5 with param_offload)
 --   step_overhead the framework's host work per RL step between the phases
 --                 (data collation, rewards, actor calls), seconds (default
 --                 0); the "framework" phase
@@ -2022,6 +2026,15 @@ run = function(o, job)
   -- An engine over more than one host: its executor's cross-host round
   -- trip each decode step (engine_xhost_step).
   local xh = (xhost or 0) > 0 and rtp * rpp > s.host_gpus and xhost * hs or 0
+  -- The framework's torch.cuda.empty_cache() calls around each generate
+  -- call (gen_empty_cache), at the measured rate of one (M.EMPTY_CACHE:
+  -- the release and the re-allocation it forces on the next pass), on
+  -- the weight sync's path: verl's FSDP hybrid worker enters its vLLM
+  -- sharding manager for every generate_sequences, the step's and each
+  -- validation batch's (engine/rl.c rl_val_pass), so they count with
+  -- the sync, once per generate call.
+  local gen_ec = bounded("gen_empty_cache", o.gen_empty_cache, 1000,
+    "a count of calls, 0 to 1000")
   -- Piecewise CUDA graphs: the forward's gaps a layer (M.PIECEWISE_LAYER),
   -- on the GPU's timeline, not the host's (no host_op_scale).
   local piecewise = boolean("rollout_piecewise", o.rollout_piecewise, false)
@@ -2168,7 +2181,8 @@ run = function(o, job)
     loss_ops = loss_ops, gae_ops = gae_ops, token_host = token_host and token_host * hs,
     fwd_bwd_scale = fbs,
     ema_tensors = ema and M.param_tensors(model) or 0,
-    sync_host = sync_tensor and sync_tensor * M.weight_tensors(model) * hs,
+    sync_host = (sync_tensor or gen_ec) and ((sync_tensor or 0) * M.weight_tensors(model)
+      + (gen_ec or 0) * M.EMPTY_CACHE) * hs,
     engine_fuse = fuse,
     ipc_transfer = ipc and ipc * hs,
     ref_gpus = grp.ref, reward_gpus = grp.reward, critic_gpus = grp.critic,

@@ -306,6 +306,39 @@ PROFILES.verl = {
   -- DeepSeek-V3's 45,337 tensors (rl.weight_tensors), 2.65 ms each.
   { "sync_tensor_time", 120 / 45337, "per-tensor Megatron export to vLLM: 120 s for "
     .. "DeepSeek-V3 (verl issue #5311)", function(o) return not o.fsdp end },
+  -- Each generate_sequences of verl's FSDP hybrid worker (fsdp_workers.py
+  -- and sharding_manager/fsdp_vllm.py, from PR #987 of 2025-04-10 through
+  -- v0.5.0; at d7c3d12, 2025-04-30, the play-verl runs' release) calls
+  -- torch.cuda.empty_cache() four times: the sharding manager's __enter__
+  -- before state_dict() and again after update_params ("del params ...
+  -- torch.cuda.empty_cache()", before wake_up(tags=["kv_cache"])), its
+  -- __exit__ after "self.inference_engine.sleep(level=1)", and
+  -- generate_sequences after it ("# clear kv cache
+  -- torch.cuda.empty_cache()"); with the actor's param_offload the
+  -- __enter__'s offload_fsdp_model_to_cpu (utils/fsdp_utils.py, its
+  -- empty_cache=True default) a fifth.  The step's rollout and every
+  -- validation batch is such a call (gp.rl gen_empty_cache), each at
+  -- peft PR #2894's 0.080 s (gpuplan.rl.EMPTY_CACHE).
+  { "gen_empty_cache", 4, "verl's FSDP hybrid worker: 3 torch.cuda.empty_cache() in its "
+    .. "vLLM sharding manager, 1 in generate_sequences, each generate call",
+    function(o) return o.fsdp and o.colocated and not o.param_offload end },
+  { "gen_empty_cache", 5, "verl's FSDP hybrid worker: 3 torch.cuda.empty_cache() in its "
+    .. "vLLM sharding manager, 1 in generate_sequences, 1 in the actor's offload "
+    .. "(param_offload), each generate call",
+    function(o) return o.fsdp and o.colocated and o.param_offload end },
+  -- With param_offload every other phase of the actor (compute_log_prob,
+  -- update_actor) and, under PPO, of the critic (compute_values,
+  -- update_critic; the scripts offload both alike) ends in
+  -- offload_fsdp_model_to_cpu and its empty_cache: 2 or 4 a step.
+  { "step_overhead", 2 * rl.EMPTY_CACHE, "verl's FSDP param_offload: the actor's "
+    .. "compute_log_prob and update_actor each end in offload_fsdp_model_to_cpu's "
+    .. "torch.cuda.empty_cache(), 0.080 s each (peft PR #2894)",
+    function(o) return o.fsdp and o.colocated and o.param_offload and o.algo ~= "ppo" end },
+  { "step_overhead", 4 * rl.EMPTY_CACHE, "verl's FSDP param_offload: the actor's "
+    .. "compute_log_prob and update_actor and the critic's compute_values and update_critic "
+    .. "each end in offload_fsdp_model_to_cpu's torch.cuda.empty_cache(), 0.080 s each "
+    .. "(peft PR #2894)",
+    function(o) return o.fsdp and o.colocated and o.param_offload and o.algo == "ppo" end },
   -- verl builds its vLLM engine with "disable_custom_all_reduce=True"
   -- (workers/rollout/vllm_rollout/vllm_rollout_spmd.py): the TP
   -- all-reduces within a host run NCCL's kernels, not vLLM's own.
