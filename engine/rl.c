@@ -156,6 +156,42 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 			       c->pad_batch ? "pad_batch = true pads them to "
 			       "each micro-batch's longest" : "pack_tokens "
 			       "packs them into first-fit bins");
+	if (c->pad_to > 0 && (c->pad || c->pad_batch || c->pack_tokens > 0 ||
+			      c->token_batch > 0 || c->rank_skew ||
+			      c->count_split))
+		return gp_fail(err, "pad_to pads every sequence to %g "
+			       "slots; %s contradicts it", c->pad_to,
+			       c->pad ? "pad" : c->pad_batch ? "pad_batch" :
+			       c->pack_tokens > 0 ? "pack_tokens" :
+			       c->token_batch > 0 ? "token_batch" :
+			       c->rank_skew ? "rank_skew (every rank's "
+			       "share is even when padded)" : "count_split");
+	if (c->pad_to > 0 &&
+	    c->pad_to < c->prompt_len + rl_len_limit(&c->response))
+		return gp_fail(err, "pad_to %g is below the longest sequence, "
+			       "%g prompt + %g response tokens", c->pad_to,
+			       c->prompt_len, rl_len_limit(&c->response));
+	if (c->critic_pad_to > 0 && !(c->critic_batch > 0) &&
+	    !(c->critic_token_batch > 0))
+		return gp_fail(err, "critic_pad_to pads the critic's own "
+			       "micro-batches: it needs critic_batch or "
+			       "critic_token_batch");
+	if (c->critic_token_batch > 0 && c->critic_batch > 0)
+		return gp_fail(err, "critic_token_batch cuts the critic's "
+			       "micro-batches by tokens, critic_batch by "
+			       "sequences: give one of them");
+	if (c->critic_token_batch > 0 && c->critic_token_batch <
+	    c->prompt_len + rl_len_limit(&c->response))
+		return gp_fail(err, "critic_token_batch %g is below the "
+			       "longest sequence, %g prompt + %g response "
+			       "tokens", c->critic_token_batch,
+			       c->prompt_len, rl_len_limit(&c->response));
+	if (c->critic_pad_to > 0 &&
+	    c->critic_pad_to < c->prompt_len + rl_len_limit(&c->response))
+		return gp_fail(err, "critic_pad_to %g is below the longest "
+			       "sequence, %g prompt + %g response tokens",
+			       c->critic_pad_to, c->prompt_len,
+			       rl_len_limit(&c->response));
 	if (c->rank_skew && c->pad)
 		return gp_fail(err, "pad makes every rank's share even; "
 			       "rank_skew is each rank's unbalanced share of "
@@ -414,7 +450,7 @@ static int rl_batch(const rl_cfg *c, rl_result *out, double *N,
 	 * remove-padding / dynamic batch, NeMo RL's sequence packing),
 	 * the mean prompt + response; padded to the generation limit
 	 * without packing. */
-	out->train_seq = c->prompt_len + (c->pad ?
+	out->train_seq = c->pad_to > 0 ? c->pad_to : c->prompt_len + (c->pad ?
 		rl_len_limit(&c->response) : c->pad_batch ?
 		rl_len_longest(&c->response,
 			       c->train.mem.lay.micro_batch > 0 ?
@@ -523,6 +559,11 @@ static void rl_pass_cfgs(const rl_cfg *c, const rl_result *out, double N,
 		 * attention work spread over the padded width. */
 		if (c->pad_batch)
 			u->attn_seq *= (p + r) / out->train_seq;
+		/* Padded to a fixed width (pad_to: verl's batches without
+		 * use_remove_padding, transformers' FlashAttention-2 fed
+		 * the attention mask), the same. */
+		if (c->pad_to > 0)
+			u->attn_seq *= (p + r) / c->pad_to;
 	}
 	/* Packed: a micro-batch is one bin (rl_pack). */
 	if (c->pack_tokens > 0 && !c->pad) {
@@ -538,6 +579,18 @@ static void rl_pass_cfgs(const rl_cfg *c, const rl_result *out, double N,
 			(u->mem.lay.cp > 0 ? u->mem.lay.cp : 1), mb,
 			u->mem.lay.dp > 0 ? u->mem.lay.dp : 1, &u->mem.seq,
 			&u->attn_seq);
+		/* ... counted in real tokens (rearrange_micro_batches sums
+		 * the attention mask) over rows padded to pad_to slots
+		 * (PPO's critic: critic_token_batch with critic_pad_to,
+		 * rl_others): each cut's sequences take pad_to slots
+		 * apiece, the attention over the real tokens. */
+		if (c->pad_to > 0) {
+			double k = c->pad_to / (c->prompt_len +
+						c->response.mean);
+
+			u->mem.seq *= k;
+			u->attn_seq /= k;
+		}
 	}
 	u->forward_only = 0;
 	u->tokens = 0;
@@ -605,7 +658,8 @@ static int rl_other_price(const gp_model *m, const roof_device *d,
 	 * actor's bins (out->train_seq). */
 	if (upd && c->critic_batch > 0 && !c->token_batch &&
 	    !c->pack_tokens && !c->pad && !c->pad_batch)
-		u.mem.seq = f.mem.seq = c->prompt_len + c->response.mean;
+		u.mem.seq = f.mem.seq = c->pad_to > 0 ? c->pad_to :
+			c->prompt_len + c->response.mean;
 	if (train_step(m, d, t, &f, &rf, &sub))
 		return gp_fail(err, "%s: %.200s", name, sub.msg);
 	o->fwd = rf.step;
@@ -689,14 +743,24 @@ static int rl_others(const gp_model *m, const roof_device *d,
 	 * micro-batch's forward and backward gathers the whole critic, so
 	 * a micro-batch of one sequence pays that a sequence. */
 	if (c->ppo && !c->group_gpus[RL_GRP_CRITIC] &&
-	    (c->critic_model || c->critic_batch > 0)) {
+	    (c->critic_model || c->critic_batch > 0 ||
+	     c->critic_token_batch > 0)) {
 		rl_cfg cc = *c;
 
-		if (c->critic_batch > 0) {
-			cc.token_batch = 0;
+		if (c->critic_batch > 0 || c->critic_token_batch > 0) {
+			/* verl's dp_critic with critic.use_dynamic_bsz: its
+			 * own max token length a micro-batch
+			 * (critic_token_batch) */
+			cc.token_batch = c->critic_token_batch;
 			cc.pack_tokens = 0;
 			cc.logprob_pack_tokens = 0;
-			cc.train.mem.lay.micro_batch = (int)c->critic_batch;
+			if (c->critic_batch > 0)
+				cc.train.mem.lay.micro_batch =
+					(int)c->critic_batch;
+			/* its own padding (critic_pad_to), not the
+			 * actor's: verl's critic.model.use_remove_padding
+			 * is its own key */
+			cc.pad_to = c->critic_pad_to;
 		}
 		if (rl_other_price(c->critic_model ? c->critic_model : m, d,
 				   t, &cc, out, N, mb, 0, 1, c->critic_model ?

@@ -472,6 +472,22 @@ typedef struct rl_cfg {
 			     * per_gpu with critic.use_dynamic_bsz False);
 			     * its forward and update priced as its own
 			     * passes; 0 = the actor's */
+	double pad_to;      /* > 0: every training sequence of the actor's
+			     * passes takes this many slots (verl without
+			     * use_remove_padding: prompts left-padded to
+			     * max_prompt_length, responses to
+			     * max_response_length), the attention over
+			     * the real tokens only; >= prompt_len + the
+			     * response limit; 0 = packed (pad, pad_batch
+			     * otherwise) */
+	double critic_pad_to; /* > 0: the same for the critic's own
+			     * micro-batches (critic_batch or
+			     * critic_token_batch) */
+	double critic_token_batch; /* > 0: PPO's critic on the actor's
+			     * GPUs cuts its passes by this many real
+			     * tokens a micro-batch, not the actor's cuts
+			     * (verl's critic use_dynamic_bsz with its own
+			     * ppo_max_token_len_per_gpu); 0 = none */
 } rl_cfg;
 
 /* Defaults: GRPO with a reference and old log-probabilities, colocated,

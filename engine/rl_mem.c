@@ -65,7 +65,8 @@ double rl_frozen(const rl_cfg *c, const rl_others_t *o, rl_result *out)
 	*mu = out->update.mem;
 	frozen = mu->params * 2.0 / (lay->zero == 3 ? lay->dp *
 		(lay->cp > 0 ? lay->cp : 1) : 1.0);
-	states = rl_states(c->critic_model || c->critic_batch > 0 ?
+	states = rl_states(c->critic_model || c->critic_batch > 0 ||
+		c->critic_token_batch > 0 ?
 			   &o->act[RL_GRP_CRITIC].mem : mu);
 	/* A model on a group of its own holds none of the actor's GPUs. */
 	critic = c->ppo && !c->group_gpus[RL_GRP_CRITIC] ? states : 0.0;
@@ -107,7 +108,7 @@ double rl_frozen(const rl_cfg *c, const rl_others_t *o, rl_result *out)
 	mu->cpu_bytes += out->frozen_in[0] + out->frozen_in[1];
 	if (c->ppo && !c->group_gpus[RL_GRP_CRITIC]) {
 		const gp_mem_result *cm = c->critic_model ||
-			c->critic_batch > 0 ?
+			c->critic_batch > 0 || c->critic_token_batch > 0 ?
 			&o->act[RL_GRP_CRITIC].mem : &out->update.mem;
 
 		mu->host_weights += cm->host_weights;

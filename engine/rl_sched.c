@@ -191,7 +191,8 @@ void rl_phase_times(const rl_cfg *c, rl_result *out, double N,
 	out->ph[RL_REWARD].time = c->reward_model ? (c->reward_shape ?
 		o->act[RL_GRP_REWARD].fwd : fwd) * out->generated / N : 0.0;
 	out->ph[RL_VALUES].time = !c->ppo ? 0.0 :
-		c->critic_model || c->critic_batch > 0 ?
+		c->critic_model || c->critic_batch > 0 ||
+		c->critic_token_batch > 0 ?
 		o->act[RL_GRP_CRITIC].fwd : fwd;
 	/* ZeRO-3 parameter offload of the frozen models
 	 * (rl_cfg.ref_reward_offload; DeepSpeed's offload_param, which
@@ -268,7 +269,8 @@ void rl_phase_times(const rl_cfg *c, rl_result *out, double N,
 	 * vocabulary logits are the policy's (a critic's value head
 	 * has one output a token, no log-softmax). */
 	out->ph[RL_CRITIC].time = !c->ppo ? 0.0 :
-		c->critic_model || c->critic_batch > 0 ?
+		c->critic_model || c->critic_batch > 0 ||
+		c->critic_token_batch > 0 ?
 		out->opt_steps * o->act[RL_GRP_CRITIC].upd :
 		out->ph[RL_ACTOR].time - out->gae_host - out->ema_host -
 		out->opt_steps * out->logit_update;

@@ -1541,6 +1541,29 @@ opt { name = "critic_batch", type = "int", metavar = "N", commands = "rl", range
     .. "critic.use_dynamic_bsz off, its default): its passes priced as its own, on the "
     .. "actor's GPUs (not with --critic-gpus)",
   suggest = { "critic_micro_batch" } }
+opt { name = "pad_to", type = "number", metavar = "N", commands = "rl",
+  range = { 1, 16777216 },
+  default = "packed to their lengths",
+  help = "every training sequence of the actor's passes (update and log-probability "
+    .. "forwards) takes N token slots, its attention over the real tokens only: verl without "
+    .. "use_remove_padding, whose batches hold each prompt left-padded to max_prompt_length "
+    .. "and each response padded to max_response_length (transformers' FlashAttention-2 "
+    .. "unpads by the mask); not with pad, pad_batch, pack_tokens, token_batch or rank_skew",
+  suggest = { "padded_len", "pad_len" } }
+opt { name = "critic_pad_to", type = "number", metavar = "N", commands = "rl",
+  range = { 1, 16777216 },
+  default = "packed to their lengths",
+  help = "PPO: the critic's own micro-batches (--critic-batch, --critic-token-batch) hold "
+    .. "each sequence in N token slots, "
+    .. "the attention over the real tokens (verl's critic.model.use_remove_padding false, its "
+    .. "default)",
+  suggest = { "critic_pad_len" } }
+opt { name = "critic_token_batch", type = "int", metavar = "N", commands = "rl",
+  range = { 1, 100000000 }, default = "the actor's micro-batches",
+  help = "PPO: the critic's forward and update in micro-batches of at most N real tokens, its "
+    .. "own cuts beside the actor's (verl's critic.use_dynamic_bsz with its "
+    .. "ppo_max_token_len_per_gpu); on the actor's GPUs, not with --critic-batch",
+  suggest = { "critic_max_token_len" } }
 opt { name = "val_batch", type = "int", metavar = "N", commands = "rl", range = { 1, 10000000 },
   default = "all of --val-prompts at once",
   help = "the validation pass's prompts in batches of N, one generate call each in turn, each "

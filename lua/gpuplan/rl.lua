@@ -193,6 +193,15 @@
 --                 not the actor's token cuts or packing (verl's
 --                 critic.ppo_micro_batch_size_per_gpu with its
 --                 use_dynamic_bsz off, the default); default: the actor's
+--   pad_to        every training sequence of the actor's passes takes this
+--                 many slots, the attention over its real tokens (verl
+--                 without use_remove_padding: max_prompt_length +
+--                 max_response_length); default: packed to their lengths
+--   critic_pad_to the same for the critic's own micro-batches
+--                 (verl's critic.model.use_remove_padding, its own key)
+--   critic_token_batch  PPO: the critic cuts its passes by this many real
+--                 tokens a micro-batch (verl's critic use_dynamic_bsz with
+--                 its own ppo_max_token_len_per_gpu); not with critic_batch
 --   gae_ops       PPO's advantage estimate as a Python loop over the
 --                 response positions, once per training micro-batch: the
 --                 host's PyTorch ops per position, each an eager op's time
@@ -1616,6 +1625,20 @@ local function critic_batch_of(o, ppo)
   return cb
 end
 
+-- The critic's own token cuts (critic_token_batch, the header): PPO's
+-- critic on the actor's GPUs, as critic_batch.
+local function critic_token_batch_of(o, ppo)
+  local tb = posint("critic_token_batch", o.critic_token_batch)
+  if tb and not ppo then
+    usage("rl: critic_token_batch is PPO's critic's micro-batch (algo = ppo)")
+  end
+  if tb and o.critic_gpus ~= nil then
+    usage("rl: critic_token_batch prices the critic's micro-batches on the actor's GPUs; with "
+      .. "critic_gpus (the critic on a group of its own) it is not priced: give one of them")
+  end
+  return tb
+end
+
 -- The validation phase on the engine's step r: its seconds added to the
 -- step, the throughputs and costs of the longer step (engine/rl_sched.c
 -- rl_rates: each over the step's seconds).
@@ -2189,6 +2212,10 @@ run = function(o, job)
     colocate_critic_reward = critic_reward,
     critic_model = critic_shape, reward_shape = reward_shape,
     critic_batch = critic_batch_of(o, ppo),
+    pad_to = bounded("pad_to", o.pad_to, 2 ^ 24, "tokens a padded training sequence, 0 to 2^24"),
+    critic_pad_to = bounded("critic_pad_to", o.critic_pad_to, 2 ^ 24,
+      "tokens a padded critic sequence, 0 to 2^24"),
+    critic_token_batch = critic_token_batch_of(o, ppo),
   }
   if job then
     if o.val_every ~= nil or o.val_prompts ~= nil then

@@ -558,6 +558,9 @@ local case_schema = T.record {
     -- rl.val_every)
     val_every = declared("val_every"), val_prompts = declared("val_prompts"),
     val_batch = declared("val_batch"), critic_batch = declared("critic_batch"),
+    -- verl's batches without use_remove_padding (SCHEMA.md rl.pad_to)
+    pad_to = declared("pad_to"), critic_pad_to = declared("critic_pad_to"),
+    critic_token_batch = declared("critic_token_batch"),
   },
   -- version: the release the run used (SCHEMA.md), major.minor[.patch];
   -- commit: the commit of a project without releases the source names

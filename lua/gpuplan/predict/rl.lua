@@ -255,8 +255,10 @@ PROFILES.verl = {
   -- so a mini-batch's share is an unbalanced draw, and every optimizer
   -- step waits for the busiest rank (rearrange_micro_batches all-reduces
   -- the micro-batch count, MAX, and the gradients meet at the step).
+  -- Padded to a fixed width (rl.pad_to: no use_remove_padding) every
+  -- rank's share is as long as any other's: no skew to wait for.
   { "rank_skew", true, "balance_batch evens the step's batch over the ranks, not its "
-    .. "mini-batches" },
+    .. "mini-batches", function(o) return not o.pad_to end },
   -- Without use_dynamic_bsz (a case that states parallel.micro_batch,
   -- ppo_micro_batch_size_per_gpu; one that does not gets token_batch
   -- below) the Megatron actor cuts each mini-batch by sequence count,
@@ -914,6 +916,12 @@ local function predict(case, cat)
     -- verl's critic.ppo_micro_batch_size_per_gpu without its dynamic
     -- batch (SCHEMA.md rl.critic_batch)
     critic_batch = v(c.critic_batch),
+    -- verl without use_remove_padding: every sequence at max_prompt_length
+    -- + max_response_length slots (SCHEMA.md rl.pad_to)
+    pad_to = v(c.pad_to), critic_pad_to = v(c.critic_pad_to),
+    -- verl's critic.use_dynamic_bsz with its ppo_max_token_len_per_gpu
+    -- (SCHEMA.md rl.critic_token_batch)
+    critic_token_batch = v(c.critic_token_batch),
     -- Sequence packing off (NeMo RL's policy.sequence_packing.enabled
     -- false, dynamic_batching off as grpo_math_1B.yaml has it): the
     -- Megatron worker cuts the batch into micro-batches of
