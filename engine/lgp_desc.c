@@ -250,6 +250,7 @@ static const lgp_field train_fields[] = {
 	F_BOOL("no_router_flops", offsetof(train_cfg, no_router_flops), 0),
 	F_NUM("packed_len", offsetof(train_cfg, attn_seq), 0),
 	F_BOOL("unfused_loss", offsetof(train_cfg, unfused_loss), 0),
+	F_BOOL("mcore_loss", offsetof(train_cfg, mcore_loss), 0),
 	F_BOOL("eager_loss", offsetof(train_cfg, eager_loss), 0),
 	F_BOOL("emb_matmul", offsetof(train_cfg, emb_matmul), 0),
 	F_INT("metric_losses", offsetof(train_cfg, metric_losses), 0, 0, 8),

@@ -160,6 +160,10 @@ typedef struct train_cfg {
 				  * vocab-parallel cross-entropy
 				  * (cross_entropy_loss_fusion off;
 				  * train_layer.c train_ends_costs) */
+	int mcore_loss;          /* the loss is Megatron-Core's: without
+				  * unfused_loss its native fused one
+				  * (fused_cross_entropy.py, four
+				  * compiled graphs; train_ends_costs) */
 	int eager_loss;          /* the loss op by op outside the compiled
 				  * layers (torch.compile of each block
 				  * only; train_layer.c train_ends_costs) */
@@ -609,6 +613,7 @@ typedef struct train_lkey {
 				  * (train_layer.c ds_flush_ops), else 0 */
 	int te_modules;          /* train_cfg's */
 	int unfused_loss;        /* train_cfg's */
+	int mcore_loss;          /* train_cfg's */
 	int eager_loss;          /* train_cfg's, fused kernels only */
 	int emb_matmul;          /* train_cfg's */
 	int metric_losses;       /* train_cfg's, 0 forward-only */

@@ -4566,6 +4566,28 @@ void train_ends_costs(tenv *e, const train_lkey *k, train_lcost *ld)
 	if (k->unfused_loss && !k->eager) {
 		loss_f = t_mem(e, k->half, lv * (k->A + 36.0));
 		loss_b = t_mem(e, k->half, lv * (k->A + 12.0));
+	} else if (k->mcore_loss && !k->eager) {
+		/* Megatron-Core's own fused loss (cross_entropy_loss_fusion
+		 * with cross_entropy_fusion_impl 'native', the default from
+		 * core_v0.9.0 to 2026's main, where the 'te' one is rejected
+		 * by argument validation): fused_cross_entropy.py is four
+		 * jit_fuser graphs (torch.compile from torch 2.2, jit.py), not
+		 * one kernel, and each returns or mutates a T x V/tp fp32
+		 * tensor, which must be written.  calculate_logits_max returns
+		 * "vocab_parallel_logits.float()" with its max (read A, write
+		 * 4); calculate_predicted_logits subtracts the max in place and
+		 * "torch.exp(vocab_parallel_logits, out=exp_logits)" with its
+		 * sum (read 4, write 4); calculate_cross_entropy_loss
+		 * "exp_logits.div_(sum_exp_logits.unsqueeze(dim=-1))" (read
+		 * 4, write 4): A + 20 B a logit forward.  Backward
+		 * calculate_gradients runs "grad_input.mul_(grad_output...)"
+		 * in place on the saved softmax (read 4, write 4) and
+		 * "grad_input.to(torch.bfloat16)" (write A): A + 8.
+		 * (NVIDIA/Megatron-LM core_v0.9.0 megatron/core/fusions/
+		 * fused_cross_entropy.py and tensor_parallel/cross_entropy.py
+		 * VocabParallelCrossEntropy; the same at d98e8a6.) */
+		loss_f = t_mem(e, k->half, lv * (k->A + 20.0));
+		loss_b = t_mem(e, k->half, lv * (k->A + 8.0));
 	}
 	norm_f = t_mem(e, k->half, 2.0 * el * k->A);
 	norm_b = t_mem(e, k->half, 3.0 * el * k->A);

@@ -407,6 +407,7 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.ds_bucket = xp->k.ds_hooks && !xp->k.frozen &&
 		!c->forward_only ? c->mem.ds_reduce_bucket : 0.0;
 	xp->k.unfused_loss = c->unfused_loss;
+	xp->k.mcore_loss = c->mcore_loss;
 	xp->k.eager_loss = c->eager_loss && !c->eager;
 	xp->k.emb_matmul = c->emb_matmul;
 	xp->k.metric_losses = c->forward_only ? 0 : c->metric_losses;

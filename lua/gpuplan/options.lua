@@ -2050,6 +2050,13 @@ opt { name = "unfused_loss", type = "flag", commands = "train plan",
     .. "max, subtract, exp, sum and divide, A + 36 B a logit forward and A + 12 "
     .. "back where a fused loss moves A + 8 and A + 4",
   suggest = { "cross_entropy_loss_fusion", "loss_fusion", "unfused_ce" } }
+opt { name = "mcore_loss", type = "flag", commands = "train plan",
+  help = "the loss is Megatron-Core's vocab-parallel cross-entropy: with unfused_loss "
+    .. "its op-by-op one, without it the native fused one (cross_entropy_loss_fusion "
+    .. "on, cross_entropy_fusion_impl 'native', fused_cross_entropy.py: four compiled "
+    .. "graphs, each writing a T x V/tp fp32 tensor), A + 20 B a logit forward and "
+    .. "A + 8 back where a one-kernel fused loss moves A + 8 and A + 4",
+  suggest = { "cross_entropy_fusion_impl", "native_loss", "megatron_loss" } }
 opt { name = "emb_matmul", type = "flag", commands = "train plan",
   help = "the token embedding looked up as a one-hot matmul, not a gather (Praxis' "
     .. "lookup_style 'matmul', which Paxml's GPT configs set): the T x V/tp one-hot "

@@ -29,6 +29,9 @@
 --                 (default false: counted, 2 h E a token forward)
 --   unfused_loss  the loss as Megatron-Core's unfused vocab-parallel
 --                 cross-entropy (default false: a fused loss kernel)
+--   mcore_loss    the loss is Megatron-Core's: without unfused_loss its
+--                 native fused one, four compiled graphs (default false:
+--                 one fused loss kernel)
 --   eager_loss    the loss op by op outside the compiled layers (kernels
 --                 fused; default false: compiled with them)
 --   metric_losses no-grad cross-entropies over the logits after each
@@ -482,7 +485,7 @@ local function step_choices(o, p, cfg, sweep, default)
   if cfg.vpp and cfg.vpp > 1 then cfg.schedule = "interleaved" end
   -- Overlaps: the stack's defaults, each overridable.
   local ov = M.OVERLAPS[cfg.stack] or M.OVERLAPS.hf
-  local flags = { "causal_flops", "embed_flops", "no_router_flops", "unfused_loss", "eager_loss", "emb_matmul", "lora_merged", "kv_repeat", "fsdp_root_gathered", "pad_mask", "async_tp_allreduce",
+  local flags = { "causal_flops", "embed_flops", "no_router_flops", "unfused_loss", "mcore_loss", "eager_loss", "emb_matmul", "lora_merged", "kv_repeat", "fsdp_root_gathered", "pad_mask", "async_tp_allreduce",
     "tp_input_per_linear",
     "unfused_permute", "unfused_act", "unfused_rope", "rope_seq_loop", "fused_grouped_mlp",
     "fp8_attention", "mlp_down_bf16", "tp_overlap_fp8_rs", "tp_overlap_aggregate",
@@ -559,6 +562,7 @@ local function step_choices(o, p, cfg, sweep, default)
     cfg.packed_len = o.packed_len
   end
   cfg.unfused_loss = o.unfused_loss == true
+  cfg.mcore_loss = o.mcore_loss == true
   cfg.eager_loss = o.eager_loss == true
   cfg.emb_matmul = o.emb_matmul == true
   cfg.metric_losses = o.metric_losses

@@ -426,6 +426,9 @@ local case_schema = T.record {
     -- --cross-entropy-loss-fusion is false); the kinds that read them are
     -- M.WORKLOAD_READ's
     dropout = declared("dropout"), unfused_loss = declared("unfused_loss"),
+    -- and the fused loss as Megatron-Core's native one or not (gp.train's
+    -- mcore_loss: false under --cross-entropy-fusion-impl te)
+    mcore_loss = declared("mcore_loss"),
     -- the token embedding looked up as a one-hot matmul (gp.train's
     -- emb_matmul: Praxis' lookup_style 'matmul')
     emb_matmul = declared("emb_matmul"),
@@ -655,6 +658,7 @@ end
 -- a training or memory case has no serving engine to cap, and an rl case
 -- states its rollout engine's in rl.max_batch and rl.max_num_tokens.
 M.WORKLOAD_READ = { dropout = set "train memory", unfused_loss = set "train",
+                    mcore_loss = set "train",
                     emb_matmul = set "train",
                     lora_merged = set "train",
                     attn_where = set "train", attn_head_copies = set "train",

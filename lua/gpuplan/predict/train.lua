@@ -183,6 +183,11 @@ local PROFILES = {
   -- by default)".
   ["megatron-core"] = {
     { "stack", "megatron", "Megatron-Core" },
+    -- The loss is Megatron-Core's (gp.train's mcore_loss): op by op
+    -- under unfused_loss, else cross_entropy_fusion_impl's default
+    -- 'native' (model_parallel_config.py "cross_entropy_fusion_impl:
+    -- Literal['native', 'te'] = 'native'"), fused_cross_entropy.py.
+    { "mcore_loss", true, "Megatron-Core's vocab-parallel cross-entropy (cross_entropy_fusion_impl 'native')" },
     -- '--transformer-impl', default='transformer_engine': TE's
     -- DotProductAttention, cuDNN fused attention on sm90.
     { "flash", true, "--transformer-impl transformer_engine (the default): TE fused attention" },
@@ -213,6 +218,11 @@ local PROFILES = {
   -- from megatron/training/training.py's num_floating_point_operations.
   ["megatron-moe-recipes"] = {
     { "stack", "megatron", "transformer_impl: transformer_engine" },
+    -- The loss is Megatron-Core's (gp.train's mcore_loss): op by op
+    -- under unfused_loss, else cross_entropy_fusion_impl's default
+    -- 'native' (model_parallel_config.py "cross_entropy_fusion_impl:
+    -- Literal['native', 'te'] = 'native'"), fused_cross_entropy.py.
+    { "mcore_loss", true, "Megatron-Core's vocab-parallel cross-entropy (cross_entropy_fusion_impl 'native')" },
     { "flash", true, "TE fused attention (NVTE_FUSED_ATTN: '1')" },
     { "zero", 1, "use_distributed_optimizer: true" },
     { "sp", true, "sequence_parallel: true", tp2 },
@@ -239,6 +249,8 @@ local PROFILES = {
   -- flags.
   ["megatron-moe-modelzoo"] = {
     { "stack", "megatron", "--transformer-impl transformer_engine" },
+    -- The loss is Megatron-Core's (gp.train's mcore_loss; see megatron-core).
+    { "mcore_loss", true, "Megatron-Core's vocab-parallel cross-entropy (cross_entropy_fusion_impl 'native')" },
     { "flash", true, "--use-flash-attn with TE: fused attention" },
     { "dropout", false, "--attention-dropout 0.0 --hidden-dropout 0.0" },
     { "zero", 1, "--use-distributed-optimizer" },
@@ -306,6 +318,8 @@ local PROFILES = {
   -- NeMo 24.07 (NeMo-Framework-Launcher 24.07 training / peft yamls).
   nemo = {
     { "stack", "megatron", "Megatron-Core" },
+    -- The loss is Megatron-Core's (gp.train's mcore_loss; see megatron-core).
+    { "mcore_loss", true, "Megatron-Core's vocab-parallel cross-entropy (cross_entropy_fusion_impl 'native')" },
     { "vpp", sft_set("vpp"), SFT },
     { "overlap_p2p", function(o, m) return nemo_sft(o, m) and true or nil end, SFT,
       function(o) return (o.pp or 1) > 1 end },
@@ -389,6 +403,9 @@ local PROFILES = {
   -- Megatron-Bridge 25.11 (scripts/performance configs).
   ["megatron-bridge"] = {
     { "stack", "megatron", "Megatron-Core" },
+    -- No mcore_loss: the performance scripts set cross_entropy_fusion_impl
+    -- "te" (_set_common_perf_overrides / _benchmark_common), Transformer
+    -- Engine's one-kernel parallel cross-entropy, the fused loss priced.
     { "flash", true, "TE fused attention (cuDNN)" },
     { "zero", 1, "use_distributed_optimizer" },
     { "sp", true, "sequence parallel with TP", tp2 },
@@ -998,6 +1015,9 @@ local function predict(case, cat)
   -- only where the case says nothing.
   o.dropout = v(wl.dropout)
   o.unfused_loss = v(wl.unfused_loss)
+  -- Megatron-Core's native fused loss or Transformer Engine's (SCHEMA.md
+  -- workload.mcore_loss: false under cross_entropy_fusion_impl "te").
+  o.mcore_loss = v(wl.mcore_loss)
   -- The token embedding as a one-hot matmul (SCHEMA.md
   -- workload.emb_matmul): gp.train's option of that name.
   o.emb_matmul = v(wl.emb_matmul)
