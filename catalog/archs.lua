@@ -547,6 +547,9 @@ arch {
     -- of the runs, so fp8 takes no factor of its own.
     sustained = {
       gemm = 0.82, attention = 0.82,
+      -- the clock the two factors stand for (1500 / 1830 = 0.82): a job's
+      -- sm_clock scales them from it (roofline.lua clock_at_mhz)
+      clock_mhz = 1500,
       reason = "The 700 W parts (H100, H800, H200 SXM) hold a lower SM clock "
             .. "under back-to-back tensor work than the rates above were taken "
             .. "at: MAMF keeps the best iteration of each shape ('this script is "

@@ -2335,6 +2335,19 @@ opt { name = "power_limit", type = "string", metavar = "W", commands = "train pl
     .. "the SM clock falls until the board's draw fits, slowing GEMMs and attention with it; "
     .. "memory-bound kernels and communication keep their rate",
   suggest = { "power_cap", "power", "tdp", "pl" } }
+-- The SM clock the GPUs held through the run, where a trace states it
+-- (DCGM's or nvidia-smi's mean): the tensor-bound work (GEMMs, fused
+-- attention) is priced at it instead of the clock the arch's sustained
+-- factor stands for (roofline.lua clock_at_mhz; hopper: 1500 MHz).
+opt { name = "sm_clock", type = "number", metavar = "MHZ", commands = "train plan",
+  range = { 100, 5000 },
+  default = "the arch's sustained clock (achievable.sustained.clock_mhz: Hopper's 700 W parts "
+    .. "1500 MHz), or the one a power_limit leaves",
+  help = "the SM clock in MHz the GPUs held through the run, as a DCGM or nvidia-smi trace "
+    .. "states it: GEMMs and fused attention are priced at it (scaled from the arch's "
+    .. "sustained clock); memory-bound kernels and communication keep their rate; not with "
+    .. "power_limit",
+  suggest = { "clock", "gpu_clock", "sm_clock_mhz" } }
 -- The deepspeed stack runs the Hugging Face modules unless told otherwise:
 -- DeepSpeed's ZeRO engine is mostly driven by transformers' Trainer,
 -- Accelerate or TRL on transformers' models ("DeepSpeed is integrated with

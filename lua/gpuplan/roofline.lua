@@ -63,6 +63,30 @@ M.pow2_head_kernels = { triton = true }
 -- ((L - static) / (TDP - static)) ^ (1 / e) of the TDP's.  A limit at or
 -- above the TDP: 1 (the TDP's sustained clock is already priced; boards
 -- refuse a limit above their maximum).  Errors name what is missing.
+-- The tensor clock a run held (sm_clock, MHz: a DCGM or nvidia-smi
+-- trace's), as a share of the clock the sustained record stands for
+-- (achievable.sustained.clock_mhz): the tensor-bound rates scale with the
+-- SM clock, as under a power limit (M.clock_at), while the memory clock
+-- and the links keep theirs.  KempnerForge's 175B run on 360 H200 SXMs
+-- held "SM clock 1,840 MHz near boost" at "619 W mean (about 89% of the
+-- 700 W TDP), 53 C" (benchmarks/175b_360gpu/README.md, b62d2e3): under
+-- the cap, not at the 1500 MHz the hopper record stands for.  Errors name
+-- what is missing.
+function M.clock_at_mhz(g, sus, mhz, limit)
+  if type(mhz) ~= "number" or mhz ~= mhz or mhz < 100 or mhz > 5000 then
+    error("sm_clock must be a number of MHz in [100, 5000] (got " .. tostring(mhz) .. ")", 0)
+  end
+  if limit ~= nil then
+    error("sm_clock and power_limit both set: give the clock the run held or the limit it "
+      .. "ran under, not both", 0)
+  end
+  if not (sus and sus.clock_mhz) then
+    error(string.format("sm_clock %g MHz: %s's sustained record (achievable.sustained) "
+      .. "names no clock_mhz to scale its rates from", mhz, tostring(g.id)), 0)
+  end
+  return mhz / sus.clock_mhz
+end
+
 function M.clock_at(g, arch, limit)
   local tdp = g.tdp
   limit = limit or g.power_limit
@@ -125,8 +149,10 @@ end
 -- (optional) picks the fused attention kernel whose measured fractions
 -- the training step uses; default the arch's `kernel`.  power_limit
 -- (optional, W): the board's limit (M.clock_at); default the card's.
+-- sm_clock (optional, MHz): the clock the GPUs held, as a trace states
+-- it (M.clock_at_mhz); not with power_limit.
 -- Returns the table, the clock share and the limit (W) it was priced at.
-function M.device(gpu, cat, attn_kernel, power_limit)
+function M.device(gpu, cat, attn_kernel, power_limit, sm_clock)
   cat = catalog(cat)
   local g = type(gpu) == "table" and require("gpuplan.catalog").entry("gpu", gpu)
     or cat:get("gpus", gpu)
@@ -170,7 +196,12 @@ function M.device(gpu, cat, attn_kernel, power_limit)
   -- Under a board power limit below the TDP the tensor clock falls
   -- further (M.clock_at): the GEMM and attention fractions with it; the
   -- streaming fractions (hbm, stream, eager) keep theirs.
-  local clock, limit = M.clock_at(g, arch, power_limit)
+  local clock, limit
+  if sm_clock ~= nil then
+    clock, limit = M.clock_at_mhz(g, sus, sm_clock, power_limit), g.tdp
+  else
+    clock, limit = M.clock_at(g, arch, power_limit)
+  end
   sus_gemm, sus_attn = sus_gemm * clock, sus_attn * clock
   -- The fused attention kernel's fractions: the GPU's own, else its arch's.
   local at = M.part_record(g, arch, "attention")

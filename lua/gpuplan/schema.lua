@@ -458,6 +458,9 @@ local achievable = T.record {
   -- back to back at the board power limit, as a training step does and a
   -- benchmark with gaps between iterations does not; absent: 1
   sustained = T.record { gemm = R(frac()), attention = R(frac()),
+                         -- the SM clock (MHz) the two factors stand for:
+                         -- a job's sm_clock scales them from it
+                         clock_mhz = num { min = 100, max = 5000 },
                          reason = R(str()), source = R(str()) },
   -- Block-scaled FP8 GEMMs (MXFP8's E8M0 scale per 32 elements): the share
   -- of the per-tensor FP8 GEMM's rate (the gemm.fp8 fraction above) they

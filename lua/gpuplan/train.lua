@@ -1503,7 +1503,7 @@ function M.setup(o, sweep)
   -- refused) by roofline.clock_at under roofline.device below
   local roofline = require("gpuplan.roofline")
   local okd, device, clock, limit = pcall(roofline.device, gpu, cat, o.attn_kernel,
-    o.power_limit)
+    o.power_limit, o.sm_clock)
   -- roofline.device is a public function: its error already names the
   -- caller's line, which fail names again.
   if not okd then fail("train: %s", (tostring(device):gsub("^[^%s:]+:%d+: ", "", 1))) end
@@ -1547,7 +1547,7 @@ function M.setup(o, sweep)
     -- cuDNN").  The eager path keeps the arch's cuDNN on Blackwell, as
     -- before the fa2 fractions came; a run on a release whose SDPA takes
     -- its flash backend there states attn_kernel = fa2.
-    local okf, fa2 = pcall(roofline.device, gpu, cat, "fa2", o.power_limit)
+    local okf, fa2 = pcall(roofline.device, gpu, cat, "fa2", o.power_limit, o.sm_clock)
     if okf and gpu.arch == "blackwell" then
       attn_note = " (the arch's: PyTorch's SDPA takes cuDNN first on sm100 once its cuDNN is "
         .. "new enough; attn_kernel=fa2 prices its flash backend, FlashAttention-2)"
@@ -1563,7 +1563,7 @@ function M.setup(o, sweep)
   end
   -- A board limit below the TDP (the card's default or the job's):
   -- the line says the clock it leaves the tensor work.
-  if o.power_limit == nil and okd and clock < 1 then
+  if o.power_limit == nil and o.sm_clock == nil and okd and clock < 1 then
     default(string.format("power_limit=%gW (%s's default limit, TDP %gW: tensor clock %.3f "
       .. "of the TDP's)", limit, tostring(gpu.id), gpu.tdp, clock))
   end

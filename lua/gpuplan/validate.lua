@@ -238,6 +238,9 @@ local case_schema = T.record {
     -- the GPUs' board power limit, W, where the source states it
     -- (gp.train's power_limit)
     power_limit = declared("power_limit"),
+    -- the SM clock, MHz, the GPUs held through the run where a trace
+    -- states it (gp.train's sm_clock)
+    sm_clock = declared("sm_clock"),
   },
   parallel = T.record {
     tp = count(), pp = count(), dp = count(), cp = count(), ep = count(), etp = count(),

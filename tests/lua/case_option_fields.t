@@ -47,6 +47,8 @@ local FIELDS = {
   { "rl", "base_checkpoint" }, { "rl", "ema" }, { "rl", "ref_reward_offload" },
   -- the boards' power limit (torchtitan's Grand Teton rows: 500 W)
   { "hardware", "power_limit" },
+  -- the SM clock a run held (KempnerForge's 175B DCGM trace: 1,840 MHz)
+  { "hardware", "sm_clock" },
   -- a checkpoint around FSDP units (the PyTorch FSDP 1T post's
   -- ptd_benchmark: wrap(checkpoint_wrapper(Block)) over per-module units)
   { "parallel", "ckpt_outside_fsdp" },

@@ -909,6 +909,9 @@ local function predict(case, cat)
   if not model then return nil, why end
   local hw, par, wl = case.hardware or {}, case.parallel or {}, case.workload or {}
   local metric = case.measured and case.measured.metric
+  if v(hw.sm_clock) then
+    return nil, "hardware.sm_clock: a serving case does not price a held SM clock (gp.train does)"
+  end
   -- A training method on a serving case contradicts its kind: the train
   -- predictor refuses "method 'infer'"; this one read past "lora".
   if v(wl.method) and wl.method ~= "infer" then

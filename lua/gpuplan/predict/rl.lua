@@ -799,6 +799,9 @@ local function predict(case, cat)
   local hw, par, wl, c = case.hardware or {}, case.parallel or {}, case.workload or {},
     case.rl or {}
   local metric = case.measured and case.measured.metric
+  if v(hw.sm_clock) then
+    return nil, "hardware.sm_clock: an rl case does not price a held SM clock (gp.train does)"
+  end
   local pick = {
     step_time_s = function(r) return r.step_s end,
     tokens_per_s_per_gpu = function(r) return r.tokens_per_s_gpu end,

@@ -996,6 +996,7 @@ local function predict(case, cat)
   o.fp8_attention = v(wl.fp8_attention)
   o.mlp_down_bf16 = v(wl.mlp_down_bf16)
   o.power_limit = v(hw.power_limit)
+  o.sm_clock = v(hw.sm_clock)
   o.attn_clamp = v(wl.attn_clamp)
   o.eager_softmax = v(wl.eager_softmax)
   -- The RMSNorm as one fused kernel under the eager modules (SCHEMA.md
