@@ -873,16 +873,18 @@ static int lgp_field_perdtype(lua_State *L, int idx, const char *what,
 	return 1;
 }
 
-/* A list of {seq, rate} pairs into q[] and r[] (at most
- * ROOF_ATTN_LONG_MAX); their order and ranges are roof_device_check's. */
-static int c_device_pairs(lua_State *L, int v, const char *path, double *q,
-			  double *r)
+/* A list of points, each a list of ncol numbers ({seq, rate} pairs,
+ * or {seq, rates...}), into the columns col[0..ncol-1] (at most
+ * ROOF_ATTN_LONG_MAX points); their order and ranges are
+ * roof_device_check's.  Returns the count of points. */
+static int c_device_points(lua_State *L, int v, const char *path,
+			   double *const *col, int ncol)
 {
 	lua_Integer i, n;
 
 	if (lua_type(L, v) != LUA_TTABLE)
-		luaL_error(L, "%s must be a list of {seq, rate} pairs (got %s)",
-			   path, luaL_typename(L, v));
+		luaL_error(L, "%s must be a list of points of %d numbers "
+			   "(got %s)", path, ncol, luaL_typename(L, v));
 	n = (lua_Integer)lua_rawlen(L, v);
 	if (n > ROOF_ATTN_LONG_MAX)
 		luaL_error(L, "%s has %d points (at most %d)", path, (int)n,
@@ -891,9 +893,10 @@ static int c_device_pairs(lua_State *L, int v, const char *path, double *q,
 		int j;
 
 		if (lua_rawgeti(L, v, i) != LUA_TTABLE)
-			luaL_error(L, "%s[%d] must be a {seq, rate} pair (got "
-				   "%s)", path, (int)i, luaL_typename(L, -1));
-		for (j = 1; j <= 2; j++) {
+			luaL_error(L, "%s[%d] must be a list of %d numbers "
+				   "(got %s)", path, (int)i, ncol,
+				   luaL_typename(L, -1));
+		for (j = 1; j <= ncol; j++) {
 			int isnum;
 			double x;
 
@@ -903,10 +906,7 @@ static int c_device_pairs(lua_State *L, int v, const char *path, double *q,
 				luaL_error(L, "%s[%d][%d] must be a number (got "
 					   "%s)", path, (int)i, j,
 					   luaL_typename(L, -1));
-			if (j == 1)
-				q[i - 1] = x;
-			else
-				r[i - 1] = x;
+			col[j - 1][i - 1] = x;
 			lua_pop(L, 1);
 		}
 		lua_pop(L, 1);
@@ -921,9 +921,9 @@ static int c_device_pairs(lua_State *L, int v, const char *path, double *q,
 static void c_device_long(lua_State *L, int v, void *dst, const char *path)
 {
 	roof_device *d = dst;
+	double *const col[2] = { d->attn_long_q, d->attn_long_r };
 
-	d->attn_long_n = c_device_pairs(L, v, path, d->attn_long_q,
-					d->attn_long_r);
+	d->attn_long_n = c_device_points(L, v, path, col, 2);
 }
 
 /* attn_narrow: the kernel's rate at its narrow head dim (attn_narrow_dim)
@@ -932,9 +932,9 @@ static void c_device_long(lua_State *L, int v, void *dst, const char *path)
 static void c_device_narrow(lua_State *L, int v, void *dst, const char *path)
 {
 	roof_device *d = dst;
+	double *const col[2] = { d->attn_narrow_q, d->attn_narrow_r };
 
-	d->attn_narrow_n = c_device_pairs(L, v, path, d->attn_narrow_q,
-					  d->attn_narrow_r);
+	d->attn_narrow_n = c_device_points(L, v, path, col, 2);
 }
 
 /* attn_unmasked: the kernel's measured rates without a mask beside its
@@ -945,43 +945,11 @@ static void c_device_unmasked(lua_State *L, int v, void *dst,
 			      const char *path)
 {
 	roof_device *d = dst;
-	double *col[5];
-	lua_Integer i, n;
+	double *const col[5] = { d->attn_unm_q, d->attn_unm_uf,
+				 d->attn_unm_cf, d->attn_unm_ub,
+				 d->attn_unm_cb };
 
-	col[0] = d->attn_unm_q;
-	col[1] = d->attn_unm_uf;
-	col[2] = d->attn_unm_cf;
-	col[3] = d->attn_unm_ub;
-	col[4] = d->attn_unm_cb;
-	if (lua_type(L, v) != LUA_TTABLE)
-		luaL_error(L, "%s must be a list of {seq, rates} (got %s)",
-			   path, luaL_typename(L, v));
-	n = (lua_Integer)lua_rawlen(L, v);
-	if (n > ROOF_ATTN_LONG_MAX)
-		luaL_error(L, "%s has %d points (at most %d)", path, (int)n,
-			   ROOF_ATTN_LONG_MAX);
-	for (i = 1; i <= n; i++) {
-		int j;
-
-		if (lua_rawgeti(L, v, i) != LUA_TTABLE)
-			luaL_error(L, "%s[%d] must be a list of 5 numbers (got "
-				   "%s)", path, (int)i, luaL_typename(L, -1));
-		for (j = 1; j <= 5; j++) {
-			int isnum;
-			double x;
-
-			lua_rawgeti(L, -1, j);
-			x = lua_tonumberx(L, -1, &isnum);
-			if (!isnum || !(x > 0.0))
-				luaL_error(L, "%s[%d][%d] must be a positive "
-					   "number (got %s)", path, (int)i, j,
-					   luaL_typename(L, -1));
-			col[j - 1][i - 1] = x;
-			lua_pop(L, 1);
-		}
-		lua_pop(L, 1);
-	}
-	d->attn_unm_n = (int)n;
+	d->attn_unm_n = c_device_points(L, v, path, col, 5);
 }
 
 /* Read a device table (lua/gpuplan/roofline.lua builds it from the

@@ -298,6 +298,24 @@ function M.attn_long(pair, kernel)
   end
   return out
 end
+-- A catalog curve's points (narrow, unmasked) as the device table carries
+-- them: 1 to M.ATTN_LONG_MAX points, lengths growing (the engine reads
+-- between them in log2 of the length), each made a row by row(p); bad
+-- raises naming the field.
+local function points(pts, bad, row)
+  if #pts == 0 then bad("no points") end
+  if #pts > M.ATTN_LONG_MAX then bad("%d points (at most %d)", #pts, M.ATTN_LONG_MAX) end
+  local out = {}
+  for i, p in ipairs(pts) do
+    if i > 1 and not (p.seq > pts[i - 1].seq) then
+      bad("point %d (seq %s) must be longer than point %d (seq %s)", i, tostring(p.seq),
+        i - 1, tostring(pts[i - 1].seq))
+    end
+    out[#out + 1] = row(p)
+  end
+  return out
+end
+
 -- A fused attention kernel's rate at a narrow head dim (its catalog
 -- entry's `narrow`: the published bars at head dim `dim` and at 128, the
 -- head dim its fractions were read at, at the same causal prompts) as the
@@ -311,17 +329,7 @@ function M.attn_narrow(pair, kernel)
   local function bad(fmt, ...)
     error(string.format("field 'achievable.attention.%s.narrow': " .. fmt, tostring(kernel), ...), 0)
   end
-  if #pts == 0 then bad("no points") end
-  if #pts > M.ATTN_LONG_MAX then bad("%d points (at most %d)", #pts, M.ATTN_LONG_MAX) end
-  local out = {}
-  for i, p in ipairs(pts) do
-    if i > 1 and not (p.seq > pts[i - 1].seq) then
-      bad("point %d (seq %s) must be longer than point %d (seq %s)", i, tostring(p.seq),
-        i - 1, tostring(pts[i - 1].seq))
-    end
-    out[#out + 1] = { p.seq, p.tflops / p.wide }
-  end
-  return nw.dim, out
+  return nw.dim, points(pts, bad, function(p) return { p.seq, p.tflops / p.wide } end)
 end
 
 -- A fused attention kernel's measured rates on calls without a mask
@@ -336,17 +344,7 @@ function M.attn_unmasked(pair, kernel)
   local function bad(fmt, ...)
     error(string.format("field 'achievable.attention.%s.unmasked': " .. fmt, tostring(kernel), ...), 0)
   end
-  if #pts == 0 then bad("no points") end
-  if #pts > M.ATTN_LONG_MAX then bad("%d points (at most %d)", #pts, M.ATTN_LONG_MAX) end
-  local out = {}
-  for i, p in ipairs(pts) do
-    if i > 1 and not (p.seq > pts[i - 1].seq) then
-      bad("point %d (seq %s) must be longer than point %d (seq %s)", i, tostring(p.seq),
-        i - 1, tostring(pts[i - 1].seq))
-    end
-    out[#out + 1] = { p.seq, p.fwd, p.causal_fwd, p.bwd, p.causal_bwd }
-  end
-  return out
+  return points(pts, bad, function(p) return { p.seq, p.fwd, p.causal_fwd, p.bwd, p.causal_bwd } end)
 end
 
 -- engine/roofline.h ROOF_ATTN_LONG_MAX
