@@ -210,6 +210,33 @@ static int attn_curve_check(const char *what, const char *over, int n,
 	return GP_OK;
 }
 
+/* The kernel's no-mask rates beside its causal ones (attn_unm_*): the
+ * lengths as attn_curve_check's, and at each the no-mask rate over the
+ * causal one, forward and backward, within that check's bounds -- a
+ * call without a mask runs the causal call's tiles without the
+ * diagonal's masking, and the measured quotients are 0.98-1.36 (cuDNN
+ * 9.19 on an H200, catalog/archs.lua HOPPER_CUDNN_UNMASKED); a zero,
+ * negative or non-finite rate makes the quotient fail the same check. */
+static int attn_unmasked_check(const roof_device *d, gp_error *err)
+{
+	double fr[ROOF_ATTN_LONG_MAX], br[ROOF_ATTN_LONG_MAX];
+	int i, n = d->attn_unm_n;
+
+	if (n < 0 || n > ROOF_ATTN_LONG_MAX)
+		return attn_curve_check("unmasked", "the causal one", n,
+					d->attn_unm_q, fr, 0.0, err);
+	for (i = 0; i < n; i++) {
+		fr[i] = d->attn_unm_uf[i] / d->attn_unm_cf[i];
+		br[i] = d->attn_unm_ub[i] / d->attn_unm_cb[i];
+	}
+	if (attn_curve_check("unmasked forward", "the causal one", n,
+			     d->attn_unm_q, fr, 0.0, err) ||
+	    attn_curve_check("unmasked backward", "the causal one", n,
+			     d->attn_unm_q, br, 0.0, err))
+		return GP_EINVAL;
+	return GP_OK;
+}
+
 int roof_device_check(const roof_device *d, gp_error *err)
 {
 	int i, any = 0;
@@ -284,6 +311,8 @@ int roof_device_check(const roof_device *d, gp_error *err)
 	if (attn_curve_check("narrow", "the head dim 128 one",
 			     d->attn_narrow_n, d->attn_narrow_q,
 			     d->attn_narrow_r, 0.0, err))
+		return GP_EINVAL;
+	if (attn_unmasked_check(d, err))
 		return GP_EINVAL;
 	if (bad(d->attn_dropout) || d->attn_dropout > ROOF_MAX_ATTN_DROPOUT ||
 	    (d->attn_dropout != 0.0 && d->attn_dropout < 1.0))

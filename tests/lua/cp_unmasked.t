@@ -11,7 +11,7 @@ local gp = require "gpuplan"
 local catalog = require "gpuplan.catalog"
 local rf = require "gpuplan.roofline"
 
-t.plan(7)
+t.plan(9)
 
 local cb = catalog.load { require("gpuplan.config").root .. "/catalog" }
 
@@ -60,3 +60,28 @@ t.near(b, (1 + 3 * 579 / 603) / 4, 0.002, "cudnn backward: no mask 603 against c
 -- (tolerance 1e-9: the same arithmetic).
 f, b = ratio("triton")
 t.near(f + b, 2, 1e-9, "triton: no measurement, no change")
+
+-- Bad curves are refused when the catalog loads, naming the field: lengths
+-- that do not grow (roofline.lua), and a no-mask rate over the causal one
+-- past the engine's bound of 4 (roofline.c attn_unmasked_check; the
+-- measured quotients are 0.98-1.36).
+local scratch = t.scratch()
+local function arch_with(points)
+  return string.format([[
+arch { id = "su", name = "x", launch_overhead = "4us",
+  achievable = { gemm = { bf16 = 0.8 }, hbm = 0.85, reason = "t", source = "t",
+    attention = { kernel = "fa2", fa2 = { fwd = 0.6, bwd = 0.5, unmasked = %s } } } }
+]], points)
+end
+scratch.put("a.lua", arch_with("{ { seq = 4096, fwd = 370, bwd = 300, causal_fwd = 335, "
+  .. "causal_bwd = 280 }, { seq = 4096, fwd = 370, bwd = 300, causal_fwd = 335, causal_bwd = 280 } }"))
+local _, e1 = catalog.load { scratch.dir }
+t.like(e1[1] or "", "field 'achievable.attention.fa2.unmasked': point 2 (seq 4096) must be "
+  .. "longer than point 1 (seq 4096)", "lengths that do not grow: refused", true)
+scratch.clean()
+scratch.put("b.lua", arch_with("{ { seq = 4096, fwd = 370, bwd = 300, causal_fwd = 335, "
+  .. "causal_bwd = 30 } }"))
+local _, e2 = catalog.load { scratch.dir }
+t.like(e2[1] or "", "unmasked backward point 1: its rate over the causal one must be in "
+  .. "[0.01, 4] (got 10)", "a backward 10x the causal rate: refused by the engine's check", true)
+scratch.remove()
