@@ -23,7 +23,11 @@
 /* Vector FLOP per weight a weight-only format costs to dequantise (the
  * count and its source are in infer_step). */
 #define INFER_DEQUANT_FLOP 4.0
-/* Most K slices a split-K weight-only GEMM may name (wo_split_k). */
+/* Most K slices a split-K weight-only GEMM may name (wo_split_k): a
+ * bound on input, not a measurement -- the one split priced is vLLM's
+ * awq_gemm's 8 (pack_factor, infer.lua M.v0_awq_split_k), and past 64
+ * the partials' buffer (split x T x n) would dwarf the output it sums.
+ * options.lua's wo_split_k range states the same 2..64. */
 #define INFER_MAX_SPLIT_K 64
 /* Framework ops per step outside the layers in eager mode (embedding,
  * final norm, lm_head, softmax / sampling, cache bookkeeping). */

@@ -1320,13 +1320,11 @@ end
 
 -- wo_split_k: the K slices a weight-only GEMM writes apart, summed by a
 -- kernel of its own after each linear (M.v0_awq_split_k; engine infer.c
--- splitk_sum); a whole number 2..64 or nil.  Refused where the weights are
--- 16 bits or more: no weight-only GEMM runs.
+-- splitk_sum); a whole number 2..64 or nil (the option's declared range,
+-- options.lua, checks it before this; engine INFER_MAX_SPLIT_K again).
+-- Refused where the weights are 16 bits or more: no weight-only GEMM runs.
 function M.wo_split_k(a, bits)
   local v = int_arg(a, "wo_split_k", 2)
-  if v and v > 64 then
-    error(args.usage(string.format("infer: wo_split_k must be 2..64 K slices (got %d)", v)), 4)
-  end
   if v and bits >= 16 then
     error(args.usage(string.format("infer: wo_split_k splits weight-only GEMMs; the weights "
       .. "are %g bits (give weights below 16 bits, e.g. int4)", bits)), 4)
@@ -2102,7 +2100,8 @@ function M.setup(a)
   if a.enforce_eager and a.runtime == "trtllm" and a.host_ops_per_layer == nil
     and not M.eager_host_ops.trtllm(model, 1) then
     error(args.usage("infer: enforce_eager with runtime trtllm: its PyTorch flow's eager ops are "
-      .. "counted for a DeepSeek-V3-shaped model (MLA and MoE) only; give host_ops_per_layer"), 3)
+      .. "counted for a DeepSeek-V3-shaped model (MLA and MoE) only; give the count as "
+      .. "host_ops_per_layer (a Lua key of gp.infer, no flag)"), 3)
   end
   -- the MoE serving model named by the argument that chose it (it said
   -- "(gpuplan.serve)", a module the command line's user never named)

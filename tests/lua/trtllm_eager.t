@@ -9,7 +9,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local infer = require "gpuplan.infer"
 
-t.plan(8)
+t.plan(9)
 
 -- The op count of modeling_deepseekv3.py at 9b931c0f: 22 a dense layer and
 -- 30 a MoE layer at TP > 1 (three all-reduces among them), DeepSeek-V3's 61
@@ -51,3 +51,8 @@ t.raises(function() run { enforce_eager = true, runtime = "sglang" } end,
 t.raises(function() run { enforce_eager = true, runtime = "vllm" } end,
          "prices its own steps under CUDA graphs, but for runtime trtllm",
          "enforce_eager with the MoE serving model on vllm: refused")
+-- A MoE model of another shape (Mixtral: no MLA) has no count: refused,
+-- naming the Lua key that gives one.
+t.raises(function() run { enforce_eager = true, model = "mixtral-8x7b" } end,
+         "counted for a DeepSeek-V3-shaped model (MLA and MoE) only; give the count as "
+           .. "host_ops_per_layer", "enforce_eager, trtllm, Mixtral: refused", true)
