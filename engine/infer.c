@@ -1019,21 +1019,32 @@ static int mla_prefill_proj(builder *b, const gp_model *m, double count,
  * 18432 | 7168 | 279.0 | 969.8" TFLOPS; on the H800 999-1404 TF at M
  * 4096 with K of 1536 and up, deepseek-ai/DeepGEMM PR #73's "Base"
  * 128x128 column), so the catalog's fp8 GEMM rate stands. */
+/* The row of the kernel that quantises a linear's input before it
+ * (block_quant, act_quant): named after the linear, the experts' one
+ * moe_quant; NULL for an op that is no such linear. */
+static const char *quant_row(const char *op)
+{
+	static const char *const rows[][2] = {
+		{ "qkv", "qkv_quant" }, { "o_proj", "o_proj_quant" },
+		{ "mlp_up", "mlp_up_quant" }, { "mlp_down", "mlp_down_quant" },
+		{ "moe_up", "moe_quant" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof rows / sizeof rows[0]; i++)
+		if (strcmp(op, rows[i][0]) == 0)
+			return rows[i][1];
+	return NULL;
+}
+
 static int block_quant(builder *b, const gp_op *o, double count, double T)
 {
 	double per = ACT_BYTES + 1.0 + 4.0 / MOE_QUANT_GROUP;
-	const char *name = NULL;
+	const char *name = quant_row(o->name);
 	double elems;
 
-	if (strcmp(o->name, "qkv") == 0)
-		name = "qkv_quant";
-	else if (strcmp(o->name, "o_proj") == 0)
-		name = "o_proj_quant";
-	else if (strcmp(o->name, "mlp_up") == 0)
-		name = "mlp_up_quant";
-	else if (strcmp(o->name, "mlp_down") == 0)
-		name = "mlp_down_quant";
-	if (!name)
+	/* the dense linears only: the experts' casts are moe_quant's */
+	if (!name || strcmp(o->name, "moe_up") == 0)
 		return GP_OK;
 	elems = T * o->k;
 	return add(b, name, count, 4.0 * elems, elems * per, 0, 0, 0, 0,
@@ -1089,15 +1100,14 @@ static int act_quant(builder *b, const gp_op *o, double count, double T,
 	if (!c->act_quant || (c->compute != GP_FP8 && c->compute != GP_FP4) ||
 	    o->wclass != GP_W_LINEAR || o->weights <= 0)
 		return GP_OK;
-	if (strcmp(o->name, "qkv") == 0 && norm)
-		name = "qkv_quant";
-	else if (strcmp(o->name, "mlp_up") == 0 && norm)
-		name = "mlp_up_quant";
-	else if (strcmp(o->name, "mlp_down") == 0 && c->compute == GP_FP4)
-		name = "mlp_down_quant";
-	else if (strcmp(o->name, "moe_up") == 0)
-		name = "moe_quant";
-	if (!name)
+	/* (the producers above) o_proj never: the attention writes the
+	 * format; qkv and gate_up where the norm runs apart from the
+	 * all-reduce (norm); down at fp4 only: fp8's SwiGLU writes fp8 */
+	name = quant_row(o->name);
+	if (!name || strcmp(o->name, "o_proj") == 0 ||
+	    ((strcmp(o->name, "qkv") == 0 ||
+	      strcmp(o->name, "mlp_up") == 0) && !norm) ||
+	    (strcmp(o->name, "mlp_down") == 0 && c->compute != GP_FP4))
 		return GP_OK;
 	elems = T * o->k;
 	return add(b, name, count, 4.0 * elems,
