@@ -66,22 +66,21 @@ t.near(f + b, 2, 1e-9, "triton: no measurement, no change")
 -- past the engine's bound of 4 (roofline.c attn_unmasked_check; the
 -- measured quotients are 0.98-1.36).
 local scratch = t.scratch()
-local function arch_with(points)
-  return string.format([[
+local function refused(points, expect, desc)
+  scratch.put("a.lua", string.format([[
 arch { id = "su", name = "x", launch_overhead = "4us",
   achievable = { gemm = { bf16 = 0.8 }, hbm = 0.85, reason = "t", source = "t",
     attention = { kernel = "fa2", fa2 = { fwd = 0.6, bwd = 0.5, unmasked = %s } } } }
-]], points)
+]], points))
+  local _, e = catalog.load { scratch.dir }
+  t.like(e[1] or "", expect, desc, true)
+  scratch.clean()
 end
-scratch.put("a.lua", arch_with("{ { seq = 4096, fwd = 370, bwd = 300, causal_fwd = 335, "
-  .. "causal_bwd = 280 }, { seq = 4096, fwd = 370, bwd = 300, causal_fwd = 335, causal_bwd = 280 } }"))
-local _, e1 = catalog.load { scratch.dir }
-t.like(e1[1] or "", "field 'achievable.attention.fa2.unmasked': point 2 (seq 4096) must be "
-  .. "longer than point 1 (seq 4096)", "lengths that do not grow: refused", true)
-scratch.clean()
-scratch.put("b.lua", arch_with("{ { seq = 4096, fwd = 370, bwd = 300, causal_fwd = 335, "
-  .. "causal_bwd = 30 } }"))
-local _, e2 = catalog.load { scratch.dir }
-t.like(e2[1] or "", "unmasked backward point 1: its rate over the causal one must be in "
-  .. "[0.01, 4] (got 10)", "a backward 10x the causal rate: refused by the engine's check", true)
+local row = "{ seq = 4096, fwd = 370, bwd = 300, causal_fwd = 335, causal_bwd = %d }"
+refused("{ " .. row:format(280) .. ", " .. row:format(280) .. " }",
+  "field 'achievable.attention.fa2.unmasked': point 2 (seq 4096) must be longer than point 1 "
+    .. "(seq 4096)", "lengths that do not grow: refused")
+refused("{ " .. row:format(30) .. " }",
+  "unmasked backward point 1: its rate over the causal one must be in [0.01, 4] (got 10)",
+  "a backward 10x the causal rate: refused by the engine's check")
 scratch.remove()
