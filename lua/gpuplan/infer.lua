@@ -575,6 +575,63 @@ M.wo_unfused_above = { ["llama.cpp"] = 32 }
 M.ubatch = { ["llama.cpp"] = { ubatch = 512, call = 2048, act_bytes = 4 } }
 M.score_bytes = { ["llama.cpp"] = 24 }
 
+-- flash = false (--no-flash) prices every attention step unfused (engine
+-- model_ops.c op_attn: the scores written, softmaxed and read, prompt and
+-- decode alike).  Runtimes without such a path, read from their source,
+-- refuse it by name, where it once priced a stack that cannot run:
+--   vllm, sglang, nim-http: every attention backend is a fused kernel
+--     (vLLM's FLASH_ATTN / XFORMERS / FLASHINFER / FLASHMLA, SGLang's
+--     flashinfer / fa3 / triton / flashmla; SGLang's torch_native calls
+--     torch's scaled_dot_product_attention, itself fused); NIM serves
+--     through one of these or TensorRT-LLM and takes no attention switch.
+--   trtllm: trtllm-build's --context_fmha disable unfuses the context
+--     phase only; generation runs the masked MHA / XQA kernel either way,
+--     which flash = false would price as unfused decode.
+--   litgpt, gpt-fast: the attention is F.scaled_dot_product_attention
+--     with no switch (gpt-fast model.py Attention.forward: "y =
+--     F.scaled_dot_product_attention(q, k, v, attn_mask=mask,
+--     dropout_p=0.0)"; litgpt model.py CausalSelfAttention.
+--     scaled_dot_product_attention).
+--   autoawq: its fused modules have no switch either: the prompt is
+--     always torch.matmul + softmax and the decode always the FT kernel
+--     ("scores = torch.matmul(xq, keys.transpose(2, 3))" ... else
+--     "single_query_attention", awq/modules/fused/attn.py), so flash =
+--     false would price its decode unfused.
+--   exllamav2 at tp > 1: "Tensor parallel inference requires flash-attn"
+--     (exllamav2/attn.py forward_tp_old); at tp 1 its config.no_flash_attn
+--     (with no_xformers, no_sdpa) takes _attn_torch's matmul / softmax /
+--     matmul, the path priced.
+-- Kept: graphs, kernels, eager (a stack of the user's), eager-pytorch
+-- (transformers' attn_implementation "eager"), llama.cpp (-fa off, its
+-- scores priced by M.score_bytes).
+M.no_flash_path = {
+  vllm = "every vLLM attention backend (FLASH_ATTN, XFORMERS, FLASHINFER, FLASHMLA) is a fused kernel",
+  sglang = "every SGLang attention backend (flashinfer, fa3, triton, flashmla, torch_native's SDPA) "
+    .. "is a fused kernel",
+  ["nim-http"] = "NIM serves through vLLM, SGLang or TensorRT-LLM and takes no attention switch",
+  trtllm = "TensorRT-LLM's generation runs its masked MHA / XQA kernel whatever --context_fmha says, "
+    .. "and flash = false would price its decode unfused",
+  litgpt = "LitGPT's attention is torch's scaled_dot_product_attention, with no switch",
+  ["gpt-fast"] = "gpt-fast's attention is F.scaled_dot_product_attention, with no switch",
+  autoawq = "AutoAWQ's fused modules have no switch (the prompt is always matmul + softmax, the "
+    .. "decode always its single_query_attention kernel)",
+}
+function M.check_flash_runtime(a, tp)
+  if a.flash ~= false then return end
+  local r = a.runtime or "graphs"
+  local why = M.no_flash_path[r]
+  if not why and r == "exllamav2" and (tp or 1) > 1 then
+    why = "ExLlamaV2's tensor parallelism requires flash-attn (\"Tensor parallel inference "
+      .. "requires flash-attn\"); give tp = 1"
+  end
+  if why then
+    -- level 3 as setup's own refusals: gp.infer places it at the script's line
+    error(require("gpuplan.args").usage("infer: flash = false with runtime = " .. r
+      .. ": " .. why .. "; drop flash = false or give runtime eager-pytorch, llama.cpp, "
+      .. "exllamav2 (tp 1), eager, kernels or graphs"), 3)
+  end
+end
+
 -- Runtimes whose small-M GEMVs multiply in packed 16-bit FMAs, priced at
 -- the card's non-tensor f16x2/bf16x2 rate (engine/roofline.c ROOF_VEC16):
 -- TensorRT-LLM's weightOnlyBatchedGemv kernel (kernels/weightOnlyBatchedGemv
@@ -2406,6 +2463,7 @@ function M.setup(a)
       .. "NVIDIA GPUs only; %s is %s's: give another runtime", tostring(g.id or g.name),
       tostring(g.vendor))), 3)
   end
+  M.check_flash_runtime(a, tp)
   if a.kv_policy ~= nil and a.kv_policy ~= "max" and a.kv_policy ~= "mean" then
     error("infer: kv_policy must be 'mean' or 'max' (got " .. shown(a.kv_policy) .. ")", 3)
   end

@@ -529,7 +529,9 @@ opt { name = "flash", type = "flag", commands = TRAIN4 .. " infer", default = tr
     return true
   end,
   help = "unfused attention: the s^2 score tensors are saved (infer: written and read "
-    .. "each step; llama.cpp's flash_attn off, its default in 2024 builds)",
+    .. "each step; llama.cpp's flash_attn off, its default in 2024 builds; only "
+    .. "runtimes with an unfused path: graphs, kernels, eager, eager-pytorch, llama.cpp, "
+    .. "exllamav2 at tp 1)",
   suggest = { "flash_attention", "flash_attn", "use_flash_attention" } }
 opt { name = "dropout", type = "flag", commands = TRAIN4, methods = TRAINING,
   help = "dropout after attention and MLP (masks are saved)" }
