@@ -523,7 +523,9 @@ typedef struct gp_op_cfg {
 	int flash;          /* 1: fused attention (no s^2 tensors) */
 	double skew;        /* the routed dispatches of the hottest EP rank
 			     * over the mean (model_ep_skew; 0 or 1: the
-			     * mean): its experts' GEMMs and activation */
+			     * mean; a capacity factor's padded buffer,
+			     * below 1 where it drops rows): its experts'
+			     * GEMMs and activation */
 	/* Encoder-decoder models (zero for decoder-only: the list is the
 	 * decoder-only one whatever these hold): */
 	int encoder;        /* 1: an encoder layer (bidirectional, no KV

@@ -437,7 +437,7 @@ int model_layer_ops(const gp_model *m, const gp_op_cfg *c,
 		 * over etp) T etp / tp -- the routed FLOPs per GPU stay
 		 * T k f / tp either way. */
 		double Te = (etp == tp ? T : T * etp / tp) *
-			(c->skew > 1.0 ? c->skew : 1.0);
+			(c->skew > 0.0 ? c->skew : 1.0);
 		double shared_f = m->moe.shared_experts * model_shared_ffn(m) /
 			tp;
 		double up_n = (mats - 1.0) * moe_f;

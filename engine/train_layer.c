@@ -829,7 +829,17 @@ static void layer_op_cfg(const train_lkey *k, int square, gp_op_cfg *oc)
 	oc->ep = k->ep;
 	oc->etp = k->etp;
 	oc->flash = k->flash;
-	oc->skew = k->skew;
+	/* The experts' rows: the busiest rank's dropless share (skew), or
+	 * under a capacity factor the padded buffer every local expert
+	 * runs, capacity_factor times the even share at any EP size
+	 * (Megatron-Core's moe_pad_expert_input_to_capacity: the
+	 * dispatcher's "num_tokens_per_local_expert = torch.full(...,
+	 * self.capacity * ...)"; train_ep_skew gives 1 then).  The
+	 * activations (memory_act.c x->cf) and the exchange (cf * sk
+	 * above) priced that buffer already; the GEMMs ran the even share
+	 * whatever the factor, and at EP 1 the factor moved the memory
+	 * alone. */
+	oc->skew = k->skew * (k->capacity_factor > 0 ? k->capacity_factor : 1.0);
 }
 
 /* Transformer Engine's GroupedLinear (v2.9, which Megatron-Core's
