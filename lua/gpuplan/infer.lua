@@ -2142,6 +2142,25 @@ function M.setup(a)
       .. "row (tp, every matrix's rows over all the GPUs) or layer (pp, whole layers a GPU), not "
       .. "both; give tp = %d or pp = %d", tp, pp, a.runtime, tp * pp, tp * pp)), 3)
   end
+  -- AutoAWQ spreads a model over its GPUs by whole decoder layers:
+  -- from_quantized hands accelerate "load_checkpoint_and_dispatch(model,
+  -- ..., device_map=device_map, no_split_module_classes=[self.layer_type])"
+  -- (awq/models/base.py), a layer split run one GPU after another, with no
+  -- tensor parallelism; and its fused modules' cache is 16-bit ("self.v =
+  -- torch.zeros(cache_v_shape).to(device).half()", awq/modules/fused/
+  -- cache.py WindowedCache).  tp 2 or an fp8 cache was priced as a stack
+  -- AutoAWQ cannot run.
+  if a.runtime == "autoawq" then
+    if tp > 1 then
+      error(args.usage(string.format("infer: tp %d with runtime = autoawq: AutoAWQ splits a model "
+        .. "over its GPUs by whole layers (accelerate's device_map, no_split_module_classes), "
+        .. "with no tensor parallelism; give pp = %d", tp, tp * pp)), 3)
+    end
+    if kv_bytes[kv] ~= 2 then
+      error(args.usage(string.format("infer: kv %s with runtime = autoawq: AutoAWQ's fused "
+        .. "modules keep a 16-bit cache (WindowedCache: .half()); give kv = fp16", tostring(kv))), 3)
+    end
+  end
   -- Eager steps on a graph runtime (M.eager_host_ops): only where the
   -- runtime's eager op count is known; the MoE serving model prices its
   -- own steps.

@@ -58,4 +58,16 @@ t.raises(function() gp.infer(nw) end, "(got bf16, the default)",
   "autoawq with no weights: the default's name", true)
 t.ok(pcall(gp.infer, t.with(base, { runtime = "autoawq", weights = "awq" })), "awq: accepted")
 
+-- AutoAWQ has no tensor parallelism (accelerate's layer-wise device_map)
+-- and a 16-bit cache alone (WindowedCache's .half()): refused by name.
+local awq = t.with(base, { runtime = "autoawq", weights = "awq" })
+t.raises(function() gp.infer(t.with(awq, { tp = 2 })) end,
+  "tp 2 with runtime = autoawq: AutoAWQ splits a model over its GPUs by whole layers",
+  "autoawq tp 2: refused", true)
+t.ok(pcall(gp.infer, t.with(awq, { pp = 2 })), "autoawq pp 2 (the layer split): accepted")
+t.raises(function() gp.infer(t.with(awq, { kv = "fp8" })) end,
+  "kv fp8 with runtime = autoawq: AutoAWQ's fused modules keep a 16-bit cache",
+  "autoawq fp8 cache: refused", true)
+t.ok(pcall(gp.infer, t.with(awq, { kv = "fp16" })), "autoawq fp16 cache: accepted")
+
 t.done_testing()
