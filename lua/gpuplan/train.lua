@@ -478,6 +478,14 @@ local function userbuffers_needs(cfg, o, sweep, kernels, name, what, sp_what)
       .. "tp_overlap", name)
   elseif o.sp ~= true and not sweep then
     return string.format("train: %s %s: it needs sp = true", name, sp_what)
+  elseif not sweep and type(o.tp) ~= "table" and (tonumber(o.tp) or 1) <= 1 then
+    -- One TP rank has no ring to exchange over, and Megatron turns SP off
+    -- there ("Disabling sequence parallelism because tensor model
+    -- parallelism is disabled", megatron/training/arguments.py), which its
+    -- tp_comm_overlap then asserts ("can happen only when sequence
+    -- parallelism is enabled")
+    return string.format("train: %s is %s over the TP group's ranks: it needs tp > 1 (got tp %s)",
+      name, what, tostring(o.tp or 1))
   end
 end
 

@@ -12,7 +12,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(8)
+t.plan(9)
 
 -- Llama 3.1 70B's layer on one DGX H100 (TP 8, SP), one 8192-token
 -- micro-batch in bf16 (no fp8 casts in the GEMM ops), 4 layers.
@@ -80,3 +80,7 @@ t.like(err { tp_overlap_aggregate = true, tp_overlap = false },
 t.like(err { tp_overlap_aggregate = true, sp = false },
        "tp_overlap_aggregate splits sequence parallelism's gathered GEMMs: it needs sp",
        "without sp refused")
+-- One TP rank: no ring to exchange over (and Megatron turns SP off at
+-- tp 1); it priced as nothing, in silence.
+t.like(err { tp_overlap_aggregate = true, tp = 1, gpus = 1 },
+       "it needs tp > 1 (got tp 1)", "tp 1 refused", true)
