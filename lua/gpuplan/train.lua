@@ -899,6 +899,20 @@ local function step_choices(o, p, cfg, sweep, default)
         tostring(kernels))
     end
   end
+  -- A capacity is Megatron-Core's (moe_expert_capacity_factor) or DeepSpeed
+  -- MoE's (the einsum dispatcher); the Hugging Face MoE blocks that stack hf
+  -- and the eager kernels run (deepspeed on the model's own modules too)
+  -- route dropless, each expert taking whatever it received
+  -- (modeling_mixtral.py MixtralSparseMoeBlock: "for expert_idx in
+  -- range(self.num_experts)" over torch.where(expert_mask[expert_idx])),
+  -- with no capacity to pad to: a factor there priced a padded buffer
+  -- the stack never builds.
+  if (tonumber(o.capacity_factor) or 0) > 0 and (cfg.eager or cfg.stack == "hf") and not cfg.moe_einsum then
+    usage("train: capacity_factor %s pads the experts' buffers; stack = %s with kernels = %s runs "
+      .. "the model's own Hugging Face MoE block, which routes dropless: give stack = megatron, "
+      .. "or kernels = fused with moe_dispatcher = einsum (DeepSpeed MoE), or capacity_factor = 0",
+      tostring(o.capacity_factor), tostring(cfg.stack), tostring(kernels))
+  end
   -- The Adam step's implementation (optimizer_impl): the stack's own
   -- unless stated.  loop (engine/train_prep.c optim_loop_bytes) prices the
   -- bytes of transformers' AdamW over the flat fp32 tensors DeepSpeed hands

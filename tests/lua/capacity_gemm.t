@@ -6,7 +6,7 @@
 -- Run with ./gpuplan run tests/lua/capacity_gemm.t.
 local t = require "tap"
 local gp = require "gpuplan"
-t.plan(7)
+t.plan(9)
 
 local function ops(ep, cf)
   local r = gp.train { model = "mixtral-8x7b", gpu = "h100-sxm", gpus = 16, tp = 8, ep = ep,
@@ -40,3 +40,12 @@ local s1 = gp.train { model = "mixtral-8x7b", gpu = "h100-sxm", gpus = 16, tp = 
 local s2 = gp.train { model = "mixtral-8x7b", gpu = "h100-sxm", gpus = 16, tp = 8, ep = 1,
                       stack = "megatron", capacity_factor = 2.0 }.step_s
 t.ok(s2 > s1, "ep 1: the step at capacity 2 is slower: " .. s2 .. " > " .. s1)
+
+-- No capacity where the Hugging Face MoE block runs (stack hf, or the
+-- eager kernels): it routes dropless, so a factor is refused by name.
+t.raises(function()
+  gp.train { model = "mixtral-8x7b", gpu = "h100-sxm", gpus = 8, ep = 8, stack = "hf",
+             capacity_factor = 1.25 } end,
+  "runs the model's own Hugging Face MoE block, which routes dropless", "stack hf: refused", true)
+t.ok(pcall(gp.train, { model = "mixtral-8x7b", gpu = "h100-sxm", gpus = 8, ep = 8, stack = "hf",
+                       capacity_factor = 0 }), "stack hf, capacity_factor 0 (dropless): accepted")
