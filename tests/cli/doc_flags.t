@@ -27,6 +27,9 @@ my %other = (
     '--checkpoint-activations'    => 'Megatron-DeepSpeed (docs/validation.md)',
     '--api-server-count'          => 'vLLM (docs/validation.md)',
     '--tokenizer-worker-num'      => 'SGLang (docs/validation.md)',
+    '--random-range-ratio'        => 'SGLang/vLLM bench_serving (docs/validation.md)',
+    '--moe-router-force-load-balancing' => 'Megatron-LM (docs/validation.md)',
+    '--finetune'                  => 'Megatron-LM (docs/validation.md)',
 );
 
 # Every command's options, from its --help.
