@@ -1722,7 +1722,9 @@ prepare_fn = function(o, cmd, who)
   -- (an inference cache on a training step) was accepted here.
   local bad, methods = options.misplaced(given, method)
   if bad and method == "infer" and methods:find("pretrain", 1, true) then
-    usage("%s applies to training, not method infer", bad)
+    -- a flag given false names its value: the command line writes it as
+    -- its --no- form (flash = false is --no-flash, not --flash)
+    usage("%s applies to training, not method infer", o[bad] == false and (bad .. " = false") or bad)
   end
   if bad then
     -- gp.train, gp.sweep and gp.rl take method pretrain|full|lora|qlora

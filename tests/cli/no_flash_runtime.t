@@ -30,4 +30,10 @@ like($e, qr/--tp-overlap-aggregate .*it needs --tp > 1/, 'names the flag and tp'
                       '--stack', 'hf', '--capacity-factor', '1.25');
 is($c, 2, '--capacity-factor on stack hf: a usage error');
 like($e, qr/--capacity-factor 1\.25 pads the experts' buffers; --stack hf/, 'names the flag and the stack');
+
+# A flag given in its --no- form is named so when it is misplaced (it read
+# "--flash applies to training" to a user who typed --no-flash).
+($c, $o, $e) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'infer', '--no-flash');
+is($c, 2, 'fit --method infer --no-flash: a usage error');
+like($e, qr/^gpuplan: fit: --no-flash applies to training, not --method infer$/m, 'names --no-flash as typed');
 done_testing();

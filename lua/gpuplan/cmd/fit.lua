@@ -92,7 +92,8 @@ local function fit_options(opts, args)
   if nogroup then error(cli.usage("fit: " .. nogroup), 0) end
   local bad, methods = options.misplaced(opts, method)
   if bad and memory.METHODS[method] then
-    local flag = "--" .. bad:gsub("_", "-")
+    -- a flag given false was typed as its --no- form (--no-flash)
+    local flag = (opts[bad] == false and "--no-" or "--") .. bad:gsub("_", "-")
     if method == "infer" and methods:find("pretrain", 1, true) then
       error(cli.usage("fit: " .. flag .. " applies to training, not --method infer"), 0)
     end
