@@ -2717,6 +2717,17 @@ function M.setup(a)
         .. "each worker of a replica of more than one GPU; this replica is one GPU (tp 1, pp 1), "
         .. "run by the driver alone: give tp or pp above 1, or no ray_step", a.ray_step)), 3)
     end
+    -- A release named from 0.4.3 on runs PR #4894's worker loop (merged
+    -- 2024-05-21, "Eliminate parallel worker per-step task scheduling
+    -- overhead"): no task a step to price.
+    local maj, min, pat = tostring(a.vllm_version or ""):match("^(%d+)%.(%d+)%.(%d+)")
+    local ver = maj and tonumber(maj) * 10000 + tonumber(min) * 100 + tonumber(pat)
+    if ver and ver >= 403 then
+      error(args.usage(string.format("infer: ray_step %g with vllm_version %s: from 0.4.3 vLLM's "
+        .. "Ray workers run their own loop (vllm PR #4894, \"Eliminate parallel worker per-step "
+        .. "task scheduling overhead\"), with no task a step: give a release before 0.4.3, or "
+        .. "no ray_step", a.ray_step, tostring(a.vllm_version))), 3)
+    end
     c.engine_host_step = (c.engine_host_step or 0) + a.ray_step
   end
   -- The shared expert on vLLM's second stream (M.shared_stream_max): said

@@ -10,7 +10,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(10)
+t.plan(12)
 
 -- Qwen2-7B's dimensions on two A100s at TP 2, vLLM, 128 in and 128 out.
 local model = { id = "qwen2-7b-test", layers = 28, hidden = 3584, heads = 28, kv_heads = 4,
@@ -48,6 +48,13 @@ t.raises(function() run({ ray_step = -1 }) end, "ray_step", "ray_step = -1: refu
 -- priced in silence.
 t.raises(function() run({ gpus = 1, tp = 1, ray_step = 2e-3 }) end,
   "replica is one GPU", "ray_step on one GPU: refused")
+-- A release from 0.4.3 on (vllm PR #4894's worker loop) has no task a
+-- step: refused by the release it names; 0.4.2 takes it.
+t.raises(function() run({ ray_step = 2e-3, vllm_version = "0.6.3", sampling = "random" }) end,
+  "from 0.4.3 vLLM's Ray workers run their own loop", "ray_step with vllm_version 0.6.3: refused",
+  true)
+t.ok(pcall(run, { ray_step = 2e-3, vllm_version = "0.4.2", sampling = "random" }),
+  "ray_step with vllm_version 0.4.2: priced")
 t.raises(function() gp.infer({ model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 2, tp = 2,
     ep = 2, runtime = "vllm", input = 128, output = 128, ray_step = 2e-3 }) end,
   "not by the MoE serving model", "ray_step with ep: refused")
