@@ -904,7 +904,13 @@ arch {
   -- falls further than this curve gives so deep a cut ((363 / 1263) ^
   -- (1 / 2.63) = 0.62): deep under its TDP the voltage sits at its floor
   -- and the draw falls only with the clock (exponent toward 1), so the
-  -- curve prices a cut no shallower than the silicon takes.
+  -- curve prices a cut no shallower than the silicon takes.  That GEMM
+  -- ran with the SM clock locked at its maximum (PR #2023: denoise.sh
+  -- "locks the SM clock to its max"; "power-throttles the locked 2070 MHz
+  -- clock"), where the rate falls in proportion to the dynamic draw
+  -- (617 / 2174 = 0.284 against 363 / 1263 = 0.287): it measures the
+  -- locked regime, not this governor curve (docs/validation.md, the
+  -- torchtitan mxfp8 doc rows).
   power_curve = {
     static = "137W", exponent = 2.63,
     reason = "B200 idle draw 137 W (air cooled); the clock exponent of GH100's "
