@@ -106,6 +106,41 @@ function C.run(opts, args)
     -- --offload: what the host holds, as gpuplan fit prints it
     local hl = memory.host_line(m, r.gpus)
     if hl then io.write(hl, "\n") end
+    -- A step that does not fit: what would, priced, as `rl` and `plan`
+    -- say it (docs/output.md).  `train` printed the verdict and its
+    -- largest term and left the user to guess (qwen2.5-vl-7b full on 8
+    -- H100 at the default ZeRO 0: "largest term optimizer 57.1 GiB",
+    -- nothing on --zero).  The ZeRO stages above the one priced where
+    -- there are data-parallel ranks to shard over, and full
+    -- recomputation; each run through the same gp.train, an option the
+    -- engine refuses left unsaid (report.fit_hints).
+    if not r.fits then
+      local tries = {}
+      local function variant(words, set)
+        tries[#tries + 1] = { words = words, try = function()
+          local o2 = {}
+          for k, v in pairs(o) do o2[k] = v end
+          set(o2)
+          local r2 = train.train(o2)
+          return r2.fits, string.format("%.1f GiB per GPU, step %.3f s", r2.memory.total / units.GiB,
+            r2.step_s)
+        end }
+      end
+      if r.dp > 1 and not o.fsdp then
+        for z = (r.zero or 0) + 1, 3 do
+          variant("--zero " .. z, function(o2) o2.zero = z end)
+        end
+      end
+      if o.recompute ~= "full" then
+        variant("--recompute full", function(o2) o2.recompute = "full" end)
+        -- the two together, where neither alone is enough
+        if r.dp > 1 and not o.fsdp and (r.zero or 0) < 3 then
+          variant("--zero 3 --recompute full", function(o2) o2.zero, o2.recompute = 3, "full" end)
+        end
+      end
+      local h = report.fit_hints(tries)
+      if h then io.write(h, "\n") end
+    end
     if r.days then
       -- fewer tokens than a step: the engine prices the one step a run
       -- takes at least (engine/train.c), which the line says

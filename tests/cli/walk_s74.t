@@ -1,0 +1,56 @@
+# What a walk as two new users (a researcher fine-tuning a vision-language
+# model and running GRPO; a serving engineer sizing DeepSeek-V3, Llama 3.1
+# 8B on one card and a two-node all-reduce) found from the README and the
+# docs: an error that did not say what to do, an answer that left the user
+# to guess.  One block a fix.
+use strict;
+use warnings;
+use Test::More;
+require './tests/cli/lib.pl';
+
+my ($c, $o, $e);
+
+# 1. `gpuplan train` on a job that does not fit printed the verdict and
+# its largest term and nothing else, where `plan` and `rl` price what
+# would fit (docs/output.md).  Qwen2.5-VL-7B full fine-tune on 8 H100 at
+# the default ZeRO 0 (1024-px images: round(1024 / 28) = 37 -> 1036 px,
+# 37^2 = 1369 image tokens, + 256 text = seq 1625) needs 133.7 GiB a GPU.
+# Now the line names each ZeRO stage above 0 and full recomputation, each
+# priced through gp.train: the figures it quotes must be those the option
+# gives when run (the same engine, so equal to the printed 0.1 GiB).
+my @job = ('train', 'qwen2.5-vl-7b', '--gpu', 'h100-sxm', '--gpus', '8',
+           '--image-size', '1024', '--seq', '1625');
+($c, $o, $e) = run_gp(@job);
+is($c, 0, 'train: a job that does not fit is an answer, exit 0') or diag $e;
+like($o, qr/^does not fit: memory: needs [\d.]+ GiB per GPU/m, 'the verdict first');
+my ($line) = $o =~ /^(would fit \(priced\): .*)$/m;
+ok($line, 'train says what would fit') or diag $o;
+$line //= '';
+for my $z (1, 2, 3) {
+    my ($gib, $step) = $line =~ /--zero $z \(([\d.]+) GiB per GPU, step ([\d.]+) s\)/;
+    ok(defined $gib, "--zero $z is priced on the line") or next;
+    my ($c2, $o2) = run_gp(@job, '--zero', $z);
+    my ($mem) = $o2 =~ /^memory: ([\d.]+) GiB of/m;
+    my ($st) = $o2 =~ /^step\s+([\d.]+)/m;
+    is($gib, $mem, "--zero $z: the memory quoted is the option's own run's");
+    # the line rounds the step to 3 decimals, the table to 4
+    ok(abs($step - $st) < 6e-4, "--zero $z: the step quoted is its run's ($step vs $st)");
+    like($o2, qr/fits: yes/, "--zero $z fits when run");
+}
+# Full recomputation alone keeps the unsharded optimizer states (57.1
+# GiB, the largest term) and does not fit: said as tried, not offered.
+like($line, qr/; not --recompute full \(it does not fit either\)$/,
+     'an option tried that does not fit is named as such');
+# JSON and CSV carry no such line (it is the text's advice)
+($c, $o, $e) = run_gp(@job, '--format', 'csv');
+unlike($o, qr/would fit/, 'csv: no advice line');
+# A job that fits says nothing of the kind.
+($c, $o, $e) = run_gp(@job, '--zero', '3');
+unlike($o, qr/would fit/, 'a job that fits: no would-fit line');
+# One GPU: no data-parallel ranks to shard over, so no ZeRO stage is
+# offered; recomputation is tried.
+($c, $o, $e) = run_gp('train', 'llama3.1-70b', '--gpu', 'h100-sxm', '--gpus', '1');
+unlike($o, qr/--zero \d/, 'one GPU: no ZeRO stage offered');
+like($o, qr/--recompute full/, 'one GPU: recomputation is tried');
+
+done_testing();
