@@ -1588,8 +1588,8 @@ local function prepare_vision(o, cfg, model, method, lora, media, dflt)
           media.frames_per_unit)
       end
       fail("%s of %d tokens each (%d px) make %d tokens, more than the sequence of %d "
-        .. "(seq counts them)", table.concat(parts, " and "), media.tokens_per_unit,
-        media.size, media.tokens, cfg.seq)
+        .. "(seq counts them: give a seq of %d plus the text tokens)", table.concat(parts, " and "),
+        media.tokens_per_unit, media.size, media.tokens, cfg.seq, media.tokens)
     end
   end
   -- A vision-language model trained on nothing stated: one image per

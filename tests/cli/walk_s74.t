@@ -53,4 +53,13 @@ unlike($o, qr/would fit/, 'a job that fits: no would-fit line');
 unlike($o, qr/--zero \d/, 'one GPU: no ZeRO stage offered');
 like($o, qr/--recompute full/, 'one GPU: recomputation is tried');
 
+# 2. The image tokens past --seq: the refusal said "(seq counts them)"
+# and not what to give.  Now it names the count: 1369 image tokens (above)
+# plus the text.
+($c, $o, $e) = run_gp('train', 'qwen2.5-vl-7b', '--gpu', 'h100-sxm', '--gpus', '8',
+                      '--image-size', '1024', '--seq', '256');
+is($c, 1, 'media past --seq: an error, exit 1');
+like($e, qr/1 image of 1369 tokens each \(1036 px\) make 1369 tokens, more than the sequence of 256 \(seq counts them: give a seq of 1369 plus the text tokens\)/,
+     'the refusal says which seq to give');
+
 done_testing();
