@@ -203,8 +203,20 @@ function M.weight_format(w)
     local names = {}
     for k in pairs(M.weight_formats) do names[#names + 1] = k end
     table.sort(names)
-    usage("unknown weight format '%s' (expected %s or bits per weight)", tostring(w),
-      table.concat(names, "|"))
+    -- A llama.cpp user types the GGUF type (Q4_K_M, Q8_0, IQ4_XS); the
+    -- refusal said "or bits per weight" without which bits.  GGUF types
+    -- mix quantizations per tensor, so the bits are the file's: llama.cpp
+    -- tools/quantize/README.md (ggml-org/llama.cpp@311c2c9f) tabulates
+    -- them for Llama 3.1 8B, "| Q4_K_M | 4.8944 | 4.58 |" (bits/weight,
+    -- GiB); the hint points there rather than guessing another model's.
+    local gguf = ""
+    if type(w) == "string" and (w:lower():match("^i?q%d") or w:lower() == "f16") then
+      gguf = string.format("; a GGUF type is given as its bits per weight, e.g. --weights 4.89 "
+        .. "for Q4_K_M (the bits/weight column of llama.cpp's tools/quantize/README.md, "
+        .. "Llama 3.1 8B)")
+    end
+    usage("unknown weight format '%s' (expected %s or bits per weight)%s", tostring(w),
+      table.concat(names, "|"), gguf)
   end
   return f
 end

@@ -62,4 +62,22 @@ is($c, 1, 'media past --seq: an error, exit 1');
 like($e, qr/1 image of 1369 tokens each \(1036 px\) make 1369 tokens, more than the sequence of 256 \(seq counts them: give a seq of 1369 plus the text tokens\)/,
      'the refusal says which seq to give');
 
+# 3. `--weights Q4_K_M` (the GGUF type a llama.cpp user has) was refused
+# with "or bits per weight" and no bits.  The refusal now points at the
+# bits, with llama.cpp's own table's figure (tools/quantize/README.md,
+# Llama 3.1 8B: "| Q4_K_M | 4.8944 |"); a name that is no GGUF type is
+# refused as before.
+for my $w (qw(Q4_K_M q8_0 IQ4_XS)) {
+    ($c, $o, $e) = run_gp('infer', 'llama3.1-8b', '--gpu', 'l40s', '--runtime', 'llama.cpp',
+                          '--weights', $w, '--batch', '1');
+    is($c, 2, "--weights $w: a usage error");
+    like($e, qr/unknown weight format '\Q$w\E' .*; a GGUF type is given as its bits per weight, e\.g\. --weights 4\.89 for Q4_K_M/,
+         "--weights $w: the refusal says to give bits per weight");
+}
+($c, $o, $e) = run_gp('infer', 'llama3.1-8b', '--gpu', 'l40s', '--weights', 'foo');
+unlike($e, qr/GGUF/, 'a name that is no GGUF type: no GGUF hint');
+($c, $o, $e) = run_gp('infer', 'llama3.1-8b', '--gpu', 'l40s', '--runtime', 'llama.cpp',
+                      '--weights', '4.89', '--batch', '1');
+is($c, 0, 'the bits the hint names are taken') or diag $e;
+
 done_testing();
