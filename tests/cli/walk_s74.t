@@ -80,4 +80,22 @@ unlike($e, qr/GGUF/, 'a name that is no GGUF type: no GGUF hint');
                       '--weights', '4.89', '--batch', '1');
 is($c, 0, 'the bits the hint names are taken') or diag $e;
 
+# 4. DeepSeek-V3 (673 GB of fp8 weights) with --gpus 16 on H200 and no
+# --tp: infer makes 16 replicas of one GPU (replicas = gpus / (tp x pp),
+# --help) and was told "try ... more GPUs with --tp" -- the user had given
+# 16.  The hint now says what the 16 became and names the replica's axes.
+($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'h200-sxm', '--gpus', '16',
+                      '--runtime', 'sglang', '--input', '2048', '--output', '1024',
+                      '--concurrency', '32');
+is($c, 0, 'not fitting is an answer') or diag $e;
+like($o, qr/; try .*more GPUs a replica with --tp or --pp \(--gpus 16 at tp 1, pp 1 is 16 replicas, each holding the whole model\)/,
+     '--gpus past one replica: the hint says they are replicas');
+# 16 / (4 x 1) = 4 replicas
+($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'h200-sxm', '--gpus', '16', '--tp', '4');
+like($o, qr/\(--gpus 16 at tp 4, pp 1 is 4 replicas, each/, 'the replica count is gpus / (tp x pp)');
+# Without --gpus (one replica) the hint is as it was.
+($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'h200-sxm');
+like($o, qr/; try --weights int4, --kv fp8, more GPUs with --tp or --offload$/m,
+     'one replica: more GPUs with --tp, as before');
+
 done_testing();

@@ -252,7 +252,21 @@ local function hint(opts, why, node_tp, a)
   end
   -- node_tp: the replica already a node's TP (--target's search), past
   -- which a replica grows by pipeline stages
-  t[#t + 1] = node_tp and "more GPUs with --pp" or "more GPUs with --tp"
+  -- A stated --gpus past one replica's tp x pp already holds the GPUs:
+  -- infer makes them replicas (gpus / (tp x pp)), each with the whole
+  -- model, so "more GPUs" reads as "I gave 16" (deepseek-v3 --gpus 16 on
+  -- h200-sxm was told "more GPUs with --tp").  Say so and name the
+  -- replica's axes, as --help's --gpus does ("infer: replicas = gpus /
+  -- (tp*pp)").
+  local per = (opts.tp or 1) * (opts.pp or 1)
+  local g = tonumber(opts.gpus)
+  if not node_tp and g and g > per and not opts.target then
+    t[#t + 1] = string.format("more GPUs a replica with --tp or --pp (--gpus %d at tp %d, pp %d "
+      .. "is %d replica%s, each holding the whole model)", g, opts.tp or 1, opts.pp or 1,
+      g // per, g // per == 1 and "" or "s")
+  else
+    t[#t + 1] = node_tp and "more GPUs with --pp" or "more GPUs with --tp"
+  end
   -- A stated count of host layers can be raised (the GPU short of room).
   local n, of = tostring(why):match("even with (%d+) of its (%d+) layers in host memory")
   if opts.offload and opts.offload_layers and n and tonumber(n) < tonumber(of) then
