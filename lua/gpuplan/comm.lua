@@ -660,6 +660,23 @@ end
 -- The topology of one node for M.comm: the catalog system's (a.system),
 -- or the one built from the GPU alone (a.gpu), with a.fabric's scale-up
 -- fabric joining its GPUs where given.
+-- The catalog systems of a card that have NICs, for a refusal that
+-- sends the user to one: ": dgx-h100 (8 x ib-ndr-400)", or "" where none
+-- (or the catalog cannot be read: the refusal stands without the list).
+function M.systems_with_nics(gid, cat_arg)
+  local with = {}
+  local okc, cat = pcall(catalog, cat_arg)
+  if okc and type(gid) == "string" then
+    for _, id in ipairs(cat:ids("systems")) do
+      local sy = cat.systems[id]
+      if sy.gpu == gid and (sy.nics or 0) > 0 and sy.nic_fabric then
+        with[#with + 1] = string.format("%s (%d x %s)", id, sy.nics, sy.nic_fabric)
+      end
+    end
+  end
+  return #with > 0 and (": " .. table.concat(with, ", ")) or ""
+end
+
 local function node_topology(a)
   local cat = catalog(a.cat or a.catalog)
   local fab
@@ -812,11 +829,16 @@ function M.comm(a)
   if not (a.topology and a.topology.nodes) then
     topo.nodes = math.max(topo.nodes or 1, nodes)
   end
-  -- A node built from a GPU has no NICs to reach another.
+  -- A node built from a GPU has no NICs to reach another.  The refusal
+  -- names the catalog systems of that card that have them: a user with
+  -- "16 H100 on two nodes, 400G IB x8" was sent to "a catalog system with
+  -- NICs" and left to find that dgx-h100 is one (comm has no
+  -- --nic-fabric, which train, plan, rl and infer take).
   if a.gpu ~= nil and nodes > 1 and (topo.nics or 0) == 0 then
+    local gid = type(a.gpu) == "table" and tostring(a.gpu.id) or a.gpu
     error(string.format("comm: %d gpus span %d nodes of the %d-GPU node built from gpu %s, "
-      .. "which has no NICs: give system = ID (a catalog system with NICs)", gpus, nodes,
-      topo.gpus_per_node, type(a.gpu) == "table" and tostring(a.gpu.id) or a.gpu), 2)
+      .. "which has no NICs: give system = ID (a catalog system with NICs%s)", gpus, nodes,
+      topo.gpus_per_node, gid, M.systems_with_nics(gid, a.cat or a.catalog)), 2)
   end
   -- A catalog system without NICs (the PCIe servers: nics = 0, no
   -- nic_fabric) cannot span nodes either. The engine's "2 nodes need nics

@@ -82,7 +82,7 @@ my @cannot = (
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--input', '100000'],
      "gpuplan: infer: --input 100000 + --output 256 tokens exceed llama3-8b's context of 8192 tokens (max_seq)"],
     [['comm', '--gpu', 'h100-sxm', '--nics', '2'],
-     "gpuplan: comm: --nics 2: the node built from --gpu h100-sxm has no NIC fabric for them to run on; give --system ID"],
+     "gpuplan: comm: --nics 2: the node built from --gpu h100-sxm has no NIC fabric for them to run on; give --system ID (a catalog system with NICs: dgx-h100 (8 x ib-ndr-400))"],
 );
 for my $t (@cannot) {
     my ($args, $want) = @$t;

@@ -7,6 +7,7 @@ use strict;
 use warnings;
 use Test::More;
 require './tests/cli/lib.pl';
+use File::Temp ();
 
 my ($c, $o, $e);
 
@@ -97,5 +98,34 @@ like($o, qr/\(--gpus 16 at tp 4, pp 1 is 4 replicas, each/, 'the replica count i
 ($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'h200-sxm');
 like($o, qr/; try --weights int4, --kv fp8, more GPUs with --tp or --offload$/m,
      'one replica: more GPUs with --tp, as before');
+
+# 5. The collective check "all-reduce over 16 H100 on two nodes, 400G IB
+# x8" from --gpu h100-sxm: the node built from a card has no NICs, and the
+# refusal said "give --system ID (a catalog system with NICs)" without
+# naming one (comm takes no --nic-fabric, unlike train, plan, rl and
+# infer).  It now names the card's catalog systems that have NICs, with
+# their count and fabric (dgx-h100: nics 8, nic_fabric ib-ndr-400 in
+# catalog/systems/nvidia-hgx.lua); a card with none is refused as before.
+($c, $o, $e) = run_gp('comm', '--gpu', 'h100-sxm', '--nodes', '2', '--min', '256MiB', '--max', '256MiB');
+is($c, 1, 'two nodes of a card-built node: refused');
+like($e, qr/which has no NICs: give --system ID \(a catalog system with NICs: dgx-h100 \(8 x ib-ndr-400\)\)$/m,
+     'the systems of that card with NICs are named');
+($c, $o, $e) = run_gp('comm', '--gpu', 'h100-sxm', '--nodes', '2', '--nics', '8');
+like($e, qr/no NIC fabric for them to run on; give --system ID \(a catalog system with NICs: dgx-h100 \(8 x ib-ndr-400\)\)$/m,
+     '--nics on a card-built node: the same systems named');
+($c, $o, $e) = run_gp('comm', '--gpu', 'rtx-4090', '--nodes', '2');
+like($e, qr/which has no NICs: give --system ID \(a catalog system with NICs\)$/m,
+     'a card no catalog system with NICs carries: as before');
+# and the system it names answers the question: 256 MiB over 2 x 8
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--nodes', '2', '--min', '256MiB', '--max', '256MiB');
+is($c, 0, 'the named system prices the all-reduce') or diag $e;
+like($o, qr/^all_reduce on 16 x dgx-h100 \(2 nodes x 8 GPUs\)/m, 'on 16 GPUs over 2 nodes');
+# The same from Lua, the key named as a key
+my $dir = File::Temp::tempdir(CLEANUP => 1);
+open(my $fh, '>', "$dir/c.lua") or die;
+print $fh 'local gp = require "gpuplan"; print(select(2, pcall(gp.comm, { gpu = "h100-sxm", nodes = 2, bytes = "256MiB" })))', "\n";
+close $fh;
+($c, $o, $e) = run_gp('run', "$dir/c.lua");
+like($o, qr/give system = ID \(a catalog system with NICs: dgx-h100 \(8 x ib-ndr-400\)\)$/m, 'Lua: the same systems');
 
 done_testing();

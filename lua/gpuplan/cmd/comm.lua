@@ -202,8 +202,11 @@ function C.run(opts, args)
   end
   -- NICs need the fabric they run on, which the system names.
   if opts.nics and opts.nics > 0 and opts.gpu then
+    -- the card's systems with NICs named (gpuplan.comm systems_with_nics)
+    local with = require("gpuplan.comm").systems_with_nics(opts.gpu)
     error(string.format("comm: --nics %d: the node built from --gpu %s has no NIC fabric for "
-      .. "them to run on; give --system ID", opts.nics, opts.gpu), 0)
+      .. "them to run on; give --system ID%s", opts.nics, opts.gpu,
+      with ~= "" and (" (a catalog system with NICs" .. with .. ")") or ""), 0)
   end
   if opts.nics and opts.nics > 0 then
     for _, id in ipairs { opts.system or nil, table.unpack(list) } do
