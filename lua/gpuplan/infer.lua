@@ -2515,9 +2515,10 @@ function M.setup(a)
     M.moe_fp8_said(a.runtime, c.moe_fp8_bf16_x, d, model)
   if moe_fp8 then default(moe_fp8) end
   if moe_fp4 and not serving and c.compute == "fp4" and model.moe and (model.moe.experts or 0) > 0 then
-    default(string.format("moe_fp8_bf16_x=%.3g (TensorRT-LLM's CUTLASS NVFP4 fused MoE: the expert "
-      .. "GEMMs at %.3g x this card's bf16 rate, as AIConfigurator's B200 timings of it run)",
-      moe_fp4, moe_fp4))
+    -- not an option: said as what it is, not as name=value (the defaults
+    -- line's name=value entries are options a user can give)
+    default(string.format("NVFP4 expert GEMMs: %.3g x this card's bf16 rate (TensorRT-LLM's "
+      .. "CUTLASS NVFP4 fused MoE, as AIConfigurator's B200 timings of it run)", moe_fp4))
   end
   -- The weight-only kernel's cap (M.wo_bf16_x), applied by the engine to
   -- every linear whose weights are below 16 bits and multiplied in 16
@@ -3011,7 +3012,8 @@ function M.infer(a)
         .. "each step) is priced on one model's replicas, not by the MoE serving model "
         .. "this option chooses", by)), 2)
     end
-    if a.wo_split_k ~= nil then
+    -- (the value's type first, as every numeric option's: int_arg names it)
+    if a.wo_split_k ~= nil and int_arg(a, "wo_split_k", 2) then
       error(args.usage(string.format("infer: %s: wo_split_k (the split-K sum after each "
         .. "weight-only linear) is priced on one model's replicas, not by the MoE serving model "
         .. "this option chooses", by)), 2)
