@@ -1321,6 +1321,19 @@ local function step_choices(o, p, cfg, sweep, default)
       .. "(stack = %s) every operator already runs op by op: give kernels = fused",
       kernels, tostring(cfg.stack))
   end
+  -- mcore_loss is Megatron-Core's vocab-parallel loss in compiled graphs
+  -- (train_ends_costs): under eager kernels, beside eager_loss or Liger's
+  -- head the engine prices the other loss and took the flag in silence.
+  if cfg.eager and cfg.mcore_loss then
+    usage("train: mcore_loss is Megatron-Core's vocab-parallel cross-entropy; with kernels = "
+      .. "%s (stack = %s) the loss is already Hugging Face's, op by op: give kernels = fused",
+      kernels, tostring(cfg.stack))
+  end
+  if cfg.mcore_loss and (cfg.eager_loss or p.cfg.fused_linear_ce) then
+    usage("train: mcore_loss (Megatron-Core's vocab-parallel cross-entropy) and %s are two "
+      .. "different losses: give one", cfg.eager_loss and "eager_loss (torch's cross_entropy "
+      .. "outside torch.compile)" or "fused_linear_ce (Liger-Kernel's head and loss in one)")
+  end
   if cfg.unfused_loss and cfg.eager_loss then
     usage("train: unfused_loss (Megatron-Core's vocab-parallel cross-entropy) and eager_loss "
       .. "(torch's cross_entropy outside torch.compile) are two different losses: give one")

@@ -12,7 +12,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(3)
+t.plan(6)
 
 -- Llama 3 8B on one H100 (no collectives), the megatron stack, 2
 -- micro-batches of one 4096-token sequence, bf16 (A = 2 B a logit).
@@ -45,3 +45,17 @@ t.near(um.step_s / u.step_s, 1, 1e-12, "unfused_loss: the op-by-op loss, mcore_l
 -- and it is dearer than the native fused one: 2 x (K(38 L) + K(14 L)
 -- - K(22 L) - K(10 L)) > 0.
 t.ok(u.step_s > mc.step_s, "the op-by-op loss costs more than the native fused one")
+
+-- mcore_loss names the loss train_ends_costs prices for compiled kernels:
+-- under eager kernels, beside eager_loss or Liger's fused_linear_ce it
+-- priced another loss and took the flag in silence; each is refused.
+t.raises(function() gp.train(t.with(job, { mcore_loss = true, stack = "hf", kernels = "eager" })) end,
+  "mcore_loss is Megatron-Core's vocab-parallel cross-entropy; with kernels = eager",
+  "mcore_loss under eager kernels refused", true)
+t.raises(function() gp.train(t.with(job, { mcore_loss = true, eager_loss = true })) end,
+  "mcore_loss (Megatron-Core's vocab-parallel cross-entropy) and eager_loss",
+  "mcore_loss with eager_loss refused", true)
+t.raises(function() gp.train(t.with(job, { mcore_loss = true, stack = "hf", kernels = "fused",
+    fused_linear_ce = true })) end,
+  "and fused_linear_ce (Liger-Kernel's head and loss in one) are two different losses",
+  "mcore_loss with fused_linear_ce refused", true)
