@@ -236,6 +236,19 @@ function M.device(gpu, cat, attn_kernel, power_limit, sm_clock)
     d.peak[p] = g.peak and g.peak[p] or nil
     d.gemm[p] = ach.gemm and ach.gemm[p] and ach.gemm[p] * sus_gemm or nil
   end
+  -- A clock the run held cannot price a rate above the part's peak: the
+  -- fractions are of the peak at its boost clock, so an sm_clock past the
+  -- one that brings the largest to 1 is more than the board can clock (the
+  -- engine's own range check on the scaled fraction named no option).
+  if sm_clock ~= nil then
+    local top = d.attn_fwd and math.max(d.attn_fwd, d.attn_bwd or 0) or 0
+    for _, p in ipairs(M.precisions) do top = math.max(top, d.gemm[p] or 0) end
+    if top > 1 then
+      error(string.format("sm_clock %g MHz prices %s's tensor rates above its peak: its "
+        .. "sustained record stands for %g MHz, at most %.0f MHz there", sm_clock,
+        tostring(g.id), sus.clock_mhz, math.floor(sm_clock / top)), 0)
+    end
+  end
   d.stream = M.stream(ach)
   -- A block-scaled FP8 GEMM's share of the per-tensor FP8 GEMM's rate
   -- (achievable.block_scaled): the GPU's own, else its arch's -- even when

@@ -10,7 +10,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local roofline = require "gpuplan.roofline"
 
-t.plan(12)
+t.plan(14)
 
 local cat = gp.catalog()
 local hopper = cat.archs.hopper
@@ -58,3 +58,13 @@ t.raises(function() gp.train(t.with(job, { gpu = "b200", sm_clock = 1800 })) end
          "names no clock_mhz", "b200: no clock to scale from", true)
 t.raises(function() gp.train(t.with(job, { sm_clock = "fast" })) end, "sm_clock",
          "a non-number refused")
+-- A clock past the board's peak: the largest sustained fraction on the
+-- H200 is the 16-bit GEMM's 0.80 x 0.82 = 0.656 at 1500 MHz, so 1500 /
+-- 0.656 = 2286.6 MHz brings it to the peak; 2400 would price 0.656 x
+-- 2400 / 1500 = 1.05 of it.  Refused naming sm_clock and the highest whole
+-- clock (2286), not by the engine's range on a scaled fraction.
+t.raises(function() gp.train(t.with(job, { sm_clock = 2400 })) end,
+         "sm_clock 2400 MHz prices h200-sxm's tensor rates above its peak: its sustained "
+         .. "record stands for 1500 MHz, at most 2286 MHz there",
+         "a clock past the peak refused, naming the highest", true)
+t.ok(pcall(gp.train, t.with(job, { sm_clock = 2286 })), "2286 MHz: 0.9997 of the peak, priced")
