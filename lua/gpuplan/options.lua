@@ -1510,7 +1510,8 @@ opt { name = "sync_tensor_time", type = "number", metavar = "S", commands = "rl"
     .. "vLLM's load_weights), on an x86 server CPU (the system's host_op_scale multiplies it); "
     .. "0: bucketed, priced by its bytes only",
   suggest = { "refit_tensor_time", "export_tensor_time" } }
-opt { name = "gen_empty_cache", type = "number", metavar = "N", commands = "rl", default = "0",
+opt { name = "gen_empty_cache", type = "int", metavar = "N", commands = "rl", default = "0",
+  range = { 0, 1000 },
   help = "torch.cuda.empty_cache() calls the framework makes around each generate call (the "
     .. "step's rollout and each validation batch), each 0.080 s of host time on an x86 server "
     .. "CPU (the system's host_op_scale multiplies it), on the weight sync's path; verl's FSDP "

@@ -29,4 +29,7 @@ t.near(v1.step_s - v0.step_s, 0.96, 1e-9,
   "gen_empty_cache: each validation batch is a generate call of its own")
 t.raises(function() gp.rl(with(base, { gen_empty_cache = -1 })) end, "gen_empty_cache",
   "a negative count is refused, naming the option", true)
+-- a count of calls: half a call is no call the framework makes.
+t.raises(function() gp.rl(with(base, { gen_empty_cache = 0.5 })) end,
+  "gen_empty_cache must be a whole number", "a fractional count is refused", true)
 t.done_testing()
