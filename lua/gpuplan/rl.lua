@@ -1607,36 +1607,23 @@ local function validation(o)
   return every, vp, posint("val_batch", o.val_batch)
 end
 
--- PPO's critic cutting its own micro-batches (critic_batch, the header):
--- a whole number of sequences, PPO's only.
-local function critic_batch_of(o, ppo)
-  local cb = posint("critic_batch", o.critic_batch)
-  if cb and not ppo then
-    usage("rl: critic_batch is PPO's critic's micro-batch (algo = ppo)")
+-- PPO's critic cutting its own micro-batches (the header): by sequences
+-- (critic_batch) or by real tokens (critic_token_batch), a whole number,
+-- PPO's only.
+local function critic_cut_of(o, ppo, name)
+  local n = posint(name, o[name])
+  if n and not ppo then
+    usage("rl: %s is PPO's critic's micro-batch (algo = ppo)", name)
   end
   -- The engine cuts the critic's own micro-batches on the actor's GPUs
   -- only (engine/rl.c: a critic on a group of its own is priced by that
   -- group's passes); given with critic_gpus it changed nothing, in
   -- silence.
-  if cb and o.critic_gpus ~= nil then
-    usage("rl: critic_batch prices the critic's micro-batches on the actor's GPUs; with "
-      .. "critic_gpus (the critic on a group of its own) it is not priced: give one of them")
+  if n and o.critic_gpus ~= nil then
+    usage("rl: %s prices the critic's micro-batches on the actor's GPUs; with "
+      .. "critic_gpus (the critic on a group of its own) it is not priced: give one of them", name)
   end
-  return cb
-end
-
--- The critic's own token cuts (critic_token_batch, the header): PPO's
--- critic on the actor's GPUs, as critic_batch.
-local function critic_token_batch_of(o, ppo)
-  local tb = posint("critic_token_batch", o.critic_token_batch)
-  if tb and not ppo then
-    usage("rl: critic_token_batch is PPO's critic's micro-batch (algo = ppo)")
-  end
-  if tb and o.critic_gpus ~= nil then
-    usage("rl: critic_token_batch prices the critic's micro-batches on the actor's GPUs; with "
-      .. "critic_gpus (the critic on a group of its own) it is not priced: give one of them")
-  end
-  return tb
+  return n
 end
 
 -- The validation phase on the engine's step r: its seconds added to the
@@ -2211,11 +2198,11 @@ run = function(o, job)
     ref_gpus = grp.ref, reward_gpus = grp.reward, critic_gpus = grp.critic,
     colocate_critic_reward = critic_reward,
     critic_model = critic_shape, reward_shape = reward_shape,
-    critic_batch = critic_batch_of(o, ppo),
+    critic_batch = critic_cut_of(o, ppo, "critic_batch"),
     pad_to = bounded("pad_to", o.pad_to, 2 ^ 24, "tokens a padded training sequence, 0 to 2^24"),
     critic_pad_to = bounded("critic_pad_to", o.critic_pad_to, 2 ^ 24,
       "tokens a padded critic sequence, 0 to 2^24"),
-    critic_token_batch = critic_token_batch_of(o, ppo),
+    critic_token_batch = critic_cut_of(o, ppo, "critic_token_batch"),
   }
   if job then
     if o.val_every ~= nil or o.val_prompts ~= nil then
