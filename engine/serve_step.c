@@ -569,10 +569,12 @@ static int moe_routed(sx *x, double Tr, double Ts, double Tinst, int decode,
 	 * (sx_wo_x, serve_cfg's base.wo_bf16_x).  fp8 experts sharded by TP
 	 * alone (ep 1) run vLLM's / SGLang's Triton fused MoE, fp8 below
 	 * the fp8 rate (serve_cfg.moe_fp8_bf16_x); with EP, SGLang's DeepEP
-	 * hands them to DeepGEMM.  The two never meet: one computes in 16
-	 * bits, the other in fp8. */
+	 * hands them to DeepGEMM.  NVFP4 experts at ep 1 run TensorRT-LLM's
+	 * CUTLASS fused MoE below the fp4 rate (the same field, as infer.c
+	 * prices it).  The two never meet: one computes in 16 bits, the
+	 * other in fp8 or fp4. */
 	ex = sx_wo_x(x, x->xcp, xb);
-	if (ex == 0.0 && s->ep == 1 && x->xcp == GP_FP8)
+	if (ex == 0.0 && s->ep == 1 && (x->xcp == GP_FP8 || x->xcp == GP_FP4))
 		ex = x->c->moe_fp8_bf16_x;
 	x->bf16_x = ex;
 	if (sx_row_experts(x, "experts_up", s->nm, 2.0 * recv * h * up_n,

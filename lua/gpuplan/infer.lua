@@ -1275,6 +1275,18 @@ function M.moe_fp8_said(rt, x, d, model)
     .. "vLLM PR #23280)", x, M.MOE_FP8_RUNTIME[rt] or tostring(rt), x)
 end
 
+-- What the defaults line says of the NVFP4 multiple x (M.moe_fp4_bf16_x_of's)
+-- for a model: nil for a dense one, which has no fused MoE to cap.  One
+-- sentence for gp.infer and the MoE serving model (serve.lua).
+function M.moe_fp4_said(x, model)
+  local moe = type(model) == "table" and model.moe
+  if not x or not (moe and (moe.experts or 0) > 0) then return nil end
+  -- not an option: said as what it is, not as name=value (the defaults
+  -- line's name=value entries are options a user can give)
+  return string.format("NVFP4 expert GEMMs: %.3g x this card's bf16 rate (TensorRT-LLM's "
+    .. "CUTLASS NVFP4 fused MoE, as AIConfigurator's B200 timings of it run)", x)
+end
+
 -- Runtimes that all-reduce a TP group within one host with their own
 -- peer-to-peer kernels rather than NCCL: vLLM's custom all-reduce
 -- (vllm/distributed/device_communicators/custom_all_reduce.py, on by
@@ -2514,11 +2526,9 @@ function M.setup(a)
   local moe_fp8 = not serving and not moe_fp4 and
     M.moe_fp8_said(a.runtime, c.moe_fp8_bf16_x, d, model)
   if moe_fp8 then default(moe_fp8) end
-  if moe_fp4 and not serving and c.compute == "fp4" and model.moe and (model.moe.experts or 0) > 0 then
-    -- not an option: said as what it is, not as name=value (the defaults
-    -- line's name=value entries are options a user can give)
-    default(string.format("NVFP4 expert GEMMs: %.3g x this card's bf16 rate (TensorRT-LLM's "
-      .. "CUTLASS NVFP4 fused MoE, as AIConfigurator's B200 timings of it run)", moe_fp4))
+  if moe_fp4 and not serving and c.compute == "fp4" then
+    local said = M.moe_fp4_said(moe_fp4, model)
+    if said then default(said) end
   end
   -- The weight-only kernel's cap (M.wo_bf16_x), applied by the engine to
   -- every linear whose weights are below 16 bits and multiplied in 16

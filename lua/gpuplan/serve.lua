@@ -392,12 +392,17 @@ local function setup_config(a, model, d, c, info, cat, default, L)
   local expert_bits, expert_compute, dispatch_bytes = L.expert_bits, L.expert_compute,
     L.dispatch_bytes
   local sbo, bw, sbo_down = L.sbo, L.bw, L.sbo_down
-  -- the Triton fused MoE's fp8 cap, which the engine applies where EP
-  -- does not shard the experts (serve_step.c: ep 1), said as gp.infer's
+  -- the Triton fused MoE's fp8 cap, or TensorRT-LLM's CUTLASS NVFP4
+  -- fused MoE's fp4 one, which the engine applies where EP does not shard
+  -- the experts (serve_step.c: ep 1), said as gp.infer's (it prices both
+  -- on the same expert GEMMs at any layout: infer.c)
   local inf = require "gpuplan.infer"
   local moe_fp8_x = inf.moe_fp8_bf16_x_of(a.runtime, info.gpu.arch, info.weights, d)
+  local moe_fp4_x = not moe_fp8_x and inf.moe_fp4_bf16_x_of(a.runtime, info.gpu.arch,
+    info.weights) or nil
   if ep == 1 or (disagg and pep == 1) then
-    local said = inf.moe_fp8_said(a.runtime, moe_fp8_x, d, model)
+    local said = moe_fp4_x and inf.moe_fp4_said(moe_fp4_x, model) or
+      inf.moe_fp8_said(a.runtime, moe_fp8_x, d, model)
     if said then default(said) end
   end
   local imb = num_of(a, "imbalance", 1, 64)
@@ -491,9 +496,10 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     accept_decay = (mtp > 1 and acc == nil) and M.ACCEPT_DECAY or 1.0,
     spec_host = L.spec_host, spec_host_dp = L.spec_host_dp, spec_running = L.spec_running,
     m_tile = m_tile, m_tile_grouped = m_tile_grouped,
-    -- vLLM's and SGLang's Triton fused MoE where EP does not shard the
-    -- experts (infer.lua M.moe_fp8_bf16_x; the engine applies it at ep 1)
-    moe_fp8_bf16_x = moe_fp8_x,
+    -- vLLM's and SGLang's Triton fused MoE, or TensorRT-LLM's NVFP4
+    -- one, where EP does not shard the experts (infer.lua
+    -- M.moe_fp8_bf16_x, M.moe_fp4_bf16_x; the engine applies it at ep 1)
+    moe_fp8_bf16_x = moe_fp8_x or moe_fp4_x,
     -- vLLM's Triton MXFP4 experts on Hopper (M.VLLM_MXFP4_ROUTE_KERNELS):
     -- the routing metadata's kernels, the SwiGLU in the up GEMM
     moe_route_kernels = L.triton_mxfp4 and M.VLLM_MXFP4_ROUTE_KERNELS or 0,

@@ -9,7 +9,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local infer = require "gpuplan.infer"
 
-t.plan(9)
+t.plan(12)
 
 -- The table's reach: TensorRT-LLM, Blackwell, an fp4 checkpoint.
 t.is(infer.moe_fp4_bf16_x_of("trtllm", "blackwell", "fp4"), 0.66, "trtllm on blackwell, fp4: 0.66")
@@ -66,3 +66,31 @@ for _, l in ipairs(at2k.defaults) do
   if tostring(l):find("CUTLASS NVFP4 fused MoE", 1, true) then said = true end
 end
 t.ok(said, "the defaults line says the NVFP4 MoE cap")
+
+-- The MoE serving model (here by dp_attention) prices the same experts:
+-- at ep 1 (the experts sharded by TP alone, the CutlassFusedMoE
+-- AIConfigurator timed at moe_ep 1) the cap binds there too and the
+-- defaults line says it; it priced them at the fp4 rate, in silence.
+-- The prompt's expert GEMMs (8,192 tokens a sequence, 64 of them: the
+-- bound is the tensor rate) at 0.66 x 2.25 PFLOP/s x 0.78 = 1.16 PFLOP/s
+-- against the fp4 rate's several times that: slower, no tolerance needed.
+local sjob = { model = "qwen3-30b-a3b", gpu = "b200", gpus = 2, tp = 2, dp_attention = true,
+               runtime = "trtllm", weights = "fp4", batch = 64, input = 8192 }
+local s_on = gp.infer(sjob)
+infer.moe_fp4_bf16_x.trtllm = nil
+local s_off = gp.infer(sjob)
+local s_off_ep = gp.infer(t.with(sjob, { ep = 2 }))
+infer.moe_fp4_bf16_x.trtllm = saved
+local s_on_ep = gp.infer(t.with(sjob, { ep = 2 }))
+t.ok(s_on.prefill_experts_s > s_off.prefill_experts_s,
+     "serving model at ep 1: the NVFP4 experts at the capped rate")
+-- With EP the experts are sharded across GPUs (the engine applies the
+-- multiple at ep 1 only, as for the fp8 cap): the same price to the
+-- last bit (1e-12).
+t.near(s_on_ep.prefill_experts_s, s_off_ep.prefill_experts_s, 1e-12,
+       "serving model at ep 2: no cap")
+said = false
+for _, l in ipairs(s_on.defaults) do
+  if tostring(l):find("moe_fp4_bf16_x=0.66 (TensorRT-LLM's CUTLASS NVFP4", 1, true) then said = true end
+end
+t.ok(said, "the serving model's defaults line says the NVFP4 MoE cap")
