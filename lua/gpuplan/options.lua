@@ -1544,7 +1544,7 @@ opt { name = "critic_batch", type = "int", metavar = "N", commands = "rl", range
     .. "critic.use_dynamic_bsz off, its default): its passes priced as its own, on the "
     .. "actor's GPUs (not with --critic-gpus)",
   suggest = { "critic_micro_batch" } }
-opt { name = "pad_to", type = "number", metavar = "N", commands = "rl",
+opt { name = "pad_to", type = "int", metavar = "N", commands = "rl",
   range = { 1, 16777216 },
   default = "packed to their lengths",
   help = "every training sequence of the actor's passes (update and log-probability "
@@ -1553,7 +1553,7 @@ opt { name = "pad_to", type = "number", metavar = "N", commands = "rl",
     .. "and each response padded to max_response_length (transformers' FlashAttention-2 "
     .. "unpads by the mask); not with pad, pad_batch, pack_tokens, token_batch or rank_skew",
   suggest = { "padded_len", "pad_len" } }
-opt { name = "critic_pad_to", type = "number", metavar = "N", commands = "rl",
+opt { name = "critic_pad_to", type = "int", metavar = "N", commands = "rl",
   range = { 1, 16777216 },
   default = "packed to their lengths",
   help = "PPO: the critic's own micro-batches (--critic-batch, --critic-token-batch) hold "

@@ -2199,9 +2199,9 @@ run = function(o, job)
     colocate_critic_reward = critic_reward,
     critic_model = critic_shape, reward_shape = reward_shape,
     critic_batch = critic_cut_of(o, ppo, "critic_batch"),
-    pad_to = bounded("pad_to", o.pad_to, 2 ^ 24, "tokens a padded training sequence, 0 to 2^24"),
-    critic_pad_to = bounded("critic_pad_to", o.critic_pad_to, 2 ^ 24,
-      "tokens a padded critic sequence, 0 to 2^24"),
+    -- whole token slots, 1 to 2^24: checked by their declarations
+    -- (gpuplan.options range), which name the bounds they hold
+    pad_to = o.pad_to, critic_pad_to = o.critic_pad_to,
     critic_token_batch = critic_cut_of(o, ppo, "critic_token_batch"),
   }
   if job then

@@ -61,4 +61,9 @@ t.raises(function() gp.rl(with(ppo, { critic_token_batch = 1440, critic_batch = 
   "critic_token_batch", "critic_token_batch and critic_batch together are refused", true)
 t.raises(function() gp.rl(with(base, { critic_token_batch = 1440 })) end, "critic_token_batch",
   "critic_token_batch is PPO's", true)
+-- Token slots are whole: half a slot is refused, naming the option.
+t.raises(function() gp.rl(with(base, { pad_to = 720.5 })) end, "pad_to must be a whole number",
+  "a fractional pad_to is refused", true)
+t.raises(function() gp.rl(with(ppo, { critic_token_batch = 1440, critic_pad_to = 720.5 })) end,
+  "critic_pad_to must be a whole number", "a fractional critic_pad_to is refused", true)
 t.done_testing()
