@@ -91,6 +91,6 @@ t.near(s_on_ep.prefill_experts_s, s_off_ep.prefill_experts_s, 1e-12,
        "serving model at ep 2: no cap")
 said = false
 for _, l in ipairs(s_on.defaults) do
-  if tostring(l):find("moe_fp4_bf16_x=0.66 (TensorRT-LLM's CUTLASS NVFP4", 1, true) then said = true end
+  if tostring(l):find("NVFP4 expert GEMMs: 0.66 x this card's bf16 rate (TensorRT-LLM's CUTLASS NVFP4", 1, true) then said = true end
 end
 t.ok(said, "the serving model's defaults line says the NVFP4 MoE cap")
