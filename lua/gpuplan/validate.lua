@@ -392,6 +392,12 @@ local case_schema = T.record {
     moe_probs = T.enum { "combine", "activation" },
     -- the fused attention kernel the source names (gp.train's attn_kernel)
     attn_kernel = declared("attn_kernel"),
+    -- the model-state bytes the run keeps where its stack's default does
+    -- not say them (gp.train's recipe): "bf16" for a model loaded in
+    -- bf16 and trained by torch.optim.AdamW with no autocast and no fp32
+    -- master (AdamW's states are zeros_like(p), the parameter's dtype)
+    recipe = T.enum { "mixed-16", "mixed-16-rem", "megatron-18", "fp32", "bf16", "fp8",
+      "fp8-16-rem", "deepseek-fp8", "deepspeed-bf16" },
     -- the fused attention in FP8 (gp.train's fp8_attention; Transformer
     -- Engine's fp8_dpa)
     fp8_attention = declared("fp8_attention"),

@@ -65,8 +65,11 @@ like($o, qr/^kind\s+predicted\s+with range\s+measured inside\s+mean width/m, 'co
 # five FlagScale Megatron rows and its four Aquila2-7B layouts);
 # 828: and 20 more for issue 25 (KempnerForge's MFU-scaling report, 11
 # FSDP2 rows, and its 175B run on 360 H200s; the Megatron-MoE-ModelZoo
-# Qwen3 long-context table's 8 cells, forced-balance and dropless).
-like($o, qr/^train\s+828\s+828\s+\d+\.\d%\s+\d+\.\d%$/m, 'train: 828 predicted cases, each with a range');
+# Qwen3 long-context table's 8 cells, forced-balance and dropless);
+# 833: and 5 more for issue 25 item 5 (the Hugging Face PEFT method
+# comparison's Llama 3.2 3B runs on one L40S: four plain-LoRA rows and the
+# full fine-tune).
+like($o, qr/^train\s+833\s+833\s+\d+\.\d%\s+\d+\.\d%$/m, 'train: 833 predicted cases, each with a range');
 # JSON rows carry the range; every shipped predicted case has one.
 ($c, $o, $e) = run_gp('validate', '--format', 'json');
 my @lo = $o =~ /"predicted_lo":([-0-9.e+]+),"predicted_hi":([-0-9.e+]+)/g;

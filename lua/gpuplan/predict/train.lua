@@ -993,6 +993,9 @@ local function predict(case, cat)
   o.pad_mask = v(wl.pad_mask)
   o.pad_share = v(wl.pad_share)
   o.attn_kernel = v(wl.attn_kernel)
+  -- The model-state recipe the source states (SCHEMA.md workload.recipe):
+  -- gp.train's recipe, over the stack's default for the precision.
+  o.recipe = v(wl.recipe)
   o.fp8_attention = v(wl.fp8_attention)
   o.mlp_down_bf16 = v(wl.mlp_down_bf16)
   o.power_limit = v(hw.power_limit)
