@@ -800,7 +800,9 @@ local function prepare_layout(o, cfg, method, gpus, tp, pp, cp, ep, dflt)
   end
   boolean("sp", o.sp)
   local sharding, zero, whole = M.sharding(o.fsdp, o.grad_sync, o.zero)
-  cfg.zero = zero or dflt("zero")
+  -- (an RL step's default is its stack's framework's: options.lua zero)
+  cfg.zero = zero or dflt("zero", { kind = cfg.kind, stack = stack_of(o, method),
+    dp = cfg.dp * cp })
   if whole then cfg.grads_whole = true end
   cfg.sp = o.sp
   return sharding

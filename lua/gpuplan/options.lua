@@ -342,8 +342,44 @@ opt { name = "etp", type = "int", metavar = "N", commands = "fit train rl plan",
 opt { name = "vpp", type = "int", metavar = "N", commands = "fit train rl", methods = TRAINING,
   help = "interleaved 1F1B with N model chunks per stage",
   suggest = { "virtual_pipeline", "virtual_pipeline_model_parallel_size", "interleave" } }
-opt { name = "zero", type = "int", metavar = "N", commands = TRAIN4, value = 0, range = { 0, 3 },
+-- An RL step's default follows the RL framework that trains on its stack,
+-- each framework's own default, where a data-parallel group has anything
+-- to shard (dp x cp > 1):
+-- * hf: verl's FSDP workers (actor_rollout_ref.actor.strategy: fsdp, its
+--   default; verl b178a3cd verl/trainer/config/_generated_ppo_trainer.yaml
+--   "fsdp_config: ... reshard_after_forward: true", and
+--   verl/workers/fsdp_workers.py: "fsdp_enable_zero3 =
+--   fsdp_config.reshard_after_forward" -> ShardingStrategy.FULL_SHARD
+--   on a 1-D mesh): full_shard, ZeRO 3;
+-- * deepspeed: OpenRLHF (OpenRLHF 3c3be623 openrlhf/cli/train_ppo_ray.py:
+--   'parser.add_argument("--ds.zero_stage", type=int, default=2')): 2;
+-- * megatron: verl's and NeMo RL's Megatron workers
+--   (use_distributed_optimizer: true, gpuplan.predict.rl's profiles): 1.
+-- Training (train, fit's other methods) keeps 0: DDP, as Hugging Face's
+-- Trainer and Megatron-LM run without a ZeRO setting.
+opt { name = "zero", type = "int", metavar = "N", commands = TRAIN4, range = { 0, 3 },
   methods = TRAINING,
+  default = { "0; --method grpo|ppo: the stack's RL framework's, 3 on hf (verl's "
+      .. "FSDP full_shard), 2 on deepspeed (OpenRLHF's --ds.zero_stage), 1 on megatron (verl's "
+      .. "and NeMo RL's distributed optimizer); 0 at dp x cp 1", train = "0",
+    rl = "the stack's RL framework's: 3 on hf (verl's FSDP workers, full_shard), 2 on "
+      .. "deepspeed (OpenRLHF's --ds.zero_stage default) and with --rollout-engine hf "
+      .. "(OpenRLHF without vLLM), 1 on megatron (verl's and NeMo RL's distributed optimizer); "
+      .. "0 at dp x cp 1" },
+  value = function(j)
+    if j.kind ~= "rl" then return 0 end
+    if (j.dp or 1) <= 1 then
+      return 0, "zero=0 (one data-parallel rank: nothing to shard)"
+    end
+    local stack = j.stack or "hf"
+    if stack == "megatron" then
+      return 1, "zero=1 (stack megatron: verl's and NeMo RL's Megatron workers, "
+        .. "use_distributed_optimizer true)"
+    elseif stack == "deepspeed" then
+      return 2, "zero=2 (stack deepspeed: OpenRLHF's --ds.zero_stage default)"
+    end
+    return 3, "zero=3 (stack hf: verl's FSDP workers, full_shard, its default)"
+  end,
   help = "ZeRO stage 0-3 over data parallel (--fsdp full_shard = 3)",
   suggest = { "zero_stage", "zero_optimization" },
   variants = { plan = { type = "string", metavar = "LIST", default = "1", own = true,

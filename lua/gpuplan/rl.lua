@@ -1152,12 +1152,13 @@ local function batches_of(o, gpus, colocated, rgpus, auto, samples)
 end
 
 -- The actor's training step (gp.train's setup) on the training pool.
-local function actor_setup(o, method, tgpus, seq, minib, defaults, stack)
+local function actor_setup(o, method, tgpus, seq, minib, defaults, stack, zero)
   local ot = {}
   for k, v in pairs(o) do
     if not M.OPTIONS[k] and k ~= "steps" then ot[k] = v end
   end
   if stack then ot.stack = stack end
+  if zero then ot.zero = zero end
   ot.method = method
   ot.gpus = tgpus
   -- The trainer's sequence and mini-batch come from the RL options: past
@@ -1862,8 +1863,28 @@ run = function(o, job)
         tostring(o.stack))
     end
   end
-  local s = actor_setup(o, method, tgpus,
-    plen + (pad and (rmax or rlen) or math.floor(rlen + 0.5)), minib, defaults, stack)
+  -- The actor's ZeRO stage where none is given: the stack's RL
+  -- framework's own default (options.lua zero: verl's FSDP full_shard on
+  -- hf, OpenRLHF's ZeRO-2 on deepspeed, the distributed optimizer on
+  -- megatron), not gp.train's DDP.  Hugging Face generate on the actor's
+  -- modules is OpenRLHF's rollout without vLLM engines, under DeepSpeed:
+  -- its --ds.zero_stage default 2 (openrlhf/cli/train_ppo_ray.py), which
+  -- that engine takes (ZeRO-3 is refused below).
+  local zero
+  if tgpus and o.zero == nil and o.fsdp == nil and tgpus % (tp * pp * cp) == 0 then
+    local dp = tgpus // (tp * pp * cp)
+    local text
+    if hf and dp > 1 then
+      zero, text = 2, "zero=2 (rollout_engine hf: OpenRLHF without vLLM engines, its "
+        .. "--ds.zero_stage default)"
+    else
+      zero, text = options.default("zero", { kind = "rl", dp = dp,
+        stack = stack or memory.stack_of(o, method) })
+    end
+    dflt(text)
+  end
+    local s = actor_setup(o, method, tgpus,
+    plen + (pad and (rmax or rlen) or math.floor(rlen + 0.5)), minib, defaults, stack, zero)
   local cfg, gpu, model = s.cfg, s.gpu, s.model
   -- The rollout engine holds each prompt and its longest response in one
   -- sequence: past the model's context its positions run out, and vLLM

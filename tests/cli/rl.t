@@ -322,8 +322,9 @@ like($o, qr/^qwen3-30b-a3b GRPO on 32 x h100-sxm, colocated \(train tp 2, pp 1, 
 ($c, $o, $e) = run_gp('rl', 'qwen3-30b-a3b', '--gpu', 'h100-sxm', '--gpus', '32', '--rollout-gpus', '16',
                       '--rollout-tp', '16', '--rollout-ep', '16', '--tp', '4', '--ep', '4');
 # 16 rollout GPUs / (tp 16) = 1 engine: singular in the title and the
-# rollout line (8 engines above stay plural).
-like($o, qr/\(train tp 4, pp 1, dp 4, cp 1, ep 4, zero 0; rollout tp 16 ep 16, 1 engine\)/m,
+# rollout line (8 engines above stay plural). No --zero: the hf stack's
+# RL default, verl's FSDP full_shard, zero 3 at dp 4.
+like($o, qr/\(train tp 4, pp 1, dp 4, cp 1, ep 4, zero 3; rollout tp 16 ep 16, 1 engine\)/m,
      'title: ep 4 at etp = tp (not repeated), the engine\'s ep 16, "1 engine"');
 like($o, qr/^rollout: 1 engine x 512 samples /m, 'rollout line: "1 engine", singular');
 unlike($o, qr/\b1 engines\b/, 'no "1 engines" anywhere');

@@ -643,7 +643,7 @@ t.ok(pcall(gp.train, { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, pp = 2, 
 -- card; the adapter's actor holds the 2 B weights and a small adapter,
 -- so its peak is under half the full one's.
 do
-  local base = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, method = "grpo" }
+  local base = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, method = "grpo", zero = 0 }
   local fm, f0 = gp.memory(t.with(base, { lora_rank = 16 })), gp.memory(base)
   t.ok(fm.rl_state ~= nil and fm.total < f0.total / 2, string.format("fit grpo with "
     .. "lora_rank: an adapter actor's step, %.1f GB against the full actor's %.1f",

@@ -236,12 +236,12 @@ function C.run(opts, args)
         r.step_s, r2.gpus or r.gpus))
     end
   end
-  -- A step that does not fit: the ZeRO stages above the one priced (rl's
-  -- default is 0, the whole model's states on each GPU), each priced,
-  -- the smallest that fits named (8B on 8 H100s: --zero 3 at 47.7 GiB).
+  -- A step that does not fit: the ZeRO stages above the one priced (the
+  -- stack's framework's default, or the one given), each priced, the
+  -- smallest that fits named.
   if text and not r.fits then
     local tries = {}
-    for z = (o.zero or 0) + 1, 3 do
+    for z = (r.zero or o.zero or 0) + 1, 3 do
       tries[#tries + 1] = { words = "--zero " .. z, try = function()
         local o2 = {}
         for k, v in pairs(o) do o2[k] = v end

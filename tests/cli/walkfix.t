@@ -1,0 +1,68 @@
+# What a buyer's walk found (docs of the walk: 8 H100 and 8 H200 quotes, an
+# H20 cluster, GRPO 7B on H100 vs H20): the fixes, one block each.
+use strict;
+use warnings;
+use Test::More;
+use JSON::PP ();
+require './tests/cli/lib.pl';
+
+my ($c, $o, $e);
+sub json_of { my @a = @_; my ($c, $o, $e) = run_gp(@a, '--format', 'json');
+              is($c, 0, "exit 0: @a") or diag $e; return JSON::PP::decode_json($o) }
+
+# 9. rl defaulted to ZeRO 0 (DDP: 16 B a parameter on every GPU), which
+# does not fit a 7B actor on 8 H100s, where every RL framework shards: the
+# default is now the stack's framework's -- verl's FSDP full_shard on hf
+# (zero 3), OpenRLHF's --ds.zero_stage 2 on deepspeed, the distributed
+# optimizer (zero 1) on megatron -- said on the defaults line; 0 at dp 1.
+{
+    my $base = ['rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8'];
+    ($c, $o, $e) = run_gp(@$base);
+    is($c, 0, 'rl 7B on 8 H100s, no --zero: exit 0') or diag $e;
+    like($o, qr/\(train tp 1, pp 1, dp 8, cp 1, zero 3;/, 'hf stack: zero 3 in the title');
+    like($o, qr/^memory: .*fits: yes$/m, 'it fits now') or diag $o;
+    like($o, qr/^defaults: .*zero=3 \(stack hf: verl's FSDP workers, full_shard, its default\)/m,
+         'the defaults line says why');
+    unlike($o, qr/^would fit/m, 'no hint: nothing to fix');
+    # The default is the stage given: the same step, byte for byte (no
+    # tolerance: the same engine path).
+    my $d = json_of(@$base);
+    my $z3 = json_of(@$base, '--zero', '3');
+    is($d->{zero}, 3, 'json: zero 3');
+    is($d->{peak_memory}, $z3->{peak_memory}, 'default peak = --zero 3 peak');
+    is($d->{step_s}, $z3->{step_s}, 'default step = --zero 3 step');
+    # Each stack's stage, and the same bytes as the stage given.
+    for my $case (['deepspeed', 2, qr/zero=2 \((?:--)?stack deepspeed: OpenRLHF's --ds\.zero_stage default\)/],
+                  ['megatron', 1, qr/zero=1 \((?:--)?stack megatron: verl's and NeMo RL's Megatron workers, use_distributed_optimizer true\)/]) {
+        my ($st, $z, $why) = @$case;
+        ($c, $o, $e) = run_gp(@$base, '--stack', $st);
+        like($o, qr/^defaults: .*$why/m, "stack $st: zero $z said") or diag $o;
+        my $a = json_of(@$base, '--stack', $st);
+        my $b = json_of(@$base, '--stack', $st, '--zero', $z);
+        is($a->{zero}, $z, "stack $st: zero $z");
+        is($a->{peak_memory}, $b->{peak_memory}, "stack $st: peak as --zero $z");
+    }
+    # Hugging Face generate on the actor: OpenRLHF without vLLM, ZeRO 2
+    # (its ZeRO-3 gather per decode step is not priced, and refused).
+    ($c, $o, $e) = run_gp('rl', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8',
+                          '--rollout-engine', 'hf');
+    is($c, 0, 'rollout engine hf without --zero: runs') or diag $e;
+    like($o, qr/zero=2 \((?:--)?rollout[-_]engine hf: OpenRLHF without vLLM engines/, '... at zero 2');
+    # One GPU: nothing to shard, zero 0 (no "shards nothing" warning).
+    ($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h200-sxm', '--gpus', '1');
+    is($c, 0, 'one GPU: exit 0') or diag $e;
+    like($o, qr/zero=0 \(one data-parallel rank: nothing to shard\)/, 'one GPU: zero 0, said');
+    unlike($o, qr/shards nothing/, 'one GPU: no ZeRO warning');
+    # A stage given that does not fit still names the one that does.
+    ($c, $o, $e) = run_gp(@$base, '--zero', '0');
+    like($o, qr/^would fit \(priced\): --zero 2 /m, '--zero 0: the hint names --zero 2');
+    # fit --method grpo prices the same RL step's memory: the same default.
+    ($c, $o, $e) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--method', 'grpo');
+    like($o, qr/^defaults: zero=3 \((?:--)?stack hf: verl's FSDP workers/m, 'fit --method grpo: zero 3 too')
+      or diag $o;
+    # train keeps DDP's 0.
+    ($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--method', 'lora');
+    like($o, qr/zero=0\b/, 'train: zero 0 as before');
+}
+
+done_testing();
