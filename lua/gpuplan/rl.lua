@@ -778,6 +778,16 @@ local function check_options(o)
                        "video_frames", "image_size", "frame_size" } do
     if o[k] ~= nil then usage("rl: %s: %s", k, NOT_RL[k]) end
   end
+  -- A list of cards (gpu = "h100-sxm,h20", the form plan and infer take)
+  -- was "unknown gpu 'h100-sxm,h20': one gpu here, not a list (plan and
+  -- infer compare several)", pointing to commands that run no RL step:
+  -- one step is priced on one card, so each card is its own call.
+  if type(o.gpu) == "string" and o.gpu:find(",", 1, true) then
+    usage("rl: gpu takes one card, not a list (got '%s'): price each card in its own call, "
+      .. "for _, id in ipairs { ... } do local r = gp.rl{gpu = id, ...} end, and compare "
+      .. "their step_s, hours and cost (docs/rl.md, \"Comparing cards\")",
+      require("gpuplan.units").oneline(o.gpu))
+  end
 end
 
 -- GRPO's advantage is a response's reward against its group's mean (and

@@ -4,6 +4,7 @@ use strict;
 use warnings;
 use Test::More;
 use JSON::PP ();
+use File::Temp ();
 require './tests/cli/lib.pl';
 
 my ($c, $o, $e);
@@ -63,6 +64,42 @@ sub json_of { my @a = @_; my ($c, $o, $e) = run_gp(@a, '--format', 'json');
     # train keeps DDP's 0.
     ($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--method', 'lora');
     like($o, qr/zero=0\b/, 'train: zero 0 as before');
+}
+
+# 5. rl --gpu h100-sxm,h20 said "unknown gpu 'h100-sxm,h20': one gpu here,
+# not a list (plan and infer compare several)": both cards exist, and
+# neither plan nor infer runs an RL step.  Now: rl takes one card, run it
+# a card at a time or loop over gp.rl; the loop docs/rl.md shows runs.
+{
+    ($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm,h20', '--gpus', '8');
+    is($c, 2, 'rl with a card list: a usage error');
+    like($e, qr/^gpuplan: rl: --gpu takes one card, not a list \(got 'h100-sxm,h20'\): run rl once per card \(--gpu h100-sxm \.\.\., then the next\) and compare their step, hours and cost, or loop over the cards in Lua with gp\.rl\{gpu = ID, \.\.\.\} \(docs\/rl\.md, "Comparing cards"\)\n/,
+         'says rl takes one card and how to compare') or diag $e;
+    unlike($e, qr/unknown gpu|plan and infer compare/, 'no "unknown gpu", no pointer to plan/infer');
+    is($o, '', 'prints no table');
+    # the docs' loop, as docs/rl.md shows it
+    open(my $fh, '<', 'docs/rl.md') or die;
+    my $doc = do { local $/; <$fh> };
+    my ($lua) = $doc =~ /Comparing cards\..*?```lua\n(.*?)```/s;
+    ok(defined $lua, 'docs/rl.md: the comparing-cards loop is there');
+    my $f = File::Temp->new(SUFFIX => '.lua');
+    print $f $lua; close $f;
+    ($c, $o, $e) = run_gp('run', $f->filename);
+    is($c, 0, 'the docs loop runs') or diag $e;
+    my @lines = split /\n/, $o;
+    is(scalar @lines, 3, 'one line a card');
+    like($o, qr/^h100-sxm\s+fits\s+step\s+[\d.]+ s\s+[\d.]+ h\s+\d+ USD$/m, 'H100: a priced line');
+    like($o, qr/^h20\s+fits\s+step\s+[\d.]+ s\s+[\d.]+ h\s+no price$/m, 'H20 in USD: no price');
+    # a line a card equals that card's own rl run (the same call)
+    my $one = json_of('rl', 'qwen2.5-7b', '--gpu', 'h20', '--gpus', '8', '--steps', '500');
+    my ($s20) = $o =~ /^h20\s+fits\s+step\s+([\d.]+) s/m;
+    is($s20, sprintf('%.1f', $one->{step_s}), 'the loop\'s H20 step = rl --gpu h20\'s');
+    # gp.rl's own refusal, in Lua keys
+    print {($f = File::Temp->new(SUFFIX => '.lua'))} 'print(select(2, pcall(require("gpuplan").rl, {model = "qwen2.5-7b", gpu = "h100-sxm,h20", gpus = 8})))';
+    close $f;
+    ($c, $o, $e) = run_gp('run', $f->filename);
+    like($o, qr/rl: gpu takes one card, not a list \(got 'h100-sxm,h20'\): price each card in its own call/,
+         'gp.rl: the same refusal in Lua words') or diag "$o$e";
 }
 
 done_testing();

@@ -164,6 +164,16 @@ function C.run(opts, args)
   if #args ~= 1 then error(cli.usage("rl: expected one MODEL id"), 0) end
   options.gpu_of_system(opts)
   if not opts.gpu then error(cli.usage("rl: --gpu ID is required"), 0) end
+  -- A card list, as plan and infer take: one RL step runs on one card, so
+  -- the answer is a run a card (or a Lua loop over gp.rl), said here in
+  -- the command line's words (gp.rl's refusal names its Lua keys).
+  if opts.gpu:find(",", 1, true) then
+    local first = opts.gpu:match("^([^,]*)")
+    error(cli.usage(string.format("rl: --gpu takes one card, not a list (got '%s'): run rl once "
+      .. "per card (--gpu %s ..., then the next) and compare their step, hours and cost, or "
+      .. "loop over the cards in Lua with gp.rl{gpu = ID, ...} (docs/rl.md, \"Comparing cards\")",
+      require("gpuplan.units").oneline(opts.gpu), first ~= "" and first or "ID")), 0)
+  end
   local o = options.lua_args("rl", opts, { model = args[1] })
   local bad = rl.group_problem(opts.algo or "grpo", opts.group, "--algo")
   if bad then error(cli.usage("rl: " .. bad), 0) end
