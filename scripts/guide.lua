@@ -189,11 +189,13 @@ local function money(x, lo, hi, novel)
 end
 local function days(x, lo, hi, novel)
   if not x then return "-" end
-  local m, f = 1, "%.1f days"
-  if x < 1 then m, f = 24, "%.1f h" end
-  local s = string.format(f, x * m)
+  -- the unit by the magnitude, as every command picks it
+  -- (gp.units.duration_unit: days, hours, minutes)
+  local m, unit = gp.units.duration_unit(x)
+  local f = gp.units.amount_fmt(x * m, 1)
+  local s = string.format(f .. " %s", x * m, unit)
   if not lo then return s end
-  return string.format("%s (%.1f-%.1f)%s", s, lo * m, hi * m, mark(novel))
+  return string.format("%s (" .. f .. "-" .. f .. ")%s", s, lo * m, hi * m, mark(novel))
 end
 local function why_lost(best, second)
   if not second then return "no other card runs it" end

@@ -223,6 +223,12 @@ M.FUNCTIONS = {
       .. "more below 10^(1 - min_dec) to show two significant digits (\"%.3f\" for 0.071)." },
   { name = "gp.units.fmt_amount", call = "gp.units.fmt_amount(x [, min_dec]) -> string",
     help = "x formatted by gp.units.amount_fmt: \"62\", \"0.071\", \"0.0069\"." },
+  { name = "gp.units.duration_unit", call = "gp.units.duration_unit(days) -> factor, unit",
+    help = "A duration's unit by its size, every command's rule: days from one day, hours "
+      .. "from one hour, minutes below (factor: from days to it, 24 for hours)." },
+  { name = "gp.units.fmt_duration", call = "gp.units.fmt_duration(days) -> string",
+    help = "A duration in days in its unit (gp.units.duration_unit): \"8.1 minutes\", "
+      .. "\"4.5 hours\", \"26.3 days\"." },
   { name = "gp.units.past_fmt", call = "gp.units.past_fmt(x, limit [, min_dec]) -> format",
     help = "The format that tells x from a limit it is past: more decimals while the two "
       .. "print the same (1048.592 over 1048.59)." },

@@ -444,6 +444,20 @@ function M.text(res, field, fmt, unit, scale)
     res.range and res.range.novel and "*" or "")
 end
 
+-- "4.5 hours (3.1-9.0)": the duration res[field] and its range in the
+-- unit its magnitude picks (units.duration_unit, every command's rule);
+-- per_day: the field's units in a day (1 for days, 24 for rl's hours);
+-- nil without the field.
+function M.duration_text(res, field, per_day)
+  local v = res[field]
+  if type(v) ~= "number" then return nil end
+  per_day = per_day or 1
+  local units = require "gpuplan.units"
+  local k, u = units.duration_unit(v / per_day)
+  local scale = k / per_day
+  return M.text(res, field, units.amount_fmt(v * scale, 1), u, scale)
+end
+
 -- What the ranges of res are, said plainly (nil without): the commands
 -- print it after "ranges: ".
 function M.note(res)

@@ -262,6 +262,35 @@ function M.fmt_amount(x, min_dec)
   return nonfinite(x) or string.format(f, x)
 end
 
+local function need_number_early(who, name, n)
+  if type(n) ~= "number" then
+    error(string.format("units.%s: %s must be a number (got %s)", who, name,
+      require("gpuplan.args").shown(n)), 3)
+  end
+end
+
+-- A duration's unit by its magnitude, the one rule of every command's
+-- text (train's and plan's run time, rl's run, the guide's cells): days
+-- from one day up, hours from one hour, minutes below.  Before, train and
+-- plan said every run in days ("0.0056 days" for an 8-minute job) while rl
+-- said hours and the guide switched at a day.  days: the duration in days
+-- -> the factor from days to its unit, and the unit's name.  Not a number,
+-- zero or past a day: days.
+function M.duration_unit(days)
+  local a = type(days) == "number" and math.abs(days) or 0
+  if a ~= a or a == 0 or a >= 1 then return 1, "days" end
+  if a >= 1 / 24 then return 24, "hours" end
+  return 1440, "minutes"
+end
+
+-- "4.5 hours": a duration in days, in its unit (duration_unit) with
+-- amount_fmt's decimals (at least one, two significant digits).
+function M.fmt_duration(days)
+  need_number_early("fmt_duration", "days", days)
+  local k, u = M.duration_unit(days)
+  return M.fmt_amount(days * k, 1) .. " " .. u
+end
+
 -- The format that tells x from limit, a value it is past: min_dec
 -- decimals, more while the two read the same (a cost of 1048.592 over a
 -- budget of 1048.59 read "over the budget (1049 USD)"; 3.034 days past a

@@ -74,11 +74,12 @@ for my $rt (qw(vllm trtllm)) {
                  --recompute none --tokens 1e11);
     ($c, $o, $e) = run_gp(@job);
     is($c, 0, 'two cards: runs') or diag $e;
-    # the days column: "13.8 (13.3-15.3)"; the rows after the rule line
+    # the time column: "13.8 days (13.3-15.3)" (the unit its magnitude
+    # picks, units.duration_unit); the rows after the rule line
     my @rows = grep { /^\S+\s+8\s+TP/ } split /\n/, $o;
-    my @days = map { /\s(\d+\.\d \(\d+\.\d-\d+\.\d\))\s/ ? $1 : '' } @rows[0, 1];
-    my ($d1, $d2) = map { my $x = $_; $x =~ s/ \(/ days (/; $x } @days;
-    like($o, qr/^coin flip: #1 and #2 lie inside each other's 80% range of days \(\Q$d1\E against \Q$d2\E\): /m,
+    my @days = map { /\s(\d+\.\d days \(\d+\.\d-\d+\.\d\))\s/ ? $1 : '' } @rows[0, 1];
+    my ($d1, $d2) = @days;
+    like($o, qr/^coin flip: #1 and #2 lie inside each other's 80% range of time \(\Q$d1\E against \Q$d2\E\): /m,
          "the line's ranges are rows 1 and 2's ($days[0], $days[1])") or diag $o;
     # row 2, whichever card and layout the search ranks there, is the
     # runner-up --top 1 names: "h800-sxm     8  TP1 PP2 DP4 ZeRO-1 mb1 none  ..."
@@ -88,7 +89,7 @@ for my $rt (qw(vllm trtllm)) {
     is(scalar(grep { /^\S+\s+8\s+TP/ } split /\n/, $o), 1, '--top 1: one row');
     like($o, qr/^runner-up \Q$gpu2\E x 8 \(\Q$lay2\E\): /m, '--top 1: the runner-up named (row 2 of the full table)')
         or diag $o;
-    like($o, qr/^coin flip: #1 and the runner-up lie inside each other's 80% range of days /m,
+    like($o, qr/^coin flip: #1 and the runner-up lie inside each other's 80% range of time /m,
          '--top 1: the coin flip names the runner-up, not a #2 the table lacks') or diag $o;
     ($c, $o, $e) = run_gp(@job, '--top', '1', '--format', 'html');
     like($o, qr/<p>coin flip: #1 and the runner-up lie inside/, '--top 1, html: the same');

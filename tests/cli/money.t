@@ -32,8 +32,14 @@ ok(defined $shown && $shown > 0, 'train: the cost is not shown as 0') or diag $o
 # two significant digits: within 5% of the exact cost (0.045: half a unit
 # of the last digit is 0.0005, about 1%)
 ok(defined $shown && abs($shown - $cost) <= 0.05 * $cost, "train: shown $shown ~ $cost");
-my ($days) = $o =~ /time to train 1e\+06 tokens: (\S+) days/;
-ok(defined $days && $days > 0, 'train: the days are not shown as 0.0') or diag $o;
+# the time in the unit its magnitude picks (units.duration_unit): a job
+# under an hour in minutes, days x 1440
+my ($t, $unit) = $o =~ /time to train 1e\+06 tokens: (\S+) (days|hours|minutes)/;
+ok(defined $t && $t > 0, 'train: the time is not shown as 0.0') or diag $o;
+my %per_day = (days => 1, hours => 24, minutes => 1440);
+# tolerance: two significant digits shown, half a unit of the last within 5%
+ok(defined $unit && abs($t - $j->{days} * $per_day{$unit}) <= 0.05 * $j->{days} * $per_day{$unit},
+   "train: $t $unit is the JSON's days in that unit");
 
 # rl, one step at a price of 0.01: cost = step_s x 8 GPUs x 0.01 / 3600.
 @job = ('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '3',

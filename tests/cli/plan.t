@@ -32,8 +32,9 @@ like($o, qr/^llama3-70b: best layouts by cheapest, deadline 30d$/m, 'title: poli
     unlike($o60, qr/^deadline:/m, 'a deadline past the range (27.5 days, at most 31.4): nothing to say');
 }
 my @rows = grep { /^(h100-sxm|h800-sxm|b200)\s+\d+\s/ } split /\n/, $o;
-# Each answer with its 80% range (gpuplan.ranges): step, days and cost.
-my $ranged = grep { /\s[\d.]+ \([\d.]+-[\d.]+\)\s+[\d.]+\s+[\d.]+ \([\d.]+-[\d.]+\)\s+\d+ \(\d+-\d+\)\s+USD/ } @rows;
+# Each answer with its 80% range (gpuplan.ranges): step, time (in the unit
+# its magnitude picks: days here) and cost.
+my $ranged = grep { /\s[\d.]+ \([\d.]+-[\d.]+\)\s+[\d.]+\s+[\d.]+ days \([\d.]+-[\d.]+\)\s+\d+ \(\d+-\d+\)\s+USD/ } @rows;
 is($ranged, scalar(@rows), 'every row: step, days and cost with their ranges');
 like($o, qr/^ranges \(best layout\): where 80% of published runs like this landed \(\d+ cases: vendor=NVIDIA\/stack=megatron\S*\)$/m,
      'where the ranges come from');
@@ -167,7 +168,7 @@ SKIP: {
 # days, no longer inside.)
 ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpus', '8', '--gpu', 'h100-sxm', '--seq', '4096',
                       '--tokens', '1e11', '--zero', '1', '--recompute', 'none');
-like($o, qr/^coin flip: #1 and #2 lie inside each other's 80% range of days \([\d.]+ days \([\d.]+-[\d.]+\) against [\d.]+ days \([\d.]+-[\d.]+\)\): the published runs do not tell them apart$/m,
+like($o, qr/^coin flip: #1 and #2 lie inside each other's 80% range of time \([\d.]+ days \([\d.]+-[\d.]+\) against [\d.]+ days \([\d.]+-[\d.]+\)\): the published runs do not tell them apart$/m,
      'overlapping ranges: a coin flip') or diag $o;
 # The issue's search: #1 and #2 are two layouts of one card (h100-sxm) in
 # one regime (Megatron pipeline), 2% apart: their ranges overlap, but the
@@ -357,7 +358,7 @@ my @cards = ('llama3-70b', '--tokens', '2e12', '--gpus', '64..1024',
 ($c, $o, $e) = run_gp('plan', @cards);
 is($c, 0, '--per-card exits 0') or diag $e;
 like($o, qr/^llama3-70b: the best layout of each card, by cheapest, deadline 30d$/m, 'per-card title');
-like($o, qr/^card\s+GPUs\s+layout\s+step \(s\)\s+MFU\s+days\s+cost\s+GiB\/GPU\s+deadline\s+against the winner$/m, 'per-card columns');
+like($o, qr/^card\s+GPUs\s+layout\s+step \(s\)\s+MFU\s+time\s+cost\s+GiB\/GPU\s+deadline\s+against the winner$/m, 'per-card columns');
 my @crow = grep { /^(h100-sxm|b200|a100-sxm-80gb)\s+\d+\s/ } split /\n/, $o;
 is(scalar @crow, 3, 'a row per card');
 like($crow[0], qr/^h100-sxm\s.*\syes\s+\(the winner\)$/, 'the cheapest within the deadline wins');

@@ -36,12 +36,12 @@ my ($c, $o, $e);
 }
 
 # 2. rl --format json, a rollout with no room to run (llama3-8b on 8 x
-# H100 at ZeRO-0: 142 GiB a GPU held before the KV cache): the text shows
+# H100 at --zero 0: 142 GiB a GPU held before the KV cache): the text shows
 # its seconds as "-" and step_s is absent, but phases[].seconds of the
 # rollout read 0 -- a script summing the phases got a step without its
 # rollout.  Now the rollout phase has no seconds either.
 {
-    ($c, $o, $e) = run_gp(qw(rl llama3-8b --gpu h100-sxm --gpus 8 --format json));
+    ($c, $o, $e) = run_gp(qw(rl llama3-8b --gpu h100-sxm --gpus 8 --zero 0 --format json));
     is($c, 0, 'rl --format json: exit 0') or diag $e;
     my $d = eval { JSON::PP::decode_json($o) };
     ok($d && !$d->{rollout_fits}, 'the rollout does not fit') or diag $o;

@@ -117,7 +117,8 @@ LUA
     is($c, 0, 'plan runs') or diag $e;
     my ($whole) = $o =~ /^deadline: #1's 80% range reaches ([\d.]+ days), past the 30d deadline/m;
     ok(defined $whole, 'the whole plan says its best may miss the deadline') or diag $o;
-    my ($days, $drange) = $o =~ /^\S+\s+\d+\s+TP.*?none\s+\S+ \(\S+\)\s+\S+\s+(\S+) (\(\S+\))/m;
+    # the time cell: "26.3 days (25.9-31.6)", its unit by its magnitude
+    my ($days, $drange) = $o =~ /^\S+\s+\d+\s+TP.*?none\s+\S+ \(\S+\)\s+\S+\s+(\S+) days (\(\S+\))/m;
     ($c, $o, $e) = run_gp(@job, '--per-card');
     is($c, 0, 'plan --per-card runs') or diag $e;
     like($o, qr/^deadline: the winner's 80% range reaches \Q$whole\E, past the 30d deadline: more than one run in ten like it would miss it$/m,

@@ -102,4 +102,59 @@ sub json_of { my @a = @_; my ($c, $o, $e) = run_gp(@a, '--format', 'json');
          'gp.rl: the same refusal in Lua words') or diag "$o$e";
 }
 
+# 3. A short job read "0.0056 days" in plan and train while rl and the
+# guide said hours: one rule now (units.duration_unit), days from one day,
+# hours from one hour, minutes below, the same function in every command.
+{
+    my $f = File::Temp->new(SUFFIX => '.lua');
+    print $f <<'LUA';
+local u = require("gpuplan").units
+local function show(d) local k, n = u.duration_unit(d); return k .. " " .. n end
+for _, d in ipairs { 0, 1, 30, 0.999, 1 / 24, 1 / 24 - 1e-9, 0.0056 } do print(show(d)) end
+print(u.fmt_duration(0.0056), u.fmt_duration(0.1875), u.fmt_duration(26.3))
+local ok, msg = pcall(u.fmt_duration, "1"); print(ok, (msg:match("units%..*")))
+LUA
+    close $f;
+    ($c, $o, $e) = run_gp('run', $f->filename);
+    is($c, 0, 'units script runs') or diag $e;
+    # 0 and >= 1 day: days; [1 h, 1 day): x 24 hours; below 1 h: x 1440 minutes
+    is($o, join("\n", '1 days', '1 days', '1 days', '24 hours', '24 hours', '1440 minutes',
+                '1440 minutes',
+                # 0.0056 x 1440 = 8.064 -> 8.1; 0.1875 x 24 = 4.5; 26.3 days
+                "8.1 minutes\t4.5 hours\t26.3 days",
+                "false\tunits.fmt_duration: days must be a number (got string '1')", ''),
+       'duration_unit: the boundaries; fmt_duration: one decimal at least');
+    # train: an 8-minute job in minutes, the JSON's days x 1440
+    my @job = ('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--method', 'lora', '--tokens', '50M');
+    my $j = json_of(@job);
+    ($c, $o, $e) = run_gp(@job);
+    my ($t) = $o =~ /^time to train 5e\+07 tokens: ([\d.]+) minutes \(/m;
+    ok(defined $t, 'train: a job under an hour in minutes') or diag $o;
+    # tolerance: shown to 0.1 minute
+    ok(defined $t && abs($t - $j->{days} * 1440) <= 0.05 + 1e-9, "train: $t minutes = days x 1440");
+    # plan --per-card: the same job's time cell and the winner's ranges in minutes
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm,h200-sxm', '--gpus', '8',
+                          '--method', 'lora', '--tokens', '50M', '--per-card');
+    like($o, qr/^card\s+GPUs\s+layout\s+step \(s\)\s+MFU\s+time\s+cost/m, 'per-card: a time column');
+    like($o, qr/^h100-sxm\s+8\s+TP.*\s[\d.]+ minutes\s/m, 'per-card: its cell in minutes');
+    unlike($o, qr/\b0\.0\d+ days\b|\bdays\s+0\.0/, 'no 0.00x days anywhere');
+    like($o, qr/^ranges \(the winner\): step [\d.]+ s \([^)]*\), [\d.]+ minutes \([\d.]+-[\d.]+\), /m,
+         'the winner\'s ranges: minutes too');
+    # the plan table: the same cell
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8',
+                          '--method', 'lora', '--tokens', '50M', '--top', '1');
+    like($o, qr/^gpu\s+GPUs\s+layout\s+step \(s\)\s+MFU\s+time\s+cost/m, 'plan: a time column');
+    like($o, qr/^h100-sxm\s+8\s+TP.*\s[\d.]+ minutes \([\d.]+-[\d.]+\)\s/m, 'plan: minutes with its range');
+    # ... and its CSV keeps the number of days (the JSON's key)
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8',
+                          '--method', 'lora', '--tokens', '50M', '--top', '1', '--format', 'csv');
+    like($o, qr/^gpu,gpus,layout,step_s,step_s_lo,step_s_hi,mfu,days,days_lo,days_hi,/m, 'plan csv: days columns');
+    like($o, qr/^h100-sxm,8,[^,]+,[\d.]+,[\d.]+,[\d.]+,[\d.]+,0\.00\d+,/m, 'plan csv: a number of days');
+    # rl: hours for 500 steps (4.5 h), days for 50000 (18.9 days) -- the same rule
+    ($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--steps', '500');
+    like($o, qr/^run: 500 steps in [\d.]+ hours \([\d.]+-[\d.]+\) on 8 GPUs/m, 'rl: hours under a day');
+    ($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--steps', '50000');
+    like($o, qr/^run: 50000 steps in [\d.]+ days \([\d.]+-[\d.]+\) on 8 GPUs/m, 'rl: days past a day');
+}
+
 done_testing();

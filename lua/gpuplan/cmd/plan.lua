@@ -17,7 +17,7 @@ usage: gpuplan plan MODEL --gpu ID[,ID...] --gpus COUNTS [options]
   PP x CP x EP x DP split of each GPU count that divides the model and
   the nodes, ZeRO stage, micro-batch, recompute and interleaving; what
   does not fit is dropped before it is timed.]], [[
-  Prints the best layouts with their step, MFU, days and cost, and why the
+  Prints the best layouts with their step, MFU, run time and cost, and why the
   runner-up lost (the part of its step that differs most).]]),
   -- The options are declared once, in gpuplan.options.
   options = options.spec("plan"),
@@ -95,13 +95,19 @@ function C.coin_flip(a, b, policy, shown2)
   if a.gpu == b.gpu and a.range and b.range and a.range.regime == b.range.regime then
     return nil
   end
-  local fmt = field == "days" and units.amount_fmt(math.min(a.days, b.days), 1)
-    or field == "cost" and units.amount_fmt(math.min(a.cost, b.cost), 0) or "%.0f"
+  local fmt = field == "cost" and units.amount_fmt(math.min(a.cost, b.cost), 0) or "%.0f"
   local unit = field == "tokens_per_s" and "tokens/s" or field == "cost" and a.currency or field
+  -- days: both in the unit the shorter one's magnitude picks (the one
+  -- rule, units.duration_unit), so the two read side by side
+  local function said(x)
+    if field ~= "days" then return ranges.text(x, field, fmt, unit) end
+    local k, u = units.duration_unit(math.min(a.days, b.days))
+    return ranges.text(x, field, units.amount_fmt(math.min(a.days, b.days) * k, 1), u, k)
+  end
   return string.format("coin flip: #1 and %s lie inside each other's 80%% range of %s (%s "
     .. "against %s): the published runs do not tell them apart",
     shown2 == false and "the runner-up" or "#2", field == "tokens_per_s" and
-    "throughput" or field, ranges.text(a, field, fmt, unit), ranges.text(b, field, fmt, unit))
+    "throughput" or field == "days" and "time" or field, said(a), said(b))
 end
 
 -- The limits the user set, as the messages name them: "the deadline and
@@ -401,6 +407,11 @@ local function card_columns(head, format)
                             fmt = function(v) return units.fmt_amount(v, 0) end }
         cols[#cols + 1] = { key = "currency", label = "currency",
                             fmt = function(v, row) return row.cost and v or "" end }
+      elseif c.key == "days" and format ~= "csv" then
+        -- the run's time in the unit its magnitude picks (units.
+        -- duration_unit); a CSV keeps the number of days its header says
+        cols[#cols + 1] = { key = "days", label = "time", fmt = function(v)
+          return units.fmt_duration(v) end }
       else
         cols[#cols + 1] = { key = c.key, label = c.label, fmt = c.fmt }
       end
@@ -543,7 +554,7 @@ function C.cards(r, job, head, opts)
       if note then
         local figs = { "step " .. ranges.text(w, "step_s", "%.2f", "s") }
         if w.days then
-          figs[#figs + 1] = ranges.text(w, "days", units.amount_fmt(w.days, 1), "days")
+          figs[#figs + 1] = ranges.duration_text(w, "days")
         end
         if w.cost then
           figs[#figs + 1] = ranges.text(w, "cost", units.amount_fmt(w.cost, 0), w.currency)
@@ -682,13 +693,13 @@ function C.html(r, job, head, top, pics)
     w("<p>" .. esc(why:sub(1, 1):upper() .. why:sub(2)) .. ".</p>")
   else
     w("<table><tr><th>#</th><th class=\"l\">gpu</th><th>GPUs</th><th class=\"l\">layout</th>"
-      .. "<th>step (s)</th><th>MFU</th><th>days</th><th>cost</th><th>GiB/GPU</th></tr>")
+      .. "<th>step (s)</th><th>MFU</th><th>time</th><th>cost</th><th>GiB/GPU</th></tr>")
     -- Each answer with its 80% range (gpuplan.ranges).
     for i, c in ipairs(shown) do
       w(string.format("<tr><td>%d</td><td class=\"l\">%s</td><td>%d</td><td class=\"l\">%s</td>"
         .. "<td>%s</td><td>%.3f</td><td>%s</td><td>%s</td><td>%.1f</td></tr>", i, esc(c.gpu),
         c.gpus, esc(c.layout), ranges.text(c, "step_s", "%.2f"), c.mfu,
-        ranges.text(c, "days", c.days and units.amount_fmt(c.days, 1)) or "-",
+        ranges.duration_text(c, "days") or "-",
         c.cost and esc(ranges.text(c, "cost", units.amount_fmt(c.cost, 0), c.currency or ""))
           or "-", c.mem_gib))
     end
@@ -873,8 +884,12 @@ function C.show(r, job, head, format, top)
           { key = key .. "_hi", fmt = cf }
       end
       for _, c in ipairs(shown) do
-        c[key .. "_text"] = ranges.text(c, key, type(fmt) == "function" and fmt(c[key]) or fmt)
+        -- a run's time in the unit its magnitude picks (units.duration_unit),
+        -- so the cell carries it and the column is "time"
+        c[key .. "_text"] = key == "days" and ranges.duration_text(c, key)
+          or ranges.text(c, key, type(fmt) == "function" and fmt(c[key]) or fmt)
       end
+      if key == "days" then label = "time" end
       return { key = key .. "_text", label = label, align = "right" }
     end
     local cols = { { key = "gpu", label = "gpu" }, { key = "gpus", label = "GPUs" },

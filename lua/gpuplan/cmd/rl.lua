@@ -147,7 +147,7 @@ local function write_lines(r, noroll, iff)
   if r.hours then
     io.write(string.format("run%s: %.0f step%s in %s on %d GPU%s%s\n", iff, r.steps,
       r.steps == 1 and "" or "s",
-      ranges.text(r, "hours", units.amount_fmt(r.hours, 1), "hours"), r.gpus,
+      ranges.duration_text(r, "hours", 24), r.gpus,
       r.gpus == 1 and "" or "s",
       r.cost and ("; cost " .. ranges.text(r, "cost", units.amount_fmt(r.cost, 0), r.currency))
         or ""))

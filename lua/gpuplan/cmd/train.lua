@@ -148,7 +148,7 @@ function C.run(opts, args)
         and string.format(" (one step of %.0f tokens: a run is at least one step)",
           r.tokens_per_step) or ""
       io.write(string.format("time to train %.3g tokens%s%s: %s on %d GPU%s", r.tokens, one, iff,
-        ranges.text(r, "days", units.amount_fmt(r.days, 1), "days"), r.gpus,
+        ranges.duration_text(r, "days"), r.gpus,
         r.gpus == 1 and "" or "s"))
       if r.cost then
         io.write(string.format("; cost %s at %s %s/GPU-h",
