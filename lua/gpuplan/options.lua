@@ -2496,7 +2496,8 @@ opt { name = "micro_batch", type = "string", metavar = "LIST", commands = "plan"
   help = "micro-batch sizes to try",
   suggest = { "batch", "micro_batch_size", "mbs" } }
 opt { name = "policy", type = "string", metavar = "P", commands = "plan",
-  default = "fastest; on the command line cheapest with --deadline and no --budget",
+  default = "fastest; on the command line cheapest with --tokens or --deadline and no "
+    .. "--budget (the run's cost), fastest without --tokens or with --budget",
   help = "fastest|cheapest|fewest-gpus|best-per-dollar (Lua: a gp.policy.* table or a "
     .. "function(candidate, cat) -> score; cat: the job's catalog)" }
 opt { name = "deadline", type = "string", metavar = "D", commands = "plan",

@@ -70,8 +70,9 @@ for my $rt (qw(vllm trtllm)) {
 # --top 1 the table shows one row, and the line named a "#2" no row
 # carries: it now says "the runner-up", the layout the line above names.
 {
+    # (--policy fastest: with --tokens alone plan now ranks by cost)
     my @job = qw(plan llama3-8b --gpus 8 --gpu h100-sxm,h800-sxm --seq 4096 --zero 1
-                 --recompute none --tokens 1e11);
+                 --recompute none --tokens 1e11 --policy fastest);
     ($c, $o, $e) = run_gp(@job);
     is($c, 0, 'two cards: runs') or diag $e;
     # the time column: "13.8 days (13.3-15.3)" (the unit its magnitude

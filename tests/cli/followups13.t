@@ -105,11 +105,11 @@ like($o, qr/zero 1 in groups of 2 ranks\)/, 'a group of 2: "2 ranks"') or diag $
     ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8');
     unlike($o, qr/would fit/, 'a plan that fits: no hint');
 }
-# (b) rl: its default ZeRO-0 holds the whole model's states a GPU (8B on 8
-# H100s: 153 GiB); the stages above are priced and the smallest that fits
-# named.
+# (b) rl at --zero 0 holds the whole model's states a GPU (8B on 8 H100s:
+# 153 GiB); the stages above are priced and the smallest that fits named.
+# (rl's own default is now the stack's ZeRO-3, which fits: 0 is given.)
 {
-    my @job = ('rl', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8');
+    my @job = ('rl', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '0');
     ($c, $o, $e) = run_gp(@job);
     is($c, 0, 'rl 8B on 8 H100: exit 0') or diag $e;
     my ($z, $peak) = $o =~ /^would fit \(priced\): --zero (\d) \(peak ([\d.]+) GiB per GPU\)/m;

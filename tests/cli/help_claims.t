@@ -21,7 +21,8 @@ like($o, qr/decode at batch 1, bf16 weights/, '... and bf16 on an H100');
 # where no budget is given (lua/gpuplan/cmd/plan.lua); with both it ranks
 # by time.  The help said "cheapest with a deadline".
 ($c, $o, $e) = run_gp('plan', '--help');
-like($o, qr/\(default fastest; on the\s+command line cheapest with --deadline and no --budget\)/,
+# (and with --tokens alone: a run has a cost, ranked by it)
+like($o, qr/\(default fastest; on the\s+command line cheapest with --tokens or --deadline and no\s+--budget \(the run's cost\), fastest without --tokens or\s+with --budget\)/,
      'plan --help: the policy default names the budget');
 my @job = ('plan', 'llama3.2-1b', '--gpu', 'h100-sxm', '--gpus', '8', '--tokens', '1e9',
            '--top', '2');

@@ -47,7 +47,8 @@ my @usage = (
     # gpuplan.rl, and the engine's refusal under rl's "training step: "
     [['rl', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--base-checkpoint'],
      "gpuplan: rl: --base-checkpoint needs --response-max: the mean is assumed as a share of the limit"],
-    [['rl', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--offload', 'optimizer'],
+    # (--zero 0 given: rl's own default on 8 GPUs is the stack's ZeRO-3)
+    [['rl', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--offload', 'optimizer', '--zero', '0'],
      "gpuplan: rl: training step: offload needs a ZeRO stage (--zero 1, 2 or 3: DeepSpeed offloads through its ZeRO optimizer), got --zero 0"],
     # gpuplan.serve (gp.infer's MoE serving options)
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--acceptance', '0.5'],

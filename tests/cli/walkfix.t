@@ -157,4 +157,36 @@ LUA
     like($o, qr/^run: 50000 steps in [\d.]+ days \([\d.]+-[\d.]+\) on 8 GPUs/m, 'rl: days past a day');
 }
 
+# 6. plan --tokens without --policy ranked by speed: the largest count
+# searched won every time (64 GPUs for a 50M-token LoRA).  Now a run of
+# --tokens ranks by its cost, said on the defaults line; --policy fastest
+# keeps the old ranking; no --tokens, or a --budget: fastest, said too.
+{
+    my @job = ('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8..64', '--method', 'lora',
+               '--tokens', '50M', '--top', '1');
+    ($c, $o, $e) = run_gp(@job);
+    is($c, 0, 'plan --tokens: exit 0') or diag $e;
+    like($o, qr/^llama3-8b: best layouts by cheapest$/m, 'ranked by cheapest');
+    like($o, qr/^defaults: .*policy=cheapest \(--tokens: the run's cost at each card's price; --policy fastest for the shortest run, --deadline to bound it\)/m,
+         'the defaults line says why');
+    # plan's JSON: lines, the plan's first, then its results in rank order
+    my $lines = sub { my ($c, $o, $e) = run_gp(@_, '--format', 'json');
+                      [map { JSON::PP::decode_json($_) } grep { /\S/ } split /\n/, $o] };
+    my $cheap = $lines->(@job);
+    my $fast = $lines->(@job, '--policy', 'fastest');
+    is($cheap->[0]{policy}, 'cheapest', 'json: policy cheapest');
+    my ($bc) = grep { ($_->{kind} // '') eq 'result' } @$cheap;
+    my ($bf) = grep { ($_->{kind} // '') eq 'result' } @$fast;
+    ok($bc && $bf && $bc->{cost} <= $bf->{cost}, "the cheapest's cost $bc->{cost} <= the fastest's $bf->{cost}");
+    cmp_ok($bf->{gpus}, '==', 64, 'fastest: the largest count (the finding)');
+    cmp_ok($bc->{gpus}, '<', 64, "cheapest: fewer GPUs ($bc->{gpus})");
+    ($c, $o, $e) = run_gp(@job, '--policy', 'fastest');
+    unlike($o, qr/policy=/, '--policy given: nothing said');
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--method', 'lora', '--top', '1');
+    like($o, qr/^llama3-8b: best layouts by fastest$/m, 'no --tokens: fastest');
+    like($o, qr/policy=fastest \(no --tokens: no run to cost, the fastest step\)/, '... said');
+    ($c, $o, $e) = run_gp(@job, '--budget', '100');
+    like($o, qr/policy=fastest \(--budget: the fastest run within it\)/, '--budget: fastest within it, said');
+}
+
 done_testing();

@@ -240,7 +240,26 @@ function C.run(opts, args)
     error(cli.usage(string.format("plan: --%s needs --tokens (the run's size, e.g. 2e12)",
       opts.deadline and "deadline" or "budget")), 0)
   end
-  local pname = opts.policy or ((opts.deadline and not opts.budget) and "cheapest" or "fastest")
+  -- Without --policy: a run of --tokens has a cost, and ranked by speed
+  -- the search picked the largest count searched every time (64 GPUs for
+  -- a 50M-token LoRA, its cost no part of the answer): with --tokens (or
+  -- a --deadline) and no --budget, the cheapest run; with a budget, the
+  -- fastest within it; without --tokens, no run to cost: the fastest
+  -- step.  Said on the defaults line.
+  local pname, pwhy = opts.policy, nil
+  if not pname then
+    if opts.budget then
+      pname, pwhy = "fastest", "--budget: the fastest run within it"
+    elseif opts.deadline then
+      pname, pwhy = "cheapest", "--deadline: the cheapest run that meets it; --policy fastest "
+        .. "for the shortest"
+    elseif opts.tokens then
+      pname, pwhy = "cheapest", "--tokens: the run's cost at each card's price; --policy "
+        .. "fastest for the shortest run, --deadline to bound it"
+    else
+      pname, pwhy = "fastest", "no --tokens: no run to cost, the fastest step"
+    end
+  end
   if not POLICIES[pname] then
     error(cli.usage("plan: --policy must be fastest, cheapest, fewest-gpus or best-per-dollar"), 0)
   end
@@ -284,6 +303,7 @@ function C.run(opts, args)
   end
   local head = { model = args[1], policy = pname, deadline = opts.deadline,
                  budget = opts.budget }
+  if pwhy then r.defaults[#r.defaults + 1] = string.format("policy=%s (%s)", pname, pwhy) end
   -- Without --gpus the search tries 8 GPUs only, which no line said: a
   -- deadline that 16 GPUs meet read "no layout fits within the deadline".
   if not opts.gpus then
