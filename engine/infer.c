@@ -323,7 +323,8 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	    gp_check_num(c->input + c->output, 2, GP_COUNT_MAX,
 	                 "input + output", err) ||
 	    amount(c->host_op_time, "host_op_time", err) ||
-	    amount(c->host_ops_per_layer, "host_ops_per_layer", err) ||
+	    gp_check_num(c->host_ops_per_layer, 0, INFER_HOST_OPS_MAX,
+	                 "host_ops_per_layer", err) ||
 	    amount(c->engine_host_step, "engine_host_step", err) ||
 	    amount(c->engine_host_seq, "engine_host_seq", err) ||
 	    amount(c->graph_max_ctx, "graph_max_ctx", err) ||

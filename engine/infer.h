@@ -26,6 +26,13 @@
 /* Captured decode batch sizes a runtime may hold (infer_cfg.graph_sizes):
  * vLLM's default list has 67, SGLang's at most 78 below 1024. */
 #define INFER_GRAPH_MAX 128
+/* Framework ops a decoder layer launches at most (host_ops_per_layer):
+ * the largest eager layer is an MoE block looped expert by expert
+ * (transformers' MixtralSparseMoeBlock.forward, "for expert_idx in
+ * range(self.num_experts)", about 10 ops an expert) over 256 experts,
+ * about 2,600; 10,000 leaves it a factor of 4 (lua/gpuplan/options.lua
+ * declares the same range). */
+#define INFER_HOST_OPS_MAX 10000.0
 
 /* How kernels reach the GPU. */
 typedef enum infer_runtime {
@@ -98,7 +105,8 @@ typedef struct infer_cfg {
 	int flash;            /* 1: fused (flash) attention */
 	infer_runtime runtime;
 	double host_op_time;  /* eager: host seconds per framework op */
-	double host_ops_per_layer; /* eager: framework ops per layer */
+	double host_ops_per_layer; /* eager: framework ops per layer,
+	                              0..INFER_HOST_OPS_MAX */
 	double capacity;      /* bytes per GPU the runtime may allocate
 	                         (the card's usable memory); the reserve
 	                         and margin come off it in mem_infer, the

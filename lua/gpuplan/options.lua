@@ -1072,7 +1072,16 @@ opt { name = "host_op_time", type = "number|string", lua_only = true, commands =
   kind = "duration",
   help = "host time per launched op (default the runtime's)" }
 opt { name = "host_ops_per_layer", type = "number", lua_only = true, commands = "infer",
-  help = "host ops per layer (default the runtime's)" }
+  -- No decoder layer launches more than about 2,600 framework ops: the
+  -- most an eager layer issues is an MoE block looped expert by expert
+  -- (transformers' MixtralSparseMoeBlock.forward, "for expert_idx in
+  -- range(self.num_experts)": torch.where, the gather, gate, up, act,
+  -- mul, down, the routing-weight mul and index_add_, about 10 an
+  -- expert) over the catalog's most experts (256) -- 10,000 leaves that
+  -- a factor of 4; the engine's own counts are 10 to 60 (rl.lua's
+  -- eager_ops_per_layer). Above it the ITL ran into hours (1e12: 1.5e9 s).
+  range = { 0, 10000 },
+  help = "host ops per layer, at most 10000 (default the runtime's)" }
 opt { name = "ar_fusion_max", type = "string", metavar = "SIZE", commands = "infer",
   kind = "bytes",
   help = "the largest TP all-reduce into which the runtime fuses the residual add, RMSNorm and "

@@ -108,7 +108,7 @@ int main(void)
 	gp_dtype t;
 	int g, b;
 
-	plan(111);
+	plan(112);
 
 	/* --- 13B bf16 decode, batch 1, H200 (4.8 TB/s) -------------------
 	 * Llama 2 13B: 40 layers x (4 h^2 + 3 h f + 2h) with h 5120,
@@ -746,6 +746,14 @@ int main(void)
 	ok(infer_run(&m, &d, &c, &r, &err) == GP_EINVAL &&
 	   strstr(err.msg, "input") != NULL, "NaN input is refused");
 	c.input = 128;
+	/* host_ops_per_layer above INFER_HOST_OPS_MAX (10000: no decoder
+	 * layer launches more, infer.h) is refused, naming the field. */
+	c.host_ops_per_layer = 1e12;
+	ok(infer_run(&m, &d, &c, &r, &err) == GP_EINVAL &&
+	   strstr(err.msg, "host_ops_per_layer must be a number in "
+		  "[0, 10000]") != NULL,
+	   "host_ops_per_layer 1e12 is refused by the engine");
+	c.host_ops_per_layer = 49.0;
 	/* Spread outputs need a longest above their mean (output 256 by
 	 * infer_defaults). */
 	c.output_max = c.output;
