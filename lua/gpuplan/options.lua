@@ -1561,7 +1561,7 @@ opt { name = "gen_empty_cache", type = "int", metavar = "N", commands = "rl", de
     .. "step's rollout and each validation batch), each 0.080 s of host time on an x86 server "
     .. "CPU (the system's host_op_scale multiplies it), on the weight sync's path; verl's FSDP "
     .. "hybrid worker: 4 (its vLLM sharding manager 3, generate_sequences 1), 5 with the "
-    .. "actor's param_offload",
+    .. "actor's param_offload; colocated only (a rollout on GPUs of its own switches none)",
   suggest = { "empty_cache", "gen_cleanup" } }
 opt { name = "ipc_transfer", type = "number", metavar = "S", commands = "rl", default = "0",
   help = "colocated: seconds per hand-off of a weight sync that streams the whole 16-bit "

@@ -2076,6 +2076,21 @@ run = function(o, job)
   -- the sync, once per generate call.
   local gen_ec = bounded("gen_empty_cache", o.gen_empty_cache, 1000,
     "a count of calls, 0 to 1000")
+  -- The count is the hybrid worker's switch of its GPUs between the
+  -- trainer and the engine: on a pool of its own the rollout makes no
+  -- such switch.  verl at d7c3d12 (2025-04-30, the release the verl
+  -- cases ran) runs no other layout (trainer/ppo/ray_trainer.py: "assert
+  -- self.hybrid_engine, \"Currently, only support hybrid engine\""); at
+  -- b178a3c (2026-01-29) a rollout-only worker skips the switch
+  -- (workers/fsdp_workers.py generate_sequences: "if self._is_actor:  #
+  -- For rollout only, we do not switch context.", rollout_mode's and
+  -- trainer_mode's empty_cache with it), its one call left after generate
+  -- on the rollout pool's own timeline, not the weight sync's.  Refused.
+  if (gen_ec or 0) > 0 and not colocated then
+    usage("rl: gen_empty_cache counts the torch.cuda.empty_cache() calls of a hybrid worker "
+      .. "switching its GPUs between training and generation (colocated); on separate pools "
+      .. "(rollout_gpus, colocated = false) the rollout has GPUs of its own and makes no such switch")
+  end
   -- Piecewise CUDA graphs: the forward's gaps a layer (M.PIECEWISE_LAYER),
   -- on the GPU's timeline, not the host's (no host_op_scale).
   local piecewise = boolean("rollout_piecewise", o.rollout_piecewise, false)

@@ -32,4 +32,17 @@ t.raises(function() gp.rl(with(base, { gen_empty_cache = -1 })) end, "gen_empty_
 -- a count of calls: half a call is no call the framework makes.
 t.raises(function() gp.rl(with(base, { gen_empty_cache = 0.5 })) end,
   "gen_empty_cache must be a whole number", "a fractional count is refused", true)
+-- The count is a hybrid worker's switch between training and generation:
+-- a rollout on GPUs of its own makes none (verl d7c3d12's trainer runs
+-- only the hybrid engine; at b178a3c a rollout-only worker skips the
+-- switch, "For rollout only, we do not switch context."), so separate
+-- pools refuse it, naming the option; without it they price as before.
+local sep = with(base, { gpus = 16, rollout_gpus = 8 })
+t.raises(function() gp.rl(with(sep, { gen_empty_cache = 4 })) end,
+  "gen_empty_cache counts the torch.cuda.empty_cache() calls of a hybrid worker",
+  "gen_empty_cache with rollout_gpus is refused", true)
+t.raises(function() gp.rl(with(base, { colocated = false, gpus = 16, gen_empty_cache = 4 })) end,
+  "gen_empty_cache", "gen_empty_cache with colocated = false is refused", true)
+t.ok(gp.rl(with(sep, { gen_empty_cache = 0 })).step_s > 0,
+  "gen_empty_cache 0 (none) beside rollout_gpus is accepted")
 t.done_testing()
