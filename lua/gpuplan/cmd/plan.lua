@@ -17,8 +17,8 @@ usage: gpuplan plan MODEL --gpu ID[,ID...] --gpus COUNTS [options]
   PP x CP x EP x DP split of each GPU count that divides the model and
   the nodes, ZeRO stage, micro-batch, recompute and interleaving; what
   does not fit is dropped before it is timed.]], [[
-  Prints the best layouts with their step, MFU, run time and cost, and why the
-  runner-up lost (the part of its step that differs most).]]),
+  Prints the best layouts with their step, MFU, run time and cost, and
+  why the runner-up lost (the part of its step that differs most).]]),
   -- The options are declared once, in gpuplan.options.
   options = options.spec("plan"),
   hint = options.cli_hint("plan"),
