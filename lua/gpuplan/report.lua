@@ -560,6 +560,19 @@ function M.fit_hints(tries, want)
   return "none of " .. table.concat(missed, ", ") .. " fits either (priced)"
 end
 
+-- One priced variant for M.fit_hints: a copy of the options o with
+-- change applied, run through run (the command's own entry, returning
+-- fits and a detail for the copy).  train, infer, rl and plan each built
+-- this copy themselves.
+function M.variant(words, o, change, run)
+  return { words = words, try = function()
+    local o2 = {}
+    for k, v in pairs(o) do o2[k] = v end
+    change(o2)
+    return run(o2)
+  end }
+end
+
 -- " (if it fit)" after the label of a figure of a result that does not fit.
 function M.if_fit(fits) return fits and "" or " (if it fit)" end
 

@@ -88,14 +88,11 @@ local function moe_hints(a)
   local memory = require "gpuplan.memory"
   local tries = {}
   local function variant(words, change)
-    tries[#tries + 1] = { words = words, try = function()
-      local a2 = {}
-      for k, v in pairs(a) do a2[k] = v end
-      change(a2)
+    tries[#tries + 1] = report.variant(words, a, change, function(a2)
       local r2 = infer.infer(a2)
       return r2.fits, r2.fits and string.format("batch %s per GPU, %.0f tokens/s per GPU",
         per_gpu_batch(r2.batch_per_gpu), r2.per_gpu)
-    end }
+    end)
   end
   local ok, w = pcall(memory.weight_format, infer.released_weights(a) or "bf16")
   if ok and memory.weight_bits(w) > 8 then

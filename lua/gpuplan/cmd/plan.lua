@@ -829,11 +829,10 @@ function C.fit_hints(r, o, opts)
   -- batch of 8, where more GPUs only split it worse).
   if layouts == 0 then return nil end
   local function variant(words, change)
-    return { words = words, try = function()
-      local o2 = {}
-      for k, v in pairs(o) do o2[k] = v end
+    return require("gpuplan.report").variant(words, o, function(o2)
       o2.progress = false
       change(o2)
+    end, function(o2)
       local r2 = sweep.sweep(o2)
       -- a variant with no layout to price is no answer either way
       -- (report.fit_hints leaves a raised one out)
@@ -843,7 +842,7 @@ function C.fit_hints(r, o, opts)
       local b = r2.results[1]
       return b ~= nil, b and string.format("its best %s x %d %s, %.1f GiB/GPU", b.gpu, b.gpus,
         b.layout, b.mem_gib)
-    end }
+    end)
   end
   local tries = {}
   local zs = o.zero or { 1 }

@@ -252,13 +252,11 @@ function C.run(opts, args)
   if text and not r.fits then
     local tries = {}
     for z = (r.zero or o.zero or 0) + 1, 3 do
-      tries[#tries + 1] = { words = "--zero " .. z, try = function()
-        local o2 = {}
-        for k, v in pairs(o) do o2[k] = v end
-        o2.zero = z
-        local r2 = rl.rl(o2)
-        return r2.fits, string.format("peak %.1f GiB per GPU", r2.peak_memory / units.GiB)
-      end }
+      tries[#tries + 1] = report.variant("--zero " .. z, o, function(o2) o2.zero = z end,
+        function(o2)
+          local r2 = rl.rl(o2)
+          return r2.fits, string.format("peak %.1f GiB per GPU", r2.peak_memory / units.GiB)
+        end)
     end
     local h = report.fit_hints(tries, 1)
     if h then io.write(h, "\n") end

@@ -117,14 +117,11 @@ function C.run(opts, args)
     if not r.fits then
       local tries = {}
       local function variant(words, set)
-        tries[#tries + 1] = { words = words, try = function()
-          local o2 = {}
-          for k, v in pairs(o) do o2[k] = v end
-          set(o2)
+        tries[#tries + 1] = report.variant(words, o, set, function(o2)
           local r2 = train.train(o2)
           return r2.fits, string.format("%.1f GiB per GPU, step %.3f s", r2.memory.total / units.GiB,
             r2.step_s)
-        end }
+        end)
       end
       if r.dp > 1 and not o.fsdp then
         for z = (r.zero or 0) + 1, 3 do
