@@ -77,8 +77,12 @@ like($o, qr/^kind\s+predicted\s+with range\s+measured inside\s+mean width/m, 'co
 # Qwen3 long-context table's 8 cells, forced-balance and dropless);
 # 833: and 5 more for issue 25 item 5 (the Hugging Face PEFT method
 # comparison's Llama 3.2 3B runs on one L40S: four plain-LoRA rows and the
-# full fine-tune).
-like($o, qr/^train\s+833\s+833\s+\d+\.\d%\s+\d+\.\d%$/m, 'train: 833 predicted cases, each with a range');
+# full fine-tune);
+# 841: and 8 more for issue 25 (XTuner's speed benchmark page,
+# docs/zh_cn/acceleration/benchmark.rst: its Yi-34B-200K and Llama2-70B
+# rows, full fine-tunes under DeepSpeed ZeRO-3 and sequence parallel on
+# 32 A100s).
+like($o, qr/^train\s+841\s+841\s+\d+\.\d%\s+\d+\.\d%$/m, 'train: 841 predicted cases, each with a range');
 # JSON rows carry the range; every shipped predicted case has one.
 ($c, $o, $e) = run_gp('validate', '--format', 'json');
 my @lo = $o =~ /"predicted_lo":([-0-9.e+]+),"predicted_hi":([-0-9.e+]+)/g;
