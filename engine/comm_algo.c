@@ -1228,8 +1228,19 @@ static double nvls_tree_posts(const comm_ctx *c)
  * 512 MiB), 1/259.7 - 1/276.0 GB/s = 0.227 ps a byte; 64 KiB chunks run
  * one loop more than 128 KiB ones per 128 x 128 KiB = 16 MiB, so one
  * extra step costs 16 MiB x 0.227 ps = 3.8 us.  Across nodes (NVLS_TREE)
- * the chunk rules and the proxy set the loop, so nothing is added
- * there. */
+ * the block's loop is the same three warp groups, one Simple step each a
+ * loop ("for (elemOffset = 0; elemOffset < channelCount; elemOffset +=
+ * loopCount)" with loopCount = nHeads x chunkCount in the scatter,
+ * gather and reduce-and-send groups, src/device/all_reduce.h
+ * RunWorkColl<..., NCCL_ALGO_NVLS_TREE, NCCL_PROTO_SIMPLE>, 2.21.5 to
+ * 2.30.7), and from 2.21.5 its chunk is capped at 64 KiB on 4 nodes or
+ * more ("if (maxChunkSize == -2) maxChunkSize = comm->nNodes >= 4 ?
+ * 65536 : chunkSize", NCCL_NVLSTREE_MAX_CHUNKSIZE, enqueue.cc
+ * calcCollChunking; nvls_chunk), so such a job runs twice the loops of
+ * 128 KiB chunks at every size and pays the step for each extra one:
+ * 4 x 8 H100 at 256 MiB (16 channels x 8 heads), 32 loops against 16,
+ * +59.2 us.  Two nodes keep 128 KiB chunks from 64 MiB (4 x 128 x 128
+ * KiB), so only their 16 and 32 MiB runs (64 KiB) pay a loop or two. */
 #define NVLS_STEP_US 3.7
 
 static double nvls_steps(const comm_ctx *c)
@@ -1237,7 +1248,7 @@ static double nvls_steps(const comm_ctx *c)
 	double S = c->bytes, nch = c->t->up_nccl.nvls_channels;
 	double heads = nvls_heads(c), ops = nch * heads, k;
 
-	if (c->nn != 1 || nch < 1.0 || heads < 1.0)
+	if (nch < 1.0 || heads < 1.0)
 		return 0.0;
 	k = max2(1.0, S / (ops * nvls_chunk(c)));
 	return max2(0.0, k - max2(1.0, S / (ops * 131072.0))) *
@@ -1245,8 +1256,9 @@ static double nvls_steps(const comm_ctx *c)
 }
 
 /* NVLS all-reduce: in-switch reduction, NVLS_TREE across nodes: the
- * streaming time plus the pipeline's fill (nvls_fill), across nodes no
- * less than the proxy's posts (nvls_tree_posts). */
+ * streaming time plus the pipeline's fill (nvls_fill) and the loops'
+ * steps (nvls_steps), across nodes no less than the proxy's posts
+ * (nvls_tree_posts). */
 static void nvls_all_reduce(const comm_ctx *c, double *lat, double *bwt)
 {
 	const gp_topo *t = c->t;

@@ -67,7 +67,7 @@ int main(void)
 	double S, want, intra;
 	int i, rc, mono;
 
-	plan(174);
+	plan(175);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -893,13 +893,35 @@ int main(void)
 	 * NVLink stages beside the slowest add 3 x intra / 2 -- 1.5 x
 	 * intra, most of the streaming time (nccl#1244: 2 x 8 H20 at 16
 	 * MiB measure 155 GB/s busbw where the streaming time alone gives
-	 * 233). */
+	 * 233).  The 2 loops of 64 KiB are one more than 128 KiB chunks
+	 * would run (16 MiB / (128 x 128 KiB) = 1), so one NVLS step more,
+	 * hwLat[NVLINK][COLLNET_DIRECT][SIMPLE] = 3.7 us (nvls_steps). */
 	t.nvls_tree_bw[0] = 57.7e9;
 	S = 16.0 * 1048576.0;
 	intra = S * 1.125 / (450e9 * 0.82 * 0.85);
 	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_NVLS, S, 16, &r, &e));
-	is_num(r.bw_time, 1.875 * S / (8 * 57.7e9) + 1.5 * intra, 1e-9,
-	       "NVLS_TREE 16 MiB: 2 loops a block, fill 1.5 x intra");
+	is_num(r.bw_time, 1.875 * S / (8 * 57.7e9) + 1.5 * intra + 3.7e-6,
+	       1e-9, "NVLS_TREE 16 MiB: 2 loops a block, fill 1.5 x intra, "
+	       "one extra loop's step");
+	/* 4 nodes: NCCL (2.21.5 on) caps the NVLS_TREE chunk at 64 KiB from
+	 * 4 nodes ("maxChunkSize = comm->nNodes >= 4 ? 65536 : chunkSize",
+	 * enqueue.cc), so 8 GiB runs 8 GiB / (16 x 8 x 64 KiB) = 1024 loops
+	 * a block where 128 KiB chunks run 512: 512 extra loops x 3.7 us =
+	 * 1894.4 us (nvls_steps), besides the fill 3 x intra / 1024.  The
+	 * streaming time is the 3+-node head ceiling, 2 x 31/32 S / (8 x
+	 * 45.5e9) = S / 187.9e9, just above the interior node's network,
+	 * 2 S / 376e9 = S / 188e9. */
+	t = nvl(8, 4, 450e9, 0.82);
+	t.up_nvls = 1;
+	add_nics(&t, 8, 50e9, 0.94);
+	t.nvls_tree_bw[0] = 57.7e9;
+	t.nvls_tree_bw[1] = 45.5e9;
+	S = 8 * GiB;
+	intra = S * 1.125 / (450e9 * 0.82 * 0.85);
+	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_NVLS, S, 32, &r, &e));
+	is_num(r.bw_time, 1.9375 * S / (8 * 45.5e9) + 3 * intra / 1024 +
+	       512 * 3.7e-6, 1e-9,
+	       "NVLS_TREE on 4 nodes: 64 KiB chunks, 512 extra loops' steps");
 
 	/* --- a group on part of a node drives only its GPUs' NICs ---
 	 * 8-GPU nodes with 4 NICs (50 x 0.9): one GPU per node reaches one
