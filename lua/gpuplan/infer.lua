@@ -1734,6 +1734,13 @@ local function setup_memory(a, cat, model, g, sys, d, c, tp, pp, default, info)
   end
   if tp > 1 or pp > 1 then
     c.topo = tp_topology(g, sys, cat)
+    -- A TP group over whole nodes, on a runtime that runs one
+    -- (M.tp_over_nodes): its all-reduces cross the nodes' NICs, priced by
+    -- the collective model as a training job's inter-node all-reduce is.
+    local _, per = tp_node(g, sys)
+    if c.topo and per and tp > per and tp % per == 0 and M.tp_over_nodes[a.runtime or ""] then
+      c.topo = M.tp_nodes_topology(g, sys, cat, tp, per, a.runtime, default)
+    end
     -- A card with neither a scale-up fabric nor a PCIe link in its entry
     -- (a user's gpu{} without scaleup or pcie) and no system: the engine
     -- fell back to its alpha-beta placeholder, 360 GB/s -- an NVLink's
@@ -2924,6 +2931,47 @@ function M.setup(a)
     { defaults = defaults, weights = weights, kv = kv })
 end
 
+-- The runtimes whose documentation runs one TP group over several nodes
+-- (the value: its source), each rank a GPU of whole nodes:
+M.tp_over_nodes = {
+  -- sgl-project/sglang benchmark/deepseek_v3/README.md, "Example: Serving
+  -- with two H20*8 nodes": "python -m sglang.launch_server --model-path
+  -- deepseek-ai/DeepSeek-V3 --tp 16 --dist-init-addr 10.0.0.1:5000
+  -- --nnodes 2 --node-rank 0" (and the same on two H200 x 8 nodes)
+  sglang = "SGLang's --tp N --nnodes M",
+  -- docs.vllm.ai/en/v0.4.3/serving/distributed_serving.html: "you can run
+  -- inference and serving on multiple machines by launching the vLLM
+  -- process on the head node by setting tensor_parallel_size to the number
+  -- of GPUs to be the total number of GPUs across all machines"
+  vllm = "vLLM's tensor_parallel_size over a Ray cluster",
+}
+
+-- The topology of a TP group of tp GPUs over tp / per whole nodes of GPU
+-- g (system sys, else the card's shipped one, gpuplan.train.default_node):
+-- the nodes' scale-up fabric within, their NICs between, as a training
+-- job's topology (comm.node_spec, comm.from_fabrics).  A node without
+-- NICs is refused in comm.no_nics's words.
+function M.tp_nodes_topology(g, sys, cat, tp, per, runtime, default)
+  local comm = require "gpuplan.comm"
+  local node = sys
+  if not node then
+    local note
+    node, _, note = require("gpuplan.train").default_node(g, cat)
+    if node or note then
+      default((node and "system=" .. node.id or "no system") .. (note and " (" .. note .. ")" or ""))
+    end
+  end
+  local spec = comm.node_spec(node, g, default, "infer", {}, tp)
+  local bad = comm.no_nics(spec, tp, "infer: the TP group (tp " .. tp .. ")", cat)
+  if bad then error(bad, 0) end
+  spec.nodes = tp // per
+  local t = comm.from_fabrics(spec, cat)
+  t.nic_path_bw = comm.pcie_bw(g) or t.nic_path_bw
+  default(string.format("tp %d over %d nodes of %d (%s): the TP all-reduces cross %d x %s NICs "
+    .. "a node", tp, tp // per, per, M.tp_over_nodes[runtime], t.nics, tostring(spec.nic_fabric)))
+  return t
+end
+
 -- A replica's TP group is priced on one node's scale-up fabric (c.topo,
 -- M.setup's): a group past it was refused by the collective's pricing,
 -- "16 gpus exceed the topology (1 nodes x 8 gpus)", naming neither tp nor
@@ -2932,17 +2980,27 @@ end
 -- The one rule, for gp.infer and gp.memory's method infer (gpuplan fit
 -- --method infer planned the memory of a TP group infer refuses): the
 -- refusal's words for tp over the node of GPU g (system sys), nil within.
-function M.tp_beyond_node(tp, pp, g, sys)
+-- runtime: the job's (nil: the default); a runtime of M.tp_over_nodes
+-- takes a group of whole nodes.  false: the caller takes no runtime
+-- (gpuplan fit), so the refusal names pp alone.
+function M.tp_beyond_node(tp, pp, g, sys, runtime)
   local _, per = tp_node(g, sys)
   if per and tp > per then
-    return string.format("tp %d is more than the %d GPUs of a %s node, whose scale-up "
+    if M.tp_over_nodes[runtime or ""] and tp % per == 0 then return nil end
+    local rts = {}
+    for k in pairs(M.tp_over_nodes) do rts[#rts + 1] = k end
+    table.sort(rts)
+    local msg = string.format("tp %d is more than the %d GPUs of a %s node, whose scale-up "
       .. "fabric the TP group's all-reduces run on; for more GPUs a replica give pp "
       .. "(tp %d, pp %d)", tp, per, tostring(g.id), per, tp // per * pp)
+    if runtime == false then return msg end
+    return msg .. string.format(", or runtime = %s, whose TP group spans whole nodes over "
+      .. "their NICs (tp a multiple of %d)", table.concat(rts, " or "), per)
   end
 end
 
-local function tp_within_node(g, sys, c)
-  local msg = M.tp_beyond_node(c.tp, c.pp, g, sys)
+local function tp_within_node(g, sys, c, runtime)
+  local msg = M.tp_beyond_node(c.tp, c.pp, g, sys, runtime)
   if msg then error("infer: " .. msg, 3) end
 end
 
@@ -3032,7 +3090,7 @@ function M.infer(a)
     return require("gpuplan.ranges").apply("infer", a, require("gpuplan.serve").infer(a))
   end
   local model, d, c, info = M.setup(a)
-  tp_within_node(info.gpu, info.system, c)
+  tp_within_node(info.gpu, info.system, c, a.runtime)
   local ok, r = pcall(core().infer, model, d, c)
   if not ok then error("infer: " .. tostring(r), 2) end
   qhead_note(info.defaults, r.kv_reads, r.mixed_kv_reads, info.gpu.arch)
@@ -3222,7 +3280,7 @@ end
 function M.gpus_for(a, target, itl_limit, ttft_limit)
   static_refused(a, "the target search", 2)
   local model, d, c, info = M.setup(a)
-  tp_within_node(info.gpu, info.system, c)
+  tp_within_node(info.gpu, info.system, c, a.runtime)
   local ok, g, b, tps, reads, mixed_reads = pcall(core().infer_gpus_for, model, d, c, target,
     itl_limit)
   if not ok then error("infer: " .. tostring(g), 2) end

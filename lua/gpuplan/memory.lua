@@ -524,7 +524,9 @@ local function prepare_infer(o, cfg, model, gpu, gpus, tp, pp, dflt, defaults)
     usage("gpus %d is not a multiple of tp*pp = %d", gpus, tp * pp)
   end
   -- A replica's TP group within one node: gp.infer's rule, from there.
-  local beyond = gpu and require("gpuplan.infer").tp_beyond_node(tp, pp, gpu)
+  -- (fit takes no runtime: the refusal names pp, not the runtimes whose
+  -- group spans nodes)
+  local beyond = gpu and require("gpuplan.infer").tp_beyond_node(tp, pp, gpu, nil, false)
   if beyond then fail("%s", beyond) end
   cfg.kind = "infer"
   local job = { method = "infer", model = model }

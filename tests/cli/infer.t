@@ -481,9 +481,16 @@ for my $x ([['--gpu', 'h100-sxm', '--tp', '16'], 16, 8, 'h100-sxm', 8, 2],
     my ($a, $tp, $per, $id, $t2, $p2) = @$x;
     ($c, $o, $e) = run_gp('infer', 'llama3-8b', @$a);
     is($c, 1, "infer @$a: exit 1");
-    like($e, qr/^gpuplan: infer: --tp $tp is more than the $per GPUs of a $id node, whose scale-up fabric the TP group's all-reduces run on; for more GPUs a replica give pp \(--tp $t2, --pp $p2\)$/m,
+    like($e, qr/^gpuplan: infer: --tp $tp is more than the $per GPUs of a $id node, whose scale-up fabric the TP group's all-reduces run on; for more GPUs a replica give pp \(--tp $t2, --pp $p2\), or --runtime sglang or vllm, whose TP group spans whole nodes over their NICs \(tp a multiple of $per\)$/m,
          "infer @$a: names --tp, the node and what to give");
 }
+# SGLang documents --tp 16 --nnodes 2 on two 8-GPU H200 nodes
+# (sgl-project/sglang benchmark/deepseek_v3/README.md): that runtime's
+# group spans the nodes, its all-reduces over the system's NICs.
+($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'h200-sxm', '--gpus', '16', '--tp', '16', '--runtime', 'sglang');
+is($c, 0, 'infer deepseek-v3 --tp 16 --runtime sglang on H200s: priced') or diag $e;
+like($o, qr/tp 16 over 2 nodes of 8 \(SGLang's --tp N --nnodes M\): the TP all-reduces cross 8 x ib-ndr-400 NICs a node/,
+     'the defaults say the group spans two nodes over their NICs');
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--tp', '8', '--pp', '2');
 is($c, 0, 'infer --tp 8 --pp 2: 16 GPUs a replica, priced') or diag $e;
 
