@@ -395,7 +395,15 @@ field("input", "count", "prompt tokens", "infer")
 field("output", "count", "output tokens", "infer")
 field("cached_tokens", "count", "prompt tokens a request finds in the prefix cache, their "
   .. "prefill skipped (with prefix_hit)", "infer")
-field("ttft_s", "s", "time to first token", "infer infer_plan")
+field("ttft_s", "s", "time to first token, without queueing: one prompt's prefill alone; MoE "
+  .. "serving: ttft_steps full prefill steps of prefill_tokens (other prompts' tokens filling "
+  .. "them), plus kv_transfer_s where disaggregated", "infer infer_plan")
+field("ttft_steps", "count", "MoE serving: the prefill steps of ttft_s (the prompt's new tokens "
+  .. "over prefill_tokens, at least one)", "infer")
+field("prefill_tokens", "tokens", "MoE serving: the prompt tokens of one prefill step an "
+  .. "attention group", "infer")
+field("ttft_group", "count", "MoE serving: the GPUs of the attention group a prefill step's "
+  .. "prefill_tokens go to (1 under DP attention)", "infer")
 field("itl_s", "s", "inter-token latency at the batch", "infer infer_plan")
 field("itl_load_s", "s", "mean gap between a user's tokens at the batch, other requests' prompts "
   .. "between them (what a target's ITL limit bounds)", "infer")

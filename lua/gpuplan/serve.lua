@@ -1022,6 +1022,22 @@ function M.result(r, model, d, s, info)
   out.prefill_gpus = r.disagg and pre.gpus or 0
   out.instances = dec.gpus // s.decode.tp
   out.ttft_s, out.itl_s, out.tpot_s = r.ttft, r.itl, r.tpot
+  -- What that TTFT is (engine/serve_plan.c prompt_steps): the prompt's
+  -- new tokens in chunks of prefill_tokens, each chunk a prefill step of
+  -- prefill_tokens tokens an attention group -- a full step, other
+  -- prompts' tokens filling what one prompt leaves -- and no queueing, so
+  -- it does not move with the load.  The CLI's row says so (a user read
+  -- the same "TTFT" at 32 and 256 requests beside the dense path's "TTFT
+  -- (one prompt)").
+  -- (16384 where not given: engine/serve.c serve_defaults' prefill_tokens,
+  -- the option's declared default)
+  out.prefill_tokens = s.prefill_tokens or 16384
+  out.ttft_steps = math.max(1, math.ceil((s.input - (s.cached or 0)) / out.prefill_tokens))
+  -- the GPUs of the attention group a step's prefill_tokens go to: one
+  -- under DP attention, else the layout's TP (the prefill pool's where
+  -- disaggregated)
+  local pl = r.disagg and s.prefill or s.decode
+  out.ttft_group = pl.dp_attention and 1 or (pl.tp or s.decode.tp)
   out.accept = r.accept
   out.tokens_per_s, out.per_gpu = r.tokens_per_s, r.tokens_per_s_gpu
   out.stream_tokens_per_s = 1 / r.itl

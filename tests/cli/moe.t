@@ -107,7 +107,7 @@ is($c, 0, 'disaggregated: exit 0') or diag $e;
 like($o, qr/^pools\s+prefill 32 GPUs \(EP16, DP attention, two-batch overlap, \d+ prompt tok\/s each\) : decode 64 GPUs/m,
      'the two pools');
 like($o, qr/^colocated instead\s+\d+ tok\/s per GPU at ITL/m, 'the colocated comparison');
-like($o, qr/^TTFT\s+[\d.]+ ms \([\d.]+-[\d.]+\); KV transfer [\d.]+ ms$/m, 'TTFT with the KV transfer');
+like($o, qr/^TTFT \(full prefill steps\)\s+[\d.]+ ms \([\d.]+-[\d.]+\); 1 step of 16384 prompt tokens a one-GPU attention group \(the prompt's 4096 and others'\), no queueing; KV transfer [\d.]+ ms$/m, 'TTFT with the KV transfer');
 like($o, qr/^ITL\s+(\d+\.\d\d) ms \([\d.]+-[\d.]+\)$/m, 'ITL');
 my ($itl) = $o =~ /^ITL\s+(\d+\.\d\d) ms/m;
 ok(defined $itl && $itl <= 50, 'within --itl-max');
@@ -261,5 +261,25 @@ for my $m ('0', '0.3') {
 }
 ok(defined $mb{0} && defined $mb{0.3} && $mb{0} - $mb{0.3} >= 53 && $mb{0} - $mb{0.3} <= 60,
    "moe: --margin 0.3 holds 53-60 fewer sequences per GPU than --margin 0 ($mb{0} -> $mb{0.3})");
+
+# The MoE serving model's TTFT is the prompt's prefill steps, each full
+# (prefill_tokens an attention group, others' prompts filling it), with no
+# queueing: the same at 32 and 256 requests, where the row read a bare
+# "TTFT" beside the dense path's "TTFT (one prompt)".  Its label says what
+# it is.  A 20000-token prompt over 16384-token steps: ceil(20000 / 16384)
+# = 2 steps; TP16 attention (no --dp-attention): a TP16 group.  16 and 48
+# requests: 1 and 3 a GPU, what the KV holds at that prompt.
+{
+    my %ttft;
+    for my $n (16, 48) {
+        ($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'h200-sxm', '--gpus', '16', '--ep', '16',
+                              '--input', '20000', '--concurrency', $n);
+        is($c, 0, "EP16 at $n requests: exit 0") or diag $e;
+        like($o, qr/^TTFT \(full prefill steps\)\s+([\d.]+) ms \([\d.]+-[\d.]+\); 2 steps of 16384 prompt tokens a TP16 attention group \(the prompt's 20000 and others'\), no queueing$/m,
+             "EP16 at $n requests: the TTFT row names its steps");
+        ($ttft{$n}) = $o =~ /^TTFT \(full prefill steps\)\s+([\d.]+) ms/m;
+    }
+    is($ttft{16}, $ttft{48}, 'no queueing: the same TTFT at 16 and 48 requests, as its row says');
+}
 
 done_testing();

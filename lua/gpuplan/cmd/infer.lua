@@ -172,7 +172,16 @@ local function moe_report(r, opts, a)
         r.dispatch_bytes / 1e6, r.dispatch_bytes > 0 and 100 * r.remote_bytes / r.dispatch_bytes or 0) },
     { k = "tokens per step", v = string.format("%.2f%s", r.accept, r.mtp > 0 and
         string.format(" (%d MTP draft%s)", r.mtp, r.mtp > 1 and "s" or "") or "") },
-    { k = "TTFT", v = ranges.text(r, "ttft_s", "%.2f", "ms", 1e3) .. (r.disagg and
+    -- What it is (serve.lua's ttft_steps): full prefill steps, not one
+    -- prompt alone as the dense path's "TTFT (one prompt)" -- each step
+    -- prefill_tokens tokens an attention group, others' prompts filling
+    -- it -- and no queueing, so it reads the same at any load.
+    { k = "TTFT (full prefill steps)", v = ranges.text(r, "ttft_s", "%.2f", "ms", 1e3) ..
+        string.format("; %d step%s of %d prompt tokens a%s attention group%s, no queueing",
+          r.ttft_steps, r.ttft_steps == 1 and "" or "s", r.prefill_tokens,
+          r.ttft_group == 1 and " one-GPU" or string.format(" TP%d", r.ttft_group),
+          r.ttft_steps * r.prefill_tokens > (r.input or 0) and string.format(" (the prompt's %d "
+            .. "and others')", r.input) or "") .. (r.disagg and
         string.format("; KV transfer %.2f ms", r.kv_transfer_s * 1e3) or "") },
     { k = "ITL", v = r.itl_s == nil and NO_DECODE or
         ranges.text(r, "itl_s", "%.2f", "ms", 1e3) .. (r.disagg and "" or
