@@ -1734,13 +1734,6 @@ local function setup_memory(a, cat, model, g, sys, d, c, tp, pp, default, info)
   end
   if tp > 1 or pp > 1 then
     c.topo = tp_topology(g, sys, cat)
-    -- A TP group over whole nodes, on a runtime that runs one
-    -- (M.tp_over_nodes): its all-reduces cross the nodes' NICs, priced by
-    -- the collective model as a training job's inter-node all-reduce is.
-    local _, per = tp_node(g, sys)
-    if c.topo and per and tp > per and tp % per == 0 and M.tp_over_nodes[a.runtime or ""] then
-      c.topo = M.tp_nodes_topology(g, sys, cat, tp, per, a.runtime, default)
-    end
     -- A card with neither a scale-up fabric nor a PCIe link in its entry
     -- (a user's gpu{} without scaleup or pcie) and no system: the engine
     -- fell back to its alpha-beta placeholder, 360 GB/s -- an NVLink's
@@ -2999,9 +2992,21 @@ function M.tp_beyond_node(tp, pp, g, sys, runtime)
   end
 end
 
-local function tp_within_node(g, sys, c, runtime)
-  local msg = M.tp_beyond_node(c.tp, c.pp, g, sys, runtime)
+-- Refused past the node, or, on a runtime that runs a TP group over
+-- whole nodes (M.tp_over_nodes), c.topo set to those nodes: its
+-- all-reduces cross the nodes' NICs, priced by the collective model as a
+-- training job's inter-node all-reduce is.  (Here, not in M.setup:
+-- gp.rl's rollout engines set up their own topology beyond a node.)
+local function tp_within_node(a, info, c)
+  local g, sys = info.gpu, info.system
+  local msg = M.tp_beyond_node(c.tp, c.pp, g, sys, a.runtime)
   if msg then error("infer: " .. msg, 3) end
+  local _, per = tp_node(g, sys)
+  if c.topo and per and c.tp > per then
+    local function default(x) info.defaults[#info.defaults + 1] = x end
+    c.topo = M.tp_nodes_topology(g, sys, catalog(a.cat or a.catalog), c.tp, per, a.runtime,
+      default)
+  end
 end
 
 -- The note on a per-query-head decode attention kernel in defaults
@@ -3090,7 +3095,7 @@ function M.infer(a)
     return require("gpuplan.ranges").apply("infer", a, require("gpuplan.serve").infer(a))
   end
   local model, d, c, info = M.setup(a)
-  tp_within_node(info.gpu, info.system, c, a.runtime)
+  tp_within_node(a, info, c)
   local ok, r = pcall(core().infer, model, d, c)
   if not ok then error("infer: " .. tostring(r), 2) end
   qhead_note(info.defaults, r.kv_reads, r.mixed_kv_reads, info.gpu.arch)
@@ -3280,7 +3285,7 @@ end
 function M.gpus_for(a, target, itl_limit, ttft_limit)
   static_refused(a, "the target search", 2)
   local model, d, c, info = M.setup(a)
-  tp_within_node(info.gpu, info.system, c, a.runtime)
+  tp_within_node(a, info, c)
   local ok, g, b, tps, reads, mixed_reads = pcall(core().infer_gpus_for, model, d, c, target,
     itl_limit)
   if not ok then error("infer: " .. tostring(g), 2) end
