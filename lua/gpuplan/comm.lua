@@ -976,7 +976,51 @@ function M.comm(a)
   end
   r.gpu = type(card) == "string" and card or (type(card) == "table" and card.id) or nil
   r.topology = topo
+  r.defaults = M.defaults_of(a, topo, r)
+  -- The 80% range of the time (and the rates), from the validated
+  -- collective cases like it (gpuplan.ranges, validation/ranges.lua), as
+  -- every other command's answer has one: the regime the collective
+  -- predictor files a case under (predict/collective.lua: the op, the
+  -- card, the ranks and the ranks a node).
+  local ranges = require "gpuplan.ranges"
+  ranges.apply("collective", { op = op, gpu = type(card) == "table" and card or r.gpu,
+    gpus = gpus, gpus_per_node = -(-gpus // r.nodes) }, r, a.cat or a.catalog)
   return r
+end
+
+-- What a collective assumed that the call did not give, in the words of
+-- the other commands' "defaults" line: the NCCL release whose tuner picks
+-- (the latest modelled), NVLink SHARP as NCCL_NVLS_ENABLE's default leaves
+-- it on this node, and the NICs a node (the system's; none on a node built
+-- from a card).  A topology table states its own links: only the release
+-- and NVLS are said.
+function M.defaults_of(a, topo, r)
+  local d = {}
+  if a.nccl == nil then
+    local last = M.NCCL_RELEASES[#M.NCCL_RELEASES][1]
+    d[#d + 1] = string.format("nccl=%s (the latest release modelled: its tuner picks the "
+      .. "algorithm and protocol)", last)
+  end
+  if a.nvls == nil then
+    d[#d + 1] = topo.up_nvls and "nvls=auto (NCCL_NVLS_ENABLE's default: this node's NVLink "
+      .. "switch multicasts, so the tuner may pick NVLS)" or string.format("nvls=auto "
+      .. "(NCCL_NVLS_ENABLE's default: this node's %s does not multicast, so no NVLS)",
+      tostring(topo.up_kind or "link"))
+  end
+  if a.topology == nil and a.nics == nil then
+    local sys = a.system ~= nil and (type(a.system) == "table" and a.system or
+      select(2, pcall(function() return catalog(a.cat or a.catalog):get("systems", a.system) end)))
+    local fab = type(sys) == "table" and sys.nic_fabric or nil
+    if (topo.nics or 0) > 0 then
+      d[#d + 1] = string.format("nics=%d a node (%s%s's%s)", topo.nics,
+        fab and (fab .. ", ") or "", tostring(type(sys) == "table" and sys.id or "the node"),
+        r.nodes > 1 and "" or "; one node: none crossed")
+    else
+      d[#d + 1] = string.format("nics=0 (%s: one node)", a.gpu ~= nil and
+        "the node built from the card" or "the system lists none")
+    end
+  end
+  return d
 end
 
 -- The largest message a sweep goes to, 2^50 B (1 PiB): a thousand times

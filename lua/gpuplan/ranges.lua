@@ -401,6 +401,8 @@ M.FIELDS = {
   rl = { step_s = 1, run_s = 1, hours = 1, cost = 1, cost_step = 1, cost_1k_prompts = 1,
          samples_per_s = -1, tokens_per_s = -1, tokens_per_s_gpu = -1,
          gen_tokens_per_s = -1 },
+  -- gp.comm's: its time, and the rates work / time
+  collective = { time = 1, algbw = -1, busbw = -1 },
   infer = { ttft_s = 1, itl_s = 1, tpot_s = 1, itl_batch1_s = 1, cost_per_mtok = 1,
             tokens_per_s = -1, per_gpu = -1, stream_tokens_per_s = -1,
             input_tokens_per_s = -1, decode_per_gpu = -1, prefill_per_gpu = -1,

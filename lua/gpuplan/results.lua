@@ -72,7 +72,7 @@ field("gpu", "", "the card's id", "memory train plan candidate rl infer comm")
 field("gpus", "count", "GPUs of the job (a collective's ranks)", "memory train plan candidate rl infer infer_plan comm rl_job_step")
 field("method", "", "pretrain, full, lora, qlora, grpo, ppo or infer", "memory train rl")
 field("defaults", "", "the defaults assumed, as name=value strings (the line the commands "
-  .. "print)", "memory train sweep rl infer")
+  .. "print)", "memory train sweep rl infer comm")
 field("warnings", "", "codes of what runs but wastes something (zero_dp1, tp_leaves_node, "
   .. "ep_leaves_node, microbatches_not_multiple_of_pp)", "memory train")
 
@@ -527,9 +527,9 @@ field("gpu_order", "count", "the card's place in the gpu list", "plan")
 -- The 80% ranges (gpuplan.ranges): beside each field F that ranges.FIELDS
 -- names for a kind, F_lo and F_hi in F's unit, in the results of that
 -- kind that carry F; and `range`, where they came from.
-local RANGED = { train = "train plan", rl = "rl", infer = "infer infer_plan" }
+local RANGED = { train = "train plan", rl = "rl", infer = "infer infer_plan", collective = "comm" }
 field("range", "", "where the _lo/_hi ranges came from: {kind, level (0.8), cases, regime, "
-  .. "novel (set when no published run is like the job)}", "train plan rl infer infer_plan")
+  .. "novel (set when no published run is like the job)}", "train plan rl infer infer_plan comm")
 do
   local ranged, names = {}, {}
   for kind, fields in pairs(require("gpuplan.ranges").FIELDS) do

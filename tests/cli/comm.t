@@ -8,8 +8,13 @@ require './tests/cli/lib.pl';
 my ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--nodes', '2', '--op', 'all_reduce');
 is($c, 0, 'comm exits 0');
 like($o, qr/^all_reduce on 16 x dgx-h100 \(2 nodes x 8 GPUs\)$/m, 'title names ranks and nodes');
-like($o, qr/^\s*size \(B\)\s+count\s+time \(us\)\s+algbw \(GB\/s\)\s+busbw \(GB\/s\)\s+algorithm\s+protocol$/m,
+like($o, qr/^\s*size \(B\)\s+count\s+time \(us\)\s+algbw \(GB\/s\)\s+busbw \(GB\/s\)\s+algorithm\s+protocol\s+80% range \(us\)$/m,
      'table header');
+# the 80% range and the defaults, as every other command prints them
+like($o, qr/^ranges: where 80% of published runs like this landed \(\d+ cases: vendor=NVIDIA\/style=all_reduce\/scale=nodes\/gen=hopper\)$/m,
+     'the ranges line names the regime');
+like($o, qr/^defaults: nccl=2\.30\.7 \(the latest release modelled: its tuner picks the algorithm and protocol\), nvls=auto \(NCCL_NVLS_ENABLE's default: this node's NVLink switch multicasts, so the tuner may pick NVLS\), nics=8 a node \(ib-ndr-400, dgx-h100's\)$/m,
+     'the defaults line: NCCL, NVLS, NICs');
 my @data = grep { /^\s*\d/ } split /\n/, $o;
 is(scalar @data, 31, '8 B .. 8 GiB doubling is 31 rows');
 like($data[0], qr/^\s*8\s+2\s/, 'first row is 8 bytes = 2 floats');
@@ -19,14 +24,15 @@ is($e, '', 'nothing on stderr');
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-a100', '--format', 'csv', '--min', '1MiB', '--max', '4MiB');
 is($c, 0, 'csv exits 0');
 my @lines = split /\n/, $o;
-is($lines[0], 'bytes,count,time_us,algbw_gbps,busbw_gbps,algo,proto', 'csv header: the keys, units in the names');
+# (the time's 80% range last, gpuplan.ranges' time_lo and time_hi in us)
+is($lines[0], 'bytes,count,time_us,algbw_gbps,busbw_gbps,algo,proto,time_lo_us,time_hi_us', 'csv header: the keys, units in the names');
 is(scalar @lines, 4, 'header + 3 sizes (1, 2, 4 MiB)');
 my $good = 1;
 for my $l (@lines[1 .. $#lines]) {
     my @f = split /,/, $l;
-    $good &&= @f == 7 && $f[0] =~ /^\d+$/ && $f[2] =~ /^[\d.]+$/ && $f[4] =~ /^[\d.]+$/ && $f[2] > 0;
+    $good &&= @f == 9 && $f[0] =~ /^\d+$/ && $f[2] =~ /^[\d.]+$/ && $f[4] =~ /^[\d.]+$/ && $f[2] > 0;
 }
-ok($good, 'csv rows parse: 7 fields, numbers where numbers belong');
+ok($good, 'csv rows parse: 9 fields, numbers where numbers belong');
 my @f = split /,/, $lines[1];
 is($f[0], 1048576, 'first csv size is 1 MiB');
 # busbw = algbw x 2(n-1)/n = algbw x 1.75 on 8 GPUs (2-decimal rounding)
@@ -61,7 +67,7 @@ is($c, 0, '--nodes 8 --gpus 8 exits 0');
 like($o, qr/^all_reduce on 8 x dgx-h100 \(8 nodes x 1 GPU\)$/m, '8 nodes x 1 GPU');
 my ($row) = grep { /^\s*1073741824\s/ } split /\n/, $o;
 my @col = split ' ', $row // '';
-ok(@col == 7 && $col[4] <= 47.0 && $col[4] > 40, "busbw within one NIC's 47 GB/s (got $col[4])");
+ok(@col == 8 && $col[4] <= 47.0 && $col[4] > 40, "busbw within one NIC's 47 GB/s (got $col[4])");
 is($col[5], 'ring', 'a ring across the 8 nodes');
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--nodes', '3', '--gpus', '8');
 is($c, 2, '8 GPUs over 3 nodes: a usage error (--gpus and --nodes), exit 2');
@@ -141,11 +147,11 @@ is($c, 2, '--gpus-per-thread x: usage error');
 # posts at 3 us (16 NVLS channels, Intel hosts), 90 us: 143.00 us.
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--nodes', '2', '--min', '1MiB', '--max', '1MiB',
                       '--format', 'csv');
-like($o, qr/^1048576,262144,61\.22,.*,tree,ll128$/m, '2 x DGX H100, 1 MiB, latest NCCL: the LL128 tree');
+like($o, qr/^1048576,262144,61\.22,.*,tree,ll128,[\d.]+,[\d.]+$/m, '2 x DGX H100, 1 MiB, latest NCCL: the LL128 tree');
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--nodes', '2', '--min', '1MiB', '--max', '1MiB',
                       '--format', 'csv', '--nccl', '2.20.5');
 is($c, 0, '--nccl 2.20.5 exits 0');
-like($o, qr/^1048576,262144,143\.00,.*,nvls,simple$/m, '--nccl 2.20.5: NVLS_TREE, 53 + 90 us of posts');
+like($o, qr/^1048576,262144,143\.00,.*,nvls,simple,[\d.]+,[\d.]+$/m, '--nccl 2.20.5: NVLS_TREE, 53 + 90 us of posts');
 # PXN first ships in NCCL 2.12.7 (its tag: "Add network communication
 # through another GPU connected with NVLink (PXN)"), so 2.10.3 runs a 1 MiB
 # all_to_all over 2 x DGX A100 as p2p: each GPU posts to the 8 remote peers
@@ -155,11 +161,11 @@ like($o, qr/^1048576,262144,143\.00,.*,nvls,simple$/m, '--nccl 2.20.5: NVLS_TREE
 # the latest's 53.05 (the bandwidth terms are the same remote half).
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-a100', '--nodes', '2', '--op', 'all_to_all',
                       '--min', '1MiB', '--max', '1MiB', '--format', 'csv');
-like($o, qr/^1048576,262144,53\.05,.*,pxn,simple$/m, '2 x DGX A100 all_to_all, latest NCCL: pxn');
+like($o, qr/^1048576,262144,53\.05,.*,pxn,simple,[\d.]+,[\d.]+$/m, '2 x DGX A100 all_to_all, latest NCCL: pxn');
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-a100', '--nodes', '2', '--op', 'all_to_all',
                       '--min', '1MiB', '--max', '1MiB', '--format', 'csv', '--nccl', '2.10.3');
 is($c, 0, '--nccl 2.10.3 exits 0');
-like($o, qr/^1048576,262144,63\.65,.*,p2p,simple$/m, '--nccl 2.10.3: p2p, no PXN before 2.12.7');
+like($o, qr/^1048576,262144,63\.65,.*,p2p,simple,[\d.]+,[\d.]+$/m, '--nccl 2.10.3: p2p, no PXN before 2.12.7');
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-a100', '--nodes', '2', '--op', 'all_to_all',
                       '--algo', 'pxn', '--nccl', '2.10.3');
 is($c, 1, '--algo pxn --nccl 2.10.3: exit 1');
@@ -193,12 +199,12 @@ unlike($e, qr/traceback|\.lua:\d/, 'no traceback, no internal file:line');
 # figure, and the two differ by 2x within 1%.
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-a100', '--nodes', '2', '--min', '8GiB', '--max', '8GiB',
                       '--format', 'csv');
-my ($bus8) = $o =~ /^8589934592,\d+,[\d.]+,[\d.]+,([\d.]+),ring,simple$/m;
+my ($bus8) = $o =~ /^8589934592,\d+,[\d.]+,[\d.]+,([\d.]+),ring,simple,[\d.]+,[\d.]+$/m;
 ok(defined $bus8 && $bus8 > 191.0 && $bus8 <= 192.0, "8 NICs a node: ~192 GB/s busbw (got @{[$bus8 // 'none']})");
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-a100', '--nodes', '2', '--min', '8GiB', '--max', '8GiB',
                       '--format', 'csv', '--nics', '4');
 is($c, 0, '--nics 4 exits 0');
-my ($bus4) = $o =~ /^8589934592,\d+,[\d.]+,[\d.]+,([\d.]+),ring,simple$/m;
+my ($bus4) = $o =~ /^8589934592,\d+,[\d.]+,[\d.]+,([\d.]+),ring,simple,[\d.]+,[\d.]+$/m;
 ok(defined $bus4 && $bus4 > 95.5 && $bus4 <= 96.0, "--nics 4: ~96 GB/s busbw (got @{[$bus4 // 'none']})");
 ok(defined $bus8 && defined $bus4 && abs($bus8 / $bus4 - 2) < 0.01, 'half the NICs, half the ring');
 # --nics is one declaration for comm and the job commands: one range, one
@@ -225,7 +231,7 @@ unlike($e, qr/traceback|\.lua:\d/, 'no traceback, no internal file:line');
 # the 5.2 ms): the figure the validation case prices.
 ($c, $o, $e) = run_gp('comm', '--gpu', 'h100-pcie', '--min', '1GiB', '--max', '1GiB', '--format', 'csv');
 is($c, 0, '--gpu h100-pcie exits 0');
-like($o, qr/^1073741824,268435456,[\d.]+,206\.\d\d,206\.\d\d,ring,simple$/m, 'the bridged pair: 206 GB/s busbw');
+like($o, qr/^1073741824,268435456,[\d.]+,206\.\d\d,206\.\d\d,ring,simple,[\d.]+,[\d.]+$/m, 'the bridged pair: 206 GB/s busbw');
 ($c, $o, $e) = run_gp('comm', '--gpu', 'h100-pcie', '--min', '1GiB', '--max', '1GiB');
 like($o, qr/^all_reduce on 2 x h100-pcie \(1 node x 2 GPUs\)$/m, 'title names the GPU and its pair');
 # --fabric ID: 4 RTX 4090s with P2P on (pcie4-p2p) against the box's

@@ -165,7 +165,7 @@ is($c, 0, 'fit --method grpo --kv fp8: taken (the rollout engines\' cache)') or 
 # The text now says so; held here: the same row, GB/s = bytes/s / 1e9.
 ($c, $o, $e) = run_gp('comm', '--gpu', 'h100-sxm', '--gpus', '8', '--min', '1MiB', '--max', '1MiB', '--format', 'csv');
 my ($csv_busbw) = $o =~ /^1048576,\d+,[\d.]+,[\d.]+,([\d.]+),/m;
-like($o, qr/^bytes,count,time_us,algbw_gbps,busbw_gbps,algo,proto$/m, 'comm CSV: the GB/s columns name their unit');
+like($o, qr/^bytes,count,time_us,algbw_gbps,busbw_gbps,algo,proto,time_lo_us,time_hi_us$/m, 'comm CSV: the GB/s columns name their unit');
 ($c, $o, $e) = run_gp('comm', '--gpu', 'h100-sxm', '--gpus', '8', '--min', '1MiB', '--max', '1MiB', '--format', 'json');
 my ($json_busbw) = $o =~ /"busbw":([\d.e+]+)/;
 ok(defined $csv_busbw && defined $json_busbw && abs($json_busbw / 1e9 - $csv_busbw) < 0.006,

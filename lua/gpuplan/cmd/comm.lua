@@ -232,8 +232,31 @@ function C.run(opts, args)
                               (opts.system or opts.gpu) .. (opts.fabric and (" over " .. opts.fabric) or ""),
                               r1.nodes, r1.nodes == 1 and "" or "s", full, full == 1 and "" or "s",
                               full ~= r1.ppn and string.format(", %d on the last", r1.ppn) or "")
-  report.print(rows, { columns = columns, format = opts.format, title = title })
   local fmt = opts.format or "text"
+  -- The 80% range of each row's time (gpuplan.ranges, gp.comm's time_lo
+  -- and time_hi): one column in the text, two numbers in CSV and JSON.
+  local cols = { table.unpack(columns) }
+  local ranged = r1.time_lo ~= nil
+  if ranged and (fmt == "text" or fmt == "markdown") then
+    for _, r in ipairs(rows) do
+      r.time_range_us = string.format("%.2f-%.2f%s", r.time_lo * 1e6, r.time_hi * 1e6,
+        r.range.novel and "*" or "")
+    end
+    cols[#cols + 1] = { key = "time_range_us", label = "80% range (us)" }
+  elseif ranged then
+    for _, r in ipairs(rows) do r.time_lo_us, r.time_hi_us = r.time_lo * 1e6, r.time_hi * 1e6 end
+    cols[#cols + 1] = { key = "time_lo_us", label = "time_lo_us", fmt = "%.2f" }
+    cols[#cols + 1] = { key = "time_hi_us", label = "time_hi_us", fmt = "%.2f" }
+  end
+  report.print(rows, { columns = cols, format = opts.format, title = title })
+  -- Where the ranges came from and what was assumed, as every other
+  -- command says them (gp.comm's range and defaults; one size's are every
+  -- size's: the regime and the node do not change with the message).
+  if fmt == "text" or fmt == "markdown" then
+    local note = require("gpuplan.ranges").note(r1)
+    if note then io.write("ranges: ", note, "\n") end
+    if #r1.defaults > 0 then io.write("defaults: ", table.concat(r1.defaults, ", "), "\n") end
+  end
 
   -- --max not given on a card that cannot hold two 8 GiB buffers: the
   -- sweep stopped where they fit (gpuplan.comm sweep), said here.
