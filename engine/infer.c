@@ -105,6 +105,12 @@ gp_dtype infer_compute_dtype(const roof_device *d, const char *w)
 	return half;
 }
 
+/* The lm_head's bits: head_bits where given, else embed_bits. */
+double infer_head_bits(const infer_cfg *c)
+{
+	return c->head_bits > 0 ? c->head_bits : c->embed_bits;
+}
+
 void infer_defaults(infer_cfg *c)
 {
 	memset(c, 0, sizeof *c);
@@ -162,6 +168,7 @@ static int get_shape(const gp_model *m, const infer_cfg *c, shape *s,
 {
 	gp_params p;
 	double tp = c->tp, wb = c->weight_bits / 8.0, eb = c->embed_bits / 8.0;
+	double hb = infer_head_bits(c) / 8.0;
 	double lt;
 
 	if (model_params(m, &p, err) != GP_OK ||
@@ -183,7 +190,7 @@ static int get_shape(const gp_model *m, const infer_cfg *c, shape *s,
 	s->layer_w += model_mla_down_weights(m) * (1.0 - 1.0 / tp) * wb;
 	/* Vocab-parallel embedding and lm_head (Megatron / TensorRT-LLM). */
 	s->emb_w = p.embedding * eb / tp;
-	s->lm_w = (m->tied_embeddings ? p.embedding : p.lm_head) * eb / tp;
+	s->lm_w = (m->tied_embeddings ? p.embedding : p.lm_head) * hb / tp;
 	return GP_OK;
 }
 
@@ -241,6 +248,8 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	 * gpus 2^30 with tp 2 overflowed tp * pp * replicas). */
 	if (gp_check_num(c->weight_bits, 1, 32, "weight_bits", err) ||
 	    gp_check_num(c->embed_bits, 1, 32, "embed_bits", err) ||
+	    (c->head_bits != 0 &&
+	     gp_check_num(c->head_bits, 1, 32, "head_bits", err)) ||
 	    gp_check_num(c->kv_bytes, 0.125, 16, "kv_bytes", err) ||
 	    gp_check_num(c->mamba_ssm_bytes, 2, 4, "mamba_ssm_bytes", err) ||
 	    gp_check_count(c->tp, 1, "tp", err) ||
@@ -1820,7 +1829,7 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	b.dequant = 0.0;
 	b.stream = 0.0;
 	cp = c->compute;
-	eb = c->embed_bits / 8.0;
+	eb = infer_head_bits(c) / 8.0;
 	T = batch * q;
 	out->batch = batch;
 	out->tokens = T;

@@ -47,6 +47,10 @@ typedef struct infer_cfg {
 	                         included (infer_weight_format) */
 	double embed_bits;    /* embedding and lm_head bits (GPTQ/AWQ/ModelOpt
 	                         keep them at 16) */
+	double head_bits;     /* lm_head bits where they differ from the
+	                         embedding's (llama.cpp's GGUF mixes: the
+	                         output tensor at Q6_K, token_embd at the
+	                         type's base); 0 = embed_bits */
 	double kv_bytes;      /* bytes per cached K or V element, block
 	                         scales included */
 	double mamba_ssm_bytes; /* a hybrid stack's SSM state, bytes an
@@ -400,6 +404,9 @@ typedef struct infer_cfg {
 	                         sampler.py); 0: greedy, priced by the
 	                         "sample" row alone */
 } infer_cfg;
+
+/* The lm_head's bits: head_bits where given, else embed_bits. */
+double infer_head_bits(const infer_cfg *c);
 
 /* One operator row of a step on one GPU. */
 typedef struct infer_op_row {

@@ -22,6 +22,7 @@ static void mem_cfg(const infer_cfg *c, double seqs, double ctx,
 	memset(ic, 0, sizeof *ic);
 	ic->weights.bits = c->weight_bits;
 	ic->embed_bits = c->embed_bits;
+	ic->head_bits = c->head_bits;
 	ic->kv_bytes = c->kv_bytes;
 	ic->mamba_ssm_bytes = c->mamba_ssm_bytes;
 	ic->tp = c->tp;

@@ -79,6 +79,7 @@ static const lgp_field infer_mem_fields[] = {
 	MI_NUM("chunk_tokens", chunk_tokens, 0),
 	MI_NUM("act_bytes", act_bytes, 0),
 	MI_NUM("embed_bits", embed_bits, 0),
+	MI_NUM("head_bits", head_bits, 0),
 	MI_NUM("kv_free_fraction", kv_free_fraction, 0),
 	F_BOOL("offload", offsetof(gp_infer_cfg, offload), 0),
 	F_END

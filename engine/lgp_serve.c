@@ -51,6 +51,7 @@ static const char *const runtime_names[] = {"graphs", "kernels", "eager",
 static const lgp_field infer_fields[] = {
 	IF_NUM("weight_bits", weight_bits),
 	IF_NUM("embed_bits", embed_bits),
+	IF_NUM("head_bits", head_bits),
 	IF_NUM("kv_bytes", kv_bytes),
 	IF_NUM("mamba_ssm_bytes", mamba_ssm_bytes),
 	IF_BOOL("kv_half_math", kv_half_math),

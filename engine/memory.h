@@ -280,6 +280,8 @@ typedef struct gp_infer_cfg {
 				  * bytes (llama.cpp without FlashAttention:
 				  * its F32 KQ over n_kv, 4); 0: none */
 	double embed_bits;       /* embedding / lm_head bits; 0 = 16 */
+	double head_bits;        /* lm_head bits where they differ (GGUF's
+				  * output tensor); 0 = embed_bits */
 	double kv_free_fraction; /* > 0: the KV pool is this fraction of
 				  * what is left once weights, workspace and
 				  * the fixed reserve are placed (TensorRT-LLM

@@ -93,6 +93,9 @@ static int mem_infer_check(const gp_model *m, const gp_infer_cfg *c,
 	if (c->embed_bits != 0 && gp_check_num(c->embed_bits, 1, 32,
 						"embed_bits", err))
 		return GP_EINVAL;
+	if (c->head_bits != 0 && gp_check_num(c->head_bits, 1, 32,
+					       "head_bits", err))
+		return GP_EINVAL;
 	if (!gp_finite(c->kv_free_fraction) || c->kv_free_fraction < 0 ||
 	    c->kv_free_fraction > 1)
 		return gp_fail(err, "kv_free_fraction must be 0 (off) or in "
@@ -199,7 +202,7 @@ static int mem_infer_parts_of(const gp_model *m, const gp_infer_cfg *c,
 {
 	gp_params p;
 	gp_widths w;
-	double bits, lin, rest, frac, A, f, eb;
+	double bits, lin, rest, frac, A, f, eb, hb;
 	int tp = dflt(c->tp), pp = dflt(c->pp);
 
 	if (model_params(m, &p, err))
@@ -209,6 +212,8 @@ static int mem_infer_parts_of(const gp_model *m, const gp_infer_cfg *c,
 	frac = (double)ip->L_s / m->layers;
 	bits = c->weights.bits > 0 ? mem_quant_bits(&c->weights) : 16.0;
 	eb = (c->embed_bits > 0 ? c->embed_bits : 16.0) / 8.0;
+	/* the lm_head's own (GGUF's output tensor), else the embedding's */
+	hb = c->head_bits > 0 ? c->head_bits / 8.0 : eb;
 	/* A hybrid stack's Mamba mixers (p.mamba, 0 elsewhere): in_proj
 	 * and out_proj at the weight format, with the few conv, A, D,
 	 * dt_bias and norm weights beside them (0.1% of Nano's mixer). */
@@ -227,7 +232,12 @@ static int mem_infer_parts_of(const gp_model *m, const gp_infer_cfg *c,
 			(pp > 1 ? p.embedding / tp : 0);
 		double ends = pp == 1 ? e_first + e_last :
 			(e_first > e_last ? e_first : e_last);
-		ip->weights = ip->layer_w * ip->L_s + ends * eb;
+		/* their bytes: the embedding (and vision tower) at eb, the
+		 * lm_head at hb */
+		double b_first = e_first * eb, b_last = e_last * hb;
+		double ends_b = pp == 1 ? b_first + b_last :
+			(b_first > b_last ? b_first : b_last);
+		ip->weights = ip->layer_w * ip->L_s + ends_b;
 		ip->params = lin + rest + ends;
 	}
 	A = c->act_bytes > 0 ? c->act_bytes : 2.0;

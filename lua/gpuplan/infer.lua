@@ -1967,6 +1967,114 @@ function M.released_experts(a)
   return model and type(model.expert_dtype) == "string" and model.expert_dtype or nil
 end
 
+-- llama.cpp's GGUF types as `weights` (Q4_K_M, Q8_0 ...): llama-quantize
+-- writes each tensor in a type of its own, and the file's bits follow
+-- from its rules (ggml-org/llama.cpp src/llama-quant.cpp,
+-- llama_tensor_get_type_impl, at 007dbbf):
+--   output.weight (and token_embd where the two are tied): "else if
+--     (new_type != GGML_TYPE_Q8_0) { new_type = GGML_TYPE_Q6_K; }" --
+--     Q6_K for every type here but Q8_0, which keeps Q8_0 (Q8_0 too where
+--     the hidden width is no multiple of the type's block: "nx % qk_k !=
+--     0");
+--   token_embd.weight, untied: none of these types changes it -- the
+--     type's base (Q4_K for Q4_K_M);
+--   attn_v: "(ftype == LLAMA_FTYPE_MOSTLY_Q4_K_M || ftype ==
+--     LLAMA_FTYPE_MOSTLY_Q5_K_M) && use_more_bits(qs.i_attention_wv,
+--     qs.n_attention_wv)) new_type = GGML_TYPE_Q6_K", Q4_K_S "&&
+--     qs.i_attention_wv < 4) new_type = GGML_TYPE_Q5_K", and on a 70B
+--     model (llama.cpp's LLM_TYPE_70B: 80 layers with grouped KV heads)
+--     "if (new_type == GGML_TYPE_Q3_K || new_type == GGML_TYPE_Q4_K)
+--     new_type = GGML_TYPE_Q5_K";
+--   ffn_down: Q4_K_M "if (use_more_bits(i_layer, n_layer)) new_type =
+--     GGML_TYPE_Q6_K", Q5_K_M alike, Q4_K_S Q5_K where "i_layer <
+--     n_layer/8";
+--   use_more_bits(i, n): "i_layer < n_layers/8 || i_layer >=
+--     7*n_layers/8 || (i_layer - n_layers/8)%3 == 2";
+--   the rest: the type's base; a tensor whose rows are no multiple of the
+--     block falls back (tensor_type_fallback: Q4_K -> Q5_0, Q5_K -> Q5_1,
+--     Q6_K -> Q8_0).
+-- A type's bits a weight are its block's bytes (ggml-common.h):
+-- block_q4_K 144 B a 256-weight block (4.5), block_q5_K 176 (5.5),
+-- block_q6_K 210 (6.5625), block_q8_0 34 B a 32 (8.5), block_q4_0 18
+-- (4.5), block_q5_0 22 (5.5), block_q5_1 24 (6).  Llama 3 8B at Q4_K_M:
+-- 4.80 bits a layer weight, token_embd 4.5, output 6.5625 -- 4.91 GB,
+-- the file's 4.92 GB (tools/quantize/README.md: "| Q4_K_M | 4.8944 |
+-- 4.58 |", bits a weight over all tensors and GiB), where 4.89 bits with
+-- 16-bit ends read 6.37 GB; Llama 3 70B at Q4_K_M 42.51 GB.
+-- Norms stay f32 (1-D: "quantize only 2D and 3D tensors"), priced at 16
+-- bits as every format's.  Dense models only: an MoE's expert tensors
+-- (and Mixtral's 8-expert rules) are not laid out here.
+M.GGUF_BLOCK = { q4_0 = { 4.5, 32 }, q5_0 = { 5.5, 32 }, q5_1 = { 6.0, 32 },
+                 q8_0 = { 8.5, 32 }, q4_k = { 4.5, 256 }, q5_k = { 5.5, 256 },
+                 q6_k = { 6.5625, 256 } }
+M.GGUF_TYPES = { q4_0 = "q4_0", q8_0 = "q8_0", q6_k = "q6_k", q4_k_s = "q4_k",
+                 q4_k_m = "q4_k", q5_k_s = "q5_k", q5_k_m = "q5_k" }
+local GGUF_FALLBACK = { q4_k = "q5_0", q5_k = "q5_1", q6_k = "q8_0" }
+
+local function use_more_bits(i, n)
+  return i < n // 8 or i >= 7 * n // 8 or (i - n // 8) % 3 == 2
+end
+
+-- The mix of GGUF type name w (any case) for model: nil where w is no
+-- GGUF type, else { name, layer_bits (the layers' linears, averaged),
+-- embed_bits, head_bits, said (the defaults' words) }; refused on a model
+-- the rules are not laid out for.
+function M.gguf_mix(w, model)
+  if type(w) ~= "string" then return nil end
+  local ft = w:lower()
+  local base = M.GGUF_TYPES[ft]
+  if not base then return nil end
+  if type(model) ~= "table" or model.moe or model.mla then
+    error(string.format("infer: weights %s: llama.cpp's per-tensor types are laid out for dense "
+      .. "models; give the file's bits per weight instead (its size x 8 / parameters)", w), 0)
+  end
+  local h, L = model.hidden, model.layers
+  local hd = model.head_dim or h // model.heads
+  local qd, kvd = model.heads * hd, (model.kv_heads or model.heads) * hd
+  local f = model.ffn_hidden
+  local function fit(t, ncols)
+    if ncols % M.GGUF_BLOCK[t][2] ~= 0 then t = GGUF_FALLBACK[t] or "q8_0" end
+    return t
+  end
+  local function bits(t, ncols) return M.GGUF_BLOCK[fit(t, ncols)][1] end
+  local is70b = L == 80 and kvd < qd
+  -- each tensor of a layer: its weights, its rows' width (ncols, ne[0]),
+  -- and its type in layer i
+  local function v_type(i)
+    local t = base
+    if (ft == "q4_k_m" or ft == "q5_k_m") and use_more_bits(i, L) then t = "q6_k"
+    elseif ft == "q4_k_s" and i < 4 then t = "q5_k" end
+    if is70b and t == "q4_k" then t = "q5_k" end
+    return t
+  end
+  local function down_type(i)
+    if (ft == "q4_k_m" or ft == "q5_k_m") and use_more_bits(i, L) then return "q6_k" end
+    if ft == "q4_k_s" and i < L // 8 then return "q5_k" end
+    return base
+  end
+  local sum, n = 0, 0
+  for i = 0, L - 1 do
+    local ts = {
+      { h * qd, h, base }, { h * kvd, h, base }, { h * kvd, h, v_type(i) },
+      { qd * h, qd, base }, { h * f, h, base }, { f * h, f, down_type(i) },
+    }
+    if model.ffn_gated ~= false then ts[#ts + 1] = { h * f, h, base } end
+    for _, t in ipairs(ts) do
+      sum, n = sum + t[1] * bits(t[3], t[2]), n + t[1]
+    end
+  end
+  local out_t = base == "q8_0" and "q8_0" or "q6_k"
+  if h % M.GGUF_BLOCK[base][2] ~= 0 then out_t = "q8_0" end
+  local head = bits(out_t, h)
+  local emb = model.tied_embeddings and head or bits(base, h)
+  local name = ft:upper()
+  return { name = name, layer_bits = sum / n, embed_bits = emb, head_bits = head,
+           said = string.format("weights=%s (llama.cpp's mix, src/llama-quant.cpp: %.3g bits a "
+             .. "layer weight%s, output.weight %s at %.4g, token_embd %s at %.4g)", name, sum / n,
+             ft:match("_m$") and ", attn_v and ffn_down Q6_K in half the layers" or "",
+             out_t:upper(), head, model.tied_embeddings and out_t:upper() or base:upper(), emb) }
+end
+
 -- Build the engine's (model, device, cfg) from gp.infer arguments.
 -- An option that picks one runtime's own attention kernel (xqa, paged_decode,
 -- fa2_mixed): given under another runtime it is refused, naming its value and
@@ -2105,6 +2213,15 @@ function M.setup(a)
     error("infer: weights must be a format name or bits per weight (got "
           .. shown(weights) .. ")", 3)
   end
+  -- A GGUF type (M.gguf_mix): its layers' mean bits are the format
+  -- (weight-only, multiplied in 16 bits as llama.cpp does), its ends
+  -- their own types.
+  local okg, gguf = pcall(M.gguf_mix, weights, model)
+  if not okg then error(gguf, 0) end
+  if gguf then
+    weights = gguf.layer_bits
+    default(gguf.said)
+  end
   local okw, wf = pcall(require("gpuplan.memory").weight_format, weights)
   if not okw then error("infer: " .. require("gpuplan.cli").clean(wf), 3) end
   local bits = require("gpuplan.memory").weight_bits(wf)
@@ -2123,7 +2240,7 @@ function M.setup(a)
     error("infer: weights 'fp32': serving multiplies in bf16/fp16 or lower and fp32 "
           .. "matmuls are not modelled; use bf16", 3)
   end
-  weights = tostring(weights)
+  weights = gguf and gguf.name or tostring(weights)
   -- The defaults are the declared ones (gpuplan.options).
   local kv, kv_said = a.kv, nil
   if kv == nil then
@@ -2131,6 +2248,13 @@ function M.setup(a)
     local half, why = M.half_dtype(g)
     if why and kv == "bf16" then
       kv, kv_said = half, string.format("kv=%s (%s)", half, why)
+    elseif a.runtime == "llama.cpp" and kv == "bf16" then
+      -- llama.cpp's cache is f16 unless -ctk/-ctv say otherwise
+      -- (ggml-org/llama.cpp common/common.h: "ggml_type cache_type_k =
+      -- GGML_TYPE_F16; // KV cache data type for the K"): the same two
+      -- bytes, named as llama.cpp names it.
+      kv, kv_said = "fp16", "kv=fp16 (llama.cpp's default cache type: common.h cache_type_k "
+        .. "= GGML_TYPE_F16)"
     end
   end
   if not kv_bytes[kv] then
@@ -2426,7 +2550,8 @@ function M.setup(a)
       tp * pp)), 3)
   end
   local c = {
-    weight_bits = bits, embed_bits = 16, kv_bytes = kv_bytes[kv], mamba_ssm_bytes = ssm_bytes,
+    weight_bits = bits, embed_bits = gguf and gguf.embed_bits or 16,
+    head_bits = gguf and gguf.head_bits or nil, kv_bytes = kv_bytes[kv], mamba_ssm_bytes = ssm_bytes,
     kv_half_math = kv_path.half_math, kv_unfused = kv_path.unfused,
     wo_unfused = M.unfused_dequant(a, bits),
     kv_per_qhead = a.xqa == false or a.paged_decode == true,

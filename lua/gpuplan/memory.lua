@@ -211,9 +211,14 @@ function M.weight_format(w)
     -- GiB); the hint points there rather than guessing another model's.
     local gguf = ""
     if type(w) == "string" and (w:lower():match("^i?q%d") or w:lower() == "f16") then
-      gguf = string.format("; a GGUF type is given as its bits per weight, e.g. --weights 4.89 "
-        .. "for Q4_K_M (the bits/weight column of llama.cpp's tools/quantize/README.md, "
-        .. "Llama 3.1 8B)")
+      -- (gpuplan infer prices the types it lays out by name:
+      -- gpuplan.infer GGUF_TYPES)
+      local names = {}
+      for k in pairs(require("gpuplan.infer").GGUF_TYPES) do names[#names + 1] = k:upper() end
+      table.sort(names)
+      gguf = string.format("; gpuplan infer takes %s by name; another GGUF type is given as "
+        .. "its bits per weight, e.g. --weights 4.89 for Q4_K_M (the bits/weight column of "
+        .. "llama.cpp's tools/quantize/README.md, Llama 3.1 8B)", table.concat(names, ", "))
     end
     usage("unknown weight format '%s' (expected %s or bits per weight)%s", tostring(w),
       table.concat(names, "|"), gguf)

@@ -54,6 +54,9 @@ local WEIGHT_NAMES = { "fp32", "bf16", "fp16", "fp8", "int8", "int4", "nf4", "nf
 local function weight_format()
   local names = T.enum(WEIGHT_NAMES)
   return { name = "weight format", check = function(v, path)
+    -- llama.cpp's GGUF types (Q4_K_M ...) as the source names the file:
+    -- gpuplan.infer prices each tensor's type from them (gguf_mix)
+    if type(v) == "string" and require("gpuplan.infer").GGUF_TYPES[v:lower()] then return v end
     if type(v) == "string" and not v:find("%-g%d") then return names.check(v, path) end
     if type(v) ~= "string" and math.type(v) == nil then return names.check(v, path) end
     local ok, err = pcall(require("gpuplan.memory").weight_format, v)

@@ -735,4 +735,17 @@ like($o, qr/in 4096 \/ out \d+ \(2048 of the prompt from the prefix cache\)/,
 isnt($c, 0, 'MoE serving --prefix-hit 1.5: non-zero exit');
 like($e, qr/--prefix-hit/, '... the error names the flag') or diag $e;
 
+# A GGUF type as --weights: each tensor at llama.cpp's type for it
+# (src/llama-quant.cpp: output Q6_K, token_embd Q4_K, attn_v and ffn_down
+# Q6_K in half the layers), 4.91 GB for Llama 3 8B's 4.92 GB Q4_K_M file
+# (tests/lua/gguf_types.t derives it), where --weights 4.89 with 16-bit
+# ends read 6.37 GB; llama.cpp's f16 KV cache named as it names it.
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'rtx-4090', '--runtime', 'llama.cpp', '--weights', 'Q4_K_M');
+is($c, 0, 'infer --weights Q4_K_M: exit 0') or diag $e;
+like($o, qr/^llama3-8b on 1 x rtx-4090 \(tp 1, pp 1\), Q4_K_M weights, fp16 KV,/m, 'the title names the type and f16 KV');
+like($o, qr/^weights per GPU\s+4\.91 GB$/m, '4.91 GB of weights');
+like($o, qr/weights=Q4_K_M \(llama\.cpp's mix, src\/llama-quant\.cpp: 4\.8 bits a layer weight, attn_v and ffn_down Q6_K in half the layers, output\.weight Q6_K at 6\.562, token_embd Q4_K at 4\.5\)/,
+     'the defaults say the mix');
+like($o, qr/kv=fp16 \(llama\.cpp's default cache type: common\.h cache_type_k = GGML_TYPE_F16\)/, 'and the KV default');
+
 done_testing();

@@ -67,13 +67,20 @@ like($e, qr/1 image of 1369 tokens each \(1036 px\) make 1369 tokens, more than 
 # with "or bits per weight" and no bits.  The refusal now points at the
 # bits, with llama.cpp's own table's figure (tools/quantize/README.md,
 # Llama 3.1 8B: "| Q4_K_M | 4.8944 |"); a name that is no GGUF type is
-# refused as before.
-for my $w (qw(Q4_K_M q8_0 IQ4_XS)) {
+# refused as before.  Since, infer prices Q4_K_M, Q8_0 and the other types
+# it lays out by name (tests/lua/gguf_types.t); another, IQ4_XS, is
+# refused with the hint.
+for my $w (qw(Q4_K_M q8_0)) {
+    ($c, $o, $e) = run_gp('infer', 'llama3.1-8b', '--gpu', 'l40s', '--runtime', 'llama.cpp',
+                          '--weights', $w, '--batch', '1');
+    is($c, 0, "--weights $w: priced by name") or diag $e;
+}
+for my $w (qw(IQ4_XS)) {
     ($c, $o, $e) = run_gp('infer', 'llama3.1-8b', '--gpu', 'l40s', '--runtime', 'llama.cpp',
                           '--weights', $w, '--batch', '1');
     is($c, 2, "--weights $w: a usage error");
-    like($e, qr/unknown weight format '\Q$w\E' .*; a GGUF type is given as its bits per weight, e\.g\. --weights 4\.89 for Q4_K_M/,
-         "--weights $w: the refusal says to give bits per weight");
+    like($e, qr/unknown weight format '\Q$w\E' .*; gpuplan infer takes Q4_0, Q4_K_M, Q4_K_S, Q5_K_M, Q5_K_S, Q6_K, Q8_0 by name; another GGUF type is given as its bits per weight, e\.g\. --weights 4\.89 for Q4_K_M/,
+         "--weights $w: the refusal names the types taken and says to give bits per weight");
 }
 ($c, $o, $e) = run_gp('infer', 'llama3.1-8b', '--gpu', 'l40s', '--weights', 'foo');
 unlike($e, qr/GGUF/, 'a name that is no GGUF type: no GGUF hint');
