@@ -1344,9 +1344,15 @@ opt { name = "rollout_memory", type = "number", metavar = "F", commands = "rl", 
   default = "what the trainer leaves",
   help = "share of a card the rollout engine may hold (vLLM's gpu_memory_utilization)",
   suggest = { "gpu_memory_utilization" } }
-opt { name = "epochs", type = "int", metavar = "N", commands = "rl", default = "1",
+opt { name = "epochs", type = "int", metavar = "N", commands = "rl train", default = "1",
   help = "passes over the samples",
-  suggest = { "ppo_epochs", "num_epochs" } }
+  suggest = { "ppo_epochs", "num_epochs" },
+  -- train: the epochs over --samples (gpuplan.train tokens_total), a
+  -- fraction too (checked there: the rl reading is a whole count)
+  variants = { train = { type = "number", metavar = "E", group = "cost",
+    default = "1 with --samples",
+    help = "passes over the --samples: tokens = samples x --sample-tokens x epochs (a fraction "
+      .. "too: 0.5 is half the dataset)" } } }
 opt { name = "old_logprobs", type = "flag", commands = "rl", default = true,
   help = "the trainer does not recompute the policy's log-probabilities" }
 opt { name = "offload_states", type = "flag", commands = "rl",
@@ -2551,6 +2557,22 @@ opt { name = "tokens", type = "string", metavar = "N", commands = "train plan", 
   help = "tokens to train on, for days and cost: 2e12, or with a decimal suffix K, M, B (or "
     .. "G), T: 500M, 2B, 1.5T",
   suggest = { "train_tokens", "total_tokens" } }
+-- A run given as its dataset, as a fine-tuning recipe states it (the
+-- dataset's samples and the epochs over them: HF TrainingArguments'
+-- num_train_epochs, torchtune's epochs): the tokens are samples x
+-- sample_tokens x epochs, sample_tokens the sequence unless given (a sample
+-- padded or packed to --seq).  One of the two ways: tokens with either is
+-- refused (gpuplan.train tokens_total).
+opt { name = "samples", type = "number", metavar = "N", commands = "train", kind = "count",
+  range = { 1, 1e15 },
+  help = "training samples in the dataset: the run's tokens are samples x --sample-tokens x "
+    .. "--epochs (instead of --tokens)",
+  suggest = { "num_samples", "dataset_size", "train_samples" } }
+opt { name = "sample_tokens", type = "number", metavar = "L", commands = "train", kind = "number",
+  range = { 0, 1 << 24, gt = true }, default = "--seq: each sample a whole sequence",
+  help = "mean tokens a sample of --samples (the dataset's mean length, where samples are "
+    .. "not padded to --seq)",
+  suggest = { "mean_len", "avg_len", "sample_length", "avg_sample_len" } }
 -- Whole steps: 0.5 was priced as half a step and printed "run: 0 steps
 -- in 0.0045 hours"; 2^63 as a run of 1.2e18 USD.
 opt { name = "steps", type = "number", metavar = "N", commands = "rl", kind = "count",

@@ -1184,6 +1184,9 @@ local function actor_setup(o, method, tgpus, seq, minib, defaults, stack, zero)
   end
   ot.seq = seq
   ot.global_batch = minib
+  -- rl's epochs are passes over a step's samples (gp.rl prices them
+  -- itself), not train's epochs over a dataset's samples (tokens_total)
+  ot.epochs = nil
   -- A hybrid stack (hybrid_pattern) is refused by rl itself (engine/
   -- model.c model_check_priced: its rollouts' serving state is not
   -- priced); the trainer's refusal of its stack's eager-kernel default

@@ -307,6 +307,50 @@ local function tokens_of(v)
   return n
 end
 
+-- The run's tokens (cfg.tokens): tokens as given, or the dataset's --
+-- samples x sample_tokens (the sequence, seq, unless given) x epochs (1
+-- unless given) -- a fine-tuning recipe's dataset and num_train_epochs --
+-- said on the defaults line; nil where neither is given.  Both ways at
+-- once is refused, and so are epochs or sample_tokens without samples.
+function M.tokens_total(o, seq, default)
+  if o.samples == nil then
+    for _, k in ipairs { "epochs", "sample_tokens" } do
+      if o[k] ~= nil then
+        usage("train: %s %s counts over the dataset's samples: give samples = N with it (the "
+          .. "run's tokens are samples x sample_tokens x epochs)", k, args.shown(o[k]))
+      end
+    end
+    return tokens_of(o.tokens)
+  end
+  if o.tokens ~= nil then
+    usage("train: tokens %s and samples %s both set the run's tokens (samples x "
+      .. "sample_tokens x epochs): give one", type(o.tokens) == "string" and o.tokens
+      or args.shown(o.tokens), args.shown(o.samples))
+  end
+  local n = o.samples
+  if math.type(n) == nil or n ~= math.floor(n) or n < 1 or n > 1e15 then
+    fail("train: samples must be a whole number 1..1e15 (got %s)", args.shown(n))
+  end
+  local ep = o.epochs or 1
+  if type(ep) ~= "number" or ep ~= ep or ep <= 0 or ep > 1e6 then
+    fail("train: epochs must be a number in (0, 1e6] (got %s)", args.shown(o.epochs))
+  end
+  local L = o.sample_tokens or seq
+  if type(L) ~= "number" or L ~= L or L <= 0 then
+    fail("train: sample_tokens must be a positive number (got %s)", args.shown(o.sample_tokens))
+  end
+  -- a sample past the sequence is cut to it: not a mean the run trains on
+  if seq and L > seq then
+    fail("train: sample_tokens %s is more than seq %d: a sample is at most one sequence "
+      .. "(give seq = N of the longest, or the mean of the samples as cut)", args.shown(L), seq)
+  end
+  local tokens = tokens_of(n * L * ep)
+  default(string.format("tokens=%.4g (samples %s x %s%s x epochs %g)", tokens,
+    string.format("%.0f", n), string.format("%g", L), o.sample_tokens and " tokens a sample"
+    or " (seq: each sample a whole sequence)", ep))
+  return tokens
+end
+
 -- The global batch of a training step (p: memory.prepare's, cfg its
 -- config): the option, else what a run of this kind uses, rounded up to
 -- whole micro-batches on every data-parallel rank (a sweep's layouts
@@ -1529,7 +1573,7 @@ function M.setup(o, sweep)
   local okb, buyer = pcall(require("gpuplan.prices").buyer, cat, o, "train")
   if not okb then fail("%s", buyer) end
   local currency = buyer.currency
-  cfg.tokens = tokens_of(o.tokens)
+  cfg.tokens = M.tokens_total(o, cfg.seq, default)
   cfg.price = price_of(o, gpu, cat, buyer, default)
   if o.attn_kernel ~= nil and type(o.attn_kernel) ~= "string" then
     fail("train: attn_kernel must be a kernel name (got %s)", type(o.attn_kernel))
