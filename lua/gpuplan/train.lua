@@ -313,6 +313,15 @@ end
 -- said on the defaults line; nil where neither is given.  Both ways at
 -- once is refused, and so are epochs or sample_tokens without samples.
 function M.tokens_total(o, seq, default)
+  -- each value's kind first, as every numeric option's (epochs = true)
+  local ep = o.epochs
+  if ep ~= nil and (type(ep) ~= "number" or ep ~= ep or ep <= 0 or ep > 1e6) then
+    fail("train: epochs must be a number in (0, 1e6] (got %s)", args.shown(ep))
+  end
+  local st = o.sample_tokens
+  if st ~= nil and (type(st) ~= "number" or st ~= st or st <= 0 or st > 1 << 24) then
+    fail("train: sample_tokens must be a number in (0, 16777216] (got %s)", args.shown(st))
+  end
   if o.samples == nil then
     for _, k in ipairs { "epochs", "sample_tokens" } do
       if o[k] ~= nil then
@@ -331,14 +340,8 @@ function M.tokens_total(o, seq, default)
   if math.type(n) == nil or n ~= math.floor(n) or n < 1 or n > 1e15 then
     fail("train: samples must be a whole number 1..1e15 (got %s)", args.shown(n))
   end
-  local ep = o.epochs or 1
-  if type(ep) ~= "number" or ep ~= ep or ep <= 0 or ep > 1e6 then
-    fail("train: epochs must be a number in (0, 1e6] (got %s)", args.shown(o.epochs))
-  end
-  local L = o.sample_tokens or seq
-  if type(L) ~= "number" or L ~= L or L <= 0 then
-    fail("train: sample_tokens must be a positive number (got %s)", args.shown(o.sample_tokens))
-  end
+  ep = ep or 1
+  local L = st or seq
   -- a sample past the sequence is cut to it: not a mean the run trains on
   if seq and L > seq then
     fail("train: sample_tokens %s is more than seq %d: a sample is at most one sequence "
