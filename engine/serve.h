@@ -207,6 +207,12 @@ typedef struct serve_cfg {
 	                         sums and sorted indices, the ragged block
 	                         schedule), each priced as a row op; 0:
 	                         none (the fused MoE sorts inside) */
+	double moe_m_tile;    /* > 0: the routed experts' grouped GEMM
+	                         covers each expert's rows in blocks of
+	                         this many, the runtime's MoE kernel's own
+	                         floor (triton_kernels' matmul_ogs on AMD:
+	                         block_m at least 32); 0: the rule of the
+	                         other GEMMs (m_tile, m_tile_grouped) */
 	int moe_act_fused;    /* 1: the gated activation is the up GEMM's
 	                         epilogue (matmul_ogs' FusedActivation
 	                         swiglu): no experts_act kernel */

@@ -562,6 +562,12 @@ static int moe_routed(sx *x, double Tr, double Ts, double Tinst, int decode,
 	mt = sx_tile(x, xb);
 	if (decode && x->c->a2a == SERVE_A2A_DEEPEP && s->ep > 1 && mt > 0)
 		mt = x->m_tile_grouped;
+	/* A MoE kernel with a row floor of its own (serve_cfg.moe_m_tile:
+	 * triton_kernels' matmul_ogs on AMD pads each expert's rows to at
+	 * least 32, make_default_opt_flags_amd) covers them in its
+	 * blocks, prefill and decode alike. */
+	if (x->c->moe_m_tile > 0)
+		mt = x->c->moe_m_tile;
 	/* At the experts' own format (expert_bits: an NVFP4 checkpoint's
 	 * routed experts on FP4 tensor cores, the rest in fp8/bf16), at
 	 * their kernel's rate (ex, the rows' roof_op.bf16_x).  Weight-only

@@ -201,8 +201,36 @@ M.ACCEPT_DECAY = 0.73
 -- setup_experts): Hopper, where its MXFP4 oracle picks triton_kernels'
 -- matmul_ogs (Marlin after it), both 16-bit multiplies.  Blackwell takes
 -- FlashInfer's TRT-LLM MXFP4 kernel first, Ampere Marlin (already 16-bit:
--- no FP8 there).
-M.VLLM_MXFP4_W4A16 = { hopper = true }
+-- no FP8 there).  CDNA3 (MI300X/MI325X, gfx942: FP8 but no FP4 units) as
+-- Hopper: vLLM's get_mxfp4_backend on ROCm is "elif
+-- current_platform.is_rocm() and has_triton_kernels(): ... return
+-- Mxfp4Backend.TRITON" (vllm-project/vllm
+-- model_executor/layers/quantization/mxfp4.py), OAITritonExperts, whose
+-- quant config is mxfp4_w4a16; the later oracle (fused_moe/oracle/
+-- mxfp4.py) puts AITER's CK experts before TRITON, and
+-- make_mxfp4_moe_quant_config gives CK mxfp4_w4a16 as well (AITER's
+-- "a16w4" kernels, shuffle_weight_a16w4).  Either multiplies in bf16,
+-- where the engine priced the card's FP8 (W4A8, infer_compute_dtype).
+M.VLLM_MXFP4_W4A16 = { hopper = true, cdna3 = true }
+
+-- The M tile (rows of an expert a block covers) of vLLM's Triton MXFP4
+-- experts where it is not the roofline's 16-row edge (engine
+-- serve_cfg.moe_m_tile): triton_kernels' AMD opt flags,
+-- make_default_opt_flags_amd (triton-lang/triton python/triton_kernels/
+-- triton_kernels/matmul_ogs_details/opt_flags.py), "block_m =
+-- max(32, min(triton.next_power_of_2(tokens_per_expt), 64))" below 512
+-- tokens an expert (128 from there with n >= 2048, the CDNA4 tuned
+-- configs apart): every touched expert pays at least 32 rows.  NVIDIA's
+-- opt flags start at "max(16, ...)", the roofline's edge already.  The
+-- roofline runs an op's own tile under 64 rows as 32 x 256 blocks over
+-- the whole K in waves over the device's CUs (roofline.c deepgemm_eff),
+-- which is matmul_ogs' CDNA3 shape at a serving grid: opt_flags_amd.py
+-- compute_block_nk "block_n = max(32, min(256, triton.next_power_of_2(
+-- grid_m * n * num_xcds // n_cu)))", 256 once the touched experts' blocks
+-- fill the 304 CUs, and "split_k = max(1, n_cu // grid_size)", 1 there.
+-- Below a full grid (a few experts, batch 1) matmul_ogs splits K, which
+-- this does not price.
+M.VLLM_MXFP4_M_TILE = { cdna3 = 32 }
 
 -- The small kernels vLLM's Triton MXFP4 experts launch a layer to turn
 -- the top-k into triton_kernels' routing data, beyond the top-k itself
@@ -504,6 +532,9 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     -- the routing metadata's kernels, the SwiGLU in the up GEMM
     moe_route_kernels = L.triton_mxfp4 and M.VLLM_MXFP4_ROUTE_KERNELS or 0,
     moe_act_fused = L.triton_mxfp4 or false,
+    -- and its M tile where the kernel's own floor is above the
+    -- roofline's 16 rows (M.VLLM_MXFP4_M_TILE: AMD's 32)
+    moe_m_tile = L.triton_mxfp4 and M.VLLM_MXFP4_M_TILE[info.gpu.arch or ""] or 0,
     -- the runtime's weight-only kernel below the 16-bit rate (infer.setup's,
     -- infer.lua M.wo_bf16_x: vLLM's Marlin on the A100), its linears and
     -- experts alike (serve_step.c sx_wo_x)
@@ -617,7 +648,8 @@ local function setup_kernels(a, model, d, c, info, cat, default, L)
     end
     expert_bits = require("gpuplan.memory").weight_bits(wf)
     expert_compute = core().infer_compute_dtype(d, eb)
-    -- vLLM's MXFP4 experts on Hopper multiply in 16 bits (W4A16), not as
+    -- vLLM's MXFP4 experts on Hopper (and CDNA3: M.VLLM_MXFP4_W4A16)
+    -- multiply in 16 bits (W4A16), not as
     -- W4A8: its MXFP4 oracle (fused_moe/oracle/mxfp4.py) takes TRITON
     -- (OpenAI's triton_kernels matmul_ogs) where triton_kernels is
     -- installed and "(9, 0) <= current_platform.get_device_capability()
@@ -630,9 +662,12 @@ local function setup_kernels(a, model, d, c, info, cat, default, L)
         and (c.compute == "bf16" or c.compute == "fp16") then
       expert_compute = c.compute
       triton_mxfp4 = true
+      local mt = M.VLLM_MXFP4_M_TILE[info.gpu.arch or ""]
       default(string.format("expert_weights=mxfp4 under vLLM on %s: W4A16 (vLLM's MXFP4 MoE "
-        .. "backend there, triton_kernels' matmul_ogs or Marlin, widens the weights to %s)",
-        tostring(info.gpu.id), c.compute))
+        .. "backend there, triton_kernels' matmul_ogs or Marlin, widens the weights to %s)%s",
+        tostring(info.gpu.id), c.compute, mt and string.format("; matmul_ogs' AMD M tile "
+        .. "at least %d rows an expert (triton_kernels opt_flags: block_m = max(32, ...))", mt)
+        or ""))
     end
     -- A format whose own tensor cores the card lacks computes otherwise
     -- (engine/infer.c infer_compute_dtype): fp4 experts on Hopper or Ada

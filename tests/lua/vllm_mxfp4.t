@@ -4,11 +4,14 @@
 -- triton_kernels' matmul_ogs there, W4A16 (the experts multiply in bf16,
 -- not as W4A8), with the routing metadata's twelve small kernels a layer
 -- and the SwiGLU fused into the up GEMM.  SGLang's path is left as it
--- was (the comparison).
+-- was (the comparison).  CDNA3 (MI300X) as Hopper: vLLM on ROCm takes
+-- the Triton backend (W4A16), whose AMD opt flags cover each expert's
+-- rows in blocks of at least 32 (serve.lua M.VLLM_MXFP4_M_TILE, engine
+-- serve_cfg.moe_m_tile).
 -- Run: ./gpuplan run tests/lua/vllm_mxfp4.t
 local t = require "tap"
 local gp = require "gpuplan"
-t.plan(7)
+t.plan(10)
 
 -- gpt-oss-20b's shape (openai/gpt-oss-20b config.json): 24 layers, 32
 -- experts top-4, MXFP4 experts.
@@ -59,3 +62,31 @@ t.near(op(v, "experts_up").ridge_peak, 989.4 / 3.35, 0.005,
 -- 7. On Blackwell vLLM's oracle takes FlashInfer's TRT-LLM MXFP4 kernel
 -- first: no Triton metadata there.
 t.ok(op(run("vllm", "b200"), "moe_route_meta") == nil, "vLLM, B200: no moe_route_meta row")
+
+-- 8-10. MI300X (CDNA3: FP8, no FP4 units).  vLLM on ROCm runs the Triton
+-- MXFP4 experts (get_mxfp4_backend: "elif current_platform.is_rocm() and
+-- has_triton_kernels(): ... TRITON"): W4A16 and the twelve metadata
+-- kernels, as on Hopper.
+local a = run("vllm", "mi300x")
+local au = op(a, "experts_up")
+-- 8. The bf16 roof: the MI300X's 1307.4e12 bf16 peak over its 5.3e12
+-- B/s, 246.7 FLOP/B (W4A8, the fp8 roof the engine priced before, is
+-- 2614.9 / 5.3 = 493.4); 0.5% for the catalog's rounding.
+t.near(au.ridge_peak, 1307.4 / 5.3, 0.005, "vLLM, MI300X: experts_up on the bf16 roof (W4A16)")
+-- 9. The routing metadata: 24 layers x 12 kernels (a count, exact).
+local am = op(a, "moe_route_meta")
+t.ok(am and am.count == 24 * 12, "vLLM, MI300X: moe_route_meta runs 24 x 12 = 288 kernels")
+-- 10. The experts' blocks: 32 rows (matmul_ogs' AMD floor, block_m =
+-- max(32, ...)) by 256 columns (its block_n at a full grid, the
+-- roofline's 32-row block shape), whole K, in waves over the 304 CUs.
+-- One token's 4 rows (top-4) on 4 experts, the up GEMM N = 2 x 2880 =
+-- 5760, K = 2880: ceil(5760 / 256) = 23 blocks an expert, 4 x 23 = 92
+-- blocks, one wave: useful / computed = 4 x 5760 / (304 x 32 x 256) =
+-- 0.0092526, times the K loop's fill against the catalog's 8192-deep
+-- reference, (2880 / (2880 + 128)) / (8192 / (8192 + 128)) = 0.97241:
+-- 0.0089975.  With the roofline's 16-row edge (the Hopper rule) it is
+-- 0.0513 -- 5.7x; 1% for the expected-row count's rounding (the 4 rows
+-- over 32 experts touch 3.81 on average, one block each either way).
+t.near(au.shape_eff, 4 * 5760 / (304 * 32 * 256) * (2880 / 3008) / (8192 / 8320), 0.01,
+       string.format("vLLM, MI300X: experts_up in 32 x 256 blocks, shape factor %.5f",
+                     au.shape_eff))
