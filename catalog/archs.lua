@@ -203,7 +203,18 @@ arch {
       -- head dim 128): "THD FA2, dropout 0.0: 0.695 ms" and "THD FA2,
       -- dropout 0.1: 0.728 ms": 1.047.  FlashAttention-2 is one kernel
       -- source, its Ampere mma.sync code, on every arch it runs on.
-      fa2 = { fwd = 0.61, bwd = 0.53, dropout = 1.047 },
+      -- long: the same figure the fractions come from (FA2 paper Fig. 4d,
+      -- A100 80GB SXM4, causal, head dim 128, forward + backward) goes on
+      -- past 8k: 173 / 182 / 189 TFLOP/s at 4k / 8k / 16k, the last point
+      -- of the figure.  The entry states no seq, so its fractions stand at
+      -- the 8k reference and the curve starts there (182); 16k runs at
+      -- 189 / 182 of it, held past (the figure's own no-mask bars, 196 /
+      -- 201 / 203, say the causal kernel is within 7% of its no-mask rate
+      -- at 16k and no point says how the rest closes).  Only a causal
+      -- prompt past 8k moves (A100 FlashAttention-2 rows past 8k: XTuner's
+      -- sequence-parallel runs, docs/validation.md).
+      fa2 = { fwd = 0.61, bwd = 0.53, dropout = 1.047,
+              long = { { seq = 8192, tflops = 182 }, { seq = 16384, tflops = 189 } } },
       -- triton: HazyResearch's Triton FlashAttention, the kernel
       -- llm-foundry runs (attn_impl: triton; Dao-AILab/flash-attention
       -- flash_attn/flash_attn_triton.py).  Its docstring measures itself
@@ -254,7 +265,8 @@ arch {
             .. "backward 173 TFLOP/s = 0.55 of 312 (FA2 paper Fig. 4; the FA convention: "
             .. "causal counts the unmasked half, backward = 2.5 x forward); split into "
             .. "forward and backward by the paper's maxima, 73% and 63% (0.55 = 3.5 / "
-            .. "(1/f + 2.5/b) with f/b = 73/63). fa1 (FlashAttention-1's CUDA kernel, "
+            .. "(1/f + 2.5/b) with f/b = 73/63); its 8k and 16k bars, 182 and 189, as its "
+            .. "length curve past the 8k reference. fa1 (FlashAttention-1's CUDA kernel, "
             .. "flash-attn 1.x): the same figure's FlashAttention bar, 76 TFLOP/s = 0.244 "
             .. "at 4k, split the same way, with its 80 and 83 at 8k and 16k. triton (HazyResearch's Triton "
             .. "FlashAttention, whose docstring puts it level with FlashAttention-1's "
