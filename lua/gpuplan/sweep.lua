@@ -1000,6 +1000,12 @@ local function space_of(a, job, counts, policy)
   -- plan --stack hf --no-flash --ulysses-max 4 ranked U2 and U4 layouts
   -- that train then refused.
   local ulysses_max, ulysses_unfused = a.ulysses_max or 1, nil
+  -- read here before the engine checks the space's fields (tp_max's
+  -- "must be a whole number"): true raised "sweep.lua: attempt to compare
+  -- number with boolean" and 1.5 "bad argument #2 to 'format'"
+  -- (tests/lua/fuzz_options.t); the engine's words for its fellows
+  local bad = options.bad_count("sweep: ulysses_max", ulysses_max)
+  if bad then error(bad, 0) end
   if ulysses_max > 1 then
     local okm, model = pcall(function()
       return type(job.model) == "table" and job.model
