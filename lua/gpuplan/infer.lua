@@ -2223,7 +2223,12 @@ function M.setup(a)
     default(gguf.said)
   end
   local okw, wf = pcall(require("gpuplan.memory").weight_format, weights)
-  if not okw then error("infer: " .. require("gpuplan.cli").clean(wf), 3) end
+  -- (the script's position, raised at the caller's level, dropped
+  -- whatever its chunk's name: cli.clean knows only "x.lua:N: ", and a
+  -- tests/x.t or a #! script kept "infer: x.t:3: unknown weight format")
+  if not okw then
+    error("infer: " .. (tostring(require("gpuplan.cli").clean(wf)):gsub("^[^%s:]+:%d+: ", "", 1)), 3)
+  end
   local bits = require("gpuplan.memory").weight_bits(wf)
   local base = M.weight_base(weights)
   -- AutoAWQ serves AWQ's 4-bit checkpoints alone: from_quantized loads a
