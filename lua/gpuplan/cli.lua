@@ -307,6 +307,28 @@ local function flags_named(e, name)
     if flag then
       msg = head .. "--" .. flag .. ": " .. msg:sub(#head + 1)
     end
+    -- So did a name the readers refuse by what it is, not by its key
+    -- (the systematic fuzz, tests/lua/fuzz_options.t: "train: unknown
+    -- method 'x'", "infer: unknown kv dtype 'x'", "rl: rollout: unknown
+    -- weight format 'x'" named no flag): each is one option's.  rl's
+    -- rollout engine reads --rollout-weights as its weights (and its
+    -- "weights: 0 bits per weight" range refusal), and --kv as its kv.
+    if not flag then
+      local sub = msg:match("^rollout: ", #head + 1) and "rollout: " or ""
+      local at = #head + #sub + 1
+      local what = msg:match("^unknown (%a[%a ]-) '", at)
+        or (msg:match("^weights: ", at) and "weights:")
+      local named = ({ method = "method", stack = "stack", precision = "precision",
+                       ["kv dtype"] = "kv", ["weight format"] = "weights",
+                       ["weights:"] = "weights" })[what]
+      if named == "weights" and sub ~= "" and cmd == "rl" then named = "rollout_weights" end
+      if named and options.takes(cmd, named, "cli") then
+        local rest = msg:sub(at)
+        if what == "weights:" then rest = rest:gsub("^weights: ", "") end
+        msg = head .. sub .. options.flag(named) .. ": " .. rest
+        flag = named
+      end
+    end
     msg = options.flags_named(cmd, msg)
     msg = cli_got(msg)
     if fn ~= cmd and msg:sub(1, #fn + 2) == fn .. ": " then

@@ -129,7 +129,7 @@ is($c, 2, 'missing --gpu is a usage error');
 like($e, qr/--gpu ID is required/, 'says --gpu is required');
 ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--method', 'dpo');
 is($c, 2, 'unknown method exits 2');
-like($e, qr/^gpuplan: fit: unknown method 'dpo'/, 'names the method');
+like($e, qr/^gpuplan: fit: --method: unknown method 'dpo'/, 'names the method');
 ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--recompute', 'some');
 is($c, 2, 'unknown recompute exits 2');
 like($e, qr/recompute must be none, selective, full, op or auto \(got 'some'\)/, 'names the policy');

@@ -19,9 +19,9 @@ for my $t (
     [[qw(comm --system dgx-h100 --nvls maybe)], qr/^gpuplan: comm: --nvls must be auto, on or off \(got 'maybe'\)$/m],
     [[qw(comm --system dgx-h100 --op foo)], qr/^gpuplan: comm: --op: unknown op 'foo'/m],
     [[qw(train llama3-8b --gpu h100-sxm --gpus 8 --kernels foo)], qr/^gpuplan: train: --kernels must be eager, fused or liger \(got 'foo'\)$/m],
-    [[qw(train llama3-8b --gpu h100-sxm --gpus 8 --precision fp9)], qr/^gpuplan: train: unknown precision 'fp9'/m],
-    [[qw(train llama3-8b --gpu h100-sxm --gpus 8 --stack jax)], qr/^gpuplan: train: unknown stack 'jax'/m],
-    [[qw(infer llama3-8b --gpu h100-sxm --kv fp9)], qr/^gpuplan: infer: unknown kv dtype 'fp9'/m],
+    [[qw(train llama3-8b --gpu h100-sxm --gpus 8 --precision fp9)], qr/^gpuplan: train: --precision: unknown precision 'fp9'/m],
+    [[qw(train llama3-8b --gpu h100-sxm --gpus 8 --stack jax)], qr/^gpuplan: train: --stack: unknown stack 'jax'/m],
+    [[qw(infer llama3-8b --gpu h100-sxm --kv fp9)], qr/^gpuplan: infer: --kv: unknown kv dtype 'fp9'/m],
     [[qw(train llama3-8b --gpu h100-sxm --gpus 8 --fsdp foo)], qr/^gpuplan: train: --fsdp must be full_shard/m],
     [[qw(train llama3-8b --gpu h100-sxm --gpus 8 --cuda-graph-scope foo)], qr/^gpuplan: train: --cuda-graph-scope: unknown scope 'foo'/m],
     ) {

@@ -122,7 +122,7 @@ LUA
 {
     ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--kv', 'nvfp4');
     is($c, 2, 'infer --kv nvfp4: an unknown name, exit 2');
-    like($e, qr/^gpuplan: infer: unknown kv dtype 'nvfp4' \(expected bf16\|fp16\|fp8\|int8\|fp4\|int4\|fp32\)\n/,
+    like($e, qr/^gpuplan: infer: --kv: unknown kv dtype 'nvfp4' \(expected bf16\|fp16\|fp8\|int8\|fp4\|int4\|fp32\)\n/,
          'the refusal lists every dtype taken');
     for my $k ('int4', 'fp32') {
         ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--kv', $k);

@@ -110,7 +110,7 @@ like($e, qr/\(got 'balanced'\)$/m, "fit --partition balanced: (got 'balanced')")
 # step").  Now the training methods alone.
 for my $cmd ('train', 'plan') {
     ($c, $o, $e) = run_gp($cmd, 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'sft');
-    like($e, qr/^gpuplan: $cmd: unknown method 'sft' \(expected pretrain\|full\|lora\|qlora\)$/m,
+    like($e, qr/^gpuplan: $cmd: --method: unknown method 'sft' \(expected pretrain\|full\|lora\|qlora\)$/m,
          "$cmd --method sft: the training methods") or diag $e;
 }
 

@@ -57,6 +57,11 @@ function C.run(opts, args)
     -- the catalog's "unknown gpu 'x'" named neither the command nor --gpu
     if type(e) == "string" and e:match("^unknown gpu '") then return "roofline: --gpu: " .. e end
     if type(e) == "string" and e:match("^unknown model '") then return "roofline: --model: " .. e end
+    -- and the weight format's "unknown weight format 'x'" named no flag
+    -- (tests/lua/fuzz_options.t): it is --weights, the one this reads
+    if type(e) == "string" and e:match("^infer: unknown weight format '") then
+      return "roofline: --weights: " .. e:sub(#"infer: " + 1)
+    end
     if type(e) ~= "string" or not e:match("^infer: ") then return e end
     e = e:gsub(" %+ output 1 tokens exceed", " tokens and the decoded one exceed")
     e = require("gpuplan.options").flags_named("infer", e)
