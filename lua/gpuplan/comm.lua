@@ -144,6 +144,13 @@ local function apply_overrides(t, o, strict)
       elseif (ty == "number" and type(v) ~= "number") or (ty ~= "int" and ty ~= "number" and type(v) ~= ty) then
         error("comm: " .. name .. " must be a " .. ty .. " (got " .. type(v) .. ")", 3)
       end
+      -- a share of a link's rate: the engine's link check refused it as
+      -- "scale-up achievable" or "nic achievable", no key the call wrote
+      -- (tests/lua/fuzz_options.t); said here by its name
+      if (k == "up_achievable" or k == "nic_achievable") and not (v > 0 and v <= 1) then
+        error("comm: " .. name .. " must be in (0, 1] (got " .. require("gpuplan.args").shown(v)
+          .. ")", 3)
+      end
       t[k] = v
     elseif strict then
       -- the nearest field named, as every other table's misspelt key is
