@@ -3248,6 +3248,15 @@ function M.check(name, v, cmd, shown_name)
     -- 100000] (got string '0.5W')" named neither the W of the bounds nor
     -- the 0.5 W the text was read as
     local si = UNIT_SI[d.kind]
+    -- no upper bound: "at least 0", not "in [0, inf]" (a refusal shows
+    -- no inf the user did not type: tests/lua/fuzz_options.t)
+    if hi == math.huge and lo > -math.huge then
+      local fb = si == "B" and require("gpuplan.units").fmt_bytes or bound
+      return nil, string.format("%s must be %s%s%s (got %s)", shown_name,
+        si == "B" and "a size of " or "", gt and "above " .. fb(lo) or "at least " .. fb(lo),
+        (si and si ~= "B") and (" " .. si) or "",
+        type(v) == "string" and string.format("'%s'", v) or shown(v))
+    end
     if si == "B" then
       -- sizes in the units the user reads: "(0B, 1000TB] (got '2000TB' =
       -- 2000TB)", not 1000000000000000 B and 2e+15 B
