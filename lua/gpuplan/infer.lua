@@ -399,7 +399,9 @@ function M.v0_sampler_kernels(stages, version)
     if n and n >= r.lo and n <= r.hi then form = r end
   end
   if not form then
-    return nil, "vllm_version " .. tostring(version) .. ": the V0 sampler's kernels are counted "
+    -- (a number as args.shown writes it: 0/0 was the C library's "-nan")
+    return nil, "vllm_version " .. (type(version) == "string" and version
+      or require("gpuplan.args").shown(version)) .. ": the V0 sampler's kernels are counted "
       .. "for releases 0.4.2 to 0.6.3 only (X.Y.Z)"
   end
   local k = 0
@@ -2227,7 +2229,12 @@ function M.setup(a)
   -- whatever its chunk's name: cli.clean knows only "x.lua:N: ", and a
   -- tests/x.t or a #! script kept "infer: x.t:3: unknown weight format")
   if not okw then
-    error("infer: " .. (tostring(require("gpuplan.cli").clean(wf)):gsub("^[^%s:]+:%d+: ", "", 1)), 3)
+    -- (and under its key: "unknown weight format 'x'" named no key of
+    -- gp.infer; the range refusal, "weights: 0 bits ...", already did)
+    local why = tostring(require("gpuplan.cli").clean(wf)):gsub("^[^%s:]+:%d+: ", "", 1)
+    if not why:match("^weights: ") then why = "weights: " .. why end
+    -- (a usage refusal stays one: args marks it by its words)
+    error(args.is_usage(wf) and args.usage("infer: " .. why) or ("infer: " .. why), 3)
   end
   local bits = require("gpuplan.memory").weight_bits(wf)
   local base = M.weight_base(weights)

@@ -250,7 +250,7 @@ do
   local fh = io.popen((arg[-1] or "./gpuplan") .. " infer deepseek-v3 --gpu h200-sxm --target 1e5 --input 1000 --output 1000 --kv fp9 2>&1")
   local out = fh:read("a")
   fh:close()
-  t.like(out, "infer: unknown kv dtype 'fp9'", "the CLI keeps its command's name", true)
+  t.like(out, "infer: --kv: unknown kv dtype 'fp9'", "the CLI keeps its command's name (and names the flag)", true)
 end
 
 -- 11. A policy table with a bad key (policy = {key = "nope"}, or a

@@ -59,8 +59,8 @@ function C.run(opts, args)
     if type(e) == "string" and e:match("^unknown model '") then return "roofline: --model: " .. e end
     -- and the weight format's "unknown weight format 'x'" named no flag
     -- (tests/lua/fuzz_options.t): it is --weights, the one this reads
-    if type(e) == "string" and e:match("^infer: unknown weight format '") then
-      return "roofline: --weights: " .. e:sub(#"infer: " + 1)
+    if type(e) == "string" and e:match("^infer: weights: unknown weight format '") then
+      return "roofline: --weights: " .. e:sub(#"infer: weights: " + 1)
     end
     if type(e) ~= "string" or not e:match("^infer: ") then return e end
     e = e:gsub(" %+ output 1 tokens exceed", " tokens and the decoded one exceed")
