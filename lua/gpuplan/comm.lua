@@ -290,6 +290,22 @@ function M.node_spec(sys, gpu, default, who, o, gpus)
     -- "nvlink4" or "pcie5" was priced as the nodes' network (llama3-8b on
     -- 16 H100s, ZeRO-3: 2.2961 s against ib-ndr-400's 2.2969), with
     -- nothing said.
+    -- An id the catalog lacks, or no id (nic_fabric = 5), was refused by
+    -- the lookup in from_fabrics in the catalog's words, "unknown fabric
+    -- 'x'" and "fabric must be an id", naming no key a script gave
+    -- (tests/lua/fuzz_options.t): said here under its key.
+    local args = require("gpuplan.args")
+    if type(o.nic_fabric) ~= "string" then
+      error(string.format("%s: nic_fabric must be an id, a string (got %s)", who,
+        args.shown(o.nic_fabric)), 0)
+    end
+    local okf, ef = pcall(catalog(o.cat).get, catalog(o.cat), "fabrics", o.nic_fabric)
+    if not okf then
+      -- (the lookup's words after the key, as --gpu's "unknown gpu 'x'";
+      -- without the position a script's catalog object gave them)
+      local why = tostring(ef):gsub("^[^%s:]+:%d+: ", "", 1)
+      error(args.usage(string.format("%s: nic_fabric: %s", who, why)), 0)
+    end
     local f = type(o.nic_fabric) == "string" and catalog().fabrics[o.nic_fabric]
     if f and f.scope ~= "scaleout" then
       local fabs = {}
