@@ -129,6 +129,27 @@ local function fail(fmt, ...) error(named(fmt, ...), 3) end
 -- whatever the model and the card; the command line exits 2 on it.
 local function usage(fmt, ...) error(require("gpuplan.args").usage(named(fmt, ...)), 3) end
 
+-- Option key's value v read as a weight format (M.weight_format, defined
+-- below), refused under key: M.weight_format says "unknown weight format
+-- 'x'" or "weights: 0 bits ...", and gp.memory{rollout_weights = "x"}
+-- was told of no key at all, the command line of --weights, a flag the
+-- user never gave (tests/lua/fuzz_options.t).
+local function keyed_format(key, v)
+  local ok, f = pcall(M.weight_format, v)
+  if ok then return f end
+  local msg = tostring(f):gsub("^[^%s:]+:%d+: ", "", 1)
+  -- (the caller's head, "train: ", its own refusal put there: usage()
+  -- puts it back)
+  local head = msg:match("^([%a_]+): ")
+  if head and head ~= "weights" then msg = msg:sub(#head + 3) end
+  msg = msg:gsub("^weights([: ])", key .. "%1", 1)
+  if msg:sub(1, #key + 1) ~= key .. ":" and msg:sub(1, #key + 1) ~= key .. " " then
+    msg = key .. ": " .. msg
+  end
+  if require("gpuplan.args").is_usage(f) then usage("%s", msg) end
+  fail("%s", msg)
+end
+
 -- A training job's offload values (the engine's c_offload reads the same
 -- four; "params" is params+optimizer's short name).
 local TRAIN_OFFLOAD = { none = true, optimizer = true, params = true,
@@ -548,7 +569,7 @@ local function prepare_infer(o, cfg, model, gpu, gpus, tp, pp, dflt, defaults)
     end
     return v
   end
-  cfg.weights = M.weight_format(o.weights or said16("weights"))
+  cfg.weights = keyed_format("weights", o.weights or said16("weights"))
   -- FP8 weights on a card that runs none (gpuplan.infer fp8_weights_on:
   -- no FP8 tensor cores and below compute capability 8.0, where vLLM's
   -- and SGLang's FP8 Marlin does not run): gp.infer's refusal, in its
@@ -1559,7 +1580,7 @@ local function prepare_recipe(o, cfg, model, gpu, method, stack, dflt, defaults)
     end
     cfg.lora_dropout = d == true or (type(d) == "number" and d > 0)
     if method == "qlora" then
-      cfg.base = M.weight_format(o.weights or dflt("weights", { method = method }))
+      cfg.base = keyed_format("weights", o.weights or dflt("weights", { method = method }))
       -- QLoRA is LoRA on a quantised frozen base (Dettmers et al. 2023):
       -- a 16- or 32-bit base priced method lora under qlora's name.
       if (cfg.base.bits or 0) >= 16 then
@@ -1569,7 +1590,7 @@ local function prepare_recipe(o, cfg, model, gpu, method, stack, dflt, defaults)
           .. "int4, fp8 ...); a %s base is method lora", wn, wn)
       end
     else
-      cfg.base = M.weight_format(o.weights or (precision == "fp32" and "fp32" or "bf16"))
+      cfg.base = keyed_format("weights", o.weights or (precision == "fp32" and "fp32" or "bf16"))
     end
   end
   return lora, precision
@@ -1678,7 +1699,7 @@ local function prepare_rl(o, cfg, method, prompt_len, response_len, dflt)
     cfg.prompt_len = prompt_len or dflt("prompt_len")
     cfg.response_len = response_len or dflt("response_len")
     cfg.kv_bytes = kv_elem(o.kv)
-    cfg.rollout_weights = o.rollout_weights and M.weight_format(o.rollout_weights)
+    cfg.rollout_weights = o.rollout_weights and keyed_format("rollout_weights", o.rollout_weights)
     cfg.rollout_tp = o.rollout_tp
     cfg.colocated = o.colocated ~= false
   end

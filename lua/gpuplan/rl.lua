@@ -1447,7 +1447,14 @@ local function rollout_setup(o, s, tp, dflt, hybrid)
     -- the actor's host: the same CPU launches the engine's ops
     host_op_time = eager and s.cfg.host_op_time or nil,
   })
-  if not oki then error("rl: rollout: " .. internal(e):gsub("^infer: ", ""), 0) end
+  if not oki then
+    -- the engine's weights are the call's rollout_weights: "rl: rollout:
+    -- weights: unknown weight format" named a key gp.rl reads as the
+    -- actor's (tests/lua/fuzz_options.t)
+    local msg = internal(e):gsub("^infer: ", "")
+    msg = msg:gsub("^weights([: ])", "rollout_weights%1", 1)
+    error("rl: rollout: " .. msg, 0)
+  end
   -- Eager or not, vLLM's weight-only kernels are its own (marlin).
   rc.gemv_max = infer.gemv_max.vllm
   rc.fused_grouped_topk = fused_topk

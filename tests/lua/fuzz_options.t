@@ -104,11 +104,9 @@ local LUA_SKIP = { model = true, cat = true, catalog = true, policy = true, rewa
 
 -- Open findings (listed in the commit that added this target): keys
 -- whose refusal names another word, left for their own change.
---   nic_fabric: the catalog's lookup says "unknown fabric 'x'" / "fabric
---     must be an id" (the command line names --nic-fabric: cli.lua);
 --   rollout_weights: rl's rollout engine says "weights: ..." (the
 --     command line names --rollout-weights: cli.lua).
-local LUA_NAMED_ELSE = { nic_fabric = true, rollout_weights = true }
+local LUA_NAMED_ELSE = {}
 
 -- The value as a refusal shows what the user gave (args.shown: NaN, inf),
 -- as a pattern.
