@@ -51,6 +51,17 @@ local function shows_nonfinite(s)
     low:find("%f[%w]infinity%f[%W]")
 end
 
+-- The first of a declaration's methods (a space-separated list) that
+-- command cmd takes; nil where it takes none of them.
+local TAKES = { fit = "pretrain full lora qlora grpo ppo infer", train = "pretrain full lora qlora",
+                plan = "pretrain full lora qlora" }
+local function method_for(cmd, methods)
+  if not TAKES[cmd] then return nil end
+  for m in methods:gmatch("%S+") do
+    if (" " .. TAKES[cmd] .. " "):find(" " .. m .. " ", 1, true) then return m end
+  end
+end
+
 local runs = 0
 fz.start("options", 1)
 for _, cmd in ipairs(COMMANDS) do
@@ -64,6 +75,14 @@ for _, cmd in ipairs(COMMANDS) do
         local argv = {}
         -- the option given replaces the base's own (--gpu, --gpus, --max)
         local base, i = BASE[cmd], 1
+        -- an option limited to methods (d.methods) runs under the first of
+        -- them the command takes, so that its reader sees the value
+        local d = options.get(name)
+        local method = d and d.methods and method_for(cmd, d.methods)
+        if method then
+          base = { table.unpack(base) }
+          base[#base + 1], base[#base + 2] = "--method", method
+        end
         while i <= #base do
           if base[i] == flag then i = i + 2 else argv[#argv + 1] = base[i]; i = i + 1 end
         end
