@@ -1078,6 +1078,25 @@ function read_cases(path, seen, at)
           .. "vision tower (gpuplan catalog list models)", where, short(vis)), 0)
       end
     end
+    -- model.ffn_hidden 0 is the dense width of a model whose every layer
+    -- is MoE (engine/model.c model_check, the catalog's load check); any
+    -- other model's 0 was read, then refused at prediction in the
+    -- engine's words, "ffn_hidden must be positive (got 0)", naming
+    -- neither the file nor the case (tests/lua/fuzz_fields.t)
+    local mdl = v(c.model)
+    if type(mdl) == "table" and v(mdl.ffn_hidden) == 0 and v(mdl.hybrid_pattern) == nil then
+      local moe = v(mdl.moe)
+      local experts = type(moe) == "table" and v(moe.experts) or 0
+      local dense, step = type(moe) == "table" and v(moe.dense_layers) or nil,
+        type(moe) == "table" and v(moe.layer_step) or nil
+      local dense_w = type(moe) == "table" and v(moe.dense_ffn_hidden) or 0
+      local all_moe = experts > 0 and (dense == nil or dense == 0) and (step == nil or step <= 1)
+      if not all_moe and not (experts > 0 and dense_w > 0) then
+        error(string.format("%s: field 'model.ffn_hidden': 0 is the dense width of a model "
+          .. "whose every layer is MoE; this model has dense layers (give their width)",
+          where), 0)
+      end
+    end
     c._file, c._at = path, i
   end
   at.case = nil
