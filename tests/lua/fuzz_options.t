@@ -9,8 +9,9 @@
 -- that names the option as the user spelled it (--flag on the command
 -- line, the key in Lua), no position inside gpuplan, no nan or inf beyond
 -- the value the user typed; an answer (exit 0, or a Lua result) prints no
--- nan or inf.  Deterministic: every (command, option, value) once, about
--- 6700 runs in some 10 s.  GPUPLAN_FUZZ_ALL=1 lists every finding, and
+-- nan or inf.  An option limited to methods runs under one of them, a
+-- MoE serving option on a MoE model.  Deterministic: every (command,
+-- option, value) once, about 6700 runs in a few seconds.  GPUPLAN_FUZZ_ALL=1 lists every finding, and
 -- every bad value a command took (exit 0), on stderr.
 local t = require "tap"
 local fz = require "fuzz"
@@ -29,6 +30,8 @@ local BASE = {
   comm = { "comm", "--system", "dgx-h100", "--max", "1MiB" },
   roofline = { "roofline", "--gpu", "h100-sxm", "--model", "llama3.2-1b" },
 }
+-- infer's MoE serving options (declared serve) on a MoE model, EP 2.
+local SERVE_BASE = { "infer", "qwen3-30b-a3b", "--gpu", "h100-sxm", "--gpus", "2", "--ep", "2" }
 local COMMANDS = { "fit", "train", "plan", "rl", "infer", "comm", "roofline" }
 
 -- The bad values: of a number, of a word.
@@ -83,6 +86,8 @@ for _, cmd in ipairs(COMMANDS) do
           base = { table.unpack(base) }
           base[#base + 1], base[#base + 2] = "--method", method
         end
+        -- a MoE serving option (d.serve) on a MoE model served by EP
+        if cmd == "infer" and d and d.serve then base = SERVE_BASE end
         while i <= #base do
           if base[i] == flag then i = i + 2 else argv[#argv + 1] = base[i]; i = i + 1 end
         end
@@ -155,6 +160,13 @@ for _, cmd in ipairs(options.COMMANDS) do
       for _, v in ipairs(values) do
         local o = {}
         for k, x in pairs(base) do o[k] = x end
+        -- as on the command line: a method the key applies to, a MoE
+        -- model served by EP for a serving option
+        local m = d.methods and method_for(cmd, d.methods)
+        if m then o.method = m end
+        if cmd == "infer" and d.serve then
+          o.model, o.gpus, o.ep = "qwen3-30b-a3b", 2, 2
+        end
         o[key] = v
         local shown = string.format("gp.%s{%s = %s}", fname, key, type(v) == "string"
           and string.format("%q", v) or tostring(v))
