@@ -1,8 +1,9 @@
 -- Fuzz target: catalog entries and validation cases, one field at a time,
 -- systematically (tests/lua/fuzz_options.t does the same for options).
--- A GPU and a model entry (tests/lua/catalog_gen.lua's templates), each
--- field on its own line of a user catalog file loaded as a user's search
--- path is (catalog.load over the good fixture), and one validation case
+-- A GPU and a model entry (tests/lua/catalog_gen.lua's templates over the
+-- good fixture, and the shipped h100-sxm and llama3-8b as their files
+-- write them, over the shipped catalog), each field on its own line of a
+-- user catalog file loaded as a user's search path is, and one validation case
 -- of each kind (tests/fixtures/validation/fuzz_base.json), read as
 -- `gpuplan validate FILE` reads one: each field in turn deleted, given a
 -- value of the wrong type, a negative one, and ones that make a NaN (0,
@@ -66,10 +67,41 @@ local function commands(cat, e, kind)
   end
 end
 
+-- Lua source of a plain value (keys sorted: the same text every run).
+local function source(v)
+  if type(v) == "string" then return string.format("%q", v) end
+  if type(v) == "number" then
+    return math.type(v) == "integer" and tostring(v) or string.format("%.17g", v)
+  end
+  if type(v) ~= "table" then return tostring(v) end
+  local parts = {}
+  for _, k in ipairs(fz.keys(v)) do
+    local key = type(k) == "string" and k:match("^[%a_][%w_]*$") and k or ("[" .. source(k) .. "]")
+    parts[#parts + 1] = key .. " = " .. source(v[k])
+  end
+  return "{ " .. table.concat(parts, ", ") .. " }"
+end
+
+-- A shipped entry as its file wrote it (its _raw table), under a new id,
+-- as fields { name, source }.
+local function shipped(plural, id, new_id)
+  local raw = catalog.get()[plural][id]._raw
+  local fields = { { "id", string.format("%q", new_id) } }
+  for _, k in ipairs(fz.keys(raw)) do
+    if k ~= "id" then fields[#fields + 1] = { k, source(raw[k]) } end
+  end
+  return fields
+end
+
 local loaded_ok = 0
-for _, spec in ipairs { { "gpu", "fz-gpu", "gpus" }, { "model", "fz-model", "models" } } do
-  local kind, id, plural = spec[1], spec[2], spec[3]
-  local fields = assert(template(kind, id), "no template " .. id)
+-- the templates over the good fixture; shipped entries (h100-sxm,
+-- llama3-8b: every field a real entry has) over the shipped catalog
+for _, spec in ipairs { { "gpu", "fz-gpu", "gpus" }, { "model", "fz-model", "models" },
+                        { "gpu", "fz-h100", "gpus", "h100-sxm" },
+                        { "model", "fz-llama", "models", "llama3-8b" } } do
+  local kind, id, plural, from = spec[1], spec[2], spec[3], spec[4]
+  local fields = from and shipped(plural, from, id) or assert(template(kind, id), "no template " .. id)
+  local dirs = from and { "catalog", scratch.dir } or { F, recipes.dir, scratch.dir }
   for fi, f in ipairs(fields) do
     if f[1] ~= "id" then
       for _, mut in ipairs(CAT_MUTATIONS) do
@@ -85,7 +117,7 @@ for _, spec in ipairs { { "gpu", "fz-gpu", "gpus" }, { "model", "fz-model", "mod
         local path = scratch.put("f.lua", text)
         local shown = string.format("%s %s: %s = %s", kind, id, f[1], mut)
         runs = runs + 1
-        local ok, cat, errs = pcall(catalog.load, { F, recipes.dir, scratch.dir })
+        local ok, cat, errs = pcall(catalog.load, dirs)
         if not ok then
           fz.finding("catalog.load raised: " .. tostring(cat), shown)
         elseif #errs > 0 then
@@ -99,6 +131,7 @@ for _, spec in ipairs { { "gpu", "fz-gpu", "gpus" }, { "model", "fz-model", "mod
           end
         else
           loaded_ok = loaded_ok + 1
+          if os.getenv("GPUPLAN_FUZZ_ALL") then io.stderr:write("LOADED ", shown, "\n") end
           local e = cat[plural][id]
           if not e then
             fz.finding("loaded without errors, no entry", shown)
