@@ -1163,6 +1163,24 @@ M.moe_shared_apart = { vllm = true }
 -- apart.
 M.shared_stream_max = { vllm = 256 }
 
+-- Runtimes whose fused MoE routes a grouped-top-k router (DeepSeek's: the
+-- MLA models', engine/infer.c moe_route) in one kernel by default, where
+-- the native path launches MOE_GROUPED_TOPK_KERNELS (9).  SGLang: sglang
+-- PR #5371 ("apply fused moe gate in ds v3/r1", 2025-04-14, 8 x H200,
+-- DeepSeek-V3 TP 8) sends biased_grouped_topk to sgl-kernel's
+-- moe_fused_gate where "experts_per_group <= 32 and
+-- is_power_of_two(num_experts)" (256 experts in 8 groups): "Only one
+-- kernel now. 36us->8us." (the torch profile of one layer's routing; the
+-- engine prices the native 9 kernels at 44 us, the one at 4.9); sglang PR
+-- #15347 (2025-12-18) moved it to flashinfer's fused_topk_deepseek, one
+-- kernel too (python/sglang/srt/layers/moe/topk.py biased_grouped_topk_gpu).
+-- Merged after v0.4.5 (2025-04-07), in every release from 0.4.6:
+-- fused_grouped_topk = false (validate's for a case of SGLang 0.4.5 or
+-- before, or of no release dated before the PR) prices the 9.  vLLM's
+-- fused kernel (PR #28124, 2025-11) is left to the option: the file's
+-- vLLM cases of DeepSeek name releases before it.
+M.fused_grouped_topk = { sglang = true }
+
 -- The fused MoE's expert GEMMs in fp8 on Hopper, as vLLM and SGLang run
 -- them without expert parallelism: their Triton fused_moe kernel (SGLang's
 -- fused_moe_triton; DeepGEMM's grouped GEMMs only behind DeepEP), which
@@ -2612,6 +2630,8 @@ function M.setup(a)
     moe_shared_apart = M.moe_shared_apart[a.runtime or "graphs"] or nil,
     shared_stream_max = a.shared_expert_stream ~= false and
       M.shared_stream_max[a.runtime or "graphs"] or nil,
+    fused_grouped_topk = (a.fused_grouped_topk == nil and
+      M.fused_grouped_topk[a.runtime or "graphs"] or a.fused_grouped_topk) or nil,
     sample_kernels = sample_kernels,
   }
   if not c.runtime then
@@ -2886,6 +2906,22 @@ function M.setup(a)
     default(string.format("shared_expert_stream (vLLM's from v0.11.1: the shared expert "
       .. "beside the routed experts in steps of at most %d tokens; "
       .. "--no-shared-expert-stream for 0.11.0 and before)", M.shared_stream_max.vllm))
+  end
+  -- The grouped-top-k router in one kernel (M.fused_grouped_topk):
+  -- vLLM's and SGLang's fused MoE route so (engine/infer.c moe_route); the
+  -- MoE serving model prices no routing kernels, and the other runtimes
+  -- route their own way.  Said where SGLang's default prices it.
+  if a.fused_grouped_topk ~= nil and (serving or (a.runtime ~= "sglang" and a.runtime ~= "vllm")) then
+    error(args.usage("infer: fused_grouped_topk is the routing kernel of vLLM's and SGLang's "
+      .. "fused MoE on one model's replicas; " .. (serving and "the MoE serving model prices "
+      .. "no routing kernels" or ("runtime " .. tostring(a.runtime or "graphs")
+      .. " routes its own way"))), 3)
+  end
+  if a.fused_grouped_topk == nil and not serving and M.fused_grouped_topk[a.runtime or "graphs"]
+      and type(model.mla) == "table" and type(model.moe) == "table" then
+    default("fused_grouped_topk (SGLang's from 0.4.6: DeepSeek's grouped top-k routing in one "
+      .. "kernel, moe_fused_gate, sglang PR #5371, not 9; --no-fused-grouped-topk for 0.4.5 "
+      .. "and before)")
   end
   -- The note on xqa = false or paged_decode says the factor the engine
   -- priced (its result's kv_reads, engine/infer.c infer_kv_reads): its

@@ -129,6 +129,33 @@ end
 -- case states always wins; every setting used is listed in the defaults.
 -- Keyed on the runtime the case names (runtime_of), never on a case id.
 local PROFILES = {
+  -- SGLang's release rules.  DeepSeek's grouped-top-k routing runs in one
+  -- kernel from 0.4.6 (sglang PR #5371, merged 2025-04-14, after v0.4.5 of
+  -- 2025-04-07: gpuplan.infer M.fused_grouped_topk, on by default for
+  -- runtime sglang); a case of 0.4.5 or before, or of no release dated
+  -- before the PR, ran the torch.compile'd native path: fused_grouped_topk
+  -- = false.  A release written 0.4.5 may be a post release with the PR or
+  -- without: taken as without.  Only where gp.infer prices the routing
+  -- (one model's replicas, an MLA MoE model), which it refuses otherwise.
+  sglang = function(a, model, g, defaults, case)
+    local src = case and case.source or {}
+    local ver, date = v(src.version), v(src.date)
+    local before
+    if ver then
+      local r = vllm_release(ver)
+      before = r ~= nil and r < 406
+    elseif date then
+      before = tostring(date) < "2025-04-14"
+    end
+    if before and a.fused_grouped_topk == nil and type(model) == "table"
+        and model.mla ~= nil and model.moe ~= nil
+        and not require("gpuplan.serve").wants(a) then
+      a.fused_grouped_topk = false
+      defaults[#defaults + 1] = "fused_grouped_topk=false (SGLang " .. tostring(ver or date)
+        .. ": DeepSeek's grouped top-k routing as the native path's 9 kernels a layer; one "
+        .. "kernel, moe_fused_gate, from sglang PR #5371, in 0.4.6)"
+    end
+  end,
   -- TensorRT-LLM's max-throughput benchmark (trtllm-bench throughput, the
   -- perf-overview workflow).
   trtllm = function(a, model, g, defaults, case)
