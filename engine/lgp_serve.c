@@ -411,7 +411,7 @@ static void lgp_tolayout(lua_State *L, int idx, const lgp_desc *d,
 
 /* A serve config's own scalars (an absent one keeps what serve_defaults
  * and lgp_toservemoe set). */
-static const char *const a2a_names[] = {"deepep", "nccl", NULL};
+static const char *const a2a_names[] = {"deepep", "nccl", "none", NULL};
 static const char *const eplb_src_names[] = {"trtllm", "sglang", NULL};
 static const lgp_field serve_fields[] = {
 	F_BOOL("disagg", offsetof(serve_cfg, disagg), 0),
@@ -469,7 +469,7 @@ static const lgp_desc serve_desc = { "serve", serve_fields };
  * accept_decay,
  * spec_host and spec_host_dp (s: with TP and with DP attention),
  * spec_running (requests an instance runs while it speculates; 0 or
- * absent: no such cap), a2a ("deepep" | "nccl"), dispatch_bytes, combine_bytes,
+ * absent: no such cap), a2a ("deepep" | "nccl" | "none"), dispatch_bytes, combine_bytes,
  * expert_bits (0 or absent: weight_bits), expert_compute (a dtype name),
  * sbo, sbo_down, sbo_shared_dispatch (booleans), sbo_sms, sbo_block. */
 static void lgp_toservemoe(lua_State *L, int idx, serve_cfg *c)

@@ -219,8 +219,19 @@ int serve_check(const gp_model *m, const roof_device *d, const serve_cfg *c,
 		return gp_fail(err, "mtp %d: the model has no MTP module "
 		               "(mtp_layers); a separate draft model is not "
 		               "modelled", c->mtp);
-	if ((int)c->a2a < SERVE_A2A_DEEPEP || c->a2a > SERVE_A2A_NCCL)
+	if ((int)c->a2a < SERVE_A2A_DEEPEP || c->a2a > SERVE_A2A_NONE)
 		return gp_fail(err, "unknown all-to-all %d", (int)c->a2a);
+	/* No exchange needs every token on every GPU of the EP group: TP
+	 * attention (DP attention gives each GPU its own sequences), and no
+	 * two-batch overlap, which hides an exchange there is not. */
+	if (c->a2a == SERVE_A2A_NONE &&
+	    ((c->decode.ep > 1 && (c->decode.dp_attention || c->decode.tbo)) ||
+	     (c->disagg && c->prefill.ep > 1 &&
+	      (c->prefill.dp_attention || c->prefill.tbo))))
+		return gp_fail(err, "a2a none: the EP group exchanges no "
+		               "tokens only with TP attention, where every "
+		               "GPU holds the step's tokens, and without "
+		               "two-batch overlap");
 	if (c->disagg != 0 && c->disagg != 1)
 		return gp_fail(err, "disagg is 0 or 1");
 	if (serve_check_layout_named(m, c, &c->decode, "decode", err) ||

@@ -48,7 +48,13 @@
 typedef enum serve_a2a {
 	SERVE_A2A_DEEPEP = 0, /* DeepEP: low-latency kernels in decode,
 	                         normal (high-throughput) kernels in prefill */
-	SERVE_A2A_NCCL        /* NCCL all-to-all (comm_group_cost) */
+	SERVE_A2A_NCCL,       /* NCCL all-to-all (comm_group_cost) */
+	SERVE_A2A_NONE        /* no token exchange: with TP attention every
+	                         GPU of the EP group holds the step's tokens,
+	                         computes its own experts' share and the MoE
+	                         output is all-reduced over the group
+	                         (SGLang's default --moe-a2a-backend none,
+	                         serve_a2a.c sx_tp_colls) */
 } serve_a2a;
 
 /* Whose measurement of the spread an EPLB placement leaves (serve_cfg.eplb,

@@ -89,6 +89,11 @@ int sx_a2a(sx *x, double tokens, double elem, int decode, double *t,
 	*held = 0.0;
 	*logical = bytes;
 	*remote = bytes * (N - g) / N;
+	if (x->c->a2a == SERVE_A2A_NONE) {
+		*logical = 0.0;
+		*remote = 0.0;
+		return GP_OK;
+	}
 	if (x->s.ep <= 1 || N <= 1 || bytes <= 0)
 		return GP_OK;
 	if (x->c->a2a == SERVE_A2A_NCCL)
@@ -142,11 +147,22 @@ int sx_tp_colls(sx *x, double Tg, double Tinst, blk *b)
 	 * attention and gathered back after the combine, one all-reduce's
 	 * worth; with TP experts, 2 all-reduces (TP attention) or, under DP
 	 * attention, gather + reduce-scatter of the instance's tokens
-	 * around the experts (SGLang DP attention). */
+	 * around the experts (SGLang DP attention).  With no exchange
+	 * (SERVE_A2A_NONE, TP attention) the EP group is the TP group and
+	 * both all-reduces stay: SGLang's StandardDispatcher passes the
+	 * tokens through ("dispatch ... return StandardDispatchOutput(
+	 * hidden_states=hidden_states, topk_output=topk_output)"), each GPU
+	 * runs its local experts over them (FlashInferFP4MoE's
+	 * "local_expert_offset=self.moe_ep_rank * self.num_local_experts"),
+	 * and "if self.reduce_results and (self.moe_tp_size > 1 or
+	 * self.moe_ep_size > 1): final_hidden_states =
+	 * tensor_model_parallel_all_reduce(final_hidden_states)"
+	 * (sglang@73dce5a python/sglang/srt/layers/moe/token_dispatcher/
+	 * standard.py, sglang@008d7d0 fused_moe_triton/layer.py). */
 	if (sx_coll(x, GP_ALL_REDUCE, Tg * h * ACT, a, &tar))
 		return GP_EINVAL;
 	b->tp_dense = 2.0 * tar;
-	if (s->ep > 1)
+	if (s->ep > 1 && x->c->a2a != SERVE_A2A_NONE)
 		b->tp_moe = tar;
 	else if (a > 1)
 		b->tp_moe = 2.0 * tar;

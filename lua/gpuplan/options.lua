@@ -1147,8 +1147,10 @@ opt { name = "swap_ab", type = "flag", commands = "infer", serve = true, form = 
     .. "(DeepGEMM's swapAB masked GEMM, Ant Group's H20 build); dense linears keep 64-row tiles",
   suggest = { "swapab", "swap_a_b" } }
 opt { name = "a2a", type = "string", metavar = "K", commands = "infer", serve = true,
-  default = "deepep: low-latency decode, normal prefill",
-  help = "deepep | nccl",
+  default = "deepep: low-latency decode, normal prefill; none for --runtime sglang with TP attention (its --moe-a2a-backend none)",
+  help = "deepep | nccl | none: who moves the tokens of the EP group; none exchanges none "
+    .. "(TP attention: every GPU holds the step's tokens, runs its own experts over them, "
+    .. "the MoE output all-reduced -- SGLang's StandardDispatcher)",
   suggest = { "all_to_all", "a2a_backend" } }
 opt { name = "redundant_experts", type = "int", metavar = "N", commands = "infer", serve = true,
   range = { 0, 1 << 24 },

@@ -48,7 +48,8 @@
 --               top_k)), e_N the LMSYS large-scale EP blog's balancedness
 --               figure for SGLang's placement, 0.25 at EP32, 0.11 at EP16)
 --   a2a         deepep (low-latency decode, normal prefill kernels; default) |
---               nccl
+--               nccl | none (no exchange: TP attention, the MoE output
+--               all-reduced; runtime sglang's default with TP attention)
 --   expert_weights  the routed experts' weight format (default weights: one
 --               format for every linear); fp4 experts dispatch in NVFP4
 --   single_batch_overlap  decode without two-batch overlap: the combine on its
@@ -838,9 +839,33 @@ function M.setup(a)
   -- reads the experts' weights again, and SGLang leaves it to the user
   -- (two_batch_overlap.py: "may smartly disable TBO when batch size is too
   -- small b/c it will slow down").
+  -- SGLang's expert parallelism without DeepEP, its default
+  -- (--moe-a2a-backend none; DeepEP is an opt-in): with TP attention every
+  -- GPU of the EP group already holds the step's tokens after the
+  -- attention's all-reduce, so its StandardDispatcher exchanges none
+  -- ("dispatch ... return StandardDispatchOutput(hidden_states=
+  -- hidden_states, topk_output=topk_output)"), each GPU runs its own
+  -- experts' share of them and the MoE output is all-reduced over the
+  -- group ("if self.reduce_results and (self.moe_tp_size > 1 or
+  -- self.moe_ep_size > 1): final_hidden_states =
+  -- tensor_model_parallel_all_reduce(final_hidden_states)",
+  -- sglang@73dce5a python/sglang/srt/layers/moe/token_dispatcher/
+  -- standard.py, sglang@008d7d0 fused_moe_triton/layer.py): a2a "none"
+  -- (engine SERVE_A2A_NONE).  Not keyed on the release: the non-DeepEP EP
+  -- of 0.4.x (EPMoE, --enable-ep-moe) was not read.  Not
+  -- under DP attention (each GPU then holds only its own sequences) nor
+  -- disaggregated pools (their runs state DeepEP).
+  local a2a_runtime
+  if a.a2a == nil and a.runtime == "sglang" and ep > 1 and not dp and not disagg then
+    a2a_runtime = "none"
+    default("a2a=none (SGLang's default --moe-a2a-backend none: with TP attention every GPU "
+      .. "holds the step's tokens and runs its own experts over them, the MoE output "
+      .. "all-reduced over the group; no all-to-all, no two-batch overlap)")
+  end
+  local no_a2a = (a.a2a or a2a_runtime) == "none"
   local tbo = bool_of(a, "two_batch_overlap")
-  local tbo_auto = tbo == nil and ep > 1
-  if tbo == nil then tbo = ep > 1 end
+  local tbo_auto = tbo == nil and ep > 1 and not no_a2a
+  if tbo == nil then tbo = ep > 1 and not no_a2a end
   local tbo_at = tbo_auto and #defaults + 1 or nil  -- its "assumed" slot
   local ptp = int_of(a, "prefill_tp", 1) or tp
   local pep = int_of(a, "prefill_ep", 1) or (ptp == tp and ep) or (ep > 1 and ptp) or 1
@@ -936,9 +961,16 @@ function M.setup(a)
     end
     batch = conc / groups / group
   end
-  local a2a = a.a2a or "deepep"
-  if a2a ~= "deepep" and a2a ~= "nccl" then
-    fail("infer: a2a must be 'deepep' or 'nccl' (got %s)", shown(a.a2a))
+  local a2a = a.a2a or a2a_runtime or "deepep"
+  if a2a ~= "deepep" and a2a ~= "nccl" and a2a ~= "none" then
+    fail("infer: a2a must be 'deepep', 'nccl' or 'none' (got %s)", shown(a.a2a))
+  end
+  if a2a == "none" and (dp or disagg) then
+    usage("infer: a2a none exchanges no tokens, which needs every GPU of the EP group to hold "
+      .. "the step's tokens: TP attention in one pool (not dp_attention, not disagg)")
+  end
+  if a2a == "none" and tbo then
+    usage("infer: a2a none with two_batch_overlap: there is no all-to-all to hide")
   end
   local mtp = int_of(a, "mtp", 1) or 0
   local acc = num_of(a, "acceptance", 0, 1)

@@ -170,7 +170,7 @@ like($e, qr/has no MTP module/, 'says so');
 is($c, 2, '--sweep-batch with MoE serving: usage error');
 ($c, $o, $e) = run_gp(@ds, '--gpu', 'h20', '--gpus', '16', '--ep', '16', '--a2a', 'mpi');
 is($c, 1, 'unknown --a2a: exit 1');
-like($e, qr/a2a must be 'deepep' or 'nccl'/, 'names the choices');
+like($e, qr/a2a must be 'deepep', 'nccl' or 'none'/, 'names the choices');
 
 # The study.
 ($c, $o, $e) = run_gp('run', 'scripts/moe_serving.lua');

@@ -484,7 +484,7 @@ do
   t.raises(function() gp.infer(a) end, "has no MTP module", "no catalog model of that shape")
 end
 t.raises(function() gp.infer(with { gpus = 16, ep = 16, a2a = "mpi" }) end,
-         "a2a must be 'deepep' or 'nccl'", "unknown all-to-all")
+         "a2a must be 'deepep', 'nccl' or 'none'", "unknown all-to-all")
 -- concurrency: requests in flight, each decoded by its attention group.
 -- One stream on a TP8 instance (TensorRT-LLM's min-latency runs) is 1/8 of
 -- a sequence per GPU: the instance steps one sequence, so no other
