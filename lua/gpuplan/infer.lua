@@ -2908,14 +2908,13 @@ function M.setup(a)
       .. "--no-shared-expert-stream for 0.11.0 and before)", M.shared_stream_max.vllm))
   end
   -- The grouped-top-k router in one kernel (M.fused_grouped_topk):
-  -- vLLM's and SGLang's fused MoE route so (engine/infer.c moe_route); the
-  -- MoE serving model prices no routing kernels, and the other runtimes
-  -- route their own way.  Said where SGLang's default prices it.
-  if a.fused_grouped_topk ~= nil and (serving or (a.runtime ~= "sglang" and a.runtime ~= "vllm")) then
+  -- vLLM's and SGLang's fused MoE route so (engine/infer.c moe_route; the
+  -- MoE serving model's one moe_topk row, and with false the native
+  -- path's 8 more, serve.lua M.NATIVE_GROUPED_TOPK_EXTRA); the other
+  -- runtimes route their own way.  Said where SGLang's default prices it.
+  if a.fused_grouped_topk ~= nil and a.runtime ~= "sglang" and a.runtime ~= "vllm" then
     error(args.usage("infer: fused_grouped_topk is the routing kernel of vLLM's and SGLang's "
-      .. "fused MoE on one model's replicas; " .. (serving and "the MoE serving model prices "
-      .. "no routing kernels" or ("runtime " .. tostring(a.runtime or "graphs")
-      .. " routes its own way"))), 3)
+      .. "fused MoE; runtime " .. tostring(a.runtime or "graphs") .. " routes its own way"), 3)
   end
   if a.fused_grouped_topk == nil and not serving and M.fused_grouped_topk[a.runtime or "graphs"]
       and type(model.mla) == "table" and type(model.moe) == "table" then

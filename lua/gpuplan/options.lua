@@ -997,8 +997,8 @@ opt { name = "fused_grouped_topk", type = "flag", commands = "infer", form = "bo
   help = "the fused MoE routes a grouped-top-k router (DeepSeek's) in one kernel, SGLang's "
     .. "moe_fused_gate (sglang PR #5371: \"Only one kernel now. 36us->8us.\") or vLLM's "
     .. "fused_grouped_topk (vLLM PR #28124), not the native path's 9 kernels a layer; "
-    .. "--no-fused-grouped-topk: the 9 (SGLang 0.4.5 and before); --runtime sglang or vllm, "
-    .. "on one model's replicas (the MoE serving model prices no routing kernels)",
+    .. "--no-fused-grouped-topk: the 9 (SGLang 0.4.5 and before), on one model's replicas "
+    .. "and the MoE serving model alike; --runtime sglang or vllm",
   suggest = { "moe_fused_gate", "grouped_topk", "fused_gate" } }
 opt { name = "shared_expert_stream", type = "flag", commands = "infer", form = "both",
   default = "on for --runtime vllm (vLLM's from v0.11.1); validate sets it off for a case of vLLM 0.11.0 or before",

@@ -254,6 +254,17 @@ M.VLLM_MXFP4_M_TILE = { cdna3 = 32 }
 -- first matmul_ogs): no activation kernel of its own.
 M.VLLM_MXFP4_ROUTE_KERNELS = 12
 
+-- The MoE serving model prices a grouped-top-k router (DeepSeek's) as one
+-- kernel (serve_step.c moe_topk), SGLang's moe_fused_gate from 0.4.6
+-- (sglang PR #5371: "Only one kernel now. 36us->8us."; gpuplan.infer
+-- M.fused_grouped_topk).  Before it, SGLang ran the torch.compile'd
+-- biased_grouped_topk_impl, the native path's 9 kernels a MoE layer
+-- (engine/infer.c MOE_GROUPED_TOPK_KERNELS): with fused_grouped_topk =
+-- false the 8 beyond moe_topk are priced as routing-metadata rows
+-- (serve_cfg.moe_route_kernels), each a launch and a row op's memory
+-- floor over the tokens' k ids and weights.
+M.NATIVE_GROUPED_TOPK_EXTRA = 8
+
 M.ARGS = table.concat(require("gpuplan.options").serve_keys(), " ")
 local ONLY = args.set(M.ARGS)
 
@@ -531,7 +542,12 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     moe_fp8_bf16_x = moe_fp8_x or moe_fp4_x,
     -- vLLM's Triton MXFP4 experts on Hopper (M.VLLM_MXFP4_ROUTE_KERNELS):
     -- the routing metadata's kernels, the SwiGLU in the up GEMM
-    moe_route_kernels = L.triton_mxfp4 and M.VLLM_MXFP4_ROUTE_KERNELS or 0,
+    -- and, with fused_grouped_topk false (SGLang before 0.4.6: validate's
+    -- rule, predict/infer.lua), the native grouped top-k's kernels beyond
+    -- the one moe_topk row (M.NATIVE_GROUPED_TOPK_EXTRA)
+    moe_route_kernels = (L.triton_mxfp4 and M.VLLM_MXFP4_ROUTE_KERNELS or 0) +
+      ((a.fused_grouped_topk == false and type(model.mla) == "table")
+        and M.NATIVE_GROUPED_TOPK_EXTRA or 0),
     moe_act_fused = L.triton_mxfp4 or false,
     -- and its M tile where the kernel's own floor is above the
     -- roofline's 16 rows (M.VLLM_MXFP4_M_TILE: AMD's 32)

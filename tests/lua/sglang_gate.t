@@ -6,7 +6,7 @@
 -- Run: ./gpuplan run tests/lua/sglang_gate.t
 local t = require "tap"
 local gp = require "gpuplan"
-t.plan(14)
+t.plan(17)
 
 local base = { gpu = "h200-sxm", gpus = 8, tp = 8, weights = "fp8", runtime = "sglang",
               input = 1024, output = 1024, concurrency = 8, model = "deepseek-v3" }
@@ -59,3 +59,19 @@ local nover = t.with(case.source, { date = "2025-03-18" })
 nover.version = nil
 t.is(assert(predict(t.with(case, { source = nover }), gp.catalog())).job.fused_grouped_topk,
      false, "no release, dated 2025-03-18: the native 9")
+
+-- The MoE serving model prices the fused gate as its one moe_topk row;
+-- fused_grouped_topk = false adds the native path's 8 more a MoE layer
+-- (serve.lua M.NATIVE_GROUPED_TOPK_EXTRA) as routing-metadata rows:
+-- 58 x 8 = 464 kernels (DP attention, 8 H200).  Counts exact.
+local sv = { gpu = "h200-sxm", gpus = 8, tp = 8, dp_attention = true, weights = "fp8",
+             runtime = "sglang", input = 1024, output = 1024, concurrency = 64,
+             model = "deepseek-v3" }
+local function sop(r, name)
+  for _, o in ipairs(r.ops) do if o.name == name then return o end end
+end
+local s_on = gp.infer(sv)
+local s_off = gp.infer(t.with(sv, { fused_grouped_topk = false }))
+t.ok(sop(s_on, "moe_route_meta") == nil, "serving model, SGLang's default: moe_topk alone")
+t.is(sop(s_off, "moe_route_meta").count, 58 * 8, "fused_grouped_topk = false: 58 x 8 more kernels")
+t.ok(s_off.decode.time > s_on.decode.time, "the native routing's step is longer")

@@ -135,8 +135,8 @@ local PROFILES = {
   -- runtime sglang); a case of 0.4.5 or before, or of no release dated
   -- before the PR, ran the torch.compile'd native path: fused_grouped_topk
   -- = false.  A release written 0.4.5 may be a post release with the PR or
-  -- without: taken as without.  Only where gp.infer prices the routing
-  -- (one model's replicas, an MLA MoE model), which it refuses otherwise.
+  -- without: taken as without.  An MLA MoE model's (DeepSeek's grouped
+  -- top-k), on one model's replicas and the MoE serving model alike.
   sglang = function(a, model, g, defaults, case)
     local src = case and case.source or {}
     local ver, date = v(src.version), v(src.date)
@@ -148,8 +148,7 @@ local PROFILES = {
       before = tostring(date) < "2025-04-14"
     end
     if before and a.fused_grouped_topk == nil and type(model) == "table"
-        and model.mla ~= nil and model.moe ~= nil
-        and not require("gpuplan.serve").wants(a) then
+        and model.mla ~= nil and model.moe ~= nil then
       a.fused_grouped_topk = false
       defaults[#defaults + 1] = "fused_grouped_topk=false (SGLang " .. tostring(ver or date)
         .. ": DeepSeek's grouped top-k routing as the native path's 9 kernels a layer; one "
@@ -859,6 +858,9 @@ local function serve_case(case, cat, model, defaults)
   if a.runtime == "vllm" and v1_sync(case) then
     a.async_scheduling = false
   end
+  -- SGLang's release rules (the sglang profile: its routing before 0.4.6)
+  -- hold on the MoE serving model's steps too.
+  if a.runtime == "sglang" then PROFILES.sglang(a, model, nil, defaults, case) end
   -- TensorRT-LLM's PyTorch flow served by trtllm-serve (workload.server)
   -- before its CUDA graphs came on by default ran every step eagerly:
   -- PyTorchConfig's "use_cuda_graph: bool = False" (tensorrt_llm/_torch/
