@@ -7,10 +7,8 @@ local t = require "tap"
 local gp = require "gpuplan"
 local ranges = require "gpuplan.ranges"
 
-local function said(r, pat)
-  for _, d in ipairs(r.defaults) do if d:find(pat, 1, true) then return true end end
-  return false
-end
+-- whether a defaults line holds the text (tap.said, plain)
+local function said(r, text) return t.said(r, text, true) end
 
 -- 16 GPUs of dgx-h100: 2 nodes, all_reduce on Hopper.  The range is the
 -- regime's factors (ranges.lookup, read from the generated file, so the

@@ -44,9 +44,7 @@ local big = gp.infer { model = "llama3-70b", gpu = "rtx-4090", gpus = 2, pp = 2,
 t.ok(math.abs(big.weights_total / 2 ^ 30 - 39.60) < 0.02, "70B Q4_K_M: the 39.60 GiB file")
 -- KV: llama.cpp's default cache type is f16 (common.h cache_type_k)
 t.is(r.kv, "fp16", "llama.cpp: fp16 KV by default")
-local said = false
-for _, d in ipairs(r.defaults) do said = said or d:find("llama.cpp's default cache type", 1, true) ~= nil end
-t.ok(said, "... and the defaults say whose default")
+t.ok(t.said(r, "llama.cpp's default cache type", true), "... and the defaults say whose default")
 -- An MoE model's expert tensors are not laid out: refused, naming bits.
 t.raises(function() gp.infer(t.with(job, { model = "mixtral-8x7b" })) end,
   "laid out for dense models; give the file's bits per weight", "an MoE model: refused")

@@ -7,10 +7,8 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-local function said(res, pat)
-  for _, d in ipairs(res.defaults) do if d:find(pat, 1, true) then return true end end
-  return false
-end
+-- whether a defaults line holds the text (tap.said, plain)
+local function said(r, text) return t.said(r, text, true) end
 
 local job = { model = "llama3-70b", gpu = "h100-sxm", tp = 16, runtime = "vllm", batch = 1 }
 local r = gp.infer(job)
