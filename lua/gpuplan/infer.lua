@@ -3151,7 +3151,15 @@ end
 function M.tp_beyond_node(tp, pp, g, sys, runtime)
   local _, per = tp_node(g, sys)
   if per and tp > per then
-    if M.tp_over_nodes[runtime or ""] and tp % per == 0 then return nil end
+    if M.tp_over_nodes[runtime or ""] then
+      if tp % per == 0 then return nil end
+      -- the runtime takes a group over nodes, but of whole nodes: naming
+      -- it as the way out ("or runtime = sglang or vllm") read wrong when
+      -- it was the job's runtime already
+      return string.format("tp %d over %s nodes of %d GPUs (%s): its TP group spans whole nodes, "
+        .. "tp a multiple of %d (tp %d or %d)", tp, tostring(g.id), per,
+        M.tp_over_nodes[runtime], per, tp // per * per, (tp // per + 1) * per)
+    end
     local rts = {}
     for k in pairs(M.tp_over_nodes) do rts[#rts + 1] = k end
     table.sort(rts)

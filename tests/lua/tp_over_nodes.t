@@ -41,8 +41,14 @@ plain.runtime = nil
 t.raises(function() gp.infer(plain) end,
   "runtime = sglang or vllm, whose TP group spans whole nodes",
   "the default runtime: refused, naming sglang and vllm")
+-- its own runtime named as the way out read wrong: the nearest whole
+-- nodes instead, 12 // 8 x 8 = 8 and (12 // 8 + 1) x 8 = 16
 t.raises(function() gp.infer(t.with(job, { tp = 12, gpus = 12 })) end,
-  "tp a multiple of 8", "tp 12 on vllm: not whole nodes, refused")
+  "its TP group spans whole nodes, tp a multiple of 8 (tp 8 or 16)",
+  "tp 12 on vllm: not whole nodes, refused with the whole-node groups", true)
+local ok, e = pcall(gp.infer, t.with(job, { tp = 12, gpus = 12 }))
+t.ok(not ok and not tostring(e):find("or runtime =", 1, true),
+  "... without naming vllm, its runtime already, as the way out")
 -- A node without NICs cannot reach the other: refused in comm's words.
 local nonic = { id = "nonic", gpu = "h100-sxm", gpus = 8, scaleup = "nvlink4", nics = 0 }
 t.raises(function() gp.infer(t.with(job, { system = nonic })) end,
