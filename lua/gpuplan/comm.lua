@@ -1017,22 +1017,40 @@ end
 -- it on this node, and the NICs a node (the system's; none on a node built
 -- from a card).  A topology table states its own links: only the release
 -- and NVLS are said.
+-- An AMD or Intel card's library is its maker's, RCCL or HCCL
+-- (catalog/archs.lua: "AMD and Gaudi run RCCL and HCCL, whose tuners are
+-- not NCCL's"), priced by the NCCL release's model with the arch's own
+-- base latencies where it gives them (M.set_base_lat): the line said
+-- "nccl=2.30.7" alone, and "this node's nvlink does not multicast" of an
+-- MI300X's xGMI, the fabric's kind where its id names it.
+M.VENDOR_CCL = { AMD = "RCCL", Intel = "HCCL" }
+
 function M.defaults_of(a, topo, r)
   local d = {}
+  local cat = a.cat or a.catalog
+  local sys = a.system ~= nil and (type(a.system) == "table" and a.system or
+    select(2, pcall(function() return catalog(cat):get("systems", a.system) end)))
+  local card = type(a.gpu) == "table" and a.gpu or (r.gpu and select(2, pcall(function()
+    return catalog(cat):get("gpus", r.gpu)
+  end)))
+  local ccl = type(card) == "table" and M.VENDOR_CCL[card.vendor]
   if a.nccl == nil then
     local last = M.NCCL_RELEASES[#M.NCCL_RELEASES][1]
     d[#d + 1] = string.format("nccl=%s (the latest release modelled: its tuner picks the "
-      .. "algorithm and protocol)", last)
+      .. "algorithm and protocol%s)", last, ccl and string.format("; %s runs %s, priced by "
+      .. "this model", card.vendor, ccl) or "")
   end
   if a.nvls == nil then
+    -- the scale-up fabric by its id (xgmi4, nvlink4), as the system or
+    -- the card's entry names it
+    local up = type(sys) == "table" and sys.scaleup or (type(card) == "table" and
+      type(card.scaleup) == "table" and card.scaleup.fabric) or topo.up_kind or "link"
     d[#d + 1] = topo.up_nvls and "nvls=auto (NCCL_NVLS_ENABLE's default: this node's NVLink "
       .. "switch multicasts, so the tuner may pick NVLS)" or string.format("nvls=auto "
       .. "(NCCL_NVLS_ENABLE's default: this node's %s does not multicast, so no NVLS)",
-      tostring(topo.up_kind or "link"))
+      tostring(up))
   end
   if a.topology == nil and a.nics == nil then
-    local sys = a.system ~= nil and (type(a.system) == "table" and a.system or
-      select(2, pcall(function() return catalog(a.cat or a.catalog):get("systems", a.system) end)))
     local fab = type(sys) == "table" and sys.nic_fabric or nil
     if (topo.nics or 0) > 0 then
       d[#d + 1] = string.format("nics=%d a node (%s%s's%s)", topo.nics,

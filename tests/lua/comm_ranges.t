@@ -36,5 +36,13 @@ t.ok(said(one, "one node: none crossed"), "one node: its NICs crossed by none")
 -- A node built from a card: no NICs, said.
 local pcie = gp.comm { gpu = "h100-pcie", bytes = 2 ^ 20 }
 t.ok(said(pcie, "nics=0 (the node built from the card"), "--gpu: no NICs")
-t.ok(said(pcie, "does not multicast, so no NVLS"), "a bridged pair: no NVLS")
+t.ok(said(pcie, "this node's nvlink-bridge does not multicast, so no NVLS"),
+  "a bridged pair: no NVLS, the fabric by its id")
+-- An MI300X node: its xGMI by its id (not the kind "nvlink" the fabric
+-- entry files it under) and RCCL, AMD's library, named beside the NCCL
+-- release whose model prices it.
+local amd = gp.comm { gpu = "mi300x", bytes = 2 ^ 20 }
+t.ok(said(amd, "this node's xgmi4 does not multicast"), "mi300x: xgmi4 named")
+t.ok(said(amd, "AMD runs RCCL, priced by this model"), "mi300x: RCCL named")
+t.ok(not said(pcie, "runs RCCL") and not said(pcie, "runs HCCL"), "an NVIDIA card: NCCL alone")
 t.done_testing()
