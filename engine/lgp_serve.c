@@ -560,7 +560,7 @@ static void lgp_pushpool(lua_State *L, const serve_pool *p)
 
 static void lgp_pushserve(lua_State *L, const serve_result *r)
 {
-	lua_createtable(L, 0, 26);
+	lua_createtable(L, 0, 28);
 	lgp_setbool(L, "fits", r->fits);
 	if (!r->fits)
 		lgp_setstr(L, "why", r->why);
@@ -569,6 +569,8 @@ static void lgp_pushserve(lua_State *L, const serve_result *r)
 	lgp_setnum(L, "tpot", r->tpot);
 	lgp_setnum(L, "itl", r->itl);
 	lgp_setnum(L, "ttft", r->ttft);
+	lgp_setnum(L, "ttft_steps", r->ttft_steps);
+	lgp_setnum(L, "prefill_tokens", r->prefill_tokens);
 	lgp_setnum(L, "kv_transfer", r->kv_transfer);
 	lgp_setnum(L, "prefill_share", r->prefill_share);
 	lgp_setnum(L, "prefill_experts", r->prefill_experts);

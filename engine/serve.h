@@ -309,7 +309,13 @@ typedef struct serve_result {
 	double tpot;          /* s, decode step / accept */
 	double itl;           /* s a user waits per token: tpot (disagg), or
 	                         with the prefills of its GPU (colocated) */
-	double ttft;          /* s, a prefill step (+ the KV transfer) */
+	double ttft;          /* s, the prompt's prefill steps (+ the KV
+	                         transfer) */
+	double ttft_steps;    /* the prefill steps of ttft (serve_plan.c
+	                         prompt_steps: the prompt's new tokens over
+	                         prefill_tokens, at least one) */
+	double prefill_tokens; /* the prompt tokens of one of those steps an
+	                         attention group (the cfg's, as priced) */
 	double kv_transfer;   /* s, one request's KV to the decode pool */
 	double prefill_share; /* s of a GPU per request for its prefill */
 	double prefill_experts; /* of prefill_share, the routed experts'

@@ -639,7 +639,9 @@ static int colocated(const gp_model *m, const roof_device *d,
 	        infer_new_prompt(&c->base), c);
 	r->tpot = o.tpot;
 	r->itl = o.itl;
-	r->ttft = prompt_steps(c) * o.pst.time;
+	r->ttft_steps = prompt_steps(c);
+	r->prefill_tokens = c->prefill_tokens;
+	r->ttft = r->ttft_steps * o.pst.time;
 	r->prefill_share = o.share;
 	r->prefill_experts = o.share_ep;
 	r->prefill_stall = coloc_stall(c, &c->decode, o.B, o.accept);
@@ -712,7 +714,9 @@ int serve_run(const gp_model *m, const roof_device *d, const serve_cfg *c,
 	r->tpot = o.tpot;
 	r->itl = o.tpot;
 	r->kv_transfer = p.kv_transfer;
-	r->ttft = prompt_steps(c) * p.st.time + p.kv_transfer;
+	r->ttft_steps = prompt_steps(c);
+	r->prefill_tokens = c->prefill_tokens;
+	r->ttft = r->ttft_steps * p.st.time + p.kv_transfer;
 	r->tokens_per_s = rate * c->base.output;
 	r->input_tokens_per_s = rate * c->base.input;
 	r->tokens_per_s_gpu = r->tokens_per_s / c->gpus;

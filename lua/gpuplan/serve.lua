@@ -1112,10 +1112,10 @@ function M.result(r, model, d, s, info)
   -- it does not move with the load.  The CLI's row says so (a user read
   -- the same "TTFT" at 32 and 256 requests beside the dense path's "TTFT
   -- (one prompt)").
-  -- (16384 where not given: engine/serve.c serve_defaults' prefill_tokens,
-  -- the option's declared default)
-  out.prefill_tokens = s.prefill_tokens or 16384
-  out.ttft_steps = math.max(1, math.ceil((s.input - (s.cached or 0)) / out.prefill_tokens))
+  -- Both as the engine priced them (its prompt_steps, and prefill_tokens
+  -- after serve_defaults), not a second copy of the rule here.
+  out.prefill_tokens = math.tointeger(r.prefill_tokens) or r.prefill_tokens
+  out.ttft_steps = math.tointeger(r.ttft_steps) or r.ttft_steps
   -- the GPUs of the attention group a step's prefill_tokens go to: one
   -- under DP attention, else the layout's TP (the prefill pool's where
   -- disaggregated)
