@@ -53,6 +53,21 @@ static void add_nics(gp_topo *t, int nics, double bw, double ach)
 	t->nic.achievable = ach;
 }
 
+/* `nodes` DGX H100-like nodes for NVLS_TREE: 8 GPUs at 450 GB/s x 0.82
+ * with NVLS, 8 NICs of 50 GB/s x 0.94, the heads' busbw ceiling 57.7
+ * GB/s on 2 nodes and 45.5 on 3 or more (the fabric entry's
+ * nvls_tree_bw). */
+static gp_topo nvls_tree_nodes(int nodes)
+{
+	gp_topo t = nvl(8, nodes, 450e9, 0.82);
+
+	t.up_nvls = 1;
+	add_nics(&t, 8, 50e9, 0.94);
+	t.nvls_tree_bw[0] = 57.7e9;
+	t.nvls_tree_bw[1] = 45.5e9;
+	return t;
+}
+
 static int einval(int rc, const gp_error *e, const char *name)
 {
 	return ok(rc == GP_EINVAL && e->msg[0] != '\0', name);
@@ -791,11 +806,7 @@ int main(void)
 	 * node, then up and down the tree of 2 nodes, each network step the
 	 * tree's Simple one (hwLat[NET][TREE][SIMPLE] 14 us = the NIC's 2.7
 	 * + 11.3). */
-	t = nvl(8, 2, 450e9, 0.82);
-	t.up_nvls = 1;
-	add_nics(&t, 8, 50e9, 0.94);
-	t.nvls_tree_bw[0] = 57.7e9;
-	t.nvls_tree_bw[1] = 45.5e9;
+	t = nvls_tree_nodes(2);
 	S = 8 * GiB;
 	intra = S * 1.125 / (450e9 * 0.82 * 0.85);
 	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_NVLS, S, 16, &r, &e));
@@ -911,11 +922,7 @@ int main(void)
 	 * streaming time is the 3+-node head ceiling, 2 x 31/32 S / (8 x
 	 * 45.5e9) = S / 187.9e9, just above the interior node's network,
 	 * 2 S / 376e9 = S / 188e9. */
-	t = nvl(8, 4, 450e9, 0.82);
-	t.up_nvls = 1;
-	add_nics(&t, 8, 50e9, 0.94);
-	t.nvls_tree_bw[0] = 57.7e9;
-	t.nvls_tree_bw[1] = 45.5e9;
+	t = nvls_tree_nodes(4);
 	S = 8 * GiB;
 	intra = S * 1.125 / (450e9 * 0.82 * 0.85);
 	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_NVLS, S, 32, &r, &e));
