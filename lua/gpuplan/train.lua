@@ -317,7 +317,10 @@ function M.tokens_total(o, seq, default)
   -- samples and sample_tokens were checked against their declared ranges
   -- (gpuplan.options resolve) before this; train's epochs is a variant
   -- of rl's whole count with a type of its own, which that step leaves
-  -- to its reader, so its range is checked here.
+  -- to its reader, so its range is checked here.  (0, 1e6]: more than a
+  -- fraction of a pass, and a bound on what is typed, not a property of
+  -- any run -- a million passes over even one 16-token sample is past
+  -- no real recipe; the product's own bound is tokens_of's 1e15.)
   local ep = o.epochs
   if ep ~= nil and (type(ep) ~= "number" or ep ~= ep or ep <= 0 or ep > 1e6) then
     fail("train: epochs must be a number in (0, 1e6] (got %s)", args.shown(ep))
