@@ -459,12 +459,12 @@ static double ds_flat_passes(const ctx *x, double elems)
 	return mem_time(x, 3.0 * 2.0 * elems * x->rb);
 }
 
-/* DeepSpeed's fp16 ZeRO 1/2 step (the deepspeed stack, loss-scaled fp16):
- * the passes stage2.py's FP16_DeepSpeedZeroOptimizer.step() runs over
- * the rank's partition of the 16-bit gradients besides the Adam kernel
- * opt_bytes prices, in bytes a local element (DeepSpeed at 9caa74e5,
- * "Autotuning (#1554)", 2021-11-13, deepspeed/runtime/zero/stage2.py;
- * stage 1 and 2 share the class, engine.py _configure_zero_optimizer):
+/* DeepSpeed's ZeRO 1/2/3 step (the deepspeed stack, 16-bit training):
+ * the passes its step() runs over the rank's partition of the 16-bit
+ * gradients besides the Adam kernel opt_bytes prices, in bytes a local
+ * element.  Stage 1 and 2 (DeepSpeed at 9caa74e5, "Autotuning (#1554)",
+ * 2021-11-13, deepspeed/runtime/zero/stage2.py; stage 1 and 2 share the
+ * class, engine.py _configure_zero_optimizer):
  *  - the overflow check, "self.check_overflow()" ->
  *    has_overflow_partitioned_grads_serial -> _has_inf_or_nan, "cpu_sum
  *    = float(x.float().sum())" on each partition gradient: read 2,
@@ -480,23 +480,51 @@ static double ds_flat_passes(const ctx *x, double elems)
  *  - the weights, "bit16_partitions[partition_id].data.copy_(
  *    fp32_partition.data)" after optimizer.step(): the master's read, 4
  *    (the 16-bit write is opt_bytes' weights term).
- * 50 B.  DeepSpeed v0.14.2's stage_1_and_2.py keeps each pass (its
- * overflow check more: "float_x = x.float()", isnan, isinf, logical_or,
- * ".float().max()") and runs the overflow check for fp16 only ("if
- * self.dtype == torch.float16: self.check_overflow()"); a bf16 run's
- * remaining passes (a ZeRO-2 bf16 step's) are not priced here.  The
- * overflow check stops at an inf, so a skipped step costs less; every
- * step is priced as one that applies. */
-#define DS_FP16_STEP_BYTES 50.0
-static double ds_fp16_step_passes(const ctx *x, double elems)
+ * 50 B in fp16.  DeepSpeed v0.14.2's stage_1_and_2.py keeps each pass
+ * ("torch.norm(g.data.double().detach(), norm_type)" in
+ * get_grad_norm_direct, the flatten and cast, "grad.data.mul_(1. /
+ * combined_scale)" in unscale_and_clip_grads whether or not it clips,
+ * the copy_) and runs the overflow check for fp16 only ("if self.dtype
+ * == torch.float16: self.check_overflow()"): 40 B in bf16 (its
+ * gradients are the model's dtype: engine.py get_data_types "if
+ * model_dtype == torch.bfloat16 and not self.zero_optimization():
+ * grad_accum_dtype = torch.float32 else: grad_accum_dtype =
+ * model_dtype").  Stage 3 runs the same passes (v0.14.2 stage3.py
+ * step(): _get_norm_groups -> get_grad_norm_direct's "g.to(...,
+ * non_blocking=True).double().norm(2)" (18), then for each sub-group
+ * _prepare_fp32_grad_for_sub_group's "self.flatten(self.
+ * averaged_gradients[sub_group_id]).to(self.fp32_partitioned_groups_
+ * flat[sub_group_id].dtype)" (10), unscale_and_clip_grads' "self.fp32_
+ * partitioned_groups_flat[sub_group_id].grad.mul_(1. / combined_scale)"
+ * (8), and _reassign_or_swap_out_partitioned_parameters' "self.fp16_
+ * partitioned_groups_flat[sub_group_id].data.copy_(self.fp32_
+ * partitioned_groups_flat[sub_group_id].data)" (4): 40 B, on the
+ * grad_partitions_flat_buffer of "dtype=self.gradient_accumulation_
+ * dtype", the model's), its fp16 overflow check reading that buffer
+ * twice, "torch.isinf(self.grad_partitions_flat_buffer).any()" and
+ * "torch.isnan(...).any()" (read 2, write 1, read 1 each: 8 more).  The
+ * sub-group loop's host work (a few launches per sub-group of
+ * sub_group_size, 1e9 elements by default) is not priced.  Not under
+ * BF16_Optimizer (train_hp_acc, whose step is its own) nor offload
+ * (offload_step).  The overflow check stops at an inf, so a skipped
+ * step costs less; every step is priced as one that applies. */
+#define DS_STEP_BYTES 40.0
+#define DS_FP16_CHECK_BYTES 10.0
+#define DS_Z3_FP16_CHECK_BYTES 8.0
+static double ds_step_passes(const ctx *x, double elems)
 {
 	const train_cfg *c = x->c;
+	double b = DS_STEP_BYTES;
 
-	if (!c->ds_buckets || c->fsdp || c->compute != GP_FP16 ||
-	    x->y.zero < 1 || x->y.zero > 2 || train_hp_acc(c) ||
+	if (!c->ds_buckets || c->fsdp ||
+	    (c->compute != GP_FP16 && c->compute != GP_BF16) ||
+	    x->y.zero < 1 || x->y.zero > 3 || train_hp_acc(c) ||
 	    !(elems > 0))
 		return 0.0;
-	return mem_time(x, DS_FP16_STEP_BYTES * elems);
+	if (c->compute == GP_FP16)
+		b += x->y.zero == 3 ? DS_Z3_FP16_CHECK_BYTES :
+			DS_FP16_CHECK_BYTES;
+	return mem_time(x, b * elems);
 }
 
 /* 1 when pm holds phase_post's terms for this phase's ZeRO stage: its
@@ -845,7 +873,7 @@ static int phase_post(phase *ph, struct zslot *zs, const scost *base)
 			opt = offload_step(x, lp / x->y.shard +
 					   le / x->y.eshard);
 		else
-			opt += ds_fp16_step_passes(x, lp / x->y.shard +
+			opt += ds_step_passes(x, lp / x->y.shard +
 						   le / x->y.eshard);
 		zs->opt[j] = opt;
 	}
