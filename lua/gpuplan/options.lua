@@ -42,6 +42,8 @@
 --   kind      what the value is (M.KINDS): count, tokens, number,
 --             fraction, bytes, bandwidth, duration, dtype, enum, name,
 --             flag ...; when left out, the one its type implies
+--   counts    kind total: what the count is of, for its message
+--             (default tokens)
 --   range     { lo, hi } of a number: what the resolve step accepts
 --             (open = true: hi itself refused, [lo, hi); gt = true: lo
 --             itself refused, (lo, hi])
@@ -2573,10 +2575,14 @@ opt { name = "tokens", type = "string", metavar = "N", commands = "train plan", 
 -- sample_tokens x epochs, sample_tokens the sequence unless given (a sample
 -- padded or packed to --seq).  One of the two ways: tokens with either is
 -- refused (gpuplan.train tokens_total).
-opt { name = "samples", type = "number", metavar = "N", commands = "train", kind = "count",
-  range = { 1, 1e15 },
-  help = "training samples in the dataset: the run's tokens are samples x --sample-tokens x "
-    .. "--epochs (instead of --tokens)",
+-- The samples a count as --tokens takes (kind total, read by M.total):
+-- "50k samples" is how a dataset is told, and --samples 50k said
+-- "expects a number" where --tokens 500M was taken.  Its range (a whole
+-- number 1..1e15) is train's (gpuplan.train tokens_total).
+opt { name = "samples", type = "string", metavar = "N", commands = "train", kind = "total",
+  counts = "samples",
+  help = "training samples in the dataset: 50000, or with a decimal suffix K, M, B: 50k; the "
+    .. "run's tokens are samples x --sample-tokens x --epochs (instead of --tokens)",
   suggest = { "num_samples", "dataset_size", "train_samples" } }
 opt { name = "sample_tokens", type = "number", metavar = "L", commands = "train", kind = "number",
   range = { 0, 1 << 24, gt = true }, default = "--seq: each sample a whole sequence",
@@ -2698,7 +2704,8 @@ opt { name = "ttft_max", type = "number", metavar = "MS", commands = "infer",
 local CLI_TYPES = { int = true, number = true, string = true, flag = true, format = true,
                     format_html = true }
 local FIELDS = args.set [[name type metavar help default commands lua cli lua_only cli_only
-  in_lua variants methods serve form suggest notes group kind range value values switch fold argument]]
+  in_lua variants methods serve form suggest notes group kind range value values switch fold argument
+  counts]]
 local VARIANT_FIELDS = args.set [[type metavar help default own group]]
 local GROUP_NAMES = {}
 for _, g in ipairs(M.GROUPS) do GROUP_NAMES[g[1]] = true end
@@ -3217,9 +3224,10 @@ function M.check(name, v, cmd, shown_name)
   if d and d.kind == "total" then
     local n = M.total(v)
     if n == nil then
-      return nil, args.usage(string.format("%s must be a count of tokens: a number (2e12) or "
+      -- what it counts: tokens, or a declaration's counts (samples)
+      return nil, args.usage(string.format("%s must be a count of %s: a number (2e12) or "
         .. "one with a suffix K, M, B or T (500M, 2B, 1.5T) (got %s)", shown_name or name,
-        shown(v)))
+        d.counts or "tokens", shown(v)))
     end
     return n
   end
@@ -3345,7 +3353,8 @@ local function flag_form(ty, name, v)
   if ty ~= "flag" and v ~= "true" and v ~= "false" then return M.flag(name) .. " " .. v end
 end
 
-local NUMERIC = { count = true, tokens = true, number = true, fraction = true }
+local NUMERIC = { count = true, tokens = true, number = true, fraction = true,
+  total = true }
 
 -- msg, an error command cmd's Lua function raised (it names Lua keys), as
 -- the command line says it: every option that cmd's command line takes

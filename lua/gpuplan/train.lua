@@ -335,18 +335,32 @@ function M.tokens_total(o, seq, default)
     end
     return tokens_of(o.tokens)
   end
+  -- samples as the text typed ("50k", "5e4"), as tokens are shown: its
+  -- number read by options.total, the reader of --tokens' suffixes
+  local typed = type(o.samples) == "string" and o.samples or args.shown(o.samples)
   if o.tokens ~= nil then
     usage("train: tokens %s and samples %s both set the run's tokens (samples x "
       .. "sample_tokens x epochs): give one", type(o.tokens) == "string" and o.tokens
-      or args.shown(o.tokens), args.shown(o.samples))
+      or args.shown(o.tokens), typed)
   end
-  local n = o.samples
+  local n = options.total(o.samples)
+  if math.type(n) == nil or n ~= math.floor(n) or n < 1 or n > 1e15 then
+    fail("train: samples must be a whole number 1..1e15, or one with a suffix K, M, B (50k) "
+      .. "(got %s)", typed)
+  end
+  n = math.tointeger(n) or n
   ep = ep or 1
   local L = st or seq
   -- a sample past the sequence is cut to it: not a mean the run trains on
   if seq and L > seq then
     fail("train: sample_tokens %s is more than seq %d: a sample is at most one sequence "
       .. "(give seq = N of the longest, or the mean of the samples as cut)", args.shown(L), seq)
+  end
+  -- the product past the bound names the three it multiplies: "tokens
+  -- must be ... up to 1e+15" named --tokens, which was not given
+  if n * L * ep > require("gpuplan.schema").AMOUNT_MAX then
+    fail("train: samples %s x %s tokens a sample x epochs %g is %.4g tokens, past 1e+15",
+      typed, string.format("%g", L), ep, n * L * ep)
   end
   local tokens = tokens_of(n * L * ep)
   default(string.format("tokens=%.4g (samples %s x %s%s x epochs %g)", tokens,

@@ -1,0 +1,39 @@
+# A buyer's walk (session 75, walk3): the questions an ML engineer asks
+# before renting, from the command line, and what each answer or refusal
+# got wrong before.
+use strict;
+use warnings;
+use Test::More;
+require './tests/cli/lib.pl';
+
+# 1. "50k samples of 2k tokens for 3 epochs": --samples takes the count
+# as --tokens takes one (a decimal suffix), where it said "expects a
+# number".  50k x 2048 (seq) x 3 = 3.072e8 tokens, exactly as 50000.
+my @qlora = ('train', 'llama3-8b', '--gpu', 'rtx-4090', '--method', 'qlora');
+my ($c, $o, $e) = run_gp(@qlora, '--samples', '50k', '--epochs', '3');
+is($c, 0, '--samples 50k: exit 0') or diag $e;
+like($o, qr/tokens=3\.072e\+08 \(--samples 50000 x 2048 \(seq: each sample a whole sequence\) x --epochs 3\)/,
+  '--samples 50k is 50000 samples on the defaults line');
+like($o, qr/^time to train 3\.07e\+08 tokens: /m, 'and the run is 3.07e8 tokens');
+# the conflict with --tokens shows --samples as typed (it said 50000.0
+# for 5e4) and by its flag
+($c, $o, $e) = run_gp(@qlora, '--samples', '5e4', '--tokens', '1e9');
+is($c, 2, '--samples with --tokens: a usage error');
+like($e, qr/^gpuplan: train: --tokens 1e9 and --samples 5e4 both set the run's tokens/m,
+  'names both flags, each as typed');
+($c, $o, $e) = run_gp(@qlora, '--samples', '50x');
+is($c, 2, '--samples 50x: a usage error');
+like($e, qr/--samples must be a count of samples: a number .*\(got '50x'\)/, 'says what a count is');
+($c, $o, $e) = run_gp(@qlora, '--samples', '1.5');
+is($c, 1, '--samples 1.5: refused');
+like($e, qr/--samples must be a whole number 1\.\.1e15, or one with a suffix K, M, B \(50k\) \(got 1\.5\)/,
+  'a whole number, as typed');
+# 2T samples x 2048 tokens = 4.096e15 tokens, past the engine's 1e15: it
+# named --tokens, which the user had not given
+($c, $o, $e) = run_gp(@qlora, '--samples', '2T');
+is($c, 1, '--samples 2T: past 1e15 tokens, refused');
+like($e, qr/--samples 2T x 2048 tokens a sample x --epochs 1 is 4\.096e\+15 tokens, past 1e\+15/,
+  'names the samples, not --tokens');
+unlike($e, qr/--tokens/, 'and no --tokens');
+
+done_testing();
