@@ -804,7 +804,10 @@ opt { name = "concurrency", type = "int", metavar = "C", commands = "infer", lua
   -- and dropped it)
   methods = "infer",
   help = "requests in flight over the system (gp.memory: concurrent sequences, as batch)",
-  suggest = { "max_concurrency" } }
+  -- "users" is how a buyer says it ("32 users"; the guide's E row: "32
+  -- users, 2048 in / 512 out"): 'infer --users 32' had no hint
+  suggest = { "max_concurrency", "users", "num_users", "concurrent_users",
+    "concurrent_requests" } }
 opt { name = "requests", type = "int", metavar = "N", commands = "infer",
   default = "the steady state",
   help = "the run is this many requests issued at once: tokens/s over the run from the "
@@ -3575,6 +3578,18 @@ local FOREIGN = {
       .. "split, with runtime = 'llama.cpp')"
   end },
 }
+-- One message size on comm's command line: gp.comm's bytes (its
+-- synonyms size, message_size) is a Lua key, and the command line sweeps
+-- --min to --max (nccl-tests' -b and -e); '--size 1GiB' was "unknown
+-- option" with no hint and '--bytes' pointed at docs/lua.md.  The Lua
+-- side keeps its own hint (nil here: "did you mean 'bytes'?").
+local function one_size(cli)
+  return cli and " (the command line sweeps sizes: --min SIZE --max SIZE, both the same for "
+    .. "one size, e.g. --min 1GiB --max 1GiB)" or nil
+end
+for _, k in ipairs { "size", "sizes", "message_size", "bytes" } do
+  FOREIGN[k] = { comm = one_size }
+end
 
 function M.hint(cmd, key, side)
   if type(key) ~= "string" then return "" end
@@ -3582,7 +3597,8 @@ function M.hint(cmd, key, side)
   local function shown(n) return cli and ("'--" .. n:gsub("_", "-") .. "'") or ("'" .. n .. "'") end
   local k = key:lower():gsub("%-", "_")
   local foreign = FOREIGN[k] and FOREIGN[k][cmd]
-  if foreign then return foreign(cli) end
+  foreign = foreign and foreign(cli)
+  if foreign then return foreign end
   -- A key this command's Lua function takes and no command line does
   -- (lua_only: 'train --optimizer-impl' was "did you mean
   -- '--optimizer'?", which is another option).

@@ -36,4 +36,30 @@ like($e, qr/--samples 2T x 2048 tokens a sample x --epochs 1 is 4\.096e\+15 toke
   'names the samples, not --tokens');
 unlike($e, qr/--tokens/, 'and no --tokens');
 
+# 2. "comm all-reduce 1 GiB on 16 H100": the collective typed as an
+# argument and the size as --size were refused with nothing of --op or
+# --min/--max; "32 users" as --users named nothing.
+($c, $o, $e) = run_gp('comm', 'all-reduce', '--system', 'dgx-h100', '--nodes', '2');
+is($c, 2, 'comm all-reduce: a usage error');
+like($e, qr/^gpuplan: comm: no arguments \(got 'all-reduce'\): the collective is --op all_reduce$/m,
+  'points at --op with the canonical name');
+($c, $o, $e) = run_gp('comm', 'h100-sxm');
+like($e, qr/give it as --gpu h100-sxm/, 'a card as the argument still points at --gpu');
+for my $k ('--size', '--bytes', '--message-size') {
+  ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', $k, '1GiB');
+  is($c, 2, "comm $k: a usage error");
+  like($e, qr/unknown option '\Q$k\E' \(the command line sweeps sizes: --min SIZE --max SIZE, both the same for one size/,
+    "comm $k: says --min and --max");
+}
+# the one size it asks for: 1 GiB, one row
+($c, $o, $e) = run_gp('comm', '--op', 'all-reduce', '--system', 'dgx-h100', '--nodes', '2',
+  '--min', '1GiB', '--max', '1GiB');
+is($c, 0, 'comm --min 1GiB --max 1GiB: exit 0') or diag $e;
+is(scalar(() = $o =~ /^1073741824 /mg), 1, 'one row, of 1073741824 B');
+like($o, qr/^defaults: nccl=/m, 'with its defaults line');
+like($o, qr/^ranges: where 80% of published runs like this landed/m, 'and its ranges line');
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--users', '32');
+is($c, 2, 'infer --users: a usage error');
+like($e, qr/unknown option '--users' \(did you mean '--concurrency'\?\)/, 'names --concurrency');
+
 done_testing();

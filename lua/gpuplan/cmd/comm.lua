@@ -66,6 +66,14 @@ local columns = {
 
 function C.run(opts, args)
   if #args > 0 then
+    -- The collective as an argument ('gpuplan comm all-reduce', as
+    -- nccl-tests names its binaries all_reduce_perf): the --op it goes
+    -- with, where "--system ID or --gpu ID" said nothing of it.
+    local okop, op = pcall(require("gpuplan.comm").op_name, args[1])
+    if okop then
+      error(cli.usage(string.format("comm: no arguments (got '%s'): the collective is "
+        .. "--op %s", require("gpuplan.units").oneline(args[1]), op)), 0)
+    end
     error(cli.stray_argument("comm", args[1], { { "systems", "--system" }, { "gpus", "--gpu" } },
       "; --system ID or --gpu ID"), 0)
   end
