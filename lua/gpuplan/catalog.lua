@@ -284,8 +284,17 @@ function methods.get(cat, kind, id)
   local e = tbl[id]
   if e then return e end
   local s = suggest(tbl, tostring(id))
-  local hint = #s > 0 and (" (did you mean " .. table.concat(s, ", ") .. "?)")
-    or string.format(" (see 'gpuplan catalog list %s')", kind)
+  -- A model the catalog lacks (mixtral-8x22b, whose nearest is
+  -- mixtral-8x7b; deepseek-r1) is one import away: "did you mean
+  -- mixtral-8x7b?" alone offered another model.  Not where the id is a
+  -- catalog one written otherwise (Llama-3-8B: llama3-8b alone).
+  local same = #s == 1 and bare(s[1]) == bare(id)
+  local import = kind == "models" and id ~= "" and not same
+    and ", or import its config.json: gpuplan model import CONFIG.json --id ID > DIR/ID.lua, "
+      .. "with DIR on $GPUPLAN_CATALOG" or ""
+  local hint = #s > 0 and (" (did you mean " .. table.concat(s, ", ") .. "?" ..
+      (import ~= "" and (" Or" .. import:sub(5)) or "") .. ")")
+    or string.format(" (see 'gpuplan catalog list %s'%s)", kind, import)
   -- An id of another table (a system where a gpu goes, --gpu dgx-h100; a
   -- card as the model) or a list where one id goes (train --gpu a,b) was
   -- "unknown gpu 'dgx-h100' (see ...)", as if the id were misspelt.

@@ -62,4 +62,18 @@ like($o, qr/^ranges: where 80% of published runs like this landed/m, 'and its ra
 is($c, 2, 'infer --users: a usage error');
 like($e, qr/unknown option '--users' \(did you mean '--concurrency'\?\)/, 'names --concurrency');
 
+# 3. "Mixtral 8x22B on 4 H200", "DeepSeek-R1 on 2 x 8 H100": a model the
+# catalog lacks offered only its nearest other model ("did you mean
+# mixtral-8x7b?"), never the import that makes it one.  An id the catalog
+# has, written otherwise, keeps its one suggestion alone.
+($c, $o, $e) = run_gp('fit', 'mixtral-8x22b', '--gpu', 'h200-sxm');
+is($c, 2, 'unknown model: a usage error');
+like($e, qr/^gpuplan: fit: unknown model 'mixtral-8x22b' \(did you mean mixtral-8x7b\? Or import its config\.json: gpuplan model import CONFIG\.json --id ID > DIR\/ID\.lua, with DIR on \$GPUPLAN_CATALOG\)$/m,
+  'the nearest and the import');
+($c, $o, $e) = run_gp('infer', 'zzz-model', '--gpu', 'h200-sxm');
+like($e, qr/unknown model 'zzz-model' \(see 'gpuplan catalog list models', or import its config\.json: gpuplan model import/,
+  'no near id: the list and the import');
+($c, $o, $e) = run_gp('fit', 'Llama-3-8B', '--gpu', 'h200-sxm');
+like($e, qr/unknown model 'Llama-3-8B' \(did you mean llama3-8b\?\)$/m, 'a catalog id written otherwise: that id alone');
+
 done_testing();
