@@ -21,6 +21,34 @@ model {
        .. "embedding matrices counted active).",
 }
 
+-- Mixtral 8x22B: asked of serving ("does it fit on 4 H200 at 32k?") and
+-- answered "unknown model (did you mean mixtral-8x7b?)".  The shape is
+-- the one validation/cases.json already prices for its Megatron model-zoo
+-- rows (mzoo-bp-h100-mixtral-8x22b-*), from that repository's
+-- model_configs/benchmarking/Mixtral-8x22B.yaml.
+model {
+  id = "mixtral-8x22b", name = "Mixtral 8x22B", family = "mixtral",
+  split_proj = "both",
+  layers = 56, hidden = 6144, heads = 48, kv_heads = 8, head_dim = 128,
+  ffn_hidden = 16384, ffn_gated = true, vocab = 32000,
+  tied_embeddings = false, qkv_bias = false, norm = "rms", max_seq = 65536,
+  moe = { experts = 8, top_k = 2, shared_experts = 0, ffn_hidden = 16384,
+          dense_layers = 0 },
+  params_b = 141, active_params_b = 39,
+  source = "github.com/yanring/Megatron-MoE-ModelZoo@e865051 model_configs/benchmarking/Mixtral-8x22B.yaml "
+        .. "(--num-layers 56, --hidden-size 6144, --ffn-hidden-size 16384, "
+        .. "--num-attention-heads 48, --num-query-groups 8, --swiglu, --num-experts 8, "
+        .. "--moe-router-topk 2, --untie-embeddings-and-output-weights, "
+        .. "Llama2Tokenizer: vocab 32000), as quoted in validation/cases.json "
+        .. "mzoo-bp-h100-mixtral-8x22b-bf16-forcebal; mistralai/Mixtral-8x22B-v0.1 "
+        .. "config.json max_position_embeddings 65536; Mistral AI announcement "
+        .. "(mistral.ai/news/mixtral-8x22b): \"39B active parameters out of 141B\", "
+        .. "\"64K tokens context window\"",
+  notes = "Counted: 140.6B total, 39.2B active (attention 88.1M and two of the eight "
+       .. "604M SwiGLU experts a layer, 56 layers, both 197M embedding matrices); "
+       .. "the publisher's 141B and 39B are kept.",
+}
+
 model {
   id = "gpt-oss-120b", name = "gpt-oss-120b", family = "gpt_oss",
   layers = 36, hidden = 2880, heads = 64, kv_heads = 8, head_dim = 64,
@@ -96,6 +124,32 @@ model {
        .. "the lookup it is 36.6B, which is what rounds to the paper's 37B. "
        .. "kv_heads/head_dim are unused under MLA (KV cache = 61 x 576 "
        .. "elements per token).",
+}
+
+-- DeepSeek-R1: DeepSeek-V3's network trained further (reasoning RL), the
+-- same config.json; asked as "serve DeepSeek-R1 on 2 x 8 H100" and
+-- answered "unknown model (did you mean deepseek-v3?)".
+model {
+  id = "deepseek-r1", name = "DeepSeek-R1", family = "deepseek_v3",
+  layers = 61, hidden = 7168, heads = 128, kv_heads = 128, head_dim = 128,
+  ffn_hidden = 18432, ffn_gated = true, vocab = 129280,
+  tied_embeddings = false, qkv_bias = false, norm = "rms", max_seq = 163840,
+  moe = { experts = 256, top_k = 8, shared_experts = 1, ffn_hidden = 2048,
+          dense_layers = 3, groups = 8, group_top_k = 4 },
+  mla = { q_lora_rank = 1536, kv_lora_rank = 512, qk_nope_head_dim = 128,
+          qk_rope_head_dim = 64, v_head_dim = 128 },
+  mtp_layers = 1,
+  params_b = 671, active_params_b = 37,
+  dtype = "fp8",
+  source = "deepseek-ai/DeepSeek-R1 config.json: \"architectures\": "
+        .. "[\"DeepseekV3ForCausalLM\"], \"model_type\": \"deepseek_v3\", "
+        .. "first_k_dense_replace 3, hidden_size 7168, intermediate_size 18432, "
+        .. "kv_lora_rank 512, max_position_embeddings 163840 -- DeepSeek-V3's "
+        .. "(deepseek-v3 above), fp8 as released; DeepSeek-R1 report "
+        .. "arXiv:2501.12948: trained from DeepSeek-V3-Base, 671B total, 37B "
+        .. "activated",
+  notes = "As deepseek-v3: the 14B multi-token-prediction module is left out; "
+       .. "the R1 distills (Qwen, Llama) are dense models of their bases.",
 }
 
 -- Meta Llama 4 Maverick (text decoder; the checkpoint's vision tower is

@@ -66,14 +66,42 @@ like($e, qr/unknown option '--users' \(did you mean '--concurrency'\?\)/, 'names
 # catalog lacks offered only its nearest other model ("did you mean
 # mixtral-8x7b?"), never the import that makes it one.  An id the catalog
 # has, written otherwise, keeps its one suggestion alone.
-($c, $o, $e) = run_gp('fit', 'mixtral-8x22b', '--gpu', 'h200-sxm');
+# (mixtral-8x22b is in the catalog since, 4. below: a size it lacks)
+($c, $o, $e) = run_gp('fit', 'qwen2.5-110b', '--gpu', 'h200-sxm');
 is($c, 2, 'unknown model: a usage error');
-like($e, qr/^gpuplan: fit: unknown model 'mixtral-8x22b' \(did you mean mixtral-8x7b\? Or import its config\.json: gpuplan model import CONFIG\.json --id ID > DIR\/ID\.lua, with DIR on \$GPUPLAN_CATALOG\)$/m,
+like($e, qr/^gpuplan: fit: unknown model 'qwen2\.5-110b' \(did you mean qwen2\.5-14b, [^?]*\? Or import its config\.json: gpuplan model import CONFIG\.json --id ID > DIR\/ID\.lua, with DIR on \$GPUPLAN_CATALOG\)$/m,
   'the nearest and the import');
 ($c, $o, $e) = run_gp('infer', 'zzz-model', '--gpu', 'h200-sxm');
 like($e, qr/unknown model 'zzz-model' \(see 'gpuplan catalog list models', or import its config\.json: gpuplan model import/,
   'no near id: the list and the import');
 ($c, $o, $e) = run_gp('fit', 'Llama-3-8B', '--gpu', 'h200-sxm');
 like($e, qr/unknown model 'Llama-3-8B' \(did you mean llama3-8b\?\)$/m, 'a catalog id written otherwise: that id alone');
+
+# 4. The two models of those questions, in the catalog.  Mixtral 8x22B by
+# hand: attention a layer 6144 x 6144 x 2 (q, o) + 6144 x 1024 x 2 (k, v)
+# = 88,080,384; an expert 3 x 6144 x 16384 = 301,989,888, eight of them;
+# router 6144 x 8; norms 2 x 6144; 56 layers, plus 2 x 32000 x 6144
+# embeddings and the final norm: 140,620,634,112 in all, exact.
+($c, $o, $e) = run_gp('model', 'params', 'mixtral-8x22b');
+is($c, 0, 'model params mixtral-8x22b: exit 0') or diag $e;
+like($o, qr/^total\s+140620634112\s/m, 'mixtral-8x22b: 140.6B parameters (hand count above)');
+# active: the same less six of the eight experts a layer:
+# 140,620,634,112 - 56 x 6 x 301,989,888 = 39,152,031,744
+like($o, qr/^active\s+39152031744\s/m, 'and 39.2B active (top 2 of 8)');
+# 4 x H200 at 32k, TP 4: bf16 weights 2 x 140.6e9 / 4 = 70.31 GB a GPU;
+# KV 56 layers x 2 x 8 heads x 128 x 2 B = 229,376 B a token
+($c, $o, $e) = run_gp('fit', 'mixtral-8x22b', '--gpu', 'h200-sxm', '--gpus', '4', '--tp', '4',
+  '--method', 'infer', '--seq', '32768');
+is($c, 0, 'fit mixtral-8x22b on 4 x h200 at 32k: exit 0') or diag $e;
+like($o, qr/^fits: yes/m, 'fits');
+($c, $o, $e) = run_gp('model', 'params', 'deepseek-r1');
+like($o, qr/^total\s+671026404352\s/m, 'deepseek-r1: deepseek-v3\'s 671.0B (the same config.json)');
+# 2 x 8 H100 under SGLang, TP 16 over the two nodes: fp8 weights 671e9 /
+# 16 = 41.9e9 and the dense parts' 16-bit remainder: 42.93 GB a GPU
+($c, $o, $e) = run_gp('infer', 'deepseek-r1', '--gpu', 'h100-sxm', '--gpus', '16', '--tp', '16',
+  '--runtime', 'sglang');
+is($c, 0, 'infer deepseek-r1 on 16 x h100 TP 16: exit 0') or diag $e;
+like($o, qr/^weights per GPU\s+42\.93 GB$/m, 'deepseek-v3\'s weights a GPU');
+like($o, qr/tp 16 over 2 nodes of 8 \(SGLang's --tp N --nnodes M\)/, 'the defaults say TP crosses the nodes');
 
 done_testing();
