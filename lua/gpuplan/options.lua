@@ -3590,6 +3590,14 @@ end
 for _, k in ipairs { "size", "sizes", "message_size", "bytes" } do
   FOREIGN[k] = { comm = one_size }
 end
+-- plan's per-card view is infer's whenever --gpu lists several cards
+-- (gp.infer{gpu = {...}}: its result's per_card); 'infer --per-card'
+-- named plan's option, as if infer had no comparison.
+FOREIGN.per_card = { infer = function(cli)
+  return cli and " (infer compares cards by --gpu alone: --gpu h100-sxm,h200-sxm,b200)"
+    or " (gp.infer compares cards given gpu = a list: gpu = {'h100-sxm', 'b200'}, its "
+      .. "result's per_card)"
+end }
 
 function M.hint(cmd, key, side)
   if type(key) ~= "string" then return "" end

@@ -170,7 +170,10 @@ field("scaling", "", "train: {gpus, layout, tokens_per_s_gpu, efficiency, base} 
   -- 32 H100s against the 8 it first fits on: above 5).
   { 0, 2 ^ 53, gt = true })
 field("scaling_base", "count", "the GPU count the scaling efficiency is against", "plan")
-field("per_card", "", "per_card = true (gp.sweep) or a list of cards (gp.infer): a row per "
+-- (gp.infer takes no per_card key: "a list of cards (gp.infer)" read as
+-- one, and gp.infer{per_card = {...}} was refused as gp.sweep's option)
+field("per_card", "", "gp.sweep{per_card = true}, or gp.infer{gpu = {a, b, ...}} (a list of "
+  .. "cards as its gpu): a row per "
   .. "card, side by side, the winner first -- the card's best (gp.sweep: its layout's fields; "
   .. "gp.infer: its result) with gpu, fits, winner, loses (what it loses to the winner, or why "
   .. "it is out) and, with a deadline or budget, meets_deadline and meets_budget",

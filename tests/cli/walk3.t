@@ -104,4 +104,22 @@ is($c, 0, 'infer deepseek-r1 on 16 x h100 TP 16: exit 0') or diag $e;
 like($o, qr/^weights per GPU\s+42\.93 GB$/m, 'deepseek-v3\'s weights a GPU');
 like($o, qr/tp 16 over 2 nodes of 8 \(SGLang's --tp N --nnodes M\)/, 'the defaults say TP crosses the nodes');
 
+# 5. "H100, H200 or B200 for this model?": infer compares cards by a list
+# in --gpu (gp.infer{gpu = {...}}); --per-card, plan's view, named plan as
+# if infer could not, and lua.md's per_card read as a key of gp.infer.
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm,b200', '--per-card');
+is($c, 2, 'infer --per-card: a usage error');
+like($e, qr/unknown option '--per-card' \(infer compares cards by --gpu alone: --gpu h100-sxm,h200-sxm,b200\)/,
+  'says --gpu a,b,c compares');
+my $lua = do { my $f = File::Temp->new(SUFFIX => '.lua'); print $f
+  "local gp = require 'gpuplan'\n"
+  . "print(select(2, pcall(gp.infer, { model = 'llama3-8b', gpu = 'h100-sxm', per_card = {'b200'} })))\n"
+  . "local r = gp.infer{ model = 'llama3-8b', gpu = {'h100-sxm', 'b200'} }\n"
+  . "print(#r.per_card, r.winner)\n"; close $f; $f };
+($c, $o, $e) = run_gp('run', "$lua");
+is($c, 0, 'the Lua comparison runs') or diag $e;
+like($o, qr/unknown option 'per_card' \(gp\.infer compares cards given gpu = a list: gpu = \{'h100-sxm', 'b200'\}, its result's per_card\)/,
+  'gp.infer{per_card = ...}: says gpu = a list');
+like($o, qr/^2\t\S+$/m, 'gpu = a list of two: two rows and a winner');
+
 done_testing();
