@@ -1359,12 +1359,17 @@ opt { name = "rollout_memory", type = "number", metavar = "F", commands = "rl", 
   default = "what the trainer leaves",
   help = "share of a card the rollout engine may hold (vLLM's gpu_memory_utilization)",
   suggest = { "gpu_memory_utilization" } }
-opt { name = "epochs", type = "int", metavar = "N", commands = "rl train", default = "1",
+opt { name = "epochs", type = "int", metavar = "N", commands = "rl train plan", default = "1",
   help = "passes over the samples",
   suggest = { "ppo_epochs", "num_epochs" },
   -- train: the epochs over --samples (gpuplan.train tokens_total), a
   -- fraction too (checked there: the rl reading is a whole count)
+  -- plan: train's reading, the job's run as gp.sweep times it
   variants = { train = { type = "number", metavar = "E", group = "cost",
+    default = "1 with --samples",
+    help = "passes over the --samples: tokens = samples x --sample-tokens x epochs (a fraction "
+      .. "too: 0.5 is half the dataset)" },
+    plan = { type = "number", metavar = "E", group = "cost",
     default = "1 with --samples",
     help = "passes over the --samples: tokens = samples x --sample-tokens x epochs (a fraction "
       .. "too: 0.5 is half the dataset)" } } }
@@ -2582,12 +2587,12 @@ opt { name = "tokens", type = "string", metavar = "N", commands = "train plan", 
 -- "50k samples" is how a dataset is told, and --samples 50k said
 -- "expects a number" where --tokens 500M was taken.  Its range (a whole
 -- number 1..1e15) is train's (gpuplan.train tokens_total).
-opt { name = "samples", type = "string", metavar = "N", commands = "train", kind = "total",
+opt { name = "samples", type = "string", metavar = "N", commands = "train plan", kind = "total",
   counts = "samples",
   help = "training samples in the dataset: 50000, or with a decimal suffix K, M, B: 50k; the "
     .. "run's tokens are samples x --sample-tokens x --epochs (instead of --tokens)",
   suggest = { "num_samples", "dataset_size", "train_samples" } }
-opt { name = "sample_tokens", type = "number", metavar = "L", commands = "train", kind = "number",
+opt { name = "sample_tokens", type = "number", metavar = "L", commands = "train plan", kind = "number",
   range = { 0, 1 << 24, gt = true }, default = "--seq: each sample a whole sequence",
   help = "mean tokens a sample of --samples (the dataset's mean length, where samples are "
     .. "not padded to --seq)",

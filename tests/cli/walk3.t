@@ -122,4 +122,28 @@ like($o, qr/unknown option 'per_card' \(gp\.infer compares cards given gpu = a l
   'gp.infer{per_card = ...}: says gpu = a list');
 like($o, qr/^2\t\S+$/m, 'gpu = a list of two: two rows and a winner');
 
+# 6. "Which card for my 50k-sample QLoRA, 3 epochs?": plan is "the job as
+# for gpuplan train" but refused --samples as an option of train only.
+# The run is the same 50,000 x 2048 x 3 = 3.072e8 tokens, ranked by cost
+# as a run of --tokens is.
+my @plan = ('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '1,8', '--method', 'qlora');
+($c, $o, $e) = run_gp(@plan, '--samples', '50k', '--epochs', '3');
+is($c, 0, 'plan --samples 50k --epochs 3: exit 0') or diag $e;
+like($o, qr/tokens=3\.072e\+08 \(--samples 50000 x 2048 \(seq: each sample a whole sequence\) x --epochs 3\)/,
+  'the run on the defaults line');
+like($o, qr/policy=cheapest \(--samples: the run's cost at each card's price/, 'ranked by cost, said why');
+# the same ranking as --tokens 307200000: the winner's layout and time alike
+my ($c2, $o2, $e2) = run_gp(@plan, '--tokens', '307200000');
+my ($w1) = $o =~ /^(h100-sxm .*)$/m;
+my ($w2) = $o2 =~ /^(h100-sxm .*)$/m;
+is($w1, $w2, 'the first row is the one --tokens 307200000 gives');
+($c, $o, $e) = run_gp(@plan, '--samples', '50k', '--deadline', '12h');
+is($c, 0, '--deadline with --samples: the run has a size') or diag $e;
+($c, $o, $e) = run_gp(@plan, '--budget', '10');
+like($e, qr/--budget needs --tokens \(the run's size, e\.g\. 2e12\) or --samples N/, 'a budget names both sizes');
+($c, $o, $e) = run_gp(@plan, '--samples', '5e4', '--tokens', '1B');
+is($c, 2, 'plan: --samples with --tokens refused, as train does');
+($c, $o, $e) = run_gp(@plan, '--samples', '50k', '--format', 'json');
+like($o, qr/"samples":50000\b/, 'the JSON job carries the count, not the text (merge compares jobs)');
+
 done_testing();

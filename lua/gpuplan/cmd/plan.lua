@@ -235,10 +235,13 @@ function C.run(opts, args)
   if opts.recompute then o.recompute = words(opts.recompute, "recompute") end
   -- --tokens: parsed by cli.parse (a number option), bounded by gp.train
   o.tokens = opts.tokens
-  -- A deadline or a budget is of the whole run: its size is --tokens.
-  if (opts.deadline or opts.budget) and not opts.tokens then
-    error(cli.usage(string.format("plan: --%s needs --tokens (the run's size, e.g. 2e12)",
-      opts.deadline and "deadline" or "budget")), 0)
+  -- A deadline or a budget is of the whole run: its size is --tokens,
+  -- or the dataset's (--samples x --sample-tokens x --epochs, as train
+  -- reads them: gpuplan.train tokens_total, which each layout's job runs).
+  local sized = opts.tokens or opts.samples
+  if (opts.deadline or opts.budget) and not sized then
+    error(cli.usage(string.format("plan: --%s needs --tokens (the run's size, e.g. 2e12) or "
+      .. "--samples N", opts.deadline and "deadline" or "budget")), 0)
   end
   -- Without --policy: a run of --tokens has a cost, and ranked by speed
   -- the search picked the largest count searched every time (64 GPUs for
@@ -253,8 +256,9 @@ function C.run(opts, args)
     elseif opts.deadline then
       pname, pwhy = "cheapest", "--deadline: the cheapest run that meets it; --policy fastest "
         .. "for the shortest"
-    elseif opts.tokens then
-      pname, pwhy = "cheapest", "--tokens: the run's cost at each card's price; --policy "
+    elseif sized then
+      pname, pwhy = "cheapest", (opts.tokens and "--tokens" or "--samples")
+        .. ": the run's cost at each card's price; --policy "
         .. "fastest for the shortest run, --deadline to bound it"
     else
       pname, pwhy = "fastest", "no --tokens: no run to cost, the fastest step"
@@ -338,6 +342,8 @@ function C.run(opts, args)
     -- job, and the fingerprint gpuplan merge compares shards by must say
     -- so (the sweep has refused any text that is no count).
     job.tokens = job.tokens and options.total(job.tokens)
+    -- so is --samples ("50k" is 50000), read by the same reader
+    job.samples = job.samples and options.total(job.samples)
     -- The counts searched, as numbers: --gpus 20 was echoed "gpus":"20",
     -- the text typed (a list "16,20" or "8..64" as its counts, [16,20];
     -- gpuplan merge reads either through sweep.counts).
