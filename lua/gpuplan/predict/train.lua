@@ -848,6 +848,42 @@ local PROFILES = {
     { "embed_flops", true, "MFU by nanoGPT's estimate_mfu: 6N over every parameter, "
       .. "the input embedding's included" },
   },
+  -- huggingface/nanotron (v0.5, the README's benchmark diagram; code at
+  -- c2528430): its own tensor-parallel Llama on PyTorch DDP, its own
+  -- ZeRO-1 optimizer.  Kernels otherwise as the fused stack prices them:
+  -- flash_attn_varlen_func, flash-attn's Triton rotary (models/llama.py
+  -- "self.flash_rotary_embedding = FlashRotaryEmbedding("), TritonRMSNorm,
+  -- fused qkv_proj and gate_up_proj, torch's fused AdamW
+  -- (torch_adam_is_fused in the benchmark config).
+  nanotron = {
+    -- models/llama.py CoreAttention.forward: "from
+    -- flash_attn.flash_attn_interface import flash_attn_varlen_func" --
+    -- the flash-attn package's FlashAttention-2 (FA3 ships apart, as
+    -- hopper/'s top-level flash_attn_interface), not cuDNN's.
+    { "flash", true, "models/llama.py CoreAttention: flash_attn_varlen_func" },
+    { "attn_kernel", "fa2", "flash_attn.flash_attn_interface.flash_attn_varlen_func "
+      .. "(flash-attn 2)" },
+    -- models/llama.py GLUActivation.forward: "gate_states, up_states =
+    -- torch.split(merged_states, ...)", "return self.act(gate_states) *
+    -- up_states": the SiLU and the product as two PyTorch kernels, as
+    -- Megatron-Core's MLP without bias_activation_fusion.
+    { "unfused_act", true, "models/llama.py GLUActivation: self.act(gate_states) * up_states "
+      .. "(two kernels)", gated },
+    -- optim/zero.py ZeroDistributedOptimizer.step: "loss =
+    -- super().step(closure=closure)" then "# All gather updated params"
+    -- "self._all_gather_params()", a dist.all_gather_coalesced with no
+    -- async_op (blocking) over the whole shard, before the next step's
+    -- forward starts: nothing runs under it.
+    { "overlap_param_gather", false, "optim/zero.py: _all_gather_params() after the "
+      .. "optimizer step, blocking", function(o) return (o.zero or 0) >= 1 end },
+    -- trainer.py wraps the model in torch's DistributedDataParallel
+    -- (bucket_cap_mb = ddp_bucket_cap_mb) and helpers.py registers
+    -- get_fp32_accum_hook, which issues each bucket's fp32 all-reduce
+    -- (or ZeRO-1 reduce-scatter) "async_op=True" from the bucket's
+    -- autograd hook: under the rest of the backward.
+    { "overlap_grad_reduce", true, "DDP comm hook get_fp32_accum_hook: each bucket's "
+      .. "reduction async under the backward" },
+  },
   -- A source that names PyTorch FSDP and no framework (above).
   ["pytorch-fsdp"] = {
     { "stack", "hf", "PyTorch FSDP on PyTorch modules: torch.optim over the sharded parameters" },

@@ -1,0 +1,73 @@
+-- The nanotron stack profile (lua/gpuplan/predict/train.lua): the
+-- README benchmark diagram's 26 cells state workload.framework
+-- "nanotron" and are priced with what nanotron's code (c2528430) runs:
+-- flash-attn 2's flash_attn_varlen_func, GLUActivation's SiLU and product
+-- as two kernels, and ZeRO-1's parameter all-gather after the optimizer
+-- step, blocking (optim/zero.py _all_gather_params), under nothing.
+-- Run with ./gpuplan run tests/lua/nanotron_profile.t.
+local t = require "tap"
+local gp = require "gpuplan"
+local validate = require "gpuplan.validate"
+
+t.plan(6)
+
+local cat = gp.catalog()
+local rows, n = {}, 0
+for _, c in ipairs(validate.read("validation/cases.json")) do
+  if c.id:find("^nanotron%-bench%-") then
+    rows[c.id] = c
+    n = n + 1
+  end
+end
+-- The diagram's cells: 4 models x 7 node counts less the 80B's 1 and 2.
+t.ok(n == 26, "the diagram's 26 cells ship (got " .. n .. ")")
+
+local function has(p, s) return p.defaults:find(s, 1, true) ~= nil end
+local all = true
+for id, c in pairs(rows) do
+  local p = validate.predict(c, cat)
+  if not (c.workload.framework == "nanotron" and p.predicted and has(p, "stack profile=nanotron")
+      and has(p, "attn_kernel=fa2 (") and has(p, "unfused_act=true (models/llama.py")) then
+    all = false
+    t.diag("not priced on the profile: " .. id)
+  end
+end
+t.ok(all, "every cell states nanotron and gets FA2 and the two-kernel GLU")
+
+-- The blocking gather is ZeRO-1's: a ZeRO-0 cell has none to price.
+local z1 = validate.predict(rows["nanotron-bench-3.57b-64n-dp128-tp4-pp1-mbs2-z1"], cat)
+local z0 = validate.predict(rows["nanotron-bench-8.86b-64n-dp128-tp4-pp1-mbs2-z0"], cat)
+t.ok(has(z1, "overlap_param_gather=false (optim/zero.py") and not has(z0, "overlap_param_gather"),
+  "overlap_param_gather off at ZeRO-1 only")
+
+-- A case that states a setting keeps it: the profile fills gaps only.
+local stated = t.copy(rows["nanotron-bench-3.57b-1n-dp4-tp1-pp2-mbs2-z1"])
+stated.workload.attn_kernel = "cudnn"
+local ps = validate.predict(stated, cat)
+t.ok(ps.predicted and not has(ps, "attn_kernel=fa2"), "a stated attn_kernel wins over the profile's")
+
+-- The 3.57B cell on 64 nodes (TP 4, DP 128, ZeRO-1) with the profile's
+-- settings, the gather overlapped (Megatron's --overlap-param-gather)
+-- and not (nanotron).  Nothing else changes, so the step grows by the
+-- gather's exposed seconds and nothing of it is hidden any more:
+-- step(off) - step(on) = zero_gather(off) - exposed zero_gather(on).
+-- Tolerance 1e-9 s: the same sums in floating point.
+local function job(overlap)
+  return gp.train{ stack = "megatron", gpu = "h100-sxm", gpus = 512, gpus_per_node = 8,
+    nic_fabric = "efa-100", nics = 32, tp = 4, pp = 1, zero = 1, sp = true, batch = 2,
+    global_batch = 256, seq = 4096, precision = "bf16", grad_reduce = "fp32",
+    recompute = "none", flash = true, attn_kernel = "fa2", unfused_act = true,
+    overlap_param_gather = overlap,
+    model = { layers = 28, hidden = 3072, heads = 32, kv_heads = 32, head_dim = 96,
+      ffn_hidden = 8192, ffn_gated = true, vocab = 131072, tied_embeddings = true,
+      norm = "rms", split_proj = "none" } }
+end
+local function part(r, name)
+  for _, p in ipairs(r.parts) do if p.name == name then return p end end
+end
+local on, off = job(true), job(false)
+local gon, goff = part(on, "zero_gather"), part(off, "zero_gather")
+t.ok(goff.hidden == 0 and gon.hidden > 0, "nanotron's gather hides nothing; Megatron's hides some")
+local grow = off.step_s - on.step_s
+t.ok(math.abs(grow - (goff.seconds - gon.seconds)) < 1e-9 and grow > 0,
+  string.format("the step grows by the gather's newly exposed seconds (%.4f s)", grow))
