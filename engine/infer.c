@@ -295,6 +295,9 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	if (c->gemv_packed != 0 && c->gemv_packed != 1)
 		return gp_fail(err, "gemv_packed must be 0 or 1 (got %d)",
 		               c->gemv_packed);
+	if (c->one_token_graphs != 0 && c->one_token_graphs != 1)
+		return gp_fail(err, "one_token_graphs must be 0 or 1 (got %d)",
+		               c->one_token_graphs);
 	if (c->row_split != 0 && c->row_split != 1)
 		return gp_fail(err, "row_split must be 0 or 1 (got %d)",
 		               c->row_split);
@@ -1822,7 +1825,20 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	b.c = c;
 	b.ph = out;
 	b.err = err;
-	b.graphs = c->runtime == INFER_GRAPHS;
+	/* llama.cpp replays a one-token step on one GPU as a CUDA graph
+	 * (c->one_token_graphs; lua/gpuplan/infer.lua M.one_token_graphs):
+	 * ggml-cuda at its May 2024 builds keeps a graph only where the
+	 * step's ADDs have one column ("disable CUDA graphs for batch size >
+	 * 1"), no tensor is split by rows (split buffers) and no op is
+	 * MUL_MAT_ID; a layer split rotates its n_copies = 4 input copies each
+	 * evaluation, so the graph changes every token and is dropped after
+	 * 4 updates (PR 13814, 2025: "Due to changes in the graph in each
+	 * evaluation when pipeline parallelism is enabled, CUDA graphs could
+	 * not be used"), and offloaded layers split the step between the CPU
+	 * and the GPU. */
+	b.graphs = c->runtime == INFER_GRAPHS ||
+	           (c->one_token_graphs && batch * q <= 1.0 && c->tp == 1 &&
+	            c->pp == 1 && n_off <= 0.0 && s.nmoe <= 0.0);
 	b.gemv = 0;
 	b.m_tile = 0.0;
 	b.bf16_x = 0.0;

@@ -242,6 +242,13 @@ typedef struct infer_cfg {
 	                         M.engine_host); 0: none or overlapped */
 	double engine_host_seq; /* s more per sequence that emits a token
 	                         in the step; 0: none or overlapped */
+	int one_token_graphs; /* 1: a one-token step on one GPU (tp = pp =
+	                         1, no layer offloaded, no MoE layer)
+	                         replays a CUDA graph, each op priced at
+	                         the device's graph_launch, though the
+	                         runtime launches its other steps' kernels
+	                         one by one (llama.cpp since PR 6766:
+	                         infer.c infer_step); 0: as the runtime */
 	int row_split;        /* 1: tp is llama.cpp's row split, not
 	                         Megatron's: each weight matrix's rows are
 	                         split over the tp GPUs, each matmul's input

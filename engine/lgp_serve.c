@@ -113,6 +113,7 @@ static const lgp_field infer_fields[] = {
 	IF_NUM("engine_host_seq", engine_host_seq),
 	IF_NUM("graph_max_ctx", graph_max_ctx),
 	IF_BOOL("row_split", row_split),
+	IF_BOOL("one_token_graphs", one_token_graphs),
 	IF_NUM("offload_bw", offload_bw),
 	IF_NUM("offload_link_bw", offload_link_bw),
 	IF_INT("offload_cpu_max", offload_cpu_max, 0),

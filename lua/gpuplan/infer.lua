@@ -653,6 +653,21 @@ M.gemv_packed = { trtllm = 1, ["nim-http"] = 1 }
 -- split (the default since) runs the GPUs one after another: --pp.
 M.row_split = { ["llama.cpp"] = true }
 
+-- Runtimes that replay a one-token decode step on one GPU as a CUDA graph
+-- while launching their other steps' kernels one by one, and the cards
+-- they do it on (engine/infer.c infer_step, cfg one_token_graphs):
+-- llama.cpp since PR #6766 ("Introduction of CUDA Graphs to LLama.cpp",
+-- merged 2024-05-08, "updated Makefile build to enable CUDA graphs"; the
+-- CMake option GGML_CUDA_GRAPHS is on by default since, "CUDA graphs are
+-- enabled by default in llama.cpp", slaren in PR #14499).  ggml-cuda keeps
+-- the graph off "due to GPU architecture" below compute capability 8.0
+-- (GGML_CUDA_CC_AMPERE) and builds it for CUDA alone (HIP's graphs are a
+-- later, separate switch).  What the replay gains, measured on one RTX
+-- 4090: LLaMA 2 7B q4_0 "./main tg 138.31 -> 146.81" t/s (PR #6766);
+-- gp.infer's cuda_graphs = false prices an older build.
+M.one_token_graphs = { ["llama.cpp"] = { ampere = true, ada = true, hopper = true,
+                                           blackwell = true } }
+
 -- Weight-only kernels that read their weights below the device's GEMM
 -- streaming rate, by runtime: the fraction of the streaming copy (the
 -- catalog's bandwidth x achievable.hbm) at which the runtime's int4 and
@@ -2406,6 +2421,14 @@ function M.setup(a)
   -- serving model's steps.
   -- (said with its value: the command line's flag is --no-xqa, which
   -- "xqa picks ..." named as "--xqa")
+  if a.cuda_graphs ~= nil and type(a.cuda_graphs) ~= "boolean" then
+    error("infer: cuda_graphs must be true or false (got " .. tostring(a.cuda_graphs) .. ")", 3)
+  end
+  if a.cuda_graphs ~= nil and not M.one_token_graphs[a.runtime or "graphs"] then
+    error(args.usage("infer: cuda_graphs = " .. tostring(a.cuda_graphs) .. " says whether "
+      .. "llama.cpp replays a one-token step as a CUDA graph: --runtime llama.cpp only (got "
+      .. "runtime " .. tostring(a.runtime or "graphs") .. ")"), 3)
+  end
   runtime_kernel(a, "xqa", false, "trtllm", "TensorRT-LLM's generation attention (its XQA kernel "
     .. "or the masked MHA kernel before it)", "xqa = false", "TensorRT-LLM's masked MHA kernel is",
     serving, by)
@@ -2614,6 +2637,9 @@ function M.setup(a)
     score_bytes = a.flash == false and M.score_bytes[a.runtime or "graphs"] or nil,
     scores_whole = a.flash == false and M.score_bytes[a.runtime or "graphs"] and true or nil,
     row_split = M.row_split[a.runtime or "graphs"] or nil,
+    one_token_graphs = (a.cuda_graphs ~= false and M.one_token_graphs[a.runtime or "graphs"]
+      and M.one_token_graphs[a.runtime][g.arch] and (g.vendor == nil or g.vendor == "NVIDIA"))
+      or nil,
     wo_stream = M.wo_stream_of(a.runtime, bits),
     wo_bf16_x = M.wo_bf16_x_of(a.runtime, g, bits),
     m_tile = M.m_tile_of(a.runtime, g.arch, base),

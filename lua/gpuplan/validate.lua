@@ -481,6 +481,9 @@ local case_schema = T.record {
     output_dist = declared("output_dist"),
     -- the batch sizes the run captured CUDA graphs at (gp.infer's graph_sizes)
     graph_sizes = T.array(count()),
+    -- whether llama.cpp replayed one-token steps as CUDA graphs (gp.infer's
+    -- cuda_graphs; absent: a case dated before 2024-05-08 did not)
+    cuda_graphs = declared("cuda_graphs"),
     -- what the run's sampling parameters switch on in the sampler (gp.infer's
     -- sampling, its stages M.SAMPLING: random, top_p, penalties), where the
     -- source states them
@@ -685,7 +688,7 @@ M.WORKLOAD_READ = { dropout = set "train memory", unfused_loss = set "train",
                     output_dist = set "infer", sampling = set "infer",
                     max_batch = set "infer", max_num_tokens = set "infer",
                     kv_free_fraction = set "infer", chunked_prefill = set "infer",
-                    scheduler_steps = set "infer",
+                    scheduler_steps = set "infer", cuda_graphs = set "infer",
                     batching = set "infer",
                     server = set "infer", framework = set "train memory infer rl" }
 -- a memory case of a serving job is sized on its runtime's profile too

@@ -1017,6 +1017,18 @@ local function predict(case, cat)
   -- FlashAttention on or off, where the source states it (gp.infer's
   -- flash: llama.cpp's flash_attn, off by default in its builds of 2024)
   a.flash = v(wl.flash)
+  -- llama.cpp before its CUDA graphs (PR #6766, merged 2024-05-08:
+  -- gp.infer's cuda_graphs): a case dated before it launched its
+  -- one-token steps' kernels one by one; where the case states no date
+  -- the tool's own default stands.
+  if runtime == "llama.cpp" and v(wl.cuda_graphs) ~= nil then
+    a.cuda_graphs = v(wl.cuda_graphs)
+  elseif runtime == "llama.cpp" and case.source and v(case.source.date)
+    and tostring(v(case.source.date)) < "2024-05-08" then
+    a.cuda_graphs = false
+    defaults[#defaults + 1] = "cuda_graphs=false (llama.cpp dated before PR 6766's CUDA graphs, "
+      .. "2024-05-08)"
+  end
   -- A run of num_requests requests issued at once, measured over the run
   -- (gp.infer's requests): the batch's fill and drain count.
   a.requests = v(wl.num_requests)
