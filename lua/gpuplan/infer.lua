@@ -2942,6 +2942,15 @@ function M.setup(a)
     error(args.usage("infer: fused_grouped_topk is the routing kernel of vLLM's and SGLang's "
       .. "fused MoE; runtime " .. tostring(a.runtime or "graphs") .. " routes its own way"), 3)
   end
+  -- It routes one kind of router, the MLA models' grouped top-k (moe_route
+  -- counts it only there): asked for on another model it would change
+  -- nothing, in silence -- refused, as gp.rl refuses
+  -- rollout_fused_grouped_topk.
+  if a.fused_grouped_topk ~= nil and not (type(model.mla) == "table" and type(model.moe) == "table") then
+    error(args.usage("infer: fused_grouped_topk given for a model without a grouped-top-k MoE "
+      .. "router (the MLA models' MoE layers, DeepSeek's): " .. tostring(model.id or "this model")
+      .. (type(model.moe) == "table" and " routes by softmax top-k" or " has no MoE layers")), 3)
+  end
   if a.fused_grouped_topk == nil and not serving and M.fused_grouped_topk[a.runtime or "graphs"]
       and type(model.mla) == "table" and type(model.moe) == "table" then
     default("fused_grouped_topk (SGLang's from 0.4.6: DeepSeek's grouped top-k routing in one "

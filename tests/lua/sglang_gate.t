@@ -6,7 +6,7 @@
 -- Run: ./gpuplan run tests/lua/sglang_gate.t
 local t = require "tap"
 local gp = require "gpuplan"
-t.plan(17)
+t.plan(19)
 
 local base = { gpu = "h200-sxm", gpus = 8, tp = 8, weights = "fp8", runtime = "sglang",
               input = 1024, output = 1024, concurrency = 8, model = "deepseek-v3" }
@@ -36,6 +36,13 @@ t.is(op(gp.infer(t.with(base, { runtime = "vllm", fused_grouped_topk = true })),
 t.ok(not pcall(run, { runtime = "trtllm", fused_grouped_topk = true }),
      "fused_grouped_topk under TensorRT-LLM: refused")
 t.ok(not pcall(run, { fused_grouped_topk = "yes" }), "not a boolean: refused")
+-- and on a model without a grouped-top-k router, where it would change
+-- nothing: a softmax-routed MoE (Mixtral) and a dense model.
+t.raises(function() run({ model = "mixtral-8x7b", fused_grouped_topk = true }) end,
+         "fused_grouped_topk given for a model without a grouped-top-k MoE router",
+         "a softmax-routed MoE: refused by name", true)
+t.raises(function() run({ model = "llama3-8b", weights = "bf16", fused_grouped_topk = false }) end,
+         "llama3-8b has no MoE layers", "a dense model: refused", true)
 
 -- The predictor's release rule (predict/infer.lua's sglang profile): a
 -- case of SGLang 0.4.5 or before, or of no release dated before PR
