@@ -29,19 +29,20 @@ local v, model_of = case_.v, case_.model
 -- layers computed on the CPU), exllamav2 (CUDA-graph kernels, its own
 -- memory) -- each a general rule on the tool, never on a case id.  A case
 -- that states none is priced as a CUDA-graph serving engine.
--- A vLLM release as one number, MAJOR x 10000 + MINOR x 100 + PATCH
--- ("0.4.2" -> 402), or nil where the version does not read as MAJOR.MINOR.
-local function vllm_release(ver)
+-- A runtime's release (vLLM's, SGLang's) as one number, MAJOR x 10000 +
+-- MINOR x 100 + PATCH ("0.4.2" -> 402), or nil where the version does not
+-- read as MAJOR.MINOR (validate refuses such a source.version at read).
+local function release_number(ver)
   local maj, min, pat = tostring(ver):match("^(%d+)%.(%d+)%.?(%d*)")
   return maj and tonumber(maj) * 10000 + tonumber(min) * 100 + (tonumber(pat) or 0)
 end
 
--- Whether a vLLM case ran before a change: its source.version before
--- release n (vllm_release's number), else its source.date before day;
--- nil where the case states neither.
-local function vllm_before(ver, date, n, day)
+-- Whether a case ran before a runtime's change (vLLM's, SGLang's release
+-- rules): its source.version before release n (release_number's number),
+-- else its source.date before day; nil where the case states neither.
+local function release_before(ver, date, n, day)
   if ver then
-    local r = vllm_release(ver)
+    local r = release_number(ver)
     return r ~= nil and r < n
   elseif date then
     return tostring(date) < day
@@ -140,13 +141,7 @@ local PROFILES = {
   sglang = function(a, model, g, defaults, case)
     local src = case and case.source or {}
     local ver, date = v(src.version), v(src.date)
-    local before
-    if ver then
-      local r = vllm_release(ver)
-      before = r ~= nil and r < 406
-    elseif date then
-      before = tostring(date) < "2025-04-14"
-    end
+    local before = release_before(ver, date, 406, "2025-04-14")
     if before and a.fused_grouped_topk == nil and type(model) == "table"
         and model.mla ~= nil and model.moe ~= nil then
       a.fused_grouped_topk = false
@@ -519,7 +514,7 @@ local PROFILES = {
       local mla = type(model.mla) == "table" and (model.mla.kv_lora_rank or 0) > 0
       local on
       if ver then
-        local n = vllm_release(ver)
+        local n = release_number(ver)
         on = n ~= nil and n >= 504 and (not amd or n < 605) and not (mla and n >= 701)
       elseif date then
         on = tostring(date) >= "2024-07-23" and (not amd or tostring(date) < "2024-12-12") and
@@ -625,7 +620,7 @@ local PROFILES = {
       -- Not modelled: later V0 releases still decode on it where their
       -- XFORMERS backend runs (an FP8 KV cache, a card below compute
       -- capability 8.0, a head size flash-attn lacks).
-      local paged = vllm_before(ver, date, 403, "2024-05-19")
+      local paged = release_before(ver, date, 403, "2024-05-19")
       local gqa = (model.kv_heads or model.heads) < model.heads
       if paged and gqa and not mla and a.paged_decode == nil then
         a.paged_decode = true
@@ -638,7 +633,7 @@ local PROFILES = {
       -- Ray task a worker each step: gp.infer's ray_step.  The release is
       -- the case's source.version (before 0.4.3), else its source.date
       -- (before the PR's review of 2024-05-21).
-      local pre_loop = vllm_before(ver, date, 403, "2024-05-21")
+      local pre_loop = release_before(ver, date, 403, "2024-05-21")
       if pre_loop and a.ray_step == nil and (a.tp or 1) * (a.pp or 1) > 1
         and not require("gpuplan.serve").wants(a) then
         a.ray_step = require("gpuplan.infer").v0_ray_step
@@ -658,7 +653,7 @@ local PROFILES = {
       -- weight_dtype does not tell AWQ from GPTQ, whose kernels differ.
       local wl_q = case and case.workload or {}
       if v(wl_q.quant_method) == "awq" and a.wo_split_k == nil
-        and vllm_before(ver, date, 503, "2024-07-23") then
+        and release_before(ver, date, 503, "2024-07-23") then
         a.wo_split_k = require("gpuplan.infer").v0_awq_split_k
         defaults[#defaults + 1] = string.format("wo_split_k=%d (vLLM before awq_marlin, 0.5.3: "
           .. "awq_gemm's split_k_iters, its _out_feats.sum(0) a kernel after every linear)",
