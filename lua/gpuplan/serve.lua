@@ -985,7 +985,17 @@ function M.setup(a)
     usage("infer: a2a none exchanges no tokens, which needs every GPU of the EP group to hold "
       .. "the step's tokens: TP attention in one pool (not dp_attention, not disagg)")
   end
+  -- SGLang refuses the pair itself: "When enabling two batch overlap,
+  -- moe_a2a_backend cannot be 'none'." (sglang python/sglang/srt/
+  -- server_args.py).  Where none is the runtime's default, not the
+  -- user's, the refusal says so rather than name an a2a not given.
   if a2a == "none" and tbo then
+    if a.a2a == nil then
+      usage("infer: two_batch_overlap under runtime sglang with TP attention: its default a2a "
+        .. "none (SGLang's --moe-a2a-backend none) exchanges no tokens, so there is no "
+        .. "all-to-all to hide (SGLang refuses two-batch overlap without an all-to-all too); "
+        .. "give a2a = deepep")
+    end
     usage("infer: a2a none with two_batch_overlap: there is no all-to-all to hide")
   end
   local mtp = int_of(a, "mtp", 1) or 0

@@ -5,7 +5,7 @@
 -- Run: ./gpuplan run tests/lua/sglang_ep_none.t
 local t = require "tap"
 local gp = require "gpuplan"
-t.plan(9)
+t.plan(11)
 
 local base = { gpu = "b200", gpus = 8, tp = 8, ep = 8, weights = "fp8", runtime = "sglang",
               input = 1024, output = 1024, concurrency = 8, model = "deepseek-v3" }
@@ -33,5 +33,13 @@ t.raises(function() run({ a2a = "none", dp_attention = true }) end,
          "a2a none exchanges no tokens", "a2a none with DP attention: refused")
 t.raises(function() run({ two_batch_overlap = true, a2a = "none" }) end,
          "there is no all-to-all to hide", "a2a none with two-batch overlap: refused", true)
+-- two-batch overlap asked of SGLang's default (a2a not given): refused
+-- under two_batch_overlap, naming none as the runtime's default, not as an
+-- a2a the caller gave; with a2a deepep it runs.
+t.raises(function() run({ two_batch_overlap = true }) end,
+         "two_batch_overlap under runtime sglang with TP attention: its default a2a none",
+         "two-batch overlap on SGLang's default a2a: refused, the default named", true)
+t.ok(run({ two_batch_overlap = true, a2a = "deepep" }).decode.a2a > 0,
+     "two-batch overlap with a2a deepep: the all-to-all priced")
 -- DP attention under SGLang keeps DeepEP (its runs state it).
 t.ok(run({ dp_attention = true }).decode.a2a > 0, "SGLang with DP attention: DeepEP's all-to-all")
