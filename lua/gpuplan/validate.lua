@@ -1081,23 +1081,27 @@ function read_cases(path, seen, at)
           .. "vision tower (gpuplan catalog list models)", where, short(vis)), 0)
       end
     end
-    -- model.ffn_hidden 0 is the dense width of a model whose every layer
-    -- is MoE (engine/model.c model_check, the catalog's load check); any
-    -- other model's 0 was read, then refused at prediction in the
-    -- engine's words, "ffn_hidden must be positive (got 0)", naming
-    -- neither the file nor the case (tests/lua/fuzz_fields.t)
+    -- An inline model the engine refuses (engine/model.c model_check:
+    -- ffn_hidden 0 on a model with dense layers, kv_heads that do not
+    -- divide heads, ...) is refused here with FILE:line and the case: it
+    -- was read, then declined at prediction in the engine's words with the
+    -- caller's position (tests/lua/fuzz_fields.t).  The engine's own rule
+    -- through core.check, as the catalog's load check runs it on an entry,
+    -- not a copy of it; a model the predictor cannot build (a field
+    -- missing) is left to its reason at prediction.
     local mdl = v(c.model)
-    if type(mdl) == "table" and v(mdl.ffn_hidden) == 0 and v(mdl.hybrid_pattern) == nil then
-      local moe = v(mdl.moe)
-      local experts = type(moe) == "table" and v(moe.experts) or 0
-      local dense, step = type(moe) == "table" and v(moe.dense_layers) or nil,
-        type(moe) == "table" and v(moe.layer_step) or nil
-      local dense_w = type(moe) == "table" and v(moe.dense_ffn_hidden) or 0
-      local all_moe = experts > 0 and (dense == nil or dense == 0) and (step == nil or step <= 1)
-      if not all_moe and not (experts > 0 and dense_w > 0) then
-        error(string.format("%s: field 'model.ffn_hidden': 0 is the dense width of a model "
-          .. "whose every layer is MoE; this model has dense layers (give their width)",
-          where), 0)
+    if type(mdl) == "table" then
+      local case_ = require "gpuplan.predict.case"
+      local okm, m = pcall(case_.model, mdl, require("gpuplan").catalog())
+      if okm and type(m) == "table" then
+        local okc, e = pcall(require("gpuplan.core").check, "model", m)
+        if not okc then
+          local msg = (type(e) == "table" and tostring(e.msg or e) or tostring(e))
+            :match("^[^\n]*"):gsub("^[^%s:]+:%d+: ", ""):gsub("^model%.", "")
+          local field = msg:match("^([%w_%.]+)[%s:]")
+          error(string.format("%s: field 'model%s': %s", where,
+            field and ("." .. field) or "", msg), 0)
+        end
       end
     end
     c._file, c._at = path, i
