@@ -1177,23 +1177,27 @@ function M.predict(case, cat)
     return row
   end
   local ok, res, why = pcall(p, case, cat)
-  if not ok then
-    local msg = tostring(type(res) == "table" and res.msg or res)
-    -- A planner's refusal names the line of the script that called into
-    -- gpuplan (args.where): here the line that called gp.validate.predict,
-    -- which says nothing of the case, and which `gpuplan validate` (no
-    -- script) does not print.  The reason is the case's, the same in both.
-    local here = require("gpuplan.args").where(1)
-    if here ~= "" then
-      local at = msg:find(here, 1, true)
-      while at do
-        msg = msg:sub(1, at - 1) .. msg:sub(at + #here)
-        at = msg:find(here, at, true)
-      end
+  -- A planner's refusal names the line of the script that called into
+  -- gpuplan (args.where): here the line that called gp.validate.predict,
+  -- which says nothing of the case, and which `gpuplan validate` (no
+  -- script) does not print.  The reason is the case's, the same in both,
+  -- whether the predictor raised it or returned it as its reason (a train
+  -- case's "ep 3 does not divide the 256 experts" kept the caller's
+  -- line: tests/lua/fuzz_cases.t).
+  local here = require("gpuplan.args").where(1)
+  local function unplaced(msg)
+    if here == "" then return msg end
+    local at = msg:find(here, 1, true)
+    while at do
+      msg = msg:sub(1, at - 1) .. msg:sub(at + #here)
+      at = msg:find(here, at, true)
     end
-    row.reason = "prediction failed: " .. msg
+    return msg
+  end
+  if not ok then
+    row.reason = "prediction failed: " .. unplaced(tostring(type(res) == "table" and res.msg or res))
   elseif type(res) ~= "table" or type(res.value) ~= "number" then
-    row.reason = why or "not predicted"
+    row.reason = why and unplaced(tostring(why)) or "not predicted"
   elseif res.value ~= res.value or res.value == math.huge or res.value < 0 then
     row.reason = "prediction is not a finite non-negative number"
   elseif (res.value - row.measured) / row.measured == math.huge then
