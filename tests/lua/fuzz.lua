@@ -58,6 +58,22 @@ function M.unclean(msg)
   return nil
 end
 
+-- Why the reason validate gives for a case it declines (validate.predict's
+-- row.reason) is not one to show, or nil: unclean (M.unclean), a script's
+-- position (the engine's refusal of ffn_hidden 0 read "x.t:172: infer:
+-- ffn_hidden must be positive", the caller's; the cases file's own
+-- FILE:line is the user's and fine), or a runtime error of gpuplan's code.
+-- fuzz_cases and fuzz_fields hold a decline to it.
+function M.bad_reason(reason)
+  local why = M.unclean(reason)
+  if why then return why end
+  if reason:find("[%w_/%-]+%.lua:%d+: ") or reason:find("[%w_/%-]+%.t:%d+: ") then
+    return "a script's position"
+  end
+  if reason:find("attempt to", 1, true) then return "a runtime error" end
+  return nil
+end
+
 -- msg without the position gpuplan.args gives an API error: the line of
 -- the fuzz target that called (tests/lua/fuzz_x.t:55: ...).
 function M.uncalled(msg)

@@ -94,9 +94,9 @@ for i = 1, n do
         end
       else
         declined = declined + 1
-        local why = fz.unclean(row.reason)
-        if why or row.reason:find("attempt to", 1, true) then
-          fz.finding("reason is an internal error: " .. tostring(row.reason), text)
+        local why = fz.bad_reason(row.reason)
+        if why then
+          fz.finding("reason is an internal error (" .. why .. "): " .. tostring(row.reason), text)
         end
       end
     end

@@ -213,12 +213,10 @@ for _, kind in ipairs(kinds) do
           else
             declined = declined + 1
             if os.getenv("GPUPLAN_FUZZ_ALL") then io.stderr:write("DECLINED ", shown, ": ", tostring(row.reason), "\n") end
-            local why = fz.unclean(row.reason)
-            -- (nor a position: the engine's refusal of ffn_hidden 0 read
-            -- "x.t:172: infer: ffn_hidden must be positive", the caller's)
-            if not why and row.reason:find("[%w_/%.%-]+%.%a+:%d+: ") then why = "a position" end
-            if why or row.reason:find("attempt to", 1, true) then
-              fz.finding("reason is an internal error: " .. tostring(row.reason), shown)
+            local why = fz.bad_reason(row.reason)
+            if why then
+              fz.finding("reason is an internal error (" .. why .. "): " .. tostring(row.reason),
+                shown)
             end
           end
         end
