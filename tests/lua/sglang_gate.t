@@ -6,7 +6,7 @@
 -- Run: ./gpuplan run tests/lua/sglang_gate.t
 local t = require "tap"
 local gp = require "gpuplan"
-t.plan(19)
+t.plan(21)
 
 local base = { gpu = "h200-sxm", gpus = 8, tp = 8, weights = "fp8", runtime = "sglang",
               input = 1024, output = 1024, concurrency = 8, model = "deepseek-v3" }
@@ -82,3 +82,16 @@ local s_off = gp.infer(t.with(sv, { fused_grouped_topk = false }))
 t.ok(sop(s_on, "moe_route_meta") == nil, "serving model, SGLang's default: moe_topk alone")
 t.is(sop(s_off, "moe_route_meta").count, 58 * 8, "fused_grouped_topk = false: 58 x 8 more kernels")
 t.ok(s_off.decode.time > s_on.decode.time, "the native routing's step is longer")
+
+-- The release rule holds on the MoE serving model's cases too (predict/
+-- infer.lua serve_case calls the sglang profile): dstack's SGLang
+-- 0.4.3.post2 row (DP attention, 8 H200) is priced with the native 9,
+-- and the same row stated as 0.4.6 keeps the one kernel.
+local dstack
+for _, c in ipairs(all) do
+  if c.id == "dstack-dsr1-h200-sglang-tp8-3200in-800out-c64" then dstack = c end
+end
+t.is(assert(predict(dstack, gp.catalog())).job.fused_grouped_topk, false,
+     "dstack's SGLang 0.4.3 serving row: the native 9")
+t.is(assert(predict(t.with(dstack, { source = t.with(dstack.source, { version = "0.4.6" }) }),
+     gp.catalog())).job.fused_grouped_topk, nil, "the same row as 0.4.6: the default")
