@@ -978,6 +978,11 @@ function M.setup(a)
     batch = conc / groups / group
   end
   local a2a = a.a2a or a2a_runtime or "deepep"
+  -- The exchange is said where assumed, as SGLang's none above is.
+  if a.a2a == nil and a2a == "deepep" and (ep > 1 or pep > 1) then
+    default("a2a=deepep (DeepEP's all-to-all: low-latency kernels in decode, normal ones in "
+      .. "prefill, as DeepSeek's and SGLang's large-EP runs)")
+  end
   if a2a ~= "deepep" and a2a ~= "nccl" and a2a ~= "none" then
     fail("infer: a2a must be 'deepep', 'nccl' or 'none' (got %s)", shown(a.a2a))
   end

@@ -5,7 +5,7 @@
 -- Run: ./gpuplan run tests/lua/sglang_ep_none.t
 local t = require "tap"
 local gp = require "gpuplan"
-t.plan(11)
+t.plan(13)
 
 local base = { gpu = "b200", gpus = 8, tp = 8, ep = 8, weights = "fp8", runtime = "sglang",
               input = 1024, output = 1024, concurrency = 8, model = "deepseek-v3" }
@@ -25,9 +25,11 @@ local deepep = run({ a2a = "deepep", two_batch_overlap = false })
 t.ok(deepep.decode.a2a > 0, "a2a deepep: the all-to-all priced")
 t.near(none.decode.tp_comm / deepep.decode.tp_comm, 122 / 64, 1e-9,
        "tp_comm: 122 all-reduces against 64")
--- vLLM keeps DeepEP's default.
-t.ok(gp.infer(t.with(base, { runtime = "vllm", two_batch_overlap = false })).decode.a2a > 0,
-     "runtime vllm: the all-to-all still priced")
+-- vLLM keeps DeepEP's default, and says it as assumed; stated, not said.
+local vl = gp.infer(t.with(base, { runtime = "vllm", two_batch_overlap = false }))
+t.ok(vl.decode.a2a > 0, "runtime vllm: the all-to-all still priced")
+t.ok(t.said(vl, "a2a=deepep (DeepEP's all-to-all", true), "runtime vllm: a2a=deepep said")
+t.ok(not t.said(deepep, "a2a=deepep (", true), "a2a deepep stated: not said")
 -- Refused where tokens must move: DP attention, and two-batch overlap.
 t.raises(function() run({ a2a = "none", dp_attention = true }) end,
          "a2a none exchanges no tokens", "a2a none with DP attention: refused")
