@@ -237,7 +237,8 @@ function M.weight_format(w)
       local names = {}
       for k in pairs(require("gpuplan.infer").GGUF_TYPES) do names[#names + 1] = k:upper() end
       table.sort(names)
-      gguf = string.format("; gpuplan infer takes %s by name; another GGUF type is given as "
+      gguf = string.format("; gpuplan infer and fit --method infer take %s by name; another "
+        .. "GGUF type is given as "
         .. "its bits per weight, e.g. --weights 4.89 for Q4_K_M (the bits/weight column of "
         .. "llama.cpp's tools/quantize/README.md, Llama 3.1 8B)", table.concat(names, ", "))
     end
@@ -569,7 +570,20 @@ local function prepare_infer(o, cfg, model, gpu, gpus, tp, pp, dflt, defaults)
     end
     return v
   end
-  cfg.weights = keyed_format("weights", o.weights or said16("weights"))
+  -- A llama.cpp GGUF type (Q4_K_M, Q8_0 ...) as gp.infer reads it, by the
+  -- same parser (gpuplan.infer gguf_mix, llama.cpp src/llama-quant.cpp's
+  -- per-tensor rules): its layers' mean bits are the format and its ends
+  -- their own types, so fit sizes the file gpuplan infer serves; refused
+  -- where gp.infer refuses it (an MoE or MLA model).
+  local okg, gguf = pcall(inf.gguf_mix, o.weights, model)
+  if not okg then fail("%s", (tostring(gguf):gsub("^infer: ", "", 1))) end
+  if gguf then
+    cfg.weights = keyed_format("weights", gguf.layer_bits)
+    cfg.embed_bits, cfg.head_bits = gguf.embed_bits, gguf.head_bits
+    defaults[#defaults + 1] = gguf.said
+  else
+    cfg.weights = keyed_format("weights", o.weights or said16("weights"))
+  end
   -- FP8 weights on a card that runs none (gpuplan.infer fp8_weights_on:
   -- no FP8 tensor cores and below compute capability 8.0, where vLLM's
   -- and SGLang's FP8 Marlin does not run): gp.infer's refusal, in its

@@ -221,7 +221,7 @@ opt { name = "weights", type = "string", metavar = "W", commands = ALL, kind = "
   default = { "bf16; qlora: nf4-dq", infer = "the catalog model's dtype where it is quantized (deepseek-v3: fp8, as released; fp8 is weight-only on a card without FP8 tensor cores, and 16-bit where the card cannot run it, below compute capability 8.0 or under runtime trtllm without FP8 tensor cores), else bf16; fp16 on a card without bf16" },
   value = function(j) return j.method == "qlora" and "nf4-dq" or "bf16" end,
   help = "weight format: bf16|fp16|fp32|fp8|int8|w8a8|int4|gptq|awq|nf4|nf4-dq|fp4|mxfp4|"
-    .. "fp6 or bits per weight (GGUF-style, e.g. 4.85); infer: a llama.cpp GGUF type "
+    .. "fp6 or bits per weight (GGUF-style, e.g. 4.85); infer and fit --method infer: a llama.cpp GGUF type "
     .. "(Q4_0, Q4_K_S, Q4_K_M, Q5_K_S, Q5_K_M, Q6_K, Q8_0; dense models), each tensor at "
     .. "the type llama.cpp's quantize gives it (output Q6_K); group size and scale dtype: "
     .. "gptq-g64, awq-g32-fp32 (default g128, fp16); qlora's base is nf4-dq (4.127 bits; "

@@ -79,7 +79,7 @@ for my $w (qw(IQ4_XS)) {
     ($c, $o, $e) = run_gp('infer', 'llama3.1-8b', '--gpu', 'l40s', '--runtime', 'llama.cpp',
                           '--weights', $w, '--batch', '1');
     is($c, 2, "--weights $w: a usage error");
-    like($e, qr/unknown weight format '\Q$w\E' .*; gpuplan infer takes Q4_0, Q4_K_M, Q4_K_S, Q5_K_M, Q5_K_S, Q6_K, Q8_0 by name; another GGUF type is given as its bits per weight, e\.g\. --weights 4\.89 for Q4_K_M/,
+    like($e, qr/unknown weight format '\Q$w\E' .*; gpuplan infer and fit --method infer take Q4_0, Q4_K_M, Q4_K_S, Q5_K_M, Q5_K_S, Q6_K, Q8_0 by name; another GGUF type is given as its bits per weight, e\.g\. --weights 4\.89 for Q4_K_M/,
          "--weights $w: the refusal names the types taken and says to give bits per weight");
 }
 ($c, $o, $e) = run_gp('infer', 'llama3.1-8b', '--gpu', 'l40s', '--weights', 'foo');

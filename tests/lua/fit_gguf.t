@@ -1,0 +1,32 @@
+-- gp.memory (gpuplan fit --method infer) takes llama.cpp's GGUF types as
+-- gp.infer does, by the same parser (gpuplan.infer gguf_mix): each tensor
+-- at the type llama.cpp's quantize gives it, so fit sizes the file infer
+-- serves.  fit refused `--weights Q4_K_M` that infer accepted.
+-- Run: prove --exec './gpuplan run' tests/lua/fit_gguf.t
+local t = require "tap"
+local gp = require "gpuplan"
+
+local function weights_of(r) return t.part(r, "weights") end
+local job = { model = "llama3-8b", method = "infer", gpu = "h100-sxm", weights = "Q4_K_M" }
+local r = gp.memory(job)
+-- Llama 3 8B at Q4_K_M, by hand (tests/lua/gguf_types.t's sum): 32
+-- layers x (155189248 x 4.5 + 62914560 x (4.5 + 6.5625) / 2) bits =
+-- 4185391104 B; token_embd Q4_K 295501824 B; output Q6_K 430940160 B;
+-- norms 532480 B.  4912365568 B, exact (the engine adds the same sums).
+t.near(weights_of(r), 4912365568, 1e-9, "fit Q4_K_M: 4912365568 B, tensor by tensor")
+-- the same bytes gp.infer prices for the replica
+local inf = gp.infer { model = "llama3-8b", gpu = "h100-sxm", weights = "Q4_K_M", batch = 1 }
+t.near(weights_of(r), inf.weights_total, 1e-12, "the weights gpuplan infer serves")
+t.like(r.defaults[1], "^weights=Q4_K_M %(llama%.cpp's mix", "the defaults say the mix")
+-- any case, as infer's: q8_0 is 8.5 bits everywhere (block_q8_0 34 B a
+-- 32-weight block), the ends too: 8030261248 params - 65 x 4096 norms at
+-- 16 bits = 8030261248 - 266240 = 8029995008 weights x 8.5 / 8 + 532480
+local q8 = gp.memory(t.with(job, { weights = "q8_0" }))
+t.near(weights_of(q8), 8029995008 * 8.5 / 8 + 532480, 1e-9, "q8_0: 8.5 bits a weight")
+-- where infer refuses the type, so does fit, in its words
+local ok, err = pcall(gp.memory, t.with(job, { model = "mixtral-8x7b" }))
+t.ok(not ok, "an MoE model: refused")
+t.like(tostring(err), "laid out for dense models", "says why")
+ok, err = pcall(gp.memory, t.with(job, { weights = "IQ4_XS" }))
+t.like(tostring(err), "gpuplan infer and fit %-%-method infer take Q4_0", "another type: the hint names fit")
+t.done_testing()
