@@ -1083,7 +1083,8 @@ static int price_tree(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
  * NCCL_NVLS_CHUNKSIZE 128 KiB, "if ((nBytes < (64 * (concurrentOps *
  * chunkSize))) && (chunkSize > 65536)) chunkSize = 65536", then 32 KiB
  * below 8x and 16 KiB below 2x; across nodes min(128 KiB,
- * nvlsTreeMaxChunkSize: 64 KiB on 4 or more nodes, nvls.cc), 64 KiB below
+ * nvlsTreeMaxChunkSize: 64 KiB on 4 or more nodes from 2.19.3, nvls.cc;
+ * nvls_tree_cap), 64 KiB below
  * 4x and 32 KiB below 1x; concurrentOps = nChannels x nHeads.  On 8 x
  * H100 (16 blocks, 8 heads) 16 MiB is 4 loops a block: 1.5x the
  * streaming time, and 2 GiB is 128 loops: 1.016x.  The chunk rules are
@@ -1092,6 +1093,22 @@ static int price_tree(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
  * Returns the fill, s. */
 static double nvls_intra(const comm_ctx *c);
 static double nvls_heads(const comm_ctx *c);
+
+/* Whether the NCCL release the topology names (nccl_version; 0: the
+ * latest modelled) caps NVLS_TREE's chunk at 64 KiB on 4 or more nodes.
+ * The cap came with 2.19.3 (NVIDIA/nccl 8c6c5951, "2.19.3-1", enqueue.cc
+ * computeColl: "if (info->comm->nNodes >= 4) chunkSize = 65536;"; not in
+ * 2.19.1's), and stays, as NCCL_NVLSTREE_MAX_CHUNKSIZE's default from
+ * 2.20.3 ("if (maxChunkSize == -2) maxChunkSize = collInfo->comm->nNodes
+ * >= 4 ? 65536 : chunkSize"), moved to nvls.cc by 2.30.  A release
+ * before it (2.18.1 to 2.19.1) runs 4 or more nodes on the size rules
+ * alone. */
+static int nvls_tree_cap(const comm_ctx *c)
+{
+	int v = c->t->nccl_version;
+
+	return v == 0 || v >= 21903;
+}
 
 /* NCCL's NVLS chunk for this message, bytes (the rules above). */
 static double nvls_chunk(const comm_ctx *c)
@@ -1107,7 +1124,7 @@ static double nvls_chunk(const comm_ctx *c)
 		if (S < 2.0 * ops * chunk && chunk > 16384.0)
 			chunk = 16384.0;
 	} else {
-		if (c->nn >= 4)
+		if (c->nn >= 4 && nvls_tree_cap(c))
 			chunk = 65536.0;
 		if (S < 4.0 * ops * chunk && chunk > 65536.0)
 			chunk = 65536.0;
@@ -1233,10 +1250,11 @@ static double nvls_tree_posts(const comm_ctx *c)
  * loopCount)" with loopCount = nHeads x chunkCount in the scatter,
  * gather and reduce-and-send groups, src/device/all_reduce.h
  * RunWorkColl<..., NCCL_ALGO_NVLS_TREE, NCCL_PROTO_SIMPLE>, 2.21.5 to
- * 2.30.7), and from 2.21.5 its chunk is capped at 64 KiB on 4 nodes or
+ * 2.30.7), and from 2.19.3 its chunk is capped at 64 KiB on 4 nodes or
  * more ("if (maxChunkSize == -2) maxChunkSize = comm->nNodes >= 4 ?
  * 65536 : chunkSize", NCCL_NVLSTREE_MAX_CHUNKSIZE, enqueue.cc
- * calcCollChunking; nvls_chunk), so such a job runs twice the loops of
+ * calcCollChunking; 2.19.3's "if (info->comm->nNodes >= 4) chunkSize =
+ * 65536"; nvls_tree_cap, nvls_chunk), so such a job runs twice the loops of
  * 128 KiB chunks at every size and pays the step for each extra one:
  * 4 x 8 H100 at 256 MiB (16 channels x 8 heads), 32 loops against 16,
  * +59.2 us.  Two nodes keep 128 KiB chunks from 64 MiB (4 x 128 x 128

@@ -82,7 +82,7 @@ int main(void)
 	double S, want, intra;
 	int i, rc, mono;
 
-	plan(175);
+	plan(177);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -914,7 +914,7 @@ int main(void)
 	is_num(r.bw_time, 1.875 * S / (8 * 57.7e9) + 1.5 * intra + 3.7e-6,
 	       1e-9, "NVLS_TREE 16 MiB: 2 loops a block, fill 1.5 x intra, "
 	       "one extra loop's step");
-	/* 4 nodes: NCCL (2.21.5 on) caps the NVLS_TREE chunk at 64 KiB from
+	/* 4 nodes: NCCL (2.19.3 on) caps the NVLS_TREE chunk at 64 KiB from
 	 * 4 nodes ("maxChunkSize = comm->nNodes >= 4 ? 65536 : chunkSize",
 	 * enqueue.cc), so 8 GiB runs 8 GiB / (16 x 8 x 64 KiB) = 1024 loops
 	 * a block where 128 KiB chunks run 512: 512 extra loops x 3.7 us =
@@ -929,6 +929,20 @@ int main(void)
 	is_num(r.bw_time, 1.9375 * S / (8 * 45.5e9) + 3 * intra / 1024 +
 	       512 * 3.7e-6, 1e-9,
 	       "NVLS_TREE on 4 nodes: 64 KiB chunks, 512 extra loops' steps");
+	/* The cap came with NCCL 2.19.3 (NVIDIA/nccl 8c6c5951: "if
+	 * (info->comm->nNodes >= 4) chunkSize = 65536;"), so at 2.19.3 the
+	 * same 512 extra loops; at 2.19.1 the size rules alone: 8 GiB is
+	 * past 4 x 16 x 8 x 128 KiB = 64 MiB, 128 KiB chunks, 8 GiB / (16 x 8
+	 * x 128 KiB) = 512 loops, the streaming rate's own: no extra step, a
+	 * fill of 3 x intra / 512. */
+	t.nccl_version = 21903;
+	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_NVLS, S, 32, &r, &e));
+	is_num(r.bw_time, 1.9375 * S / (8 * 45.5e9) + 3 * intra / 1024 +
+	       512 * 3.7e-6, 1e-9, "NVLS_TREE on 4 nodes, NCCL 2.19.3: capped");
+	t.nccl_version = 21901;
+	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_NVLS, S, 32, &r, &e));
+	is_num(r.bw_time, 1.9375 * S / (8 * 45.5e9) + 3 * intra / 512, 1e-9,
+	       "NVLS_TREE on 4 nodes, NCCL 2.19.1: no cap, 128 KiB chunks");
 
 	/* --- a group on part of a node drives only its GPUs' NICs ---
 	 * 8-GPU nodes with 4 NICs (50 x 0.9): one GPU per node reaches one

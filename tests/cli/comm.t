@@ -152,6 +152,23 @@ like($o, qr/^1048576,262144,61\.22,.*,tree,ll128,[\d.]+,[\d.]+$/m, '2 x DGX H100
                       '--format', 'csv', '--nccl', '2.20.5');
 is($c, 0, '--nccl 2.20.5 exits 0');
 like($o, qr/^1048576,262144,143\.00,.*,nvls,simple,[\d.]+,[\d.]+$/m, '--nccl 2.20.5: NVLS_TREE, 53 + 90 us of posts');
+# NVLS_TREE's 64 KiB chunk cap on 4 or more nodes came with NCCL 2.19.3
+# (NVIDIA/nccl 8c6c5951: "if (info->comm->nNodes >= 4) chunkSize =
+# 65536;"): 4 x DGX H100 at 8 GiB runs 8 GiB / (16 x 8 x 64 KiB) = 1024
+# loops a block there, 512 at 2.19.1 (128 KiB chunks): 512 more loops'
+# steps at 3.7 us, 1894.4 us, less the fill they shorten, 3 x intra / 1024
+# with intra = 8 GiB x 1.125 / (450e9 x 0.82 x 0.85) = 30.81 ms: 90.26
+# us; 1804.14 us apart (0.01 us: the csv's rounding).
+my %t;
+for my $v ('2.19.1', '2.19.3') {
+    ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--nodes', '4', '--min', '8GiB',
+                          '--max', '8GiB', '--algo', 'nvls', '--format', 'csv', '--nccl', $v);
+    is($c, 0, "4 nodes NVLS_TREE --nccl $v exits 0") or diag $e;
+    ($t{$v}) = $o =~ /^8589934592,\d+,([\d.]+),/m;
+}
+ok(abs($t{'2.19.3'} - $t{'2.19.1'} - 1804.14) < 0.02,
+   "2.19.3 caps the chunk at 64 KiB, 2.19.1 does not: 1804.14 us apart (got "
+   . ($t{'2.19.3'} - $t{'2.19.1'}) . ")");
 # PXN first ships in NCCL 2.12.7 (its tag: "Add network communication
 # through another GPU connected with NVLink (PXN)"), so 2.10.3 runs a 1 MiB
 # all_to_all over 2 x DGX A100 as p2p: each GPU posts to the 8 remote peers
