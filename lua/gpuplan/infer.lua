@@ -2059,9 +2059,27 @@ function M.gguf_mix(w, model)
   local ft = w:lower()
   local base = M.GGUF_TYPES[ft]
   if not base then return nil end
+  -- An MoE or MLA file is refused, saying why.  llama-quantize has rules
+  -- of its own there (src/llama-quant.cpp at 007dbbf): with 8 experts
+  -- attn_k and attn_v go to Q8_0 ("if (qs.model.hparams.n_expert == 8)
+  -- { ... new_type = GGML_TYPE_Q8_0; }") and Q4_K_S/Q4_K_M's attn_output
+  -- to Q5_K; every ffn_down of layer i -- the routed experts' merged
+  -- ffn_down_exps, the shared experts', a leading dense layer's -- takes
+  -- layer i's use_more_bits ("sscanf(name, \"blk.%d.\", &i_layer)");
+  -- the router (ffn_gate_inp) stays unquantized; MLA's attn_kv_b counts
+  -- as attn_v.  Laying those out is not the only part: the MoE serving
+  -- model (engine/serve.c) prices the routed experts at expert_bits apart
+  -- from the rest and the output head at the embedding's bits, so a mix
+  -- needs the experts' mean, the rest's and a head_bits of its own there.
   if type(model) ~= "table" or model.moe or model.mla then
+    local why = type(model) ~= "table" and "" or model.mla and ": an MLA model's attention "
+      .. "tensors (attn_kv_b as attn_v, src/llama-quant.cpp) and its experts' own rules are "
+      .. "not laid out" or ": an MoE file's own rules (src/llama-quant.cpp: attn_k and attn_v "
+      .. "Q8_0 and attn_output Q5_K with 8 experts, each layer's expert ffn_down by its block) "
+      .. "and its experts' bits apart from the rest's and the output head's are not laid out"
     error(string.format("infer: weights %s: llama.cpp's per-tensor types are laid out for dense "
-      .. "models; give the file's bits per weight instead (its size x 8 / parameters)", w), 0)
+      .. "models; give the file's bits per weight instead (its size x 8 / parameters)%s", w,
+      why), 0)
   end
   local h, L = model.hidden, model.layers
   local hd = model.head_dim or h // model.heads

@@ -27,6 +27,14 @@ t.near(weights_of(q8), 8029995008 * 8.5 / 8 + 532480, 1e-9, "q8_0: 8.5 bits a we
 local ok, err = pcall(gp.memory, t.with(job, { model = "mixtral-8x7b" }))
 t.ok(not ok, "an MoE model: refused")
 t.like(tostring(err), "laid out for dense models", "says why")
+-- ... naming what an MoE file's mix needs that is not laid out
+-- (llama.cpp src/llama-quant.cpp's 8-expert rules; the MoE serving
+-- model's experts and output head at bits of their own)
+t.like(tostring(err), "an MoE file's own rules %(src/llama%-quant%.cpp: attn_k and attn_v Q8_0 "
+  .. "and attn_output Q5_K with 8 experts", "an MoE model: the rules it would need")
+t.raises(function() gp.infer { model = "deepseek-v3", gpu = "h200-sxm", gpus = 8, tp = 8,
+                               weights = "Q4_K_M" } end,
+  "an MLA model's attention tensors (attn_kv_b as attn_v", "an MLA model: says why", true)
 ok, err = pcall(gp.memory, t.with(job, { weights = "IQ4_XS" }))
 t.like(tostring(err), "gpuplan infer and fit %-%-method infer take Q4_0", "another type: the hint names fit")
 t.done_testing()
