@@ -2775,7 +2775,8 @@ function M.setup(a)
   if model.max_seq and (model.encoder_layers or 0) == 0
      and c.input + c.output > model.max_seq then
     error(string.format("infer: input %d + output %d tokens exceed %s's context of %d tokens "
-      .. "(max_seq)", c.input, c.output, model.id or "the model", model.max_seq), 3)
+      .. "(max_seq)%s", c.input, c.output, model.id or "the model", model.max_seq,
+      require("gpuplan.memory").longer_context(model, c.input + c.output, cat)), 3)
   end
   -- A burst's output lengths (output_dist, gpuplan.options' declaration
   -- with its sources): spread ones exponential around output, none past a

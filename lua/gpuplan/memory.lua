@@ -125,6 +125,35 @@ local function named(fmt, ...)
 end
 
 local function fail(fmt, ...) error(named(fmt, ...), 3) end
+
+-- Where a model's context is too short for `need` tokens: the catalog
+-- models of its family with the same shape (layers, hidden, heads,
+-- kv_heads, ffn_hidden, vocab) whose context holds them, as a refusal's
+-- tail ("; llama3.1-70b, llama3.3-70b (same shape, context 131072) hold
+-- it"), else "".  Llama 3 70B's 8192 against Llama 3.1 70B's 131072 is
+-- the case a user meets: the same weights' shape, a longer RoPE context.
+function M.longer_context(model, need, cat)
+  if type(model) ~= "table" or not model.family then return "" end
+  local ok, c = pcall(function() return cat or require("gpuplan").catalog() end)
+  if not ok or not c then return "" end
+  local found, ctx = {}, nil
+  for _, id in ipairs(c:ids("models")) do
+    local m = c:get("models", id)
+    if id ~= model.id and m.family == model.family and (m.max_seq or 0) >= need then
+      local same = true
+      for _, k in ipairs { "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab" } do
+        if m[k] ~= model[k] then same = false end
+      end
+      if same and not m.moe == not model.moe then
+        found[#found + 1] = id
+        ctx = ctx and math.min(ctx, m.max_seq) or m.max_seq
+      end
+    end
+  end
+  if #found == 0 then return "" end
+  return string.format("; %s of the same family and shape hold%s it (context %d%s)",
+    table.concat(found, ", "), #found == 1 and "s" or "", ctx, #found > 1 and " or more" or "")
+end
 -- A usage refusal (gpuplan.args usage): options that do not go together,
 -- whatever the model and the card; the command line exits 2 on it.
 local function usage(fmt, ...) error(require("gpuplan.args").usage(named(fmt, ...)), 3) end
@@ -616,8 +645,9 @@ local function prepare_infer(o, cfg, model, gpu, gpus, tp, pp, dflt, defaults)
   -- tokens for an 8k model was priced.  Not for an encoder-decoder (its
   -- max_seq is a training length; gp.infer's rule).
   if model.max_seq and (model.encoder_layers or 0) == 0 and cfg.ctx > model.max_seq then
-    fail("%s %d tokens exceed %s's context of %d tokens (max_seq)",
-      o.ctx ~= nil and "ctx" or "seq", cfg.ctx, model.id or "the model", model.max_seq)
+    fail("%s %d tokens exceed %s's context of %d tokens (max_seq)%s",
+      o.ctx ~= nil and "ctx" or "seq", cfg.ctx, model.id or "the model", model.max_seq,
+      M.longer_context(model, cfg.ctx))
   end
   cfg.block = o.block
   cfg.chunk_tokens = o.chunk_tokens

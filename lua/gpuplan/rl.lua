@@ -1913,9 +1913,10 @@ run = function(o, job)
   -- gp.infer refuses input + output past max_seq alike.
   local longest = plen + (rmax or rlen)
   if model.max_seq and (model.encoder_layers or 0) == 0 and longest > model.max_seq then
-    fail("rl: prompt_len %d + %s %d tokens exceed %s's context of %d tokens (max_seq)",
+    fail("rl: prompt_len %d + %s %d tokens exceed %s's context of %d tokens (max_seq)%s",
       plen, o.response_max ~= nil and "response_max" or "response_len", rmax or rlen,
-      tostring(model.id or model.name), model.max_seq)
+      tostring(model.id or model.name), model.max_seq,
+      require("gpuplan.memory").longer_context(model, longest))
   end
   if hf and (model.moe or model.mla or model.ffn_gated == false or model.positions == "learned")
   then

@@ -521,7 +521,7 @@ is($c, 0, 'infer mixtral --gpus 8 --ep 8: priced') or diag $e;
 # tokens exceed ..."): roofline's own words and flags now.
 for my $x ([['--batch', '0'], qr/^gpuplan: roofline: --batch must be a number in \[1, 16777216\] \(got 0\)$/m],
            [['--input', '0'], qr/^gpuplan: roofline: --input must be a whole number of tokens, 1\.\.16777216 \(got 0\)$/m],
-           [['--input', '100000'], qr/^gpuplan: roofline: --input 100000 tokens and the decoded one exceed llama3-8b's context of 8192 tokens \(max_seq\)$/m],
+           [['--input', '100000'], qr/^gpuplan: roofline: --input 100000 tokens and the decoded one exceed llama3-8b's context of 8192 tokens \(max_seq\); llama3\.1-8b of the same family and shape holds it \(context 131072\)$/m],
            [['--weights', 'fp32'], qr/^gpuplan: roofline: --weights 'fp32': serving multiplies/m]) {
     my ($a, $re) = @$x;
     ($c, $o, $e) = run_gp('roofline', '--gpu', 'h100-sxm', '--model', 'llama3-8b', @$a);
