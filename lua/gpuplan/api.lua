@@ -127,7 +127,7 @@ M.FUNCTIONS = {
     help = "The catalog of GPUs, fabrics, systems, prices and models." },
   { name = "gp.params", call = "gp.params(model) -> counts",
     args = "a catalog model id or a model table",
-    result = "parameter counts by part (total, active, embedding ...), in elements",
+    result = "parameter counts by part (total, active, embedding ...), in elements, as integers",
     help = "A model's parameters, part by part (`gpuplan model params`)." },
   { name = "gp.model_from_hf", call = "gp.model_from_hf(src [, opts]) -> model",
     args = "src: a config.json path or its decoded table; opts: id, name, file, image_size",

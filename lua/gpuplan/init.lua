@@ -290,7 +290,14 @@ function gp.params(model)
     error("params: model must be a catalog model id or a model table (got "
       .. require("gpuplan.args").shown(model) .. ")", 2)
   end
-  return gp.core().model_params(model)
+  -- Counts are whole numbers: integers, as Lua prints them (the engine's
+  -- doubles read total = 8030261248.0 for llama3-8b); a count that is
+  -- not whole (none the engine gives) stays as it is.
+  local out = gp.core().model_params(model)
+  for k, v in pairs(out) do
+    if math.type(v) == "float" then out[k] = math.tointeger(v) or v end
+  end
+  return out
 end
 
 -- A misuse found anywhere inside names the caller's line (gpuplan.args).
