@@ -2147,7 +2147,31 @@ local function runtime_kernel(a, key, active, runtime, what, label, priced, serv
   end
 end
 
+-- llama-server's slots where -np is not given (the batch's default under
+-- runtime llama.cpp; the source at its use in M.setup).
+M.llamacpp_slots = 4
+
+-- A GGUF type name as the weights (Q4_K_M, Q8_0: M.GGUF_TYPES) is a
+-- llama.cpp file: no other runtime loads GGUF, so where no runtime is
+-- given it is llama.cpp, said on the defaults line (it was priced under
+-- CUDA graphs, "runtime=graphs", a stack that never reads the file).
+-- Returns a (unchanged) or a copy with runtime = "llama.cpp".
+local gguf_runtime_said = setmetatable({}, { __mode = "k" })
+function M.gguf_runtime(a)
+  if type(a) ~= "table" or a.runtime ~= nil or type(a.weights) ~= "string"
+     or gguf_runtime_said[a] then
+    return a
+  end
+  if not M.GGUF_TYPES[a.weights:lower()] then return a end
+  local b = {}
+  for k, v in pairs(a) do b[k] = v end
+  b.runtime = "llama.cpp"
+  gguf_runtime_said[b] = "runtime=llama.cpp (a GGUF type: llama.cpp's format)"
+  return b
+end
+
 function M.setup(a)
+  a = M.gguf_runtime(a)
   check_args(a, 3)
   local cat = catalog(a.cat or a.catalog)
   if a.model == nil then error(args.usage("infer: model is required"), 3) end
@@ -2864,7 +2888,8 @@ function M.setup(a)
       .. "context pass, then %d decode steps of the whole batch, input + output KV held a "
       .. "sequence", c.batch, math.floor(c.output - 1)))
   end
-  if a.runtime == nil then default("runtime=graphs") end
+  if a.runtime == nil then default("runtime=graphs")
+  elseif gguf_runtime_said[a] then default(gguf_runtime_said[a]) end
   -- A vision-language model is served text only (engine/infer.c: its
   -- tower's weights held, "which text serving does not run"): the same
   -- TTFT as its language model alone, which nothing said.
@@ -3043,6 +3068,19 @@ function M.setup(a)
     c.max_batch = M.vllm_limits(g, true)
     default(string.format("max_batch=%d (vLLM's max_num_seqs on %s)", c.max_batch,
       tostring(g.id or g.name)))
+  end
+  -- llama-server's slots: it decodes at most -np/--parallel sequences at
+  -- once, and where none is given its auto is 4 (ggml-org/llama.cpp@aa6192d3
+  -- tools/server/server.cpp: "n_parallel is set to auto, using n_parallel
+  -- = 4 and kv_unified = true"; common/arg.cpp: "number of server slots
+  -- (default: %d, -1 = auto)"); as many as the KV held (69 on an RTX 4090
+  -- for llama3-8b Q4_K_M) was no llama.cpp default.  A batch or concurrency
+  -- the user gives is the user's -np (llama-bench's one sequence is
+  -- batch 1).
+  if a.runtime == "llama.cpp" and a.max_batch == nil and a.batch == nil and a.concurrency == nil then
+    c.max_batch = M.llamacpp_slots
+    default(string.format("max_batch=%d (llama-server's slots: -np auto = %d, "
+      .. "tools/server/server.cpp)", c.max_batch, c.max_batch))
   end
   -- ExLlamaV2's config (M.exllamav2): one sequence where none is given
   -- (max_batch_size 1), and a forward's tokens at most max_input_len x
@@ -3285,6 +3323,7 @@ function M.infer(a)
   if type(a) == "table" and type(a.gpu) == "table" and a.gpu[1] ~= nil then
     return M.cards(a)
   end
+  a = M.gguf_runtime(a)
   -- itl_max and ttft_max bound the MoE serving model's batch and layout,
   -- and a target's plan (gp.infer_plan): alone they bound nothing one
   -- model's replicas price, so refused by the command line's rule

@@ -888,7 +888,8 @@ opt { name = "output", type = "int", metavar = "N", commands = "infer", value = 
   kind = "tokens",
   help = "generated tokens per request",
   suggest = { "out", "output_len", "output_tokens", "output_length", "osl", "max_tokens" } }
-opt { name = "runtime", type = "string", metavar = "R", commands = "infer", default = "graphs",
+opt { name = "runtime", type = "string", metavar = "R", commands = "infer",
+  default = "graphs; llama.cpp where --weights is a GGUF type (Q4_K_M, Q8_0 ...)",
   fold = true,
   help = "graphs (CUDA graphs) | kernels | eager (plain PyTorch), or trtllm, vllm, sglang, "
     .. "nim-http, eager-pytorch, litgpt, autoawq, llama.cpp, gpt-fast, exllamav2",
@@ -1113,7 +1114,8 @@ opt { name = "ar_fusion_max", type = "string", metavar = "SIZE", commands = "inf
     .. "model on its replicas (the MoE serving model refuses it)" }
 opt { name = "max_batch", type = "int", metavar = "N", commands = "rl infer",
   default = { "vLLM's for the card", infer = "TensorRT-LLM's 2048; --runtime vllm: vLLM's max_num_seqs "
-    .. "for the card (1024, or 256 under 70 GiB or on an A100) where batch and concurrency are not given" },
+    .. "for the card (1024, or 256 under 70 GiB or on an A100) where batch and concurrency are not given; "
+    .. "--runtime llama.cpp: llama-server's 4 slots (-np auto) where neither is given" },
   help = "the engine's sequences per step at most",
   suggest = { "max_num_seqs", "max_batch_size" } }
 opt { name = "max_num_tokens", type = "int", metavar = "N", commands = "rl infer",

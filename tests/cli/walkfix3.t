@@ -10,6 +10,35 @@ require './tests/cli/lib.pl';
 
 my ($c, $o, $e);
 
+# 1. A GGUF type name is a llama.cpp file: the runtime defaults to
+# llama.cpp, said on the defaults line; a runtime given stays the user's.
+($c, $o, $e) = run_gp(qw(infer llama3-8b --gpu rtx-4090 --weights Q4_K_M));
+is($c, 0, 'infer --weights Q4_K_M: priced') or diag $e;
+like($o, qr/runtime=llama\.cpp \(a GGUF type: llama\.cpp's format\)/, 'runtime=llama.cpp, said why');
+unlike($o, qr/runtime=graphs/, 'not runtime=graphs');
+# llama.cpp's own defaults follow: its f16 cache and no margin
+like($o, qr/kv=fp16 \(llama\.cpp's default cache type/, "llama.cpp's f16 KV cache");
+like($o, qr/stack=kernels/, 'the ranges of the kernels stack (llama.cpp), not graphs');
+($c, $o, $e) = run_gp(qw(infer llama3-8b --gpu rtx-4090 --weights Q4_K_M --runtime graphs));
+is($c, 0, '--runtime graphs with a GGUF type: the user chose it') or diag $e;
+unlike($o, qr/runtime=/, 'a runtime given is not a default');
+($c, $o, $e) = run_gp(qw(infer llama3-8b --gpu rtx-4090 --weights int4));
+like($o, qr/runtime=graphs/, 'a weight format that is no GGUF type: graphs as before');
+
+# 2. llama-server serves -np slots: 4 where none is given
+# (tools/server/server.cpp: "n_parallel is set to auto, using n_parallel
+# = 4"), not the 69 sequences the KV holds; a batch or concurrency given
+# is the user's -np.
+($c, $o, $e) = run_gp(qw(infer llama3-8b --gpu rtx-4090 --weights Q4_K_M --runtime llama.cpp));
+# batch = min(4 slots, 69 sequences the 19.84 GB KV budget holds at
+# 0.302 GB each) = 4, exact (an integer)
+like($o, qr/^batch per replica\s+4 \(x 1 replica\)$/m, 'batch 4: llama-server\'s slots');
+like($o, qr/max_batch=4 \(llama-server's slots: -np auto = 4, tools\/server\/server\.cpp\)/,
+     'the slots said with their source');
+($c, $o, $e) = run_gp(qw(infer llama3-8b --gpu rtx-4090 --weights Q4_K_M --concurrency 16));
+like($o, qr/^batch per replica\s+16 /m, '--concurrency 16: the user\'s -np');
+unlike($o, qr/max_batch=/, 'no slot default beside a concurrency');
+
 # 4. A context past the model's: the catalog's models of its family and
 # shape that hold it are named
 ($c, $o, $e) = run_gp(qw(fit llama3-70b --gpu h200-sxm --gpus 4 --method infer --seq 32768));

@@ -1,4 +1,6 @@
--- The Lua side of a new user's walk: gp.params' counts are integers.
+-- The Lua side of a new user's walk: gp.params' counts are integers, and
+-- gp.infer with a GGUF type as its weights prices llama.cpp as the
+-- command line does.
 -- Run: prove --exec './gpuplan run' tests/lua/walkfix3.t
 local t = require "tap"
 local gp = require "gpuplan"
@@ -19,4 +21,18 @@ local q = gp.params("mixtral-8x7b")
 t.ok(math.type(q.total) == "integer" and math.type(q.active) == "integer" and q.active < q.total,
      "mixtral-8x7b: total and active integers")
 
+-- A GGUF type alone: runtime llama.cpp, said; the same answer as giving it.
+local job = { model = "llama3-8b", gpu = "rtx-4090", weights = "Q4_K_M" }
+local r = gp.infer(job)
+t.ok(t.said(r, "runtime=llama.cpp (a GGUF type: llama.cpp's format)", true), "runtime said")
+t.is(job.runtime, nil, "the caller's table is left as given")
+local given = gp.infer { model = "llama3-8b", gpu = "rtx-4090", weights = "Q4_K_M",
+                         runtime = "llama.cpp" }
+-- exact: the same job priced twice
+t.is(r.itl_s, given.itl_s, "ITL as with runtime = llama.cpp")
+-- llama-server's 4 slots (server.cpp's -np auto), not the KV's 69
+t.is(r.batch, 4, "batch: 4 slots")
+t.ok(t.said(r, "^max_batch=4 %(llama%-server's slots"), "slots said")
+local b1 = gp.infer { model = "llama3-8b", gpu = "rtx-4090", weights = "Q4_K_M", batch = 1 }
+t.is(b1.batch, 1, "batch 1 given: one sequence (llama-bench's)")
 t.done_testing()
