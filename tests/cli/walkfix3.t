@@ -39,6 +39,19 @@ like($o, qr/max_batch=4 \(llama-server's slots: -np auto = 4, tools\/server\/ser
 like($o, qr/^batch per replica\s+16 /m, '--concurrency 16: the user\'s -np');
 unlike($o, qr/max_batch=/, 'no slot default beside a concurrency');
 
+# 3. plan's MFU as train prints it: a percentage (the CSV keeps the
+# fraction, its number)
+my @plan = qw(plan llama3-8b --gpu h100-sxm --gpus 8 --method lora --tokens 300M);
+($c, $o, $e) = run_gp(@plan);
+is($c, 0, 'plan --method lora') or diag $e;
+my ($pm) = $o =~ /^h100-sxm\s+8\s+TP1 DP8 ZeRO-1 mb4 none\s+\S+ \(\S+\)\s+(\S+)\s/m;
+like($pm // '', qr/^\d+\.\d%$/, "plan's MFU a percentage ($pm)");
+($c, $o, $e) = run_gp(qw(train llama3-8b --gpu h100-sxm --gpus 8 --method lora --zero 1 --batch 4 --tokens 300M));
+my ($tm) = $o =~ /MFU (\d+\.\d%)/;
+is($pm, $tm, 'the same figure train prints for the same layout');
+($c, $o, $e) = run_gp(@plan, '--format', 'csv');
+like($o, qr/^h100-sxm,8,TP1 DP8 ZeRO-1 mb4 none,[\d.]+,[\d.]+,[\d.]+,0\.\d{3},/m, 'CSV: the fraction');
+
 # 4. A context past the model's: the catalog's models of its family and
 # shape that hold it are named
 ($c, $o, $e) = run_gp(qw(fit llama3-70b --gpu h200-sxm --gpus 4 --method infer --seq 32768));

@@ -406,6 +406,11 @@ local function html_head(title)
     .. "<h1>" .. esc(title) .. "</h1>"
 end
 
+-- MFU as train prints it ("MFU 39.2%"): a percentage in a table, the
+-- fraction in a CSV (its number, as train's CSV keeps it); plan's table
+-- showed 0.392 beside train's 39.2% of the same run.
+local function mfu_pct(v) return string.format("%.1f%%", 100 * v) end
+
 -- The columns of the per-card view (text, markdown, csv).
 local function yes_no(v) if v == nil then return "" end return v and "yes" or "no" end
 local CARD_COLUMNS = {
@@ -433,6 +438,8 @@ local function card_columns(head, format)
                             fmt = function(v) return units.fmt_amount(v, 0) end }
         cols[#cols + 1] = { key = "currency", label = "currency",
                             fmt = function(v, row) return row.cost and v or "" end }
+      elseif c.key == "mfu" and format ~= "csv" then
+        cols[#cols + 1] = { key = "mfu", label = c.label, fmt = mfu_pct }
       elseif c.key == "days" and format ~= "csv" then
         -- the run's time in the unit its magnitude picks (units.
         -- duration_unit); a CSV keeps the number of days its header says
@@ -723,8 +730,8 @@ function C.html(r, job, head, top, pics)
     -- Each answer with its 80% range (gpuplan.ranges).
     for i, c in ipairs(shown) do
       w(string.format("<tr><td>%d</td><td class=\"l\">%s</td><td>%d</td><td class=\"l\">%s</td>"
-        .. "<td>%s</td><td>%.3f</td><td>%s</td><td>%s</td><td>%.1f</td></tr>", i, esc(c.gpu),
-        c.gpus, esc(c.layout), ranges.text(c, "step_s", "%.2f"), c.mfu,
+        .. "<td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.1f</td></tr>", i, esc(c.gpu),
+        c.gpus, esc(c.layout), ranges.text(c, "step_s", "%.2f"), esc(mfu_pct(c.mfu)),
         ranges.duration_text(c, "days") or "-",
         c.cost and esc(ranges.text(c, "cost", units.amount_fmt(c.cost, 0), c.currency or ""))
           or "-", c.mem_gib))
@@ -920,7 +927,7 @@ function C.show(r, job, head, format, top)
     local cols = { { key = "gpu", label = "gpu" }, { key = "gpus", label = "GPUs" },
       { key = "layout", label = "layout" } }
     for _, t in ipairs { { ranged("step_s", "step (s)", "%.2f") },
-                         { { key = "mfu", label = "MFU", fmt = "%.3f" } },
+                         { { key = "mfu", label = "MFU", fmt = csv and "%.3f" or mfu_pct } },
                          { ranged("days", "days", function(v) return units.amount_fmt(v, 1) end) },
                          { ranged("cost", "cost", function(v) return units.amount_fmt(v, 0) end) } } do
       for _, col in ipairs(t) do cols[#cols + 1] = col end
