@@ -63,4 +63,9 @@ like($e, qr/context of 8192 tokens \(max_seq\); llama3\.1-70b/, 'infer: the same
 ($c, $o, $e) = run_gp(qw(fit llama3-8b --gpu h200-sxm --method infer --seq 1000000));
 like($e, qr/context of 8192 tokens \(max_seq\)$/m, 'none holds a million tokens: nothing named');
 
+# 6. train's CSV: the hidden and range columns carry their unit as
+# "seconds" does
+($c, $o, $e) = run_gp(qw(train llama3-8b --gpu h100-sxm --gpus 8 --zero 3 --format csv));
+like($o, qr/^part,seconds,share,hidden_seconds,range_seconds,/m, 'CSV header with units');
+
 done_testing();

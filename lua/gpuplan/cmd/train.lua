@@ -65,8 +65,11 @@ function C.run(opts, args)
     { key = "part", label = "part" },
     { key = "seconds", label = "seconds", fmt = "%.4f" },
     { key = "share", label = "share", align = "right" },
-    { key = "hidden", label = "hidden (s)", align = "right" },
-    r.range and { key = "range", label = "80% range", align = "right" } or nil,
+    -- the CSV's headers carry the unit as "seconds" does (the text's
+    -- "hidden (s)" was "hidden" there, with no unit)
+    { key = "hidden", label = "hidden (s)", align = "right", csv = "hidden_seconds" },
+    r.range and { key = "range", label = "80% range", align = "right",
+                  csv = "range_seconds" } or nil,
   }
   if format == "csv" then
     -- --scaling's efficiency and its base count under plan's JSON names
