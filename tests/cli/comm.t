@@ -7,7 +7,7 @@ require './tests/cli/lib.pl';
 
 my ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--nodes', '2', '--op', 'all_reduce');
 is($c, 0, 'comm exits 0');
-like($o, qr/^all_reduce on 16 x dgx-h100 \(2 nodes x 8 GPUs\)$/m, 'title names ranks and nodes');
+like($o, qr/^all_reduce on 16 x h100-sxm on 2 x dgx-h100$/m, 'title names the GPUs, then the systems they sit in');
 like($o, qr/^\s*size \(B\)\s+count\s+time \(us\)\s+algbw \(GB\/s\)\s+busbw \(GB\/s\)\s+algorithm\s+protocol\s+80% range \(us\)$/m,
      'table header');
 # the 80% range and the defaults, as every other command prints them
@@ -56,7 +56,7 @@ is($c, 2, 'bad --max is a usage error');
 # gp_group), priced on the node of 4, and the title says so.
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--gpus', '12');
 is($c, 0, '12 GPUs of 8-GPU nodes: priced') or diag $e;
-like($o, qr/^all_reduce on 12 x dgx-h100 \(2 nodes x 8 GPUs, 4 on the last\)$/m,
+like($o, qr/^all_reduce on 12 x h100-sxm on 2 x dgx-h100 \(8 GPUs each, 4 on the last\)$/m,
      'the last node partial, said');
 
 # --nodes with --gpus places the ranks: 8 over 8 nodes is one GPU each,
@@ -64,7 +64,7 @@ like($o, qr/^all_reduce on 12 x dgx-h100 \(2 nodes x 8 GPUs, 4 on the last\)$/m,
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--nodes', '8', '--gpus', '8',
                       '--min', '1GiB', '--max', '1GiB');
 is($c, 0, '--nodes 8 --gpus 8 exits 0');
-like($o, qr/^all_reduce on 8 x dgx-h100 \(8 nodes x 1 GPU\)$/m, '8 nodes x 1 GPU');
+like($o, qr/^all_reduce on 8 x h100-sxm on 8 x dgx-h100 \(1 GPU each\)$/m, '8 nodes x 1 GPU');
 my ($row) = grep { /^\s*1073741824\s/ } split /\n/, $o;
 my @col = split ' ', $row // '';
 ok(@col == 8 && $col[4] <= 47.0 && $col[4] > 40, "busbw within one NIC's 47 GB/s (got $col[4])");

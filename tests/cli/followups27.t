@@ -33,7 +33,7 @@ for my $cmd (qw(infer fit)) {
 is($c, 2, 'comm --gpus 16 --nodes 3: a usage error');
 like($e, qr/16 gpus do not split evenly over 3 nodes/, 'comm: names both');
 ($c, $o, $e) = run_gp(qw(comm --system dgx-h100 --gpus 20 --op all-reduce --max 1MiB));
-like($o, qr/\(3 nodes x 8 GPUs, 4 on the last\)/, 'comm --gpus 20: the partial last node said') or diag $e;
+like($o, qr/on 3 x dgx-h100 \(8 GPUs each, 4 on the last\)/, 'comm --gpus 20: the partial last node said') or diag $e;
 
 # 2. --mamba-ssm-cache-dtype: the SSM state of a hybrid stack, vLLM's
 # mamba_ssm_cache_dtype (fp32 by default for Nemotron-H).  Nemotron 3

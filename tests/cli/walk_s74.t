@@ -126,7 +126,7 @@ like($e, qr/which has no NICs: give --system ID \(a catalog system with NICs\)$/
 # and the system it names answers the question: 256 MiB over 2 x 8
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--nodes', '2', '--min', '256MiB', '--max', '256MiB');
 is($c, 0, 'the named system prices the all-reduce') or diag $e;
-like($o, qr/^all_reduce on 16 x dgx-h100 \(2 nodes x 8 GPUs\)/m, 'on 16 GPUs over 2 nodes');
+like($o, qr/^all_reduce on 16 x h100-sxm on 2 x dgx-h100$/m, 'on 16 GPUs over 2 nodes');
 # The same from Lua, the key named as a key
 my $dir = File::Temp::tempdir(CLEANUP => 1);
 open(my $fh, '>', "$dir/c.lua") or die;

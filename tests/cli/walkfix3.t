@@ -68,4 +68,12 @@ like($e, qr/context of 8192 tokens \(max_seq\)$/m, 'none holds a million tokens:
 ($c, $o, $e) = run_gp(qw(train llama3-8b --gpu h100-sxm --gpus 8 --zero 3 --format csv));
 like($o, qr/^part,seconds,share,hidden_seconds,range_seconds,/m, 'CSV header with units');
 
+# 7. comm on a system: the GPUs named as cards, then the systems
+($c, $o, $e) = run_gp(qw(comm --system dgx-h100 --nodes 2 --min 1GiB --max 1GiB));
+like($o, qr/^all_reduce on 16 x h100-sxm on 2 x dgx-h100$/m, '16 H100s on 2 DGX H100s');
+($c, $o, $e) = run_gp(qw(comm --system dgx-h100 --nodes 8 --gpus 8 --min 1GiB --max 1GiB));
+like($o, qr/^all_reduce on 8 x h100-sxm on 8 x dgx-h100 \(1 GPU each\)$/m, 'one GPU of each: said');
+($c, $o, $e) = run_gp(qw(comm --gpu h100-sxm --gpus 8 --min 1GiB --max 1GiB));
+like($o, qr/^all_reduce on 8 x h100-sxm \(1 node x 8 GPUs\)$/m, 'a card-built node: as before');
+
 done_testing();

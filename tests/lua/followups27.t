@@ -33,7 +33,7 @@ do
   t.ok(t.said(rl, "^nodes=6 %(16 GPUs fill 5 nodes of 3"), "rl: said as train says it")
   -- gp.comm's gpus_per_node is a placement, ranks on every node: 16 is
   -- not 6 x 3, refused naming both (unchanged; its fill of --gpus alone
-  -- names the partial node: "3 nodes x 8 GPUs, 4 on the last")
+  -- names the partial node: "on 3 x dgx-h100 (8 GPUs each, 4 on the last)")
   t.raises(function() gp.comm { system = "dgx-h100", gpus = 16, gpus_per_node = 3, bytes = 2 ^ 20 } end,
            "16 gpus are not 6 nodes x 3 gpus_per_node", "gp.comm: 16 ranks are not 6 x 3", true)
 end

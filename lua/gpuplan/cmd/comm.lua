@@ -236,10 +236,28 @@ function C.run(opts, args)
   -- are 8 + 4, ppn the last node's): the full nodes' GPUs, then its.
   local full = r1.nodes > 1 and r1.nodes * r1.ppn ~= r1.gpus and
     (r1.gpus - r1.ppn) // (r1.nodes - 1) or r1.ppn
-  local title = string.format("%s on %d x %s (%d node%s x %d GPU%s%s)", canon, r1.gpus,
-                              (opts.system or opts.gpu) .. (opts.fabric and (" over " .. opts.fabric) or ""),
+  local over = opts.fabric and (" over " .. opts.fabric) or ""
+  local title = string.format("%s on %d x %s%s (%d node%s x %d GPU%s%s)", canon, r1.gpus,
+                              tostring(opts.gpu), over,
                               r1.nodes, r1.nodes == 1 and "" or "s", full, full == 1 and "" or "s",
                               full ~= r1.ppn and string.format(", %d on the last", r1.ppn) or "")
+  if opts.system then
+    -- the GPUs counted are cards, named as cards, then the systems they sit
+    -- in: "all_reduce on 16 x dgx-h100 (2 nodes x 8 GPUs)" read as sixteen
+    -- systems
+    local sys = require("gpuplan").catalog():get("systems", opts.system)
+    -- (the GPUs a system runs where fewer than it holds: --ppn 1 ran one
+    -- of a DGX's eight, and a partial last node)
+    local each = ""
+    if full ~= r1.ppn then
+      each = string.format(" (%d GPU%s each, %d on the last)", full, full == 1 and "" or "s",
+                           r1.ppn)
+    elseif r1.nodes > 1 and full ~= sys.gpus then
+      each = string.format(" (%d GPU%s each)", full, full == 1 and "" or "s")
+    end
+    title = string.format("%s on %d x %s on %d x %s%s%s", canon, r1.gpus,
+                          tostring(sys.gpu or "GPU"), r1.nodes, opts.system, over, each)
+  end
   local fmt = opts.format or "text"
   -- The 80% range of each row's time (gpuplan.ranges, gp.comm's time_lo
   -- and time_hi): one column in the text, two numbers in CSV and JSON.
