@@ -9,7 +9,7 @@ my ($c, $o, $e);
 
 # 1. --gpus 16 --gpus-per-node 3: priced with the last node partial, as a
 # launcher places ranks (torchrun, Slurm --ntasks-per-node; engine/
-# layout.h layout_fill_of) and as gpuplan comm names "3 nodes x 8 GPUs, 4
+# layout.h layout_fill_of) and as gpuplan comm names "8 GPUs each, 4
 # on the last"; the defaults line says it.  ceil(16 / 3) = 6 nodes, 5
 # full, 16 - 15 = 1 GPU on the last.
 for my $cmd (qw(train plan rl)) {
