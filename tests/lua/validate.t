@@ -97,8 +97,10 @@ row = v.predict(t0, cat)
 t.ok(row.predicted and row.predicted > 0, "T0 3B with its shape: predicted")
 
 -- A MoE case whose inline model does not state mtp_layers, with MTP asked
--- for: the catalog model of the same architecture (deepseek-v3: one MTP
--- layer, its config.json's num_nextn_predict_layers) lends its module, and
+-- for: the catalog model of the same architecture (deepseek-r1 and
+-- deepseek-v3 share it: one MTP layer, their config.json's
+-- num_nextn_predict_layers; the case's "DeepSeek-V3 / R1 671B" names
+-- neither id, so the first in the catalog's order) lends its module, and
 -- the prediction equals the one with mtp_layers = 1 stated.  A shape no
 -- catalog model has (62 layers) has no module to take, and says so.
 local ant
@@ -107,8 +109,23 @@ local stated = v.predict(ant, cat)
 ant.model.mtp_layers = nil
 row = v.predict(ant, cat)
 t.near(row.predicted, stated.predicted, 0, "MTP layers from the architecture: same prediction")
-t.like(row.defaults or "", "; mtp_layers=1 %(the MTP module of deepseek%-v3's architecture%);",
+t.like(row.defaults or "", "; mtp_layers=1 %(the MTP module of deepseek%-r1's architecture%);",
        "and the assumption names the catalog model")
+-- Where the model names itself after one of the ids that share the
+-- architecture, that one is named: V3's shape called "DeepSeek-V3" names
+-- deepseek-v3, called "deepseek-r1" names deepseek-r1 (both one layer).
+do
+  local arch = require("gpuplan.predict.case").architecture_mtp
+  local m = {}
+  for k, x in pairs(cat:get("models", "deepseek-v3")) do m[k] = x end
+  m.mtp_layers, m.id, m.name = nil, nil, "DeepSeek-V3"
+  local n, id = arch(m, cat)
+  t.is(id, "deepseek-v3", "a shape shared by two ids: the one the model is named after")
+  t.is(n, 1, "and its one MTP layer")
+  m.name = "deepseek-r1"
+  n, id = arch(m, cat)
+  t.is(id, "deepseek-r1", "named after the other: that one")
+end
 ant.model.layers = 62
 row = v.predict(ant, cat)
 t.like(row.reason or "", "has no MTP module", "another shape: no module to take")
