@@ -1095,9 +1095,12 @@ function read_cases(path, seen, at)
       local okm, m = pcall(case_.model, mdl, require("gpuplan").catalog())
       if okm and type(m) == "table" then
         local okc, e = pcall(require("gpuplan.core").check, "model", m)
-        if not okc then
-          local msg = (type(e) == "table" and tostring(e.msg or e) or tostring(e))
-            :match("^[^\n]*"):gsub("^[^%s:]+:%d+: ", ""):gsub("^model%.", "")
+        local msg = not okc and (type(e) == "table" and tostring(e.msg or e) or tostring(e))
+          :match("^[^\n]*"):gsub("^[^%s:]+:%d+: ", ""):gsub("^model%.", "")
+        -- a field missing ("moe.experts is required") is the predictor's
+        -- to name in the case's own words (model.moe.expert_ffn_hidden,
+        -- not the engine's moe.ffn_hidden), as a reason at prediction
+        if msg and not msg:match(" is required$") then
           local field = msg:match("^([%w_%.]+)[%s:]")
           error(string.format("%s: field 'model%s': %s", where,
             field and ("." .. field) or "", msg), 0)
