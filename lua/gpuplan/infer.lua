@@ -2307,7 +2307,7 @@ function M.setup(a)
     -- (and under its key: "unknown weight format 'x'" named no key of
     -- gp.infer; the range refusal, "weights: 0 bits ...", already did)
     local why = tostring(require("gpuplan.cli").clean(wf)):gsub("^[^%s:]+:%d+: ", "", 1)
-    if not why:match("^weights: ") then why = "weights: " .. why end
+    if not why:match("^weights[: ]") then why = "weights: " .. why end
     -- (a usage refusal stays one: args marks it by its words)
     error(args.is_usage(wf) and args.usage("infer: " .. why) or ("infer: " .. why), 3)
   end
