@@ -719,9 +719,10 @@ LUA
 
 # --- 17. Issue 19.15: leftovers -- each an error naming the input.
 for my $t (
-    # Llama 3 8B's context is 8192 tokens (max_seq).
+    # Llama 3 8B's context is 8192 tokens (max_seq); the catalog's Llama
+    # 3.1 8B, the same family and shape, holds 131072 (its max_seq).
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--input', '100000'], 1,
-     qr/^gpuplan: infer: --input 100000 \+ --output 256 tokens exceed llama3-8b's context of 8192 tokens \(max_seq\)$/],
+     qr/^gpuplan: infer: --input 100000 \+ --output 256 tokens exceed llama3-8b's context of 8192 tokens \(max_seq\); llama3\.1-8b of the same family and shape holds it \(context 131072\)$/],
     # 2^40 sequences a step: a 1e11 s step before; counts stop at 2^24.
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--global-batch', '1099511627776'], 1,
      qr/^gpuplan: train: --global-batch must be a whole number 1\.\.16777216 \(got 1099511627776\)$/],

@@ -389,7 +389,7 @@ for my $x ([['--prompt-len', '8000', '--response-len', '1000'], 'response-len 10
     my ($c, $o, $e) = run_gp('rl', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--method', 'lora', @$a);
     is($c, 1, "rl @$a: exit 1");
     my $p = $a->[0] eq '--prompt-len' ? $a->[1] : 512;
-    like($e, qr/^gpuplan: rl: --prompt-len $p \+ --$what tokens exceed llama3-8b's context of 8192 tokens \(max_seq\)$/m,
+    like($e, qr/^gpuplan: rl: --prompt-len $p \+ --$what tokens exceed llama3-8b's context of 8192 tokens \(max_seq\); llama3\.1-8b of the same family and shape holds it \(context 131072\)$/m,
          "rl @$a: names both lengths and the context");
 }
 {

@@ -81,7 +81,8 @@ my @cannot = (
     [['rl', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--rollout-ep', '2'],
      "gpuplan: rl: --rollout-ep 2 given for a dense model"],
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--input', '100000'],
-     "gpuplan: infer: --input 100000 + --output 256 tokens exceed llama3-8b's context of 8192 tokens (max_seq)"],
+     "gpuplan: infer: --input 100000 + --output 256 tokens exceed llama3-8b's context of 8192 tokens (max_seq)"
+     . "; llama3.1-8b of the same family and shape holds it (context 131072)"],
     [['comm', '--gpu', 'h100-sxm', '--nics', '2'],
      "gpuplan: comm: --nics 2: the node built from --gpu h100-sxm has no NIC fabric for them to run on; give --system ID (a catalog system with NICs: dgx-h100 (8 x ib-ndr-400))"],
 );
