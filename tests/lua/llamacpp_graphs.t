@@ -93,6 +93,12 @@ do
   t.ok(new.value > old.value * 1.05, "dated after: the graph's step, over 5% faster here")
   t.is(none.value, new.value, "undated: the tool's default, the graph")
   t.is(stated.value, new.value, "workload.cuda_graphs true overrides the date")
+  -- another runtime's case stating it is declined naming the field, not
+  -- priced without it (as workload.server on a runtime but trtllm)
+  local r, why = predict(case({ title = "x" }, { framework = "vllm", cuda_graphs = false }),
+                         gp.catalog())
+  t.ok(r == nil and tostring(why):find("workload.cuda_graphs false", 1, true)
+       and why:find("runtime is vllm", 1, true), "workload.cuda_graphs on a vllm case: declined")
 end
 
 t.done_testing()

@@ -1015,7 +1015,14 @@ local function predict(case, cat)
   -- llama.cpp before its CUDA graphs (PR #6766, merged 2024-05-08:
   -- gp.infer's cuda_graphs): a case dated before it launched its
   -- one-token steps' kernels one by one; where the case states no date
-  -- the tool's own default stands.
+  -- the tool's own default stands.  Read by llama.cpp alone, so a case of
+  -- another runtime that states it is refused rather than priced without
+  -- it (as workload.server is below).
+  if v(wl.cuda_graphs) ~= nil and runtime ~= "llama.cpp" then
+    return nil, string.format("workload.cuda_graphs %s says whether llama.cpp replayed a "
+      .. "one-token step as a CUDA graph, but the case's runtime is %s",
+      tostring(v(wl.cuda_graphs)), runtime)
+  end
   if runtime == "llama.cpp" and v(wl.cuda_graphs) ~= nil then
     a.cuda_graphs = v(wl.cuda_graphs)
   elseif runtime == "llama.cpp" and case.source and v(case.source.date)
