@@ -44,6 +44,9 @@
 --             flag ...; when left out, the one its type implies
 --   counts    kind total: what the count is of, for its message
 --             (default tokens)
+--   forms     kind total: the forms its message shows (default tokens':
+--             "a number (2e12) or one with a suffix K, M, B or T (500M,
+--             2B, 1.5T)")
 --   range     { lo, hi } of a number: what the resolve step accepts
 --             (open = true: hi itself refused, [lo, hi); gt = true: lo
 --             itself refused, (lo, hi])
@@ -2597,7 +2600,7 @@ opt { name = "tokens", type = "string", metavar = "N", commands = "train plan", 
 -- "expects a number" where --tokens 500M was taken.  Its range (a whole
 -- number 1..1e15) is train's (gpuplan.train tokens_total).
 opt { name = "samples", type = "string", metavar = "N", commands = "train plan", kind = "total",
-  counts = "samples",
+  counts = "samples", forms = "a number (50000) or one with a suffix K, M or B (50k, 2M)",
   help = "training samples in the dataset: 50000, or with a decimal suffix K, M, B: 50k; the "
     .. "run's tokens are samples x --sample-tokens x --epochs (instead of --tokens)",
   suggest = { "num_samples", "dataset_size", "train_samples" } }
@@ -2722,7 +2725,7 @@ local CLI_TYPES = { int = true, number = true, string = true, flag = true, forma
                     format_html = true }
 local FIELDS = args.set [[name type metavar help default commands lua cli lua_only cli_only
   in_lua variants methods serve form suggest notes group kind range value values switch fold argument
-  counts]]
+  counts forms]]
 local VARIANT_FIELDS = args.set [[type metavar help default own group]]
 local GROUP_NAMES = {}
 for _, g in ipairs(M.GROUPS) do GROUP_NAMES[g[1]] = true end
@@ -3242,9 +3245,9 @@ function M.check(name, v, cmd, shown_name)
     local n = M.total(v)
     if n == nil then
       -- what it counts: tokens, or a declaration's counts (samples)
-      return nil, args.usage(string.format("%s must be a count of %s: a number (2e12) or "
-        .. "one with a suffix K, M, B or T (500M, 2B, 1.5T) (got %s)", shown_name or name,
-        d.counts or "tokens", shown(v)))
+      return nil, args.usage(string.format("%s must be a count of %s: %s (got %s)",
+        shown_name or name, d.counts or "tokens", d.forms or "a number (2e12) or one with a "
+        .. "suffix K, M, B or T (500M, 2B, 1.5T)", shown(v)))
     end
     return n
   end
