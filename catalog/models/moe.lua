@@ -93,22 +93,29 @@ model {
        .. "(5.71B), so active_params_b is left unstated.",
 }
 
-model {
-  id = "deepseek-v3", name = "DeepSeek-V3", family = "deepseek_v3",
-  layers = 61, hidden = 7168, heads = 128, kv_heads = 128, head_dim = 128,
-  ffn_hidden = 18432, ffn_gated = true, vocab = 129280,
-  tied_embeddings = false, qkv_bias = false, norm = "rms", max_seq = 163840,
+-- DeepSeek-V3's network (config.json, source below), which DeepSeek-R1
+-- shares: one shape for both ids, each table built afresh.
+local function deepseek_v3(t)
+  t.family = "deepseek_v3"
+  t.layers, t.hidden, t.heads, t.kv_heads, t.head_dim = 61, 7168, 128, 128, 128
+  t.ffn_hidden, t.ffn_gated, t.vocab = 18432, true, 129280
+  t.tied_embeddings, t.qkv_bias, t.norm, t.max_seq = false, false, "rms", 163840
   -- group-limited routing: config.json "n_group": 8, "topk_group": 4,
   -- "topk_method": "noaux_tc" (each token's 8 experts from its best 4 of
   -- 8 groups of 32; report arXiv:2412.19437 section 2.1.2 "each token
   -- will be sent to at most M nodes", the groups being EP nodes)
-  moe = { experts = 256, top_k = 8, shared_experts = 1, ffn_hidden = 2048,
-          dense_layers = 3, groups = 8, group_top_k = 4 },
-  mla = { q_lora_rank = 1536, kv_lora_rank = 512, qk_nope_head_dim = 128,
-          qk_rope_head_dim = 64, v_head_dim = 128 },
-  mtp_layers = 1,
-  params_b = 671, active_params_b = 37,
-  dtype = "fp8",
+  t.moe = { experts = 256, top_k = 8, shared_experts = 1, ffn_hidden = 2048,
+            dense_layers = 3, groups = 8, group_top_k = 4 }
+  t.mla = { q_lora_rank = 1536, kv_lora_rank = 512, qk_nope_head_dim = 128,
+            qk_rope_head_dim = 64, v_head_dim = 128 }
+  t.mtp_layers = 1
+  t.params_b, t.active_params_b = 671, 37
+  t.dtype = "fp8"
+  return model(t)
+end
+
+deepseek_v3 {
+  id = "deepseek-v3", name = "DeepSeek-V3",
   source = "deepseek-ai/DeepSeek-V3 config.json (n_routed_experts 256, "
         .. "n_shared_experts 1, first_k_dense_replace 3, n_group 8, topk_group 4, "
         .. "moe_intermediate_size 2048, MLA ranks 1536/512, rope 64, "
@@ -129,18 +136,8 @@ model {
 -- DeepSeek-R1: DeepSeek-V3's network trained further (reasoning RL), the
 -- same config.json; asked as "serve DeepSeek-R1 on 2 x 8 H100" and
 -- answered "unknown model (did you mean deepseek-v3?)".
-model {
-  id = "deepseek-r1", name = "DeepSeek-R1", family = "deepseek_v3",
-  layers = 61, hidden = 7168, heads = 128, kv_heads = 128, head_dim = 128,
-  ffn_hidden = 18432, ffn_gated = true, vocab = 129280,
-  tied_embeddings = false, qkv_bias = false, norm = "rms", max_seq = 163840,
-  moe = { experts = 256, top_k = 8, shared_experts = 1, ffn_hidden = 2048,
-          dense_layers = 3, groups = 8, group_top_k = 4 },
-  mla = { q_lora_rank = 1536, kv_lora_rank = 512, qk_nope_head_dim = 128,
-          qk_rope_head_dim = 64, v_head_dim = 128 },
-  mtp_layers = 1,
-  params_b = 671, active_params_b = 37,
-  dtype = "fp8",
+deepseek_v3 {
+  id = "deepseek-r1", name = "DeepSeek-R1",
   source = "deepseek-ai/DeepSeek-R1 config.json: \"architectures\": "
         .. "[\"DeepseekV3ForCausalLM\"], \"model_type\": \"deepseek_v3\", "
         .. "first_k_dense_replace 3, hidden_size 7168, intermediate_size 18432, "
