@@ -99,8 +99,8 @@ t.ok(row.predicted and row.predicted > 0, "T0 3B with its shape: predicted")
 -- A MoE case whose inline model does not state mtp_layers, with MTP asked
 -- for: the catalog model of the same architecture (deepseek-r1 and
 -- deepseek-v3 share it: one MTP layer, their config.json's
--- num_nextn_predict_layers; the case's "DeepSeek-V3 / R1 671B" names
--- neither id, so the first in the catalog's order) lends its module, and
+-- num_nextn_predict_layers; the case's "DeepSeek-V3 / R1 671B" begins
+-- with deepseek-v3's id, so that one) lends its module, and
 -- the prediction equals the one with mtp_layers = 1 stated.  A shape no
 -- catalog model has (62 layers) has no module to take, and says so.
 local ant
@@ -109,7 +109,7 @@ local stated = v.predict(ant, cat)
 ant.model.mtp_layers = nil
 row = v.predict(ant, cat)
 t.near(row.predicted, stated.predicted, 0, "MTP layers from the architecture: same prediction")
-t.like(row.defaults or "", "; mtp_layers=1 %(the MTP module of deepseek%-r1's architecture%);",
+t.like(row.defaults or "", "; mtp_layers=1 %(the MTP module of deepseek%-v3's architecture%);",
        "and the assumption names the catalog model")
 -- Where the model names itself after one of the ids that share the
 -- architecture, that one is named: V3's shape called "DeepSeek-V3" names
@@ -125,6 +125,16 @@ do
   m.name = "deepseek-r1"
   n, id = arch(m, cat)
   t.is(id, "deepseek-r1", "named after the other: that one")
+  -- the id and more past a word's end: a release or a size after it
+  m.name = "DeepSeek-R1-0528"
+  t.is(select(2, arch(m, cat)), "deepseek-r1", "DeepSeek-R1-0528: deepseek-r1's")
+  m.name = "DeepSeek-V3 671B"
+  t.is(select(2, arch(m, cat)), "deepseek-v3", "DeepSeek-V3 671B: deepseek-v3's")
+  -- no word's end after the id: not named after it (the first id)
+  m.name = "deepseek-v3x"
+  t.is(select(2, arch(m, cat)), "deepseek-r1", "deepseek-v3x: the first id, deepseek-r1")
+  m.name = nil
+  t.is(select(2, arch(m, cat)), "deepseek-r1", "no name: the first id in the catalog's order")
 end
 ant.model.layers = 62
 row = v.predict(ant, cat)

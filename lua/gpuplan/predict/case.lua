@@ -192,14 +192,19 @@ function M.architecture_mtp(m, cat)
   cat = cat or require("gpuplan").catalog()
   -- Several catalog models may share one architecture (deepseek-r1 and
   -- deepseek-v3: one config.json shape); the one the model names itself
-  -- after is the one named, else the first id in the catalog's order.
+  -- after is the one named -- its name the id, or the id and more past a
+  -- word's end ("DeepSeek-R1-0528", "DeepSeek-V3 671B": the cases' inline
+  -- names) --, else the first id in the catalog's order.
   local own = type(m.name or m.id) == "string" and string.lower(m.name or m.id) or nil
+  local function named_after(id)
+    return own ~= nil and own:sub(1, #id) == id and not own:sub(#id + 1, #id + 1):match("%w")
+  end
   local first, first_id
   for _, id in ipairs(cat:ids("models")) do
     local c = cat:get("models", id)
     if (c.mtp_layers or 0) > 0 and same(m, c, SHAPE) and same(m.moe, c.moe, MOE) and
        same(m.mla, c.mla, MLA) then
-      if id == own then return c.mtp_layers, id end
+      if named_after(id) then return c.mtp_layers, id end
       if not first then first, first_id = c.mtp_layers, id end
     end
   end
