@@ -2147,6 +2147,11 @@ local function runtime_kernel(a, key, active, runtime, what, label, priced, serv
   end
 end
 
+-- llama.cpp's KV cache type where -ctk/-ctv are not given, as the
+-- defaults line says it (M.setup; gpuplan.memory's fit of a GGUF type)
+M.LLAMACPP_KV_SAID = "kv=fp16 (llama.cpp's default cache type: common.h cache_type_k "
+  .. "= GGML_TYPE_F16)"
+
 -- llama-server's slots where -np is not given (the batch's default under
 -- runtime llama.cpp; the source at its use in M.setup).
 M.llamacpp_slots = 4
@@ -2340,8 +2345,7 @@ function M.setup(a)
       -- (ggml-org/llama.cpp common/common.h: "ggml_type cache_type_k =
       -- GGML_TYPE_F16; // KV cache data type for the K"): the same two
       -- bytes, named as llama.cpp names it.
-      kv, kv_said = "fp16", "kv=fp16 (llama.cpp's default cache type: common.h cache_type_k "
-        .. "= GGML_TYPE_F16)"
+      kv, kv_said = "fp16", M.LLAMACPP_KV_SAID
     end
   end
   if not kv_bytes[kv] then

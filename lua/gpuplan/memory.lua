@@ -610,6 +610,16 @@ local function prepare_infer(o, cfg, model, gpu, gpus, tp, pp, dflt, defaults)
     cfg.weights = keyed_format("weights", gguf.layer_bits)
     cfg.embed_bits, cfg.head_bits = gguf.embed_bits, gguf.head_bits
     defaults[#defaults + 1] = gguf.said
+    -- A GGUF file is served by llama.cpp (gp.infer's runtime for a GGUF
+    -- type, gpuplan.infer gguf_runtime), which holds no fraction of the
+    -- card back (gpuplan.infer runtime_memory, its source): the margin
+    -- gpuplan infer sizes the same file with, where fit's 10% budget
+    -- refused a file infer serves.
+    if o.margin == nil and o.kv_free_fraction == nil then
+      local rm = inf.runtime_memory["llama.cpp"]
+      cfg.margin = rm.margin
+      defaults[#defaults + 1] = rm.said
+    end
   else
     cfg.weights = keyed_format("weights", o.weights or said16("weights"))
   end
@@ -632,7 +642,11 @@ local function prepare_infer(o, cfg, model, gpu, gpus, tp, pp, dflt, defaults)
     if why then fail("kv fp8 on %s: %s", tostring(gpu.id), why) end
   end
   cfg.kv_bytes = kv_elem(o.kv)
-  if o.kv == nil then said16("kv") end
+  if o.kv == nil and gguf and not no_bf16 then
+    -- llama.cpp's f16 cache (the same two bytes), named as gp.infer names it
+    cfg.kv_bytes = kv_elem("fp16")
+    defaults[#defaults + 1] = inf.LLAMACPP_KV_SAID
+  elseif o.kv == nil then said16("kv") end
   -- a hybrid stack's SSM state, as gp.infer sizes it
   cfg.mamba_ssm_bytes = inf.mamba_ssm_bytes(o.mamba_ssm_cache_dtype, model,
     function(text) defaults[#defaults + 1] = text end, "memory")

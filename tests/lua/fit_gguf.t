@@ -37,4 +37,25 @@ t.raises(function() gp.infer { model = "deepseek-v3", gpu = "h200-sxm", gpus = 8
   "an MLA model's attention tensors (attn_kv_b as attn_v", "an MLA model: says why", true)
 ok, err = pcall(gp.memory, t.with(job, { weights = "IQ4_XS" }))
 t.like(tostring(err), "gpuplan infer and fit %-%-method infer take Q4_0", "another type: the hint names fit")
+-- A GGUF file is llama.cpp's, as gp.infer serves it (runtime llama.cpp
+-- for a GGUF type): no fraction of the card held back (gpuplan.infer
+-- runtime_memory, margin 0) and its f16 cache named as llama.cpp names
+-- it, where fit held the catalog's 10% back and infer none.  Exact: the
+-- budget is the capacity less 0.
+local function said(rr, text)
+  for _, d in ipairs(rr.defaults) do if d:find(text, 1, true) then return true end end
+  return false
+end
+-- (r.margin: the bytes held back, the margin x the capacity)
+t.is(r.margin, 0, "a GGUF type: llama.cpp's margin 0, as gpuplan infer's")
+t.is(r.budget, r.capacity, "... the budget the whole usable capacity")
+t.ok(said(r, "margin=0.00 (llama.cpp holds no fraction of the card back)"), "... said")
+t.ok(said(r, "kv=fp16 (llama.cpp's default cache type"), "the cache f16, as infer names it")
+-- a margin the user gives stands
+local m5 = gp.memory(t.with(job, { margin = 0.05 }))
+-- (1e-12 relative: one product in floating point)
+t.near(m5.margin, 0.05 * m5.capacity, 1e-12, "a given margin stands: 5% of the capacity")
+-- another format keeps the catalog's margin (10%)
+local i4 = gp.memory(t.with(job, { weights = "int4" }))
+t.near(i4.margin, 0.1 * i4.capacity, 1e-12, "int4: the catalog's 10%")
 t.done_testing()
