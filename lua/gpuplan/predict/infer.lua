@@ -334,9 +334,19 @@ local PROFILES = {
     -- static_cast<unsigned>(params.batch_size), 1}" -- a block per query
     -- head.  Falcon 180B (232 query heads over 8 KV heads, head size 64:
     -- 29 a KV head at any TP) and Mixtral 8x7B or Mistral 7B (32 over 8:
-    -- 4) are such models.  Releases after 0.10 are left to XQA: their
-    -- runner was not read release by release (a later revision admits
-    -- "nbQHeadsPerKV != 16 && nbQHeadsPerKV != 8 && nbQHeadsPerKV != 1").
+    -- 4) are such models.  Releases after 0.10 are left to XQA: at
+    -- NVIDIA/TensorRT-LLM 9dbc5b38 (main of 2024-07-02, whose items
+    -- 0.11.0's release notes list; the releases' revisions are the
+    -- tensorrtllm_backend submodule pins, v0.10.0 9bd15f19 and v0.11.0
+    -- 05316d33) the gate above has left decoderXQARunner.h and shouldUse
+    -- asks the implementation, the JIT one by default ("If no env var set,
+    -- default to JIT impl"), whose supportConfigHMMA (decoderXQAImplJIT/
+    -- kernelUtils.cpp) takes any group up to 32: "if (head_grp_size *
+    -- xqaParams.beam_width > 32) return false".  At 89ba1b1a (main of
+    -- 2024-05-07, the header indexed before 0.10.0) the JIT code was
+    -- already there but behind the header's "nbQHeadsPerKV != 8 &&
+    -- nbQHeadsPerKV != 1" gate, so the 0.10 rule holds (docs/validation.md,
+    -- "The kernel rule itself checked release by release").
     local rel = maj and (tonumber(maj) == 0 and tonumber(min) <= 10)
     if rel and not pre and gqa and not mla and a.xqa == nil then
       local tp = a.tp or 1
