@@ -2475,6 +2475,23 @@ function M.setup(a)
       .. "llama.cpp replays a one-token step as a CUDA graph: --runtime llama.cpp only (got "
       .. "runtime " .. tostring(a.runtime or "graphs") .. ")"), 3)
   end
+  -- Given as true under a split, the graph would change nothing, in
+  -- silence (engine/infer.c infer_step keeps no graph at tp or pp > 1):
+  -- a row split (tp) puts split buffers in the step, which ggml-cuda
+  -- keeps out of a graph; a layer split (pp) rotated its input copies
+  -- every token before PR 13814 (2025-05-27, "Due to changes in the graph
+  -- in each evaluation when pipeline parallelism is enabled, CUDA graphs
+  -- could not be used"), and the later builds' graphs under a layer
+  -- split are not priced.  cuda_graphs = false under a split prices what
+  -- the split prices anyway, and stands.
+  if a.cuda_graphs == true and (tp > 1 or pp > 1) then
+    error(args.usage(string.format("infer: cuda_graphs = true with %s: llama.cpp's one-token "
+      .. "CUDA graph is priced on one GPU only (a row split's buffers keep the step out of a "
+      .. "graph; a layer split's graphs, llama.cpp PR 13814 of 2025-05-27 on, are not "
+      .. "modelled); drop cuda_graphs, or run on one GPU (tp 1, pp 1)",
+      tp > 1 and pp > 1 and string.format("tp %d and pp %d", tp, pp) or tp > 1 and
+      string.format("tp %d", tp) or string.format("pp %d", pp))), 3)
+  end
   runtime_kernel(a, "xqa", false, "trtllm", "TensorRT-LLM's generation attention (its XQA kernel "
     .. "or the masked MHA kernel before it)", "xqa = false", "TensorRT-LLM's masked MHA kernel is",
     serving, by)

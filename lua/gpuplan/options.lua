@@ -988,8 +988,9 @@ opt { name = "enforce_eager", type = "flag", commands = "infer",
   suggest = { "eager_mode", "disable_cuda_graph", "no_cuda_graph" } }
 opt { name = "cuda_graphs", type = "flag", commands = "infer", default = true,
   help = "llama.cpp replays a one-token decode step on one NVIDIA GPU of Ampere or later as "
-    .. "a CUDA graph (its builds since PR 6766, 2024-05-08; not under --tp or --pp, with "
-    .. "layers offloaded or an MoE model): --no-cuda-graphs prices the step's kernels "
+    .. "a CUDA graph (its builds since PR 6766, 2024-05-08; not with layers offloaded or an "
+    .. "MoE model, and --cuda-graphs under --tp or --pp is refused): --no-cuda-graphs prices "
+    .. "the step's kernels "
     .. "launched one by one, as an older build or GGML_CUDA_DISABLE_GRAPHS runs it; "
     .. "--runtime llama.cpp only",
   suggest = { "use_cuda_graphs", "ggml_cuda_use_graphs", "cuda_graph" } }

@@ -50,6 +50,13 @@ local s_on, s_off = run { gpus = 2, pp = 2 }, run { gpus = 2, pp = 2, cuda_graph
 t.is(s_on.decode.gpu_time, s_off.decode.gpu_time, "pp 2: no graph either way")
 t.near(s_on.decode.gpu_time, off.decode.gpu_time, 1e-12,
        "... the split step's kernels are the one-GPU eager step's")
+-- cuda_graphs = true under a split would change nothing (no graph at tp or
+-- pp > 1): refused naming the option and the split, not ignored;
+-- cuda_graphs = false under the split stands (above).
+t.raises(function() run { gpus = 2, pp = 2, cuda_graphs = true } end,
+         "cuda_graphs = true with pp 2", "cuda_graphs = true under pp 2 is refused", true)
+t.raises(function() run { gpus = 2, tp = 2, cuda_graphs = true } end,
+         "cuda_graphs = true with tp 2", "cuda_graphs = true under tp 2 is refused", true)
 -- Below Ampere ggml-cuda keeps graphs off "due to GPU architecture".
 t.is(run({ gpu = "v100-sxm2-32gb" }).decode.gpu_time,
      run({ gpu = "v100-sxm2-32gb", cuda_graphs = false }).decode.gpu_time,
