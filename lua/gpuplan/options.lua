@@ -1168,7 +1168,9 @@ opt { name = "a2a", type = "string", metavar = "K", commands = "infer", serve = 
   default = "deepep: low-latency decode, normal prefill; none for --runtime sglang with TP attention (its --moe-a2a-backend none)",
   help = "deepep | nccl | none: who moves the tokens of the EP group; none exchanges none "
     .. "(TP attention: every GPU holds the step's tokens, runs its own experts over them, "
-    .. "the MoE output all-reduced -- SGLang's StandardDispatcher)",
+    .. "the MoE output all-reduced -- SGLang's StandardDispatcher, and what vLLM and "
+    .. "TensorRT-LLM run with EP under TP attention: vLLM's all2all kernels need DP, "
+    .. "TensorRT-LLM's need attention DP)",
   suggest = { "all_to_all", "a2a_backend" } }
 opt { name = "redundant_experts", type = "int", metavar = "N", commands = "infer", serve = true,
   range = { 0, 1 << 24 },

@@ -867,7 +867,18 @@ function M.setup(a)
   -- tensor_model_parallel_all_reduce(final_hidden_states)",
   -- sglang@73dce5a python/sglang/srt/layers/moe/token_dispatcher/
   -- standard.py, sglang@008d7d0 fused_moe_triton/layer.py): a2a "none"
-  -- (engine SERVE_A2A_NONE).  Not keyed on the release: the non-DeepEP EP
+  -- (engine SERVE_A2A_NONE).  The same exchange is what vLLM and
+  -- TensorRT-LLM run with EP under TP attention, so a2a = "none" given
+  -- under runtime vllm or trtllm is their own path, not SGLang's alone:
+  -- vLLM "def use_all2all_kernels(self): return self.use_ep and
+  -- (self.dp_size > 1 or self.pcp_size > 1 or self.is_sequence_parallel)"
+  -- (vllm@002d607 vllm/model_executor/layers/fused_moe/config.py
+  -- FusedMoEParallelConfig), TensorRT-LLM "if not
+  -- mapping.enable_attention_dp: return AlltoallMethodType.NotEnabled"
+  -- (TensorRT-LLM@01303b3 tensorrt_llm/_torch/modules/fused_moe/
+  -- fused_moe_wide_ep.py select_alltoall_method_type); their default here
+  -- stays deepep, as the cases priced so far assumed (not re-priced).
+  -- Not keyed on the release: the non-DeepEP EP
   -- of 0.4.x (EPMoE, --enable-ep-moe) was not read.  Not
   -- under DP attention (each GPU then holds only its own sequences) nor
   -- disaggregated pools (their runs state DeepEP).

@@ -1,0 +1,43 @@
+# Review leftovers (session 76 hardening): options that changed nothing in
+# silence, or said less than they do.  Each test fails on the tree before
+# its fix.
+use strict;
+use warnings;
+use Test::More;
+require './tests/cli/lib.pl';
+
+my ($c, $o, $e);
+
+# --- 1. --cuda-graphs under a split ------------------------------------
+# The engine keeps no graph at tp or pp > 1 (engine/infer.c infer_step),
+# so --cuda-graphs there changed nothing: refused, naming the option and
+# the split (a usage error, exit 2).
+for my $split (['--pp', 2], ['--tp', 2]) {
+    ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'rtx-4090', '--runtime', 'llama.cpp',
+                          '--gpus', 2, @$split, '--cuda-graphs');
+    is($c, 2, "infer --cuda-graphs $split->[0] 2: refused (exit 2)");
+    like($e, qr/^gpuplan: infer: --cuda-graphs with \Q$split->[0]\E 2: /m,
+         "... naming --cuda-graphs and $split->[0]");
+}
+# --no-cuda-graphs under the split prices what the split prices: it stands.
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'rtx-4090', '--runtime', 'llama.cpp',
+                      '--gpus', 2, '--pp', 2, '--no-cuda-graphs');
+is($c, 0, 'infer --no-cuda-graphs --pp 2: accepted') or diag $e;
+
+# --- 2. --a2a none under vllm and trtllm --------------------------------
+# It applies there: vLLM's all2all kernels need DP (FusedMoEParallelConfig
+# use_all2all_kernels), TensorRT-LLM's need attention DP
+# (select_alltoall_method_type), so EP under TP attention exchanges no
+# tokens in both, as SGLang's none.  The help says so; the step prices no
+# all-to-all.
+($c, $o, $e) = run_gp('infer', '--help');
+like($o =~ s/\s+/ /gr, qr/--a2a K .*what vLLM and TensorRT-LLM run with EP under TP attention/,
+     'infer --help: --a2a none names vLLM and TensorRT-LLM');
+for my $rt (qw(vllm trtllm)) {
+    ($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'h200-sxm', '--gpus', 8, '--tp', 8,
+                          '--ep', 8, '--runtime', $rt, '--a2a', 'none', '--batch', 16);
+    is($c, 0, "infer --runtime $rt --a2a none: accepted") or diag $e;
+    like($o, qr/^decode step .*all-to-all 0\.00 /m, "... no all-to-all in the step");
+}
+
+done_testing();
