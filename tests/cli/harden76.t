@@ -40,4 +40,35 @@ for my $rt (qw(vllm trtllm)) {
     like($o, qr/^decode step .*all-to-all 0\.00 /m, "... no all-to-all in the step");
 }
 
+# --- 3. train's and rl's CSV: numbers where a number is expected --------
+# share was "93.0%" and the step's range "3.7405-5.1375" (range_seconds):
+# now share is a fraction of the step (the JSON's part share) and the range
+# two columns, seconds_lo and seconds_hi (the JSON's step_s_lo, step_s_hi).
+sub csv_rows {
+    my ($text) = @_;
+    my @lines = split /\n/, $text;
+    my @head = split /,/, shift @lines;
+    return map { my @f = split /,/, $_, -1; my %r; @r{@head} = @f; \%r } @lines;
+}
+my $num = qr/^-?\d+(?:\.\d+)?(?:e[-+]?\d+)?$/;
+for my $cmd (['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', 8, '--zero', 3],
+             ['rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', 8, '--zero', 3]) {
+    ($c, $o, $e) = run_gp(@$cmd, '--format', 'csv');
+    is($c, 0, "$cmd->[0] --format csv") or diag $e;
+    like($o, qr/^[^\n]*,seconds_lo,seconds_hi,/, "$cmd->[0]: seconds_lo, seconds_hi in the header");
+    my @rows = csv_rows($o);
+    my ($step) = grep { ($_->{part} // $_->{phase}) eq 'step' } @rows;
+    ok(!grep({ $_->{share} !~ $num } @rows), "$cmd->[0]: every share a number");
+    # the step's own share: the whole step, 1 (printed %.4f)
+    is($step->{share}, '1.0000', "$cmd->[0]: the step's share is 1");
+    # the parts' shares sum to the step's within the %.4f rounding of each
+    # (at most 6 rows x 0.00005)
+    my $sum = 0;
+    $sum += $_->{share} for grep { $_ != $step } @rows;
+    ok(abs($sum - 1) < 6 * 5e-5 + 1e-12, "$cmd->[0]: the parts' shares sum to 1 ($sum)");
+    ok($step->{seconds_lo} =~ $num && $step->{seconds_hi} =~ $num
+       && $step->{seconds_lo} <= $step->{seconds} && $step->{seconds} <= $step->{seconds_hi},
+       "$cmd->[0]: seconds_lo <= seconds <= seconds_hi, numbers");
+}
+
 done_testing();

@@ -66,7 +66,7 @@ like($e, qr/context of 8192 tokens \(max_seq\)$/m, 'none holds a million tokens:
 # 6. train's CSV: the hidden and range columns carry their unit as
 # "seconds" does
 ($c, $o, $e) = run_gp(qw(train llama3-8b --gpu h100-sxm --gpus 8 --zero 3 --format csv));
-like($o, qr/^part,seconds,share,hidden_seconds,range_seconds,/m, 'CSV header with units');
+like($o, qr/^part,seconds,share,hidden_seconds,seconds_lo,seconds_hi,/m, 'CSV header with units');
 
 # 7. comm on a system: the GPUs named as cards, then the systems
 ($c, $o, $e) = run_gp(qw(comm --system dgx-h100 --nodes 2 --min 1GiB --max 1GiB));

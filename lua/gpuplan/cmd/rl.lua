@@ -24,8 +24,12 @@ local C = {
 local function pct(x) return string.format("%.1f%%", 100 * x) end
 
 -- The table's rows: each phase that runs, then the step.
-local function phase_rows(r, noroll)
+-- csv: the cells a spreadsheet computes with, as train's CSV has them
+-- (gpuplan.cmd.train): the share a fraction of the step, the step's 80%
+-- range as seconds_lo and seconds_hi (they were "32.2%" and "22.536-80.313").
+local function phase_rows(r, noroll, csv)
   local rows = {}
+  local function share(x) return csv and x or pct(x) end
   -- A rollout that does not fit has no time: say so in its row.
   for _, ph in ipairs(r.phases) do
     if noroll and ph.name == "rollout" then
@@ -33,17 +37,17 @@ local function phase_rows(r, noroll)
                           idle = "does not fit", mem_gib = ph.mem_gib }
     elseif ph.seconds > 0 or ph.idle > 0 then
       rows[#rows + 1] = { phase = ph.name, pool = ph.pool, gpus = ph.gpus, seconds = ph.seconds,
-                          share = ph.share and pct(ph.share) or "",
+                          share = ph.share and share(ph.share) or "",
                           idle = ph.idle > 0 and string.format("%.2f", ph.idle) or "",
                           mem_gib = ph.mem_gib }
     end
   end
-  for _, row in ipairs(rows) do row.range = "" end
+  for _, row in ipairs(rows) do row.range, row.lo, row.hi = "", "", "" end
   rows[#rows + 1] = { phase = "step", pool = "", gpus = r.gpus, seconds = r.step_s,
-                      share = r.step_s and "100.0%" or "", idle = noroll and "no rollout" or "",
+                      share = r.step_s and share(1) or "", idle = noroll and "no rollout" or "",
                       mem_gib = r.peak_memory / units.GiB,
                       range = r.step_s_lo and string.format("%.3f-%.3f", r.step_s_lo, r.step_s_hi)
-                        or "" }
+                        or "", lo = r.step_s_lo or "", hi = r.step_s_hi or "" }
   return rows
 end
 
@@ -202,18 +206,24 @@ function C.run(opts, args)
   if text and not r.fits then
     io.write(report.does_not_fit(r.why, not noroll and "if" or nil))
   end
-  local rows = phase_rows(r, noroll)
+  local csv = format == "csv"
+  local rows = phase_rows(r, noroll, csv)
   local title = title_of(r, o)
   local columns = {
     { key = "phase", label = "phase" },
     { key = "pool", label = "pool" },
     { key = "gpus", label = "GPUs", align = "right" },
     { key = "seconds", label = "seconds", fmt = "%.3f" },
-    { key = "share", label = "share", align = "right" },
+    { key = "share", label = "share", align = "right", fmt = csv and "%.4f" or nil },
     { key = "idle", label = "idle (s)", align = "right" },
     { key = "mem_gib", label = "memory GiB", fmt = "%.1f" },
-    r.range and { key = "range", label = "80% range", align = "right" } or nil,
   }
+  if r.range and csv then
+    columns[#columns + 1] = { key = "lo", label = "seconds_lo", fmt = "%.3f", csv = "seconds_lo" }
+    columns[#columns + 1] = { key = "hi", label = "seconds_hi", fmt = "%.3f", csv = "seconds_hi" }
+  elseif r.range then
+    columns[#columns + 1] = { key = "range", label = "80% range", align = "right" }
+  end
   if format == "csv" then
     -- a step without its rollout has no time or cost (as text shows none)
     report.csv_totals(rows, columns, r, noroll and { "fits", "rollout_fits" } or { "fits", "step_s",

@@ -41,16 +41,24 @@ function C.run(opts, args)
   local text = format == "text" or format == "markdown"
   local iff = report.if_fit(r.fits)
   if text and not r.fits then io.write(report.does_not_fit(r.why, "if")) end
+  -- A CSV's cells are numbers a spreadsheet computes with: the share a
+  -- fraction of the step (its JSON's part share), the step's 80% range
+  -- two columns, seconds_lo and seconds_hi, the _lo/_hi of its JSON's
+  -- step_s_lo and step_s_hi and of this CSV's days_lo and cost_lo (they
+  -- were text, "93.0%" and "3.7405-5.1375" under range_seconds).
+  local csv = format == "csv"
   local rows = {}
   for _, p in ipairs(r.parts) do
     if p.seconds > 0 or p.hidden > 0 then
-      rows[#rows + 1] = { part = p.name, seconds = p.seconds, share = pct(p.share),
+      rows[#rows + 1] = { part = p.name, seconds = p.seconds,
+                          share = csv and p.share or pct(p.share),
                           hidden = p.hidden > 0 and string.format("%.4f", p.hidden) or "",
-                          range = "" }
+                          range = "", lo = "", hi = "" }
     end
   end
-  rows[#rows + 1] = { part = "step", seconds = r.step_s, share = "100.0%", hidden = "",
-    range = r.step_s_lo and string.format("%.4f-%.4f", r.step_s_lo, r.step_s_hi) }
+  rows[#rows + 1] = { part = "step", seconds = r.step_s, share = csv and 1 or "100.0%",
+    hidden = "", range = r.step_s_lo and string.format("%.4f-%.4f", r.step_s_lo, r.step_s_hi),
+    lo = r.step_s_lo, hi = r.step_s_hi }
   local sharding = memory.sharding_words(o.fsdp, o.grad_sync, r.zero, r.hsdp, o.zero_group)
   local title = string.format("%s on %d x %s (tp %d, pp %d%s, dp %d, %s%s, %s%s), %s %s, "
     .. "seq %d, global batch %d (%d micro-batch%s of %d)",
@@ -64,13 +72,17 @@ function C.run(opts, args)
   local columns = {
     { key = "part", label = "part" },
     { key = "seconds", label = "seconds", fmt = "%.4f" },
-    { key = "share", label = "share", align = "right" },
+    { key = "share", label = "share", align = "right", fmt = csv and "%.4f" or nil },
     -- the CSV's headers carry the unit as "seconds" does (the text's
     -- "hidden (s)" was "hidden" there, with no unit)
     { key = "hidden", label = "hidden (s)", align = "right", csv = "hidden_seconds" },
-    r.range and { key = "range", label = "80% range", align = "right",
-                  csv = "range_seconds" } or nil,
   }
+  if r.range and csv then
+    columns[#columns + 1] = { key = "lo", label = "seconds_lo", fmt = "%.4f", csv = "seconds_lo" }
+    columns[#columns + 1] = { key = "hi", label = "seconds_hi", fmt = "%.4f", csv = "seconds_hi" }
+  elseif r.range then
+    columns[#columns + 1] = { key = "range", label = "80% range", align = "right" }
+  end
   if format == "csv" then
     -- --scaling's efficiency and its base count under plan's JSON names
     -- (scaling, scaling_base): the text and JSON said them, the CSV
