@@ -497,12 +497,14 @@ M.NCCL_RELEASES = {
 -- is no release at all ("abc": text that cannot parse, where "9.9.9"
 -- parses and is out of range).
 function M.nccl_code(s)
-  local a, b, c = tostring(s):match("^(%d+)%.(%d+)%.?(%d*)$")
-  if type(s) ~= "string" or not a then
+  -- gpuplan.version's reader, exactly X.Y or X.Y.Z (no "v", no rc: NCCL
+  -- names its releases "2.20.5"); its number is NCCL_VERSION_CODE's form
+  local r = require("gpuplan.version").parse(s)
+  if not (r and r.plain) then
     return nil, "must be a release 'major.minor[.patch]' such as '2.20.5'", true
   end
-  local code = tonumber(a) * 10000 + tonumber(b) * 100 + (tonumber(c) or 0)
-  if tonumber(a) ~= 2 or tonumber(b) > 99 or (tonumber(c) or 0) > 99 then
+  local code = require("gpuplan.version").number(r)
+  if r.major ~= 2 or r.minor > 99 or r.patch > 99 then
     return nil, "must be an NCCL 2.x release, minor and patch below 100"
   end
   return code
@@ -515,7 +517,7 @@ end
 function M.nccl_known(s)
   local groups, order = {}, {}
   for _, r in ipairs(M.NCCL_RELEASES) do
-    if r[1] == s or (r[1]:match("^(%d+%.%d+)") == s) then return true end
+    if r[1] == s or require("gpuplan.version").parse(r[1]).series == s then return true end
     local m, p = r[1]:match("^(%d+%.%d+)%.(%d+)$")
     if not groups[m] then groups[m] = {}; order[#order + 1] = m end
     table.insert(groups[m], p)
@@ -961,7 +963,9 @@ function M.comm(a)
     -- 2.12.7, CollNet's 2.6.4, SHARP all_gather's 2.18.1).
     if not a.nccl:match("^%d+%.%d+%.%d+$") then
       for _, r in ipairs(M.NCCL_RELEASES) do
-        if r[1]:match("^(%d+%.%d+)") == a.nccl then code = M.nccl_code(r[1]); break end
+        if require("gpuplan.version").parse(r[1]).series == a.nccl then
+          code = M.nccl_code(r[1]); break
+        end
       end
     end
     -- NCCL before 2.17.1 has no NVLS (its release notes, 2.17.1: "Add new

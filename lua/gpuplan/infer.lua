@@ -104,6 +104,7 @@
 
 local units = require "gpuplan.units"
 local roofline = require "gpuplan.roofline"
+local version = require "gpuplan.version"
 
 local M = {}
 
@@ -388,20 +389,21 @@ function M.sampling_stages(v)
   return set
 end
 
--- The kernels vLLM V0's sampler of release version ("X.Y.Z") launches a
+-- The kernels vLLM V0's sampler of release ver ("X.Y.Z") launches a
 -- step beyond greedy sampling's under the stages set; nil and the error's
 -- text for a release not counted.
-function M.v0_sampler_kernels(stages, version)
-  local maj, min, pat = tostring(version):match("^(%d+)%.(%d+)%.(%d+)$")
-  local n = maj and tonumber(maj) * 10000 + tonumber(min) * 100 + tonumber(pat)
+function M.v0_sampler_kernels(stages, ver)
+  -- exactly X.Y.Z (gpuplan.version's reader, neither "v" nor rc)
+  local rel = version.parse(ver)
+  local n = rel and rel.plain and rel.parts == 3 and version.number(rel) or nil
   local form
   for _, r in ipairs(M.v0_sampler) do
     if n and n >= r.lo and n <= r.hi then form = r end
   end
   if not form then
     -- (a number as args.shown writes it: 0/0 was the C library's "-nan")
-    return nil, "vllm_version " .. (type(version) == "string" and version
-      or require("gpuplan.args").shown(version)) .. ": the V0 sampler's kernels are counted "
+    return nil, "vllm_version " .. (type(ver) == "string" and ver
+      or require("gpuplan.args").shown(ver)) .. ": the V0 sampler's kernels are counted "
       .. "for releases 0.4.2 to 0.6.3 only (X.Y.Z)"
   end
   local k = 0
@@ -2578,8 +2580,9 @@ function M.setup(a)
   -- all: without sampling it was told "vllm_version abc says whose sampler
   -- runs sampling, which is greedy", as if it named one.  Refused first,
   -- as M.v0_sampler_kernels refuses it with sampling.
-  if a.vllm_version ~= nil and (type(a.vllm_version) ~= "string"
-      or not a.vllm_version:match("^%d+%.%d+%.%d+$")) then
+  local vllm_release = version.parse(a.vllm_version)
+  if a.vllm_version ~= nil and not (vllm_release and vllm_release.plain
+      and vllm_release.parts == 3) then
     local _, why = M.v0_sampler_kernels({}, a.vllm_version)
     error(args.usage("infer: " .. why), 3)
   end
@@ -2979,9 +2982,8 @@ function M.setup(a)
     -- A release named from 0.4.3 on runs PR #4894's worker loop (merged
     -- 2024-05-21, "Eliminate parallel worker per-step task scheduling
     -- overhead"): no task a step to price.
-    local maj, min, pat = tostring(a.vllm_version or ""):match("^(%d+)%.(%d+)%.(%d+)")
-    local ver = maj and tonumber(maj) * 10000 + tonumber(min) * 100 + tonumber(pat)
-    if ver and ver >= 403 then
+    local r = version.parse(a.vllm_version)
+    if r and r.parts == 3 and not version.before(r, "0.4.3") then
       error(args.usage(string.format("infer: ray_step %g with vllm_version %s: from 0.4.3 vLLM's "
         .. "Ray workers run their own loop (vllm PR #4894, \"Eliminate parallel worker per-step "
         .. "task scheduling overhead\"), with no task a step: give a release before 0.4.3, or "

@@ -17,6 +17,7 @@
 
 local infer = require "gpuplan.infer"
 local case_ = require "gpuplan.predict.case"
+local version = require "gpuplan.version"
 local v, model_of = case_.v, case_.model
 
 -- The runtime that served the case: its workload.framework (SCHEMA.md), one
@@ -29,21 +30,20 @@ local v, model_of = case_.v, case_.model
 -- layers computed on the CPU), exllamav2 (CUDA-graph kernels, its own
 -- memory) -- each a general rule on the tool, never on a case id.  A case
 -- that states none is priced as a CUDA-graph serving engine.
--- A runtime's release (vLLM's, SGLang's) as one number, MAJOR x 10000 +
--- MINOR x 100 + PATCH ("0.4.2" -> 402), or nil where the version does not
--- read as MAJOR.MINOR (validate refuses such a source.version at read).
-local function release_number(ver)
-  local maj, min, pat = tostring(ver):match("^(%d+)%.(%d+)%.?(%d*)")
-  return maj and tonumber(maj) * 10000 + tonumber(min) * 100 + (tonumber(pat) or 0)
+-- A case's source.version as gpuplan.version reads it (every release rule
+-- below: "X.Y", "X.Y.Z", "v0.5.0", "0.11.0rc1"), nil where it states none
+-- or it does not read as MAJOR.MINOR (validate refuses such a
+-- source.version at read).
+local function release(ver)
+  return ver ~= nil and version.parse(tostring(ver)) or nil
 end
 
 -- Whether a case ran before a runtime's change (vLLM's, SGLang's release
--- rules): its source.version before release n (release_number's number),
--- else its source.date before day; nil where the case states neither.
-local function release_before(ver, date, n, day)
+-- rules): its source.version before release ref ("0.4.6"), else its
+-- source.date before day; nil where the case states neither.
+local function release_before(ver, date, ref, day)
   if ver then
-    local r = release_number(ver)
-    return r ~= nil and r < n
+    return version.before(release(ver), ref) == true
   elseif date then
     return tostring(date) < day
   end
@@ -57,8 +57,8 @@ end
 -- false, on one model's replicas and the MoE serving model alike.
 local function v1_sync(case)
   local src, wl = case and case.source or {}, case and case.workload or {}
-  local maj, min = tostring(v(src.version) or ""):match("^(%d+)%.(%d+)")
-  return maj ~= nil and tonumber(maj) == 0 and tonumber(min) >= 8 and tonumber(min) < 14
+  local r = release(v(src.version))
+  return r ~= nil and not version.before(r, "0.8.0") and version.before(r, "0.14.0")
     and v(wl.chunked_prefill) ~= false
 end
 
@@ -141,7 +141,7 @@ local PROFILES = {
   sglang = function(a, model, g, defaults, case)
     local src = case and case.source or {}
     local ver, date = v(src.version), v(src.date)
-    local before = release_before(ver, date, 406, "2025-04-14")
+    local before = release_before(ver, date, "0.4.6", "2025-04-14")
     if before and a.fused_grouped_topk == nil and type(model) == "table"
         and model.mla ~= nil and model.moe ~= nil then
       a.fused_grouped_topk = false
@@ -297,10 +297,10 @@ local PROFILES = {
     local ver, date = v(src.version), v(src.date)
     -- a release as written ("0.5.0", "v0.5.0"); one that does not read
     -- as MAJOR.MINOR leaves the date to say
-    local maj, min = tostring(ver or ""):match("^v?(%d+)%.(%d+)")
+    local r = release(ver)
     local pre
-    if maj then
-      pre = tonumber(maj) == 0 and tonumber(min) < 6
+    if r then
+      pre = version.before(r, "0.6.0")
     elseif date then
       pre = tostring(date) < "2023-12-01"
     end
@@ -347,7 +347,7 @@ local PROFILES = {
     -- already there but behind the header's "nbQHeadsPerKV != 8 &&
     -- nbQHeadsPerKV != 1" gate, so the 0.10 rule holds (docs/validation.md,
     -- "The kernel rule itself checked release by release").
-    local rel = maj and (tonumber(maj) == 0 and tonumber(min) <= 10)
+    local rel = r ~= nil and version.before(r, "0.11.0")
     if rel and not pre and gqa and not mla and a.xqa == nil then
       local tp = a.tp or 1
       local kv = model.kv_heads or model.heads
@@ -370,8 +370,8 @@ local PROFILES = {
     -- an earlier release, or dated before it, built TensorRT engines, whose
     -- norm and quantisation are the engine's and were not read here: they
     -- keep the pricing from before this rule, fused at every size (0).
-    local engine = (maj and tonumber(maj) == 0 and tonumber(min) < 17) or
-      (not maj and date and tostring(date) < "2025-01-30")
+    local engine = (r ~= nil and version.before(r, "0.17.0")) or
+      (r == nil and date and tostring(date) < "2025-01-30")
     if engine and a.ar_fusion_max == nil and (a.tp or 1) > 1 then
       a.ar_fusion_max = 0
       defaults[#defaults + 1] = "ar_fusion_max=0 (a TensorRT engine run, before the PyTorch "
@@ -404,8 +404,8 @@ local PROFILES = {
     local ver, date = v(src.version), v(src.date)
     local v0
     if ver then
-      local maj, min = tostring(ver):match("^(%d+)%.(%d+)")
-      v0 = maj ~= nil and (tonumber(maj) == 0 and tonumber(min) < 8)
+      local r = release(ver)
+      v0 = r ~= nil and version.before(r, "0.8.0")
     elseif date then
       v0 = tostring(date) < "2025-03-18"
     end
@@ -428,9 +428,8 @@ local PROFILES = {
     -- vLLM PR #26440, merged after v0.11.0: gp.infer's shared_expert_stream
     -- = false.  Only a case that states its release.
     if ver and a.shared_expert_stream == nil then
-      local maj, min, pat = tostring(ver):match("^(%d+)%.(%d+)%.?(%d*)")
-      if maj and tonumber(maj) == 0 and (tonumber(min) < 11 or
-          (tonumber(min) == 11 and (tonumber(pat) or 0) == 0)) then
+      -- (0.11.0 and before: before 0.11.1)
+      if version.before(release(ver), "0.11.1") then
         a.shared_expert_stream = false
         local moe = type(model) == "table" and model.moe or nil
         if moe and (moe.shared_experts or 0) > 0 then
@@ -524,8 +523,9 @@ local PROFILES = {
       local mla = type(model.mla) == "table" and (model.mla.kv_lora_rank or 0) > 0
       local on
       if ver then
-        local n = release_number(ver)
-        on = n ~= nil and n >= 504 and (not amd or n < 605) and not (mla and n >= 701)
+        local r = release(ver)
+        on = r ~= nil and not version.before(r, "0.5.4") and (not amd or version.before(r, "0.6.5"))
+          and not (mla and not version.before(r, "0.7.1"))
       elseif date then
         on = tostring(date) >= "2024-07-23" and (not amd or tostring(date) < "2024-12-12") and
           not (mla and tostring(date) >= "2025-02-01")
@@ -565,12 +565,11 @@ local PROFILES = {
       -- outside the model (scheduler, sampler, Ray workers at TP > 1).
       local nograph, unfused
       if ver then
-        local maj, min = tostring(ver):match("^(%d+)%.(%d+)")
-        maj, min = tonumber(maj), tonumber(min)
+        local r = release(ver)
         -- 0.2.x straddles both merges: left nil, for the date to decide
         -- (as said above); it read as a release with graphs
-        if not (maj == 0 and min == 2) then
-          nograph = maj ~= nil and maj == 0 and min < 2
+        if not (r and r.major == 0 and r.minor == 2) then
+          nograph = r ~= nil and version.before(r, "0.2.0")
           unfused = nograph
         end
       end
@@ -630,7 +629,7 @@ local PROFILES = {
       -- Not modelled: later V0 releases still decode on it where their
       -- XFORMERS backend runs (an FP8 KV cache, a card below compute
       -- capability 8.0, a head size flash-attn lacks).
-      local paged = release_before(ver, date, 403, "2024-05-19")
+      local paged = release_before(ver, date, "0.4.3", "2024-05-19")
       local gqa = (model.kv_heads or model.heads) < model.heads
       if paged and gqa and not mla and a.paged_decode == nil then
         a.paged_decode = true
@@ -643,7 +642,7 @@ local PROFILES = {
       -- Ray task a worker each step: gp.infer's ray_step.  The release is
       -- the case's source.version (before 0.4.3), else its source.date
       -- (before the PR's review of 2024-05-21).
-      local pre_loop = release_before(ver, date, 403, "2024-05-21")
+      local pre_loop = release_before(ver, date, "0.4.3", "2024-05-21")
       if pre_loop and a.ray_step == nil and (a.tp or 1) * (a.pp or 1) > 1
         and not require("gpuplan.serve").wants(a) then
         a.ray_step = require("gpuplan.infer").v0_ray_step
@@ -663,7 +662,7 @@ local PROFILES = {
       -- weight_dtype does not tell AWQ from GPTQ, whose kernels differ.
       local wl_q = case and case.workload or {}
       if v(wl_q.quant_method) == "awq" and a.wo_split_k == nil
-        and release_before(ver, date, 503, "2024-07-23") then
+        and release_before(ver, date, "0.5.3", "2024-07-23") then
         a.wo_split_k = require("gpuplan.infer").v0_awq_split_k
         defaults[#defaults + 1] = string.format("wo_split_k=%d (vLLM before awq_marlin, 0.5.3: "
           .. "awq_gemm's split_k_iters, its _out_feats.sum(0) a kernel after every linear)",
@@ -716,10 +715,10 @@ local PROFILES = {
       -- context, max_model_len).
       local era
       if v0 == false then
-        local maj, min, pat = tostring(ver or ""):match("^v?(%d+)%.(%d+)%.?(%d*)")
-        local n = maj and tonumber(maj) * 10000 + tonumber(min) * 100 + (tonumber(pat) or 0)
-        if n then
-          era = (n < 805 and "12369") or (n < 900 and "17073") or nil
+        local r = release(ver)
+        if r then
+          era = (version.before(r, "0.8.5") and "12369") or (version.before(r, "0.9.0") and "17073")
+            or nil
         elseif date then
           era = (tostring(date) < "2025-04-23" and "12369") or
             (tostring(date) < "2025-05-09" and "17073") or nil
@@ -881,9 +880,9 @@ local function serve_case(case, cat, model, defaults)
   if a.runtime == "trtllm" and v(wl.server) == "trtllm-serve" then
     local src = case.source or {}
     local ver, date = v(src.version), v(src.date)
-    local maj = tostring(ver or ""):match("^v?(%d+)%.")
+    local r = release(ver)
     local pre
-    if maj then pre = tonumber(maj) < 1
+    if r then pre = version.before(r, "1.0.0")
     elseif date then pre = tostring(date) < "2025-06-25" end
     if pre then
       a.enforce_eager = true

@@ -537,8 +537,8 @@ end
 -- tag its configs are read at, "0.3.0"; the case reader checks its form),
 -- as major.minor ("0.3"); nil when not stated.
 local function release(case)
-  local ver = v((case.source or {}).version)
-  return type(ver) == "string" and ver:match("^(%d+%.%d+)") or nil
+  local r = require("gpuplan.version").parse(v((case.source or {}).version))
+  return r and r.series or nil
 end
 
 -- What the case leaves open, from its framework fw (its profile, NeMo
