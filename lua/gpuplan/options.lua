@@ -2601,11 +2601,17 @@ opt { name = "tokens", type = "string", metavar = "N", commands = "train plan", 
 -- The samples a count as --tokens takes (kind total, read by M.total):
 -- "50k samples" is how a dataset is told, and --samples 50k said
 -- "expects a number" where --tokens 500M was taken.  Its range (a whole
--- number 1..1e15) is train's (gpuplan.train tokens_total).
+-- number 1..1e15) is train's (gpuplan.train tokens_total).  The one
+-- reader takes --tokens' suffixes, G and T among them; the help said K, M
+-- and B only, and 2G or 1T samples were taken unsaid.  Said, not refused:
+-- a count's G (giga) is B, T is 1e12 wherever a count is read, and a
+-- T-sized dataset meets train's cap on the tokens, which says so.
 opt { name = "samples", type = "string", metavar = "N", commands = "train plan", kind = "total",
-  counts = "samples", forms = "a number (50000) or one with a suffix K, M or B (50k, 2M)",
-  help = "training samples in the dataset: 50000, or with a decimal suffix K, M, B: 50k; the "
-    .. "run's tokens are samples x --sample-tokens x --epochs (instead of --tokens)",
+  counts = "samples",
+  forms = "a number (50000) or one with a suffix K, M, B (or G) or T (50k, 2M, 1.5B)",
+  help = "training samples in the dataset: 50000, or with a decimal suffix K, M, B (or G), T "
+    .. "as --tokens takes: 50k, 2M; the run's tokens are samples x --sample-tokens x --epochs "
+    .. "(instead of --tokens)",
   suggest = { "num_samples", "dataset_size", "train_samples" } }
 opt { name = "sample_tokens", type = "number", metavar = "L", commands = "train plan", kind = "number",
   range = { 0, 1 << 24, gt = true }, default = "--seq: each sample a whole sequence",

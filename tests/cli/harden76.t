@@ -71,4 +71,19 @@ for my $cmd (['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', 8, '--zero', 
        "$cmd->[0]: seconds_lo <= seconds <= seconds_hi, numbers");
 }
 
+# --- 5. --samples' suffixes: the help says what the reader takes --------
+# --samples is read as --tokens is (options.total: K, M, B or G, T); its
+# help and its error named K, M and B only, while 2G and 1T were taken.
+# Said, not refused: 2G samples of 700 tokens is 2e9 x 700 = 1.4e12 tokens.
+($c, $o, $e) = run_gp('train', '--help');
+like($o =~ s/\s+/ /gr, qr/--samples N training samples in the dataset: 50000, or with a decimal suffix K, M, B \(or G\), T /,
+     'train --help: --samples names G and T');
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', 8, '--zero', 3,
+                      '--samples', '2G', '--sample-tokens', 700);
+is($c, 0, '--samples 2G: taken') or diag $e;
+like($o, qr/tokens=1\.4e\+12 \(--samples 2000000000 x 700 tokens a sample/, '... as 2e9 samples');
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', 8, '--samples', '5x');
+is($c, 2, '--samples 5x: a usage error');
+like($e, qr/--samples must be a count of samples: .*suffix K, M, B \(or G\) or T/, '... naming G and T');
+
 done_testing();
