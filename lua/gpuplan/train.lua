@@ -345,7 +345,8 @@ function M.tokens_total(o, seq, default)
   end
   local n = options.total(o.samples)
   if math.type(n) == nil or n ~= math.floor(n) or n < 1 or n > 1e15 then
-    fail("train: samples must be a whole number 1..1e15, or one with a suffix K, M or B (50k) "
+    fail("train: samples must be a whole number 1..1e15, or one with a suffix K, M, B (or G) "
+      .. "or T (50k) "
       .. "(got %s)", typed)
   end
   n = math.tointeger(n) or n

@@ -23,12 +23,13 @@ like($e, qr/^gpuplan: train: --tokens 1e9 and --samples 5e4 both set the run's t
   'names both flags, each as typed');
 ($c, $o, $e) = run_gp(@qlora, '--samples', '50x');
 is($c, 2, '--samples 50x: a usage error');
-# its own forms, not --tokens' (2e12, 1.5T are token totals, not a dataset)
-like($e, qr/--samples must be a count of samples: a number \(50000\) or one with a suffix K, M or B \(50k, 2M\) \(got '50x'\)/,
+# its own examples, not --tokens' (2e12, 1.5T are token totals, not a
+# dataset), with every suffix its reader takes (G and T too: 2T below)
+like($e, qr/--samples must be a count of samples: a number \(50000\) or one with a suffix K, M, B \(or G\) or T \(50k, 2M, 1\.5B\) \(got '50x'\)/,
   'says what a count of samples is');
 ($c, $o, $e) = run_gp(@qlora, '--samples', '1.5');
 is($c, 1, '--samples 1.5: refused');
-like($e, qr/--samples must be a whole number 1\.\.1e15, or one with a suffix K, M or B \(50k\) \(got 1\.5\)/,
+like($e, qr/--samples must be a whole number 1\.\.1e15, or one with a suffix K, M, B \(or G\) or T \(50k\) \(got 1\.5\)/,
   'a whole number, as typed');
 # 2T samples x 2048 tokens = 4.096e15 tokens, past the engine's 1e15: it
 # named --tokens, which the user had not given
