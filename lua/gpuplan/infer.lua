@@ -3000,6 +3000,15 @@ function M.setup(a)
       .. "beside the routed experts in steps of at most %d tokens; "
       .. "--no-shared-expert-stream for 0.11.0 and before)", M.shared_stream_max.vllm))
   end
+  -- Given for a model without a shared expert it would change nothing, in
+  -- silence (M.shared_stream_max prices a shared expert's place only):
+  -- refused, as fused_grouped_topk is below.
+  if a.shared_expert_stream ~= nil and not (type(model.moe) == "table"
+      and (model.moe.shared_experts or 0) > 0) then
+    error(args.usage("infer: shared_expert_stream given for a model without a shared expert "
+      .. "(DeepSeek's, Qwen2-MoE's): " .. tostring(model.id or "this model")
+      .. (type(model.moe) == "table" and " has routed experts only" or " has no MoE layers")), 3)
+  end
   -- The grouped-top-k router in one kernel (M.fused_grouped_topk):
   -- vLLM's and SGLang's fused MoE route so (engine/infer.c moe_route; the
   -- MoE serving model's one moe_topk row, and with false the native

@@ -2613,8 +2613,10 @@ opt { name = "samples", type = "string", metavar = "N", commands = "train plan",
     .. "as --tokens takes: 50k, 2M; the run's tokens are samples x --sample-tokens x --epochs "
     .. "(instead of --tokens)",
   suggest = { "num_samples", "dataset_size", "train_samples" } }
+-- A mean over samples of one token or more is at least 1: 0.5 was taken
+-- (a run of 25k tokens for 50k samples).
 opt { name = "sample_tokens", type = "number", metavar = "L", commands = "train plan", kind = "number",
-  range = { 0, 1 << 24, gt = true }, default = "--seq: each sample a whole sequence",
+  range = { 1, 1 << 24 }, default = "--seq: each sample a whole sequence",
   help = "mean tokens a sample of --samples (the dataset's mean length, where samples are "
     .. "not padded to --seq)",
   suggest = { "mean_len", "avg_len", "sample_length", "avg_sample_len" } }

@@ -86,4 +86,24 @@ like($o, qr/tokens=1\.4e\+12 \(--samples 2000000000 x 700 tokens a sample/, '...
 is($c, 2, '--samples 5x: a usage error');
 like($e, qr/--samples must be a count of samples: .*suffix K, M, B \(or G\) or T/, '... naming G and T');
 
+# --- 6. malformed values of the recent options --------------------------
+# --sample-tokens is a mean over samples of at least one token each: 0.5
+# was taken (50k samples x 0.5 = a run of 25k tokens); refused naming its
+# range, as 0 and -1 are.
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', 8, '--samples', '50k',
+                      '--sample-tokens', '0.5');
+is($c, 1, '--sample-tokens 0.5: out of range (exit 1)');
+like($e, qr/^gpuplan: train: --sample-tokens must be a number in \[1, 16777216\] \(got 0\.5\)$/m,
+     '... naming its range');
+# --shared-expert-stream on a model without a shared expert changed
+# nothing in silence (M.shared_stream_max places a shared expert only):
+# refused, as --fused-grouped-topk on a model without its router is.
+for my $m (['llama3-8b', 'has no MoE layers', 1], ['mixtral-8x7b', 'has routed experts only', 2]) {
+    ($c, $o, $e) = run_gp('infer', $m->[0], '--gpu', 'h100-sxm', '--gpus', $m->[2], '--tp', $m->[2],
+                          '--runtime', 'vllm', '--no-shared-expert-stream');
+    is($c, 2, "--no-shared-expert-stream on $m->[0]: refused (exit 2)");
+    like($e, qr/^gpuplan: infer: --shared-expert-stream given for a model without a shared expert .*: \Q$m->[0] $m->[1]\E$/m,
+         "... $m->[1]");
+}
+
 done_testing();

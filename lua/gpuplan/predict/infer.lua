@@ -429,16 +429,16 @@ local PROFILES = {
     -- = false.  Only a case that states its release.
     if ver and a.shared_expert_stream == nil then
       -- (0.11.0 and before: before 0.11.1)
-      if version.before(release(ver), "0.11.1") then
+      -- (a model without a shared expert takes nothing: gp.infer refuses
+      -- the option there, as it would change nothing)
+      local moe = type(model) == "table" and model.moe or nil
+      if version.before(release(ver), "0.11.1") and moe and (moe.shared_experts or 0) > 0 then
         a.shared_expert_stream = false
-        local moe = type(model) == "table" and model.moe or nil
-        if moe and (moe.shared_experts or 0) > 0 then
-          defaults[#defaults + 1] = "shared_expert_stream=false (vLLM " .. tostring(ver)
-            .. ": the MoE's shared expert runs apart on the model's one stream, its linears "
-            .. "(with fp8 weights their input quantisations too) kernels of their own; a second "
-            .. "stream came with vLLM "
-            .. "PR #26440, after v0.11.0)"
-        end
+        defaults[#defaults + 1] = "shared_expert_stream=false (vLLM " .. tostring(ver)
+          .. ": the MoE's shared expert runs apart on the model's one stream, its linears "
+          .. "(with fp8 weights their input quantisations too) kernels of their own; a second "
+          .. "stream came with vLLM "
+          .. "PR #26440, after v0.11.0)"
       end
     end
     -- V0 (before 0.8.0) has no asynchronous scheduling at all: its
