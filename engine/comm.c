@@ -41,10 +41,17 @@
  * p2pBandwidthLatencyTest on the host GENOA-05, nccl-tests#287), so each
  * direction of a ring runs at the both-ways rate shared by two
  * directions: 43.0 / 2 = 21.5 of 38.5 GB/s a direction, 0.558 of the
- * staged link's one-way rate.  The hop latency doubles: a write to
- * host memory and a read back, two PCIe crossings in series. */
+ * staged link's one-way rate.  A staged step's latency is the PCIe
+ * link's own, as NCCL's tuner prices it: it takes a path that is not
+ * NVLink as PCI ("intraHw[a] = graphs[a]->typeIntra == LINK_NVL ?
+ * NCCL_HW_NVLINK : NCCL_HW_PCI", ncclTopoTuneModel, NVIDIA/nccl
+ * src/graph/tuning.cc), SHM or P2P alike, at hwLat[PCI][RING][LL] = 1.0
+ * us a step.  Two RTX 4090s with NCCL_P2P_DISABLE=1 ("via SHM/direct/
+ * direct", NCCL 2.26.5) all-reduce 8 B to 2 KiB in 8.37-8.49 us
+ * (tinygrad/open-gpu-kernel-modules#45), where NCCL's 6.6 + 2 x 1.0 =
+ * 8.6; a write to host memory and a read back priced as two steps
+ * (10.6 us) is beyond the measurement itself. */
 #define HOST_STAGED_BW (43.0 / 2.0 / 38.5)
-#define HOST_STAGED_LAT 2.0
 
 /* Staged traffic also passes through host DRAM: every byte a GPU sends is
  * written into a host buffer and read back out by its peer, so each GPU's
@@ -161,7 +168,6 @@ static int setup(const gp_topo *t, gp_coll op, double bytes,
 	c->lat_up = t->up.latency;
 	if (t->up_crosses_cpu) {
 		c->bu = min2(c->bu * HOST_STAGED_BW, host_staged_cap(t, g));
-		c->lat_up *= HOST_STAGED_LAT;
 	}
 	if (t->nics > 0) {
 		/* NICs each GPU drives: those on its own PCIe switch in a
