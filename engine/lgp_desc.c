@@ -147,6 +147,7 @@ const lgp_desc lgp_optim_desc = { "optimizer", optim_fields };
 	F_BOOL("lora_dropout", offsetof(S, P lora_dropout), 0),           \
 	F_SUB("base", offsetof(S, P base), &quant_desc),                  \
 	F_BOOL("paged_optimizer", offsetof(S, P paged_optimizer), 0),     \
+	F_BOOL("before_step", offsetof(S, P before_step), 0),             \
 	F_BOOL("grads_in_bwd", offsetof(S, P grads_in_bwd), 0),           \
 	F_BOOL("logits_freed", offsetof(S, P logits_freed), 0),           \
 	F_BOOL("grads_whole", offsetof(S, P grads_whole), 0),             \

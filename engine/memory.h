@@ -184,6 +184,11 @@ typedef struct gp_train_cfg {
 	int paged_optimizer;     /* optimizer states in CUDA managed memory
 				  * (bitsandbytes paged optimizers): on the
 				  * card but outside PyTorch's allocator */
+	int before_step;         /* the micro-batches before the first
+				  * optimizer step: the optimizer's states
+				  * not yet allocated (lazily, at the first
+				  * step()) and no step phase yet
+				  * (memory_train.c stage_states) */
 	int grads_in_bwd;        /* optimizer step fused into backward
 				  * (torchtune optimizer_in_bwd): each grad
 				  * is freed after its step, only the

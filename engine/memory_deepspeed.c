@@ -265,6 +265,10 @@ void mem_ds_zero_phases(const gp_train_cfg *c, const gp_state_bytes *sb,
 			double bucket, gp_mem_result *o)
 {
 	int z3 = c->lay.zero == 3;
+	/* Before the first step (gp_train_cfg before_step) only the
+	 * backward's gradients: stage 1's are the recipe's whole ones. */
+	if (c->lay.zero == 1 && c->before_step)
+		return;
 	if (c->lay.zero == 1) {
 		/* the partition: the fp32 master's elements (sharded at
 		 * stage 1), else the optimizer states' */
@@ -315,7 +319,7 @@ void mem_ds_zero_phases(const gp_train_cfg *c, const gp_state_bytes *sb,
 		o->bytes[GP_MEM_ACTIVATIONS] + o->bytes[GP_MEM_RECOMPUTE] +
 		o->bytes[GP_MEM_LOGITS] + o->bytes[GP_MEM_VISION];
 	step = gstep + bucket;
-	if (step <= bwd)
+	if (step <= bwd || c->before_step)
 		return;
 	o->bytes[GP_MEM_GRADS] = gstep;
 	o->ds_grad_phase = 2;

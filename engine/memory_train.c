@@ -413,6 +413,24 @@ static void stage_full(const gp_model *m, const gp_train_cfg *c,
 		o->bytes[GP_MEM_PAGED] = o->bytes[GP_MEM_OPTIMIZER];
 		o->bytes[GP_MEM_OPTIMIZER] = 0;
 	}
+	if (c->before_step)
+		/* Read before the first optimizer step (gp_train_cfg
+		 * before_step): the optimizer's states do not exist yet.
+		 * torch.optim's Adam and AdamW allocate them in their first
+		 * step() ("if len(state) == 0: ... state['exp_avg'] =
+		 * torch.zeros_like(p, memory_format=torch.preserve_format)",
+		 * torch/optim/adamw.py _init_group), and DeepSpeed's ZeRO
+		 * optimizers no longer run a step at construction from
+		 * v0.13.2 (deepspeedai/DeepSpeed PR #5104, 18179807f,
+		 * "Remove optimizer step on initialization": "All ZeRO 1/2/3
+		 * stages call the optimizer's `step()` on its
+		 * initialization ... This PR eliminates `step()` in the
+		 * initialization"; v0.14.2 stage_1_and_2.py
+		 * initialize_optimizer_states: "other optimizers which do
+		 * lazy initialization of the state at the first call to
+		 * step").  The fp32 master is built at construction
+		 * (single_partition_of_fp32_groups) and stays. */
+		o->bytes[GP_MEM_OPTIMIZER] = 0;
 	if (off) {
 		/* The trainable partition, its 16-bit (fp32) dtype and
 		 * its largest tensor: the embedding or output matrix,
@@ -1284,12 +1302,13 @@ STAGE_INLINE void stage_parts(const gp_model *m, const gp_train_cfg *c,
 				   sbp->weights : 0, o);
 	/* ZeRO off, fp16: DeepSpeed's FP16_Optimizer (memory_deepspeed.c) */
 	if ((parts & ST_ZERO) && c->ds_zero && zero == 0 &&
-	    c->ds_fp16_step > 0 && !sbp->master_shard0 &&
+	    !c->before_step && c->ds_fp16_step > 0 && !sbp->master_shard0 &&
 	    c->lora_rank == 0 && !c->grads_in_bwd && !c->paged_optimizer &&
 	    sbp->weights < 4 && sbp->grads > 0)
 		mem_ds_fp16_step(c, sbp, o);
 	/* ZeRO off or FSDP, a plain torch.optim AdamW: its foreach step */
 	if ((parts & ST_ZERO) && c->foreach_step > 0 && !c->ds_zero &&
+	    !c->before_step &&
 	    c->lora_rank == 0 && !c->grads_in_bwd && !c->paged_optimizer &&
 	    !c->offload_optimizer && !c->offload_params)
 		foreach_step_phase(c, o);

@@ -1167,6 +1167,13 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
         cfg.activation_offload_layers, model.layers, model.layers)
     end
   end
+  -- before_step: the micro-batches before the first optimizer step, the
+  -- optimizer's states not yet allocated (engine/memory_train.c
+  -- stage_states; options.lua before_step).
+  if o.before_step ~= nil and type(o.before_step) ~= "boolean" then
+    fail("before_step must be true or false (got %s)", shown(o.before_step))
+  end
+  cfg.before_step = o.before_step == true or nil
   -- Full recompute's checkpoints in host memory (engine/memory_train.c,
   -- train.c ckpt_offload_time): PyTorch's checkpoint_wrapper(offload_to_cpu
   -- =True) and DeepSpeed's cpu_checkpointing move what full recompute keeps,

@@ -483,6 +483,20 @@ opt { name = "activation_offload_layers", type = "int", metavar = "N", commands 
     .. "activations leave the GPU; pp 1, recompute none without recompute_modules, fewer "
     .. "than the model's layers",
   suggest = { "cpu_offloading_num_layers", "cpu_offloading", "activation_offload" } }
+-- The micro-batches before the first optimizer step (engine/memory_train.c
+-- stage_states): torch.optim's Adam/AdamW create their states in their
+-- first step() (adamw.py _init_group, "if len(state) == 0"), and DeepSpeed's
+-- ZeRO optimizers stopped stepping at construction in v0.13.2 (PR #5104,
+-- "Remove optimizer step on initialization").
+opt { name = "before_step", type = "flag", commands = "fit", methods = TRAINING,
+  help = "size the micro-batches before the first optimizer step, as a reading taken then "
+    .. "(torch.cuda.max_memory_allocated in the first iterations) sees them: the "
+    .. "optimizer's moments are not allocated yet (torch.optim's Adam and AdamW, and "
+    .. "DeepSpeed's ZeRO optimizers from v0.13.2, create them in the first step()) and no "
+    .. "step has run, so the step's own tensors (DeepSpeed's flattened fp32 gradient, a "
+    .. "foreach step's temporaries) are not counted either; the fp32 master, built at "
+    .. "construction, is; default off: the steady state of every later step",
+  suggest = { "first_step", "before_first_step", "lazy_optimizer_states" } }
 opt { name = "checkpoint_offload", type = "flag", commands = "fit train", methods = TRAINING,
   help = "with --recompute full: each layer's checkpoint (its input) goes to pinned host "
     .. "memory in the forward and comes back for its re-run, PyTorch's checkpoint_wrapper("

@@ -458,6 +458,9 @@ local case_schema = T.record {
     -- Paged* optimizers; false for an 8-bit optimizer that allocates
     -- through PyTorch, torchao's AdamW8bit or bitsandbytes' AdamW8bit)
     paged_optimizer = declared("paged_optimizer"),
+    -- the memory read before the first optimizer step, the optimizer's
+    -- states not yet allocated (gp.memory's before_step)
+    before_step = declared("before_step"),
     -- K and V copied to every query head before the attention kernel
     -- (gp.train's and gp.memory's kv_repeat: torchtitan's repeat_kv,
     -- nanoVLM's repeat_interleave), a choice of the model's own code
@@ -682,6 +685,7 @@ M.WORKLOAD_READ = { dropout = set "train memory", unfused_loss = set "train",
                     fused_linear_ce = set "train memory",
                     replicated_logits = set "train memory",
                     paged_optimizer = set "train memory",
+                    before_step = set "memory",
                     kv_repeat = set "train memory",
                     tp_input_per_linear = set "train",
                     flash = set "train memory infer", prefix_hit = set "infer",

@@ -269,6 +269,9 @@ local function predict(case, cat)
   -- workload.paged_optimizer: the states in CUDA managed memory (or, false,
   -- in PyTorch's allocator), over the stack profile's guess.
   if o.method ~= "infer" then o.paged_optimizer = v(wl.paged_optimizer) end
+  -- workload.before_step: read before the first optimizer step (gp.memory's
+  -- before_step: the optimizer's states not yet allocated).
+  if o.method ~= "infer" then o.before_step = v(wl.before_step) end
   -- workload.kv_repeat: K and V copied query-wide by the model's code
   -- (gp.memory's kv_repeat), over the stack profile's (torchtitan's).
   if o.method ~= "infer" then o.kv_repeat = v(wl.kv_repeat) end
