@@ -3661,6 +3661,37 @@ static const double DEEPEP_NVL_24[3] = {
 #define DEEPEP_TOKEN_24 0.277
 #define FLEX_SMS_DEEPEP_NVL 20.0  /* Megatron-Core: "historical default 20" */
 
+/* Those rows were read on NVLink 5, where the kernels' SMs, not the
+ * link, bind them (the rate follows the SMs, +40% from 16 to 24, and
+ * stays under 0.64 of the 900 GB/s), so what they give is a rate in
+ * bytes a second that a call's SMs reach, not a share of any link: on a
+ * slower link the call runs at the slower of that rate and what the
+ * kernels reach where the link binds.  DeepEP publishes that second
+ * figure on Hopper, with its test (tests/test_intranode.py at ebfe47e,
+ * 2025-02-24: 8 ranks, 4096 tokens, hidden 7168, top-8, "for i in (24,
+ * )": 24 SMs, the best NVL chunk; the bytes every token a rank receives,
+ * recv_x, once a rank, as layer_comm counts them):
+ *  H20, NVLink 4's 18 links as H100's (450 GB/s a direction): "the max
+ *   bandwidth is 337.35 GB/s" (DeepEP issue #16, 2025-02-25; the
+ *   maintainers: "the theoretical unidirectional bandwidth is only 450
+ *   GB/s ... the achievable bandwidth may fall below 380 GB/s") -- 0.750
+ *   of the link;
+ *  H800, 8 links (200 GB/s): "We test normal kernels on H800 (~160 GB/s
+ *   NVLink maximum bandwidth)", "Intranode | 8 | 153 GB/s (NVLink) | 8 |
+ *   158 GB/s (NVLink)" (its README at ebfe47e; dispatch, combine) --
+ *   0.765 and 0.79.
+ * Both links give the same share where the SMs' rate (464 GB/s at 24 SMs
+ * from the rows above) would be faster still: the link binds, at 0.750 of
+ * it (H20's, the link H100 has).  The serving step prices DeepEP's normal
+ * kernels on the link alone too (serve_a2a.c up_bw).  On NVLink 5 the
+ * rows stay under that bound (0.633 x 900 = 570 against 675 GB/s), so
+ * every Blackwell figure is as it was.  Hopper at Megatron-Core's 20 SMs:
+ * the SMs' 0.441 x 900 = 397 GB/s, the H100 link's 0.750 x 450 = 338:
+ * the link, where the rows read as a share of the link gave 0.441 x 450
+ * = 198. */
+#define DEEPEP_NVL_LINK 0.750
+#define DEEPEP_NVL_ROWS_BW 900e9  /* B/s a direction: NVLink 5, the rows' */
+
 /* by ranks through the 8-, 16- and 24-rank figures, linear between them
  * (held outside) */
 static double by_ranks(double r, double f8, double f16, double f24)
@@ -3682,6 +3713,15 @@ static double deepep_nvl_frac(double ranks, double sms)
 	return by_ranks(ranks, by_sms(DEEPEP_NVL_SMS_AT, DEEPEP_NVL_8, 3, sms),
 			by_sms(DEEPEP_NVL_SMS_AT, DEEPEP_NVL_16, 3, sms),
 			by_sms(DEEPEP_NVL_SMS_AT, DEEPEP_NVL_24, 3, sms));
+}
+
+/* DeepEP's rate inside the domain, B/s of the bytes layer_comm counts:
+ * the SMs' rate from the NVLink 5 rows or the link's, the slower
+ * (above). */
+static double deepep_nvl_rate(const gp_topo *t, double ranks, double sms)
+{
+	return fmin(deepep_nvl_frac(ranks, sms) * DEEPEP_NVL_ROWS_BW,
+		    DEEPEP_NVL_LINK * t->up.bw);
 }
 
 static double deepep_nvl_token(double ranks, double bytes)
@@ -4450,13 +4490,14 @@ static void layer_comm(tenv *e, const train_lkey *k, int kind,
 		    e->t.up_kind == GP_LINK_NVLINK && e->t.up.bw > 0) {
 			double sms = k->flex_sms > 0 ? k->flex_sms :
 				FLEX_SMS_DEEPEP_NVL;
-			double f = k->ep_hybridep ? hybridep_nvl_frac(k->ep) :
-				deepep_nvl_frac(k->ep, sms);
+			double r = k->ep_hybridep ?
+				hybridep_nvl_frac(k->ep) * e->t.up.bw :
+				deepep_nvl_rate(&e->t, k->ep, sms);
 			double w = k->ep_hybridep ?
 				hybridep_nvl_token(k->ep, h * 2.0) :
 				deepep_nvl_token(k->ep, h * 2.0);
 
-			a2a = fmax(a2a, disp * w / (f * e->t.up.bw));
+			a2a = fmax(a2a, disp * w / r);
 		}
 		/* Across nodes: once a node, at DeepEP's or HybridEP's
 		 * published internode rate (flex_internode). */

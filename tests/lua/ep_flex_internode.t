@@ -90,14 +90,15 @@ local function ep_nic(f)
 end
 t.near(ep_nic("ib-xdr-800"), ep_nic("ib-ndr-400"), 1e-12, "800G NICs: the 400G figure")
 -- Inside one node each backend runs at its own torch-API share of the
--- link (engine/train_layer.c, tests/lua/ep_flex_nvl.t): DeepEP at its
--- default 20 SMs 0.441 with a per-token share 0.447, HybridEP 0.599 and
--- 0.326, so Qwen3-30B-A3B's 2048-wide copies take (0.599 / 0.441) x
--- (0.553 + 0.447 x 3.5) / (0.674 + 0.326 x 3.5) = 1.585 times as long
--- on DeepEP (1e-9: the same terms).
+-- link (engine/train_layer.c, tests/lua/ep_flex_nvl.t): on H100 DeepEP
+-- at 0.750 of the link (its 20 SMs' 0.441 x 900 GB/s is faster than
+-- that) with a per-token share 0.447, HybridEP 0.599 and 0.326, so
+-- Qwen3-30B-A3B's 2048-wide copies take (0.599 / 0.750) x (0.553 +
+-- 0.447 x 3.5) / (0.674 + 0.326 x 3.5) = 0.932 times as long on DeepEP
+-- (1e-9: the same terms).
 t.near(ep { gpus = 8, ep = 8, global_batch = 8 } /
        ep { gpus = 8, ep = 8, global_batch = 8, moe_flex_backend = "hybridep" },
-       (0.599 / 0.441) * (0.553 + 0.447 * 3.5) / (0.674 + 0.326 * 3.5), 1e-9,
+       (0.599 / 0.750) * (0.553 + 0.447 * 3.5) / (0.674 + 0.326 * 3.5), 1e-9,
        "EP 8 in one node: DeepEP's share against HybridEP's")
 -- The backend is the flex dispatcher's: given beside another, an error.
 t.raises(function() gp.train(t.with(job, { gpus = 16, ep = 16, global_batch = 16,

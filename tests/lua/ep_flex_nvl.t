@@ -12,7 +12,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(9)
+t.plan(13)
 
 local function part(r, n)
   for _, p in ipairs(r.parts) do if p.name == n then return p.seconds end end
@@ -90,3 +90,29 @@ t.near(ep("qwen3-30b-a3b", "gb200", 32, "deepep"),
        expect(48, 2048, 32, (2 / (1 / 324.64 + 1 / 126.53) + 2 / (1 / 450.22 + 1 / 163.62))
               / 2 / 900, 0.277, 900e9), 1e-9,
        "DeepEP, 32 GB200s, 20 SMs: between the 24-rank 16 and 24 SM rows")
+
+-- Hopper (engine/train_layer.c deepep_nvl_rate): the rows above are the
+-- kernels' SMs' rate on NVLink 5 (0.441 x 900 = 396.9 GB/s at 8 ranks and
+-- 20 SMs), a rate, not a share of any link; on a slower link the call
+-- runs at the slower of that and 0.750 of the link, DeepEP's own
+-- test_intranode figure on H20 (337.35 of 450 GB/s, issue #16; H800 153
+-- and 158 of 200 in its README).  8 H100s at 20 SMs: min(396.9, 0.750 x
+-- 450 = 337.5) = 337.5 GB/s, the per-token share as before (1e-9: the
+-- engine's sums of the same terms).
+t.near(ep("qwen3-30b-a3b", "h100-sxm", 8, "deepep"),
+       expect(48, 2048, 8, 1, 0.447, 0.750 * 450e9), 1e-9,
+       "DeepEP, 8 H100s, 20 SMs: 0.750 of the link, not 0.441")
+-- 12 SMs: the SMs bind again, 0.367 x 12 / 16 x 900 = 247.7 GB/s (below
+-- the 16 SM row in proportion to the SMs, by_sms).
+t.near(ep("qwen3-30b-a3b", "h100-sxm", 8, "deepep", 12),
+       expect(48, 2048, 8, 0.367 * 12 / 16, 0.447, 900e9), 1e-9,
+       "DeepEP, 8 H100s, 12 SMs: the SMs' rate, under the link's")
+-- 8 H800s (200 GB/s a direction): 0.750 x 200 = 150 GB/s at 20 SMs, the
+-- README's 153 / 158 at 24 within 2-5%.
+t.near(ep("qwen3-30b-a3b", "h800-sxm", 8, "deepep"),
+       expect(48, 2048, 8, 1, 0.447, 0.750 * 200e9), 1e-9,
+       "DeepEP, 8 H800s: 0.750 of the 200 GB/s link")
+-- Blackwell is untouched: 32 SMs on 8 B200s, 0.633 x 900 = 570 GB/s,
+-- under 0.750 x 900 = 675.
+t.near(ep("qwen3-30b-a3b", "b200", 8, "deepep", 32), expect(48, 2048, 8, 0.633, 0.447, 900e9),
+       1e-9, "DeepEP, 8 B200s, 32 SMs: the SMs' rate, under the link's")

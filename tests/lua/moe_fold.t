@@ -200,19 +200,21 @@ t.near(part(gp.train(t.with(bj, { moe_dispatcher = "flex" })), "ep_comm").second
 -- Mixtral-8x7B at EP 8 holds one expert a rank: a token's 2 experts sit
 -- on 2 ranks, 8 x (1 - 7/8 x 6/7) = 2 copies either way, B = 4096 tokens
 -- x 2 x 4096 hidden x 2 bytes.  Inside an H100 node the flex dispatcher
--- is DeepEP's call (the default backend) at 0.441 of the 450 GB/s link at
--- its 20 SMs (engine/train_layer.c DEEPEP_NVL_8, its torch-API rows), its
--- 4096-wide tokens at 0.553 + 0.447 x 7168 / 4096 = 1.335 times their
--- bytes (deepep_nvl_token), slower than the NCCL all-to-all of the same
--- bytes the alltoall dispatcher runs: 8 micro-batches x 32 layers x 4 of
--- B / (0.441 x 450e9) x 1.335 (1e-12: the same arithmetic).
+-- is DeepEP's call (the default backend) at the slower of its 20 SMs'
+-- rate (engine/train_layer.c DEEPEP_NVL_8, its NVLink 5 torch-API rows:
+-- 0.441 x 900 = 396.9 GB/s) and 0.750 of the 450 GB/s link (deepep_nvl_
+-- rate: DeepEP's H20 test), 337.5 GB/s, its 4096-wide tokens at 0.553 +
+-- 0.447 x 7168 / 4096 = 1.335 times their bytes (deepep_nvl_token),
+-- slower than the NCCL all-to-all of the same bytes the alltoall
+-- dispatcher runs: 8 micro-batches x 32 layers x 4 of B / 337.5e9 x
+-- 1.335 (1e-12: the same arithmetic).
 -- (capacity_factor 1 as bj above: the mean rows)
 local mj = { model = "mixtral-8x7b", capacity_factor = 1, gpu = "h100-sxm", gpus = 8, ep = 8, method = "pretrain",
              seq = 4096, global_batch = 64 }
 local B = 4096 * 2 * 4096 * 2
 local fl = part(gp.train(t.with(mj, { moe_dispatcher = "flex" })), "ep_comm").seconds
-t.near(fl, 8 * 32 * 4 * B / (0.441 * 450e9) * (0.553 + 0.447 * 7168 / 4096), 1e-12,
-       "flex in a node: DeepEP's call at 0.441 of the link")
+t.near(fl, 8 * 32 * 4 * B / (0.750 * 450e9) * (0.553 + 0.447 * 7168 / 4096), 1e-12,
+       "flex in a node: DeepEP's call at 0.750 of the H100 link")
 t.ok(fl > part(gp.train(mj), "ep_comm").seconds,
      "flex in an H100 node: slower than NCCL's all-to-all of the same copies")
 
