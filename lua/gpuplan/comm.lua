@@ -58,6 +58,7 @@
 -- PCIe links (engine/comm.h, gp_group).
 
 local units = require "gpuplan.units"
+local version = require "gpuplan.version"
 
 local M = {}
 
@@ -499,11 +500,16 @@ M.NCCL_RELEASES = {
 function M.nccl_code(s)
   -- gpuplan.version's reader, exactly X.Y or X.Y.Z (no "v", no rc: NCCL
   -- names its releases "2.20.5"); its number is NCCL_VERSION_CODE's form
-  local r = require("gpuplan.version").parse(s)
+  local r = version.parse(s)
   if not (r and r.plain) then
-    return nil, "must be a release 'major.minor[.patch]' such as '2.20.5'", true
+    -- a release with a tag's v, an rc or a suffix ("v2.20.5", the tag
+    -- NCCL's repository names it by) was told only the form: say the
+    -- release it names, written plain
+    return nil, "must be a release 'major.minor[.patch]' such as '2.20.5'"
+      .. (r and ": give the release alone, " .. r.release .. " (no tag's v, rc or suffix)" or ""),
+      true
   end
-  local code = require("gpuplan.version").number(r)
+  local code = version.number(r)
   if r.major ~= 2 or r.minor > 99 or r.patch > 99 then
     return nil, "must be an NCCL 2.x release, minor and patch below 100"
   end
@@ -517,7 +523,7 @@ end
 function M.nccl_known(s)
   local groups, order = {}, {}
   for _, r in ipairs(M.NCCL_RELEASES) do
-    if r[1] == s or require("gpuplan.version").parse(r[1]).series == s then return true end
+    if r[1] == s or version.parse(r[1]).series == s then return true end
     local m, p = r[1]:match("^(%d+%.%d+)%.(%d+)$")
     if not groups[m] then groups[m] = {}; order[#order + 1] = m end
     table.insert(groups[m], p)
@@ -961,9 +967,9 @@ function M.comm(a)
     -- first release (2.12.7) is the one it means, not 2.12.0, which
     -- would fall below the gates its own first release passes (pxn's
     -- 2.12.7, CollNet's 2.6.4, SHARP all_gather's 2.18.1).
-    if not a.nccl:match("^%d+%.%d+%.%d+$") then
+    if version.parse(a.nccl).parts == 2 then
       for _, r in ipairs(M.NCCL_RELEASES) do
-        if require("gpuplan.version").parse(r[1]).series == a.nccl then
+        if version.parse(r[1]).series == a.nccl then
           code = M.nccl_code(r[1]); break
         end
       end

@@ -389,22 +389,38 @@ function M.sampling_stages(v)
   return set
 end
 
+-- Whether model has a shared expert beside its routed ones (DeepSeek's,
+-- Qwen2-MoE's): the one test of where shared_expert_stream applies, for
+-- M.setup's refusal and default and validate's vLLM release rule alike.
+function M.has_shared_expert(model)
+  return type(model) == "table" and type(model.moe) == "table"
+    and (model.moe.shared_experts or 0) > 0
+end
+
 -- The kernels vLLM V0's sampler of release ver ("X.Y.Z") launches a
 -- step beyond greedy sampling's under the stages set; nil and the error's
 -- text for a release not counted.
 function M.v0_sampler_kernels(stages, ver)
   -- exactly X.Y.Z (gpuplan.version's reader, neither "v" nor rc)
   local rel = version.parse(ver)
-  local n = rel and rel.plain and rel.parts == 3 and version.number(rel) or nil
-  local form
+  -- the counted row of the release's number, whatever its form
+  local form, n = nil, rel and version.number(rel)
   for _, r in ipairs(M.v0_sampler) do
     if n and n >= r.lo and n <= r.hi then form = r end
   end
-  if not form then
-    -- (a number as args.shown writes it: 0/0 was the C library's "-nan")
-    return nil, "vllm_version " .. (type(ver) == "string" and ver
+  if not (form and rel.plain and rel.parts == 3) then
+    -- (a number as args.shown writes it: 0/0 was the C library's "-nan";
+    -- an empty string as '', which printed as nothing at all)
+    -- A counted release written with a tag's v, a candidate's rc or a
+    -- suffix ("v0.5.0", "0.5.0rc1", "0.6.3.post1") was told only that
+    -- 0.4.2 to 0.6.3 are counted, which it names: say the form.
+    local how = ""
+    if form and rel.parts == 3 then
+      how = ": give the release alone, " .. rel.release .. " (no tag's v, rc or suffix)"
+    end
+    return nil, "vllm_version " .. (ver == "" and "''" or type(ver) == "string" and ver
       or require("gpuplan.args").shown(ver)) .. ": the V0 sampler's kernels are counted "
-      .. "for releases 0.4.2 to 0.6.3 only (X.Y.Z)"
+      .. "for releases 0.4.2 to 0.6.3 only (X.Y.Z)" .. how
   end
   local k = 0
   if stages.penalties then k = k + form.penalties end
@@ -2995,7 +3011,7 @@ function M.setup(a)
   -- where a model has one, since vLLM 0.11.0 and before run it apart on
   -- the one stream (validate's cases of those releases say so).
   if a.shared_expert_stream == nil and a.runtime == "vllm" and not serving
-      and type(model.moe) == "table" and (model.moe.shared_experts or 0) > 0 then
+      and M.has_shared_expert(model) then
     default(string.format("shared_expert_stream (vLLM's from v0.11.1: the shared expert "
       .. "beside the routed experts in steps of at most %d tokens; "
       .. "--no-shared-expert-stream for 0.11.0 and before)", M.shared_stream_max.vllm))
@@ -3003,8 +3019,7 @@ function M.setup(a)
   -- Given for a model without a shared expert it would change nothing, in
   -- silence (M.shared_stream_max prices a shared expert's place only):
   -- refused, as fused_grouped_topk is below.
-  if a.shared_expert_stream ~= nil and not (type(model.moe) == "table"
-      and (model.moe.shared_experts or 0) > 0) then
+  if a.shared_expert_stream ~= nil and not M.has_shared_expert(model) then
     error(args.usage("infer: shared_expert_stream given for a model without a shared expert "
       .. "(DeepSeek's, Qwen2-MoE's): " .. tostring(model.id or "this model")
       .. (type(model.moe) == "table" and " has routed experts only" or " has no MoE layers")), 3)

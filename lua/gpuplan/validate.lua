@@ -596,7 +596,8 @@ local case_schema = T.record {
       return x:lower()
     end }, version = {
     name = "release", check = function(x, path)
-      if type(x) ~= "string" or not (x:match("^%d+%.%d+$") or x:match("^%d+%.%d+%.%d+$")) then
+      -- gpuplan.version's plain form, the one the release rules read
+      if not require("gpuplan.version").plain(x) then
         error({ path = path, msg = 'expected a release as "0.3.0" (major.minor[.patch]), got '
           .. schema.show(x) }, 0)
       end

@@ -31,9 +31,10 @@ local v, model_of = case_.v, case_.model
 -- memory) -- each a general rule on the tool, never on a case id.  A case
 -- that states none is priced as a CUDA-graph serving engine.
 -- A case's source.version as gpuplan.version reads it (every release rule
--- below: "X.Y", "X.Y.Z", "v0.5.0", "0.11.0rc1"), nil where it states none
--- or it does not read as MAJOR.MINOR (validate refuses such a
--- source.version at read).
+-- below), nil where it states none.  The case reader takes "X.Y" or
+-- "X.Y.Z" only (gpuplan.version.plain: no tag's "v", no rc) and refuses
+-- any other source.version naming its field and line, so a "v" or a
+-- candidate never reaches these rules.
 local function release(ver)
   return ver ~= nil and version.parse(tostring(ver)) or nil
 end
@@ -295,8 +296,8 @@ local PROFILES = {
     -- one reads the cache once either way.
     local src = case and case.source or {}
     local ver, date = v(src.version), v(src.date)
-    -- a release as written ("0.5.0", "v0.5.0"); one that does not read
-    -- as MAJOR.MINOR leaves the date to say
+    -- the release ("0.5.0"; the reader refuses a tag's "v0.5.0"); a case
+    -- without one leaves the date to say
     local r = release(ver)
     local pre
     if r then
@@ -431,8 +432,7 @@ local PROFILES = {
       -- (0.11.0 and before: before 0.11.1)
       -- (a model without a shared expert takes nothing: gp.infer refuses
       -- the option there, as it would change nothing)
-      local moe = type(model) == "table" and model.moe or nil
-      if version.before(release(ver), "0.11.1") and moe and (moe.shared_experts or 0) > 0 then
+      if version.before(release(ver), "0.11.1") and infer.has_shared_expert(model) then
         a.shared_expert_stream = false
         defaults[#defaults + 1] = "shared_expert_stream=false (vLLM " .. tostring(ver)
           .. ": the MoE's shared expert runs apart on the model's one stream, its linears "
