@@ -594,6 +594,22 @@ function M.csv_totals(rows, columns, r, keys)
   return columns
 end
 
+-- The step's 80% range as the columns of train's and rl's table, appended
+-- to columns: in text one column "80% range" (each row's range, "LO-HI"),
+-- in a CSV two numbers a spreadsheet computes with, seconds_lo and
+-- seconds_hi (each row's lo and hi, in fmt; "" on a row without a
+-- range), as the JSON's step_s_lo and step_s_hi.  One rule for both
+-- commands (comm's range is time_lo_us and time_hi_us the same way).
+function M.range_columns(columns, csv, fmt)
+  if csv then
+    columns[#columns + 1] = { key = "lo", label = "seconds_lo", fmt = fmt, csv = "seconds_lo" }
+    columns[#columns + 1] = { key = "hi", label = "seconds_hi", fmt = fmt, csv = "seconds_hi" }
+  else
+    columns[#columns + 1] = { key = "range", label = "80% range", align = "right" }
+  end
+  return columns
+end
+
 -- A ratio x of a loser's figure to the winner's, in words: "12.0% slower"
 -- (x above 1: worse), "3.0% faster" (below 1: better), "2.5x slower"
 -- (from 2: times, e.g. "the cost"), "the same".

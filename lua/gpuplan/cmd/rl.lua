@@ -218,12 +218,7 @@ function C.run(opts, args)
     { key = "idle", label = "idle (s)", align = "right" },
     { key = "mem_gib", label = "memory GiB", fmt = "%.1f" },
   }
-  if r.range and csv then
-    columns[#columns + 1] = { key = "lo", label = "seconds_lo", fmt = "%.3f", csv = "seconds_lo" }
-    columns[#columns + 1] = { key = "hi", label = "seconds_hi", fmt = "%.3f", csv = "seconds_hi" }
-  elseif r.range then
-    columns[#columns + 1] = { key = "range", label = "80% range", align = "right" }
-  end
+  if r.range then report.range_columns(columns, csv, "%.3f") end
   if format == "csv" then
     -- a step without its rollout has no time or cost (as text shows none)
     report.csv_totals(rows, columns, r, noroll and { "fits", "rollout_fits" } or { "fits", "step_s",

@@ -77,12 +77,7 @@ function C.run(opts, args)
     -- "hidden (s)" was "hidden" there, with no unit)
     { key = "hidden", label = "hidden (s)", align = "right", csv = "hidden_seconds" },
   }
-  if r.range and csv then
-    columns[#columns + 1] = { key = "lo", label = "seconds_lo", fmt = "%.4f", csv = "seconds_lo" }
-    columns[#columns + 1] = { key = "hi", label = "seconds_hi", fmt = "%.4f", csv = "seconds_hi" }
-  elseif r.range then
-    columns[#columns + 1] = { key = "range", label = "80% range", align = "right" }
-  end
+  if r.range then report.range_columns(columns, csv, "%.4f") end
   if format == "csv" then
     -- --scaling's efficiency and its base count under plan's JSON names
     -- (scaling, scaling_base): the text and JSON said them, the CSV
