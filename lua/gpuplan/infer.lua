@@ -3650,6 +3650,21 @@ function M.target_tps(a)
   return tps
 end
 
+-- Job a at the target search's TP size t (M.replicas_for, and the CLI's
+-- probe of the largest): a copy with tp = t.  cuda_graphs = true is the
+-- caller's word for a one-GPU replica; at a size of the search's own
+-- choosing past one GPU it is dropped, so the size is priced as the
+-- engine prices a split, without the graph (engine/infer.c infer_step),
+-- not refused by M.setup for a --tp the caller never gave ("--cuda-graphs
+-- with --tp 8" answered `infer --target 500 --cuda-graphs`).
+function M.at_search_tp(a, t)
+  local x = {}
+  for k, v in pairs(a) do x[k] = v end
+  x.tp = t
+  if t > 1 and x.cuda_graphs == true then x.cuda_graphs = nil end
+  return x
+end
+
 -- The one search for a target served by plain TP replicas (a dense
 -- model, or a MoE model as TP replicas), which `infer --target` and
 -- gp.infer_plan both call: with tp or pp given, that replica's count
@@ -3671,9 +3686,7 @@ function M.replicas_for(a, target, itl_limit, ttft_limit)
   if a.tp ~= nil or a.pp ~= nil then return M.gpus_for(a, target, itl_limit, ttft_limit) end
   local best, err, terr, tbest
   for _, t in ipairs(M.target_tps(a)) do
-    local x = {}
-    for k, v in pairs(a) do x[k] = v end
-    x.tp = t
+    local x = M.at_search_tp(a, t)
     local ok, g = pcall(M.gpus_for, x, target, itl_limit, ttft_limit)
     local took = not ok and tonumber(tostring(g):match("no replica meets TTFT .- takes (%S+) ms%)$"))
     if took and (not tbest or took < tbest) then terr, tbest = g, took end

@@ -1290,9 +1290,9 @@ local LAYOUT = args.set [[tp ep dp_attention two_batch_overlap prefill_tp prefil
 -- that model.
 local function replicas(b, model, target, itl, ttft)
   local g = require("gpuplan.infer").replicas_for(b, target, itl, ttft)
-  local x = {}
-  for k, v in pairs(b) do x[k] = v end
-  x.gpus, x.batch, x.tp, x.pp = g.gpus, g.batch, g.tp, g.pp
+  -- the TP size the search chose, as it priced it (infer.at_search_tp)
+  local x = require("gpuplan.infer").at_search_tp(b, g.tp)
+  x.gpus, x.batch, x.pp = g.gpus, g.batch, g.pp
   local r = require("gpuplan.infer").infer(x)
   -- The 80% ranges: the chosen deployment's own (gpuplan.ranges).
   return require("gpuplan.ranges").apply("infer", { model = model, gpu = b.gpu, tp = r.tp,

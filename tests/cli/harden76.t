@@ -19,6 +19,23 @@ for my $split (['--pp', 2], ['--tp', 2]) {
     like($e, qr/^gpuplan: infer: --cuda-graphs with \Q$split->[0]\E 2: /m,
          "... naming --cuda-graphs and $split->[0]");
 }
+# --target's search tries TP sizes of its own: --cuda-graphs there is the
+# one-GPU replicas' graph, not a split the user gave.  The search's
+# largest size (TP8) was refused as "--cuda-graphs with --tp 8", a --tp
+# never typed; now each split size is priced as the engine prices a split
+# (no graph), so the answer is the default's, where cuda_graphs is true
+# too: Llama 3 70B int4 on RTX 4090s needs TP2 (TP1 does not fit 4-bit
+# 70B weights, about 35 GB, in 24 GB).
+{
+    my @t = ('infer', 'llama3-70b', '--gpu', 'rtx-4090', '--runtime', 'llama.cpp',
+             '--weights', 'int4', '--target', 500);
+    my ($c0, $o0, $e0) = run_gp(@t);
+    ($c, $o, $e) = run_gp(@t, '--cuda-graphs');
+    is($c, 0, 'infer --target --cuda-graphs: the search runs') or diag $e;
+    unlike($e, qr/--tp 8/, '... no --tp the user did not give');
+    like($o, qr/\bTP2\b/, '... a TP2 replica, as the default search finds');
+    is($o, $o0, '... the default\'s answer (cuda_graphs is true there too)');
+}
 # --no-cuda-graphs under the split prices what the split prices: it stands.
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'rtx-4090', '--runtime', 'llama.cpp',
                       '--gpus', 2, '--pp', 2, '--no-cuda-graphs');

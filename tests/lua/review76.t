@@ -112,4 +112,23 @@ do
   end
 end
 
+-- 6. gp.infer_plan's search past one GPU with cuda_graphs = true: its
+-- own TP sizes were refused as a split the caller gave ("cuda_graphs =
+-- true with tp 8"); now priced as the engine prices a split, so the plan
+-- is the default's (cuda_graphs true there too).  Llama 3 70B int4 on RTX
+-- 4090s: TP1 cannot hold ~35 GB of 4-bit weights in 24 GB, so a TP2
+-- replica, as many GPUs either way.
+do
+  local job = { model = "llama3-70b", gpu = "rtx-4090", runtime = "llama.cpp", weights = "int4",
+                target = 500 }
+  local base_plan = gp.infer_plan(job)
+  local okp, p = pcall(gp.infer_plan, t.with(job, { cuda_graphs = true }))
+  if not t.ok(okp, "infer_plan with cuda_graphs = true: searched") then t.diag(p) end
+  t.is(okp and p.gpus, base_plan.gpus, "... the default's GPU count")
+  t.is(okp and p.layout, base_plan.layout, "... and its replica")
+  -- a split the caller gives is still refused, naming it
+  t.raises_here(function() gp.infer_plan(t.with(job, { cuda_graphs = true, tp = 2 })) end,
+    "cuda_graphs = true with tp 2", "infer_plan with cuda_graphs = true and tp 2: refused")
+end
+
 t.done_testing()

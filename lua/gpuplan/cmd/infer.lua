@@ -774,9 +774,7 @@ local function dense_target(opts, a)
   if searched then
     local okt, tps = pcall(infer.target_tps, a)
     if not okt then error(clean(tps), 0) end
-    probe = {}
-    for k, v in pairs(a) do probe[k] = v end
-    probe.tp = tps[#tps]
+    probe = infer.at_search_tp(a, tps[#tps])
   end
   local okf, one = pcall(infer.infer, probe)
   if not okf then error(clean(one), 0) end
