@@ -1032,13 +1032,14 @@ opt { name = "fused_grouped_topk", type = "flag", commands = "infer", form = "bo
     .. "and the MoE serving model alike; --runtime sglang or vllm",
   suggest = { "moe_fused_gate", "grouped_topk", "fused_gate" } }
 opt { name = "shared_expert_stream", type = "flag", commands = "infer", form = "both",
-  default = "on for --runtime vllm (vLLM's from v0.11.1); validate sets it off for a case of vLLM 0.11.0 or before",
+  default = "on for --runtime vllm (vLLM's from v0.11.1); validate sets it off for a case of vLLM 0.11.0 or before on a model with a shared expert",
   help = "vLLM runs an MoE's shared expert (DeepSeek's) on a second CUDA stream beside the "
     .. "routed experts in steps of at most 256 tokens (vLLM PR #26440 and #28406), priced "
     .. "there as one of the fused MoE's experts; larger steps, and every step with "
     .. "--no-shared-expert-stream (vLLM 0.11.0 and before), run it apart on the same stream: "
     .. "its two dense linears, activation and fp8 input quantisations as kernels of their "
-    .. "own (--runtime vllm only)",
+    .. "own; --runtime vllm only, and refused on a model without a shared expert, where it "
+    .. "would change nothing",
   suggest = { "shared_experts_stream", "shared_stream" } }
 opt { name = "fa2_mixed", type = "flag", commands = "infer", form = "both",
   default = "on for --runtime vllm's mixing (V1's own, or --chunked-prefill) on ampere and ada cards with a 16-bit KV cache",
