@@ -364,6 +364,11 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	    (c->wo_stream > 0.0 && c->wo_stream < 0.01) || c->wo_stream > 1.0)
 		return gp_fail(err, "wo_stream must be 0 or in [0.01, 1] "
 		               "(got %g)", c->wo_stream);
+	if (!gp_finite(c->attn_stream) || c->attn_stream < 0.0 ||
+	    (c->attn_stream > 0.0 && c->attn_stream < 0.01) ||
+	    c->attn_stream > 1.0)
+		return gp_fail(err, "attn_stream must be 0 or in [0.01, 1] "
+		               "(got %g)", c->attn_stream);
 	/* The weight-only linears' multiple and the fp8 MoE's, each at
 	 * roof_op.bf16_x's bounds. */
 	if (bf16_x(c->wo_bf16_x, "wo_bf16_x", err) != GP_OK ||
@@ -1492,6 +1497,11 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 		b->gemv = lin && wo && !unf && T <= c->gemv_max ?
 			1 + c->gemv_packed : 0;
 		b->stream = lin && wo && !unf ? c->wo_stream : 0.0;
+		/* A decode step's attention on the runtime's own kernel
+		 * rate (infer_cfg.attn_stream): it reads the cache, which
+		 * is the whole of its bytes at any batch. */
+		if (q <= 1.0 && o->kind == GP_OP_ATTN && c->attn_stream > 0.0)
+			b->stream = c->attn_stream;
 		/* The runtime's fp8 dense linears on its own M tile; the
 		 * fused MoE's expert GEMMs (moe_*) keep their kernel's. */
 		b->m_tile = lin && !wo && c->weight_bits < 16.0 &&

@@ -337,6 +337,14 @@ typedef struct infer_cfg {
 	                         lua/gpuplan/infer.lua M.wo_stream);
 	                         0: the device's GEMM rate (roofline.h
 	                         roof_op.stream) */
+	double attn_stream;   /* > 0: the fraction of the streaming copy at
+	                         which the runtime's decode attention kernel
+	                         reads the cache in a decode step (one query
+	                         token a sequence): TensorRT-LLM's XQA
+	                         TMA + QGMMA kernel on Hopper (mha_sm90.cu,
+	                         lua/gpuplan/infer.lua M.attn_stream_of);
+	                         0: the device's GEMM rate, as the other
+	                         fused attention kernels */
 	double m_tile;        /* > 0: rows of the M tile the runtime's fp8
 	                         dense linears (multiplied as stored) pad
 	                         a step's tokens to (SGLang's DeepGEMM on

@@ -93,6 +93,7 @@ static const lgp_field infer_fields[] = {
 	IF_NUM("graph_act_bytes", graph_act_bytes),
 	IF_INT("gemv_packed", gemv_packed, 0),
 	IF_NUM("wo_stream", wo_stream),
+	IF_NUM("attn_stream", attn_stream),
 	IF_NUM("m_tile", m_tile),
 	IF_NUM("kv_bucket", kv_bucket),
 	IF_NUM("moe_fp8_bf16_x", moe_fp8_bf16_x),

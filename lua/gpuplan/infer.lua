@@ -740,6 +740,41 @@ function M.wo_stream_of(rt, bits)
   return bits < 8 and k.int4 or k.int8
 end
 
+-- The streaming fraction of TensorRT-LLM's decode attention on Hopper
+-- with an FP8 cache (engine infer_cfg.attn_stream, roofline.h
+-- roof_op.stream), where the other fused attention kernels take the
+-- GEMV rate (roofline.c ROOF_GEMV_BW, 0.94 of the copy).  The kernel:
+-- XQA's runner compiles its TMA + warpgroup-MMA kernel (mha_sm90.cu) when
+-- supportConfigQGMMA holds -- "SM != kSM_90 ... return false",
+-- "xqaParams.kv_cache_data_type != DATA_TYPE_E4M3 ... return false",
+-- "beam_width != 1 ... return false", "head_grp_size * beam_width > 32
+-- ... return false" (TensorRT-LLM cpp/tensorrt_llm/kernels/
+-- decoderMaskedMultiheadAttention/decoderXQAImplJIT/kernelUtils.cpp,
+-- 1.0-era), and the XQA README says "On Hopper, we try to use TMA+QGMMA
+-- kernel (mha_sm90.cu) by default if possible"; otherwise the HMMA kernel
+-- (mha.cu, LDGSTS loads, two V buffers: "@fixme: H100 SXM need more
+-- in-flight requests") keeps the common rate.  XQA serves GQA only (a
+-- group of one, MHA, runs the masked MHA kernel: "Do not use XQA kernel
+-- for vanilla MHA case for performance reasons", the same file), and not
+-- MLA.  The rate: a TMA-fed Hopper decode attention kernel is measured at
+-- the copy or above -- FlashMLA, "up to 3000 GB/s in memory-bound
+-- configuration ... on H800 SXM5" (deepseek-ai/FlashMLA README), where
+-- the catalog's streaming copy of that memory is 3.35 x 0.84 = 2.81 TB/s
+-- -- so the kernel reads at the copy (1.0, the most roof_op.stream
+-- takes); no XQA-specific rate was found.
+M.attn_stream_hopper_fp8 = 1.0
+function M.attn_stream_of(a, g, model, tp, kv)
+  if a.runtime ~= "trtllm" or a.xqa == false or kv ~= "fp8" then return nil end
+  if not g or g.arch ~= "hopper" or (g.vendor ~= nil and g.vendor ~= "NVIDIA") then return nil end
+  if type(model) ~= "table" or latent_cache(model) then return nil end
+  local heads, kvh = tonumber(model.heads), tonumber(model.kv_heads or model.heads)
+  if not heads or not kvh or kvh <= 0 then return nil end
+  tp = tp or 1
+  local group = (heads / tp) / math.max(1, kvh / tp)
+  if group <= 1 or group > 32 then return nil end
+  return M.attn_stream_hopper_fp8
+end
+
 -- Weight-only linears multiplied below the 16-bit library rate, by
 -- runtime (engine infer_cfg.wo_bf16_x, roofline.h roof_op.bf16_x): the
 -- multiple of the card's bf16 GEMM rate at the op's shape at which the
@@ -2723,6 +2758,7 @@ function M.setup(a)
       and M.one_token_graphs[a.runtime][g.arch] and (g.vendor == nil or g.vendor == "NVIDIA"))
       or nil,
     wo_stream = M.wo_stream_of(a.runtime, bits),
+    attn_stream = M.attn_stream_of(a, g, model, tp, kv),
     wo_bf16_x = M.wo_bf16_x_of(a.runtime, g, bits),
     m_tile = M.m_tile_of(a.runtime, g.arch, base),
     kv_bucket = kv_bucket,
