@@ -411,7 +411,7 @@ borrowed.workload.framework = nil
 t.is(rt_of(borrowed), "graphs", "no framework stated: the notes' TensorRT-LLM kernel does not make it trtllm")
 -- The TensorRT-LLM profile (predict/infer.lua), for a max-load case that
 -- states neither KV dtype nor batch limits: Llama 3.1 8B FP8 on H200,
--- 128 in / 2048 out.  trtllm-bench forces an FP8 KV cache for an FP8 model;
+-- 128 in / 2048 out.  An FP8 model is taken with an FP8 KV cache;
 -- GUARANTEED_NO_EVICT reserves prompt + output; the KV pool is 0.90 of the
 -- free memory; trtllm-bench's heuristic: KV per token 2 x 32 x 8 x 128 x
 -- 1 B = 65536 B, engine 8030261248 B = 7.4787 GiB, (139.8 - 7.4787) x 0.95
@@ -434,7 +434,7 @@ local function has(res, pat)
   return false
 end
 local tr = predict(trt_case(), gp.catalog())
-t.ok(has(tr, "kv=fp8 (trtllm-bench forces an FP8 KV cache"), "TensorRT-LLM FP8: FP8 KV cache")
+t.ok(has(tr, "kv=fp8 (an FP8 KV cache for FP8/NVFP4 models"), "TensorRT-LLM FP8: FP8 KV cache")
 t.ok(has(tr, "kv_policy=max (GUARANTEED_NO_EVICT"), "... whole-request KV reservation")
 t.ok(has(tr, "kv_free_fraction=0.90"), "... 0.90 of the free memory")
 -- ... read from gpuplan.infer's one rule for runtime trtllm

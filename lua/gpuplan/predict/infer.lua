@@ -156,13 +156,21 @@ local PROFILES = {
   trtllm = function(a, model, g, defaults, case)
     local fp8 = a.weights == "fp8" or a.weights == "fp4"
     -- trtllm-bench: "If the quantization is NVFP4 or FP8, force the KV cache
-    -- dtype to FP8" (bench/build/build.py); NVIDIA's ModelOpt FP8
-    -- checkpoints carry the same, kv_cache_quant_algo FP8 in
-    -- hf_quant_config.json (ModelOpt hf_ptq.py --kv_cache_qformat default
-    -- fp8), and the LLM API's KV dtype "auto" follows the checkpoint.
+    -- dtype to FP8" (bench/build/build.py) -- on the `trtllm-bench build`
+    -- engine path.  A `--backend pytorch` run keeps kv_cache_config's
+    -- dtype "auto" (its _KV_CACHE_MAP fallback to fp8 applies only to a
+    -- dtype of None, bench/benchmark/utils/general.py get_settings), and
+    -- "auto" takes the checkpoint's kv_cache_quant_algo: FP8 where
+    -- ModelOpt's export wrote it (hf_ptq.py --kv_cache_qformat default
+    -- fp8).  nvidia/Llama-3.1-405B-Instruct-FP8's hf_quant_config.json
+    -- reads "kv_cache_quant_algo": null, yet its perf-overview throughput
+    -- needs the FP8 cache's capacity (docs/validation.md, the 1.0
+    -- perf-overview rows' KV-cache dtype): FP8 stays the default, a
+    -- case's kv_dtype over it.
     if a.kv == nil and fp8 then
       a.kv = "fp8"
-      defaults[#defaults + 1] = "kv=fp8 (trtllm-bench forces an FP8 KV cache for FP8/NVFP4 models)"
+      defaults[#defaults + 1] = "kv=fp8 (an FP8 KV cache for FP8/NVFP4 models: trtllm-bench's engine build forces it, "
+        .. "ModelOpt's export writes it)"
     end
     -- SchedulerConfig.capacity_scheduler_policy defaults to
     -- GUARANTEED_NO_EVICT: a request starts only when the KV blocks for
