@@ -23,16 +23,17 @@ like($o, qr/"reason":/, 'json has reason');
 ($c, $o, $e) = run_gp('validate', '--summary');
 is($c, 0, 'no case file: the shipped cases');
 like($o, qr/^collective\s+413\s+413\s/m, 'all 413 collective cases of validation/cases.json');
-# 777: the entries of kind "infer" in that file, counted with a JSON
+# 780: the entries of kind "infer" in that file, counted with a JSON
 # reader: the 658 before, 84 TensorRT-LLM 0.11.0 perf-overview twins of
-# the 0.10.0 rows, and 35 added for issue 22 from two new sources
+# the 0.10.0 rows, 35 added for issue 22 from two new sources
 # (tenstorrent/tt-inference-server's GPU reference issues 143 and 356,
 # 14 single-stream TPOT rows; SemiAnalysis InferenceX issue 870 and
-# PR 1053, 21 rows). 772 predicted: the 653 before, the 84 twins and all
-# 35 new ones (issue 356's DeepSeek-R1 rows on 16 H100 run SGLang TP 16
-# over two nodes, which gp.infer prices since TP may span whole nodes
-# under sglang and vllm).
-like($o, qr/^infer\s+777\s+772\s/m, 'all 777 infer cases, 772 predicted');
+# PR 1053, 21 rows), and llama.cpp PR 4766's 3 pp 512 rows (one RTX
+# 4090). 775 predicted: the 653 before, the 84 twins, all 35 new ones
+# (issue 356's DeepSeek-R1 rows on 16 H100 run SGLang TP 16 over two
+# nodes, which gp.infer prices since TP may span whole nodes under
+# sglang and vllm) and the 3 pp 512 rows.
+like($o, qr/^infer\s+780\s+775\s/m, 'all 780 infer cases, 775 predicted');
 ($c, $o, $e) = run_gp('validate', 'tests/fixtures/validation/bad_json.json');
 is($c, 1, 'bad JSON exits 1');
 like($e, qr/^gpuplan: tests\/fixtures\/validation\/bad_json.json:2: invalid JSON: .* at column 1$/m, 'bad JSON names the file and line');
