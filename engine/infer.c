@@ -145,6 +145,7 @@ void infer_defaults(infer_cfg *c)
 	c->gemv_max = 0;
 	c->gemv_packed = 0;
 	c->wo_unfused_above = 0;
+	c->acc16_gemm = 0;
 	c->wo_split_k = 0;
 	c->ubatch = 0;
 	c->ubatch_call = 0;
@@ -295,6 +296,9 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	if (c->gemv_packed != 0 && c->gemv_packed != 1)
 		return gp_fail(err, "gemv_packed must be 0 or 1 (got %d)",
 		               c->gemv_packed);
+	if (c->acc16_gemm != 0 && c->acc16_gemm != 1)
+		return gp_fail(err, "acc16_gemm must be 0 or 1 (got %d)",
+		               c->acc16_gemm);
 	if (c->one_token_graphs != 0 && c->one_token_graphs != 1)
 		return gp_fail(err, "one_token_graphs must be 0 or 1 (got %d)",
 		               c->one_token_graphs);
@@ -507,6 +511,10 @@ static int allreduce(const infer_cfg *c, double bytes, double *t,
 
 typedef struct builder {
 	const roof_device *d;
+	const roof_device *d16; /* d at its FP16-accumulate 16-bit rate
+	                           (infer_cfg.acc16_gemm); NULL: none */
+	int acc16;            /* the next op runs on d16 where there is
+	                         one */
 	const infer_cfg *c;
 	infer_phase *ph;
 	gp_error *err;
@@ -548,7 +556,8 @@ static int add(builder *b, const char *name, double count, double flop,
 	op.spread = 0;
 	op.bf16_x = b->bf16_x;  /* 0: the precision's own rate */
 	row = &b->ph->ops[b->ph->nops];
-	if (roof_op_time(b->d, &op, b->graphs, &row->r, b->err) != GP_OK)
+	if (roof_op_time(b->acc16 && b->d16 ? b->d16 : b->d, &op, b->graphs,
+	                 &row->r, b->err) != GP_OK)
 		return GP_EINVAL;
 	row->name = name;
 	row->count = count;
@@ -1326,6 +1335,35 @@ static void unfused_scores(gp_op *ops, int nops, double score_bytes)
 				ops[i].m * ops[i].n * ops[i].batch;
 }
 
+/* The conversions around a linear that cuBLAS multiplies in FP16
+ * (infer_cfg.acc16_gemm): llama.cpp's ggml_cuda_op_mul_mat_cublas
+ * "convert src0 and src1 to fp16, multiply as fp16, convert dst to
+ * fp32" -- to_fp16_cuda(src1_ddf_i, src1_as_f16.get(), ne, stream) reads
+ * the F32 input and writes it at 16 bits, cublasGemmEx writes an F16
+ * dst_f16, and to_fp32_cuda(dst_f16.get(), dst_dd_i, row_diff *
+ * src1_ncols, stream) writes it back at 32 bits (ggml-cuda.cu at
+ * 4426e298): 6 bytes an input element a matmul and 6 an output
+ * element, each pass a kernel of its own.  Each ggml_mul_mat converts
+ * its own input: llm_build_llama multiplies q, k and v by wq, wk and wv
+ * apart and the gate and up by ffn_gate and ffn_up, so the engine's
+ * qkv is three matmuls and a gated mlp_up two, each reading the whole
+ * input (the outputs split among them).  These passes are what
+ * CUBLAS_COMPUTE_32F would spare, writing F32 straight: "we avoid
+ * allocating and copying the F16 dst data" (ggerganov, llama.cpp PR
+ * 3816). */
+static int acc16_convert(builder *b, const gp_model *m, const gp_op *o,
+                         double count, double T)
+{
+	double nmm = strcmp(o->name, "qkv") == 0 ? 3.0 :
+		strcmp(o->name, "mlp_up") == 0 && m->ffn_gated ? 2.0 : 1.0;
+
+	if (add(b, "f16_input", count * nmm, 0.0, T * o->k * 6.0,
+	        0, 0, 0, 0, b->c->compute))
+		return GP_EINVAL;
+	return add(b, "f32_output", count * nmm, 0.0,
+	           T * o->n / nmm * 6.0, 0, 0, 0, 0, b->c->compute);
+}
+
 static int step_layers(builder *b, const gp_model *m, const shape *s,
                        double batch, double q, double kv_mean)
 {
@@ -1447,6 +1485,17 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 		double bytes = o->act * ACT_BYTES + o->kv * kvb +
 			o->weights * (o->wclass == GP_W_LINEAR && !unf ? wb :
 				      ACT_BYTES);
+		/* cuBLAS with CUBLAS_COMPUTE_16F (infer_cfg.acc16_gemm):
+		 * llama.cpp's 16-bit and dequantised linears of a step of
+		 * more than one token, and the unfused attention's KQ and
+		 * KQV (ggml_cuda_mul_mat_batched_cublas, the same compute
+		 * type at GGML_PREC_DEFAULT): the conversions on every card
+		 * (the path is Volta's and later), the faster rate where the
+		 * card has one (b->d16). */
+		int a16 = c->acc16_gemm && T > 1.0 &&
+			(lin ? (cp == GP_BF16 || cp == GP_FP16) && (!wo || unf)
+			     : o->kind == GP_OP_ATTN && !oc.flash &&
+			       (ap == GP_BF16 || ap == GP_FP16));
 
 		if (mla && strcmp(o->name, "qkv") == 0)
 			continue;      /* mla_decode's */
@@ -1493,6 +1542,9 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 		               o->weights * INFER_DEQUANT_FLOP,
 		               o->weights * (wb + ACT_BYTES), 0, 0, 0, 0, cp))
 			return GP_EINVAL;
+		if (a16 && lin && acc16_convert(b, m, o, count, T))
+			return GP_EINVAL;
+		b->acc16 = a16;
 		b->dequant = lin && wo && !unf ? INFER_DEQUANT_FLOP : 0.0;
 		b->gemv = lin && wo && !unf && T <= c->gemv_max ?
 			1 + c->gemv_packed : 0;
@@ -1534,10 +1586,12 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 		        o->batch, o->kind == GP_OP_ATTN ? ap : cp)) {
 			b->m_tile = 0.0;
 			b->bf16_x = 0.0;
+			b->acc16 = 0;
 			return GP_EINVAL;
 		}
 		b->m_tile = 0.0;
 		b->bf16_x = 0.0;
+		b->acc16 = 0;
 		if (lin && wo && !unf && c->wo_split_k > 1 &&
 		    strncmp(o->name, "moe_", 4) != 0 &&
 		    splitk_sum(b, o, count, T, c->wo_split_k, cp))
@@ -1817,6 +1871,7 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 {
 	shape s;
 	builder b;
+	roof_device d16;
 	double T, L = m ? m->layers : 0, eb, hb, kvm;
 	gp_dtype cp, lp;
 
@@ -1832,6 +1887,17 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 		return GP_EINVAL;
 	memset(out, 0, sizeof *out);
 	b.d = d;
+	/* The card at its FP16-accumulate 16-bit rate, for a runtime that
+	 * multiplies in FP16 accumulation (infer_cfg.acc16_gemm): only a
+	 * card whose catalog gives that rate above the stored one. */
+	b.d16 = NULL;
+	b.acc16 = 0;
+	if (c->acc16_gemm && d->acc16_x > 1.0) {
+		d16 = *d;
+		d16.peak[GP_BF16] *= d->acc16_x;
+		d16.peak[GP_FP16] *= d->acc16_x;
+		b.d16 = &d16;
+	}
 	b.c = c;
 	b.ph = out;
 	b.err = err;

@@ -292,6 +292,18 @@ typedef struct infer_cfg {
 	                         MMQ_MAX_BATCH_SIZE, 32, on cards with
 	                         tensor cores (lua/gpuplan/infer.lua
 	                         M.wo_unfused_above); 0: never */
+	int acc16_gemm;       /* 1: a step of more than one token multiplies
+	                         its 16-bit GEMMs (16-bit weights, weights
+	                         dequantised above wo_unfused_above, the
+	                         unfused attention's KQ and KQV) in cuBLAS
+	                         with CUBLAS_COMPUTE_16F, at the card's
+	                         FP16-accumulate rate where it has one
+	                         (roof_device.acc16_x), and on every card
+	                         converts each linear's F32 input to F16
+	                         before it and its F16 output to F32 after
+	                         (llama.cpp's ggml_cuda_op_mul_mat_cublas;
+	                         lua/gpuplan/infer.lua M.acc16_gemm); 0: the
+	                         16-bit GEMMs at the stored 16-bit peak */
 	int wo_split_k;       /* > 1: the weight-only GEMM splits K into
 	                         this many slices, each block writing its
 	                         partial outputs to a buffer of its own,

@@ -957,7 +957,8 @@ static void c_device_unmasked(lua_State *L, int v, void *dst,
  * stream = {fp4 = fraction, ...} (optional), mem_bw (B/s), hbm
  * (fraction), launch, graph_launch (s), sms, block_fp8, fp8_non_tn and
  * eager_hbm (fractions, optional), cta_latency (s), cta_stage and cta_stage_k (bytes;
- * optional), mma_n_step (rows, optional), vec16_x (ratio, optional). */
+ * optional), mma_n_step (rows, optional), vec16_x and acc16_x (ratios,
+ * optional). */
 #define D_NUM(n, f) F_NUM(n, offsetof(roof_device, f), 0)
 static const lgp_field device_fields[] = {
 	F_REQNUM("mem_bw", offsetof(roof_device, mem_bw)),
@@ -973,7 +974,7 @@ static const lgp_field device_fields[] = {
 	F_CUSTOM("attn_narrow", c_device_narrow),
 	F_CUSTOM("attn_unmasked", c_device_unmasked),
 	D_NUM("fp64", fp64), D_NUM("mma_n_step", mma_n_step),
-	D_NUM("vec16_x", vec16_x),
+	D_NUM("vec16_x", vec16_x), D_NUM("acc16_x", acc16_x),
 	D_NUM("eager_hbm", eager_hbm), D_NUM("cta_latency", cta_latency),
 	D_NUM("cta_stage", cta_stage), D_NUM("cta_stage_k", cta_stage_k),
 	F_BOOL("attn_square", offsetof(roof_device, attn_square), 0),

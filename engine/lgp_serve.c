@@ -85,6 +85,7 @@ static const lgp_field infer_fields[] = {
 	IF_INT("max_batch", max_batch, 1),
 	IF_INT("gemv_max", gemv_max, 0),
 	IF_INT("wo_unfused_above", wo_unfused_above, 0),
+	IF_BOOL("acc16_gemm", acc16_gemm),
 	IF_INT("wo_split_k", wo_split_k, 0),
 	IF_INT("ubatch", ubatch, 0),
 	IF_INT("ubatch_call", ubatch_call, 0),

@@ -355,6 +355,13 @@ int roof_device_check(const roof_device *d, gp_error *err)
 	    (d->vec16_x < 1.0 || d->vec16_x > 4.0)))
 		return gp_fail(err, "device vec16_x must be 0 or in [1, 4] "
 		               "(got %g)", d->vec16_x);
+	/* FP16 accumulation never runs the tensor cores slower than FP32
+	 * accumulation, and no NVIDIA table has it above twice that rate
+	 * (GeForce's halved FP32-accumulate rate). */
+	if (bad(d->acc16_x) || (d->acc16_x != 0.0 &&
+	    (d->acc16_x < 1.0 || d->acc16_x > 2.0)))
+		return gp_fail(err, "device acc16_x must be 0 or in [1, 2] "
+		               "(got %g)", d->acc16_x);
 	if (bad(d->cta_latency) || d->cta_latency > ROOF_MAX_LAUNCH ||
 	    bad(d->cta_stage) || d->cta_stage > ROOF_MAX_WORK ||
 	    bad(d->cta_stage_k) || d->cta_stage_k > ROOF_MAX_WORK ||

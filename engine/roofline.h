@@ -136,6 +136,14 @@ typedef struct roof_device {
 	                         units a weight-only GEMV's dot products run
 	                         on (roofline.c ROOF_VEC16); 0 = not known,
 	                         priced at the fp32 rate */
+	double acc16_x;       /* the 16-bit tensor rate with FP16
+	                         accumulation over the stored 16-bit peak
+	                         (FP32 accumulation): 2 on GeForce cards,
+	                         whose FP32-accumulate rate is halved (Ada
+	                         whitepaper: RTX 4090 330.3 against 165.2
+	                         TFLOPS dense); read only for a runtime that
+	                         multiplies in FP16 accumulation
+	                         (infer_cfg.acc16_gemm); 0 = the same rate */
 	double eager_hbm;     /* the rate PyTorch's own memory-bound kernels
 	                         (eager ATen elementwise, reductions,
 	                         norms) stream at, as a share of hbm_frac,

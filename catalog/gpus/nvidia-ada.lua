@@ -110,6 +110,13 @@ gpu {
     bf16 = "165.2TFLOPS", fp16 = "165.2TFLOPS", fp8 = "330.3TFLOPS",
     int8 = "660.6TOPS",
   },
+  -- FP16 with FP16 accumulation: the NVIDIA Ada whitepaper (v2.1,
+  -- appendix table, GeForce RTX 4090) "Peak FP16 Tensor TFLOPS with FP16
+  -- Accumulate 330.3/660.6" against "with FP32 Accumulate 165.2/330.4":
+  -- 330.3 / 165.2 = 2.  Read only where a runtime multiplies in FP16
+  -- accumulation (llama.cpp's cuBLAS path, lua/gpuplan/infer.lua
+  -- M.acc16_gemm).
+  acc16_x = 2,
   achievable = {
     gemm = { bf16 = 1.0, fp16 = 1.0, tf32 = 0.90, fp8 = 0.90, int8 = 0.90 },
     -- hbm: a 1 GiB device-to-device copy kernel (read + write counted,

@@ -434,6 +434,11 @@ gpu {
     bf16 = "210TFLOPS", fp16 = "210TFLOPS", fp8 = "419TFLOPS",
     fp4 = "1676TFLOPS", int8 = "838TOPS",
   },
+  -- FP16 with FP16 accumulation at twice the stored FP32-accumulate 210
+  -- (419 dense, as the notes below take it from the GeForce ratio the
+  -- RTX 4090 shows); read only by a runtime that multiplies in FP16
+  -- accumulation (lua/gpuplan/infer.lua M.acc16_gemm).
+  acc16_x = 2,
   -- The arch's fractions apply (no gemm, hbm or stream here); only its
   -- per-tensor FP8 GEMMs differ.  Transformer Engine from v2.4 (PR
   -- #1659, "rtx5090 arch fix support") runs sm120 TN only:

@@ -592,6 +592,15 @@ M.gemv_max = {
 --     every key of the ubatch's context (scores_whole): engine infer.c
 --     unfused_scores.
 M.wo_unfused_above = { ["llama.cpp"] = 32 }
+-- acc16_gemm: those cuBLAS GEMMs (the 16-bit weights', the dequantised
+--   ones' above 32 tokens, the unfused attention's KQ and KQV) run
+--   "cublasComputeType_t cu_compute_type = CUBLAS_COMPUTE_16F" at
+--   GGML_PREC_DEFAULT (Llama's graph sets GGML_PREC_F32 on none of
+--   them), so a card with a faster FP16-accumulate tensor rate runs
+--   them at it (the catalog's acc16_x: GeForce cards), and each linear
+--   converts its F32 input to F16 and its F16 output to F32 in kernels
+--   of their own: engine infer.c acc16_convert.
+M.acc16_gemm = { ["llama.cpp"] = true }
 M.ubatch = { ["llama.cpp"] = { ubatch = 512, call = 2048, act_bytes = 4 } }
 M.score_bytes = { ["llama.cpp"] = 24 }
 
@@ -2747,6 +2756,7 @@ function M.setup(a)
     gemv_max = M.gemv_max[a.runtime or "graphs"],
     gemv_packed = M.gemv_packed[a.runtime or "graphs"] or 0,
     wo_unfused_above = M.wo_unfused_above[a.runtime or "graphs"],
+    acc16_gemm = M.acc16_gemm[a.runtime or "graphs"],
     wo_split_k = M.wo_split_k(a, bits),
     ubatch = M.ubatch[a.runtime or "graphs"] and M.ubatch[a.runtime].ubatch or nil,
     ubatch_call = M.ubatch[a.runtime or "graphs"] and M.ubatch[a.runtime].call or nil,

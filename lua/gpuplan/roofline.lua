@@ -185,7 +185,7 @@ function M.device(gpu, cat, attn_kernel, power_limit, sm_clock)
               hbm = ach.hbm, launch = arch.launch_overhead or 4e-6,
               graph_launch = arch.graph_launch_overhead or 1e-6,
               sms = g.sms or arch.sms or 0, mma_n_step = arch.mma_n_step,
-              vec16_x = g.vec16_x or arch.vec16_x,
+              vec16_x = g.vec16_x or arch.vec16_x, acc16_x = g.acc16_x,
               memory = (require("gpuplan.memory").capacity(g)) }
   -- Sustained load (achievable.sustained, the GPU's own, else its arch's):
   -- the GEMM and attention fractions are short-burst benchmark rates; a

@@ -525,6 +525,10 @@ M.gpu = T.record {
   -- 8.0 alone (paths.cc ncclTopoCheckP2p); absent: writes
   nccl_p2p_read = bool(),
   vec16_x = num { min = 1, max = 4 }, -- non-tensor f16x2/bf16x2 rate / fp32 rate
+  -- The 16-bit tensor rate with FP16 accumulation over the stored peak
+  -- (FP32 accumulation): 2 on GeForce cards; absent: the same rate
+  -- (engine roofline.h roof_device.acc16_x)
+  acc16_x = num { min = 1, max = 2 },
   mig = T.record { max = R(int { min = 1 }), profiles = T.array(str()) },
   source = R(str()), notes = str(),
 }
