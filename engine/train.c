@@ -550,6 +550,7 @@ static int post_kept(const struct train_post_memo *pm, const phase *ph,
 	    !same_bits(pm->opt_bytes,
 		       ph->opt_bytes[train_ddp_buffer(c, x->y.zero)]) ||
 	    !same_bits(pm->rb, x->rb) ||
+	    !same_bits(pm->dp_bucket, c->dp_bucket) ||
 	    !same_group(&pm->dpcp, &x->g[GP_GRP_DPCP]) ||
 	    !same_group(&pm->edp, &x->g[GP_GRP_EDP]))
 		return 0;
@@ -585,6 +586,7 @@ static void post_keep(struct train_post_memo *pm, const phase *ph,
 	pm->eshard = x->y.eshard;
 	pm->opt_bytes = ph->opt_bytes[train_ddp_buffer(c, x->y.zero)];
 	pm->rb = x->rb;
+	pm->dp_bucket = c->dp_bucket;
 	pm->dpcp = x->g[GP_GRP_DPCP];
 	pm->edp = x->g[GP_GRP_EDP];
 	for (j = 0; j < ph->nrec; j++) {
@@ -717,6 +719,33 @@ static double ns_stage_time(const ctx *x, const gp_state_bytes *sb,
  * they are. */
 /* zs: the ZeRO stage's slot (train_zslot), whose terms are not kept
  * yet (the caller tests post_ok). */
+/* A once-a-step data-parallel collective over elems elements (bytes in
+ * all) under dp_bucket: one collective a bucket, each paying its own
+ * latency, which at hundreds of ranks rivals the bandwidth term (a
+ * ring reduce-scatter's n - 1 steps).  apex's DistributedFusedAdam
+ * (3c19f106, the commit NeMo v1.11.0's Dockerfile checks out) splits
+ * the parameters into buckets of "bucket_size = 1024*1024*bucket_cap_mb
+ * / dtype_size" elements (bucket_cap_mb=100, the gradient-sync dtype's
+ * bytes), reduce-scatters each on its own in _start_bucket_grad_sync
+ * ("torch.distributed.reduce_scatter(bucket.sync_grads_shard,
+ * grads_bucket_shards, op=reduce_op, group=self.distributed_process_
+ * group, async_op=True, ...)") and all-gathers each bucket's updated
+ * parameters on its own in step() ("torch.distributed.all_gather(
+ * all_params_bucket_shards, params_bucket_shard, group=self.
+ * distributed_process_group, ...)").  The full buckets, then the rest. */
+static double dp_bucketed(ctx *x, gp_coll op, double bytes, double elems,
+			  int expert)
+{
+	double b = x->c->dp_bucket, full, rest;
+
+	if (!(elems > b))
+		return train_zero_coll(x, op, bytes, expert);
+	full = floor(elems / b);
+	rest = elems - full * b;
+	return full * train_zero_coll(x, op, bytes * b / elems, expert) +
+		train_zero_coll(x, op, bytes * rest / elems, expert);
+}
+
 static int phase_post(phase *ph, struct zslot *zs, const scost *base)
 {
 	ctx *x = &ph->x;
@@ -811,7 +840,12 @@ static int phase_post(phase *ph, struct zslot *zs, const scost *base)
 		 * InternEvo's broadcast_params, "group=gpc.get_group(
 		 * ParallelMode.ZERO1)" (hybrid_zero_optim.py). */
 		if (gather && !ph->ag_ok)
-			ph->ag[j] = x->y.hsdp > 0 ?
+			ph->ag[j] = c->dp_bucket > 0 ?
+				dp_bucketed(x, GP_ALL_GATHER, lp * 2.0, lp,
+					    0) +
+				dp_bucketed(x, GP_ALL_GATHER, le * 2.0, le,
+					    1) :
+				x->y.hsdp > 0 ?
 				train_zero_coll(x, GP_ALL_GATHER, lp * 2.0,
 						0) +
 				train_zero_coll(x, GP_ALL_GATHER, le * 2.0,
@@ -830,8 +864,11 @@ static int phase_post(phase *ph, struct zslot *zs, const scost *base)
 			gp_coll op = step_allreduce(x) ?
 				GP_ALL_REDUCE : GP_REDUCE_SCATTER;
 
-			zs->dp[j] = train_zero_coll(x, op, lp * rb, 0) +
-				train_zero_coll(x, op, le * rb, 1) +
+			zs->dp[j] = (c->dp_bucket > 0 ?
+				     dp_bucketed(x, op, lp * rb, lp, 0) +
+				     dp_bucketed(x, op, le * rb, le, 1) :
+				     train_zero_coll(x, op, lp * rb, 0) +
+				     train_zero_coll(x, op, le * rb, 1)) +
 				ds_flat_passes(x, lp + le);
 		}
 		zs->zg[j] = gather ? ph->ag[j] : 0.0;
@@ -863,8 +900,11 @@ static int phase_post(phase *ph, struct zslot *zs, const scost *base)
 		 * (dual_pair), while these terms are each stage's own:
 		 * the tail on the first stage alone would price one rank
 		 * by which of its ends holds more layers, so there the
-		 * last bucket stays the 40M default. */
-		zs->bucket[j] = dmax(DDP_BUCKET, ph->dual ? 0.0 :
+		 * last bucket stays the 40M default.  dp_bucket's buckets
+		 * are apex's own (dp_bucketed): the embedding's fragments,
+		 * its first parameter, fill the last ones. */
+		zs->bucket[j] = dmax(c->dp_bucket > 0 ? c->dp_bucket :
+				     DDP_BUCKET, ph->dual ? 0.0 :
 				     base[j].tail) / dmax(lp + le, 1.0);
 		if (zs->bucket[j] > 1.0)
 			zs->bucket[j] = 1.0;

@@ -102,6 +102,15 @@ typedef struct train_cfg {
 				  * nothing prefetched under compute
 				  * (train_stage.c per_param_colls); 0: the
 				  * layer-bucketed prefetching gathers */
+	double dp_bucket;        /* elements in each of the once-a-step
+				  * DP reduce-scatters and the distributed
+				  * optimizer's parameter all-gathers (apex
+				  * DistributedFusedAdam's bucket_cap_mb
+				  * over the gradient's bytes): one
+				  * collective a bucket; 0: the whole
+				  * stage in one message, Megatron-Core's
+				  * last bucket DDP_BUCKET (train.c
+				  * dp_bucketed) */
 	int zero_allreduce;      /* 1: ZeRO 1/2 reduce gradients by an
 				  * all-reduce, each rank keeping its slice
 				  * (DeepSpeed's stage 1 and 2 with

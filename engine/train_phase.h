@@ -225,7 +225,7 @@ struct train_post_memo {
 	int nrec, master_shard0, fsdp, grads_whole, zero_allreduce;
 	int hsdp, nodes, fp8_current, fp8_block, dual;
 	gp_dtype lin, half;
-	double shard, eshard, opt_bytes, rb;
+	double shard, eshard, opt_bytes, rb, dp_bucket;
 	gp_group dpcp, edp;
 	double params[TRAIN_PHASE_STAGES], eparams[TRAIN_PHASE_STAGES];
 	double linw[TRAIN_PHASE_STAGES], tail[TRAIN_PHASE_STAGES];

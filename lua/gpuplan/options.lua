@@ -2033,6 +2033,20 @@ local function ds_bucket_value(name, v, zero_min)
       (string.format("%g", v):gsub("e%+0*", "e")))
   end
 end
+-- apex DistributedFusedAdam's buckets (3c19f106, the apex NeMo v1.11.0's
+-- Dockerfile checks out): "bucket_size = 1024*1024*bucket_cap_mb /
+-- dtype_size", bucket_cap_mb=100, one reduce-scatter and one parameter
+-- all-gather a bucket (engine/train.c dp_bucketed).
+opt { name = "dp_bucket", type = "number", metavar = "N", commands = "train plan",
+  kind = "number", range = { 0, 1e15 },
+  default = "0 (each stage's once-a-step gradient reduction and parameter gather in one "
+    .. "collective)",
+  help = "elements in each of the once-a-step data-parallel gradient reduce-scatters and "
+    .. "distributed-optimizer parameter all-gathers, one collective a bucket, each paying "
+    .. "its latency (apex DistributedFusedAdam, as NeMo 1.x runs it: bucket_cap_mb 100 over "
+    .. "the gradient-sync dtype, 26214400 fp32 elements); 0 prices each stage's in one "
+    .. "message",
+  suggest = { "bucket_cap_mb", "dp_bucket_size", "bucket_size" } }
 opt { name = "reduce_bucket_size", type = "number", metavar = "N", commands = TRAIN4,
   methods = TRAINING, kind = "number", range = { 0, 1e15 },
   value = ds_bucket_value("reduce_bucket_size", 5e8, 2),

@@ -870,6 +870,9 @@ local function step_choices(o, p, cfg, sweep, default)
   -- one of zero3_gather's declared values: the resolve step checked it
   cfg.zero3_per_param = o.zero3_gather == "per_param"
   cfg.zero_allreduce = o.zero_reduce == "allreduce"
+  -- the once-a-step DP collectives one bucket at a time (the resolve step
+  -- checked the range; 0 or absent: the whole stage in one message)
+  cfg.dp_bucket = o.dp_bucket
   -- fp8 scaling: current scaling's extra amax read (engine/train_layer.c);
   -- delayed and block cost one read.
   local fs = o.fp8_scaling
