@@ -121,14 +121,21 @@ function M.parse(cmdname, spec, argv, first, hint)
   -- The arguments that came right after a flag (--sweep-batch 1,8): a
   -- value given to an option that takes none, which a command refusing
   -- its extra argument names (dispatch).
-  local after_flag, flag = {}, nil
+  local after_flag, flag, valued = {}, nil, nil
   while i <= #argv do
     local a = argv[i]
-    local prev_flag = flag
-    flag = nil
+    local prev_flag, prev_value = flag, valued
+    flag, valued = nil, nil
     if only_args or a == "-" or a:sub(1, 1) ~= "-" then
       args[#args + 1] = a
       if prev_flag and not only_args then after_flag[#after_flag + 1] = { a, prev_flag } end
+      -- An argument right after an option's value ("--itl-max 50 ms",
+      -- "--tokens 1 billion"): the value's second word, which the
+      -- command took for a second MODEL ("infer: one MODEL at a time")
+      -- without naming it.  Kept with the option and its value, third.
+      if prev_value and not only_args then
+        after_flag[#after_flag + 1] = { a, prev_value[1], prev_value[2] }
+      end
     elseif a == "--" then
       only_args = true
     elseif a == "-h" or a == "--help" then
@@ -223,6 +230,7 @@ function M.parse(cmdname, spec, argv, first, hint)
           error(string.format("%s: option '--%s' has unknown type '%s' in its spec", cmdname, name, tostring(ty)), 0)
         end
         opts[key] = v
+        valued = { "--" .. name, value }
       end
     end
     i = i + 1
@@ -591,7 +599,24 @@ local function dispatch(argv)
        and type(e.msg) == "string" and (e.msg:find("MODEL", 1, true) or e.msg:find("argument")) then
       local t = {}
       for k, v in pairs(e) do t[k] = v end
-      t.msg = string.format("%s ('%s' follows %s, which takes no value)", e.msg, last[1], last[2])
+      if last[3] and #args < 2 then
+        -- the one argument after an option's value is no second word of
+        -- it (roofline --gpu h100-sxm llama3-8b: its own message says
+        -- to give --model)
+        return e
+      elseif last[3] then
+        -- after an option's value: the option takes one word, so a
+        -- unit typed apart from its number ("50 ms") is said so
+        local UNITS = { ns = 1, us = 1, ms = 1, s = 1, m = 1, h = 1, d = 1, w = 1, k = 1,
+                        K = 1, M = 1, G = 1, T = 1, B = 1, KB = 1, MB = 1, GB = 1, TB = 1,
+                        KiB = 1, MiB = 1, GiB = 1, TiB = 1, W = 1 }
+        local unit = UNITS[last[1]] and last[3]:match("%d$")
+        t.msg = string.format("%s ('%s' follows %s %s: an option takes one value%s)", e.msg,
+          last[1], last[2], last[3], unit and string.format(
+            ", a number and its unit written together, as %s%s", last[3], last[1]) or "")
+      else
+        t.msg = string.format("%s ('%s' follows %s, which takes no value)", e.msg, last[1], last[2])
+      end
       return setmetatable(t, getmetatable(e))
     end
     return e
