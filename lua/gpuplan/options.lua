@@ -1721,7 +1721,7 @@ opt { name = "min", type = "string", metavar = "SIZE", commands = "comm", cli_on
   in_lua = "call gp.comm once per bytes = SIZE",
   default = "8B",
   help = "smallest message, at least 4 B (one float); sizes double (nccl-tests -f 2) up "
-    .. "to --max.  SIZE: 8, 1MiB, 4GB ..." }
+    .. "to --max.  SIZE: 8, 1MiB, 4GB ... or nccl-tests' 1K, 1M, 1G (powers of 1024)" }
 opt { name = "max", type = "string", metavar = "SIZE", commands = "comm", cli_only = true,
   in_lua = "call gp.comm once per bytes = SIZE",
   default = "8GiB",
@@ -3735,6 +3735,18 @@ function M.hint(cmd, key, side)
   end
   local best = args.nearest(k, names)
   if best then return " (did you mean " .. shown(best) .. "?)" end
+  -- A switch's --no- form with the switch misspelt or spelt out
+  -- ('rl --no-reference-model' named nothing): the nearest of the
+  -- command's switches, with its --no- (cli.parse takes --no-NAME for
+  -- every flag).
+  if cli and k:match("^no_.") then
+    local flags = {}
+    for _, o in ipairs(D) do
+      if o.type == "flag" and M.takes(cmd, o.name, side) then flags[#flags + 1] = o.name end
+    end
+    local off = args.nearest(k:sub(4), flags)
+    if off then return " (did you mean '--no-" .. off:gsub("_", "-") .. "'?)" end
+  end
   return ""
 end
 

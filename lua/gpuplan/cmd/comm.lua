@@ -31,8 +31,26 @@ local function size_arg(v, name, default)
     error(cli.usage("comm: --" .. name .. " '" .. v .. "': a size is a whole number of bytes "
       .. "(8, 1MiB or 4GB)"), 0)
   end
+  -- nccl-tests' own -b/-e sizes, a number and one letter K, M or G in
+  -- either case, are powers of 1024 (NVIDIA/nccl-tests src/common.cu
+  -- parsesize: "case 'G': case 'g': units = 1024*1024*1024"): "--max 1G",
+  -- typed as "-e 1G", read "expects a size like 8, 1MiB or 4GB".  Read
+  -- as nccl-tests reads it; "1GB" stays the units' 10^9.
+  if type(v) == "string" then
+    local num, letter = v:match("^%s*(%d+%.?%d*)([kKmMgG])%s*$")
+    local pw = letter and ({ k = 1, m = 2, g = 3 })[letter:lower()]
+    if pw then
+      local bytes = tonumber(num) * 1024 ^ pw
+      if bytes == math.floor(bytes) then return bytes end
+      error(cli.usage("comm: --" .. name .. " '" .. v .. "': a size is a whole number of bytes "
+        .. "(8, 1MiB or 4GB)"), 0)
+    end
+  end
   local ok, b = units.try(v, "bytes")
-  if not ok then error(cli.usage("comm: --" .. name .. " expects a size like 8, 1MiB or 4GB, got '" .. v .. "'"), 0) end
+  if not ok then
+    error(cli.usage("comm: --" .. name .. " expects a size like 8, 1MiB, 4GB or 1G (nccl-tests' "
+      .. "-e 1G, 1024^3 B), got '" .. v .. "'"), 0)
+  end
   return b
 end
 
