@@ -136,6 +136,30 @@ function M.nearest(key, names)
     if dist <= bestd and (best == nil or dist < bestd) then best, bestd = n, dist end
   end
   if best then return best end
+  -- Word by word, each of a name's words the start of the key's (or the
+  -- key's of the name's), as many words: a name spelt out where it is
+  -- abbreviated ('reference_model' for ref_model, 'tensor_par' for
+  -- nothing) or misspelt past its start ('refrence_model'), which the
+  -- fallback below matched to 'model' alone.  The name sharing the most
+  -- letters wins, the first listed on a tie.
+  local kw = {}
+  for w in k:gmatch("[^_]+") do kw[#kw + 1] = w end
+  local most = 0
+  for _, n in ipairs(names) do
+    local nw = {}
+    for w in n:gmatch("[^_]+") do nw[#nw + 1] = w end
+    if #nw == #kw and #nw > 1 then
+      local shared = 0
+      for i = 1, #nw do
+        local a, b = nw[i], kw[i]
+        if #a > #b then a, b = b, a end
+        if b:sub(1, #a) ~= a then shared = nil break end
+        shared = shared + #a
+      end
+      if shared and shared > most then best, most = n, shared end
+    end
+  end
+  if best then return best end
   local words = "_" .. k .. "_"
   for _, n in ipairs(names) do
     if #n >= 2 and (best == nil or #n > #best) and words:find("_" .. n, 1, true) then
