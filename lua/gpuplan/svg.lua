@@ -527,8 +527,13 @@ function Bars:render()
       local v = st.values[r]
       if type(v) == "number" and v == v and v > 0 then
         local color = st.color or palette[(i - 1) % #palette + 1]
-        w('<rect x="%.2f" y="%d" width="%.2f" height="%d" fill="%s"><title>%s: %s</title></rect>',
-          fx(x), y, fx(x + v) - fx(x), bar, color, esc(st.label or ""), esc(M.si(v)))
+        -- The tooltip's value in the axis's unit (its xlabel: "GiB",
+        -- "seconds"), three significant digits: "dp_comm: 1e-02" and
+        -- "weights: 14.96" named no unit, and 0.01 s read as 1e-02.
+        local unit = self.xlabel ~= "" and (" " .. self.xlabel) or ""
+        w('<rect x="%.2f" y="%d" width="%.2f" height="%d" fill="%s"><title>%s: %s%s</title></rect>',
+          fx(x), y, fx(x + v) - fx(x), bar, color, esc(st.label or ""),
+          esc(v >= 1e3 and M.si(v) or string.format("%.3g", v)), esc(unit))
         x = x + v
       end
     end
