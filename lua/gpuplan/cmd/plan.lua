@@ -240,8 +240,14 @@ function C.run(opts, args)
   -- reads them: gpuplan.train tokens_total, which each layout's job runs).
   local sized = opts.tokens or opts.samples
   if (opts.deadline or opts.budget) and not sized then
+    -- The buyer's other question, "what does my budget buy?" (50k USD of
+    -- 8B pre-training on B200 or H200), had no next step here: a run's
+    -- cost is its tokens times the layout's cost a token, so one priced
+    -- run of 1B tokens answers it by a division.
     error(cli.usage(string.format("plan: --%s needs --tokens (the run's size, e.g. 2e12) or "
-      .. "--samples N", opts.deadline and "deadline" or "budget")), 0)
+      .. "--samples N%s", opts.deadline and "deadline" or "budget", opts.budget and
+        "; to see how many tokens the budget buys, price 1B tokens (--tokens 1B --per-card, "
+          .. "without --budget) and divide the budget by each card's cost" or "")), 0)
   end
   -- Without --policy: a run of --tokens has a cost, and ranked by speed
   -- the search picked the largest count searched every time (64 GPUs for
