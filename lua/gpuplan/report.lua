@@ -557,6 +557,8 @@ function M.fit_hints(tries, want)
       .. table.concat(missed, ", ") .. (#missed == 1 and " (it does not fit either)"
       or " (they do not fit either)")) or "")
   end
+  -- one tried alone is no "none of" ("none of --recompute full fits")
+  if #missed == 1 then return missed[1] .. " does not fit either (priced)" end
   return "none of " .. table.concat(missed, ", ") .. " fits either (priced)"
 end
 

@@ -89,4 +89,32 @@ like($e, qr/--budget needs --tokens \(the run's size, e\.g\. 2e12\) or --samples
 ($c, $o, $e) = run_gp('plan', 'llama3.1-8b', '--gpu', 'b200', '--deadline', '30d');
 unlike($e, qr/budget buys/, '--deadline alone: no budget advice') or diag $e;
 
+# 6. fit, the "does it fit?" command, said "fits: no" and its largest
+# term and no next step, where train prices what would fit.  Llama 3.1
+# 70B QLoRA on 8 H100 at recompute none: short by 33.2 GiB, activations
+# 59.4 GiB.  Each variant quoted must be what fit says when run with it
+# (the same gp.memory: equal to the printed 0.1 GiB).
+my @job = ('fit', 'llama3.1-70b', '--gpu', 'h100-sxm', '--gpus', '8', '--method', 'qlora');
+($c, $o, $e) = run_gp(@job);
+is($c, 0, 'fit: a job that does not fit is an answer') or diag $e;
+like($o, qr/^fits: no/m, 'the verdict');
+my ($line) = $o =~ /^(would fit \(priced\): .*)$/m;
+ok($line, 'fit says what would fit') or diag $o;
+$line //= '';
+for my $v (['--recompute', 'full'], ['--zero', '3']) {
+    my ($gib) = $line =~ /\Q$v->[0] $v->[1]\E \(([\d.]+) GiB per GPU\)/;
+    ok(defined $gib, "@$v priced on the line") or next;
+    my ($c2, $o2) = run_gp(@job, @$v);
+    my ($total) = $o2 =~ /^total\s+([\d.]+)/m;
+    ok(defined $total && abs($gib - $total) < 0.051, "@$v: its own run's total ($gib vs "
+       . ($total // 'none') . ")");
+    like($o2, qr/^fits: yes/m, "@$v fits when run");
+}
+# one variant tried alone and missing: said of it, no "none of"
+($c, $o, $e) = run_gp('fit', 'llama3.1-70b', '--gpu', 'h100-sxm', '--gpus', '1', '--method', 'full');
+like($o, qr/^--recompute full does not fit either \(priced\)$/m, 'one variant: its own words') or diag $o;
+# a job that fits: no hint
+($c, $o, $e) = run_gp('fit', 'llama3.1-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '3');
+unlike($o, qr/would fit|fit either/, 'fits: no hint') or diag $o;
+
 done_testing();
