@@ -2722,7 +2722,8 @@ opt { name = "target", type = "number", metavar = "TPS", commands = "infer", cli
   -- output tokens/s, an amount: above 0, at most the engine's bound
   -- (GP_AMOUNT_MAX), checked here for the dense and the MoE search alike
   range = { 0, 1e15, gt = true },
-  help = "GPUs needed for TPS output tokens/s (Lua: gp.infer_plan{target = ...})" }
+  help = "GPUs needed for TPS output tokens/s; with --gpu A,B,... each card's plan side by "
+    .. "side, the cheapest per token first (Lua: gp.infer_plan{target = ...}, a card a call)" }
 -- itl_max and ttft_max are bounds, not serve options: they do not choose the
 -- MoE serving model (gp.infer{itl_max = 0.02} alone priced llama3-8b with
 -- it, TTFT 410 ms where the replica said 53 ms, while the command line

@@ -117,4 +117,36 @@ like($o, qr/^--recompute full does not fit either \(priced\)$/m, 'one variant: i
 ($c, $o, $e) = run_gp('fit', 'llama3.1-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '3');
 unlike($o, qr/would fit|fit either/, 'fits: no hint') or diag $o;
 
+# 7. "Serve Qwen3-235B-A22B FP8 at 100 req/s (256 output tokens each:
+# 25600 output tok/s): which card, how many?" -- infer --target over a
+# list of cards was refused.  Now each card's plan is the one-card
+# --target search's (the same gpuplan.serve plan): its GPUs and cost per
+# Mtok must equal what the one-card run prints (exact: the same search
+# on the same inputs, printed at the same precision).
+my @t = ('--weights', 'fp8', '--target', '25600');
+($c, $o, $e) = run_gp('infer', 'qwen3-235b-a22b', '--gpu', 'h100-sxm,b200,h20', @t);
+is($c, 0, 'infer --target over three cards') or diag $e;
+like($o, qr/^qwen3-235b-a22b: GPUs for 25600 output tok\/s on each card, ITL <= 50 ms; winner \S+ x \d+ \(cost per token\)$/m,
+     'the title names the target, the limit and the winner') or diag $o;
+for my $g (qw(h100-sxm b200)) {
+    my ($gpus, $cost) = $o =~ /^\Q$g\E\s+(\d+)\s.*?\s([\d.]+) USD\s/m;
+    my ($c1, $o1) = run_gp('infer', 'qwen3-235b-a22b', '--gpu', $g, @t);
+    my ($gpus1, $cost1) = $o1 =~ /^\s+25600\s+50\.0\s+(\d+)\s.*\s([\d.]+) USD$/m;
+    ok(defined $gpus && defined $gpus1, "$g: both runs read") or diag "$o\n$o1";
+    is($gpus, $gpus1, "$g: the GPUs of its own --target run");
+    is($cost, $cost1, "$g: the cost per Mtok of its own --target run");
+}
+# h20 has no offer for a USD buyer: after the priced cards, said why
+like($o, qr/^h20\s+\d+\s.*no price in the buyer's market/m, 'h20: planned, no price') or diag $o;
+my @order = $o =~ /^(h100-sxm|b200|h20)\s/mg;
+is($order[-1], 'h20', 'the unpriced card after the priced ones');
+# a card that cannot hold the model: its reason, last
+($c, $o, $e) = run_gp('infer', 'qwen3-235b-a22b', '--gpu', 'l4,h100-sxm', @t);
+is($c, 0, 'a card that cannot serve it: still an answer');
+like($o, qr/^l4\s+-\s.*no layout meets ITL 50 ms/m, 'l4: its reason') or diag $o;
+($c, $o, $e) = run_gp('infer', 'qwen3-235b-a22b', '--gpu', 'h100-sxm,h100-sxm', @t);
+like($e, qr/--gpu lists 'h100-sxm' twice/, 'a card named twice: refused') or diag $e;
+($c, $o, $e) = run_gp('infer', 'qwen3-235b-a22b', '--gpu', 'h100-sxm,b200', @t, '--format', 'json');
+like($o, qr/"per_card":\[/, 'json: the cards') or diag $o;
+
 done_testing();

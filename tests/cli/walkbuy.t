@@ -13,16 +13,14 @@ my ($c, $o, $e);
 my $tmp = File::Temp::tempdir(CLEANUP => 1);
 
 # 1. infer --target over a list of cards was refused with "--target takes
-# one card, not a list" and nothing to do next.  The refusal stays (the
-# search runs a card at a time) and says how to ask: a command a card,
-# or gp.infer_plan per card in Lua.
+# one card, not a list" and nothing to do next.  Now each card's plan is
+# priced side by side (tests/cli/walk_s76.t checks its figures against
+# the one-card runs).
 {
     ($c, $o, $e) = run_gp('infer', 'qwen3-235b-a22b', '--gpu', 'h100-sxm,h200-sxm,h20',
                           '--target', '20000', '--itl-max', '40');
-    is($c, 2, 'infer --target with three cards: a usage error');
-    like($e, qr/^gpuplan: infer: --target takes one card, not a list: run it once per card \(--gpu h100-sxm \.\.\., then the next\), or in Lua call gp\.infer_plan\{gpu = ID, target = \.\.\.\} for each card\n/,
-         'says what to run instead') or diag $e;
-    is($o, '', 'prints no table');
+    is($c, 0, 'infer --target with three cards: each card planned') or diag $e;
+    like($o, qr/^$_\s+\d+\s/m, "a row for $_") or diag $o for qw(h100-sxm h200-sxm h20);
     ($c, $o, $e) = run_gp('infer', 'llama3.1-8b', '--gpu', 'h100-sxm,h20', '--sweep-batch');
     is($c, 2, 'infer --sweep-batch with two cards: a usage error');
     like($e, qr/--sweep-batch takes one card, not a list: run it once per card, or leave --sweep-batch out/,

@@ -291,6 +291,87 @@ local function hint(opts, why, node_tp, a)
   return "try " .. (#t > 0 and table.concat(t, ", ") .. " or " or "") .. last
 end
 
+-- gpuplan infer MODEL --gpu A,B,C --target TPS: the buyer's question
+-- ("serve 100 req/s: which card, how many?") was refused, "--target takes
+-- one card, not a list", with the next step a loop the user had to write.
+-- Each card's plan is gp.infer_plan's (gpuplan.serve plan, the search
+-- --target runs on one card), side by side, the cheapest per token first;
+-- a card without an offer in the buyer's market after those with one; a
+-- card the search refuses last, with its reason.
+local function target_cards(opts, a, ids)
+  local serve = require "gpuplan.serve"
+  local amount_fmt = require("gpuplan.units").amount_fmt
+  local rows = {}
+  for i, g in ipairs(ids) do
+    local pa = {}
+    for k, v in pairs(a) do pa[k] = v end
+    pa.gpu, pa.target = g, opts.target
+    pa.itl_max = string.format("%.17gms", opts.itl_max or 50)
+    local ok, p = pcall(serve.plan, pa)
+    if ok then
+      rows[#rows + 1] = { gpu = g, order = i, gpus = p.gpus, fits = true,
+        deployment = p.disagg and string.format("decode %d x %s + prefill %d x %s", p.decode_gpus,
+          p.layout, p.prefill_gpus, p.prefill_layout) or p.layout,
+        tokens_per_s = p.tokens_per_s, itl_s = p.itl_s, ttft_s = p.ttft_s,
+        cost_per_mtok = p.cost_per_mtok, currency = p.cost_per_mtok and p.currency or nil }
+    else
+      local why = clean(p)
+      why = type(why) == "string" and why:gsub("^infer_plan: ", "") or tostring(why)
+      rows[#rows + 1] = { gpu = g, order = i, fits = false, why = why }
+    end
+  end
+  local function rank(x) return not x.fits and 3 or x.cost_per_mtok and 1 or 2 end
+  table.sort(rows, function(x, y)
+    if rank(x) ~= rank(y) then return rank(x) < rank(y) end
+    if rank(x) == 1 and x.cost_per_mtok ~= y.cost_per_mtok then return x.cost_per_mtok < y.cost_per_mtok end
+    if rank(x) == 2 and x.gpus ~= y.gpus then return x.gpus < y.gpus end
+    return x.order < y.order
+  end)
+  local w = rows[1] and rows[1].fits and rows[1] or nil
+  for _, x in ipairs(rows) do
+    x.order = nil
+    if x == w then
+      x.loses = "(the winner)"
+    elseif x.fits and x.cost_per_mtok and w.cost_per_mtok then
+      x.loses = string.format("%.1f%% more cost per token, %d GPUs", 100 * (x.cost_per_mtok
+        / w.cost_per_mtok - 1), x.gpus)
+    elseif x.fits then
+      x.loses = "no price in the buyer's market (--market, --currency or --price)"
+    else
+      x.loses = x.why
+    end
+  end
+  if opts.format == "json" then
+    io.stdout:write(report.json({ target = opts.target, itl_max = (opts.itl_max or 50) / 1e3,
+      per_card = rows }), "\n")
+    return 0
+  end
+  local csv = opts.format == "csv"
+  local function ms(f) return not csv and function(v) return string.format(f, v * 1e3) end or nil end
+  local cols = { { key = "gpu", label = "card" }, { key = "gpus", label = "GPUs" },
+    { key = "deployment", label = "deployment" },
+    { key = "tokens_per_s", label = "tok/s", fmt = "%.0f" },
+    { key = "itl_s", label = "ITL ms", fmt = ms("%.1f") },
+    { key = "ttft_s", label = "TTFT ms", fmt = ms("%.0f") } }
+  if csv then
+    cols[#cols + 1] = { key = "cost_per_mtok" }
+    cols[#cols + 1] = { key = "currency" }
+    cols[#cols + 1] = { key = "fits" }
+  else
+    for _, x in ipairs(rows) do
+      x.cost = x.cost_per_mtok and (amount_fmt(x.cost_per_mtok, 3):format(x.cost_per_mtok)
+        .. " " .. x.currency)
+    end
+    cols[#cols + 1] = { key = "cost", label = "cost/Mtok" }
+  end
+  cols[#cols + 1] = { key = "loses", label = "against the winner" }
+  report.print(rows, { format = opts.format, columns = cols, title = string.format(
+    "%s: GPUs for %.0f output tok/s on each card, ITL <= %.4g ms; %s", a.model, opts.target,
+    opts.itl_max or 50, w and string.format("winner %s x %d (%s)", w.gpu, w.gpus,
+      w.cost_per_mtok and "cost per token" or "fewest GPUs: no card priced") or "no card meets it") })
+  return 0
+end
+
 -- gpuplan infer MODEL --gpu A,B,C: the same deployment on each card, side
 -- by side (gp.infer with a list of cards), ranked as gp.infer ranks them.
 function C.cards(opts, a)
@@ -299,15 +380,13 @@ function C.cards(opts, a)
   -- with no next step.  --target's search runs a card at a time (one
   -- command a card, or gp.infer_plan in a loop); the others price one
   -- deployment a card, as the list's own table does.
-  for _, o in ipairs { "target", "sweep_batch", "ops", "svg" } do
+  -- --target takes a list now: each card's plan side by side
+  -- (target_cards).
+  for _, o in ipairs { "sweep_batch", "ops", "svg" } do
     if opts[o] ~= nil then
       local flag = "--" .. o:gsub("_", "-")
-      local next_step = o == "target"
-        and "run it once per card (--gpu " .. opts.gpu:match("^[^,]*") .. " ..., then the next), "
-          .. "or in Lua call gp.infer_plan{gpu = ID, target = ...} for each card"
-        or "run it once per card, or leave " .. flag .. " out to compare the cards' "
-          .. "deployments side by side"
-      error(cli.usage("infer: " .. flag .. " takes one card, not a list: " .. next_step), 0)
+      error(cli.usage("infer: " .. flag .. " takes one card, not a list: run it once per card, "
+        .. "or leave " .. flag .. " out to compare the cards' deployments side by side"), 0)
     end
   end
   local ids = {}
@@ -317,6 +396,14 @@ function C.cards(opts, a)
                       .. "'"), 0)
     end
     ids[#ids + 1] = g
+  end
+  if opts.target ~= nil then
+    local seen = {}
+    for _, g in ipairs(ids) do
+      if seen[g] then error(cli.usage("infer: --gpu lists '" .. g .. "' twice"), 0) end
+      seen[g] = true
+    end
+    return target_cards(opts, a, ids)
   end
   -- A card named twice is refused by gp.sweep.cards, as a repeated
   -- --gpus count is ("--gpu lists 'h100-sxm' twice"): one rule for lists.
