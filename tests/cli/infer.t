@@ -198,8 +198,11 @@ like($irow[2], qr/^rtx-4090\s.*\sno\s+does not fit$/, 'what does not fit last');
 like($o, qr/^rtx-4090 does not fit: needs [\d.]+ GB per GPU/m, 'and why');
 ($c, $o, $e) = run_gp('infer', 'llama3-70b', '--gpu', 'h200-sxm,h100-sxm', '--format', 'json');
 like($o, qr/\A\{.*"per_card":\[/s, 'json: one object with per_card');
+# --target with several cards: each card's plan side by side
+# (tests/cli/walk_s76.t checks its figures against the one-card runs)
 ($c, $o, $e) = run_gp('infer', 'llama3-70b', '--gpu', 'h200-sxm,h100-sxm', '--target', '1000');
-is($c, 2, '--target with several cards: a usage error');
+is($c, 0, '--target with several cards: each card planned') or diag $e;
+like($o, qr/^$_\s+\d+\s/m, "--target: a row for $_") or diag $o for qw(h200-sxm h100-sxm);
 ($c, $o, $e) = run_gp('infer', 'llama3-70b', '--gpu', 'h200-sxm,,h100-sxm');
 is($c, 2, 'an empty id in the list: a usage error');
 
