@@ -49,7 +49,7 @@ like($o, qr/^\s*1000000000\s/m, '1GB is 10^9 bytes') or diag $o . $e;
 # a form neither reads: the message names the nccl-tests form too
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--max', '1gb');
 is($c, 2, 'comm --max 1gb: a usage error');
-like($e, qr/^gpuplan: comm: --max expects a size like 8, 1MiB, 4GB or 1G \(nccl-tests' -e 1G, 1024\^3 B\), got '1gb'$/m,
+like($e, qr/^gpuplan: comm: --max expects a size like 8, 1MiB, 4GB or 1G \(as nccl-tests -e 1G: 1024\^3 B\), got '1gb'$/m,
      'names the forms') or diag $e;
 
 # 3. A switch spelt out or misspelt with its --no- ('rl

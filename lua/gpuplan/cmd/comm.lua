@@ -48,8 +48,8 @@ local function size_arg(v, name, default)
   end
   local ok, b = units.try(v, "bytes")
   if not ok then
-    error(cli.usage("comm: --" .. name .. " expects a size like 8, 1MiB, 4GB or 1G (nccl-tests' "
-      .. "-e 1G, 1024^3 B), got '" .. v .. "'"), 0)
+    error(cli.usage("comm: --" .. name .. " expects a size like 8, 1MiB, 4GB or 1G (as "
+      .. "nccl-tests -e 1G: 1024^3 B), got '" .. v .. "'"), 0)
   end
   return b
 end
