@@ -2037,8 +2037,11 @@ end
 -- Dockerfile checks out): "bucket_size = 1024*1024*bucket_cap_mb /
 -- dtype_size", bucket_cap_mb=100, one reduce-scatter and one parameter
 -- all-gather a bucket (engine/train.c dp_bucketed).
+-- A whole number of elements (kind count): a fraction of an element is
+-- no bucket apex builds, and a bucket under one element priced billions
+-- of collectives (0.5: a 1.2e6 s step) where it should be refused.
 opt { name = "dp_bucket", type = "number", metavar = "N", commands = "train plan",
-  kind = "number", range = { 0, 1e15 },
+  kind = "count", range = { 0, 1e15 },
   default = "0 (each stage's once-a-step gradient reduction and parameter gather in one "
     .. "collective)",
   help = "elements in each of the once-a-step data-parallel gradient reduce-scatters and "

@@ -8,7 +8,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(7)
+t.plan(8)
 
 local function part(r, name) return t.parts(r)[name] end  -- tap.lua's parts
 
@@ -44,5 +44,11 @@ t.near(gp.train(t.with(job, { dp_bucket = 2 * E })).step_s, one.step_s, 1e-12,
        "a bucket larger than the stage: one message")
 t.near(gp.train(t.with(job, { dp_bucket = 0 })).step_s, one.step_s, 1e-12, "0: one message")
 t.raises(function() gp.train(t.with(job, { dp_bucket = -1 })) end,
-         "train: dp_bucket must be a number in [0, 1000000000000000] (got -1)",
+         "train: dp_bucket must be a whole number 0..1000000000000000 (got -1)",
          "a negative bucket is refused, named", true)
+-- A bucket is a whole number of elements: half an element priced
+-- 2 x 8030261248 collectives a step (a 1.2e6 s step) where it is no
+-- bucket apex can build.
+t.raises(function() gp.train(t.with(job, { dp_bucket = 0.5 })) end,
+         "train: dp_bucket must be a whole number 0..1000000000000000 (got 0.5)",
+         "a fraction of an element is refused, named", true)
