@@ -403,16 +403,6 @@ static void stage_full(const gp_model *m, const gp_train_cfg *c,
 			big = p->lm_head;
 		o->bytes[GP_MEM_GRADS] = big / y->tp * sb.grads;
 	}
-	if (c->paged_optimizer) {
-		/* bitsandbytes paged optimizers allocate their states
-		 * with cudaMallocManaged (bitsandbytes functional.py
-		 * get_paged / cget_managed_ptr): resident on the card
-		 * until evicted, but outside PyTorch's caching
-		 * allocator, so torch.cuda.max_memory_allocated and
-		 * memory_stats never count them. */
-		o->bytes[GP_MEM_PAGED] = o->bytes[GP_MEM_OPTIMIZER];
-		o->bytes[GP_MEM_OPTIMIZER] = 0;
-	}
 	if (c->before_step)
 		/* Read before the first optimizer step (gp_train_cfg
 		 * before_step): the optimizer's states do not exist yet.
@@ -429,8 +419,24 @@ static void stage_full(const gp_model *m, const gp_train_cfg *c,
 		 * initialize_optimizer_states: "other optimizers which do
 		 * lazy initialization of the state at the first call to
 		 * step").  The fp32 master is built at construction
-		 * (single_partition_of_fp32_groups) and stays. */
+		 * (single_partition_of_fp32_groups) and stays.  Before the
+		 * paged move below: bitsandbytes' paged optimizers create
+		 * their states lazily too (optim/optimizer.py
+		 * Optimizer8bit.step: "if len(state) == 0:
+		 * self.init_state(group, p, gindex, pindex)", whose
+		 * get_state_buffer allocates the paged buffer), so no paged
+		 * states exist yet either. */
 		o->bytes[GP_MEM_OPTIMIZER] = 0;
+	if (c->paged_optimizer) {
+		/* bitsandbytes paged optimizers allocate their states
+		 * with cudaMallocManaged (bitsandbytes functional.py
+		 * get_paged / cget_managed_ptr): resident on the card
+		 * until evicted, but outside PyTorch's caching
+		 * allocator, so torch.cuda.max_memory_allocated and
+		 * memory_stats never count them. */
+		o->bytes[GP_MEM_PAGED] = o->bytes[GP_MEM_OPTIMIZER];
+		o->bytes[GP_MEM_OPTIMIZER] = 0;
+	}
 	if (off) {
 		/* The trainable partition, its 16-bit (fp32) dtype and
 		 * its largest tensor: the embedding or output matrix,

@@ -9,7 +9,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(10)
+t.plan(12)
 
 -- LLaMA-7B as the DeepSpeed 0.14.2 gist runs it (validation/cases.json
 -- ds0142-a800-llama7b-s4096-zero2-ckpt-mb1-mem): ZeRO-2 on 8 A800s, bf16,
@@ -61,6 +61,16 @@ t.is(mem(z1).allocated - mem(t.with(z1, { before_step = true })).allocated, N,
 -- A plain torch.optim AdamW (stack hf, ZeRO off): its moments are lazy too.
 t.is(t.part(mem { stack = "hf", zero = 0, kernels = nil, before_step = true }, "optimizer"), 0,
   "torch.optim AdamW before its first step: no moments")
+
+-- bitsandbytes' paged optimizers create their states in the first step()
+-- as well (optim/optimizer.py Optimizer8bit.step: "if len(state) == 0:
+-- self.init_state(...)", get_state_buffer allocating the paged buffer):
+-- steady state pages Adam's two fp32 moments of every parameter (ZeRO
+-- off), 8 N B; before the first step none.  Exact (integer bytes).
+local paged = { stack = "hf", zero = 0, kernels = nil, paged_optimizer = true }
+t.is(t.part(mem(paged), "optimizer_paged"), 8 * N, "paged states in steady state: 8 N B")
+t.is(t.part(mem(t.with(paged, { before_step = true })), "optimizer_paged"), 0,
+  "paged states before the first step: none yet")
 
 -- Bad input is refused, naming the option.
 local ok, err = pcall(mem, { before_step = "yes" })
