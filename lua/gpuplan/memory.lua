@@ -1372,6 +1372,16 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
     end
     cfg[k] = o[k] or nil
   end
+  -- The optimizer fused into backward steps each parameter in its
+  -- gradient's hook (torchtune optimizer_in_bwd; its memory guide:
+  -- "Gradient accumulation should always be set to 1 when fusing the
+  -- optimizer step into the backward pass"), so the first backward is its
+  -- first step: no micro-batch runs before it, and zeroing its states
+  -- would price a backward without the moments it creates as it goes.
+  if cfg.before_step and cfg.grads_in_bwd then
+    fail("before_step with grads_in_bwd: the optimizer fused into backward steps in the "
+      .. "first backward, so no micro-batch runs before its first step")
+  end
   -- PyTorch's context_parallel ring (torchtitan's
   -- context_parallel_rotate_method) holds its rotater's K/V chunks and the
   -- fp32 gradients it passes on while a layer's attention backward runs

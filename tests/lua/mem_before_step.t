@@ -9,7 +9,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(12)
+t.plan(13)
 
 -- LLaMA-7B as the DeepSpeed 0.14.2 gist runs it (validation/cases.json
 -- ds0142-a800-llama7b-s4096-zero2-ckpt-mb1-mem): ZeRO-2 on 8 A800s, bf16,
@@ -75,3 +75,10 @@ t.is(t.part(mem(t.with(paged, { before_step = true })), "optimizer_paged"), 0,
 -- Bad input is refused, naming the option.
 local ok, err = pcall(mem, { before_step = "yes" })
 t.ok(not ok and tostring(err):find("before_step", 1, true), "a non-boolean is refused, naming before_step")
+-- The optimizer fused into backward (torchtune optimizer_in_bwd) steps in
+-- the first backward: no micro-batch runs before its first step, so the
+-- pair is refused, naming both.
+ok, err = pcall(mem, { stack = "hf", zero = 0, kernels = nil, grads_in_bwd = true,
+  before_step = true })
+t.ok(not ok and tostring(err):find("before_step with grads_in_bwd", 1, true),
+  "before_step under the optimizer in backward is refused")
