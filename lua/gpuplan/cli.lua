@@ -590,6 +590,29 @@ local function dispatch(argv)
   if not mod then error(unknown_command(name), 0) end
   local ok, opts, args, after_flag = pcall(M.parse, name, mod.options or {}, argv, 2, mod.hint)
   if not ok then return report_error(opts, mod.usage, name) end
+  -- The note on a word that followed an option's value (last: { word,
+  -- flag, value }, parse's after_flag): the option takes one word, so a
+  -- unit typed apart from its number ("50 ms") is said so -- where the
+  -- option's own readers take the two written together (the parse
+  -- above, then the declared kind's check), so the joined form offered
+  -- is one the option reads: a list of units here offered "as 1K" for
+  -- --global-batch 1 K, which refuses 1K, and not "as 1b" for --tokens
+  -- 1 b, which reads 1b.
+  local function value_word_note(last)
+    local unit = false
+    local key = last[2]:sub(3):gsub("%-", "_")
+    local options = require("gpuplan.options")
+    local d = options.get(key)
+    local QUANTITY = { bytes = true, bandwidth = true, duration = true, power = true,
+                       total = true, tokens = true, count = true, number = true }
+    if d and QUANTITY[d.kind] and last[3]:match("%d$") and last[1]:match("^%a[%a/]*$") then
+      local okp, o = pcall(M.parse, name, mod.options or {}, { last[2], last[3] .. last[1] }, 1)
+      unit = okp and o[key] ~= nil and options.check(key, o[key], name) ~= nil
+    end
+    return string.format("'%s' follows %s %s: an option takes one value%s", last[1], last[2],
+      last[3], unit and string.format(", a number and its unit written together, as %s%s",
+        last[3], last[1]) or "")
+  end
   -- A usage error over the arguments ("infer: one MODEL at a time") when
   -- one of them followed a flag: "--sweep-batch 1,8" gave a value to an
   -- option that takes none, which the message did not say.
@@ -605,15 +628,7 @@ local function dispatch(argv)
         -- to give --model)
         return e
       elseif last[3] then
-        -- after an option's value: the option takes one word, so a
-        -- unit typed apart from its number ("50 ms") is said so
-        local UNITS = { ns = 1, us = 1, ms = 1, s = 1, m = 1, h = 1, d = 1, w = 1, k = 1,
-                        K = 1, M = 1, G = 1, T = 1, B = 1, KB = 1, MB = 1, GB = 1, TB = 1,
-                        KiB = 1, MiB = 1, GiB = 1, TiB = 1, W = 1 }
-        local unit = UNITS[last[1]] and last[3]:match("%d$")
-        t.msg = string.format("%s ('%s' follows %s %s: an option takes one value%s)", e.msg,
-          last[1], last[2], last[3], unit and string.format(
-            ", a number and its unit written together, as %s%s", last[3], last[1]) or "")
+        t.msg = string.format("%s (%s)", e.msg, value_word_note(last))
       else
         t.msg = string.format("%s ('%s' follows %s, which takes no value)", e.msg, last[1], last[2])
       end
@@ -634,7 +649,16 @@ local function dispatch(argv)
       -- a value its kind cannot parse (options.quantity marks it) is a
       -- usage error, exit 2; one out of its range an error, exit 1
       local mk = argmod.is_usage(bad) and M.usage or M.fail
-      return report_error(mk(name .. ": " .. cli_got(bad)), mod.usage, name)
+      -- the value's unit typed as a word of its own ("--memory 40 GiB"
+      -- read "--memory '40' needs a unit", the GiB typed unnamed)
+      local msg = cli_got(bad)
+      for _, a in ipairs(after_flag) do
+        if a[3] and msg:sub(1, #a[2] + 1) == a[2] .. " " then
+          msg = msg .. " (" .. value_word_note(a) .. ")"
+          break
+        end
+      end
+      return report_error(mk(name .. ": " .. msg), mod.usage, name)
     end
   end
   -- A broken catalog (a user file on the search path) is one error naming
