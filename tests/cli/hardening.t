@@ -35,8 +35,9 @@ sub clean_error {
 # Out of range, not malformed (5000PB reads as a size): exit 1, as every
 # other out-of-range value exits (it exited 2, a usage error).
 is($c, 1, 'comm --max 5000PB: out of range (exit 1), not a hang');
-like($e, qr/^gpuplan: comm: --max must be a size of 1 B to 2\^50 B \(1 PiB\), got 5000000000000000000$/m,
-     'comm --max 5000PB: the limit and the value');
+# the bytes read and the value as typed (5000PB = 5e18 B)
+like($e, qr/^gpuplan: comm: --max must be a size of 1 B to 2\^50 B \(1 PiB\), got 5000000000000000000 \(--max 5000PB\)$/m,
+     'comm --max 5000PB: the limit, the bytes and the value typed');
 clean_error($e, 'comm --max 5000PB');
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--min', '4', '--max', '4611686018427387904');
 is($c, 1, 'comm --max 2^62: out of range, exit 1');

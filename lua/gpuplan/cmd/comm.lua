@@ -47,6 +47,12 @@ local function size_arg(v, name, default)
     end
   end
   local ok, b = units.try(v, "bytes")
+  -- a size in the units' form past their range is out of range (exit 1,
+  -- as comm.sizes says of a number past 2^50), not "expects a size like
+  -- 4GB" of '99999999999GB'
+  if not ok and tostring(b):find("too large", 1, true) then
+    error(string.format("comm: --%s must be a size of 1 B to 2^50 B (1 PiB), got '%s'", name, v), 0)
+  end
   if not ok then
     error(cli.usage("comm: --" .. name .. " expects a size like 8, 1MiB, 4GB or 1G (as "
       .. "nccl-tests -e 1G: 1024^3 B), got '" .. v .. "'"), 0)
@@ -170,7 +176,16 @@ function C.run(opts, args)
   -- The range before any row: 5000PB would double past 2^63 forever.
   local okr, why = pcall(comm.sizes, lo, hi)
   if not okr then
-    error((tostring(why):gsub("(comm: )(%a+) must", "%1--%2 must")), 0)
+    local msg, which = tostring(why):gsub("(comm: )(%a+) must", "%1--%2 must")
+    -- the bound as typed beside the bytes it was read as: '--max
+    -- 99999999999G' (nccl-tests' powers of 1024) read "got
+    -- 1.0737418239893e+20" alone, a number the user never wrote
+    local name = which > 0 and msg:match("^comm: %-%-(%a+) must")
+    local typed = name and opts[name]
+    if typed and not msg:find("got " .. tostring(typed), 1, true) then
+      msg = msg .. string.format(" (--%s %s)", name, typed)
+    end
+    error(msg, 0)
   end
 
   -- system: a catalog system id, or nil for the node built from --gpu.
