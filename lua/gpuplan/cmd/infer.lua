@@ -302,6 +302,13 @@ local function target_cards(opts, a, ids)
   local serve = require "gpuplan.serve"
   local amount_fmt = require("gpuplan.units").amount_fmt
   local rows = {}
+  -- A card the catalog does not hold is the user's typo, refused as the
+  -- list without --target refuses it ("--gpu: unknown gpu 't4' (did you
+  -- mean l4 ...)", a usage error), not a row of the table that exits 0.
+  for _, g in ipairs(ids) do
+    local okg, eg = pcall(function() return require("gpuplan").catalog():get("gpus", g) end)
+    if not okg then error(eg, 0) end
+  end
   for i, g in ipairs(ids) do
     local pa = {}
     for k, v in pairs(a) do pa[k] = v end
@@ -397,16 +404,15 @@ function C.cards(opts, a)
     end
     ids[#ids + 1] = g
   end
+  -- A card named twice is refused by gp.sweep.cards, as a repeated
+  -- --gpus count is ("--gpu lists 'h100-sxm' twice"): one rule for lists,
+  -- --target's list too (it kept a copy of its own, a usage error where
+  -- the list's is an error).
   if opts.target ~= nil then
-    local seen = {}
-    for _, g in ipairs(ids) do
-      if seen[g] then error(cli.usage("infer: --gpu lists '" .. g .. "' twice"), 0) end
-      seen[g] = true
-    end
+    local okc, e = pcall(require("gpuplan.sweep").cards, ids, "infer")
+    if not okc then error(clean(e), 0) end
     return target_cards(opts, a, ids)
   end
-  -- A card named twice is refused by gp.sweep.cards, as a repeated
-  -- --gpus count is ("--gpu lists 'h100-sxm' twice"): one rule for lists.
   a.gpu = ids
   local ok, r = pcall(infer.infer, a)
   if not ok then error(clean(r), 0) end
