@@ -42,6 +42,9 @@ local expect = {
   loop = "loop.lua:2: catalog file runs too long",
   string_meta = "string_meta.lua:2: string method 'rep' is not available in catalog files",
   table_key = "table_key.lua:1: gpu 'tkey': keys must be field names, found a number key (2) and a table key",
+  -- FP16 accumulation is at most twice the stored FP32-accumulate peak
+  -- (schema.lua gpu.acc16_x: GeForce's halved rate, 1..2)
+  acc16_x = "acc16_x.lua:1: gpu 'acc16': field 'acc16_x': must be <= 2, got 3",
   link_no_dir = "link_no_dir.lua:1: fabric 'nodir': field 'bw': bad link bandwidth '900GB/s': say 'bidir'",
 }
 local names = {}
