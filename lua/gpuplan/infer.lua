@@ -772,15 +772,24 @@ end
 -- -- so the kernel reads at the copy (1.0, the most roof_op.stream
 -- takes); no XQA-specific rate was found.
 M.attn_stream_hopper_fp8 = 1.0
+-- The query heads one rank's KV head serves (XQA's head_grp_size, its
+-- nbQHeadsPerKV): the heads over the KV heads, each split over TP, a KV
+-- head replicated where TP exceeds them.  nil where the model states no
+-- usable heads.  The one rule for the XQA tests here and in
+-- gpuplan.predict.infer (its release-by-release support test).
+function M.qheads_per_kv(model, tp)
+  local heads = tonumber(model.heads)
+  local kvh = tonumber(model.kv_heads or model.heads)
+  if not heads or not kvh or kvh <= 0 then return nil end
+  tp = tp or 1
+  return (heads / tp) / math.max(1, kvh / tp)
+end
 function M.attn_stream_of(a, g, model, tp, kv)
   if a.runtime ~= "trtllm" or a.xqa == false or kv ~= "fp8" then return nil end
   if not g or g.arch ~= "hopper" or (g.vendor ~= nil and g.vendor ~= "NVIDIA") then return nil end
   if type(model) ~= "table" or latent_cache(model) then return nil end
-  local heads, kvh = tonumber(model.heads), tonumber(model.kv_heads or model.heads)
-  if not heads or not kvh or kvh <= 0 then return nil end
-  tp = tp or 1
-  local group = (heads / tp) / math.max(1, kvh / tp)
-  if group <= 1 or group > 32 then return nil end
+  local group = M.qheads_per_kv(model, tp)
+  if not group or group <= 1 or group > 32 then return nil end
   return M.attn_stream_hopper_fp8
 end
 

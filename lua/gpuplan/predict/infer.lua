@@ -358,10 +358,8 @@ local PROFILES = {
     -- "The kernel rule itself checked release by release").
     local rel = r ~= nil and version.before(r, "0.11.0")
     if rel and not pre and gqa and not mla and a.xqa == nil then
-      local tp = a.tp or 1
-      local kv = model.kv_heads or model.heads
       -- one rank's heads: a KV head is replicated where TP exceeds them
-      local group = (model.heads / tp) / math.max(1, kv / tp)
+      local group = infer.qheads_per_kv(model, a.tp or 1)
       local hd = model.head_dim or model.hidden / model.heads
       if group ~= 8 or (hd ~= 128 and hd ~= 256) then
         a.xqa = false
