@@ -3743,7 +3743,9 @@ function M.hint(cmd, key, side)
   -- ('rl --no-reference-model' named nothing): the nearest of the
   -- command's switches, with its --no- (cli.parse takes --no-NAME for
   -- every flag).
-  if cli and k:match("^no_.") then
+  -- An option of the command that takes a value (--no-top) has no --no-
+  -- form and is no misspelling: no hint.
+  if cli and k:match("^no_.") and not (BY[k:sub(4)] and BY[k:sub(4)].type ~= "flag") then
     local flags = {}
     for _, o in ipairs(D) do
       if o.type == "flag" and M.takes(cmd, o.name, side) then flags[#flags + 1] = o.name end

@@ -13,6 +13,7 @@ require './tests/cli/lib.pl';
 # Flags of other programs the docs quote as their sources state them.
 my %other = (
     '--attention-backend'         => 'SGLang (docs/serving.md)',
+    '--backend'                   => 'trtllm-bench (docs/validation.md)',
     '--random-range-ratio'        => 'SGLang bench_serving (docs/validation.md)',
     '--moe-router-force-load-balancing' => 'Megatron-LM (docs/validation.md)',
     '--finetune'                  => 'Megatron-LM (docs/validation.md)',
