@@ -221,6 +221,7 @@ static const lgp_field train_fields[] = {
 	F_CUSTOM("order", c_order),
 	F_NUM("global_batch", offsetof(train_cfg, global_batch), 0),
 	F_NUM("dp_bucket", offsetof(train_cfg, dp_bucket), 0),
+	F_BOOL("fp8_param_gather", offsetof(train_cfg, fp8_param_gather), 0),
 	F_BOOL("fsdp", offsetof(train_cfg, fsdp), 0),
 	F_BOOL("overlap_grad_reduce", offsetof(train_cfg, overlap_grad_reduce), 0),
 	F_BOOL("overlap_param_gather", offsetof(train_cfg, overlap_param_gather), 0),

@@ -529,6 +529,48 @@ static double ds_step_passes(const ctx *x, double elems)
 
 /* 1 when pm holds phase_post's terms for this phase's ZeRO stage: its
  * key (train_phase.h train_post_memo) is this phase's. */
+/* fp8_param_gather: the distributed optimizer's parameter all-gather
+ * moves the Transformer Engine linears' weights in 1 byte.  NeMo's
+ * fp8_params builds those weights as Float8Tensors, and its
+ * MegatronDistributedFusedAdam (nemo/core/optim/distributed_adam.py at
+ * 24.09-alpha.rc0, init_params_bucket) buckets them apart: "if
+ * is_float8tensor(param): fp8_params.append(param)", then
+ * "super().init_params_bucket(fp8_params, grad_sync_dtype=
+ * grad_sync_dtype, param_sync_dtype=torch.uint8, ...)"; the other
+ * parameters (embeddings, norms, the output layer) keep the 16-bit
+ * sync.  Megatron-LM's own flag is the same for its distributed
+ * optimizer: "--fp8-param-gather", "Keep the compute param in fp8 (do
+ * not use any other intermediate dtype) and perform the param
+ * all-gather in fp8" (megatron/training/arguments.py).  MXFP8's
+ * per-32-element scales (1/32 B more) are not counted.  Only an fp8
+ * run's linears are Float8Tensors (train.lua refuses
+ * the flag otherwise); linw counts them (train_layer.c), experts
+ * included. */
+static int fp8_pg(const ctx *x)
+{
+	return x->c->fp8_param_gather && x->k.lin == GP_FP8;
+}
+
+/* Bytes of a stage's parameter all-gather: 16-bit parameters, 2 B an
+ * element, the fp8 linears 1 B under fp8_pg.  lp: the stage's dense
+ * parameters, le its experts' (all linears), linw the linears'
+ * elements, experts' included. */
+static double gather_bytes(const ctx *x, double lp, double le, double linw,
+			   int expert)
+{
+	double lin = linw - le;
+
+	if (!fp8_pg(x))
+		return 2.0 * (expert ? le : lp);
+	if (expert)
+		return le;
+	if (lin < 0)
+		lin = 0;
+	if (lin > lp)
+		lin = lp;
+	return 2.0 * lp - lin;
+}
+
 static int post_kept(const struct train_post_memo *pm, const phase *ph,
 		     const scost *base)
 {
@@ -551,6 +593,7 @@ static int post_kept(const struct train_post_memo *pm, const phase *ph,
 		       ph->opt_bytes[train_ddp_buffer(c, x->y.zero)]) ||
 	    !same_bits(pm->rb, x->rb) ||
 	    !same_bits(pm->dp_bucket, c->dp_bucket) ||
+	    pm->fp8_pg != fp8_pg(x) ||
 	    !same_group(&pm->dpcp, &x->g[GP_GRP_DPCP]) ||
 	    !same_group(&pm->edp, &x->g[GP_GRP_EDP]))
 		return 0;
@@ -587,6 +630,7 @@ static void post_keep(struct train_post_memo *pm, const phase *ph,
 	pm->opt_bytes = ph->opt_bytes[train_ddp_buffer(c, x->y.zero)];
 	pm->rb = x->rb;
 	pm->dp_bucket = c->dp_bucket;
+	pm->fp8_pg = fp8_pg(x);
 	pm->dpcp = x->g[GP_GRP_DPCP];
 	pm->edp = x->g[GP_GRP_EDP];
 	for (j = 0; j < ph->nrec; j++) {
@@ -786,6 +830,8 @@ static int phase_post(phase *ph, struct zslot *zs, const scost *base)
 	for (j = 0; j < ph->nrec; j++) {
 		double lp = base[j].params - base[j].eparams;
 		double le = base[j].eparams, opt;
+		double gbd = gather_bytes(x, lp, le, base[j].linw, 0);
+		double gbe = gather_bytes(x, lp, le, base[j].linw, 1);
 
 		if (!ph->opt_ok[slot]) {
 			double loc = sh ? lp / x->y.shard + le / x->y.eshard :
@@ -841,18 +887,14 @@ static int phase_post(phase *ph, struct zslot *zs, const scost *base)
 		 * ParallelMode.ZERO1)" (hybrid_zero_optim.py). */
 		if (gather && !ph->ag_ok)
 			ph->ag[j] = c->dp_bucket > 0 ?
-				dp_bucketed(x, GP_ALL_GATHER, lp * 2.0, lp,
-					    0) +
-				dp_bucketed(x, GP_ALL_GATHER, le * 2.0, le,
-					    1) :
+				dp_bucketed(x, GP_ALL_GATHER, gbd, lp, 0) +
+				dp_bucketed(x, GP_ALL_GATHER, gbe, le, 1) :
 				x->y.hsdp > 0 ?
-				train_zero_coll(x, GP_ALL_GATHER, lp * 2.0,
-						0) +
-				train_zero_coll(x, GP_ALL_GATHER, le * 2.0,
-						1) :
-				coll(x, GP_ALL_GATHER, lp * 2.0,
+				train_zero_coll(x, GP_ALL_GATHER, gbd, 0) +
+				train_zero_coll(x, GP_ALL_GATHER, gbe, 1) :
+				coll(x, GP_ALL_GATHER, gbd,
 				     &x->g[GP_GRP_DPCP]) +
-				coll(x, GP_ALL_GATHER, le * 2.0,
+				coll(x, GP_ALL_GATHER, gbe,
 				     &x->g[GP_GRP_EDP]);
 		/* Gradient reduction once per step (ZeRO 0/1, and ZeRO 3
 		 * with whole gradients; otherwise ZeRO 2/3 reduce per

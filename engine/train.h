@@ -111,6 +111,10 @@ typedef struct train_cfg {
 				  * stage in one message, Megatron-Core's
 				  * last bucket DDP_BUCKET (train.c
 				  * dp_bucketed) */
+	int fp8_param_gather;    /* 1: the distributed optimizer gathers
+				  * the fp8 linears' weights in 1 byte
+				  * (NeMo's fp8_params, train.c
+				  * phase_post) */
 	int zero_allreduce;      /* 1: ZeRO 1/2 reduce gradients by an
 				  * all-reduce, each rank keeping its slice
 				  * (DeepSpeed's stage 1 and 2 with

@@ -223,7 +223,7 @@ struct train_phase {
 struct train_post_memo {
 	int ok;
 	int nrec, master_shard0, fsdp, grads_whole, zero_allreduce;
-	int hsdp, nodes, fp8_current, fp8_block, dual;
+	int hsdp, nodes, fp8_current, fp8_block, dual, fp8_pg;
 	gp_dtype lin, half;
 	double shard, eshard, opt_bytes, rb, dp_bucket;
 	gp_group dpcp, edp;

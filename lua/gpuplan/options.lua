@@ -2050,6 +2050,16 @@ opt { name = "dp_bucket", type = "number", metavar = "N", commands = "train plan
     .. "the gradient-sync dtype, 26214400 fp32 elements); 0 prices each stage's in one "
     .. "message",
   suggest = { "bucket_cap_mb", "dp_bucket_size", "bucket_size" } }
+-- NeMo's fp8_params under its distributed_fused_adam (engine/train.c
+-- phase_post): the Float8Tensor weights' buckets sync in uint8.
+opt { name = "fp8_param_gather", type = "flag", commands = "train plan",
+  help = "with --precision fp8 and a distributed optimizer: the once-a-step parameter "
+    .. "all-gather moves the Transformer Engine linears' weights as fp8, 1 byte an element "
+    .. "where bf16 moves 2 (Megatron-LM's --fp8-param-gather, \"perform the param all-gather "
+    .. "in fp8\"; NeMo's fp8_params: MegatronDistributedFusedAdam gives the Float8Tensor "
+    .. "parameters' buckets \"param_sync_dtype=torch.uint8\"); the embeddings, norms and "
+    .. "output layer still gather in 16 bits",
+  suggest = { "fp8_params", "fp8_param", "fp8_param_sync" } }
 opt { name = "reduce_bucket_size", type = "number", metavar = "N", commands = TRAIN4,
   methods = TRAINING, kind = "number", range = { 0, 1e15 },
   value = ds_bucket_value("reduce_bucket_size", 5e8, 2),

@@ -873,6 +873,13 @@ local function step_choices(o, p, cfg, sweep, default)
   -- the once-a-step DP collectives one bucket at a time (the resolve step
   -- checked the range; 0 or absent: the whole stage in one message)
   cfg.dp_bucket = o.dp_bucket
+  -- the distributed optimizer's gather of the fp8 linears' weights in one
+  -- byte (engine/train.c phase_post); only an fp8 run holds fp8 weights
+  if o.fp8_param_gather and o.precision ~= "fp8" then
+    usage("train: fp8_param_gather needs precision fp8 (got %s): only Transformer "
+      .. "Engine's fp8 run holds fp8 parameter copies to gather", tostring(o.precision))
+  end
+  cfg.fp8_param_gather = o.fp8_param_gather and true or false
   -- fp8 scaling: current scaling's extra amax read (engine/train_layer.c);
   -- delayed and block cost one read.
   local fs = o.fp8_scaling

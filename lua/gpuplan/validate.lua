@@ -277,6 +277,9 @@ local case_schema = T.record {
     -- the once-a-step DP collectives' bucket, in elements (gp.train's
     -- dp_bucket: apex DistributedFusedAdam's bucket_cap_mb)
     dp_bucket = declared("dp_bucket"),
+    -- the distributed optimizer's parameter all-gather of the fp8 linears
+    -- in one byte (gp.train's fp8_param_gather: NeMo's fp8_params)
+    fp8_param_gather = declared("fp8_param_gather"),
     prefetch_bucket_size = declared("prefetch_bucket_size"),
     -- DeepSpeed's stage3_max_live_parameters and stage3_max_reuse_distance
     -- (gp.train's max_live_parameters, max_reuse_distance)
@@ -633,7 +636,7 @@ M.case_schema = case_schema
 local function set(names) return require("gpuplan.args").set(names) end
 M.PARALLEL_READ = {
   train = set [[tp pp cp ulysses ep etp vpp sp zero zero_group fsdp fsdp_version overlap_grad_reduce overlap_param_gather grad_sync zero3_gather zero_reduce
-    reduce_bucket_size prefetch_bucket_size max_live_parameters max_reuse_distance zero_init dp_bucket
+    reduce_bucket_size prefetch_bucket_size max_live_parameters max_reuse_distance zero_init dp_bucket fp8_param_gather
     grad_accum_dtype grad_reduce gradient_accumulation_fusion micro_batch global_batch recompute
     recompute_layers recompute_modules activation_offload_layers checkpoint_offload checkpoint_offload_streams
     ckpt_outside_fsdp first_stage_layers last_stage_layers split_ends schedule ep_overlap tp_overlap tp_overlap_fp8_rs tp_overlap_aggregate

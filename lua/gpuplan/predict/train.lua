@@ -1099,6 +1099,7 @@ local function predict(case, cat)
   o.cuda_device_max_connections = v(par.cuda_device_max_connections)
   o.numa_bind = v(par.numa_bind)
   o.dp_bucket = v(par.dp_bucket)
+  o.fp8_param_gather = v(par.fp8_param_gather)
   -- The multi-token prediction modules the case's model states
   -- (SCHEMA.md model.mtp_layers; NeMo's DeepSeek-V3 recipe "use_mtp:
   -- bool = True" -> "mtp_num_layers=1"): gp.train's mtp_layers, since
