@@ -149,6 +149,8 @@ void infer_defaults(infer_cfg *c)
 	c->wo_split_k = 0;
 	c->ubatch = 0;
 	c->ubatch_call = 0;
+	c->ubatch_launches = 0.0;
+	c->launch_queue = 0.0;
 	c->score_bytes = 0.0;
 	c->scores_whole = 0;
 	c->graph_act_bytes = 0.0;
@@ -318,6 +320,14 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 		return gp_fail(err, "ubatch_call %d is below ubatch %d (a "
 		               "decode call holds whole ubatches)",
 		               c->ubatch_call, c->ubatch);
+	if (!gp_finite(c->ubatch_launches) || c->ubatch_launches < 0.0 ||
+	    c->ubatch_launches > 1e4)
+		return gp_fail(err, "ubatch_launches must be in [0, 10000] "
+		               "(got %g)", c->ubatch_launches);
+	if (!gp_finite(c->launch_queue) || c->launch_queue < 0.0 ||
+	    c->launch_queue > 1e7)
+		return gp_fail(err, "launch_queue must be in [0, 1e7] (got %g)",
+		               c->launch_queue);
 	if (!gp_finite(c->score_bytes) || c->score_bytes < 0.0 ||
 	    c->score_bytes > 64.0)
 		return gp_fail(err, "score_bytes must be in [0, 64] (got %g)",

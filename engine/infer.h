@@ -325,6 +325,14 @@ typedef struct infer_cfg {
 	                         pipeline over the pp stages of a layer
 	                         split (llama.cpp's pipeline parallelism:
 	                         infer_run.c ubatch_ttft); 0: no pipeline */
+	double ubatch_launches; /* > 0 with ubatch_call: the launches (kernels,
+	                         copies) one layer of one ubatch's graph
+	                         queues on its GPU's stream (infer_run.c
+	                         ubatch_ttft); 0: not counted */
+	double launch_queue;  /* > 0 with ubatch_launches: the launches a
+	                         stream holds pending before the host's
+	                         next launch waits for a slot (infer_run.c
+	                         ubatch_ttft); 0: unbounded */
 	double score_bytes;   /* > 0, flash off: bytes each attention score
 	                         element moves through the unfused kernels
 	                         (llama.cpp's KQ, softmax and KQV: 24,

@@ -1136,17 +1136,91 @@ static int chunked_ttft(const gp_model *m, const roof_device *d,
  * context.cpp) and keeps "sched->n_copies = parallel ?
  * GGML_SCHED_MAX_COPIES : 1" (4) copies of the graph inputs
  * (ggml-backend.cpp; the llama-bench cases' logs: "pipeline parallelism
- * enabled (n_copies=4)"), so a call of k ubatches takes k + pp - 1
- * stage times, a stage being the step's whole pass over pp: n + calls
- * (pp - 1) stage times in all.  Cross-check, the same cases' 8B F16
- * pp4096 (2 calls of 4 ubatches): 627 ms on one RTX 4090, 397 on two
- * (0.63 against (8 + 2) / 16), 270 on four (0.43 against 14 / 32). */
+ * enabled (n_copies=4)").  A stage is the step's whole pass over pp.
+ * How far the ubatches overlap is set by the one host thread that
+ * issues them (ggml_backend_sched_compute_splits at 4426e298 launches
+ * each GPU's split in turn, asynchronously) and by what it waits on:
+ * - a stream's launch queue: "The kernel launched very fast when
+ *   launching the first 1000 kernels ... after that ... The CUDA stream
+ *   seems to wait for the previous kernel complete and the buffer size
+ *   is about 1000 kernel.  When I created 3 streams, each stream can
+ *   launch 1000 kernel asynchrony" (stackoverflow.com/questions/
+ *   53970187); "when you reach the queue size, CUDA launch calls will
+ *   become synchronous until the queue isn't full anymore" (Robert
+ *   Crovella, quoted at forums.developer.nvidia.com/t/maximum-launches-
+ *   in-que/199567).  With c->ubatch_launches a layer (llama.cpp's 9
+ *   graph ops of a Llama layer past its 7 linears, each linear 3
+ *   launches -- src1 to F16, cublasGemmEx, dst to F32 -- plus the
+ *   dequant kernel for quantized weights, KQ and KQV 4 each with the
+ *   batched-pointer kernel of a GQA model: 43 or 50) and
+ *   SPLIT_INPUT_LAUNCHES a split, a GPU's stream holds m = launch_queue
+ *   / launches of its stage (pipe_period): the host passes GPU g only
+ *   when it has run all but m stages of its queue, so a stage that
+ *   does not fit (m < 1: the 70B Q4_K_M on two or four GPUs, 2005 and
+ *   1005 launches) serialises the pipeline to p - m stage times a
+ *   ubatch.
+ * - the event ring: a split's inputs from the host wait on
+ *   "ggml_backend_event_synchronize(sched->events[split_backend_id]
+ *   [sched->cur_copy])", the event recorded GGML_SCHED_MAX_COPIES (4)
+ *   evaluations back: at most 5 ubatches span the p stages, p / 5
+ *   stage times a ubatch.
+ * - the launches themselves: every GPU's launches of a ubatch at the
+ *   arch's stream launch (d->launch).
+ * llama_decode does not synchronise between calls ("// wait for the
+ * computation to finish (automatically done when obtaining the model
+ * output) //llama_synchronize(&lctx);"), so llama-bench's calls of
+ * n_batch tokens run as one stream of ubatches: pp + (n - 1) x stage
+ * times, x the largest of the three spacings.  Without a launch count
+ * (a runtime that states none) each call fills the pipeline anew, n +
+ * calls (pp - 1) stage times. */
+/* See ubatch_ttft: the launches ggml_backend_sched_compute_splits adds
+ * to a GPU's split each evaluation besides its graph's kernels -- its
+ * inputs' copies (the previous split's activations, inp_pos and
+ * KQ_mask: "ggml_backend_tensor_copy_async" / "ggml_backend_tensor_copy"),
+ * the wait on and the record of its event (ggml-backend.c at 4426e298). */
+#define SPLIT_INPUT_LAUNCHES 5.0
+/* "#define GGML_SCHED_MAX_COPIES 4" (ggml-backend.c at 4426e298): the
+ * copies of each split's inputs, and of its event, that the pipeline
+ * rotates through (ubatch_ttft). */
+#define SCHED_MAX_COPIES 4.0
+
+/* The steady spacing, in stage times, of ubatches through p pipelined
+ * stages when each GPU's stream holds m stages' launches (ubatch_ttft).
+ * m < 1: the host's last launches of a stage wait until that GPU has
+ * run all but m of it, so it reaches the next ubatch's first GPU (1 -
+ * m) into the last GPU's stage: p - 1 + (1 - m).  m >= 1: the host
+ * passes the last GPU once what it still holds of earlier ubatches is
+ * m - 1 stages, reached the next first GPU p - 1 stages before the
+ * ubatch after leaves it: with spacing x the held work is the sum over
+ * i >= 2 of clamp(p - i x, 0, 1), solved for x (1 when m >= p - 1). */
+static double pipe_period(double p, double m)
+{
+	double lo = 1.0, hi = p, x = 1.0, f;
+	int i, it;
+
+	if (m < 1.0)
+		return p - m;
+	if (m >= p - 1.0)
+		return 1.0;
+	for (it = 0; it < 60; it++) {
+		x = 0.5 * (lo + hi);
+		f = 0.0;
+		for (i = 2; i <= (int)p; i++)
+			f += fmin(1.0, fmax(0.0, p - i * x));
+		if (f > m - 1.0)
+			lo = x;
+		else
+			hi = x;
+	}
+	return x;
+}
+
 static int ubatch_ttft(const gp_model *m, const roof_device *d,
                        const infer_cfg *c, double n_off, double *ttft,
                        gp_error *err)
 {
 	infer_phase ph;
-	double P = infer_new_prompt(c), n, q, calls, stages;
+	double P = infer_new_prompt(c), n, q, calls, stages, lag, per_gpu;
 
 	if (c->ubatch <= 0)
 		return GP_OK;
@@ -1158,7 +1232,17 @@ static int ubatch_ttft(const gp_model *m, const roof_device *d,
 	stages = n;
 	if (c->ubatch_call > 0 && c->pp > 1 && !(n_off > 0)) {
 		calls = ceil(P / c->ubatch_call);
-		stages = (n + calls * (c->pp - 1)) / c->pp;
+		if (c->ubatch_launches > 0.0 && c->launch_queue > 0.0) {
+			per_gpu = ceil((double)m->layers / c->pp) *
+			          c->ubatch_launches + SPLIT_INPUT_LAUNCHES;
+			lag = fmax(pipe_period(c->pp, c->launch_queue / per_gpu),
+			           c->pp / (SCHED_MAX_COPIES + 1.0));
+			lag = fmax(lag, c->pp * per_gpu * d->launch /
+			                (ph.time / c->pp));
+			stages = (c->pp + (n - 1.0) * lag) / c->pp;
+		} else {
+			stages = (n + calls * (c->pp - 1)) / c->pp;
+		}
 	}
 	*ttft = stages * ph.time;
 	return GP_OK;

@@ -89,6 +89,8 @@ static const lgp_field infer_fields[] = {
 	IF_INT("wo_split_k", wo_split_k, 0),
 	IF_INT("ubatch", ubatch, 0),
 	IF_INT("ubatch_call", ubatch_call, 0),
+	IF_NUM("ubatch_launches", ubatch_launches),
+	IF_NUM("launch_queue", launch_queue),
 	IF_NUM("score_bytes", score_bytes),
 	IF_BOOL("scores_whole", scores_whole),
 	IF_NUM("graph_act_bytes", graph_act_bytes),

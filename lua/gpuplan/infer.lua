@@ -601,7 +601,26 @@ M.wo_unfused_above = { ["llama.cpp"] = 32 }
 --   converts its F32 input to F16 and its F16 output to F32 in kernels
 --   of their own: engine infer.c acc16_convert.
 M.acc16_gemm = { ["llama.cpp"] = true }
-M.ubatch = { ["llama.cpp"] = { ubatch = 512, call = 2048, act_bytes = 4 } }
+--   launches_16 / launches_dequant / launch_queue: the launches one
+--     layer of a ubatch queues on its GPU's stream at b2824 (ggml-cuda.cu
+--     4426e298: each linear's ggml_cuda_op_mul_mat_cublas converts src1
+--     to F16, calls cublasGemmEx and converts dst to F32 -- 3 launches,
+--     4 with the quantized weight's to_fp16 dequant -- and KQ and KQV
+--     go through ggml_cuda_mul_mat_batched_cublas's conversion,
+--     k_compute_batched_ptrs, cublasGemmBatchedEx and to_fp32 -- 4
+--     each; the 9 other ops of llm_build_llama's layer launch 14
+--     kernels: 7 x 3 + 8 + 14 = 43, 7 x 4 + 8 + 14 = 50) and the
+--     pending launches a stream holds before the host's next launch
+--     waits ("the buffer size is about 1000 kernel",
+--     stackoverflow.com/questions/53970187): engine infer_run.c
+--     ubatch_ttft, pipe_period.
+M.ubatch = { ["llama.cpp"] = { ubatch = 512, call = 2048, act_bytes = 4,
+  launches_16 = 43, launches_dequant = 50, launch_queue = 1000 } }
+function M.ubatch_launches(runtime, bits)
+  local u = M.ubatch[runtime or "graphs"]
+  if not u or not u.launches_16 then return nil end
+  return (bits or 16) < 16 and u.launches_dequant or u.launches_16
+end
 M.score_bytes = { ["llama.cpp"] = 24 }
 
 -- flash = false (--no-flash) prices every attention step unfused (engine
@@ -2770,6 +2789,8 @@ function M.setup(a)
     ubatch = M.ubatch[a.runtime or "graphs"] and M.ubatch[a.runtime].ubatch or nil,
     ubatch_call = M.ubatch[a.runtime or "graphs"] and M.ubatch[a.runtime].call or nil,
     graph_act_bytes = M.ubatch[a.runtime or "graphs"] and M.ubatch[a.runtime].act_bytes or nil,
+    ubatch_launches = M.ubatch[a.runtime or "graphs"] and M.ubatch_launches(a.runtime, bits) or nil,
+    launch_queue = M.ubatch[a.runtime or "graphs"] and M.ubatch[a.runtime].launch_queue or nil,
     score_bytes = a.flash == false and M.score_bytes[a.runtime or "graphs"] or nil,
     scores_whole = a.flash == false and M.score_bytes[a.runtime or "graphs"] and true or nil,
     row_split = M.row_split[a.runtime or "graphs"] or nil,
