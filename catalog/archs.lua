@@ -359,6 +359,53 @@ local HOPPER_FA3_UNMASKED = {
   { seq = 16384, fwd = 648, bwd = 648, causal_fwd = 616, causal_bwd = 616 },
 }
 
+-- cuDNN's fused attention by release (achievable.attention.cudnn.releases:
+-- a run that states its cuDNN release, gp.train's cudnn, runs the table of
+-- the newest release at or before it; roofline.lua attn_release).  The
+-- fractions above are the FlashAttention-3 paper's cuDNN (July 2024, its
+-- release not named), which is cuDNN 9.1's rate: cudnn-frontend's first
+-- SDPA benchmark (benchmark/benchmark_results.csv at b740542, 2024-05-07,
+-- "cudnn backend version : 90100", an H200 under "nvidia-smi -ac
+-- 3201,1980", 16 heads of 128, causal) times the forward at 542.3 (4k)
+-- and 572.9 (8k) TFLOP/s, 501 and 530 at the paper's fixed 1830 MHz,
+-- where the paper's bars are 518 and 529.  That file's causal forward +
+-- backward (its "fwd + bwd" column): 4096 467.9, 8192 490.3, 16384 520.3,
+-- 32768 519.6 TFLOP/s.
+-- 9.19: the same repository's SDPA training benchmark, cuDNN 9.19 on an
+-- H200 (results/h200_919_only_cudnn/llama3.1_20260227_034703.csv, commit
+-- 3929da2, cudnn_backend_version 91901, 64 query / 8 KV heads of 128,
+-- top_left, the non-deterministic rows), forward + backward in the same
+-- convention (3.5 x the causal forward's 2 s^2 h d over the summed
+-- times): 2048 396.9, 4096 502.4, 8192 566.7, 16384 602.9, 32768 608.1.
+-- Over 9.1's at the same length: 4096 1.074, 8192 1.156 (566.7 /
+-- 490.3).  Past 8k the kernel's length curve above is already 9.19's
+-- (HOPPER_CAUSAL_LONG: 1.064 at 16k, 1.073 at 32k, where 9.1's own file
+-- rises 1.061 and 1.060), so the factor holds at 8k's there; below 4k no
+-- 9.1 row exists and 4k's is held.
+-- 9.9: cudnn-frontend's Llama-3.2-1B training loop (benchmark/
+-- Llama-3.2-1B-Training at 7606332: "cuDNN | 9.9.0", nvcr.io/nvidia/
+-- pytorch:25.04-py3, an H200 locked at 1500 MHz, SDPA forced to
+-- CUDNN_ATTENTION, 32 query / 8 KV heads of 64, 16 layers, causal): rows
+-- of the same tokens a step differ only in attention, and those
+-- differences over this model's own time for them at the reference
+-- fractions (gp.train on the same job at this commit): 12 x 1024 ->
+-- 3 x 4096 0.02078 s measured (0.24294 - 0.22216) against 0.0213
+-- modelled, 1.025; 2 x 8192 -> 1 x 16384 0.06636 s (0.42355 - 0.35720)
+-- against 0.0710, 1.070.  A difference prices both its rows' attention
+-- at one rate, so each factor holds over its pair of lengths: 1.025 up
+-- to 4096, 1.070 from 8192 (between them, linear in log2 of the length;
+-- at these points gp.train on the loop's four rows gives both differences
+-- back, 1.000 and 1.000 of the measured).  (Two of that
+-- table's rows, 3 x 4096 and 2 x 8192, are the cudnnfe-h200 cases, which
+-- state no release: their own table would price them.)  No Hopper table
+-- of another release was found (cudnn-frontend's later SDPA training
+-- tables, 9.10 to 9.17, are Blackwell's).
+local HOPPER_CUDNN_REFERENCE = "9.1"
+local HOPPER_CUDNN_RELEASES = {
+  { cudnn = "9.9", points = { { seq = 4096, x = 1.025 }, { seq = 8192, x = 1.070 } } },
+  { cudnn = "9.19", points = { { seq = 4096, x = 1.074 }, { seq = 8192, x = 1.156 } } },
+}
+
 arch {
   id = "hopper", name = "NVIDIA Hopper",
   achievable = {
@@ -387,7 +434,8 @@ arch {
       -- fa2: the ampere arch's FlashAttention-2 measurement (the same
       -- kernel code).
       cudnn = { fwd = 0.53, bwd = 0.45, dropout = 1.034, long = HOPPER_CAUSAL_LONG,
-                unmasked = HOPPER_CUDNN_UNMASKED },
+                unmasked = HOPPER_CUDNN_UNMASKED,
+                release = HOPPER_CUDNN_REFERENCE, releases = HOPPER_CUDNN_RELEASES },
       -- fa3 rate: measured inside a training step on an H200, the
       -- sustained clock included (as fa2's below).  ml-engineering's
       -- 8k step decomposition (insights/when-to-upgrade-gpus,
@@ -437,7 +485,10 @@ arch {
       -- alike, run 1.02x (1k-4k) to 1.22x (8k-16k) the model's; of
       -- NVIDIA's NeMo 24.07 H100 rows only GPT-3 175B's ran cuDNN, an
       -- older release: the others ran FlashAttention-2, the launcher's
-      -- "NVTE_FUSED_ATTN: 0", docs/validation.md).
+      -- "NVTE_FUSED_ATTN: 0", docs/validation.md).  A run that states its
+      -- cuDNN release now runs that release's table (HOPPER_CUDNN_RELEASES
+      -- above; against the model with its length curve the 9.9 rows run
+      -- 1.025x and 1.070x).
       fa2 = { fwd = 0.39, bwd = 0.345, dropout = 1.047, unmasked = HOPPER_FA2_UNMASKED },
       -- triton is an estimate (reason below) and llm-foundry's own H100
       -- rows say it is slow.  Their kernel (mosaicml/llm-foundry at

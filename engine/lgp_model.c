@@ -937,6 +937,17 @@ static void c_device_narrow(lua_State *L, int v, void *dst, const char *path)
 	d->attn_narrow_n = c_device_points(L, v, path, col, 2);
 }
 
+/* attn_rel: the stated library release's rate over the reference
+ * release's, a list of {seq, factor} pairs (lua/gpuplan/roofline.lua
+ * attn_release builds it from the catalog's releases). */
+static void c_device_rel(lua_State *L, int v, void *dst, const char *path)
+{
+	roof_device *d = dst;
+	double *const col[2] = { d->attn_rel_q, d->attn_rel_r };
+
+	d->attn_rel_n = c_device_points(L, v, path, col, 2);
+}
+
 /* attn_unmasked: the kernel's measured rates without a mask beside its
  * causal ones, a list of {seq, forward without, forward causal, backward
  * without, backward causal} (lua/gpuplan/roofline.lua attn_unmasked
@@ -973,6 +984,7 @@ static const lgp_field device_fields[] = {
 	D_NUM("attn_narrow_dim", attn_narrow_dim),
 	F_CUSTOM("attn_narrow", c_device_narrow),
 	F_CUSTOM("attn_unmasked", c_device_unmasked),
+	F_CUSTOM("attn_rel", c_device_rel),
 	D_NUM("fp64", fp64), D_NUM("mma_n_step", mma_n_step),
 	D_NUM("vec16_x", vec16_x), D_NUM("acc16_x", acc16_x),
 	D_NUM("eager_hbm", eager_hbm), D_NUM("cta_latency", cta_latency),
@@ -983,7 +995,7 @@ static const lgp_field device_fields[] = {
 	F_IGNORE("peak"), F_IGNORE("gemm"), F_IGNORE("stream"),
 	/* the catalog's fields the Lua side reads, not priced here */
 	F_IGNORE("id"), F_IGNORE("name"), F_IGNORE("memory"),
-	F_IGNORE("attn_kernel"), F_END
+	F_IGNORE("attn_kernel"), F_IGNORE("attn_release"), F_END
 };
 #undef D_NUM
 static const lgp_desc device_desc = { "device", device_fields };

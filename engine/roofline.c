@@ -314,6 +314,10 @@ int roof_device_check(const roof_device *d, gp_error *err)
 		return GP_EINVAL;
 	if (attn_unmasked_check(d, err))
 		return GP_EINVAL;
+	if (attn_curve_check("release", "the reference release's",
+			     d->attn_rel_n, d->attn_rel_q, d->attn_rel_r, 0.0,
+			     err))
+		return GP_EINVAL;
 	if (bad(d->attn_dropout) || d->attn_dropout > ROOF_MAX_ATTN_DROPOUT ||
 	    (d->attn_dropout != 0.0 && d->attn_dropout < 1.0))
 		return gp_fail(err, "device achievable.attention dropout must "
@@ -839,6 +843,22 @@ static double attn_narrow(const roof_device *d, double q)
 			     d->attn_narrow_r + 1, q);
 }
 
+/* The stated library release's rate over the reference release's (the
+ * one the kernel's fractions and curves were read at), at a causal
+ * prompt of q tokens (a call without a mask: at its m queries): the
+ * release's published points (attn_rel), linear in log2 q between them
+ * and held past either end -- no table says how the gap moves beyond
+ * the lengths it timed.  1 where no release is stated (catalog/
+ * archs.lua, the hopper arch's cudnn releases). */
+static double attn_release(const roof_device *d, double q)
+{
+	if (d->attn_rel_n <= 0 || !(q > 0.0))
+		return 1.0;
+	return attn_curve_at(d->attn_rel_q[0], d->attn_rel_r[0],
+			     d->attn_rel_n - 1, d->attn_rel_q + 1,
+			     d->attn_rel_r + 1, q);
+}
+
 double roof_attn_unmasked(const roof_device *d, double u, double q, int bwd)
 {
 	int n = d->attn_unm_n;
@@ -881,6 +901,9 @@ double roof_attn_eff(const roof_device *d, double m, double n, double k,
 	if (causal_q > 0 && d->attn_narrow_n > 0 && n > 0.0 &&
 	    n <= d->attn_narrow_dim)
 		eff *= attn_narrow(d, causal_q);
+	/* The library release the run states, where its published tables
+	 * time it apart from the reference release (attn_release). */
+	eff *= attn_release(d, causal_q > 0 ? causal_q : m);
 	return eff;
 }
 

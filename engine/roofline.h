@@ -84,6 +84,15 @@ typedef struct roof_device {
 	double attn_narrow_r[ROOF_ATTN_LONG_MAX]; /* the kernel's published
 	                         rate at head dim attn_narrow_dim over its
 	                         rate at head dim 128, at that length */
+	int attn_rel_n;       /* points of the kernel's release curve,
+	                         0..ROOF_ATTN_LONG_MAX: the stated library
+	                         release's published rate over the one the
+	                         fractions and curves above stand for, by
+	                         causal prompt length; 0 = that release */
+	double attn_rel_q[ROOF_ATTN_LONG_MAX]; /* their prompt lengths,
+	                         increasing */
+	double attn_rel_r[ROOF_ATTN_LONG_MAX]; /* the rate factor there,
+	                         ROOF_MIN_FRAC..ROOF_MAX_ATTN_LONG */
 	int attn_unm_n;       /* points of the kernel's measured rates
 	                         without a mask beside its causal ones,
 	                         0..ROOF_ATTN_LONG_MAX; 0 = a call without a

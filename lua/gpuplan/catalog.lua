@@ -989,6 +989,11 @@ local function check_entries(cat, errs)
           d.attn_narrow_dim, d.attn_narrow = roofline.attn_narrow(pair, kn)
           d.attn_unmasked = roofline.attn_unmasked(pair, kn)
           core.check("device", d)
+          -- each timed release's curve, as a run stating it gets it
+          for _, r in ipairs(pair.releases or {}) do
+            d.attn_rel = roofline.attn_release(pair, kn, r.cudnn)
+            core.check("device", d)
+          end
         end)
       end
     end

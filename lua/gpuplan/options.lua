@@ -2458,6 +2458,17 @@ opt { name = "attn_kernel", type = "string", metavar = "K", commands = "train pl
     .. "backend, what SDPA runs under a padding mask: every tile of the square; ck: Transformer "
     .. "Engine's CK / aiter fused attention on ROCm)",
   suggest = { "attention", "attention_backend", "attn_implementation" } }
+-- The cuDNN release the run's software carries (its container's, as the
+-- NGC release notes list it, or the one its image installs): cuDNN's fused
+-- attention runs that release's published rate where the arch times it
+-- apart (catalog/archs.lua, the hopper arch's cudnn releases).
+opt { name = "cudnn", type = "string", metavar = "X.Y", commands = "train plan rl",
+  default = "none: cuDNN's attention at the arch's reference release (Hopper: 9.1, the "
+    .. "FlashAttention-3 paper's rate)",
+  help = "the cuDNN release the run used (X.Y or X.Y.Z, e.g. 9.11): cuDNN's fused attention "
+    .. "runs the published rate of the newest release the catalog times at or before it "
+    .. "(Hopper: 9.9, 9.19); other kernels are unchanged",
+  suggest = { "cudnn_version", "cudnn_release" } }
 -- The GPUs' board power limit (nvidia-smi -pl): below the TDP the SM
 -- clock falls until the board's draw fits, and the tensor-bound work
 -- with it (roofline.lua clock_at, the arch's power_curve).

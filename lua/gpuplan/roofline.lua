@@ -152,7 +152,10 @@ end
 -- sm_clock (optional, MHz): the clock the GPUs held, as a trace states
 -- it (M.clock_at_mhz); not with power_limit.
 -- Returns the table, the clock share and the limit (W) it was priced at.
-function M.device(gpu, cat, attn_kernel, power_limit, sm_clock)
+-- cudnn (optional, "X.Y" or "X.Y.Z"): the cuDNN release the run states;
+-- its published rate over the reference release's (M.attn_release) where
+-- the kernel is cuDNN's and its entry times releases apart.
+function M.device(gpu, cat, attn_kernel, power_limit, sm_clock, cudnn)
   cat = catalog(cat)
   local g = type(gpu) == "table" and require("gpuplan.catalog").entry("gpu", gpu)
     or cat:get("gpus", gpu)
@@ -228,6 +231,7 @@ function M.device(gpu, cat, attn_kernel, power_limit, sm_clock)
     d.attn_ref_q, d.attn_long = pair.seq, M.attn_long(pair, k)
     d.attn_narrow_dim, d.attn_narrow = M.attn_narrow(pair, k)
     d.attn_unmasked = M.attn_unmasked(pair, k)
+    d.attn_rel, d.attn_release = M.attn_release(pair, k, cudnn)
   elseif attn_kernel then
     error(string.format("no attention kernel measurements for %s (arch %s)", tostring(g.id),
       tostring(g.arch)), 0)
@@ -311,6 +315,53 @@ function M.attn_long(pair, kernel)
   end
   return out
 end
+-- The stated cuDNN release's rate over the reference release's (the one
+-- the kernel's fractions and curves stand for, the entry's `release`),
+-- from the entry's `releases`: { { cudnn = "9.9", points = { {seq, x},
+-- ... } }, ... }, oldest first, each the published table of that release
+-- against the reference.  A stated release runs the table of the newest
+-- release at or before it (a release no table times is taken to keep the
+-- kernels of the last one timed); one before every table, or no release
+-- stated, the reference (nil: the fractions as they stand).  Returns the
+-- device's curve { {seq, x}, ... } and the release whose table it is.
+function M.attn_release(pair, kernel, release)
+  if release == nil or kernel ~= "cudnn" or not pair.releases then return nil end
+  local version = require("gpuplan.version")
+  if not version.plain(release) then
+    error(string.format("cudnn must be a release, X.Y or X.Y.Z (got %s)",
+      type(release) == "string" and ("'" .. release .. "'") or type(release)), 0)
+  end
+  local pick
+  for i, r in ipairs(pair.releases) do
+    if not version.plain(r.cudnn) then
+      error(string.format("field 'achievable.attention.%s.releases[%d].cudnn': must be a release "
+        .. "X.Y or X.Y.Z (got %s)", tostring(kernel), i, tostring(r.cudnn)), 0)
+    end
+    if i > 1 and version.compare(r.cudnn, pair.releases[i - 1].cudnn) <= 0 then
+      error(string.format("field 'achievable.attention.%s.releases[%d]': release %s must come "
+        .. "after %s", tostring(kernel), i, r.cudnn, pair.releases[i - 1].cudnn), 0)
+    end
+    if version.compare(release, r.cudnn) >= 0 then pick = r end
+  end
+  if not pick then return nil end
+  local function bad(fmt, ...)
+    error(string.format("field 'achievable.attention.%s.releases' (%s): " .. fmt,
+      tostring(kernel), pick.cudnn, ...), 0)
+  end
+  local pts = pick.points or {}
+  if #pts == 0 then bad("no points") end
+  if #pts > M.ATTN_LONG_MAX then bad("%d points (at most %d)", #pts, M.ATTN_LONG_MAX) end
+  local out = {}
+  for i, p in ipairs(pts) do
+    if i > 1 and not (p.seq > pts[i - 1].seq) then
+      bad("point %d (seq %s) must be longer than point %d (seq %s)", i, tostring(p.seq),
+        i - 1, tostring(pts[i - 1].seq))
+    end
+    out[#out + 1] = { p.seq, p.x }
+  end
+  return out, pick.cudnn
+end
+
 -- A catalog curve's points (narrow, unmasked) as the device table carries
 -- them: 1 to M.ATTN_LONG_MAX points, lengths growing (the engine reads
 -- between them in log2 of the length), each made a row by row(p); bad

@@ -401,6 +401,14 @@ end
 -- call's (roofline.lua attn_unmasked; engine/train_price.c prices
 -- Transformer Engine's context-parallel ring steps with it); absent: at
 -- the causal rate
+-- release (optional): the library release the fractions and curves
+-- above stand for (cuDNN's, "9.1"), as the docs say it
+-- releases (optional): later releases' published rates over that one,
+-- oldest first, { cudnn = "X.Y", points = { { seq = tokens, x = factor },
+-- ... } } each, lengths growing: a run that states its cuDNN release
+-- (gp.train's cudnn) runs the newest table at or before it
+-- (roofline.lua attn_release); absent, or no release stated: the
+-- fractions as they stand
 -- exp_dim: this kernel's own head dim below which the softmax's
 -- exponentials bound it, where it differs from the entry's (a kernel far
 -- below the tensor cores' rate balances its exponentials lower)
@@ -408,6 +416,11 @@ local attn_pair = T.record { fwd = R(frac()), bwd = R(frac()),
                              dropout = num { min = 1, max = 16 },
                              exp_dim = int { min = 1, max = 4096 },
                              seq = int { min = 1 },
+                             release = str(),
+                             releases = T.array(T.record {
+                               cudnn = R(str()),
+                               points = R(T.array(T.record { seq = R(int { min = 1 }),
+                                                             x = R(num { min = 0.01, max = 4 }) })) }),
                              long = T.array(T.record { seq = R(int { min = 1 }),
                                                       tflops = R(num { min = 0.001, max = 1e6 }) }),
                              unmasked = T.array(T.record { seq = R(int { min = 1 }),

@@ -77,6 +77,9 @@
 --                 attention_kernels (efficient: PyTorch SDPA's memory-efficient
 --                 backend, the whole score square); default the arch's: what
 --                 frameworks pick there
+--   cudnn         the cuDNN release the run used ("9.11"): cuDNN's fused
+--                 attention at the newest release the catalog times at or
+--                 before it (default: the arch's reference release)
 --   grad_reduce   dtype of the DP gradient reduction: fp32|bf16|fp16
 --                 (default the recipe's gradient dtype)
 --   tokens        tokens to train on (a number, or text: "2e12", "2B", "1.5T"): time
@@ -1610,8 +1613,12 @@ function M.setup(o, sweep)
   -- power_limit: a number of W or a power with its unit, read (and
   -- refused) by roofline.clock_at under roofline.device below
   local roofline = require("gpuplan.roofline")
+  if o.cudnn ~= nil and not require("gpuplan.version").plain(o.cudnn) then
+    fail("train: cudnn must be a release, X.Y or X.Y.Z (got %s)",
+      type(o.cudnn) == "string" and ("'" .. o.cudnn .. "'") or type(o.cudnn))
+  end
   local okd, device, clock, limit = pcall(roofline.device, gpu, cat, o.attn_kernel,
-    o.power_limit, o.sm_clock)
+    o.power_limit, o.sm_clock, o.cudnn)
   -- roofline.device is a public function: its error already names the
   -- caller's line, which fail names again.
   if not okd then fail("train: %s", (tostring(device):gsub("^[^%s:]+:%d+: ", "", 1))) end

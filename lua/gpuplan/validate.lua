@@ -401,6 +401,16 @@ local case_schema = T.record {
     moe_probs = T.enum { "combine", "activation" },
     -- the fused attention kernel the source names (gp.train's attn_kernel)
     attn_kernel = declared("attn_kernel"),
+    -- the cuDNN release the run's container or image carries (gp.train's
+    -- cudnn)
+    cudnn = { name = "cuDNN release", check = function(x, path)
+      -- gpuplan.version's plain form, the one gp.train's cudnn reads
+      if not require("gpuplan.version").plain(x) then
+        error({ path = path, msg = 'expected a cuDNN release as "9.11" (major.minor[.patch]), got '
+          .. schema.show(x) }, 0)
+      end
+      return x
+    end },
     -- the model-state bytes the run keeps where its stack's default does
     -- not say them (gp.train's recipe): "bf16" for a model loaded in
     -- bf16 and trained by torch.optim.AdamW with no autocast and no fp32

@@ -1029,6 +1029,8 @@ local function predict(case, cat)
   o.pad_mask = v(wl.pad_mask)
   o.pad_share = v(wl.pad_share)
   o.attn_kernel = v(wl.attn_kernel)
+  -- the cuDNN release the run's software carries (gp.train's cudnn)
+  o.cudnn = v(wl.cudnn)
   -- The model-state recipe the source states (SCHEMA.md workload.recipe):
   -- gp.train's recipe, over the stack's default for the precision.
   o.recipe = v(wl.recipe)
