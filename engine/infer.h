@@ -129,6 +129,15 @@ typedef struct infer_cfg {
 	                         GUARANTEED_NO_EVICT); 0: paged KV holds the
 	                         mean length input + output / 2 per sequence
 	                         in steady state (vLLM PagedAttention) */
+	int kv_preempt;       /* 1 (paged KV, chunked): a finite run whose
+	                         requests' whole lengths overflow the KV
+	                         budget is walked as vLLM V1 schedules it,
+	                         admitting on a prompt's blocks alone and
+	                         preempting the last-admitted running
+	                         request when a block is missing, to be
+	                         recomputed later (infer_burst_preempt);
+	                         0: infer_burst's admission at the mean
+	                         length, never evicting */
 	double max_num_tokens; /* tokens per prefill batch (chunk), > 0 */
 	int chunked;          /* 1: chunked prefill mixes prompt tokens into
 	                         the decode steps, max_num_tokens a step in
@@ -637,6 +646,29 @@ double infer_burst(double n, double b, double len, double plen,
                    double tokens, int dec_count, int whole,
                    const double *lens, const double *shr, int nl,
                    infer_burst_step step, void *ctx);
+
+/* vLLM V1's scheduler over a burst of n requests (each len tokens out,
+ * a prompt of kvp tokens held in the cache of which plen are computed)
+ * whose cache fills: at most seqs running (max_num_seqs), kv tokens of
+ * cache, tokens a step (max_num_batched_tokens, decodes counted).  A step
+ * schedules the running requests in admission order, a decode's token or
+ * a prompt's next chunk; where the cache has no room for one, the
+ * last-admitted running request is preempted -- its KV freed, its
+ * computed tokens dropped, its outputs kept, back at the queue's head --
+ * down to the request itself ("preempted_req = self.running.pop()",
+ * "preempted_req.num_computed_tokens = 0", "self.waiting.
+ * prepend_request(preempted_req)", vllm/v1/core/sched/scheduler.py,
+ * v0.9.x-v0.11.x); only a step that preempted none then admits from the
+ * queue's head, while its budget, the cache (the first chunk's tokens)
+ * and seqs allow.  A readmitted request recomputes its prompt and the
+ * outputs it kept (plen + generated tokens) before its next token.
+ * Requests are fluid cohorts of one state; step as infer_burst's (gen
+ * the decoding requests' mean decodes so far).  Returns the run's time,
+ * s; 0 where it cannot be followed (bad input, RUN_ITER_MAX steps, a
+ * step that schedules nothing). */
+double infer_burst_preempt(double n, double seqs, double kv, double len,
+                           double kvp, double plen, double tokens,
+                           infer_burst_step step, void *ctx);
 
 /* The most length classes infer_output_quantiles gives. */
 #define INFER_QUANTILES 1024

@@ -670,11 +670,49 @@ static int run_finite(const gp_model *m, const roof_device *d,
 	finite_prices fp, *f = &fp;
 	double N, L = c->output, P = infer_new_prompt(c), bm, x, t, tmax;
 	double lens[INFER_QUANTILES], shr[INFER_QUANTILES];
+	double pre = 0.0, kvt = 0.0;  /* the preemption walk's batch cap and
+	                                  KV tokens (0: infer_burst) */
 	int nl;
 	infer_phase ph;
 
 	N = c->requests / r->replicas;
 	bm = ceil((double)B / c->pp);
+	nl = infer_output_quantiles(c, N, lens, shr);
+	/* vLLM V1 (c->kv_preempt) admits a request on its prompt's blocks
+	 * and preempts when the running requests' growth finds none
+	 * (infer_burst_preempt): where max_num_seqs of the burst's requests
+	 * at their whole length, input + output, overflow the KV budget, the
+	 * admission at the mean length (B) is not what runs.  Followed for
+	 * one length (nl 0), one stage, no offload, and a cache linear in
+	 * the length (the admitted and the whole length's KV a sequence in
+	 * proportion: no sliding window or recurrent state); elsewhere, and
+	 * where the peak fits (then no request is ever preempted and the
+	 * walk is infer_burst's at min(max_num_seqs, N)), infer_burst. */
+	if (c->kv_preempt && c->chunked && !c->whole_prompts && nl == 0 &&
+	    c->pp == 1 && n_off == 0 && !c->kv_reserve_max &&
+	    c->batch == 0 && r->kv_admit > 0.0 && r->kv_budget > 0.0) {
+		gp_infer_cfg ic;
+		gp_mem_result ma;
+		double lw = c->input + c->output, lm = c->input + c->output / 2.0;
+		/* the requests in flight: max_num_seqs, or the client's
+		 * concurrency's share where it holds fewer */
+		double cap = c->concurrency > 0 ?
+			fmin(c->max_batch, ceil((double)c->concurrency /
+			                        r->replicas)) : c->max_batch;
+
+		mem_cfg(c, 1, lw, 0, &ic);
+		if (mem_infer(m, &ic, c->capacity, &c->reserve, &ma, err) != GP_OK)
+			return GP_EINVAL;
+		if (ma.kv_per_seq > 0.0 &&
+		    fabs(ma.kv_per_seq / lw - r->kv_admit / lm) <=
+		    1e-9 * ma.kv_per_seq / lw) {
+			kvt = r->kv_budget / (ma.kv_per_seq / lw);
+			if (fmin(N, cap) * lw > kvt && kvt >= lw)
+				pre = fmin(ceil(N), cap);
+		}
+	}
+	if (pre > 0.0)
+		bm = pre;
 	/* The table reaches the captured size the full batch pads to
 	 * (graph_batch), so a padded step is read at a priced point or
 	 * between two. */
@@ -731,7 +769,13 @@ static int run_finite(const gp_model *m, const roof_device *d,
 	 * max batch so it never happens there): such a run is priced as
 	 * chunked.  The budget counts the decodes (max_num_tokens is the
 	 * "maximum number of tokens (context + generation)" of a batch). */
-	nl = infer_output_quantiles(c, N, lens, shr);
+	if (pre > 0.0) {
+		t = infer_burst_preempt(N, pre, kvt, L, c->input, P,
+		                        c->max_num_tokens, finite_step, f);
+		if (t > 0.0)
+			r->tokens_per_s = c->requests * L / t;
+		return GP_OK;
+	}
 	t = infer_burst(N, B, L, P, c->max_num_tokens, 1,
 	                c->whole_prompts && P <= c->max_num_tokens,
 	                lens, shr, nl, finite_step, f);
@@ -951,6 +995,300 @@ double infer_burst(double N, double B, double L, double P, double tokens,
 			cnt++;
 		}
 		dec += fin;
+	}
+	return t;
+}
+
+/* infer_burst_preempt: vLLM V1's scheduler over a burst whose cache fills
+ * (infer.h).  Cohorts of requests in one state (counts whole where the
+ * burst's are), the running ones in their admission order, the waiting
+ * ones in queue order (the preempted at the head, in their admission
+ * order, then the requests never admitted). */
+#define PRE_COHORTS (2 * RUN_WINDOWS + 2)
+typedef struct pre_cohort {
+	double n;     /* requests */
+	double need;  /* tokens to compute: plen + the outputs kept */
+	double done;  /* of need, computed (need: decoding) */
+	double gen;   /* output tokens generated (kept over a preemption) */
+	double kv;    /* running: KV tokens a request holds; waiting: its
+	                 tokens still in the prefix cache (a hit) */
+} pre_cohort;
+
+/* Merges a full list's closest neighbours (fixed memory, STYLE 3): the
+ * two adjacent decoding cohorts whose outputs differ least become one at
+ * the earlier's state, as infer_burst's window cohorts keep their first
+ * member's end. */
+static void pre_squeeze(pre_cohort *a, int *n, int running)
+{
+	int i, best = -1;
+	double d, bd = 0.0;
+
+	for (i = 0; i + 1 < *n; i++) {
+		if (running && (a[i].done < a[i].need ||
+		                a[i + 1].done < a[i + 1].need))
+			continue;
+		d = fabs(a[i].gen - a[i + 1].gen);
+		if (best < 0 || d < bd) {
+			best = i;
+			bd = d;
+		}
+	}
+	if (best < 0)
+		best = *n - 2;  /* none decoding: the last two */
+	a[best].kv = (a[best].kv * a[best].n + a[best + 1].kv *
+	              a[best + 1].n) / (a[best].n + a[best + 1].n);
+	if (running)
+		a[best].kv = fmax(a[best].kv, a[best + 1].kv);
+	a[best].n += a[best + 1].n;
+	memmove(&a[best + 1], &a[best + 2],
+	        (size_t)(*n - best - 2) * sizeof *a);
+	(*n)--;
+}
+
+/* Moves m requests of the last running cohort to the waiting queue's
+ * head (w, nw), their KV freed, their computed tokens dropped, their
+ * outputs kept (vLLM V1: "preempted_req = self.running.pop()",
+ * "self.kv_cache_manager.free(preempted_req)", "preempted_req.
+ * num_computed_tokens = 0", "self.waiting.prepend_request(
+ * preempted_req)").  The freed blocks keep their hashes: the prefix
+ * cache (on by default in V1) finds them on readmission while no
+ * allocation has taken them (pre_reuse).  Returns the tokens freed. */
+static double pre_evict(pre_cohort *run, int *nr, double m, pre_cohort *w,
+                        int *nw, double P)
+{
+	pre_cohort *k = &run[*nr - 1], e;
+	double freed = m * k->kv;
+
+	e.n = m;
+	e.gen = k->gen;
+	e.need = P + e.gen;
+	e.done = 0.0;
+	e.kv = k->kv;
+	if (*nw > 0 && w[0].gen == e.gen && w[0].kv == e.kv) {
+		w[0].n += m;
+	} else {
+		if (*nw == PRE_COHORTS)
+			pre_squeeze(w, nw, 0);
+		memmove(&w[1], &w[0], (size_t)*nw * sizeof *w);
+		w[0] = e;
+		(*nw)++;
+	}
+	k->n -= m;
+	if (k->n <= 1e-12)
+		(*nr)--;
+	return freed;
+}
+
+/* The free pool holds free tokens; the waiting requests' cached tokens
+ * are part of it.  An allocation takes the free queue's head, the blocks
+ * freed longest ago (V1's FreeKVCacheBlockQueue: "the least recent used
+ * block is at the front (LRU)", a freed block appended at the tail), the
+ * requests' finished and never-used blocks counted first (their hashes no
+ * waiting request looks up), then the preempted requests' caches, the
+ * earliest preempted first: the queue's last preempted cohort. */
+static void pre_reuse(pre_cohort *w, int nw, double free)
+{
+	double held = 0.0, over;
+	int k;
+
+	for (k = 0; k < nw; k++)
+		held += w[k].n * w[k].kv;
+	over = held - fmax(free, 0.0);
+	for (k = nw - 1; k >= 0 && over > 1e-9; k--) {
+		double take = fmin(over, w[k].n * w[k].kv);
+
+		w[k].kv -= take / w[k].n;
+		over -= take;
+	}
+}
+
+double infer_burst_preempt(double N, double S, double K, double L,
+                           double I, double P, double tokens,
+                           infer_burst_step price, void *ctx)
+{
+	pre_cohort run[PRE_COHORTS], w[PRE_COHORTS];
+	double x[PRE_COHORTS];  /* tokens a request computes this step; < 0:
+	                           not scheduled */
+	int nr = 0, nw = 0, i, it;
+	double t = 0.0, queue = N, left = N, eps = 1e-9 * fmax(N, 1.0);
+
+	if (!(N > 0.0) || !(S >= 1.0) || !(L >= 1.0) || !(P > 0.0) ||
+	    !(I >= P) || !(tokens >= 1.0) || !(K >= I + L))
+		return 0.0;
+	for (it = 0; left > eps; it++) {
+		double budget = tokens, free = K, nrun = 0.0;
+		double dec = 0.0, proc = 0.0, fin = 0.0, gsum = 0.0, step;
+		int preempted = 0, sched;
+
+		if (it >= RUN_ITER_MAX)
+			return 0.0;
+		/* room for a step's admissions (at most half the list) */
+		while (nr > PRE_COHORTS / 2)
+			pre_squeeze(run, &nr, 1);
+		for (i = 0; i < nr; i++) {
+			free -= run[i].n * run[i].kv;
+			nrun += run[i].n;
+			x[i] = -1.0;
+		}
+		/* The running requests first, in admission order, each its
+		 * new tokens (a decode's one, a prompt's next chunk within
+		 * the step's budget); where the cache has no block for them
+		 * the last-admitted running request is preempted ("The
+		 * request cannot be scheduled. Preempt the lowest-priority
+		 * request.", self.running.pop()), down to the request itself,
+		 * which ends the loop (vllm/v1/core/sched/scheduler.py).  A
+		 * request is preempted whole. */
+		for (sched = 0; sched < nr && budget > 1e-9; sched++) {
+			pre_cohort *c = &run[sched];
+			double per = c->done < c->need ?
+				fmin(c->need - c->done, budget / c->n) :
+				fmin(1.0, budget / c->n);
+			double need = per * c->n;
+
+			while (need > free + 1e-9 && nr - 1 > sched) {
+				pre_cohort *e = &run[nr - 1];
+				double m = e->kv > 0.0 ? fmin(e->n,
+					ceil((need - free) / e->kv - 1e-9)) :
+					e->n;
+
+				nrun -= m;
+				free += pre_evict(run, &nr, m, w, &nw, P);
+				preempted = 1;
+			}
+			if (need > free + 1e-9) {
+				/* within the cohort: k of its n keep their
+				 * place where k per <= free + (n - k) kv */
+				double k = floor((free + c->n * c->kv) /
+				                 (per + c->kv) + 1e-9);
+
+				k = fmax(0.0, fmin(k, c->n));
+				nrun -= c->n - k;
+				free += pre_evict(run, &nr, c->n - k, w, &nw,
+				                  P);
+				preempted = 1;
+				if (nr <= sched)
+					break;
+				need = per * c->n;
+			}
+			x[sched] = per;
+			free -= need;
+			budget -= need;
+		}
+		pre_reuse(w, nw, free);
+		/* "# Next, schedule the WAITING requests.  if not
+		 * preempted_reqs": the queue's head while the step's budget,
+		 * the cache and max_num_seqs allow, whole prompts first and
+		 * then one request's chunk in what the budget leaves; the
+		 * first that gets no blocks (its cached tokens taken from the
+		 * free pool, and its chunk's) ends it. */
+		while (!preempted && sched == nr && budget > 1e-9 &&
+		       nrun < S - 1e-9 && nr < PRE_COHORTS &&
+		       (nw > 0 || queue > eps)) {
+			pre_cohort e;
+			double avail = nw > 0 ? w[0].n : queue, h, rem, f;
+
+			e.gen = nw > 0 ? w[0].gen : 0.0;
+			e.need = P + e.gen;
+			/* at least the last token is computed: V1 looks up
+			 * at most num_tokens - 1 cached tokens */
+			h = nw > 0 ? fmin(w[0].kv - (I - P), e.need - 1.0) :
+				0.0;
+			h = fmax(h, 0.0);
+			rem = e.need - h;
+			avail = fmin(avail, S - nrun);
+			if (free < (I - P) + h + fmin(rem, budget) - 1e-9)
+				break;
+			f = fmin(avail, fmin(floor(budget / rem + 1e-9),
+			                     floor(free / (I - P + h + rem) +
+			                           1e-9)));
+			if (f >= 1.0 || avail < 1.0) {
+				e.n = f >= 1.0 ? f : avail;
+				x[nr] = rem;
+			} else {
+				e.n = fmin(avail, 1.0);
+				x[nr] = fmin(rem, budget);
+			}
+			e.done = h;
+			e.kv = (I - P) + h;
+			if (nw > 0) {
+				w[0].n -= e.n;
+				if (w[0].n <= 1e-12) {
+					memmove(&w[0], &w[1],
+					        (size_t)(nw - 1) * sizeof *w);
+					nw--;
+				}
+			} else {
+				queue -= e.n;
+			}
+			run[nr++] = e;
+			sched = nr;
+			nrun += e.n;
+			budget -= e.n * x[nr - 1];
+			free -= e.n * (e.kv + x[nr - 1]);
+			pre_reuse(w, nw, free);
+		}
+		/* The step: its decodes and prompt tokens, priced. */
+		for (i = 0; i < nr; i++) {
+			pre_cohort *c = &run[i];
+
+			if (x[i] < 0.0)
+				continue;
+			if (c->done < c->need) {
+				proc += c->n * x[i];
+				if (c->done + x[i] >= c->need - 1e-9)
+					fin += c->n;
+			} else {
+				dec += c->n;
+				gsum += c->n * c->gen;
+			}
+		}
+		if (dec <= 1e-9 && proc <= 1e-9)
+			return 0.0;
+		step = price(ctx, dec, proc, fin, dec > 1e-9 ?
+		             fmax(gsum / dec - 1.0, 0.0) : 0.0);
+		if (!(step > 0.0))
+			return 0.0;
+		t += step;
+		/* Advance: a decode writes its token and samples the next; a
+		 * prompt completed samples its first (readmitted: its next)
+		 * token; a request with all its outputs leaves, its blocks
+		 * free. */
+		for (i = 0; i < nr; i++) {
+			pre_cohort *c = &run[i];
+
+			if (x[i] < 0.0)
+				continue;
+			c->kv += x[i];
+			if (c->done < c->need) {
+				c->done += x[i];
+				if (c->done >= c->need - 1e-9) {
+					c->done = c->need;
+					c->gen += 1.0;
+				}
+			} else {
+				c->gen += x[i];
+			}
+		}
+		for (i = 0; i < nr; ) {
+			int dn = run[i].done >= run[i].need;
+
+			if (dn && run[i].gen >= L - 1e-9) {
+				left -= run[i].n;
+				memmove(&run[i], &run[i + 1],
+				        (size_t)(nr - i - 1) * sizeof *run);
+				nr--;
+			} else if (i > 0 && dn &&
+			           run[i - 1].done >= run[i - 1].need &&
+			           run[i].gen == run[i - 1].gen &&
+			           run[i].kv == run[i - 1].kv) {
+				run[i - 1].n += run[i].n;
+				memmove(&run[i], &run[i + 1],
+				        (size_t)(nr - i - 1) * sizeof *run);
+				nr--;
+			} else {
+				i++;
+			}
+		}
 	}
 	return t;
 }

@@ -75,6 +75,7 @@ static const lgp_field infer_fields[] = {
 	F_REQNUM("capacity", offsetof(infer_cfg, capacity)),
 	IF_NUM("kv_free_fraction", kv_free_fraction),
 	IF_BOOL("kv_reserve_max", kv_reserve_max),
+	IF_BOOL("kv_preempt", kv_preempt),
 	IF_NUM("max_num_tokens", max_num_tokens),
 	IF_NUM("sample_kernels", sample_kernels),
 	IF_BOOL("chunked", chunked),

@@ -18,8 +18,11 @@
 --             the rule `fit` uses (default bf16); embeddings and lm_head stay 16-bit
 --   kv        KV-cache dtype: bf16 | fp16 | fp8 | int8 | fp4 (default bf16)
 --   kv_policy mean (default: paged KV, each running sequence holds input +
---             output/2 on average, vLLM) | max (reserve input + output per
---             sequence, TensorRT-LLM GUARANTEED_NO_EVICT)
+--             output/2 on average) | max (reserve input + output per
+--             sequence, TensorRT-LLM GUARANTEED_NO_EVICT) | preempt (the
+--             default of runtime vllm, V1: mean, and a finite run whose
+--             whole lengths overflow the cache preempts and recomputes,
+--             infer_run.c infer_burst_preempt)
 --   batch     fixed decode batch per replica, or
 --   concurrency  requests in flight over the system; neither: as many as fit
 --   input, output  tokens per request (default 2048, 256)
@@ -979,6 +982,28 @@ M.ar_fusion_max = { trtllm = function(tp) return tp <= 2 and 16e6 or 8e6 end }
 M.mixes = {
   trtllm = "in-flight batching, TensorRT-LLM: prompts run in the decode steps",
   vllm = "vLLM V1 always chunks the prefill: prompts run in the decode steps",
+}
+
+-- The runtimes that preempt a running request when the KV cache has no
+-- block for its next token, and admit a waiting one on its prompt's blocks
+-- alone (gpuplan.infer's kv_policy preempt; engine infer_run.c
+-- infer_burst_preempt, a finite run whose requests' whole lengths overflow
+-- the cache): vLLM V1, whose scheduler on a failed allocate_slots runs
+-- "preempted_req = self.running.pop()" (the last-admitted), frees its
+-- blocks, sets "preempted_req.num_computed_tokens = 0" and puts it back
+-- with "self.waiting.prepend_request(preempted_req)", admitting no waiting
+-- request in that step (vllm/v1/core/sched/scheduler.py, v0.9.x to
+-- v0.11.x).  Keyed as M.mixes: V1's steps (a V0 release, which states
+-- chunked_prefill through the validation profile, keeps kv_policy mean: V0
+-- also preempts by recompute, but admits a prompt only while its blocks
+-- leave the 1% watermark free, not walked here).  TensorRT-LLM's default
+-- GUARANTEED_NO_EVICT reserves the whole length (kv_policy max) and never
+-- preempts; SGLang retracts decodes by its own rule (retract_decode, the
+-- longest outputs first, and a new_token_ratio that throttles admission):
+-- neither is this walk.
+M.kv_preempt = {
+  vllm = "vLLM V1: a burst whose whole lengths overflow the KV cache preempts its last-admitted "
+    .. "request and recomputes it",
 }
 
 -- vLLM V1's mixed steps on FlashAttention-2 (engine infer_cfg
@@ -2781,6 +2806,8 @@ function M.setup(a)
       (a.enforce_eager and M.eager_host_ops[a.runtime or ""] and
        M.eager_host_ops[a.runtime](model, tp)) or M.host_ops[a.runtime or ""],
     kv_reserve_max = a.kv_policy == "max",
+    kv_preempt = a.kv_policy == "preempt" or
+      (a.kv_policy == nil and mixes and M.kv_preempt[a.runtime or ""] and true) or nil,
     gemv_max = M.gemv_max[a.runtime or "graphs"],
     gemv_packed = M.gemv_packed[a.runtime or "graphs"] or 0,
     wo_unfused_above = M.wo_unfused_above[a.runtime or "graphs"],
@@ -2836,18 +2863,24 @@ function M.setup(a)
       tostring(g.vendor))), 3)
   end
   M.check_flash_runtime(a, tp)
-  if a.kv_policy ~= nil and a.kv_policy ~= "max" and a.kv_policy ~= "mean" then
-    error("infer: kv_policy must be 'mean' or 'max' (got " .. shown(a.kv_policy) .. ")", 3)
+  if a.kv_policy ~= nil and a.kv_policy ~= "max" and a.kv_policy ~= "mean" and
+     a.kv_policy ~= "preempt" then
+    error("infer: kv_policy must be 'mean', 'max' or 'preempt' (got " .. shown(a.kv_policy)
+      .. ")", 3)
   end
   -- A static batch's contiguous cache holds every sequence's whole length
   -- (RuntimeBuffers::reshape: maxSeqLength a sequence, M.static_memory):
   -- kv_policy max, whatever the runtime's own.
   if static then
-    if a.kv_policy == "mean" then
-      error(args.usage("infer: kv_policy mean with batching static: a static batch's cache holds "
-        .. "input + output tokens a sequence from its start (give kv_policy max or leave it out)"), 3)
+    if a.kv_policy == "mean" or a.kv_policy == "preempt" then
+      error(args.usage("infer: kv_policy " .. a.kv_policy .. " with batching static: a static "
+        .. "batch's cache holds input + output tokens a sequence from its start (give kv_policy "
+        .. "max or leave it out)"), 3)
     end
     c.kv_reserve_max = true
+    c.kv_preempt = nil
+  elseif a.kv_policy == nil and c.kv_preempt then
+    default("kv_policy=preempt (" .. M.kv_preempt[a.runtime] .. ")")
   elseif a.kv_policy == nil then default("kv_policy=mean") end
   if kv_bucket_said then default(kv_bucket_said) end
   -- The runtime's fused all-reduce workspace (M.ar_fusion_max), where it

@@ -1086,8 +1086,10 @@ opt { name = "graph_sizes", type = "string", metavar = "LIST", commands = "infer
   suggest = { "cuda_graph_batch_sizes", "cuda_graph_bs", "cudagraph_capture_sizes",
               "capture_sizes" } }
 opt { name = "kv_policy", type = "string", lua_only = true, commands = "infer",
-  help = "mean (default: paged KV, each running sequence holds input + output/2, vLLM) | "
-    .. "max (input + output reserved per sequence, TensorRT-LLM GUARANTEED_NO_EVICT)" }
+  help = "mean (default: paged KV, each running sequence holds input + output/2) | "
+    .. "max (input + output reserved per sequence, TensorRT-LLM GUARANTEED_NO_EVICT) | "
+    .. "preempt (runtime vllm's default, V1: mean, and a burst of requests whose whole "
+    .. "lengths overflow the cache preempts the last-admitted and recomputes it)" }
 -- A static-shape runtime's bucketed decode KV (engine infer_cfg.kv_bucket,
 -- infer_run.c infer_decode_ctx); its default by runtime and card is
 -- gpuplan.infer's M.kv_bucket (Gaudi under the graphs runtime: 128).

@@ -83,6 +83,18 @@ static double burst_gen(void *ctx, double dec, double proc, double fin,
 	return (fin > 0.0 ? 1.0 : 0.0) + (dec > 1e-9 ? 1.0 + gen : 0.0);
 }
 
+/* 1 s a step plus 1 s a token it computes, prompt or decode: the run's
+ * time counts its steps and the tokens it computed, recomputed ones
+ * included (infer_burst_preempt). */
+static double burst_tokens(void *ctx, double dec, double proc, double fin,
+                           double gen)
+{
+	(void)ctx;
+	(void)fin;
+	(void)gen;
+	return 1.0 + proc + dec;
+}
+
 /* Every step 1 s: the run's time is its step count. */
 static double burst_unit(void *ctx, double dec, double proc, double fin,
                          double gen)
@@ -108,7 +120,7 @@ int main(void)
 	gp_dtype t;
 	int g, b;
 
-	plan(112);
+	plan(118);
 
 	/* --- 13B bf16 decode, batch 1, H200 (4.8 TB/s) -------------------
 	 * Llama 2 13B: 40 layers x (4 h^2 + 3 h f + 2h) with h 5120,
@@ -670,6 +682,54 @@ int main(void)
 	 * two at once (the same prompts and decodes, fewer steps). */
 	is_num(infer_burst(4, 4, 3, 10, 10, 0, 0, NULL, NULL, 0, burst_price, NULL), 29.0,
 	       1e-12, "burst of 4 all at once: 29 s by hand");
+
+	/* --- vLLM V1's preemption over a burst (infer_burst_preempt) -------
+	 * Prompts of 2 tokens (none cached), 4 tokens out, 10 tokens a step,
+	 * every request admitted at once (seqs = the burst); a step costs 1
+	 * s plus 1 s a token computed (burst_tokens).
+	 * (a) 2 requests, a cache of 12 tokens: the peak, 2 x (2 + 4), fits
+	 * and nothing is preempted.  it0 prefills both (4 tokens: 5 s, first
+	 * tokens out), it1-it3 decode both (3 s each), both leave: 14 s, as
+	 * infer_burst's walk of the same burst (its B 2, the decodes
+	 * counted in the budget).  Exact: 1e-12. */
+	is_num(infer_burst_preempt(2, 2, 12, 4, 2, 2, 10, burst_tokens, NULL),
+	       14.0, 1e-12, "preempt walk, cache fits: 14 s by hand");
+	is_num(infer_burst(2, 2, 4, 2, 10, 1, 0, NULL, NULL, 0, burst_tokens,
+	                   NULL), 14.0, 1e-12,
+	       "the same burst through infer_burst: 14 s");
+	/* (b) The same with a cache of 9 tokens.  it0 prefills both (5 s,
+	 * 2 x 2 held); it1, it2 decode both (3 s each: 2 x 3, then 2 x 4
+	 * held, 1 free).  it3: the first request's decode finds no block
+	 * and pops the last-admitted, the second (its 4 tokens freed, back
+	 * at the queue's head with its 3 outputs); the first decodes alone
+	 * (2 s) and leaves with its 4th token; no admission in a step that
+	 * preempted.  it4: the second comes back; its 4 freed tokens are
+	 * still in the free pool (no allocation took them: 5 free after
+	 * it3), so the prefix cache finds them, at most num_tokens - 1 = 2
+	 * + 3 - 1 = 4, and it computes 1 token (2 s), emitting its 4th:
+	 * 5 + 3 + 3 + 2 + 2 = 15 s. */
+	is_num(infer_burst_preempt(2, 2, 9, 4, 2, 2, 10, burst_tokens, NULL),
+	       15.0, 1e-12, "preempt walk: one preempted, found in the "
+	       "prefix cache: 15 s by hand");
+	/* (c) 3 requests, a cache of 12.  it0 prefills all three (6 tokens:
+	 * 7 s); it1, it2 decode three (4 s each; 9, then 12 held, 0 free).
+	 * it3: the first's decode pops the third (4 freed), the first two
+	 * decode (3 s) and take 2 of those 4 tokens -- the free pool's only
+	 * blocks, the third's last ones taken first -- so 2 of its tokens
+	 * stay cached; the two leave.  it4: the third comes back with 2
+	 * tokens found and computes the other 3 of its 2 + 3 (4 s): 7 + 4 +
+	 * 4 + 3 + 4 = 22 s. */
+	is_num(infer_burst_preempt(3, 3, 12, 4, 2, 2, 10, burst_tokens, NULL),
+	       22.0, 1e-12, "preempt walk: a preempted request's cache "
+	       "partly reused, recomputed in part: 22 s by hand");
+	/* (d) max_num_seqs 1 holds the burst to one request at a time: it0
+	 * prefills one (3 s), it1-it3 decode it (2 s each), then the other
+	 * the same: 2 x 9 = 18 s; a cache under one request's whole length
+	 * (5 < 2 + 4) is refused (0). */
+	is_num(infer_burst_preempt(2, 1, 12, 4, 2, 2, 10, burst_tokens, NULL),
+	       18.0, 1e-12, "preempt walk at max_num_seqs 1: 18 s");
+	is_num(infer_burst_preempt(2, 2, 5, 4, 2, 2, 10, burst_tokens, NULL),
+	       0.0, 0.0, "preempt walk: a cache under one request refused");
 
 	/* --- a burst whose outputs spread (lens, shares) -------------------
 	 * 2 requests, both held at once, prompts of 10 tokens, 20 prompt
