@@ -994,7 +994,8 @@ M.mixes = {
 -- with "self.waiting.prepend_request(preempted_req)", admitting no waiting
 -- request in that step (vllm/v1/core/sched/scheduler.py, v0.9.x to
 -- v0.11.x).  Keyed as M.mixes: V1's steps (a V0 release, which states
--- chunked_prefill through the validation profile, keeps kv_policy mean: V0
+-- chunked_prefill through the validation profile or names its sampler's
+-- release in vllm_version, 0.4.2-0.6.3, keeps kv_policy mean: V0
 -- also preempts by recompute, but admits a prompt only while its blocks
 -- leave the 1% watermark free, not walked here).  TensorRT-LLM's default
 -- GUARANTEED_NO_EVICT reserves the whole length (kv_policy max) and never
@@ -1002,8 +1003,7 @@ M.mixes = {
 -- longest outputs first, and a new_token_ratio that throttles admission):
 -- neither is this walk.
 M.kv_preempt = {
-  vllm = "vLLM V1: a burst whose whole lengths overflow the KV cache preempts its last-admitted "
-    .. "request and recomputes it",
+  vllm = "vLLM V1: a full cache preempts the last-admitted request",
 }
 
 -- vLLM V1's mixed steps on FlashAttention-2 (engine infer_cfg
@@ -2807,7 +2807,8 @@ function M.setup(a)
        M.eager_host_ops[a.runtime](model, tp)) or M.host_ops[a.runtime or ""],
     kv_reserve_max = a.kv_policy == "max",
     kv_preempt = a.kv_policy == "preempt" or
-      (a.kv_policy == nil and mixes and M.kv_preempt[a.runtime or ""] and true) or nil,
+      (a.kv_policy == nil and mixes and a.vllm_version == nil and M.kv_preempt[a.runtime or ""]
+       and true) or nil,
     gemv_max = M.gemv_max[a.runtime or "graphs"],
     gemv_packed = M.gemv_packed[a.runtime or "graphs"] or 0,
     wo_unfused_above = M.wo_unfused_above[a.runtime or "graphs"],
