@@ -793,6 +793,20 @@ end
 -- the catalog's streaming copy of that memory is 3.35 x 0.84 = 2.81 TB/s
 -- -- so the kernel reads at the copy (1.0, the most roof_op.stream
 -- takes); no XQA-specific rate was found.
+-- The kernel came with 0.10.0 ("Integrated the new NVIDIA Hopper XQA
+-- kernels for LLaMA 2 70B model", its release notes): the precompiled
+-- runner of that line (decoderXQAImplPrecompiled.cpp) reads each cubin's
+-- kernelType, checks "isGmmaKernel == (mSM == kSM_90 &&
+-- xqaParams.kv_cache_data_type == XQADataType::DATA_TYPE_E4M3 &&
+-- xqaParams.beam_width == 1)" and passes the GMMA kernel a CUtensorMap
+-- of the cache (makeTensorMapForPagedKVCache, cuTensorMapEncodeTiled: the
+-- TMA loads); the runner before it (decoderXQARunner.cpp of the 0.8-0.9
+-- line, Medusa's medusa_position_offsets already there) launches every
+-- SM's cubin with the same seven parameters, no tensor map, and two warp
+-- groups ("128, 1, 2"): one HMMA kernel on Hopper too.  gp.infer's
+-- xqa_hopper = false says the earlier kernel (gpuplan.predict.infer sets
+-- it for a TensorRT-LLM case of a release before 0.10.0 or dated before
+-- it), which keeps the GEMV rate.
 M.attn_stream_hopper_fp8 = 1.0
 -- The query heads one rank's KV head serves (XQA's head_grp_size, its
 -- nbQHeadsPerKV): the heads over the KV heads, each split over TP, a KV
@@ -807,7 +821,9 @@ function M.qheads_per_kv(model, tp)
   return (heads / tp) / math.max(1, kvh / tp)
 end
 function M.attn_stream_of(a, g, model, tp, kv)
-  if a.runtime ~= "trtllm" or a.xqa == false or kv ~= "fp8" then return nil end
+  if a.runtime ~= "trtllm" or a.xqa == false or a.xqa_hopper == false or kv ~= "fp8" then
+    return nil
+  end
   if not g or g.arch ~= "hopper" or (g.vendor ~= nil and g.vendor ~= "NVIDIA") then return nil end
   if type(model) ~= "table" or latent_cache(model) then return nil end
   local group = M.qheads_per_kv(model, tp)
@@ -2610,6 +2626,11 @@ function M.setup(a)
   runtime_kernel(a, "xqa", false, "trtllm", "TensorRT-LLM's generation attention (its XQA kernel "
     .. "or the masked MHA kernel before it)", "xqa = false", "TensorRT-LLM's masked MHA kernel is",
     serving, by)
+  -- XQA's Hopper kernel or the HMMA kernel before it (M.attn_stream_of):
+  -- TensorRT-LLM's alone
+  runtime_kernel(a, "xqa_hopper", false, "trtllm", "TensorRT-LLM's XQA kernel on Hopper (its "
+    .. "TMA + GMMA kernel from 0.10, or the HMMA kernel before it)", "xqa_hopper = false",
+    "TensorRT-LLM's decode attention is", serving, by)
   if a.xqa == false and latent_cache(model) then
     error("infer: xqa = false: TensorRT-LLM's masked MHA kernel over a latent (MLA) "
       .. "cache is not modelled", 3)

@@ -1017,6 +1017,13 @@ opt { name = "xqa", type = "flag", commands = "infer", default = true,
     .. "head size but 128 or 256 up to 0.10 (XQA's support test), and engines built with "
     .. "--disable_xqa; --runtime trtllm only",
   suggest = { "disable_xqa", "enable_xqa", "use_xqa", "trtllm_enable_xqa" } }
+opt { name = "xqa_hopper", type = "flag", commands = "infer", default = true,
+  help = "TensorRT-LLM's XQA on Hopper with an FP8 cache runs its TMA + GMMA kernel "
+    .. "(mha_sm90), whose decode attention reads the cache at the streaming copy: "
+    .. "--no-xqa-hopper prices the HMMA kernel (mha.cu, LDGSTS loads) at the fused "
+    .. "kernels' GEMV rate, as every release before 0.10 ran it on Hopper (0.10: "
+    .. "\"Integrated the new NVIDIA Hopper XQA kernels\"); --runtime trtllm only",
+  suggest = { "hopper_xqa", "xqa_sm90", "xqa_qgmma", "xqa_gmma" } }
 opt { name = "paged_decode", type = "flag", commands = "infer",
   help = "vLLM decodes on its own PagedAttention kernel (paged_attention_v1/v2): one thread "
     .. "block per query head, each reading its KV head's whole cache (the cache read "

@@ -591,6 +591,13 @@ like($o, qr/xqa=false: TensorRT-LLM's masked MHA kernel, one thread block a quer
 is($c, 2, 'infer --no-xqa --runtime vllm: a usage error, exit 2');
 like($e, qr/^gpuplan: infer: --no-xqa picks TensorRT-LLM's generation attention .*--runtime trtllm only \(got runtime vllm\)$/m,
      '--no-xqa on vLLM: refused, naming the flag and the runtime');
+# --no-xqa-hopper: XQA's HMMA kernel on Hopper (releases before 0.10), a
+# TensorRT-LLM kernel: refused under another runtime, naming the flag.
+($c, $o, $e) = run_gp('infer', 'llama3.1-8b', '--gpu', 'h100-sxm', '--weights', 'fp8', '--kv',
+                      'fp8', '--runtime', 'vllm', '--no-xqa-hopper');
+is($c, 2, 'infer --no-xqa-hopper --runtime vllm: a usage error, exit 2');
+like($e, qr/^gpuplan: infer: --no-xqa-hopper picks TensorRT-LLM's XQA kernel on Hopper .*--runtime trtllm only \(got runtime vllm\)$/m,
+     '--no-xqa-hopper on vLLM: refused, naming the flag and the runtime');
 
 # --paged-decode: vLLM's PagedAttention decode kernel, the same per-query-head
 # reads (engine/infer.c mmha_decode).  Qwen2.5 7B: 28 query heads over 4 KV

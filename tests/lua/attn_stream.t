@@ -85,4 +85,57 @@ t.is(infer.attn_stream_of(a, g, { heads = 32, kv_heads = 8, mla = { kv_lora_rank
 t.is(infer.attn_stream_of(a, { arch = "cdna3", vendor = "AMD" }, { heads = 32, kv_heads = 8 }, 1,
                           "fp8"), nil, "another vendor: none")
 
+-- xqa_hopper = false: the HMMA kernel every release before 0.10 ran on
+-- Hopper (no tensor map, two warp groups): the GEMV rate again, 0.94 of
+-- the H100's copy (the same derivation as above, 1e-9 relative).
+t.is(infer.attn_stream_of({ runtime = "trtllm", xqa_hopper = false }, g,
+                          { heads = 32, kv_heads = 8 }, 1, "fp8"), nil, "xqa_hopper = false: none")
+local hmma = run { xqa_hopper = false }
+t.near(row(hmma.decode, "attention").mem_rate, copy_h100 * gemv, 1e-9 * copy_h100,
+       "xqa_hopper = false on H100: decode attention at the GEMV rate")
+-- A kernel of TensorRT-LLM's alone: refused under another runtime.
+local ok2, err2 = pcall(run, { runtime = "vllm", xqa_hopper = false })
+t.ok(not ok2 and tostring(err2):find("xqa_hopper = false picks TensorRT-LLM's XQA kernel on "
+       .. "Hopper", 1, true) and tostring(err2):find("--runtime trtllm only", 1, true),
+     "xqa_hopper under vLLM: refused, naming the option and the runtime")
+
+-- The predictor's release rule (predict/infer.lua, TensorRT-LLM profile):
+-- XQA's Hopper kernel came with 0.10.0 ("Integrated the new NVIDIA Hopper
+-- XQA kernels", its release notes); a case of an earlier release, or of
+-- no release dated before 2024-06-05 (0.10.0's tag), is priced with the
+-- HMMA kernel, said on the defaults line.  Llama 2 70B's shape (64 query
+-- heads over 8 KV heads, head size 128, the group XQA ran from 0.6 on)
+-- on one H200 with FP8 weights (trtllm-bench forces an FP8 cache).
+do
+  local gp = require "gpuplan"
+  local predict = require "gpuplan.predict.infer"
+  local function case(src, gpu)
+    return { model = { layers = 80, hidden = 8192, heads = 64, kv_heads = 8,
+                       ffn_hidden = 28672, ffn_gated = true, vocab = 32000 },
+             hardware = { gpu = gpu or "h200-sxm", gpus = 1 }, parallel = { tp = 1 },
+             workload = { weight_dtype = "fp8", batch = 64, input_len = 128, output_len = 2048,
+                          num_requests = 64, framework = "trtllm" },
+             measured = { metric = "output_tokens_per_s" }, source = src }
+  end
+  local function said(src, gpu)
+    local r, why = predict(case(src, gpu), gp.catalog())
+    assert(r, why)
+    for _, d in ipairs(r.defaults) do
+      if d:find("xqa_hopper=false", 1, true) then return d end
+    end
+  end
+  local d9 = said { title = "perf overview", version = "0.9.0" }
+  t.ok(d9 and d9:find("xqa_hopper=false (TensorRT-LLM 0.9.0: XQA's TMA + GMMA Hopper kernel "
+         .. "came with 0.10.0", 1, true), "0.9.0 on an H200: the HMMA kernel, said")
+  t.is(said { title = "perf overview", version = "0.10.0" }, nil, "0.10.0: the Hopper kernel")
+  t.is(said { title = "perf overview", version = "0.11.0" }, nil, "0.11.0: the same")
+  t.ok(said { title = "MLPerf", date = "2024-03-27" }, "no release, dated before 0.10.0: HMMA")
+  t.is(said { title = "MLPerf", date = "2024-08-28" }, nil, "dated after it: the Hopper kernel")
+  t.is(said { title = "no release, no date" }, nil, "neither: the newest, the Hopper kernel")
+  -- said only where the price changes: a B200 (Blackwell) runs another
+  -- kernel, which neither rate is about
+  t.is(said({ title = "perf overview", version = "0.9.0" }, "b200"), nil,
+       "0.9.0 on a B200: nothing to say")
+end
+
 t.done_testing()

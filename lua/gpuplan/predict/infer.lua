@@ -368,6 +368,27 @@ local PROFILES = {
           "8 query heads a KV head at head size 128 or 256 only", group, hd)
       end
     end
+    -- XQA's TMA + GMMA kernel on Hopper (mha_sm90: an FP8 cache read at the
+    -- streaming copy, gpuplan.infer M.attn_stream_of) came with 0.10.0,
+    -- "Integrated the new NVIDIA Hopper XQA kernels for LLaMA 2 70B model"
+    -- (its release notes; 0.9.0's list none): 0.10's precompiled runner
+    -- gives an sm90 E4M3 beam-1 cubin the cache's CUtensorMap ("isGmmaKernel
+    -- == (mSM == kSM_90 && ... DATA_TYPE_E4M3 && ... beam_width == 1)"),
+    -- the runner before it none, the HMMA kernel on every SM.  A case of an
+    -- earlier release, or of no release dated before 0.10.0's tag
+    -- (tensorrtllm_backend v0.10.0, the commit pinning TensorRT-LLM
+    -- 9bd15f19, 2024-06-05), ran the HMMA kernel: xqa_hopper = false, the
+    -- GEMV rate of the fused kernels.  Said only where it changes the price
+    -- (the kernel's own test, infer.attn_stream_of, holds).
+    local hopper_pre = (r ~= nil and version.before(r, "0.10.0")) or
+      (r == nil and date ~= nil and tostring(date) < "2024-06-05")
+    if hopper_pre and a.xqa_hopper == nil and
+       infer.attn_stream_of(a, g, model, a.tp or 1, a.kv) ~= nil then
+      a.xqa_hopper = false
+      defaults[#defaults + 1] = string.format("xqa_hopper=false (TensorRT-LLM %s: XQA's TMA + "
+        .. "GMMA Hopper kernel came with 0.10.0; the HMMA kernel reads the FP8 cache at the GEMV "
+        .. "rate)", ver ~= nil and tostring(ver) or "of " .. tostring(date))
+    end
     -- gp.infer's ar_fusion_max (the all-reduce size up to which the
     -- residual add, RMSNorm and quantisation run fused in TensorRT-LLM's
     -- custom kernel, NCCL and a quantise kernel above) is the PyTorch
