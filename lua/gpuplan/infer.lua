@@ -3715,6 +3715,45 @@ function M.cards(a)
       r.loses = table.concat(t, ", ")
     end
   end
+  -- The list prices the same deployment on each card, the tp the caller
+  -- gives (TP1 without one), so a row matches `infer --gpu ID` alone.  A
+  -- card that the model fills at TP1 still read as the card's answer:
+  -- Llama 3.1 70B FP8 on one h100-sxm, batch 1 at 15.7 USD/Mtok, "12.8x
+  -- the cost" of h200-sxm, where its TP2 replica takes batch 105 at 0.95
+  -- USD/Mtok; bf16 on both cards was "no card fits" with no word of TP.
+  -- Without tp or pp given, each card is also priced at the sizes
+  -- `infer --target` tries (M.target_tps, M.at_search_tp), and a size
+  -- that fits where TP1 does not, or serves the token cheaper (tokens/s
+  -- per GPU where no price), is the row's larger_tp: {tp, batch, per_gpu,
+  -- cost_per_mtok, currency, fits_only_there, by: the figure compared}, the smallest such size at
+  -- the best figure.  The ranking stays the list's, on the given layout.
+  if a.tp == nil and a.pp == nil then
+    for _, r in ipairs(rows) do
+      if not r.layout and (r.tp or 1) == 1 then
+        local one = {}
+        for k, v in pairs(a) do one[k] = v end
+        one.gpu = r.gpu
+        local okt, tps = pcall(M.target_tps, one)
+        local best
+        -- a free card (--price 0) costs 0 at every size: tokens/s per GPU
+        local function score(x)
+          return (x.cost_per_mtok or 0) > 0 and -x.cost_per_mtok or x.per_gpu
+        end
+        for _, t in ipairs(okt and tps or {}) do
+          if t > 1 then
+            local ok, x = pcall(M.infer, M.at_search_tp(one, t))
+            if ok and x.fits and score(x) and (not best or score(x) > score(best)) then best = x end
+          end
+        end
+        if best and (not r.fits or (score(r) and score(best) > score(r))) then
+          r.larger_tp = { tp = best.tp, batch = best.batch, per_gpu = best.per_gpu,
+            cost_per_mtok = best.cost_per_mtok, currency = best.cost_per_mtok and best.currency,
+            fits_only_there = not r.fits, by = (best.cost_per_mtok or 0) > 0 and "cost per token"
+              or "tokens/s per GPU" }
+        end
+      end
+    end
+  end
   return { model = rows[1] and rows[1].model, per_card = rows, winner = w and w.gpu or nil }
 end
 

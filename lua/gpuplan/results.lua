@@ -176,7 +176,10 @@ field("per_card", "", "gp.sweep{per_card = true}, or gp.infer{gpu = {a, b, ...}}
   .. "cards as its gpu): a row per "
   .. "card, side by side, the winner first -- the card's best (gp.sweep: its layout's fields; "
   .. "gp.infer: its result) with gpu, fits, winner, loses (what it loses to the winner, or why "
-  .. "it is out) and, with a deadline or budget, meets_deadline and meets_budget",
+  .. "it is out) and, with a deadline or budget, meets_deadline and meets_budget; gp.infer "
+  .. "without tp or pp: larger_tp where a size --target tries fits where TP1 does not or "
+  .. "serves the token cheaper ({tp, batch, per_gpu, cost_per_mtok, currency, "
+  .. "fits_only_there, by})",
   "sweep infer")
 field("scaling_bases", "", "per card: {gpus, layout, tokens_per_s_gpu, given} of the base "
   .. "its results' scaling is against", "sweep")

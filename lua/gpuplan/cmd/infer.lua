@@ -462,6 +462,26 @@ function C.cards(opts, a)
     for _, x in ipairs(rows) do
       if not x.fits then io.stdout:write(x.gpu, " does not fit: ", tostring(x.why), "\n") end
     end
+    -- a size --target would try that fits where TP1 does not, or serves
+    -- the token cheaper (gp.infer's larger_tp): said with its flag
+    local amount_fmt = require("gpuplan.units").amount_fmt
+    for _, x in ipairs(rows) do
+      local l = x.larger_tp
+      if l then
+        local cost = l.cost_per_mtok and (amount_fmt(l.cost_per_mtok, 3):format(l.cost_per_mtok)
+          .. " " .. l.currency .. "/Mtok")
+        local per = string.format("%.0f tok/s/GPU", l.per_gpu)
+        if l.fits_only_there then
+          io.stdout:write(string.format("%s fits at --tp %d (of the sizes --target tries, the %s): batch %d, %s%s\n", x.gpu, l.tp,
+            l.by == "cost per token" and "cheapest per token" or "most tokens/s per GPU", l.batch, per,
+            cost and (", " .. cost) or ""))
+        else
+          io.stdout:write(string.format("%s serves more at --tp %d: batch %d, %s%s (TP1: batch %d, %s)\n",
+            x.gpu, l.tp, l.batch, per, cost and (", " .. cost) or "", x.batch or 0,
+            x.cost and (x.cost .. "/Mtok") or string.format("%.0f tok/s/GPU", x.per_gpu)))
+        end
+      end
+    end
   end
   return 0
 end
