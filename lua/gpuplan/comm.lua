@@ -774,6 +774,21 @@ function M.nic_achievable(bw, cat)
   return f and f.achievable or 1
 end
 
+-- nccl-tests' own -b/-e sizes, a number and one letter K, M or G in
+-- either case, are powers of 1024 (NVIDIA/nccl-tests src/common.cu
+-- parsesize: "case 'G': case 'g': units = 1024*1024*1024"): v's bytes
+-- where v is such a string, else nil ("1GB" stays the units' 10^9).  The
+-- one reader of the form: gp.comm's bytes and the comm command's
+-- --min/--max (which keeps its own rule that a sweep's size is whole)
+-- both call it; gp.comm{bytes = "1G"} was "unknown unit 'G'" where the
+-- command took --min 1G.
+function M.nccl_size(v)
+  if type(v) ~= "string" then return nil end
+  local num, letter = v:match("^%s*(%d+%.?%d*)([kKmMgG])%s*$")
+  local pw = letter and ({ k = 1, m = 2, g = 3 })[letter:lower()]
+  return pw and tonumber(num) * 1024 ^ pw or nil
+end
+
 function M.comm(a)
   check_args(a, false)
   local op = M.op_name(a.op or "all_reduce")
@@ -783,7 +798,13 @@ function M.comm(a)
   -- '1kg'" alone named neither the function nor the key)
   if type(bytes) == "string" then
     local ok, v = units.try(bytes, "bytes")
-    if not ok then error("comm: bytes: " .. tostring(v), 2) end
+    if not ok then
+      local n = M.nccl_size(bytes)
+      if not n then
+        error("comm: bytes: " .. tostring(v) .. ", or nccl-tests' 1K, 1M, 1G (powers of 1024)", 2)
+      end
+      v = n
+    end
     bytes = v
   end
   -- A byte volume, not necessarily whole: gp.comm prices what the engine

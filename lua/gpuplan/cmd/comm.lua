@@ -31,16 +31,12 @@ local function size_arg(v, name, default)
     error(cli.usage("comm: --" .. name .. " '" .. v .. "': a size is a whole number of bytes "
       .. "(8, 1MiB or 4GB)"), 0)
   end
-  -- nccl-tests' own -b/-e sizes, a number and one letter K, M or G in
-  -- either case, are powers of 1024 (NVIDIA/nccl-tests src/common.cu
-  -- parsesize: "case 'G': case 'g': units = 1024*1024*1024"): "--max 1G",
-  -- typed as "-e 1G", read "expects a size like 8, 1MiB or 4GB".  Read
-  -- as nccl-tests reads it; "1GB" stays the units' 10^9.
-  if type(v) == "string" then
-    local num, letter = v:match("^%s*(%d+%.?%d*)([kKmMgG])%s*$")
-    local pw = letter and ({ k = 1, m = 2, g = 3 })[letter:lower()]
-    if pw then
-      local bytes = tonumber(num) * 1024 ^ pw
+  -- nccl-tests' own -b/-e sizes, 1K, 1M, 1G: "--max 1G", typed as "-e
+  -- 1G", read "expects a size like 8, 1MiB or 4GB".  Read
+  -- as nccl-tests reads it (comm.nccl_size, gp.comm's bytes' reader too)
+  do
+    local bytes = comm.nccl_size(v)
+    if bytes then
       if bytes == math.floor(bytes) then return bytes end
       error(cli.usage("comm: --" .. name .. " '" .. v .. "': a size is a whole number of bytes "
         .. "(8, 1MiB or 4GB)"), 0)
