@@ -1708,7 +1708,7 @@ opt { name = "bytes", type = "number|string", lua_only = true, commands = "comm"
   -- nccl-tests' messages of its default float: whole 4-byte elements.
   help = "the message: the total buffer for all_gather and reduce_scatter, the per-rank "
     .. "send buffer for all_to_all (nccl-tests' sizes); B, or a string with its unit "
-    .. "(\"1MiB\"); any volume >= 0 (1 B is one int8 element, 0 moves nothing), where the "
+    .. "(\"1MiB\", or nccl-tests' \"1G\": powers of 1024, as the comm command's --min); any volume >= 0 (1 B is one int8 element, 0 moves nothing), where the "
     .. "comm command's sizes are whole 4-byte floats",
   suggest = { "size", "sizes", "message_size" } }
 opt { name = "gpus_per_thread", type = "int", metavar = "N", commands = "comm",
@@ -2612,8 +2612,8 @@ opt { name = "micro_batch", type = "string", metavar = "LIST", commands = "plan"
 opt { name = "policy", type = "string", metavar = "P", commands = "plan",
   default = "fastest; on the command line cheapest with --tokens or --deadline and no "
     .. "--budget (the run's cost), fastest without --tokens or with --budget",
-  help = "fastest|cheapest|fewest-gpus|best-per-dollar (Lua: a gp.policy.* table or a "
-    .. "function(candidate, cat) -> score; cat: the job's catalog)" }
+  help = "fastest|cheapest|fewest-gpus|best-per-dollar (Lua: the name as here, a gp.policy.* "
+    .. "table or a function(candidate, cat) -> score; cat: the job's catalog)" }
 opt { name = "deadline", type = "string", metavar = "D", commands = "plan",
   help = "train --tokens within D (30d, 12h, 2w; Lua: a string with its unit, or a number of "
     .. "seconds: deadline = 30 is 30 s, which no layout meets)" }

@@ -803,6 +803,18 @@ local function merged(o)
   local policy = o.policy
   local a = {}
   for k, v in pairs(o) do a[k] = v end
+  -- The CLI's --policy name (cheapest, fewest-gpus, best-per-dollar;
+  -- fewest_gpus alike) is the Lua key's value too, as every option's
+  -- declaration gives both: it was refused, "policy must be a gp.policy.*
+  -- table ... gp.policy.cheapest{}", a script copied from a command line
+  -- told to rewrite a value the line took.  The name is its table of no
+  -- fields; the deadline and budget stay keys of their own, as on the
+  -- line (--deadline, --budget).  monthly has no CLI name and needs its
+  -- budget: still refused below, with the call to write.
+  if type(policy) == "string" then
+    local name = policy:gsub("-", "_")
+    if M.policy[name] and name ~= "monthly" then policy = M.policy[name] {} end
+  end
   -- A table with a __call is a function to its caller: it was merged as
   -- a policy table of no fields, so the search ranked by time and never
   -- called it.
@@ -847,12 +859,16 @@ local function merged(o)
   elseif policy ~= nil and type(policy) ~= "function" then
     -- the CLI's --policy is a name (fewest-gpus ...): a script that gave
     -- the same name was told neither what it gave nor the table to give
+    -- (a CLI name is taken above; monthly needs its budget, and another
+    -- string is told the names)
     local hint = ""
     local name = type(policy) == "string" and policy:gsub("-", "_")
-    if name and M.policy[name] and name ~= "monthly" then
-      hint = ": gp.policy." .. name .. "{}"
+    if name == "monthly" then
+      hint = ": gp.policy.monthly{budget = ...}"
+    elseif name then
+      hint = ": fastest, cheapest, fewest-gpus or best-per-dollar (the CLI's --policy)"
     end
-    fail("sweep: policy must be a gp.policy.* table or a function (got %s%s)",
+    fail("sweep: policy must be a gp.policy.* table, a function or a name (got %s%s)",
       args.shown(policy), hint)
   end
   if a.gpu == nil then
@@ -1652,9 +1668,22 @@ end
 
 -- "12.0% slower, 8.0% more cost": what a card's best loses to the
 -- winner's, by the run's time (1 / tokens/s: the same tokens) and cost.
-local function loses(c, w)
+-- Ranked by best-per-dollar (key per_dollar), the figure the policy
+-- ranks by comes first: the loser read "2.2x slower" alone without
+-- --tokens (no cost), which is what the policy does not rank by.  Tokens
+-- per dollar is tokens/s over the GPUs' price an hour, the score's own
+-- figure (rank_score's per_dollar); the loser's shortfall is 1 - its
+-- figure over the winner's, a percent below 100 however far it falls.
+local function loses(c, w, key)
   local rel = require("gpuplan.report").versus
-  local t = { rel(w.tokens_per_s / c.tokens_per_s, "slower", "faster") }
+  local t = {}
+  if key == "per_dollar" and c.price and w.price and c.price > 0 and w.price > 0 then
+    local f = (c.tokens_per_s / (c.gpus * c.price)) / (w.tokens_per_s / (w.gpus * w.price))
+    t[1] = math.abs(f - 1) < 5e-4 and "the same tokens per dollar"
+      or string.format("%.1f%% %s tokens per dollar", 100 * math.abs(1 - f),
+                       f < 1 and "fewer" or "more")
+  end
+  t[#t + 1] = rel(w.tokens_per_s / c.tokens_per_s, "slower", "faster")
   if c.cost and w.cost then
     t[#t + 1] = require("gpuplan.report").against(c.cost, w.cost, "more cost", "less cost",
                                                   "the cost")
@@ -1743,7 +1772,7 @@ function M.per_card(o, a, gpus_list, bests, stats)
       end
       row.loses = #why > 0 and table.concat(why, ", ") or "not within the deadline and budget"
     else
-      row.loses = w and loses(row, w) or ""
+      row.loses = w and loses(row, w, a.key) or ""
     end
     row.winner = row.winner or false
   end

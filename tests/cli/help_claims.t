@@ -22,7 +22,8 @@ like($o, qr/decode at batch 1, bf16 weights/, '... and bf16 on an H100');
 # by time.  The help said "cheapest with a deadline".
 ($c, $o, $e) = run_gp('plan', '--help');
 # (and with --tokens alone: a run has a cost, ranked by it)
-like($o, qr/\(default fastest; on the\s+command line cheapest with --tokens or --deadline and no\s+--budget \(the run's cost\), fastest without --tokens or\s+with --budget\)/,
+# (any space a line break: the help wraps where the option's text says)
+like($o, qr/\(default\s+fastest;\s+on\s+the\s+command\s+line\s+cheapest\s+with\s+--tokens\s+or\s+--deadline\s+and\s+no\s+--budget\s+\(the\s+run's\s+cost\),\s+fastest\s+without\s+--tokens\s+or\s+with\s+--budget\)/,
      'plan --help: the policy default names the budget');
 my @job = ('plan', 'llama3.2-1b', '--gpu', 'h100-sxm', '--gpus', '8', '--tokens', '1e9',
            '--top', '2');

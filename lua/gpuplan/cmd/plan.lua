@@ -940,7 +940,9 @@ function C.show(r, job, head, format, top)
     end
     -- no currency beside a cost that is not there (a card without an
     -- offer in the buyer's market)
-    cols[#cols + 1] = { key = "currency", label = "",
+    -- headed as the CSV heads it: a blank header over "USD" read as a
+    -- column left out (text and markdown)
+    cols[#cols + 1] = { key = "currency", label = "currency",
                         fmt = function(v, row) return row.cost and v or "" end }
     cols[#cols + 1] = { key = "mem_gib", label = "GiB/GPU", fmt = "%.1f" }
     report.print(shown, { format = format, title = title, columns = cols })
