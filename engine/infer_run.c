@@ -1140,9 +1140,12 @@ double infer_burst_preempt(double N, double S, double K, double L,
 		 * request is preempted whole. */
 		for (sched = 0; sched < nr && budget > 1e-9; sched++) {
 			pre_cohort *c = &run[sched];
+			/* a decode's token where the budget holds the
+			 * cohort's: fmin(1, budget / n) without the division
+			 * on the step's serial chain (budget >= n gives 1) */
 			double per = c->done < c->need ?
 				fmin(c->need - c->done, budget / c->n) :
-				fmin(1.0, budget / c->n);
+				budget >= c->n ? 1.0 : budget / c->n;
 			double need = per * c->n;
 
 			while (need > free + 1e-9 && nr - 1 > sched) {

@@ -22,7 +22,8 @@
 --             sequence, TensorRT-LLM GUARANTEED_NO_EVICT) | preempt (the
 --             default of runtime vllm, V1: mean, and a finite run whose
 --             whole lengths overflow the cache preempts and recomputes,
---             infer_run.c infer_burst_preempt)
+--             infer_run.c infer_burst_preempt; refused where the steps do
+--             not mix prompt chunks)
 --   batch     fixed decode batch per replica, or
 --   concurrency  requests in flight over the system; neither: as many as fit
 --   input, output  tokens per request (default 2048, 256)
@@ -2901,6 +2902,16 @@ function M.setup(a)
     end
     c.kv_reserve_max = true
     c.kv_preempt = nil
+  elseif a.kv_policy == "preempt" and not (c.chunked and not c.whole_prompts) then
+    -- The walk (infer_run.c run_finite) follows steps that mix prompt
+    -- chunks into the decodes, as V1's do; where the steps hold whole
+    -- prompts, or prefill in steps of their own, kv_policy preempt priced
+    -- the run as kv_policy mean, in silence.
+    error(args.usage(string.format("infer: kv_policy preempt walks vLLM V1's steps, which mix "
+      .. "prompt chunks into the decodes; runtime %s here %s, where it would price the run as "
+      .. "kv_policy mean (give chunked_prefill = true, or leave kv_policy out)",
+      tostring(a.runtime or "graphs"), c.whole_prompts and "takes a prompt into a step only whole"
+        or "prefills in steps of its own")), 3)
   elseif a.kv_policy == nil and c.kv_preempt then
     default("kv_policy=preempt (" .. M.kv_preempt[a.runtime] .. ")")
   elseif a.kv_policy == nil then default("kv_policy=mean") end

@@ -1096,7 +1096,9 @@ opt { name = "kv_policy", type = "string", lua_only = true, commands = "infer",
   help = "mean (default: paged KV, each running sequence holds input + output/2) | "
     .. "max (input + output reserved per sequence, TensorRT-LLM GUARANTEED_NO_EVICT) | "
     .. "preempt (runtime vllm's default, V1: mean, and a burst of requests whose whole "
-    .. "lengths overflow the cache preempts the last-admitted and recomputes it)" }
+    .. "lengths overflow the cache preempts the last-admitted and recomputes it; refused where the "
+    .. "steps do not mix prompt chunks, as SGLang's, TensorRT-LLM's whole prompts or "
+    .. "chunked_prefill = false)" }
 -- A static-shape runtime's bucketed decode KV (engine infer_cfg.kv_bucket,
 -- infer_run.c infer_decode_ctx); its default by runtime and card is
 -- gpuplan.infer's M.kv_bucket (Gaudi under the graphs runtime: 128).

@@ -9,7 +9,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(7)
+t.plan(11)
 
 -- Llama 3.1 8B on one H100 (bf16 KV: 32 layers x K and V x 8 heads x 128
 -- x 2 B = 128 KiB a token), 1000 requests of 128 in / 4096 out sent at
@@ -47,3 +47,21 @@ t.ok(t.said(gp.infer(t.with(job, { runtime = "sglang" })), "^kv_policy=mean$"),
 local ok, err = pcall(gp.infer, t.with(job, { kv_policy = "evict" }))
 t.ok(not ok and tostring(err):find("kv_policy must be 'mean', 'max' or 'preempt'", 1, true),
   "an unknown kv_policy is refused by name")
+-- kv_policy preempt where the steps do not mix prompt chunks: the walk
+-- (infer_run.c run_finite) needs V1's mixed steps, and the run was priced
+-- as kv_policy mean in silence; refused, naming the runtime.
+for _, o in ipairs { { runtime = "sglang" }, { runtime = "trtllm" },
+                     { runtime = "vllm", chunked_prefill = false } } do
+  local ok2, err2 = pcall(gp.infer, t.with(job, t.with(o, { kv_policy = "preempt" })))
+  t.ok(not ok2 and tostring(err2):find("kv_policy preempt walks vLLM V1's steps", 1, true)
+    and tostring(err2):find("runtime " .. o.runtime .. " here", 1, true),
+    "kv_policy preempt under " .. o.runtime .. (o.chunked_prefill == false and
+      " without chunked prefill" or "") .. " is refused: " .. tostring(err2))
+end
+-- TensorRT-LLM with chunked context stated mixes chunks: the walk runs,
+-- and the overflowing burst is slower than its mean-length admission (as
+-- vLLM's above).
+local tc = t.with(job, { runtime = "trtllm", chunked_prefill = true })
+t.ok(gp.infer(t.with(tc, { kv_policy = "preempt" })).tokens_per_s <
+  gp.infer(t.with(tc, { kv_policy = "mean" })).tokens_per_s,
+  "trtllm with chunked_prefill: kv_policy preempt walks the burst")
