@@ -2069,7 +2069,8 @@ opt { name = "fp8_param_gather", type = "flag", commands = "train plan",
     .. "where bf16 moves 2 (Megatron-LM's --fp8-param-gather, \"perform the param all-gather "
     .. "in fp8\"; NeMo's fp8_params: MegatronDistributedFusedAdam gives the Float8Tensor "
     .. "parameters' buckets \"param_sync_dtype=torch.uint8\"); the embeddings, norms and "
-    .. "output layer still gather in 16 bits",
+    .. "output layer still gather in 16 bits.  ZeRO 0 has no such gather (no change); ZeRO 3's "
+    .. "per-layer gathers are not priced in fp8 (refused)",
   suggest = { "fp8_params", "fp8_param", "fp8_param_sync" } }
 opt { name = "reduce_bucket_size", type = "number", metavar = "N", commands = TRAIN4,
   methods = TRAINING, kind = "number", range = { 0, 1e15 },

@@ -878,9 +878,22 @@ local function step_choices(o, p, cfg, sweep, default)
   cfg.dp_bucket = o.dp_bucket
   -- the distributed optimizer's gather of the fp8 linears' weights in one
   -- byte (engine/train.c phase_post); only an fp8 run holds fp8 weights
-  if o.fp8_param_gather and o.precision ~= "fp8" then
-    usage("train: fp8_param_gather needs precision fp8 (got %s): only Transformer "
-      .. "Engine's fp8 run holds fp8 parameter copies to gather", tostring(o.precision))
+  -- (the run's precision as setup resolves it: an unstated one is the
+  -- default's, not nil)
+  local fp8pg_prec = o.precision or p.precision or options.default("precision")
+  if o.fp8_param_gather and fp8pg_prec ~= "fp8" then
+    usage("train: fp8_param_gather needs precision fp8 (got %s%s): only Transformer "
+      .. "Engine's fp8 run holds fp8 parameter copies to gather", tostring(fp8pg_prec),
+      o.precision == nil and ", the default" or "")
+  end
+  -- ZeRO 3 / FSDP gathers each layer's weights in the forward and the
+  -- backward, which phase_post's once-a-step gather is not: the flag
+  -- priced those gathers in 16 bits, in silence.
+  if o.fp8_param_gather and not sweep and (cfg.zero or 0) >= 3 then
+    usage("train: fp8_param_gather with zero %d: the per-layer weight gathers of a fully "
+      .. "sharded run are priced in 16 bits; only the distributed optimizer's once-a-step "
+      .. "gather (zero 1 or 2) moves the fp8 linears in 1 byte (leave fp8_param_gather out)",
+      cfg.zero)
   end
   cfg.fp8_param_gather = o.fp8_param_gather and true or false
   -- fp8 scaling: current scaling's extra amax read (engine/train_layer.c);

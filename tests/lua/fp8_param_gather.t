@@ -8,7 +8,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(6)
+t.plan(8)
 
 local function part(r, name) return t.parts(r)[name] end  -- tap.lua's parts
 
@@ -42,3 +42,16 @@ t.near(gp.train(t.with(job, { zero = 0, fp8_param_gather = true })).step_s,
 t.raises(function() gp.train(t.with(job, { precision = "bf16", fp8_param_gather = true })) end,
          "train: fp8_param_gather needs precision fp8 (got bf16)",
          "a bf16 run is refused, named", true)
+-- An unstated precision is the default's, bf16, and said so (it read
+-- "got nil").
+local nop = t.with(job, { fp8_param_gather = true })
+nop.precision = nil
+t.raises(function() gp.train(nop) end,
+         "needs precision fp8 (got bf16, the default)",
+         "an unstated precision is refused as the default's", true)
+-- ZeRO 3 gathers each layer's weights in the forward and backward, not
+-- the once-a-step gather the flag prices in 1 byte: refused, where it
+-- changed nothing in silence.
+t.raises(function() gp.train(t.with(job, { zero = 3, fp8_param_gather = true })) end,
+         "train: fp8_param_gather with zero 3",
+         "zero 3 is refused, named", true)
