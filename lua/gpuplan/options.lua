@@ -3770,22 +3770,38 @@ function M.hint(cmd, key, side)
   for _, o in ipairs(D) do
     if M.takes(cmd, o.name, side) then names[#names + 1] = o.name end
   end
-  local best = args.nearest(k, names)
-  if best then return " (did you mean " .. shown(best) .. "?)" end
   -- A switch's --no- form with the switch misspelt or spelt out
   -- ('rl --no-reference-model' named nothing): the nearest of the
   -- command's switches, with its --no- (cli.parse takes --no-NAME for
-  -- every flag).
-  -- An option of the command that takes a value (--no-top) has no --no-
-  -- form and is no misspelling: no hint.
-  if cli and k:match("^no_.") and not (BY[k:sub(4)] and BY[k:sub(4)].type ~= "flag") then
-    local flags = {}
-    for _, o in ipairs(D) do
-      if o.type == "flag" and M.takes(cmd, o.name, side) then flags[#flags + 1] = o.name end
+  -- every flag).  Read before the near miss over the whole key, which
+  -- found the switch itself and offered the form that turns it on
+  -- ('train --no-flash-attention': '--flash'), or an option that takes a
+  -- value ('--no-cudnn': '--cudnn').
+  -- An option of the command that takes a value (--no-top, --no-cudnn)
+  -- has no --no- form: said so, and no near name is offered for it.
+  local no = cli and k:match("^no_(.+)$")
+  if no then
+    local r = BY[no]
+    if r and r.type ~= "flag" then
+      -- (another command's: no switch of this one is what it meant)
+      if M.takes(cmd, r.name, side) then
+        return " (" .. shown(r.name) .. " takes a value and has no --no- form)"
+      end
+    else
+      local flags = {}
+      for _, o in ipairs(D) do
+        if o.type == "flag" and M.takes(cmd, o.name, side) then flags[#flags + 1] = o.name end
+      end
+      local off = args.nearest(no, flags)
+      if off then return " (did you mean '--no-" .. off:gsub("_", "-") .. "'?)" end
     end
-    local off = args.nearest(k:sub(4), flags)
-    if off then return " (did you mean '--no-" .. off:gsub("_", "-") .. "'?)" end
   end
+  local best = args.nearest(k, names)
+  -- (a switch found for a --no- key is offered in its --no- form)
+  if best and no and BY[best] and BY[best].type == "flag" then
+    return " (did you mean '--no-" .. best:gsub("_", "-") .. "'?)"
+  end
+  if best then return " (did you mean " .. shown(best) .. "?)" end
   return ""
 end
 
