@@ -147,10 +147,10 @@ like($o =~ s/\s+/ /gr, qr/--deadline D train --tokens within D \(30d, 12h, 2w; L
 # 8. comm --max 1e20 (a size past an integer's range) and --max 1.5 (no
 # whole byte count) both read "--max expects a size like 8, 1MiB or 4GB",
 # where 1e16 was told the range.  Now 1e20 is told the range too (2^50 B,
-# exit 1), and 1.5 that a size is whole bytes (a usage error, exit 2).
+# exit 1; the value as typed follows), and 1.5 that a size is whole bytes (a usage error, exit 2).
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--max', '1e20');
 is($c, 1, 'comm --max 1e20: out of range, exit 1');
-like($e, qr/^gpuplan: comm: --max must be a size of 1 B to 2\^50 B \(1 PiB\), got 1e\+20$/m,
+like($e, qr/^gpuplan: comm: --max must be a size of 1 B to 2\^50 B \(1 PiB\), got 1e\+20 \(--max 1e20\)$/m,
      'comm --max 1e20: the range') or diag $e;
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--max', '1.5');
 is($c, 2, 'comm --max 1.5: a usage error');
