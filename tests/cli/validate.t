@@ -33,7 +33,11 @@ like($o, qr/^collective\s+413\s+413\s/m, 'all 413 collective cases of validation
 # (issue 356's DeepSeek-R1 rows on 16 H100 run SGLang TP 16 over two
 # nodes, which gp.infer prices since TP may span whole nodes under
 # sglang and vllm) and the 3 pp 512 rows.
-like($o, qr/^infer\s+780\s+775\s/m, 'all 780 infer cases, 775 predicted');
+# 812: and 32 more for issue 22 (AMD's "Performance results with AMD ROCm
+# software" page, the vLLM throughput table: Llama 3.1 70B and 405B FP8 at
+# TP 8 on 8 MI300X, four shapes in each of four stored copies whose image
+# runs the V1 engine), all 32 predicted: 807.
+like($o, qr/^infer\s+812\s+807\s/m, 'all 812 infer cases, 807 predicted');
 ($c, $o, $e) = run_gp('validate', 'tests/fixtures/validation/bad_json.json');
 is($c, 1, 'bad JSON exits 1');
 like($e, qr/^gpuplan: tests\/fixtures\/validation\/bad_json.json:2: invalid JSON: .* at column 1$/m, 'bad JSON names the file and line');
@@ -89,8 +93,13 @@ like($o, qr/^kind\s+predicted\s+with range\s+measured inside\s+mean width/m, 'co
 # configurations, four Llama shapes of 1.34B-80B on 1 to 64 nodes of 8
 # H100s under DP x TP x PP and ZeRO-0/1);
 # 868: and 1 more for issue 25 (JAX-Toolbox's MaxText README: its one
-# LLaMA2-7B row, FSDP 8 on one DGX H100).
-like($o, qr/^train\s+868\s+868\s+\d+\.\d%\s+\d+\.\d%$/m, 'train: 868 predicted cases, each with a range');
+# LLaMA2-7B row, FSDP 8 on one DGX H100);
+# 879: and 11 more for issue 25 (the NeMo Megatron launcher README 22.08,
+# section 7.1.2: GPT-3 5B on 1-32 nodes and 175B on 8-128 nodes of DGX
+# A100);
+# 888: and 9 more for issue 25 (MLPerf Training v4.1, NVIDIA's own gpt3
+# and llama2_70b_lora results, one case per system directory).
+like($o, qr/^train\s+888\s+888\s+\d+\.\d%\s+\d+\.\d%$/m, 'train: 888 predicted cases, each with a range');
 # JSON rows carry the range; every shipped predicted case has one.
 ($c, $o, $e) = run_gp('validate', '--format', 'json');
 my @lo = $o =~ /"predicted_lo":([-0-9.e+]+),"predicted_hi":([-0-9.e+]+)/g;
