@@ -25,35 +25,6 @@ gpu {
     tf32 = "494.5TFLOPS", bf16 = "989TFLOPS", fp16 = "989TFLOPS",
     fp8 = "1979TFLOPS", int8 = "1979TOPS",
   },
-  -- hbm: the SXM part's own streaming fraction (the hopper arch's 0.84 is
-  -- a BabelStream triad on an H100 NVL, 3.30 of 3.938 TB/s).  Published
-  -- on the SXM part ("NVIDIA H100 80GB HBM3", 3.35 TB/s rated):
-  --  * Azure/AI-benchmarking-guide, "Azure_Results/ND_H100_v5_results.md"
-  --    (BabelStream, CUDA 12.6, driver 560.35.03): "| Copy  | 2.90 |",
-  --    "| Triad | 2.97 |" TB/s = 0.866 and 0.887 of 3.35;
-  --  * Dao-AILab/quack media/2025-07-10-membound-sol.md (Guo, Zadouri,
-  --    Dao, "Getting Memory-bound Kernels to Speed-of-Light", "NVIDIA H100
-  --    80GB with HBM3"): "We achieve DRAM throughput (device memory
-  --    throughput) at 3.01 TB/s which is 89.7% of the peak" (Nsight
-  --    Compute, softmax 16K x 131K fp32) and "about 3 TB/s (~90% peak)";
-  --  * deepseek-ai/FlashMLA README: "up to 3000 GB/s in memory-bound
-  --    configuration ... on H800 SXM5" (the same 3.35 TB/s HBM3) = 0.896.
-  -- 0.89 is the triad (0.887), the STREAM figure the arch's 0.84 is; the
-  -- other two bracket it (copy 0.866, the tuned kernels 0.90).  On one
-  -- harness (Azure's) the A100-SXM4-80GB streams 1.70 of 2.039 (0.834,
-  -- the ampere arch 0.85) and the H200 4.15 of 4.8 (0.865, its entry's own
-  -- copy 0.89), so the SXM H100 is not a harness outlier.
-  achievable = {
-    gemm = { bf16 = 0.80, fp16 = 0.80, tf32 = 0.80, fp8 = 0.71, int8 = 0.71 },
-    hbm = 0.89,
-    reason = "gemm: the hopper arch's (H100 SXM MAMF bf16 794.5 of 989 = 0.803, "
-          .. "fp8 1402.6 of 1979 = 0.709); hbm: BabelStream triad on the SXM part "
-          .. "2.97 of 3.35 TB/s = 0.887 (copy 2.90 = 0.866; a tuned softmax 3.01 "
-          .. "TB/s in Nsight Compute = 0.897)",
-    source = "stas00/ml-engineering compute/accelerator/README.md (MAMF); "
-          .. "Azure/AI-benchmarking-guide Azure_Results/ND_H100_v5_results.md "
-          .. "(HBM Bandwidth table); Dao-AILab/quack media/2025-07-10-membound-sol.md",
-  },
   scaleup = { fabric = "nvlink4", domain = 8 },
   pcie = { gen = 5, lanes = 16 },
   tdp = "700W",

@@ -1281,7 +1281,7 @@ end
 -- taken here as its performance recipe's layout
 -- (grpo-deepseek-v3-64n8g-async-1off: PP16, EP16, 256 trainer and 256
 -- rollout H100s, rollout TP32; the PR does not name it), whose
--- transfers gp.rl prices at 9.6883 s (rl_weight_sync): the rest, 4.3117
+-- transfers gp.rl prices at 9.6900 s (rl_weight_sync): the rest, 4.3100
 -- s over DeepSeek-V3's 45,337 tensors (M.weight_tensors), is 0.0951 ms
 -- a tensor, the host's work per tensor on an x86 server.  Cross-check:
 -- the same PR's Qwen3-235B refit, 5.5 s measured, prices at 3.3283 s of
@@ -1293,9 +1293,9 @@ end
 -- 14.21 s; gp.rl prices that layout at 14.00 s (tests/lua/rl_export.t).
 -- Its "45,395 destination-local tensors" are these 45,337 and the 58 MoE
 -- layers' router bias (e_score_correction_bias), which the model format
--- does not carry: 0.09498 ms a tensor so counted, under 0.1 point on any
+-- does not carry: 0.09494 ms a tensor so counted, under 0.1 point on any
 -- case (docs/validation.md).
-M.NEMO_RL_EXPORT_TENSOR = (14 - 9.6883) / 45337
+M.NEMO_RL_EXPORT_TENSOR = (14 - 9.6900) / 45337
 
 -- NeMo RL's colocated refit from v0.4.0 streams the whole model through
 -- a CUDA-IPC staging buffer, two halves in turn (engine/rl.c
@@ -1305,7 +1305,7 @@ M.NEMO_RL_EXPORT_TENSOR = (14 - 9.6883) / 45337
 -- worker.  NeMo RL PR #1267 (the ZMQ refit, first in v0.4.0), its
 -- author in review: "the complete DeepSeek-V3 refitting takes ~35
 -- seconds with over 175 distinct IPC transfers".  gp.rl prices the rest
--- of that refit at 10.0898 s (the bytes 5.7781 s and 45,337 x
+-- of that refit at 10.0898 s (the bytes 5.7798 s and 45,337 x
 -- NEMO_RL_EXPORT_TENSOR, grpo-deepseek-v3-32n8g's layout, which the
 -- review does not name): (35 - 10.0898) / 175 = 0.1423 s a hand-off.
 -- That the hand-offs dominate: NeMo RL PR #638 measured the colocated

@@ -64,7 +64,7 @@ unlike($o, qr/\s0\.0 \(0\.0-0\.0\)\s/, 'plan: no days shown as 0.0 (0.0-0.0)');
 
 # plan --per-card: the h100 layout misses 3 days by under 0.05 days, and
 # one costs just over a budget set 0.002 USD under it.
-my @pc = ('plan', 'llama3-8b', '--gpu', 'h100-sxm,h200-sxm', '--tokens', '2.02e10', '--per-card');
+my @pc = ('plan', 'llama3-8b', '--gpu', 'h100-sxm,h200-sxm', '--tokens', '2e10', '--per-card');
 ($c, $o, $e) = run_gp(@pc, '--deadline', '3d', '--format', 'json');
 is($c, 0, 'plan --per-card --deadline json exits 0') or diag $e;
 my ($h100) = grep { ($_->{gpu} // '') eq 'h100-sxm' } map { decode_json($_) } split /\n/, $o;

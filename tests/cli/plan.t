@@ -316,11 +316,10 @@ like($e, qr/^gpuplan: plan: --scaling-base 4: no layout of the job fits 4 x /m, 
 # schedule beside 1F1B (an even pp, an even count >= 2 x pp of micro-
 # batches: 256 / (dp 8 x mb 1) = 32 >= 8 at pp 4), labelled; its shards
 # merge to the whole search (--scaling-base 32: each row against its own
-# count; --top 8: the best 1F1B layout ranks sixth, under five DualPipe
-# ones); a name it does not know is refused, naming the flag.
+# count); a name it does not know is refused, naming the flag.
 {
     my @dj = ('qwen3-30b-a3b', '--gpu', 'h100-sxm', '--gpus', '32', '--pp-max', '4',
-              '--ep-max', '8', '--seq', '4096', '--global-batch', '256', '--top', '8',
+              '--ep-max', '8', '--seq', '4096', '--global-batch', '256',
               '--schedule', '1f1b,dualpipe', '--scaling-base', '32');
     my ($cd, $od, $ed) = run_gp('plan', @dj);
     is($cd, 0, 'plan --schedule 1f1b,dualpipe exits 0') or diag $ed;

@@ -11,8 +11,8 @@ local gp = require "gpuplan"
 t.plan(7)
 
 local op = t.op
--- H100 SXM streams at 3.35e12 B/s x 0.89 (the h100-sxm entry's hbm).
-local bw = 3.35e12 * 0.89
+-- H100 SXM streams at 3.35e12 B/s x 0.84 (the hopper arch's hbm).
+local bw = 3.35e12 * 0.84
 -- Mixtral 8x7B (hidden 4096, 8 experts, top 2) on 8 H100s at TP 8 with
 -- sequence parallelism and no expert parallelism, one sequence a
 -- micro-batch, bf16 activations (A = 2 B): the dispatcher gathers all T
@@ -39,8 +39,8 @@ t.ok(op(run { seq = 4096 }, "moe_permute") == nil,
 -- 2.304 / 0.207 = 11.13x its rows' streaming time (DLBlas PR #66).  The
 -- op's fixed fill cancels between two lengths: from 4096 to 8192 tokens g
 -- grows by 4096 x 4096 x 2 B = 33.55 MB, the forward by (22 + 10.13 x 3)
--- g / bw = 52.4 g / 2.9815e12 B/s = 589.6 us, the backward by (26 + 10.13
--- x 7) g / bw = 96.9 g / bw = 1090.5 us.  1e-6: float rounding.
+-- g / bw = 52.4 g / 2.814e12 B/s = 624.7 us, the backward by (26 + 10.13
+-- x 7) g / bw = 96.9 g / bw = 1155.4 us.  1e-6: float rounding.
 local stall = 2.304 / 0.207 - 1
 local g = 4096 * h * 2
 local a = run { seq = 4096, unfused_permute = true }
@@ -55,7 +55,7 @@ t.near(op(b, "moe_permute").bwd - op(a, "moe_permute").bwd, (26 + stall * 7) * g
 -- local experts' pairs are k x 2 T / EP 2 = 2 T rows (r = g, where at EP
 -- 1 r = 2 g): from 4096 to 8192 tokens the forward grows by (9 r + g + r
 -- + g streamed, the r + g atomic) = (12 + 10.13 x 2) x 2 x 33.55 MB /
--- 2.9815e12 B/s = 726.1 us.  capacity_factor 1 holds each rank at its
+-- 2.814e12 B/s = 769.3 us.  capacity_factor 1 holds each rank at its
 -- mean rows (dropless, the default, adds the busiest rank's chance skew:
 -- tests/c/t_moe_skew.c).  1e-6: float rounding.
 do

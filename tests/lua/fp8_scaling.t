@@ -18,9 +18,9 @@ local d = gp.train(job)
 local c = gp.train(t.with(job, { fp8_scaling = "current" }))
 local b = gp.train(t.with(job, { fp8_scaling = "block" }))
 
--- H100 SXM streams at 3.35e12 B/s x 0.89 (the h100-sxm entry's hbm) =
--- 2.9815e12 B/s.  One micro-batch of 4096 tokens on one GPU (tp 1).
-local bw = 3.35e12 * 0.89
+-- H100 SXM streams at 3.35e12 B/s x 0.84 (the hopper arch's hbm) =
+-- 2.814e12 B/s.  One micro-batch of 4096 tokens on one GPU (tp 1).
+local bw = 3.35e12 * 0.84
 local T, h, kv, ffn = 4096, 4096, 1024, 14336
 
 -- o_proj's input (T x h, bf16) is cast by a kernel of its own: current

@@ -9,11 +9,11 @@ local gp = require "gpuplan"
 t.plan(8)
 
 local op = t.op
--- H100 SXM streams at 3.35e12 B/s x 0.89 (the h100-sxm entry's hbm); a
+-- H100 SXM streams at 3.35e12 B/s x 0.84 (the hopper arch's hbm); a
 -- kernel that moves bytes pays the memory pipeline's fill, 3.9 us
 -- (engine/roofline.c ROOF_MEM_FILL), and the 1 us graph-launch gap
 -- (catalog/archs.lua hopper graph_launch_overhead).
-local bw, k1 = 3.35e12 * 0.89, 3.9e-6 + 1e-6
+local bw, k1 = 3.35e12 * 0.84, 3.9e-6 + 1e-6
 
 -- GPT-2 small's shape (h 768, plain MLP of f 3072), one 1024-token
 -- micro-batch, bf16 (A = 2 B), the Hugging Face modules (stack hf:
@@ -30,7 +30,7 @@ local function run(act, x) return gp.train(t.with(job, t.with({ model = gpt2(act
 -- el = 1024 x 3072 ffn elements.  Forward: pow, * 0.044715, x +, *
 -- sqrt(2/pi), tanh, 1.0 +, 0.5 * x, the product -- 2 + 2 + 3 + 2 + 2 +
 -- 2 + 2 + 3 = 18 transfers of A per element, 36 el B = 113.2 MB /
--- 2.9815e12 B/s = 37.9 us, + 8 x 4.9 us.  Backward: the product's two
+-- 2.814e12 B/s = 40.2 us, + 8 x 4.9 us.  Backward: the product's two
 -- (3 + 3), 0.5 * (2), tanh_backward (3), * sqrt(2/pi) (2), * 0.044715
 -- (2), pow's three (2 + 2 + 3), x's three gradients summed in two adds
 -- (3 + 3) -- 28 transfers, 56 el B, + 11 x 4.9 us.  1e-6: float rounding.

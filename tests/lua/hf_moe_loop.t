@@ -33,7 +33,7 @@ t.near(op(big, "host_wait").fwd, 8 * 3 * tau, 1e-9, "GPU-bound: three launches a
 
 -- The block's kernels (moe_index), T = 16384 tokens, K = 2 of E = 8
 -- experts, R = T K rows, h = 4096, A = 2 B; fp32 routing (4 B), int64
--- indices (8 B).  H100 SXM streams at 3.35e12 x 0.89 B/s, and a kernel
+-- indices (8 B).  H100 SXM streams at 3.35e12 x 0.84 B/s, and a kernel
 -- pays the fill 3.9 us and the 1 us graph-launch gap
 -- (tests/lua/unfused_act.t).  Forward: the softmax (A + 4) E, topk 4 E
 -- + 12 K, the sum 4 K + 4, the divide 8 K + 4, the cast (4 + A) K, the
@@ -52,7 +52,7 @@ t.near(op(big, "host_wait").fwd, 8 * 3 * tau, 1e-9, "GPU-bound: three launches a
 -- A h), 10 kernels: R (32 + 4 A + 14 A h) + E T (K A + 4 A h); the
 -- routing's five, T ((4 + A) K + 20 K + 4 E + 12 K + (8 + A) E).
 -- 1e-6: float rounding.
-local bw, k1 = 3.35e12 * 0.89, 3.9e-6 + 1e-6
+local bw, k1 = 3.35e12 * 0.84, 3.9e-6 + 1e-6
 local T, K, E, h, A = 16384, 2, 8, 4096, 2
 local R = T * K
 local route = T * ((A + 4) * E + 4 * E + 12 * K + 4 * K + 4 + 8 * K + 4 + (4 + A) * K + A * h

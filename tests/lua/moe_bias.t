@@ -20,8 +20,8 @@ local gp = require "gpuplan"
 t.plan(7)
 
 local op = t.op
--- H100 SXM streams at 3.35e12 B/s x 0.89 (the h100-sxm entry's hbm).
-local bw = 3.35e12 * 0.89
+-- H100 SXM streams at 3.35e12 B/s x 0.84 (the hopper arch's hbm).
+local bw = 3.35e12 * 0.84
 -- gpt-oss-120b (linear_bias): top 4 of 128 experts, hidden 2880; one
 -- sequence a micro-batch on each of 8 GPUs (tp 1, ep 8: 16 local
 -- experts), bf16 activations (2 B).
@@ -34,8 +34,8 @@ local s4, s8 = run { seq = 4096 }, run { seq = 8192 }
 
 -- A balanced router at capacity factor 1: R = Tn k h A.  Doubling the
 -- tokens adds 4096 x 4 x 2880 x 2 B = 94.37 MB of rows; the forward
--- moves 6 of them: 566.2 MB / 2.9815e12 B/s = 189.9 us, the backward 8:
--- 755.0 MB, 253.2 us.
+-- moves 6 of them: 566.2 MB / 2.814e12 B/s = 201.2 us, the backward 8:
+-- 755.0 MB, 268.3 us.
 -- Every local expert is touched at either length (16 of 16), so the
 -- kernels and their fills are the same and cancel: float rounding, 1e-6.
 local dR = 4096 * 4 * 2880 * 2

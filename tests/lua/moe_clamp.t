@@ -16,8 +16,8 @@ local gp = require "gpuplan"
 t.plan(5)
 
 local op = t.op
--- H100 SXM streams at 3.35e12 B/s x 0.89 (the h100-sxm entry's hbm).
-local bw = 3.35e12 * 0.89
+-- H100 SXM streams at 3.35e12 B/s x 0.84 (the hopper arch's hbm).
+local bw = 3.35e12 * 0.84
 -- gpt-oss-120b: top 4 of 128 experts 2880 wide; one sequence a
 -- micro-batch on each of 8 GPUs (tp 1, ep 8), bf16 activations (2 B).
 -- capacity_factor 1: every rank runs the mean rows (the padded buffer), which the counts here take; the dropless default's chance skew is tests/lua/moe_balance.t's
@@ -29,11 +29,11 @@ local s4, s8 = run { seq = 4096 }, run { seq = 8192 }
 
 -- A balanced router at capacity factor 1: a = Tn k ffn per GPU.  Doubling
 -- the tokens adds 4096 x 4 x 2880 = 47,185,920 output elements; the
--- forward moves 8 of them each, 2 B apiece: 754.97 MB / 2.9815e12 B/s =
--- 253.2 us.  The backward, per element of a half: x_linear's ge and le
+-- forward moves 8 of them each, 2 B apiece: 754.97 MB / 2.814e12 B/s =
+-- 268.3 us.  The backward, per element of a half: x_linear's ge and le
 -- (2 + 1 B each), logical_and_ (3), where (1 + 2 + 2); x_glu's le (3) and
 -- where (5); chunk's cat (8, both halves' gradients read and written):
--- 30 B, 11 x 2 + 8: 1.4156 GB / 2.9815e12 B/s = 474.8 us.  The kernels'
+-- 30 B, 11 x 2 + 8: 1.4156 GB / 2.814e12 B/s = 503.1 us.  The kernels'
 -- fixed fills (and the two one-element zeros) cancel in the difference:
 -- float rounding only, 1e-6.
 local da = 4096 * 4 * 2880

@@ -86,15 +86,15 @@ local dsv3 = { model = "deepseek-v3", gpu = "h100-sxm", gpus = 256, tp = 1, pp =
 local d0 = gp.rl(dsv3)
 t.near(sync(d0), 10.0898, 1e-4, "DeepSeek-V3's colocated refit without the hand-offs: 10.0898 s")
 t.near(10.0898 + 175 * rl.NEMO_RL_IPC_TRANSFER, 35, 1e-12, "175 hand-offs make PR #1267's 35 s")
--- The 10.0898 s by parts: the bytes' transfers 5.7781 s (gp.rl's price,
+-- The 10.0898 s by parts: the bytes' transfers 5.7798 s (gp.rl's price,
 -- sync_tensor_time 0; pinned to 1e-4 as above, so that a change of the
 -- transfers' pricing shows here and not only in the sum) and 45,337
--- tensors x (14 - 9.6883) / 45,337 s = 4.3117 s of export: 10.0898 s.
+-- tensors x (14 - 9.6900) / 45,337 s = 4.3100 s of export: 10.0898 s.
 -- The export's share is one product (1e-9 relative).
 local bare = sync(gp.rl(with(dsv3, { sync_tensor_time = 0 })))
-t.near(bare, 5.7781, 1e-4, "the refit's bytes alone: 5.7781 s")
+t.near(bare, 5.7798, 1e-4, "the refit's bytes alone: 5.7798 s")
 t.near(sync(d0) - bare, 45337 * rl.NEMO_RL_EXPORT_TENSOR, 1e-9,
-       "and 45,337 tensors at the export time: 4.3117 s")
+       "and 45,337 tensors at the export time: 4.3100 s")
 -- gp.rl's own count on that layout, and at TP 64 (the engine's weights
 -- half as large but for MLA's down-projections, held whole on every
 -- rank: infer.c mla_decode; more free memory), as the constant's comment

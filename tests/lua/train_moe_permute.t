@@ -18,8 +18,8 @@ local gp = require "gpuplan"
 t.plan(10)
 
 local op = t.op
--- H100 SXM streams at 3.35e12 B/s x 0.89 (the h100-sxm entry's hbm).
-local bw = 3.35e12 * 0.89
+-- H100 SXM streams at 3.35e12 B/s x 0.84 (the hopper arch's hbm).
+local bw = 3.35e12 * 0.84
 -- Qwen3-30B-A3B: hidden 2048, 128 experts, top 8; one sequence a
 -- micro-batch on each GPU (tp 1), bf16 activations (A = 2 B).
 local h, k = 2048, 8
@@ -31,7 +31,7 @@ local function run(x) return gp.train(t.with(job, x)) end
 local s4, s8 = run { seq = 4096 }, run { seq = 8192 }
 -- A balanced router at capacity factor 1: ur = us = k u.  The bytes are
 -- 2 u + 2 k u + 4 k u = 50 u; doubling the tokens adds 50 u of
--- u = 4096 h 2 = 16.78 MB: 838.9 MB / 2.9815e12 B/s = 281.4 us.  The
+-- u = 4096 h 2 = 16.78 MB: 838.9 MB / 2.814e12 B/s = 298.1 us.  The
 -- kernel's fixed fill and launch cancel in the difference: float
 -- rounding only, 1e-6.
 local u = 4096 * h * 2
@@ -67,7 +67,7 @@ t.is(op(gp.train(t.with(job, { seq = 4096, ep = 1 })), "moe_permute"), nil, "EP 
 -- Current scaling then reads the cast's input once more for its amax,
 -- 2 B per element of the Tk x h dispatched rows (Tk = 4096 x 8), where a
 -- norm-fused cast would have taken 3 B more (the norm's bf16 write and
--- the cast's read): 32768 x 2048 x 2 / 2.9815e12 = 45.0 us; and its
+-- the cast's read): 32768 x 2048 x 2 / 2.814e12 = 47.7 us; and its
 -- amax, scale and cast run per expert (below): 47 kernels more than
 -- delayed scaling's one fused cast.
 local fix = 3.9e-6 + 1e-6 + 1 / bw
@@ -81,7 +81,7 @@ t.near(op(c, "moe_up").fwd - op(d, "moe_up").fwd, 4096 * k * h * 2 / bw + 47 * f
 
 -- The per-expert casts.  EP 8 puts 16 of the 128 experts on each GPU,
 -- all touched.  A kernel's fixed part on H100 is ROOF_MEM_FILL 3.9 us +
--- graph_launch 1 us (+ its one byte at 2.9815e12 B/s): 4.9 us.  Block
+-- graph_launch 1 us (+ its one byte at 2.814e12 B/s): 4.9 us.  Block
 -- scales cast in 16 kernels, not one: 15 kernels more, 73.5 us, in the
 -- forward (the input) and the backward (dY); and their cast to both
 -- copies moves 0.706 B an element more (engine/train_layer.c
@@ -95,7 +95,7 @@ t.near(op(b, "moe_down").bwd - op(d, "moe_down").bwd, 15 * fix + 4096 * k * h * 
        "block: dY's casts too")
 -- Current scaling: amax, scale and cast kernels per expert, 48 against
 -- one, and the amax's read of the 32768 x 768 input (moe_down's):
--- 47 x 4.9 us + 32768 x 768 x 2 / 2.9815e12 = 234.3 us.
+-- 47 x 4.9 us + 32768 x 768 x 2 / 2.814e12 = 248.2 us.
 t.near(op(c, "moe_down").fwd - op(d, "moe_down").fwd,
        47 * fix + 4096 * k * 768 * 2 / bw, 1e-9,
        "current: three kernels an expert, and the amax read")

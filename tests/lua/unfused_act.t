@@ -12,11 +12,11 @@ local gp = require "gpuplan"
 t.plan(14)
 
 local op = t.op
--- H100 SXM streams at 3.35e12 B/s x 0.89 (the h100-sxm entry's hbm); a
+-- H100 SXM streams at 3.35e12 B/s x 0.84 (the hopper arch's hbm); a
 -- kernel that moves bytes pays the memory pipeline's fill, 3.9 us
 -- (engine/roofline.c ROOF_MEM_FILL), and the 1 us graph-launch gap
 -- (catalog/archs.lua hopper graph_launch_overhead).
-local bw, k1 = 3.35e12 * 0.89, 3.9e-6 + 1e-6
+local bw, k1 = 3.35e12 * 0.84, 3.9e-6 + 1e-6
 
 -- Llama 3 8B (ffn 14336), one 4096-token micro-batch, bf16 (A = 2 B).
 local dense = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, batch = 1, seq = 4096,
@@ -25,9 +25,9 @@ local function runj(j, x) return gp.train(t.with(j, x)) end
 
 -- el = 4096 x 14336 ffn elements.  Forward, two kernels: silu reads the
 -- gate and writes its output (2 el A), the product reads both and writes
--- one (3 el A): 5 el A = 587.2 MB / 2.9815e12 B/s = 197.0 us + 2 x 4.9
+-- one (3 el A): 5 el A = 587.2 MB / 2.814e12 B/s = 208.7 us + 2 x 4.9
 -- us.  Backward, autograd's three (grad x up, grad x silu, silu's own),
--- 3 el A each: 1056.9 MB, 354.5 us + 3 x 4.9 us.  1e-6: float rounding.
+-- 3 el A each: 1056.9 MB, 375.6 us + 3 x 4.9 us.  1e-6: float rounding.
 do
   local el, A = 4096 * 14336, 2
   local u = runj(dense, { unfused_act = true })

@@ -14,14 +14,14 @@ t.plan(6)
 -- 525.3M logits.  Unfused it moves A + 36 = 38 B a logit forward and
 -- A + 12 = 14 B back, where the fused loss moves A + 8 = 10 and A + 4 =
 -- 6: (28 + 8) x 525.3M = 18.91 GB more per micro-batch, at H100's
--- streaming rate 3.35 TB/s x 0.89 (the catalog's hbm fraction) = 2.982
--- TB/s: 6.34 ms.  Each pass is one kernel either way, so the memory
+-- streaming rate 3.35 TB/s x 0.84 (the catalog's hbm fraction) = 2.814
+-- TB/s: 6.72 ms.  Each pass is one kernel either way, so the memory
 -- pipeline's fill cancels; tolerance 2% for the rounding of the rate.
 local job = { model = "llama3-8b", gpu = "h100-sxm", gpus = 1, method = "pretrain",
               stack = "megatron", seq = 4096, batch = 1, global_batch = 1 }
 local on = gp.train(t.with(job, { unfused_loss = true }))
 local off = gp.train(job)
-local want = 36 * 4096 * 128256 / (3.35e12 * 0.89)
+local want = 36 * 4096 * 128256 / (3.35e12 * 0.84)
 t.near(on.step_s - off.step_s, want, 0.02, "unfused: 28 B more a logit forward, 8 back")
 -- Two micro-batches of one sequence: the loss runs twice.
 local on2 = gp.train(t.with(job, { unfused_loss = true, global_batch = 2 }))

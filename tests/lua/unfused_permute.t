@@ -12,8 +12,8 @@ local gp = require "gpuplan"
 t.plan(13)
 
 local op = t.op
--- H100 SXM streams at 3.35e12 B/s x 0.89 (the h100-sxm entry's hbm).
-local bw = 3.35e12 * 0.89
+-- H100 SXM streams at 3.35e12 B/s x 0.84 (the hopper arch's hbm).
+local bw = 3.35e12 * 0.84
 -- Qwen3-30B-A3B (hidden 2048, top 8) on 8 H100s at EP 8, one sequence a
 -- micro-batch, bf16 activations (A = 2 B).
 local h, k = 2048, 8
@@ -26,11 +26,11 @@ local function run(x) return gp.train(t.with(job, x)) end
 -- zero-fills u rows and scatter_add_s the us rows into them, reading and
 -- writing the output per added row (u + 3 us against us + u: 2 us more):
 -- 3 k u - u = 23 u.  At 4096 tokens u = 4096 x 2048 x 2 B = 16.78 MB:
--- 385.9 MB / 2.9815e12 B/s = 129.4 us.  The atomics: the forward's
+-- 385.9 MB / 2.814e12 B/s = 137.1 us.  The atomics: the forward's
 -- scatter_add_ (and the backward's index_add_) of the us rows into u
 -- take 2.304 / 0.207 = 11.13x their rows' streaming time (DLBlas PR #66's
 -- index_add_ against a streaming kernel), 10.13 x (us + u) = 10.13 x 9 u
--- = 10.13 x 151.0 MB / 2.9815e12 B/s = 513.1 us more each way: 642.5 us.
+-- = 10.13 x 151.0 MB / 2.814e12 B/s = 543.6 us more each way: 680.7 us.
 -- One op either way, so its fixed fill and launch cancel: float rounding
 -- only, 1e-6.
 local u = 4096 * h * 2
@@ -54,8 +54,8 @@ t.near(op(n, "moe_permute").bwd - op(f, "moe_permute").bwd,
 -- host-bound (the dispatcher's wait for its splits keeps the host from
 -- running ahead, layer_extras' rule), so the forward grows by exactly
 -- that -- the GPU's growth hides under it: u = 1024 x 2048 x 2 B =
--- 4.194 MB, (23 u + 10.13 x 9 u) / 2.9815e12 B/s = 32.4 + 128.3 = 160.6 us
--- -- and the host wait by 555.84 - 160.6 = 395.2 us.  1e-6: float
+-- 4.194 MB, (23 u + 10.13 x 9 u) / 2.814e12 B/s = 34.3 + 135.9 = 170.2 us
+-- -- and the host wait by 555.84 - 170.2 = 385.7 us.  1e-6: float
 -- rounding.
 local hostop, view = 24.84e-6, 0.93e-6
 do
@@ -79,10 +79,10 @@ end
 -- permute()'s 5 more calls and the probabilities' split-and-cat 1 more:
 -- 6 x 24.84 us = 149.04 us more host time; and of the 23 u more bytes
 -- only index_select's us - u = 7 u run before the experts: u = 6144 x
--- 2048 x 2 B = 25.17 MB, 7 u / 2.9815e12 B/s = 59.1 us more GPU time in
+-- 2048 x 2 B = 25.17 MB, 7 u / 2.814e12 B/s = 62.6 us more GPU time in
 -- the stretch; and the two sorts before the experts (the tokens' and the
 -- probabilities'), 2 x 128 views of 0.93 us: 238.08 us more host time.
--- The wait grows by 149.04 + 238.08 - 59.1 = 328.0 us.  1e-6: float
+-- The wait grows by 149.04 + 238.08 - 62.6 = 324.5 us.  1e-6: float
 -- rounding.
 do
   local u6 = 6144 * h * 2
@@ -105,8 +105,8 @@ end
 -- kernels the host runs ahead under) and 1024 tokens the backward is host-bound fused and
 -- unfused alike, and its wait grows by that less the unfused backward's
 -- GPU growth, the 23 u more bytes and index_add_'s atomic stall on 9 u:
--- u = 1024 x 2048 x 2 B = 4.194 MB, (23 u + 10.13 x 9 u) / 2.9815e12 B/s
--- = 160.6 us; 62.1 us.  1e-6: float rounding.
+-- u = 1024 x 2048 x 2 B = 4.194 MB, (23 u + 10.13 x 9 u) / 2.814e12 B/s
+-- = 170.2 us; 52.5 us.  1e-6: float rounding.
 do
   local u1 = 1024 * h * 2
   local fb = run { seq = 1024, ep_overlap = true, gpus_per_node = 4 }

@@ -9,13 +9,13 @@ local gp = require "gpuplan"
 t.plan(20)
 
 local op = t.op
--- H100 SXM streams at 3.35e12 B/s x 0.89 (the h100-sxm entry's hbm); a
+-- H100 SXM streams at 3.35e12 B/s x 0.84 (the hopper arch's hbm); a
 -- kernel that moves bytes pays the memory pipeline's fill, 3.9 us
 -- (engine/roofline.c ROOF_MEM_FILL), and the 1 us graph-launch gap
 -- (catalog/archs.lua hopper graph_launch_overhead).  On an x86 host a
 -- read back to the host costs GP_EAGER_OP_TIME, 24.84 us, and a bare
 -- tensor op GP_EAGER_BARE_OP_TIME, 8.1 us (engine/common.h).
-local bw, k1, tau, taub = 3.35e12 * 0.89, 3.9e-6 + 1e-6, 24.84e-6, 8.1e-6
+local bw, k1, tau, taub = 3.35e12 * 0.84, 3.9e-6 + 1e-6, 24.84e-6, 8.1e-6
 
 -- Llama 3 8B (32 query heads, 8 KV heads of 128), one 4096-token
 -- micro-batch, bf16 (A = 2 B): q and k hold el = 4096 x 40 x 128
@@ -26,7 +26,7 @@ local function runj(j, x) return gp.train(t.with(j, x)) end
 
 -- Unpacked (_apply_rotary_pos_emb_bshd): the rope's five kernels on q
 -- and on k (x cos 2, -x2 1, cat 2, x sin 2, the sum 3: 10 el A) and the
--- final cat (2 el A): 12 el A = 503.3 MB / 2.9815e12 B/s = 168.8 us + 11
+-- final cat (2 el A): 12 el A = 503.3 MB / 2.814e12 B/s = 178.9 us + 11
 -- x 4.9 us.  1e-6: float rounding.
 local el, A = 4096 * 40 * 128, 2
 do
@@ -91,7 +91,7 @@ t.raises(function() runj(dense, { unfused_rope = true, stack = "hf", kernels = "
 -- kernels each (x cos 2, -x2 1, cat 2, x sin 2, the sum 3: 10 el A), no
 -- final cat at a full rotary dim; back, autograd's five (grad x cos 2,
 -- grad x sin 2, neg's 1, unbind's stack 2, the sum 3: 10 el A):
--- 10 el A = 419.4 MB / 2.9815e12 B/s = 140.7 us + 10 x 4.9 us each way.
+-- 10 el A = 419.4 MB / 2.814e12 B/s = 149.1 us + 10 x 4.9 us each way.
 -- No thd path: packed sequences wait for nothing on the host.  1e-6:
 -- float rounding.
 do

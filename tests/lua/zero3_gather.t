@@ -28,7 +28,7 @@ local function with(extra) return gp.train(t.with(base, extra)) end
 -- price of the same collective), each followed by PyTorch's copy of the
 -- flat buffer out to the 8 ranks' views: 12 tensors x 8 launches of
 -- the Hopper arch's launch_overhead (catalog/archs.lua, 4 us) + the
--- layer's 2P bytes read and written at H100's 3.35 TB/s x hbm 0.89 (its entry's)
+-- layer's 2P bytes read and written at H100's 3.35 TB/s x hbm 0.84
 -- (both read from the catalog here) and written once before by the
 -- gather buffer's zero fill (DeepSpeed's torch.zeros); the gradients
 -- likewise, R = the same sum of reduce_scatters, each after PyTorch's
@@ -52,9 +52,7 @@ end
 local cat = gp.catalog()
 local h100 = cat.gpus["h100-sxm"]
 local hopper = cat.archs[h100.arch]
--- the card's own hbm where its entry gives one (h100-sxm does), else its arch's
-local launches = 12 * 8 * hopper.launch_overhead
-local bw = h100.mem_bw * (h100.achievable or hopper.achievable).hbm
+local launches, bw = 12 * 8 * hopper.launch_overhead, h100.mem_bw * hopper.achievable.hbm
 G, R = G + launches + 3 * (2 * P) / bw, R + launches + 2 * (2 * P) / bw
 local host = 6 * 24.84e-6
 -- The ends (train_stage.c ends_block), each one tensor gathered and
