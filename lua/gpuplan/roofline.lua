@@ -315,6 +315,24 @@ function M.attn_long(pair, kernel)
   end
   return out
 end
+-- A catalog curve's points (narrow, unmasked, a cuDNN release's table) as
+-- the device table carries them: 1 to M.ATTN_LONG_MAX points, lengths
+-- growing (the engine reads between them in log2 of the length), each made
+-- a row by row(p); bad raises naming the field.
+local function points(pts, bad, row)
+  if #pts == 0 then bad("no points") end
+  if #pts > M.ATTN_LONG_MAX then bad("%d points (at most %d)", #pts, M.ATTN_LONG_MAX) end
+  local out = {}
+  for i, p in ipairs(pts) do
+    if i > 1 and not (p.seq > pts[i - 1].seq) then
+      bad("point %d (seq %s) must be longer than point %d (seq %s)", i, tostring(p.seq),
+        i - 1, tostring(pts[i - 1].seq))
+    end
+    out[#out + 1] = row(p)
+  end
+  return out
+end
+
 -- The stated cuDNN release's rate over the reference release's (the one
 -- the kernel's fractions and curves stand for, the entry's `release`),
 -- from the entry's `releases`: { { cudnn = "9.9", points = { {seq, x},
@@ -348,36 +366,7 @@ function M.attn_release(pair, kernel, release)
     error(string.format("field 'achievable.attention.%s.releases' (%s): " .. fmt,
       tostring(kernel), pick.cudnn, ...), 0)
   end
-  local pts = pick.points or {}
-  if #pts == 0 then bad("no points") end
-  if #pts > M.ATTN_LONG_MAX then bad("%d points (at most %d)", #pts, M.ATTN_LONG_MAX) end
-  local out = {}
-  for i, p in ipairs(pts) do
-    if i > 1 and not (p.seq > pts[i - 1].seq) then
-      bad("point %d (seq %s) must be longer than point %d (seq %s)", i, tostring(p.seq),
-        i - 1, tostring(pts[i - 1].seq))
-    end
-    out[#out + 1] = { p.seq, p.x }
-  end
-  return out, pick.cudnn
-end
-
--- A catalog curve's points (narrow, unmasked) as the device table carries
--- them: 1 to M.ATTN_LONG_MAX points, lengths growing (the engine reads
--- between them in log2 of the length), each made a row by row(p); bad
--- raises naming the field.
-local function points(pts, bad, row)
-  if #pts == 0 then bad("no points") end
-  if #pts > M.ATTN_LONG_MAX then bad("%d points (at most %d)", #pts, M.ATTN_LONG_MAX) end
-  local out = {}
-  for i, p in ipairs(pts) do
-    if i > 1 and not (p.seq > pts[i - 1].seq) then
-      bad("point %d (seq %s) must be longer than point %d (seq %s)", i, tostring(p.seq),
-        i - 1, tostring(pts[i - 1].seq))
-    end
-    out[#out + 1] = row(p)
-  end
-  return out
+  return points(pick.points or {}, bad, function(p) return { p.seq, p.x } end), pick.cudnn
 end
 
 -- A fused attention kernel's rate at a narrow head dim (its catalog
