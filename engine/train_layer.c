@@ -4200,7 +4200,18 @@ static void torch_cp_comm(tenv *e, const train_lkey *k, train_lcost *lc)
  * it: nothing hidden.  A buffer is a rank's whole local tensor, T x
  * width x A bytes, the all-to-all's per-rank size (train_t_coll, as EP's
  * dispatch).  The recomputed forward runs its four again (train_stage.c
- * cp_fwd x (1 + rec)). */
+ * cp_fwd x (1 + rec)).
+ * Where the model's own attention repeats K and V to every query head
+ * before the kernel (kv_repeat), the exchange wraps the kernel and so
+ * moves them query wide: XTuner's Llama dispatch at 7575f2c91
+ * (xtuner/model/modules/dispatch/llama.py llama_attn_forward) runs
+ * "key_states = repeat_kv(key_states, self.num_key_value_groups)" and
+ * "value_states = repeat_kv(value_states, self.num_key_value_groups)"
+ * and then flash_attn_wo_mask / flash_attn_w_mask, both decorated
+ * "@sequence_parallel_wrapper", whose pre_process_for_sequence_parallel_
+ * attn all_to_alls "query_states", "key_states" and "value_states" as
+ * handed in (xtuner/parallel/sequence/attention.py): K's and V's buffers
+ * are q's width, not the kv heads repeated only to the group. */
 static void ulysses_comm(tenv *e, const train_lkey *k, train_lcost *lc)
 {
 	const gp_model *m = e->m;
@@ -4212,6 +4223,10 @@ static void ulysses_comm(tenv *e, const train_lkey *k, train_lcost *lc)
 	hkv = m->kv_heads > k->tp ? (double)m->kv_heads / k->tp : 1.0;
 	rep = fmax(floor(k->cp / hkv), 1.0);
 	kvw = m->kv_heads > 0 ? hkv * rep / m->kv_heads : 1.0 / k->tp;
+	/* kv_repeat: every query head's copy (a TP rank's heads / kv heads
+	 * repeats of each kv head), at least the group's repeat above */
+	if (k->kv_repeat && m->kv_heads > 0 && m->heads > m->kv_heads)
+		kvw = fmax(kvw, (double)m->heads / k->tp / m->kv_heads);
 	qb = k->T * w.q / k->tp * k->A;
 	kb = k->T * w.k * kvw * k->A;
 	vb = k->T * w.v * kvw * k->A;

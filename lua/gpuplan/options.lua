@@ -2231,7 +2231,9 @@ opt { name = "kv_repeat", type = "flag", commands = "fit train plan", methods = 
     .. "Llama: repeat_kv, an expand then reshape, ahead of F.scaled_dot_product_attention "
     .. "without enable_gqa): the copy forward, the attention's query-wide dK and dV and "
     .. "their sum over the repeats backward, and K and V kept query-wide for the "
-    .. "attention's backward; with fewer KV heads than query heads, fused or unfused attention",
+    .. "attention's backward; with fewer KV heads than query heads, fused or unfused attention; "
+    .. "under ulysses the all-to-alls then carry K and V query wide (XTuner's Llama dispatch "
+    .. "repeats them before its sequence-parallel wrapper)",
   suggest = { "repeat_kv", "gqa_repeat", "expand_kv" } }
 opt { name = "async_tp_allreduce", type = "flag", commands = "train plan", form = "both",
   default = "on with stack megatron and kernels fused (off on Intel's Gaudi: Intel TE), "
