@@ -264,6 +264,7 @@ static const lgp_field train_fields[] = {
 	F_BOOL("tp_input_per_linear", offsetof(train_cfg, tp_input_per_linear), 0),
 	F_BOOL("unfused_permute", offsetof(train_cfg, unfused_permute), 0),
 	F_BOOL("unfused_act", offsetof(train_cfg, unfused_act), 0),
+	F_BOOL("zero_gather_copies", offsetof(train_cfg, zero_gather_copies), 0),
 	F_BOOL("fa_layout", offsetof(train_cfg, fa_layout), 0),
 	F_BOOL("unfused_rope", offsetof(train_cfg, unfused_rope), 0),
 	F_BOOL("fused_grouped_mlp", offsetof(train_cfg, fused_mlp), 0),

@@ -1428,6 +1428,65 @@ static double whole_grad_passes(const ctx *x, double w, double m)
 				2.0 * rb));
 }
 
+/* zero_gather_copies: the host's part of nanotron's ZeRO-1 parameter
+ * all-gather, which copies every parameter's shard of every DP rank back
+ * one Python call at a time.  huggingface/nanotron optim/zero.py
+ * (67c5ebb6, the benchmark branch, and c2528430) ZeroDistributedOptimizer
+ * shards each parameter over all DP ranks ("param_name_to_dp_rank_offsets
+ * [name] = {dp_rank: (start_offsets[dp_rank], end_offsets[dp_rank])"),
+ * and its step ends in _all_gather_params: "dist.all_gather_coalesced(
+ * output_tensor_lists=[[tensor[slice(*self.param_name_to_dp_rank_offsets
+ * [name][dp_rank])] ... for dp_rank in range(self.dp_pg.size())] for
+ * name, tensor in all_named_tensors_to_gather], ...)", no async_op.
+ * distributed.py all_gather_coalesced flattens one output buffer per
+ * rank ("output_tensor_buffer_list = [torch._utils._flatten_dense_tensors(
+ * output_tensor_list) for output_tensor_list in output_tensor_lists]":
+ * a cat a rank), runs "dist.all_gather(output_tensor_buffer_list,
+ * input_tensor_buffer, ...)", then update_output: "for original_buffer,
+ * gathered_buffer in zip(original_buffer_list, torch._utils.
+ * _unflatten_dense_tensors(gathered_buffer_tensor, original_buffer_list)):
+ * original_buffer.copy_(gathered_buffer)" for every rank: a copy_
+ * launched from Python for each (parameter, rank) pair.  So dp x
+ * (tensors + 1) bare tensor ops on the host, each at
+ * GP_EAGER_BARE_OP_TIME scaled with the job's host as host_op_time is
+ * (train_layer.c); the slices' and views' own Python (tensor[slice],
+ * .contiguous().view(-1), the unflatten's narrow) launch nothing and are
+ * not counted, nor torch's C++ copies of the list all_gather: a lower
+ * bound.  The copies wait on the gather; the host queues them while it
+ * runs, so the step's tail is the longer of the two (post_of).  The
+ * stage's parameter tensors: per layer its two norms (LayerNorm's gain
+ * and bias two each), the attention's fused qkv or its q, k, v
+ * (split_proj) and o, the MLP's fused gate_up or gate and up and down
+ * (one up without a gate), a bias beside each linear (linear_bias; the
+ * qkv's alone under qkv_bias); the first stage's embedding (and a
+ * learned position table), the last stage's final norm and output layer
+ * (the embedding itself when tied on one stage).  nanotron's Llama
+ * (models/llama.py: input_layernorm, qkv_proj, o_proj,
+ * post_attention_layernorm, gate_up_proj, down_proj) has six a layer.
+ * Dense decoder layers only (train.lua refuses the rest). */
+static double gather_copy_host(const ctx *x, const train_stage_rec *r)
+{
+	const gp_model *m = x->e.m;
+	double nf = m->norm_params == 2 * m->hidden ? 2.0 : 1.0;
+	double qkv = x->k.split_proj & GP_SPLIT_QKV ? 3.0 : 1.0;
+	double up = !m->ffn_gated ? 1.0 :
+		x->k.split_proj & GP_SPLIT_MLP ? 2.0 : 1.0;
+	double lin = qkv + 1.0 + up + 1.0;
+	double per = 2.0 * nf + lin + (m->linear_bias ? lin :
+				       m->qkv_bias ? qkv : 0.0);
+	double n = r->nl * per, d = x->y.shard;
+	int pp = x->y.pp > 1 ? x->y.pp : 1;
+
+	if (r->k == 0)
+		n += 1.0 + (m->pos_embeddings > 0 ? 1.0 : 0.0);
+	if (r->k == pp - 1)
+		n += nf + (!m->tied_embeddings || pp > 1 ? 1.0 : 0.0);
+	if (!(d > 1))
+		return 0.0;
+	return d * (n + 1.0) * GP_EAGER_BARE_OP_TIME *
+		x->k.host_op_time / GP_EAGER_OP_TIME;
+}
+
 TRAIN_INLINE void post_of(phase *ph, const train_cfg *c,
 			  const scost *base,
 			  const double (*blk)[TRAIN_ZB_N], struct zslot *zs,
@@ -1500,6 +1559,12 @@ TRAIN_INLINE void post_of(phase *ph, const train_cfg *c,
 				tl + overlap(zs->zg[j] - tl, base[j].fwd,
 					     1, &hzg) :
 				overlap(zs->zg[j], base[j].fwd, 0, &hzg);
+
+			/* nanotron's copies, launched while the gather
+			 * runs (gather_copy_host): the longer of the two */
+			if (c->zero_gather_copies && zs->zg[j] > 0)
+				e = dmax(e, gather_copy_host(&ph->x,
+							     &ph->rec[j]));
 
 			if (e > zs->post_zero) {
 				zs->post_zero = e;

@@ -237,6 +237,11 @@ typedef struct train_cfg {
 				  * Megatron-Core's PyTorch ops
 				  * (bias_activation_fusion off;
 				  * train_layer.c act_unfused_costs) */
+	int zero_gather_copies;  /* ZeRO-1's parameter all-gather copies
+				  * each parameter's shard of every DP
+				  * rank back from Python, one launch a
+				  * pair: nanotron's _all_gather_params
+				  * (train.c gather_copy_host) */
 	int fa_layout;           /* the attention runs in Transformer
 				  * Engine's FlashAttention backend (fa2,
 				  * fa3 on the megatron stack), which

@@ -561,7 +561,7 @@ local function step_choices(o, p, cfg, sweep, default)
   local ov = M.OVERLAPS[cfg.stack] or M.OVERLAPS.hf
   local flags = { "causal_flops", "embed_flops", "no_router_flops", "unfused_loss", "mcore_loss", "eager_loss", "emb_matmul", "lora_merged", "kv_repeat", "fsdp_root_gathered", "pad_mask", "async_tp_allreduce",
     "tp_input_per_linear",
-    "unfused_permute", "unfused_act", "unfused_rope", "rope_seq_loop", "fused_grouped_mlp",
+    "unfused_permute", "unfused_act", "zero_gather_copies", "unfused_rope", "rope_seq_loop", "fused_grouped_mlp",
     "fp8_attention", "mlp_down_bf16", "tp_overlap_fp8_rs", "tp_overlap_aggregate",
     "ckpt_outside_fsdp", "ckpt_early_stop", "checkpoint_offload_streams", "split_proj",
     "scaling", "attn_scale_q", "attn_where", "addmm_bias",
@@ -672,6 +672,7 @@ local function step_choices(o, p, cfg, sweep, default)
   cfg.tp_input_per_linear = o.tp_input_per_linear == true
   cfg.unfused_permute = o.unfused_permute == true
   cfg.unfused_act = o.unfused_act == true
+  cfg.zero_gather_copies = o.zero_gather_copies == true
   cfg.unfused_rope = o.unfused_rope == true
   cfg.rope_seq_loop = o.rope_seq_loop == true
   cfg.fused_grouped_mlp = o.fused_grouped_mlp == true
@@ -1323,6 +1324,18 @@ local function step_choices(o, p, cfg, sweep, default)
     elseif not p.model.ffn_gated then
       fail("train: unfused_act prices a gated activation's two kernels; %s's MLP is not "
         .. "gated (one activation kernel either way)", id)
+    end
+  end
+  -- nanotron's ZeRO-1 gather copies (engine/train.c gather_copy_host)
+  -- count a dense decoder layer's parameter tensors: a model with more
+  -- kinds of layer would be priced short, in silence.
+  if cfg.zero_gather_copies then
+    local mdl = p.model
+    if (mdl.moe and (mdl.moe.experts or 0) > 0) or mdl.mla or (mdl.encoder_layers or 0) > 0
+       or mdl.hybrid_pattern or mdl.vision then
+      fail("train: zero_gather_copies counts the parameter tensors of nanotron's dense "
+        .. "decoder layers (norms, attention, MLP); %s has MoE, MLA, encoder, hybrid or "
+        .. "vision layers", tostring(mdl.id or mdl.name))
     end
   end
   -- The unfused RoPE is Megatron-Core's with apply_rope_fusion off

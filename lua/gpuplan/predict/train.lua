@@ -876,6 +876,13 @@ local PROFILES = {
     -- forward starts: nothing runs under it.
     { "overlap_param_gather", false, "optim/zero.py: _all_gather_params() after the "
       .. "optimizer step, blocking", function(o) return (o.zero or 0) >= 1 end },
+    -- The same _all_gather_params hands its output to distributed.py
+    -- all_gather_coalesced, whose update_output copies every
+    -- parameter's slice of every DP rank back one "original_buffer.copy_(
+    -- gathered_buffer)" at a time, from Python (engine/train.c
+    -- gather_copy_host): dp x (tensors + 1) launches after each step.
+    { "zero_gather_copies", true, "optim/zero.py _all_gather_params -> all_gather_coalesced: "
+      .. "one copy_ per parameter per DP rank from Python", function(o) return (o.zero or 0) >= 1 end },
     -- trainer.py wraps the model in torch's DistributedDataParallel
     -- (bucket_cap_mb = ddp_bucket_cap_mb) and helpers.py registers
     -- get_fp32_accum_hook, which issues each bucket's fp32 all-reduce
