@@ -1335,7 +1335,7 @@ local function step_choices(o, p, cfg, sweep, default)
        or mdl.hybrid_pattern or mdl.vision then
       fail("train: zero_gather_copies counts the parameter tensors of nanotron's dense "
         .. "decoder layers (norms, attention, MLP); %s has MoE, MLA, encoder, hybrid or "
-        .. "vision layers", tostring(mdl.id or mdl.name))
+        .. "vision layers", tostring(mdl.id or mdl.name or "the model"))
     end
   end
   -- The unfused RoPE is Megatron-Core's with apply_rope_fusion off

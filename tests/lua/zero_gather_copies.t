@@ -1,0 +1,86 @@
+-- zero_gather_copies (engine/train.c gather_copy_host): nanotron's ZeRO-1
+-- parameter all-gather copies every parameter's slice of every DP rank
+-- back with its own copy_ from Python (optim/zero.py _all_gather_params
+-- -> distributed.py all_gather_coalesced's update_output), one cat a
+-- rank besides: dp x (tensors + 1) launches at GP_EAGER_BARE_OP_TIME
+-- (8.1 us, engine/common.h) on an x86 Hopper host (host_op_time /
+-- GP_EAGER_OP_TIME = 1).  The step's tail is the longer of that loop
+-- and the gather.
+-- Run with ./gpuplan run tests/lua/zero_gather_copies.t.
+local t = require "tap"
+local gp = require "gpuplan"
+local validate = require "gpuplan.validate"
+
+t.plan(8)
+
+local BARE = 8.1e-6
+
+local function model(layers, hidden, ffn)
+  return { layers = layers, hidden = hidden, heads = 32, kv_heads = 32,
+    head_dim = hidden // 32, ffn_hidden = ffn, ffn_gated = true, vocab = 131072,
+    tied_embeddings = true, norm = "rms", split_proj = "none" }
+end
+local function job(o)
+  local j = { stack = "megatron", gpu = "h100-sxm", gpus = 512, gpus_per_node = 8,
+    nic_fabric = "efa-100", nics = 32, tp = 4, pp = 1, zero = 1, sp = true, batch = 2,
+    global_batch = 256, seq = 4096, precision = "bf16", grad_reduce = "fp32",
+    recompute = "none", flash = true, attn_kernel = "fa2", unfused_act = true,
+    overlap_param_gather = false, model = model(28, 3072, 8192) }
+  for k, x in pairs(o or {}) do j[k] = x end
+  return gp.train(j)
+end
+local function part(r, name)
+  for _, p in ipairs(r.parts) do if p.name == name then return p end end
+end
+
+-- The 3.57B shape on 64 nodes, TP 4, DP 128, ZeRO-1, PP 1 (the
+-- diagram's cell): 28 layers x 6 tensors (two norms, qkv_proj, o_proj,
+-- gate_up_proj, down_proj) + the tied embedding + the final norm = 170;
+-- 128 x (170 + 1) x 8.1 us = 0.1772928 s, longer than the gather of
+-- 0.89B bf16 parameters (some 23 ms), so the tail is the loop.
+-- Tolerance 1e-9 s: the same product in floating point.
+local off, on = job(), job{ zero_gather_copies = true }
+local want = 128 * (28 * 6 + 2 + 1) * BARE
+local zg = part(on, "zero_gather")
+t.ok(math.abs(zg.seconds - want) < 1e-9,
+  string.format("3.57B, DP 128: the tail is the host loop, %.7f s (got %.7f)", want, zg.seconds))
+t.ok(part(off, "zero_gather").seconds < want,
+  "without the copies the gather alone is shorter than the loop")
+t.ok(math.abs((on.step_s - off.step_s) - (want - part(off, "zero_gather").seconds)) < 1e-9,
+  "the step grows by the loop less the gather it used to wait for")
+
+-- PP 2 (the 1.34B cell: 16 layers, TP 2, DP 128): stage 0 holds 8
+-- layers and the embedding (49 tensors), stage 1 8 layers, the final
+-- norm and its own copy of the tied output layer (50): the larger,
+-- 128 x (50 + 1) x 8.1 us = 0.0528768 s.  Tolerance 1e-9 s.
+local p2 = job{ zero_gather_copies = true, tp = 2, pp = 2, model = model(16, 2048, 8192) }
+local want2 = 128 * (8 * 6 + 2 + 1) * BARE
+t.ok(math.abs(part(p2, "zero_gather").seconds - want2) < 1e-9,
+  string.format("PP 2: the last stage's 50 tensors set it, %.7f s (got %.7f)", want2,
+    part(p2, "zero_gather").seconds))
+
+-- ZeRO 0 gathers nothing: the flag prices nothing.
+local z0a, z0b = job{ zero = 0 }, job{ zero = 0, zero_gather_copies = true }
+t.ok(z0a.step_s == z0b.step_s, "no gather at ZeRO 0, nothing to copy back")
+
+-- A layer kind it does not count is refused, naming the option.
+local ok, err = pcall(job, { zero_gather_copies = true, tp = 8, ep = 8,
+  model = { layers = 16, hidden = 2048, heads = 16, kv_heads = 16, head_dim = 128,
+    ffn_hidden = 1024, ffn_gated = true, vocab = 50304, norm = "rms",
+    moe = { experts = 64, top_k = 8, ffn_hidden = 1024 } } })
+t.ok(not ok and tostring(err):find("zero_gather_copies", 1, true),
+  "a MoE model is refused: " .. tostring(err))
+
+-- The profile sets it on the diagram's ZeRO-1 cells only.
+local cat = gp.catalog()
+local rows = {}
+for _, c in ipairs(validate.read("validation/cases.json")) do rows[c.id] = c end
+local function has(p, s) return p.defaults:find(s, 1, true) ~= nil end
+local z1 = validate.predict(rows["nanotron-bench-3.57b-64n-dp128-tp4-pp1-mbs2-z1"], cat)
+local z0 = validate.predict(rows["nanotron-bench-8.86b-64n-dp128-tp4-pp1-mbs2-z0"], cat)
+t.ok(has(z1, "zero_gather_copies=true (optim/zero.py") and not has(z0, "zero_gather_copies"),
+  "stack profile nanotron: zero_gather_copies at ZeRO-1 only")
+-- The 3.57B cell's predicted step is the loop's, as above (its job is
+-- the one built here): 1048576 tokens / 512 GPUs / the prediction.
+t.ok(math.abs(1048576 / 512 / z1.predicted - on.step_s) < 1e-6,
+  string.format("the case prices the step above (%.4f s)", 1048576 / 512 / z1.predicted))
