@@ -105,6 +105,7 @@ static const lgp_field model_fields[] = {
 	M_BOOL("qkv_bias", qkv_bias), M_BOOL("linear_bias", linear_bias),
 	M_BOOL("ffn_clamp", ffn_clamp), M_BOOL("qk_norm", qk_norm),
 	M_BOOL("parallel_attn", parallel_attn),
+	M_BOOL("shared_norm", shared_norm),
 	/* absent: 1 (cos and sin unscaled) */
 	{ "rope_attention_factor", LGP_F_NUM, offsetof(gp_model, rope_attn_factor),
 	  1.0, 1e-6, 1e6, 0, NULL, NULL, NULL, NULL, NULL },

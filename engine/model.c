@@ -141,8 +141,20 @@ static int check_dense(const gp_model *m, gp_error *err)
 	    check_switch(m->qkv_bias, "qkv_bias", err) ||
 	    check_switch(m->linear_bias, "linear_bias", err) ||
 	    check_switch(m->ffn_clamp, "ffn_clamp", err) ||
-	    check_switch(m->qk_norm, "qk_norm", err))
+	    check_switch(m->qk_norm, "qk_norm", err) ||
+	    check_switch(m->parallel_attn, "parallel_attn", err) ||
+	    check_switch(m->shared_norm, "shared_norm", err))
 		return GP_EINVAL;
+	/* One norm for both branches needs both to read the layer's
+	 * input: a sequential layer's MLP reads the attention's sum. */
+	if (m->shared_norm && !m->parallel_attn)
+		return gp_fail(err, "shared_norm needs parallel_attn: only a "
+			       "parallel layer's attention and MLP read the "
+			       "same normed input");
+	if (m->shared_norm && (m->pattern[0] || m->encoder_layers > 0))
+		return gp_fail(err, "shared_norm is a decoder layer's of "
+			       "attention and MLP: not with a hybrid "
+			       "pattern or an encoder-decoder");
 	/* MLA normalises its q and kv latents instead (priced with its
 	 * projections); the encoder-decoder layers (T5) have none. */
 	if (m->qk_norm && (m->mla.kv_lora_rank > 0 || m->encoder_layers > 0))

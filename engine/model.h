@@ -155,6 +155,12 @@ typedef struct gp_model {
 			       * parallel_attn / new_decoder_architecture:
 			       * TensorRT-LLM's and vLLM's FalconDecoderLayer);
 			       * infer.c step_comm */
+	int shared_norm;      /* 1: a parallel layer (parallel_attn) whose
+			       * attention and MLP both read one pre-norm's
+			       * output: no norm before the MLP (GPT-J's
+			       * ln_1 alone, Hugging Face's GPTJBlock and
+			       * TensorRT-LLM's GPTJDecoderLayer);
+			       * model_ops.c model_layer_ops */
 	int ffn_clamp;        /* 1: the gated activation clamps its two
 			       * halves first (GPT-OSS's swiglu_limit,
 			       * Megatron-Core's activation_func_clamp_value);

@@ -418,8 +418,15 @@ int model_layer_ops(const gp_model *m, const gp_op_cfg *c,
 	 * feed-forwards the - and E layers, each with its pre-norm. */
 	for (; hy && a0 < n; a0++)
 		ops[a0].scope = GP_SCOPE_ATTN;
-	op_elem(&ops[n++], "mlp_norm", hy ? GP_SCOPE_FFN : GP_SCOPE_ALL,
-		Tn * h, 5.0);
+	/* A parallel layer whose attention and MLP read one pre-norm's
+	 * output (shared_norm: GPT-J's GPTJBlock, "hidden_states =
+	 * self.ln_1(hidden_states)" then "self.attn(hidden_states, ...)"
+	 * and "self.mlp(hidden_states)", transformers modeling_gptj.py;
+	 * TensorRT-LLM's GPTJDecoderLayer the same) runs no norm before
+	 * its MLP. */
+	if (!m->shared_norm)
+		op_elem(&ops[n++], "mlp_norm",
+			hy ? GP_SCOPE_FFN : GP_SCOPE_ALL, Tn * h, 5.0);
 	if (hy ? model_pattern_in(m, '-', 0, m->layers) > 0 :
 	    model_moe_layers(m) < m->layers) {
 		op_gemm(&ops[n++], "mlp_up", GP_SCOPE_DENSE, T,

@@ -768,6 +768,10 @@ M.model = T.record {
   -- sums added before one tensor-parallel all-reduce a layer (Falcon's
   -- parallel_attn / new_decoder_architecture; engine parallel_attn).
   parallel_attn = bool(),
+  -- A parallel layer's attention and MLP reading one pre-norm's output
+  -- (GPT-J's ln_1 alone): no norm before the MLP; needs parallel_attn
+  -- (engine shared_norm).
+  shared_norm = bool(),
   -- YaRN's attention factor on rope's cos and sin (Hugging Face's
   -- rope_scaling attention_factor, default 0.1 ln(factor) + 1;
   -- Megatron-Core's concentration factor); absent: 1.

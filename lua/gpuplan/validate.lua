@@ -181,6 +181,7 @@ local model_spec = T.record {
   ffn_clamp = schema.model.fields.ffn_clamp,
   qk_norm = schema.model.fields.qk_norm,
   parallel_attn = schema.model.fields.parallel_attn,
+  shared_norm = schema.model.fields.shared_norm,
   attn_sinks = schema.model.fields.attn_sinks,
   rope_attention_factor = schema.model.fields.rope_attention_factor,
   linear_bias = schema.model.fields.linear_bias,

@@ -100,6 +100,7 @@ function M.model(cm, cat)
     ffn_clamp = v(cm.ffn_clamp) == true or nil,
     qk_norm = v(cm.qk_norm) == true or nil,
     parallel_attn = v(cm.parallel_attn) == true or nil,
+    shared_norm = v(cm.shared_norm) == true or nil,
     rope_attention_factor = v(cm.rope_attention_factor),
     linear_bias = v(cm.linear_bias) == true or nil,
     hybrid_pattern = v(cm.hybrid_pattern),
