@@ -311,16 +311,40 @@ double train_attn_time(const tenv *e, const train_lkey *k, const gp_op *o,
 	 * bytes), so the fp32 y is a residual XLA must write beside the
 	 * 16-bit probabilities the PV einsum reads: 4 B a score more
 	 * forward; backward the softmax's gradient reads y (4) where
-	 * op_attn counts the 16-bit P (A): 4 - A more.  A lower bound:
-	 * how many passes XLA's fusions make over the scores for the
-	 * max and the sum is left at op_attn's.  Transformer Engine's
+	 * op_attn counts the 16-bit P (A): 4 - A more.  XLA also reads
+	 * the scores once per row reduction: JAX's softmax is "x_max =
+	 * jnp.max(x, axis, ...)", "unnormalized = jnp.exp(x_safe -
+	 * x_max)", "result = unnormalized / jnp.sum(unnormalized, axis,
+	 * ...)" (jax/_src/nn/functions.py _softmax, 2024), two reductions
+	 * whose results are broadcast back over the scores they were
+	 * taken from, and XLA:GPU fuses a row reduction into a consumer
+	 * only as an epilogue of one-operand ops with the reduction its
+	 * single user (xla/service/gpu/gpu_fusible.cc, 2024,
+	 * IsProducerConsumerFusible: "Reductions from/to continuous dims
+	 * epilogue not fusible", "reduction output fusion only works for
+	 * single user"); the one kernel that takes the whole diamond, the
+	 * Triton softmax fusion (softmax_rewriter_triton.h: "producer |
+	 * reduce_{max,sum,...} | broadcast | binop"), is off in Paxml's
+	 * GPU scripts (contrib/gpu/scripts_gpu/run_pile_multinode.sh
+	 * BASE_XLA_FLAGS "--xla_gpu_enable_triton_softmax_fusion=false").
+	 * So the max, the sum of exp (its exp fused in, recomputed) and
+	 * the division each read the A-byte scores where one fused
+	 * softmax reads them once: 2A more forward.  Backward the
+	 * transposed jvp, y * ct - y * sum(y * ct), is the same diamond:
+	 * the sum reads y (4) and the incoming 16-bit gradient (A), the
+	 * elementwise pass that writes dS reads both again: 4 + A more.
+	 * A lower bound: a mask the scores are biased with is not
+	 * counted, nor exp(x - max) kept between the passes (XLA may
+	 * write it fp32 instead of recomputing it: more bytes, not
+	 * fewer).  Transformer Engine's
 	 * layers (the TE rows) run TE's fused 16-bit softmax kernel
 	 * (transformer_engine/jax/flax/module.py Softmax: "if
 	 * is_softmax_kernel_available(...)": "outputs =
 	 * softmax(logits, mask_, self.scale_factor, ...)"), op_attn's
 	 * count as it stands. */
 	if (k->softmax32)
-		bytes += s2 * (bwd ? 4.0 - k->A : 4.0);
+		bytes += s2 * (bwd ? (4.0 - k->A) + (4.0 + k->A) :
+			       4.0 + 2.0 * k->A);
 	/* Megatron-DeepSpeed's ALiBi on its fused path (BigScience's
 	 * megatron/model/transformer.py ParallelAttention, BLOOM's: the
 	 * bias tensor is [b * np, 1, sk], "matmul_result = alibi[:

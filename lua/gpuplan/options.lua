@@ -738,7 +738,9 @@ opt { name = "eager_softmax", type = "boolean", lua_only = true, commands = TRAI
     .. "type (Baichuan's remote code), one kernel each way, its output alone kept; true with "
     .. "kernels fused: the compiled program upcasts the scores and keeps the fp32 softmax "
     .. "output for the backward (Praxis' attention under XLA), 4 B a score written forward and "
-    .. "read backward beside the fused softmax's 16-bit traffic" }
+    .. "read backward beside the fused softmax's 16-bit traffic, and XLA's softmax kernels "
+    .. "(max, sum of exp, division; the gradient's sum and its elementwise pass) read the "
+    .. "scores twice more forward (2 x 16-bit) and y and its gradient once more backward" }
 
 ---------------------------------------------------------------------------
 section "lora"
