@@ -561,6 +561,7 @@ static int add(builder *b, const char *name, double count, double flop,
 	op.prec = prec;
 	op.gemv = b->gemv;
 	op.dequant = b->dequant;
+	op.dequant_rep = 0.0;   /* each weight converted once */
 	op.stream = b->stream;
 	op.m_tile = b->m_tile;  /* 0: the library's tiles (roofline.c) */
 	op.spread = 0;

@@ -1069,6 +1069,7 @@ static const lgp_field roof_op_fields[] = {
 	 * FMAs (roofline.h roof_op.gemv) */
 	F_INT("gemv", offsetof(roof_op_in, op.gemv), 0, 0, 2),
 	OP_NUM("dequant", dequant, 0),
+	OP_NUM("dequant_rep", dequant_rep, 0),
 	OP_NUM("m_tile", m_tile, 0),
 	OP_NUM("stream", stream, 0),
 	OP_NUM("bf16_x", bf16_x, 0),
@@ -1079,7 +1080,7 @@ static const lgp_field roof_op_fields[] = {
 static const lgp_desc roof_op_desc = { "op", roof_op_fields };
 
 /* core.roof_op(device, {flop=, bytes=, m=, n=, k=, count=, prec=,
- * m_tile=, stream=, bf16_x=, graphs=, name=}) -> {time, t_compute, t_memory, bound, intensity,
+ * dequant=, dequant_rep=, m_tile=, stream=, bf16_x=, graphs=, name=}) -> {time, t_compute, t_memory, bound, intensity,
  * ridge, ridge_peak, shape_eff, ...}; seconds, FLOP/byte. */
 int lgp_roof_op(lua_State *L)
 {

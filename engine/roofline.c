@@ -1089,7 +1089,8 @@ static void roof_eval_time(const roof_device *d, const roof_op *op,
 	 * (Marlin interleaves the two pipelines so that neither waits). */
 	dq = gemm && op->dequant > 0.0 && vec > 0.0 ?
 		op->dequant * op->n * op->k * (op->count >= 1.0 ? op->count
-		                                                : 1.0) : 0.0;
+		                                                : 1.0) *
+		(op->dequant_rep > 1.0 ? op->dequant_rep : 1.0) : 0.0;
 	/* Weight-streaming GEMMs read below a streaming copy (ROOF_GEMV_BW,
 	 * or the device's measured rate for GEMMs at the op's precision,
 	 * roof_device.stream_frac), other ops at the streaming rate; every
@@ -1190,6 +1191,9 @@ int roof_checked_op_time(const roof_device *d, const roof_op *op,
 	    op->gemv < 0 || op->gemv > 2)
 		return gp_fail(err, "op%s%s: dequant must be 0..%g FLOP per "
 		               "weight and gemv 0, 1 or 2", sp, nm, ROOF_MAX_DEQUANT);
+	if (bad(op->dequant_rep) || op->dequant_rep > ROOF_MAX_DIM)
+		return gp_fail(err, "op%s%s: dequant_rep must be 0..%g", sp, nm,
+		               ROOF_MAX_DIM);
 	if (bad_frac(op->stream))
 		return gp_fail(err, "op%s%s: stream must be 0 or in [%g, 1] "
 		               "(got %g)", sp, nm, ROOF_MIN_FRAC, op->stream);

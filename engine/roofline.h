@@ -185,6 +185,10 @@ typedef struct roof_op {
 	                         count of them) spent converting a stored
 	                         weight format to the MMA's inputs; 0 when
 	                         the GEMM multiplies what is stored */
+	double dequant_rep;   /* times each weight is converted: a kernel
+	                         that widens its weight tile again in each
+	                         of its M blocks (serve_cfg.moe_upcast);
+	                         0 or 1: once */
 	double m_tile;        /* > 0: the kernel's M tile is fixed, m_tile
 	                         rows up to m_tile tokens and 128 above
 	                         (DeepGEMM's SM90 GEMMs: 64); under 64, a
@@ -311,8 +315,9 @@ double roof_ridge(const roof_device *d, gp_dtype p, int achievable);
 
 /* Time one operator; graphs = 1 uses graph_launch, 0 uses launch.
  * A GEMM's compute is t_c = FLOP / (peak f_gemm shape_eff) on the tensor
- * cores, or its dequantisation dequant n k count / fp32 peak on the
- * vector units if that is longer (the two pipelines overlap); with
+ * cores, or its dequantisation dequant n k count rep / fp32 peak on
+ * the vector units if that is longer (the two pipelines overlap; rep =
+ * dequant_rep, at least 1); with
  * op->gemv, (FLOP + dequant n k count) / fp32 peak and shape_eff 1
  * (gemv 2: the FLOP at vec16_x times the fp32 peak).
  * t_memory = bytes / (mem_bw * hbm_frac * g) + fill, g = 0.94 for a GEMM
@@ -322,7 +327,8 @@ double roof_ridge(const roof_device *d, gp_dtype p, int achievable);
  * max(t_compute, t_memory) + t_launch otherwise.
  * d is checked with roof_device_check.  GP_OK, or GP_EINVAL for a bad
  * device, negative / NaN FLOP or bytes (or over 1e30), GEMM dimensions
- * over 1e15, dequant outside 0..64, gemv not 0..2, m_tile outside 0..128,
+ * over 1e15, dequant outside 0..64, dequant_rep outside 0..1e15, gemv
+ * not 0..2, m_tile outside 0..128,
  * bf16_x neither 0 nor in ROOF_BF16_X_MIN..ROOF_BF16_X_MAX,
  * or a precision the device has no peak for. */
 int roof_op_time(const roof_device *d, const roof_op *op, int graphs,

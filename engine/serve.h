@@ -222,6 +222,14 @@ typedef struct serve_cfg {
 	int moe_act_fused;    /* 1: the gated activation is the up GEMM's
 	                         epilogue (matmul_ogs' FusedActivation
 	                         swiglu): no experts_act kernel */
+	double moe_upcast;    /* > 0: vector FLOP per expert weight the
+	                         routed experts' kernel spends widening it
+	                         to 16 bits, again in every M block of an
+	                         expert (triton_kernels' matmul_ogs on a
+	                         card without FP4 MFMA: the upcast runs in
+	                         the dot's operand registers of each
+	                         program), at the fp32 vector rate beside
+	                         the MMAs (roof_op.dequant); 0: none */
 } serve_cfg;
 
 /* Per-GPU memory of one pool (the most loaded GPU). */

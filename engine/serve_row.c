@@ -48,9 +48,9 @@ static int row(sx *x, const char *name, double count, double flop,
 	*t = 0.0;
 	if (count <= 0.0)
 		return GP_OK;
-	/* Tensor-core kernels that multiply what is stored (gemv 0,
-	 * dequant 0): the grouped expert GEMMs and the batched decode
-	 * GEMMs of an EP deployment. */
+	/* Tensor-core kernels (gemv 0) that multiply what is stored
+	 * (dequant 0), but for the routed experts of a kernel that widens
+	 * them as it goes (x->dequant, serve_cfg.moe_upcast). */
 	memset(&op, 0, sizeof op);
 	op.name = name;
 	op.flop = flop;
@@ -63,6 +63,8 @@ static int row(sx *x, const char *name, double count, double flop,
 	op.m_tile = mt;
 	op.spread = spread;
 	op.bf16_x = x->bf16_x;
+	op.dequant = x->dequant;
+	op.dequant_rep = x->dequant_rep;
 	/* x->d passed serve_step_time's serve_check (infer_check), the
 	 * only way to an sx: the op's checks alone. */
 	if (roof_checked_op_time(x->d, &op, x->graphs, &r, x->err) != GP_OK)

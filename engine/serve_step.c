@@ -582,11 +582,30 @@ static int moe_routed(sx *x, double Tr, double Ts, double Tinst, int decode,
 	ex = sx_wo_x(x, x->xcp, xb);
 	if (ex == 0.0 && s->ep == 1 && (x->xcp == GP_FP8 || x->xcp == GP_FP4))
 		ex = x->c->moe_fp8_bf16_x;
+	/* A kernel that widens the experts' weights in its mainloop
+	 * (serve_cfg.moe_upcast: matmul_ogs on CDNA3) does it in every
+	 * program, one per M block of an expert and N block: each M
+	 * block converts the expert's whole weight again.  Its M block
+	 * is matmul_ogs' AMD opt flag (make_default_opt_flags_amd:
+	 * "elif tokens_per_expt >= 512 and n >= 2048: block_m = 128 ...
+	 * else: block_m = max(32, min(triton.next_power_of_2(
+	 * tokens_per_expt), 64))", tokens_per_expt = m // n_expts_tot;
+	 * both expert GEMMs of these models are 2048 wide or more). */
+	if (x->c->moe_upcast > 0.0) {
+		double tpe = recv / fmax(E, 1.0), bm;
+
+		bm = tpe >= 512.0 ? 128.0 :
+			fmax(32.0, fmin(pow(2.0, ceil(log2(fmax(tpe, 1.0)))),
+			                64.0));
+		x->dequant = x->c->moe_upcast;
+		x->dequant_rep = fmax(1.0, ceil(mexp / bm - 1e-9));
+	}
 	x->bf16_x = ex;
 	if (sx_row_experts(x, "experts_up", s->nm, 2.0 * recv * h * up_n,
 	                   touched * h * up_n * xb + recv * (h + up_n) * ACT,
 	                   mexp, up_n, h, touched, x->xcp, mt, &t)) {
 		x->bf16_x = 0.0;
+		x->dequant = x->dequant_rep = 0.0;
 		return GP_EINVAL;
 	}
 	x->bf16_x = 0.0;
@@ -607,9 +626,11 @@ static int moe_routed(sx *x, double Tr, double Ts, double Tinst, int decode,
 	                   touched * fx * h * xb + recv * (fx + h) * ACT,
 	                   mexp, h, fx, touched, x->xcp, mt, &t)) {
 		x->bf16_x = 0.0;
+		x->dequant = x->dequant_rep = 0.0;
 		return GP_EINVAL;
 	}
 	x->bf16_x = 0.0;
+	x->dequant = x->dequant_rep = 0.0;
 	b->routed += t;
 	b->down = t;
 	if (sx_a2a(x, Ts, x->c->dispatch_bytes, decode, &b->disp,

@@ -51,6 +51,11 @@ typedef struct sx {
 	                        weight-only GEMMs (sx_wo_x) and the routed
 	                        experts' fp8 GEMMs (serve_cfg.moe_fp8_
 	                        bf16_x) alone, else 0 */
+	double dequant;      /* the rows' roof_op.dequant and dequant_rep:
+	                        set for the routed experts of a kernel that
+	                        widens their weights in each M block
+	                        (serve_cfg.moe_upcast) alone, else 0 */
+	double dequant_rep;
 	double mix;          /* prompt tokens of a chunk one attention group
 	                        carries in this decode step (serve_mixed_
 	                        time); 0: none */

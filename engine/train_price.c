@@ -32,6 +32,7 @@ double train_t_gemm(const tenv *e, double flop, double bytes, double m,
 	 * read (roofline.h: no small-M GEMV, no dequantisation term). */
 	op.gemv = 0;
 	op.dequant = 0.0;
+	op.dequant_rep = 0.0;
 	op.m_tile = 0.0;
 	op.stream = 0.0;
 	op.spread = spread;

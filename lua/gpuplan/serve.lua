@@ -233,6 +233,30 @@ M.VLLM_MXFP4_W4A16 = { hopper = true, cdna3 = true }
 -- this does not price.
 M.VLLM_MXFP4_M_TILE = { cdna3 = 32 }
 
+-- The vector work matmul_ogs spends widening each MXFP4 weight to bf16
+-- where the card has no FP4 MFMA (serve_cfg.moe_upcast, roof_op.dequant:
+-- FLOP at the fp32 vector peak per weight, again in each M block of an
+-- expert).  triton_kernels calls "tl.dot_scaled(x, x_scales, x_format,
+-- w, w_scales, mx_format, acc=acc, fast_math=True)" in its mainloop
+-- (matmul_ogs_details/_matmul_ogs.py), which Triton's AMD backend
+-- lowers on gfx942 as an upcast in the dot operand's registers
+-- (third_party/amd/lib/TritonAMDGPUToLLVM/UpcastMXFPToLLVM.cpp, each
+-- program its own tile): upcast8xMxfp4 turns 8 packed E2M1 values into
+-- 8 bf16 with 20 32-bit ops (the index and sign masks and shifts, 6;
+-- per half the two llvm.amdgcn.perm lookups, the sign or and the two
+-- perms that pair the bytes, 5 + 5; the four reordering perms, 4): 2.5
+-- an element; then mxfpScaleBf16ViaF32 ("In gfx9 architectures, we
+-- don't have bf16 VALU ops. So instead this function handles v * scale
+-- multiplication using fp32 VALU ops"): the bf16 shifted into an fp32
+-- (1), the fp32 multiply by the scale (1), the result's high half
+-- taken back and paired with its neighbour (1 a pair): 2.5 an element,
+-- fast_math dropping the NaN select.  5 lane ops an element, none a
+-- packed or fused one, where the catalog's fp32 vector peak (MI300X
+-- 163.4 TFLOPS = 304 CUs x 2.1 GHz x 256) counts 4 FLOP a lane a clock
+-- (the FMA's 2, packed fp32's 2 lanes): 5 x 4 = 20.  Beside the MFMAs
+-- as any dequantising GEMM's (roofline.c: fmax), not added to them.
+M.VLLM_MXFP4_UPCAST = { cdna3 = 20 }
+
 -- The small kernels vLLM's Triton MXFP4 experts launch a layer to turn
 -- the top-k into triton_kernels' routing data, beyond the top-k itself
 -- (engine serve_cfg.moe_route_kernels), counted in its
@@ -552,6 +576,9 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     -- and its M tile where the kernel's own floor is above the
     -- roofline's 16 rows (M.VLLM_MXFP4_M_TILE: AMD's 32)
     moe_m_tile = L.triton_mxfp4 and M.VLLM_MXFP4_M_TILE[info.gpu.arch or ""] or 0,
+    -- and its in-loop upcast where the card has no FP4 MFMA
+    -- (M.VLLM_MXFP4_UPCAST: CDNA3's)
+    moe_upcast = L.triton_mxfp4 and M.VLLM_MXFP4_UPCAST[info.gpu.arch or ""] or 0,
     -- the runtime's weight-only kernel below the 16-bit rate (infer.setup's,
     -- infer.lua M.wo_bf16_x: vLLM's Marlin on the A100), its linears and
     -- experts alike (serve_step.c sx_wo_x)

@@ -108,7 +108,8 @@ static const field fields[] = {
 	D(d.mem_bw), D(d.hbm_frac), D(d.launch), D(d.graph_launch),
 	I(d.sms),
 	D(op.flop), D(op.bytes), D(op.m), D(op.n), D(op.k), D(op.count),
-	I(op.prec), I(op.gemv), D(op.dequant), D(op.m_tile), I(graphs),
+	I(op.prec), I(op.gemv), D(op.dequant), D(op.dequant_rep),
+	D(op.m_tile), I(graphs),
 
 	D(sc.weight_bits), D(sc.embed_bits), D(sc.kv_bytes), I(sc.compute),
 	I(sc.tp), I(sc.pp), I(sc.gpus), I(sc.batch), I(sc.concurrency),

@@ -207,7 +207,7 @@ t.raises(function() core.sweep(model(), device(), topo, { capacity = 80e9, seq =
   "sweep.gpus[1] must be an integer of at most 32 bits", "a list value past 32 bits is refused", true)
 -- With no near name the message lists the names the table takes.
 t.raises(function() core.roof_op(device(), { flop = 1, bytes = 1, zzzzzz = 1 }) end,
-  "op: unknown field 'zzzzzz' (flop, bytes, m, n, k, count, prec, gemv, dequant, m_tile, stream, bf16_x, graphs)",
+  "op: unknown field 'zzzzzz' (flop, bytes, m, n, k, count, prec, gemv, dequant, dequant_rep, m_tile, stream, bf16_x, graphs)",
   "no near name: the names it takes", true)
 -- A key beginning with '_' is the Lua side's own (the catalog loader's).
 t.ok(pcall(core.model_params, model { _file = "x.lua", _line = 3 }),

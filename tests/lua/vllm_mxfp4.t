@@ -7,11 +7,13 @@
 -- was (the comparison).  CDNA3 (MI300X) as Hopper: vLLM on ROCm takes
 -- the Triton backend (W4A16), whose AMD opt flags cover each expert's
 -- rows in blocks of at least 32 (serve.lua M.VLLM_MXFP4_M_TILE, engine
--- serve_cfg.moe_m_tile).
+-- serve_cfg.moe_m_tile), widening the weights to bf16 in each block on
+-- the vector units (serve.lua M.VLLM_MXFP4_UPCAST, serve_cfg.moe_upcast,
+-- roof_op.dequant and dequant_rep).
 -- Run: ./gpuplan run tests/lua/vllm_mxfp4.t
 local t = require "tap"
 local gp = require "gpuplan"
-t.plan(10)
+t.plan(14)
 
 -- gpt-oss-20b's shape (openai/gpt-oss-20b config.json): 24 layers, 32
 -- experts top-4, MXFP4 experts.
@@ -90,3 +92,55 @@ t.ok(am and am.count == 24 * 12, "vLLM, MI300X: moe_route_meta runs 24 x 12 = 28
 t.near(au.shape_eff, 4 * 5760 / (304 * 32 * 256) * (2880 / 3008) / (8192 / 8320), 0.01,
        string.format("vLLM, MI300X: experts_up in 32 x 256 blocks, shape factor %.5f",
                      au.shape_eff))
+
+-- 11-12. The in-loop upcast on CDNA3 (M.VLLM_MXFP4_UPCAST: 20 FLOP at the
+-- fp32 vector peak a weight, Triton's gfx942 UpcastMXFPToLLVM sequence,
+-- 5 lane ops an element at 4 FLOP a lane a clock).  gpt-oss-120b's 128
+-- experts top-4 at 256 decode streams: 1024 rows, 8 an expert, one
+-- 32-row block each (matmul_ogs' AMD block_m = max(32, ...)), every
+-- expert touched (128 (1 - (127/128)^1024) = 127.96).  The up GEMM's
+-- upcast: 20 x 5760 x 2880 x 127.96 / 163.4e12 = 259.8 us, above its
+-- MFMA time (the 32-row blocks' 128 x 32 x 2 x 2880 x 5760 FLOP at the
+-- roofline's 32 x 256 block rate, about 209 us): the op's compute time is
+-- the upcast's.  1% for the touched count's rounding.
+local big = {}
+for k, x in pairs(model) do big[k] = x end
+big.moe = { experts = 128, top_k = 4, shared_experts = 0, ffn_hidden = 2880, dense_layers = 0 }
+big.layers = 36
+local function run_big(gpu)
+  return assert(gp.infer{ model = big, gpu = gpu, gpus = 1, tp = 1, ep = 1,
+                          expert_weights = "mxfp4", runtime = "vllm", input = 256,
+                          output = 256, concurrency = 256 })
+end
+local bu = op(run_big("mi300x"), "experts_up")
+local touched = 128 * (1 - (127 / 128) ^ 1024)
+t.near(bu.t_compute, 20 * 5760 * 2880 * touched / 163.4e12, 0.01,
+       string.format("vLLM, MI300X: experts_up's upcast %.1f us sets its compute time",
+                     bu.t_compute * 1e6))
+-- 12. Hopper has no upcast priced (its matmul_ogs path is priced as
+-- before: the MMA alone): the compute time is the FLOP over the rate,
+-- 2 x 1024 x 2880 x 5760 / compute_rate, to 1e-9.
+local hu = op(run_big("h100-sxm"), "experts_up")
+t.near(hu.t_compute, 2 * 1024 * 2880 * 5760 / hu.compute_rate, 1e-9,
+       "vLLM, H100: experts_up's compute time is its MMAs'")
+
+-- 13-14. The roofline's repeat: a kernel that widens its weights again in
+-- each of its M blocks (roof_op.dequant_rep) spends dequant x n x k x
+-- count x rep vector FLOP.  A 64 x 5760 x 2880 GEMM on the MI300X with
+-- dequant 20 and rep 4: 4 x 20 x 5760 x 2880 / 163.4e12 = 8.12 us, above
+-- its MMA time (2.12 GFLOP at the roofline's rate for 64 rows, about
+-- 500 TFLOP/s: 4.2 us): the op's compute time is the upcast's, to 1e-9.
+-- With rep 1 the upcast is 2.03 us, under the MMAs: the compute time is
+-- the FLOP over the rate, to 1e-9.
+local core = require "gpuplan.core"
+local dev = require("gpuplan.roofline").device("mi300x")
+local function rop(rep)
+  return core.roof_op(dev, { flop = 2 * 64 * 5760 * 2880,
+    bytes = 5760 * 2880 * 0.53, m = 64, n = 5760, k = 2880, prec = "bf16",
+    dequant = 20, dequant_rep = rep })
+end
+t.near(rop(4).t_compute, 4 * 20 * 5760 * 2880 / 163.4e12, 1e-9,
+       "roof_op: dequant_rep 4 converts each weight four times")
+local r1 = rop(1)
+t.near(r1.t_compute, 2 * 64 * 5760 * 2880 / r1.compute_rate, 1e-9,
+       "roof_op: dequant_rep 1 converts once, under the MMAs")
