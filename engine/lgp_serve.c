@@ -443,6 +443,7 @@ static const lgp_field serve_fields[] = {
 	F_NUM("moe_route_kernels", offsetof(serve_cfg, moe_route_kernels), 0),
 	F_NUM("moe_m_tile", offsetof(serve_cfg, moe_m_tile), 0),
 	F_BOOL("moe_act_fused", offsetof(serve_cfg, moe_act_fused), 0),
+	F_NUM("moe_pad", offsetof(serve_cfg, moe_pad), 0),
 	F_NUM("moe_upcast", offsetof(serve_cfg, moe_upcast), 0),
 	F_NUM("acceptance", offsetof(serve_cfg, acceptance), 0),
 	F_NUM("accept_decay", offsetof(serve_cfg, accept_decay), 0),

@@ -194,6 +194,7 @@ int serve_check(const gp_model *m, const roof_device *d, const serve_cfg *c,
 	    gp_check_num(c->moe_route_kernels, 0, 64, "moe_route_kernels",
 	                 err) ||
 	    gp_check_num(c->moe_m_tile, 0, 128, "moe_m_tile", err) ||
+	    gp_check_num(c->moe_pad, 0, 4096, "moe_pad", err) ||
 	    gp_check_num(c->moe_upcast, 0, 64, "moe_upcast", err) ||
 	    gp_check_num(c->acceptance, 0, 1, "acceptance", err) ||
 	    gp_check_num(c->accept_decay, 1e-3, 1, "accept_decay", err) ||

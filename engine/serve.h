@@ -222,6 +222,13 @@ typedef struct serve_cfg {
 	int moe_act_fused;    /* 1: the gated activation is the up GEMM's
 	                         epilogue (matmul_ogs' FusedActivation
 	                         swiglu): no experts_act kernel */
+	double moe_pad;       /* > 0: the routed experts' hidden and
+	                         intermediate widths rounded up to a
+	                         multiple of this many elements by the
+	                         runtime's kernel layout (vLLM's MXFP4
+	                         experts on ROCm: get_padding_alignment,
+	                         128 on gfx942); their GEMMs run at the
+	                         padded widths; 0: as the model states */
 	double moe_upcast;    /* > 0: vector FLOP per expert weight the
 	                         routed experts' kernel spends widening it
 	                         to 16 bits, again in every M block of an

@@ -501,7 +501,7 @@ static int moe_routed(sx *x, double Tr, double Ts, double Tinst, int decode,
 {
 	const shp *s = &x->s;
 	double E = s->E, k = s->k, fx = s->fx, h = s->h, xb = s->xb, t;
-	double recv, touched, mexp, up_n, mt, ex;
+	double recv, touched, mexp, up_n, mt, ex, hp = s->h, fp = s->fx;
 
 	/* Routed experts, grouped GEMMs (DeepGEMM): the hottest
 	 * GPU receives imbalance x its tokens x top_k (EP), or every
@@ -527,7 +527,19 @@ static int moe_routed(sx *x, double Tr, double Ts, double Tinst, int decode,
 	if (touched < 1.0)
 		touched = 1.0;
 	mexp = recv / touched;
-	up_n = (s->mats - 1.0) * fx;
+	/* The runtime's padded expert widths (serve_cfg.moe_pad: vLLM's
+	 * MXFP4 create_weights on ROCm, "pad_align =
+	 * get_padding_alignment(); intermediate_size_per_partition_after_pad
+	 * = round_up(intermediate_size_per_partition, pad_align);
+	 * hidden_size = round_up(hidden_size, pad_align)"): the expert
+	 * GEMMs multiply and read the padded matrices. */
+	if (x->c->moe_pad > 0.0) {
+		double pad = x->c->moe_pad;
+
+		hp = ceil(h / pad - 1e-9) * pad;
+		fp = ceil(fx / pad - 1e-9) * pad;
+	}
+	up_n = (s->mats - 1.0) * fp;
 	if (!decode && x->c->a2a == SERVE_A2A_DEEPEP && s->ep > 1) {
 		/* Normal dispatch hands tokens over in arrival order;
 		 * the contiguous grouped GEMM needs them sorted by
@@ -601,9 +613,9 @@ static int moe_routed(sx *x, double Tr, double Ts, double Tinst, int decode,
 		x->dequant_rep = fmax(1.0, ceil(mexp / bm - 1e-9));
 	}
 	x->bf16_x = ex;
-	if (sx_row_experts(x, "experts_up", s->nm, 2.0 * recv * h * up_n,
-	                   touched * h * up_n * xb + recv * (h + up_n) * ACT,
-	                   mexp, up_n, h, touched, x->xcp, mt, &t)) {
+	if (sx_row_experts(x, "experts_up", s->nm, 2.0 * recv * hp * up_n,
+	                   touched * hp * up_n * xb + recv * (hp + up_n) * ACT,
+	                   mexp, up_n, hp, touched, x->xcp, mt, &t)) {
 		x->bf16_x = 0.0;
 		x->dequant = x->dequant_rep = 0.0;
 		return GP_EINVAL;
@@ -615,16 +627,16 @@ static int moe_routed(sx *x, double Tr, double Ts, double Tinst, int decode,
 	 * the up GEMM applies it in its epilogue (serve_cfg.
 	 * moe_act_fused). */
 	if (!x->c->moe_act_fused) {
-		if (sx_row(x, "experts_act", s->nm, 5.0 * recv * fx,
-		           2.0 * recv * fx * 1.5 * ACT, 0, 0, 0, 0, x->cp,
+		if (sx_row(x, "experts_act", s->nm, 5.0 * recv * fp,
+		           2.0 * recv * fp * 1.5 * ACT, 0, 0, 0, 0, x->cp,
 		           &t))
 			return GP_EINVAL;
 		b->routed += t;
 	}
 	x->bf16_x = ex;
-	if (sx_row_experts(x, "experts_down", s->nm, 2.0 * recv * fx * h,
-	                   touched * fx * h * xb + recv * (fx + h) * ACT,
-	                   mexp, h, fx, touched, x->xcp, mt, &t)) {
+	if (sx_row_experts(x, "experts_down", s->nm, 2.0 * recv * fp * hp,
+	                   touched * fp * hp * xb + recv * (fp + hp) * ACT,
+	                   mexp, hp, fp, touched, x->xcp, mt, &t)) {
 		x->bf16_x = 0.0;
 		x->dequant = x->dequant_rep = 0.0;
 		return GP_EINVAL;

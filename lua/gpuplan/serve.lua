@@ -257,6 +257,20 @@ M.VLLM_MXFP4_M_TILE = { cdna3 = 32 }
 -- as any dequantising GEMM's (roofline.c: fmax), not added to them.
 M.VLLM_MXFP4_UPCAST = { cdna3 = 20 }
 
+-- vLLM pads the MXFP4 experts' widths on ROCm (serve_cfg.moe_pad): its
+-- Mxfp4MoEMethod.create_weights, "elif current_platform.is_rocm():
+-- pad_align = get_padding_alignment(); intermediate_size_per_partition_
+-- after_pad = round_up(intermediate_size_per_partition, pad_align);
+-- hidden_size = round_up(hidden_size, pad_align)", and mxfp4_utils
+-- "def get_padding_alignment(): return (256 if triton.runtime.driver.
+-- active.get_current_target().arch in ("gfx950",) else 128)"
+-- (vllm-project/vllm model_executor/layers/quantization/mxfp4.py and
+-- quantization/utils/mxfp4_utils.py; the later fused_moe/oracle/mxfp4.py
+-- mxfp4_round_up_hidden_size_and_intermediate_size keeps the same branch,
+-- 256 for every ROCm card at 001eda31).  gfx942: 128, so gpt-oss's 2880
+-- becomes 2944 in both widths, the experts' matrices 4.5% larger.
+M.VLLM_MXFP4_PAD = { cdna3 = 128 }
+
 -- The small kernels vLLM's Triton MXFP4 experts launch a layer to turn
 -- the top-k into triton_kernels' routing data, beyond the top-k itself
 -- (engine serve_cfg.moe_route_kernels), counted in its
@@ -579,6 +593,8 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     -- and its in-loop upcast where the card has no FP4 MFMA
     -- (M.VLLM_MXFP4_UPCAST: CDNA3's)
     moe_upcast = L.triton_mxfp4 and M.VLLM_MXFP4_UPCAST[info.gpu.arch or ""] or 0,
+    -- at the widths it pads them to on ROCm (M.VLLM_MXFP4_PAD)
+    moe_pad = L.triton_mxfp4 and M.VLLM_MXFP4_PAD[info.gpu.arch or ""] or 0,
     -- the runtime's weight-only kernel below the 16-bit rate (infer.setup's,
     -- infer.lua M.wo_bf16_x: vLLM's Marlin on the A100), its linears and
     -- experts alike (serve_step.c sx_wo_x)

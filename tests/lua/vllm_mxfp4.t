@@ -9,11 +9,12 @@
 -- rows in blocks of at least 32 (serve.lua M.VLLM_MXFP4_M_TILE, engine
 -- serve_cfg.moe_m_tile), widening the weights to bf16 in each block on
 -- the vector units (serve.lua M.VLLM_MXFP4_UPCAST, serve_cfg.moe_upcast,
--- roof_op.dequant and dequant_rep).
+-- roof_op.dequant and dequant_rep), at the widths vLLM pads them to on
+-- ROCm (M.VLLM_MXFP4_PAD, serve_cfg.moe_pad).
 -- Run: ./gpuplan run tests/lua/vllm_mxfp4.t
 local t = require "tap"
 local gp = require "gpuplan"
-t.plan(14)
+t.plan(16)
 
 -- gpt-oss-20b's shape (openai/gpt-oss-20b config.json): 24 layers, 32
 -- experts top-4, MXFP4 experts.
@@ -81,15 +82,16 @@ t.ok(am and am.count == 24 * 12, "vLLM, MI300X: moe_route_meta runs 24 x 12 = 28
 -- 10. The experts' blocks: 32 rows (matmul_ogs' AMD floor, block_m =
 -- max(32, ...)) by 256 columns (its block_n at a full grid, the
 -- roofline's 32-row block shape), whole K, in waves over the 304 CUs.
--- One token's 4 rows (top-4) on 4 experts, the up GEMM N = 2 x 2880 =
--- 5760, K = 2880: ceil(5760 / 256) = 23 blocks an expert, 4 x 23 = 92
--- blocks, one wave: useful / computed = 4 x 5760 / (304 x 32 x 256) =
--- 0.0092526, times the K loop's fill against the catalog's 8192-deep
--- reference, (2880 / (2880 + 128)) / (8192 / (8192 + 128)) = 0.97241:
--- 0.0089975.  With the roofline's 16-row edge (the Hopper rule) it is
--- 0.0513 -- 5.7x; 1% for the expected-row count's rounding (the 4 rows
--- over 32 experts touch 3.81 on average, one block each either way).
-t.near(au.shape_eff, 4 * 5760 / (304 * 32 * 256) * (2880 / 3008) / (8192 / 8320), 0.01,
+-- One token's 4 rows (top-4) on 4 experts, the up GEMM at vLLM's ROCm
+-- padded widths (test 15): N = 2 x 2944 = 5888, K = 2944: ceil(5888 /
+-- 256) = 23 blocks an expert, 4 x 23 = 92 blocks, one wave: useful /
+-- computed = 4 x 5888 / (304 x 32 x 256) = 0.0094572, times the K loop's
+-- fill against the catalog's 8192-deep reference, (2944 / (2944 + 128))
+-- / (8192 / (8192 + 128)) = 0.97331: 0.0092048.  With the roofline's
+-- 16-row edge (the Hopper rule) it is about 5.7x that; 1% for the
+-- expected-row count's rounding (the 4 rows over 32 experts touch 3.81
+-- on average, one block each either way).
+t.near(au.shape_eff, 4 * 5888 / (304 * 32 * 256) * (2944 / 3072) / (8192 / 8320), 0.01,
        string.format("vLLM, MI300X: experts_up in 32 x 256 blocks, shape factor %.5f",
                      au.shape_eff))
 
@@ -99,10 +101,11 @@ t.near(au.shape_eff, 4 * 5760 / (304 * 32 * 256) * (2880 / 3008) / (8192 / 8320)
 -- experts top-4 at 256 decode streams: 1024 rows, 8 an expert, one
 -- 32-row block each (matmul_ogs' AMD block_m = max(32, ...)), every
 -- expert touched (128 (1 - (127/128)^1024) = 127.96).  The up GEMM's
--- upcast: 20 x 5760 x 2880 x 127.96 / 163.4e12 = 259.8 us, above its
--- MFMA time (the 32-row blocks' 128 x 32 x 2 x 2880 x 5760 FLOP at the
--- roofline's 32 x 256 block rate, about 209 us): the op's compute time is
--- the upcast's.  1% for the touched count's rounding.
+-- upcast at the padded widths (2944 x 5888): 20 x 5888 x 2944 x 127.96
+-- / 163.4e12 = 271.5 us, above its MFMA time (the 32-row blocks' 128 x
+-- 32 x 2 x 2944 x 5888 FLOP at the roofline's 32 x 256 block rate, about
+-- 220 us): the op's compute time is the upcast's.  1% for the touched
+-- count's rounding.
 local big = {}
 for k, x in pairs(model) do big[k] = x end
 big.moe = { experts = 128, top_k = 4, shared_experts = 0, ffn_hidden = 2880, dense_layers = 0 }
@@ -114,7 +117,7 @@ local function run_big(gpu)
 end
 local bu = op(run_big("mi300x"), "experts_up")
 local touched = 128 * (1 - (127 / 128) ^ 1024)
-t.near(bu.t_compute, 20 * 5760 * 2880 * touched / 163.4e12, 0.01,
+t.near(bu.t_compute, 20 * 5888 * 2944 * touched / 163.4e12, 0.01,
        string.format("vLLM, MI300X: experts_up's upcast %.1f us sets its compute time",
                      bu.t_compute * 1e6))
 -- 12. Hopper has no upcast priced (its matmul_ogs path is priced as
@@ -144,3 +147,12 @@ t.near(rop(4).t_compute, 4 * 20 * 5760 * 2880 / 163.4e12, 1e-9,
 local r1 = rop(1)
 t.near(r1.t_compute, 2 * 64 * 5760 * 2880 / r1.compute_rate, 1e-9,
        "roof_op: dequant_rep 1 converts once, under the MMAs")
+
+-- 15-16. The padded widths on ROCm (M.VLLM_MXFP4_PAD: get_padding_alignment
+-- 128 on gfx942): gpt-oss-20b's 2880 -> 2944 in both.  One token's 4 rows
+-- through the up GEMM: 2 x 4 x 2944 x (2 x 2944) = 138,674,176 FLOP on the
+-- MI300X; the H100 keeps 2 x 4 x 2880 x 5760 = 132,710,400.  Exact
+-- (integers in a double).
+local pu = op(run("vllm", "mi300x"), "experts_up")
+t.is(pu.flop, 2 * 4 * 2944 * 5888, "vLLM, MI300X: experts_up at the padded 2944 x 5888")
+t.is(op(v, "experts_up").flop, 2 * 4 * 2880 * 5760, "vLLM, H100: experts_up at 2880 x 5760")
