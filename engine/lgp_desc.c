@@ -263,6 +263,8 @@ static const lgp_field train_fields[] = {
 	F_BOOL("async_tp_allreduce", offsetof(train_cfg, async_tp), 0),
 	F_BOOL("tp_input_per_linear", offsetof(train_cfg, tp_input_per_linear), 0),
 	F_BOOL("unfused_permute", offsetof(train_cfg, unfused_permute), 0),
+	F_BOOL("legacy_permute", offsetof(train_cfg, legacy_permute), 0),
+	F_INT("mxfp8_grouped", offsetof(train_cfg, mxfp8_grouped), 0, 0, 2),
 	F_BOOL("unfused_act", offsetof(train_cfg, unfused_act), 0),
 	F_BOOL("zero_gather_copies", offsetof(train_cfg, zero_gather_copies), 0),
 	F_BOOL("fa_layout", offsetof(train_cfg, fa_layout), 0),

@@ -65,6 +65,13 @@ enum { GP_CP_P2P = 0, GP_CP_ALLGATHER, GP_CP_ALLTOALL, GP_CP_ULYSSES };
  * the gated MLP's gate and up. */
 enum { GP_SPLIT_QKV = 1, GP_SPLIT_MLP = 2 };
 
+/* Transformer Engine's MXFP8 grouped linear (te_mxfp8_grouped):
+ * fused (PR #2019 on: bulk buffers, one multi-tensor swizzle), bulk (PR
+ * #1934 to #2019: zeroed bulk buffers, a swizzle per GEMM), per_tensor
+ * (before #1934: each expert's tensors allocated, a swizzle per GEMM). */
+enum { GP_MXFP8_GROUPED_FUSED = 0, GP_MXFP8_GROUPED_BULK = 1,
+       GP_MXFP8_GROUPED_PER_TENSOR = 2 };
+
 /* The MoE router's forward kernels the dispatchers' host counts already
  * hold (engine/train_layer.c, beside MOE_DISPATCH_OPS, counts them:
  * topk_softmax_with_capacity's 10 and the input's fp32 cast 1); the
@@ -233,6 +240,14 @@ typedef struct train_cfg {
 				  * permutation as Megatron-Core's unfused
 				  * PyTorch ops (moe_permute_fusion off;
 				  * train_layer.c moe_permute_costs) */
+	int legacy_permute;      /* Transformer Engine's fused permute
+				  * before its PR #1927, which loops over
+				  * every expert per token (train_layer.c
+				  * TE_PERMUTE_LOOP_SLOWDOWN) */
+	int mxfp8_grouped;       /* Transformer Engine's MXFP8 grouped
+				  * linear: GP_MXFP8_GROUPED_* (0 its
+				  * fused buffers and swizzle; train_layer.c
+				  * mxfp8_grouped_legacy) */
 	int unfused_act;         /* the MLP's gated activation as
 				  * Megatron-Core's PyTorch ops
 				  * (bias_activation_fusion off;
@@ -663,6 +678,8 @@ typedef struct train_lkey {
 	int attn_head_copies;    /* train_cfg's, eager unfused only */
 	int addmm_bias;          /* train_cfg's, eager only */
 	int unfused_permute;     /* train_cfg's */
+	int legacy_permute;      /* train_cfg's, alltoall dispatcher */
+	int mxfp8_grouped;       /* train_cfg's, with fp8_block */
 	int unfused_act;         /* train_cfg's */
 	int fa_layout;           /* train_cfg's, fused stacks with flash */
 	int unfused_rope;        /* train_cfg's, fused stacks only */

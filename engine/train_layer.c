@@ -916,6 +916,87 @@ static void expert_loop(tenv *e, const train_lkey *k, const gp_op *o,
  * (get_weight_workspace) is not timed by either and not counted. */
 #define TE_FP8_EXPERT_HOST (19.82 / 59.19)
 
+/* Transformer Engine's MXFP8 grouped linear before two of its changes
+ * (te_mxfp8_grouped; Megatron-LM's DeepSeek-V3 GB200 guide, sec. 2.1.2
+ * and 2.1.3, its rows 494.46 -> 529.55 and 762.12 -> 797.67).  What the
+ * default (TE from PR #2019, 476efac, 2025-08-07) runs: split_quantize
+ * allocates one buffer for every expert's row-wise copy and one for the
+ * column-wise ("bulk_allocate_mxfp8_tensors", at::empty), and the grouped
+ * GEMM swizzles each operand list's scales with one kernel ("auto
+ * swizzled_scale_inv_A = multi_tensor_swizzle_scaling_factors(
+ * te_A_wrappers, transa)"), zero-padding inside it.  Before:
+ * - every GEMM swizzles its two operands' scales itself (te_general_
+ *   grouped_gemm at 476efac^: "swizzled_scale_inverses_list.emplace_back(
+ *   std::move(swizzle_scaling_factors(te_A, transa)))", the same for
+ *   te_B), each an at::empty and a kernel: 2 n where the default runs 2,
+ *   for each of the forward's GEMM, the dgrad and the wgrad (n: the
+ *   local experts the call runs);
+ * - "bulk" (PR #1793 and #1934, 2025-06/07, to PR #2019): the two
+ *   buffers are zeroed, data and scales ("// TODO(zhongbo): use
+ *   torch.empty if zero padding is added to the swizzle kernel ...
+ *   at::zeros({(int64_t)buffer_size}, ...)", cast.cpp at 476efac^): a
+ *   fill kernel each, writing the fp8 copies' bytes (1 B an element, two
+ *   copies) once more, for the input's cast and dY's;
+ * - "per_tensor" (before PR #1934, 96ee7173f^): each expert's cast
+ *   creates its own tensors (MXFP8Quantizer::create_tensor: "data =
+ *   at::empty(torch_shape, opts)", "rowwise_scale_inv = at::zeros(
+ *   {sinv0, sinv1}, opts)", the column-wise the same): 4 n allocations,
+ *   2 n of them zero-filled, where the buffers are 2 -- the guide's
+ *   "four tensors need to be allocated ... each PyTorch API call
+ *   introduces several microseconds of overhead, resulting in
+ *   significant CPU overhead".
+ * These calls run in Transformer Engine's C++ (no Python between them):
+ * an at::empty of a CUDA tensor takes 1.46 us of host time (PyTorch PR
+ * #13785: "This leads to a 300 ns speedup for at::empty for a cuda
+ * tensor of size (64, 2048). (1790ns -> 1460ns for at::empty)"), a kernel
+ * launch 2.35 us (NVIDIA/cutlass issue #3275, an x64 B200 host:
+ * "NoLaunchKernel 1.13 us", "LaunchKernel 3.48 us"); both measured on x86
+ * hosts, scaled with the job's host as TE_EXPERT_GEMM is (host_op_time
+ * / GP_EAGER_OP_TIME).  On the GPU each further small kernel (a swizzle
+ * of one expert's scales, one expert's scales zeroed) is its fill and
+ * drain (t_mem of its bytes, ROOF_MEM_FILL's fixed part), the bulk
+ * buffers' zeroing a pass over their bytes. */
+#define TE_AT_EMPTY_HOST 1.46e-6
+#define TE_CPP_LAUNCH_HOST (3.48e-6 - 1.13e-6)
+
+/* The forward's (*xf) and backward's (*xb) GPU seconds and host launches
+ * (*hf, *hb, in host_op_time units) an older MXFP8 grouped linear adds to
+ * the default's, for n local experts of in input and outv output
+ * elements; wg: the backward runs a wgrad GEMM. */
+static void mxfp8_grouped_legacy(const tenv *e, const train_lkey *k,
+				 double n, double in, double outv, int wg,
+				 double *xf, double *xb, double *hf,
+				 double *hb)
+{
+	double s = 1.0 / GP_EAGER_OP_TIME;
+	double swz = 2.0 * (n - 1.0), gemms_b = wg ? 2.0 : 1.0;
+	double small = t_mem(e, k->half, 1.0);
+	double call = TE_AT_EMPTY_HOST + TE_CPP_LAUNCH_HOST;
+
+	/* the per-GEMM swizzles: an allocation and a launch each */
+	*xf = swz * small;
+	*xb = gemms_b * swz * small;
+	*hf = swz * call * s;
+	*hb = gemms_b * swz * call * s;
+	if (k->mxfp8_grouped == GP_MXFP8_GROUPED_BULK) {
+		/* the two zeroed buffers: a launch and a pass each */
+		*xf += t_mem(e, k->half, in) + t_mem(e, k->half, in);
+		*xb += t_mem(e, k->half, outv) + t_mem(e, k->half, outv);
+		*hf += 2.0 * TE_CPP_LAUNCH_HOST * s;
+		*hb += 2.0 * TE_CPP_LAUNCH_HOST * s;
+	} else if (k->mxfp8_grouped == GP_MXFP8_GROUPED_PER_TENSOR) {
+		/* 4 n allocations for the buffers' 2, 2 n of them zeroed
+		 * (the scales: a small kernel each), each way */
+		double h = ((4.0 * n - 2.0) * TE_AT_EMPTY_HOST +
+			    2.0 * n * TE_CPP_LAUNCH_HOST) * s;
+
+		*xf += 2.0 * n * small;
+		*xb += 2.0 * n * small;
+		*hf += h;
+		*hb += h;
+	}
+}
+
 /* The backward's host work of a Transformer Engine module (te_modules:
  * its autograd Function's backward is Python -- _Linear.backward,
  * _LayerNormLinear.backward -- that sets up and launches dgrad, wgrad
@@ -1416,6 +1497,20 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 				TE_FP8_BWD_HOST) +
 				(calls - 1.0) * TE_FP8_EXPERT_HOST;
 		}
+		/* an older Transformer Engine's MXFP8 grouped linear
+		 * (te_mxfp8_grouped: mxfp8_grouped_legacy) */
+		if (!eager && k->fp8_block && calls > 1.0 &&
+		    k->mxfp8_grouped > 0) {
+			double xf, xb, hf, hb;
+
+			mxfp8_grouped_legacy(e, k, calls, in, outv,
+					     wgrad_gemm(k, o), &xf, &xb, &hf,
+					     &hb);
+			t += xf;
+			tb_ += xb;
+			*nk += hf;
+			*nb += hb;
+		}
 	}
 	if (!eager && o->batch > 1.0 && !fm_up && !fm_down &&
 	    (strcmp(o->name, "moe_up") == 0 ||
@@ -1711,6 +1806,30 @@ static double router_extra_ops(const train_lkey *k)
  * experts). */
 #define ATOMIC_SCATTER_SLOWDOWN (2.304 / 0.207)
 
+/* Transformer Engine's fused permute before its PR #1927 ("Optimize the
+ * performance of permute fusion kernels", merged 2025-07-14 as dc97cc9;
+ * legacy_permute): permute_with_mask_map's Triton kernel
+ * (transformer_engine/pytorch/triton/permutation.py at dc97cc9^) runs one
+ * program per token and, for each block of its hidden row, "for
+ * expert_idx in range(num_experts): dst_row = tl.load(row_id_map_ptr +
+ * expert_idx * num_tokens + pid); if dst_row != -1: tl.store(...)" -- a
+ * scalar load and a branch per expert of the whole model (256 for
+ * DeepSeek-V3) to find the top-k rows it writes; the unpermute gathers
+ * the same way, and each kernel's backward is the other.  The PR's
+ * author: "For `topk << num_experts` (such as top 8 out of 256 experts)
+ * cases, the performance of the original implementation is bad";
+ * Megatron-LM's DeepSeek-V3 GB200 guide (docs/discussions/
+ * deepseek-v3-gb200-optimization, sec. 2.1.1): "TE PR 1927 significantly
+ * improves performance when top-k is much smaller than the number of
+ * experts (e.g., DeepSeek-v3's 256 experts with top-8), with up to a 10x
+ * unit speedup".  So permutation 1 and unpermutation 1 (u + us bytes
+ * each, each way) take TE_PERMUTE_LOOP_SLOWDOWN times their fused time:
+ * the guide's figure, an upper bound ("up to") taken whole.  The chunk
+ * sorts (moe_sort_chunks_by_index) loop over no experts and keep their
+ * time; DeepEP's local permute maps the local experts only and is not
+ * this kernel's case. */
+#define TE_PERMUTE_LOOP_SLOWDOWN 10.0
+
 static double moe_permute_costs(tenv *e, const train_lkey *k,
 				train_lcost *lc)
 {
@@ -1730,9 +1849,15 @@ static double moe_permute_costs(tenv *e, const train_lkey *k,
 	 * second launch and fill) times the stall beyond it */
 	double atom = k->unfused_permute ? (ATOMIC_SCATTER_SLOWDOWN - 1.0) *
 		(t_mem(e, k->half, fused + more + us + u) - t) : 0.0;
+	/* the pre-#1927 kernels' surplus, one kernel's before the experts */
+	double loop = k->legacy_permute && !k->unfused_permute ?
+		(TE_PERMUTE_LOOP_SLOWDOWN - 1.0) * t_mem(e, k->half, u + us) :
+		0.0;
 
-	add_op(lc, "moe_permute", t + atom, t + atom, 0, 0);
-	return 0.5 * tf + (more > 0 ? (t - tf) * (us - u) / more : 0.0);
+	add_op(lc, "moe_permute", t + atom + 2.0 * loop,
+	       t + atom + 2.0 * loop, 0, 0);
+	return 0.5 * tf + loop +
+		(more > 0 ? (t - tf) * (us - u) / more : 0.0);
 }
 
 /* Megatron-Core's all-gather dispatcher before moe_permute_fusion

@@ -435,6 +435,10 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 		c->attn_head_copies : 0;
 	xp->k.addmm_bias = c->addmm_bias && c->eager;
 	xp->k.unfused_permute = c->unfused_permute;
+	xp->k.legacy_permute = c->legacy_permute && !c->eager &&
+		!c->ep_flex && !c->ep_allgather;
+	xp->k.mxfp8_grouped = c->compute == GP_FP8 && c->fp8_block &&
+		!c->eager ? c->mxfp8_grouped : 0;
 	xp->k.unfused_act = c->unfused_act && !c->eager;
 	xp->k.fa_layout = c->fa_layout && c->te_modules && !c->eager &&
 		c->mem.flash;

@@ -2336,6 +2336,25 @@ opt { name = "unfused_permute", type = "flag", commands = "train plan rl",
     .. "scatter, the scores' multiply and scatter_add, three of its passes atomic (the "
     .. "forward's scatter_add, the backward's two gather gradients); any expert parallelism",
   suggest = { "moe_permute_fusion", "unfused_moe_permute", "no_permute_fusion" } }
+opt { name = "legacy_permute", type = "flag", commands = "train plan",
+  help = "the alltoall dispatcher's fused permute as Transformer Engine ran it before its "
+    .. "PR #1927 (TE 2.5 and earlier): each token's program loops over every expert of the "
+    .. "model to find its top-k rows, so the token permute and unpermute (and their "
+    .. "backward) take 10x their time -- \"up to a 10x unit speedup\" at DeepSeek-V3's 256 "
+    .. "experts, top-8 (Megatron-LM's GB200 guide, 2.1.1); with expert parallelism",
+  suggest = { "te_permute_legacy", "old_permute", "permute_v1" } }
+opt { name = "te_mxfp8_grouped", type = "string", metavar = "V", commands = "train plan",
+  kind = "enum", values = { "fused", "bulk", "per_tensor" },
+  default = "fused (Transformer Engine from PR #2019, Aug 2025)",
+  help = "Transformer Engine's MXFP8 grouped linear (the experts' GEMMs under "
+    .. "fp8_scaling block): fused (from TE PR #2019: one buffer per copy for every "
+    .. "expert's cast, one swizzle kernel per operand list), bulk (PR #1934 to #2019: the "
+    .. "buffers zero-filled, data and scales, and each GEMM swizzling its two operands' "
+    .. "scales, an allocation and a launch each) or per_tensor (before PR #1934: each "
+    .. "expert's cast allocating its four tensors, the two scales zero-filled, and the "
+    .. "per-GEMM swizzles); priced on the host from an at::empty's 1.46 us and a launch's "
+    .. "2.35 us (x86, scaled with the host) and on the GPU per small kernel and pass",
+  suggest = { "mxfp8_grouped", "te_grouped_quant", "mxfp8_swizzle", "mxfp8_alloc" } }
 opt { name = "unfused_act", type = "flag", commands = "train plan rl",
   help = "the MLP's gated activation as Megatron-Core's PyTorch ops (bias_activation_fusion "
     .. "off: its TransformerConfig default, kept by Megatron-Bridge's and NeMo 2.0's Qwen3 "

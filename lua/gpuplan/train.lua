@@ -561,7 +561,7 @@ local function step_choices(o, p, cfg, sweep, default)
   local ov = M.OVERLAPS[cfg.stack] or M.OVERLAPS.hf
   local flags = { "causal_flops", "embed_flops", "no_router_flops", "unfused_loss", "mcore_loss", "eager_loss", "emb_matmul", "lora_merged", "kv_repeat", "fsdp_root_gathered", "pad_mask", "async_tp_allreduce",
     "tp_input_per_linear",
-    "unfused_permute", "unfused_act", "zero_gather_copies", "unfused_rope", "rope_seq_loop", "fused_grouped_mlp",
+    "unfused_permute", "legacy_permute", "unfused_act", "zero_gather_copies", "unfused_rope", "rope_seq_loop", "fused_grouped_mlp",
     "fp8_attention", "mlp_down_bf16", "tp_overlap_fp8_rs", "tp_overlap_aggregate",
     "ckpt_outside_fsdp", "ckpt_early_stop", "checkpoint_offload_streams", "split_proj",
     "scaling", "attn_scale_q", "attn_where", "addmm_bias",
@@ -1187,6 +1187,53 @@ local function step_choices(o, p, cfg, sweep, default)
         .. "GEGLU) between the experts' GEMMs; %s's experts are not gated", id)
     end
   end
+  -- Transformer Engine's pre-#1927 fused permute (engine/train_layer.c
+  -- TE_PERMUTE_LOOP_SLOWDOWN) is the alltoall dispatcher's token permute;
+  -- the flex dispatchers permute in their own kernels, the all-gather
+  -- and einsum ones otherwise, the unfused one in PyTorch: anywhere else
+  -- it would price nothing, in silence.
+  cfg.legacy_permute = o.legacy_permute == true
+  if cfg.legacy_permute then
+    local id = tostring(p.model.id or p.model.name)
+    if not has_moe then
+      fail("train: legacy_permute is the MoE dispatcher's token permute; %s has no experts", id)
+    elseif not cfg.te_modules or cfg.eager then
+      usage("train: legacy_permute is Transformer Engine's fused permute under Megatron-Core: "
+        .. "it needs stack = megatron with kernels = fused (got stack = %s, kernels = %s)",
+        tostring(cfg.stack), kernels)
+    elseif o.moe_dispatcher ~= nil and o.moe_dispatcher ~= "alltoall" then
+      usage("train: legacy_permute is the alltoall dispatcher's fused permute; moe_dispatcher "
+        .. "%s permutes otherwise: give moe_dispatcher = alltoall", o.moe_dispatcher)
+    elseif cfg.unfused_permute then
+      usage("train: legacy_permute is Transformer Engine's fused permute kernel; "
+        .. "unfused_permute runs Megatron-Core's PyTorch ops instead: give one of them")
+    end
+  end
+  -- Transformer Engine's older MXFP8 grouped linear (engine/train_layer.c
+  -- mxfp8_grouped_legacy): the experts' grouped GEMMs under an MXFP8
+  -- recipe on TE's modules; the fused grouped MLP is a later TE's own.
+  local mg = o.te_mxfp8_grouped
+  cfg.mxfp8_grouped = 0
+  if mg ~= nil and mg ~= "fused" then
+    local id = tostring(p.model.id or p.model.name)
+    if not has_moe then
+      fail("train: te_mxfp8_grouped %s is the MoE experts' grouped linear; %s has no experts",
+        mg, id)
+    elseif not cfg.te_modules or cfg.eager then
+      usage("train: te_mxfp8_grouped %s is Transformer Engine's GroupedLinear: it needs stack = "
+        .. "megatron with kernels = fused (got stack = %s, kernels = %s)", mg,
+        tostring(cfg.stack), kernels)
+    elseif cfg.compute ~= "fp8" or not cfg.fp8_block then
+      usage("train: te_mxfp8_grouped %s is the MXFP8 recipe's grouped linear: it needs "
+        .. "precision = fp8 with fp8_scaling = block (got precision %s%s)", mg,
+        tostring(cfg.compute),
+        cfg.compute == "fp8" and ", fp8_scaling " .. tostring(fs or "delayed") or "")
+    elseif cfg.fused_grouped_mlp then
+      usage("train: te_mxfp8_grouped %s predates Transformer Engine's fused grouped MLP "
+        .. "(fused_grouped_mlp): give one of them", mg)
+    end
+    cfg.mxfp8_grouped = mg == "bulk" and 1 or 2
+  end
   -- FP8 attention (engine/train_layer.c attn_layers_time) is Transformer
   -- Engine's DotProductAttention under the run's fp8 recipe: the recipe's
   -- fp8_dpa (core_v0.18.0 fp8_utils.py "fp8_dpa=config.
@@ -1504,6 +1551,12 @@ function M.setup(o, sweep)
   -- get_device_compute_capability()[0] != 10: return False" (the catalog
   -- carries the arch, not the compute capability: a consumer Blackwell,
   -- 12.0, is not told apart); and the experts unsplit (above).
+  -- MXFP8 is Blackwell's recipe: Hopper's block-scaled fp8 (1x128) has
+  -- no scales to swizzle and another allocator (Float8BlockQuantizer).
+  if (cfg.mxfp8_grouped or 0) > 0 and gpu.arch ~= "blackwell" then
+    fail("train: te_mxfp8_grouped %s is Transformer Engine's MXFP8 grouped linear (Blackwell); "
+      .. "%s is %s", tostring(o.te_mxfp8_grouped), tostring(gpu.id), tostring(gpu.arch))
+  end
   if cfg.fused_grouped_mlp then
     if gpu.arch ~= "blackwell" then
       fail("train: fused_grouped_mlp runs cuDNN's SM100 kernels (compute capability 10, "

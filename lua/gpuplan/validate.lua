@@ -356,6 +356,12 @@ local case_schema = T.record {
     -- the kernels the MoE router's forward launches as the source counts
     -- them (gp.train's moe_router_ops)
     moe_router_ops = declared("moe_router_ops"),
+    -- Transformer Engine's fused permute before its PR #1927 (gp.train's
+    -- legacy_permute)
+    legacy_permute = declared("legacy_permute"),
+    -- Transformer Engine's MXFP8 grouped linear as the run's release
+    -- builds it (gp.train's te_mxfp8_grouped)
+    te_mxfp8_grouped = declared("te_mxfp8_grouped"),
     -- Megatron-Core's moe_permute_fusion: false is gp.train's unfused_permute
     moe_permute_fusion = T.boolean(),
     -- Megatron-Core's bias_activation_fusion: false is gp.train's unfused_act
@@ -652,7 +658,7 @@ M.PARALLEL_READ = {
     recompute_layers recompute_modules activation_offload_layers checkpoint_offload checkpoint_offload_streams
     ckpt_outside_fsdp first_stage_layers last_stage_layers split_ends schedule ep_overlap tp_overlap tp_overlap_fp8_rs tp_overlap_aggregate
     moe_dispatcher moe_flex_backend cuda_device_max_connections numa_bind moe_flex_sms moe_router_ops moe_permute_fusion bias_activation_fusion apply_rope_fusion moe_router_dtype cuda_graph_scope moe_fp8_pad
-    fused_grouped_mlp moe_balance capacity_factor offload]],
+    legacy_permute te_mxfp8_grouped fused_grouped_mlp moe_balance capacity_factor offload]],
   rl = set [[tp pp cp ulysses ep etp sp zero zero_group fsdp fsdp_version micro_batch global_batch recompute first_stage_layers
     last_stage_layers moe_permute_fusion bias_activation_fusion apply_rope_fusion moe_router_dtype numa_bind offload
     grad_accum_dtype moe_dispatcher moe_flex_backend moe_flex_sms moe_balance]],

@@ -1129,6 +1129,8 @@ local function predict(case, cat)
   -- parallel.capacity_factor; absent: the option's dropless default)
   o.capacity_factor = v(par.capacity_factor)
   o.fused_grouped_mlp = v(par.fused_grouped_mlp)
+  o.legacy_permute = v(par.legacy_permute)
+  o.te_mxfp8_grouped = v(par.te_mxfp8_grouped)
   if type(v(par.cuda_graph_scope)) == "table" then o.cuda_graph_scope = par.cuda_graph_scope end
   if o.vpp == 1 then o.vpp = nil end
   -- An adapter's frozen base in the format the run holds it (SCHEMA.md

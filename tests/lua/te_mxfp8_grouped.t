@@ -1,0 +1,91 @@
+-- legacy_permute and te_mxfp8_grouped: the two Transformer Engine changes
+-- of Megatron-LM's DeepSeek-V3 GB200 guide that the ladder's rows state
+-- (engine/train_layer.c TE_PERMUTE_LOOP_SLOWDOWN, mxfp8_grouped_legacy):
+-- the fused permute before TE PR #1927, and the MXFP8 grouped linear
+-- before PR #2019 (bulk) and before PR #1934 (per_tensor).
+-- Run with ./gpuplan run tests/lua/te_mxfp8_grouped.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(14)
+
+local op = t.op
+-- B200: 7.67e12 B/s x 0.85 (its catalog hbm) streams; a small kernel is
+-- its fill (ROOF_MEM_FILL 3.9 us) and a graph launch (Blackwell's 1 us).
+local bw = 7.67e12 * 0.85
+local small = 3.9e-6 + 1e-6
+local function tmem(b) return b / bw + small end
+-- Qwen3-30B-A3B (hidden 2048, top 8, 128 experts: 16 local at EP 8) on 8
+-- B200s, MXFP8 (fp8_scaling block), capacity factor 1 so that each rank
+-- runs exactly 4096 x 8 = 32768 rows, 2048 an expert (no chance skew).
+local h, k, n = 2048, 8, 16
+local job = { model = "qwen3-30b-a3b", gpu = "b200", gpus = 8, ep = 8, batch = 1,
+              global_batch = 8, stack = "megatron", zero = 1, precision = "fp8",
+              fp8_scaling = "block", capacity_factor = 1.0, seq = 4096 }
+local function run(x) return gp.train(t.with(job, x)) end
+
+-- legacy_permute: permutation 1 (reads the u tokens, writes their us = k
+-- u copies) and unpermutation 1 (the reverse) take 10x their time (the
+-- guide's "up to a 10x unit speedup"): 9 x 2 x t_mem(u + us) more each
+-- way.  u = 4096 x 2048 x 2 B = 16.78 MB: 9 u = 151.0 MB / 6.52e12 B/s =
+-- 23.16 us + 4.9 us = 28.06 us, x 18 = 505.1 us.  Float rounding: 1e-6.
+local u = 4096 * h * 2
+local f, l = run {}, run { legacy_permute = true }
+t.near(op(l, "moe_permute").fwd - op(f, "moe_permute").fwd, 18 * tmem(u + k * u), 1e-6,
+       "legacy_permute: the permute and unpermute at 10x, forward")
+t.near(op(l, "moe_permute").bwd - op(f, "moe_permute").bwd, 18 * tmem(u + k * u), 1e-6,
+       "and backward")
+t.is(op(l, "moe_up").fwd, op(f, "moe_up").fwd, "the experts do not move")
+
+-- per_tensor against fused, on the experts' up projection (16 experts):
+-- the per-GEMM swizzles, 2 (n - 1) = 30 small kernels more forward and 2
+-- x 30 backward (dgrad and wgrad); each expert's two zeroed scales, 2 n =
+-- 32 small kernels each way.  Forward 62 x 4.9 us = 303.8 us, backward 92
+-- x 4.9 us = 450.8 us (a byte's streaming, 1 / bw, is in tmem(1)).
+local c = run { te_mxfp8_grouped = "per_tensor" }
+t.near(op(c, "moe_up").fwd - op(f, "moe_up").fwd, (2 * (n - 1) + 2 * n) * tmem(1), 1e-6,
+       "per_tensor: the swizzles and the scales' zero fills, forward")
+t.near(op(c, "moe_up").bwd - op(f, "moe_up").bwd, (4 * (n - 1) + 2 * n) * tmem(1), 1e-6,
+       "and backward (dgrad's and wgrad's swizzles)")
+-- bulk: the same swizzles, and the two zeroed buffers written whole: the
+-- input's 32768 x 2048 fp8 elements, 1 B each, per copy: 67.1 MB / 6.52e12
+-- B/s = 10.29 us + 4.9 us, twice; dY's the same over the 2 x 768 outputs.
+local b = run { te_mxfp8_grouped = "bulk" }
+local rows = 4096 * k
+t.near(op(b, "moe_up").fwd - op(f, "moe_up").fwd,
+       2 * (n - 1) * tmem(1) + 2 * tmem(rows * h), 1e-6,
+       "bulk: the swizzles and the zeroed buffers' pass, forward")
+t.near(op(b, "moe_up").bwd - op(f, "moe_up").bwd,
+       4 * (n - 1) * tmem(1) + 2 * tmem(rows * 2 * 768), 1e-6,
+       "and backward (dY's buffers)")
+t.is(op(run { te_mxfp8_grouped = "fused" }, "moe_up").fwd, op(f, "moe_up").fwd,
+     "fused is the default")
+
+-- The host: at 1024 tokens the layer's forward is host-bound, so it grows
+-- by the host calls per_tensor adds on the two grouped linears: the 30
+-- swizzles (an at::empty 1.46 us and a launch 2.35 us each) and the 4 n -
+-- 2 = 62 allocations and 2 n = 32 fill launches: 30 x 3.81 + 62 x 1.46 +
+-- 32 x 2.35 = 280.02 us a linear, 560.04 us, on the B200's x86 host at
+-- 1.118 x an x86 Hopper host's launch (host_op_scale): 626.1 us.
+do
+  local ff = t.layer_fwd(run { seq = 1024 })
+  local fc = t.layer_fwd(run { seq = 1024, te_mxfp8_grouped = "per_tensor" })
+  t.near(fc - ff, 2 * (30 * 3.81e-6 + 62 * 1.46e-6 + 32 * 2.35e-6) * 1.118, 1e-6,
+         "per_tensor's host calls on a host-bound forward")
+end
+
+t.raises(function() run { gpu = "h100-sxm", te_mxfp8_grouped = "bulk" } end,
+  "train: te_mxfp8_grouped bulk is Transformer Engine's MXFP8 grouped linear (Blackwell); "
+  .. "h100-sxm is hopper", "Hopper's blockwise fp8 refused", true)
+t.raises(function() run { fused_grouped_mlp = true, te_mxfp8_grouped = "per_tensor" } end,
+  "train: te_mxfp8_grouped per_tensor predates Transformer Engine's fused grouped MLP "
+  .. "(fused_grouped_mlp): give one of them", "with the fused grouped MLP refused", true)
+t.raises(function() run { moe_dispatcher = "flex", legacy_permute = true } end,
+  "train: legacy_permute is the alltoall dispatcher's fused permute; moe_dispatcher flex "
+  .. "permutes otherwise: give moe_dispatcher = alltoall", "legacy_permute on flex refused", true)
+t.raises(function() run { unfused_permute = true, legacy_permute = true } end,
+  "train: legacy_permute is Transformer Engine's fused permute kernel; unfused_permute runs "
+  .. "Megatron-Core's PyTorch ops instead: give one of them", "with unfused_permute refused", true)
+t.raises(function() run { te_mxfp8_grouped = "old" } end,
+  "train: te_mxfp8_grouped must be fused, bulk or per_tensor (got string 'old')",
+  "an unknown value refused", true)
