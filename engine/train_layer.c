@@ -1011,6 +1011,34 @@ static void mxfp8_grouped_legacy(const tenv *e, const train_lkey *k,
 #define TE_BWD_HOST ((311.30 - 59.19) / 59.19)
 #define TE_LN_BWD_HOST ((397.73 - 83.48) / 59.19)
 
+/* Megatron-Core's shared experts are a module of their own beside the
+ * grouped experts (moe_module_specs.py at 23a1dca: "shared_experts =
+ * ModuleSpec(module=SharedExpertMLP, params={"gate": False},
+ * submodules=mlp)", whose linear_fc1 and linear_fc2 are the backend's
+ * column- and row-parallel linears, Transformer Engine's with the TE
+ * spec), run by MoELayer before the router ("shared_expert_output =
+ * self.shared_experts_compute(hidden_states)", then "output = output +
+ * shared_expert_output" in combine, moe_layer.py).  The op list folds
+ * their GEMMs into moe_up and moe_down (model_ops.c, shared_f), whose
+ * host is the grouped linears' alone; the shared MLP's own forward is
+ * MLP.forward's linear_fc1, its fused activation (weighted_bias_swiglu_
+ * impl or the plain act) and linear_fc2 -- three launches, each linear
+ * with fp8's share under an fp8 recipe (TE_FP8_FWD_HOST) -- and the
+ * combine's add, one more; backward, the two linears' Python backward
+ * (TE_BWD_HOST, TE_FP8_BWD_HOST).  The guide's cuda_graph_scope
+ * "moe_router: capture the moe router part. Also capture shared experts
+ * unless the shared experts overlap is enabled": with the router graphed
+ * the three launches are the replay's (*gf), the add is not (*f). */
+static void shared_expert_host(const train_lkey *k, double *gf, double *f,
+			       double *b)
+{
+	int f8 = k->lin == GP_FP8;
+
+	*gf = 3.0 + (f8 ? 2.0 * TE_FP8_FWD_HOST : 0.0);
+	*f = 1.0;
+	*b = 2.0 * (TE_BWD_HOST + (f8 ? TE_FP8_BWD_HOST : 0.0));
+}
+
 /* Megatron-Core's MLA layer (gpt_layer_specs.py at 7094270, the same
  * through core_v0.14: get_gpt_layer_with_transformer_engine_spec's
  * MLASelfAttentionSubmodules) runs its projections as Transformer Engine
@@ -3496,6 +3524,19 @@ static void layer_compute(tenv *e, const train_lkey *k, int kind,
 		 * after the dispatcher's host wait */
 		ne += MOE_FP8_PAD_OPS;
 		ge += lc->ops[lc->nops - 1].fwd;
+	}
+	/* The shared experts' own modules (shared_expert_host) */
+	if (moe && !eager && k->te_modules && m->moe.shared_experts > 0) {
+		double gf, sf, sb;
+
+		shared_expert_host(k, &gf, &sf, &sb);
+		nk += gf + sf;
+		/* captured with the router (cuda_graph_scope moe_router):
+		 * replayed, both ways */
+		if (k->graph_router)
+			ng += gf;
+		else
+			nb += sb;
 	}
 	/* The eager MoE block's routing ops (HF_MOE_ROUTE_OPS) and its
 	 * kernels beyond the experts' MLPs (hf_moe_costs), the

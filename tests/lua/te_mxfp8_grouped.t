@@ -7,7 +7,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(14)
+t.plan(17)
 
 local op = t.op
 -- B200: 7.67e12 B/s x 0.85 (its catalog hbm) streams; a small kernel is
@@ -89,3 +89,33 @@ t.raises(function() run { unfused_permute = true, legacy_permute = true } end,
 t.raises(function() run { te_mxfp8_grouped = "old" } end,
   "train: te_mxfp8_grouped must be fused, bulk or per_tensor (got string 'old')",
   "an unknown value refused", true)
+
+-- The shared experts' own module (engine/train_layer.c shared_expert_host,
+-- Megatron-Core's SharedExpertMLP): a Qwen3-30B-A3B-shaped model with and
+-- without one shared expert, on 8 H100s at 512 tokens, where the MoE
+-- layer's forward is host-bound, so it grows by the module's host work:
+-- linear_fc1, the activation, linear_fc2 and the combine's add, 4 launches
+-- at 24.84 us (GP_EAGER_OP_TIME, x86 Hopper: host_op_scale 1); in fp8 the
+-- two linears' fp8 share more, 2 x (114.51 - 59.19) / 59.19 (TE PR #3523's
+-- GB200 Linear, TE_FP8_FWD_HOST); with the router graphed (cuda_graph_scope
+-- moe_router, which "also capture[s] shared experts") the add alone.  The
+-- shared GEMMs' own GPU time hides under the host.  Float rounding: 1e-6.
+local function sm(shared)
+  return { name = "qwen3-like", layers = 48, hidden = 2048, heads = 32, kv_heads = 4,
+           head_dim = 128, ffn_hidden = 6144, ffn_gated = true, vocab = 151936,
+           tied_embeddings = false,
+           moe = { experts = 128, top_k = 8, shared_experts = shared, ffn_hidden = 768 } }
+end
+local function srun(shared, x)
+  return gp.train(t.with({ model = sm(shared), gpu = "h100-sxm", gpus = 8, ep = 8, batch = 1,
+                           seq = 512, global_batch = 8, stack = "megatron", zero = 1 }, x))
+end
+local hop = 24.84e-6
+for _, c in ipairs {
+  { {}, 4, "the shared expert's 4 host launches, bf16" },
+  { { precision = "fp8" }, 4 + 2 * (114.51 - 59.19) / 59.19, "and fp8's share of its two linears" },
+  { { cuda_graph_scope = { "moe_router" } }, 1, "with the router graphed, the add alone" },
+} do
+  local a, b = t.layer_fwd(srun(0, c[1])), t.layer_fwd(srun(1, c[1]))
+  t.near(b - a, c[2] * hop, 1e-6, c[3])
+end
