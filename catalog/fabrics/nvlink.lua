@@ -121,6 +121,37 @@ fabric {
        .. "busbw formula (nccl-tests #212).",
 }
 
+-- The 4-GPU HGX board (HGX H100 4-GPU, HGX H200 4-GPU) has no NVSwitch:
+-- each SXM GPU's 18 NVLink 4 links are wired straight to its three peers,
+-- six to each.  NVIDIA lists NVSwitch only on its 8-GPU baseboards ("Platform
+-- Support for NVIDIA NVSwitch: NVIDIA HGX H200 8-GPU baseboard, NVIDIA HGX
+-- H100 8-GPU baseboard ...", docs.nvidia.com/ai-enterprise vGPU features,
+-- nvswitch.html), and a 4 x H100 SXM node's `nvidia-smi topo -m` reads "NV6"
+-- between every pair of GPU0-GPU3 (NVIDIA/nccl#1617, 2025-02-26).  A group
+-- of all four drives every link, as the switch's (NCCL's six Hopper search
+-- channels at 60 GB/s fit two to each peer's 6 x 20.6 = 123.6 GB/s: the
+-- six directed rings of four GPUs use each directed link twice); a pair
+-- talks over its own six links only, a third of the rate
+-- (engine/comm.c's up_mesh_peers).
+fabric {
+  id = "nvlink4-hgx4", name = "NVLink 4 mesh (HGX H100/H200 4-GPU board: 6 links to each of 3 peers, no NVSwitch)",
+  scope = "scaleup", kind = "nvlink",
+  bw = "900GB/s bidir",
+  latency = "0.6us",
+  achievable = 0.82,
+  achievable_reason = "the NVLink 4 links' ring fraction measured through NVSwitch "
+                   .. "(nvlink4: 365-371 of 450 GB/s); NCCL's model of a peer's "
+                   .. "six links, 6 x 20.6 = 123.6 of 150 GB/s, is the same 0.82",
+  mesh_peers = 3,
+  nccl = { channels = 24,
+           source = CHANNELS_SRC },
+  source = "docs.nvidia.com/ai-enterprise (release 8.0) vgpu/features/nvswitch.html "
+        .. "(NVSwitch platforms: the 8-GPU HGX baseboards only); NVIDIA/nccl#1617 "
+        .. "(4 x H100: 'NV6' between every GPU pair); NVIDIA/nccl topo.h (SM90 20.6 "
+        .. "GB/s per lane)",
+  notes = "No NVLS: without a switch there is no multicast object to reduce in.",
+}
+
 fabric {
   id = "nvlink4-h800", name = "NVLink 4, export-limited (8 links, H800 SXM)",
   scope = "scaleup", kind = "nvlink",

@@ -102,6 +102,24 @@ system {
        .. "storage).",
 }
 
+-- A server on the 4-GPU HGX H200 board (Lenovo, Supermicro, Dell ... build
+-- them; no DGX sibling): four SXM H200s joined as a mesh (nvlink4-hgx4),
+-- one 400G NIC a GPU as the DGX's compute rails.  The host is the DGX
+-- H200's (header), halved to its four GPUs' share of the memory.
+system {
+  id = "hgx-h200-4gpu", name = "HGX H200 4-GPU server", gpu = "h200-sxm", gpus = 4,
+  scaleup = "nvlink4-hgx4",
+  nics = 4, nic_fabric = "ib-ndr-400",
+  host_memory = "1TB", host_mem_bw = "614.4GB/s",
+  cpu = "2x Intel Xeon Platinum 8480C (56 cores)",
+  cpu_vendor = "intel",
+  source = "docs.nvidia.com/ai-enterprise vgpu/features/nvswitch.html (NVSwitch only "
+        .. "on the 8-GPU HGX baseboards); NVIDIA/nccl#1617 (4-GPU H100 SXM node, NV6 "
+        .. "between every pair)",
+  notes = "The NIC count, fabric and host are the DGX H200's per GPU, not a "
+       .. "product's spec: vendors' 4-GPU servers differ.",
+}
+
 system {
   id = "dgx-b200", name = "NVIDIA DGX B200", gpu = "b200", gpus = 8,
   scaleup = "nvlink5",

@@ -245,6 +245,10 @@ local case_schema = T.record {
     -- the SM clock, MHz, the GPUs held through the run where a trace
     -- states it (gp.train's sm_clock)
     sm_clock = declared("sm_clock"),
+    -- a train case: the node as a catalog system where the source's node
+    -- is not the card's default one (gp.train's system; the HGX 4-GPU
+    -- board's mesh, hgx-h200-4gpu)
+    system = text(),
   },
   parallel = T.record {
     tp = count(), pp = count(), dp = count(), cp = count(), ep = count(), etp = count(),

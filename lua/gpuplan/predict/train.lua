@@ -1045,6 +1045,11 @@ local function predict(case, cat)
   o.mlp_down_bf16 = v(wl.mlp_down_bf16)
   o.power_limit = v(hw.power_limit)
   o.sm_clock = v(hw.sm_clock)
+  -- The node the source's run had, where it is not the card's default
+  -- system (SCHEMA.md hardware.system): gp.train's system, whose scale-up
+  -- fabric prices the collectives inside a node (a 4-GPU HGX board's
+  -- mesh gives a pair a third of its links, engine/comm.c).
+  o.system = v(hw.system)
   o.attn_clamp = v(wl.attn_clamp)
   o.eager_softmax = v(wl.eager_softmax)
   -- The RMSNorm as one fused kernel under the eager modules (SCHEMA.md
