@@ -57,9 +57,16 @@ t.is(tr(4, "hgx-h200-4gpu").step_s, tr(4, "dgx-h200").step_s,
      "TP 4 on the board: every link, priced as the switch")
 
 -- A case's hardware.system reaches gp.train (predict/train.lua): the
--- KempnerForge TP 2 row, as validate --explain writes its job.
-local h = io.popen("./gpuplan validate --explain kempnerforge-mfu-h200-7b-4g-tp2-fsdp2")
-local job = h:read("a")
-h:close()
-t.like(job, 'system = "hgx%-h200%-4gpu"', "the TP 2 row is priced on the 4-GPU board")
+-- KempnerForge TP 2 row states hgx-h200-4gpu; the same case without it
+-- falls back to the card's default node (the DGX H200's switch), whose
+-- tp_comm is a third of the board's (within 5%, the latency as above).
+local predict = require "gpuplan.predict.train"
+local c = t.shipped_case("kempnerforge-mfu-h200-7b-4g-tp2-fsdp2")
+t.is(c.hardware.system, "hgx-h200-4gpu", "the TP 2 row names its node")
+local r = assert(predict(c, cat))
+t.is(r.job.system, "hgx-h200-4gpu", "and gp.train gets it")
+c.hardware.system = nil
+local r0 = assert(predict(c, cat))
+t.near(part(gp.train(r.job), "tp_comm") / part(gp.train(r0.job), "tp_comm"), 3, 0.05,
+       "the case's tp_comm on the board: 3x the switch's")
 t.done_testing()
