@@ -9,7 +9,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(13)
+t.plan(15)
 
 local op = t.op
 -- H100 SXM streams at 3.35e12 B/s x 0.84 (the hopper arch's hbm).
@@ -42,6 +42,26 @@ t.near(op(n, "moe_permute").fwd - op(f, "moe_permute").fwd,
 t.near(op(n, "moe_permute").bwd - op(f, "moe_permute").bwd,
        ((3 * k - 1) * u + stall * (k + 1) * u) / bw, 1e-6,
        "and in the backward (gather and index_add_, the reverse)")
+
+-- The padded dispatcher (capacity_factor 1.0 with Megatron-Core's
+-- moe_pad_expert_input_to_capacity, as the DGX Cloud Grok-1 rows state):
+-- before core_r0.11.0 there is no fused permute, and core_r0.9.0's
+-- permute_with_padded_tokens is the same index_select and its
+-- unpermute_with_padded_tokens the same scatter_add (7094270's
+-- drop-and-pad path too), over capacity x experts = 1.0 x k x tokens
+-- rows, the us copies above.  So the surplus is the dropless one: (23 u
+-- + 10.13 x 9 u) / 2.814e12 B/s = 680.7 us each way at 4096 tokens (the
+-- fused sorts' ur terms, padded alike, cancel).  1e-6: float rounding.
+do
+  local fc = run { seq = 4096, capacity_factor = 1.0 }
+  local nc = run { seq = 4096, capacity_factor = 1.0, unfused_permute = true }
+  t.near(op(nc, "moe_permute").fwd - op(fc, "moe_permute").fwd,
+         ((3 * k - 1) * u + stall * (k + 1) * u) / bw, 1e-6,
+         "capacity 1.0: the padded rows' index_select and scatter_add surplus, forward")
+  t.near(op(nc, "moe_permute").bwd - op(fc, "moe_permute").bwd,
+         ((3 * k - 1) * u + stall * (k + 1) * u) / bw, 1e-6,
+         "and backward")
+end
 
 -- The host: 8 launches more a MoE layer's forward (permute 6 against 1,
 -- the chunk sorts' cats 3 against 2, zeros and scatter_add_ 2 against 1,
