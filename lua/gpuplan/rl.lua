@@ -412,6 +412,26 @@ M.ENGINE_FRONTEND = (1 / 25.98 - 1 / 27.81) / 203.068
 -- not counted: a lower bound for the in-process engine.
 M.ENGINE_LOGPROB = 0.84 / 13583 - 0.96 / 18645
 
+-- vLLM's V0 engine processes each step's outputs itself between two
+-- decode steps unless its async output processor overlaps them with the
+-- next forward, and it turns that processor off under enforce_eager:
+-- CudaPlatform.is_async_output_supported returns False ("To see benefits
+-- of async output processing, enable CUDA graph. Since, enforce-eager is
+-- enabled, async output processor cannot be used", vllm/platforms/
+-- cuda.py, which verl's V0 rollouts print).  LLMEngine._process_model_outputs
+-- (appending each sequence's token, the stop checks, the request
+-- outputs) then runs serially with the GPU, measured on V0 at two batch
+-- sizes (vllm-project/vllm RFC #6913, Llama 3 70B FP8 on 4 H100, 128
+-- input tokens: "| 1 | 19 | 0.2 |" and "| 32 | 25 | 3.4 |" -- batch,
+-- TPOT ms, _process_model_outputs ms): (3.4 - 0.2) / 31 = 0.103 ms a
+-- sequence a decode step.  It is the V0 engine's counterpart of V1's
+-- in-process output processor (M.ENGINE_FRONTEND), which it replaces.
+-- The RFC's runs detokenized, as the V1 figure's did, where verl asks for
+-- none (detokenize = False), and they asked for no log-probability, where
+-- verl asks for one (logprobs = 0, M.ENGINE_LOGPROB); the part that does
+-- not grow with the batch (0.097 ms a step) is left out.
+M.ENGINE_V0_OUTPUT = (3.4e-3 - 0.2e-3) / 31
+
 -- DeepSpeed-Chat's hybrid engine generates through Hugging Face's
 -- generate() (DeepSpeed v0.9.0 runtime/hybrid_engine.py: generate calls
 -- the module's own generate with each decoder layer's forward swapped

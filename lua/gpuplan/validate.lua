@@ -590,7 +590,7 @@ local case_schema = T.record {
     rollout_dp_attention = declared("rollout_dp_attention"),
     offload_states = declared("offload_states"), param_offload = declared("param_offload"),
     ref_host = declared("ref_host"), ref_reward_offload = declared("ref_reward_offload"),
-    ref_model = declared("ref_model"), async_engine = T.boolean(),
+    ref_model = declared("ref_model"), async_engine = T.boolean(), vllm_v0 = T.boolean(),
     logprob_batch = count(), sequence_packing = T.boolean(), fuse_loss = T.boolean(),
     max_batch = count(), max_num_tokens = count(),
     -- verl's use_dynamic_bsz ppo_max_token_len_per_gpu (gp.rl's

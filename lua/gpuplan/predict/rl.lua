@@ -357,6 +357,14 @@ PROFILES.verl = {
   -- for no detokenization (detokenize = False), which the measurement
   -- did, and for the sampled token's log-probability (logprobs = 0),
   -- which it did not.
+  -- A run on vLLM's V0 engine (rl.vllm_v0: the play-verl scripts' export
+  -- VLLM_ATTENTION_BACKEND=XFORMERS, which vLLM 0.8.3 answers "Falling
+  -- back to V0") under verl's enforce_eager has no async output
+  -- processor, so V0's own output processing takes that place between
+  -- two decode steps (gpuplan.rl.ENGINE_V0_OUTPUT, vLLM RFC #6913).
+  { "frontend_host", rl.ENGINE_V0_OUTPUT, "vLLM's V0 engine under enforce_eager: no async "
+    .. "output processor, LLMEngine._process_model_outputs between two decode steps (vLLM "
+    .. "RFC #6913)", function(o) return o.vllm_v0 and o.rollout_eager end },
   { "frontend_host", rl.ENGINE_FRONTEND, "vLLM's frontend in the worker's process "
     .. "(external_launcher: VLLM_ENABLE_V1_MULTIPROCESSING=0)" },
   -- That log-probability (vllm_rollout_spmd.py at 65c59c7: "kwargs =
@@ -901,6 +909,10 @@ local function predict(case, cat)
     offload_states = v(c.offload_states), ref_host = v(c.ref_host),
     ref_reward_offload = v(c.ref_reward_offload),
     param_offload = v(c.param_offload), async_engine = v(c.async_engine),
+    -- vLLM's V0 engine where the source's logs say it ran (SCHEMA.md
+    -- rl.vllm_v0): read by the verl profile's frontend_host, no gp.rl
+    -- option of its own
+    vllm_v0 = v(c.vllm_v0),
     logprob_batch = v(c.logprob_batch), response_clip = v(c.response_clip),
     -- DeepSpeed-Chat's --enable_ema (SCHEMA.md rl.ema)
     ema = v(c.ema),
@@ -1035,6 +1047,19 @@ local function predict(case, cat)
   -- The engine's mode is priced through the profile's token_host; gp.rl
   -- has no such option.
   o.async_engine = nil
+  -- V0's output processing overlaps the next forward under CUDA graphs
+  -- (its async output processor, vLLM 0.6 on; none before 0.6): what the
+  -- profile prices is the eager engine's, whose processor vLLM turns off.
+  if o.vllm_v0 and fw ~= "verl" then
+    return nil, "rl.vllm_v0 is priced for verl's rollouts (its profile's frontend_host); "
+      .. "this case's framework is " .. tostring(fw)
+  end
+  if o.vllm_v0 and not o.rollout_eager then
+    return nil, "rl.vllm_v0 prices V0's output processing under enforce_eager (rl.rollout_eager), "
+      .. "where vLLM turns its async output processor off; with CUDA graphs it overlaps the "
+      .. "next forward (vLLM 0.6 on), which is not priced"
+  end
+  o.vllm_v0 = nil
   -- Unpacked, the forwards' micro-batches are logprob_batch_size
   -- sequences at the batch's width: the training's when the two agree.
   if v(c.logprob_batch) and not o.logprob_pack_tokens
