@@ -591,6 +591,15 @@ local case_schema = T.record {
     offload_states = declared("offload_states"), param_offload = declared("param_offload"),
     ref_host = declared("ref_host"), ref_reward_offload = declared("ref_reward_offload"),
     ref_model = declared("ref_model"), async_engine = T.boolean(), vllm_v0 = T.boolean(),
+    -- the rollout's vLLM release (SCHEMA.md rl.vllm_version), written
+    -- plain as source.version is
+    vllm_version = { name = "release", check = function(x, path)
+      if not require("gpuplan.version").plain(x) then
+        error({ path = path, msg = 'expected a release as "0.4.2" (major.minor[.patch]), got '
+          .. schema.show(x) }, 0)
+      end
+      return x
+    end },
     logprob_batch = count(), sequence_packing = T.boolean(), fuse_loss = T.boolean(),
     max_batch = count(), max_num_tokens = count(),
     -- verl's use_dynamic_bsz ppo_max_token_len_per_gpu (gp.rl's

@@ -11,7 +11,7 @@ local rl = require "gpuplan.rl"
 local predict = require "gpuplan.predict.rl"
 local V = require "gpuplan.validate"
 
-t.plan(9)
+t.plan(15)
 
 -- RFC #6913: _process_model_outputs 0.2 ms at batch 1 and 3.4 ms at
 -- batch 32, (3.4 - 0.2) / 31 = 0.103226 ms a sequence a decode step.
@@ -35,10 +35,11 @@ t.near((rv0 - r1) / want, 1, 1e-9, "V0's figure adds to the rollout in proportio
 local cat = gp.catalog()
 local orig, seen = rl.rl, nil
 rl.rl = function(o) seen = o; return orig(o) end
-local grpo, nemo
+local grpo, nemo, orl
 for _, c in ipairs(V.read("validation/cases.json")) do
   if c.id == "verl-playverl-grpo-qwen2.5-0.5b-h100-8-fsdp-gsm8k" then grpo = c end
   if c.id == "nemo-rl-0.3-grpo-llama3.1-8b-h100-8" then nemo = c end
+  if c.id == "openrlhf-paper-ppo-llama2-7b-a800-16" then orl = c end
 end
 t.ok(grpo and grpo.rl.vllm_v0 == true and grpo.rl.rollout_eager == true,
   "the play-verl GRPO case states its V0 engine under enforce_eager (its log: 'Falling back to V0')")
@@ -64,6 +65,31 @@ c3.rl = t.with(nemo.rl, { vllm_v0 = true, rollout_eager = true })
 q, why = predict(c3, cat)
 t.ok(q == nil and tostring(why):find("rl.vllm_v0", 1, true) ~= nil,
   "vllm_v0 on a NeMo RL case is refused, naming the field")
+-- OpenRLHF's engines on vLLM 0.4.2 (rl.vllm_version: its Dockerfile's
+-- pin) run V0 before the async output processor of 0.6.0: V0's figure
+-- with CUDA graphs on too (the case states no enforce_eager).
+t.ok(orl and orl.rl.vllm_version == "0.4.2" and not orl.rl.rollout_eager,
+  "the OpenRLHF paper case states its vLLM 0.4.2, no enforce_eager")
+predict(orl, cat)
+t.is(seen.frontend_host, rl.ENGINE_V0_OUTPUT, "openrlhf + vLLM 0.4.2: V0's output processing")
+-- The same on 0.6.0, graphs on: the async output processor's overlap is
+-- not priced, so the case is refused, naming the field.
+local c4 = t.with(orl, {})
+c4.rl = t.with(orl.rl, { vllm_version = "0.6.0" })
+q, why = predict(c4, cat)
+t.ok(q == nil and tostring(why):find("rl.vllm_version", 1, true) ~= nil,
+  "vLLM 0.6.0 with CUDA graphs is refused, naming the field")
+-- 0.8.0 on, V1 is vLLM's default: OpenRLHF's profile prices none.
+local c5 = t.with(orl, {})
+c5.rl = t.with(orl.rl, { vllm_version = "0.8.5" })
+predict(c5, cat)
+t.is(seen.frontend_host, nil, "vLLM 0.8.5 (V1): no V0 output processing")
+-- vllm_v0 names a fall-back from V1: on a V0 release it is refused.
+local c6 = t.with(orl, {})
+c6.rl = t.with(orl.rl, { vllm_v0 = true })
+q, why = predict(c6, cat)
+t.ok(q == nil and tostring(why):find("leave vllm_v0 out", 1, true) ~= nil,
+  "vllm_v0 beside a V0 release is refused")
 rl.rl = orig
 
 -- The case format: a boolean; "yes" is refused naming the field.
@@ -77,3 +103,13 @@ local ok, err = pcall(V.read, path)
 os.remove(path)
 t.ok(not ok and tostring(err):find("rl.vllm_v0", 1, true) ~= nil,
   "rl.vllm_v0 \"yes\" is refused by the case schema, naming the field")
+-- ... and rl.vllm_version a plain release: "0.4.x" is refused naming it.
+bad = t.shipped_case("openrlhf-paper-ppo-llama2-7b-a800-16")
+bad.rl.vllm_version = "0.4.x"
+f = assert(io.open(path, "w"))
+f:write(require("cjson").encode { bad })
+f:close()
+ok, err = pcall(V.read, path)
+os.remove(path)
+t.ok(not ok and tostring(err):find("rl.vllm_version", 1, true) ~= nil,
+  "rl.vllm_version \"0.4.x\" is refused by the case schema, naming the field")
