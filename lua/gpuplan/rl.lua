@@ -426,10 +426,13 @@ M.ENGINE_LOGPROB = 0.84 / 13583 - 0.96 / 18645
 -- TPOT ms, _process_model_outputs ms): (3.4 - 0.2) / 31 = 0.103 ms a
 -- sequence a decode step.  It is the V0 engine's counterpart of V1's
 -- in-process output processor (M.ENGINE_FRONTEND), which it replaces.
--- The RFC's runs detokenized, as the V1 figure's did, where verl asks for
--- none (detokenize = False), and they asked for no log-probability, where
+-- The RFC's runs detokenized, as the V1 figure's did and OpenRLHF's
+-- engines do (SamplingParams' default), where verl asks for none
+-- (detokenize = False), and they asked for no log-probability, where
 -- verl asks for one (logprobs = 0, M.ENGINE_LOGPROB); the part that does
--- not grow with the batch (0.097 ms a step) is left out.
+-- not grow with the batch (0.097 ms a step) is left out.  The same
+-- serial processing on every V0 release before 0.6.0, which had no async
+-- output processor (vllm PR #7049 brought it).
 M.ENGINE_V0_OUTPUT = (3.4e-3 - 0.2e-3) / 31
 
 -- DeepSpeed-Chat's hybrid engine generates through Hugging Face's
