@@ -1561,8 +1561,12 @@ TRAIN_INLINE void post_of(phase *ph, const train_cfg *c,
 				overlap(zs->zg[j], base[j].fwd, 0, &hzg);
 
 			/* nanotron's copies, launched while the gather
-			 * runs (gather_copy_host): the longer of the two */
-			if (c->zero_gather_copies && zs->zg[j] > 0)
+			 * runs (gather_copy_host): the longer of the two;
+			 * its optimizer is ZeRO-1's alone, so a sweep's
+			 * ZeRO-2/3 layout (train.lua refuses a job's)
+			 * gathers without them */
+			if (c->zero_gather_copies && ph->x.y.zero == 1 &&
+			    zs->zg[j] > 0)
 				e = dmax(e, gather_copy_host(&ph->x,
 							     &ph->rec[j]));
 

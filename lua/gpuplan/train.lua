@@ -1384,6 +1384,19 @@ local function step_choices(o, p, cfg, sweep, default)
         .. "decoder layers (norms, attention, MLP); %s has MoE, MLA, encoder, hybrid or "
         .. "vision layers", tostring(mdl.id or mdl.name or "the model"))
     end
+    -- nanotron has one ZeRO: helpers.py init_optimizer_and_grad_accumulator
+    -- builds ZeroDistributedOptimizer for any "optimizer_args.zero_stage >
+    -- 0", optimizer states sharded and nothing else (its README: "ZeRO-1
+    -- optimizer", ZeRO-3 on the roadmap).  At zero 2 and 3 the gather is
+    -- another framework's (DeepSpeed's, FSDP's), not _all_gather_params:
+    -- the copies would be added to it in silence.  A sweep's ZeRO-2/3
+    -- layouts run without them (engine/train.c post_of prices them at
+    -- zero 1 alone).
+    if not sweep and (cfg.zero or 0) >= 2 then
+      usage("train: zero_gather_copies with zero %d: nanotron's ZeRO is stage 1 alone "
+        .. "(ZeroDistributedOptimizer: optimizer states sharded, parameters gathered once a "
+        .. "step); give zero = 1, or leave zero_gather_copies out", cfg.zero)
+    end
   end
   -- The unfused RoPE is Megatron-Core's with apply_rope_fusion off
   -- (engine/train_layer.c rope_thd_costs), or Megatron-DeepSpeed's
