@@ -449,6 +449,14 @@ int model_check(const gp_model *m, gp_error *err)
 }
 
 /* Attention weights of one layer (no biases), in elements. */
+double model_layer_norms(const gp_model *m)
+{
+	/* GPT-J's GPTJBlock: "self.ln_1 = nn.LayerNorm(...)" and no
+	 * second (transformers modeling_gptj.py); model_ops.c prices no
+	 * mlp_norm for it. */
+	return m->shared_norm ? 1.0 : 2.0;
+}
+
 double model_attn_weights(const gp_model *m)
 {
 	const gp_mla *a = &m->mla;
@@ -975,10 +983,10 @@ int model_params(const gp_model *m, gp_params *out, gp_error *err)
 		m->layers - nmoe;
 
 	attn = model_attn_weights(m) + attn_biases(m);
-	/* Two norms per layer (pre-attention, pre-MLP); MLA adds RMSNorms on
-	 * the q and kv latents (DeepSeek-V2 modelling: q_a_layernorm,
-	 * kv_a_layernorm). */
-	norms_layer = 2.0 * m->norm_params;
+	/* Two norms per layer (pre-attention, pre-MLP; one under
+	 * shared_norm); MLA adds RMSNorms on the q and kv latents
+	 * (DeepSeek-V2 modelling: q_a_layernorm, kv_a_layernorm). */
+	norms_layer = model_layer_norms(m) * m->norm_params;
 	if (m->mla.kv_lora_rank > 0)
 		norms_layer += nf * ((double)m->mla.kv_lora_rank +
 				     m->mla.q_lora_rank);

@@ -243,6 +243,10 @@ double model_dense_ffn(const gp_model *m);
 /* Attention weight matrices of one layer (q, k, v, o, or MLA's latent
  * down- and up-projections), biases excluded; m valid. */
 double model_attn_weights(const gp_model *m);
+/* Hidden-width norms of one decoder layer, m valid: 2 (before the
+ * attention and before the MLP), 1 under shared_norm (GPT-J's ln_1
+ * alone).  Each holds norm_params elements. */
+double model_layer_norms(const gp_model *m);
 /* MLA's up-projection weights of one layer (q's from the q latent when
  * there is one, k's and v's from the kv latent), in elements; 0 without
  * MLA; m valid. */

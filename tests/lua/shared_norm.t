@@ -8,8 +8,9 @@
 -- Run with ./gpuplan run tests/lua/shared_norm.t.
 local t = require "tap"
 local gp = require "gpuplan"
+local core = require "gpuplan.core"
 
-t.plan(8)
+t.plan(10)
 
 -- GPT-J 6B's shapes (28 layers, hidden 4096, 16 heads of 256, MLP 16384
 -- ungated, vocab 50400) on one H100 under TensorRT-LLM, a decode step of
@@ -54,3 +55,13 @@ t.ok(not ok and tostring(err):find("shared_norm needs parallel_attn", 1, true) ~
 ok, err = pcall(decode, "yes")
 t.ok(not ok and tostring(err):find("shared_norm", 1, true) ~= nil,
      "shared_norm = 'yes' is refused by name: " .. tostring(err))
+
+-- The parameter count holds one norm a layer (engine/model.c
+-- model_layer_norms): GPT-J's LayerNorm, gain and bias, 2 x 4096 = 8,192
+-- elements a norm; two a layer and the final one 28 x 2 x 8,192 + 8,192 =
+-- 466,944, one a layer 28 x 8,192 + 8,192 = 237,568.  Exact: integers.
+local function norms(shared)
+  return core.model_params(t.with(model(shared), { norm = "layer" })).norms
+end
+t.is(norms(nil), 28 * 2 * 8192 + 8192, "two norms a layer: 466,944 norm parameters")
+t.is(norms(true), 28 * 8192 + 8192, "shared_norm: one a layer, 237,568")

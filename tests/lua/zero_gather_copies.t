@@ -11,7 +11,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local validate = require "gpuplan.validate"
 
-t.plan(11)
+t.plan(13)
 
 local BARE = 8.1e-6
 
@@ -48,6 +48,22 @@ t.ok(part(off, "zero_gather").seconds < want,
   "without the copies the gather alone is shorter than the loop")
 t.ok(math.abs((on.step_s - off.step_s) - (want - part(off, "zero_gather").seconds)) < 1e-9,
   "the step grows by the loop less the gather it used to wait for")
+
+-- The layer's norm tensors as the model has them (engine/model.c
+-- model_layer_norms): with qk_norm two more a layer (Qwen3Attention's
+-- q_norm and k_norm), 28 x 8 + 2 = 226 tensors, 128 x 227 x 8.1 us =
+-- 0.2353536 s; a parallel layer with one shared norm (GPT-J's ln_1) one
+-- fewer, 28 x 5 + 2 = 142, 128 x 143 x 8.1 us = 0.1482624 s.  Both
+-- longer than the gather: the tail is the loop.  Tolerance 1e-9 s.
+local function tail(o)
+  return part(job{ zero_gather_copies = true, model = t.with(model(28, 3072, 8192), o) },
+    "zero_gather").seconds
+end
+t.ok(math.abs(tail{ qk_norm = true } - 128 * 227 * BARE) < 1e-9,
+  string.format("qk_norm: 226 tensors, %.7f s", tail{ qk_norm = true }))
+t.ok(math.abs(tail{ parallel_attn = true, shared_norm = true } - 128 * 143 * BARE) < 1e-9,
+  string.format("shared_norm: 142 tensors, %.7f s",
+    tail{ parallel_attn = true, shared_norm = true }))
 
 -- PP 2 (the 1.34B cell: 16 layers, TP 2, DP 128): stage 0 holds 8
 -- layers and the embedding (49 tensors), stage 1 8 layers, the final
