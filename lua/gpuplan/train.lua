@@ -1378,11 +1378,13 @@ local function step_choices(o, p, cfg, sweep, default)
   -- kinds of layer would be priced short, in silence.
   if cfg.zero_gather_copies then
     local mdl = p.model
-    if (mdl.moe and (mdl.moe.experts or 0) > 0) or mdl.mla or (mdl.encoder_layers or 0) > 0
-       or mdl.hybrid_pattern or mdl.vision then
+    local kind = (mdl.moe and (mdl.moe.experts or 0) > 0) and "MoE layers"
+      or mdl.mla and "MLA attention" or (mdl.encoder_layers or 0) > 0 and "encoder layers"
+      or mdl.hybrid_pattern and "a hybrid pattern" or mdl.vision and "a vision tower"
+    if kind then
       fail("train: zero_gather_copies counts the parameter tensors of nanotron's dense "
-        .. "decoder layers (norms, attention, MLP); %s has MoE, MLA, encoder, hybrid or "
-        .. "vision layers", tostring(mdl.id or mdl.name or "the model"))
+        .. "decoder layers (norms, attention, MLP); %s has %s", tostring(mdl.id or mdl.name
+        or "the model"), kind)
     end
     -- nanotron has one ZeRO: helpers.py init_optimizer_and_grad_accumulator
     -- builds ZeroDistributedOptimizer for any "optimizer_args.zero_stage >
