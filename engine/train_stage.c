@@ -980,10 +980,10 @@ static void kind_colls(ctx *x, const train_lcost *l, double kc[2])
  * written once), after a torch.cuda.synchronize(); stage3.py
  * fetch_sub_module (_synchronize_communication) synchronizes again at
  * every submodule while a gather is in flight, so the gathers run one
- * after another with the GPU drained at each submodule.  The tensors of a dense
- * layer on this TP rank: the norms (model_layer_norms of norm_params /
- * hidden vectors each), the qkv, output, MLP-in (two when gated) and MLP-out weights,
- * their biases (linear_bias; qkv_bias).  Each weight's gather carries
+ * after another with the GPU drained at each submodule.  The tensors
+ * of a dense layer on this TP rank: the norms (model_layer_norms of
+ * norm_params / hidden vectors each), the qkv, output, MLP-in (two when
+ * gated) and MLP-out weights, their biases (linear_bias; qkv_bias).  Each weight's gather carries
  * its share of the layer's 16-bit bytes (GEMM shapes h x (q+2kv),
  * q x h, h x f [x2], f x h), each norm or bias vector is priced at
  * hidden elements (latency-bound: a few KiB per rank at any DP
