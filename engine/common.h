@@ -183,20 +183,24 @@ int gp_parse_name(const char *s, const char *const *names, int n, int *out,
 
 /* Host seconds of one bare tensor op that launches a kernel, called from
  * a plain Python function (no nn.Module call, no view between launches)
- * on CUDA tensors that record autograd -- the part of GP_EAGER_OP_TIME
- * that is the op's own dispatch and launch.  The tensor op on CUDA:
- * FlagGems issue #4558 (2026-07-08, on an A100), "Benchmark (bfloat16,
- * us per call)" of torch.add on (1, 4096) and (16, 4096), "torch.add:
- * 7.1 us"; Torch-FL PR #27 (2026-07-28, A100), which times "issue N ops
- * back-to-back, sync once at the end ... this isolates host cost", has
- * add on 512 x 512 at 8 us an op.  Autograd's recording: PyTorch issue
- * #122029 (2024-03-16) times "x + 1" on a one-element tensor, "eager
- * 4.6us", and with requires_grad=True "eager 5.6us" ("not calling
- * backward, just triggering extra wrapper code"): 1.0 us more.  7.1 +
- * 1.0 = 8.1 us, a third of gpt-fast's 24.84 us an op, whose decode
- * spends the rest on its modules' calls and views.  A tight loop's
- * figure: a lower bound on the same op in a layer's code. */
-#define GP_EAGER_BARE_OP_TIME 8.1e-6
+ * on CUDA tensors, autograd off (torch.no_grad: an optimizer's step) --
+ * the op's own dispatch and launch.  FlagGems issue #4558 (2026-07-08,
+ * on an A100), "Benchmark (bfloat16, us per call)" of torch.add on
+ * (1, 4096) and (16, 4096), "torch.add: 7.1 us"; Torch-FL PR #27
+ * (2026-07-28, A100), which times "issue N ops back-to-back, sync once
+ * at the end ... this isolates host cost", has add on 512 x 512 at 8 us
+ * an op.  A tight loop's figure: a lower bound. */
+#define GP_EAGER_NOGRAD_OP_TIME 7.1e-6
+
+/* The same op on tensors that record autograd -- the part of
+ * GP_EAGER_OP_TIME that is the op's own dispatch and launch.  Autograd's
+ * recording: PyTorch issue #122029 (2024-03-16) times "x + 1" on a
+ * one-element tensor, "eager 4.6us", and with requires_grad=True "eager
+ * 5.6us" ("not calling backward, just triggering extra wrapper code"):
+ * 1.0 us more.  7.1 + 1.0 = 8.1 us, a third of gpt-fast's 24.84 us an
+ * op, whose decode spends the rest on its modules' calls and views.  A
+ * tight loop's figure: a lower bound on the same op in a layer's code. */
+#define GP_EAGER_BARE_OP_TIME (GP_EAGER_NOGRAD_OP_TIME + 1.0e-6)
 
 /* Precisions the engine knows.  Bytes per element are in gp_dtype_bytes. */
 typedef enum gp_dtype {
