@@ -1448,7 +1448,9 @@ static double whole_grad_passes(const ctx *x, double w, double m)
  * original_buffer.copy_(gathered_buffer)" for every rank: a copy_
  * launched from Python for each (parameter, rank) pair.  So dp x
  * (tensors + 1) bare tensor ops on the host, each at
- * GP_EAGER_BARE_OP_TIME scaled with the job's host as host_op_time is
+ * GP_EAGER_NOGRAD_OP_TIME (autograd records nothing: the gather runs
+ * inside "@torch.no_grad() def step(self, closure ...)", zero.py at
+ * f6dd4956) scaled with the job's host as host_op_time is
  * (train_layer.c); the slices' and views' own Python (tensor[slice],
  * .contiguous().view(-1), the unflatten's narrow) launch nothing and are
  * not counted, nor torch's C++ copies of the list all_gather: a lower
@@ -1485,7 +1487,7 @@ static double gather_copy_host(const ctx *x, const train_stage_rec *r)
 		n += nf + (!m->tied_embeddings || pp > 1 ? 1.0 : 0.0);
 	if (!(d > 1))
 		return 0.0;
-	return d * (n + 1.0) * GP_EAGER_BARE_OP_TIME *
+	return d * (n + 1.0) * GP_EAGER_NOGRAD_OP_TIME *
 		x->k.host_op_time / GP_EAGER_OP_TIME;
 }
 

@@ -2,8 +2,9 @@
 -- parameter all-gather copies every parameter's slice of every DP rank
 -- back with its own copy_ from Python (optim/zero.py _all_gather_params
 -- -> distributed.py all_gather_coalesced's update_output), one cat a
--- rank besides: dp x (tensors + 1) launches at GP_EAGER_BARE_OP_TIME
--- (8.1 us, engine/common.h) on an x86 Hopper host (host_op_time /
+-- rank besides: dp x (tensors + 1) launches at GP_EAGER_NOGRAD_OP_TIME
+-- (7.1 us, engine/common.h: zero.py's step runs under torch.no_grad, so
+-- no autograd recording) on an x86 Hopper host (host_op_time /
 -- GP_EAGER_OP_TIME = 1).  The step's tail is the longer of that loop
 -- and the gather.
 -- Run with ./gpuplan run tests/lua/zero_gather_copies.t.
@@ -13,7 +14,7 @@ local validate = require "gpuplan.validate"
 
 t.plan(13)
 
-local BARE = 8.1e-6
+local BARE = 7.1e-6
 
 local function model(layers, hidden, ffn)
   return { layers = layers, hidden = hidden, heads = 32, kv_heads = 32,
@@ -36,7 +37,7 @@ end
 -- The 3.57B shape on 64 nodes, TP 4, DP 128, ZeRO-1, PP 1 (the
 -- diagram's cell): 28 layers x 6 tensors (two norms, qkv_proj, o_proj,
 -- gate_up_proj, down_proj) + the tied embedding + the final norm = 170;
--- 128 x (170 + 1) x 8.1 us = 0.1772928 s, longer than the gather of
+-- 128 x (170 + 1) x 7.1 us = 0.1554048 s, longer than the gather of
 -- 0.89B bf16 parameters (some 23 ms), so the tail is the loop.
 -- Tolerance 1e-9 s: the same product in floating point.
 local off, on = job(), job{ zero_gather_copies = true }
@@ -51,9 +52,9 @@ t.ok(math.abs((on.step_s - off.step_s) - (want - part(off, "zero_gather").second
 
 -- The layer's norm tensors as the model has them (engine/model.c
 -- model_layer_norms): with qk_norm two more a layer (Qwen3Attention's
--- q_norm and k_norm), 28 x 8 + 2 = 226 tensors, 128 x 227 x 8.1 us =
--- 0.2353536 s; a parallel layer with one shared norm (GPT-J's ln_1) one
--- fewer, 28 x 5 + 2 = 142, 128 x 143 x 8.1 us = 0.1482624 s.  Both
+-- q_norm and k_norm), 28 x 8 + 2 = 226 tensors, 128 x 227 x 7.1 us =
+-- 0.2062976 s; a parallel layer with one shared norm (GPT-J's ln_1) one
+-- fewer, 28 x 5 + 2 = 142, 128 x 143 x 7.1 us = 0.1299584 s.  Both
 -- longer than the gather: the tail is the loop.  Tolerance 1e-9 s.
 local function tail(o)
   return part(job{ zero_gather_copies = true, model = t.with(model(28, 3072, 8192), o) },
@@ -68,7 +69,7 @@ t.ok(math.abs(tail{ parallel_attn = true, shared_norm = true } - 128 * 143 * BAR
 -- PP 2 (the 1.34B cell: 16 layers, TP 2, DP 128): stage 0 holds 8
 -- layers and the embedding (49 tensors), stage 1 8 layers, the final
 -- norm and its own copy of the tied output layer (50): the larger,
--- 128 x (50 + 1) x 8.1 us = 0.0528768 s.  Tolerance 1e-9 s.
+-- 128 x (50 + 1) x 7.1 us = 0.0463488 s.  Tolerance 1e-9 s.
 local p2 = job{ zero_gather_copies = true, tp = 2, pp = 2, model = model(16, 2048, 8192) }
 local want2 = 128 * (8 * 6 + 2 + 1) * BARE
 t.ok(math.abs(part(p2, "zero_gather").seconds - want2) < 1e-9,
@@ -99,8 +100,8 @@ end
 -- A sweep over zero 1, 2 and 3 prices the copies at zero 1 alone
 -- (engine/train.c post_of): every ZeRO-2/3 row's step is the same with
 -- and without the flag (exact: the same arithmetic), every ZeRO-1 row's
--- longer (the 16-layer shape at DP 64: 64 x (16 x 6 + 2 + 1) x 8.1 us =
--- 0.051 s of loop against a gather of some 7 ms).
+-- longer (the 16-layer shape at DP 64: 64 x (16 x 6 + 2 + 1) x 7.1 us =
+-- 0.045 s of loop against a gather of some 7 ms).
 local function sweep(f)
   local by = {}
   for _, r in ipairs(gp.sweep { model = model(16, 2048, 8192), gpu = "h100-sxm", gpus = 64,
