@@ -457,6 +457,18 @@ double model_layer_norms(const gp_model *m)
 	return m->shared_norm ? 1.0 : 2.0;
 }
 
+double model_layer_norm_modules(const gp_model *m)
+{
+	/* Qwen3Attention: "self.q_norm = Qwen3RMSNorm(self.head_dim, ...)"
+	 * and k_norm (transformers modeling_qwen3.py) */
+	return model_layer_norms(m) + (m->qk_norm ? 2.0 : 0.0);
+}
+
+double model_layer_norm_tensors(const gp_model *m)
+{
+	return model_layer_norm_modules(m) * norm_factor(m);
+}
+
 double model_attn_weights(const gp_model *m)
 {
 	const gp_mla *a = &m->mla;

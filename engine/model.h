@@ -247,6 +247,12 @@ double model_attn_weights(const gp_model *m);
  * attention and before the MLP), 1 under shared_norm (GPT-J's ln_1
  * alone).  Each holds norm_params elements. */
 double model_layer_norms(const gp_model *m);
+/* Norm modules of one decoder layer, m valid: the model_layer_norms
+ * and, under qk_norm, the q and k norms (Qwen3Attention's q_norm and
+ * k_norm); and their parameter tensors, a gain each (RMSNorm) or a gain
+ * and a bias (LayerNorm). */
+double model_layer_norm_modules(const gp_model *m);
+double model_layer_norm_tensors(const gp_model *m);
 /* MLA's up-projection weights of one layer (q's from the q latent when
  * there is one, k's and v's from the kv latent), in elements; 0 without
  * MLA; m valid. */

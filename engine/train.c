@@ -1456,10 +1456,10 @@ static double whole_grad_passes(const ctx *x, double w, double m)
  * not counted, nor torch's C++ copies of the list all_gather: a lower
  * bound.  The copies wait on the gather; the host queues them while it
  * runs, so the step's tail is the longer of the two (post_of).  The
- * stage's parameter tensors: per layer its two norms (one under
- * shared_norm: model_layer_norms; LayerNorm's gain and bias two each),
- * the q and k norms under qk_norm (Qwen3Attention's "self.q_norm" and
- * "self.k_norm", a weight each), the attention's fused qkv or its q, k, v
+ * stage's parameter tensors: per layer its norms' (two, one under
+ * shared_norm, two more under qk_norm: model_layer_norm_tensors;
+ * LayerNorm's gain and bias two each), the attention's fused qkv or its
+ * q, k, v
  * (split_proj) and o, the MLP's fused gate_up or gate and up and down
  * (one up without a gate), a bias beside each linear (linear_bias; the
  * qkv's alone under qkv_bias); the first stage's embedding (and a
@@ -1476,8 +1476,8 @@ static double gather_copy_host(const ctx *x, const train_stage_rec *r)
 	double up = !m->ffn_gated ? 1.0 :
 		x->k.split_proj & GP_SPLIT_MLP ? 2.0 : 1.0;
 	double lin = qkv + 1.0 + up + 1.0;
-	double per = (model_layer_norms(m) + (m->qk_norm ? 2.0 : 0.0)) * nf +
-		lin + (m->linear_bias ? lin : m->qkv_bias ? qkv : 0.0);
+	double per = model_layer_norm_tensors(m) + lin +
+		(m->linear_bias ? lin : m->qkv_bias ? qkv : 0.0);
 	double n = r->nl * per, d = x->y.shard;
 	int pp = x->y.pp > 1 ? x->y.pp : 1;
 

@@ -981,8 +981,9 @@ static void kind_colls(ctx *x, const train_lcost *l, double kc[2])
  * fetch_sub_module (_synchronize_communication) synchronizes again at
  * every submodule while a gather is in flight, so the gathers run one
  * after another with the GPU drained at each submodule.  The tensors
- * of a dense layer on this TP rank: the norms (model_layer_norms of
- * norm_params / hidden vectors each), the qkv, output, MLP-in (two when
+ * of a dense layer on this TP rank: the norms' tensors (model_layer_
+ * norm_tensors; q_norm and k_norm under qk_norm, priced at hidden
+ * elements as the rest), the qkv, output, MLP-in (two when
  * gated) and MLP-out weights, their biases (linear_bias; qkv_bias).  Each weight's gather carries
  * its share of the layer's 16-bit bytes (GEMM shapes h x (q+2kv),
  * q x h, h x f [x2], f x h), each norm or bias vector is priced at
@@ -1014,7 +1015,7 @@ static void per_param_colls(ctx *x, const train_lcost *l, double g[3])
 	double q = m->heads * hd, kv = m->kv_heads * hd, f = m->ffn_hidden;
 	double w[5], sum, dense = l->params - l->eparams, vec, launches, bw;
 	int nw = m->ffn_gated ? 5 : 4, i;
-	double nvec = model_layer_norms(m) * (m->norm_params / h);
+	double nvec = model_layer_norm_tensors(m);
 	const roof_device *d = x->e.d;
 
 	w[0] = h * (q + 2.0 * kv);
@@ -1052,7 +1053,8 @@ static void per_param_colls(ctx *x, const train_lcost *l, double g[3])
 	bw = d->mem_bw * d->hbm_frac;
 	g[0] += launches + 3.0 * (dense + l->eparams) * 2.0 / bw;
 	g[1] += launches + 2.0 * (dense + l->eparams) * x->rb / bw;
-	g[2] = 2.0 + nw;         /* the two norms and the linears */
+	/* the norms (model_layer_norm_modules) and the linears */
+	g[2] = model_layer_norm_modules(m) + nw;
 }
 
 /* DeepSpeed's stage 3 under full recompute: the share of a layer's

@@ -4,7 +4,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(11)
+t.plan(13)
 
 local part = t.step_part
 
@@ -77,6 +77,23 @@ t.near(part(pp, "dp_comm").seconds / (L * R + DG), 1, 1e-5,
 local full = with { zero3_gather = "per_param", recompute = "full" }
 t.near(part(full, "zero_gather").seconds / (L * (2 * G + 3 * host) + ZG), 1, 1e-5,
   "per_param + full recompute: the recompute forward gathers, the backward reuses it")
+
+-- qk_norm's q_norm and k_norm are two more submodules with parameters
+-- (engine/model.c model_layer_norm_modules), each a LayerNorm's weight
+-- and bias here: 4 more vectors of h gathered and reduced on their own,
+-- each with its 8 launches, and 2 more host gaps a pass.  A layer's
+-- gathers grow by dG = 4 all_gather(2h) + 32 launches, its reduce-
+-- scatters by dR = 4 reduce_scatter(2h) + 32 launches: zero_gather by
+-- L (2 dG + 2 x 2 x 24.84 us), dp_comm by L dR.  Tolerance 1e-6 relative: the
+-- difference of two sums of the same collectives.
+local qk = gp.train(t.with(base, { zero3_gather = "per_param",
+  model = t.with(cat.models["megatron-gpt-1.7b"], { qk_norm = true }) }))
+local dG = 4 * coll("all_gather", 2 * h) + 32 * hopper.launch_overhead
+local dR = 4 * coll("reduce_scatter", 2 * h) + 32 * hopper.launch_overhead
+t.near(part(qk, "zero_gather").seconds - part(pp, "zero_gather").seconds,
+  L * (2 * dG + 2 * 2 * 24.84e-6), 1e-6, "qk_norm: two more norms gathered a layer")
+t.near(part(qk, "dp_comm").seconds - part(pp, "dp_comm").seconds, L * dR, 1e-6,
+  "qk_norm: and reduced")
 
 -- The prefetching default is the option's value and unchanged by it.
 local pf = with {}
