@@ -983,12 +983,12 @@ static void kind_colls(ctx *x, const train_lcost *l, double kc[2])
  * after another with the GPU drained at each submodule.  The tensors
  * of a dense layer on this TP rank: the norms' tensors (model_layer_
  * norm_tensors; q_norm and k_norm under qk_norm, priced at hidden
- * elements as the rest), the qkv, output, MLP-in (two when
- * gated) and MLP-out weights, their biases (linear_bias; qkv_bias).  Each weight's gather carries
- * its share of the layer's 16-bit bytes (GEMM shapes h x (q+2kv),
- * q x h, h x f [x2], f x h), each norm or bias vector is priced at
- * hidden elements (latency-bound: a few KiB per rank at any DP
- * width).  _allgather_param hands torch.distributed.all_gather a
+ * elements as the rest), the qkv, output, MLP-in (two when gated) and
+ * MLP-out weights, their biases (linear_bias; qkv_bias).  Each weight's
+ * gather carries its share of the layer's 16-bit bytes (GEMM shapes
+ * h x (q+2kv), q x h, h x f [x2], f x h), each norm or bias vector is
+ * priced at hidden elements (latency-bound: a few KiB per rank at any
+ * DP width).  _allgather_param hands torch.distributed.all_gather a
  * list of one view per rank; PyTorch's ProcessGroupNCCL::allgather
  * gathers a list into a flat buffer and then copies it out one tensor
  * at a time ("Copy the flattened output tensors to the outputs":
