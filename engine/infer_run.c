@@ -1054,7 +1054,7 @@ static void pre_squeeze(pre_cohort *a, int *n, int running)
  * cache (on by default in V1) finds them on readmission while no
  * allocation has taken them (pre_reuse).  Returns the tokens freed. */
 static double pre_evict(pre_cohort *run, int *nr, double m, pre_cohort *w,
-                        int *nw, double P)
+                        int *nw, int *wz, double P)
 {
 	pre_cohort *k = &run[*nr - 1], e;
 	double freed = m * k->kv;
@@ -1066,12 +1066,17 @@ static double pre_evict(pre_cohort *run, int *nr, double m, pre_cohort *w,
 	e.kv = k->kv;
 	if (*nw > 0 && w[0].gen == e.gen && w[0].kv == e.kv) {
 		w[0].n += m;
+		*wz = *wz > 1 ? *wz : 1;
 	} else {
+		/* a squeeze merges two cohorts past *wz into one with no
+		 * cached tokens, and moves the later ones down a place:
+		 * *wz still bounds them (pre_reuse) */
 		if (*nw == PRE_COHORTS)
 			pre_squeeze(w, nw, 0);
 		memmove(&w[1], &w[0], (size_t)*nw * sizeof *w);
 		w[0] = e;
 		(*nw)++;
+		*wz = *wz + 1 < *nw ? *wz + 1 : *nw;
 	}
 	k->n -= m;
 	if (k->n <= 1e-12)
@@ -1086,20 +1091,28 @@ static double pre_evict(pre_cohort *run, int *nr, double m, pre_cohort *w,
  * requests' finished and never-used blocks counted first (their hashes no
  * waiting request looks up), then the preempted requests' caches, the
  * earliest preempted first: the queue's last preempted cohort. */
-static void pre_reuse(pre_cohort *w, int nw, double free)
+/* *wz bounds the cohorts that still hold cached tokens: from w[*wz] on
+ * every one's n kv is 0, which adds nothing to the sum and takes
+ * nothing (a burst's waiting list runs to hundreds of cohorts, all but
+ * the newest preempted one or two emptied, and this runs every step).
+ * The sum runs in the same order over the same nonzero terms, so the
+ * result is the whole list's to the bit. */
+static void pre_reuse(pre_cohort *w, int *wz, double free)
 {
 	double held = 0.0, over;
 	int k;
 
-	for (k = 0; k < nw; k++)
+	for (k = 0; k < *wz; k++)
 		held += w[k].n * w[k].kv;
 	over = held - fmax(free, 0.0);
-	for (k = nw - 1; k >= 0 && over > 1e-9; k--) {
+	for (k = *wz - 1; k >= 0 && over > 1e-9; k--) {
 		double take = fmin(over, w[k].n * w[k].kv);
 
 		w[k].kv -= take / w[k].n;
 		over -= take;
 	}
+	while (*wz > 0 && w[*wz - 1].n * w[*wz - 1].kv == 0.0)
+		(*wz)--;
 }
 
 double infer_burst_preempt(double N, double S, double K, double L,
@@ -1109,7 +1122,7 @@ double infer_burst_preempt(double N, double S, double K, double L,
 	pre_cohort run[PRE_COHORTS], w[PRE_COHORTS];
 	double x[PRE_COHORTS];  /* tokens a request computes this step; < 0:
 	                           not scheduled */
-	int nr = 0, nw = 0, i, it;
+	int nr = 0, nw = 0, wz = 0, i, j, it;  /* wz: pre_reuse */
 	double t = 0.0, queue = N, left = N, eps = 1e-9 * fmax(N, 1.0);
 
 	if (!(N > 0.0) || !(S >= 1.0) || !(L >= 1.0) || !(P > 0.0) ||
@@ -1155,7 +1168,7 @@ double infer_burst_preempt(double N, double S, double K, double L,
 					e->n;
 
 				nrun -= m;
-				free += pre_evict(run, &nr, m, w, &nw, P);
+				free += pre_evict(run, &nr, m, w, &nw, &wz, P);
 				preempted = 1;
 			}
 			if (need > free + 1e-9) {
@@ -1167,7 +1180,7 @@ double infer_burst_preempt(double N, double S, double K, double L,
 				k = fmax(0.0, fmin(k, c->n));
 				nrun -= c->n - k;
 				free += pre_evict(run, &nr, c->n - k, w, &nw,
-				                  P);
+				                  &wz, P);
 				preempted = 1;
 				if (nr <= sched)
 					break;
@@ -1176,8 +1189,18 @@ double infer_burst_preempt(double N, double S, double K, double L,
 			x[sched] = per;
 			free -= need;
 			budget -= need;
+			/* the step's counts, in the list's order (no
+			 * cohort before sched changes this step) */
+			if (c->done < c->need) {
+				proc += c->n * per;
+				if (c->done + per >= c->need - 1e-9)
+					fin += c->n;
+			} else {
+				dec += c->n;
+				gsum += c->n * c->gen;
+			}
 		}
-		pre_reuse(w, nw, free);
+		pre_reuse(w, &wz, free);
 		/* "# Next, schedule the WAITING requests.  if not
 		 * preempted_reqs": the queue's head while the step's budget,
 		 * the cache and max_num_seqs allow, whole prompts first and
@@ -1219,6 +1242,7 @@ double infer_burst_preempt(double N, double S, double K, double L,
 					memmove(&w[0], &w[1],
 					        (size_t)(nw - 1) * sizeof *w);
 					nw--;
+					wz -= wz > 0;
 				}
 			} else {
 				queue -= e.n;
@@ -1228,23 +1252,15 @@ double infer_burst_preempt(double N, double S, double K, double L,
 			nrun += e.n;
 			budget -= e.n * x[nr - 1];
 			free -= e.n * (e.kv + x[nr - 1]);
-			pre_reuse(w, nw, free);
+			pre_reuse(w, &wz, free);
+			/* a prompt (rem >= 1 tokens left): the step's
+			 * counts after the running cohorts' */
+			proc += e.n * x[nr - 1];
+			if (e.done + x[nr - 1] >= e.need - 1e-9)
+				fin += e.n;
 		}
-		/* The step: its decodes and prompt tokens, priced. */
-		for (i = 0; i < nr; i++) {
-			pre_cohort *c = &run[i];
-
-			if (x[i] < 0.0)
-				continue;
-			if (c->done < c->need) {
-				proc += c->n * x[i];
-				if (c->done + x[i] >= c->need - 1e-9)
-					fin += c->n;
-			} else {
-				dec += c->n;
-				gsum += c->n * c->gen;
-			}
-		}
+		/* The step: its decodes and prompt tokens (counted as they
+		 * were scheduled), priced. */
 		if (dec <= 1e-9 && proc <= 1e-9)
 			return 0.0;
 		step = price(ctx, dec, proc, fin, dec > 1e-9 ?
@@ -1256,42 +1272,40 @@ double infer_burst_preempt(double N, double S, double K, double L,
 		 * prompt completed samples its first (readmitted: its next)
 		 * token; a request with all its outputs leaves, its blocks
 		 * free. */
-		for (i = 0; i < nr; i++) {
+		/* One pass: each cohort advanced, then dropped (finished)
+		 * or merged into the one kept before it (j - 1), as a removal
+		 * in place would. */
+		for (i = 0, j = 0; i < nr; i++) {
 			pre_cohort *c = &run[i];
+			int dn;
 
-			if (x[i] < 0.0)
-				continue;
-			c->kv += x[i];
-			if (c->done < c->need) {
-				c->done += x[i];
-				if (c->done >= c->need - 1e-9) {
-					c->done = c->need;
-					c->gen += 1.0;
+			if (x[i] >= 0.0) {
+				c->kv += x[i];
+				if (c->done < c->need) {
+					c->done += x[i];
+					if (c->done >= c->need - 1e-9) {
+						c->done = c->need;
+						c->gen += 1.0;
+					}
+				} else {
+					c->gen += x[i];
 				}
+			}
+			dn = c->done >= c->need;
+			if (dn && c->gen >= L - 1e-9) {
+				left -= c->n;
+			} else if (j > 0 && dn &&
+			           run[j - 1].done >= run[j - 1].need &&
+			           c->gen == run[j - 1].gen &&
+			           c->kv == run[j - 1].kv) {
+				run[j - 1].n += c->n;
 			} else {
-				c->gen += x[i];
+				if (j != i)
+					run[j] = *c;
+				j++;
 			}
 		}
-		for (i = 0; i < nr; ) {
-			int dn = run[i].done >= run[i].need;
-
-			if (dn && run[i].gen >= L - 1e-9) {
-				left -= run[i].n;
-				memmove(&run[i], &run[i + 1],
-				        (size_t)(nr - i - 1) * sizeof *run);
-				nr--;
-			} else if (i > 0 && dn &&
-			           run[i - 1].done >= run[i - 1].need &&
-			           run[i].gen == run[i - 1].gen &&
-			           run[i].kv == run[i - 1].kv) {
-				run[i - 1].n += run[i].n;
-				memmove(&run[i], &run[i + 1],
-				        (size_t)(nr - i - 1) * sizeof *run);
-				nr--;
-			} else {
-				i++;
-			}
-		}
+		nr = j;
 	}
 	return t;
 }
