@@ -340,13 +340,29 @@ end
 -- (cat:get's own message names the line of the script that called into
 -- gpuplan -- gp.validate.predict's caller -- which says nothing of the
 -- case).  One wording for every predictor.
+--
+-- hardware.inter_node, where given, is checked here too, for every kind:
+-- an id no catalog fabric has was read only where the case spans nodes
+-- (train and rl, as the engine's nic_fabric, named so and without the
+-- case's line) and passed unread elsewhere (a memory case, one node), so
+-- a misspelt fabric priced silently.  The same wording as the card's.
 function M.gpu(case, cat)
-  local id = (case.hardware or {}).gpu
-  local ok, g = pcall(cat.get, cat, "gpus", id)
-  if ok then return g end
-  local msg = require("gpuplan.cli").clean(g):gsub("^[^%s:]+:%d+: ", "")
-  return nil, string.format("%scase '%s': field 'hardware.gpu': %s",
-    case._file and (case._file .. ": ") or "", tostring(case.id), msg)
+  local h = case.hardware or {}
+  local where = (case._file and (case._file .. ": ") or "") .. "case '" .. tostring(case.id) .. "'"
+  local ok, g = pcall(cat.get, cat, "gpus", h.gpu)
+  if not ok then
+    local msg = require("gpuplan.cli").clean(g):gsub("^[^%s:]+:%d+: ", "")
+    return nil, string.format("%s: field 'hardware.gpu': %s", where, msg)
+  end
+  local fab = M.v(h.inter_node)
+  if fab ~= nil then
+    local okf, f = pcall(cat.get, cat, "fabrics", fab)
+    if not okf then
+      local msg = require("gpuplan.cli").clean(f):gsub("^[^%s:]+:%d+: ", "")
+      return nil, string.format("%s: field 'hardware.inter_node': %s", where, msg)
+    end
+  end
+  return g
 end
 
 return M
