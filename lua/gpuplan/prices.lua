@@ -271,13 +271,32 @@ end
 -- conversion too), or a sweep's per-card "CARD: price=...".  An answer that
 -- rests on neither (a step without tokens, a plan ranked without cost, a
 -- validate row: no case metric is a cost) leaves them off its line.
+-- A non-string entry (a number, a table) raised "attempt to index a
+-- number value (local 'd')" at this file's line: refused, naming it.
 function M.said_price(d)
+  if type(d) ~= "string" then
+    error(string.format("prices.said_price: entry must be a defaults-line string such as "
+      .. "'price=2.49 USD/GPU-h' (got %s)", require("gpuplan.args").shown(d)), 2)
+  end
   return d:find("^market=") ~= nil or d:find("^price=") ~= nil
     or d:find("^[^%s:]+: price=") ~= nil
 end
 
 -- defaults less what M.said_price marks, in place; returns defaults.
+-- Checked whole before any entry is moved: a defaults list that is no
+-- list of strings ("attempt to get length of a nil value") is refused
+-- and left as it was.
 function M.unsaid(defaults)
+  if type(defaults) ~= "table" then
+    error(string.format("prices.unsaid: defaults must be a list of defaults-line strings, "
+      .. "as a result's defaults (got %s)", require("gpuplan.args").shown(defaults)), 2)
+  end
+  for i = 1, #defaults do
+    if type(defaults[i]) ~= "string" then
+      error(string.format("prices.unsaid: defaults[%d] must be a string (got %s)", i,
+        require("gpuplan.args").shown(defaults[i])), 2)
+    end
+  end
   local n = 0
   for i = 1, #defaults do
     local d = defaults[i]

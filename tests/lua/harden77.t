@@ -3,7 +3,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(10)
+t.plan(16)
 
 -- 1. vLLM V1's preemption walk (engine/infer_run.c infer_burst_preempt)
 -- spent most of a long burst summing the waiting list's prefix-cache
@@ -42,3 +42,23 @@ for _, w in ipairs(walks) do
   t.ok(t.said(r, "^kv_policy=preempt"), w[1] .. ": walked (kv_policy preempt)")
   t.is(string.format("%.17g", r.tokens_per_s), w[2], w[1] .. ": tokens/s as before, to the bit")
 end
+
+-- 2. gp.prices.said_price and gp.prices.unsaid (docs/lua.md) given what is
+-- no defaults-line string raised "attempt to index a number value (local
+-- 'd')" or "attempt to get length of a nil value" at a line of
+-- lua/gpuplan/prices.lua.  Refused at the script's line, naming the
+-- argument; a bad list is left as it was.
+t.raises_here(function() local _ = gp.prices.said_price(5) end,
+  "prices.said_price: entry must be a defaults-line string", "said_price(5): named, here")
+t.raises_here(function() local _ = gp.prices.unsaid() end,
+  "prices.unsaid: defaults must be a list of defaults-line strings", "unsaid(): named, here")
+local bad = { "price=2 USD/GPU-h", 5, "kv=bf16" }
+t.raises_here(function() local _ = gp.prices.unsaid(bad) end,
+  "prices.unsaid: defaults[2] must be a string (got 5)", "unsaid({..., 5, ...}): the entry named")
+t.is(#bad == 3 and bad[1] == "price=2 USD/GPU-h" and bad[3] == "kv=bf16", true,
+  "... and the list left whole")
+-- the use the docs give: market and price entries (a sweep's "CARD:
+-- price=..." too) dropped in place, the others kept in order
+local d = { "market=us", "kv=bf16", "price=2 USD/GPU-h", "h100-sxm: price=3 USD/GPU-h", "tp=1" }
+t.is(table.concat(gp.prices.unsaid(d), ";"), "kv=bf16;tp=1", "unsaid keeps the others")
+t.is(gp.prices.said_price("price=2 USD/GPU-h"), true, "said_price of a price entry")
