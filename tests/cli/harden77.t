@@ -52,4 +52,37 @@ for my $t (['bloom176b-mem-per-gpu', 'memory, 384 GPUs'],
          'the case with its catalog fabric (opa-100) is predicted') or diag $o, $e;
 }
 
+# 2. hardware.intra_node is read by the collective predictor alone (as
+# gpuplan comm --fabric); an infer, train, rl or memory case is priced on
+# the card's own scale-up fabric.  A case stating another (two RTX 4090s
+# on an NVLink bridge they do not have) was priced on PCIe in silence,
+# and an id no catalog fabric has ('pcie-4') was taken unread.  Both are
+# now reasons naming FILE:LINE and the field; the shipped rows, which
+# state the card's own (rtx-4090: pcie4), are priced as before.
+{
+    my $base = $by{'llmperfbench-vllm-llama2-70b-awq-2xrtx4090'};
+    my @cases;
+    for my $v (['same', 'pcie4'], ['other', 'nvlink-bridge-ga102'], ['typo', 'pcie-4']) {
+        my $case = JSON::PP->new->decode(JSON::PP->new->encode($base));
+        $case->{id} = "intra-$v->[0]";
+        $case->{hardware}{intra_node} = $v->[1];
+        push @cases, $case;
+    }
+    my $text = JSON::PP->new->canonical->pretty->encode(\@cases);
+    my @lines = split /\n/, $text;
+    my ($other) = grep { $lines[$_ - 1] =~ /"intra_node" : "nvlink-bridge-ga102"/ } 1 .. @lines;
+    my ($typo) = grep { $lines[$_ - 1] =~ /"intra_node" : "pcie-4"/ } 1 .. @lines;
+    my $f = "$dir/intra.json";
+    open my $out, '>', $f or die $!;
+    print $out $text;
+    close $out;
+    ($c, $o, $e) = run_gp('validate', $f, '--format', 'csv');
+    like($o, qr/^intra-same,infer,decode_tokens_per_s,23\.8,[0-9.]+,/m,
+         "intra_node the card's own: predicted") or diag $o, $e;
+    like($o, qr/\Q$f\E:$other: case 'intra-other': field 'hardware\.intra_node': 'nvlink-bridge-ga102' is not rtx-4090's own scale-up fabric \(pcie4\): infer cases are priced on the card's/m,
+         "another fabric: not predicted, FILE:$other and the field named") or diag $o;
+    like($o, qr/\Q$f\E:$typo: case 'intra-typo': field 'hardware\.intra_node': unknown fabric 'pcie-4'/m,
+         "an unknown fabric: FILE:$typo and the field named") or diag $o;
+}
+
 done_testing();

@@ -341,11 +341,12 @@ end
 -- gpuplan -- gp.validate.predict's caller -- which says nothing of the
 -- case).  One wording for every predictor.
 --
--- hardware.inter_node, where given, is checked here too, for every kind:
--- an id no catalog fabric has was read only where the case spans nodes
--- (train and rl, as the engine's nic_fabric, named so and without the
--- case's line) and passed unread elsewhere (a memory case, one node), so
--- a misspelt fabric priced silently.  The same wording as the card's.
+-- hardware.inter_node and intra_node, where given, are checked here too,
+-- for every kind: an id no catalog fabric has was read only where the
+-- case spans nodes (train and rl, as the engine's nic_fabric, named so
+-- and without the case's line) or is a collective, and passed unread
+-- elsewhere (a memory case, one node), so a misspelt fabric priced
+-- silently.  The same wording as the card's.
 function M.gpu(case, cat)
   local h = case.hardware or {}
   local where = (case._file and (case._file .. ": ") or "") .. "case '" .. tostring(case.id) .. "'"
@@ -354,13 +355,27 @@ function M.gpu(case, cat)
     local msg = require("gpuplan.cli").clean(g):gsub("^[^%s:]+:%d+: ", "")
     return nil, string.format("%s: field 'hardware.gpu': %s", where, msg)
   end
-  local fab = M.v(h.inter_node)
-  if fab ~= nil then
-    local okf, f = pcall(cat.get, cat, "fabrics", fab)
-    if not okf then
-      local msg = require("gpuplan.cli").clean(f):gsub("^[^%s:]+:%d+: ", "")
-      return nil, string.format("%s: field 'hardware.inter_node': %s", where, msg)
+  for _, key in ipairs { "inter_node", "intra_node" } do
+    local fab = M.v(h[key])
+    if fab ~= nil then
+      local okf, f = pcall(cat.get, cat, "fabrics", fab)
+      if not okf then
+        local msg = require("gpuplan.cli").clean(f):gsub("^[^%s:]+:%d+: ", "")
+        return nil, string.format("%s: field 'hardware.%s': %s", where, key, msg)
+      end
     end
+  end
+  -- hardware.intra_node is read by the collective predictor alone (comm's
+  -- --fabric); the others price the node on the card's own scale-up
+  -- fabric, so a case that states another was priced on the card's, in
+  -- silence.  Refused where it differs (the shipped rows state the
+  -- card's own: rtx-4090's pcie4).
+  local intra, own = M.v(h.intra_node), g.scaleup and g.scaleup.fabric
+  if intra ~= nil and case.kind ~= "collective" and intra ~= own then
+    return nil, string.format("%s: field 'hardware.intra_node': '%s' is not %s's own scale-up "
+      .. "fabric (%s): %s cases are priced on the card's (intra_node is read by collective "
+      .. "cases, as gpuplan comm --fabric)", where, tostring(intra), tostring(h.gpu),
+      tostring(own or "none"), tostring(case.kind))
   end
   return g
 end
