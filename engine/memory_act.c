@@ -157,11 +157,11 @@ int mem_recompute_modules_parse(const char *s, unsigned *out,
 {
 	static const char *const names[] = {
 		"layernorm", "mla_up_proj", "moe_act", "core_attn", "moe",
-		"mlpwi"
+		"mlpwi", "mlp_act"
 	};
-	int rc = parse_mask(s, names, 6, 0, 1, "recompute module",
+	int rc = parse_mask(s, names, 7, 0, 1, "recompute module",
 			    "layernorm, mla_up_proj, moe_act, core_attn, moe, "
-			    "mlpwi",
+			    "mlpwi, mlp_act",
 			    out, err);
 
 	if (rc == GP_OK)
@@ -671,7 +671,7 @@ static void act_mlp(const gp_model *m, const gp_act_cfg *c, int moe,
 	const gp_widths *w = &x->w;
 	double A = x->A, tok = x->tok, rep = x->rep, par = x->par;
 	double cf = x->cf, in_mlp, e_in = 0;
-	int lmlp = x->lmlp, ld = x->ld, down;
+	int lmlp = x->lmlp, ld = x->ld, down, mact;
 
 	/* MLP: its input (the second norm's output, replicated) plus the
 	 * per-op intermediates split over t. */
@@ -684,8 +684,17 @@ static void act_mlp(const gp_model *m, const gp_act_cfg *c, int moe,
 			out->rebuilt += tok * in_mlp;
 			in_mlp = 0;
 		}
-		out->mlp = tok * (in_mlp + mlp_bytes(m, c, w->dense_f, down,
-						     A, x->L) * par);
+		/* mlp_act: the activation's output, the down
+		 * projection's input, is dropped and re-run from the kept
+		 * fc1 output, as moe_act does for the experts (under
+		 * mlpwi, below, it goes with the rest). */
+		mact = (x->rm & GP_RECMOD_MLP_ACT) &&
+			!(x->rm & GP_RECMOD_MLPWI) && down;
+		out->mlp = tok * (in_mlp + mlp_bytes(m, c, w->dense_f,
+						     down && !mact, A, x->L) *
+				  par);
+		if (mact)
+			out->rebuilt += tok * w->dense_f * par * x->L;
 		/* mlpwi: none of the MLP's own tensors are kept -- the
 		 * gate and up outputs (or fc1's), the activation's and
 		 * the down projection's input are rebuilt in the backward

@@ -43,14 +43,22 @@ enum {
 				   * (MaxText's save_dot_except_mlpwi and
 				   * save_dot_except_mlp policies, JAX
 				   * remat; memory_act.c) */
-	GP_RECMOD_ALL = 63,
-	GP_RECMOD_LISTED = 64     /* set by the parser: a list was stated,
+	GP_RECMOD_MLP_ACT = 64,   /* "mlp_act": the dense MLP's activation
+				   * output (the down projection's input),
+				   * re-run from the kept fc1 output -- what
+				   * a JAX dots policy (checkpoint_dots,
+				   * checkpoint_dots_with_no_batch_dims)
+				   * leaves to remat in a plain GELU MLP,
+				   * the activation being no dot
+				   * (memory_act.c) */
+	GP_RECMOD_ALL = 127,
+	GP_RECMOD_LISTED = 128    /* set by the parser: a list was stated,
 				   * even an empty one (it replaces the
 				   * default; mem_core_attn_recomputed) */
 };
 
-/* Parse "layernorm,mla_up_proj,moe_act,core_attn,moe,mlpwi" (any of them; "" is
- * none) into a GP_RECMOD_* mask with GP_RECMOD_LISTED set; GP_OK or
+/* Parse "layernorm,mla_up_proj,moe_act,core_attn,moe,mlpwi,mlp_act" (any of
+ * them; "" is none) into a GP_RECMOD_* mask with GP_RECMOD_LISTED set; GP_OK or
  * GP_EINVAL naming the bad entry. */
 int mem_recompute_modules_parse(const char *s, unsigned *out,
 				gp_error *err);

@@ -3442,6 +3442,10 @@ static void layer_compute(tenv *e, const train_lkey *k, int kind,
 				if ((rm & GP_RECMOD_MOE_ACT) && !rmoe)
 					mod += tc;
 			}
+			/* recompute_modules mlp_act (a JAX dots policy
+			 * over a plain MLP) re-runs the dense activation
+			 * alone, from the kept fc1 output: its forward
+			 * once more, as mlpwi re-runs it with fc1. */
 			/* the Mamba layer's pre-norm is its layernorm:
 			 * Megatron-Core's MambaLayer checkpoints "norm"
 			 * under recompute_modules layernorm as
@@ -3453,8 +3457,8 @@ static void layer_compute(tenv *e, const train_lkey *k, int kind,
 			    (up > 0 && strcmp(o->name, "rope_kv") == 0) ||
 			    ((rm & GP_RECMOD_MOE_ACT) && !rmoe &&
 			     strcmp(o->name, "moe_act") == 0) ||
-			    ((rm & GP_RECMOD_MLPWI) && !moe &&
-			     strcmp(o->name, "mlp_act") == 0))
+			    ((rm & (GP_RECMOD_MLPWI | GP_RECMOD_MLP_ACT)) &&
+			     !moe && strcmp(o->name, "mlp_act") == 0))
 				mod += t;
 			break;
 		}

@@ -919,7 +919,7 @@ function M.ulysses_unfused(o, model, method)
 end
 
 
--- Whether model has a dense MLP layer for recompute_modules mlpwi to act
+-- Whether model has a dense MLP layer for recompute_modules mlpwi or mlp_act to act
 -- on: a dense model, an MoE model with leading dense layers or a layer
 -- step, a hybrid stack whose pattern holds an MLP layer ("-").
 local function has_dense_mlp(model)
@@ -1027,13 +1027,14 @@ local function prepare_shape(o, cfg, model, method, dflt, defaults, who)
           and not (model.moe and (model.moe.experts or 0) > 0) then
         fail("recompute_modules: %s needs a MoE model; %s has no experts", name,
           tostring(model.id or model.name))
-      elseif name == "mlpwi" and not has_dense_mlp(model) then
-        fail("recompute_modules: mlpwi needs dense MLP layers; every layer of %s is MoE",
-          tostring(model.id or model.name))
+      elseif (name == "mlpwi" or name == "mlp_act") and not has_dense_mlp(model) then
+        fail("recompute_modules: %s needs dense MLP layers; every layer of %s is MoE",
+          name, tostring(model.id or model.name))
       elseif name ~= "layernorm" and name ~= "mla_up_proj" and name ~= "moe_act"
-          and name ~= "core_attn" and name ~= "moe" and name ~= "mlpwi" then
+          and name ~= "core_attn" and name ~= "moe" and name ~= "mlpwi"
+          and name ~= "mlp_act" then
         usage("recompute_modules: unknown module '%s' (expected layernorm, mla_up_proj, "
-          .. "moe_act, core_attn, moe, mlpwi)", name)
+          .. "moe_act, core_attn, moe, mlpwi, mlp_act)", name)
       end
     end
     if cfg.recompute == "full" or cfg.recompute == "op" then

@@ -326,7 +326,8 @@ local case_schema = T.record {
     -- pipeline split (gp.train's split_ends)
     split_ends = declared("split_ends"),
     -- Megatron-Core's recompute_modules (gp.train's, engine/memory_act.c).
-    recompute_modules = T.array(T.enum { "layernorm", "mla_up_proj", "moe_act", "core_attn", "moe", "mlpwi" }),
+    recompute_modules = T.array(T.enum { "layernorm", "mla_up_proj", "moe_act", "core_attn", "moe", "mlpwi",
+      "mlp_act" }),
     -- the pipeline schedule (gp.train's schedule; interleaved is vpp's)
     schedule = T.enum { "1f1b", "interleaved", "dualpipe" },
     -- the expert all-to-all under compute (gp.train's ep_overlap;

@@ -40,7 +40,7 @@ int main(void)
 	       "the listed bit");
 	ok(mem_recompute_modules_parse("mlpwo", &mask, &err) != GP_OK &&
 	   strstr(err.msg, "unknown recompute module 'mlpwo'") &&
-	   strstr(err.msg, "moe, mlpwi)"),
+	   strstr(err.msg, "moe, mlpwi, mlp_act)"),
 	   "an unknown module is refused, the message listing mlpwi");
 	/* mlpwi is not core_attn: a list naming mlpwi alone keeps the
 	 * attention's tensors (a stated list replaces the default). */

@@ -45,7 +45,7 @@ int main(void)
 	       "\"moe,layernorm\" parses to its two bits and the listed bit");
 	ok(mem_recompute_modules_parse("moes", &mask, &err) != GP_OK &&
 	   strstr(err.msg, "unknown recompute module 'moes'") &&
-	   strstr(err.msg, "core_attn, moe, mlpwi)"),
+	   strstr(err.msg, "core_attn, moe, mlpwi, mlp_act)"),
 	   "an unknown module is refused, the message listing moe");
 	/* moe is not core_attn: a list naming moe alone keeps the core
 	 * attention's tensors (Megatron-Core's replaced default). */

@@ -334,7 +334,7 @@ t.raises(function() gp.train(t.with(base, { model = "llama3-8b", gpus = 8, pp = 
                                             recompute_modules = "mla_up_proj" })) end,
          "mla_up_proj needs an MLA model", "mla_up_proj on a model without MLA", true)
 t.raises(function() gp.train(t.with(base, { recompute_modules = "attn" })) end,
-         "unknown module 'attn' (expected layernorm, mla_up_proj, moe_act, core_attn, moe, mlpwi)",
+         "unknown module 'attn' (expected layernorm, mla_up_proj, moe_act, core_attn, moe, mlpwi, mlp_act)",
          "an unknown module named with the four known", true)
 t.raises(function() gp.train(t.with(base, { recompute_modules = "layernorm",
                                             recompute = "full" })) end,
