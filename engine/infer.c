@@ -544,28 +544,22 @@ static int add(builder *b, const char *name, double count, double flop,
                double bytes, double m, double n, double k, double nb,
                gp_dtype prec)
 {
-	roof_op op;
+	/* Designated: every field not named is 0, its neutral value
+	 * (roofline.h roof_op): dequant_rep 0 converts each weight once,
+	 * spread 0 gives every group m rows. */
+	roof_op op = {
+		.name = name, .flop = flop, .bytes = bytes,
+		.m = m, .n = n, .k = k, .count = nb, .prec = prec,
+		.gemv = b->gemv, .dequant = b->dequant, .stream = b->stream,
+		.m_tile = b->m_tile,  /* 0: the library's tiles (roofline.c) */
+		.bf16_x = b->bf16_x,  /* 0: the precision's own rate */
+	};
 	infer_op_row *row;
 
 	if (count <= 0.0)
 		return GP_OK;
 	if (b->ph->nops >= INFER_MAX_OPS)
 		return gp_fail(b->err, "infer: too many operators");
-	op.name = name;
-	op.flop = flop;
-	op.bytes = bytes;
-	op.m = m;
-	op.n = n;
-	op.k = k;
-	op.count = nb;
-	op.prec = prec;
-	op.gemv = b->gemv;
-	op.dequant = b->dequant;
-	op.dequant_rep = 0.0;   /* each weight converted once */
-	op.stream = b->stream;
-	op.m_tile = b->m_tile;  /* 0: the library's tiles (roofline.c) */
-	op.spread = 0;
-	op.bf16_x = b->bf16_x;  /* 0: the precision's own rate */
 	row = &b->ph->ops[b->ph->nops];
 	if (roof_op_time(b->acc16 && b->d16 ? b->d16 : b->d, &op, b->graphs,
 	                 &row->r, b->err) != GP_OK)

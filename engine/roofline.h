@@ -165,7 +165,13 @@ typedef enum roof_bound { ROOF_COMPUTE = 0, ROOF_MEMORY = 1 } roof_bound;
 /* One operator: FLOP and bytes moved to/from device memory, the GEMM shape
  * when it is one (output m x n, reduction depth k, `count` independent
  * GEMMs of that shape, e.g. one per attention head; m = n = k = 0: not a
- * GEMM, the compute ceiling is then the plain achievable fraction). */
+ * GEMM, the compute ceiling is then the plain achievable fraction).
+ * Build one zeroed -- a designated initialiser ("roof_op op = { .flop =
+ * ..., ... }") or memset -- and name the fields that apply: every
+ * field's 0 is its neutral value (no GEMM shape, count 1, a tiled GEMM
+ * that multiplies what it reads, each weight converted once, the
+ * library's tile and rate), so a field added later is 0 where a builder
+ * does not know it, never a stack's leftover. */
 typedef struct roof_op {
 	const char *name;     /* static string, not copied */
 	double flop;
@@ -188,7 +194,7 @@ typedef struct roof_op {
 	double dequant_rep;   /* times each weight is converted: a kernel
 	                         that widens its weight tile again in each
 	                         of its M blocks (serve_cfg.moe_upcast);
-	                         0 or 1: once */
+	                         0 or 1: once; 0 < rep < 1 is refused */
 	double m_tile;        /* > 0: the kernel's M tile is fixed, m_tile
 	                         rows up to m_tile tokens and 128 above
 	                         (DeepGEMM's SM90 GEMMs: 64); under 64, a
@@ -327,7 +333,8 @@ double roof_ridge(const roof_device *d, gp_dtype p, int achievable);
  * max(t_compute, t_memory) + t_launch otherwise.
  * d is checked with roof_device_check.  GP_OK, or GP_EINVAL for a bad
  * device, negative / NaN FLOP or bytes (or over 1e30), GEMM dimensions
- * over 1e15, dequant outside 0..64, dequant_rep outside 0..1e15, gemv
+ * over 1e15, dequant outside 0..64, dequant_rep neither 0 nor in
+ * 1..1e15, gemv
  * not 0..2, m_tile outside 0..128,
  * bf16_x neither 0 nor in ROOF_BF16_X_MIN..ROOF_BF16_X_MAX,
  * or a precision the device has no peak for. */

@@ -18,25 +18,16 @@ double train_t_op(const tenv *e, double flop, double bytes, double m,
 double train_t_gemm(const tenv *e, double flop, double bytes, double m,
 		    double n, double k, double batch, gp_dtype p, int spread)
 {
-	roof_op op;
-
-	op.name = NULL;
-	op.flop = flop;
-	op.bytes = bytes;
-	op.m = m;
-	op.n = n;
-	op.k = k;
-	op.count = batch;
-	op.prec = p;
 	/* Training GEMMs run on tensor-core tiles and multiply what they
-	 * read (roofline.h: no small-M GEMV, no dequantisation term). */
-	op.gemv = 0;
-	op.dequant = 0.0;
-	op.dequant_rep = 0.0;
-	op.m_tile = 0.0;
-	op.stream = 0.0;
-	op.spread = spread;
-	op.bf16_x = 0.0;
+	 * read (roofline.h: no small-M GEMV, no dequantisation term): the
+	 * fields not named are 0 (designated initialiser), gemv, dequant,
+	 * dequant_rep, m_tile, stream and bf16_x alike. */
+	roof_op op = {
+		.name = NULL, .flop = flop, .bytes = bytes,
+		.m = m, .n = n, .k = k, .count = batch, .prec = p,
+		.spread = spread,
+	};
+
 	/* The host launches kernels ahead of the GPU in training; what a
 	 * kernel costs beyond its work is the GPU-side gap between
 	 * kernels, the graph-launch figure. */
