@@ -1191,9 +1191,12 @@ int roof_checked_op_time(const roof_device *d, const roof_op *op,
 	    op->gemv < 0 || op->gemv > 2)
 		return gp_fail(err, "op%s%s: dequant must be 0..%g FLOP per "
 		               "weight and gemv 0, 1 or 2", sp, nm, ROOF_MAX_DEQUANT);
-	if (bad(op->dequant_rep) || op->dequant_rep > ROOF_MAX_DIM)
-		return gp_fail(err, "op%s%s: dequant_rep must be 0..%g", sp, nm,
-		               ROOF_MAX_DIM);
+	/* a count of conversions: 0 (not stated: once) or at least one */
+	if (bad(op->dequant_rep) || op->dequant_rep > ROOF_MAX_DIM ||
+	    (op->dequant_rep > 0.0 && op->dequant_rep < 1.0))
+		return gp_fail(err, "op%s%s: dequant_rep must be 0 or in "
+		               "[1, %g] (got %g)", sp, nm, ROOF_MAX_DIM,
+		               op->dequant_rep);
 	if (bad_frac(op->stream))
 		return gp_fail(err, "op%s%s: stream must be 0 or in [%g, 1] "
 		               "(got %g)", sp, nm, ROOF_MIN_FRAC, op->stream);

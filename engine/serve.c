@@ -194,7 +194,14 @@ int serve_check(const gp_model *m, const roof_device *d, const serve_cfg *c,
 	    gp_check_num(c->moe_route_kernels, 0, 64, "moe_route_kernels",
 	                 err) ||
 	    gp_check_num(c->moe_m_tile, 0, 128, "moe_m_tile", err) ||
+	    /* 0 (unpadded) or a whole number of elements: a fraction
+	     * of one pads nothing, and a denormal one made the padded
+	     * width h / pad infinite (serve_step.c moe_routed) */
 	    gp_check_num(c->moe_pad, 0, 4096, "moe_pad", err) ||
+	    (c->moe_pad != 0 && (c->moe_pad < 1 ||
+	                         c->moe_pad != floor(c->moe_pad)) &&
+	     gp_fail(err, "moe_pad must be 0 or a whole number of elements "
+	             "1..4096 (got %g)", c->moe_pad)) ||
 	    gp_check_num(c->moe_upcast, 0, 64, "moe_upcast", err) ||
 	    gp_check_num(c->acceptance, 0, 1, "acceptance", err) ||
 	    gp_check_num(c->accept_decay, 1e-3, 1, "accept_decay", err) ||

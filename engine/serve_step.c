@@ -493,6 +493,29 @@ static double group_hot(double n, double E, double eg)
 	return fmin(eg, 1.0 + max_dev(eg) * sqrt(var) / mean);
 }
 
+/* One grouped GEMM of the routed experts: the kernel's rate cap (ex,
+ * roof_op.bf16_x) and its in-loop weight upcast (dq vector FLOP a weight,
+ * rep times: roof_op.dequant, dequant_rep) set on the sx for this row
+ * alone and cleared after it, failure or not, so that no other row of
+ * the step (the activation between the two GEMMs, the next layer's)
+ * carries them. */
+static int experts_row(sx *x, const char *name, double count, double flop,
+                       double bytes, double mm, double n, double k,
+                       double nb, double mt, double ex, double dq,
+                       double rep, double *t)
+{
+	int rc;
+
+	x->bf16_x = ex;
+	x->dequant = dq;
+	x->dequant_rep = rep;
+	rc = sx_row_experts(x, name, count, flop, bytes, mm, n, k, nb, x->xcp,
+	                    mt, t);
+	x->bf16_x = 0.0;
+	x->dequant = x->dequant_rep = 0.0;
+	return rc;
+}
+
 /* The routed experts of the GPU's Tr tokens (Tinst on the instance) and
  * the all-to-all that dispatches and combines the Ts it sends (Tr but in
  * a mixed step, block_mixed). */
@@ -502,6 +525,7 @@ static int moe_routed(sx *x, double Tr, double Ts, double Tinst, int decode,
 	const shp *s = &x->s;
 	double E = s->E, k = s->k, fx = s->fx, h = s->h, xb = s->xb, t;
 	double recv, touched, mexp, up_n, mt, ex, hp = s->h, fp = s->fx;
+	double dq = 0.0, rep = 0.0;
 
 	/* Routed experts, grouped GEMMs (DeepGEMM): the hottest
 	 * GPU receives imbalance x its tokens x top_k (EP), or every
@@ -609,18 +633,13 @@ static int moe_routed(sx *x, double Tr, double Ts, double Tinst, int decode,
 		bm = tpe >= 512.0 ? 128.0 :
 			fmax(32.0, fmin(pow(2.0, ceil(log2(fmax(tpe, 1.0)))),
 			                64.0));
-		x->dequant = x->c->moe_upcast;
-		x->dequant_rep = fmax(1.0, ceil(mexp / bm - 1e-9));
+		dq = x->c->moe_upcast;
+		rep = fmax(1.0, ceil(mexp / bm - 1e-9));
 	}
-	x->bf16_x = ex;
-	if (sx_row_experts(x, "experts_up", s->nm, 2.0 * recv * hp * up_n,
-	                   touched * hp * up_n * xb + recv * (hp + up_n) * ACT,
-	                   mexp, up_n, hp, touched, x->xcp, mt, &t)) {
-		x->bf16_x = 0.0;
-		x->dequant = x->dequant_rep = 0.0;
+	if (experts_row(x, "experts_up", s->nm, 2.0 * recv * hp * up_n,
+	                touched * hp * up_n * xb + recv * (hp + up_n) * ACT,
+	                mexp, up_n, hp, touched, mt, ex, dq, rep, &t))
 		return GP_EINVAL;
-	}
-	x->bf16_x = 0.0;
 	b->routed += t;
 	/* SiLU-and-mul writes the down GEMM's input (in fp8 with
 	 * its scales: SGLang's silu_and_mul_masked_post_quant), unless
@@ -633,16 +652,10 @@ static int moe_routed(sx *x, double Tr, double Ts, double Tinst, int decode,
 			return GP_EINVAL;
 		b->routed += t;
 	}
-	x->bf16_x = ex;
-	if (sx_row_experts(x, "experts_down", s->nm, 2.0 * recv * fp * hp,
-	                   touched * fp * hp * xb + recv * (fp + hp) * ACT,
-	                   mexp, hp, fp, touched, x->xcp, mt, &t)) {
-		x->bf16_x = 0.0;
-		x->dequant = x->dequant_rep = 0.0;
+	if (experts_row(x, "experts_down", s->nm, 2.0 * recv * fp * hp,
+	                touched * fp * hp * xb + recv * (fp + hp) * ACT,
+	                mexp, hp, fp, touched, mt, ex, dq, rep, &t))
 		return GP_EINVAL;
-	}
-	x->bf16_x = 0.0;
-	x->dequant = x->dequant_rep = 0.0;
 	b->routed += t;
 	b->down = t;
 	if (sx_a2a(x, Ts, x->c->dispatch_bytes, decode, &b->disp,

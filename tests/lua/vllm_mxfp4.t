@@ -14,7 +14,7 @@
 -- Run: ./gpuplan run tests/lua/vllm_mxfp4.t
 local t = require "tap"
 local gp = require "gpuplan"
-t.plan(16)
+t.plan(21)
 
 -- gpt-oss-20b's shape (openai/gpt-oss-20b config.json): 24 layers, 32
 -- experts top-4, MXFP4 experts.
@@ -156,3 +156,35 @@ t.near(r1.t_compute, 2 * 64 * 5760 * 2880 / r1.compute_rate, 1e-9,
 local pu = op(run("vllm", "mi300x"), "experts_up")
 t.is(pu.flop, 2 * 4 * 2944 * 5888, "vLLM, MI300X: experts_up at the padded 2944 x 5888")
 t.is(op(v, "experts_up").flop, 2 * 4 * 2880 * 5760, "vLLM, H100: experts_up at 2880 x 5760")
+
+-- 17-18. dequant_rep counts conversions: 0 (unstated, once) or at least
+-- one; a fraction of one is refused, naming the field (roofline.c
+-- roof_checked_op_time), and 0 prices exactly as 1 (rep 0 is read as 1:
+-- the same t_compute, to 1e-12).
+t.raises(function() rop(0.5) end, "op: dequant_rep must be 0 or in [1, 1e+15] (got 0.5)",
+         "roof_op: dequant_rep 0.5 refused", true)
+t.near(rop(0).t_compute, r1.t_compute, 1e-12, "roof_op: dequant_rep 0 prices as 1")
+
+-- 19-21. moe_pad is a whole number of elements (engine serve.c
+-- serve_check): the MI300X's captured engine config (core.serve) run
+-- again with a fraction of one, or a denormal that made the padded width
+-- h / pad infinite, is refused by name; the config as captured (pad 128)
+-- runs.
+do
+  local real, cap = core.serve, nil
+  core.serve = function(m, d, s) cap = { m, d, s }; return real(m, d, s) end
+  run("vllm", "mi300x")
+  core.serve = real
+  local function with_pad(p)
+    local s = {}
+    for k, x in pairs(cap[3]) do s[k] = x end
+    s.moe_pad = p
+    return real(cap[1], cap[2], s)
+  end
+  t.raises(function() with_pad(0.5) end,
+           "moe_pad must be 0 or a whole number of elements 1..4096 (got 0.5)",
+           "serve: moe_pad 0.5 refused", true)
+  t.raises(function() with_pad(5e-324) end, "moe_pad must be 0 or a whole number",
+           "serve: a denormal moe_pad refused", true)
+  t.is(cap[3].moe_pad, 128, "the captured MI300X config pads to 128")
+end
