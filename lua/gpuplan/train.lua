@@ -1160,6 +1160,21 @@ local function step_choices(o, p, cfg, sweep, default)
         .. "moe_router_padding_for_quantization off)")
     end
   end
+  -- An option that names a Transformer Engine MoE module under
+  -- Megatron-Core (the three below) needs experts to act on and TE's
+  -- modules to run: else it would price nothing, in silence.  Its
+  -- errors are raised one level up (4), where fail and usage raise at 3,
+  -- so that they are placed as theirs are.
+  local function te_moe_needs(label, moe_what, te_what)
+    if not has_moe then
+      error(string.format("train: %s is %s; %s has no experts", label, moe_what,
+        tostring(p.model.id or p.model.name)), 4)
+    elseif not cfg.te_modules or cfg.eager then
+      error(args.usage(string.format("train: %s is %s: it needs stack = megatron with kernels "
+        .. "= fused (got stack = %s, kernels = %s)", label, te_what, tostring(cfg.stack),
+        kernels)), 4)
+    end
+  end
   -- Transformer Engine's fused grouped MLP (engine/train_layer.c
   -- gemm_costs) is Megatron-Core's TEGroupedMLP under the op fuser, and
   -- TE v2.16 fuses it only for an MXFP8 recipe (ops/_common.py
@@ -1172,13 +1187,9 @@ local function step_choices(o, p, cfg, sweep, default)
   -- else would price kernels that do not run, in silence.
   if cfg.fused_grouped_mlp then
     local id = tostring(p.model.id or p.model.name)
-    if not has_moe then
-      fail("train: fused_grouped_mlp is the MoE experts' fused MLP; %s has no experts", id)
-    elseif not cfg.te_modules or cfg.eager then
-      usage("train: fused_grouped_mlp is Megatron-Core's TEGroupedMLP under Transformer "
-        .. "Engine's op fuser: it needs stack = megatron with kernels = fused (got stack = %s, "
-        .. "kernels = %s)", tostring(cfg.stack), kernels)
-    elseif cfg.compute ~= "fp8" or not cfg.fp8_block then
+    te_moe_needs("fused_grouped_mlp", "the MoE experts' fused MLP",
+      "Megatron-Core's TEGroupedMLP under Transformer Engine's op fuser")
+    if cfg.compute ~= "fp8" or not cfg.fp8_block then
       usage("train: fused_grouped_mlp runs only with an MXFP8 recipe: it needs precision = "
         .. "fp8 with fp8_scaling = block (got precision %s%s)", tostring(cfg.compute),
         cfg.compute == "fp8" and ", fp8_scaling " .. tostring(fs or "delayed") or "")
@@ -1194,19 +1205,20 @@ local function step_choices(o, p, cfg, sweep, default)
   -- it would price nothing, in silence.
   cfg.legacy_permute = o.legacy_permute == true
   if cfg.legacy_permute then
-    local id = tostring(p.model.id or p.model.name)
-    if not has_moe then
-      fail("train: legacy_permute is the MoE dispatcher's token permute; %s has no experts", id)
-    elseif not cfg.te_modules or cfg.eager then
-      usage("train: legacy_permute is Transformer Engine's fused permute under Megatron-Core: "
-        .. "it needs stack = megatron with kernels = fused (got stack = %s, kernels = %s)",
-        tostring(cfg.stack), kernels)
-    elseif o.moe_dispatcher ~= nil and o.moe_dispatcher ~= "alltoall" then
+    te_moe_needs("legacy_permute", "the MoE dispatcher's token permute",
+      "Transformer Engine's fused permute under Megatron-Core")
+    if o.moe_dispatcher ~= nil and o.moe_dispatcher ~= "alltoall" then
       usage("train: legacy_permute is the alltoall dispatcher's fused permute; moe_dispatcher "
         .. "%s permutes otherwise: give moe_dispatcher = alltoall", o.moe_dispatcher)
     elseif cfg.unfused_permute then
       usage("train: legacy_permute is Transformer Engine's fused permute kernel; "
         .. "unfused_permute runs Megatron-Core's PyTorch ops instead: give one of them")
+    elseif not sweep and (cfg.ep or 1) <= 1 then
+      -- the engine prices the alltoall dispatcher's permute on the
+      -- expert-parallel layer alone (train_layer.c layer_compute:
+      -- moe_permute_costs at ep > 1), as moe_router_ops' refusal says
+      usage("train: legacy_permute is priced on the expert-parallel layer's permute "
+        .. "(moe_permute); give ep > 1 (got %s)", tostring(cfg.ep or 1))
     end
   end
   -- Transformer Engine's older MXFP8 grouped linear (engine/train_layer.c
@@ -1215,15 +1227,9 @@ local function step_choices(o, p, cfg, sweep, default)
   local mg = o.te_mxfp8_grouped
   cfg.mxfp8_grouped = 0
   if mg ~= nil and mg ~= "fused" then
-    local id = tostring(p.model.id or p.model.name)
-    if not has_moe then
-      fail("train: te_mxfp8_grouped %s is the MoE experts' grouped linear; %s has no experts",
-        mg, id)
-    elseif not cfg.te_modules or cfg.eager then
-      usage("train: te_mxfp8_grouped %s is Transformer Engine's GroupedLinear: it needs stack = "
-        .. "megatron with kernels = fused (got stack = %s, kernels = %s)", mg,
-        tostring(cfg.stack), kernels)
-    elseif cfg.compute ~= "fp8" or not cfg.fp8_block then
+    te_moe_needs("te_mxfp8_grouped " .. tostring(mg), "the MoE experts' grouped linear",
+      "Transformer Engine's GroupedLinear")
+    if cfg.compute ~= "fp8" or not cfg.fp8_block then
       usage("train: te_mxfp8_grouped %s is the MXFP8 recipe's grouped linear: it needs "
         .. "precision = fp8 with fp8_scaling = block (got precision %s%s)", mg,
         tostring(cfg.compute),

@@ -7,7 +7,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(17)
+t.plan(19)
 
 local op = t.op
 -- B200: 7.67e12 B/s x 0.85 (its catalog hbm) streams; a small kernel is
@@ -86,6 +86,17 @@ t.raises(function() run { moe_dispatcher = "flex", legacy_permute = true } end,
 t.raises(function() run { unfused_permute = true, legacy_permute = true } end,
   "train: legacy_permute is Transformer Engine's fused permute kernel; unfused_permute runs "
   .. "Megatron-Core's PyTorch ops instead: give one of them", "with unfused_permute refused", true)
+-- The engine prices the alltoall dispatcher's permute on the
+-- expert-parallel layer alone (train_layer.c: moe_permute_costs at ep >
+-- 1): at ep 1 legacy_permute would price nothing, so it is refused.
+t.raises(function() run { ep = 1, legacy_permute = true } end,
+  "train: legacy_permute is priced on the expert-parallel layer's permute (moe_permute); "
+  .. "give ep > 1 (got 1)", "legacy_permute at ep 1 refused", true)
+-- Off Transformer Engine's modules there is no GroupedLinear to price.
+t.raises(function() run { stack = "hf", capacity_factor = 0, te_mxfp8_grouped = "bulk" } end,
+  "train: te_mxfp8_grouped bulk is Transformer Engine's GroupedLinear: it needs stack = "
+  .. "megatron with kernels = fused (got stack = hf, kernels = eager)",
+  "te_mxfp8_grouped off TE's modules refused", true)
 t.raises(function() run { te_mxfp8_grouped = "old" } end,
   "train: te_mxfp8_grouped must be fused, bulk or per_tensor (got string 'old')",
   "an unknown value refused", true)
