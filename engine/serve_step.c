@@ -493,6 +493,25 @@ static double group_hot(double n, double E, double eg)
 	return fmin(eg, 1.0 + max_dev(eg) * sqrt(var) / mean);
 }
 
+/* How many times matmul_ogs widens each expert weight (roof_op.
+ * dequant_rep): once in each M block of an expert of mexp rows.  Its M
+ * block is the AMD opt flag (triton_kernels matmul_ogs_details/
+ * opt_flags.py make_default_opt_flags_amd: "tokens_per_expt = max(1, m
+ * // routing_data.n_expts_tot)" where the routing data states no
+ * expected count, then "elif tokens_per_expt >= 512 and n >= 2048:
+ * block_m = 128" else "block_m = max(32, min(triton.next_power_of_2(
+ * tokens_per_expt), 64))"; its earlier branches, a block_m constraint
+ * and enforce_bitwise_invariance, are not priced), for the GEMM's tpe
+ * tokens an expert and n output columns: the up GEMM's gate and up
+ * width, the down GEMM's hidden. */
+static double ogs_rep(double tpe, double n, double mexp)
+{
+	double bm = tpe >= 512.0 && n >= 2048.0 ? 128.0 :
+		fmax(32.0, fmin(pow(2.0, ceil(log2(fmax(tpe, 1.0)))), 64.0));
+
+	return fmax(1.0, ceil(mexp / bm - 1e-9));
+}
+
 /* One grouped GEMM of the routed experts: the kernel's rate cap (ex,
  * roof_op.bf16_x) and its in-loop weight upcast (dq vector FLOP a weight,
  * rep times: roof_op.dequant, dequant_rep) set on the sx for this row
@@ -621,20 +640,10 @@ static int moe_routed(sx *x, double Tr, double Ts, double Tinst, int decode,
 	/* A kernel that widens the experts' weights in its mainloop
 	 * (serve_cfg.moe_upcast: matmul_ogs on CDNA3) does it in every
 	 * program, one per M block of an expert and N block: each M
-	 * block converts the expert's whole weight again.  Its M block
-	 * is matmul_ogs' AMD opt flag (make_default_opt_flags_amd:
-	 * "elif tokens_per_expt >= 512 and n >= 2048: block_m = 128 ...
-	 * else: block_m = max(32, min(triton.next_power_of_2(
-	 * tokens_per_expt), 64))", tokens_per_expt = m // n_expts_tot;
-	 * both expert GEMMs of these models are 2048 wide or more). */
+	 * block converts the expert's whole weight again (ogs_rep). */
 	if (x->c->moe_upcast > 0.0) {
-		double tpe = recv / fmax(E, 1.0), bm;
-
-		bm = tpe >= 512.0 ? 128.0 :
-			fmax(32.0, fmin(pow(2.0, ceil(log2(fmax(tpe, 1.0)))),
-			                64.0));
 		dq = x->c->moe_upcast;
-		rep = fmax(1.0, ceil(mexp / bm - 1e-9));
+		rep = ogs_rep(recv / fmax(E, 1.0), up_n, mexp);
 	}
 	if (experts_row(x, "experts_up", s->nm, 2.0 * recv * hp * up_n,
 	                touched * hp * up_n * xb + recv * (hp + up_n) * ACT,
@@ -652,6 +661,8 @@ static int moe_routed(sx *x, double Tr, double Ts, double Tinst, int decode,
 			return GP_EINVAL;
 		b->routed += t;
 	}
+	if (x->c->moe_upcast > 0.0)
+		rep = ogs_rep(recv / fmax(E, 1.0), hp, mexp);
 	if (experts_row(x, "experts_down", s->nm, 2.0 * recv * fp * hp,
 	                touched * fp * hp * xb + recv * (fp + hp) * ACT,
 	                mexp, hp, fp, touched, mt, ex, dq, rep, &t))
