@@ -2344,7 +2344,8 @@ opt { name = "legacy_permute", type = "flag", commands = "train plan",
     .. "PR #1927 (TE 2.5 and earlier): each token's program loops over every expert of the "
     .. "model to find its top-k rows, so the token permute and unpermute (and their "
     .. "backward) take 10x their time -- \"up to a 10x unit speedup\" at DeepSeek-V3's 256 "
-    .. "experts, top-8 (Megatron-LM's GB200 guide, 2.1.1); with expert parallelism",
+    .. "experts, top-8 (Megatron-LM's GB200 guide, 2.1.1); with expert parallelism (ep > 1, "
+    .. "where the permute is priced; refused at ep 1)",
   suggest = { "te_permute_legacy", "old_permute", "permute_v1" } }
 opt { name = "te_mxfp8_grouped", type = "string", metavar = "V", commands = "train plan",
   kind = "enum", values = { "fused", "bulk", "per_tensor" },
