@@ -1075,9 +1075,21 @@ opt { name = "sampling", type = "string", metavar = "LIST", commands = "infer",
     .. "or frequency penalty), e.g. random,top_p,penalties (Lua also a list); greedy: none; "
     .. "--runtime vllm with --vllm-version only",
   suggest = { "sampling_params", "sampler", "temperature", "top_p", "repetition_penalty" } }
-opt { name = "vllm_version", type = "string", metavar = "X.Y.Z", commands = "infer",
+-- gp.rl's: the rollout engine's release, read by gpuplan.rl's
+-- M.v0_outputs (V0 before 0.8.0, its async output processor from 0.6.0).
+opt { name = "vllm_version", type = "string", metavar = "X.Y.Z", commands = "infer rl",
   help = "the vLLM release whose V0 sampler runs --sampling: 0.4.2 to 0.6.3, the releases "
     .. "whose sampler.py was counted (vLLM V1's sampler is not)",
+  variants = { rl = { group = "rl", metavar = "X.Y[.Z]",
+    default = "none: a V1 release (0.8.0 or later), no output processing between decode steps",
+    help = "the rollout engine's vLLM release, written plain (0.4.2): one before 0.8.0 runs "
+      .. "vLLM's V0 engine, which processes each step's outputs between two decode steps "
+      .. "(LLMEngine._process_model_outputs, 0.103 ms a sequence a step: vLLM RFC #6913) "
+      .. "unless its async output processor (0.6.0 on, vLLM PR #7049) overlaps them with the "
+      .. "next forward, which vLLM turns off under --rollout-eager: before 0.6.0, or with "
+      .. "--rollout-eager, --frontend-host defaults to that figure; from 0.6.0 on without "
+      .. "--rollout-eager refused (the overlap is not priced); the engine's other defaults do "
+      .. "not follow it; --rollout-engine vllm only" } },
   suggest = { "vllm_release", "release" } }
 -- vLLM V0's context limit on its CUDA graphs (engine infer_cfg.graph_max_ctx,
 -- infer_run.c graph_step; gpuplan.infer M.v0_graph_max_context).
@@ -1493,6 +1505,17 @@ opt { name = "rollout_eager", type = "flag", commands = "rl",
   help = "the rollout engine runs without CUDA graphs (vLLM enforce_eager, verl's default "
     .. "before 2025-08): the host dispatches every op of a decode step",
   suggest = { "enforce_eager", "eager" } }
+-- A V1 release's fall-back to V0 (gpuplan.rl M.v0_outputs): no other
+-- option says it, rollout_eager running either engine.
+opt { name = "vllm_v0", type = "flag", commands = "rl",
+  default = "off: vLLM's V1 engine, or V0 where --vllm-version is before 0.8.0",
+  help = "the rollout runs vLLM's V0 engine on a release whose default is V1 (0.8.0 on: "
+    .. "VLLM_USE_V1=0, or a fall-back its log reports, \"Falling back to V0\"), which under "
+    .. "--rollout-eager has no async output processor: each step's outputs processed between "
+    .. "two decode steps, --frontend-host 1.03e-4 s a sequence a step (vLLM RFC #6913); "
+    .. "--rollout-eager required (with CUDA graphs the overlap is not priced), not with a "
+    .. "--vllm-version before 0.8.0 (V0 there anyway); --rollout-engine vllm only",
+  suggest = { "vllm_use_v1", "v0_engine", "use_v0" } }
 opt { name = "rollout_custom_ar", type = "flag", commands = "rl", form = "both",
   default = "on: vLLM's own custom all-reduce within one host (disable_custom_all_reduce "
     .. "False, vLLM's default, kept by NeMo RL's vllm_worker.py)",
@@ -1608,7 +1631,9 @@ opt { name = "token_host", type = "number", metavar = "S", commands = "rl", defa
     .. "seconds on an x86 server CPU (the system's host_op_scale multiplies it), serial on "
     .. "each engine's worker (NeMo RL's vLLM worker: 7.04e-6)",
   suggest = { "output_token_host", "postprocess" } }
-opt { name = "frontend_host", type = "number", metavar = "S", commands = "rl", default = "0",
+opt { name = "frontend_host", type = "number", metavar = "S", commands = "rl",
+  default = "0; 1.03e-4 for vLLM's V0 engine without its async output processor (--vllm-version "
+    .. "before 0.6.0, or V0 under --rollout-eager)",
   help = "the inference engine's frontend work per sequence per decode step (detokenizing "
     .. "the new token, updating the request's output) when it runs in the caller's process, "
     .. "serial with the GPU: vLLM's LLM with VLLM_ENABLE_V1_MULTIPROCESSING=0, seconds on an "

@@ -224,7 +224,14 @@
 --                 step when the engine runs in the caller's process, serial
 --                 with the GPU (vLLM's LLM with VLLM_ENABLE_V1_
 --                 MULTIPROCESSING=0; default 0: a frontend process of its
---                 own); it adds to vLLM's per-sequence host work
+--                 own, M.ENGINE_V0_OUTPUT where M.v0_outputs says V0's
+--                 output processing runs between two decode steps); it
+--                 adds to vLLM's per-sequence host work
+--   vllm_version  the rollout engine's vLLM release, "X.Y" or "X.Y.Z"
+--                 written plain: before 0.8.0 its V0 engine (default: a
+--                 V1 release); see M.v0_outputs
+--   vllm_v0       the engine runs V0 on a V1 release (VLLM_USE_V1=0, or a
+--                 fall-back; default false); see M.v0_outputs
 --   logprob_host  the engine's seconds per sequence per decode step
 --                 for returning each sampled token's log-probability
 --                 (vLLM with logprobs = 0; default 0: none asked for); it
@@ -434,6 +441,50 @@ M.ENGINE_LOGPROB = 0.84 / 13583 - 0.96 / 18645
 -- serial processing on every V0 release before 0.6.0, which had no async
 -- output processor (vllm PR #7049 brought it).
 M.ENGINE_V0_OUTPUT = (3.4e-3 - 0.2e-3) / 31
+
+-- The releases that bound V0's engine and its async output processor:
+-- V1 became vLLM's default engine in 0.8.0 (a run on a later release
+-- is on V0 only by VLLM_USE_V1=0 or a fall-back, o.vllm_v0), and the
+-- async output processor came in 0.6.0 (vllm PR #7049).
+M.V1_DEFAULT_SINCE = "0.8.0"
+M.ASYNC_OUTPUT_SINCE = "0.6.0"
+
+-- Whether the rollout's vLLM runs its V0 engine with each step's output
+-- processing between two decode steps (M.ENGINE_V0_OUTPUT), from o's
+-- vllm_version and vllm_v0 (and rollout_eager): true and the reason
+-- said on the "defaults assumed" line; false where the engine is V1;
+-- nil and the refusal's text where the options contradict each other or
+-- ask for what is not priced (V0's async output processor under CUDA
+-- graphs).  Values of the wrong kind are the caller's to refuse
+-- (step_flags); the case reader's profiles ask this too, before that
+-- check, so a bad value reads as V1 here.
+function M.v0_outputs(o)
+  local version = require "gpuplan.version"
+  local ver = o.vllm_version
+  local v0_release = type(ver) == "string" and version.plain(ver)
+    and version.before(ver, M.V1_DEFAULT_SINCE)
+  local fallback = o.vllm_v0 == true
+  if fallback and v0_release then
+    return nil, string.format("rl: vllm_v0 says a V1 release (%s on) runs V0; vllm_version %s is "
+      .. "a V0 release: leave vllm_v0 out", M.V1_DEFAULT_SINCE, ver)
+  end
+  if not (fallback or v0_release) then return false end
+  local eager = o.rollout_eager == true
+  local no_processor = v0_release and version.before(ver, M.ASYNC_OUTPUT_SINCE)
+  local said = fallback and "vllm_v0" or ("vllm_version " .. ver)
+  if not (eager or no_processor) then
+    return nil, string.format("rl: %s runs vLLM's V0 engine, whose async output processor "
+      .. "(vLLM %s on) overlaps each step's output processing with the next forward under CUDA "
+      .. "graphs, which is not priced: give rollout_eager (enforce_eager turns that processor "
+      .. "off)%s", said, M.ASYNC_OUTPUT_SINCE,
+      fallback and "" or (", or a vllm_version before " .. M.ASYNC_OUTPUT_SINCE))
+  end
+  return true, string.format("%s: vLLM's V0 engine %s, so LLMEngine._process_model_outputs "
+    .. "runs between two decode steps, %.3f ms a sequence a step (vLLM RFC #6913)", said,
+    no_processor and ("before " .. M.ASYNC_OUTPUT_SINCE .. " has no async output processor "
+      .. "(vllm PR #7049)")
+      or "under rollout_eager turns its async output processor off", M.ENGINE_V0_OUTPUT * 1e3)
+end
 
 -- DeepSpeed-Chat's hybrid engine generates through Hugging Face's
 -- generate() (DeepSpeed v0.9.0 runtime/hybrid_engine.py: generate calls
@@ -1818,6 +1869,29 @@ local function step_flags(o, dflt)
     return v
   end
   local frontend = vllm_host("frontend_host", "in-process frontend")
+  -- The engine's vLLM release and its V0 engine (M.v0_outputs): V0's
+  -- output processing between two decode steps is its frontend_host
+  -- unless one is given.
+  local ver = o.vllm_version
+  if ver ~= nil and not (type(ver) == "string"
+      and require("gpuplan.version").plain(ver)) then
+    usage("rl: vllm_version must be a vLLM release written plain, X.Y or X.Y.Z as 0.4.2 "
+      .. "(no tag's v, rc or suffix; got %s)", ver == "" and "''"
+      or type(ver) == "string" and ver or shown(ver))
+  end
+  boolean("vllm_v0", o.vllm_v0, false)
+  if hybrid and (ver ~= nil or o.vllm_v0 ~= nil) then
+    usage("rl: %s is vLLM's; the hybrid engine generates with Hugging Face's generate",
+      ver ~= nil and "vllm_version" or "vllm_v0")
+  end
+  if not hybrid then
+    local v0, why = M.v0_outputs(o)
+    if v0 == nil then usage("%s", why) end
+    if v0 and frontend == nil then
+      frontend = M.ENGINE_V0_OUTPUT
+      dflt(string.format("frontend_host=%.4g (%s)", frontend, why))
+    end
+  end
   local logprob = vllm_host("logprob_host", "engine core's")
   local sync_tensor = bounded("sync_tensor_time", o.sync_tensor_time, 1,
     "seconds per weight tensor, 0 to 1")

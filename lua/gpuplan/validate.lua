@@ -591,9 +591,9 @@ local case_schema = T.record {
     rollout_dp_attention = declared("rollout_dp_attention"),
     offload_states = declared("offload_states"), param_offload = declared("param_offload"),
     ref_host = declared("ref_host"), ref_reward_offload = declared("ref_reward_offload"),
-    ref_model = declared("ref_model"), async_engine = T.boolean(), vllm_v0 = T.boolean(),
+    ref_model = declared("ref_model"), async_engine = T.boolean(), vllm_v0 = declared("vllm_v0"),
     -- the rollout's vLLM release (SCHEMA.md rl.vllm_version), written
-    -- plain as source.version is
+    -- plain as source.version is and gp.rl's vllm_version takes
     vllm_version = { name = "release", check = function(x, path)
       if not require("gpuplan.version").plain(x) then
         error({ path = path, msg = 'expected a release as "0.4.2" (major.minor[.patch]), got '

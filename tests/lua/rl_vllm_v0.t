@@ -53,11 +53,13 @@ c1.rl.vllm_v0 = nil
 predict(c1, cat)
 t.is(seen.frontend_host, rl.ENGINE_FRONTEND, "no vllm_v0: V1's in-process frontend")
 -- With CUDA graphs V0's async output processor (vLLM 0.6 on) overlaps the
--- next forward: not priced, so the case is refused, naming the field.
+-- next forward: not priced, so the case is refused by gp.rl's vllm_v0
+-- (the field maps to that option), naming it.
 local c2 = t.with(grpo, {})
 c2.rl = t.with(grpo.rl, { rollout_eager = false })
 local q, why = predict(c2, cat)
-t.ok(q == nil and tostring(why):find("rl.vllm_v0", 1, true) ~= nil,
+t.ok(q == nil and tostring(why):find("vllm_v0 runs vLLM's V0 engine", 1, true) ~= nil
+  and tostring(why):find("give rollout_eager", 1, true) ~= nil,
   "vllm_v0 without rollout_eager is refused, naming the field")
 -- Only the verl profile prices it: another framework's case refuses it.
 local c3 = t.with(nemo, {})
@@ -73,11 +75,11 @@ t.ok(orl and orl.rl.vllm_version == "0.4.2" and not orl.rl.rollout_eager,
 predict(orl, cat)
 t.is(seen.frontend_host, rl.ENGINE_V0_OUTPUT, "openrlhf + vLLM 0.4.2: V0's output processing")
 -- The same on 0.6.0, graphs on: the async output processor's overlap is
--- not priced, so the case is refused, naming the field.
+-- not priced, so the case is refused by gp.rl's vllm_version, naming it.
 local c4 = t.with(orl, {})
 c4.rl = t.with(orl.rl, { vllm_version = "0.6.0" })
 q, why = predict(c4, cat)
-t.ok(q == nil and tostring(why):find("rl.vllm_version", 1, true) ~= nil,
+t.ok(q == nil and tostring(why):find("vllm_version 0.6.0 runs vLLM's V0 engine", 1, true) ~= nil,
   "vLLM 0.6.0 with CUDA graphs is refused, naming the field")
 -- 0.8.0 on, V1 is vLLM's default: OpenRLHF's profile prices none.
 local c5 = t.with(orl, {})

@@ -362,11 +362,17 @@ PROFILES.verl = {
   -- back to V0") under verl's enforce_eager has no async output
   -- processor, so V0's own output processing takes that place between
   -- two decode steps (gpuplan.rl.ENGINE_V0_OUTPUT, vLLM RFC #6913).
+  -- gp.rl's vllm_v0 and vllm_version decide it (gpuplan.rl.v0_outputs,
+  -- which gp.rl's own frontend_host default follows); the profile says
+  -- it here, in its place among the profile's settings.
   { "frontend_host", rl.ENGINE_V0_OUTPUT, "vLLM's V0 engine under enforce_eager: no async "
     .. "output processor, LLMEngine._process_model_outputs between two decode steps (vLLM "
-    .. "RFC #6913)", function(o) return o.v0_outputs end },
+    .. "RFC #6913)", function(o) return rl.v0_outputs(o) == true end },
+  -- V1's in-process frontend: not on V0 (and where gpuplan.rl.v0_outputs
+  -- refuses the options, gp.rl says why)
   { "frontend_host", rl.ENGINE_FRONTEND, "vLLM's frontend in the worker's process "
-    .. "(external_launcher: VLLM_ENABLE_V1_MULTIPROCESSING=0)" },
+    .. "(external_launcher: VLLM_ENABLE_V1_MULTIPROCESSING=0)",
+    function(o) return rl.v0_outputs(o) == false end },
   -- That log-probability (vllm_rollout_spmd.py at 65c59c7: "kwargs =
   -- dict(n=1, logprobs=0,  # can be set to 0 and let actor to recompute",
   -- no rollout config key overrides it) is sliced and packed per request
@@ -426,11 +432,13 @@ PROFILES.openrlhf = {
   -- a V0 release before 0.6.0 (rl.vllm_version: dockerfile/Dockerfile at
   -- 391e1de4 "RUN pip install vllm==0.4.2") no async output processor
   -- exists, so LLMEngine._process_model_outputs runs between two decode
-  -- steps (gpuplan.rl.ENGINE_V0_OUTPUT, vLLM RFC #6913).  Its requests
-  -- detokenize (SamplingParams' default), as the RFC's did.
+  -- steps (gpuplan.rl.ENGINE_V0_OUTPUT, vLLM RFC #6913): gp.rl's
+  -- vllm_version decides it (gpuplan.rl.v0_outputs, which gp.rl's own
+  -- frontend_host default follows).  Its requests detokenize
+  -- (SamplingParams' default), as the RFC's did.
   { "frontend_host", rl.ENGINE_V0_OUTPUT, "vLLM's V0 engine without an async output "
     .. "processor: LLMEngine._process_model_outputs between two decode steps (vLLM RFC #6913)",
-    function(o) return o.v0_outputs end },
+    function(o) return rl.v0_outputs(o) == true end },
 }
 
 -- DeepSpeed-Chat's step 3 (DeepSpeedExamples applications/DeepSpeed-Chat,
@@ -921,9 +929,11 @@ local function predict(case, cat)
     ref_reward_offload = v(c.ref_reward_offload),
     param_offload = v(c.param_offload), async_engine = v(c.async_engine),
     -- vLLM's V0 engine where the source's logs say a run fell back to
-    -- it (SCHEMA.md rl.vllm_v0): read below with rl.vllm_version, no
-    -- gp.rl option of its own
-    vllm_v0 = v(c.vllm_v0),
+    -- it (SCHEMA.md rl.vllm_v0), and the rollout's vLLM release where
+    -- the source pins it (rl.vllm_version): gp.rl's vllm_v0 and
+    -- vllm_version, which price V0's output processing
+    -- (gpuplan.rl.v0_outputs)
+    vllm_v0 = v(c.vllm_v0), vllm_version = v(c.vllm_version),
     logprob_batch = v(c.logprob_batch), response_clip = v(c.response_clip),
     -- DeepSpeed-Chat's --enable_ema (SCHEMA.md rl.ema)
     ema = v(c.ema),
@@ -981,31 +991,6 @@ local function predict(case, cat)
   -- A framework that caps the response on its own (verl's
   -- max_response_length) states the cap: rl.response_max.
   o.response_max = v(c.response_max)
-  -- vLLM's V0 engine (SCHEMA.md rl.vllm_v0, rl.vllm_version): every
-  -- release before 0.8.0, and a later one where the run fell back to it
-  -- (the source's logs: "Falling back to V0").  V0 processes each step's
-  -- outputs between two decode steps unless its async output processor
-  -- (vLLM 0.6.0 on, vllm PR #7049) overlaps them with the next forward,
-  -- which vLLM turns off under enforce_eager ("Since, enforce-eager is
-  -- enabled, async output processor cannot be used"): o.v0_outputs, read
-  -- by the verl and OpenRLHF profiles' frontend_host
-  -- (gpuplan.rl.ENGINE_V0_OUTPUT).  With CUDA graphs on 0.6 or later
-  -- the overlap is not priced: refused.
-  local vver = v(c.vllm_version)
-  local cmp = vver and require("gpuplan.version").compare
-  local v0 = o.vllm_v0 or (vver ~= nil and cmp(vver, "0.8.0") < 0)
-  if o.vllm_v0 and vver and cmp(vver, "0.8.0") < 0 then
-    return nil, string.format("rl.vllm_v0 says a run fell back to V0 from V1, the default from "
-      .. "vLLM 0.8.0; rl.vllm_version %s runs V0 anyway: leave vllm_v0 out", vver)
-  end
-  if v0 and not o.rollout_eager and not (vver and cmp(vver, "0.6.0") < 0) then
-    return nil, "rl.vllm_v0 / rl.vllm_version: V0's output processing is priced where it runs "
-      .. "between two decode steps, under enforce_eager (rl.rollout_eager) or before vLLM 0.6.0; "
-      .. "with CUDA graphs from 0.6.0 on its async output processor overlaps the next forward, "
-      .. "which is not priced"
-  end
-  o.v0_outputs = v0 or nil
-  o.vllm_v0 = nil
   -- A source that bounds every response between two lengths states the
   -- bottom, rl.response_min, and the top, rl.response_max: gp.rl takes
   -- them uniform, the mean their middle.
@@ -1083,16 +1068,17 @@ local function predict(case, cat)
   -- The engine's mode is priced through the profile's token_host; gp.rl
   -- has no such option.
   o.async_engine = nil
-  -- V0's output processing overlaps the next forward under CUDA graphs
-  -- (its async output processor, vLLM 0.6 on; none before 0.6): what the
-  -- profile prices is the eager engine's, whose processor vLLM turns off.
-  -- Only the verl and OpenRLHF profiles price V0's output processing.
-  if o.v0_outputs and fw ~= "verl" and fw ~= "openrlhf" then
+  -- gp.rl prices V0's output processing (its vllm_version and vllm_v0,
+  -- gpuplan.rl.v0_outputs, which refuses what is not priced); only the
+  -- verl and OpenRLHF profiles were read for a V0 engine (NeMo RL's, say,
+  -- sets V1's in-process frontend and its engine core's log-probability
+  -- work).
+  if rl.v0_outputs(o) == true
+    and fw ~= "verl" and fw ~= "openrlhf" then
     return nil, "rl.vllm_v0 / rl.vllm_version: V0's output processing is priced for verl's and "
       .. "OpenRLHF's rollouts (their profiles' frontend_host); this case's framework is "
       .. tostring(fw)
   end
-  o.v0_outputs = nil
   -- Unpacked, the forwards' micro-batches are logprob_batch_size
   -- sequences at the batch's width: the training's when the two agree.
   if v(c.logprob_batch) and not o.logprob_pack_tokens
