@@ -1875,8 +1875,8 @@ local function step_flags(o, dflt)
   local ver = o.vllm_version
   if ver ~= nil and not (type(ver) == "string"
       and require("gpuplan.version").plain(ver)) then
-    usage("rl: vllm_version must be a vLLM release written plain, X.Y or X.Y.Z as 0.4.2 "
-      .. "(no tag's v, rc or suffix; got %s)", ver == "" and "''"
+    usage("rl: vllm_version %s: not a vLLM release written plain, X.Y or X.Y.Z as 0.4.2 "
+      .. "(no tag's v, rc or suffix)", ver == "" and "''"
       or type(ver) == "string" and ver or shown(ver))
   end
   boolean("vllm_v0", o.vllm_v0, false)
