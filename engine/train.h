@@ -243,7 +243,7 @@ typedef struct train_cfg {
 	int legacy_permute;      /* Transformer Engine's fused permute
 				  * before its PR #1927, which loops over
 				  * every expert per token (train_layer.c
-				  * TE_PERMUTE_LOOP_SLOWDOWN) */
+				  * te_loop_surplus) */
 	int mxfp8_grouped;       /* Transformer Engine's MXFP8 grouped
 				  * linear: GP_MXFP8_GROUPED_* (0 its
 				  * fused buffers and swizzle; train_layer.c

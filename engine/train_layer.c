@@ -1835,28 +1835,89 @@ static double router_extra_ops(const train_lkey *k)
 #define ATOMIC_SCATTER_SLOWDOWN (2.304 / 0.207)
 
 /* Transformer Engine's fused permute before its PR #1927 ("Optimize the
- * performance of permute fusion kernels", merged 2025-07-14 as dc97cc9;
- * legacy_permute): permute_with_mask_map's Triton kernel
- * (transformer_engine/pytorch/triton/permutation.py at dc97cc9^) runs one
- * program per token and, for each block of its hidden row, "for
- * expert_idx in range(num_experts): dst_row = tl.load(row_id_map_ptr +
- * expert_idx * num_tokens + pid); if dst_row != -1: tl.store(...)" -- a
- * scalar load and a branch per expert of the whole model (256 for
- * DeepSeek-V3) to find the top-k rows it writes; the unpermute gathers
- * the same way, and each kernel's backward is the other.  The PR's
- * author: "For `topk << num_experts` (such as top 8 out of 256 experts)
- * cases, the performance of the original implementation is bad";
- * Megatron-LM's DeepSeek-V3 GB200 guide (docs/discussions/
- * deepseek-v3-gb200-optimization, sec. 2.1.1): "TE PR 1927 significantly
- * improves performance when top-k is much smaller than the number of
- * experts (e.g., DeepSeek-v3's 256 experts with top-8), with up to a 10x
- * unit speedup".  So permutation 1 and unpermutation 1 (u + us bytes
- * each, each way) take TE_PERMUTE_LOOP_SLOWDOWN times their fused time:
- * the guide's figure, an upper bound ("up to") taken whole.  The chunk
- * sorts (moe_sort_chunks_by_index) loop over no experts and keep their
- * time; DeepEP's local permute maps the local experts only and is not
- * this kernel's case. */
-#define TE_PERMUTE_LOOP_SLOWDOWN 10.0
+ * performance of permute fusion kernels", merged 2025-07-14 as dc97cc9,
+ * first in v2.6; legacy_permute), priced from what its kernels do
+ * (transformer_engine/pytorch/triton/permutation.py at bee4649, the same
+ * at v2.5).  make_row_id_map builds "row_id_map = torch.empty((
+ * num_experts, num_tokens), dtype=torch.int64)" -- an E x T map of int64,
+ * -1 where a token skips an expert -- and _permute_kernel runs "grid =
+ * (num_tokens,)", one program a token, that walks its hidden row in
+ * blocks ("while cur_pos < hidden_size", BLOCK_SIZE autotuned over 64 to
+ * 1024) and, for each block, "for expert_idx in range(num_experts):
+ * dst_row = tl.load(row_id_map_ptr + expert_idx * num_tokens + pid); if
+ * dst_row != -1: tl.store(...)"; _unpermute_kernel the same loop, with
+ * "inp = tl.load(input_ptr + input_off)" of each routed row feeding the
+ * accumulator; each kernel's backward is the other.  The kernels after
+ * the PR run "grid = lambda META: (num_tokens, triton.cdiv(hidden_size,
+ * META["BLOCK_SIZE"]))" over a (T, 2E + 1) int32 map that lists each
+ * token's n_routed rows first ("for idx in tl.range(n_routed)"): k loads,
+ * not E, and the rows' bytes alone -- the fused time this file prices.
+ *
+ * What the old loop costs.  Bytes: the map's E x 8 B a token against the
+ * token's h x 2 B read and k h x 2 B written (256 experts, top 8, h 7168:
+ * 2 KiB against 126 KiB, 1.6%) -- no bound.  Latency: each iteration's
+ * branch waits on its load (num_experts is a run-time argument, so the
+ * loop is not unrolled, and a scalar load that feeds an scf.if is not
+ * pipelined), so a program runs ceil(h / 1024) x E dependent loads in a
+ * row (the autotuner takes 1024, the fewest blocks of the loop), plus k
+ * more in the unpermute (a routed row's load feeding its add) and k in
+ * the permute (the first block's probs load feeding its store).  Each is
+ * an L2 hit: pass 2 of make_row_id_map has just written the map (E T 8 B,
+ * 4 to 16 MiB here, inside a 50 MB or 126 MB L2), and L1 does not keep
+ * it between blocks -- a program's E loads touch E 128-byte lines (its
+ * token's column, T x 8 B apart), 32 KiB at 256 experts, 16 of them on an
+ * SM (below) 512 KiB against at most 256 KiB of L1.  TE_LOOP_LOAD_S is
+ * that hit: Hopper's L2 "near hit" 258.0 and "far hit" 414.1 cycles (Luo
+ * et al., "Dissecting the NVIDIA Hopper Architecture through
+ * Microbenchmarking and Multiple Level Analysis", arXiv:2501.12084,
+ * Table 4; the map's lines fall in both partitions, so their mean, 336
+ * cycles) at the parts' 1.98 GHz maximum SM clock: 170 ns; Chips and
+ * Cheese measure B200's at "~150 ns" ("Nvidia's B200: Keeping the CUDA
+ * Juggernaut Rolling"), within 12%.  A clock held lower under the power
+ * cap lengthens it in proportion (not priced).  Programs in flight:
+ * Triton's default of 4 warps a program (triton.Config's num_warps=4;
+ * the autotune configs set none) against 64 resident warps an SM
+ * (compute capability 9.0 and 10.0, CUDA C++ Programming Guide's
+ * technical specifications), TE_LOOP_CTAS_SM = 16 programs an SM, so T
+ * tokens run in ceil(T / (16 SMs)) waves of equal programs.  A kernel
+ * then takes the longer of its bytes' streaming time (map included) and
+ * waves x loads x TE_LOOP_LOAD_S (and its fill).  Check against Megatron-LM's
+ * DeepSeek-V3 GB200 guide (docs/discussions/deepseek-v3-gb200-
+ * optimization, 2.1.1: "TE PR 1927 significantly improves performance
+ * when top-k is much smaller than the number of experts (e.g.,
+ * DeepSeek-v3's 256 experts with top-8), with up to a 10x unit
+ * speedup"), not fitted to it: the guide's 4096 tokens a rank on a GB200
+ * GPU (148 SMs, 2 waves), h 7168: 2 x (7 x 256 + 8) x 170 ns = 611 us
+ * against the fused kernel's 82 us, 7.5x (6.8 to 7.7x over 2k to 16k
+ * tokens; at B200's 150 ns, 6.6x) -- the guide's "up to 10x" within
+ * 25%.  At Llama 4 Maverick's 128 experts, top 1, h 5120, a token's rows
+ * are 6.3x fewer bytes for 2.8x fewer loads, so the loop weighs more (8192
+ * tokens on a GB200 GPU, 4 waves: 15x); at Qwen3-235B's 128, top 8, h
+ * 4096, 2048 tokens on an H100 (one wave) the loop's 88 us is near the
+ * rows' 58 us (1.5x), and DeepSeek-V3's 2048 on an H100 3.1x.  DeepEP's
+ * local permute maps the local experts only and is not this kernel's
+ * case; the chunk sorts loop over no experts and keep their time. */
+#define TE_LOOP_LOAD_S (((258.0 + 414.1) / 2.0) / 1.98e9)
+#define TE_LOOP_CTAS_SM 16.0
+#define TE_LOOP_BLOCK 1024.0
+
+/* The surplus of one pre-#1927 kernel over the fused one (seconds): a
+ * program of `loads` dependent loads a token, T tokens, moving `bytes`
+ * of rows and the map's E T 8 B.  0 where the SMs are unknown (no
+ * waves to count). */
+static double te_loop_surplus(const tenv *e, gp_dtype p, double T,
+			      double E, double loads, double bytes)
+{
+	double P = e->d->sms * TE_LOOP_CTAS_SM, tf, tl, tm;
+
+	if (!(P > 0.0) || !(T > 0.0))
+		return 0.0;
+	tf = t_mem(e, p, bytes);
+	tm = t_mem(e, p, bytes + E * T * 8.0);
+	/* the loop's waves, and the fill and launch every kernel has */
+	tl = ceil(T / P) * loads * TE_LOOP_LOAD_S + t_mem(e, p, 1.0);
+	return (tl > tm ? tl : tm) - tf;
+}
 
 static double moe_permute_costs(tenv *e, const train_lkey *k,
 				train_lcost *lc)
@@ -1877,14 +1938,24 @@ static double moe_permute_costs(tenv *e, const train_lkey *k,
 	 * second launch and fill) times the stall beyond it */
 	double atom = k->unfused_permute ? (ATOMIC_SCATTER_SLOWDOWN - 1.0) *
 		(t_mem(e, k->half, fused + more + us + u) - t) : 0.0;
-	/* the pre-#1927 kernels' surplus, one kernel's before the experts */
-	double loop = k->legacy_permute && !k->unfused_permute ?
-		(TE_PERMUTE_LOOP_SLOWDOWN - 1.0) * t_mem(e, k->half, u + us) :
-		0.0;
+	/* the pre-#1927 kernels' surplus (te_loop_surplus): the permute's
+	 * ceil(h / 1024) E loads a token and k probs loads, the unpermute's
+	 * k more row loads; forward and backward run one of each, and the
+	 * permute is the forward's before the experts */
+	double lp = 0.0, lu = 0.0;
 
-	add_op(lc, "moe_permute", t + atom + 2.0 * loop,
-	       t + atom + 2.0 * loop, 0, 0);
-	return 0.5 * tf + loop +
+	if (k->legacy_permute && !k->unfused_permute) {
+		double E = m->moe.experts, kk = m->moe.top_k;
+		double nb = ceil(m->hidden / TE_LOOP_BLOCK);
+
+		lp = te_loop_surplus(e, k->half, k->Tn, E, nb * E + kk, u + us);
+		lu = te_loop_surplus(e, k->half, k->Tn, E, nb * (E + kk),
+				     u + us);
+	}
+
+	add_op(lc, "moe_permute", t + atom + lp + lu, t + atom + lp + lu,
+	       0, 0);
+	return 0.5 * tf + lp +
 		(more > 0 ? (t - tf) * (us - u) / more : 0.0);
 }
 

@@ -2367,10 +2367,12 @@ opt { name = "unfused_permute", type = "flag", commands = "train plan rl",
 opt { name = "legacy_permute", type = "flag", commands = "train plan",
   help = "the alltoall dispatcher's fused permute as Transformer Engine ran it before its "
     .. "PR #1927 (TE 2.5 and earlier): each token's program loops over every expert of the "
-    .. "model to find its top-k rows, so the token permute and unpermute (and their "
-    .. "backward) take 10x their time -- \"up to a 10x unit speedup\" at DeepSeek-V3's 256 "
-    .. "experts, top-8 (Megatron-LM's GB200 guide, 2.1.1); with expert parallelism (ep > 1, "
-    .. "where the permute is priced; refused at ep 1)",
+    .. "model to find its top-k rows: ceil(hidden / 1024) x experts dependent loads of its "
+    .. "row-id map a token, each an L2 hit, so the token permute and unpermute (and their "
+    .. "backward) take the longer of that loop and their bytes (7.5x the later kernel at "
+    .. "DeepSeek-V3's 256 experts, top-8, on a GB200 GPU, against the guide's \"up to a 10x "
+    .. "unit speedup\"; 1.5x for Qwen3-235B's 128, top-8, on an H100); with expert parallelism "
+    .. "(ep > 1, where the permute is priced; refused at ep 1)",
   suggest = { "te_permute_legacy", "old_permute", "permute_v1" } }
 opt { name = "te_mxfp8_grouped", type = "string", metavar = "V", commands = "train plan",
   kind = "enum", values = { "fused", "bulk", "per_tensor" },

@@ -1199,7 +1199,7 @@ local function step_choices(o, p, cfg, sweep, default)
     end
   end
   -- Transformer Engine's pre-#1927 fused permute (engine/train_layer.c
-  -- TE_PERMUTE_LOOP_SLOWDOWN) is the alltoall dispatcher's token permute;
+  -- te_loop_surplus) is the alltoall dispatcher's token permute;
   -- the flex dispatchers permute in their own kernels, the all-gather
   -- and einsum ones otherwise, the unfused one in PyTorch: anywhere else
   -- it would price nothing, in silence.
