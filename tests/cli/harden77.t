@@ -85,4 +85,63 @@ for my $t (['bloom176b-mem-per-gpu', 'memory, 384 GPUs'],
          "an unknown fabric: FILE:$typo and the field named") or diag $o;
 }
 
+# 3. hardware.system (a train case's node, gp.train's system) was read by
+# the train predictor alone and checked by no one: an id no catalog
+# system has, or a system holding another card, was refused by gp.train
+# naming neither the file, the line nor the field; an infer case stating
+# one was priced on the card's default node in silence; and intra_node
+# was held to the card's fabric (nvlink4) where the case is priced on
+# the system's (nvlink4-hgx4).  Each is now a reason naming FILE:LINE and
+# the field; the shipped row, as is, is predicted.
+{
+    my $train = $by{'kempnerforge-mfu-h200-7b-4g-tp2-fsdp2'};
+    my $infer = $by{'litgpt-infer-llama2-13b-bf16-a100-40gb-tokps'};
+    my @cases;
+    my $mk = sub {
+        my ($base, $id, %hw) = @_;
+        my $case = JSON::PP->new->decode(JSON::PP->new->encode($base));
+        $case->{id} = $id;
+        $case->{hardware}{$_} = $hw{$_} for keys %hw;
+        push @cases, $case;
+    };
+    $mk->($train, 'sys-asis');
+    $mk->($train, 'sys-typo', system => 'hgx-h200-4gp');
+    $mk->($train, 'sys-card', gpu => 'h100-sxm');
+    $mk->($infer, 'sys-infer', system => 'hgx-h200-4gpu');
+    $mk->($train, 'sys-intra-card', intra_node => 'nvlink4');
+    $mk->($train, 'sys-intra-own', intra_node => 'nvlink4-hgx4');
+    my $text = JSON::PP->new->canonical->pretty->encode(\@cases);
+    my @lines = split /\n/, $text;
+    # the line of a case's field: the first line matching $re after the
+    # case's id
+    my $line = sub {
+        my ($id, $re) = @_;
+        my ($at) = grep { $lines[$_ - 1] =~ /"id" : "\Q$id\E"/ } 1 .. @lines;
+        my ($start) = grep { $lines[$_ - 1] =~ /^   \{/ && $_ <= $at } reverse 1 .. @lines;
+        my ($l) = grep { $lines[$_ - 1] =~ $re } $start .. @lines;
+        return $l;
+    };
+    my $f = "$dir/system.json";
+    open my $out, '>', $f or die $!;
+    print $out $text;
+    close $out;
+    ($c, $o, $e) = run_gp('validate', $f, '--format', 'csv');
+    like($o, qr/^sys-asis,train,step_time_s,2\.52,[0-9.]+,/m,
+         'the shipped KempnerForge row, as is: predicted') or diag $o, $e;
+    like($o, qr/^sys-intra-own,train,step_time_s,2\.52,[0-9.]+,/m,
+         "intra_node the system's own fabric: predicted") or diag $o, $e;
+    my $l = $line->('sys-typo', qr/"system" : "hgx-h200-4gp"/);
+    like($o, qr/\Q$f\E:$l: case 'sys-typo': field 'hardware\.system': unknown system 'hgx-h200-4gp'/m,
+         "an unknown system: FILE:$l and the field named") or diag $o;
+    $l = $line->('sys-card', qr/"system" : /);
+    like($o, qr/\Q$f\E:$l: case 'sys-card': field 'hardware\.system': 'hgx-h200-4gpu' holds h200-sxm, not hardware\.gpu h100-sxm/m,
+         "a system holding another card: FILE:$l and the field named") or diag $o;
+    $l = $line->('sys-infer', qr/"system" : /);
+    like($o, qr/\Q$f\E:$l: case 'sys-infer': field 'hardware\.system': read by train cases alone/m,
+         "an infer case's system: FILE:$l, not priced on another node in silence") or diag $o;
+    $l = $line->('sys-intra-card', qr/"intra_node" : "nvlink4"/);
+    like($o, qr/\Q$f\E:$l: case 'sys-intra-card': field 'hardware\.intra_node': 'nvlink4' is not system hgx-h200-4gpu's own scale-up fabric \(nvlink4-hgx4\)/m,
+         "intra_node the card's fabric where the system's is priced: FILE:$l") or diag $o;
+}
+
 done_testing();

@@ -365,17 +365,45 @@ function M.gpu(case, cat)
       end
     end
   end
+  -- hardware.system (SCHEMA.md) is read by the train predictor alone
+  -- (gp.train's system).  Checked here as the card is, so the reason
+  -- names FILE:LINE and the field: an id no catalog system has was
+  -- refused by gp.train naming neither; a system holding another card
+  -- likewise ("train: system ... holds h200-sxm, not h100-sxm"); and an
+  -- infer, rl, memory or collective case stating one was priced on the
+  -- card's default node, in silence.
+  local sysid, sys = M.v(h.system), nil
+  if sysid ~= nil then
+    local oks, s = pcall(cat.get, cat, "systems", sysid)
+    if not oks then
+      local msg = require("gpuplan.cli").clean(s):gsub("^[^%s:]+:%d+: ", "")
+      return nil, string.format("%s: field 'hardware.system': %s", where, msg)
+    end
+    if case.kind ~= "train" then
+      return nil, string.format("%s: field 'hardware.system': read by train cases alone "
+        .. "(gp.train's system); %s cases are priced on the card's default node", where,
+        tostring(case.kind))
+    end
+    if s.gpu ~= h.gpu then
+      return nil, string.format("%s: field 'hardware.system': '%s' holds %s, not hardware.gpu %s",
+        where, tostring(sysid), tostring(s.gpu), tostring(h.gpu))
+    end
+    sys = s
+  end
   -- hardware.intra_node is read by the collective predictor alone (comm's
   -- --fabric); the others price the node on the card's own scale-up
-  -- fabric, so a case that states another was priced on the card's, in
-  -- silence.  Refused where it differs (the shipped rows state the
-  -- card's own: rtx-4090's pcie4).
-  local intra, own = M.v(h.intra_node), g.scaleup and g.scaleup.fabric
+  -- fabric (a train case's hardware.system's where it names one), so a
+  -- case that states another was priced on that, in silence.  Refused
+  -- where it differs (the shipped rows state the card's own: rtx-4090's
+  -- pcie4).
+  local intra = M.v(h.intra_node)
+  local own = sys and sys.scaleup or (g.scaleup and g.scaleup.fabric)
+  local whose = sys and ("system " .. tostring(sysid)) or tostring(h.gpu)
   if intra ~= nil and case.kind ~= "collective" and intra ~= own then
     return nil, string.format("%s: field 'hardware.intra_node': '%s' is not %s's own scale-up "
-      .. "fabric (%s): %s cases are priced on the card's (intra_node is read by collective "
-      .. "cases, as gpuplan comm --fabric)", where, tostring(intra), tostring(h.gpu),
-      tostring(own or "none"), tostring(case.kind))
+      .. "fabric (%s): %s cases are priced on %s (intra_node is read by collective "
+      .. "cases, as gpuplan comm --fabric)", where, tostring(intra), whose,
+      tostring(own or "none"), tostring(case.kind), sys and "the system's" or "the card's")
   end
   return g
 end
