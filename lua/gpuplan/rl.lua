@@ -431,7 +431,19 @@ M.ENGINE_LOGPROB = 0.84 / 13583 - 0.96 / 18645
 -- sizes (vllm-project/vllm RFC #6913, Llama 3 70B FP8 on 4 H100, 128
 -- input tokens: "| 1 | 19 | 0.2 |" and "| 32 | 25 | 3.4 |" -- batch,
 -- TPOT ms, _process_model_outputs ms): (3.4 - 0.2) / 31 = 0.103 ms a
--- sequence a decode step.  It is the V0 engine's counterpart of V1's
+-- sequence a decode step.  The table is provisional by its author's own
+-- word: under it the RFC says "[Note: I'm generating new numbers using
+-- latest `main` branch. Will update soon.] Above numbers are conservative
+-- estimates", a note the issue (closed as stale) still carries, and its
+-- third row ("| 1024 | 19 | 0.2 | 20% |") repeats the batch-1 figures; so
+-- only the two rows above are read, and the constant is no firmer than
+-- they are.  It is the one per-sequence figure found for V0's output
+-- processing.  The one other V0 figure, vllm issue #6801 ("When BS is
+-- 200, all this together can be 20ms": sampling, input preparation,
+-- process_model_output and scheduling; no host, GPU or model stated), is
+-- about 0.1 ms a sequence for all four parts together: the same size,
+-- so the RFC's figure is, if anything, high (docs/validation.md, "V0's
+-- own host work").  It is the V0 engine's counterpart of V1's
 -- in-process output processor (M.ENGINE_FRONTEND), which it replaces.
 -- The RFC's runs detokenized, as the V1 figure's did and OpenRLHF's
 -- engines do (SamplingParams' default), where verl asks for none
