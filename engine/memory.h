@@ -538,6 +538,12 @@ int mem_hybrid_refusal(const gp_model *m, const gp_train_cfg *c,
 
 /* Transformer layers on pipeline stage `stage` (0-based) under c's
  * partition (gp_partition); GP_OK or GP_EINVAL. */
+/* Whether c's layers keep the down projection's input for the backward
+ * (mem_act_down_kept of their activation config; memory_stage_act.c):
+ * where they do not (a frozen base without a down adapter, or one with
+ * its dropout), recompute_modules mlp_act has nothing to drop or re-run. */
+int mem_mlp_down_kept(const gp_train_cfg *c);
+
 int mem_stage_layers(const gp_model *m, const gp_train_cfg *c, int stage,
 		     int *out, gp_error *err);
 

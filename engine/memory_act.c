@@ -664,6 +664,19 @@ static void act_attention(const gp_model *m, const gp_act_cfg *c,
 			 (c->attn_clamp ? A : 0.0));
 }
 
+/* Whether a layer's down projection (fc2, the routed experts' too)
+ * keeps its input, the activation's output, for the backward: every
+ * matmul in full training and under a base whose kernel keeps its input
+ * anyway (act_ctx's k.base), else an adapter on it that reads it (LoRA's
+ * down target) without a dropout of its own in between (k.drop). */
+int mem_act_down_kept(const gp_act_cfg *c)
+{
+	int lora = c->frozen && c->lora_rank > 0;
+
+	return !c->frozen || c->base_saves_input ||
+		(lora && (c->lora_targets & GP_LORA_DOWN) && !c->lora_dropout);
+}
+
 /* The MLP block's tensors, dense or routed MoE. */
 static void act_mlp(const gp_model *m, const gp_act_cfg *c, int moe,
 		    act_ctx *x, gp_act_layer *out)
@@ -675,7 +688,7 @@ static void act_mlp(const gp_model *m, const gp_act_cfg *c, int moe,
 
 	/* MLP: its input (the second norm's output, replicated) plus the
 	 * per-op intermediates split over t. */
-	down = x->k.base || (ld > 0 && !x->k.drop);
+	down = mem_act_down_kept(c);
 	if (!moe) {
 		in_mlp = keep_input(&x->k, m->hidden * rep, lmlp,
 				    &x->lora) * x->cm;

@@ -163,6 +163,11 @@ typedef struct gp_act_cfg {
 			      * cross-attention block); 0 = none */
 } gp_act_cfg;
 
+/* Whether a layer of config c keeps its down projection's input (the
+ * activation's output) for the backward (memory_act.c); what
+ * recompute_modules mlp_act drops, and re-runs, where it does. */
+int mem_act_down_kept(const gp_act_cfg *c);
+
 /* Per-layer activation terms in bytes (one micro-batch, one GPU).
  * Korthikanti et al. 2022 sec. 4.1 split these into attention (11sbh +
  * 5as^2b), MLP (19sbh) and the two LayerNorms (4sbh). */

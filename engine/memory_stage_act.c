@@ -110,6 +110,48 @@ static void encdec_acts(const gp_model *m, const gp_acts_key *k,
 	sa->enc_extra = x;
 }
 
+/* What trains, of a layer's activation config (act_cfg_of): a frozen
+ * base, its adapters and whether its matmuls keep their inputs. */
+static void act_trains_of(const gp_train_cfg *c, gp_act_cfg *ac)
+{
+	if (c->lora_rank > 0) {
+		/* Frozen base: only adapters train.  A quantised base
+		 * (bits < 16) runs through bitsandbytes-style matmuls that
+		 * keep their input (see mem_act_layer) -- but not an fp8
+		 * base that Transformer Engine's own fp8 GEMMs read
+		 * (base_fp8_gemm): TE keeps a linear's input only for its
+		 * weight gradient, whatever the weight's dtype
+		 * (TransformerEngine v1.6rc2 and v1.9 module/linear.py
+		 * _Linear.forward: "saved_inputmat = None ... if
+		 * weight.requires_grad: ... saved_inputmat = inputmat";
+		 * layernorm_linear.py saves "ln_out if
+		 * weight.requires_grad else None"), as a 16-bit frozen
+		 * base keeps nothing. */
+		ac->frozen = 1;
+		ac->base_saves_input = c->base.bits > 0 &&
+			mem_quant_bits(&c->base) < 16 && !c->base_fp8_gemm;
+		ac->lora_rank = c->lora_rank;
+		ac->lora_targets = c->lora_targets;
+		ac->lora_dropout = c->lora_dropout;
+	} else if (c->llm_frozen) {
+		/* A frozen language model (no adapters): its linears
+		 * keep no input for a weight gradient, as LoRA's base. */
+		ac->frozen = 1;
+	}
+}
+
+/* mem_act_down_kept for a train config's layers (train_prep.c: the
+ * step's recompute_modules mlp_act re-run is priced where the memory
+ * drops the tensor, and only there). */
+int mem_mlp_down_kept(const gp_train_cfg *c)
+{
+	gp_act_cfg ac;
+
+	memset(&ac, 0, sizeof ac);
+	act_trains_of(c, &ac);
+	return mem_act_down_kept(&ac);
+}
+
 /* The activation config of a layer of layout y: every input of the
  * layers' saved activations (with mem_acts_key_of's few more). */
 static void act_cfg_of(const gp_model *m, const gp_train_cfg *c,
@@ -147,30 +189,7 @@ static void act_cfg_of(const gp_model *m, const gp_train_cfg *c,
 	/* Decoder layers of an encoder-decoder read the encoder tokens. */
 	if (m->encoder_layers > 0)
 		ac->enc_len = c->enc_seq > 0 ? c->enc_seq : c->seq;
-	if (c->lora_rank > 0) {
-		/* Frozen base: only adapters train.  A quantised base
-		 * (bits < 16) runs through bitsandbytes-style matmuls that
-		 * keep their input (see mem_act_layer) -- but not an fp8
-		 * base that Transformer Engine's own fp8 GEMMs read
-		 * (base_fp8_gemm): TE keeps a linear's input only for its
-		 * weight gradient, whatever the weight's dtype
-		 * (TransformerEngine v1.6rc2 and v1.9 module/linear.py
-		 * _Linear.forward: "saved_inputmat = None ... if
-		 * weight.requires_grad: ... saved_inputmat = inputmat";
-		 * layernorm_linear.py saves "ln_out if
-		 * weight.requires_grad else None"), as a 16-bit frozen
-		 * base keeps nothing. */
-		ac->frozen = 1;
-		ac->base_saves_input = c->base.bits > 0 &&
-			mem_quant_bits(&c->base) < 16 && !c->base_fp8_gemm;
-		ac->lora_rank = c->lora_rank;
-		ac->lora_targets = c->lora_targets;
-		ac->lora_dropout = c->lora_dropout;
-	} else if (c->llm_frozen) {
-		/* A frozen language model (no adapters): its linears
-		 * keep no input for a weight gradient, as LoRA's base. */
-		ac->frozen = 1;
-	}
+	act_trains_of(c, ac);
 }
 
 /* The key of a layout's saved activations: the layers' activation

@@ -467,7 +467,11 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.lora_dropout = c->mem.lora_dropout;
 	xp->k.lora_merged = c->lora_merged && c->mem.lora_rank > 0;
 	xp->k.recompute = c->mem.recompute;
-	xp->k.rec_mods = c->mem.recompute_modules;
+	/* mlp_act re-runs the activation only where its output was kept
+	 * for fc2's backward and dropped (memory_act.c act_mlp): a frozen
+	 * fc2 without an adapter reading it keeps none, and re-runs none */
+	xp->k.rec_mods = c->mem.recompute_modules &
+		~(mem_mlp_down_kept(&c->mem) ? 0u : (unsigned)GP_RECMOD_MLP_ACT);
 	xp->k.ckpt_early_stop = c->ckpt_early_stop &&
 		c->mem.recompute == GP_RECOMPUTE_FULL;
 	xp->k.g_tp = groups[GP_GRP_TP];

@@ -10,7 +10,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(7)
+t.plan(11)
 
 local model = { id = "gpt-5b-test", layers = 24, hidden = 4096, heads = 32, kv_heads = 32,
                 head_dim = 128, ffn_hidden = 16384, ffn_gated = false, ffn_act = "gelu",
@@ -60,3 +60,30 @@ t.raises(function() gp.train(t.with(base, { model = "mixtral-8x7b", gpus = 64,
 t.raises(function() gp.train(t.with(base, { recompute_modules = "layernorm,mlp_ac" })) end,
          "unknown module 'mlp_ac'",
          "a misspelt module: refused, naming it", true)
+
+-- What trains: the GELU's output is kept only for fc2's backward, and a
+-- frozen fc2 (LoRA's base) keeps its input only where an adapter on it
+-- reads it with no dropout of its own (engine/memory_act.c
+-- mem_act_down_kept).  Where it is not kept there is nothing to drop
+-- and nothing to re-run: the memory and the step as without mlp_act
+-- (the same sums, 1e-9).  Llama 3 8B on 8 H100s, q and v adapted.
+local lb = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, method = "lora",
+             lora_targets = "q,v", recompute = "selective",
+             recompute_modules = "layernorm,core_attn" }
+local l0 = gp.train(lb)
+local l1 = gp.train(t.with(lb, { recompute_modules = "layernorm,core_attn,mlp_act" }))
+t.near(part(l1, "recompute"), part(l0, "recompute"), 1e-9,
+       "LoRA on q, v: fc2 keeps no input, so mlp_act re-runs nothing")
+t.near(l1.memory.act_layer, l0.memory.act_layer, 1e-9,
+       "LoRA on q, v: and drops nothing")
+-- Every projection adapted, no dropout: fc2's adapter reads the GELU's
+-- output, which mlp_act drops: 2048 tokens x 14336 x 2 B = 58720256 B a
+-- layer fewer (1e-9: the same sums); and the step re-runs it (more
+-- recompute seconds).
+local a0 = gp.train(t.with(lb, { lora_targets = "all", lora_dropout = 0 }))
+local a1 = gp.train(t.with(lb, { lora_targets = "all", lora_dropout = 0,
+                                 recompute_modules = "layernorm,core_attn,mlp_act" }))
+t.near(a0.memory.act_layer - a1.memory.act_layer, 2048 * 14336 * 2, 1e-9,
+       "LoRA on every projection, no dropout: the fc2 input is dropped")
+t.ok(part(a1, "recompute") > part(a0, "recompute") + 1e-6,
+     string.format("and re-run (%.4f -> %.4f s)", part(a0, "recompute"), part(a1, "recompute")))
