@@ -1068,9 +1068,11 @@ static double pre_evict(pre_cohort *run, int *nr, double m, pre_cohort *w,
 		w[0].n += m;
 		*wz = *wz > 1 ? *wz : 1;
 	} else {
-		/* a squeeze merges two cohorts past *wz into one with no
-		 * cached tokens, and moves the later ones down a place:
-		 * *wz still bounds them (pre_reuse) */
+		/* a squeeze merges the two neighbours closest in outputs,
+		 * wherever they are: two past *wz into one with no cached
+		 * tokens, one before it into one that may hold some, still
+		 * before it; the later ones move down a place.  *wz still
+		 * bounds them (pre_reuse) */
 		if (*nw == PRE_COHORTS)
 			pre_squeeze(w, nw, 0);
 		memmove(&w[1], &w[0], (size_t)*nw * sizeof *w);
