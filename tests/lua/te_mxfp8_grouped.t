@@ -7,7 +7,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(19)
+t.plan(21)
 
 local op = t.op
 -- B200: 7.67e12 B/s x 0.85 (its catalog hbm) streams; a small kernel is
