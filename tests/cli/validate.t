@@ -102,8 +102,11 @@ like($o, qr/^kind\s+predicted\s+with range\s+measured inside\s+mean width/m, 'co
 # section 7.1.2: GPT-3 5B on 1-32 nodes and 175B on 8-128 nodes of DGX
 # A100);
 # 888: and 9 more for issue 25 (MLPerf Training v4.1, NVIDIA's own gpt3
-# and llama2_70b_lora results, one case per system directory).
-like($o, qr/^train\s+888\s+888\s+\d+\.\d%\s+\d+\.\d%$/m, 'train: 888 predicted cases, each with a range');
+# and llama2_70b_lora results, one case per system directory);
+# 908: and 20 more for issue 25 (dgxc-benchmarking 25.02 ft_llama3: every
+# column of its eight tables, Llama 3 8B SFT/LoRA x BF16/FP8 on 8/16/32
+# H100 = 12, 70B SFT x 2 precisions on 32 = 2, 70B LoRA x 2 on 8/16/32 = 6).
+like($o, qr/^train\s+908\s+908\s+\d+\.\d%\s+\d+\.\d%$/m, 'train: 908 predicted cases, each with a range');
 # JSON rows carry the range; every shipped predicted case has one.
 ($c, $o, $e) = run_gp('validate', '--format', 'json');
 my @lo = $o =~ /"predicted_lo":([-0-9.e+]+),"predicted_hi":([-0-9.e+]+)/g;
