@@ -102,6 +102,19 @@ local function media_fields(into)
   return into
 end
 
+-- A release written plain (gpuplan.version's major.minor[.patch], the form
+-- every release rule reads): `what` names it in the message ("a cuDNN
+-- release"), `example` shows one.
+local function release(name, what, example)
+  return { name = name, check = function(x, path)
+    if not require("gpuplan.version").plain(x) then
+      error({ path = path, msg = 'expected ' .. what .. ' as "' .. example
+        .. '" (major.minor[.patch]), got ' .. schema.show(x) }, 0)
+    end
+    return x
+  end }
+end
+
 -- A case field that is an option of the same name (gp.train's, gp.infer's
 -- or gp.rl's): its type from the option's declaration in gpuplan.options
 -- (a flag or boolean: true or false; an enum: its declared values), so
@@ -415,14 +428,7 @@ local case_schema = T.record {
     attn_kernel = declared("attn_kernel"),
     -- the cuDNN release the run's container or image carries (gp.train's
     -- cudnn)
-    cudnn = { name = "cuDNN release", check = function(x, path)
-      -- gpuplan.version's plain form, the one gp.train's cudnn reads
-      if not require("gpuplan.version").plain(x) then
-        error({ path = path, msg = 'expected a cuDNN release as "9.11" (major.minor[.patch]), got '
-          .. schema.show(x) }, 0)
-      end
-      return x
-    end },
+    cudnn = release("cuDNN release", "a cuDNN release", "9.11"),
     -- the model-state bytes the run keeps where its stack's default does
     -- not say them (gp.train's recipe): "bf16" for a model loaded in
     -- bf16 and trained by torch.optim.AdamW with no autocast and no fp32
@@ -594,13 +600,7 @@ local case_schema = T.record {
     ref_model = declared("ref_model"), async_engine = T.boolean(), vllm_v0 = declared("vllm_v0"),
     -- the rollout's vLLM release (SCHEMA.md rl.vllm_version), written
     -- plain as source.version is and gp.rl's vllm_version takes
-    vllm_version = { name = "release", check = function(x, path)
-      if not require("gpuplan.version").plain(x) then
-        error({ path = path, msg = 'expected a release as "0.4.2" (major.minor[.patch]), got '
-          .. schema.show(x) }, 0)
-      end
-      return x
-    end },
+    vllm_version = release("release", "a release", "0.4.2"),
     logprob_batch = count(), sequence_packing = T.boolean(), fuse_loss = T.boolean(),
     max_batch = count(), max_num_tokens = count(),
     -- verl's use_dynamic_bsz ppo_max_token_len_per_gpu (gp.rl's
@@ -631,15 +631,7 @@ local case_schema = T.record {
           .. schema.show(x) }, 0)
       end
       return x:lower()
-    end }, version = {
-    name = "release", check = function(x, path)
-      -- gpuplan.version's plain form, the one the release rules read
-      if not require("gpuplan.version").plain(x) then
-        error({ path = path, msg = 'expected a release as "0.3.0" (major.minor[.patch]), got '
-          .. schema.show(x) }, 0)
-      end
-      return x
-    end }, date = T.day() },
+    end }, version = release("release", "a release", "0.3.0"), date = T.day() },
   notes = text(),
   collective = T.enum { "all_reduce", "all_gather", "reduce_scatter", "all_to_all",
                         "broadcast", "reduce", "send_recv" },
