@@ -575,6 +575,27 @@ function M.variant(words, o, change, run)
   end }
 end
 
+-- What train and fit try for a training job that does not fit, in the
+-- order a user reaches for them: each ZeRO stage above zero (the one
+-- priced) where there are dp > 1 data-parallel ranks to shard over and no
+-- FSDP, full recomputation, and the two together where neither alone is
+-- enough; run is the command's own entry (M.variant).  Returns
+-- M.fit_hints' line, or nil.
+function M.training_fit_hints(o, dp, zero, run)
+  local tries = {}
+  local function variant(words, change) tries[#tries + 1] = M.variant(words, o, change, run) end
+  if dp > 1 and not o.fsdp then
+    for z = zero + 1, 3 do variant("--zero " .. z, function(o2) o2.zero = z end) end
+  end
+  if o.recompute ~= "full" then
+    variant("--recompute full", function(o2) o2.recompute = "full" end)
+    if dp > 1 and not o.fsdp and zero < 3 then
+      variant("--zero 3 --recompute full", function(o2) o2.zero, o2.recompute = 3, "full" end)
+    end
+  end
+  return M.fit_hints(tries)
+end
+
 -- " (if it fit)" after the label of a figure of a result that does not fit.
 function M.if_fit(fits) return fits and "" or " (if it fit)" end
 

@@ -335,31 +335,18 @@ function C.run(opts, args)
   end
   io.write(verdict, "\n")
   -- A training job that does not fit: what would, priced, as `train`
-  -- says it (report.fit_hints).  `fit`, the command a buyer runs to ask
+  -- says it (report.training_fit_hints).  `fit`, the command a buyer runs to ask
   -- "does it fit?", said "fits: no" and its largest term and left the
   -- next step to guess (llama3.1-70b qlora on 8 H100: activations 59.4
   -- GiB at recompute none, where --recompute full fits).  Each variant
   -- is run through the same gp.memory; one it refuses is left unsaid.
   local training = { pretrain = true, full = true, lora = true, qlora = true }
   if not r.fits and training[r.method] then
-    local tries = {}
-    local function variant(words, set)
-      tries[#tries + 1] = report.variant(words, o, set, function(o2)
+    local h = report.training_fit_hints(o, r.dp or 1, r.job and r.job.zero or o.zero or 0,
+      function(o2)
         local r2 = memory.memory(o2)
         return r2.fits, string.format("%.1f GiB per GPU", r2.total / units.GiB)
       end)
-    end
-    local zero = r.job and r.job.zero or o.zero or 0
-    if (r.dp or 1) > 1 and not o.fsdp then
-      for z = zero + 1, 3 do variant("--zero " .. z, function(o2) o2.zero = z end) end
-    end
-    if o.recompute ~= "full" then
-      variant("--recompute full", function(o2) o2.recompute = "full" end)
-      if (r.dp or 1) > 1 and not o.fsdp and zero < 3 then
-        variant("--zero 3 --recompute full", function(o2) o2.zero, o2.recompute = 3, "full" end)
-      end
-    end
-    local h = report.fit_hints(tries)
     if h then io.write(h, "\n") end
   end
   return 0

@@ -123,29 +123,13 @@ function C.run(opts, args)
     -- nothing on --zero).  The ZeRO stages above the one priced where
     -- there are data-parallel ranks to shard over, and full
     -- recomputation; each run through the same gp.train, an option the
-    -- engine refuses left unsaid (report.fit_hints).
+    -- engine refuses left unsaid (report.training_fit_hints).
     if not r.fits then
-      local tries = {}
-      local function variant(words, set)
-        tries[#tries + 1] = report.variant(words, o, set, function(o2)
-          local r2 = train.train(o2)
-          return r2.fits, string.format("%.1f GiB per GPU, step %.3f s", r2.memory.total / units.GiB,
-            r2.step_s)
-        end)
-      end
-      if r.dp > 1 and not o.fsdp then
-        for z = (r.zero or 0) + 1, 3 do
-          variant("--zero " .. z, function(o2) o2.zero = z end)
-        end
-      end
-      if o.recompute ~= "full" then
-        variant("--recompute full", function(o2) o2.recompute = "full" end)
-        -- the two together, where neither alone is enough
-        if r.dp > 1 and not o.fsdp and (r.zero or 0) < 3 then
-          variant("--zero 3 --recompute full", function(o2) o2.zero, o2.recompute = 3, "full" end)
-        end
-      end
-      local h = report.fit_hints(tries)
+      local h = report.training_fit_hints(o, r.dp, r.zero or 0, function(o2)
+        local r2 = train.train(o2)
+        return r2.fits, string.format("%.1f GiB per GPU, step %.3f s", r2.memory.total / units.GiB,
+          r2.step_s)
+      end)
       if h then io.write(h, "\n") end
     end
     if r.days then
