@@ -105,8 +105,12 @@ like($o, qr/^kind\s+predicted\s+with range\s+measured inside\s+mean width/m, 'co
 # and llama2_70b_lora results, one case per system directory);
 # 908: and 20 more for issue 25 (dgxc-benchmarking 25.02 ft_llama3: every
 # column of its eight tables, Llama 3 8B SFT/LoRA x BF16/FP8 on 8/16/32
-# H100 = 12, 70B SFT x 2 precisions on 32 = 2, 70B LoRA x 2 on 8/16/32 = 6).
-like($o, qr/^train\s+908\s+908\s+\d+\.\d%\s+\d+\.\d%$/m, 'train: 908 predicted cases, each with a range');
+# H100 = 12, 70B SFT x 2 precisions on 32 = 2, 70B LoRA x 2 on 8/16/32 = 6);
+# 918: and 10 more for issue 25, a held-out set (Megatron-Bridge's 26.06.01
+# Pre-Training table: DeepSeekV3, GPT OSS 120B, Qwen3 30B-A3B, Qwen3
+# 235B-A22B and Nemotron 3 Nano, 5 models x GB300/GB200 = 10; its four
+# Nemotron 3 Super rows left out).
+like($o, qr/^train\s+918\s+918\s+\d+\.\d%\s+\d+\.\d%$/m, 'train: 918 predicted cases, each with a range');
 # JSON rows carry the range; every shipped predicted case has one.
 ($c, $o, $e) = run_gp('validate', '--format', 'json');
 my @lo = $o =~ /"predicted_lo":([-0-9.e+]+),"predicted_hi":([-0-9.e+]+)/g;
