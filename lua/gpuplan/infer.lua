@@ -832,6 +832,64 @@ function M.attn_stream_of(a, g, model, tp, kv)
   return M.attn_stream_hopper_fp8
 end
 
+-- TensorRT-LLM's decode attention of a multi-head model (a group of one
+-- query head a KV head on a rank) on Hopper with an FP8 cache: not XQA
+-- ("bool is_vanilla_mha = xqaParams.num_kv_heads == 0 ||
+-- xqaParams.num_q_heads == xqaParams.num_kv_heads; if (is_vanilla_mha &&
+-- xqaParams.beam_width == 1) { // Do not use XQA kernel for vanilla MHA
+-- case for performance reasons.  return false; }", supportConfigCommon in
+-- decoderXQAImplJIT/kernelUtils.cpp of the 2024 JIT runner that 0.11.0
+-- runs by default; 0.10's precompiled XQA cubins are all "nqpkv_8"), so
+-- the masked MHA kernel (decoderMaskedMultiheadAttention), whose threads
+-- load the cache into registers a vector at a time and widen every FP8
+-- element on the CUDA cores ("convert_from_fp8(vec_o, vec_i)", then the
+-- scale's multiply and the FMAs in FP32).  Its rate is a property of the
+-- SMs, not of the HBM behind them, past the H100 SXM's: the same
+-- gptManagerBenchmark runs (perf-overview 0.10.0 and 0.11.0, the
+-- trtllm-perf cases) measure an H200 SXM over an H100 SXM -- the same 132
+-- GH100 SMs at the same clocks, 1.43 times the HBM -- at 1.07 for GPT-J
+-- 6B FP8 128/2048 (8165.91 / 7643.02 tokens/s, 0.11.0), both cards at the
+-- engine's max_batch_size of 128, so the same batch a step, and 1.15 for
+-- Llama 2 7B (7867.28 / 6814.72, the H200 holding 1.85 times the
+-- sequences), where the cache read is most of a step, while the GQA
+-- models of the same pages, on XQA, gain
+-- 1.31-1.36 (Falcon 180B TP 4, Llama 2 70B TP 2, Mixtral 8x7B TP 2 FP8 at
+-- 128/2048).  Per cached element, with each row's whole miss put on its
+-- decode attention, the MHA FP8 rows of both pages (less the 0.10.0 GPT-J
+-- cells docs/validation.md finds above what the card can produce) imply a
+-- median 2.9 G elements/ms on the H100 (at its HBM: its FP16-cache rows
+-- read 1.2-1.7 G elements/ms, 2.5-3.5 TB/s) and 3.2 G on the H200, where
+-- the H200's GEMV rate would be 4.0 G.  So the kernel reads an FP8
+-- cache at no more than the H100 SXM's GEMV rate (0.94 of its streaming copy, the one this
+-- kernel is priced at there) scaled by the SMs' FP32 issue rate (peak.fp32:
+-- SMs x clock) over the H100 SXM's; the value returned is that rate as a
+-- fraction of this card's streaming copy, nil where it is not below the
+-- card's own GEMV rate (the H100 SXM itself, an H800).  A 16-bit cache
+-- holds twice the bytes an element, past any Hopper HBM at this element
+-- rate: not capped.  MHA runs the masked kernel with XQA on or off
+-- (xqa = false changes nothing for a group of one), so the cap holds
+-- either way.  No measurement of the kernel's own instruction count was
+-- found; the cap is the H100's price, the lower bound the H100 rows give.
+M.mmha_fp8_ref = "h100-sxm"
+M.GEMV_BW = 0.94   -- roofline.c ROOF_GEMV_BW
+function M.mmha_stream_of(a, g, model, tp, kv)
+  if a.runtime ~= "trtllm" or kv ~= "fp8" then return nil end
+  if not g or g.arch ~= "hopper" or (g.vendor ~= nil and g.vendor ~= "NVIDIA") then return nil end
+  if type(model) ~= "table" or latent_cache(model) then return nil end
+  if M.qheads_per_kv(model, tp) ~= 1 then return nil end
+  local rl = require("gpuplan.roofline")
+  -- the catalog's entry by id, else the card as given (a table of its own)
+  local okd, d = pcall(rl.device, g.id or g)
+  if not okd then okd, d = pcall(rl.device, g) end
+  local okr, r = pcall(rl.device, M.mmha_fp8_ref)
+  if not (okd and okr) then return nil end
+  local pf, rf = d.peak and d.peak.fp32, r.peak and r.peak.fp32
+  if not (pf and rf and pf > 0 and rf > 0 and d.mem_bw and d.hbm) then return nil end
+  local f = M.GEMV_BW * r.mem_bw * r.hbm * (pf / rf) / (d.mem_bw * d.hbm)
+  if f >= M.GEMV_BW * (1 - 1e-9) then return nil end
+  return f
+end
+
 -- Weight-only linears multiplied below the 16-bit library rate, by
 -- runtime (engine infer_cfg.wo_bf16_x, roofline.h roof_op.bf16_x): the
 -- multiple of the card's bf16 GEMM rate at the op's shape at which the
@@ -2848,7 +2906,7 @@ function M.setup(a)
       and M.one_token_graphs[a.runtime][g.arch] and (g.vendor == nil or g.vendor == "NVIDIA"))
       or nil,
     wo_stream = M.wo_stream_of(a.runtime, bits),
-    attn_stream = M.attn_stream_of(a, g, model, tp, kv),
+    attn_stream = M.attn_stream_of(a, g, model, tp, kv) or M.mmha_stream_of(a, g, model, tp, kv),
     wo_bf16_x = M.wo_bf16_x_of(a.runtime, g, bits),
     m_tile = M.m_tile_of(a.runtime, g.arch, base),
     kv_bucket = kv_bucket,
