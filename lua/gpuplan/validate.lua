@@ -535,6 +535,10 @@ local case_schema = T.record {
     -- the share of the prompt tokens the engine found in its prefix cache
     -- (gp.infer's prefix_hit): their prefill skipped
     prefix_hit = declared("prefix_hit"),
+    -- the chat template's tokens the server adds to each prompt, which
+    -- the client's input count leaves out (SCHEMA.md): the infer
+    -- predictor prefills input_len + these
+    template_tokens = count(),
     -- the serving engine's limits where the run's config sets them
     -- (SCHEMA.md; gp.infer's max_batch, max_num_tokens and
     -- kv_free_fraction, the names rl's rollout engine states them by):
@@ -699,7 +703,8 @@ end
 -- them, so a case of theirs that stated one would be priced without it:
 -- refused, as an unread parallel field is.  workload.prefix_hit the other
 -- way: the infer predictor alone hands it on (gp.infer's prefix_hit, for
--- one model's replicas and the MoE serving model alike).
+-- one model's replicas and the MoE serving model alike), and
+-- workload.template_tokens (added to the input it hands gp.infer).
 -- The serving engine's limits (max_batch, max_num_tokens,
 -- kv_free_fraction), its chunked prefill and the command that served it
 -- (server) likewise: the infer predictor hands them to gp.infer;
@@ -719,6 +724,7 @@ M.WORKLOAD_READ = { dropout = set "train memory", unfused_loss = set "train",
                     kv_repeat = set "train memory",
                     tp_input_per_linear = set "train",
                     flash = set "train memory infer", prefix_hit = set "infer",
+                    template_tokens = set "infer",
                     output_dist = set "infer", sampling = set "infer",
                     max_batch = set "infer", max_num_tokens = set "infer",
                     kv_free_fraction = set "infer", chunked_prefill = set "infer",

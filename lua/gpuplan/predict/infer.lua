@@ -798,6 +798,18 @@ local PROFILES = {
 -- but not the median one, which is the decode step at the batch
 -- (gp.infer's itl_s, MoE serving's tpot_s; the mean: itl_load_s, MoE
 -- serving's itl_s).
+-- The prompt tokens the serving engine prefills a request: the case's
+-- input_len plus the chat template's tokens the server wraps it in where
+-- the case states them (workload.template_tokens, SCHEMA.md): a client
+-- on a chat endpoint counts its prompt before the template
+-- (vllm bench serve's "Total input tokens" sums the dataset's
+-- prompt_len, tokenised without it), the server prefills both.
+local function served_input(wl)
+  local n, t = v(wl.input_len), v(wl.template_tokens)
+  if n and t then return n + t end
+  return n
+end
+
 local function median_itl(case, metric)
   return metric == "itl_ms" and case.measured.statistic == "median"
 end
@@ -826,7 +838,7 @@ local function serve_case(case, cat, model, defaults)
     eplb = v(par.eplb),
     weights = v(wl.weight_dtype) or v(wl.precision) or "bf16", kv = v(wl.kv_dtype),
     expert_weights = v(wl.expert_weight_dtype),
-    input = v(wl.input_len), output = v(wl.output_len) or 2,
+    input = served_input(wl), output = v(wl.output_len) or 2,
     -- the share of the prompt tokens found in the prefix cache
     -- (gp.infer's prefix_hit, priced by both serving models alike)
     prefix_hit = v(wl.prefix_hit),
@@ -1019,7 +1031,7 @@ local function predict(case, cat)
     power_limit = v(hw.power_limit),
     pp = v(par.pp) or 1, weights = v(wl.weight_dtype) or v(wl.precision) or "bf16",
     kv = v(wl.kv_dtype), runtime = runtime, cat = cat,
-    input = v(wl.input_len), output = v(wl.output_len),
+    input = served_input(wl), output = v(wl.output_len),
   }
   if not a.input then a.input = 128; defaults[#defaults + 1] = "input=128" end
   if not a.output then a.output = 256; defaults[#defaults + 1] = "output=256" end
