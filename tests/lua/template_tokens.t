@@ -5,15 +5,16 @@
 -- what the engine prefills by the template's tokens (Qwen3's: 8).  The
 -- infer predictor hands gp.infer input_len + template_tokens, for one
 -- model's replicas and the MoE serving model alike; the reader refuses a
--- non-whole count and another kind's case; the shipped gpustack Qwen3
--- rows, whose notes quote --backend openai-chat, state 8.
+-- non-whole count and another kind's case; the shipped gpustack rows,
+-- whose notes quote --backend openai-chat, state Qwen3's 8 and
+-- DeepSeek-R1-0528's 3 (BOS, <｜User｜>, <｜Assistant｜>).
 -- Run: ./gpuplan run tests/lua/template_tokens.t
 local t = require "tap"
 local gp = require "gpuplan"
 local validate = require "gpuplan.validate"
 local predict = require "gpuplan.predict.infer"
 local cat = gp.catalog()
-t.plan(11)
+t.plan(13)
 
 -- Qwen3-32B (the shipped rows' model record) on one A100 80GB under vLLM
 -- 0.11.0, a burst of 1000 prompts of 128 tokens, 4 out (the gpustack
@@ -101,4 +102,19 @@ do
   end
   t.is(quoted, 60, "sixty gpustack Qwen3 rows quote vllm bench serve --backend openai-chat")
   t.is(stated, quoted, "... and each states workload.template_tokens 8")
+end
+
+-- The fifteen DeepSeek-R1-0528 rows of the same lab and client state the
+-- DeepSeek-V3 family template's 3 (BOS, <｜User｜>, <｜Assistant｜>).
+do
+  local quoted, stated = 0, 0
+  for _, c in ipairs(validate.read("validation/cases.json")) do
+    if c.id:find("^gpustack%-") and c.id:find("deepseek-r1", 1, true) and type(c.notes) == "string"
+       and c.notes:find("--backend openai-chat", 1, true) then
+      quoted = quoted + 1
+      if c.workload.template_tokens == 3 then stated = stated + 1 end
+    end
+  end
+  t.is(quoted, 15, "fifteen gpustack DeepSeek-R1 rows quote vllm bench serve --backend openai-chat")
+  t.is(stated, quoted, "... and each states workload.template_tokens 3")
 end
