@@ -271,7 +271,9 @@ static int may_apply(const comm_ctx *c, gp_algo a)
 		 * CollNet Direct/Chain, NVLS, NVLS Tree, PAT): only forced. */
 		return 0;
 	case GP_ALGO_P2P:
-		return a2a;
+		/* Where NCCL relays a remote send through the rail GPU it
+		 * has no direct path to rank against (comm_pxn_routes). */
+		return a2a && !comm_pxn_routes(c);
 	case GP_ALGO_PXN:
 		return c->op == GP_ALL_TO_ALL && c->nn >= 2 && c->g >= 2;
 	default:

@@ -1661,6 +1661,39 @@ static const char *pxn_release(const comm_ctx *c)
 	return v != 0 && v < 21207 ? "pxn needs NCCL 2.12.7 or later" : NULL;
 }
 
+/* Why PXN does not apply to this all-to-all, or NULL: the op, the
+ * placement (>= 2 nodes, >= 2 ranks a node on NVLink), the release
+ * (pxn_release) and the library's default (pxn_off: RCCL's
+ * "NCCL_PARAM(PxnDisable, "PXN_DISABLE", 1)", ROCm/rccl
+ * src/graph/paths.cc, ring_up_share). */
+static const char *pxn_why_not(const comm_ctx *c)
+{
+	if (c->op != GP_ALL_TO_ALL || c->nn < 2 || c->g < 2 ||
+	    c->kind_up != GP_LINK_NVLINK)
+		return "pxn is for all_to_all across >= 2 NVLink nodes";
+	if (pxn_release(c) != NULL)
+		return pxn_release(c);
+	if (c->t->pxn_off)
+		return "pxn is off by default in this collective library";
+	return NULL;
+}
+
+/* NCCL does not rank PXN against the direct path: a send to a rank on
+ * another node takes, at NCCL_P2P_PXN_LEVEL's default 2 ("use PXN as
+ * much as possible to maximize aggregation"), the NIC nearest the GPU of
+ * the peer's local index, relayed by that GPU whenever it reaches the
+ * NIC at PXB or better and reaches the sender over NVLink ("if
+ * (peerGpu->paths[GPU][g1].type <= PATH_NVL && peerGpu->paths[NET][n].type
+ * <= pxnType) { *proxyRank = peerGpu->gpu.rank; ...", NVIDIA/nccl
+ * v2.27.7-1 src/graph/search.cc ncclTopoGetNetDev, the same from 2.12.7);
+ * net.cc's p2p connection then runs through that proxy.  So where PXN
+ * applies the all-to-all runs it, whatever the direct path would cost;
+ * the direct path (p2p) stays for a forced algo (NCCL_PXN_DISABLE=1). */
+int comm_pxn_routes(const comm_ctx *c)
+{
+	return pxn_why_not(c) == NULL;
+}
+
 /* PXN: all-to-all aggregated over NVLink onto the destination's rail. */
 static int price_pxn(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 		     const char **why)
@@ -1669,13 +1702,8 @@ static int price_pxn(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 	double up = up_rate(c, p), net = net_rate(c, p);
 	double intra, remote;
 
-	if (c->op != GP_ALL_TO_ALL || c->nn < 2 || c->g < 2 ||
-	    c->kind_up != GP_LINK_NVLINK) {
-		*why = "pxn is for all_to_all across >= 2 NVLink nodes";
-		return 1;
-	}
-	if (pxn_release(c) != NULL) {
-		*why = pxn_release(c);
+	if (pxn_why_not(c) != NULL) {
+		*why = pxn_why_not(c);
 		return 1;
 	}
 	if (p == GP_PROTO_LL128) {

@@ -55,4 +55,9 @@ double comm_nccl_estimate(const comm_ctx *c, gp_algo a, gp_proto p,
  * (comm_algo.c). */
 double comm_p2p_stream_channels(const comm_ctx *c);
 
+/* 1 when the library routes an all-to-all's remote sends through the
+ * destination's rail GPU (PXN) with no choice left to a tuner
+ * (comm_algo.c). */
+int comm_pxn_routes(const comm_ctx *c);
+
 #endif
