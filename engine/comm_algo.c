@@ -1631,10 +1631,15 @@ static int price_p2p(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 					    p2p_ch_bw(c) * pe));
 		double remote = (n - g) / n * S / (net / g);
 
+		/* Each remote peer's post at NCCL's network overhead for
+		 * the protocol (post(): x 3 for Simple, tuning.cc "if (p ==
+		 * NCCL_PROTO_SIMPLE) netOverhead *= 3"), the figure NCCL
+		 * gives a Simple network step's send and receive on one
+		 * proxy, as a peer's transfer is here (price_pxn). */
 		*lat = base(c, p) + hop_up(c, p);
 		if (c->nn > 1)
 			*lat += hop_net(c, p) +
-				(c->n - c->g) * net_post(c);
+				(c->n - c->g) * post(c, p);
 		*bwt = max2(c->g > 1 ? intra : 0.0,
 			    c->nn > 1 ? remote : 0.0);
 		return 0;
@@ -1726,13 +1731,26 @@ static int price_pxn(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 	 * ceil(g / maxRecvs): N - 1 on NCCL's IB transport (8) with 8
 	 * GPUs a node, n - g where the plugin takes one receive a call
 	 * (the fabric's nccl.max_recvs; aws-ofi-nccl through v1.19.0:
-	 * "#define NCCL_OFI_MAX_RECVS 1", 8 from v1.20.0). */
+	 * "#define NCCL_OFI_MAX_RECVS 1", 8 from v1.20.0).
+	 *
+	 * A post is NCCL's own network overhead for the protocol, post():
+	 * getNetOverhead (1 us Intel, 2 us AMD) x 3 for Simple ("if (p ==
+	 * NCCL_PROTO_SIMPLE) netOverhead *= 3", tuning.cc, 2.18 to 2.30),
+	 * the cost NCCL gives a Simple network step, one send and one
+	 * receive on a proxy thread, as the ring's posts are priced here
+	 * (proxy_subs).  A remote peer's transfer is one such send (the
+	 * rail GPU's proxy relays it) and one receive (the GPU's own proxy
+	 * takes its receives, PXN being one-way: "Only enabling it in the
+	 * GPU->NIC direction", paths.cc), Simple from 16 KiB a peer
+	 * (NCCL_P2P_LL_THRESHOLD, enqueue.cc addP2pToPlan).  The 1x figure
+	 * priced before gave a P5 all-to-all 0.1-1.0 ms a call less on 4 to
+	 * 32 nodes, which the HyperPod rows lacked (docs/validation.md). */
 	intra = ((g - 1) / n + (n - g) / n * (g - 1) / g) * S /
 		(up * a2a_link_eff(c, S / n));
 	remote = (n - g) / n * S / (net / g);
 	*lat = base(c, p) + 2.0 * hop_up(c, p) + hop_net(c, p) +
 	       (c->nn - 1) * ceil(g / c->t->nic_nccl.max_recvs) *
-	       net_post(c);
+	       post(c, p);
 	*bwt = max2(intra, remote);
 	return 0;
 }

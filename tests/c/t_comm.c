@@ -359,8 +359,10 @@ int main(void)
 	 * half at the GPU's 45e9 (bw term 0.5 S / 45e9), and a latency that
 	 * differs by the posts and one NVLink step.  p2p: base + hop_up +
 	 * hop_net + (n - g) = 8 posts; pxn: base + 2 hop_up + hop_net +
-	 * (N - 1) x ceil(8 / 8) = 1 post.  Post 1 us (Intel host), hop_up
-	 * 0.6 + 2.8 = 3.4 us (Simple): p2p is 8 - 1 - 3.4 = 3.6 us slower.
+	 * (N - 1) x ceil(8 / 8) = 1 post.  A post is NCCL's Simple network
+	 * overhead, 3 x 1 us (Intel host; tuning.cc "if (p ==
+	 * NCCL_PROTO_SIMPLE) netOverhead *= 3"), hop_up 0.6 + 2.8 = 3.4 us
+	 * (Simple): p2p is 3 x (8 - 1) - 3.4 = 17.6 us slower.
 	 * Exact arithmetic: 1e-12 s. */
 	t.nccl_version = 21104;
 	MUST(comm_cost(&t, GP_ALL_TO_ALL, S, 16, &r2, &e));
@@ -368,8 +370,8 @@ int main(void)
 	   "NCCL 2.11.4: all_to_all across nodes runs p2p (no PXN)");
 	is_num(r2.bw_time, 0.5 * S / 45e9, 1e-9, "... the same remote half "
 	       "/ NIC");
-	is_num(r2.latency - r.latency, 3.6 * US, 1e-12, "... 7 posts more, "
-	       "one NVLink step less: 3.6 us");
+	is_num(r2.latency - r.latency, 17.6 * US, 1e-12, "... 7 posts of 3 "
+	       "us more, one NVLink step less: 17.6 us");
 	rc = comm_cost_algo(&t, GP_ALL_TO_ALL, GP_ALGO_PXN, S, 16, &r2, &e);
 	einval(rc, &e, "NCCL 2.11.4: pxn forced is refused");
 	ok(strstr(e.msg, "2.12.7") != NULL, "... naming 2.12.7");
@@ -409,27 +411,28 @@ int main(void)
 
 	/* --- PXN's grouped receives: the plugin's maxRecvs ---
 	 * 4 nodes x 8 GPUs, 32 ranks, 1 GiB forced to pxn.  A GPU's posts
-	 * are (N - 1) x ceil(g / max_recvs) at the 1 us network post
-	 * (Intel host): 3 x 1 = 3 posts on NCCL's IB default (8), 3 x 8 =
-	 * 24 where the plugin takes one receive a call (aws-ofi-nccl
+	 * are (N - 1) x ceil(g / max_recvs) at NCCL's Simple network post,
+	 * 3 x 1 us (Intel host): 3 x 1 = 3 posts on NCCL's IB default (8),
+	 * 3 x 8 = 24 where the plugin takes one receive a call (aws-ofi-nccl
 	 * through v1.19.0), 3 x ceil(8 / 3) = 9 at 3.  Only the latency
-	 * moves: 21 us and 6 us more; the bandwidth term and the protocol
-	 * (Simple at 1 GiB) stay.  Exact arithmetic: 1e-12 s. */
+	 * moves: 21 x 3 = 63 us and 6 x 3 = 18 us more; the bandwidth term
+	 * and the protocol (Simple at 1 GiB) stay.  Exact arithmetic: 1e-12
+	 * s. */
 	t = nvl(8, 4, 300e9, 0.8);
 	add_nics(&t, 8, 50e9, 0.9);
 	S = GiB;
 	MUST(comm_cost_algo(&t, GP_ALL_TO_ALL, GP_ALGO_PXN, S, 32, &r, &e));
 	t.nic_nccl.max_recvs = 1;
 	MUST(comm_cost_algo(&t, GP_ALL_TO_ALL, GP_ALGO_PXN, S, 32, &r2, &e));
-	is_num(r2.latency - r.latency, 21.0 * US, 1e-12,
-	       "pxn, max_recvs 1: 3 x 8 posts, 21 us over 3 x 1");
+	is_num(r2.latency - r.latency, 63.0 * US, 1e-12,
+	       "pxn, max_recvs 1: 3 x 8 posts, 63 us over 3 x 1");
 	ok(r2.proto == r.proto && r.proto == GP_PROTO_SIMPLE &&
 	   r2.bw_time == r.bw_time, "pxn, max_recvs 1: same Simple "
 	   "bandwidth term");
 	t.nic_nccl.max_recvs = 3;
 	MUST(comm_cost_algo(&t, GP_ALL_TO_ALL, GP_ALGO_PXN, S, 32, &r2, &e));
-	is_num(r2.latency - r.latency, 6.0 * US, 1e-12,
-	       "pxn, max_recvs 3: 3 x ceil(8/3) = 9 posts, 6 us over 3");
+	is_num(r2.latency - r.latency, 18.0 * US, 1e-12,
+	       "pxn, max_recvs 3: 3 x ceil(8/3) = 9 posts, 18 us over 3");
 	t.nic_nccl.max_recvs = 0;
 	rc = comm_cost(&t, GP_ALL_TO_ALL, S, 32, &r2, &e);
 	einval(rc, &e, "max_recvs 0 refused");

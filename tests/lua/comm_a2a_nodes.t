@@ -1,7 +1,9 @@
 -- gp.comm's all-to-all across nodes (engine/comm_algo.c price_p2p and
 -- price_pxn), each figure from the rule's formula by hand.  dgx-h100
 -- nodes: 8 GPUs, 8 x 400G NICs (nic_bw 50 GB/s x nic_achievable 0.94 =
--- 47 GB/s each), InfiniBand (max_recvs 8), NCCL's net post 1 us a message.
+-- 47 GB/s each), InfiniBand (max_recvs 8), NCCL's net post 1 us a message
+-- (Intel host), 3 us for Simple (tuning.cc "if (p == NCCL_PROTO_SIMPLE)
+-- netOverhead *= 3"), 1 us for LL.
 -- S is the per-rank send buffer (nccl-tests), n ranks, g = 8 a node,
 -- N nodes, bn the node's NIC rate = NICs x 47 GB/s (comm.c: nic_use x
 -- bnic; one NIC a node: 47 GB/s for the node).
@@ -9,8 +11,9 @@
 --     pe = 1 for simple, 0.5 x 0.5625 for LL (comm_algo.c proto_eff);
 --     at these sizes the network binds (the NVLink part, at most
 --     7/8 S / (369 GB/s x 0.83), is under a fifth of it).
---   latency: p2p pays one post per remote peer, (n - g) x 1 us; PXN one
---     per remote node per ceil(g / max_recvs) = 1 group: (N - 1) x 1 us.
+--   latency: p2p pays one post per remote peer, (n - g) x post; PXN one
+--     per remote node per ceil(g / max_recvs) = 1 group: (N - 1) x post;
+--     post = 1 us over LL (8 B), 3 us over simple (1 GiB).
 --     The rest of each latency is the same at 2 and 4 nodes, so the
 --     difference between them is the posts' alone.
 -- Exact products: a relative 1e-9 (the engine's double arithmetic).
@@ -50,13 +53,15 @@ end
 -- The posts: 4 nodes against 2, the same NICs and protocol.
 for _, nics in ipairs { 8, 1 } do
   for _, S in ipairs { 8, GiB } do
+    local post = S == 8 and 1e-6 or 3e-6
     local p2 = a2a("p2p", 2, nics, S).latency
     local p4 = a2a("p2p", 4, nics, S).latency
-    t.near(p4 - p2, ((32 - 8) - (16 - 8)) * 1e-6, 1e-9, string.format(
-      "p2p %d NICs %s: 16 more remote peers, 16 more posts of 1 us", nics, S == 8 and "8 B" or "1 GiB"))
+    t.near(p4 - p2, ((32 - 8) - (16 - 8)) * post, 1e-9, string.format(
+      "p2p %d NICs %s: 16 more remote peers, 16 more posts of %g us", nics,
+      S == 8 and "8 B" or "1 GiB", post * 1e6))
     local x2 = a2a("pxn", 2, nics, S).latency
     local x4 = a2a("pxn", 4, nics, S).latency
-    t.near(x4 - x2, ((4 - 1) - (2 - 1)) * math.ceil(8 / 8) * 1e-6, 1e-9, string.format(
+    t.near(x4 - x2, ((4 - 1) - (2 - 1)) * math.ceil(8 / 8) * post, 1e-9, string.format(
       "pxn %d NICs %s: 2 more remote nodes, one grouped post each", nics, S == 8 and "8 B" or "1 GiB"))
   end
 end
@@ -68,11 +73,11 @@ end
 -- simple); the base and the network hop cancel.
 for _, nodes in ipairs { 2, 4 } do
   local n = 8 * nodes
-  for _, c in ipairs { { 8, 0.6e-6, "8 B" }, { GiB, 3.4e-6, "1 GiB" } } do
+  for _, c in ipairs { { 8, 0.6e-6, "8 B", 1e-6 }, { GiB, 3.4e-6, "1 GiB", 3e-6 } } do
     local d = a2a("p2p", nodes, 8, c[1]).latency - a2a("pxn", nodes, 8, c[1]).latency
-    t.near(d, ((n - 8) - (nodes - 1)) * 1e-6 - c[2], 1e-9, string.format(
-      "%d nodes %s: p2p - pxn = (%d - %d) posts of 1 us - one NVLink hop", nodes, c[3], n - 8,
-      nodes - 1))
+    t.near(d, ((n - 8) - (nodes - 1)) * c[4] - c[2], 1e-9, string.format(
+      "%d nodes %s: p2p - pxn = (%d - %d) posts of %g us - one NVLink hop", nodes, c[3], n - 8,
+      nodes - 1, c[4] * 1e6))
   end
 end
 
