@@ -9,7 +9,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local validate = require "gpuplan.validate"
 
-t.plan(6)
+t.plan(9)
 
 local cat = gp.catalog()
 local rows, n = {}, 0
@@ -40,6 +40,14 @@ local z0 = validate.predict(rows["nanotron-bench-8.86b-64n-dp128-tp4-pp1-mbs2-z0
 t.ok(has(z1, "overlap_param_gather=false (optim/zero.py") and not has(z0, "overlap_param_gather"),
   "overlap_param_gather off at ZeRO-1 only")
 
+-- No DDP at ZeRO 1 (trainer.py make_ddp: not with accumulate_grad_in_fp32
+-- and zero_stage > 0): the fp32 gradients are all-reduced whole after
+-- the backward (sync_gradients_across_dp, reduce_scatter=False); at ZeRO
+-- 0 DDP's comm hook reduces each bucket under the backward.
+t.ok(has(z1, "overlap_grad_reduce=false (trainer.py") and has(z1, "zero_reduce=allreduce (")
+  and has(z0, "overlap_grad_reduce=true (DDP comm hook") and not has(z0, "zero_reduce="),
+  "ZeRO 1: one all-reduce after the backward; ZeRO 0: DDP's buckets under it")
+
 -- A case that states a setting keeps it: the profile fills gaps only.
 local stated = t.copy(rows["nanotron-bench-3.57b-1n-dp4-tp1-pp2-mbs2-z1"])
 stated.workload.attn_kernel = "cudnn"
@@ -52,12 +60,12 @@ t.ok(ps.predicted and not has(ps, "attn_kernel=fa2"), "a stated attn_kernel wins
 -- gather's exposed seconds and nothing of it is hidden any more:
 -- step(off) - step(on) = zero_gather(off) - exposed zero_gather(on).
 -- Tolerance 1e-9 s: the same sums in floating point.
-local function job(overlap)
+local function job(overlap, ogr, zr)
   return gp.train{ stack = "megatron", gpu = "h100-sxm", gpus = 512, gpus_per_node = 8,
     nic_fabric = "efa-100", nics = 32, tp = 4, pp = 1, zero = 1, sp = true, batch = 2,
     global_batch = 256, seq = 4096, precision = "bf16", grad_reduce = "fp32",
     recompute = "none", flash = true, attn_kernel = "fa2", unfused_act = true,
-    overlap_param_gather = overlap,
+    overlap_param_gather = overlap, overlap_grad_reduce = ogr, zero_reduce = zr,
     model = { layers = 28, hidden = 3072, heads = 32, kv_heads = 32, head_dim = 96,
       ffn_hidden = 8192, ffn_gated = true, vocab = 131072, tied_embeddings = true,
       norm = "rms", split_proj = "none" } }
@@ -71,3 +79,25 @@ t.ok(goff.hidden == 0 and gon.hidden > 0, "nanotron's gather hides nothing; Mega
 local grow = off.step_s - on.step_s
 t.ok(math.abs(grow - (goff.seconds - gon.seconds)) < 1e-9 and grow > 0,
   string.format("the step grows by the gather's newly exposed seconds (%.4f s)", grow))
+
+-- The gradient reduction as nanotron runs it at ZeRO 1 (no DDP: one
+-- all-reduce of the whole fp32 buffer after the backward) against
+-- Megatron's (reduce-scatter of the shard, under the backward).  An
+-- all-reduce is a reduce-scatter and an all-gather of the same buffer
+-- over the same ranks, so unhidden it costs twice the reduce-scatter:
+-- 2 x (n-1)/n x 3.57 GB / bus (3.57B / TP 4 = 0.89B fp32 gradients a
+-- rank).  Tolerance 1%: the two collectives' fixed latencies, a few us
+-- against some 44 ms each.
+local rs, ar = job(false, false, "reduce_scatter"), job(false, false, "allreduce")
+local drs, dar = part(rs, "dp_comm"), part(ar, "dp_comm")
+t.ok(drs.hidden == 0 and dar.hidden == 0 and math.abs(dar.seconds / (2 * drs.seconds) - 1) < 0.01,
+  string.format("the unhidden all-reduce is twice the reduce-scatter (%.4f s, %.4f s)",
+    dar.seconds, drs.seconds))
+-- Nothing else moves: against the overlapped reduce-scatter the step
+-- grows by the all-reduce less what was exposed of the reduce-scatter.
+-- Tolerance 1e-9 s: the same sums in floating point.
+local meg = job(false, true, "reduce_scatter")
+local dmeg = part(meg, "dp_comm")
+local g2 = ar.step_s - meg.step_s
+t.ok(math.abs(g2 - (dar.seconds - dmeg.seconds)) < 1e-9 and g2 > 0,
+  string.format("the step grows by the all-reduce's exposed seconds (%.4f s)", g2))

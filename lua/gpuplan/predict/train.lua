@@ -886,10 +886,30 @@ local PROFILES = {
     -- trainer.py wraps the model in torch's DistributedDataParallel
     -- (bucket_cap_mb = ddp_bucket_cap_mb) and helpers.py registers
     -- get_fp32_accum_hook, which issues each bucket's fp32 all-reduce
-    -- (or ZeRO-1 reduce-scatter) "async_op=True" from the bucket's
-    -- autograd hook: under the rest of the backward.
+    -- "async_op=True" from the bucket's autograd hook: under the rest of
+    -- the backward -- at ZeRO 0 only.  trainer.py init_model (c2528430
+    -- and the benchmark's branch, 67c5ebb6): "make_ddp =
+    -- parallel_context.data_parallel_size > 1 and not (config.optimizer.
+    -- accumulate_grad_in_fp32 and config.optimizer.zero_stage > 0)", and
+    -- the benchmark's config runs "accumulate_grad_in_fp32: true": at
+    -- ZeRO 1 there is no DDP and no hook.  training_step then, after
+    -- train_batch_iter has run every backward: "if not isinstance(
+    -- self.model, DistributedDataParallel): # Manually sync across DP if
+    -- it's not handled by DDP  sync_gradients_across_dp(..., # TODO
+    -- @thomasw21: This is too memory hungry, instead we run all_reduce
+    -- reduce_scatter=False, ...)", which FP32GradientAccumulator runs as
+    -- "dist.all_reduce(self._contiguous_fp32_grad_buffer, op=reduce_op,
+    -- group=dp_pg)": the whole fp32 gradient buffer all-reduced (not
+    -- reduce-scattered) in one blocking collective, nothing under it
+    -- (optim/gradient_accumulator.py sync_gradients_across_dp).
     { "overlap_grad_reduce", true, "DDP comm hook get_fp32_accum_hook: each bucket's "
-      .. "reduction async under the backward" },
+      .. "reduction async under the backward", function(o) return (o.zero or 0) == 0 end },
+    { "overlap_grad_reduce", false, "trainer.py: no DDP at ZeRO 1 with accumulate_grad_in_fp32 "
+      .. "(make_ddp); the fp32 grads all-reduced after the backward",
+      function(o) return (o.zero or 0) >= 1 end },
+    { "zero_reduce", "allreduce", "optim/gradient_accumulator.py sync_gradients_across_dp "
+      .. "(reduce_scatter=False): dist.all_reduce of the contiguous fp32 grad buffer",
+      function(o) return (o.zero or 0) >= 1 end },
   },
   -- A source that names PyTorch FSDP and no framework (above).
   ["pytorch-fsdp"] = {
