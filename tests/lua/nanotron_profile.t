@@ -9,7 +9,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local validate = require "gpuplan.validate"
 
-t.plan(9)
+t.plan(12)
 
 local cat = gp.catalog()
 local rows, n = {}, 0
@@ -101,3 +101,30 @@ local dmeg = part(meg, "dp_comm")
 local g2 = ar.step_s - meg.step_s
 t.ok(math.abs(g2 - (dar.seconds - dmeg.seconds)) < 1e-9 and g2 > 0,
   string.format("the step grows by the all-reduce's exposed seconds (%.4f s)", g2))
+
+-- The pipeline split by nanotron's compute costs (models/base.py
+-- build_model, get_block_compute_costs): a layer weighs 4h^2 + 3 d_ff h,
+-- the lm_head vocab x h, each stage takes layers until the running sum
+-- passes its share (the crossing layer stays).
+--  1.34B (16 layers, h 2048, d_ff 8192): a layer 67,108,864, the head
+--    268,435,456 (4 layers); half the 1,342,177,280 total is exactly 10
+--    layers, not past it, so the 11th stays too: 11 and 5.
+--  3.57B (28, 3072, 8192): a layer 113,246,208, the head 402,653,184;
+--    half is 15.78 layers: 16 and 12.
+--  80B on PP 4 (80, 8192, 28672): a layer 973,078,528, the head
+--    1,073,741,824; shares at 20.28, 40.55, 60.83 layers: 21, 20, 20, 19.
+--  8.86B on PP 4 (32, 4096, 14336): shares at 8.55, 17.1, 25.65 layers:
+--    9, 9, 8, 6 -- middle stages unequal, not Megatron-Core's even
+--    middle, so uniform stays (no end counts set).
+local function split_of(id)
+  local p = validate.predict(rows[id], cat)
+  return p.defaults:match("first_stage_layers=(%d+)"), p.defaults:match("last_stage_layers=(%d+)")
+end
+local f1, l1 = split_of("nanotron-bench-1.34b-1n-dp4-tp1-pp2-mbs4-z1")
+local f3, l3 = split_of("nanotron-bench-3.57b-1n-dp4-tp1-pp2-mbs2-z1")
+t.ok(f1 == "11" and l1 == "5" and f3 == "16" and l3 == "12",
+  string.format("PP 2: 1.34B %s/%s, 3.57B %s/%s (want 11/5, 16/12)", f1, l1, f3, l3))
+local f8, l8 = split_of("nanotron-bench-80b-4n-dp1-tp8-pp4-mbs1-z0")
+t.ok(f8 == "21" and l8 == "19", string.format("80B PP 4: %s/%s (want 21/19)", f8, l8))
+local f9, l9 = split_of("nanotron-bench-8.86b-1n-dp2-tp1-pp4-mbs1-z1")
+t.ok(f9 == nil and l9 == nil, "8.86B PP 4 (9, 9, 8, 6): no even middle, uniform stays")

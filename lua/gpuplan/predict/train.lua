@@ -39,6 +39,52 @@ local function pretrain(o) return o.method == "pretrain" end
 local function tp2(o) return (o.tp or 1) > 1 end
 local function fp16(o) return o.precision == "fp16" end
 local function moe(_, m) return m.moe ~= nil end
+-- nanotron's pipeline split (models/base.py build_model at c2528430 and
+-- the benchmark's 67c5ebb6): "# Balance compute across PP blocks",
+-- each PipelineBlock weighed by models/llama.py get_block_compute_costs
+-- -- a LlamaDecoderLayer "4 * model_config.num_attention_heads * d_qkv *
+-- model_config.hidden_size + 3 * d_ff * model_config.hidden_size" (d_qkv
+-- = hidden_size // num_attention_heads), the lm_head
+-- (TensorParallelColumnLinear) "model_config.vocab_size *
+-- model_config.hidden_size", every other block (the embedding, the final
+-- norm, the fp32 cast, the loss) 0 -- then "thresholds =
+-- [block_cumulative_costs[-1] * ((rank + 1) / pp_size) ...]" and each
+-- block in order set on the current rank, which moves on once "if
+-- cumulative_cost > thresholds[target_pp_rank_idx]" (the block that
+-- crosses stays).  The layers per stage, first to last.
+local function nanotron_split(pp, m)
+  local h = m.hidden
+  local layer = 4 * m.heads * (h // m.heads) * h + 3 * m.ffn_hidden * h
+  local total = m.layers * layer + m.vocab * h
+  local counts, k, cum = {}, 1, 0
+  for i = 1, pp do counts[i] = 0 end
+  for _ = 1, m.layers do
+    counts[k] = counts[k] + 1
+    cum = cum + layer
+    if cum > total * k / pp then k = k + 1 end
+  end
+  return counts
+end
+-- The split as Megatron-Core's uneven ends (first_stage_layers,
+-- last_stage_layers: the middle stages even) where nanotron's is one, the
+-- end stage's count where it differs from uniform's; nil where it is
+-- uniform's or its middle stages differ (then uniform stays).
+local function nanotron_end(which)
+  return function(o, m)
+    local pp = o.pp or 1
+    if pp < 2 or not (m.layers and m.hidden and m.heads and m.ffn_hidden and m.vocab) then
+      return nil
+    end
+    local c = nanotron_split(pp, m)
+    for i = 3, pp - 1 do if c[i] ~= c[2] then return nil end end
+    local first, last = c[1], c[pp]
+    if pp == 2 and first == last then return nil end
+    if pp > 2 and first == c[2] and last == c[2] then return nil end
+    if which == "first" then return pp > 2 and first == c[2] and nil or first end
+    return pp > 2 and last == c[2] and nil or last
+  end
+end
+
 local ROUTERLESS = "num_floating_point_operations: no router term"
 -- Whether the case's GPU is of compute capability 10.0 or newer, from its
 -- catalog entry's architecture (catalog/FORMAT.md `arch`), so that a
@@ -902,6 +948,13 @@ local PROFILES = {
     -- group=dp_pg)": the whole fp32 gradient buffer all-reduced (not
     -- reduce-scattered) in one blocking collective, nothing under it
     -- (optim/gradient_accumulator.py sync_gradients_across_dp).
+    -- The pipeline split by nanotron's compute costs (nanotron_split
+    -- above): the 1.34B shape on PP 2 holds 11 and 5 layers (the lm_head
+    -- weighs 131072 x 2048 = 4 layers of 67.1M), not 8 and 8.
+    { "first_stage_layers", nanotron_end("first"), "models/base.py build_model: blocks "
+      .. "balanced by get_block_compute_costs (a layer 4h^2 + 3 d_ff h, the lm_head vocab x h)" },
+    { "last_stage_layers", nanotron_end("last"), "models/base.py build_model: blocks "
+      .. "balanced by get_block_compute_costs (a layer 4h^2 + 3 d_ff h, the lm_head vocab x h)" },
     { "overlap_grad_reduce", true, "DDP comm hook get_fp32_accum_hook: each bucket's "
       .. "reduction async under the backward", function(o) return (o.zero or 0) == 0 end },
     { "overlap_grad_reduce", false, "trainer.py: no DDP at ZeRO 1 with accumulate_grad_in_fp32 "
