@@ -9,7 +9,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local validate = require "gpuplan.validate"
 
-t.plan(12)
+t.plan(14)
 
 local cat = gp.catalog()
 local rows, n = {}, 0
@@ -128,3 +128,20 @@ local f8, l8 = split_of("nanotron-bench-80b-4n-dp1-tp8-pp4-mbs1-z0")
 t.ok(f8 == "21" and l8 == "19", string.format("80B PP 4: %s/%s (want 21/19)", f8, l8))
 local f9, l9 = split_of("nanotron-bench-8.86b-1n-dp2-tp1-pp4-mbs1-z1")
 t.ok(f9 == nil and l9 == nil, "8.86B PP 4 (9, 9, 8, 6): no even middle, uniform stays")
+
+-- The loss op by op (_ShardedCrossEntropy): every cell gets unfused_loss.
+-- On the 1.34B cell on 16 nodes (PP 1, TP 2, micro-batch 4) the step
+-- grows by the loss's extra bytes alone: (36 - 8) + (12 - 4) = 36 B a
+-- logit over 4 x 4096 tokens x 131072 / 2 vocabulary rows = 1.074e9
+-- logits, 38.7 GB, at the card's streaming rate some 13 ms (the engine's
+-- t_mem; bounds 8-20 ms: the achieved share of 3.35 TB/s, 0.6-0.95).
+local c16 = rows["nanotron-bench-1.34b-16n-dp64-tp2-pp1-mbs4-z0"]
+local p16 = validate.predict(c16, cat)
+t.ok(has(p16, "unfused_loss=true (parallel/tensor_parallel/functional.py"),
+  "the profile sets unfused_loss")
+local fused = t.copy(c16)
+fused.workload.unfused_loss = false
+local pf = validate.predict(fused, cat)
+local dstep = 1048576 / 128 / p16.predicted - 1048576 / 128 / pf.predicted
+t.ok(dstep > 0.008 and dstep < 0.020,
+  string.format("the op-by-op loss adds %.4f s a step (want 8-20 ms)", dstep))

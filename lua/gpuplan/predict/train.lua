@@ -948,6 +948,20 @@ local PROFILES = {
     -- group=dp_pg)": the whole fp32 gradient buffer all-reduced (not
     -- reduce-scattered) in one blocking collective, nothing under it
     -- (optim/gradient_accumulator.py sync_gradients_across_dp).
+    -- The loss: models/llama.py runs the lm_head's output through a
+    -- "lambda: lambda x: x.float()" PipelineBlock and then
+    -- "sharded_cross_entropy(sharded_logits, ..., dtype=torch.float)"
+    -- (parallel/tensor_parallel/functional.py _ShardedCrossEntropy), op
+    -- by op: "torch.max(sharded_logits, dim=-1)", "sharded_logits =
+    -- sharded_logits - logits_max.unsqueeze(dim=-1)", "torch.exp(
+    -- sharded_logits, out=exp_logits)", "exp_logits.sum(dim=-1)",
+    -- "exp_logits.div_(sum_exp_logits.unsqueeze(dim=-1))"; backward
+    -- "grad_input.mul_(grad_output.unsqueeze(dim=-1))" and the cast's
+    -- gradient back to 16 bits -- the passes of Megatron-Core's unfused
+    -- vocab-parallel cross-entropy (A + 36 B a logit forward, A + 12
+    -- back; engine/train_layer.c), not a fused loss's A + 8 and A + 4.
+    { "unfused_loss", true, "parallel/tensor_parallel/functional.py _ShardedCrossEntropy: "
+      .. "fp32 logits, max, subtract, exp, sum, divide op by op" },
     -- The pipeline split by nanotron's compute costs (nanotron_split
     -- above): the 1.34B shape on PP 2 holds 11 and 5 layers (the lm_head
     -- weighs 131072 x 2048 = 4 layers of 67.1M), not 8 and 8.
