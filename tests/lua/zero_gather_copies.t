@@ -134,9 +134,10 @@ t.ok(has(z1, "zero_gather_copies=true (optim/zero.py") and not has(z0, "zero_gat
   "stack profile nanotron: zero_gather_copies at ZeRO-1 only")
 -- The 3.57B cell's predicted step is the loop's, as above (its job is
 -- the one built here, with the profile's ZeRO-1 gradient reduction: no
--- DDP, one all-reduce after the backward -- tests/lua/
--- nanotron_profile.t): 1048576 tokens / 512 GPUs / the prediction.
+-- DDP, one all-reduce after the backward -- and its op-by-op loss,
+-- tests/lua/nanotron_profile.t): 1048576 tokens / 512 GPUs / the
+-- prediction.
 local case_job = job{ zero_gather_copies = true, overlap_grad_reduce = false,
-  zero_reduce = "allreduce" }
+  zero_reduce = "allreduce", unfused_loss = true }
 t.ok(math.abs(1048576 / 512 / z1.predicted - case_job.step_s) < 1e-6,
   string.format("the case prices the step above (%.4f s)", 1048576 / 512 / z1.predicted))
