@@ -676,8 +676,21 @@ static double ring_net_extra(const comm_ctx *c, gp_proto p)
  * crossing (the network step, hop_net, and the step's bytes, its share of
  * the transfer), the control message crossing back
  * (the network's latency), each seen by the proxy only once its completion
- * has come up (the fabric's nccl.completion), and the two posts that
- * start them (the receiver's receive, the sender's send; post()).  An LL
+ * has come up (the fabric's nccl.completion), and the posts that start
+ * them (the receiver's receive, the sender's send; post()).  Each side's
+ * proxy posts for every channel it drives in turn before it comes back to
+ * a slot: the receiver's "for (int s=0; s<args->nsubs; s+=args->subs[s].
+ * groupSize)" posts one irecv a group of subs, a group being the subs of
+ * one network connection ("group them by same recvComm"), which a ring's
+ * channels never share (even shared comms are kept a channel,
+ * "comms->recvComm[resources->channelId]"), and the sender's "for
+ * (int s=0; s<args->nsubs; s++)" one isend a sub (src/transport/net.cc
+ * recvProxyProgress, sendProxyProgress, NVIDIA/nccl v2.27.7-1), so a
+ * slot's round trip holds the proxy's k posts on each side, not one: the
+ * k channels of proxy_subs, each post after the first less what it
+ * overlaps of the device moving the channel before it, as the ring's
+ * posts bound prices them (2 channels on a P5 device at 32 MiB and 256
+ * ranks: 2 x 1.90 posts of 2 us a round trip, not 2 x 1).  An LL
  * or LL128 ring step takes one slot a connection, so no step runs faster
  * than an eighth of that round trip; a Simple ring step takes four
  * (ring_inflight), so no step runs faster than half of it.  On
@@ -712,12 +725,14 @@ static double ring_inflight(const comm_ctx *c, gp_proto p)
 	return p == GP_PROTO_SIMPLE && split ? NET_SLOTS / 4.0 : NET_SLOTS;
 }
 
-/* The round trip of one slot over the ring steps in flight, s. */
+/* The round trip of one slot over the ring steps in flight, s: each
+ * side's proxy posts its proxy_subs channels' receives or sends in turn. */
 static double ring_window(const comm_ctx *c, gp_proto p)
 {
 	double done = c->t->nic_nccl.completion;
 
-	return (hop_net(c, p) + done + c->lat_net + done + 2.0 * post(c, p)) /
+	return (hop_net(c, p) + done + c->lat_net + done +
+		2.0 * proxy_subs(c, p) * post(c, p)) /
 	       ring_inflight(c, p);
 }
 

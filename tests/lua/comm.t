@@ -803,16 +803,22 @@ t.near(joined.time - apart.time, 223 * (2e-6 - 8192 / (4 * 12.5e9 * 0.85 * 120 /
 -- NCCL's window on a network connection (ring_window): 8 slots, each
 -- turning over once per round trip of the data step (20 us + LL128's 1.3
 -- us), the receiver's control message back (20 us), the completion of
--- each (efa-100's nccl.completion, 3 us) and two 2 us posts (AMD hosts):
--- (21.3 + 3 + 20 + 3 + 2 x 2) / 8 = 6.4125 us a step, and the step's own
+-- each (efa-100's nccl.completion, 3 us) and the posts of the receive
+-- and of the send, 2 us each (AMD hosts), each proxy posting its two
+-- channels' (subs') one after the other (net.cc recvProxyProgress and
+-- sendProxyProgress loop over args->nsubs), the second less the 0.2056
+-- us it overlaps (above): 2 x 2 x (2 - 0.2056 / 2) = 7.5888 us, so
+-- (21.3 + 3 + 20 + 3 + 7.5888) / 8 = 6.8611 us a step, and the step's own
 -- bytes in the round trip: the 32 MiB all_gather on 32 x 8 P5 moves 32 MiB
 -- x 255/256 across the nodes' 32 x 12.5 GB/s x 0.85 x 120/128 = 318.75
--- GB/s in 104.857 us, 0.41121 us a step, 0.0514 us over eight: 6.4639
+-- GB/s in 104.857 us, 0.41121 us a step, 0.0514 us over eight: 6.9125
 -- us, over what the engine prices a step inside a node at -- its posts, 2
 -- x (2 - 0.2056) + 0.2056 = 3.7944 us (above), and its transfer, 0.41 us.
--- Without the completion the round trip is 6 us shorter: 223 x 0.75 us =
--- 167.25 us less.  The whole latency: LL128's 14 us base, the 223 steps
--- inside the nodes at 6.4639 us and 32 network steps at 21.3 us.
+-- (One post a side, as before the proxy's subs were counted, gives
+-- 6.4639 us.)  Without the completion the round trip is 6 us shorter: 223
+-- x 0.75 us = 167.25 us less.  The whole latency: LL128's 14 us base, the
+-- 223 steps inside the nodes at 6.9125 us and 32 network steps at 21.3
+-- us.
 -- Tolerances relative: 1e-6 for the exact difference (float rounding),
 -- 1e-4 where the figures are rounded.
 p5.nic_nccl, p5.nic_latency = p5_nccl, p5_lat
@@ -827,8 +833,8 @@ no_done.completion = 0
 local without_done = ag(32 * 2 ^ 20, no_done)
 t.near(with_done.latency - without_done.latency, 223 * 2 * 3e-6 / 8, 1e-6,
        "P5 window: each completion adds 3 us / 8 to each of the 223 steps inside the nodes")
-t.near(with_done.latency, 14e-6 + 223 * 6.4639e-6 + 32 * 21.3e-6, 1e-4,
-       "P5 window: the 223 steps inside the nodes at 6.4639 us, not their posts' 3.7944")
+t.near(with_done.latency, 14e-6 + 223 * 6.9125e-6 + 32 * 21.3e-6, 1e-4,
+       "P5 window: the 223 steps inside the nodes at 6.9125 us, not their posts' 3.7944")
 -- At 2 GiB a step's transfer (6.7 ms / 255 = 26 us) is far over the
 -- window (6.4 + 26 / 8 = 9.7 us): the window hides.
 t.is(ag(2 * GiB, p5_nccl).time, ag(2 * GiB, no_done).time,
