@@ -429,6 +429,9 @@ static void lgp_tospace(lua_State *L, int idx, sweep_space *s,
 		(lgp_field_bool(L, idx, w, "dual_overlap_p2p", 0) ? 2u : 0u);
 	s->no_bound = !lgp_field_bool(L, idx, w, "bound", 1);
 	s->zero_group = lgp_field_int(L, idx, w, "zero_group", 0, 0, 0);
+	s->fsdp_pairs = (unsigned)lgp_field_int(L, idx, w, "fsdp_pairs", 0,
+						 0, 0);
+	s->whole_z3 = lgp_field_bool(L, idx, w, "whole_z3", 0);
 	s->ulysses_pp1 = lgp_field_bool(L, idx, w, "ulysses_pp1", 0);
 	s->ulysses_tp1 = lgp_field_bool(L, idx, w, "ulysses_tp1", 0);
 	{

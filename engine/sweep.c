@@ -256,6 +256,19 @@ int sweep_begin(sweep_iter *it, const gp_model *m, const gp_topo *t,
 		it->mask[LV_R] &= ~(1u << GP_RECOMPUTE_FULL);
 		it->st.space *= popcount(it->mask[LV_R]);
 	}
+	/* FSDP's strategies (fsdp_pairs): the (hybrid, stage) pairs they
+	 * name, not every pair of the two levels. */
+	if (s->fsdp_pairs) {
+		unsigned hs, z, n = 0;
+
+		for (hs = 0; hs < 2; hs++)
+			for (z = 0; z < 4; z++)
+				n += (it->mask[LV_HS] >> hs & 1u) &&
+					(it->mask[LV_Z] >> z & 1u) &&
+					(s->fsdp_pairs >> (hs * 4 + z) & 1u);
+		it->st.space *= n / (double)(popcount(it->mask[LV_HS]) *
+					    popcount(it->mask[LV_Z]));
+	}
 	/* A hybrid stack: the step prices ZeRO 0 and 1 only (train_prep.c
 	 * hybrid_refusal), so the search tries those; its CP and Ulysses
 	 * are held at 1 (split_cap). */
@@ -602,6 +615,21 @@ static inline int ok_mask(const sweep_iter *it, int lv)
 	return it->mask[lv] >> it->cur[lv] & 1u;
 }
 
+/* The ZeRO stage as the mask gives it, and with FSDP's strategies
+ * searched together (sweep.h fsdp_pairs) only the stages paired with
+ * the hybrid level's value: full_shard and shard_grad_op without hybrid
+ * sharding, hybrid_shard at ZeRO-3 (PyTorch's HYBRID_SHARD: "Apply
+ * FULL_SHARD within a node, and replicate parameters across nodes",
+ * torch/distributed/fsdp/api.py ShardingStrategy), never the hybrid
+ * ZeRO-2 that no strategy asked for. */
+static inline int ok_zero(const sweep_iter *it, int lv)
+{
+	unsigned p = it->s->fsdp_pairs;
+
+	return ok_mask(it, lv) &&
+		(!p || (p >> ((it->cur[LV_HS] ? 4 : 0) + it->cur[lv]) & 1u));
+}
+
 /* The recompute policies as the mask gives them; with activation_
  * offload_layers none alone (job_pp_ok's Megatron-Core check: "CPU
  * offloading does not work when activation recomputation is
@@ -723,7 +751,12 @@ static int hybrid_whole(const sweep_iter *it)
  * full sharding is searched too. */
 static inline int ok_hybrid(const sweep_iter *it, int lv)
 {
-	return ok_mask(it, lv) && !(it->cur[lv] && (it->mask[lv] & 1u) &&
+	/* full sharding searched at each stage hybrid sharding pairs with
+	 * (fsdp_pairs: hybrid_shard's ZeRO-3 beside full_shard's) */
+	unsigned p = it->s->fsdp_pairs;
+	int twin = (it->mask[lv] & 1u) && (!p || !((p >> 4) & ~p & 0xfu));
+
+	return ok_mask(it, lv) && !(it->cur[lv] && twin &&
 				    (it->s->gpus[it->cur[LV_G]] <= it->G ||
 				     hybrid_whole(it))) &&
 		!(it->cur[lv] && cuts_experts(it, it->cur[LV_EP],
@@ -770,17 +803,24 @@ static int level_past(const sweep_iter *it, int lv)
 }
 
 /* The valid values of the innermost three levels (ZeRO stage, TP
- * overlap, DP overlap) in the odometer's order, for tp 1 and tp > 1:
- * what level_ok would pass, as a list the enumeration steps through. */
+ * overlap, DP overlap) in the odometer's order, for tp 1 and tp > 1,
+ * without and with hybrid sharding (ok_zero): what level_ok would pass,
+ * as a list the enumeration steps through (inner_row's). */
 typedef char inner_three[LV_N - LV_Z == 3 ? 1 : -1];
+
+static inline int inner_row(const sweep_iter *it)
+{
+	return (it->cur[LV_TP] == 1) | (it->cur[LV_HS] ? 2 : 0);
+}
 
 static void inner_lists(sweep_iter *it)
 {
 	int one, z, a, b;
 
-	for (one = 0; one < 2; one++) {
+	for (one = 0; one < 4; one++) {
 		it->ntri[one] = 0;
-		it->cur[LV_TP] = one ? 1 : 2;
+		it->cur[LV_TP] = one & 1 ? 1 : 2;
+		it->cur[LV_HS] = one >> 1;
 		for (z = it->lo[LV_Z]; z <= it->hi[LV_Z]; z++)
 		for (a = it->lo[LV_TPO]; a <= it->hi[LV_TPO]; a++)
 		for (b = it->lo[LV_DPO]; b <= it->hi[LV_DPO]; b++) {
@@ -836,6 +876,8 @@ static inline void write_inner(const sweep_iter *it, train_cfg *out,
 #undef CFG
 #undef NOCFG
 #undef ULY
+	if (it->s->whole_z3)
+		out->mem.grads_whole = out->mem.lay.zero == 3;
 	(void)N;
 	(void)u;
 	c->index = idx;
@@ -878,6 +920,11 @@ static void write_layout(const sweep_iter *it, train_cfg *out,
 #undef CFG
 #undef NOCFG
 #undef ULY
+	/* grad_sync step: ZeRO-3's gradients whole until the step's one
+	 * reduce-scatter (gpuplan.memory sharding), the other stages'
+	 * reduced once per step as they are */
+	if (it->s->whole_z3)
+		out->mem.grads_whole = out->mem.lay.zero == 3;
 	/* A Ulysses group is the engine's CP group, its exchange Ulysses'
 	 * all-to-alls (gpuplan.memory's cp_ulysses, as gp.train sets it) */
 	out->mem.cp_ulysses = u > 1;
@@ -925,7 +972,7 @@ static int next_layout(sweep_iter *it, train_cfg *out, sweep_cand *c,
 		if (lv == LV_Z) {
 			const int *t3;
 
-			one = it->cur[LV_TP] == 1;
+			one = inner_row(it);
 			if (++it->tri_i >= it->ntri[one]) {
 				lv = LV_Z - 1;
 				continue;
@@ -973,7 +1020,8 @@ static int next_layout(sweep_iter *it, train_cfg *out, sweep_cand *c,
 			it->last_hs = it->cur[LV_HS];
 			it->moved = LV_N;
 			/* next_inner's list until the innermost levels
-			 * leave it (tp, so one, stays) */
+			 * leave it (tp and hybrid sharding, so one,
+			 * stay) */
 			it->trow = (const int (*)[3])it->tri[one];
 			it->inner_n = s->shard_n > 0 ? 0 : it->ntri[one];
 			it->st.divided++;
@@ -1177,9 +1225,13 @@ int sweep_run(const gp_model *m, const roof_device *d, const gp_topo *t,
 		 * step's phase of the layout before is this one's, and when
 		 * only levels inside the split moved (it.split), what that
 		 * phase kept of its split is this one's. */
+		/* (whole_z3: the gradients' config moves with the ZeRO
+		 * stage, which the phase's reuse does not look at, so the
+		 * configs are compared: train.h's "neither") */
 		if ((it.st.divided > 1 ?
 		     train_step_next(m, d, t, &c, cache, TRAIN_NEXT_BRIEF |
-				     (it.inner ? TRAIN_NEXT_REUSE :
+				     (s->whole_z3 ? 0u :
+				      it.inner ? TRAIN_NEXT_REUSE :
 				      it.split ? TRAIN_NEXT_FRESH |
 				      TRAIN_NEXT_SPLIT : TRAIN_NEXT_FRESH),
 				     use_gate ? gate :

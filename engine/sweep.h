@@ -75,6 +75,18 @@ typedef struct sweep_space {
 			       * group, bit 1: hybrid sharding within
 			       * each node (FSDP HYBRID_SHARD; layout.h
 			       * hsdp) (0 = {bit 0}) */
+	unsigned fsdp_pairs; /* the (hybrid sharding, ZeRO stage) pairs
+			      * tried, bit (hybrid ? 4 : 0) + zero: FSDP's
+			      * strategies searched together (full_shard
+			      * zero 3, shard_grad_op zero 2 or 1,
+			      * hybrid_shard hybrid zero 3) without the
+			      * pairs no strategy names (a hybrid ZeRO-2);
+			      * 0: every pair of the two masks */
+	int whole_z3;        /* 1: gradients reduced once per step (FSDP's
+			      * grad_sync step): the ZeRO-3 layouts
+			      * accumulate whole gradients (memory.h
+			      * grads_whole), the others do not (ZeRO-1
+			      * reduces once per step as it is) */
 	int zero_group;      /* > 0: hybrid sharding's shard group is this
 			      * many of the dp * cp ranks in every layout
 			      * (gpuplan's zero_group: hsdp = zero_group *
@@ -168,7 +180,7 @@ typedef struct sweep_space {
 	X(HS, hybrid, int, bool, CFG(mem.lay.hsdp), NODE, hybrid_mask, -, \
 	  1, 1, ok_hybrid)                                                \
 	X(Z, zero, int, int, CFG(mem.lay.zero), MASK, zero_mask, -, 3, 1, \
-	  ok_mask)                                                        \
+	  ok_zero)                                                        \
 	X(TPO, tp_overlap, int, bool, CFG(tp_overlap), MASK, tpo_mask, -, \
 	  1, BASE, ok_with_tp)                                            \
 	X(DPO, overlap_grad_reduce, int, bool, CFG(overlap_grad_reduce),  \
@@ -251,10 +263,11 @@ typedef struct sweep_iter {
 	long index;
 	int cur[SWEEP_NDIMS];/* the odometer, one value per level */
 	int lo[SWEEP_NDIMS], hi[SWEEP_NDIMS]; /* each level's range */
-	int tri[2][16][3];   /* the innermost levels' valid values (tp 1,
-			      * tp > 1) */
-	int ntri[2], tri_i;
-	const int (*trow)[3];/* the last yield's list (tri[tp == 1]): a
+	int tri[4][16][3];   /* the innermost levels' valid values (tp 1,
+			      * tp > 1; + 2: under hybrid sharding, which
+			      * fsdp_pairs ties the ZeRO stage to) */
+	int ntri[4], tri_i;
+	const int (*trow)[3];/* the last yield's list (tri[inner_row]): a
 			      * pointer into this iterator, read only by
 			      * sweep_run's step on its own (next_inner) */
 	int inner_n;         /* its length when next_inner may step it (no

@@ -942,9 +942,6 @@ local function fsdp_space(a, space, job)
       list = l
     end
     list = list_of(list, "fsdp")
-    if #list > 1 and a.grad_sync == "step" then
-      usage("sweep: grad_sync step takes one fsdp strategy (shard_grad_op's is zero 1's)")
-    end
     if a.zero ~= nil then usage("sweep: fsdp fixes the ZeRO stage; give no zero list") end
     space.zero = {}
     local named = {}
@@ -954,24 +951,32 @@ local function fsdp_space(a, space, job)
     -- --fsdp: --grad-sync must be ..." on the command line).
     local gok, gerr = pcall(require("gpuplan.memory").sharding, "full_shard", a.grad_sync, nil)
     if not gok then fail("sweep: %s", (tostring(gerr):gsub("^.-:%d+: ", ""))) end
+    -- Each strategy is a (hybrid sharding, ZeRO stage) pair: full_shard
+    -- (no, 3), shard_grad_op (no, 2; under grad_sync step no, 1: one
+    -- reduce-scatter a step, what ZeRO-1 sends and holds), hybrid_shard
+    -- (yes, 3: full_shard in a node).  The engine's hybrid and stage
+    -- levels search those pairs alone (engine/sweep.h fsdp_pairs), not
+    -- their product: shard_grad_op beside hybrid_shard tried a hybrid
+    -- ZeRO-2 no strategy names, and was refused before.
+    local pairs_mask, zeros, hybrid = 0, {}, {}
     for i, x in ipairs(list) do
       local ok, st, z = pcall(require("gpuplan.memory").sharding, x, a.grad_sync, nil)
       if not ok then fail("sweep: fsdp[%d]: %s", i, (tostring(st):gsub("^.-:%d+: ", ""))) end
-      space.zero[i] = z
+      if not zeros[z] then space.zero[#space.zero + 1], zeros[z] = z, true end
       list[i] = st
       named[st] = true
+      local hs = st == "hybrid_shard"
+      hybrid[hs] = true
+      pairs_mask = pairs_mask | (1 << ((hs and 4 or 0) + z))
     end
-    -- Hybrid sharding is zero 3 with its shard groups in a node: the
-    -- engine's hybrid dimension beside the stage, on (hybrid_shard) and
-    -- off (full_shard) as named.  Beside shard_grad_op it would also try
-    -- a hybrid ZeRO-2 that was not asked for.
-    if named.hybrid_shard then
-      if named.shard_grad_op then
-        usage("sweep: fsdp hybrid_shard and shard_grad_op are not searched together (the "
-          .. "search would add a hybrid ZeRO-2); give full_shard,hybrid_shard or one of them")
-      end
-      space.hybrid = named.full_shard and { false, true } or { true }
+    if hybrid[true] then
+      space.hybrid = hybrid[false] and { false, true } or { true }
+      space.fsdp_pairs = pairs_mask
     end
+    -- grad_sync step: whole gradients at ZeRO-3 (full_shard's and
+    -- hybrid_shard's no_sync), the job resolved with the first strategy
+    -- holding them or not by its own stage; each layout's by its stage.
+    if a.grad_sync == "step" and #list > 1 then space.whole_z3 = true end
     job.fsdp = list[1]
   end
 end

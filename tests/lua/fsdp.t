@@ -3,7 +3,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(49)
+t.plan(52)
 
 local part = t.step_part
 
@@ -227,10 +227,34 @@ do
   local n8 = 0
   for _, c in ipairs(gp.sweep(o).results) do n8 = n8 + (c.hybrid and 1 or 0) end
   t.is(n8, 0, "sweep: in one node hybrid sharding is full_shard, not listed again")
+  -- All three strategies together, on 16 GPUs (two nodes): each its own
+  -- layouts -- full_shard ZeRO-3, shard_grad_op ZeRO-2, hybrid_shard
+  -- ZeRO-3 HSDP -- and not the hybrid ZeRO-2 the two levels' product
+  -- would add (it was refused, "not searched together", before the
+  -- engine searched the strategies' pairs: sweep.h fsdp_pairs).  Each
+  -- row is gp.train's step of its strategy, exactly (the same sums).
+  o.gpus = { 16 }
+  o.fsdp = { "full_shard", "shard_grad_op", "hybrid_shard" }
+  local sg = with { gpus = 16, fsdp = "shard_grad_op", batch = 1, recompute = "none" }
+  local three, keys = {}, {}
+  for _, c in ipairs(gp.sweep(o).results) do
+    local k = c.zero .. (c.hybrid and " HSDP" or "")
+    if not three[k] then keys[#keys + 1] = k end
+    three[k] = c.step_s
+  end
+  table.sort(keys)
+  t.is(table.concat(keys, ","), "2,3,3 HSDP",
+    "sweep: full_shard,shard_grad_op,hybrid_shard: the three strategies' layouts alone")
+  t.is(string.format("%s %s %s", three["3"], three["2"], three["3 HSDP"]),
+    string.format("%s %s %s", fs.step_s, sg.step_s, hs.step_s),
+    "sweep: each at gp.train's step of its strategy")
+  -- shard_grad_op beside hybrid_shard alone: no full_shard row, and the
+  -- hybrid layout kept though its groups would make it full_shard's twin
   o.fsdp = { "shard_grad_op", "hybrid_shard" }
-  t.raises(function() gp.sweep(o) end,
-    "sweep: fsdp hybrid_shard and shard_grad_op are not searched together",
-    "sweep: hybrid_shard with shard_grad_op refused", true)
+  local two = {}
+  for _, c in ipairs(gp.sweep(o).results) do two[#two + 1] = c.zero .. (c.hybrid and " HSDP" or "") end
+  table.sort(two)
+  t.is(table.concat(two, ","), "2,3 HSDP", "sweep: shard_grad_op,hybrid_shard: those two alone")
 end
 
 -- gp.sweep searches a list of strategies as their ZeRO stages, each priced
@@ -256,9 +280,25 @@ do
     "sweep: fsdp[2]: fsdp must be full_shard, shard_grad_op or hybrid_shard (got string "
     .. "'bogus')",
     "sweep: each strategy checked", true)
-  o.fsdp, o.grad_sync = { "full_shard", "shard_grad_op" }, "step"
-  t.raises(function() gp.sweep(o) end, "grad_sync step takes one fsdp strategy",
-    "sweep: grad_sync step with one strategy", true)
+  -- grad_sync step over a list: full_shard's layouts ZeRO-3 with whole
+  -- gradients (one reduce-scatter a step), shard_grad_op's ZeRO-1, each
+  -- as gp.train prices its strategy under step -- step and memory (the
+  -- whole gradients' 2 B a parameter at ZeRO-3 are the job's bytes: the
+  -- memory total differs by them if the layout lost grads_whole).  The
+  -- list was refused before ("grad_sync step takes one fsdp strategy").
+  o.fsdp, o.grad_sync = { "shard_grad_op", "full_shard" }, "step"
+  local st = {}
+  for _, c in ipairs(gp.sweep(o).results) do st[c.zero] = c end
+  local function train_step(fsdp)
+    local t1 = { gpus = 16, fsdp = fsdp, grad_sync = "step", batch = 1, recompute = "none" }
+    for k, v in pairs(job) do t1[k] = v end
+    return gp.train(t1)
+  end
+  local fst, sgt = train_step("full_shard"), train_step("shard_grad_op")
+  t.is(st[3] and st[3].step_s .. " " .. st[3].mem_bytes, fst.step_s .. " " .. fst.memory.total,
+    "sweep: grad_sync step: ZeRO-3 is full_shard's step and memory (whole gradients)")
+  t.is(st[1] and st[1].step_s .. " " .. st[1].mem_bytes, sgt.step_s .. " " .. sgt.memory.total,
+    "sweep: grad_sync step: ZeRO-1 is shard_grad_op's step and memory")
   -- A bad grad_sync is the job's, said once and not as a strategy's
   -- (it read "fsdp[1]: grad_sync must be ...", on the command line
   -- "value 1 of --fsdp: --grad-sync must be ...").
