@@ -405,6 +405,10 @@ local case_schema = T.record {
     -- fused_grouped_mlp; Megatron-Core's use_transformer_engine_op_fuser)
     fused_grouped_mlp = declared("fused_grouped_mlp"),
     offload = T.enum { "optimizer", "params+optimizer" },
+    -- the offloaded optimizer's host step as the source runs it: the CPU
+    -- threads each rank's process steps it on and ZeRO-Offload's one-step
+    -- delayed update (gp.train's host_threads and delayed_update)
+    host_threads = count(), delayed_update = declared("delayed_update"),
     dp_attention = declared("dp_attention"), redundant_experts = count(0),
     -- experts placed by an expert-parallel load balancer (gp.infer's eplb)
     eplb = declared("eplb"),
@@ -668,7 +672,8 @@ M.PARALLEL_READ = {
     recompute_layers recompute_modules activation_offload_layers checkpoint_offload checkpoint_offload_streams
     ckpt_outside_fsdp first_stage_layers last_stage_layers split_ends schedule ep_overlap tp_overlap tp_overlap_fp8_rs tp_overlap_aggregate
     moe_dispatcher moe_flex_backend cuda_device_max_connections numa_bind moe_flex_sms moe_router_ops moe_permute_fusion bias_activation_fusion apply_rope_fusion moe_router_dtype cuda_graph_scope moe_fp8_pad
-    legacy_permute te_mxfp8_grouped fused_grouped_mlp moe_balance capacity_factor offload]],
+    legacy_permute te_mxfp8_grouped fused_grouped_mlp moe_balance capacity_factor offload
+    host_threads delayed_update]],
   rl = set [[tp pp cp ulysses ep etp sp zero zero_group fsdp fsdp_version micro_batch global_batch recompute first_stage_layers
     last_stage_layers moe_permute_fusion bias_activation_fusion apply_rope_fusion moe_router_dtype numa_bind offload
     grad_accum_dtype moe_dispatcher moe_flex_backend moe_flex_sms moe_balance]],

@@ -56,6 +56,8 @@ local FIELDS = {
   -- use_streams) and K and V copied to every query head by the model's
   -- code (torchtitan's repeat_kv, nanoVLM's repeat_interleave)
   { "parallel", "checkpoint_offload_streams" }, { "workload", "kv_repeat" },
+  -- ZeRO-Offload's one-step delayed update (tests/lua/case_offload_host.t)
+  { "parallel", "delayed_update" },
 }
 
 t.plan(4 * #FIELDS + 9)

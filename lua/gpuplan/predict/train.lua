@@ -1109,6 +1109,10 @@ local function predict(case, cat)
   o.overlap_param_gather = v(par.overlap_param_gather)
   o.ckpt_outside_fsdp = v(par.ckpt_outside_fsdp)
   o.zero3_gather = v(par.zero3_gather)
+  -- the offloaded optimizer's host step (SCHEMA.md parallel.host_threads,
+  -- parallel.delayed_update): gp.train's options of those names
+  o.host_threads = v(par.host_threads)
+  o.delayed_update = v(par.delayed_update)
   o.zero_reduce = v(par.zero_reduce)
   o.reduce_bucket_size = v(par.reduce_bucket_size)
   o.prefetch_bucket_size = v(par.prefetch_bucket_size)
