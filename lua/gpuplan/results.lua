@@ -98,6 +98,8 @@ field("hybrid", "", "hybrid sharding (fsdp hybrid_shard): ZeRO-3 shard groups in
   .. "all of dp x cp)", "plan candidate")
 field("zero_group", "count", "the zero_group given: data-parallel ranks a ZeRO shard group "
   .. "holds (only where hybrid is true)", "plan")
+field("fsdp", "", "FSDP's sharding strategy of the layout, where fsdp was searched: "
+  .. "full_shard, shard_grad_op or hybrid_shard (gp.train's fsdp of the row)", "plan")
 field("micro_batch", "count", "sequences per micro-batch", "train plan candidate")
 field("global_batch", "count", "sequences per optimizer step (rl: samples)", "train rl")
 field("microbatches", "count", "micro-batches per step per pipeline", "train job_step")

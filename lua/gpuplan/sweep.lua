@@ -1575,8 +1575,12 @@ local function finish(c, o, a, counts, bases)
   if c._s ~= nil then c.score, c._s, c.policy_score = c._s, nil, nil end
   c.layout = M.label(c)
   M.name_fields(c)
+  local topts = M.train_options(a, c)
+  -- FSDP's strategy the row is, where strategies were searched: the name
+  -- gp.train takes it by (its label says the ZeRO stage, "HSDP")
+  if a.fsdp ~= nil and a.fsdp ~= false then c.fsdp = topts.fsdp end
   -- The 80% ranges (gpuplan.ranges).
-  require("gpuplan.ranges").apply("train", M.train_options(a, c), c)
+  require("gpuplan.ranges").apply("train", topts, c)
   -- Scaling efficiency: tokens/s per GPU here against the card's base
   -- (M.scaling_base: the smallest count that fits, or scaling_base),
   -- found once per card.  Below 0.6 the guides advise changing the

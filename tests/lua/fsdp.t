@@ -3,7 +3,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(52)
+t.plan(53)
 
 local part = t.step_part
 
@@ -237,11 +237,16 @@ do
   o.fsdp = { "full_shard", "shard_grad_op", "hybrid_shard" }
   local sg = with { gpus = 16, fsdp = "shard_grad_op", batch = 1, recompute = "none" }
   local three, keys = {}, {}
+  local NAME = { ["3"] = "full_shard", ["2"] = "shard_grad_op", ["3 HSDP"] = "hybrid_shard" }
+  local named = true
   for _, c in ipairs(gp.sweep(o).results) do
     local k = c.zero .. (c.hybrid and " HSDP" or "")
     if not three[k] then keys[#keys + 1] = k end
     three[k] = c.step_s
+    named = named and c.fsdp == NAME[k]
   end
+  -- each row says its strategy by gp.train's name (the label says the stage)
+  t.ok(named, "sweep: each row's fsdp names its strategy")
   table.sort(keys)
   t.is(table.concat(keys, ","), "2,3,3 HSDP",
     "sweep: full_shard,shard_grad_op,hybrid_shard: the three strategies' layouts alone")
