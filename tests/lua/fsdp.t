@@ -257,7 +257,9 @@ do
   -- hybrid layout kept though its groups would make it full_shard's twin
   o.fsdp = { "shard_grad_op", "hybrid_shard" }
   local two = {}
-  for _, c in ipairs(gp.sweep(o).results) do two[#two + 1] = c.zero .. (c.hybrid and " HSDP" or "") end
+  for _, c in ipairs(gp.sweep(o).results) do
+    two[#two + 1] = c.zero .. (c.hybrid and " HSDP" or "")
+  end
   table.sort(two)
   t.is(table.concat(two, ","), "2,3 HSDP", "sweep: shard_grad_op,hybrid_shard: those two alone")
 end
