@@ -512,12 +512,53 @@ void layout_split(gp_layout *y, int L, int balanced, double e0, double w,
 	y->m = mm;
 }
 
+int layout_stage_list_parse(const char *s, gp_stage_list *out,
+			    gp_error *err)
+{
+	const char *p = s;
+	int n = 0;
+
+	out->n = 0;
+	if (!s || !*s)
+		return GP_OK;
+	for (;;) {
+		long v = 0;
+		const char *d = p;
+
+		while (*p >= '0' && *p <= '9') {
+			if (v <= GP_COUNT_MAX)
+				v = v * 10 + (*p - '0');
+			p++;
+		}
+		if (p == d || (*p != ',' && *p != '\0'))
+			return gp_fail(err, "stage_layers: entry %d of '%s' is "
+				       "not a whole number of layers (a comma "
+				       "list such as 9,9,8,6)", n + 1, s);
+		if (v < 1 || v > GP_COUNT_MAX)
+			return gp_fail(err, "stage_layers: entry %d is %ld; "
+				       "each stage holds one layer at least "
+				       "(and at most %d)", n + 1, v,
+				       GP_COUNT_MAX);
+		if (n == GP_STAGE_LIST_MAX)
+			return gp_fail(err, "stage_layers: more than %d "
+				       "stages", GP_STAGE_LIST_MAX);
+		out->v[n++] = (int)v;
+		if (*p == '\0')
+			break;
+		p++;
+	}
+	out->n = n;
+	return GP_OK;
+}
+
 int layout_stage_layers(const gp_layout *y, int L, int k)
 {
 	double left;
 
 	if (y->pp == 1)
 		return L;
+	if (y->balanced == 2)
+		return k >= 0 && k < y->stages.n ? y->stages.v[k] : 0;
 	if (!y->balanced)
 		return L / y->pp + (k < L % y->pp);
 	if (k == 0)
@@ -536,6 +577,14 @@ int layout_stage_first(const gp_layout *y, int L, int k)
 
 	if (y->pp == 1 || k <= 0)
 		return 0;
+	if (y->balanced == 2) {
+		long long t = 0;
+		int j;
+
+		for (j = 0; j < k && j < y->stages.n; j++)
+			t += y->stages.v[j];
+		return t > L ? L : (int)t;
+	}
 	if (!y->balanced)
 		return k * (L / y->pp) + (k < L % y->pp ? k : L % y->pp);
 	f = (double)y->n0 + (double)(k - 1) * y->m;

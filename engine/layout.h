@@ -78,6 +78,28 @@ typedef enum gp_grp {
 	GP_GRP_EDP, GP_GRP_DPCP, GP_GRP_ETP, GP_GRP_COUNT
 } gp_grp;
 
+/* The layers each pipeline stage holds, first to last, as a job states
+ * them (gp_layout.stages): nanotron's build_model balances its blocks by
+ * compute cost (models/base.py, "# Balance compute across PP blocks"),
+ * giving splits such as 9, 9, 8, 6 that Megatron-Core's uneven ends
+ * (first_stage_layers, last_stage_layers: the middle stages even) cannot
+ * state; Megatron-Core's pipeline_model_parallel_layout states any
+ * ("Et*4|(t*4|)*14tmL").  n 0: none given (the partition rule, or the
+ * ends).  Under interleaving an entry is a rank's total over its model
+ * chunks, as first_stage_layers is (layout.c chunk_before). */
+#define GP_STAGE_LIST_MAX 128
+typedef struct gp_stage_list {
+	int n;
+	int v[GP_STAGE_LIST_MAX];
+} gp_stage_list;
+
+/* "9,9,8,6" into *out: whole decimal numbers >= 1, at most
+ * GP_STAGE_LIST_MAX; "" is none (n 0).  GP_OK or GP_EINVAL naming the
+ * entry.  The count and the sum are the layout's to check
+ * (memory_layout.c stage_ends_check: pp entries, the model's layers). */
+int layout_stage_list_parse(const char *s, gp_stage_list *out,
+			    gp_error *err);
+
 typedef struct gp_layout {
 	/* Given by the caller; a degree of 0 reads as 1. */
 	int tp, pp, dp, cp, ep;
@@ -103,6 +125,8 @@ typedef struct gp_layout {
 	 * (Megatron-LM's default tp-cp-ep-dp-pp is TP, CP, DP, PP).  All
 	 * zero reads as that default. */
 	unsigned char order[GP_DIM_COUNT];
+	gp_stage_list stages;    /* the layers of each stage, given (n 0:
+				  * by the partition rule or the ends) */
 	/* Filled by layout_check: */
 	double gpus;             /* tp * cp * dp * pp */
 	double shard;            /* dense ZeRO group: dp * cp, or its
@@ -111,7 +135,8 @@ typedef struct gp_layout {
 				  * tp * cp * dp / (etp * ep), or its
 				  * ranks in one node under hsdp */
 	/* Filled by layout_split: stage 0 takes n0 layers, the next ones
-	 * m each, the last the rest (balanced), or uniform. */
+	 * m each, the last the rest (balanced 1), or uniform (0); balanced
+	 * 2: stage k holds stages.v[k] (mem_stage_split, a list given). */
 	int balanced, n0, m;
 } gp_layout;
 

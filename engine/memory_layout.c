@@ -59,6 +59,15 @@ void mem_stage_split(const gp_model *m, const gp_train_cfg *c,
 		y->m = mid > 0 ? rest / mid : 0;
 		y->n0 = f > 0 ? f : y->m;
 	}
+	if (y->pp > 1 && y->stages.n == y->pp) {
+		/* The layers of each stage as the job states them
+		 * (gp_stage_list: nanotron's cost-balanced split, a
+		 * pipeline_model_parallel_layout's ranks); stage_ends_check
+		 * has checked pp entries summing to the model's layers. */
+		y->balanced = 2;
+		y->n0 = y->stages.v[0];
+		y->m = y->stages.v[1];
+	}
 	if (y->pp > 1 && c->split_ends) {
 		/* Megatron-Core's account_for_embedding_in_pipeline_split
 		 * and account_for_loss_in_pipeline_split ("the embedding
@@ -100,10 +109,12 @@ static int split_ends_check(const gp_model *m, const gp_train_cfg *c,
 	if (y->pp < 2)
 		return gp_fail(err, "split_ends applies to pipeline stages "
 			       "(pp >= 2; got pp %d)", y->pp);
-	if (c->first_stage_layers > 0 || c->last_stage_layers > 0)
+	if (c->first_stage_layers > 0 || c->last_stage_layers > 0 ||
+	    y->stages.n > 0)
 		return gp_fail(err, "split_ends: the ends' layer counts "
-			       "(first_stage_layers, last_stage_layers) follow "
-			       "from it; give one or the other");
+			       "(first_stage_layers, last_stage_layers, "
+			       "stage_layers) follow from it; give one or "
+			       "the other");
 	if (y->schedule == GP_SCHED_DUALPIPE)
 		return gp_fail(err, "split_ends: priced for 1F1B and the "
 			       "interleaved schedule, not DualPipe's paired "
@@ -123,6 +134,46 @@ static int split_ends_check(const gp_model *m, const gp_train_cfg *c,
 	return GP_OK;
 }
 
+/* stage_layers (gp_stage_list): one entry a stage, each a layer at
+ * least (layout_stage_list_parse), the model's layers in all; under
+ * interleaving each a rank's total over its model chunks, as the ends'
+ * counts are (below), its chunks by layout.c chunk_before. */
+static int stage_list_check(const gp_model *m, const gp_train_cfg *c,
+			    const gp_layout *y, gp_error *err)
+{
+	const gp_stage_list *s = &y->stages;
+	long long sum = 0;
+	int k;
+
+	if (c->first_stage_layers > 0 || c->last_stage_layers > 0)
+		return gp_fail(err, "stage_layers gives every stage's layers; "
+			       "first_stage_layers and last_stage_layers "
+			       "give the ends' with the middle even: give "
+			       "one or the other");
+	if (y->pp < 2)
+		return gp_fail(err, "stage_layers applies to pipeline stages "
+			       "(pp >= 2; got pp %d)", y->pp);
+	if (s->n != y->pp)
+		return gp_fail(err, "stage_layers has %d entr%s for pp %d: "
+			       "one a pipeline stage, first to last", s->n,
+			       s->n == 1 ? "y" : "ies", y->pp);
+	for (k = 0; k < s->n; k++) {
+		if (s->v[k] < 1)
+			return gp_fail(err, "stage_layers: stage %d holds %d "
+				       "layers; each holds one at least", k,
+				       s->v[k]);
+		sum += s->v[k];
+	}
+	if (sum != m->layers)
+		return gp_fail(err, "stage_layers sums to %lld layers; the "
+			       "model has %d", sum, m->layers);
+	if (c->partition != GP_PART_AUTO && c->partition != GP_PART_UNIFORM)
+		return gp_fail(err, "stage_layers: the split given replaces "
+			       "the partition rule (partition %s); give one "
+			       "or the other", mem_partition_name(c->partition));
+	return GP_OK;
+}
+
 static int stage_ends_check(const gp_model *m, const gp_train_cfg *c,
 			    const gp_layout *y, gp_error *err)
 {
@@ -132,6 +183,8 @@ static int stage_ends_check(const gp_model *m, const gp_train_cfg *c,
 
 	if (c->split_ends)
 		return split_ends_check(m, c, y, err);
+	if (y->stages.n > 0)
+		return stage_list_check(m, c, y, err);
 
 	if (f < 0 || l < 0)
 		return gp_fail(err, "%s must be >= 1 (got %d)",

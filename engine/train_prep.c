@@ -725,16 +725,28 @@ static int phase_stages(phase *ph, gp_error *err)
 {
 	const ctx *x = &ph->x;
 	int k, j, first = 0, nl, nd, best = -1, nx[2] = { 0, 0 };
-	int any = x->y.schedule == GP_SCHED_INTERLEAVED && x->y.vpp > 1;
+	int chunks = x->y.schedule == GP_SCHED_INTERLEAVED && x->y.vpp > 1;
 	int hy = x->e.m->pattern[0] != 0;
+	int list = x->y.balanced == 2;
+	/* Any earlier middle record may stand for a stage: with model
+	 * chunks, and with a split given stage by stage (its counts may
+	 * come back: 3, 2, 3, 2 ...), except under DualPipe, whose pairs
+	 * read the records in order (train.c stage_rec_of).  The step sums
+	 * each record's time over its repeats and takes the largest
+	 * (train.c step_of), in any order. */
+	int any = chunks || (list && x->y.schedule != GP_SCHED_DUALPIPE);
 
 	/* The same split as the phase before (a memo's phase, whose model
 	 * is the memo's: a new model clears it): its records as they
 	 * are. */
 	if (ph->rec_pp == x->y.pp && ph->rec_balanced == x->y.balanced &&
 	    ph->rec_n0 == x->y.n0 && ph->rec_m == x->y.m &&
-	    ph->rec_chunks == (any ? x->y.vpp : 1) &&
-	    ph->rec_ends == x->y.ends)
+	    ph->rec_chunks == (chunks ? x->y.vpp : 1) &&
+	    ph->rec_ends == x->y.ends &&
+	    (!list || (ph->rec_list.n == x->y.stages.n &&
+		       memcmp(ph->rec_list.v, x->y.stages.v,
+			      sizeof x->y.stages.v[0] * (size_t)
+			      x->y.stages.n) == 0)))
 		return GP_OK;
 	ph->rec_pp = 0;
 	ph->nrec = 0;
@@ -790,7 +802,10 @@ static int phase_stages(phase *ph, gp_error *err)
 	ph->rec_pp = x->y.pp;
 	ph->rec_balanced = x->y.balanced;
 	ph->rec_n0 = x->y.n0;
-	ph->rec_chunks = any ? x->y.vpp : 1;
+	ph->rec_chunks = chunks ? x->y.vpp : 1;
+	ph->rec_list.n = 0;
+	if (list)
+		ph->rec_list = x->y.stages;
 	ph->rec_ends = x->y.ends;
 	ph->rec_m = x->y.m;
 	return GP_OK;

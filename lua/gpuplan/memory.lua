@@ -1138,7 +1138,8 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
     fail("partition must be a string (got %s)", tostring(o.partition))
   end
   cfg.partition = o.partition
-  if o.partition == nil and pp > 1 then
+  -- (stage_layers given, below: the split is the job's, no rule's)
+  if o.partition == nil and pp > 1 and o.stage_layers == nil then
     dflt("partition", { stack = stack })
   end
   -- Megatron-Core's cpu_offloading_num_layers (engine/memory_train.c,
@@ -1269,6 +1270,48 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
           stack)
       end
     end
+  end
+  -- Every stage's layers as the job states them (nanotron's cost-balanced
+  -- split, Megatron-Core's pipeline_model_parallel_layout): a list of
+  -- whole numbers >= 1, or their comma-joined text, handed to the engine
+  -- as that text (engine/layout.c layout_stage_list_parse), which checks
+  -- one entry a stage and the model's layers in all (memory_layout.c
+  -- stage_list_check).  Not searched: plan does not take it.
+  if o.stage_layers ~= nil then
+    local sl, list = o.stage_layers, {}
+    local a = require "gpuplan.args"
+    if type(sl) == "string" then
+      for x in (sl .. ","):gmatch("([^,]*),") do list[#list + 1] = x end
+    elseif type(sl) == "table" then
+      local n = 0
+      for k in pairs(sl) do
+        if math.type(k) ~= "integer" or k < 1 then
+          fail("stage_layers must be a list of layer counts (got a table with key %s)",
+            type(k) == "string" and ("'" .. k .. "'") or shown(k))
+        end
+        n = n + 1
+      end
+      for i = 1, n do list[i] = sl[i] end
+    else
+      fail("stage_layers must be a list of layer counts, e.g. {9, 9, 8, 6} or \"9,9,8,6\" "
+        .. "(got %s)", shown(sl))
+    end
+    if #list == 0 then fail("stage_layers is empty: give each pipeline stage's layers") end
+    for i, x in ipairs(list) do
+      local n = a.decimal_int(type(x) == "string" and x:match("^%s*(.-)%s*$") or x)
+      if n == nil or n < 1 or n > M.COUNT_MAX then
+        fail("stage_layers[%d] must be a whole number of layers >= 1 (got %s)", i, shown(x))
+      end
+      list[i] = n
+    end
+    if pp < 2 and not searched then
+      usage("stage_layers applies to pipeline stages (pp >= 2; got pp %d)", pp)
+    end
+    if stack ~= "megatron" then
+      usage("stage_layers is Megatron-Core's layout (pipeline_model_parallel_layout); stack = "
+        .. "%s partitions by its own rule (the megatron stack takes it)", stack)
+    end
+    cfg.stage_layers = table.concat(list, ",")
   end
   -- Megatron-Core's account_for_embedding/loss_in_pipeline_split (the
   -- embedding and the loss each take a layer's place in the split; Llama

@@ -526,6 +526,17 @@ opt { name = "last_stage_layers", type = "int", metavar = "N", commands = "train
     .. "its chunks, as a pipeline_model_parallel_layout sums them; plan: the job's, the search "
     .. "keeps the pp it fits, without interleaving)",
   suggest = { "num_layers_in_last_pipeline_stage" } }
+opt { name = "stage_layers", type = "string", metavar = "LIST", commands = "train rl", lua = "fit",
+  help = "the layers each pipeline stage holds, first to last, e.g. 9,9,8,6 (Lua also a "
+    .. "list {9, 9, 8, 6}): pp entries, each 1 at least, summing to the model's layers; the "
+    .. "slowest stage sets the steady state and every stage's time the bubble, each stage's "
+    .. "memory its own layers (nanotron's build_model split by block compute cost; "
+    .. "Megatron-Core's pipeline_model_parallel_layout, a rank's decoder layers; with --vpp, "
+    .. "a rank's total over its chunks, as first_stage_layers); in place of "
+    .. "first_stage_layers and last_stage_layers and of a partition rule; default the "
+    .. "partition's split",
+  suggest = { "pipeline_model_parallel_layout", "stage_layer_counts", "layers_per_stage",
+              "pp_layers" } }
 opt { name = "split_ends", type = "flag", commands = "train rl plan", lua = "fit",
   notes = { plan = "the job's: the search keeps the pp that divide the layers + 2, "
     .. "without DualPipe" },

@@ -335,6 +335,10 @@ local case_schema = T.record {
     -- ckpt_outside_fsdp)
     ckpt_outside_fsdp = declared("ckpt_outside_fsdp"),
     first_stage_layers = count(), last_stage_layers = count(),
+    -- every stage's layers, first to last (gp.train's stage_layers:
+    -- nanotron's cost-balanced split, a pipeline_model_parallel_layout's
+    -- ranks); the engine checks pp entries and the model's layers
+    stage_layers = T.array(count()),
     -- the embedding and the loss each take a layer's place in the
     -- pipeline split (gp.train's split_ends)
     split_ends = declared("split_ends"),
@@ -670,12 +674,12 @@ M.PARALLEL_READ = {
     reduce_bucket_size prefetch_bucket_size max_live_parameters max_reuse_distance zero_init dp_bucket fp8_param_gather
     grad_accum_dtype grad_reduce gradient_accumulation_fusion micro_batch global_batch recompute
     recompute_layers recompute_modules activation_offload_layers checkpoint_offload checkpoint_offload_streams
-    ckpt_outside_fsdp first_stage_layers last_stage_layers split_ends schedule ep_overlap tp_overlap tp_overlap_fp8_rs tp_overlap_aggregate
+    ckpt_outside_fsdp first_stage_layers last_stage_layers stage_layers split_ends schedule ep_overlap tp_overlap tp_overlap_fp8_rs tp_overlap_aggregate
     moe_dispatcher moe_flex_backend cuda_device_max_connections numa_bind moe_flex_sms moe_router_ops moe_permute_fusion bias_activation_fusion apply_rope_fusion moe_router_dtype cuda_graph_scope moe_fp8_pad
     legacy_permute te_mxfp8_grouped fused_grouped_mlp moe_balance capacity_factor offload
     host_threads delayed_update]],
   rl = set [[tp pp cp ulysses ep etp sp zero zero_group fsdp fsdp_version micro_batch global_batch recompute first_stage_layers
-    last_stage_layers moe_permute_fusion bias_activation_fusion apply_rope_fusion moe_router_dtype numa_bind offload
+    last_stage_layers stage_layers moe_permute_fusion bias_activation_fusion apply_rope_fusion moe_router_dtype numa_bind offload
     grad_accum_dtype moe_dispatcher moe_flex_backend moe_flex_sms moe_balance]],
   infer = set [[tp pp ep micro_batch dp_attention redundant_experts eplb]],
   collective = {},
@@ -690,7 +694,7 @@ do
   local mem = {}
   for name in ([[tp pp cp ulysses ep etp vpp sp zero zero_group fsdp fsdp_version grad_sync grad_reduce micro_batch global_batch recompute
       recompute_layers recompute_modules activation_offload_layers checkpoint_offload
-      first_stage_layers last_stage_layers split_ends schedule offload zero_init]]):gmatch("%S+") do
+      first_stage_layers last_stage_layers stage_layers split_ends schedule offload zero_init]]):gmatch("%S+") do
     assert(M.PARALLEL_READ.train[name], "memory reads train's parallel." .. name)
     mem[name] = true
   end

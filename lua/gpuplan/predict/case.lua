@@ -162,6 +162,7 @@ function M.sizing(o, par, wl)
   for _, k in ipairs(SIZING_PARALLEL) do o[k] = v(par[k]) end
   for _, k in ipairs(SIZING_WORKLOAD) do o[k] = v(wl[k]) end
   if type(v(par.recompute_modules)) == "table" then o.recompute_modules = par.recompute_modules end
+  if type(v(par.stage_layers)) == "table" then o.stage_layers = par.stage_layers end
   return o
 end
 

@@ -907,6 +907,7 @@ local function predict(case, cat)
     numa_bind = v(par.numa_bind),
     zero = v(par.zero), batch = v(par.micro_batch), recompute = v(par.recompute),
     first_stage_layers = v(par.first_stage_layers), last_stage_layers = v(par.last_stage_layers),
+    stage_layers = type(v(par.stage_layers)) == "table" and par.stage_layers or nil,
     precision = v(wl.precision), fp8_scaling = v(wl.fp8_scaling),
     gpus_per_node = v(hw.gpus_per_node), cat = cat, power_limit = v(hw.power_limit),
     prompts = prompts, group = group, prompt_len = plen,

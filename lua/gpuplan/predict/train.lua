@@ -529,7 +529,8 @@ local PROFILES = {
     -- Its pipeline layouts put it on the last stage: "[\"decoder\"] +
     -- last_layer" with "last_layer = [\"mtp\"] * mtp_layers +
     -- [\"loss\"]", that stage holding fewer decoder layers (a case
-    -- states them: parallel.first_stage_layers, last_stage_layers).
+    -- states them: parallel.first_stage_layers, last_stage_layers, or
+    -- every stage's, parallel.stage_layers).
     -- Under interleaving only where the case states the layout's rank
     -- totals: the layouts (8, 2) and (4, 4) give the MTP's rank three
     -- fewer decoder layers than the others (5 of 8, 13 of 16; chunk i on
@@ -540,7 +541,7 @@ local PROFILES = {
     -- catalog model of the same shape has the module), not its name.
     { "mtp_layers", 1, "deepseek_v3.py: mtp_num_layers = 1",
       function(o, m) return pretrain(o) and m.mla and m.moe ~= nil
-        and ((o.vpp or 1) <= 1 or (o.last_stage_layers or 0) > 0)
+        and ((o.vpp or 1) <= 1 or (o.last_stage_layers or 0) > 0 or o.stage_layers ~= nil)
         and case_.architecture_mtp(m) ~= nil end },
   },
   -- llm-foundry's throughput tables (scripts/train/benchmarking).
