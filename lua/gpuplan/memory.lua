@@ -1291,12 +1291,17 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
         end
         n = n + 1
       end
-      for i = 1, n do list[i] = sl[i] end
+      for i = 1, n do
+        if sl[i] == nil then fail("stage_layers[%d] must be a whole number of layers >= 1 (got nil)", i) end
+        list[i] = sl[i]
+      end
     else
       fail("stage_layers must be a list of layer counts, e.g. {9, 9, 8, 6} or \"9,9,8,6\" "
         .. "(got %s)", shown(sl))
     end
     if #list == 0 then fail("stage_layers is empty: give each pipeline stage's layers") end
+    -- the engine's bound (engine/layout.h GP_STAGE_LIST_MAX)
+    if #list > 128 then fail("stage_layers: %d stages, more than the 128 it takes", #list) end
     for i, x in ipairs(list) do
       local n = a.decimal_int(type(x) == "string" and x:match("^%s*(.-)%s*$") or x)
       if n == nil or n < 1 or n > M.COUNT_MAX then

@@ -13,7 +13,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local validate = require "gpuplan.validate"
 
-t.plan(26)
+t.plan(27)
 
 -- Llama 3 8B (32 layers, the LM head untied: 128256 x 4096) on PP 4, TP
 -- 2, 8 GPUs (DP 1: no gradient reduction), 64 micro-batches of 1.
@@ -117,6 +117,9 @@ t.ok(not ok and tostring(e):find("stage_layers sums to 31 layers; the model has 
 ok, e = train { stage_layers = { 9, 9, 14, 0 } }
 t.ok(not ok and tostring(e):find("stage_layers[4] must be a whole number of layers >= 1", 1, true),
   "an empty stage: refused")
+ok, e = train { stage_layers = { 9, nil, 8, 6 } }
+t.ok(not ok and tostring(e):find("stage_layers[2] must be a whole number of layers >= 1 (got nil)",
+  1, true), "a hole in the list: refused, not read as a shorter list")
 ok, e = train { stage_layers = { 9, 9, 8, 6 }, last_stage_layers = 6 }
 t.ok(not ok and tostring(e):find("give one or the other", 1, true), "with the ends' counts: refused")
 ok, e = train { stage_layers = { 9, 9, 8, 6 }, stack = "deepspeed" }
