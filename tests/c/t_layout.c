@@ -263,7 +263,7 @@ int main(void)
 	double S = GiB, want;
 	int i, mono;
 
-	plan(96);
+	plan(102);
 
 	/* --- layout_check_ulysses ---------------------------------------
 	 * Llama 2 70B: 64 heads, 8 kv.  verl's asserts: ulysses divides the
@@ -415,6 +415,38 @@ int main(void)
 	is_int(layout_stage_layers(&z, 70, 0), 5, "balanced: stage 0 5");
 	is_int(layout_stage_layers(&z, 70, 5), 6, "balanced: middle 6");
 	is_int(layout_stage_layers(&z, 70, 11), 5, "balanced: last 5");
+	/* A list given (gp_stage_list; mem_stage_split sets balanced 2):
+	 * "9,9,8,6" over 32 layers on 4 stages -- stage k holds its
+	 * entry, the first layer of stage k the entries before it summed
+	 * (0, 9, 18, 26).  The parser takes whole numbers >= 1 joined by
+	 * commas and refuses the rest, naming the entry. */
+	{
+		gp_stage_list sl;
+
+		y = lay(1, 1, 1, 4);
+		MUST(layout_check(&m, &y, &z, &e));
+		ok(layout_stage_list_parse("9,9,8,6", &sl, &e) == GP_OK &&
+		   sl.n == 4 && sl.v[0] == 9 && sl.v[3] == 6,
+		   "stage list: 9,9,8,6 read");
+		z.stages = sl;
+		z.balanced = 2;
+		ok(layout_stage_layers(&z, 32, 0) == 9 &&
+		   layout_stage_layers(&z, 32, 2) == 8 &&
+		   layout_stage_layers(&z, 32, 3) == 6,
+		   "stage list: stage k holds entry k");
+		ok(layout_stage_first(&z, 32, 1) == 9 &&
+		   layout_stage_first(&z, 32, 2) == 18 &&
+		   layout_stage_first(&z, 32, 3) == 26,
+		   "stage list: stage k starts at the entries before it");
+		ok(layout_stage_list_parse("9,0,8", &sl, &e) == GP_EINVAL &&
+		   strstr(e.msg, "entry 2 is 0"),
+		   "stage list: an empty stage refused");
+		ok(layout_stage_list_parse("9,,8", &sl, &e) == GP_EINVAL &&
+		   strstr(e.msg, "entry 2 of '9,,8' is not a whole number"),
+		   "stage list: an empty entry refused");
+		ok(layout_stage_list_parse("", &sl, &e) == GP_OK && sl.n == 0,
+		   "stage list: none given");
+	}
 
 	/* --- block recompute by model chunk -------------------------------- */
 	/* Megatron-Core's block method checkpoints the first n layers of
