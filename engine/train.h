@@ -641,6 +641,12 @@ typedef struct train_lkey {
 				  * DS_Z3_PARAM_HOOK_OPS): zero 3 without
 				  * fsdp, eager kernels, gathering, not
 				  * zero3_per_param */
+	int fsdp1_views;         /* PyTorch FSDP1 (FullyShardedDataParallel:
+				  * fsdp with fsdp_version 1) gathering its
+				  * units: each unit's forward points its
+				  * original parameters at the gathered flat
+				  * parameter on the host (train_layer.c
+				  * FSDP1_VIEW_S) */
 	double ds_bucket;        /* with ds_hooks, a trained base: stage
 				  * 3's reduce_bucket_size in elements
 				  * (train_layer.c ds_flush_ops), else 0 */

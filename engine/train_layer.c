@@ -2561,6 +2561,52 @@ static void ds_hook_ops(const gp_model *m, int moe, double pw, double *hx,
  * it). */
 #define DS_Z3_FLUSH_OPS 6.0
 
+/* FSDP1's host work in each forward of a unit, a parameter of it: after
+ * the unit's flat parameter is gathered, FullyShardedDataParallel points
+ * each original parameter of the unit at its slice
+ * (torch/distributed/fsdp/_flat_param.py _use_unsharded_flat_param:
+ * "elif in_forward: self._use_unsharded_views(as_params=False)", and
+ * with use_orig_params the same loop, "as_params=(not in_forward and not
+ * in_pre_backward)"): a view and a setattr a parameter, the safe setattr
+ * unless FSDP_USE_UNSAFE_SETATTR=1 (_init_setattr_fns), on the host
+ * between the gather and the unit's first kernel, in the recomputed
+ * forward of a checkpointed unit again.  pytorch PR #96958 (2023-03)
+ * times that loop: "I experimented with 200 `nn.Linear`s with
+ * `bias=True` for a total of 400 `nn.Parameter`s all wrapped into the
+ * same FSDP instance ... `unshard()` -> `_use_unsharded_views()` - (From
+ * previous PR) unsafe `setattr`: 6.112 ms -> 4.268 ms": 6.112 ms / 400 =
+ * 15.28 us a parameter with the default (safe) setattr, on that PR's host
+ * (scaled with the job's as host_op_time is).  The backward runs no such
+ * loop without use_orig_params; with it (its pre-backward views and the
+ * reshards' sharded views) not priced: a lower bound there.  The root
+ * unit's few parameters (embedding, final norm, head) are left out. */
+#define FSDP1_VIEW_S (6.112e-3 / 400.0)
+
+/* The parameters (tensors) of one FSDP1 unit: a decoder layer of Hugging
+ * Face's modules, auto-wrapped one a unit -- q, k and v (one fused qkv
+ * unless split_proj keeps them apart) and o, each with its bias where the
+ * model has one; the MLP's linears (gate and up apart under split_proj),
+ * or under MoE the router's gate and every expert's and shared expert's
+ * linears (FSDP1 gathers the whole unit: all experts); the two norms (a
+ * LayerNorm's gain and bias) and Qwen3's q and k norms. */
+static double fsdp1_unit_params(const gp_model *m, const train_lkey *k,
+				int moe)
+{
+	double lb = m->linear_bias ? 2.0 : 1.0;
+	double qkv = (k->split_proj & GP_SPLIT_QKV) ? 3.0 : 1.0;
+	double nin = m->ffn_gated && (k->split_proj & GP_SPLIT_MLP) ? 2.0 :
+		1.0;
+	double mlp = (nin + 1.0) * lb;
+	double n = qkv * (m->qkv_bias || m->linear_bias ? 2.0 : 1.0) + lb +
+		2.0 * (m->norm_params == 2.0 * m->hidden ? 2.0 : 1.0) +
+		(m->qk_norm ? 2.0 : 0.0);
+
+	if (moe)
+		return n + 1.0 + (m->moe.experts + m->moe.shared_experts) *
+			mlp;
+	return n + mlp;
+}
+
 static void ds_flush_ops(const gp_model *m, const train_lkey *k, int moe,
 			 double El, double *fx, double *fl)
 {
@@ -2766,8 +2812,16 @@ static void layer_extras(tenv *e, const train_lkey *k, int kind, double nk,
 			bx += fx * DS_Z3_FLUSH_OPS;
 			bl += fl * DS_Z3_FLUSH_OPS;
 		}
+		/* FSDP1's views of the unit's parameters, on the host before
+		 * the layer's first kernel (a decoder layer's; a hybrid
+		 * stack's layers not counted) */
+		double fv = k->fsdp1_views && !hy ?
+			fsdp1_unit_params(m, k, moe) * FSDP1_VIEW_S *
+			k->host_op_time / GP_EAGER_OP_TIME : 0.0;
+
 		sort_chunks_host(e, k, moe, &cf_, &cb_);
-		hf = (nk + hl + El * hx) * k->host_op_time + te + 3.0 * cf_;
+		hf = (nk + hl + El * hx) * k->host_op_time + te + 3.0 * cf_ +
+			fv;
 		hb = 2.0 * te + (nb + bl + El * bx) * k->host_op_time +
 			3.0 * cb_;
 		/* The backward waits nowhere (the dispatchers keep the
@@ -2848,7 +2902,8 @@ static void layer_extras(tenv *e, const train_lkey *k, int kind, double nk,
 			double tau = k->host_op_time;
 			double he = (ne + HF_EXPERT_OPS + hx) * tau;
 			double g1 = ge / El;
-			double hr = (nk - ne + hl) * tau, gr = lc->fwd.t - ge;
+			double hr = (nk - ne + hl) * tau + fv,
+				gr = lc->fwd.t - ge;
 			double lead = (HF_EXPERT_LEAD_OPS + (k->ds_hooks ?
 				DS_Z3_MODULE_PRE_OPS + DS_Z3_PARAM_PRE_OPS :
 				0.0)) * tau;

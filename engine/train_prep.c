@@ -404,6 +404,8 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.fused_norm = c->fused_norm && c->eager;
 	xp->k.forward_only = c->forward_only;
 	xp->k.ds_hooks = train_ds_hooks_cfg(c) && gathers(xp);
+	xp->k.fsdp1_views = c->fsdp && c->mem.fsdp_version == 1 &&
+		gathers(xp);
 	xp->k.ds_bucket = xp->k.ds_hooks && !xp->k.frozen &&
 		!c->forward_only ? c->mem.ds_reduce_bucket : 0.0;
 	xp->k.unfused_loss = c->unfused_loss;
