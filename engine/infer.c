@@ -424,6 +424,14 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 		return gp_fail(err, "output_max must be 0 (every request "
 		               "output tokens) or above output %g (got %g)",
 		               c->output, c->output_max);
+	/* Uniform outputs reach down to 2 output - output_max, at least
+	 * one token. */
+	if (c->output_uniform &&
+	    !(c->output_max > c->output &&
+	      2.0 * c->output - c->output_max >= 1.0))
+		return gp_fail(err, "output_uniform: output_max must lie in "
+		               "(output, 2 output - 1] (output %g, got %g)",
+		               c->output, c->output_max);
 	if ((int)c->compute < 0 || c->compute >= GP_DTYPE_COUNT ||
 	    !(d->peak[c->compute] > 0.0) || !(d->gemm_frac[c->compute] > 0))
 		return gp_fail(err, "device has no %s tensor compute",

@@ -106,6 +106,11 @@ typedef struct infer_cfg {
 	                         exponentially, none longer than this
 	                         (infer_output_quantiles); 0: every request
 	                         generates output tokens */
+	int output_uniform;   /* with output_max: the outputs uniform from
+	                         2 output - output_max to output_max (a
+	                         benchmark client's random lengths: SGLang
+	                         bench_serving's randint(max(int(L r), 1),
+	                         L + 1)), not exponential */
 	int flash;            /* 1: fused (flash) attention */
 	infer_runtime runtime;
 	double host_op_time;  /* eager: host seconds per framework op */
@@ -629,8 +634,9 @@ double infer_decode_ctx(const infer_cfg *c);
  * admitted group of requests mixed in those shares (a benchmark client
  * sends its requests in an order unrelated to their lengths), so the
  * short ones leave early, their slots refill from the queue while it
- * lasts, and the batch thins out until the longest ends; nl 0: every
- * request len.  step(ctx, dec, proc, fin, gen) prices a step of dec
+ * lasts, and the batch thins out until the longest ends; nl 0 (or b at
+ * most 1: one request at a time, whose run is the sum of each's own,
+ * linear in its length) every request len.  step(ctx, dec, proc, fin, gen) prices a step of dec
  * decodes and proc prompt tokens that completes fin prompts, s; gen is
  * the tokens the decoding requests have generated so far, their mean
  * (their context is the prompt and these), with spread lengths, where
@@ -674,13 +680,15 @@ double infer_burst_preempt(double n, double seqs, double kv, double len,
 #define INFER_QUANTILES 1024
 
 /* A burst's output lengths (c->output_max > c->output): n requests'
- * outputs exponential with mean c->output, clipped at c->output_max,
- * as k = min(ceil(n), INFER_QUANTILES) equal shares at the
- * distribution's quantile midpoints (survival (i + 0.5) / k, i = 0 ..
- * k - 1: deterministic, the longest near the expected longest of n),
- * scaled so their mean is c->output exactly, into lens[0 .. k - 1]
- * (shares 1 / k each into shr).  Returns k, or 0 where every request
- * is c->output tokens (output_max 0). */
+ * outputs exponential with mean c->output, clipped at c->output_max
+ * (c->output_uniform: uniform from 2 c->output - c->output_max to
+ * c->output_max, whose mean is c->output), as k = min(ceil(n),
+ * INFER_QUANTILES) equal shares at the distribution's quantile
+ * midpoints (survival (i + 0.5) / k, i = 0 .. k - 1: deterministic, the
+ * longest near the expected longest of n), scaled so their mean is
+ * c->output exactly, into lens[0 .. k - 1] (shares 1 / k each into
+ * shr).  Returns k, or 0 where every request is c->output tokens
+ * (output_max 0). */
 int infer_output_quantiles(const infer_cfg *c, double n, double *lens,
                            double *shr);
 

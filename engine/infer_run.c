@@ -794,13 +794,26 @@ int infer_output_quantiles(const infer_cfg *c, double n, double *lens,
 
 	if (!(c->output_max > c->output) || !(n >= 1.0))
 		return 0;
+	k = n < INFER_QUANTILES ? (int)ceil(n) : INFER_QUANTILES;
+	/* Uniform from lo = 2 output - output_max to output_max: the
+	 * midpoint of the i-th of k equal shares from the top, exact in
+	 * its mean (lo + output_max) / 2 = output. */
+	if (c->output_uniform) {
+		double lo = 2.0 * c->output - c->output_max;
+
+		for (i = 0; i < k; i++) {
+			lens[i] = c->output_max -
+			          (c->output_max - lo) * (i + 0.5) / k;
+			shr[i] = 1.0 / k;
+		}
+		return k;
+	}
 	l.mean = c->output;
 	l.max = c->output_max;
 	/* clip 0: the exponential's own tail past the limit is what lands
 	 * on it (e^{-max / theta} of the requests). */
 	if (rl_lengths_prepare(&l, NULL) || rl_lenx_of(&l, &x, NULL))
 		return 0;
-	k = n < INFER_QUANTILES ? (int)ceil(n) : INFER_QUANTILES;
 	for (i = 0; i < k; i++) {
 		lens[i] = fmin(x.hi, fmax(1.0, rl_lenx_surv_inv(&x,
 		               (i + 0.5) / k)));
@@ -897,6 +910,19 @@ static double burst_spread(double N, double B, double P, double tokens,
 		             dec > 1e-9 ? fmax(gsum / dec, 0.0) : 0.0);
 		if (!(step > 0.0))
 			break;
+		/* Fewer than one request decoding, no prompt: the shares
+		 * left are the chance that any request still runs (the
+		 * expected count, below one, is that chance where they are
+		 * rare: 1 - (1 - p)^B ~ B p), so the step is run that
+		 * often.  Charged whole, the fluid's last shares would
+		 * stretch every burst to the longest length after its last
+		 * admission, where B requests end at the longest of B
+		 * remainders: 80 requests of 1 .. 1000 tokens 16 at a time
+		 * take 1.264 x their tokens / 16 in steps charged whole,
+		 * 1.200 so, 1.185 drawn one by one (a discrete count over
+		 * 200 seeds). */
+		if (proc <= 0.0 && dec > 1e-9 && dec < 1.0)
+			step *= dec;
 		t += step;
 		gsum += dec;
 		/* The slot of this step's window leaves once its earliest
@@ -951,7 +977,13 @@ double infer_burst(double N, double B, double L, double P, double tokens,
 	if (!(N > 0.0) || !(B > 0.0) || !(P > 0.0) || !(tokens > 0.0) ||
 	    N * L / B + N * P / tokens + Lmax > RUN_ITER_MAX)
 		return 0.0;
-	if (nl > 0)
+	/* One request in flight: the requests run one after another, so
+	 * the run is the sum of their own times, each linear in its length
+	 * (its prefill, then a batch-1 step a token): the mean's, whatever
+	 * the spread.  The fluid walk's lengths would split that one
+	 * request into shares whose longest run on alone, a step each, as
+	 * if the batch thinned below one request. */
+	if (nl > 0 && B > 1.0)
 		return burst_spread(N, B, P, tokens, dec_count, whole, lens,
 		                    shr, nl, price, ctx);
 	W = ceil(L / RUN_WINDOWS);

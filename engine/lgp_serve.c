@@ -67,6 +67,7 @@ static const lgp_field infer_fields[] = {
 	IF_NUM("input", input),
 	IF_NUM("output", output),
 	IF_NUM("output_max", output_max),
+	IF_BOOL("output_uniform", output_uniform),
 	IF_BOOL("flash", flash),
 	{ "runtime", LGP_F_NAME, offsetof(infer_cfg, runtime), 0, 0, 0, 0,
 	  runtime_names, NULL, NULL, NULL, NULL },

@@ -3054,25 +3054,47 @@ function M.setup(a)
         .. "give requests = N (the steady state runs at the mean lengths)", od)), 3)
     end
     local cap, said
-    if od == "sharegpt" then
-      cap, said = 2048 - c.input, "2048 with the prompt in ShareGPT's sampling"
-    else
-      if not model.max_seq then
-        error(string.format("infer: output_dist exp needs the model's context (max_seq) for "
-          .. "its longest output; %s states none (give output_dist sharegpt or mean)",
-          model.id or "the model"), 3)
+    if od == "uniform" then
+      -- SGLang bench_serving's random lengths at --random-range-ratio 0
+      -- (gpuplan.options' declaration): uniform over 1 .. L, mean
+      -- (L + 1) / 2, so the longest is 2 output - 1.  The prompts are
+      -- drawn the same way, apart from the outputs; they are priced at
+      -- their mean: the burst's prefill tokens are the requests' sum
+      -- whichever lengths they come in, and a decode's context holds
+      -- its own prompt, which is the mean's on average at every output
+      -- length since the two are drawn apart.
+      if not (c.output >= 2) then
+        error(args.usage(string.format("infer: output_dist uniform spreads outputs from 1 to "
+          .. "twice their mean less one: output %s leaves none to spread (give 2 or more)",
+          shown(c.output))), 3)
       end
-      cap, said = model.max_seq - c.input, "the model's context"
+      c.output_max, c.output_uniform = 2 * c.output - 1, true
+      default(string.format("output_dist=uniform: outputs uniform from 1 to %d tokens (mean %d), "
+        .. "prompts from 1 to %d (priced at their mean %d), as SGLang bench_serving's random "
+        .. "dataset at --random-range-ratio 0; the burst lasts until its longest ends",
+        math.floor(c.output_max), math.floor(c.output), math.floor(2 * c.input - 1),
+        math.floor(c.input)))
+    else
+      if od == "sharegpt" then
+        cap, said = 2048 - c.input, "2048 with the prompt in ShareGPT's sampling"
+      else
+        if not model.max_seq then
+          error(string.format("infer: output_dist exp needs the model's context (max_seq) for "
+            .. "its longest output; %s states none (give output_dist sharegpt or mean)",
+            model.id or "the model"), 3)
+        end
+        cap, said = model.max_seq - c.input, "the model's context"
+      end
+      if not (cap > c.output) then
+        error(string.format("infer: output_dist %s: outputs of mean %d cannot spread below its "
+          .. "limit of %d tokens (%s, less the input %d)", od, math.floor(c.output),
+          math.floor(cap), said, math.floor(c.input)), 3)
+      end
+      c.output_max = cap
+      default(string.format("output_dist=%s: outputs exponential around %d tokens, none past %d "
+        .. "(%s); the burst lasts until its longest ends", od, math.floor(c.output),
+        math.floor(cap), said))
     end
-    if not (cap > c.output) then
-      error(string.format("infer: output_dist %s: outputs of mean %d cannot spread below its "
-        .. "limit of %d tokens (%s, less the input %d)", od, math.floor(c.output),
-        math.floor(cap), said, math.floor(c.input)), 3)
-    end
-    c.output_max = cap
-    default(string.format("output_dist=%s: outputs exponential around %d tokens, none past %d "
-      .. "(%s); the burst lasts until its longest ends", od, math.floor(c.output),
-      math.floor(cap), said))
   elseif c.requests ~= nil and od == nil and not static then
     default(string.format("output_dist=mean: every request of the burst at output %d tokens",
       math.floor(c.output)))

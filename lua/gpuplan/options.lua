@@ -865,13 +865,26 @@ opt { name = "requests", type = "int", metavar = "N", commands = "infer",
 -- (vllm/benchmarks/datasets.py is_valid_sequence, "copied from the
 -- original `sample_hf_requests` and `sample_sharegpt_requests` functions
 -- in benchmark_serving.py"), SGLang's bench_serving the same 1024 / 2048.
+-- uniform: a random-dataset client that draws each request's prompt and
+-- output length uniformly from 1 to the length it is given: SGLang's
+-- bench_serving ("input_lens = np.random.randint(max(int(input_len *
+-- range_ratio), 1), input_len + 1, size=num_prompts)", output_lens the
+-- same, sgl-project/sglang python/sglang/bench_serving.py
+-- sample_random_requests) at its default "--random-range-ratio ...
+-- default=0.0": lengths 1 .. L, mean (L + 1) / 2, so twice --output less
+-- one is the longest.  vLLM's clients at their defaults send every
+-- request at its length (the old benchmark_serving.py's
+-- "randint(int(input_len * range_ratio), input_len + 1)" with "default=1.0";
+-- vllm bench serve's "[X * (1 - b), X * (1 + b)]" with 0.0): mean.
 opt { name = "output_dist", type = "string", metavar = "D", commands = "infer",
-  kind = "enum", values = { "mean", "exp", "sharegpt" },
+  kind = "enum", values = { "mean", "exp", "sharegpt", "uniform" },
   default = "mean: every request of a burst at --output tokens",
   help = "how a burst's (--requests) output lengths spread around --output, their mean: "
-    .. "mean (all alike), exp (exponential, none past the model's context) or sharegpt "
+    .. "mean (all alike), exp (exponential, none past the model's context), sharegpt "
     .. "(exponential, none past 2048 tokens with the prompt: vLLM's and SGLang's ShareGPT "
-    .. "sampling); the burst lasts until its longest outputs end",
+    .. "sampling) or uniform (prompts and outputs each uniform from 1 to twice their mean "
+    .. "less one: SGLang bench_serving's random dataset at its default --random-range-ratio "
+    .. "0); the burst lasts until its longest outputs end",
   suggest = { "output_distribution", "output_len_dist", "dataset_name" } }
 -- A share, not a token count: the engines report it so (vLLM's logged
 -- "Prefix cache hit rate", its prefix_cache_hits over prefix_cache_queries,

@@ -549,7 +549,7 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     requests = c.requests,
     -- their outputs' spread (infer.setup's, from output_dist): the
     -- longest of a burst's outputs (infer_output_quantiles)
-    output_max = c.output_max,
+    output_max = c.output_max, output_uniform = c.output_uniform,
     runtime = c.runtime, capacity = c.capacity, kv_reserve_max = c.kv_reserve_max,
     -- an eager runtime's host dispatch (enforce_eager, runtime trtllm:
     -- infer.lua M.eager_host_ops), a floor under each step

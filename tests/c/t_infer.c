@@ -120,7 +120,7 @@ int main(void)
 	gp_dtype t;
 	int g, b;
 
-	plan(118);
+	plan(124);
 
 	/* --- 13B bf16 decode, batch 1, H200 (4.8 TB/s) -------------------
 	 * Llama 2 13B: 40 layers x (4 h^2 + 3 h f + 2h) with h 5120,
@@ -682,6 +682,55 @@ int main(void)
 	 * two at once (the same prompts and decodes, fewer steps). */
 	is_num(infer_burst(4, 4, 3, 10, 10, 0, 0, NULL, NULL, 0, burst_price, NULL), 29.0,
 	       1e-12, "burst of 4 all at once: 29 s by hand");
+
+	/* --- uniform outputs (output_dist uniform) -----------------------
+	 * infer_output_quantiles: output 3, output_max 5, uniform: from 2 x
+	 * 3 - 5 = 1 to 5; 2 requests, 2 shares, midpoints 5 - 4 x 0.5 / 2
+	 * = 4 and 5 - 4 x 1.5 / 2 = 2, mean 3.  Exact. */
+	{
+		infer_cfg cu;
+		double lu[INFER_QUANTILES], su[INFER_QUANTILES];
+		double l2[2] = { 4.0, 2.0 }, s2[2] = { 0.5, 0.5 };
+
+		infer_defaults(&cu);
+		cu.output = 3.0;
+		cu.output_max = 5.0;
+		cu.output_uniform = 1;
+		ok(infer_output_quantiles(&cu, 2.0, lu, su) == 2 &&
+		   lu[0] == 4.0 && lu[1] == 2.0 && su[0] == 0.5 &&
+		   su[1] == 0.5, "uniform 1..5 over 2 requests: 4 and 2");
+		/* One request at a time (B 1), 2 requests of those lengths,
+		 * prompts of 10 tokens, 10 a step, every step 1 s: each runs
+		 * alone, its prefill step then its decodes, so the run is 3 +
+		 * 3 steps at the mean as at the spread (4 + 2 steps): 6 s. */
+		is_num(infer_burst(2, 1, 3, 10, 10, 0, 0, l2, s2, 2,
+		                   burst_unit, NULL), 6.0, 1e-12,
+		       "one at a time: the spread runs as its mean, 6 s");
+		is_num(infer_burst(2, 1, 3, 10, 10, 0, 0, NULL, NULL, 0,
+		                   burst_unit, NULL), 6.0, 1e-12,
+		       "... which is 6 s by hand");
+		/* One request split into its two halves (B 2): it0 prefills
+		 * it (1 s), it1 decodes both halves (1 s) and the half of
+		 * length 2 leaves; it2, it3 decode the other half alone,
+		 * dec 0.5, run half the time: 0.5 s each.  1 + 1 + 0.5 + 0.5
+		 * = 3 s, the request's expected steps, (4 + 2) / 2 -- not 4,
+		 * the longest's, as a step charged whole would make it. */
+		is_num(infer_burst(1, 2, 3, 10, 10, 0, 0, l2, s2, 2,
+		                   burst_unit, NULL), 3.0, 1e-12,
+		       "a share under one request runs its share of a step: 3 s");
+		/* The check: uniform from 2 x 3 - 5 = 1 token passes, from
+		 * 2 x 3 - 6 = 0 is refused, naming the field. */
+		cu = c;
+		cu.output = 3.0;
+		cu.output_max = 5.0;
+		cu.output_uniform = 1;
+		ok(infer_check(&m, &d, &cu, &err) == GP_OK,
+		   "uniform from 1 token passes the check");
+		cu.output_max = 6.0;
+		ok(infer_check(&m, &d, &cu, &err) != GP_OK &&
+		   strstr(err.msg, "output_uniform") != NULL,
+		   "uniform reaching below 1 token (2 x 3 - 6 = 0) is refused");
+	}
 
 	/* --- vLLM V1's preemption over a burst (infer_burst_preempt) -------
 	 * Prompts of 2 tokens (none cached), 4 tokens out, 10 tokens a step,

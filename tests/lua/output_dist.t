@@ -59,7 +59,7 @@ t.ok(ms.tokens_per_s < 0.8 * mm.tokens_per_s,
 
 -- Bad input: a clear error naming the argument.
 t.raises(function() gp.infer(t.with(job, { output_dist = "zipf" })) end,
-  "output_dist must be mean, exp or sharegpt", "an unknown distribution is refused", true)
+  "output_dist must be mean, exp, sharegpt or uniform", "an unknown distribution is refused", true)
 local steady = t.with(job, { output_dist = "sharegpt" })
 steady.requests = nil
 t.raises(function() gp.infer(steady) end,
