@@ -870,8 +870,12 @@ arch {
       -- "Making Softmax More Efficient with NVIDIA Blackwell Ultra") and
       -- still runs head dim 64 at 0.70 of 128: the rest of the per-score
       -- work (the rescaling and P's conversion on FP32 ALUs that did not
-      -- grow either, FA4 sec. 1) binds there, so one d* stands for the
-      -- arch's parts.  Cross-check on B200: cuDNN 9.9 at 1665 MHz
+      -- grow either, FA4 sec. 1) binds there.  But the doubled SFUs do
+      -- count: the same pull request's B200 table (the same FA4 release)
+      -- runs head dim 64 at 0.658 of 128 (857 / 1302 TFLOP/s, non-causal
+      -- 8192), d* = 97, so 89 is Blackwell Ultra's figure (B300, GB300,
+      -- which inherit or state it) and the b200 and gb200 entries state
+      -- their own 97.  Cross-check on B200: cuDNN 9.9 at 1665 MHz
       -- (cudnn-frontend's Llama-3.2-1B training sweep, head dim 64) adds
       -- 0.054 s from 8192- to 16384-token sequences at 16384 tokens a
       -- step: 3.08e13 FLOP at 570 TFLOP/s, 0.65 of the head-dim-128 cuDNN

@@ -94,9 +94,27 @@ gpu {
       cudnn = { fwd = 0.55, bwd = 0.43, dropout = 1.094 },
       fa2 = { fwd = 0.181, bwd = 0.142, dropout = 1.047, exp_dim = 23 },
       fp8 = 0.90,
-      exp_dim = 89,
-      reason = "kernel, fa4, cudnn, fp8, exp_dim: the blackwell arch's (B200 "
-            .. "timings). fa2: flash-attn's FlashAttention-2 on B200 at Llama "
+      -- exp_dim: this part's own, not the arch's 89.  The arch's figure is
+      -- FlashAttention-4's head-dim-64 rate on a GB300 (0.716 of head dim
+      -- 128's), a Blackwell Ultra part whose SFUs give twice the
+      -- exponentials a clock ("NVIDIA Blackwell Ultra alleviates this
+      -- bottleneck by doubling SFU throughput over the standard NVIDIA
+      -- Blackwell architecture", NVIDIA technical blog "Making Softmax
+      -- More Efficient with NVIDIA Blackwell Ultra").  The same pull
+      -- request times the same FA4 release (nvidia-cutlass-dsl 4.5.2) on
+      -- a B200 (Dao-AILab/flash-attention PR #2605, forward, bf16,
+      -- non-causal, "64 False 4 8192 2.57/857" against "128 False 4 8192
+      -- 1.69/1302" TFLOP/s): 0.658 of head dim 128's at 8192 tokens (0.673
+      -- at 4096, 0.664 at 16384), so d* = 64 / 0.658 = 97 (roofline.c
+      -- exp_bound).  Cross-check: cuDNN 9.9 on a B200 (the arch entry's
+      -- Llama-3.2-1B sweep) bounds it at 98.
+      exp_dim = 97,
+      reason = "kernel, fa4, cudnn, fp8: the blackwell arch's (B200 "
+            .. "timings). exp_dim: FA4 on B200 in Dao-AILab/flash-attention PR "
+            .. "#2605 (nvidia-cutlass-dsl 4.5.2), forward non-causal 8192 tokens, "
+            .. "head dim 64 at 857 against 128 at 1302 TFLOP/s: 0.658, 64 / 0.658 "
+            .. "= 97 (the arch's 89 is the same PR's GB300, whose SFUs give twice "
+            .. "the exponentials). fa2: flash-attn's FlashAttention-2 on B200 at Llama "
             .. "3.1's heads, 8192 causal: 5.499 / 17.288 ms (399.9 / 318.0 "
             .. "TFLOP/s), less the arch's host dispatch: 407.0 / 320.5 = 0.181 / "
             .. "0.142 of 2250; its exp_dim: MMAs at 0.181 of 8192 FLOP a clock "
@@ -228,9 +246,12 @@ gpu {
       -- (pytorch/dot_product_attention/utils.py, commit bee4649).
       fa2 = { fwd = 0.170, bwd = 0.134, dropout = 1.047, exp_dim = 23 },
       fp8 = 0.90,
-      -- the arch's: the same SMs (16 exponentials against 8192 MMA FLOP
-      -- a clock), the same kernels (catalog/archs.lua)
-      exp_dim = 89,
+      -- B200's (the b200 entry: FA4's head-dim-64 rate on a B200 in
+      -- flash-attention PR #2605, 0.658 of 128's, 64 / 0.658 = 97): the
+      -- same die, the same 16 exponentials against 8192 MMA FLOP a clock
+      -- an SM; the arch's 89 is Blackwell Ultra's (GB300, twice the SFU
+      -- rate, the same PR).
+      exp_dim = 97,
       reason = "GB200's 2500 TFLOP/s is B200's 148 SMs x 8192 FLOP a clock at "
             .. "2.06 GHz where B200's 2250 is at 1.86, but on the same "
             .. "benchmark its best matmul reaches 1822.0 against B200's "
@@ -248,7 +269,9 @@ gpu {
             .. "318.0 TFLOP/s), less the arch's host dispatch 0.181 / 0.142 of "
             .. "2250, x 0.94 -> 0.170 / 0.134 of 2500 (SDPA's flash backend on "
             .. "GB200: 0.166 / 0.135; Azure's GB200 fwd + bwd 373.9 TFLOP/s against "
-            .. "357 priced); its exp_dim 23: B200's (0.181 x 8192 / 64)",
+            .. "357 priced); its exp_dim 23: B200's (0.181 x 8192 / 64). exp_dim "
+            .. "97: B200's (FA4 head dim 64 at 0.658 of 128's, flash-attention PR "
+            .. "#2605); the arch's 89 is GB300's, twice the SFU rate",
       source = "stas00/ml-engineering compute/accelerator/README.md, Maximum "
             .. "Achievable Matmul FLOPS table (B200, GB200); the blackwell arch's "
             .. "attention entry (catalog/archs.lua); fa2: NVIDIA/cudnn-frontend "

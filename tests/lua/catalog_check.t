@@ -270,8 +270,12 @@ end
 -- exponentials bound the fused kernel, roofline.c roof_attn_eff) is a
 -- head dim, refused by path when it is none; the shipped values reach the
 -- device table: Hopper's 64 (4096 MMA FLOP against 16 exponentials a clock
--- per SM), Blackwell's and GB200's 89 (FA4's head-dim-64 rate 0.716 of
--- 128's), none where the H20 gives its own attention entry without it.
+-- per SM), standard Blackwell's 97 on the b200 and gb200 entries (FA4's
+-- head-dim-64 rate on a B200, 857 / 1302 = 0.658 of 128's, 64 / 0.658 =
+-- 97, flash-attention PR #2605), Blackwell Ultra's 89 (the same PR's
+-- GB300, twice the SFU rate: 0.716, 64 / 0.716 = 89) on the arch, which
+-- the B300 inherits and the GB300 states, none where the H20 gives its
+-- own attention entry without it.
 put("aed.lua", [[
 arch { id = "sa", name = "x", launch_overhead = "4us",
   achievable = { gemm = { bf16 = 0.8 }, hbm = 0.85, reason = "t", source = "t",
@@ -286,8 +290,10 @@ do
   local cb = catalog.load { require("gpuplan.config").root .. "/catalog" }
   local rf = require("gpuplan.roofline")
   t.is(rf.device("h100-sxm", cb).attn_exp_dim, 64, "h100: the hopper arch's exp_dim")
-  t.is(rf.device("b200", cb).attn_exp_dim, 89, "b200: the blackwell arch's exp_dim")
-  t.is(rf.device("gb200", cb).attn_exp_dim, 89, "gb200: its own exp_dim")
+  t.is(rf.device("b200", cb).attn_exp_dim, 97, "b200: its own exp_dim (standard Blackwell SFUs)")
+  t.is(rf.device("gb200", cb).attn_exp_dim, 97, "gb200: its own exp_dim, B200's")
+  t.is(rf.device("b300", cb).attn_exp_dim, 89, "b300: the blackwell arch's (Blackwell Ultra's) exp_dim")
+  t.is(rf.device("gb300", cb).attn_exp_dim, 89, "gb300: its own exp_dim, Blackwell Ultra's")
   t.is(rf.device("h20", cb).attn_exp_dim, nil, "h20: its own attention entry gives none")
 end
 
