@@ -246,6 +246,8 @@ int luaopen_gpuplan_core(lua_State *L)
 	lua_setfield(L, -2, "_NAME");
 	lua_pushinteger(L, SWEEP_SHARDS_MAX);
 	lua_setfield(L, -2, "SWEEP_SHARDS_MAX");
+	lua_pushnumber(L, ROOF_GEMV_BW);
+	lua_setfield(L, -2, "ROOF_GEMV_BW");
 	lgp_push_tables(L);
 	lgp_push_defaults(L);
 	return 1;

@@ -85,9 +85,10 @@
  * ROOF_MEM_FILL is the fixed part of every memory-bound kernel that a
  * streaming benchmark amortises away: the first DRAM round trips before
  * the pipeline is full, the tail while the last CTAs drain, and the
- * dependency gap to the next kernel of the graph.  ROOF_GEMV_BW is the
- * rate of a weight-streaming GEMV / skinny GEMM relative to a streaming
- * copy (its CTAs also reduce along K and write partial sums).
+ * dependency gap to the next kernel of the graph.  ROOF_GEMV_BW
+ * (roofline.h, where the Lua side reads it too) is the rate of a
+ * weight-streaming GEMV / skinny GEMM relative to a streaming copy (its
+ * CTAs also reduce along K and write partial sums).
  * Source: gpt-fast README (pytorch-labs, benchmarks on A100-80GB, batch 1,
  * torch.compile with CUDA graphs, bf16): Llama-2-7B TP1 104.9 tok/s,
  * Llama-2-70B TP2 21.32 tok/s, "empirically peak bandwidth is about 1700
@@ -96,7 +97,6 @@
  * runs gives 3.44e-14 s/B of extra GEMV time (1 / 0.94 - 1 of the
  * streaming rate) and 3.9 us per kernel beyond the graph launch; the same
  * constants put Llama-3.1-8B TP1 within 1% of its 93.89 tok/s. */
-#define ROOF_GEMV_BW 0.94
 #define ROOF_MEM_FILL 3.9e-6
 /* Overlap of the two roofs inside one GEMM kernel.  The roofline's
  * max(t_c, t_m) assumes the weight stream and the MMAs overlap perfectly;

@@ -16,6 +16,13 @@
 
 #include "common.h"
 
+/* The rate of a weight-streaming GEMV or skinny GEMM as a fraction of a
+ * streaming copy, where the device gives no stream fraction of its own
+ * (roof_device.stream_frac): its source and fit are in roofline.c,
+ * beside ROOF_MEM_FILL.  gpuplan.core exports it as ROOF_GEMV_BW for
+ * the Lua rules that price a kernel against it. */
+#define ROOF_GEMV_BW 0.94
+
 /* One accelerator as the roofline sees it. */
 /* Points of a fused attention kernel's length curve (roof_device
  * attn_long_q / attn_long_r): the published bars past the reference. */

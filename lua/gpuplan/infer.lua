@@ -821,12 +821,18 @@ function M.qheads_per_kv(model, tp)
   tp = tp or 1
   return (heads / tp) / math.max(1, kvh / tp)
 end
+-- TensorRT-LLM decoding an FP8 cache on an NVIDIA Hopper card, a model
+-- without a latent (MLA) cache: where XQA's QGMMA kernel (below) or the
+-- masked MHA kernel's cap (M.mmha_stream_of) may apply.
+local function trtllm_hopper_fp8(a, g, model, kv)
+  return a.runtime == "trtllm" and kv == "fp8" and g ~= nil and g.arch == "hopper"
+    and (g.vendor == nil or g.vendor == "NVIDIA") and type(model) == "table"
+    and not latent_cache(model)
+end
 function M.attn_stream_of(a, g, model, tp, kv)
-  if a.runtime ~= "trtllm" or a.xqa == false or a.xqa_hopper == false or kv ~= "fp8" then
+  if a.xqa == false or a.xqa_hopper == false or not trtllm_hopper_fp8(a, g, model, kv) then
     return nil
   end
-  if not g or g.arch ~= "hopper" or (g.vendor ~= nil and g.vendor ~= "NVIDIA") then return nil end
-  if type(model) ~= "table" or latent_cache(model) then return nil end
   local group = M.qheads_per_kv(model, tp)
   if not group or group <= 1 or group > 32 then return nil end
   return M.attn_stream_hopper_fp8
@@ -860,33 +866,33 @@ end
 -- median 2.9 G elements/ms on the H100 (at its HBM: its FP16-cache rows
 -- read 1.2-1.7 G elements/ms, 2.5-3.5 TB/s) and 3.2 G on the H200, where
 -- the H200's GEMV rate would be 4.0 G.  So the kernel reads an FP8
--- cache at no more than the H100 SXM's GEMV rate (0.94 of its streaming copy, the one this
--- kernel is priced at there) scaled by the SMs' FP32 issue rate (peak.fp32:
--- SMs x clock) over the H100 SXM's; the value returned is that rate as a
--- fraction of this card's streaming copy, nil where it is not below the
--- card's own GEMV rate (the H100 SXM itself, an H800).  A 16-bit cache
--- holds twice the bytes an element, past any Hopper HBM at this element
--- rate: not capped.  MHA runs the masked kernel with XQA on or off
--- (xqa = false changes nothing for a group of one), so the cap holds
--- either way.  No measurement of the kernel's own instruction count was
--- found; the cap is the H100's price, the lower bound the H100 rows give.
+-- cache at no more than the H100 SXM's GEMV rate (ROOF_GEMV_BW, 0.94 of
+-- its streaming copy, the one this kernel is priced at there) scaled by
+-- the SMs' FP32 issue rate (peak.fp32: SMs x clock) over the H100 SXM's;
+-- the value returned is that rate as a fraction of this card's streaming
+-- copy, nil where it is not below the card's own GEMV rate (the H100 SXM
+-- itself, an H800).  A 16-bit cache holds twice the bytes an element, past
+-- any Hopper HBM at this element rate: not capped.  MHA runs the masked
+-- kernel with XQA on or off (xqa = false changes nothing for a group of
+-- one), so the cap holds either way.  No measurement of the kernel's own
+-- instruction count was found; the cap is the H100's price, the lower
+-- bound the H100 rows give.
+-- d: the card's roofline device as the job resolved it (gpuplan.roofline
+-- device: a gpu table of the job's own is priced by its own figures, not
+-- by the catalog entry of the same id); the reference is the shipped
+-- catalog's.
 M.mmha_fp8_ref = "h100-sxm"
-M.GEMV_BW = 0.94   -- roofline.c ROOF_GEMV_BW
-function M.mmha_stream_of(a, g, model, tp, kv)
-  if a.runtime ~= "trtllm" or kv ~= "fp8" then return nil end
-  if not g or g.arch ~= "hopper" or (g.vendor ~= nil and g.vendor ~= "NVIDIA") then return nil end
-  if type(model) ~= "table" or latent_cache(model) then return nil end
-  if M.qheads_per_kv(model, tp) ~= 1 then return nil end
-  local rl = require("gpuplan.roofline")
-  -- the catalog's entry by id, else the card as given (a table of its own)
-  local okd, d = pcall(rl.device, g.id or g)
-  if not okd then okd, d = pcall(rl.device, g) end
-  local okr, r = pcall(rl.device, M.mmha_fp8_ref)
-  if not (okd and okr) then return nil end
-  local pf, rf = d.peak and d.peak.fp32, r.peak and r.peak.fp32
-  if not (pf and rf and pf > 0 and rf > 0 and d.mem_bw and d.hbm) then return nil end
-  local f = M.GEMV_BW * r.mem_bw * r.hbm * (pf / rf) / (d.mem_bw * d.hbm)
-  if f >= M.GEMV_BW * (1 - 1e-9) then return nil end
+function M.mmha_stream_of(a, g, model, tp, kv, d)
+  if not trtllm_hopper_fp8(a, g, model, kv) or M.qheads_per_kv(model, tp) ~= 1 then
+    return nil
+  end
+  local r = roofline.device(M.mmha_fp8_ref)
+  local pf, rf = d.peak.fp32, r.peak.fp32
+  if not (pf and rf and pf > 0 and rf > 0) then return nil end
+  local gemv = core().ROOF_GEMV_BW
+  local f = gemv * r.mem_bw * r.hbm * (pf / rf) / (d.mem_bw * d.hbm)
+  -- the reference card itself: f is gemv up to float rounding (1e-9)
+  if f >= gemv * (1 - 1e-9) then return nil end
   return f
 end
 
@@ -2906,7 +2912,8 @@ function M.setup(a)
       and M.one_token_graphs[a.runtime][g.arch] and (g.vendor == nil or g.vendor == "NVIDIA"))
       or nil,
     wo_stream = M.wo_stream_of(a.runtime, bits),
-    attn_stream = M.attn_stream_of(a, g, model, tp, kv) or M.mmha_stream_of(a, g, model, tp, kv),
+    attn_stream = M.attn_stream_of(a, g, model, tp, kv)
+      or M.mmha_stream_of(a, g, model, tp, kv, d),
     wo_bf16_x = M.wo_bf16_x_of(a.runtime, g, bits),
     m_tile = M.m_tile_of(a.runtime, g.arch, base),
     kv_bucket = kv_bucket,

@@ -8,6 +8,7 @@
 -- under another runtime or on another architecture nothing moves.
 local t = require "tap"
 local infer = require "gpuplan.infer"
+local roofline = require "gpuplan.roofline"
 
 local function run(extra)
   local a = { model = "llama2-7b", gpu = "h200-sxm", weights = "fp8", kv = "fp8",
@@ -28,9 +29,13 @@ local r = run()
 local dec = row(r.decode, "attention")
 t.near(dec.mem_rate, h100_gemv, 1e-9,
        "H200, FP8 cache, Llama 2 7B (MHA): decode attention at the H100 SXM's GEMV rate")
+local h200 = roofline.device("h200-sxm")
 t.near(infer.mmha_stream_of({ runtime = "trtllm" }, { id = "h200-sxm", arch = "hopper",
-                            vendor = "NVIDIA" }, { heads = 32, kv_heads = 32 }, 1, "fp8"),
+                            vendor = "NVIDIA" }, { heads = 32, kv_heads = 32 }, 1, "fp8", h200),
        h100_gemv / h200_copy, 1e-9, "... returned as 0.619 of the H200's copy")
+-- The 0.94 above is the engine's own GEMV fraction (roofline.h
+-- ROOF_GEMV_BW), which gpuplan.core hands the rule: one constant.
+t.is(require("gpuplan.core").ROOF_GEMV_BW, 0.94, "gpuplan.core exports ROOF_GEMV_BW, 0.94")
 t.near(row(r.prefill, "attention").mem_rate, h200_copy * 0.94, 1e-9,
        "... the prompt's attention (the context kernel) keeps the H200's GEMV rate")
 t.near(row(r.decode, "qkv").mem_rate, h200_copy * 0.94, 1e-9,
@@ -69,12 +74,26 @@ t.near(dec_rate { model = "llama3.1-8b" }, h200_copy, 1e-9,
 -- MHA runs the masked kernel whatever xqa says: the same price off
 t.near(dec_rate { xqa = false }, h100_gemv, 1e-9, "xqa = false: the same cap")
 local g = { id = "h200-sxm", arch = "hopper", vendor = "NVIDIA" }
-t.is(infer.mmha_stream_of({ runtime = "trtllm" }, g, { heads = 32, kv_heads = 8 }, 1, "fp8"),
+t.is(infer.mmha_stream_of({ runtime = "trtllm" }, g, { heads = 32, kv_heads = 8 }, 1, "fp8", h200),
      nil, "a group of 4: none")
-t.is(infer.mmha_stream_of({ runtime = "trtllm" }, g, { heads = 32, kv_heads = 32 }, 1, "bf16"),
+t.is(infer.mmha_stream_of({ runtime = "trtllm" }, g, { heads = 32, kv_heads = 32 }, 1, "bf16", h200),
      nil, "a 16-bit cache: none")
 t.is(infer.mmha_stream_of({ runtime = "trtllm" }, { id = "b200", arch = "blackwell",
-                          vendor = "NVIDIA" }, { heads = 32, kv_heads = 32 }, 1, "fp8"),
+                          vendor = "NVIDIA" }, { heads = 32, kv_heads = 32 }, 1, "fp8",
+                          roofline.device("b200")),
      nil, "Blackwell: none")
+
+-- A gpu table of the job's own is priced by its own figures: the H200's
+-- entry with 6.0 TB/s of HBM (the same SMs) still reads the cache at the
+-- H100 SXM's GEMV rate, 2.64516e12 B/s; the rule took the catalog's
+-- 4.8 TB/s entry of the same id for the card's copy and let it read at
+-- 2.64516e12 x 6.0 / 4.8 = 3.30645e12.  Tolerance 1e-9 relative: float
+-- rounding.
+do
+  local own = t.copy(require("gpuplan").catalog():get("gpus", "h200-sxm"))
+  own.mem_bw = 6.0e12
+  t.near(dec_rate { gpu = own }, h100_gemv, 1e-9,
+         "an H200 table of 6.0 TB/s: still the H100 SXM's GEMV rate")
+end
 
 t.done_testing()
