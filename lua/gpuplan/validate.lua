@@ -1087,6 +1087,14 @@ function read_cases(path, seen, at)
       error(string.format("%s: field 'algo' (NCCL_ALGO) is a collective case's; a %s "
         .. "case does not read it", where, c.kind), 0)
     end
+    -- workload.template_tokens adds to the client's count, input_len
+    -- (SCHEMA.md): without it the infer predictor assumes a 128-token
+    -- prompt and the template's tokens were dropped in silence.
+    local wl0 = type(c.workload) == "table" and c.workload or {}
+    if wl0.template_tokens ~= nil and wl0.input_len == nil then
+      error(string.format("%s: field 'workload.template_tokens': adds to the client's "
+        .. "workload.input_len, which the case does not give", where), 0)
+    end
     -- parallel.dp is what the layout leaves of the training GPUs (the
     -- cluster, or those beside a separate rollout pool): one that
     -- contradicts them is an error naming both, not a field ignored.

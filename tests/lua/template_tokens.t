@@ -14,7 +14,7 @@ local gp = require "gpuplan"
 local validate = require "gpuplan.validate"
 local predict = require "gpuplan.predict.infer"
 local cat = gp.catalog()
-t.plan(13)
+t.plan(14)
 
 -- Qwen3-32B (the shipped rows' model record) on one A100 80GB under vLLM
 -- 0.11.0, a burst of 1000 prompts of 128 tokens, 4 out (the gpustack
@@ -69,7 +69,8 @@ do
 end
 
 -- The case reader: a whole number of tokens; 2.5 and 0 refused naming the
--- field; a train case that states it refused.
+-- field, and so is a case without input_len; a train case that states it
+-- refused.
 do
   local read = t.read_case
   t.ok((read(case { template_tokens = 8 })), "an infer case with template_tokens 8 reads")
@@ -79,6 +80,14 @@ do
   ok, err = read(case { template_tokens = 0 })
   t.ok(not ok and err:find("workload.template_tokens", 1, true),
        "template_tokens 0: refused naming the field: " .. tostring(err))
+  -- without the client's count it adds to: refused, not dropped (the
+  -- predictor assumed a 128-token prompt and left the template out)
+  local bare = case { template_tokens = 8 }
+  bare.workload.input_len = nil
+  ok, err = read(bare)
+  t.ok(not ok and err:find("workload.template_tokens", 1, true)
+       and err:find("workload.input_len", 1, true),
+       "template_tokens without input_len: refused naming both: " .. tostring(err))
   local tr = case { template_tokens = 8 }
   tr.kind, tr.workload.method = "train", "pretrain"
   tr.workload.num_requests = nil
