@@ -14,7 +14,7 @@ local gp = require "gpuplan"
 local validate = require "gpuplan.validate"
 local predict = require "gpuplan.predict.infer"
 local cat = gp.catalog()
-t.plan(14)
+t.plan(15)
 
 -- Qwen3-32B (the shipped rows' model record) on one A100 80GB under vLLM
 -- 0.11.0, a burst of 1000 prompts of 128 tokens, 4 out (the gpustack
@@ -46,6 +46,15 @@ do
   t.ok(p.value < bare.value,
        string.format("... slower than the bare 128-token prompt (%.2f < %.2f tokens/s)",
                      p.value, bare.value))
+end
+
+-- Past the model's context: gp.infer refuses the input it was handed
+-- (128 + 40960 = 41088 tokens + 4 out over Qwen3-32B's 40960), and the
+-- reason reads it back to the case's two fields.
+do
+  local p, why = predict(case { template_tokens = 40960 }, cat)
+  t.ok(p == nil and tostring(why):find("workload.input_len 128 + workload.template_tokens "
+       .. "40960", 1, true), "over max_seq: the reason names both fields: " .. tostring(why))
 end
 
 -- The MoE serving model (gpuplan.serve) takes the same input: a Mixtral-

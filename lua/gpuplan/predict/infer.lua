@@ -810,6 +810,20 @@ local function served_input(wl)
   return n
 end
 
+-- gp.infer's refusal of a job (error r), cleaned; where the case's chat
+-- template is part of the input it names, the input read back to the
+-- case's two fields (a case of input_len 233 was told "input 41233 +
+-- output 221 tokens exceed ..." with nothing saying where 41000 came from).
+local function refused(wl, r)
+  local why = require("gpuplan.cli").clean(r)
+  local n, t = v(wl.input_len), v(wl.template_tokens)
+  if n and t and why:find("input", 1, true) then
+    why = string.format("%s (input: workload.input_len %d + workload.template_tokens %d)",
+      why, n, t)
+  end
+  return why
+end
+
 local function median_itl(case, metric)
   return metric == "itl_ms" and case.measured.statistic == "median"
 end
@@ -930,7 +944,7 @@ local function serve_case(case, cat, model, defaults)
     end
   end
   local ok, r = pcall(infer.infer, a)
-  if not ok then return nil, require("gpuplan.cli").clean(r) end
+  if not ok then return nil, refused(wl, r) end
   if not r.fits then return nil, "does not fit: " .. tostring(r.why) end
   for _, d in ipairs(r.defaults) do defaults[#defaults + 1] = d end
   -- A median ITL is the decode step a token, tpot_s (median_itl).
@@ -1122,7 +1136,7 @@ local function predict(case, cat)
     PROFILES[runtime](a, model, g, defaults, case)
   end
   local ok, r = pcall(infer.infer, a)
-  if not ok then return nil, require("gpuplan.cli").clean(r) end
+  if not ok then return nil, refused(wl, r) end
   if not r.fits then return nil, "does not fit: " .. tostring(r.why) end
   for _, d in ipairs(r.defaults) do
     if not join_qhead(defaults, d) then defaults[#defaults + 1] = d end
