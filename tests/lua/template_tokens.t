@@ -14,7 +14,7 @@ local gp = require "gpuplan"
 local validate = require "gpuplan.validate"
 local predict = require "gpuplan.predict.infer"
 local cat = gp.catalog()
-t.plan(15)
+t.plan(17)
 
 -- Qwen3-32B (the shipped rows' model record) on one A100 80GB under vLLM
 -- 0.11.0, a burst of 1000 prompts of 128 tokens, 4 out (the gpustack
@@ -55,6 +55,27 @@ do
   local p, why = predict(case { template_tokens = 40960 }, cat)
   t.ok(p == nil and tostring(why):find("workload.input_len 128 + workload.template_tokens "
        .. "40960", 1, true), "over max_seq: the reason names both fields: " .. tostring(why))
+end
+
+-- vLLM V0 (a case of 0.6.3) decodes off its CUDA graph past 8192 tokens
+-- of context (gpuplan.infer M.v0_graph_max_context), and the predictor
+-- says so where the job's context passes it: 8000 + 200 template tokens +
+-- 100 out = 8300 does, the bare 8000 + 100 = 8100 does not (the note read
+-- input_len alone, so the template's tokens never counted).
+do
+  local function noted(wl)
+    local c = case(wl)
+    c.workload.input_len, c.workload.output_len, c.workload.num_requests = 8000, 100, nil
+    c.workload.batch = 1
+    c.source.version = "0.6.3"
+    local p = assert(predict(c, cat))
+    for _, d in ipairs(p.defaults) do
+      if d:find("graph_max_context=8192", 1, true) then return true end
+    end
+    return false
+  end
+  t.ok(noted { template_tokens = 200 }, "V0, 8000 + 200 + 100 tokens: graph_max_context said")
+  t.ok(not noted(), "V0, 8000 + 100 tokens: not said")
 end
 
 -- The MoE serving model (gpuplan.serve) takes the same input: a Mixtral-

@@ -623,8 +623,10 @@ local PROFILES = {
         and not require("gpuplan.serve").wants(a) then
         local cap = require("gpuplan.infer").v0_graph_max_context
         a.graph_max_context = cap
-        local w = case and case.workload or {}
-        if (tonumber(w.input_len) or 0) + (tonumber(w.output_len) or 0) > cap then
+        -- the context the job decodes to: the prompt it prefills (the
+        -- case's input_len and its chat template's tokens, served_input)
+        -- and the output
+        if (a.input or 0) + (a.output or 0) > cap then
           defaults[#defaults + 1] = string.format("graph_max_context=%d (vLLM V0's "
             .. "max_seq_len_to_capture default: a decode step past %d tokens of context runs off "
             .. "its CUDA graph, its ops dispatched from Python)", cap, cap)
