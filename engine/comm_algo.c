@@ -1688,13 +1688,17 @@ static const char *pxn_release(const comm_ctx *c)
  * src/graph/paths.cc, ring_up_share). */
 static const char *pxn_why_not(const comm_ctx *c)
 {
+	const char *rel = pxn_release(c);
+
 	if (c->op != GP_ALL_TO_ALL || c->nn < 2 || c->g < 2 ||
 	    c->kind_up != GP_LINK_NVLINK)
 		return "pxn is for all_to_all across >= 2 NVLink nodes";
-	if (pxn_release(c) != NULL)
-		return pxn_release(c);
+	if (rel != NULL)
+		return rel;
 	if (c->t->pxn_off)
-		return "pxn is off by default in this collective library";
+		return "pxn is off in this collective library (the "
+		       "topology's pxn_off; pxn_off = false prices "
+		       "NCCL_PXN_DISABLE=0)";
 	return NULL;
 }
 
@@ -1721,9 +1725,10 @@ static int price_pxn(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 	double S = c->bytes, n = c->n, g = c->g;
 	double up = up_rate(c, p), net = net_rate(c, p);
 	double intra, remote;
+	const char *no = pxn_why_not(c);
 
-	if (pxn_why_not(c) != NULL) {
-		*why = pxn_why_not(c);
+	if (no != NULL) {
+		*why = no;
 		return 1;
 	}
 	if (p == GP_PROTO_LL128) {

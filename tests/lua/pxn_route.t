@@ -47,7 +47,8 @@ local amd = p5(2)
 amd.pxn_off = true
 t.is(a2a(amd).algo, "p2p", "pxn_off: the direct path")
 t.raises(function() a2a(amd, { algo = "pxn" }) end,
-  "pxn is off by default in this collective library", "pxn_off: a forced pxn refused", true)
+  "pxn is off in this collective library (the topology's pxn_off; pxn_off = false prices "
+  .. "NCCL_PXN_DISABLE=0)", "pxn_off: a forced pxn refused, naming the key that turns it on", true)
 
 -- NCCL 2.11.4 has no PXN path: the direct path.
 t.is(a2a(topo, { nccl = "2.11.4" }).algo, "p2p", "NCCL 2.11.4: no PXN, p2p")
