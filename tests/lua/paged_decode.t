@@ -41,13 +41,13 @@ local flash, paged = run(), run { paged_decode = true }
 local ctx = paged.decode.ctx
 t.is(flash.decode.ctx, ctx, "the same decode context on either kernel")
 local a_f, a_p = row(flash.decode, "attention"), row(paged.decode, "attention")
-t.near(a_f.bytes, 3584 + ctx * 512, 1e-9 * a_f.bytes, "flash-attn's decode: the cache read once a step")
-t.near(a_p.bytes, 3584 + 7 * ctx * 512, 1e-9 * a_p.bytes,
+t.near(a_f.bytes, 3584 + ctx * 512, 1e-9, "flash-attn's decode: the cache read once a step")
+t.near(a_p.bytes, 3584 + 7 * ctx * 512, 1e-9,
        "PagedAttention: the cache read 7 times (14 query heads / 2 KV heads)")
 t.is(a_p.flop, a_f.flop, "... the same FLOP (already counted per query head)")
 -- The kernel's dot products are FMAs on the CUDA cores (qk_dot_): the
 -- A100's fp32 vector peak, 19.5 TFLOP/s (catalog a100-sxm-80gb).
-t.near(a_p.compute_rate, 19.5e12, 1e-9 * 19.5e12, "PagedAttention: on the fp32 vector units")
+t.near(a_p.compute_rate, 19.5e12, 1e-9, "PagedAttention: on the fp32 vector units")
 t.is(a_p.bound, "memory", "... and memory-bound (2 FLOP per cache byte read, one per query head)")
 t.near(paged.decode.gpu_time - flash.decode.gpu_time, a_p.total - a_f.total, 1e-12,
        "only the decode attention changes")

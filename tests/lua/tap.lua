@@ -103,7 +103,16 @@ function M.is(got, want, name)
 end
 
 -- |got - want| <= reltol * |want| (absolute when want == 0); NaN fails.
+-- reltol is a share of want: one of 1 or more passes any number of the
+-- same sign (1e-9 * 2.6e12 B/s let a rate test pass whatever the rate), so
+-- the test fails there, saying so.
 function M.near(got, want, reltol, name)
+  if not (type(reltol) == "number" and reltol >= 0 and reltol < 1) then
+    M.ok(false, name)
+    M.diag(string.format("reltol %s: a relative tolerance is in [0, 1) (pass 1e-9, not 1e-9 "
+      .. "times the value)", tostring(reltol)))
+    return false
+  end
   local scale = want == 0 and 1 or math.abs(want)
   local good = type(got) == "number" and got == got and math.abs(got - want) <= reltol * scale
   if not M.ok(good, name) then

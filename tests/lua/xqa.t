@@ -33,14 +33,14 @@ local ctx = off.decode.ctx
 t.is(on.decode.ctx, ctx, "the same decode context with and without XQA")
 local act = 64 * 64 * 256 * 2
 local a_on, a_off = row(on.decode, "attention"), row(off.decode, "attention")
-t.near(a_on.bytes, act + 64 * ctx * 2048, 1e-9 * a_on.bytes, "XQA: the cache read once a step")
-t.near(a_off.bytes, act + 8 * 64 * ctx * 2048, 1e-9 * a_off.bytes,
+t.near(a_on.bytes, act + 64 * ctx * 2048, 1e-9, "XQA: the cache read once a step")
+t.near(a_off.bytes, act + 8 * 64 * ctx * 2048, 1e-9,
        "no XQA: the cache read 8 times (64 query heads / 8 KV heads)")
 t.is(a_off.flop, a_on.flop, "... the same FLOP (already counted per query head)")
 -- The masked MHA kernel's dot products are FMAs on the CUDA cores: the
 -- H200's fp32 vector peak, 67 TFLOP/s (catalog h200-sxm), not a tensor
 -- rate; XQA's tensor-core path runs above it.
-t.near(a_off.compute_rate, 67e12, 1e-9 * 67e12, "no XQA: attention on the fp32 vector units")
+t.near(a_off.compute_rate, 67e12, 1e-9, "no XQA: attention on the fp32 vector units")
 t.ok(a_on.compute_rate > 67e12, "... XQA on the tensor cores")
 t.is(a_off.bound, "memory", "... and memory-bound (2 FLOP per cache byte read)")
 -- Only the attention moves: the step's GPU time grows by the 80 layers'
@@ -68,7 +68,7 @@ local t4 = run { model = gqa2, gpus = 4, tp = 4, batch = 16 }
 local t4n = run { model = gqa2, gpus = 4, tp = 4, batch = 16, xqa = false }
 local b4, b4n = row(t4.decode, "attention"), row(t4n.decode, "attention")
 local act4 = 16 * 8 * 256 * 2
-t.near(b4n.bytes - act4, 8 * (b4.bytes - act4), 1e-9 * b4n.bytes,
+t.near(b4n.bytes - act4, 8 * (b4.bytes - act4), 1e-9,
        "TP 4 over 2 KV heads: a KV head a rank serves 8 query heads, the cache read 8 times")
 t.ok(said(t4n, "read 8 times a decode step (8 query heads a KV head)"),
      "... as the defaults line says")
