@@ -65,24 +65,24 @@ local function nanotron_split(pp, m)
   end
   return counts
 end
--- The split as Megatron-Core's uneven ends (first_stage_layers,
--- last_stage_layers: the middle stages even) where nanotron's is one, the
--- end stage's count where it differs from uniform's; nil where it is
--- uniform's or its middle stages differ (then uniform stays).
-local function nanotron_end(which)
-  return function(o, m)
-    local pp = o.pp or 1
-    if pp < 2 or not (m.layers and m.hidden and m.heads and m.ffn_hidden and m.vocab) then
-      return nil
-    end
-    local c = nanotron_split(pp, m)
-    for i = 3, pp - 1 do if c[i] ~= c[2] then return nil end end
-    local first, last = c[1], c[pp]
-    if pp == 2 and first == last then return nil end
-    if pp > 2 and first == c[2] and last == c[2] then return nil end
-    if which == "first" then return pp > 2 and first == c[2] and nil or first end
-    return pp > 2 and last == c[2] and nil or last
+-- The split as every stage's layers (gp.train's stage_layers), for a
+-- pipeline (pp >= 2) of a model whose shape the costs need; nil where a
+-- stage is left no layer (a head of more than a share's worth of layers
+-- past the last: the 1.34B's 6, 5, 5, 0 on PP 4) -- stage_layers takes
+-- one layer or more a stage, so uniform stays.  Not where the case states
+-- its own ends (first_stage_layers / last_stage_layers: the job's split
+-- wins whole, not mixed with this one; stage_layers and the ends are
+-- refused together) -- a stated stage_layers wins by case_.profile's
+-- rule (a key the case sets is not filled).
+local function nanotron_stages(o, m)
+  local pp = o.pp or 1
+  if pp < 2 or o.first_stage_layers ~= nil or o.last_stage_layers ~= nil
+      or not (m.layers and m.hidden and m.heads and m.ffn_hidden and m.vocab) then
+    return nil
   end
+  local c = nanotron_split(pp, m)
+  for i = 1, pp do if c[i] < 1 then return nil end end
+  return c
 end
 
 local ROUTERLESS = "num_floating_point_operations: no router term"
@@ -965,10 +965,10 @@ local PROFILES = {
       .. "fp32 logits, max, subtract, exp, sum, divide op by op" },
     -- The pipeline split by nanotron's compute costs (nanotron_split
     -- above): the 1.34B shape on PP 2 holds 11 and 5 layers (the lm_head
-    -- weighs 131072 x 2048 = 4 layers of 67.1M), not 8 and 8.
-    { "first_stage_layers", nanotron_end("first"), "models/base.py build_model: blocks "
-      .. "balanced by get_block_compute_costs (a layer 4h^2 + 3 d_ff h, the lm_head vocab x h)" },
-    { "last_stage_layers", nanotron_end("last"), "models/base.py build_model: blocks "
+    -- weighs 131072 x 2048 = 4 layers of 67.1M), not 8 and 8; the 8.86B
+    -- on PP 4 9, 9, 8, 6 -- every stage's count, the middle ones uneven
+    -- too, as nanotron runs them (not Megatron-Core's even middle).
+    { "stage_layers", nanotron_stages, "models/base.py build_model: blocks "
       .. "balanced by get_block_compute_costs (a layer 4h^2 + 3 d_ff h, the lm_head vocab x h)" },
     { "overlap_grad_reduce", true, "DDP comm hook get_fp32_accum_hook: each bucket's "
       .. "reduction async under the backward", function(o) return (o.zero or 0) == 0 end },
