@@ -9,7 +9,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local validate = require "gpuplan.validate"
 
-t.plan(14)
+t.plan(17)
 
 local cat = gp.catalog()
 local rows, n = {}, 0
@@ -104,30 +104,115 @@ t.ok(math.abs(g2 - (dar.seconds - dmeg.seconds)) < 1e-9 and g2 > 0,
 
 -- The pipeline split by nanotron's compute costs (models/base.py
 -- build_model, get_block_compute_costs): a layer weighs 4h^2 + 3 d_ff h,
--- the lm_head vocab x h, each stage takes layers until the running sum
--- passes its share (the crossing layer stays).
+-- the lm_head vocab x h (131072 in every cell), the embedding, final
+-- norm and loss 0; rank k's threshold is total x k / pp and each block
+-- goes on the current rank, which moves on once the running sum passes
+-- the threshold (the crossing layer stays): stage k ends at layer
+-- floor(total k / pp) + 1 in layers' units (at exactly an integer share
+-- the next layer too).  The profile states the whole list
+-- (stage_layers), every model and PP of the diagram:
 --  1.34B (16 layers, h 2048, d_ff 8192): a layer 67,108,864, the head
---    268,435,456 (4 layers); half the 1,342,177,280 total is exactly 10
---    layers, not past it, so the 11th stays too: 11 and 5.
---  3.57B (28, 3072, 8192): a layer 113,246,208, the head 402,653,184;
---    half is 15.78 layers: 16 and 12.
---  80B on PP 4 (80, 8192, 28672): a layer 973,078,528, the head
---    1,073,741,824; shares at 20.28, 40.55, 60.83 layers: 21, 20, 20, 19.
---  8.86B on PP 4 (32, 4096, 14336): shares at 8.55, 17.1, 25.65 layers:
---    9, 9, 8, 6 -- middle stages unequal, not Megatron-Core's even
---    middle, so uniform stays (no end counts set).
-local function split_of(id)
-  local p = validate.predict(rows[id], cat)
-  return p.defaults:match("first_stage_layers=(%d+)"), p.defaults:match("last_stage_layers=(%d+)")
+--    268,435,456 = 4 layers, total 20; PP 2: half is exactly 10, not past
+--    it, so the 11th stays: 11, 5.
+--  3.57B (28, 3072, 8192): a layer 113,246,208, the head 402,653,184 =
+--    3.56 layers, total 31.56; PP 2: half 15.78: 16, 12.
+--  8.86B (32, 4096, 14336): a layer 243,269,632, the head 536,870,912 =
+--    2.21 layers, total 34.21; PP 2: 17.10: 18, 14.  PP 4: 8.55, 17.10,
+--    25.66: stages end at 9, 18, 26, 32: 9, 9, 8, 6.
+--  80B (80, 8192, 28672): a layer 973,078,528, the head 1,073,741,824 =
+--    1.10 layers, total 81.10.  PP 4: 20.28, 40.55, 60.83: 21, 20, 20,
+--    19.  PP 16 (share 5.069): ends 6, 11, 16, ..., 71 (5.069 k + 1 for
+--    k = 1..14), 77 (76.03 + 1), 80: 6, 5 x 13, 6, 3.  PP 32 (share
+--    2.534): ends 3, 6, 8, 11, 13, 16, 18, 21, 23, 26, 28, 31, 33, 36,
+--    39, 41, 44, 46, 49, 51, 54, 56, 59, 61, 64, 66, 69, 71, 74, 77, 79,
+--    80.
+local function split_of(id, c)
+  local p = validate.predict(c or rows[id], cat)
+  return p.defaults:match("stage_layers=([%d,]+)"), p
 end
-local f1, l1 = split_of("nanotron-bench-1.34b-1n-dp4-tp1-pp2-mbs4-z1")
-local f3, l3 = split_of("nanotron-bench-3.57b-1n-dp4-tp1-pp2-mbs2-z1")
-t.ok(f1 == "11" and l1 == "5" and f3 == "16" and l3 == "12",
-  string.format("PP 2: 1.34B %s/%s, 3.57B %s/%s (want 11/5, 16/12)", f1, l1, f3, l3))
-local f8, l8 = split_of("nanotron-bench-80b-4n-dp1-tp8-pp4-mbs1-z0")
-t.ok(f8 == "21" and l8 == "19", string.format("80B PP 4: %s/%s (want 21/19)", f8, l8))
-local f9, l9 = split_of("nanotron-bench-8.86b-1n-dp2-tp1-pp4-mbs1-z1")
-t.ok(f9 == nil and l9 == nil, "8.86B PP 4 (9, 9, 8, 6): no even middle, uniform stays")
+local want = {
+  ["nanotron-bench-1.34b-1n-dp4-tp1-pp2-mbs4-z1"] = "11,5",
+  ["nanotron-bench-3.57b-1n-dp4-tp1-pp2-mbs2-z1"] = "16,12",
+  ["nanotron-bench-8.86b-4n-dp16-tp1-pp2-mbs1-z1"] = "18,14",
+  ["nanotron-bench-8.86b-1n-dp2-tp1-pp4-mbs1-z1"] = "9,9,8,6",
+  ["nanotron-bench-80b-4n-dp1-tp8-pp4-mbs1-z0"] = "21,20,20,19",
+  ["nanotron-bench-80b-8n-dp1-tp4-pp16-mbs1-z0"] = "6,5,5,5,5,5,5,5,5,5,5,5,5,5,6,3",
+  ["nanotron-bench-80b-16n-dp1-tp4-pp32-mbs1-z0"] =
+    "3,3,2,3,2,3,2,3,2,3,2,3,2,3,3,2,3,2,3,2,3,2,3,2,3,2,3,2,3,3,2,1",
+}
+local good = true
+for id, w in pairs(want) do
+  local got = split_of(id)
+  if got ~= w then
+    good = false
+    t.diag(string.format("%s: stage_layers=%s (want %s)", id, tostring(got), w))
+  end
+end
+t.ok(good, "every model and PP of the diagram at nanotron's split, stated stage by stage")
+-- The PP 1 cells have no pipeline: nothing said.
+t.ok(split_of("nanotron-bench-3.57b-64n-dp128-tp4-pp1-mbs2-z1") == nil
+  and not has(validate.predict(rows["nanotron-bench-3.57b-64n-dp128-tp4-pp1-mbs2-z1"], cat),
+    "first_stage_layers"), "PP 1: no split stated")
+
+-- The list prices what the ends priced where they could say it: the
+-- 1.34B PP 2 cell stating first_stage_layers 11 and last_stage_layers 5
+-- itself (the profile then states nothing) gives the same step, to the
+-- bit (the engine's uniform-middle and list paths agree; the 80B PP 4's
+-- 21, 20, 20, 19 likewise).
+local function ends(id, f, l)
+  local c = t.copy(rows[id])
+  c.parallel.first_stage_layers, c.parallel.last_stage_layers = f, l
+  return c
+end
+local idem = true
+for _, e in ipairs { { "nanotron-bench-1.34b-1n-dp4-tp1-pp2-mbs4-z1", 11, 5 },
+                     { "nanotron-bench-80b-4n-dp1-tp8-pp4-mbs1-z0", 21, 19 } } do
+  local pl = validate.predict(rows[e[1]], cat)
+  local got, pe = split_of(nil, ends(e[1], e[2], e[3]))
+  if not (got == nil and pe.predicted == pl.predicted) then
+    idem = false
+    t.diag(string.format("%s: list %s, ends %s (profile said %s)", e[1], tostring(pl.predicted),
+      tostring(pe.predicted), tostring(got)))
+  end
+end
+t.ok(idem, "the ends' split and the profile's list price the same to the bit")
+
+-- A case's own split wins whole.  Its ends (here Megatron's even 8, 8
+-- on the 1.34B's PP 2): the profile adds no list (stage_layers and the
+-- ends are refused together), and the step is uniform's -- the same as
+-- the case stating the list 8, 8.  Its list: taken as stated, no other.
+local id1 = "nanotron-bench-1.34b-1n-dp4-tp1-pp2-mbs4-z1"
+local se, pe = split_of(nil, ends(id1, 8, 8))
+local cl = t.copy(rows[id1])
+cl.parallel.stage_layers = { 8, 8 }
+local sl, pl = split_of(nil, cl)
+local p11 = validate.predict(rows[id1], cat)
+t.ok(se == nil and pe.predicted and sl == nil and pl.predicted == pe.predicted
+  and pl.predicted ~= p11.predicted,
+  string.format("a stated split wins: ends 8/8 %.1f, list 8,8 %.1f, the profile's 11,5 %.1f",
+    pe.predicted or 0, pl.predicted or 0, p11.predicted))
+-- One end stated (first_stage_layers 11 on the 8.86B's PP 4): no list
+-- from the profile either, the stated end with Megatron's even rest
+-- ((32 - 11) / 3 = 7 a stage) -- the same step as the list 11, 7, 7, 7.
+local c10 = ends("nanotron-bench-8.86b-1n-dp2-tp1-pp4-mbs1-z1", 11, nil)
+local s10, p10 = split_of(nil, c10)
+local c11 = t.copy(rows["nanotron-bench-8.86b-1n-dp2-tp1-pp4-mbs1-z1"])
+c11.parallel.stage_layers = { 11, 7, 7, 7 }
+local p117 = validate.predict(c11, cat)
+t.ok(s10 == nil and p10.predicted ~= nil and p10.predicted == p117.predicted,
+  string.format("one end stated: 11 then 7 each, no list added (%s, the list 11,7,7,7 %s)",
+    tostring(p10.predicted or p10.reason), tostring(p117.predicted or p117.reason)))
+
+-- A split that leaves a stage no layer: the 1.34B on PP 4 -- shares 5,
+-- 10, 15 layers, stages end at 6, 11, 16, the head (4 layers) alone on
+-- the last: 6, 5, 5, 0.  stage_layers takes one layer or more a stage,
+-- so the profile states no split (uniform's 4 a stage stays).
+local c4 = t.copy(rows[id1])
+c4.parallel.pp, c4.parallel.dp = 4, 2
+local s4, p4 = split_of(nil, c4)
+t.ok(s4 == nil and p4.predicted ~= nil,
+  string.format("1.34B PP 4 (6, 5, 5, 0): no list, uniform priced (%s)",
+    tostring(p4.predicted or p4.reason)))
 
 -- The loss op by op (_ShardedCrossEntropy): every cell gets unfused_loss.
 -- On the 1.34B cell on 16 nodes (PP 1, TP 2, micro-batch 4) the step
