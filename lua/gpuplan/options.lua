@@ -2427,7 +2427,8 @@ opt { name = "zero_gather_copies", type = "flag", commands = "train plan rl",
     .. "launches at the bare op's 7.1 us (under torch.no_grad); the step's tail is the longer "
     .. "of that loop and the gather (stack profile nanotron sets it at ZeRO 1; dense decoder "
     .. "layers only; refused at "
-    .. "ZeRO 2 and 3, which nanotron's optimizer does not run)" }
+    .. "ZeRO 0, where nothing is gathered, and at ZeRO 2 and 3, which nanotron's optimizer "
+    .. "does not run; a search needs stage 1 in its zero list)" }
 opt { name = "unfused_rope", type = "flag", commands = "train plan rl",
   help = "RoPE as Megatron-Core's PyTorch ops (apply_rope_fusion off, as NeMo RL's DeepSeek-V3 "
     .. "recipes set it): on packed sequences (packed_len, or gp.rl's packing) each of the "

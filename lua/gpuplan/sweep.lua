@@ -1121,6 +1121,22 @@ local function space_of(a, job, counts, policy)
       end
     end
   end
+  -- zero_gather_copies is priced at zero 1 alone (engine/train.c post_of:
+  -- nanotron's ZeroDistributedOptimizer; gp.train refuses it at 0, 2 and
+  -- 3): a zero list without stage 1 searched layouts none of which it
+  -- reached, the flag changing nothing, in silence.
+  if job.zero_gather_copies == true then
+    local one = false
+    for _, z in ipairs(space.zero) do if z == 1 then one = true end end
+    if not one then
+      local list = {}
+      for _, z in ipairs(space.zero) do list[#list + 1] = tostring(z) end
+      usage("sweep: zero_gather_copies prices nanotron's ZeRO-1 parameter gather, at zero 1 "
+        .. "alone: %s (%s) holds no stage 1 (%s, or leave zero_gather_copies out)",
+        a.fsdp ~= nil and "fsdp's ZeRO list" or "the zero list", table.concat(list, ", "),
+        a.fsdp ~= nil and "search zero 1 without fsdp" or "add 1 to the zero list")
+    end
+  end
   -- zero_group N: every layout's ZeRO states shard within groups of N of
   -- its dp x cp ranks (gpuplan.memory zero_group, as gp.train takes it):
   -- the engine's hybrid dimension on, its group N x tp GPUs in each

@@ -1405,6 +1405,17 @@ local function step_choices(o, p, cfg, sweep, default)
         .. "(ZeroDistributedOptimizer: optimizer states sharded, parameters gathered once a "
         .. "step); give zero = 1, or leave zero_gather_copies out", cfg.zero)
     end
+    -- At zero 0 nanotron builds no ZeroDistributedOptimizer (the same
+    -- "zero_stage > 0" test): the replicated optimizer updates every
+    -- parameter in place and nothing is gathered, so engine/train.c
+    -- prices the copies at zero 1 alone and the flag changed nothing, in
+    -- silence (train's default zero is 0).
+    if not sweep and (cfg.zero or 0) == 0 then
+      usage("train: zero_gather_copies with zero 0%s: nanotron gathers the parameters only "
+        .. "under its ZeRO-1 optimizer (optimizer_args.zero_stage > 0); at zero 0 each rank "
+        .. "updates its whole replica and there is nothing to copy back; give zero = 1, or "
+        .. "leave zero_gather_copies out", o.zero == nil and " (the default)" or "")
+    end
   end
   -- The unfused RoPE is Megatron-Core's with apply_rope_fusion off
   -- (engine/train_layer.c rope_thd_costs), or Megatron-DeepSpeed's

@@ -12,7 +12,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local validate = require "gpuplan.validate"
 
-t.plan(13)
+t.plan(17)
 
 local BARE = 7.1e-6
 
@@ -76,9 +76,23 @@ t.ok(math.abs(part(p2, "zero_gather").seconds - want2) < 1e-9,
   string.format("PP 2: the last stage's 50 tensors set it, %.7f s (got %.7f)", want2,
     part(p2, "zero_gather").seconds))
 
--- ZeRO 0 gathers nothing: the flag prices nothing.
-local z0a, z0b = job{ zero = 0 }, job{ zero = 0, zero_gather_copies = true }
-t.ok(z0a.step_s == z0b.step_s, "no gather at ZeRO 0, nothing to copy back")
+-- ZeRO 0 gathers nothing (nanotron builds its ZeroDistributedOptimizer
+-- only for zero_stage > 0): the flag priced nothing there, in silence.
+-- Refused, a usage error naming the option and the stage, whether the
+-- zero was given or is train's default (0).
+local function job_no_zero(o)
+  local j = { gpu = "h100-sxm", gpus = 8, model = model(28, 3072, 8192) }
+  for k, x in pairs(o) do j[k] = x end
+  return gp.train(j)
+end
+for _, case in ipairs { { job, "zero 0", "zero 0:" }, { job_no_zero, "zero left out",
+    "zero 0 (the default):" } } do
+  local okz, errz = pcall(case[1], { zero = case[1] == job and 0 or nil,
+    zero_gather_copies = true })
+  t.ok(not okz and tostring(errz):find("zero_gather_copies with " .. case[3], 1, true) ~= nil
+    and tostring(errz):find("give zero = 1", 1, true) ~= nil,
+    case[2] .. " is refused: " .. tostring(errz))
+end
 
 -- A layer kind it does not count is refused, naming the option.
 local ok, err = pcall(job, { zero_gather_copies = true, tp = 8, ep = 8,
@@ -122,6 +136,19 @@ for k, r in pairs(plain) do
 end
 t.ok(rows >= 6 and same and longer,
   string.format("sweep (%d rows): the copies at ZeRO-1 alone", rows))
+
+-- A sweep whose zero list has no stage 1 (or whose fsdp fixes 2 or 3)
+-- searched no layout the copies are priced on: the flag changed nothing,
+-- in silence.  Refused, naming the option and the list.
+for _, o in ipairs { { zero = { 0 }, want = "the zero list (0) holds no stage 1" },
+    { zero = { 2, 3 }, want = "the zero list (2, 3) holds no stage 1" },
+    { fsdp = "full_shard", want = "fsdp's ZeRO list (3) holds no stage 1" } } do
+  local oks, errs = pcall(gp.sweep, { model = model(16, 2048, 8192), gpu = "h100-sxm",
+    gpus = 64, zero = o.zero, fsdp = o.fsdp, zero_gather_copies = true })
+  t.ok(not oks and tostring(errs):find("zero_gather_copies", 1, true) ~= nil
+    and tostring(errs):find(o.want, 1, true) ~= nil,
+    "sweep: " .. o.want .. ": " .. tostring(errs))
+end
 
 -- The profile sets it on the diagram's ZeRO-1 cells only.
 local cat = gp.catalog()
