@@ -879,7 +879,17 @@ local function at_line(err, path, text, i, lines)
   local l = ok and lines[i]
   if not l then return err end
   local field = err:match(": field '([^']+)'")
-  local line = field and l[field] or l[""]
+  -- A list's element ("parallel.recompute_modules[2]", "a.b[1].c") is
+  -- found at its list's key: the scan keeps objects' keys alone, and
+  -- the case's first line named no field.  Else the nearest enclosing
+  -- field the scan holds.
+  local line = field and l[field]
+  if field and not line then
+    local f = field:gsub("%[%d+%].*$", "")
+    while f ~= "" and not l[f] do f = f:match("^(.*)%.[^.]*$") or "" end
+    line = l[f]
+  end
+  line = line or l[""]
   return string.format("%s:%d: case %s", path, line, err:sub(#head + 1))
 end
 

@@ -1,0 +1,42 @@
+# Hardening round 78: inputs a new user gives that were taken silently or
+# refused without the argument or the line.  Each test fails on the tree
+# before its fix.
+use strict;
+use warnings;
+use Test::More;
+require './tests/cli/lib.pl';
+use File::Temp ();
+require JSON::PP;
+
+my ($c, $o, $e);
+my $dir = File::Temp::tempdir(CLEANUP => 1);
+
+open my $fh, '<', 'validation/cases.json' or die $!;
+my $all = JSON::PP->new->decode(do { local $/; <$fh> });
+close $fh;
+my %by = map { $_->{id} => $_ } @$all;
+
+# 1. A list element of a case that the schema refuses
+# (parallel.recompute_modules: ["mlp_act2"]) was reported at the case's
+# first line ("FILE:2"), the scan of lines keeping objects' keys alone.
+# Now at its list's key, as any other field is.
+{
+    my $case = JSON::PP->new->decode(JSON::PP->new->encode(
+        $by{'mlm-dsv3-gb200-guide-mxfp8-alltoall-baseline-494'}));
+    ok($case, 'the MXFP8 DeepSeek-V3 guide row is shipped');
+    $case->{parallel}{recompute_modules} = ['mlp_act2'];
+    my $text = JSON::PP->new->canonical->pretty->encode([$case]);
+    my @lines = split /\n/, $text;
+    my ($want) = grep { $lines[$_ - 1] =~ /"recompute_modules" : \[/ } 1 .. @lines;
+    ok($want && $want > 2, "the list's key is on line $want, not the case's first");
+    my $f = "$dir/list.json";
+    open my $out, '>', $f or die $!;
+    print $out $text;
+    close $out;
+    ($c, $o, $e) = run_gp('validate', $f, '--format', 'csv');
+    isnt($c, 0, 'a bad list element: non-zero exit');
+    like($e, qr/^gpuplan: \Q$f\E:$want: case '[^']+': field 'parallel\.recompute_modules\[1\]': expected one of .*got "mlp_act2"/m,
+         "a bad list element: FILE:$want, its list's line, and the element named") or diag $e;
+}
+
+done_testing();
