@@ -152,6 +152,19 @@ local function apply_overrides(t, o, strict)
         error("comm: " .. name .. " must be in (0, 1] (got " .. require("gpuplan.args").shown(v)
           .. ")", 3)
       end
+      -- a link's rate and latency, in the engine's bounds (engine/
+      -- comm_topo.c link_check: LINK_MIN_BW 1 B/s, LINK_MAX_BW 1e18 B/s,
+      -- LINK_MAX_LAT 1 s), which it said as "scale-up bandwidth" or "nic
+      -- latency", no key the call wrote; and a NIC's only on more than one
+      -- node, so nic_bw = -1 on one node was taken unread
+      if (k == "up_bw" or k == "nic_bw") and not (v >= 1 and v <= 1e18) then
+        error("comm: " .. name .. " must be 1 B/s to 1e18 B/s (got "
+          .. require("gpuplan.args").shown(v) .. ")", 3)
+      end
+      if (k == "up_latency" or k == "nic_latency") and not (v >= 0 and v <= 1) then
+        error("comm: " .. name .. " must be 0 to 1 s (got " .. require("gpuplan.args").shown(v)
+          .. ")", 3)
+      end
       t[k] = v
     elseif strict then
       -- the nearest field named, as every other table's misspelt key is

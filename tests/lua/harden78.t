@@ -1,0 +1,46 @@
+-- Hardening round 78, from Lua: gp.* calls whose bad values were refused
+-- without the key the call wrote, or taken unread.  Each check fails on
+-- the tree before its fix.
+-- Run with ./gpuplan run tests/lua/harden78.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(6)
+
+local function err_of(f, a)
+  local ok, e = pcall(f, a)
+  return not ok and tostring(e) or nil
+end
+
+-- 1. gp.comm's link overrides: up_bw 0 was refused by the engine as
+-- "scale-up bandwidth must be 1..1e+18 B/s", up_latency 2.5 as "scale-up
+-- latency", no key the call wrote; nic_bw -1 and nic_latency -1 on one
+-- node (no NIC crossed) were taken unread.  Each now names its key and the
+-- engine's bounds (engine/comm_topo.c link_check: 1 B/s to 1e18 B/s, 0 to
+-- 1 s).
+for _, kv in ipairs { { "up_bw", 0, "up_bw must be 1 B/s to 1e18 B/s (got 0)" },
+    { "up_latency", 2.5, "up_latency must be 0 to 1 s (got 2.5)" },
+    { "nic_bw", -1, "nic_bw must be 1 B/s to 1e18 B/s (got -1)" },
+    { "nic_latency", -1, "nic_latency must be 0 to 1 s (got -1)" } } do
+  local a = { gpu = "h100-sxm", gpus = 8, bytes = 2 ^ 20 }
+  a[kv[1]] = kv[2]
+  local e = err_of(gp.comm, a)
+  t.ok(e and e:find("comm: " .. kv[3], 1, true) ~= nil, kv[1] .. " " .. tostring(kv[2])
+    .. " refused by its key: " .. tostring(e))
+end
+-- In range, the same key prices (500 GB/s a direction, the card's own
+-- order of magnitude).
+do
+  local ok = pcall(gp.comm, { gpu = "h100-sxm", gpus = 8, bytes = 2 ^ 20, up_bw = 5e11 })
+  t.ok(ok, "up_bw 5e11 B/s prices")
+end
+
+-- 2. gp.memory's system: an unknown id said the script's FILE:LINE twice
+-- ("t.lua:2: memory: system: t.lua:2: unknown system ''"), the position
+-- of the inner call kept inside the message.
+do
+  local e = err_of(gp.memory, { model = "llama3-8b", gpu = "h100-sxm", system = "" })
+  t.ok(e and e:find("memory: system: unknown system ''", 1, true) ~= nil
+    and select(2, e:gsub("harden78%.t:%d+:", "")) == 1,
+    "system '': one position, the call's: " .. tostring(e))
+end
