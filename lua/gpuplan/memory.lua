@@ -2492,7 +2492,13 @@ function M.host_node(o, gpu, cat)
         require("gpuplan.args").shown(o.system)), 0)
     end
     local ok, v = pcall(train.system_of, o.system, cat)
-    if not ok then error("memory: system: " .. require("gpuplan.args").unplaced(v), 0) end
+    -- system_of raises at its caller's level: the script's FILE:LINE, which
+    -- the API wrapper adds again before "memory:" ("t.lua:2: memory:
+    -- system: t.lua:2: unknown system ''"); dropped here.
+    if not ok then
+      error("memory: system: " .. (require("gpuplan.args").unplaced(v):gsub("^[^%s:]+:%d+: ", "",
+        1)), 0)
+    end
     sys = v
     if sys.gpu ~= gpu.id then
       error(string.format("memory: system '%s' holds %s, not %s", tostring(sys.id),
