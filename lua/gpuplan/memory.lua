@@ -585,7 +585,11 @@ local function prepare_infer(o, cfg, model, gpu, gpus, tp, pp, dflt, defaults)
   -- (images, train_vision ... under method infer: refused with every
   -- option of other methods, in prepare_fn)
   if gpus % (tp * pp) ~= 0 then
-    usage("gpus %d is not a multiple of tp*pp = %d", gpus, tp * pp)
+    -- gpus left out is 1 (gp.memory's default), a count the user never
+    -- wrote: said as the default, with the count to give
+    usage("gpus %d%s is not a multiple of tp*pp = %d%s", gpus,
+      o.gpus == nil and " (the default)" or "", tp * pp,
+      o.gpus == nil and string.format(": give gpus = %d", tp * pp) or "")
   end
   -- A replica's TP group within one node: gp.infer's rule, from there.
   -- (fit takes no runtime: the refusal names pp, not the runtimes whose
@@ -880,8 +884,9 @@ end
 -- sharding; returns the sharding.
 local function prepare_layout(o, cfg, method, gpus, tp, pp, cp, ep, dflt)
   if gpus % (tp * pp * cp) ~= 0 then
-    usage("gpus %d is not a multiple of tp*pp*%s = %d", gpus,
-      cfg.cp_ulysses and "ulysses" or "cp", tp * pp * cp)
+    usage("gpus %d%s is not a multiple of tp*pp*%s = %d%s", gpus,
+      o.gpus == nil and " (the default)" or "", cfg.cp_ulysses and "ulysses" or "cp",
+      tp * pp * cp, o.gpus == nil and string.format(": give gpus = %d", tp * pp * cp) or "")
   end
   cfg.kind = (method == "grpo" or method == "ppo") and "rl" or "train"
   cfg.dp = gpus // (tp * pp * cp)

@@ -416,6 +416,6 @@ is($c, 0, 'fit --method infer --tp 8 --pp 2: planned') or diag $e;
 
 # gp.memory's refusals name the command, as train's do ("gpuplan: train: ...").
 ($c, $o, $e) = run_gp('fit', 'llama3-70b', '--gpu', 'h100-sxm', '--tp', '3');
-like($e, qr/^gpuplan: fit: --gpus 1 is not a multiple of tp\*pp\*cp = 3$/m, 'fit --tp 3: the refusal opens with fit:');
+like($e, qr/^gpuplan: fit: --gpus 1 \(the default\) is not a multiple of tp\*pp\*cp = 3: give --gpus 3$/m, 'fit --tp 3: the refusal opens with fit:');
 
 done_testing();

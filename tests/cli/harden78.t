@@ -39,4 +39,20 @@ my %by = map { $_->{id} => $_ } @$all;
          "a bad list element: FILE:$want, its list's line, and the element named") or diag $e;
 }
 
+# 2. fit --tp 2 without --gpus was refused as "--gpus 1 is not a multiple
+# of tp*pp*cp = 2", a --gpus never typed (fit's default, 1).  Said as the
+# default, with the count to give; a --gpus given is said as before.
+($c, $o, $e) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--tp', '2');
+is($c, 2, 'fit --tp 2 alone: a usage error');
+like($e, qr/fit: --gpus 1 \(the default\) is not a multiple of tp\*pp\*cp = 2: give --gpus 2/,
+     'the default named as one, and the count to give') or diag $e;
+($c, $o, $e) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'infer', '--tp', '2',
+                      '--pp', '2');
+like($e, qr/fit: --gpus 1 \(the default\) is not a multiple of tp\*pp = 4: give --gpus 4/,
+     'method infer: the same, tp*pp') or diag $e;
+($c, $o, $e) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--tp', '2', '--gpus', '3');
+like($e, qr/fit: --gpus 3 is not a multiple of tp\*pp\*cp = 2$/m, 'a --gpus given: as typed') or diag $e;
+($c, $o, $e) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--tp', '2', '--gpus', '2');
+is($c, 0, 'fit --tp 2 --gpus 2 runs') or diag $e;
+
 done_testing();

@@ -31,7 +31,7 @@ check(function() gp.memory { model = "llama3-8b", gpu = "h100-sxm", zero = 3, ze
 check(function() gp.memory { model = "llama3-8b", gpu = "h100-sxm", zero = 0, zero_group = 8 } end,
   "memory: zero_group 8 shards the ZeRO states", "memory: zero_group without ZeRO")
 check(function() gp.memory { model = "llama3-8b", gpu = "h100-sxm", tp = 3 } end,
-  "memory: gpus 1 is not a multiple of tp*pp*cp = 3", "memory: the layout's refusal")
+  "memory: gpus 1 (the default) is not a multiple of tp*pp*cp = 3: give gpus = 3", "memory: the layout's refusal")
 
 -- 3. gp.rl_job with DeepSpeed's hybrid engine: the engine's batch
 -- (generation batch x inference TP), its cleanup and whether it gathers
