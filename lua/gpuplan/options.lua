@@ -1230,7 +1230,8 @@ opt { name = "single_batch_overlap", type = "flag", commands = "infer", serve = 
 opt { name = "swap_ab", type = "flag", commands = "infer", serve = true, form = "both",
   default = "off: DeepGEMM's 64-row tiles up to 64 tokens (fp8, Hopper)",
   help = "the decode's routed-expert fp8 GEMM with the tokens on 32-row N blocks "
-    .. "(DeepGEMM's swapAB masked GEMM, Ant Group's H20 build); dense linears keep 64-row tiles",
+    .. "(DeepGEMM's swapAB masked GEMM, Ant Group's H20 build); dense linears keep 64-row tiles; "
+    .. "fp8 weights on Hopper only (refused elsewhere: no DeepGEMM tile to swap)",
   suggest = { "swapab", "swap_a_b" } }
 opt { name = "a2a", type = "string", metavar = "K", commands = "infer", serve = true,
   default = "deepep: low-latency decode, normal prefill; none for --runtime sglang with TP attention (its --moe-a2a-backend none)",

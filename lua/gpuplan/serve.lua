@@ -651,6 +651,14 @@ local function setup_kernels(a, model, d, c, info, cat, default, L)
     if swap == nil then
       default("swap_ab=false (DeepGEMM's fp8 GEMMs on Hopper: 64-row tiles up to 64 tokens)")
     end
+  elseif swap then
+    -- swapAB is a DeepGEMM fp8 kernel's (the masked grouped GEMM, Hopper
+    -- WGMMA): other weights or another arch run no DeepGEMM tile here,
+    -- and the flag changed nothing, in silence
+    usage("infer: swap_ab is DeepGEMM's fp8 masked grouped GEMM on Hopper (its 32-row token "
+      .. "blocks); weights %s on %s (%s) run no DeepGEMM tiles: give weights fp8 on a Hopper "
+      .. "card, or leave swap_ab out", tostring(info.weights), tostring(info.gpu.id),
+      tostring(info.gpu.arch))
   end
   -- The routed experts in a format of their own (expert_weights), the rest
   -- at weights: NVIDIA's NVFP4 DeepSeek checkpoints (nvidia/DeepSeek-R1-

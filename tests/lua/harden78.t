@@ -5,7 +5,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(6)
+t.plan(9)
 
 local function err_of(f, a)
   local ok, e = pcall(f, a)
@@ -43,4 +43,26 @@ do
   t.ok(e and e:find("memory: system: unknown system ''", 1, true) ~= nil
     and select(2, e:gsub("harden78%.t:%d+:", "")) == 1,
     "system '': one position, the call's: " .. tostring(e))
+end
+
+-- 3. swap_ab is DeepGEMM's fp8 masked grouped GEMM on Hopper (serve.lua
+-- setup_kernels: the 32-row token blocks replace the 64-row fp8 tile):
+-- with bf16 weights, or on Blackwell, no DeepGEMM tile is priced and the
+-- flag changed nothing, in silence (every figure the same).  Refused,
+-- naming the option, the weights and the card; fp8 on Hopper prices it.
+do
+  local base = { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 8, ep = 8, tp = 8 }
+  local e = err_of(gp.infer, t.with(base, { swap_ab = true }))
+  t.ok(e and e:find("infer: swap_ab is DeepGEMM's fp8 masked grouped GEMM on Hopper", 1, true)
+    and e:find("weights bf16 on h100-sxm (hopper)", 1, true) ~= nil,
+    "swap_ab with bf16 weights refused: " .. tostring(e))
+  e = err_of(gp.infer, t.with(base, { swap_ab = true, weights = "fp8", gpu = "b200" }))
+  t.ok(e and e:find("weights fp8 on b200 (blackwell)", 1, true) ~= nil,
+    "swap_ab on Blackwell refused: " .. tostring(e))
+  -- fp8 on Hopper: the routed experts' decode GEMM on 32-row blocks, a
+  -- different (shorter or equal) decode step than the 64-row tile's
+  local a = gp.infer(t.with(base, { weights = "fp8" }))
+  local b = gp.infer(t.with(base, { weights = "fp8", swap_ab = true }))
+  t.ok(b.itl_s ~= nil and b.itl_s <= a.itl_s and b.itl_s ~= a.itl_s,
+    string.format("fp8 on Hopper: priced, ITL %.5f -> %.5f s", a.itl_s, b.itl_s or -1))
 end
