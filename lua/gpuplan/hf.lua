@@ -141,8 +141,36 @@ M.default_image_size = 448
 local NULL = cjson.null
 
 -- "FILE: message", one line whatever the config's strings hold.
+-- The text of each config read (path -> text), for the line of a field a
+-- refusal names (set by read_json below).
+local texts = {}
+
+-- The line of field path ("hidden_size", "text_config.hidden_size") in a
+-- config's text, or nil: each key of the path is found after the one
+-- before it, as a JSON key ("name" then ':').  A path the text does not
+-- spell (a default, a missing field) gives nil, and the message no line.
+local function line_of(text, path)
+  if type(text) ~= "string" or type(path) ~= "string" then return nil end
+  local at = 1
+  for key in path:gmatch("[^.]+") do
+    if not key:match("^[%w_]+$") then return nil end
+    local s = text:find('"' .. key .. '"%s*:', at)
+    if not s then return nil end
+    at = s + 1
+  end
+  return select(2, text:sub(1, at - 1):gsub("\n", "")) + 1
+end
+
+-- "FILE: message"; "FILE:LINE: message" where the message opens with a
+-- field of the config read (hidden_size must be ..., text_config.vocab_size
+-- must be ...), as a case file's refusal names its line: config.json
+-- errors named the field alone.
 local function fail(file, fmt, ...)
-  error(require("gpuplan.units").oneline(string.format("%s: " .. fmt, file, ...)), 0)
+  local msg = string.format(fmt, ...)
+  local field = msg:match("^([%w_%.]+) ")
+  local line = field and line_of(texts[file], field)
+  error(require("gpuplan.units").oneline(line and string.format("%s:%d: %s", file, line, msg)
+    or string.format("%s: %s", file, msg)), 0)
 end
 
 -- s (a string of config.json or an option) as the entry may carry it: a
@@ -172,6 +200,7 @@ local function read_json(path)
     error(require("gpuplan.units").oneline(require("gpuplan.files").json_error(path, text,
       (tostring(v):match("^[^\n]*"):gsub("^.-: ", "")))), 0)
   end
+  texts[path] = text
   return v
 end
 

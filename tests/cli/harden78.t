@@ -55,4 +55,22 @@ like($e, qr/fit: --gpus 3 is not a multiple of tp\*pp\*cp = 2$/m, 'a --gpus give
 ($c, $o, $e) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--tp', '2', '--gpus', '2');
 is($c, 0, 'fit --tp 2 --gpus 2 runs') or diag $e;
 
+# 3. model import: a config.json field the importer refuses was named
+# without its line ("config.json: hidden_size must be ..."), where a case
+# file's names FILE:LINE.  Now FILE:LINE of the field, found key by key
+# along its path (text_config.vocab_size: the vocab_size inside
+# text_config, line 6, not the top level's on line 8).
+{
+    my $f = "$dir/config.json";
+    open my $out, '>', $f or die $!;
+    print $out qq({\n "model_type": "llava",\n "text_config": {\n  "model_type": "llama",\n)
+        . qq(  "hidden_size": 4096,\n  "vocab_size": 0\n },\n "vocab_size": 5\n}\n);
+    close $out;
+    ($c, $o, $e) = run_gp('model', 'import', $f, '--id', 'x');
+    is($c, 1, 'a nested field out of range: exit 1');
+    like($e, qr/^gpuplan: \Q$f\E:6: text_config\.vocab_size must be an integer in 1\.\.16777216 \(got 0\)$/m,
+         'FILE:6, the nested field\'s own line') or diag $e;
+    is($o, '', 'nothing printed');
+}
+
 done_testing();

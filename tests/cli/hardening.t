@@ -392,7 +392,11 @@ for my $t (['"hidden_size": 4096', '"hidden_size": 1e300', 'hidden_size must be 
     write_file($cfg, $text);
     ($c, $o, $e) = run_gp('model', 'import', $cfg, '--id', 'x');
     is($c, 1, "import with $t->[1]: exit 1");
-    is($e, "gpuplan: $cfg: $t->[2]\n", "import with $t->[1]: names the field, value and range");
+    # the field's line where the file spells it (a missing field: none)
+    my $field = $t->[2] =~ /^(\w+) must/ ? $1 : undef;
+    my ($ln) = $field ? grep { (split /\n/, $text)[$_ - 1] =~ /"\Q$field\E"\s*:/ } 1 .. scalar(split /\n/, $text) : ();
+    my $at = $ln ? "$cfg:$ln" : $cfg;
+    is($e, "gpuplan: $at: $t->[2]\n", "import with $t->[1]: names the field, its line, value and range");
 }
 
 # --- 7. validate: a malformed case is an error naming case and field ----
@@ -600,7 +604,7 @@ write_file("$tmp/mi/config.json", '{"model_type": "x\u001b[31m\u0000\nq", "hidde
     . '"vocab_size": 100}');
 ($c, $o, $e) = run_gp('model', 'import', "$tmp/mi/config.json", '--id', 'ctl');
 is($c, 1, 'model import of a model_type with ESC, NUL and a newline: exit 1');
-is($e, "gpuplan: $tmp/mi/config.json: model_type 'x\\027[31m\\000\\nq' has a control character "
+is($e, "gpuplan: $tmp/mi/config.json:1: model_type 'x\\027[31m\\000\\nq' has a control character "
      . "at byte 2 (text only)\n", 'one line, the characters escaped');
 ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', "--x\e[1m");
 is($c, 2, 'an option name with ESC: a usage error');

@@ -82,8 +82,9 @@ like($o, qr/^vision,675759104,/m, 'Qwen2-VL-7B vision tower + merger');
 # Errors: file and field named, exit 1; usage problems exit 2.
 ($c, $o, $e) = run_gp('model', 'import', "$F/bad-kv-heads.json");
 is($c, 1, 'contradictory config exits 1');
-like($e, qr/^gpuplan: \Q$F\E\/bad-kv-heads\.json: num_key_value_heads 6 does not divide num_attention_heads 32$/m,
-     'kv heads error names file and fields');
+# (line 6 of the fixture holds "num_key_value_heads": 6)
+like($e, qr/^gpuplan: \Q$F\E\/bad-kv-heads\.json:6: num_key_value_heads 6 does not divide num_attention_heads 32$/m,
+     'kv heads error names file, line and fields');
 is($o, '', 'nothing on stdout on error');
 ($c, $o, $e) = run_gp('model', 'import', "$F/bad-missing-layers.json");
 is($c, 1, 'missing field exits 1');

@@ -291,11 +291,15 @@ e = hf.model_from_hf({ model_type = "bloom", hidden_size = 1024, n_head = 16,
 t.is(e.positions, "alibi", "bloom: ALiBi, no table")
 t.is(e.pos_embeddings, nil, "bloom: no position table")
 
--- Broken configs: each refused with the file and the field named.
+-- Broken configs: each refused with the file and the field named, and
+-- the field's line where the message opens with a field the file spells
+-- (FILE:LINE, as a case file's refusal: hidden_size on line 3 of
+-- bad-head-dim.json, num_key_value_heads on line 6 of bad-kv-heads.json,
+-- model_type on line 2 of bad-encdec.json).
 local broken = {
-  { "bad-head-dim.json", "bad%-head%-dim%.json: hidden_size 4000 is not "
+  { "bad-head-dim.json", "bad%-head%-dim%.json:3: hidden_size 4000 is not "
     .. "divisible by num_attention_heads 48 and head_dim is missing" },
-  { "bad-kv-heads.json", "bad%-kv%-heads%.json: num_key_value_heads 6 does "
+  { "bad-kv-heads.json", "bad%-kv%-heads%.json:6: num_key_value_heads 6 does "
     .. "not divide num_attention_heads 32" },
   { "bad-negative.json", "intermediate_size must be an integer in "
     .. "1%.%.16777216 %(got %-18944%)" },
@@ -308,7 +312,7 @@ local broken = {
   { "bad-syntax.json", "bad%-syntax%.json:5: invalid JSON: Expected object key string but found T_OBJ_END at column 1" },
   { "bad-type.json", "hidden_size must be an integer in 1%.%.16777216 %(got '4096'%)" },
   { "bad-dtype.json", "torch_dtype 'float64' is not one of" },
-  { "bad-encdec.json", "bad%-encdec%.json: model_type 'bart' is an "
+  { "bad-encdec.json", "bad%-encdec%.json:2: model_type 'bart' is an "
     .. "encoder%-decoder %(is_encoder_decoder%): only the T5 family" },
 }
 for _, b in ipairs(broken) do
