@@ -475,6 +475,44 @@ local function problem(list, file, line, msg)
   list[#list + 1] = { file = file, line = line, msg = msg, seq = #list + 1 }
 end
 
+-- The text of each catalog file read (path -> source), for the line of a
+-- field a problem names (set by load_file).
+local sources = {}
+
+-- The line of field fpath ("params_b", "scaleup.domain", "peak[2]") of
+-- the entry whose constructor runs at line of path, or line: each key
+-- ("name =") found after the one before it, from the entry's first line
+-- up to the next line that opens an entry at its start ("gpu {").  An
+-- entry spelt on one line, or a field it does not spell (a required one
+-- missing), keeps the constructor's line.  A many-line entry's bad field
+-- was said at its first line, "m.lua:1: model 'x': field 'params_b'",
+-- the field some lines below.
+local function field_line(path, line, fpath)
+  local src = sources[path]
+  if type(src) ~= "string" or type(line) ~= "number" or line < 1 or type(fpath) ~= "string"
+      or fpath == "" then
+    return line
+  end
+  -- the entry's text: from its first line to the next entry's
+  local lines, n = {}, 0
+  for l in (src .. "\n"):gmatch("([^\n]*)\n") do
+    n = n + 1
+    if n >= line then
+      if n > line and l:match("^[%a_][%w_]*%s*[{(]") then break end
+      lines[#lines + 1] = l
+    end
+  end
+  local body = table.concat(lines, "\n")
+  local at = 1
+  for key in (fpath:gsub("%[%d+%]", "")):gmatch("[^.]+") do
+    if not key:match("^[%a_][%w_]*$") then return line end
+    local s2 = body:find("%f[%w_]" .. key .. "%s*=", at)
+    if not s2 then return line end
+    at = s2 + 1
+  end
+  return line + select(2, body:sub(1, at - 1):gsub("\n", ""))
+end
+
 -- A message Lua positioned in path ("path:12: msg") as line, msg.
 local function split_position(path, msg)
   if msg:sub(1, #path + 1) == path .. ":" then
@@ -520,7 +558,8 @@ local function file_env(cat, path, layer, errs, spent)
     local label = ctor .. (short and " '" .. short .. "'" or "")
     if not val then
       local f = e.path ~= "" and ("field '" .. e.path .. "': ") or ""
-      problem(errs, path, line, string.format("%s: %s%s", label, f, e.msg))
+      problem(errs, path, field_line(path, line, e.path), string.format("%s: %s%s", label, f,
+        e.msg))
       -- References to it are not reported again as unknown.
       if id and schema.kinds[ctor] then cat._failed[schema.kinds[ctor]][id] = true end
       return
@@ -637,6 +676,7 @@ local function load_file(cat, path, layer, errs, spent)
     return
   end
   spent.source = spent.source + #src
+  sources[path] = src
   spent.hashes[#spent.hashes + 1] = require("gpuplan.core").hash(src)
   if spent.source > budget.source then
     problem(errs, path, nil, over_budget(spent,
@@ -798,7 +838,8 @@ end
 local function check_refs(cat, errs)
   -- "gpu 'id': field 'f': " and the message
   local function bad(entry, field, fmt, ...)
-    problem(errs, entry._file, entry._line, string.format("%s '%s': field '%s': ",
+    problem(errs, entry._file, field_line(entry._file, entry._line, field),
+      string.format("%s '%s': field '%s': ",
       entry._kind, entry.id, field) .. string.format(fmt, ...))
     entry._bad = true
   end
@@ -946,7 +987,11 @@ local function check_entries(cat, errs)
       if entry._kind == "model" then
         msg = msg:gsub("^model%.moe%.", "moe."):gsub("^model%.params_b: ", "field 'params_b': ")
       end
-      problem(errs, entry._file, entry._line, label .. msg)
+      -- at the line of the field the message opens with ("field
+      -- 'params_b': ...", "moe.top_k must be ...", "kv_heads (3) must
+      -- divide ..."), where the entry spells it
+      local field = msg:match("^field '([^']+)'") or msg:match("^([%a_][%w_.]*) ")
+      problem(errs, entry._file, field_line(entry._file, entry._line, field), label .. msg)
       entry._bad = true
     end
   end

@@ -73,4 +73,55 @@ is($c, 0, 'fit --tp 2 --gpus 2 runs') or diag $e;
     is($o, '', 'nothing printed');
 }
 
+# 4. A user catalog entry spelt over many lines with a bad field was said
+# at the entry's first line ("m.lua:1: model 'my-8b': field 'params_b'"),
+# the field lines below.  Now at the field's own line, for the schema's
+# refusals (line 6: params_b), the references' (line 13: scaleup's
+# fabric) and the engine's checks (line 4: kv_heads, "kv_heads (5) must
+# divide heads (32)"); a required field left out keeps the entry's line
+# (no line spells it).
+{
+    my $cat = "$dir/cat";
+    mkdir $cat;
+    my $write = sub {
+        my ($model_extra, $gpu_fabric, $params) = @_;
+        open my $out, '>', "$cat/m.lua" or die $!;
+        print $out <<"LUA";
+model {
+  id = "my-8b", name = "My 8B", family = "llama",
+  layers = 32, hidden = 4096, heads = 32, head_dim = 128,
+  $model_extra
+  ffn_hidden = 14336, ffn_gated = true, vocab = 128256, norm = "rms",
+  $params
+  source = "test",
+}
+gpu {
+  id = "g2", name = "G", vendor = "T", arch = "hopper",
+  memory = GiB(48), mem_bw = "1TB/s",
+  peak = { bf16 = "100TFLOPS", fp32 = "10TFLOPS" },
+  scaleup = { fabric = "$gpu_fabric", domain = 4 },
+  source = "t",
+}
+LUA
+        close $out;
+    };
+    $write->('kv_heads = 8,', 'nvlink4', 'params_b = -1,');
+    ($c, $o, $e) = run_gp('catalog', 'check', $cat);
+    is($c, 1, 'a bad params_b: catalog check exits 1');
+    like($e, qr/^\Q$cat\E\/m\.lua:6: model 'my-8b': field 'params_b': must be positive, got -1$/m,
+         'the schema\'s refusal at its field\'s line (6)') or diag $e;
+    $write->('kv_heads = 8,', 'nvlink-x', 'params_b = 8.03,');
+    ($c, $o, $e) = run_gp('catalog', 'check', $cat);
+    like($e, qr/^\Q$cat\E\/m\.lua:13: gpu 'g2': field 'scaleup\.fabric': /m,
+         'an unknown reference at its field\'s line (13)') or diag $e;
+    $write->('kv_heads = 5,', 'nvlink4', 'params_b = 8.03,');
+    ($c, $o, $e) = run_gp('catalog', 'check', $cat);
+    like($e, qr/^\Q$cat\E\/m\.lua:4: model 'my-8b': kv_heads \(5\) must divide heads \(32\)$/m,
+         'the engine\'s check at the line of the field it opens with (4)') or diag $e;
+    $write->('kv_heads = 8,', 'nvlink4', '');
+    ($c, $o, $e) = run_gp('catalog', 'check', $cat);
+    like($e, qr/^\Q$cat\E\/m\.lua:1: model 'my-8b': field 'params_b': required field is missing$/m,
+         'a missing field: the entry\'s first line') or diag $e;
+}
+
 done_testing();

@@ -107,9 +107,9 @@ EOF
 is($c, 1, 'a bad fabric fails the check');
 like($e, qr/bad\.lua:1: fabric 'netlink': field 'kind': 'network' does not fit scope 'scaleup'/,
      'kind against scope, with file:line');
-like($e, qr/bad\.lua:3: fabric 'typo': field 'nccl\.nvls_eff': unknown field/,
-     'unknown nccl field named');
-like($e, qr/bad\.lua:6: fabric 'over': field 'nccl\.nvls_efficiency': expected a fraction/,
-     'efficiency out of range named');
+like($e, qr/bad\.lua:5: fabric 'typo': field 'nccl\.nvls_eff': unknown field/,
+     'unknown nccl field named, at its line');
+like($e, qr/bad\.lua:8: fabric 'over': field 'nccl\.nvls_efficiency': expected a fraction/,
+     'efficiency out of range named, at its line');
 
 done_testing();

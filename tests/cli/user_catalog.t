@@ -86,7 +86,7 @@ like($o, qr/^h100-sxm\s.*\s1\.80\s+global$/m, 'built-in cheapest H100 price is $
 }
 # A user's fabric with a bad nccl.max_recvs (catalog/FORMAT.md: the
 # receives the network plugin takes in one call, an integer 1..64) is
-# refused naming the user's file, the entry's line and the field, with a
+# refused naming the user's file, the field's line and the field, with a
 # non-zero exit, whatever command loads the catalog.
 for my $bad (['0', qr/must be >= 1, got 0/], ['1.5', qr/expected an integer, got 1\.5/],
              ['"x"', qr/expected a finite number, got "x"/], ['65', qr/must be <= 64, got 65/]) {
@@ -106,7 +106,8 @@ LUA
     local $ENV{XDG_CONFIG_HOME} = $u;
     ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm');
     isnt($c, 0, "nccl.max_recvs = $v: refused");
-    like($e, qr/\Q$u\E\/gpuplan\/catalog\/net\.lua:2: fabric 'my-efa': field 'nccl\.max_recvs': $why/,
-         "nccl.max_recvs = $v: the user's file:line and the field");
+    # line 6: the nccl line of the entry that opens on line 2
+    like($e, qr/\Q$u\E\/gpuplan\/catalog\/net\.lua:6: fabric 'my-efa': field 'nccl\.max_recvs': $why/,
+         "nccl.max_recvs = $v: the user's file, the field's line and the field");
 }
 done_testing();

@@ -109,7 +109,7 @@ LUA
     close $f;
     ($c, $o, $e) = run_gp('catalog', 'check', $d);
     is($c, 1, 'a gpu with arch hoper: the catalog does not check');
-    like($e, qr{^\Q$d\E/my\.lua:1: gpu 'mygpu': field 'arch': no arch 'hoper' in the catalog \(did you mean hopper\?\), and the gpu has no achievable of its own}m,
+    like($e, qr{^\Q$d\E/my\.lua:3: gpu 'mygpu': field 'arch': no arch 'hoper' in the catalog \(did you mean hopper\?\), and the gpu has no achievable of its own}m,
          'the arch field named, with the arch it means') or diag $e;
     unlike($e, qr/field 'achievable'/, 'not a field the file never wrote');
 }

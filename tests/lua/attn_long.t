@@ -102,7 +102,7 @@ arch { id = "sa", name = "x", launch_overhead = "4us",
 end
 scratch.put("a.lua", arch_with("{ { seq = 4096, tflops = 76 }, { seq = 8192, tflops = 80 } }"))
 local _, e1 = catalog.load { scratch.dir }
-t.like(e1[1] or "", "a.lua:1: arch 'sa': field 'achievable.attention.triton.long': its first "
+t.like(e1[1] or "", "a.lua:4: arch 'sa': field 'achievable.attention.triton.long': its first "
   .. "point (seq 4096) must stand at the length its fractions were read at (seq 8192)",
   "a first point off the reference: refused", true)
 scratch.clean()

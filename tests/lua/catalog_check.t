@@ -84,7 +84,7 @@ local c3, e3 = catalog.load { tmp }
 t.is(#e3, 3, "three bad entries, three errors")
 t.like(e3[1], "three.lua:1: fabric 'f1'", "the first", true)
 t.like(e3[2], "three.lua:5: fabric 'f3': field 'scope'", "the second", true)
-t.like(e3[3], "three.lua:7: fabric 'f4': field 'achievable'", "the third", true)
+t.like(e3[3], "three.lua:8: fabric 'f4': field 'achievable'", "the third (at its field's line)", true)
 t.ok(c3.fabrics.f2 ~= nil, "the good entry between them is in")
 clean()
 
@@ -109,7 +109,7 @@ arch { id = "sa", name = "x", launch_overhead = "4us",
 ]])
 local _, es = catalog.load { tmp }
 t.is(#es, 1, "a sustained factor above 1: one error")
-t.like(es[1] or "", "sus.lua:1: arch 'sa': field 'achievable.sustained.gemm': expected a "
+t.like(es[1] or "", "sus.lua:3: arch 'sa': field 'achievable.sustained.gemm': expected a "
   .. "fraction in (0, 1], got 1.5", "names the field and the value", true)
 clean()
 
@@ -124,7 +124,7 @@ arch { id = "sa", name = "x", launch_overhead = "4us",
 ]])
 local _, ebs = catalog.load { tmp }
 t.is(#ebs, 1, "a block-scaled share above 1: one error")
-t.like(ebs[1] or "", "bsc.lua:1: arch 'sa': field 'achievable.block_scaled.fp8': expected a "
+t.like(ebs[1] or "", "bsc.lua:3: arch 'sa': field 'achievable.block_scaled.fp8': expected a "
   .. "fraction in (0, 1], got 1.2", "names the field and the value", true)
 clean()
 do
@@ -145,7 +145,7 @@ arch { id = "sa", name = "x", launch_overhead = "4us",
 ]])
 local _, est = catalog.load { tmp }
 t.is(#est, 1, "a stream fraction above 1: one error")
-t.like(est[1] or "", "str.lua:1: arch 'sa': field 'achievable.stream.fp4': expected a "
+t.like(est[1] or "", "str.lua:3: arch 'sa': field 'achievable.stream.fp4': expected a "
   .. "fraction in (0, 1], got 1.2", "names the field and the value", true)
 clean()
 do
@@ -226,7 +226,7 @@ arch { id = "sa", name = "x", launch_overhead = "4us",
 ]])
 local _, ea8 = catalog.load { tmp }
 t.is(#ea8, 1, "an fp8 attention share above 1: one error")
-t.like(ea8[1] or "", "af8.lua:1: arch 'sa': field 'achievable.attention.fp8': expected a "
+t.like(ea8[1] or "", "af8.lua:3: arch 'sa': field 'achievable.attention.fp8': expected a "
   .. "fraction in (0, 1], got 2", "names the field and the value", true)
 clean()
 do
@@ -252,7 +252,7 @@ arch { id = "sa", name = "x", launch_overhead = "4us",
 ]])
 local _, edr = catalog.load { tmp }
 t.is(#edr, 1, "a dropout slowdown below 1: one error")
-t.like(edr[1] or "", "adr.lua:1: arch 'sa': field 'achievable.attention.fa3.dropout': must be "
+t.like(edr[1] or "", "adr.lua:3: arch 'sa': field 'achievable.attention.fa3.dropout': must be "
   .. ">= 1, got 0.9", "names the field and the value", true)
 clean()
 do
@@ -283,7 +283,7 @@ arch { id = "sa", name = "x", launch_overhead = "4us",
 ]])
 local _, eed = catalog.load { tmp }
 t.is(#eed, 1, "an exp_dim of 0: one error")
-t.like(eed[1] or "", "aed.lua:1: arch 'sa': field 'achievable.attention.exp_dim': must be >= 1, "
+t.like(eed[1] or "", "aed.lua:3: arch 'sa': field 'achievable.attention.exp_dim': must be >= 1, "
   .. "got 0", "names the field and the value", true)
 clean()
 do

@@ -32,9 +32,9 @@ end
 local expect = {
   syntax = "syntax.lua:2: '}' expected",
   missing_field = "missing_field.lua:1: gpu 'missing': field 'name': required field is missing",
-  unknown_field = "unknown_field.lua:1: gpu 'unknown': field 'colour': unknown field",
-  wrong_unit = "wrong_unit.lua:1: gpu 'wrongunit': field 'mem_bw': bad bandwidth '1TB'",
-  negative_memory = "negative_memory.lua:1: gpu 'negative': field 'memory': bad bytes '-48GB': must not be negative",
+  unknown_field = "unknown_field.lua:2: gpu 'unknown': field 'colour': unknown field",
+  wrong_unit = "wrong_unit.lua:3: gpu 'wrongunit': field 'mem_bw': bad bandwidth '1TB'",
+  negative_memory = "negative_memory.lua:3: gpu 'negative': field 'memory': bad bytes '-48GB': must not be negative",
   duplicate = "duplicate.lua:6: duplicate gpu 'dup' (first defined at",
   os_execute = "os_execute.lua:2: undeclared name 'os'",
   io_open = "io_open.lua:2: undeclared name 'io'",
@@ -44,8 +44,8 @@ local expect = {
   table_key = "table_key.lua:1: gpu 'tkey': keys must be field names, found a number key (2) and a table key",
   -- FP16 accumulation is at most twice the stored FP32-accumulate peak
   -- (schema.lua gpu.acc16_x: GeForce's halved rate, 1..2)
-  acc16_x = "acc16_x.lua:1: gpu 'acc16': field 'acc16_x': must be <= 2, got 3",
-  link_no_dir = "link_no_dir.lua:1: fabric 'nodir': field 'bw': bad link bandwidth '900GB/s': say 'bidir'",
+  acc16_x = "acc16_x.lua:4: gpu 'acc16': field 'acc16_x': must be <= 2, got 3",
+  link_no_dir = "link_no_dir.lua:3: fabric 'nodir': field 'bw': bad link bandwidth '900GB/s': say 'bidir'",
 }
 local names = {}
 for k in pairs(expect) do names[#names + 1] = k end
@@ -133,7 +133,7 @@ fabric { id = "nanlink", name = "x", scope = "scaleup", kind = "nvlink", bw = "1
   latency = "1us", achievable = 0 / 0, achievable_reason = "t", source = "t" }
 ]])
 local _, en = catalog.load { tmp }
-t.is(en[1], tmp .. "/nan.lua:1: fabric 'nanlink': field 'achievable': expected a fraction in (0, 1], got nan",
+t.is(en[1], tmp .. "/nan.lua:2: fabric 'nanlink': field 'achievable': expected a fraction in (0, 1], got nan",
   "NaN fraction refused, same text on every platform")
 clean()
 

@@ -78,11 +78,11 @@ local function bad(v, want, name)
   scratch.put("b.lua", "\n" .. gpu("tn-bad", "{ non_tn = { fp8 = " .. v
     .. ", reason = \"t\", source = \"t\" }, reason = \"t\", source = \"t\" }"))
   local _, e = catalog.load { root, scratch.dir }
-  t.like(e and e[1] or "", "b.lua:2: gpu 'tn-bad': field 'achievable.non_tn.fp8': " .. want,
+  t.like(e and e[1] or "", "b.lua:6: gpu 'tn-bad': field 'achievable.non_tn.fp8': " .. want,
          name, true)
 end
 bad("true", "expected a fraction in (0, 1], or false (none on this part), got true",
-    "fp8 = true: refused at b.lua:2")
+    "fp8 = true: refused at b.lua:6, the line of its field")
 bad('"no"', 'expected a fraction in (0, 1], or false (none on this part), got "no"',
     "fp8 = \"no\": refused")
 bad("0", "expected a fraction in (0, 1], or false (none on this part), got 0", "fp8 = 0: refused")
