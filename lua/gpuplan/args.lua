@@ -160,6 +160,26 @@ function M.nearest(key, names)
     end
   end
   if best then return best end
+  -- The same, a word's ending changed ('zero_gather_copy' for
+  -- zero_gather_copies, 'legacy_permuted'): each pair of words shares a
+  -- start of 3 letters or more, all but one letter of the shorter.  The
+  -- fallback below read 'zero_gather_copy' as 'zero', another option.
+  for _, n in ipairs(names) do
+    local nw = {}
+    for w in n:gmatch("[^_]+") do nw[#nw + 1] = w end
+    if #nw == #kw and #nw > 1 then
+      local shared = 0
+      for i = 1, #nw do
+        local a, b = nw[i], kw[i]
+        local cp = 0
+        while cp < #a and cp < #b and a:byte(cp + 1) == b:byte(cp + 1) do cp = cp + 1 end
+        if cp < math.min(#a, #b, 3) or cp < math.min(#a, #b) - 1 then shared = nil break end
+        shared = shared + cp
+      end
+      if shared and shared > most then best, most = n, shared end
+    end
+  end
+  if best then return best end
   local words = "_" .. k .. "_"
   for _, n in ipairs(names) do
     if #n >= 2 and (best == nil or #n > #best) and words:find("_" .. n, 1, true) then
