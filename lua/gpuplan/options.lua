@@ -3753,6 +3753,11 @@ end
 -- matrix's rows over the GPUs, infer.lua M.row_split) or --pp (layer:
 -- whole layers a GPU) under --runtime llama.cpp; 'unknown option
 -- --split-mode' said nothing of either.
+-- Model fields whose name says nothing of a model (the entry's own
+-- bookkeeping): not hinted as one.
+local MODEL_FIELD_NOT_HINTED = { id = true, name = true, source = true, notes = true,
+  family = true }
+
 local FOREIGN = {
   split_mode = { infer = function(cli)
     return cli and " (llama.cpp's --split-mode: give --tp N for its row split or --pp N for its "
@@ -3852,6 +3857,19 @@ function M.hint(cmd, key, side)
         if d.lua_set[c] and M.FUNCTION[c] then where[#where + 1] = M.FUNCTION[c] end
       end
       if #where > 0 then return " (a Lua option of " .. list_words(where) .. ")" end
+    end
+  end
+  -- A field of the model (shared_norm, parallel_attn, qk_norm ...) given
+  -- as the job's option, after the synonyms (dtype: precision): it is the architecture's, set in the model's
+  -- catalog entry or a script's model table.  'train --shared-norm' was
+  -- "unknown option" with no word of where it goes.
+  if cmd ~= "comm" and not BY[k] and not MODEL_FIELD_NOT_HINTED[k] then
+    local ok, schema = pcall(require, "gpuplan.schema")
+    local fields = ok and schema.model and schema.model.fields
+    if type(fields) == "table" and fields[k] ~= nil then
+      return " (" .. k .. " is a field of the model, not of the job: set it in the model's "
+        .. (cli and "catalog entry, docs/models.md)"
+          or "catalog entry or a model table, model = { ..., " .. k .. " = ... }: docs/models.md)")
     end
   end
   -- A near miss or an abbreviation (args.nearest) among this command's.

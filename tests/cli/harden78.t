@@ -124,4 +124,15 @@ LUA
          'a missing field: the entry\'s first line') or diag $e;
 }
 
+# 5. train --shared-norm: a model field given as a flag was "unknown
+# option" alone; now said to be the model's, set in its catalog entry.
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--shared-norm');
+is($c, 2, 'train --shared-norm: a usage error');
+like($e, qr/unknown option '--shared-norm' \(shared_norm is a field of the model, not of the job: set it in the model's catalog entry, docs\/models\.md\)/,
+     'the model\'s field, and where it goes') or diag $e;
+# and the misspelt new option offers itself, not '--zero'
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero-gather-copy');
+like($e, qr/unknown option '--zero-gather-copy' \(did you mean '--zero-gather-copies'\?\)/,
+     '--zero-gather-copy: --zero-gather-copies offered') or diag $e;
+
 done_testing();

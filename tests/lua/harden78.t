@@ -5,7 +5,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(9)
+t.plan(13)
 
 local function err_of(f, a)
   local ok, e = pcall(f, a)
@@ -65,4 +65,35 @@ do
   local b = gp.infer(t.with(base, { weights = "fp8", swap_ab = true }))
   t.ok(b.itl_s ~= nil and b.itl_s <= a.itl_s and b.itl_s ~= a.itl_s,
     string.format("fp8 on Hopper: priced, ITL %.5f -> %.5f s", a.itl_s, b.itl_s or -1))
+end
+
+-- 4. A misspelt option whose last word's ending changed
+-- ('zero_gather_copy' for zero_gather_copies) was offered 'zero', another
+-- option (the fallback's first word), where no edit of two letters or a
+-- word's start matched.  Now the option whose words each share a start
+-- of all but one letter (and 3 or more) is offered.
+do
+  local e = err_of(gp.train, { model = "llama3-8b", gpu = "h100-sxm", gpus = 8,
+    zero_gather_copy = true })
+  t.ok(e and e:find("unknown option 'zero_gather_copy' (did you mean 'zero_gather_copies'?)",
+    1, true) ~= nil, "zero_gather_copy: zero_gather_copies offered: " .. tostring(e))
+  e = err_of(gp.train, { model = "llama3-8b", gpu = "h100-sxm", gpus = 8,
+    legacy_permuted = true })
+  t.ok(e and e:find("(did you mean 'legacy_permute'?)", 1, true) ~= nil,
+    "legacy_permuted: legacy_permute offered: " .. tostring(e))
+end
+
+-- 5. A model field given as the job's option (shared_norm, the catalog's
+-- parallel-layer field) was "unknown option" with no word of where it
+-- goes; now it is said to be the model's, set in its catalog entry or a
+-- model table.
+do
+  local e = err_of(gp.train, { model = "llama3-8b", gpu = "h100-sxm", gpus = 8,
+    shared_norm = true })
+  t.ok(e and e:find("unknown option 'shared_norm' (shared_norm is a field of the model, not of "
+    .. "the job", 1, true) ~= nil and e:find("model = { ..., shared_norm = ... }", 1, true) ~= nil,
+    "shared_norm on gp.train: the model's field: " .. tostring(e))
+  e = err_of(gp.infer, { model = "llama3-8b", gpu = "h100-sxm", parallel_attn = true })
+  t.ok(e and e:find("parallel_attn is a field of the model", 1, true) ~= nil,
+    "parallel_attn on gp.infer: the model's field: " .. tostring(e))
 end
