@@ -216,6 +216,21 @@ local function check_format(w)
   return { bits = b, group = g and math.tointeger(g) or nil, group_bits = gb }
 end
 
+-- What a refused weight format's message adds where the name is
+-- another's for one gpuplan prices, or "": NVIDIA's name for fp4 (issue
+-- 22's "NVFP4 grouped GEMMs"), so that the user who asks for nvfp4 is
+-- told which name prices it and that mxfp4 is the other 4-bit block
+-- format (weight_formats above: fp4's E4M3 scale per 16, mxfp4's E8M0
+-- per 32).  The case reader's refusals (gpuplan.validate workload.
+-- weight_dtype, expert_weight_dtype) add the same words.
+function M.weight_name_hint(w)
+  if type(w) == "string" and w:lower() == "nvfp4" then
+    return "; NVFP4 is fp4 here (an fp8 E4M3 scale per 16 weights; mxfp4 is OCP's "
+      .. "MXFP4, an E8M0 scale per 32)"
+  end
+  return ""
+end
+
 function M.weight_format(w)
   if type(w) == "table" then return check_format(w) end
   if type(w) == "number" or (type(w) == "string" and tonumber(w)) then
@@ -271,14 +286,7 @@ function M.weight_format(w)
         .. "its bits per weight, e.g. --weights 4.89 for Q4_K_M (the bits/weight column of "
         .. "llama.cpp's tools/quantize/README.md, Llama 3.1 8B)", table.concat(names, ", "))
     end
-    -- NVIDIA's name for fp4 (issue 22's "NVFP4 grouped GEMMs"): the user
-    -- who asks for nvfp4 is told which name prices it, and that mxfp4 is
-    -- the other 4-bit block format (weight_formats above: fp4's E4M3
-    -- scale per 16, mxfp4's E8M0 per 32)
-    if type(w) == "string" and w:lower() == "nvfp4" then
-      gguf = "; NVFP4 is fp4 here (an fp8 E4M3 scale per 16 weights; mxfp4 is OCP's "
-        .. "MXFP4, an E8M0 scale per 32)"
-    end
+    gguf = gguf .. M.weight_name_hint(w)
     usage("unknown weight format '%s' (expected %s or bits per weight)%s", tostring(w),
       table.concat(names, "|"), gguf)
   end

@@ -51,8 +51,25 @@ end
 -- than 128) or GGUF-style bits per weight (4.5 for llama.cpp's Q4_0) --
 -- read by gpuplan.memory.weight_format, the one parser of the option.
 local WEIGHT_NAMES = { "fp32", "bf16", "fp16", "fp8", "int8", "int4", "nf4", "nf4-dq", "fp4" }
+-- An enum of weight formats whose refusal adds gpuplan.memory's hint
+-- for another's name of a format it prices (weight_name_hint: "nvfp4"
+-- is fp4), in place of the nearest name: workload.weight_dtype "nvfp4"
+-- read "did you mean 'nf4'?", the wrong format, where --weights nvfp4
+-- says fp4.
+local function weight_enum(values)
+  local enum = T.enum(values)
+  return { name = enum.name, check = function(v, path)
+    local ok, r = pcall(enum.check, v, path)
+    if ok then return r end
+    local hint = require("gpuplan.memory").weight_name_hint(v)
+    if type(r) == "table" and hint ~= "" then
+      r.msg = r.msg:gsub(" %(did you mean '[^']*'%?%)$", "") .. hint
+    end
+    error(r, 0)
+  end }
+end
 local function weight_format()
-  local names = T.enum(WEIGHT_NAMES)
+  local names = weight_enum(WEIGHT_NAMES)
   return { name = "weight format", check = function(v, path)
     -- llama.cpp's GGUF types (Q4_K_M ...) as the source names the file:
     -- gpuplan.infer prices each tensor's type from them (gguf_mix)
@@ -577,7 +594,7 @@ local case_schema = T.record {
     -- it (AWQ, GPTQ): which runtime kernel runs it where the runtime has one
     -- per method (the infer predictor's vllm profile: awq_gemm before 0.5.3)
     quant_method = T.enum { "awq", "gptq" },
-    expert_weight_dtype = T.enum { "bf16", "fp16", "fp8", "int8", "int4", "fp4", "mxfp4" },
+    expert_weight_dtype = weight_enum { "bf16", "fp16", "fp8", "int8", "int4", "fp4", "mxfp4" },
     imbalance = T.number { min = 1, max = 1e3 },
   }),
   measured = R(T.record {

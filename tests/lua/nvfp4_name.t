@@ -8,7 +8,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(4)
+t.plan(6)
 
 local job = { model = "deepseek-r1", gpu = "gb200", gpus = 72, ep = 72, dp_attention = true,
               weights = "fp8", kv = "fp8", input = 1024, output = 1024, batch = 8 }
@@ -25,3 +25,15 @@ local r8 = gp.infer(job)
 t.ok(r.expert_weights == "fp4" and r.weights_gpu < r8.weights_gpu,
   string.format("fp4 experts weigh less than fp8 ones (%.1f GB a GPU, fp8 %.1f)",
     r.weights_gpu / 1e9, r8.weights_gpu / 1e9))
+
+-- A case file's weight fields say the same (gpuplan.validate's reader):
+-- workload.weight_dtype "nvfp4" read "did you mean 'nf4'?", another
+-- format, and expert_weight_dtype's list said nothing of NVFP4.
+local wl = require("gpuplan.validate").case_schema.fields.workload.fields
+for _, f in ipairs { "weight_dtype", "expert_weight_dtype" } do
+  local ok2, e = pcall(wl[f].check, "nvfp4", "workload." .. f)
+  local msg = type(e) == "table" and e.msg or tostring(e)
+  t.ok(not ok2 and msg:find("NVFP4 is fp4 here", 1, true) ~= nil
+    and not msg:find("did you mean", 1, true),
+    string.format("case workload.%s nvfp4: the refusal names fp4 (%s)", f, msg))
+end
