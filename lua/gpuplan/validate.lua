@@ -141,6 +141,12 @@ local function declared(name)
   if d.type == "flag" or d.type == "boolean" then return T.boolean() end
   if d.kind == "enum" and d.values then return T.enum(d.values) end
   if d.type == "int" and d.range then return T.integer { min = d.range[1], max = d.range[2] } end
+  -- a count with no range of its own: its kind's, as the command line
+  -- checks it (gpuplan.options KIND_RANGE: 1..COUNT_MAX)
+  if d.type == "int" and d.kind == "count" then
+    local kr = require("gpuplan.options").KIND_RANGE.count
+    return T.integer { min = kr[1], max = kr[2] }
+  end
   -- a range open at its 0 (gt = true: kv_free_fraction's (0, 1], 0 the
   -- engine's "off") is the schema's positive: the reader took 0, read as
   -- [0, 1], and the case went on to gp.infer's refusal as a reason naming
@@ -429,7 +435,7 @@ local case_schema = T.record {
     -- the offloaded optimizer's host step as the source runs it: the CPU
     -- threads each rank's process steps it on and ZeRO-Offload's one-step
     -- delayed update (gp.train's host_threads and delayed_update)
-    host_threads = count(), delayed_update = declared("delayed_update"),
+    host_threads = declared("host_threads"), delayed_update = declared("delayed_update"),
     dp_attention = declared("dp_attention"), redundant_experts = count(0),
     -- experts placed by an expert-parallel load balancer (gp.infer's eplb)
     eplb = declared("eplb"),

@@ -12,7 +12,7 @@ local validate = require "gpuplan.validate"
 local predict = require "gpuplan.predict.train"
 local train = require "gpuplan.train"
 
-t.plan(9)
+t.plan(10)
 
 -- The DeepSpeed ZeroFlow blog's Qwen2.5-3B row: ZeRO-2, optimizer on the
 -- CPU, 2 A100-40GB.
@@ -24,6 +24,23 @@ t.ok(par.delayed_update ~= nil and par.host_threads ~= nil,
 -- host_threads is a count: 0 threads step nothing
 t.ok(not pcall(par.host_threads.check, 0, "parallel.host_threads"),
   "parallel.host_threads 0 is refused")
+
+-- and follows gp.train's declaration of host_threads (one place for the
+-- values both accept): declared with a range of 1..4, a case's 5 is
+-- refused where the count() beside it took it
+do
+  local options = require "gpuplan.options"
+  local d = options.get("host_threads")
+  local saved = d.range
+  d.range = { 1, 4 }
+  package.loaded["gpuplan.validate"] = nil
+  local ok, v = pcall(require, "gpuplan.validate")
+  d.range = saved
+  package.loaded["gpuplan.validate"] = validate
+  local f = ok and v.case_schema.fields.parallel.fields.host_threads
+  t.ok(f and pcall(f.check, 4, "parallel.host_threads") and not pcall(f.check, 5, "parallel.host_threads"),
+    "parallel.host_threads takes the option's declared range")
+end
 
 -- The predictor hands each on as gp.train's option (watched at the call).
 local orig, handed = train.train, nil
