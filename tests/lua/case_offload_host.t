@@ -38,7 +38,8 @@ do
   d.range = saved
   package.loaded["gpuplan.validate"] = validate
   local f = ok and v.case_schema.fields.parallel.fields.host_threads
-  t.ok(f and pcall(f.check, 4, "parallel.host_threads") and not pcall(f.check, 5, "parallel.host_threads"),
+  local path = "parallel.host_threads"
+  t.ok(f and pcall(f.check, 4, path) and not pcall(f.check, 5, path),
     "parallel.host_threads takes the option's declared range")
 end
 

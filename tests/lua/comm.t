@@ -1076,8 +1076,8 @@ t.raises(function() gp.comm { op = "all_to_all", bytes = 1, gpus = 128, topology
 -- pxn; a post is NCCL's Simple network overhead, 3 x 2 us on AMD
 -- (tuning.cc getNetOverhead, "netOverhead *= 3"); with 1: 8.4 us base + 2 x
 -- 3.4 NVLink steps + 31.3 network step (20 + 11.3 Simple) + 248 x 6 =
--- 1534.5 us; with 8: 8.4 + 2 x 3.4 + 31.3 + 31 x 6 = 232.5 us.  The bandwidth term is the same (S x 248/256 over
--- the GPU's 42.5 GB/s).  Tolerance 1e-6 relative: float rounding.
+-- 1534.5 us; with 8: 8.4 + 2 x 3.4 + 31.3 + 31 x 6 = 232.5 us.  The
+-- bandwidth term is the same (S x 248/256 over the GPU's 42.5 GB/s).  Tolerance 1e-6 relative: float rounding.
 do
   local p5a = comm.from_fabrics({ scaleup = "nvlink4", gpus_per_node = 8, nodes = 32, nics = 32,
                                   nic_fabric = "efa-100", gpu = cat.gpus["h100-sxm"],
