@@ -3,7 +3,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(53)
+t.plan(54)
 
 local part = t.step_part
 
@@ -253,6 +253,14 @@ do
   t.is(string.format("%s %s %s", three["3"], three["2"], three["3 HSDP"]),
     string.format("%s %s %s", fs.step_s, sg.step_s, hs.step_s),
     "sweep: each at gp.train's step of its strategy")
+  -- The search's space counts the pairs searched, three (full_shard's
+  -- ZeRO-3, shard_grad_op's ZeRO-2, hybrid_shard's hybrid ZeRO-3), not
+  -- the levels' 2 x 2 = 4: 3/2 of full_shard,hybrid_shard's two pairs,
+  -- every other level the same.  Exact: the same products of counts.
+  local s3 = gp.sweep(o).stats["h100-sxm"].space
+  o.fsdp = { "full_shard", "hybrid_shard" }
+  local s2 = gp.sweep(o).stats["h100-sxm"].space
+  t.is(s3 / s2, 1.5, string.format("sweep: the space counts three pairs (%g, %g)", s3, s2))
   -- shard_grad_op beside hybrid_shard alone: no full_shard row, and the
   -- hybrid layout kept though its groups would make it full_shard's twin
   o.fsdp = { "shard_grad_op", "hybrid_shard" }
