@@ -883,7 +883,7 @@ opt { name = "output_dist", type = "string", metavar = "D", commands = "infer",
     .. "mean (all alike), exp (exponential, none past the model's context), sharegpt "
     .. "(exponential, none past 2048 tokens with the prompt: vLLM's and SGLang's ShareGPT "
     .. "sampling) or uniform (prompts and outputs each uniform from 1 to twice their mean "
-    .. "less one: SGLang bench_serving's random dataset at its default --random-range-ratio "
+    .. "less one: SGLang bench_serving's random dataset at its default range ratio "
     .. "0); the burst lasts until its longest outputs end",
   suggest = { "output_distribution", "output_len_dist", "dataset_name" } }
 -- A share, not a token count: the engines report it so (vLLM's logged

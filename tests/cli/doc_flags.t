@@ -16,6 +16,11 @@ my %other = (
     '--backend'                   => 'trtllm-bench (docs/validation.md)',
     '--random-range-ratio'        => 'SGLang bench_serving (docs/validation.md)',
     '--moe-router-force-load-balancing' => 'Megatron-LM (docs/validation.md)',
+    '--random-input-len'          => 'SGLang bench_serving (docs/serving.md)',
+    '--random-output-len'         => 'SGLang bench_serving (docs/serving.md)',
+    '--dataset-name'              => 'SGLang bench_serving (docs/validation.md)',
+    '--max-concurrency'           => 'SGLang bench_serving (docs/validation.md)',
+    '--dp'                        => 'SGLang launch_server (docs/validation.md)',
     '--finetune'                  => 'Megatron-LM (docs/validation.md)',
     '--tp-size'                   => 'SGLang (docs/serving.md)',
     '--enable-mixed-chunk'        => 'SGLang (docs/serving.md, docs/validation.md)',
@@ -30,6 +35,11 @@ my %other = (
     '--tokenizer-worker-num'      => 'SGLang (docs/validation.md)',
     '--random-range-ratio'        => 'SGLang/vLLM bench_serving (docs/validation.md)',
     '--moe-router-force-load-balancing' => 'Megatron-LM (docs/validation.md)',
+    '--random-input-len'          => 'SGLang bench_serving (docs/serving.md)',
+    '--random-output-len'         => 'SGLang bench_serving (docs/serving.md)',
+    '--dataset-name'              => 'SGLang bench_serving (docs/validation.md)',
+    '--max-concurrency'           => 'SGLang bench_serving (docs/validation.md)',
+    '--dp'                        => 'SGLang launch_server (docs/validation.md)',
     '--finetune'                  => 'Megatron-LM (docs/validation.md)',
 );
 
