@@ -121,6 +121,28 @@ function M.distance(a, b, limit)
   return prev[#b]
 end
 
+-- The name of `names` whose words pair with the key's words `kw` one by
+-- one (as many words, two at least) under `shared(a, b)`: the letters a
+-- name's word and the key's share, or nil where the pair does not match.
+-- The name sharing the most letters wins, the first listed on a tie.
+local function by_words(names, kw, shared)
+  local best, most = nil, 0
+  for _, n in ipairs(names) do
+    local nw = {}
+    for w in n:gmatch("[^_]+") do nw[#nw + 1] = w end
+    if #nw == #kw and #nw > 1 then
+      local sum = 0
+      for i = 1, #nw do
+        local c = shared(nw[i], kw[i])
+        if not c then sum = nil break end
+        sum = sum + c
+      end
+      if sum and sum > most then best, most = n, sum end
+    end
+  end
+  return best
+end
+
 -- The name of `names` (a list, in the order that breaks ties) a user most
 -- likely meant by `key`, or nil: the nearest within two edits and fewer
 -- than the key's length (so "x" suggests nothing); else an abbreviation or
@@ -144,41 +166,21 @@ function M.nearest(key, names)
   -- letters wins, the first listed on a tie.
   local kw = {}
   for w in k:gmatch("[^_]+") do kw[#kw + 1] = w end
-  local most = 0
-  for _, n in ipairs(names) do
-    local nw = {}
-    for w in n:gmatch("[^_]+") do nw[#nw + 1] = w end
-    if #nw == #kw and #nw > 1 then
-      local shared = 0
-      for i = 1, #nw do
-        local a, b = nw[i], kw[i]
-        if #a > #b then a, b = b, a end
-        if b:sub(1, #a) ~= a then shared = nil break end
-        shared = shared + #a
-      end
-      if shared and shared > most then best, most = n, shared end
-    end
-  end
+  best = by_words(names, kw, function(a, b)
+    if #a > #b then a, b = b, a end
+    return b:sub(1, #a) == a and #a or nil
+  end)
   if best then return best end
   -- The same, a word's ending changed ('zero_gather_copy' for
   -- zero_gather_copies, 'legacy_permuted'): each pair of words shares a
   -- start of 3 letters or more, all but one letter of the shorter.  The
   -- fallback below read 'zero_gather_copy' as 'zero', another option.
-  for _, n in ipairs(names) do
-    local nw = {}
-    for w in n:gmatch("[^_]+") do nw[#nw + 1] = w end
-    if #nw == #kw and #nw > 1 then
-      local shared = 0
-      for i = 1, #nw do
-        local a, b = nw[i], kw[i]
-        local cp = 0
-        while cp < #a and cp < #b and a:byte(cp + 1) == b:byte(cp + 1) do cp = cp + 1 end
-        if cp < math.min(#a, #b, 3) or cp < math.min(#a, #b) - 1 then shared = nil break end
-        shared = shared + cp
-      end
-      if shared and shared > most then best, most = n, shared end
-    end
-  end
+  best = by_words(names, kw, function(a, b)
+    local cp = 0
+    while cp < #a and cp < #b and a:byte(cp + 1) == b:byte(cp + 1) do cp = cp + 1 end
+    if cp < math.min(#a, #b, 3) or cp < math.min(#a, #b) - 1 then return nil end
+    return cp
+  end)
   if best then return best end
   local words = "_" .. k .. "_"
   for _, n in ipairs(names) do
