@@ -168,6 +168,7 @@ const lgp_desc lgp_optim_desc = { "optimizer", optim_fields };
 	F_NUM("enc_seq", offsetof(S, P enc_seq), 0),                      \
 	F_BOOL("vision_frozen", offsetof(S, P vision_frozen), 0),        \
 	F_BOOL("llm_frozen", offsetof(S, P llm_frozen), 0),              \
+	F_INT("ema", offsetof(S, P ema), 0, 0, 2),                        \
 	F_BOOL("ds_zero", offsetof(S, P ds_zero), 0),                     \
 	F_NUM("reduce_bucket_size", offsetof(S, P ds_reduce_bucket),      \
 	      DS_REDUCE_BUCKET),                                          \

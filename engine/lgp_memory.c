@@ -119,7 +119,7 @@ static const lgp_desc mem_result_desc = { "memory result",
 static const lgp_field mem_host_fields[] = {
 	MR("weights", host_weights), MR("grads", host_grads),
 	MR("master", host_master), MR("optimizer", host_optimizer),
-	MR("activations", host_acts), F_END
+	MR("activations", host_acts), MR("ema", host_ema), F_END
 };
 #undef MR
 static const lgp_desc mem_host_desc = { "memory host", mem_host_fields };

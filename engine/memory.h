@@ -265,7 +265,17 @@ typedef struct gp_train_cfg {
 				  * the projector (and a training tower)
 				  * alone train (LLaVA's stage 1,
 				  * tune_mm_mlp_adapter) */
+	int ema;                 /* an exponential moving average of the
+				  * trained parameters, fp32 (GP_EMA_*):
+				  * each rank's over the parameters it holds
+				  * (NeMo's EMAOptimizer: "copy.deepcopy(
+				  * param.data.detach()).to(self.device)" for
+				  * its optimizer's params), on the GPU or in
+				  * host memory (memory_train.c stage_ema) */
 } gp_train_cfg;
+
+/* gp_train_cfg ema: none, a GPU copy, a host copy. */
+enum { GP_EMA_NONE = 0, GP_EMA_GPU, GP_EMA_CPU };
 
 typedef struct gp_infer_cfg {
 	gp_quant weights;        /* bits 0 = 16 */
@@ -428,6 +438,9 @@ typedef struct gp_mem_result {
 	/* Activation offload (act_offload_layers): host bytes per GPU of
 	 * the offloaded layers' saved activations, in cpu_bytes too. */
 	double host_acts;
+	/* ema cpu (gp_train_cfg ema): host bytes per GPU of its fp32
+	 * moving average of the parameters it holds, in cpu_bytes too. */
+	double host_ema;
 	/* The host check (mem_host_fit): host_ranks of the job's GPUs on
 	 * its fullest host, host_need = cpu_bytes x host_ranks what their
 	 * offload holds there, host_memory that host's DRAM (0: no host
@@ -618,6 +631,7 @@ typedef struct gp_mem_states {
 	int ok, stage, nl, qhead, ovl;
 	double expert, dense, mine, shard, eshard;
 	double bytes[4], paged, trainable, pg[2];
+	double ema, host_ema;    /* stage_ema's GPU and host bytes */
 	int paged_on, pg_on[2];
 } gp_mem_states;
 

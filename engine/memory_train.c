@@ -493,6 +493,37 @@ static double ds_gather_window(const gp_model *m, const gp_train_cfg *c,
 	return fmin(sh[SH_MINE], w);
 }
 
+/* ema (gp_train_cfg): an fp32 moving average of the parameters the
+ * rank trains, kept on the GPU (ema gpu) or in host memory (ema cpu).
+ * NeMo's EMAOptimizer builds it from its optimizer's parameters, per
+ * rank: "self.ema_params += tuple(copy.deepcopy(param.data.detach()).
+ * to(self.device) for param in opt_params[...])" (NVIDIA/NeMo
+ * nemo/collections/common/callbacks/ema.py) -- the rank's parameters as
+ * it holds them: its TP / PP / EP slice, whole across data parallelism
+ * under ZeRO 0-2 (the parameters are replicated there; a distributed
+ * optimizer shards its fp32 master, not the module's parameters), the
+ * rank's shard where ZeRO 3 / FSDP shard the parameters themselves.
+ * fp32, 4 B a parameter: timm's ModelEmaV2 and the fp32 recipes keep
+ * it so ("EMA always in float, as accumulation needs lots of bits");
+ * DeepSeek-V3 (arXiv 2412.19437, 3.3.x) keeps it in host memory.  The
+ * trainable parameters only (a frozen tower or language model has
+ * none): LoRA and a frozen part are refused before (gpuplan.train), so
+ * the stage's parameters all train. */
+static void stage_ema(const gp_train_cfg *c, const gp_layout *y,
+		      const double *sh, gp_mem_result *o)
+{
+	double dense = sh[SH_DENSE], expert = sh[SH_EXPERT], n;
+
+	n = c->lay.zero == 3 ? dense / y->shard + expert / y->eshard :
+		dense + expert;
+	if (c->ema == GP_EMA_GPU) {
+		o->bytes[GP_MEM_EMA] = 4.0 * n;
+	} else {
+		o->host_ema = 4.0 * n;
+		o->cpu_bytes += o->host_ema;
+	}
+}
+
 /* What the ZeRO stage changes on a stage: its states (LoRA's or full
  * training's), their offload, the ZeRO-3 / FSDP gathers. */
 static void stage_states(const gp_model *m, const gp_train_cfg *c,
@@ -512,6 +543,8 @@ static void stage_states(const gp_model *m, const gp_train_cfg *c,
 		stage_full(m, c, y, p, sb, sh, first, last, &so, o);
 	if (off)
 		mem_ds_offload(c, so.tr, so.pb, so.big, o);
+	if (c->ema != GP_EMA_NONE && c->lora_rank <= 0)
+		stage_ema(c, y, sh, o);
 	/* ZeRO-3 / FSDP gather: the layer being computed and the one being
 	 * prefetched, in full (FSDP limit_all_gathers keeps two in
 	 * flight).  DeepSpeed's engine (ds_zero): its coordinator's window,
@@ -547,6 +580,8 @@ static void stage_states(const gp_model *m, const gp_train_cfg *c,
 		st->paged_on = c->paged_optimizer;
 		st->trainable = o->trainable;
 		st->pg_on[0] = st->pg_on[1] = 0;
+		st->ema = o->bytes[GP_MEM_EMA];
+		st->host_ema = o->host_ema;
 	}
 	if (zero == 3) {
 		/* FSDP2 gathers each unit in MixedPrecisionPolicy's
@@ -686,6 +721,9 @@ static void states_replay(const gp_mem_states *st, gp_mem_result *o)
 	if (st->paged_on)
 		o->bytes[GP_MEM_PAGED] = st->paged;
 	o->trainable = st->trainable;
+	o->bytes[GP_MEM_EMA] = st->ema;
+	o->host_ema = st->host_ema;
+	o->cpu_bytes += st->host_ema;
 	if (st->pg_on[0])
 		o->bytes[GP_MEM_PARAM_GATHER] += st->pg[0];
 	if (st->pg_on[1])
@@ -1168,6 +1206,7 @@ static void stage_dual(const gp_model *m, const gp_train_cfg *c,
 	o->host_master += b.host_master;
 	o->host_optimizer += b.host_optimizer;
 	o->host_acts += b.host_acts;
+	o->host_ema += b.host_ema;
 }
 
 static inline void train_stage(const gp_model *m, const gp_train_cfg *c,

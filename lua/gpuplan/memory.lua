@@ -1742,6 +1742,28 @@ local function prepare_recipe(o, cfg, model, gpu, method, stack, dflt, defaults)
 end
 
 -- Vision-language models: images per sequence, the tower frozen or not.
+-- ema: an fp32 moving average of the trained parameters, on each rank's
+-- GPU (gpu) or in its host's memory (cpu): engine/memory_train.c
+-- stage_ema (its bytes), engine/train.c ema_update (its step).  Full
+-- training of every parameter only: an adapter's or a frozen part's
+-- average would be of fewer parameters than the stage's, which the engine
+-- does not count.
+local EMA = { none = 0, gpu = 1, cpu = 2 }
+local function prepare_ema(o, cfg, method, lora)
+  local e = o.ema
+  if e == nil or e == "none" then return end
+  if not EMA[e] then usage("ema must be none, gpu or cpu (got %s)", tostring(e)) end
+  if lora then
+    usage("ema %s: the moving average of LoRA's adapters is not priced (method %s); "
+      .. "ema applies to full training", e, tostring(method))
+  end
+  if cfg.vision_frozen or cfg.llm_frozen then
+    usage("ema %s: the moving average with a frozen part (a frozen vision tower or LLM) is "
+      .. "not priced: give train_vision = true, or leave ema out", e)
+  end
+  cfg.ema = EMA[e]
+end
+
 local function prepare_vision(o, cfg, model, method, lora, media, dflt)
   -- Vision-language models: images per sequence through the ViT tower
   -- (memory.c, vision_act).  Full fine-tuning freezes the tower by
@@ -2070,6 +2092,7 @@ prepare_fn = function(o, cmd, who)
       end
     end
     prepare_vision(o, cfg, model, method, lora, media, dflt)
+    prepare_ema(o, cfg, method, lora)
     prepare_rl(o, cfg, method, prompt_len, response_len, dflt)
     -- torchtitan's op policy is priced from its dense decoder block
     -- (engine/memory_act.c): say which part of the job it cannot price.
@@ -2558,6 +2581,9 @@ function M.host_line(m, gpus)
   -- Activation offload (activation_offload_layers) adds its own term.
   local acts = (h.activations or 0) > 0 and string.format(" + activations %.2f",
     h.activations / g) or ""
+  -- ema cpu (engine/memory_train.c stage_ema): the fp32 moving average
+  -- each GPU's process keeps in host memory.
+  if (h.ema or 0) > 0 then acts = acts .. string.format(" + ema %.2f", h.ema / g) end
   local line = string.format("host memory (offload): %.2f GiB per GPU (weights "
     .. "%.2f + grads %.2f + master %.2f + optimizer %.2f%s GiB), %.2f GiB for the %d GPU%s",
     m.cpu_bytes / g, h.weights / g, h.grads / g, h.master / g, h.optimizer / g, acts,

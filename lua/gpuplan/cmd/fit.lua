@@ -25,7 +25,8 @@ local C = {
 -- leave the states, the grads' note and the per-GPU figure as they are.
 local function states_offloaded(r)
   if r.method == "infer" or not r.cpu_bytes then return false end
-  return r.cpu_bytes - (r.host and r.host.activations or 0) > 0
+  -- activation offload and ema cpu's moving average are no states' copies
+  return r.cpu_bytes - (r.host and r.host.activations or 0) - (r.host and r.host.ema or 0) > 0
 end
 
 -- "model states: 20.0 B/param before sharding (weights 2 + grads 6 +
