@@ -17,6 +17,7 @@
 LGP_PARSER(p_recompute, mem_recompute_parse, gp_recompute)
 LGP_PARSER(p_schedule, mem_schedule_parse, gp_schedule)
 LGP_PARSER(p_pipe, mem_pipe_parse, gp_pipe_engine)
+LGP_PARSER(p_ema, mem_ema_parse, int)
 LGP_PARSER(p_partition, mem_partition_parse, gp_partition)
 LGP_PARSER(p_lora_targets, mem_lora_targets_parse, unsigned)
 LGP_PARSER(p_recompute_modules, mem_recompute_modules_parse, unsigned)
@@ -168,7 +169,7 @@ const lgp_desc lgp_optim_desc = { "optimizer", optim_fields };
 	F_NUM("enc_seq", offsetof(S, P enc_seq), 0),                      \
 	F_BOOL("vision_frozen", offsetof(S, P vision_frozen), 0),        \
 	F_BOOL("llm_frozen", offsetof(S, P llm_frozen), 0),              \
-	F_INT("ema", offsetof(S, P ema), 0, 0, 2),                        \
+	F_PARSE("ema", offsetof(S, P ema), p_ema, "none"),                \
 	F_BOOL("ds_zero", offsetof(S, P ds_zero), 0),                     \
 	F_NUM("reduce_bucket_size", offsetof(S, P ds_reduce_bucket),      \
 	      DS_REDUCE_BUCKET),                                          \

@@ -119,3 +119,16 @@ void mem_host_fit(gp_mem_result *o, double node_memory, int gpus_per_node,
 	if (o->host_memory > 0 && o->host_need > o->host_memory)
 		o->fits = 0;
 }
+
+static const char *const ema_names[GP_EMA_COUNT] = { "none", "gpu", "cpu" };
+
+int mem_ema_parse(const char *s, int *out, gp_error *err)
+{
+	int v = -1; /* set by gp_parse_name on GP_OK */
+
+	if (gp_parse_name(s, ema_names, GP_EMA_COUNT, &v,
+			  "moving average (ema)", err))
+		return GP_EINVAL;
+	*out = v;
+	return GP_OK;
+}

@@ -275,7 +275,11 @@ typedef struct gp_train_cfg {
 } gp_train_cfg;
 
 /* gp_train_cfg ema: none, a GPU copy, a host copy. */
-enum { GP_EMA_NONE = 0, GP_EMA_GPU, GP_EMA_CPU };
+enum { GP_EMA_NONE = 0, GP_EMA_GPU, GP_EMA_CPU, GP_EMA_COUNT };
+
+/* ema's name ("none", "gpu", "cpu") to its GP_EMA_* value; an unknown
+ * name is GP_EINVAL with err naming the choices. */
+int mem_ema_parse(const char *s, int *out, gp_error *err);
 
 typedef struct gp_infer_cfg {
 	gp_quant weights;        /* bits 0 = 16 */

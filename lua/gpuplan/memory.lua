@@ -1748,9 +1748,12 @@ end
 -- training of every parameter only: an adapter's or a frozen part's
 -- average would be of fewer parameters than the stage's, which the engine
 -- does not count.
-local EMA = { none = 0, gpu = 1, cpu = 2 }
+local EMA = { none = true, gpu = true, cpu = true }
 local function prepare_ema(o, cfg, method, lora)
   local e = o.ema
+  -- gp.rl's ema is its own (a flag: the actor's 16-bit average, rl.lua),
+  -- a boolean the resolve step refuses from fit, train and plan
+  if method == "grpo" or method == "ppo" or type(e) == "boolean" then return end
   if e == nil or e == "none" then return end
   if not EMA[e] then usage("ema must be none, gpu or cpu (got %s)", tostring(e)) end
   if lora then
@@ -1761,7 +1764,7 @@ local function prepare_ema(o, cfg, method, lora)
     usage("ema %s: the moving average with a frozen part (a frozen vision tower or LLM) is "
       .. "not priced: give train_vision = true, or leave ema out", e)
   end
-  cfg.ema = EMA[e]
+  cfg.ema = e
 end
 
 local function prepare_vision(o, cfg, model, method, lora, media, dflt)

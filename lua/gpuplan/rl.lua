@@ -1273,6 +1273,9 @@ local function actor_setup(o, method, tgpus, seq, minib, defaults, stack, zero)
   -- rl's epochs are passes over a step's samples (gp.rl prices them
   -- itself), not train's epochs over a dataset's samples (tokens_total)
   ot.epochs = nil
+  -- rl's ema is the actor's 16-bit average (a flag, priced here: rl_ema),
+  -- not train's fp32 one (none, gpu or cpu) that shares its name
+  ot.ema = nil
   -- A hybrid stack (hybrid_pattern) is refused by rl itself (engine/
   -- model.c model_check_priced: its rollouts' serving state is not
   -- priced); the trainer's refusal of its stack's eager-kernel default
