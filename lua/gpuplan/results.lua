@@ -220,9 +220,9 @@ field("budget", "B", "capacity less the margin: what total must fit in", "memory
 field("allocated", "B", "total as the allocator rounds it", "memory")
 field("short_by", "B", "how much more the job needs than the budget: positive when it does not fit, negative (the headroom) when it fits", "memory")
 field("host", "", "bytes offloaded to host memory per GPU, by kind (weights, grads, master, "
-  .. "optimizer, activations)", "memory")
+  .. "optimizer, activations; ema: the parameters' moving average under ema cpu)", "memory")
 field("cpu_bytes", "B", "bytes held in host memory per GPU (training: the offloaded states "
-  .. "and activations; rl: also the frozen models and critic parked there; inference: the "
+  .. "and activations, and ema cpu's moving average; rl: also the frozen models and critic parked there; inference: the "
   .. "offloaded layers)", "memory")
 field("host_need", "B", "what the offload holds on the job's fullest host: cpu_bytes x "
   .. "host_ranks", "memory")

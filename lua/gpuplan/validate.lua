@@ -523,6 +523,9 @@ local case_schema = T.record {
     -- Paged* optimizers; false for an 8-bit optimizer that allocates
     -- through PyTorch, torchao's AdamW8bit or bitsandbytes' AdamW8bit)
     paged_optimizer = declared("paged_optimizer"),
+    -- an fp32 moving average of the parameters the run keeps, on the GPU
+    -- or in host memory (gp.train's and gp.memory's ema: none, gpu, cpu)
+    ema = declared("ema"),
     -- the memory read before the first optimizer step, the optimizer's
     -- states not yet allocated (gp.memory's before_step)
     before_step = declared("before_step"),
@@ -752,6 +755,7 @@ M.WORKLOAD_READ = { dropout = set "train memory", unfused_loss = set "train",
                     fused_linear_ce = set "train memory",
                     replicated_logits = set "train memory",
                     paged_optimizer = set "train memory",
+                    ema = set "train memory",
                     before_step = set "memory",
                     kv_repeat = set "train memory",
                     tp_input_per_linear = set "train",

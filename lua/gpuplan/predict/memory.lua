@@ -269,6 +269,9 @@ local function predict(case, cat)
   -- workload.paged_optimizer: the states in CUDA managed memory (or, false,
   -- in PyTorch's allocator), over the stack profile's guess.
   if o.method ~= "infer" then o.paged_optimizer = v(wl.paged_optimizer) end
+  -- workload.ema: the parameters' fp32 moving average, on the GPU (gpu) or
+  -- in host memory (cpu).
+  if o.method ~= "infer" then o.ema = v(wl.ema) end
   -- workload.before_step: read before the first optimizer step (gp.memory's
   -- before_step: the optimizer's states not yet allocated).
   if o.method ~= "infer" then o.before_step = v(wl.before_step) end

@@ -1182,6 +1182,10 @@ local function predict(case, cat)
   -- option of that name (the states out of the peak; their paging
   -- priced where they do not fit).
   o.paged_optimizer = v(wl.paged_optimizer)
+  -- The parameters' moving average (SCHEMA.md workload.ema): gp.train's
+  -- option of that name, its copy and its update pass (gpu) or its host
+  -- copy and per-step transfer (cpu).
+  o.ema = v(wl.ema)
   -- K and V copied to every query head by the model's own code (SCHEMA.md
   -- workload.kv_repeat): gp.train's option of that name; stated, it
   -- stands over the stack profile's (torchtitan's and fms-fsdp's Llama).

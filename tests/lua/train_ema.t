@@ -1,0 +1,88 @@
+-- ema none|gpu|cpu (issue 25): an fp32 moving average of the trained
+-- parameters, each rank's over the parameters it holds (NeMo's
+-- EMAOptimizer), priced in memory (engine/memory_train.c stage_ema) and
+-- in the step (engine/train.c ema_update, and step_sum's ema cpu copy).
+-- Run with ./gpuplan run tests/lua/train_ema.t.
+local t = require "tap"
+local gp = require "gpuplan"
+local with, part, step_part = t.with, t.part, t.step_part
+
+t.plan(17)
+
+-- llama2-7b: 6,738,415,616 parameters (gp.memory's params), every one
+-- trained (full training, no frozen part).
+local base = { model = "llama2-7b", gpu = "h100-sxm", gpus = 8, zero = 1 }
+local m0 = gp.memory(base)
+local P = m0.params
+t.near(P, 6.738e9, 1e-3, "llama2-7b: 6.738e9 parameters")
+
+-- gpu, ZeRO 1 on 8 GPUs: the parameters are whole on each rank (ZeRO 1
+-- shards the optimizer's states, not the parameters), so the average is
+-- 4 B x P = 26.95 GB a GPU (the brief's "7B model: 28 GB fp32 copy", at
+-- 6.74e9).  Exact: 4 x the engine's own count.
+local mg = gp.memory(with(base, { ema = "gpu" }))
+t.is(part(mg, "ema"), 4 * P, "ema gpu, zero 1: 4 B x every parameter on each GPU")
+t.near(part(mg, "ema"), 26.95e9, 1e-3, "ema gpu, zero 1: 26.95 GB")
+-- The total grows by the average and the allocator's fragmentation on it
+-- (fragmentation, 5% of the tensors' bytes): nothing else moves.
+t.near((mg.total - m0.total) - (part(mg, "fragmentation") - part(m0, "fragmentation")), 4 * P, 1e-9,
+  "ema gpu: the total grows by the average (and its fragmentation) alone")
+t.is(part(m0, "ema"), 0, "no ema: no average")
+
+-- ZeRO 3 shards the parameters over the 8 ranks: the average is of the
+-- rank's shard, 4 B x P / 8 = 3.37 GB.  (All of llama2-7b's parameters
+-- are dense: shard = dp = 8.)
+local m3 = gp.memory(with(base, { zero = 3, ema = "gpu" }))
+t.near(part(m3, "ema"), 4 * P / 8, 1e-12, "ema gpu, zero 3: the rank's shard, 4 B x P / 8")
+
+-- cpu: nothing on the GPU; 4 B x P in host memory per GPU, 8 GPUs on the
+-- DGX H100's host: host_need = 8 x 26.95 GB = 215.6 GB (of its 2 TB).
+local mc = gp.memory(with(base, { ema = "cpu" }))
+t.is(part(mc, "ema"), 0, "ema cpu: no GPU copy")
+t.is(mc.host.ema, 4 * P, "ema cpu: 4 B x P in host memory per GPU")
+t.is(mc.host_need, 8 * 4 * P, "ema cpu: the host holds its 8 GPUs' averages")
+t.is(mc.total, m0.total, "ema cpu: the GPU's total unchanged")
+
+-- The step: seq 4096, 64 sequences over 8 GPUs (8 micro-batches a rank).
+local job = with(base, { seq = 4096, global_batch = 64 })
+local s0 = gp.train(job)
+local sg = gp.train(with(job, { ema = "gpu" }))
+local o0 = step_part(s0, "optimizer").seconds
+local og = step_part(sg, "optimizer").seconds
+-- gpu: the lerp pass after the optimizer step reads the bf16 parameter
+-- (2 B) and the fp32 average (4 B) and writes the average (4 B): 10 B x
+-- 6.74e9 = 67.4 GB, at the H100's 3.35 TB/s peak 20.1 ms; the engine's
+-- streaming rate is below the peak (its mem_time), so between 20.1 ms and
+-- the same bytes at 70% of it, 28.7 ms.
+local d = og - o0
+t.ok(d >= 10 * P / 3.35e12 and d <= 10 * P / (0.7 * 3.35e12),
+  string.format("ema gpu: the update pass 10 B x P at the HBM's streaming rate (%.4f s)", d))
+t.near(sg.step_s - s0.step_s, d, 1e-9, "ema gpu: on the step's critical path, whole")
+-- ZeRO 3: the rank's shard, an eighth of the bytes.  Tolerance 1%: the
+-- engine's memory-bound time of a pass (roof_mem_time) is not exactly
+-- linear in its bytes at the small end (8.4 GB here against 67 GB; 0.14%
+-- measured).
+local z0 = gp.train(with(job, { zero = 3 }))
+local zg = gp.train(with(job, { zero = 3, ema = "gpu" }))
+t.near(step_part(zg, "optimizer").seconds - step_part(z0, "optimizer").seconds, d / 8, 1e-2,
+  "ema gpu, zero 3: the pass over the rank's shard, 1/8 of zero 1's")
+
+-- cpu: the rank's parameters (2 B each, 13.5 GB) copied to the host over
+-- its PCIe link each step (the DGX H100's Gen5 x16, ~50 GB/s: 0.27 s),
+-- under the next step (3.5 s here): hidden, the step unchanged.
+local sc = gp.train(with(job, { ema = "cpu" }))
+t.is(sc.step_s, s0.step_s, "ema cpu: the copy hides under a 3.5 s step")
+local hid = step_part(sc, "optimizer").hidden - step_part(s0, "optimizer").hidden
+t.ok(hid >= 2 * P / 64e9 and hid <= 2 * P / 25e9,
+  string.format("ema cpu: the hidden copy is 2 B x P over a 25-64 GB/s PCIe link (%.3f s)", hid))
+-- A short step (seq 256, 8 sequences: one of 256 tokens a GPU, tens of
+-- ms) cannot hide the 0.27 s copy: the step waits for it (the next
+-- step's optimizer joins it, NeMo's EMAOptimizer.join), so it lasts the
+-- copy.
+local short = with(base, { seq = 256, global_batch = 8 })
+local c1 = gp.train(with(short, { ema = "cpu" }))
+t.near(c1.step_s, hid, 1e-9, "ema cpu: a step shorter than the copy lasts the copy")
+
+-- Refused by name: an adapter's average is not priced.
+t.raises(function() gp.train(with(job, { method = "lora", ema = "gpu" })) end,
+  "ema applies to method pretrain|full (got lora)", "ema with lora refused, naming it", true)
