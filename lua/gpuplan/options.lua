@@ -620,6 +620,22 @@ opt { name = "host_threads", type = "int", metavar = "N", commands = "train plan
   help = "with --offload: CPU threads each rank's process steps the offloaded optimizer on "
     .. "(a Ray worker's OMP_NUM_THREADS, its num_cpus: 1 for OpenRLHF's ranks)",
   suggest = { "omp_num_threads", "num_cpus", "cpu_threads" } }
+opt { name = "ema", type = "string", metavar = "WHERE", commands = "fit train plan rl",
+  methods = "pretrain full", kind = "enum", values = { "none", "gpu", "cpu" },
+  default = "none",
+  help = "none|gpu|cpu: an fp32 exponential moving average of the trained parameters, each "
+    .. "rank's over the parameters it holds (NeMo's EMAOptimizer; sharded only where ZeRO 3 / "
+    .. "FSDP shard the parameters): gpu keeps it in GPU memory and updates it after each "
+    .. "optimizer step (a foreach lerp: reads the parameters and the average, writes the "
+    .. "average, 2 + 4 + 4 B a bf16 parameter); cpu keeps it in host memory (DeepSeek-V3's "
+    .. "'EMA in CPU'), each step's parameters copied to the host asynchronously, under the "
+    .. "next step (exposed only where the copy outlasts it)",
+  suggest = { "enable_ema", "moving_average", "ema_decay" },
+  variants = { rl = { type = "flag", group = "rl",
+    help = "with --rollout-engine hybrid: the actor's exponential moving average "
+    .. "(DeepSpeed-Chat's --enable_ema), a 16-bit copy of the actor on each of its GPUs, "
+    .. "updated after each training micro-batch by a loop over its parameter tensors "
+    .. "(torch.lerp and copy_ each)" } } }
 opt { name = "delayed_update", type = "flag", commands = "train plan",
   help = "with --offload: ZeRO-Offload's one-step delayed parameter update (DPU) -- the CPU "
     .. "step and its PCIe copies run beside the next step's forward and backward",
@@ -1636,22 +1652,6 @@ opt { name = "gae_ops", type = "int", metavar = "N", commands = "rl",
     .. "per training micro-batch: PyTorch ops the host dispatches per position, each an "
     .. "eager op's host time (DeepSpeed-Chat's get_advantages_and_returns: 5)",
   suggest = { "gae_loop", "advantage_ops" } }
-opt { name = "ema", type = "string", metavar = "WHERE", commands = "fit train plan rl",
-  methods = "pretrain full", kind = "enum", values = { "none", "gpu", "cpu" },
-  default = "none",
-  help = "none|gpu|cpu: an fp32 exponential moving average of the trained parameters, each "
-    .. "rank's over the parameters it holds (NeMo's EMAOptimizer; sharded only where ZeRO 3 / "
-    .. "FSDP shard the parameters): gpu keeps it in GPU memory and updates it after each "
-    .. "optimizer step (a foreach lerp: reads the parameters and the average, writes the "
-    .. "average, 2 + 4 + 4 B a bf16 parameter); cpu keeps it in host memory (DeepSeek-V3's "
-    .. "'EMA in CPU'), each step's parameters copied to the host asynchronously, under the "
-    .. "next step (exposed only where the copy outlasts it)",
-  suggest = { "enable_ema", "moving_average", "ema_decay" },
-  variants = { rl = { type = "flag",
-    help = "with --rollout-engine hybrid: the actor's exponential moving average "
-    .. "(DeepSpeed-Chat's --enable_ema), a 16-bit copy of the actor on each of its GPUs, "
-    .. "updated after each training micro-batch by a loop over its parameter tensors "
-    .. "(torch.lerp and copy_ each)" } } }
 opt { name = "sync_tp_first", type = "flag", commands = "rl",
   help = "the weight sync gathers each tensor whole over the training TP group, then "
     .. "broadcasts it over the pipeline (NeMo RL v0.3.0's gather_params): every GPU receives "

@@ -136,8 +136,12 @@ end
 -- or gp.rl's): its type from the option's declaration in gpuplan.options
 -- (a flag or boolean: true or false; an enum: its declared values), so
 -- the case reader and the option accept the same values, declared once.
-local function declared(name)
+local function declared(name, cmd)
   local d = require("gpuplan.options").get(name)
+  -- a command's own kind of value (rl's ema, a flag, where train's is a
+  -- name): that command's variant
+  local variant = cmd and d.variants and d.variants[cmd]
+  if variant and variant.type == "flag" then return T.boolean() end
   if d.type == "flag" or d.type == "boolean" then return T.boolean() end
   if d.kind == "enum" and d.values then return T.enum(d.values) end
   if d.type == "int" and d.range then return T.integer { min = d.range[1], max = d.range[2] } end
@@ -649,7 +653,7 @@ local case_schema = T.record {
     -- filter_keep): 0 passes here and gp.rl refuses it by name (the kept
     -- share is in (0, 1])
     filter_keep = declared("filter_keep"),
-    ema = declared("ema"),
+    ema = declared("ema", "rl"),
     -- verl's trainer.test_freq and the validation set's prompts (SCHEMA.md
     -- rl.val_every)
     val_every = declared("val_every"), val_prompts = declared("val_prompts"),
