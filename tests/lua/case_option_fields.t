@@ -40,11 +40,14 @@ local FIELDS = {
   -- LoRA's adapters added into the weight (Praxis' LoRA layers, the Paxml
   -- LLaMA LoRA row without Transformer Engine)
   { "workload", "lora_merged" },
-  -- the RL flags (rl.ema: DeepSpeed-Chat's --enable_ema)
+  -- the parameters' fp32 moving average (gp.train's ema: none, gpu, cpu)
+  { "workload", "ema" },
+  -- the RL flags (rl.ema, DeepSpeed-Chat's --enable_ema, is below: it
+  -- follows the option's rl variant, a flag, not train's names)
   { "rl", "colocated" }, { "rl", "refit_drain" }, { "rl", "colocate_critic_reward" },
   { "rl", "rollout_eager" }, { "rl", "rollout_dp_attention" }, { "rl", "offload_states" },
   { "rl", "param_offload" }, { "rl", "ref_host" }, { "rl", "ref_model" },
-  { "rl", "base_checkpoint" }, { "rl", "ema" }, { "rl", "ref_reward_offload" },
+  { "rl", "base_checkpoint" }, { "rl", "ref_reward_offload" },
   -- the boards' power limit (torchtitan's Grand Teton rows: 500 W)
   { "hardware", "power_limit" },
   -- the SM clock a run held (KempnerForge's 175B DCGM trace: 1,840 MHz)
@@ -60,7 +63,7 @@ local FIELDS = {
   { "parallel", "delayed_update" },
 }
 
-t.plan(4 * #FIELDS + 9)
+t.plan(4 * #FIELDS + 11)
 
 -- The case schema built after the declarations of FIELDS were swapped for
 -- an enum of one made-up value: a field typed from its declaration
@@ -103,6 +106,15 @@ for _, f in ipairs(FIELDS) do
   local sw = swapped.fields[f[1]].fields[f[2]]
   t.ok(pcall(sw.check, "made-up", path) and not pcall(sw.check, true, path),
     path .. " follows the option's declaration")
+end
+
+-- rl.ema is the rl variant of the ema option (a flag: DeepSpeed-Chat's
+-- --enable_ema), where workload.ema takes train's names.
+do
+  local spec = validate.case_schema.fields.rl.fields.ema
+  t.ok(pcall(spec.check, true, "rl.ema") and pcall(spec.check, false, "rl.ema"),
+    "rl.ema takes true and false (the option's rl variant)")
+  t.ok(not pcall(spec.check, "gpu", "rl.ema"), "rl.ema refuses train's names")
 end
 
 -- The predictor hands the field on: Megatron-Bridge's H100 Llama 3 8B

@@ -7,7 +7,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local with, part, step_part = t.with, t.part, t.step_part
 
-t.plan(17)
+t.plan(19)
 
 -- llama2-7b: 6,738,415,616 parameters (gp.memory's params), every one
 -- trained (full training, no frozen part).
@@ -86,3 +86,22 @@ t.near(c1.step_s, hid, 1e-9, "ema cpu: a step shorter than the copy lasts the co
 -- Refused by name: an adapter's average is not priced.
 t.raises(function() gp.train(with(job, { method = "lora", ema = "gpu" })) end,
   "ema applies to method pretrain|full (got lora)", "ema with lora refused, naming it", true)
+
+-- The layout search reuses each phase's states and post-step terms across
+-- ZeRO stages (engine/memory_train.c states_replay, train.c's post memo):
+-- its rows must be gp.train's own figures for the same layout, the
+-- average's bytes and pass included (exact: the same expressions; the
+-- search's job is a pretrain on the megatron stack, its defaults).
+local sw = gp.sweep{ model = "llama2-7b", gpu = "h100-sxm", gpus = 8, seq = 4096,
+  global_batch = 64, ema = "gpu", zero = { 1, 3 }, top = 8 }
+local same_step, same_mem = true, true
+for _, row in ipairs(sw.results) do
+  local r = gp.train{ model = "llama2-7b", gpu = "h100-sxm", gpus = 8, seq = 4096,
+    global_batch = 64, ema = "gpu", method = "pretrain", stack = "megatron",
+    zero = row.zero, tp = row.tp, pp = row.pp, sp = row.sp,
+    batch = row.micro_batch, recompute = row.recompute }
+  same_step = same_step and r.step_s == row.step_s
+  same_mem = same_mem and r.memory.total == row.mem_bytes
+end
+t.ok(#sw.results > 1 and same_step, "ema gpu: the search's steps are gp.train's (ZeRO 1 and 3)")
+t.ok(same_mem, "ema gpu: the search's memory is gp.train's (ZeRO 1 and 3)")
