@@ -7,7 +7,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local with, part, step_part = t.with, t.part, t.step_part
 
-t.plan(19)
+t.plan(21)
 
 -- llama2-7b: 6,738,415,616 parameters (gp.memory's params), every one
 -- trained (full training, no frozen part).
@@ -42,6 +42,17 @@ t.is(part(mc, "ema"), 0, "ema cpu: no GPU copy")
 t.is(mc.host.ema, 4 * P, "ema cpu: 4 B x P in host memory per GPU")
 t.is(mc.host_need, 8 * 4 * P, "ema cpu: the host holds its 8 GPUs' averages")
 t.is(mc.total, m0.total, "ema cpu: the GPU's total unchanged")
+
+-- The host check: Llama 3.1 405B at TP 4 on one DGX H100, ema cpu: each
+-- GPU holds a quarter of the 405.9e9 parameters (its params, 101.5e9;
+-- the embedding and head split too), 4 B each = 405.9 GB of host memory a
+-- GPU, x 8 = 3.25 TB on a host of 2 TB (dgx-h100's host_memory): the job
+-- does not fit, whatever its GPUs hold.
+local mh = gp.memory{ model = "llama3.1-405b", gpu = "h100-sxm", gpus = 8, tp = 4, zero = 1,
+  ema = "cpu" }
+t.is(mh.host_need, 8 * 4 * mh.params, "ema cpu, 405B TP 4: 8 GPUs x 4 B x their params on the host")
+t.ok(mh.host_memory == 2e12 and mh.fits == false,
+  "ema cpu: 3.25 TB past the DGX H100's 2 TB host memory: does not fit")
 
 -- The step: seq 4096, 64 sequences over 8 GPUs (8 micro-batches a rank).
 local job = with(base, { seq = 4096, global_batch = 64 })
