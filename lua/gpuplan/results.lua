@@ -222,8 +222,8 @@ field("short_by", "B", "how much more the job needs than the budget: positive wh
 field("host", "", "bytes offloaded to host memory per GPU, by kind (weights, grads, master, "
   .. "optimizer, activations; ema: the parameters' moving average under ema cpu)", "memory")
 field("cpu_bytes", "B", "bytes held in host memory per GPU (training: the offloaded states "
-  .. "and activations, and ema cpu's moving average; rl: also the frozen models and critic parked there; inference: the "
-  .. "offloaded layers)", "memory")
+  .. "and activations, and ema cpu's moving average; rl: also the frozen models and critic "
+  .. "parked there; inference: the offloaded layers)", "memory")
 field("host_need", "B", "what the offload holds on the job's fullest host: cpu_bytes x "
   .. "host_ranks", "memory")
 field("host_memory", "B", "that host's DRAM (the node's system host_memory, its tray's share "
