@@ -1485,29 +1485,16 @@ static double whole_grad_passes(const ctx *x, double w, double m)
  * not counted, nor torch's C++ copies of the list all_gather: a lower
  * bound.  The copies wait on the gather; the host queues them while it
  * runs, so the step's tail is the longer of the two (post_of).  The
- * stage's parameter tensors: per layer its norms' (two, one under
- * shared_norm, two more under qk_norm: model_layer_norm_tensors;
- * LayerNorm's gain and bias two each), the attention's fused qkv or its
- * q, k, v
- * (split_proj) and o, the MLP's fused gate_up or gate and up and down
- * (one up without a gate), a bias beside each linear (linear_bias; the
- * qkv's alone under qkv_bias); the first stage's embedding (and a
- * learned position table), the last stage's final norm and output layer
- * (the embedding itself when tied on one stage).  nanotron's Llama
- * (models/llama.py: input_layernorm, qkv_proj, o_proj,
- * post_attention_layernorm, gate_up_proj, down_proj) has six a layer.
+ * stage's parameter tensors: per layer a dense layer's
+ * (train_layer_tensors); the first stage's embedding (and a learned
+ * position table), the last stage's final norm and output layer (the
+ * embedding itself when tied on one stage).
  * Dense decoder layers only (train.lua refuses the rest). */
 static double gather_copy_host(const ctx *x, const train_stage_rec *r)
 {
 	const gp_model *m = x->e.m;
 	double nf = m->norm_params == 2 * m->hidden ? 2.0 : 1.0;
-	double qkv = x->k.split_proj & GP_SPLIT_QKV ? 3.0 : 1.0;
-	double up = !m->ffn_gated ? 1.0 :
-		x->k.split_proj & GP_SPLIT_MLP ? 2.0 : 1.0;
-	double lin = qkv + 1.0 + up + 1.0;
-	double per = model_layer_norm_tensors(m) + lin +
-		(m->linear_bias ? lin : m->qkv_bias ? qkv : 0.0);
-	double n = r->nl * per, d = x->y.shard;
+	double n = r->nl * train_layer_tensors(m, &x->k, 0), d = x->y.shard;
 	int pp = x->y.pp > 1 ? x->y.pp : 1;
 
 	if (r->k == 0)

@@ -209,6 +209,10 @@ int train_phase_layers(phase *ph, train_cache *cache);
 void train_layer_costs(tenv *e, const train_lkey *k, int kind,
 		       train_lcost *lc);
 void train_ends_costs(tenv *e, const train_lkey *k, train_lcost *ld);
+/* train_layer.c: the parameter tensors of one decoder layer (moe: an MoE
+ * layer's, its experts' and router's in place of the MLP's), as FSDP1's
+ * views and ZeRO's gather copies count them. */
+double train_layer_tensors(const gp_model *m, const train_lkey *k, int moe);
 
 /* DeepSpeed's gradient buckets (train_stage.c): the reductions one layer's
  * k groups of cnt[i] gradients of w[i] elements issue in buckets of S

@@ -2582,29 +2582,28 @@ static void ds_hook_ops(const gp_model *m, int moe, double pw, double *hx,
  * unit's few parameters (embedding, final norm, head) are left out. */
 #define FSDP1_VIEW_S (6.112e-3 / 400.0)
 
-/* The parameters (tensors) of one FSDP1 unit: a decoder layer of Hugging
- * Face's modules, auto-wrapped one a unit -- q, k and v (one fused qkv
- * unless split_proj keeps them apart) and o, each with its bias where the
- * model has one; the MLP's linears (gate and up apart under split_proj),
- * or under MoE the router's gate and every expert's and shared expert's
- * linears (FSDP1 gathers the whole unit: all experts); the two norms (a
- * LayerNorm's gain and bias) and Qwen3's q and k norms. */
-static double fsdp1_unit_params(const gp_model *m, const train_lkey *k,
-				int moe)
+/* The parameter tensors of one decoder layer (train_int.h): its norms'
+ * (model_layer_norm_tensors: two, one under shared_norm, two more under
+ * qk_norm, LayerNorm's gain and bias two each), the attention's fused
+ * qkv or its q, k, v (split_proj) and o, the MLP's fused gate_up or gate
+ * and up (one up without a gate) and down, a bias beside each linear
+ * (linear_bias; the qkv's alone under qkv_bias); under MoE the router's
+ * gate and every expert's and shared expert's MLP linears in place of
+ * the dense MLP.  nanotron's Llama (models/llama.py: input_layernorm,
+ * qkv_proj, o_proj, post_attention_layernorm, gate_up_proj, down_proj)
+ * has six. */
+double train_layer_tensors(const gp_model *m, const train_lkey *k, int moe)
 {
-	double lb = m->linear_bias ? 2.0 : 1.0;
 	double qkv = (k->split_proj & GP_SPLIT_QKV) ? 3.0 : 1.0;
-	double nin = m->ffn_gated && (k->split_proj & GP_SPLIT_MLP) ? 2.0 :
+	double up = m->ffn_gated && (k->split_proj & GP_SPLIT_MLP) ? 2.0 :
 		1.0;
-	double mlp = (nin + 1.0) * lb;
-	double n = qkv * (m->qkv_bias || m->linear_bias ? 2.0 : 1.0) + lb +
-		2.0 * (m->norm_params == 2.0 * m->hidden ? 2.0 : 1.0) +
-		(m->qk_norm ? 2.0 : 0.0);
+	double lb = m->linear_bias ? 2.0 : 1.0;
+	double attn = (qkv + 1.0) + (m->linear_bias ? qkv + 1.0 :
+				     m->qkv_bias ? qkv : 0.0);
+	double mlp = (up + 1.0) * lb;
 
-	if (moe)
-		return n + 1.0 + (m->moe.experts + m->moe.shared_experts) *
-			mlp;
-	return n + mlp;
+	return model_layer_norm_tensors(m) + attn + (moe ? 1.0 +
+		(m->moe.experts + m->moe.shared_experts) * mlp : mlp);
 }
 
 static void ds_flush_ops(const gp_model *m, const train_lkey *k, int moe,
@@ -2816,7 +2815,7 @@ static void layer_extras(tenv *e, const train_lkey *k, int kind, double nk,
 		 * the layer's first kernel (a decoder layer's; a hybrid
 		 * stack's layers not counted) */
 		double fv = k->fsdp1_views && !hy ?
-			fsdp1_unit_params(m, k, moe) * FSDP1_VIEW_S *
+			train_layer_tensors(m, k, moe) * FSDP1_VIEW_S *
 			k->host_op_time / GP_EAGER_OP_TIME : 0.0;
 
 		sort_chunks_host(e, k, moe, &cf_, &cb_);

@@ -13,7 +13,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(6)
+t.plan(8)
 
 local VIEW_S = 6.112e-3 / 400
 
@@ -52,6 +52,28 @@ local f1 = gp.train(t.with(job, { fsdp_version = 1, model = t.with(M, { split_pr
 local f2 = gp.train(t.with(job, { fsdp_version = 2, model = t.with(M, { split_proj = "none" }) }))
 t.near((wait(f1) - wait(f2)) / (6 * VIEW_S), 1, 1e-9,
   "fused qkv and gate_up: 6 parameters' views")
+
+-- LayerNorms (a gain and a bias each) and Qwen3's q and k norms
+-- (qk_norm): the two layer norms and the two head norms, 4 norms of 2
+-- tensors, 8, and the 7 linears: 15 parameters (one count with ZeRO's
+-- gather copies, engine/train_layer.c train_layer_tensors).
+local q1 = gp.train(t.with(job, { fsdp_version = 1,
+  model = t.with(M, { norm = "layer", qk_norm = true }) }))
+local q2 = gp.train(t.with(job, { fsdp_version = 2,
+  model = t.with(M, { norm = "layer", qk_norm = true }) }))
+t.near((wait(q1) - wait(q2)) / (15 * VIEW_S), 1, 1e-9,
+  "LayerNorms with q and k norms: 15 parameters' views")
+-- GPT-J's one norm a layer (shared_norm: ln_1 feeds the attention and
+-- the MLP of a parallel layer), a LayerNorm, and biases on every linear (linear_bias): 2
+-- norm tensors and 7 linears with their 7 biases, 16.
+local j1 = gp.train(t.with(job, { fsdp_version = 1,
+  model = t.with(M, { norm = "layer", shared_norm = true, parallel_attn = true,
+    linear_bias = true }) }))
+local j2 = gp.train(t.with(job, { fsdp_version = 2,
+  model = t.with(M, { norm = "layer", shared_norm = true, parallel_attn = true,
+    linear_bias = true }) }))
+t.near((wait(j1) - wait(j2)) / (16 * VIEW_S), 1, 1e-9,
+  "one shared LayerNorm, biased linears: 16 parameters' views")
 
 -- One GPU, parameters not offloaded: nothing is gathered, so no unit
 -- is unsharded and the loop is not priced.
