@@ -3076,6 +3076,18 @@ function M.setup(a)
           shown(c.output))), 3)
       end
       c.output_max, c.output_uniform = 2 * c.output - 1, true
+      -- The longest output with a prompt at the mean, as exp's limit
+      -- reads it: SGLang refuses a request whose prompt and
+      -- max_new_tokens pass the context ("Requested token count exceeds
+      -- the model's maximum context length", tokenizer_manager.py
+      -- _validate_one_request), so such a burst never ran whole.
+      if model.max_seq and c.input + c.output_max > model.max_seq then
+        error(string.format("infer: output_dist uniform: outputs reach %d tokens (twice the "
+          .. "mean %d less one), past %s's context of %d tokens less the input %d (give an "
+          .. "output of %d at most)", math.floor(c.output_max), math.floor(c.output),
+          model.id or "the model", math.floor(model.max_seq), math.floor(c.input),
+          math.floor((model.max_seq - c.input + 1) / 2)), 3)
+      end
       default(string.format("output_dist=uniform: outputs uniform from 1 to %d tokens (mean %d), "
         .. "prompts from 1 to %d (priced at their mean %d), as SGLang bench_serving's random "
         .. "dataset at --random-range-ratio 0; the burst lasts until its longest ends",

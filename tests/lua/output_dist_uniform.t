@@ -7,7 +7,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(7)
+t.plan(9)
 
 -- 80 requests of 500 / 500 tokens, 16 in flight, to SGLang on one H100
 -- (the cookbook blocks' shape: 80 prompts at --max-concurrency 16).
@@ -64,3 +64,15 @@ local static = t.with(job, { output_dist = "uniform", batching = "static", batch
 static.concurrency = nil
 t.raises(function() gp.infer(static) end,
   "output_dist uniform with batching static", "a static batch takes no spread", true)
+
+-- Outputs past the context: Llama 3 8B holds 8192 tokens; a prompt of 2048
+-- and outputs of mean 3073 reach 2 x 3073 - 1 = 6145, 2048 + 6145 = 8193,
+-- one past it (refused, naming the longest output and the most that fits,
+-- (8192 - 2048 + 1) / 2 = 3072); 3072 reaches 6143, 8191: priced.
+local ctx = { model = "llama3-8b", gpu = "h100-sxm", input = 2048, requests = 64,
+              output_dist = "uniform" }
+t.raises(function() gp.infer(t.with(ctx, { output = 3073 })) end,
+  "output_dist uniform: outputs reach 6145 tokens (twice the mean 3073 less one), past "
+  .. "llama3-8b's context of 8192 tokens less the input 2048 (give an output of 3072 at most)",
+  "outputs past the model's context: refused", true)
+t.ok(gp.infer(t.with(ctx, { output = 3072 })).tokens_per_s > 0, "the longest that fits: priced")
