@@ -13,7 +13,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local validate = require "gpuplan.validate"
 
-t.plan(27)
+t.plan(28)
 
 -- Llama 3 8B (32 layers, the LM head untied: 128256 x 4096) on PP 4, TP
 -- 2, 8 GPUs (DP 1: no gradient reduction), 64 micro-batches of 1.
@@ -161,6 +161,21 @@ t.ok(ps.predicted and ps.predicted > pu.predicted and ps.predicted == pp_.predic
     pu.predicted, 100 * (pu.predicted / cell.measured.value - 1)))
 t.ok(not ps.defaults:find("partition=", 1, true) and not pp_.defaults:find("partition=", 1, true),
   "the split stated: no partition rule said among the defaults")
+
+-- A case stating its split under the nanotron profile: the profile's
+-- own (the 1.34B on PP 2: 11 and 5 layers, the lm_head's 131072 x 2048
+-- weighing 4 layers of 67.1M, stated as first/last_stage_layers) gives
+-- way, not refused beside it.  The list 11, 5 is those ends, so the
+-- prediction is the unstated cell's to the bit.
+local p2
+for _, cc in ipairs(validate.read("validation/cases.json")) do
+  if cc.id == "nanotron-bench-1.34b-64n-dp128-tp2-pp2-mbs2-z1" then p2 = cc end
+end
+local s2 = t.copy(p2)
+s2.parallel.stage_layers = { 11, 5 }
+local q2 = validate.predict(s2, cat)
+t.ok(q2.predicted and q2.predicted == validate.predict(p2, cat).predicted,
+  "nanotron 1.34B PP 2 stating 11, 5: the profile's ends give way, the same prediction")
 
 -- 7. gp.rl's actor takes it too: DeepSeek-V3's 61 layers on PP 16 as
 -- first_stage_layers 3 and last_stage_layers 2 (the middle (61 - 5) / 14
