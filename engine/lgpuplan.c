@@ -248,6 +248,8 @@ int luaopen_gpuplan_core(lua_State *L)
 	lua_setfield(L, -2, "SWEEP_SHARDS_MAX");
 	lua_pushnumber(L, ROOF_GEMV_BW);
 	lua_setfield(L, -2, "ROOF_GEMV_BW");
+	lua_pushinteger(L, GP_STAGE_LIST_MAX);
+	lua_setfield(L, -2, "STAGE_LIST_MAX");
 	lgp_push_tables(L);
 	lgp_push_defaults(L);
 	return 1;

@@ -1314,7 +1314,10 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
     end
     if #list == 0 then fail("stage_layers is empty: give each pipeline stage's layers") end
     -- the engine's bound (engine/layout.h GP_STAGE_LIST_MAX)
-    if #list > 128 then fail("stage_layers: %d stages, more than the 128 it takes", #list) end
+    local most = require("gpuplan.core").STAGE_LIST_MAX
+    if #list > most then
+      fail("stage_layers: %d stages, more than the %d it takes", #list, most)
+    end
     for i, x in ipairs(list) do
       local n = a.decimal_int(type(x) == "string" and x:match("^%s*(.-)%s*$") or x)
       if n == nil or n < 1 or n > M.COUNT_MAX then

@@ -263,7 +263,7 @@ int main(void)
 	double S = GiB, want;
 	int i, mono;
 
-	plan(102);
+	plan(103);
 
 	/* --- layout_check_ulysses ---------------------------------------
 	 * Llama 2 70B: 64 heads, 8 kv.  verl's asserts: ulysses divides the
@@ -446,6 +446,21 @@ int main(void)
 		   "stage list: an empty entry refused");
 		ok(layout_stage_list_parse("", &sl, &e) == GP_OK && sl.n == 0,
 		   "stage list: none given");
+		/* GP_STAGE_LIST_MAX (128) entries of 1 and one more: the
+		 * 129th is refused, naming the bound. */
+		{
+			char big[2 * (GP_STAGE_LIST_MAX + 1)];
+			int j;
+
+			for (j = 0; j <= GP_STAGE_LIST_MAX; j++) {
+				big[2 * j] = '1';
+				big[2 * j + 1] = ',';
+			}
+			big[2 * GP_STAGE_LIST_MAX + 1] = '\0';
+			ok(layout_stage_list_parse(big, &sl, &e) == GP_EINVAL &&
+			   strstr(e.msg, "more than 128 stages"),
+			   "stage list: 129 entries refused");
+		}
 	}
 
 	/* --- block recompute by model chunk -------------------------------- */

@@ -29,6 +29,11 @@ like($err, qr/--stage-layers has 3 entries for --pp 4/, '... saying so');
 is($rc, 1, 'a word among the counts: refused');
 like($err, qr/value 4 of --stage-layers must be a whole number of layers >= 1 \(got 'x'\)/,
      '... naming the flag and the entry');
+# One entry past the engine's 128 stages (engine/layout.h
+# GP_STAGE_LIST_MAX): refused in those words, before the count of --pp.
+($rc, $out, $err) = run_gp('train', @job, '--stage-layers', join(',', (1) x 129));
+is($rc, 1, '129 entries: refused');
+like($err, qr/--stage-layers: 129 stages, more than the 128 it takes/, '... naming the bound');
 ($rc, $out) = run_gp('plan', @job[0..4], '--stage-layers', '9,9,8,6');
 isnt($rc, 0, 'plan does not search it: refused');
 
