@@ -779,6 +779,13 @@ static int phase_stages(phase *ph, gp_error *err)
 				break;
 		}
 		if (!r) {
+			if (ph->nrec == TRAIN_PHASE_STAGES && list)
+				return gp_fail(err, "train: stage_layers gives "
+					       "more than %d distinct stages "
+					       "(a stage's layers and kinds; "
+					       "under DualPipe each stage "
+					       "unlike the one before it)",
+					       TRAIN_PHASE_STAGES);
 			if (ph->nrec == TRAIN_PHASE_STAGES)
 				return gp_fail(err, "train: pp %d has more "
 					       "than %d distinct stages",

@@ -13,7 +13,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local validate = require "gpuplan.validate"
 
-t.plan(28)
+t.plan(29)
 
 -- Llama 3 8B (32 layers, the LM head untied: 128256 x 4096) on PP 4, TP
 -- 2, 8 GPUs (DP 1: no gradient reduction), 64 micro-batches of 1.
@@ -125,6 +125,18 @@ t.ok(not ok and tostring(e):find("give one or the other", 1, true), "with the en
 ok, e = train { stage_layers = { 9, 9, 8, 6 }, stack = "deepspeed" }
 t.ok(not ok and tostring(e):find("stack = deepspeed partitions by its own rule", 1, true),
   "DeepSpeed's pipeline: refused")
+-- DualPipe reads its stages in order (a record stands only for the
+-- stage right after it, engine/train_prep.c phase_stages): 20 stages,
+-- 3, then 1 and 2 in turn, then 2 (the model's 32 layers, summed below),
+-- each unlike the one before, give 20 records, over the engine's 16
+-- (train_phase.h TRAIN_PHASE_STAGES): refused naming the option.
+local alt = {}
+for i = 1, 20 do alt[i] = i % 2 == 1 and 2 or 1 end   -- 10 x 2 + 10 x 1 = 30
+alt[1], alt[20] = 3, 2                                  -- 3 + 1 + 9 x 2 + 8 x 1 + 2 = 32
+ok, e = train { gpus = 40, tp = 2, pp = 20, global_batch = 80, stage_layers = alt,
+                schedule = "dualpipe" }
+t.ok(not ok and tostring(e):find("stage_layers gives more than 16 distinct stages", 1, true),
+  "DualPipe: 20 stages unlike their neighbours, refused naming stage_layers")
 ok, e = train { pp = 1, tp = 8, stage_layers = { 32 } }
 t.ok(not ok and tostring(e):find("stage_layers applies to pipeline stages", 1, true), "pp 1: refused")
 ok, e = pcall(gp.sweep, { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, seq = 4096,
