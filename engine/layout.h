@@ -87,10 +87,11 @@ typedef enum gp_grp {
  * ("Et*4|(t*4|)*14tmL").  n 0: none given (the partition rule, or the
  * ends).  Under interleaving an entry is a rank's total over its model
  * chunks, as first_stage_layers is (layout.c chunk_before). */
-/* 128 entries: twice the deepest pipeline of a published run it may
- * state (Megatron-LM's 1T-parameter model on 3072 GPUs at pipeline
- * parallel size 64, arXiv 2104.04473 Table 1), a fixed array in the
- * layout so that a layout copies by value. */
+/* 128 entries: twice the deepest pipeline of a published run among the
+ * validation cases (Megatron-LM's 1T-parameter GPT at pipeline parallel
+ * size 64, Korthikanti et al., arXiv 2205.05198 Table 5: case
+ * korthikanti2022-1t-full-recompute), a fixed array in the layout so
+ * that a layout copies by value. */
 #define GP_STAGE_LIST_MAX 128
 typedef struct gp_stage_list {
 	int n;
