@@ -1294,7 +1294,10 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
     local sl, list = o.stage_layers, {}
     local a = require "gpuplan.args"
     if type(sl) == "string" then
-      for x in (sl .. ","):gmatch("([^,]*),") do list[#list + 1] = x end
+      -- "" (or blanks) is no list, refused as one below
+      if sl:find("%S") then
+        for x in (sl .. ","):gmatch("([^,]*),") do list[#list + 1] = x end
+      end
     elseif type(sl) == "table" then
       local n = 0
       for k in pairs(sl) do

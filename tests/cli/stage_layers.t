@@ -29,6 +29,9 @@ like($err, qr/--stage-layers has 3 entries for --pp 4/, '... saying so');
 is($rc, 1, 'a word among the counts: refused');
 like($err, qr/value 4 of --stage-layers must be a whole number of layers >= 1 \(got 'x'\)/,
      '... naming the flag and the entry');
+($rc, $out, $err) = run_gp('train', @job, '--stage-layers', '');
+is($rc, 1, 'an empty list: refused');
+like($err, qr/--stage-layers is empty: give each pipeline stage's layers/, '... saying it is empty');
 # One entry past the engine's 128 stages (engine/layout.h
 # GP_STAGE_LIST_MAX): refused in those words, before the count of --pp.
 ($rc, $out, $err) = run_gp('train', @job, '--stage-layers', join(',', (1) x 129));
