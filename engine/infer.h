@@ -697,6 +697,23 @@ int infer_output_quantiles(const infer_cfg *c, double n, double *lens,
  * priced at (infer_run.c run_itl). */
 double infer_run_itl(const double *x, const double *t, int n, double at);
 
+/* A scheduler step's own prefill when fin prompts (a fluid mean) reach
+ * it: an engine that prefills apart from its decodes (SGLang without
+ * --enable-mixed-chunk; vLLM V0 without chunked prefill) runs, before its
+ * next decode, one prefill of the prompts waiting then
+ * (get_next_batch_to_run: "new_batch = self.get_new_batch_prefill()",
+ * sgl-project/sglang python/sglang/srt/managers/scheduler.py, 0.5.x), not
+ * a full chunk of them.  A closed-loop client's next request follows its
+ * last one's end, and with spread lengths the ends of a batch's requests
+ * fall independently, so the count K that waits is Poisson with mean fin:
+ * a prefill runs in a share 1 - e^-fin of the steps, of fin / (1 - e^-fin)
+ * prompts; t[i] the prefill of k[i] prompts (k[0] = 1 < ... < k[n-1], the
+ * most a chunk holds), beyond k[n-1] t[n-1] / k[n-1] a prompt (whole
+ * chunks).  Returns the step's expected prefill time; at large fin the
+ * chunk's per-prompt share, fin t[n-1] / k[n-1]. */
+double infer_prefill_wait(double fin, const double *k, const double *t,
+                          int n);
+
 /* The share of a batch's decode steps that also carry prompt tokens:
  * `prompts` prompts of `len` tokens arrive over `steps` steps, each step
  * with `room` tokens beside its decodes for them (max_num_tokens less

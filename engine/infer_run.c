@@ -619,6 +619,11 @@ typedef struct finite_prices {
 	int nt;
 	mixed_table mt;
 	double share, P, cavg;
+	/* where the prompts prefill apart (!c->chunked): the prefill of
+	 * pk[i] prompts, pt[i] s, up to the prompts a step holds
+	 * (run_times' pb); np 0 elsewhere */
+	double pk[RUN_TABLE], pt[RUN_TABLE];
+	int np;
 } finite_prices;
 
 /* A step that carries prompt tokens runs off the graph (eager_step);
@@ -642,7 +647,12 @@ static double finite_step(void *ctx, double dec, double proc, double fin,
 	/* A decode-only step replays the graph at the captured size its
 	 * batch pads to, its attention at the batch (graph_step); above
 	 * the largest, or with prompt tokens, it runs off the graph. */
-	step = f->share * fin;
+	/* Spread lengths (gen >= 0): the requests end apart, so each
+	 * prefill takes the prompts that wait then (infer_prefill_wait),
+	 * not a chunk's worth; at one length they end, and come back, in
+	 * the cohorts the walk follows, a prefill of the whole cohort. */
+	step = gen >= 0.0 && f->np > 0 ?
+		infer_prefill_wait(fin, f->pk, f->pt, f->np) : f->share * fin;
 	xd = ceil(dec / c->pp);
 	g = proc > 0.0 ? 0.0 : graph_batch(c, xd);
 	/* The attention at the decoding requests' own context (gen >= 0:
@@ -753,6 +763,24 @@ static int run_finite(const gp_model *m, const roof_device *d,
 		f->nt++;
 		if (b >= tmax)
 			break;
+	}
+	if (!c->chunked && nl > 0) {
+		/* run_times' prefill batch: the prompts max_num_tokens holds,
+		 * at most the batch */
+		double pb = floor(c->max_num_tokens / P), k;
+
+		pb = pb < 1.0 ? 1.0 : (pb > B ? B : pb);
+		for (k = 1.0; f->np < RUN_TABLE; k *= 2.0) {
+			double q = fmin(k, pb);
+
+			if (infer_step(m, d, c, q, P, c->input, n_off, &ph,
+			               err) != GP_OK)
+				return GP_EINVAL;
+			f->pk[f->np] = q;
+			f->pt[f->np++] = ph.time;
+			if (q >= pb)
+				break;
+		}
 	}
 	if (c->chunked && mixed_prices(m, d, c, fmax(bm, c->max_num_tokens),
 	                               cavg, n_off, &f->mt, err) != GP_OK)
@@ -1784,6 +1812,20 @@ double infer_decode_ctx(const infer_cfg *c)
 	      (hi - (k2 - 1.0) * b) * fmin(full, k2 * b) +
 	      b * b * ((k2 - 1.0) * k2 / 2.0 - k1 * (k1 + 1.0) / 2.0);
 	return sum / n;
+}
+
+double infer_prefill_wait(double fin, const double *k, const double *t,
+                          int n)
+{
+	double p, K;
+
+	if (!(fin > 1e-12) || n < 1)
+		return 0.0;
+	p = -expm1(-fin);
+	K = fin / p;
+	if (K >= k[n - 1])
+		return fin * t[n - 1] / k[n - 1];
+	return p * infer_run_itl(k, t, n, K);
 }
 
 double infer_prompt_share(double prompts, double len, double steps,

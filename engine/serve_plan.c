@@ -325,6 +325,11 @@ typedef struct burst_prices {
 	double x[BURST_TABLE], t[BURST_TABLE];
 	int n;
 	double prompt, eager;
+	/* a prefill step of its own (!c->mixed, TP attention): the group's
+	 * prefill of pk[i] prompts, pt[i] s, up to a chunk's (pk[np - 1]
+	 * = prefill_tokens / prompt); np 0 elsewhere */
+	double pk[BURST_TABLE], pt[BURST_TABLE];
+	int np;
 } burst_prices;
 
 /* A step of nd decodes (the group's: at least one whole sequence) and
@@ -336,9 +341,13 @@ static double burst_step(void *ctx, double nd, double proc, double fin,
                          double gen)
 {
 	const burst_prices *b = ctx;
-	double t = b->prompt * fin;
+	/* spread lengths (gen >= 0): the prompts that wait at the step
+	 * (infer_prefill_wait, as gp.infer's finite_step) */
+	double t = gen >= 0.0 && b->np > 0 ?
+		infer_prefill_wait(fin, b->pk, b->pt, b->np) :
+		b->prompt * fin;
 
-	(void)gen;  /* the table's steps at the mean context throughout */
+	/* the table's decode steps at the mean context throughout */
 
 	if (nd > 1e-9)
 		t += infer_run_itl(b->x, b->t, b->n, ceil(nd)) +
@@ -364,7 +373,7 @@ static int burst(const gp_model *m, const roof_device *d,
 {
 	burst_prices b;
 	serve_step st;
-	double a = L->dp_attention ? 1.0 : L->tp, bg = o->B * a, x, t;
+	double a = L->dp_attention ? 1.0 : L->tp, bg = o->B * a, x, t, q;
 	double n = c->base.requests / (c->gpus / a);
 	double lens[INFER_QUANTILES], shr[INFER_QUANTILES];
 	int nl, i;
@@ -382,6 +391,30 @@ static int burst(const gp_model *m, const roof_device *d,
 	}
 	b.prompt = prompt_cost(c, L, o->B, o) / bg;
 	b.eager = o->eager_steps > 0.0 ? o->eager / o->eager_steps : 0.0;
+	/* SGLang without --enable-mixed-chunk prefills the prompts waiting
+	 * at a step in a step of their own (infer_prefill_wait): the
+	 * group's prefill of k whole prompts, k doubling up to the chunk's
+	 * prefill_tokens / prompt, whose time a prompt is b.prompt (the
+	 * chunk's share, o->pst).  With DP attention each rank prefills its
+	 * own while the others wait at the MoE (coloc_stall): not followed
+	 * here. */
+	q = infer_new_prompt(&c->base);
+	if (!c->mixed && !L->dp_attention && q < c->prefill_tokens &&
+	    o->pst.time > 0.0) {
+		double kmax = c->prefill_tokens / q, k;
+		serve_cfg pc = *c;
+
+		for (k = 1.0; k < kmax && b.np < BURST_TABLE - 1; k *= 2.0) {
+			pc.prefill_tokens = k * q;
+			if (serve_step_time(m, d, &pc, L, SERVE_PREFILL, 0, &st,
+			                    err))
+				return GP_EINVAL;
+			b.pk[b.np] = k;
+			b.pt[b.np++] = st.time;
+		}
+		b.pk[b.np] = kmax;
+		b.pt[b.np++] = b.prompt * kmax;
+	}
 	/* Spread outputs (infer_output_quantiles): each class's decode
 	 * steps as the mean's, (output - 1) / accept. */
 	nl = infer_output_quantiles(&c->base, n, lens, shr);

@@ -212,7 +212,7 @@ int main(void)
 	double attn, down, want, t_disp, t_comb, ll[6][2], x;
 	int i, ep;
 
-	plan(155);
+	plan(159);
 	dsv3(&m);
 	hopper(&d);
 
@@ -1360,6 +1360,33 @@ int main(void)
 	   infer_prompt_share(4.0, 1000.0, 100.0, 0.0) == 1.0 &&
 	   infer_prompt_share(4.0, 1000.0, 0.0, 200.0) == 1.0,
 	   "prompt share: capped at every step; no room or step: every step");
+
+	/* A step's own prefill of the prompts that wait at it
+	 * (infer_prefill_wait): prefills of 1, 2 and 4 prompts at 10, 14
+	 * and 20 ms (a chunk holds 4: 5 ms a prompt beyond).
+	 *  - fin 0.1: a prefill in 1 - e^-0.1 = 0.0951626 of the steps, of
+	 *    0.1 / 0.0951626 = 1.050833 prompts, 10 + 4 x 0.050833 =
+	 *    10.20333 ms: 0.0951626 x 10.20333 = 0.97097549 ms a step, near
+	 *    the lone prompt's 0.1 x 10 = 1 ms, where the chunk's share
+	 *    would charge 0.1 x 5 = 0.5;
+	 *  - fin 8, past the chunk: the chunk's share, 8 x 20 / 4 = 40 ms;
+	 *  - no prompt: nothing.
+	 * The hand value to 8 digits: 1e-8 relative. */
+	{
+		const double pk[3] = { 1.0, 2.0, 4.0 };
+		const double pt[3] = { 0.010, 0.014, 0.020 };
+
+		is_num(infer_prefill_wait(0.1, pk, pt, 3), 0.97097549e-3,
+		       1e-8,
+		       "prefill wait: fin 0.1 waits as a lone prompt's "
+		       "(0.971 ms, hand value)");
+		ok(infer_prefill_wait(0.1, pk, pt, 3) > 0.1 * 0.020 / 4.0,
+		   "prefill wait: dearer than the chunk's share at fin 0.1");
+		is_num(infer_prefill_wait(8.0, pk, pt, 3), 0.040, 1e-12,
+		       "prefill wait: past a chunk, 8 x 20 / 4 = 40 ms");
+		ok(infer_prefill_wait(0.0, pk, pt, 3) == 0.0,
+		   "prefill wait: no prompt, no prefill");
+	}
 
 	/* The search: the fewest GPUs for 100k output tokens/s within 50 ms
 	 * deliver at least that, within the bound, in whole instances. */
