@@ -142,9 +142,11 @@ like($e, qr/^\Q$dir\E\/cat\/a\.lua:2: model 'hyb': field 'hybrid_pattern': is mi
 write_file("$dir/case.json", $nopat_case);
 ($c, $o, $e) = run_gp('validate', "$dir/case.json");
 is($c, 1, 'a mamba table without a pattern in a case file: exit 1, not a case "not predicted"');
-is($e, "gpuplan: $dir/case.json:2: case 'hyb-case': field 'model.hybrid_pattern': "
+# The field is absent, so the line named is the table that lacks it: the
+# case's "model": { at line 5 (the case's own { is line 2).
+is($e, "gpuplan: $dir/case.json:5: case 'hyb-case': field 'model.hybrid_pattern': "
      . "is missing, but the model has a mamba table (the pattern says which layers are Mamba "
-     . "layers)\n", 'named at the case\'s line (the field is absent)') or diag $e;
+     . "layers)\n", 'named at the model table\'s line (the field is absent)') or diag $e;
 (my $moe_case = $case) =~ s/"M\*E-"/"M*M-"/;
 $moe_case =~ s/"vocab": 1000,/"vocab": 1000, "moe": {"experts": 4, "top_k": 1, "expert_ffn_hidden": 64},/;
 write_file("$dir/case.json", $moe_case);

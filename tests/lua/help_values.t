@@ -10,7 +10,10 @@ local options = require "gpuplan.options"
 local checked = 0
 for _, cmd in ipairs(options.COMMANDS) do
   for _, d in ipairs(options.list) do
-    if d.values and d.cli_set and d.cli_set[cmd] then
+    -- a command whose variant takes a flag (rl's --ema: DeepSpeed-Chat's
+    -- switch, where train's --ema is none|gpu|cpu) takes no value there
+    local v = d.variants and d.variants[cmd]
+    if d.values and d.cli_set and d.cli_set[cmd] and not (v and v.type == "flag") then
       local flag, metavar, text = options.describe(d, cmd)
       local line = (metavar or "") .. " " .. text
       local missing = {}
