@@ -631,7 +631,7 @@ opt { name = "ema", type = "string", metavar = "WHERE", commands = "fit train pl
     .. "'EMA in CPU'), each step's parameters copied to the host asynchronously, under the "
     .. "next step (exposed only where the copy outlasts it)",
   suggest = { "enable_ema", "moving_average", "ema_decay" },
-  variants = { rl = { type = "flag", group = "rl",
+  variants = { rl = { type = "flag", group = "rl", default = false,
     help = "with --rollout-engine hybrid: the actor's exponential moving average "
     .. "(DeepSpeed-Chat's --enable_ema), a 16-bit copy of the actor on each of its GPUs, "
     .. "updated after each training micro-batch by a loop over its parameter tensors "
@@ -2984,6 +2984,16 @@ for _, d in ipairs(D) do
       if not VARIANT_FIELDS[k] then bad(d, "variant " .. c .. ": unknown field '" .. k .. "'") end
     end
     if v.type and not CLI_TYPES[v.type] then bad(d, "variant " .. c .. ": bad CLI type") end
+    -- A flag variant of a valued option (rl's ema, of train's none|gpu|cpu)
+    -- inherited the option's default: 'gpuplan rl --help' said "--ema ...
+    -- (default none)" and docs/lua.md gp.rl's ema "boolean, none".  Its own
+    -- default is on or off.
+    local vd = v.default
+    if vd == nil and type(d.default) ~= "table" then vd = d.default end
+    if v.type == "flag" and vd ~= nil and type(vd) ~= "boolean" then
+      bad(d, "variant " .. c .. ": a flag whose default is " .. tostring(vd)
+        .. " (give the variant default = false or true)")
+    end
     if v.group and not GROUP_NAMES[v.group] then
       bad(d, "variant " .. c .. ": unknown group '" .. tostring(v.group) .. "'")
     end

@@ -7,7 +7,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local with, part, step_part = t.with, t.part, t.step_part
 
-t.plan(21)
+t.plan(23)
 
 -- llama2-7b: 6,738,415,616 parameters (gp.memory's params), every one
 -- trained (full training, no frozen part).
@@ -116,3 +116,13 @@ for _, row in ipairs(sw.results) do
 end
 t.ok(#sw.results > 1 and same_step, "ema gpu: the search's steps are gp.train's (ZeRO 1 and 3)")
 t.ok(same_mem, "ema gpu: the search's memory is gp.train's (ZeRO 1 and 3)")
+
+-- One declaration, two meanings: train's ema a name (default none), rl's
+-- the actor's flag, off unless given.  The flag's default was inherited
+-- from train's: 'gpuplan rl --help' said "--ema ... (default none)", and
+-- docs/lua.md listed gp.rl's boolean ema with the default "none".
+local options = require "gpuplan.options"
+local d = options.get("ema")
+t.is(options.view(d, "train").default, "none", "train's ema: default none")
+local rv = options.view(d, "rl")
+t.ok(rv.type == "flag" and rv.default == false, "rl's ema: a flag, default off (not train's none)")
