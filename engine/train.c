@@ -802,19 +802,22 @@ static double ema_params(const ctx *x, double lp, double le)
 /* ema gpu: the moving average's update after each optimizer step, on the
  * step's critical path.  NeMo's EMAOptimizer.step runs "loss =
  * self.optimizer.step(closure)" then "self.update()", whose ema_update is
- * "torch._foreach_lerp_(ema_model_tuple, current_model_tuple, decay)"
- * (NVIDIA/NeMo nemo/collections/common/callbacks/ema.py): a streaming
- * pass that reads each parameter (the recipe's weight bytes, 2 B in
- * bf16) and the fp32 average (4 B) and writes the average (4 B), at the
- * card's streaming rate as the optimizer's own step (mem_time).  A 7B
- * model on one rank: 7e9 x (2 + 4 + 4) = 70 GB, 21 ms at an H100's
- * 3.35 TB/s.  Its launches are not added: _foreach_lerp_ packs up to
- * ~100 tensors a launch (multi_tensor_apply's depth-2 lists), a handful
- * of launches for a model's few hundred tensors, microseconds beside the
- * pass. */
+ * two foreach passes (NVIDIA/NeMo@94bd3466
+ * nemo/collections/common/callbacks/ema.py): "torch._foreach_mul_(
+ * ema_model_tuple, decay)" then "torch._foreach_add_(ema_model_tuple,
+ * current_model_tuple, alpha=(1.0 - decay))".  The first reads and
+ * writes the fp32 average (4 + 4 B); the second reads the average (4 B)
+ * and the parameter (the recipe's weight bytes, 2 B in bf16) and writes
+ * the average (4 B): 16 B + the parameter's, at the card's streaming
+ * rate as the optimizer's own step (mem_time).  A 7B model on one rank:
+ * 7e9 x (16 + 2) = 126 GB, 38 ms at an H100's 3.35 TB/s.  (A fused
+ * _foreach_lerp_ would be one pass, 10 B: NeMo's is not.)  Its launches
+ * are not added: each foreach op packs up to ~100 tensors a launch
+ * (multi_tensor_apply's depth-2 lists), a handful of launches for a
+ * model's few hundred tensors, microseconds beside the passes. */
 static double ema_update(const ctx *x, const phase *ph, double lp, double le)
 {
-	return mem_time(x, ema_params(x, lp, le) * (ph->sb.weights + 8.0));
+	return mem_time(x, ema_params(x, lp, le) * (ph->sb.weights + 16.0));
 }
 
 static int phase_post(phase *ph, struct zslot *zs, const scost *base)

@@ -626,8 +626,8 @@ opt { name = "ema", type = "string", metavar = "WHERE", commands = "fit train pl
   help = "none|gpu|cpu: an fp32 exponential moving average of the trained parameters, each "
     .. "rank's over the parameters it holds (NeMo's EMAOptimizer; sharded only where ZeRO 3 / "
     .. "FSDP shard the parameters): gpu keeps it in GPU memory and updates it after each "
-    .. "optimizer step (a foreach lerp: reads the parameters and the average, writes the "
-    .. "average, 2 + 4 + 4 B a bf16 parameter); cpu keeps it in host memory (DeepSeek-V3's "
+    .. "optimizer step (NeMo's two foreach passes, a mul of the average and an add of the "
+    .. "parameters to it: 4 + 4 + 4 + 2 + 4 B a bf16 parameter); cpu keeps it in host memory (DeepSeek-V3's "
     .. "'EMA in CPU'), each step's parameters copied to the host asynchronously, under the "
     .. "next step (exposed only where the copy outlasts it)",
   suggest = { "enable_ema", "moving_average", "ema_decay" },
