@@ -289,18 +289,17 @@ static int phase_mem(phase *ph, struct zslot *zs, const gp_model *m,
  * parallel for" and PyTorch's CPU ops follow it) steps at those
  * threads' rate, c->cpu_step_s a parameter, when that is slower than
  * its share of the node's DRAM. */
-static double offload_step(const ctx *x, double n)
+/* The ranks on one host share that host's DRAM bandwidth: the node's,
+ * or where the node is an NVLink domain of several hosts (GB200 NVL72: 18
+ * trays of 2 Grace CPUs and 4 GPUs, the catalog's host_gpus 4; its
+ * host_mem_bw 18.4 TB/s is the rack's 36 Graces) the tray's share of it,
+ * as mem_host_fit holds the offload's bytes against the tray's share of
+ * the DRAM; each rank streams at its 1/ranks of that (memory.h
+ * mem_host_bw_each, the rule infer's offload shares too).  B/s a rank
+ * when all of them stream at once: the offloaded optimizer's step, ema
+ * cpu's host update. */
+static double host_dram_each(const ctx *x)
 {
-	int z3 = x->y.zero == 3, up = !x->c->mem.offload_params;
-	double pcie = host_link_bw(x);
-	/* The ranks on one host share that host's DRAM bandwidth: the
-	 * node's, or where the node is an NVLink domain of several hosts
-	 * (GB200 NVL72: 18 trays of 2 Grace CPUs and 4 GPUs, the catalog's
-	 * host_gpus 4; its host_mem_bw 18.4 TB/s is the rack's 36 Graces)
-	 * the tray's share of it, as mem_host_fit holds the offload's
-	 * bytes against the tray's share of the DRAM; each rank streams at
-	 * its 1/ranks of that (memory.h mem_host_bw_each, the rule infer's
-	 * offload shares too). */
 	int hr;
 	double each = x->e.t.host_mem_bw > 0 ?
 		mem_host_bw_each(x->e.t.host_mem_bw, x->e.t.gpus_per_node,
@@ -311,6 +310,14 @@ static double offload_step(const ctx *x, double n)
 			       x->y.gpus, &hr);
 		each = HOST_BW_MIN / hr;
 	}
+	return each;
+}
+
+static double offload_step(const ctx *x, double n)
+{
+	int z3 = x->y.zero == 3, up = !x->c->mem.offload_params;
+	double pcie = host_link_bw(x);
+	double each = host_dram_each(x);
 	/* Stage 3's boundary copy moves the accumulator as it is
 	 * (grad_accum_dtype: mem.ds_accum_bytes; the parameter's 2 B
 	 * unless set), and the CPU upcasts only a 16-bit one.  DeepSpeed
@@ -1804,8 +1811,17 @@ TRAIN_INLINE void step_sum(const phase *ph, const train_cfg *c,
 		 * lerp in a host thread, and the next step() first calls
 		 * self.join() (stream.synchronize, thread.join): the copy
 		 * of the rank's parameters over its PCIe link
-		 * (host_link_bw, the recipe's weight bytes each) hides
-		 * under the next step, and only what outlasts it shows. */
+		 * (host_link_bw, the recipe's weight bytes each) and then
+		 * the host thread's update hide under the next step, and
+		 * only what outlasts it shows.  The thread waits for the
+		 * copy ("pre_sync_stream.synchronize()" in
+		 * run_ema_update_cpu) and runs NeMo's two foreach passes
+		 * on host tensors (ema_update: _foreach_mul_, then
+		 * _foreach_add_; engine/train.c ema_update): 16 B + the
+		 * parameter's a parameter of host DRAM, every rank's
+		 * thread at once, each at its share of the host's DRAM
+		 * (host_dram_each; a bound from below: a rank's few
+		 * threads may stream slower). */
 		double cp = 0, e;
 
 		for (k = 0; k < ph->nrec; k++) {
@@ -1813,10 +1829,11 @@ TRAIN_INLINE void step_sum(const phase *ph, const train_cfg *c,
 					      base[k].eparams,
 					      base[k].eparams);
 
-			if (n * ph->sb.weights > cp)
-				cp = n * ph->sb.weights;
+			if (n > cp)
+				cp = n;
 		}
-		cp /= host_link_bw(x);
+		cp = cp * ph->sb.weights / host_link_bw(x) +
+			cp * (ph->sb.weights + 16.0) / host_dram_each(x);
 		e = cp > out->step ? cp - out->step : 0.0;
 		if (!brief) {
 			out->part[TRAIN_OPTIMIZER] += e;

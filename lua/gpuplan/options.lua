@@ -969,8 +969,8 @@ opt { name = "host_bw", type = "string", metavar = "BW", commands = "train plan 
   kind = "bandwidth",
   default = "0.8 x the system's host_mem_bw, else 60GB/s",
   help = "a node's host-memory bandwidth, which its GPUs streaming at once share: the "
-    .. "offloaded optimizer's step (train --offload), offloaded layers (infer --runtime "
-    .. "llama.cpp)" }
+    .. "offloaded optimizer's step (train --offload), ema cpu's update of the average in host "
+    .. "memory (train --ema cpu), offloaded layers (infer --runtime llama.cpp)" }
 opt { name = "host_memory", type = "string", metavar = "SIZE", commands = "infer",
   kind = "bytes",
   default = "32GB or the system's",

@@ -1653,15 +1653,24 @@ function M.setup(o, sweep)
   if host_scale ~= 1 then cfg.host_op_time = core().DEFAULTS.host_op_time * host_scale end
   -- The offloaded optimizer steps on the host at its DRAM bandwidth.
   local offloaded = o.offload ~= nil and o.offload ~= "none"
-  if o.host_bw ~= nil and not offloaded then
-    usage("train: host_bw is what the offloaded optimizer steps at; give offload = optimizer "
-      .. "or params+optimizer too")
+  -- ema cpu's host thread updates the average in host DRAM each step
+  -- (engine/train.c step_sum), at the same share of it.
+  local ema_host = o.ema == "cpu"
+  if o.host_bw ~= nil and not offloaded and not ema_host then
+    usage("train: host_bw is what the offloaded optimizer steps at (or ema cpu's host "
+      .. "update); give offload = optimizer or params+optimizer, or ema = cpu, too")
   end
   local threads = o.host_threads
   -- (a whole number >= 1: the options' resolver checked it)
   if threads ~= nil and not offloaded then
     usage("train: host_threads are what the offloaded optimizer steps on; give offload = "
       .. "optimizer or params+optimizer too")
+  end
+  if ema_host and not offloaded then
+    local okh, bw = pcall(require("gpuplan.comm").host_bw, o.host_bw, sys, default, "train",
+      "ema cpu updates the average in host memory")
+    if not okh then fail("%s", bw) end
+    topo.host_mem_bw = bw
   end
   if offloaded then
     local okh, bw = pcall(require("gpuplan.comm").host_bw, o.host_bw, sys, default, "train",

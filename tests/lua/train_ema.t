@@ -7,7 +7,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local with, part, step_part = t.with, t.part, t.step_part
 
-t.plan(23)
+t.plan(25)
 
 -- llama2-7b: 6,738,415,616 parameters (gp.memory's params), every one
 -- trained (full training, no frozen part).
@@ -82,19 +82,32 @@ t.near(step_part(zg, "optimizer").seconds - step_part(z0, "optimizer").seconds, 
 
 -- cpu: the rank's parameters (2 B each, 13.5 GB) copied to the host over
 -- its PCIe link each step (the DGX H100's Gen5 x16, ~50 GB/s: 0.27 s),
--- under the next step (3.5 s here): hidden, the step unchanged.
+-- then NeMo's host thread updates the average there (its mul and add
+-- passes, 4 + 4 + 4 + 2 + 4 = 18 B a parameter, 121.3 GB) at the rank's
+-- share of the host's DRAM: 0.8 x the DGX H100's 614.4 GB/s over its 8
+-- ranks = 61.44 GB/s, 1.97 s.  Under the next step (3.5 s here): hidden,
+-- the step unchanged.
 local sc = gp.train(with(job, { ema = "cpu" }))
-t.is(sc.step_s, s0.step_s, "ema cpu: the copy hides under a 3.5 s step")
+t.is(sc.step_s, s0.step_s, "ema cpu: the copy and the host update hide under a 3.5 s step")
 local hid = step_part(sc, "optimizer").hidden - step_part(s0, "optimizer").hidden
-t.ok(hid >= 2 * P / 64e9 and hid <= 2 * P / 25e9,
-  string.format("ema cpu: the hidden copy is 2 B x P over a 25-64 GB/s PCIe link (%.3f s)", hid))
+local host = 18 * P / (0.8 * 614.4e9 / 8)
+t.ok(hid - host >= 2 * P / 64e9 and hid - host <= 2 * P / 25e9, string.format(
+  "ema cpu: hidden, 2 B x P over a 25-64 GB/s PCIe link and 18 B x P at 61.44 GB/s (%.3f s)", hid))
 -- A short step (seq 256, 8 sequences: one of 256 tokens a GPU, tens of
--- ms) cannot hide the 0.27 s copy: the step waits for it (the next
--- step's optimizer joins it, NeMo's EMAOptimizer.join), so it lasts the
--- copy.
+-- ms) cannot hide the 2.24 s copy and update: the step waits for them
+-- (the next step's optimizer joins both, NeMo's EMAOptimizer.join), so
+-- it lasts them.
 local short = with(base, { seq = 256, global_batch = 8 })
 local c1 = gp.train(with(short, { ema = "cpu" }))
-t.near(c1.step_s, hid, 1e-9, "ema cpu: a step shorter than the copy lasts the copy")
+t.near(c1.step_s, hid, 1e-9, "ema cpu: a step shorter than the copy and update lasts them")
+-- host_bw prices the host update: 120 GB/s a node is 15 GB/s a rank,
+-- 121.3 GB / 15 GB/s = 8.09 s + the copy, past the 3.5 s step.
+local slow = gp.train(with(job, { ema = "cpu", host_bw = "120GB/s" }))
+t.near(slow.step_s, hid - host + 18 * P / 15e9, 1e-9,
+  "ema cpu, host_bw 120GB/s: the step lasts the copy and the host update at 15 GB/s a rank")
+t.raises(function() gp.train(with(job, { host_bw = "120GB/s" })) end,
+  "host_bw is what the offloaded optimizer steps at (or ema cpu's host update)",
+  "host_bw without offload or ema cpu refused", true)
 
 -- Refused by name: an adapter's average is not priced.
 t.raises(function() gp.train(with(job, { method = "lora", ema = "gpu" })) end,
