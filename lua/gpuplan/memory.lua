@@ -2564,10 +2564,21 @@ end
 -- What makes an offload not fit its host (the engine's host_need past
 -- host_memory), as one phrase, or nil: "host memory: the offload holds
 -- 3779.8 GiB on a host of 8 GPUs, which has 1862.6 GiB".
+-- What holds the host memory: "the offload", or where ema cpu's moving
+-- average is all of it (nothing offloaded), "ema cpu's moving average".
+local function host_holder(r)
+  local h = r.host
+  if h and (h.ema or 0) > 0 and (h.weights or 0) + (h.grads or 0) + (h.master or 0)
+      + (h.optimizer or 0) + (h.activations or 0) <= 0 then
+    return "ema cpu's moving average"
+  end
+  return "the offload"
+end
+
 function M.host_short(r)
   if (r.host_memory or 0) > 0 and (r.host_need or 0) > r.host_memory then
-    return string.format("host memory: the offload holds %.1f GiB on a host of %d GPU%s, "
-      .. "which has %.1f GiB", r.host_need / units.GiB, r.host_ranks,
+    return string.format("host memory: %s holds %.1f GiB on a host of %d GPU%s, "
+      .. "which has %.1f GiB", host_holder(r), r.host_need / units.GiB, r.host_ranks,
       r.host_ranks == 1 and "" or "s", r.host_memory / units.GiB)
   end
   return nil
@@ -2593,15 +2604,22 @@ function M.host_line(m, gpus)
   -- ema cpu (engine/memory_train.c stage_ema): the fp32 moving average
   -- each GPU's process keeps in host memory.
   if (h.ema or 0) > 0 then acts = acts .. string.format(" + ema %.2f", h.ema / g) end
-  local line = string.format("host memory (offload): %.2f GiB per GPU (weights "
-    .. "%.2f + grads %.2f + master %.2f + optimizer %.2f%s GiB), %.2f GiB for the %d GPU%s",
-    m.cpu_bytes / g, h.weights / g, h.grads / g, h.master / g, h.optimizer / g, acts,
-    m.cpu_bytes * gpus / g, gpus, gpus == 1 and "" or "s")
+  local terms = string.format("weights %.2f + grads %.2f + master %.2f + optimizer %.2f%s GiB",
+    h.weights / g, h.grads / g, h.master / g, h.optimizer / g, acts)
+  -- ema cpu alone offloads nothing: "host memory (offload): ... (weights
+  -- 0.00 + grads 0.00 + master 0.00 + optimizer 0.00 + ema 25.10 GiB)"
+  -- named an offload the job does not run.
+  local what = "offload"
+  if host_holder(m) ~= "the offload" then
+    what, terms = "ema cpu", string.format("the moving average %.2f GiB", h.ema / g)
+  end
+  local line = string.format("host memory (%s): %.2f GiB per GPU (%s), %.2f GiB for the %d GPU%s",
+    what, m.cpu_bytes / g, terms, m.cpu_bytes * gpus / g, gpus, gpus == 1 and "" or "s")
   if M.host_short(m) then
     line = line .. string.format("; past the host: %.2f GiB on a host of %d GPU%s, which "
-      .. "holds %.2f GiB (%s), so the offload does not fit", m.host_need / g, m.host_ranks,
+      .. "holds %.2f GiB (%s), so %s does not fit", m.host_need / g, m.host_ranks,
       m.host_ranks == 1 and "" or "s", m.host_memory / g,
-      m.host_system and (m.host_system .. "'s host_memory") or "host_memory")
+      m.host_system and (m.host_system .. "'s host_memory") or "host_memory", host_holder(m))
   end
   return line
 end

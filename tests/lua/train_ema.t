@@ -7,7 +7,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local with, part, step_part = t.with, t.part, t.step_part
 
-t.plan(25)
+t.plan(27)
 
 -- llama2-7b: 6,738,415,616 parameters (gp.memory's params), every one
 -- trained (full training, no frozen part).
@@ -53,6 +53,15 @@ local mh = gp.memory{ model = "llama3.1-405b", gpu = "h100-sxm", gpus = 8, tp = 
 t.is(mh.host_need, 8 * 4 * mh.params, "ema cpu, 405B TP 4: 8 GPUs x 4 B x their params on the host")
 t.ok(mh.host_memory == 2e12 and mh.fits == false,
   "ema cpu: 3.25 TB past the DGX H100's 2 TB host memory: does not fit")
+-- Said as the average's, not an offload's (none runs): the host line and
+-- the verdict read "host memory (offload): ... (weights 0.00 + grads 0.00
+-- + master 0.00 + optimizer 0.00 + ema ...)" and "the offload holds".
+local memory = require "gpuplan.memory"
+t.like(memory.host_line(mh, 8), "^host memory %(ema cpu%): [%d.]+ GiB per GPU %(the moving "
+  .. "average [%d.]+ GiB%).*so ema cpu's moving average does not fit",
+  "ema cpu alone: the host line names the average, no offload")
+t.like(memory.host_short(mh), "^host memory: ema cpu's moving average holds 3023%.8 GiB",
+  "ema cpu alone: the verdict names the average (8 x 4 B x 101.5e9 = 3023.8 GiB)")
 
 -- The step: seq 4096, 64 sequences over 8 GPUs (8 micro-batches a rank).
 local job = with(base, { seq = 4096, global_batch = 64 })
