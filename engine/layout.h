@@ -161,6 +161,19 @@ const char *layout_grp_name(gp_grp g);
 int layout_order_parse(const char *s, unsigned char order[GP_DIM_COUNT],
 		       gp_error *err);
 
+/* The parameters a rank holds of a stage's dense and expert ones under
+ * ZeRO stage zero: its shard where ZeRO 3 / FSDP shard the parameters
+ * themselves (y's dense and expert shard groups), else all of them (ZeRO
+ * 1-2 shard the optimizer's states, not the module's parameters).  ema's
+ * average covers these: its memory (memory_train.c stage_ema) and its
+ * update (train.c ema_params). */
+static inline double layout_held_params(int zero, const gp_layout *y,
+					double dense, double expert)
+{
+	return zero == 3 ? dense / y->shard + expert / y->eshard :
+		dense + expert;
+}
+
 /* Each dimension's rule against the model, once: layout_check words
  * its errors from these, and the layout search (sweep.c) skips what
  * they refuse.  Degrees >= 1.

@@ -512,10 +512,9 @@ static double ds_gather_window(const gp_model *m, const gp_train_cfg *c,
 static void stage_ema(const gp_train_cfg *c, const gp_layout *y,
 		      const double *sh, gp_mem_result *o)
 {
-	double dense = sh[SH_DENSE], expert = sh[SH_EXPERT], n;
+	double n = layout_held_params(c->lay.zero, y, sh[SH_DENSE],
+				      sh[SH_EXPERT]);
 
-	n = c->lay.zero == 3 ? dense / y->shard + expert / y->eshard :
-		dense + expert;
 	if (c->ema == GP_EMA_GPU) {
 		o->bytes[GP_MEM_EMA] = 4.0 * n;
 	} else {

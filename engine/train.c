@@ -803,7 +803,7 @@ static double dp_bucketed(ctx *x, gp_coll op, double bytes, double elems,
  * the parameters, else all of the stage's. */
 static double ema_params(const ctx *x, double lp, double le)
 {
-	return x->y.zero == 3 ? lp / x->y.shard + le / x->y.eshard : lp + le;
+	return layout_held_params(x->y.zero, &x->y, lp, le);
 }
 
 /* ema gpu: the moving average's update after each optimizer step, on the
