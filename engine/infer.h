@@ -709,7 +709,10 @@ double infer_run_itl(const double *x, const double *t, int n, double at);
  * a prefill runs in a share 1 - e^-fin of the steps, of fin / (1 - e^-fin)
  * prompts; t[i] the prefill of k[i] prompts (k[0] = 1 < ... < k[n-1], the
  * most a chunk holds), beyond k[n-1] t[n-1] / k[n-1] a prompt (whole
- * chunks).  Returns the step's expected prefill time; at large fin the
+ * chunks).  Returns the share times the prefill at that mean count,
+ * p x t(E[K | K >= 1]), not the mean over K's distribution: t is nearly
+ * linear in k, so the two are near, this one above where t is concave
+ * (each added prompt cheaper than the one before); at large fin the
  * chunk's per-prompt share, fin t[n-1] / k[n-1]. */
 double infer_prefill_wait(double fin, const double *k, const double *t,
                           int n);
