@@ -351,6 +351,8 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	    amount(c->host_op_time, "host_op_time", err) ||
 	    gp_check_num(c->host_ops_per_layer, 0, INFER_HOST_OPS_MAX,
 	                 "host_ops_per_layer", err) ||
+	    gp_check_num(c->extend_host_ops, 0, INFER_HOST_OPS_MAX,
+	                 "extend_host_ops", err) ||
 	    amount(c->engine_host_step, "engine_host_step", err) ||
 	    amount(c->engine_host_seq, "engine_host_seq", err) ||
 	    amount(c->graph_max_ctx, "graph_max_ctx", err) ||
@@ -1878,6 +1880,17 @@ static int step_offload(const roof_device *d, const infer_cfg *c,
 	return GP_OK;
 }
 
+/* 1 when a step of q tokens a sequence is a graph runtime's prompt
+ * (extend) pass that runs off its CUDA graphs, op by op from Python:
+ * SGLang's CudaGraphRunner.can_run takes decode (and idle / target-
+ * verify) batches only, so "forward_extend" calls the model's forward
+ * eagerly (infer_cfg.extend_host_ops counts its ops a layer). */
+static int extend_eager(const infer_cfg *c, double q)
+{
+	return c->runtime == INFER_GRAPHS && c->extend_host_ops > 0.0 &&
+	       q > 1.0;
+}
+
 int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
                double batch, double q, double ctx, double n_off,
                infer_phase *out, gp_error *err)
@@ -1925,7 +1938,7 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	 * evaluation when pipeline parallelism is enabled, CUDA graphs could
 	 * not be used"), and offloaded layers split the step between the CPU
 	 * and the GPU. */
-	b.graphs = c->runtime == INFER_GRAPHS ||
+	b.graphs = (c->runtime == INFER_GRAPHS && !extend_eager(c, q)) ||
 	           (c->one_token_graphs && batch * q <= 1.0 && c->tp == 1 &&
 	            c->pp == 1 && n_off <= 0.0 && s.nmoe <= 0.0);
 	b.gemv = 0;
@@ -1978,6 +1991,13 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 		/* The host dispatches ops asynchronously ahead of the GPU;
 		 * the slower of the two sets the pace. */
 		out->host_time = infer_eager_host(c, L);
+		out->time = fmax(out->time, out->host_time);
+	} else if (extend_eager(c, q)) {
+		/* A graph runtime's prompt pass, run op by op from Python
+		 * (infer_cfg.extend_host_ops): the host's dispatch a floor
+		 * under it, as under the eager runtime above. */
+		out->host_time = (L * c->extend_host_ops + EAGER_OUTER_OPS) *
+		                 c->host_op_time;
 		out->time = fmax(out->time, out->host_time);
 	}
 	out->time += out->engine_time;

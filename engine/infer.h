@@ -116,6 +116,16 @@ typedef struct infer_cfg {
 	double host_op_time;  /* eager: host seconds per framework op */
 	double host_ops_per_layer; /* eager: framework ops per layer,
 	                              0..INFER_HOST_OPS_MAX */
+	double extend_host_ops; /* graphs: framework ops per layer that a
+	                          prompt's (extend) pass dispatches from
+	                          Python, off the CUDA graph (SGLang captures
+	                          decode batches only: lua/gpuplan/infer.lua
+	                          M.extend_host_ops); > 0: a step of q > 1
+	                          tokens a sequence launches its kernels from
+	                          the stream and lasts at least their
+	                          dispatch at host_op_time each
+	                          (infer_extend_host); 0: not counted, such a
+	                          step priced at the graph launch */
 	double capacity;      /* bytes per GPU the runtime may allocate
 	                         (the card's usable memory); the reserve
 	                         and margin come off it in mem_infer, the

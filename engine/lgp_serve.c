@@ -73,6 +73,7 @@ static const lgp_field infer_fields[] = {
 	  runtime_names, NULL, NULL, NULL, NULL },
 	IF_NUM("host_op_time", host_op_time),
 	IF_NUM("host_ops_per_layer", host_ops_per_layer),
+	IF_NUM("extend_host_ops", extend_host_ops),
 	F_REQNUM("capacity", offsetof(infer_cfg, capacity)),
 	IF_NUM("kv_free_fraction", kv_free_fraction),
 	IF_BOOL("kv_reserve_max", kv_reserve_max),

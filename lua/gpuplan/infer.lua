@@ -538,6 +538,56 @@ M.eager_host_ops = {
   trtllm = trtllm_eager_ops,
 }
 
+-- SGLang's prompt (extend) pass off its CUDA graphs: CudaGraphRunner
+-- captures decode batches only ("def can_run(self, forward_batch)" takes
+-- forward_mode.is_cuda_graph(): decode, target-verify and idle,
+-- python/sglang/srt/model_executor/cuda_graph_runner.py; piecewise
+-- extend graphs are opt-in, --enable-piecewise-cuda-graph, off at 0.5.x),
+-- so model_runner.forward_extend calls the model's forward from Python,
+-- each call that launches a kernel at host_op_time (GP_EAGER_OP_TIME,
+-- engine/common.h), a floor under the pass (engine/infer.c
+-- infer_cfg.extend_host_ops).  Counted per decoder layer, TP attention,
+-- 16-bit weights, from sgl-project/sglang's model files of the 0.5 line
+-- (read at llama.py 00239548 and qwen3_moe.py, not at the 0.5.6 tag
+-- itself; "ar" the TP all-reduce, absent at tp 1):
+--   llama (llama.py LlamaDecoderLayer / LlamaAttention / LlamaMLP):
+--     input_layernorm (fused_add_rmsnorm) 1, qkv_proj 1, rotary_emb 1,
+--     RadixAttention's backend: the K and V stores of set_kv_buffer
+--     ("self.k_buffer[layer_id][loc] = cache_k", "...v_buffer...") 2 and
+--     the prefill kernel 1, o_proj 1 + ar, post_attention_layernorm 1,
+--     gate_up_proj 1, SiluAndMul 1, down_proj 1 + ar: 11 + 2 ar;
+--   qwen3_moe (Qwen3MoeAttention / Qwen3MoeSparseMoeBlock.forward_normal):
+--     input_layernorm 1, qkv_proj 1, the q and k head norms (q.reshape(-1,
+--     head_dim) of qkv.split's strided view copies, then RMSNorm, each:
+--     2 + 2), rotary_emb with the KV store fused
+--     (create_fused_set_kv_buffer_arg) 1, the prefill kernel 1, o_proj 1
+--     + ar, post_attention_layernorm 1, gate (ReplicatedLinear) 1, TopK
+--     (topk_softmax) 1, FusedMoE's Triton path (moe_align_block_size,
+--     the w13 fused_moe_kernel, silu_and_mul, the w2 fused_moe_kernel,
+--     moe_sum_reduce) 5, moe_tensor_model_parallel_all_reduce ar:
+--     17 + 2 ar.
+-- Other families (DeepSeek's MLA, gpt-oss, hybrids) are not counted
+-- (nil): their prompt passes stay priced at the graph launch.
+-- Told apart by shape, as a case gives its model inline (no family):
+-- llama a gated RMSNorm dense decoder with none of the features the other
+-- files add (MLA, MoE, head norms, sinks, Mamba or sliding layers,
+-- parallel blocks); qwen3_moe head norms and MoE in every layer, no
+-- shared expert, no MLA.
+local function sglang_extend_ops(model, tp)
+  local ar = (tp or 1) > 1 and 2 or 0
+  local moe = type(model.moe) == "table" and (model.moe.experts or 0) > 0
+  local mla = type(model.mla) == "table" and (model.mla.kv_lora_rank or 0) > 0
+  local sw = type(model.sliding_window) == "table" and (model.sliding_window.layers or 0) ~= 0
+  if mla or model.mamba or model.attn_sinks or sw or model.parallel_attn
+    or model.norm ~= "rms" or not model.ffn_gated then return nil end
+  if not moe and not model.qk_norm then return 11 + ar end
+  if moe and model.qk_norm and (model.moe.shared_experts or 0) == 0
+    and (model.moe.dense_layers or 0) == 0 then return 17 + ar end
+  return nil
+end
+
+M.extend_host_ops = { sglang = sglang_extend_ops }
+
 -- Small-M kernels by runtime: a decode step of at most this many tokens runs
 -- the weight-only linears (int4/GPTQ/AWQ, NF4, int8 weight-only, GGUF bits)
 -- as CUDA-core GEMVs, larger ones -- and every step at 0 -- on tensor-core
@@ -2891,6 +2941,9 @@ function M.setup(a)
     host_ops_per_layer = num_arg(a, "host_ops_per_layer") or
       (a.enforce_eager and M.eager_host_ops[a.runtime or ""] and
        M.eager_host_ops[a.runtime](model, tp)) or M.host_ops[a.runtime or ""],
+    -- a graph runtime's prompt pass run op by op (M.extend_host_ops)
+    extend_host_ops = not a.enforce_eager and M.extend_host_ops[a.runtime or ""] and
+      M.extend_host_ops[a.runtime](model, tp) or nil,
     kv_reserve_max = a.kv_policy == "max",
     kv_preempt = a.kv_policy == "preempt" or
       (a.kv_policy == nil and mixes and a.vllm_version == nil and M.kv_preempt[a.runtime or ""]
