@@ -124,7 +124,7 @@ typedef struct infer_cfg {
 	                          tokens a sequence launches its kernels from
 	                          the stream and lasts at least their
 	                          dispatch at host_op_time each
-	                          (infer_extend_host); 0: not counted, such a
+	                          (infer_step); 0: not counted, such a
 	                          step priced at the graph launch */
 	double capacity;      /* bytes per GPU the runtime may allocate
 	                         (the card's usable memory); the reserve
