@@ -566,18 +566,48 @@ M.eager_host_ops = {
 --     the w13 fused_moe_kernel, silu_and_mul, the w2 fused_moe_kernel,
 --     moe_sum_reduce) 5, moe_tensor_model_parallel_all_reduce ar:
 --     17 + 2 ar.
--- Other families (DeepSeek's MLA, gpt-oss, hybrids) are not counted
--- (nil): their prompt passes stay priced at the graph launch.
+--   deepseek_v2 (DeepSeek-V3/R1: MLA + MoE, block-scaled fp8 weights,
+--     read at sglang 00114aef, a mid-2025 commit of the 0.4 line, not at
+--     the 0.5.3 / 0.5.6 tags the gpustack and cookbook rows state),
+--     DeepseekV2AttentionMLA's prompt path with no prefix (fa3's
+--     MHA_CHUNKED_KV, flashinfer's and Triton's MHA: the same
+--     forward_normal prepare): input_layernorm 1,
+--     fused_qkv_a_proj_with_mqa 2 (each fp8 block Linear: the activation's
+--     per-token-group quant, then the GEMM), q_a_layernorm 1, q_b_proj 2,
+--     "kv_a.contiguous()" 1, kv_a_layernorm 1, kv_b_proj 2, rotary_emb 1,
+--     "q[..., self.qk_nope_head_dim :] = q_pe" 1, "k[..., :
+--     self.qk_nope_head_dim] = k_nope" and "k[..., self.qk_nope_head_dim
+--     :] = k_pe" 2, the two "latent_cache[:, :, ...] =" stores 2,
+--     set_kv_buffer 1, attn_mha 1, fa3's "lse = torch.transpose(lse, 0,
+--     1).contiguous()" 1, o_proj 2, post_attention_layernorm 1: 22 + ar;
+--     a MoE layer (DeepseekV2MoE.forward_normal, the shared expert fused
+--     into the routed ones, num_fused_shared_experts = n_shared_experts):
+--     gate "F.linear" 1, the grouped top-k (moe_fused_gate) 1, FusedMoE's
+--     Triton path as qwen3_moe's 5 plus one "A, A_scale =
+--     sglang_per_token_group_quant_fp8(A, block_k)" before each of the two
+--     fused_moe_kernel calls 2: 9 + ar, 31 + 2 ar a layer;
+--     a dense layer (first_k_dense_replace) DeepseekV2MLP: gate_up_proj 2,
+--     SiluAndMul 1, down_proj 2: 27 + 2 ar; the mean over the layers.
+--     A floor: the rope is one call, --enable-deepep-moe's dispatch and
+--     combine and a prefix's chunked loop are not counted.
+-- Other families (gpt-oss, hybrids) are not counted (nil): their prompt
+-- passes stay priced at the graph launch.
 -- Told apart by shape, as a case gives its model inline (no family):
 -- llama a gated RMSNorm dense decoder with none of the features the other
 -- files add (MLA, MoE, head norms, sinks, Mamba or sliding layers,
 -- parallel blocks); qwen3_moe head norms and MoE in every layer, no
--- shared expert, no MLA.
+-- shared expert, no MLA; deepseek_v2 MLA with MoE.
 local function sglang_extend_ops(model, tp)
   local ar = (tp or 1) > 1 and 2 or 0
   local moe = type(model.moe) == "table" and (model.moe.experts or 0) > 0
   local mla = type(model.mla) == "table" and (model.mla.kv_lora_rank or 0) > 0
   local sw = type(model.sliding_window) == "table" and (model.sliding_window.layers or 0) ~= 0
+  if mla and moe and not (model.mamba or model.attn_sinks or sw) then
+    -- deepseek_v2 (above): 27 + ar a dense layer, 31 + ar a MoE layer
+    local L = model.layers
+    local nd = math.min(L, model.moe.dense_layers or 0)
+    return (nd * (27 + ar) + (L - nd) * (31 + ar)) / L
+  end
   if mla or model.mamba or model.attn_sinks or sw or model.parallel_attn
     or model.norm ~= "rms" or not model.ffn_gated then return nil end
   if not moe and not model.qk_norm then return 11 + ar end
