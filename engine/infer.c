@@ -1996,12 +1996,19 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 		/* A graph runtime's prompt pass, run op by op from Python
 		 * (infer_cfg.extend_host_ops): the host's dispatch a floor
 		 * under it, as under the eager runtime above. */
-		out->host_time = (L * c->extend_host_ops + EAGER_OUTER_OPS) *
-		                 c->host_op_time;
+		out->host_time = infer_extend_host(c, L);
 		out->time = fmax(out->time, out->host_time);
 	}
 	out->time += out->engine_time;
 	return GP_OK;
+}
+
+double infer_extend_host(const infer_cfg *c, double layers)
+{
+	if (c->runtime != INFER_GRAPHS || !(c->extend_host_ops > 0.0))
+		return 0.0;
+	return (layers * c->extend_host_ops + EAGER_OUTER_OPS) *
+	       c->host_op_time;
 }
 
 double infer_eager_host(const infer_cfg *c, double layers)

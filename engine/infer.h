@@ -124,7 +124,9 @@ typedef struct infer_cfg {
 	                          tokens a sequence launches its kernels from
 	                          the stream and lasts at least their
 	                          dispatch at host_op_time each
-	                          (infer_step); 0: not counted, such a
+	                          (infer_step, and serve_step.c extend_floor
+	                          under the MoE serving model's prefill
+	                          step); 0: not counted, such a
 	                          step priced at the graph launch */
 	double capacity;      /* bytes per GPU the runtime may allocate
 	                         (the card's usable memory); the reserve
@@ -584,6 +586,14 @@ int infer_host_node(const infer_cfg *c);
  * layers) x host_op_time; the host runs ahead of the GPU, so a step
  * lasts at least this long.  0 for the other runtimes. */
 double infer_eager_host(const infer_cfg *c, double layers);
+
+/* Host seconds a graph runtime (INFER_GRAPHS) dispatches for one prompt
+ * (extend) pass of `layers` layers run off its CUDA graphs:
+ * (layers x extend_host_ops + the ops outside the layers) x
+ * host_op_time, a floor under the pass.  0 where extend_host_ops is
+ * unset (the pass replays a graph or is not counted) and for the other
+ * runtimes. */
+double infer_extend_host(const infer_cfg *c, double layers);
 
 /* The mean gap between one user's tokens at a batch of B sequences
  * (infer_run's itl_load, the colocated serving ITL of serve_plan.c): the

@@ -1065,6 +1065,23 @@ static void eager_floor(const sx *x, serve_step *out)
 	}
 }
 
+/* A graph runtime's prompt (extend) pass runs off its CUDA graphs:
+ * SGLang's CudaGraphRunner.can_run takes decode (and idle / target-
+ * verify) batches only, so forward_extend calls the model's forward from
+ * Python (infer_extend_host: extend_host_ops a layer, the model's layers
+ * alone, at host_op_time each), as gp.infer's one-model prefill
+ * (infer.c infer_step) prices it: the host's dispatch a floor under the
+ * prefill step, its excess over the GPU's time the step's host wait. */
+static void extend_floor(const sx *x, serve_step *out)
+{
+	double h = infer_extend_host(&x->c->base, x->m->layers);
+
+	if (h > out->time) {
+		out->host += h - out->time;
+		out->time = h;
+	}
+}
+
 int serve_step_time(const gp_model *m, const roof_device *d,
                     const serve_cfg *c, const serve_layout *L,
                     serve_phase phase, double batch, serve_step *out,
@@ -1122,6 +1139,7 @@ int serve_step_time(const gp_model *m, const roof_device *d,
 	if (pass(&x, B, q, kv, 0, 1, out, &layer))
 		return GP_EINVAL;
 	eager_floor(&x, out);
+	extend_floor(&x, out);
 	return GP_OK;
 }
 

@@ -555,6 +555,10 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     -- infer.lua M.eager_host_ops), a floor under each step
     -- (serve_step.c eager_floor)
     host_op_time = c.host_op_time, host_ops_per_layer = c.host_ops_per_layer,
+    -- a graph runtime's prompt pass run op by op (SGLang's extend:
+    -- infer.lua M.extend_host_ops), a floor under each prefill step
+    -- (serve_step.c extend_floor)
+    extend_host_ops = c.extend_host_ops,
     -- the margin by gpuplan.infer's rule for the runtime (setup_memory,
     -- M.runtime_memory), priced in serve.c kv_margin by the dense path's
     -- memory.h mem_kv_margin
