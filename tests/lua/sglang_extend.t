@@ -1,17 +1,18 @@
 -- SGLang's prompt (extend) pass off its CUDA graphs (lua/gpuplan/infer.lua
 -- M.extend_host_ops, engine/infer.c infer_cfg.extend_host_ops): the ops a
 -- decoder layer's forward launches from Python, counted from sglang's
--- llama.py and qwen3_moe.py, a floor under a prefill of runtime sglang at
+-- llama.py, qwen3_moe.py and deepseek_v2.py, a floor under a prefill of runtime sglang at
 -- GP_EAGER_OP_TIME (24.84 us) each, with EAGER_OUTER_OPS (10) outside the
 -- layers; the models not counted are left unpriced (nil), and other
--- runtimes' prefills keep no floor.
+-- runtimes' prefills keep no floor; the MoE serving model's prefill step
+-- (engine/serve_step.c extend_floor) takes the same floor.
 -- Run with ./gpuplan run tests/lua/sglang_extend.t.
 local t = require "tap"
 local gp = require "gpuplan"
 local I = require "gpuplan.infer"
 local cat = require("gpuplan.catalog").get()
 
-t.plan(10)
+t.plan(13)
 
 local function model(id)
   for _, m in pairs(cat.models) do if m.id == id then return m end end
@@ -25,7 +26,12 @@ local ops = I.extend_host_ops.sglang
 t.is(ops(q3, 8), 19, "qwen3_moe at tp 8: 17 ops + 2 all-reduces")
 t.is(ops(q3, 1), 17, "qwen3_moe at tp 1: no all-reduce")
 t.is(ops(l70, 8), 13, "llama at tp 8: 11 ops + 2 all-reduces")
-t.is(ops(model("deepseek-v3"), 8), nil, "DeepSeek-V3 (MLA) not counted")
+-- DeepSeek-V3 (61 layers, 3 dense): dense 27 + 2, MoE 31 + 2 at tp 8,
+-- (3 x 29 + 58 x 33) / 61 = 2001 / 61; at tp 1 (3 x 27 + 58 x 31) / 61 =
+-- 1879 / 61; the tolerance float rounding.
+local dsv3 = model("deepseek-v3")
+t.near(ops(dsv3, 8), 2001 / 61, 1e-12, "deepseek_v2 at tp 8: 27/31 ops + 2 all-reduces a dense/MoE layer")
+t.near(ops(dsv3, 1), 1879 / 61, 1e-12, "deepseek_v2 at tp 1: no all-reduce")
 t.is(ops(model("gpt-oss-120b"), 8), nil, "gpt-oss not counted")
 
 -- Qwen3-235B on 8 B200 at TP 8, one 610-token prompt (the cookbook's
@@ -51,3 +57,19 @@ t.ok(l.prefill.time > l.prefill.host_time, "a long prompt's GPU time is above th
 local z = gp.infer{ model = "qwen3-235b-a22b", gpu = "b200", gpus = 8, tp = 8,
   batch = 1, input = 610, output = 421, runtime = "sglang", weights = "bf16", host_op_time = 0 }
 t.near(s.itl_s, z.itl_s, 1e-12, "the decode step is not touched by the extend floor")
+
+-- The MoE serving model (dp_attention: engine/serve_step.c extend_floor)
+-- prices the same floor under its prefill step.  DeepSeek-V3 on 8 H200,
+-- DP attention, a 128-token prefill chunk; host_op_time 1e-4 s so that
+-- the host binds: (61 x 2001 / 61 + 10) x 1e-4 = 2011 x 1e-4 = 0.2011 s,
+-- above the chunk's GPU time (runtime vllm, no floor: ~0.06 s); the
+-- tolerance float rounding.
+local function dp(rt)
+  return gp.infer{ model = "deepseek-v3", gpu = "h200-sxm", gpus = 8, tp = 8,
+    dp_attention = true, batch = 1, input = 100, output = 100, runtime = rt,
+    weights = "fp8", prefill_tokens = 128, host_op_time = 1e-4 }
+end
+local ds, dv = dp("sglang"), dp("vllm")
+t.near(ds.prefill.time, 2011 * 1e-4, 1e-9, "serve model: sglang prefill step at the host floor (61 x 2001/61 + 10) x 1e-4 s")
+t.ok(dv.prefill.time < ds.prefill.time and dv.prefill.host == 0,
+  "serve model: runtime vllm's prefill keeps no floor, below it")
