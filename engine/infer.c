@@ -548,6 +548,8 @@ typedef struct builder {
 	double dequant;       /* and dequantises this many FLOP per weight */
 	double stream;        /* and streams at this fraction (0: the
 	                         device's GEMM rate) */
+	int no_split;         /* and never splits its K loop (roof_op
+	                         no_split; fa2_prompt_nosplit) */
 } builder;
 
 static int add(builder *b, const char *name, double count, double flop,
@@ -563,6 +565,7 @@ static int add(builder *b, const char *name, double count, double flop,
 		.gemv = b->gemv, .dequant = b->dequant, .stream = b->stream,
 		.m_tile = b->m_tile,  /* 0: the library's tiles (roofline.c) */
 		.bf16_x = b->bf16_x,  /* 0: the precision's own rate */
+		.no_split = b->no_split, /* 0: the best split-K */
 	};
 	infer_op_row *row;
 
@@ -1379,6 +1382,34 @@ static int acc16_convert(builder *b, const gp_model *m, const gp_op *o,
 	           T * o->n / nmm * 6.0, 0, 0, 0, 0, b->c->compute);
 }
 
+/* 1 where a step's prompt attention runs FlashAttention-2's varlen
+ * kernel with its K loop whole: vLLM V1 on FlashAttention-2 (the
+ * mixed_kv_per_qhead path, gp.infer's fa2_mixed: ampere and ada cards,
+ * a 16-bit cache, no MLA).  flash_attn_varlen_func computes a split
+ * count only for a call whose queries are all single tokens --
+ * "if (seqlenq_ngroups_swapped) { // Only apply split-k for decoding
+ * std::tie(softmax_lse_accum, out_accum) = set_params_splitkv(...)"
+ * (mha_varlen_fwd, csrc/flash_attn/flash_api.cpp of vllm-project/
+ * flash-attention at 04325b67, the vllm_flash_attn that V1's
+ * FlashAttention backend calls) -- so a call that carries a prompt
+ * chunk keeps num_splits at 0 and launches one CTA a query block and
+ * head, each looping over all of its keys.  With few query heads a
+ * GPU (Qwen3-235B-A22B at TP 8: 8) a 2048-token chunk is 32 64-query
+ * blocks x 8 heads = 256 CTAs, two resident a SM, against 216 slots on
+ * an A100: a second wave of 40, the SMs 59% busy over the chunk's
+ * attention, where the library GEMM's split-K (wave_eff) would cut the
+ * keys to fill the waves.  Priced as the op's tiles without a split:
+ * 128-row tiles one a SM, the same waves as 64-row blocks two a SM.
+ * Hopper's FlashAttention-3 schedules its tiles itself (vllm PR #58013:
+ * "FA3/FA4 (tile-scheduled)") and keeps the split-K reading. */
+static int fa2_prompt_nosplit(const infer_cfg *c, const gp_op *o, double q,
+                              int flash)
+{
+	return c->mixed_kv_per_qhead && flash && q > 1.0 &&
+	       o->kind == GP_OP_ATTN;
+}
+
+
 static int step_layers(builder *b, const gp_model *m, const shape *s,
                        double batch, double q, double kv_mean)
 {
@@ -1597,16 +1628,19 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 				return GP_EINVAL;
 			continue;
 		}
+		b->no_split = fa2_prompt_nosplit(c, o, q, oc.flash);
 		if (add(b, o->name, count, o->flop, bytes, o->m, o->n, o->k,
 		        o->batch, o->kind == GP_OP_ATTN ? ap : cp)) {
 			b->m_tile = 0.0;
 			b->bf16_x = 0.0;
 			b->acc16 = 0;
+			b->no_split = 0;
 			return GP_EINVAL;
 		}
 		b->m_tile = 0.0;
 		b->bf16_x = 0.0;
 		b->acc16 = 0;
+		b->no_split = 0;
 		if (lin && wo && !unf && c->wo_split_k > 1 &&
 		    strncmp(o->name, "moe_", 4) != 0 &&
 		    splitk_sum(b, o, count, T, c->wo_split_k, cp))

@@ -563,8 +563,11 @@ static double expected_tiles(double mean, double tile, int touched)
 }
 
 /* Wave quantisation (DU-09799-001 sec. 3.2) with split-K of `tiles`
- * output tiles over the SMs, times the K loop's fill; see gemm_eff. */
-static double wave_eff(const roof_device *d, double tiles, double k)
+ * output tiles over the SMs, times the K loop's fill; see gemm_eff.
+ * max_split: the most slices the kernel may cut K into (1: it never
+ * splits, roof_op.no_split). */
+static double wave_eff(const roof_device *d, double tiles, double k,
+                       int max_split)
 {
 	double best = 0.0, kref = k_fill(ROOF_K_REF);
 	int s;
@@ -575,7 +578,7 @@ static double wave_eff(const roof_device *d, double tiles, double k)
 	 * tiles / (ceil(tiles / sms) sms).  A library may split K into s
 	 * slices to fill the SMs (split-K), at the price of shorter K loops;
 	 * take the best s, as its heuristics do. */
-	for (s = 1; s <= ROOF_MAX_SPLIT; s++) {
+	for (s = 1; s <= max_split; s++) {
 		double units = tiles * s, waves, e, fill;
 
 		if (s > 1 && k / s < ROOF_MIN_SLICE)
@@ -660,8 +663,10 @@ static double deepgemm_eff(const roof_device *d, double m, double n,
  * ... Use multi-math_warp_groups and multi-wave MMAs".  lib: a library
  * GEMM, which on a device with mma_n_step may swap (SWAP_MAX_N). */
 static double gemm_eff(const roof_device *d, double m, double n, double k,
-                       double count, double mt, int spread, int lib)
+                       double count, double mt, int spread, int lib,
+                       int nosplit)
 {
+	int ms = nosplit ? 1 : ROOF_MAX_SPLIT;
 	double tm, tn, q, tiles, tile_eff, eff;
 
 	if (!(m > 0.0) || !(n > 0.0) || !(k > 0.0))
@@ -692,7 +697,7 @@ static double gemm_eff(const roof_device *d, double m, double n, double k,
 	if (mt > 0.0 && d && d->sms > 0)
 		return deepgemm_eff(d, m, n, k, count, tm, tiles / ceil(n / tn));
 	tile_eff = (m * n) / (tiles * tm * tn);
-	eff = tile_eff * wave_eff(d, tiles * count, k);
+	eff = tile_eff * wave_eff(d, tiles * count, k, ms);
 	/* The swapped layout (SWAP_MAX_N): the m tokens on one N edge of
 	 * whole steps and at least ROOF_MIN_EDGE (a decode batch of 1-16
 	 * keeps the 16-wide edge and its sources), the n weight rows on 64-
@@ -706,7 +711,7 @@ static double gemm_eff(const roof_device *d, double m, double n, double k,
 			ROOF_TILE ? 64.0 : ROOF_TILE;
 		double st = ceil(n / sn);
 		double se = (m * n) / (st * sm * sn) *
-			wave_eff(d, st * count, k);
+			wave_eff(d, st * count, k, ms);
 
 		if (se > eff)
 			eff = se;
@@ -717,7 +722,7 @@ static double gemm_eff(const roof_device *d, double m, double n, double k,
 double roof_gemm_eff(const roof_device *d, double m, double n, double k,
                      double count)
 {
-	return gemm_eff(d, m, n, k, count, 0.0, 0, 1);
+	return gemm_eff(d, m, n, k, count, 0.0, 0, 1, 0);
 }
 
 /* Pipeline fill of a fused attention kernel's loop over the keys, and the
@@ -878,8 +883,8 @@ double roof_attn_eff(const roof_device *d, double m, double n, double k,
 	double ref, eff, q0 = attn_ref_q(d);
 
 	ref = gemm_eff(d, q0, n, (q0 + 1.0) / 2.0, count,
-	               0.0, 0, 0) * causal_diag(q0);
-	eff = gemm_eff(d, m, n, k, count, 0.0, 0, 0) *
+	               0.0, 0, 0, 0) * causal_diag(q0);
+	eff = gemm_eff(d, m, n, k, count, 0.0, 0, 0, 0) *
 		(causal_q > 0 ? causal_diag(causal_q) : 1.0) / ref;
 	if (d->attn_exp_dim > 0.0 && n > 0.0)
 		eff *= exp_bound(n, d->attn_exp_dim) /
@@ -1072,7 +1077,8 @@ static void roof_eval_time(const roof_device *d, const roof_op *op,
 	out->shape_eff = gemm && !gemv ? gemm_eff(d, op->m, op->n, op->k,
 	                                          op->count, op->m_tile,
 	                                          op->spread,
-	                                          !(op->dequant > 0.0)) : 1.0;
+	                                          !(op->dequant > 0.0),
+	                                          op->no_split) : 1.0;
 	vec16 = gemv && op->gemv == 2 && d->vec16_x > 0.0 &&
 		(op->prec == GP_BF16 || op->prec == GP_FP16) ?
 		vec * d->vec16_x : vec;

@@ -238,6 +238,12 @@ typedef struct roof_op {
 	                         library's (infer_cfg.wo_bf16_x, vLLM's
 	                         Marlin on the A100); 0: prec's rate; else
 	                         ROOF_BF16_X_MIN..ROOF_BF16_X_MAX */
+	int no_split;         /* 1: the kernel never splits its K loop
+	                         over more CTAs, so its tiles alone fill
+	                         the SMs' waves (FlashAttention-2's varlen
+	                         call on a prompt: roofline.c wave_eff);
+	                         0: the best split-K, as a library's
+	                         heuristics pick */
 } roof_op;
 
 /* roof_op.bf16_x's bounds.  Below 0.01 the cap is under the smallest
