@@ -71,6 +71,33 @@ static double host_staged_cap(const gp_topo *t, const gp_group *g)
 	       t->host_mem_bw / (2.0 * flows) : HUGE_VAL;
 }
 
+/* The rate one GPU moves network data at through its PCIe link, B/s: the
+ * link itself (nic_path_bw) with GPUDirect RDMA, where the NIC reads and
+ * writes the GPU's memory.  Without it (nic_gdr_off) NCCL keeps the
+ * network buffers in host memory: "GPU Direct RDMA Disabled for GPU %d /
+ * HCA %lx (distance %d > %d)" once the GPU-NIC path is farther than
+ * NCCL_NET_GDR_LEVEL (PATH_PXB by default, ncclTopoCheckGdr, src/graph/
+ * paths.cc, NVIDIA/nccl v2.25.1-1), and then "we will use simple GPU->CPU
+ * and CPU->NIC communication" (the NCCL maintainer, NVIDIA/nccl#465): the
+ * GPU's SMs write each send chunk into host memory and read each received
+ * one back, as the SHM transport does between two GPUs, so the link
+ * carries both directions at HOST_STAGED_BW of its one-way rate.  Host
+ * DRAM then holds each byte twice a direction (the GPU writes and the NIC
+ * reads what it sends, the NIC writes and the GPU reads what it
+ * receives): 4 r a GPU, shared by the node's flows, where the topology
+ * knows its host (host_mem_bw > 0).  0: no limit beyond the NICs. */
+static double nic_path(const gp_topo *t, const gp_group *g)
+{
+	double flows = (double)g->per_node * g->sharing;
+
+	if (!t->nic_gdr_off || t->nic_path_bw <= 0.0)
+		return t->nic_path_bw;
+	return t->host_mem_bw > 0.0 ?
+	       min2(t->nic_path_bw * HOST_STAGED_BW,
+		    t->host_mem_bw / (4.0 * flows)) :
+	       t->nic_path_bw * HOST_STAGED_BW;
+}
+
 /* Validate inputs and fill the context for the placed group g;
  * GP_OK or GP_EINVAL. */
 static int setup(const gp_topo *t, gp_coll op, double bytes,
@@ -192,10 +219,11 @@ static int setup(const gp_topo *t, gp_coll op, double bytes,
 		 * one device of per_gpu rails (nccl.rails): NCCL's channel
 		 * search and its proxy see nic_use / rails NICs. */
 		c->rails = t->nic_nccl.rails ? ceil(per_gpu) : 1.0;
-		if (t->nic_path_bw > 0 && c->bn > g->per_node * t->nic_path_bw)
-			c->bn = g->per_node * t->nic_path_bw;
-		if (t->nic_path_bw > 0 && c->bnic > t->nic_path_bw)
-			c->bnic = t->nic_path_bw;
+		c->path = nic_path(t, g);
+		if (c->path > 0 && c->bn > g->per_node * c->path)
+			c->bn = g->per_node * c->path;
+		if (c->path > 0 && c->bnic > c->path)
+			c->bnic = c->path;
 		c->lat_net = t->nic.latency;
 	}
 	return GP_OK;

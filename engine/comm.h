@@ -188,6 +188,13 @@ typedef struct gp_topo {
 	double nic_path_bw;   /* B/s per direction one GPU can push to the
 			       * NICs: its PCIe link (achievable); 0 = no
 			       * limit beyond the NICs */
+	int nic_gdr_off;      /* 1: NCCL moves the GPU's network data
+			       * without GPUDirect RDMA (the GPU-NIC path is
+			       * farther than NCCL_NET_GDR_LEVEL allows:
+			       * paths.cc ncclTopoCheckGdr), staged through
+			       * host memory, so nic_path_bw carries it at
+			       * the host-staged share (comm.c setup);
+			       * 0: GPUDirect RDMA */
 	double nvls_tree_bw[2]; /* NVLS_TREE (NVLS in the node, a tree across
 			       * nodes): the most bus bandwidth, B/s, one
 			       * head (a GPU with its NIC) carries, [0] on 2

@@ -1018,7 +1018,8 @@ static double tree_net_step_bytes(const comm_ctx *c, gp_proto p, double nc)
 
 /* The time one network message of `wire` bytes takes to cross, s: over
  * the stripes the plugin cuts it into (rails), each NIC at its rate, all
- * of them no faster than the GPU's path to them (nic_path_bw). */
+ * of them no faster than the GPU's path to them (c->path: nic_path_bw,
+ * host-staged without GPUDirect RDMA). */
 static double net_msg_time(const comm_ctx *c, double wire)
 {
 	double r = max2(1.0, c->rails), rate;
@@ -1027,8 +1028,8 @@ static double net_msg_time(const comm_ctx *c, double wire)
 	while (k > 1.0 && fmod(r, k) != 0.0)
 		k -= 1.0;
 	rate = k * c->bnic;
-	if (c->t->nic_path_bw > 0.0)
-		rate = min2(rate, c->t->nic_path_bw);
+	if (c->path > 0.0)
+		rate = min2(rate, c->path);
 	return wire / rate;
 }
 

@@ -22,6 +22,10 @@ typedef struct comm_ctx {
 	double bu;      /* achievable scale-up B/s per GPU per direction */
 	double bn;      /* achievable NIC B/s per node per direction */
 	double bnic;    /* achievable B/s of one NIC */
+	double path;    /* B/s one GPU moves to or from its NICs: its PCIe
+			 * link (nic_path_bw), at the host-staged share
+			 * without GPUDirect RDMA (nic_gdr_off); 0 = no
+			 * limit beyond the NICs */
 	double nic_use; /* NICs per node the group drives (bn / NIC rate) */
 	double rails;   /* NICs in each device NCCL sees (1 unless the
 			 * plugin joins a GPU's NICs: nccl.rails) */

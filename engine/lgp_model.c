@@ -702,6 +702,7 @@ static const lgp_field topo_fields[] = {
 	T_NUM("nic_achievable", nic.achievable, 1.0),
 	F_BOOL("nic_sharp", offsetof(gp_topo, nic_sharp), 0),
 	T_NUM("nic_path_bw", nic_path_bw, 0),
+	F_BOOL("nic_gdr_off", offsetof(gp_topo, nic_gdr_off), 0),
 	T_NUM("host_mem_bw", host_mem_bw, 0),
 	T_NUM("host_memory", host_memory, 0),
 	T_NUM("nvls_tree_bw2", nvls_tree_bw[0], 0),
@@ -746,7 +747,8 @@ static void lgp_given(lua_State *L, double *v, int need, const char *path)
 /* Read a topology table (flat fields, SI units; see lua/gpuplan/comm.lua):
  * gpus_per_node, nodes, up_kind ("nvlink"|"pcie"), up_bw, up_latency,
  * up_achievable, up_nvls, up_crosses_cpu, up_mesh_peers, nics, nic_bw,
- * nic_latency, nic_achievable, nic_sharp, nic_path_bw, nvls_tree_bw2, nvls_tree_bw3,
+ * nic_latency, nic_achievable, nic_sharp, nic_path_bw, nic_gdr_off,
+ * nvls_tree_bw2, nvls_tree_bw3,
  * ll_max_bw, tree_ch_bw2, tree_ch_bw3, tree_ll128_ch_bw2,
  * tree_ll128_ch_bw3, ring_ll128_ch_bw, p2p_nvl_ch_bw, host_amd,
  * p2p_read, nic_c2c, ll128_off, pxn_off, base_lat_ll, base_lat_ll128,

@@ -17,7 +17,9 @@
 --   direction per GPU), up_latency (s per hop), up_achievable, up_nvls,
 --   up_crosses_cpu, up_mesh_peers, nics (per node), nic_bw (B/s per direction per NIC),
 --   nic_latency, nic_achievable, nic_sharp, nic_path_bw (B/s one GPU
---   pushes to the NICs: its PCIe link), nvls_tree_bw2 / nvls_tree_bw3 (bus
+--   pushes to the NICs: its PCIe link), nic_gdr_off (no GPUDirect RDMA between
+--   the GPU and its NICs: the network data is staged through host memory,
+--   nic_path_bw carrying it at the host-staged share), nvls_tree_bw2 / nvls_tree_bw3 (bus
 --   B/s one NVLS_TREE head carries on 2 / 3+ nodes), up_nccl / nic_nccl
 --   (the fabrics' `nccl` blocks: NCCL's step latencies, NVLS terms and
 --   LL128's share, SI numbers, over the link kind's defaults;
@@ -113,6 +115,7 @@ local topo_fields = {
   nic_path_bw = "number", nvls_tree_bw2 = "number", nvls_tree_bw3 = "number",
   host_mem_bw = "number", ll_max_bw = "number", host_amd = "boolean",
   p2p_read = "boolean", nic_c2c = "boolean", ll128_off = "boolean", pxn_off = "boolean",
+  nic_gdr_off = "boolean",
   base_lat_ll = "number", base_lat_ll128 = "number", base_lat_simple = "number",
   tree_ch_bw2 = "number", tree_ch_bw3 = "number", ring_ll128_ch_bw = "number",
   tree_ll128_ch_bw2 = "number", tree_ll128_ch_bw3 = "number", p2p_nvl_ch_bw = "number",

@@ -1833,6 +1833,10 @@ for _, f in ipairs {
   { "nic_sharp", "boolean", "the network reduces in-network (SHARP)" },
   { "nic_path_bw", "number|string", "B/s one GPU pushes to the NICs: its PCIe link; 0: no "
     .. "limit beyond the NICs" },
+  { "nic_gdr_off", "boolean", "no GPUDirect RDMA between a GPU and its NICs (the path is "
+    .. "farther than NCCL_NET_GDR_LEVEL allows): the network data is staged through host "
+    .. "memory, and the GPU's PCIe link carries it both ways at the host-staged share of "
+    .. "nic_path_bw" },
   { "nvls_tree_bw2", "number|string", "bus B/s one NVLS_TREE head carries on 2 nodes "
     .. "(NCCL perChMaxNVLSTreeBws); 0: no limit" },
   { "nvls_tree_bw3", "number|string", "the same on 3 or more nodes" },

@@ -279,6 +279,10 @@ local case_schema = T.record {
     cpu_vendor = T.enum { "intel", "amd", "arm" },
     -- a collective case: the GPUs one nccl-tests thread drove (-g N)
     gpus_per_thread = count(),
+    -- a collective case across nodes: false where the source places each
+    -- rank's GPU off its NIC's PCIe switch, so NCCL runs the network
+    -- without GPUDirect RDMA (the topology's nic_gdr_off); absent: with it
+    gdr = T.boolean(),
     -- the GPUs' board power limit, W, where the source states it
     -- (gp.train's power_limit)
     power_limit = declared("power_limit"),

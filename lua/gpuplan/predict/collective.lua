@@ -8,7 +8,9 @@
 -- DGX/HGX layout); each GPU reaches the NICs over its own PCIe link (the
 -- catalog's gpu.pcie); hardware.cpu_vendor and hardware.host_mem_bw the
 -- hosts where the source names them; hardware.gpus_per_thread the GPUs one
--- nccl-tests thread drove (-g N), whose launches bound the time.  The algorithm is the one NCCL's tuner picks
+-- nccl-tests thread drove (-g N), whose launches bound the time; hardware.gdr
+-- false where the source places each rank's GPU off its NIC's PCIe switch (no
+-- GPUDirect RDMA: the network data staged through host memory).  The algorithm is the one NCCL's tuner picks
 -- (NCCL's default) unless the case states the one its run forced (case.algo, NCCL_ALGO): the tuner of
 -- the case's NCCL release, source.version, or where the source names none but gives its date
 -- (source.date), the newest release tagged by then (comm.nccl_at), said in the defaults as assumed;
@@ -62,6 +64,13 @@ return function(case, cat)
   -- memory shares it (engine/comm.c), at what streaming reaches (0.8, as
   -- comm.topology reads a catalog system's).
   if h.host_mem_bw then topo.host_mem_bw = h.host_mem_bw * 0.8 end
+  -- No GPUDirect RDMA where the case says so (hardware.gdr = false: each
+  -- rank's GPU is off its NIC's PCIe switch): NCCL stages the network data
+  -- through host memory (engine/comm.c nic_path).
+  if h.gdr == false then
+    if nodes < 2 then return nil, "hardware.gdr applies to a case across nodes" end
+    topo.nic_gdr_off = true
+  end
 
   -- NCCL_ALGO where the run forced it (case.algo, gp.comm's names), read
   -- from that field alone: the notes quote the source.
