@@ -479,6 +479,29 @@ M.v0_graph_max_context = 8192
 -- one GPU: predict/infer.lua's vllm profile).
 M.v0_ray_step = (24.2 - 20.2) / 2000
 
+-- vLLM 0.4's own host work a decode step beyond V1's figures
+-- (M.engine_host, which async_scheduling = false prices for every V0
+-- release as a floor).  V0's LLMEngine.step schedules, rebuilds the
+-- model's inputs (model_runner.py _prepare_decode: Python lists of
+-- positions, slot mappings and block tables turned into tensors each
+-- step), runs the graph, then samples and builds the RequestOutputs with
+-- the GPU idle between steps.  The same PR's single-GPU row times it
+-- whole: vllm PR #3763 (2024-03-31, on v0.4.0's main), "Using 80GB A100s,
+-- with llama-2-7b openai completion API. Single request with 5 input
+-- tokens, 2000 generated tokens", "| TP=1 | 24.2 | 0 |": 12.10 ms a step.
+-- gp.infer prices that job (llama2-7b, a100-sxm-80gb, runtime vllm,
+-- async_scheduling = false, input 5, output 2000, batch 1: CUDA graphs,
+-- v0.4's default) at 10.32 ms a step, 9.87 ms of GPU and 0.45 ms of V1's
+-- host work, so 0.4's step costs 1.78 ms more (tests/lua/v0_step.t holds
+-- the job to 24.2 s).  Its engine served the request through the OpenAI
+-- server, which before 0.6 ran in the engine's process (AsyncLLMEngine),
+-- so the figure is at most what an offline LLM.generate run pays.  One
+-- measured release, so validate sets it for 0.4 only (gp.infer's v0_step:
+-- a vLLM case of a 0.4.x release, or of none dated 2024-03-30 to
+-- 2024-06-10, predict/infer.lua's vllm profile); a step cost, not a
+-- sequence's (the row is one sequence).
+M.v0_host_step = 24.2 / 2000 - 10.32e-3
+
 -- vLLM's awq_gemm before awq_marlin (v0.5.3): the K slices its GEMM
 -- writes apart and a kernel of its own sums after every AWQ linear
 -- (gp.infer's wo_split_k; validate sets it for a vLLM case of AWQ weights,
@@ -3270,6 +3293,7 @@ function M.setup(a)
   for _, o in ipairs {
     { "async_scheduling", "--async-scheduling", "schedules as its own engine does" },
     { "ray_step", "its Ray executor's task a worker each step", "runs its own executor" },
+    { "v0_step", "vLLM 0.4's own host work a step", "runs its own engine" },
     { "shared_expert_stream", "its MoE's shared expert on a second CUDA stream",
       "runs the shared expert as its own engine does" },
   } do
@@ -3330,6 +3354,24 @@ function M.setup(a)
         .. "no ray_step", a.ray_step, tostring(a.vllm_version))), 3)
     end
     c.engine_host_step = (c.engine_host_step or 0) + a.ray_step
+  end
+  -- vLLM 0.4's own host work a step beyond V1's figures (M.v0_host_step):
+  -- V0 never schedules ahead of the GPU, so it adds to the host work
+  -- async_scheduling = false prices; a run scheduling ahead (async
+  -- scheduling on) or naming a release the figure is not of is refused.
+  if a.v0_step ~= nil and a.v0_step > 0 then
+    if async ~= false then
+      error(args.usage(string.format("infer: v0_step %g is vLLM 0.4's host work between the "
+        .. "GPU's steps, which a V0 engine never overlaps: give async_scheduling = false "
+        .. "(--no-async-scheduling) or a vllm_version, or no v0_step", a.v0_step)), 3)
+    end
+    local r = version.parse(a.vllm_version)
+    if r and r.parts == 3 and (version.before(r, "0.4.0") or not version.before(r, "0.5.0")) then
+      error(args.usage(string.format("infer: v0_step %g with vllm_version %s: the figure is "
+        .. "vLLM 0.4's (vllm PR #3763's one-GPU row); give a 0.4.x release, or no v0_step",
+        a.v0_step, tostring(a.vllm_version))), 3)
+    end
+    c.engine_host_step = (c.engine_host_step or 0) + a.v0_step
   end
   -- The shared expert on vLLM's second stream (M.shared_stream_max): said
   -- where a model has one, since vLLM 0.11.0 and before run it apart on
@@ -3728,6 +3770,11 @@ function M.infer(a)
       error(args.usage(string.format("infer: %s: ray_step (vLLM's Ray executor's task a worker "
         .. "each step) is priced on one model's replicas, not by the MoE serving model "
         .. "this option chooses", by)), 2)
+    end
+    if type(a.v0_step) == "number" then
+      error(args.usage(string.format("infer: %s: v0_step (vLLM 0.4's own host work a step) is "
+        .. "priced on one model's replicas, not by the MoE serving model this option chooses",
+        by)), 2)
     end
     -- (the value's type first, as every numeric option's: int_arg names it)
     if a.wo_split_k ~= nil and int_arg(a, "wo_split_k", 2) then

@@ -1,0 +1,76 @@
+-- gp.infer's v0_step (lua/gpuplan/infer.lua M.v0_host_step; engine/infer.c
+-- engine_time): vLLM 0.4's engine work between the GPU's steps beyond V1's
+-- figures (async_scheduling = false), from vllm PR #3763's one-GPU row
+-- ("Using 80GB A100s, with llama-2-7b openai completion API. Single request
+-- with 5 input tokens, 2000 generated tokens", "| TP=1 | 24.2 | 0 |").  The
+-- validation predictor sets it for a vLLM case of a 0.4.x release
+-- (predict/infer.lua's vllm profile).
+-- Run with ./gpuplan run tests/lua/v0_step.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(11)
+
+-- The PR's job: Llama-2-7B on one A100 80GB, vLLM with its CUDA graphs
+-- (0.4's default), 5 tokens in, 2000 out, one request.
+local function pr_job(extra, batch)
+  local a = { model = "llama2-7b", gpu = "a100-sxm-80gb", gpus = 1, runtime = "vllm",
+              async_scheduling = false, input = 5, output = 2000 }
+  if batch then a.batch = batch else a.requests, a.concurrency = 1, 1 end
+  for k, v in pairs(extra or {}) do a[k] = v end
+  return gp.infer(a)
+end
+
+-- The constant reproduces its source: with it the job takes 2000 /
+-- tokens_per_s = 24.2 s, the row's time.  Tolerance 0.5%: the constant is
+-- rounded to 10 us of 12.1 ms (0.08%), and the prompt's one prefill step
+-- (5 tokens) sits in the same run; a change of the GPU's price for this
+-- job moves it out, and then M.v0_host_step must be derived again.
+local m = require("gpuplan.infer").v0_host_step
+local with = pr_job({ v0_step = m })
+t.near(2000 / with.tokens_per_s, 24.2, 0.005, "PR #3763's TP=1 job with v0_step: 24.2 s")
+-- The constant is the row's step less the price without it: 12.10 - 10.32 ms.
+t.near(m, 24.2 / 2000 - 10.32e-3, 1e-12, "M.v0_host_step: 12.10 ms - 10.32 ms = 1.78 ms")
+local without = pr_job()
+t.near(without.itl_batch1_s, 10.32e-3, 0.005, "the job priced without it: 10.32 ms a step")
+
+-- It adds to each step whole (the GPU idle through it): the batch-1 ITL
+-- grows by exactly v0_step (1e-12 relative: the same sums but the added term).
+t.near(with.itl_batch1_s - without.itl_batch1_s, m, 1e-9, "the step grows by v0_step")
+-- Once a step, not a sequence: at batch 8 the same 1.78 ms.
+local b8, v8 = pr_job({}, 8), pr_job({ v0_step = m }, 8)
+t.near(v8.itl_s - b8.itl_s, m, 1e-9, "batch 8: the same 1.78 ms, once a step")
+-- 0 is no cost: the same price to the bit.
+t.is(pr_job({ v0_step = 0 }).itl_batch1_s, without.itl_batch1_s, "v0_step = 0: unchanged")
+
+-- Refusals: another runtime, async scheduling on, a release not 0.4.
+t.raises(function() gp.infer({ model = "llama2-7b", gpu = "a100-sxm-80gb",
+    runtime = "sglang", input = 5, output = 2000, batch = 1, v0_step = m }) end,
+  "v0_step is vLLM's", "v0_step on runtime sglang: refused")
+t.raises(function() pr_job({ async_scheduling = true, v0_step = m }) end,
+  "never overlaps", "v0_step with async_scheduling on: refused")
+t.raises(function() pr_job({ v0_step = m, vllm_version = "0.6.3", sampling = "random" }) end,
+  "the figure is vLLM 0.4's", "v0_step with vllm_version 0.6.3: refused")
+
+-- The predictor's rule: a vLLM case of release 0.4.2 takes it, said; 0.6.3
+-- does not.
+do
+  local predict = require "gpuplan.predict.infer"
+  local model = { id = "qwen2-7b-test", layers = 28, hidden = 3584, heads = 28, kv_heads = 4,
+    head_dim = 128, ffn_hidden = 18944, ffn_gated = true, vocab = 152064,
+    tied_embeddings = false, max_seq = 32768, norm = "rms" }
+  local function said(version)
+    local r, why = predict({ model = model, hardware = { gpu = "a100-sxm-80gb", gpus = 1 },
+      parallel = { tp = 1 }, measured = { metric = "output_tokens_per_s" },
+      workload = { weight_dtype = "bf16", input_len = 1, output_len = 2048, concurrency = 1,
+                   num_requests = 1, framework = "vllm" },
+      source = { title = "Qwen2 speed benchmark, vLLM", version = version } }, gp.catalog())
+    assert(r, why)
+    for _, d in ipairs(r.defaults) do
+      if d:find("v0_step=1.78 ms (vLLM 0.4", 1, true) then return true end
+    end
+    return false
+  end
+  t.ok(said("0.4.2"), "0.4.2: v0_step=1.78 ms said")
+  t.ok(not said("0.6.3"), "0.6.3: no v0_step")
+end
