@@ -679,6 +679,21 @@ local PROFILES = {
           .. "its Ray executor submits a task to every worker each step and waits for them, "
           .. "vllm PR #3763's A100 TP 2 figure)", a.ray_step * 1e3, (a.tp or 1) * (a.pp or 1))
       end
+      -- vLLM 0.4's own host work a step beyond V1's figures (gpuplan.infer
+      -- M.v0_host_step: vllm PR #3763's one-A100 row, v0.4.0's main): a
+      -- case of a 0.4.x release (source.version), else one of no release
+      -- dated from v0.4.0 (2024-03-30) to before v0.5.0 (2024-06-11), on
+      -- the V0 host work async_scheduling = false prices (multi-step
+      -- scheduling came after 0.4, so every such case takes it).
+      local in_04 = not release_before(ver, date, "0.4.0", "2024-03-30")
+        and release_before(ver, date, "0.5.0", "2024-06-11")
+      if in_04 and a.v0_step == nil and a.async_scheduling == false
+        and not require("gpuplan.serve").wants(a) then
+        a.v0_step = require("gpuplan.infer").v0_host_step
+        defaults[#defaults + 1] = string.format("v0_step=%.3g ms (vLLM 0.4: its engine's host work "
+          .. "a step beyond V1's, vllm PR #3763's one-A100 Llama-2-7B run, 24.2 s over 2000 "
+          .. "tokens)", a.v0_step * 1e3)
+      end
       -- A release before awq_marlin (vllm PR #6612, "[Kernel][Core] Add AWQ
       -- support to the Marlin kernel", first in v0.5.3 of 2024-07-23: PR
       -- #6654's docs change was to "be merged ... after vLLM 0.5.3 is
