@@ -471,13 +471,21 @@ M.v0_graph_max_context = 8192
 -- tokens, 2000 generated tokens", "TP=2 | 24.2" against "TP=2 with this PR
 -- | 20.2": 4.0 s over 2000 steps, 2.0 ms a step (its TP 4 Llama-2-70B run,
 -- "about 5% reduction in latency", about the same a step).  The same
--- table's run without Ray (#3466's multiprocessing executor, 17.0 s) is
--- 1.6 ms a step faster again, a cost of Ray's workers the PR does not
--- name: not priced.  engine/infer.c engine_time adds it to each step
--- (gp.infer's ray_step; validate sets it for a vLLM case of a release
--- before 0.4.3, or of no release dated before 2024-05-21, on more than
--- one GPU: predict/infer.lua's vllm profile).
-M.v0_ray_step = (24.2 - 20.2) / 2000
+-- table's run without Ray, "TP=2 with #3466 (without Ray) | 17.0" (the
+-- multiprocessing executor, whose driver also hands each step to its
+-- worker), is 1.6 ms a step faster again: Ray's executor costs 24.2 - 17.0
+-- = 7.2 s over 2000 steps, 3.6 ms a step, against that executor, the task
+-- (2.0 ms) and a part the PR does not name (1.6 ms; with the loop in both
+-- executors, 20.2 s against 16.7 s, 1.75 ms).  That the multiprocessing executor
+-- itself costs about nothing on top of the engine is what the TP=1 row
+-- says once vLLM 0.4's own host work is priced (M.v0_host_step): the
+-- 17.0 s row is then priced at 16.4 s, the 16.7 s row's executor with the
+-- loop at the same, so the whole 3.6 ms is priced as Ray's.
+-- engine/infer.c engine_time adds it to each step (gp.infer's ray_step;
+-- validate sets it for a vLLM case of a release before 0.4.3, or of no
+-- release dated before 2024-05-21, on more than one GPU: predict/infer.lua's
+-- vllm profile).
+M.v0_ray_step = (24.2 - 17.0) / 2000
 
 -- vLLM 0.4's own host work a decode step beyond V1's figures
 -- (M.engine_host, which async_scheduling = false prices for every V0

@@ -1600,12 +1600,13 @@ opt { name = "async_scheduling", type = "flag", commands = "rl infer",
       .. "figures as a floor, unless it states multi-step scheduling)" } } }
 opt { name = "ray_step", type = "number", metavar = "S", commands = "infer",
   range = { 0, 1 },
-  default = "0; validate: 2.0e-3 for a vLLM case before 0.4.3 on more than one GPU",
-  help = "seconds vLLM's Ray executor adds to each step by scheduling a Ray task on every "
+  default = "0; validate: 3.6e-3 for a vLLM case before 0.4.3 on more than one GPU",
+  help = "seconds vLLM's Ray executor adds to each step, scheduling a Ray task on every "
     .. "worker and waiting for its result, before vllm PR #4894 (\"Eliminate parallel worker "
     .. "per-step task scheduling overhead\", after v0.4.2) kept the workers in a loop "
-    .. "(2.0e-3: PR #3763's A100 TP 2 run, 24.2 s -> 20.2 s over 2000 tokens); --runtime vllm "
-    .. "only, one model on its replicas, each of more than one GPU (tp x pp > 1)",
+    .. "(3.6e-3: PR #3763's A100 TP 2 runs, 24.2 s under Ray against 17.0 s under the "
+    .. "multiprocessing executor over 2000 tokens); --runtime vllm only, one model on its "
+    .. "replicas, each of more than one GPU (tp x pp > 1)",
   suggest = { "ray_task_step", "executor_step", "worker_step" } }
 opt { name = "v0_step", type = "number", metavar = "S", commands = "infer",
   range = { 0, 1 },
