@@ -9,7 +9,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(11)
+t.plan(13)
 
 -- The PR's job: Llama-2-7B on one A100 80GB, vLLM with its CUDA graphs
 -- (0.4's default), 5 tokens in, 2000 out, one request.
@@ -33,6 +33,25 @@ t.near(2000 / with.tokens_per_s, 24.2, 0.005, "PR #3763's TP=1 job with v0_step:
 t.near(m, 24.2 / 2000 - 10.32e-3, 1e-12, "M.v0_host_step: 12.10 ms - 10.32 ms = 1.78 ms")
 local without = pr_job()
 t.near(without.itl_batch1_s, 10.32e-3, 0.005, "the job priced without it: 10.32 ms a step")
+
+-- The same table's two-GPU rows, priced with it: "TP=2 with #3466 (without
+-- Ray) | 17.0" (the multiprocessing executor, no executor cost priced) and
+-- "TP=2 | 24.2" (Ray's, ray_step = M.v0_ray_step = (24.2 - 17.0) / 2000).
+-- Hand: the TP 2 step prices at 8.21 ms with v0_step (GPU 5.65 ms, its
+-- all-reduces 0.33 ms, 0.45 + 1.78 ms of host), 2000 of them 16.4 s; Ray's
+-- 3.6 ms more, 23.6 s.  Tolerance 5%: what stays is the multiprocessing
+-- executor's own hand-off (17.0 - 16.4 s, 0.3 ms a step), which nothing
+-- prices.
+local function tp2(extra)
+  local a = { model = "llama2-7b", gpu = "a100-sxm-80gb", gpus = 2, tp = 2, runtime = "vllm",
+              async_scheduling = false, input = 5, output = 2000, requests = 1,
+              concurrency = 1, v0_step = m }
+  for k, v in pairs(extra or {}) do a[k] = v end
+  return 2000 / gp.infer(a).tokens_per_s
+end
+t.near(tp2(), 17.0, 0.05, "PR #3763's TP=2 without Ray: 17.0 s")
+t.near(tp2({ ray_step = require("gpuplan.infer").v0_ray_step }), 24.2, 0.05,
+  "PR #3763's TP=2 under Ray: 24.2 s")
 
 -- It adds to each step whole (the GPU idle through it): the batch-1 ITL
 -- grows by exactly v0_step (1e-12 relative: the same sums but the added term).
