@@ -3371,7 +3371,7 @@ function M.setup(a)
     if async ~= false then
       error(args.usage(string.format("infer: v0_step %g is vLLM 0.4's host work between the "
         .. "GPU's steps, which a V0 engine never overlaps: give async_scheduling = false "
-        .. "(--no-async-scheduling) or a vllm_version, or no v0_step", a.v0_step)), 3)
+        .. "or a vllm_version, or no v0_step", a.v0_step)), 3)
     end
     local r = version.parse(a.vllm_version)
     if r and r.parts == 3 and (version.before(r, "0.4.0") or not version.before(r, "0.5.0")) then
