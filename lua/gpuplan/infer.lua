@@ -3729,9 +3729,12 @@ local function qhead_note(defaults, reads, mixed_reads, arch)
   for i, e in ipairs(defaults) do
     local k = QHEAD_KERNELS[e]
     if k then
+      -- the dot products' units: CUDA cores on NVIDIA, the vector ALUs of
+      -- an AMD CDNA card (the same FMAs, the kernel hipified)
+      local units = tostring(arch or ""):match("^cdna") and "the vector ALUs" or "the CUDA cores"
       defaults[i] = reads > 1 and string.format("%s: %s, one thread block a query head: the KV "
-        .. "cache read %.4g times a decode step (%.4g query heads a KV head), on the CUDA cores",
-        e, k.kernel, reads, reads)
+        .. "cache read %.4g times a decode step (%.4g query heads a KV head), on %s",
+        e, k.kernel, reads, reads, units)
         or string.format("%s: no change for a model of one query head a KV head (MHA): the %s "
         .. "reads its cache once, as %s would", e, k.short, k.other)
     end

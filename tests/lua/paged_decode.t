@@ -161,4 +161,50 @@ do
        "the rule is vLLM's alone")
 end
 
+-- The ROCm release rule (predict/infer.lua, vLLM profile): vLLM's V0 ROCm
+-- backend ran flash attention on prompts only and decoded on
+-- PagedAttention.forward_decode until AMD's custom paged attention came
+-- upstream (vllm PR #8310, 2024-09-13, after v0.6.1): a stated release
+-- before 0.6.2 on an AMD card decodes on the PagedAttention kernel.  A case
+-- of no stated release on an AMD card is not placed by its date (AMD's own
+-- fork had the custom kernel from 2024-05-30); an NVIDIA card of 0.6.1
+-- decodes on flash-attn's.
+do
+  local predict = require "gpuplan.predict.infer"
+  -- Llama 3 8B (config.json: 32 layers, 32 query heads, 8 KV heads of 128)
+  local l3 = { layers = 32, hidden = 4096, heads = 32, kv_heads = 8, head_dim = 128,
+               ffn_hidden = 14336, ffn_gated = true, vocab = 128256, tied_embeddings = false,
+               max_seq = 8192 }
+  local function case(gpu, src)
+    return { model = l3, hardware = { gpu = gpu, gpus = 1 }, parallel = { tp = 1 },
+             workload = { weight_dtype = "fp16", precision = "fp16", input_len = 6144,
+                          output_len = 2048, batch = 1, num_requests = 1, framework = "vllm" },
+             measured = { metric = "output_tokens_per_s" }, source = src }
+  end
+  local function rocm(gpu, src)
+    local r, why = predict(case(gpu, src), gp.catalog())
+    assert(r, why)
+    for _, d in ipairs(r.defaults) do
+      if d:find("paged_decode (vLLM on ROCm before 0.6.2", 1, true) then return true, r.value, d end
+    end
+    return false, r.value
+  end
+  local on061, p061, d061 = rocm("mi300x", { version = "0.6.1" })
+  local on062, p062 = rocm("mi300x", { version = "0.6.2" })
+  t.ok(on061 and not on062, "MI300X: 0.6.1 decodes on the PagedAttention kernel, 0.6.2 not")
+  t.ok(d061 and d061:find("the KV cache read 4 times a decode step (4 query heads a KV head), "
+         .. "on the vector ALUs", 1, true), "... the note says the factor and an AMD card's units")
+  t.ok(not rocm("mi300x", { date = "2024-08-28" }), "no release on an AMD card: not placed by its date")
+  t.ok(not rocm("a100-sxm-80gb", { version = "0.6.1" }), "0.6.1 on an NVIDIA card: flash-attn's decode")
+  -- By the step: at 6144 in, 2048 out, one sequence (contexts 6144-8192,
+  -- on the graph) the mean context is 7168; a layer's cache 2 x 8 KV heads
+  -- x 128 x 2 B = 4096 B a token, read 32 / 8 = 4 times against once: 3
+  -- more reads x 32 layers x 7168 x 4096 B = 2.82 GB a step, 0.626 ms at
+  -- 5.3 TB/s x 0.85.  3%: the engine reads the cache at its attention op's
+  -- own memory rate, 2.2% above the flat 0.85 here; a model with half the
+  -- re-reads is 50% off.
+  t.near((2048 / p061 - 2048 / p062) / 2047, 3 * 32 * 7168 * 4096 / (5.3e12 * 0.85), 0.03,
+    "0.6.1's step on MI300X: 3 more reads of the cache at the HBM rate")
+end
+
 t.done_testing()

@@ -659,12 +659,42 @@ local PROFILES = {
       -- XFORMERS backend runs (an FP8 KV cache, a card below compute
       -- capability 8.0, a head size flash-attn lacks).
       local paged = release_before(ver, date, "0.4.3", "2024-05-19")
+      local paged_why = "vLLM before 0.4.3: no flash-attn decode"
+      -- On ROCm the flash-attn decode never came to V0: the ROCm backend
+      -- (vllm/attention/backends/rocm_flash_attn.py, ROCmFlashAttentionImpl)
+      -- runs flash attention (Triton or CK) on prompts only, and "if
+      -- decode_meta := attn_metadata.decode_metadata: # Decoding run.
+      -- output[num_prefill_tokens:] = PagedAttention.forward_decode(...)",
+      -- the same paged_attention_v1/_v2 (csrc/attention/attention_kernels.cu,
+      -- hipified: its grid one block per query head of each sequence) as
+      -- the CUDA releases before 0.4.3.  What replaced it there is AMD's
+      -- custom paged attention kernel (csrc/rocm/attention.cu), brought
+      -- upstream by vllm PR #8310 ("[Kernel][Hardware][Amd]Custom paged
+      -- attention kernel for rocm", commit 1ef0d2e of 2024-09-13, after
+      -- v0.6.1 of 2024-09-11; its table on llama-2-70b-chat-hf, 32 prompts
+      -- 512/512: "626.82 tokens/s" without, "969.73 tokens/s" with).  So
+      -- an upstream release before 0.6.2 on an AMD card decodes every GQA
+      -- step on the PagedAttention kernel.  Stated releases only: AMD's own
+      -- fork (ROCm/vllm, its docker images) carried the custom kernel
+      -- from ROCm/vllm PR #22 (2024-05-30, "enabled by default"), so a case
+      -- of no stated release, on an AMD card, is not placed by its date.
+      -- Not modelled: later releases still fall back to the kernel for
+      -- the shapes the custom one does not take (PR #8310: "enable rocm
+      -- custom paged attention kernel for specific size and dtype").
+      if not paged and amd and ver then
+        local r = release(ver)
+        if r ~= nil and version.before(r, "0.6.2") then
+          paged = true
+          paged_why = "vLLM on ROCm before 0.6.2: its V0 ROCm backend decodes on "
+            .. "PagedAttention.forward_decode, before AMD's custom paged attention, vllm PR #8310"
+        end
+      end
       local gqa = (model.kv_heads or model.heads) < model.heads
       if paged and gqa and not mla and a.paged_decode == nil then
         a.paged_decode = true
         -- the reason; gp.infer's note on paged_decode, joined to it below
         -- (join_qhead), says the kernel and the reads it priced
-        defaults[#defaults + 1] = "paged_decode (vLLM before 0.4.3: no flash-attn decode)"
+        defaults[#defaults + 1] = "paged_decode (" .. paged_why .. ")"
       end
       -- A release before vllm PR #4894 (after v0.4.2; gpuplan.infer
       -- M.v0_ray_step) on more than one GPU ran its workers under Ray, a
