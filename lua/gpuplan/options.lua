@@ -1074,7 +1074,8 @@ opt { name = "paged_decode", type = "flag", commands = "infer",
   help = "vLLM decodes on its own PagedAttention kernel (paged_attention_v1/v2): one thread "
     .. "block per query head, each reading its KV head's whole cache (the cache read "
     .. "heads/kv_heads times a decode step, multiplied on the CUDA cores), as every vLLM "
-    .. "before 0.4.3 did (flash-attn's decode came on 2024-05-19); --runtime vllm only",
+    .. "before 0.4.3 did (flash-attn's decode came on 2024-05-19) and upstream vLLM on ROCm "
+    .. "before 0.6.2 (AMD's custom paged attention came with vllm PR #8310); --runtime vllm only",
   suggest = { "paged_attention", "paged_attention_decode", "vllm_paged_attention" } }
 opt { name = "fused_grouped_topk", type = "flag", commands = "infer", form = "both",
   default = "on for --runtime sglang (SGLang's from 0.4.6); validate sets it off for a case of SGLang 0.4.5 or before",
