@@ -15,7 +15,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local predict = require "gpuplan.predict.infer"
 
-t.plan(26)
+t.plan(28)
 
 local function ops(x)
   local r = gp.infer(t.with({ batch = 64, input = 1024, output = 2, runtime = "trtllm" }, x))
@@ -111,8 +111,12 @@ t.raises(function() gp.infer { model = "qwen3-30b-a3b", gpu = "b200", gpus = 8, 
                                runtime = "trtllm", ar_fusion_max = "8MB" } end,
   "ar_fusion_max: the MoE serving model (chosen by ep = 8)", "the MoE serving model: refused", true)
 
--- The predictor keeps a TensorRT engine run (a release before 0.17, whose
--- PyTorch flow this fusion belongs to) on the old pricing: ar_fusion_max 0.
+-- A TensorRT engine run (a release before 0.17, before the PyTorch flow
+-- this fusion belongs to) fuses no quantisation into its all-reduce: the
+-- engine's FP8Linear quantises its own input after the norm, a kernel
+-- of its own (no norm_quant_fusion before the later plugin knob, off by
+-- default there), so the predictor gives it ar_fusion_max 1 B: every
+-- all-reduce is larger, and the pass is priced at tp 2 as at tp 1.
 local c010 = { id = "engine-tp2", kind = "infer",
   model = { layers = 80, hidden = 8192, heads = 64, kv_heads = 8, ffn_hidden = 28672,
             ffn_gated = true, vocab = 32000 },
@@ -122,4 +126,14 @@ local c010 = { id = "engine-tp2", kind = "infer",
   measured = { metric = "output_tokens_per_s", value = 1 },
   source = { title = "TensorRT-LLM", version = "0.10.0" } }
 local p010 = assert(predict(c010, gp.catalog()))
-t.is(p010.job.ar_fusion_max, 0, "0.10.0 at tp 2: ar_fusion_max 0 (engine flow, as before)")
+t.is(p010.job.ar_fusion_max, 1, "0.10.0 at tp 2: ar_fusion_max 1 B (engine flow: never fused)")
+-- The pass before qkv reads the decode step's T x 8192 bf16 norm output
+-- (2 B) and writes it in FP8 (1 B): T x 8192 x 3 bytes, T the decode
+-- batch (qkv's input is the whole hidden on every rank; exact, no
+-- tolerance: the engine's byte count is this product).
+local r010 = gp.infer(p010.job)
+local q010 = {}
+for _, o in ipairs(r010.decode.ops) do q010[o.name] = o end
+t.is(q010.qkv_quant and q010.qkv_quant.bytes, r010.decode.batch * 8192 * 3,
+  "0.10.0 at tp 2: qkv's input quantised apart, T x 8192 x (2 + 1) B")
+t.ok(q010.mlp_up_quant ~= nil, "0.10.0 at tp 2: gate_up's input quantised apart too")

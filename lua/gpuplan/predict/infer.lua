@@ -395,15 +395,35 @@ local PROFILES = {
     -- flow's AllreduceOp.  That flow came with 0.17 ("The PyTorch workflow
     -- is an experimental feature in tensorrt_llm._torch", the 0.17.0
     -- release notes, NVIDIA/TensorRT-LLM PR #2725 of 2025-01-30); a run of
-    -- an earlier release, or dated before it, built TensorRT engines, whose
-    -- norm and quantisation are the engine's and were not read here: they
-    -- keep the pricing from before this rule, fused at every size (0).
+    -- an earlier release, or dated before it, built a TensorRT engine,
+    -- which fuses no quantisation into its all-reduce: the engine's FP8
+    -- linear quantises its own 16-bit input, "if x.dtype != trt.fp8:
+    -- quantized_out = quantize(x, activation_scaling_factor, 'fp8')"
+    -- (tensorrt_llm/quantization/layers.py FP8Linear; the 2023 revision
+    -- 027cd518 the same, "quantized_out = quantize(x,
+    -- self.activation_scaling_factor.value, 'fp8')"), a layer of the
+    -- network after the norm, and the norm and that quantisation run as
+    -- two kernels unless the engine is built with the later plugin knob
+    -- that fuses them, off by default where it exists ("_norm_quant_fusion:
+    -- bool = field(default=False ... "Fuse the LayerNorm and quantization
+    -- kernels into a single kernel, resulting in improved end-to-end
+    -- performance.", tensorrt_llm/plugin/plugin.py of the releases that
+    -- carry it; 0.11's PluginConfig has no such field, and its all-reduce
+    -- fusion, reduce_fusion, "Fuse the ResidualAdd and LayerNorm kernels
+    -- after AllReduce", takes no quantisation and is off: "--reduce_fusion
+    -- disable" in the 0.11 perf-overview command).  So an engine run
+    -- quantises qkv's and gate_up's input in a pass of its own at every TP
+    -- degree, as gp.infer already prices it on one GPU: ar_fusion_max 1
+    -- byte, no all-reduce that small, every one followed by the pass.
+    -- (Before this rule these runs took 0, fused at every size: no pass
+    -- at tp > 1 but a pass at tp 1, which no engine runs.)
     local engine = (r ~= nil and version.before(r, "0.17.0")) or
       (r == nil and date and tostring(date) < "2025-01-30")
     if engine and a.ar_fusion_max == nil and (a.tp or 1) > 1 then
-      a.ar_fusion_max = 0
-      defaults[#defaults + 1] = "ar_fusion_max=0 (a TensorRT engine run, before the PyTorch "
-        .. "flow of 0.17: its all-reduce is not AllreduceOp's, no quantise kernel priced after it)"
+      a.ar_fusion_max = 1
+      defaults[#defaults + 1] = "ar_fusion_max=1B (a TensorRT engine run, before the PyTorch "
+        .. "flow of 0.17: its all-reduce fuses no quantisation, so the next FP8 linear's input "
+        .. "is quantised in a kernel of its own after it, as on one GPU)"
     end
   end,
   -- vLLM's scheduler cap on the running batch, max_num_seqs, where the case
