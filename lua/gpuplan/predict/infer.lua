@@ -416,10 +416,12 @@ local PROFILES = {
     -- degree, as gp.infer already prices it on one GPU: ar_fusion_max 1
     -- byte, no all-reduce that small, every one followed by the pass.
     -- (Before this rule these runs took 0, fused at every size: no pass
-    -- at tp > 1 but a pass at tp 1, which no engine runs.)
+    -- at tp > 1 but a pass at tp 1, which no engine runs.)  Set and said
+    -- only where a linear is quantised (fp8 or fp4 weights).
     local engine = (r ~= nil and version.before(r, "0.17.0")) or
       (r == nil and date and tostring(date) < "2025-01-30")
-    if engine and a.ar_fusion_max == nil and (a.tp or 1) > 1 then
+    if engine and a.ar_fusion_max == nil and (a.tp or 1) > 1 and
+       (a.weights == "fp8" or a.weights == "fp4") then
       a.ar_fusion_max = 1
       defaults[#defaults + 1] = "ar_fusion_max=1B (a TensorRT engine run, before the PyTorch "
         .. "flow of 0.17: its all-reduce fuses no quantisation, so the next FP8 linear's input "
