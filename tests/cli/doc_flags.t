@@ -41,6 +41,13 @@ my %other = (
     '--max-concurrency'           => 'SGLang bench_serving (docs/validation.md)',
     '--dp'                        => 'SGLang launch_server (docs/validation.md)',
     '--finetune'                  => 'Megatron-LM (docs/validation.md)',
+    # dstack's vLLM 0.6.3 runs (docs/validation.md): the server's and
+    # benchmark_serving.py's own flags as the source's files state them.
+    '--request-rate'              => 'vLLM benchmark_serving (docs/validation.md)',
+    '--dtype'                     => 'vLLM (docs/validation.md)',
+    '--max-model-len'             => 'vLLM (docs/validation.md)',
+    '--sonnet-output-len'         => 'vLLM benchmark_serving (docs/validation.md)',
+    '--ignore-eos'                => 'vLLM benchmark_serving (docs/validation.md)',
 );
 
 # Every command's options, from its --help.
