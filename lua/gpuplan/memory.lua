@@ -1322,8 +1322,16 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
       fail("stage_layers: %d stages, more than the %d it takes", #list, most)
     end
     for i, x in ipairs(list) do
-      local n = a.decimal_int(type(x) == "string" and x:match("^%s*(.-)%s*$") or x)
-      if n == nil or n < 1 or n > M.COUNT_MAX then
+      local raw = type(x) == "string" and x:match("^%s*(.-)%s*$") or x
+      local n = a.decimal_int(raw)
+      -- a whole count past the bound was said as not one ("must be a
+      -- whole number of layers >= 1 (got '2147483647')"): its bound named
+      local whole = n or (type(raw) == "number" and raw)
+        or (type(raw) == "string" and not raw:match("^[%+%-]?0[xX]") and tonumber(raw))
+      if whole and whole > M.COUNT_MAX and whole < math.huge and whole == math.floor(whole) then
+        fail("stage_layers[%d] must be at most %d layers (got %s)", i, M.COUNT_MAX, shown(x))
+      end
+      if n == nil or n < 1 then
         fail("stage_layers[%d] must be a whole number of layers >= 1 (got %s)", i, shown(x))
       end
       list[i] = n
