@@ -41,6 +41,9 @@ static const void *lgp_handle(lua_State *L, int idx, const char *type)
 static void model_meta_fail(lua_State *L, const char *path, const char *why,
 			    lua_Number x)
 {
+	/* NaN: lua_pushfstring's %f printed the C library's "-nan" */
+	if (x != x)
+		luaL_error(L, "%s %s (got NaN)", path, why);
 	if (x == floor(x) && fabs(x) < 9e15)
 		luaL_error(L, "%s %s (got %I)", path, why, (lua_Integer)x);
 	luaL_error(L, "%s %s (got %f)", path, why, x);
