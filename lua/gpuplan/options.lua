@@ -3384,6 +3384,20 @@ function M.check(name, v, cmd, shown_name)
     if v.id ~= nil and type(v.id) ~= "string" then
       return nil, string.format("%s.id must be a string (got %s)", shown_name or name, shown(v.id))
     end
+    -- Read by gpuplan's Lua alone (the engine ignores them), unchecked:
+    -- attn_sinks = "no" was taken as true (any value but false and nil
+    -- is, in Lua), and name = {} went into gp.infer's result as its model,
+    -- where the catalog's schema (schema.lua model) refuses both.
+    for _, k in ipairs { "name", "family" } do
+      if v[k] ~= nil and type(v[k]) ~= "string" then
+        return nil, string.format("%s.%s must be a string (got %s)", shown_name or name, k,
+          shown(v[k]))
+      end
+    end
+    if v.attn_sinks ~= nil and type(v.attn_sinks) ~= "boolean" then
+      return nil, string.format("%s.attn_sinks must be true or false (got %s)",
+        shown_name or name, shown(v.attn_sinks))
+    end
     -- Read by gpuplan's Lua before the engine sees the table: moe = 5 or
     -- true raised "attempt to index a number value (field 'moe')", a
     -- moe.experts of "x" "attempt to compare number with string", and
