@@ -368,8 +368,20 @@ local case_schema = T.record {
     first_stage_layers = count(), last_stage_layers = count(),
     -- every stage's layers, first to last (gp.train's stage_layers:
     -- nanotron's cost-balanced split, a pipeline_model_parallel_layout's
-    -- ranks); the engine checks pp entries and the model's layers
-    stage_layers = T.array(count()),
+    -- ranks); the engine checks pp entries and the model's layers.  An
+    -- empty list ([] or {}) was read, and the case went unpredicted with
+    -- gp.train's "stage_layers is empty", naming no line: refused here
+    stage_layers = (function()
+      local list = T.array(count())
+      return { name = "array", check = function(v, path)
+        local out = list.check(v, path)
+        if #out == 0 then
+          error({ path = path, msg = "expected each pipeline stage's layers, first to last "
+            .. "(a list such as [9, 9, 8, 6]), got an empty list" }, 0)
+        end
+        return out
+      end }
+    end)(),
     -- the embedding and the loss each take a layer's place in the
     -- pipeline split (gp.train's split_ends)
     split_ends = declared("split_ends"),
