@@ -2123,10 +2123,15 @@ run = function(o, job)
   -- over its parameter tensors after each training micro-batch and a
   -- 16-bit copy on its GPUs (engine/rl.c rl_ema).
   local ema = boolean("ema", o.ema, false)
+  -- zero 3 is the hf stack's own default (verl's FSDP full_shard, above):
+  -- said as the default where no zero or fsdp was given, as fit's --gpus
+  -- is, and fsdp's strategy where it set it (the refusal read as though
+  -- the job had asked for ZeRO-3)
   if ema and cfg.zero == 3 then
-    usage("rl: ema under zero 3 gathers each parameter pair before averaging it "
+    usage("rl: ema under zero 3%s gathers each parameter pair before averaging it "
       .. "(DeepSpeed-Chat's moving_average: GatheredParameters), which is not priced; ema "
-      .. "takes zero 0-2")
+      .. "takes zero 0-2", o.zero ~= nil and "" or o.fsdp ~= nil and (" (fsdp "
+      .. tostring(o.fsdp) .. ")") or " (the default)")
   end
   -- The average on the actor's GPUs is DeepSpeed-Chat's, whose rollout is
   -- its hybrid engine (rollout_engine hybrid).  OpenRLHF's --enable_ema,
