@@ -1073,6 +1073,16 @@ local function predict(case, cat)
     return nil, "workload.method '" .. tostring(wl.method) .. "' is not serving: an infer case's "
       .. "method is infer (or not given)"
   end
+  -- One output token has no inter-token latency: an itl_ms case at
+  -- output_len 1 failed inside the pick ("prediction failed:
+  -- .../predict/infer.lua:1032: attempt to perform arithmetic on a nil
+  -- value (field 'itl_load_s')"), or read "not a MoE serving metric".
+  -- Said as the field, at its line, as hardware.gpu's refusal is.
+  if metric == "itl_ms" and v(wl.output_len) == 1 then
+    return nil, string.format("%scase '%s': field 'workload.output_len': 1 output token has no "
+      .. "inter-token latency (metric itl_ms is (latency - ttft) / (output_len - 1))",
+      case._file and (case._file .. ": ") or "", tostring(case.id))
+  end
   if is_serve(case) then
     if not v(hw.gpu) then return nil, "hardware.gpu not given" end
     local okg, gwhy = case_.gpu(case, cat)
