@@ -1073,15 +1073,21 @@ local function predict(case, cat)
     return nil, "workload.method '" .. tostring(wl.method) .. "' is not serving: an infer case's "
       .. "method is infer (or not given)"
   end
-  -- One output token has no inter-token latency: an itl_ms case at
-  -- output_len 1 failed inside the pick ("prediction failed:
-  -- .../predict/infer.lua:1032: attempt to perform arithmetic on a nil
-  -- value (field 'itl_load_s')"), or read "not a MoE serving metric".
-  -- Said as the field, at its line, as hardware.gpu's refusal is.
-  if metric == "itl_ms" and v(wl.output_len) == 1 then
+  -- One output token has no inter-token latency and no decode step: an
+  -- itl_ms case at output_len 1 failed inside the pick ("prediction
+  -- failed: .../predict/infer.lua:1032: attempt to perform arithmetic on
+  -- a nil value (field 'itl_load_s')"), or read "not a MoE serving
+  -- metric"; a decode_tokens_per_s one read "not predicted" (gp.infer's
+  -- stream_tokens_per_s is nil there).  Said as the field, at its line,
+  -- as hardware.gpu's refusal is.
+  local no_decode = { itl_ms = "inter-token latency (metric itl_ms is (latency - ttft) / "
+                        .. "(output_len - 1))",
+                      decode_tokens_per_s = "decode step (the first token comes out of the "
+                        .. "prompt's forward; metric decode_tokens_per_s is one stream's decode "
+                        .. "rate)" }
+  if no_decode[metric] and v(wl.output_len) == 1 then
     return nil, string.format("%scase '%s': field 'workload.output_len': 1 output token has no "
-      .. "inter-token latency (metric itl_ms is (latency - ttft) / (output_len - 1))",
-      case._file and (case._file .. ": ") or "", tostring(case.id))
+      .. "%s", case._file and (case._file .. ": ") or "", tostring(case.id), no_decode[metric])
   end
   if is_serve(case) then
     if not v(hw.gpu) then return nil, "hardware.gpu not given" end
