@@ -90,20 +90,47 @@ typedef enum gp_grp {
 /* 128 entries: twice the deepest pipeline of a published run among the
  * validation cases (Megatron-LM's 1T-parameter GPT at pipeline parallel
  * size 64, Korthikanti et al., arXiv 2205.05198 Table 5: case
- * korthikanti2022-1t-full-recompute), a fixed array in the layout so
- * that a layout copies by value. */
+ * korthikanti2022-1t-full-recompute).
+ *
+ * The entries are held once per process, not in the layout: a layout
+ * (and the train_cfg around it) is copied for every job:step and every
+ * layout a sweep visits, and compared byte by byte as the phase memo's
+ * key (train_prep.c phase_key), so a list held in place (128 ints, 516
+ * bytes) made every copy and every comparison pay for it, given or not
+ * (bench/bench.lua's lua_sweep: 834k-883k evaluations a second before
+ * the list, 616k-833k with it).  The layout keeps the count and a
+ * pointer to an interned copy (layout_stage_list_parse,
+ * layout_stage_list_intern): equal lists share one copy, so comparing
+ * the pointers compares the lists, and a memo key holding one stays
+ * exact.  n 0 has v NULL. */
 #define GP_STAGE_LIST_MAX 128
 typedef struct gp_stage_list {
 	int n;
-	int v[GP_STAGE_LIST_MAX];
+	const int *v;            /* n entries, interned: never freed nor
+				  * changed (NULL when n is 0) */
 } gp_stage_list;
 
 /* "9,9,8,6" into *out: whole decimal numbers >= 1, at most
- * GP_STAGE_LIST_MAX; "" is none (n 0).  GP_OK or GP_EINVAL naming the
- * entry.  The count and the sum are the layout's to check
- * (memory_layout.c stage_ends_check: pp entries, the model's layers). */
+ * GP_STAGE_LIST_MAX; "" is none (n 0, v NULL).  GP_OK or GP_EINVAL
+ * naming the entry (*out then none).  The count and the sum are the
+ * layout's to check (memory_layout.c stage_ends_check: pp entries, the
+ * model's layers).  out->v points into the process's table of lists
+ * (layout_stage_list_intern), which lives until the process exits:
+ * a layout holding it may be copied, kept and outlive its job freely.
+ * Not safe to call from two threads at once (the binding's Lua states
+ * run on one). */
 int layout_stage_list_parse(const char *s, gp_stage_list *out,
 			    gp_error *err);
+
+/* The n entries v[0..n) (0 <= n <= GP_STAGE_LIST_MAX, v not kept) as an
+ * interned list in *out: the one copy the table holds of that list, made
+ * on first sight (its memory the process's, never freed -- a process
+ * holds as many as it has seen distinct lists, each 4 bytes an entry).
+ * GP_OK, or GP_EINVAL when n is out of range or memory runs out (*out
+ * then none).  A caller that builds a layout's list in C (not from the
+ * parser) must pass it through here: the memos compare its pointer. */
+int layout_stage_list_intern(const int *v, int n, gp_stage_list *out,
+			     gp_error *err);
 
 typedef struct gp_layout {
 	/* Given by the caller; a degree of 0 reads as 1. */

@@ -120,7 +120,8 @@ struct train_phase {
 	int rec_pp, rec_balanced, rec_n0, rec_m;
 	int rec_chunks, rec_ends;  /* model chunks a stage (interleaved), the
 				    * split's ends (layout_stage_moe) */
-	gp_stage_list rec_list;    /* the stages' layers given (balanced 2) */
+	gp_stage_list rec_list;    /* the stages' layers given (balanced 2;
+				    * interned: its pointer names it) */
 	int layers_ok, flops_ok;
 	/* The layer costs: the memo's entries (only a new phase's layers
 	 * replace one), or without a memo the phase's own copies. */

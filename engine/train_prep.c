@@ -745,10 +745,9 @@ static int phase_stages(phase *ph, gp_error *err)
 	    ph->rec_n0 == x->y.n0 && ph->rec_m == x->y.m &&
 	    ph->rec_chunks == (chunks ? x->y.vpp : 1) &&
 	    ph->rec_ends == x->y.ends &&
+	    /* interned lists: the same pointer is the same list */
 	    (!list || (ph->rec_list.n == x->y.stages.n &&
-		       memcmp(ph->rec_list.v, x->y.stages.v,
-			      sizeof x->y.stages.v[0] * (size_t)
-			      x->y.stages.n) == 0)))
+		       ph->rec_list.v == x->y.stages.v)))
 		return GP_OK;
 	ph->rec_pp = 0;
 	ph->nrec = 0;
@@ -813,6 +812,7 @@ static int phase_stages(phase *ph, gp_error *err)
 	ph->rec_n0 = x->y.n0;
 	ph->rec_chunks = chunks ? x->y.vpp : 1;
 	ph->rec_list.n = 0;
+	ph->rec_list.v = NULL;
 	if (list)
 		ph->rec_list = x->y.stages;
 	ph->rec_ends = x->y.ends;
