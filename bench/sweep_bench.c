@@ -44,7 +44,7 @@ static void llama70b(gp_model *m)
 /* 8 GPUs per node on NVLink4 (450 GB/s per direction), 8 NDR NICs. */
 /* megatron-18 with AdamW, the figures catalog/recipes.lua declares. */
 static const gp_recipe MEGATRON18 = {2, 4, 4, 4, 4, 2, 2, 0, 0};
-static const gp_optim ADAMW = {2, 0, 1};
+static const gp_optim ADAMW = { .states = 2, .foreach_adamw = 1 };
 
 static void dgx_h100(gp_topo *t)
 {
