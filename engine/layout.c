@@ -6,7 +6,6 @@
 
 #include <float.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 static const char *const schedule_names[GP_SCHED_COUNT] = {
@@ -513,60 +512,9 @@ void layout_split(gp_layout *y, int L, int balanced, double e0, double w,
 	y->m = mm;
 }
 
-/* The process's stage lists (layout.h gp_stage_list): each distinct
- * list once, found by its hash in an open-addressed table of pointers
- * (linear probing, at most half full).  Lists are only added, never
- * changed or freed, so a pointer handed out stays valid to the end. */
-struct stage_interned {
-	unsigned long long h;
-	int n;
-	int v[];
-};
-
-static struct {
-	struct stage_interned **slot;
-	size_t cap, count;
-} stage_table;
-
-static size_t stage_probe(struct stage_interned **slot, size_t cap,
-			  unsigned long long h, const int *v, int n)
+int layout_stage_list_set(const int *v, int n, gp_stage_store *store,
+			  gp_stage_list *out, gp_error *err)
 {
-	size_t i = (size_t)h & (cap - 1);
-
-	while (slot[i] && !(slot[i]->h == h && slot[i]->n == n &&
-			    memcmp(slot[i]->v, v, sizeof *v * (size_t)n) == 0))
-		i = (i + 1) & (cap - 1);
-	return i;
-}
-
-/* Twice the slots (16 at first); 0, or -1 when memory runs out (the
- * table as it was). */
-static int stage_grow(void)
-{
-	size_t cap = stage_table.cap ? 2 * stage_table.cap : 16, i;
-	struct stage_interned **slot = calloc(cap, sizeof *slot);
-
-	if (!slot)
-		return -1;
-	for (i = 0; i < stage_table.cap; i++) {
-		struct stage_interned *e = stage_table.slot[i];
-
-		if (e)
-			slot[stage_probe(slot, cap, e->h, e->v, e->n)] = e;
-	}
-	free(stage_table.slot);
-	stage_table.slot = slot;
-	stage_table.cap = cap;
-	return 0;
-}
-
-int layout_stage_list_intern(const int *v, int n, gp_stage_list *out,
-			     gp_error *err)
-{
-	struct stage_interned *e;
-	unsigned long long h;
-	size_t i;
-
 	out->n = 0;
 	out->v = NULL;
 	if (n < 0 || n > GP_STAGE_LIST_MAX)
@@ -574,31 +522,16 @@ int layout_stage_list_intern(const int *v, int n, gp_stage_list *out,
 			       "stages", n, GP_STAGE_LIST_MAX);
 	if (n == 0)
 		return GP_OK;
-	h = gp_hash(v, sizeof *v * (size_t)n);
-	if (2 * (stage_table.count + 1) > stage_table.cap &&
-	    stage_grow())
-		return gp_fail(err, "stage_layers: out of memory keeping "
-			       "the list");
-	i = stage_probe(stage_table.slot, stage_table.cap, h, v, n);
-	e = stage_table.slot[i];
-	if (!e) {
-		e = malloc(sizeof *e + sizeof *v * (size_t)n);
-		if (!e)
-			return gp_fail(err, "stage_layers: out of memory "
-				       "keeping the list");
-		e->h = h;
-		e->n = n;
-		memcpy(e->v, v, sizeof *v * (size_t)n);
-		stage_table.slot[i] = e;
-		stage_table.count++;
-	}
+	if (!store)
+		return gp_fail(err, "stage_layers: no store for the list");
+	memmove(store->v, v, sizeof *v * (size_t)n);
 	out->n = n;
-	out->v = e->v;
+	out->v = store->v;
 	return GP_OK;
 }
 
-int layout_stage_list_parse(const char *s, gp_stage_list *out,
-			    gp_error *err)
+int layout_stage_list_parse(const char *s, gp_stage_store *store,
+			    gp_stage_list *out, gp_error *err)
 {
 	int buf[GP_STAGE_LIST_MAX];
 	const char *p = s;
@@ -634,7 +567,7 @@ int layout_stage_list_parse(const char *s, gp_stage_list *out,
 			break;
 		p++;
 	}
-	return layout_stage_list_intern(buf, n, out, err);
+	return layout_stage_list_set(buf, n, store, out, err);
 }
 
 int layout_stage_layers(const gp_layout *y, int L, int k)

@@ -15,6 +15,7 @@
 #define GP_LAYOUT_H
 
 #include <stdio.h>
+#include <string.h>
 #include "comm.h"
 #include "common.h"
 #include "model.h"
@@ -92,45 +93,59 @@ typedef enum gp_grp {
  * size 64, Korthikanti et al., arXiv 2205.05198 Table 5: case
  * korthikanti2022-1t-full-recompute).
  *
- * The entries are held once per process, not in the layout: a layout
- * (and the train_cfg around it) is copied for every job:step and every
- * layout a sweep visits, and compared byte by byte as the phase memo's
- * key (train_prep.c phase_key), so a list held in place (128 ints, 516
+ * The entries are not held in the layout: a layout (and the train_cfg
+ * around it) is copied for every job:step and every layout a sweep
+ * visits, and compared byte by byte as the phase memo's key
+ * (train_prep.c phase_key), so a list held in place (128 ints, 516
  * bytes) made every copy and every comparison pay for it, given or not
  * (bench/bench.lua's lua_sweep: 834k-883k evaluations a second before
  * the list, 616k-833k with it).  The layout keeps the count and a
- * pointer to an interned copy (layout_stage_list_parse,
- * layout_stage_list_intern): equal lists share one copy, so comparing
- * the pointers compares the lists, and a memo key holding one stays
- * exact.  n 0 has v NULL. */
+ * pointer into a store its caller owns (gp_stage_store: the binding's
+ * job userdata for a job's own list, the C stack of the call for a
+ * step's or a one-off's), which must outlive every layout that points
+ * into it; a copy of the layout shares the store.  A memo that keeps a
+ * layout past its caller's call keeps its own copy of the entries
+ * (train_prep.c: the phase's key_list and rec_v) and compares lists by
+ * their entries (layout_stage_list_same), never by the pointer.  n 0
+ * has v NULL. */
 #define GP_STAGE_LIST_MAX 128
 typedef struct gp_stage_list {
 	int n;
-	const int *v;            /* n entries, interned: never freed nor
-				  * changed (NULL when n is 0) */
+	const int *v;            /* n entries in the caller's store (NULL
+				  * when n is 0) */
 } gp_stage_list;
 
-/* "9,9,8,6" into *out: whole decimal numbers >= 1, at most
- * GP_STAGE_LIST_MAX; "" is none (n 0, v NULL).  GP_OK or GP_EINVAL
- * naming the entry (*out then none).  The count and the sum are the
- * layout's to check (memory_layout.c stage_ends_check: pp entries, the
- * model's layers).  out->v points into the process's table of lists
- * (layout_stage_list_intern), which lives until the process exits:
- * a layout holding it may be copied, kept and outlive its job freely.
- * Not safe to call from two threads at once (the binding's Lua states
- * run on one). */
-int layout_stage_list_parse(const char *s, gp_stage_list *out,
-			    gp_error *err);
+/* Where a list's entries live: owned by whoever owns the layouts that
+ * point into it (STYLE.md rule 3: no hidden allocation, no globals). */
+typedef struct gp_stage_store {
+	int v[GP_STAGE_LIST_MAX];
+} gp_stage_store;
 
-/* The n entries v[0..n) (0 <= n <= GP_STAGE_LIST_MAX, v not kept) as an
- * interned list in *out: the one copy the table holds of that list, made
- * on first sight (its memory the process's, never freed -- a process
- * holds as many as it has seen distinct lists, each 4 bytes an entry).
- * GP_OK, or GP_EINVAL when n is out of range or memory runs out (*out
- * then none).  A caller that builds a layout's list in C (not from the
- * parser) must pass it through here: the memos compare its pointer. */
-int layout_stage_list_intern(const int *v, int n, gp_stage_list *out,
-			     gp_error *err);
+/* "9,9,8,6" into *store, *out pointing at it: whole decimal numbers
+ * >= 1, at most GP_STAGE_LIST_MAX; "" is none (n 0, v NULL; store not
+ * read and may be NULL).  GP_OK or GP_EINVAL naming the entry (*out
+ * then none, *store as it was).  The count and the sum are the layout's
+ * to check (memory_layout.c stage_ends_check: pp entries, the model's
+ * layers). */
+int layout_stage_list_parse(const char *s, gp_stage_store *store,
+			    gp_stage_list *out, gp_error *err);
+
+/* The n entries v[0..n) (0 <= n <= GP_STAGE_LIST_MAX; v not kept, and
+ * may be store->v itself) copied into *store, *out pointing at it.
+ * GP_OK, or GP_EINVAL when n is out of range or a list has no store
+ * (*out then none). */
+int layout_stage_list_set(const int *v, int n, gp_stage_store *store,
+			  gp_stage_list *out, gp_error *err);
+
+/* 1 when a and b hold the same entries (the count, then the n ints),
+ * wherever each is stored; two lists of none are the same. */
+static inline int layout_stage_list_same(const gp_stage_list *a,
+					 const gp_stage_list *b)
+{
+	return a->n == b->n &&
+		(a->n == 0 || a->v == b->v ||
+		 memcmp(a->v, b->v, sizeof *a->v * (size_t)a->n) == 0);
+}
 
 typedef struct gp_layout {
 	/* Given by the caller; a degree of 0 reads as 1. */

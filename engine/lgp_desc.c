@@ -21,7 +21,14 @@ LGP_PARSER(p_ema, mem_ema_parse, int)
 LGP_PARSER(p_partition, mem_partition_parse, gp_partition)
 LGP_PARSER(p_lora_targets, mem_lora_targets_parse, unsigned)
 LGP_PARSER(p_recompute_modules, mem_recompute_modules_parse, unsigned)
-LGP_PARSER(p_stage_list, layout_stage_list_parse, gp_stage_list)
+/* A stage list, its entries into the reader's store (lgp_read_store;
+ * layout.h gp_stage_store). */
+static int p_stage_list(const char *s, void *out, void *err)
+{
+	lgp_store_out *o = out;
+
+	return layout_stage_list_parse(s, o->store, o->out, err);
+}
 
 /* an adapter's base (--method qlora --weights mxfp4 was refused "bad
  * argument #4 to 'gpuplan.core.train' (base: unknown field
@@ -120,7 +127,7 @@ const lgp_desc lgp_optim_desc = { "optimizer", optim_fields };
 	      0, 2147483647.0),                                           \
 	F_INT("last_stage_layers", offsetof(S, P last_stage_layers), 0,   \
 	      0, 2147483647.0),                                           \
-	F_PARSE("stage_layers", offsetof(S, P lay.stages), p_stage_list,  \
+	F_STORE("stage_layers", offsetof(S, P lay.stages), p_stage_list,  \
 		""),                                                      \
 	F_BOOL("split_ends", offsetof(S, P split_ends), 0),               \
 	F_INT("mtp_layers", offsetof(S, P mtp_layers), 0, 0, 16),         \
@@ -341,7 +348,7 @@ const lgp_desc lgp_train_desc = { "train", train_fields };
 	      offsetof(T, P mem.first_stage_layers), 0, 0, GP_COUNT_MAX), \
 	F_INT("last_stage_layers", offsetof(T, P mem.last_stage_layers), \
 	      0, 0, GP_COUNT_MAX), \
-	F_PARSE("stage_layers", offsetof(T, P mem.lay.stages), \
+	F_STORE("stage_layers", offsetof(T, P mem.lay.stages), \
 		p_stage_list, ""), \
 	F_BOOL("split_ends", offsetof(T, P mem.split_ends), 0), \
 	/* fsdp: a strategy name or a boolean, as gp.train's: the job's \

@@ -157,8 +157,10 @@ static void lookup(lua_State *L, const lgp_desc *d)
 }
 
 static void set_default(lua_State *L, int arg, const lgp_desc *d,
-			const lgp_field *f, void *dst)
+			const lgp_field *f, void *dst, void *store)
 {
+	lgp_store_out so;
+
 	gp_error err;
 
 	switch (f->type) {
@@ -177,6 +179,13 @@ static void set_default(lua_State *L, int arg, const lgp_desc *d,
 	case LGP_F_PARSE:
 		if (f->def_str && f->parse(f->def_str, AT(dst, f->off, void),
 					   &err))
+			fail(L, arg, lua_pushfstring(L, "%s.%s: %s", d->what,
+						     f->name, err.msg));
+		break;
+	case LGP_F_STORE:
+		so.store = store;
+		so.out = AT(dst, f->off, void);
+		if (f->def_str && f->parse(f->def_str, &so, &err))
 			fail(L, arg, lua_pushfstring(L, "%s.%s: %s", d->what,
 						     f->name, err.msg));
 		break;
@@ -264,10 +273,11 @@ static void read_name(lua_State *L, int arg, const lgp_desc *d,
 
 /* The value at the top of the stack into field f of dst. */
 static void read_value(lua_State *L, int arg, const lgp_desc *d,
-		       const lgp_field *f, void *dst, int mode)
+		       const lgp_field *f, void *dst, int mode, void *store)
 {
 	int t = lua_type(L, -1);
 	gp_error err;
+	lgp_store_out so;
 
 	switch (f->type) {
 	case LGP_F_INT:
@@ -287,6 +297,13 @@ static void read_value(lua_State *L, int arg, const lgp_desc *d,
 		if (f->parse(lua_tostring(L, -1), AT(dst, f->off, void), &err))
 			fail(L, arg, lua_pushfstring(L, "%s", err.msg));
 		break;
+	case LGP_F_STORE:
+		want(L, arg, d, f, t, LUA_TSTRING, "a string");
+		so.store = store;
+		so.out = AT(dst, f->off, void);
+		if (f->parse(lua_tostring(L, -1), &so, &err))
+			fail(L, arg, lua_pushfstring(L, "%s", err.msg));
+		break;
 	case LGP_F_DTYPE: {
 		gp_dtype p = GP_DTYPE_COUNT; /* none until parsed */
 
@@ -304,8 +321,9 @@ static void read_value(lua_State *L, int arg, const lgp_desc *d,
 			break;
 		want(L, arg, d, f, t, LUA_TTABLE, "a table");
 		lgp_forget(L, -1);
-		lgp_read(L, lua_gettop(L), arg, f->sub, AT(dst, f->off, void),
-			 mode | LGP_DEFAULTS);
+		lgp_read_store(L, lua_gettop(L), arg, f->sub,
+			       AT(dst, f->off, void), mode | LGP_DEFAULTS,
+			       store);
 		/* A sub-table is read by its description alone, so it is
 		 * judged here, as a strict read would: no caller judges it
 		 * later, and its notes left in the buffer outlived the
@@ -453,6 +471,12 @@ static int raw_nil(lua_State *L, int t, const char *name)
 void lgp_read(lua_State *L, int idx, int arg, const lgp_desc *d, void *dst,
 	      int mode)
 {
+	lgp_read_store(L, idx, arg, d, dst, mode, NULL);
+}
+
+void lgp_read_store(lua_State *L, int idx, int arg, const lgp_desc *d,
+		    void *dst, int mode, void *store)
+{
 	int i, lt, top = lua_gettop(L);
 
 	idx = lua_absindex(L, idx);
@@ -462,7 +486,7 @@ void lgp_read(lua_State *L, int idx, int arg, const lgp_desc *d, void *dst,
 					     luaL_typename(L, idx)));
 	if (mode & LGP_DEFAULTS)
 		for (i = 0; d->fields[i].name; i++)
-			set_default(L, arg, d, &d->fields[i], dst);
+			set_default(L, arg, d, &d->fields[i], dst, store);
 	/* Not strict: the caller's lgp_strict judges the keys, knowing
 	 * every name of d (those given and those that may be). */
 	if (!(mode & LGP_STRICT))
@@ -490,7 +514,7 @@ void lgp_read(lua_State *L, int idx, int arg, const lgp_desc *d, void *dst,
 		}
 		i = (int)lua_tointeger(L, -1);
 		lua_pop(L, 1);
-		read_value(L, arg, d, &d->fields[i], dst, mode);
+		read_value(L, arg, d, &d->fields[i], dst, mode, store);
 		lua_pop(L, 1);       /* the value; the key stays for lua_next */
 	}
 	/* A proxy whose keys come from an __index function (lgp_flat keeps
@@ -506,7 +530,7 @@ void lgp_read(lua_State *L, int idx, int arg, const lgp_desc *d, void *dst,
 				if (lua_getfield(L, idx, d->fields[i].name) !=
 				    LUA_TNIL)
 					read_value(L, arg, d, &d->fields[i],
-						   dst, mode);
+						   dst, mode, store);
 				lua_pop(L, 1);
 			}
 		}

@@ -22,6 +22,9 @@ typedef enum lgp_ftype {
 	LGP_F_BOOL,      /* int 0 or 1 from a boolean */
 	LGP_F_NAME,      /* int: the index of a string in names[] */
 	LGP_F_PARSE,     /* a string through parse(s, dst, err) */
+	LGP_F_STORE,     /* a string through parse(s, lgp_store_out *,
+	                    err): into dst, its data kept in the store
+	                    the reader's caller owns (lgp_read_store) */
 	LGP_F_DTYPE,     /* gp_dtype from its name */
 	LGP_F_SUB,       /* a nested table, read by the sub-description */
 	LGP_F_CUSTOM,    /* read by custom(L, value index, dst, path) */
@@ -29,6 +32,13 @@ typedef enum lgp_ftype {
 } lgp_ftype;
 
 typedef int (*lgp_parse_fn)(const char *s, void *out, void *err);
+/* What a STORE field's parse is given as out: the value in the struct,
+ * and the caller's storage for what the value points at (NULL: none,
+ * which a parser may refuse). */
+typedef struct lgp_store_out {
+	void *store;
+	void *out;
+} lgp_store_out;
 typedef void (*lgp_custom_fn)(lua_State *L, int vidx, void *dst,
 			      const char *path);
 
@@ -40,10 +50,11 @@ typedef struct lgp_field {
 	double lo, hi;           /* range (INT, NUM) */
 	int required;            /* 1: absent is an error */
 	const char *const *names;/* NAME: the accepted strings, NULL-ended */
-	lgp_parse_fn parse;      /* PARSE */
+	lgp_parse_fn parse;      /* PARSE, STORE */
 	const struct lgp_desc *sub; /* SUB */
 	lgp_custom_fn custom;    /* CUSTOM */
-	const char *def_str;     /* PARSE: the default's text (NULL: none) */
+	const char *def_str;     /* PARSE, STORE: the default's text (NULL:
+				  * none) */
 } lgp_field;
 
 typedef struct lgp_desc {
@@ -63,6 +74,12 @@ enum {
  * (unknown field 'tpp')"), or as a plain error when arg is 0. */
 void lgp_read(lua_State *L, int idx, int arg, const lgp_desc *desc,
 	      void *dst, int mode);
+/* lgp_read with the storage its STORE fields keep their data in (a
+ * stage list's entries, layout.h gp_stage_store: the caller keeps it as
+ * long as dst points into it), passed on to its sub-descriptions;
+ * lgp_read gives none. */
+void lgp_read_store(lua_State *L, int idx, int arg, const lgp_desc *desc,
+		    void *dst, int mode, void *store);
 
 /* The table at idx, when it inherits (setmetatable(o, {__index =
  * base})), replaced there by one plain table of its keys and its

@@ -44,6 +44,7 @@ int lgp_error(lua_State *L, const gp_error *err, const char *prefix);
 #define F_REQNUM(n, o) { n, LGP_F_NUM, o, 0, -HUGE_VAL, HUGE_VAL, 1, NULL, NULL, NULL, NULL, NULL }
 #define F_BOOL(n, o, d) { n, LGP_F_BOOL, o, d, 0, 1, 0, NULL, NULL, NULL, NULL, NULL }
 #define F_PARSE(n, o, fn, ds) { n, LGP_F_PARSE, o, 0, 0, 0, 0, NULL, fn, NULL, NULL, ds }
+#define F_STORE(n, o, fn, ds) { n, LGP_F_STORE, o, 0, 0, 0, 0, NULL, fn, NULL, NULL, ds }
 #define F_DTYPE(n, o, d) { n, LGP_F_DTYPE, o, d, 0, 0, 0, NULL, NULL, NULL, NULL, NULL }
 #define F_SUB(n, o, sd) { n, LGP_F_SUB, o, 0, 0, 0, 0, NULL, NULL, sd, NULL, NULL }
 #define F_REQSUB(n, o, sd) { n, LGP_F_SUB, o, 0, 0, 0, 1, NULL, NULL, sd, NULL, NULL }
@@ -207,7 +208,7 @@ void lgp_toserve(lua_State *L, int idx, infer_cfg *c, gp_topo *t);
 /* ---- lgp_rl.c ---- */
 
 int lgp_torlcfg(lua_State *L, int idx, rl_cfg *c, gp_topo *rt,
-		gp_model own[2]);
+		gp_model own[2], gp_stage_store *st);
 void lgp_pushrl(lua_State *L, const rl_result *out);
 int lgp_rl(lua_State *L);
 int lgp_rl_job(lua_State *L);
@@ -215,7 +216,11 @@ void lgp_rl_handle_types(lua_State *L);
 
 /* ---- lgp_train.c ---- */
 
-void lgp_totraincfg(lua_State *L, int idx, train_cfg *c);
+/* A training-step config at idx into c, its stage list's entries
+ * into *st (layout.h gp_stage_store: the caller keeps it while c, or a
+ * copy of c, is used). */
+void lgp_totraincfg(lua_State *L, int idx, train_cfg *c,
+		    gp_stage_store *st);
 
 void lgp_pushtrain(lua_State *L, const train_result *r);
 

@@ -55,10 +55,11 @@ static void c_weights(lua_State *L, int v, void *dst, const char *path)
 			   "group_bits >= 0", path);
 }
 
-static void lgp_totrain(lua_State *L, int idx, gp_train_cfg *c)
+static void lgp_totrain(lua_State *L, int idx, gp_train_cfg *c,
+			gp_stage_store *st)
 {
 	memset(c, 0, sizeof *c);
-	lgp_read(L, idx, 0, &lgp_mem_train_desc, c, LGP_DEFAULTS);
+	lgp_read_store(L, idx, 0, &lgp_mem_train_desc, c, LGP_DEFAULTS, st);
 	if (c->base.bits != 0 && mem_quant_bits(&c->base) < 0)
 		luaL_error(L, "memory.base: bits must be in (0, 32], group and "
 			   "group_bits >= 0");
@@ -211,6 +212,7 @@ int lgp_memory(lua_State *L)
 	gp_mem_result r;
 	gp_infer_cfg ic;
 	gp_train_cfg tc;
+	gp_stage_store st;       /* tc's stage list, for this call */
 	gp_error err;
 	int rc;
 
@@ -234,7 +236,7 @@ int lgp_memory(lua_State *L)
 		/* a training step's config (core.train's) is a memory config
 		 * and more: gpuplan.train asks core.memory of its own */
 		lgp_mark_desc(L, 2, &lgp_train_desc);
-		lgp_totrain(L, 2, &tc);
+		lgp_totrain(L, 2, &tc, &st);
 		rc = mem_train(&m, &tc, h.capacity, &rs, &r, &err);
 		if (rc == GP_OK && !(gp_finite(h.host_memory) &&
 				     h.host_memory >= 0))

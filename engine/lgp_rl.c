@@ -23,6 +23,7 @@ static const char *const rl_mems[RL_NMEM] = {
  * model's shapes (the config points at them), and split_gpus. */
 typedef struct rl_in {
 	rl_cfg c;
+	gp_stage_store *st;      /* the actor's stage list (the caller's) */
 	gp_topo *rt;
 	gp_model *own;
 	int split;
@@ -40,7 +41,7 @@ static void rl_table(lua_State *L, int v, const char *path)
 static void c_rl_train(lua_State *L, int v, void *dst, const char *path)
 {
 	rl_table(L, v, path);
-	lgp_totraincfg(L, v, &((rl_in *)dst)->c.train);
+	lgp_totraincfg(L, v, &((rl_in *)dst)->c.train, ((rl_in *)dst)->st);
 }
 
 /* rollout = an engine config, as core.infer's. */
@@ -171,7 +172,7 @@ static const lgp_desc rl_cfg_desc = { "rl", rl_cfg_fields };
  * is used), the critic's and the reward model's own shapes into own[0]
  * and own[1] (c points at them likewise); returns split_gpus. */
 int lgp_torlcfg(lua_State *L, int idx, rl_cfg *c, gp_topo *rt,
-		gp_model own[2])
+		gp_model own[2], gp_stage_store *st)
 {
 	rl_in in;
 
@@ -179,6 +180,7 @@ int lgp_torlcfg(lua_State *L, int idx, rl_cfg *c, gp_topo *rt,
 	lgp_forget(L, idx);
 	rl_defaults(&in.c);
 	in.rt = rt;
+	in.st = st;
 	in.own = own;
 	in.split = 0;
 	lgp_read(L, idx, 0, &rl_cfg_desc, &in, 0);
@@ -336,6 +338,7 @@ int lgp_rl(lua_State *L)
 	gp_topo t, rt;
 	rl_cfg c;
 	gp_model own[2];
+	gp_stage_store st;       /* the actor's stage list, for this call */
 	rl_result *out;   /* large: in a userdata, not on the C stack */
 	gp_error err;
 	int split;
@@ -343,7 +346,7 @@ int lgp_rl(lua_State *L)
 	lgp_tomodel(L, 1, &m);
 	lgp_todevice(L, 2, &d);
 	lgp_totopo(L, 3, &t);
-	split = lgp_torlcfg(L, 4, &c, &rt, own);
+	split = lgp_torlcfg(L, 4, &c, &rt, own, &st);
 	out = (rl_result *)lua_newuserdatauv(L, sizeof *out, 0);
 	if ((split > 0 ? rl_best_split(&m, &d, &t, &c, split, out, &err) :
 	     rl_step(&m, &d, &t, &c, out, &err)) != GP_OK)
@@ -373,6 +376,9 @@ typedef struct rl_job_ud {
 	gp_model own[2];         /* the critic's and the reward model's
 				  * shapes, which base may point at */
 	rl_cfg base;
+	gp_stage_store stages;   /* base's actor's stage list, for the
+				  * job's life (a step's own list is the
+				  * step's: lgp_rl_job_step) */
 	int fusion[2];           /* the actor's grad_acc_fusion without
 				  * fsdp and with it (lgp_tofusion) */
 	int follow_tp;           /* the rollout's TP is the actor's unless
@@ -404,7 +410,7 @@ int lgp_rl_job(lua_State *L)
 	lgp_tomodel(L, 1, &j->m);
 	lgp_todevice(L, 2, &j->d);
 	lgp_totopo(L, 3, &j->t);
-	if (lgp_torlcfg(L, 4, &j->base, &j->rt, j->own) > 0)
+	if (lgp_torlcfg(L, 4, &j->base, &j->rt, j->own, &j->stages) > 0)
 		return luaL_error(L, "rl_job: split_gpus searches the split; "
 				  "a job prices the pools it is given");
 	j->follow_tp = lua_toboolean(L, 5);
@@ -427,7 +433,9 @@ int lgp_rl_job(lua_State *L)
 static int lgp_rl_job_step(lua_State *L)
 {
 	rl_job_ud *j = luaL_checkudata(L, 1, LGP_RL_JOB);
-	rl_cfg c = j->base;
+	rl_cfg c = j->base;      /* its stage list in the job's store */
+	gp_stage_store st;       /* a list the step gives: the step's own
+				  * (the memos keep their own copies) */
 	gp_layout *lay = &c.train.mem.lay;
 	rl_result *r;
 	gp_error err;
@@ -441,7 +449,8 @@ static int lgp_rl_job_step(lua_State *L)
 	if (!lua_isnoneornil(L, 2)) {
 		/* a layout's inherited keys too, as gp.rl reads them */
 		lgp_flat(L, 2);
-		lgp_read(L, 2, 2, &lgp_rl_step_desc, &c, LGP_STRICT);
+		lgp_read_store(L, 2, 2, &lgp_rl_step_desc, &c, LGP_STRICT,
+			       &st);
 		lgp_step_batches(L, 2, c.train.mem.lay.micro_batch,
 				 c.minibatch, j->base.train.mem.lay.micro_batch,
 				 j->base.minibatch);

@@ -16,12 +16,14 @@
  * lgp_train_desc, an unknown one refused; the reserve from gpus (NCCL
  * buffers with more than one GPU: the gpus field, a sweep's base, else
  * the layout's) and margin. */
-static void lgp_totraincfg_arg(lua_State *L, int idx, int arg, train_cfg *c)
+static void lgp_totraincfg_arg(lua_State *L, int idx, int arg, train_cfg *c,
+			       gp_stage_store *st)
 {
 	double gpus;
 
 	train_defaults(c);
-	lgp_read(L, idx, arg, &lgp_train_desc, c, LGP_DEFAULTS | LGP_STRICT);
+	lgp_read_store(L, idx, arg, &lgp_train_desc, c,
+		       LGP_DEFAULTS | LGP_STRICT, st);
 	if (c->mem.base.bits != 0 && mem_quant_bits(&c->mem.base) < 0)
 		luaL_error(L, "train.base: bits must be in (0, 32], group and "
 			   "group_bits >= 0");
@@ -37,9 +39,10 @@ static void lgp_totraincfg_arg(lua_State *L, int idx, int arg, train_cfg *c)
 	lgp_forget(L, idx);
 }
 
-void lgp_totraincfg(lua_State *L, int idx, train_cfg *c)
+void lgp_totraincfg(lua_State *L, int idx, train_cfg *c,
+		    gp_stage_store *st)
 {
-	lgp_totraincfg_arg(L, idx, 0, c);
+	lgp_totraincfg_arg(L, idx, 0, c, st);
 }
 
 /* Push a training-step result as the table core.train returns. */
@@ -130,13 +133,14 @@ int lgp_train(lua_State *L)
 	roof_device d;
 	gp_topo t;
 	train_cfg c;
+	gp_stage_store st;       /* c's stage list, for this call */
 	train_result r;
 	gp_error err;
 
 	lgp_tomodel(L, 1, &m);
 	lgp_todevice(L, 2, &d);
 	lgp_totopo(L, 3, &t);
-	lgp_totraincfg_arg(L, 4, 4, &c);
+	lgp_totraincfg_arg(L, 4, 4, &c, &st);
 	/* Ulysses has no chunks to balance: verl pads the tokens to a
 	 * multiple of the group (verl/utils/ulysses.py ulysses_pad). */
 	if ((!c.mem.cp_ulysses &&
@@ -543,6 +547,7 @@ int lgp_sweep(lua_State *L)
 	roof_device d;
 	gp_topo t;
 	train_cfg base;
+	gp_stage_store stages;   /* base's stage list, for this call */
 	sweep_space s;
 	sweep_stats st;
 	sweep_cand *top;
@@ -555,7 +560,7 @@ int lgp_sweep(lua_State *L)
 	lgp_tomodel(L, 1, &m);
 	lgp_todevice(L, 2, &d);
 	lgp_totopo(L, 3, &t);
-	lgp_totraincfg_arg(L, 4, 4, &base);
+	lgp_totraincfg_arg(L, 4, 4, &base, &stages);
 	lgp_tospace(L, 5, &s, &in, &wh);
 	/* The ranked list and the memo live in Lua userdata: freed with
 	 * the call's values, even when a where function raises. */
@@ -584,6 +589,9 @@ typedef struct lgp_job {
 	roof_device d;
 	gp_topo t;
 	train_cfg base;
+	gp_stage_store stages;   /* base's stage list, for the job's life
+				  * (a step's own list is the step's:
+				  * lgp_job_step) */
 	int fusion[2];           /* grad_acc_fusion of a step without
 				  * fsdp ([0]) and with it ([1]) */
 	int gpus;                /* dp = gpus / (tp pp cp) */
@@ -790,7 +798,7 @@ int lgp_train_job(lua_State *L)
 	lgp_tomodel(L, 1, &j->m);
 	lgp_todevice(L, 2, &j->d);
 	lgp_totopo(L, 3, &j->t);
-	lgp_totraincfg_arg(L, 4, 4, &j->base);
+	lgp_totraincfg_arg(L, 4, 4, &j->base, &j->stages);
 	lgp_tofusion(L, 5, j->base.grad_acc_fusion, j->fusion);
 	lgp_set_refusal(L, 9, 6);
 	lgp_set_sharding(L, 9, 7);
@@ -810,7 +818,9 @@ int lgp_train_job(lua_State *L)
 static int lgp_job_step(lua_State *L)
 {
 	lgp_job *j = luaL_checkudata(L, 1, LGP_JOB);
-	train_cfg c = j->base;
+	train_cfg c = j->base;   /* its stage list in the job's store */
+	gp_stage_store st;       /* a list the step gives: the step's own
+				  * (the memo keeps its own copy) */
 	train_result *r;
 	gp_error err;
 	int rep;
@@ -823,7 +833,7 @@ static int lgp_job_step(lua_State *L)
 	if (!lua_isnoneornil(L, 2)) {
 		/* a layout's inherited keys too, as gp.train reads them */
 		lgp_flat(L, 2);
-		lgp_read(L, 2, 2, &lgp_step_desc, &c, LGP_STRICT);
+		lgp_read_store(L, 2, 2, &lgp_step_desc, &c, LGP_STRICT, &st);
 		lgp_step_batches(L, 2, c.mem.lay.micro_batch, c.global_batch,
 				 j->base.mem.lay.micro_batch,
 				 j->base.global_batch);

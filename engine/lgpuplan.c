@@ -227,6 +227,7 @@ static void lgp_push_defaults(lua_State *L)
 							     f->def));
 			break;
 		case LGP_F_PARSE:
+		case LGP_F_STORE:
 			if (f->def_str)
 				lgp_setstr(L, f->name, f->def_str);
 			break;

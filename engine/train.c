@@ -166,6 +166,11 @@ static int phase_mem_price(phase *ph, struct zslot *zs, const gp_model *m,
 			gp_train_cfg *mc = &ph->mc;
 
 			*mc = c->mem;
+			/* kept past the call: the phase's copy of the
+			 * list (train_prep.c phase_keep), not the
+			 * caller's store */
+			if (mc->lay.stages.n > 0)
+				mc->lay.stages.v = ph->key_list;
 			mc->ds_overlap_comm = ovl;
 			mc->lay.microbatches = mc->lay.microbatches > 0 ?
 				mc->lay.microbatches : ph->per_step;

@@ -84,7 +84,14 @@ enum {
 
 struct train_phase {
 	train_cfg key;          /* the config with zero, tp_overlap and
-				 * overlap_grad_reduce cleared */
+				 * overlap_grad_reduce cleared, and its
+				 * stage list's pointer (phase_key) */
+	/* The key's stage list (key.mem.lay.stages.n entries), the phase's
+	 * own copy: the config's store is its caller's (a job:step's is
+	 * gone when the step returns), so the key compares the entries,
+	 * and the layouts the phase keeps past the call (x.y, mc, my)
+	 * point here (train_prep.c phase_keep). */
+	int key_list[GP_STAGE_LIST_MAX];
 	int nodes;              /* t->nodes it was prepared for */
 	int valid;
 	train_ctx x;                  /* prepared; x.g points at groups */
@@ -120,8 +127,11 @@ struct train_phase {
 	int rec_pp, rec_balanced, rec_n0, rec_m;
 	int rec_chunks, rec_ends;  /* model chunks a stage (interleaved), the
 				    * split's ends (layout_stage_moe) */
-	gp_stage_list rec_list;    /* the stages' layers given (balanced 2;
-				    * interned: its pointer names it) */
+	/* The stages' layers given (balanced 2), the phase's own copy of
+	 * the entries: the layout's store is its caller's, and may be
+	 * another, or gone, by the next phase (layout.h gp_stage_store). */
+	int rec_nlist;
+	int rec_v[GP_STAGE_LIST_MAX];
 	int layers_ok, flops_ok;
 	/* The layer costs: the memo's entries (only a new phase's layers
 	 * replace one), or without a memo the phase's own copies. */

@@ -745,9 +745,12 @@ static int phase_stages(phase *ph, gp_error *err)
 	    ph->rec_n0 == x->y.n0 && ph->rec_m == x->y.m &&
 	    ph->rec_chunks == (chunks ? x->y.vpp : 1) &&
 	    ph->rec_ends == x->y.ends &&
-	    /* interned lists: the same pointer is the same list */
-	    (!list || (ph->rec_list.n == x->y.stages.n &&
-		       ph->rec_list.v == x->y.stages.v)))
+	    /* a list by its entries (the phase's own copy: the layout's
+	     * store may be another, or gone) */
+	    (!list || (ph->rec_nlist == x->y.stages.n &&
+		       memcmp(ph->rec_v, x->y.stages.v,
+			      sizeof ph->rec_v[0] *
+			      (size_t)x->y.stages.n) == 0)))
 		return GP_OK;
 	ph->rec_pp = 0;
 	ph->nrec = 0;
@@ -811,10 +814,12 @@ static int phase_stages(phase *ph, gp_error *err)
 	ph->rec_balanced = x->y.balanced;
 	ph->rec_n0 = x->y.n0;
 	ph->rec_chunks = chunks ? x->y.vpp : 1;
-	ph->rec_list.n = 0;
-	ph->rec_list.v = NULL;
-	if (list)
-		ph->rec_list = x->y.stages;
+	ph->rec_nlist = 0;
+	if (list) {
+		ph->rec_nlist = x->y.stages.n;
+		memcpy(ph->rec_v, x->y.stages.v,
+		       sizeof ph->rec_v[0] * (size_t)x->y.stages.n);
+	}
 	ph->rec_ends = x->y.ends;
 	ph->rec_m = x->y.m;
 	return GP_OK;
@@ -955,6 +960,25 @@ static void phase_key(const train_cfg *c, train_cfg *k)
 	k->mem.lay.zero = train_phase_zero(c);
 	k->tp_overlap = 0;
 	k->overlap_grad_reduce = 0;
+	/* the stage list by its entries, not where they are stored (the
+	 * phase's key_list holds them): the bytes compare its count */
+	k->mem.lay.stages.v = NULL;
+}
+
+/* c as the phase's key, its stage list copied into the phase, and the
+ * layout the phase keeps (x.y) pointed at that copy: the config's store
+ * is its caller's (layout.h gp_stage_store), gone or refilled by the
+ * next call that reuses the phase. */
+static void phase_keep(phase *ph, const train_cfg *c)
+{
+	const gp_stage_list *sl = &c->mem.lay.stages;
+
+	phase_key(c, &ph->key);
+	if (sl->n > 0) {
+		memcpy(ph->key_list, sl->v, sizeof *sl->v * (size_t)sl->n);
+		if (ph->x.y.stages.v == sl->v)
+			ph->x.y.stages.v = ph->key_list;
+	}
 }
 
 /* What a phase keeps of its split (train_phase.h, the split's fields):
@@ -999,7 +1023,11 @@ int train_phase_get(const gp_model *m, const roof_device *d,
 			phase_key(c, &k);
 		if (!moved && ph->valid && ph->nodes == t->nodes &&
 		    zero >= 0 && zero <= 3 &&
-		    memcmp(&ph->key, &k, sizeof k) == 0) {
+		    memcmp(&ph->key, &k, sizeof k) == 0 &&
+		    (k.mem.lay.stages.n == 0 ||
+		     memcmp(ph->key_list, c->mem.lay.stages.v,
+			    sizeof ph->key_list[0] *
+			    (size_t)k.mem.lay.stages.n) == 0)) {
 			*php = ph;
 			return GP_OK;
 		}
@@ -1045,7 +1073,7 @@ int train_phase_get(const gp_model *m, const roof_device *d,
 		ph->z[z].pd_ok[0] = ph->z[z].pd_ok[1] = ph->z[z].pz_ok = 0;
 	}
 	if (cache && !c->mem.offload_optimizer && !c->mem.offload_params) {
-		phase_key(c, &ph->key);
+		phase_keep(ph, c);
 		ph->nodes = t->nodes;
 		ph->valid = 1;
 	}

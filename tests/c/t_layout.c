@@ -422,10 +422,12 @@ int main(void)
 	 * commas and refuses the rest, naming the entry. */
 	{
 		gp_stage_list sl;
+		gp_stage_store ss;       /* sl's entries */
 
 		y = lay(1, 1, 1, 4);
 		MUST(layout_check(&m, &y, &z, &e));
-		ok(layout_stage_list_parse("9,9,8,6", &sl, &e) == GP_OK &&
+		ok(layout_stage_list_parse("9,9,8,6", &ss, &sl,
+					   &e) == GP_OK &&
 		   sl.n == 4 && sl.v[0] == 9 && sl.v[3] == 6,
 		   "stage list: 9,9,8,6 read");
 		z.stages = sl;
@@ -438,13 +440,16 @@ int main(void)
 		   layout_stage_first(&z, 32, 2) == 18 &&
 		   layout_stage_first(&z, 32, 3) == 26,
 		   "stage list: stage k starts at the entries before it");
-		ok(layout_stage_list_parse("9,0,8", &sl, &e) == GP_EINVAL &&
+		ok(layout_stage_list_parse("9,0,8", &ss, &sl,
+					   &e) == GP_EINVAL &&
 		   strstr(e.msg, "entry 2 is 0"),
 		   "stage list: an empty stage refused");
-		ok(layout_stage_list_parse("9,,8", &sl, &e) == GP_EINVAL &&
+		ok(layout_stage_list_parse("9,,8", &ss, &sl,
+					   &e) == GP_EINVAL &&
 		   strstr(e.msg, "entry 2 of '9,,8' is not a whole number"),
 		   "stage list: an empty entry refused");
-		ok(layout_stage_list_parse("", &sl, &e) == GP_OK && sl.n == 0,
+		ok(layout_stage_list_parse("", &ss, &sl,
+					   &e) == GP_OK && sl.n == 0,
 		   "stage list: none given");
 		/* GP_STAGE_LIST_MAX (128) entries of 1 and one more: the
 		 * 129th is refused, naming the bound. */
@@ -457,7 +462,8 @@ int main(void)
 				big[2 * j + 1] = ',';
 			}
 			big[2 * GP_STAGE_LIST_MAX + 1] = '\0';
-			ok(layout_stage_list_parse(big, &sl, &e) == GP_EINVAL &&
+			ok(layout_stage_list_parse(big, &ss, &sl,
+						   &e) == GP_EINVAL &&
 			   strstr(e.msg, "more than 128 stages"),
 			   "stage list: 129 entries refused");
 		}

@@ -1,11 +1,12 @@
 -- stage_layers through a job's memo: the layout holds the list as a
--- count and a pointer to one interned copy (engine/layout.h
--- gp_stage_list), and the phase memo compares a config byte by byte
--- (engine/train_prep.c phase_key), the pointer with it.  A job that steps
+-- count and a pointer into a store its caller owns (engine/layout.h
+-- gp_stage_store: the job's for its own list, the step's call for a
+-- step's), and the phase memo keeps its own copy of the entries and
+-- compares a config's list by them (engine/train_prep.c phase_key).  A job that steps
 -- from one list to another and back, and to none, prices each step as
 -- gp.train prices that layout alone (no memo): a list mistaken for
 -- another (a memo key that compared equal) or a list lost (a pointer to
--- freed storage) would show as a different step.  And a job's result
+-- storage refilled or gone) would show as a different step.  And a job's result
 -- outlives the job: collected, its result still reads, and a new job
 -- with the same list prices the same step.
 -- Run with ./gpuplan run tests/lua/stage_layers_memo.t.
@@ -23,7 +24,7 @@ local base = { model = "llama3-8b", gpu = "h100-sxm", gpus = 16, pp = 4, tp = 2,
 -- (9 layers and the head) is the slowest where 9,9,8,6's first is.
 local lists = { "9,9,8,6", "9,9,5,9", "10,8,8,6", "9,9,8,6", false, "6,9,9,8", "9,9,5,9" }
 
-t.plan(4)
+t.plan(6)
 
 -- Every step of the job (lists in this order, each under ZeRO 0..3, the
 -- ZeRO stage innermost as a sweep takes it, so consecutive steps share
@@ -74,5 +75,22 @@ t.ok(kept.step_s == want and kept.stage_layers == 9,
 local j3 = gp.train_job(t.with(base, { gpus = 8 }))
 t.ok(j3:step({ tp = 2, pp = 4, stage_layers = "9,9,8,6" }).step_s == want,
   "a new job with 9,9,8,6: the same step")
+
+-- A job made with a list keeps it in its own store: after steps with
+-- lists of their own, one refused part way (its list read, then gpus
+-- 16 not a multiple of tp 3 x pp 4 = 12: lgp_job_step), and a
+-- collection, a step that gives none prices the job's list as gp.train
+-- does.  Exact: the same train_step on the same config.
+local own = t.with(base, { stage_layers = "9,9,5,9" })
+local j4 = gp.train_job(own)
+j4:step { tp = 2, pp = 4, stage_layers = "9,9,8,6" }
+local okr, err = pcall(j4.step, j4, { tp = 3, pp = 4, stage_layers = "10,8,8,6" })
+t.ok(not okr and tostring(err):find("not a multiple", 1, true),
+  "a step refused after its list was read: " .. tostring(err))
+j4:step { tp = 2, pp = 4, zero = 1, stage_layers = "6,9,9,8" }
+collectgarbage()
+local alone = gp.train(own)
+t.ok(j4:step({ tp = 2, pp = 4 }).step_s == alone.step_s,
+  "the job's own 9,9,5,9 after those steps: gp.train's step")
 
 t.done_testing()
