@@ -696,6 +696,21 @@ double infer_burst_preempt(double n, double seqs, double kv, double len,
                            double kvp, double plen, double tokens,
                            infer_burst_step step, void *ctx);
 
+/* The running batch of a client's concurrency: its share `want` (a
+ * replica's, or a GPU's on the MoE serving path), at most `hold`, what
+ * the KV budget and the engine's max_batch hold at once.  The requests
+ * past it wait in the scheduler's queue, not refused: vLLM's
+ * "self.waiting" queue admits while "self.kv_cache_manager.
+ * allocate_slots" finds blocks (vllm/v1/core/sched/scheduler.py),
+ * SGLang's waiting_queue while the PrefillAdder's token budget holds
+ * (python/sglang/srt/managers/schedule_policy.py), TensorRT-LLM's
+ * capacity scheduler while GUARANTEED_NO_EVICT's blocks last
+ * (cpp/tensorrt_llm/batch_manager/capacityScheduler.cpp).  The one rule
+ * gp.infer's run_batch (infer_run.c) and the MoE serving model's
+ * decode_side (serve_plan.c, serve_cfg.queue) take; whether not one fits
+ * (hold < 1 sequence) is the caller's refusal. */
+double infer_queue_batch(double want, double hold);
+
 /* The most length classes infer_output_quantiles gives. */
 #define INFER_QUANTILES 1024
 

@@ -160,8 +160,14 @@ static int run_kv(const gp_model *m, const infer_cfg *c, int stage,
 	return GP_OK;
 }
 
+double infer_queue_batch(double want, double hold)
+{
+	return want > hold ? hold : want;
+}
+
 /* The running batch per replica: the asked batch, the concurrency's
- * share, or what the KV holds; 0 with the reason in r->why when none. */
+ * share (at most what the KV holds: infer_queue_batch, the rest wait),
+ * or what the KV holds; 0 with the reason in r->why when none. */
 static int run_batch(const infer_cfg *c, infer_result *r)
 {
 	int B;
@@ -186,9 +192,8 @@ static int run_batch(const infer_cfg *c, infer_result *r)
 		}
 		B = c->batch;
 	} else if (c->concurrency > 0) {
-		B = (c->concurrency + r->replicas - 1) / r->replicas;
-		if (B > r->max_batch_kv)
-			B = r->max_batch_kv;
+		B = (int)infer_queue_batch((c->concurrency + r->replicas -
+		                            1) / r->replicas, r->max_batch_kv);
 	} else {
 		B = r->max_batch_kv;
 	}

@@ -427,6 +427,7 @@ static const lgp_field serve_fields[] = {
 	F_INT("prefill_gpus", offsetof(serve_cfg, prefill_gpus), 0, 0,
 	      INT_MAX),
 	F_NUM("batch_per_gpu", offsetof(serve_cfg, batch), 0),
+	F_BOOL("queue", offsetof(serve_cfg, queue), 0),
 	F_NUM("itl_max", offsetof(serve_cfg, itl_max), 0),
 	F_NUM("ttft_max", offsetof(serve_cfg, ttft_max), 0),
 	F_NUM("prefill_tokens", offsetof(serve_cfg, prefill_tokens), 0),

@@ -111,6 +111,12 @@ typedef struct serve_cfg {
 	                         fit, within itl_max when set.  With TP
 	                         attention a GPU's share of its instance's:
 	                         one stream on a TP8 instance is 1/8 */
+	int queue;            /* 1: batch is a client's concurrency's share
+	                         (its requests in flight): past what the KV
+	                         and max_batch hold the step runs that many
+	                         and the rest wait in the scheduler's queue
+	                         (infer_queue_batch, gp.infer's rule); 0: a
+	                         batch over it is refused */
 	double itl_max;       /* s; 0 = no bound on the inter-token latency
 	                         (none either at output 1: no decode step) */
 	double ttft_max;      /* s; 0 = no bound on the time to first

@@ -434,7 +434,7 @@ static int decode_side(const gp_model *m, const roof_device *d,
                        int coloc, dec *o, gp_error *err)
 {
 	serve_phase ph = coloc ? SERVE_COLOCATED : SERVE_DECODE;
-	double itl, steps, B, top;
+	double itl, steps, B, top, want;
 	int lo, hi;
 
 	memset(o, 0, sizeof *o);
@@ -479,15 +479,19 @@ static int decode_side(const gp_model *m, const roof_device *d,
 		         c->spec_running, L->tp);
 		return GP_OK;
 	}
-	if (c->batch > 0) {
-		if (c->batch > o->mem.max_batch) {
+	/* A concurrency's share runs at most top at once, the rest queued
+	 * (serve_cfg.queue: gp.infer's rule, infer_queue_batch); a batch
+	 * asked is run as asked or refused. */
+	want = c->queue ? infer_queue_batch(c->batch, top) : c->batch;
+	if (want > 0) {
+		if (want > o->mem.max_batch) {
 			snprintf(o->why, sizeof o->why, "batch %g per GPU does "
 			         "not fit: the KV budget holds %d per GPU "
 			         "(%.3f GB each)", c->batch, o->mem.max_batch,
 			         o->mem.kv_admit / 1e9);
 			return GP_OK;
 		}
-		if (c->batch > o->mem.batch_cap) {
+		if (want > o->mem.batch_cap) {
 			snprintf(o->why, sizeof o->why, "batch %g per GPU is "
 			         "over max_batch %d (the engine's sequences a "
 			         "step, over an attention group of %g GPU%s: "
@@ -497,7 +501,7 @@ static int decode_side(const gp_model *m, const roof_device *d,
 			         o->mem.batch_cap);
 			return GP_OK;
 		}
-		B = c->batch;
+		B = want;
 	} else if (c->itl_max > 0 && c->base.output > 1) {
 		/* The largest batch within the bound (ITL grows with it).
 		 * With one output token, the prefill's own, no decode step

@@ -2225,6 +2225,32 @@ function M.kv_path(kv, g, runtime, model, serve_model)
     .. "\"extremely slow if dequantization is not fused\")", name) }
 end
 
+-- The line a concurrency past what the deployment runs at once gets, or
+-- nil where all of it runs: conc requests in flight, `batch` of them
+-- running on each of `replicas` replicas (the engine's infer_queue_batch
+-- capped each replica's share at what its KV and max_batch hold), the
+-- KV's own sequences a replica kv_seqs.  The rest wait in the
+-- scheduler's queue (vLLM's, SGLang's and TensorRT-LLM's: infer.h
+-- infer_queue_batch).  Where max_batch, not the KV, holds the batch down
+-- (kv_seqs above it) the line names max_batch: max_batch 8 with
+-- concurrency 16 read "8 a replica, what its KV holds" of a KV that
+-- holds 205.  gp.infer's one-model path and the MoE serving model
+-- (gpuplan.serve, a replica there a decode instance; `gpu` its batch a
+-- GPU, said beside it) both say it here.
+function M.queue_note(conc, batch, replicas, kv_seqs, gpu)
+  local n = batch * replicas
+  if not (n < conc) then return nil end
+  local function num(x) return math.tointeger(x) and string.format("%d", x)
+                         or string.format("%.4g", x) end
+  local why = (kv_seqs or 0) > batch
+    and string.format("max_batch %s, the engine's sequences a step; its KV holds %s",
+                      num(batch), num(kv_seqs))
+    or "what its KV holds"
+  return string.format("concurrency=%d: %s run at once (%s a replica%s, %s), the other %s "
+    .. "wait", conc, num(n), num(batch),
+    gpu and string.format(", %s a GPU", num(gpu)) or "", why, num(conc - n))
+end
+
 -- Both a fixed batch and a concurrency: refused by gp.infer's one-model
 -- setup and by the MoE serving model's (gpuplan.serve), in these words.
 M.BATCH_AND_CONCURRENCY = "infer: give batch = N or concurrency = N, not both"
@@ -3807,16 +3833,9 @@ function M.infer(a)
   -- Where max_batch, not the KV, holds the batch down (kv_seqs above it),
   -- the note names max_batch: max_batch 8 with concurrency 16 read "8 a
   -- replica, what its KV holds" of a KV that holds 205.
-  if r.fits and c.concurrency and r.batch * r.replicas < c.concurrency then
-    local n = r.batch * r.replicas
-    local why = (r.kv_seqs or 0) > r.batch
-      and string.format("max_batch %d, the engine's sequences a step; its KV holds %d",
-                        r.batch, r.kv_seqs)
-      or "what its KV holds"
-    info.defaults[#info.defaults + 1] = string.format("concurrency=%d: %d run at once (%d a "
-      .. "replica, %s), the other %d wait", c.concurrency, n, r.batch, why,
-      c.concurrency - n)
-  end
+  local q = r.fits and c.concurrency and M.queue_note(c.concurrency, r.batch, r.replicas,
+                                                     r.kv_seqs)
+  if q then info.defaults[#info.defaults + 1] = q end
   -- (kept where the offload is the refusal's: "offloading 40 of 80 layers
   -- needs 68.83 GB of host memory, has 32.00 GB" came with no word of the
   -- 32 GB being a default, the engine placing no layer in a job that did

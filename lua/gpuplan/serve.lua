@@ -568,6 +568,11 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     decode = { tp = tp, ep = L.groups > 1 and L.groups or ep, dp_attention = dp, tbo = tbo },
     prefill = { tp = ptp, ep = pep, dp_attention = pdp, tbo = tbo },
     disagg = disagg, gpus = gpus, prefill_gpus = pg, batch_per_gpu = L.batch,
+    -- a concurrency's share (L.conc): past what the KV and max_batch hold,
+    -- that many run and the rest wait (engine infer_queue_batch, the rule
+    -- gp.infer's run_batch takes), not refused; a batch asked is run or
+    -- refused
+    queue = L.conc ~= nil,
     itl_max = itl, ttft_max = ttft, prefill_tokens = pt, mixed = mixed, redundant = red, imbalance = imb,
     eplb = eplb == true,
     -- whose spread an EPLB placement leaves (serve_step.c sx_imbalance):
@@ -617,6 +622,7 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     -- local expert's tokens), single_batch_overlap.py compute_overlap_args
     sbo_block = bw and 0 or 64,
     _tbo_auto = tbo_auto, _tbo_at = tbo_at,  -- this file's, not the engine's
+    _conc = L.conc,  -- the concurrency asked (M.infer's queue note)
   }
   info.expert_weights = ew
   return model, d, s, info
@@ -1127,7 +1133,7 @@ function M.setup(a)
     tbo_auto = tbo_auto, tp_of_ep = tp_of_ep,
     tbo_at = tbo_at, ptp = ptp, pep = pep, pdp = pdp, pg = pg, gpus = gpus, a2a = a2a,
     mtp = mtp, acc = acc, spec_host = spec_host, spec_host_dp = spec_host_dp,
-    spec_running = spec_running, batch = batch })
+    spec_running = spec_running, batch = batch, conc = conc })
 end
 
 -- The result table of a core.serve result r for config s.
@@ -1311,6 +1317,12 @@ function M.infer(a)
     end
   end
   local out = M.result(r, model, d, s, info)
+  -- A concurrency past what the KV (or max_batch) holds: the engine ran
+  -- what they hold (serve_cfg.queue); said as gp.infer says it, per
+  -- replica (a decode instance) and per GPU
+  local q = r.fits and s._conc and require("gpuplan.infer").queue_note(s._conc, out.batch, out.instances,
+    out.kv_seqs, out.batch_per_gpu)
+  if q then out.defaults[#out.defaults + 1] = q end
   -- With drafts, the same server without them, for comparison (both
   -- reported; the caller chooses): speculation pays where the decode step
   -- is bound by reading the weights, as at small batches, and not where

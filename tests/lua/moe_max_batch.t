@@ -10,7 +10,8 @@
 -- over it was refused as "the KV budget holds 8 per GPU".  On that code
 -- tests 1 and 2 fail and test 3 stops the run (its results had no
 -- kv_seqs); 4 (the KV named), 5 (concurrency 9 ran) and 8 (batch 8 a
--- GPU) fail by the figures above.
+-- GPU) fail by the figures above.  Test 5 now holds concurrency 9 to
+-- the queue (8 run, one waits), where the code before refused it.
 -- Run with ./gpuplan run tests/lua/moe_max_batch.t.
 local t = require "tap"
 local gp = require "gpuplan"
@@ -36,10 +37,14 @@ local x = gp.infer(t.with(base, { max_batch = 8, batch = 1 }))
 t.ok(not x.fits and x.why:find("over max_batch 8", 1, true) and not x.why:find("KV", 1, true),
      "batch 1 a GPU over max_batch 8 is refused naming max_batch: " .. tostring(x.why))
 -- 5. 8 in flight (concurrency 8: 0.5 a GPU) is exactly the cap: runs;
--- 9 (0.5625 a GPU) is over it.
-t.ok(gp.infer(t.with(base, { max_batch = 8, concurrency = 8 })).fits and
-     not gp.infer(t.with(base, { max_batch = 8, concurrency = 9 })).fits,
-     "concurrency 8 (0.5 a GPU) runs, 9 does not")
+-- 9 (0.5625 a GPU) is over it: 8 run at once (the cap, 0.5 a GPU) and
+-- the ninth waits in the scheduler's queue, as gp.infer's concurrency
+-- past its batch (engine infer_queue_batch); it was refused.
+local c8 = gp.infer(t.with(base, { max_batch = 8, concurrency = 8 }))
+local c9 = gp.infer(t.with(base, { max_batch = 8, concurrency = 9 }))
+t.ok(c8.fits and c9.fits and c9.batch_per_gpu == 0.5 and c9.batch == 8 and
+     c9.tokens_per_s == c8.tokens_per_s,
+     "concurrency 8 (0.5 a GPU) runs; 9 runs 8 at once, the throughput of 8")
 
 -- 6. DP attention: an attention group is one GPU, each rank's engine its
 -- own max_batch (B <= 8 / 1), 8 x 16 = 128 in the instance.
