@@ -212,7 +212,7 @@ int main(void)
 	double attn, down, want, t_disp, t_comb, ll[6][2], x;
 	int i, ep;
 
-	plan(159);
+	plan(165);
 	dsv3(&m);
 	hopper(&d);
 
@@ -1509,6 +1509,40 @@ int main(void)
 		ok(serve_check(&m, &d, &c, &err) == GP_EINVAL &&
 		   strstr(err.msg, "spec_running"), "spec_running < 0: refused, "
 		   "named");
+	}
+
+	/* --- a concurrency past the KV queues (serve_cfg.queue) ---------- */
+	/* cfg(32, 1): EP32 with DP attention, colocated.  Its KV-bound batch
+	 * a GPU, K (the run with no batch: what the KV holds, under
+	 * max_batch 2048); a concurrency's share of 2K a GPU runs K, the
+	 * other K wait (infer_queue_batch): the same step and tokens/s as
+	 * the run at K, exactly (the same batch priced, 0 tolerance).  The
+	 * same 2K as a batch asked (queue 0) is refused by the KV, as
+	 * before. */
+	{
+		serve_result rk, rq;
+		double K;
+
+		cfg(&c, 32, 1);
+		c.batch = 0;
+		MUST(serve_run(&m, &d, &c, &rk, &err));
+		K = rk.decode.step.batch;
+		ok(rk.fits && K >= 1, "EP32 DP attention: a KV-bound batch");
+		c.batch = 2.0 * K;
+		c.queue = 1;
+		MUST(serve_run(&m, &d, &c, &rq, &err));
+		ok(rq.fits && rq.decode.step.batch == K, "a concurrency of 2K "
+		   "a GPU runs K (the rest queued)");
+		is_num(rq.tokens_per_s, rk.tokens_per_s, 0, "... at the KV-"
+		       "bound batch's tokens/s");
+		c.queue = 0;
+		MUST(serve_run(&m, &d, &c, &rq, &err));
+		ok(!rq.fits && strstr(rq.why, "KV budget holds"), "a batch of "
+		   "2K asked: refused by the KV");
+		is_num(infer_queue_batch(3.0, 2.0), 2.0, 0, "infer_queue_batch: "
+		       "3 wanted, 2 held: 2");
+		is_num(infer_queue_batch(0.125, 2.0), 0.125, 0, "... 1/8 of a "
+		       "sequence wanted: all of it");
 	}
 
 	/* --- hostile input ------------------------------------------------ */
