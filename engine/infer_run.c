@@ -677,6 +677,14 @@ static double finite_step(void *ctx, double dec, double proc, double fin,
 	return step;
 }
 
+/* A burst's mean TTFT replaces one prompt's, kept as ttft_one. */
+static void burst_ttft(infer_result *r, double first)
+{
+	r->ttft_one = r->ttft;
+	r->ttft = first;
+	r->ttft_burst = 1;
+}
+
 static int run_finite(const gp_model *m, const roof_device *d,
                       const infer_cfg *c, int B, double n_off,
                       double share, double cavg, infer_result *r,
@@ -687,7 +695,8 @@ static int run_finite(const gp_model *m, const roof_device *d,
 	double lens[INFER_QUANTILES], shr[INFER_QUANTILES];
 	double pre = 0.0, kvt = 0.0;  /* the preemption walk's batch cap and
 	                                  KV tokens (0: infer_burst) */
-	int nl;
+	double first = 0.0;  /* the burst's mean TTFT, s */
+	int nl, burst;
 	infer_phase ph;
 
 	N = c->requests / r->replicas;
@@ -802,18 +811,32 @@ static int run_finite(const gp_model *m, const roof_device *d,
 	 * max batch so it never happens there): such a run is priced as
 	 * chunked.  The budget counts the decodes (max_num_tokens is the
 	 * "maximum number of tokens (context + generation)" of a batch). */
+	/* The burst's TTFT (first): where every request is sent at once --
+	 * no client concurrency, or one that holds the whole burst -- and a
+	 * replica serves more than one, a request's first token waits for
+	 * the prompts ahead of it in the walk (infer_burst_ttft), not the
+	 * unloaded prefill of one prompt (run_times' r->ttft, kept for one
+	 * request a replica).  A client that holds fewer in flight sends
+	 * the next as one ends, so its wait is not the burst's: untouched. */
+	burst = N > 1.0 + 1e-9 &&
+		(c->concurrency <= 0 || c->concurrency >= c->requests);
 	if (pre > 0.0) {
-		t = infer_burst_preempt(N, pre, kvt, L, c->input, P,
-		                        c->max_num_tokens, finite_step, f);
+		t = infer_burst_preempt_ttft(N, pre, kvt, L, c->input, P,
+		                             c->max_num_tokens, finite_step, f,
+		                             &first);
 		if (t > 0.0)
 			r->tokens_per_s = c->requests * L / t;
+		if (t > 0.0 && burst && first > 0.0)
+			burst_ttft(r, first);
 		return GP_OK;
 	}
-	t = infer_burst(N, B, L, P, c->max_num_tokens, 1,
-	                c->whole_prompts && P <= c->max_num_tokens,
-	                lens, shr, nl, finite_step, f);
+	t = infer_burst_ttft(N, B, L, P, c->max_num_tokens, 1,
+	                     c->whole_prompts && P <= c->max_num_tokens,
+	                     lens, shr, nl, finite_step, f, &first);
 	if (t > 0.0)
 		r->tokens_per_s = c->requests * L / t;
+	if (t > 0.0 && burst && first > 0.0)
+		burst_ttft(r, first);
 	return GP_OK;
 }
 
@@ -886,6 +909,41 @@ static double burst_admit(double *queue, double *adm, double *pend,
 	return *proc / P;
 }
 
+/* The prompts of a burst's first C computed prompt tokens that are
+ * whole: the requests run first come, first served (vLLM's scheduler
+ * takes the waiting queue from its head, "while self.waiting and
+ * token_budget > 0: ... request = self.waiting.peek_request()",
+ * vllm/v1/core/sched/scheduler.py; V0's _schedule_prefills pops
+ * waiting_queue's head in order, vllm/core/scheduler.py at v0.6.3), each
+ * a chunk at a time within the step's budget, so request k's prompt is
+ * whole once k P tokens are computed: floor(C / P) of the n, all of them
+ * from C = n P (n need not be whole: a replica's share of the burst). */
+static double burst_whole(double C, double P, double n)
+{
+	double k = C / P;
+
+	return k >= n - 1e-9 * fmax(n, 1.0) ? n : fmin(n, floor(k + 1e-9));
+}
+
+/* A burst's first tokens (first != NULL): every step that completes
+ * prompts gives their first token at its end, t (vLLM samples a token
+ * for a request the step that computes its prompt's last token; the
+ * benchmark client times "ttft = time.perf_counter() - st", st taken as
+ * the request is sent, vllm benchmarks/backend_request_func.py, and the
+ * burst sends every request at once, so a request's TTFT is the time to
+ * the end of that step).  got: the requests counted so far, sum their
+ * first-token times.  C is the prompt tokens computed so far. */
+static void burst_first(double C, double P, double n, double t,
+                        double *got, double *sum)
+{
+	double k = burst_whole(C, P, n);
+
+	if (k > *got) {
+		*sum += (k - *got) * t;
+		*got = k;
+	}
+}
+
 /* infer_burst with lengths (nl > 0): the running requests held by the
  * window of steps their last decode falls in (W steps a window, ring
  * slots by window), each slot leaving at its earliest member's end; an
@@ -897,8 +955,10 @@ static double burst_admit(double *queue, double *adm, double *pend,
 static double burst_spread(double N, double B, double P, double tokens,
                            int dec_count, int whole, const double *lens,
                            const double *shr, int nl,
-                           infer_burst_step price, void *ctx)
+                           infer_burst_step price, void *ctx,
+                           double *first)
 {
+	double C = 0.0, got = 0.0, fsum = 0.0;  /* burst_first */
 	double cl[RUN_WINDOWS + 2], cs[RUN_WINDOWS + 2], cw[RUN_WINDOWS + 2];
 	double bn[BURST_SLOTS], be[BURST_SLOTS], bg[BURST_SLOTS];
 	double W, Lmax = 1.0, t = 0.0, it, queue, pend = 0.0, adm = 0.0;
@@ -957,6 +1017,8 @@ static double burst_spread(double N, double B, double P, double tokens,
 		if (proc <= 0.0 && dec > 1e-9 && dec < 1.0)
 			step *= dec;
 		t += step;
+		C += proc;
+		burst_first(C, P, N, t, &got, &fsum);
 		gsum += dec;
 		/* The slot of this step's window leaves once its earliest
 		 * end is reached (every step looks at its own window, and a
@@ -992,6 +1054,8 @@ static double burst_spread(double N, double B, double P, double tokens,
 			dec += one;
 		}
 	}
+	if (first)
+		*first = got >= N - 1e-9 * fmax(N, 1.0) ? fsum / N : 0.0;
 	return t;
 }
 
@@ -1000,11 +1064,23 @@ double infer_burst(double N, double B, double L, double P, double tokens,
                    const double *shr, int nl, infer_burst_step price,
                    void *ctx)
 {
+	return infer_burst_ttft(N, B, L, P, tokens, dec_count, whole, lens,
+	                        shr, nl, price, ctx, NULL);
+}
+
+double infer_burst_ttft(double N, double B, double L, double P,
+                        double tokens, int dec_count, int whole,
+                        const double *lens, const double *shr, int nl,
+                        infer_burst_step price, void *ctx, double *first)
+{
 	double cn[RUN_COHORTS], ce[RUN_COHORTS];
 	double W, t = 0.0, it, queue, pend = 0.0, adm = 0.0, dec = 0.0;
 	double done = 0.0, proc, fin, step, Lmax = L;
+	double C = 0.0, got = 0.0, fsum = 0.0;  /* burst_first */
 	int head = 0, cnt = 0, last = -1, i;
 
+	if (first)
+		*first = 0.0;
 	for (i = 0; i < nl; i++)
 		Lmax = fmax(Lmax, lens[i]);
 	if (!(N > 0.0) || !(B > 0.0) || !(P > 0.0) || !(tokens > 0.0) ||
@@ -1018,7 +1094,7 @@ double infer_burst(double N, double B, double L, double P, double tokens,
 	 * if the batch thinned below one request. */
 	if (nl > 0 && B > 1.0)
 		return burst_spread(N, B, P, tokens, dec_count, whole, lens,
-		                    shr, nl, price, ctx);
+		                    shr, nl, price, ctx, first);
 	W = ceil(L / RUN_WINDOWS);
 	queue = N;
 	/* Fluid counts: 1e-9 of a request is rounding, not a request. */
@@ -1029,6 +1105,8 @@ double infer_burst(double N, double B, double L, double P, double tokens,
 		if (!(step > 0.0))
 			break;
 		t += step;
+		C += proc;
+		burst_first(C, P, N, t, &got, &fsum);
 		/* Cohorts whose last decode was this step leave. */
 		while (cnt > 0 && ce[head] <= it) {
 			done += cn[head];
@@ -1061,6 +1139,8 @@ double infer_burst(double N, double B, double L, double P, double tokens,
 		}
 		dec += fin;
 	}
+	if (first)
+		*first = got >= N - 1e-9 * fmax(N, 1.0) ? fsum / N : 0.0;
 	return t;
 }
 
@@ -1186,12 +1266,24 @@ double infer_burst_preempt(double N, double S, double K, double L,
                            double I, double P, double tokens,
                            infer_burst_step price, void *ctx)
 {
+	return infer_burst_preempt_ttft(N, S, K, L, I, P, tokens, price, ctx,
+	                                NULL);
+}
+
+double infer_burst_preempt_ttft(double N, double S, double K, double L,
+                                double I, double P, double tokens,
+                                infer_burst_step price, void *ctx,
+                                double *first)
+{
 	pre_cohort run[PRE_COHORTS], w[PRE_COHORTS];
 	double x[PRE_COHORTS];  /* tokens a request computes this step; < 0:
 	                           not scheduled */
 	int nr = 0, nw = 0, wz = 0, i, j, it;  /* wz: pre_reuse */
 	double t = 0.0, queue = N, left = N, eps = 1e-9 * fmax(N, 1.0);
+	double got = 0.0, fsum = 0.0;  /* first tokens: burst_first's */
 
+	if (first)
+		*first = 0.0;
 	if (!(N > 0.0) || !(S >= 1.0) || !(L >= 1.0) || !(P > 0.0) ||
 	    !(I >= P) || !(tokens >= 1.0) || !(K >= I + L))
 		return 0.0;
@@ -1352,6 +1444,14 @@ double infer_burst_preempt(double N, double S, double K, double L,
 					c->done += x[i];
 					if (c->done >= c->need - 1e-9) {
 						c->done = c->need;
+						/* a request's first token
+						 * (gen 0: none sampled yet;
+						 * a readmitted one's
+						 * recompute sends none) */
+						if (c->gen < 0.5) {
+							got += c->n;
+							fsum += c->n * t;
+						}
 						c->gen += 1.0;
 					}
 				} else {
@@ -1374,6 +1474,8 @@ double infer_burst_preempt(double N, double S, double K, double L,
 		}
 		nr = j;
 	}
+	if (first)
+		*first = got >= N - eps ? fsum / N : 0.0;
 	return t;
 }
 

@@ -289,6 +289,8 @@ int lgp_infer(lua_State *L)
 	lgp_setnum(L, "mixed_kv_reads", r.mixed_kv_reads);
 	if (r.fits) {
 		lgp_setnum(L, "ttft", r.ttft);
+		if (r.ttft_burst)
+			lgp_setnum(L, "ttft_one", r.ttft_one);
 		lgp_setnum(L, "itl", r.itl);
 		lgp_setnum(L, "itl_batch1", r.itl_batch1);
 		lgp_setnum(L, "itl_load", r.itl_load);

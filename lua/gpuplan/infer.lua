@@ -95,7 +95,10 @@
 --             and the result's fields)
 --
 -- Result: a plain table.  fits (false: why), model, gpu, batch, replicas,
--- ttft_s, itl_s (decode step at the batch and mean context), itl_batch1_s,
+-- ttft_s (one prompt's prefill, unloaded; with requests, more than one a
+-- replica and no concurrency below them: the burst's mean time to first
+-- token, each request behind the prompts ahead of it, and ttft_one_s one
+-- prompt's), itl_s (decode step at the batch and mean context), itl_batch1_s,
 -- itl_load_s (the mean gap between a user's tokens at the batch: the decode
 -- step and the other sequences' prompts between them, what gp.infer_plan's
 -- itl_max bounds and the MoE serving model's itl_s is),
@@ -3865,6 +3868,10 @@ function M.infer(a)
   }
   if r.fits then
     out.ttft_s, out.itl_s, out.itl_batch1_s = r.ttft, r.itl, r.itl_batch1
+    -- a burst (requests sent at once, more than one a replica): ttft_s is
+    -- the mean over its requests, each behind the prompts ahead of it;
+    -- ttft_one_s one prompt's alone (engine/infer_run.c run_finite)
+    out.ttft_one_s = r.ttft_one
     out.itl_load_s = r.itl_load
     out.tokens_per_s, out.per_gpu = r.tokens_per_s, r.tokens_per_s_gpu
     out.stream_tokens_per_s = r.stream_tokens_per_s

@@ -862,7 +862,9 @@ opt { name = "requests", type = "int", metavar = "N", commands = "infer",
   default = "the steady state",
   help = "the run is this many requests issued at once: tokens/s over the run from the "
     .. "first request's start to the last one's end, the batch's fill and drain included "
-    .. "(trtllm-bench's Total Output Throughput, its --num_requests); with the MoE "
+    .. "(trtllm-bench's Total Output Throughput, its --num_requests), and TTFT the mean "
+    .. "over the requests of each's time to its first token, behind the prompts ahead of "
+    .. "it (without --concurrency, or one that holds them all); with the MoE "
     .. "serving options colocated only (not --disagg); not with --sweep-batch or --target",
   suggest = { "num_requests", "num_prompts" } }
 -- How a burst's outputs spread around their mean (--output).  A benchmark

@@ -120,7 +120,7 @@ int main(void)
 	gp_dtype t;
 	int g, b;
 
-	plan(124);
+	plan(133);
 
 	/* --- 13B bf16 decode, batch 1, H200 (4.8 TB/s) -------------------
 	 * Llama 2 13B: 40 layers x (4 h^2 + 3 h f + 2h) with h 5120,
@@ -683,6 +683,57 @@ int main(void)
 	is_num(infer_burst(4, 4, 3, 10, 10, 0, 0, NULL, NULL, 0, burst_price, NULL), 29.0,
 	       1e-12, "burst of 4 all at once: 29 s by hand");
 
+	/* --- a burst's time to first token (infer_burst_ttft) -------------
+	 * 4 prompts of 10 tokens sent at once, 10 prompt tokens a step (one
+	 * prompt a step), 1 token out (no decode step), every step 1 s
+	 * (burst_unit): first come, first served, prompt k is whole at the
+	 * end of step k, TTFTs 1, 2, 3, 4 s, mean 2.5 s.  Exact: 1e-12. */
+	{
+		double ft = -1.0, l2[2] = { 4.0, 2.0 }, s2[2] = { 0.5, 0.5 };
+
+		is_num(infer_burst_ttft(4, 4, 1, 10, 10, 0, 0, NULL, NULL, 0,
+		                        burst_unit, NULL, &ft), 4.0, 1e-12,
+		       "burst of 4, a prompt a step: 4 steps of 1 s");
+		is_num(ft, 2.5, 1e-12,
+		       "... its mean TTFT (1 + 2 + 3 + 4) / 4 = 2.5 s by hand");
+		/* The 30 s burst above (2 at once, burst_price): first
+		 * tokens at the ends of it0 (A, 5), it1 (B, 5 + 6.5 = 11.5),
+		 * it3 (C, 11.5 + 2 + 6.5 = 20: it waited for A's end, the
+		 * second wave) and it4 (D, 26.5): mean 63 / 4 = 15.75 s. */
+		infer_burst_ttft(4, 2, 3, 10, 10, 0, 0, NULL, NULL, 0,
+		                 burst_price, NULL, &ft);
+		is_num(ft, 15.75, 1e-12,
+		       "burst of 4 at 2 at once: mean TTFT 15.75 s by hand");
+		/* All 4 at once (the 29 s walk): A 5, B 11.5, C 18.5, D
+		 * 25.5 (each behind the prompts and the decodes of the
+		 * steps before it): mean 60.5 / 4 = 15.125 s. */
+		infer_burst_ttft(4, 4, 3, 10, 10, 0, 0, NULL, NULL, 0,
+		                 burst_price, NULL, &ft);
+		is_num(ft, 15.125, 1e-12,
+		       "burst of 4 all at once: mean TTFT 15.125 s by hand");
+		/* A prompt in chunks: 2 prompts of 10 tokens, 4 a step, 1
+		 * out, 1 s a step: 4, 8, 12, 16, 20 tokens computed after
+		 * steps 1..5, the first prompt whole in step 3, the second in
+		 * step 5: mean (3 + 5) / 2 = 4 s (a fluid share of a prompt
+		 * a step would give (0.4 x 1 + 0.4 x 2 + 0.4 x 3 + 0.4 x 4 +
+		 * 0.4 x 5) / 2 = 3 s). */
+		infer_burst_ttft(2, 2, 1, 10, 4, 0, 0, NULL, NULL, 0,
+		                 burst_unit, NULL, &ft);
+		is_num(ft, 4.0, 1e-12,
+		       "2 prompts of 10 at 4 tokens a step: TTFTs 3 and 5 s");
+		/* Spread lengths (burst_spread) keep the order: 2 prompts,
+		 * one a step (10 tokens of 10), lengths 4 and 2, 1 s a step:
+		 * first tokens at 1 and 2 s, mean 1.5 s. */
+		infer_burst_ttft(2, 2, 3, 10, 10, 0, 0, l2, s2, 2, burst_unit,
+		                 NULL, &ft);
+		is_num(ft, 1.5, 1e-12,
+		       "spread lengths: first tokens at 1 and 2 s, mean 1.5 s");
+		/* A run not followed (N L / B past RUN_ITER_MAX) gives 0. */
+		infer_burst_ttft(1e9, 1, 1e9, 10, 10, 0, 0, NULL, NULL, 0,
+		                 burst_unit, NULL, &ft);
+		is_num(ft, 0.0, 0.0, "a run not followed: no TTFT (0)");
+	}
+
 	/* --- uniform outputs (output_dist uniform) -----------------------
 	 * infer_output_quantiles: output 3, output_max 5, uniform: from 2 x
 	 * 3 - 5 = 1 to 5; 2 requests, 2 shares, midpoints 5 - 4 x 0.5 / 2
@@ -746,6 +797,21 @@ int main(void)
 	is_num(infer_burst(2, 2, 4, 2, 10, 1, 0, NULL, NULL, 0, burst_tokens,
 	                   NULL), 14.0, 1e-12,
 	       "the same burst through infer_burst: 14 s");
+	/* Their first tokens: both prompts complete in it0, 5 s: mean
+	 * 5 s, in (a) and in (b) below (a cache of 9), where the
+	 * preempted request's recompute in it4 sends no first token
+	 * again (counted, the mean would be (5 + 5 + 15) / 2).  Exact. */
+	{
+		double ft = -1.0;
+
+		infer_burst_preempt_ttft(2, 2, 12, 4, 2, 2, 10, burst_tokens,
+		                         NULL, &ft);
+		is_num(ft, 5.0, 1e-12, "preempt walk: both first tokens at 5 s");
+		infer_burst_preempt_ttft(2, 2, 9, 4, 2, 2, 10, burst_tokens,
+		                         NULL, &ft);
+		is_num(ft, 5.0, 1e-12,
+		       "preempted and recomputed: still its first token's 5 s");
+	}
 	/* (b) The same with a cache of 9 tokens.  it0 prefills both (5 s,
 	 * 2 x 2 held); it1, it2 decode both (3 s each: 2 x 3, then 2 x 4
 	 * held, 1 free).  it3: the first request's decode finds no block

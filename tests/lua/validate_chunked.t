@@ -14,7 +14,7 @@ local gp = require "gpuplan"
 local validate = require "gpuplan.validate"
 local predict = require "gpuplan.predict.infer"
 local cat = gp.catalog()
-t.plan(14)
+t.plan(15)
 
 -- Qwen3-32B (the shipped rows' model record) on one A100 80GB, served by
 -- TensorRT-LLM (workload.framework) at trtllm-serve's budget, 8192 tokens
@@ -58,8 +58,10 @@ t.ok(predict(case { chunked_prefill = false }, cat) == nil, "chunked_prefill fal
 -- 20000-key context, priced by the same infer_step.  So TTFT(chunked) =
 -- 4 x TTFT(20000 in, prefix_hit 0.6), the latter in one step (8000 <=
 -- 8192 tokens).  Tolerance 1e-9 relative: the same step priced twice.
+-- One request (num_requests 1): a burst's TTFT is its requests' mean,
+-- each behind the prompts ahead of it (below).
 do
-  local p = assert(predict(case({ chunked_prefill = true }, "ttft_ms"), cat))
+  local p = assert(predict(case({ chunked_prefill = true, num_requests = 1 }, "ttft_ms"), cat))
   local one = gp.infer { model = QWEN3_32B, gpu = "a100-sxm-80gb", runtime = "trtllm",
                          input = 20000, prefix_hit = 0.6, output = 79, batch = 1,
                          max_num_tokens = 8192, chunked_prefill = true }
@@ -75,6 +77,18 @@ do
        string.format("... within 5%% of the whole prompt's one step (%.1f ms): the chunks' "
                      .. "linears sum to its tokens, their attention to its causal attention",
                      whole.ttft_s * 1e3))
+  -- The case's burst of 4 such prompts sent at once (num_requests 4):
+  -- first come, first served at 8192 tokens a step (the running
+  -- requests' decodes counted), the prompts are whole at the ends of
+  -- steps 4, 8, 12 and 16 (32000 k <= 8192 s less the decodes), so the
+  -- mean TTFT is 10 full steps against the one prompt's 4 of 8000
+  -- tokens: at least 10 / 4 x 8192 / 8000 = 2.56 times it; at most 3.5
+  -- (the steps also decode the requests already running, at 32000 and
+  -- more keys, and run off the graph: mixed_time).
+  local b = assert(predict(case({ chunked_prefill = true }, "ttft_ms"), cat))
+  t.ok(b.value / p.value >= 2.56 and b.value / p.value <= 3.5,
+       string.format("a burst of 4: mean TTFT %.1f ms = %.2f x one prompt's (FCFS: 10 steps "
+                     .. "against 4)", b.value, b.value / p.value))
 end
 
 -- The MoE serving model chunks by prefill_tokens: a case that states

@@ -1011,8 +1011,10 @@ local function replica_report(r, opts, a)
     { k = "batch per replica", v = string.format("%d (x %d replica%s)", r.batch, r.replicas,
       r.replicas == 1 and "" or "s") },
     -- a static batch's first tokens all come when its context pass ends
-    { k = a and a.batching == "static" and "TTFT (the batch's prompts)" or "TTFT (one prompt)",
-      v = ranges.text(r, "ttft_s", "%.2f", "ms", 1e3) },
+    { k = a and a.batching == "static" and "TTFT (the batch's prompts)" or
+        r.ttft_one_s and "TTFT (the burst's mean)" or "TTFT (one prompt)",
+      v = ranges.text(r, "ttft_s", "%.2f", "ms", 1e3) .. (r.ttft_one_s and
+        string.format("; one prompt alone %.2f ms", r.ttft_one_s * 1e3) or "") },
     { k = "ITL at batch", v = ranges.text(r, "itl_s", "%.2f", "ms", 1e3) or NO_DECODE },
     -- the mean a user sees, other requests' prompts between its tokens:
     -- what --target's ITL limit bounds (infer_itl_loaded)
