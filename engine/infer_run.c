@@ -910,14 +910,20 @@ static double burst_admit(double *queue, double *adm, double *pend,
 }
 
 /* The prompts of a burst's first C computed prompt tokens that are
- * whole: the requests run first come, first served (vLLM's scheduler
- * takes the waiting queue from its head, "while self.waiting and
- * token_budget > 0: ... request = self.waiting.peek_request()",
- * vllm/v1/core/sched/scheduler.py; V0's _schedule_prefills pops
- * waiting_queue's head in order, vllm/core/scheduler.py at v0.6.3), each
- * a chunk at a time within the step's budget, so request k's prompt is
- * whole once k P tokens are computed: floor(C / P) of the n, all of them
- * from C = n P (n need not be whole: a replica's share of the burst). */
+ * whole: the requests run first come, first served.  vLLM V1 takes the
+ * waiting queue from its head after the running requests ("while
+ * self.waiting and token_budget > 0: ... request =
+ * self.waiting.peek_request()", vllm/v1/core/sched/scheduler.py); V0's
+ * chunked-prefill policy "1. schedule as many decoding requests as
+ * possible. 2. schedule chunked prefill requests that are not finished.
+ * 3. schedule swapped request. 4. schedule new prefill requests", its
+ * _schedule_prefills taking waiting_queue[0] while the budget allows ("We
+ * don't sort waiting queue because we assume it is sorted",
+ * vllm-project/vllm@0054e1fa vllm/core/scheduler.py, a V0 scheduler
+ * before 0.6.3's of the same order).  A started prompt runs its next
+ * chunk each step before any later one, so request k's prompt is whole
+ * once k P tokens are computed: floor(C / P) of the n, all of them from
+ * C = n P (n need not be whole: a replica's share of the burst). */
 static double burst_whole(double C, double P, double n)
 {
 	double k = C / P;
@@ -927,12 +933,13 @@ static double burst_whole(double C, double P, double n)
 
 /* A burst's first tokens (first != NULL): every step that completes
  * prompts gives their first token at its end, t (vLLM samples a token
- * for a request the step that computes its prompt's last token; the
- * benchmark client times "ttft = time.perf_counter() - st", st taken as
- * the request is sent, vllm benchmarks/backend_request_func.py, and the
- * burst sends every request at once, so a request's TTFT is the time to
- * the end of that step).  got: the requests counted so far, sum their
- * first-token times.  C is the prompt tokens computed so far. */
+ * for a request in the step that computes its prompt's last token; the
+ * benchmark client takes st = time.perf_counter() as it posts the
+ * request and, on the first streamed chunk, "ttft = time.perf_counter()
+ * - st; output.ttft = ttft", vllm benchmarks/backend_request_func.py,
+ * and a burst posts every request at once, so a request's TTFT is the
+ * time to the end of that step).  got: the requests counted so far, sum
+ * their first-token times.  C is the prompt tokens computed so far. */
 static void burst_first(double C, double P, double n, double t,
                         double *got, double *sum)
 {
