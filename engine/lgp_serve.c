@@ -583,6 +583,8 @@ static void lgp_pushserve(lua_State *L, const serve_result *r)
 	lgp_setnum(L, "itl", r->itl);
 	lgp_setnum(L, "ttft", r->ttft);
 	lgp_setnum(L, "ttft_steps", r->ttft_steps);
+	if (r->ttft_one > 0.0)
+		lgp_setnum(L, "ttft_one", r->ttft_one);
 	lgp_setnum(L, "prefill_tokens", r->prefill_tokens);
 	lgp_setnum(L, "kv_transfer", r->kv_transfer);
 	lgp_setnum(L, "prefill_share", r->prefill_share);

@@ -90,9 +90,10 @@ typedef struct serve_layout {
 typedef struct serve_cfg {
 	/* weight_bits, embed_bits, kv_bytes, compute, input, output, flash,
 	 * runtime, capacity, kv_reserve_max, max_batch, price as in
-	 * infer_cfg; its tp, pp, gpus, batch, concurrency, topo, offload
-	 * and ar_* fields are not read (the layouts below and topo say
-	 * it). */
+	 * infer_cfg; its tp, pp, gpus, batch, topo, offload and ar_*
+	 * fields are not read (the layouts below and topo say it), nor its
+	 * concurrency but by a burst's TTFT (serve_plan.c burst: a client
+	 * concurrency below the burst keeps one prompt's). */
 	infer_cfg base;
 	gp_topo topo;         /* one node (scale-up domain) and its NICs;
 	                         nodes are added as the instances need */
@@ -332,6 +333,10 @@ typedef struct serve_result {
 	                         with the prefills of its GPU (colocated) */
 	double ttft;          /* s, the prompt's prefill steps (+ the KV
 	                         transfer) */
+	double ttft_one;      /* s, colocated burst (base.requests, sent at
+	                         once): one prompt's prefill steps, ttft then
+	                         the burst's mean (infer_burst_ttft); 0
+	                         otherwise */
 	double ttft_steps;    /* the prefill steps of ttft (serve_plan.c
 	                         prompt_steps: the prompt's new tokens over
 	                         prefill_tokens, at least one) */

@@ -38,6 +38,9 @@ typedef struct dec {
 	                         carry a chunk somewhere in the instance */
 	double ttft;          /* colocated: the TTFT (the prefill step) of a
 	                         layout refused by ttft_max; 0 otherwise */
+	double ttft_burst;    /* colocated burst: the mean over its requests
+	                         of each's time to first token (burst); 0:
+	                         none */
 } dec;
 
 typedef struct pre {
@@ -376,6 +379,7 @@ static int burst(const gp_model *m, const roof_device *d,
 	double a = L->dp_attention ? 1.0 : L->tp, bg = o->B * a, x, t, q;
 	double n = c->base.requests / (c->gpus / a);
 	double lens[INFER_QUANTILES], shr[INFER_QUANTILES];
+	double first = 0.0;  /* the burst's mean TTFT, s */
 	int nl, i;
 
 	memset(&b, 0, sizeof b);
@@ -420,11 +424,19 @@ static int burst(const gp_model *m, const roof_device *d,
 	nl = infer_output_quantiles(&c->base, n, lens, shr);
 	for (i = 0; i < nl; i++)
 		lens[i] = 1.0 + (lens[i] - 1.0) / o->accept;
-	t = infer_burst(n, bg, 1.0 + (c->base.output - 1.0) / o->accept,
-	                infer_new_prompt(&c->base), c->prefill_tokens, 0, 0,
-	                lens, shr, nl, burst_step, &b);
+	t = infer_burst_ttft(n, bg, 1.0 + (c->base.output - 1.0) / o->accept,
+	                     infer_new_prompt(&c->base), c->prefill_tokens, 0,
+	                     0, lens, shr, nl, burst_step, &b, &first);
 	if (t > 0.0)
 		o->tps_gpu = c->base.requests * c->base.output / t / c->gpus;
+	/* The burst's mean TTFT, as gp.infer's run_finite takes it: every
+	 * request sent at once (no client concurrency below the burst) and
+	 * more than one an attention group, each behind the prompts ahead
+	 * of it in the walk (infer_burst_ttft). */
+	if (t > 0.0 && first > 0.0 && n > 1.0 + 1e-9 &&
+	    (c->base.concurrency <= 0 ||
+	     c->base.concurrency >= c->base.requests))
+		o->ttft_burst = first;
 	return GP_OK;
 }
 
@@ -679,6 +691,11 @@ static int colocated(const gp_model *m, const roof_device *d,
 	r->ttft_steps = prompt_steps(c);
 	r->prefill_tokens = c->prefill_tokens;
 	r->ttft = r->ttft_steps * o.pst.time;
+	/* a burst: its requests' mean, one prompt's kept as ttft_one */
+	if (o.ttft_burst > 0.0) {
+		r->ttft_one = r->ttft;
+		r->ttft = o.ttft_burst;
+	}
 	r->prefill_share = o.share;
 	r->prefill_experts = o.share_ep;
 	r->prefill_stall = coloc_stall(c, &c->decode, o.B, o.accept);

@@ -405,7 +405,11 @@ field("cached_tokens", "count", "prompt tokens a request finds in the prefix cac
   .. "prefill skipped (with prefix_hit)", "infer")
 field("ttft_s", "s", "time to first token, without queueing: one prompt's prefill alone; MoE "
   .. "serving: ttft_steps full prefill steps of prefill_tokens (other prompts' tokens filling "
-  .. "them), plus kv_transfer_s where disaggregated", "infer infer_plan")
+  .. "them), plus kv_transfer_s where disaggregated; a burst (requests, more than one a "
+  .. "replica, no concurrency below them): the mean over its requests of each's time to its "
+  .. "first token, behind the prompts ahead of it", "infer infer_plan")
+field("ttft_one_s", "s", "a burst's (requests) one prompt alone, what ttft_s is without "
+  .. "requests; absent otherwise", "infer")
 field("ttft_steps", "count", "MoE serving: the prefill steps of ttft_s (the prompt's new tokens "
   .. "over prefill_tokens, at least one)", "infer")
 field("prefill_tokens", "tokens", "MoE serving: the prompt tokens of one prefill step an "

@@ -547,6 +547,10 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     -- requests): colocated, priced by serve_plan.c burst through
     -- infer_burst, the mechanism gp.infer's runs take
     requests = c.requests,
+    -- the client's requests in flight (concurrency, resolved to the batch
+    -- above): below a burst, it sends the next as one ends, so the
+    -- burst's walk is not its TTFT (serve_plan.c burst)
+    concurrency = L.conc,
     -- their outputs' spread (infer.setup's, from output_dist): the
     -- longest of a burst's outputs (infer_output_quantiles)
     output_max = c.output_max, output_uniform = c.output_uniform,
@@ -1192,6 +1196,9 @@ function M.result(r, model, d, s, info)
   out.prefill_gpus = r.disagg and pre.gpus or 0
   out.instances = dec.gpus // s.decode.tp
   out.ttft_s, out.itl_s, out.tpot_s = r.ttft, r.itl, r.tpot
+  -- a colocated burst (requests sent at once): ttft_s the mean over its
+  -- requests, each behind the prompts ahead of it; ttft_one_s one prompt's
+  out.ttft_one_s = r.ttft_one
   -- What that TTFT is (engine/serve_plan.c prompt_steps): the prompt's
   -- new tokens in chunks of prefill_tokens, each chunk a prefill step of
   -- prefill_tokens tokens an attention group -- a full step, other

@@ -176,8 +176,13 @@ local function moe_report(r, opts, a)
     -- prompt alone as the dense path's "TTFT (one prompt)" -- each step
     -- prefill_tokens tokens an attention group, others' prompts filling
     -- it -- and no queueing, so it reads the same at any load.
-    { k = "TTFT (full prefill steps)", v = ranges.text(r, "ttft_s", "%.2f", "ms", 1e3) ..
-        string.format("; %d step%s of %d prompt tokens a%s attention group%s, no queueing",
+    -- A colocated burst (--requests): the requests' mean, each behind the
+    -- prompts ahead of it, then one prompt's steps as before.
+    { k = r.ttft_one_s and "TTFT (the burst's mean)" or "TTFT (full prefill steps)",
+      v = ranges.text(r, "ttft_s", "%.2f", "ms", 1e3) .. (r.ttft_one_s and
+        string.format("; one prompt alone %.2f ms", r.ttft_one_s * 1e3) or "") ..
+        string.format("; %d step%s of %d prompt tokens a%s attention group%s" ..
+          (r.ttft_one_s and "" or ", no queueing"),
           r.ttft_steps, r.ttft_steps == 1 and "" or "s", r.prefill_tokens,
           r.ttft_group == 1 and " one-GPU" or string.format(" TP%d", r.ttft_group),
           r.ttft_steps * r.prefill_tokens > (r.input or 0) and string.format(" (the prompt's %d "

@@ -1,0 +1,81 @@
+-- A burst's time to first token (gp.infer's requests; engine/infer_run.c
+-- run_finite, infer_burst_ttft): every request is sent at once, the engine
+-- takes their prompts first come, first served within a step's token
+-- budget, so request k's first token comes at the end of the step that
+-- completes its prompt, behind the k - 1 prompts ahead of it.  ttft_s is
+-- the mean over the requests (vLLM's benchmark client times each from its
+-- send: "ttft = time.perf_counter() - st"); ttft_one_s keeps one prompt's.
+-- Run with ./gpuplan run tests/lua/burst_ttft.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(11)
+
+-- Whole prompts apart from the decodes (chunked_prefill false), a step's
+-- budget max_num_tokens = the prompt: one prompt a step, and one output
+-- token (the prefill's own: no decode step shares a step).  Each step is
+-- then the prefill of one prompt, the unloaded TTFT t (the prefill share
+-- of a batch of floor(1024 / 1024) = 1 prompt is that prompt's prefill),
+-- and the 4 requests' first tokens come at t, 2t, 3t, 4t: mean 2.5 t.
+-- The same prices summed in another order: 1e-9.
+local job = { model = "llama3.1-8b", gpu = "h100-sxm", weights = "fp8", input = 1024,
+              output = 1, runtime = "trtllm", max_num_tokens = 1024,
+              chunked_prefill = false }
+local alone = gp.infer(job)
+local b4 = gp.infer(t.with(job, { requests = 4 }))
+t.near(b4.ttft_one_s, alone.ttft_s, 1e-12, "a burst keeps one prompt's TTFT as ttft_one_s")
+t.near(b4.ttft_s, 2.5 * alone.ttft_s, 1e-9,
+  string.format("4 prompts, one a step: mean TTFT (1 + 2 + 3 + 4) / 4 t = 2.5 x %.2f ms",
+                alone.ttft_s * 1e3))
+-- 8 prompts: (8 + 1) / 2 = 4.5 t.
+local b8 = gp.infer(t.with(job, { requests = 8 }))
+t.near(b8.ttft_s, 4.5 * alone.ttft_s, 1e-9, "8 prompts, one a step: mean 4.5 t")
+-- Two a step (max_num_tokens 2048): prompts 1-2 in step 1, 3-4 in step 2,
+-- each step the prefill of two prompts, p2 (its prefill_share x 2): mean
+-- (p2 + p2 + 2 p2 + 2 p2) / 4 = 1.5 p2.
+local two = gp.infer(t.with(job, { requests = 4, max_num_tokens = 2048 }))
+t.near(two.ttft_s, 1.5 * 2 * two.prefill_share_s, 1e-9,
+  "4 prompts, two a step: mean 1.5 x the two-prompt prefill")
+
+-- Not a burst: one request (the unloaded figure, unchanged, no
+-- ttft_one_s), or a client concurrency below the burst (it sends the next
+-- as one ends: its wait is not the burst's queue).
+local b1 = gp.infer(t.with(job, { requests = 1 }))
+t.ok(b1.ttft_s == alone.ttft_s and b1.ttft_one_s == nil, "one request: the unloaded TTFT")
+local c2 = gp.infer(t.with(job, { requests = 4, concurrency = 2 }))
+t.ok(c2.ttft_s == alone.ttft_s and c2.ttft_one_s == nil,
+  "concurrency 2 below a burst of 4: the unloaded TTFT")
+local c4 = gp.infer(t.with(job, { requests = 4, concurrency = 4 }))
+t.near(c4.ttft_s, b4.ttft_s, 1e-12, "concurrency 4, the whole burst: the burst's mean")
+
+-- Beyond the batch the cache or max_batch holds, the later requests wait
+-- for earlier ones to end (waves): at max_batch 2 with 50 output tokens,
+-- A and B prefill in steps 1 and 2, A decodes in steps 2-50 and leaves,
+-- B in 3-51; C enters in step 51 and D in 52, so C and D wait about 49
+-- and 50 decode steps more than with room for all four (where every
+-- prompt is whole by step 4): the mean rises by about (49 + 50) / 4 =
+-- 24.75 steps.  Checked as more than 20 batch-1 decode steps (a step of
+-- one or two decodes takes at least the batch-1 step; the margin covers
+-- the prompts' steps the two walks share differently).
+local w = gp.infer(t.with(job, { requests = 4, output = 50, max_batch = 2 }))
+local nw = gp.infer(t.with(job, { requests = 4, output = 50 }))
+t.ok(w.ttft_s > nw.ttft_s + 20 * w.itl_batch1_s,
+  string.format("waves: max_batch 2, the last two wait ~49 decode steps (%.1f ms against "
+                .. "%.1f, a decode %.2f ms)", w.ttft_s * 1e3, nw.ttft_s * 1e3,
+                w.itl_batch1_s * 1e3))
+
+-- The MoE serving model's colocated burst (serve_plan.c burst) takes the
+-- same walk: its mean is above one prompt's, which it keeps as ttft_one_s;
+-- a concurrency below the burst keeps one prompt's.
+local moe = { model = "deepseek-v3", weights = "fp8", gpu = "h200-sxm", gpus = 8, tp = 8, ep = 8,
+              runtime = "sglang", input = 219, output = 201 }
+local m1 = gp.infer(moe)
+local mb = gp.infer(t.with(moe, { requests = 1000 }))
+t.ok(mb.ttft_one_s == m1.ttft_s and mb.ttft_s > 2 * m1.ttft_s,
+  string.format("MoE serving, 1000 at once: mean %.0f ms over one prompt's %.0f",
+                mb.ttft_s * 1e3, m1.ttft_s * 1e3))
+local mc = gp.infer(t.with(moe, { requests = 1000, concurrency = 104 }))
+t.ok(mc.ttft_s == m1.ttft_s and mc.ttft_one_s == nil,
+  "MoE serving, concurrency 104 below the burst: one prompt's")
+-- The result's field is declared (results.lua), so JSON and docs carry it.
+t.ok(require("gpuplan.results").BY_NAME.ttft_one_s ~= nil, "ttft_one_s is a declared result field")
