@@ -524,6 +524,8 @@ typedef struct infer_result {
 	                         once, more than one a replica: infer_run.c
 	                         run_finite, infer_burst_ttft) */
 	double ttft_one;      /* s, where ttft_burst: one prompt's alone */
+	double ttft_p50, ttft_p99; /* s, where ttft_burst: the median and
+	                         99th percentile of its requests' TTFTs */
 	double itl;           /* s, decode step at batch, mean context */
 	double itl_batch1;    /* s, same at batch 1 */
 	double itl_load;      /* s, the mean gap between a user's tokens at
@@ -674,22 +676,28 @@ double infer_decode_ctx(const infer_cfg *c);
  * no time, the steps before it. */
 typedef double (*infer_burst_step)(void *ctx, double dec, double proc,
                                    double fin, double gen);
+/* A burst's times to first token over its requests, s: their mean, and
+ * their median and 99th percentile as numpy interpolates them (vLLM's
+ * benchmark reports the three); zeros where the walk is not followed. */
+typedef struct infer_ttft {
+	double mean, p50, p99;
+} infer_ttft;
 double infer_burst(double n, double b, double len, double plen,
                    double tokens, int dec_count, int whole,
                    const double *lens, const double *shr, int nl,
                    infer_burst_step step, void *ctx);
 /* infer_burst that also sets *first (first != NULL) to the burst's
- * mean time to first token, s: the n requests are sent at once and
+ * times to first token: the n requests are sent at once and
  * computed first come, first served, request k's first token at the end
  * of the step in which the prompt tokens computed reach k plen (its
  * prompt whole), so k prompts ahead of it delay it by their prefill and
  * the decode steps that share those steps, and past b (the batch the
- * cache holds) by the earlier requests' ends (waves).  0 where the run
- * is not followed (infer_burst's 0). */
+ * cache holds) by the earlier requests' ends (waves).  Zeros where the
+ * run is not followed (infer_burst's 0). */
 double infer_burst_ttft(double n, double b, double len, double plen,
                         double tokens, int dec_count, int whole,
                         const double *lens, const double *shr, int nl,
-                        infer_burst_step step, void *ctx, double *first);
+                        infer_burst_step step, void *ctx, infer_ttft *first);
 
 /* vLLM V1's scheduler over a burst of n requests (each len tokens out,
  * a prompt of kvp tokens held in the cache of which plen are computed)
@@ -714,13 +722,13 @@ double infer_burst_preempt(double n, double seqs, double kv, double len,
                            double kvp, double plen, double tokens,
                            infer_burst_step step, void *ctx);
 /* infer_burst_preempt that also sets *first (first != NULL) to the
- * burst's mean time to first token, s, as infer_burst_ttft: a request's
- * first token the step its prompt first completes (a preempted request
- * recomputes without sending one again); 0 where it is not followed. */
+ * burst's times to first token, as infer_burst_ttft: a request's first
+ * token the step its prompt first completes (a preempted request
+ * recomputes without sending one again); zeros where not followed. */
 double infer_burst_preempt_ttft(double n, double seqs, double kv,
                                 double len, double kvp, double plen,
                                 double tokens, infer_burst_step step,
-                                void *ctx, double *first);
+                                void *ctx, infer_ttft *first);
 
 /* The running batch of a client's concurrency: its share `want` (a
  * replica's, or a GPU's on the MoE serving path), at most `hold`, what

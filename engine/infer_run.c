@@ -678,10 +678,12 @@ static double finite_step(void *ctx, double dec, double proc, double fin,
 }
 
 /* A burst's mean TTFT replaces one prompt's, kept as ttft_one. */
-static void burst_ttft(infer_result *r, double first)
+static void burst_ttft(infer_result *r, const infer_ttft *first)
 {
 	r->ttft_one = r->ttft;
-	r->ttft = first;
+	r->ttft = first->mean;
+	r->ttft_p50 = first->p50;
+	r->ttft_p99 = first->p99;
 	r->ttft_burst = 1;
 }
 
@@ -695,7 +697,7 @@ static int run_finite(const gp_model *m, const roof_device *d,
 	double lens[INFER_QUANTILES], shr[INFER_QUANTILES];
 	double pre = 0.0, kvt = 0.0;  /* the preemption walk's batch cap and
 	                                  KV tokens (0: infer_burst) */
-	double first = 0.0;  /* the burst's mean TTFT, s */
+	infer_ttft first;  /* the burst's TTFTs */
 	int nl, burst;
 	infer_phase ph;
 
@@ -826,8 +828,8 @@ static int run_finite(const gp_model *m, const roof_device *d,
 		                             &first);
 		if (t > 0.0)
 			r->tokens_per_s = c->requests * L / t;
-		if (t > 0.0 && burst && first > 0.0)
-			burst_ttft(r, first);
+		if (t > 0.0 && burst && first.mean > 0.0)
+			burst_ttft(r, &first);
 		return GP_OK;
 	}
 	t = infer_burst_ttft(N, B, L, P, c->max_num_tokens, 1,
@@ -835,8 +837,8 @@ static int run_finite(const gp_model *m, const roof_device *d,
 	                     lens, shr, nl, finite_step, f, &first);
 	if (t > 0.0)
 		r->tokens_per_s = c->requests * L / t;
-	if (t > 0.0 && burst && first > 0.0)
-		burst_ttft(r, first);
+	if (t > 0.0 && burst && first.mean > 0.0)
+		burst_ttft(r, &first);
 	return GP_OK;
 }
 
@@ -940,15 +942,69 @@ static double burst_whole(double C, double P, double n)
  * and a burst posts every request at once, so a request's TTFT is the
  * time to the end of that step).  got: the requests counted so far, sum
  * their first-token times.  C is the prompt tokens computed so far. */
-static void burst_first(double C, double P, double n, double t,
-                        double *got, double *sum)
-{
-	double k = burst_whole(C, P, n);
+/* The first tokens counted: got of n so far, sum their times; at[]
+ * the times of the order statistics ix[] (0-based: the (ix + 1)-th
+ * first token) that numpy's percentile interpolates between for the
+ * median and the 99th percentile, as vLLM's benchmark reports them
+ * ("median_ttft_ms=np.median(ttfts or 0) * 1000", "np.percentile(ttfts
+ * or 0, p)", benchmarks/benchmark_serving.py calculate_metrics): at
+ * q, the (n - 1) q-th, between its floor and ceiling. */
+typedef struct ttft_acc {
+	double n, got, sum;
+	double ix[4], at[4];
+} ttft_acc;
 
-	if (k > *got) {
-		*sum += (k - *got) * t;
-		*got = k;
+static void ttft_start(ttft_acc *a, double n)
+{
+	static const double q[2] = { 0.5, 0.99 };
+	int i;
+
+	memset(a, 0, sizeof *a);
+	a->n = n;
+	for (i = 0; i < 2; i++) {
+		double h = fmax(n - 1.0, 0.0) * q[i];
+
+		a->ix[2 * i] = floor(h + 1e-9);
+		a->ix[2 * i + 1] = ceil(h - 1e-9);
 	}
+}
+
+/* k more first tokens at t (fluid: k need not be whole). */
+static void ttft_add(ttft_acc *a, double k, double t)
+{
+	int i;
+
+	if (!(k > 0.0))
+		return;
+	for (i = 0; i < 4; i++)
+		if (a->got < a->ix[i] + 1.0 - 1e-9 &&
+		    a->got + k >= a->ix[i] + 1.0 - 1e-9)
+			a->at[i] = t;
+	a->sum += k * t;
+	a->got += k;
+}
+
+/* The walk's result: the mean and the two percentiles where every
+ * request got its first token; zeros where the walk stopped short. */
+static void ttft_end(const ttft_acc *a, infer_ttft *out)
+{
+	double h;
+
+	memset(out, 0, sizeof *out);
+	if (!(a->n > 0.0) || a->got < a->n - 1e-9 * fmax(a->n, 1.0))
+		return;
+	out->mean = a->sum / a->n;
+	h = fmax(a->n - 1.0, 0.0);
+	out->p50 = a->at[0] + (h * 0.5 - a->ix[0]) * (a->at[1] - a->at[0]);
+	out->p99 = a->at[2] + (h * 0.99 - a->ix[2]) * (a->at[3] - a->at[2]);
+}
+
+static void burst_first(double C, double P, ttft_acc *a, double t)
+{
+	double k = burst_whole(C, P, a->n);
+
+	if (k > a->got)
+		ttft_add(a, k - a->got, t);
 }
 
 /* infer_burst with lengths (nl > 0): the running requests held by the
@@ -963,9 +1019,10 @@ static double burst_spread(double N, double B, double P, double tokens,
                            int dec_count, int whole, const double *lens,
                            const double *shr, int nl,
                            infer_burst_step price, void *ctx,
-                           double *first)
+                           infer_ttft *first)
 {
-	double C = 0.0, got = 0.0, fsum = 0.0;  /* burst_first */
+	double C = 0.0;  /* prompt tokens computed (burst_first) */
+	ttft_acc fa;
 	double cl[RUN_WINDOWS + 2], cs[RUN_WINDOWS + 2], cw[RUN_WINDOWS + 2];
 	double bn[BURST_SLOTS], be[BURST_SLOTS], bg[BURST_SLOTS];
 	double W, Lmax = 1.0, t = 0.0, it, queue, pend = 0.0, adm = 0.0;
@@ -973,6 +1030,7 @@ static double burst_spread(double N, double B, double P, double tokens,
 	double gsum = 0.0;  /* tokens the decoding requests generated */
 	int i, nc = 0;
 
+	ttft_start(&fa, N);
 	for (i = 0; i < nl; i++)
 		Lmax = fmax(Lmax, lens[i]);
 	W = ceil(Lmax / RUN_WINDOWS);
@@ -1025,7 +1083,7 @@ static double burst_spread(double N, double B, double P, double tokens,
 			step *= dec;
 		t += step;
 		C += proc;
-		burst_first(C, P, N, t, &got, &fsum);
+		burst_first(C, P, &fa, t);
 		gsum += dec;
 		/* The slot of this step's window leaves once its earliest
 		 * end is reached (every step looks at its own window, and a
@@ -1062,7 +1120,7 @@ static double burst_spread(double N, double B, double P, double tokens,
 		}
 	}
 	if (first)
-		*first = got >= N - 1e-9 * fmax(N, 1.0) ? fsum / N : 0.0;
+		ttft_end(&fa, first);
 	return t;
 }
 
@@ -1078,16 +1136,19 @@ double infer_burst(double N, double B, double L, double P, double tokens,
 double infer_burst_ttft(double N, double B, double L, double P,
                         double tokens, int dec_count, int whole,
                         const double *lens, const double *shr, int nl,
-                        infer_burst_step price, void *ctx, double *first)
+                        infer_burst_step price, void *ctx,
+                        infer_ttft *first)
 {
 	double cn[RUN_COHORTS], ce[RUN_COHORTS];
 	double W, t = 0.0, it, queue, pend = 0.0, adm = 0.0, dec = 0.0;
 	double done = 0.0, proc, fin, step, Lmax = L;
-	double C = 0.0, got = 0.0, fsum = 0.0;  /* burst_first */
+	double C = 0.0;  /* prompt tokens computed (burst_first) */
+	ttft_acc fa;
 	int head = 0, cnt = 0, last = -1, i;
 
+	ttft_start(&fa, N);
 	if (first)
-		*first = 0.0;
+		memset(first, 0, sizeof *first);
 	for (i = 0; i < nl; i++)
 		Lmax = fmax(Lmax, lens[i]);
 	if (!(N > 0.0) || !(B > 0.0) || !(P > 0.0) || !(tokens > 0.0) ||
@@ -1113,7 +1174,7 @@ double infer_burst_ttft(double N, double B, double L, double P,
 			break;
 		t += step;
 		C += proc;
-		burst_first(C, P, N, t, &got, &fsum);
+		burst_first(C, P, &fa, t);
 		/* Cohorts whose last decode was this step leave. */
 		while (cnt > 0 && ce[head] <= it) {
 			done += cn[head];
@@ -1147,7 +1208,7 @@ double infer_burst_ttft(double N, double B, double L, double P,
 		dec += fin;
 	}
 	if (first)
-		*first = got >= N - 1e-9 * fmax(N, 1.0) ? fsum / N : 0.0;
+		ttft_end(&fa, first);
 	return t;
 }
 
@@ -1280,17 +1341,18 @@ double infer_burst_preempt(double N, double S, double K, double L,
 double infer_burst_preempt_ttft(double N, double S, double K, double L,
                                 double I, double P, double tokens,
                                 infer_burst_step price, void *ctx,
-                                double *first)
+                                infer_ttft *first)
 {
 	pre_cohort run[PRE_COHORTS], w[PRE_COHORTS];
 	double x[PRE_COHORTS];  /* tokens a request computes this step; < 0:
 	                           not scheduled */
 	int nr = 0, nw = 0, wz = 0, i, j, it;  /* wz: pre_reuse */
 	double t = 0.0, queue = N, left = N, eps = 1e-9 * fmax(N, 1.0);
-	double got = 0.0, fsum = 0.0;  /* first tokens: burst_first's */
+	ttft_acc fa;  /* the first tokens */
 
+	ttft_start(&fa, N);
 	if (first)
-		*first = 0.0;
+		memset(first, 0, sizeof *first);
 	if (!(N > 0.0) || !(S >= 1.0) || !(L >= 1.0) || !(P > 0.0) ||
 	    !(I >= P) || !(tokens >= 1.0) || !(K >= I + L))
 		return 0.0;
@@ -1455,10 +1517,9 @@ double infer_burst_preempt_ttft(double N, double S, double K, double L,
 						 * (gen 0: none sampled yet;
 						 * a readmitted one's
 						 * recompute sends none) */
-						if (c->gen < 0.5) {
-							got += c->n;
-							fsum += c->n * t;
-						}
+						if (c->gen < 0.5)
+							ttft_add(&fa, c->n,
+							         t);
 						c->gen += 1.0;
 					}
 				} else {
@@ -1482,7 +1543,7 @@ double infer_burst_preempt_ttft(double N, double S, double K, double L,
 		nr = j;
 	}
 	if (first)
-		*first = got >= N - eps ? fsum / N : 0.0;
+		ttft_end(&fa, first);
 	return t;
 }
 

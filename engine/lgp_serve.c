@@ -289,8 +289,11 @@ int lgp_infer(lua_State *L)
 	lgp_setnum(L, "mixed_kv_reads", r.mixed_kv_reads);
 	if (r.fits) {
 		lgp_setnum(L, "ttft", r.ttft);
-		if (r.ttft_burst)
+		if (r.ttft_burst) {
 			lgp_setnum(L, "ttft_one", r.ttft_one);
+			lgp_setnum(L, "ttft_p50", r.ttft_p50);
+			lgp_setnum(L, "ttft_p99", r.ttft_p99);
+		}
 		lgp_setnum(L, "itl", r.itl);
 		lgp_setnum(L, "itl_batch1", r.itl_batch1);
 		lgp_setnum(L, "itl_load", r.itl_load);

@@ -379,7 +379,7 @@ static int burst(const gp_model *m, const roof_device *d,
 	double a = L->dp_attention ? 1.0 : L->tp, bg = o->B * a, x, t, q;
 	double n = c->base.requests / (c->gpus / a);
 	double lens[INFER_QUANTILES], shr[INFER_QUANTILES];
-	double first = 0.0;  /* the burst's mean TTFT, s */
+	infer_ttft first;  /* the burst's TTFTs */
 	int nl, i;
 
 	memset(&b, 0, sizeof b);
@@ -433,10 +433,10 @@ static int burst(const gp_model *m, const roof_device *d,
 	 * request sent at once (no client concurrency below the burst) and
 	 * more than one an attention group, each behind the prompts ahead
 	 * of it in the walk (infer_burst_ttft). */
-	if (t > 0.0 && first > 0.0 && n > 1.0 + 1e-9 &&
+	if (t > 0.0 && first.mean > 0.0 && n > 1.0 + 1e-9 &&
 	    (c->base.concurrency <= 0 ||
 	     c->base.concurrency >= c->base.requests))
-		o->ttft_burst = first;
+		o->ttft_burst = first.mean;
 	return GP_OK;
 }
 

@@ -3872,6 +3872,9 @@ function M.infer(a)
     -- the mean over its requests, each behind the prompts ahead of it;
     -- ttft_one_s one prompt's alone (engine/infer_run.c run_finite)
     out.ttft_one_s = r.ttft_one
+    -- and its requests' median and 99th percentile (numpy's, as vLLM's
+    -- benchmark prints them)
+    out.ttft_p50_s, out.ttft_p99_s = r.ttft_p50, r.ttft_p99
     out.itl_load_s = r.itl_load
     out.tokens_per_s, out.per_gpu = r.tokens_per_s, r.tokens_per_s_gpu
     out.stream_tokens_per_s = r.stream_tokens_per_s

@@ -410,6 +410,10 @@ field("ttft_s", "s", "time to first token, without queueing: one prompt's prefil
   .. "first token, behind the prompts ahead of it", "infer infer_plan")
 field("ttft_one_s", "s", "a burst's (requests) one prompt alone, what ttft_s is without "
   .. "requests; absent otherwise", "infer")
+field("ttft_p50_s", "s", "a burst's median TTFT over its requests (numpy's, as vLLM's benchmark "
+  .. "prints it); absent but for a burst on one model's replicas", "infer")
+field("ttft_p99_s", "s", "a burst's 99th-percentile TTFT over its requests; absent but for a "
+  .. "burst on one model's replicas", "infer")
 field("ttft_steps", "count", "MoE serving: the prefill steps of ttft_s (the prompt's new tokens "
   .. "over prefill_tokens, at least one)", "infer")
 field("prefill_tokens", "tokens", "MoE serving: the prompt tokens of one prefill step an "

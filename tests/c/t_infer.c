@@ -120,7 +120,7 @@ int main(void)
 	gp_dtype t;
 	int g, b;
 
-	plan(133);
+	plan(137);
 
 	/* --- 13B bf16 decode, batch 1, H200 (4.8 TB/s) -------------------
 	 * Llama 2 13B: 40 layers x (4 h^2 + 3 h f + 2h) with h 5120,
@@ -689,27 +689,37 @@ int main(void)
 	 * (burst_unit): first come, first served, prompt k is whole at the
 	 * end of step k, TTFTs 1, 2, 3, 4 s, mean 2.5 s.  Exact: 1e-12. */
 	{
-		double ft = -1.0, l2[2] = { 4.0, 2.0 }, s2[2] = { 0.5, 0.5 };
+		infer_ttft ft;
+		double l2[2] = { 4.0, 2.0 }, s2[2] = { 0.5, 0.5 };
 
 		is_num(infer_burst_ttft(4, 4, 1, 10, 10, 0, 0, NULL, NULL, 0,
 		                        burst_unit, NULL, &ft), 4.0, 1e-12,
 		       "burst of 4, a prompt a step: 4 steps of 1 s");
-		is_num(ft, 2.5, 1e-12,
+		is_num(ft.mean, 2.5, 1e-12,
 		       "... its mean TTFT (1 + 2 + 3 + 4) / 4 = 2.5 s by hand");
+		/* numpy's median of 1, 2, 3, 4: (2 + 3) / 2 = 2.5; its 99th
+		 * percentile at (4 - 1) x 0.99 = 2.97 (0-based): 3 + 0.97 x
+		 * (4 - 3) = 3.97 s.  Exact but the 0.99's rounding: 1e-12. */
+		is_num(ft.p50, 2.5, 1e-12, "... its median 2.5 s");
+		is_num(ft.p99, 3.97, 1e-12, "... its P99 3.97 s (numpy's interpolation)");
 		/* The 30 s burst above (2 at once, burst_price): first
 		 * tokens at the ends of it0 (A, 5), it1 (B, 5 + 6.5 = 11.5),
 		 * it3 (C, 11.5 + 2 + 6.5 = 20: it waited for A's end, the
 		 * second wave) and it4 (D, 26.5): mean 63 / 4 = 15.75 s. */
 		infer_burst_ttft(4, 2, 3, 10, 10, 0, 0, NULL, NULL, 0,
 		                 burst_price, NULL, &ft);
-		is_num(ft, 15.75, 1e-12,
+		is_num(ft.mean, 15.75, 1e-12,
 		       "burst of 4 at 2 at once: mean TTFT 15.75 s by hand");
+		/* median (11.5 + 20) / 2 = 15.75; P99 20 + 0.97 x 6.5 =
+		 * 26.305 s */
+		is_num(ft.p50, 15.75, 1e-12, "... median 15.75 s");
+		is_num(ft.p99, 26.305, 1e-12, "... P99 26.305 s");
 		/* All 4 at once (the 29 s walk): A 5, B 11.5, C 18.5, D
 		 * 25.5 (each behind the prompts and the decodes of the
 		 * steps before it): mean 60.5 / 4 = 15.125 s. */
 		infer_burst_ttft(4, 4, 3, 10, 10, 0, 0, NULL, NULL, 0,
 		                 burst_price, NULL, &ft);
-		is_num(ft, 15.125, 1e-12,
+		is_num(ft.mean, 15.125, 1e-12,
 		       "burst of 4 all at once: mean TTFT 15.125 s by hand");
 		/* A prompt in chunks: 2 prompts of 10 tokens, 4 a step, 1
 		 * out, 1 s a step: 4, 8, 12, 16, 20 tokens computed after
@@ -719,19 +729,19 @@ int main(void)
 		 * 0.4 x 5) / 2 = 3 s). */
 		infer_burst_ttft(2, 2, 1, 10, 4, 0, 0, NULL, NULL, 0,
 		                 burst_unit, NULL, &ft);
-		is_num(ft, 4.0, 1e-12,
+		is_num(ft.mean, 4.0, 1e-12,
 		       "2 prompts of 10 at 4 tokens a step: TTFTs 3 and 5 s");
 		/* Spread lengths (burst_spread) keep the order: 2 prompts,
 		 * one a step (10 tokens of 10), lengths 4 and 2, 1 s a step:
 		 * first tokens at 1 and 2 s, mean 1.5 s. */
 		infer_burst_ttft(2, 2, 3, 10, 10, 0, 0, l2, s2, 2, burst_unit,
 		                 NULL, &ft);
-		is_num(ft, 1.5, 1e-12,
+		is_num(ft.mean, 1.5, 1e-12,
 		       "spread lengths: first tokens at 1 and 2 s, mean 1.5 s");
 		/* A run not followed (N L / B past RUN_ITER_MAX) gives 0. */
 		infer_burst_ttft(1e9, 1, 1e9, 10, 10, 0, 0, NULL, NULL, 0,
 		                 burst_unit, NULL, &ft);
-		is_num(ft, 0.0, 0.0, "a run not followed: no TTFT (0)");
+		is_num(ft.mean, 0.0, 0.0, "a run not followed: no TTFT (0)");
 	}
 
 	/* --- uniform outputs (output_dist uniform) -----------------------
@@ -802,14 +812,14 @@ int main(void)
 	 * preempted request's recompute in it4 sends no first token
 	 * again (counted, the mean would be (5 + 5 + 15) / 2).  Exact. */
 	{
-		double ft = -1.0;
+		infer_ttft ft;
 
 		infer_burst_preempt_ttft(2, 2, 12, 4, 2, 2, 10, burst_tokens,
 		                         NULL, &ft);
-		is_num(ft, 5.0, 1e-12, "preempt walk: both first tokens at 5 s");
+		is_num(ft.mean, 5.0, 1e-12, "preempt walk: both first tokens at 5 s");
 		infer_burst_preempt_ttft(2, 2, 9, 4, 2, 2, 10, burst_tokens,
 		                         NULL, &ft);
-		is_num(ft, 5.0, 1e-12,
+		is_num(ft.mean, 5.0, 1e-12,
 		       "preempted and recomputed: still its first token's 5 s");
 	}
 	/* (b) The same with a cache of 9 tokens.  it0 prefills both (5 s,

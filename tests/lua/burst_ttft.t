@@ -9,7 +9,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(11)
+t.plan(14)
 
 -- Whole prompts apart from the decodes (chunked_prefill false), a step's
 -- budget max_num_tokens = the prompt: one prompt a step, and one output
@@ -27,6 +27,10 @@ t.near(b4.ttft_one_s, alone.ttft_s, 1e-12, "a burst keeps one prompt's TTFT as t
 t.near(b4.ttft_s, 2.5 * alone.ttft_s, 1e-9,
   string.format("4 prompts, one a step: mean TTFT (1 + 2 + 3 + 4) / 4 t = 2.5 x %.2f ms",
                 alone.ttft_s * 1e3))
+-- numpy's median of t, 2t, 3t, 4t is 2.5 t, its 99th percentile at
+-- (4 - 1) x 0.99 = 2.97: 3t + 0.97 t = 3.97 t (1e-9, as above).
+t.near(b4.ttft_p50_s, 2.5 * alone.ttft_s, 1e-9, "... its median 2.5 t")
+t.near(b4.ttft_p99_s, 3.97 * alone.ttft_s, 1e-9, "... its P99 3.97 t")
 -- 8 prompts: (8 + 1) / 2 = 4.5 t.
 local b8 = gp.infer(t.with(job, { requests = 8 }))
 t.near(b8.ttft_s, 4.5 * alone.ttft_s, 1e-9, "8 prompts, one a step: mean 4.5 t")
@@ -41,7 +45,8 @@ t.near(two.ttft_s, 1.5 * 2 * two.prefill_share_s, 1e-9,
 -- ttft_one_s), or a client concurrency below the burst (it sends the next
 -- as one ends: its wait is not the burst's queue).
 local b1 = gp.infer(t.with(job, { requests = 1 }))
-t.ok(b1.ttft_s == alone.ttft_s and b1.ttft_one_s == nil, "one request: the unloaded TTFT")
+t.ok(b1.ttft_s == alone.ttft_s and b1.ttft_one_s == nil and b1.ttft_p50_s == nil,
+  "one request: the unloaded TTFT")
 local c2 = gp.infer(t.with(job, { requests = 4, concurrency = 2 }))
 t.ok(c2.ttft_s == alone.ttft_s and c2.ttft_one_s == nil,
   "concurrency 2 below a burst of 4: the unloaded TTFT")
@@ -77,5 +82,26 @@ t.ok(mb.ttft_one_s == m1.ttft_s and mb.ttft_s > 2 * m1.ttft_s,
 local mc = gp.infer(t.with(moe, { requests = 1000, concurrency = 104 }))
 t.ok(mc.ttft_s == m1.ttft_s and mc.ttft_one_s == nil,
   "MoE serving, concurrency 104 below the burst: one prompt's")
--- The result's field is declared (results.lua), so JSON and docs carry it.
-t.ok(require("gpuplan.results").BY_NAME.ttft_one_s ~= nil, "ttft_one_s is a declared result field")
+-- The result's fields are declared (results.lua), so JSON and docs carry them.
+local by = require("gpuplan.results").BY_NAME
+t.ok(by.ttft_one_s and by.ttft_p50_s and by.ttft_p99_s, "ttft_one_s, ttft_p50_s and ttft_p99_s "
+  .. "are declared result fields")
+
+-- A case's median TTFT of a burst reads the burst's median (ttft_p50_s).
+local predict = require "gpuplan.predict.infer"
+local function case(stat)
+  return { id = "burst", kind = "infer",
+           model = { name = "m", layers = 32, hidden = 4096, heads = 32, kv_heads = 8,
+                     head_dim = 128, ffn_hidden = 14336, ffn_gated = true, vocab = 128256,
+                     max_seq = 8192 },
+           hardware = { gpu = "h100-sxm", gpus = 1 }, parallel = { tp = 1 },
+           workload = { weight_dtype = "bf16", input_len = 1024, output_len = 64,
+                        num_requests = 256, framework = "vllm" },
+           measured = { metric = "ttft_ms", value = 1, statistic = stat },
+           source = { title = "t", version = "0.11.0" } }
+end
+local cat = gp.catalog()
+local pm = assert(predict(case(nil), cat))
+local pmed = assert(predict(case("median"), cat))
+t.ok(pmed.value > 0 and pmed.value ~= pm.value and pmed.shows == "r.ttft_p50_s * 1e3",
+  string.format("a burst's median TTFT: %.1f ms (mean %.1f)", pmed.value, pm.value))
