@@ -1018,7 +1018,9 @@ local function replica_report(r, opts, a)
     -- a static batch's first tokens all come when its context pass ends
     { k = a and a.batching == "static" and "TTFT (the batch's prompts)" or
         r.ttft_one_s and "TTFT (the burst's mean)" or "TTFT (one prompt)",
-      v = ranges.text(r, "ttft_s", "%.2f", "ms", 1e3) .. (r.ttft_one_s and
+      v = ranges.text(r, "ttft_s", "%.2f", "ms", 1e3) .. (r.ttft_p50_s and
+        string.format("; median %.2f, P99 %.2f ms", r.ttft_p50_s * 1e3, r.ttft_p99_s * 1e3)
+        or "") .. (r.ttft_one_s and
         string.format("; one prompt alone %.2f ms", r.ttft_one_s * 1e3) or "") },
     { k = "ITL at batch", v = ranges.text(r, "itl_s", "%.2f", "ms", 1e3) or NO_DECODE },
     -- the mean a user sees, other requests' prompts between its tokens:
