@@ -3806,12 +3806,14 @@ function M.infer(a)
     -- vLLM V1's host work between steps (async_scheduling = false): the
     -- MoE serving model's decode steps carry it as one model's do
     -- (engine/serve_step.c serve_step_time, engine/infer.c engine_time).
-    if type(a.ray_step) == "number" then
+    -- (tonumber: a numeric string, "2e-3", passed the declaration's check
+    -- as the number it reads as, and was priced on the serving model)
+    if tonumber(a.ray_step) ~= nil then
       error(args.usage(string.format("infer: %s: ray_step (vLLM's Ray executor's task a worker "
         .. "each step) is priced on one model's replicas, not by the MoE serving model "
         .. "this option chooses", by)), 2)
     end
-    if type(a.v0_step) == "number" then
+    if tonumber(a.v0_step) ~= nil then
       error(args.usage(string.format("infer: %s: v0_step (vLLM 0.4's own host work a step) is "
         .. "priced on one model's replicas, not by the MoE serving model this option chooses",
         by)), 2)

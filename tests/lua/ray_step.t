@@ -10,7 +10,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(12)
+t.plan(13)
 
 -- Qwen2-7B's dimensions on two A100s at TP 2, vLLM, 128 in and 128 out.
 local model = { id = "qwen2-7b-test", layers = 28, hidden = 3584, heads = 28, kv_heads = 4,
@@ -59,6 +59,11 @@ t.ok(pcall(run, { ray_step = 2e-3, vllm_version = "0.4.2", sampling = "random" }
 t.raises(function() gp.infer({ model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 2, tp = 2,
     ep = 2, runtime = "vllm", input = 128, output = 128, ray_step = 2e-3 }) end,
   "not by the MoE serving model", "ray_step with ep: refused")
+-- The same given as a numeric string, which the option's check reads as
+-- its number: refused too (it was priced on the MoE serving model).
+t.raises(function() gp.infer({ model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 2, tp = 2,
+    ep = 2, runtime = "vllm", input = 128, output = 128, ray_step = "2e-3" }) end,
+  "not by the MoE serving model", "ray_step \"2e-3\" with ep: refused")
 
 -- The predictor's rule: a vLLM case of release 0.4.2 at TP 2 takes it, said;
 -- 0.4.3 at TP 2 and 0.4.2 at TP 1 do not.
