@@ -9,7 +9,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(13)
+t.plan(19)
 
 -- The PR's job: Llama-2-7B on one A100 80GB, vLLM with its CUDA graphs
 -- (0.4's default), 5 tokens in, 2000 out, one request.
@@ -70,6 +70,15 @@ t.raises(function() pr_job({ async_scheduling = true, v0_step = m }) end,
   "never overlaps", "v0_step with async_scheduling on: refused")
 t.raises(function() pr_job({ v0_step = m, vllm_version = "0.6.3", sampling = "random" }) end,
   "the figure is vLLM 0.4's", "v0_step with vllm_version 0.6.3: refused")
+-- The MoE serving model (ep) does not price it: refused, given as a number
+-- or as a numeric string the option's check reads as one (the string was
+-- priced on the serving model).
+for _, v in ipairs { m, "1.78e-3" } do
+  t.raises(function() gp.infer({ model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 2, tp = 2,
+      ep = 2, runtime = "vllm", async_scheduling = false, input = 128, output = 128,
+      v0_step = v }) end,
+    "not by the MoE serving model", "v0_step " .. type(v) .. " with ep: refused")
+end
 
 -- The predictor's rule: a vLLM case of release 0.4.2 takes it, said; 0.6.3
 -- does not.
@@ -78,12 +87,13 @@ do
   local model = { id = "qwen2-7b-test", layers = 28, hidden = 3584, heads = 28, kv_heads = 4,
     head_dim = 128, ffn_hidden = 18944, ffn_gated = true, vocab = 152064,
     tied_embeddings = false, max_seq = 32768, norm = "rms" }
-  local function said(version)
+  local function said(version, date)
     local r, why = predict({ model = model, hardware = { gpu = "a100-sxm-80gb", gpus = 1 },
       parallel = { tp = 1 }, measured = { metric = "output_tokens_per_s" },
       workload = { weight_dtype = "bf16", input_len = 1, output_len = 2048, concurrency = 1,
                    num_requests = 1, framework = "vllm" },
-      source = { title = "Qwen2 speed benchmark, vLLM", version = version } }, gp.catalog())
+      source = { title = "Qwen2 speed benchmark, vLLM", version = version, date = date } },
+      gp.catalog())
     assert(r, why)
     for _, d in ipairs(r.defaults) do
       if d:find("v0_step=1.78 ms (vLLM 0.4", 1, true) then return true end
@@ -92,4 +102,13 @@ do
   end
   t.ok(said("0.4.2"), "0.4.2: v0_step=1.78 ms said")
   t.ok(not said("0.6.3"), "0.6.3: no v0_step")
+  -- The release window's edges: 0.4.0 and 0.4.3 take it, 0.3.3 and 0.5.0
+  -- do not; a case of no release by its date, from v0.4.0's 2024-03-30 to
+  -- the day before v0.5.0's 2024-06-11.
+  t.ok(said("0.4.0") and said("0.4.3"), "0.4.0 and 0.4.3: v0_step said")
+  t.ok(not said("0.3.3") and not said("0.5.0"), "0.3.3 and 0.5.0: no v0_step")
+  t.ok(said(nil, "2024-03-30") and said(nil, "2024-06-10"),
+    "dated 2024-03-30 and 2024-06-10, no release: v0_step said")
+  t.ok(not said(nil, "2024-03-29") and not said(nil, "2024-06-11") and not said(nil, nil),
+    "dated 2024-03-29 or 2024-06-11, or neither release nor date: no v0_step")
 end
