@@ -1144,6 +1144,13 @@ function read_cases(path, seen, at)
       error(string.format("%s: field 'algo' (NCCL_ALGO) is a collective case's; a %s "
         .. "case does not read it", where, c.kind), 0)
     end
+    -- hardware.gdr (GPUDirect RDMA to the NICs) reaches gp.comm's topology
+    -- from the collective predictor alone: another kind's would price the
+    -- run with GPUDirect in silence.
+    if c.kind ~= "collective" and type(c.hardware) == "table" and c.hardware.gdr ~= nil then
+      error(string.format("%s: field 'hardware.gdr' (GPUDirect RDMA) is a collective case's; "
+        .. "a %s case does not read it", where, c.kind), 0)
+    end
     -- workload.template_tokens adds to the client's count, input_len
     -- (SCHEMA.md): without it the infer predictor assumes a 128-token
     -- prompt and the template's tokens were dropped in silence.

@@ -12,7 +12,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local cat = gp.catalog()
 local predict = require "gpuplan.predict.collective"
-t.plan(8)
+t.plan(9)
 
 local GiB = 2 ^ 30
 local PCIE5 = 16 * 0.985e9 * 4 * 0.8          -- comm.pcie_bw: Gen5 x16, 50.432 GB/s
@@ -79,3 +79,13 @@ t.ok(one == nil and why:find("hardware.gdr", 1, true) ~= nil,
      "one node: refused, " .. tostring(why))
 local ok, e = t.read_case(case { gdr = "no" })
 t.ok(not ok and e:find("gdr", 1, true) ~= nil, "gdr must be a boolean: " .. tostring(e))
+-- Only the collective predictor reads it: on a train case it is refused,
+-- not priced with GPUDirect in silence.
+local trainc = { id = "gdr-train", kind = "train",
+  model = { layers = 2, hidden = 256, heads = 4, ffn_hidden = 1024, vocab = 1000 },
+  hardware = { gpu = "h100-sxm", gpus = 16, gpus_per_node = 8, gdr = false },
+  parallel = { tp = 1 }, workload = { seq_len = 256, precision = "bf16", method = "pretrain" },
+  measured = { metric = "step_time_s", value = 1 } }
+local ok2, e2 = t.read_case(trainc)
+t.ok(not ok2 and e2:find("field 'hardware.gdr' (GPUDirect RDMA) is a collective case's", 1,
+  true) ~= nil, "on a train case: refused, " .. tostring(e2))
