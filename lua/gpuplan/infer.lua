@@ -3398,9 +3398,12 @@ function M.setup(a)
   -- scheduling on) or naming a release the figure is not of is refused.
   if a.v0_step ~= nil and a.v0_step > 0 then
     if async ~= false then
+      -- (a vllm_version switches async scheduling off only where the run
+      -- leaves it unsaid: async_scheduling = true keeps it on)
       error(args.usage(string.format("infer: v0_step %g is vLLM 0.4's host work between the "
-        .. "GPU's steps, which a V0 engine never overlaps: give async_scheduling = false "
-        .. "or a vllm_version, or no v0_step", a.v0_step)), 3)
+        .. "GPU's steps, which a V0 engine never overlaps: give async_scheduling = false%s, "
+        .. "or no v0_step", a.v0_step,
+        a.async_scheduling == nil and " or a vllm_version" or "")), 3)
     end
     local r = version.parse(a.vllm_version)
     if r and r.parts == 3 and (version.before(r, "0.4.0") or not version.before(r, "0.5.0")) then

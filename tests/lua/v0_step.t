@@ -9,7 +9,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(19)
+t.plan(20)
 
 -- The PR's job: Llama-2-7B on one A100 80GB, vLLM with its CUDA graphs
 -- (0.4's default), 5 tokens in, 2000 out, one request.
@@ -68,6 +68,16 @@ t.raises(function() gp.infer({ model = "llama2-7b", gpu = "a100-sxm-80gb",
   "v0_step is vLLM's", "v0_step on runtime sglang: refused")
 t.raises(function() pr_job({ async_scheduling = true, v0_step = m }) end,
   "never overlaps", "v0_step with async_scheduling on: refused")
+-- Said on, a vllm_version does not switch it off: the refusal names
+-- async_scheduling = false alone (it also offered "or a vllm_version").
+do
+  local ok, e = pcall(pr_job, { async_scheduling = true, v0_step = m, vllm_version = "0.4.2",
+                                sampling = "random" })
+  e = tostring(e)
+  t.ok(not ok and e:find("give async_scheduling = false, or no v0_step", 1, true) ~= nil,
+    "async_scheduling = true with vllm_version 0.4.2: refused, naming async_scheduling only: "
+    .. e)
+end
 t.raises(function() pr_job({ v0_step = m, vllm_version = "0.6.3", sampling = "random" }) end,
   "the figure is vLLM 0.4's", "v0_step with vllm_version 0.6.3: refused")
 -- The MoE serving model (ep) does not price it: refused, given as a number
