@@ -1615,10 +1615,11 @@ opt { name = "v0_step", type = "number", metavar = "S", commands = "infer",
   range = { 0, 1 },
   default = "0; validate: 1.78e-3 for a vLLM 0.4.x case",
   help = "seconds vLLM 0.4's engine adds to each step between the GPU's steps beyond V1's "
-    .. "host figures (async_scheduling off): its scheduler, the inputs rebuilt in Python and "
+    .. "host figures (--no-async-scheduling): its scheduler, the inputs rebuilt in Python and "
     .. "the outputs built each step (1.78e-3: vllm PR #3763's one-A100 Llama-2-7B run, 24.2 s "
     .. "over 2000 tokens at batch 1, against the 20.6 s priced); --runtime vllm with "
-    .. "async_scheduling off only, one model on its replicas",
+    .. "--no-async-scheduling only (or a --vllm-version, which implies it), not with a "
+    .. "--vllm-version outside 0.4, one model on its replicas",
   suggest = { "v0_host_step", "engine_v0_step", "host_step" } }
 opt { name = "engine_xhost_step", type = "number", metavar = "S", commands = "rl",
   default = "0",
