@@ -1106,7 +1106,8 @@ opt { name = "fa2_mixed", type = "flag", commands = "infer", form = "both",
     .. "and reads it once), and whose prompt tokens' attention runs its K loop whole (no "
     .. "split-KV outside an all-decode call: a prompt with few query heads a GPU idles the "
     .. "last wave of its thread blocks); --no-fa2-mixed: a backend that reads the cache once "
-    .. "and splits the keys (FlashInfer, FlashAttention-3); --runtime vllm only, not with --no-chunked-prefill (no step mixes) "
+    .. "and splits the keys (FlashInfer, FlashAttention-3); --runtime vllm only, not with "
+    .. "--no-chunked-prefill (no step mixes) "
     .. "or --paged-decode (its own kernel for every decode), --fa2-mixed not with --vllm-version "
     .. "(a V0 release), nor on a card below compute capability 8.0 (FlashAttention-2 does not "
     .. "run there)",

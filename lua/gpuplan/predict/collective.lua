@@ -10,7 +10,8 @@
 -- hosts where the source names them; hardware.gpus_per_thread the GPUs one
 -- nccl-tests thread drove (-g N), whose launches bound the time; hardware.gdr
 -- false where the source places each rank's GPU off its NIC's PCIe switch (no
--- GPUDirect RDMA: the network data staged through host memory).  The algorithm is the one NCCL's tuner picks
+-- GPUDirect RDMA: the network data staged through host memory).  The
+-- algorithm is the one NCCL's tuner picks
 -- (NCCL's default) unless the case states the one its run forced (case.algo, NCCL_ALGO): the tuner of
 -- the case's NCCL release, source.version, or where the source names none but gives its date
 -- (source.date), the newest release tagged by then (comm.nccl_at), said in the defaults as assumed;

@@ -729,7 +729,8 @@ local PROFILES = {
         a.ray_step = require("gpuplan.infer").v0_ray_step
         defaults[#defaults + 1] = string.format("ray_step=%.4g ms (vLLM before 0.4.3 on %d GPUs: "
           .. "its Ray executor submits a task to every worker each step and waits for them, "
-          .. "vllm PR #3763's A100 TP 2 runs under Ray and its multiprocessing executor)", a.ray_step * 1e3, (a.tp or 1) * (a.pp or 1))
+          .. "vllm PR #3763's A100 TP 2 runs under Ray and its multiprocessing executor)",
+          a.ray_step * 1e3, (a.tp or 1) * (a.pp or 1))
       end
       -- vLLM 0.4's own host work a step beyond V1's figures (gpuplan.infer
       -- M.v0_host_step: vllm PR #3763's one-A100 row, v0.4.0's main): a
