@@ -1409,7 +1409,6 @@ static int fa2_prompt_nosplit(const infer_cfg *c, const gp_op *o, double q,
 	       o->kind == GP_OP_ATTN;
 }
 
-
 static int step_layers(builder *b, const gp_model *m, const shape *s,
                        double batch, double q, double kv_mean)
 {
