@@ -19,7 +19,8 @@
 --   kv        KV-cache dtype: bf16 | fp16 | fp8 | int8 | fp4 (default bf16)
 --   kv_policy mean (default: paged KV, each running sequence holds input +
 --             output/2 on average) | max (reserve input + output per
---             sequence, TensorRT-LLM GUARANTEED_NO_EVICT) | preempt (the
+--             sequence, TensorRT-LLM GUARANTEED_NO_EVICT: the default
+--             of runtime trtllm, M.kv_reserve) | preempt (the
 --             default of runtime vllm, V1: mean, and a finite run whose
 --             whole lengths overflow the cache preempts and recomputes,
 --             infer_run.c infer_burst_preempt; refused where the steps do
@@ -1199,6 +1200,25 @@ M.mixes = {
 -- neither is this walk.
 M.kv_preempt = {
   vllm = "vLLM V1: a full cache preempts the last-admitted request",
+}
+
+-- The runtimes whose scheduler admits a request only when the KV blocks
+-- for its prompt and its whole output are free (kv_policy max; engine
+-- infer_cfg.kv_reserve_max), each with the words of its defaults line:
+-- TensorRT-LLM, whose SchedulerConfig.capacity_scheduler_policy defaults
+-- to GUARANTEED_NO_EVICT: "TensorRT-LLM currently supports three batch
+-- scheduler policies: GUARANTEED_NO_EVICT (default), MAX_UTILIZATION and
+-- STATIC_BATCH" ... "GUARANTEED_NO_EVICT to guarantee that a started
+-- request is never paused" (https://nvidia.github.io/TensorRT-LLM/
+-- performance/performance-tuning-guide/useful-runtime-flags.html), which
+-- it does by reserving the blocks of the prompt and the whole output
+-- before it starts a request.  The one place the
+-- rule lives: gp.infer's setup reads it, and so every path that prices a
+-- trtllm run through it -- one model's replicas and the MoE serving model
+-- (gpuplan.serve, whose setup is this one) alike.  A kv_policy the user
+-- gives wins; a static batch holds the whole length whatever the runtime.
+M.kv_reserve = {
+  trtllm = "GUARANTEED_NO_EVICT, the capacity scheduler default",
 }
 
 -- vLLM V1's mixed steps on FlashAttention-2 (engine infer_cfg
@@ -3034,7 +3054,8 @@ function M.setup(a)
     -- a graph runtime's prompt pass run op by op (M.extend_host_ops)
     extend_host_ops = not a.enforce_eager and M.extend_host_ops[a.runtime or ""] and
       M.extend_host_ops[a.runtime](model, tp) or nil,
-    kv_reserve_max = a.kv_policy == "max",
+    kv_reserve_max = a.kv_policy == "max" or
+      (a.kv_policy == nil and not static and M.kv_reserve[a.runtime or ""] and true) or false,
     kv_preempt = a.kv_policy == "preempt" or
       (a.kv_policy == nil and mixes and a.vllm_version == nil and M.kv_preempt[a.runtime or ""]
        and true) or nil,
@@ -3122,6 +3143,8 @@ function M.setup(a)
         or "prefills in steps of its own")), 3)
   elseif a.kv_policy == nil and c.kv_preempt then
     default("kv_policy=preempt (" .. M.kv_preempt[a.runtime] .. ")")
+  elseif a.kv_policy == nil and c.kv_reserve_max then
+    default("kv_policy=max (" .. M.kv_reserve[a.runtime] .. ")")
   elseif a.kv_policy == nil then default("kv_policy=mean") end
   if kv_bucket_said then default(kv_bucket_said) end
   -- The runtime's fused all-reduce workspace (M.ar_fusion_max), where it

@@ -1158,7 +1158,8 @@ opt { name = "graph_sizes", type = "string", metavar = "LIST", commands = "infer
               "capture_sizes" } }
 opt { name = "kv_policy", type = "string", lua_only = true, commands = "infer",
   help = "mean (default: paged KV, each running sequence holds input + output/2) | "
-    .. "max (input + output reserved per sequence, TensorRT-LLM GUARANTEED_NO_EVICT) | "
+    .. "max (input + output reserved per sequence, TensorRT-LLM GUARANTEED_NO_EVICT: runtime "
+    .. "trtllm's default, the MoE serving model's too) | "
     .. "preempt (runtime vllm's default, V1: mean, and a burst of requests whose whole "
     .. "lengths overflow the cache preempts the last-admitted and recomputes it; refused where the "
     .. "steps do not mix prompt chunks, as SGLang's, TensorRT-LLM's whole prompts or "

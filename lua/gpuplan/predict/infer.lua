@@ -174,15 +174,14 @@ local PROFILES = {
     end
     -- SchedulerConfig.capacity_scheduler_policy defaults to
     -- GUARANTEED_NO_EVICT: a request starts only when the KV blocks for
-    -- its prompt and its whole output are free ("Useful Runtime Options",
-    -- Capacity Scheduler Policy).
+    -- its prompt and its whole output are free.  gp.infer's setup applies
+    -- it (gpuplan.infer's M.kv_reserve, the one place the rule lives, read
+    -- by one model's replicas and the MoE serving model alike) and says it
+    -- on the defaults line; a case's kv_policy wins there, not written
+    -- twice here.
     -- (A static batch, workload.batching, holds the whole length in its
     -- contiguous cache whatever the scheduler: gp.infer says it.)
     local static = a.batching == "static"
-    if not static then
-      a.kv_policy = "max"
-      defaults[#defaults + 1] = "kv_policy=max (GUARANTEED_NO_EVICT, the capacity scheduler default)"
-    end
     -- In-flight batching: "sequences in the context phase can be processed
     -- together with sequences in the generation phase" (docs, Paged
     -- Attention, IFB, and Request Scheduling), max_num_tokens counting both:
