@@ -625,13 +625,26 @@ M.eager_host_ops = {
 --     SiluAndMul 1, down_proj 2: 27 + 2 ar; the mean over the layers.
 --     A floor: the rope is one call, --enable-deepep-moe's dispatch and
 --     combine and a prefix's chunked loop are not counted.
--- Other families (gpt-oss, hybrids) are not counted (nil): their prompt
--- passes stay priced at the graph launch.
+--   gpt_oss (GptOssDecoderLayer / GptOssAttention /
+--     GptOssSparseMoeBlock.forward_normal, read at sglang 009c6808 of the
+--     0.5 line, not at the 0.5.6 tag the cookbook rows state):
+--     input_layernorm 1, qkv_proj 1, "q, k = self.rotary_emb(positions,
+--     q, k, **extra_args)" with the KV store fused
+--     (create_fused_set_kv_buffer_arg) 1, "self.attn(*inner_state,
+--     sinks=self.sinks, ...)" 1, o_proj 1 + ar, post_attention_layernorm
+--     1, "router_logits, _ = self.router(hidden_states)" 1, "self.experts(
+--     hidden_states, topk_output)" 1 + ar: 8 + 2 ar.  A floor: the TopK
+--     call (a bypass where the MoE kernel routes, as flashinfer's TRT-LLM
+--     MXFP4 MoE does from the router logits) and the experts' activation
+--     quantisation are not counted.
+-- Other families (hybrids) are not counted (nil): their prompt passes
+-- stay priced at the graph launch.
 -- Told apart by shape, as a case gives its model inline (no family):
 -- llama a gated RMSNorm dense decoder with none of the features the other
 -- files add (MLA, MoE, head norms, sinks, Mamba or sliding layers,
 -- parallel blocks); qwen3_moe head norms and MoE in every layer, no
--- shared expert, no MLA; deepseek_v2 MLA with MoE.
+-- shared expert, no MLA; deepseek_v2 MLA with MoE; gpt_oss MoE in every
+-- layer with sliding-window layers, no head norms, MLA or shared expert.
 local function sglang_extend_ops(model, tp)
   local ar = (tp or 1) > 1 and 2 or 0
   local moe = type(model.moe) == "table" and (model.moe.experts or 0) > 0
@@ -642,6 +655,11 @@ local function sglang_extend_ops(model, tp)
     local L = model.layers
     local nd = math.min(L, model.moe.dense_layers or 0)
     return (nd * (27 + ar) + (L - nd) * (31 + ar)) / L
+  end
+  if moe and sw and not (mla or model.mamba or model.qk_norm or model.parallel_attn)
+    and model.norm == "rms" and model.ffn_gated
+    and (model.moe.shared_experts or 0) == 0 and (model.moe.dense_layers or 0) == 0 then
+    return 8 + ar -- gpt_oss (above)
   end
   if mla or model.mamba or model.attn_sinks or sw or model.parallel_attn
     or model.norm ~= "rms" or not model.ffn_gated then return nil end

@@ -1,7 +1,8 @@
 -- SGLang's prompt (extend) pass off its CUDA graphs (lua/gpuplan/infer.lua
 -- M.extend_host_ops, engine/infer.c infer_cfg.extend_host_ops): the ops a
 -- decoder layer's forward launches from Python, counted from sglang's
--- llama.py, qwen3_moe.py and deepseek_v2.py, a floor under a prefill of runtime sglang at
+-- llama.py, qwen3_moe.py, deepseek_v2.py and gpt_oss.py, a floor under a
+-- prefill of runtime sglang at
 -- GP_EAGER_OP_TIME (24.84 us) each, with EAGER_OUTER_OPS (10) outside the
 -- layers; the models not counted are left unpriced (nil), and other
 -- runtimes' prefills keep no floor; the MoE serving model's prefill step
@@ -12,7 +13,7 @@ local gp = require "gpuplan"
 local I = require "gpuplan.infer"
 local cat = require("gpuplan.catalog").get()
 
-t.plan(13)
+t.plan(16)
 
 local function model(id)
   for _, m in pairs(cat.models) do if m.id == id then return m end end
@@ -32,7 +33,23 @@ t.is(ops(l70, 8), 13, "llama at tp 8: 11 ops + 2 all-reduces")
 local dsv3 = model("deepseek-v3")
 t.near(ops(dsv3, 8), 2001 / 61, 1e-12, "deepseek_v2 at tp 8: 27/31 ops + 2 all-reduces a dense/MoE layer")
 t.near(ops(dsv3, 1), 1879 / 61, 1e-12, "deepseek_v2 at tp 1: no all-reduce")
-t.is(ops(model("gpt-oss-120b"), 8), nil, "gpt-oss not counted")
+-- gpt_oss (infer.lua's comment): input norm, qkv_proj, rotary with the
+-- KV store fused, the sink attention, o_proj, post-attention norm, the
+-- router, the experts: 8, + 2 all-reduces at TP > 1.
+local oss = model("gpt-oss-120b")
+t.is(ops(oss, 8), 10, "gpt_oss at tp 8: 8 ops + 2 all-reduces")
+t.is(ops(oss, 1), 8, "gpt_oss at tp 1: no all-reduce")
+-- gpt-oss-120b on 8 B200 at TP 8 (the MoE serving model's prefill step,
+-- 2048 tokens, ~0.04 s of GPU and all-reduce time), host_op_time 1e-3 s
+-- so that the host binds: (36 x 10 + 10) x 1e-3 = 0.370 s; the tolerance
+-- float rounding.
+local g = gp.infer{ model = "gpt-oss-120b", gpu = "b200", gpus = 8, tp = 8,
+  batch = 1, input = 297, output = 192, runtime = "sglang", weights = "bf16",
+  expert_weights = "mxfp4", host_op_time = 1e-3 }
+t.near(g.prefill.time, 370 * 1e-3, 1e-9,
+  "gpt_oss prefill step at the host floor (36 x 10 + 10) x 1e-3 s")
+-- A hybrid (Mamba layers) stays uncounted.
+t.is(ops(model("nemotron-3-nano-30b-a3b"), 8), nil, "a Mamba hybrid not counted")
 
 -- Qwen3-235B on 8 B200 at TP 8, one 610-token prompt (the cookbook's
 -- concurrency-1 mean): host floor (94 x 19 + 10) x 24.84e-6 =
