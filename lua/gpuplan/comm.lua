@@ -805,6 +805,36 @@ function M.nccl_size(v)
   return pw and tonumber(num) * 1024 ^ pw or nil
 end
 
+-- The size and count nccl-tests prints for a requested size (-b/-e/-f)
+-- of op over nranks ranks of 4-byte floats (the command's type): it runs
+-- the collective on a whole number of elements, per rank where the op
+-- splits its buffer, and prints what it ran (NVIDIA/nccl-tests 2.19.6,
+-- a0b82b2, src/common.cu setupArgs: "count = size / wordSize(type)",
+-- then "writeBenchmarkLinePreamble(max(args->sendBytes,
+-- args->expectedBytes), args->nbytes / wordSize(type), ...)" with
+-- "args->nbytes = paramCount * wordSize(type)").  Per collective, its
+-- GetCollByteCount: all_reduce, broadcast, reduce and sendrecv
+-- "*sendcount = count; *recvcount = count; ... *paramcount =
+-- *sendcount" (src/all_reduce.cu, broadcast.cu, reduce.cu, sendrecv.cu);
+-- all_gather "size_t base = (count/nranks) & ~(16/eltSize - 1);
+-- *sendcount = base; *recvcount = base*nranks; ... *paramcount = base"
+-- (src/all_gather.cu), reduce_scatter the same with send and receive
+-- swapped (src/reduce_scatter.cu); alltoall "*paramcount =
+-- (count/nranks) & ~(16/eltSize - 1); *sendcount =
+-- nranks*(*paramcount)" (src/alltoall.cu).  So all_reduce of 7 B runs
+-- and prints 4 B, count 1; all_gather of 8 B over 8 ranks 0 B, count 0
+-- (a quarter of a float a rank, rounded down to 16 B a rank).  Returns
+-- the bytes and the count (per rank for the split ops, as printed).
+function M.nccl_tests_size(op, bytes, nranks)
+  local count = bytes // 4
+  if op == "all_gather" or op == "reduce_scatter" or op == "all_to_all" then
+    -- 16/eltSize - 1 = 3: a rank's share rounded down to 4 floats (16 B)
+    local base = (count // nranks) - (count // nranks) % 4
+    return base * nranks * 4, base
+  end
+  return count * 4, count
+end
+
 function M.comm(a)
   check_args(a, false)
   local op = M.op_name(a.op or "all_reduce")

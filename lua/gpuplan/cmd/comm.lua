@@ -12,7 +12,10 @@ local C = {
   Sizes follow nccl-tests: total buffer for all_gather/reduce_scatter, the
   per-rank send buffer for all_to_all.  GB/s are 10^9 B/s; busbw = algbw x
   2(n-1)/n (all_reduce), (n-1)/n (all_gather, reduce_scatter, all_to_all),
-  1 (others).  count is in 4-byte floats as nccl-tests prints it.]]),
+  1 (others).  count is in 4-byte floats as nccl-tests prints it (per rank
+  for all_gather/reduce_scatter, per peer for all_to_all), and a size is
+  rounded down as nccl-tests runs it: to whole floats, and for those three
+  to a multiple of 16 B a rank (all_gather of 8 B over 8 ranks runs 0 B).]]),
   -- The options are declared once, in gpuplan.options (gp.comm's keys too).
   options = options.spec("comm"),
   hint = options.cli_hint("comm"),
@@ -217,8 +220,26 @@ function C.run(opts, args)
                             :gsub("need nics > 0", opts.nics and "need --nics > 0" or "%0"))
       error(cli.reword(rows, msg), 0)
     end
-    for _, r in ipairs(rows) do
-      r.count = math.tointeger(r.bytes // 4) or r.bytes // 4
+    -- Each row at the size and count nccl-tests runs and prints for the
+    -- size asked (comm.nccl_tests_size: whole floats, a split op's
+    -- share whole 16 B a rank): --min 7 printed a row of 7 B, count 1,
+    -- where nccl-tests runs and prints 4 B; an all_gather of 8 B over 8
+    -- ranks was priced as 8 B with count 2, where nccl-tests runs 0 B,
+    -- count 0.  A size it rounds is priced at what it runs.
+    for i, r in ipairs(rows) do
+      local b, n = comm.nccl_tests_size(canon, math.tointeger(r.bytes) or r.bytes, r.gpus)
+      if b ~= r.bytes then
+        local okb, rb = pcall(comm.comm, { op = canon, system = system,
+                                           gpu = not system and opts.gpu or nil,
+                                           fabric = opts.fabric, nodes = opts.nodes,
+                                           gpus = opts.gpus, algo = opts.algo, bytes = b,
+                                           gpus_per_thread = opts.gpus_per_thread,
+                                           nccl = opts.nccl, nvls = opts.nvls,
+                                           nics = opts.nics })
+        if not okb then error(cli.reword(rb, cli.clean(rb)), 0) end
+        rows[i], r = rb, rb
+      end
+      r.count = math.tointeger(n) or n
       r.time_us = r.time * 1e6
     end
     return rows
