@@ -963,6 +963,78 @@ local function reason_at_line(reason, case)
   return at_line(reason, path, t.text, i, t.lines)
 end
 
+-- A predictor's refusal of a case read from a file ("train: ep 2 given
+-- for a dense model", "does not fit: ...", raised or returned as its
+-- reason), placed as the reader's own refusals are: "FILE:LINE: case
+-- 'ID': [field 'F': ]MSG", the message's words kept.  The field is the
+-- one the refusal is about where the message says so: a case field
+-- named by its path ("model.moe.experts is required",
+-- "workload.offload: ..."), or an option named with the case's value of
+-- the one field of the file that carries that name ("ep 2" where the
+-- case gives parallel.ep 2; "flash = false"), through the map of fields
+-- to lines the reader's checks use (case_lines).  Else the case's line.
+-- A case not read from a file (a script's table) keeps the bare words.
+local function refusal_at_line(msg, case)
+  local path, i = case._file, case._at
+  local t = type(path) == "string" and read_texts[path]
+  if not t or type(i) ~= "number" or type(case.id) ~= "string" then return nil end
+  if msg:sub(1, #path + 1) == path .. ":" then return nil end
+  if not t.lines then
+    local ok, lines = pcall(case_lines, t.text)
+    t.lines = ok and lines or {}
+  end
+  local l = t.lines[i]
+  if not l then return nil end
+  -- the words after the planner's and the verdict's heads ("rl: training
+  -- step: ", "does not fit: "): where an option or a field leads
+  local body = msg
+  while true do
+    local rest = body:match("^[%a][%w ]*: (.*)$")
+    if not rest or rest == body then break end
+    body = rest
+  end
+  local field
+  local dotted = body:match("^(%a[%w_]*%.[%w_%.]*%w)[%s:]")
+  if dotted then
+    field = dotted
+  else
+    local name, val = body:match("^(%a[%w_]*) =? ?([^%s,:;]+)")
+    if name then
+      local function value(f)
+        local x = case
+        for part in f:gmatch("[^.]+") do
+          if type(x) ~= "table" then return nil end
+          x = x[part]
+        end
+        return x
+      end
+      local found
+      for f in pairs(l) do
+        if f == name or f:sub(-#name - 1) == "." .. name then
+          local x = value(f)
+          if type(x) == "number" then x = math.tointeger(x) or string.format("%g", x) end
+          if x ~= nil and type(x) ~= "table" and tostring(x) == val then
+            if found then found = false break end
+            found = f
+          end
+        end
+      end
+      field = found or nil
+    end
+  end
+  local err = string.format("%s: case '%s': %s%s", path, short(case.id),
+    field and ("field '" .. field .. "': ") or "", msg)
+  err = at_line(err, path, t.text, i, l and t.lines)
+  -- the shipped record, read when no file is given, by the name its
+  -- help gives it, not this install's absolute path (which would put
+  -- the machine's directories in every report of the shipped cases)
+  local shipped = require("gpuplan.config").root .. "/validation/cases.json"
+  if path == shipped and err:sub(1, #path + 1) == path .. ":" then
+    err = "validation/cases.json" .. err:sub(#path + 1)
+  end
+  return err
+end
+
 local function read(path, seen)
   local at = {}
   local ok, r = pcall(read_cases, path, seen, at)
@@ -1318,10 +1390,27 @@ function M.predict(case, cat)
     end
     return msg
   end
+  -- A refusal of a case read from a file names the file and line of the
+  -- case, or of the field it is about (refusal_at_line), as the reader's
+  -- own refusals do; it read "prediction failed: ep 2 given for a dense
+  -- model" with neither.  The case stays not predicted (exit 0: the
+  -- rule in validation/SCHEMA.md).  A Lua error inside a predictor (a
+  -- bug, not a refusal) keeps "prediction failed:" and loses the
+  -- predictor's own file:line, never the user's to read.
+  local function placed(msg, failed)
+    msg = unplaced(msg)
+    local bug = msg:match("^[^\n]-%.lua:%d+: (.*)$")
+    if bug then msg = bug end
+    if bug or msg:match("^attempt to ") or msg:match("^bad argument ") then
+      msg = "prediction failed: " .. msg
+    end
+    return refusal_at_line(msg, case) or (failed and not msg:match("^prediction failed: ")
+      and "prediction failed: " .. msg or msg)
+  end
   if not ok then
-    row.reason = "prediction failed: " .. unplaced(tostring(type(res) == "table" and res.msg or res))
+    row.reason = placed(tostring(type(res) == "table" and res.msg or res), true)
   elseif type(res) ~= "table" or type(res.value) ~= "number" then
-    row.reason = why and unplaced(tostring(why)) or "not predicted"
+    row.reason = why and placed(tostring(why)) or "not predicted"
   elseif res.value ~= res.value or res.value == math.huge or res.value < 0 then
     row.reason = "prediction is not a finite non-negative number"
   elseif (res.value - row.measured) / row.measured == math.huge then
