@@ -223,7 +223,8 @@ for my $g ('1..99999999999999999999', '1..9223372036854775807', '3..16777217') {
 JSON
     ($c, $o, $e) = run_gp('validate', $f);
     is($c, 0, 'a case not predicted: exit 0 (listed with its reason)');
-    like($o, qr/^moe-case\s+train\s+mfu\s+model\.moe\.expert_ffn_hidden not given \(one expert's intermediate width; model\.ffn_hidden is the dense layers'\)$/m,
+    # placed at the field's line (harden79b): FILE:3, model.moe's line
+    like($o, qr/^moe-case\s+train\s+mfu\s+\Q$f\E:3: case 'moe-case': field 'model\.moe\.expert_ffn_hidden': model\.moe\.expert_ffn_hidden not given \(one expert's intermediate width; model\.ffn_hidden is the dense layers'\)$/m,
          'the reason names the field');
 }
 

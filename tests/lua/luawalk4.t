@@ -85,12 +85,15 @@ do
   local c = gp.validate.read(p)[1]
   local r1 = gp.validate.predict(c, cat)
   local _, r2 = pcall(gp.validate.predict, c, cat)
-  t.is(r1.reason, "prediction failed: model.moe.experts is required", "predict: the reason names no script line")
+  -- harden79b: a refusal of a case read from a file names the file and
+  -- the field's line (case_file writes one line of JSON: line 1)
+  local want = p .. ":1: case '" .. MEM .. "': field 'model.moe.experts': model.moe.experts is required"
+  t.is(r1.reason, want, "predict: the reason names no script line")
   t.is(r2.reason, r1.reason, "... called under pcall too")
   local fh = io.popen(string.format("%s validate --format csv %q 2>&1", arg[-1] or "./gpuplan", p))
   local out = fh:read("a")
   fh:close()
-  t.like(out, "prediction failed: model.moe.experts is required", "... as `gpuplan validate` gives it", true)
+  t.like(out, want, "... as `gpuplan validate` gives it", true)
 end
 
 -- 3. A case read by gp.validate.read, edited and written back with cjson
@@ -374,7 +377,8 @@ do
   t.is((row.reason or ""):sub(1, #want), want, "... the reason names the file:line, case and key")
   raw.hardware.gpu = nil
   row = gp.validate.predict(gp.validate.read(case_file("nogpu.json", raw))[1], cat)
-  t.is(row.reason, "hardware.gpu not given", "... and a case without a gpu is refused as train's is")
+  t.is(row.reason, p:gsub("badgpu", "nogpu") .. ":1: case '" .. MEM .. "': field 'hardware.gpu': "
+    .. "hardware.gpu not given", "... and a case without a gpu is refused as train's is (placed)")
   -- the shipped card still prices, with no capacity default
   row = gp.validate.predict(shipped(MEM), cat)
   t.ok(type(row.predicted) == "number" and not (row.defaults or ""):find("capacity=", 1, true),
