@@ -76,6 +76,22 @@ sub case_file {
          "FILE:$line, the field") or diag $o;
     unlike($o, qr/prediction failed/, 'no "prediction failed"') or diag $o;
 }
+# An rl case with model.moe = {} failed inside the predictor: "attempt to
+# perform arithmetic on a nil value (field 'experts')", a Lua error.  Now
+# the other predictors' refusal, at model.moe's line.
+{
+    my $id = 'verl-playverl-grpo-qwen2.5-0.5b-h100-8-fsdp-gsm8k';
+    my $case = shipped($id);
+    $case->{model}{moe} = {};
+    my ($f, $line) = case_file('rlmoe', $case, qr/^\s*"moe" : \{\},?$/);
+    ok($line > 2, "model.moe is on line $line");
+    ($c, $o, $e) = run_gp('validate', $f, '--format', 'csv');
+    is($c, 0, 'rl moe {}: not predicted, exit 0') or diag $e;
+    like($o, qr/,\Q$f\E:$line: case '\Q$id\E': field 'model\.moe\.experts': model\.moe\.experts is required,/m,
+         "FILE:$line, the field, the refusal") or diag $o;
+    unlike($o, qr/attempt to|prediction failed/, 'no Lua error') or diag $o;
+}
+
 # The shipped record keeps its counts: the DP-attention and does-not-fit
 # rows are still not predicted (exit 0), their reasons now placed, by the
 # name the help gives the file (no machine path).

@@ -823,6 +823,14 @@ local function predict(case, cat)
   local ver = release(case)
   local model, why = model_of(case.model, cat)
   if not model then return nil, why end
+  -- A case's inline model with a moe table that names no experts: the
+  -- infer, memory and train predictors refuse it ("model.moe.experts is
+  -- required", the engine's model check); this one priced the step and
+  -- then failed in verl_flops, "attempt to perform arithmetic on a nil
+  -- value (field 'experts')".
+  if type(model) == "table" and type(model.moe) == "table" and model.moe.experts == nil then
+    return nil, "model.moe.experts is required"
+  end
   local hw, par, wl, c = case.hardware or {}, case.parallel or {}, case.workload or {},
     case.rl or {}
   local metric = case.measured and case.measured.metric
