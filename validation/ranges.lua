@@ -56,7 +56,7 @@ return {
         gen = { "ada", "ampere", "blackwell", "cdna3", "gaudi", "hopper", "turing" },
       },
       regimes = {
-        [""] = { cases = 883, lo = 0.884, hi = 1.552 },
+        [""] = { cases = 883, lo = 0.884, hi = 1.530 },
         ["vendor=AMD"] = { cases = 102, lo = 0.936, hi = 3.351 },
         ["vendor=AMD/stack=graphs"] = { cases = 102, lo = 0.936, hi = 3.351 },
         ["vendor=AMD/stack=graphs/moe=dense"] = { cases = 94, lo = 0.931, hi = 3.513 },
