@@ -2277,10 +2277,14 @@ end
 -- concurrency 16 read "8 a replica, what its KV holds" of a KV that
 -- holds 205.  gp.infer's one-model path and the MoE serving model
 -- (gpuplan.serve, a replica there a decode instance; `gpu` its batch a
--- GPU, said beside it) both say it here.
-function M.queue_note(conc, batch, replicas, kv_seqs, gpu)
+-- GPU, said beside it) both say it here.  A burst of `requests` (sent
+-- at once, nil: none) has no more than its requests in flight whatever
+-- the concurrency: concurrency 4800 over a burst of 64 that all run read
+-- "64 run at once ..., the other 4736 wait".
+function M.queue_note(conc, batch, replicas, kv_seqs, gpu, requests)
   local n = batch * replicas
-  if not (n < conc) then return nil end
+  local flight = requests and math.min(conc, requests) or conc
+  if not (n < flight) then return nil end
   local function num(x) return math.tointeger(x) and string.format("%d", x)
                          or string.format("%.4g", x) end
   local why = (kv_seqs or 0) > batch
@@ -2289,7 +2293,7 @@ function M.queue_note(conc, batch, replicas, kv_seqs, gpu)
     or "what its KV holds"
   return string.format("concurrency=%d: %s run at once (%s a replica%s, %s), the other %s "
     .. "wait", conc, num(n), num(batch),
-    gpu and string.format(", %s a GPU", num(gpu)) or "", why, num(conc - n))
+    gpu and string.format(", %s a GPU", num(gpu)) or "", why, num(flight - n))
 end
 
 -- Both a fixed batch and a concurrency: refused by gp.infer's one-model
@@ -3883,7 +3887,7 @@ function M.infer(a)
   -- the note names max_batch: max_batch 8 with concurrency 16 read "8 a
   -- replica, what its KV holds" of a KV that holds 205.
   local q = r.fits and c.concurrency and M.queue_note(c.concurrency, r.batch, r.replicas,
-                                                     r.kv_seqs)
+                                                     r.kv_seqs, nil, c.requests)
   if q then info.defaults[#info.defaults + 1] = q end
   -- (kept where the offload is the refusal's: "offloading 40 of 80 layers
   -- needs 68.83 GB of host memory, has 32.00 GB" came with no word of the

@@ -1328,7 +1328,7 @@ function M.infer(a)
   -- what they hold (serve_cfg.queue); said as gp.infer says it, per
   -- replica (a decode instance) and per GPU
   local q = r.fits and s._conc and require("gpuplan.infer").queue_note(s._conc, out.batch, out.instances,
-    out.kv_seqs, out.batch_per_gpu)
+    out.kv_seqs, out.batch_per_gpu, s.requests)
   if q then out.defaults[#out.defaults + 1] = q end
   -- With drafts, the same server without them, for comparison (both
   -- reported; the caller chooses): speculation pays where the decode step

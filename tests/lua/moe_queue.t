@@ -7,11 +7,15 @@
 -- waiting), not "batch N per GPU does not fit".  On the code before,
 -- tests 2-5 and 9-10 fail (the 2C run did not fit); a batch asked past
 -- the KV (test 7) and one sequence past it (test 8) are refused on both.
+-- Tests 11-14: a burst (requests) has no more than its requests in
+-- flight whatever the concurrency, on both paths; on the code before,
+-- 11 and 13 fail (concurrency 4800 over a burst of 64 that all run read
+-- "the other 4736 wait").
 -- Run with ./gpuplan run tests/lua/moe_queue.t.
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(10)
+t.plan(14)
 
 local function note(r)
   for _, d in ipairs(r.defaults or {}) do if d:find("^concurrency=") then return d end end
@@ -74,3 +78,26 @@ t.ok(tq.fits and tq.batch == tf.batch and tq.batch_per_gpu == tf.batch_per_gpu,
      string.format("TP8 attention, concurrency %d: %d run (%s a GPU)", 2 * tf.batch, tf.batch,
                    tostring(tf.batch_per_gpu)))
 t.near(tq.tokens_per_s, tf.tokens_per_s, 1e-12, "... at the throughput of the KV-bound batch")
+
+-- 11-12. A burst of 64 under concurrency 4800 on the MoE serving model:
+-- 64 in flight, 4 a GPU, all run (the KV holds more), so no line; a burst
+-- of 3 C under concurrency 2 C: 2 C in flight, C run, C wait (the burst's
+-- requests past the concurrency are not in flight yet).
+t.is(note(gp.infer(t.with(base, { requests = 64, concurrency = 4800 }))), nil,
+     "burst of 64 at concurrency 4800: all 64 run, no queue line")
+t.is(note(gp.infer(t.with(base, { requests = 3 * C, concurrency = 2 * C }))),
+     string.format("concurrency=%d: %d run at once (%d a replica, %d a GPU, what its KV "
+       .. "holds), the other %d wait", 2 * C, C, C, per_gpu, C),
+     "burst of 3C at concurrency 2C: C run, C wait")
+
+-- 13-14. The same on gp.infer's one-model path (Llama 3 8B on one H100:
+-- a burst of 64 runs at once under the engine's max_batch, whose default
+-- is above 64; concurrency 4800 without a burst keeps its queue line).
+local dense = { model = "llama3-8b", gpu = "h100-sxm", input = 1000, output = 1000 }
+local d64 = gp.infer(t.with(dense, { requests = 64, concurrency = 4800 }))
+t.ok(d64.fits and d64.batch == 64 and note(d64) == nil,
+     "one-model burst of 64 at concurrency 4800: 64 run, no queue line: " .. tostring((note(d64))))
+local dq = gp.infer(t.with(dense, { concurrency = 4800 }))
+t.ok(dq.fits and note(dq) == string.format("concurrency=4800: %d run at once (%d a replica, "
+  .. "what its KV holds), the other %d wait", dq.batch, dq.batch, 4800 - dq.batch),
+     "one-model concurrency 4800 without a burst: " .. tostring((note(dq))))
