@@ -1039,6 +1039,15 @@ function M.setup(a)
     usage("infer: requests with disagg: a burst is priced colocated; the pools' split of it is "
       .. "not known")
   end
+  -- ttft_max bounds one prompt's prefill steps (serve_plan.c decode_side),
+  -- where a burst's TTFT is its requests' mean from the walk (burst): a
+  -- burst of 64 on 16 H800s passed ttft_max 5000 ms with a TTFT of 8852 ms
+  -- shown, "every request's TTFT within" the bound said of neither
+  if c.requests and a.ttft_max ~= nil then
+    usage("infer: ttft_max with requests: the bound is one prompt's prefill steps, a burst's "
+      .. "TTFT its requests' mean behind the prompts ahead of them (ttft_s); give one or the "
+      .. "other")
+  end
   if conc then
     if disagg then
       usage("infer: concurrency with disagg: the pools' split is not known; give batch = N "

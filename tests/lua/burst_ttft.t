@@ -9,7 +9,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(14)
+t.plan(16)
 
 -- Whole prompts apart from the decodes (chunked_prefill false), a step's
 -- budget max_num_tokens = the prompt: one prompt a step, and one output
@@ -82,6 +82,13 @@ t.ok(mb.ttft_one_s == m1.ttft_s and mb.ttft_s > 2 * m1.ttft_s,
 local mc = gp.infer(t.with(moe, { requests = 1000, concurrency = 104 }))
 t.ok(mc.ttft_s == m1.ttft_s and mc.ttft_one_s == nil,
   "MoE serving, concurrency 104 below the burst: one prompt's")
+-- ttft_max bounds one prompt's prefill steps, not a burst's mean: with
+-- requests it is refused, naming both (it passed a bound under the mean
+-- it showed); without requests it still bounds one prompt's.
+t.raises(function() gp.infer(t.with(moe, { requests = 1000, ttft_max = 2 * m1.ttft_s })) end,
+  "ttft_max with requests", "MoE serving: ttft_max with requests refused", true)
+t.ok(gp.infer(t.with(moe, { ttft_max = 2 * m1.ttft_s })).fits,
+  "MoE serving: ttft_max without requests bounds one prompt's TTFT, as before")
 -- The result's fields are declared (results.lua), so JSON and docs carry them.
 local by = require("gpuplan.results").BY_NAME
 t.ok(by.ttft_one_s and by.ttft_p50_s and by.ttft_p99_s, "ttft_one_s, ttft_p50_s and ttft_p99_s "
