@@ -15,7 +15,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local predict = require "gpuplan.predict.infer"
 
-t.plan(28)
+t.plan(29)
 
 local function ops(x)
   local r = gp.infer(t.with({ batch = 64, input = 1024, output = 2, runtime = "trtllm" }, x))
@@ -137,3 +137,13 @@ for _, o in ipairs(r010.decode.ops) do q010[o.name] = o end
 t.is(q010.qkv_quant and q010.qkv_quant.bytes, r010.decode.batch * 8192 * 3,
   "0.10.0 at tp 2: qkv's input quantised apart, T x 8192 x (2 + 1) B")
 t.ok(q010.mlp_up_quant ~= nil, "0.10.0 at tp 2: gate_up's input quantised apart too")
+-- The rule is said only where a linear is quantised: the same engine run
+-- with 16-bit weights quantises nothing, so it sets no ar_fusion_max and
+-- says none (on the code before the rule took the weights into account,
+-- it set one at tp 2 whatever the weights).
+local c16 = t.with(c010, { workload = t.with(c010.workload, { weight_dtype = "bf16" }) })
+local p16 = assert(predict(c16, gp.catalog()))
+local said = false
+for _, d in ipairs(p16.defaults or {}) do if d:find("^ar_fusion_max") then said = true end end
+t.ok(p16.job.ar_fusion_max == nil and not said,
+  "0.10.0 at tp 2 with bf16 weights: no ar_fusion_max set or said")
