@@ -355,6 +355,17 @@ static double burst_step(void *ctx, double nd, double proc, double fin,
 	if (nd > 1e-9)
 		t += infer_run_itl(b->x, b->t, b->n, ceil(nd)) +
 			(proc > 0.0 ? b->eager : 0.0);
+	/* A step of prompt tokens alone still runs the model's forward
+	 * once, its weights read as a one-sequence decode step reads them
+	 * (b->t[0], the group's step at one sequence): a prompt's share of
+	 * a full chunk step (b->prompt) is that chunk's cost spread over
+	 * its tokens, so a burst of a few short prompts, a step of a
+	 * fraction of prefill_tokens, was priced at that fraction of the
+	 * chunk step, below any forward (DeepSeek-V3 on 8 H200, 2 prompts
+	 * of 1 token: a step of 54 us; its one-sequence decode step is
+	 * tens of ms). */
+	else if (proc > 0.0 && b->n > 0)
+		t = fmax(t, b->t[0]);
 	return t;
 }
 

@@ -9,7 +9,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(16)
+t.plan(17)
 
 -- Whole prompts apart from the decodes (chunked_prefill false), a step's
 -- budget max_num_tokens = the prompt: one prompt a step, and one output
@@ -82,6 +82,20 @@ t.ok(mb.ttft_one_s == m1.ttft_s and mb.ttft_s > 2 * m1.ttft_s,
 local mc = gp.infer(t.with(moe, { requests = 1000, concurrency = 104 }))
 t.ok(mc.ttft_s == m1.ttft_s and mc.ttft_one_s == nil,
   "MoE serving, concurrency 104 below the burst: one prompt's")
+-- A step of prompt tokens alone runs the forward once, its weights read
+-- as a one-sequence decode step reads them: a burst of 2 one-token prompts
+-- (one step of 2 tokens, both first tokens at its end) has a TTFT of at
+-- least that step, the decode step of concurrency 1 (one sequence of the
+-- TP8 group, itl_s).  On the code before, the step was priced as 2 of the
+-- chunk step's 16384 tokens, 2 / 16384 x 426 ms = 52 us, under any
+-- forward.  Exact bound (the walk's floor is that same table entry; 1e-12
+-- for rounding).
+local tiny = t.with(moe, { input = 1, output = 2 })
+local tb = gp.infer(t.with(tiny, { requests = 2 }))
+local t1 = gp.infer(t.with(tiny, { concurrency = 1 }))
+t.ok(tb.ttft_s >= t1.itl_s * (1 - 1e-12),
+  string.format("MoE serving, 2 one-token prompts at once: TTFT %.3f ms, at least a forward "
+                .. "(the one-sequence step, %.3f ms)", tb.ttft_s * 1e3, t1.itl_s * 1e3))
 -- ttft_max bounds one prompt's prefill steps, not a burst's mean: with
 -- requests it is refused, naming both (it passed a bound under the mean
 -- it showed); without requests it still bounds one prompt's.
