@@ -408,8 +408,9 @@ field("ttft_s", "s", "time to first token, without queueing: one prompt's prefil
   .. "them), plus kv_transfer_s where disaggregated; a burst (requests, more than one a "
   .. "replica, no concurrency below them): the mean over its requests of each's time to its "
   .. "first token, behind the prompts ahead of it", "infer infer_plan")
-field("ttft_one_s", "s", "a burst's (requests) one prompt alone, what ttft_s is without "
-  .. "requests; absent otherwise", "infer")
+field("ttft_one_s", "s", "a burst's (requests) TTFT without the burst, what ttft_s is without "
+  .. "requests (one prompt's prefill alone; MoE serving: its full prefill steps); absent "
+  .. "otherwise", "infer")
 field("ttft_p50_s", "s", "a burst's median TTFT over its requests (numpy's, as vLLM's benchmark "
   .. "prints it); absent but for a burst on one model's replicas", "infer")
 field("ttft_p99_s", "s", "a burst's 99th-percentile TTFT over its requests; absent but for a "

@@ -180,7 +180,10 @@ local function moe_report(r, opts, a)
     -- prompts ahead of it, then one prompt's steps as before.
     { k = r.ttft_one_s and "TTFT (the burst's mean)" or "TTFT (full prefill steps)",
       v = ranges.text(r, "ttft_s", "%.2f", "ms", 1e3) .. (r.ttft_one_s and
-        string.format("; one prompt alone %.2f ms", r.ttft_one_s * 1e3) or "") ..
+        -- (the MoE serving model's one-prompt TTFT is its full prefill
+        -- steps, others' prompts filling them: "alone" contradicted the
+        -- steps' "(the prompt's 1000 and others')" said after it)
+        string.format("; without the burst %.2f ms", r.ttft_one_s * 1e3) or "") ..
         string.format("; %d step%s of %d prompt tokens a%s attention group%s" ..
           (r.ttft_one_s and "" or ", no queueing"),
           r.ttft_steps, r.ttft_steps == 1 and "" or "s", r.prefill_tokens,
