@@ -701,7 +701,8 @@ int main(void)
 		 * percentile at (4 - 1) x 0.99 = 2.97 (0-based): 3 + 0.97 x
 		 * (4 - 3) = 3.97 s.  Exact but the 0.99's rounding: 1e-12. */
 		is_num(ft.p50, 2.5, 1e-12, "... its median 2.5 s");
-		is_num(ft.p99, 3.97, 1e-12, "... its P99 3.97 s (numpy's interpolation)");
+		is_num(ft.p99, 3.97, 1e-12,
+		       "... its P99 3.97 s (numpy's interpolation)");
 		/* The 30 s burst above (2 at once, burst_price): first
 		 * tokens at the ends of it0 (A, 5), it1 (B, 5 + 6.5 = 11.5),
 		 * it3 (C, 11.5 + 2 + 6.5 = 20: it waited for A's end, the
@@ -816,7 +817,8 @@ int main(void)
 
 		infer_burst_preempt_ttft(2, 2, 12, 4, 2, 2, 10, burst_tokens,
 		                         NULL, &ft);
-		is_num(ft.mean, 5.0, 1e-12, "preempt walk: both first tokens at 5 s");
+		is_num(ft.mean, 5.0, 1e-12,
+		       "preempt walk: both first tokens at 5 s");
 		infer_burst_preempt_ttft(2, 2, 9, 4, 2, 2, 10, burst_tokens,
 		                         NULL, &ft);
 		is_num(ft.mean, 5.0, 1e-12,

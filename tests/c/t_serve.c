@@ -1539,8 +1539,8 @@ int main(void)
 		MUST(serve_run(&m, &d, &c, &rq, &err));
 		ok(!rq.fits && strstr(rq.why, "KV budget holds"), "a batch of "
 		   "2K asked: refused by the KV");
-		is_num(infer_queue_batch(3.0, 2.0), 2.0, 0, "infer_queue_batch: "
-		       "3 wanted, 2 held: 2");
+		is_num(infer_queue_batch(3.0, 2.0), 2.0, 0,
+		       "infer_queue_batch: 3 wanted, 2 held: 2");
 		is_num(infer_queue_batch(0.125, 2.0), 0.125, 0, "... 1/8 of a "
 		       "sequence wanted: all of it");
 	}
