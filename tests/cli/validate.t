@@ -54,7 +54,10 @@ like($o, qr/^collective\s+434\s+434\s/m, 'all 434 collective cases of validation
 # 8 MI300X, dstackai/benchmarks at 06c957a amd/tgi_vs_vllm/vllm/data: the
 # vLLM 0.6.3.dev burst tables, 12 short-prompt, 7 10000-token and 4
 # single-prompt rows), all 23 predicted (TP 8 in one node): 882.
-like($o, qr/^infer\s+889\s+882\s/m, 'all 889 infer cases, 882 predicted');
+# 883: the dstack TensorRT-LLM 3200 in / 6400 out row at concurrency 128,
+# which the MoE serving model refused above its KV-bound batch, is priced
+# now that it queues the requests the KV cache cannot hold.
+like($o, qr/^infer\s+889\s+883\s/m, 'all 889 infer cases, 883 predicted');
 ($c, $o, $e) = run_gp('validate', 'tests/fixtures/validation/bad_json.json');
 is($c, 1, 'bad JSON exits 1');
 like($e, qr/^gpuplan: tests\/fixtures\/validation\/bad_json.json:2: invalid JSON: .* at column 1$/m, 'bad JSON names the file and line');
