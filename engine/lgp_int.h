@@ -235,6 +235,8 @@ void lgp_set_refusal(lua_State *L, int job, int idx);
 void lgp_job_refusal(lua_State *L, int job, const train_cfg *c);
 void lgp_set_sharding(lua_State *L, int job, int idx);
 void lgp_job_sharding(lua_State *L, int job, int step, train_cfg *c);
+void lgp_set_stage_list(lua_State *L, int job, int idx);
+void lgp_job_stage_list(lua_State *L, int job, int step);
 int lgp_job_zero_group_arg(lua_State *L, int idx);
 void lgp_job_zero_group(lua_State *L, int n, gp_layout *y);
 

@@ -392,20 +392,20 @@ typedef struct rl_job_ud {
 } rl_job_ud;
 
 /* core.rl_job(model, device, topo, cfg [, follow_tp [, fusion [,
- * refusal [, sharding [, zero_group]]]]]) -> job: cfg as core.rl's (no
- * split_gpus: a
+ * refusal [, sharding [, zero_group [, stage_list]]]]]]) -> job: cfg
+ * as core.rl's (no split_gpus: a
  * job prices given pools), its actor's layout the default of each step; follow_tp true: a step's rollout TP
  * is its actor's tp unless it gives rollout_tp (gp.rl's default); fusion
  * the actor's gradient accumulation fusion without FSDP and with it, as
  * lgp_tofusion reads it; refusal as lgp_set_refusal, sharding as
- * lgp_set_sharding. */
+ * lgp_set_sharding, stage_list as lgp_set_stage_list. */
 int lgp_rl_job(lua_State *L)
 {
 	rl_job_ud *j;
 	const gp_layout *lay;
 
-	lua_settop(L, 9);
-	j = lua_newuserdatauv(L, sizeof *j, 2);
+	lua_settop(L, 10);
+	j = lua_newuserdatauv(L, sizeof *j, 3);
 	memset(j, 0, sizeof *j);
 	lgp_tomodel(L, 1, &j->m);
 	lgp_todevice(L, 2, &j->d);
@@ -415,9 +415,10 @@ int lgp_rl_job(lua_State *L)
 				  "a job prices the pools it is given");
 	j->follow_tp = lua_toboolean(L, 5);
 	lgp_tofusion(L, 6, j->base.train.grad_acc_fusion, j->fusion);
-	lgp_set_refusal(L, 10, 7);
-	lgp_set_sharding(L, 10, 8);
+	lgp_set_refusal(L, 11, 7);
+	lgp_set_sharding(L, 11, 8);
 	j->zero_group = lgp_job_zero_group_arg(L, 9);
+	lgp_set_stage_list(L, 11, 10);
 	lay = &j->base.train.mem.lay;
 	j->gpus = lay->tp * lay->pp * lay->cp * lay->dp;
 	luaL_setmetatable(L, LGP_RL_JOB);
@@ -449,6 +450,7 @@ static int lgp_rl_job_step(lua_State *L)
 	if (!lua_isnoneornil(L, 2)) {
 		/* a layout's inherited keys too, as gp.rl reads them */
 		lgp_flat(L, 2);
+		lgp_job_stage_list(L, 1, 2);
 		lgp_read_store(L, 2, 2, &lgp_rl_step_desc, &c, LGP_STRICT,
 			       &st);
 		lgp_step_batches(L, 2, c.train.mem.lay.micro_batch,

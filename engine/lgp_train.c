@@ -636,6 +636,18 @@ void lgp_set_refusal(lua_State *L, int job, int idx)
 	lua_setiuservalue(L, job, 1);
 }
 
+/* The job's stage_list function (gpuplan.memory stage_list with the
+ * job's stack: lgp_job_stage_list calls it) from idx (nil: none), as the
+ * job at index job keeps it: its user value 3. */
+void lgp_set_stage_list(lua_State *L, int job, int idx)
+{
+	if (lua_isnoneornil(L, idx))
+		return;
+	luaL_checktype(L, idx, LUA_TFUNCTION);
+	lua_pushvalue(L, idx);
+	lua_setiuservalue(L, job, 3);
+}
+
 /* The job's sharding function (gpuplan.train's step_sharding: the
  * sharding gp.train takes from an fsdp, memory.sharding's one rule,
  * with the job's grad_sync and node), from idx (nil: none), as the job
@@ -783,26 +795,70 @@ void lgp_job_refusal(lua_State *L, int job, const train_cfg *c)
 	lua_pop(L, 1);
 }
 
+/* A step's stage_layers read by gp.train's rule (gpuplan.memory
+ * stage_list, the job's stage_list function: its user value 3, from
+ * lgp_set_stage_list): a table ({9, 9, 8, 6}) as gp.train takes
+ * it, the job's stack's refusal, "" refused as an empty list -- the step
+ * read the text alone, on every stack, and "" cleared the job's list.
+ * The step table at index step (lgp_flat's, not the caller's when it had
+ * a metatable) is replaced by a shallow copy holding the function's
+ * text.  A step without stage_layers, or a job without the function
+ * (core.train_job called bare), calls no Lua. */
+void lgp_job_stage_list(lua_State *L, int job, int step)
+{
+	if (lua_type(L, step) != LUA_TTABLE)
+		return;
+	if (lua_getfield(L, step, "stage_layers") == LUA_TNIL) {
+		lua_pop(L, 1);
+		return;
+	}
+	if (lua_getiuservalue(L, job, 3) != LUA_TFUNCTION) {
+		lua_pop(L, 2);
+		return;
+	}
+	lua_insert(L, -2);
+	lua_call(L, 1, 2);
+	if (lua_type(L, -2) != LUA_TSTRING)
+		luaL_error(L, "step: %s", lua_type(L, -1) == LUA_TSTRING ?
+			   lua_tostring(L, -1) : "stage_layers refused");
+	lua_pop(L, 1);
+	/* the copy: the caller's table keeps its own value */
+	lua_newtable(L);
+	lua_pushnil(L);
+	while (lua_next(L, step)) {
+		lua_pushvalue(L, -2);
+		lua_insert(L, -2);
+		lua_rawset(L, -4);
+	}
+	if (lua_getmetatable(L, step))
+		lua_setmetatable(L, -2);
+	lua_insert(L, -2);
+	lua_setfield(L, -2, "stage_layers");
+	lua_replace(L, step);
+}
+
 /* core.train_job(model, device, topo, cfg [, fusion [, refusal [,
- * sharding [, zero_group]]]]) -> job: cfg as core.train's (its layout the
- * default of each step), with gpus the job's size; fusion as lgp_tofusion
- * reads it, refusal as lgp_set_refusal, sharding as lgp_set_sharding,
- * zero_group as lgp_job_zero_group_arg. */
+ * sharding [, zero_group [, stage_list]]]]]) -> job: cfg as core.train's
+ * (its layout the default of each step), with gpus the job's size;
+ * fusion as lgp_tofusion reads it, refusal as lgp_set_refusal, sharding
+ * as lgp_set_sharding, zero_group as lgp_job_zero_group_arg, stage_list
+ * as lgp_job_stage_list calls it. */
 int lgp_train_job(lua_State *L)
 {
 	lgp_job *j;
 
-	lua_settop(L, 8);
-	j = lua_newuserdatauv(L, sizeof *j, 2);
+	lua_settop(L, 9);
+	j = lua_newuserdatauv(L, sizeof *j, 3);
 	memset(j, 0, sizeof *j);
 	lgp_tomodel(L, 1, &j->m);
 	lgp_todevice(L, 2, &j->d);
 	lgp_totopo(L, 3, &j->t);
 	lgp_totraincfg_arg(L, 4, 4, &j->base, &j->stages);
 	lgp_tofusion(L, 5, j->base.grad_acc_fusion, j->fusion);
-	lgp_set_refusal(L, 9, 6);
-	lgp_set_sharding(L, 9, 7);
+	lgp_set_refusal(L, 10, 6);
+	lgp_set_sharding(L, 10, 7);
 	j->zero_group = lgp_job_zero_group_arg(L, 8);
+	lgp_set_stage_list(L, 10, 9);
 	j->gpus = lgp_field_int(L, 4, "train", "gpus", 0,
 				j->base.mem.lay.tp * j->base.mem.lay.pp *
 				j->base.mem.lay.cp * j->base.mem.lay.dp, 1);
@@ -833,6 +889,7 @@ static int lgp_job_step(lua_State *L)
 	if (!lua_isnoneornil(L, 2)) {
 		/* a layout's inherited keys too, as gp.train reads them */
 		lgp_flat(L, 2);
+		lgp_job_stage_list(L, 1, 2);
 		lgp_read_store(L, 2, 2, &lgp_step_desc, &c, LGP_STRICT, &st);
 		lgp_step_batches(L, 2, c.mem.lay.micro_batch, c.global_batch,
 				 j->base.mem.lay.micro_batch,

@@ -1122,6 +1122,77 @@ local function prepare_shape(o, cfg, model, method, dflt, defaults, who)
   return prompt_len, response_len
 end
 
+-- stage_layers sl as gp.train and a job's step (gp.train_job's job:step,
+-- by the job's stage_list function: engine lgp_job_step) take it, the
+-- one rule: a list of whole numbers >= 1, or their comma-joined text, on
+-- the megatron stack, at pp >= 2 where pp is given (a step's pp the
+-- engine checks: memory_layout.c stage_list_check) -> the comma text the
+-- engine reads (engine/layout.c layout_stage_list_parse), or nil, why,
+-- and true where why is a usage refusal (the stack's, pp's).  A step
+-- took only the text, on every stack, and "" cleared the job's list.
+function M.stage_list(sl, stack, pp)
+  local list = {}
+  local a = require "gpuplan.args"
+  if type(sl) == "string" then
+    -- "" (or blanks) is no list, refused as one below
+    if sl:find("%S") then
+      for x in (sl .. ","):gmatch("([^,]*),") do list[#list + 1] = x end
+    end
+  elseif type(sl) == "table" then
+    local n = 0
+    for k in pairs(sl) do
+      if math.type(k) ~= "integer" or k < 1 then
+        return nil, string.format("stage_layers must be a list of layer counts (got a table "
+          .. "with key %s)", type(k) == "string" and ("'" .. k .. "'") or shown(k))
+      end
+      n = n + 1
+    end
+    for i = 1, n do
+      if sl[i] == nil then
+        return nil, string.format("stage_layers[%d] must be a whole number of layers >= 1 "
+          .. "(got nil)", i)
+      end
+      list[i] = sl[i]
+    end
+  else
+    return nil, string.format("stage_layers must be a list of layer counts, e.g. {9, 9, 8, 6} "
+      .. "or \"9,9,8,6\" (got %s)", shown(sl))
+  end
+  if #list == 0 then return nil, "stage_layers is empty: give each pipeline stage's layers" end
+  -- the engine's bound (engine/layout.h GP_STAGE_LIST_MAX)
+  local most = require("gpuplan.core").STAGE_LIST_MAX
+  if #list > most then
+    return nil, string.format("stage_layers: %d stages, more than the %d it takes", #list, most)
+  end
+  for i, x in ipairs(list) do
+    local raw = type(x) == "string" and x:match("^%s*(.-)%s*$") or x
+    local n = a.decimal_int(raw)
+    -- a whole count past the bound was said as not one ("must be a
+    -- whole number of layers >= 1 (got '2147483647')"): its bound named
+    local whole = n or (type(raw) == "number" and raw)
+      or (type(raw) == "string" and not raw:match("^[%+%-]?0[xX]") and tonumber(raw))
+    if whole and whole > M.COUNT_MAX and whole < math.huge and whole == math.floor(whole) then
+      return nil, string.format("stage_layers[%d] must be at most %d layers (got %s)", i,
+        M.COUNT_MAX, shown(x))
+    end
+    if n == nil or n < 1 then
+      return nil, string.format("stage_layers[%d] must be a whole number of layers >= 1 "
+        .. "(got %s)", i, shown(x))
+    end
+    list[i] = n
+  end
+  if pp and pp < 2 then
+    return nil, string.format("stage_layers applies to pipeline stages (pp >= 2; got pp %d)",
+      pp), true
+  end
+  if stack ~= "megatron" then
+    return nil, string.format("stage_layers is Megatron-Core's layout "
+      .. "(pipeline_model_parallel_layout); stack = %s partitions by its own rule (the "
+      .. "megatron stack takes it)", stack), true
+  end
+  return table.concat(list, ",")
+end
+
 -- The software stack and what follows from it, framework switches,
 -- the MoE capacity factor; returns the stack.
 -- searched: the layout is the search's (gp.sweep), pp not yet known.
@@ -1291,59 +1362,9 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
   -- one entry a stage and the model's layers in all (memory_layout.c
   -- stage_list_check).  Not searched: plan does not take it.
   if o.stage_layers ~= nil then
-    local sl, list = o.stage_layers, {}
-    local a = require "gpuplan.args"
-    if type(sl) == "string" then
-      -- "" (or blanks) is no list, refused as one below
-      if sl:find("%S") then
-        for x in (sl .. ","):gmatch("([^,]*),") do list[#list + 1] = x end
-      end
-    elseif type(sl) == "table" then
-      local n = 0
-      for k in pairs(sl) do
-        if math.type(k) ~= "integer" or k < 1 then
-          fail("stage_layers must be a list of layer counts (got a table with key %s)",
-            type(k) == "string" and ("'" .. k .. "'") or shown(k))
-        end
-        n = n + 1
-      end
-      for i = 1, n do
-        if sl[i] == nil then fail("stage_layers[%d] must be a whole number of layers >= 1 (got nil)", i) end
-        list[i] = sl[i]
-      end
-    else
-      fail("stage_layers must be a list of layer counts, e.g. {9, 9, 8, 6} or \"9,9,8,6\" "
-        .. "(got %s)", shown(sl))
-    end
-    if #list == 0 then fail("stage_layers is empty: give each pipeline stage's layers") end
-    -- the engine's bound (engine/layout.h GP_STAGE_LIST_MAX)
-    local most = require("gpuplan.core").STAGE_LIST_MAX
-    if #list > most then
-      fail("stage_layers: %d stages, more than the %d it takes", #list, most)
-    end
-    for i, x in ipairs(list) do
-      local raw = type(x) == "string" and x:match("^%s*(.-)%s*$") or x
-      local n = a.decimal_int(raw)
-      -- a whole count past the bound was said as not one ("must be a
-      -- whole number of layers >= 1 (got '2147483647')"): its bound named
-      local whole = n or (type(raw) == "number" and raw)
-        or (type(raw) == "string" and not raw:match("^[%+%-]?0[xX]") and tonumber(raw))
-      if whole and whole > M.COUNT_MAX and whole < math.huge and whole == math.floor(whole) then
-        fail("stage_layers[%d] must be at most %d layers (got %s)", i, M.COUNT_MAX, shown(x))
-      end
-      if n == nil or n < 1 then
-        fail("stage_layers[%d] must be a whole number of layers >= 1 (got %s)", i, shown(x))
-      end
-      list[i] = n
-    end
-    if pp < 2 and not searched then
-      usage("stage_layers applies to pipeline stages (pp >= 2; got pp %d)", pp)
-    end
-    if stack ~= "megatron" then
-      usage("stage_layers is Megatron-Core's layout (pipeline_model_parallel_layout); stack = "
-        .. "%s partitions by its own rule (the megatron stack takes it)", stack)
-    end
-    cfg.stage_layers = table.concat(list, ",")
+    local text, why, use = M.stage_list(o.stage_layers, stack, not searched and pp or nil)
+    if not text then (use and usage or fail)("%s", why) end
+    cfg.stage_layers = text
   end
   -- Megatron-Core's account_for_embedding/loss_in_pipeline_split (the
   -- embedding and the loss each take a layer's place in the split; Llama

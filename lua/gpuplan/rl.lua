@@ -1814,7 +1814,7 @@ local function job_of(o, model, s, c, follow_tp)
   -- the zero_group itself: each step's groups from its own layout
   -- (engine lgp_job_zero_group)
   local ok, j = pcall(h.rl_job, h.model(model), h.device(s.device), h.topology(s.topo), c,
-    follow_tp, s.fusion, s.refusal, s.sharding, o.zero_group)
+    follow_tp, s.fusion, s.refusal, s.sharding, o.zero_group, s.stage_list)
   if not ok then error("rl_job: " .. require("gpuplan.cli").clean(j), 0) end
   return j
 end

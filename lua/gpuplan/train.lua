@@ -1918,6 +1918,12 @@ function M.setup(o, sweep)
            refusal = refusal,
            -- the sharding of a job's step that gives fsdp
            sharding = step_sharding,
+           -- a job's step's stage_layers read by gp.train's rule
+           -- (memory.stage_list: the job's stack; the step's pp the
+           -- engine checks)
+           stage_list = function(v)
+             return require("gpuplan.memory").stage_list(v, tostring(cfg.stack))
+           end,
            -- GPUs one host (OS) runs: the node's, fewer where the
            -- system's NVLink domain spans hosts (catalog host_gpus)
            host_gpus = math.min(topo.gpus_per_node,
@@ -2084,8 +2090,10 @@ end
 --   local r = job:step{ tp = 8, pp = 2, zero = 1, batch = 1, recompute = "selective" }
 --   if r.fits then print(r.step_s, r.mfu, r.tokens_per_s) end
 -- job:step takes gp.train's layout names (tp, pp, cp, ep, etp, vpp, zero, sp,
--- batch, recompute, recompute_layers, global_batch, fsdp and the
--- overlaps); what it does not give is the job's.  dp follows from gpus.
+-- batch, recompute, recompute_layers, global_batch, fsdp, stage_layers and
+-- the overlaps); what it does not give is the job's.  dp follows from gpus.
+-- stage_layers is read by gp.train's rule (memory.stage_list: a table or
+-- its text, the megatron stack only, "" refused as empty).
 -- fsdp is gp.train's (full_shard, shard_grad_op, hybrid_shard, true:
 -- full_shard, false: none) and brings what gp.train takes from it -- the
 -- strategy's ZeRO stage (a zero given with it must be that stage),
@@ -2114,7 +2122,7 @@ function M.train_job(o)
   -- the zero_group itself, not its GPUs: a step's groups are n of its
   -- own dp x cp ranks, n x its tp GPUs (engine lgp_job_zero_group)
   local ok, job = pcall(h.train_job, h.model(s.model), h.device(s.device), h.topology(s.topo), c,
-    s.fusion, s.refusal, s.sharding, o.zero_group)
+    s.fusion, s.refusal, s.sharding, o.zero_group, s.stage_list)
   if not ok then error("train_job: " .. require("gpuplan.cli").clean(job), 2) end
   return job
 end
