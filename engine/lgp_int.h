@@ -231,11 +231,13 @@ int lgp_sweep(lua_State *L);
 int lgp_train_job(lua_State *L);
 
 void lgp_tofusion(lua_State *L, int idx, int given, int fusion[2]);
-void lgp_set_refusal(lua_State *L, int job, int idx);
+/* A training or rl job's Lua functions, kept in its user value slots
+ * (lgp_set_job_fn). */
+enum { LGP_JOB_REFUSAL = 1, LGP_JOB_SHARDING = 2, LGP_JOB_STAGE_LIST = 3,
+       LGP_JOB_FNS = 3 };
+void lgp_set_job_fn(lua_State *L, int job, int idx, int slot);
 void lgp_job_refusal(lua_State *L, int job, const train_cfg *c);
-void lgp_set_sharding(lua_State *L, int job, int idx);
 void lgp_job_sharding(lua_State *L, int job, int step, train_cfg *c);
-void lgp_set_stage_list(lua_State *L, int job, int idx);
 void lgp_job_stage_list(lua_State *L, int job, int step);
 int lgp_job_zero_group_arg(lua_State *L, int idx);
 void lgp_job_zero_group(lua_State *L, int n, gp_layout *y);

@@ -397,15 +397,15 @@ typedef struct rl_job_ud {
  * job prices given pools), its actor's layout the default of each step; follow_tp true: a step's rollout TP
  * is its actor's tp unless it gives rollout_tp (gp.rl's default); fusion
  * the actor's gradient accumulation fusion without FSDP and with it, as
- * lgp_tofusion reads it; refusal as lgp_set_refusal, sharding as
- * lgp_set_sharding, stage_list as lgp_set_stage_list. */
+ * lgp_tofusion reads it; refusal, sharding and stage_list as
+ * lgp_set_job_fn keeps them. */
 int lgp_rl_job(lua_State *L)
 {
 	rl_job_ud *j;
 	const gp_layout *lay;
 
 	lua_settop(L, 10);
-	j = lua_newuserdatauv(L, sizeof *j, 3);
+	j = lua_newuserdatauv(L, sizeof *j, LGP_JOB_FNS);
 	memset(j, 0, sizeof *j);
 	lgp_tomodel(L, 1, &j->m);
 	lgp_todevice(L, 2, &j->d);
@@ -415,10 +415,10 @@ int lgp_rl_job(lua_State *L)
 				  "a job prices the pools it is given");
 	j->follow_tp = lua_toboolean(L, 5);
 	lgp_tofusion(L, 6, j->base.train.grad_acc_fusion, j->fusion);
-	lgp_set_refusal(L, 11, 7);
-	lgp_set_sharding(L, 11, 8);
+	lgp_set_job_fn(L, 11, 7, LGP_JOB_REFUSAL);
+	lgp_set_job_fn(L, 11, 8, LGP_JOB_SHARDING);
 	j->zero_group = lgp_job_zero_group_arg(L, 9);
-	lgp_set_stage_list(L, 11, 10);
+	lgp_set_job_fn(L, 11, 10, LGP_JOB_STAGE_LIST);
 	lay = &j->base.train.mem.lay;
 	j->gpus = lay->tp * lay->pp * lay->cp * lay->dp;
 	luaL_setmetatable(L, LGP_RL_JOB);

@@ -623,42 +623,22 @@ void lgp_tofusion(lua_State *L, int idx, int given, int fusion[2])
 	}
 }
 
-/* The job's refusal function (gpuplan.train's sharding_rule: the rule
- * of the options that hold under one sharding only, which gp.train's
- * setup asks of its own layout), from idx (nil: none), as the job at
- * index job keeps it: its user value 1. */
-void lgp_set_refusal(lua_State *L, int job, int idx)
+/* One of the job's Lua functions from idx (nil: none), as the job at
+ * index job keeps it in its user value slot (engine/lgp_int.h's
+ * LGP_JOB_*): the refusal function (gpuplan.train's sharding_rule: the
+ * rule of the options that hold under one sharding only, which
+ * gp.train's setup asks of its own layout), the sharding function
+ * (gpuplan.train's step_sharding: the sharding gp.train takes from an
+ * fsdp, memory.sharding's one rule, with the job's grad_sync and node)
+ * or the stage_list function (gpuplan.memory stage_list with the job's
+ * stack: lgp_job_stage_list calls it). */
+void lgp_set_job_fn(lua_State *L, int job, int idx, int slot)
 {
 	if (lua_isnoneornil(L, idx))
 		return;
 	luaL_checktype(L, idx, LUA_TFUNCTION);
 	lua_pushvalue(L, idx);
-	lua_setiuservalue(L, job, 1);
-}
-
-/* The job's stage_list function (gpuplan.memory stage_list with the
- * job's stack: lgp_job_stage_list calls it) from idx (nil: none), as the
- * job at index job keeps it: its user value 3. */
-void lgp_set_stage_list(lua_State *L, int job, int idx)
-{
-	if (lua_isnoneornil(L, idx))
-		return;
-	luaL_checktype(L, idx, LUA_TFUNCTION);
-	lua_pushvalue(L, idx);
-	lua_setiuservalue(L, job, 3);
-}
-
-/* The job's sharding function (gpuplan.train's step_sharding: the
- * sharding gp.train takes from an fsdp, memory.sharding's one rule,
- * with the job's grad_sync and node), from idx (nil: none), as the job
- * at index job keeps it: its user value 2. */
-void lgp_set_sharding(lua_State *L, int job, int idx)
-{
-	if (lua_isnoneornil(L, idx))
-		return;
-	luaL_checktype(L, idx, LUA_TFUNCTION);
-	lua_pushvalue(L, idx);
-	lua_setiuservalue(L, job, 2);
+	lua_setiuservalue(L, job, slot);
 }
 
 /* The fsdp of the step table at index step into c, read after the
@@ -699,7 +679,7 @@ void lgp_job_sharding(lua_State *L, int job, int step, train_cfg *c)
 			return;
 		}
 	}
-	if (lua_getiuservalue(L, job, 2) != LUA_TFUNCTION) {
+	if (lua_getiuservalue(L, job, LGP_JOB_SHARDING) != LUA_TFUNCTION) {
 		lua_pop(L, 1);
 		if (!given) {
 			lua_pop(L, 1);
@@ -779,7 +759,7 @@ void lgp_job_refusal(lua_State *L, int job, const train_cfg *c)
 	    !c->ckpt_early_stop && !c->mem.cp_ulysses &&
 	    !c->mem.sac_attn_recompute && c->mem.optim.ns_steps <= 0)
 		return;
-	if (lua_getiuservalue(L, job, 1) != LUA_TFUNCTION) {
+	if (lua_getiuservalue(L, job, LGP_JOB_REFUSAL) != LUA_TFUNCTION) {
 		lua_pop(L, 1);
 		return;
 	}
@@ -797,7 +777,7 @@ void lgp_job_refusal(lua_State *L, int job, const train_cfg *c)
 
 /* A step's stage_layers read by gp.train's rule (gpuplan.memory
  * stage_list, the job's stage_list function: its user value 3, from
- * lgp_set_stage_list): a table ({9, 9, 8, 6}) as gp.train takes
+ * lgp_set_job_fn): a table ({9, 9, 8, 6}) as gp.train takes
  * it, the job's stack's refusal, "" refused as an empty list -- the step
  * read the text alone, on every stack, and "" cleared the job's list.
  * The step table at index step (lgp_flat's, not the caller's when it had
@@ -812,7 +792,7 @@ void lgp_job_stage_list(lua_State *L, int job, int step)
 		lua_pop(L, 1);
 		return;
 	}
-	if (lua_getiuservalue(L, job, 3) != LUA_TFUNCTION) {
+	if (lua_getiuservalue(L, job, LGP_JOB_STAGE_LIST) != LUA_TFUNCTION) {
 		lua_pop(L, 2);
 		return;
 	}
@@ -840,25 +820,25 @@ void lgp_job_stage_list(lua_State *L, int job, int step)
 /* core.train_job(model, device, topo, cfg [, fusion [, refusal [,
  * sharding [, zero_group [, stage_list]]]]]) -> job: cfg as core.train's
  * (its layout the default of each step), with gpus the job's size;
- * fusion as lgp_tofusion reads it, refusal as lgp_set_refusal, sharding
- * as lgp_set_sharding, zero_group as lgp_job_zero_group_arg, stage_list
- * as lgp_job_stage_list calls it. */
+ * fusion as lgp_tofusion reads it, refusal, sharding and stage_list as
+ * lgp_set_job_fn keeps them (lgp_job_stage_list calls the last),
+ * zero_group as lgp_job_zero_group_arg reads it. */
 int lgp_train_job(lua_State *L)
 {
 	lgp_job *j;
 
 	lua_settop(L, 9);
-	j = lua_newuserdatauv(L, sizeof *j, 3);
+	j = lua_newuserdatauv(L, sizeof *j, LGP_JOB_FNS);
 	memset(j, 0, sizeof *j);
 	lgp_tomodel(L, 1, &j->m);
 	lgp_todevice(L, 2, &j->d);
 	lgp_totopo(L, 3, &j->t);
 	lgp_totraincfg_arg(L, 4, 4, &j->base, &j->stages);
 	lgp_tofusion(L, 5, j->base.grad_acc_fusion, j->fusion);
-	lgp_set_refusal(L, 10, 6);
-	lgp_set_sharding(L, 10, 7);
+	lgp_set_job_fn(L, 10, 6, LGP_JOB_REFUSAL);
+	lgp_set_job_fn(L, 10, 7, LGP_JOB_SHARDING);
 	j->zero_group = lgp_job_zero_group_arg(L, 8);
-	lgp_set_stage_list(L, 10, 9);
+	lgp_set_job_fn(L, 10, 9, LGP_JOB_STAGE_LIST);
 	j->gpus = lgp_field_int(L, 4, "train", "gpus", 0,
 				j->base.mem.lay.tp * j->base.mem.lay.pp *
 				j->base.mem.lay.cp * j->base.mem.lay.dp, 1);

@@ -9,9 +9,7 @@ require JSON::PP;
 my ($c, $o, $e);
 my $dir = File::Temp::tempdir(CLEANUP => 1);
 
-open my $fh, '<', 'validation/cases.json' or die $!;
-my $all = JSON::PP->new->decode(do { local $/; <$fh> });
-close $fh;
+my $all = shipped_cases();
 my %by = map { $_->{id} => $_ } @$all;
 
 # 1. A case's hardware.inter_node that no catalog fabric has ('ib-ndr',

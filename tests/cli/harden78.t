@@ -11,9 +11,7 @@ require JSON::PP;
 my ($c, $o, $e);
 my $dir = File::Temp::tempdir(CLEANUP => 1);
 
-open my $fh, '<', 'validation/cases.json' or die $!;
-my $all = JSON::PP->new->decode(do { local $/; <$fh> });
-close $fh;
+my $all = shipped_cases();
 my %by = map { $_->{id} => $_ } @$all;
 
 # 1. A list element of a case that the schema refuses

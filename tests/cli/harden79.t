@@ -95,9 +95,7 @@ for my $kv (['attn_sinks = "no"', qr/model\.attn_sinks must be true or false \(g
 # unpredicted (exit 0) with gp.train's "stage_layers is empty", naming no
 # line.  Now refused at its line, as any other field the schema refuses.
 {
-    open my $fh, '<', 'validation/cases.json' or die $!;
-    my $all = JSON::PP->new->decode(do { local $/; <$fh> });
-    close $fh;
+    my $all = shipped_cases();
     my ($case) = grep { $_->{id} eq 'mlm-dsv3-gb200-guide-mxfp8-hybridep-970' } @$all;
     ok($case, 'the DeepSeek-V3 GB200 guide row is shipped');
     $case->{parallel}{stage_layers} = [];
@@ -136,9 +134,7 @@ like($e, qr/^gpuplan: rl: --ema under --zero 3 gathers/m, 'a --zero given: as ty
 # a nil value (field 'itl_load_s')", an internal file:line.  Now the field
 # and its line, as hardware.gpu's refusal names them.
 {
-    open my $fh, '<', 'validation/cases.json' or die $!;
-    my $all = JSON::PP->new->decode(do { local $/; <$fh> });
-    close $fh;
+    my $all = shipped_cases();
     my ($case) = grep { $_->{id} eq 'gpustack-vllm0110-qwen3-8b-h100-sharegpt-c4-tpot' } @$all;
     ok($case, 'the gpustack Qwen3-8B TPOT row is shipped');
     is($case->{measured}{metric}, 'itl_ms', 'an itl_ms case');
@@ -159,9 +155,7 @@ like($e, qr/^gpuplan: rl: --ema under --zero 3 gathers/m, 'a --zero given: as ty
 # ... and a decode_tokens_per_s case at output_len 1 read "not predicted"
 # alone (gp.infer's stream_tokens_per_s is nil there: no decode step runs).
 {
-    open my $fh, '<', 'validation/cases.json' or die $!;
-    my $all = JSON::PP->new->decode(do { local $/; <$fh> });
-    close $fh;
+    my $all = shipped_cases();
     my ($case) = grep { $_->{kind} eq 'infer' && $_->{measured}{metric} eq 'decode_tokens_per_s' } @$all;
     ok($case, 'a decode_tokens_per_s case is shipped');
     $case->{workload}{output_len} = 1;

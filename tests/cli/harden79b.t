@@ -11,9 +11,7 @@ require JSON::PP;
 my ($c, $o, $e);
 my $dir = File::Temp::tempdir(CLEANUP => 1);
 
-open my $fh, '<', 'validation/cases.json' or die $!;
-my $all = JSON::PP->new->decode(do { local $/; <$fh> });
-close $fh;
+my $all = shipped_cases();
 sub shipped { my ($id) = @_; my ($x) = grep { $_->{id} eq $id } @$all; ok($x, "$id is shipped"); return JSON::PP->new->decode(JSON::PP->new->encode($x)) }
 # the case written out alone; the line of the first line matching $re
 sub case_file {

@@ -48,4 +48,13 @@ sub write_file {
     close $fh;
 }
 
+# shipped_cases() -> the array of validation/cases.json's cases, decoded
+sub shipped_cases {
+    require JSON::PP;
+    open(my $fh, '<', 'validation/cases.json') or die "validation/cases.json: $!";
+    my $all = JSON::PP->new->decode(do { local $/; <$fh> });
+    close $fh;
+    return $all;
+}
+
 1;
