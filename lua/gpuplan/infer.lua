@@ -2601,6 +2601,28 @@ function M.setup(a)
   if not okd then error("infer: " .. tostring(d):gsub("^[^%s:]+:%d+: ", "", 1), 3) end
   bool_arg(a, "flash")
   bool_arg(a, "offload")
+  -- graph_per_node: a graph replayed node by node.  The HIP runtime of
+  -- ROCm 6.1 (ROCm/clr at rocm-6.1.2, rocclr/utils/flags.hpp:
+  -- "release(bool, DEBUG_CLR_GRAPH_PACKET_CAPTURE, false, ...)") runs
+  -- hipGraphLaunch as hipamd/src/hip_graph_internal.cpp GraphExec::Run:
+  -- with the flag off each node is "topoOrder_[i]->CreateCommand(...);
+  -- topoOrder_[i]->EnqueueCommands(stream);", one command and one AQL
+  -- dispatch from the host a kernel, as a stream launch does; the
+  -- captured-packet path ("dispatchAqlPacket(topoOrder_[i]->
+  -- GetAqlPacket(), accumulate)", one accumulated command for the graph)
+  -- is the default from rocm-6.2.0 (commit ae0368d12, "Enable
+  -- DEBUG_CLR_GRAPH_PACKET_CAPTURE environiment variable").  So each
+  -- kernel of a graphed step is priced at the card's stream launch
+  -- (roof_device launch, catalog/archs.lua launch_overhead), as
+  -- engine/infer_run.c eager_step prices a step's kernels off the graph,
+  -- not at its graph launch.
+  if bool_arg(a, "graph_per_node") then
+    if a.enforce_eager == true then
+      error(args.usage("infer: give graph_per_node or enforce_eager, not both: an eager run "
+        .. "replays no graph"), 3)
+    end
+    d.graph_launch = d.launch
+  end
   local defaults = {}
   local function default(s) defaults[#defaults + 1] = s end
   if a.power_limit == nil and clock < 1 then

@@ -1048,6 +1048,14 @@ opt { name = "enforce_eager", type = "flag", commands = "infer",
     .. "--enforce-eager, and every vLLM before its graphs; TensorRT-LLM's PyTorch flow before "
     .. "mid-2025, use_cuda_graph False): --runtime vllm, or trtllm for a DeepSeek-V3-shaped model",
   suggest = { "eager_mode", "disable_cuda_graph", "no_cuda_graph" } }
+opt { name = "graph_per_node", type = "flag", commands = "infer",
+  help = "the runtime's captured graph is replayed node by node: the HIP runtime of ROCm "
+    .. "6.1 and before (DEBUG_CLR_GRAPH_PACKET_CAPTURE off by default until ROCm 6.2.0) "
+    .. "enqueues each kernel node of a hipGraphLaunch as an ordinary dispatch, so every "
+    .. "kernel of a graphed step costs the card's stream launch, not its graph launch "
+    .. "(upstream vLLM's Dockerfile.rocm through 0.6.1 builds on ROCm 6.1); not with "
+    .. "--enforce-eager",
+  suggest = { "hip_graph_per_node", "graph_packet_capture", "no_graph_packet_capture" } }
 opt { name = "cuda_graphs", type = "flag", commands = "infer", default = true,
   help = "llama.cpp replays a one-token decode step on one NVIDIA GPU of Ampere or later as "
     .. "a CUDA graph (its builds since PR 6766, 2024-05-08; not with layers offloaded or an "

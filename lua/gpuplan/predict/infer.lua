@@ -702,6 +702,24 @@ local PROFILES = {
       -- Not modelled: later releases still fall back to the kernel for
       -- the shapes the custom one does not take (PR #8310: "enable rocm
       -- custom paged attention kernel for specific size and dtype").
+      -- The same stated upstream releases built on ROCm 6.1: vLLM's ROCm
+      -- page of v0.6.0 (docs.vllm.ai/en/v0.6.0, getting_started/
+      -- amd-installation): "Dockerfile.rocm uses ROCm 6.1 by default"
+      -- (v0.6.5's page: "uses ROCm 6.2 by default"; the releases between
+      -- are not placed).  ROCm 6.1's HIP replays a captured graph node by
+      -- node (gp.infer's graph_per_node: DEBUG_CLR_GRAPH_PACKET_CAPTURE
+      -- off until ROCm 6.2.0), so the decode graph's kernels launch at
+      -- the card's stream launch.  Not for the MoE serving model.
+      if amd and ver and a.graph_per_node == nil and not a.enforce_eager
+        and not require("gpuplan.serve").wants(a) then
+        local r = release(ver)
+        if r ~= nil and version.before(r, "0.6.2") then
+          a.graph_per_node = true
+          defaults[#defaults + 1] = "graph_per_node (upstream vLLM before 0.6.2 builds on ROCm "
+            .. "6.1, whose HIP replays a graph node by node: DEBUG_CLR_GRAPH_PACKET_CAPTURE off "
+            .. "until ROCm 6.2.0; each kernel at the card's stream launch)"
+        end
+      end
       if not paged and amd and ver then
         local r = release(ver)
         if r ~= nil and version.before(r, "0.6.2") then
