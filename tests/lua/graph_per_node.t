@@ -50,7 +50,8 @@ local function says(r, pat)
   return false
 end
 t.is(p.job.graph_per_node, true, "the MI300X case of vLLM 0.6.1: graph_per_node")
-t.ok(says(p, "graph_per_node (upstream vLLM before 0.6.2 builds on ROCm 6.1"), "... with its reason")
+t.ok(says(p, "graph_per_node (upstream vLLM before 0.6.2 builds on ROCm 6.1"),
+     "... with its reason")
 c.hardware.gpu = "h100-sxm"
 local ph = assert(predict(c, gp.catalog()))
 t.ok(ph.job.graph_per_node == nil and not says(ph, "graph_per_node"),
