@@ -1401,12 +1401,27 @@ static int acc16_convert(builder *b, const gp_model *m, const gp_op *o,
  * keys to fill the waves.  Priced as the op's tiles without a split:
  * 128-row tiles one a SM, the same waves as 64-row blocks two a SM.
  * Hopper's FlashAttention-3 schedules its tiles itself (vllm PR #58013:
- * "FA3/FA4 (tile-scheduled)") and keeps the split-K reading. */
+ * "FA3/FA4 (tile-scheduled)") and keeps the split-K reading.
+ * The same holds for vLLM V0's Triton prefix-prefill kernel
+ * (infer_cfg.prefix_prefill), which V0's ROCm backend runs for every
+ * prompt chunk once chunked prefill is on (rocm_flash_attn.py, "#
+ * prefix-enabled attention": PagedAttention.forward_prefix ->
+ * context_attention_fwd of vllm/attention/ops/prefix_prefill.py): its
+ * launch is "grid = (batch, head, triton.cdiv(max_input_len, BLOCK))"
+ * with "BLOCK = 128 if cap[0] >= 8 else 64" as both BLOCK_M and
+ * BLOCK_N, and each program's "for start_n in range(0,
+ * cur_batch_ctx_len, BLOCK_N)" walks its sequence's whole cached
+ * prefix, then its own chunk (vllm-project/vllm prefix_prefill.py,
+ * the V0 releases of 2024).  One program per query head and 128-query
+ * block: a 512-token chunk of Llama 3.1 405B at TP 8 (16 query heads a
+ * GPU) is 64 programs, one wave on an MI300X's 304 CUs with 240 idle
+ * for the chunk's whole attention -- the op's packed GQA tiles (16 x
+ * 512 rows / 128 = 64) without a split. */
 static int fa2_prompt_nosplit(const infer_cfg *c, const gp_op *o, double q,
                               int flash)
 {
-	return c->mixed_kv_per_qhead && flash && q > 1.0 &&
-	       o->kind == GP_OP_ATTN;
+	return (c->mixed_kv_per_qhead || c->prefix_prefill) && flash &&
+	       q > 1.0 && o->kind == GP_OP_ATTN;
 }
 
 static int step_layers(builder *b, const gp_model *m, const shape *s,

@@ -90,6 +90,12 @@ typedef struct infer_cfg {
 	                         kv_per_qhead does: vLLM V1's one varlen
 	                         FlashAttention-2 call for the whole mixed
 	                         batch (infer_run.c mixed_prices) */
+	int prefix_prefill;   /* 1: a prompt's attention runs vLLM V0's
+	                         Triton prefix-prefill kernel (ROCm's
+	                         chunked prefill): one program a sequence,
+	                         query head and 128-query block, each over
+	                         all its keys, no split (infer.c
+	                         fa2_prompt_nosplit) */
 	double kv_pool;       /* with kv_unfused: the pool's bytes per GPU
 	                         (infer_run sets it from the KV budget) */
 	gp_dtype compute;     /* GEMM precision (infer_compute_dtype) */

@@ -59,6 +59,7 @@ static const lgp_field infer_fields[] = {
 	IF_BOOL("wo_unfused", wo_unfused),
 	IF_BOOL("kv_per_qhead", kv_per_qhead),
 	IF_BOOL("mixed_kv_per_qhead", mixed_kv_per_qhead),
+	IF_BOOL("prefix_prefill", prefix_prefill),
 	F_DTYPE("compute", offsetof(infer_cfg, compute), 0),
 	IF_INT("tp", tp, 1),
 	IF_INT("pp", pp, 1),

@@ -2918,6 +2918,18 @@ function M.setup(a)
   -- kernel of vLLM's, in gp.infer's own mixed steps, over a K/V cache.
   runtime_kernel(a, "fa2_mixed", true, "vllm", "vLLM V1's attention kernel in its mixed steps",
     "fa2_mixed", "vLLM V1's mixed-step FlashAttention-2 reads are", serving, by)
+  -- prefix_prefill: vLLM V0's Triton prefix-prefill kernel for the prompt
+  -- chunks (engine/infer.c fa2_prompt_nosplit), a kernel of vLLM's, in
+  -- gp.infer's own steps; without chunked prefill V0 prefills whole prompts
+  -- on its flash-attention kernel instead, and the option would price a
+  -- kernel that run does not launch.
+  runtime_kernel(a, "prefix_prefill", true, "vllm", "vLLM V0's prompt-chunk attention kernel",
+    "prefix_prefill", "vLLM V0's Triton prefix-prefill kernel is", serving, by)
+  if a.prefix_prefill and a.chunked_prefill == false then
+    error(args.usage("infer: prefix_prefill = true prices vLLM V0's prompt chunks on its Triton "
+      .. "prefix-prefill kernel: chunked_prefill = false prefills whole prompts on the "
+      .. "flash-attention kernel instead"), 3)
+  end
   -- Its reads are priced in the steps that carry prompt chunks beside
   -- decodes (infer_run.c mixed_decode_cfg); without chunked prefill
   -- there are none, and the option would change nothing, in silence.
@@ -3079,6 +3091,7 @@ function M.setup(a)
     kv_per_qhead = a.xqa == false or a.paged_decode == true,
     mixed_kv_per_qhead = M.fa2_mixed(a, g, model, (a.chunked_prefill == true or mixes)
       and not serving, kv) or nil,
+    prefix_prefill = a.prefix_prefill == true or nil,
     compute = core().infer_compute_dtype(d, base or "bf16"),
     tp = tp, pp = pp, gpus = int_arg(a, "gpus", 1) or tp * pp,
     batch = int_arg(a, "batch", 1), concurrency = int_arg(a, "concurrency", 1),

@@ -1120,6 +1120,15 @@ opt { name = "fa2_mixed", type = "flag", commands = "infer", form = "both",
     .. "(a V0 release), nor on a card below compute capability 8.0 (FlashAttention-2 does not "
     .. "run there)",
   suggest = { "flash_attn_2", "fa2", "mixed_decode_reads" } }
+opt { name = "prefix_prefill", type = "flag", commands = "infer", form = "both",
+  default = "off; validate sets it for a case of vLLM V0 on an AMD card with chunked prefill on",
+  help = "vLLM V0's Triton prefix-prefill kernel (context_attention_fwd) runs the prompt "
+    .. "chunks' attention, as V0's ROCm backend does once chunked prefill is on: one program "
+    .. "per sequence, query head and 128-query block, each walking all the keys before its "
+    .. "block, never split over the keys, so a chunk with few query heads a GPU leaves most "
+    .. "compute units idle (Llama 3.1 405B at TP 8, a 512-token chunk: 64 programs on an "
+    .. "MI300X's 304 CUs); --runtime vllm only, not with --no-chunked-prefill",
+  suggest = { "triton_prefix_prefill", "context_attention_fwd", "prefix_prefill_kernel" } }
 -- The sampler's settings (gpuplan.infer's M.v0_sampler_kernels counts the
 -- kernels each adds to vLLM V0's sampler, from its sampler.py).
 opt { name = "sampling", type = "string", metavar = "LIST", commands = "infer",
