@@ -555,8 +555,9 @@ local PROFILES = {
       -- the case's source.version (0.5.4, the first after the merge, to
       -- 0.7.x; on AMD before 0.6.5, the first after #11146), else its date;
       -- a case that states neither, or a model without max_seq, keeps the
-      -- engine's budget.  Not modelled: the Triton prefix-prefill kernel's
-      -- own speed, for which no rate was found.
+      -- engine's budget.  The Triton prefix-prefill kernel's grid is priced
+      -- below (prefix_prefill); not modelled: its own rate per compute
+      -- unit, for which no measurement was found.
       -- An MLA model (DeepSeek V2/V3) is left out from 0.7.1, the release
       -- that brought vLLM's MLA attention (PR #12601): vllm PR #12642
       -- (2025-02-01, "Disable chunked prefill and/or prefix caching when MLA
@@ -585,6 +586,27 @@ local PROFILES = {
         a.max_num_tokens, a.chunked_prefill = 512, true
         defaults[#defaults + 1] = "chunked_prefill, max_num_tokens=512 (vLLM V0 turns chunked "
           .. "prefill on for a context over 32K: SchedulerConfig max_num_batched_tokens 512)"
+        -- On ROCm every prompt chunk then runs V0's Triton prefix-prefill
+        -- kernel (gp.infer's prefix_prefill, engine/infer.c
+        -- fa2_prompt_nosplit): with chunked prefill on, V0's metadata
+        -- builder gives each prompt chunk its block table
+        -- (vllm/attention/backends/utils.py CommonMetadataBuilder: "elif
+        -- ((chunked_prefill_enabled or not is_prompt) and block_tables is
+        -- not None): ... block_table = block_tables[seq_id]"), so the ROCm
+        -- backend's "prefill_meta.block_tables.numel() == 0" test fails and
+        -- its "# prefix-enabled attention" branch calls
+        -- PagedAttention.forward_prefix, context_attention_fwd of
+        -- vllm/attention/ops/prefix_prefill.py (rocm_flash_attn.py at
+        -- vllm@00df342); PR #11146's thread says the same of ROCm flash
+        -- attention: "It's not getting called when chunked prefill is
+        -- enabled".  On NVIDIA cards V0's FLASH_ATTN backend runs the chunks
+        -- on flash_attn_varlen_func instead.
+        if amd and a.prefix_prefill == nil then
+          a.prefix_prefill = true
+          defaults[#defaults + 1] = "prefix_prefill (vLLM V0 on ROCm: every prompt chunk on the "
+            .. "Triton prefix-prefill kernel, a program per query head and 128-query block over "
+            .. "all its keys, no split)"
+        end
       elseif a.chunked_prefill == nil then
         -- otherwise V0 prefills in steps of its own, where gpuplan.infer's
         -- runtime vllm (V1) would chunk
