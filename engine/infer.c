@@ -496,11 +496,17 @@ static int custom_ar_time(const infer_cfg *c, double bytes, double *t)
 	bw = c->topo->up.bw;
 	one = c->tp == 2 || (c->tp <= 4 && bytes < 512.0 * 1024.0) ||
 	      (c->tp <= 8 && bytes < 256.0 * 1024.0);
-	*t = one ? CUSTOM_AR_1STAGE_LAT + (n - 1.0) * bytes /
-		   (CUSTOM_AR_1STAGE_EFF * bw) :
-		   CUSTOM_AR_2STAGE_LAT + 2.0 * (n - 1.0) / n * bytes /
-		   (CUSTOM_AR_2STAGE_EFF * bw);
+	*t = (one ? CUSTOM_AR_1STAGE_LAT : CUSTOM_AR_2STAGE_LAT) +
+		infer_custom_ar_wire(one, n, bytes, bw);
 	return 1;
+}
+
+double infer_custom_ar_wire(int one, double n, double bytes, double bw)
+{
+	if (!(bw > 0.0) || n <= 1.0 || bytes <= 0.0)
+		return 0.0;
+	return one ? (n - 1.0) * bytes / (CUSTOM_AR_1STAGE_EFF * bw) :
+		2.0 * (n - 1.0) / n * bytes / (CUSTOM_AR_2STAGE_EFF * bw);
 }
 
 /* All-reduce of `bytes` over the TP group. */

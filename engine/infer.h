@@ -888,4 +888,13 @@ int infer_target_check(double target, double itl_limit, gp_error *err);
 int infer_target_too_big(double target, gp_error *err);
 void infer_no_batch_why(char *buf, size_t n, double itl_limit, double itl1);
 
+/* The custom all-reduce's wire time (engine/infer.c custom_ar_time, its
+ * fit to vLLM PR #24111 on H100) for `bytes` over n GPUs of a scale-up
+ * link of bw bytes/s, without its per-call latency: one = 1 the one-stage
+ * form (each rank reads its n - 1 peers' whole buffers), 0 the two-stage
+ * reduce-scatter + all-gather.  0 where bw, n - 1 or bytes is not
+ * positive.  The MoE serving model's fused all-reduce (serve_a2a.c
+ * sx_ar_fused) moves its bytes the same way. */
+double infer_custom_ar_wire(int one, double n, double bytes, double bw);
+
 #endif

@@ -454,6 +454,7 @@ static const lgp_field serve_fields[] = {
 	F_BOOL("moe_act_fused", offsetof(serve_cfg, moe_act_fused), 0),
 	F_NUM("moe_pad", offsetof(serve_cfg, moe_pad), 0),
 	F_NUM("moe_upcast", offsetof(serve_cfg, moe_upcast), 0),
+	F_BOOL("ar_norm_fused", offsetof(serve_cfg, ar_norm_fused), 0),
 	F_NUM("acceptance", offsetof(serve_cfg, acceptance), 0),
 	F_NUM("accept_decay", offsetof(serve_cfg, accept_decay), 0),
 	F_NUM("spec_host", offsetof(serve_cfg, spec_host), 0),

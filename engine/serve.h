@@ -236,6 +236,16 @@ typedef struct serve_cfg {
 	                         experts on ROCm: get_padding_alignment,
 	                         128 on gfx942); their GEMMs run at the
 	                         padded widths; 0: as the model states */
+	int ar_norm_fused;    /* 1: each TP all-reduce a residual add and an
+	                         RMSNorm follow runs as FlashInfer's fused
+	                         all-reduce + RMSNorm kernel while the TP
+	                         group's step holds at most
+	                         SX_AR_FUSION_MAX_TOKENS tokens (SGLang's
+	                         enable_flashinfer_allreduce_fusion, which
+	                         its server sets for gpt-oss on Blackwell:
+	                         infer.lua M.sglang_ar_norm_fusion): the
+	                         norm kernels go and the all-reduce is that
+	                         kernel's time (serve_a2a.c sx_ar_fused) */
 	double moe_upcast;    /* > 0: vector FLOP per expert weight the
 	                         routed experts' kernel spends widening it
 	                         to 16 bits, again in every M block of an

@@ -133,12 +133,59 @@ int sx_a2a(sx *x, double tokens, double elem, int decode, double *t,
 	return GP_OK;
 }
 
+/* SGLang's FlashInfer all-reduce fusion (serve_cfg.ar_norm_fused; its
+ * server turns it on for gpt-oss on Blackwell: infer.lua
+ * M.sglang_ar_norm_fusion).  Each TP all-reduce that a residual add and
+ * an RMSNorm follow runs as one trtllm_allreduce_fusion kernel, "if
+ * apply_flashinfer_allreduce_fusion(batch_size)": "batch_size > 0 and
+ * batch_size <= FUSE_ALLREDUCE_MAX_BATCH_SIZE" with
+ * "FUSE_ALLREDUCE_MAX_BATCH_SIZE = 2048" (sglang python/sglang/srt/
+ * layers/communicator.py), the batch the TP group's tokens of the step.
+ * Its time on B200: SGLang PR 7621 ("[b200] support trt-llm allreduce
+ * fuse rms_norm_add kernel", DeepSeek-R1 FP4 TP 8, the decode's profile)
+ * "13.5us->8.7us" for the custom all-reduce and the fused_add_rmsnorm
+ * kernel after it against the fused kernel; the 4.8 us it saves is the
+ * norm kernel's own launch (a row's 1 us graph launch and 3.9 us fill
+ * here, 4.9 us).  The fused kernel is priced as those 8.7 us (its
+ * Lamport flags and the one launch, the message of a few decode tokens
+ * then) plus the bytes as the custom all-reduce's one-stage form moves
+ * them (each rank reads its n - 1 peers' whole buffers), so the 8.7 us
+ * counts a DeepSeek decode message of a few tokens twice, under a
+ * microsecond.  One-shot throughout: SGLang's communicator.py "We set
+ * the max token num to 128 for allreduce fusion with min-latency
+ * case(use_oneshot=True)", and the two-shot form was the slower one at
+ * these sizes where it was timed (vLLM PR 21742: "two shot algorithm was
+ * slower than unfused options"; PR 22086, H100 TP 2, 32 tokens: 0.079
+ * ms two-shot against 0.010 one-shot).  The norm kernels it absorbs are
+ * dropped (serve_step.c layer_ops).  Only on an NVLink group (the
+ * kernel's IPC buffers). */
+#define SX_AR_FUSION_MAX_TOKENS 2048.0
+#define SX_AR_FUSION_LAT 8.7e-6
+
+int sx_ar_fused(const sx *x, double Tg)
+{
+	return x->c->ar_norm_fused && x->s.a > 1.0 && Tg > 0.0 &&
+		Tg <= SX_AR_FUSION_MAX_TOKENS &&
+		x->t.up_kind == GP_LINK_NVLINK && x->t.up.bw > 0.0;
+}
+
 /* The TP collectives of a dense and of a MoE layer, for Tg tokens on the
  * TP group and Tinst on the instance. */
 int sx_tp_colls(sx *x, double Tg, double Tinst, blk *b)
 {
 	const shp *s = &x->s;
 	double a = s->a, N = s->N, h = s->h, tar;
+
+	if (sx_ar_fused(x, Tg) && !(s->ep > 1 &&
+	                           x->c->a2a != SERVE_A2A_NONE)) {
+		double by = Tg * h * ACT;
+
+		tar = SX_AR_FUSION_LAT +
+			infer_custom_ar_wire(1, a, by, x->t.up.bw);
+		b->tp_dense = 2.0 * tar;
+		b->tp_moe = 2.0 * tar;
+		return GP_OK;
+	}
 
 	/* TP collectives (Megatron-LM sec. 3: an all-reduce after the
 	 * attention and one after the MLP): dense layers 2 all-reduces of

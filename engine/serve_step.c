@@ -221,6 +221,10 @@ static int layer_ops(sx *x, double B, double q, double kv, int decode,
 	gp_op ops[GP_MAX_LAYER_OPS];
 	double a = s->a, Bg = B * a, wb = s->wb, t;
 	int i, n, absorb = decode && q <= MLA_ABSORB_MAX_Q;
+	/* the norms FlashInfer's all-reduce fusion runs inside the TP
+	 * all-reduce before them (serve_a2a.c sx_ar_fused; the first
+	 * layer's, after the embedding, counted with them: 1 of 2 L) */
+	int ar_norm = sx_ar_fused(x, Bg * q);
 
 	memset(&oc, 0, sizeof oc);
 	oc.seqs = Bg;
@@ -237,6 +241,9 @@ static int layer_ops(sx *x, double B, double q, double kv, int decode,
 
 		if (o.scope == GP_SCOPE_MOE)
 			continue;      /* priced below, per GPU of the EP group */
+		if (ar_norm && (strcmp(o.name, "attn_norm") == 0 ||
+		                strcmp(o.name, "mlp_norm") == 0))
+			continue;      /* in the fused all-reduce's kernel */
 		count = all ? s->L : s->nd;
 		if (s->mla && !absorb && strcmp(o.name, "attn_norm") == 0) {
 			o.flop /= a;   /* on the rank's share of the tokens */

@@ -139,6 +139,7 @@ int sx_a2a(sx *x, double tokens, double elem, int decode, double *t,
            double *logical, double *remote, double *held);
 /* The TP collectives of a dense and a MoE layer into b->tp_dense,
  * b->tp_moe. */
+int sx_ar_fused(const sx *x, double Tg);
 int sx_tp_colls(sx *x, double Tg, double Tinst, blk *b);
 
 #endif

@@ -645,6 +645,21 @@ M.eager_host_ops = {
 -- parallel blocks); qwen3_moe head norms and MoE in every layer, no
 -- shared expert, no MLA; deepseek_v2 MLA with MoE; gpt_oss MoE in every
 -- layer with sliding-window layers, no head norms, MLA or shared expert.
+-- gpt_oss's shape (above): MoE in every layer with sliding-window layers,
+-- no head norms, MLA, Mamba, parallel blocks or shared expert, gated RMSNorm.
+-- SGLang keys its GptOssForCausalLM defaults on the architecture; a case
+-- gives its model inline, so the shape tells it (M.sglang_ar_norm_fusion
+-- reads it too).
+function M.gpt_oss_shape(model)
+  if type(model) ~= "table" then return false end
+  local moe = type(model.moe) == "table" and (model.moe.experts or 0) > 0
+  local mla = type(model.mla) == "table" and (model.mla.kv_lora_rank or 0) > 0
+  local sw = type(model.sliding_window) == "table" and (model.sliding_window.layers or 0) ~= 0
+  return (moe and sw and not (mla or model.mamba or model.qk_norm or model.parallel_attn)
+    and model.norm == "rms" and model.ffn_gated
+    and (model.moe.shared_experts or 0) == 0 and (model.moe.dense_layers or 0) == 0) or false
+end
+
 local function sglang_extend_ops(model, tp)
   local ar = (tp or 1) > 1 and 2 or 0
   local moe = type(model.moe) == "table" and (model.moe.experts or 0) > 0
@@ -656,9 +671,7 @@ local function sglang_extend_ops(model, tp)
     local nd = math.min(L, model.moe.dense_layers or 0)
     return (nd * (27 + ar) + (L - nd) * (31 + ar)) / L
   end
-  if moe and sw and not (mla or model.mamba or model.qk_norm or model.parallel_attn)
-    and model.norm == "rms" and model.ffn_gated
-    and (model.moe.shared_experts or 0) == 0 and (model.moe.dense_layers or 0) == 0 then
+  if M.gpt_oss_shape(model) then
     return 8 + ar -- gpt_oss (above)
   end
   if mla or model.mamba or model.attn_sinks or sw or model.parallel_attn
@@ -1678,6 +1691,34 @@ end
 -- (custom_ar_time).  TensorRT-LLM's own one-shot / two-shot kernels are
 -- not modelled: NCCL's price stands there.
 M.custom_ar = { vllm = true, sglang = true }
+
+-- SGLang's FlashInfer all-reduce fusion, which its server turns on by
+-- itself for gpt-oss on Blackwell: python/sglang/srt/server_args.py, for
+-- "GptOssForCausalLM", "if is_sm100_supported(): if not
+-- self.enable_dp_attention: self.enable_flashinfer_allreduce_fusion =
+-- True" (a copy of the 0.5 line of mid-2025), later "if
+-- is_blackwell_supported(): # workaround for https://github.com/
+-- flashinfer-ai/flashinfer/issues/2006 if not self.enable_dp_attention and
+-- self.nnodes == 1: self.enable_flashinfer_allreduce_fusion = True" (a
+-- copy of late 2025, with fp4_e2m1 KV and NSA); neither copy pinned to
+-- the 0.5.1 / 0.5.6 tags the LMSYS and cookbook rows state, both on
+-- either side of them.  With it each TP all-reduce that a residual add
+-- and an RMSNorm follow (after o_proj, and after the experts before the
+-- next layer's input norm) runs as one FlashInfer trtllm_allreduce_fusion
+-- kernel (layers/communicator.py, "apply_flashinfer_allreduce_fusion(
+-- batch_size)": "batch_size > 0 and batch_size <=
+-- FUSE_ALLREDUCE_MAX_BATCH_SIZE", 2048, and "not is_dp_attention_
+-- enabled()").  The engine prices it in serve_a2a.c (sx_ar_fused) for the
+-- MoE serving model; gp.infer's one-model path (the BF16 rows) does not
+-- take it.  Returns the defaults line's words, or nil.
+function M.sglang_ar_norm_fusion(runtime, model, g, tp, dp_attention, nodes)
+  if runtime ~= "sglang" or not M.gpt_oss_shape(model) then return nil end
+  if not (g and g.arch == "blackwell") or (tp or 1) <= 1 or dp_attention then return nil end
+  if (nodes or 1) > 1 then return nil end
+  return "ar_norm_fusion (SGLang turns on FlashInfer's all-reduce + residual + RMSNorm "
+    .. "kernel for GptOssForCausalLM on Blackwell without DP attention: one kernel for "
+    .. "the TP all-reduce and the norm after it, up to 2048 tokens a step)"
+end
 
 -- Scale-up fabrics on which every GPU pair of a host is NVLink-connected
 -- through NVSwitch, what vLLM's custom all-reduce needs beyond two GPUs

@@ -271,6 +271,23 @@ M.VLLM_MXFP4_UPCAST = { cdna3 = 20 }
 -- becomes 2944 in both widths, the experts' matrices 4.5% larger.
 M.VLLM_MXFP4_PAD = { cdna3 = 128 }
 
+-- SGLang's MXFP4 experts on Blackwell: its server runs gpt-oss's MoE on
+-- FlashInfer's TRT-LLM MXFP4 kernel there ("if is_blackwell_supported()
+-- and is_mxfp4_quant_format: self.moe_runner_backend =
+-- "flashinfer_mxfp4"", python/sglang/srt/server_args.py, the
+-- GptOssForCausalLM branch; "if is_sm100_supported() and
+-- is_mxfp4_quant_format" in an earlier copy), and Mxfp4MoEMethod's
+-- create_weights pads the widths for it: "if _is_sm100_supported: if
+-- self.use_flashinfer: intermediate_size_per_partition_after_pad =
+-- round_up(intermediate_size_per_partition, 256); hidden_size =
+-- round_up(hidden_size, 256)" (python/sglang/srt/layers/quantization/
+-- mxfp4.py).  The intermediate is padded after the TP split: gpt-oss's
+-- 2880 over TP 8 is 360 a GPU, 512 padded (42% more expert weight read
+-- and multiplied), over TP 4 720 -> 768; the hidden 2880 -> 3072 (6.7%).
+-- serve_cfg.moe_pad, which pads the GPU's slice (serve_step.c
+-- moe_routed), as for vLLM's ROCm padding above.
+M.SGLANG_MXFP4_PAD = { blackwell = 256 }
+
 -- The small kernels vLLM's Triton MXFP4 experts launch a layer to turn
 -- the top-k into triton_kernels' routing data, beyond the top-k itself
 -- (engine serve_cfg.moe_route_kernels), counted in its
@@ -537,6 +554,14 @@ local function setup_config(a, model, d, c, info, cat, default, L)
   if mixed then
     default("mixed steps (" .. mixes .. ")")
   end
+  local topo = node_of(a, info.gpu, cat, default, math.max(tp, ptp or tp))
+  -- SGLang's all-reduce + RMSNorm fusion for gpt-oss on Blackwell (infer.lua
+  -- M.sglang_ar_norm_fusion, its source there): the decode pool's TP group,
+  -- on one node (the instance's largest span over the node's GPUs)
+  local span = math.max(tp, ep or 1, ptp or 1, pep or 1)
+  local ar_fused = require("gpuplan.infer").sglang_ar_norm_fusion(a.runtime, model, info.gpu,
+    tp, dp, math.ceil(span / math.max(1, topo.gpus_per_node or span)))
+  if ar_fused then default(ar_fused) end
   local s = {
     weight_bits = c.weight_bits, embed_bits = c.embed_bits, kv_bytes = c.kv_bytes,
     compute = c.compute, input = c.input, output = c.output, flash = c.flash,
@@ -568,7 +593,7 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     -- memory.h mem_kv_margin
     margin = c.margin, kv_free_fraction = c.kv_free_fraction,
     max_batch = c.max_batch, price = c.price,
-    topo = node_of(a, info.gpu, cat, default, math.max(tp, ptp or tp)),
+    topo = topo, ar_norm_fused = ar_fused ~= nil,
     decode = { tp = tp, ep = L.groups > 1 and L.groups or ep, dp_attention = dp, tbo = tbo },
     prefill = { tp = ptp, ep = pep, dp_attention = pdp, tbo = tbo },
     disagg = disagg, gpus = gpus, prefill_gpus = pg, batch_per_gpu = L.batch,
@@ -607,7 +632,10 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     -- (M.VLLM_MXFP4_UPCAST: CDNA3's)
     moe_upcast = L.triton_mxfp4 and M.VLLM_MXFP4_UPCAST[info.gpu.arch or ""] or 0,
     -- at the widths it pads them to on ROCm (M.VLLM_MXFP4_PAD)
-    moe_pad = L.triton_mxfp4 and M.VLLM_MXFP4_PAD[info.gpu.arch or ""] or 0,
+    -- and SGLang's FlashInfer MXFP4 experts on Blackwell alike
+    -- (M.SGLANG_MXFP4_PAD: gpt-oss's auto backend there)
+    moe_pad = L.triton_mxfp4 and M.VLLM_MXFP4_PAD[info.gpu.arch or ""] or
+      L.sglang_fi_mxfp4 and M.SGLANG_MXFP4_PAD[info.gpu.arch or ""] or 0,
     -- the runtime's weight-only kernel below the 16-bit rate (infer.setup's,
     -- infer.lua M.wo_bf16_x: vLLM's Marlin on the A100), its linears and
     -- experts alike (serve_step.c sx_wo_x)
@@ -790,6 +818,17 @@ local function setup_kernels(a, model, d, c, info, cat, default, L)
   L.expert_bits, L.expert_compute, L.dispatch_bytes = expert_bits, expert_compute, dispatch_bytes
   L.sbo, L.bw, L.sbo_down = sbo, bw, sbo_down
   L.triton_mxfp4 = triton_mxfp4
+  -- SGLang's gpt-oss MXFP4 experts on FlashInfer's TRT-LLM kernel
+  -- (M.SGLANG_MXFP4_PAD), padded to its widths
+  L.sglang_fi_mxfp4 = a.runtime == "sglang" and ew == "mxfp4" and
+    M.SGLANG_MXFP4_PAD[info.gpu.arch or ""] ~= nil and
+    require("gpuplan.infer").gpt_oss_shape(model) or nil
+  if L.sglang_fi_mxfp4 then
+    default(string.format("expert_weights=mxfp4 under SGLang on %s: FlashInfer's TRT-LLM "
+      .. "MXFP4 MoE (moe_runner_backend flashinfer_mxfp4, gpt-oss's default there), the "
+      .. "experts' widths a GPU padded to a multiple of %d", tostring(info.gpu.id),
+      M.SGLANG_MXFP4_PAD[info.gpu.arch]))
+  end
   return setup_config(a, model, d, c, info, cat, default, L)
 end
 

@@ -1,0 +1,80 @@
+-- SGLang's gpt-oss defaults on Blackwell (lua/gpuplan/infer.lua
+-- M.sglang_ar_norm_fusion, lua/gpuplan/serve.lua M.SGLANG_MXFP4_PAD;
+-- engine serve_cfg.ar_norm_fused, serve_a2a.c sx_ar_fused): its server
+-- sets enable_flashinfer_allreduce_fusion for GptOssForCausalLM on
+-- Blackwell without DP attention, so each TP all-reduce and the residual
+-- add + RMSNorm after it run as one FlashInfer kernel (8.7 us on 8 B200s,
+-- SGLang PR 7621, plus the one-shot wire time), the norm kernels gone;
+-- and it runs the MXFP4 experts on FlashInfer's TRT-LLM MoE, whose
+-- weights Mxfp4MoEMethod pads to multiples of 256 (the intermediate after
+-- the TP split).  Neither on Hopper, nor under vLLM.
+-- Run: ./gpuplan run tests/lua/sglang_ar_fusion.t
+local t = require "tap"
+local gp = require "gpuplan"
+t.plan(9)
+
+-- gpt-oss-120b's shape (openai/gpt-oss-120b config.json): 36 layers, 18
+-- of them sliding (window 128), 128 experts top-4, MXFP4 experts.
+local model = { layers = 36, hidden = 2880, heads = 64, kv_heads = 8, head_dim = 64,
+                ffn_hidden = 2880, ffn_gated = true, norm = "rms", vocab = 201088,
+                max_seq = 131072, sliding_window = { size = 129, layers = 18 },
+                moe = { experts = 128, top_k = 4, shared_experts = 0, ffn_hidden = 2880,
+                        dense_layers = 0 } }
+local function run(runtime, gpu, tp)
+  return assert(gp.infer{ model = model, gpu = gpu, gpus = tp, tp = tp, ep = 1,
+                          expert_weights = "mxfp4", runtime = runtime, input = 256,
+                          output = 256, concurrency = 1 })
+end
+local function said(r, pat)
+  for _, d in ipairs(r.defaults or {}) do
+    if d:find(pat, 1, true) then return true end
+  end
+  return false
+end
+
+local b = run("sglang", "b200", 8)
+
+-- 1-2. The norms run inside the all-reduce's kernel: no attn_norm or
+-- mlp_norm row in the decode step (exact: rows present or not).
+t.ok(t.op(b.decode, "attn_norm") == nil and t.op(b.decode, "mlp_norm") == nil,
+     "SGLang, B200 TP 8: no attn_norm / mlp_norm rows (fused into the all-reduce)")
+t.ok(said(b, "ar_norm_fusion"), "SGLang, B200: the defaults line says the fusion")
+
+-- 3. The TP all-reduces: 36 MoE layers x 2, each 8.7 us + the one-stage
+-- wire time of one token's 2880 x 2 B = 5760 B from 7 peers at 0.720 x
+-- the B200's NVLink (900e9 B/s: 7 x 5760 / 648e9 = 0.0622 us), so 72 x
+-- 8.762 us = 0.6309 ms.  Tolerance 1%: the wire part is 0.7% of it, so a
+-- catalog link rate other than 900 GB/s moves it less than that.
+t.near(b.tp_comm_ms, 72 * (8.7 + 7 * 5760 / (0.72 * 900e9) * 1e6) * 1e-3, 0.01,
+       string.format("SGLang, B200 TP 8: TP all-reduces %.4f ms", b.tp_comm_ms))
+
+-- 4-5. Hopper keeps its norms and NCCL's all-reduce (the server sets the
+-- fusion for GptOss on Blackwell only); vLLM on B200 too (SGLang's
+-- default, not vLLM's).
+local h = run("sglang", "h100-sxm", 8)
+t.ok(t.op(h.decode, "attn_norm") ~= nil and not said(h, "ar_norm_fusion"),
+     "SGLang, H100: attn_norm kept, no fusion")
+local v = run("vllm", "b200", 8)
+t.ok(t.op(v.decode, "mlp_norm") ~= nil and not said(v, "ar_norm_fusion"),
+     "vLLM, B200: mlp_norm kept, no fusion")
+
+-- 6. The unfused all-reduces cost more a call than the fused kernel plus
+-- the norm it absorbed (NCCL's 8-GPU latency alone is above 8.7 us):
+-- B200 TP 8 without fusion (vLLM's path prices the same collectives)
+-- has a longer step.
+t.ok(v.itl_s > b.itl_s, string.format("B200 TP 8 step: SGLang fused %.3f ms < vLLM %.3f ms",
+     b.itl_s * 1e3, v.itl_s * 1e3))
+
+-- 7-8. The FlashInfer MXFP4 experts' padding: at TP 8 a GPU holds
+-- 2880 / 8 = 360 of each expert's intermediate, padded to 512, and the
+-- hidden 2880 to 3072, so one token's 4 expert rows multiply 2 x 4 x
+-- 3072 x (2 x 512) FLOP in the up GEMM = 25,165,824 (exact: integers);
+-- vLLM's TRT-LLM path is not this model's pad (2 x 4 x 2880 x 720 =
+-- 16,588,800).
+t.is(t.op(b.decode, "experts_up").flop, 2 * 4 * 3072 * 1024,
+     "SGLang, B200 TP 8: experts_up at the padded 3072 x 2 x 512")
+t.is(t.op(v.decode, "experts_up").flop, 2 * 4 * 2880 * 720,
+     "vLLM, B200 TP 8: experts_up at 2880 x 2 x 360")
+
+-- 9. The defaults line names the padding.
+t.ok(said(b, "padded to a multiple of 256"), "SGLang, B200: the padding said")
