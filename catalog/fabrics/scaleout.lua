@@ -107,6 +107,36 @@ fabric {
 }
 
 fabric {
+  id = "gcp-tcpx-200", name = "Google Cloud GPUDirect-TCPX, 200 Gb/s per data NIC (A3 High)",
+  scope = "scaleout", kind = "network",
+  bw = "200Gb/s per-dir",
+  -- NCCL's network step, as for every transport (the header): the TCPX
+  -- plugin is a socket transport and reports no latency of its own.
+  latency = "2.7us",
+  -- dstack's A3 High guide ran nccl-tests all_gather ("redop none") over
+  -- 16 H100s of two a3-highgpu-8g VMs with the TCPX plugin: out-of-place
+  -- busbw "49.99" at 128 MiB, "49.27" at 1 GiB, "50.17" at 8 GiB -- a
+  -- plateau of 50.17 GB/s over the VM's four data NICs, 12.54 GB/s a NIC,
+  -- 0.50 of 25 GB/s.  The same model with four roce-200 NICs (0.90)
+  -- gives 89.9 GB/s there.
+  achievable = 0.50,
+  achievable_reason = "dstack's two-VM A3 High nccl-tests all_gather over GPUDirect-TCPX: "
+                   .. "a 50.17 GB/s busbw plateau (128 MiB to 8 GiB) over four 200 Gb/s "
+                   .. "data NICs, 12.54 of 25 GB/s a NIC: TCP through the host's NICs with "
+                   .. "GPUDirect (no RDMA), its receive path steered by the RxDM service",
+  source = "github.com/dstackai/dstack examples/clusters/a3high/README.md (stored at "
+        .. "6f6b421b2f): \"GCP's A3 High instances are 8xH100 VMs that have 1000Gbps "
+        .. "maximum network bandwidth\", \"GPUDirect-TCPX - the GCP technology for GPU "
+        .. "RDMA over TCP\", \"Setting up four extra data NICs on every node\"; its "
+        .. "nccl-tests table (\"8589934592 134217728 float none -1 160505 53.52 50.17\"). "
+        .. "200 Gb/s a data NIC: four data NICs of the 1000 Gb/s, the primary NIC the rest "
+        .. "(Google Cloud's a3-highgpu-8g description, not in the stored text)",
+  notes = "A3 High (a3-highgpu-8g) and A3 Edge: 8 H100 SXM on NVLink 4, four data NICs "
+       .. "for the GPUs' traffic (NCCL_GPUDIRECTTCPX_SOCKET_IFNAME=eth1,eth2,eth3,eth4). "
+       .. "A3 Mega's TCPXO (eight NICs) is another transport, not this entry.",
+}
+
+fabric {
   id = "efa-100", name = "AWS Elastic Fabric Adapter, 100 Gb/s per adapter",
   scope = "scaleout", kind = "network",
   bw = "100Gb/s per-dir",
