@@ -159,6 +159,25 @@ local function rccl_base_lat()
   return { ll = "12us", ll128 = "12us", simple = "17us" }
 end
 
+-- RCCL's LL network step, the CDNA 3 and 4 entries' ccl_net_lat: the AMD
+-- build fills its tuner's hardware latencies from its own table
+-- ("comm->tunerConstants.hwLatencies[hw][a][p] = rcclTuningModel[comm->
+-- topo->tuning].hwLat[hw][a][p]", ROCm/rocm-systems projects/rccl
+-- src/graph/tuning.cc ncclTopoInitTunerConstants), and every table of an
+-- MI300-class node (tuning_model_5, set by the 8-GPU xGMI mesh Rome
+-- models' "tuning=5"; 6 and 8) gives the network row "Tree
+-- (LL/LL128/Simple) { 10.5, 10.5, 25.0 }, Ring (LL/LL128/Simple) { 9.5,
+-- 9.5, 320.0 }", where NCCL 2.30.7 has 5.0 and 2.7 for LL.  Since ROCm/rccl
+-- a25ca9bb (August 2024, in ROCm 6.3 and later: RCCL 2.21 on, the
+-- 2.22.3 and 2.26.6 runs of the rows); ROCm 6.1 and 6.2 had tree LL 12.5,
+-- ring LL 9.5.  The Simple figures are not taken: the ring's 320 us
+-- network step is a steer (four of them, 1280 us, against 261.6 us
+-- measured for a whole 16 MiB all-reduce on 2 x 8 MI355X):
+-- catalog/FORMAT.md.  A fresh table for each entry.
+local function rccl_net_lat()
+  return { tree_ll = "10.5us", ring_ll = "9.5us" }
+end
+
 -- FlashAttention-1's A100 bars at head dim 64 beside head dim 128, causal,
 -- forward + backward (Dao 2023, FlashAttention-2, arXiv 2307.08691, Fig.
 -- 4c and 4d, the "FlashAttention" series; Dao-AILab/flash-attention
@@ -1102,6 +1121,8 @@ arch {
   sms = 304,  -- AMD CDNA 3 whitepaper (MI300X: 304 CUs)
   -- RCCL's per-call base latency (rccl_base_lat above).
   ccl_base_lat = rccl_base_lat(),
+  -- RCCL's LL network step (rccl_net_lat above).
+  ccl_net_lat = rccl_net_lat(),
   -- RCCL runs no LL128 here unless a Rome model of the node sets
   -- ll128Enabled, which none of its 8-GPU xGMI mesh models does (RCCL
   -- 2.22.3 for ROCm 6.4.2: "Added support for the LL128 protocol on
@@ -1132,6 +1153,8 @@ arch {
   sms = 256,  -- AMD CDNA 4 whitepaper (MI355X: 256 CUs)
   -- RCCL's per-call base latency (rccl_base_lat above).
   ccl_base_lat = rccl_base_lat(),
+  -- RCCL's LL network step (rccl_net_lat above).
+  ccl_net_lat = rccl_net_lat(),
   -- RCCL 2.26.6 "Enabled LL128 protocol on gfx950", behind the same
   -- topo->ll128Enabled that only a Rome model or RCCL_LL128_FORCE_ENABLE
   -- sets (tuning.cc; rccl_wrap.cc's multi-node protocol ranges pick LL128

@@ -392,6 +392,24 @@ function M.set_base_lat(t, arch)
   if b then t.base_lat_ll, t.base_lat_ll128, t.base_lat_simple = b.ll, b.ll128, b.simple end
 end
 
+-- The NIC fabric's NCCL terms, with the LL network step of the arch's
+-- collective library where it gives its own (ccl_net_lat: RCCL's hwLat
+-- NET row on AMD Instinct, catalog/FORMAT.md).  The engine prices a
+-- network step as the link's latency plus the step term (engine/
+-- comm_topo.c: NCCL's hwLat less the link's latency), so the term is the
+-- library's figure less the NIC's latency.  A fresh table: the fabric's
+-- own is left as it is.
+function M.net_steps(nic, arch)
+  local h = arch and arch.ccl_net_lat
+  if not h then return nic.nccl end
+  local n = {}
+  for k, v in pairs(nic.nccl or {}) do n[k] = v end
+  local lat = nic.latency or 0
+  n.tree_ll = math.max(0, h.tree_ll - lat)
+  n.ring_ll = math.max(0, h.ring_ll - lat)
+  return n
+end
+
 -- Topology from fabric entries: spec = { scaleup = fabric id, gpus_per_node,
 -- nodes, nics, nic_fabric = fabric id or nil, sharp = true to enable SHARP
 -- where the NIC fabric has it, gpu = gpu entry or id (its PCIe link bounds
@@ -457,7 +475,7 @@ function M.from_fabrics(spec, cat)
     t.nics = spec.nics
     t.nic_bw, t.nic_latency = nic.bw, nic.latency or 0
     t.nic_achievable = nic.achievable or 1
-    t.nic_nccl = nic.nccl
+    t.nic_nccl = M.net_steps(nic, arch)
     -- SHARP only when asked: NCCL's CollNet is off by default
     -- (NCCL_COLLNET_ENABLE=0) and needs the SHARP plugin and the switches'
     -- aggregation manager, so a fabric that can reduce usually does not.

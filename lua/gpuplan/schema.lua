@@ -597,6 +597,9 @@ M.arch = T.record {
   -- is not NCCL's (RCCL's baseLat); absent: NCCL's
   ccl_base_lat = T.record { ll = R(T.unit("time")), ll128 = R(T.unit("time")),
                             simple = R(T.unit("time")) },
+  -- the collective library's network step with LL, the tree's and the
+  -- ring's, where it is not NCCL's (RCCL's hwLat NET row); absent: NCCL's
+  ccl_net_lat = T.record { tree_ll = R(T.unit("time")), ring_ll = R(T.unit("time")) },
   -- How the sustained tensor clock falls under a board power limit below
   -- the TDP (roofline.lua clock_at): the board's draw that does not scale
   -- with the SM clock (static), and the exponent of the clock in the
