@@ -249,6 +249,7 @@ static const lgp_field train_fields[] = {
 	F_NUM("moe_router_ops", offsetof(train_cfg, router_ops), 0),
 	F_INT("cuda_device_max_connections", offsetof(train_cfg, cuda_connections), 8, 1, 32),
 	F_BOOL("moe_unbalanced", offsetof(train_cfg, moe_unbalanced), 0),
+	F_BOOL("moe_fake_gate", offsetof(train_cfg, moe_fake_gate), 0),
 	F_BOOL("router_fp64", offsetof(train_cfg, router_fp64), 0),
 	F_BOOL("graph_attn", offsetof(train_cfg, graph_attn), 0),
 	F_BOOL("graph_router", offsetof(train_cfg, graph_router), 0),

@@ -153,6 +153,15 @@ typedef struct train_cfg {
 				  * hottest EP rank receives model_ep_skew
 				  * times the mean dispatches; 0: balanced
 				  * (aux loss, bias, forced balancing) */
+	int moe_fake_gate;       /* 1: NeMo AutoModel's FakeBalancedGate
+				  * (moe_gate fake_balanced): token i goes
+				  * to the top_k consecutive experts from
+				  * i top_k mod experts, so the flex
+				  * dispatch reaches the ranks (nodes) that
+				  * window spans (train_layer.c
+				  * gate_reach) and every expert gets the
+				  * same count (skew 1); 0: a learned
+				  * router */
 	int router_fp64;         /* 1: the MoE router's gating GEMM in
 				  * float64 (Megatron-Core's moe_router_dtype
 				  * "fp64"): torch.mm at the device's fp64
@@ -708,6 +717,8 @@ typedef struct train_lkey {
 				  * with ub_split */
 	double router_bytes;     /* train_cfg's */
 	int router_fp64;         /* train_cfg's */
+	int fake_gate;           /* train_cfg's moe_fake_gate, with experts
+				  * and ep > 1 */
 	int probs_act;           /* the memory cfg's probs_in_act: the MoE
 				  * router's weights multiply in the
 				  * experts' activation */

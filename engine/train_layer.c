@@ -2063,7 +2063,8 @@ static double moe_einsum_costs(tenv *e, const train_lkey *k,
 	return gf + disp;
 }
 
-static double flex_ranks(double experts, double k, double ep);
+static double flex_copies(const train_lkey *k, const gp_model *m,
+			  double parts);
 
 /* DeepEP's flex dispatcher leaves the local permute to Megatron-Core.
  * DeepEP's dispatch delivers each token once to each rank holding any
@@ -2102,8 +2103,7 @@ static double moe_deepep_permute_costs(tenv *e, const train_lkey *k,
 	double cf = k->capacity_factor > 0 ? k->capacity_factor : 1.0;
 	double sk = k->skew > 1.0 ? k->skew : 1.0;
 	double row = m->hidden * k->A * cf * sk;
-	double rr = k->Tn * flex_ranks(m->moe.experts, m->moe.top_k, k->ep) *
-		row;
+	double rr = k->Tn * flex_copies(k, m, k->ep) * row;
 	double ur = k->Tn * m->moe.top_k * row;
 	double t = t_mem(e, k->half, 2.0 * (rr + ur));
 
@@ -3795,6 +3795,80 @@ static double flex_ranks(double experts, double k, double ep)
 	return ep * (1.0 - miss);
 }
 
+/* The same count under NeMo AutoModel's FakeBalancedGate (BackendConfig
+ * fake_balanced_gate, which its benchmark recipes set: "Fake balanced
+ * gate is enabled to simulate ideal expert routing", docs/performance-
+ * summary.md at v0.5.0, d02f49cb3).  Its forward, at noise 0 (the
+ * default "fake_gate_noise: float = 0.0", which no benchmark YAML
+ * sets): "indices = (torch.arange(n_tokens * a_exp, device=x.device).
+ * view(-1, a_exp) % available_experts) + self.skip_first_n_experts"
+ * (nemo_automodel/components/moe/layers.py FakeBalancedGate.forward,
+ * skip 0 where MoE builds it) -- token i of the rank's n_tokens takes
+ * experts i k, i k + 1, .., i k + k - 1 mod e: k CONSECUTIVE experts.
+ * The experts lie contiguously on the EP ranks ("local_expert_indices_
+ * offset = self.ep_rank * num_local_experts", moe/experts.py
+ * GroupedExpertsDeepEP.init_token_dispatcher), e / parts to a part (a
+ * rank, or a node of EP ranks), so the token reaches the parts its
+ * window of k spans: with g = gcd(k, e) the window starts at every
+ * multiple of g equally often (i k mod e runs through them), and the
+ * count is the mean over those starts of the distinct parts of
+ * experts s .. s + k - 1 mod e.  Qwen3-30B-A3B at EP 8 (128 experts, 16
+ * a rank, starts at multiples of 8): one rank (5.34 learned, flex_ranks);
+ * DeepSeek-V3 at EP 64 (4 a rank, starts at multiples of 8): two
+ * neighbouring ranks, one node of eight (3.6 to 5.3 nodes learned);
+ * GPT-OSS-120B at EP 64 (2 a rank, k 4): two ranks, one node; Kimi K2
+ * at EP 32 (12 a rank): starts 0, 8, 4 mod 12 reach 1, 2, 1 ranks, 4/3.
+ * Every rank's tokens are spread the same way (i k mod e cycles through
+ * the experts), so the share that stays on the own rank or node is 1 /
+ * parts as with a learned router: the bytes, not their pattern, change.
+ * A learned router (or the alltoall dispatcher's per-expert copies)
+ * is as before. */
+static double gate_reach(double experts, double k, double parts)
+{
+	long E = (long)experts, K = (long)k, g, s, j, n = 0;
+	double per, sum = 0.0;
+
+	if (E <= 0 || K <= 0 || !(parts > 1.0) || (double)E != experts ||
+	    (double)K != k)
+		return k;
+	if (K >= E)
+		return parts;
+	per = experts / parts;
+	for (g = E, j = K; j != 0;) {  /* g = gcd(E, K) */
+		long r = g % j;
+
+		g = j;
+		j = r;
+	}
+	for (s = 0; s < E; s += g) {
+		long first = (long)floor(s / per), prev = first, cnt = 1;
+
+		for (j = 1; j < K; j++) {
+			long p = (long)floor(((s + j) % E) / per);
+
+			if (p != prev)
+				cnt++;
+			prev = p;
+		}
+		/* a window that wrapped back into its first part */
+		if (cnt > 1 && prev == first)
+			cnt--;
+		sum += (double)cnt;
+		n++;
+	}
+	return sum / (double)n;
+}
+
+/* The copies a token's flex dispatch sends over parts (EP ranks, or the
+ * group's nodes): the gate's reach (above) or a learned router's. */
+static double flex_copies(const train_lkey *k, const gp_model *m,
+			  double parts)
+{
+	if (k->fake_gate)
+		return gate_reach(m->moe.experts, m->moe.top_k, parts);
+	return flex_ranks(m->moe.experts, m->moe.top_k, parts);
+}
+
 /* HybridEP's dispatch and combine through its torch API inside one
  * NVLink domain, as a fraction of the link's rate per direction, in the
  * bytes its benchmark counts: every token a rank receives, once per rank
@@ -4148,7 +4222,7 @@ static double flex_internode(const tenv *e, const train_lkey *k,
 		rate = by_nodes(DEEPEP_RDMA, nodes) * nic;
 	}
 	return by_nodes(FLEX_CALL_S, nodes) + tokens *
-		flex_ranks(m->moe.experts, m->moe.top_k, nodes) * h * 2.0 /
+		flex_copies(k, m, nodes) * h * 2.0 /
 		rate;
 }
 
@@ -4787,7 +4861,7 @@ static void layer_comm(tenv *e, const train_lkey *k, int kind,
 			k->capacity_factor : 1.0;
 		double sk = k->skew > 1.0 ? k->skew : 1.0;
 		double copies = k->ep_flex && k->ep > 1 ?
-			flex_ranks(m->moe.experts, topk, k->ep) : topk;
+			flex_copies(k, m, k->ep) : topk;
 		double disp = k->Tn * copies * cf * sk * h * 2.0, a2a, gs = 0;
 
 		a2a = k->ep > 1 ?

@@ -308,7 +308,11 @@ static int place_job(ctx *xp, const gp_topo *t, train_cache *cache,
  *    DeepSpeed's dispatch_mask over C rows) and tokens beyond it are
  *    dropped, so every rank runs capacity_factor times the mean: the
  *    padded buffer, no skew.
- *  - Dropless (capacity_factor 0: Megatron-Core's default
+ *  - NeMo AutoModel's FakeBalancedGate (moe_gate fake_balanced): token
+ *    i of a rank's T goes to experts i top_k .. i top_k + top_k - 1 mod
+ *    experts, so each expert gets T top_k / experts of every rank's
+ *    tokens: 1, whatever the dropless dispatch.
+ *  - Dropless with a learned router (capacity_factor 0: Megatron-Core's default
  *    moe_expert_capacity_factor None, the Hugging Face MoE blocks' loop
  *    over whatever each expert received): with nothing balancing the
  *    router (moe_balance none) the measured no-EPLB spread
@@ -329,6 +333,11 @@ static double train_ep_skew(const train_cfg *c, const ctx *xp)
 	if (ep <= 1 || m->moe.experts <= 0)
 		return 1.0;
 	if (c->mem.capacity_factor > 0 || c->mem.moe_einsum)
+		return 1.0;
+	/* AutoModel's FakeBalancedGate: every expert gets T top_k /
+	 * experts of each rank's tokens, no chance in it (train_layer.c
+	 * gate_reach) */
+	if (c->moe_fake_gate)
 		return 1.0;
 	if (c->moe_unbalanced)
 		return model_ep_skew(m, ep);
@@ -460,6 +469,8 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 		c->compute == GP_FP8 && c->te_modules && !c->eager;
 	xp->k.router_bytes = c->router_bytes;
 	xp->k.router_fp64 = c->router_fp64;
+	xp->k.fake_gate = c->moe_fake_gate && xp->y.ep > 1 &&
+		xp->e.m->moe.experts > 0;
 	xp->k.te_modules = c->te_modules && !c->eager;
 	xp->k.ub_split = xp->k.sp && xp->k.tp > 1 && xp->k.te_modules;
 	xp->k.ub_aggregate = xp->k.ub_split && c->tp_overlap_aggregate;

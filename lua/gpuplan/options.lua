@@ -2071,6 +2071,16 @@ opt { name = "moe_balance", type = "string", metavar = "B", commands = "train pl
     .. "balancing, 2.56x the mean at EP 32 with 8 experts a rank, and every layer waits for "
     .. "it)",
   suggest = { "moe_router_load_balancing_type", "load_balancing", "router_balance" } }
+opt { name = "moe_gate", type = "string", metavar = "G", commands = "train plan rl",
+  value = "learned", kind = "enum", values = { "learned", "fake_balanced" },
+  help = "which gate picks a MoE token's experts: learned (a router's top_k: the flex "
+    .. "dispatcher sends a token to each EP rank holding any of its experts, 5.34 of 8 "
+    .. "ranks for 8 of 128 experts at EP 8) or fake_balanced (NeMo AutoModel's "
+    .. "FakeBalancedGate, its benchmark recipes' fake_balanced_gate: true: token i takes "
+    .. "the top_k consecutive experts from i x top_k, so it reaches the one or two EP ranks, "
+    .. "in one node, that window spans, and every expert gets the same tokens: no "
+    .. "imbalance); gp.rl: the actor's training layers, not the rollout engine's",
+  suggest = { "fake_balanced_gate", "gate", "router" } }
 opt { name = "moe_fp8_pad", type = "string", metavar = "P", commands = "train plan rl",
   kind = "enum", values = { "copy", "none" },
   default = "copy with precision fp8 on the megatron stack's alltoall and allgather "

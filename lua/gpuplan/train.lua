@@ -833,6 +833,19 @@ local function step_choices(o, p, cfg, sweep, default)
     fail("train: moe_balance none is how a MoE router spreads tokens; %s has no experts",
       tostring(p.model.id or p.model.name))
   end
+  -- AutoModel's FakeBalancedGate in place of a learned router (engine/
+  -- train_layer.c gate_reach): it needs experts, and it leaves no
+  -- router to leave unbalanced
+  cfg.moe_fake_gate = o.moe_gate == "fake_balanced"
+  if cfg.moe_fake_gate then
+    if not (p.model.moe and (p.model.moe.experts or 0) > 0) then
+      fail("train: moe_gate fake_balanced is how a MoE layer picks its experts; %s has no "
+        .. "experts", tostring(p.model.id or p.model.name))
+    elseif cfg.moe_unbalanced then
+      usage("train: moe_gate fake_balanced with moe_balance none: the fake gate sends "
+        .. "every expert the same tokens, no router is left to unbalance")
+    end
+  end
   -- fp64 also runs the router's own GEMMs in float64 (engine/
   -- train_layer.c router_fp64_costs); an fp32 router keeps Transformer
   -- Engine's GEMM on the 16-bit operands

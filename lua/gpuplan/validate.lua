@@ -439,6 +439,10 @@ local case_schema = T.record {
     -- as the recipe's router config leaves it (gp.train's and gp.rl's
     -- moe_balance; Megatron-Core's moe_router_load_balancing_type)
     moe_balance = declared("moe_balance"),
+    -- the gate that picks a token's experts: a learned router or NeMo
+    -- AutoModel's FakeBalancedGate (gp.train's moe_gate; AutoModel's
+    -- BackendConfig fake_balanced_gate)
+    moe_gate = declared("moe_gate"),
     -- the experts' buffers padded to a capacity, tokens beyond it dropped
     -- (gp.train's capacity_factor; Megatron-Core's moe_expert_capacity_factor
     -- with moe_pad_expert_input_to_capacity); absent: dropless
@@ -722,7 +726,7 @@ M.PARALLEL_READ = {
     recompute_layers recompute_modules activation_offload_layers checkpoint_offload checkpoint_offload_streams
     ckpt_outside_fsdp first_stage_layers last_stage_layers stage_layers split_ends schedule ep_overlap tp_overlap tp_overlap_fp8_rs tp_overlap_aggregate
     moe_dispatcher moe_flex_backend cuda_device_max_connections numa_bind moe_flex_sms moe_router_ops moe_permute_fusion bias_activation_fusion apply_rope_fusion moe_router_dtype cuda_graph_scope moe_fp8_pad
-    legacy_permute te_mxfp8_grouped fused_grouped_mlp moe_balance capacity_factor offload
+    legacy_permute te_mxfp8_grouped fused_grouped_mlp moe_balance moe_gate capacity_factor offload
     host_threads delayed_update]],
   rl = set [[tp pp cp ulysses ep etp sp zero zero_group fsdp fsdp_version micro_batch global_batch recompute first_stage_layers
     last_stage_layers stage_layers moe_permute_fusion bias_activation_fusion apply_rope_fusion moe_router_dtype numa_bind offload

@@ -1225,6 +1225,9 @@ local function predict(case, cat)
   -- the router's balance as the recipe configures it (SCHEMA.md
   -- parallel.moe_balance)
   o.moe_balance = v(par.moe_balance)
+  -- the gate the recipe runs (SCHEMA.md parallel.moe_gate: AutoModel's
+  -- fake_balanced_gate)
+  o.moe_gate = v(par.moe_gate)
   o.moe_fp8_pad = v(par.moe_fp8_pad)
   -- a capacity-bound dispatch as the recipe sets it (SCHEMA.md
   -- parallel.capacity_factor; absent: the option's dropless default)
