@@ -162,10 +162,16 @@ int sx_a2a(sx *x, double tokens, double elem, int decode, double *t,
 #define SX_AR_FUSION_MAX_TOKENS 2048.0
 #define SX_AR_FUSION_LAT 8.7e-6
 
+/* Not with the experts' all-to-all (ep > 1 and an exchange): the MoE
+ * layer's tokens are then reduce-scattered and gathered around the
+ * exchange (sx_tp_colls), no all-reduce the norm could join.  The one
+ * test for both sx_tp_colls (the all-reduces' price) and serve_step.c
+ * layer_ops (the norm rows dropped), so the two never disagree. */
 int sx_ar_fused(const sx *x, double Tg)
 {
 	return x->c->ar_norm_fused && x->s.a > 1.0 && Tg > 0.0 &&
 		Tg <= SX_AR_FUSION_MAX_TOKENS &&
+		!(x->s.ep > 1 && x->c->a2a != SERVE_A2A_NONE) &&
 		x->t.up_kind == GP_LINK_NVLINK && x->t.up.bw > 0.0;
 }
 
@@ -176,8 +182,7 @@ int sx_tp_colls(sx *x, double Tg, double Tinst, blk *b)
 	const shp *s = &x->s;
 	double a = s->a, N = s->N, h = s->h, tar;
 
-	if (sx_ar_fused(x, Tg) && !(s->ep > 1 &&
-	                           x->c->a2a != SERVE_A2A_NONE)) {
+	if (sx_ar_fused(x, Tg)) {
 		double by = Tg * h * ACT;
 
 		tar = SX_AR_FUSION_LAT +

@@ -557,10 +557,14 @@ local function setup_config(a, model, d, c, info, cat, default, L)
   local topo = node_of(a, info.gpu, cat, default, math.max(tp, ptp or tp))
   -- SGLang's all-reduce + RMSNorm fusion for gpt-oss on Blackwell (infer.lua
   -- M.sglang_ar_norm_fusion, its source there): the decode pool's TP group,
-  -- on one node (the instance's largest span over the node's GPUs)
+  -- on one node (the instance's largest span over the node's GPUs); not
+  -- with the experts' all-to-all (the decode pool's ep > 1 and an exchange:
+  -- no MoE all-reduce there, serve_a2a.c sx_ar_fused, the same test)
   local span = math.max(tp, ep or 1, ptp or 1, pep or 1)
-  local ar_fused = require("gpuplan.infer").sglang_ar_norm_fusion(a.runtime, model, info.gpu,
-    tp, dp, math.ceil(span / math.max(1, topo.gpus_per_node or span)))
+  local dep = L.groups > 1 and L.groups or ep
+  local ar_fused = not (dep > 1 and a2a ~= "none") and
+    require("gpuplan.infer").sglang_ar_norm_fusion(a.runtime, model, info.gpu,
+    tp, dp, math.ceil(span / math.max(1, topo.gpus_per_node or span))) or nil
   if ar_fused then default(ar_fused) end
   local s = {
     weight_bits = c.weight_bits, embed_bits = c.embed_bits, kv_bytes = c.kv_bytes,
@@ -594,7 +598,7 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     margin = c.margin, kv_free_fraction = c.kv_free_fraction,
     max_batch = c.max_batch, price = c.price,
     topo = topo, ar_norm_fused = ar_fused ~= nil,
-    decode = { tp = tp, ep = L.groups > 1 and L.groups or ep, dp_attention = dp, tbo = tbo },
+    decode = { tp = tp, ep = dep, dp_attention = dp, tbo = tbo },
     prefill = { tp = ptp, ep = pep, dp_attention = pdp, tbo = tbo },
     disagg = disagg, gpus = gpus, prefill_gpus = pg, batch_per_gpu = L.batch,
     -- a concurrency's share (L.conc): past what the KV and max_batch hold,

@@ -11,7 +11,7 @@
 -- Run: ./gpuplan run tests/lua/sglang_ar_fusion.t
 local t = require "tap"
 local gp = require "gpuplan"
-t.plan(9)
+t.plan(11)
 
 -- gpt-oss-120b's shape (openai/gpt-oss-120b config.json): 36 layers, 18
 -- of them sliding (window 128), 128 experts top-4, MXFP4 experts.
@@ -78,3 +78,17 @@ t.is(t.op(v.decode, "experts_up").flop, 2 * 4 * 2880 * 720,
 
 -- 9. The defaults line names the padding.
 t.ok(said(b, "padded to a multiple of 256"), "SGLang, B200: the padding said")
+
+-- 10-11. With the experts' all-to-all (ep 8, a2a deepep given) the MoE
+-- tokens are reduce-scattered and gathered around the exchange, no
+-- all-reduce for the norm to join: the norm rows stay and the defaults
+-- line says no fusion (serve_a2a.c sx_ar_fused, one test for the rows and
+-- the collectives; before it the rows went while the collectives stayed
+-- unfused).
+local e = assert(gp.infer{ model = model, gpu = "b200", gpus = 8, tp = 8, ep = 8,
+                           a2a = "deepep", two_batch_overlap = false,
+                           expert_weights = "mxfp4", runtime = "sglang", input = 256,
+                           output = 256, concurrency = 1 })
+t.ok(t.op(e.decode, "attn_norm") ~= nil and t.op(e.decode, "mlp_norm") ~= nil,
+     "SGLang, B200 TP 8, ep 8 with DeepEP: attn_norm / mlp_norm kept")
+t.ok(not said(e, "ar_norm_fusion"), "... and no fusion said")
