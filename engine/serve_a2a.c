@@ -151,16 +151,37 @@ int sx_a2a(sx *x, double tokens, double elem, int decode, double *t,
  * then) plus the bytes as the custom all-reduce's one-stage form moves
  * them (each rank reads its n - 1 peers' whole buffers), so the 8.7 us
  * counts a DeepSeek decode message of a few tokens twice, under a
- * microsecond.  One-shot throughout: SGLang's communicator.py "We set
- * the max token num to 128 for allreduce fusion with min-latency
- * case(use_oneshot=True)", and the two-shot form was the slower one at
- * these sizes where it was timed (vLLM PR 21742: "two shot algorithm was
- * slower than unfused options"; PR 22086, H100 TP 2, 32 tokens: 0.079
- * ms two-shot against 0.010 one-shot).  The norm kernels it absorbs are
- * dropped (serve_step.c layer_ops).  Only on an NVLink group (the
- * kernel's IPC buffers). */
+ * microsecond.  One-shot or two-shot as FlashInfer picks: SGLang calls
+ * it with use_oneshot left None, and trtllm_allreduce_fusion then
+ * decides -- before FlashInfer 0.5.0 "use_oneshot = token_num <= 128"
+ * (SGLang's communicator.py: "We set the max token num to 128 for
+ * allreduce fusion with min-latency case(use_oneshot=True)"), from 0.5.0
+ * (flashinfer-ai/flashinfer PR 1972, commit 4512a6c7d, "Heuristics
+ * based on all configs of trtllm_allreduce_fusion on B200") one-shot
+ * while "token_num * hidden_dim * 2 * world_size * dtype.itemsize / 1024
+ * / 1024" is at most "2: 512, 4: 64, 8: 42" MiB for 2, 4, 8 GPUs
+ * (flashinfer/comm/trtllm_ar.py _should_use_oneshot).  The later rule is
+ * priced (SGLang's late-2025 releases ship FlashInfer 0.5), the 128
+ * tokens for a group of another size; the two agree below 128 tokens,
+ * which holds the decode rows.  The two-shot form (reduce-scatter +
+ * all-gather) moves its bytes as the custom all-reduce's two-stage form
+ * does, after the same 8.7 us: no timing of the fused two-shot kernel's
+ * own latency was found.  The norm kernels it absorbs are dropped
+ * (serve_step.c layer_ops).  Only on an NVLink group (the kernel's IPC
+ * buffers). */
 #define SX_AR_FUSION_MAX_TOKENS 2048.0
 #define SX_AR_FUSION_LAT 8.7e-6
+#define SX_AR_FUSION_ONESHOT_TOKENS 128.0  /* FlashInfer before 0.5.0 */
+
+/* Whether FlashInfer's fused all-reduce runs one-shot for Tg tokens of
+ * h bf16 elements over n GPUs (its _should_use_oneshot, above). */
+static int sx_ar_fusion_oneshot(double Tg, double h, double n)
+{
+	double mib = Tg * h * 2.0 * n * ACT / (1024.0 * 1024.0), lim;
+
+	lim = n == 2.0 ? 512.0 : n == 4.0 ? 64.0 : n == 8.0 ? 42.0 : 0.0;
+	return lim > 0.0 ? mib <= lim : Tg <= SX_AR_FUSION_ONESHOT_TOKENS;
+}
 
 /* Not with the experts' all-to-all (ep > 1 and an exchange): the MoE
  * layer's tokens are then reduce-scattered and gathered around the
@@ -186,7 +207,8 @@ int sx_tp_colls(sx *x, double Tg, double Tinst, blk *b)
 		double by = Tg * h * ACT;
 
 		tar = SX_AR_FUSION_LAT +
-			infer_custom_ar_wire(1, a, by, x->t.up.bw);
+			infer_custom_ar_wire(sx_ar_fusion_oneshot(Tg, h, a), a,
+			                     by, x->t.up.bw);
 		b->tp_dense = 2.0 * tar;
 		b->tp_moe = 2.0 * tar;
 		return GP_OK;

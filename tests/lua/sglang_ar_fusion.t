@@ -4,14 +4,15 @@
 -- sets enable_flashinfer_allreduce_fusion for GptOssForCausalLM on
 -- Blackwell without DP attention, so each TP all-reduce and the residual
 -- add + RMSNorm after it run as one FlashInfer kernel (8.7 us on 8 B200s,
--- SGLang PR 7621, plus the one-shot wire time), the norm kernels gone;
+-- SGLang PR 7621, plus the wire time of FlashInfer's one- or two-shot form),
+-- the norm kernels gone;
 -- and it runs the MXFP4 experts on FlashInfer's TRT-LLM MoE, whose
 -- weights Mxfp4MoEMethod pads to multiples of 256 (the intermediate after
 -- the TP split).  Neither on Hopper, nor under vLLM.
 -- Run: ./gpuplan run tests/lua/sglang_ar_fusion.t
 local t = require "tap"
 local gp = require "gpuplan"
-t.plan(11)
+t.plan(13)
 
 -- gpt-oss-120b's shape (openai/gpt-oss-120b config.json): 36 layers, 18
 -- of them sliding (window 128), 128 experts top-4, MXFP4 experts.
@@ -92,3 +93,23 @@ local e = assert(gp.infer{ model = model, gpu = "b200", gpus = 8, tp = 8, ep = 8
 t.ok(t.op(e.decode, "attn_norm") ~= nil and t.op(e.decode, "mlp_norm") ~= nil,
      "SGLang, B200 TP 8, ep 8 with DeepEP: attn_norm / mlp_norm kept")
 t.ok(not said(e, "ar_norm_fusion"), "... and no fusion said")
+
+-- 12-13. FlashInfer picks one-shot or two-shot itself (use_oneshot None:
+-- from 0.5.0 one-shot while tokens x 2880 x 2 x 8 x 2 B is at most 42 MiB
+-- at TP 8, _should_use_oneshot).  A prefill step of 1024 tokens: 90 MiB,
+-- two-shot, each all-reduce 8.7 us + 2 x 7/8 x 1024 x 5760 B / (0.617 x
+-- 900e9 B/s) = 8.7 + 18.588 us, 72 of them (36 layers x 2); one of 400
+-- tokens: 21.1 MiB, one-shot, 8.7 + 7 x 400 x 5760 / (0.720 x 900e9) =
+-- 8.7 + 24.889 us.  1e-6: the same arithmetic in C, B200's NVLink at the
+-- catalog's 900 GB/s a direction (the one-shot form priced throughout
+-- made the 1024-token all-reduce 72.4 us, 2.7x).
+local function prefill_ar(n)
+  local r = assert(gp.infer{ model = model, gpu = "b200", gpus = 8, tp = 8, ep = 1,
+                             prefill_tokens = n, expert_weights = "mxfp4",
+                             runtime = "sglang", input = n, output = 256, concurrency = 1 })
+  return r.prefill.tp_comm / 72
+end
+t.near(prefill_ar(1024), 8.7e-6 + 2 * 7 / 8 * 1024 * 5760 / (0.617 * 900e9), 1e-6,
+       "a 1024-token prefill at TP 8: FlashInfer's two-shot fused all-reduce")
+t.near(prefill_ar(400), 8.7e-6 + 7 * 400 * 5760 / (0.720 * 900e9), 1e-6,
+       "a 400-token prefill at TP 8: one-shot (21.1 MiB, under 42)")
