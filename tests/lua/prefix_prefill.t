@@ -11,12 +11,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local predict = require "gpuplan.predict.infer"
 
-local function attn(r)
-  for _, o in ipairs(r.prefill.ops) do
-    if o.name == "attention" then return o end
-  end
-  error("no attention row")
-end
+local function attn(r) return assert(t.op(r.prefill, "attention"), "no attention row") end
 
 -- Llama 3.1 405B at TP 8 on MI300X: 128 query heads / 8 = 16 a GPU, 8 KV
 -- heads / 8 = 1 a GPU.  A prompt of 65024 tokens whose first 64512 come
@@ -76,14 +71,10 @@ local function case(gpu, ver)
            measured = { metric = "output_tokens_per_s" },
            source = { title = "vLLM serving", version = ver } }
 end
-local function has(res, pat)
-  for _, d in ipairs(res.defaults) do if d:find(pat, 1, true) then return true end end
-  return false
-end
 local PP = "prefix_prefill (vLLM V0 on ROCm"
-t.ok(has(predict(case("mi300x", "0.6.3"), gp.catalog()), PP), "vLLM 0.6.3 on MI300X: on")
-t.ok(not has(predict(case("h200-sxm", "0.6.3"), gp.catalog()), PP), "... not on an H200")
-t.ok(not has(predict(case("mi300x", "0.6.5"), gp.catalog()), PP),
+t.ok(t.said(predict(case("mi300x", "0.6.3"), gp.catalog()), PP, true), "vLLM 0.6.3 on MI300X: on")
+t.ok(not t.said(predict(case("h200-sxm", "0.6.3"), gp.catalog()), PP, true), "... not on an H200")
+t.ok(not t.said(predict(case("mi300x", "0.6.5"), gp.catalog()), PP, true),
      "... not on MI300X from 0.6.5 (chunked prefill off by default there)")
 
 t.done_testing()

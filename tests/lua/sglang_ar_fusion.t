@@ -26,12 +26,7 @@ local function run(runtime, gpu, tp)
                           expert_weights = "mxfp4", runtime = runtime, input = 256,
                           output = 256, concurrency = 1 })
 end
-local function said(r, pat)
-  for _, d in ipairs(r.defaults or {}) do
-    if d:find(pat, 1, true) then return true end
-  end
-  return false
-end
+local function said(r, pat) return t.said(r, pat, true) end
 
 local b = run("sglang", "b200", 8)
 
