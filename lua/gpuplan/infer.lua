@@ -645,21 +645,6 @@ M.eager_host_ops = {
 -- parallel blocks); qwen3_moe head norms and MoE in every layer, no
 -- shared expert, no MLA; deepseek_v2 MLA with MoE; gpt_oss MoE in every
 -- layer with sliding-window layers, no head norms, MLA or shared expert.
--- gpt_oss's shape (above): MoE in every layer with sliding-window layers,
--- no head norms, MLA, Mamba, parallel blocks or shared expert, gated RMSNorm.
--- SGLang keys its GptOssForCausalLM defaults on the architecture; a case
--- gives its model inline, so the shape tells it (M.sglang_ar_norm_fusion
--- reads it too).
-function M.gpt_oss_shape(model)
-  if type(model) ~= "table" then return false end
-  local moe = type(model.moe) == "table" and (model.moe.experts or 0) > 0
-  local mla = type(model.mla) == "table" and (model.mla.kv_lora_rank or 0) > 0
-  local sw = type(model.sliding_window) == "table" and (model.sliding_window.layers or 0) ~= 0
-  return (moe and sw and not (mla or model.mamba or model.qk_norm or model.parallel_attn)
-    and model.norm == "rms" and model.ffn_gated
-    and (model.moe.shared_experts or 0) == 0 and (model.moe.dense_layers or 0) == 0) or false
-end
-
 local function sglang_extend_ops(model, tp)
   local ar = (tp or 1) > 1 and 2 or 0
   local moe = type(model.moe) == "table" and (model.moe.experts or 0) > 0
@@ -683,6 +668,22 @@ local function sglang_extend_ops(model, tp)
 end
 
 M.extend_host_ops = { sglang = sglang_extend_ops }
+
+-- gpt_oss's shape, as sglang_extend_ops tells it apart (its comment above):
+-- MoE in every layer with sliding-window layers, no head norms, MLA, Mamba,
+-- parallel blocks or shared expert, gated RMSNorm.  SGLang keys its
+-- GptOssForCausalLM defaults on the architecture; a case gives its model
+-- inline, so the shape tells it (M.sglang_ar_norm_fusion and serve.lua's
+-- MXFP4 padding read it too).
+function M.gpt_oss_shape(model)
+  if type(model) ~= "table" then return false end
+  local moe = type(model.moe) == "table" and (model.moe.experts or 0) > 0
+  local mla = type(model.mla) == "table" and (model.mla.kv_lora_rank or 0) > 0
+  local sw = type(model.sliding_window) == "table" and (model.sliding_window.layers or 0) ~= 0
+  return (moe and sw and not (mla or model.mamba or model.qk_norm or model.parallel_attn)
+    and model.norm == "rms" and model.ffn_gated
+    and (model.moe.shared_experts or 0) == 0 and (model.moe.dense_layers or 0) == 0) or false
+end
 
 -- Small-M kernels by runtime: a decode step of at most this many tokens runs
 -- the weight-only linears (int4/GPTQ/AWQ, NF4, int8 weight-only, GGUF bits)
