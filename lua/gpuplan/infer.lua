@@ -1714,6 +1714,8 @@ M.custom_ar = { vllm = true, sglang = true }
 -- take it.  Returns the defaults line's words, or nil.
 function M.sglang_ar_norm_fusion(runtime, model, g, tp, dp_attention, nodes)
   if runtime ~= "sglang" or not M.gpt_oss_shape(model) then return nil end
+  -- (the arch, not sm100: a consumer Blackwell, sm120, has no NVLink,
+  -- which the engine's sx_ar_fused requires anyway)
   if not (g and g.arch == "blackwell") or (tp or 1) <= 1 or dp_attention then return nil end
   if (nodes or 1) > 1 then return nil end
   return "ar_norm_fusion (SGLang turns on FlashInfer's all-reduce + residual + RMSNorm "

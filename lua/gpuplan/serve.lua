@@ -285,7 +285,10 @@ M.VLLM_MXFP4_PAD = { cdna3 = 128 }
 -- 2880 over TP 8 is 360 a GPU, 512 padded (42% more expert weight read
 -- and multiplied), over TP 4 720 -> 768; the hidden 2880 -> 3072 (6.7%).
 -- serve_cfg.moe_pad, which pads the GPU's slice (serve_step.c
--- moe_routed), as for vLLM's ROCm padding above.
+-- moe_routed), as for vLLM's ROCm padding above.  Keyed on the arch: the
+-- catalog carries no compute capability, so a consumer Blackwell (the
+-- RTX 5090, sm120, where _is_sm100_supported is false) is not told apart
+-- and takes the padding too (as train.lua's fused_grouped_mlp check).
 M.SGLANG_MXFP4_PAD = { blackwell = 256 }
 
 -- The small kernels vLLM's Triton MXFP4 experts launch a layer to turn
