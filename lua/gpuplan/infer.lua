@@ -907,8 +907,30 @@ M.one_token_graphs = { ["llama.cpp"] = { ampere = true, ada = true, hopper = tru
 --   force_fuse_int_mm_with_mul, which gpt-fast's generate.py does not.
 --   Measured on A100 only: the same fractions stand for the kernels on
 --   every card until a run elsewhere says otherwise.
+--   vllm (int4 only): GPTQ/AWQ run as Marlin (gptq_marlin, awq_marlin from
+--   v0.5.3, vllm PR #6612; IST-DASLab/marlin's mainloop), whose batch-1
+--   rate on an A100 is the first line of a run of Marlin's bench.py posted
+--   to vllm PR #2497 (2024-01-24): "batch=0001: s=0.00014,
+--   TFLOP/s=004.626, GB/s=1158.601, speedup=3.12".  bench.py sums
+--   Llama13B's four layer shapes (5120 x 15360, 5120 x 5120, 5120 x 27136,
+--   13568 x 5120: 313.26M weights, 2 x 313.26M / 4.626e12 = 135.4 us) and
+--   counts "2 * A.numel() + 4 * B.numel() + 2 * C.numel() + 2 *
+--   s.numel()" bytes: 156.9 MB at groupsize -1 (one scale a column; 1157.7
+--   GB/s, the line's figure, where group 128's scales would give 1194).
+--   The card is an A100 80GB: torch.matmul's fp16 time is 3.12 x 135.4
+--   us for 626.5 MB, 1.44 TB/s, past the 40GB A100's streaming copy (1381
+--   GB/s, gpu-stream a100_40.txt in catalog/archs.lua), and its 141
+--   TFLOP/s at 4000 rows is below an H100's.  This model prices those four
+--   kernels (a100-sxm-80gb, one token, the int4 dequantisation and each
+--   kernel's 3.9 us fill included) at 135.4 us with the weights streamed
+--   at 0.81 of the copy (117.6 us at 0.94): 0.81.  Older vLLM AWQ kernels
+--   (awq_gemm before v0.5.3) are held to it too, as no faster: Marlin's
+--   README ("Marlin delivers essentially ideal speedups at all
+--   batchsizes", its assets/peak.png on an A10 putting AWQ's kernel at
+--   3.37 at batch 1 against "the optimal 3.87x").
 M.wo_stream = {
   ["gpt-fast"] = { int4 = 0.65, int8 = 0.78 },
+  vllm = { int4 = 0.81 },
 }
 
 -- The streaming fraction of runtime rt's weight-only kernel for a format
