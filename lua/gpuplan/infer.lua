@@ -3304,6 +3304,16 @@ function M.setup(a)
       .. "awq_gemm are held to it too)", tostring(weights), tostring(g.id),
       c.compute, c.wo_bf16_x, c.compute))
   end
+  -- The weight-only kernel's streaming fraction (M.wo_stream), said where
+  -- the runtime's measured kernel replaces the device's GEMM rate.
+  if c.wo_stream and bits < 16 then
+    default(string.format("%s weights run weight-only under %s: its %s kernel reads them at "
+      .. "%g of the streaming copy at decode (%s)", tostring(weights), tostring(a.runtime),
+      bits < 8 and "int4" or "int8", c.wo_stream,
+      a.runtime == "vllm" and "Marlin's batch-1 bench run on an A100, vllm PR #2497; vLLM 0.4's "
+        .. "awq_gemm is held to it too"
+      or "its own A100 batch-1 runs, gpuplan.infer M.wo_stream"))
+  end
   if c.batch and c.concurrency then error(args.usage(M.BATCH_AND_CONCURRENCY), 3) end
   -- One batch prices every replica (engine/infer_run.c run_batch:
   -- ceil(concurrency / replicas) each), so a concurrency the replicas do

@@ -14,7 +14,7 @@ local core = require "gpuplan.core"
 local infer = require "gpuplan.infer"
 local X = 0.605
 
-t.plan(18)
+t.plan(22)
 
 -- A weight-only bf16 GEMM by hand on an A100-like device: bf16 312
 -- TFLOP/s at 0.8, fp32 19.5; 4096^3 with the converter's 4 FLOP a weight.
@@ -116,3 +116,13 @@ local i4 = { model = "llama3.1-8b", gpu = "a100-sxm-80gb", weights = "int4", run
 t.ok(said(i4), "int4 under vLLM on the A100: the Marlin cap is said")
 t.ok(not said(t.with(i4, { gpu = "a10" })), "A10: no cap, nothing said")
 t.ok(not said(t.with(i4, { runtime = "graphs" })), "default runtime: no cap, nothing said")
+-- Marlin's streaming fraction at decode (infer.lua M.wo_stream.vllm,
+-- 0.81) is said too, on every card (it is not tied to GA100's balance),
+-- and not under the default runtime, which streams at the device's rate.
+local function said_stream(j)
+  return table.concat(gp.infer(j).defaults, "; "):find("0.81 of the streaming copy", 1, true)
+end
+t.ok(said_stream(i4), "int4 under vLLM: Marlin's 0.81 streaming fraction is said")
+t.ok(said_stream(t.with(i4, { gpu = "a10" })), "... on the A10 too")
+t.ok(not said_stream(t.with(i4, { runtime = "graphs" })), "default runtime: nothing said")
+t.ok(not said_stream(t.with(i4, { weights = "bf16" })), "bf16 under vLLM: nothing said")
