@@ -919,8 +919,9 @@ M.one_token_graphs = { ["llama.cpp"] = { ampere = true, ada = true, hopper = tru
 --   GB/s, the line's figure, where group 128's scales would give 1194).
 --   The card is an A100 80GB: torch.matmul's fp16 time is 3.12 x 135.4
 --   us for 626.5 MB, 1.44 TB/s, past the 40GB A100's streaming copy (1381
---   GB/s, gpu-stream a100_40.txt in catalog/archs.lua), and its 141
---   TFLOP/s at 4000 rows is below an H100's.  This model prices those four
+--   GB/s, gpu-stream a100_40.txt in catalog/archs.lua), and torch's
+--   implied 231 TFLOP/s at 4000 rows (141.1 / 0.61) is an A100's, not an
+--   H100's (M.wo_bf16_x below).  This model prices those four
 --   kernels (a100-sxm-80gb, one token, the int4 dequantisation and each
 --   kernel's 3.9 us fill included) at 135.4 us with the weights streamed
 --   at 0.81 of the copy (117.6 us at 0.94): 0.81.  Older vLLM AWQ kernels
