@@ -9,7 +9,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local validate = require "gpuplan.validate"
 
-t.plan(17)
+t.plan(21)
 
 local cat = gp.catalog()
 local rows, n = {}, 0
@@ -230,3 +230,40 @@ local pf = validate.predict(fused, cat)
 local dstep = 1048576 / 128 / p16.predicted - 1048576 / 128 / pf.predicted
 t.ok(dstep > 0.008 and dstep < 0.020,
   string.format("the op-by-op loss adds %.4f s a step (want 8-20 ms)", dstep))
+
+-- ZeRO 0's gradient reduction, one ncclAllReduce a gradient tensor
+-- (get_fp32_accum_hook's dist.all_reduce_coalesced over the bucket's
+-- tensors): the profile states dp_bucket as the rank's mean tensor.
+-- 8.86B on 64 nodes (TP 4, untied): a layer's matrices 2 x 4096 x 32 x
+-- 128 (q, o) + 2 x 4096 x 32 x 128 (k, v) + 3 x 4096 x 14336 = 243269632,
+-- x 32 layers = 7784628224, the embedding and lm_head 2 x 131072 x 4096 =
+-- 1073741824; over TP 4: 2214592512; the norms whole, (2 x 32 + 1) x 4096
+-- = 266240: 2214858752 elements over 6 x 32 + 2 + 1 = 195 tensors =
+-- 11358249.99, rounded up 11358251 (195 x 11358250 = 2214858750, 2 short).
+-- 1.34B on 16 nodes (TP 2, tied): 2 x 2048 x 32 x 64 x 2 + 3 x 2048 x 8192
+-- = 67108864 x 16 = 1073741824, + 131072 x 2048 = 268435456; over TP 2
+-- 671088640, + 33 x 2048 = 671156224 over 6 x 16 + 1 + 1 = 98 tensors =
+-- 6848532.9, up: 6848533.  Exact integers: no tolerance.
+local p64 = validate.predict(rows["nanotron-bench-8.86b-64n-dp128-tp4-pp1-mbs2-z0"], cat)
+t.ok(has(p64, "dp_bucket=11358251 (optim/gradient_accumulator.py")
+  and has(p16, "dp_bucket=6848533 ("), "ZeRO 0 with DDP: dp_bucket the rank's mean gradient tensor")
+-- No DDP at ZeRO 1 (one all-reduce of the contiguous buffer) nor at DP 1.
+local p80 = validate.predict(rows["nanotron-bench-80b-4n-dp1-tp8-pp4-mbs1-z0"], cat)
+t.ok(not has(z1, "dp_bucket=") and p80.predicted and not has(p80, "dp_bucket="),
+  "no per-tensor reduction at ZeRO 1 or at DP 1")
+-- Each tensor pays its own collective: the step is longer than with the
+-- stage's reduction in one message (a case that states dp_bucket 0 keeps
+-- it, the profile filling gaps only).
+local one = t.copy(rows["nanotron-bench-8.86b-64n-dp128-tp4-pp1-mbs2-z0"])
+one.parallel.dp_bucket = 0
+local po = validate.predict(one, cat)
+t.ok(po.predicted and not has(po, "dp_bucket=1") and po.predicted > p64.predicted,
+  string.format("one message prices faster (%.1f) than a collective a tensor (%.1f)",
+    po.predicted or 0, p64.predicted or 0))
+-- ZeRO-1 cells are untouched: their predicted rate is the same
+-- with a stated dp_bucket 0 (nothing to bucket without DDP).
+local z1c = t.copy(rows["nanotron-bench-3.57b-64n-dp128-tp4-pp1-mbs2-z1"])
+z1c.parallel.dp_bucket = 0
+local pz = validate.predict(z1c, cat)
+t.ok(pz.predicted ~= nil and pz.predicted == z1.predicted,
+  "a ZeRO-1 cell prices the same with or without a stated dp_bucket 0")

@@ -85,6 +85,49 @@ local function nanotron_stages(o, m)
   return c
 end
 
+-- nanotron's gradient reduction at ZeRO 0, one all-reduce a gradient
+-- tensor.  Where DP > 1 and ZeRO 0 trainer.py wraps the model in torch's
+-- DistributedDataParallel and helpers.py registers get_fp32_accum_hook,
+-- whose body, for each ready DDP bucket, runs
+-- "accumulator.fp32_grads_allreduce_handle = dist.all_reduce_coalesced(
+-- grad_buffer_tensor_list, group=dp_pg, async_op=True, op=reduce_op)"
+-- over "[accumulator.get_grad_buffer(param_id_to_name[id(param)]).view(-1)
+-- for param in bucket.parameters()]" (optim/gradient_accumulator.py at
+-- the benchmark's 67c5ebb6): a list of the bucket's fp32 gradient
+-- tensors, not one flat buffer.  PyTorch's ProcessGroupNCCL::
+-- allreduce_coalesced hands that list to collectiveCoalesced with one
+-- "ncclAllReduce(input.data_ptr(), output.data_ptr(), input.numel(),
+-- ...)" a tensor, between ncclGroupStart and ncclGroupEnd
+-- ("nccl:allreduce_coalesced"): each tensor its own collective, each
+-- paying its own latency, as dp_bucket prices one collective a bucket
+-- (engine/train.c dp_bucketed).  The tensors of a nanotron Llama: six a
+-- decoder layer (input_layernorm, qkv_proj, o_proj,
+-- post_attention_layernorm, gate_up_proj, down_proj), the token
+-- embedding, the lm_head where untied and the final norm.  dp_bucket is
+-- their mean size on a rank (the matrices over TP, the norms whole, over
+-- the count, rounded up so that dp_bucketed's full buckets and its rest
+-- make the count): the count of collectives is the code's, the bytes the
+-- same in all.  A pipeline stage's own count differs by its ends' one or
+-- two; every cell that runs DDP here is PP 1.  Not at ZeRO 1 (no DDP
+-- there: one all-reduce of the contiguous buffer, zero_reduce) nor at DP
+-- 1 (no DDP).
+local function nanotron_ddp_tensor(o, m)
+  local tp, pp, cp = o.tp or 1, o.pp or 1, o.cp or 1
+  local dp = (o.gpus or 1) // (tp * pp * cp)
+  if (o.zero or 0) ~= 0 or dp < 2
+      or not (m.layers and m.hidden and m.heads and m.ffn_hidden and m.vocab) then
+    return nil
+  end
+  local h = m.hidden
+  local hd = m.head_dim or h // m.heads
+  local kv = m.kv_heads or m.heads
+  -- q and o (heads x hd), k and v (kv x hd), gate_up and down
+  local layer = 2 * h * m.heads * hd + 2 * h * kv * hd + 3 * h * m.ffn_hidden
+  local ends = m.tied_embeddings and 1 or 2
+  local params = ((m.layers * layer + ends * m.vocab * h) / tp + (2 * m.layers + 1) * h) / pp
+  return math.ceil(params / ((6 * m.layers + ends + 1) / pp))
+end
+
 local ROUTERLESS = "num_floating_point_operations: no router term"
 -- Whether the case's GPU is of compute capability 10.0 or newer, from its
 -- catalog entry's architecture (catalog/FORMAT.md `arch`), so that a
@@ -970,6 +1013,11 @@ local PROFILES = {
     -- too, as nanotron runs them (not Megatron-Core's even middle).
     { "stage_layers", nanotron_stages, "models/base.py build_model: blocks "
       .. "balanced by get_block_compute_costs (a layer 4h^2 + 3 d_ff h, the lm_head vocab x h)" },
+    -- ZeRO 0's DDP hook: one ncclAllReduce a gradient tensor
+    -- (nanotron_ddp_tensor above).
+    { "dp_bucket", nanotron_ddp_tensor, "optim/gradient_accumulator.py get_fp32_accum_hook: "
+      .. "dist.all_reduce_coalesced of the bucket's fp32 tensors, one ncclAllReduce a tensor "
+      .. "(the stage's parameters over its gradient tensors)" },
     { "overlap_grad_reduce", true, "DDP comm hook get_fp32_accum_hook: each bucket's "
       .. "reduction async under the backward", function(o) return (o.zero or 0) == 0 end },
     { "overlap_grad_reduce", false, "trainer.py: no DDP at ZeRO 1 with accumulate_grad_in_fp32 "
