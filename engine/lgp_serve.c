@@ -449,6 +449,7 @@ static const lgp_field serve_fields[] = {
 	F_NUM("m_tile", offsetof(serve_cfg, m_tile), 0),
 	F_NUM("m_tile_grouped", offsetof(serve_cfg, m_tile_grouped), 0),
 	F_NUM("moe_fp8_bf16_x", offsetof(serve_cfg, moe_fp8_bf16_x), 0),
+	F_NUM("linear_fp8_bf16_x", offsetof(serve_cfg, linear_fp8_bf16_x), 0),
 	F_NUM("moe_route_kernels", offsetof(serve_cfg, moe_route_kernels), 0),
 	F_NUM("moe_m_tile", offsetof(serve_cfg, moe_m_tile), 0),
 	F_BOOL("moe_act_fused", offsetof(serve_cfg, moe_act_fused), 0),

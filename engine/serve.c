@@ -191,6 +191,11 @@ int serve_check(const gp_model *m, const roof_device *d, const serve_cfg *c,
 	    (c->moe_fp8_bf16_x > 0 &&
 	     gp_check_num(c->moe_fp8_bf16_x, ROOF_BF16_X_MIN, ROOF_BF16_X_MAX,
 	                  "moe_fp8_bf16_x", err)) ||
+	    gp_check_num(c->linear_fp8_bf16_x, 0, ROOF_BF16_X_MAX,
+	                 "linear_fp8_bf16_x", err) ||
+	    (c->linear_fp8_bf16_x > 0 &&
+	     gp_check_num(c->linear_fp8_bf16_x, ROOF_BF16_X_MIN,
+	                  ROOF_BF16_X_MAX, "linear_fp8_bf16_x", err)) ||
 	    gp_check_num(c->moe_route_kernels, 0, 64, "moe_route_kernels",
 	                 err) ||
 	    gp_check_num(c->moe_m_tile, 0, 128, "moe_m_tile", err) ||

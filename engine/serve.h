@@ -212,6 +212,12 @@ typedef struct serve_cfg {
 	                         rate: vLLM's and SGLang's Triton fused
 	                         MoE (infer.h infer_cfg.moe_fp8_bf16_x);
 	                         0: the fp8 rate */
+	double linear_fp8_bf16_x; /* > 0: the fp8 dense linears (attention,
+	                         shared expert, dense layers' MLP) at no
+	                         more than this multiple of the 16-bit
+	                         rate: SGLang's Triton block-fp8 GEMM
+	                         before DeepGEMM (infer.lua
+	                         M.block_fp8_triton); 0: the fp8 rate */
 	double moe_route_kernels; /* the small kernels the runtime's MoE
 	                         launches a layer to turn the top-k into
 	                         its experts' row lists, beyond the top-k

@@ -112,6 +112,15 @@ double sx_wo_x(const sx *x, gp_dtype prec, double wbytes)
 		x->c->base.wo_bf16_x : 0.0;
 }
 
+/* A dense linear's kernel cap (roof_op.bf16_x): fp8 weights on the
+ * runtime's block-fp8 GEMM below the fp8 rate (serve_cfg.
+ * linear_fp8_bf16_x), else the weight-only kernel's (sx_wo_x). */
+double sx_lin_x(const sx *x, gp_dtype prec, double wbytes)
+{
+	return wbytes < ACT && prec == GP_FP8 && x->c->linear_fp8_bf16_x > 0.0 ?
+		x->c->linear_fp8_bf16_x : sx_wo_x(x, prec, wbytes);
+}
+
 /* A GEMM over weights of wbytes each.  Held at 16 bits (the lm_head at
  * embed_bits: quantised checkpoints leave it unquantised, infer.c
  * infer_step) it multiplies on the 16-bit tensor cores, whatever format
@@ -122,7 +131,7 @@ int sx_gemm(sx *x, const char *name, double count, double T, double n,
 	gp_dtype prec = wbytes >= ACT ? x->half : x->cp;
 	int rc;
 
-	x->bf16_x = sx_wo_x(x, prec, wbytes);
+	x->bf16_x = sx_lin_x(x, prec, wbytes);
 	rc = sx_row_mt(x, name, count, 2.0 * T * n * k,
 	               n * k * wbytes + T * (k + n) * ACT, T, n, k, 1.0,
 	               prec, sx_tile(x, wbytes), t);

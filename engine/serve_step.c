@@ -308,7 +308,7 @@ static int layer_ops(sx *x, double B, double q, double kv, int decode,
 
 			/* a weight-only linear at its kernel's rate */
 			x->bf16_x = o.wclass == GP_W_LINEAR && o.weights > 0 ?
-				sx_wo_x(x, x->cp, wb) : 0.0;
+				sx_lin_x(x, x->cp, wb) : 0.0;
 			rc = sx_row_mt(x, o.name, count, o.flop, bytes, o.m,
 			               o.n, o.k, o.batch, x->cp,
 			               o.wclass == GP_W_LINEAR ?

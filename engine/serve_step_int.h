@@ -109,6 +109,7 @@ double sx_tile(const sx *x, double wbytes);
  * kernel's (infer_cfg.wo_bf16_x, vLLM's Marlin) where the weights are
  * stored below 16 bits and multiplied in 16; 0 (the library's) else. */
 double sx_wo_x(const sx *x, gp_dtype prec, double wbytes);
+double sx_lin_x(const sx *x, gp_dtype prec, double wbytes);
 /* A T x n x k GEMM over weights of wbytes bytes each. */
 int sx_gemm(sx *x, const char *name, double count, double T, double n,
             double k, double wbytes, double *t);
