@@ -1621,6 +1621,33 @@ M.fused_grouped_topk = { sglang = true }
 -- accumulates inside the MMA, "accumulator = tl.dot(a, b,
 -- acc=accumulator)", and the cap would overstate its loss).
 M.moe_fp8_bf16_x = { vllm = { hopper = 0.594 }, sglang = { hopper = 0.594 } }
+
+-- SGLang's dense block-fp8 linears before DeepGEMM (block_fp8_triton):
+-- the same Triton loop the multiple above was measured on.  Until
+-- DeepGEMM came on by default for them ("Turn on DeepGemm By Default",
+-- sglang PR #5628, 2025-04-22, first in 0.4.6; opt-in from PR #5580,
+-- 2025-04-21), SGLang's apply_w8a8_block_fp8_linear ran vLLM's Triton
+-- kernel ported ("w8a8_block_fp8_matmul") or, on SM90 where both weight
+-- dims divide by 128, sgl-kernel's CUTLASS blockwise GEMM (sglang PR
+-- #3267, 2025-02-03, "mainly from vllm" PR #11868).  Both run below
+-- DeepGEMM, whose rate the engine's fp8 linears take: on one H200 in the
+-- release of 0.4.3.post2 (sglang PR #3893, 2025-02-26, "The FP8
+-- block-wise GEMM of DeepGeem consistently outperforms the SGLang/VLLM
+-- implementation under all circumstances ... for H200"), m 4096 x n
+-- 24576 x k 7168: DeepGEMM 1354.0 us, SGLang 4067.3 us, vLLM 4033.6 us
+-- (1066, 355 and 358 TFLOP/s), m 2048: 731.4 / 2157.6 / 2119.9 us; at
+-- DeepSeek-V3's o_proj, N 7168 x K 16384, one device, after 0.4.3
+-- (sglang PR #5207, 2025-04-09, "vllm / sgl-kernel / sglang triton /
+-- deepgemm", us): 92.6 / 94.2 / 130.3 / 63.6 at 1 token, 90.4 / 93.1 /
+-- 78.3 / 61.1 at 8: Triton 1.28-2.05x DeepGEMM's time, the CUTLASS port
+-- 1.48x.  The engine holds these linears to the fused MoE's multiple
+-- (M.moe_fp8_bf16_x_of, the same cap on the same loop), which prices the
+-- o_proj of an H200 decode step of 1 token 1.66x its DeepGEMM time (34.8
+-- -> 57.7 us), within that spread.  Only SGLang, the release rule's
+-- runtime: vLLM 0.7.x ran its own CUTLASS block-fp8 kernel there
+-- ("Default (using our existing CUTLASS Block FP8)", vLLM PR #13996,
+-- 2025-02-27), whose multiple is not measured here.
+M.block_fp8_triton = { sglang = true }
 -- H100 SXM's bf16 dense peak per SM (catalog h100-sxm: 989 TFLOP/s, 132
 -- SMs): the SM the 0.594 was measured on.
 M.MOE_TRITON_REF_SM = 989e12 / 132
@@ -3586,6 +3613,15 @@ function M.setup(a)
     error(args.usage("infer: shared_expert_stream given for a model without a shared expert "
       .. "(DeepSeek's, Qwen2-MoE's): " .. tostring(model.id or "this model")
       .. (type(model.moe) == "table" and " has routed experts only" or " has no MoE layers")), 3)
+  end
+  -- SGLang's Triton block-fp8 dense linears (M.block_fp8_triton): the
+  -- MoE serving model prices them (gpuplan.serve's linear_fp8_bf16_x);
+  -- asked for elsewhere it would change nothing, in silence -- refused.
+  if a.block_fp8_triton and (a.runtime ~= "sglang" or not serving or a.weights ~= "fp8") then
+    error(args.usage("infer: block_fp8_triton is SGLang's dense block-fp8 GEMM before DeepGEMM, "
+      .. "priced by the MoE serving model with fp8 weights (runtime sglang, weights fp8, an MoE "
+      .. "model served with expert or DP-attention layouts); got runtime "
+      .. tostring(a.runtime or "graphs") .. ", weights " .. tostring(a.weights or "bf16")), 3)
   end
   -- The grouped-top-k router in one kernel (M.fused_grouped_topk):
   -- vLLM's and SGLang's fused MoE route so (engine/infer.c moe_route; the

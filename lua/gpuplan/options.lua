@@ -1095,6 +1095,15 @@ opt { name = "fused_grouped_topk", type = "flag", commands = "infer", form = "bo
     .. "--no-fused-grouped-topk: the 9 (SGLang 0.4.5 and before), on one model's replicas "
     .. "and the MoE serving model alike; --runtime sglang or vllm",
   suggest = { "moe_fused_gate", "grouped_topk", "fused_gate" } }
+opt { name = "block_fp8_triton", type = "flag", commands = "infer", form = "both",
+  default = "off; validate sets it for a case of SGLang 0.4.5 or before with fp8 weights on Hopper",
+  help = "SGLang multiplies a block-scaled fp8 checkpoint's dense linears (attention, shared "
+    .. "expert, dense layers' MLP) with its Triton w8a8_block_fp8_matmul, as before DeepGEMM "
+    .. "came on by default (sglang PR #5628, 2025-04-22, in 0.4.6): at no more than the "
+    .. "Triton fused MoE's multiple of the card's bf16 rate (0.594 of an H100's bf16 peak per "
+    .. "SM, vLLM PR #23280), not its fp8 rate; --runtime sglang with fp8 weights on Hopper, "
+    .. "the MoE serving model only",
+  suggest = { "triton_block_fp8", "block_fp8" } }
 opt { name = "shared_expert_stream", type = "flag", commands = "infer", form = "both",
   default = "on for --runtime vllm (vLLM's from v0.11.1); validate sets it off for a case of vLLM 0.11.0 or before on a model with a shared expert",
   help = "vLLM runs an MoE's shared expert (DeepSeek's) on a second CUDA stream beside the "

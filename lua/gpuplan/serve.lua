@@ -623,6 +623,11 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     -- one, where EP does not shard the experts (infer.lua
     -- M.moe_fp8_bf16_x, M.moe_fp4_bf16_x; the engine applies it at ep 1)
     moe_fp8_bf16_x = moe_fp8_x or moe_fp4_x,
+    -- SGLang's dense block-fp8 linears on its Triton GEMM before
+    -- DeepGEMM (block_fp8_triton: the fused MoE's multiple, infer.lua
+    -- M.block_fp8_triton), at any layout
+    linear_fp8_bf16_x = a.block_fp8_triton and inf.block_fp8_triton[a.runtime or ""] and moe_fp8_x
+      or nil,
     -- vLLM's Triton MXFP4 experts on Hopper (M.VLLM_MXFP4_ROUTE_KERNELS):
     -- the routing metadata's kernels, the SwiGLU in the up GEMM
     -- and, with fused_grouped_topk false (SGLang before 0.4.6: validate's

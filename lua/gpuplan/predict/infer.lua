@@ -150,6 +150,17 @@ local PROFILES = {
         .. ": DeepSeek's grouped top-k routing as the native path's 9 kernels a layer; one "
         .. "kernel, moe_fused_gate, from sglang PR #5371, in 0.4.6)"
     end
+    -- The dense block-fp8 linears on SGLang's Triton GEMM until DeepGEMM
+    -- came on by default (sglang PR #5628, 2025-04-22, in 0.4.6:
+    -- gpuplan.infer M.block_fp8_triton), on the MoE serving model.
+    if release_before(ver, date, "0.4.6", "2025-04-22") and a.block_fp8_triton == nil
+        and a.weights == "fp8" and type(model) == "table" and type(model.moe) == "table"
+        and (a.dp_attention or (a.ep or 1) > 1) then
+      a.block_fp8_triton = true
+      defaults[#defaults + 1] = "block_fp8_triton (SGLang " .. tostring(ver or date)
+        .. ": the dense block-fp8 linears on its Triton w8a8_block_fp8_matmul, at the fused "
+        .. "MoE's multiple of the bf16 rate; DeepGEMM by default from sglang PR #5628, in 0.4.6)"
+    end
   end,
   -- TensorRT-LLM's max-throughput benchmark (trtllm-bench throughput, the
   -- perf-overview workflow).
