@@ -78,6 +78,68 @@ function M.json_error(path, text, msg)
     msg:gsub(" at character %d+$", ""), col)
 end
 
+-- The first key that one object of JSON text states twice, as "PATH:LINE:
+-- duplicate key 'K' (first at line L)", or nil.  lua-cjson, like most
+-- decoders, keeps the last value of a repeated key and says nothing
+-- (RFC 8259 section 4: "The names within an object SHOULD be unique ...
+-- many implementations report the last name/value pair only"), so a case
+-- that states "tp": 8 and, further down, "tp": 4 was priced at 4 in
+-- silence.  text has been decoded already (it is valid JSON): the walk
+-- only follows strings, brackets and commas.  Keys are compared as the
+-- decoder stores them (escapes decoded: "a" and "\u0061" are one key).
+-- first_line: the line number of text's first line (a JSON-lines file
+-- decodes each line alone); 1 when absent.
+function M.json_duplicate(path, text, first_line)
+  local stack, depth = {}, 0
+  local keys, want_key = false, false -- keys: the open object's, false in an array
+  local pos = 1
+  while true do
+    local s, _, c = text:find('([{}%[%],"])', pos)
+    if not s then return nil end
+    pos = s + 1
+    if c == '"' then
+      local e, escaped = pos, false
+      while true do
+        local q = text:find('["\\]', e)
+        if not q then return nil end -- cannot happen in decoded text
+        if text:byte(q) == 92 then escaped, e = true, q + 2 else e = q break end
+      end
+      if keys and want_key then
+        local key = text:sub(s + 1, e - 1)
+        if escaped then key = require("cjson").decode(text:sub(s, e)) end
+        local first = keys[key]
+        if first then
+          local function line_of(at)
+            return select(2, text:sub(1, at - 1):gsub("\n", "")) + (first_line or 1)
+          end
+          local l1, l2 = line_of(first), line_of(s)
+          return string.format("%s:%d: duplicate key '%s' in one object (%s); a JSON "
+            .. "decoder keeps the last in silence: state it once", path, l2,
+            require("gpuplan.units").oneline(#key > 60 and key:sub(1, 60) .. "..." or key),
+            l1 == l2 and "twice on this line" or ("first at line " .. l1))
+        end
+        keys[key] = s
+        want_key = false
+      end
+      pos = e + 1
+    elseif c == "{" then
+      depth = depth + 1
+      stack[depth] = keys
+      keys, want_key = {}, true
+    elseif c == "[" then
+      depth = depth + 1
+      stack[depth] = keys
+      keys = false
+    elseif c == "," then
+      want_key = keys and true or false
+    else -- } or ]
+      keys, want_key = stack[depth], false
+      stack[depth] = nil
+      depth = depth - 1
+    end
+  end
+end
+
 -- Why no file can be created in directory dir, or nil.  outfile_write
 -- (engine/outfile.c) writes a temporary beside the file and renames it,
 -- so a directory that takes no new file (read-only, /proc) failed only

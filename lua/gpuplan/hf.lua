@@ -200,6 +200,8 @@ local function read_json(path)
     error(require("gpuplan.units").oneline(require("gpuplan.files").json_error(path, text,
       (tostring(v):match("^[^\n]*"):gsub("^.-: ", "")))), 0)
   end
+  local dup = require("gpuplan.files").json_duplicate(path, text)
+  if dup then error(dup, 0) end
   texts[path] = text
   return v
 end

@@ -1074,6 +1074,8 @@ function read_cases(path, seen, at)
   if not ok then
     error(require("gpuplan.files").json_error(path, text_, data), 0)
   end
+  local dup = require("gpuplan.files").json_duplicate(path, text_)
+  if dup then error(dup, 0) end
   at.text = text_
   -- cjson decodes [] and {} alike: ask the text.
   if type(data) ~= "table" or not text_:match("^%s*%[") then

@@ -335,6 +335,8 @@ local function read_shard(name)
         fail("merge: %s: not a JSON object (%s)", where,
              ok and type(v) or (tostring(v):gsub("^.-:%d+: ", "")))
       end
+      local dup = require("gpuplan.files").json_duplicate(name, line, n)
+      if dup then fail("merge: %s", dup) end
       v = normalise(v)
       if v.kind == "plan" then
         if head then fail("merge: %s: a second plan line in one file", where) end
