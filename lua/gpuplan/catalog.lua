@@ -565,7 +565,26 @@ local function file_env(cat, path, layer, errs, spent)
       return
     end
     if ctor == "settings" then
-      for k, v in pairs(val) do cat.settings[k] = v end
+      -- A field set twice in one directory is refused as an id defined
+      -- twice there is: the second value won in silence.  A later
+      -- directory overrides field by field (FORMAT.md).
+      cat._settings_at = cat._settings_at or {}
+      local names = {}
+      for k in pairs(val) do names[#names + 1] = k end
+      table.sort(names)
+      for _, k in ipairs(names) do
+        local at = cat._settings_at[k]
+        if at and at.layer == layer then
+          problem(errs, path, line, string.format("settings: field '%s' set twice in one "
+            .. "directory (first at %s:%d); a later directory may override it", k,
+            at.file, at.line))
+          return
+        end
+      end
+      for _, k in ipairs(names) do
+        cat.settings[k] = val[k]
+        cat._settings_at[k] = { file = path, line = line, layer = layer }
+      end
       cat.settings._file, cat.settings._line = path, line
       return
     end
