@@ -401,10 +401,10 @@ opt { name = "fsdp", type = "string", metavar = "S", commands = TRAIN4, methods 
   suggest = { "full_shard", "sharding_strategy", "shard_grad_op", "reshard_after_forward",
     "hybrid_shard", "hsdp" },
   variants = { plan = { metavar = "LIST",
-    help = "FSDP strategies to search, e.g. full_shard,shard_grad_op,hybrid_shard (their "
-      .. "ZeRO stages: ZeRO-3 is full_shard, ZeRO-2 shard_grad_op (ZeRO-1 under --grad-sync "
-      .. "step), ZeRO-3 HSDP hybrid_shard; each strategy its own layouts, no hybrid ZeRO-2; "
-      .. "Lua: a list)" } } }
+    help = "FSDP strategies to search, e.g. full_shard,shard_grad_op,hybrid_shard, each "
+      .. "layout labelled by its strategy's name (their ZeRO stages: 3 for full_shard, 2 "
+      .. "for shard_grad_op (1 under --grad-sync step), 3 in a node for hybrid_shard; each "
+      .. "strategy its own layouts, no hybrid ZeRO-2; Lua: a list)" } } }
 opt { name = "zero_group", type = "int", metavar = "N", commands = "fit train plan rl",
   kind = "count", range = { 1, 1 << 24 },  -- 1..COUNT_MAX, the engine's bound on a count
   methods = TRAINING, default = "dp x cp (one group over all data parallel)",

@@ -357,9 +357,29 @@ local function sched_list(v, a)
   return out
 end
 
--- A label for a layout: "TP4 PP2 DP8 ZeRO-1 mb1 selective"; DualPipe
--- after its pipeline: "TP1 PP16 DualPipe EP64 DP128 ...".
-function M.label(c)
+-- The sharding of layout c by its own name, nil at ZeRO 0: the one place
+-- that names it, for the label, gp.train's fsdp and merge's check.  With
+-- FSDP searched (o.fsdp, or c.fsdp: a result that says its strategy) the
+-- strategy PyTorch calls it: full_shard at ZeRO 3, hybrid_shard (ZeRO 3
+-- in a node, replicated across: the hybrid level without a zero_group),
+-- shard_grad_op at ZeRO 2 and, under grad_sync step, at ZeRO 1 (one
+-- reduce-scatter a step: what ZeRO-1 sends and holds, fsdp_space).  The
+-- label said "ZeRO-1" of shard_grad_op there, a stage FSDP has no name
+-- for and the user did not ask.  Without FSDP: "ZeRO-1" .. "ZeRO-3".
+function M.sharding(c, o)
+  if c.zero < 1 then return nil end
+  local fsdp = type(c.fsdp) == "string" or (o ~= nil and o.fsdp ~= nil and o.fsdp ~= false)
+  if not fsdp then return "ZeRO-" .. c.zero end
+  local group = c.zero_group or (o and o.zero_group)
+  return c.hybrid and group == nil and "hybrid_shard" or c.zero == 3 and "full_shard"
+    or "shard_grad_op"
+end
+
+-- A label for a layout: "TP4 PP2 DP8 ZeRO-1 mb1 selective", "TP1 DP8
+-- shard_grad_op mb1 none" where FSDP was searched; DualPipe after its
+-- pipeline: "TP1 PP16 DualPipe EP64 DP128 ...".  o: the sweep's options
+-- (optional; a result that carries its fsdp needs none).
+function M.label(c, o)
   local s = { "TP" .. c.tp }
   if c.pp > 1 then s[#s + 1] = "PP" .. c.pp .. (c.vpp > 1 and ("x" .. c.vpp) or "") end
   if c.schedule == "dualpipe" then s[#s + 1] = "DualPipe" end
@@ -369,9 +389,13 @@ function M.label(c)
   if c.ep > 1 then s[#s + 1] = "EP" .. c.ep end
   if c.etp == 1 and c.tp > 1 then s[#s + 1] = "ETP1" end
   s[#s + 1] = "DP" .. c.dp
-  if c.zero > 0 then s[#s + 1] = "ZeRO-" .. c.zero end
+  local sharding = M.sharding(c, o)
+  if sharding then s[#s + 1] = sharding end
   -- a zero_group's shard groups: "G8", N data-parallel ranks a group
-  if c.hybrid then s[#s + 1] = c.zero_group and ("G" .. c.zero_group) or "HSDP" end
+  -- (hybrid_shard names its own: no "HSDP" after it)
+  local group = c.zero_group or (o and o.zero_group)
+  if c.hybrid and group then s[#s + 1] = "G" .. group
+  elseif c.hybrid and sharding ~= "hybrid_shard" then s[#s + 1] = "HSDP" end
   if c.sp and c.tp > 1 then s[#s + 1] = "SP" end
   if c.tp_overlap and c.tp > 1 then s[#s + 1] = "TP-overlap" end
   s[#s + 1] = string.format("mb%g", c.micro_batch)
@@ -456,8 +480,7 @@ function M.train_options(o, c)
   -- (fsdp_space); without fsdp the stage alone.
   if o.fsdp ~= nil and o.fsdp ~= false and c.zero >= 1 then
     -- (with zero_group the groups are its, kept in t)
-    t.fsdp = c.hybrid and o.zero_group == nil and "hybrid_shard"
-      or c.zero == 3 and "full_shard" or "shard_grad_op"
+    t.fsdp = M.sharding(c, o)
     if c.zero == 1 then t.zero = nil end  -- shard_grad_op + grad_sync step
   end
   t.hybrid = nil
@@ -742,7 +765,7 @@ function M.pareto(o)
   local points = {}
   a.where = function(c)
     if c.days and c.cost then
-      points[#points + 1] = { gpu = c.gpu, gpus = c.gpus, layout = M.label(c),
+      points[#points + 1] = { gpu = c.gpu, gpus = c.gpus, layout = M.label(c, a),
                               days = c.days, cost = c.cost,
                               tokens_per_s = c.tokens_per_s, mfu = c.mfu }
     end
@@ -1567,7 +1590,7 @@ local function search_card(a, job, space, counts, policy, gi, gid,
   -- nothing (or less) with the refusals only counted.
   if r.error then
     local c = r.error_at
-    local msg = string.format("sweep: %s x %d (%s): %s", gid, c.gpus, M.label(c), r.error)
+    local msg = string.format("sweep: %s x %d (%s): %s", gid, c.gpus, M.label(c, a), r.error)
     -- the engine's usage refusal (options the user fixed that do not go
     -- together: offload at zero 0) is the job's, whichever layout met it
     error(r.error_usage and args.usage(msg) or msg, 2)
@@ -1589,11 +1612,11 @@ end
 -- results returned (and each card's best), never on each layout priced.
 local function finish(c, o, a, counts, bases)
   if c._s ~= nil then c.score, c._s, c.policy_score = c._s, nil, nil end
-  c.layout = M.label(c)
+  c.layout = M.label(c, a)
   M.name_fields(c)
   local topts = M.train_options(a, c)
   -- FSDP's strategy the row is, where strategies were searched: the name
-  -- gp.train takes it by (its label says the ZeRO stage, "HSDP")
+  -- gp.train takes it by (its label's, M.sharding)
   if a.fsdp ~= nil and a.fsdp ~= false then c.fsdp = topts.fsdp end
   -- The 80% ranges (gpuplan.ranges).
   require("gpuplan.ranges").apply("train", topts, c)

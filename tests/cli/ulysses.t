@@ -100,7 +100,7 @@ my @plan = ('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '16', '--seq', '
 {
     my ($c, $o, $e) = run_gp(@plan, '--top', '3');
     is($c, 0, 'plan --ulysses-max 16: exit 0');
-    like($o, qr/^h100-sxm\s+16\s+TP1 U8 DP2 ZeRO-3 mb1 none\s+82\.61 /m, 'TP1 U8 DP2 first, 82.61 s');
+    like($o, qr/^h100-sxm\s+16\s+TP1 U8 DP2 full_shard mb1 none\s+82\.61 /m, 'TP1 U8 DP2 first, 82.61 s');
     ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '16', '--ulysses-max', '0');
     is($c, 1, '--ulysses-max 0: exit 1');
     like($e, qr/^gpuplan: plan: --ulysses-max must be a whole number 1\.\.16777216 \(got 0\)$/m, '... names the flag');
@@ -120,7 +120,7 @@ my @plan = ('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '16', '--seq', '
     }
     my ($c, $o, $e) = run_gp('merge', "$dir/s1.jsonl", "$dir/s2.jsonl");
     is($c, 0, 'merge: exit 0') or diag $e;
-    like($o, qr/^h100-sxm\s+16\s+TP1 U8 DP2 ZeRO-3 mb1 none\s+82\.61 /m, 'merged: TP1 U8 DP2 first');
+    like($o, qr/^h100-sxm\s+16\s+TP1 U8 DP2 full_shard mb1 none\s+82\.61 /m, 'merged: TP1 U8 DP2 first');
 }
 
 # Megatron-Core's Ulysses is Transformer Engine's a2a CP, not priced: the

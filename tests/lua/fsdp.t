@@ -3,7 +3,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(54)
+t.plan(55)
 
 local part = t.step_part
 
@@ -221,7 +221,12 @@ do
   for _, c in ipairs(gp.sweep(o).results) do by[c.hybrid] = c end
   t.is(by[true] and by[true].step_s, hs.step_s, "sweep: full_shard,hybrid_shard: HSDP's step")
   t.is(by[false] and by[false].step_s, fs.step_s, "sweep: full_shard,hybrid_shard: FSDP's step")
-  t.ok(by[true] and by[true].layout:find("ZeRO-3 HSDP", 1, true), "sweep: the label says HSDP")
+  -- the label names the strategy (sweep.sharding), not the stage: "ZeRO-3
+  -- HSDP" before
+  t.ok(by[true] and by[true].layout:find(" hybrid_shard ", 1, true)
+    and not by[true].layout:find("HSDP", 1, true), "sweep: the label says hybrid_shard")
+  t.ok(by[false] and by[false].layout:find(" full_shard ", 1, true),
+    "sweep: the label says full_shard")
   -- In one node the two are one layout: listed once.
   o.gpus = { 8 }
   local n8 = 0

@@ -308,6 +308,12 @@ local function check_result(c, plan, where)
   if c.days and not agree(c.days, c.train_s / 86400) then
     wrong("days %s is not its train_s in days", shown(c.days))
   end
+  -- the FSDP strategy a result says is the one its stage and hybrid
+  -- level are (sweep.sharding, which its label names too)
+  if c.fsdp ~= nil and c.fsdp ~= sweep.sharding(c) then
+    wrong("fsdp '%s' is not its layout's strategy %s (zero %d%s)", tostring(c.fsdp),
+      tostring(sweep.sharding(c)), c.zero, c.hybrid and ", hybrid" or "")
+  end
   if c.layout ~= sweep.label(c) then wrong("layout '%s' is not its degrees' label", c.layout) end
   -- an 80% range: both ends, low <= high
   for _, k in ipairs(ordered[RESULT]) do
