@@ -439,10 +439,22 @@ local function identify(e, file, cfg, opts, mtype)
     fail(file, "id '%s' must be lower-case letters, digits, '.', '-', '_' "
       .. "or '/'", e.id)
   end
+  -- The catalog's bounds (gpuplan.schema ID_MAX, STRING_MAX): an entry
+  -- written with a longer id or name was printed, and refused only when
+  -- the catalog read it back.
+  local schema = require("gpuplan.schema")
+  if #e.id > schema.ID_MAX then
+    fail(file, "%s '%s...' is %d bytes: a catalog id is at most %d",
+      opts.id and "the id (--id)" or "the id", e.id:sub(1, 40), #e.id, schema.ID_MAX)
+  end
   -- an empty name given (--name '') was replaced by the id in silence;
   -- an empty _name_or_path in the config still falls back to it
   if opts.name == "" then fail(file, "the name (--name) must not be empty") end
   local nm = text(file, opts.name and "--name" or "_name_or_path", opts.name or cfg._name_or_path)
+  if type(nm) == "string" and #nm > schema.STRING_MAX then
+    fail(file, "%s '%s...' is %d bytes: a catalog name is at most %d",
+      opts.name and "the name (--name)" or "_name_or_path", nm:sub(1, 40), #nm, schema.STRING_MAX)
+  end
   e.name = type(nm) == "string" and nm ~= "" and nm or e.id
   e.family = type(cfg.model_type) == "string" and cfg.model_type or mtype
   if e.family == "" then e.family = nil end

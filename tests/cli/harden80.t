@@ -153,4 +153,32 @@ LUA
          'the strategy and the stage named') or diag $e;
 }
 
+# 4. The fuzz pass (every subcommand's options with 0, -1, 1e308, nan, "",
+# 1.5 and a 3000-character value): model import took an --id or --name
+# past the catalog's bounds (an id at most 128 bytes, a name 4096:
+# gpuplan.schema ID_MAX, STRING_MAX) and printed an entry the catalog then
+# refused.  Now refused at the import, naming the argument and the bound.
+{
+    my $cfg = 'tests/fixtures/hf/llama-2-7b.json';
+    ($c, $o, $e) = run_gp('model', 'import', $cfg, '--id', 'x' x 129);
+    is($c, 1, 'model import --id of 129 bytes: exit 1');
+    like($e, qr/^gpuplan: \Q$cfg\E: the id \(--id\) 'x{40}\.\.\.' is 129 bytes: a catalog id is at most 128$/m,
+         'the argument and its bound named') or diag $e;
+    is($o, '', 'no entry printed');
+    ($c, $o, $e) = run_gp('model', 'import', $cfg, '--id', 'x' x 128);
+    is($c, 0, 'an id of 128 bytes: exit 0') or diag $e;
+    ($c, $o, $e) = run_gp('model', 'import', $cfg, '--name', 'n' x 4097);
+    is($c, 1, 'model import --name of 4097 bytes: exit 1');
+    like($e, qr/^gpuplan: \Q$cfg\E: the name \(--name\) 'n{40}\.\.\.' is 4097 bytes: a catalog name is at most 4096$/m,
+         'the argument and its bound named') or diag $e;
+    ($c, $o, $e) = run_gp('model', 'import', $cfg, '--name', 'n' x 4096);
+    is($c, 0, 'a name of 4096 bytes: exit 0') or diag $e;
+    # what it printed loads: the catalog takes the entry back
+    my $d = "$dir/imported";
+    mkdir $d;
+    write_file("$d/m.lua", $o);
+    ($c, $o, $e) = run_gp('catalog', 'check', $d);
+    is($c, 0, 'the imported entry checks') or diag $e;
+}
+
 done_testing();
