@@ -181,4 +181,19 @@ LUA
     is($c, 0, 'the imported entry checks') or diag $e;
 }
 
+# rl's rollout line with a queue past 512 samples an engine: the
+# scheduler's simulation runs them in 512 groups of n / 512 (engine/
+# rollout.c sched_sim), so its peak batch is a multiple of that share
+# (64 prompts x 500 / 8 engines = 4000 samples an engine, groups of
+# 7.8125: 1023.4375 at once) and the line's "%d" raised "number has no
+# integer representation" from cmd/rl.lua.  Now rounded, as the preempted
+# count is.
+{
+    ($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--group', '500');
+    is($c, 0, 'rl --group 500: exit 0') or diag $e;
+    unlike($e, qr/\.lua:\d+|integer representation/, 'no internal error') or diag $e;
+    like($o, qr/^rollout: 8 engines x 4000 samples \(at most \d+ at once, \d+ preempted/m,
+         'the rollout line, its batch a whole number') or diag $o;
+}
+
 done_testing();

@@ -95,9 +95,13 @@ local function write_lines(r, noroll, iff)
     -- generation_batch; vLLM's continuous batching has none
     r.generation_batch and string.format("static batches of %d, each run to its "
       .. "longest", ro.batch)
-    or ro.queued and (ro.preempted > 0 and string.format("at most %d at once, %.0f preempted "
+    -- (queued: the scheduler's simulation runs the samples in at most
+    -- 512 groups of n / 512 each (engine/rollout.c sched_sim), so its
+    -- peak batch is a multiple of that share, not a whole count: "%d"
+    -- raised on 64 prompts x a group of 500)
+    or ro.queued and (ro.preempted > 0 and string.format("at most %.0f at once, %.0f preempted "
       .. "and re-prefilled in %.2f s", ro.batch, ro.preempted, ro.recompute)
-      or string.format("%d at a time, refilled", ro.batch)) or "all at once",
+      or string.format("%.0f at a time, refilled", ro.batch)) or "all at once",
     ro.prefill, (ro.prefill_stall or 1) > 1 and string.format(" (DP attention: the prompts "
       .. "admitted while it decodes take %.2fx their own, every rank waiting for each rank's)",
       ro.prefill_stall) or "", ro.decode, ro.steps, ro.mean_batch, ro.tail, ro.longest, ro.itl_first * 1e3,
