@@ -324,15 +324,50 @@ gpu {
     bf16 = "2250TFLOPS", fp16 = "2250TFLOPS",
     fp8 = "4500TFLOPS", fp6 = "4500TFLOPS", fp4 = "12600TFLOPS",
   },
+  -- fp4: no FP4 GEMM rate measured on a B300 is published in the stored
+  -- sources (ml-engineering's MAMF table has B300 bf16 and fp8 rows only;
+  -- ThunderKittens PR #201 adds the SM103 K96 NVFP4 kernel with no rate
+  -- in its description).  What is measured is how Blackwell Ultra's FP4
+  -- GEMM stands to its FP8 GEMM against Blackwell's, on one harness:
+  -- Azure's cuBLASLt benchmark (superbench cublaslt_gemm, random data,
+  -- 10,000 warm-up iterations, 16384^3) runs FP4 7627.6 and FP8 2906.9
+  -- TFLOP/s on GB200 (Blackwell, 1200 W), FP4 8640.3 and FP8 3308.5 on
+  -- GB300 (Blackwell Ultra, 1400 W): the Ultra die's FP4 gain, 8640.3 /
+  -- 7627.6 = 1.133, is its FP8 gain, 3308.5 / 2906.9 = 1.138 (0.995 of
+  -- it), not the 1.5 x of its FP4 peak -- the power budget sets both
+  -- precisions' clock and the wider K96 FP4 MMA does not show.  So the
+  -- B300's FP4 rate is Blackwell's measured FP4 / FP8 proportion (B200:
+  -- DeepGEMM's FP4 GEMM 5702 at 8192^3 against the FP8 MAMF 3432.5,
+  -- 1.661) x 0.995 on the B300's own measured FP8 MAMF, 3353.3: 5543
+  -- TFLOP/s, 0.440 of the stored 12600.  (The Azure FP4 rate over the
+  -- FP8-derived sustained factor 0.80 is not used: on GB200's Azure FP4
+  -- row that step gives 7627.6 / 0.80 = 9535, 0.95 of 10000, where
+  -- B200's measured FP4 kernels reach 0.634 (DeepGEMM) and 0.582
+  -- (cuBLAS); the gb300 entry below says so too.)  The fraction before
+  -- was fp8's 0.75 copied to fp4 (9450 TFLOP/s, 1.66 x B200's measured
+  -- 5702).
   achievable = {
     gemm = { bf16 = 0.79, fp16 = 0.79, tf32 = 0.79, fp8 = 0.75, fp6 = 0.75,
-             fp4 = 0.75 },
+             fp4 = 0.44 },
     hbm = 0.85,
     reason = "MAMF on B300 SXM: bf16 1769.0 of 2250 = 0.786, fp8 3353.3 of 4500 "
-          .. "= 0.745 (torch 2.9.1+cu130); others taken from these rows; hbm "
-          .. "as the blackwell arch (not measured)",
+          .. "= 0.745 (torch 2.9.1+cu130); fp16/tf32 assumed the bf16 row's and "
+          .. "fp6 the fp8 row's (not measured: the same tensor-core rate a clock, "
+          .. "no published B300 figure); fp4 not measured on B300: its measured "
+          .. "fp8 MAMF 3353.3 x Blackwell's measured FP4/FP8 proportion (B200: "
+          .. "DeepGEMM FP4 5702 at 8192^3 / FP8 MAMF 3432.5 = 1.661) x the Ultra "
+          .. "die's measured FP4 gain over its FP8 gain on one harness (Azure "
+          .. "cuBLASLt, 16384^3, 10,000 warm-up iterations: GB300/GB200 FP4 "
+          .. "8640.3 / 7627.6 = 1.133 against FP8 3308.5 / 2906.9 = 1.138, 0.995) "
+          .. "= 5543 TFLOP/s = 0.44 of 12600 (before: fp8's 0.75 copied, "
+          .. "unmeasured); hbm as the blackwell arch (not measured)",
     source = "stas00/ml-engineering compute/accelerator/README.md, Maximum "
-          .. "Achievable Matmul FLOPS table",
+          .. "Achievable Matmul FLOPS table (B300, B200); fp4: deepseek-ai/DeepGEMM "
+          .. "PR 348 (B200, CUDA 12.9, dense GEMM table, 8192x8192x8192 5702); "
+          .. "Azure/AI-benchmarking-guide Azure_Results/ND_GB200_v6_results.md "
+          .. "('GEMM CuBLASLt (FP4)' 16384^3 7627.6, FP8 2906.9) and egmsft/AI-"
+          .. "benchmarking-guide Azure_Results/ND_GB300_v6_results.md (FP4 "
+          .. "8640.3, FP8 3308.5)",
   },
   scaleup = { fabric = "nvlink5", domain = 8 },
   tdp = "1000W",
@@ -376,11 +411,20 @@ gpu {
   -- that measured ratio, 0.830 -- both precisions draw the tensor cores'
   -- power and settle at the power-bound clock alike (B200 MAMF 0.776 /
   -- 0.763, GB200 0.729 / 0.723).  fp4: the same run's NVFP4 GEMM, 8640.3
-  -- TFLOP/s at 16384^3 (8555.1 at 32768^3) of 15000 = 0.576, over 0.80 =
-  -- 0.720.  Memory fractions stay the arch's.
+  -- TFLOP/s at 16384^3 (8555.1 at 32768^3), against the same harness's
+  -- GB200 FP4 row, 7627.6: 1.133 x GB200, on GB200's catalog FP4 rate
+  -- (0.60 x 10000, B200's measured DeepGEMM kernel at GB200's fp8 ratio)
+  -- = 6798 TFLOP/s, 0.453 of 15000.  (Before: 8640.3 / 15000 over the
+  -- sustained factor 0.80 = 0.720; that step fails on GB200, where the
+  -- same harness's FP4 row over 0.80 gives 0.95 of 10000 against B200's
+  -- measured FP4 kernels at 0.58-0.63 -- on this harness FP4 runs 2.62 x
+  -- FP8 on both dies, above the 2 x of GB200's peaks, so the FP8-derived
+  -- 0.80 does not carry to FP4.  The FP4 gain of the Ultra die over
+  -- GB200 equals its FP8 gain, 1.133 against 1.138: the power budget,
+  -- not the 1.5 x FP4 MMA, sets it.)  Memory fractions stay the arch's.
   achievable = {
     gemm = { bf16 = 0.830, fp16 = 0.830, tf32 = 0.830, fp8 = 0.827, fp6 = 0.827,
-             fp4 = 0.720, int8 = 0.827 },
+             fp4 = 0.453, int8 = 0.827 },
     hbm = 0.85,
     reason = "fp8: Azure ND GB300 v6, cuBLASLt FP8 GEMM after 10,000 warm-up "
           .. "iterations (sustained): 3308.5 TFLOP/s at 16384^3 = 0.662 of 5000, "
@@ -388,7 +432,10 @@ gpu {
           .. "GB200: 2906.9 against its MAMF 3615.6, 0.804, the factor); bf16 not "
           .. "run on GB300: GB200's MAMF 0.729 x the measured GB300/GB200 "
           .. "sustained ratio 3308.5 / 2906.9 = 1.138 -> 0.830; fp4: the same "
-          .. "run's NVFP4 8640.3 of 15000 = 0.576 / 0.80 = 0.720; fp6/int8/tf32 "
+          .. "run's NVFP4 8640.3 against the same harness's GB200 FP4 7627.6 = "
+          .. "1.133 x GB200's catalog FP4 rate (0.60 x 10000) = 6798 = 0.453 of "
+          .. "15000 (the sustained factor 0.80 is FP8's: GB200's FP4 row over it "
+          .. "gives 0.95, against B200's measured 0.634); fp6/int8/tf32 "
           .. "from the fp8/bf16 rows; hbm: the blackwell arch's 0.85; a Triton "
           .. "triad over two 1 GiB bf16 tensors on GB300 streams 7.140 TB/s (0.89 "
           .. "of 8), priced 1.059 x with the kernel's fixed 3.9 us",

@@ -223,22 +223,49 @@ t.is(cat.gpus.gb300.host_link.bw, cat.gpus.gb200.host_link.bw, "gb300's host lin
 -- rounded down) is the tolerance.
 -- GB300's GEMMs are its sustained measurement (Azure ND GB300 v6,
 -- cuBLASLt after 10,000 warm-up iterations, 16384^3) over the arch's
--- sustained factor: fp8 3308.5 / 5000 / 0.80 = 0.8271, fp4 8640.3 /
--- 15000 / 0.80 = 0.7200; bf16 is GB200's MAMF 0.729 times the GB300/GB200
--- sustained FP8 ratio 3308.5 / 2906.9 = 1.1382: 0.8297.  Three stored
--- decimals: 0.001 relative (half the last digit, 0.0005 / 0.72 = 0.0007,
--- rounded up).
+-- sustained factor: fp8 3308.5 / 5000 / 0.80 = 0.8271; fp4 is GB200's
+-- catalog FP4 rate (0.60 x 10000) times the same harness's GB300/GB200
+-- FP4 ratio 8640.3 / 7627.6 = 1.1328, over 15000: 0.4531 (the sustained
+-- factor is FP8's and does not carry to FP4); bf16 is GB200's MAMF 0.729
+-- times the GB300/GB200 sustained FP8 ratio 3308.5 / 2906.9 = 1.1382:
+-- 0.8297.  Three stored decimals: 0.001 relative (half the last digit,
+-- 0.0005 / 0.45 = 0.0011, rounded down; the fp4 value is 0.0002 off).
 do
   local g3, g2 = cat.gpus.gb300.achievable, cat.gpus.gb200.achievable
   local sus = cat.archs.blackwell.achievable.sustained.gemm
   t.near(g3.gemm.fp8, 3308.5 / 5000 / sus, 0.001, "gb300 fp8 GEMM: sustained 3308.5 / 0.80")
-  t.near(g3.gemm.fp4, 8640.3 / 15000 / sus, 0.001, "gb300 fp4 GEMM: sustained 8640.3 / 0.80")
+  t.near(g3.gemm.fp4, g2.gemm.fp4 * 10000 * (8640.3 / 7627.6) / 15000, 0.001,
+         "gb300 fp4 GEMM: gb200's fp4 rate x the Azure FP4 ratio 1.133")
   t.near(g3.gemm.bf16, 0.729 * 3308.5 / 2906.9, 0.001, "gb300 bf16 GEMM: gb200 x 1.138")
   -- The same harness on GB200 checks the factor there: sustained 2906.9
   -- of 5000 = 0.5814 against its fraction x the factor, 0.72 x 0.80 =
   -- 0.576: 0.93% apart, 0.01 relative (the catalog's 0.72 for MAMF's
   -- 0.723 is 0.4%, the measured 0.804 against 0.80 0.5%).
   t.near(g2.gemm.fp8 * sus, 2906.9 / 5000, 0.01, "gb200 sustained fp8 = its fraction x 0.80")
+end
+-- B300's FP4 GEMM, no B300 FP4 rate being published: its measured FP8
+-- MAMF 3353.3 x B200's measured FP4 / FP8 proportion (DeepGEMM 5702 /
+-- MAMF 3432.5 = 1.6612) x the Ultra die's FP4 gain over its FP8 gain on
+-- one harness (Azure: (8640.3 / 7627.6) / (3308.5 / 2906.9) = 0.9952) =
+-- 5544 TFLOP/s, over the stored 12600: 0.4400.  Two stored decimals:
+-- 0.01 relative (half the last digit, 0.005 / 0.44 = 0.011, rounded
+-- down).  It must sit below the fp8 fraction it was copied from before
+-- (0.75): the regression this guards.
+do
+  local b3 = cat.gpus.b300.achievable.gemm
+  local want = 3353.3 * (5702 / 3432.5) * ((8640.3 / 7627.6) / (3308.5 / 2906.9)) / 12600
+  t.near(b3.fp4, want, 0.01, "b300 fp4 GEMM: fp8 MAMF x Blackwell's FP4/FP8 x the Ultra's gain")
+  t.ok(b3.fp4 < b3.fp8, "b300 fp4 fraction below its fp8 one (not copied)")
+end
+-- MI355X (cdna4): AMD's Gluon GEMM tutorial on MI355, BF8 3257 TFLOPS of
+-- 5000 = 0.6514, MXFP4 5255 of 10100 = 0.5203; bf16 the MAMF 1565.0 of
+-- 2500 = 0.626.  Two stored decimals: 0.01 relative (0.005 / 0.52 =
+-- 0.0096, rounded up).
+do
+  local c4 = cat.archs.cdna4.achievable.gemm
+  t.near(c4.fp8, 3257 / 5000, 0.01, "cdna4 fp8 GEMM: Gluon BF8 3257 / 5000")
+  t.near(c4.fp4, 5255 / 10100, 0.01, "cdna4 fp4 GEMM: Gluon MXFP4 5255 / 10100")
+  t.near(c4.bf16, 1565.0 / 2500, 0.01, "cdna4 bf16 GEMM: MAMF 1565.0 / 2500")
 end
 -- DGX B300 host: 2 x 8 ch x 6400 MT/s x 8 B = 819.2 GB/s.
 t.near(cat.systems["dgx-b300"].host_mem_bw, 2 * 8 * 6400e6 * 8, EXACT, "dgx-b300 host bw")
