@@ -378,7 +378,11 @@ gpu {
        .. "(ml-engineering, chosen) vs 13125 (glennklockwood) vs 14000 (verda); "
        .. "FP32 75-80; INT8 4500 (ml-engineering) vs ~150 TOPS (verda/fibermall "
        .. "report INT8 and FP64 cut on Blackwell Ultra) and FP64 ~1.25 TFLOPS: "
-       .. "INT8 and FP64 are left out rather than guessed. verda says 270 GB "
+       .. "INT8 and FP64 are left out rather than guessed. ml-engineering (at "
+       .. "744d01e) now lists fp4 12600 and a separate nvfp4 15000 for B300; "
+       .. "the fp4 GEMM fraction is stated against the stored 12600, so the "
+       .. "priced rate (5544 TFLOP/s, see achievable) does not depend on which "
+       .. "peak is right. verda says 270 GB "
        .. "usable and 7.7 TB/s. PCIe Gen6 per glennklockwood is unconfirmed "
        .. "(not stored).",
 }
