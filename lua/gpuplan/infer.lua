@@ -934,12 +934,36 @@ M.wo_stream = {
   vllm = { int4 = 0.81 },
 }
 
+-- The floating-point block formats, which no kernel measured above runs:
+-- vLLM's MXFP4 and NVFP4 linears and experts go to their own kernels
+-- (triton_kernels' matmul_ogs, FlashInfer's or CUTLASS's FP4 GEMMs, the
+-- FP4/FP8 Marlin variants), none of them the int4 GPTQ/AWQ Marlin of
+-- vllm PR #2497's bench, and gpt-fast has no FP4 or FP8 weights at all.
+local WO_STREAM_FLOAT = { fp4 = true, mxfp4 = true, fp6 = true, fp8 = true }
+
 -- The streaming fraction of runtime rt's weight-only kernel for a format
--- of `bits` per weight; nil for 16-bit weights or a runtime without one.
-function M.wo_stream_of(rt, bits)
+-- of `bits` per weight (weights: its name, when it has one); nil for
+-- 16-bit weights, a floating-point block format (WO_STREAM_FLOAT) or a
+-- runtime without one.  The one rule for every path that prices these
+-- kernels: gp.infer's linears (infer_cfg.wo_stream) and the MoE serving
+-- model's linears and routed experts (serve.lua passes it on: engine
+-- serve_row.c sx_wo_stream).
+function M.wo_stream_of(rt, bits, weights)
   local k = M.wo_stream[rt or ""]
-  if not k or bits >= 16 then return nil end
+  if not k or bits >= 16 or WO_STREAM_FLOAT[M.weight_base(weights) or ""] then return nil end
   return bits < 8 and k.int4 or k.int8
+end
+
+-- The defaults line for a fraction wo_stream_of gave (frac) to `what`
+-- (the weights, or the routed experts, in format fmt, `bits` a weight)
+-- under runtime rt: one wording for gp.infer and the MoE serving model.
+function M.wo_stream_said(rt, what, fmt, bits, frac)
+  return string.format("%s %s run weight-only under %s: its %s kernel reads them at "
+    .. "%g of the streaming copy at decode (%s)", tostring(fmt), what, tostring(rt),
+    bits < 8 and "int4" or "int8", frac,
+    rt == "vllm" and "Marlin's batch-1 bench run on an A100, vllm PR #2497; vLLM 0.4's "
+      .. "awq_gemm is held to it too"
+    or "its own A100 batch-1 runs, gpuplan.infer M.wo_stream")
 end
 
 -- The streaming fraction of TensorRT-LLM's decode attention on Hopper
@@ -3226,7 +3250,7 @@ function M.setup(a)
     one_token_graphs = (a.cuda_graphs ~= false and M.one_token_graphs[a.runtime or "graphs"]
       and M.one_token_graphs[a.runtime][g.arch] and (g.vendor == nil or g.vendor == "NVIDIA"))
       or nil,
-    wo_stream = M.wo_stream_of(a.runtime, bits),
+    wo_stream = M.wo_stream_of(a.runtime, bits, weights),
     attn_stream = M.attn_stream_of(a, g, model, tp, kv)
       or M.mmha_stream_of(a, g, model, tp, kv, d),
     wo_bf16_x = M.wo_bf16_x_of(a.runtime, g, bits),
@@ -3334,13 +3358,11 @@ function M.setup(a)
   end
   -- The weight-only kernel's streaming fraction (M.wo_stream), said where
   -- the runtime's measured kernel replaces the device's GEMM rate.
-  if c.wo_stream and bits < 16 then
-    default(string.format("%s weights run weight-only under %s: its %s kernel reads them at "
-      .. "%g of the streaming copy at decode (%s)", tostring(weights), tostring(a.runtime),
-      bits < 8 and "int4" or "int8", c.wo_stream,
-      a.runtime == "vllm" and "Marlin's batch-1 bench run on an A100, vllm PR #2497; vLLM 0.4's "
-        .. "awq_gemm is held to it too"
-      or "its own A100 batch-1 runs, gpuplan.infer M.wo_stream"))
+  -- Only where the linears multiply in 16 bits (the engine's weight-only
+  -- test, infer.c step_layers' wo; serve_row.c sx_wo_stream): a W4A8 or
+  -- W8A8 GEMM reads no weight-only kernel's rate.
+  if c.wo_stream and bits < 16 and (c.compute == "bf16" or c.compute == "fp16") then
+    default(M.wo_stream_said(a.runtime, "weights", weights, bits, c.wo_stream))
   end
   if c.batch and c.concurrency then error(args.usage(M.BATCH_AND_CONCURRENCY), 3) end
   -- One batch prices every replica (engine/infer_run.c run_batch:
