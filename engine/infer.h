@@ -386,7 +386,10 @@ typedef struct infer_cfg {
 	                         which the runtime's own weight-only linear
 	                         kernels read their weights (gpt-fast's
 	                         tinygemm int4 and compiled int8 kernels,
-	                         lua/gpuplan/infer.lua M.wo_stream);
+	                         vLLM's int4 Marlin: lua/gpuplan/infer.lua
+	                         M.wo_stream_of, which the MoE serving
+	                         model reads too, serve_row.c
+	                         sx_wo_stream);
 	                         0: the device's GEMM rate (roofline.h
 	                         roof_op.stream) */
 	double attn_stream;   /* > 0: the fraction of the streaming copy at

@@ -468,6 +468,7 @@ static const lgp_field serve_fields[] = {
 	F_NUM("combine_bytes", offsetof(serve_cfg, combine_bytes), 0),
 	F_NUM("expert_bits", offsetof(serve_cfg, expert_bits), 0),
 	F_DTYPE("expert_compute", offsetof(serve_cfg, expert_compute), 0),
+	F_NUM("expert_wo_stream", offsetof(serve_cfg, expert_wo_stream), 0),
 	F_BOOL("sbo", offsetof(serve_cfg, sbo), 0),
 	F_BOOL("sbo_down", offsetof(serve_cfg, sbo_down), 0),
 	F_BOOL("sbo_shared_dispatch", offsetof(serve_cfg, sbo_shared_dispatch),
@@ -490,6 +491,7 @@ static const lgp_desc serve_desc = { "serve", serve_fields };
  * spec_running (requests an instance runs while it speculates; 0 or
  * absent: no such cap), a2a ("deepep" | "nccl" | "none"), dispatch_bytes, combine_bytes,
  * expert_bits (0 or absent: weight_bits), expert_compute (a dtype name),
+ * expert_wo_stream (0 or absent: base.wo_stream where expert_bits is 0),
  * sbo, sbo_down, sbo_shared_dispatch (booleans), sbo_sms, sbo_block. */
 static void lgp_toservemoe(lua_State *L, int idx, serve_cfg *c)
 {

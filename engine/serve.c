@@ -218,6 +218,11 @@ int serve_check(const gp_model *m, const roof_device *d, const serve_cfg *c,
 	    gp_check_num(c->combine_bytes, 0.125, 8, "combine_bytes", err) ||
 	    (c->expert_bits != 0 &&
 	     gp_check_num(c->expert_bits, 1, 32, "expert_bits", err)) ||
+	    gp_check_num(c->expert_wo_stream, 0, 1, "expert_wo_stream",
+	                 err) ||
+	    (c->expert_wo_stream > 0 &&
+	     gp_check_num(c->expert_wo_stream, 0.01, 1, "expert_wo_stream",
+	                  err)) ||
 	    (c->sbo && gp_check_num(c->sbo_sms, 0, d->sms > 1 ? d->sms - 1 :
 	                            0, "sbo_sms", err)) ||
 	    (c->sbo && gp_check_num(c->sbo_block, 0, 1e6, "sbo_block", err)))

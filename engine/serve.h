@@ -183,6 +183,16 @@ typedef struct serve_cfg {
 	                         for every linear) */
 	gp_dtype expert_compute; /* the routed experts' GEMM precision
 	                         (read when expert_bits > 0) */
+	double expert_wo_stream; /* > 0, with expert_bits > 0: the fraction
+	                         of the streaming copy at which the
+	                         runtime's weight-only kernel reads the
+	                         routed experts of their own integer format
+	                         multiplied in 16 bits (lua/gpuplan/infer.lua
+	                         M.wo_stream_of, the rule base.wo_stream is
+	                         set by); 0: the device's GEMM rate.  With
+	                         expert_bits 0 the experts take
+	                         base.wo_stream with the linears
+	                         (serve_row.c sx_wo_stream) */
 	/* Single-batch overlap in a decode step without two-batch overlap
 	 * (SGLang's --enable-single-batch-overlap, single_batch_overlap.py):
 	 * the low-latency combine runs on a second stream on sbo_sms SMs

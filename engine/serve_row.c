@@ -63,6 +63,7 @@ static int row(sx *x, const char *name, double count, double flop,
 	op.m_tile = mt;
 	op.spread = spread;
 	op.bf16_x = x->bf16_x;
+	op.stream = x->stream;
 	op.dequant = x->dequant;
 	op.dequant_rep = x->dequant_rep;
 	/* x->d passed serve_step_time's serve_check (infer_check), the
@@ -121,6 +122,19 @@ double sx_lin_x(const sx *x, gp_dtype prec, double wbytes)
 		x->c->linear_fp8_bf16_x : sx_wo_x(x, prec, wbytes);
 }
 
+/* The weight-only test is sx_wo_x's, which is gp.infer's (infer.c
+ * step_layers' wo: weights below 16 bits multiplied in 16), so that an
+ * int4 GPTQ/AWQ model streams its linears and experts at the same
+ * fraction on both paths (an AWQ MoE under vLLM read them at the
+ * device's GEMM rate here, at Marlin's 0.81 in gp.infer). */
+double sx_wo_stream(const sx *x, gp_dtype prec, double wbytes, int experts)
+{
+	if (!(wbytes < ACT && (prec == GP_BF16 || prec == GP_FP16)))
+		return 0.0;
+	return experts && x->c->expert_bits > 0 ? x->c->expert_wo_stream :
+		x->c->base.wo_stream;
+}
+
 /* A GEMM over weights of wbytes each.  Held at 16 bits (the lm_head at
  * embed_bits: quantised checkpoints leave it unquantised, infer.c
  * infer_step) it multiplies on the 16-bit tensor cores, whatever format
@@ -132,10 +146,12 @@ int sx_gemm(sx *x, const char *name, double count, double T, double n,
 	int rc;
 
 	x->bf16_x = sx_lin_x(x, prec, wbytes);
+	x->stream = sx_wo_stream(x, prec, wbytes, 0);
 	rc = sx_row_mt(x, name, count, 2.0 * T * n * k,
 	               n * k * wbytes + T * (k + n) * ACT, T, n, k, 1.0,
 	               prec, sx_tile(x, wbytes), t);
 	x->bf16_x = 0.0;
+	x->stream = 0.0;
 	return rc;
 }
 

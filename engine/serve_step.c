@@ -309,11 +309,14 @@ static int layer_ops(sx *x, double B, double q, double kv, int decode,
 			/* a weight-only linear at its kernel's rate */
 			x->bf16_x = o.wclass == GP_W_LINEAR && o.weights > 0 ?
 				sx_lin_x(x, x->cp, wb) : 0.0;
+			x->stream = o.wclass == GP_W_LINEAR && o.weights > 0 ?
+				sx_wo_stream(x, x->cp, wb, 0) : 0.0;
 			rc = sx_row_mt(x, o.name, count, o.flop, bytes, o.m,
 			               o.n, o.k, o.batch, x->cp,
 			               o.wclass == GP_W_LINEAR ?
 			               sx_tile(x, wb) : 0.0, &t);
 			x->bf16_x = 0.0;
+			x->stream = 0.0;
 			if (rc)
 				return GP_EINVAL;
 		}
@@ -520,8 +523,9 @@ static double ogs_rep(double tpe, double n, double mexp)
 }
 
 /* One grouped GEMM of the routed experts: the kernel's rate cap (ex,
- * roof_op.bf16_x) and its in-loop weight upcast (dq vector FLOP a weight,
- * rep times: roof_op.dequant, dequant_rep) set on the sx for this row
+ * roof_op.bf16_x), its in-loop weight upcast (dq vector FLOP a weight,
+ * rep times: roof_op.dequant, dequant_rep) and the weight-only kernel's
+ * streaming fraction (sx_wo_stream, roof_op.stream) set on the sx for this row
  * alone and cleared after it, failure or not, so that no other row of
  * the step (the activation between the two GEMMs, the next layer's)
  * carries them. */
@@ -535,10 +539,12 @@ static int experts_row(sx *x, const char *name, double count, double flop,
 	x->bf16_x = ex;
 	x->dequant = dq;
 	x->dequant_rep = rep;
+	x->stream = sx_wo_stream(x, x->xcp, x->s.xb, 1);
 	rc = sx_row_experts(x, name, count, flop, bytes, mm, n, k, nb, x->xcp,
 	                    mt, t);
 	x->bf16_x = 0.0;
 	x->dequant = x->dequant_rep = 0.0;
+	x->stream = 0.0;
 	return rc;
 }
 
@@ -946,6 +952,7 @@ static int setup(sx *x, const gp_model *m, const roof_device *d,
 	x->m_tile_grouped = c->m_tile_grouped > 0 ? c->m_tile_grouped :
 		c->m_tile;
 	x->bf16_x = 0.0;
+	x->stream = 0.0;
 	x->half = d->peak[GP_BF16] > 0 && d->gemm_frac[GP_BF16] > 0 ?
 		GP_BF16 : GP_FP16;
 	/* Attention at the cache's precision: fp8 with an 8-bit cache on

@@ -51,6 +51,9 @@ typedef struct sx {
 	                        weight-only GEMMs (sx_wo_x) and the routed
 	                        experts' fp8 GEMMs (serve_cfg.moe_fp8_
 	                        bf16_x) alone, else 0 */
+	double stream;       /* the rows' roof_op.stream: set for the
+	                        weight-only GEMMs (sx_wo_stream) alone,
+	                        else 0 */
 	double dequant;      /* the rows' roof_op.dequant and dequant_rep:
 	                        set for the routed experts of a kernel that
 	                        widens their weights in each M block
@@ -110,6 +113,12 @@ double sx_tile(const sx *x, double wbytes);
  * stored below 16 bits and multiplied in 16; 0 (the library's) else. */
 double sx_wo_x(const sx *x, gp_dtype prec, double wbytes);
 double sx_lin_x(const sx *x, gp_dtype prec, double wbytes);
+/* The fraction of the streaming copy at which the same weight-only
+ * kernel reads those weights (roof_op.stream): gp.infer's rule
+ * (infer_cfg.wo_stream, set by lua/gpuplan/infer.lua M.wo_stream_of),
+ * for the routed experts (experts 1) in a format of their own
+ * serve_cfg.expert_wo_stream; 0 (the device's rate) else. */
+double sx_wo_stream(const sx *x, gp_dtype prec, double wbytes, int experts);
 /* A T x n x k GEMM over weights of wbytes bytes each. */
 int sx_gemm(sx *x, const char *name, double count, double T, double n,
             double k, double wbytes, double *t);

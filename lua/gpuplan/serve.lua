@@ -652,6 +652,12 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     -- infer.lua M.wo_bf16_x: vLLM's Marlin on the A100), its linears and
     -- experts alike (serve_step.c sx_wo_x)
     wo_bf16_x = c.wo_bf16_x,
+    -- and its streaming fraction at decode (infer.setup's, infer.lua
+    -- M.wo_stream_of: gpt-fast's kernels, vLLM's int4 Marlin), the one
+    -- gp.infer reads: the linears and experts in the weights' format, and
+    -- expert_wo_stream for experts in a format of their own (setup_kernels),
+    -- at the fraction of the streaming copy (serve_row.c sx_wo_stream)
+    wo_stream = c.wo_stream, expert_wo_stream = L.expert_wo_stream,
     -- vLLM V1's host work between two steps (infer.setup's, from
     -- async_scheduling = false: infer.lua M.engine_host), added to each
     -- decode step (serve_step.c serve_step_time)
@@ -806,6 +812,21 @@ local function setup_kernels(a, model, d, c, info, cat, default, L)
     end
   end
   if (expert_compute or c.compute) == "fp4" then dispatch_bytes = 0.5 + 1 / 16 end
+  -- Routed experts in an integer format of their own, multiplied in 16
+  -- bits (AWQ/GPTQ-style int4 experts): the runtime's weight-only kernel
+  -- reads them at its streaming fraction, gp.infer's rule for its linears
+  -- (infer.lua M.wo_stream_of, whose floating-point block formats -- MXFP4,
+  -- NVFP4, FP8 -- run kernels of their own and keep the device's rate).
+  -- Experts in the weights' format take infer.setup's c.wo_stream with the
+  -- linears (setup_config's wo_stream; engine serve_row.c sx_wo_stream).
+  local expert_wo_stream
+  if ew ~= nil and (expert_compute == "bf16" or expert_compute == "fp16") then
+    expert_wo_stream = infer.wo_stream_of(a.runtime, expert_bits, ew)
+    if expert_wo_stream and ew ~= info.weights then
+      default(infer.wo_stream_said(a.runtime, "routed experts", ew, expert_bits,
+        expert_wo_stream))
+    end
+  end
   -- Single-batch overlap (SGLang single_batch_overlap.py SboFlags and
   -- compute_overlap_args): the combine's send kernel on 32 SMs on Blackwell,
   -- 3 elsewhere ("communicate_num_sms = 32 if is_blackwell() else 3"); the
@@ -829,7 +850,7 @@ local function setup_kernels(a, model, d, c, info, cat, default, L)
   L.m_tile, L.m_tile_grouped, L.ew = m_tile, m_tile_grouped, ew
   L.expert_bits, L.expert_compute, L.dispatch_bytes = expert_bits, expert_compute, dispatch_bytes
   L.sbo, L.bw, L.sbo_down = sbo, bw, sbo_down
-  L.triton_mxfp4 = triton_mxfp4
+  L.triton_mxfp4, L.expert_wo_stream = triton_mxfp4, expert_wo_stream
   -- SGLang's gpt-oss MXFP4 experts on FlashInfer's TRT-LLM kernel
   -- (M.SGLANG_MXFP4_PAD), padded to its widths
   L.sglang_fi_mxfp4 = a.runtime == "sglang" and ew == "mxfp4" and
