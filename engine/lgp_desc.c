@@ -270,6 +270,7 @@ static const lgp_field train_fields[] = {
 	F_BOOL("eager_loss", offsetof(train_cfg, eager_loss), 0),
 	F_BOOL("emb_matmul", offsetof(train_cfg, emb_matmul), 0),
 	F_INT("metric_losses", offsetof(train_cfg, metric_losses), 0, 0, 8),
+	F_INT("pp_microbatches", offsetof(train_cfg, pp_call_mb), 0, 0, 1048576),
 	F_BOOL("lora_merged", offsetof(train_cfg, lora_merged), 0),
 	F_BOOL("pad_mask", offsetof(train_cfg, pad_mask), 0),
 	F_NUM("pad_share", offsetof(train_cfg, pad_share), 0),

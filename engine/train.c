@@ -1760,6 +1760,20 @@ TRAIN_INLINE void step_sum(const phase *ph, const train_cfg *c,
 
 		bubble = (x->y.pp / 2.0 - 1.0) * (F + 0.5 * B);
 	}
+	/* A step of several schedule calls: each call fills and drains the
+	 * pipeline on its own micro-batches.  NeMo AutoModel's benchmark
+	 * loop (nemo_automodel/recipes/llm/benchmark.py run_benchmark at
+	 * v0.5.0, d02f49cb3) runs "ga_steps = global_batch_size //
+	 * (local_batch_size * dp_size)" passes of "for ga_step_idx in
+	 * range(ga_steps):" ... "self._forward_backward_step(", each a
+	 * "self.pp.info.schedule.step(" over local_batch_size /
+	 * pp_microbatch_size micro-batches (train_ft.py), so the bubble
+	 * (p - 1) t / v and the fill's transfers come once a call, where
+	 * Megatron-Core's forward_backward_func runs the step's micro-
+	 * batches in one schedule.  micro_per_step has checked that the
+	 * calls divide the step. */
+	if (x->y.pp > 1 && c->pp_call_mb > 0 && per_step > c->pp_call_mb)
+		bubble *= per_step / c->pp_call_mb;
 	pd += pp->dp;
 	pz += pp->zero;
 	if (!brief) {

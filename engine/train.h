@@ -203,6 +203,13 @@ typedef struct train_cfg {
 				  * after each micro-batch's backward
 				  * (Composer's train metrics; train_
 				  * layer.c train_ends_costs), 0 to 8 */
+	int pp_call_mb;          /* micro-batches a pipeline schedule call
+				  * runs (pp_microbatches: torch's
+				  * n_microbatches, NeMo AutoModel's
+				  * local_batch_size / pp_microbatch_size):
+				  * the step's per_step run in per_step /
+				  * pp_call_mb calls, each with its fill and
+				  * drain (train.c step_sum); 0: one call */
 	int lora_merged;         /* LoRA's adapters added into the weight
 				  * each step, W + A B^T (Praxis'
 				  * LoraTheta; train_layer.c

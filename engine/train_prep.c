@@ -245,6 +245,12 @@ static int micro_per_step(const ctx *xp, const train_cfg *c, double mb,
 	if (per_step > GP_AMOUNT_MAX)
 		return gp_fail(err, "global batch %g is too large",
 			       c->global_batch);
+	if (c->pp_call_mb > 0 && fmod(per_step, c->pp_call_mb) != 0)
+		return gp_fail(err, "pp_microbatches %d does not divide the "
+			       "step's %g micro-batches (global batch / (dp "
+			       "x micro_batch)): each pipeline schedule call "
+			       "runs pp_microbatches of them", c->pp_call_mb,
+			       per_step);
 	*per_step_out = per_step;
 	if (xp->y.schedule == GP_SCHED_DUALPIPE &&
 	    !layout_dualpipe_ok(xp->y.pp, 1, per_step))

@@ -2332,6 +2332,22 @@ opt { name = "emb_matmul", type = "flag", commands = "train plan",
     .. "written in the 16-bit type and multiplied by the table, 2 T V h / tp FLOPs forward, "
     .. "and the table's gradient a GEMM of as many back, where a gather moves 2 T h A",
   suggest = { "lookup_style", "one_hot_embedding", "embedding_matmul", "matmul_lookup" } }
+opt { name = "pp_microbatches", type = "int", metavar = "N", commands = "train plan",
+  kind = "count", range = { 0, 1048576 }, default = "0 (the step's micro-batches in one "
+    .. "schedule call)",
+  -- NeMo AutoModel v0.5.0 (d02f49cb3) nemo_automodel/recipes/llm/
+  -- benchmark.py run_benchmark: "ga_steps = global_batch_size //
+  -- (local_batch_size * dp_size)", then "for ga_step_idx in
+  -- range(ga_steps):" ... "self._forward_backward_step(", each one
+  -- "self.pp.info.schedule.step(" (recipes/llm/train_ft.py) over
+  -- local_batch_size / pp_microbatch_size micro-batches.
+  help = "micro-batches each pipeline schedule call runs (torch.distributed.pipelining's "
+    .. "n_microbatches; NeMo AutoModel's local_batch_size / pp_microbatch_size, its "
+    .. "gradient-accumulation loop calling schedule.step once a local batch): the step's "
+    .. "micro-batches run in (global batch / (dp x micro_batch)) / N calls, each filling "
+    .. "and draining the pipeline, so the bubble comes once a call; it must divide the "
+    .. "step's micro-batches",
+  suggest = { "n_microbatches", "local_batch_size", "pp_n_microbatches", "schedule_microbatches" } }
 opt { name = "metric_losses", type = "int", metavar = "N", commands = "train plan",
   kind = "count", range = { 0, 8 }, default = "0",
   -- Composer 0.16 trainer.py _train_microbatch: "# Use microbatch outputs

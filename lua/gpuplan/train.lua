@@ -36,6 +36,9 @@
 --                 fused; default false: compiled with them)
 --   metric_losses no-grad cross-entropies over the logits after each
 --                 micro-batch's backward (Composer's train metrics; default 0)
+--   pp_microbatches micro-batches each pipeline schedule call runs
+--                 (NeMo AutoModel's local_batch_size / pp_microbatch_size;
+--                 default 0: the step's all in one call)
 --   kv_repeat     K and V copied to every query head before the attention
 --                 kernel (default false: the kernel reads the GQA heads)
 --   sac_attn_recompute  recompute op's save list lacks the fused attention
@@ -640,6 +643,9 @@ local function step_choices(o, p, cfg, sweep, default)
   cfg.eager_loss = o.eager_loss == true
   cfg.emb_matmul = o.emb_matmul == true
   cfg.metric_losses = o.metric_losses
+  -- the micro-batches of one pipeline schedule call (engine/train.c
+  -- step_sum: a bubble a call); without a pipeline there is none to fill
+  cfg.pp_microbatches = o.pp_microbatches
   -- Adapters merged into the weight exist only where there are adapters
   -- on a 16-bit base (Praxis' LoRA layers): said of another method it
   -- would price nothing, in silence.

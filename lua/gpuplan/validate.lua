@@ -443,6 +443,10 @@ local case_schema = T.record {
     -- AutoModel's FakeBalancedGate (gp.train's moe_gate; AutoModel's
     -- BackendConfig fake_balanced_gate)
     moe_gate = declared("moe_gate"),
+    -- the micro-batches of one pipeline schedule call (gp.train's
+    -- pp_microbatches; NeMo AutoModel's local_batch_size /
+    -- pp_microbatch_size)
+    pp_microbatches = declared("pp_microbatches"),
     -- the experts' buffers padded to a capacity, tokens beyond it dropped
     -- (gp.train's capacity_factor; Megatron-Core's moe_expert_capacity_factor
     -- with moe_pad_expert_input_to_capacity); absent: dropless
@@ -726,7 +730,7 @@ M.PARALLEL_READ = {
     recompute_layers recompute_modules activation_offload_layers checkpoint_offload checkpoint_offload_streams
     ckpt_outside_fsdp first_stage_layers last_stage_layers stage_layers split_ends schedule ep_overlap tp_overlap tp_overlap_fp8_rs tp_overlap_aggregate
     moe_dispatcher moe_flex_backend cuda_device_max_connections numa_bind moe_flex_sms moe_router_ops moe_permute_fusion bias_activation_fusion apply_rope_fusion moe_router_dtype cuda_graph_scope moe_fp8_pad
-    legacy_permute te_mxfp8_grouped fused_grouped_mlp moe_balance moe_gate capacity_factor offload
+    legacy_permute te_mxfp8_grouped fused_grouped_mlp moe_balance moe_gate pp_microbatches capacity_factor offload
     host_threads delayed_update]],
   rl = set [[tp pp cp ulysses ep etp sp zero zero_group fsdp fsdp_version micro_batch global_batch recompute first_stage_layers
     last_stage_layers stage_layers moe_permute_fusion bias_activation_fusion apply_rope_fusion moe_router_dtype numa_bind offload

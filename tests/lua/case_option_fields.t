@@ -13,7 +13,7 @@ local FIELDS = {
   { "parallel", "grad_reduce" }, { "parallel", "zero_reduce" }, { "parallel", "zero3_gather" },
   { "parallel", "reduce_bucket_size" }, { "parallel", "prefetch_bucket_size" },
   { "parallel", "moe_dispatcher" }, { "parallel", "moe_flex_backend" }, { "parallel", "moe_fp8_pad" },
-  { "parallel", "moe_balance" }, { "parallel", "moe_gate" }, { "parallel", "fused_grouped_mlp" },
+  { "parallel", "moe_balance" }, { "parallel", "moe_gate" }, { "parallel", "pp_microbatches" }, { "parallel", "fused_grouped_mlp" },
   { "workload", "fp8_scaling" }, { "workload", "attn_kernel" },
   { "workload", "fp8_attention" }, { "workload", "packed_len" },
   { "workload", "mlp_down_bf16" },

@@ -1276,6 +1276,9 @@ local function predict(case, cat)
   -- the gate the recipe runs (SCHEMA.md parallel.moe_gate: AutoModel's
   -- fake_balanced_gate)
   o.moe_gate = v(par.moe_gate)
+  -- the micro-batches of one pipeline schedule call (SCHEMA.md
+  -- parallel.pp_microbatches: AutoModel's local batch)
+  o.pp_microbatches = v(par.pp_microbatches)
   o.moe_fp8_pad = v(par.moe_fp8_pad)
   -- a capacity-bound dispatch as the recipe sets it (SCHEMA.md
   -- parallel.capacity_factor; absent: the option's dropless default)
