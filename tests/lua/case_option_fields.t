@@ -13,7 +13,9 @@ local FIELDS = {
   { "parallel", "grad_reduce" }, { "parallel", "zero_reduce" }, { "parallel", "zero3_gather" },
   { "parallel", "reduce_bucket_size" }, { "parallel", "prefetch_bucket_size" },
   { "parallel", "moe_dispatcher" }, { "parallel", "moe_flex_backend" }, { "parallel", "moe_fp8_pad" },
-  { "parallel", "moe_balance" }, { "parallel", "moe_gate" }, { "parallel", "pp_microbatches" }, { "parallel", "fused_grouped_mlp" },
+  { "parallel", "moe_balance" }, { "parallel", "moe_gate" }, { "parallel", "fused_grouped_mlp" },
+  -- a count: the micro-batches of one pipeline schedule call (AutoModel's local batch)
+  { "parallel", "pp_microbatches" },
   { "workload", "fp8_scaling" }, { "workload", "attn_kernel" },
   { "workload", "fp8_attention" }, { "workload", "packed_len" },
   { "workload", "mlp_down_bf16" },
@@ -95,7 +97,7 @@ for _, f in ipairs(FIELDS) do
   -- the option's values: a flag's true and false, an enum's declared
   -- names, a number's range ends; nothing else
   local d = options.get(f[2])
-  local values = d.values or ((d.type == "number" or d.kind == "power") and d.range and { d.range[1], d.range[2] })
+  local values = d.values or ((d.type == "number" or d.type == "int" or d.kind == "power") and d.range and { d.range[1], d.range[2] })
     or { true, false }
   local all = true
   for _, x in ipairs(values) do all = all and pcall(spec.check, x, path) end

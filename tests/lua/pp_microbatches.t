@@ -1,0 +1,54 @@
+-- A step of several pipeline schedule calls (gp.train's pp_microbatches;
+-- engine/train.c step_sum): NeMo AutoModel's benchmark loop
+-- (nemo_automodel/recipes/llm/benchmark.py run_benchmark at v0.5.0) runs
+-- "ga_steps = global_batch_size // (local_batch_size * dp_size)" passes,
+-- each a "self.pp.info.schedule.step(" over the local batch's micro-batches,
+-- so each pass fills and drains the pipeline: the bubble comes once a call,
+-- where one Megatron-style schedule over the step's micro-batches has one.
+-- Run with ./gpuplan run tests/lua/pp_microbatches.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(8)
+
+local function part(r, n)
+  for _, p in ipairs(r.parts) do if p.name == n then return p.seconds end end
+  return 0
+end
+
+-- Llama 3 8B on 8 H100s, PP 4 x VP 2, dp 2, micro-batch 1, global batch
+-- 32: 32 / (2 x 1) = 16 micro-batches a step.
+local function job(x)
+  return t.with({ model = "llama3-8b", gpu = "h100-sxm", gpus = 8, pp = 4, vpp = 2,
+                  seq = 4096, batch = 1, global_batch = 32, zero = 1 }, x or {})
+end
+local one = gp.train(job())
+local b1 = part(one, "bubble")
+t.ok(b1 > 0, "one call: a bubble")
+
+-- 4 micro-batches a call: 16 / 4 = 4 calls, each the one call's fill and
+-- drain ((p - 1) t / v and the fill's transfers do not depend on m): 4
+-- times the bubble, the rest of the step unchanged.  1e-9: the engine's
+-- own product of the same term.
+local four = gp.train(job { pp_microbatches = 4 })
+t.near(part(four, "bubble"), 4 * b1, 1e-9, "4 calls: 4 times the bubble")
+t.near(four.step_s - one.step_s, 3 * b1, 1e-9, "4 calls: the step 3 bubbles longer")
+-- 8 a call: 2 calls.
+t.near(part(gp.train(job { pp_microbatches = 8 }), "bubble"), 2 * b1, 1e-9,
+       "2 calls: twice the bubble")
+-- 16 a call is the step's all: one call, as without the option.
+t.is(gp.train(job { pp_microbatches = 16 }).step_s, one.step_s, "16 a call: one call")
+-- No pipeline: nothing to fill.
+local function flat(x)
+  return t.with({ model = "llama3-8b", gpu = "h100-sxm", gpus = 2, seq = 4096, batch = 1,
+                  global_batch = 32, zero = 1 }, x or {})
+end
+t.is(gp.train(flat { pp_microbatches = 4 }).step_s, gp.train(flat()).step_s,
+     "pp 1: no bubble to repeat")
+
+-- Refused: a count that does not divide the step's micro-batches, and a
+-- negative one.
+t.raises(function() gp.train(job { pp_microbatches = 5 }) end,
+         "pp_microbatches 5 does not divide", "5 of 16: refused", true)
+t.raises(function() gp.train(job { pp_microbatches = -1 }) end,
+         "pp_microbatches", "negative: refused", true)
