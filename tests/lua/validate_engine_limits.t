@@ -11,7 +11,7 @@ local gp = require "gpuplan"
 local validate = require "gpuplan.validate"
 local predict = require "gpuplan.predict.infer"
 local cat = gp.catalog()
-t.plan(42)
+t.plan(43)
 
 -- Llama 2 70B in fp8 on one H200, TensorRT-LLM (workload.framework), the
 -- MLPerf Offline rows' mean lengths: 222 in, 292 out.
@@ -194,7 +194,8 @@ end
 -- scheduling ('num_scheduler_steps: N', vLLM V0's --num-scheduler-steps)
 -- states it as workload.scheduler_steps N (SCHEMA.md), since the field
 -- decides whether V0's host work between steps is priced a step: the
--- AMD MLPerf v5.1 rows quote 11 (MI300X) and 7 (both MI325X machines).
+-- AMD MLPerf v5.1 rows quote 11 (MI300X) and 7 (both MI325X machines),
+-- Dell's MLPerf v6.0 MI300X row 11.
 do
   local seen = 0
   for _, c in ipairs(validate.read("validation/cases.json")) do
@@ -205,5 +206,5 @@ do
            c.id .. ": workload.scheduler_steps is the config's num_scheduler_steps " .. n)
     end
   end
-  t.is(seen, 3, "the three AMD MLPerf v5.1 rows quote num_scheduler_steps")
+  t.is(seen, 4, "the three AMD MLPerf v5.1 rows and Dell's v6.0 MI300X row quote num_scheduler_steps")
 end
