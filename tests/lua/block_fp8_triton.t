@@ -8,7 +8,7 @@
 -- Run: ./gpuplan run tests/lua/block_fp8_triton.t
 local t = require "tap"
 local gp = require "gpuplan"
-t.plan(18)
+t.plan(20)
 
 -- DeepSeek-V3 on 8 H200, DP attention, SGLang, fp8: one sequence a GPU.
 local sv = { gpu = "h200-sxm", gpus = 8, tp = 8, dp_attention = true, weights = "fp8",
@@ -54,6 +54,13 @@ t.raises(function()
              input = 1024, output = 1024, concurrency = 8, model = "deepseek-v3",
              block_fp8_triton = true })
 end, "priced by the MoE serving model", "not the MoE serving model: refused", true)
+-- A card without the Triton fused MoE's measured multiple (Hopper only,
+-- M.moe_fp8_bf16_x): the flag priced nothing there, the same rate to the
+-- bit, in silence; now refused naming the card.
+t.raises(function() gp.infer(t.with(sv, { gpu = "mi300x", block_fp8_triton = true })) end,
+         "gpu mi300x (cdna3)", "MI300X: refused, naming the card", true)
+t.raises(function() gp.infer(t.with(sv, { gpu = "b200", block_fp8_triton = true })) end,
+         "gpu b200 (blackwell)", "B200: refused, naming the card", true)
 
 -- The predictor's release rule (predict/infer.lua's sglang profile): a
 -- case of SGLang before 0.4.6 (DeepGEMM by default from sglang PR #5628,

@@ -126,6 +126,12 @@ local function join_qhead(defaults, d)
   return false
 end
 
+-- The case's card as the runtime profiles read it (its catalog entry,
+-- or the entry the case states inline): one place for both callers.
+local function case_gpu(hw, cat)
+  return type(hw.gpu) == "table" and hw.gpu or (cat or require("gpuplan").catalog()):get("gpus", hw.gpu)
+end
+
 -- Runtime profiles: what a runtime does where the case is silent, each
 -- setting read from the runtime's own code or documentation.  A value the
 -- case states always wins; every setting used is listed in the defaults.
@@ -152,10 +158,13 @@ local PROFILES = {
     end
     -- The dense block-fp8 linears on SGLang's Triton GEMM until DeepGEMM
     -- came on by default (sglang PR #5628, 2025-04-22, in 0.4.6:
-    -- gpuplan.infer M.block_fp8_triton), on the MoE serving model.
+    -- gpuplan.infer M.block_fp8_triton), on the MoE serving model, on
+    -- Hopper: the fused MoE's multiple it is held to is measured there
+    -- only (M.moe_fp8_bf16_x), and gp.infer refuses the flag elsewhere.
     if release_before(ver, date, "0.4.6", "2025-04-22") and a.block_fp8_triton == nil
         and a.weights == "fp8" and type(model) == "table" and type(model.moe) == "table"
-        and (a.dp_attention or (a.ep or 1) > 1) then
+        and (a.dp_attention or (a.ep or 1) > 1)
+        and require("gpuplan.infer").moe_fp8_bf16_x.sglang[g and g.arch or ""] then
       a.block_fp8_triton = true
       defaults[#defaults + 1] = "block_fp8_triton (SGLang " .. tostring(ver or date)
         .. ": the dense block-fp8 linears on its Triton w8a8_block_fp8_matmul, at the fused "
@@ -1037,7 +1046,11 @@ local function serve_case(case, cat, model, defaults)
   end
   -- SGLang's release rules (the sglang profile: its routing before 0.4.6)
   -- hold on the MoE serving model's steps too.
-  if a.runtime == "sglang" then PROFILES.sglang(a, model, nil, defaults, case) end
+  -- The card goes with them (the Triton block-fp8 rule holds on Hopper
+  -- only); it was passed as nil, so that rule never saw the card.
+  if a.runtime == "sglang" then
+    PROFILES.sglang(a, model, case_gpu(hw, cat), defaults, case)
+  end
   -- TensorRT-LLM's PyTorch flow served by trtllm-serve (workload.server)
   -- before its CUDA graphs came on by default ran every step eagerly:
   -- PyTorchConfig's "use_cuda_graph: bool = False" (tensorrt_llm/_torch/
@@ -1274,8 +1287,7 @@ local function predict(case, cat)
       .. "runtime is %s", tostring(v(wl.server)), runtime)
   end
   if PROFILES[runtime] then
-    local g = type(hw.gpu) == "table" and hw.gpu or (cat or require("gpuplan").catalog()):get("gpus", hw.gpu)
-    PROFILES[runtime](a, model, g, defaults, case)
+    PROFILES[runtime](a, model, case_gpu(hw, cat), defaults, case)
   end
   local ok, r = pcall(infer.infer, a)
   if not ok then return nil, refused(wl, r) end
