@@ -239,7 +239,7 @@ t.ok(dstep > 0.008 and dstep < 0.020,
 -- x 32 layers = 7784628224, the embedding and lm_head 2 x 131072 x 4096 =
 -- 1073741824; over TP 4: 2214592512; the norms whole, (2 x 32 + 1) x 4096
 -- = 266240: 2214858752 elements over 6 x 32 + 2 + 1 = 195 tensors =
--- 11358249.99, rounded up 11358251 (195 x 11358250 = 2214858750, 2 short).
+-- 11358250.01, rounded up 11358251 (195 x 11358250 = 2214858750, 2 short).
 -- 1.34B on 16 nodes (TP 2, tied): 2 x 2048 x 32 x 64 x 2 + 3 x 2048 x 8192
 -- = 67108864 x 16 = 1073741824, + 131072 x 2048 = 268435456; over TP 2
 -- 671088640, + 33 x 2048 = 671156224 over 6 x 16 + 1 + 1 = 98 tensors =
