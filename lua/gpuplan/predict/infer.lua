@@ -129,7 +129,8 @@ end
 -- The case's card as the runtime profiles read it (its catalog entry,
 -- or the entry the case states inline): one place for both callers.
 local function case_gpu(hw, cat)
-  return type(hw.gpu) == "table" and hw.gpu or (cat or require("gpuplan").catalog()):get("gpus", hw.gpu)
+  return type(hw.gpu) == "table" and hw.gpu
+    or (cat or require("gpuplan").catalog()):get("gpus", hw.gpu)
 end
 
 -- Runtime profiles: what a runtime does where the case is silent, each
