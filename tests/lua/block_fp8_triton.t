@@ -14,9 +14,7 @@ t.plan(20)
 local sv = { gpu = "h200-sxm", gpus = 8, tp = 8, dp_attention = true, weights = "fp8",
              runtime = "sglang", input = 3200, output = 800, concurrency = 8,
              model = "deepseek-v3" }
-local function sop(r, name)
-  for _, o in ipairs(r.ops) do if o.name == name then return o end end
-end
+local sop = t.op
 local off = gp.infer(sv)
 local on = gp.infer(t.with(sv, { block_fp8_triton = true }))
 
@@ -81,18 +79,11 @@ t.is(assert(predict(t.with(dstack, { source = t.with(dstack.source, { version = 
 -- again with the cap out of roof_op.bf16_x's bounds (0 or 0.01..4) is
 -- refused by name; as captured it carries 0.594 (the H200's multiple).
 do
-  local core = require "gpuplan.core"
-  local real, cap = core.serve, nil
-  core.serve = function(m, d, s) cap = { m, d, s }; return real(m, d, s) end
-  gp.infer(t.with(sv, { block_fp8_triton = true }))
-  core.serve = real
-  local function with_x(x)
-    local s = {}
-    for k, v in pairs(cap[3]) do s[k] = v end
-    s.linear_fp8_bf16_x = x
-    return real(cap[1], cap[2], s)
-  end
-  t.near(cap[3].linear_fp8_bf16_x, 0.594, 1e-12, "the captured config: 0.594 on the H200")
+  local cfg, rerun = t.serve_capture(function()
+    gp.infer(t.with(sv, { block_fp8_triton = true }))
+  end)
+  local function with_x(x) return rerun { linear_fp8_bf16_x = x } end
+  t.near(cfg.linear_fp8_bf16_x, 0.594, 1e-12, "the captured config: 0.594 on the H200")
   t.raises(function() with_x(0.001) end, "linear_fp8_bf16_x", "serve: 0.001 refused by name", true)
   t.raises(function() with_x(5) end, "linear_fp8_bf16_x", "serve: 5 refused by name", true)
 end

@@ -11,11 +11,6 @@ local gp = require "gpuplan"
 
 t.plan(12)
 
-local function part(r, n)
-  for _, p in ipairs(r.parts) do if p.name == n then return p.seconds end end
-  return 0
-end
-
 -- Ranks a learned router's top_k experts land on, e experts over n ranks:
 -- n (1 - C(e - e/n, k) / C(e, k)) (tests/lua/ep_flex_nvl.t's): 5.34 for
 -- 128 experts, top 8, EP 8.
@@ -40,7 +35,9 @@ local function job(experts, gpus, x)
                   batch = 1, global_batch = gpus, stack = "megatron", zero = 1,
                   moe_dispatcher = "flex", moe_flex_backend = "deepep", ep_overlap = false }, x or {})
 end
-local function ep(experts, gpus, x) return part(gp.train(job(experts, gpus, x)), "ep_comm") end
+local function ep(experts, gpus, x)
+  return t.parts(gp.train(job(experts, gpus, x))).ep_comm
+end
 
 -- In one node (8 H100s), DeepEP at Megatron-Core's 20 SMs: min(0.441 x
 -- 900e9 (the NVLink 5 rows' SM rate), 0.750 x 450e9 (the H100 link)) =
@@ -94,7 +91,9 @@ t.near(ep(128, 16, { capacity_factor = 1 }), expect_rdma(ranks_hit(128, 8, 2)), 
 
 -- Refused: a dense model has no gate to fake; the fake gate leaves no
 -- router to unbalance; an unknown gate.
-t.raises(function() gp.train { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, moe_gate = "fake_balanced" } end,
+t.raises(function()
+  gp.train { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, moe_gate = "fake_balanced" }
+end,
          "moe_gate fake_balanced", "a dense model: refused", true)
 t.raises(function() gp.train(job(128, 8, { moe_gate = "fake_balanced", moe_balance = "none" })) end,
          "moe_balance none", "with moe_balance none: refused", true)

@@ -74,9 +74,7 @@ t.is(assert(predict(t.with(case, { source = nover }), gp.catalog())).job.fused_g
 local sv = { gpu = "h200-sxm", gpus = 8, tp = 8, dp_attention = true, weights = "fp8",
              runtime = "sglang", input = 1024, output = 1024, concurrency = 64,
              model = "deepseek-v3" }
-local function sop(r, name)
-  for _, o in ipairs(r.ops) do if o.name == name then return o end end
-end
+local sop = t.op
 local s_on = gp.infer(sv)
 local s_off = gp.infer(t.with(sv, { fused_grouped_topk = false }))
 t.ok(sop(s_on, "moe_route_meta") == nil, "serving model, SGLang's default: moe_topk alone")

@@ -62,6 +62,26 @@ function M.layer_fwd(r)
   return s, wait
 end
 
+-- The MoE serving model's engine config as gp.infer hands it to
+-- core.serve (its last call while fn runs), and a function that runs the
+-- engine again on a copy with fields replaced: for the engine's own
+-- checks of a field no option can put out of bounds.
+function M.serve_capture(fn)
+  local core = require "gpuplan.core"
+  local real, cap = core.serve, nil
+  core.serve = function(m, d, s) cap = { m, d, s }; return real(m, d, s) end
+  local ok, err = pcall(fn)
+  core.serve = real
+  if not ok then error(err, 0) end
+  assert(cap, "serve_capture: fn never reached core.serve")
+  return cap[3], function(fields)
+    local s = {}
+    for k, v in pairs(cap[3]) do s[k] = v end
+    for k, v in pairs(fields) do s[k] = v end
+    return real(cap[1], cap[2], s)
+  end
+end
+
 -- Whether one of a result's assumptions (its defaults lines) matches the
 -- Lua pattern pat (plain: the text pat as it stands).
 function M.said(r, pat, plain)

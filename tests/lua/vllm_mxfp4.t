@@ -171,20 +171,12 @@ t.near(rop(0).t_compute, r1.t_compute, 1e-12, "roof_op: dequant_rep 0 prices as 
 -- h / pad infinite, is refused by name; the config as captured (pad 128)
 -- runs.
 do
-  local real, cap = core.serve, nil
-  core.serve = function(m, d, s) cap = { m, d, s }; return real(m, d, s) end
-  run("vllm", "mi300x")
-  core.serve = real
-  local function with_pad(p)
-    local s = {}
-    for k, x in pairs(cap[3]) do s[k] = x end
-    s.moe_pad = p
-    return real(cap[1], cap[2], s)
-  end
+  local cfg, rerun = t.serve_capture(function() run("vllm", "mi300x") end)
+  local function with_pad(p) return rerun { moe_pad = p } end
   t.raises(function() with_pad(0.5) end,
            "moe_pad must be 0 or a whole number of elements 1..4096 (got 0.5)",
            "serve: moe_pad 0.5 refused", true)
   t.raises(function() with_pad(5e-324) end, "moe_pad must be 0 or a whole number",
            "serve: a denormal moe_pad refused", true)
-  t.is(cap[3].moe_pad, 128, "the captured MI300X config pads to 128")
+  t.is(cfg.moe_pad, 128, "the captured MI300X config pads to 128")
 end
