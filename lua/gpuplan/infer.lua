@@ -928,10 +928,16 @@ M.one_token_graphs = { ["llama.cpp"] = { ampere = true, ada = true, hopper = tru
 --   (awq_gemm before v0.5.3) are held to it too, as no faster: Marlin's
 --   README ("Marlin delivers essentially ideal speedups at all
 --   batchsizes", its assets/peak.png on an A10 putting AWQ's kernel at
---   3.37 at batch 1 against "the optimal 3.87x").
+--   3.37 at batch 1 against "the optimal 3.87x").  Marlin runs on NVIDIA
+--   cards from Ampere only: vLLM's "Supported Hardware for Quantization
+--   Kernels" table (docs.vllm.ai, v0.5.3 to v0.14.0) marks "Marlin
+--   (GPTQ/AWQ/FP8)" for Ampere, Ada and Hopper and not for Volta, Turing
+--   or "AMD GPU", so elsewhere vLLM's int4 linears are some other kernel,
+--   unmeasured here: the device's rate (archs below; Blackwell, newer than
+--   the table's columns, runs the same sm80+ kernel).
 M.wo_stream = {
   ["gpt-fast"] = { int4 = 0.65, int8 = 0.78 },
-  vllm = { int4 = 0.81 },
+  vllm = { int4 = 0.81, archs = { ampere = true, ada = true, hopper = true, blackwell = true } },
 }
 
 -- The floating-point block formats, which no kernel measured above runs:
@@ -942,15 +948,17 @@ M.wo_stream = {
 local WO_STREAM_FLOAT = { fp4 = true, mxfp4 = true, fp6 = true, fp8 = true }
 
 -- The streaming fraction of runtime rt's weight-only kernel for a format
--- of `bits` per weight (weights: its name, when it has one); nil for
--- 16-bit weights, a floating-point block format (WO_STREAM_FLOAT) or a
--- runtime without one.  The one rule for every path that prices these
--- kernels: gp.infer's linears (infer_cfg.wo_stream) and the MoE serving
--- model's linears and routed experts (serve.lua passes it on: engine
--- serve_row.c sx_wo_stream).
-function M.wo_stream_of(rt, bits, weights)
+-- of `bits` per weight (weights: its name, when it has one) on a card of
+-- arch; nil for 16-bit weights, a floating-point block format
+-- (WO_STREAM_FLOAT), a runtime without one, or an arch its kernel does not
+-- run on.  The one rule for every path that prices these kernels:
+-- gp.infer's linears (infer_cfg.wo_stream) and the MoE serving model's
+-- linears and routed experts (serve.lua passes it on: engine serve_row.c
+-- sx_wo_stream).
+function M.wo_stream_of(rt, bits, weights, arch)
   local k = M.wo_stream[rt or ""]
-  if not k or bits >= 16 or WO_STREAM_FLOAT[M.weight_base(weights) or ""] then return nil end
+  if not k or bits >= 16 or WO_STREAM_FLOAT[M.weight_base(weights) or ""]
+     or (k.archs and not k.archs[arch or ""]) then return nil end
   return bits < 8 and k.int4 or k.int8
 end
 
@@ -3250,7 +3258,7 @@ function M.setup(a)
     one_token_graphs = (a.cuda_graphs ~= false and M.one_token_graphs[a.runtime or "graphs"]
       and M.one_token_graphs[a.runtime][g.arch] and (g.vendor == nil or g.vendor == "NVIDIA"))
       or nil,
-    wo_stream = M.wo_stream_of(a.runtime, bits, weights),
+    wo_stream = M.wo_stream_of(a.runtime, bits, weights, g.arch),
     attn_stream = M.attn_stream_of(a, g, model, tp, kv)
       or M.mmha_stream_of(a, g, model, tp, kv, d),
     wo_bf16_x = M.wo_bf16_x_of(a.runtime, g, bits),

@@ -821,7 +821,7 @@ local function setup_kernels(a, model, d, c, info, cat, default, L)
   -- linears (setup_config's wo_stream; engine serve_row.c sx_wo_stream).
   local expert_wo_stream
   if ew ~= nil and (expert_compute == "bf16" or expert_compute == "fp16") then
-    expert_wo_stream = infer.wo_stream_of(a.runtime, expert_bits, ew)
+    expert_wo_stream = infer.wo_stream_of(a.runtime, expert_bits, ew, info.gpu.arch)
     if expert_wo_stream and ew ~= info.weights then
       default(infer.wo_stream_said(a.runtime, "routed experts", ew, expert_bits,
         expert_wo_stream))

@@ -14,7 +14,7 @@ local core = require "gpuplan.core"
 local infer = require "gpuplan.infer"
 local X = 0.605
 
-t.plan(23)
+t.plan(25)
 
 -- A weight-only bf16 GEMM by hand on an A100-like device: bf16 312
 -- TFLOP/s at 0.8, fp32 19.5; 4096^3 with the converter's 4 FLOP a weight.
@@ -131,3 +131,12 @@ t.ok(not said_stream(t.with(i4, { weights = "bf16" })), "bf16 under vLLM: nothin
 -- error before, now not said.
 t.ok(not said_stream(t.with(i4, { gpu = "h100-sxm", weights = "mxfp4" })),
      "mxfp4 on an H100 under vLLM: not weight-only, nothing said")
+-- Marlin runs on NVIDIA cards from Ampere only (vLLM's supported-hardware
+-- table: "Marlin (GPTQ/AWQ/FP8)" not on "AMD GPU"): int4 under vLLM on an
+-- MI300X takes the device's streaming rate, as the default runtime's
+-- (exact: the same op, the same bytes and rate), and nothing is said.
+t.ok(not said_stream(t.with(i4, { gpu = "mi300x" })), "MI300X under vLLM: no Marlin, nothing said")
+local function up_mem(j) return t.op(gp.infer(j), "mlp_up").t_memory end
+local mi = t.with(i4, { gpu = "mi300x" })
+t.is(up_mem(mi), up_mem(t.with(mi, { runtime = "graphs" })),
+     "MI300X int4 under vLLM: mlp_up streams at the device's rate")

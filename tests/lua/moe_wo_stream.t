@@ -75,10 +75,10 @@ t.near(frac(row(half, "experts_up")), 0.5, 1e-9,
        "serve: the fraction follows infer.lua M.wo_stream (0.5 set there)")
 
 -- The rule itself: integer formats only.
-t.is(infer.wo_stream_of("vllm", 4 + 20 / 128, "awq-g64"), 0.81, "vLLM, AWQ g64: 0.81")
-t.is(infer.wo_stream_of("gpt-fast", 8, "int8"), 0.78, "gpt-fast, int8: 0.78")
-t.is(infer.wo_stream_of("vllm", 4.25, "mxfp4"), nil, "MXFP4: its own kernels, no fraction")
-t.is(infer.wo_stream_of("vllm", 4.5, "fp4"), nil, "NVFP4: its own kernels, no fraction")
+t.is(infer.wo_stream_of("vllm", 4 + 20 / 128, "awq-g64", "hopper"), 0.81, "vLLM, AWQ g64: 0.81")
+t.is(infer.wo_stream_of("gpt-fast", 8, "int8", "ampere"), 0.78, "gpt-fast, int8: 0.78")
+t.is(infer.wo_stream_of("vllm", 4.25, "mxfp4", "hopper"), nil, "MXFP4: its own kernels, no fraction")
+t.is(infer.wo_stream_of("vllm", 4.5, "fp4", "hopper"), nil, "NVFP4: its own kernels, no fraction")
 
 -- Routed experts in a format of their own: int4 experts beside bf16
 -- linears stream at 0.81, the linears at the device's rate, and the
