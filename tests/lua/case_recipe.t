@@ -10,7 +10,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local cjson = require "cjson"
 
-t.plan(8)
+t.plan(11)
 
 local validate = require "gpuplan.validate"
 local spec = validate.case_schema.fields.workload.fields.recipe
@@ -62,3 +62,41 @@ t.ok(math.abs(rs.stage_time_s - rp.stage_time_s) < 1e-9, "the compute stage is t
 -- where the measured is 0.36).
 t.ok(stated.value > plain.value, string.format("bf16 states: more tokens/s (%.0f > %.0f)",
   stated.value, plain.value))
+
+-- A memory case's recipe reaches gp.memory too (it was read as the
+-- stack's default before).  DeepSpeedExamples' bf16 master-weight row
+-- (training/bf16_master_weight, configs/bf16_full.json: bf16 with
+-- bf16_master_weights_and_grads and bf16_optimizer_states at ZeRO 3)
+-- keeps no master beside its bf16 partition (stage3.py at 39a682d79:
+-- "elif self.fp16_partitioned_groups_flat[i].dtype ==
+-- self.master_weights_and_grads_dtype ...: ... we don't need another copy
+-- of the weights") and bf16 moments: recipe bf16.
+local mcase
+for _, c in ipairs(doc.cases or doc) do
+  if c.id == "dsbf16master-h100x4-6.9b-zero3-s512-bf16master-mem" then mcase = c end
+end
+t.ok(mcase and mcase.workload.recipe == "bf16", "the DeepSpeed bf16-master memory row states recipe bf16")
+local memory = require "gpuplan.memory"
+local pmem = require "gpuplan.predict.memory"
+local morig, mres = memory.memory, nil
+memory.memory = function(o) mres = morig(o); return mres end
+local mstated = pmem(mcase, cat)
+local ms = mres
+local mplain_case = cjson.decode(cjson.encode(mcase))
+mplain_case.workload.recipe = nil
+local mplain = pmem(mplain_case, cat)
+local mp = mres
+memory.memory = morig
+t.ok(ms.recipe == "bf16" and ms.state_bytes.master == 0 and ms.state_bytes.optimizer == 4 and
+  mp.recipe == "deepspeed-bf16" and mp.state_bytes.master == 4 and mp.state_bytes.optimizer == 8,
+  "stated: gp.memory sizes bf16 (no master, 2 x 2 B moments); unstated: deepspeed-bf16 (4 + 2 x 4 B)")
+-- The peak falls by the master and half the moments of this GPU's
+-- partition: (4 + 4) B x params / dp, with the engine's 6,855,868,416
+-- parameters over 4 GPUs: 8 x 1,713,967,104 = 13.71e9 B = 12.77 GiB.
+-- Tolerance 1%: every other term (weights, the step's gradient
+-- buffers, the gathered layer) is the same in both.
+local want = 8 * (ms.params / 4) / 2^30
+local got = mplain.value - mstated.value
+t.ok(math.abs(got - want) / want < 0.01, string.format(
+  "the peak falls by the master and half the moments (%.2f GiB, want %.2f)", got, want))
+

@@ -261,6 +261,11 @@ local function predict(case, cat)
   -- (SCHEMA.md workload.autocast): the fp32 stream and norms, a cast per
   -- linear (gp.memory reads it stated only).
   if o.method ~= "infer" then o.autocast = v(wl.autocast) end
+  -- The model-state recipe the source states (SCHEMA.md workload.recipe),
+  -- as the training sibling hands it to gp.train: gp.memory's recipe
+  -- over the stack's default for the precision (a memory case that
+  -- stated one was sized on that default).
+  if o.method ~= "infer" then o.recipe = v(wl.recipe) end
   -- Liger-Kernel's fused linear cross-entropy (SCHEMA.md
   -- workload.fused_linear_ce): one chunk of logits, not all of them.
   if o.method ~= "infer" then o.fused_linear_ce = v(wl.fused_linear_ce) end
