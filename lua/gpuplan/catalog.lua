@@ -202,6 +202,19 @@ local helpers = {
 
 -- Methods of a loaded catalog (cat:get, cat:ids, cat:achievable, ...).
 local methods = {}
+-- A method called with a dot, cat.get("gpus", "h100-sxm"): its first
+-- argument is not the catalog, and was read as one -- "unknown catalog
+-- table 'h100-sxm'" naming the id as a table, or, for cat.get(nil ...),
+-- "catalog.lua:275: attempt to index a nil value (local 'cat')".  Said
+-- as the call to write.  A table that inherits a catalog's methods
+-- (setmetatable({settings = ...}, {__index = cat})) is one.
+local function need_self(cat, call)
+  if type(cat) ~= "table" or cat.get ~= methods.get then
+    error(string.format("cat:%s: the catalog comes first: call it with a colon, cat:%s (got %s "
+      .. "for the catalog)", call:match("^[%w_]+"), call,
+      require("gpuplan.args").shown(cat)), 0)
+  end
+end
 
 -- Suggest near ids for an unknown one, the nearest first.
 -- Ids are lower case: an id typed in another case (H100-SXM, the
@@ -272,6 +285,7 @@ M.suggest = suggest
 
 -- cat:get("gpus", id) -> entry; raises "unknown gpu 'x' (did you mean ...)".
 function methods.get(cat, kind, id)
+  need_self(cat, "get(kind, id)")
   local tbl = cat[kind]
   if type(tbl) ~= "table" or not singular[kind] then unknown_kind(kind) end
   -- An id is a string: a table or a function where one goes (system =
@@ -392,6 +406,7 @@ end
 
 -- Sorted ids of one table.
 function methods.ids(cat, kind)
+  need_self(cat, "ids(kind)")
   local out = {}
   -- as get: an unknown table raised "bad argument #1 to 'for iterator'"
   if type(cat[kind]) ~= "table" or not singular[kind] then unknown_kind(kind) end
@@ -403,6 +418,7 @@ end
 -- The GPU's achievable fractions: its own, else its arch's defaults.
 -- Returns the table and where it came from ("gpu" or "arch hopper").
 function methods.achievable(cat, gpu)
+  need_self(cat, "achievable(gpu)")
   -- an id is the catalog's entry (the API reference's call,
   -- cat:achievable(gpu), read "h100-sxm" as a table: "attempt to
   -- concatenate a nil value (field 'arch')" from inside here)
@@ -423,6 +439,7 @@ end
 
 -- Convert a price {amount, currency} to currency `to` (default: settings).
 function methods.convert(cat, price, to)
+  need_self(cat, "convert(price, to)")
   -- a price that is not {amount, currency} failed inside here ("attempt
   -- to index a nil value"), and a NaN amount converted to -nan.  Each
   -- part is said as it is wrong: a bad currency was quoted as the
