@@ -1542,6 +1542,10 @@ local function rollout_setup(o, s, tp, dflt, hybrid)
     -- actor's (tests/lua/fuzz_options.t)
     local msg = internal(e):gsub("^infer: ", "")
     msg = msg:gsub("^weights([: ])", "rollout_weights%1", 1)
+    -- the engine's memory is the call's capacity (s.p.capacity above):
+    -- "rl: rollout: memory 1099.512GB (1024GiB) is more than h100-sxm's
+    -- 80GiB" named a key gp.rl does not take
+    msg = msg:gsub("^memory ", "capacity ", 1)
     error("rl: rollout: " .. msg, 0)
   end
   -- Eager or not, vLLM's weight-only kernels are its own (marlin).
