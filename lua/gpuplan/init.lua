@@ -107,9 +107,35 @@ local function api_copy(v, name)
   return w
 end
 
+-- gp.units' amount_fmt and duration_unit take any value for their
+-- number, as gpuplan's own callers rely on (a missing figure formats as
+-- its base): from a script, gp.units.duration_unit("3") answered 1,
+-- "days" and gp.units.amount_fmt({}) "%.0f", a wrong argument taken in
+-- silence.  The API's copies refuse what is not a number (NaN stays a
+-- number: its format is the one units.fmt spells "nan" with).
+local function units_api()
+  local u = {}
+  for k, f in pairs(units) do u[k] = f end
+  local shown = require("gpuplan.args").shown
+  local function need(who, name, v)
+    if type(v) ~= "number" then
+      error(string.format("units.%s: %s must be a number (got %s)", who, name, shown(v)), 0)
+    end
+  end
+  function u.amount_fmt(x, min_dec)
+    need("amount_fmt", "x", x)
+    return units.amount_fmt(x, min_dec)
+  end
+  function u.duration_unit(days)
+    need("duration_unit", "days", days)
+    return units.duration_unit(days)
+  end
+  return u
+end
+
 local gp = {
   version = config.version,
-  units = api_copy(units, "gp.units"),
+  units = api_copy(units_api(), "gp.units"),
   KB = units.KB, MB = units.MB, GB = units.GB, TB = units.TB,
   KiB = units.KiB, MiB = units.MiB, GiB = units.GiB, TiB = units.TiB,
 }
