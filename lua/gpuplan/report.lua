@@ -205,8 +205,16 @@ local function encode_number(v)
 end
 
 -- open: the tables being encoded on the way here; one met again contains
--- itself (it overflowed the stack inside this file)
-encode = function(v, out, open)
+-- itself (it overflowed the stack inside this file).  path: where v sits
+-- in the value encoded ("parts[2].name"), said by a refusal: a train
+-- result with one function in it read "cannot encode a function as
+-- JSON", no word of which of its fields.
+local function at(path) return path and (" (at " .. path .. ")") or "" end
+local function sub(path, k)
+  if type(k) == "number" then return (path or "") .. "[" .. encode_number(k) .. "]" end
+  return path and (path .. "." .. k) or k
+end
+encode = function(v, out, open, path)
   local t = type(v)
   if v == nil or v == M.null then out[#out + 1] = "null"
   elseif t == "boolean" then out[#out + 1] = tostring(v)
@@ -214,13 +222,13 @@ encode = function(v, out, open)
   elseif t == "string" then out[#out + 1] = json_string(v)
   elseif t == "table" then
     open = open or {}
-    if open[v] then error("cannot encode a table that contains itself as JSON", 0) end
+    if open[v] then error("cannot encode a table that contains itself as JSON" .. at(path), 0) end
     open[v] = true
     if is_array(v) then
       out[#out + 1] = "["
       for i = 1, #v do
         if i > 1 then out[#out + 1] = "," end
-        encode(v[i], out, open)
+        encode(v[i], out, open, sub(path, i))
       end
       out[#out + 1] = "]"
     else
@@ -232,15 +240,16 @@ encode = function(v, out, open)
         local name = k
         if type(k) == "number" then
           if k ~= k or k == math.huge or k == -math.huge then
-            error("cannot encode a table keyed by " .. tostring(k) .. " as JSON", 0)
+            error("cannot encode a table keyed by " .. tostring(k) .. " as JSON" .. at(path), 0)
           end
           name = encode_number(k)
         elseif type(k) ~= "string" then
-          error("cannot encode a table keyed by a " .. type(k) .. " as JSON", 0)
+          error("cannot encode a table keyed by a " .. type(k) .. " as JSON" .. at(path), 0)
         end
         if type(k) ~= "string" or k:sub(1, 1) ~= "_" then
           if of[name] ~= nil then
-            error("cannot encode a table with two keys named " .. json_string(name) .. " as JSON", 0)
+            error("cannot encode a table with two keys named " .. json_string(name) .. " as JSON"
+              .. at(path), 0)
           end
           keys[#keys + 1], of[name] = name, k
         end
@@ -250,7 +259,7 @@ encode = function(v, out, open)
       for i, name in ipairs(keys) do
         if i > 1 then out[#out + 1] = "," end
         out[#out + 1] = json_string(name) .. ":"
-        encode(v[of[name]], out, open)
+        encode(v[of[name]], out, open, sub(path, of[name]))
       end
       out[#out + 1] = "}"
     end
@@ -261,9 +270,9 @@ encode = function(v, out, open)
     -- gp.rl's results are; other userdata are refused.
     if t == "userdata" then
       local okf, f = pcall(function() return v.table end)
-      if okf and type(f) == "function" then return encode(f(v), out, open) end
+      if okf and type(f) == "function" then return encode(f(v), out, open, path) end
     end
-    error("cannot encode a " .. t .. " as JSON", 2)
+    error("cannot encode a " .. t .. " as JSON" .. at(path), 2)
   end
 end
 
