@@ -164,6 +164,14 @@ local function apply_overrides(t, o, strict)
         error("comm: " .. name .. " must be 1 B/s to 1e18 B/s (got "
           .. require("gpuplan.args").shown(v) .. ")", 3)
       end
+      -- the node count and its GPUs: at least one, at most the engine's
+      -- count bound (engine/common.h GP_COUNT_MAX, 2^24).  topology.nodes
+      -- = -1 was refused as "comm: gpus -8: a collective needs >= 2 gpus",
+      -- a gpus the call never gave, computed from it.
+      if (k == "nodes" or k == "gpus_per_node") and not (v >= 1 and v <= 1 << 24) then
+        error("comm: " .. name .. " must be an integer in 1..16777216 (got "
+          .. require("gpuplan.args").shown(v) .. ")", 3)
+      end
       if (k == "up_latency" or k == "nic_latency") and not (v >= 0 and v <= 1) then
         error("comm: " .. name .. " must be 0 to 1 s (got " .. require("gpuplan.args").shown(v)
           .. ")", 3)
