@@ -1531,6 +1531,14 @@ local function plan_one(a)
   local b = {}
   for k, v in pairs(a) do b[k] = v end
   b.target, b.itl_max, b.ttft_max = nil, nil, nil
+  -- the catalog is read here, before gp.infer's resolve step checks it:
+  -- cat = true or {} raised "serve.lua:1502: attempt to index a boolean
+  -- value (local 'cat')"; said as every planner says it
+  if b.cat ~= nil or b.catalog ~= nil then
+    local _, cmsg = require("gpuplan.options").check(b.cat ~= nil and "cat" or "catalog",
+      b.cat or b.catalog, "infer")
+    if cmsg then error("infer_plan: " .. cmsg, 2) end
+  end
   local cat = catalog(b.cat or b.catalog)
   local model = type(b.model) == "table" and b.model or cat:get("models", b.model)
   -- A dense model, or a MoE model as plain TP replicas (tp or pp given,
