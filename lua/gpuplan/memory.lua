@@ -1588,15 +1588,20 @@ local function prepare_recipe(o, cfg, model, gpu, method, stack, dflt, defaults)
       .. "method grpo|ppo) and to inference; method %s trains every weight in its recipe's "
       .. "dtype (precision, recipe)", method)
   end
+  -- The precision's name, whatever sets the recipe: an adapter's run
+  -- (method lora: precision = "zzz", true or NaN planned bf16) and a
+  -- given recipe read it unchecked, priced in silence.  Every known
+  -- precision has a recipe on every stack (RECIPE).
+  if not M.stack_recipe(stack, precision) then
+    usage("unknown precision %s (expected bf16|fp16|fp8|fp32|tf32)",
+      type(precision) == "string" and "'" .. precision .. "'" or shown(precision))
+  end
   if o.recipe then
     cfg.recipe = o.recipe
   elseif lora then
     -- Adapters train in the compute dtype with fp32 states.
     cfg.recipe = precision == "fp32" and "fp32" or "mixed-16"
   else
-    if not M.stack_recipe(stack, precision) then
-      usage("unknown precision '%s' (expected bf16|fp16|fp8|fp32|tf32)", tostring(precision))
-    end
     cfg.recipe = dflt("recipe", { stack = stack, precision = precision })
   end
   -- fp8 caching of the linears' inputs (engine/act.c) rides on fp8
