@@ -86,7 +86,11 @@ M.GROUPS = {
   { "output", "output" },
 }
 
--- Methods a fit option may be limited to.
+-- Methods a fit option may be limited to.  A training step's option
+-- (a saved activation's bytes, the pipeline's stage layers, the eager
+-- kernels' saves ...) given to gp.memory with method infer was taken and
+-- read by nothing, whatever its value (stage_layers = true, NaN): each is
+-- declared for TRAINING, which method infer refuses by the option's name.
 local TRAINING = "pretrain full lora qlora grpo ppo"
 local RL = "grpo ppo"
 -- A LoRA adapter's options: the adapter methods', and an RL step's (whose
@@ -470,11 +474,13 @@ opt { name = "recompute", type = "string", metavar = "R", commands = TRAIN4,
     help = "recompute policies to try (with recompute_modules, none is not tried: Megatron-"
       .. "Core reads the list under selective only; none alone with a list is refused)" } } }
 opt { name = "recompute_layers", type = "int", metavar = "N", commands = "train rl",
+  methods = TRAINING,
   lua = "fit plan",
   help = "with --recompute full: only the first N layers of each stage, of each model "
     .. "chunk with --vpp (Megatron's block method)",
   suggest = { "recompute_num_layers" } }
 opt { name = "activation_offload_layers", type = "int", metavar = "N", commands = "train plan",
+  methods = TRAINING,
   lua = "fit", kind = "count", range = { 1, 100000 },
   notes = { plan = "the job's: the search keeps pp 1 and recompute none" },
   help = "Megatron-Core's CPU activation offloading (cpu_offloading_num_layers, Transformer "
@@ -513,6 +519,7 @@ opt { name = "checkpoint_offload_streams", type = "flag", commands = "train",
     .. "backward, only what it outlasts added; default off, the copies on the compute stream",
   suggest = { "offload_streams", "use_streams", "activation_offload_streams" } }
 opt { name = "first_stage_layers", type = "int", metavar = "N", commands = "train rl plan",
+  methods = TRAINING,
   lua = "fit",
   help = "layers on the first pipeline stage, the other stages the rest evenly "
     .. "(Megatron-Core's num_layers_in_first_pipeline_stage; with --vpp, a rank's total over "
@@ -520,6 +527,7 @@ opt { name = "first_stage_layers", type = "int", metavar = "N", commands = "trai
     .. "keeps the pp it fits, without interleaving)",
   suggest = { "num_layers_in_first_pipeline_stage" } }
 opt { name = "last_stage_layers", type = "int", metavar = "N", commands = "train rl plan",
+  methods = TRAINING,
   lua = "fit",
   help = "layers on the last pipeline stage, the other stages the rest evenly "
     .. "(Megatron-Core's num_layers_in_last_pipeline_stage; with --vpp, a rank's total over "
@@ -527,6 +535,7 @@ opt { name = "last_stage_layers", type = "int", metavar = "N", commands = "train
     .. "keeps the pp it fits, without interleaving)",
   suggest = { "num_layers_in_last_pipeline_stage" } }
 opt { name = "stage_layers", type = "string", metavar = "LIST", commands = "train rl", lua = "fit",
+  methods = TRAINING,
   help = "the layers each pipeline stage holds, first to last, e.g. 9,9,8,6 (Lua also a "
     .. "list {9, 9, 8, 6}): pp entries, each 1 at least, summing to the model's layers; the "
     .. "slowest stage sets the steady state and every stage's time the bubble, each stage's "
@@ -538,6 +547,7 @@ opt { name = "stage_layers", type = "string", metavar = "LIST", commands = "trai
   suggest = { "pipeline_model_parallel_layout", "stage_layer_counts", "layers_per_stage",
               "pp_layers" } }
 opt { name = "split_ends", type = "flag", commands = "train rl plan", lua = "fit",
+  methods = TRAINING,
   notes = { plan = "the job's: the search keeps the pp that divide the layers + 2, "
     .. "without DualPipe" },
   help = "the embedding and the loss each take a layer's place in the pipeline split: "
@@ -667,22 +677,29 @@ opt { name = "capacity_factor", type = "number", metavar = "F", commands = TRAIN
     .. "maximum of the routing's multinomial spread over the EP ranks",
   suggest = { "moe_expert_capacity_factor", "expert_capacity", "drop_tokens" } }
 opt { name = "paged_optimizer", type = "boolean", lua_only = true, commands = TRAIN4,
+  methods = TRAINING,
   help = "optimizer states paged outside PyTorch's allocator (bitsandbytes Paged*); gp.train "
     .. "prices their paging over the host link each step where they do not fit beside the rest" }
 opt { name = "grads_in_bwd", type = "boolean", lua_only = true, commands = TRAIN4,
+  methods = TRAINING,
   help = "the optimizer step fused into backward (torchtune optimizer_in_bwd)" }
 opt { name = "logits_freed", type = "boolean", lua_only = true, commands = TRAIN4,
+  methods = TRAINING,
   help = "the training loop drops its logits before backward (torchtune's \"del logits\"): "
     .. "under a frozen output layer (LoRA, QLoRA, a frozen language model) the loss's and "
     .. "the head's backward free them before the layers' backward, so the peak holds the "
     .. "larger of the logits and the layer re-run, not both" }
 opt { name = "fused_qkv_view", type = "boolean", lua_only = true, commands = TRAIN4,
+  methods = TRAINING,
   help = "LitGPT's fused-QKV views" }
 opt { name = "lora_zero_pad", type = "boolean", lua_only = true, commands = TRAIN4,
+  methods = TRAINING,
   help = "LitGPT's index_copy zero padding of a partial QKV adapter" }
 opt { name = "quant_head", type = "boolean", lua_only = true, commands = TRAIN4,
+  methods = TRAINING,
   help = "the output layer quantised with the base" }
 opt { name = "logit_bytes", type = "number", lua_only = true, commands = TRAIN4,
+  methods = TRAINING,
   help = "bytes kept per vocabulary entry per token for the loss (default 6 with "
     .. "kernels eager, the hf stack's default; else 4)" }
 opt { name = "fused_linear_ce", type = "flag", commands = "fit train plan", methods = TRAINING,
@@ -702,17 +719,21 @@ opt { name = "replicated_logits", type = "flag", commands = "fit train plan", me
     .. "over all V; default off, the logits vocab-parallel as Megatron-Core keeps them",
   suggest = { "loss_parallel", "replicate_logits", "gather_logits", "head_replicate" } }
 opt { name = "act_bytes", type = "number", lua_only = true, commands = TRAIN4,
+  methods = TRAINING,
   help = "bytes per saved activation element (default 4 for the fp32 recipe, else 2)" }
 opt { name = "eager_swiglu", type = "boolean", lua_only = true, commands = TRAIN4,
+  methods = TRAINING,
   help = "gated MLP (SwiGLU, T5's gelu_new) and GPT-2's gelu_new saved as eager PyTorch saves them (default with "
     .. "kernels eager, the hf stack's default)" }
 opt { name = "eager_norm", type = "boolean", lua_only = true, commands = TRAIN4,
+  methods = TRAINING,
   help = "RMSNorm saved as Hugging Face's eager LlamaRMSNorm saves it: the fp32 upcast of "
     .. "its input (default with kernels eager, the hf stack's default); false under kernels "
     .. "eager: every RMSNorm one Triton kernel each way, run and saved as torchtitan's "
     .. "norm_type fused_rmsnorm runs and saves it (its input and the rows' rstd), the rest "
     .. "eager" }
 opt { name = "attn_clamp", type = "boolean", lua_only = true, commands = TRAIN4,
+  methods = TRAINING,
   help = "unfused eager attention (flash false) clamps the masked scores, "
     .. "torch.max(scores, finfo.min), as transformers' OPT and Llama did in 2023: keeps "
     .. "the scores and adds its five backward kernels" }
@@ -744,6 +765,7 @@ opt { name = "optimizer_impl", type = "string", metavar = "I", lua_only = true,
     .. "(_multi_tensor_adamw's torch._foreach_sqrt), the peak where the activations are smaller",
   suggest = { "optim_impl", "adam_impl" } }
 opt { name = "autocast", type = "boolean", lua_only = true, commands = TRAIN4,
+  methods = TRAINING,
   help = "fp32 weights trained under torch.autocast (bf16 or fp16), as nanoVLM's loop and a "
     .. "Trainer's amp over a model loaded in fp32 run them: gp.memory keeps the residual "
     .. "stream and the norms' tensors in fp32 and one 16-bit cast of its input per linear "
@@ -763,6 +785,7 @@ opt { name = "attn_head_copies", type = "string", metavar = "F", lua_only = true
     .. "each above one sequence a micro-batch; contiguous, the model's own .contiguous() "
     .. "(OPT's _shape), a copy each always; each gradient copied back either way" }
 opt { name = "eager_softmax", type = "boolean", lua_only = true, commands = TRAIN4,
+  methods = TRAINING,
   help = "unfused attention (flash false) saved as Hugging Face's eager attention saves it: "
     .. "the fp32 softmax output and its 16-bit copy (default with kernels eager, the hf "
     .. "stack's default); false with kernels eager: softmax(scores, dim=-1) in the 16-bit "
@@ -2618,6 +2641,7 @@ opt { name = "fsdp_root_gathered", type = "flag", commands = "fit train plan", m
 -- torchtitan and NeMo AutoModel call fully_shard (FSDP2).  What each
 -- does beside its collectives: engine/train_stage.c fsdp_copies.
 opt { name = "fsdp_version", type = "int", metavar = "N", commands = TRAIN4,
+  methods = TRAINING,
   range = { 1, 2 },
   default = "1 on stack hf with fsdp (Accelerate's FSDP plugin, HF Trainer and PyTorch's "
     .. "FullyShardedDataParallel are FSDP1; torchtitan, NeMo AutoModel: give 2)",
