@@ -93,8 +93,10 @@ media = function(model, o, planner)
   o = o or {}
   local v = model.vision
   if not v then
+    -- a model table without an id read "nil has no vision tower"
     fail("%s has no vision tower (images, video_frames, image_size, frame_size)",
-      tostring(model.id or model.name))
+      type(model.id) == "string" and model.id or type(model.name) == "string" and model.name
+      or "the model table")
   end
   local images = count("images", o.images) or 0
   local frames = count("video_frames", o.video_frames) or 0
@@ -159,6 +161,16 @@ end
 
 local tokens
 
+-- The catalog of o (o.cat, else the search path's), checked as the
+-- planners check theirs: cat = true or {} raised "attempt to index a
+-- boolean value" from vlm.lua (gp.vlm.plan) or behind "vlm.tokens: ".
+local function catalog_of(o, who)
+  if o.cat == nil then return require("gpuplan").catalog() end
+  local _, msg = require("gpuplan.options").check("cat", o.cat, "train")
+  if msg then fail("%s: %s", who, msg) end
+  return o.cat
+end
+
 -- vlm.tokens{model = id or table, images, video_frames, image_size,
 -- frame_size, cat}: M.media of a catalog model.
 function M.tokens(o)
@@ -173,7 +185,7 @@ tokens = function(o)
     "frame_size", "cat" }, "vlm.tokens", 3)
   local model = o.model
   if type(model) == "string" then
-    model = (o.cat or require("gpuplan").catalog()):get("models", model)
+    model = catalog_of(o, "vlm.tokens"):get("models", model)
   end
   if type(model) ~= "table" then fail("vlm.tokens: model is required") end
   local r = M.media(model, o, true)
@@ -194,7 +206,7 @@ end
 function M.plan(o)
   if type(o) ~= "table" then fail("vlm.plan{...}: expected a table of options") end
   local train = require "gpuplan.train"
-  local cat = o.cat or require("gpuplan").catalog()
+  local cat = catalog_of(o, "vlm.plan")
   local model = type(o.model) == "string" and cat:get("models", o.model) or o.model
   if type(model) ~= "table" then
     fail("vlm.plan: model must be a model id or table (got %s)", shown(o.model))
