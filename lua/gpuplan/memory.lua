@@ -1735,11 +1735,17 @@ local function prepare_recipe(o, cfg, model, gpu, method, stack, dflt, defaults)
           shown(lt))
       end
       if lt ~= "all" then
+        local seen = {}
         for name in (lt .. ","):gmatch("([^,]*),") do
           if not LORA_TARGETS[name] then
             fail("lora_targets: unknown LoRA target '%s' (expected q,k,v,o,gate,up,down or all)",
               name)
           end
+          -- a target given twice is one adapter (the engine reads a set):
+          -- "q,q" priced "q" in silence, where "q,k" was likely meant;
+          -- refused as recompute_modules and cuda_graph_scope refuse theirs
+          if seen[name] then fail("lora_targets names '%s' twice", name) end
+          seen[name] = true
         end
       end
     end
