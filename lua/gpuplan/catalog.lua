@@ -207,9 +207,11 @@ local methods = {}
 -- table 'h100-sxm'" naming the id as a table, or, for cat.get(nil ...),
 -- "catalog.lua:275: attempt to index a nil value (local 'cat')".  Said
 -- as the call to write.  A table that inherits a catalog's methods
--- (setmetatable({settings = ...}, {__index = cat})) is one.
+-- (setmetatable({settings = ...}, {__index = cat})) is one, and so is one
+-- that borrows them beside its own settings ({settings = cat.settings,
+-- prices = ..., convert = cat.convert}).
 local function need_self(cat, call)
-  if type(cat) ~= "table" or cat.get ~= methods.get then
+  if type(cat) ~= "table" or (cat.get ~= methods.get and type(cat.settings) ~= "table") then
     error(string.format("cat:%s: the catalog comes first: call it with a colon, cat:%s (got %s "
       .. "for the catalog)", call:match("^[%w_]+"), call,
       require("gpuplan.args").shown(cat)), 0)
