@@ -99,9 +99,29 @@ local function one_table(name, f)
   end
 end
 
+-- Checks the API's copy of a module makes where the module's own
+-- function serves gpuplan's callers too.  gp.prices.buyer(cat, o) reads
+-- o.currency, o.market and o.price from whatever o holds, as the planners
+-- hand it their whole options: from a script, {currancy = "CNY"} bought
+-- in the catalog's currency in silence (gp.prices.cheapest names such a
+-- key).
+local API_CHECKS = {
+  ["gp.prices"] = function(w)
+    local buyer = w.buyer
+    w.buyer = function(cat, o, who)
+      if type(o) == "table" then
+        require("gpuplan.args").check_keys(o, { "currency", "market", "price" },
+          (who or "prices.buyer") .. ": o", 1)
+      end
+      return buyer(cat, o, who)
+    end
+  end,
+}
+
 local function api_copy(v, name)
   local w = {}
   for k, f in pairs(v) do w[k] = f end
+  if API_CHECKS[name] then API_CHECKS[name](w) end
   require("gpuplan.args").api_module(w)
   for k, f in pairs(w) do w[k] = one_table(name .. "." .. k, f) end
   return w
