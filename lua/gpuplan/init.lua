@@ -267,6 +267,15 @@ function gp.options(params, argv)
       error(string.format("gp.options: parameter '%s' must be {description, default}",
         tostring(name)), 2)
     end
+    -- {description, default} and nothing else: a field beside them
+    -- ({"count", 1, type = "int"}, a third entry) was read by nothing
+    for k in pairs(p) do
+      if k ~= 1 and k ~= 2 then
+        error(string.format("gp.options: parameter '%s': unknown field %s (a parameter is "
+          .. "{description, default})", name, type(k) == "string" and ("'" .. k .. "'")
+          or shown(k)), 2)
+      end
+    end
     local d = p[2]
     if d ~= nil and type(d) ~= "number" and type(d) ~= "string" and type(d) ~= "boolean" then
       error(string.format("gp.options: parameter '%s': default must be a number, a string or "
