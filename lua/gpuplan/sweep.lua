@@ -1856,11 +1856,13 @@ end
 -- A monthly budget: the fastest layout whose GPUs cost at most `budget` a
 -- month (30 days of 24 h), and how long the run then takes.
 function M.policy.monthly(t)
+  -- the keys first: {budgett = 1000} was told "budget is required", the
+  -- misspelling not named where every other policy names it
+  if type(t) == "table" then policy_keys(t, "policy.monthly", { "budget" }) end
   if type(t) ~= "table" or t.budget == nil then
     fail("policy.monthly{budget = ...}: budget is required%s", type(t) ~= "table"
       and string.format(" (got %s, not a table)", require("gpuplan.args").shown(t)) or "")
   end
-  policy_keys(t, "policy.monthly", { "budget" })
   local b = t.budget
   -- checked here, once: a budget of -1, 0 or NaN was taken and raised (or
   -- kept nothing) only inside the search, at each layout.  Its form only:
