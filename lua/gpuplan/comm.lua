@@ -143,7 +143,10 @@ local function apply_overrides(t, o, strict)
         error("comm: " .. name .. " must be finite (got " .. require("gpuplan.args").shown(v) .. ")", 3)
       end
       if ty == "int" and math.type(v) ~= "integer" then
-        if type(v) == "number" and v == math.floor(v) then v = math.tointeger(v)
+        -- a whole float past 2^63 has no integer (math.tointeger: nil),
+        -- and was read as the field left out: topology.nodes = 1e300
+        -- raised "attempt to compare number with nil" from this file
+        if type(v) == "number" and v == math.floor(v) and math.tointeger(v) then v = math.tointeger(v)
         else error("comm: " .. name .. " must be an integer (got " .. require("gpuplan.args").shown(v) .. ")", 3) end
       elseif (ty == "number" and type(v) ~= "number") or (ty ~= "int" and ty ~= "number" and type(v) ~= ty) then
         error("comm: " .. name .. " must be a " .. ty .. " (got " .. type(v) .. ")", 3)
