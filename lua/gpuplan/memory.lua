@@ -2446,7 +2446,16 @@ local function rl_memory(o, p)
     ro.colocated, ro.gpus, ro.rollout_gpus = nil, 2 * p.gpus, p.gpus
   end
   local ok, r = pcall(require("gpuplan.rl").rl, ro)
-  if not ok then error((require("gpuplan.cli").clean(r):gsub("^rl: ", "memory: ")), 0) end
+  if not ok then
+    -- the position in front is the script's, whatever its file is named:
+    -- cli.clean strips a *.lua one only, so from a script run as x.t the
+    -- refusal kept gp.rl's name ("x.t:5: rl: rollout: ..."), not memory's
+    local msg = require("gpuplan.cli").clean(r)
+    if type(msg) == "string" then
+      msg = msg:gsub("^[^%s:][^\n:]*:%d+: ", "", 1):gsub("^rl: ", "memory: ", 1)
+    end
+    error(msg, 0)
+  end
   local worst
   for _, st in ipairs { "rollout", "forward", "update" } do
     local m = r.memory[st]
