@@ -279,6 +279,21 @@ arch {
                  long = { { seq = 4096, tflops = 76 }, { seq = 8192, tflops = 80 },
                           { seq = 16384, tflops = 83 } },
                  narrow = { dim = 64, points = A100_FA1_NARROW } },
+      -- flex: PyTorch's FlexAttention (torch.nn.attention.flex_attention,
+      -- torch.compile's Triton templates).  Its authors timed it against
+      -- FlashAttention-2 on this card (pytorch.org/blog/flexattention,
+      -- 2024-08-07; pytorch/pytorch.github.io
+      -- _posts/2024-08-07-flexattention.md): "We will compare performance
+      -- of the triton kernel versus FlashAttentionv2 on A100" ...
+      -- "FlexAttention achieves 90% of FlashAttention2's performance in
+      -- the forward pass and 85% in the backward pass. FlexAttention is
+      -- currently utilizing a deterministic algorithm that recomputes more
+      -- intermediates than FAv2".  So 0.90 x fa2's 0.61 = 0.549 forward and
+      -- 0.85 x 0.53 = 0.4505 backward, with fa2's length curve (the ratio
+      -- is the post's one figure across its sweep).  No dropout (FlexAttention
+      -- has no dropout argument): not priced.
+      flex = { fwd = 0.549, bwd = 0.4505,
+               long = { { seq = 8192, tflops = 182 }, { seq = 16384, tflops = 189 } } },
       efficient = { fwd = 0.31, bwd = 0.31 },
       reason = "A100-80GB, head_dim 128, causal, 4k tokens: FlashAttention-2 forward + "
             .. "backward 173 TFLOP/s = 0.55 of 312 (FA2 paper Fig. 4; the FA convention: "
@@ -300,9 +315,14 @@ arch {
             .. "as it computes under an explicit mask), head_dim 128: 95, 96, 97 "
             .. "TFLOP/s at 2k, 4k, 8k tokens, 96 = 0.31 of 312 at 4k; forward and "
             .. "backward are not given apart, so both 0.31 (FlashAttention-2 in the "
-            .. "same panel: 187, 196, 201)",
+            .. "same panel: 187, 196, 201). flex (PyTorch's FlexAttention): 'FlexAttention "
+            .. "achieves 90% of FlashAttention2's performance in the forward pass and 85% in "
+            .. "the backward pass' on A100, times FlashAttention-2's 0.61 / 0.53: 0.549 / "
+            .. "0.4505, with FlashAttention-2's length curve",
       source = "Dao 2023, FlashAttention-2 (arXiv 2307.08691) sec. 4.1 and Fig. 4 "
-            .. "(assets/flash2_a100_fwd_bwd_benchmark.png in Dao-AILab/flash-attention)",
+            .. "(assets/flash2_a100_fwd_bwd_benchmark.png in Dao-AILab/flash-attention); "
+            .. "flex: pytorch.org/blog/flexattention (pytorch/pytorch.github.io "
+            .. "_posts/2024-08-07-flexattention.md, Performance)",
     },
   },
   sms = 108,  -- NVIDIA A100 whitepaper (GA100 in A100: 108 SMs)
@@ -543,6 +563,24 @@ arch {
                    { seq = 2048, tflops = 136, wide = 108 }, { seq = 4096, tflops = 138, wide = 126 },
                    { seq = 8192, tflops = 149, wide = 135 },
                    { seq = 16384, tflops = 156, wide = 137 } } } },
+      -- flex: PyTorch's FlexAttention (torch.compile's Triton templates).
+      -- Its author's H100 figures, the abstract of the GTC 2025 session
+      -- "FlexAttention: The Flexibility of PyTorch With the Performance of
+      -- FlashAttention" (Driss Guessous, Meta; the "PyTorch at GTC 2025"
+      -- post, pytorch/pytorch.github.io _posts/2025-03-14-pytorch-at-gtc.md):
+      -- "On H100 GPUs, FlexAttention's forward performance averages 85% of
+      -- FlashAttention3 and is ~25% faster than FlashAttention2, while
+      -- backward performance averages 76% of FlashAttention3 and is ~3%
+      -- faster than FlashAttention2" (on A100 "90% of FlashAttention2's
+      -- performance in forward passes and 85% in backward passes", the
+      -- ampere entry's).  Priced as its ratio to FlashAttention-2 here,
+      -- the rate this arch measured in a training loop at the sustained
+      -- clock: 1.25 x 0.39 = 0.4875 forward, 1.03 x 0.345 = 0.355
+      -- backward.  (Against fa3 the same abstract gives 0.85 x 0.713 =
+      -- 0.606 and 0.76 x 0.618 = 0.470: fa3 here is its in-step rate,
+      -- 1.19x the paper's, which the session's FA3 was not.)  Neither
+      -- figure states a length or head dim: no length or head-dim curve.
+      flex = { fwd = 0.4875, bwd = 0.355 },
       efficient = { fwd = 0.16, bwd = 0.16 },
       -- FP8 attention (an 8-bit KV cache): its tensor rate doubles, the
       -- softmax between its two matmuls does not.
@@ -585,6 +623,10 @@ arch {
             .. "at 8k, 135 / 308 = 0.438, agrees), with FlashAttention-1's H100 bars at "
             .. "8k and 16k (135, 137) as its length curve, and its head dim 64 bars "
             .. "beside 128 (104 / 98 to 156 / 137 from 512 to 16k) at head dim 64. "
+            .. "flex (PyTorch's FlexAttention): on H100 its 'forward performance ... is ~25% "
+            .. "faster than FlashAttention2, while backward performance ... is ~3% faster "
+            .. "than FlashAttention2' (GTC 2025 session abstract), times FA2 here: 0.4875 / "
+            .. "0.355. "
             .. "efficient (PyTorch SDPA's memory-efficient backend, xformers' "
             .. "cutlass kernel, which computes the whole square under a mask): not "
             .. "measured on Hopper either; the A100 figure's ratio without a causal "
@@ -613,7 +655,10 @@ arch {
             .. "TransformerEngine attention.py 'Select FusedAttention on sm90'"
             .. "; fp8: lm-sys/lm-sys.github.io blog/2025-09-26-sglang-ant-group.md "
             .. "(FP8 MLA, deepseek-ai/FlashMLA PR 82; Decode optimizations); "
-            .. "Shah et al. 2024, FlashAttention-3 (arXiv 2407.08608) abstract",
+            .. "Shah et al. 2024, FlashAttention-3 (arXiv 2407.08608) abstract"
+            .. "; flex: pytorch/pytorch.github.io _posts/2025-03-14-pytorch-at-gtc.md "
+            .. "(session 'FlexAttention: The Flexibility of PyTorch With the Performance of "
+            .. "FlashAttention', Driss Guessous)",
     },
 
     -- One factor for every precision: an fp8 GEMM does not fall further

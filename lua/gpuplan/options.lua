@@ -2665,7 +2665,8 @@ opt { name = "attn_kernel", type = "string", metavar = "K", commands = "train pl
   kind = "enum", values = ATTENTION_KERNELS,
   help = table.concat(ATTENTION_KERNELS, "|") .. " (efficient: PyTorch SDPA's memory-efficient "
     .. "backend, what SDPA runs under a padding mask: every tile of the square; ck: Transformer "
-    .. "Engine's CK / aiter fused attention on ROCm)",
+    .. "Engine's CK / aiter fused attention on ROCm; flex: PyTorch's FlexAttention, "
+    .. "torch.compile's Triton templates)",
   suggest = { "attention", "attention_backend", "attn_implementation" } }
 -- The cuDNN release the run's software carries (its container's, as the
 -- NGC release notes list it, or the one its image installs): cuDNN's fused

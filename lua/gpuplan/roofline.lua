@@ -34,7 +34,10 @@ M.precisions = { "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp6", "int4", "
 -- ck: Transformer Engine's fused attention on ROCm (NVTE_FUSED_ATTN_CK),
 -- the Composable Kernel / aiter kernels with their hand-written v3
 -- forward and backward on CDNA 3 (NVTE_CK_USES_FWD_V3, _BWD_V3).
-M.attention_kernels = { "fa1", "fa2", "fa3", "fa4", "cudnn", "triton", "efficient", "ck" }
+-- flex: PyTorch's FlexAttention (torch.nn.attention.flex_attention), the
+-- Triton templates torch.compile generates for it (catalog/archs.lua:
+-- priced as its published ratio to FlashAttention-2 on A100 and H100).
+M.attention_kernels = { "fa1", "fa2", "fa3", "fa4", "cudnn", "triton", "efficient", "ck", "flex" }
 
 -- The kernels that compute every tile of the s x s score square: PyTorch
 -- SDPA's memory-efficient backend is what SDPA runs when it is handed an
@@ -51,7 +54,12 @@ M.square_kernels = { efficient = true }
 -- v1.0.4; the columns past d are loaded as zeros), so head dim 96 costs
 -- what 128 does (engine/roofline.c head_block_use).  FlashAttention's
 -- CUDA kernels are compiled per head dim (hdim 32, 64, 96, 128, ...).
-M.pow2_head_kernels = { triton = true }
+-- FlexAttention's templates do the same: PyTorch's inductor lowering sets
+-- "kernel_options.setdefault("QK_HEAD_DIM_ROUNDED",
+-- next_power_of_two(qk_head_dim_static))" (torch/_inductor/kernel/flex),
+-- the Q/K block shape "block_shape=(BLOCK_M, QK_HEAD_DIM_ROUNDED)" in its
+-- Triton template, V's alike (V_HEAD_DIM_ROUNDED).
+M.pow2_head_kernels = { triton = true, flex = true }
 
 -- The sustained tensor clock under a board power limit, as a share of
 -- the clock at the card's TDP (what the achievable and sustained

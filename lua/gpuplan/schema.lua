@@ -453,6 +453,8 @@ local achievable = T.record {
     kernel = R(T.enum { "fa2", "fa3", "fa4", "cudnn", "triton", "ck" }),
     fa1 = attn_pair, fa2 = attn_pair, fa3 = attn_pair, fa4 = attn_pair, cudnn = attn_pair,
     triton = attn_pair,
+    -- PyTorch's FlexAttention (torch.compile'd Triton templates)
+    flex = attn_pair,
     -- Transformer Engine's CK / aiter fused attention on ROCm
     ck = attn_pair,
     -- PyTorch SDPA's memory-efficient backend (xformers' cutlass kernel):

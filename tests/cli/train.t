@@ -208,10 +208,10 @@ like($e, qr/^gpuplan: train: --no-train-llm freezes .*llama2-7b has no vision to
 ($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8',
                       '--attn-kernel', 'sdpa');
 isnt($c, 0, 'an unknown --attn-kernel fails');
-like($e, qr/^gpuplan: train: --attn-kernel must be fa1, fa2, fa3, fa4, cudnn, triton, efficient or ck \(got 'sdpa'\)$/m,
+like($e, qr/^gpuplan: train: --attn-kernel must be fa1, fa2, fa3, fa4, cudnn, triton, efficient, ck or flex \(got 'sdpa'\)$/m,
      'one line naming the flag and the kernels');
 ($c, $o, $e) = run_gp('train', '--help');
-like($o, qr/--attn-kernel K\s+fa1\|fa2\|fa3\|fa4\|cudnn\|triton\|efficient\|ck \(efficient:/,
+like($o, qr/--attn-kernel K\s+fa1\|fa2\|fa3\|fa4\|cudnn\|triton\|efficient\|ck\|flex\s+\(efficient:/,
      '--help lists the same kernels');
 # transformers' modules on Hopper: SDPA's flash backend (FlashAttention-2),
 # not the arch's cuDNN kernel, unless --attn-kernel names it.

@@ -189,8 +189,8 @@ t.raises(function() gp.train { model = "llama3-8b", gpu = "h100-sxm", method = "
 -- An unknown kernel is refused by the option's declared values, which are
 -- gpuplan.roofline's list: the message names each of them.
 t.raises(function() gp.train { model = "llama3-8b", gpu = "h100-sxm", attn_kernel = "fa9" } end,
-  "attn_kernel must be " .. table.concat(require("gpuplan.roofline").attention_kernels, ", ", 1, 7)
-    .. " or ck (got string 'fa9')", "unknown attention kernel: the declared values", true)
+  "attn_kernel must be " .. table.concat(require("gpuplan.roofline").attention_kernels, ", ", 1, 8)
+    .. " or flex (got string 'fa9')", "unknown attention kernel: the declared values", true)
 t.raises(function() gp.train { model = "llama3-8b", gpu = "h100-sxm", price = "12XYZ/h" } end,
   "price", "unknown currency", true)
 t.raises(function() gp.train { model = "llama3-8b", gpu = "h100-sxm", tokens = -5 } end,

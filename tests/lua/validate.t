@@ -261,7 +261,7 @@ local bad = {
   { '"method": "full"', '"method": "fine-tune"', "field 'workload.method': expected one of pretrain", 4 },
   { '"method": "full"', '"method": "full", "lora": 8', "field 'workload.lora': expected a table, got 8", 4 },
   { '"method": "full"', '"method": "full", "attn_kernel": "sdpa"', "field 'workload.attn_kernel': "
-    .. "expected one of fa1, fa2, fa3, fa4, cudnn, triton, efficient, ck, got \"sdpa\"", 4 },
+    .. "expected one of fa1, fa2, fa3, fa4, cudnn, triton, efficient, ck, flex, got \"sdpa\"", 4 },
   { '"method": "full"', '"method": "full", "lora": {"targets": "q"}', "field 'workload.lora.targets': expected a list", 4 },
   { '"value": 1.5', '"value": 1e-320', "field 'measured.value': must be >= 1e-06, got ", 5 },
   { '"value": 1.5', '"value": 1e300', "field 'measured.value': must be <= 1e+15", 5 },
