@@ -168,6 +168,7 @@ static const lgp_field moe_fields[] = {
 	S_INT(gp_moe, dense_ffn_hidden, 0, 0),
 	S_INT(gp_moe, shared_ffn_hidden, 0, 0),
 	S_INT(gp_moe, groups, 0, 0), S_INT(gp_moe, group_top_k, 0, 0),
+	F_BOOL("shared_expert_gate", offsetof(gp_moe, shared_expert_gate), 0),
 	/* the job's option, not the model's (gpuplan.schema says the same) */
 	F_CUSTOM("capacity_factor", c_moe_capacity_factor), F_END
 };

@@ -251,6 +251,11 @@ int luaopen_gpuplan_core(lua_State *L)
 	lua_setfield(L, -2, "ROOF_GEMV_BW");
 	lua_pushinteger(L, GP_STAGE_LIST_MAX);
 	lua_setfield(L, -2, "STAGE_LIST_MAX");
+	/* the kernels of the shared expert's sigmoid gate a MoE layer
+	 * (model.h model_shared_gate_ops), for the Lua side's launch
+	 * counts (gpuplan.rl eager_ops_per_layer) */
+	lua_pushinteger(L, GP_SHARED_GATE_OPS);
+	lua_setfield(L, -2, "SHARED_GATE_OPS");
 	lgp_push_tables(L);
 	lgp_push_defaults(L);
 	return 1;

@@ -243,6 +243,14 @@ static int check_moe(const gp_model *m, gp_error *err)
 			return GP_EINVAL;
 		if (model_moe_groups_check(e, err))
 			return GP_EINVAL;
+		/* the gate scales the shared experts' output: none, no gate
+		 * (transformers' Qwen2MoeSparseMoeBlock builds it beside
+		 * its shared_expert) */
+		if (e->shared_expert_gate && e->shared_experts <= 0)
+			return gp_fail(err, "moe.shared_expert_gate is set but "
+				       "moe.shared_experts is %d: the gate "
+				       "scales the shared experts' output",
+				       e->shared_experts);
 		/* 0 is a zeroed struct's "every layer"; a step past the
 		 * layers would leave no MoE layer in an MoE model */
 		if (e->layer_step < 0 || e->layer_step > m->layers)
@@ -262,7 +270,8 @@ static int check_moe(const gp_model *m, gp_error *err)
 				       "MoE layer among the %d layers",
 				       e->dense_layers, m->layers);
 	} else if (e->top_k != 0 || e->shared_experts != 0 ||
-		   e->dense_layers != 0 || e->layer_step > 1) {
+		   e->dense_layers != 0 || e->layer_step > 1 ||
+		   e->shared_expert_gate) {
 		return gp_fail(err, "moe fields set but moe.experts is %d",
 			       e->experts);
 	}

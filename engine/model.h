@@ -37,6 +37,12 @@ typedef struct gp_moe {
 			       * moe_router_num_groups / moe_router_group_topk);
 			       * 0: ungrouped */
 	int group_top_k;      /* the groups a token's picks come from */
+	int shared_expert_gate; /* 1: a sigmoid gate scales the shared
+				 * experts' output per token (Qwen1.5-MoE,
+				 * Qwen2-MoE: transformers' and vLLM's
+				 * Qwen2MoeSparseMoeBlock "shared_expert_gate
+				 * = torch.nn.Linear(config.hidden_size, 1,
+				 * bias=False)"); model_shared_gate_ops */
 } gp_moe;
 
 /* Multi-head latent attention (DeepSeek-V2/V3); kv_lora_rank == 0: off. */
@@ -554,7 +560,9 @@ typedef struct gp_op_cfg {
 			     * this step projects them (training, prefill) */
 } gp_op_cfg;
 
-#define GP_MAX_LAYER_OPS 24
+/* the longest op list (24), a shared expert's gate's kernels beside it
+ * (GP_SHARED_GATE_OPS, model_shared_gate_ops) */
+#define GP_MAX_LAYER_OPS 27
 
 /* Fill ops[] with the operators of one layer of a valid model for the
  * step c (tokens T = seqs * q): norms, QKV, rope + KV write, attention,
@@ -580,6 +588,18 @@ typedef struct gp_op_cfg {
  * asked without enc_len > 0. */
 int model_layer_ops(const gp_model *m, const gp_op_cfg *c,
 		    gp_op ops[GP_MAX_LAYER_OPS]);
+
+/* The shared expert's sigmoid gate (moe.shared_expert_gate) over T tokens
+ * of an MoE layer: the three kernels it runs, each of scope MoE --
+ * shared_gate, the [T x hidden] x [hidden x 1] GEMV (its hidden 16-bit
+ * weights whole on every rank: a torch.nn.Linear, not split over tp),
+ * shared_gate_sig, the sigmoid of its T logits, and shared_gate_mul, the
+ * T x hidden shared output scaled by them.  Writes them and returns 3;
+ * 0 where the model has no gate (or no shared expert).  The one rule the
+ * op list (model_layer_ops), the MoE serving model and training price. */
+#define GP_SHARED_GATE_OPS 3
+int model_shared_gate_ops(const gp_model *m, double T,
+			  gp_op ops[GP_SHARED_GATE_OPS]);
 
 /* A hybrid stack's Mamba layer in a decode step (c->q == 1), the two
  * ops that replace model_layer_ops' conv1d and ssd_scan (its other

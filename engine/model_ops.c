@@ -114,6 +114,49 @@ static void op_moe_gemm(gp_op *o, const char *name, double h, double Tk,
 	o->batch = touched;
 }
 
+/* The shared expert's sigmoid gate (model.h model_shared_gate_ops).
+ * Qwen1.5-MoE and Qwen2-MoE scale their shared expert's output by a
+ * per-token sigmoid: transformers' Qwen2MoeSparseMoeBlock builds
+ * "self.shared_expert_gate = torch.nn.Linear(config.hidden_size, 1,
+ * bias=False)" and runs "shared_expert_output = F.sigmoid(
+ * self.shared_expert_gate(hidden_states)) * shared_expert_output"
+ * (models/qwen2_moe/modeling_qwen2_moe.py); vLLM the same, "self.
+ * shared_expert_gate = torch.nn.Linear(config.hidden_size, 1, bias=
+ * False)" and "out = F.sigmoid(self.expert_gate(x)) * out" (vllm-project/
+ * vllm@002fb907 vllm/model_executor/models/qwen2_moe.py; its earlier
+ * form, as SGLang's copy reads, "if self.shared_expert_gate is not None:
+ * shared_output = (F.sigmoid(self.shared_expert_gate(hidden_states)) *
+ * shared_output)").  Three kernels in eager PyTorch, each a launch of
+ * its own:
+ *   shared_gate      the [T x h] x [h x 1] GEMV: 2 T h FLOP, the h
+ *                    16-bit weights (a plain torch.nn.Linear: whole on
+ *                    every tensor-parallel rank, outside the quantised
+ *                    linears), T h read, T written;
+ *   shared_gate_sig  the sigmoid of the T logits, 1 / (1 + exp(-x)): 4
+ *                    FLOP an element (negate, exp, add, divide), T read
+ *                    and written;
+ *   shared_gate_mul  the T x h shared output (each rank's partial sum
+ *                    before the all-reduce, "reduce_results=False")
+ *                    times its token's gate: T h FLOP, T h + T read, T h
+ *                    written.
+ * Qwen3-MoE has no shared expert (transformers' Qwen3MoeSparseMoeBlock
+ * holds gate and experts only), so no gate. */
+int model_shared_gate_ops(const gp_model *m, double T,
+			  gp_op ops[GP_SHARED_GATE_OPS])
+{
+	double h = m->hidden;
+
+	if (!m->moe.shared_expert_gate || m->moe.shared_experts <= 0 ||
+	    m->moe.experts <= 0)
+		return 0;
+	op_gemm(&ops[0], "shared_gate", GP_SCOPE_MOE, T, 1.0, h);
+	ops[0].wclass = GP_W_16BIT;
+	op_elem(&ops[1], "shared_gate_sig", GP_SCOPE_MOE, T, 4.0);
+	op_elem(&ops[2], "shared_gate_mul", GP_SCOPE_MOE, T * h, 1.0);
+	ops[2].act = 2.0 * T * h + T;
+	return GP_SHARED_GATE_OPS;
+}
+
 static void op_attn(gp_op *o, const char *name, const gp_op_cfg *c,
 		    double kv, double nh, double nkv, double dqk, double dv,
 		    double kv_tok)
@@ -470,6 +513,7 @@ int model_layer_ops(const gp_model *m, const gp_op_cfg *c,
 			   Te * k * moe_f + T * shared_f);
 		op_moe_gemm(&ops[n++], "moe_down", h, Te * k, T, moe_f,
 			    shared_f, tpe, h, moe_f, touched);
+		n += model_shared_gate_ops(m, T, &ops[n]);
 	}
 	if (hy && model_mamba_layers(m) > 0)
 		n += mamba_layer_ops(m, c, T, Tn, &ops[n]);

@@ -339,6 +339,8 @@ static int moe_gate_shared(sx *x, double Tr, double Tg, blk *b)
 {
 	const shp *s = &x->s;
 	double E = s->E, k = s->k, h = s->h, wb = s->wb, t, up_n;
+	gp_op g[GP_SHARED_GATE_OPS];
+	int i, ng;
 
 	/* Router over the GPU's tokens (16-bit gate), then the
 	 * top-k selection as its own kernel: DeepSeek-V3 sec. 2.1.2
@@ -383,6 +385,22 @@ static int moe_gate_shared(sx *x, double Tr, double Tg, blk *b)
 		if (sx_gemm(x, "shared_down", s->nm, Tg, h, s->fs, wb, &t))
 			return GP_EINVAL;
 		b->shared += t;
+		/* The shared expert's sigmoid gate (Qwen2-MoE), its three
+		 * kernels over the same tokens (model_shared_gate_ops):
+		 * the GEMV on its 16-bit weights as the router's, the
+		 * sigmoid and the multiply as the activation's rows. */
+		ng = model_shared_gate_ops(x->m, Tg, g);
+		for (i = 0; i < ng; i++) {
+			const gp_op *o = &g[i];
+
+			if (sx_row(x, o->name, s->nm, o->flop,
+			           (o->weights + o->act) * ACT, o->m, o->n,
+			           o->k, o->batch,
+			           o->kind == GP_OP_GEMM ? x->half : x->cp,
+			           &t))
+				return GP_EINVAL;
+			b->shared += t;
+		}
 	}
 	return GP_OK;
 }

@@ -61,12 +61,20 @@ local M = {}
 --     multimodal.lua: q_proj, k_proj, v_proj, gate_proj and up_proj;
 --     gpt.lua: GPT-2's c_attn and BLOOM's query_key_value fused); absent
 --     where the catalog declares none for the family
+--   shared_gate: the shared experts' output is scaled by a per-token sigmoid
+--     gate no config field states (the catalog's moe.shared_expert_gate),
+--     set where the config has a shared expert
 M.rules = {
   llama = { gated = true, norm = "rms", tied = false, split = "both" },
   mistral = { gated = true, norm = "rms", tied = false, split = "both" },
   mixtral = { gated = true, norm = "rms", tied = false, split = "both" },
   qwen2 = { gated = true, norm = "rms", qkv_bias = true, tied = false, split = "both" },
-  qwen2_moe = { gated = true, norm = "rms", qkv_bias = true, tied = false, split = "both" },
+  -- Qwen1.5-MoE / Qwen2-MoE: a sigmoid gate on the shared expert, which no
+  -- config field states (transformers' Qwen2MoeSparseMoeBlock:
+  -- "self.shared_expert_gate = torch.nn.Linear(config.hidden_size, 1,
+  -- bias=False)"): shared_gate, set where the config has a shared expert
+  qwen2_moe = { gated = true, norm = "rms", qkv_bias = true, tied = false, split = "both",
+                shared_gate = true },
   qwen2_vl = { gated = true, norm = "rms", qkv_bias = true, tied = false, split = "both" },
   qwen2_vl_text = { gated = true, norm = "rms", qkv_bias = true, tied = false,
                     split = "both" },
@@ -933,6 +941,10 @@ local function convert(cfg, file, opts)
   local ffn = ffn_of(e, file, rd, rule, experts, notes)
   if experts then
     moe_of(e, file, rd, experts, experts_path, ffn, notes)
+    if rule.shared_gate and e.moe.shared_experts > 0 then
+      e.moe.shared_expert_gate = true
+      notes[#notes + 1] = "shared expert's sigmoid gate (shared_expert_gate)"
+    end
   end
   basics_of(e, file, rd, rule, notes)
   dtype_of(e, file, cfg, rd, notes)
@@ -1008,7 +1020,8 @@ local order = {
           "sliding_window", "vision", "params_b", "active_params_b",
           "source", "notes" },
   moe = { "experts", "top_k", "shared_experts", "ffn_hidden",
-          "dense_layers", "layer_step", "dense_ffn_hidden", "groups", "group_top_k" },
+          "dense_layers", "layer_step", "dense_ffn_hidden", "groups", "group_top_k",
+          "shared_expert_gate" },
   mla = { "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim",
           "qk_rope_head_dim", "v_head_dim" },
   sliding_window = { "size", "layers" },

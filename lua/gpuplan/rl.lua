@@ -1335,7 +1335,9 @@ end
 --    sum; zeros_like and scatter_; the mask and masked_fill; the gather,
 --    renormalisation and casts), 8, and multiplies by
 --    routed_scaling_factor, 1; shared experts 4 more (gate_up, act, down,
---    the add);
+--    the add), and a shared expert's sigmoid gate (moe.shared_expert_gate,
+--    Qwen2-MoE) 3 more: the gate's GEMV, F.sigmoid and the multiply
+--    (engine/model.h model_shared_gate_ops, core.SHARED_GATE_OPS);
 --  * 2 TP all-reduces when the engine's TP > 1.  Averaged over the layers.
 -- DeepSeek-V3 at TP 32: 29 + 2 + (3 x 4 + 58 x 22) / 61 = 52.1 ops a
 -- layer, 79 ms of host a decode step.  Cross-check: vLLM PR #12036
@@ -1357,6 +1359,7 @@ function M.eager_ops_per_layer(model, rtp, fused, fused_softmax)
   local dense = L - require("gpuplan.schema").moe_layers(model)
   local moe_mlp = 1 + 1 + (a and (fused and 1 or 8 + 1) or (fused_softmax and 1 or 4)) + 7
     + ((moe.shared_experts or 0) > 0 and 4 or 0)
+    + ((moe.shared_experts or 0) > 0 and moe.shared_expert_gate and core().SHARED_GATE_OPS or 0)
   return attn + ar + (dense * 4 + (L - dense) * moe_mlp) / L
 end
 

@@ -811,6 +811,12 @@ M.model = T.record {
     -- Absent: ungrouped.  Judged beside experts and top_k after the
     -- record (M.moe_groups_problem).
     groups = pos(), group_top_k = pos(),
+    -- A per-token sigmoid gate on the shared experts' output (Qwen1.5-MoE,
+    -- Qwen2-MoE: transformers' Qwen2MoeSparseMoeBlock "self.shared_expert_gate
+    -- = torch.nn.Linear(config.hidden_size, 1, bias=False)" and
+    -- "F.sigmoid(self.shared_expert_gate(hidden_states)) *
+    -- shared_expert_output"); needs shared_experts.  Absent: none.
+    shared_expert_gate = bool(),
     -- The token buffer per expert is the run's choice (Megatron-Core's
     -- --moe-expert-capacity-factor is a training argument, not a config.json
     -- field), priced from the job's capacity_factor option; a model's was

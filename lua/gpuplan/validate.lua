@@ -250,6 +250,9 @@ local model_spec = T.record {
     -- group-limited routing, the catalog's moe.groups / group_top_k (the
     -- model's config.json n_group / topk_group): judged below
     groups = count(), group_top_k = count(),
+    -- the shared experts' sigmoid gate (Qwen1.5-MoE, Qwen2-MoE), the
+    -- catalog's moe.shared_expert_gate
+    shared_expert_gate = T.boolean(),
   },
   mla = T.record {
     q_lora_rank = count(0), kv_lora_rank = count(), qk_nope_head_dim = count(),

@@ -120,7 +120,7 @@ function M.model(cm, cat)
     local e = {}
     for _, k in ipairs { "experts", "top_k", "shared_experts", "dense_layers",
                          "layer_step", "dense_ffn_hidden", "shared_ffn_hidden", "groups",
-                         "group_top_k" } do
+                         "group_top_k", "shared_expert_gate" } do
       e[k] = v(cm.moe[k])
     end
     e.ffn_hidden = v(cm.moe.ffn_hidden) or v(cm.moe.expert_ffn_hidden)
