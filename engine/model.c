@@ -653,11 +653,22 @@ static double mamba_weights(const gp_model *m)
 				    (double)b->heads * b->head_dim);
 }
 
+/* The shared expert's sigmoid gate's weights a MoE layer: its [hidden x
+ * 1] linear (model_shared_gate_ops' shared_gate), counted with the
+ * router's h x E (transformers' Qwen2MoeSparseMoeBlock holds both,
+ * "self.gate" and "self.shared_expert_gate"); 0 without the gate. */
+static double shared_gate_weights(const gp_model *m)
+{
+	gp_op g[GP_SHARED_GATE_OPS];
+
+	return model_shared_gate_ops(m, 1.0, g) > 0 ? g[0].weights : 0.0;
+}
+
 double model_moe_matmul_weights(const gp_model *m)
 {
 	if (m->moe.experts <= 0)
 		return 0.0;
-	return (double)m->hidden * m->moe.experts +
+	return (double)m->hidden * m->moe.experts + shared_gate_weights(m) +
 		m->moe.top_k * mlp_weights(m, m->moe.ffn_hidden) +
 		m->moe.shared_experts * mlp_weights(m, model_shared_ffn(m));
 }
@@ -981,7 +992,7 @@ static void hybrid_params(const gp_model *m, double attn, double mlp,
 	out->matmul_active = na * model_attn_weights(m) +
 		nd * (nd > 0 ? mlp_weights(m, model_dense_ffn(m)) : 0.0) +
 		ne * (ne > 0 ? (double)m->hidden * m->moe.experts +
-		      m->moe.top_k * mlp_weights(m, m->moe.ffn_hidden) +
+		      shared_gate_weights(m) + m->moe.top_k * mlp_weights(m, m->moe.ffn_hidden) +
 		      m->moe.shared_experts *
 		      mlp_weights(m, model_shared_ffn(m)) : 0.0) +
 		nm * (nm > 0 ? mamba_weights(m) : 0.0) +
@@ -1015,8 +1026,11 @@ int model_params(const gp_model *m, gp_params *out, gp_error *err)
 	dense_mlp_one = ndense > 0 ? mlp_params(m, model_dense_ffn(m)) : 0.0;
 	expert_one = nmoe > 0 ? mlp_params(m, m->moe.ffn_hidden) : 0.0;
 	shared_one = nmoe > 0 ? mlp_params(m, model_shared_ffn(m)) : 0.0;
-	/* Router: one h x E gate per MoE layer (Shazeer et al. 2017). */
-	router_one = nmoe > 0 ? (double)m->hidden * m->moe.experts : 0.0;
+	/* Router: one h x E gate per MoE layer (Shazeer et al. 2017), and
+	 * the shared expert's h x 1 sigmoid gate where the model has one
+	 * (shared_gate_weights). */
+	router_one = nmoe > 0 ? (double)m->hidden * m->moe.experts +
+		shared_gate_weights(m) : 0.0;
 
 	out->embedding = (double)m->vocab * m->hidden +
 		(double)m->pos_embeddings * m->hidden;

@@ -16,7 +16,7 @@ local core = require "gpuplan.core"
 local hf = require "gpuplan.hf"
 local rl = require "gpuplan.rl"
 
-t.plan(23)
+t.plan(25)
 
 -- Qwen2-57B-A14B's shape (its config.json: hidden 3584, 28 layers, 64
 -- experts of 2560, top 8, shared_expert_intermediate_size 20480).
@@ -55,6 +55,13 @@ bad.moe.shared_experts = 0
 bad.moe.shared_ffn_hidden = nil
 t.raises(function() core.model(bad) end, "moe.shared_expert_gate is set but moe.shared_experts is 0",
          "a gate without a shared expert is refused", true)
+
+-- Its parameters: the h x 1 weight a MoE layer, counted with the router's
+-- (28 x 3584 = 100352 more, in the total and in what a token multiplies
+-- through).  Exact: integer sums.
+local p0, p1 = gp.params(q57(false)), gp.params(q57(true))
+t.is(p1.router - p0.router, 28 * 3584, "params: the gate's 28 x 3584 with the router's")
+t.is(p1.matmul_active - p0.matmul_active, 28 * 3584, "params: a token multiplies through it")
 
 -- gp.infer's own step (TP 2, no EP), vLLM, one sequence decoding (T = 1
 -- token a step).  Rows a MoE layer (count 28), 16-bit elements (2 B):
