@@ -992,7 +992,8 @@ static void hybrid_params(const gp_model *m, double attn, double mlp,
 	out->matmul_active = na * model_attn_weights(m) +
 		nd * (nd > 0 ? mlp_weights(m, model_dense_ffn(m)) : 0.0) +
 		ne * (ne > 0 ? (double)m->hidden * m->moe.experts +
-		      shared_gate_weights(m) + m->moe.top_k * mlp_weights(m, m->moe.ffn_hidden) +
+		      shared_gate_weights(m) +
+		      m->moe.top_k * mlp_weights(m, m->moe.ffn_hidden) +
 		      m->moe.shared_experts *
 		      mlp_weights(m, model_shared_ffn(m)) : 0.0) +
 		nm * (nm > 0 ? mamba_weights(m) : 0.0) +

@@ -53,7 +53,8 @@ t.is(e.moe.shared_expert_gate, nil, "import: Qwen3-MoE has no shared expert, no 
 local bad = q57(true)
 bad.moe.shared_experts = 0
 bad.moe.shared_ffn_hidden = nil
-t.raises(function() core.model(bad) end, "moe.shared_expert_gate is set but moe.shared_experts is 0",
+t.raises(function() core.model(bad) end,
+         "moe.shared_expert_gate is set but moe.shared_experts is 0",
          "a gate without a shared expert is refused", true)
 
 -- Its parameters: the h x 1 weight a MoE layer, counted with the router's
