@@ -116,13 +116,14 @@ do
 end
 
 -- The shipped cases whose sources set it state it, each with its quote:
--- AMD's MLPerf v5.1 vLLM configs 'enable_chunked_prefill: False', NVIDIA's
--- harness 'enable_chunked_context': True, the Qwen docs' SGLang runs
+-- AMD's MLPerf v5.1 vLLM configs and Dell's v6.0 MI300X one
+-- 'enable_chunked_prefill: False' (3 + 1), NVIDIA's harness
+-- 'enable_chunked_context': True (v5.1 5, v6.0 7), the Qwen docs' SGLang runs
 -- 'enable enable_mixed_chunk=True'.
 do
   local quotes = {
-    { "'enable_chunked_prefill: False'", false, 3 },
-    { "'enable_chunked_context': True", true, 5 },
+    { "'enable_chunked_prefill: False'", false, 4 },
+    { "'enable_chunked_context': True", true, 12 },
     { "enable enable_mixed_chunk=True", true, 6 },
   }
   for _, q in ipairs(quotes) do
