@@ -2682,6 +2682,8 @@ end
 function M.setup(a)
   a = M.gguf_runtime(a)
   check_args(a, 3)
+  -- a concurrency the replicas split unevenly (set below): the groups
+  local info_split
   local cat = catalog(a.cat or a.catalog)
   if a.model == nil then error(args.usage("infer: model is required"), 3) end
   if a.gpu == nil then error(args.usage("infer: gpu is required"), 3) end
@@ -3375,14 +3377,38 @@ function M.setup(a)
   if c.batch and c.concurrency then error(args.usage(M.BATCH_AND_CONCURRENCY), 3) end
   -- One batch prices every replica (engine/infer_run.c run_batch:
   -- ceil(concurrency / replicas) each), so a concurrency the replicas do
-  -- not split evenly was priced with more requests in flight than given:
-  -- 3 over 2 H100 replicas of Llama 3 8B ran 2 + 2, 519 tok/s where 2 + 1
-  -- make 395.
+  -- not split evenly was priced with more requests in flight than given
+  -- (3 over 2 H100 replicas of Llama 3 8B ran 2 + 2, 519 tok/s where
+  -- 2 + 1 make 395), then refused.  A client holding N requests in flight
+  -- against R replicas behind a router leaves floor(N / R) or ceil(N / R)
+  -- on each: a round-robin router hands request i to replica i mod R, and
+  -- a least-outstanding one (vLLM's router, dynamo's KV router at equal
+  -- prefixes, nginx's least_conn) sends each new one to a replica with the
+  -- fewest in flight, so the counts never differ by more than one.  The
+  -- split (M.split_replicas) prices N mod R replicas at ceil(N / R) and
+  -- the rest at floor(N / R) (zero: the replica idles), M.infer running
+  -- the engine once per group.  A finite run's requests would split by
+  -- the same router in an order the engine's walk does not price: kept
+  -- refused there.
   local reps = c.tp * c.pp > 0 and c.gpus // (c.tp * c.pp) or 1
   if c.concurrency and reps > 1 and c.gpus % (c.tp * c.pp) == 0 and c.concurrency % reps ~= 0 then
-    error(args.usage(string.format("infer: concurrency %d does not split evenly over %d replicas "
-      .. "of %d GPU%s: every replica is priced at one batch; give a multiple of %d",
-      c.concurrency, reps, c.tp * c.pp, c.tp * c.pp == 1 and "" or "s", reps)), 3)
+    if c.requests then
+      error(args.usage(string.format("infer: concurrency %d does not split evenly over %d "
+        .. "replicas of %d GPU%s with requests = %d: a burst's walk prices one share a replica; "
+        .. "give a multiple of %d", c.concurrency, reps, c.tp * c.pp,
+        c.tp * c.pp == 1 and "" or "s", c.requests, reps)), 3)
+    end
+    local n = c.concurrency
+    local lo, m = n // reps, n % reps
+    info_split = { concurrency = n, replicas = reps, hi = lo + 1, hi_replicas = m, lo = lo,
+                   lo_replicas = reps - m }
+    -- the engine's run: every replica at ceil (the memory's and the
+    -- first group's); M.infer prices the floor group apart
+    c.concurrency = (lo + 1) * reps
+    default(string.format("concurrency=%d over %d replicas: %d run %d stream%s, %d run %d%s "
+      .. "(a router balancing requests in flight, round-robin or least-outstanding: the "
+      .. "source's router assumed so)", n, reps, m, lo + 1, lo + 1 == 1 and "" or "s",
+      reps - m, lo, lo == 0 and ", idle" or ""))
   end
   -- The default prompt in a model whose context is shorter than it and the
   -- output (2048-token GPT-3, BLOOM, the Megatron-GPT family): the context
@@ -3867,7 +3893,7 @@ function M.setup(a)
       (c.host_op_time or core().DEFAULTS.host_op_time) * 1e6)) end
   end
   return setup_memory(a, cat, model, g, sys, d, c, tp, pp, default,
-    { defaults = defaults, weights = weights, kv = kv })
+    { defaults = defaults, weights = weights, kv = kv, split = info_split })
 end
 
 -- The runtimes whose documentation runs one TP group over several nodes
@@ -4063,6 +4089,19 @@ function M.infer(a)
   tp_within_node(a, info, c)
   local ok, r = pcall(core().infer, model, d, c)
   if not ok then error("infer: " .. tostring(r), 2) end
+  -- a concurrency the replicas split unevenly (M.setup): the floor
+  -- group's own run, the two combined (M.split_replicas)
+  local split = info.split
+  if split and r.fits and split.lo > 0 then
+    local cl = {}
+    for k, v in pairs(c) do cl[k] = v end
+    cl.concurrency = split.lo * split.replicas
+    local okl, rl = pcall(core().infer, model, d, cl)
+    if not okl then error("infer: " .. tostring(rl), 2) end
+    r = M.split_replicas(r, rl, split, c.gpus)
+  elseif split and r.fits then
+    r = M.split_replicas(r, nil, split, c.gpus)
+  end
   qhead_note(info.defaults, r.kv_reads, r.mixed_kv_reads, info.gpu.arch)
   -- A concurrency past what the replicas' KV holds runs that many at once
   -- (run_batch caps the batch at the KV's); the rest wait.  It was capped
@@ -4070,8 +4109,13 @@ function M.infer(a)
   -- Where max_batch, not the KV, holds the batch down (kv_seqs above it),
   -- the note names max_batch: max_batch 8 with concurrency 16 read "8 a
   -- replica, what its KV holds" of a KV that holds 205.
-  local q = r.fits and c.concurrency and M.queue_note(c.concurrency, r.batch, r.replicas,
-                                                     r.kv_seqs, nil, c.requests)
+  local q = r.fits and c.concurrency and not split and M.queue_note(c.concurrency, r.batch,
+                                                     r.replicas, r.kv_seqs, nil, c.requests)
+  -- split: the streams that run at once against those given (a replica
+  -- of either group held to what its KV or max_batch holds)
+  if r.fits and split and r.running < split.concurrency then
+    q = M.queue_note(split.concurrency, r.running / r.replicas, r.replicas, r.kv_seqs)
+  end
   if q then info.defaults[#info.defaults + 1] = q end
   -- (kept where the offload is the refusal's: "offloading 40 of 80 layers
   -- needs 68.83 GB of host memory, has 32.00 GB" came with no word of the
@@ -4093,7 +4137,7 @@ function M.infer(a)
     -- (a count: an integer where whole, as the result's other counts;
     -- prefix_hit 0.5 of 2048 gave 1024.0)
     cached_tokens = a.prefix_hit ~= nil and (math.tointeger(c.cached) or c.cached) or nil,
-    batch = r.batch, replicas = r.replicas, max_batch_kv = r.max_batch_kv, kv_seqs = r.kv_seqs,
+    batch = r.batch, batch_split = r.batch_split, replicas = r.replicas, max_batch_kv = r.max_batch_kv, kv_seqs = r.kv_seqs,
     weights_total = r.weights_total, weights_gpu = r.weights_gpu,
     kv_per_seq = r.kv_per_seq, kv_budget = r.kv_budget, workspace = r.workspace,
     offload_layers = r.offload_layers, offload_bytes = r.offload_bytes,
@@ -4133,6 +4177,52 @@ function M.infer(a)
       runtime = a.runtime }, out)
   end
   return out
+end
+
+-- A concurrency N that R replicas split unevenly (M.setup's rule: a
+-- router balancing the requests in flight leaves ceil(N / R) on N mod R
+-- replicas, floor(N / R) on the rest): hi, the engine's result with
+-- every replica at the ceiling; lo, with every one at the floor (nil
+-- where the floor is 0: those replicas idle).  The deployment's figures:
+-- - throughput the replicas' sum, (m hi.tokens_per_s + k lo.tokens_per_s)
+--   / R (the engine's tokens_per_s is R replicas' worth), per GPU and
+--   per price alike; cost a token its inverse;
+-- - TTFT, ITL and the per-user rate the means over the requests in
+--   flight, m ceil(N / R) of them at hi's figures and k floor(N / R) at
+--   lo's (the per-user rate the mean of each request's own, as a
+--   benchmark averages 1 / ITL a request: AIPerf's "Output Token
+--   Throughput Per User");
+-- - a burst's P99 the ceiling group's (the slower replicas: the request
+--   at the 99th percentile lands there while they hold 1% of them), its
+--   median the group holding the middle request; one prompt alone and
+--   one stream's ITL are the same on both;
+-- - the phases, ops, batch and memory the ceiling's (the most loaded
+--   replica: what its GPUs must hold), batch_split naming both groups.
+-- (gpus: the deployment's, for the per-GPU rate.)
+function M.split_replicas(hi, lo, split, gpus)
+  local R, m, k = split.replicas, split.hi_replicas, split.lo_replicas
+  local r = {}
+  for key, v in pairs(hi) do r[key] = v end
+  local lb = lo and lo.batch or 0
+  r.batch_split = { hi = hi.batch, hi_replicas = m, lo = lb, lo_replicas = k }
+  r.running = m * hi.batch + k * lb
+  local tps = (m * hi.tokens_per_s + k * (lo and lo.tokens_per_s or 0)) / R
+  local scale = tps / hi.tokens_per_s
+  r.tokens_per_s, r.tokens_per_s_gpu = tps, tps / gpus
+  if hi.tokens_per_s_per_price then r.tokens_per_s_per_price = hi.tokens_per_s_per_price * scale end
+  if hi.cost_per_mtok then r.cost_per_mtok = hi.cost_per_mtok / scale end
+  -- the requests in flight on each group: the weights of the means
+  local wh, wl = m * hi.batch, lo and k * lb or 0
+  local function mean(key)
+    if hi[key] == nil then return nil end
+    if wl == 0 or lo[key] == nil then return hi[key] end
+    return (wh * hi[key] + wl * lo[key]) / (wh + wl)
+  end
+  for _, key in ipairs { "ttft", "itl", "itl_load", "stream_tokens_per_s", "prefill_share" } do
+    r[key] = mean(key)
+  end
+  if hi.ttft_p50 and wl > 0 and lo.ttft_p50 and wl > wh then r.ttft_p50 = lo.ttft_p50 end
+  return r
 end
 
 -- Throughput/latency curve: gp.infer at batch 1, 2, 4, ... up to the most

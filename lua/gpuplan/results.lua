@@ -398,6 +398,9 @@ field("batch", "count", "sequences decoded together per replica", "infer infer_p
 field("batch_per_gpu", "count", "MoE serving: sequences each GPU decodes (the batch argument's "
   .. "meaning, SGLang's batch size per GPU); batch is its x tp, a decode instance's", "infer")
 field("replicas", "count", "model replicas (gpus / (tp x pp))", "infer")
+field("batch_split", "", "a concurrency the replicas split unevenly: {hi, hi_replicas, lo, "
+  .. "lo_replicas}, hi sequences on hi_replicas replicas and lo on the rest (batch is hi; "
+  .. "absent where they split evenly)", "infer")
 field("instances", "count", "serving instances", "infer")
 field("input", "count", "prompt tokens", "infer")
 field("output", "count", "output tokens", "infer")

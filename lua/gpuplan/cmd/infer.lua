@@ -1016,8 +1016,11 @@ local function replica_report(r, opts, a)
     { k = "KV budget per GPU", v = string.format("%.2f GB (%d sequence%s%s)", r.kv_budget / 1e9,
       r.kv_seqs, r.kv_seqs == 1 and "" or "s", r.kv_seqs > r.max_batch_kv
         and string.format("; the engine batches at most %d", r.max_batch_kv) or "") },
-    { k = "batch per replica", v = string.format("%d (x %d replica%s)", r.batch, r.replicas,
-      r.replicas == 1 and "" or "s") },
+    -- a concurrency split unevenly (gpuplan.infer split_replicas): both groups
+    { k = "batch per replica", v = r.batch_split and string.format("%d on %d, %d on %d "
+      .. "(x %d replicas)", r.batch_split.hi, r.batch_split.hi_replicas, r.batch_split.lo,
+      r.batch_split.lo_replicas, r.replicas) or string.format("%d (x %d replica%s)", r.batch,
+      r.replicas, r.replicas == 1 and "" or "s") },
     -- a static batch's first tokens all come when its context pass ends
     { k = a and a.batching == "static" and "TTFT (the batch's prompts)" or
         r.ttft_one_s and "TTFT (the burst's mean)" or "TTFT (one prompt)",
