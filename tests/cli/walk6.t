@@ -176,13 +176,17 @@ like($o, qr/^batch per replica\s+\d+ \(x 2 replicas\)$/m, 'two replicas');
 
 # 13. infer --concurrency: one batch prices every replica, ceil(C /
 # replicas) each.  3 over 2 H100 replicas of Llama 3 8B ran 2 + 2: 519
-# tok/s, where 2 + 1 make 2 x 130 + 135 = 395.  Now refused with the
-# multiple to give.  A concurrency past what the KV holds was capped at
+# tok/s, where 2 + 1 make 2 x 130 + 135 = 395.  Then refused with the
+# multiple to give; now priced as split, a router balancing the requests
+# in flight (gpuplan.infer split_replicas): one replica at 2 and one at
+# 1, half the 2 + 2 run's 519 and half the 1 + 1 run's 270: 395 (the
+# table rounds, +-1).  A concurrency past what the KV holds was capped at
 # 205 a replica without a word; the assumed line now says how many wait.
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '2', '--concurrency', '3');
-is($c, 2, 'infer --concurrency 3 over 2 replicas: refused, a usage error');
-like($e, qr/--concurrency 3 does not split evenly over 2 replicas of 1 GPU: .* give a multiple of 2/,
-     '... with the multiple to give') or diag $e;
+is($c, 0, 'infer --concurrency 3 over 2 replicas: priced') or diag $e;
+like($o, qr/^batch per replica\s+2 on 1, 1 on 1 \(x 2 replicas\)$/m, '... 2 on one replica, 1 on the other') or diag $o;
+like($o, qr/^tokens\/s system\s+39[456] /m, '... 519 / 2 + 270 / 2 = 395 tok/s') or diag $o;
+like($o, qr/concurrency=3 over 2 replicas: 1 run 2 streams, 1 run 1 \(a router balancing/, '... the router said') or diag $o;
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '2', '--concurrency', '4');
 like($o, qr/^batch per replica\s+2 \(x 2 replicas\)$/m, '--concurrency 4 over 2: 2 a replica') or diag $e;
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--concurrency', '1000');
