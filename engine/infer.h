@@ -532,7 +532,18 @@ typedef struct infer_result {
 	int ttft_burst;       /* 1: ttft is a burst's mean (requests sent at
 	                         once, more than one a replica: infer_run.c
 	                         run_finite, infer_burst_ttft) */
-	double ttft_one;      /* s, where ttft_burst: one prompt's alone */
+	int ttft_loaded;      /* 1: ttft is the steady state's under load
+	                         (infer_run.c loaded_ttft: a chunked-prefill
+	                         engine, more than one request a replica, no
+	                         burst) */
+	double ttft_one;      /* s, where ttft_burst or ttft_loaded: one
+	                         prompt's alone */
+	double ttft_wait;     /* s, where ttft_loaded: the mean residual of
+	                         the step in flight at the arrival */
+	double ttft_steps;    /* where ttft_loaded: the steps its prompt
+	                         runs in, ceil(prompt / (max_num_tokens -
+	                         decodes)) */
+	double ttft_step;     /* s, where ttft_loaded: each of those steps */
 	double ttft_p50, ttft_p99; /* s, where ttft_burst: the median and
 	                         99th percentile of its requests' TTFTs */
 	double itl;           /* s, decode step at batch, mean context */

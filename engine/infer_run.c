@@ -1547,6 +1547,54 @@ double infer_burst_preempt_ttft(double N, double S, double K, double L,
 	return t;
 }
 
+/* The TTFT of a request that joins a chunked-prefill engine's steady
+ * state (c->chunked, more than one request a replica, no burst): what a
+ * client keeping N requests in flight measures, not one prompt's prefill
+ * on an idle replica.  vLLM V1's scheduler (vllm/v1/core/sched/
+ * scheduler.py, Scheduler.schedule) starts each step from "token_budget =
+ * self.max_num_scheduled_tokens" (max_num_batched_tokens), schedules "#
+ * First, schedule the RUNNING requests." -- each decode's token, "token_
+ * budget -= num_new_tokens" -- and only then "# Next, schedule the
+ * WAITING requests. ... while self.waiting and token_budget > 0:", a
+ * waiting prompt's chunk cut to "num_new_tokens = min(num_new_tokens,
+ * token_budget)".  So a request that arrives:
+ * - waits for the step in flight to end: a step boundary is a renewal
+ *   point, and an arrival at a random time waits the mean residual
+ *   E[T^2] / (2 E[T]) of the steps (half a step where they are all
+ *   alike), over the mixed steps' share f at tc and the others at itl;
+ * - then runs its prompt in n = ceil(P / room) steps, room =
+ *   max_num_tokens - dm the budget the step's dm decodes leave, each a
+ *   mixed step of dm decodes and at least its own chunk P / n (at the
+ *   steady state's k prompt tokens where those are more: mixed_step, the
+ *   step mixed_steps prices), its first token coming with the last.
+ * SGLang's mixed chunk and TensorRT-LLM's in-flight batching (the
+ * engines c->chunked holds) schedule the running decodes before the
+ * context chunks alike.  Under the budget-bound state (dm = D, room = k)
+ * the same rule holds; the wait for a slot there is the client's
+ * (concurrency above the KV's batch waits in the queue, queue_note). */
+static int loaded_ttft(const gp_model *m, const roof_device *d,
+                       const infer_cfg *c, double dm, double k, double f,
+                       double tc, double itl, double cavg, double n_off,
+                       infer_result *r, double *ttft, gp_error *err)
+{
+	double P = infer_new_prompt(c), room = c->max_num_tokens - dm;
+	double n, q, tq = tc, mean, res;
+
+	if (!(room > 0.0) || !(P > 0.0))
+		return GP_OK;
+	n = ceil(P / room - 1e-9);
+	q = P / n;
+	if (q > k && mixed_step(m, d, c, dm, q, cavg, n_off, &tq, err) != GP_OK)
+		return GP_EINVAL;
+	mean = (1.0 - f) * itl + f * tc;
+	res = ((1.0 - f) * itl * itl + f * tc * tc) / (2.0 * mean);
+	*ttft = res + n * tq;
+	r->ttft_wait = res;
+	r->ttft_steps = n;
+	r->ttft_step = tq;
+	return GP_OK;
+}
+
 /* The steady state of a chunked-prefill engine (c->chunked): the prompts
  * are not prefilled in steps of their own but ride in the decode steps,
  * which hold max_num_tokens tokens in all, decodes first (vLLM's docs,
@@ -1574,6 +1622,7 @@ static int mixed_steps(const gp_model *m, const roof_device *d,
 	double room = c->max_num_tokens - bm, P, n, f, k, t, te, tc, chunks;
 	double dm;  /* the decodes of a step that carries prompt tokens */
 	double scale = 1.0;  /* the decoding share of the B sequences */
+	double tl = 0.0;  /* the steady state's TTFT (loaded_ttft) */
 
 	/* vLLM takes a token budget equal to max_num_seqs (SchedulerConfig
 	 * refuses only "max_num_batched_tokens (...) must be greater than
@@ -1668,9 +1717,18 @@ static int mixed_steps(const gp_model *m, const roof_device *d,
 	r->itl_load = infer_itl_loaded(r->itl, n * ((1.0 - f) * r->itl +
 	                                            f * tc) -
 	                               (n - steps) * r->itl, steps, bm);
+	if (B > 1 && loaded_ttft(m, d, c, dm, k, f, tc, r->itl, cavg, n_off,
+	                         r, &tl, err) != GP_OK)
+		return GP_EINVAL;
 	if (c->requests > 0 && run_finite(m, d, c, B, n_off, r->prefill_share,
 	                                  cavg, r, err) != GP_OK)
 		return GP_EINVAL;
+	/* a burst keeps its walk's TTFT (run_finite, burst_ttft) */
+	if (tl > 0.0 && !r->ttft_burst) {
+		r->ttft_one = r->ttft;
+		r->ttft = tl;
+		r->ttft_loaded = 1;
+	}
 	r->tokens_per_s_gpu = r->tokens_per_s / c->gpus;
 	return GP_OK;
 }

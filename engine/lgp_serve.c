@@ -295,6 +295,13 @@ int lgp_infer(lua_State *L)
 			lgp_setnum(L, "ttft_p50", r.ttft_p50);
 			lgp_setnum(L, "ttft_p99", r.ttft_p99);
 		}
+		if (r.ttft_loaded) {
+			lgp_setnum(L, "ttft_one", r.ttft_one);
+			lgp_setbool(L, "ttft_loaded", 1);
+			lgp_setnum(L, "ttft_wait", r.ttft_wait);
+			lgp_setnum(L, "ttft_steps", r.ttft_steps);
+			lgp_setnum(L, "ttft_step", r.ttft_step);
+		}
 		lgp_setnum(L, "itl", r.itl);
 		lgp_setnum(L, "itl_batch1", r.itl_batch1);
 		lgp_setnum(L, "itl_load", r.itl_load);

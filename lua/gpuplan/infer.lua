@@ -99,7 +99,9 @@
 -- ttft_s (one prompt's prefill, unloaded; with requests, more than one a
 -- replica and no concurrency below them: the burst's mean time to first
 -- token, each request behind the prompts ahead of it, and ttft_one_s one
--- prompt's), itl_s (decode step at the batch and mean context), itl_batch1_s,
+-- prompt's; a steady concurrency of more than one a replica on a
+-- chunked-prefill engine: the TTFT under that load, ttft_loaded true and
+-- ttft_one_s one prompt's -- engine/infer_run.c loaded_ttft), itl_s (decode step at the batch and mean context), itl_batch1_s,
 -- itl_load_s (the mean gap between a user's tokens at the batch: the decode
 -- step and the other sequences' prompts between them, what gp.infer_plan's
 -- itl_max bounds and the MoE serving model's itl_s is),
@@ -4150,6 +4152,15 @@ function M.infer(a)
     -- the mean over its requests, each behind the prompts ahead of it;
     -- ttft_one_s one prompt's alone (engine/infer_run.c run_finite)
     out.ttft_one_s = r.ttft_one
+    -- under a steady concurrency on a chunked-prefill engine ttft_s is the
+    -- TTFT of a request joining the steady state (the step in flight, then
+    -- its prompt's chunks in steps shared with the decodes:
+    -- engine/infer_run.c loaded_ttft); ttft_one_s one prompt's alone
+    out.ttft_loaded = r.ttft_loaded or nil
+    -- its parts: the wait for the step in flight, the steps its prompt
+    -- runs in and each one's time (ttft_s = wait + steps x step)
+    out.ttft_wait_s, out.ttft_step_s = r.ttft_wait, r.ttft_step
+    out.ttft_steps = r.ttft_steps and math.tointeger(r.ttft_steps) or r.ttft_steps
     -- and its requests' median and 99th percentile (numpy's, as vLLM's
     -- benchmark prints them)
     out.ttft_p50_s, out.ttft_p99_s = r.ttft_p50, r.ttft_p99

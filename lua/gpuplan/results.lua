@@ -410,16 +410,27 @@ field("ttft_s", "s", "time to first token, without queueing: one prompt's prefil
   .. "serving: ttft_steps full prefill steps of prefill_tokens (other prompts' tokens filling "
   .. "them), plus kv_transfer_s where disaggregated; a burst (requests, more than one a "
   .. "replica, no concurrency below them): the mean over its requests of each's time to its "
-  .. "first token, behind the prompts ahead of it", "infer infer_plan")
+  .. "first token, behind the prompts ahead of it; a steady concurrency of more than one a "
+  .. "replica on a chunked-prefill engine (ttft_loaded): the TTFT under that load, "
+  .. "ttft_wait_s + ttft_steps x ttft_step_s", "infer infer_plan")
 field("ttft_one_s", "s", "a burst's (requests) TTFT without the burst, what ttft_s is without "
-  .. "requests (one prompt's prefill alone; MoE serving: its full prefill steps); absent "
+  .. "requests (one prompt's prefill alone; MoE serving: its full prefill steps); under a "
+  .. "steady load (ttft_loaded), one prompt's prefill on an idle replica; absent "
   .. "otherwise", "infer")
+field("ttft_loaded", "", "true where ttft_s is the steady state's TTFT under load: a "
+  .. "chunked-prefill engine, more than one request a replica, no burst (vLLM V1's scheduler: "
+  .. "the running decodes first, the waiting prompts' chunks in the budget left)", "infer")
+field("ttft_wait_s", "s", "under load (ttft_loaded): the mean residual of the step in flight a "
+  .. "new request waits for, E[T^2] / (2 E[T]) over the steady state's steps", "infer")
+field("ttft_step_s", "s", "under load (ttft_loaded): each of the ttft_steps steps that carry "
+  .. "the prompt's chunks beside the batch's decodes", "infer")
 field("ttft_p50_s", "s", "a burst's median TTFT over its requests (numpy's, as vLLM's benchmark "
   .. "prints it); absent but for a burst on one model's replicas", "infer")
 field("ttft_p99_s", "s", "a burst's 99th-percentile TTFT over its requests; absent but for a "
   .. "burst on one model's replicas", "infer")
 field("ttft_steps", "count", "MoE serving: the prefill steps of ttft_s (the prompt's new tokens "
-  .. "over prefill_tokens, at least one)", "infer")
+  .. "over prefill_tokens, at least one); under load (ttft_loaded): the steps its prompt runs "
+  .. "in, ceil(prompt / (max_num_tokens - the step's decodes))", "infer")
 field("prefill_tokens", "tokens", "MoE serving: the prompt tokens of one prefill step an "
   .. "attention group", "infer")
 field("ttft_group", "count", "MoE serving: the GPUs of the attention group a prefill step's "

@@ -1023,10 +1023,11 @@ local function replica_report(r, opts, a)
       r.replicas, r.replicas == 1 and "" or "s") },
     -- a static batch's first tokens all come when its context pass ends
     { k = a and a.batching == "static" and "TTFT (the batch's prompts)" or
+        r.ttft_loaded and "TTFT (under load)" or
         r.ttft_one_s and "TTFT (the burst's mean)" or "TTFT (one prompt)",
       v = ranges.text(r, "ttft_s", "%.2f", "ms", 1e3) .. (r.ttft_p50_s and
         string.format("; median %.2f, P99 %.2f ms", r.ttft_p50_s * 1e3, r.ttft_p99_s * 1e3)
-        or "") .. (r.ttft_one_s and
+        or "") .. (r.ttft_one_s and not r.ttft_loaded and
         string.format("; one prompt alone %.2f ms", r.ttft_one_s * 1e3) or "") },
     { k = "ITL at batch", v = ranges.text(r, "itl_s", "%.2f", "ms", 1e3) or NO_DECODE },
     -- the mean a user sees, other requests' prompts between its tokens:
@@ -1038,6 +1039,17 @@ local function replica_report(r, opts, a)
     { k = "tokens/s per GPU", v = ranges.text(r, "per_gpu", "%.0f") },
     { k = "compute precision", v = r.compute .. string.format(" (ridge %.0f FLOP/B)", r.ridge) },
   }
+  -- under a steady load, one prompt on an idle replica as its own row
+  -- after the loaded TTFT (engine/infer_run.c loaded_ttft)
+  if r.ttft_loaded then
+    for i, row in ipairs(rows) do
+      if row.k == "TTFT (under load)" then
+        table.insert(rows, i + 1, { k = "TTFT (one prompt)",
+                                    v = string.format("%.2f ms", r.ttft_one_s * 1e3) })
+        break
+      end
+    end
+  end
   if r.offload_layers > 0 then
     table.insert(rows, 2, { k = "layers in host memory", v = string.format("%d (%.2f GB per GPU)",
                             r.offload_layers, r.offload_bytes / 1e9) })
