@@ -4401,6 +4401,11 @@ function M.gpus_for(a, target, itl_limit, ttft_limit)
   for key, v in pairs(a) do k[key] = v end
   k.gpus, k.batch, k.concurrency = c.tp * c.pp, b, nil
   local okr, r = pcall(M.infer, k)
+  -- the limit bounds one prompt's prefill (what the replica's layout
+  -- sets, whatever the batch): at a batch in flight gp.infer's ttft_s is
+  -- the loaded TTFT (engine/infer_run.c loaded_ttft), one prompt's kept
+  -- as ttft_one_s
+  if okr and r.fits and r.ttft_loaded then r.ttft_s = r.ttft_one_s end
   if ttft_limit and okr and r.fits and r.ttft_s > ttft_limit then
     error(string.format("infer: no replica meets TTFT %.3g ms (%s: one prompt's prefill takes %.3g ms)",
       ttft_limit * 1e3, M.replica_layout(c.tp, c.pp), r.ttft_s * 1e3), 2)
