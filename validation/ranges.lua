@@ -81,7 +81,7 @@ return {
         ["vendor=NVIDIA/stack=eager/moe=dense/style=single/scale=node/balance=full"] = { cases = 24, lo = 0.341, hi = 1.125 },
         ["vendor=NVIDIA/stack=eager/moe=dense/style=single/scale=node/balance=full/gen=ada"] = { cases = 18, lo = 0.268, hi = 1.143 },
         ["vendor=NVIDIA/stack=graphs"] = { cases = 675, lo = 0.884, hi = 1.545 },
-        ["vendor=NVIDIA/stack=graphs/moe=dense"] = { cases = 476, lo = 0.882, hi = 1.274 },
+        ["vendor=NVIDIA/stack=graphs/moe=dense"] = { cases = 476, lo = 0.882, hi = 1.273 },
         ["vendor=NVIDIA/stack=graphs/moe=dense/style=single"] = { cases = 275, lo = 0.869, hi = 1.502 },
         ["vendor=NVIDIA/stack=graphs/moe=dense/style=single/scale=node"] = { cases = 272, lo = 0.869, hi = 1.502 },
         ["vendor=NVIDIA/stack=graphs/moe=dense/style=single/scale=node/balance=full"] = { cases = 268, lo = 0.863, hi = 1.501 },
