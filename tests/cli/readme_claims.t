@@ -38,16 +38,19 @@ my $lua = 'local c = require("gpuplan").catalog{dirs = {"catalog"}}.currencies.C
 is($c, 0, 'the catalog\'s CNY rate reads') or diag $e;
 ok(index($flat, "central parity ($o)") >= 0, "README: the rate is the catalog's ($o)");
 
-# 3. The prefix-cache example: "the TTFT falls from T ms and the tokens/s
-# rise from N without it" -- the same command without --prefix-hit.
-my ($ttft, $tps) = $flat =~ /the TTFT falls from ([\d.]+) ms and the tokens\/s rise from (\d+) without it/;
+# 3. The prefix-cache example: "one prompt's TTFT falls from T ms (L ms
+# under load: ...) and the tokens/s rise from N without it" -- the same
+# command without --prefix-hit.
+my ($ttft, $load, $tps) = $flat =~ /one prompt's TTFT falls from ([\d.]+) ms \(([\d.]+) ms under load:[^)]*\) and the tokens\/s rise from (\d+) without it/;
 ok(defined $ttft, 'README: the prefix-cache paragraph states the figures without it');
 ($c, $o, $e) = run_gp('infer', 'llama3.1-8b', '--gpu', 'h100-sxm', '--runtime', 'vllm',
                       '--input', '2048', '--output', '256');
 is($c, 0, 'the serving example without --prefix-hit runs') or diag $e;
 my ($t0) = $o =~ /^TTFT \(one prompt\)\s+([\d.]+) ms/m;
+my ($l0) = $o =~ /^TTFT \(under load\)\s+([\d.]+) ms/m;
 my ($n0) = $o =~ /^tokens\/s system\s+(\d+)/m;
-is($ttft, $t0, 'README: the TTFT without the prefix cache is the command\'s');
+is($ttft, $t0, 'README: one prompt\'s TTFT without the prefix cache is the command\'s');
+is($load, $l0, 'README: the TTFT under load without the prefix cache is the command\'s');
 is($tps, $n0, 'README: the tokens/s without the prefix cache are the command\'s');
 
 done_testing();
