@@ -802,8 +802,18 @@ local PROFILES = {
     { "flash", true, "F.scaled_dot_product_attention, causal" },
     -- SDPA under sdpa_kernel(set_priority=True): FLASH_ATTENTION first
     -- (PyTorch's FlashAttention-2), CUDNN_ATTENTION put first on sm100 or
-    -- newer (blackwell above).
+    -- newer (blackwell above).  That is CUDA's build: on ROCm the same
+    -- FLASH_ATTENTION backend is AMD's own kernel, not Dao's FA2 --
+    -- aten/src/ATen/native/transformers/cuda/sdp_utils.cpp
+    -- check_flash_attention_hardware_support: "#if USE_ROCM ... if(at::
+    -- globalContext().getROCmFAPreferredBackend() == at::ROCmFABackend::Ck)
+    -- { // User explicitly set CK as the flash attention backend" else
+    -- "aotriton::v2::flash::check_gpu(stream)" -- so off NVIDIA the profile
+    -- names none and the card's own measured fused kernel prices it (the
+    -- catalog's CDNA3 entry measures CK's).
     { "attn_kernel", function(o)
+        local g = o.cat and o.cat.gpus[o.gpu]
+        if g ~= nil and g.vendor ~= nil and g.vendor ~= "NVIDIA" then return nil end
         return blackwell(o) and "cudnn" or "fa2"
       end, "SDPA backends: FlashAttention-2 first, cuDNN first on sm100 or newer" },
     -- Per-op SAC keeps the ops its _save_list names (models/llama3/infra/
