@@ -8,7 +8,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(7)
+t.plan(11)
 
 -- Llama 3 8B (vocabulary 128256), one sequence of 4096 tokens on one
 -- H100 SXM, one micro-batch, layers compiled (stack hf, kernels fused):
@@ -72,3 +72,37 @@ predict(case, gp.catalog())
 train.train = orig
 t.ok(at_9dec370 == true, "torchtitan 9dec370: the loss outside torch.compile")
 t.ok(seen and seen.eager_loss == nil, "torchtitan 820504e: the loss compiled")
+
+-- A case that names no commit but dates its source: the window's days
+-- (case.lua EAGER_LOSS_DAYS, e8977b0 2024-12-18 to bbb1b616 2025-04-02)
+-- stand for the commit.  torchao's float8 README H100 table, 2025-03-12,
+-- "torchtitan version: `0.0.2`": inside, the loss eager; the day PR #1033
+-- landed and after: compiled; no date: compiled (nothing to read).
+train.train = function(o) seen = o; return orig(o) end
+case.source.commit = nil
+case.source.date = "2025-03-12"
+seen = nil
+predict(case, gp.catalog())
+t.ok(seen and seen.eager_loss == true, "no commit, source.date 2025-03-12: the loss outside torch.compile")
+case.source.date = "2025-04-02"
+seen = nil
+predict(case, gp.catalog())
+t.ok(seen and seen.eager_loss == nil, "no commit, source.date 2025-04-02 (bbb1b616's day): compiled")
+case.source.date = nil
+seen = nil
+predict(case, gp.catalog())
+train.train = orig
+t.ok(seen and seen.eager_loss == nil, "no commit, no date: compiled")
+-- The memory predictor takes the same window: 12 B a logit held at the
+-- backward's start (memory.lua), so its logit_bytes is 12 on the dated
+-- case.  Read off the defaults line the predictor writes.
+local pm = require "gpuplan.predict.memory"
+local mcase = {}
+for k, v in pairs(case) do mcase[k] = v end
+mcase.kind = "memory"
+mcase.measured = { metric = "peak_reserved_gib", value = 48 }
+mcase.source = { title = "torchao float8 README", date = "2025-03-12" }
+local r = pm(mcase, gp.catalog())
+local d = type(r) == "table" and table.concat(r.defaults or {}, "; ") or ""
+t.ok(d:find("logit_bytes=12", 1, true) ~= nil, "memory: logit_bytes 12 on the dated case")
+

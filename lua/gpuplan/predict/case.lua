@@ -271,10 +271,32 @@ end
 M.EAGER_LOSS = {
   torchtitan = { "9dec370" },
 }
--- The commit of M.EAGER_LOSS[fw] the case names, or nil.
+-- The days of that window, for a case whose source names no commit but
+-- dates its run: the loss left torch.compile in e8977b0 (2024-12-18) and
+-- came back in bbb1b616 (2025-04-02), so torchtitan's main branch of any
+-- day between ran it eager -- at 54ef422 (2025-03-12) still
+-- torchtitan/components/loss.py: "# TODO: compiling loss function causes
+-- CUDA errors, turning off for now / # compiled_cross_entropy_loss =
+-- torch.compile(cross_entropy_loss)".  The source's date stands for the
+-- newest commit by then, as a collective's date stands for the newest
+-- NCCL release (torchao's float8 README names only "torchtitan version:
+-- `0.0.2`", a version string torchtitan kept from December 2024 to June
+-- 2025, on its H100 table of 2025-03-12).
+M.EAGER_LOSS_DAYS = {
+  torchtitan = { from = "2024-12-18", to = "2025-04-02", commits = "e8977b0..bbb1b616" },
+}
+-- The commit of M.EAGER_LOSS[fw] the case names, or, naming none, the
+-- window of M.EAGER_LOSS_DAYS[fw] its source.date falls in; else nil.
 function M.eager_loss_commit(fw, case)
   local stated = case.source and M.v(case.source.commit)
-  if not stated then return nil end
+  if not stated then
+    local days = M.EAGER_LOSS_DAYS[fw]
+    local date = case.source and M.v(case.source.date)
+    if days and type(date) == "string" and date >= days.from and date < days.to then
+      return days.commits .. " (source.date " .. date .. ")"
+    end
+    return nil
+  end
   for _, commit in ipairs(M.EAGER_LOSS[fw] or {}) do
     -- a commit named by any prefix of 7 or more of its digits
     if stated:sub(1, #commit) == commit or commit:sub(1, #stated) == stated then return commit end
