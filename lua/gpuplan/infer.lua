@@ -144,7 +144,17 @@ local kv_bytes = require("gpuplan.memory").kv_bytes
 -- replay decode steps as CUDA graphs and keep detokenisation and HTTP
 -- streaming off the GPU's critical path (vLLM V1: the API server's own
 -- process; v0.6: async output processing), so no per-step host cost is
--- added.  SGLang (v0.4's overlap scheduler), TensorRT-LLM (C++ executor
+-- added.  V1's engine core hands its outputs to the API server through an
+-- unbounded queue (core_client.py AsyncMPClient "self.outputs_queue =
+-- asyncio.Queue[...]()", no maxsize) and never waits for it; the server's
+-- per-token work (detokenize, one SSE chunk a token a request) can only
+-- cap the rate, at about 1 / 29.3 us = 34,078.85 streamed tokens/s a
+-- server (vllm PR #27869: one API server, gpt-oss-20b on a B200, 1024
+-- streams, "Output token throughput (tok/s): 34078.85", a bound of the
+-- streamed path: "--stream-interval" 10 gave "a 57% end-to-end
+-- performance gain", vLLM's gpt-oss blog post).  No vLLM case of the file
+-- is priced above 15.4k tokens/s a replica, so that cap is not modelled
+-- (docs/validation.md, the AIPerf Qwen3-0.6B section).  SGLang (v0.4's overlap scheduler), TensorRT-LLM (C++ executor
 -- with an overlap scheduler) and vLLM from v0.14.0 ("Async scheduling is
 -- now enabled by default", its release notes) also schedule during the
 -- GPU's step.  vLLM V1 before v0.14.0 schedules, prepares the inputs and
