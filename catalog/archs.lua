@@ -1004,11 +1004,17 @@ arch {
             .. "runs 2906.9 TFLOP/s against its MAMF burst 3615.6: 0.804, the same "
             .. "factor. GB300's GEMM fractions are its sustained measurement over "
             .. "this factor (its entry); B300 and the RTX 5090 carry it as an "
-            .. "assumption. Cross-check: "
-            .. "OpenXLA's measured matmul table (65 bf16 shapes of 2x2048^3 to "
-            .. "4x4096^3) is met by this roofline's GEMM model at a median +1% on "
-            .. "H100 (sm_90) as is, on B200 at +30% without this factor and +4% "
-            .. "with it",
+            .. "assumption. Cross-checks at layer shapes: Transformer Engine's GEMM "
+            .. "profiling guide times a 4096-hidden, 16384-MLP layer's 12 BF16 GEMMs "
+            .. "at 15872 tokens (100 timed iterations each) on a B300 at 13.102 ms, "
+            .. "priced 13.741 with this factor (the B300 runs 1.05 x the priced rate). "
+            .. "OpenXLA's matmul table (bursts: one warm-up, the median of 5 "
+            .. "traced runs) at 4x4096^3: B200 1670, H100 789 TFLOP/s, a ratio of "
+            .. "2.118 against the priced 2.204. Over its 65 shapes of 2x2048^3 to "
+            .. "4x4096^3 the priced rates fall 7.6% under B200's bursts (this "
+            .. "factor) and 24.9% under H100's (the hopper one): B200's smaller "
+            .. "shapes run lower in bursts too, tile and wave quantization, not "
+            .. "the clock (docs/validation.md, the train residuals by feature)",
       source = "flashinfer-ai/flashinfer PR #2899 'bench: fix GPU power throttling "
             .. "in benchmark utilities' (B200 clocks and FA4 per-iteration "
             .. "TFLOP/s); stas00/ml-engineering compute/accelerator/README.md (MAMF "
@@ -1017,7 +1023,10 @@ arch {
             .. "results.md (GEMM CuBLASLt FP8, 10,000 warmup iterations); "
             .. "ashalliants/ninfer-3090 PR #72 (sw_power_cap active, "
             .. "memory clock unchanged); openxla/xla xla/service/gpu/model/"
-            .. "matmul_interpolator_data.h (sm_100_B200 and sm_90 entries)",
+            .. "matmul_interpolator_data.h (sm_100_B200 and sm_90 entries, "
+            .. "ea2c45f2ca) and xla/tools/matmul_perf_table_gen.cc; NVIDIA/"
+            .. "TransformerEngine docs/examples/gemm_profiling/gemm_profiling.rst "
+            .. "(PR #2863, B300 SXM6 AC, pre-quantized Per-Layer GEMM Time)",
     },
   },
   -- A board power limit below the TDP (gp.train's power_limit; PyTorch's
