@@ -233,7 +233,7 @@ static int place(const ctx *x, train_cache *cc, int G,
 static int micro_per_step(const ctx *xp, const train_cfg *c, double mb,
 			  double *per_step_out, unsigned *warn, gp_error *err)
 {
-	double per_step;
+	double per_step, call;
 
 	per_step = c->global_batch > 0 ?
 		layout_micro_per_step(c->global_batch, xp->y.dp, mb) :
@@ -252,15 +252,22 @@ static int micro_per_step(const ctx *xp, const train_cfg *c, double mb,
 			       "runs pp_microbatches of them", c->pp_call_mb,
 			       per_step);
 	*per_step_out = per_step;
+	/* The schedule's rules hold for the micro-batches of one schedule
+	 * call: with pp_microbatches each call is a schedule of its own
+	 * (train.c step_sum), so a step of 16 in calls of 2 feeds DualPipe
+	 * 2, not 16. */
+	call = c->pp_call_mb > 0 ? c->pp_call_mb : per_step;
 	if (xp->y.schedule == GP_SCHED_DUALPIPE &&
-	    !layout_dualpipe_ok(xp->y.pp, 1, per_step))
+	    !layout_dualpipe_ok(xp->y.pp, 1, call))
 		return gp_fail(err, "dualpipe feeds half the micro-batches "
 			       "from each end: it needs an even count of at "
-			       "least 2 x pp = %d a step (DualPipe's "
-			       "num_chunks), got %g (global batch / (dp x "
-			       "micro_batch))", 2 * xp->y.pp, per_step);
+			       "least 2 x pp = %d a %s (DualPipe's num_chunks), "
+			       "got %g (%s)", 2 * xp->y.pp,
+			       c->pp_call_mb > 0 ? "schedule call" : "step",
+			       call, c->pp_call_mb > 0 ? "pp_microbatches" :
+			       "global batch / (dp x micro_batch)");
 	if (xp->y.schedule == GP_SCHED_INTERLEAVED && xp->y.vpp > 1 &&
-	    fmod(per_step, xp->y.pp) != 0)
+	    fmod(call, xp->y.pp) != 0)
 		*warn |= TRAIN_WARN_UNEVEN_MB;
 	return GP_OK;
 }

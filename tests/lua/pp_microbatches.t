@@ -9,7 +9,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(8)
+t.plan(11)
 
 local function part(r, n)
   for _, p in ipairs(r.parts) do if p.name == n then return p.seconds end end
@@ -52,3 +52,24 @@ t.raises(function() gp.train(job { pp_microbatches = 5 }) end,
          "pp_microbatches 5 does not divide", "5 of 16: refused", true)
 t.raises(function() gp.train(job { pp_microbatches = -1 }) end,
          "pp_microbatches", "negative: refused", true)
+
+-- A schedule's own rules hold for each call's micro-batches, not the
+-- step's: 16 a step in calls of 2 interleave 2 micro-batches over pp 4
+-- (not a multiple of pp: the warning), where calls of 8 are (none).
+local function warned(r)
+  for _, w in ipairs(r.warnings) do
+    if w == "microbatches_not_multiple_of_pp" then return true end
+  end
+  return false
+end
+t.ok(warned(gp.train(job { pp_microbatches = 2 })) and not warned(gp.train(job { pp_microbatches = 8 })),
+     "interleaved: 2 a call over pp 4 warns, 8 a call does not")
+-- DualPipe feeds each call's micro-batches from both ends: at least 2 x pp
+-- = 8 a call at pp 4; a step of 64 / (1 x 1) = 64 in calls of 4 feeds it 4.
+local function dual(x)
+  return t.with({ model = "llama3-8b", gpu = "h100-sxm", gpus = 8, pp = 4, schedule = "dualpipe",
+                  seq = 4096, batch = 1, global_batch = 64, zero = 1 }, x or {})
+end
+t.raises(function() gp.train(dual { pp_microbatches = 4 }) end,
+         "got 4 (pp_microbatches)", "dualpipe: 4 a call at pp 4 refused", true)
+t.ok(gp.train(dual { pp_microbatches = 8 }).step_s > 0, "dualpipe: 8 a call at pp 4 runs")
