@@ -4212,7 +4212,10 @@ end
 --   flight, m ceil(N / R) of them at hi's figures and k floor(N / R) at
 --   lo's (the per-user rate the mean of each request's own, as a
 --   benchmark averages 1 / ITL a request: AIPerf's "Output Token
---   Throughput Per User");
+--   Throughput Per User"); a loaded TTFT's parts (ttft_wait, ttft_steps,
+--   ttft_step) stay the ceiling group's, so there ttft_s is not their
+--   wait + steps x step but the mean over both groups' requests (the
+--   floor group's may be one prompt's alone, at one a replica);
 -- - a burst's P99 the ceiling group's (the slower replicas: the request
 --   at the 99th percentile lands there while they hold 1% of them), its
 --   median the group holding the middle request; one prompt alone and

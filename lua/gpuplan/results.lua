@@ -412,7 +412,9 @@ field("ttft_s", "s", "time to first token, without queueing: one prompt's prefil
   .. "replica, no concurrency below them): the mean over its requests of each's time to its "
   .. "first token, behind the prompts ahead of it; a steady concurrency of more than one a "
   .. "replica on a chunked-prefill engine (ttft_loaded): the TTFT under that load, "
-  .. "ttft_wait_s + ttft_steps x ttft_step_s", "infer infer_plan")
+  .. "ttft_wait_s + ttft_steps x ttft_step_s (a concurrency split unevenly, batch_split: the "
+  .. "mean over the requests of both groups', the parts the busier replicas')",
+  "infer infer_plan")
 field("ttft_one_s", "s", "a burst's (requests) TTFT without the burst, what ttft_s is without "
   .. "requests (one prompt's prefill alone; MoE serving: its full prefill steps); under a "
   .. "steady load (ttft_loaded), one prompt's prefill on an idle replica; absent "

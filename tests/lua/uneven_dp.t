@@ -31,6 +31,19 @@ t.near(ten.itl_s, (4 * two.itl_s + 6 * one.itl_s) / 10, 1e-9, "ITL: the mean of 
 t.near(ten.stream_tokens_per_s, (4 * two.stream_tokens_per_s + 6 * one.stream_tokens_per_s) / 10,
   1e-9, "per-user rate: the requests' mean of their own")
 t.near(ten.ttft_s, (4 * two.ttft_s + 6 * one.ttft_s) / 10, 1e-9, "TTFT: the requests' mean")
+-- Under load (vLLM V1's chunked prefill, two a replica: ttft_loaded)
+-- the TTFT's parts are the busier group's, the 16-in-flight run's
+-- exactly, while ttft_s is the requests' mean as above, no longer wait +
+-- steps x step: the 1-stream replicas' requests take one prompt's
+-- prefill alone.
+local function vat(n) return gp.infer(t.with(base, { concurrency = n, runtime = "vllm" })) end
+local vtwo, vone, vten = vat(16), vat(8), vat(10)
+t.ok(vtwo.ttft_loaded and vten.ttft_loaded and vone.ttft_loaded == nil,
+  "vLLM: loaded at 2 a replica, not at 1")
+t.ok(vten.ttft_wait_s == vtwo.ttft_wait_s and vten.ttft_steps == vtwo.ttft_steps
+  and vten.ttft_step_s == vtwo.ttft_step_s, "the parts: the 2-stream replicas' own")
+t.near(vten.ttft_s, (4 * vtwo.ttft_s + 6 * vone.ttft_s) / 10, 1e-9,
+  "vLLM TTFT: the requests' mean, 4 loaded and 6 alone")
 -- More in flight never serves fewer tokens/s nor a faster stream: the
 -- split lies between its two even neighbours (ceil: 16 in flight
 -- priced, the 519-for-395 error the refusal was made for).
