@@ -12,7 +12,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(14)
+t.plan(16)
 
 -- Budget-bound: 6144-token prompts, 2 out (one decode step), a 2048-token
 -- budget.  mixed_steps' budget-bound state decodes D = 2048 x 1 / (6144
@@ -69,3 +69,17 @@ t.is(long.ttft_steps, 3, "20000 prompt tokens in 8192 - 8: three steps")
 local burst = gp.infer(t.with(job, { concurrency = 8, requests = 8 }))
 t.ok(burst.ttft_loaded == nil and burst.ttft_p50_s ~= nil, "a burst keeps the burst's TTFT")
 t.near(burst.ttft_one_s, one.ttft_s, 1e-12, "... and one prompt's as ttft_one_s")
+
+-- gp.infer_plan's TTFT is the one its ttft_max bounds, one prompt's
+-- prefill (infer.gpus_for's, what `infer --target` prints), not the loaded
+-- TTFT at the batch it picks: a limit one prompt meets (27.6 ms < 40 ms)
+-- while the chosen batch's loaded TTFT is past it planned a deployment
+-- whose ttft_s read above its own ttft_max.  1e-12: the same figure.
+local plan = gp.infer_plan{ model = "llama3-8b", gpu = "h100-sxm", runtime = "vllm", target = 5000,
+                            input = 1000, output = 500, ttft_max = 0.040 }
+local at = gp.infer{ model = "llama3-8b", gpu = "h100-sxm", runtime = "vllm", input = 1000,
+                     output = 500, gpus = plan.gpus, batch = plan.batch }
+t.near(plan.ttft_s, at.ttft_one_s, 1e-12, string.format("infer_plan's ttft_s: one prompt's %.2f ms",
+  plan.ttft_s * 1e3))
+t.ok(at.ttft_loaded and at.ttft_s > 0.040 and plan.ttft_s <= 0.040,
+  string.format("within its ttft_max, where the batch's loaded TTFT (%.1f ms) is not", at.ttft_s * 1e3))
