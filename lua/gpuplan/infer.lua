@@ -3688,13 +3688,16 @@ function M.setup(a)
   -- The cap is the fused MoE's multiple (M.moe_fp8_bf16_x_of), measured on
   -- Hopper only: on another card serve.lua's linear_fp8_bf16_x is nil and
   -- the flag priced nothing, in silence -- refused as well, naming the card.
-  if a.block_fp8_triton and (a.runtime ~= "sglang" or not serving or a.weights ~= "fp8"
+  -- The weights as served (weights: --weights, else a checkpoint released
+  -- in fp8, DeepSeek-V3's, which serve.lua's linear_fp8_bf16_x reads too):
+  -- a.weights refused DeepSeek-V3 served as released, "got ... weights bf16".
+  if a.block_fp8_triton and (a.runtime ~= "sglang" or not serving or weights ~= "fp8"
       or not M.moe_fp8_bf16_x_of(a.runtime, g.arch, "fp8", d)) then
     error(args.usage("infer: block_fp8_triton is SGLang's dense block-fp8 GEMM before DeepGEMM, "
       .. "priced by the MoE serving model with fp8 weights on Hopper (runtime sglang, weights "
       .. "fp8, an MoE model served with expert or DP-attention layouts, a card whose Triton fp8 "
       .. "multiple is measured); got runtime " .. tostring(a.runtime or "graphs") .. ", weights "
-      .. tostring(a.weights or "bf16") .. ", gpu " .. tostring(g.id) .. " ("
+      .. tostring(weights) .. ", gpu " .. tostring(g.id) .. " ("
       .. tostring(g.arch) .. ")"), 3)
   end
   -- The grouped-top-k router in one kernel (M.fused_grouped_topk):

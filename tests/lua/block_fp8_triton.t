@@ -8,7 +8,7 @@
 -- Run: ./gpuplan run tests/lua/block_fp8_triton.t
 local t = require "tap"
 local gp = require "gpuplan"
-t.plan(20)
+t.plan(21)
 
 -- DeepSeek-V3 on 8 H200, DP attention, SGLang, fp8: one sequence a GPU.
 local sv = { gpu = "h200-sxm", gpus = 8, tp = 8, dp_attention = true, weights = "fp8",
@@ -29,6 +29,14 @@ for _, name in ipairs({ "o_proj", "q_b", "q_kv_a", "shared_up", "shared_down" })
   t.near(sop(on, name).t_compute / sop(off, name).t_compute, RATIO, 1e-6,
          name .. ": compute 3.074x longer (fp8 rate -> 0.594 x bf16)")
 end
+-- DeepSeek-V3's checkpoint is released in fp8 (the catalog's dtype): left
+-- to its default weights it is served in fp8 and takes the flag the same
+-- (it was refused as "weights bf16", the flag read a.weights, not the
+-- weights served).  The same run, so the same figure: exact.
+local plain = t.with(sv, { block_fp8_triton = true })
+plain.weights = nil
+t.is(sop(gp.infer(plain), "o_proj").t_compute, sop(on, "o_proj").t_compute,
+     "fp8 as released (no weights given): the Triton cap too")
 -- The bytes are the same, so the memory side is (exact).
 t.is(sop(on, "o_proj").t_memory, sop(off, "o_proj").t_memory, "o_proj: the same memory time")
 -- o_proj of one token reads its whole 7168 x 16384 fp8 weight and is
