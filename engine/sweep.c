@@ -604,10 +604,29 @@ static inline double level_per(const sweep_iter *it)
 	return layout_micro_per_step(it->base->global_batch, dp, level_mb(it));
 }
 
+/* The micro-batches of one pipeline schedule call: pp_microbatches
+ * where given (train.h pp_call_mb), else the step's.  The schedule's
+ * rules (DualPipe's 2 x pp, interleaving's multiple of pp) hold for
+ * them, as micro_per_step (train_prep.c) checks a given layout. */
+static inline double level_call(const sweep_iter *it)
+{
+	return it->base->pp_call_mb > 0 ? it->base->pp_call_mb :
+		level_per(it);
+}
+
+/* A whole count of micro-batches a step, and with pp_microbatches and
+ * a pipeline, a whole count of calls: a layout whose step the calls
+ * do not divide is left out, as gp.train refuses it (micro_per_step),
+ * not the search's refusal at the first such layout -- pp 1 among
+ * them, where there is no schedule to call. */
 static inline int ok_mb(const sweep_iter *it, int lv)
 {
+	double per = level_per(it);
+
 	(void)lv;
-	return layout_micro_per_step_ok(level_per(it));
+	return layout_micro_per_step_ok(per) &&
+		(it->cur[LV_PP] == 1 || it->base->pp_call_mb <= 0 ||
+		 fmod(per, it->base->pp_call_mb) == 0);
 }
 
 static inline int ok_mask(const sweep_iter *it, int lv)
@@ -659,7 +678,7 @@ static inline int ok_sched(const sweep_iter *it, int lv)
 		/* split_ends is priced for 1F1B and the interleaved
 		 * schedule (memory_layout.c split_ends_check) */
 		return !it->base->mem.split_ends &&
-			layout_dualpipe_ok(v[LV_PP], 1, level_per(it));
+			layout_dualpipe_ok(v[LV_PP], 1, level_call(it));
 	}
 	return 1;
 }
@@ -688,10 +707,10 @@ static inline int ok_vpp(const sweep_iter *it, int lv)
 	 * (memory_layout.c split_ends_check, layout.c check_vpp) */
 	if (it->base->mem.split_ends)
 		return vpp > 1 && layout_split_ends_ok(it->m->layers, pp, vpp) &&
-			fmod(level_per(it), pp) == 0;
+			fmod(level_call(it), pp) == 0;
 	return vpp > 1 && (layout_vpp_ok(it->m, pp, vpp) &&
 			   it->m->layers % (pp * vpp) == 0 &&
-			   fmod(level_per(it), pp) == 0);
+			   fmod(level_call(it), pp) == 0);
 }
 
 /* Without TP there is no sequence to split nor a TP collective to

@@ -245,7 +245,10 @@ static int micro_per_step(const ctx *xp, const train_cfg *c, double mb,
 	if (per_step > GP_AMOUNT_MAX)
 		return gp_fail(err, "global batch %g is too large",
 			       c->global_batch);
-	if (c->pp_call_mb > 0 && fmod(per_step, c->pp_call_mb) != 0)
+	/* (without a pipeline there is no schedule to call: pp 1 takes
+	 * it and changes nothing, train.c step_sum) */
+	if (c->pp_call_mb > 0 && xp->y.pp > 1 &&
+	    fmod(per_step, c->pp_call_mb) != 0)
 		return gp_fail(err, "pp_microbatches %d does not divide the "
 			       "step's %g micro-batches (global batch / (dp "
 			       "x micro_batch)): each pipeline schedule call "
@@ -256,7 +259,7 @@ static int micro_per_step(const ctx *xp, const train_cfg *c, double mb,
 	 * call: with pp_microbatches each call is a schedule of its own
 	 * (train.c step_sum), so a step of 16 in calls of 2 feeds DualPipe
 	 * 2, not 16. */
-	call = c->pp_call_mb > 0 ? c->pp_call_mb : per_step;
+	call = c->pp_call_mb > 0 && xp->y.pp > 1 ? c->pp_call_mb : per_step;
 	if (xp->y.schedule == GP_SCHED_DUALPIPE &&
 	    !layout_dualpipe_ok(xp->y.pp, 1, call))
 		return gp_fail(err, "dualpipe feeds half the micro-batches "

@@ -9,7 +9,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(11)
+t.plan(15)
 
 local function part(r, n)
   for _, p in ipairs(r.parts) do if p.name == n then return p.seconds end end
@@ -73,3 +73,24 @@ end
 t.raises(function() gp.train(dual { pp_microbatches = 4 }) end,
          "got 4 (pp_microbatches)", "dualpipe: 4 a call at pp 4 refused", true)
 t.ok(gp.train(dual { pp_microbatches = 8 }).step_s > 0, "dualpipe: 8 a call at pp 4 runs")
+
+-- Without a pipeline there is no schedule to call: pp 1 takes a count that
+-- does not divide its step and changes nothing (it was refused).
+t.is(gp.train(flat { pp_microbatches = 3 }).step_s, gp.train(flat()).step_s,
+     "pp 1: a count of 3 against 16 a step, not refused")
+
+-- The layout search leaves out the pipelined layouts whose step the calls
+-- do not divide, where it stopped at the first layout it met (pp 1
+-- among them).  Llama 3 8B on 16 GPUs, tp 1, pp 1, 2, 4, global batch
+-- 32, micro-batches 1 or 2: 32 / (dp x mb) a step with dp = 16 / pp --
+--   pp 1: 2 (mb 1), 1 (mb 2)   no pipeline: both kept
+--   pp 2: 4, 2                 calls of 4: 4 kept, 2 left out
+--   pp 4: 8, 4                 calls of 4: both kept
+-- 6 layouts without it, 5 with 4 a call; with 3 a call the pp 1 two.
+local rule = { model = "llama3-8b", gpu = "h100-sxm", gpus = 16, seq = 4096, global_batch = 32,
+               tp_max = 1, pp_max = 4, micro_batch = { 1, 2 }, recompute = { "full" },
+               schedule = { "1f1b" }, top = 100, bound = false, scaling = false }
+local function layouts(x) return gp.sweep(t.with(rule, x)).stats["h100-sxm"].layouts end
+t.is(layouts(), 6, "plan: 6 layouts")
+t.is(layouts { pp_microbatches = 4 }, 5, "plan, 4 a call: pp 2 at mb 2 (2 a step) left out")
+t.is(layouts { pp_microbatches = 3 }, 2, "plan, 3 a call: the pp 1 layouts only")
