@@ -2202,11 +2202,12 @@ opt { name = "dp_bucket", type = "number", metavar = "N", commands = "train plan
   kind = "count", range = { 0, 1e15 },
   default = "0 (each stage's once-a-step gradient reduction and parameter gather in one "
     .. "collective)",
-  help = "elements in each of the once-a-step data-parallel gradient reduce-scatters and "
+  help = "elements in each of the once-a-step data-parallel gradient reductions (reduce-"
+    .. "scatters, or all-reduces where the step all-reduces, as DDP at ZeRO 0) and "
     .. "distributed-optimizer parameter all-gathers, one collective a bucket, each paying "
     .. "its latency (apex DistributedFusedAdam, as NeMo 1.x runs it: bucket_cap_mb 100 over "
-    .. "the gradient-sync dtype, 26214400 fp32 elements); 0 prices each stage's in one "
-    .. "message",
+    .. "the gradient-sync dtype, 26214400 fp32 elements; validate's nanotron profile: one "
+    .. "gradient tensor a bucket); 0 prices each stage's in one message",
   suggest = { "bucket_cap_mb", "dp_bucket_size", "bucket_size" } }
 -- NeMo's fp8_params under its distributed_fused_adam (engine/train.c
 -- phase_post): the Float8Tensor weights' buckets sync in uint8.
