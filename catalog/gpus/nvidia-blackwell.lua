@@ -338,7 +338,7 @@ gpu {
   -- precisions' clock and the wider K96 FP4 MMA does not show.  So the
   -- B300's FP4 rate is Blackwell's measured FP4 / FP8 proportion (B200:
   -- DeepGEMM's FP4 GEMM 5702 at 8192^3 against the FP8 MAMF 3432.5,
-  -- 1.661) x 0.995 on the B300's own measured FP8 MAMF, 3353.3: 5543
+  -- 1.661) x 0.995 on the B300's own measured FP8 MAMF, 3353.3: 5544
   -- TFLOP/s, 0.440 of the stored 12600.  (The Azure FP4 rate over the
   -- FP8-derived sustained factor 0.80 is not used: on GB200's Azure FP4
   -- row that step gives 7627.6 / 0.80 = 9535, 0.95 of 10000, where
@@ -359,7 +359,7 @@ gpu {
           .. "die's measured FP4 gain over its FP8 gain on one harness (Azure "
           .. "cuBLASLt, 16384^3, 10,000 warm-up iterations: GB300/GB200 FP4 "
           .. "8640.3 / 7627.6 = 1.133 against FP8 3308.5 / 2906.9 = 1.138, 0.995) "
-          .. "= 5543 TFLOP/s = 0.44 of 12600 (before: fp8's 0.75 copied, "
+          .. "= 5544 TFLOP/s = 0.44 of 12600 (before: fp8's 0.75 copied, "
           .. "unmeasured); hbm as the blackwell arch (not measured)",
     source = "stas00/ml-engineering compute/accelerator/README.md, Maximum "
           .. "Achievable Matmul FLOPS table (B300, B200); fp4: deepseek-ai/DeepGEMM "
