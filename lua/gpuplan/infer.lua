@@ -4417,11 +4417,7 @@ function M.gpus_for(a, target, itl_limit, ttft_limit)
   for key, v in pairs(a) do k[key] = v end
   k.gpus, k.batch, k.concurrency = c.tp * c.pp, b, nil
   local okr, r = pcall(M.infer, k)
-  -- the limit bounds one prompt's prefill (what the replica's layout
-  -- sets, whatever the batch): at a batch in flight gp.infer's ttft_s is
-  -- the loaded TTFT (engine/infer_run.c loaded_ttft), one prompt's kept
-  -- as ttft_one_s
-  if okr and r.fits and r.ttft_loaded then r.ttft_s = r.ttft_one_s end
+  if okr and r.fits then r.ttft_s = M.plan_ttft(r) end
   if ttft_limit and okr and r.fits and r.ttft_s > ttft_limit then
     error(string.format("infer: no replica meets TTFT %.3g ms (%s: one prompt's prefill takes %.3g ms)",
       ttft_limit * 1e3, M.replica_layout(c.tp, c.pp), r.ttft_s * 1e3), 2)
@@ -4432,6 +4428,16 @@ function M.gpus_for(a, target, itl_limit, ttft_limit)
            ttft_s = okr and r.fits and r.ttft_s or nil,
            cost_per_mtok = c.price and tps > 0 and core().cost_per_mtok(c.price, g, tps) or nil,
            defaults = info.defaults }
+end
+
+-- The TTFT a target's ttft_max bounds and its plan reports, of gp.infer's
+-- result r: one prompt's prefill (what the replica's layout sets, whatever
+-- the batch).  At a batch in flight gp.infer's ttft_s is the loaded TTFT
+-- (engine/infer_run.c loaded_ttft), one prompt's kept as ttft_one_s.  The
+-- one rule for M.gpus_for (`infer --target`) and gp.infer_plan's TP
+-- replicas (serve.lua).
+function M.plan_ttft(r)
+  return r.ttft_loaded and r.ttft_one_s or r.ttft_s
 end
 
 -- A TP replica's name in a target's table: "TP4", "TP8 PP2" (the CLI's

@@ -1456,12 +1456,11 @@ local function replicas(b, model, target, itl, ttft)
       layout = require("gpuplan.infer").replica_layout(r.tp, r.pp), batch = g.batch,
       -- the mean ITL the limit bounds (itl_load_s), as the MoE plan's
       tokens_per_s = r.tokens_per_s, per_gpu = r.per_gpu, itl_s = r.itl_load_s,
-      -- and the TTFT the limit bounds, one prompt's prefill (gpus_for's,
-      -- which `infer --target` prints): at the batch in flight gp.infer's
-      -- ttft_s is the loaded TTFT (ttft_loaded), which read 84 ms here for
-      -- Llama 3 8B on an H100 at batch 335 where the limit passed and the
-      -- CLI's table printed 28 ms
-      ttft_s = r.ttft_loaded and r.ttft_one_s or r.ttft_s,
+      -- and the TTFT the limit bounds, one prompt's prefill (infer.lua
+      -- M.plan_ttft, which `infer --target` prints): gp.infer's loaded
+      -- TTFT at the batch read 84 ms here for Llama 3 8B on an H100 at
+      -- batch 335 where the limit passed and the CLI's table printed 28 ms
+      ttft_s = require("gpuplan.infer").plan_ttft(r),
       cost_per_mtok = r.cost_per_mtok, currency = r.currency,
       target = target, itl_max = itl, ttft_max = ttft, result = r })
 end
