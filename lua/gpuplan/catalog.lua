@@ -765,6 +765,14 @@ local function load_file(cat, path, layer, errs, spent)
     end
     return stop(line, rest)
   end
+  -- A field stated twice in one entry (Lua keeps the last in silence;
+  -- files.lua_duplicate).  A user's file only: the built-in catalog's are
+  -- checked by the tests (tests/cli/harden81.t), and the walk costs every
+  -- command some 20 ms over all of them.
+  if not spent.builtin then
+    local dline, dmsg = files.lua_duplicate(sources[path])
+    if dline then problem(errs, path, dline, dmsg) end
+  end
   local function whole_time()
     return over_budget(spent,
       "the catalog files together run more than %d instructions or %g s",

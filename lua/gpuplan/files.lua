@@ -215,4 +215,139 @@ function M.write(path, data)
   return true
 end
 
+-- The first field that one table constructor of Lua source src states
+-- twice, as line, message ("gpu: field 'peak.bf16' stated twice in one
+-- table (first at line 9); ..."), or nil.  Lua keeps the last value of a
+-- repeated key in a constructor and says nothing (Lua 5.4 manual 3.4.9:
+-- "If the same key appears more than once ... the value is the last one";
+-- a table built by a constructor calls no __newindex), so a catalog entry
+-- that states mem_bw = "3.35TB/s" and, lines below, mem_bw = "2TB/s" was
+-- priced at the second in silence, and a bad second value was said at
+-- the first one's line.  src has compiled (it is valid Lua): the walk
+-- follows comments, strings and brackets, and takes a key where a
+-- constructor's field starts ("name =" or ["name"] = after "{", "," or
+-- ";"); a function's body inside a table is code, not fields.
+local OPENS = { ["function"] = true, ["if"] = true, ["do"] = true, ["repeat"] = true }
+function M.lua_duplicate(src)
+  local nl = {}
+  for at in src:gmatch("()\n") do nl[#nl + 1] = at end
+  local function line_of(at)
+    local lo, hi = 1, #nl
+    while lo <= hi do
+      local mid = (lo + hi) // 2
+      if nl[mid] < at then lo = mid + 1 else hi = mid - 1 end
+    end
+    return lo
+  end
+  -- The open brackets, innermost last: kind "table", "paren", "bracket"
+  -- or "block" (function, if, do, repeat: code); a table's keys (key ->
+  -- line), its field path (a table that is a field's value) and the
+  -- constructor it was handed to ("gpu").
+  local stack = { { kind = "top" } }
+  local want_key = false -- a table's field may start here
+  local prev_name, prev_key -- the Name just read; the key whose "=" was just read
+  local pos, n = 1, #src
+  -- the position after the long bracket opened at at ("[==["), or nil
+  local function long_close(at)
+    local eq = src:match("^%[(=*)%[", at)
+    if not eq then return nil end
+    local _, e = src:find("]" .. eq .. "]", at + #eq + 2, true)
+    return e and e + 1 or n + 1
+  end
+  -- a key of the open table at s; the message when it is there already
+  local function key(top, name, s)
+    local at = line_of(s)
+    local first = top.keys[name]
+    if first then
+      local entry = top.ctor or ""
+      if top.ctor and top.root.id then entry = entry .. " '" .. top.root.id .. "'" end
+      return at, string.format("%sfield '%s' stated twice in one table (%s); Lua keeps "
+        .. "the last in silence: state it once", top.ctor and (entry .. ": ") or "",
+        (top.path and top.path .. "." or "") .. name,
+        first == at and "twice on this line" or ("first at line " .. first))
+    end
+    top.keys[name] = at
+    prev_key = name
+    -- the entry's id, where it is a plain string, for the message
+    if name == "id" and top.root == top then
+      top.id = src:match('^%s*=%s*"([%w_%.%-/]+)"', pos) or src:match("^%s*=%s*'([%w_%.%-/]+)'", pos)
+    end
+  end
+  while pos <= n do
+    local s, _, c = src:find("([%-\"'%[%]{}%(%),;=%w_])", pos)
+    if not s then return nil end
+    pos = s + 1
+    local top = stack[#stack]
+    local key_here = want_key and top.kind == "table"
+    local name_before, key_before = prev_name, prev_key
+    prev_name, prev_key, want_key = nil, nil, false
+    if c == "-" then
+      if src:sub(s + 1, s + 1) == "-" then
+        pos = src:sub(s + 2, s + 2) == "[" and long_close(s + 2)
+          or (src:find("\n", s + 2, true) or n) + 1
+      end
+    elseif c == '"' or c == "'" then
+      local e = s + 1
+      while true do
+        local q = src:find("[\\" .. c .. "\n]", e)
+        if not q then return nil end
+        if src:byte(q) == 92 then e = q + 2 else e = q break end
+      end
+      pos = e + 1
+    elseif c == "[" then
+      local close = long_close(s)
+      local k, e = src:match("^%[%s*[\"']([%a_][%w_]*)[\"']%s*%]%s*()=", s)
+      if close then
+        pos = close
+      elseif key_here and k and src:sub(e + 1, e + 1) ~= "=" then
+        pos = e + 1
+        local at, msg = key(top, k, s)
+        if at then return at, msg end
+      else
+        stack[#stack + 1] = { kind = "bracket" }
+      end
+    elseif c == "]" or c == ")" or c == "}" then
+      if #stack > 1 then stack[#stack] = nil end
+    elseif c == "(" then
+      stack[#stack + 1] = { kind = "paren", ctor = top.kind ~= "table" and name_before or nil }
+    elseif c == "{" then
+      local path
+      if top.kind == "table" and key_before then
+        path = (top.path and top.path .. "." or "") .. key_before
+      end
+      local ctor = top.ctor
+      if top.kind ~= "table" then ctor = name_before or top.ctor end
+      local t = { kind = "table", keys = {}, path = path, ctor = ctor }
+      t.root = top.kind == "table" and top.root or t
+      stack[#stack + 1] = t
+      want_key = true
+    elseif c == "," or c == ";" then
+      want_key = top.kind == "table"
+    elseif c == "=" then
+      if src:sub(s + 1, s + 1) == "=" then
+        pos = s + 2
+      else
+        prev_key = key_before
+      end
+    elseif c:match("%d") then
+      pos = src:find("[^%w_%.]", s) or n + 1
+    else
+      local word, e = src:match("^([%a_][%w_]*)()", s)
+      pos = e
+      if OPENS[word] then
+        stack[#stack + 1] = { kind = "block" }
+      elseif (word == "end" or word == "until") and top.kind == "block" then
+        stack[#stack] = nil
+      end
+      prev_name = word
+      local eq = src:match("^%s*()=", e)
+      if key_here and eq and src:sub(eq + 1, eq + 1) ~= "=" then
+        local at, msg = key(top, word, s)
+        if at then return at, msg end
+      end
+    end
+  end
+  return nil
+end
+
 return M
