@@ -1060,6 +1060,16 @@ local function check_entries(cat, errs)
           m.params_b, n), 0)
       end
     end)
+    -- active_params_b is the published share of params_b a token runs
+    -- through (an MoE's routed experts and the rest): more than the total
+    -- is a wrong field, which the listing printed as the model's size.
+    try(m, function()
+      if m.active_params_b and m.active_params_b > m.params_b then
+        error(string.format("field 'active_params_b': %.4g B, more than params_b (%.4g B): "
+          .. "the parameters a token runs through are a part of the total",
+          m.active_params_b, m.params_b), 0)
+      end
+    end)
   end
   local roofline = require "gpuplan.roofline"
   -- An arch's fractions and launch overheads, as its GPUs' devices carry
