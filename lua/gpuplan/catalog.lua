@@ -631,7 +631,14 @@ local function file_env(cat, path, layer, errs, spent)
 
   -- Constructors return nothing, so a file cannot edit a checked entry.
   local function constructor(ctor)
-    return function(t)
+    return function(t, ...)
+      -- gpu({...}, {...}): the second entry was dropped in silence
+      if select("#", ...) > 0 then
+        problem(errs, path, caller_line(path), string.format("%s{...} takes one table, got %d "
+          .. "arguments (one entry a call: %s {...} %s {...})", ctor, select("#", ...) + 1,
+          ctor, ctor))
+        return
+      end
       spent.entries = spent.entries + 1
       if spent.entries > budget.entries then
         error(string.format("%s:%d: %s", path, caller_line(path), over_budget(spent,
