@@ -69,6 +69,16 @@ end
 -- cannot find.
 function M.json_error(path, text, msg)
   msg = tostring(msg):match("^[^\n]*")
+  -- an empty file, or one of blanks, decodes to the end at once
+  -- ("Expected value but found T_END"); a byte-order mark is no JSON
+  -- value ("invalid token" at column 1)
+  if type(text) == "string" and text:match("^%s*$") then
+    return string.format("%s:1: the file is empty (no JSON value)", path)
+  end
+  if type(text) == "string" and text:sub(1, 3) == "\239\187\191" then
+    return string.format("%s:1: invalid JSON: the file starts with a UTF-8 byte-order mark "
+      .. "(save it without one)", path)
+  end
   local n = tonumber(msg:match(" at character (%d+)$"))
   if not n then return string.format("%s: invalid JSON: %s", path, msg) end
   local before = text:sub(1, n - 1)

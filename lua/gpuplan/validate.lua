@@ -1086,7 +1086,13 @@ function read_cases(path, seen, at)
   at.text = text_
   -- cjson decodes [] and {} alike: ask the text.
   if type(data) ~= "table" or not text_:match("^%s*%[") then
-    error(string.format("%s: expected a JSON array of cases", path), 0)
+    -- where the value starts, and what it is: a case written alone as
+    -- an object ({"id": ...}) is the usual one
+    local lead = text_:match("^%s*")
+    error(string.format("%s:%d: expected a JSON array of cases ([{...}, ...]), got %s", path,
+      select(2, lead:gsub("\n", "")) + 1,
+      type(data) == "table" and "an object (one case? put it in [ ])"
+        or data == cjson.null and "null" or ("a " .. type(data))), 0)
   end
   -- Every element is a case object, null included: stripping nulls first
   -- left a hole, and [null, {...}] read as no cases at all.

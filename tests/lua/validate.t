@@ -43,7 +43,7 @@ t.raises(function() v.read(V .. "inf_value.json") end,
   "inf_value.json:1: case 'inf-value': field 'measured.value': must be a positive finite number",
   "1e999 overflows to infinity: refused", true)
 t.raises(function() v.read(V .. "object.json") end,
-  "object.json: expected a JSON array of cases", "an empty object is not an empty array", true)
+  "object.json:1: expected a JSON array of cases ([{...}, ...]), got an object", "an empty object is not an empty array", true)
 t.is(#v.read(V .. "empty.json"), 0, "an empty array is no cases")
 t.raises(function() v.read(V .. "duplicate.json") end,
   "duplicate.json:2: case 'twice' (case 2) repeats the id of case 1", "duplicate id named", true)
