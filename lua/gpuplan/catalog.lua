@@ -1044,6 +1044,17 @@ local function check_entries(cat, errs)
       -- 'params_b': ...", "moe.top_k must be ...", "kv_heads (3) must
       -- divide ..."), where the entry spells it
       local field = msg:match("^field '([^']+)'") or msg:match("^([%a_][%w_.]*) ")
+      -- the engine's device and link checks name the field after what
+      -- they check ("device mem_bw must be ...", "device has no compute
+      -- peak", "scale-up latency must be ..."): said at the entry's first
+      -- line, the field some lines below
+      if field == "device" then
+        field = msg:match("^device has no compute peak") and "peak"
+          or msg:match("^device ([%a_][%w_.]*)")
+      elseif entry._kind == "fabric" then
+        local w = msg:match("^scale%-%a+ (%a+) must")
+        field = ({ bandwidth = "bw", latency = "latency", achievable = "achievable" })[w] or field
+      end
       problem(errs, entry._file, field_line(entry._file, entry._line, field), label .. msg)
       entry._bad = true
     end
