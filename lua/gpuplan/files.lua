@@ -295,6 +295,8 @@ function M.lua_duplicate(src)
       if src:sub(s + 1, s + 1) == "-" then
         pos = src:sub(s + 2, s + 2) == "[" and long_close(s + 2)
           or (src:find("\n", s + 2, true) or n) + 1
+        -- a comment is not a token: a field may still start after it
+        prev_name, prev_key, want_key = name_before, key_before, key_here
       end
     elseif c == '"' or c == "'" then
       local e = s + 1
