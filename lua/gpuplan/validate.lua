@@ -936,7 +936,9 @@ local function at_line(err, path, text, i, lines)
   if not lines then ok, lines = pcall(case_lines, text) end
   local l = ok and lines[i]
   if not l then return err end
-  local field = err:match(": field '([^']+)'")
+  -- "unknown kind 'trian'" names no field but is the kind's (it was put
+  -- at the case's first line, the kind some lines below)
+  local field = err:match(": field '([^']+)'") or (err:find(": unknown kind ", 1, true) and "kind")
   -- A list's element ("parallel.recompute_modules[2]", "a.b[1].c") is
   -- found at its list's key: the scan keeps objects' keys alone, and
   -- the case's first line named no field.  Else the nearest enclosing
