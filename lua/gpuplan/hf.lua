@@ -899,6 +899,12 @@ end
 -- Build a catalog model entry from a decoded config (see the header).
 local function convert(cfg, file, opts)
   if type(cfg) ~= "table" or cfg[1] ~= nil then
+    -- at the line its value starts on, as a case file's top level is
+    local t = type(texts[file]) == "string" and texts[file]
+    if t then
+      error(string.format("%s:%d: top level is not a JSON object (a config.json is one {...})",
+        file, select(2, t:match("^%s*"):gsub("\n", "")) + 1), 0)
+    end
     fail(file, "top level is not a JSON object")
   end
   local notes = {}

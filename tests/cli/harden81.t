@@ -228,6 +228,13 @@ sub case_refused {
     ($c, $o, $e) = run_gp('model', 'import', $cfg);
     is($c, 1, 'model import of an empty config.json: exit 1');
     like($e, qr/\Q$cfg\E:1: the file is empty/, 'its file and line') or diag $e;
+    # fix: a config.json that is an array: at its line (was "FILE: top
+    # level is not a JSON object", no line)
+    $cfg = case_file("\n[1, 2]\n");
+    ($c, $o, $e) = run_gp('model', 'import', $cfg);
+    is($c, 1, 'model import of an array: exit 1');
+    like($e, qr/^gpuplan: \Q$cfg\E:2: top level is not a JSON object \(a config\.json is one \{\.\.\.\}\)$/m,
+         'its file and line') or diag $e;
 
     # fix: the case id: empty (a row with no name, no --explain), a control
     # character (a newline broke the text table's row)
