@@ -817,6 +817,29 @@ double infer_prefill_wait(double fin, const double *k, const double *t,
 double infer_prompt_share(double prompts, double len, double steps,
                           double room);
 
+/* The TTFT of a request that joins a steady state of decodes: the one
+ * rule gp.infer's chunked-prefill engines (infer_run.c loaded_ttft) and
+ * the MoE serving model's colocated instances (serve_plan.c coloc_loaded)
+ * take.  The request waits the mean residual of the step in flight,
+ * E[T^2] / (2 E[T]) over the steady state's steps -- a share f carrying
+ * prompt tokens at tc s each, the others at td -- then runs its P prompt
+ * tokens in n = ceil(P / room) steps (room: the prompt tokens a step
+ * takes beside its decodes, the budget less them), each at tc, or where
+ * its chunk P / n is more than the k prompt tokens tc was priced at,
+ * price(ctx, P / n) (NULL: tc).  out: ttft = wait + steps x step; all 0
+ * where there is no room or no prompt (the caller keeps one prompt's). */
+typedef int (*infer_chunk_step)(void *ctx, double chunk, double *t,
+                                gp_error *err);
+typedef struct infer_loaded {
+	double ttft;          /* s, wait + steps x step; 0: not priced */
+	double wait;          /* s, the mean residual of the step in flight */
+	double steps;         /* the steps the prompt runs in */
+	double step;          /* s, each of them */
+} infer_loaded;
+int infer_loaded_ttft(double P, double room, double f, double tc,
+                      double td, double k, infer_chunk_step price,
+                      void *ctx, infer_loaded *out, gp_error *err);
+
 /* Times a decode step's attention reads the KV cache of a rank: under
  * kv_per_qhead (a per-query-head decode attention kernel, infer.c
  * mmha_decode) the query

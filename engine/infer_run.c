@@ -1547,11 +1547,12 @@ double infer_burst_preempt_ttft(double N, double S, double K, double L,
 	return t;
 }
 
-/* The TTFT of a request that joins a chunked-prefill engine's steady
- * state (c->chunked, more than one request a replica, no burst): what a
- * client keeping N requests in flight measures, not one prompt's prefill
- * on an idle replica.  vLLM V1's scheduler (vllm/v1/core/sched/
- * scheduler.py, Scheduler.schedule) starts each step from "token_budget =
+/* The TTFT of a request that joins a steady state of decodes (the one
+ * rule gp.infer's chunked-prefill engines and the MoE serving model's
+ * colocated instances take: infer.h infer_loaded_ttft).  What a client
+ * keeping N requests in flight measures, not one prompt's prefill on an
+ * idle replica.  vLLM V1's scheduler (vllm/v1/core/sched/scheduler.py,
+ * Scheduler.schedule) starts each step from "token_budget =
  * self.max_num_scheduled_tokens" (max_num_batched_tokens), schedules "#
  * First, schedule the RUNNING requests." -- each decode's token, "token_
  * budget -= num_new_tokens" -- and only then "# Next, schedule the
@@ -1561,37 +1562,81 @@ double infer_burst_preempt_ttft(double N, double S, double K, double L,
  * - waits for the step in flight to end: a step boundary is a renewal
  *   point, and an arrival at a random time waits the mean residual
  *   E[T^2] / (2 E[T]) of the steps (half a step where they are all
- *   alike), over the mixed steps' share f at tc and the others at itl;
- * - then runs its prompt in n = ceil(P / room) steps, room =
- *   max_num_tokens - dm the budget the step's dm decodes leave, each a
- *   mixed step of dm decodes and at least its own chunk P / n (at the
- *   steady state's k prompt tokens where those are more: mixed_step, the
- *   step mixed_steps prices), its first token coming with the last.
- * SGLang's mixed chunk and TensorRT-LLM's in-flight batching (the
- * engines c->chunked holds) schedule the running decodes before the
- * context chunks alike.  Under the budget-bound state (dm = D, room = k)
- * the same rule holds; the wait for a slot there is the client's
- * (concurrency above the KV's batch waits in the queue, queue_note). */
+ *   alike), over the share f of the steps that carry prompt tokens, at
+ *   tc each, and the others at td;
+ * - then runs its prompt in n = ceil(P / room) steps, room the budget a
+ *   step leaves its chunk, each a step of at least its own chunk P / n
+ *   (at the steady state's k prompt tokens where those are more: tc; a
+ *   larger chunk is priced by price), its first token coming with the
+ *   last. */
+int infer_loaded_ttft(double P, double room, double f, double tc,
+                      double td, double k, infer_chunk_step price,
+                      void *ctx, infer_loaded *out, gp_error *err)
+{
+	double n, q, tq = tc, mean, res;
+
+	if (!out)
+		return gp_fail(err, "infer_loaded_ttft: NULL output");
+	memset(out, 0, sizeof *out);
+	if (!(room > 0.0) || !(P > 0.0))
+		return GP_OK;
+	f = fmin(1.0, fmax(0.0, f));
+	n = ceil(P / room - 1e-9);
+	q = P / n;
+	if (q > k && price && price(ctx, q, &tq, err) != GP_OK)
+		return GP_EINVAL;
+	mean = (1.0 - f) * td + f * tc;
+	if (!(mean > 0.0))
+		return GP_OK;
+	res = ((1.0 - f) * td * td + f * tc * tc) / (2.0 * mean);
+	out->wait = res;
+	out->steps = n;
+	out->step = tq;
+	out->ttft = res + n * tq;
+	return GP_OK;
+}
+
+/* gp.infer's chunked-prefill engine (c->chunked, more than one request a
+ * replica, no burst): the step of a chunk beside the step's dm decodes is
+ * mixed_step's, the step mixed_steps prices. */
+typedef struct loaded_ctx {
+	const gp_model *m;
+	const roof_device *d;
+	const infer_cfg *c;
+	double dm, cavg, n_off;
+} loaded_ctx;
+
+static int loaded_step(void *ctx, double q, double *t, gp_error *err)
+{
+	const loaded_ctx *x = ctx;
+
+	return mixed_step(x->m, x->d, x->c, x->dm, q, x->cavg, x->n_off, t,
+	                  err);
+}
+
+/* room = max_num_tokens - dm, the budget the step's dm decodes leave;
+ * SGLang's mixed chunk and TensorRT-LLM's in-flight batching (the engines
+ * c->chunked holds) schedule the running decodes before the context
+ * chunks alike.  Under the budget-bound state (dm = D, room = k) the same
+ * rule holds; the wait for a slot there is the client's (concurrency
+ * above the KV's batch waits in the queue, queue_note). */
 static int loaded_ttft(const gp_model *m, const roof_device *d,
                        const infer_cfg *c, double dm, double k, double f,
                        double tc, double itl, double cavg, double n_off,
                        infer_result *r, double *ttft, gp_error *err)
 {
-	double P = infer_new_prompt(c), room = c->max_num_tokens - dm;
-	double n, q, tq = tc, mean, res;
+	loaded_ctx x = { m, d, c, dm, cavg, n_off };
+	infer_loaded lt;
 
-	if (!(room > 0.0) || !(P > 0.0))
-		return GP_OK;
-	n = ceil(P / room - 1e-9);
-	q = P / n;
-	if (q > k && mixed_step(m, d, c, dm, q, cavg, n_off, &tq, err) != GP_OK)
+	if (infer_loaded_ttft(infer_new_prompt(c), c->max_num_tokens - dm, f,
+	                      tc, itl, k, loaded_step, &x, &lt, err) != GP_OK)
 		return GP_EINVAL;
-	mean = (1.0 - f) * itl + f * tc;
-	res = ((1.0 - f) * itl * itl + f * tc * tc) / (2.0 * mean);
-	*ttft = res + n * tq;
-	r->ttft_wait = res;
-	r->ttft_steps = n;
-	r->ttft_step = tq;
+	if (!(lt.ttft > 0.0))
+		return GP_OK;
+	*ttft = lt.ttft;
+	r->ttft_wait = lt.wait;
+	r->ttft_steps = lt.steps;
+	r->ttft_step = lt.step;
 	return GP_OK;
 }
 
