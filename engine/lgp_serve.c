@@ -600,6 +600,12 @@ static void lgp_pushserve(lua_State *L, const serve_result *r)
 	lgp_setnum(L, "ttft_steps", r->ttft_steps);
 	if (r->ttft_one > 0.0)
 		lgp_setnum(L, "ttft_one", r->ttft_one);
+	if (r->ttft_loaded) {
+		lgp_setbool(L, "ttft_loaded", 1);
+		lgp_setnum(L, "ttft_wait", r->ttft_wait);
+		lgp_setnum(L, "ttft_step", r->ttft_step);
+		lgp_setnum(L, "ttft_one_steps", r->ttft_one_steps);
+	}
 	lgp_setnum(L, "prefill_tokens", r->prefill_tokens);
 	lgp_setnum(L, "kv_transfer", r->kv_transfer);
 	lgp_setnum(L, "prefill_share", r->prefill_share);

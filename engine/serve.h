@@ -360,12 +360,25 @@ typedef struct serve_result {
 	double ttft;          /* s, the prompt's prefill steps (+ the KV
 	                         transfer) */
 	double ttft_one;      /* s, colocated burst (base.requests, sent at
-	                         once): one prompt's prefill steps, ttft then
-	                         the burst's mean (infer_burst_ttft); 0
-	                         otherwise */
+	                         once) or under load (ttft_loaded): one
+	                         prompt's prefill steps, ttft then the burst's
+	                         mean (infer_burst_ttft) or the loaded TTFT;
+	                         0 otherwise */
 	double ttft_steps;    /* the prefill steps of ttft (serve_plan.c
 	                         prompt_steps: the prompt's new tokens over
-	                         prefill_tokens, at least one) */
+	                         prefill_tokens, at least one); where
+	                         ttft_loaded, the steps its prompt runs in
+	                         under the load (infer_loaded_ttft) */
+	int ttft_loaded;      /* 1: ttft is the steady state's under load
+	                         (colocated, more than one sequence an
+	                         instance, no burst: serve_plan.c
+	                         coloc_loaded); ttft_one then one prompt's
+	                         prefill steps, ttft_one_steps of them */
+	double ttft_wait;     /* s, where ttft_loaded: the mean residual of
+	                         the step in flight at the arrival */
+	double ttft_step;     /* s, where ttft_loaded: each of ttft_steps */
+	double ttft_one_steps; /* where ttft_loaded: one prompt's prefill
+	                         steps (prompt_steps) */
 	double prefill_tokens; /* the prompt tokens of one of those steps an
 	                         attention group (the cfg's, as priced) */
 	double kv_transfer;   /* s, one request's KV to the decode pool */

@@ -675,10 +675,76 @@ static void cost(const serve_cfg *c, serve_result *r)
 						    r->tokens_per_s);
 }
 
+/* The TTFT of a request that joins a colocated instance's steady state
+ * (more than one sequence an instance, decode steps, no burst): gp.infer's
+ * rule (infer.h infer_loaded_ttft, the same function), the request
+ * waiting the residual of the instance's step in flight, then its
+ * prompt's steps at the budget a step leaves.  The steady state's steps,
+ * as the instance's tokens/s prices them:
+ * - mixed (vLLM V1, TensorRT-LLM: prompt_share): a share eager_steps of
+ *   the decode steps carries a chunk somewhere in the instance (chunk_
+ *   steps), each the mixed step of B decodes and a full chunk of
+ *   prefill_tokens (serve_mixed_time) off the CUDA graph (eager_cost's
+ *   step), the others the decode step.  The chunk's room is prefill_
+ *   tokens less the attention group's decode tokens: vLLM's budget holds
+ *   the decodes first (infer_run.c loaded_ttft), and SGLang's mixed chunk
+ *   alike -- its scheduler passes "running_bs if self.is_mixed_chunk else
+ *   0" as PrefillAdder's mixed_with_decode_tokens, and "self.rem_chunk_
+ *   tokens -= mixed_with_decode_tokens" (sgl-project/sglang python/sglang/
+ *   srt/managers/schedule_policy.py, PrefillAdder.__init__);
+ * - a prefill step of its own (SGLang without --enable-mixed-chunk): the
+ *   scheduler runs a waiting prompt before the next decode ("new_batch =
+ *   self.get_new_batch_prefill()", scheduler.py get_next_batch_to_run,
+ *   the chunked request first: "self.chunked_req = adder.add_chunked_
+ *   req(self.chunked_req)"), so its chunks run in back-to-back prefill
+ *   steps of prefill_tokens (o->pst), room the whole chunk; the steady
+ *   state's prefill steps are x = B a P / (steps prefill_tokens) a
+ *   decode step (an attention group's B a prompts of P tokens over its
+ *   steps decode steps, coloc_stall times that with DP attention's
+ *   ranks each prefilling on its own), a share x / (1 + x) of the steps,
+ *   the decode steps at st + eager (the mean the tokens/s takes).
+ * Each of the prompt's steps is the steady state's chunk step (a chunk of
+ * prefill_tokens: its own P / n is never more), so no price is passed. */
+static int coloc_loaded(const gp_model *m, const roof_device *d,
+                        const serve_cfg *c, const serve_layout *L,
+                        const dec *o, infer_loaded *lt, gp_error *err)
+{
+	double a = L->dp_attention ? 1.0 : L->tp, P, steps, f, tc, td, room;
+	serve_step mx;
+
+	memset(lt, 0, sizeof *lt);
+	if (!(o->B * L->tp > 1.0 + 1e-9) || c->base.output <= 1 ||
+	    o->ttft_burst > 0.0)
+		return GP_OK;
+	P = infer_new_prompt(&c->base);
+	steps = (c->base.output - 1.0) / o->accept;
+	if (c->mixed) {
+		if (serve_mixed_time(m, d, c, L, o->B, c->prefill_tokens, &mx,
+		                     err))
+			return GP_EINVAL;
+		f = o->eager_steps;
+		tc = mx.time + (o->eager_steps > 0.0 ?
+		                o->eager / o->eager_steps : 0.0);
+		td = o->st.time;
+		room = c->prefill_tokens - o->B * a * (1.0 + c->mtp);
+	} else {
+		double x = o->B * a * P / (steps * c->prefill_tokens) *
+			coloc_stall(c, L, o->B, o->accept);
+
+		f = x / (1.0 + x);
+		tc = o->pst.time;
+		td = o->st.time + o->eager;
+		room = c->prefill_tokens;
+	}
+	return infer_loaded_ttft(P, room, f, tc, td, c->prefill_tokens, NULL,
+	                         NULL, lt, err);
+}
+
 static int colocated(const gp_model *m, const roof_device *d,
                      const serve_cfg *c, serve_result *r, gp_error *err)
 {
 	dec o;
+	infer_loaded lt;
 
 	if (decode_side(m, d, c, &c->decode, 1, &o, err))
 		return GP_EINVAL;
@@ -706,6 +772,19 @@ static int colocated(const gp_model *m, const roof_device *d,
 	if (o.ttft_burst > 0.0) {
 		r->ttft_one = r->ttft;
 		r->ttft = o.ttft_burst;
+	}
+	/* a steady load: the TTFT of a request joining it, one prompt's
+	 * steps kept as ttft_one */
+	if (coloc_loaded(m, d, c, &c->decode, &o, &lt, err))
+		return GP_EINVAL;
+	if (lt.ttft > 0.0) {
+		r->ttft_one = r->ttft;
+		r->ttft_one_steps = r->ttft_steps;
+		r->ttft = lt.ttft;
+		r->ttft_loaded = 1;
+		r->ttft_wait = lt.wait;
+		r->ttft_steps = lt.steps;
+		r->ttft_step = lt.step;
 	}
 	r->prefill_share = o.share;
 	r->prefill_experts = o.share_ep;

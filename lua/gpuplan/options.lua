@@ -2983,7 +2983,8 @@ opt { name = "ttft_max", type = "number", metavar = "MS", commands = "infer",
   -- checked where infer reads it, (0, 3600000] ms, as --itl-max
   variants = { infer = { type = "string" } },
   help = "every request's TTFT within MS milliseconds (or a time with its unit: 500ms, "
-    .. "0.5s), the TTFT the tables show: a TP "
+    .. "0.5s), one prompt's TTFT (the tables' \"TTFT (one prompt)\" or \"TTFT (full prefill "
+    .. "steps)\", not the TTFT under load beside it): a TP "
     .. "replica's prefill of one prompt (its part the prefix cache does not hold), a MoE "
     .. "serving instance's prefill steps (--prefill-tokens a step: a longer prompt takes "
     .. "ceil(its tokens / prefill-tokens) of them), disaggregated plus the KV "

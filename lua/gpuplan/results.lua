@@ -411,9 +411,10 @@ field("ttft_s", "s", "time to first token, without queueing: one prompt's prefil
   .. "them), plus kv_transfer_s where disaggregated; a burst (requests, more than one a "
   .. "replica, no concurrency below them): the mean over its requests of each's time to its "
   .. "first token, behind the prompts ahead of it; a steady concurrency of more than one a "
-  .. "replica on a chunked-prefill engine (ttft_loaded): the TTFT under that load, "
-  .. "ttft_wait_s + ttft_steps x ttft_step_s (a concurrency split unevenly, batch_split: the "
-  .. "mean over the requests of both groups', the parts the busier replicas')",
+  .. "replica on a chunked-prefill engine, or more than one sequence a colocated MoE serving "
+  .. "instance (ttft_loaded): the TTFT under that load, ttft_wait_s + ttft_steps x ttft_step_s "
+  .. "(a concurrency split unevenly, batch_split: the mean over the requests of both groups', "
+  .. "the parts the busier replicas'; gp.infer_plan's: one prompt's, what its ttft_max bounds)",
   "infer infer_plan")
 field("ttft_one_s", "s", "a burst's (requests) TTFT without the burst, what ttft_s is without "
   .. "requests (one prompt's prefill alone; MoE serving: its full prefill steps); under a "
@@ -421,7 +422,12 @@ field("ttft_one_s", "s", "a burst's (requests) TTFT without the burst, what ttft
   .. "otherwise", "infer")
 field("ttft_loaded", "", "true where ttft_s is the steady state's TTFT under load: a "
   .. "chunked-prefill engine, more than one request a replica, no burst (vLLM V1's scheduler: "
-  .. "the running decodes first, the waiting prompts' chunks in the budget left)", "infer")
+  .. "the running decodes first, the waiting prompts' chunks in the budget left); MoE serving: "
+  .. "colocated, more than one sequence an instance, no burst (the same rule, its steps the "
+  .. "model's chunk steps)", "infer")
+field("ttft_one_steps", "count", "MoE serving under load (ttft_loaded): one prompt's full "
+  .. "prefill steps, those of ttft_one_s (the prompt's new tokens over prefill_tokens, at least "
+  .. "one)", "infer")
 field("ttft_wait_s", "s", "under load (ttft_loaded): the mean residual of the step in flight a "
   .. "new request waits for, E[T^2] / (2 E[T]) over the steady state's steps", "infer")
 field("ttft_step_s", "s", "under load (ttft_loaded): each of the ttft_steps steps that carry "
@@ -432,7 +438,9 @@ field("ttft_p99_s", "s", "a burst's 99th-percentile TTFT over its requests; abse
   .. "burst on one model's replicas", "infer")
 field("ttft_steps", "count", "MoE serving: the prefill steps of ttft_s (the prompt's new tokens "
   .. "over prefill_tokens, at least one); under load (ttft_loaded): the steps its prompt runs "
-  .. "in, ceil(prompt / (max_num_tokens - the step's decodes))", "infer")
+  .. "in, ceil(prompt / (max_num_tokens - the step's decodes)); MoE serving: prefill_tokens "
+  .. "less the attention group's decode tokens where the runtime mixes, prefill_tokens where "
+  .. "it prefills in steps of their own", "infer")
 field("prefill_tokens", "tokens", "MoE serving: the prompt tokens of one prefill step an "
   .. "attention group", "infer")
 field("ttft_group", "count", "MoE serving: the GPUs of the attention group a prefill step's "

@@ -1280,17 +1280,24 @@ function M.result(r, model, d, s, info)
   -- a colocated burst (requests sent at once): ttft_s the mean over its
   -- requests, each behind the prompts ahead of it; ttft_one_s one prompt's
   out.ttft_one_s = r.ttft_one
-  -- What that TTFT is (engine/serve_plan.c prompt_steps): the prompt's
+  -- One prompt's TTFT (engine/serve_plan.c prompt_steps): the prompt's
   -- new tokens in chunks of prefill_tokens, each chunk a prefill step of
   -- prefill_tokens tokens an attention group -- a full step, other
-  -- prompts' tokens filling what one prompt leaves -- and no queueing, so
-  -- it does not move with the load.  The CLI's row says so (a user read
-  -- the same "TTFT" at 32 and 256 requests beside the dense path's "TTFT
-  -- (one prompt)").
+  -- prompts' tokens filling what one prompt leaves -- and no queueing.
+  -- Colocated under a steady load (more than one sequence an instance, no
+  -- burst) ttft_s is the TTFT of a request joining it, gp.infer's rule for
+  -- a chunked-prefill engine (engine/infer_run.c infer_loaded_ttft, the
+  -- same function: serve_plan.c coloc_loaded): the wait for the step in
+  -- flight, then ttft_steps steps of ttft_step_s; ttft_one_s one prompt's
+  -- steps, ttft_one_steps of them.  It read one prompt's at every load (a
+  -- user read the same "TTFT" at 32 and 256 requests).
   -- Both as the engine priced them (its prompt_steps, and prefill_tokens
   -- after serve_defaults), not a second copy of the rule here.
   out.prefill_tokens = math.tointeger(r.prefill_tokens) or r.prefill_tokens
   out.ttft_steps = math.tointeger(r.ttft_steps) or r.ttft_steps
+  out.ttft_loaded = r.ttft_loaded or nil
+  out.ttft_wait_s, out.ttft_step_s = r.ttft_wait, r.ttft_step
+  out.ttft_one_steps = r.ttft_one_steps and math.tointeger(r.ttft_one_steps) or r.ttft_one_steps
   -- the GPUs of the attention group a step's prefill_tokens go to: one
   -- under DP attention, else the layout's TP (the prefill pool's where
   -- disaggregated)
@@ -1664,6 +1671,12 @@ local function plan_one(a)
     say_placement(function(t) info.defaults[#info.defaults + 1] = t end, eplb, b.runtime)
   end
   local out = M.result(r, m, d, s, info)
+  -- The plan's TTFT is what its ttft_max bounds, one prompt's prefill
+  -- steps (engine/serve_plan.c decode_side), as gp.infer_plan's dense
+  -- route keeps one prompt's (gpuplan.infer gpus_for); its result keeps
+  -- the TTFT under the plan's load (ttft_loaded, serve_plan.c
+  -- coloc_loaded).
+  local plan_ttft = out.ttft_loaded and out.ttft_one_s or out.ttft_s
   return require("gpuplan.ranges").apply("infer", { model = m, gpu = d.id, tp = out.tp,
     ep = out.ep, gpus = p.gpus, runtime = b.runtime },
     { gpus = p.gpus, decode_gpus = out.decode_gpus, prefill_gpus = out.prefill_gpus,
@@ -1673,7 +1686,7 @@ local function plan_one(a)
       -- out.batch_per_gpu).  EP8 at 72 a GPU returned 72 where the TP
       -- route's 421 was a replica's.
       batch = out.batch, tokens_per_s = out.tokens_per_s, per_gpu = out.per_gpu,
-      itl_s = out.itl_s, ttft_s = out.ttft_s, cost_per_mtok = out.cost_per_mtok,
+      itl_s = out.itl_s, ttft_s = plan_ttft, cost_per_mtok = out.cost_per_mtok,
       currency = out.currency, target = target, itl_max = itl, ttft_max = ttft, result = out })
 end
 

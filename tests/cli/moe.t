@@ -262,24 +262,33 @@ for my $m ('0', '0.3') {
 ok(defined $mb{0} && defined $mb{0.3} && $mb{0} - $mb{0.3} >= 53 && $mb{0} - $mb{0.3} <= 60,
    "moe: --margin 0.3 holds 53-60 fewer sequences per GPU than --margin 0 ($mb{0} -> $mb{0.3})");
 
-# The MoE serving model's TTFT is the prompt's prefill steps, each full
-# (prefill_tokens an attention group, others' prompts filling it), with no
-# queueing: the same at 32 and 256 requests, where the row read a bare
-# "TTFT" beside the dense path's "TTFT (one prompt)".  Its label says what
-# it is.  A 20000-token prompt over 16384-token steps: ceil(20000 / 16384)
-# = 2 steps; TP16 attention (no --dp-attention): a TP16 group.  16 and 48
-# requests: 1 and 3 a GPU, what the KV holds at that prompt.
+# The MoE serving model's one-prompt TTFT is the prompt's prefill steps,
+# each full (prefill_tokens an attention group, others' prompts filling
+# it), with no queueing: the same at 16 and 48 requests, where the row
+# read a bare "TTFT" beside the dense path's "TTFT (one prompt)".  Its
+# label says what it is.  A 20000-token prompt over 16384-token steps:
+# ceil(20000 / 16384) = 2 steps; TP16 attention (no --dp-attention): a
+# TP16 group.  16 and 48 requests: 1 and 3 a GPU, what the KV holds at
+# that prompt.  Under that steady concurrency the TTFT is a request's
+# joining it (engine/serve_plan.c coloc_loaded, gp.infer's rule): the step
+# in flight, then the same 2 steps, its own row first, and it rises with
+# the load (more of the steps in flight are prefill steps).
 {
-    my %ttft;
+    my (%ttft, %load);
     for my $n (16, 48) {
         ($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'h200-sxm', '--gpus', '16', '--ep', '16',
                               '--input', '20000', '--concurrency', $n);
         is($c, 0, "EP16 at $n requests: exit 0") or diag $e;
-        like($o, qr/^TTFT \(full prefill steps\)\s+([\d.]+) ms \([\d.]+-[\d.]+\); 2 steps of 16384 prompt tokens a TP16 attention group \(the prompt's 20000 and others'\), no queueing$/m,
-             "EP16 at $n requests: the TTFT row names its steps");
+        like($o, qr/^TTFT \(full prefill steps\)\s+([\d.]+) ms; 2 steps of 16384 prompt tokens a TP16 attention group \(the prompt's 20000 and others'\), no queueing$/m,
+             "EP16 at $n requests: the one-prompt TTFT row names its steps");
         ($ttft{$n}) = $o =~ /^TTFT \(full prefill steps\)\s+([\d.]+) ms/m;
+        like($o, qr/^TTFT \(under load\)\s+[\d.]+ ms \([\d.]+-[\d.]+\); the step in flight [\d.]+ ms, then 2 steps of [\d.]+ ms\nTTFT \(full prefill steps\)/m,
+             "EP16 at $n requests: the loaded TTFT's row, its parts, before one prompt's");
+        ($load{$n}) = $o =~ /^TTFT \(under load\)\s+([\d.]+) ms/m;
     }
-    is($ttft{16}, $ttft{48}, 'no queueing: the same TTFT at 16 and 48 requests, as its row says');
+    is($ttft{16}, $ttft{48}, 'no queueing: the same one-prompt TTFT at 16 and 48 requests, as its row says');
+    ok($load{16} > $ttft{16} && $load{48} > $load{16},
+       "under load: above one prompt's and rising with it ($ttft{16} < $load{16} < $load{48} ms)");
 }
 
 done_testing();

@@ -1,6 +1,7 @@
--- The MoE serving model's TTFT, what it is: the prompt's new tokens in
--- full prefill steps of prefill_tokens an attention group, no queueing
--- (engine/serve_plan.c prompt_steps).  gp.infer says its steps, their
+-- The MoE serving model's one-prompt TTFT, what it is: the prompt's new
+-- tokens in full prefill steps of prefill_tokens an attention group, no
+-- queueing (engine/serve_plan.c prompt_steps); under load the same steps
+-- after the step in flight (coloc_loaded).  gp.infer says its steps, their
 -- tokens and the group, so the CLI's row can label it (a user read a bare
 -- "TTFT" the same at 32 and 256 requests).
 -- Run: prove --exec './gpuplan run' tests/lua/ep_ttft_steps.t
@@ -23,7 +24,14 @@ t.is(dp.ttft_group, 1, "DP attention: a one-GPU group")
 -- a prefix hit leaves new tokens only: 20000 - 8000 = 12000, one step
 local p = gp.infer(t.with(job, { prefix_hit = 0.4 }))
 t.is(p.ttft_steps, 1, "a 40% prefix hit: 12000 new tokens, one step")
--- no queueing: the TTFT does not move with the batch
+-- One prompt's full prefill steps (ttft_one_s, ttft_one_steps) take no
+-- queueing: they do not move with the batch.  A batch decoding in flight
+-- (16 and 48 sequences an instance) makes ttft_s the loaded TTFT
+-- (serve_plan.c coloc_loaded): the step in flight, then the prompt's
+-- steps, so above one prompt's.
 local b = gp.infer(t.with(job, { batch = 3 }))
-t.near(b.ttft_s, r.ttft_s, 1e-12, "the same TTFT at batch 1 and 3 a GPU")
+t.ok(r.ttft_loaded and b.ttft_loaded, "a batch in flight: the loaded TTFT")
+t.is(r.ttft_one_steps, 2, "one prompt's: 2 steps of 16384")
+t.near(b.ttft_one_s, r.ttft_one_s, 1e-12, "the same one-prompt TTFT at batch 1 and 3 a GPU")
+t.ok(r.ttft_s > r.ttft_one_s and b.ttft_s > r.ttft_one_s, "the loaded TTFT above one prompt's")
 t.done_testing()

@@ -9,7 +9,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(25)
+t.plan(26)
 
 -- 1. A dense model's replicas: the bound picks the TP.
 local job = { model = "llama3.1-70b", gpu = "h100-sxm", input = 4096, output = 512, target = 20000 }
@@ -121,12 +121,18 @@ t.near(d3.ttft_s, q / 1e3, 0.002, "a bound just above it is met at that TTFT")
 local lay = { model = "deepseek-v3", gpu = "h800-sxm", weights = "fp8", input = 4096,
               output = 1536, gpus = 32, ep = 16, dp_attention = true }
 local r0 = gp.infer(lay)
+-- The bound is one prompt's prefill steps (serve_plan.c decode_side), as
+-- gp.infer_plan's TTFT limit bounds one prompt's prefill: the batch the
+-- KV holds decodes in flight, so ttft_s is the loaded TTFT (coloc_loaded)
+-- and one prompt's is ttft_one_s.
+local t0 = r0.ttft_one_s
+t.ok(r0.ttft_loaded and r0.ttft_s > t0, "in flight: the loaded TTFT, above one prompt's")
 -- (a bound of a second or more carries its unit: a bare number from 1 up
 -- is refused, the command line's --ttft-max reading milliseconds)
-local r1 = gp.infer(t.with(lay, { ttft_max = string.format("%.17gs", r0.ttft_s * 0.99) }))
-t.ok(not r1.fits and r1.why:find(string.format("TTFT %.4g ms is over the bound", r0.ttft_s * 1e3), 1, true),
+local r1 = gp.infer(t.with(lay, { ttft_max = string.format("%.17gs", t0 * 0.99) }))
+t.ok(not r1.fits and r1.why:find(string.format("TTFT %.4g ms is over the bound", t0 * 1e3), 1, true),
   "a fixed layout over the bound: does not fit, its TTFT said (" .. tostring(r1.why) .. ")")
-local r2 = gp.infer(t.with(lay, { ttft_max = string.format("%.17gs", r0.ttft_s * 1.01) }))
+local r2 = gp.infer(t.with(lay, { ttft_max = string.format("%.17gs", t0 * 1.01) }))
 t.is(r2.tokens_per_s, r0.tokens_per_s, "within the bound: the unbounded answer")
 
 -- 7. Values refused, naming the argument.

@@ -172,12 +172,20 @@ local function moe_report(r, opts, a)
         r.dispatch_bytes / 1e6, r.dispatch_bytes > 0 and 100 * r.remote_bytes / r.dispatch_bytes or 0) },
     { k = "tokens per step", v = string.format("%.2f%s", r.accept, r.mtp > 0 and
         string.format(" (%d MTP draft%s)", r.mtp, r.mtp > 1 and "s" or "") or "") },
-    -- What it is (serve.lua's ttft_steps): full prefill steps, not one
+    -- One prompt's (serve.lua's ttft_steps): full prefill steps, not one
     -- prompt alone as the dense path's "TTFT (one prompt)" -- each step
     -- prefill_tokens tokens an attention group, others' prompts filling
     -- it -- and no queueing, so it reads the same at any load.
     -- A colocated burst (--requests): the requests' mean, each behind the
     -- prompts ahead of it, then one prompt's steps as before.
+    -- Under a steady load (ttft_loaded: colocated, more than one sequence
+    -- an instance, no burst) the TTFT of a request joining it, gp.infer's
+    -- rule (engine/infer_run.c infer_loaded_ttft), its parts said, then one
+    -- prompt's full prefill steps as their own row (below).
+    r.ttft_loaded and { k = "TTFT (under load)",
+      v = ranges.text(r, "ttft_s", "%.2f", "ms", 1e3) .. string.format("; the step in flight "
+        .. "%.2f ms, then %d step%s of %.2f ms", r.ttft_wait_s * 1e3, r.ttft_steps,
+        r.ttft_steps == 1 and "" or "s", r.ttft_step_s * 1e3) } or
     { k = r.ttft_one_s and "TTFT (the burst's mean)" or "TTFT (full prefill steps)",
       v = ranges.text(r, "ttft_s", "%.2f", "ms", 1e3) .. (r.ttft_one_s and
         -- (the MoE serving model's one-prompt TTFT is its full prefill
@@ -200,6 +208,21 @@ local function moe_report(r, opts, a)
     { k = "tokens/s system", v = ranges.text(r, "tokens_per_s", "%.0f") },
     { k = "tokens/s per GPU", v = ranges.text(r, "per_gpu", "%.0f") },
   }
+  -- under a steady load, one prompt's full prefill steps as their own row
+  -- after the loaded TTFT (as the dense table's "TTFT (one prompt)")
+  if r.ttft_loaded then
+    for i, row in ipairs(rows) do
+      if row.k == "TTFT (under load)" then
+        table.insert(rows, i + 1, { k = "TTFT (full prefill steps)", v = string.format(
+          "%.2f ms; %d step%s of %d prompt tokens a%s attention group%s, no queueing",
+          r.ttft_one_s * 1e3, r.ttft_one_steps, r.ttft_one_steps == 1 and "" or "s",
+          r.prefill_tokens, r.ttft_group == 1 and " one-GPU" or string.format(" TP%d", r.ttft_group),
+          r.ttft_one_steps * r.prefill_tokens > (r.input or 0) and string.format(" (the prompt's "
+            .. "%d and others')", r.input) or "") })
+        break
+      end
+    end
+  end
   -- the same server without drafts (serve.lua M.infer): MTP is a choice,
   -- a loss where the verify's extra tokens cost their compute or the
   -- runtime's speculative path runs fewer requests at once
