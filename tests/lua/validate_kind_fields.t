@@ -164,13 +164,16 @@ local r12 = validate.predict(titan, cat)
 t.ok(r12.defaults and r12.defaults:find("logit_bytes=12 (torchtitan 9dec370", 1, true),
   "torchtitan 9dec370 row: logit_bytes=12 from the eager-loss release")
 t.is(titan.source.commit, "9dec370", "the row states the commit its source names")
-local commit = titan.source.commit
-titan.source.commit = nil
+local commit, date = titan.source.commit, titan.source.date
+-- Without the commit and without the date (a date inside the eager-loss
+-- window, 2024-12-18 to 2025-04-02, sets it too: predict/case.lua
+-- EAGER_LOSS_DAYS, tests/lua/eager_loss.t).
+titan.source.commit, titan.source.date = nil, nil
 local r6 = validate.predict(titan, cat)
 -- The notes alone do not set it: they are prose, source.commit is the field.
 t.ok(titan.notes:find("9dec370", 1, true) and not r6.defaults:find("logit_bytes", 1, true),
   "notes naming the commit without source.commit: the stack's figure")
-titan.source.commit = commit
+titan.source.commit, titan.source.date = commit, date
 local want = 6 * 128256 * 16384 / 2^30
 t.ok(math.abs((r12.predicted - r6.predicted) - want) < 1e-6,
   string.format("eager loss adds %.4f GiB (want %.4f)", r12.predicted - r6.predicted, want))
