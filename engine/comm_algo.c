@@ -1217,17 +1217,32 @@ static double nvls_stream(const comm_ctx *c)
  * nc = comm->nvlsChannels", enqueue.cc, NCCL 2.18-2.30), every channel
  * holds a part of every head's shard, and one proxy thread per GPU posts
  * the sends of all channels leaving through its NIC one after another
- * ("for (int s=0; s<args->nsubs; s++)", net.cc sendProxyProgress), each a
- * Simple post (net_post x 3, NCCL's getNetOverhead).  A channel holds data
- * from 32 KiB of the message on (NCCL 2.30.7 enqueue.cc
- * "MinTrafficPerChannel = 32 << 10"), so k = min(channels, S / 32 KiB).
- * The posts after the first (which the step's 14 us holds) run while the
- * NIC moves what is posted, so they bound the streaming time from below
- * rather than add to it: 2 log2 N steps x (k - 1) posts.  2 x 8 H20 (16
- * channels, Intel hosts: 3 us a post): 2 x 15 x 3 = 90 us, against a
- * streaming time of 16 us at 1 MiB -- nccl#1244 measures 121.8, 129.8
- * and 127.6 us at 1, 2 and 4 MiB, flat where the transfer doubles, and
- * 146.5 us at 8 MiB once the transfer outlasts the posts. */
+ * ("for (int s=0; s<args->nsubs; s++)", net.cc sendProxyProgress).  Each
+ * is one network post, NCCL's getNetOverhead ("Network post overhead",
+ * 1 us on Intel hosts, 2 on AMD, tuning.cc): an NVLS_TREE step is one
+ * slice, one message ("int chunkSteps = (info->protocol ==
+ * NCCL_PROTO_SIMPLE && info->algorithm == NCCL_ALGO_RING) ?
+ * info->chunkSteps : 1;", the same for sliceSteps, enqueue.cc
+ * calcCollChunking, v2.18.3-1 to v2.27.7-1; net.cc posts one isend a
+ * slice, "sizes[subCount] = stepSize*args->sliceSteps").  The x3 NCCL
+ * gives a Simple post ("if (p == NCCL_PROTO_SIMPLE) netOverhead *= 3",
+ * tuning.cc) is its ring's, whose step is a chunk of
+ * ALLREDUCE_CHUNKSTEPS / ALLREDUCE_SLICESTEPS = 2 slices, so 2 messages
+ * (post(), proxy_subs); NCCL's NVLS_TREE latency has no post term.  A
+ * channel holds data from 32 KiB of the message on (NCCL 2.30.7
+ * enqueue.cc "MinTrafficPerChannel = 32 << 10"), so k = min(channels, S /
+ * 32 KiB).  The posts after the first (which the step's 14 us holds) run
+ * while the NIC moves what is posted, so they bound the streaming time
+ * from below rather than add to it: 2 log2 N steps x (k - 1) posts.  2 x
+ * 8 H100 on 8 NDR NICs (16 channels, Intel hosts), NCCL 2.26.2, 1 MiB: 2
+ * x 15 x 1 = 30 us over the 53 us latency, 83 us against 87.1 (dstack's
+ * Nebius pair) and 71.9 (nccl-tests#309, XE9680); at 3 us a post (the
+ * ring's Simple figure, priced here before) 143 us.  The logs that sat on
+ * that 143 us floor run slow at every size: nccl#1244's H20 pair (121.8
+ * us at 1 MiB) is 227-313 GB/s busbw from 128 to 512 MiB, 33-55% under
+ * the NVLS_TREE rate the H100 pairs meet within 3%, on an issue titled
+ * "performance is not as expected"; nccl-tests#309's second user's 4
+ * nodes 25% under it at 256 MiB. */
 static double nvls_tree_posts(const comm_ctx *c)
 {
 	double nch = c->t->up_nccl.nvls_channels;
@@ -1235,7 +1250,7 @@ static double nvls_tree_posts(const comm_ctx *c)
 
 	if (c->nn < 2 || nch < 1.0)
 		return 0.0;
-	return 2.0 * ilog2(c->nn) * (k - 1.0) * post(c, GP_PROTO_SIMPLE);
+	return 2.0 * ilog2(c->nn) * (k - 1.0) * net_post(c);
 }
 
 /* Every loop of an NVLS block inside a node is a Simple-protocol step on

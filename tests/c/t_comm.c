@@ -843,20 +843,21 @@ int main(void)
 	 * (8 x 57.7 GB/s) = 4.3 us: 57.3 us, ahead of the tree's 59.5, so
 	 * NVLS_TREE runs.  Its time: 1 MiB fills all 16 NVLS channels
 	 * (32 KiB each at least), so each of its 2 network steps waits for
-	 * 15 more posts of 3 x 1 us (Simple, Intel hosts): 90 us, more than
-	 * the streaming time and fill, which they bound from below. */
+	 * 15 more posts of 1 us (one message a step, Intel hosts): 30 us,
+	 * more than the streaming time and fill, which they bound from
+	 * below. */
 	t.nccl_version = 22005;
 	MUST(comm_cost(&t, GP_ALL_REDUCE, MiB, 16, &r, &e));
 	ok(r.algo == GP_ALGO_NVLS,
 	   "2 nodes, 1 MiB: NCCL 2.20.5 ranks NVLS_TREE at 14 us: nvls");
-	is_num(r.bw_time, 90.0 * US, 1e-9,
-	       "NVLS_TREE 1 MiB: 2 steps x 15 proxy posts x 3 us");
-	/* 64 KiB holds data in 2 channels: one more post a step, 2 x 1 x 3
-	 * = 6 us, over a streaming time and fill of under 1 us.  (8 GiB
-	 * above: the transfer hides all 90 us.) */
+	is_num(r.bw_time, 30.0 * US, 1e-9,
+	       "NVLS_TREE 1 MiB: 2 steps x 15 proxy posts x 1 us");
+	/* 64 KiB holds data in 2 channels: one more post a step, 2 x 1 x 1
+	 * = 2 us, over a streaming time and fill of under 1 us.  (8 GiB
+	 * above: the transfer hides all 30 us.) */
 	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_NVLS, 65536.0, 16, &r,
 			    &e));
-	is_num(r.bw_time, 6.0 * US, 1e-9,
+	is_num(r.bw_time, 2.0 * US, 1e-9,
 	       "NVLS_TREE 64 KiB: 2 channels, 1 more post a step");
 	/* NCCL 2.18 ranked the step at 19 us: 25 + 38 + 4.3 = 67.3 us, the
 	 * tree first; 2.17 has no NVLS_TREE. */

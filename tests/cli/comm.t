@@ -144,14 +144,15 @@ is($c, 2, '--gpus-per-thread x: usage error');
 # each carry NCCL's 18000 B LL128 step whole, 19200 B on a 47 GB/s NDR NIC:
 # 0.82 us); 2.20.5 ranks it at 14 us and runs NVLS_TREE: 25 +
 # 2 x 14 = 53 us of latency and its 2 network steps' 15 further proxy
-# posts at 3 us (16 NVLS channels, Intel hosts), 90 us: 143.00 us.
+# posts at 1 us (16 NVLS channels, Intel hosts, one message a step), 30
+# us: 83.00 us.
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--nodes', '2', '--min', '1MiB', '--max', '1MiB',
                       '--format', 'csv');
 like($o, qr/^1048576,262144,61\.22,.*,tree,ll128,[\d.]+,[\d.]+$/m, '2 x DGX H100, 1 MiB, latest NCCL: the LL128 tree');
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--nodes', '2', '--min', '1MiB', '--max', '1MiB',
                       '--format', 'csv', '--nccl', '2.20.5');
 is($c, 0, '--nccl 2.20.5 exits 0');
-like($o, qr/^1048576,262144,143\.00,.*,nvls,simple,[\d.]+,[\d.]+$/m, '--nccl 2.20.5: NVLS_TREE, 53 + 90 us of posts');
+like($o, qr/^1048576,262144,83\.00,.*,nvls,simple,[\d.]+,[\d.]+$/m, '--nccl 2.20.5: NVLS_TREE, 53 + 30 us of posts');
 # NVLS_TREE's 64 KiB chunk cap on 4 or more nodes came with NCCL 2.19.3
 # (NVIDIA/nccl 8c6c5951: "if (info->comm->nNodes >= 4) chunkSize =
 # 65536;"): 4 x DGX H100 at 8 GiB runs 8 GiB / (16 x 8 x 64 KiB) = 1024

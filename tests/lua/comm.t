@@ -318,15 +318,16 @@ t.is(comm.nccl_at("2023-10-10"), "2.19.3", "2023-10-10: 2.19.3, not 2.18.6")
 t.is(comm.nccl_at("2018-01-01"), nil, "before the first release: none")
 -- 2 x 8 H20 with 8 NDR NICs, 1 MiB: the latest tuner (20.9 us a NVLS_TREE
 -- step) keeps the tree; NCCL 2.20.5's (14 us) runs NVLS_TREE, whose 2
--- network steps wait for 15 more proxy posts each (16 NVLS channels, 3 us
--- a Simple post on Intel hosts): 90 us over its 53 us latency.
+-- network steps wait for 15 more proxy posts each (16 NVLS channels, 1 us
+-- a post on Intel hosts, one message an NVLS_TREE step): 30 us over its
+-- 53 us latency.
 local h20 = comm.from_fabrics({ scaleup = "nvlink4", gpus_per_node = 8, nodes = 2, nics = 8,
                                 nic_fabric = "ib-ndr-400", gpu = cat.gpus.h20 }, cat)
 local latest = gp.comm { op = "all_reduce", bytes = 2 ^ 20, gpus = 16, topology = h20 }
 local old = gp.comm { op = "all_reduce", bytes = 2 ^ 20, gpus = 16, topology = h20, nccl = "2.20.5" }
 t.is(latest.algo, "tree", "H20 2 x 8, 1 MiB, latest NCCL: tree")
 t.is(old.algo, "nvls", "H20 2 x 8, 1 MiB, NCCL 2.20.5: NVLS_TREE")
-t.near(old.bw_time, 90e-6, 1e-9, "NVLS_TREE 1 MiB: the proxy's 2 x 15 x 3 us of posts")
+t.near(old.bw_time, 30e-6, 1e-9, "NVLS_TREE 1 MiB: the proxy's 2 x 15 x 1 us of posts")
 -- The ring's network steps as the release counted them: 2 x HGX H800 at
 -- 256 KiB, the LL ring's latency counts its chain's 4 network steps, 6.6 +
 -- 26 x 1.0 + 4 x 2.7 = 43.4 us, and 12.6 us of bytes: 56.0 us.  NCCL 2.23.4
