@@ -513,8 +513,35 @@ gpu {
   -- RTX 4090 shows); read only by a runtime that multiplies in FP16
   -- accumulation (lua/gpuplan/infer.lua M.acc16_gemm).
   acc16_x = 2,
-  -- The arch's fractions apply (no gemm, hbm or stream here); only its
-  -- per-tensor FP8 GEMMs differ.  Transformer Engine from v2.4 (PR
+  -- Its own GEMM fractions, not the arch's.  The blackwell arch's 0.78
+  -- (bf16) and 0.76 (fp8) are B200's tcgen05 kernels against B200's
+  -- rated peaks; the RTX 5090 (sm120) has no tcgen05 and runs mma.sync
+  -- kernels (cuBLAS's cutlass_80-style ones for bf16, CUTLASS 3.x sm120
+  -- for fp8), measured against its own rated figures:
+  --   bf16 / fp16 (FP32 accumulate, the rate torch's matmuls take):
+  --   torch.mm's best of 1024^3 to 10240^3 (8192^3 or 10240^3) at
+  --   236.03 (PyTorch 2.8.0), 242.18 (2.7.1+cu128) and, on a 5090 D v2,
+  --   232.22 TFLOPS bf16, fp16 224.41 / 237.63 / 228.57 (zzc0721/torch-
+  --   performance-test-data database.md; test.py: 30 timed iterations
+  --   after 6 warm-up, synced), its issues #96 and #124 240.05 and 236.99
+  --   (one submission, #200, 178.86: a card held lower); SemiAnalysis'
+  --   matmul.py at 16384 x 8192 x 1280: 224.3 (main-horse.github.io/
+  --   posts/5090-mm-perf): 1.07 to 1.16 of the rated 209.5.  A GeForce card boosts above the clock its rating is taken
+  --   at (2407 MHz); capped at 1.0 of the rating, as the RTX 4090's
+  --   (MAMF 178.5 of 165.2, catalog/gpus/nvidia-ada.lua) is.  tf32: the
+  --   same benchmark's TF32 rows, 122.19 and 122.13 TFLOPS at 10240^3
+  --   (issues #96, #124) of 105: capped at 1.0 too.
+  --   fp8: vLLM-style CUTLASS 3.x sm120 row-wise scaled FP8 GEMM (the
+  --   SM100 template, cluster 1x1x1) at 4096^3: 388.91 TFLOPS, "rated
+  --   specs is 419 TFLOPS" (pytorch/pytorch PR #155991, gau-nernst,
+  --   2025-06-15): 388.91 / 419 = 0.928, 0.93.
+  --   fp6 / fp4 / int8: not measured on this card, the arch's 0.76 kept.
+  -- hbm: the arch's 0.85 (GDDR7 streaming not measured), stated here
+  -- because the GPU's own gemm replaces the arch's base fractions
+  -- together (roofline.base_achievable).  The sustained record stays the
+  -- arch's (0.80, an assumption here, as the arch's reason says).
+  -- The per-tensor FP8 GEMMs' layouts also differ from the arch's.
+  -- Transformer Engine from v2.4 (PR
   -- #1659, "rtx5090 arch fix support") runs sm120 TN only:
   -- transformer_engine/common/transformer_engine.cpp
   -- nvte_is_non_tn_fp8_gemm_supported returns "(deviceComputeCapability
@@ -527,6 +554,9 @@ gpu {
   -- ("return torch.cuda.get_device_capability() >= (10, 0)"); the
   -- current rule is taken.
   achievable = {
+    gemm = { bf16 = 1.0, fp16 = 1.0, tf32 = 1.0, fp8 = 0.93, fp6 = 0.76, fp4 = 0.76,
+             int8 = 0.76 },
+    hbm = 0.85,
     non_tn = {
       fp8 = false,
       reason = "sm120: Transformer Engine (v2.4 on) takes non-TN fp8 GEMMs on compute "
@@ -537,8 +567,18 @@ gpu {
             .. "deviceComputeCapability < 120) || deviceComputeCapability >= 130\" "
             .. "(PR #1659, v2.4)",
     },
-    reason = "the blackwell arch's fractions; only the fp8 GEMM layouts differ (non_tn)",
-    source = "catalog/archs.lua blackwell",
+    reason = "sm120 mma.sync GEMMs measured against this card's own ratings: torch.mm "
+          .. "bf16 236.03 / 242.18 / 232.22 / 240.05 / 236.99 TFLOPS at 8192^3-10240^3 (fp16 "
+          .. "224.41 / 237.63 / 228.57; tf32 122.19 / 122.13 of 105), matmul.py 224.3 at 16384x8192x1280, "
+          .. "1.07-1.16 of the rated 209.5 (GeForce boost above the rating's 2407 MHz): "
+          .. "capped at 1.0, as the RTX 4090's; fp8 CUTLASS 3.x sm120 row-wise scaled "
+          .. "GEMM 388.91 of the rated 419 at 4096^3 = 0.93. fp6/fp4/int8 and hbm: the "
+          .. "blackwell arch's (not measured here); fp8 runs TN only (non_tn)",
+    source = "zzc0721/torch-performance-test-data database.md and issues #96, #124 "
+          .. "(test.py: torch.mm, 6 warm-up + 30 timed iterations); main-horse.github.io/"
+          .. "posts/5090-mm-perf (SemiAnalysis matmul.py); pytorch/pytorch PR #155991 "
+          .. "'Enable FP8 row-wise scaled-mm for sm12x' (2025-06-15 update, 'rated specs "
+          .. "is 419 TFLOPS'); catalog/archs.lua blackwell (hbm, fp6/fp4/int8, sustained)",
   },
   scaleup = { fabric = "pcie5", domain = 8 },
   pcie = { gen = 5, lanes = 16 },

@@ -432,7 +432,7 @@ function methods.achievable(cat, gpu)
   gpu = M.entry("gpu", gpu)
   -- the base fractions' table, as the roofline reads it: the GPU's own
   -- where it gives gemm, hbm or stream, else its arch's (a GPU whose
-  -- achievable states only per-part records, as the RTX 5090's non_tn)
+  -- achievable states only per-part records, as a non_tn opt-out alone)
   local a = cat.archs[gpu.arch]
   local ach = require("gpuplan.roofline").base_achievable(gpu, a)
   if ach == gpu.achievable and ach then return ach, "gpu" end

@@ -134,8 +134,8 @@ end
 -- The achievable table a GPU's base fractions (gemm, hbm, stream) come
 -- from: its own where it gives any of them, else its arch's.  A GPU whose
 -- achievable holds only per-part records (non_tn, sustained, ...) states
--- how it differs from its arch and keeps the arch's fractions (the RTX
--- 5090's TN-only fp8: catalog/gpus/nvidia-blackwell.lua).  Each per-part
+-- how it differs from its arch and keeps the arch's fractions (a
+-- TN-only fp8 opt-out alone: tests/lua/fp8_tn_only.t).  Each per-part
 -- record is read the same way on its own below: the GPU's, else the
 -- arch's.  nil where neither has one.
 function M.base_achievable(g, arch)

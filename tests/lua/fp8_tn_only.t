@@ -3,8 +3,10 @@
 -- from v2.4 takes non-TN fp8 GEMMs on compute capability 10.0 to 11.x and
 -- 13.0 up only (nvte_is_non_tn_fp8_gemm_supported), so on the RTX 5090
 -- (sm120) it writes the fp8 transposes and runs dgrad and wgrad TN, as on
--- Hopper.  The GPU's achievable holds no gemm / hbm / stream: those stay
--- its arch's (roofline.base_achievable).
+-- Hopper.  Its achievable also gives its own gemm / hbm fractions (its
+-- measured sm120 GEMM rates, catalog/gpus/nvidia-blackwell.lua): the
+-- opt-out is read beside them, as a per-part record
+-- (roofline.part_record); the user entries below hold the opt-out alone.
 -- Run with ./gpuplan run tests/lua/fp8_tn_only.t.
 local t = require "tap"
 local gp = require "gpuplan"
@@ -17,13 +19,14 @@ local op = t.op
 local root = require("gpuplan.config").root .. "/catalog"
 
 -- The built-in RTX 5090: TN only; the B200 keeps the arch's 0.966; the
--- 5090's base fractions are the arch's (cat:achievable names the arch).
+-- 5090's base fractions are its own (cat:achievable says "gpu"), which
+-- carry the opt-out.
 local cat = gp.catalog()
 t.is(rf.device("rtx-5090", cat).fp8_non_tn, nil, "rtx-5090: no non-TN share (TN only)")
 t.is(rf.device("b200", cat).fp8_non_tn, 0.966, "b200: the arch's 0.966")
 local a, from = cat:achievable("rtx-5090")
-t.ok(a == cat.archs.blackwell.achievable and from == "arch blackwell",
-     "rtx-5090: its gemm / hbm fractions are the blackwell arch's")
+t.ok(a == cat.gpus["rtx-5090"].achievable and from == "gpu" and a.non_tn.fp8 == false,
+     "rtx-5090: its own gemm / hbm fractions, the opt-out among them")
 
 -- A user catalog entry on the blackwell arch, once with the opt-out and
 -- once without (B200's figures; 192 GiB holds llama3-8b on one GPU).
