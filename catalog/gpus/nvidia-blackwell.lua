@@ -531,10 +531,14 @@ gpu {
   --   (MAMF 178.5 of 165.2, catalog/gpus/nvidia-ada.lua) is.  tf32: the
   --   same benchmark's TF32 rows, 122.19 and 122.13 TFLOPS at 10240^3
   --   (issues #96, #124) of 105: capped at 1.0 too.
-  --   fp8: vLLM-style CUTLASS 3.x sm120 row-wise scaled FP8 GEMM (the
-  --   SM100 template, cluster 1x1x1) at 4096^3: 388.91 TFLOPS, "rated
-  --   specs is 419 TFLOPS" (pytorch/pytorch PR #155991, gau-nernst,
-  --   2025-06-15): 388.91 / 419 = 0.928, 0.93.
+  --   fp8: a CUTLASS 3.x sm120 row-wise scaled FP8 GEMM (the SM100
+  --   template, cluster 1x1x1, tile 128x128x128) at 4096^3: 388.91
+  --   TFLOPS, "rated specs is 419 TFLOPS" (pytorch/pytorch PR #155991,
+  --   gau-nernst, 2025-06-15): 388.91 / 419 = 0.928, 0.93.  vLLM's w8a8
+  --   path on sm120 is the same kernel (csrc/quantization/cutlass_w8a8/
+  --   c3x/scaled_mm_sm120_fp8_dispatch.cuh sm120_fp8_config_default:
+  --   "TileShape = Shape<_128, _128, _128>", "ClusterShape = Shape<_1,
+  --   _1, _1>", KernelScheduleAuto).
   --   fp6 / fp4 / int8: not measured on this card, the arch's 0.76 kept.
   -- hbm: the arch's 0.85 (GDDR7 streaming not measured), stated here
   -- because the GPU's own gemm replaces the arch's base fractions
