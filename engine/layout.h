@@ -166,8 +166,12 @@ typedef struct gp_layout {
 				  * loss each take a layer's place
 				  * (gp_train_cfg split_ends), else 0 */
 	double micro_batch;      /* sequences per micro-batch, > 0 */
-	double microbatches;     /* micro-batches per step per pipeline;
-				  * 0 = not known (memory: >= pp in flight) */
+	double microbatches;     /* micro-batches of one pipeline schedule
+				  * call per pipeline: the step's, unless
+				  * pp_microbatches splits the step into
+				  * calls (gp_train_cfg accum_microbatches
+				  * then counts the step's); 0 = not known
+				  * (memory: >= pp in flight) */
 	/* Rank order, innermost first: a permutation of the gp_dim values
 	 * (Megatron-LM's default tp-cp-ep-dp-pp is TP, CP, DP, PP).  All
 	 * zero reads as that default. */

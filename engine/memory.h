@@ -47,6 +47,14 @@ typedef struct gp_train_cfg {
 	gp_layout lay;           /* degrees, ZeRO, SP, schedule, micro-batch
 				  * (dp*cp is the sharding group) */
 	double seq;              /* tokens per sequence */
+	/* Micro-batches whose gradients one step accumulates per pipeline
+	 * (DeepSpeed's gradient_accumulation_steps: ZeRO-2 keeps a second
+	 * gradient partition from a step's second micro-batch on,
+	 * memory_deepspeed.c); 0 = lay.microbatches.  gp.train sets it to
+	 * the step's micro-batches and lay.microbatches to one pipeline
+	 * schedule call's (pp_microbatches), which alone bounds the
+	 * activations in flight (memory_train.c). */
+	double accum_microbatches;
 	gp_pipe_engine pipe;     /* who runs the pipeline (pp > 1) */
 	gp_partition partition;  /* layers per stage (pp > 1) */
 	int first_stage_layers;  /* Megatron-Core's num_layers_in_first_ */

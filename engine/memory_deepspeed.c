@@ -304,7 +304,12 @@ void mem_ds_zero_phases(const gp_train_cfg *c, const gp_state_bytes *sb,
 		ds_partition_bytes(c, sb);
 	double cast = pb < 4.0 ? 4.0 : 0.0;
 	double g = o->bytes[GP_MEM_GRADS] / sb->grads;
-	double acc = !z3 && c->lay.microbatches > 1 ? 2.0 : 1.0;
+	/* the step's micro-batches, not one pipeline schedule call's
+	 * (memory.h accum_microbatches): the partition accumulates across
+	 * calls until the step */
+	double steps = c->accum_microbatches > 0 ? c->accum_microbatches :
+		c->lay.microbatches;
+	double acc = !z3 && steps > 1 ? 2.0 : 1.0;
 	double sub = z3 ? fmin(g, DS_SUB_GROUP) : g;
 	double bwd, step, gstep;
 

@@ -858,6 +858,16 @@ static double stage_activations(const gp_model *m,
 	} else {
 		inflight = y->pp - stage;
 	}
+	/* A schedule call of m micro-batches holds no more than m: the
+	 * warm-up's "num_warmup_microbatches = min(num_warmup_microbatches,
+	 * num_microbatches)" (Megatron-LM@d98e8a64 megatron/core/
+	 * pipeline_parallel/schedules.py forward_backward_pipelining_
+	 * without_interleaving; interleaved, get_pp_rank_microbatches: "if
+	 * num_warmup_microbatches >= total_num_microbatches:
+	 * num_warmup_microbatches = total_num_microbatches", m v chunk
+	 * passes, m micro-batches' worth of the stage's layers).  m is one
+	 * call's (lay.microbatches: pp_microbatches when a step runs
+	 * several calls, train.c mem_microbatches), not the step's. */
 	if (c->lay.microbatches > 0 && inflight > c->lay.microbatches)
 		inflight = c->lay.microbatches;
 	o->inflight = inflight;

@@ -125,6 +125,32 @@ static void phase_host_fit(const phase *ph, gp_mem_result *o)
 		     ph->x.y.gpus);
 }
 
+/* The micro-batches the memory model reads (mc, a copy of c->mem): the
+ * step's accumulate the gradients (accum_microbatches, DeepSpeed's
+ * gradient_accumulation_steps), one schedule call's are in flight
+ * (lay.microbatches).  With pp_microbatches a step runs several calls,
+ * each a schedule of its own whose warm-up counts its own micro-batches:
+ * torch.distributed.pipelining's Schedule1F1B, which NeMo AutoModel's
+ * schedule.step runs, "warmup_chunks = min(self._n_microbatches,
+ * self._num_stages - self._stage.stage_index)" (torch/distributed/
+ * pipelining/schedules.py, pytorch@00722e64), as Megatron-Core's
+ * "num_warmup_microbatches = min(num_warmup_microbatches,
+ * num_microbatches)" (megatron/core/pipeline_parallel/schedules.py
+ * forward_backward_pipelining_without_interleaving, Megatron-LM@
+ * d98e8a64): the first stage holds min(pp, m) of a call of m, and a call
+ * drains before the next begins.  Without a pipeline the option prices
+ * nothing (micro_per_step). */
+static void mem_microbatches(const phase *ph, const train_cfg *c,
+			     gp_train_cfg *mc)
+{
+	double step = mc->lay.microbatches > 0 ? mc->lay.microbatches :
+		ph->per_step;
+
+	mc->accum_microbatches = step;
+	mc->lay.microbatches = ph->x.y.pp > 1 && c->pp_call_mb > 0 &&
+		step > c->pp_call_mb ? c->pp_call_mb : step;
+}
+
 /* The memory of the most loaded GPU under c's ZeRO stage into its slot
  * zs (train_zslot): the split of the memory model (uniform for
  * Megatron, DeepSpeed's balanced partition when configured) with the
@@ -172,8 +198,7 @@ static int phase_mem_price(phase *ph, struct zslot *zs, const gp_model *m,
 			if (mc->lay.stages.n > 0)
 				mc->lay.stages.v = ph->key_list;
 			mc->ds_overlap_comm = ovl;
-			mc->lay.microbatches = mc->lay.microbatches > 0 ?
-				mc->lay.microbatches : ph->per_step;
+			mem_microbatches(ph, c, mc);
 			ph->my = ph->x.y;
 			ph->my.microbatches = mc->lay.microbatches;
 			if (mem_train_split(m, &ph->x.e.p, &ph->mc, &ph->my,
@@ -196,8 +221,7 @@ static int phase_mem_price(phase *ph, struct zslot *zs, const gp_model *m,
 			gp_train_cfg mc = c->mem;
 
 			mc.ds_overlap_comm = ovl;
-			mc.lay.microbatches = mc.lay.microbatches > 0 ?
-				mc.lay.microbatches : ph->per_step;
+			mem_microbatches(ph, c, &mc);
 			if (cache) {
 				gp_layout y = ph->x.y;
 
