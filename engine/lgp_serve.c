@@ -558,6 +558,7 @@ static void lgp_pushpool(lua_State *L, const serve_pool *p)
 	lgp_setbool(L, "tbo", p->lay.tbo);
 	lgp_setint(L, "gpus", p->gpus);
 	lgp_setint(L, "nodes", p->nodes);
+	lgp_setbool(L, "ar_norm_fused", p->ar_norm_fused);
 	lgp_setnum(L, "tokens_per_s_gpu", p->tokens_per_s_gpu);
 	lua_createtable(L, 0, 16);
 	lgp_setnum(L, "attention", m->attention);

@@ -252,15 +252,21 @@ typedef struct serve_cfg {
 	                         experts on ROCm: get_padding_alignment,
 	                         128 on gfx942); their GEMMs run at the
 	                         padded widths; 0: as the model states */
-	int ar_norm_fused;    /* 1: each TP all-reduce a residual add and an
-	                         RMSNorm follow runs as FlashInfer's fused
-	                         all-reduce + RMSNorm kernel while the TP
-	                         group's step holds at most
-	                         SX_AR_FUSION_MAX_TOKENS tokens (SGLang's
-	                         enable_flashinfer_allreduce_fusion, which
-	                         its server sets for gpt-oss on Blackwell:
-	                         infer.lua M.sglang_ar_norm_fusion): the
-	                         norm kernels go and the all-reduce is that
+	int ar_norm_fused;    /* 1: the runtime's server turns on FlashInfer's
+	                         fused all-reduce + RMSNorm for this model on
+	                         this card where its own layout allows
+	                         (SGLang's enable_flashinfer_allreduce_
+	                         fusion, set for gpt-oss on Blackwell:
+	                         infer.lua M.sglang_ar_norm_fusion).  Each
+	                         pool is a server of its own and decides it
+	                         from its layout (serve_ar_norm_on: TP
+	                         attention over more than one GPU of one
+	                         node, no experts' exchange); there each TP
+	                         all-reduce a residual add and an RMSNorm
+	                         follow runs as the fused kernel while the
+	                         TP group's step holds at most
+	                         SX_AR_FUSION_MAX_TOKENS tokens: the norm
+	                         kernels go and the all-reduce is that
 	                         kernel's time (serve_a2a.c sx_ar_fused) */
 	double moe_upcast;    /* > 0: vector FLOP per expert weight the
 	                         routed experts' kernel spends widening it
@@ -342,6 +348,8 @@ typedef struct serve_pool {
 	serve_layout lay;
 	int gpus;             /* of this pool */
 	int nodes;            /* nodes an instance spans */
+	int ar_norm_fused;    /* 1: this pool's server runs the fused
+	                         all-reduce + RMSNorm (serve_ar_norm_on) */
 	serve_mem mem;
 	serve_step step;      /* decode: at the batch; prefill: one chunk */
 	double tokens_per_s_gpu; /* decode: output; prefill: input */
@@ -434,6 +442,24 @@ int serve_check(const gp_model *m, const roof_device *d, const serve_cfg *c,
  * default; 0 for ep 1). */
 int serve_redundant(const gp_model *m, const serve_cfg *c,
                     const serve_layout *L);
+
+/* 1 where the server of a pool of layout L runs SGLang's FlashInfer
+ * all-reduce + RMSNorm fusion (c->ar_norm_fused: the runtime turns it on
+ * for this model on this card), from that server's own arguments: each
+ * pool of a disaggregated deployment is a server of its own,
+ * "python -m sglang.launch_server ... --disaggregation-mode prefill" and
+ * "--disaggregation-mode decode", each with its own "--nnodes",
+ * "--tp-size" and "--enable-dp-attention" (sglang@08edc506 docs/
+ * advanced_features/pd_disaggregation.md), and ServerArgs reads that
+ * server's: "if not self.enable_dp_attention and self.nnodes == 1:
+ * self.enable_flashinfer_allreduce_fusion = True" (python/sglang/srt/
+ * server_args.py, the late-2025 copy; the mid-2025 one tests DP
+ * attention alone).  So: a TP all-reduce to fuse (tp > 1, attention not
+ * data-parallel), an instance within one node, and no experts' exchange
+ * (the MoE tokens reduce-scattered and gathered around it, no all-reduce
+ * the norm joins: serve_a2a.c sx_ar_fused; the newest copy says it as
+ * "self.moe_a2a_backend == "none""). */
+int serve_ar_norm_on(const serve_cfg *c, const serve_layout *L);
 
 /* Check one layout against a valid model and c's topology and expert
  * slots (as serve_check does for c's own).  GP_OK or GP_EINVAL. */

@@ -183,16 +183,31 @@ static int sx_ar_fusion_oneshot(double Tg, double h, double n)
 	return lim > 0.0 ? mib <= lim : Tg <= SX_AR_FUSION_ONESHOT_TOKENS;
 }
 
-/* Not with the experts' all-to-all (ep > 1 and an exchange): the MoE
- * layer's tokens are then reduce-scattered and gathered around the
- * exchange (sx_tp_colls), no all-reduce the norm could join.  The one
+/* Whether the pool's server runs the fusion (serve.h, its sources
+ * there).  Not with the experts' all-to-all (ep = tp > 1 and an
+ * exchange): the MoE layer's tokens are then reduce-scattered and
+ * gathered around the exchange (sx_tp_colls), no all-reduce the norm
+ * could join.  Not under DP attention (attention TP 1: no all-reduce
+ * after o_proj, and SGLang's "not is_dp_attention_enabled()"), nor on
+ * an instance over more than one node (its "self.nnodes == 1"). */
+int serve_ar_norm_on(const serve_cfg *c, const serve_layout *L)
+{
+	int G = c->topo.gpus_per_node;
+
+	return c->ar_norm_fused && L->tp > 1 && !L->dp_attention &&
+		G > 0 && L->tp <= G &&
+		!(L->ep == L->tp && c->a2a != SERVE_A2A_NONE);
+}
+
+/* The fused kernel for Tg tokens on the TP group of the pool priced
+ * (x->Ly), while the step holds at most SX_AR_FUSION_MAX_TOKENS of them
+ * (communicator.py's batch test) and the group is on NVLink.  The one
  * test for both sx_tp_colls (the all-reduces' price) and serve_step.c
  * layer_ops (the norm rows dropped), so the two never disagree. */
 int sx_ar_fused(const sx *x, double Tg)
 {
-	return x->c->ar_norm_fused && x->s.a > 1.0 && Tg > 0.0 &&
+	return serve_ar_norm_on(x->c, x->Ly) && Tg > 0.0 &&
 		Tg <= SX_AR_FUSION_MAX_TOKENS &&
-		!(x->s.ep > 1 && x->c->a2a != SERVE_A2A_NONE) &&
 		x->t.up_kind == GP_LINK_NVLINK && x->t.up.bw > 0.0;
 }
 

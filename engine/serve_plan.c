@@ -663,6 +663,7 @@ static void pool_of(serve_pool *p, const serve_layout *L, int gpus,
 	p->lay = *L;
 	p->gpus = gpus;
 	p->nodes = (int)ceil((double)L->tp / c->topo.gpus_per_node);
+	p->ar_norm_fused = serve_ar_norm_on(c, L);
 	p->mem = *mem;
 	p->step = *st;
 	p->tokens_per_s_gpu = tps;

@@ -1805,16 +1805,24 @@ M.custom_ar = { vllm = true, sglang = true }
 -- FUSE_ALLREDUCE_MAX_BATCH_SIZE", 2048, and "not is_dp_attention_
 -- enabled()").  The engine prices it in serve_a2a.c (sx_ar_fused) for the
 -- MoE serving model; gp.infer's one-model path (the BF16 rows) does not
--- take it.  Returns the defaults line's words, or nil.
-function M.sglang_ar_norm_fusion(runtime, model, g, tp, dp_attention, nodes)
+-- take it.  The server's own layout conditions (DP attention, nnodes, a
+-- TP group to reduce over, no experts' exchange) are each pool's: a
+-- disaggregated deployment's prefill and decode pools are servers of
+-- their own, each launched with its own --tp-size, --enable-dp-attention
+-- and --nnodes (sglang@08edc506 docs/advanced_features/
+-- pd_disaggregation.md: "--disaggregation-mode prefill" ... "--nnodes 2"
+-- "--tp-size 16" "--dp-size 8" "--enable-dp-attention", and the decode
+-- server's own), so the engine decides them per pool (serve.h
+-- serve_ar_norm_on).  Returns the defaults line's words where the
+-- runtime turns it on for this model on this card, or nil.
+function M.sglang_ar_norm_fusion(runtime, model, g)
   if runtime ~= "sglang" or not M.gpt_oss_shape(model) then return nil end
   -- (the arch, not sm100: a consumer Blackwell, sm120, has no NVLink,
   -- which the engine's sx_ar_fused requires anyway)
-  if not (g and g.arch == "blackwell") or (tp or 1) <= 1 or dp_attention then return nil end
-  if (nodes or 1) > 1 then return nil end
+  if not (g and g.arch == "blackwell") then return nil end
   return "ar_norm_fusion (SGLang turns on FlashInfer's all-reduce + residual + RMSNorm "
-    .. "kernel for GptOssForCausalLM on Blackwell without DP attention: one kernel for "
-    .. "the TP all-reduce and the norm after it, up to 2048 tokens a step)"
+    .. "kernel for GptOssForCausalLM on Blackwell without DP attention, on one node: one "
+    .. "kernel for the TP all-reduce and the norm after it, up to 2048 tokens a step)"
 end
 
 -- Scale-up fabrics on which every GPU pair of a host is NVLink-connected

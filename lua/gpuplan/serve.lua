@@ -559,16 +559,17 @@ local function setup_config(a, model, d, c, info, cat, default, L)
   end
   local topo = node_of(a, info.gpu, cat, default, math.max(tp, ptp or tp))
   -- SGLang's all-reduce + RMSNorm fusion for gpt-oss on Blackwell (infer.lua
-  -- M.sglang_ar_norm_fusion, its source there): the decode pool's TP group,
-  -- on one node (the instance's largest span over the node's GPUs); not
-  -- with the experts' all-to-all (the decode pool's ep > 1 and an exchange:
-  -- no MoE all-reduce there, serve_a2a.c sx_ar_fused, the same test)
-  local span = math.max(tp, ep or 1, ptp or 1, pep or 1)
+  -- M.sglang_ar_norm_fusion, its source there): the runtime turns it on for
+  -- the model on the card, and each pool's server -- one colocated, the
+  -- prefill's and the decode's when disaggregated, each launched with its
+  -- own --tp-size, --enable-dp-attention and --nnodes -- takes it or not
+  -- from its own layout (engine serve.h serve_ar_norm_on: TP attention
+  -- over more than one GPU of one node, no experts' exchange).  The
+  -- defaults line names the pools that run it (M.result, from the
+  -- engine's pools: a layout search's chosen ones too).
   local dep = L.groups > 1 and L.groups or ep
-  local ar_fused = not (dep > 1 and a2a ~= "none") and
-    require("gpuplan.infer").sglang_ar_norm_fusion(a.runtime, model, info.gpu,
-    tp, dp, math.ceil(span / math.max(1, topo.gpus_per_node or span))) or nil
-  if ar_fused then default(ar_fused) end
+  local ar_fused = require("gpuplan.infer").sglang_ar_norm_fusion(a.runtime, model, info.gpu)
+  info.ar_norm_fusion = ar_fused
   local s = {
     weight_bits = c.weight_bits, embed_bits = c.embed_bits, kv_bytes = c.kv_bytes,
     compute = c.compute, input = c.input, output = c.output, flash = c.flash,
@@ -1262,6 +1263,17 @@ function M.result(r, model, d, s, info)
     ridge = core().roof_ridge(d, s.compute, true),
     defaults = info.defaults, currency = info.currency,
   }
+  -- the fusion, said for the pools whose server runs it (setup_config)
+  if info.ar_norm_fusion and not info.ar_norm_said then
+    local d_on, p_on = dec.ar_norm_fused, r.disagg and pre.ar_norm_fused
+    if d_on or p_on then
+      info.ar_norm_said = true
+      out.defaults[#out.defaults + 1] = info.ar_norm_fusion ..
+        (not r.disagg and "" or d_on and p_on and " in both pools" or
+         d_on and " in the decode pool (the prefill pool's layout does not take it)" or
+         " in the prefill pool (the decode pool's layout does not take it)")
+    end
+  end
   if not r.fits then return out end
   -- batch per replica, as results.lua declares it for infer and
   -- infer_plan alike: the serving model's batch (the input batch, SGLang's
