@@ -3458,6 +3458,12 @@ function M.setup(a)
   -- longest end; mean (or none given) every request at output.  Only a
   -- burst reads it: the steady state's batch turns over at the mean.
   local od = a.output_dist
+  if a.output_max ~= nil and (od == nil or od == "mean" or od == "uniform") then
+    error(args.usage(string.format("infer: output_max %s caps the outputs of a spread burst: give "
+      .. "output_dist exp or sharegpt (%s)", shown(a.output_max),
+      od == "uniform" and "uniform outputs end at twice their mean less one"
+        or "every request of a mean burst runs to --output")), 3)
+  end
   if od ~= nil and od ~= "mean" then
     if c.requests == nil then
       error(args.usage(string.format("infer: output_dist %s spreads the outputs of a burst: "
@@ -3506,6 +3512,12 @@ function M.setup(a)
             model.id or "the model"), 3)
         end
         cap, said = model.max_seq - c.input, "the model's context"
+      end
+      -- The requests' own max_tokens (output_max, gpuplan.options'
+      -- declaration with its source): no answer runs past it, where it is
+      -- shorter than the limit above.
+      if a.output_max ~= nil and a.output_max < cap then
+        cap, said = a.output_max, "the requests' max_tokens, output_max"
       end
       if not (cap > c.output) then
         error(string.format("infer: output_dist %s: outputs of mean %d cannot spread below its "

@@ -927,6 +927,21 @@ opt { name = "output_dist", type = "string", metavar = "D", commands = "infer",
     .. "less one: SGLang bench_serving's random dataset at its default range ratio "
     .. "0); the burst lasts until its longest outputs end",
   suggest = { "output_distribution", "output_len_dist", "dataset_name" } }
+-- The requests' own limit on their answers: the max_tokens each carries
+-- (vLLM's SamplingParams(max_tokens=...), the OpenAI API's max_tokens).  An
+-- answer that reaches it ends there whatever the model would have written,
+-- so a burst whose answers otherwise stop at their EOS (output_dist exp)
+-- has none longer, and the share of the exponential's tail past it lands
+-- on it (engine/infer_run.c infer_output_quantiles, "clip 0"), the mean
+-- kept at --output.  AccelMark's vLLM runner sends every prompt with
+-- "SamplingParams(max_tokens=max_tokens, temperature=0.0)", max_tokens
+-- Suite A's "output_tokens_max": 512 (FreedomIntelligence/AccelMark
+-- runners/nvidia_vllm_47f5d58e/runner.py, suites/suite_A/suite.json).
+opt { name = "output_max", type = "int", metavar = "N", commands = "infer",
+  default = "the model's context less the prompt (exp) or ShareGPT's 2048 with it (sharegpt)",
+  help = "the requests' max_tokens: a spread burst's (--output-dist exp or sharegpt) longest "
+    .. "output, the tail past it ending there (the mean stays --output)",
+  suggest = { "max_tokens", "max_new_tokens", "output_cap", "output_limit" } }
 -- A share, not a token count: the engines report it so (vLLM's logged
 -- "Prefix cache hit rate", its prefix_cache_hits over prefix_cache_queries,
 -- both in prompt tokens, vllm/v1/metrics/loggers.py; SGLang's "cache hit

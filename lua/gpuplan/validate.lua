@@ -581,6 +581,9 @@ local case_schema = T.record {
     -- how that run's output lengths spread around output_len (gp.infer's
     -- output_dist: the dataset its client drew them from)
     output_dist = declared("output_dist"),
+    -- the requests' max_tokens, the longest of those outputs (gp.infer's
+    -- output_max)
+    output_max = declared("output_max"),
     -- the batch sizes the run captured CUDA graphs at (gp.infer's graph_sizes)
     graph_sizes = T.array(count()),
     -- whether llama.cpp replayed one-token steps as CUDA graphs (gp.infer's
@@ -792,7 +795,8 @@ M.WORKLOAD_READ = { dropout = set "train memory", unfused_loss = set "train",
                     tp_input_per_linear = set "train",
                     flash = set "train memory infer", prefix_hit = set "infer",
                     template_tokens = set "infer",
-                    output_dist = set "infer", sampling = set "infer",
+                    output_dist = set "infer", output_max = set "infer",
+                    sampling = set "infer",
                     max_batch = set "infer", max_num_tokens = set "infer",
                     kv_free_fraction = set "infer", chunked_prefill = set "infer",
                     scheduler_steps = set "infer", cuda_graphs = set "infer",

@@ -998,6 +998,9 @@ local function serve_case(case, cat, model, defaults)
     requests = v(wl.num_requests),
     -- how their outputs spread (gp.infer's output_dist)
     output_dist = v(wl.output_dist),
+    -- the requests' max_tokens, the longest of those outputs (gp.infer's
+    -- output_max)
+    output_max = v(wl.output_max),
     -- the sampler's settings (gp.infer's sampling: refused by the MoE
     -- serving model by name, not dropped in silence)
     sampling = v(wl.sampling),
@@ -1254,6 +1257,9 @@ local function predict(case, cat)
   a.requests = v(wl.num_requests)
   -- how their outputs spread around output_len (gp.infer's output_dist)
   a.output_dist = v(wl.output_dist)
+  -- the requests' max_tokens, the longest of those outputs (gp.infer's
+  -- output_max)
+  a.output_max = v(wl.output_max)
   -- The share of the prompt tokens the run found in its engine's prefix
   -- cache (gp.infer's prefix_hit): their prefill is skipped.
   a.prefix_hit = v(wl.prefix_hit)
