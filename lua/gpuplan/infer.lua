@@ -4197,6 +4197,24 @@ function M.infer(a)
     -- and its requests' median and 99th percentile (numpy's, as vLLM's
     -- benchmark prints them)
     out.ttft_p50_s, out.ttft_p99_s = r.ttft_p50, r.ttft_p99
+    -- The client's first token a number of decode steps past its prefill
+    -- (first_token_lag, gpuplan.options' declaration with its sources):
+    -- each adds the decode step at the run's batch (itl_s; one prompt
+    -- alone, the step at batch 1).
+    local lag = a.first_token_lag
+    if lag ~= nil then
+      if lag > 0 and c.output <= 1 then
+        error(args.usage(string.format("infer: first_token_lag %d waits on decode steps, but "
+          .. "output %s runs none (give an output of 2 or more)", lag, shown(c.output))), 2)
+      end
+      if lag > 0 then
+        local step, one = r.itl * lag, r.itl_batch1 * lag
+        out.ttft_s = out.ttft_s + step
+        if out.ttft_one_s then out.ttft_one_s = out.ttft_one_s + one end
+        if out.ttft_p50_s then out.ttft_p50_s = out.ttft_p50_s + step end
+        if out.ttft_p99_s then out.ttft_p99_s = out.ttft_p99_s + step end
+      end
+    end
     out.itl_load_s = r.itl_load
     out.tokens_per_s, out.per_gpu = r.tokens_per_s, r.tokens_per_s_gpu
     out.stream_tokens_per_s = r.stream_tokens_per_s

@@ -1654,6 +1654,29 @@ opt { name = "rollout_fused_topk_softmax", type = "flag", commands = "rl",
     .. "selects and renormalises in vLLM's one topk_softmax kernel (vLLM PR #26717, "
     .. "2025-10; NeMo RL v0.5 and v0.6 pin vLLM 0.11.2 and 0.17.1), not 4 kernels a layer",
   suggest = { "fused_topk", "topk_softmax" } }
+-- Decode steps the client waits past a prompt's prefill for its first
+-- token.  vLLM V0 (0.6.0 to 0.7.x) with its async output processor, on by
+-- default with CUDA graphs, processes a step's outputs inside the next
+-- step: "Adds a callback function to `execute_model` so that
+-- `process_model_outputs` is triggered right before sampler inside
+-- `ModelRunner`" (vllm PR #7049).  Its in-process AsyncLLMEngine runs that
+-- step in an executor thread ("output = await
+-- make_async(self.execute_model)(execute_model_req)",
+-- vllm/executor/executor_base.py) and the callback puts the output on the
+-- request's asyncio queue from that thread ("self._queue.put_nowait(item)",
+-- async_llm_engine.py AsyncStream.put), which does not wake the event
+-- loop: the awaiting client resumes when the step's future completes, a
+-- whole decode step after the prefill.  A V0-derived fork names the
+-- effect: "the first prefill output was not processed (for the async out
+-- proc case) until after the first decode (resulting in higher ttft for the
+-- batch 1 case)" (tenstorrent/vllm PR #116).  The OpenAI server's
+-- MQLLMEngine sends the callback's outputs over ZMQ at once: no lag.
+opt { name = "first_token_lag", type = "int", metavar = "N", commands = "infer",
+  default = "0",
+  help = "decode steps the first token waits past its prompt's prefill before the client "
+    .. "sees it (vLLM V0's in-process AsyncLLMEngine with its async output processor: 1); "
+    .. "each adds the decode step at the run's batch to the TTFT",
+  suggest = { "ttft_lag", "output_lag" } }
 opt { name = "async_scheduling", type = "flag", commands = "rl infer",
   default = { "off: vLLM's before v0.14.0, and where the engine turns it off (Ray's executor)",
     infer = "on: vLLM's from v0.14.0" },

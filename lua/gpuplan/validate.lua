@@ -596,7 +596,7 @@ local case_schema = T.record {
     -- the TensorRT-LLM command that served the run (SCHEMA.md): trtllm-serve
     -- captures TorchLlmArgs' default CUDA graphs, trtllm-bench its own
     -- padded list (the infer predictor's trtllm profile)
-    server = T.enum { "trtllm-serve", "trtllm-bench" },
+    server = T.enum { "trtllm-serve", "trtllm-bench", "async-llm-engine" },
     -- the software stack that ran (SCHEMA.md): a profile of the kind's
     -- predictor by name, checked against its list once the kind is known
     framework = T.string(),

@@ -528,6 +528,22 @@ local PROFILES = {
     -- (workload.scheduler_steps above 1, V0's --num-scheduler-steps: one
     -- schedule and input preparation a run of that many steps, vllm PR
     -- #7000) is left out: not priced.
+    -- A client on V0's in-process AsyncLLMEngine (workload.server
+    -- async-llm-engine) sees each prompt's first token a decode step after
+    -- its prefill where the release has the async output processor (0.6.0
+    -- on, vllm PR #7049; on by default with CUDA graphs): the next step
+    -- processes it, and the engine's asyncio stream wakes its client when
+    -- that step's executor future completes (gp.infer's first_token_lag,
+    -- gpuplan.options' declaration with its sources).  V1 and the OpenAI
+    -- server's MQLLMEngine hand the output on at once.
+    local srv = case and case.workload and v(case.workload.server)
+    if srv == "async-llm-engine" and v0 and ver and a.first_token_lag == nil
+       and not version.before(release(ver), "0.6.0") and not a.enforce_eager then
+      a.first_token_lag = 1
+      defaults[#defaults + 1] = "first_token_lag=1 (vLLM V0's AsyncLLMEngine in process: the "
+        .. "async output processor hands a prompt's first token on inside the next step, whose "
+        .. "end wakes the client: one decode step on the TTFT)"
+    end
     local steps = case and case.workload and case.workload.scheduler_steps
     if v0 and a.async_scheduling == nil and (steps == nil or steps <= 1) then
       a.async_scheduling = false
@@ -1289,9 +1305,16 @@ local function predict(case, cat)
   -- workload.server names a TensorRT-LLM command: read by the trtllm
   -- profile alone, so a case of another runtime that states it is refused
   -- rather than silently priced without it.
-  if v(wl.server) and runtime ~= "trtllm" then
+  local server = v(wl.server)
+  if server and server ~= "async-llm-engine" and runtime ~= "trtllm" then
     return nil, string.format("workload.server %s is a TensorRT-LLM command, but the case's "
-      .. "runtime is %s", tostring(v(wl.server)), runtime)
+      .. "runtime is %s", tostring(server), runtime)
+  end
+  -- async-llm-engine is vLLM's in-process AsyncLLMEngine (the vllm
+  -- profile reads it), refused for another runtime the same way.
+  if server == "async-llm-engine" and runtime ~= "vllm" then
+    return nil, string.format("workload.server async-llm-engine is vLLM's in-process engine, "
+      .. "but the case's runtime is %s", runtime)
   end
   if PROFILES[runtime] then
     PROFILES[runtime](a, model, case_gpu(hw, cat), defaults, case)
