@@ -17,14 +17,16 @@ like($o, qr/^\[\n \{"id":"mini-unknown-predictor".*\n \{"id":"mini-train","kind"
 like($o, qr/"error":/, 'json has error');
 like($o, qr/"reason":/, 'json has reason');
 
-# Without a file: the shipped cases (validation/cases.json).  434: the
+# Without a file: the shipped cases (validation/cases.json).  492: the
 # entries of kind "collective" in that file, counted with a JSON reader:
-# the 413 before and 21 held-out rows of PPIO's 4 x RTX 4090 P2P run
-# (yiguCM/pptest_driver's README table, 1 KiB to 1 GiB, one row each);
-# a count, so exact (it moves when collective cases are added).
+# the 413 before, 21 held-out rows of PPIO's 4 x RTX 4090 P2P run
+# (yiguCM/pptest_driver's README table, 1 KiB to 1 GiB, one row each)
+# and 58 held-out rows of dstack's Lambda B200 and Crusoe A100 pages (29
+# each, 8 B to 2 GiB); a count, so exact (it moves when collective cases
+# are added).
 ($c, $o, $e) = run_gp('validate', '--summary');
 is($c, 0, 'no case file: the shipped cases');
-like($o, qr/^collective\s+434\s+434\s/m, 'all 434 collective cases of validation/cases.json');
+like($o, qr/^collective\s+492\s+492\s/m, 'all 492 collective cases of validation/cases.json');
 # 780: the entries of kind "infer" in that file, counted with a JSON
 # reader: the 658 before, 84 TensorRT-LLM 0.11.0 perf-overview twins of
 # the 0.10.0 rows, 35 added for issue 22 from two new sources
@@ -96,7 +98,7 @@ unlike($e, qr/traceback/, 'without a traceback');
 # The cases ship with the project: the README's line works from a clone.
 ($c, $o, $e) = run_gp('validate', 'validation/cases.json');
 is($c, 0, 'validation/cases.json validates') or diag $e;
-like($o, qr/^collective\s+434\s/m, 'all 434 collective cases counted (413 + 21 PPIO rows, as above)');
+like($o, qr/^collective\s+492\s/m, 'all 492 collective cases counted (413 + 21 PPIO + 58 dstack rows, as above)');
 ok(-f 'validation/SCHEMA.md', 'validation/SCHEMA.md ships with the cases');
 
 # 80% ranges (lua/gpuplan/ranges.lua).  --coverage: per kind the cases
