@@ -810,7 +810,14 @@ local PROFILES = {
     -- { // User explicitly set CK as the flash attention backend" else
     -- "aotriton::v2::flash::check_gpu(stream)" -- so off NVIDIA the profile
     -- names none and the card's own measured fused kernel prices it (the
-    -- catalog's CDNA3 entry measures CK's).
+    -- catalog's CDNA3 entry measures CK's).  That is a stand-in: the
+    -- kernel that runs is AOTriton's (CK only under
+    -- torch.backends.cuda.preferred_rocm_fa_library), Triton kernels on
+    -- gfx942 before AOTriton 0.11b (pytorch PR #161754, 2025-09: "Invoke
+    -- AITER Assembly kernels on gfx942/gfx950"), and no published MI300X
+    -- rate of them at head dim 128, causal, long sequences was found
+    -- (docs/validation.md, the torchao float8 section), so the priced
+    -- attention is likely faster than the run's.
     { "attn_kernel", function(o)
         local g = o.cat and o.cat.gpus[o.gpu]
         if g ~= nil and g.vendor ~= nil and g.vendor ~= "NVIDIA" then return nil end
