@@ -1519,6 +1519,28 @@ function M.sglang_chunk(gpu)
   return 16384
 end
 
+-- The prompt tokens one step takes where the user gives no budget (a
+-- longer prompt goes in chunks of it), by the runtime's own rule: vLLM's
+-- API server's max_num_batched_tokens (M.vllm_limits: 8192 on an H100),
+-- SGLang's chunked_prefill_size (M.sglang_chunk: 8192 on an H100 or H200,
+-- 16384 on a B200 or MI300X); nil for any other runtime (the caller's
+-- engine default: gp.infer's TensorRT-LLM max_num_tokens 8192, engine/
+-- infer.c; the MoE serving model's prefill_tokens 16384, engine/serve.c).
+-- One rule for gp.infer's replicas (max_num_tokens) and the MoE serving
+-- model (prefill_tokens, gpuplan.serve), which priced a vLLM chunk at
+-- 16384 where vLLM schedules 8192 a step.  Returns the tokens and whose
+-- they are, or nil.
+function M.step_budget(runtime, gpu)
+  local on = tostring(gpu.id or gpu.name)
+  if runtime == "vllm" then
+    local _, tok = M.vllm_limits(gpu, true)
+    return tok, "vLLM's API server's on " .. on
+  elseif runtime == "sglang" then
+    return M.sglang_chunk(gpu), "SGLang's chunked_prefill_size on " .. on
+  end
+  return nil
+end
+
 -- SGLang's prompt attention for an MLA model (DeepSeek-V2/V3/R1, Kimi K2)
 -- where a burst packs several prompts into each prefill step.  SGLang
 -- sends an extend batch to multi-head attention only when its requests'
@@ -3772,10 +3794,15 @@ function M.setup(a)
   -- max(model_config.max_model_len, self.max_num_batched_tokens)",
   -- engine/arg_utils.py; V0's SchedulerConfig: max(max_model_len, 2048)),
   -- max_model_len defaulting to the model's context (max_seq).
+  -- The MoE serving model reads no max_num_tokens (gpuplan.serve refuses
+  -- it; its chunk is prefill_tokens, the same rule, M.step_budget): its
+  -- defaults line said "max_num_tokens=131072 (vLLM without chunked
+  -- prefill ...)" beside "mixed steps (vLLM V1 always chunks the
+  -- prefill)" for gpt-oss-20b under vLLM.
   local budget_said = "TensorRT-LLM's"
-  if a.runtime == "vllm" and a.max_num_tokens == nil then
-    local _, tok = M.vllm_limits(g, true)
-    budget_said = "vLLM's API server's on " .. tostring(g.id or g.name)
+  if a.runtime == "vllm" and a.max_num_tokens == nil and not serving then
+    local tok
+    tok, budget_said = M.step_budget(a.runtime, g)
     if not c.chunked and (model.max_seq or 0) > tok then
       tok = model.max_seq
       default(string.format("max_num_tokens=%d (vLLM without chunked prefill: max_model_len, "
@@ -3787,8 +3814,7 @@ function M.setup(a)
   -- steps (--enable-mixed-chunk) and the user gives no budget: its
   -- chunked_prefill_size, not TensorRT-LLM's 8192.
   if a.runtime == "sglang" and c.chunked and a.max_num_tokens == nil then
-    c.max_num_tokens = M.sglang_chunk(g)
-    budget_said = "SGLang's chunked_prefill_size on " .. tostring(g.id or g.name)
+    c.max_num_tokens, budget_said = M.step_budget(a.runtime, g)
   end
   -- SGLang's MLA prefill in the latent form (M.mla_latent_prefill_of).
   do

@@ -1363,7 +1363,11 @@ opt { name = "prefill_dp_attention", type = "flag", commands = "infer", serve = 
   help = "--disagg: DP attention in the prefill pool" }
 opt { name = "prefill_tokens", type = "int", metavar = "N", commands = "infer", serve = true,
   kind = "tokens",
-  default = "16384",
+  -- the runtime's own budget (gpuplan.infer M.step_budget), the rule
+  -- --max-num-tokens takes for one model on its replicas
+  default = "runtime vllm: vLLM's max_num_batched_tokens for the card (8192 on an H100); "
+    .. "sglang: its chunked_prefill_size for the card (8192 on an H100 or H200, 16384 on a "
+    .. "B200); else 16384",
   help = "prompt tokens per attention group per step",
   suggest = { "chunked_prefill_size" } }
 opt { name = "mtp", type = "int", metavar = "N", commands = "infer", serve = true,

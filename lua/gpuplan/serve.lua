@@ -59,7 +59,10 @@
 --   disagg      separate prefill and decode pools (default false)
 --   prefill_gpus, prefill_tp, prefill_ep, prefill_dp_attention   the prefill
 --               pool (default: the balancing split; the decode pool's layout)
---   prefill_tokens  prompt tokens per attention group per prefill step (16384)
+--   prefill_tokens  prompt tokens per attention group per prefill step (the
+--               runtime's step budget, gpuplan.infer M.step_budget: vLLM's
+--               max_num_batched_tokens, SGLang's chunked_prefill_size by
+--               the card; else 16384)
 --   mtp         MTP draft tokens per step (the model's mtp_layers module);
 --               with SGLang's engine (or none named) and no batch,
 --               concurrency or max_batch given, at most M.SPEC_RUNNING
@@ -545,6 +548,20 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     fail("infer: ttft_max must be a positive time, at most an hour (got %s)", shown(a.ttft_max))
   end
   local pt = num_of(a, "prefill_tokens", 1, 2 ^ 24)
+  -- Not given: the runtime's own step budget, the rule gp.infer's
+  -- replicas take for max_num_tokens (gpuplan.infer M.step_budget: vLLM's
+  -- API server's max_num_batched_tokens, SGLang's chunked_prefill_size by
+  -- the card); another runtime, or none named, the engine's 16384
+  -- (engine/serve.c).  It priced every runtime's chunk at 16384: gpt-oss-20b
+  -- under vLLM on an H100, whose V1 scheduler takes 8192 a step, ran a
+  -- 20000-token prompt in 2 chunks where vLLM runs 3.
+  if pt == nil then
+    local whose
+    pt, whose = require("gpuplan.infer").step_budget(a.runtime, info.gpu)
+    if pt then
+      default(string.format("prefill_tokens=%d (%s: a prompt's tokens a step)", pt, whose))
+    end
+  end
   -- Colocated, a runtime that mixes (gpuplan.infer's M.mixes, the one
   -- table with its sources: TensorRT-LLM's in-flight batching, vLLM V1)
   -- runs a prompt chunk in the decodes' step: one weight pass for both
@@ -912,7 +929,8 @@ function M.setup(a)
   if a.chunked_prefill ~= nil and a.chunked_prefill ~= false then
     usage("infer: chunked_prefill is priced for one model on its replicas; the MoE serving "
       .. "model always chunks its prompts itself, "
-      .. "prefill_tokens a step (default 16384): give prefill_tokens instead")
+      .. "prefill_tokens a step (default: the runtime's step budget, else 16384): give "
+      .. "prefill_tokens instead")
   end
   local model, d, c, info = infer.setup(a)
   -- max_num_tokens is the one-model engine's step budget (engine/
@@ -923,8 +941,8 @@ function M.setup(a)
   -- infer.setup, which refuses a value of the wrong kind in its words.
   if a.max_num_tokens ~= nil then
     usage("infer: max_num_tokens is the step budget of one model on its replicas; the MoE "
-      .. "serving model does not read it: its prompts go prefill_tokens a step (default "
-      .. "16384): give prefill_tokens instead")
+      .. "serving model does not read it: its prompts go prefill_tokens a step (default: the "
+      .. "runtime's step budget, else 16384): give prefill_tokens instead")
   end
   -- pp and flash = false are one model's on its replicas: nothing in
   -- engine/serve*.c reads a pipeline (its layouts are ep x tp) and its

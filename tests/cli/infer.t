@@ -326,7 +326,7 @@ ok(defined $nk && abs($nk - 64 * 2048 / (255 * 8128)) < 1e-12, 'without it: the 
 ($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'h800-sxm', '--gpus', '16', '--ep', '16',
                       '--dp-attention', '--chunked-prefill');
 is($c, 2, '--chunked-prefill with the MoE serving options: a usage error, exit 2');
-like($e, qr/^gpuplan: infer: --chunked-prefill is priced for one model on its replicas; the MoE serving model always chunks its prompts itself, --prefill-tokens a step \(default 16384\): give --prefill-tokens instead$/m,
+like($e, qr/^gpuplan: infer: --chunked-prefill is priced for one model on its replicas; the MoE serving model always chunks its prompts itself, --prefill-tokens a step \(default: the runtime's step budget, else 16384\): give --prefill-tokens instead$/m,
      '... naming the flag and what to give');
 ($c, $o, $e) = run_gp('infer', '--help');
 like($o, qr/^  --chunked-prefill  prompts ride in the decode steps/m, 'infer --help: --chunked-prefill');
@@ -369,7 +369,7 @@ for my $rt (['--runtime', 'vllm'], ['--runtime', 'trtllm', '--chunked-prefill'])
 ($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'h800-sxm', '--gpus', '16', '--ep', '16',
                       '--dp-attention', '--max-num-tokens', '4096');
 is($c, 2, '--max-num-tokens with the MoE serving options: a usage error, exit 2');
-like($e, qr/^gpuplan: infer: --max-num-tokens is the step budget of one model on its replicas; the MoE serving model does not read it: its prompts go --prefill-tokens a step \(default 16384\): give --prefill-tokens instead$/m,
+like($e, qr/^gpuplan: infer: --max-num-tokens is the step budget of one model on its replicas; the MoE serving model does not read it: its prompts go --prefill-tokens a step \(default: the runtime's step budget, else 16384\): give --prefill-tokens instead$/m,
      '... naming the flag and what to give');
 ($c, $o, $e) = run_gp('infer', '--help');
 like($o, qr/^  --max-num-tokens N  the engine's tokens per step at most/m, 'infer --help: --max-num-tokens');

@@ -821,15 +821,15 @@ t.raises(function() infer.infer { model = "llama3.1-8b", gpu = "h100-sxm", batch
 t.raises(function() infer.infer { model = "deepseek-v3", gpu = "h20", gpus = 16, ep = 16,
   weights = "fp8", chunked_prefill = true } end,
   "infer: chunked_prefill is priced for one model on its replicas; the MoE serving model "
-    .. "always chunks its prompts itself, prefill_tokens a step (default 16384): give "
+    .. "always chunks its prompts itself, prefill_tokens a step (default: the runtime's step budget, else 16384): give "
     .. "prefill_tokens instead",
   "the MoE serving model refuses chunked_prefill", true)
 -- Nor does it read max_num_tokens (engine/serve*.c never does; its
 -- prompt chunks are prefill_tokens a step): refused too, by gp.infer and
 -- by gp.infer_plan, which searches the same model for a MoE model.
 local MNT = "infer: max_num_tokens is the step budget of one model on its replicas; the MoE "
-  .. "serving model does not read it: its prompts go prefill_tokens a step (default 16384): "
-  .. "give prefill_tokens instead"
+  .. "serving model does not read it: its prompts go prefill_tokens a step (default: the "
+  .. "runtime's step budget, else 16384): give prefill_tokens instead"
 t.raises(function() infer.infer { model = "deepseek-v3", gpu = "h20", gpus = 16, ep = 16,
   weights = "fp8", max_num_tokens = 4096 } end, MNT,
   "the MoE serving model refuses max_num_tokens", true)

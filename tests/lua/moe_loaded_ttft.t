@@ -19,31 +19,33 @@ t.plan(16)
 -- 201 out, 32 in flight (what the KV holds: batch_per_gpu 4, checked): B
 -- = 4 a GPU, an attention group (the instance) of a = 8 GPUs holds 32.  The steady state: every 200 decode
 -- steps (output - 1, no MTP) the group's 32 prompts of 20000 tokens run
--- in full prefill steps of 16384, x = 32 x 20000 / (200 x 16384) =
--- 0.1953 prefill steps a decode step, a share f = x / (1 + x) = 0.1634
+-- in full prefill steps of 8192 (SGLang's chunked_prefill_size on an H200,
+-- a card under 160 GiB: gpuplan.infer M.sglang_chunk, the serving model's
+-- prefill_tokens where none is given), x = 32 x 20000 / (200 x 8192) =
+-- 0.3906 prefill steps a decode step, a share f = x / (1 + x) = 0.2809
 -- of the steps at tc = the prefill step (prefill.time), the rest at the
--- decode step td = step_ms + eager_s.  The prompt: room 16384 (a step of
--- its own), ceil(20000 / 16384) = 2 steps of tc.  Tolerance 1e-9
+-- decode step td = step_ms + eager_s.  The prompt: room 8192 (a step of
+-- its own), ceil(20000 / 8192) = 3 steps of tc.  Tolerance 1e-9
 -- relative: the same sums in another order.
 local job = { model = "deepseek-v3", weights = "fp8", gpu = "h200-sxm", gpus = 8, tp = 8, ep = 8,
               runtime = "sglang", input = 20000, output = 201 }
 local r = gp.infer(t.with(job, { concurrency = 32 }))
-local x = 32 * 20000 / (200 * 16384)
+local x = 32 * 20000 / (200 * 8192)
 local f = x / (1 + x)
 local tc = r.prefill.time
 local td = r.step_ms / 1e3 + r.eager_s
 local wait = ((1 - f) * td * td + f * tc * tc) / (2 * ((1 - f) * td + f * tc))
 t.ok(r.ttft_loaded == true and r.batch_per_gpu == 4,
   "32 in flight on an EP8 instance, 4 a GPU: ttft_s is the loaded TTFT")
-t.is(r.ttft_steps, 2, "20000 prompt tokens in prefill steps of 16384: 2")
+t.is(r.ttft_steps, 3, "20000 prompt tokens in prefill steps of 8192: 3")
 t.near(r.ttft_step_s, tc, 1e-12, "each a prefill step of its own (prefill.time)")
 t.near(r.ttft_wait_s, wait, 1e-9, string.format("the wait: E[T^2] / 2 E[T] = %.2f ms (f %.4f, "
   .. "tc %.1f ms, td %.2f ms)", wait * 1e3, f, tc * 1e3, td * 1e3))
-t.near(r.ttft_s, wait + 2 * tc, 1e-9, string.format("ttft_s = wait + 2 tc = %.1f ms", r.ttft_s * 1e3))
--- one prompt's full prefill steps are kept: 2 tc, what ttft_s was at
+t.near(r.ttft_s, wait + 3 * tc, 1e-9, string.format("ttft_s = wait + 3 tc = %.1f ms", r.ttft_s * 1e3))
+-- one prompt's full prefill steps are kept: 3 tc, what ttft_s was at
 -- every load; the loaded TTFT is above it by the wait (not that figure)
-t.near(r.ttft_one_s, 2 * tc, 1e-12, "ttft_one_s: one prompt's 2 prefill steps")
-t.is(r.ttft_one_steps, 2, "... ttft_one_steps 2")
+t.near(r.ttft_one_s, 3 * tc, 1e-12, "ttft_one_s: one prompt's 3 prefill steps")
+t.is(r.ttft_one_steps, 3, "... ttft_one_steps 3")
 t.ok(r.ttft_s > r.ttft_one_s * (1 + 1e-6),
   string.format("under load %.1f ms, not one prompt's %.1f ms", r.ttft_s * 1e3, r.ttft_one_s * 1e3))
 
@@ -51,7 +53,7 @@ t.ok(r.ttft_s > r.ttft_one_s * (1 + 1e-6),
 -- nothing in flight to wait for, one prompt's steps as before (exact).
 local c1 = gp.infer(t.with(job, { concurrency = 1 }))
 t.ok(c1.ttft_loaded == nil and c1.ttft_one_s == nil, "concurrency 1: no loaded TTFT")
-t.near(c1.ttft_s, 2 * c1.prefill.time, 1e-12, "concurrency 1: one prompt's 2 prefill steps")
+t.near(c1.ttft_s, 3 * c1.prefill.time, 1e-12, "concurrency 1: one prompt's 3 prefill steps")
 
 -- 3. A runtime that mixes the chunk into the decodes' step (vLLM V1,
 -- TensorRT-LLM: serve.lua's mixed steps).  The step's budget holds the

@@ -36,9 +36,11 @@ t.is(r.no_mtp.batch_per_gpu, 125, "without drafts: the burst's 1000 / 8 = 125 pe
 -- Both are reported: the run without drafts is the same server priced with
 -- mtp off, so it equals gp.infer of the same arguments without mtp
 -- (exact: the same engine call).
--- (prefill_tokens at its default, 16384, keeps the MoE serving model:
--- gp.infer without any serving option prices one model's replicas).
-local r0 = gp.infer(but(a, { prefill_tokens = 16384 }, { "mtp" }))
+-- (prefill_tokens at its default for runtime sglang on an H200, 8192:
+-- SGLang's chunked_prefill_size for a card under 160 GiB, gpuplan.infer
+-- M.sglang_chunk; given, it keeps the MoE serving model: gp.infer without
+-- any serving option prices one model's replicas).
+local r0 = gp.infer(but(a, { prefill_tokens = 8192 }, { "mtp" }))
 t.is(r0.moe, true, "without mtp, prefill_tokens given: the serving model")
 t.near(r.no_mtp.tokens_per_s, r0.tokens_per_s, 1e-12, "no_mtp is the server without drafts")
 t.ok(r.tokens_per_s < r.no_mtp.tokens_per_s,
