@@ -11,11 +11,6 @@ local infer = require "gpuplan.infer"
 
 t.plan(9)
 
-local function has(list, pat)
-  for _, s in ipairs(list or {}) do if s:find(pat, 1, true) then return true end end
-  return false
-end
-
 -- gpt-oss-120b on one H200 (141 GB: >= 70 GiB, not an A100) under vLLM,
 -- the shape of the vLLM FP8 KV-cache post's gpt-oss run; expert_weights
 -- picks the serving model.
@@ -23,7 +18,7 @@ local job = { model = "gpt-oss-120b", gpu = "h200-sxm", gpus = 1, runtime = "vll
               expert_weights = "mxfp4", input = 20000, output = 2019, concurrency = 8 }
 local r = gp.infer(job)
 t.is(r.prefill_tokens, 8192, "vLLM on an H200: max_num_batched_tokens 8192 a step, not 16384")
-t.ok(has(r.defaults, "prefill_tokens=8192 (vLLM's API server's on h200-sxm"),
+t.ok(t.said(r, "prefill_tokens=8192 (vLLM's API server's on h200-sxm", true),
   "... said in the defaults")
 -- 20000 prompt tokens in steps of 8192 less the 8 decodes (8184 of room):
 -- ceil(20000 / 8184) = 3 steps under load, ceil(20000 / 8192) = 3 alone
@@ -32,7 +27,7 @@ t.is(r.ttft_one_steps, 3, "one prompt alone: ceil(20000 / 8192) = 3 steps")
 -- the serving model reads no max_num_tokens: the dense path's vLLM
 -- budget is not said (it read "max_num_tokens=131072 (vLLM without
 -- chunked prefill ...)" beside "mixed steps")
-t.ok(not has(r.defaults, "max_num_tokens="), "no max_num_tokens in the serving model's defaults")
+t.ok(not t.said(r, "max_num_tokens=", true), "no max_num_tokens in the serving model's defaults")
 
 -- a budget given wins (exact: the value passed through)
 local g = gp.infer(t.with(job, { prefill_tokens = 16384 }))
