@@ -78,20 +78,16 @@ t.ok(seen and seen.eager_loss == nil, "torchtitan 820504e: the loss compiled")
 -- stand for the commit.  torchao's float8 README H100 table, 2025-03-12,
 -- "torchtitan version: `0.0.2`": inside, the loss eager; the day PR #1033
 -- landed and after: compiled; no date: compiled (nothing to read).
-train.train = function(o) seen = o; return orig(o) end
+-- (t.handed: the options the predictor hands gp.train, caught)
 case.source.commit = nil
 case.source.date = "2025-03-12"
-seen = nil
-predict(case, gp.catalog())
+seen = t.handed(case)
 t.ok(seen and seen.eager_loss == true, "no commit, source.date 2025-03-12: the loss outside torch.compile")
 case.source.date = "2025-04-02"
-seen = nil
-predict(case, gp.catalog())
+seen = t.handed(case)
 t.ok(seen and seen.eager_loss == nil, "no commit, source.date 2025-04-02 (bbb1b616's day): compiled")
 case.source.date = nil
-seen = nil
-predict(case, gp.catalog())
-train.train = orig
+seen = t.handed(case)
 t.ok(seen and seen.eager_loss == nil, "no commit, no date: compiled")
 -- The memory predictor takes the same window: 12 B a logit held at the
 -- backward's start (memory.lua), so its logit_bytes is 12 on the dated

@@ -12,11 +12,7 @@ local gp = require "gpuplan"
 
 t.plan(4)
 
-local train = require "gpuplan.train"
-local predict = require "gpuplan.predict.train"
-local seen
-local orig = train.train
-train.train = function(o) seen = o; return orig(o) end
+-- (t.handed: the options the train predictor hands gp.train, caught)
 local case = {
   id = "t", kind = "train",
   model = { name = "Llama 3 8B", layers = 32, hidden = 4096, heads = 32, kv_heads = 8,
@@ -30,23 +26,19 @@ local case = {
   measured = { metric = "tokens_per_s_per_gpu", value = 5376.5 },
   source = { title = "torchao float8 README" },
 }
-local ok, r = pcall(predict, case, gp.catalog())
+local ok, seen, r = pcall(t.handed, case)
 t.ok(ok and type(r) == "table" and type(r.value) == "number" and r.value > 0,
      "mi300x: priced, not refused")
 t.ok(seen ~= nil and seen.attn_kernel == nil, "mi300x: the profile names no attention kernel")
 -- Priced with the card's own: the same job with attn_kernel = "ck" stated
 -- gives the same step (exact: one code path).
 local job = {}
-for k, v in pairs(seen) do job[k] = v end
-train.train = orig
+for k, v in pairs(seen or {}) do job[k] = v end
 local own = gp.train(job)
 job.attn_kernel = "ck"
 local ck = gp.train(job)
 t.ok(math.abs(own.step_s - ck.step_s) < 1e-12, "mi300x: the card's own kernel, CK")
 -- On an H100 the profile keeps FlashAttention-2.
-train.train = function(o) seen = o; return orig(o) end
 case.hardware.gpu = "h100-sxm"
-seen = nil
-predict(case, gp.catalog())
-train.train = orig
+seen = t.handed(case)
 t.ok(seen ~= nil and seen.attn_kernel == "fa2", "h100-sxm: fa2, as before")
