@@ -1705,8 +1705,9 @@ local function plan_one(a)
   -- steps (engine/serve_plan.c decode_side), as gp.infer_plan's dense
   -- route keeps one prompt's (gpuplan.infer gpus_for); its result keeps
   -- the TTFT under the plan's load (ttft_loaded, serve_plan.c
-  -- coloc_loaded).
-  local plan_ttft = out.ttft_loaded and out.ttft_one_s or out.ttft_s
+  -- coloc_loaded).  The same rule as the TP route's (infer.lua
+  -- M.plan_ttft), not a copy of it.
+  local plan_ttft = require("gpuplan.infer").plan_ttft(out)
   return require("gpuplan.ranges").apply("infer", { model = m, gpu = d.id, tp = out.tp,
     ep = out.ep, gpus = p.gpus, runtime = b.runtime },
     { gpus = p.gpus, decode_gpus = out.decode_gpus, prefill_gpus = out.prefill_gpus,
