@@ -107,6 +107,16 @@ static double burst_unit(void *ctx, double dec, double proc, double fin,
 	return 1.0;
 }
 
+/* infer_loaded_ttft's price of a chunk above the steady state's: 0.2 s
+ * whatever its size, the chunk it was asked kept in *ctx. */
+static int chunk_price(void *ctx, double chunk, double *t, gp_error *err)
+{
+	(void)err;
+	*(double *)ctx = chunk;
+	*t = 0.2;
+	return GP_OK;
+}
+
 int main(void)
 {
 	gp_model m, m2;
@@ -120,7 +130,7 @@ int main(void)
 	gp_dtype t;
 	int g, b;
 
-	plan(138);
+	plan(146);
 
 	/* --- 13B bf16 decode, batch 1, H200 (4.8 TB/s) -------------------
 	 * Llama 2 13B: 40 layers x (4 h^2 + 3 h f + 2h) with h 5120,
@@ -1046,5 +1056,50 @@ int main(void)
 	c.kv_bucket = 127.5;
 	ok(infer_step(&m, &d, &c, 1, 1, 2, 0, &p, &err) == GP_EINVAL &&
 	   strstr(err.msg, "kv_bucket") != NULL, "a fractional kv_bucket is refused");
+	/* --- infer_loaded_ttft: the one rule for a request joining a
+	 * steady state (gp.infer's chunked-prefill engines and the MoE
+	 * serving model's colocated instances).  20000 prompt tokens, room
+	 * 8184 a step (8192 less 8 decodes): n = ceil(20000 / 8184) = 3
+	 * steps of tc = 0.1 s (chunk 6666.7 under k = 8192: no price
+	 * asked); a share f = 0.01 of the steps at tc, the others at td =
+	 * 0.01 s: E[T] = 0.99 x 0.01 + 0.01 x 0.1 = 0.0109, E[T^2] = 0.99 x
+	 * 1e-4 + 0.01 x 0.01 = 1.99e-4, wait E[T^2] / (2 E[T]) = 1.99e-4 /
+	 * 0.0218 = 0.0091284 s; ttft = wait + 3 x 0.1.  1e-12: the same
+	 * sums. */
+	{
+		infer_loaded lt;
+		double asked = 0.0;
+
+		ok(infer_loaded_ttft(20000, 8184, 0.01, 0.1, 0.01, 8192, NULL,
+		                     NULL, &lt, &err) == GP_OK && lt.steps == 3.0,
+		   "loaded TTFT: 20000 tokens in 8184 a step, 3 steps");
+		is_num(lt.wait, 1.99e-4 / 0.0218, 1e-12,
+		       "loaded TTFT: wait E[T^2] / 2 E[T] = 1.99e-4 / 0.0218");
+		is_num(lt.ttft, 1.99e-4 / 0.0218 + 0.3, 1e-12,
+		       "loaded TTFT: wait + 3 x 0.1 s");
+		/* a chunk above k is priced by the callback: room 16000, n =
+		 * ceil(20000 / 16000) = 2 chunks of 10000 > k 8192 */
+		infer_loaded_ttft(20000, 16000, 0.01, 0.1, 0.01, 8192,
+		                  chunk_price, &asked, &lt, &err);
+		ok(lt.steps == 2.0 && asked == 10000.0 && lt.step == 0.2,
+		   "loaded TTFT: a 10000-token chunk over k priced by the caller");
+		/* no room beside the decodes: not priced (the caller keeps one
+		 * prompt's), all zero */
+		infer_loaded_ttft(20000, 0, 0.01, 0.1, 0.01, 8192, NULL, NULL,
+		                  &lt, &err);
+		ok(lt.ttft == 0.0 && lt.steps == 0.0, "loaded TTFT: no room, none");
+		/* a share outside [0, 1] or NaN is held to it: f NaN -> 0, the
+		 * wait half a decode step (td / 2 = 0.005); f 1.5 -> 1, half a
+		 * chunk step (0.05) -- never NaN */
+		infer_loaded_ttft(20000, 8184, NAN, 0.1, 0.01, 8192, NULL, NULL,
+		                  &lt, &err);
+		is_num(lt.wait, 0.005, 1e-12, "loaded TTFT: f NaN -> 0, td / 2");
+		infer_loaded_ttft(20000, 8184, 1.5, 0.1, 0.01, 8192, NULL, NULL,
+		                  &lt, &err);
+		is_num(lt.wait, 0.05, 1e-12, "loaded TTFT: f 1.5 -> 1, tc / 2");
+		ok(infer_loaded_ttft(20000, 8184, 0.01, 0.1, 0.01, 8192, NULL,
+		                     NULL, NULL, &err) == GP_EINVAL,
+		   "loaded TTFT: a NULL output is refused");
+	}
 	return done();
 }
