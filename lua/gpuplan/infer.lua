@@ -3541,15 +3541,25 @@ function M.setup(a)
       if a.output_max ~= nil and a.output_max < cap then
         cap, said = a.output_max, "the requests' max_tokens, output_max"
       end
-      if not (cap > c.output) then
+      -- A cap equal to the mean: no answer runs past it and their mean is
+      -- it, so every answer ran to it (dstack's one-prompt vLLM rows ask
+      -- 'max_tokens' 150 and generate 150): the burst's outputs are fixed,
+      -- priced as the mean burst, every request at output.
+      local fixed = a.output_max ~= nil and a.output_max == cap and cap == c.output
+      if fixed then
+        default(string.format("output_dist=%s: output_max %d is the mean output: every answer "
+          .. "ran to the requests' max_tokens, the burst priced at %d tokens each", od,
+          math.floor(cap), math.floor(cap)))
+      elseif not (cap > c.output) then
         error(string.format("infer: output_dist %s: outputs of mean %d cannot spread below its "
           .. "limit of %d tokens (%s, less the input %d)", od, math.floor(c.output),
           math.floor(cap), said, math.floor(c.input)), 3)
+      else
+        c.output_max = cap
+        default(string.format("output_dist=%s: outputs exponential around %d tokens, none past "
+          .. "%d (%s); the burst lasts until its longest ends", od, math.floor(c.output),
+          math.floor(cap), said))
       end
-      c.output_max = cap
-      default(string.format("output_dist=%s: outputs exponential around %d tokens, none past %d "
-        .. "(%s); the burst lasts until its longest ends", od, math.floor(c.output),
-        math.floor(cap), said))
     end
   elseif c.requests ~= nil and od == nil and not static then
     default(string.format("output_dist=mean: every request of the burst at output %d tokens",

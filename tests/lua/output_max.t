@@ -7,7 +7,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(8)
+t.plan(10)
 
 -- AccelMark Suite A's offline batch on one H100: 100 prompts sent at once,
 -- 256 tokens in, answers of mean 347 tokens, max_tokens 512 (vLLM).
@@ -48,6 +48,17 @@ t.is(gp.infer(t.with(job, { output_dist = "exp", output_max = 8192 })).tokens_pe
 local one = t.with(job, { concurrency = 1, requests = 10 })
 t.is(gp.infer(t.with(one, { output_dist = "exp", output_max = 512 })).tokens_per_s,
   gp.infer(one).tokens_per_s, "one at a time: the capped run is the mean's")
+
+-- A cap equal to the mean (dstack's one-prompt vLLM rows: 'max_tokens' 150,
+-- 150 tokens generated): no answer is longer than the cap and their mean
+-- is the cap, so every answer is the cap -- the mean burst, every request
+-- at --output, exactly (the same priced run, so no tolerance).
+local at = t.with(job, { output = 512 })
+local full = gp.infer(t.with(at, { output_dist = "exp", output_max = 512 }))
+t.is(full.tokens_per_s, gp.infer(at).tokens_per_s,
+  "output_max at the mean: every answer ran to the cap, the mean burst's rate")
+t.ok(t.said(full, "output_max 512 is the mean output: every answer ran to the requests' "
+  .. "max_tokens"), "the fixed outputs are listed with the prediction")
 
 -- Bad input: clear errors naming the argument.
 t.raises(function() gp.infer(t.with(job, { output_max = 512 })) end,
