@@ -356,6 +356,7 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	    amount(c->engine_host_step, "engine_host_step", err) ||
 	    amount(c->engine_host_seq, "engine_host_seq", err) ||
 	    amount(c->graph_max_ctx, "graph_max_ctx", err) ||
+	    gp_check_num(c->kv_tokens, 0, GP_COUNT_MAX, "kv_tokens", err) ||
 	    rate(c->offload_bw, "offload_bw", err) ||
 	    rate(c->offload_link_bw, "offload_link_bw", err) ||
 	    gp_check_count(c->offload_cpu_max, 0, "offload_cpu_max", err) ||

@@ -147,6 +147,11 @@ typedef struct infer_cfg {
 	                         kv_cache_free_gpu_mem_fraction) instead of
 	                         the margin of the capacity; see
 	                         gp_infer_cfg */
+	double kv_tokens;     /* > 0: the KV pool holds this many tokens,
+	                         as the engine reports it (vLLM's
+	                         kv_cache_size_tokens, num_gpu_blocks x
+	                         block_size), in place of the pool the
+	                         memory rule leaves (run_kv) */
 	int kv_reserve_max;   /* 1: admit a sequence only when KV for its
 	                         whole input + output is free (TensorRT-LLM
 	                         GUARANTEED_NO_EVICT); 0: paged KV holds the

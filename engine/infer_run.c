@@ -148,6 +148,17 @@ static int run_kv(const gp_model *m, const infer_cfg *c, int stage,
 		kv_gpu = r->kv_admit * (stage - n_off) / stage;
 		r->kv_budget = room > 0 ? room : 0;
 		x = kv_gpu > 0 ? floor(r->kv_budget / kv_gpu) : c->max_batch;
+	} else if (c->kv_tokens > 0) {
+		/* The pool the engine reports (infer_cfg.kv_tokens: vLLM's
+		 * vllm:cache_config_info kv_cache_size_tokens, num_gpu_blocks
+		 * x block_size) in place of the one the memory rule leaves:
+		 * its bytes at the admitted sequence's KV a token, and the
+		 * sequences it holds at that length. */
+		double tok = c->kv_reserve_max ? c->input + c->output :
+			c->input + c->output / 2.0;
+
+		r->kv_budget = c->kv_tokens * ma.kv_per_seq / tok;
+		x = floor(c->kv_tokens / tok);
 	} else {
 		r->kv_budget = ma.kv_room;
 		x = ma.max_seqs;

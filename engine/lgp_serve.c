@@ -77,6 +77,7 @@ static const lgp_field infer_fields[] = {
 	IF_NUM("extend_host_ops", extend_host_ops),
 	F_REQNUM("capacity", offsetof(infer_cfg, capacity)),
 	IF_NUM("kv_free_fraction", kv_free_fraction),
+	IF_NUM("kv_tokens", kv_tokens),
 	IF_BOOL("kv_reserve_max", kv_reserve_max),
 	IF_BOOL("kv_preempt", kv_preempt),
 	IF_NUM("max_num_tokens", max_num_tokens),

@@ -3270,6 +3270,9 @@ function M.setup(a)
     runtime = a.enforce_eager and "eager" or M.runtimes[a.runtime or "graphs"],
     flash = a.flash ~= false,
     max_num_tokens = num_arg(a, "max_num_tokens"), max_batch = int_arg(a, "max_batch", 1),
+    -- the KV pool the engine reports, where it is stated (engine/
+    -- infer_run.c run_kv)
+    kv_tokens = int_arg(a, "kv_tokens", 1),
     chunked = a.chunked_prefill == true or (mixes and true) or nil,
     whole_prompts = mixes and M.whole_prompts[a.runtime] or nil,
     static_batch = static or nil,

@@ -982,6 +982,23 @@ opt { name = "kv_free_fraction", type = "number", metavar = "F", commands = "inf
     .. "of the whole (not with margin)",
   suggest = { "kv_cache_free_gpu_mem_fraction", "free_gpu_memory_fraction",
               "kvcache_free_gpu_mem_frac" } }
+-- The KV pool as the engine reports it, where a run states it: vLLM
+-- prints "GPU KV cache size: N tokens" and exports it as
+-- vllm:cache_config_info kv_cache_size_tokens (num_gpu_blocks x
+-- block_size), sized by its profile run (gpu_worker.py
+-- determine_available_memory: gpu_memory_utilization x total less the
+-- weights, the profiled activation peak, non-torch memory and the CUDA
+-- graph estimate), which gp.infer's memory rule approximates.  One model
+-- on its replicas (engine/infer_run.c run_kv); the MoE serving model
+-- refuses it (gpuplan.serve).
+opt { name = "kv_tokens", type = "int", metavar = "N", commands = "infer", kind = "tokens",
+  default = { infer = "off: the pool the memory rule leaves (margin or kv_free_fraction)" },
+  help = "the KV pool in tokens as the engine reports it (vLLM's kv_cache_size_tokens, "
+    .. "num_gpu_blocks x block_size), in place of the pool the memory rule leaves",
+  notes = { infer = "the sequences held are this over each one's tokens (input + output / 2, "
+    .. "or the whole length where the scheduler reserves it); one model on its replicas: "
+    .. "the MoE serving model (--ep, --dp-attention, --disagg ...) refuses it" },
+  suggest = { "kv_cache_size_tokens", "kv_cache_tokens" } }
 opt { name = "input", type = "int", metavar = "N", commands = "infer", value = 2048,
   default = { infer = "2048, or the model's context less --output where that is shorter" },
   kind = "tokens",

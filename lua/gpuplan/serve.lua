@@ -939,6 +939,13 @@ function M.setup(a)
   -- prefill_tokens a step and its decode batch is the itl_max search's or
   -- the batch given.  Taken, it would change nothing, in silence.  After
   -- infer.setup, which refuses a value of the wrong kind in its words.
+  -- kv_tokens is the one-model engine's pool (engine/infer_run.c
+  -- run_kv); engine/serve*.c size their own.  Taken, it would change
+  -- nothing, in silence.
+  if a.kv_tokens ~= nil then
+    usage("infer: kv_tokens is the KV pool of one model on its replicas; the MoE serving "
+      .. "model sizes its pool by the margin or kv_free_fraction")
+  end
   if a.max_num_tokens ~= nil then
     usage("infer: max_num_tokens is the step budget of one model on its replicas; the MoE "
       .. "serving model does not read it: its prompts go prefill_tokens a step (default: the "

@@ -614,6 +614,14 @@ local case_schema = T.record {
     -- of the memory free once the model is loaded
     max_batch = count(), max_num_tokens = count(),
     kv_free_fraction = declared("kv_free_fraction"),
+    -- the share of the card the engine holds back from its budget where
+    -- the run states it (gp.infer's margin: 1 - vLLM's
+    -- gpu_memory_utilization, which NIM sets for itself; its metrics'
+    -- vllm:cache_config_info reports it)
+    margin = declared("margin"),
+    -- the KV pool in tokens the engine reported (gp.infer's kv_tokens:
+    -- vLLM's vllm:cache_config_info kv_cache_size_tokens)
+    kv_tokens = count(),
     -- the prompts cut into chunks that ride in the decode steps, where the
     -- run's command turns it on (gp.infer's chunked_prefill: vLLM's
     -- --enable-chunked-prefill, TensorRT-LLM's --enable_chunked_prefill)
@@ -799,6 +807,7 @@ M.WORKLOAD_READ = { dropout = set "train memory", unfused_loss = set "train",
                     sampling = set "infer",
                     max_batch = set "infer", max_num_tokens = set "infer",
                     kv_free_fraction = set "infer", chunked_prefill = set "infer",
+                    margin = set "infer", kv_tokens = set "infer",
                     scheduler_steps = set "infer", cuda_graphs = set "infer",
                     batching = set "infer",
                     server = set "infer", framework = set "train memory infer rl" }

@@ -1008,7 +1008,8 @@ local function serve_case(case, cat, model, defaults)
     -- model takes max_batch and kv_free_fraction and refuses
     -- max_num_tokens by name: its prompts go prefill_tokens a step)
     max_batch = v(wl.max_batch), max_num_tokens = v(wl.max_num_tokens),
-    kv_free_fraction = v(wl.kv_free_fraction),
+    kv_free_fraction = v(wl.kv_free_fraction), margin = v(wl.margin),
+    kv_tokens = v(wl.kv_tokens),
     -- a run of num_requests requests sent at once (gp.infer's requests):
     -- colocated, its fill and drain priced as gp.infer prices them
     requests = v(wl.num_requests),
@@ -1287,6 +1288,13 @@ local function predict(case, cat)
   -- the runtime profile below fills only what is left unstated.
   a.max_batch, a.max_num_tokens = v(wl.max_batch), v(wl.max_num_tokens)
   a.kv_free_fraction = v(wl.kv_free_fraction)
+  -- The share of the card held back where the run states it (gp.infer's
+  -- margin: 1 - vLLM's gpu_memory_utilization, the run's
+  -- vllm:cache_config_info); else the runtime's rule (gpuplan.infer).
+  a.margin = v(wl.margin)
+  -- The KV pool the engine reported, where the run states it (gp.infer's
+  -- kv_tokens: vLLM's kv_cache_size_tokens), in place of the rule's.
+  a.kv_tokens = v(wl.kv_tokens)
   -- Chunked prefill where the run's command turns it on or off
   -- (gp.infer's chunked_prefill: TensorRT-LLM's --enable_chunked_prefill,
   -- its chunked context, off by default); the profile below keeps a value
