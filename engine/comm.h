@@ -130,6 +130,9 @@ typedef struct gp_nccl {
 			       * fewer channels at small sizes */
 	double nvls_channels; /* NCCL's NVLS channels (thread blocks), 1..64;
 			       * read only when the link has NVLS */
+	double nvls_channels_nodes; /* the same for a communicator that
+			       * spans nodes where NCCL gives it another
+			       * count, 1..64; 0 = nvls_channels */
 	int rails;            /* 1: the network plugin shows NCCL the NICs
 			       * nearest each GPU as one device at their
 			       * summed speed (aws-ofi-nccl's multi-rail

@@ -1110,6 +1110,46 @@ static int price_tree(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 static double nvls_intra(const comm_ctx *c);
 static double nvls_heads(const comm_ctx *c);
 
+/* The NVLS channels NCCL gives this communicator (comm->nvlsChannels,
+ * the NVLS_TREE blocks "nc = comm->nvlsChannels", enqueue.cc).  A fabric
+ * gives its one-node count (nccl.nvls_channels) and, where NCCL gives a
+ * communicator spanning nodes another, that (nccl.nvls_channels_nodes).
+ * Blackwell (NVIDIA/nccl src/transport/nvls.cc, "#define
+ * NVLS_NCHANNELS_SM100 32", "#define NVLS_NCHANNELS_SM100_NVL 24"):
+ * 2.25.1 to 2.26.x give every SM100 communicator 32 ("int channels =
+ * (comm->compCap >= 100) ? NVLS_NCHANNELS_SM100 : NVLS_NCHANNELS_SM90;",
+ * v2.25.1-1, v2.26.2-1); from 2.27.3 32 across hosts, 24 in one ("channels
+ * = (multiNode ? NVLS_NCHANNELS_SM100 : NVLS_NCHANNELS_SM100_NVL)",
+ * v2.27.3-1 to v2.29.7-1); 2.30.3 on retunes multi-node SM100
+ * (ncclNvlsTreeSm100Tuning, v2.30.7-1): 32 on 2 nodes ("if (nNodes == 2
+ * && nicBw >= 48.0f) { *nChannels = 32;"), and on 3 or more 24 with NICs
+ * of 48 GB/s or more ("else if (nicBw >= 96.0f) { if (ppn <= 8) {
+ * *nChannels = 24; ... } else { *nChannels = 32;" "} else if (nicBw >=
+ * 48.0f) { *nChannels = 24;"), nicBw = comm->minNetBw, a device's line
+ * rate in GB/s ("net->net.bw = mbps / 8000.0", topo.cc).  The count sets
+ * NVLS_TREE's proxy posts a network step (nvls_tree_posts): 2 x 8 B200
+ * on NDR (dstack's Lambda pair, NCCL 2.26.2) at 1 MiB, 32 channels: 53 +
+ * 2 x 31 x 1 us = 115 us against 115.58 measured (114.44, 118.25 at 2
+ * and 4 MiB); 24 gave 99.  (32 across nodes was tried while a post cost
+ * 3 us and not kept: 2 x 31 x 3 = 186 us of posts; at NCCL's 1 us a
+ * message it holds.) */
+static double nvls_nch(const comm_ctx *c)
+{
+	const gp_nccl *n = &c->t->up_nccl;
+	double one = n->nvls_channels, nodes = n->nvls_channels_nodes;
+	double nic = max2(1.0, c->rails) * c->t->nic.bw / 1e9;
+	int v = c->t->nccl_version;
+
+	if (nodes < 1.0)
+		return one;
+	if (c->nn == 1)
+		return v >= 22501 && v < 22703 ? nodes : one;
+	if ((v == 0 || v >= 23003) && c->nn > 2 &&
+	    ((nic >= 96.0 && c->g <= 8) || (nic >= 48.0 && nic < 96.0)))
+		return one;
+	return nodes;
+}
+
 /* Whether the NCCL release the topology names (nccl_version; 0: the
  * latest modelled) caps NVLS_TREE's chunk at 64 KiB on 4 or more nodes.
  * The cap came with 2.19.3 (NVIDIA/nccl 8c6c5951, "2.19.3-1", enqueue.cc
@@ -1129,7 +1169,7 @@ static int nvls_tree_cap(const comm_ctx *c)
 /* NCCL's NVLS chunk for this message, bytes (the rules above). */
 static double nvls_chunk(const comm_ctx *c)
 {
-	double S = c->bytes, nch = c->t->up_nccl.nvls_channels;
+	double S = c->bytes, nch = nvls_nch(c);
 	double ops = nch * nvls_heads(c), chunk = 131072.0;
 
 	if (c->nn == 1) {
@@ -1152,7 +1192,7 @@ static double nvls_chunk(const comm_ctx *c)
 
 static double nvls_fill(const comm_ctx *c)
 {
-	double S = c->bytes, nch = c->t->up_nccl.nvls_channels;
+	double S = c->bytes, nch = nvls_nch(c);
 	double heads = nvls_heads(c), intra = nvls_intra(c);
 	double ops = nch * heads, k;
 
@@ -1245,7 +1285,7 @@ static double nvls_stream(const comm_ctx *c)
  * nodes 25% under it at 256 MiB. */
 static double nvls_tree_posts(const comm_ctx *c)
 {
-	double nch = c->t->up_nccl.nvls_channels;
+	double nch = nvls_nch(c);
 	double k = min2(nch, max2(1.0, ceil(c->bytes / 32768.0)));
 
 	if (c->nn < 2 || nch < 1.0)
@@ -1294,7 +1334,7 @@ static double nvls_tree_posts(const comm_ctx *c)
 
 static double nvls_steps(const comm_ctx *c)
 {
-	double S = c->bytes, nch = c->t->up_nccl.nvls_channels;
+	double S = c->bytes, nch = nvls_nch(c);
 	double heads = nvls_heads(c), ops = nch * heads, k;
 
 	if (nch < 1.0 || heads < 1.0)

@@ -91,6 +91,7 @@ void comm_nccl_default(gp_link_kind k, gp_nccl *out)
 	out->ll128_eff = LL128_EFF;
 	out->nvls_lat = NVLS_LAT_US * US;
 	out->nvls_channels = NVLS_CHANNELS;
+	out->nvls_channels_nodes = 0.0;
 	out->channels = 0.0;
 	out->rails = 0;
 	out->tree_share = 1.0;
@@ -329,6 +330,13 @@ static int nccl_check(const gp_nccl *n, int nvls, const char *what,
 		return gp_fail(err, "%s nccl nvls_channels must be an "
 			       "integer 1..64 (got %g)", what,
 			       n->nvls_channels);
+	if (nvls && (!gp_finite(n->nvls_channels_nodes) ||
+		     n->nvls_channels_nodes < 0.0 ||
+		     n->nvls_channels_nodes > 64.0 ||
+		     n->nvls_channels_nodes != floor(n->nvls_channels_nodes)))
+		return gp_fail(err, "%s nccl nvls_channels_nodes must be an "
+			       "integer 0..64 (got %g)", what,
+			       n->nvls_channels_nodes);
 	if (nvls && (!gp_finite(n->nvls_lat) || n->nvls_lat < 0.0 ||
 		     n->nvls_lat > LINK_MAX_LAT))
 		return gp_fail(err, "%s nccl nvls_latency must be 0..%g s "

@@ -676,6 +676,7 @@ static const lgp_field nccl_fields[] = {
 	F_NUM("nvls_latency", offsetof(gp_nccl, nvls_lat), 0),
 	F_NUM("channels", offsetof(gp_nccl, channels), 0),
 	F_NUM("nvls_channels", offsetof(gp_nccl, nvls_channels), 0),
+	F_NUM("nvls_channels_nodes", offsetof(gp_nccl, nvls_channels_nodes), 0),
 	F_BOOL("rails", offsetof(gp_nccl, rails), 0),
 	F_NUM("tree_share", offsetof(gp_nccl, tree_share), 1.0),
 	F_NUM("completion", offsetof(gp_nccl, completion), 0),

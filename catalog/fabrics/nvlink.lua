@@ -204,7 +204,9 @@ fabric {
   -- NVLS's multimem operations reach less of the link on Blackwell than on
   -- Hopper (0.85, the default): NCCL's own figure for the generation
   -- and it runs 24 NVLS thread blocks on one node where Hopper runs 16
-  nccl = { nvls_efficiency = 0.74, nvls_channels = 24,
+  -- (24 blocks in one node, 32 across nodes: engine/comm_algo.c nvls_nch
+  -- gives the count each NCCL release uses)
+  nccl = { nvls_efficiency = 0.74, nvls_channels = 24, nvls_channels_nodes = 32,
            source = "NVIDIA/nccl src/graph/tuning.cc nvlsEfficiency[] (NCCL "
                  .. "2.30.7): Hopper 0.85, Blackwell 0.74; src/transport/nvls.cc: "
                  .. "'nChannels = (comm->nNodes > 1) ? NVLS_NCHANNELS_SM100 : "

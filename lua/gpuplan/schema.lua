@@ -635,6 +635,9 @@ M.fabric = T.record {
     channels = int { min = 1, max = 64 },
     -- NCCL's NVLS channels (NVLS_NCHANNELS_SM90 16, SM100 32)
     nvls_channels = int { min = 1, max = 64 },
+    -- the same for a communicator spanning nodes, where NCCL's count
+    -- differs (Blackwell: NVLS_NCHANNELS_SM100 32 against SM100_NVL 24)
+    nvls_channels_nodes = int { min = 1, max = 64 },
     -- the network plugin shows NCCL the NICs nearest each GPU as one
     -- device at their summed speed (aws-ofi-nccl's RDMA protocol)
     rails = bool(),
