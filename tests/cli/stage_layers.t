@@ -16,10 +16,18 @@ my ($rc, $out) = run_gp('train', @job, '--stage-layers', '9,9,8,6');
 is($rc, 0, 'train --stage-layers 9,9,8,6: priced');
 # the first stage holds 9 layers and the embedding: the slowest (the
 # uniform split's is the last, 8 layers and the 128256 x 4096 head)
-like($out, qr/^pipeline: slowest stage 0 of 4 \(9 layers\)/m, 'the first stage (9 layers) is the slowest');
+# counted from 1 on the command line: the first of 4 is "1 of 4" (it read
+# "0 of 4", and the last stage "3 of 4": r.stage is 0-based)
+like($out, qr/^pipeline: slowest stage 1 of 4 \(9 layers\)/m, 'the first stage (9 layers) is the slowest');
 unlike($out, qr/^defaults: .*partition=/m, 'no partition rule said: the split is the job\'s');
 ($rc, $out) = run_gp('train', @job);
 like($out, qr/^defaults: .*partition=uniform/m, 'without it the uniform rule is said');
+like($out, qr/^pipeline: slowest stage 4 of 4 \(8 layers\)/m, 'uniform: the last stage (the head) is "4 of 4"');
+# fit's line too: its most loaded stage of the same job (4 x 8 layers)
+# is the first, with the embedding: "1 of 4", where it read "0 of 4"
+($rc, $out) = run_gp('fit', @job[0..8], '--seq', '4096', '--stack', 'megatron');
+like($out, qr/^most loaded pipeline stage: 1 of 4 \(8 layers, the embedding\)$/m,
+     'fit: counted from 1, the embedding\'s stage is the first');
 
 my $err;
 ($rc, $out, $err) = run_gp('train', @job, '--stage-layers', '9,9,8');

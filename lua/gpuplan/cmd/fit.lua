@@ -267,8 +267,11 @@ local function detail_lines(r, opts)
   local cn = context_note(r, opts)
   if cn then details[#details + 1] = "note: " .. cn end
   if (opts.pp or 1) > 1 and r.method ~= "infer" then
+    -- counted from 1, as "of N" reads (and --stage-layers' "value 4 of"
+    -- names its entries): r.stage is 0-based, so the last of 4 was
+    -- printed "3 of 4" beside "the output layer"
     details[#details + 1] = string.format("most loaded pipeline stage: %d of %d (%d layers%s)",
-      r.stage, opts.pp, r.stage_layers,
+      r.stage + 1, opts.pp, r.stage_layers,
       r.stage == 0 and ", the embedding" or r.stage == opts.pp - 1 and ", the output layer" or "")
   end
   if r.state_bytes then details[#details + 1] = states_line(r) end

@@ -106,8 +106,10 @@ function C.run(opts, args)
         or ""))
     end
     if r.bubble_frac > 0 then
+      -- counted from 1 ("1 of 4" the first), as fit says it; r.stage is
+      -- 0-based (the Lua field)
       io.write(string.format("pipeline: slowest stage %d of %d (%d layers), bubble %s of the step\n",
-        r.stage, r.pp, r.stage_layers, pct(r.bubble_frac)))
+        r.stage + 1, r.pp, r.stage_layers, pct(r.bubble_frac)))
     end
     local m = r.memory
     m.method = r.method
