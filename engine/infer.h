@@ -570,7 +570,7 @@ typedef struct infer_result {
 	                         tokens: infer_mixed_kv_reads */
 	double tokens_per_s;  /* output tokens/s, whole system */
 	double tokens_per_s_gpu;
-	double stream_tokens_per_s; /* 1 / itl: what one user sees */
+	double stream_tokens_per_s; /* 1 / itl_load: what one user sees */
 	double cost_per_mtok; /* price units per 1e6 output tokens */
 	double tokens_per_s_per_price; /* tokens/s per (price unit / hour);
 					* 0 at price 0 (no value) */

@@ -451,7 +451,8 @@ field("itl_load_s", "s", "mean gap between a user's tokens at the batch, other r
 field("itl_batch1_s", "s", "inter-token latency of one sequence alone", "infer")
 field("tpot_s", "s", "time per output token of one stream (MTP included)", "infer")
 field("per_gpu", "tokens/s", "output tokens per second per GPU", "infer infer_plan")
-field("stream_tokens_per_s", "tokens/s", "one user's tokens per second", "infer")
+field("stream_tokens_per_s", "tokens/s", "one user's tokens per second: 1 / itl_load_s, the "
+  .. "mean gap between its tokens (MoE serving: 1 / itl_s, which holds the prefill stalls)", "infer")
 field("input_tokens_per_s", "tokens/s", "prompt tokens per second", "infer")
 field("cost_per_mtok", "currency", "per million output tokens (with a price)", "infer infer_plan")
 field("tokens_per_s_per_dollar_hour", "tokens/s", "tokens_per_s per unit of price an hour",

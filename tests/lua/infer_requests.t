@@ -125,13 +125,14 @@ t.ok(moe_run.tokens_per_s > 0 and moe_run.tokens_per_s < gp.infer(moe).tokens_pe
 -- job above holds 1000 + 200 tokens a sequence, far more than 10 in the
 -- KV budget, so the batch is the requests': 10 on one GPU, ceil(10 / 2)
 -- = 5 a replica on two.  Its ITL is a step at that batch, and the rate a
--- user sees is 1 / ITL (it was the KV-bound batch's, beside the run's
--- throughput of 10).
+-- user sees is 1 / the mean gap between its tokens, itl_load_s (it was
+-- the KV-bound batch's, beside the run's throughput of 10; then 1 / ITL,
+-- the decode step alone: tests/lua/user_rate.t).
 t.ok(steady.batch > 10, "the steady state batches more than 10")
 local ten = gp.infer(t.with(job, { requests = 10 }))
 t.is(ten.batch, 10, "10 requests: a batch of 10")
 t.ok(ten.itl_s < steady.itl_s, "its ITL is a smaller batch's than the steady state's")
-t.near(ten.stream_tokens_per_s, 1 / ten.itl_s, 1e-9, "a user sees 1 / ITL")
+t.near(ten.stream_tokens_per_s, 1 / ten.itl_load_s, 1e-9, "a user sees 1 / the mean gap between its tokens")
 local two = gp.infer(t.with(job, { requests = 10, gpus = 2 }))
 t.is(two.batch, 5, "10 requests over 2 replicas: 5 a replica")
 
