@@ -1060,7 +1060,10 @@ local function replica_report(r, opts, a)
     { k = "tokens/s per user", v = ranges.text(r, "stream_tokens_per_s", "%.1f") or NO_DECODE },
     { k = "tokens/s system", v = ranges.text(r, "tokens_per_s", "%.0f") },
     { k = "tokens/s per GPU", v = ranges.text(r, "per_gpu", "%.0f") },
-    { k = "compute precision", v = r.compute .. string.format(" (ridge %.0f FLOP/B)", r.ridge) },
+    -- r.ridge is the achievable roofline's (the GEMM and HBM fractions):
+    -- said so, as the guide's and `catalog` "bf16 ridge" is the peak's
+    -- (H100: 231 here against 295 there)
+    { k = "compute precision", v = r.compute .. string.format(" (achievable ridge %.0f FLOP/B)", r.ridge) },
   }
   -- under a steady load, one prompt on an idle replica as its own row
   -- after the loaded TTFT (engine/infer_run.c loaded_ttft)

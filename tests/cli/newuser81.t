@@ -1,0 +1,23 @@
+# A first user's questions (round 81): labels and figures a command
+# prints that read one way and meant another.
+use strict;
+use warnings;
+use Test::More;
+require './tests/cli/lib.pl';
+
+# infer's "compute precision" line gives the achievable roofline's ridge
+# (gp.infer's r.ridge): on the H100 at bf16, 989 TFLOP/s x 0.656 (the
+# hopper bf16 GEMM fraction) over 3.35 TB/s x 0.84 (HBM) = 648.8 / 2.814
+# = 230.6 FLOP/B, where the guide's and `roofline`'s peak ridge is 989 /
+# 3.35 = 295.2.  It read "(ridge 231 FLOP/B)" beside the guide's "bf16
+# ridge FLOP/B 295" for the same card.
+my ($rc, $out) = run_gp('infer', 'llama3.1-8b', '--gpu', 'h100-sxm', '--batch', '1',
+                        '--input', '512', '--output', '256');
+is($rc, 0, 'infer llama3.1-8b on h100-sxm: priced');
+like($out, qr/^compute precision\s+bf16 \(achievable ridge 231 FLOP\/B\)$/m,
+     'infer: the ridge is said to be the achievable one');
+my ($rc2, $roof) = run_gp('roofline', '--gpu', 'h100-sxm');
+like($roof, qr/^bf16\s+989\.0\s+648\.8\s+295\.2\s+230\.6$/m,
+     'roofline: 295.2 peak, 230.6 achievable -- the one infer gives');
+
+done_testing();
