@@ -905,7 +905,20 @@ static int candidates(const gp_model *m, const serve_cfg *c, int prefill,
 	int G = c->topo.gpus_per_node, n = 0, N, dp, tbo, i;
 	gp_error e;
 
-	/* Tensor-parallel instances of one and two nodes. */
+	/* The unit an instance is counted in: a node, or where a node is an
+	 * NVLink domain of several hosts (GB200/GB300 NVL72: 18 trays of 4
+	 * GPUs, comm_topo_domain) a host, as deployments there size their
+	 * servers: SGLang's GB200 runs "use 12 nodes for decode and the
+	 * remaining [2] for prefill" of the rack's 4-GPU trays, EP48 and 8
+	 * GPUs (lmsys.org/blog/2025-06-16-gb200-part-1), and its GB300 work
+	 * decodes "at DEP8" (lmsys.org, GB300 NVL72 long-context post).  In
+	 * units of the 72-GPU domain the search tried TP72, TP144 and EP72
+	 * up, and for DeepSeek-V3 at 50k tok/s planned 144 GB200s (EP72)
+	 * where an EP8 instance, given, needs 32; an HGX node is one host
+	 * (unchanged). */
+	if (comm_topo_domain(&c->topo))
+		G = c->topo.host_gpus;
+	/* Tensor-parallel instances of one and two nodes (hosts). */
 	for (i = 1; i <= 2 && n < MAX_CAND; i++) {
 		serve_layout L;
 
