@@ -2534,9 +2534,17 @@ opt { name = "split_proj", type = "flag", commands = "train plan rl", form = "bo
   value = function(j)
     local sp = j.stack ~= "megatron" and j.model and j.model.split_proj or nil
     if sp == nil or sp == "none" then return false, false end
-    return sp, "split_proj=" .. sp .. " (" .. tostring(j.model.id or j.model.name or "the model")
-      .. "'s own modules: " .. (sp == "qkv" and "q, k, v" or sp == "mlp" and "gate, up"
-        or "q, k, v and gate, up") .. " linears of their own)"
+    local own = tostring(j.model.id or j.model.name or "the model") .. "'s own modules: "
+      .. (sp == "qkv" and "q, k, v" or sp == "mlp" and "gate, up" or "q, k, v and gate, up")
+      .. " linears of their own"
+    -- The line names the option's own value: the model's "both" is
+    -- split_proj = true (--split-proj), which prices the same GEMMs
+    -- (tests/lua/split_proj_model.t); it read "split_proj=both", a value
+    -- the option refuses ("split_proj must be true or false").  The
+    -- model's "qkv" or "mlp" has no option value (true splits both), so
+    -- it is said in words, naming no value to copy.
+    if sp == "both" then return sp, "split_proj=true (" .. own .. ")" end
+    return sp, "split proj: the model's " .. sp .. " (" .. own .. ")"
   end,
   help = "q, k and v, and the gated MLP's gate and up, are linears of their own "
     .. "(torchtitan's Llama: wq, wk, wv, w1, w3; Hugging Face's Llama, Mistral, Qwen2, Qwen3: "

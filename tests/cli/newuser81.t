@@ -20,4 +20,19 @@ my ($rc2, $roof) = run_gp('roofline', '--gpu', 'h100-sxm');
 like($roof, qr/^bf16\s+989\.0\s+648\.8\s+295\.2\s+230\.6$/m,
      'roofline: 295.2 peak, 230.6 achievable -- the one infer gives');
 
+# The defaults line names each option as it can be typed: Llama 3.1 8B's
+# own modules keep q, k, v and gate, up apart (the catalog's split_proj
+# "both"), which the option prices as --split-proj (true).  The line read
+# "split_proj=both", which the command line refuses ("takes no value") and
+# gp.train refuses ("split_proj must be true or false").
+my @job = ('llama3.1-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--seq', '2048');
+($rc, $out) = run_gp('train', @job);
+like($out, qr/^defaults: .*--split-proj \(llama3\.1-8b's own modules: q, k, v and gate, up linears of their own\)/m,
+     'train: the default said as --split-proj');
+unlike($out, qr/split_proj=both/, '... not as split_proj=both');
+my ($step) = $out =~ /^step\s+([\d.]+)/m;
+my ($rc3, $out3) = run_gp('train', @job, '--split-proj');
+my ($step3) = $out3 =~ /^step\s+([\d.]+)/m;
+ok(defined $step && defined $step3 && $step eq $step3, "--split-proj as the line says: the same step ($step s)");
+
 done_testing();

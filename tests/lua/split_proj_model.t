@@ -7,7 +7,7 @@ local t = require("tap")
 local gp = require("gpuplan")
 local case = require("gpuplan.predict.case")
 
-t.plan(16)
+t.plan(17)
 
 -- A small gated GQA model (8 heads, 2 kv heads of 128): q 1024 wide, k and
 -- v 256 each, gate and up 4096 each.
@@ -41,7 +41,10 @@ t.near(t.op(qkv, "mlp_up").fwd, t.op(job(nil, "deepspeed", false), "mlp_up").fwd
 -- and the split is dearer than the fused GEMM (k and v 256 wide each read
 -- the whole 2048 x 1024 input: test split_proj.t), so the check can fail
 t.ok(t.op(both, "qkv").fwd > t.op(off, "qkv").fwd, "both: split q, k, v dearer than fused")
-t.like(table.concat(both.defaults, "; "), "split_proj=both (t's own modules", "said on the defaults line", true)
+-- said as the option's value, true, which prices the same GEMMs (it read
+-- "split_proj=both", a value the option refuses); "qkv" in words
+t.like(table.concat(both.defaults, "; "), "split_proj=true (t's own modules", "said on the defaults line", true)
+t.like(table.concat(qkv.defaults, "; "), "split proj: the model's qkv (t's own modules: q, k, v", "qkv said in words", true)
 
 -- Megatron builds its own fused modules: the model's declaration does not
 -- apply (step as with the option off, nothing said); the option still does.
