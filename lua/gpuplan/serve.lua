@@ -368,7 +368,10 @@ local function say_placement(default, eplb, runtime)
     default("eplb=false (the runtimes' default: SGLang's and vLLM's enable_eplb False, "
       .. "TensorRT-LLM without a load_balancer)")
   end
-  default("imbalance=auto (per step: " .. (eplb and (runtime == "sglang"
+  -- said in words: --imbalance takes a number (the hottest GPU's share
+  -- over the mean), and "imbalance=auto" named a value it refuses
+  -- ("option '--imbalance' expects a number, got 'auto'")
+  default("imbalance: per step (" .. (eplb and (runtime == "sglang"
       and "SGLang's EPLB placement spread at the EP width, the LMSYS large-scale EP blog's"
       or "EPLB's placement spread, TensorRT-LLM's measurement")
     or "the spread of experts in order, TensorRT-LLM's no-EPLB measurement")

@@ -35,4 +35,31 @@ my ($rc3, $out3) = run_gp('train', @job, '--split-proj');
 my ($step3) = $out3 =~ /^step\s+([\d.]+)/m;
 ok(defined $step && defined $step3 && $step eq $step3, "--split-proj as the line says: the same step ($step s)");
 
+# Every name=value the defaults line states is one the command line
+# takes as its flag: re-run with each entry given, and it is accepted.
+# "imbalance=auto" (MoE serving) was refused ("option '--imbalance'
+# expects a number, got 'auto'"): it is said in words now.
+sub entries {
+    my ($o) = @_;
+    my ($line) = $o =~ /^(?:defaults:|assumed) +(.*)$/m;
+    return () unless defined $line;
+    1 while $line =~ s/\([^()]*\)//g;
+    return grep { /^[a-z][a-z0-9_]*=\S+$/ } map { s/^\s+|\s+$//gr } split /,/, $line;
+}
+for my $cmd (['infer', 'deepseek-v3', '--gpu', 'h200-sxm', '--tp', '8', '--ep', '8',
+              '--input', '2048', '--output', '512'],
+             ['train', @job]) {
+    my ($c0, $o0) = run_gp(@$cmd);
+    like($o0, qr/imbalance: per step \(/, "$cmd->[0]: the imbalance said in words")
+        if $cmd->[0] eq 'infer';
+    my @e = entries($o0);
+    ok(@e >= 5, "$cmd->[0]: " . scalar(@e) . " name=value entries on the line");
+    for my $e (@e) {
+        my ($n, $v) = split /=/, $e, 2;
+        (my $flag = "--$n") =~ tr/_/-/;
+        my ($c1, $o1, $e1) = run_gp(@$cmd, $flag, $v);
+        is($c1, 0, "$cmd->[0]: $e given as $flag $v is taken") or diag($e1);
+    }
+}
+
 done_testing();

@@ -36,7 +36,9 @@ t.near(r.memory.attention, 61 * 187105280, 1e-12, "attention whole under DP atte
 --   EP8 on Mixtral's 8 experts: 1 slot.  Slot counts exact (integers).
 local function said(res, key)
   for _, d in ipairs(res.defaults or {}) do
-    if d:find("^" .. key .. "=") then return d end
+    -- "key=value", or "key: ..." for a default no value states
+    -- (imbalance: per step)
+    if d:find("^" .. key .. "[=:]") then return d end
   end
 end
 local r0 = gp.infer(with { gpus = 16, ep = 16, dp_attention = true, batch = 32,
