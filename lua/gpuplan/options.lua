@@ -149,7 +149,10 @@ opt { name = "seq", type = "int", metavar = "N", commands = "fit train plan", ki
     -- RL trains the actor on whole rollouts: prompt + response tokens.
     if j.kind == "rl" then
       local pl, rl = j.prompt_len or 512, j.response_len or 1024
-      return pl + rl, string.format("seq=%d (prompt %d + response %d)", pl + rl, pl, rl)
+      -- in words: an RL step refuses seq ("seq: an RL step trains on
+      -- prompt_len + response_len tokens"), so "seq=1536" named a value
+      -- that cannot be given
+      return pl + rl, string.format("seq: %d (prompt %d + response %d)", pl + rl, pl, rl)
     end
     -- Pre-training runs at the model's context, up to 8192 (GPT-3 2048,
     -- Llama 2 4096, Llama 3 8192; longer contexts come in a later stage).

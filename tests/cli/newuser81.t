@@ -48,10 +48,15 @@ sub entries {
 }
 for my $cmd (['infer', 'deepseek-v3', '--gpu', 'h200-sxm', '--tp', '8', '--ep', '8',
               '--input', '2048', '--output', '512'],
-             ['train', @job]) {
+             ['train', @job],
+             # an RL step's memory: seq is prompt + response, which --seq
+             # does not take beside --method grpo ("seq=1536" was refused)
+             ['fit', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--method', 'grpo']) {
     my ($c0, $o0) = run_gp(@$cmd);
     like($o0, qr/imbalance: per step \(/, "$cmd->[0]: the imbalance said in words")
         if $cmd->[0] eq 'infer';
+    like($o0, qr/ seq: 1536 \(prompt 512 \+ response 1024\)/, "fit --method grpo: seq said in words")
+        if $cmd->[0] eq 'fit';
     my @e = entries($o0);
     ok(@e >= 5, "$cmd->[0]: " . scalar(@e) . " name=value entries on the line");
     for my $e (@e) {

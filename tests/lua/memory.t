@@ -467,7 +467,8 @@ do
                         method = "grpo", prompt_len = 1024, response_len = 2048 }
   local listed = false
   for _, d in ipairs(r.defaults) do
-    if d == "seq=3072 (prompt 1024 + response 2048)" then listed = true end
+    -- said in words (seq is refused beside an RL method: no value to copy)
+    if d == "seq: 3072 (prompt 1024 + response 2048)" then listed = true end
   end
   t.ok(listed, "GRPO actor seq defaults to prompt + response")
 end
