@@ -118,7 +118,9 @@ end
 section("The cards (dense tensor peaks; scale-up link per direction; cheapest sourced price"
         .. (market and (" in market " .. market) or "") .. ")", rows, {
   { key = "gpu", label = "GPU" }, { key = "memory" },
-  { key = "hbm", label = "HBM TB/s", fmt = "%.2f" },
+  -- memory bandwidth, HBM or GDDR (the RTX 4090's GDDR6X is a row here):
+  -- it was headed "HBM TB/s"
+  { key = "hbm", label = "memory TB/s", fmt = "%.2f" },
   { key = "bf16", label = "bf16 TFLOPS", fmt = "%.0f" },
   { key = "fp8", label = "fp8 TFLOPS", fmt = "%.0f" },
   { key = "link", label = "link GB/s/dir", fmt = "%.0f" },

@@ -737,7 +737,7 @@ function Document:add(title, rows, columns)
   end
   if f == "json" then
     -- each row cut to its columns, raw values (numbers stay numbers); the
-    -- columns' labels ride along: they carry the units ("HBM TB/s",
+    -- columns' labels ride along: they carry the units ("memory TB/s",
     -- "USD/GPU-h") that the keys alone do not state
     local keep, cols = {}, {}
     for i, r in ipairs(rows) do

@@ -67,4 +67,14 @@ for my $cmd (['infer', 'deepseek-v3', '--gpu', 'h200-sxm', '--tp', '8', '--ep', 
     }
 }
 
+# Memory bandwidth is headed as such: the card tables list GDDR cards (the
+# RTX 4090's GDDR6X, 1.008 TB/s; the L40S's GDDR6) beside HBM ones, under
+# a header that read "HBM TB/s".
+my ($rc4, $cards) = run_gp('catalog', 'list', 'gpus');
+like($cards, qr/^id\s+name\s+memory\s+memory TB\/s\s+bf16 TFLOPS/m, 'catalog list gpus: "memory TB/s"');
+like($cards, qr/^rtx-4090\s.*\s1\.008\s/m, '... over the RTX 4090\'s GDDR6X');
+my ($rc5, $guide) = run_gp('guide');
+like($guide, qr/^GPU\s+memory\s+memory TB\/s\s+bf16 TFLOPS/m, 'guide: "memory TB/s"');
+unlike($cards . $guide, qr/HBM TB\/s/, 'no "HBM TB/s" header');
+
 done_testing();

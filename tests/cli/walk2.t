@@ -29,7 +29,8 @@ my ($c, $o, $e);
          'guide json: price is a number, not a string');
     my %label = map { $_->{key} => $_->{label} } @{$cards->{columns} || []};
     is($label{price}, 'USD/GPU-h', 'guide json: the price column states its unit');
-    is($label{hbm}, 'HBM TB/s', 'guide json: the hbm column states its unit');
+    # "memory TB/s": HBM or GDDR (the RTX 4090 row is GDDR6X)
+    is($label{hbm}, 'memory TB/s', 'guide json: the hbm column states its unit');
     # the text still shows the same two decimals
     ($c, $o, $e) = run_gp('guide');
     like($o, qr/^h100-sxm\s.*\s\d+\.\d\d\s+\S/m, 'guide text: price with two decimals');

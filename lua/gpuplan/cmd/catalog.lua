@@ -35,7 +35,9 @@ local list_columns = {
     -- a CSV header carries the unit its cell is in where that is not the
     -- JSON's SI unit (docs/output.md: comm's algbw_gbps): "mem_bw" headed
     -- 0.600, TB/s, where the JSON's mem_bw is 6e11 bytes/s
-    { key = "mem_bw", label = "HBM TB/s", csv = "mem_bw_tbs",
+    -- HBM or GDDR (A10, L4, L40S, the RTX cards): "memory TB/s", where
+    -- it read "HBM TB/s" over GDDR rows
+    { key = "mem_bw", label = "memory TB/s", csv = "mem_bw_tbs",
       fmt = function(v) return string.format("%.3f", v / 1e12) end },
     { key = "bf16", label = "bf16 TFLOPS", csv = "bf16_tflops", fmt = tflops },
     { key = "fp8", label = "fp8 TFLOPS", csv = "fp8_tflops", fmt = tflops },
