@@ -4331,7 +4331,8 @@ end
 
 -- Throughput/latency curve: gp.infer at batch 1, 2, 4, ... up to the most
 -- the KV budget holds (and that maximum itself).  Returns rows
--- {batch, itl_s, tokens_per_s, per_gpu, stream_tokens_per_s, ttft_s}.
+-- {batch, itl_s, itl_load_s, tokens_per_s, per_gpu, stream_tokens_per_s,
+-- ttft_s}.
 -- A static batch is priced at the one batch it is given (batching), which
 -- the batch sweep and the target search choose themselves: gp.infer's own
 -- refusal would ask for the batch they drop (the CLI's --batching static
@@ -4364,7 +4365,10 @@ function M.sweep(a)
     for k, v in pairs(base) do args[k] = v end
     args.batch = math.min(b, most)
     local r = M.infer(args)
+    -- itl_load_s: the mean gap a user sees (the prompts between its
+    -- tokens), whose inverse stream_tokens_per_s is
     rows[#rows + 1] = { batch = r.batch, itl_s = r.itl_s, itl_ms = r.itl_s and r.itl_s * 1e3,
+                        itl_load_s = r.itl_load_s, itl_load_ms = r.itl_load_s and r.itl_load_s * 1e3,
                         tokens_per_s = r.tokens_per_s, per_gpu = r.per_gpu,
                         stream_tokens_per_s = r.stream_tokens_per_s, ttft_s = r.ttft_s }
     if args.batch >= most then break end

@@ -1346,13 +1346,17 @@ function M.result(r, model, d, s, info)
   out.accept = r.accept
   out.tokens_per_s, out.per_gpu = r.tokens_per_s, r.tokens_per_s_gpu
   out.stream_tokens_per_s = 1 / r.itl
+  -- the mean gap between a user's tokens, as gp.infer's dense result
+  -- names it: here the ITL itself, which holds the prefill stalls (the
+  -- side-by-side tables' "mean ITL ms" read "-" on a MoE row)
+  out.itl_load_s = r.itl
   -- One output token is the prefill's own (the first token comes out of
   -- the prompt's forward): no decode step runs, so a decode step's
   -- latency and one user's decode rate have no value -- absent, as
   -- gpuplan.infer leaves them out for one model -- not the figures of a
   -- step that never runs.
   if s.output <= 1 then
-    out.itl_s, out.tpot_s, out.stream_tokens_per_s = nil, nil, nil
+    out.itl_s, out.tpot_s, out.stream_tokens_per_s, out.itl_load_s = nil, nil, nil, nil
   end
   out.input_tokens_per_s = r.input_tokens_per_s
   out.decode_per_gpu = dec.tokens_per_s_gpu

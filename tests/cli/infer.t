@@ -38,7 +38,8 @@ my $dir = tempdir(CLEANUP => 1);
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--weights', 'fp8',
                       '--sweep-batch', '--svg', "$dir/sweep.svg");
 is($c, 0, 'sweep exits 0');
-like($o, qr/^batch\s+ITL ms\s+tok\/s\/user\s+tok\/s system\s+tok\/s\/GPU$/m, 'sweep header');
+# "mean ITL ms": the gap a user sees, whose inverse tok/s/user is
+like($o, qr/^batch\s+ITL ms\s+mean ITL ms\s+tok\/s\/user\s+tok\/s system\s+tok\/s\/GPU$/m, 'sweep header');
 ok(-s "$dir/sweep.svg", 'sweep SVG written');
 ok(!-e "$dir/sweep.svg.tmp", 'no temporary file left');
 # --output 1 runs no decode step (the one token is the prefill's): the
@@ -187,7 +188,7 @@ like($e, qr/^gpuplan: infer: --market 'mars': no price in the catalog is from it
 ($c, $o, $e) = run_gp('infer', 'llama3-70b', '--gpu', 'h200-sxm,h100-sxm,rtx-4090', '--weights', 'fp8',
                       '--tp', '2', '--gpus', '2', '--concurrency', '32');
 is($c, 0, 'infer with a list of cards exits 0') or diag $e;
-like($o, qr/^card\s+GPUs\s+layout\s+batch\s+TTFT ms\s+ITL ms\s+tok\/s\/user\s+tok\/s\/GPU\s+cost\/Mtok\s+fits\s+against the winner$/m,
+like($o, qr/^card\s+GPUs\s+layout\s+batch\s+TTFT ms\s+ITL ms\s+mean ITL ms\s+tok\/s\/user\s+tok\/s\/GPU\s+cost\/Mtok\s+fits\s+against the winner$/m,
      'the per-card columns');
 my @irow = grep { /^(h200-sxm|h100-sxm|rtx-4090)\s+\d+\s/ } split /\n/, $o;
 is(scalar @irow, 3, 'a row per card');

@@ -196,7 +196,7 @@ is($c, 0, 'rl h100-nvl 1 + 1 within the pair: runs') or diag $e;
     ($c, $o, $e) = run_gp(@j, '--format', 'csv');
     is($c, 0, 'infer several cards --format csv runs') or diag $e;
     my ($head, @rows) = split /\n/, $o;
-    is($head, 'gpu,gpus,layout_name,batch,ttft_s,itl_s,stream_tokens_per_s,per_gpu,cost_per_mtok,currency,fits,loses',
+    is($head, 'gpu,gpus,layout_name,batch,ttft_s,itl_s,itl_load_s,stream_tokens_per_s,per_gpu,cost_per_mtok,currency,fits,loses',
        'the header: seconds, the cost and its currency apart');
     for my $row (@rows) {
         my @f = split /,/, $row;
@@ -204,11 +204,12 @@ is($c, 0, 'rl h100-nvl 1 + 1 within the pair: runs') or diag $e;
         # the CSV prints 15 significant digits of the JSON's value
         ok(abs($f[4] - $x->{ttft_s}) <= 1e-12 * $x->{ttft_s}, "$f[0]: ttft_s is the JSON's seconds");
         ok(abs($f[5] - $x->{itl_s}) <= 1e-12 * $x->{itl_s}, "$f[0]: itl_s is the JSON's seconds");
+        # (itl_load_s, the mean gap a user sees, is column 6)
         if (defined $x->{cost_per_mtok}) {
-            ok(abs($f[8] - $x->{cost_per_mtok}) <= 1e-12 * $x->{cost_per_mtok} && $f[9] eq 'USD',
+            ok(abs($f[9] - $x->{cost_per_mtok}) <= 1e-12 * $x->{cost_per_mtok} && $f[10] eq 'USD',
                "$f[0]: cost_per_mtok a number, currency USD");
         } else {
-            ok($f[8] eq '' && $f[9] eq '', "$f[0]: no price, no cost and no currency");
+            ok($f[9] eq '' && $f[10] eq '', "$f[0]: no price, no cost and no currency");
         }
     }
 }

@@ -11,7 +11,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(7)
+t.plan(10)
 
 local job = { model = "llama3.1-70b", gpu = "h100-sxm", gpus = 2, tp = 2, weights = "fp8",
               input = 2048, output = 512 }
@@ -43,3 +43,13 @@ t.ok(ratio >= 511 / 512 - 1e-9 and ratio <= 511 / 512 * 32 / 31 + 1e-9,
 local moe = gp.infer{ model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 2, tp = 2, ep = 2,
                       input = 2048, output = 512, concurrency = 32 }
 t.near(moe.stream_tokens_per_s, 1 / moe.itl_s, 1e-12, "MoE: 1 / its ITL (prefill stalls in it)")
+t.near(moe.itl_load_s, moe.itl_s, 1e-12, "MoE: its mean gap (itl_load_s) is that ITL")
+
+-- The batch sweep's rows (infer --sweep-batch: its "mean ITL ms" column
+-- beside tok/s/user) carry the mean gap whose inverse the rate is; at
+-- batch 1 it is the decode step.
+local rows = require("gpuplan.infer").sweep(job)
+t.near(rows[1].itl_load_s, rows[1].itl_s, 1e-12, "sweep, batch 1: the mean gap is the step")
+local last = rows[#rows]
+t.near(last.stream_tokens_per_s * last.itl_load_s, 1, 1e-12,
+  string.format("sweep, batch %d: tok/s/user x mean ITL = 1", last.batch))
