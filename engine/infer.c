@@ -389,7 +389,8 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	/* The weight-only linears' multiple and the fp8 MoE's, each at
 	 * roof_op.bf16_x's bounds. */
 	if (bf16_x(c->wo_bf16_x, "wo_bf16_x", err) != GP_OK ||
-	    bf16_x(c->moe_fp8_bf16_x, "moe_fp8_bf16_x", err) != GP_OK)
+	    bf16_x(c->moe_fp8_bf16_x, "moe_fp8_bf16_x", err) != GP_OK ||
+	    bf16_x(c->kv_fp8_prompt_x, "kv_fp8_prompt_x", err) != GP_OK)
 		return GP_EINVAL;
 	/* An M tile as roof_op.m_tile takes it: 0 (the library's) or
 	 * 8 to 128 rows. */
@@ -1640,6 +1641,14 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 			(strcmp(o->name, "moe_up") == 0 ||
 			 strcmp(o->name, "moe_down") == 0) ?
 			c->moe_fp8_bf16_x : 0.0;
+		/* A prompt's attention over an FP8 cache on a kernel that
+		 * does not reach the FP8 tensor rate there
+		 * (infer_cfg.kv_fp8_prompt_x: vLLM's FA3 with two-level
+		 * accumulation); a decode's is bound by the cache's bytes
+		 * and keeps its rate. */
+		if (o->kind == GP_OP_ATTN && q > 1.0 && ap == GP_FP8 &&
+		    c->kv_fp8_prompt_x > 0.0)
+			b->bf16_x = c->kv_fp8_prompt_x;
 		if (mlap && strcmp(o->name, "qkv") == 0) {
 			int rc = mla_prefill_proj(b, m, count, T, wb, cp);
 

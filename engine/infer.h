@@ -426,6 +426,15 @@ typedef struct infer_cfg {
 	                         rate (roofline.h roof_op.bf16_x;
 	                         lua/gpuplan/infer.lua M.moe_fp8_bf16_x,
 	                         M.moe_fp4_bf16_x); 0: at their own rate */
+	double kv_fp8_prompt_x; /* > 0: a prompt's (or chunk's) attention
+	                         over an FP8 cache multiplies at no more
+	                         than this multiple of the device's 16-bit
+	                         rate at its shape (roofline.h
+	                         roof_op.bf16_x): vLLM's FlashAttention-3
+	                         on Hopper with its two-level FP8
+	                         accumulation (lua/gpuplan/infer.lua
+	                         M.kv_fp8_prompt_x); 0: the FP8 tensor
+	                         rate.  Decode steps keep theirs. */
 	double wo_bf16_x;     /* > 0: the runtime's weight-only linears
 	                         (dequantised in the GEMM mainloop: Marlin)
 	                         multiply at no more than this multiple of

@@ -106,6 +106,7 @@ static const lgp_field infer_fields[] = {
 	IF_NUM("kv_bucket", kv_bucket),
 	IF_NUM("moe_fp8_bf16_x", moe_fp8_bf16_x),
 	IF_NUM("wo_bf16_x", wo_bf16_x),
+	IF_NUM("kv_fp8_prompt_x", kv_fp8_prompt_x),
 	IF_BOOL("fused_grouped_topk", fused_grouped_topk),
 	IF_BOOL("fused_topk_softmax", fused_topk_softmax),
 	IF_BOOL("fused_qk_norm_rope", fused_qk_norm_rope),

@@ -234,6 +234,15 @@ int sx_attn_row(sx *x, const char *name, double count, double flop,
 	 * attn_fp8; the measurements in catalog/archs.lua). */
 	r.compute_rate = d->peak[x->ap] * d->attn_fwd * eff *
 		(x->ap == GP_FP8 && d->attn_fp8 > 0 ? d->attn_fp8 : 1.0);
+	/* A prompt's chunk over an FP8 cache on a kernel held below the
+	 * FP8 tensor rate (infer.h infer_cfg.kv_fp8_prompt_x, vLLM's FA3
+	 * with two-level accumulation): at most that multiple of the
+	 * 16-bit kernel's rate at the same shape.  A decode keeps its. */
+	if (causal_q > 0 && x->ap == GP_FP8 &&
+	    x->c->base.kv_fp8_prompt_x > 0.0 && d->peak[x->half] > 0)
+		r.compute_rate = fmin(r.compute_rate,
+		                      x->c->base.kv_fp8_prompt_x *
+		                      d->peak[x->half] * d->attn_fwd * eff);
 	tc = flop > 0 ? flop / r.compute_rate : 0.0;
 	r.t_compute = tc;
 	r.shape_eff = eff;

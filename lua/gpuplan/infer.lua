@@ -1155,6 +1155,43 @@ function M.wo_bf16_x_of(rt, g, bits)
   return x
 end
 
+-- A prompt's attention over an FP8 cache under vLLM's FlashAttention-3
+-- on Hopper (engine infer_cfg.kv_fp8_prompt_x, roofline.h roof_op.bf16_x):
+-- vLLM runs the whole attention in FP8 there ("runs the entire attention
+-- computation (the QK and ScoreV matrix multiplications) in FP8", vLLM
+-- blog 2026-04-22 "The State of FP8 KV-Cache and Attention Quantization
+-- in vLLM"), but since its fork's two-level accumulation (vllm-project/
+-- flash-attention PR #104, taken by vllm PR #27889, 2025-10-31: "Bump FA
+-- version for FP8 two-level accumulation") the P.V partial sums are
+-- flushed into a second FP32 accumulator every key tile, which "increases
+-- the register pressure and causes slowdowns during prefill" (the post).
+-- Measured with the fork's hopper/benchmark_flash_attention_fp8.py on an
+-- H100 (vllm-project/flash-attention PR #122's table, before its
+-- every-n-steps change): head dim 128, non-causal, 2 x 8192 tokens: bf16
+-- 737.22, FP8 684.11 TFLOP/s (0.93); 1 x 16384: 695.77 and 684.83 (0.98);
+-- head dim 256, 32 x 512: 557.51 and 278.25 (0.50).  The post's runs
+-- (v0.19.1, after the tile retuning of flash-attention PR #125) see
+-- "slight TTFT speedups of FP8 for long contexts" at head dim 128 and
+-- prefill "speedups" at 64 and 128, and a 1.6x larger TTFT quadratic at
+-- 256 (gemma-4-E2B, 6.93e-07 -> 1.12e-06 ms/token^2).  So the kernel runs
+-- a prompt at the 16-bit rate, not twice it: 1.0 up to head dim 128 (the
+-- measured 0.93-0.98 before the retuning, "slight" speedups after), 0.50
+-- above (the table's head dim 256).  A decode keeps its rate (bound by
+-- the cache's bytes, which FP8 halves).  vllm_version (a V0 release)
+-- predates the accumulation: nil there.
+M.kv_fp8_prompt_x = { narrow = 1.0, wide = 0.50, wide_above = 128 }
+function M.kv_fp8_prompt_x_of(a, g, model, kv)
+  if kv ~= "fp8" or a.runtime ~= "vllm" or a.vllm_version ~= nil then return nil end
+  if type(g) ~= "table" or g.arch ~= "hopper" or not (g.vendor == nil or g.vendor == "NVIDIA") then
+    return nil
+  end
+  if type(model) ~= "table" or latent_cache(model) then return nil end
+  local hd = tonumber(model.head_dim) or
+    ((tonumber(model.hidden) or 0) / math.max(1, tonumber(model.heads) or 1))
+  local r = M.kv_fp8_prompt_x
+  return hd > r.wide_above and r.wide or r.narrow
+end
+
 -- The M tile a runtime's fp8 dense linears pad a decode step's tokens to,
 -- by GPU arch (engine infer_cfg.m_tile; roofline.c ROOF_MIN_EDGE: the
 -- library's 16 otherwise).  SGLang multiplies a block-scaled fp8
@@ -3309,6 +3346,7 @@ function M.setup(a)
     attn_stream = M.attn_stream_of(a, g, model, tp, kv)
       or M.mmha_stream_of(a, g, model, tp, kv, d),
     wo_bf16_x = M.wo_bf16_x_of(a.runtime, g, bits),
+    kv_fp8_prompt_x = M.kv_fp8_prompt_x_of(a, g, model, kv),
     m_tile = M.m_tile_of(a.runtime, g.arch, base),
     kv_bucket = kv_bucket,
     moe_fp8_bf16_x = M.moe_fp8_bf16_x_of(a.runtime, g.arch, base, d) or
@@ -3788,6 +3826,11 @@ function M.setup(a)
   -- fa2_mixed's default: its place held here, worded (or dropped, for a
   -- group of one) by qhead_note from the engine's mixed_kv_reads.
   if c.mixed_kv_per_qhead and a.fa2_mixed == nil and c.chunked then default(FA2_NOTE) end
+  if c.kv_fp8_prompt_x then
+    default(string.format("FP8 prompt attention at %.2gx the 16-bit rate (vLLM's "
+      .. "FlashAttention-3 on Hopper: its two-level FP8 accumulation, vllm-project/"
+      .. "flash-attention PR #104)", c.kv_fp8_prompt_x))
+  end
   if sample_kernels then
     local names = {}
     for _, n in ipairs(M.SAMPLING) do if stages[n] then names[#names + 1] = n end end

@@ -592,6 +592,10 @@ local function setup_config(a, model, d, c, info, cat, default, L)
   info.ar_norm_fusion = ar_fused
   local s = {
     weight_bits = c.weight_bits, embed_bits = c.embed_bits, kv_bytes = c.kv_bytes,
+    -- a prompt chunk's attention over an FP8 cache at the 16-bit rate
+    -- (infer.lua M.kv_fp8_prompt_x: vLLM's FA3 with two-level
+    -- accumulation on Hopper; serve_row.c sx_attn_row)
+    kv_fp8_prompt_x = c.kv_fp8_prompt_x,
     compute = c.compute, input = c.input, output = c.output, flash = c.flash,
     -- prompt tokens found in the prefix cache (infer.setup's, from
     -- prefix_hit): the engine prefills the rest (infer_new_prompt)
