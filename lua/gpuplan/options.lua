@@ -3858,7 +3858,16 @@ local function cli_entry(cmd, e)
     pre, name, v, rest = "", bare, "true", brest
   end
   local d = name and BY[name]
-  if not (d and (pre == "" or pre:match("^[%w%.%-]+: $"))) then return e end
+  if not (d and (pre == "" or pre:match("^[%w%.%-]+: $"))) then
+    -- A note that is no option but tells the user what to give (plan's
+    -- "h100-nvl: 4 GPUs skipped (...; to search them give nics = N and
+    -- nic_fabric = ID ...)") names the options as this surface does,
+    -- from its "give " on (M.flags_named, the errors' rule); the rest
+    -- is kept as it is.
+    local at = e:find("%f[%w]give ")
+    if at then return e:sub(1, at - 1) .. M.flags_named(cmd, e:sub(at)) end
+    return e
+  end
   -- one entry may carry two ("max_batch=1024, max_num_tokens=...")
   local more = rest:match("^, ([%a][%w_]*=.*)$")
   if more then rest = ", " .. cli_entry(cmd, more)

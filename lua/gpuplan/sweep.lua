@@ -1417,7 +1417,7 @@ local function search_card(a, job, space, counts, policy, gi, gid,
   -- --gpus 1,2,4: the H100 NVL's bridged pair has no NICs).  One card
   -- alone is still refused: the counts asked are its whole question.
   -- A card that reaches none of them is refused as before.
-  local skipped
+  local skipped, give
   if not oks and several then
     local low = math.min(table.unpack(counts))
     local okl, sl = pcall(train.setup, job, low)
@@ -1428,6 +1428,12 @@ local function search_card(a, job, space, counts, policy, gi, gid,
         t[#t + 1] = n
       end
       if #drop > 0 then
+        -- what the largest count's refusal told the user to give
+        -- (gpuplan.comm no_nics: "give nics = N and nic_fabric = ID
+        -- ..."), said beside the skip: the note named the missing NICs
+        -- but not the option that supplies them
+        give = type(s) == "string" and s:match("has no NICs: (give .-)%s*$")
+          or type(s) == "string" and s:match("no NICs to reach the others: (give .-)%s*$")
         oks, s, counts, skipped = true, sl, keep, drop
       end
     end
@@ -1455,8 +1461,9 @@ local function search_card(a, job, space, counts, policy, gi, gid,
   if skipped then
     local gpn = s.topo.gpus_per_node
     defaults[#defaults + 1] = string.format("%s: %s GPU%s skipped (more than its node of %d "
-      .. "holds, and the node has no NICs: %s)", gid, table.concat(skipped, ","),
-      (#skipped > 1 or skipped[1] > 1) and "s" or "", gpn, s.node_name or "its node")
+      .. "holds, and the node has no NICs: %s%s)", gid, table.concat(skipped, ","),
+      (#skipped > 1 or skipped[1] > 1) and "s" or "", gpn, s.node_name or "its node",
+      give and "; to search them " .. give or "")
   end
   -- A count the node does not divide is priced with its last node
   -- partial (gp.train's rule, train.partial_node), said per count.

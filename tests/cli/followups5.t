@@ -94,6 +94,12 @@ LUA
     like($o, qr/^rtx-4090\s+4\s/m, 'rtx-4090 still searched at 4') or diag $o;
     like($o, qr/h100-nvl: 4 GPUs skipped \(more than its node of 2 holds, and the node has no NICs: the node built from h100-nvl/,
          'the skipped count named') or diag $o;
+    # The note told the user the node has no NICs but not what supplies
+    # them: it now says the refusal's own advice (gpuplan.comm no_nics),
+    # by the command line's flags, not the Lua keys nics / nic_fabric.
+    like($o, qr/h100-nvl: 4 GPUs skipped \([^\n]*; to search them give --nics N and --nic-fabric ID \(scale-out fabrics: [^)]*ib-ndr-400[^)]*\), or a system with NICs\)/,
+         '... and says to give --nics and --nic-fabric') or diag $o;
+    unlike($o, qr/give nics = N/, '... not as the Lua keys') or diag $o;
     ($c, $o, $e) = run_gp('plan', 'qwen2.5-32b', '--gpu', 'h100-nvl', '--gpus', '1,2,4', '--method', 'qlora');
     is($c, 1, 'h100-nvl alone over 1,2,4: still refused');
     like($e, qr/4 GPUs span 2 nodes of 2, but the node built from h100-nvl/, '... naming the node');
