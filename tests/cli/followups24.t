@@ -59,10 +59,10 @@ is($c, 1, '--margin 1.5: out of range, exit 1');
 ]
 JSON
     };
-    # "[" line 1, "{" line 2, "id"/"kind" line 3, "model" 4, "hardware" 5,
+    # "[" line 1, "{" line 2, "id"/"kind" line 3 (an unknown kind is said at its own line), "model" 4, "hardware" 5,
     # "parallel" 6, "workload" 7, "precision" 8, "measured" 9
     for my $t ([[precision => 'fp17'], 2, qr/:8: case 'b': field 'workload\.precision': expected one of fp32, tf32, bf16, fp16, fp8, fp4, got "fp17" \(did you mean 'fp16'\?\)$/m],
-               [[kind => 'trian'], 2, qr/:2: case 'b': unknown kind 'trian' \(train, memory, infer, collective, rl\)$/m],
+               [[kind => 'trian'], 2, qr/:3: case 'b': unknown kind 'trian' \(train, memory, infer, collective, rl\)$/m],
                [[metric => 'mfuu'], 2, qr/:9: case 'b': field 'measured\.metric': 'mfuu' is not a train metric /m],
                [[unit => 'percent'], 1, qr/:9: case 'b': field 'measured\.unit': 'percent', but mfu's unit is 'fraction'$/m]) {
         my ($set, $rc, $want) = @$t;
