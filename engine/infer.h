@@ -841,7 +841,9 @@ double infer_prompt_share(double prompts, double len, double steps,
  * takes beside its decodes, the budget less them), each at tc, or where
  * its chunk P / n is more than the k prompt tokens tc was priced at,
  * price(ctx, P / n) (NULL: tc).  out: ttft = wait + steps x step; all 0
- * where there is no room or no prompt (the caller keeps one prompt's). */
+ * where there is no room or no prompt (the caller keeps one prompt's),
+ * out->full 1 where there is a prompt and no room (the caller says the
+ * TTFT under load is not priced), out->room the room given. */
 typedef int (*infer_chunk_step)(void *ctx, double chunk, double *t,
                                 gp_error *err);
 typedef struct infer_loaded {
@@ -849,6 +851,11 @@ typedef struct infer_loaded {
 	double wait;          /* s, the mean residual of the step in flight */
 	double steps;         /* the steps the prompt runs in */
 	double step;          /* s, each of them */
+	double room;          /* the room it was given */
+	int full;             /* 1: no room (room <= 0) for a prompt: the
+	                         decodes fill the budget, so a joining
+	                         prompt's chunks wait for a sequence to end,
+	                         which is not priced (ttft stays 0) */
 } infer_loaded;
 int infer_loaded_ttft(double P, double room, double f, double tc,
                       double td, double k, infer_chunk_step price,

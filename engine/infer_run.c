@@ -1589,6 +1589,14 @@ int infer_loaded_ttft(double P, double room, double f, double tc,
 	if (!out)
 		return gp_fail(err, "infer_loaded_ttft: NULL output");
 	memset(out, 0, sizeof *out);
+	out->room = room;
+	/* No room: the step's decodes take the whole budget, and vLLM V1
+	 * admits a waiting prompt only "while self.waiting and
+	 * token_budget > 0" (the scheduler quoted above), so a joining
+	 * prompt waits for running sequences to end; that wait is not
+	 * priced here, and the caller says so (out->full). */
+	if (P > 0.0 && !(room > 0.0))
+		out->full = 1;
 	if (!(room > 0.0) || !(P > 0.0))
 		return GP_OK;
 	f = fmin(1.0, fmax(0.0, f));

@@ -609,6 +609,8 @@ static void lgp_pushserve(lua_State *L, const serve_result *r)
 		lgp_setnum(L, "ttft_step", r->ttft_step);
 		lgp_setnum(L, "ttft_one_steps", r->ttft_one_steps);
 	}
+	if (r->ttft_full > 0.0)
+		lgp_setnum(L, "ttft_full", r->ttft_full);
 	lgp_setnum(L, "prefill_tokens", r->prefill_tokens);
 	lgp_setnum(L, "kv_transfer", r->kv_transfer);
 	lgp_setnum(L, "prefill_share", r->prefill_share);

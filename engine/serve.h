@@ -387,6 +387,12 @@ typedef struct serve_result {
 	double ttft_step;     /* s, where ttft_loaded: each of ttft_steps */
 	double ttft_one_steps; /* where ttft_loaded: one prompt's prefill
 	                         steps (prompt_steps) */
+	double ttft_full;     /* colocated under a steady load whose
+	                         attention group's decode tokens a step
+	                         fill prefill_tokens: those tokens (at
+	                         least the budget), ttft then one prompt's,
+	                         the loaded TTFT not priced
+	                         (infer_loaded_ttft's full); 0 otherwise */
 	double prefill_tokens; /* the prompt tokens of one of those steps an
 	                         attention group (the cfg's, as priced) */
 	double kv_transfer;   /* s, one request's KV to the decode pool */

@@ -778,6 +778,10 @@ static int colocated(const gp_model *m, const roof_device *d,
 	 * steps kept as ttft_one */
 	if (coloc_loaded(m, d, c, &c->decode, &o, &lt, err))
 		return GP_EINVAL;
+	/* the decodes fill the budget: one prompt's TTFT kept, and the
+	 * result says the loaded one is not priced */
+	if (lt.full)
+		r->ttft_full = c->prefill_tokens - lt.room;
 	if (lt.ttft > 0.0) {
 		r->ttft_one = r->ttft;
 		r->ttft_one_steps = r->ttft_steps;

@@ -1255,6 +1255,11 @@ function M.setup(a)
 end
 
 -- The result table of a core.serve result r for config s.
+local function shown_n(x)
+  local i = math.tointeger(x) or (x == math.floor(x) and math.tointeger(math.floor(x)))
+  return i and tostring(i) or string.format("%.1f", x)
+end
+
 function M.result(r, model, d, s, info)
   local dec, pre, st = r.decode, r.prefill, r.decode.step
   local mem = dec.memory
@@ -1307,6 +1312,22 @@ function M.result(r, model, d, s, info)
     end
   end
   if not r.fits then return out end
+  -- The decodes fill the step's budget (engine/serve_plan.c colocated,
+  -- infer_loaded_ttft's full): a joining prompt gets no room until a
+  -- running sequence ends (vLLM V1 admits prompts "while self.waiting
+  -- and token_budget > 0"), which is not priced, so ttft_s is one
+  -- prompt's.  It was kept without a word: one sequence more a GPU read
+  -- 11.8 s under load at 1016 decodes against a 1024 budget, and 0.03 s
+  -- at 1024 (qwen3-30b-a3b EP8 TP8 on 8 H100s, vLLM, prefill_tokens 1024).
+  if r.ttft_full then
+    local note = string.format("TTFT under load not priced: the attention group's %s decode "
+      .. "tokens a step fill its step budget of %s tokens, so a joining prompt waits for "
+      .. "a running sequence to end; the TTFT is one prompt's (give a batch whose decodes "
+      .. "leave room, or a larger prefill_tokens)", shown_n(r.ttft_full), shown_n(r.prefill_tokens))
+    local said = false
+    for _, e in ipairs(out.defaults) do if e == note then said = true end end
+    if not said then out.defaults[#out.defaults + 1] = note end
+  end
   -- batch per replica, as results.lua declares it for infer and
   -- infer_plan alike: the serving model's batch (the input batch, SGLang's
   -- "batch size per GPU") is a GPU's, and one decode instance is tp GPUs

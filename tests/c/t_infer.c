@@ -130,7 +130,7 @@ int main(void)
 	gp_dtype t;
 	int g, b;
 
-	plan(146);
+	plan(148);
 
 	/* --- 13B bf16 decode, batch 1, H200 (4.8 TB/s) -------------------
 	 * Llama 2 13B: 40 layers x (4 h^2 + 3 h f + 2h) with h 5120,
@@ -1088,6 +1088,13 @@ int main(void)
 		infer_loaded_ttft(20000, 0, 0.01, 0.1, 0.01, 8192, NULL, NULL,
 		                  &lt, &err);
 		ok(lt.ttft == 0.0 && lt.steps == 0.0, "loaded TTFT: no room, none");
+		/* ... and says so: full, with the room it was given (the MoE
+		 * serving model's note: decodes fill the budget); with room
+		 * (8184) it is not full */
+		ok(lt.full == 1 && lt.room == 0.0, "loaded TTFT: no room, full");
+		infer_loaded_ttft(20000, 8184, 0.01, 0.1, 0.01, 8192, NULL,
+		                  NULL, &lt, &err);
+		ok(lt.full == 0, "loaded TTFT: room 8184, not full");
 		/* a share outside [0, 1] or NaN is held to it: f NaN -> 0, the
 		 * wait half a decode step (td / 2 = 0.005); f 1.5 -> 1, half a
 		 * chunk step (0.05) -- never NaN */
