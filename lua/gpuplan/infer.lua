@@ -3522,10 +3522,16 @@ function M.setup(a)
   -- burst reads it: the steady state's batch turns over at the mean.
   local od = a.output_dist
   if a.output_max ~= nil and (od == nil or od == "mean" or od == "uniform") then
+    -- The Lua surface names Lua keys (the command line's flags_named
+    -- turns "output 256" into --output 256): it read "runs to --output"
+    -- in gp.infer's message.  A whole number is said as one: a case
+    -- file's 150 (lua-cjson decodes it as 150.0) read "output_max 150.0".
+    local om = math.type(a.output_max) == "float" and math.tointeger(a.output_max) or a.output_max
     error(args.usage(string.format("infer: output_max %s caps the outputs of a spread burst: give "
-      .. "output_dist exp or sharegpt (%s)", shown(a.output_max),
+      .. "output_dist exp or sharegpt (%s)", shown(om),
       od == "uniform" and "uniform outputs end at twice their mean less one"
-        or "every request of a mean burst runs to --output")), 3)
+        or string.format("every request of a mean burst runs to output %d tokens",
+          math.floor(c.output)))), 3)
   end
   if od ~= nil and od ~= "mean" then
     if c.requests == nil then

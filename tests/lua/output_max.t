@@ -7,7 +7,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(10)
+t.plan(11)
 
 -- AccelMark Suite A's offline batch on one H100: 100 prompts sent at once,
 -- 256 tokens in, answers of mean 347 tokens, max_tokens 512 (vLLM).
@@ -64,6 +64,13 @@ t.ok(t.said(full, "output_max 512 is the mean output: every answer ran to the re
 t.raises(function() gp.infer(t.with(job, { output_max = 512 })) end,
   "output_max 512 caps the outputs of a spread burst: give output_dist exp or sharegpt",
   "output_max without a spread names output_dist", true)
+-- the Lua surface names the Lua key with its value (it read "runs to
+-- --output", the command line's flag), and a whole float (a case file's
+-- 512, which lua-cjson decodes as 512.0) is said as the integer
+t.raises(function() gp.infer(t.with(job, { output_max = 512.0 })) end,
+  "output_max 512 caps the outputs of a spread burst: give output_dist exp or sharegpt "
+  .. "(every request of a mean burst runs to output 347 tokens)",
+  "... the mean burst's output named as the key output, 347 its value", true)
 t.raises(function() gp.infer(t.with(job, { output_dist = "uniform", output_max = 512 })) end,
   "output_max 512 caps the outputs of a spread burst", "uniform outputs have their own end", true)
 t.raises(function() gp.infer(t.with(job, { output_dist = "exp", output_max = 300 })) end,
