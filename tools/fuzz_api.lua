@@ -14,7 +14,9 @@
 -- and GPU tables missing or spoiling each field), jobs (job:step, step
 -- results read, set and refilled, a result edited then encoded), nested
 -- (list, price, weights and topology fields), misc (catalog methods,
--- roofline ops, reports, policies, options, vlm, prices).  Prints each
+-- roofline ops, reports, policies, options, vlm, prices), cases (a
+-- validation case file's workload fields spoilt, read and predicted),
+-- nvls (a fabric's nccl nvls_channels_nodes through gp.comm).  Prints each
 -- finding, one a line; exits 1 when there is one.  Deterministic: keys
 -- are sorted, no pairs() order reaches a call.  Takes a minute or so.
 local gp = require "gpuplan"
@@ -147,6 +149,10 @@ local PLANNERS = {
   { "rl", gp.rl_job, RL, "rl_job" },
   { "infer", gp.infer, { model = "llama3-8b", gpu = H } },
   { "infer", gp.infer, { model = "qwen3-30b-a3b", gpu = H, gpus = 8, ep = 8, tp = 8 }, "infer moe" },
+  -- a spread burst under vLLM, where output_max (the requests'
+  -- max_tokens), first_token_lag and kv_tokens all take part
+  { "infer", gp.infer, { model = "llama3-8b", gpu = H, runtime = "vllm", requests = 64,
+    output_dist = "exp", output = 300 }, "infer exp burst" },
   { "infer", gp.infer_plan, { model = "llama3-8b", gpu = H, target = 1000 }, "infer_plan" },
   { "comm", gp.comm, { gpu = H, gpus = 8, bytes = 2 ^ 20 } },
 }
@@ -403,6 +409,151 @@ if section("misc") then
     run("gp.units.amount_fmt(" .. b[1] .. ")", gp.units.amount_fmt, nil, type(x) == "number" or false, x)
   end
   run("gp.policy.monthly budgett", gp.policy.monthly, "budgett", false, { budgett = 1000 })
+end
+
+---------------------------------------------------------------------------
+-- cases: a validation case file with one workload field spoilt, read
+-- (gp.validate.read) and, where it is taken, predicted
+-- (gp.validate.predict): the case fields this session's options reach
+-- through (margin, kv_tokens, output_max, output_dist, server's
+-- async-llm-engine), on the shipped cases that state them and on a case
+-- of another kind or runtime.  A refusal is read's, at the file's line,
+-- naming the field; a prediction's reason carries no runtime error or
+-- gpuplan position, and its figures are finite.
+if section("cases") then
+  local shipped = {}
+  for _, c in ipairs(gp.validate.read("validation/cases.json")) do shipped[c.id] = c end
+  local function clean(c)
+    if type(c) ~= "table" then return c end
+    local o = {}
+    for k, v in pairs(c) do
+      if not (type(k) == "string" and k:match("^_")) then o[k] = clean(v) end
+    end
+    return o
+  end
+  local BASES = {
+    -- vLLM V0 on its in-process AsyncLLMEngine (first_token_lag 1)
+    "accelmark-vllm073-llama3-8b-a100-40gb-interactive-c1-ttft",
+    -- the stated pool and utilization (kv_tokens, margin)
+    "nvbench-nim2012-llama31-8b-rtx5090-bf16-rag-3500-500-c1",
+    -- a spread burst's max_tokens (output_dist exp, output_max 150)
+    "dstack405b-vllm063-mi300x-tp8-short-80in-1req",
+  }
+  -- a case of another kind and one of another runtime take none of them
+  local other_train, other_rt
+  local ids = sorted(shipped)
+  for _, id in ipairs(ids) do
+    local c = shipped[id]
+    if not other_train and c.kind == "train" then other_train = id end
+    if not other_rt and c.kind == "infer" and c.workload and c.workload.framework == "sglang" then
+      other_rt = id
+    end
+  end
+  BASES[#BASES + 1] = other_train
+  BASES[#BASES + 1] = other_rt
+  local VALUES = { "null", "0", "-1", "1.5", "0.99", "1e300", "1e400", "-1e400", "2147483648",
+    '"zzz"', '""', "{}", "[]", "true", '"async-llm-engine"', '"exp"', '"sharegpt"', "150" }
+  local FIELDS = { "margin", "kv_tokens", "output_max", "output_dist", "server", "concurrency",
+    "input_len", "output_len" }
+  local dir = os.tmpname()
+  os.remove(dir)
+  local path = dir .. "-fuzz-case.json"
+  for _, id in ipairs(BASES) do
+    local base = shipped[id]
+    if not base then finding("no shipped case", id) else
+      for _, f in ipairs(FIELDS) do
+        for _, v in ipairs(VALUES) do
+          local c = clean(base)
+          c.workload = c.workload or {}
+          c.workload[f] = "@@FUZZ@@"
+          local text = "[" .. gp.json(c):gsub('"@@FUZZ@@"', function() return v end) .. "]"
+          local fh = assert(io.open(path, "w"))
+          fh:write(text)
+          fh:close()
+          local label = string.format("case %s workload.%s=%s", id, f, v)
+          calls = calls + 1
+          local ok, r = pcall(gp.validate.read, path)
+          if not ok then
+            local e = tostring(type(r) == "table" and r.msg or r)
+            if e:find("attempt to", 1, true) then finding("runtime error: " .. e, label) end
+            if e:find("engine/", 1, true) or e:find("lua/gpuplan/", 1, true) or e:find("%.c:%d+") then
+              finding("names gpuplan's own file: " .. e, label)
+            end
+            if e:find("\n") then finding("more than one line: " .. e:gsub("\n", "\\n"), label) end
+            if not e:find(f, 1, true) and not e:find("kind", 1, true) then
+              finding("does not name " .. f .. ": " .. e, label)
+            end
+          else
+            local okp, row = pcall(gp.validate.predict, r[1], cat)
+            if not okp then
+              finding("predict raised: " .. tostring(row), label)
+            else
+              local why = tostring(row.reason or "")
+              if why:find("attempt to", 1, true) then finding("runtime error: " .. why, label) end
+              if why:find("engine/", 1, true) or why:find("lua/gpuplan/", 1, true)
+                 or why:find("%.c:%d+") then
+                finding("names gpuplan's own file: " .. why, label)
+              end
+              for _, k in ipairs { "predicted", "error", "predicted_lo", "predicted_hi" } do
+                local x = row[k]
+                if x ~= nil and (type(x) ~= "number" or x ~= x or x == math.huge or x == -math.huge) then
+                  finding("row." .. k .. " is " .. tostring(x), label)
+                end
+              end
+            end
+          end
+        end
+      end
+    end
+  end
+  os.remove(path)
+end
+
+---------------------------------------------------------------------------
+-- nvls: a user fabric's nccl nvls_channels_nodes (the NVLS channels of a
+-- communicator spanning nodes) spoilt, loaded from a catalog dir and
+-- priced by gp.comm across two B200 nodes (NVLS and NVLS_TREE read it)
+if section("nvls") then
+  local dir = os.tmpname()
+  os.remove(dir)
+  assert(os.execute("mkdir -p '" .. dir .. "/fabrics'"))
+  local VALUES = { "nil", "0", "-1", "1.5", "0/0", "1/0", "1e300", "65", "64", "1",
+    "'zzz'", "{}", "true" }
+  for _, v in ipairs(VALUES) do
+    local fh = assert(io.open(dir .. "/fabrics/fz.lua", "w"))
+    fh:write("fabric { id = 'nvlink5-fz', name = 'x', scope = 'scaleup', kind = 'nvlink',\n"
+      .. "  bw = '1800GB/s bidir', latency = '0.6us', in_switch_reduction = 'nvls',\n"
+      .. "  achievable = 0.76, achievable_reason = 'x',\n"
+      .. "  nccl = { nvls_efficiency = 0.74, nvls_channels = 24, nvls_channels_nodes = " .. v
+      .. ", source = 'x' }, source = 'x' }\n")
+    fh:close()
+    local label = "fabric nccl.nvls_channels_nodes=" .. v
+    local okc, c = pcall(gp.catalog, { dirs = { "catalog", dir } })
+    calls = calls + 1
+    if not okc then
+      local e = tostring(type(c) == "table" and c.msg or c)
+      if e:find("attempt to", 1, true) then finding("runtime error: " .. e, label) end
+      if e:find("engine/", 1, true) or e:find("lua/gpuplan/", 1, true) or e:find("%.c:%d+") then
+        finding("names gpuplan's own file: " .. e, label)
+      end
+      if not e:find("nvls_channels_nodes", 1, true) then
+        finding("does not name nvls_channels_nodes: " .. e, label)
+      end
+    else
+      -- NVLS (its NVLS_TREE across the nodes) and the automatic choice,
+      -- under releases that read the count across hosts (2.27.3, 2.30.3)
+      for _, algo in ipairs { "nvls", "auto" } do
+        for _, nccl in ipairs { "2.26.2", "2.27.3", "2.30.3" } do
+          run(label .. " algo=" .. algo .. " nccl=" .. nccl, gp.comm, "nvls_channels_nodes", nil,
+            { system = "dgx-b200", gpus = 16, fabric = "nvlink5-fz", bytes = 2 ^ 26,
+              algo = algo ~= "auto" and algo or nil, nccl = nccl, cat = c })
+        end
+      end
+    end
+  end
+  os.remove(dir .. "/fabrics/fz.lua")
+  os.remove(dir .. "/fabrics")
+  os.remove(dir)
 end
 
 print(string.format("fuzz_api: %d calls, %d findings", calls, #findings))
