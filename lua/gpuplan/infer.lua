@@ -3598,9 +3598,13 @@ function M.setup(a)
           .. "ran to the requests' max_tokens, the burst priced at %d tokens each", od,
           math.floor(cap), math.floor(cap)))
       elseif not (cap > c.output) then
+        -- "less the input" is the context's limit's (max_seq - input);
+        -- output_max is the requests' own cap on the output: it read
+        -- "(the requests' max_tokens, output_max, less the input 2048)"
         error(string.format("infer: output_dist %s: outputs of mean %d cannot spread below its "
-          .. "limit of %d tokens (%s, less the input %d)", od, math.floor(c.output),
-          math.floor(cap), said, math.floor(c.input)), 3)
+          .. "limit of %d tokens (%s%s)", od, math.floor(c.output),
+          math.floor(cap), said, said:find("output_max", 1, true) and ""
+            or string.format(", less the input %d", math.floor(c.input))), 3)
       else
         c.output_max = cap
         default(string.format("output_dist=%s: outputs exponential around %d tokens, none past "

@@ -953,6 +953,15 @@ function M.setup(a)
     usage("infer: kv_tokens is the KV pool of one model on its replicas; the MoE serving "
       .. "model sizes its pool by the margin or kv_free_fraction")
   end
+  -- first_token_lag is added by gp.infer's one-model result (gpuplan.infer
+  -- M.infer: the decode step at the run's batch a lagged step); this
+  -- model's result never read it, so 3 lagged steps read the same TTFT
+  -- as none.  Refused, as kv_tokens is, rather than taken in silence.
+  if a.first_token_lag ~= nil and a.first_token_lag ~= 0 then
+    usage(string.format("infer: first_token_lag %s is priced for one model on its replicas "
+      .. "(vLLM V0's in-process AsyncLLMEngine); the MoE serving model does not take it",
+      require("gpuplan.args").shown(a.first_token_lag)))
+  end
   if a.max_num_tokens ~= nil then
     usage("infer: max_num_tokens is the step budget of one model on its replicas; the MoE "
       .. "serving model does not read it: its prompts go prefill_tokens a step (default: the "

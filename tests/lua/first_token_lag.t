@@ -9,7 +9,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local predict = require "gpuplan.predict.infer"
 local cat = gp.catalog()
-t.plan(10)
+t.plan(11)
 
 -- AccelMark's interactive scenario on one H100: one request at a time,
 -- the median prompt 194 + 11 template tokens, answers of 347.
@@ -57,3 +57,9 @@ t.raises(function() gp.infer(t.with(job, { first_token_lag = -1 })) end,
   "first_token_lag must be a whole number", "a negative lag is refused", true)
 t.raises(function() gp.infer(t.with(job, { first_token_lag = 1, output = 1 })) end,
   "first_token_lag 1 waits on decode steps, but output 1 runs none", "no decode step to wait on", true)
+-- The MoE serving model's result never read it (3 lagged steps gave the
+-- same TTFT as none): refused there, naming it.
+t.raises(function() gp.infer({ model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 8, ep = 8,
+    tp = 8, runtime = "vllm", first_token_lag = 3 }) end,
+  "first_token_lag 3 is priced for one model on its replicas", "the MoE serving model refuses it",
+  true)

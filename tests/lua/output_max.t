@@ -7,7 +7,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(11)
+t.plan(12)
 
 -- AccelMark Suite A's offline batch on one H100: 100 prompts sent at once,
 -- 256 tokens in, answers of mean 347 tokens, max_tokens 512 (vLLM).
@@ -76,3 +76,8 @@ t.raises(function() gp.infer(t.with(job, { output_dist = "uniform", output_max =
 t.raises(function() gp.infer(t.with(job, { output_dist = "exp", output_max = 300 })) end,
   "outputs of mean 347 cannot spread below its limit of 300 tokens (the requests' max_tokens",
   "a cap under the mean is refused", true)
+-- output_max is the output's own cap: no "less the input" (the context's
+-- limit's wording, which said "output_max, less the input 256")
+local okx, ex = pcall(gp.infer, t.with(job, { output_dist = "exp", output_max = 300 }))
+t.ok(not okx and not tostring(ex):find("less the input", 1, true),
+  "... its limit is not said to be less the input")
