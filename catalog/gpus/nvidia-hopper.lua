@@ -218,8 +218,25 @@ gpu {
     -- so the kernel's non-MMA work, which holds an H100 near 0.7, weighs
     -- about a quarter as much -- the same reason its attention runs at a
     -- larger share of its peak (below).  int8: the same tensor path, the
-    -- fp8 row.  bf16/fp16/tf32 not measured on the H20: the arch's.
-    gemm = { bf16 = 0.80, fp16 = 0.80, tf32 = 0.80, fp8 = 0.91, int8 = 0.91 },
+    -- fp8 row.
+    -- bf16/fp16/tf32 measured on the H20 itself: zzc0721/torch-performance-
+    -- test-data, whose test.py times torch.mm on square n x n operands (n =
+    -- 1024, 2048, 4096, 8192, 10240; 6 warm-up calls, then 30 calls between
+    -- two synchronizes, wall clock; 2 n^3 FLOP a call) and keeps each
+    -- dtype's best size, the quantity MAMF's shape search reads.  Two H20
+    -- 96GB submissions: database.md "NVIDIA H20 96GB | 31.95 | 141.73 |
+    -- 141.86" (fp32, fp16, bf16; PyTorch 2.8.0, CUDA 12.8) and issue #77
+    -- (torch 2.7.0+cu128) "BF16: ... 8192x8192: 138.60 TFLOPS, 10240x10240:
+    -- 142.25 TFLOPS", "FP16: ... 10240x10240: 142.09", "TF32: ...
+    -- 10240x10240: 71.80".  bf16 141.86 and 142.25 of 148 = 0.958, 0.961;
+    -- fp16 141.73, 142.09 = 0.958, 0.960; tf32 71.80 of 74 = 0.970.  The
+    -- same script on an H100 SXM reads as MAMF does, so its H20 figure
+    -- stands beside the arch's 0.80: database.md "NVIDIA H100 80GB HBM3 |
+    -- ... | 789.24" and "... | 783.66" (bf16, 0.798 and 0.792 of 989)
+    -- against stas00's MAMF 794.5 (0.803); "NVIDIA H200 | ... | 790.29".
+    -- The reason the H20 sits higher is the fp8 row's: its tensor rate a
+    -- SM is a quarter of the H100's while the rest of each SM is not.
+    gemm = { bf16 = 0.96, fp16 = 0.96, tf32 = 0.97, fp8 = 0.91, int8 = 0.91 },
     hbm = 0.84,
     -- The hopper arch's sustained-load factor is the 700 W parts' power
     -- cap; the H20's tensor work does not reach its own (reason below).
@@ -273,13 +290,20 @@ gpu {
     reason = "fp8/int8 GEMM: DeepGEMM's masked grouped GEMM on the H20, the median "
           .. "of eight compute-bound points of its PR 192 table against the SM time "
           .. "of the blocks it runs (0.872-0.936), 0.91 -- the tensor rate is cut to "
-          .. "a quarter of the H100's a SM, the kernel's other work is not; bf16, "
-          .. "fp16, tf32 and HBM fractions as the hopper arch (not measured on H20)",
+          .. "a quarter of the H100's a SM, the kernel's other work is not; bf16 "
+          .. "0.96, fp16 0.96, tf32 0.97: torch.mm's best square shape (n 10240) on "
+          .. "two H20 96GB submissions of torch-performance-test-data (bf16 141.86 "
+          .. "and 142.25 of 148; the same script reads an H100 SXM at 789.24 and "
+          .. "783.66 of 989, MAMF's 0.80); HBM fraction as the hopper arch (not "
+          .. "measured on H20)",
     source = "deepseek-ai/DeepGEMM PR 192 and sgl-project/DeepGEMM PR 11 ('support "
           .. "swapAB for m_grouped_fp8_gemm_nt_masked', Improvements (H20), Aligned M); "
           .. "sgl-project/DeepGEMM csrc/jit_kernels/heuristics (2991c77^: "
           .. "get_best_config, sm90.hpp); stas00/ml-engineering "
-          .. "compute/accelerator/README.md (H100 SXM), as the hopper arch",
+          .. "compute/accelerator/README.md (H100 SXM), as the hopper arch; "
+          .. "github.com/zzc0721/torch-performance-test-data test.py and database.md "
+          .. "(078586871da3: the H20 96GB and H100 80GB HBM3 rows) and issue #77 "
+          .. "('新增性能数据：NVIDIA H20', 2025-10-17)",
   },
   scaleup = { fabric = "nvlink4", domain = 8 },
   tdp = "400W",

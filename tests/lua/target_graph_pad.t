@@ -30,30 +30,32 @@ t.ok(r136.tokens_per_s < r128.tokens_per_s,
 t.ok(r136.itl_load_s <= 0.100, "batch 136 is within a 100 ms limit")
 
 -- At 100 ms the search keeps 128: one TP1 replica at 128 serves
--- r128.tokens_per_s (2108 tok/s), so ceil(20000 / 2108) = ceil(9.49) = 10
--- replicas of one GPU; TP4 (its bisection's batch 705, 7280 tok/s a
--- replica, 3 replicas) needs 12, the old answer.  Tokens/s: 10 x the
--- replica's, to 1e-9 (the same run).
+-- r128.tokens_per_s (2430 tok/s with the H20's measured GEMM fraction
+-- 0.96; 2108 at the arch's 0.80), so ceil(20000 / 2430) = ceil(8.23) = 9
+-- replicas of one GPU.  Tokens/s: 9 x the replica's, to 1e-9 (the same
+-- run).
 local p100 = plan(job, 20000, 100)
-t.is(p100.gpus, 10, "100 ms: 10 GPUs")
+t.is(p100.gpus, 9, "100 ms: 9 GPUs")
 t.is(p100.batch, 128, "100 ms: batch 128, the captured size below the bisection's")
-t.near(p100.tokens_per_s, 10 * r128.tokens_per_s, 1e-9, "10 replicas of batch 128")
--- The looser limit needs no more GPUs than 50 ms (10: batch 96, 2028
--- tok/s, ceil(20000 / 2028) = 10).
+t.near(p100.tokens_per_s, 9 * r128.tokens_per_s, 1e-9, "9 replicas of batch 128")
+-- The looser limit needs no more GPUs than 50 ms (9: batch 120, 2407
+-- tok/s, ceil(20000 / 2407) = 9).
 local p50 = plan(job, 20000, 50)
 t.ok(p100.gpus <= p50.gpus, "100 ms needs no more GPUs than 50 ms")
 
 -- The bisection's batch stays when it serves more: llama3.1-8b on one H20,
--- 2048 in / 1024 out, 50 ms.  Its bisection's batch 95 pads to 96 (one
--- empty slot) and serves more than 88, the captured size below it; the
--- plan's tokens/s is its replicas' at 95 (to 1e-9).
+-- 2048 in / 1024 out, 44 ms (50 ms at the arch's GEMM fraction 0.80; the
+-- H20's measured 0.96 puts batch 95's ITL at 43.7 ms).  Its bisection's
+-- batch 95 pads to 96 (one empty slot) and serves more than 88, the
+-- captured size below it; the plan's tokens/s is its replicas' at 95 (to
+-- 1e-9).
 local lj = { model = "llama3.1-8b", gpu = "h20", runtime = "trtllm", input = 2048,
              output = 1024 }
-local l50 = plan(lj, 20000, 50)
+local l50 = plan(lj, 20000, 44)
 local r95 = gp.infer(t.with(lj, { batch = 95 }))
 local r88 = gp.infer(t.with(lj, { batch = 88 }))
 t.ok(l50.batch == 95 and r95.tokens_per_s > r88.tokens_per_s,
-     "50 ms: batch 95 kept (it serves more than 88)")
+     "44 ms: batch 95 kept (it serves more than 88)")
 t.near(l50.tokens_per_s, l50.gpus * r95.tokens_per_s, 1e-9, "its replicas at batch 95")
 
 -- The invariant, over limits from 30 to 150 ms on three TensorRT-LLM
