@@ -9,7 +9,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local predict = require "gpuplan.predict.infer"
 local cat = gp.catalog()
-t.plan(11)
+t.plan(12)
 
 -- AccelMark's interactive scenario on one H100: one request at a time,
 -- the median prompt 194 + 11 template tokens, answers of 347.
@@ -32,11 +32,11 @@ t.is(r1.tokens_per_s, r0.tokens_per_s, "the rate is priced as before (one step i
 -- lags one step; the same case on the OpenAI server (no workload.server),
 -- on a V0 release without the async output processor (0.5.4, before 0.6.0)
 -- or on V1 (0.19.1) does not.
-local function case(server, ver)
+local function case(server, ver, gpu)
   return { id = "lag", kind = "infer",
            model = { layers = 32, hidden = 4096, heads = 32, kv_heads = 8, head_dim = 128,
                      ffn_hidden = 14336, ffn_gated = true, vocab = 128256, max_seq = 8192 },
-           hardware = { gpu = "h100-sxm", gpus = 1 }, parallel = { tp = 1 },
+           hardware = { gpu = gpu or "h100-sxm", gpus = 1 }, parallel = { tp = 1 },
            workload = { framework = "vllm", weight_dtype = "bf16", input_len = 194,
                         template_tokens = 11, output_len = 347, concurrency = 1,
                         server = server },
@@ -45,6 +45,12 @@ local function case(server, ver)
 end
 local p = assert(predict(case("async-llm-engine", "0.7.3"), cat))
 t.is(p.job.first_token_lag, 1, "V0 0.7.3 in process: first_token_lag 1")
+-- ROCm too: vLLM 0.6.x's DeviceConfig names a ROCm device "cuda"
+-- ("if current_platform.is_cuda_alike(): self.device_type = \"cuda\""),
+-- which verify_async_output_proc keeps on; the dstack405b rows' MI300X
+-- server (vllm serve --disable-frontend-multiprocessing, 0.6.3).
+t.is(assert(predict(case("async-llm-engine", "0.6.3", "mi300x"), cat)).job.first_token_lag, 1,
+  "V0 0.6.3 on an MI300X in process: first_token_lag 1")
 t.is(assert(predict(case(nil, "0.7.3"), cat)).job.first_token_lag, nil,
   "the OpenAI server's MQLLMEngine: no lag")
 t.is(assert(predict(case("async-llm-engine", "0.5.4"), cat)).job.first_token_lag, nil,
