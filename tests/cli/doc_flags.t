@@ -41,6 +41,7 @@ my %other = (
     '--osl'                       => 'AIPerf (docs/validation.md)',
     '--stream-interval'           => 'vLLM serve (docs/validation.md)',
     '--generation-config'         => 'vLLM serve (docs/validation.md)',
+    '--disable-frontend-multiprocessing' => 'vLLM serve (docs/validation.md)',
     '--nnodes'                    => 'SGLang launch (docs/serving.md)',
     '--num-dataset-entries'       => 'AIPerf profile (docs/validation.md)',
     '--max-model-len'             => 'vLLM serve (docs/validation.md)',
