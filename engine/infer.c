@@ -597,6 +597,72 @@ static int add(builder *b, const char *name, double count, double flop,
 	return GP_OK;
 }
 
+/* A prompt's (or chunk's) attention on the runtime's fused kernel
+ * (infer_cfg.prompt_attn_fused): compute at the device's measured
+ * attention fraction of the precision's peak (roof_device attn_fwd, the
+ * catalog's record of the kernel the runtime runs, at the sustained
+ * clock) times its shape factor against the record's conditions
+ * (roof_attn_eff: output m x n over k keys, nb of them, the causal
+ * diagonal of a chunk of causal_q tokens, the length and narrow-head
+ * curves); memory at the streaming rate; the longer of the two -- the
+ * MoE serving step's rule (serve_row.c sx_attn_row) and training's
+ * (train.c), so one kernel is priced one way on every path.  Before it
+ * the dense step priced this op as a GEMM of its shape at the bf16
+ * GEMM fraction (647 TFLOP/s on an H100 at the sustained clock, Llama's
+ * head dim 128), above FA3's record there (0.713 x 0.82 x 989 = 578).
+ * An FP8 kernel at the catalog's share of that fraction of the FP8 peak
+ * (attn_fp8), capped at infer_cfg.kv_fp8_prompt_x of the 16-bit
+ * kernel's rate where the runtime's kernel holds it there (as
+ * sx_attn_row). */
+static int fused_attn(builder *b, const char *name, double count,
+                      double flop, double bytes, double m, double n,
+                      double k, double nb, double causal_q, gp_dtype prec)
+{
+	const roof_device *d = b->d;
+	gp_dtype half = infer_compute_dtype(d, NULL);
+	roof_op op;
+	infer_op_row *row;
+	double eff, rate, tc;
+
+	if (count <= 0.0)
+		return GP_OK;
+	if (b->ph->nops >= INFER_MAX_OPS)
+		return gp_fail(b->err, "infer: too many operators");
+	memset(&op, 0, sizeof op);
+	op.name = name;
+	op.bytes = bytes;
+	op.prec = prec;
+	row = &b->ph->ops[b->ph->nops];
+	if (roof_op_time(d, &op, b->graphs, &row->r, b->err) != GP_OK)
+		return GP_EINVAL;
+	eff = roof_attn_eff(d, m, n, k, nb, causal_q);
+	rate = d->peak[prec] * d->attn_fwd * eff *
+		(prec == GP_FP8 && d->attn_fp8 > 0 ? d->attn_fp8 : 1.0);
+	if (prec == GP_FP8 && b->c->kv_fp8_prompt_x > 0.0 &&
+	    d->peak[half] > 0)
+		rate = fmin(rate, b->c->kv_fp8_prompt_x * d->peak[half] *
+		            d->attn_fwd * eff);
+	tc = flop > 0 ? flop / rate : 0.0;
+	row->r.compute_rate = rate;
+	row->r.t_compute = tc;
+	row->r.shape_eff = eff;
+	row->r.bound = tc >= row->r.t_memory ? ROOF_COMPUTE : ROOF_MEMORY;
+	row->r.time = fmax(tc, row->r.t_memory) + row->r.t_launch;
+	row->r.intensity = bytes > 0 ? flop / fmax(bytes, 1.0) : 0.0;
+	row->r.ridge = roof_ridge(d, prec, 1);
+	row->r.ridge_peak = roof_ridge(d, prec, 0);
+	row->name = name;
+	row->count = count;
+	row->flop = flop;
+	row->bytes = bytes;
+	row->total = count * row->r.time;
+	b->ph->nops++;
+	b->ph->gpu_time += row->total;
+	b->ph->flop += count * flop;
+	b->ph->bytes += count * bytes;
+	return GP_OK;
+}
+
 /* A GEMM of T tokens through an n x k weight slice at wb bytes/weight. */
 static int gemm(builder *b, const char *name, double count, double T,
                 double n, double k, double wb, gp_dtype prec)
@@ -1655,6 +1721,14 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 			b->m_tile = 0.0;
 			b->bf16_x = 0.0;
 			if (rc)
+				return GP_EINVAL;
+			continue;
+		}
+		if (c->prompt_attn_fused && o->kind == GP_OP_ATTN &&
+		    q > 1.0 && oc.flash && !latent && b->d->attn_fwd > 0) {
+			b->bf16_x = 0.0;
+			if (fused_attn(b, o->name, count, o->flop, bytes, o->m,
+			               o->n, o->k, o->batch, q, ap))
 				return GP_EINVAL;
 			continue;
 		}

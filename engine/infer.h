@@ -426,6 +426,15 @@ typedef struct infer_cfg {
 	                         rate (roofline.h roof_op.bf16_x;
 	                         lua/gpuplan/infer.lua M.moe_fp8_bf16_x,
 	                         M.moe_fp4_bf16_x); 0: at their own rate */
+	int prompt_attn_fused; /* 1: a prompt's (or chunk's) attention
+	                         runs the device's fused attention kernel
+	                         record (roof_device attn_fwd times
+	                         roofline.c roof_attn_eff, as the MoE
+	                         serving step's serve_row.c sx_attn_row and
+	                         training's): the kernel the runtime runs
+	                         (lua/gpuplan/infer.lua
+	                         M.prompt_attn_kernel_of: vLLM V1's FA3 on
+	                         Hopper); 0: the GEMM of its shape */
 	double kv_fp8_prompt_x; /* > 0: a prompt's (or chunk's) attention
 	                         over an FP8 cache multiplies at no more
 	                         than this multiple of the device's 16-bit

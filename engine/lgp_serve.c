@@ -111,6 +111,7 @@ static const lgp_field infer_fields[] = {
 	IF_BOOL("fused_topk_softmax", fused_topk_softmax),
 	IF_BOOL("fused_qk_norm_rope", fused_qk_norm_rope),
 	IF_BOOL("mla_latent_prefill", mla_latent_prefill),
+	IF_BOOL("prompt_attn_fused", prompt_attn_fused),
 	IF_BOOL("act_quant", act_quant),
 	IF_BOOL("block_quant", block_quant),
 	IF_NUM("ar_fusion_max", ar_fusion_max),

@@ -1192,6 +1192,31 @@ function M.kv_fp8_prompt_x_of(a, g, model, kv)
   return hd > r.wide_above and r.wide or r.narrow
 end
 
+-- The fused attention kernel a runtime runs a prompt's (or chunk's)
+-- attention on, where the catalog records it (engine infer_cfg
+-- prompt_attn_fused, infer.c fused_attn: the kernel's measured fraction
+-- and shape terms, as the MoE serving step and training price it; the
+-- dense step priced it as a GEMM of its shape at the bf16 GEMM rate,
+-- 647 TFLOP/s on an H100 at the sustained clock, where FA3's record is
+-- 0.713 x 0.82 x 989 = 578).  vLLM V1's FlashAttention backend runs FA3
+-- on Hopper: "fa_version = 3 if (device_capability.major == 9 and
+-- is_fa_version_supported(3)) else 2" (vllm/v1/attention/backends/
+-- fa_utils.py get_flash_attn_version), the kernel of the catalog's
+-- hopper fa3 record (catalog/archs.lua).  Not priced elsewhere: FA2 on
+-- Ampere and Ada (the record is the A100's training rate, left to a
+-- change that measures those rows), SGLang (FlashInfer or FA3 by
+-- release and model: model_runner.py is_fa3_default_architecture),
+-- TensorRT-LLM (its own FMHA, no record), a V0 release (vllm_version),
+-- and an MLA cache (vLLM's MLA backends).
+function M.prompt_attn_kernel_of(a, g, model)
+  if a.runtime ~= "vllm" or a.vllm_version ~= nil or a.flash == false then return nil end
+  if type(g) ~= "table" or g.arch ~= "hopper" or not (g.vendor == nil or g.vendor == "NVIDIA") then
+    return nil
+  end
+  if type(model) ~= "table" or latent_cache(model) then return nil end
+  return "fa3"
+end
+
 -- The M tile a runtime's fp8 dense linears pad a decode step's tokens to,
 -- by GPU arch (engine infer_cfg.m_tile; roofline.c ROOF_MIN_EDGE: the
 -- library's 16 otherwise).  SGLang multiplies a block-scaled fp8
@@ -2806,6 +2831,14 @@ function M.setup(a)
   -- roofline.device is an API function: its error already names the
   -- script's line, which "infer: " would put in the middle
   if not okd then error("infer: " .. tostring(d):gsub("^[^%s:]+:%d+: ", "", 1), 3) end
+  -- The prompt's attention on the runtime's own kernel record
+  -- (M.prompt_attn_kernel_of): the card's device with that kernel's
+  -- attention fields; where the catalog has none, the GEMM of its shape.
+  local pk = M.prompt_attn_kernel_of(a, g, model)
+  if pk and d.attn_kernel ~= pk then
+    local okk, dk = pcall(roofline.device, g, cat, pk, a.power_limit)
+    if okk and dk.attn_fwd then d = dk else pk = nil end
+  end
   bool_arg(a, "flash")
   bool_arg(a, "offload")
   -- graph_per_node: a graph replayed node by node.  The HIP runtime of
@@ -3347,6 +3380,7 @@ function M.setup(a)
       or M.mmha_stream_of(a, g, model, tp, kv, d),
     wo_bf16_x = M.wo_bf16_x_of(a.runtime, g, bits),
     kv_fp8_prompt_x = M.kv_fp8_prompt_x_of(a, g, model, kv),
+    prompt_attn_fused = pk and true or nil,
     m_tile = M.m_tile_of(a.runtime, g.arch, base),
     kv_bucket = kv_bucket,
     moe_fp8_bf16_x = M.moe_fp8_bf16_x_of(a.runtime, g.arch, base, d) or
@@ -3836,6 +3870,10 @@ function M.setup(a)
   -- fa2_mixed's default: its place held here, worded (or dropped, for a
   -- group of one) by qhead_note from the engine's mixed_kv_reads.
   if c.mixed_kv_per_qhead and a.fa2_mixed == nil and c.chunked then default(FA2_NOTE) end
+  if c.prompt_attn_fused then
+    default("prompt attention on FlashAttention-3's measured rate (vLLM V1's FlashAttention "
+      .. "backend on Hopper, fa_utils.py get_flash_attn_version)")
+  end
   if c.kv_fp8_prompt_x then
     default(string.format("FP8 prompt attention at %.2gx the 16-bit rate (vLLM's "
       .. "FlashAttention-3 on Hopper: its two-level FP8 accumulation, vllm-project/"
