@@ -15,25 +15,27 @@ t.plan(16)
 -- run over the same nonzero terms in the same order, so every walk is
 -- the old walk to the bit: these figures are the old code's, printed
 -- with 17 significant digits (no tolerance: any reordering of the float
--- sums would move the last digits).  (Timed on the shared 2-core
+-- sums would move the last digits).  The figures are re-printed where the
+-- pricing of a step moves (a prompt's attention under vLLM on Hopper at
+-- FA3's catalog record, infer.c fused_attn), the walk unchanged.  (Timed on the shared 2-core
 -- machine, user CPU: Llama 3.1 8B, 100K requests of 128 in / 4096 out,
 -- 5.2 s -> 2.9 s; Qwen3 32B on one H100, the same burst, 7.2 s -> 3.6 s.)
 local walks = {
-  { "8B, 3000 of 128 in / 4096 out", "5726.218443020517",
+  { "8B, 3000 of 128 in / 4096 out", "5724.4233293600582",
     { model = "llama3.1-8b", gpu = "h100-sxm", runtime = "vllm", input = 128, output = 4096,
       requests = 3000 } },
-  { "8B, 3001 of 2048 / 2048, half the prompt cached", "4278.1121482293465",
+  { "8B, 3001 of 2048 / 2048, half the prompt cached", "4274.1688007946059",
     { model = "llama3.1-8b", gpu = "h100-sxm", runtime = "vllm", input = 2048, output = 2048,
       requests = 3001, prefix_hit = 0.5 } },
   { "Qwen3 32B, 2000 of 128 / 4096 (a small cache: a short running list)",
-    "452.66123477100939",
+    "452.59361966208706",
     { model = "qwen3-32b", gpu = "h100-sxm", runtime = "vllm", input = 128, output = 4096,
       requests = 2000 } },
   { "70B fp8 TP 2, two replicas, 777 requests (a fractional share each)",
-    "4302.3224510123191",
+    "4300.9471908579944",
     { model = "llama3.1-70b", gpu = "h100-sxm", gpus = 4, tp = 2, weights = "fp8",
       runtime = "vllm", input = 1000, output = 3000, requests = 777 } },
-  { "8B, 2000 at concurrency 700", "5737.9792670739798",
+  { "8B, 2000 at concurrency 700", "5736.2695149218607",
     { model = "llama3.1-8b", gpu = "h100-sxm", runtime = "vllm", input = 128, output = 4096,
       requests = 2000, concurrency = 700 } },
 }
