@@ -48,10 +48,11 @@ JSON
     is($e, "gpuplan: $f:19: case 'b': field 'parallel.pp': must be >= 1, got -1\n",
        'names the file and the line of the field');
     is($o, '', 'nothing on stdout');
-    # a refusal that names no field: the line the case starts on
+    # an unknown kind: the line of its "kind" field (14, the case 'b'
+    # starting on 13 with its id), where the refusal now points
     $f = put('k.json', "[\n" . $case->('a', 1) . ",\n" . ($case->('b', 1) =~ s/"train"/"trian"/r) . "]\n");
     ($c, $o, $e) = run_gp('validate', $f);
-    like($e, qr/^gpuplan: \Q$f\E:13: case 'b': unknown kind 'trian'/, 'no field: the case\'s first line');
+    like($e, qr/^gpuplan: \Q$f\E:14: case 'b': unknown kind 'trian'/, 'unknown kind: the kind\'s line');
     # a value that is no case at all, after a good one: "," line 12, an
     # empty line 13, the 7 on line 14
     $f = put('n.json', "[\n" . $case->('a', 1) . ",\n\n  7]\n");
