@@ -81,7 +81,7 @@ return {
         ["vendor=NVIDIA/stack=eager/moe=dense/style=single/scale=node"] = { cases = 24, lo = 0.341, hi = 1.125 },
         ["vendor=NVIDIA/stack=eager/moe=dense/style=single/scale=node/balance=full"] = { cases = 24, lo = 0.341, hi = 1.125 },
         ["vendor=NVIDIA/stack=eager/moe=dense/style=single/scale=node/balance=full/gen=ada"] = { cases = 18, lo = 0.268, hi = 1.143 },
-        ["vendor=NVIDIA/stack=graphs"] = { cases = 757, lo = 0.884, hi = 1.498 },
+        ["vendor=NVIDIA/stack=graphs"] = { cases = 757, lo = 0.884, hi = 1.494 },
         ["vendor=NVIDIA/stack=graphs/moe=dense"] = { cases = 558, lo = 0.882, hi = 1.290 },
         ["vendor=NVIDIA/stack=graphs/moe=dense/style=single"] = { cases = 357, lo = 0.872, hi = 1.441 },
         ["vendor=NVIDIA/stack=graphs/moe=dense/style=single/scale=node"] = { cases = 354, lo = 0.872, hi = 1.441 },

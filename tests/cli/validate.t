@@ -159,13 +159,20 @@ like($o, qr/^kind\s+predicted\s+with range\s+measured inside\s+mean width/m, 'co
 # 950: and 4 more for issue 25 (pytorch/ao torchao/float8/README.md at
 # 49cb18a66: Llama 3 8B on 8 H100 and 8 MI300X, bf16 and float8 = 4);
 # 967: and 17 more (AnswerDotAI/fsdp_qlora benchmarks_03_2024.md at 4cd6923:
-# every results row on a catalog card = 17).
-# The coverage table counts the predicted cases: 964 of the 967, as the
+# every results row on a catalog card = 17);
+# 969: and 2 more (PyTorch/Nebius's DeepSeek-V3 671B on 256 B200 under
+# torchtitan, BF16 with the standard all-to-all and with DeepEP = 2);
+# 973: and 4 more (ms-swift examples/train/flash_attention_3 on 4 H20:
+# Qwen2.5-7B ZeRO-3 and Qwen3-30B-A3B LoRA, FA2 and FA3 = 4);
+# 979: and 6 rows of XTuner's Megatron MoE guide the file did not hold
+# (its four DeepEP capacity rows left out: their unpadded token dropping
+# is no case field).
+# The coverage table counts the predicted cases: 976 of the 979, as the
 # Nemotron V3 Nano row (a hybrid stack under FSDP, ZeRO 3) is refused
 # with its reason, "a hybrid stack (model.hybrid_pattern) is priced at
 # ZeRO 0 or 1", and the two RTX 6000 Ada rows with theirs, "no attention
-# kernel measurements for rtx-6000-ada"; each of the 964 has a range.
-like($o, qr/^train\s+964\s+964\s+\d+\.\d%\s+\d+\.\d%$/m, 'train: 964 predicted cases (967 less the three refused), each with a range');
+# kernel measurements for rtx-6000-ada"; each of the 976 has a range.
+like($o, qr/^train\s+976\s+976\s+\d+\.\d%\s+\d+\.\d%$/m, 'train: 976 predicted cases (979 less the three refused), each with a range');
 # JSON rows carry the range; every shipped predicted case has one.
 ($c, $o, $e) = run_gp('validate', '--format', 'json');
 my @lo = $o =~ /"predicted_lo":([-0-9.e+]+),"predicted_hi":([-0-9.e+]+)/g;
