@@ -560,6 +560,24 @@ typedef struct builder {
 	                         no_split; fa2_prompt_nosplit) */
 } builder;
 
+/* The phase's next operator row, once its roofline (row->r) is priced:
+ * name it, count it and add it to the phase's time, FLOPs and bytes --
+ * the one tail of add() and fused_attn(). */
+static int push_row(builder *b, infer_op_row *row, const char *name,
+                    double count, double flop, double bytes)
+{
+	row->name = name;
+	row->count = count;
+	row->flop = flop;
+	row->bytes = bytes;
+	row->total = count * row->r.time;
+	b->ph->nops++;
+	b->ph->gpu_time += row->total;
+	b->ph->flop += count * flop;
+	b->ph->bytes += count * bytes;
+	return GP_OK;
+}
+
 static int add(builder *b, const char *name, double count, double flop,
                double bytes, double m, double n, double k, double nb,
                gp_dtype prec)
@@ -585,16 +603,7 @@ static int add(builder *b, const char *name, double count, double flop,
 	if (roof_op_time(b->acc16 && b->d16 ? b->d16 : b->d, &op, b->graphs,
 	                 &row->r, b->err) != GP_OK)
 		return GP_EINVAL;
-	row->name = name;
-	row->count = count;
-	row->flop = flop;
-	row->bytes = bytes;
-	row->total = count * row->r.time;
-	b->ph->nops++;
-	b->ph->gpu_time += row->total;
-	b->ph->flop += count * flop;
-	b->ph->bytes += count * bytes;
-	return GP_OK;
+	return push_row(b, row, name, count, flop, bytes);
 }
 
 /* A prompt's (or chunk's) attention on the runtime's fused kernel
@@ -651,16 +660,7 @@ static int fused_attn(builder *b, const char *name, double count,
 	row->r.intensity = bytes > 0 ? flop / fmax(bytes, 1.0) : 0.0;
 	row->r.ridge = roof_ridge(d, prec, 1);
 	row->r.ridge_peak = roof_ridge(d, prec, 0);
-	row->name = name;
-	row->count = count;
-	row->flop = flop;
-	row->bytes = bytes;
-	row->total = count * row->r.time;
-	b->ph->nops++;
-	b->ph->gpu_time += row->total;
-	b->ph->flop += count * flop;
-	b->ph->bytes += count * bytes;
-	return GP_OK;
+	return push_row(b, row, name, count, flop, bytes);
 }
 
 /* A GEMM of T tokens through an n x k weight slice at wb bytes/weight. */
