@@ -148,6 +148,20 @@ local pb = predict(qb, cat)
 t.is(seen.response_len, 929, "base checkpoint: the mean 0.11344 x 8192")
 t.like(table.concat(pb.defaults, "; "), "response_len=929 %(assumed: 0.113 x response_max, "
   .. "the median mean/limit of published DAPO runs from base checkpoints", "and it says so")
+-- Qwen3-30B-A3B (model_type qwen3_moe): verl's _estimate_qwen2_moe_flops.
+-- Per layer the router 2048 x 128 = 262144 and top_k 8 experts of 3 x
+-- 2048 x 768: 37748736; the attention projections 2048 x (32 x 128 + 2
+-- x 4 x 128 + 32 x 128) = 18874368, head_dim 128 from the config's
+-- head_dim (getattr(config, "head_dim", ...)), not hidden / heads = 64;
+-- 56885248 x 48 layers + 2 x 151936 x 2048 = N = 3352821760.  Attention
+-- 12 x sum(s^2) x 128 x 32 x 48 over 8192 samples of E[(150 + L)^2],
+-- E[L] = 929; promised 148e12 (get_device_flops "H20"), world 8.
+local tq, gq = actor_s(seen)
+local sqq = 8192 * (150 ^ 2 + 2 * 150 * 929 + seen.response_m2)
+local fq = 6 * 3352821760 * 8192 * (150 + 929) + 12 * sqq * 128 * 32 * 48
+t.is(gq, 8, "Qwen3-30B-A3B's world: 8 GPUs")
+t.near(pb and pb.value or 0, fq / (148e12 * 8 * tq), 1e-12,
+  "Qwen3-30B-A3B's mfu: verl's qwen2_moe count over 148 TFLOP/s x 8 x its actor_update")
 qb.rl.base_checkpoint = nil
 predict(qb, cat)
 t.is(seen.response_len, 5702, "no base checkpoint: RESPONSE_SHARE's 0.696 x 8192")
