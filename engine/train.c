@@ -1611,6 +1611,30 @@ TRAIN_INLINE void post_of(phase *ph, const train_cfg *c,
 		zs->pd_ok[o] = 1;
 	}
 	if (!zs->pz_ok) {
+		/* Megatron's 1F1B schedule gathers stage by stage.  Without
+		 * interleaving, arguments.py sets "args.align_param_gather =
+		 * False" ("--no-align-param-gather ... If not set, all PP
+		 * stages will launch param all-gathers simultaneously.
+		 * Otherwise, each PP stage will independently launch as
+		 * needed"), and a stage past the first keeps one bucket
+		 * ("Turn off bucketing if we are on a pipeline stage that is
+		 * not the first ... if pp_rank > 0: self.bucket_size =
+		 * None"), distributed_data_parallel.py at core_v0.13.0 (the
+		 * Megatron-LM-250624 that Pai-Megatron-Patch 2b201af runs).
+		 * The forward pre-hook's finish_param_sync dispatches that
+		 * bucket when the stage's first forward reaches its first
+		 * module ("if not self.param_gather_dispatched:
+		 * self.start_param_sync()") and waits on it at once
+		 * ("self.param_gather_handle.wait()"): after the stage has
+		 * received its input, so stage k's gather delays the first
+		 * micro-batch's way to stage k + 1 and the gathers of stages
+		 * 1 .. pp - 1 add up along the warm-up, where without the
+		 * overlap the optimizer step gathers every stage at once. */
+		int chain = c->overlap_param_gather && !c->fsdp &&
+			ph->x.y.pp > 1 &&
+			ph->x.y.schedule == GP_SCHED_1F1B && !ph->dual;
+		double seq = 0;
+
 		zs->post_zero = zs->post_zero_hid = zs->post_opt = 0;
 		for (j = 0; j < ph->nrec; j++) {
 			double tl = zs->zg[j] * zs->bucket[j];
@@ -1629,12 +1653,33 @@ TRAIN_INLINE void post_of(phase *ph, const train_cfg *c,
 				e = dmax(e, gather_copy_host(&ph->x,
 							     &ph->rec[j]));
 
+			if (chain && ph->rec[j].k > 0) {
+				seq += zs->zg[j] * (1.0 + ph->rec[j].repeat);
+				e = zs->zg[j];
+				hzg = 0;
+			}
 			if (e > zs->post_zero) {
 				zs->post_zero = e;
 				zs->post_zero_hid = hzg;
 			}
 			if (zs->opt[j] > zs->post_opt)
 				zs->post_opt = zs->opt[j];
+		}
+		if (chain && seq > 0) {
+			/* the first stage's exposed share, then the rest's
+			 * whole gathers one after another */
+			for (j = 0; j < ph->nrec && ph->rec[j].k > 0; j++)
+				;
+			zs->post_zero = seq;
+			zs->post_zero_hid = 0;
+			if (j < ph->nrec) {
+				double tl = zs->zg[j] * zs->bucket[j];
+				double h0 = 0;
+
+				zs->post_zero += tl + overlap(zs->zg[j] - tl,
+					base[j].fwd, 1, &h0);
+				zs->post_zero_hid = h0;
+			}
 		}
 		zs->pz_ok = 1;
 	}
