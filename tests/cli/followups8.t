@@ -91,8 +91,13 @@ LUA
                           '--tp-max', '1');
     is($c, 0, 'llama2-13b on h100/h800: runs') or diag $e;
     my ($line) = $o =~ /^(runner-up .*)$/m;
-    like($line // '', qr/^runner-up h800-sxm x 64 \(.*\): [\d.]+% more time per token$/,
-         'no part named where none differs as shown') or diag $o;
+    # Since the 1F1B parameter-gather chain (overlap_param_gather without
+    # interleaving) the h800's slower gathers show as 1% of its step against
+    # 0%: a part may be named, but only one whose shown shares differ.
+    like($line // '', qr/^runner-up h800-sxm x 64 \(.*\): [\d.]+% more time per token(?:; its \w+ is \d+% of the step against \d+%)?$/,
+         'the runner-up line: the time, then at most one part') or diag $o;
+    my ($mine, $best) = ($line // '') =~ /its \w+ is (\d+)% of the step against (\d+)%$/;
+    ok(!defined $mine || $mine > $best, 'no part named where none differs as shown') or diag $line;
     for my $job (['llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8'],
                  ['llama3-70b', '--gpu', 'h100-sxm', '--gpus', '64']) {
         ($c, $o, $e) = run_gp('plan', @$job);
